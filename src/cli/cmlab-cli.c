@@ -1,0 +1,389 @@
+/* cmlab-cli.c — the command-line tool: simulate, info, list.  Works with no display.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Exit status: 0 on success, 1 when a run fails (the message names the time and the
+ * reason), 2 for usage and model errors.
+ */
+#define G_LOG_DOMAIN "cmlab-cli"
+
+#include <errno.h>
+#include <gsl/gsl_errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cml-error.h"
+#include "cml-integrator.h"
+#include "cml-model.h"
+#include "cml-output.h"
+#include "cml-system.h"
+
+#define EXIT_RUN_FAILED 1
+#define EXIT_USAGE 2
+
+static const char *usage_text =
+  "Usage:\n"
+  "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... --t-end T --dt-out H\n"
+  "            [--integrator NAME] [--rtol R] [--atol A] [--format csv|json] [-o FILE]\n"
+  "  cmlab-cli info MODEL [--set P=V]...\n"
+  "  cmlab-cli list\n"
+  "\n"
+  "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).\n"
+  "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint.\n";
+
+static int
+usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
+
+static int
+usage_error (const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fputs ("cmlab-cli: ", stderr);
+  vfprintf (stderr, fmt, ap);
+  fputs ("\n", stderr);
+  va_end (ap);
+  fputs (usage_text, stderr);
+  return EXIT_USAGE;
+}
+
+/* "NAME=VALUE" -> name, value */
+static gboolean
+split_assignment (const char *arg, char **name, double *value)
+{
+  const char *eq = strchr (arg, '=');
+  char *end = NULL;
+  if (eq == NULL || eq == arg)
+    return FALSE;
+  *name = g_strstrip (g_strndup (arg, eq - arg));
+  errno = 0;
+  *value = g_ascii_strtod (eq + 1, &end);
+  if (end == eq + 1 || *end != '\0' || errno != 0 || !isfinite (*value))
+    {
+      g_clear_pointer (name, g_free);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_double (const char *s, double *out)
+{
+  char *end = NULL;
+  errno = 0;
+  *out = g_ascii_strtod (s, &end);
+  return s && end != s && *end == '\0' && errno == 0 && isfinite (*out);
+}
+
+typedef struct
+{
+  const char *model;
+  GPtrArray  *sets;  /* char* "P=V" */
+  GPtrArray  *inits; /* char* "S=V" */
+  double      t_end, dt_out;
+  gboolean    has_t_end, has_dt_out;
+  const char *integrator;
+  double      rtol, atol;
+  gboolean    has_rtol, has_atol;
+  const char *format;
+  const char *output;
+} Options;
+
+/* Parses the arguments after the sub-command; returns 0 or an exit status. */
+static int
+parse_options (int argc, char **argv, Options *o, gboolean simulate)
+{
+  for (int i = 0; i < argc; i++)
+    {
+      const char *a = argv[i];
+      const char *val = NULL;
+#define TAKE(flag)                                                                                   \
+  (g_str_equal (a, flag) ? (i + 1 < argc ? (val = argv[++i], TRUE) : FALSE)                         \
+                         : (g_str_has_prefix (a, flag "=") ? (val = a + strlen (flag "="), TRUE) : FALSE))
+      if (g_str_equal (a, "--help") || g_str_equal (a, "-h"))
+        {
+          fputs (usage_text, stdout);
+          exit (0);
+        }
+      else if (TAKE ("--set"))
+        g_ptr_array_add (o->sets, (char *) val);
+      else if (simulate && TAKE ("--init"))
+        g_ptr_array_add (o->inits, (char *) val);
+      else if (simulate && TAKE ("--t-end"))
+        {
+          if (!parse_double (val, &o->t_end) || o->t_end < 0)
+            return usage_error ("--t-end needs a number >= 0, not “%s”", val);
+          o->has_t_end = TRUE;
+        }
+      else if (simulate && TAKE ("--dt-out"))
+        {
+          if (!parse_double (val, &o->dt_out) || !(o->dt_out > 0))
+            return usage_error ("--dt-out needs a number > 0, not “%s”", val);
+          o->has_dt_out = TRUE;
+        }
+      else if (simulate && TAKE ("--integrator"))
+        o->integrator = val;
+      else if (simulate && TAKE ("--rtol"))
+        {
+          if (!parse_double (val, &o->rtol) || !(o->rtol > 0))
+            return usage_error ("--rtol needs a number > 0, not “%s”", val);
+          o->has_rtol = TRUE;
+        }
+      else if (simulate && TAKE ("--atol"))
+        {
+          if (!parse_double (val, &o->atol) || !(o->atol > 0))
+            return usage_error ("--atol needs a number > 0, not “%s”", val);
+          o->has_atol = TRUE;
+        }
+      else if (simulate && TAKE ("--format"))
+        o->format = val;
+      else if (simulate && (TAKE ("-o") || TAKE ("--output")))
+        o->output = val;
+      else if (a[0] == '-' && a[1] != '\0')
+        return usage_error ("unknown option “%s”", a);
+      else if (o->model == NULL)
+        o->model = a;
+      else
+        return usage_error ("unexpected argument “%s”", a);
+#undef TAKE
+      if (val == NULL && (g_str_has_prefix (a, "--") && i == argc - 1 && !o->model))
+        return usage_error ("“%s” needs a value", a);
+    }
+  if (o->model == NULL)
+    return usage_error ("which model? Give a model file or a built-in name");
+  return 0;
+}
+
+/* Loads the model, derives the system, applies --set; returns 0 or an exit status. */
+static int
+open_simulation (Options *o, CmlSimulation **out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (o->model, &error);
+  if (model == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return EXIT_USAGE;
+    }
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  if (sys == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return EXIT_USAGE;
+    }
+  for (guint k = 0; k < model->warnings->len; k++)
+    fprintf (stderr, "warning: %s\n", (char *) model->warnings->pdata[k]);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  if (sim == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return EXIT_USAGE;
+    }
+  for (guint k = 0; k < o->sets->len; k++)
+    {
+      g_autofree char *name = NULL;
+      double v;
+      if (!split_assignment (o->sets->pdata[k], &name, &v))
+        return usage_error ("--set takes NAME=NUMBER, not “%s”", (char *) o->sets->pdata[k]);
+      if (!cml_simulation_set_param (sim, name, v, &error))
+        {
+          fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          return EXIT_USAGE;
+        }
+    }
+  *out = g_steal_pointer (&sim);
+  return 0;
+}
+
+static int
+cmd_simulate (int argc, char **argv)
+{
+  Options o = { .sets = g_ptr_array_new (), .inits = g_ptr_array_new (), .format = "csv" };
+  g_autoptr (GPtrArray) sets = o.sets;
+  g_autoptr (GPtrArray) inits = o.inits;
+  g_autoptr (CmlSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  CmlIntegratorOptions iopt = cml_integrator_options_default ();
+  CmlOutputFormat format;
+  int status;
+
+  if ((status = parse_options (argc, argv, &o, TRUE)) != 0)
+    return status;
+  if (!o.has_t_end || !o.has_dt_out)
+    return usage_error ("simulate needs --t-end T and --dt-out H");
+  if (!cml_output_format_from_string (o.format, &format))
+    return usage_error ("--format must be csv or json, not “%s”", o.format);
+  if (o.integrator && !cml_integrator_kind_from_string (o.integrator, &iopt.kind))
+    return usage_error ("unknown integrator “%s”", o.integrator);
+  if (o.has_rtol)
+    iopt.rtol = o.rtol;
+  if (o.has_atol)
+    iopt.atol = o.atol;
+  if (o.t_end / o.dt_out > 1e8)
+    return usage_error ("--t-end / --dt-out asks for more than 10^8 rows");
+
+  for (guint k = 0; k < inits->len; k++)
+    {
+      char *name = NULL;
+      double v;
+      if (!split_assignment (inits->pdata[k], &name, &v))
+        return usage_error ("--init takes NAME=NUMBER, not “%s”", (char *) inits->pdata[k]);
+      g_hash_table_insert (given, name, g_memdup2 (&v, sizeof v));
+    }
+
+  if ((status = open_simulation (&o, &sim)) != 0)
+    return status;
+  if (!cml_simulation_set_integrator (sim, &iopt, &error))
+    return usage_error ("%s", error->message);
+  if (!cml_simulation_reset (sim, given, &error))
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  const GPtrArray *report = cml_simulation_get_projection_report (sim);
+  for (guint k = 0; k < report->len; k++)
+    fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
+
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *model = cml_system_get_model (sys);
+  g_autoptr (CmlOutput) out = cml_output_new (o.output, format, &error);
+  if (out == NULL)
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  if (!cml_output_begin (out, sim, (const char *const *) model->columns, &error))
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+
+  /* rows at t = 0, H, 2H, … and a last one at T */
+  guint64 n_rows = (guint64) floor (o.t_end / o.dt_out * (1 + 1e-12));
+  gboolean ok = cml_output_row (out, sim, &error);
+  for (guint64 k = 1; ok && k <= n_rows; k++)
+    {
+      double tk = (double) k * o.dt_out;
+      if (tk > o.t_end)
+        tk = o.t_end;
+      ok = cml_simulation_advance (sim, tk, &error) && cml_output_row (out, sim, &error);
+    }
+  if (ok && cml_simulation_get_time (sim) < o.t_end)
+    ok = cml_simulation_advance (sim, o.t_end, &error) && cml_output_row (out, sim, &error);
+  if (!ok)
+    {
+      fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+      cml_output_abort (out);
+      return error->domain == CML_ERROR && error->code == CML_ERROR_IO ? EXIT_USAGE : EXIT_RUN_FAILED;
+    }
+  if (!cml_output_finish (out, &error))
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      return EXIT_RUN_FAILED;
+    }
+  return 0;
+}
+
+static int
+cmd_info (int argc, char **argv)
+{
+  Options o = { .sets = g_ptr_array_new (), .inits = g_ptr_array_new () };
+  g_autoptr (GPtrArray) sets = o.sets;
+  g_autoptr (GPtrArray) inits = o.inits;
+  g_autoptr (CmlSimulation) sim = NULL;
+  int status;
+
+  if ((status = parse_options (argc, argv, &o, FALSE)) != 0)
+    return status;
+  if ((status = open_simulation (&o, &sim)) != 0)
+    return status;
+  {
+    g_autoptr (GError) error = NULL;
+    if (o.sets->len && !cml_simulation_reset (sim, NULL, &error))
+      {
+        fprintf (stderr, "cmlab-cli: %s\n", error->message);
+        return EXIT_USAGE;
+      }
+  }
+
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *model = cml_system_get_model (sys);
+  g_autofree char *text = cml_system_describe (sys);
+  fputs (text, stdout);
+
+  printf ("\nParameters:\n");
+  if (model->params->len == 0)
+    printf ("    (none)\n");
+  for (guint k = 0; k < model->params->len; k++)
+    {
+      CmlParam *p = model->params->pdata[k];
+      printf ("    %-8s = %-10.6g %-10s %s\n", p->name, cml_simulation_get_param (sim, p->name), p->unit, p->meaning);
+    }
+
+  printf ("\nInitial state:\n");
+  const double *z = cml_simulation_get_state (sim);
+  for (guint i = 0; i < cml_system_dim (sys); i++)
+    printf ("    %-8s = %.17g\n", cml_system_state_name (sys, i), z[i]);
+  const GPtrArray *report = cml_simulation_get_projection_report (sim);
+  for (guint k = 0; k < report->len; k++)
+    printf ("    note: %s\n", (char *) report->pdata[k]);
+
+  {
+    guint n_obs = cml_system_n_observables (sys);
+    g_autofree double *obs = g_new (double, n_obs);
+    cml_simulation_observe (sim, obs);
+    printf ("\nAt t = 0:\n");
+    for (guint k = 0; k < model->monitors->len; k++)
+      {
+        const char *nm = ((CmlNamedExpr *) model->monitors->pdata[k])->name;
+        int i = cml_system_observable_index (sys, nm);
+        printf ("    %-8s = %.17g %s\n", nm, obs[i], cml_model_unit (model, nm));
+      }
+    int r = cml_system_observable_index (sys, "residual");
+    if (r >= 0)
+      printf ("    constraint residual = %.3g\n", obs[r]);
+  }
+  printf ("\nColumns written by simulate: t");
+  for (guint k = 0; model->columns[k]; k++)
+    printf (",%s", model->columns[k]);
+  printf ("\n");
+  return 0;
+}
+
+static int
+cmd_list (void)
+{
+  g_auto (GStrv) names = cml_model_list_builtin ();
+  for (guint k = 0; names[k]; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) model = cml_model_load (names[k], &error);
+      printf ("%-24s %s\n", names[k], model ? model->title : error->message);
+    }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  gsl_set_error_handler_off ();
+
+  if (argc < 2)
+    return usage_error ("which command? simulate, info or list");
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
+    {
+      fputs (usage_text, stdout);
+      return 0;
+    }
+  if (g_str_equal (argv[1], "simulate"))
+    return cmd_simulate (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "info"))
+    return cmd_info (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "list"))
+    return cmd_list ();
+  return usage_error ("unknown command “%s”", argv[1]);
+}

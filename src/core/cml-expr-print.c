@@ -1,0 +1,670 @@
+/* cml-expr-print.c — infix text of an expression.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Conventions (deterministic; the text parses back to the same node):
+ *   - operands are shown in a readable order independent of the order of creation:
+ *     symbols by name, then functions, powers, sums; in a sum, higher powers of the
+ *     same base first and the constant last; a sum that would start with a minus sign
+ *     starts with its first positive term instead ("1 - cos(q)", "y - x");
+ *   - a product is "[-][coefficient*]numerator factors[/denominator]" where factors
+ *     with negative numeric exponents go to the denominator: "-(a + b)/c", "x/(y*z^2)";
+ *   - numbers: integers without a decimal point; other numbers as a short decimal when
+ *     one (of up to 8 characters) reads back exactly ("0.5*m*v^2", "9.81"), else as a
+ *     fraction p/q with q <= 1000 when it reads back exactly ("x/3", "2*x/3",
+ *     "x^(1/3)"), else with %.15g;
+ *   - x^0.5 is "sqrt(x)", x^-1 is "1/x".
+ */
+#define G_LOG_DOMAIN "cml-expr-print"
+
+#include "cml-expr-private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum
+{
+  PREC_SUM = 1,     /* a + b, and anything that starts with a minus sign */
+  PREC_PRODUCT = 2, /* a*b, a/b */
+  PREC_POWER = 3,   /* a^b */
+  PREC_ATOM = 4,    /* names, numbers, calls, parenthesised */
+};
+
+typedef struct
+{
+  const CmlExprCtx *ctx;
+  GString          *s;
+} Printer;
+
+typedef struct
+{
+  CmlExpr *base;
+  CmlExpr *exp; /* NULL: exponent 1 */
+} PFactor;
+
+/* ---- numbers -------------------------------------------------------------------------- */
+
+typedef struct
+{
+  gboolean rational; /* p/q (q may be 1); else text */
+  gint64   p, q;
+  char     text[G_ASCII_DTOSTR_BUF_SIZE];
+} NumText;
+
+/* How to write the non-negative number V. */
+static void
+number_text (double   v,
+             NumText *nt)
+{
+  memset (nt, 0, sizeof *nt);
+
+  if (!isfinite (v))
+    {
+      g_strlcpy (nt->text, isnan (v) ? "nan" : "inf", sizeof nt->text);
+      return;
+    }
+  if (v == floor (v) && v < 1e15)
+    {
+      nt->rational = TRUE;
+      nt->p = (gint64) v;
+      nt->q = 1;
+      return;
+    }
+
+  /* a short exact decimal */
+  g_ascii_formatd (nt->text, sizeof nt->text, "%.15g", v);
+  if (strlen (nt->text) <= 8 && g_ascii_strtod (nt->text, NULL) == v)
+    return;
+
+  /* a fraction that reads back exactly: "p/q" parses to p * (1/q) */
+  for (gint64 q = 2; q <= 1000; q++)
+    {
+      double p = nearbyint (v * (double) q);
+
+      if (p >= 1.0 && p < 1e15 && p * (1.0 / (double) q) == v)
+        {
+          nt->rational = TRUE;
+          nt->p = (gint64) p;
+          nt->q = q;
+          return;
+        }
+    }
+}
+
+static void
+append_int (GString *s,
+            gint64   v)
+{
+  g_string_append_printf (s, "%" G_GINT64_FORMAT, v);
+}
+
+/* Appends |V| (or V when it is the whole expression), as "p/q" or decimal. */
+static void
+append_number_text (GString       *s,
+                    const NumText *nt)
+{
+  if (nt->rational)
+    {
+      append_int (s, nt->p);
+      if (nt->q != 1)
+        {
+          g_string_append_c (s, '/');
+          append_int (s, nt->q);
+        }
+    }
+  else
+    g_string_append (s, nt->text);
+}
+
+/* ---- print order ---------------------------------------------------------------------- */
+
+static int term_cmp (Printer *pr, CmlExpr *a, CmlExpr *b);
+
+static int
+kind_rank (const CmlExpr *e)
+{
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_SYM: return 0;
+    case CML_EXPR_FUNC: return 1;
+    case CML_EXPR_FUNC2: return 2;
+    case CML_EXPR_POW: return 3;
+    case CML_EXPR_MUL: return 4;
+    case CML_EXPR_ADD: return 5;
+    case CML_EXPR_NUM:
+    default: return 6;
+    }
+}
+
+static int
+double_cmp (double a,
+            double b)
+{
+  return a < b ? -1 : a > b;
+}
+
+static int
+base_cmp (Printer *pr,
+          CmlExpr *a,
+          CmlExpr *b)
+{
+  int c;
+
+  if (a == b)
+    return 0;
+  c = kind_rank (a) - kind_rank (b);
+  if (c != 0)
+    return c;
+
+  switch ((CmlExprKind) a->kind)
+    {
+    case CML_EXPR_SYM:
+      c = strcmp (cml_expr_ctx_symbol_name (pr->ctx, a->sym),
+                  cml_expr_ctx_symbol_name (pr->ctx, b->sym));
+      break;
+    case CML_EXPR_FUNC:
+    case CML_EXPR_FUNC2:
+      c = (int) a->fn - (int) b->fn;
+      for (guint i = 0; c == 0 && i < a->n; i++)
+        c = term_cmp (pr, a->args[i], b->args[i]);
+      break;
+    case CML_EXPR_POW:
+    case CML_EXPR_MUL:
+      c = term_cmp (pr, a, b);
+      break;
+    case CML_EXPR_ADD:
+      for (guint i = 0; c == 0 && i < MIN (a->n, b->n); i++)
+        {
+          c = term_cmp (pr, a->args[i], b->args[i]);
+          if (c == 0)
+            c = double_cmp (fabs (b->coefs[i]), fabs (a->coefs[i]));
+        }
+      if (c == 0)
+        c = (int) a->n - (int) b->n;
+      if (c == 0)
+        c = double_cmp (a->value, b->value);
+      break;
+    case CML_EXPR_NUM:
+    default:
+      c = double_cmp (a->value, b->value);
+      break;
+    }
+  if (c == 0)
+    c = a->id < b->id ? -1 : a->id > b->id;
+  return c;
+}
+
+/* Higher numeric exponents first, then symbolic ones. */
+static int
+exp_cmp (Printer *pr,
+         CmlExpr *a,
+         CmlExpr *b)
+{
+  double va = 1.0, vb = 1.0;
+  gboolean na = a == NULL || cml_expr_is_number (a, &va);
+  gboolean nb = b == NULL || cml_expr_is_number (b, &vb);
+
+  if (na && nb)
+    return double_cmp (vb, va);
+  if (na != nb)
+    return na ? -1 : 1;
+  return term_cmp (pr, a, b);
+}
+
+static int
+pfactor_cmp (Printer       *pr,
+             const PFactor *a,
+             const PFactor *b)
+{
+  int c = base_cmp (pr, a->base, b->base);
+
+  return c != 0 ? c : exp_cmp (pr, a->exp, b->exp);
+}
+
+static void
+pfactor_sort (Printer *pr,
+              PFactor *f,
+              guint    n)
+{
+  /* insertion sort: products are short */
+  for (guint i = 1; i < n; i++)
+    {
+      PFactor x = f[i];
+      guint j = i;
+
+      while (j > 0 && pfactor_cmp (pr, &f[j - 1], &x) > 0)
+        {
+          f[j] = f[j - 1];
+          j--;
+        }
+      f[j] = x;
+    }
+}
+
+static void
+pfactor_split (CmlExpr *f,
+               PFactor *out)
+{
+  if (f->kind == CML_EXPR_POW)
+    {
+      out->base = f->args[0];
+      out->exp = f->args[1];
+    }
+  else
+    {
+      out->base = f;
+      out->exp = NULL;
+    }
+}
+
+/* The factors of the monomial E (a product's coefficient is not included). */
+static PFactor *
+get_factors (Printer *pr,
+             CmlExpr *e,
+             guint   *n)
+{
+  PFactor *f;
+
+  if (e->kind == CML_EXPR_MUL)
+    {
+      f = g_new (PFactor, e->n);
+      for (guint i = 0; i < e->n; i++)
+        pfactor_split (e->args[i], &f[i]);
+      *n = e->n;
+    }
+  else
+    {
+      f = g_new (PFactor, 1);
+      pfactor_split (e, &f[0]);
+      *n = 1;
+    }
+  pfactor_sort (pr, f, *n);
+  return f;
+}
+
+static int
+term_cmp (Printer *pr,
+          CmlExpr *a,
+          CmlExpr *b)
+{
+  PFactor *fa, *fb;
+  guint na, nb;
+  int c = 0;
+
+  if (a == b)
+    return 0;
+  if (a->kind == CML_EXPR_NUM || b->kind == CML_EXPR_NUM)
+    return base_cmp (pr, a, b);
+
+  fa = get_factors (pr, a, &na);
+  fb = get_factors (pr, b, &nb);
+  for (guint i = 0; c == 0 && i < MIN (na, nb); i++)
+    c = pfactor_cmp (pr, &fa[i], &fb[i]);
+  if (c == 0)
+    c = (int) na - (int) nb;
+  if (c == 0 && a->kind == CML_EXPR_MUL && b->kind == CML_EXPR_MUL)
+    c = double_cmp (fabs (a->value), fabs (b->value));
+  if (c == 0)
+    c = a->id < b->id ? -1 : a->id > b->id;
+  g_free (fa);
+  g_free (fb);
+  return c;
+}
+
+/* ---- printing ------------------------------------------------------------------------- */
+
+static void print_expr (Printer *pr, CmlExpr *e, int need);
+
+static const char *
+func_name (CmlFunc fn)
+{
+  switch (fn)
+    {
+    case CML_FN_SIN: return "sin";
+    case CML_FN_COS: return "cos";
+    case CML_FN_TAN: return "tan";
+    case CML_FN_ASIN: return "asin";
+    case CML_FN_ACOS: return "acos";
+    case CML_FN_ATAN: return "atan";
+    case CML_FN_SINH: return "sinh";
+    case CML_FN_COSH: return "cosh";
+    case CML_FN_TANH: return "tanh";
+    case CML_FN_EXP: return "exp";
+    case CML_FN_LOG: return "log";
+    case CML_FN_SQRT: return "sqrt";
+    case CML_FN_ABS: return "abs";
+    case CML_FN_SIGN: return "sign";
+    case CML_FN_ATAN2: return "atan2";
+    default: return "?";
+    }
+}
+
+static int
+node_prec (const CmlExpr *e)
+{
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_NUM:
+      {
+        NumText nt;
+
+        if (e->value < 0.0)
+          return PREC_SUM;
+        number_text (e->value, &nt);
+        return nt.rational && nt.q != 1 ? PREC_PRODUCT : PREC_ATOM;
+      }
+    case CML_EXPR_SYM:
+    case CML_EXPR_FUNC:
+    case CML_EXPR_FUNC2:
+      return PREC_ATOM;
+    case CML_EXPR_POW:
+      if (e->args[1]->kind == CML_EXPR_NUM)
+        {
+          if (e->args[1]->value == 0.5)
+            return PREC_ATOM;
+          if (e->args[1]->value < 0.0)
+            return PREC_PRODUCT;
+        }
+      return PREC_POWER;
+    case CML_EXPR_MUL:
+      return e->value < 0.0 ? PREC_SUM : PREC_PRODUCT;
+    case CML_EXPR_ADD:
+    default:
+      return PREC_SUM;
+    }
+}
+
+/* base^exp with a positive (or symbolic) exponent. */
+static void
+print_factor (Printer *pr,
+              CmlExpr *base,
+              CmlExpr *exp)
+{
+  if (exp == NULL || cml_expr_is_one (exp))
+    {
+      print_expr (pr, base, PREC_POWER);
+      return;
+    }
+  if (exp->kind == CML_EXPR_NUM && exp->value == 0.5)
+    {
+      g_string_append (pr->s, "sqrt(");
+      print_expr (pr, base, 0);
+      g_string_append_c (pr->s, ')');
+      return;
+    }
+  print_expr (pr, base, PREC_ATOM);
+  g_string_append_c (pr->s, '^');
+  if (exp->kind == CML_EXPR_NUM && exp->value > 0.0)
+    {
+      NumText nt;
+
+      number_text (exp->value, &nt);
+      if (nt.rational && nt.q != 1)
+        {
+          g_string_append_c (pr->s, '(');
+          append_number_text (pr->s, &nt);
+          g_string_append_c (pr->s, ')');
+        }
+      else
+        append_number_text (pr->s, &nt);
+    }
+  else
+    print_expr (pr, exp, PREC_ATOM);
+}
+
+/* COEF * Π F, as "[-][c*]num[/den]". */
+static void
+print_product (Printer *pr,
+               double   coef,
+               PFactor *f,
+               guint    n)
+{
+  GString *s = pr->s;
+  NumText nt;
+  guint n_num = 0, n_den = 0;
+  gboolean first;
+
+  if (coef < 0.0)
+    {
+      g_string_append_c (s, '-');
+      coef = -coef;
+    }
+  number_text (coef, &nt);
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM && f[i].exp->value < 0.0)
+        n_den++;
+      else
+        n_num++;
+    }
+  if (nt.rational && nt.q != 1)
+    n_den++;
+
+  /* numerator */
+  first = TRUE;
+  if (!nt.rational)
+    {
+      g_string_append (s, nt.text);
+      first = FALSE;
+    }
+  else if (nt.p != 1 || n_num == 0)
+    {
+      append_int (s, nt.p);
+      first = FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      if (f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM && f[i].exp->value < 0.0)
+        continue;
+      if (!first)
+        g_string_append_c (s, '*');
+      print_factor (pr, f[i].base, f[i].exp);
+      first = FALSE;
+    }
+  if (first)
+    g_string_append_c (s, '1');
+
+  /* denominator */
+  if (n_den == 0)
+    return;
+  g_string_append_c (s, '/');
+  if (n_den > 1)
+    g_string_append_c (s, '(');
+  first = TRUE;
+  if (nt.rational && nt.q != 1)
+    {
+      append_int (s, nt.q);
+      first = FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      double ev;
+
+      if (f[i].exp == NULL || !cml_expr_is_number (f[i].exp, &ev) || ev >= 0.0)
+        continue;
+      if (!first)
+        g_string_append_c (s, '*');
+      if (ev == -1.0)
+        print_factor (pr, f[i].base, NULL);
+      else
+        {
+          CmlExpr neg_exp = *f[i].exp;
+
+          neg_exp.value = -ev;
+          print_factor (pr, f[i].base, &neg_exp);
+        }
+      first = FALSE;
+    }
+  if (n_den > 1)
+    g_string_append_c (s, ')');
+}
+
+typedef struct
+{
+  CmlExpr *t; /* NULL: the constant */
+  double   c;
+} PTerm;
+
+static void
+print_sum (Printer *pr,
+           CmlExpr *e)
+{
+  PTerm *items = g_new (PTerm, e->n + 1);
+  guint n = 0;
+
+  for (guint i = 0; i < e->n; i++)
+    {
+      PTerm x = { e->args[i], e->coefs[i] };
+      guint j = n;
+
+      /* insertion sort in print order */
+      while (j > 0 && term_cmp (pr, items[j - 1].t, x.t) > 0)
+        {
+          items[j] = items[j - 1];
+          j--;
+        }
+      items[j] = x;
+      n++;
+    }
+  if (e->value != 0.0)
+    {
+      items[n].t = NULL;
+      items[n].c = e->value;
+      n++;
+    }
+
+  /* start with a positive term if there is one */
+  if (items[0].c < 0.0)
+    for (guint i = 1; i < n; i++)
+      if (items[i].c > 0.0)
+        {
+          PTerm x = items[i];
+
+          memmove (&items[1], &items[0], i * sizeof (PTerm));
+          items[0] = x;
+          break;
+        }
+
+  for (guint i = 0; i < n; i++)
+    {
+      double c = items[i].c;
+
+      if (i == 0)
+        {
+          if (c < 0.0)
+            g_string_append_c (pr->s, '-');
+        }
+      else
+        g_string_append (pr->s, c < 0.0 ? " - " : " + ");
+      if (items[i].t == NULL)
+        {
+          NumText nt;
+
+          number_text (fabs (c), &nt);
+          append_number_text (pr->s, &nt);
+        }
+      else
+        {
+          guint nf;
+          PFactor *f = get_factors (pr, items[i].t, &nf);
+
+          print_product (pr, fabs (c), f, nf);
+          g_free (f);
+        }
+    }
+  g_free (items);
+}
+
+static void
+print_body (Printer *pr,
+            CmlExpr *e)
+{
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_NUM:
+      {
+        NumText nt;
+
+        if (e->value < 0.0)
+          g_string_append_c (pr->s, '-');
+        number_text (fabs (e->value), &nt);
+        append_number_text (pr->s, &nt);
+      }
+      break;
+
+    case CML_EXPR_SYM:
+      g_string_append (pr->s, cml_expr_ctx_symbol_name (pr->ctx, e->sym));
+      break;
+
+    case CML_EXPR_FUNC:
+    case CML_EXPR_FUNC2:
+      g_string_append (pr->s, func_name ((CmlFunc) e->fn));
+      g_string_append_c (pr->s, '(');
+      for (guint i = 0; i < e->n; i++)
+        {
+          if (i > 0)
+            g_string_append (pr->s, ", ");
+          print_expr (pr, e->args[i], 0);
+        }
+      g_string_append_c (pr->s, ')');
+      break;
+
+    case CML_EXPR_POW:
+      {
+        PFactor f;
+
+        pfactor_split (e, &f);
+        print_product (pr, 1.0, &f, 1);
+      }
+      break;
+
+    case CML_EXPR_MUL:
+      {
+        guint n;
+        PFactor *f = get_factors (pr, e, &n);
+
+        print_product (pr, e->value, f, n);
+        g_free (f);
+      }
+      break;
+
+    case CML_EXPR_ADD:
+      print_sum (pr, e);
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+print_expr (Printer *pr,
+            CmlExpr *e,
+            int      need)
+{
+  if (node_prec (e) < need)
+    {
+      g_string_append_c (pr->s, '(');
+      print_body (pr, e);
+      g_string_append_c (pr->s, ')');
+    }
+  else
+    print_body (pr, e);
+}
+
+char *
+cml_expr_to_string (const CmlExprCtx *ctx,
+                    const CmlExpr    *e)
+{
+  Printer pr;
+
+  g_return_val_if_fail (ctx != NULL, NULL);
+  g_return_val_if_fail (e != NULL, NULL);
+
+  pr.ctx = ctx;
+  pr.s = g_string_new (NULL);
+  print_expr (&pr, (CmlExpr *) e, 0);
+  return g_string_free (pr.s, FALSE);
+}

@@ -1,0 +1,57 @@
+/* cml-expr-private.h — node layout and helpers shared by the expression engine files
+ * (cml-expr.c, cml-expr-print.c, cml-program.c).  Not for use outside src/core.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Node layout by kind (all nodes are canonical, see cml-expr.h):
+ *   NUM    value
+ *   SYM    sym
+ *   ADD    value + Σ coefs[i] * args[i]        n ≥ 1 terms (n ≥ 2 when value == 0);
+ *          terms are not NUM, not ADD, not a MUL with coefficient ≠ 1; sorted by id
+ *   MUL    value * Π args[i]                    n ≥ 1 factors, value ≠ 0 (n ≥ 2 when
+ *          value == 1); a factor is a POW (base^exponent) or a base (exponent 1);
+ *          bases are unique, not MUL-with-coefficient-1 flattened, sorted by base id;
+ *          a single ADD factor with exponent 1 never carries a coefficient (it is
+ *          distributed instead)
+ *   POW    args[0] ^ args[1]; sqrt(x) is x^0.5
+ *   FUNC   fn (args[0])
+ *   FUNC2  fn (args[0], args[1])
+ */
+#pragma once
+
+#include "cml-expr.h"
+
+G_BEGIN_DECLS
+
+struct _CmlExpr
+{
+  guint8    kind;   /* CmlExprKind */
+  guint8    fn;     /* CmlFunc of FUNC / FUNC2 */
+  guint16   pad_;
+  guint     n;      /* number of args (terms, factors, operands) */
+  int       sym;    /* SYM: symbol id; -1 otherwise */
+  guint     hash;   /* structural hash (of kind, fn, sym, value, args' ids, coefs) */
+  guint     id;     /* creation order in the context: the canonical operand order */
+  guint64   mask;   /* bit (id % 64) set for every symbol id occurring in the node */
+  double    value;  /* NUM: value; ADD: constant; MUL: coefficient */
+  CmlExpr **args;
+  double   *coefs;  /* ADD: coefficient of each term; NULL otherwise */
+};
+
+#define CML_EXPR_SYM_BIT(id) (G_GUINT64_CONSTANT (1) << ((guint) (id) & 63))
+
+/* The exponent of a MUL factor / POW node and its base: (b, e) for b^e, (f, 1) else. */
+static inline CmlExpr *
+cml_expr_factor_base (CmlExpr *f)
+{
+  return f->kind == CML_EXPR_POW ? f->args[0] : f;
+}
+
+/* TRUE if V is an integer that fits comfortably in an int. */
+static inline gboolean
+cml_expr_double_is_int (double v)
+{
+  return v == (double) (gint64) v && v > -1e9 && v < 1e9;
+}
+
+G_END_DECLS

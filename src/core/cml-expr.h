@@ -1,0 +1,175 @@
+/* cml-expr.h — symbolic expressions: parse, simplify, differentiate, print, compile.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every expression lives in a CmlExprCtx, which owns all of its nodes and its symbol
+ * table; freeing the context frees them all.  Nodes are immutable and hash-consed: two
+ * expressions that are equal in canonical form are the same pointer, so equality is `==`
+ * and common subexpressions are shared automatically.
+ *
+ * Canonical form (what the constructors return, always simplified):
+ *   - numbers are folded (2*3 -> 6, sin(0) -> 0, x^0 -> 1, x^1 -> x, 0*x -> 0, x+0 -> x);
+ *   - sums are n-ary with one numeric constant and terms carrying numeric coefficients,
+ *     like terms collected (a - a -> 0, 2*x + 3*x -> 5*x), operands in a fixed order;
+ *   - products are n-ary with one numeric coefficient and factors with exponents, like
+ *     bases collected (x*x -> x^2, x^2/x -> x, a*b - b*a -> 0), operands in a fixed order;
+ *   - a - b is a + (-1)*b, a / b is a * b^-1.
+ * No expansion of products of sums is done automatically (cml_expr_expand does it).
+ *
+ * Thread safety: a context and its nodes may be read (evaluated, printed) from any thread
+ * once built; building new nodes needs exclusive access to the context.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _CmlExprCtx CmlExprCtx;
+typedef struct _CmlExpr    CmlExpr;
+typedef struct _CmlProgram CmlProgram;
+
+typedef enum
+{
+  CML_EXPR_NUM,   /* a double constant */
+  CML_EXPR_SYM,   /* a symbol, by id */
+  CML_EXPR_ADD,   /* n-ary sum */
+  CML_EXPR_MUL,   /* n-ary product */
+  CML_EXPR_POW,   /* base ^ exponent (when not folded into a product) */
+  CML_EXPR_FUNC,  /* a one-argument function */
+  CML_EXPR_FUNC2, /* a two-argument function (atan2) */
+} CmlExprKind;
+
+typedef enum
+{
+  CML_FN_SIN,
+  CML_FN_COS,
+  CML_FN_TAN,
+  CML_FN_ASIN,
+  CML_FN_ACOS,
+  CML_FN_ATAN,
+  CML_FN_SINH,
+  CML_FN_COSH,
+  CML_FN_TANH,
+  CML_FN_EXP,
+  CML_FN_LOG,
+  CML_FN_SQRT,
+  CML_FN_ABS,
+  CML_FN_SIGN, /* derivative of abs; sign(0) = 0 */
+  CML_FN_ATAN2, /* FUNC2: atan2 (y, x) */
+} CmlFunc;
+
+/* ---- context and symbols ------------------------------------------------------------ */
+
+CmlExprCtx *cml_expr_ctx_new (void);
+void        cml_expr_ctx_free (CmlExprCtx *ctx);
+
+/* Returns the id (0, 1, 2, …) of the symbol NAME, creating it if it does not exist.
+ * Ids are dense and stable for the life of the context. */
+int         cml_expr_ctx_intern (CmlExprCtx *ctx, const char *name);
+/* Returns the id of NAME or -1. */
+int         cml_expr_ctx_lookup (const CmlExprCtx *ctx, const char *name);
+const char *cml_expr_ctx_symbol_name (const CmlExprCtx *ctx, int id);
+guint       cml_expr_ctx_n_symbols (const CmlExprCtx *ctx);
+
+/* ---- parsing ------------------------------------------------------------------------ */
+
+/* Parses TEXT: numbers (1, 2.5, 1e-3), identifiers, + - * / ^ (right-associative, binds
+ * tighter than unary minus: -x^2 = -(x^2)), unary minus and plus, parentheses, calls of
+ * sin cos tan asin acos atan atan2 sinh cosh tanh exp log sqrt abs pow, and the constant
+ * pi.  An identifier must already be a symbol of CTX (cml_expr_ctx_intern), otherwise
+ * CML_ERROR_UNKNOWN_NAME.  Errors: CML_ERROR_PARSE, CML_ERROR_UNKNOWN_NAME,
+ * CML_ERROR_ARITY; the message says what is wrong and *error_column (1-based, may be
+ * NULL) tells where.  The returned expression is simplified. */
+CmlExpr *cml_expr_parse (CmlExprCtx *ctx,
+                         const char *text,
+                         int        *error_column,
+                         GError    **error);
+
+/* ---- construction (all results are simplified and hash-consed) --------------------- */
+
+CmlExpr *cml_expr_num (CmlExprCtx *ctx, double value);
+CmlExpr *cml_expr_sym (CmlExprCtx *ctx, int id);
+CmlExpr *cml_expr_add (CmlExprCtx *ctx, CmlExpr *a, CmlExpr *b);
+CmlExpr *cml_expr_sub (CmlExprCtx *ctx, CmlExpr *a, CmlExpr *b);
+CmlExpr *cml_expr_mul (CmlExprCtx *ctx, CmlExpr *a, CmlExpr *b);
+CmlExpr *cml_expr_div (CmlExprCtx *ctx, CmlExpr *a, CmlExpr *b);
+CmlExpr *cml_expr_neg (CmlExprCtx *ctx, CmlExpr *a);
+CmlExpr *cml_expr_pow (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exponent);
+CmlExpr *cml_expr_powi (CmlExprCtx *ctx, CmlExpr *base, int exponent);
+CmlExpr *cml_expr_func (CmlExprCtx *ctx, CmlFunc fn, CmlExpr *arg);
+CmlExpr *cml_expr_func2 (CmlExprCtx *ctx, CmlFunc fn, CmlExpr *a, CmlExpr *b);
+/* Sum of N terms; N may be 0 (gives 0). */
+CmlExpr *cml_expr_sum (CmlExprCtx *ctx, CmlExpr *const *terms, guint n);
+/* Multiplies out products of sums and integer powers of sums (for reduction checks). */
+CmlExpr *cml_expr_expand (CmlExprCtx *ctx, CmlExpr *e);
+
+/* ---- inspection --------------------------------------------------------------------- */
+
+CmlExprKind cml_expr_kind (const CmlExpr *e);
+gboolean    cml_expr_is_zero (const CmlExpr *e);
+gboolean    cml_expr_is_one (const CmlExpr *e);
+/* TRUE if E is a number; stores it in *value (may be NULL). */
+gboolean    cml_expr_is_number (const CmlExpr *e, double *value);
+/* The symbol id of a CML_EXPR_SYM node, -1 otherwise. */
+int         cml_expr_symbol_id (const CmlExpr *e);
+/* TRUE if symbol ID occurs in E. */
+gboolean    cml_expr_depends_on (const CmlExpr *e, int id);
+/* Sets bit `id` in DEPS (an array of cml_expr_ctx_n_symbols() booleans) for every
+ * symbol occurring in E. */
+void        cml_expr_collect_symbols (const CmlExpr *e, gboolean *deps);
+/* Number of distinct nodes reachable from E (a size measure for tests). */
+guint       cml_expr_n_nodes (const CmlExpr *e);
+
+/* ---- calculus and substitution ------------------------------------------------------ */
+
+/* Exact partial derivative of E with respect to symbol ID, simplified.  Results are
+ * memoised in the context, so repeated and higher derivatives are cheap. */
+CmlExpr *cml_expr_diff (CmlExprCtx *ctx, CmlExpr *e, int id);
+/* Replaces each symbol IDS[k] by REPL[k] simultaneously. */
+CmlExpr *cml_expr_subs (CmlExprCtx *ctx, CmlExpr *e, guint n, const int *ids, CmlExpr *const *repl);
+
+/* ---- evaluation and printing -------------------------------------------------------- */
+
+/* Evaluates E with VALUES[id] for each symbol (an array of cml_expr_ctx_n_symbols()
+ * doubles).  A tree walk: for load-time checks, not for the right-hand side. */
+double cml_expr_eval (const CmlExpr *e, const double *values);
+
+/* Readable infix text with the fewest parentheses that keep the meaning, differences
+ * and quotients shown as such: "m/2*(u^2 + v^2) - x*y", "-(a + b)/c", "sin(t)^2".
+ * Numbers are printed with %.15g (integers without a decimal point). */
+char *cml_expr_to_string (const CmlExprCtx *ctx, const CmlExpr *e);
+
+/* ---- compilation -------------------------------------------------------------------- */
+
+/* Compiles OUTPUTS into a flat register program.  Inputs come in two tiers: SLOW symbols
+ * (parameters: change rarely) and FAST symbols (time and state: change every call).
+ * Every instruction that depends on slow inputs only is run by cml_program_prepare();
+ * cml_program_run() executes only the rest.  Shared subexpressions are computed once.
+ * A symbol that occurs in an output but is in neither list is an error
+ * (CML_ERROR_UNKNOWN_NAME, naming the symbol). */
+CmlProgram *cml_program_compile (CmlExprCtx      *ctx,
+                                 CmlExpr *const  *outputs,
+                                 guint            n_outputs,
+                                 const int       *slow_ids,
+                                 guint            n_slow,
+                                 const int       *fast_ids,
+                                 guint            n_fast,
+                                 GError         **error);
+void  cml_program_free (CmlProgram *prog);
+/* Size of the register file (doubles) the caller allocates for prepare/run. */
+guint cml_program_n_registers (const CmlProgram *prog);
+guint cml_program_n_outputs (const CmlProgram *prog);
+/* Number of instructions run by cml_program_run (a cost measure). */
+guint cml_program_n_fast_instructions (const CmlProgram *prog);
+/* Fills the slow part of REGS from SLOW (n_slow values, in compile order).
+ * Call once after the parameters change.  No allocation. */
+void  cml_program_prepare (const CmlProgram *prog, const double *slow, double *regs);
+/* Evaluates all outputs into OUT from FAST (n_fast values) and the prepared REGS.
+ * No allocation, no name look-ups; REGS must not be shared between threads. */
+void  cml_program_run (const CmlProgram *prog, const double *fast, double *regs, double *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlExprCtx, cml_expr_ctx_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlProgram, cml_program_free)
+
+G_END_DECLS

@@ -1,0 +1,777 @@
+/* cml-integrator.c — time stepping of dz/dt = f(t, z) with output at exact times.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Two families of methods:
+ *
+ *   Adaptive (GSL odeiv2: rk8pd, rkf45, rkck, rk4, msadams, msbdf).  Each step is taken with
+ *   gsl_odeiv2_evolve_apply () bounded by the output time T1, so the last step lands on T1
+ *   exactly.  The step is accepted when, for every component i,
+ *
+ *     |err_i| <= atol + rtol |z_i|          (gsl_odeiv2_control_standard_new (atol, rtol, 1, 0):
+ *                                             weight 1 on the state, 0 on the derivative, so
+ *                                             atol and rtol mean what the options say)
+ *
+ *   After each accepted step the state is checked to be finite and, when asked, projected
+ *   onto the constraint set.  The step size suggested by the controller is kept across
+ *   advance () calls: a last step shortened to land on T1 does not shrink the next one.
+ *
+ *   Multistep methods (msadams, msbdf) keep a history of past steps (a Nordsieck array)
+ *   inside the stepper.  Projecting after every step would move the state away from that
+ *   history and corrupt it, so for these two the projection is done once, at the end of
+ *   each advance () call, and the stepper is then reset (it restarts at order 1 from the
+ *   projected state, keeping the step size).
+ *
+ *   Implicit midpoint rule (fixed step; symmetric, symplectic for canonical systems, keeps
+ *   every quadratic invariant of the flow):
+ *
+ *     z1 = z0 + h f(t0 + h/2, (z0 + z1)/2).
+ *
+ *   Written for the midpoint value zm = (z0 + z1)/2 the stage equation is
+ *
+ *     g(zm) = zm - z0 - h/2 f(t0 + h/2, zm) = 0,     z1 = 2 zm - z0.
+ *
+ *   With an exact Jacobian J = ∂f/∂z it is solved by simplified Newton,
+ *   (I - h/2 J(t0, z0)) Δ = -g(zm), zm += Δ, the matrix factorised once per step; without
+ *   one by fixed-point iteration zm <- z0 + h/2 f(t0 + h/2, zm).  Both stop when
+ *   max|Δ| <= 1e-14 (1 + max|zm|).  To go from t to T1 the method takes
+ *   N = ceil ((T1 - t)/h_fixed - 1e-9) equal steps of (T1 - t)/N.
+ *
+ * Every work array is allocated by cml_integrator_new (); advancing allocates nothing.
+ * One integrator is used by one thread at a time; any thread may own it.
+ */
+#define G_LOG_DOMAIN "cml-integrator"
+
+#include "cml-integrator.h"
+
+#include "cml-error.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_odeiv2.h>
+#include <gsl/gsl_permutation.h>
+#include <gsl/gsl_vector.h>
+
+/* Convergence of the implicit midpoint stage: max|Δ| <= MIDPOINT_TOL (1 + max|zm|). */
+#define MIDPOINT_TOL            1e-14
+#define MIDPOINT_NEWTON_MAX_IT  20
+#define MIDPOINT_FIXED_MAX_IT   50
+
+/* Which user callback failed inside a GSL step. */
+typedef enum
+{
+  CALLBACK_OK,
+  CALLBACK_RHS_FAILED,
+  CALLBACK_JACOBIAN_FAILED,
+} CallbackStatus;
+
+struct _CmlIntegrator
+{
+  CmlOde               ode;      /* a copy of the caller's system */
+  CmlIntegratorOptions options;
+
+  /* GSL adaptive machinery; NULL for the implicit midpoint rule. */
+  gsl_odeiv2_system   sys;
+  gsl_odeiv2_step    *step;
+  gsl_odeiv2_control *control;
+  gsl_odeiv2_evolve  *evolve;
+  gsl_odeiv2_driver   driver;    /* a container only: msadams/msbdf read the control through it */
+  gboolean            multistep; /* msadams or msbdf: project at the end of advance () only */
+  double              h;         /* step size for the next step; 0 = none chosen yet */
+  CallbackStatus      callback_status;
+
+  /* The last good state, restored when a step fails. */
+  double *z_good;
+
+  /* Implicit midpoint work arrays. */
+  double          *zm;       /* midpoint value (z0 + z1)/2, the unknown of the stage equation */
+  double          *f;        /* f(t, z) */
+  double          *delta;    /* Newton / fixed-point correction */
+  double          *dfdt;     /* ∂f/∂t, asked for by the Jacobian callback and unused */
+  gsl_matrix      *newton;   /* I - h/2 J, LU-factorised in place */
+  gsl_permutation *perm;
+
+  guint64 n_steps;
+  guint64 n_rhs;
+};
+
+static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
+  [CML_INTEGRATOR_RK8PD] = "rk8pd",
+  [CML_INTEGRATOR_RKF45] = "rkf45",
+  [CML_INTEGRATOR_RKCK] = "rkck",
+  [CML_INTEGRATOR_RK4] = "rk4",
+  [CML_INTEGRATOR_MSADAMS] = "msadams",
+  [CML_INTEGRATOR_MSBDF] = "msbdf",
+  [CML_INTEGRATOR_IMPLICIT_MIDPOINT] = "implicit-midpoint",
+};
+
+CmlIntegratorOptions
+cml_integrator_options_default (void)
+{
+  CmlIntegratorOptions options = {
+    .kind = CML_INTEGRATOR_RK8PD,
+    .rtol = 1e-10,
+    .atol = 1e-12,
+    .h_init = 0.0,
+    .h_fixed = 1e-3,
+    .h_min = 1e-14,
+    .project = TRUE,
+    .max_steps = 0,
+  };
+
+  return options;
+}
+
+const char *
+cml_integrator_kind_to_string (CmlIntegratorKind kind)
+{
+  g_return_val_if_fail ((guint) kind < CML_INTEGRATOR_N_KINDS, NULL);
+
+  return kind_names[kind];
+}
+
+gboolean
+cml_integrator_kind_from_string (const char        *name,
+                                 CmlIntegratorKind *kind)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  for (guint i = 0; i < CML_INTEGRATOR_N_KINDS; i++)
+    {
+      if (g_str_equal (name, kind_names[i]))
+        {
+          if (kind != NULL)
+            *kind = (CmlIntegratorKind) i;
+          return TRUE;
+        }
+    }
+
+  if (g_str_equal (name, "midpoint"))
+    {
+      if (kind != NULL)
+        *kind = CML_INTEGRATOR_IMPLICIT_MIDPOINT;
+      return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* GSL callbacks: count right-hand-side evaluations and turn a user failure into
+ * GSL_EBADFUNC, which makes gsl_odeiv2_evolve_apply () return at once. */
+static int
+gsl_rhs (double       t,
+         const double y[],
+         double       dydt[],
+         void        *data)
+{
+  CmlIntegrator *integ = data;
+
+  integ->n_rhs++;
+  if (integ->ode.rhs (t, y, dydt, integ->ode.user_data) != 0)
+    {
+      integ->callback_status = CALLBACK_RHS_FAILED;
+      return GSL_EBADFUNC;
+    }
+
+  return GSL_SUCCESS;
+}
+
+static int
+gsl_jacobian (double       t,
+              const double y[],
+              double      *dfdy,
+              double       dfdt[],
+              void        *data)
+{
+  CmlIntegrator *integ = data;
+
+  /* GSL's dfdy is row-major dim×dim, the layout CmlOdeJacFunc promises. */
+  if (integ->ode.jacobian (t, y, dfdy, dfdt, integ->ode.user_data) != 0)
+    {
+      integ->callback_status = CALLBACK_JACOBIAN_FAILED;
+      return GSL_EBADFUNC;
+    }
+
+  return GSL_SUCCESS;
+}
+
+static const gsl_odeiv2_step_type *
+gsl_step_type (CmlIntegratorKind kind)
+{
+  switch (kind)
+    {
+    case CML_INTEGRATOR_RK8PD:
+      return gsl_odeiv2_step_rk8pd;
+    case CML_INTEGRATOR_RKF45:
+      return gsl_odeiv2_step_rkf45;
+    case CML_INTEGRATOR_RKCK:
+      return gsl_odeiv2_step_rkck;
+    case CML_INTEGRATOR_RK4:
+      return gsl_odeiv2_step_rk4;
+    case CML_INTEGRATOR_MSADAMS:
+      return gsl_odeiv2_step_msadams;
+    case CML_INTEGRATOR_MSBDF:
+      return gsl_odeiv2_step_msbdf;
+    case CML_INTEGRATOR_IMPLICIT_MIDPOINT:
+    case CML_INTEGRATOR_N_KINDS:
+    default:
+      return NULL;
+    }
+}
+
+static gboolean
+check_options (const CmlOde               *ode,
+               const CmlIntegratorOptions *options,
+               GError                    **error)
+{
+  const CmlIntegratorOptions *o = options;
+
+  if ((guint) o->kind >= CML_INTEGRATOR_N_KINDS)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "unknown integrator kind %d", (int) o->kind);
+      return FALSE;
+    }
+
+  if (o->kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
+    {
+      if (!(isfinite (o->h_fixed) && o->h_fixed > 0.0))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       "the fixed step must be positive (got %g)", o->h_fixed);
+          return FALSE;
+        }
+      return TRUE;
+    }
+
+  if (!(isfinite (o->rtol) && o->rtol >= 0.0 && isfinite (o->atol) && o->atol >= 0.0)
+      || o->rtol + o->atol <= 0.0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   "tolerances must be non-negative and not both zero (rtol %g, atol %g)",
+                   o->rtol, o->atol);
+      return FALSE;
+    }
+
+  if (!(isfinite (o->h_init) && o->h_init >= 0.0) || !(isfinite (o->h_min) && o->h_min >= 0.0))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   "h_init and h_min must be non-negative (got %g, %g)", o->h_init, o->h_min);
+      return FALSE;
+    }
+
+  if (o->kind == CML_INTEGRATOR_MSBDF && ode->jacobian == NULL)
+    {
+      g_set_error_literal (error, CML_ERROR, CML_ERROR_USAGE,
+                           "msbdf needs an exact Jacobian, which this system does not provide");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+CmlIntegrator *
+cml_integrator_new (const CmlOde               *ode,
+                    const CmlIntegratorOptions *options,
+                    GError                    **error)
+{
+  g_autoptr (CmlIntegrator) integ = NULL;
+  guint dim;
+
+  g_return_val_if_fail (ode != NULL, NULL);
+  g_return_val_if_fail (ode->rhs != NULL, NULL);
+  g_return_val_if_fail (ode->dim > 0, NULL);
+  g_return_val_if_fail (options != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_options (ode, options, error))
+    return NULL;
+
+  dim = ode->dim;
+  integ = g_new0 (CmlIntegrator, 1);
+  integ->ode = *ode;
+  integ->options = *options;
+  integ->z_good = g_new (double, dim);
+
+  if (options->kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
+    {
+      /* Midpoint work arrays; the Newton matrix only when there is a Jacobian to use. */
+      integ->zm = g_new (double, dim);
+      integ->f = g_new (double, dim);
+      integ->delta = g_new (double, dim);
+      if (ode->jacobian != NULL)
+        {
+          integ->dfdt = g_new (double, dim);
+          integ->newton = gsl_matrix_alloc (dim, dim);
+          integ->perm = gsl_permutation_alloc (dim);
+        }
+      return g_steal_pointer (&integ);
+    }
+
+  /* GSL system, stepper, error control and evolution. */
+  integ->sys.function = gsl_rhs;
+  integ->sys.jacobian = ode->jacobian != NULL ? gsl_jacobian : NULL;
+  integ->sys.dimension = dim;
+  integ->sys.params = integ;
+
+  integ->step = gsl_odeiv2_step_alloc (gsl_step_type (options->kind), dim);
+  integ->control = gsl_odeiv2_control_standard_new (options->atol, options->rtol, 1.0, 0.0);
+  integ->evolve = gsl_odeiv2_evolve_alloc (dim);
+  if (integ->step == NULL || integ->control == NULL || integ->evolve == NULL)
+    {
+      g_set_error_literal (error, CML_ERROR, CML_ERROR_NUMERIC,
+                           "could not allocate the GSL stepper");
+      return NULL;
+    }
+
+  /* The multistep steppers read the error levels from the control object through a driver
+   * pointer.  We step with gsl_odeiv2_evolve_apply () ourselves and use the driver struct
+   * only to carry those pointers. */
+  integ->driver.sys = &integ->sys;
+  integ->driver.s = integ->step;
+  integ->driver.c = integ->control;
+  integ->driver.e = integ->evolve;
+  gsl_odeiv2_step_set_driver (integ->step, &integ->driver);
+  gsl_odeiv2_control_set_driver (integ->control, &integ->driver);
+  gsl_odeiv2_evolve_set_driver (integ->evolve, &integ->driver);
+
+  integ->multistep = options->kind == CML_INTEGRATOR_MSADAMS
+                     || options->kind == CML_INTEGRATOR_MSBDF;
+
+  return g_steal_pointer (&integ);
+}
+
+void
+cml_integrator_free (CmlIntegrator *integ)
+{
+  if (integ == NULL)
+    return;
+
+  if (integ->evolve != NULL)
+    gsl_odeiv2_evolve_free (integ->evolve);
+  if (integ->control != NULL)
+    gsl_odeiv2_control_free (integ->control);
+  if (integ->step != NULL)
+    gsl_odeiv2_step_free (integ->step);
+  if (integ->newton != NULL)
+    gsl_matrix_free (integ->newton);
+  if (integ->perm != NULL)
+    gsl_permutation_free (integ->perm);
+  g_free (integ->dfdt);
+  g_free (integ->delta);
+  g_free (integ->f);
+  g_free (integ->zm);
+  g_free (integ->z_good);
+  g_free (integ);
+}
+
+void
+cml_integrator_reset (CmlIntegrator *integ)
+{
+  g_return_if_fail (integ != NULL);
+
+  if (integ->evolve != NULL)
+    gsl_odeiv2_evolve_reset (integ->evolve);
+  if (integ->step != NULL)
+    gsl_odeiv2_step_reset (integ->step);
+  integ->h = 0.0;
+}
+
+guint64
+cml_integrator_n_steps (const CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, 0);
+
+  return integ->n_steps;
+}
+
+guint64
+cml_integrator_n_rhs (const CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, 0);
+
+  return integ->n_rhs;
+}
+
+static gboolean
+all_finite (const double *z,
+            guint         dim)
+{
+  for (guint i = 0; i < dim; i++)
+    if (!isfinite (z[i]))
+      return FALSE;
+
+  return TRUE;
+}
+
+/* Projects Z at time T when asked to; FALSE with an error when the projection fails or
+ * leaves a non-finite state. */
+static gboolean
+project_state (CmlIntegrator *integ,
+               double         t,
+               double        *z,
+               GError       **error)
+{
+  if (!integ->options.project || integ->ode.project == NULL)
+    return TRUE;
+
+  if (integ->ode.project (t, z, integ->ode.user_data) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "projection failed at t = %.6g", t);
+      return FALSE;
+    }
+
+  if (!all_finite (z, integ->ode.dim))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                   "non-finite state at t = %.6g (after projection)", t);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Puts back the last good state (time T_GOOD) after a failed step. */
+static void
+restore_good (CmlIntegrator *integ,
+              double        *t,
+              double         t_good,
+              double        *z)
+{
+  memcpy (z, integ->z_good, integ->ode.dim * sizeof (double));
+  *t = t_good;
+}
+
+static gboolean
+advance_gsl (CmlIntegrator *integ,
+             double        *t,
+             double         t1,
+             double        *z,
+             GError       **error)
+{
+  const CmlIntegratorOptions *o = &integ->options;
+  const guint dim = integ->ode.dim;
+  const gboolean project_each_step = !integ->multistep;
+  guint n = 0;
+
+  /* First step: h_init, or a small fraction of the output interval. */
+  if (integ->h <= 0.0)
+    integ->h = o->h_init > 0.0 ? o->h_init : MIN (1e-3, (t1 - *t) / 10.0);
+
+  while (*t < t1)
+    {
+      const double t_good = *t;
+      const double h_before = integ->h;
+      double t_new = *t;
+      int status;
+
+      if (o->max_steps > 0 && n >= o->max_steps)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "too many steps (%u) before t = %.6g; stopped at t = %.6g",
+                       o->max_steps, t1, *t);
+          return FALSE;
+        }
+
+      /* One accepted step, at most up to T1 (GSL then lands on T1 exactly). */
+      memcpy (integ->z_good, z, dim * sizeof (double));
+      integ->callback_status = CALLBACK_OK;
+      status = gsl_odeiv2_evolve_apply (integ->evolve, integ->control, integ->step,
+                                        &integ->sys, &t_new, t1, &integ->h, z);
+
+      if (status != GSL_SUCCESS)
+        {
+          /* GSL may have left a half-done step in Z: go back, and drop the multistep
+           * history, which now disagrees with Z. */
+          restore_good (integ, t, t_good, z);
+          gsl_odeiv2_step_reset (integ->step);
+          gsl_odeiv2_evolve_reset (integ->evolve);
+          integ->h = h_before;
+
+          if (status == GSL_EBADFUNC && integ->callback_status == CALLBACK_RHS_FAILED)
+            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                         "right-hand side failed at t = %.6g", t_good);
+          else if (status == GSL_EBADFUNC && integ->callback_status == CALLBACK_JACOBIAN_FAILED)
+            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                         "Jacobian failed at t = %.6g", t_good);
+          else
+            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                         "step size underflow at t = %.6g (GSL: %s)", t_good,
+                         gsl_strerror (status));
+          return FALSE;
+        }
+
+      /* The new state must be finite. */
+      if (!all_finite (z, dim))
+        {
+          restore_good (integ, t, t_good, z);
+          gsl_odeiv2_step_reset (integ->step);
+          gsl_odeiv2_evolve_reset (integ->evolve);
+          integ->h = h_before;
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "non-finite state at t = %.6g", t_good);
+          return FALSE;
+        }
+
+      /* The step taken, and the one suggested next, must not fall below h_min (a last
+       * step shortened to land on T1 may). */
+      if (t_new < t1 && (integ->evolve->last_step < o->h_min || integ->h < o->h_min))
+        {
+          const double h_small = MIN (integ->evolve->last_step, integ->h);
+
+          restore_good (integ, t, t_good, z);
+          gsl_odeiv2_step_reset (integ->step);
+          gsl_odeiv2_evolve_reset (integ->evolve);
+          integ->h = h_before;
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "step size underflow at t = %.6g (step %.3g < h_min %.3g)", t_good,
+                       h_small, o->h_min);
+          return FALSE;
+        }
+
+      /* A last step shortened to land on T1 must not shrink the steps that follow:
+       * keep the step size suggested before it. */
+      if (t_new == t1 && integ->evolve->last_step == t1 - t_good && h_before > integ->h)
+        integ->h = h_before;
+
+      *t = t_new;
+      n++;
+      integ->n_steps++;
+
+      /* Back onto the constraint set after every step (one-step methods only). */
+      if (project_each_step && !project_state (integ, *t, z, error))
+        {
+          restore_good (integ, t, t_good, z);
+          return FALSE;
+        }
+    }
+
+  /* Multistep methods: project once at the end, then restart their history from the
+   * projected state (keeping the step size). */
+  if (integ->multistep && integ->options.project && integ->ode.project != NULL)
+    {
+      memcpy (integ->z_good, z, dim * sizeof (double));
+      if (!project_state (integ, *t, z, error))
+        {
+          memcpy (z, integ->z_good, dim * sizeof (double));
+          return FALSE;
+        }
+      gsl_odeiv2_step_reset (integ->step);
+      gsl_odeiv2_evolve_reset (integ->evolve);
+    }
+
+  return TRUE;
+}
+
+/* One implicit midpoint step of size H from (T0, Z), in place.  Returns FALSE with an error
+ * naming T0 when the stage equation cannot be solved; Z is then unchanged. */
+static gboolean
+midpoint_step (CmlIntegrator *integ,
+               double         t0,
+               double         h,
+               double        *z,
+               GError       **error)
+{
+  const guint dim = integ->ode.dim;
+  const double tm = t0 + 0.5 * h;
+  const gboolean newton = integ->newton != NULL;
+  const int max_it = newton ? MIDPOINT_NEWTON_MAX_IT : MIDPOINT_FIXED_MAX_IT;
+  double *zm = integ->zm;
+  double *f = integ->f;
+  double *delta = integ->delta;
+  gboolean converged = FALSE;
+
+  /* Predictor: an explicit Euler half step, zm = z0 + h/2 f(t0, z0). */
+  integ->n_rhs++;
+  if (integ->ode.rhs (t0, z, f, integ->ode.user_data) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "right-hand side failed at t = %.6g", t0);
+      return FALSE;
+    }
+  for (guint i = 0; i < dim; i++)
+    zm[i] = z[i] + 0.5 * h * f[i];
+
+  /* Simplified Newton: factorise M = I - h/2 J(t0, z0) once for the step. */
+  if (newton)
+    {
+      gsl_matrix *m = integ->newton;
+      int signum;
+
+      g_assert (m->tda == dim);
+      if (integ->ode.jacobian (t0, z, m->data, integ->dfdt, integ->ode.user_data) != 0)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "Jacobian failed at t = %.6g", t0);
+          return FALSE;
+        }
+      for (guint i = 0; i < dim; i++)
+        {
+          for (guint j = 0; j < dim; j++)
+            m->data[i * dim + j] *= -0.5 * h;
+          m->data[i * dim + i] += 1.0;
+        }
+
+      gsl_linalg_LU_decomp (m, integ->perm, &signum);
+      for (guint i = 0; i < dim; i++)
+        {
+          double u = m->data[i * dim + i];
+
+          if (u == 0.0 || !isfinite (u))
+            {
+              g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                           "implicit midpoint did not converge at t = %.6g; lower the step "
+                           "(singular Newton matrix)", t0);
+              return FALSE;
+            }
+        }
+    }
+
+  /* Iterate on the stage equation g(zm) = zm - z0 - h/2 f(tm, zm) = 0. */
+  for (int it = 0; it < max_it && !converged; it++)
+    {
+      double dmax = 0.0;
+      double zmax = 0.0;
+
+      integ->n_rhs++;
+      if (integ->ode.rhs (tm, zm, f, integ->ode.user_data) != 0)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "right-hand side failed at t = %.6g", t0);
+          return FALSE;
+        }
+
+      if (newton)
+        {
+          /* M Δ = -g(zm) */
+          gsl_vector_view dv = gsl_vector_view_array (delta, dim);
+
+          for (guint i = 0; i < dim; i++)
+            delta[i] = z[i] + 0.5 * h * f[i] - zm[i];
+          gsl_linalg_LU_svx (integ->newton, integ->perm, &dv.vector);
+        }
+      else
+        {
+          /* Fixed point: Δ = z0 + h/2 f(tm, zm) - zm */
+          for (guint i = 0; i < dim; i++)
+            delta[i] = z[i] + 0.5 * h * f[i] - zm[i];
+        }
+
+      for (guint i = 0; i < dim; i++)
+        {
+          zm[i] += delta[i];
+          dmax = MAX (dmax, fabs (delta[i]));
+          zmax = MAX (zmax, fabs (zm[i]));
+        }
+
+      if (!isfinite (dmax) || !isfinite (zmax))
+        break;
+      converged = dmax <= MIDPOINT_TOL * (1.0 + zmax);
+    }
+
+  if (!converged)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                   "implicit midpoint did not converge at t = %.6g; lower the step", t0);
+      return FALSE;
+    }
+
+  /* z1 = 2 zm - z0, so that (z0 + z1)/2 is exactly the solved midpoint. */
+  for (guint i = 0; i < dim; i++)
+    z[i] = 2.0 * zm[i] - z[i];
+
+  return TRUE;
+}
+
+static gboolean
+advance_midpoint (CmlIntegrator *integ,
+                  double        *t,
+                  double         t1,
+                  double        *z,
+                  GError       **error)
+{
+  const CmlIntegratorOptions *o = &integ->options;
+  const guint dim = integ->ode.dim;
+  const double t0 = *t;
+  double n_real;
+  guint64 n;
+  double h;
+
+  /* N equal steps of (t1 - t0)/N, none longer than h_fixed (up to rounding). */
+  n_real = ceil ((t1 - t0) / o->h_fixed - 1e-9);
+  if (!(n_real < 1e15))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                   "too many steps (%.3g) before t = %.6g; stopped at t = %.6g", n_real, t1, t0);
+      return FALSE;
+    }
+  n = n_real < 1.0 ? 1 : (guint64) n_real;
+  h = (t1 - t0) / (double) n;
+
+  for (guint64 k = 0; k < n; k++)
+    {
+      const double t_good = *t;
+
+      if (o->max_steps > 0 && k >= o->max_steps)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "too many steps (%u) before t = %.6g; stopped at t = %.6g",
+                       o->max_steps, t1, *t);
+          return FALSE;
+        }
+
+      memcpy (integ->z_good, z, dim * sizeof (double));
+      if (!midpoint_step (integ, t_good, h, z, error))
+        return FALSE;
+
+      if (!all_finite (z, dim))
+        {
+          restore_good (integ, t, t_good, z);
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "non-finite state at t = %.6g", t_good);
+          return FALSE;
+        }
+
+      /* Times t0 + k h, the last one T1 exactly. */
+      *t = k + 1 == n ? t1 : t0 + (double) (k + 1) * h;
+      integ->n_steps++;
+
+      if (!project_state (integ, *t, z, error))
+        {
+          restore_good (integ, t, t_good, z);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+gboolean
+cml_integrator_advance (CmlIntegrator *integ,
+                        double        *t,
+                        double         t1,
+                        double        *z,
+                        GError       **error)
+{
+  g_return_val_if_fail (integ != NULL, FALSE);
+  g_return_val_if_fail (t != NULL, FALSE);
+  g_return_val_if_fail (z != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  g_return_val_if_fail (isfinite (*t) && isfinite (t1) && t1 >= *t, FALSE);
+
+  if (t1 == *t)
+    return TRUE;
+
+  if (!all_finite (z, integ->ode.dim))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                   "non-finite state at t = %.6g (before the first step)", *t);
+      return FALSE;
+    }
+
+  if (integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
+    return advance_midpoint (integ, t, t1, z, error);
+  else
+    return advance_gsl (integ, t, t1, z, error);
+}

@@ -1,0 +1,88 @@
+/* cml-integrator.h — time stepping of a first-order ODE with output at exact times.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Wraps GSL odeiv2 steppers (adaptive, error-controlled) and adds a symmetric,
+ * structure-preserving method (implicit midpoint rule, fixed step), plus projection
+ * onto a constraint set after each accepted step.  The integrator never allocates while
+ * advancing.  One integrator is used by one thread at a time.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* dz/dt = f(t, z).  Returns 0, or a nonzero status when f cannot be evaluated (a singular
+ * matrix, a failed inner solve); the integrator then stops with CML_ERROR_NUMERIC. */
+typedef int (*CmlOdeRhsFunc) (double t, const double *z, double *dzdt, void *user_data);
+/* Exact Jacobian: DFDZ is dim×dim row-major (dfdz[i*dim + j] = ∂f_i/∂z_j), DFDT has dim
+ * entries.  Returns 0 or a nonzero status as above. */
+typedef int (*CmlOdeJacFunc) (double t, const double *z, double *dfdz, double *dfdt, void *user_data);
+/* Moves Z (in place) back onto the constraint set / renormalises quaternions.
+ * Returns 0 or a nonzero status. */
+typedef int (*CmlOdeProjectFunc) (double t, double *z, void *user_data);
+
+typedef struct
+{
+  guint             dim;       /* number of state components */
+  CmlOdeRhsFunc     rhs;       /* required */
+  CmlOdeJacFunc     jacobian;  /* optional: needed by msbdf; used by implicit midpoint */
+  CmlOdeProjectFunc project;   /* optional */
+  void             *user_data;
+} CmlOde;
+
+typedef enum
+{
+  CML_INTEGRATOR_RK8PD,             /* GSL Prince–Dormand 8(9), the default */
+  CML_INTEGRATOR_RKF45,             /* GSL Runge–Kutta–Fehlberg 4(5) */
+  CML_INTEGRATOR_RKCK,              /* GSL Cash–Karp 4(5) */
+  CML_INTEGRATOR_RK4,               /* GSL classical RK4 with error estimate */
+  CML_INTEGRATOR_MSADAMS,           /* GSL multistep Adams (no Jacobian) */
+  CML_INTEGRATOR_MSBDF,             /* GSL multistep BDF (needs the Jacobian) */
+  CML_INTEGRATOR_IMPLICIT_MIDPOINT, /* symmetric, symplectic, fixed step; keeps quadratic invariants */
+  CML_INTEGRATOR_N_KINDS
+} CmlIntegratorKind;
+
+typedef struct
+{
+  CmlIntegratorKind kind;
+  double rtol;     /* relative tolerance per step (adaptive methods), dimensionless */
+  double atol;     /* absolute tolerance per step, in the units of the state */
+  double h_init;   /* first trial step, in time units; 0 = choose from the output interval */
+  double h_fixed;  /* step of the fixed-step methods, in time units (implicit midpoint) */
+  double h_min;    /* below this step size the run fails with "step size underflow" (time units) */
+  gboolean project;/* call CmlOde.project after every accepted step */
+  guint  max_steps;/* per advance() call; 0 = unlimited */
+} CmlIntegratorOptions;
+
+/* Defaults: rk8pd, rtol 1e-10, atol 1e-12, h_fixed 1e-3, h_min 1e-14, project on. */
+CmlIntegratorOptions cml_integrator_options_default (void);
+
+const char *cml_integrator_kind_to_string (CmlIntegratorKind kind);   /* "rk8pd", … "implicit-midpoint" */
+/* Accepts the names above (and "midpoint" for the implicit midpoint rule); FALSE if unknown. */
+gboolean    cml_integrator_kind_from_string (const char *name, CmlIntegratorKind *kind);
+
+typedef struct _CmlIntegrator CmlIntegrator;
+
+/* Errors: CML_ERROR_USAGE (bad options, msbdf without a Jacobian). */
+CmlIntegrator *cml_integrator_new (const CmlOde *ode, const CmlIntegratorOptions *options, GError **error);
+void           cml_integrator_free (CmlIntegrator *integ);
+
+/* Advances the state Z from *T to exactly T1 (T1 > *T, or T1 == *T: nothing to do),
+ * projecting after every accepted step when options->project.  On success *T == T1.
+ * On failure returns FALSE with CML_ERROR_NUMERIC and a message that names the time
+ * reached and the reason ("non-finite state at t = 3.25", "step size underflow at
+ * t = …", "right-hand side failed at t = …"); *T and Z then hold the last good state. */
+gboolean cml_integrator_advance (CmlIntegrator *integ, double *t, double t1, double *z, GError **error);
+
+/* Forgets step-size and multistep history (after the state was changed from outside). */
+void     cml_integrator_reset (CmlIntegrator *integ);
+
+/* Counters since creation: accepted steps and right-hand-side evaluations. */
+guint64  cml_integrator_n_steps (const CmlIntegrator *integ);
+guint64  cml_integrator_n_rhs (const CmlIntegrator *integ);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlIntegrator, cml_integrator_free)
+
+G_END_DECLS

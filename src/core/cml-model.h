@@ -1,0 +1,140 @@
+/* cml-model.h — a model file (.cml) parsed and validated: the immutable model.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A CmlModel is pure data: the algebroid (anchor, brackets), the Lagrangian, the
+ * constraints, parameters, definitions (already substituted), initial data, monitors,
+ * reconstruction equations, presets and the scene, all as expressions in the model's own
+ * CmlExprCtx.  The equations of motion are derived from it by CmlSystem.  The format is
+ * documented in models/README.md.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-expr.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CML_CONSTRAINTS_NONE,
+  CML_CONSTRAINTS_NONHOLONOMIC,
+  CML_CONSTRAINTS_VAKONOMIC,
+} CmlConstraintKind;
+
+typedef struct
+{
+  char    *name;
+  int      sym;
+  double   value;    /* default */
+  double   min, max; /* allowed range (inclusive) */
+  double  *choices;  /* non-NULL: only these values are allowed */
+  guint    n_choices;
+  char    *unit;
+  char    *meaning;
+} CmlParam;
+
+typedef struct
+{
+  char    *name;
+  int      sym;
+  CmlExpr *expr;     /* monitors: the value; reconstruction: the time derivative */
+  int      line;
+} CmlNamedExpr;
+
+typedef struct
+{
+  char       *name;
+  char       *title;
+  GHashTable *values; /* name -> double* */
+} CmlPreset;
+
+typedef struct
+{
+  char       *name;
+  char       *type;     /* sphere, turntable, plane, point, trail, disc, arrow */
+  GHashTable *props;    /* key -> GPtrArray of CmlExpr* (not owned) */
+  char       *color;    /* or NULL */
+} CmlSceneObject;
+
+typedef struct _CmlModel CmlModel;
+
+struct _CmlModel
+{
+  /*< private >*/
+  gint        ref_count;
+  /*< public, read-only >*/
+  char       *path;        /* as given to the loader, for messages */
+  char       *text;        /* the file's text (embedded in sessions) */
+  char       *name, *title, *description, *source, *errata, *time_unit;
+
+  CmlExprCtx *ctx;
+  int         t_sym;
+
+  GPtrArray  *params;      /* CmlParam* */
+
+  guint       m, n;        /* base dimension, rank */
+  char      **base;        /* m names */
+  int        *base_sym;
+  char      **fibre;       /* n names */
+  int        *fibre_sym;
+  char      **sections;    /* n names */
+  char      **momenta;     /* n names */
+  int        *momenta_sym;
+
+  CmlExpr   **anchor;      /* m*n: anchor[i*n + A] = rho^i_A */
+  CmlExpr   **bracket;     /* n*n*n: bracket[(A*n + B)*n + C] = C^C_AB */
+
+  CmlExpr    *lagrangian;
+  int         lagrangian_line;
+
+  CmlConstraintKind kind;
+  GPtrArray  *constraints;  /* CmlNamedExpr*: nonholonomic phi^a; vakonomic: name = constrained fibre, expr = Psi */
+  int         constraints_line;
+  int        *solve_for;    /* nonholonomic: fibre indices, n_solve_for of them */
+  guint       n_solve_for;
+
+  GPtrArray  *reconstruction; /* CmlNamedExpr*: time derivatives */
+  GArray     *quaternions;    /* guint indices into reconstruction, 4 per quaternion */
+  GPtrArray  *monitors;       /* CmlNamedExpr* (earlier monitors substituted) */
+  GPtrArray  *definitions;    /* CmlNamedExpr*: [definitions], already substituted elsewhere */
+  GHashTable *initial;        /* name -> double* */
+  GHashTable *units;          /* name -> char* */
+  char      **columns;        /* output columns (NULL-terminated) */
+  GPtrArray  *presets;        /* CmlPreset* */
+  GPtrArray  *scene;          /* CmlSceneObject* */
+  GPtrArray  *warnings;       /* char*: things the user should know (general algebroid …) */
+};
+
+/* Loads and validates a model file.  Errors (CML_ERROR_*) are "FILE:LINE: message" or
+ * "FILE:LINE:COLUMN: message". */
+CmlModel *cml_model_new_from_file (const char *path, GError **error);
+/* The same from text; DISPLAY_NAME is used as FILE in messages. */
+CmlModel *cml_model_new_from_data (const char *text, const char *display_name, GError **error);
+/* Finds a built-in model by name (e.g. "rolling-ball") in the models directory:
+ * $CMLAB_MODELS_DIR, else the installed one, else ./models; or loads PATH_OR_NAME as a
+ * file when it names one. */
+CmlModel *cml_model_load (const char *path_or_name, GError **error);
+/* The built-in model names found in the models directory, sorted; free with g_strfreev. */
+char    **cml_model_list_builtin (void);
+/* Directory searched for built-in models. */
+const char *cml_model_builtin_dir (void);
+
+CmlModel *cml_model_ref (CmlModel *model);
+void      cml_model_unref (CmlModel *model);
+
+const CmlParam *cml_model_find_param (const CmlModel *model, const char *name);
+int             cml_model_param_index (const CmlModel *model, const char *name);
+/* Checks VALUE against the parameter's range/choices; error names the range. */
+gboolean        cml_model_check_param (const CmlModel *model, const CmlParam *param, double value, GError **error);
+/* The unit of a coordinate, momentum, monitor …, or "" */
+const char     *cml_model_unit (const CmlModel *model, const char *name);
+/* The line of "key" in "[group]" (0 if unknown). */
+int             cml_model_line (const CmlModel *model, const char *group, const char *key);
+
+const char *cml_constraint_kind_to_string (CmlConstraintKind kind);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlModel, cml_model_unref)
+
+G_END_DECLS

@@ -1,0 +1,41 @@
+/* cml-output.h — writing a run's rows as CSV or JSON, to stdout or atomically to a file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A file is written under a temporary name in the same directory and renamed over the
+ * requested name only by cml_output_finish(): a failed or aborted run leaves no partial
+ * file behind.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CML_OUTPUT_CSV,
+  CML_OUTPUT_JSON,
+} CmlOutputFormat;
+
+gboolean cml_output_format_from_string (const char *name, CmlOutputFormat *format);
+
+typedef struct _CmlOutput CmlOutput;
+
+/* PATH NULL or "-" writes to stdout.  Errors: CML_ERROR_IO. */
+CmlOutput *cml_output_new (const char *path, CmlOutputFormat format, GError **error);
+/* Writes the header for COLUMNS (names of observables of SIM's system). */
+gboolean   cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns, GError **error);
+/* Writes one row: t and the columns at SIM's current state. */
+gboolean   cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error);
+/* Completes the file and moves it to its name. */
+gboolean   cml_output_finish (CmlOutput *out, GError **error);
+/* Drops a partial file. */
+void       cml_output_abort (CmlOutput *out);
+void       cml_output_free (CmlOutput *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlOutput, cml_output_free)
+
+G_END_DECLS

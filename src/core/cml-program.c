@@ -1,0 +1,691 @@
+/* cml-program.c — compiles expressions into a flat register program.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Compilation walks the DAG of all outputs depth-first (post-order, so operands come
+ * before their users) and gives every node one register, computed by one or a few
+ * instructions.  Each value has a tier: constant, slow (depends on parameters and
+ * constants only) or fast (depends on time/state).  An instruction goes into the slow
+ * code when all its operands are constant or slow, else into the fast code; sums and
+ * products are folded as chains with their constant and slow operands first, so their
+ * slow part is computed once by cml_program_prepare().
+ *
+ * Register file: [0, n_fast) fast inputs, [n_fast, n_fast + n_slow) slow inputs, then
+ * constants and computed values.  cml_program_prepare() writes the constants and slow
+ * inputs and runs the slow code; cml_program_run() copies the fast inputs, runs the
+ * fast code and copies the outputs — no allocation, no look-ups.
+ *
+ * Powers: x^n for integer |n| <= 64 by squaring and multiplying (x^2 = x*x, x^3 = x^2*x,
+ * intermediate powers shared with the rest of the program), x^-n = 1/x^n, x^0.5 = sqrt,
+ * x^(k+1/2) = x^k*sqrt(x); other powers through pow().  In a product, factors with
+ * negative exponents are collected into one denominator: a*b/(c*d^2).
+ */
+#define G_LOG_DOMAIN "cml-program"
+
+#include "cml-expr-private.h"
+#include "cml-error.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef enum
+{
+  OP_NEG,
+  OP_ADD,
+  OP_SUB,
+  OP_MUL,
+  OP_DIV,
+  OP_MULADD,  /* d = a + b*c */
+  OP_SQR,
+  OP_RECIP,
+  OP_SQRT,
+  OP_POW,
+  OP_SIN,
+  OP_COS,
+  OP_TAN,
+  OP_ASIN,
+  OP_ACOS,
+  OP_ATAN,
+  OP_SINH,
+  OP_COSH,
+  OP_TANH,
+  OP_EXP,
+  OP_LOG,
+  OP_ABS,
+  OP_SIGN,
+  OP_ATAN2,
+} Op;
+
+typedef struct
+{
+  guint32 op;
+  guint32 d, a, b, c;
+} Instr;
+
+struct _CmlProgram
+{
+  guint   n_regs;
+  guint   n_outputs;
+  guint   n_slow;
+  guint   n_fast;
+  guint  *slow_reg;
+  guint  *out_reg;
+  guint   n_consts;
+  guint  *const_reg;
+  double *const_val;
+  Instr  *slow_code;
+  guint   n_slow_code;
+  Instr  *fast_code;
+  guint   n_fast_code;
+};
+
+/* ---- compiler ------------------------------------------------------------------------- */
+
+enum
+{
+  TIER_CONST = 0,
+  TIER_SLOW = 1,
+  TIER_FAST = 2,
+};
+
+typedef struct
+{
+  guint reg;
+  int   tier;
+} Val;
+
+#define NO_VAL ((Val) { G_MAXUINT, -1 })
+
+typedef struct
+{
+  CmlExprCtx *ctx;
+  GHashTable *memo;       /* CmlExpr* -> encoded Val */
+  GHashTable *consts;     /* double* (bits) -> register + 1 */
+  GArray     *const_reg;  /* guint */
+  GArray     *const_val;  /* double */
+  GArray     *slow_code;  /* Instr */
+  GArray     *fast_code;  /* Instr */
+  guint       n_regs;
+  int        *sym_tier;   /* per symbol id: -1 when not an input */
+  guint      *sym_reg;
+  GError    **error;
+  gboolean    failed;
+} Compiler;
+
+static inline gpointer
+val_encode (Val v)
+{
+  return GSIZE_TO_POINTER (((gsize) v.reg << 2 | (gsize) v.tier) + 1);
+}
+
+static inline Val
+val_decode (gpointer p)
+{
+  gsize x = GPOINTER_TO_SIZE (p) - 1;
+  Val v = { (guint) (x >> 2), (int) (x & 3) };
+
+  return v;
+}
+
+static guint
+double_bits_hash (gconstpointer p)
+{
+  guint64 bits;
+
+  memcpy (&bits, p, sizeof bits);
+  return (guint) (bits ^ (bits >> 29));
+}
+
+static gboolean
+double_bits_equal (gconstpointer a,
+                   gconstpointer b)
+{
+  return memcmp (a, b, sizeof (double)) == 0;
+}
+
+static Val
+const_val (Compiler *c,
+           double    value)
+{
+  gpointer found = g_hash_table_lookup (c->consts, &value);
+  Val v = { 0, TIER_CONST };
+  double *key;
+
+  if (found != NULL)
+    {
+      v.reg = GPOINTER_TO_UINT (found) - 1;
+      return v;
+    }
+  v.reg = c->n_regs++;
+  key = g_new (double, 1);
+  *key = value;
+  g_hash_table_insert (c->consts, key, GUINT_TO_POINTER (v.reg + 1));
+  g_array_append_val (c->const_reg, v.reg);
+  g_array_append_val (c->const_val, value);
+  return v;
+}
+
+/* Emits D = OP (A, B, C) (unused operands: NO_VAL) into the code of its tier. */
+static Val
+emit (Compiler *c,
+      Op        op,
+      Val       a,
+      Val       b,
+      Val       x)
+{
+  Instr ins;
+  Val d;
+
+  d.tier = MAX (TIER_SLOW, MAX (a.tier, MAX (b.tier, x.tier)));
+  d.reg = c->n_regs++;
+  ins.op = op;
+  ins.d = d.reg;
+  ins.a = a.reg;
+  ins.b = b.reg;
+  ins.c = x.reg;
+  g_array_append_val (d.tier == TIER_FAST ? c->fast_code : c->slow_code, ins);
+  return d;
+}
+
+static inline Val
+emit1 (Compiler *c,
+       Op        op,
+       Val       a)
+{
+  return emit (c, op, a, NO_VAL, NO_VAL);
+}
+
+static inline Val
+emit2 (Compiler *c,
+       Op        op,
+       Val       a,
+       Val       b)
+{
+  return emit (c, op, a, b, NO_VAL);
+}
+
+static Val compile_node (Compiler *c, CmlExpr *e);
+
+static int
+val_tier_cmp (const void *pa,
+              const void *pb)
+{
+  const Val *a = pa, *b = pb;
+
+  if (a->tier != b->tier)
+    return a->tier - b->tier;
+  return a->reg < b->reg ? -1 : a->reg > b->reg;
+}
+
+/* Π V (N >= 1), constant and slow operands first. */
+static Val
+emit_product (Compiler *c,
+              Val      *v,
+              guint     n)
+{
+  Val acc;
+
+  qsort (v, n, sizeof (Val), val_tier_cmp);
+  acc = v[0];
+  for (guint i = 1; i < n; i++)
+    acc = v[i].reg == acc.reg ? emit1 (c, OP_SQR, acc) : emit2 (c, OP_MUL, acc, v[i]);
+  return acc;
+}
+
+static Val
+compile_pow (Compiler *c,
+             CmlExpr  *e)
+{
+  CmlExprCtx *ctx = c->ctx;
+  CmlExpr *base = e->args[0], *exp = e->args[1];
+  Val b, v;
+  double ev;
+
+  if (!cml_expr_is_number (exp, &ev))
+    {
+      b = compile_node (c, base);
+      v = compile_node (c, exp);
+      return emit2 (c, OP_POW, b, v);
+    }
+
+  if (ev < 0.0 && (cml_expr_double_is_int (2.0 * ev) && ev >= -64.0))
+    {
+      /* x^-n = 1/x^n */
+      v = compile_node (c, cml_expr_pow (ctx, base, cml_expr_num (ctx, -ev)));
+      return emit1 (c, OP_RECIP, v);
+    }
+  if (ev == 0.5)
+    return emit1 (c, OP_SQRT, compile_node (c, base));
+  if (ev == 1.0)
+    return compile_node (c, base);
+  if (cml_expr_double_is_int (ev) && ev >= 2.0 && ev <= 64.0)
+    {
+      int n = (int) ev;
+
+      /* x^2k = (x^k)^2, x^(2k+1) = x^2k * x */
+      if (n % 2 == 0)
+        return emit1 (c, OP_SQR, compile_node (c, cml_expr_powi (ctx, base, n / 2)));
+      return emit2 (c, OP_MUL, compile_node (c, cml_expr_powi (ctx, base, n - 1)),
+                    compile_node (c, base));
+    }
+  if (cml_expr_double_is_int (2.0 * ev) && ev >= 1.5 && ev <= 64.0)
+    {
+      /* x^(k+1/2) = x^k * sqrt(x) */
+      Val k = compile_node (c, cml_expr_powi (ctx, base, (int) floor (ev)));
+      Val s = compile_node (c, cml_expr_pow (ctx, base, cml_expr_num (ctx, 0.5)));
+
+      return emit2 (c, OP_MUL, k, s);
+    }
+  b = compile_node (c, base);
+  return emit2 (c, OP_POW, b, const_val (c, ev));
+}
+
+static Val
+compile_mul (Compiler *c,
+             CmlExpr  *e)
+{
+  Val *num = g_new (Val, e->n + 1);
+  Val *den = g_new (Val, e->n);
+  guint n_num = 0, n_den = 0;
+  Val result;
+
+  for (guint i = 0; i < e->n; i++)
+    {
+      CmlExpr *f = e->args[i];
+      double ev;
+
+      if (f->kind == CML_EXPR_POW && cml_expr_is_number (f->args[1], &ev) && ev < 0.0)
+        den[n_den++] = compile_node (c, cml_expr_pow (c->ctx, f->args[0],
+                                                      cml_expr_num (c->ctx, -ev)));
+      else
+        num[n_num++] = compile_node (c, f);
+      if (c->failed)
+        break;
+    }
+  if (c->failed)
+    result = NO_VAL;
+  else
+    {
+      if (e->value != 1.0)
+        num[n_num++] = const_val (c, e->value);
+      if (n_den == 0)
+        result = emit_product (c, num, n_num);
+      else if (n_num == 0)
+        result = emit1 (c, OP_RECIP, emit_product (c, den, n_den));
+      else
+        {
+          Val nv = emit_product (c, num, n_num);
+          Val dv = emit_product (c, den, n_den);
+
+          result = emit2 (c, OP_DIV, nv, dv);
+        }
+    }
+  g_free (num);
+  g_free (den);
+  return result;
+}
+
+typedef struct
+{
+  Val    v;
+  double coef;
+} WTerm;
+
+static int
+wterm_cmp (const void *pa,
+           const void *pb)
+{
+  const WTerm *a = pa, *b = pb;
+
+  if (a->v.tier != b->v.tier)
+    return a->v.tier - b->v.tier;
+  if ((a->coef == 1.0) != (b->coef == 1.0))
+    return a->coef == 1.0 ? -1 : 1;
+  return a->v.reg < b->v.reg ? -1 : a->v.reg > b->v.reg;
+}
+
+static Val
+compile_add (Compiler *c,
+             CmlExpr  *e)
+{
+  WTerm *t = g_new (WTerm, e->n);
+  Val acc = NO_VAL;
+  gboolean have = FALSE;
+
+  for (guint i = 0; i < e->n && !c->failed; i++)
+    {
+      t[i].v = compile_node (c, e->args[i]);
+      t[i].coef = e->coefs[i];
+    }
+  if (c->failed)
+    {
+      g_free (t);
+      return NO_VAL;
+    }
+
+  /* constant, then slow terms, then fast terms */
+  qsort (t, e->n, sizeof (WTerm), wterm_cmp);
+  if (e->value != 0.0)
+    {
+      acc = const_val (c, e->value);
+      have = TRUE;
+    }
+  for (guint i = 0; i < e->n; i++)
+    {
+      double k = t[i].coef;
+
+      if (!have)
+        {
+          if (k == 1.0)
+            acc = t[i].v;
+          else if (k == -1.0)
+            acc = emit1 (c, OP_NEG, t[i].v);
+          else
+            acc = emit2 (c, OP_MUL, const_val (c, k), t[i].v);
+          have = TRUE;
+        }
+      else if (k == 1.0)
+        acc = emit2 (c, OP_ADD, acc, t[i].v);
+      else if (k == -1.0)
+        acc = emit2 (c, OP_SUB, acc, t[i].v);
+      else
+        acc = emit (c, OP_MULADD, acc, const_val (c, k), t[i].v);
+    }
+  g_free (t);
+  return acc;
+}
+
+static Op
+func_op (CmlFunc fn)
+{
+  switch (fn)
+    {
+    case CML_FN_SIN: return OP_SIN;
+    case CML_FN_COS: return OP_COS;
+    case CML_FN_TAN: return OP_TAN;
+    case CML_FN_ASIN: return OP_ASIN;
+    case CML_FN_ACOS: return OP_ACOS;
+    case CML_FN_ATAN: return OP_ATAN;
+    case CML_FN_SINH: return OP_SINH;
+    case CML_FN_COSH: return OP_COSH;
+    case CML_FN_TANH: return OP_TANH;
+    case CML_FN_EXP: return OP_EXP;
+    case CML_FN_LOG: return OP_LOG;
+    case CML_FN_SQRT: return OP_SQRT;
+    case CML_FN_ABS: return OP_ABS;
+    case CML_FN_SIGN: return OP_SIGN;
+    case CML_FN_ATAN2: return OP_ATAN2;
+    default: g_assert_not_reached ();
+    }
+  return OP_NEG;
+}
+
+static Val
+compile_node (Compiler *c,
+              CmlExpr  *e)
+{
+  gpointer found;
+  Val v;
+
+  if (c->failed)
+    return NO_VAL;
+  found = g_hash_table_lookup (c->memo, e);
+  if (found != NULL)
+    return val_decode (found);
+
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_NUM:
+      v = const_val (c, e->value);
+      break;
+
+    case CML_EXPR_SYM:
+      if (c->sym_tier[e->sym] < 0)
+        {
+          g_set_error (c->error, CML_ERROR, CML_ERROR_UNKNOWN_NAME,
+                       "symbol '%s' is not an input of the program",
+                       cml_expr_ctx_symbol_name (c->ctx, e->sym));
+          c->failed = TRUE;
+          return NO_VAL;
+        }
+      v.reg = c->sym_reg[e->sym];
+      v.tier = c->sym_tier[e->sym];
+      break;
+
+    case CML_EXPR_ADD:
+      v = compile_add (c, e);
+      break;
+
+    case CML_EXPR_MUL:
+      v = compile_mul (c, e);
+      break;
+
+    case CML_EXPR_POW:
+      v = compile_pow (c, e);
+      break;
+
+    case CML_EXPR_FUNC:
+      v = compile_node (c, e->args[0]);
+      if (!c->failed)
+        v = emit1 (c, func_op ((CmlFunc) e->fn), v);
+      break;
+
+    case CML_EXPR_FUNC2:
+      {
+        Val a = compile_node (c, e->args[0]);
+        Val b = compile_node (c, e->args[1]);
+
+        v = c->failed ? NO_VAL : emit2 (c, OP_ATAN2, a, b);
+      }
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (c->failed)
+    return NO_VAL;
+  g_hash_table_insert (c->memo, e, val_encode (v));
+  return v;
+}
+
+CmlProgram *
+cml_program_compile (CmlExprCtx      *ctx,
+                     CmlExpr *const  *outputs,
+                     guint            n_outputs,
+                     const int       *slow_ids,
+                     guint            n_slow,
+                     const int       *fast_ids,
+                     guint            n_fast,
+                     GError         **error)
+{
+  Compiler c = { 0 };
+  CmlProgram *prog;
+  guint n_syms;
+
+  g_return_val_if_fail (ctx != NULL, NULL);
+  g_return_val_if_fail (n_outputs == 0 || outputs != NULL, NULL);
+  g_return_val_if_fail (n_slow == 0 || slow_ids != NULL, NULL);
+  g_return_val_if_fail (n_fast == 0 || fast_ids != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  n_syms = cml_expr_ctx_n_symbols (ctx);
+  c.ctx = ctx;
+  c.error = error;
+  c.memo = g_hash_table_new (NULL, NULL);
+  c.consts = g_hash_table_new_full (double_bits_hash, double_bits_equal, g_free, NULL);
+  c.const_reg = g_array_new (FALSE, FALSE, sizeof (guint));
+  c.const_val = g_array_new (FALSE, FALSE, sizeof (double));
+  c.slow_code = g_array_new (FALSE, FALSE, sizeof (Instr));
+  c.fast_code = g_array_new (FALSE, FALSE, sizeof (Instr));
+  c.sym_tier = g_new (int, n_syms + 1);
+  c.sym_reg = g_new0 (guint, n_syms + 1);
+  for (guint i = 0; i < n_syms; i++)
+    c.sym_tier[i] = -1;
+
+  prog = g_new0 (CmlProgram, 1);
+  prog->n_outputs = n_outputs;
+  prog->n_slow = n_slow;
+  prog->n_fast = n_fast;
+  prog->slow_reg = g_new (guint, n_slow + 1);
+  prog->out_reg = g_new (guint, n_outputs + 1);
+
+  /* inputs: fast ones win when a symbol is listed twice */
+  c.n_regs = n_fast + n_slow;
+  for (guint k = 0; k < n_fast; k++)
+    {
+      int id = fast_ids[k];
+
+      if (id >= 0 && (guint) id < n_syms && c.sym_tier[id] < 0)
+        {
+          c.sym_tier[id] = TIER_FAST;
+          c.sym_reg[id] = k;
+        }
+    }
+  for (guint k = 0; k < n_slow; k++)
+    {
+      int id = slow_ids[k];
+
+      prog->slow_reg[k] = n_fast + k;
+      if (id >= 0 && (guint) id < n_syms && c.sym_tier[id] < 0)
+        {
+          c.sym_tier[id] = TIER_SLOW;
+          c.sym_reg[id] = n_fast + k;
+        }
+    }
+
+  for (guint i = 0; i < n_outputs && !c.failed; i++)
+    prog->out_reg[i] = compile_node (&c, outputs[i]).reg;
+
+  prog->n_regs = c.n_regs;
+  prog->n_consts = c.const_reg->len;
+  prog->const_reg = (guint *) g_array_free (c.const_reg, FALSE);
+  prog->const_val = (double *) g_array_free (c.const_val, FALSE);
+  prog->n_slow_code = c.slow_code->len;
+  prog->slow_code = (Instr *) g_array_free (c.slow_code, FALSE);
+  prog->n_fast_code = c.fast_code->len;
+  prog->fast_code = (Instr *) g_array_free (c.fast_code, FALSE);
+
+  g_hash_table_unref (c.memo);
+  g_hash_table_unref (c.consts);
+  g_free (c.sym_tier);
+  g_free (c.sym_reg);
+
+  if (c.failed)
+    {
+      cml_program_free (prog);
+      return NULL;
+    }
+  return prog;
+}
+
+void
+cml_program_free (CmlProgram *prog)
+{
+  if (prog == NULL)
+    return;
+  g_free (prog->slow_reg);
+  g_free (prog->out_reg);
+  g_free (prog->const_reg);
+  g_free (prog->const_val);
+  g_free (prog->slow_code);
+  g_free (prog->fast_code);
+  g_free (prog);
+}
+
+guint
+cml_program_n_registers (const CmlProgram *prog)
+{
+  g_return_val_if_fail (prog != NULL, 0);
+
+  return prog->n_regs;
+}
+
+guint
+cml_program_n_outputs (const CmlProgram *prog)
+{
+  g_return_val_if_fail (prog != NULL, 0);
+
+  return prog->n_outputs;
+}
+
+guint
+cml_program_n_fast_instructions (const CmlProgram *prog)
+{
+  g_return_val_if_fail (prog != NULL, 0);
+
+  return prog->n_fast_code;
+}
+
+/* ---- execution ------------------------------------------------------------------------ */
+
+static inline void
+execute (const Instr *code,
+         guint        n,
+         double      *restrict r)
+{
+  for (const Instr *ins = code, *end = code + n; ins < end; ins++)
+    {
+      const double a = r[ins->a];
+
+      switch ((Op) ins->op)
+        {
+        case OP_NEG: r[ins->d] = -a; break;
+        case OP_ADD: r[ins->d] = a + r[ins->b]; break;
+        case OP_SUB: r[ins->d] = a - r[ins->b]; break;
+        case OP_MUL: r[ins->d] = a * r[ins->b]; break;
+        case OP_DIV: r[ins->d] = a / r[ins->b]; break;
+        case OP_MULADD: r[ins->d] = a + r[ins->b] * r[ins->c]; break;
+        case OP_SQR: r[ins->d] = a * a; break;
+        case OP_RECIP: r[ins->d] = 1.0 / a; break;
+        case OP_SQRT: r[ins->d] = sqrt (a); break;
+        case OP_POW: r[ins->d] = pow (a, r[ins->b]); break;
+        case OP_SIN: r[ins->d] = sin (a); break;
+        case OP_COS: r[ins->d] = cos (a); break;
+        case OP_TAN: r[ins->d] = tan (a); break;
+        case OP_ASIN: r[ins->d] = asin (a); break;
+        case OP_ACOS: r[ins->d] = acos (a); break;
+        case OP_ATAN: r[ins->d] = atan (a); break;
+        case OP_SINH: r[ins->d] = sinh (a); break;
+        case OP_COSH: r[ins->d] = cosh (a); break;
+        case OP_TANH: r[ins->d] = tanh (a); break;
+        case OP_EXP: r[ins->d] = exp (a); break;
+        case OP_LOG: r[ins->d] = log (a); break;
+        case OP_ABS: r[ins->d] = fabs (a); break;
+        case OP_SIGN: r[ins->d] = a > 0.0 ? 1.0 : a < 0.0 ? -1.0 : 0.0; break;
+        case OP_ATAN2: r[ins->d] = atan2 (a, r[ins->b]); break;
+        default: g_assert_not_reached ();
+        }
+    }
+}
+
+void
+cml_program_prepare (const CmlProgram *prog,
+                     const double     *slow,
+                     double           *regs)
+{
+  g_return_if_fail (prog != NULL);
+  g_return_if_fail (regs != NULL);
+  g_return_if_fail (prog->n_slow == 0 || slow != NULL);
+
+  for (guint i = 0; i < prog->n_consts; i++)
+    regs[prog->const_reg[i]] = prog->const_val[i];
+  for (guint k = 0; k < prog->n_slow; k++)
+    regs[prog->slow_reg[k]] = slow[k];
+  execute (prog->slow_code, prog->n_slow_code, regs);
+}
+
+void
+cml_program_run (const CmlProgram *prog,
+                 const double     *fast,
+                 double           *regs,
+                 double           *out)
+{
+  const guint *out_reg = prog->out_reg;
+
+  if (prog->n_fast > 0)
+    memcpy (regs, fast, prog->n_fast * sizeof (double));
+  execute (prog->fast_code, prog->n_fast_code, regs);
+  for (guint i = 0; i < prog->n_outputs; i++)
+    out[i] = regs[out_reg[i]];
+}

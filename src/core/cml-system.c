@@ -1,0 +1,1991 @@
+/* cml-system.c — deriving the equations of motion from a model.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Implements physics/REFERENCE.md §1 and §3 for any model file.  Notation: base
+ * coordinates x^i (m of them), fibre coordinates y^A (n), anchor ρ^i_A(x), structure
+ * functions C^C_AB(x), Lagrangian L(t, x, y).
+ *
+ *   ẋ^i = ρ^i_A y^A
+ *   W_AB = ∂²L/∂y^A∂y^B
+ *   R_A  = ρ^i_A ∂L/∂x^i − C^C_AB y^B ∂L/∂y^C − (∂²L/∂y^A∂x^i) ẋ^i − ∂²L/∂y^A∂t
+ *
+ * (a) Euler–Lagrange:        W ẏ = R.
+ * (b) Lagrange–d'Alembert:   W ẏ = R + Φ_yᵀ λ with φ(t,x,y) = 0; differentiating the
+ *     constraint, λ = −C⁻¹(Φ_x ẋ + Φ_y W⁻¹R + φ_t), C = Φ_y W⁻¹ Φ_yᵀ (regularity matrix).
+ * (c) Vakonomic, on W1 with state (x, p):  y^α = Ψ^α(t, x, y^a), L̃ = L(x, y^a, Ψ);
+ *     the free velocities solve F_a = p_a + p_α ∂Ψ^α/∂y^a − ∂L̃/∂y^a = 0 (Jacobian −R_ab,
+ *     R_ab = ∂²L̃/∂y^a∂y^b − p_α ∂²Ψ^α/∂y^a∂y^b), then
+ *       ẋ^i = ρ^i_A ŷ^A,   ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D
+ *     with ŷ = (y^a, Ψ^α).
+ * (d) Singular W: the constraint algorithm with the SODE condition built in: ẏ = ẏ_part
+ *     + K v with K a basis of ker W; primary constraints K·R = 0; every constraint must
+ *     stay zero, which either fixes some v or gives a new constraint, until nothing new
+ *     appears.
+ *
+ * All derivatives are symbolic and exact; the linear solves are symbolic too
+ * (cml-symsolve.c), with their pivots checked at run time.  The results are compiled into
+ * register programs whose slow inputs are the parameters, so a parameter change costs
+ * one cml_program_prepare() and the right-hand side does no allocation.
+ */
+#define G_LOG_DOMAIN "cml-system"
+
+#include "cml-system.h"
+
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <string.h>
+
+#include "cml-error.h"
+#include "cml-symsolve.h"
+
+struct _CmlSystem
+{
+  gint         ref_count;
+  CmlModel    *model;
+  CmlExprCtx  *ctx;
+  CmlFormalism formalism;
+
+  guint        m, n, nr, dim;
+  char       **state_names;
+  int         *state_sym;
+
+  guint        n_params;
+  int         *param_sym;
+
+  /* fast inputs: t, the state, and (nonlinear vakonomic only) the free velocities */
+  guint        na;
+  int         *aux_sym;
+  int         *fast_sym;
+  guint        n_fast;
+
+  /* symbolic results */
+  CmlExpr    **rhs;         /* dim */
+  GPtrArray   *pivots;      /* CmlExpr*: must be nonzero */
+  const char  *reg_name;    /* name of the regularity matrix */
+  CmlExpr    **reg;         /* reg_rows² entries, or NULL */
+  guint        reg_rows;
+  CmlExpr    **newton;      /* na F values then na² ∂F/∂aux, or NULL */
+  GPtrArray   *h;           /* CmlExpr*: constraint functions kept by projection */
+  guint        movable_from, movable_to; /* state components moved by projection */
+  GPtrArray   *obs_names;   /* char* */
+  GPtrArray   *obs;         /* CmlExpr* */
+  /* replaces momenta / constrained velocities in user expressions */
+  guint        n_subs;
+  int         *subs_ids;
+  CmlExpr    **subs_repl;
+
+  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog;
+
+  GPtrArray   *steps;
+  gboolean     gauge;
+  gboolean     lie;
+  double       structure_defect;
+};
+
+struct _CmlSimulation
+{
+  CmlSystem   *sys;
+  double      *params;
+  double       t;
+  double      *z;
+  double      *fast;
+  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton;
+  double      *rhs_out;
+  double      *proj_out;
+  double      *newton_out;
+  double      *work;       /* small dense solves */
+  double      *work2;
+  CmlIntegrator *integ;
+  CmlIntegratorOptions options;
+  GPtrArray   *report;
+  char         reason[256];
+};
+
+const char *
+cml_formalism_to_string (CmlFormalism f)
+{
+  switch (f)
+    {
+    case CML_FORMALISM_EULER_LAGRANGE: return "Euler–Lagrange equations on a Lie algebroid";
+    case CML_FORMALISM_NONHOLONOMIC: return "nonholonomic (Lagrange–d'Alembert) equations";
+    case CML_FORMALISM_VAKONOMIC: return "vakonomic equations (normal extremals, Hamiltonian form on W1)";
+    case CML_FORMALISM_SINGULAR: return "singular Lagrangian (constraint algorithm with the SODE condition)";
+    default: return "?";
+    }
+}
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+#define ZERO(ctx) cml_expr_num ((ctx), 0)
+
+static CmlExpr *
+sym (CmlExprCtx *ctx, int id)
+{
+  return cml_expr_sym (ctx, id);
+}
+
+static CmlExpr *
+madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b)
+{
+  if (cml_expr_is_zero (a) || cml_expr_is_zero (b))
+    return acc;
+  return cml_expr_add (ctx, acc, cml_expr_mul (ctx, a, b));
+}
+
+/* A deterministic generic point: parameters at their defaults, t and every other symbol
+ * at pseudo-random values, so that expressions that look nonzero but vanish are caught. */
+static double *
+make_sample (CmlSystem *sys, guint32 seed)
+{
+  guint ns = cml_expr_ctx_n_symbols (sys->ctx);
+  double *v = g_new (double, ns);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+
+  for (guint i = 0; i < ns; i++)
+    v[i] = g_rand_double_range (rand, 0.35, 1.35);
+  for (guint k = 0; k < sys->n_params; k++)
+    v[sys->param_sym[k]] = ((CmlParam *) sys->model->params->pdata[k])->value;
+  return v;
+}
+
+static gboolean
+fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+
+static gboolean
+fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, CML_ERROR, code, "%s:%d: %s", sys->model->path, MAX (line, 1), msg);
+  return FALSE;
+}
+
+/* ---- the algebroid's structure equations ------------------------------------------- */
+
+/* ρ^j_A ∂_j ρ^i_B − ρ^j_B ∂_j ρ^i_A − ρ^i_C C^C_AB = 0 and the cyclic sum over (A,B,C) of
+ * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (REFERENCE §0.1), evaluated at random points. */
+static double
+structure_defect (CmlSystem *sys)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint m = md->m, n = md->n;
+  GPtrArray *terms = g_ptr_array_new ();
+  double worst = 0;
+
+#define RHO(i, A) md->anchor[(i) * n + (A)]
+#define CC(A, B, C) md->bracket[((A) * n + (B)) * n + (C)]
+  for (guint i = 0; i < m; i++)
+    for (guint A = 0; A < n; A++)
+      for (guint B = A + 1; B < n; B++)
+        {
+          CmlExpr *s = ZERO (ctx);
+          for (guint j = 0; j < m; j++)
+            {
+              s = madd (ctx, s, RHO (j, A), cml_expr_diff (ctx, RHO (i, B), md->base_sym[j]));
+              s = cml_expr_sub (ctx, s, cml_expr_mul (ctx, RHO (j, B), cml_expr_diff (ctx, RHO (i, A), md->base_sym[j])));
+            }
+          for (guint C = 0; C < n; C++)
+            s = cml_expr_sub (ctx, s, cml_expr_mul (ctx, RHO (i, C), CC (A, B, C)));
+          if (!cml_expr_is_zero (s))
+            g_ptr_array_add (terms, s);
+        }
+  for (guint A = 0; A < n; A++)
+    for (guint B = A + 1; B < n; B++)
+      for (guint C = B + 1; C < n; C++)
+        for (guint D = 0; D < n; D++)
+          {
+            guint idx[3][3] = { { A, B, C }, { B, C, A }, { C, A, B } };
+            CmlExpr *s = ZERO (ctx);
+            for (guint c = 0; c < 3; c++)
+              {
+                guint a = idx[c][0], b = idx[c][1], cc = idx[c][2];
+                for (guint i = 0; i < m; i++)
+                  s = madd (ctx, s, RHO (i, a), cml_expr_diff (ctx, CC (b, cc, D), md->base_sym[i]));
+                for (guint F = 0; F < n; F++)
+                  s = madd (ctx, s, CC (a, F, D), CC (b, cc, F));
+              }
+            if (!cml_expr_is_zero (s))
+              g_ptr_array_add (terms, s);
+          }
+#undef RHO
+#undef CC
+  for (guint32 seed = 1; seed <= 20 && terms->len; seed++)
+    {
+      g_autofree double *v = make_sample (sys, seed);
+      for (guint k = 0; k < terms->len; k++)
+        worst = MAX (worst, fabs (cml_expr_eval (terms->pdata[k], v)));
+    }
+  g_ptr_array_free (terms, TRUE);
+  return worst;
+}
+
+/* ---- common pieces ------------------------------------------------------------------ */
+
+typedef struct
+{
+  CmlExpr **xdot; /* m: ρ y */
+  CmlExpr **Ly;   /* n: ∂L/∂y */
+  CmlExpr **W;    /* n×n */
+  CmlExpr **R;    /* n */
+} Mechanics;
+
+static void
+mechanics_init (CmlSystem *sys, Mechanics *mc)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint m = md->m, n = md->n;
+  CmlExpr *L = md->lagrangian;
+
+  mc->xdot = g_new (CmlExpr *, MAX (m, 1));
+  mc->Ly = g_new (CmlExpr *, n);
+  mc->W = g_new (CmlExpr *, n * n);
+  mc->R = g_new (CmlExpr *, n);
+  for (guint i = 0; i < m; i++)
+    {
+      mc->xdot[i] = ZERO (ctx);
+      for (guint A = 0; A < n; A++)
+        mc->xdot[i] = madd (ctx, mc->xdot[i], md->anchor[i * n + A], sym (ctx, md->fibre_sym[A]));
+    }
+  for (guint A = 0; A < n; A++)
+    mc->Ly[A] = cml_expr_diff (ctx, L, md->fibre_sym[A]);
+  for (guint A = 0; A < n; A++)
+    for (guint B = 0; B < n; B++)
+      mc->W[A * n + B] = cml_expr_diff (ctx, mc->Ly[A], md->fibre_sym[B]);
+  for (guint A = 0; A < n; A++)
+    {
+      /* R_A = ρ^i_A L_x^i − C^C_AB y^B L_y^C − L_{y^A x^i} ẋ^i − L_{y^A t} */
+      CmlExpr *r = ZERO (ctx);
+      for (guint i = 0; i < m; i++)
+        r = madd (ctx, r, md->anchor[i * n + A], cml_expr_diff (ctx, L, md->base_sym[i]));
+      for (guint B = 0; B < n; B++)
+        for (guint C = 0; C < n; C++)
+          {
+            CmlExpr *c = md->bracket[(A * n + B) * n + C];
+            if (!cml_expr_is_zero (c))
+              r = cml_expr_sub (ctx, r, cml_expr_mul (ctx, c, cml_expr_mul (ctx, sym (ctx, md->fibre_sym[B]), mc->Ly[C])));
+          }
+      for (guint i = 0; i < m; i++)
+        r = cml_expr_sub (ctx, r, cml_expr_mul (ctx, cml_expr_diff (ctx, mc->Ly[A], md->base_sym[i]), mc->xdot[i]));
+      r = cml_expr_sub (ctx, r, cml_expr_diff (ctx, mc->Ly[A], md->t_sym));
+      mc->R[A] = r;
+    }
+}
+
+static void
+mechanics_clear (Mechanics *mc)
+{
+  g_free (mc->xdot);
+  g_free (mc->Ly);
+  g_free (mc->W);
+  g_free (mc->R);
+}
+
+/* ---- (a) Euler–Lagrange ------------------------------------------------------------ */
+
+static gboolean
+derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error)
+{
+  CmlModel *md = sys->model;
+  guint m = md->m, n = md->n;
+  g_autofree CmlExpr **ydot = g_new (CmlExpr *, n);
+  g_autofree CmlExpr **piv = g_new (CmlExpr *, n);
+
+  if (!cml_symsolve (sys->ctx, n, mc->W, 1, mc->R, sample, ydot, piv, NULL))
+    return FALSE; /* singular: the caller runs the constraint algorithm */
+  for (guint i = 0; i < m; i++)
+    sys->rhs[i] = mc->xdot[i];
+  for (guint A = 0; A < n; A++)
+    {
+      sys->rhs[m + A] = ydot[A];
+      g_ptr_array_add (sys->pivots, piv[A]);
+    }
+  sys->reg_name = "W = ∂²L/∂y∂y";
+  sys->reg_rows = n;
+  sys->reg = g_memdup2 (mc->W, n * n * sizeof (CmlExpr *));
+  return TRUE;
+}
+
+/* ---- (b) Lagrange–d'Alembert ------------------------------------------------------- */
+
+static gboolean
+derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint m = md->m, n = md->n, s = md->constraints->len;
+  g_autofree CmlExpr **rhsW = g_new (CmlExpr *, n * (1 + s));
+  g_autofree CmlExpr **solW = g_new (CmlExpr *, n * (1 + s));
+  g_autofree CmlExpr **pivW = g_new (CmlExpr *, n);
+  g_autofree CmlExpr **Phy = g_new (CmlExpr *, s * n);
+  g_autofree CmlExpr **Cm = g_new (CmlExpr *, s * s);
+  g_autofree CmlExpr **b = g_new (CmlExpr *, s);
+  g_autofree CmlExpr **lam = g_new (CmlExpr *, s);
+  g_autofree CmlExpr **pivC = g_new (CmlExpr *, s);
+
+  /* Φ_y, and the right-hand sides [R | Φ_yᵀ] of W */
+  for (guint a = 0; a < s; a++)
+    for (guint A = 0; A < n; A++)
+      Phy[a * n + A] = cml_expr_diff (ctx, ((CmlNamedExpr *) md->constraints->pdata[a])->expr, md->fibre_sym[A]);
+  for (guint A = 0; A < n; A++)
+    {
+      rhsW[A * (1 + s)] = mc->R[A];
+      for (guint a = 0; a < s; a++)
+        rhsW[A * (1 + s) + 1 + a] = Phy[a * n + A];
+    }
+  /* ẏ_free = W⁻¹R and Z = W⁻¹Φ_yᵀ in one elimination */
+  if (!cml_symsolve (ctx, n, mc->W, 1 + s, rhsW, sample, solW, pivW, NULL))
+    return fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+                       "the Lagrangian is singular (det W = 0); nonholonomic constraints need a regular Lagrangian");
+  /* C = Φ_y Z */
+  for (guint a = 0; a < s; a++)
+    for (guint c = 0; c < s; c++)
+      {
+        CmlExpr *e = ZERO (ctx);
+        for (guint A = 0; A < n; A++)
+          e = madd (ctx, e, Phy[a * n + A], solW[A * (1 + s) + 1 + c]);
+        Cm[a * s + c] = e;
+      }
+  /* b = Φ_x ẋ + Φ_y ẏ_free + φ_t  (the time derivative of φ along the free motion) */
+  for (guint a = 0; a < s; a++)
+    {
+      CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
+      CmlExpr *e = cml_expr_diff (ctx, phi, md->t_sym);
+      for (guint i = 0; i < m; i++)
+        e = madd (ctx, e, cml_expr_diff (ctx, phi, md->base_sym[i]), mc->xdot[i]);
+      for (guint A = 0; A < n; A++)
+        e = madd (ctx, e, Phy[a * n + A], solW[A * (1 + s)]);
+      b[a] = e;
+    }
+  /* λ = −C⁻¹ b */
+  if (!cml_symsolve (ctx, s, Cm, 1, b, sample, lam, pivC, NULL))
+    return fail_model (sys, error, md->constraints_line, CML_ERROR_SINGULAR,
+                       "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraints are dependent");
+  /* ẏ = ẏ_free − Z C⁻¹ b */
+  for (guint i = 0; i < m; i++)
+    sys->rhs[i] = mc->xdot[i];
+  for (guint A = 0; A < n; A++)
+    {
+      CmlExpr *e = solW[A * (1 + s)];
+      for (guint a = 0; a < s; a++)
+        e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, solW[A * (1 + s) + 1 + a], lam[a]));
+      sys->rhs[m + A] = e;
+    }
+  for (guint A = 0; A < n; A++)
+    g_ptr_array_add (sys->pivots, pivW[A]);
+  for (guint a = 0; a < s; a++)
+    g_ptr_array_add (sys->pivots, pivC[a]);
+  sys->reg_name = "C = Φ_y W⁻¹ Φ_yᵀ";
+  sys->reg_rows = s;
+  sys->reg = g_memdup2 (Cm, s * s * sizeof (CmlExpr *));
+  /* projection keeps φ = 0 by moving the fibre coordinates */
+  for (guint a = 0; a < s; a++)
+    g_ptr_array_add (sys->h, ((CmlNamedExpr *) md->constraints->pdata[a])->expr);
+  sys->movable_from = m;
+  sys->movable_to = m + n;
+  return TRUE;
+}
+
+/* ---- (c) vakonomic ----------------------------------------------------------------- */
+
+static gboolean
+derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint m = md->m, n = md->n, k = md->constraints->len, nf = n - k;
+  g_autofree int *is_con = g_new0 (int, n);     /* index into constraints + 1, or 0 */
+  g_autofree guint *free_idx = g_new (guint, nf);
+  g_autofree int *con_sym = g_new (int, k);
+  g_autofree CmlExpr **psi = g_new (CmlExpr *, k);
+  g_autofree CmlExpr **F = g_new (CmlExpr *, nf);
+  g_autofree CmlExpr **Rab = g_new (CmlExpr *, nf * nf);
+  g_autofree CmlExpr **yfree = g_new (CmlExpr *, nf);
+  g_autofree CmlExpr **yhat = g_new (CmlExpr *, n);
+  CmlExpr *Lt;
+  gboolean linear = TRUE;
+
+  for (guint a = 0; a < k; a++)
+    {
+      CmlNamedExpr *ne = md->constraints->pdata[a];
+      for (guint A = 0; A < n; A++)
+        if (md->fibre_sym[A] == ne->sym)
+          is_con[A] = a + 1;
+      con_sym[a] = ne->sym;
+      psi[a] = ne->expr;
+    }
+  for (guint A = 0, j = 0; A < n; A++)
+    if (!is_con[A])
+      free_idx[j++] = A;
+
+  /* L̃ = L(x, y^a, Ψ(x, y^a)) */
+  Lt = cml_expr_subs (ctx, md->lagrangian, k, con_sym, psi);
+
+  /* F_a and R_ab */
+  for (guint a = 0; a < nf; a++)
+    {
+      int ya = md->fibre_sym[free_idx[a]];
+      CmlExpr *e = cml_expr_sub (ctx, sym (ctx, md->momenta_sym[free_idx[a]]), cml_expr_diff (ctx, Lt, ya));
+      for (guint al = 0; al < k; al++)
+        {
+          guint Aal = 0;
+          for (guint A = 0; A < n; A++)
+            if (is_con[A] == (int) al + 1)
+              Aal = A;
+          e = madd (ctx, e, sym (ctx, md->momenta_sym[Aal]), cml_expr_diff (ctx, psi[al], ya));
+        }
+      F[a] = e;
+    }
+  for (guint a = 0; a < nf; a++)
+    for (guint b = 0; b < nf; b++)
+      Rab[a * nf + b] = cml_expr_neg (ctx, cml_expr_diff (ctx, F[a], md->fibre_sym[free_idx[b]]));
+  for (guint a = 0; a < nf * nf; a++)
+    for (guint b = 0; b < nf; b++)
+      if (cml_expr_depends_on (Rab[a], md->fibre_sym[free_idx[b]]))
+        linear = FALSE;
+
+  sys->reg_name = "R_ab = ∂²L̃/∂y^a∂y^b − p_α ∂²Ψ^α/∂y^a∂y^b";
+  sys->reg_rows = nf;
+  sys->reg = g_memdup2 (Rab, nf * nf * sizeof (CmlExpr *));
+
+  if (linear)
+    {
+      /* F is affine in y: F = F(0) − R y, so y = R⁻¹ F(0) */
+      g_autofree CmlExpr **F0 = g_new (CmlExpr *, nf);
+      g_autofree CmlExpr **zeros = g_new (CmlExpr *, nf);
+      g_autofree int *fsyms = g_new (int, nf);
+      g_autofree CmlExpr **piv = g_new (CmlExpr *, nf);
+      for (guint a = 0; a < nf; a++)
+        {
+          zeros[a] = ZERO (ctx);
+          fsyms[a] = md->fibre_sym[free_idx[a]];
+        }
+      for (guint a = 0; a < nf; a++)
+        F0[a] = cml_expr_subs (ctx, F[a], nf, fsyms, zeros);
+      if (!cml_symsolve (ctx, nf, Rab, 1, F0, sample, yfree, piv, NULL))
+        return fail_model (sys, error, md->constraints_line, CML_ERROR_SINGULAR,
+                           "the vakonomic regularity matrix R_ab is singular: the system is not regular "
+                           "(seed 000, Prop. 5.3)");
+      for (guint a = 0; a < nf; a++)
+        g_ptr_array_add (sys->pivots, piv[a]);
+    }
+  else
+    {
+      /* nonlinear: the free velocities are fast inputs found by Newton's method */
+      sys->na = nf;
+      sys->aux_sym = g_new (int, nf);
+      sys->newton = g_new (CmlExpr *, nf + nf * nf);
+      for (guint a = 0; a < nf; a++)
+        {
+          sys->aux_sym[a] = md->fibre_sym[free_idx[a]];
+          yfree[a] = sym (ctx, sys->aux_sym[a]);
+          sys->newton[a] = F[a];
+        }
+      for (guint a = 0; a < nf * nf; a++)
+        sys->newton[nf + a] = cml_expr_neg (ctx, Rab[a]);
+    }
+
+  /* ŷ: free velocities and Ψ, both in terms of (t, x, p) */
+  {
+    g_autofree int *fsyms = g_new (int, nf);
+    for (guint a = 0; a < nf; a++)
+      fsyms[a] = md->fibre_sym[free_idx[a]];
+    for (guint a = 0; a < nf; a++)
+      yhat[free_idx[a]] = yfree[a];
+    for (guint A = 0; A < n; A++)
+      if (is_con[A])
+        yhat[A] = cml_expr_subs (ctx, psi[is_con[A] - 1], nf, fsyms, yfree);
+
+    /* ẋ^i = ρ^i_A ŷ^A */
+    for (guint i = 0; i < m; i++)
+      {
+        CmlExpr *e = ZERO (ctx);
+        for (guint A = 0; A < n; A++)
+          e = madd (ctx, e, md->anchor[i * n + A], yhat[A]);
+        sys->rhs[i] = e;
+      }
+    /* ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D   (partials at fixed y^a) */
+    for (guint A = 0; A < n; A++)
+      {
+        CmlExpr *e = ZERO (ctx);
+        for (guint i = 0; i < m; i++)
+          {
+            if (cml_expr_is_zero (md->anchor[i * n + A]))
+              continue;
+            CmlExpr *g = cml_expr_diff (ctx, Lt, md->base_sym[i]);
+            for (guint B = 0; B < n; B++)
+              if (is_con[B])
+                g = cml_expr_sub (ctx, g, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]),
+                                                        cml_expr_diff (ctx, psi[is_con[B] - 1], md->base_sym[i])));
+            g = cml_expr_subs (ctx, g, nf, fsyms, yfree);
+            e = madd (ctx, e, md->anchor[i * n + A], g);
+          }
+        for (guint D = 0; D < n; D++)
+          for (guint B = 0; B < n; B++)
+            {
+              CmlExpr *c = md->bracket[(A * n + D) * n + B];
+              if (!cml_expr_is_zero (c))
+                e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, c, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]), yhat[D])));
+            }
+        sys->rhs[m + A] = e;
+      }
+
+    /* user expressions see the velocities ŷ */
+    sys->n_subs = n;
+    sys->subs_ids = g_new (int, n);
+    sys->subs_repl = g_new (CmlExpr *, n);
+    for (guint A = 0; A < n; A++)
+      {
+        sys->subs_ids[A] = md->fibre_sym[A];
+        sys->subs_repl[A] = yhat[A];
+      }
+  }
+  return TRUE;
+}
+
+/* ---- (d) the constraint algorithm -------------------------------------------------- */
+
+/* Gauss–Newton projection of the point V (values by symbol id) onto {G = 0}, moving the
+ * symbols in MOVE (n_move of them).  Used at load time only (tree-walk evaluation). */
+static gboolean
+project_sample (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, double *v)
+{
+  guint k = G->len;
+  g_autofree double *J = g_new (double, MAX (k * n_move, 1));
+  g_autofree double *A = g_new (double, MAX (k * k, 1));
+  g_autofree double *h = g_new (double, MAX (k, 1));
+
+  for (int it = 0; it < 50; it++)
+    {
+      double hn = 0;
+      for (guint a = 0; a < k; a++)
+        {
+          h[a] = cml_expr_eval (G->pdata[a], v);
+          hn = MAX (hn, fabs (h[a]));
+          for (guint j = 0; j < n_move; j++)
+            J[a * n_move + j] = cml_expr_eval (cml_expr_diff (sys->ctx, G->pdata[a], move[j]), v);
+        }
+      if (hn < 1e-13)
+        return TRUE;
+      for (guint a = 0; a < k; a++)
+        for (guint b = 0; b < k; b++)
+          {
+            double s = 0;
+            for (guint j = 0; j < n_move; j++)
+              s += J[a * n_move + j] * J[b * n_move + j];
+            A[a * k + b] = s + (a == b ? 1e-14 : 0);
+          }
+      if (!cml_small_solve (k, A, h, 1e-15))
+        return FALSE;
+      for (guint j = 0; j < n_move; j++)
+        {
+          double s = 0;
+          for (guint a = 0; a < k; a++)
+            s += J[a * n_move + j] * h[a];
+          v[move[j]] -= s;
+        }
+    }
+  return FALSE;
+}
+
+/* Does H vanish on {G = 0}?  Checked at three projected random points. */
+static gboolean
+vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_move)
+{
+  if (cml_expr_is_zero (H))
+    return TRUE;
+  for (guint32 seed = 101; seed < 104; seed++)
+    {
+      g_autofree double *v = make_sample (sys, seed);
+      if (G->len && !project_sample (sys, G, move, n_move, v))
+        return FALSE;
+      double hv = cml_expr_eval (H, v);
+      if (!(fabs (hv) < 1e-9))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+print_constraint (CmlSystem *sys, CmlExpr *g)
+{
+  g_autofree char *s = cml_expr_to_string (sys->ctx, g);
+  return g_strdup_printf ("%s = 0", s);
+}
+
+static gboolean
+derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint m = md->m, n = md->n, r, k;
+  g_autofree double *s1 = make_sample (sys, 7);
+  gsl_matrix *Wn = gsl_matrix_alloc (n, n);
+  gsl_matrix *V = gsl_matrix_alloc (n, n);
+  gsl_vector *S = gsl_vector_alloc (n);
+  gsl_vector *wk = gsl_vector_alloc (n);
+  double smax;
+  g_autofree double *K = NULL;  /* n×k kernel basis */
+  g_autofree double *Kc = NULL; /* n×r complement */
+  g_autoptr (GPtrArray) G = g_ptr_array_new ();
+  g_autoptr (GPtrArray) queue = g_ptr_array_new ();
+  g_autoptr (GPtrArray) veq = g_ptr_array_new ();
+  g_autofree int *move = g_new (int, m + n);
+  g_autofree int *vsym = NULL;
+  g_autofree CmlExpr **ydot = g_new (CmlExpr *, n);
+  gboolean ok = FALSE;
+
+  for (guint i = 0; i < m; i++)
+    move[i] = md->base_sym[i];
+  for (guint A = 0; A < n; A++)
+    move[m + A] = md->fibre_sym[A];
+
+  /* 1. ker W by SVD at a generic point; it must be the same elsewhere */
+  for (guint A = 0; A < n; A++)
+    for (guint B = 0; B < n; B++)
+      gsl_matrix_set (Wn, A, B, cml_expr_eval (mc->W[A * n + B], s1));
+  gsl_linalg_SV_decomp (Wn, V, S, wk);
+  smax = gsl_vector_get (S, 0);
+  r = 0;
+  for (guint j = 0; j < n; j++)
+    if (gsl_vector_get (S, j) > 1e-10 * MAX (smax, 1e-300))
+      r++;
+  k = n - r;
+  if (r == 0)
+    {
+      fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                  "the Lagrangian does not depend on any velocity quadratically (W = 0)");
+      goto out;
+    }
+  K = g_new (double, n * k);
+  Kc = g_new (double, n * r);
+  for (guint A = 0; A < n; A++)
+    {
+      for (guint j = 0; j < r; j++)
+        {
+          double x = gsl_matrix_get (V, A, j);
+          Kc[A * r + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+        }
+      for (guint j = 0; j < k; j++)
+        {
+          double x = gsl_matrix_get (V, A, r + j);
+          K[A * k + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+        }
+    }
+  for (guint32 seed = 11; seed < 14; seed++)
+    {
+      g_autofree double *sv = make_sample (sys, seed);
+      double big = 0, res = 0;
+      for (guint A = 0; A < n; A++)
+        for (guint j = 0; j < k; j++)
+          {
+            double s = 0;
+            for (guint B = 0; B < n; B++)
+              {
+                double w = cml_expr_eval (mc->W[A * n + B], sv);
+                big = MAX (big, fabs (w));
+                s += w * K[B * k + j];
+              }
+            res = MAX (res, fabs (s));
+          }
+      if (res > 1e-9 * MAX (big, 1))
+        {
+          fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                      "W = ∂²L/∂y∂y is singular with a kernel that changes from point to point; "
+                      "cmlab's constraint algorithm needs a constant kernel");
+          goto out;
+        }
+    }
+  g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular", r, n));
+  {
+    GString *s = g_string_new ("ker W = span{");
+    for (guint j = 0; j < k; j++)
+      {
+        g_string_append (s, j ? ", (" : "(");
+        for (guint A = 0; A < n; A++)
+          g_string_append_printf (s, "%s%g", A ? ", " : "", K[A * k + j]);
+        g_string_append (s, ")");
+      }
+    g_string_append (s, "} in the basis of sections");
+    g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+  }
+
+  /* 2. ẏ = Kc u + K v with (Kcᵀ W Kc) u = Kcᵀ R */
+  {
+    g_autofree CmlExpr **Wr = g_new (CmlExpr *, r * r);
+    g_autofree CmlExpr **br = g_new (CmlExpr *, r);
+    g_autofree CmlExpr **u = g_new (CmlExpr *, r);
+    g_autofree CmlExpr **piv = g_new (CmlExpr *, r);
+    for (guint a = 0; a < r; a++)
+      {
+        br[a] = ZERO (ctx);
+        for (guint A = 0; A < n; A++)
+          if (Kc[A * r + a] != 0)
+            br[a] = madd (ctx, br[a], cml_expr_num (ctx, Kc[A * r + a]), mc->R[A]);
+        for (guint b = 0; b < r; b++)
+          {
+            CmlExpr *e = ZERO (ctx);
+            for (guint A = 0; A < n; A++)
+              for (guint B = 0; B < n; B++)
+                if (Kc[A * r + a] != 0 && Kc[B * r + b] != 0)
+                  e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a] * Kc[B * r + b]), mc->W[A * n + B]);
+            Wr[a * r + b] = e;
+          }
+      }
+    if (!cml_symsolve (ctx, r, Wr, 1, br, s1, u, piv, NULL))
+      {
+        fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+                    "W restricted to the complement of its kernel is singular");
+        goto out;
+      }
+    for (guint a = 0; a < r; a++)
+      g_ptr_array_add (sys->pivots, piv[a]);
+    sys->reg_name = "W restricted to (ker W)^⊥";
+    sys->reg_rows = r;
+    sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
+
+    vsym = g_new (int, k);
+    for (guint j = 0; j < k; j++)
+      {
+        g_autofree char *nm = g_strdup_printf ("(kernel multiplier %u)", j + 1);
+        vsym[j] = cml_expr_ctx_intern (ctx, nm);
+      }
+    for (guint A = 0; A < n; A++)
+      {
+        CmlExpr *e = ZERO (ctx);
+        for (guint a = 0; a < r; a++)
+          if (Kc[A * r + a] != 0)
+            e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a]), u[a]);
+        for (guint j = 0; j < k; j++)
+          if (K[A * k + j] != 0)
+            e = madd (ctx, e, cml_expr_num (ctx, K[A * k + j]), sym (ctx, vsym[j]));
+        ydot[A] = e;
+      }
+  }
+
+  /* 3. primary constraints g_j = K_j · R */
+  for (guint j = 0; j < k; j++)
+    {
+      CmlExpr *g = ZERO (ctx);
+      for (guint A = 0; A < n; A++)
+        if (K[A * k + j] != 0)
+          g = madd (ctx, g, cml_expr_num (ctx, K[A * k + j]), mc->R[A]);
+      if (vanishes_on (sys, g, G, move, m + n))
+        continue;
+      g_ptr_array_add (G, g);
+      g_ptr_array_add (queue, g);
+      g_autofree char *txt = print_constraint (sys, g);
+      g_ptr_array_add (sys->steps, g_strdup_printf ("primary constraint: %s", txt));
+    }
+  if (G->len == 0)
+    g_ptr_array_add (sys->steps, g_strdup ("no primary constraints"));
+
+  /* 4. the consistency loop: d/dt g = 0 along ẏ either fixes some v or is a new constraint */
+  for (guint iter = 0; queue->len && iter < 4 * (m + n) + 4; iter++)
+    {
+      CmlExpr *g = queue->pdata[0];
+      g_ptr_array_remove_index (queue, 0);
+      CmlExpr *dg = cml_expr_diff (ctx, g, md->t_sym);
+      for (guint i = 0; i < m; i++)
+        dg = madd (ctx, dg, cml_expr_diff (ctx, g, md->base_sym[i]), mc->xdot[i]);
+      for (guint A = 0; A < n; A++)
+        dg = madd (ctx, dg, cml_expr_diff (ctx, g, md->fibre_sym[A]), ydot[A]);
+      gboolean has_v = FALSE;
+      for (guint j = 0; j < k; j++)
+        if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n))
+          has_v = TRUE;
+      g_autofree char *gtxt = cml_expr_to_string (ctx, g);
+      if (has_v)
+        {
+          g_ptr_array_add (veq, dg);
+          g_ptr_array_add (sys->steps, g_strdup_printf ("d/dt (%s) = 0 fixes kernel accelerations", gtxt));
+        }
+      else if (!vanishes_on (sys, dg, G, move, m + n))
+        {
+          g_ptr_array_add (G, dg);
+          g_ptr_array_add (queue, dg);
+          g_autofree char *txt = print_constraint (sys, dg);
+          g_ptr_array_add (sys->steps, g_strdup_printf ("secondary constraint from d/dt (%s) = 0: %s", gtxt, txt));
+        }
+      else
+        g_ptr_array_add (sys->steps, g_strdup_printf ("d/dt (%s) = 0 holds on the constraint set", gtxt));
+    }
+  if (queue->len)
+    {
+      fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                  "the constraint algorithm did not stabilise");
+      goto out;
+    }
+
+  /* 5. solve the v-equations: pick independent equations and the v's they fix */
+  {
+    guint ne = veq->len;
+    g_autofree double *Av = g_new (double, MAX (ne * k, 1));
+    g_autofree gboolean *fixed = g_new0 (gboolean, k);
+    g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (guint));
+    g_autoptr (GArray) cols = g_array_new (FALSE, FALSE, sizeof (guint));
+    g_autofree CmlExpr **vsol = g_new (CmlExpr *, k);
+    for (guint e = 0; e < ne; e++)
+      for (guint j = 0; j < k; j++)
+        Av[e * k + j] = cml_expr_eval (cml_expr_diff (ctx, veq->pdata[e], vsym[j]), s1);
+    /* greedy elimination on the sampled coefficients decides rows and columns */
+    {
+      g_autofree double *T = g_memdup2 (Av, MAX (ne * k, 1) * sizeof (double));
+      g_autofree gboolean *used = g_new0 (gboolean, MAX (ne, 1));
+      for (guint j = 0; j < k; j++)
+        {
+          guint best = G_MAXUINT;
+          for (guint e = 0; e < ne; e++)
+            if (!used[e] && fabs (T[e * k + j]) > 1e-9 && (best == G_MAXUINT || fabs (T[e * k + j]) > fabs (T[best * k + j])))
+              best = e;
+          if (best == G_MAXUINT)
+            continue;
+          used[best] = TRUE;
+          fixed[j] = TRUE;
+          g_array_append_val (rows, best);
+          g_array_append_val (cols, j);
+          for (guint e = 0; e < ne; e++)
+            if (e != best)
+              {
+                double f = T[e * k + j] / T[best * k + j];
+                for (guint c = 0; c < k; c++)
+                  T[e * k + c] -= f * T[best * k + c];
+              }
+        }
+    }
+    for (guint j = 0; j < k; j++)
+      vsol[j] = ZERO (ctx);
+    guint q = rows->len;
+    if (q)
+      {
+        g_autofree CmlExpr **Am = g_new (CmlExpr *, q * q);
+        g_autofree CmlExpr **bm = g_new (CmlExpr *, q);
+        g_autofree CmlExpr **xm = g_new (CmlExpr *, q);
+        g_autofree CmlExpr **piv = g_new (CmlExpr *, q);
+        g_autofree CmlExpr **zeros = g_new (CmlExpr *, k);
+        for (guint j = 0; j < k; j++)
+          zeros[j] = ZERO (ctx);
+        for (guint a = 0; a < q; a++)
+          {
+            CmlExpr *eq = veq->pdata[g_array_index (rows, guint, a)];
+            /* the free v's (gauge) are set to 0 */
+            bm[a] = cml_expr_neg (ctx, cml_expr_subs (ctx, eq, k, vsym, zeros));
+            for (guint b = 0; b < q; b++)
+              Am[a * q + b] = cml_expr_diff (ctx, eq, vsym[g_array_index (cols, guint, b)]);
+          }
+        if (!cml_symsolve (ctx, q, Am, 1, bm, s1, xm, piv, NULL))
+          {
+            fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+                        "the equations for the kernel accelerations are singular");
+            goto out;
+          }
+        for (guint a = 0; a < q; a++)
+          {
+            vsol[g_array_index (cols, guint, a)] = xm[a];
+            g_ptr_array_add (sys->pivots, piv[a]);
+          }
+      }
+    for (guint j = 0; j < k; j++)
+      {
+        g_autofree char *txt = cml_expr_to_string (ctx, vsol[j]);
+        if (fixed[j])
+          g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration %u fixed: v%u = %s", j + 1, j + 1, txt));
+        else
+          {
+            sys->gauge = TRUE;
+            g_ptr_array_add (sys->steps,
+                             g_strdup_printf ("kernel acceleration %u is not determined: gauge freedom, set to 0", j + 1));
+          }
+      }
+    if (!sys->gauge)
+      g_ptr_array_add (sys->steps, g_strdup ("no gauge freedom"));
+    for (guint A = 0; A < n; A++)
+      ydot[A] = cml_expr_subs (ctx, ydot[A], k, vsym, vsol);
+  }
+
+  {
+    GString *s = g_string_new ("final constraint set S^X: {");
+    for (guint a = 0; a < G->len; a++)
+      {
+        g_autofree char *txt = print_constraint (sys, G->pdata[a]);
+        g_string_append_printf (s, "%s%s", a ? ", " : "", txt);
+      }
+    g_string_append (s, "}");
+    g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+  }
+
+  for (guint i = 0; i < m; i++)
+    sys->rhs[i] = mc->xdot[i];
+  for (guint A = 0; A < n; A++)
+    sys->rhs[m + A] = ydot[A];
+  for (guint a = 0; a < G->len; a++)
+    g_ptr_array_add (sys->h, G->pdata[a]);
+  sys->movable_from = 0;
+  sys->movable_to = m + n;
+  ok = TRUE;
+
+out:
+  gsl_matrix_free (Wn);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (wk);
+  return ok;
+}
+
+/* ---- observables and programs ------------------------------------------------------ */
+
+static CmlExpr *
+user_expr (CmlSystem *sys, CmlExpr *e)
+{
+  if (sys->n_subs == 0)
+    return e;
+  return cml_expr_subs (sys->ctx, e, sys->n_subs, sys->subs_ids, sys->subs_repl);
+}
+
+static void
+add_observable (CmlSystem *sys, const char *name, CmlExpr *e)
+{
+  g_ptr_array_add (sys->obs_names, g_strdup (name));
+  g_ptr_array_add (sys->obs, e);
+}
+
+static gboolean
+compile_programs (CmlSystem *sys, GError **error)
+{
+  CmlExprCtx *ctx = sys->ctx;
+  guint dim = sys->dim;
+
+#define COMPILE(out, outputs, n_out)                                                                 \
+  G_STMT_START {                                                                                     \
+    out = cml_program_compile (ctx, outputs, n_out, sys->param_sym, sys->n_params, sys->fast_sym,    \
+                               sys->n_fast, error);                                                  \
+    if (out == NULL)                                                                                 \
+      return FALSE;                                                                                  \
+  } G_STMT_END
+
+  {
+    g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+    for (guint i = 0; i < dim; i++)
+      g_ptr_array_add (outs, sys->rhs[i]);
+    for (guint i = 0; i < sys->pivots->len; i++)
+      g_ptr_array_add (outs, sys->pivots->pdata[i]);
+    COMPILE (sys->rhs_prog, (CmlExpr **) outs->pdata, outs->len);
+  }
+  if (sys->na == 0)
+    {
+      /* the exact Jacobian ∂f/∂z and ∂f/∂t, for implicit methods */
+      g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+      for (guint i = 0; i < dim; i++)
+        for (guint j = 0; j < dim; j++)
+          g_ptr_array_add (outs, cml_expr_diff (ctx, sys->rhs[i], sys->state_sym[j]));
+      for (guint i = 0; i < dim; i++)
+        g_ptr_array_add (outs, cml_expr_diff (ctx, sys->rhs[i], sys->model->t_sym));
+      COMPILE (sys->jac_prog, (CmlExpr **) outs->pdata, outs->len);
+    }
+  COMPILE (sys->obs_prog, (CmlExpr **) sys->obs->pdata, sys->obs->len);
+  if (sys->h->len)
+    {
+      g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+      for (guint a = 0; a < sys->h->len; a++)
+        g_ptr_array_add (outs, sys->h->pdata[a]);
+      for (guint a = 0; a < sys->h->len; a++)
+        for (guint j = 0; j < dim; j++)
+          g_ptr_array_add (outs, cml_expr_diff (ctx, sys->h->pdata[a], sys->state_sym[j]));
+      COMPILE (sys->proj_prog, (CmlExpr **) outs->pdata, outs->len);
+    }
+  if (sys->reg_rows)
+    COMPILE (sys->reg_prog, sys->reg, sys->reg_rows * sys->reg_rows);
+  if (sys->na)
+    COMPILE (sys->newton_prog, sys->newton, sys->na + sys->na * sys->na);
+#undef COMPILE
+  return TRUE;
+}
+
+CmlSystem *
+cml_system_new (CmlModel *model, GError **error)
+{
+  g_autoptr (CmlSystem) sys = g_new0 (CmlSystem, 1);
+  CmlExprCtx *ctx = model->ctx;
+  guint m = model->m, n = model->n;
+  Mechanics mc = { 0 };
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (model != NULL, NULL);
+  sys->ref_count = 1;
+  sys->model = cml_model_ref (model);
+  sys->ctx = ctx;
+  sys->m = m;
+  sys->n = n;
+  sys->nr = model->reconstruction->len;
+  sys->dim = m + n + sys->nr;
+  sys->pivots = g_ptr_array_new ();
+  sys->h = g_ptr_array_new ();
+  sys->obs_names = g_ptr_array_new_with_free_func (g_free);
+  sys->obs = g_ptr_array_new ();
+  sys->steps = g_ptr_array_new_with_free_func (g_free);
+  sys->rhs = g_new0 (CmlExpr *, sys->dim);
+
+  sys->n_params = model->params->len;
+  sys->param_sym = g_new (int, MAX (sys->n_params, 1));
+  for (guint k = 0; k < sys->n_params; k++)
+    sys->param_sym[k] = ((CmlParam *) model->params->pdata[k])->sym;
+
+  /* the state: x, then y (or p), then reconstruction variables */
+  sys->state_sym = g_new (int, sys->dim);
+  sys->state_names = g_new0 (char *, sys->dim + 1);
+  for (guint i = 0; i < m; i++)
+    sys->state_sym[i] = model->base_sym[i];
+  for (guint A = 0; A < n; A++)
+    sys->state_sym[m + A] = model->kind == CML_CONSTRAINTS_VAKONOMIC ? model->momenta_sym[A] : model->fibre_sym[A];
+  for (guint k = 0; k < sys->nr; k++)
+    sys->state_sym[m + n + k] = ((CmlNamedExpr *) model->reconstruction->pdata[k])->sym;
+  for (guint i = 0; i < sys->dim; i++)
+    sys->state_names[i] = g_strdup (cml_expr_ctx_symbol_name (ctx, sys->state_sym[i]));
+
+  /* structure equations */
+  sys->structure_defect = structure_defect (sys);
+  sys->lie = sys->structure_defect < 1e-9;
+  if (!sys->lie)
+    g_ptr_array_add (model->warnings,
+                     g_strdup_printf ("%s: the structure equations of a Lie algebroid fail (defect %.3g): "
+                                      "running it as a general algebroid (seed 002)",
+                                      model->path, sys->structure_defect));
+
+  {
+    g_autofree double *sample = make_sample (sys, 1);
+    if (model->kind == CML_CONSTRAINTS_VAKONOMIC)
+      {
+        sys->formalism = CML_FORMALISM_VAKONOMIC;
+        ok = derive_vakonomic (sys, sample, error);
+      }
+    else
+      {
+        mechanics_init (sys, &mc);
+        if (model->kind == CML_CONSTRAINTS_NONHOLONOMIC)
+          {
+            sys->formalism = CML_FORMALISM_NONHOLONOMIC;
+            ok = derive_nonholonomic (sys, &mc, sample, error);
+          }
+        else
+          {
+            sys->formalism = CML_FORMALISM_EULER_LAGRANGE;
+            if (!derive_euler_lagrange (sys, &mc, sample, error))
+              {
+                sys->formalism = CML_FORMALISM_SINGULAR;
+                g_ptr_array_set_size (sys->pivots, 0);
+                ok = derive_singular (sys, &mc, error);
+              }
+          }
+        /* user expressions: momenta p_A = ∂L/∂y^A */
+        if (ok)
+          {
+            sys->n_subs = n;
+            sys->subs_ids = g_new (int, n);
+            sys->subs_repl = g_new (CmlExpr *, n);
+            for (guint A = 0; A < n; A++)
+              {
+                sys->subs_ids[A] = model->momenta_sym[A];
+                sys->subs_repl[A] = mc.Ly[A];
+              }
+          }
+      }
+  }
+  if (!ok)
+    {
+      mechanics_clear (&mc);
+      return NULL;
+    }
+
+  /* reconstruction rates */
+  for (guint k = 0; k < sys->nr; k++)
+    sys->rhs[m + n + k] = user_expr (sys, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr);
+
+  /* fast inputs */
+  sys->n_fast = 1 + sys->dim + sys->na;
+  sys->fast_sym = g_new (int, sys->n_fast);
+  sys->fast_sym[0] = model->t_sym;
+  for (guint i = 0; i < sys->dim; i++)
+    sys->fast_sym[1 + i] = sys->state_sym[i];
+  for (guint a = 0; a < sys->na; a++)
+    sys->fast_sym[1 + sys->dim + a] = sys->aux_sym[a];
+
+  /* observables */
+  for (guint i = 0; i < m; i++)
+    add_observable (sys, model->base[i], sym (ctx, model->base_sym[i]));
+  for (guint A = 0; A < n; A++)
+    add_observable (sys, model->fibre[A], user_expr (sys, sym (ctx, model->fibre_sym[A])));
+  for (guint A = 0; A < n; A++)
+    add_observable (sys, model->momenta[A], user_expr (sys, sym (ctx, model->momenta_sym[A])));
+  for (guint k = 0; k < sys->nr; k++)
+    add_observable (sys, sys->state_names[m + n + k], sym (ctx, sys->state_sym[m + n + k]));
+  for (guint k = 0; k < model->definitions->len; k++)
+    {
+      CmlNamedExpr *ne = model->definitions->pdata[k];
+      add_observable (sys, ne->name, user_expr (sys, ne->expr));
+    }
+  for (guint k = 0; k < model->monitors->len; k++)
+    {
+      CmlNamedExpr *ne = model->monitors->pdata[k];
+      add_observable (sys, ne->name, user_expr (sys, ne->expr));
+    }
+  if (sys->h->len && cml_system_observable_index (sys, "residual") < 0)
+    {
+      CmlExpr *s = ZERO (ctx);
+      for (guint a = 0; a < sys->h->len; a++)
+        s = cml_expr_add (ctx, s, cml_expr_powi (ctx, sys->h->pdata[a], 2));
+      add_observable (sys, "residual", cml_expr_func (ctx, CML_FN_SQRT, s));
+    }
+
+  mechanics_clear (&mc);
+  if (!compile_programs (sys, error))
+    return NULL;
+  return g_steal_pointer (&sys);
+}
+
+CmlSystem *
+cml_system_ref (CmlSystem *sys)
+{
+  g_atomic_int_inc (&sys->ref_count);
+  return sys;
+}
+
+void
+cml_system_unref (CmlSystem *sys)
+{
+  if (sys == NULL || !g_atomic_int_dec_and_test (&sys->ref_count))
+    return;
+  g_clear_pointer (&sys->rhs_prog, cml_program_free);
+  g_clear_pointer (&sys->jac_prog, cml_program_free);
+  g_clear_pointer (&sys->obs_prog, cml_program_free);
+  g_clear_pointer (&sys->proj_prog, cml_program_free);
+  g_clear_pointer (&sys->reg_prog, cml_program_free);
+  g_clear_pointer (&sys->newton_prog, cml_program_free);
+  g_free (sys->rhs);
+  g_ptr_array_unref (sys->pivots);
+  g_ptr_array_unref (sys->h);
+  g_ptr_array_unref (sys->obs_names);
+  g_ptr_array_unref (sys->obs);
+  g_ptr_array_unref (sys->steps);
+  g_free (sys->reg);
+  g_free (sys->newton);
+  g_free (sys->aux_sym);
+  g_free (sys->fast_sym);
+  g_free (sys->param_sym);
+  g_free (sys->state_sym);
+  g_strfreev (sys->state_names);
+  g_free (sys->subs_ids);
+  g_free (sys->subs_repl);
+  cml_model_unref (sys->model);
+  g_free (sys);
+}
+
+CmlModel *cml_system_get_model (const CmlSystem *sys) { return sys->model; }
+CmlFormalism cml_system_get_formalism (const CmlSystem *sys) { return sys->formalism; }
+guint cml_system_dim (const CmlSystem *sys) { return sys->dim; }
+const char *cml_system_state_name (const CmlSystem *sys, guint i) { return sys->state_names[i]; }
+guint cml_system_n_observables (const CmlSystem *sys) { return sys->obs_names->len; }
+const char *cml_system_observable_name (const CmlSystem *sys, guint i) { return sys->obs_names->pdata[i]; }
+gboolean cml_system_is_lie_algebroid (const CmlSystem *sys) { return sys->lie; }
+const GPtrArray *cml_system_algorithm_steps (const CmlSystem *sys) { return sys->steps; }
+gboolean cml_system_has_gauge_freedom (const CmlSystem *sys) { return sys->gauge; }
+double cml_system_structure_defect (const CmlSystem *sys) { return sys->structure_defect; }
+
+int
+cml_system_observable_index (const CmlSystem *sys, const char *name)
+{
+  for (guint i = 0; i < sys->obs_names->len; i++)
+    if (g_str_equal (sys->obs_names->pdata[i], name))
+      return i;
+  return -1;
+}
+
+/* ---- a readable account ------------------------------------------------------------ */
+
+static void
+append_expr_line (GString *s, CmlSystem *sys, const char *lhs, CmlExpr *e)
+{
+  g_autofree char *txt = cml_expr_to_string (sys->ctx, e);
+  g_string_append_printf (s, "    %s = %s\n", lhs, txt);
+}
+
+char *
+cml_system_describe (const CmlSystem *sys_)
+{
+  CmlSystem *sys = (CmlSystem *) sys_;
+  CmlModel *md = sys->model;
+  guint m = md->m, n = md->n;
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s, "%s — %s\n", md->name, md->title);
+  if (md->description)
+    g_string_append_printf (s, "%s\n", md->description);
+  if (md->source)
+    g_string_append_printf (s, "Source: %s\n", md->source);
+  if (md->errata)
+    g_string_append_printf (s, "Errata: %s\n", md->errata);
+  g_string_append_printf (s, "\nKind: %s\n", cml_formalism_to_string (sys->formalism));
+
+  g_string_append_printf (s, "\nLie algebroid: rank %u over a base of dimension %u%s\n", n, m,
+                          sys->lie ? " (structure equations hold)" : " (structure equations FAIL: general algebroid)");
+  g_string_append (s, "  base coordinates:  ");
+  for (guint i = 0; i < m; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", md->base[i]);
+  g_string_append (s, m ? "\n" : "(none: a Lie algebra)\n");
+  g_string_append (s, "  fibre coordinates: ");
+  for (guint A = 0; A < n; A++)
+    g_string_append_printf (s, "%s%s (along %s)", A ? ", " : "", md->fibre[A], md->sections[A]);
+  g_string_append (s, "\n  anchor:\n");
+  for (guint A = 0; A < n; A++)
+    {
+      GString *v = g_string_new (NULL);
+      for (guint i = 0; i < m; i++)
+        if (!cml_expr_is_zero (md->anchor[i * n + A]))
+          {
+            g_autofree char *c = cml_expr_to_string (sys->ctx, md->anchor[i * n + A]);
+            g_string_append_printf (v, "%s(%s) d/d%s", v->len ? " + " : "", c, md->base[i]);
+          }
+      g_string_append_printf (s, "    rho(%s) = %s\n", md->sections[A], v->len ? v->str : "0");
+      g_string_free (v, TRUE);
+    }
+  g_string_append (s, "  brackets:\n");
+  gboolean any = FALSE;
+  for (guint A = 0; A < n; A++)
+    for (guint B = A + 1; B < n; B++)
+      {
+        GString *v = g_string_new (NULL);
+        for (guint C = 0; C < n; C++)
+          {
+            CmlExpr *c = md->bracket[(A * n + B) * n + C];
+            if (!cml_expr_is_zero (c))
+              {
+                g_autofree char *t = cml_expr_to_string (sys->ctx, c);
+                g_string_append_printf (v, "%s(%s) %s", v->len ? " + " : "", t, md->sections[C]);
+              }
+          }
+        if (v->len)
+          {
+            g_string_append_printf (s, "    [[%s, %s]] = %s\n", md->sections[A], md->sections[B], v->str);
+            any = TRUE;
+          }
+        g_string_free (v, TRUE);
+      }
+  if (!any)
+    g_string_append (s, "    all zero\n");
+
+  g_string_append (s, "\nLagrangian:\n");
+  append_expr_line (s, sys, "L", md->lagrangian);
+  if (md->constraints->len)
+    {
+      g_string_append_printf (s, "\n%s constraints:\n",
+                              md->kind == CML_CONSTRAINTS_VAKONOMIC ? "Vakonomic" : "Nonholonomic");
+      for (guint a = 0; a < md->constraints->len; a++)
+        {
+          CmlNamedExpr *ne = md->constraints->pdata[a];
+          g_autofree char *t = cml_expr_to_string (sys->ctx, ne->expr);
+          if (md->kind == CML_CONSTRAINTS_VAKONOMIC)
+            g_string_append_printf (s, "    %s = %s\n", ne->name, t);
+          else
+            g_string_append_printf (s, "    %s: %s = 0\n", ne->name, t);
+        }
+    }
+
+  if (sys->steps->len)
+    {
+      g_string_append (s, "\nConstraint algorithm (seed 000 §4; REFERENCE §3d):\n");
+      for (guint k = 0; k < sys->steps->len; k++)
+        g_string_append_printf (s, "  %u. %s\n", k + 1, (char *) sys->steps->pdata[k]);
+    }
+
+  g_string_append (s, "\nRegularity: ");
+  if (sys->reg_rows)
+    {
+      g_string_append_printf (s, "%s (%u×%u) must be invertible; the right-hand side checks its pivots\n",
+                              sys->reg_name, sys->reg_rows, sys->reg_rows);
+      for (guint a = 0; a < sys->reg_rows; a++)
+        {
+          g_string_append (s, "    [ ");
+          for (guint b = 0; b < sys->reg_rows; b++)
+            {
+              g_autofree char *t = cml_expr_to_string (sys->ctx, sys->reg[a * sys->reg_rows + b]);
+              g_string_append_printf (s, "%s%s", b ? ",  " : "", t);
+            }
+          g_string_append (s, " ]\n");
+        }
+    }
+  else
+    g_string_append (s, "nothing to invert\n");
+  if (sys->na)
+    g_string_append (s, "  The W1 equations are nonlinear in the free velocities: Newton's method solves them at every step.\n");
+
+  g_string_append (s, "\nEquations of motion (derived; ' is d/dt):\n");
+  for (guint i = 0; i < sys->dim; i++)
+    {
+      g_autofree char *lhs = g_strdup_printf ("%s'", sys->state_names[i]);
+      append_expr_line (s, sys, lhs, sys->rhs[i]);
+    }
+  if (md->kind == CML_CONSTRAINTS_VAKONOMIC)
+    {
+      g_string_append (s, "  with the velocities\n");
+      for (guint A = 0; A < n; A++)
+        append_expr_line (s, sys, md->fibre[A], sys->subs_repl[A]);
+    }
+  if (sys->h->len)
+    {
+      g_string_append (s, "  kept on the constraint set by projection after every step:\n");
+      for (guint a = 0; a < sys->h->len; a++)
+        {
+          g_autofree char *t = cml_expr_to_string (sys->ctx, sys->h->pdata[a]);
+          g_string_append_printf (s, "    %s = 0\n", t);
+        }
+    }
+  if (md->quaternions->len)
+    g_string_append_printf (s, "  %u attitude quaternion(s) renormalised after every step\n", md->quaternions->len / 4);
+
+  if (md->monitors->len)
+    {
+      g_string_append (s, "\nMonitors (invariants and energies):\n");
+      for (guint k = 0; k < md->monitors->len; k++)
+        {
+          CmlNamedExpr *ne = md->monitors->pdata[k];
+          g_autofree char *t = cml_expr_to_string (sys->ctx, ne->expr);
+          g_string_append_printf (s, "    %s = %s\n", ne->name, t);
+        }
+    }
+  for (guint k = 0; k < md->warnings->len; k++)
+    g_string_append_printf (s, "\nWarning: %s\n", (char *) md->warnings->pdata[k]);
+  return g_string_free (s, FALSE);
+}
+
+/* ---- simulation -------------------------------------------------------------------- */
+
+static void
+fill_fast (CmlSimulation *sim, double t, const double *z)
+{
+  sim->fast[0] = t;
+  memcpy (sim->fast + 1, z, sim->sys->dim * sizeof (double));
+}
+
+/* Nonlinear vakonomic systems: Newton's method for the free velocities, warm-started from
+ * the last solution stored in the aux part of sim->fast. */
+static int
+solve_aux (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  guint na = sys->na;
+  double *aux = sim->fast + 1 + sys->dim;
+
+  for (int it = 0; it < 40; it++)
+    {
+      double dn = 0, an = 0;
+      cml_program_run (sys->newton_prog, sim->fast, sim->regs_newton, sim->newton_out);
+      memcpy (sim->work, sim->newton_out + na, na * na * sizeof (double));
+      for (guint a = 0; a < na; a++)
+        sim->work2[a] = -sim->newton_out[a];
+      if (!cml_small_solve (na, sim->work, sim->work2, 1e-14))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the vakonomic regularity matrix R_ab is singular");
+          return 1;
+        }
+      for (guint a = 0; a < na; a++)
+        {
+          aux[a] += sim->work2[a];
+          dn = MAX (dn, fabs (sim->work2[a]));
+          an = MAX (an, fabs (aux[a]));
+        }
+      if (!isfinite (dn))
+        break;
+      if (dn <= 1e-15 * (1 + an))
+        return 0;
+    }
+  g_snprintf (sim->reason, sizeof sim->reason, "Newton's method for the free velocities did not converge");
+  return 1;
+}
+
+static int
+sim_rhs (double t, const double *z, double *dz, void *data)
+{
+  CmlSimulation *sim = data;
+  CmlSystem *sys = sim->sys;
+
+  fill_fast (sim, t, z);
+  if (sys->na && solve_aux (sim) != 0)
+    return 1;
+  cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
+  for (guint k = 0; k < sys->pivots->len; k++)
+    {
+      double p = sim->rhs_out[sys->dim + k];
+      if (p == 0 || !isfinite (p))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the regularity matrix %s is singular", sys->reg_name);
+          return 1;
+        }
+    }
+  memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
+  return 0;
+}
+
+static int
+sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
+{
+  CmlSimulation *sim = data;
+  CmlSystem *sys = sim->sys;
+  guint dim = sys->dim;
+  /* the Jacobian program's outputs are dim² then dim: write into a scratch then split */
+  fill_fast (sim, t, z);
+  cml_program_run (sys->jac_prog, sim->fast, sim->regs_jac, sim->work);
+  memcpy (dfdz, sim->work, dim * dim * sizeof (double));
+  memcpy (dfdt, sim->work + dim * dim, dim * sizeof (double));
+  return 0;
+}
+
+/* Moves the components [from, to) of Z by the least change that makes the constraint
+ * functions vanish (Gauss–Newton, minimum norm), then renormalises quaternions. */
+static int
+project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask)
+{
+  CmlSystem *sys = sim->sys;
+  guint k = sys->h->len, dim = sys->dim;
+  double *h = sim->proj_out, *J = sim->proj_out + k;
+
+  for (int it = 0; k && it < 20; it++)
+    {
+      double hn = 0, zn = 0;
+      fill_fast (sim, t, z);
+      cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
+      for (guint a = 0; a < k; a++)
+        hn = MAX (hn, fabs (h[a]));
+      for (guint j = from; j < to; j++)
+        zn = MAX (zn, fabs (z[j]));
+      if (!isfinite (hn))
+        return 1;
+      if (hn <= 1e-15 * (1 + zn))
+        break;
+      /* (J Jᵀ) μ = h over the movable columns; z -= Jᵀ μ */
+      for (guint a = 0; a < k; a++)
+        {
+          for (guint b = 0; b < k; b++)
+            {
+              double s = 0;
+              for (guint j = from; j < to; j++)
+                if (!mask || mask[j])
+                  s += J[a * dim + j] * J[b * dim + j];
+              sim->work[a * k + b] = s;
+            }
+          sim->work2[a] = h[a];
+        }
+      if (!cml_small_solve (k, sim->work, sim->work2, 1e-14))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the constraints cannot be solved for the chosen coordinates");
+          return 1;
+        }
+      double step = 0;
+      for (guint j = from; j < to; j++)
+        if (!mask || mask[j])
+          {
+            double s = 0;
+            for (guint a = 0; a < k; a++)
+              s += J[a * dim + j] * sim->work2[a];
+            z[j] -= s;
+            step = MAX (step, fabs (s));
+          }
+      if (step <= 1e-16 * (1 + zn))
+        break;
+    }
+  /* unit quaternions */
+  GArray *q = sys->model->quaternions;
+  for (guint i = 0; i + 3 < q->len; i += 4)
+    {
+      guint base = sys->m + sys->n;
+      double s = 0;
+      for (guint c = 0; c < 4; c++)
+        s += z[base + g_array_index (q, guint, i + c)] * z[base + g_array_index (q, guint, i + c)];
+      if (s > 0 && isfinite (s))
+        {
+          s = 1 / sqrt (s);
+          for (guint c = 0; c < 4; c++)
+            z[base + g_array_index (q, guint, i + c)] *= s;
+        }
+    }
+  return 0;
+}
+
+static int
+sim_project (double t, double *z, void *data)
+{
+  CmlSimulation *sim = data;
+  return project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL);
+}
+
+static gboolean
+make_integrator (CmlSimulation *sim, GError **error)
+{
+  CmlSystem *sys = sim->sys;
+  CmlOde ode = {
+    .dim = sys->dim,
+    .rhs = sim_rhs,
+    .jacobian = sys->jac_prog ? sim_jac : NULL,
+    .project = (sys->h->len || sys->model->quaternions->len) ? sim_project : NULL,
+    .user_data = sim,
+  };
+  CmlIntegrator *integ = cml_integrator_new (&ode, &sim->options, error);
+  if (integ == NULL)
+    return FALSE;
+  g_clear_pointer (&sim->integ, cml_integrator_free);
+  sim->integ = integ;
+  return TRUE;
+}
+
+static void
+prepare_all (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  cml_program_prepare (sys->rhs_prog, sim->params, sim->regs_rhs);
+  cml_program_prepare (sys->obs_prog, sim->params, sim->regs_obs);
+  if (sys->jac_prog)
+    cml_program_prepare (sys->jac_prog, sim->params, sim->regs_jac);
+  if (sys->proj_prog)
+    cml_program_prepare (sys->proj_prog, sim->params, sim->regs_proj);
+  if (sys->reg_prog)
+    cml_program_prepare (sys->reg_prog, sim->params, sim->regs_reg);
+  if (sys->newton_prog)
+    cml_program_prepare (sys->newton_prog, sim->params, sim->regs_newton);
+}
+
+CmlSimulation *
+cml_simulation_new (CmlSystem *sys, GError **error)
+{
+  g_autoptr (CmlSimulation) sim = g_new0 (CmlSimulation, 1);
+  guint dim = sys->dim, k = sys->h->len;
+  guint wsize = MAX (MAX (k * k, sys->na * sys->na), dim * dim + dim) + 16;
+
+  sim->sys = cml_system_ref (sys);
+  sim->params = g_new (double, MAX (sys->n_params, 1));
+  for (guint i = 0; i < sys->n_params; i++)
+    sim->params[i] = ((CmlParam *) sys->model->params->pdata[i])->value;
+  sim->z = g_new0 (double, dim);
+  sim->fast = g_new0 (double, sys->n_fast);
+  sim->regs_rhs = g_new0 (double, cml_program_n_registers (sys->rhs_prog));
+  sim->regs_obs = g_new0 (double, cml_program_n_registers (sys->obs_prog));
+  if (sys->jac_prog)
+    sim->regs_jac = g_new0 (double, cml_program_n_registers (sys->jac_prog));
+  if (sys->proj_prog)
+    sim->regs_proj = g_new0 (double, cml_program_n_registers (sys->proj_prog));
+  if (sys->reg_prog)
+    sim->regs_reg = g_new0 (double, cml_program_n_registers (sys->reg_prog));
+  if (sys->newton_prog)
+    {
+      sim->regs_newton = g_new0 (double, cml_program_n_registers (sys->newton_prog));
+      sim->newton_out = g_new0 (double, sys->na + sys->na * sys->na);
+    }
+  sim->rhs_out = g_new0 (double, dim + sys->pivots->len);
+  sim->proj_out = g_new0 (double, k + k * dim + 1);
+  sim->work = g_new0 (double, wsize);
+  sim->work2 = g_new0 (double, MAX (MAX (k, sys->na), dim) + 1);
+  sim->report = g_ptr_array_new_with_free_func (g_free);
+  sim->options = cml_integrator_options_default ();
+  prepare_all (sim);
+  if (!make_integrator (sim, error))
+    return NULL;
+  if (!cml_simulation_reset (sim, NULL, error))
+    return NULL;
+  return g_steal_pointer (&sim);
+}
+
+void
+cml_simulation_free (CmlSimulation *sim)
+{
+  if (sim == NULL)
+    return;
+  g_clear_pointer (&sim->integ, cml_integrator_free);
+  g_free (sim->params);
+  g_free (sim->z);
+  g_free (sim->fast);
+  g_free (sim->regs_rhs);
+  g_free (sim->regs_jac);
+  g_free (sim->regs_obs);
+  g_free (sim->regs_proj);
+  g_free (sim->regs_reg);
+  g_free (sim->regs_newton);
+  g_free (sim->rhs_out);
+  g_free (sim->proj_out);
+  g_free (sim->newton_out);
+  g_free (sim->work);
+  g_free (sim->work2);
+  g_ptr_array_unref (sim->report);
+  cml_system_unref (sim->sys);
+  g_free (sim);
+}
+
+CmlSystem *cml_simulation_get_system (const CmlSimulation *sim) { return sim->sys; }
+double cml_simulation_get_time (const CmlSimulation *sim) { return sim->t; }
+const double *cml_simulation_get_state (const CmlSimulation *sim) { return sim->z; }
+const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim) { return sim->report; }
+const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *sim) { return &sim->options; }
+guint64 cml_simulation_n_rhs (const CmlSimulation *sim) { return sim->integ ? cml_integrator_n_rhs (sim->integ) : 0; }
+
+gboolean
+cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GError **error)
+{
+  CmlModel *md = sim->sys->model;
+  int i = cml_model_param_index (md, name);
+
+  if (i < 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s has no parameter “%s”", md->name, name);
+      return FALSE;
+    }
+  if (!cml_model_check_param (md, md->params->pdata[i], value, error))
+    return FALSE;
+  sim->params[i] = value;
+  prepare_all (sim);
+  if (sim->integ)
+    cml_integrator_reset (sim->integ);
+  return TRUE;
+}
+
+double
+cml_simulation_get_param (const CmlSimulation *sim, const char *name)
+{
+  int i = cml_model_param_index (sim->sys->model, name);
+  return i < 0 ? NAN : sim->params[i];
+}
+
+gboolean
+cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options, GError **error)
+{
+  CmlIntegratorOptions old = sim->options;
+  sim->options = *options;
+  if (!make_integrator (sim, error))
+    {
+      sim->options = old;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+state_index (CmlSystem *sys, const char *name)
+{
+  for (guint i = 0; i < sys->dim; i++)
+    if (g_str_equal (sys->state_names[i], name))
+      return i;
+  return -1;
+}
+
+/* The value of an initial datum: explicitly given, else the model's, else missing. */
+static gboolean
+lookup_initial (CmlSystem *sys, GHashTable *given, const char *name, double *v, gboolean *explicit_)
+{
+  double *p = given ? g_hash_table_lookup (given, name) : NULL;
+  *explicit_ = p != NULL;
+  if (p == NULL)
+    p = g_hash_table_lookup (sys->model->initial, name);
+  if (p)
+    *v = *p;
+  return p != NULL;
+}
+
+/* Checks that the regularity matrix is invertible at the current state. */
+static gboolean
+check_regular (CmlSimulation *sim, GError **error)
+{
+  CmlSystem *sys = sim->sys;
+  guint r = sys->reg_rows;
+  if (sys->reg_prog == NULL || r == 0)
+    return TRUE;
+  fill_fast (sim, sim->t, sim->z);
+  g_autofree double *M = g_new (double, r * r + r);
+  cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, M);
+  for (guint a = 0; a < r; a++)
+    M[r * r + a] = 1;
+  gboolean finite = TRUE;
+  for (guint a = 0; a < r * r; a++)
+    finite &= isfinite (M[a]);
+  if (!finite || !cml_small_solve (r, M, M + r * r, 1e-12))
+    {
+      int line = sys->formalism == CML_FORMALISM_EULER_LAGRANGE ? sys->model->lagrangian_line
+                                                                : sys->model->constraints_line;
+      g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s:%d: the regularity matrix %s is singular at the initial state",
+                   sys->model->path, MAX (line, 1), sys->reg_name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
+{
+  CmlSystem *sys = sim->sys;
+  CmlModel *md = sys->model;
+  guint m = sys->m, n = sys->n, dim = sys->dim;
+  g_autofree double *z = g_new0 (double, dim);
+  g_autofree double *z_given = g_new0 (double, dim);
+  g_autofree gboolean *is_given = g_new0 (gboolean, dim);
+  g_autofree gboolean *has_value = g_new0 (gboolean, dim);
+  GHashTableIter it;
+  gpointer key;
+
+  g_ptr_array_set_size (sim->report, 0);
+  /* every given name must be something that can be set */
+  if (given)
+    {
+      g_hash_table_iter_init (&it, given);
+      while (g_hash_table_iter_next (&it, &key, NULL))
+        {
+          const char *nm = key;
+          gboolean ok = state_index (sys, nm) >= 0;
+          for (guint A = 0; A < n && !ok; A++)
+            ok = g_str_equal (md->fibre[A], nm) || g_str_equal (md->momenta[A], nm);
+          if (!ok)
+            {
+              g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                           "“%s” is not an initial datum of %s (state: %s)", nm, md->name,
+                           g_strjoinv (", ", sys->state_names));
+              return FALSE;
+            }
+        }
+    }
+
+  /* quaternions default to the identity */
+  for (guint i = 0; i + 3 < md->quaternions->len; i += 4)
+    z[m + n + g_array_index (md->quaternions, guint, i)] = 1;
+  for (guint i = 0; i < dim; i++)
+    {
+      gboolean ex;
+      if (lookup_initial (sys, given, sys->state_names[i], &z[i], &ex))
+        has_value[i] = TRUE;
+      is_given[i] = ex;
+    }
+
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC)
+    {
+      /* p_a from a given velocity y^a when p_a itself is not given (the W1 relation
+       * p_a = ∂L̃/∂y^a − p_α ∂Ψ^α/∂y^a, i.e. F_a = 0 solved for p_a). */
+      CmlExprCtx *ctx = sys->ctx;
+      guint ns = cml_expr_ctx_n_symbols (ctx);
+      g_autofree double *vals = g_new0 (double, ns);
+      for (guint k = 0; k < sys->n_params; k++)
+        vals[sys->param_sym[k]] = sim->params[k];
+      vals[md->t_sym] = 0;
+      for (guint i = 0; i < dim; i++)
+        vals[sys->state_sym[i]] = z[i];
+      for (guint A = 0; A < n; A++)
+        {
+          gboolean ex;
+          double v;
+          if (lookup_initial (sys, given, md->fibre[A], &v, &ex))
+            vals[md->fibre_sym[A]] = v;
+        }
+      for (guint A = 0; A < n; A++)
+        {
+          gboolean vel_ex, p_ex = is_given[m + A];
+          double v;
+          gboolean has_vel = lookup_initial (sys, given, md->fibre[A], &v, &vel_ex);
+          gboolean is_free = TRUE;
+          for (guint a = 0; a < md->constraints->len; a++)
+            if (((CmlNamedExpr *) md->constraints->pdata[a])->sym == md->fibre_sym[A])
+              is_free = FALSE;
+          if (!has_vel || !is_free)
+            continue;
+          if (p_ex || (has_value[m + A] && !vel_ex))
+            continue;
+          /* p_A = ∂L̃/∂y^A − Σ p_α ∂Ψ^α/∂y^A  (=  p_A − F_A) */
+          CmlExpr *Fa = NULL;
+          guint j = 0;
+          for (guint B = 0; B < n; B++)
+            {
+              gboolean fb = TRUE;
+              for (guint a = 0; a < md->constraints->len; a++)
+                if (((CmlNamedExpr *) md->constraints->pdata[a])->sym == md->fibre_sym[B])
+                  fb = FALSE;
+              if (B == A)
+                break;
+              if (fb)
+                j++;
+            }
+          (void) j;
+          /* rebuild F_A from the model directly (cheap, load-time only) */
+          {
+            guint k = md->constraints->len;
+            g_autofree int *cs = g_new (int, MAX (k, 1));
+            g_autofree CmlExpr **ps = g_new (CmlExpr *, MAX (k, 1));
+            for (guint a = 0; a < k; a++)
+              {
+                cs[a] = ((CmlNamedExpr *) md->constraints->pdata[a])->sym;
+                ps[a] = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
+              }
+            CmlExpr *Lt = cml_expr_subs (ctx, md->lagrangian, k, cs, ps);
+            Fa = cml_expr_diff (ctx, Lt, md->fibre_sym[A]);
+            for (guint a = 0; a < k; a++)
+              {
+                int Bs = -1;
+                for (guint B = 0; B < n; B++)
+                  if (md->fibre_sym[B] == cs[a])
+                    Bs = B;
+                Fa = cml_expr_sub (ctx, Fa, cml_expr_mul (ctx, cml_expr_sym (ctx, md->momenta_sym[Bs]),
+                                                          cml_expr_diff (ctx, ps[a], md->fibre_sym[A])));
+              }
+          }
+          z[m + A] = cml_expr_eval (Fa, vals);
+          vals[md->momenta_sym[A]] = z[m + A];
+        }
+      if (sys->na)
+        {
+          /* warm start for Newton: the given velocities */
+          for (guint a = 0; a < sys->na; a++)
+            sim->fast[1 + dim + a] = vals[sys->aux_sym[a]];
+        }
+    }
+
+  memcpy (z_given, z, dim * sizeof (double));
+  sim->t = 0;
+
+  if (sys->formalism == CML_FORMALISM_NONHOLONOMIC && sys->h->len)
+    {
+      /* solve the constraints for the solve-for coordinates that were not given */
+      g_autofree gboolean *mask = g_new0 (gboolean, dim);
+      gboolean any = FALSE;
+      for (guint k = 0; k < md->n_solve_for; k++)
+        if (!is_given[m + md->solve_for[k]])
+          {
+            mask[m + md->solve_for[k]] = TRUE;
+            any = TRUE;
+          }
+      guint cnt = 0;
+      for (guint j = 0; j < dim; j++)
+        cnt += mask[j];
+      if (any && cnt == sys->h->len)
+        {
+          if (project_range (sim, 0, z, m, m + n, mask) != 0)
+            {
+              g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s: initial data: %s", md->path, sim->reason);
+              return FALSE;
+            }
+          memcpy (z_given, z, dim * sizeof (double)); /* solved values are not "changed" */
+        }
+    }
+  if (sys->h->len || md->quaternions->len)
+    {
+      if (project_range (sim, 0, z, sys->movable_from, sys->movable_to, NULL) != 0)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s: initial data: %s", md->path, sim->reason);
+          return FALSE;
+        }
+    }
+  for (guint i = 0; i < dim; i++)
+    if (fabs (z[i] - z_given[i]) > 1e-12 * (1 + fabs (z_given[i])))
+      g_ptr_array_add (sim->report, g_strdup_printf ("%s: %.17g -> %.17g (projected onto the constraint set)",
+                                                     sys->state_names[i], z_given[i], z[i]));
+  memcpy (sim->z, z, dim * sizeof (double));
+  if (sim->integ)
+    cml_integrator_reset (sim->integ);
+  if (sys->na)
+    {
+      fill_fast (sim, 0, sim->z);
+      if (solve_aux (sim) != 0)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s: initial data: %s", md->path, sim->reason);
+          return FALSE;
+        }
+    }
+  return check_regular (sim, error);
+}
+
+gboolean
+cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
+{
+  g_autoptr (GError) err = NULL;
+  sim->reason[0] = '\0';
+  if (!cml_integrator_advance (sim->integ, &sim->t, t1, sim->z, &err))
+    {
+      if (sim->reason[0])
+        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s (%s)", err->message, sim->reason);
+      else
+        g_propagate_error (error, g_steal_pointer (&err));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+cml_simulation_set_state (CmlSimulation *sim, double t, const double *z)
+{
+  sim->t = t;
+  memcpy (sim->z, z, sim->sys->dim * sizeof (double));
+  if (sim->integ)
+    cml_integrator_reset (sim->integ);
+}
+
+void
+cml_simulation_observe (CmlSimulation *sim, double *out)
+{
+  fill_fast (sim, sim->t, sim->z);
+  if (sim->sys->na)
+    solve_aux (sim);
+  cml_program_run (sim->sys->obs_prog, sim->fast, sim->regs_obs, out);
+}
+
+gboolean
+cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError **error)
+{
+  if (sim_rhs (sim->t, sim->z, dzdt, sim) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s at t = %g", sim->reason, sim->t);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+double
+cml_simulation_residual (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  double s = 0;
+  if (sys->h->len == 0)
+    return 0;
+  fill_fast (sim, sim->t, sim->z);
+  cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
+  for (guint a = 0; a < sys->h->len; a++)
+    s += sim->proj_out[a] * sim->proj_out[a];
+  return sqrt (s);
+}
+
+guint
+cml_simulation_regularity_matrix (CmlSimulation *sim, double *out, guint max_entries)
+{
+  CmlSystem *sys = sim->sys;
+  guint r = sys->reg_rows;
+  if (sys->reg_prog == NULL || r * r > max_entries)
+    return 0;
+  fill_fast (sim, sim->t, sim->z);
+  cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, out);
+  return r;
+}
+
+double
+cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f)
+{
+  CmlSystem *sys = sim->sys;
+  guint ns = cml_expr_ctx_n_symbols (sys->ctx);
+  g_autofree double *vals = g_new0 (double, ns);
+  CmlExpr *e = user_expr (sys, f);
+
+  for (guint k = 0; k < sys->n_params; k++)
+    vals[sys->param_sym[k]] = sim->params[k];
+  vals[sys->model->t_sym] = sim->t;
+  for (guint i = 0; i < sys->dim; i++)
+    vals[sys->state_sym[i]] = sim->z[i];
+  if (sys->na)
+    {
+      fill_fast (sim, sim->t, sim->z);
+      solve_aux (sim);
+      for (guint a = 0; a < sys->na; a++)
+        vals[sys->aux_sym[a]] = sim->fast[1 + sys->dim + a];
+    }
+  return cml_expr_eval (e, vals);
+}

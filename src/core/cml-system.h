@@ -1,0 +1,121 @@
+/* cml-system.h — equations of motion derived from a model, and a simulation of them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * CmlSystem holds what is derived once per model: the formalism (Euler–Lagrange,
+ * Lagrange–d'Alembert, vakonomic, or the constraint algorithm for a singular
+ * Lagrangian), the symbolic right-hand side and everything else compiled into
+ * register programs whose slow inputs are the parameters.  It is immutable and may be
+ * shared between threads.
+ *
+ * CmlSimulation is one run: parameter values, state, time, integrator and the scratch
+ * memory, all allocated when it is made.  A simulation belongs to one thread at a time.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-integrator.h"
+#include "cml-model.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CML_FORMALISM_EULER_LAGRANGE, /* REFERENCE §3a */
+  CML_FORMALISM_NONHOLONOMIC,   /* §3b, Lagrange–d'Alembert */
+  CML_FORMALISM_VAKONOMIC,      /* §3c, Hamiltonian form on W1 */
+  CML_FORMALISM_SINGULAR,       /* §3d, constraint algorithm with the SODE condition */
+} CmlFormalism;
+
+const char *cml_formalism_to_string (CmlFormalism f);
+
+typedef struct _CmlSystem CmlSystem;
+
+/* Derives the equations of motion.  Errors name the model file and line. */
+CmlSystem  *cml_system_new (CmlModel *model, GError **error);
+CmlSystem  *cml_system_ref (CmlSystem *sys);
+void        cml_system_unref (CmlSystem *sys);
+
+CmlModel   *cml_system_get_model (const CmlSystem *sys);
+CmlFormalism cml_system_get_formalism (const CmlSystem *sys);
+/* The state: base coordinates, then fibre coordinates (momenta for a vakonomic system),
+ * then reconstruction variables. */
+guint       cml_system_dim (const CmlSystem *sys);
+const char *cml_system_state_name (const CmlSystem *sys, guint i);
+
+/* Observables: every named quantity of a state — coordinates, velocities, momenta,
+ * reconstruction variables, definitions, monitors, and "residual" (the norm of the
+ * constraint functions) where there are constraints. */
+guint       cml_system_n_observables (const CmlSystem *sys);
+const char *cml_system_observable_name (const CmlSystem *sys, guint i);
+int         cml_system_observable_index (const CmlSystem *sys, const char *name);
+
+/* TRUE if the structure equations of a Lie algebroid hold (else it is run as a general
+ * algebroid, and the model's warnings say so). */
+gboolean    cml_system_is_lie_algebroid (const CmlSystem *sys);
+/* Steps of the constraint algorithm, for a person (singular systems; else empty). */
+const GPtrArray *cml_system_algorithm_steps (const CmlSystem *sys);
+/* Whether the constraint algorithm left gauge freedom (kernel directions set to 0). */
+gboolean    cml_system_has_gauge_freedom (const CmlSystem *sys);
+/* A readable account: kind, algebroid, Lagrangian, constraints, derived equations,
+ * regularity, invariants, and the constraint algorithm's steps. */
+char       *cml_system_describe (const CmlSystem *sys);
+
+/* Evaluates the structure-equation residuals and returns the largest at random points
+ * (for tests; 0 for a Lie algebroid). */
+double      cml_system_structure_defect (const CmlSystem *sys);
+
+/* ---- a simulation ------------------------------------------------------------------ */
+
+typedef struct _CmlSimulation CmlSimulation;
+
+/* Parameters at their defaults, initial data from the model, t = 0, the default
+ * integrator.  Fails when the initial state is not regular (names the matrix). */
+CmlSimulation *cml_simulation_new (CmlSystem *sys, GError **error);
+void           cml_simulation_free (CmlSimulation *sim);
+CmlSystem     *cml_simulation_get_system (const CmlSimulation *sim);
+
+gboolean cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GError **error);
+double   cml_simulation_get_param (const CmlSimulation *sim, const char *name);
+/* Replaces the integrator (and resets it). */
+gboolean cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options, GError **error);
+const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *sim);
+
+/* Starts again at t = 0 from the model's initial data overridden by GIVEN (name ->
+ * double*, may be NULL): coordinates, velocities, momenta, reconstruction variables.
+ * Given values are kept; the coordinates the constraints determine are solved from them;
+ * only when given values violate a constraint is the state projected (see
+ * cml_simulation_get_projection_report).  Fails if a name is unknown or the state is not
+ * regular. */
+gboolean cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error);
+/* Lines "name: given -> used" for values the last reset changed (empty if none). */
+const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim);
+
+/* Integrates to T1 (>= current time).  On failure the simulation keeps the last good
+ * state and the error names the time and the reason. */
+gboolean cml_simulation_advance (CmlSimulation *sim, double t1, GError **error);
+
+double        cml_simulation_get_time (const CmlSimulation *sim);
+const double *cml_simulation_get_state (const CmlSimulation *sim);
+/* Sets time and state directly (sessions, tests). */
+void          cml_simulation_set_state (CmlSimulation *sim, double t, const double *z);
+/* All observables at the current state, into OUT (cml_system_n_observables values). */
+void          cml_simulation_observe (CmlSimulation *sim, double *out);
+/* The time derivative of the state at the current state (for tests and plots). */
+gboolean      cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError **error);
+/* Norm of the constraint functions at the current state (0 without constraints). */
+double        cml_simulation_residual (CmlSimulation *sim);
+/* The regularity matrix at the current state (W, C or R_ab as the formalism has it;
+ * NULL-free: *rows gives its size, 0 for the constraint algorithm). */
+guint         cml_simulation_regularity_matrix (CmlSimulation *sim, double *out, guint max_entries);
+guint64       cml_simulation_n_rhs (const CmlSimulation *sim);
+
+/* Evaluates F at the current state (any expression of the model's context over
+ * coordinates, velocities, momenta, reconstruction variables, parameters and t). */
+double        cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlSystem, cml_system_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlSimulation, cml_simulation_free)
+
+G_END_DECLS
