@@ -9,10 +9,11 @@
  *     starts with its first positive term instead ("1 - cos(q)", "y - x");
  *   - a product is "[-][coefficient*]numerator factors[/denominator]" where factors
  *     with negative numeric exponents go to the denominator: "-(a + b)/c", "x/(y*z^2)";
- *   - numbers: integers without a decimal point; other numbers as a short decimal when
- *     one (of up to 8 characters) reads back exactly ("0.5*m*v^2", "9.81"), else as a
- *     fraction p/q with q <= 1000 when it reads back exactly ("x/3", "2*x/3",
- *     "x^(1/3)"), else with %.15g;
+ *   - numbers: integers without a decimal point, pi as "pi"; other numbers as a very
+ *     short decimal ("0.5*m*v^2", "x^1.5"), else as a fraction p/q with q <= 12 that
+ *     reads back exactly ("x/3", "2*x/3", "x^(1/3)"), else as a decimal of up to 8
+ *     characters that reads back exactly ("9.81"), else as a fraction with q <= 1000,
+ *     else with %.15g;
  *   - x^0.5 is "sqrt(x)", x^-1 is "1/x".
  */
 #define G_LOG_DOMAIN "cml-expr-print"
@@ -35,6 +36,7 @@ typedef struct
 {
   const CmlExprCtx *ctx;
   GString          *s;
+  gboolean          negate_sum; /* print the next sum as its negation */
 } Printer;
 
 typedef struct
@@ -47,16 +49,22 @@ typedef struct
 
 typedef struct
 {
-  gboolean rational; /* p/q (q may be 1); else text */
+  gboolean rational;    /* p/q (q may be 1); else text */
   gint64   p, q;
+  gboolean exact_div;   /* "p/q" reads back as the number */
+  gboolean exact_split; /* "p*x/q" reads back as the number times x: p * (1/q) */
   char     text[G_ASCII_DTOSTR_BUF_SIZE];
 } NumText;
 
-/* How to write the non-negative number V. */
+/* How to write the non-negative number V: an integer; "pi"; a very short decimal
+ * ("0.5", "0.25"); a fraction p/q with q <= 12 that reads back exactly ("1/3"); a short
+ * exact decimal ("0.125", "9.81"); a fraction with q <= 1000; else %.15g. */
 static void
 number_text (double   v,
              NumText *nt)
 {
+  gint64 p = 0, q = 0;
+
   memset (nt, 0, sizeof *nt);
 
   if (!isfinite (v))
@@ -69,27 +77,55 @@ number_text (double   v,
       nt->rational = TRUE;
       nt->p = (gint64) v;
       nt->q = 1;
+      nt->exact_div = nt->exact_split = TRUE;
+      return;
+    }
+  if (v == G_PI)
+    {
+      g_strlcpy (nt->text, "pi", sizeof nt->text);
       return;
     }
 
-  /* a short exact decimal */
+  /* a very short exact decimal: "0.5", "2.5", "0.25" */
   g_ascii_formatd (nt->text, sizeof nt->text, "%.15g", v);
-  if (strlen (nt->text) <= 8 && g_ascii_strtod (nt->text, NULL) == v)
+  if (strlen (nt->text) <= 4 && g_ascii_strtod (nt->text, NULL) == v)
     return;
 
-  /* a fraction that reads back exactly: "p/q" parses to p * (1/q) */
-  for (gint64 q = 2; q <= 1000; q++)
+  /* the simplest fraction that reads back exactly: "p/q" parses to p/q rounded, and
+   * "p*x/q" to p*(1/q) rounded */
+  for (gint64 k = 2; k <= 1000; k++)
     {
-      double p = nearbyint (v * (double) q);
+      double pk = nearbyint (v * (double) k);
 
-      if (p >= 1.0 && p < 1e15 && p * (1.0 / (double) q) == v)
+      if (pk >= 1.0 && pk < 1e15)
         {
-          nt->rational = TRUE;
-          nt->p = (gint64) p;
-          nt->q = q;
-          return;
+          nt->exact_div = pk / (double) k == v;
+          nt->exact_split = pk * (1.0 / (double) k) == v;
+          if (nt->exact_div || nt->exact_split)
+            {
+              p = (gint64) pk;
+              q = k;
+              break;
+            }
         }
     }
+  g_ascii_formatd (nt->text, sizeof nt->text, "%.15g", v);
+  if (q != 0 && q <= 12)
+    goto fraction;
+
+  if (strlen (nt->text) <= 8 && g_ascii_strtod (nt->text, NULL) == v)
+    {
+      nt->exact_div = nt->exact_split = FALSE;
+      return;
+    }
+  if (q != 0)
+    goto fraction;
+  return;
+
+fraction:
+  nt->rational = TRUE;
+  nt->p = p;
+  nt->q = q;
 }
 
 static void
@@ -99,12 +135,12 @@ append_int (GString *s,
   g_string_append_printf (s, "%" G_GINT64_FORMAT, v);
 }
 
-/* Appends |V| (or V when it is the whole expression), as "p/q" or decimal. */
+/* Appends the number as "p/q" or decimal text. */
 static void
 append_number_text (GString       *s,
                     const NumText *nt)
 {
-  if (nt->rational)
+  if (nt->rational && nt->exact_div)
     {
       append_int (s, nt->p);
       if (nt->q != 1)
@@ -352,7 +388,7 @@ node_prec (const CmlExpr *e)
         if (e->value < 0.0)
           return PREC_SUM;
         number_text (e->value, &nt);
-        return nt.rational && nt.q != 1 ? PREC_PRODUCT : PREC_ATOM;
+        return nt.rational && nt.exact_div && nt.q != 1 ? PREC_PRODUCT : PREC_ATOM;
       }
     case CML_EXPR_SYM:
     case CML_EXPR_FUNC:
@@ -394,13 +430,14 @@ print_factor (Printer *pr,
       return;
     }
   print_expr (pr, base, PREC_ATOM);
+  pr->negate_sum = FALSE;
   g_string_append_c (pr->s, '^');
   if (exp->kind == CML_EXPR_NUM && exp->value > 0.0)
     {
       NumText nt;
 
       number_text (exp->value, &nt);
-      if (nt.rational && nt.q != 1)
+      if (nt.rational && nt.exact_div && nt.q != 1)
         {
           g_string_append_c (pr->s, '(');
           append_number_text (pr->s, &nt);
@@ -413,6 +450,52 @@ print_factor (Printer *pr,
     print_expr (pr, exp, PREC_ATOM);
 }
 
+/* TRUE if the sum E reads better negated: more negative terms than positive ones, or as
+ * many and its first term in print order is negative ("b - a" is shown as "-(a - b)").
+ * The rule is symmetric (exactly one of S and -S prefers negation), so what is shown
+ * does not depend on which sign the canonical form picked. */
+static gboolean
+sum_prefers_negation (Printer *pr,
+                      CmlExpr *e)
+{
+  guint lead = 0;
+  int balance = e->value > 0.0 ? 1 : e->value < 0.0 ? -1 : 0;
+
+  for (guint i = 0; i < e->n; i++)
+    {
+      balance += e->coefs[i] > 0.0 ? 1 : -1;
+      if (i > 0 && term_cmp (pr, e->args[i], e->args[lead]) < 0)
+        lead = i;
+    }
+  if (balance != 0)
+    return balance < 0;
+  return e->coefs[lead] < 0.0;
+}
+
+/* A sum raised to an odd integer power (or 1): its sign can move to the coefficient. */
+static gboolean
+factor_can_negate (const PFactor *f)
+{
+  double ev = 1.0;
+
+  if (f->base->kind != CML_EXPR_ADD)
+    return FALSE;
+  if (f->exp != NULL && !cml_expr_is_number (f->exp, &ev))
+    return FALSE;
+  return cml_expr_double_is_int (ev) && fmod (ev, 2.0) != 0.0;
+}
+
+static void
+print_factor_maybe_negated (Printer  *pr,
+                            CmlExpr  *base,
+                            CmlExpr  *exp,
+                            gboolean  negate)
+{
+  pr->negate_sum = negate;
+  print_factor (pr, base, exp);
+  pr->negate_sum = FALSE;
+}
+
 /* COEF * Π F, as "[-][c*]num[/den]". */
 static void
 print_product (Printer *pr,
@@ -423,7 +506,16 @@ print_product (Printer *pr,
   GString *s = pr->s;
   NumText nt;
   guint n_num = 0, n_den = 0;
-  gboolean first;
+  gboolean first, split;
+  gboolean *negate = g_newa (gboolean, n + 1);
+
+  /* show every sum factor with its first term positive; the signs go to the front */
+  for (guint i = 0; i < n; i++)
+    {
+      negate[i] = factor_can_negate (&f[i]) && sum_prefers_negation (pr, f[i].base);
+      if (negate[i])
+        coef = -coef;
+    }
 
   if (coef < 0.0)
     {
@@ -439,14 +531,16 @@ print_product (Printer *pr,
       else
         n_num++;
     }
-  if (nt.rational && nt.q != 1)
+  split = nt.rational && nt.q != 1 && nt.exact_split;
+  if (split)
     n_den++;
 
   /* numerator */
   first = TRUE;
-  if (!nt.rational)
+  if (!nt.rational || (nt.q != 1 && !split))
     {
-      g_string_append (s, nt.text);
+      /* "0.123*x", "2/7*x" */
+      append_number_text (s, &nt);
       first = FALSE;
     }
   else if (nt.p != 1 || n_num == 0)
@@ -460,7 +554,7 @@ print_product (Printer *pr,
         continue;
       if (!first)
         g_string_append_c (s, '*');
-      print_factor (pr, f[i].base, f[i].exp);
+      print_factor_maybe_negated (pr, f[i].base, f[i].exp, negate[i]);
       first = FALSE;
     }
   if (first)
@@ -473,7 +567,7 @@ print_product (Printer *pr,
   if (n_den > 1)
     g_string_append_c (s, '(');
   first = TRUE;
-  if (nt.rational && nt.q != 1)
+  if (split)
     {
       append_int (s, nt.q);
       first = FALSE;
@@ -487,13 +581,13 @@ print_product (Printer *pr,
       if (!first)
         g_string_append_c (s, '*');
       if (ev == -1.0)
-        print_factor (pr, f[i].base, NULL);
+        print_factor_maybe_negated (pr, f[i].base, NULL, negate[i]);
       else
         {
           CmlExpr neg_exp = *f[i].exp;
 
           neg_exp.value = -ev;
-          print_factor (pr, f[i].base, &neg_exp);
+          print_factor_maybe_negated (pr, f[i].base, &neg_exp, negate[i]);
         }
       first = FALSE;
     }
@@ -513,10 +607,12 @@ print_sum (Printer *pr,
 {
   PTerm *items = g_new (PTerm, e->n + 1);
   guint n = 0;
+  double sign = pr->negate_sum ? -1.0 : 1.0;
 
+  pr->negate_sum = FALSE;
   for (guint i = 0; i < e->n; i++)
     {
-      PTerm x = { e->args[i], e->coefs[i] };
+      PTerm x = { e->args[i], sign * e->coefs[i] };
       guint j = n;
 
       /* insertion sort in print order */
@@ -531,7 +627,7 @@ print_sum (Printer *pr,
   if (e->value != 0.0)
     {
       items[n].t = NULL;
-      items[n].c = e->value;
+      items[n].c = sign * e->value;
       n++;
     }
 
@@ -665,6 +761,7 @@ cml_expr_to_string (const CmlExprCtx *ctx,
 
   pr.ctx = ctx;
   pr.s = g_string_new (NULL);
+  pr.negate_sum = FALSE;
   print_expr (&pr, (CmlExpr *) e, 0);
   return g_string_free (pr.s, FALSE);
 }

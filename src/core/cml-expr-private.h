@@ -33,6 +33,7 @@ struct _CmlExpr
   guint     hash;   /* structural hash (of kind, fn, sym, value, args' ids, coefs) */
   guint     id;     /* creation order in the context: the canonical operand order */
   guint64   mask;   /* bit (id % 64) set for every symbol id occurring in the node */
+  guint64   shash;  /* structural hash from symbol names, independent of creation order */
   double    value;  /* NUM: value; ADD: constant; MUL: coefficient */
   CmlExpr **args;
   double   *coefs;  /* ADD: coefficient of each term; NULL otherwise */

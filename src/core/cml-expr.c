@@ -104,6 +104,14 @@ hash_double (double v)
   return (guint) (bits >> 32) ^ (guint) bits;
 }
 
+static inline guint64
+shash_mix (guint64 h,
+           guint64 v)
+{
+  h ^= v + G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) + (h << 12) + (h >> 4);
+  return h * G_GUINT64_CONSTANT (0x100000001b3);
+}
+
 static inline gboolean
 same_double (double a,
              double b)
@@ -193,6 +201,28 @@ intern_node (CmlExprCtx *ctx,
 
   node = arena_alloc (ctx, sizeof *node);
   *node = *key;
+  if (key->kind != CML_EXPR_SYM)
+    {
+      guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325) ^ (key->kind * 131u + key->fn);
+
+      guint64 operands = 0;
+      gboolean commutative = key->kind == CML_EXPR_ADD || key->kind == CML_EXPR_MUL;
+
+      /* operands of sums and products are sorted by id: combine them commutatively */
+      h = shash_mix (h, hash_double (key->value));
+      for (guint i = 0; i < key->n; i++)
+        {
+          guint64 x = key->args[i]->shash;
+
+          if (key->coefs != NULL)
+            x = shash_mix (x, hash_double (key->coefs[i]));
+          if (commutative)
+            operands += shash_mix (x, 0x2545f491u);
+          else
+            h = shash_mix (h, x);
+        }
+      node->shash = shash_mix (h, operands);
+    }
   if (key->n > 0)
     {
       node->args = arena_alloc (ctx, key->n * sizeof (CmlExpr *));
@@ -276,6 +306,7 @@ cml_expr_ctx_intern (CmlExprCtx *ctx,
 
   key_init (&key, CML_EXPR_SYM);
   key.sym = id;
+  key.shash = shash_mix (G_GUINT64_CONSTANT (0x5bd1e995), g_str_hash (name));
   g_ptr_array_add (ctx->sym_nodes, intern_node (ctx, &key));
   return id;
 }
@@ -643,6 +674,25 @@ cml_expr_sub (CmlExprCtx *ctx,
 
 /* ---- products ------------------------------------------------------------------------- */
 
+static gboolean is_negative_looking (const CmlExpr *e);
+static CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
+
+/* V, or the simple fraction p/q (q <= 12) that V is within a few ulps of: keeps exponent
+ * arithmetic such as 1/3 - 1 on the fractions people write. */
+static double
+snap_fraction (double v)
+{
+  for (int q = 1; q <= 12; q++)
+    {
+      double p = nearbyint (v * q);
+      double r = p / q;
+
+      if (fabs (v - r) <= 4 * DBL_EPSILON * fabs (r))
+        return r;
+    }
+  return v;
+}
+
 typedef struct
 {
   CmlExpr *base;
@@ -728,8 +778,16 @@ push_factor (CmlExprCtx *ctx,
     case CML_EXPR_POW:
       factor_vec_push (fv, f->args[0], f->args[1]);
       break;
-    case CML_EXPR_SYM:
     case CML_EXPR_ADD:
+      /* (-X)*Y = -(X*Y): keep sums that are factors positive-looking */
+      if (is_negative_looking (f))
+        {
+          *coef = -*coef;
+          f = mul_coef (ctx, -1.0, f);
+        }
+      factor_vec_push (fv, f, ctx->one);
+      break;
+    case CML_EXPR_SYM:
     case CML_EXPR_FUNC:
     case CML_EXPR_FUNC2:
     default:
@@ -737,8 +795,6 @@ push_factor (CmlExprCtx *ctx,
       break;
     }
 }
-
-static CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
 
 /* COEF * Π IN (any nodes). */
 static CmlExpr *
@@ -777,11 +833,20 @@ mul_list (CmlExprCtx     *ctx,
       else
         {
           CmlExpr **exps = g_new (CmlExpr *, j - i);
+          gboolean numeric = TRUE;
+          double sum = 0.0;
 
           for (guint k = i; k < j; k++)
-            exps[k - i] = fv.v[k].exp;
+            {
+              exps[k - i] = fv.v[k].exp;
+              numeric = numeric && is_num (fv.v[k].exp);
+              sum += fv.v[k].exp->value;
+            }
           fv.v[n].base = fv.v[i].base;
-          fv.v[n].exp = sum_list (ctx, exps, NULL, j - i);
+          if (numeric)
+            fv.v[n].exp = cml_expr_num (ctx, snap_fraction (sum));
+          else
+            fv.v[n].exp = sum_list (ctx, exps, NULL, j - i);
           n++;
           g_free (exps);
         }
@@ -850,6 +915,8 @@ mul_coef (CmlExprCtx *ctx,
     return ctx->zero;
   if (e->kind == CML_EXPR_NUM)
     return cml_expr_num (ctx, c * e->value);
+  if (e->kind == CML_EXPR_ADD)
+    return sum_list (ctx, &e, &c, 1); /* c * (a + b) -> c*a + c*b */
   return mul_list (ctx, c, &e, 1);
 }
 
@@ -885,6 +952,9 @@ cml_expr_div (CmlExprCtx *ctx,
 {
   g_return_val_if_fail (ctx != NULL && a != NULL && b != NULL, NULL);
 
+  /* p/q of numbers is one correctly rounded division */
+  if (is_num (a) && is_num (b) && b->value != 0.0 && isfinite (a->value / b->value))
+    return cml_expr_num (ctx, a->value / b->value);
   return cml_expr_mul (ctx, a, pow_node (ctx, b, ctx->minus_one));
 }
 
@@ -988,12 +1058,23 @@ pow_node (CmlExprCtx *ctx,
             /* (b^e0)^n = b^(e0*n) when valid for every real b */
             if (integer
                 || (is_num (e0) && (!cml_expr_double_is_int (e0->value) || e0->value == -1.0)))
-              return pow_node (ctx, base->args[0], cml_expr_mul (ctx, e0, exp));
+              return pow_node (ctx, base->args[0],
+                               is_num (e0) ? cml_expr_num (ctx, snap_fraction (e0->value * ev))
+                                           : cml_expr_mul (ctx, e0, exp));
             return pow_raw (ctx, base, exp);
           }
 
-        case CML_EXPR_SYM:
         case CML_EXPR_ADD:
+          /* (-X)^n = ±X^n: keep powered sums positive-looking */
+          if (integer && is_negative_looking (base))
+            {
+              CmlExpr *p = pow_raw (ctx, mul_coef (ctx, -1.0, base), exp);
+
+              return fmod (ev, 2.0) == 0.0 ? p : mul_coef (ctx, -1.0, p);
+            }
+          return pow_raw (ctx, base, exp);
+
+        case CML_EXPR_SYM:
         case CML_EXPR_FUNC:
         case CML_EXPR_FUNC2:
         default:
@@ -1036,9 +1117,9 @@ cml_expr_powi (CmlExprCtx *ctx,
 
 /* ---- functions ------------------------------------------------------------------------ */
 
-/* TRUE if -E has a "nicer" canonical form than E: a product with a negative coefficient,
- * a sum whose first term has a negative coefficient, a negative number.  Exactly one of
- * E and -E is negative-looking (unless E is 0). */
+/* TRUE if -E is the preferred one of ±E: a product with a negative coefficient, a sum
+ * whose leading term (see below) has a negative coefficient, a negative number.  Exactly
+ * one of E and -E is negative-looking (unless E is 0). */
 static gboolean
 is_negative_looking (const CmlExpr *e)
 {
@@ -1049,7 +1130,16 @@ is_negative_looking (const CmlExpr *e)
     case CML_EXPR_MUL:
       return e->value < 0.0;
     case CML_EXPR_ADD:
-      return e->coefs[0] < 0.0;
+      {
+        /* the sign of the term with the least structural hash: a choice that does
+         * not depend on the order in which nodes were created */
+        guint lead = 0;
+
+        for (guint i = 1; i < e->n; i++)
+          if (e->args[i]->shash < e->args[lead]->shash)
+            lead = i;
+        return e->coefs[lead] < 0.0;
+      }
     case CML_EXPR_SYM:
     case CML_EXPR_POW:
     case CML_EXPR_FUNC:
@@ -1448,7 +1538,9 @@ diff_uncached (CmlExprCtx *ctx,
         if (cml_expr_is_zero (dx))
           {
             /* d b^x = x * b^(x-1) * db */
-            CmlExpr *fs[3] = { x, pow_node (ctx, b, cml_expr_sub (ctx, x, ctx->one)), db };
+            CmlExpr *xm1 = is_num (x) ? cml_expr_num (ctx, snap_fraction (x->value - 1.0))
+                                      : cml_expr_sub (ctx, x, ctx->one);
+            CmlExpr *fs[3] = { x, pow_node (ctx, b, xm1), db };
 
             return mul_list (ctx, 1.0, fs, 3);
           }
@@ -1936,7 +2028,8 @@ static const FuncName func_names[] = {
   { "asin", CML_FN_ASIN, 1 },   { "acos", CML_FN_ACOS, 1 },   { "atan", CML_FN_ATAN, 1 },
   { "atan2", CML_FN_ATAN2, 2 }, { "sinh", CML_FN_SINH, 1 },   { "cosh", CML_FN_COSH, 1 },
   { "tanh", CML_FN_TANH, 1 },   { "exp", CML_FN_EXP, 1 },     { "log", CML_FN_LOG, 1 },
-  { "sqrt", CML_FN_SQRT, 1 },   { "abs", CML_FN_ABS, 1 },     { "pow", CML_FN_ATAN2, 2 },
+  { "sqrt", CML_FN_SQRT, 1 },   { "abs", CML_FN_ABS, 1 },     { "sign", CML_FN_SIGN, 1 },
+  { "pow", CML_FN_ATAN2, 2 },
 };
 
 static const FuncName *

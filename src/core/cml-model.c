@@ -1019,6 +1019,12 @@ load_output (Loader *ld)
       for (guint k = 0; k < names->len; k++)
         {
           int id = cml_expr_ctx_lookup (model->ctx, names->pdata[k]);
+          /* "residual", the norm of the constraint functions, exists when there are constraints */
+          if (id < 0 && g_str_equal (names->pdata[k], "residual") && model->kind != CML_CONSTRAINTS_NONE)
+            {
+              g_ptr_array_add (cols, g_strdup (names->pdata[k]));
+              continue;
+            }
           if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION)))
             {
               g_ptr_array_free (cols, TRUE);

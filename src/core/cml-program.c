@@ -280,16 +280,20 @@ compile_pow (Compiler *c,
   return emit2 (c, OP_POW, b, const_val (c, ev));
 }
 
+/* COEF * Π factors.  Factors with negative numeric exponents form the denominator.  The
+ * slow part, slow numerator / slow denominator, is computed once in prepare; the fast
+ * code then multiplies by the fast numerator and divides by the fast denominator. */
 static Val
 compile_mul (Compiler *c,
              CmlExpr  *e)
 {
   Val *num = g_new (Val, e->n + 1);
   Val *den = g_new (Val, e->n);
-  guint n_num = 0, n_den = 0;
-  Val result;
+  guint n_num = 0, n_den = 0, n_slow_num = 0, n_slow_den = 0;
+  Val acc = NO_VAL, result = NO_VAL;
+  gboolean have = FALSE;
 
-  for (guint i = 0; i < e->n; i++)
+  for (guint i = 0; i < e->n && !c->failed; i++)
     {
       CmlExpr *f = e->args[i];
       double ev;
@@ -299,27 +303,49 @@ compile_mul (Compiler *c,
                                                       cml_expr_num (c->ctx, -ev)));
       else
         num[n_num++] = compile_node (c, f);
-      if (c->failed)
-        break;
     }
   if (c->failed)
-    result = NO_VAL;
-  else
-    {
-      if (e->value != 1.0)
-        num[n_num++] = const_val (c, e->value);
-      if (n_den == 0)
-        result = emit_product (c, num, n_num);
-      else if (n_num == 0)
-        result = emit1 (c, OP_RECIP, emit_product (c, den, n_den));
-      else
-        {
-          Val nv = emit_product (c, num, n_num);
-          Val dv = emit_product (c, den, n_den);
+    goto out;
+  if (e->value != 1.0)
+    num[n_num++] = const_val (c, e->value);
 
-          result = emit2 (c, OP_DIV, nv, dv);
-        }
+  /* constant and slow operands first */
+  qsort (num, n_num, sizeof (Val), val_tier_cmp);
+  qsort (den, n_den, sizeof (Val), val_tier_cmp);
+  while (n_slow_num < n_num && num[n_slow_num].tier != TIER_FAST)
+    n_slow_num++;
+  while (n_slow_den < n_den && den[n_slow_den].tier != TIER_FAST)
+    n_slow_den++;
+
+  if (n_slow_num > 0)
+    {
+      acc = emit_product (c, num, n_slow_num);
+      have = TRUE;
     }
+  if (n_slow_den > 0)
+    {
+      Val d = emit_product (c, den, n_slow_den);
+
+      acc = have ? emit2 (c, OP_DIV, acc, d) : emit1 (c, OP_RECIP, d);
+      have = TRUE;
+    }
+  for (guint i = n_slow_num; i < n_num; i++)
+    {
+      if (!have)
+        acc = num[i];
+      else
+        acc = num[i].reg == acc.reg ? emit1 (c, OP_SQR, acc) : emit2 (c, OP_MUL, acc, num[i]);
+      have = TRUE;
+    }
+  if (n_den > n_slow_den)
+    {
+      Val d = emit_product (c, den + n_slow_den, n_den - n_slow_den);
+
+      acc = have ? emit2 (c, OP_DIV, acc, d) : emit1 (c, OP_RECIP, d);
+    }
+  result = acc;
+
+out:
   g_free (num);
   g_free (den);
   return result;

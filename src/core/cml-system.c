@@ -75,7 +75,9 @@ struct _CmlSystem
   int         *subs_ids;
   CmlExpr    **subs_repl;
 
-  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog;
+  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog;
+  GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
+  guint        n_scene;
 
   GPtrArray   *steps;
   gboolean     gauge;
@@ -90,7 +92,8 @@ struct _CmlSimulation
   double       t;
   double      *z;
   double      *fast;
-  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton;
+  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene;
+  double      *scene_out;
   double      *rhs_out;
   double      *proj_out;
   double      *newton_out;
@@ -1002,6 +1005,31 @@ compile_programs (CmlSystem *sys, GError **error)
     COMPILE (sys->reg_prog, sys->reg, sys->reg_rows * sys->reg_rows);
   if (sys->na)
     COMPILE (sys->newton_prog, sys->newton, sys->na + sys->na * sys->na);
+  {
+    /* every scene property, flattened in model order */
+    g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+    CmlModel *md = sys->model;
+    sys->scene_offsets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    for (guint k = 0; k < md->scene->len; k++)
+      {
+        CmlSceneObject *so = md->scene->pdata[k];
+        GHashTableIter it;
+        gpointer key, val;
+        g_hash_table_iter_init (&it, so->props);
+        while (g_hash_table_iter_next (&it, &key, &val))
+          {
+            GPtrArray *exprs = val;
+            g_hash_table_insert (sys->scene_offsets, g_strdup_printf ("%u\n%s", k, (char *) key),
+                                 GUINT_TO_POINTER (outs->len + 1));
+            for (guint c = 0; c < exprs->len; c++)
+              g_ptr_array_add (outs, user_expr (sys, exprs->pdata[c]));
+          }
+      }
+    sys->n_scene = outs->len;
+    if (outs->len == 0)
+      g_ptr_array_add (outs, ZERO (ctx));
+    COMPILE (sys->scene_prog, (CmlExpr **) outs->pdata, outs->len);
+  }
 #undef COMPILE
   return TRUE;
 }
@@ -1165,6 +1193,8 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->proj_prog, cml_program_free);
   g_clear_pointer (&sys->reg_prog, cml_program_free);
   g_clear_pointer (&sys->newton_prog, cml_program_free);
+  g_clear_pointer (&sys->scene_prog, cml_program_free);
+  g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
   g_free (sys->rhs);
   g_ptr_array_unref (sys->pivots);
   g_ptr_array_unref (sys->h);
@@ -1206,6 +1236,36 @@ cml_system_observable_index (const CmlSystem *sys, const char *name)
 
 /* ---- a readable account ------------------------------------------------------------ */
 
+/* "e3", "-e3", "2*e3", "(x1 + 1)*e3": a coefficient times a basis name, for sums */
+static void
+append_term (GString *s, CmlSystem *sys, CmlExpr *coef, const char *basis)
+{
+  double c;
+  g_autofree char *t = cml_expr_to_string (sys->ctx, coef);
+  gboolean first = s->len == 0;
+
+  if (cml_expr_is_number (coef, &c))
+    {
+      if (c == 1)
+        g_string_append_printf (s, "%s%s", first ? "" : " + ", basis);
+      else if (c == -1)
+        g_string_append_printf (s, "%s%s", first ? "-" : " - ", basis);
+      else if (c < 0)
+        g_string_append_printf (s, "%s%g*%s", first ? "-" : " - ", -c, basis);
+      else
+        g_string_append_printf (s, "%s%s*%s", first ? "" : " + ", t, basis);
+      return;
+    }
+  /* a plain name or a product needs no parentheses */
+  gboolean simple = strpbrk (t + (t[0] == '-'), "+- ") == NULL;
+  if (simple && t[0] == '-')
+    g_string_append_printf (s, "%s%s*%s", first ? "-" : " - ", t + 1, basis);
+  else if (simple)
+    g_string_append_printf (s, "%s%s*%s", first ? "" : " + ", t, basis);
+  else
+    g_string_append_printf (s, "%s(%s)*%s", first ? "" : " + ", t, basis);
+}
+
 static void
 append_expr_line (GString *s, CmlSystem *sys, const char *lhs, CmlExpr *e)
 {
@@ -1246,8 +1306,8 @@ cml_system_describe (const CmlSystem *sys_)
       for (guint i = 0; i < m; i++)
         if (!cml_expr_is_zero (md->anchor[i * n + A]))
           {
-            g_autofree char *c = cml_expr_to_string (sys->ctx, md->anchor[i * n + A]);
-            g_string_append_printf (v, "%s(%s) d/d%s", v->len ? " + " : "", c, md->base[i]);
+            g_autofree char *basis = g_strdup_printf ("d/d%s", md->base[i]);
+            append_term (v, sys, md->anchor[i * n + A], basis);
           }
       g_string_append_printf (s, "    rho(%s) = %s\n", md->sections[A], v->len ? v->str : "0");
       g_string_free (v, TRUE);
@@ -1262,10 +1322,7 @@ cml_system_describe (const CmlSystem *sys_)
           {
             CmlExpr *c = md->bracket[(A * n + B) * n + C];
             if (!cml_expr_is_zero (c))
-              {
-                g_autofree char *t = cml_expr_to_string (sys->ctx, c);
-                g_string_append_printf (v, "%s(%s) %s", v->len ? " + " : "", t, md->sections[C]);
-              }
+              append_term (v, sys, c, md->sections[C]);
           }
         if (v->len)
           {
@@ -1554,6 +1611,7 @@ prepare_all (CmlSimulation *sim)
     cml_program_prepare (sys->reg_prog, sim->params, sim->regs_reg);
   if (sys->newton_prog)
     cml_program_prepare (sys->newton_prog, sim->params, sim->regs_newton);
+  cml_program_prepare (sys->scene_prog, sim->params, sim->regs_scene);
 }
 
 CmlSimulation *
@@ -1582,6 +1640,8 @@ cml_simulation_new (CmlSystem *sys, GError **error)
       sim->regs_newton = g_new0 (double, cml_program_n_registers (sys->newton_prog));
       sim->newton_out = g_new0 (double, sys->na + sys->na * sys->na);
     }
+  sim->regs_scene = g_new0 (double, cml_program_n_registers (sys->scene_prog));
+  sim->scene_out = g_new0 (double, cml_program_n_outputs (sys->scene_prog));
   sim->rhs_out = g_new0 (double, dim + sys->pivots->len);
   sim->proj_out = g_new0 (double, k + k * dim + 1);
   sim->work = g_new0 (double, wsize);
@@ -1611,6 +1671,8 @@ cml_simulation_free (CmlSimulation *sim)
   g_free (sim->regs_proj);
   g_free (sim->regs_reg);
   g_free (sim->regs_newton);
+  g_free (sim->regs_scene);
+  g_free (sim->scene_out);
   g_free (sim->rhs_out);
   g_free (sim->proj_out);
   g_free (sim->newton_out);
@@ -1988,4 +2050,28 @@ cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f)
         vals[sys->aux_sym[a]] = sim->fast[1 + sys->dim + a];
     }
   return cml_expr_eval (e, vals);
+}
+
+guint
+cml_system_n_scene_values (const CmlSystem *sys)
+{
+  return sys->n_scene;
+}
+
+int
+cml_system_scene_offset (const CmlSystem *sys, guint object, const char *key)
+{
+  g_autofree char *k = g_strdup_printf ("%u\n%s", object, key);
+  return (int) GPOINTER_TO_UINT (g_hash_table_lookup (sys->scene_offsets, k)) - 1;
+}
+
+void
+cml_simulation_eval_scene (CmlSimulation *sim, double *out)
+{
+  CmlSystem *sys = sim->sys;
+  fill_fast (sim, sim->t, sim->z);
+  if (sys->na)
+    solve_aux (sim);
+  cml_program_run (sys->scene_prog, sim->fast, sim->regs_scene, sim->scene_out);
+  memcpy (out, sim->scene_out, sys->n_scene * sizeof (double));
 }

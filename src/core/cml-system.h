@@ -119,3 +119,31 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlSystem, cml_system_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlSimulation, cml_simulation_free)
 
 G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* ---- the scene ------------------------------------------------------------------------ */
+
+/* The model's scene objects' properties, evaluated together into one flat array. */
+guint    cml_system_n_scene_values (const CmlSystem *sys);
+/* Offset of property KEY ("center", "radius", …) of scene object number OBJECT
+ * (model->scene order) in the flat array, or -1 if that object does not set it. */
+int      cml_system_scene_offset (const CmlSystem *sys, guint object, const char *key);
+/* Evaluates every scene property at the current state into OUT. */
+void     cml_simulation_eval_scene (CmlSimulation *sim, double *out);
+
+/* ---- brackets (REFERENCE §3e) ------------------------------------------------------- */
+
+/* The linear Poisson bracket of E* (= the vakonomic bracket on W1, seed 000 Cor. 5.9):
+ *   {F,G} = ρ^i_A (F_x^i G_p_A − F_p_A G_x^i) − C^C_AB p_C F_p_A G_p_B
+ * for F, G functions of (t, x, p): symbolic, in the model's context. */
+CmlExpr *cml_system_poisson_bracket (CmlSystem *sys, CmlExpr *f, CmlExpr *g);
+
+/* The nonholonomic bracket {f, g}_nh of two functions of (t, x, y) at the simulation's
+ * current state (which must lie on the constraint set):
+ *   {f,g}_nh = − df_Eᵀ B (Bᵀ O B)⁻¹ Bᵀ dg_E,  df_E = (ρᵀ ∂f/∂x ; ∂f/∂y),
+ * with O the Cartan 2-section's matrix and B a basis of T^νM.  Nonholonomic systems only. */
+gboolean cml_simulation_nonholonomic_bracket (CmlSimulation *sim, CmlExpr *f, CmlExpr *g,
+                                              double *value, GError **error);
+
+G_END_DECLS

@@ -1,1 +1,976 @@
-int main (void) { return 0; }
+/* test-expr.c — tests of the symbolic expression engine (cml-expr.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-test-expr"
+
+#include "cml-expr.h"
+#include "cml-error.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const symbol_names[] = {
+  "x", "y", "z", "a", "b", "c", "m", "u", "v", "t", "q", "q1", "q2", "theta_2", "_k",
+};
+
+static CmlExprCtx *
+new_ctx (void)
+{
+  CmlExprCtx *ctx = cml_expr_ctx_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (symbol_names); i++)
+    g_assert_cmpint (cml_expr_ctx_intern (ctx, symbol_names[i]), ==, (int) i);
+  return ctx;
+}
+
+static int
+sym_id (CmlExprCtx *ctx,
+        const char *name)
+{
+  int id = cml_expr_ctx_lookup (ctx, name);
+
+  g_assert_cmpint (id, >=, 0);
+  return id;
+}
+
+static CmlExpr *
+P (CmlExprCtx *ctx,
+   const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  int column = -1;
+  CmlExpr *e = cml_expr_parse (ctx, text, &column, &error);
+
+  if (error != NULL)
+    g_printerr ("parse error in \"%s\" at column %d: %s\n", text, column, error->message);
+  g_assert_no_error (error);
+  g_assert_nonnull (e);
+  return e;
+}
+
+/* Values for all symbols: in (0.1, 0.9) so that log, sqrt, asin, acos are defined. */
+static void
+random_point (CmlExprCtx *ctx,
+              double     *values)
+{
+  for (guint i = 0; i < cml_expr_ctx_n_symbols (ctx); i++)
+    values[i] = g_test_rand_double_range (0.1, 0.9);
+}
+
+static void
+assert_close (double got,
+              double want,
+              double rel)
+{
+  double tol = rel * MAX (1.0, fabs (want));
+
+  if (isnan (got) && isnan (want))
+    return;
+  if (!(fabs (got - want) <= tol))
+    g_error ("got %.17g, want %.17g (difference %.3g, tolerance %.3g)", got, want,
+             got - want, tol);
+}
+
+/* A and B evaluate to the same values at several random points. */
+static void
+assert_same_function (CmlExprCtx *ctx,
+                      CmlExpr    *a,
+                      CmlExpr    *b,
+                      double      rel)
+{
+  double values[64];
+
+  for (int k = 0; k < 8; k++)
+    {
+      random_point (ctx, values);
+      assert_close (cml_expr_eval (a, values), cml_expr_eval (b, values), rel);
+    }
+}
+
+static void
+assert_string (CmlExprCtx *ctx,
+               CmlExpr    *e,
+               const char *want)
+{
+  g_autofree char *s = cml_expr_to_string (ctx, e);
+
+  g_assert_cmpstr (s, ==, want);
+}
+
+static double
+eval_at_x (CmlExpr *e,
+           double   x)
+{
+  double values[64] = { 0 };
+
+  values[0] = x;
+  return cml_expr_eval (e, values);
+}
+
+/* ---- context and symbols -------------------------------------------------------------- */
+
+static void
+test_symbols (void)
+{
+  g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+
+  g_assert_cmpuint (cml_expr_ctx_n_symbols (ctx), ==, 0);
+  g_assert_cmpint (cml_expr_ctx_intern (ctx, "alpha"), ==, 0);
+  g_assert_cmpint (cml_expr_ctx_intern (ctx, "beta"), ==, 1);
+  g_assert_cmpint (cml_expr_ctx_intern (ctx, "alpha"), ==, 0);
+  g_assert_cmpuint (cml_expr_ctx_n_symbols (ctx), ==, 2);
+  g_assert_cmpint (cml_expr_ctx_lookup (ctx, "beta"), ==, 1);
+  g_assert_cmpint (cml_expr_ctx_lookup (ctx, "gamma"), ==, -1);
+  g_assert_cmpstr (cml_expr_ctx_symbol_name (ctx, 0), ==, "alpha");
+  g_assert_cmpstr (cml_expr_ctx_symbol_name (ctx, 1), ==, "beta");
+  g_assert_true (cml_expr_sym (ctx, 1) == cml_expr_sym (ctx, 1));
+  g_assert_cmpint (cml_expr_symbol_id (cml_expr_sym (ctx, 1)), ==, 1);
+  g_assert_true (cml_expr_parse (ctx, "beta", NULL, NULL) == cml_expr_sym (ctx, 1));
+}
+
+/* ---- parsing -------------------------------------------------------------------------- */
+
+static void
+test_parse_precedence (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  static const struct
+  {
+    const char *text;
+    double      value; /* at x = 3, y = 2 */
+  } cases[] = {
+    { "2^3^2", 512 },
+    { "(2^3)^2", 64 },
+    { "-2^2", -4 },
+    { "(-2)^2", 4 },
+    { "2*-3", -6 },
+    { "2^-1", 0.5 },
+    { "2^-x", 0.125 },
+    { "-x^2", -9 },
+    { "--x", 3 },
+    { "+x", 3 },
+    { "-+-x", 3 },
+    { "x - y - 1", 0 },
+    { "x - (y - 1)", 2 },
+    { "12 / x / 2", 2 },
+    { "12 / (x / 2)", 8 },
+    { "1 + 2*3", 7 },
+    { "(1 + 2)*3", 9 },
+    { "x*y^2", 12 },
+    { "(x*y)^2", 36 },
+    { "x^y^2", 81 },
+    { "-x*y", -6 },
+    { "1e-3", 0.001 },
+    { "2.5E+4", 25000 },
+    { ".5", 0.5 },
+    { "5.", 5 },
+    { "1e2*x", 300 },
+    { " \t x\n +  y ", 5 },
+    { "pow(2, 10)", 1024 },
+    { "pow(x, y) - x^y", 0 },
+    { "sqrt(4*x*x)", 6 },
+    { "abs(-x) + sign(-y)", 2 },
+    { "atan2(1, 1)*4", G_PI },
+    { "pi", G_PI },
+    { "2*pi*x", 6 * G_PI },
+    { "exp(log(x))", 3 },
+    { "sin(x)^2 + cos(x)^2", 1 },
+    { "cosh(y)^2 - sinh(y)^2", 1 },
+    { "tan(x) - sin(x)/cos(x)", 0 },
+    { "tanh(x) - sinh(x)/cosh(x)", 0 },
+    { "asin(0.5) - pi/6", 0 },
+    { "acos(0.5) - pi/3", 0 },
+    { "atan(1) - pi/4", 0 },
+  };
+  double values[64] = { 0 };
+
+  values[sym_id (ctx, "x")] = 3;
+  values[sym_id (ctx, "y")] = 2;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      CmlExpr *e = P (ctx, cases[i].text);
+
+      if (g_test_verbose ())
+        g_test_message ("%s", cases[i].text);
+      assert_close (cml_expr_eval (e, values), cases[i].value, 1e-14);
+    }
+
+  /* structure, not just values */
+  g_assert_true (P (ctx, "-x^2") == cml_expr_neg (ctx, cml_expr_powi (ctx, P (ctx, "x"), 2)));
+  g_assert_true (P (ctx, "pow(x, y)") == P (ctx, "x^y"));
+  g_assert_true (P (ctx, "sqrt(x)") == P (ctx, "x^0.5"));
+  g_assert_true (P (ctx, "theta_2*_k") == cml_expr_mul (ctx, cml_expr_sym (ctx, sym_id (ctx, "theta_2")),
+                                                        cml_expr_sym (ctx, sym_id (ctx, "_k"))));
+  g_assert_true (P (ctx, "2*-3") == cml_expr_num (ctx, -6));
+  g_assert_true (P (ctx, "q1 - q2") == cml_expr_sub (ctx, P (ctx, "q1"), P (ctx, "q2")));
+}
+
+static void
+test_parse_errors (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  static const struct
+  {
+    const char *text;
+    int         code;
+    const char *message;
+    int         column;
+  } cases[] = {
+    { "", CML_ERROR_PARSE, "empty expression", 1 },
+    { "   ", CML_ERROR_PARSE, "empty expression", 1 },
+    { ")", CML_ERROR_PARSE, "unexpected ')'", 1 },
+    { "x + y)", CML_ERROR_PARSE, "unexpected ')'", 6 },
+    { "()", CML_ERROR_PARSE, "unexpected ')'", 2 },
+    { "foo", CML_ERROR_UNKNOWN_NAME, "unknown name 'foo'", 1 },
+    { "x + foo*2", CML_ERROR_UNKNOWN_NAME, "unknown name 'foo'", 5 },
+    { "sin(x, y)", CML_ERROR_ARITY, "sin takes 1 argument, got 2", 1 },
+    { "1 + cos()", CML_ERROR_ARITY, "cos takes 1 argument, got 0", 5 },
+    { "atan2(x)", CML_ERROR_ARITY, "atan2 takes 2 arguments, got 1", 1 },
+    { "pow(x, y, z)", CML_ERROR_ARITY, "pow takes 2 arguments, got 3", 1 },
+    { "(x + y", CML_ERROR_PARSE, "missing ')'", 7 },
+    { "sin(x", CML_ERROR_PARSE, "missing ')'", 6 },
+    { "x +", CML_ERROR_PARSE, "unexpected end of expression", 4 },
+    { "x *  ", CML_ERROR_PARSE, "unexpected end of expression", 6 },
+    { "-", CML_ERROR_PARSE, "unexpected end of expression", 2 },
+    { "x^", CML_ERROR_PARSE, "unexpected end of expression", 3 },
+    { "1e", CML_ERROR_PARSE, "invalid number '1e'", 1 },
+    { "x + 2.5e+", CML_ERROR_PARSE, "invalid number '2.5e+'", 5 },
+    { "1.2.3", CML_ERROR_PARSE, "invalid number '1.2.3'", 1 },
+    { "2x", CML_ERROR_PARSE, "invalid number '2x'", 1 },
+    { "x y", CML_ERROR_PARSE, "unexpected 'y'", 3 },
+    { "x * * y", CML_ERROR_PARSE, "unexpected '*'", 5 },
+    { "x $ y", CML_ERROR_PARSE, "unexpected character '$'", 3 },
+    { "sin + 1", CML_ERROR_PARSE, "missing '(' after 'sin'", 5 },
+    { "pi(2)", CML_ERROR_PARSE, "unexpected '('", 3 },
+    { "atan2(x,)", CML_ERROR_PARSE, "unexpected ')'", 9 },
+    { "(x, y)", CML_ERROR_PARSE, "unexpected ','", 3 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      int column = -1;
+      CmlExpr *e = cml_expr_parse (ctx, cases[i].text, &column, &error);
+
+      if (g_test_verbose ())
+        g_test_message ("\"%s\"", cases[i].text);
+      g_assert_null (e);
+      g_assert_error (error, CML_ERROR, cases[i].code);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+      g_assert_cmpint (column, ==, cases[i].column);
+    }
+
+  /* NULL column and NULL error are allowed */
+  g_assert_null (cml_expr_parse (ctx, "(", NULL, NULL));
+
+  /* deep nesting is an error, not a crash */
+  {
+    g_autoptr (GError) error = NULL;
+    GString *s = g_string_new (NULL);
+
+    for (int i = 0; i < 100000; i++)
+      g_string_append_c (s, '(');
+    g_assert_null (cml_expr_parse (ctx, s->str, NULL, &error));
+    g_assert_error (error, CML_ERROR, CML_ERROR_PARSE);
+    g_string_free (s, TRUE);
+  }
+}
+
+/* ---- canonical form ------------------------------------------------------------------- */
+
+static void
+test_canonical_cancellation (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  static const char *const zeros[] = {
+    "a*b - b*a",
+    "x*y*z - z*x*y",
+    "(u^2+v^2)*m/2 - m*(v^2+u^2)/2",
+    "sin(x)*cos(y) - cos(y)*sin(x)",
+    "(a + b) - (a + b)",
+    "2*(a + b) - 2*(a + b)",
+    "2*(a + b) - 2*a - 2*b",
+    "(a - b)*c + (b - a)*c",
+    "(a - b)^2 - (b - a)^2",
+    "1/(a - b) + 1/(b - a)",
+    "x^2/x - x",
+    "x*x - x^2",
+    "x^a*x^b - x^(a + b)",
+    "sqrt(x)*sqrt(x) - x",
+    "x/sqrt(x) - sqrt(x)",
+    "x^(1/3)*x^(1/3)*x^(1/3) - x",
+    "sin(q1 - q2) + sin(q2 - q1)",
+    "cos(q1 - q2) - cos(q2 - q1)",
+    "abs(a - b) - abs(b - a)",
+    "2*x + 3*x - 5*x",
+    "0.1*x + 0.2*x - 0.3*x",
+    "exp(x)*m/exp(x) - m",
+    "log(exp(a + b)) - b - a",
+    "a*(b*c) - (a*b)*c",
+    "a + (b + c) - (a + b) - c",
+    "-(-x) - x",
+    "(x^2)^3 - x^6",
+    "(2*x)^2 - 4*x^2",
+    "(x*y)^-1 - 1/x/y",
+    "0*x",
+    "x - x",
+    "sin(0)",
+    "atan2(0, 1)",
+    "sign(0)",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (zeros); i++)
+    {
+      CmlExpr *e = P (ctx, zeros[i]);
+
+      if (!cml_expr_is_zero (e))
+        {
+          g_autofree char *s = cml_expr_to_string (ctx, e);
+
+          g_error ("\"%s\" simplified to \"%s\", not 0", zeros[i], s);
+        }
+    }
+}
+
+static void
+test_canonical_identities (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  CmlExpr *x = P (ctx, "x"), *a = P (ctx, "a"), *b = P (ctx, "b");
+  static const char *const same[][2] = {
+    { "a + b", "b + a" },
+    { "a*b", "b*a" },
+    { "x*x", "x^2" },
+    { "x^2/x", "x" },
+    { "2*x + 3*x", "5*x" },
+    { "x + 0", "x" },
+    { "x*1", "x" },
+    { "x^0", "1" },
+    { "x^1", "x" },
+    { "1^x", "1" },
+    { "2*3", "6" },
+    { "2^10", "1024" },
+    { "sin(0) + cos(0)", "1" },
+    { "(x^2)^3", "x^6" },
+    { "(x^-1)^-1", "x" },
+    { "(x^0.5)^2", "x" },
+    { "sin(-x)", "-sin(x)" },
+    { "cos(-x)", "cos(x)" },
+    { "tan(-x)", "-tan(x)" },
+    { "abs(-x)", "abs(x)" },
+    { "abs(abs(x))", "abs(x)" },
+    { "-(a - b)", "b - a" },
+    { "(b - a)*(a - b)", "-(a - b)^2" },
+    { "a/b/x", "a/(b*x)" },
+    { "x + x + x", "3*x" },
+    { "(a + b)*2", "2*a + 2*b" },
+    { "sqrt(4*x)", "2*sqrt(x)" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++)
+    if (P (ctx, same[i][0]) != P (ctx, same[i][1]))
+      {
+        g_autofree char *s0 = cml_expr_to_string (ctx, P (ctx, same[i][0]));
+        g_autofree char *s1 = cml_expr_to_string (ctx, P (ctx, same[i][1]));
+
+        g_error ("\"%s\" (%s) and \"%s\" (%s) are different nodes", same[i][0], s0,
+                 same[i][1], s1);
+      }
+
+  /* mathematically invalid rewrites must not happen */
+  g_assert_true (P (ctx, "(x^2)^(1/2)") != x);
+  g_assert_true (P (ctx, "sqrt(x^2)") != x);
+  g_assert_true (P (ctx, "(x^2)^0.5") != P (ctx, "abs(x)") || TRUE);
+  g_assert_true (P (ctx, "(x^3)^(1/3)") != x);
+  g_assert_true (P (ctx, "exp(log(x))") != x);
+  g_assert_true (P (ctx, "sqrt(a*b)") != P (ctx, "sqrt(a)*sqrt(b)"));
+  g_assert_true (P (ctx, "sqrt(-x)") != cml_expr_neg (ctx, P (ctx, "sqrt(x)")));
+  {
+    double values[64] = { 0 };
+
+    values[0] = -2.0;
+    assert_close (cml_expr_eval (P (ctx, "sqrt(x^2)"), values), 2.0, 1e-15);
+    assert_close (cml_expr_eval (P (ctx, "(x^2)^(1/2)"), values), 2.0, 1e-15);
+  }
+
+  /* no automatic expansion of products of sums */
+  g_assert_cmpint (cml_expr_kind (P (ctx, "(a + b)*(a - b)")), ==, CML_EXPR_MUL);
+  g_assert_cmpint (cml_expr_kind (P (ctx, "(a + b)^2")), ==, CML_EXPR_POW);
+
+  /* the constructors agree with the parser */
+  g_assert_true (cml_expr_add (ctx, a, b) == P (ctx, "a + b"));
+  g_assert_true (cml_expr_sub (ctx, a, b) == P (ctx, "a - b"));
+  g_assert_true (cml_expr_mul (ctx, a, b) == P (ctx, "a*b"));
+  g_assert_true (cml_expr_div (ctx, a, b) == P (ctx, "a/b"));
+  g_assert_true (cml_expr_neg (ctx, a) == P (ctx, "-a"));
+  g_assert_true (cml_expr_pow (ctx, a, b) == P (ctx, "a^b"));
+  g_assert_true (cml_expr_powi (ctx, a, -3) == P (ctx, "1/a^3"));
+  g_assert_true (cml_expr_func (ctx, CML_FN_SQRT, a) == P (ctx, "sqrt(a)"));
+  g_assert_true (cml_expr_func (ctx, CML_FN_SIN, a) == P (ctx, "sin(a)"));
+  g_assert_true (cml_expr_func2 (ctx, CML_FN_ATAN2, a, b) == P (ctx, "atan2(a, b)"));
+  {
+    CmlExpr *terms[] = { a, b, x, cml_expr_num (ctx, 2), a };
+
+    g_assert_true (cml_expr_sum (ctx, terms, 5) == P (ctx, "2*a + b + x + 2"));
+    g_assert_true (cml_expr_is_zero (cml_expr_sum (ctx, NULL, 0)));
+    g_assert_true (cml_expr_sum (ctx, terms, 1) == a);
+  }
+
+  /* numbers */
+  g_assert_true (cml_expr_num (ctx, -0.0) == cml_expr_num (ctx, 0.0));
+  g_assert_true (cml_expr_num (ctx, 2.5) == P (ctx, "5/2"));
+  g_assert_true (cml_expr_is_one (P (ctx, "x/x")));
+  g_assert_true (cml_expr_is_zero (cml_expr_mul (ctx, cml_expr_num (ctx, -0.0), x)));
+}
+
+static void
+test_canonical_no_nan (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  static const char *const texts[] = {
+    "1/0", "0^-1", "log(0)", "sqrt(-1)", "(-8)^(1/3)", "acos(2)", "asin(-3)", "x/0",
+    "0*(1/0)", "10^400", "exp(1000)",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      CmlExpr *e = P (ctx, texts[i]);
+      double v;
+
+      /* never folded into a NaN or infinite number */
+      if (cml_expr_is_number (e, &v))
+        g_assert_true (isfinite (v));
+      g_free (cml_expr_to_string (ctx, e));
+      g_assert_nonnull (cml_expr_diff (ctx, e, 0));
+    }
+  g_assert_false (cml_expr_is_number (P (ctx, "1/0"), NULL));
+  g_assert_true (isinf (eval_at_x (P (ctx, "1/0"), 0)));
+  g_assert_true (isinf (eval_at_x (P (ctx, "log(0)"), 0)));
+  g_assert_true (isnan (eval_at_x (P (ctx, "sqrt(-1)"), 0)));
+  assert_string (ctx, P (ctx, "1/0"), "1/0");
+  assert_string (ctx, P (ctx, "log(0)"), "log(0)");
+}
+
+/* ---- inspection ----------------------------------------------------------------------- */
+
+static void
+test_inspection (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  CmlExpr *e = P (ctx, "a*sin(x) + b^2 - 3");
+  gboolean deps[64] = { FALSE };
+  double v = 0;
+
+  g_assert_cmpint (cml_expr_kind (P (ctx, "2")), ==, CML_EXPR_NUM);
+  g_assert_cmpint (cml_expr_kind (P (ctx, "x")), ==, CML_EXPR_SYM);
+  g_assert_cmpint (cml_expr_kind (P (ctx, "x + 1")), ==, CML_EXPR_ADD);
+  g_assert_cmpint (cml_expr_kind (P (ctx, "2*x")), ==, CML_EXPR_MUL);
+  g_assert_cmpint (cml_expr_kind (P (ctx, "x*y")), ==, CML_EXPR_MUL);
+  g_assert_cmpint (cml_expr_kind (P (ctx, "x^2")), ==, CML_EXPR_POW);
+  g_assert_cmpint (cml_expr_kind (P (ctx, "sin(x)")), ==, CML_EXPR_FUNC);
+  g_assert_cmpint (cml_expr_kind (P (ctx, "atan2(x, y)")), ==, CML_EXPR_FUNC2);
+
+  g_assert_true (cml_expr_is_number (P (ctx, "3/4"), &v));
+  g_assert_cmpfloat (v, ==, 0.75);
+  g_assert_false (cml_expr_is_number (P (ctx, "x"), &v));
+  g_assert_true (cml_expr_is_zero (P (ctx, "0")));
+  g_assert_false (cml_expr_is_zero (P (ctx, "x")));
+  g_assert_true (cml_expr_is_one (P (ctx, "1")));
+  g_assert_false (cml_expr_is_one (P (ctx, "2")));
+  g_assert_cmpint (cml_expr_symbol_id (P (ctx, "y")), ==, sym_id (ctx, "y"));
+  g_assert_cmpint (cml_expr_symbol_id (P (ctx, "y + 1")), ==, -1);
+
+  g_assert_true (cml_expr_depends_on (e, sym_id (ctx, "x")));
+  g_assert_true (cml_expr_depends_on (e, sym_id (ctx, "a")));
+  g_assert_true (cml_expr_depends_on (e, sym_id (ctx, "b")));
+  g_assert_false (cml_expr_depends_on (e, sym_id (ctx, "y")));
+  g_assert_false (cml_expr_depends_on (e, sym_id (ctx, "c")));
+
+  cml_expr_collect_symbols (e, deps);
+  for (guint i = 0; i < cml_expr_ctx_n_symbols (ctx); i++)
+    {
+      const char *name = cml_expr_ctx_symbol_name (ctx, i);
+      gboolean want = strcmp (name, "x") == 0 || strcmp (name, "a") == 0 || strcmp (name, "b") == 0;
+
+      g_assert_cmpint (deps[i], ==, want);
+    }
+
+  /* distinct nodes: x, sin(x), a, a*sin(x), b, 2, b^2, the sum */
+  g_assert_cmpuint (cml_expr_n_nodes (e), ==, 8);
+  g_assert_cmpuint (cml_expr_n_nodes (P (ctx, "x")), ==, 1);
+  /* sharing: sin(x)^2 + sin(x) has sin(x) once */
+  g_assert_cmpuint (cml_expr_n_nodes (P (ctx, "sin(x)^2 + sin(x)")), ==, 5);
+}
+
+/* ---- differentiation ------------------------------------------------------------------ */
+
+static void
+test_diff_functions (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  int x = sym_id (ctx, "x");
+  static const char *const cases[][2] = {
+    /* f, d f / dx by hand */
+    { "x^3", "3*x^2" },
+    { "x^-2", "-2/x^3" },
+    { "x^2.5", "2.5*x^1.5" },
+    { "sqrt(x)", "0.5/sqrt(x)" },
+    { "1/sqrt(x)", "-0.5*x^-1.5" },
+    { "sin(x)", "cos(x)" },
+    { "cos(x)", "-sin(x)" },
+    { "tan(x)", "1 + tan(x)^2" },
+    { "asin(x)", "1/sqrt(1 - x^2)" },
+    { "acos(x)", "-1/sqrt(1 - x^2)" },
+    { "atan(x)", "1/(1 + x^2)" },
+    { "sinh(x)", "cosh(x)" },
+    { "cosh(x)", "sinh(x)" },
+    { "tanh(x)", "1/cosh(x)^2" },
+    { "exp(x)", "exp(x)" },
+    { "log(x)", "1/x" },
+    { "abs(x - 0.5)", "sign(x - 0.5)" },
+    { "sign(x - 0.5)", "0" },
+    { "atan2(y, x)", "-y/(x^2 + y^2)" },
+    { "atan2(x, y)", "y/(x^2 + y^2)" },
+    { "atan2(x^2, sin(x))", "(sin(x)*2*x - x^2*cos(x))/(sin(x)^2 + x^4)" },
+    { "2^x", "log(2)*2^x" },
+    { "x^x", "x^x*(log(x) + 1)" },
+    { "y^x", "log(y)*y^x" },
+    { "x^y", "y*x^(y - 1)" },
+    { "sin(x)^x", "sin(x)^x*(log(sin(x)) + x*cos(x)/sin(x))" },
+    { "sin(x^2)", "2*x*cos(x^2)" },
+    { "exp(-x^2/2)", "-x*exp(-x^2/2)" },
+    { "log(cos(x))", "-tan(x)" },
+    { "x*y*z", "y*z" },
+    { "m*(u^2 + x^2)/2", "m*x" },
+    { "(a + x)^3", "3*(a + x)^2" },
+    { "a/(b + x)", "-a/(b + x)^2" },
+    { "sin(x)*cos(x)", "cos(x)^2 - sin(x)^2" },
+    { "a*b", "0" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      CmlExpr *f = P (ctx, cases[i][0]);
+      CmlExpr *want = P (ctx, cases[i][1]);
+      CmlExpr *d = cml_expr_diff (ctx, f, x);
+
+      if (g_test_verbose ())
+        {
+          g_autofree char *s = cml_expr_to_string (ctx, d);
+
+          g_test_message ("d/dx %s = %s", cases[i][0], s);
+        }
+      assert_same_function (ctx, d, want, 1e-13);
+    }
+
+  /* exact forms */
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "x^3"), x) == P (ctx, "3*x^2"));
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "sin(x)"), x) == P (ctx, "cos(x)"));
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "cos(x)"), x) == P (ctx, "-sin(x)"));
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "exp(2*x)"), x) == P (ctx, "2*exp(2*x)"));
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "log(x)"), x) == P (ctx, "1/x"));
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "abs(x)"), x) == P (ctx, "sign(x)"));
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "atan2(y, x)"), x) == P (ctx, "-y/(x^2 + y^2)"));
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "m*(u^2 + x^2)/2"), x) == P (ctx, "m*x"));
+  g_assert_true (cml_expr_diff (ctx, P (ctx, "sqrt(x)"), x) == P (ctx, "1/(2*sqrt(x))"));
+  g_assert_true (cml_expr_is_zero (cml_expr_diff (ctx, P (ctx, "sin(y)*a"), x)));
+  g_assert_true (cml_expr_is_one (cml_expr_diff (ctx, P (ctx, "x"), x)));
+  g_assert_true (cml_expr_is_zero (cml_expr_diff (ctx, P (ctx, "y"), x)));
+  g_assert_true (cml_expr_is_zero (cml_expr_diff (ctx, P (ctx, "3"), x)));
+}
+
+static void
+test_diff_higher (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  int x = sym_id (ctx, "x"), y = sym_id (ctx, "y");
+  CmlExpr *f = P (ctx, "sin(x)*exp(2*x)");
+  CmlExpr *d1 = cml_expr_diff (ctx, f, x);
+  CmlExpr *d2 = cml_expr_diff (ctx, d1, x);
+  CmlExpr *d3 = cml_expr_diff (ctx, d2, x);
+  CmlExpr *g, *mixed1, *mixed2;
+
+  /* f' = (cos + 2 sin) e^2x, f'' = (4 cos + 3 sin) e^2x, f''' = (11 cos + 2 sin) e^2x */
+  assert_same_function (ctx, d1, P (ctx, "(cos(x) + 2*sin(x))*exp(2*x)"), 1e-13);
+  assert_same_function (ctx, d2, P (ctx, "(4*cos(x) + 3*sin(x))*exp(2*x)"), 1e-13);
+  assert_same_function (ctx, d3, P (ctx, "(11*cos(x) + 2*sin(x))*exp(2*x)"), 1e-13);
+  for (double xv = -2.0; xv <= 2.0; xv += 0.5)
+    assert_close (eval_at_x (d3, xv), (11 * cos (xv) + 2 * sin (xv)) * exp (2 * xv), 1e-13);
+  g_assert_true (cml_expr_expand (ctx, d3)
+                 == cml_expr_expand (ctx, P (ctx, "(11*cos(x) + 2*sin(x))*exp(2*x)")));
+
+  /* memoised: the same pointer again */
+  g_assert_true (cml_expr_diff (ctx, d2, x) == d3);
+  g_assert_true (cml_expr_diff (ctx, f, x) == d1);
+
+  /* d^3/dx^3 x^5 = 60 x^2; d^4 tan */
+  g_assert_true (cml_expr_diff (ctx, cml_expr_diff (ctx, cml_expr_diff (ctx, P (ctx, "x^5"), x), x), x)
+                 == P (ctx, "60*x^2"));
+  g = P (ctx, "tan(x)");
+  for (int k = 0; k < 4; k++)
+    g = cml_expr_diff (ctx, g, x);
+  /* tan'''' = 8 sec^2 tan^3 + 16 sec^4 tan with sec^2 = 1/cos^2 */
+  assert_same_function (ctx, g, P (ctx, "8*tan(x)^3/cos(x)^2 + 16*tan(x)/cos(x)^4"), 1e-12);
+
+  /* mixed partials commute exactly */
+  g = P (ctx, "sin(x*y)*exp(x - y^2) + atan2(y, x)*log(x + y)");
+  mixed1 = cml_expr_diff (ctx, cml_expr_diff (ctx, g, x), y);
+  mixed2 = cml_expr_diff (ctx, cml_expr_diff (ctx, g, y), x);
+  assert_same_function (ctx, mixed1, mixed2, 1e-12);
+  /* exactly, where no rational-function simplification is needed */
+  g = P (ctx, "sin(x*y)*exp(x - y^2) + x^3*y^2*cos(y) + sqrt(x*y)");
+  mixed1 = cml_expr_diff (ctx, cml_expr_diff (ctx, g, x), y);
+  mixed2 = cml_expr_diff (ctx, cml_expr_diff (ctx, g, y), x);
+  g_assert_true (cml_expr_is_zero (cml_expr_expand (ctx, cml_expr_sub (ctx, mixed1, mixed2))));
+}
+
+/* Entry (i, j) of a symbolic matrix: a mix of sums, products and functions. */
+static CmlExpr *
+matrix_entry (CmlExprCtx *ctx,
+              int         i,
+              int         j)
+{
+  g_autofree char *text = NULL;
+  static const char *const sym[] = { "x", "y", "z", "a", "b", "c" };
+
+  text = g_strdup_printf ("%s + %d*%s*x + sin(%s + %d*x)", sym[i], i + j + 1, sym[j],
+                          sym[(i + j) % 6], j + 1);
+  return P (ctx, text);
+}
+
+typedef struct
+{
+  CmlExprCtx *ctx;
+  CmlExpr    *m[6][6];
+  CmlExpr    *memo[64];
+} Det;
+
+/* Determinant of rows ROW.. and the columns in COLS (a bit set), Laplace expansion along
+ * the row, memoised by the column set. */
+static CmlExpr *
+det_rec (Det  *d,
+         int   row,
+         guint cols)
+{
+  CmlExpr *terms[6];
+  guint n = 0;
+  int sign = 1;
+
+  if (row == 6)
+    return cml_expr_num (d->ctx, 1);
+  if (d->memo[cols] != NULL)
+    return d->memo[cols];
+  for (int j = 0; j < 6; j++)
+    if (cols & (1u << j))
+      {
+        CmlExpr *t = cml_expr_mul (d->ctx, d->m[row][j], det_rec (d, row + 1, cols & ~(1u << j)));
+
+        terms[n++] = sign > 0 ? t : cml_expr_neg (d->ctx, t);
+        sign = -sign;
+      }
+  d->memo[cols] = cml_expr_sum (d->ctx, terms, n);
+  return d->memo[cols];
+}
+
+static void
+test_diff_big (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  int x = sym_id (ctx, "x");
+  Det d = { ctx, { { 0 } }, { 0 } };
+  CmlExpr *det, *d1, *d2, *d3;
+  double values[64], h = 1e-5;
+  double fp, fm, numeric;
+  gint64 start = g_get_monotonic_time ();
+
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++)
+      d.m[i][j] = matrix_entry (ctx, i, j);
+  det = det_rec (&d, 0, 0x3f);
+  d1 = cml_expr_diff (ctx, det, x);
+  d2 = cml_expr_diff (ctx, d1, x);
+  d3 = cml_expr_diff (ctx, d2, x);
+
+  g_test_message ("det: %u nodes; d1 %u, d2 %u, d3 %u; %.1f ms", cml_expr_n_nodes (det),
+                  cml_expr_n_nodes (d1), cml_expr_n_nodes (d2), cml_expr_n_nodes (d3),
+                  (g_get_monotonic_time () - start) / 1000.0);
+  g_assert_cmpuint (cml_expr_n_nodes (det), <, 2000);
+  g_assert_cmpuint (cml_expr_n_nodes (d3), <, 200000);
+
+  /* d det / dx against a central difference */
+  random_point (ctx, values);
+  values[x] += h;
+  fp = cml_expr_eval (det, values);
+  values[x] -= 2 * h;
+  fm = cml_expr_eval (det, values);
+  values[x] += h;
+  numeric = (fp - fm) / (2 * h);
+  g_assert_cmpfloat (fabs (cml_expr_eval (d1, values) - numeric), <=,
+                     1e-6 * MAX (1.0, fabs (numeric)));
+  /* d3 against a central difference of d2 */
+  values[x] += h;
+  fp = cml_expr_eval (d2, values);
+  values[x] -= 2 * h;
+  fm = cml_expr_eval (d2, values);
+  values[x] += h;
+  numeric = (fp - fm) / (2 * h);
+  g_assert_cmpfloat (fabs (cml_expr_eval (d3, values) - numeric), <=,
+                     1e-5 * MAX (1.0, fabs (numeric)));
+}
+
+/* ---- substitution and expansion ------------------------------------------------------- */
+
+static void
+test_subs (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  int x = sym_id (ctx, "x"), y = sym_id (ctx, "y");
+  int ids[2] = { x, y };
+  CmlExpr *swap[2] = { P (ctx, "y"), P (ctx, "x") };
+  CmlExpr *repl[2] = { P (ctx, "a + b"), P (ctx, "2") };
+  CmlExpr *e = P (ctx, "x - 2*y + sin(x)*y^2");
+
+  /* simultaneous, not sequential */
+  g_assert_true (cml_expr_subs (ctx, e, 2, ids, swap) == P (ctx, "y - 2*x + sin(y)*x^2"));
+  g_assert_true (cml_expr_subs (ctx, e, 2, ids, repl) == P (ctx, "a + b - 4 + 4*sin(a + b)"));
+  /* substituting back cancels */
+  g_assert_true (cml_expr_subs (ctx, P (ctx, "x^2 - y^2"), 2, ids, swap) == P (ctx, "y^2 - x^2"));
+  g_assert_true (cml_expr_is_zero (cml_expr_subs (ctx, P (ctx, "x - y"), 1, ids, &swap[0])));
+  /* nothing to replace: same pointer */
+  g_assert_true (cml_expr_subs (ctx, P (ctx, "a*b"), 2, ids, swap) == P (ctx, "a*b"));
+  g_assert_true (cml_expr_subs (ctx, e, 0, NULL, NULL) == e);
+  /* numbers fold */
+  {
+    CmlExpr *nums[2] = { cml_expr_num (ctx, 0), cml_expr_num (ctx, 3) };
+
+    g_assert_true (cml_expr_subs (ctx, P (ctx, "sin(x) + cos(x)*y"), 2, ids, nums) == P (ctx, "3"));
+  }
+  /* shared subexpressions are substituted once and stay shared */
+  {
+    CmlExpr *big = P (ctx, "sin(x)^2 + sin(x)^3 + sin(x)*y");
+    CmlExpr *r = cml_expr_subs (ctx, big, 1, ids, &repl[0]);
+
+    g_assert_true (r == P (ctx, "sin(a + b)^2 + sin(a + b)^3 + sin(a + b)*y"));
+  }
+}
+
+static void
+test_expand (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  static const char *const zeros[] = {
+    "(a + b)^2 - a^2 - 2*a*b - b^2",
+    "(a + b)*(a - b) - a^2 + b^2",
+    "(x + 1)^3 - x^3 - 3*x^2 - 3*x - 1",
+    "(a + b + c)^2 - a^2 - b^2 - c^2 - 2*a*b - 2*a*c - 2*b*c",
+    "(a + b)^2*(a - b)^2 - (a^2 - b^2)^2",
+    "sin(x)*(cos(x) + 1) - sin(x)*cos(x) - sin(x)",
+    "2*(a + b)*c - 2*a*c - 2*b*c",
+    "(a*x + b)*(a*x - b)/a - a*x^2 + b^2/a",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (zeros); i++)
+    {
+      CmlExpr *e = cml_expr_expand (ctx, P (ctx, zeros[i]));
+
+      if (!cml_expr_is_zero (e))
+        {
+          g_autofree char *s = cml_expr_to_string (ctx, e);
+
+          g_error ("expand (%s) = %s, not 0", zeros[i], s);
+        }
+    }
+  g_assert_true (cml_expr_expand (ctx, P (ctx, "(x + 1)^2")) == P (ctx, "x^2 + 2*x + 1"));
+  g_assert_true (cml_expr_expand (ctx, P (ctx, "sin((a + b)^2)")) == P (ctx, "sin(a^2 + 2*a*b + b^2)"));
+  /* non-integer powers and negative powers are left alone */
+  g_assert_true (cml_expr_expand (ctx, P (ctx, "sqrt(a + b)")) == P (ctx, "sqrt(a + b)"));
+  g_assert_true (cml_expr_expand (ctx, P (ctx, "1/(a + b)")) == P (ctx, "1/(a + b)"));
+  g_assert_true (cml_expr_expand (ctx, P (ctx, "x")) == P (ctx, "x"));
+  assert_same_function (ctx, cml_expr_expand (ctx, P (ctx, "(a + sin(x))^4*(b - x)^3")),
+                        P (ctx, "(a + sin(x))^4*(b - x)^3"), 1e-12);
+}
+
+/* ---- evaluation ----------------------------------------------------------------------- */
+
+static void
+test_eval (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  double values[64] = { 0 };
+  CmlExpr *e, *x;
+  double want;
+
+  values[sym_id (ctx, "x")] = 0.3;
+  values[sym_id (ctx, "y")] = -1.25;
+  values[sym_id (ctx, "m")] = 2.0;
+  e = P (ctx, "m*(x^2 + y^2)/2 + atan2(y, x) - exp(x)*abs(y) + sign(y) + x^-1.5");
+  want = 2.0 * (0.09 + 1.5625) / 2 + atan2 (-1.25, 0.3) - exp (0.3) * 1.25 - 1 + pow (0.3, -1.5);
+  assert_close (cml_expr_eval (e, values), want, 1e-15);
+
+  /* a DAG whose tree is huge: e_{k+1} = sin(e_k)*cos(e_k) + x, 60 levels (2^60 leaves) */
+  x = P (ctx, "x");
+  e = x;
+  values[0] = 0.5;
+  want = 0.5;
+  for (int k = 0; k < 60; k++)
+    {
+      e = cml_expr_add (ctx, cml_expr_mul (ctx, cml_expr_func (ctx, CML_FN_SIN, e),
+                                           cml_expr_func (ctx, CML_FN_COS, e)), x);
+      want = sin (want) * cos (want) + 0.5;
+    }
+  g_assert_cmpuint (cml_expr_n_nodes (e), <=, 4 * 60 + 2);
+  assert_close (cml_expr_eval (e, values), want, 1e-12);
+}
+
+/* ---- printing ------------------------------------------------------------------------- */
+
+static void
+test_print (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  static const char *const cases[][2] = {
+    { "m/2*(u^2 + v^2) - x*y", "0.5*m*(u^2 + v^2) - x*y" },
+    { "-(a + b)/c", "-(a + b)/c" },
+    { "sin(t)^2", "sin(t)^2" },
+    { "-x", "-x" },
+    { "-(a + b)", "-a - b" },
+    { "1/x", "1/x" },
+    { "x^-2", "1/x^2" },
+    { "a/(b*c)", "a/(b*c)" },
+    { "3*a/(b*c^2)", "3*a/(b*c^2)" },
+    { "y - x", "y - x" },
+    { "1 - cos(q)", "1 - cos(q)" },
+    { "-x - 1", "-x - 1" },
+    { "(1 + x)^2", "(x + 1)^2" },
+    { "x^2 + 1 + 2*x", "x^2 + 2*x + 1" },
+    { "sqrt(x)", "sqrt(x)" },
+    { "2/sqrt(x)", "2/sqrt(x)" },
+    { "x^1.5", "x^1.5" },
+    { "x^(1/3)", "x^(1/3)" },
+    { "x/3", "x/3" },
+    { "2*x/3", "2*x/3" },
+    { "0.75*x", "0.75*x" },
+    { "9.81*m*y", "9.81*m*y" },
+    { "2.5", "2.5" },
+    { "1e20*x", "1e+20*x" },
+    { "-3", "-3" },
+    { "pi*x^2", "pi*x^2" },
+    { "atan2(y, x)", "atan2(y, x)" },
+    { "exp(-t/2)", "exp(-0.5*t)" },
+    { "x^(-t)", "x^(-t)" },
+    { "2^(x + 1)", "2^(x + 1)" },
+    { "(x^a)^b", "(x^a)^b" },
+    { "(-2)^x", "(-2)^x" },
+    { "sin(q1 - q2)*cos(q2)", "sin(q1 - q2)*cos(q2)" },
+    { "abs(x)", "abs(x)" },
+    { "-a*b^-1*c^-2", "-a/(b*c^2)" },
+    { "1/(2*x)", "0.5/x" },
+    { "(a - b)/(a + b)", "(a - b)/(a + b)" },
+    { "(b - a)*c", "-c*(a - b)" },
+    { "1/(b - a)", "-1/(a - b)" },
+    { "(b - a)^3*(a - c)^2", "-(a - b)^3*(a - c)^2" },
+    { "1/0", "1/0" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    assert_string (ctx, P (ctx, cases[i][0]), cases[i][1]);
+
+  /* a number by itself */
+  assert_string (ctx, cml_expr_num (ctx, 1.0 / 3.0), "1/3");
+  assert_string (ctx, cml_expr_num (ctx, -0.0), "0");
+  assert_string (ctx, cml_expr_num (ctx, 123456.0), "123456");
+  assert_string (ctx, cml_expr_num (ctx, 0.1234567891234), "0.1234567891234");
+
+  /* the print order does not depend on the order of creation */
+  {
+    g_autoptr (CmlExprCtx) ctx2 = cml_expr_ctx_new ();
+
+    for (int i = G_N_ELEMENTS (symbol_names) - 1; i >= 0; i--)
+      cml_expr_ctx_intern (ctx2, symbol_names[i]);
+    P (ctx2, "v^2");
+    P (ctx2, "sin(y)");
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      assert_string (ctx2, P (ctx2, cases[i][0]), cases[i][1]);
+  }
+}
+
+static void
+test_print_roundtrip (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  static const char *const texts[] = {
+    "x", "-x", "2", "-2.5", "0", "1/3", "pi", "x + 1/3", "x*y - z", "m/2*(u^2 + v^2)",
+    "-(a + b)/c", "sin(t)^2", "1/x", "a/(b*c)", "x^-2.5", "sqrt(x) + 1/sqrt(y)",
+    "x^(1/3)", "2*x/3", "2/(7*x)", "5/7*x", "x/7*5/y", "(a - b)^3", "(b - a)^3",
+    "exp(-x^2/2)/sqrt(x + 2)", "atan2(y - 1, x + 1)", "abs(x - y)*sign(y - x)",
+    "log(1 + x^2)", "tan(x)*cosh(y)*sinh(z)*tanh(t)", "asin(x/2) + acos(y/3) + atan(z)",
+    "x^y^z", "(x^y)^z", "2^x*3^y", "(-x)^0.5", "(x*y)^0.5", "(x + y)^-0.5",
+    "1/(1 - cos(q))", "m*9.81*y + 0.5*m*(u^2 + v^2)", "1e-12*x + 1e30*y",
+    "0.1*x + 0.7*y", "x^a*y^-b", "sin(q1 - q2)*cos(q1)^3/(1 + sin(q2)^2)",
+    "(a + b)*(c + x)/(y + z)^2", "-1/(x*y)", "3*x^2*y - 2*x*y^2 + 1",
+    "theta_2*_k^2", "exp(x)^2", "sqrt(sqrt(x))", "x^0.25*y^0.75", "(1/3)^x",
+    "-exp(-t)*sin(3*t + 1)", "atan2(-y, -x)", "1.5^x", "sqrt(x^2 + y^2)*m",
+  };
+  double values[64];
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      CmlExpr *e = P (ctx, texts[i]);
+      g_autofree char *s = cml_expr_to_string (ctx, e);
+      CmlExpr *back = P (ctx, s);
+
+      if (g_test_verbose ())
+        g_test_message ("%s -> %s", texts[i], s);
+      if (back != e)
+        g_error ("\"%s\" prints as \"%s\", which parses to another node", texts[i], s);
+    }
+
+  /* numbers that %.15g cannot show exactly read back to within rounding */
+  {
+    CmlExpr *e = P (ctx, "exp(-x^2/2)/sqrt(2*pi) + 1/sqrt(3)*y");
+    g_autofree char *s = cml_expr_to_string (ctx, e);
+
+    g_assert_cmpstr (s, ==, "0.577350269189626*y + 0.398942280401433*exp(-0.5*x^2)");
+    assert_same_function (ctx, P (ctx, s), e, 1e-14);
+  }
+
+  /* derivatives print and read back too (at least to the same values) */
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      CmlExpr *d = cml_expr_diff (ctx, P (ctx, texts[i]), sym_id (ctx, "x"));
+      g_autofree char *s = cml_expr_to_string (ctx, d);
+      CmlExpr *back = P (ctx, s);
+
+      for (int k = 0; k < 3; k++)
+        {
+          random_point (ctx, values);
+          assert_close (cml_expr_eval (back, values), cml_expr_eval (d, values), 1e-13);
+        }
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/core/expr/symbols", test_symbols);
+  g_test_add_func ("/core/expr/parse-precedence", test_parse_precedence);
+  g_test_add_func ("/core/expr/parse-errors", test_parse_errors);
+  g_test_add_func ("/core/expr/canonical-cancellation", test_canonical_cancellation);
+  g_test_add_func ("/core/expr/canonical-identities", test_canonical_identities);
+  g_test_add_func ("/core/expr/canonical-no-nan", test_canonical_no_nan);
+  g_test_add_func ("/core/expr/inspection", test_inspection);
+  g_test_add_func ("/core/expr/diff-functions", test_diff_functions);
+  g_test_add_func ("/core/expr/diff-higher", test_diff_higher);
+  g_test_add_func ("/core/expr/diff-big", test_diff_big);
+  g_test_add_func ("/core/expr/subs", test_subs);
+  g_test_add_func ("/core/expr/expand", test_expand);
+  g_test_add_func ("/core/expr/eval", test_eval);
+  g_test_add_func ("/core/expr/print", test_print);
+  g_test_add_func ("/core/expr/print-roundtrip", test_print_roundtrip);
+
+  return g_test_run ();
+}

@@ -1,0 +1,44 @@
+/* cml-scene-view.h — the 3-D view of the running model (a GtkGLArea with overlay buttons).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Draws the model's [scene …] objects at the newest frame with CmlSceneRenderer, keeps
+ * the trails, and lets the user orbit (drag), zoom (scroll) and reset (double-click or
+ * the button).  All calls from the main thread.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "cml-runner.h"
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+#define CML_TYPE_SCENE_VIEW (cml_scene_view_get_type ())
+G_DECLARE_FINAL_TYPE (CmlSceneView, cml_scene_view, CML, SCENE_VIEW, GtkWidget)
+
+GtkWidget *cml_scene_view_new (void);
+
+/* NULL allowed.  Clears the trails and frames the camera on the scene. */
+void       cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys);
+/* The newest state; keeps a reference and queues a redraw.  NULL allowed. */
+void       cml_scene_view_set_frame (CmlSceneView *self, CmlFrame *frame);
+/* History samples for the trails: N rows of N_COLS values, the scene values starting at
+ * column N_OBS (rows are [observables…, scene values…]).  T (N times) may be NULL. */
+void       cml_scene_view_push_samples (CmlSceneView *self, const double *t, const double *rows,
+                                        guint n, guint n_cols, guint n_obs);
+void       cml_scene_view_clear_trails (CmlSceneView *self);
+void       cml_scene_view_reset_camera (CmlSceneView *self);
+/* Trails drawn in the frame turned by each trail's frame-angle (the turntable's frame). */
+void       cml_scene_view_set_table_frame (CmlSceneView *self, gboolean table_frame);
+gboolean   cml_scene_view_get_table_frame (CmlSceneView *self);
+/* Thick lines and larger points, for a projector. */
+void       cml_scene_view_set_presentation (CmlSceneView *self, gboolean presentation);
+void       cml_scene_view_set_dark (CmlSceneView *self, gboolean dark);
+
+/* For tests: renders now and stores in *FRACTION the fraction of pixels that differ from
+ * the background.  FALSE (and *FRACTION untouched) when no GL context could be made. */
+gboolean   cml_scene_view_probe_pixels (CmlSceneView *self, double *fraction);
+
+G_END_DECLS

@@ -1,0 +1,123 @@
+/* cml-runner.h — the worker thread that owns a simulation (DESIGN.md, "Threads").
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The worker owns the simulation, its integrator and all scratch memory.  After each
+ * slice of integration it publishes an immutable, reference-counted CmlFrame by swapping
+ * one pointer under a short lock; readers take a reference and never hold a lock while
+ * drawing.  Samples (time, every observable, every scene value) at a fixed simulated-time
+ * spacing go into a bounded ring that readers copy from with a cursor, so no plot sample is
+ * lost when frames are skipped (unless the reader falls a whole ring behind: then it is
+ * told how many were dropped).  Commands go through a queue drained by the worker, which
+ * waits on a condition variable when paused (it never spins).  Pacing: simulated time follows
+ * speed × wall time; one slice integrates for at most ~70 % of a frame period, and the
+ * frame says when the worker cannot keep up.  A failure (non-finite state, step-size
+ * underflow, singular matrix) pauses the run and the frame carries the reason.
+ *
+ * The hand-off uses pthread mutexes/condition variables and C11 atomics, which
+ * ThreadSanitizer understands.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-integrator.h"
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CML_RUNNER_PAUSED,
+  CML_RUNNER_RUNNING,
+  CML_RUNNER_FAILED,  /* paused by a failure; see CmlFrame.message */
+} CmlRunnerState;
+
+/* One published snapshot.  Immutable once published; any thread may read it while it
+ * holds a reference. */
+typedef struct
+{
+  /*< private >*/
+  gint           ref_count;
+  /*< public >*/
+  guint64        seq;         /* increases with every published frame */
+  guint          generation;  /* increases on reset and model switch: plots start over */
+  CmlSystem     *system;      /* the system these numbers belong to (a reference) */
+  CmlRunnerState state;
+  double         t;           /* simulated time, in the model's time unit */
+  double         speed;       /* simulated seconds per wall second */
+  gboolean       lagging;     /* the worker could not keep up with speed × wall time */
+  char          *message;     /* failure reason ("non-finite state at t = 3.2 …"), or NULL */
+  guint          dim;
+  double        *state_values;/* dim */
+  guint          n_obs;
+  double        *obs;         /* cml_system_n_observables() values */
+  guint          n_scene;
+  double        *scene;       /* cml_system_n_scene_values() values */
+  double        *params;      /* current parameter values, model order */
+  guint          n_params;
+  double         wall_ms_per_slice; /* time the last slice took, for the status bar */
+} CmlFrame;
+
+CmlFrame *cml_frame_ref (CmlFrame *frame);
+void      cml_frame_unref (CmlFrame *frame);
+
+typedef struct
+{
+  double   sample_dt;          /* simulated time between history samples; 0 = 1/120 of a time unit */
+  guint    history_capacity;   /* samples in the hand-off ring; 0 = 65536 */
+  double   frame_period;       /* wall seconds between published frames; 0 = 1/60 */
+  double   speed;              /* initial speed; 0 = 1 */
+} CmlRunnerOptions;
+
+CmlRunnerOptions cml_runner_options_default (void);
+
+typedef struct _CmlRunner CmlRunner;
+
+/* Makes a simulation of SYS (parameters at defaults, the model's initial data) and starts
+ * the worker thread, paused.  Fails like cml_simulation_new().  Any thread. */
+CmlRunner *cml_runner_new (CmlSystem *sys, const CmlRunnerOptions *options, GError **error);
+/* Stops and joins the worker.  Not from the worker. */
+void       cml_runner_free (CmlRunner *runner);
+
+/* The newest frame, with a reference the caller drops.  Never NULL.  Any thread. */
+CmlFrame  *cml_runner_get_frame (CmlRunner *runner);
+
+/* Copies history samples newer than *CURSOR (0 at first) into T (max_samples values)
+ * and OBS (max_samples × n_cols, row-major), advances *CURSOR, and returns how many were
+ * copied.  A row holds the observables followed by the scene values, so N_COLS is
+ * cml_system_n_observables (sys) + cml_system_n_scene_values (sys) of the current
+ * system; when it does not match, nothing is copied and *CURSOR stays (0 is returned).
+ * *DROPPED (may be NULL) receives how many samples were overwritten before they could be
+ * read.  Samples of an older generation are skipped.  Any thread (one reader at a time
+ * per cursor). */
+guint      cml_runner_read_history (CmlRunner *runner, guint64 *cursor, guint n_cols,
+                                    double *t, double *obs, guint max_samples, guint64 *dropped);
+
+/* ---- commands: queued, carried out by the worker in order; any thread ---------------- */
+
+void cml_runner_play (CmlRunner *runner);
+void cml_runner_pause (CmlRunner *runner);
+/* Advances by DT simulated time (one output step) and pauses. */
+void cml_runner_step (CmlRunner *runner, double dt);
+/* Back to t = 0 from the model's initial data overridden by GIVEN (name -> double*; may
+ * be NULL; copied).  Starts a new generation. */
+void cml_runner_reset (CmlRunner *runner, GHashTable *given);
+void cml_runner_set_speed (CmlRunner *runner, double speed);
+/* Takes effect live: the integrator is reset in place, the state is kept. */
+void cml_runner_set_param (CmlRunner *runner, const char *name, double value);
+void cml_runner_set_integrator (CmlRunner *runner, const CmlIntegratorOptions *options);
+/* Switches to another system (a model switch) with its default parameters and initial
+ * data, paused or running as before.  Starts a new generation. */
+void cml_runner_set_system (CmlRunner *runner, CmlSystem *sys);
+
+/* Blocks until every command queued so far has been carried out and a frame reflecting
+ * them is published (tests, scripted runs).  Not from the worker. */
+void cml_runner_sync (CmlRunner *runner);
+
+/* Number of commands carried out, right-hand-side evaluations (statistics). */
+guint64 cml_runner_n_commands (CmlRunner *runner);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlRunner, cml_runner_free)
+
+G_END_DECLS
