@@ -1,1 +1,53 @@
-// placeholder
+#version 330 core
+
+/* The scene's one program.  Meshes (u_mode 0) are transformed and lit; trails (u_mode 1)
+ * arrive as a strip of centre-line points, each twice, with a_side = ±1 and the tangent in
+ * a_normal, and are widened here in screen space, because core-profile GL draws no wide
+ * lines and the trail must keep its pixel width at every zoom. */
+
+layout (location = 0) in vec3 a_position;
+layout (location = 1) in vec3 a_normal;
+layout (location = 2) in float a_mark;
+layout (location = 3) in float a_side;
+
+uniform mat4 u_model;
+uniform mat4 u_view_proj;
+uniform mat3 u_normal_matrix;
+uniform int u_mode;
+uniform vec2 u_viewport;      /* framebuffer size, pixels */
+uniform float u_line_width;   /* trail width, pixels */
+uniform float u_tangent_scale;/* world length of the tangent probe */
+
+out vec3 v_world;
+out vec3 v_normal;
+out vec3 v_object;
+out float v_mark;
+out float v_side;
+
+void
+main ()
+{
+  vec4 world = u_model * vec4 (a_position, 1.0);
+  vec4 clip = u_view_proj * world;
+
+  v_world = world.xyz;
+  v_object = a_position;
+  v_normal = u_normal_matrix * a_normal;
+  v_mark = a_mark;
+  v_side = a_side;
+
+  if (u_mode == 1)
+    {
+      /* screen direction of the curve here, from a point a little way along the tangent */
+      vec4 ahead = u_view_proj * (u_model * vec4 (a_position + a_normal * u_tangent_scale, 1.0));
+      vec2 d = (ahead.xy / ahead.w - clip.xy / clip.w) * u_viewport;
+      float len = length (d);
+      d = len > 1e-6 ? d / len : vec2 (1.0, 0.0);
+      /* half the width plus one pixel of fringe, which the fragment shader fades out */
+      float half_px = 0.5 * u_line_width + 1.0;
+      clip.xy += vec2 (-d.y, d.x) * a_side * half_px * 2.0 / u_viewport * clip.w;
+      /* trails lie on the table and the plane: win the depth test against them */
+      clip.z -= 4e-4 * clip.w;
+    }
+  gl_Position = clip;
+}

@@ -1,1 +1,435 @@
-/* placeholder */
+/* cml-equations-panel.c — what the system is and how well the run keeps its invariants.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-equations-panel"
+
+#include "cml-equations-panel.h"
+
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <string.h>
+
+#define MAX_REG 16 /* regularity matrices up to 16×16 are checked live */
+
+typedef struct
+{
+  char     *name;
+  int       index;    /* observable index */
+  GtkLabel *value;
+  GtkLabel *drift;
+} MonitorRow;
+
+struct _CmlEquationsPanel
+{
+  GtkWidget          parent_instance;
+
+  /* template */
+  GtkScrolledWindow *scroller;
+  GtkBox            *box;
+  GtkLabel          *title_label;
+  GtkLabel          *kind_label;
+  GtkLabel          *algebroid_label;
+  GtkLabel          *regularity_label;
+  GtkLabel          *regularity_value_label;
+  GtkLabel          *monitors_heading;
+  GtkGrid           *monitor_grid;
+  GtkBox            *steps_box;
+  GtkLabel          *steps_label;
+  GtkLabel          *warnings_label;
+  GtkTextView       *equations_view;
+
+  CmlSystem         *sys;
+  CmlSimulation     *probe;     /* evaluates the regularity matrix at a frame's state */
+  double            *probe_params;
+  GPtrArray         *monitors;  /* MonitorRow* */
+  double            *baseline;  /* observables at t = 0, or NULL */
+  guint              n_obs;
+};
+
+G_DEFINE_FINAL_TYPE (CmlEquationsPanel, cml_equations_panel, GTK_TYPE_WIDGET)
+
+static void
+monitor_row_free (MonitorRow *row)
+{
+  g_free (row->name);
+  g_free (row);
+}
+
+/* The rest of the line of TEXT that starts with PREFIX, or NULL. */
+static char *
+describe_line (const char *text, const char *prefix)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (guint i = 0; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], prefix))
+      return g_strstrip (g_strdup (lines[i] + strlen (prefix)));
+  return NULL;
+}
+
+static char *
+capitalize (const char *s)
+{
+  char *c = g_strdup (s);
+
+  if (*c)
+    *c = g_ascii_toupper (*c);
+  return c;
+}
+
+static void
+clear_grid (GtkGrid *grid)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (grid))))
+    gtk_grid_remove (grid, child);
+}
+
+static GtkLabel *
+grid_label (GtkGrid *grid, const char *text, int col, int row, float xalign, const char *css)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), xalign);
+  if (css)
+    gtk_widget_add_css_class (label, css);
+  gtk_grid_attach (grid, label, col, row, 1, 1);
+  return GTK_LABEL (label);
+}
+
+static void
+add_monitor (CmlEquationsPanel *self, const char *name, const char *unit, const char *tip)
+{
+  MonitorRow *row;
+  int k = cml_system_observable_index (self->sys, name);
+  int r = (int) self->monitors->len + 1;
+  GtkLabel *name_label;
+
+  if (k < 0)
+    return;
+  row = g_new0 (MonitorRow, 1);
+  row->name = g_strdup (name);
+  row->index = k;
+  name_label = grid_label (self->monitor_grid, name, 0, r, 0, "monitor-name");
+  if (tip)
+    gtk_widget_set_tooltip_text (GTK_WIDGET (name_label), tip);
+  row->value = grid_label (self->monitor_grid, "—", 1, r, 1, "numeric");
+  grid_label (self->monitor_grid, unit && g_strcmp0 (unit, "1") != 0 ? unit : "", 2, r, 0, "dim-label");
+  row->drift = grid_label (self->monitor_grid, "—", 3, r, 1, "numeric");
+  g_ptr_array_add (self->monitors, row);
+}
+
+static void
+build_monitors (CmlEquationsPanel *self, CmlModel *model)
+{
+  GtkLabel *h;
+
+  clear_grid (self->monitor_grid);
+  g_ptr_array_set_size (self->monitors, 0);
+  if (self->sys == NULL)
+    return;
+
+  h = grid_label (self->monitor_grid, "quantity", 0, 0, 0, "dim-label");
+  h = grid_label (self->monitor_grid, "value", 1, 0, 1, "dim-label");
+  h = grid_label (self->monitor_grid, "drift since t = 0", 3, 0, 1, "dim-label");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (h),
+                               "value − value at t = 0 (and relative to it): a conserved quantity "
+                               "should stay at round-off level");
+
+  for (guint i = 0; model->monitors && i < model->monitors->len; i++)
+    {
+      CmlNamedExpr *m = model->monitors->pdata[i];
+      g_autofree char *expr = cml_expr_to_string (model->ctx, m->expr);
+      g_autofree char *text = g_strdup_printf ("%s = %s", m->name, expr);
+
+      add_monitor (self, m->name, cml_model_unit (model, m->name), text);
+    }
+  add_monitor (self, "residual", NULL,
+               "norm of the constraint functions: how far the state is from the constraint set");
+  gtk_widget_set_visible (GTK_WIDGET (self->monitors_heading), self->monitors->len > 0);
+}
+
+void
+cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
+{
+  CmlModel *model;
+  g_autofree char *text = NULL;
+  g_autofree char *kind = NULL;
+  g_autofree char *algebroid = NULL;
+  g_autofree char *regularity = NULL;
+  const GPtrArray *steps;
+  g_autoptr (GString) step_text = g_string_new (NULL);
+  g_autoptr (GString) warnings = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_return_if_fail (CML_IS_EQUATIONS_PANEL (self));
+
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&self->sys, cml_system_unref);
+  g_clear_pointer (&self->probe, cml_simulation_free);
+  g_clear_pointer (&self->probe_params, g_free);
+  g_clear_pointer (&self->baseline, g_free);
+  self->sys = sys;
+
+  if (sys == NULL)
+    {
+      gtk_label_set_text (self->title_label, "");
+      gtk_label_set_text (self->kind_label, "");
+      gtk_label_set_text (self->algebroid_label, "");
+      gtk_label_set_text (self->regularity_label, "");
+      gtk_label_set_text (self->regularity_value_label, "");
+      gtk_widget_set_visible (GTK_WIDGET (self->steps_box), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), FALSE);
+      gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), "", -1);
+      build_monitors (self, NULL);
+      return;
+    }
+
+  model = cml_system_get_model (sys);
+  self->n_obs = cml_system_n_observables (sys);
+  text = cml_system_describe (sys);
+
+  gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
+
+  kind = describe_line (text, "Kind:");
+  if (kind == NULL)
+    kind = g_strdup (cml_formalism_to_string (cml_system_get_formalism (sys)));
+  {
+    g_autofree char *k = capitalize (kind);
+    gtk_label_set_text (self->kind_label, k);
+  }
+
+  algebroid = describe_line (text, "Lie algebroid:");
+  if (algebroid)
+    {
+      g_autofree char *a = g_strdup_printf ("Lie algebroid: %s", algebroid);
+      gtk_label_set_text (self->algebroid_label, a);
+    }
+  else
+    gtk_label_set_text (self->algebroid_label, "");
+
+  regularity = describe_line (text, "Regularity:");
+  gtk_label_set_text (self->regularity_label,
+                      regularity ? regularity : "No regularity condition to check.");
+  gtk_label_set_text (self->regularity_value_label, "");
+
+  steps = cml_system_algorithm_steps (sys);
+  for (guint i = 0; steps && i < steps->len; i++)
+    g_string_append_printf (step_text, "%s%u. %s", i ? "\n" : "", i + 1, (char *) steps->pdata[i]);
+  gtk_label_set_text (self->steps_label, step_text->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->steps_box), step_text->len > 0);
+
+  for (guint i = 0; model->warnings && i < model->warnings->len; i++)
+    g_string_append_printf (warnings, "%s⚠ %s", i ? "\n" : "", (char *) model->warnings->pdata[i]);
+  gtk_label_set_text (self->warnings_label, warnings->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), warnings->len > 0);
+
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), text, -1);
+
+  build_monitors (self, model);
+
+  /* a simulation of our own, only to evaluate the regularity matrix at shown states */
+  self->probe = cml_simulation_new (sys, &error);
+  if (self->probe == NULL)
+    gtk_label_set_text (self->regularity_value_label, error->message);
+  else
+    {
+      self->probe_params = g_new (double, model->params->len);
+      for (guint i = 0; i < model->params->len; i++)
+        self->probe_params[i] = ((CmlParam *) model->params->pdata[i])->value;
+    }
+}
+
+void
+cml_equations_panel_set_baseline (CmlEquationsPanel *self, CmlSystem *sys, const double *obs,
+                                  guint n_obs)
+{
+  g_return_if_fail (CML_IS_EQUATIONS_PANEL (self));
+
+  if (sys != self->sys || sys == NULL || n_obs != self->n_obs)
+    return;
+  g_free (self->baseline);
+  self->baseline = g_memdup2 (obs, n_obs * sizeof (double));
+}
+
+static void
+format_value (char *buf, gsize size, double v)
+{
+  if (!isfinite (v))
+    g_snprintf (buf, size, "%s", isnan (v) ? "NaN" : (v > 0 ? "∞" : "−∞"));
+  else
+    g_snprintf (buf, size, "%.10g", v);
+}
+
+/* Determinant and whether the matrix is numerically invertible. */
+static gboolean
+check_matrix (double *a, guint n, double *det)
+{
+  gsl_matrix_view m = gsl_matrix_view_array (a, n, n);
+  gsl_permutation *p = gsl_permutation_alloc (n);
+  double norm = 0.0, min_pivot = INFINITY;
+  int sign = 1;
+  gboolean ok;
+
+  for (guint i = 0; i < n * n; i++)
+    norm = MAX (norm, fabs (a[i]));
+  if (gsl_linalg_LU_decomp (&m.matrix, p, &sign) != 0)
+    {
+      gsl_permutation_free (p);
+      *det = 0.0;
+      return FALSE;
+    }
+  *det = gsl_linalg_LU_det (&m.matrix, sign);
+  for (guint i = 0; i < n; i++)
+    min_pivot = MIN (min_pivot, fabs (gsl_matrix_get (&m.matrix, i, i)));
+  gsl_permutation_free (p);
+  ok = isfinite (*det) && min_pivot > 1e-12 * MAX (norm, 1e-300);
+  return ok;
+}
+
+static void
+update_regularity (CmlEquationsPanel *self, CmlFrame *frame)
+{
+  CmlModel *model = cml_system_get_model (self->sys);
+  double a[MAX_REG * MAX_REG], det;
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *text = NULL;
+  guint n;
+
+  if (self->probe == NULL || frame->dim != cml_system_dim (self->sys))
+    return;
+  for (guint i = 0; i < MIN (frame->n_params, model->params->len); i++)
+    if (frame->params[i] != self->probe_params[i])
+      {
+        const CmlParam *p = model->params->pdata[i];
+
+        if (cml_simulation_set_param (self->probe, p->name, frame->params[i], NULL))
+          self->probe_params[i] = frame->params[i];
+      }
+  cml_simulation_set_state (self->probe, frame->t, frame->state_values);
+  n = cml_simulation_regularity_matrix (self->probe, a, G_N_ELEMENTS (a));
+  if (n == 0)
+    {
+      gtk_label_set_text (self->regularity_value_label, "");
+      return;
+    }
+  if (check_matrix (a, n, &det))
+    text = g_strdup_printf ("Regular at t = %.3g: det = %.6g", frame->t, det);
+  else
+    text = g_strdup_printf ("Singular at t = %.3g (det = %.3g): the equations break down here",
+                            frame->t, det);
+  gtk_label_set_text (self->regularity_value_label, text);
+}
+
+void
+cml_equations_panel_update (CmlEquationsPanel *self, CmlFrame *frame)
+{
+  g_return_if_fail (CML_IS_EQUATIONS_PANEL (self));
+
+  if (frame == NULL || frame->system != self->sys || self->sys == NULL || frame->n_obs != self->n_obs)
+    return;
+
+  for (guint i = 0; i < self->monitors->len; i++)
+    {
+      MonitorRow *row = self->monitors->pdata[i];
+      double v = frame->obs[row->index];
+      char buf[64];
+
+      format_value (buf, sizeof buf, v);
+      gtk_label_set_text (row->value, buf);
+      if (self->baseline)
+        {
+          double v0 = self->baseline[row->index], d = v - v0;
+
+          if (!isfinite (d))
+            g_snprintf (buf, sizeof buf, "—");
+          else if (fabs (v0) > 1e-12)
+            g_snprintf (buf, sizeof buf, "%+.2e (%.1e rel.)", d, fabs (d / v0));
+          else
+            g_snprintf (buf, sizeof buf, "%+.2e", d);
+          gtk_label_set_text (row->drift, buf);
+        }
+    }
+  update_regularity (self, frame);
+}
+
+char *
+cml_equations_panel_get_equations_text (CmlEquationsPanel *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->equations_view);
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+const char *
+cml_equations_panel_get_monitor_text (CmlEquationsPanel *self, const char *name)
+{
+  for (guint i = 0; i < self->monitors->len; i++)
+    {
+      MonitorRow *row = self->monitors->pdata[i];
+
+      if (g_strcmp0 (row->name, name) == 0)
+        return gtk_label_get_text (row->value);
+    }
+  return NULL;
+}
+
+static void
+cml_equations_panel_dispose (GObject *object)
+{
+  CmlEquationsPanel *self = CML_EQUATIONS_PANEL (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_EQUATIONS_PANEL);
+  g_clear_pointer (&self->monitors, g_ptr_array_unref);
+  g_clear_pointer (&self->probe, cml_simulation_free);
+  g_clear_pointer (&self->probe_params, g_free);
+  g_clear_pointer (&self->baseline, g_free);
+  g_clear_pointer (&self->sys, cml_system_unref);
+
+  G_OBJECT_CLASS (cml_equations_panel_parent_class)->dispose (object);
+}
+
+static void
+cml_equations_panel_class_init (CmlEquationsPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cml_equations_panel_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-equations-panel.ui");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "cmlequationspanel");
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, scroller);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, box);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, title_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, kind_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, algebroid_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, regularity_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, regularity_value_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, monitors_heading);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, monitor_grid);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, steps_box);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, steps_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, warnings_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, equations_view);
+}
+
+static void
+cml_equations_panel_init (CmlEquationsPanel *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->monitors = g_ptr_array_new_with_free_func ((GDestroyNotify) monitor_row_free);
+  cml_equations_panel_set_system (self, NULL);
+}
+
+GtkWidget *
+cml_equations_panel_new (void)
+{
+  return g_object_new (CML_TYPE_EQUATIONS_PANEL, NULL);
+}

@@ -1,1 +1,38 @@
+/* cml-equations-panel.h — what the system is and how well the run keeps its invariants.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Shows the kind of system, the algebroid, the regularity matrix's status (live, at the
+ * current state), for singular Lagrangians the steps of the constraint algorithm, the
+ * live values of the monitors (energy and invariants) and the constraint residual with
+ * their drift since t = 0, and the derived equations as cml_system_describe () writes
+ * them (monospace, selectable).  All functions: UI thread.
+ */
 #pragma once
+
+#include <gtk/gtk.h>
+
+#include "cml-runner.h"
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+#define CML_TYPE_EQUATIONS_PANEL (cml_equations_panel_get_type ())
+G_DECLARE_FINAL_TYPE (CmlEquationsPanel, cml_equations_panel, CML, EQUATIONS_PANEL, GtkWidget)
+
+GtkWidget *cml_equations_panel_new (void);
+
+/* NULL allowed. */
+void       cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys);
+/* OBS: the observables at t = 0 of the current run of SYS; drifts are measured from it. */
+void       cml_equations_panel_set_baseline (CmlEquationsPanel *self, CmlSystem *sys,
+                                             const double *obs, guint n_obs);
+/* Live values from FRAME (ignored unless it belongs to the panel's system).  The caller
+ * decides the rate (a few times a second is plenty for reading). */
+void       cml_equations_panel_update (CmlEquationsPanel *self, CmlFrame *frame);
+
+/* For tests: the text of the derived equations, and the value label of monitor NAME. */
+char      *cml_equations_panel_get_equations_text (CmlEquationsPanel *self);
+const char *cml_equations_panel_get_monitor_text (CmlEquationsPanel *self, const char *name);
+
+G_END_DECLS

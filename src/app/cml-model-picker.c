@@ -1,1 +1,422 @@
-/* placeholder */
+/* cml-model-picker.c — the list of systems: built-in models and opened model files.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-model-picker"
+
+#include "cml-model-picker.h"
+
+#include <string.h>
+
+struct _CmlModelPicker
+{
+  GtkWidget   parent_instance;
+
+  /* template */
+  GtkBox     *box;
+  GtkLabel   *heading;
+  GtkListBox *list_box;
+
+  gboolean    quiet; /* selecting from code: no ::model-selected */
+};
+
+G_DEFINE_FINAL_TYPE (CmlModelPicker, cml_model_picker, GTK_TYPE_WIDGET)
+
+enum
+{
+  MODEL_SELECTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* The seeds' worked examples come first, in the order DESIGN.md lists them; the other
+ * built-ins follow alphabetically. */
+static const char *const featured[] = {
+  "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet",
+  "capri-kobayashi", "capri-kobayashi-full", NULL
+};
+
+/* Row data keys */
+#define ROW_MODEL   "cml-model"      /* CmlModel* (a reference), NULL if it failed to load */
+#define ROW_NAME    "cml-name"       /* the built-in's name or the file's path */
+#define ROW_BUILTIN "cml-builtin"    /* GINT_TO_POINTER (TRUE) for built-ins */
+
+static void
+remove_parentheticals (GString *s)
+{
+  GString *out = g_string_sized_new (s->len);
+  int depth = 0;
+
+  for (gsize i = 0; i < s->len; i++)
+    {
+      char c = s->str[i];
+
+      if (c == '(')
+        depth++;
+      else if (c == ')' && depth > 0)
+        depth--;
+      else if (depth == 0)
+        g_string_append_c (out, c);
+    }
+  g_string_assign (s, out->str);
+  g_string_free (out, TRUE);
+}
+
+char *
+cml_model_short_source (const char *source)
+{
+  g_autoptr (GString) s = NULL;
+  g_auto (GStrv) words = NULL;
+  GString *out;
+  char *semi;
+
+  if (source == NULL || *source == '\0')
+    return g_strdup ("");
+
+  /* "Seed 000 Ex. 5.12 L1704-1737 (r = 1); seed 001 …" -> "Seed 000 Ex. 5.12" */
+  s = g_string_new (source);
+  remove_parentheticals (s);
+  if ((semi = strchr (s->str, ';')))
+    g_string_truncate (s, semi - s->str);
+
+  words = g_strsplit (s->str, " ", -1);
+  out = g_string_new (NULL);
+  for (guint i = 0; words[i]; i++)
+    {
+      const char *w = words[i];
+
+      if (*w == '\0')
+        continue;
+      /* line references (L917-1014) help a reader of the seed, not a picker */
+      if (w[0] == 'L' && g_ascii_isdigit (w[1]))
+        continue;
+      if (strcmp (w, ",") == 0 || strcmp (w, ".") == 0)
+        {
+          g_string_append (out, w);
+          continue;
+        }
+      if (out->len)
+        g_string_append_c (out, ' ');
+      g_string_append (out, w);
+    }
+  g_strstrip (out->str);
+  out->len = strlen (out->str);
+  while (out->len && (out->str[out->len - 1] == ',' || out->str[out->len - 1] == '.'))
+    g_string_truncate (out, out->len - 1);
+  return g_string_free (out, FALSE);
+}
+
+static GtkWidget *
+make_row (CmlModel *model, const char *name, gboolean builtin, const char *failure)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *title, *subtitle;
+  g_autofree char *source = NULL;
+  g_autofree char *sub = NULL;
+
+  if (model)
+    {
+      source = cml_model_short_source (model->source);
+      if (builtin)
+        sub = *source ? g_strdup_printf ("%s · %s", model->name, source) : g_strdup (model->name);
+      else
+        {
+          g_autofree char *base = g_path_get_basename (model->path);
+          sub = g_strdup_printf ("%s · %s", model->name, base);
+        }
+    }
+  else
+    sub = g_strdup_printf ("%s · could not be loaded", name);
+
+  title = gtk_label_new (model && model->title ? model->title : name);
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_label_set_wrap (GTK_LABEL (title), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD_CHAR);
+  gtk_widget_add_css_class (title, "model-title");
+
+  subtitle = gtk_label_new (sub);
+  gtk_label_set_xalign (GTK_LABEL (subtitle), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (subtitle), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (subtitle, "dim-label");
+  gtk_widget_add_css_class (subtitle, "model-subtitle");
+
+  gtk_box_append (GTK_BOX (box), title);
+  gtk_box_append (GTK_BOX (box), subtitle);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+
+  if (model)
+    {
+      g_autofree char *tip = g_markup_printf_escaped ("<b>%s</b>\n%s\n\n<i>%s</i>",
+                                                      model->title ? model->title : model->name,
+                                                      model->description ? model->description : "",
+                                                      model->source ? model->source : model->path);
+      gtk_widget_set_tooltip_markup (row, tip);
+      g_object_set_data_full (G_OBJECT (row), ROW_MODEL, cml_model_ref (model),
+                              (GDestroyNotify) cml_model_unref);
+    }
+  else
+    {
+      gtk_widget_set_tooltip_text (row, failure);
+      gtk_widget_set_sensitive (row, FALSE);
+    }
+  g_object_set_data_full (G_OBJECT (row), ROW_NAME, g_strdup (name), g_free);
+  g_object_set_data (G_OBJECT (row), ROW_BUILTIN, GINT_TO_POINTER (builtin));
+
+  return row;
+}
+
+static CmlModel *
+row_model (GtkListBoxRow *row)
+{
+  return row ? g_object_get_data (G_OBJECT (row), ROW_MODEL) : NULL;
+}
+
+static gboolean
+row_is_builtin (GtkListBoxRow *row)
+{
+  return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (row), ROW_BUILTIN));
+}
+
+/* A heading above the first opened file. */
+static void
+update_header (GtkListBoxRow *row, GtkListBoxRow *before, gpointer user_data)
+{
+  gboolean first_user = !row_is_builtin (row) && (before == NULL || row_is_builtin (before));
+
+  if (first_user && gtk_list_box_row_get_header (row) == NULL)
+    {
+      GtkWidget *label = gtk_label_new ("Opened files");
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_add_css_class (label, "sidebar-heading");
+      gtk_list_box_row_set_header (row, label);
+    }
+  else if (!first_user)
+    gtk_list_box_row_set_header (row, NULL);
+}
+
+static void
+on_row_selected (CmlModelPicker *self, GtkListBoxRow *row)
+{
+  CmlModel *model = row_model (row);
+
+  if (self->quiet || model == NULL)
+    return;
+  g_signal_emit (self, signals[MODEL_SELECTED], 0, model);
+}
+
+static void
+load_builtins (CmlModelPicker *self)
+{
+  g_auto (GStrv) names = cml_model_list_builtin ();
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+
+  if (names == NULL)
+    return;
+  for (guint i = 0; featured[i]; i++)
+    if (g_strv_contains ((const char *const *) names, featured[i]))
+      g_ptr_array_add (order, (gpointer) featured[i]);
+  for (guint i = 0; names[i]; i++)
+    if (!g_strv_contains (featured, names[i]))
+      g_ptr_array_add (order, names[i]);
+
+  for (guint i = 0; i < order->len; i++)
+    {
+      const char *name = order->pdata[i];
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) model = cml_model_load (name, &error);
+
+      if (model == NULL)
+        g_warning ("built-in model %s: %s", name, error->message);
+      gtk_list_box_append (self->list_box,
+                           make_row (model, name, TRUE, error ? error->message : NULL));
+    }
+}
+
+static GtkListBoxRow *
+find_row (CmlModelPicker *self, const char *name_or_path, gboolean builtin_only)
+{
+  GtkListBoxRow *by_model_name = NULL;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
+       child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkListBoxRow *row;
+      CmlModel *model;
+
+      if (!GTK_IS_LIST_BOX_ROW (child))
+        continue;
+      row = GTK_LIST_BOX_ROW (child);
+      if (builtin_only && !row_is_builtin (row))
+        continue;
+      if (g_strcmp0 (g_object_get_data (G_OBJECT (row), ROW_NAME), name_or_path) == 0)
+        return row;
+      model = row_model (row);
+      if (model && by_model_name == NULL && g_strcmp0 (model->name, name_or_path) == 0)
+        by_model_name = row;
+    }
+  return by_model_name;
+}
+
+static GtkListBoxRow *
+find_row_of_model (CmlModelPicker *self, CmlModel *model)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
+       child; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_BOX_ROW (child) && row_model (GTK_LIST_BOX_ROW (child)) == model)
+      return GTK_LIST_BOX_ROW (child);
+  return NULL;
+}
+
+void
+cml_model_picker_add_model (CmlModelPicker *self, CmlModel *model)
+{
+  GtkListBoxRow *old;
+  GtkWidget *row;
+  gboolean was_selected = FALSE;
+  int position = -1;
+
+  g_return_if_fail (CML_IS_MODEL_PICKER (self));
+  g_return_if_fail (model != NULL && model->path != NULL);
+
+  row = make_row (model, model->path, FALSE, NULL);
+  old = find_row (self, model->path, FALSE);
+  if (old && !row_is_builtin (old))
+    {
+      position = gtk_list_box_row_get_index (old);
+      was_selected = gtk_list_box_row_is_selected (old);
+      self->quiet = TRUE;
+      gtk_list_box_remove (self->list_box, GTK_WIDGET (old));
+      self->quiet = FALSE;
+    }
+  gtk_list_box_insert (self->list_box, row, position);
+  if (was_selected)
+    {
+      self->quiet = TRUE;
+      gtk_list_box_select_row (self->list_box, GTK_LIST_BOX_ROW (row));
+      self->quiet = FALSE;
+    }
+  gtk_list_box_invalidate_headers (self->list_box);
+}
+
+CmlModel *
+cml_model_picker_find (CmlModelPicker *self, const char *name_or_path)
+{
+  GtkListBoxRow *row;
+
+  g_return_val_if_fail (CML_IS_MODEL_PICKER (self), NULL);
+  g_return_val_if_fail (name_or_path != NULL, NULL);
+
+  row = find_row (self, name_or_path, TRUE);
+  if (row == NULL)
+    row = find_row (self, name_or_path, FALSE);
+  return row_model (row);
+}
+
+void
+cml_model_picker_set_selected (CmlModelPicker *self, CmlModel *model)
+{
+  GtkListBoxRow *row;
+
+  g_return_if_fail (CML_IS_MODEL_PICKER (self));
+
+  row = model ? find_row_of_model (self, model) : NULL;
+  self->quiet = TRUE;
+  if (row)
+    gtk_list_box_select_row (self->list_box, row);
+  else
+    gtk_list_box_unselect_all (self->list_box);
+  self->quiet = FALSE;
+}
+
+CmlModel *
+cml_model_picker_get_selected (CmlModelPicker *self)
+{
+  g_return_val_if_fail (CML_IS_MODEL_PICKER (self), NULL);
+
+  return row_model (gtk_list_box_get_selected_row (self->list_box));
+}
+
+gboolean
+cml_model_picker_pick (CmlModelPicker *self, const char *name_or_path)
+{
+  GtkListBoxRow *row;
+
+  g_return_val_if_fail (CML_IS_MODEL_PICKER (self), FALSE);
+
+  row = find_row (self, name_or_path, TRUE);
+  if (row == NULL)
+    row = find_row (self, name_or_path, FALSE);
+  if (row == NULL || row_model (row) == NULL)
+    return FALSE;
+  if (gtk_list_box_get_selected_row (self->list_box) == row)
+    on_row_selected (self, row);
+  else
+    gtk_list_box_select_row (self->list_box, row);
+  return TRUE;
+}
+
+char **
+cml_model_picker_list_builtin (CmlModelPicker *self)
+{
+  GStrvBuilder *b = g_strv_builder_new ();
+  char **names;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
+       child; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LIST_BOX_ROW (child) && row_is_builtin (GTK_LIST_BOX_ROW (child))
+        && row_model (GTK_LIST_BOX_ROW (child)))
+      g_strv_builder_add (b, row_model (GTK_LIST_BOX_ROW (child))->name);
+  names = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return names;
+}
+
+static void
+cml_model_picker_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), CML_TYPE_MODEL_PICKER);
+
+  G_OBJECT_CLASS (cml_model_picker_parent_class)->dispose (object);
+}
+
+static void
+cml_model_picker_class_init (CmlModelPickerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cml_model_picker_dispose;
+
+  /**
+   * CmlModelPicker::model-selected:
+   * @model: (type gpointer): the CmlModel chosen (no reference is passed)
+   */
+  signals[MODEL_SELECTED] = g_signal_new ("model-selected", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 1, G_TYPE_POINTER);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-model-picker.ui");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "cmlmodelpicker");
+  gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, box);
+  gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, heading);
+  gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, list_box);
+  gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
+}
+
+static void
+cml_model_picker_init (CmlModelPicker *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_list_box_set_header_func (self->list_box, update_header, NULL, NULL);
+  load_builtins (self);
+}
+
+GtkWidget *
+cml_model_picker_new (void)
+{
+  return g_object_new (CML_TYPE_MODEL_PICKER, NULL);
+}

@@ -1,1 +1,859 @@
-/* placeholder */
+/* cml-parameter-panel.c — parameters, presets and initial conditions of the running model.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-parameter-panel"
+
+#include "cml-parameter-panel-private.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct
+{
+  CmlParameterPanel *self;
+  char          *name;
+  double         min, max, value;
+  gboolean       log_scale;  /* the slider moves log10 (value): ranges over decades */
+  GtkSpinButton *spin;
+  GtkScale      *scale;
+  GtkDropDown   *choice;     /* instead of spin + scale for a set of allowed values */
+  double        *choices;
+  guint          n_choices;
+} ParamRow;
+
+typedef struct
+{
+  CmlParameterPanel *self;
+  char          *name;
+  gboolean       in_model;  /* given in the model's [initial] */
+  gboolean       edited;    /* changed by the user since the last run started */
+  GtkSpinButton *spin;
+  GtkLabel      *label;
+} InitialRow;
+
+struct _CmlParameterPanel
+{
+  GtkWidget    parent_instance;
+
+  /* template */
+  GtkBox      *box;
+  GtkLabel    *params_heading;
+  GtkButton   *defaults_button;
+  GtkGrid     *param_grid;
+  GtkLabel    *no_params_label;
+  GtkBox      *preset_box;
+  GtkDropDown *preset_dropdown;
+  GtkButton   *preset_apply_button;
+  GtkLabel    *initial_heading;
+  GtkGrid     *initial_grid;
+  GtkButton   *restart_button;
+  GtkLabel    *projection_label;
+
+  CmlSystem   *sys;
+  GPtrArray   *params;    /* ParamRow* */
+  GPtrArray   *initial;   /* InitialRow* */
+  GHashTable  *given;     /* last applied initial values, or NULL */
+  GHashTable  *pending;   /* what the last restart asked for, until its first sample */
+  gboolean     updating;  /* setting widgets from code: no signals */
+  char        *note;
+};
+
+G_DEFINE_FINAL_TYPE (CmlParameterPanel, cml_parameter_panel, GTK_TYPE_WIDGET)
+
+enum
+{
+  PARAM_CHANGED,
+  RESTART_REQUESTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+param_row_free (ParamRow *row)
+{
+  g_free (row->name);
+  g_free (row->choices);
+  g_free (row);
+}
+
+static void
+initial_row_free (InitialRow *row)
+{
+  g_free (row->name);
+  g_free (row);
+}
+
+static GHashTable *
+values_table_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+static void
+values_table_set (GHashTable *table, const char *name, double value)
+{
+  double *v = g_new (double, 1);
+
+  *v = value;
+  g_hash_table_replace (table, g_strdup (name), v);
+}
+
+/* Numbers as a person writes them: 1, 0.4, 0.666667, 1e-06. */
+static gboolean
+on_spin_output (GtkSpinButton *spin, gpointer user_data)
+{
+  char buf[64];
+  double v = gtk_adjustment_get_value (gtk_spin_button_get_adjustment (spin));
+
+  if (fabs (v) < 1e-300)
+    v = 0.0;
+  g_snprintf (buf, sizeof buf, "%.6g", v);
+  if (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (spin)), buf) != 0)
+    gtk_editable_set_text (GTK_EDITABLE (spin), buf);
+  return TRUE;
+}
+
+static int
+on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+
+  if (end == text || !isfinite (v))
+    return GTK_INPUT_ERROR;
+  *new_value = v;
+  return TRUE;
+}
+
+static GtkSpinButton *
+make_spin (double lower, double upper, double step, double value)
+{
+  GtkAdjustment *adj = gtk_adjustment_new (value, lower, upper, step, 10 * step, 0);
+  GtkWidget *spin = gtk_spin_button_new (adj, step, 6);
+
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
+  g_signal_connect (spin, "output", G_CALLBACK (on_spin_output), NULL);
+  g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
+  /* the default formatting ran before "output" was connected */
+  on_spin_output (GTK_SPIN_BUTTON (spin), NULL);
+  return GTK_SPIN_BUTTON (spin);
+}
+
+/* A step of about 1/100 of the range, rounded to a power of ten. */
+static double
+nice_step (double min, double max, gboolean log_scale)
+{
+  double span = log_scale ? min : (max - min) / 100.0;
+
+  if (!(span > 0) || !isfinite (span))
+    return 0.01;
+  return pow (10.0, floor (log10 (span)));
+}
+
+/* ---- parameters ------------------------------------------------------------------------ */
+
+static void
+param_row_emit (ParamRow *row, double value)
+{
+  row->value = value;
+  if (!row->self->updating)
+    g_signal_emit (row->self, signals[PARAM_CHANGED], 0, row->name, value);
+}
+
+static double
+scale_to_value (ParamRow *row, double s)
+{
+  return row->log_scale ? pow (10.0, s) : s;
+}
+
+static double
+value_to_scale (ParamRow *row, double v)
+{
+  return row->log_scale ? log10 (MAX (v, row->min)) : v;
+}
+
+static void
+on_param_scale_changed (GtkRange *range, ParamRow *row)
+{
+  double v;
+
+  if (row->self->updating)
+    return;
+  v = CLAMP (scale_to_value (row, gtk_range_get_value (range)), row->min, row->max);
+  /* the spin button follows; its handler sends the value */
+  if (fabs (v - gtk_spin_button_get_value (row->spin)) > 1e-12 * MAX (1.0, fabs (v)))
+    gtk_spin_button_set_value (row->spin, v);
+}
+
+static void
+on_param_spin_changed (GtkSpinButton *spin, ParamRow *row)
+{
+  double v = gtk_spin_button_get_value (spin);
+  double s = value_to_scale (row, v);
+  gboolean was = row->self->updating;
+
+  /* move the slider without it sending the (rounded) value back */
+  row->self->updating = TRUE;
+  if (fabs (gtk_range_get_value (GTK_RANGE (row->scale)) - s) > 1e-12 * MAX (1.0, fabs (s)))
+    gtk_range_set_value (GTK_RANGE (row->scale), s);
+  row->self->updating = was;
+
+  param_row_emit (row, v);
+}
+
+static void
+on_param_choice_changed (GtkDropDown *dropdown, GParamSpec *pspec, ParamRow *row)
+{
+  guint i = gtk_drop_down_get_selected (dropdown);
+
+  if (i < row->n_choices)
+    param_row_emit (row, row->choices[i]);
+}
+
+static void
+param_row_set_value (ParamRow *row, double value)
+{
+  if (row->choice)
+    {
+      for (guint i = 0; i < row->n_choices; i++)
+        if (fabs (row->choices[i] - value) < 1e-12)
+          {
+            if (gtk_drop_down_get_selected (row->choice) == i)
+              param_row_emit (row, value);
+            else
+              gtk_drop_down_set_selected (row->choice, i);
+            return;
+          }
+      return;
+    }
+  value = CLAMP (value, row->min, row->max);
+  if (gtk_spin_button_get_value (row->spin) == value)
+    param_row_emit (row, value);
+  else
+    gtk_spin_button_set_value (row->spin, value);
+}
+
+static void
+add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
+{
+  ParamRow *row = g_new0 (ParamRow, 1);
+  GtkWidget *name, *unit, *value_widget;
+  g_autofree char *tip = NULL;
+  const char *unit_text = (p->unit && g_strcmp0 (p->unit, "1") != 0) ? p->unit : "";
+  int r = 2 * index;
+
+  row->self = self;
+  row->name = g_strdup (p->name);
+  row->min = p->min;
+  row->max = p->max;
+  row->value = p->value;
+  if (p->choices)
+    tip = g_strdup_printf ("%s\nDefault %g", p->meaning ? p->meaning : p->name, p->value);
+  else
+    tip = g_strdup_printf ("%s\nDefault %g %s; range %g … %g",
+                           p->meaning ? p->meaning : p->name, p->value, unit_text, p->min, p->max);
+
+  name = gtk_label_new (p->name);
+  gtk_label_set_xalign (GTK_LABEL (name), 0);
+  gtk_widget_set_hexpand (name, TRUE);
+  gtk_widget_add_css_class (name, "param-name");
+  gtk_widget_set_tooltip_text (name, tip);
+
+  unit = gtk_label_new (unit_text);
+  gtk_label_set_xalign (GTK_LABEL (unit), 0);
+  gtk_widget_add_css_class (unit, "dim-label");
+  gtk_widget_set_size_request (unit, 48, -1);
+
+  if (p->choices)
+    {
+      GtkStringList *strings = gtk_string_list_new (NULL);
+      guint selected = 0;
+
+      row->choices = g_memdup2 (p->choices, p->n_choices * sizeof (double));
+      row->n_choices = p->n_choices;
+      for (guint i = 0; i < p->n_choices; i++)
+        {
+          char buf[64];
+
+          g_snprintf (buf, sizeof buf, "%g", p->choices[i]);
+          gtk_string_list_append (strings, buf);
+          if (fabs (p->choices[i] - p->value) < 1e-12)
+            selected = i;
+        }
+      value_widget = gtk_drop_down_new (G_LIST_MODEL (strings), NULL);
+      gtk_drop_down_set_selected (GTK_DROP_DOWN (value_widget), selected);
+      row->choice = GTK_DROP_DOWN (value_widget);
+      g_signal_connect (value_widget, "notify::selected", G_CALLBACK (on_param_choice_changed), row);
+    }
+  else
+    {
+      double step;
+
+      row->log_scale = p->min > 0 && p->max / p->min >= 100.0;
+      step = nice_step (p->min, p->max, row->log_scale);
+      row->spin = make_spin (p->min, p->max, step, p->value);
+      value_widget = GTK_WIDGET (row->spin);
+      g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_param_spin_changed), row);
+
+      if (row->log_scale)
+        row->scale = GTK_SCALE (gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL,
+                                                          log10 (p->min), log10 (p->max), 0.001));
+      else
+        row->scale = GTK_SCALE (gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL,
+                                                          p->min, p->max, step));
+      gtk_range_set_value (GTK_RANGE (row->scale), value_to_scale (row, p->value));
+      gtk_scale_set_draw_value (row->scale, FALSE);
+      /* a mark at the default, so a teacher can find the way back */
+      gtk_scale_add_mark (row->scale, value_to_scale (row, p->value), GTK_POS_BOTTOM, NULL);
+      gtk_widget_set_hexpand (GTK_WIDGET (row->scale), TRUE);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (row->scale), tip);
+      gtk_widget_add_css_class (GTK_WIDGET (row->scale), "param-scale");
+      g_signal_connect (row->scale, "value-changed", G_CALLBACK (on_param_scale_changed), row);
+      gtk_grid_attach (self->param_grid, GTK_WIDGET (row->scale), 0, r + 1, 3, 1);
+    }
+  gtk_widget_set_tooltip_text (value_widget, tip);
+  gtk_widget_set_valign (value_widget, GTK_ALIGN_CENTER);
+
+  gtk_grid_attach (self->param_grid, name, 0, r, 1, 1);
+  gtk_grid_attach (self->param_grid, value_widget, 1, r, 1, 1);
+  gtk_grid_attach (self->param_grid, unit, 2, r, 1, 1);
+  if (p->choices)
+    {
+      /* keep the grid's rhythm: an empty second row */
+      GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+
+      gtk_widget_set_size_request (spacer, -1, 8);
+      gtk_grid_attach (self->param_grid, spacer, 0, r + 1, 3, 1);
+    }
+
+  g_ptr_array_add (self->params, row);
+}
+
+static ParamRow *
+find_param (CmlParameterPanel *self, const char *name)
+{
+  for (guint i = 0; self->params && i < self->params->len; i++)
+    {
+      ParamRow *row = self->params->pdata[i];
+
+      if (g_strcmp0 (row->name, name) == 0)
+        return row;
+    }
+  return NULL;
+}
+
+/* ---- initial conditions ---------------------------------------------------------------- */
+
+static void
+initial_row_update_label (InitialRow *row)
+{
+  gboolean given = row->in_model || row->edited;
+
+  if (given)
+    gtk_widget_add_css_class (GTK_WIDGET (row->label), "given");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (row->label), "given");
+}
+
+static void
+on_initial_changed (GtkSpinButton *spin, InitialRow *row)
+{
+  if (row->self->updating)
+    return;
+  row->edited = TRUE;
+  initial_row_update_label (row);
+}
+
+static InitialRow *
+find_initial (CmlParameterPanel *self, const char *name)
+{
+  for (guint i = 0; self->initial && i < self->initial->len; i++)
+    {
+      InitialRow *row = self->initial->pdata[i];
+
+      if (g_strcmp0 (row->name, name) == 0)
+        return row;
+    }
+  return NULL;
+}
+
+static void
+add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gboolean in_model,
+                 double value)
+{
+  InitialRow *row = g_new0 (InitialRow, 1);
+  const char *unit = cml_model_unit (model, name);
+  GtkWidget *unit_label;
+  guint r = self->initial->len;
+
+  row->self = self;
+  row->name = g_strdup (name);
+  row->in_model = in_model;
+
+  row->label = GTK_LABEL (gtk_label_new (name));
+  gtk_label_set_xalign (row->label, 0);
+  gtk_widget_set_hexpand (GTK_WIDGET (row->label), TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (row->label), "initial-name");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row->label),
+                               in_model ? "Given in the model file"
+                                        : "Not given in the model file: the constraints determine it, "
+                                          "or it starts at 0.  Edit it to give it.");
+
+  row->spin = make_spin (-1e6, 1e6, 0.1, value);
+  gtk_widget_set_valign (GTK_WIDGET (row->spin), GTK_ALIGN_CENTER);
+  g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_initial_changed), row);
+
+  unit_label = gtk_label_new (unit && g_strcmp0 (unit, "1") != 0 ? unit : "");
+  gtk_label_set_xalign (GTK_LABEL (unit_label), 0);
+  gtk_widget_add_css_class (unit_label, "dim-label");
+  gtk_widget_set_size_request (unit_label, 48, -1);
+
+  gtk_grid_attach (self->initial_grid, GTK_WIDGET (row->label), 0, r, 1, 1);
+  gtk_grid_attach (self->initial_grid, GTK_WIDGET (row->spin), 1, r, 1, 1);
+  gtk_grid_attach (self->initial_grid, unit_label, 2, r, 1, 1);
+
+  g_ptr_array_add (self->initial, row);
+  initial_row_update_label (row);
+}
+
+static gboolean
+model_initial (CmlModel *model, const char *name, double *value)
+{
+  double *v = model->initial ? g_hash_table_lookup (model->initial, name) : NULL;
+
+  if (v && value)
+    *value = *v;
+  return v != NULL;
+}
+
+/* The fibre index whose velocity or momentum NAME is, or -1. */
+static int
+fibre_partner (CmlModel *model, const char *name, const char **partner)
+{
+  for (guint a = 0; a < model->n; a++)
+    {
+      if (model->momenta && g_strcmp0 (model->momenta[a], name) == 0)
+        {
+          *partner = model->fibre[a];
+          return (int) a;
+        }
+      if (g_strcmp0 (model->fibre[a], name) == 0)
+        {
+          *partner = model->momenta ? model->momenta[a] : NULL;
+          return (int) a;
+        }
+    }
+  return -1;
+}
+
+/* One row per state variable, in state order, except that a momentum whose velocity the
+ * model gives instead (vakonomic) shows as that velocity; then any other given name. */
+static void
+build_initial_rows (CmlParameterPanel *self)
+{
+  CmlModel *model = cml_system_get_model (self->sys);
+  g_autoptr (GHashTable) shown = g_hash_table_new (g_str_hash, g_str_equal);
+  guint dim = cml_system_dim (self->sys);
+
+  for (guint i = 0; i < dim; i++)
+    {
+      const char *name = cml_system_state_name (self->sys, i);
+      const char *partner = NULL;
+      double v = 0.0;
+
+      if (!model_initial (model, name, &v) && fibre_partner (model, name, &partner) >= 0
+          && partner && model_initial (model, partner, &v))
+        name = partner;
+      if (g_hash_table_contains (shown, name))
+        continue;
+      g_hash_table_add (shown, (gpointer) name);
+      add_initial_row (self, model, name, model_initial (model, name, NULL), v);
+    }
+
+  if (model->initial)
+    {
+      GHashTableIter iter;
+      gpointer key, value;
+      g_autoptr (GPtrArray) extra = g_ptr_array_new ();
+
+      g_hash_table_iter_init (&iter, model->initial);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (!g_hash_table_contains (shown, key))
+          g_ptr_array_add (extra, key);
+      g_ptr_array_sort (extra, (GCompareFunc) g_strcmp0);
+      for (guint i = 0; i < extra->len; i++)
+        add_initial_row (self, model, extra->pdata[i], TRUE,
+                         *(double *) g_hash_table_lookup (model->initial, extra->pdata[i]));
+    }
+}
+
+/* The values to start from: every name the model gives plus every edited one. */
+static GHashTable *
+collect_given (CmlParameterPanel *self)
+{
+  GHashTable *given = values_table_new ();
+
+  for (guint i = 0; i < self->initial->len; i++)
+    {
+      InitialRow *row = self->initial->pdata[i];
+
+      if (row->in_model || row->edited)
+        values_table_set (given, row->name, gtk_spin_button_get_value (row->spin));
+    }
+  return given;
+}
+
+static void
+request_restart (CmlParameterPanel *self, GHashTable *given)
+{
+  g_clear_pointer (&self->given, g_hash_table_unref);
+  g_clear_pointer (&self->pending, g_hash_table_unref);
+  self->given = g_hash_table_ref (given);
+  self->pending = g_hash_table_ref (given);
+  g_signal_emit (self, signals[RESTART_REQUESTED], 0, given);
+}
+
+void
+cml_parameter_panel_apply_initial (CmlParameterPanel *self)
+{
+  g_autoptr (GHashTable) given = NULL;
+
+  g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
+
+  if (self->sys == NULL)
+    return;
+  /* a spin button being edited has not yet committed its text */
+  for (guint i = 0; i < self->initial->len; i++)
+    gtk_spin_button_update (((InitialRow *) self->initial->pdata[i])->spin);
+  given = collect_given (self);
+  request_restart (self, given);
+}
+
+static void
+on_restart_clicked (CmlParameterPanel *self)
+{
+  cml_parameter_panel_apply_initial (self);
+}
+
+static void
+set_note (CmlParameterPanel *self, const char *note)
+{
+  g_free (self->note);
+  self->note = g_strdup (note ? note : "");
+  gtk_label_set_text (self->projection_label, self->note);
+  gtk_widget_set_visible (GTK_WIDGET (self->projection_label), *self->note != '\0');
+}
+
+void
+cml_parameter_panel_show_initial (CmlParameterPanel *self, CmlSystem *sys, const double *obs,
+                                  guint n_obs)
+{
+  g_autoptr (GString) projected = g_string_new (NULL);
+
+  g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
+
+  if (sys != self->sys || sys == NULL || n_obs != cml_system_n_observables (sys))
+    return;
+
+  self->updating = TRUE;
+  for (guint i = 0; i < self->initial->len; i++)
+    {
+      InitialRow *row = self->initial->pdata[i];
+      int k = cml_system_observable_index (sys, row->name);
+      double used, *asked;
+
+      if (k < 0)
+        continue;
+      used = obs[k];
+      asked = self->pending ? g_hash_table_lookup (self->pending, row->name) : NULL;
+      if (asked && fabs (*asked - used) > 1e-9 * MAX (1.0, fabs (*asked)))
+        g_string_append_printf (projected, "%s%s: %.6g → %.6g", projected->len ? ", " : "",
+                                row->name, *asked, used);
+      gtk_spin_button_set_value (row->spin, used);
+      row->edited = FALSE;
+      initial_row_update_label (row);
+    }
+  self->updating = FALSE;
+
+  if (self->pending)
+    {
+      g_autofree char *note = NULL;
+
+      if (projected->len)
+        note = g_strdup_printf ("Projected onto the constraint set: %s", projected->str);
+      set_note (self, note);
+      g_clear_pointer (&self->pending, g_hash_table_unref);
+    }
+}
+
+GHashTable *
+cml_parameter_panel_get_given (CmlParameterPanel *self)
+{
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), NULL);
+
+  return self->given;
+}
+
+const char *
+cml_parameter_panel_get_projection_note (CmlParameterPanel *self)
+{
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), NULL);
+
+  return self->note ? self->note : "";
+}
+
+/* ---- presets --------------------------------------------------------------------------- */
+
+void
+cml_parameter_panel_apply_preset (CmlParameterPanel *self, guint index)
+{
+  CmlModel *model;
+  CmlPreset *preset;
+  g_autoptr (GHashTable) given = NULL;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
+
+  if (self->sys == NULL)
+    return;
+  model = cml_system_get_model (self->sys);
+  if (model->presets == NULL || index >= model->presets->len)
+    return;
+  preset = model->presets->pdata[index];
+
+  /* parameters first (live), then start again from the model's initial data with the
+   * preset's initial values: a preset is a reproducible scene */
+  given = values_table_new ();
+  if (model->initial)
+    {
+      g_hash_table_iter_init (&iter, model->initial);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        values_table_set (given, key, *(double *) value);
+    }
+  g_hash_table_iter_init (&iter, preset->values);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      ParamRow *p = find_param (self, key);
+
+      if (p)
+        param_row_set_value (p, *(double *) value);
+      else
+        values_table_set (given, key, *(double *) value);
+    }
+
+  /* show what was asked for until the run's first sample says what was used */
+  self->updating = TRUE;
+  for (guint i = 0; i < self->initial->len; i++)
+    {
+      InitialRow *row = self->initial->pdata[i];
+      double *v = g_hash_table_lookup (given, row->name);
+
+      row->edited = FALSE;
+      if (v)
+        gtk_spin_button_set_value (row->spin, *v);
+      initial_row_update_label (row);
+    }
+  self->updating = FALSE;
+
+  request_restart (self, given);
+}
+
+static void
+on_preset_apply_clicked (CmlParameterPanel *self)
+{
+  guint i = gtk_drop_down_get_selected (self->preset_dropdown);
+
+  if (i != GTK_INVALID_LIST_POSITION)
+    cml_parameter_panel_apply_preset (self, i);
+}
+
+static void
+on_defaults_clicked (CmlParameterPanel *self)
+{
+  CmlModel *model;
+
+  if (self->sys == NULL)
+    return;
+  model = cml_system_get_model (self->sys);
+  for (guint i = 0; i < model->params->len; i++)
+    {
+      const CmlParam *p = model->params->pdata[i];
+      ParamRow *row = find_param (self, p->name);
+
+      if (row)
+        param_row_set_value (row, p->value);
+    }
+}
+
+/* ---- building -------------------------------------------------------------------------- */
+
+static void
+clear_grid (GtkGrid *grid)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (grid))))
+    gtk_grid_remove (grid, child);
+}
+
+void
+cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys)
+{
+  CmlModel *model;
+  GtkStringList *presets;
+
+  g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
+
+  self->updating = TRUE;
+  clear_grid (self->param_grid);
+  clear_grid (self->initial_grid);
+  g_ptr_array_set_size (self->params, 0);
+  g_ptr_array_set_size (self->initial, 0);
+  g_clear_pointer (&self->given, g_hash_table_unref);
+  g_clear_pointer (&self->pending, g_hash_table_unref);
+  set_note (self, NULL);
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&self->sys, cml_system_unref);
+  self->sys = sys;
+
+  presets = gtk_string_list_new (NULL);
+  if (sys)
+    {
+      model = cml_system_get_model (sys);
+      for (guint i = 0; i < model->params->len; i++)
+        add_param_row (self, model->params->pdata[i], i);
+      for (guint i = 0; model->presets && i < model->presets->len; i++)
+        {
+          CmlPreset *preset = model->presets->pdata[i];
+
+          gtk_string_list_append (presets, preset->title ? preset->title : preset->name);
+        }
+      build_initial_rows (self);
+    }
+  gtk_drop_down_set_model (self->preset_dropdown, G_LIST_MODEL (presets));
+  g_object_unref (presets);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->no_params_label), sys && self->params->len == 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->defaults_button), self->params->len > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->preset_box),
+                          g_list_model_get_n_items (gtk_drop_down_get_model (self->preset_dropdown)) > 0);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->restart_button), sys != NULL);
+  self->updating = FALSE;
+}
+
+CmlSystem *
+cml_parameter_panel_get_system (CmlParameterPanel *self)
+{
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), NULL);
+
+  return self->sys;
+}
+
+/* ---- for tests ------------------------------------------------------------------------- */
+
+GtkSpinButton *
+cml_parameter_panel_get_param_spin (CmlParameterPanel *self, const char *name)
+{
+  ParamRow *row = find_param (self, name);
+
+  return row ? row->spin : NULL;
+}
+
+GtkRange *
+cml_parameter_panel_get_param_scale (CmlParameterPanel *self, const char *name)
+{
+  ParamRow *row = find_param (self, name);
+
+  return row && row->scale ? GTK_RANGE (row->scale) : NULL;
+}
+
+GtkSpinButton *
+cml_parameter_panel_get_initial_spin (CmlParameterPanel *self, const char *name)
+{
+  InitialRow *row = find_initial (self, name);
+
+  return row ? row->spin : NULL;
+}
+
+GtkDropDown *
+cml_parameter_panel_get_preset_dropdown (CmlParameterPanel *self)
+{
+  return self->preset_dropdown;
+}
+
+/* ---- GObject --------------------------------------------------------------------------- */
+
+static void
+cml_parameter_panel_dispose (GObject *object)
+{
+  CmlParameterPanel *self = CML_PARAMETER_PANEL (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_PARAMETER_PANEL);
+  g_clear_pointer (&self->params, g_ptr_array_unref);
+  g_clear_pointer (&self->initial, g_ptr_array_unref);
+  g_clear_pointer (&self->given, g_hash_table_unref);
+  g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_clear_pointer (&self->sys, cml_system_unref);
+  g_clear_pointer (&self->note, g_free);
+
+  G_OBJECT_CLASS (cml_parameter_panel_parent_class)->dispose (object);
+}
+
+static void
+cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cml_parameter_panel_dispose;
+
+  /* CmlParameterPanel::param-changed (name, value): a parameter was set; send it on now */
+  signals[PARAM_CHANGED] = g_signal_new ("param-changed", G_TYPE_FROM_CLASS (klass),
+                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_DOUBLE);
+  /* CmlParameterPanel::restart-requested (given): start again from GIVEN (name -> double*) */
+  signals[RESTART_REQUESTED] = g_signal_new ("restart-requested", G_TYPE_FROM_CLASS (klass),
+                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                             G_TYPE_NONE, 1, G_TYPE_HASH_TABLE);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-parameter-panel.ui");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "cmlparameterpanel");
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, box);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, params_heading);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, defaults_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, param_grid);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, no_params_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, preset_box);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, preset_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, preset_apply_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, initial_heading);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, initial_grid);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, restart_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, projection_label);
+  gtk_widget_class_bind_template_callback (widget_class, on_restart_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_preset_apply_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_defaults_clicked);
+}
+
+static void
+cml_parameter_panel_init (CmlParameterPanel *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) param_row_free);
+  self->initial = g_ptr_array_new_with_free_func ((GDestroyNotify) initial_row_free);
+  self->note = g_strdup ("");
+  cml_parameter_panel_set_system (self, NULL);
+}
+
+GtkWidget *
+cml_parameter_panel_new (void)
+{
+  return g_object_new (CML_TYPE_PARAMETER_PANEL, NULL);
+}

@@ -1,1 +1,48 @@
+/* cml-parameter-panel.h — parameters, presets and initial conditions of the running model.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Generated from the model's metadata: a slider with a spin button, the unit and the
+ * meaning (tooltip) for every parameter within its range (a dropdown for a parameter
+ * with a set of allowed values); the model's named presets; a spin button per initial
+ * value and "Apply & restart".
+ *
+ * The panel does not talk to the runner: it emits ::param-changed on every change of a
+ * slider or spin button (so a drag reaches the worker at once) and ::restart-requested
+ * with the initial values to start from.  After a restart, the window hands it the first
+ * sample of the new run (cml_parameter_panel_show_initial) and the panel shows the values
+ * actually used, with a note when the constraints projected some of them.
+ * All functions: UI thread.
+ */
 #pragma once
+
+#include <gtk/gtk.h>
+
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+#define CML_TYPE_PARAMETER_PANEL (cml_parameter_panel_get_type ())
+G_DECLARE_FINAL_TYPE (CmlParameterPanel, cml_parameter_panel, CML, PARAMETER_PANEL, GtkWidget)
+
+GtkWidget  *cml_parameter_panel_new (void);
+
+/* Rebuilds the panel for SYS (NULL: empty) with the parameters at their defaults and
+ * the model's initial data. */
+void        cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys);
+CmlSystem  *cml_parameter_panel_get_system (CmlParameterPanel *self);
+
+/* OBS: the observables of the first sample of a new run of SYS (t = 0).  Shows them in
+ * the initial-condition fields and, if the last restart asked for values the run did not
+ * start from, says which were projected onto the constraint set. */
+void        cml_parameter_panel_show_initial (CmlParameterPanel *self, CmlSystem *sys,
+                                              const double *obs, guint n_obs);
+
+/* The initial values last applied (name -> double*), or NULL for the model's own; what a
+ * plain reset starts from.  Owned by the panel. */
+GHashTable *cml_parameter_panel_get_given (CmlParameterPanel *self);
+
+/* The note about projected values ("" when there is none). */
+const char *cml_parameter_panel_get_projection_note (CmlParameterPanel *self);
+
+G_END_DECLS

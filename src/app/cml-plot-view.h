@@ -1,1 +1,67 @@
+/* cml-plot-view.h — the live plot widget: series selectors and a GtkGLArea.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * CmlPlotView shows a CmlPlot (src/render/cml-plot.h) drawn with OpenGL
+ * (cml-plot-gl.h).  A header row chooses the y series (any set of observables:
+ * energy and the model's monitors, the constraint residual, any variable), the
+ * x variable ("time" or any observable: a phase portrait) and whether the whole
+ * run or only a sliding time window is shown.
+ *
+ * The view keeps every observable's history for the whole run (one column per
+ * observable, all sharing one time column), so changing the selection shows the
+ * full history of the newly chosen variables at once.
+ *
+ * All functions: UI thread only.
+ */
 #pragma once
+
+#include <gtk/gtk.h>
+
+#include "cml-plot.h"
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+#define CML_TYPE_PLOT_VIEW (cml_plot_view_get_type ())
+G_DECLARE_FINAL_TYPE (CmlPlotView, cml_plot_view, CML, PLOT_VIEW, GtkWidget)
+
+GtkWidget *cml_plot_view_new (void);
+
+/* Sets the system whose observables are plotted (NULL allowed: an empty plot).
+ * Fills the selectors, clears the data and selects the default series: the
+ * model's monitors (energy and invariants) against time, or the first
+ * coordinate when the model has no monitors. */
+void       cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys);
+
+/* Selects what is plotted: X is an observable name or NULL for time (anything
+ * else gives a phase portrait); YS is a NULL-terminated list of observable
+ * names.  Unknown names are ignored with a warning. */
+void       cml_plot_view_set_series (CmlPlotView *self, const char *x, const char *const *ys);
+
+/* Appends N samples.  T[k] is the time of row k; row k's observables are
+ * ROWS[k*n_cols .. k*n_cols + n_obs) (the runner's history rows carry scene
+ * values after them, which are ignored).  N_OBS must equal the system's
+ * number of observables (else the samples are dropped with a warning). */
+void       cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *rows,
+                                       guint n, guint n_cols, guint n_obs);
+
+/* Drops all samples (a reset: the plot starts over); keeps the selection. */
+void       cml_plot_view_clear (CmlPlotView *self);
+
+/* Presentation mode: large fonts and thick lines, for a projector. */
+void       cml_plot_view_set_presentation (CmlPlotView *self, gboolean on);
+void       cml_plot_view_set_dark (CmlPlotView *self, gboolean dark);
+
+/* The plot model (owned by the view), e.g. for cml_plot_export(). */
+CmlPlot   *cml_plot_view_get_plot (CmlPlotView *self);
+
+/* Style the view draws with (presentation and dark applied), e.g. for export. */
+void       cml_plot_view_get_style (CmlPlotView *self, CmlPlotStyle *style);
+
+/* For tests: renders the plot now (off-screen, at the widget's size or 640×360
+ * if it has none) and stores in *FRACTION the fraction of pixels that differ
+ * from the background.  Returns FALSE when no GL context can be made. */
+gboolean   cml_plot_view_probe_pixels (CmlPlotView *self, double *fraction);
+
+G_END_DECLS

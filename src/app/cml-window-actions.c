@@ -1,1 +1,193 @@
-/* placeholder */
+/* cml-window-actions.c — the window's actions and keyboard shortcuts.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Actions are installed on the class (win.*).  The run shortcuts (Space, →, R, + and −)
+ * are plain keys, so they must not steal keys from a field being typed in: a capture-phase
+ * shortcut controller lets them through to text fields, and → to sliders.
+ */
+#define G_LOG_DOMAIN "cml-window-actions"
+
+#include "cml-window-private.h"
+
+static void
+play_pause_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+  CmlFrame *frame;
+
+  if (self->runner == NULL)
+    return;
+  frame = cml_runner_get_frame (self->runner);
+  if (frame->state == CML_RUNNER_RUNNING)
+    cml_runner_pause (self->runner);
+  else
+    cml_runner_play (self->runner);
+  cml_frame_unref (frame);
+}
+
+static void
+step_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  if (self->runner)
+    cml_runner_step (self->runner, cml_window_step_size (self));
+}
+
+static void
+reset_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  /* from the initial values last applied in the panel (the model's own by default) */
+  if (self->runner)
+    cml_runner_reset (self->runner, cml_parameter_panel_get_given (self->parameter_panel));
+}
+
+static void
+faster_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  if (self->speed_index + 1 < CML_N_SPEEDS)
+    cml_window_set_speed_index (self, self->speed_index + 1);
+}
+
+static void
+slower_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  if (self->speed_index > 0)
+    cml_window_set_speed_index (self, self->speed_index - 1);
+}
+
+static void
+on_chooser_response (GtkNativeDialog *chooser, int response, CmlWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+
+      if (file)
+        cml_window_open_file (self, file);
+    }
+  gtk_native_dialog_destroy (chooser);
+  g_clear_object (&self->chooser);
+}
+
+static void
+open_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+  g_autoptr (GtkFileFilter) models = gtk_file_filter_new ();
+  g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
+  const char *dir = cml_model_builtin_dir ();
+
+  if (self->chooser)
+    {
+      gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+      return;
+    }
+  self->chooser = gtk_file_chooser_native_new ("Open Model", GTK_WINDOW (self),
+                                               GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+  gtk_file_filter_set_name (models, "Model files (*.cml)");
+  gtk_file_filter_add_pattern (models, "*.cml");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), models);
+  gtk_file_filter_set_name (all, "All files");
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), all);
+  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (self->chooser), models);
+  /* the built-ins are the best examples to start a model of one's own from */
+  if (dir && g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GFile) folder = g_file_new_for_path (dir);
+
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (self->chooser), folder, NULL);
+    }
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
+  g_signal_connect (self->chooser, "response", G_CALLBACK (on_chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+static void
+reset_view_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  cml_scene_view_reset_camera (CML_WINDOW (widget)->scene_view);
+}
+
+void
+cml_window_class_add_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.play-pause", NULL, play_pause_action);
+  gtk_widget_class_install_action (widget_class, "win.step", NULL, step_action);
+  gtk_widget_class_install_action (widget_class, "win.reset", NULL, reset_action);
+  gtk_widget_class_install_action (widget_class, "win.faster", NULL, faster_action);
+  gtk_widget_class_install_action (widget_class, "win.slower", NULL, slower_action);
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.reset-view", NULL, reset_view_action);
+  gtk_widget_class_install_property_action (widget_class, "win.presentation", "presentation");
+  gtk_widget_class_install_property_action (widget_class, "win.dark", "dark");
+  gtk_widget_class_install_property_action (widget_class, "win.table-frame", "table-frame");
+}
+
+void
+cml_window_update_actions (CmlWindow *self)
+{
+  gboolean have = self->runner != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.play-pause", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.step", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reset", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.faster", self->speed_index + 1 < CML_N_SPEEDS);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.slower", self->speed_index > 0);
+}
+
+/* ---- shortcuts ------------------------------------------------------------------------- */
+
+/* Activates the action named by USER_DATA unless the key belongs to what has the focus:
+ * a text field (the spin buttons' entries), a text view, a dropdown's list, or — for the
+ * arrow — a slider. */
+static gboolean
+run_shortcut (GtkWidget *widget, GVariant *args, gpointer user_data)
+{
+  const char *action = user_data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (widget));
+
+  if (focus)
+    {
+      if (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT_VIEW (focus)
+          || gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER) != NULL)
+        return FALSE;
+      if (GTK_IS_RANGE (focus) && g_str_equal (action, "win.step"))
+        return FALSE;
+    }
+  return gtk_widget_activate_action (widget, action, NULL);
+}
+
+static void
+add_shortcut (GtkShortcutController *controller, const char *triggers, const char *action)
+{
+  GtkShortcutTrigger *trigger = gtk_shortcut_trigger_parse_string (triggers);
+  GtkShortcutAction *callback = gtk_callback_action_new (run_shortcut, (gpointer) action, NULL);
+
+  g_assert (trigger != NULL);
+  gtk_shortcut_controller_add_shortcut (controller, gtk_shortcut_new (trigger, callback));
+}
+
+void
+cml_window_add_shortcuts (CmlWindow *self)
+{
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+  GtkShortcutController *sc = GTK_SHORTCUT_CONTROLLER (controller);
+
+  gtk_event_controller_set_name (controller, "cml-run-shortcuts");
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  add_shortcut (sc, "space", "win.play-pause");
+  add_shortcut (sc, "Right", "win.step");
+  add_shortcut (sc, "r|<Shift>r", "win.reset");
+  add_shortcut (sc, "plus|equal|KP_Add", "win.faster");
+  add_shortcut (sc, "minus|KP_Subtract", "win.slower");
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+}

@@ -1,1 +1,869 @@
-/* placeholder */
+/* cml-window.c — the main window.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One tick callback per window does all the hand-off from the worker (DESIGN.md,
+ * "Threads", rule 4): it takes the newest frame, copies the history rows that are new
+ * since the last tick into one reusable buffer, pushes them to the 3-D view (trails) and
+ * the plots, hands the frame to the 3-D view, and refreshes the status line and the
+ * equations panel at a reading pace.  Nothing here waits for the worker.
+ */
+#define G_LOG_DOMAIN "cml-window"
+
+#include "cml-window-private.h"
+
+#include <math.h>
+
+const double cml_window_speeds[CML_N_SPEEDS] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 };
+const double cml_window_tolerances[CML_N_TOLERANCES] = { 1e-6, 1e-8, 1e-10, 1e-12 };
+
+#define HISTORY_ROWS    4096     /* rows copied per read */
+#define STATUS_US       (100000) /* status line: 10 Hz */
+#define EQUATIONS_US    (100000) /* equations panel: 10 Hz */
+
+G_DEFINE_FINAL_TYPE (CmlWindow, cml_window, GTK_TYPE_APPLICATION_WINDOW)
+
+enum
+{
+  PROP_0,
+  PROP_PRESENTATION,
+  PROP_DARK,
+  PROP_TABLE_FRAME,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* ---- errors ---------------------------------------------------------------------------- */
+
+void
+cml_window_show_error (CmlWindow *self, const char *primary, const char *secondary)
+{
+  GtkWidget *dialog;
+
+  /* tests and scripted runs have nobody to read a dialog */
+  if (g_getenv ("CMLAB_NO_DIALOGS"))
+    {
+      g_message ("%s: %s", primary, secondary ? secondary : "");
+      return;
+    }
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
+  if (secondary)
+    gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", secondary);
+  /* FILE:LINE messages are for copying into an editor */
+  {
+    GtkWidget *area = gtk_message_dialog_get_message_area (GTK_MESSAGE_DIALOG (dialog));
+
+    for (GtkWidget *c = gtk_widget_get_first_child (area); c; c = gtk_widget_get_next_sibling (c))
+      if (GTK_IS_LABEL (c))
+        gtk_label_set_selectable (GTK_LABEL (c), TRUE);
+  }
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* ---- switching models ------------------------------------------------------------------ */
+
+static void
+update_title (CmlWindow *self)
+{
+  CmlModel *model;
+  g_autofree char *title = NULL;
+  g_autofree char *subtitle = NULL;
+
+  if (self->system == NULL)
+    {
+      gtk_label_set_text (self->title_label, "cmlab");
+      gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), FALSE);
+      gtk_window_set_title (GTK_WINDOW (self), "cmlab");
+      return;
+    }
+  model = cml_system_get_model (self->system);
+  gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
+  subtitle = g_strdup_printf ("%s · %s", model->name,
+                              cml_formalism_to_string (cml_system_get_formalism (self->system)));
+  gtk_label_set_text (self->subtitle_label, subtitle);
+  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), TRUE);
+  title = g_strdup_printf ("%s — cmlab", model->title ? model->title : model->name);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+}
+
+gboolean
+cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
+{
+  CmlSystem *sys;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (model != NULL, FALSE);
+
+  /* derive once per model; a second visit is instant */
+  sys = g_hash_table_lookup (self->systems, model);
+  if (sys == NULL)
+    {
+      CmlSimulation *check;
+
+      sys = cml_system_new (model, error);
+      if (sys == NULL)
+        return FALSE;
+      /* the worker would fail the same way: say it here, where a dialog can */
+      check = cml_simulation_new (sys, error);
+      if (check == NULL)
+        {
+          cml_system_unref (sys);
+          return FALSE;
+        }
+      cml_simulation_free (check);
+      g_hash_table_insert (self->systems, cml_model_ref (model), sys);
+    }
+
+  if (self->runner == NULL)
+    {
+      CmlRunnerOptions options = cml_runner_options_default ();
+
+      options.speed = cml_window_speeds[self->speed_index];
+      self->runner = cml_runner_new (sys, &options, error);
+      if (self->runner == NULL)
+        return FALSE;
+      cml_runner_set_integrator (self->runner, &self->integrator);
+    }
+  else if (sys != self->system)
+    cml_runner_set_system (self->runner, sys);
+
+  /* the panels follow at once (commands are queued in order, so a parameter set now
+   * reaches the new system); the views follow the frames in the tick */
+  self->system = sys;
+  cml_parameter_panel_set_system (self->parameter_panel, sys);
+  cml_equations_panel_set_system (self->equations_panel, sys);
+  cml_model_picker_set_selected (self->model_picker, model);
+  update_title (self);
+  cml_window_update_actions (self);
+  return TRUE;
+}
+
+gboolean
+cml_window_load (CmlWindow *self, const char *name_or_path, GError **error)
+{
+  CmlModel *model;
+  g_autoptr (CmlModel) loaded = NULL;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (name_or_path != NULL, FALSE);
+
+  /* a built-in by name, unless a file of that name is meant */
+  model = g_file_test (name_or_path, G_FILE_TEST_IS_REGULAR)
+            ? NULL : cml_model_picker_find (self->model_picker, name_or_path);
+  if (model == NULL)
+    {
+      loaded = cml_model_load (name_or_path, error);
+      if (loaded == NULL)
+        return FALSE;
+      cml_model_picker_add_model (self->model_picker, loaded);
+      model = loaded;
+    }
+  return cml_window_set_model (self, model, error);
+}
+
+void
+cml_window_open_file (CmlWindow *self, GFile *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *uri = NULL;
+
+  if (path == NULL)
+    {
+      uri = g_file_get_uri (file);
+      cml_window_show_error (self, "Cannot open this model", uri);
+      return;
+    }
+  if (!cml_window_load (self, path, &error))
+    {
+      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *primary = g_strdup_printf ("Could not open “%s”", base);
+
+      cml_window_show_error (self, primary, error->message);
+    }
+}
+
+static void
+on_model_selected (CmlWindow *self, gpointer model)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!cml_window_set_model (self, model, &error))
+    {
+      CmlModel *m = model;
+      g_autofree char *primary = g_strdup_printf ("Could not start “%s”", m->title ? m->title : m->name);
+
+      cml_window_show_error (self, primary, error->message);
+      /* keep showing the selection of what runs */
+      cml_model_picker_set_selected (self->model_picker,
+                                     self->system ? cml_system_get_model (self->system) : NULL);
+    }
+}
+
+/* ---- panels to runner ------------------------------------------------------------------ */
+
+static void
+on_param_changed (CmlWindow *self, const char *name, double value)
+{
+  if (self->runner)
+    cml_runner_set_param (self->runner, name, value);
+}
+
+static void
+on_restart_requested (CmlWindow *self, GHashTable *given)
+{
+  if (self->runner)
+    cml_runner_reset (self->runner, given);
+}
+
+/* ---- run controls ---------------------------------------------------------------------- */
+
+void
+cml_window_play (CmlWindow *self)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  if (self->runner)
+    cml_runner_play (self->runner);
+}
+
+void
+cml_window_set_speed_index (CmlWindow *self, guint index)
+{
+  index = MIN (index, CML_N_SPEEDS - 1);
+  if (gtk_drop_down_get_selected (self->speed_dropdown) != index)
+    {
+      /* the dropdown's handler comes back here */
+      gtk_drop_down_set_selected (self->speed_dropdown, index);
+      return;
+    }
+  self->speed_index = index;
+  if (self->runner)
+    cml_runner_set_speed (self->runner, cml_window_speeds[index]);
+  cml_window_update_actions (self);
+}
+
+static void
+on_speed_selected (CmlWindow *self)
+{
+  guint i = gtk_drop_down_get_selected (self->speed_dropdown);
+
+  if (i < CML_N_SPEEDS)
+    cml_window_set_speed_index (self, i);
+}
+
+double
+cml_window_step_size (CmlWindow *self)
+{
+  /* what a tenth of a second shows at the current speed */
+  return 0.1 * cml_window_speeds[self->speed_index];
+}
+
+static void
+on_integrator_selected (CmlWindow *self)
+{
+  guint kind = gtk_drop_down_get_selected (self->integrator_dropdown);
+  guint tol = gtk_drop_down_get_selected (self->tolerance_dropdown);
+
+  if (kind >= CML_INTEGRATOR_N_KINDS || tol >= CML_N_TOLERANCES)
+    return;
+  self->integrator.kind = kind;
+  self->integrator.rtol = cml_window_tolerances[tol];
+  self->integrator.atol = 1e-2 * cml_window_tolerances[tol];
+  /* the fixed-step rule has no error control */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->tolerance_dropdown),
+                            kind != CML_INTEGRATOR_IMPLICIT_MIDPOINT);
+  if (self->runner)
+    cml_runner_set_integrator (self->runner, &self->integrator);
+}
+
+/* ---- view settings --------------------------------------------------------------------- */
+
+gboolean
+cml_window_get_dark (CmlWindow *self)
+{
+  gboolean dark = FALSE;
+
+  g_object_get (gtk_widget_get_settings (GTK_WIDGET (self)),
+                "gtk-application-prefer-dark-theme", &dark, NULL);
+  return dark;
+}
+
+void
+cml_window_set_dark (CmlWindow *self, gboolean dark)
+{
+  /* application-wide, like every GTK application's dark style */
+  g_object_set (gtk_widget_get_settings (GTK_WIDGET (self)),
+                "gtk-application-prefer-dark-theme", dark, NULL);
+}
+
+static void
+on_dark_changed (CmlWindow *self)
+{
+  gboolean dark = cml_window_get_dark (self);
+
+  cml_scene_view_set_dark (self->scene_view, dark);
+  cml_plot_view_set_dark (self->time_plot, dark);
+  cml_plot_view_set_dark (self->phase_plot, dark);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
+}
+
+void
+cml_window_set_presentation (CmlWindow *self, gboolean presentation)
+{
+  presentation = !!presentation;
+  if (self->presentation == presentation)
+    return;
+  self->presentation = presentation;
+  if (presentation)
+    gtk_widget_add_css_class (GTK_WIDGET (self), "presentation");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "presentation");
+  cml_scene_view_set_presentation (self->scene_view, presentation);
+  cml_plot_view_set_presentation (self->time_plot, presentation);
+  cml_plot_view_set_presentation (self->phase_plot, presentation);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
+}
+
+void
+cml_window_set_table_frame (CmlWindow *self, gboolean table_frame)
+{
+  table_frame = !!table_frame;
+  if (self->table_frame == table_frame)
+    return;
+  self->table_frame = table_frame;
+  cml_scene_view_set_table_frame (self->scene_view, table_frame);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TABLE_FRAME]);
+}
+
+/* ---- the tick callback ----------------------------------------------------------------- */
+
+/* The plots' second view: a portrait of the first two base coordinates (the path the
+ * system traces), else the first coordinate against its velocity. */
+static void
+choose_phase_series (CmlWindow *self, CmlSystem *sys)
+{
+  CmlModel *model = cml_system_get_model (sys);
+  const char *x = NULL, *y = NULL;
+
+  if (model->m >= 2)
+    {
+      x = model->base[0];
+      y = model->base[1];
+    }
+  else if (model->m == 1 && model->n >= 1)
+    {
+      x = model->base[0];
+      y = cml_system_observable_index (sys, model->fibre[0]) >= 0 ? model->fibre[0] : NULL;
+    }
+  else if (cml_system_dim (sys) >= 2)
+    {
+      x = cml_system_state_name (sys, 0);
+      y = cml_system_state_name (sys, 1);
+    }
+  if (x && y && cml_system_observable_index (sys, x) >= 0 && cml_system_observable_index (sys, y) >= 0)
+    {
+      const char *ys[] = { y, NULL };
+
+      cml_plot_view_set_series (self->phase_plot, x, ys);
+    }
+}
+
+/* The views start showing SYS (the worker has switched to it). */
+static void
+show_system (CmlWindow *self, CmlSystem *sys)
+{
+  guint cols = cml_system_n_observables (sys) + cml_system_n_scene_values (sys);
+
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&self->shown_system, cml_system_unref);
+  self->shown_system = sys;
+
+  cml_scene_view_set_system (self->scene_view, sys);
+  cml_plot_view_set_system (self->time_plot, sys);
+  cml_plot_view_set_system (self->phase_plot, sys);
+  choose_phase_series (self, sys);
+
+  if (cols != self->history_cols)
+    {
+      self->history_cols = cols;
+      g_free (self->history_rows);
+      self->history_rows = g_new (double, (gsize) self->history_cap * MAX (cols, 1));
+    }
+  self->last_sample_t = -INFINITY;
+  self->run_generation = 0;
+  self->rate_wall0 = 0;
+}
+
+/* A new run began with ROW (its t = 0 sample): the plots and trails start over, and the
+ * panels learn the initial values actually used. */
+static void
+start_run (CmlWindow *self, const double *row)
+{
+  guint n_obs = cml_system_n_observables (self->shown_system);
+
+  cml_scene_view_clear_trails (self->scene_view);
+  cml_plot_view_clear (self->time_plot);
+  cml_plot_view_clear (self->phase_plot);
+  cml_parameter_panel_show_initial (self->parameter_panel, self->shown_system, row, n_obs);
+  cml_equations_panel_set_baseline (self->equations_panel, self->shown_system, row, n_obs);
+  self->rate_wall0 = 0;
+}
+
+static void
+push_rows (CmlWindow *self, guint start, guint end)
+{
+  guint n_obs = cml_system_n_observables (self->shown_system);
+  const double *t = self->history_t + start;
+  const double *rows = self->history_rows + (gsize) start * self->history_cols;
+
+  if (end <= start)
+    return;
+  cml_scene_view_push_samples (self->scene_view, t, rows, end - start, self->history_cols, n_obs);
+  cml_plot_view_push_samples (self->time_plot, t, rows, end - start, self->history_cols, n_obs);
+  cml_plot_view_push_samples (self->phase_plot, t, rows, end - start, self->history_cols, n_obs);
+}
+
+/* Copies the new history rows and hands them on.  A run's rows start at t = 0 and their
+ * times increase, so a row whose time does not exceed the previous row's begins a new run
+ * (a reset or a model switch).  Such a row is only taken once the newest frame shows a
+ * new generation too (FRAME was taken before the read, so it may still be of the old
+ * run): until then the rows are left in the ring for the next tick, so that the views
+ * switch systems before they see the new run's first sample. */
+static void
+pull_history (CmlWindow *self, CmlFrame *frame)
+{
+  for (guint round = 0; round < 64; round++)
+    {
+      guint64 dropped = 0;
+      guint n = cml_runner_read_history (self->runner, &self->history_cursor, self->history_cols,
+                                         self->history_t, self->history_rows, self->history_cap,
+                                         &dropped);
+      guint start = 0;
+
+      if (dropped)
+        g_debug ("%" G_GUINT64_FORMAT " history samples were overwritten before the UI read them", dropped);
+      for (guint i = 0; i < n; i++)
+        {
+          if (self->history_t[i] <= self->last_sample_t || self->last_sample_t == -INFINITY)
+            {
+              push_rows (self, start, i);
+              if (frame->generation == self->run_generation)
+                {
+                  /* not yet: read these again next tick */
+                  self->history_cursor -= n - i;
+                  return;
+                }
+              self->run_generation = frame->generation;
+              start = i;
+              start_run (self, self->history_rows + (gsize) i * self->history_cols);
+            }
+          self->last_sample_t = self->history_t[i];
+        }
+      push_rows (self, start, n);
+      if (n < self->history_cap)
+        break;
+    }
+}
+
+static void
+format_time (char *buf, gsize size, double t, const char *unit)
+{
+  if (fabs (t) < 1e5)
+    g_snprintf (buf, size, "t = %.2f %s", t, unit);
+  else
+    g_snprintf (buf, size, "t = %.4g %s", t, unit);
+}
+
+static void
+update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
+{
+  CmlModel *model = cml_system_get_model (frame->system);
+  const char *unit = model->time_unit ? model->time_unit : "s";
+  char buf[128];
+
+  format_time (buf, sizeof buf, frame->t, unit);
+  gtk_label_set_text (self->time_label, buf);
+
+  g_snprintf (buf, sizeof buf, "×%g", frame->speed);
+  gtk_label_set_text (self->speed_label, buf);
+
+  switch (frame->state)
+    {
+    case CML_RUNNER_RUNNING:
+      gtk_label_set_text (self->state_label, "running");
+      break;
+    case CML_RUNNER_PAUSED:
+      gtk_label_set_text (self->state_label, "paused");
+      break;
+    case CML_RUNNER_FAILED:
+    default:
+      gtk_label_set_text (self->state_label, "");
+      break;
+    }
+
+  /* how fast simulated time really goes, for the lagging note */
+  if (frame->state == CML_RUNNER_RUNNING)
+    {
+      if (self->rate_wall0 == 0 || frame->t < self->rate_t0)
+        {
+          self->rate_wall0 = now;
+          self->rate_t0 = frame->t;
+        }
+      else if (now - self->rate_wall0 >= 1000000)
+        {
+          self->effective_speed = (frame->t - self->rate_t0) / (1e-6 * (double) (now - self->rate_wall0));
+          self->rate_wall0 = now;
+          self->rate_t0 = frame->t;
+        }
+    }
+  else
+    self->rate_wall0 = 0;
+
+  if (frame->state == CML_RUNNER_FAILED)
+    {
+      g_autofree char *text = g_strdup_printf ("Paused: %s", frame->message ? frame->message : "the run failed");
+
+      gtk_label_set_text (self->failure_label, text);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->failure_label), text);
+      gtk_widget_set_visible (GTK_WIDGET (self->failure_box), TRUE);
+      gtk_label_set_text (self->message_label, "");
+    }
+  else
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->failure_box), FALSE);
+      if (frame->message)
+        gtk_label_set_text (self->message_label, frame->message);
+      else if (frame->lagging && frame->state == CML_RUNNER_RUNNING)
+        {
+          if (self->effective_speed > 0)
+            g_snprintf (buf, sizeof buf, "lagging: the integrator cannot keep up with ×%g (runs at ×%.2g)",
+                        frame->speed, self->effective_speed);
+          else
+            g_snprintf (buf, sizeof buf, "lagging: the integrator cannot keep up with ×%g", frame->speed);
+          gtk_label_set_text (self->message_label, buf);
+        }
+      else
+        gtk_label_set_text (self->message_label, "");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->message_label),
+                                   gtk_label_get_text (self->message_label));
+    }
+}
+
+static void
+update_play_button (CmlWindow *self, CmlRunnerState state)
+{
+  gboolean running = state == CML_RUNNER_RUNNING;
+
+  gtk_button_set_icon_name (self->play_button, running ? "media-playback-pause-symbolic"
+                                                       : "media-playback-start-symbolic");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->play_button), running ? "Pause (Space)" : "Play (Space)");
+}
+
+static void
+finish_frame_stats (CmlWindow *self, CmlFrame *frame)
+{
+  g_autoptr (GError) error = NULL;
+  const char *model = NULL;
+
+  if (self->frame_stats == NULL || self->frame_stats_path == NULL)
+    return;
+  if (frame && frame->system)
+    model = cml_system_get_model (frame->system)->name;
+  if (!cml_frame_stats_write (self->frame_stats, self->frame_stats_path, model,
+                              frame ? frame->t : 0.0, &error))
+    g_warning ("frame statistics: %s", error->message);
+  g_clear_pointer (&self->frame_stats_path, g_free);
+}
+
+static gboolean
+cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+  gint64 now = gdk_frame_clock_get_frame_time (clock);
+  CmlFrame *frame;
+
+  if (self->frame_stats)
+    cml_frame_stats_add_frame (self->frame_stats, now);
+  if (self->first_frame_us == 0)
+    self->first_frame_us = now;
+  if (self->runner == NULL)
+    return G_SOURCE_CONTINUE;
+
+  frame = cml_runner_get_frame (self->runner);
+  if (frame->system != self->shown_system)
+    show_system (self, frame->system);
+
+  pull_history (self, frame);
+  cml_scene_view_set_frame (self->scene_view, frame);
+
+  if (frame->state != self->shown_state)
+    {
+      self->shown_state = frame->state;
+      update_play_button (self, frame->state);
+      self->last_status_us = 0;
+    }
+  if (now - self->last_status_us >= STATUS_US)
+    {
+      self->last_status_us = now;
+      update_status (self, frame, now);
+    }
+  if (now - self->last_equations_us >= EQUATIONS_US
+      && gtk_widget_get_mapped (GTK_WIDGET (self->equations_panel)))
+    {
+      self->last_equations_us = now;
+      cml_equations_panel_update (self->equations_panel, frame);
+    }
+
+  if (self->quit_after > 0 && !self->quitting
+      && 1e-6 * (double) (now - self->first_frame_us) >= self->quit_after)
+    {
+      self->quitting = TRUE;
+      finish_frame_stats (self, frame);
+      cml_frame_unref (frame);
+      gtk_window_destroy (GTK_WINDOW (self));
+      return G_SOURCE_REMOVE;
+    }
+
+  cml_frame_unref (frame);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+cml_window_set_frame_stats (CmlWindow *self, const char *path, double quit_after)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  g_clear_pointer (&self->frame_stats_path, g_free);
+  self->frame_stats_path = g_strdup (path);
+  self->quit_after = quit_after;
+  if (path && self->frame_stats == NULL)
+    self->frame_stats = cml_frame_stats_new ();
+}
+
+CmlRunner *
+cml_window_get_runner (CmlWindow *self)
+{
+  g_return_val_if_fail (CML_IS_WINDOW (self), NULL);
+
+  return self->runner;
+}
+
+/* ---- drag and drop --------------------------------------------------------------------- */
+
+static gboolean
+on_drop (GtkDropTarget *target, const GValue *value, double x, double y, CmlWindow *self)
+{
+  GSList *files = NULL;
+  gboolean any = FALSE;
+
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    files = g_slist_copy (g_value_get_boxed (value));
+  else if (G_VALUE_HOLDS (value, G_TYPE_FILE))
+    files = g_slist_prepend (NULL, g_value_get_object (value));
+
+  for (GSList *l = files; l; l = l->next)
+    {
+      cml_window_open_file (self, l->data);
+      any = TRUE;
+    }
+  g_slist_free (files);
+  return any;
+}
+
+/* ---- GObject --------------------------------------------------------------------------- */
+
+static void
+cml_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  CmlWindow *self = CML_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PRESENTATION:
+      g_value_set_boolean (value, self->presentation);
+      break;
+    case PROP_DARK:
+      g_value_set_boolean (value, cml_window_get_dark (self));
+      break;
+    case PROP_TABLE_FRAME:
+      g_value_set_boolean (value, self->table_frame);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cml_window_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  CmlWindow *self = CML_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PRESENTATION:
+      cml_window_set_presentation (self, g_value_get_boolean (value));
+      break;
+    case PROP_DARK:
+      cml_window_set_dark (self, g_value_get_boolean (value));
+      break;
+    case PROP_TABLE_FRAME:
+      cml_window_set_table_frame (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cml_window_dispose (GObject *object)
+{
+  CmlWindow *self = CML_WINDOW (object);
+
+  if (self->tick_id)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->tick_id);
+      self->tick_id = 0;
+    }
+  g_signal_handlers_disconnect_by_data (gtk_widget_get_settings (GTK_WIDGET (self)), self);
+  if (self->chooser)
+    {
+      gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
+      g_clear_object (&self->chooser);
+    }
+  if (self->frame_stats_path)
+    {
+      CmlFrame *frame = self->runner ? cml_runner_get_frame (self->runner) : NULL;
+
+      finish_frame_stats (self, frame);
+      g_clear_pointer (&frame, cml_frame_unref);
+    }
+  /* stop the worker before the views that show its frames go */
+  g_clear_pointer (&self->runner, cml_runner_free);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_WINDOW);
+
+  g_clear_pointer (&self->shown_system, cml_system_unref);
+  self->system = NULL; /* owned by the systems table */
+  g_clear_pointer (&self->systems, g_hash_table_unref);
+  g_clear_pointer (&self->frame_stats, cml_frame_stats_free);
+  g_clear_pointer (&self->frame_stats_path, g_free);
+  g_clear_pointer (&self->history_t, g_free);
+  g_clear_pointer (&self->history_rows, g_free);
+
+  G_OBJECT_CLASS (cml_window_parent_class)->dispose (object);
+}
+
+static void
+cml_window_class_init (CmlWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cml_window_dispose;
+  object_class->get_property = cml_window_get_property;
+  object_class->set_property = cml_window_set_property;
+
+  properties[PROP_PRESENTATION] =
+    g_param_spec_boolean ("presentation", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DARK] =
+    g_param_spec_boolean ("dark", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TABLE_FRAME] =
+    g_param_spec_boolean ("table-frame", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (CML_TYPE_MODEL_PICKER);
+  g_type_ensure (CML_TYPE_PARAMETER_PANEL);
+  g_type_ensure (CML_TYPE_EQUATIONS_PANEL);
+  g_type_ensure (CML_TYPE_SCENE_VIEW);
+  g_type_ensure (CML_TYPE_PLOT_VIEW);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, header_bar);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, play_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, step_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, reset_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, speed_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, integrator_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, tolerance_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, open_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, outer_paned);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, sidebar_paned);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, content_paned);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, model_picker);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, parameter_panel);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, scene_view);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, plots_paned);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, time_plot);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, phase_plot);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, equations_panel);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, time_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, speed_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, state_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, message_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_box);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_reset_button);
+
+  cml_window_class_add_actions (widget_class);
+}
+
+static void
+cml_window_init (CmlWindow *self)
+{
+  GtkDropTarget *drop;
+  GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE };
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->systems = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+                                         (GDestroyNotify) cml_model_unref,
+                                         (GDestroyNotify) cml_system_unref);
+  self->speed_index = CML_DEFAULT_SPEED_INDEX;
+  self->integrator = cml_integrator_options_default ();
+  self->integrator.rtol = cml_window_tolerances[CML_DEFAULT_TOLERANCE_INDEX];
+  self->integrator.atol = 1e-2 * self->integrator.rtol;
+  self->history_cap = HISTORY_ROWS;
+  self->history_t = g_new (double, self->history_cap);
+  self->shown_state = (CmlRunnerState) -1;
+  self->last_sample_t = -INFINITY;
+
+  g_signal_connect_swapped (self->model_picker, "model-selected", G_CALLBACK (on_model_selected), self);
+  g_signal_connect_swapped (self->parameter_panel, "param-changed", G_CALLBACK (on_param_changed), self);
+  g_signal_connect_swapped (self->parameter_panel, "restart-requested", G_CALLBACK (on_restart_requested), self);
+  g_signal_connect_swapped (self->speed_dropdown, "notify::selected", G_CALLBACK (on_speed_selected), self);
+  g_signal_connect_swapped (self->integrator_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
+  g_signal_connect_swapped (self->tolerance_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
+  g_signal_connect_swapped (gtk_widget_get_settings (GTK_WIDGET (self)),
+                            "notify::gtk-application-prefer-dark-theme",
+                            G_CALLBACK (on_dark_changed), self);
+  on_dark_changed (self);
+
+  drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (drop, types, G_N_ELEMENTS (types));
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  cml_window_add_shortcuts (self);
+  self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);
+  update_title (self);
+  cml_window_update_actions (self);
+}
+
+CmlWindow *
+cml_window_new (GtkApplication *application)
+{
+  return g_object_new (CML_TYPE_WINDOW, "application", application, NULL);
+}

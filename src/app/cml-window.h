@@ -1,1 +1,41 @@
+/* cml-window.h — the main window: run controls, model picker, parameters, 3-D view,
+ * plots, equations and a status line.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The window owns one CmlRunner (the worker thread) and one tick callback that pulls the
+ * newest frame and the new history samples into the views (DESIGN.md, "Threads").
+ * All functions: UI thread.
+ */
 #pragma once
+
+#include <gtk/gtk.h>
+
+#include "cml-model.h"
+#include "cml-runner.h"
+
+G_BEGIN_DECLS
+
+#define CML_TYPE_WINDOW (cml_window_get_type ())
+G_DECLARE_FINAL_TYPE (CmlWindow, cml_window, CML, WINDOW, GtkApplicationWindow)
+
+CmlWindow *cml_window_new (GtkApplication *application);
+
+/* Opens a built-in model by name or a model file by path and switches to it.  On failure
+ * (FILE:LINE: message) the window keeps what it was showing. */
+gboolean   cml_window_load (CmlWindow *self, const char *name_or_path, GError **error);
+/* The same for a file; failures are shown in a dialog. */
+void       cml_window_open_file (CmlWindow *self, GFile *file);
+/* Switches to MODEL (already loaded). */
+gboolean   cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error);
+
+void       cml_window_play (CmlWindow *self);
+
+/* From the frame clock, write frame statistics to PATH (may be NULL) and close the
+ * window after QUIT_AFTER wall seconds (<= 0: never). */
+void       cml_window_set_frame_stats (CmlWindow *self, const char *path, double quit_after);
+
+/* The runner (NULL before a model is loaded), for scripts and tests. */
+CmlRunner *cml_window_get_runner (CmlWindow *self);
+
+G_END_DECLS

@@ -37,6 +37,7 @@ typedef struct
   const CmlExprCtx *ctx;
   GString          *s;
   gboolean          negate_sum; /* print the next sum as its negation */
+  double            sum_scale;  /* ... and with its coefficients divided by this */
 } Printer;
 
 typedef struct
@@ -431,6 +432,7 @@ print_factor (Printer *pr,
     }
   print_expr (pr, base, PREC_ATOM);
   pr->negate_sum = FALSE;
+  pr->sum_scale = 1.0;
   g_string_append_c (pr->s, '^');
   if (exp->kind == CML_EXPR_NUM && exp->value > 0.0)
     {
@@ -489,11 +491,51 @@ static void
 print_factor_maybe_negated (Printer  *pr,
                             CmlExpr  *base,
                             CmlExpr  *exp,
-                            gboolean  negate)
+                            gboolean  negate,
+                            double    scale)
 {
   pr->negate_sum = negate;
+  pr->sum_scale = scale;
   print_factor (pr, base, exp);
   pr->negate_sum = FALSE;
+  pr->sum_scale = 1.0;
+}
+
+/* The factor G > 0 that the sum E, the only sum factor of a product with coefficient
+ * COEF, shows outside: sums that are factors are stored primitive (cml-expr-private.h),
+ * with the coefficient of a lead term chosen by hash equal to 1, which may not be the
+ * nicest: 2*x*(0.5*a + b) is shown as x*(a + 2*b).  G makes every coefficient an
+ * integer; it is used only when the text reads back to the same node.  Else 1. */
+static double
+sum_content (Printer *pr,
+             CmlExpr *e,
+             double   coef)
+{
+  guint lead = 0, hash_lead = 0;
+  double g, r_hash_lead;
+
+  for (guint i = 1; i < e->n; i++)
+    {
+      if (term_cmp (pr, e->args[i], e->args[lead]) < 0)
+        lead = i;
+      if (e->args[i]->shash < e->args[hash_lead]->shash)
+        hash_lead = i;
+    }
+  g = fabs (e->coefs[lead]);
+  if (g == 1.0 || !isfinite (g) || g == 0.0)
+    return 1.0;
+  r_hash_lead = nearbyint (e->coefs[hash_lead] / g);
+  if (r_hash_lead == 0.0 || (coef * g) * r_hash_lead != coef)
+    return 1.0;
+  for (guint i = 0; i <= e->n; i++)
+    {
+      double c = i < e->n ? e->coefs[i] : e->value;
+      double r = nearbyint (c / g);
+
+      if (fabs (r) > 1e15 || r * g != c || r / r_hash_lead != c)
+        return 1.0;
+    }
+  return g;
 }
 
 /* COEF * Π F, as "[-][c*]num[/den]". */
@@ -508,6 +550,23 @@ print_product (Printer *pr,
   guint n_num = 0, n_den = 0;
   gboolean first, split;
   gboolean *negate = g_newa (gboolean, n + 1);
+  double *scale = g_newa (double, n + 1);
+  guint n_sums = 0;
+
+  /* a lone sum factor shows its coefficients as integers if it can (see sum_content) */
+  for (guint i = 0; i < n; i++)
+    {
+      scale[i] = 1.0;
+      if (f[i].exp == NULL && f[i].base->kind == CML_EXPR_ADD)
+        n_sums++;
+    }
+  if (n_sums == 1 && n > 1)
+    for (guint i = 0; i < n; i++)
+      if (f[i].exp == NULL && f[i].base->kind == CML_EXPR_ADD)
+        {
+          scale[i] = sum_content (pr, f[i].base, coef);
+          coef *= scale[i];
+        }
 
   /* show every sum factor with its first term positive; the signs go to the front */
   for (guint i = 0; i < n; i++)
@@ -554,7 +613,7 @@ print_product (Printer *pr,
         continue;
       if (!first)
         g_string_append_c (s, '*');
-      print_factor_maybe_negated (pr, f[i].base, f[i].exp, negate[i]);
+      print_factor_maybe_negated (pr, f[i].base, f[i].exp, negate[i], scale[i]);
       first = FALSE;
     }
   if (first)
@@ -564,6 +623,23 @@ print_product (Printer *pr,
   if (n_den == 0)
     return;
   g_string_append_c (s, '/');
+  if (split)
+    {
+      /* "/(q*(a + b)*c)" would read back with q inside the sum: write "/q/((a + b)*c)" */
+      gboolean sum_below = FALSE;
+
+      for (guint i = 0; i < n; i++)
+        if (f[i].base->kind == CML_EXPR_ADD && f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM
+            && f[i].exp->value < 0.0)
+          sum_below = TRUE;
+      if (sum_below)
+        {
+          append_int (s, nt.q);
+          g_string_append_c (s, '/');
+          split = FALSE;
+          n_den--;
+        }
+    }
   if (n_den > 1)
     g_string_append_c (s, '(');
   first = TRUE;
@@ -581,13 +657,13 @@ print_product (Printer *pr,
       if (!first)
         g_string_append_c (s, '*');
       if (ev == -1.0)
-        print_factor_maybe_negated (pr, f[i].base, NULL, negate[i]);
+        print_factor_maybe_negated (pr, f[i].base, NULL, negate[i], 1.0);
       else
         {
           CmlExpr neg_exp = *f[i].exp;
 
           neg_exp.value = -ev;
-          print_factor_maybe_negated (pr, f[i].base, &neg_exp, negate[i]);
+          print_factor_maybe_negated (pr, f[i].base, &neg_exp, negate[i], 1.0);
         }
       first = FALSE;
     }
@@ -607,9 +683,10 @@ print_sum (Printer *pr,
 {
   PTerm *items = g_new (PTerm, e->n + 1);
   guint n = 0;
-  double sign = pr->negate_sum ? -1.0 : 1.0;
+  double sign = (pr->negate_sum ? -1.0 : 1.0) / pr->sum_scale;
 
   pr->negate_sum = FALSE;
+  pr->sum_scale = 1.0;
   for (guint i = 0; i < e->n; i++)
     {
       PTerm x = { e->args[i], sign * e->coefs[i] };
@@ -762,6 +839,7 @@ cml_expr_to_string (const CmlExprCtx *ctx,
   pr.ctx = ctx;
   pr.s = g_string_new (NULL);
   pr.negate_sum = FALSE;
+  pr.sum_scale = 1.0;
   print_expr (&pr, (CmlExpr *) e, 0);
   return g_string_free (pr.s, FALSE);
 }

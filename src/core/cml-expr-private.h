@@ -10,9 +10,11 @@
  *          terms are not NUM, not ADD, not a MUL with coefficient ≠ 1; sorted by id
  *   MUL    value * Π args[i]                    n ≥ 1 factors, value ≠ 0 (n ≥ 2 when
  *          value == 1); a factor is a POW (base^exponent) or a base (exponent 1);
- *          bases are unique, not MUL-with-coefficient-1 flattened, sorted by base id;
- *          a single ADD factor with exponent 1 never carries a coefficient (it is
- *          distributed instead)
+ *          bases are unique, not MUL, sorted by base id.  Sums as factors: a lone sum
+ *          never carries a coefficient (2*(a + b) is 2*a + 2*b); a sum that is a factor
+ *          of a product or raised to an integer power is primitive: the coefficient of
+ *          its lead term (least shash) is 1 (2*x*(a - b) stays, x*(2*a - 2*b) becomes
+ *          2*x*(a - b), (2*a + 2*b)^2 becomes 4*(a + b)^2)
  *   POW    args[0] ^ args[1]; sqrt(x) is x^0.5
  *   FUNC   fn (args[0])
  *   FUNC2  fn (args[0], args[1])

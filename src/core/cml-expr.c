@@ -677,6 +677,48 @@ cml_expr_sub (CmlExprCtx *ctx,
 static gboolean is_negative_looking (const CmlExpr *e);
 static CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
 
+/* The lead term of the sum E: the one with the least structural hash, a choice that does
+ * not depend on the order in which nodes were created. */
+static guint
+sum_lead (const CmlExpr *e)
+{
+  guint lead = 0;
+
+  for (guint i = 1; i < e->n; i++)
+    if (e->args[i]->shash < e->args[lead]->shash)
+      lead = i;
+  return lead;
+}
+
+/* The sum E divided by C term by term (so that a coefficient equal to C becomes 1). */
+static CmlExpr *
+sum_divide (CmlExprCtx *ctx,
+            CmlExpr    *e,
+            double      c)
+{
+  TermVec tv;
+  CmlExpr *result;
+
+  term_vec_init (&tv);
+  for (guint i = 0; i < e->n; i++)
+    term_vec_push (&tv, e->args[i], e->coefs[i] / c);
+  result = finish_sum (ctx, &tv, e->value / c, 0.0, 0);
+  term_vec_clear (&tv);
+  return result;
+}
+
+/* -E; a sum is negated term by term. */
+static CmlExpr *
+negate (CmlExprCtx *ctx,
+        CmlExpr    *e)
+{
+  static const double minus_one = -1.0;
+
+  if (e->kind == CML_EXPR_ADD)
+    return sum_list (ctx, &e, &minus_one, 1);
+  return mul_coef (ctx, -1.0, e);
+}
+
 /* V, or the simple fraction p/q (q <= 12) that V is within a few ulps of: keeps exponent
  * arithmetic such as 1/3 - 1 on the fractions people write. */
 static double
@@ -779,12 +821,16 @@ push_factor (CmlExprCtx *ctx,
       factor_vec_push (fv, f->args[0], f->args[1]);
       break;
     case CML_EXPR_ADD:
-      /* (-X)*Y = -(X*Y): keep sums that are factors positive-looking */
-      if (is_negative_looking (f))
-        {
-          *coef = -*coef;
-          f = mul_coef (ctx, -1.0, f);
-        }
+      /* (c*X)*Y = c*(X*Y): sums that are factors are primitive (lead coefficient 1) */
+      {
+        double lead = f->coefs[sum_lead (f)];
+
+        if (lead != 1.0)
+          {
+            *coef *= lead;
+            f = sum_divide (ctx, f, lead);
+          }
+      }
       factor_vec_push (fv, f, ctx->one);
       break;
     case CML_EXPR_SYM:
@@ -1065,12 +1111,13 @@ pow_node (CmlExprCtx *ctx,
           }
 
         case CML_EXPR_ADD:
-          /* (-X)^n = ±X^n: keep powered sums positive-looking */
-          if (integer && is_negative_looking (base))
+          /* (c*X)^n = c^n * X^n: sums raised to integer powers are primitive */
+          if (integer)
             {
-              CmlExpr *p = pow_raw (ctx, mul_coef (ctx, -1.0, base), exp);
+              double lead = base->coefs[sum_lead (base)], cn;
 
-              return fmod (ev, 2.0) == 0.0 ? p : mul_coef (ctx, -1.0, p);
+              if (lead != 1.0 && fold_pow (lead, ev, &cn))
+                return mul_coef (ctx, cn, pow_raw (ctx, sum_divide (ctx, base, lead), exp));
             }
           return pow_raw (ctx, base, exp);
 
@@ -1130,16 +1177,7 @@ is_negative_looking (const CmlExpr *e)
     case CML_EXPR_MUL:
       return e->value < 0.0;
     case CML_EXPR_ADD:
-      {
-        /* the sign of the term with the least structural hash: a choice that does
-         * not depend on the order in which nodes were created */
-        guint lead = 0;
-
-        for (guint i = 1; i < e->n; i++)
-          if (e->args[i]->shash < e->args[lead]->shash)
-            lead = i;
-        return e->coefs[lead] < 0.0;
-      }
+      return e->coefs[sum_lead (e)] < 0.0;
     case CML_EXPR_SYM:
     case CML_EXPR_POW:
     case CML_EXPR_FUNC:
@@ -1222,7 +1260,7 @@ cml_expr_func (CmlExprCtx *ctx,
     case CML_FN_TANH:
     case CML_FN_SIGN:
       if (is_negative_looking (arg))
-        return mul_coef (ctx, -1.0, cml_expr_func (ctx, fn, mul_coef (ctx, -1.0, arg)));
+        return mul_coef (ctx, -1.0, cml_expr_func (ctx, fn, negate (ctx, arg)));
       if (fn == CML_FN_SIGN && arg->kind == CML_EXPR_FUNC && arg->fn == CML_FN_SIGN)
         return arg;
       break;
@@ -1232,7 +1270,7 @@ cml_expr_func (CmlExprCtx *ctx,
     case CML_FN_COSH:
     case CML_FN_ABS:
       if (is_negative_looking (arg))
-        return cml_expr_func (ctx, fn, mul_coef (ctx, -1.0, arg));
+        return cml_expr_func (ctx, fn, negate (ctx, arg));
       if (fn == CML_FN_ABS && arg->kind == CML_EXPR_FUNC && arg->fn == CML_FN_ABS)
         return arg;
       break;
@@ -2125,13 +2163,17 @@ parser_next (Parser *p)
           ok = FALSE;
           q++;
         }
+      if (ok)
+        {
+          p->tok_value = g_ascii_strtod (s, NULL);
+          ok = isfinite (p->tok_value);
+        }
       if (!ok)
         {
           parser_fail (p, CML_ERROR_PARSE, s, "invalid number '%.*s'", (int) (q - s), s);
           return FALSE;
         }
       p->tok = TOK_NUM;
-      p->tok_value = g_ascii_strtod (s, NULL);
       p->tok_len = q - s;
       p->pos = q;
       return TRUE;

@@ -52,6 +52,8 @@ typedef struct
   GArray     *def_ids;   /* int */
   GPtrArray  *def_exprs; /* CmlExpr* (already expanded) */
   GPtrArray  *def_names; /* char*, owned */
+  GArray     *mon_ids;   /* int: monitors, substituted in scene expressions */
+  GPtrArray  *mon_exprs; /* CmlExpr* */
   GError    **error;
 } Loader;
 
@@ -115,8 +117,8 @@ scan_lines (Loader *ld, const char *text)
         continue;
       if (*s == '[')
         {
-          const char *end = strrchr (s, ']');
-          if (end == NULL || end[1] != '\0')
+          const char *end = strchr (s, ']');
+          if (end == NULL || end[1] != '\0' || strchr (s + 1, '[') != NULL)
             return fail (ld, lineno, 0, CML_ERROR_PARSE, "a group header must look like [name]");
           g_free (group);
           group = g_strndup (s + 1, end - s - 1);
@@ -136,6 +138,8 @@ scan_lines (Loader *ld, const char *text)
       g_autofree char *key = g_strstrip (g_strndup (raw, eq - raw));
       if (*key == '\0')
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "missing key before '='");
+      if (strpbrk (key, "[]") != NULL)
+        return fail (ld, lineno, 0, CML_ERROR_PARSE, "“%s” is not a valid key (no [ or ] in keys)", key);
       g_autofree char *k = g_strdup_printf ("%s\n%s", group, key);
       if (g_hash_table_contains (ld->pos, k))
         return fail (ld, lineno, 0, CML_ERROR_MODEL, "key “%s” appears twice in [%s]", key, group);
@@ -488,16 +492,13 @@ load_parameters (Loader *ld)
             return fail (ld, line, 0, CML_ERROR_MODEL, "the range of “%s” has min > max", keys[i]);
         }
       par->unit = g_strdup (parts->len > 2 ? (char *) parts->pdata[2] : "");
-      par->meaning = parts->len > 3 ? g_strjoinv ("|", (char **) parts->pdata + 3) : g_strdup ("");
-      if (parts->len > 4)
-        {
-          /* the meaning may itself contain '|': rejoin the rest */
-          GString *s = g_string_new (parts->pdata[3]);
-          for (guint k = 4; k < parts->len; k++)
-            g_string_append_printf (s, " | %s", (char *) parts->pdata[k]);
-          g_free (par->meaning);
-          par->meaning = g_string_free (s, FALSE);
-        }
+      {
+        /* the meaning may itself contain '|': keep the rest of the line */
+        GString *meaning = g_string_new (NULL);
+        for (guint k = 3; k < parts->len; k++)
+          g_string_append_printf (meaning, "%s%s", k > 3 ? " | " : "", (char *) parts->pdata[k]);
+        par->meaning = g_string_free (meaning, FALSE);
+      }
       {
         g_autoptr (GError) err = NULL;
         if (!cml_model_check_param (model, par, par->value, &err))
@@ -599,8 +600,11 @@ load_anchor (Loader *ld)
       Pos *p = pos_of (ld, "anchor", keys[k]);
       int A = section_index (model, keys[k]);
       if (A < 0)
-        return fail (ld, p->line, 0, CML_ERROR_UNKNOWN_NAME, "“%s” is not a section (sections: %s)",
-                     keys[k], g_strjoinv (", ", model->sections));
+        {
+          g_autofree char *list = g_strjoinv (", ", model->sections);
+          return fail (ld, p->line, 0, CML_ERROR_UNKNOWN_NAME, "“%s” is not a section (sections: %s)",
+                       keys[k], list);
+        }
       g_autofree char *v = g_key_file_get_value (ld->kf, "anchor", keys[k], NULL);
       g_autoptr (GArray) offs = g_array_new (FALSE, FALSE, sizeof (int));
       g_autoptr (GPtrArray) items = split_top (v, ';', offs);
@@ -621,6 +625,9 @@ load_anchor (Loader *ld)
           if (i < 0)
             return fail (ld, p->line, p->value_col + g_array_index (offs, int, j), CML_ERROR_UNKNOWN_NAME,
                          "“%s” is not a base coordinate", cname);
+          if (!cml_expr_is_zero (model->anchor[i * model->n + A]))
+            return fail (ld, p->line, p->value_col + g_array_index (offs, int, j), CML_ERROR_MODEL,
+                         "the component along “%s” is given twice", cname);
           const char *ex = colon + 1;
           while (*ex == ' ')
             ex++;
@@ -802,9 +809,15 @@ load_dynamics (Loader *ld)
       model->n_solve_for = sf->len;
       model->solve_for = g_new0 (int, sf->len + 1);
       for (guint k = 0; k < sf->len; k++)
-        if ((model->solve_for[k] = fibre_index (model, sf->pdata[k])) < 0)
-          return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_UNKNOWN_NAME,
-                       "“%s” is not a fibre coordinate", (char *) sf->pdata[k]);
+        {
+          if ((model->solve_for[k] = fibre_index (model, sf->pdata[k])) < 0)
+            return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_UNKNOWN_NAME,
+                         "“%s” is not a fibre coordinate", (char *) sf->pdata[k]);
+          for (guint j = 0; j < k; j++)
+            if (model->solve_for[j] == model->solve_for[k])
+              return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_MODEL,
+                           "“%s” appears twice in solve-for", (char *) sf->pdata[k]);
+        }
     }
   else if (model->kind == CML_CONSTRAINTS_VAKONOMIC)
     {
@@ -918,6 +931,10 @@ load_reconstruction (Loader *ld)
           if (idx == G_MAXUINT)
             return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
                          "“%s” is not a reconstruction variable", (char *) names->pdata[j]);
+          for (guint q = 0; q < model->quaternions->len; q++)
+            if (g_array_index (model->quaternions, guint, q) == idx)
+              return fail (ld, line, 0, CML_ERROR_MODEL,
+                           "“%s” is already a component of a quaternion", (char *) names->pdata[j]);
           g_array_append_val (model->quaternions, idx);
         }
     }
@@ -952,6 +969,8 @@ load_monitors (Loader *ld)
         return FALSE;
       g_array_append_val (ids, ne->sym);
       g_ptr_array_add (exprs, ne->expr);
+      g_array_append_val (ld->mon_ids, ne->sym);
+      g_ptr_array_add (ld->mon_exprs, ne->expr);
     }
   return TRUE;
 }
@@ -978,6 +997,11 @@ load_initial (Loader *ld)
       if (!is_state_name (ld, keys[k]))
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
                      "“%s” is not a coordinate, momentum or reconstruction variable", keys[k]);
+      if (model->kind != CML_CONSTRAINTS_VAKONOMIC
+          && sym_kind (ld, cml_expr_ctx_lookup (model->ctx, keys[k])) == SYM_MOMENTUM)
+        return fail (ld, line, 0, CML_ERROR_MODEL,
+                     "“%s” is a momentum: only vakonomic systems take momenta as initial data (give the velocity)",
+                     keys[k]);
       if (!eval_constant (ld, "initial", keys[k], g_strstrip (v), &val))
         return FALSE;
       g_hash_table_insert (model->initial, g_strdup (keys[k]), g_memdup2 (&val, sizeof val));
@@ -1015,7 +1039,7 @@ load_output (Loader *ld)
     {
       g_autofree char *v = get_string (ld, "output", "columns");
       g_autoptr (GPtrArray) names = name_list (v);
-      cols = g_ptr_array_new ();
+      cols = g_ptr_array_new_with_free_func (g_free);
       for (guint k = 0; k < names->len; k++)
         {
           int id = cml_expr_ctx_lookup (model->ctx, names->pdata[k]);
@@ -1034,6 +1058,7 @@ load_output (Loader *ld)
             }
           g_ptr_array_add (cols, g_strdup (names->pdata[k]));
         }
+      g_ptr_array_set_free_func (cols, NULL);
       g_ptr_array_add (cols, NULL);
       model->columns = (char **) g_ptr_array_free (cols, FALSE);
       return TRUE;
@@ -1183,13 +1208,16 @@ load_scene_object (Loader *ld, const char *group)
                                  what);
           if (e == NULL)
             return FALSE;
+          /* monitors are substituted, like definitions */
+          if (ld->mon_ids->len)
+            e = cml_expr_subs (model->ctx, e, ld->mon_ids->len, (int *) ld->mon_ids->data,
+                               (CmlExpr **) ld->mon_exprs->pdata);
           g_ptr_array_add (exprs, e);
         }
     }
   for (int j = 0; j < 6 && st->keys[j]; j++)
     if (st->required[j] && !g_hash_table_contains (so->props, st->keys[j]))
       return fail (ld, gline, 0, CML_ERROR_MODEL, "a %s needs “%s”", st->type, st->keys[j]);
-  /* monitors used in the scene are substituted */
   return TRUE;
 }
 
@@ -1253,10 +1281,18 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   ld.def_ids = g_array_new (FALSE, FALSE, sizeof (int));
   ld.def_exprs = g_ptr_array_new ();
   ld.def_names = g_ptr_array_new_with_free_func (g_free);
+  ld.mon_ids = g_array_new (FALSE, FALSE, sizeof (int));
+  ld.mon_exprs = g_ptr_array_new ();
   ld.error = error;
 
-  if (!g_utf8_validate (text, -1, NULL))
-    ok = fail (&ld, 1, 0, CML_ERROR_PARSE, "the file is not UTF-8 text");
+  const char *bad = NULL;
+  if (!g_utf8_validate (text, -1, &bad))
+    {
+      int line = 1;
+      for (const char *c = text; c < bad; c++)
+        line += *c == '\n';
+      ok = fail (&ld, line, 0, CML_ERROR_PARSE, "the file is not UTF-8 text");
+    }
   else
     ok = scan_lines (&ld, text);
   if (ok && !g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &kerr))
@@ -1303,6 +1339,8 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   g_array_unref (ld.def_ids);
   g_ptr_array_unref (ld.def_exprs);
   g_ptr_array_unref (ld.def_names);
+  g_array_unref (ld.mon_ids);
+  g_ptr_array_unref (ld.mon_exprs);
   if (!ok)
     return NULL;
   if (model->definitions == NULL)
@@ -1315,11 +1353,22 @@ cml_model_new_from_file (const char *path, GError **error)
 {
   g_autofree char *text = NULL;
   g_autoptr (GError) err = NULL;
+  gsize len = 0;
+  const char *nul;
 
   g_return_val_if_fail (path != NULL, NULL);
-  if (!g_file_get_contents (path, &text, NULL, &err))
+  if (!g_file_get_contents (path, &text, &len, &err))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: %s", path, err->message);
+      return NULL;
+    }
+  if ((nul = memchr (text, 0, len)) != NULL)
+    {
+      int line = 1;
+      for (const char *c = text; c < nul; c++)
+        line += *c == '\n';
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: the file contains a NUL byte: not a text file",
+                   path, line);
       return NULL;
     }
   return cml_model_new_from_data (text, path, error);

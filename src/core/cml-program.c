@@ -370,13 +370,40 @@ wterm_cmp (const void *pa,
   return a->v.reg < b->v.reg ? -1 : a->v.reg > b->v.reg;
 }
 
+/* Adds K * V to the accumulator ACC (which may be empty). */
+static Val
+accumulate (Compiler *c,
+            Val       acc,
+            gboolean  have,
+            double    k,
+            Val       v)
+{
+  if (!have)
+    {
+      if (k == 1.0)
+        return v;
+      if (k == -1.0)
+        return emit1 (c, OP_NEG, v);
+      return emit2 (c, OP_MUL, const_val (c, k), v);
+    }
+  if (k == 1.0)
+    return emit2 (c, OP_ADD, acc, v);
+  if (k == -1.0)
+    return emit2 (c, OP_SUB, acc, v);
+  return emit (c, OP_MULADD, acc, const_val (c, k), v);
+}
+
+/* CONST + Σ coef_i * term_i.  The constant and slow terms are summed in prepare; the fast
+ * terms are added in up to four interleaved chains so that the additions of a long sum
+ * do not all wait for one another. */
 static Val
 compile_add (Compiler *c,
              CmlExpr  *e)
 {
   WTerm *t = g_new (WTerm, e->n);
-  Val acc = NO_VAL;
-  gboolean have = FALSE;
+  Val acc[4] = { NO_VAL, NO_VAL, NO_VAL, NO_VAL };
+  gboolean have[4] = { FALSE, FALSE, FALSE, FALSE };
+  guint n_slow = 0, n_fast, n_chains;
 
   for (guint i = 0; i < e->n && !c->failed; i++)
     {
@@ -389,36 +416,39 @@ compile_add (Compiler *c,
       return NO_VAL;
     }
 
-  /* constant, then slow terms, then fast terms */
+  /* constant and slow terms, then fast terms (those with coefficient 1 first) */
   qsort (t, e->n, sizeof (WTerm), wterm_cmp);
   if (e->value != 0.0)
     {
-      acc = const_val (c, e->value);
-      have = TRUE;
+      acc[0] = const_val (c, e->value);
+      have[0] = TRUE;
     }
-  for (guint i = 0; i < e->n; i++)
+  while (n_slow < e->n && t[n_slow].v.tier != TIER_FAST)
     {
-      double k = t[i].coef;
-
-      if (!have)
-        {
-          if (k == 1.0)
-            acc = t[i].v;
-          else if (k == -1.0)
-            acc = emit1 (c, OP_NEG, t[i].v);
-          else
-            acc = emit2 (c, OP_MUL, const_val (c, k), t[i].v);
-          have = TRUE;
-        }
-      else if (k == 1.0)
-        acc = emit2 (c, OP_ADD, acc, t[i].v);
-      else if (k == -1.0)
-        acc = emit2 (c, OP_SUB, acc, t[i].v);
-      else
-        acc = emit (c, OP_MULADD, acc, const_val (c, k), t[i].v);
+      acc[0] = accumulate (c, acc[0], have[0], t[n_slow].coef, t[n_slow].v);
+      have[0] = TRUE;
+      n_slow++;
     }
+
+  n_fast = e->n - n_slow;
+  n_chains = n_fast < 4 ? 1 : n_fast < 12 ? 2 : 4;
+  for (guint i = 0; i < n_fast; i++)
+    {
+      guint j = i % n_chains;
+      const WTerm *x = &t[n_slow + i];
+
+      acc[j] = accumulate (c, acc[j], have[j], x->coef, x->v);
+      have[j] = TRUE;
+    }
+  if (n_chains == 4)
+    {
+      acc[0] = emit2 (c, OP_ADD, acc[0], acc[2]);
+      acc[1] = emit2 (c, OP_ADD, acc[1], acc[3]);
+    }
+  if (n_chains >= 2)
+    acc[0] = emit2 (c, OP_ADD, acc[0], acc[1]);
   g_free (t);
-  return acc;
+  return acc[0];
 }
 
 static Op
@@ -645,45 +675,83 @@ cml_program_n_fast_instructions (const CmlProgram *prog)
 
 /* ---- execution ------------------------------------------------------------------------ */
 
-static inline void
+/* The interpreter.  With GCC and Clang it uses threaded dispatch (a computed goto at the
+ * end of every operation), which lets the branch predictor learn the sequence of
+ * operations instead of sharing one indirect jump. */
+#define OP_LIST(X) \
+  X (OP_NEG, r[ins->d] = -r[ins->a]) \
+  X (OP_ADD, r[ins->d] = r[ins->a] + r[ins->b]) \
+  X (OP_SUB, r[ins->d] = r[ins->a] - r[ins->b]) \
+  X (OP_MUL, r[ins->d] = r[ins->a] * r[ins->b]) \
+  X (OP_DIV, r[ins->d] = r[ins->a] / r[ins->b]) \
+  X (OP_MULADD, r[ins->d] = r[ins->a] + r[ins->b] * r[ins->c]) \
+  X (OP_SQR, r[ins->d] = r[ins->a] * r[ins->a]) \
+  X (OP_RECIP, r[ins->d] = 1.0 / r[ins->a]) \
+  X (OP_SQRT, r[ins->d] = sqrt (r[ins->a])) \
+  X (OP_POW, r[ins->d] = pow (r[ins->a], r[ins->b])) \
+  X (OP_SIN, r[ins->d] = sin (r[ins->a])) \
+  X (OP_COS, r[ins->d] = cos (r[ins->a])) \
+  X (OP_TAN, r[ins->d] = tan (r[ins->a])) \
+  X (OP_ASIN, r[ins->d] = asin (r[ins->a])) \
+  X (OP_ACOS, r[ins->d] = acos (r[ins->a])) \
+  X (OP_ATAN, r[ins->d] = atan (r[ins->a])) \
+  X (OP_SINH, r[ins->d] = sinh (r[ins->a])) \
+  X (OP_COSH, r[ins->d] = cosh (r[ins->a])) \
+  X (OP_TANH, r[ins->d] = tanh (r[ins->a])) \
+  X (OP_EXP, r[ins->d] = exp (r[ins->a])) \
+  X (OP_LOG, r[ins->d] = log (r[ins->a])) \
+  X (OP_ABS, r[ins->d] = fabs (r[ins->a])) \
+  X (OP_SIGN, r[ins->d] = r[ins->a] > 0.0 ? 1.0 : r[ins->a] < 0.0 ? -1.0 : 0.0) \
+  X (OP_ATAN2, r[ins->d] = atan2 (r[ins->a], r[ins->b]))
+
+#if defined(__GNUC__)
+
+static void
+execute (const Instr *code,
+         guint        n,
+         double      *restrict r)
+{
+#define LABEL_ADDRESS(OPC, STMT) [OPC] = &&label_##OPC,
+  static const void *const labels[] = { OP_LIST (LABEL_ADDRESS) };
+#undef LABEL_ADDRESS
+  const Instr *ins = code;
+  const Instr *const end = code + n;
+
+  if (ins == end)
+    return;
+  goto *labels[ins->op];
+
+#define OP_BODY(OPC, STMT) \
+  label_##OPC: \
+    STMT; \
+    if (++ins == end) \
+      return; \
+    goto *labels[ins->op];
+  OP_LIST (OP_BODY)
+#undef OP_BODY
+}
+
+#else
+
+static void
 execute (const Instr *code,
          guint        n,
          double      *restrict r)
 {
   for (const Instr *ins = code, *end = code + n; ins < end; ins++)
     {
-      const double a = r[ins->a];
-
       switch ((Op) ins->op)
         {
-        case OP_NEG: r[ins->d] = -a; break;
-        case OP_ADD: r[ins->d] = a + r[ins->b]; break;
-        case OP_SUB: r[ins->d] = a - r[ins->b]; break;
-        case OP_MUL: r[ins->d] = a * r[ins->b]; break;
-        case OP_DIV: r[ins->d] = a / r[ins->b]; break;
-        case OP_MULADD: r[ins->d] = a + r[ins->b] * r[ins->c]; break;
-        case OP_SQR: r[ins->d] = a * a; break;
-        case OP_RECIP: r[ins->d] = 1.0 / a; break;
-        case OP_SQRT: r[ins->d] = sqrt (a); break;
-        case OP_POW: r[ins->d] = pow (a, r[ins->b]); break;
-        case OP_SIN: r[ins->d] = sin (a); break;
-        case OP_COS: r[ins->d] = cos (a); break;
-        case OP_TAN: r[ins->d] = tan (a); break;
-        case OP_ASIN: r[ins->d] = asin (a); break;
-        case OP_ACOS: r[ins->d] = acos (a); break;
-        case OP_ATAN: r[ins->d] = atan (a); break;
-        case OP_SINH: r[ins->d] = sinh (a); break;
-        case OP_COSH: r[ins->d] = cosh (a); break;
-        case OP_TANH: r[ins->d] = tanh (a); break;
-        case OP_EXP: r[ins->d] = exp (a); break;
-        case OP_LOG: r[ins->d] = log (a); break;
-        case OP_ABS: r[ins->d] = fabs (a); break;
-        case OP_SIGN: r[ins->d] = a > 0.0 ? 1.0 : a < 0.0 ? -1.0 : 0.0; break;
-        case OP_ATAN2: r[ins->d] = atan2 (a, r[ins->b]); break;
-        default: g_assert_not_reached ();
+#define OP_CASE(OPC, STMT) case OPC: STMT; break;
+          OP_LIST (OP_CASE)
+#undef OP_CASE
+        default:
+          g_assert_not_reached ();
         }
     }
 }
+
+#endif
 
 void
 cml_program_prepare (const CmlProgram *prog,

@@ -1552,6 +1552,21 @@ project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, co
           }
       if (step <= 1e-16 * (1 + zn))
         break;
+      if (it == 19)
+        {
+          /* still off the constraint set after 20 Gauss–Newton steps */
+          fill_fast (sim, t, z);
+          cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
+          double hn2 = 0;
+          for (guint a = 0; a < k; a++)
+            hn2 = MAX (hn2, fabs (h[a]));
+          if (!(hn2 <= 1e-9 * (1 + zn)))
+            {
+              g_snprintf (sim->reason, sizeof sim->reason,
+                          "the state cannot be brought onto the constraint set (residual %.3g)", hn2);
+              return 1;
+            }
+        }
     }
   /* unit quaternions */
   GArray *q = sys->model->quaternions;
@@ -1925,7 +1940,8 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
         {
           if (project_range (sim, 0, z, m, m + n, mask) != 0)
             {
-              g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s: initial data: %s", md->path, sim->reason);
+              g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s:%d: initial data: %s", md->path,
+                           MAX (md->constraints_line, 1), sim->reason);
               return FALSE;
             }
           memcpy (z_given, z, dim * sizeof (double)); /* solved values are not "changed" */
@@ -1935,7 +1951,8 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
     {
       if (project_range (sim, 0, z, sys->movable_from, sys->movable_to, NULL) != 0)
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s: initial data: %s", md->path, sim->reason);
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s:%d: initial data: %s", md->path,
+                           MAX (md->constraints_line, 1), sim->reason);
           return FALSE;
         }
     }
@@ -1951,7 +1968,8 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
       fill_fast (sim, 0, sim->z);
       if (solve_aux (sim) != 0)
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s: initial data: %s", md->path, sim->reason);
+          g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s:%d: initial data: %s", md->path,
+                       MAX (md->constraints_line, 1), sim->reason);
           return FALSE;
         }
     }

@@ -6,6 +6,8 @@
 
 #include "cml-gl.h"
 
+#include "cml-resources.h"
+
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
@@ -47,6 +49,10 @@ cml_gl_program_from_resources (const char *vert_resource,
 {
   g_return_val_if_fail (vert_resource != NULL && frag_resource != NULL, 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
+
+  /* The shaders live in the one resource bundle, compiled into the render library; this
+   * reference keeps the linker from dropping it (its constructor registers it). */
+  (void) cml_get_resource ();
 
   GLuint vs = compile_shader (GL_VERTEX_SHADER, vert_resource, error);
   if (vs == 0)

@@ -1,1 +1,438 @@
-/* placeholder */
+/* cml-plot-cairo.c — the Cairo backend of the plots: drawing and file export.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Only draws: the layout (margins, ticks, labels, legend) and the decimated polylines
+ * come from cml-plot.c, so an exported figure matches the live view.
+ */
+#define G_LOG_DOMAIN "cml-plot-cairo"
+
+#include "cml-plot-cairo.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+#include "cml-error.h"
+
+typedef struct
+{
+  cairo_t             *cr;
+  const CmlPlotStyle  *style;
+  PangoLayout         *layout;
+  PangoFontDescription *font;
+} TextCtx;
+
+static void
+text_set (TextCtx *tc, const char *text, double size)
+{
+  pango_font_description_set_absolute_size (tc->font, size * PANGO_SCALE);
+  pango_layout_set_font_description (tc->layout, tc->font);
+  pango_layout_set_text (tc->layout, text, -1);
+}
+
+static void
+measure_text (const char *text, double size, double *width, double *height, gpointer user_data)
+{
+  TextCtx *tc = user_data;
+  PangoRectangle logical;
+
+  text_set (tc, text, size);
+  pango_layout_get_extents (tc->layout, NULL, &logical);
+  if (width)
+    *width = (double) logical.width / PANGO_SCALE;
+  if (height)
+    *height = (double) logical.height / PANGO_SCALE;
+}
+
+static void
+set_rgba (cairo_t *cr, const CmlPlotRgba *c)
+{
+  cairo_set_source_rgba (cr, c->r, c->g, c->b, c->a);
+}
+
+static void
+draw_label (TextCtx *tc, const CmlPlotLabel *label, const CmlPlotRgba *color)
+{
+  cairo_t *cr = tc->cr;
+
+  text_set (tc, label->text, label->size);
+  cairo_save (cr);
+  set_rgba (cr, color);
+  if (label->rotated)
+    {
+      /* reads bottom to top; the box spans [x, x + h] × [y, y + w] */
+      cairo_translate (cr, label->x, label->y + label->w);
+      cairo_rotate (cr, -G_PI / 2);
+    }
+  else
+    cairo_move_to (cr, label->x, label->y);
+  pango_cairo_update_layout (cr, tc->layout);
+  pango_cairo_show_layout (cr, tc->layout);
+  cairo_restore (cr);
+}
+
+/* Strokes the polyline POINTS (px, NAN pairs between pieces). */
+static void
+stroke_points (cairo_t *cr, GArray *points)
+{
+  const float *p = (const float *) (gpointer) points->data;
+  guint n = points->len / 2;
+  gboolean pen_down = FALSE;
+
+  for (guint k = 0; k < n; k++)
+    {
+      float x = p[2 * k], y = p[2 * k + 1];
+      if (isnan (x) || isnan (y))
+        {
+          pen_down = FALSE;
+          continue;
+        }
+      if (pen_down)
+        cairo_line_to (cr, x, y);
+      else
+        cairo_move_to (cr, x, y);
+      pen_down = TRUE;
+      /* keep paths short for the rasteriser */
+      if ((k & 4095) == 4095)
+        {
+          cairo_stroke (cr);
+          cairo_move_to (cr, x, y);
+        }
+    }
+  cairo_stroke (cr);
+}
+
+/* Half a pixel off when LW is odd, so 1-px lines are crisp on an image. */
+static double
+crisp (double v, double lw)
+{
+  return ((long) lrint (lw) % 2 == 1) ? floor (v) + 0.5 : round (v);
+}
+
+static void
+draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
+                 const CmlPlotStyle *style, double oversample)
+{
+  const double sc = style->scale > 0 ? style->scale : 1.0;
+  TextCtx tc = { cr, style, pango_cairo_create_layout (cr),
+                 pango_font_description_from_string (style->font_family) };
+  CmlPlotLayout L;
+
+  cml_plot_layout (plot, style, width, height, measure_text, &tc, &L);
+
+  cairo_save (cr);
+
+  /* background */
+  set_rgba (cr, &style->background);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+
+  /* grid */
+  double gw = style->grid_width * sc;
+  cairo_set_line_width (cr, gw);
+  set_rgba (cr, &style->grid);
+  for (guint i = 0; i < L.x_ticks->len; i++)
+    {
+      double x = crisp (g_array_index (L.x_ticks, CmlPlotTickMark, i).pos, gw);
+      cairo_move_to (cr, x, L.area_y);
+      cairo_line_to (cr, x, L.area_y + L.area_h);
+    }
+  for (guint i = 0; i < L.y_ticks->len; i++)
+    {
+      double y = crisp (g_array_index (L.y_ticks, CmlPlotTickMark, i).pos, gw);
+      cairo_move_to (cr, L.area_x, y);
+      cairo_line_to (cr, L.area_x + L.area_w, y);
+    }
+  cairo_stroke (cr);
+
+  /* series, clipped to the plot area */
+  cairo_save (cr);
+  cairo_rectangle (cr, L.area_x, L.area_y, L.area_w, L.area_h);
+  cairo_clip (cr);
+  cairo_set_line_width (cr, style->line_width * sc);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  g_autoptr (GArray) points = g_array_new (FALSE, FALSE, sizeof (float));
+  for (guint i = 0; i < cml_plot_get_n_series (plot); i++)
+    {
+      CmlPlotRgba c;
+      g_array_set_size (points, 0);
+      cml_plot_layout_series_points (&L, plot, i, oversample, points);
+      cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
+      set_rgba (cr, &c);
+      stroke_points (cr, points);
+    }
+  cairo_restore (cr);
+
+  /* axes (left and bottom) and tick marks, outwards */
+  double aw = style->axis_width * sc, tick = style->tick_length * sc;
+  double left = crisp (L.area_x, aw), bottom = crisp (L.area_y + L.area_h, aw);
+  cairo_set_line_width (cr, aw);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_SQUARE);
+  set_rgba (cr, &style->foreground);
+  cairo_move_to (cr, left, L.area_y);
+  cairo_line_to (cr, left, bottom);
+  cairo_line_to (cr, L.area_x + L.area_w, bottom);
+  for (guint i = 0; i < L.x_ticks->len; i++)
+    {
+      double x = crisp (g_array_index (L.x_ticks, CmlPlotTickMark, i).pos, aw);
+      cairo_move_to (cr, x, bottom);
+      cairo_line_to (cr, x, bottom + tick);
+    }
+  for (guint i = 0; i < L.y_ticks->len; i++)
+    {
+      double y = crisp (g_array_index (L.y_ticks, CmlPlotTickMark, i).pos, aw);
+      cairo_move_to (cr, left, y);
+      cairo_line_to (cr, left - tick, y);
+    }
+  cairo_stroke (cr);
+
+  /* title, axis titles, tick labels */
+  for (guint i = 0; i < L.labels->len; i++)
+    draw_label (&tc, g_ptr_array_index (L.labels, i), &style->foreground);
+
+  /* legend */
+  if (L.legend_w > 0)
+    {
+      double r = 0.3 * style->font_size * sc;
+      cairo_new_sub_path (cr);
+      cairo_arc (cr, L.legend_x + L.legend_w - r, L.legend_y + r, r, -G_PI / 2, 0);
+      cairo_arc (cr, L.legend_x + L.legend_w - r, L.legend_y + L.legend_h - r, r, 0, G_PI / 2);
+      cairo_arc (cr, L.legend_x + r, L.legend_y + L.legend_h - r, r, G_PI / 2, G_PI);
+      cairo_arc (cr, L.legend_x + r, L.legend_y + r, r, G_PI, 3 * G_PI / 2);
+      cairo_close_path (cr);
+      set_rgba (cr, &style->legend_background);
+      cairo_fill_preserve (cr);
+      set_rgba (cr, &style->grid);
+      cairo_set_line_width (cr, gw);
+      cairo_stroke (cr);
+
+      cairo_set_line_width (cr, style->line_width * sc);
+      cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+      for (guint i = 0; i < L.legend_labels->len; i++)
+        {
+          const CmlPlotLabel *l = g_ptr_array_index (L.legend_labels, i);
+          CmlPlotRgba c;
+          double y = l->y + 0.5 * l->h;
+          cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
+          set_rgba (cr, &c);
+          cairo_move_to (cr, l->x - 0.4 * style->font_size * sc - L.legend_swatch, y);
+          cairo_rel_line_to (cr, L.legend_swatch, 0);
+          cairo_stroke (cr);
+          draw_label (&tc, l, &style->foreground);
+        }
+    }
+
+  /* a hint in an empty plot */
+  if (L.empty_message)
+    {
+      CmlPlotLabel msg = { 0 };
+      CmlPlotRgba c = style->foreground;
+      msg.text = (char *) L.empty_message;
+      msg.size = style->title_size * sc;
+      measure_text (msg.text, msg.size, &msg.w, &msg.h, &tc);
+      msg.x = L.area_x + 0.5 * (L.area_w - msg.w);
+      msg.y = L.area_y + 0.5 * (L.area_h - msg.h);
+      c.a *= 0.6f;
+      draw_label (&tc, &msg, &c);
+    }
+
+  cairo_restore (cr);
+  cml_plot_layout_clear (&L);
+  pango_font_description_free (tc.font);
+  g_object_unref (tc.layout);
+}
+
+void
+cml_plot_cairo_draw (CmlPlot *plot, cairo_t *cr, double width, double height,
+                     const CmlPlotStyle *style)
+{
+  CmlPlotStyle light;
+
+  g_return_if_fail (plot != NULL && cr != NULL);
+
+  if (style == NULL)
+    {
+      cml_plot_style_init (&light, FALSE, FALSE);
+      style = &light;
+    }
+  /* one pixel column per px on an image; finer for vector output, which may be
+   * enlarged */
+  cairo_surface_type_t type = cairo_surface_get_type (cairo_get_target (cr));
+  double oversample = type == CAIRO_SURFACE_TYPE_IMAGE ? 1.0 : 3.0;
+  draw_with_style (plot, cr, width, height, style, oversample);
+}
+
+/* ---- export ------------------------------------------------------------------------- */
+
+typedef enum
+{
+  FORMAT_PNG,
+  FORMAT_SVG,
+  FORMAT_PDF,
+} Format;
+
+static gboolean
+format_from_path (const char *path, Format *format)
+{
+  const char *dot = strrchr (path, '.');
+  const char *slash = strrchr (path, '/');
+  if (dot == NULL || (slash && dot < slash))
+    return FALSE;
+  if (g_ascii_strcasecmp (dot, ".png") == 0)
+    *format = FORMAT_PNG;
+  else if (g_ascii_strcasecmp (dot, ".svg") == 0)
+    *format = FORMAT_SVG;
+  else if (g_ascii_strcasecmp (dot, ".pdf") == 0)
+    *format = FORMAT_PDF;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static cairo_status_t
+write_to_bytes (void *closure, const unsigned char *data, unsigned int length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+/* A text description of the figure (an SVG's <title>/<desc>, a PDF's metadata): what
+ * is plotted against what, so the file can be found and read without its pixels. */
+static char *
+describe (CmlPlot *plot)
+{
+  g_autofree char *x = cml_plot_axis_dup_title (cml_plot_get_x_axis (plot));
+  g_autofree char *y = cml_plot_axis_dup_title (cml_plot_get_y_axis (plot));
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "%s against %s", y[0] ? y : "value", x[0] ? x : "time");
+  if (cml_plot_get_n_series (plot) > 0)
+    {
+      g_string_append (s, "; series: ");
+      for (guint i = 0; i < cml_plot_get_n_series (plot); i++)
+        {
+          g_autofree char *l = cml_plot_series_dup_label (cml_plot_get_series (plot, i));
+          g_string_append_printf (s, "%s%s", i ? ", " : "", l);
+        }
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* Cairo writes SVG text as glyph outlines: add a <title> and <desc> after the root
+ * element's start tag so the words are in the file too. */
+static void
+svg_add_description (GByteArray *svg, CmlPlot *plot)
+{
+  g_byte_array_append (svg, (const guint8 *) "", 1); /* NUL for strstr */
+  const char *text = (const char *) svg->data;
+  const char *root = strstr (text, "<svg");
+  const char *end = root ? strchr (root, '>') : NULL;
+  g_byte_array_set_size (svg, svg->len - 1);
+  if (end == NULL)
+    return;
+
+  g_autofree char *desc = describe (plot);
+  const char *title = cml_plot_get_title (plot);
+  g_autofree char *t = g_markup_escape_text (title[0] ? title : desc, -1);
+  g_autofree char *d = g_markup_escape_text (desc, -1);
+  g_autofree char *insert = g_strdup_printf ("\n<title>%s</title>\n<desc>%s</desc>", t, d);
+  guint at = (guint) (end + 1 - text), tail = svg->len - at;
+  guint n = (guint) strlen (insert);
+  g_byte_array_set_size (svg, svg->len + n);
+  memmove (svg->data + at + n, svg->data + at, tail);
+  memcpy (svg->data + at, insert, n);
+}
+
+gboolean
+cml_plot_export_with_style (CmlPlot *plot, const char *path, int width, int height,
+                            const CmlPlotStyle *style, GError **error)
+{
+  CmlPlotStyle light;
+  Format format;
+
+  g_return_val_if_fail (plot != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!format_from_path (path, &format))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   "%s: unknown plot format (use .png, .svg or .pdf)", path);
+      return FALSE;
+    }
+  if (width < 16 || height < 16 || width > 16384 || height > 16384)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   "%s: plot size %d×%d out of range (16 … 16384)", path, width, height);
+      return FALSE;
+    }
+  if (style == NULL)
+    {
+      cml_plot_style_init (&light, FALSE, FALSE);
+      style = &light;
+    }
+
+  /* render into memory, then write the file in one go */
+  g_autoptr (GByteArray) bytes = g_byte_array_new ();
+  cairo_surface_t *surface;
+  switch (format)
+    {
+    case FORMAT_PNG:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+      break;
+    case FORMAT_SVG:
+      surface = cairo_svg_surface_create_for_stream (write_to_bytes, bytes, width, height);
+      cairo_svg_surface_restrict_to_version (surface, CAIRO_SVG_VERSION_1_1);
+      break;
+    case FORMAT_PDF:
+    default:
+      surface = cairo_pdf_surface_create_for_stream (write_to_bytes, bytes, width, height);
+      {
+        g_autofree char *desc = describe (plot);
+        const char *title = cml_plot_get_title (plot);
+        cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title[0] ? title : desc);
+        cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT, desc);
+        cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, "cmlab");
+      }
+      break;
+    }
+
+  cairo_t *cr = cairo_create (surface);
+  cml_plot_cairo_draw (plot, cr, width, height, style);
+  cairo_status_t status = cairo_status (cr);
+  cairo_destroy (cr);
+  if (status == CAIRO_STATUS_SUCCESS && format == FORMAT_PNG)
+    status = cairo_surface_write_to_png_stream (surface, write_to_bytes, bytes);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: drawing failed: %s", path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+
+  if (format == FORMAT_SVG)
+    svg_add_description (bytes, plot);
+
+  /* a temporary file in the same directory, renamed over PATH */
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents_full (path, (const char *) bytes->data, bytes->len,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0666, &local))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s", local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+cml_plot_export (CmlPlot *plot, const char *path, int width, int height, GError **error)
+{
+  return cml_plot_export_with_style (plot, path, width, height, NULL, error);
+}

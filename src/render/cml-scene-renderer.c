@@ -1,1 +1,1407 @@
-/* placeholder */
+/* cml-scene-renderer.c — the 3-D scene: objects, trails, lighting, antialiasing.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Software GL (llvmpipe) pays for every triangle and every shaded pixel, so the meshes
+ * are few and small (a ball of 960 triangles, points of 224) and the markings that make
+ * rotation visible are painted in the fragment shader.  Trails are ribbons widened in
+ * screen space by the vertex shader; long ones are thinned to about a point per pixel
+ * before they are uploaded.
+ */
+#define G_LOG_DOMAIN "cml-scene-renderer"
+
+#include "cml-scene-renderer.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cml-gl.h"
+#include "cml-mesh.h"
+
+#define TRAIL_MAX_POINTS   20000  /* kept per trail */
+#define TRAIL_MAX_DRAWN    6000   /* uploaded per trail and frame, after thinning */
+#define DISC_MARKS_MAX     400    /* translucent discs kept per disc object */
+#define DEFAULT_LENGTH     60.0   /* seconds of trail when the model gives no length */
+#define SAMPLES_PER_SECOND 120.0  /* spacing assumed when sample times are not given */
+
+typedef enum
+{
+  OBJ_SPHERE,
+  OBJ_TURNTABLE,
+  OBJ_PLANE,
+  OBJ_POINT,
+  OBJ_TRAIL,
+  OBJ_DISC,
+  OBJ_ARROW,
+} ObjKind;
+
+/* pattern numbers of shaders/scene.frag */
+enum
+{
+  PATTERN_MARK = 0,
+  PATTERN_BALL = 1,
+  PATTERN_TABLE = 2,
+  PATTERN_GRID = 3,
+  PATTERN_DISC = 4,
+  PATTERN_GRID_LINES = 5,
+};
+
+typedef struct
+{
+  double t;
+  float  p[3];
+  float  angle;  /* frame-angle at this sample (0 without one) */
+} TrailPoint;
+
+typedef struct
+{
+  double t;
+  float  p[3];
+  float  n[3];
+  float  radius;
+} DiscMark;
+
+typedef struct
+{
+  ObjKind kind;
+  float   rgb[3];
+  /* offsets into the scene values, -1 where the model leaves a key out */
+  int     center, radius, attitude, angle, size, position, point, frame_angle, length,
+          normal, every, from, vector;
+  /* trail: oldest first; grows at the end, dropped from the front by moving START */
+  GArray *points;
+  guint   start;
+  CmlMesh *strip;
+  /* disc with `every`: the discs left along the path */
+  GArray *marks;
+  guint   marks_start;
+  guint64 samples_since_mark;
+} SceneObj;
+
+struct _CmlSceneRenderer
+{
+  GLuint   program;
+  struct
+  {
+    GLint model, view_proj, normal_matrix, mode, viewport, line_width, tangent_scale;
+    GLint color, color2, accent, pattern, param, lit, eye, light_dir;
+  } u;
+
+  CmlMesh *ball, *small_sphere, *table, *disc, *cylinder, *cone, *quad;
+
+  CmlSystem *sys;
+  guint      n_scene;
+  GPtrArray *objects;  /* SceneObj*, model order */
+
+  /* everything shown so far, for camera framing (lab and table-frame trails apart) */
+  double   lab_min[3], lab_max[3];
+  double   table_min[3], table_max[3];
+  gboolean lab_valid, table_valid;
+
+  /* multisampled target, resolved into the caller's framebuffer */
+  GLuint   ms_fbo, ms_color, ms_depth;
+  int      ms_width, ms_height;
+  guint    ms_samples;
+
+  /* offscreen target of draw_to_pixels */
+  GLuint   rb_fbo, rb_color, rb_depth;
+  int      rb_width, rb_height;
+
+  /* scratch for trail ribbons */
+  GArray  *xyz, *ages, *vertices;
+};
+
+/* ---- style and colours --------------------------------------------------------------- */
+
+CmlSceneStyle
+cml_scene_style_default (void)
+{
+  return (CmlSceneStyle) {
+    .dark = FALSE,
+    .presentation = FALSE,
+    .table_frame = FALSE,
+    .scale = 1.0,
+    .samples = 4,
+  };
+}
+
+void
+cml_scene_style_get_background (const CmlSceneStyle *style, float rgba[4])
+{
+  /* dark: a blue-black that keeps saturated colours readable on a projector;
+   * light: a warm white that is not glaring */
+  static const float dark[4] = { 0.106f, 0.114f, 0.133f, 1.f };
+  static const float light[4] = { 0.965f, 0.961f, 0.953f, 1.f };
+  memcpy (rgba, style && style->dark ? dark : light, sizeof dark);
+}
+
+static void
+hex_to_rgb (guint32 hex, float rgb[3])
+{
+  rgb[0] = ((hex >> 16) & 0xff) / 255.f;
+  rgb[1] = ((hex >> 8) & 0xff) / 255.f;
+  rgb[2] = (hex & 0xff) / 255.f;
+}
+
+/* Named colours (the GNOME palette's strong tones); NULL or unknown: DEFAULT_HEX. */
+static void
+parse_color (const char *name, guint32 default_hex, float rgb[3])
+{
+  static const struct
+  {
+    const char *name;
+    guint32     hex;
+  } named[] = {
+    { "red", 0xe01b24 }, { "blue", 0x1c71d8 }, { "orange", 0xf57900 },
+    { "green", 0x26a269 }, { "grey", 0x9a9996 }, { "gray", 0x9a9996 },
+    { "purple", 0x813d9c }, { "yellow", 0xe5a50a }, { "black", 0x241f31 },
+    { "white", 0xf6f5f4 }, { "brown", 0x865e3c },
+  };
+
+  hex_to_rgb (default_hex, rgb);
+  if (name == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (named); i++)
+    if (g_ascii_strcasecmp (name, named[i].name) == 0)
+      {
+        hex_to_rgb (named[i].hex, rgb);
+        return;
+      }
+  if (name[0] == '#' && strlen (name) == 7)
+    {
+      char *end = NULL;
+      guint64 v = g_ascii_strtoull (name + 1, &end, 16);
+      if (end && *end == '\0')
+        hex_to_rgb ((guint32) v, rgb);
+    }
+}
+
+static void
+mix3 (const float a[3], const float b[3], float t, float out[3])
+{
+  for (int i = 0; i < 3; i++)
+    out[i] = a[i] + (b[i] - a[i]) * t;
+}
+
+/* ---- bounds ------------------------------------------------------------------------- */
+
+static void
+box_add (double min[3], double max[3], gboolean *valid, const double c[3], double r)
+{
+  for (int i = 0; i < 3; i++)
+    if (!isfinite (c[i]))
+      return;
+  if (!isfinite (r))
+    r = 0;
+  for (int i = 0; i < 3; i++)
+    {
+      if (!*valid || c[i] - r < min[i])
+        min[i] = c[i] - r;
+      if (!*valid || c[i] + r > max[i])
+        max[i] = c[i] + r;
+    }
+  *valid = TRUE;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------ */
+
+static CmlMesh *
+make_mesh (void (*add) (CmlMeshData *, guint), guint segments)
+{
+  g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+  add (data, segments);
+  return cml_mesh_new (data);
+}
+
+CmlSceneRenderer *
+cml_scene_renderer_new (GError **error)
+{
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  gboolean es = cml_gl_is_es ();
+  GLuint program = cml_gl_program_from_resources (
+      es ? "/org/cmlab/Cmlab/shaders/scene-es.vert" : "/org/cmlab/Cmlab/shaders/scene.vert",
+      es ? "/org/cmlab/Cmlab/shaders/scene-es.frag" : "/org/cmlab/Cmlab/shaders/scene.frag",
+      error);
+  if (program == 0)
+    return NULL;
+
+  CmlSceneRenderer *r = g_new0 (CmlSceneRenderer, 1);
+  r->program = program;
+#define U(field, name) r->u.field = glGetUniformLocation (program, name)
+  U (model, "u_model");
+  U (view_proj, "u_view_proj");
+  U (normal_matrix, "u_normal_matrix");
+  U (mode, "u_mode");
+  U (viewport, "u_viewport");
+  U (line_width, "u_line_width");
+  U (tangent_scale, "u_tangent_scale");
+  U (color, "u_color");
+  U (color2, "u_color2");
+  U (accent, "u_accent");
+  U (pattern, "u_pattern");
+  U (param, "u_param");
+  U (lit, "u_lit");
+  U (eye, "u_eye");
+  U (light_dir, "u_light_dir");
+#undef U
+
+  {
+    /* the ball: 32 × 16 is round enough at full-screen size, 960 triangles */
+    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    cml_mesh_data_add_sphere (data, 32, 16);
+    r->ball = cml_mesh_new (data);
+  }
+  {
+    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    cml_mesh_data_add_sphere (data, 16, 8);
+    r->small_sphere = cml_mesh_new (data);
+  }
+  {
+    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    cml_mesh_data_add_disc (data, 96, 0.03f);
+    r->table = cml_mesh_new (data);
+  }
+  {
+    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    cml_mesh_data_add_disc (data, 40, 0.f);
+    r->disc = cml_mesh_new (data);
+  }
+  r->cylinder = make_mesh (cml_mesh_data_add_cylinder, 20);
+  r->cone = make_mesh (cml_mesh_data_add_cone, 24);
+  {
+    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    cml_mesh_data_add_quad (data);
+    r->quad = cml_mesh_new (data);
+  }
+
+  r->objects = g_ptr_array_new ();
+  r->xyz = g_array_new (FALSE, FALSE, sizeof (float));
+  r->ages = g_array_new (FALSE, FALSE, sizeof (float));
+  r->vertices = g_array_new (FALSE, FALSE, sizeof (CmlVertex));
+  return r;
+}
+
+static void
+scene_obj_free (SceneObj *o)
+{
+  if (o->points)
+    g_array_unref (o->points);
+  if (o->marks)
+    g_array_unref (o->marks);
+  cml_mesh_free (o->strip);
+  g_free (o);
+}
+
+static void
+clear_objects (CmlSceneRenderer *r)
+{
+  for (guint i = 0; i < r->objects->len; i++)
+    scene_obj_free (r->objects->pdata[i]);
+  g_ptr_array_set_size (r->objects, 0);
+}
+
+static void
+delete_target (GLuint *fbo, GLuint *color, GLuint *depth)
+{
+  if (*fbo)
+    glDeleteFramebuffers (1, fbo);
+  if (*color)
+    glDeleteRenderbuffers (1, color);
+  if (*depth)
+    glDeleteRenderbuffers (1, depth);
+  *fbo = *color = *depth = 0;
+}
+
+void
+cml_scene_renderer_free (CmlSceneRenderer *r)
+{
+  if (r == NULL)
+    return;
+  clear_objects (r);
+  g_ptr_array_unref (r->objects);
+  g_clear_pointer (&r->sys, cml_system_unref);
+  cml_mesh_free (r->ball);
+  cml_mesh_free (r->small_sphere);
+  cml_mesh_free (r->table);
+  cml_mesh_free (r->disc);
+  cml_mesh_free (r->cylinder);
+  cml_mesh_free (r->cone);
+  cml_mesh_free (r->quad);
+  delete_target (&r->ms_fbo, &r->ms_color, &r->ms_depth);
+  delete_target (&r->rb_fbo, &r->rb_color, &r->rb_depth);
+  glDeleteProgram (r->program);
+  g_array_unref (r->xyz);
+  g_array_unref (r->ages);
+  g_array_unref (r->vertices);
+  g_free (r);
+}
+
+/* ---- the system's objects ------------------------------------------------------------ */
+
+static void
+reset_bounds (CmlSceneRenderer *r)
+{
+  r->lab_valid = r->table_valid = FALSE;
+}
+
+void
+cml_scene_renderer_set_system (CmlSceneRenderer *r, CmlSystem *sys)
+{
+  g_return_if_fail (r != NULL);
+
+  clear_objects (r);
+  reset_bounds (r);
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&r->sys, cml_system_unref);
+  r->sys = sys;
+  r->n_scene = sys ? cml_system_n_scene_values (sys) : 0;
+  if (sys == NULL)
+    return;
+
+  static const struct
+  {
+    const char *type;
+    ObjKind     kind;
+    guint32     color; /* default */
+  } types[] = {
+    { "sphere", OBJ_SPHERE, 0xf57900 }, { "turntable", OBJ_TURNTABLE, 0x9a9996 },
+    { "plane", OBJ_PLANE, 0x9a9996 },   { "point", OBJ_POINT, 0xe01b24 },
+    { "trail", OBJ_TRAIL, 0x1c71d8 },   { "disc", OBJ_DISC, 0x26a269 },
+    { "arrow", OBJ_ARROW, 0x813d9c },
+  };
+
+  CmlModel *model = cml_system_get_model (sys);
+  for (guint i = 0; i < model->scene->len; i++)
+    {
+      const CmlSceneObject *so = model->scene->pdata[i];
+      SceneObj *o = g_new0 (SceneObj, 1);
+      guint k;
+      for (k = 0; k < G_N_ELEMENTS (types); k++)
+        if (g_str_equal (so->type, types[k].type))
+          break;
+      g_assert (k < G_N_ELEMENTS (types)); /* the model loader checked the type */
+      o->kind = types[k].kind;
+      parse_color (so->color, types[k].color, o->rgb);
+#define OFF(field, key) o->field = cml_system_scene_offset (sys, i, key)
+      OFF (center, "center");
+      OFF (radius, "radius");
+      OFF (attitude, "attitude");
+      OFF (angle, "angle");
+      OFF (size, "size");
+      OFF (position, "position");
+      OFF (point, "point");
+      OFF (frame_angle, "frame-angle");
+      OFF (length, "length");
+      OFF (normal, "normal");
+      OFF (every, "every");
+      OFF (from, "from");
+      OFF (vector, "vector");
+#undef OFF
+      if (o->kind == OBJ_TRAIL)
+        o->points = g_array_new (FALSE, FALSE, sizeof (TrailPoint));
+      if (o->kind == OBJ_DISC && o->every >= 0)
+        o->marks = g_array_new (FALSE, FALSE, sizeof (DiscMark));
+      g_ptr_array_add (r->objects, o);
+    }
+}
+
+gboolean
+cml_scene_renderer_has_frame_angle (CmlSceneRenderer *r)
+{
+  g_return_val_if_fail (r != NULL, FALSE);
+
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind == OBJ_TRAIL && o->frame_angle >= 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* ---- trails ---------------------------------------------------------------------------- */
+
+static guint
+trail_n (const SceneObj *o)
+{
+  return o->points->len - o->start;
+}
+
+static const TrailPoint *
+trail_at (const SceneObj *o, guint i)
+{
+  return &g_array_index (o->points, TrailPoint, o->start + i);
+}
+
+/* Drops the points before FIRST (logical index); compacts when half the array is dead. */
+static void
+trail_drop (SceneObj *o, guint first)
+{
+  o->start += first;
+  if (o->start > 4096 && o->start > o->points->len / 2)
+    {
+      g_array_remove_range (o->points, 0, o->start);
+      o->start = 0;
+    }
+}
+
+static double
+obj_length (const SceneObj *o, const double *v)
+{
+  double len = o->length >= 0 ? v[o->length] : DEFAULT_LENGTH;
+  return isfinite (len) && len > 0 ? len : DEFAULT_LENGTH;
+}
+
+/* The largest trail length in seconds: how long the discs along a path stay. */
+static double
+longest_trail (CmlSceneRenderer *r, const double *v)
+{
+  double len = 0;
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind == OBJ_TRAIL)
+        len = MAX (len, obj_length (o, v));
+    }
+  return len > 0 ? len : DEFAULT_LENGTH;
+}
+
+static void
+add_trail_bounds (CmlSceneRenderer *r, const float p[3], float angle, gboolean has_angle)
+{
+  double c[3] = { p[0], p[1], p[2] };
+  box_add (r->lab_min, r->lab_max, &r->lab_valid, c, 0);
+  if (has_angle)
+    {
+      /* in the table frame the point turns about z with the table: the circle through it */
+      double rho = hypot (p[0], p[1]);
+      double lo[3] = { -rho, -rho, p[2] }, hi[3] = { rho, rho, p[2] };
+      box_add (r->table_min, r->table_max, &r->table_valid, lo, 0);
+      box_add (r->table_min, r->table_max, &r->table_valid, hi, 0);
+    }
+}
+
+void
+cml_scene_renderer_push_trail_samples_timed (CmlSceneRenderer *r, const double *t,
+                                             const double *rows, guint n, guint n_cols,
+                                             guint scene_offset)
+{
+  g_return_if_fail (r != NULL);
+  g_return_if_fail (n == 0 || rows != NULL);
+  if (r->sys == NULL || n == 0)
+    return;
+  g_return_if_fail (scene_offset + r->n_scene <= n_cols);
+
+  for (guint s = 0; s < n; s++)
+    {
+      const double *v = rows + (gsize) s * n_cols + scene_offset;
+      for (guint i = 0; i < r->objects->len; i++)
+        {
+          SceneObj *o = r->objects->pdata[i];
+          if (o->kind == OBJ_TRAIL)
+            {
+              TrailPoint tp = { 0 };
+              tp.t = t ? t[s] : NAN;
+              for (int k = 0; k < 3; k++)
+                tp.p[k] = (float) v[o->point + k];
+              tp.angle = o->frame_angle >= 0 ? (float) v[o->frame_angle] : 0.f;
+              if (!isfinite (tp.p[0]) || !isfinite (tp.p[1]) || !isfinite (tp.p[2])
+                  || !isfinite (tp.angle))
+                continue;
+              /* times going back mean a new run that nobody announced: start over */
+              if (t && trail_n (o) > 0 && t[s] < trail_at (o, trail_n (o) - 1)->t)
+                trail_drop (o, trail_n (o));
+              g_array_append_val (o->points, tp);
+              add_trail_bounds (r, tp.p, tp.angle, o->frame_angle >= 0);
+
+              /* keep LENGTH seconds and at most TRAIL_MAX_POINTS */
+              guint drop = 0, count = trail_n (o);
+              if (count > TRAIL_MAX_POINTS)
+                drop = count - TRAIL_MAX_POINTS;
+              if (t)
+                {
+                  double oldest = t[s] - obj_length (o, v);
+                  while (drop < count && trail_at (o, drop)->t < oldest)
+                    drop++;
+                }
+              if (drop)
+                trail_drop (o, drop);
+            }
+          else if (o->kind == OBJ_DISC && o->marks)
+            {
+              /* a disc every `every` seconds (or samples at the assumed spacing) */
+              double every = v[o->every];
+              guint nm = o->marks->len - o->marks_start;
+              const DiscMark *last = nm ? &g_array_index (o->marks, DiscMark, o->marks->len - 1) : NULL;
+              o->samples_since_mark++;
+              gboolean due;
+              if (t)
+                due = last == NULL || !isfinite (last->t) || t[s] - last->t >= every || t[s] < last->t;
+              else
+                due = last == NULL || o->samples_since_mark >= MAX (1.0, every * SAMPLES_PER_SECOND);
+              if (!due)
+                continue;
+              DiscMark dm = { .t = t ? t[s] : NAN, .radius = (float) v[o->radius] };
+              for (int k = 0; k < 3; k++)
+                {
+                  dm.p[k] = (float) v[o->position + k];
+                  dm.n[k] = (float) v[o->normal + k];
+                }
+              if (!isfinite (dm.p[0] + dm.p[1] + dm.p[2] + dm.n[0] + dm.n[1] + dm.n[2] + dm.radius))
+                continue;
+              if (last && t && t[s] < last->t)
+                o->marks_start = o->marks->len;
+              g_array_append_val (o->marks, dm);
+              o->samples_since_mark = 0;
+
+              nm = o->marks->len - o->marks_start;
+              guint drop = nm > DISC_MARKS_MAX ? nm - DISC_MARKS_MAX : 0;
+              if (t)
+                {
+                  double oldest = t[s] - longest_trail (r, v);
+                  while (drop < nm && g_array_index (o->marks, DiscMark, o->marks_start + drop).t < oldest)
+                    drop++;
+                }
+              o->marks_start += drop;
+              if (o->marks_start > 256 && o->marks_start > o->marks->len / 2)
+                {
+                  g_array_remove_range (o->marks, 0, o->marks_start);
+                  o->marks_start = 0;
+                }
+            }
+        }
+    }
+}
+
+void
+cml_scene_renderer_push_trail_samples (CmlSceneRenderer *r, const double *rows, guint n,
+                                       guint n_cols, guint scene_offset)
+{
+  cml_scene_renderer_push_trail_samples_timed (r, NULL, rows, n, n_cols, scene_offset);
+}
+
+void
+cml_scene_renderer_clear_trails (CmlSceneRenderer *r)
+{
+  g_return_if_fail (r != NULL);
+
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->points)
+        {
+          g_array_set_size (o->points, 0);
+          o->start = 0;
+        }
+      if (o->marks)
+        {
+          g_array_set_size (o->marks, 0);
+          o->marks_start = 0;
+          o->samples_since_mark = 0;
+        }
+    }
+  reset_bounds (r);
+}
+
+guint
+cml_scene_renderer_get_trail_length (CmlSceneRenderer *r, guint trail)
+{
+  g_return_val_if_fail (r != NULL, 0);
+
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind == OBJ_TRAIL && trail-- == 0)
+        return trail_n (o);
+    }
+  return 0;
+}
+
+/* ---- bounds of the objects ----------------------------------------------------------- */
+
+static gboolean
+finite_n (const double *v, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (!isfinite (v[i]))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+add_object_bounds (CmlSceneRenderer *r, const double *v)
+{
+  if (r->objects->len == 0)
+    {
+      /* the default axes */
+      double c[3] = { 0, 0, 0.4 };
+      box_add (r->lab_min, r->lab_max, &r->lab_valid, c, 1.2);
+      return;
+    }
+  if (v == NULL)
+    return;
+
+  static const double origin[3] = { 0, 0, 0 };
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      switch (o->kind)
+        {
+        case OBJ_SPHERE:
+          box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->center, v[o->radius]);
+          break;
+        case OBJ_TURNTABLE:
+          box_add (r->lab_min, r->lab_max, &r->lab_valid, o->center >= 0 ? v + o->center : origin,
+                   v[o->radius]);
+          break;
+        case OBJ_POINT:
+          box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->position,
+                   o->radius >= 0 ? v[o->radius] : 0);
+          break;
+        case OBJ_DISC:
+          box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->position, v[o->radius]);
+          break;
+        case OBJ_ARROW:
+          if (finite_n (v + o->from, 3) && finite_n (v + o->vector, 3))
+            {
+              double tip[3];
+              for (int k = 0; k < 3; k++)
+                tip[k] = v[o->from + k] + v[o->vector + k];
+              box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->from, 0);
+              box_add (r->lab_min, r->lab_max, &r->lab_valid, tip, 0);
+            }
+          break;
+        case OBJ_TRAIL:
+          if (finite_n (v + o->point, 3))
+            {
+              float p[3] = { v[o->point], v[o->point + 1], v[o->point + 2] };
+              add_trail_bounds (r, p, 0, o->frame_angle >= 0);
+            }
+          break;
+        case OBJ_PLANE:
+          /* a floor is a backdrop: framing it would make the actors tiny */
+          break;
+        }
+    }
+}
+
+void
+cml_scene_renderer_get_bounds (CmlSceneRenderer *r, const double *scene_values,
+                               const CmlSceneStyle *style, double min[3], double max[3])
+{
+  g_return_if_fail (r != NULL && min != NULL && max != NULL);
+
+  add_object_bounds (r, scene_values);
+  gboolean valid = FALSE;
+  if (r->lab_valid)
+    box_add (min, max, &valid, r->lab_min, 0), box_add (min, max, &valid, r->lab_max, 0);
+  if (style && style->table_frame && r->table_valid)
+    box_add (min, max, &valid, r->table_min, 0), box_add (min, max, &valid, r->table_max, 0);
+  if (!valid)
+    {
+      double c[3] = { 0, 0, 0 };
+      box_add (min, max, &valid, c, 1.0);
+    }
+  /* a lone point or a short trail must not fill the screen: at least a unit across */
+  for (int k = 0; k < 3; k++)
+    if (max[k] - min[k] < 1.0 && (k < 2 || r->objects->len == 0))
+      {
+        double c = 0.5 * (min[k] + max[k]);
+        min[k] = c - 0.5;
+        max[k] = c + 0.5;
+      }
+}
+
+/* ---- drawing ---------------------------------------------------------------------------- */
+
+typedef struct
+{
+  CmlMat4  view_proj;
+  double   eye[3];
+  double   distance;   /* eye to target */
+  double   extent;     /* radius of the scene's bounds */
+  float    bg[4];
+  gboolean dark;
+  float    line_px;    /* trail width, device pixels */
+  float    grid_px;    /* grid line width, device pixels */
+  int      width, height;
+} DrawCtx;
+
+static void
+set_model (CmlSceneRenderer *r, const CmlMat4 *model)
+{
+  float nm[9];
+  glUniformMatrix4fv (r->u.model, 1, GL_FALSE, model->m);
+  /* rotations and uniform scales only: the model matrix itself transforms normals */
+  cml_mat4_to_mat3 (model, nm);
+  glUniformMatrix3fv (r->u.normal_matrix, 1, GL_FALSE, nm);
+}
+
+static void
+set_colors (CmlSceneRenderer *r, const float c1[3], float alpha, const float c2[3], const float accent[3])
+{
+  glUniform4f (r->u.color, c1[0], c1[1], c1[2], alpha);
+  glUniform4f (r->u.color2, c2[0], c2[1], c2[2], 1.f);
+  glUniform4f (r->u.accent, accent[0], accent[1], accent[2], 1.f);
+}
+
+/* T · R · S with R from a unit vector: the rotation taking +z to DIR */
+static void
+model_along (CmlMat4 *out, const double at[3], const double dir[3], double sx, double sz)
+{
+  CmlMat4 t, rot, s;
+  double len = sqrt (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+  cml_mat4_translation (&t, at[0], at[1], at[2]);
+  cml_mat4_identity (&rot);
+  if (len > 0)
+    {
+      double z[3] = { dir[0] / len, dir[1] / len, dir[2] / len };
+      double angle = acos (CLAMP (z[2], -1.0, 1.0));
+      CmlVec3 axis = { -z[1], z[0], 0 };  /* +z × dir */
+      if (hypot (axis.x, axis.y) < 1e-9)
+        axis = (CmlVec3) { 1, 0, 0 };
+      cml_mat4_rotation (&rot, angle, axis);
+    }
+  cml_mat4_scale (&s, sx, sx, sz);
+  cml_mat4_multiply (out, &t, &rot);
+  cml_mat4_multiply (out, out, &s);
+}
+
+static void
+draw_sphere_mesh (CmlSceneRenderer *r, CmlMesh *mesh, const double c[3], double radius,
+                  const CmlMat4 *rot)
+{
+  CmlMat4 m, s;
+  cml_mat4_translation (&m, c[0], c[1], c[2]);
+  if (rot)
+    cml_mat4_multiply (&m, &m, rot);
+  cml_mat4_scale (&s, radius, radius, radius);
+  cml_mat4_multiply (&m, &m, &s);
+  set_model (r, &m);
+  cml_mesh_draw (mesh);
+}
+
+static void
+draw_arrow (CmlSceneRenderer *r, const DrawCtx *dc, const double from[3], const double vec[3],
+            const float rgb[3])
+{
+  double len = sqrt (vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+  if (!(len > 0) || !isfinite (len))
+    return;
+  /* proportions of a drawn arrow, but never thicker than the scene can bear */
+  double head = MIN (0.25 * len, 0.12 * dc->extent);
+  double head_r = 0.4 * head;
+  double shaft_r = 0.35 * head_r;
+  double shaft = len - head;
+  double tip_base[3];
+  for (int k = 0; k < 3; k++)
+    tip_base[k] = from[k] + vec[k] * (shaft / len);
+
+  set_colors (r, rgb, 1.f, rgb, rgb);
+  glUniform1i (r->u.pattern, PATTERN_MARK);
+  CmlMat4 m;
+  model_along (&m, from, vec, shaft_r, shaft);
+  set_model (r, &m);
+  cml_mesh_draw (r->cylinder);
+  model_along (&m, tip_base, vec, head_r, head);
+  set_model (r, &m);
+  cml_mesh_draw (r->cone);
+}
+
+/* A disc of RADIUS at P facing N (both sides drawn). */
+static void
+draw_disc (CmlSceneRenderer *r, const float p[3], const float n[3], float radius)
+{
+  double at[3] = { p[0], p[1], p[2] }, dir[3] = { n[0], n[1], n[2] };
+  if (!(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2] > 0))
+    dir[2] = 1;
+  CmlMat4 m;
+  model_along (&m, at, dir, radius, radius);
+  set_model (r, &m);
+  cml_mesh_draw (r->disc);
+}
+
+/* A "nice" grid spacing (1, 2 or 5 × 10^k) near SPAN / 10. */
+static double
+nice_step (double span)
+{
+  double raw = MAX (span, 1e-9) / 10;
+  double p = pow (10, floor (log10 (raw)));
+  double f = raw / p;
+  return p * (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10);
+}
+
+static void
+draw_grid_overlay (CmlSceneRenderer *r, const DrawCtx *dc, const double min[3], const double max[3])
+{
+  /* faint lines at z = 0 (or under everything) so that shapes in space have a floor */
+  double span = MAX (max[0] - min[0], max[1] - min[1]);
+  double step = nice_step (span);
+  double half = ceil ((0.6 * span + step) / step) * step;
+  double cx = round (0.5 * (min[0] + max[0]) / step) * step;
+  double cy = round (0.5 * (min[1] + max[1]) / step) * step;
+  double z = MIN (0.0, min[2]);
+
+  float fg[3] = { 0.45f, 0.45f, 0.48f }, axis[3];
+  if (dc->dark)
+    fg[0] = fg[1] = 0.55f, fg[2] = 0.6f;
+  mix3 (fg, dc->bg, -0.3f, axis);
+  CmlMat4 m, s;
+  cml_mat4_translation (&m, cx, cy, z);
+  cml_mat4_scale (&s, half, half, 1);
+  cml_mat4_multiply (&m, &m, &s);
+  set_model (r, &m);
+  set_colors (r, fg, dc->dark ? 0.45f : 0.5f, fg, axis);
+  glUniform1i (r->u.pattern, PATTERN_GRID_LINES);
+  glUniform1f (r->u.param, step);
+  glUniform1i (r->u.lit, 0);
+  cml_mesh_draw (r->quad);
+  glUniform1i (r->u.lit, 1);
+}
+
+/* Thins trail O to about a point per pixel and uploads it as a ribbon; the current point
+ * CUR (may be NULL) closes the gap between the last sample and the object.  In the table
+ * frame, points are turned back by their own angle (the model matrix turns them forward
+ * by the current one). */
+static void
+upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double *cur,
+              gboolean table, double now, double length)
+{
+  guint n = trail_n (o);
+  g_array_set_size (r->xyz, 0);
+  g_array_set_size (r->ages, 0);
+  g_array_set_size (r->vertices, 0);
+
+  double eps = dc->extent * 1.5e-3;
+  double eps2 = eps * eps;
+  float last[3] = { NAN, NAN, NAN };
+  guint stride = n > TRAIL_MAX_DRAWN * 4 ? n / (TRAIL_MAX_DRAWN * 4) : 1;
+  double newest_t = n ? trail_at (o, n - 1)->t : NAN;
+  if (!isfinite (now))
+    now = newest_t;
+
+  for (guint i = 0; i < n + (cur ? 1 : 0); i++)
+    {
+      float p[3], a, age;
+      if (i < n)
+        {
+          if (i % stride != 0 && i != n - 1)
+            continue;
+          const TrailPoint *tp = trail_at (o, i);
+          memcpy (p, tp->p, sizeof p);
+          a = tp->angle;
+          if (isfinite (tp->t) && isfinite (now))
+            age = (now - tp->t) / length;
+          else
+            age = (float) (n - i) / MAX (n, 1);
+        }
+      else
+        {
+          for (int k = 0; k < 3; k++)
+            p[k] = cur[k];
+          a = cur[3];
+          age = 0;
+        }
+      if (table)
+        {
+          float c = cosf (a), s = sinf (a);
+          float x = c * p[0] + s * p[1], y = -s * p[0] + c * p[1];
+          p[0] = x;
+          p[1] = y;
+        }
+      /* skip points closer than EPS to the last one kept (but keep the ends) */
+      float d2 = (p[0] - last[0]) * (p[0] - last[0]) + (p[1] - last[1]) * (p[1] - last[1])
+                 + (p[2] - last[2]) * (p[2] - last[2]);
+      gboolean end = (i + 1 == n + (cur ? 1 : 0));
+      if (!(d2 >= eps2) && !isnan (last[0]) && !end)
+        continue;
+      memcpy (last, p, sizeof p);
+      g_array_append_vals (r->xyz, p, 3);
+      /* older points fade towards the background, so the motion's direction reads */
+      age = CLAMP (age, 0.f, 1.f) * 0.7f;
+      g_array_append_val (r->ages, age);
+    }
+
+  guint kept = r->ages->len;
+  if (kept > TRAIL_MAX_DRAWN)
+    {
+      /* still too many for one frame: an even stride over the thinned points */
+      guint k = (kept + TRAIL_MAX_DRAWN - 1) / TRAIL_MAX_DRAWN, j = 0;
+      float *xyz = (float *) r->xyz->data, *ages = (float *) r->ages->data;
+      for (guint i = 0; i < kept; i++)
+        if (i % k == 0 || i == kept - 1)
+          {
+            memmove (xyz + 3 * j, xyz + 3 * i, 3 * sizeof (float));
+            ages[j++] = ages[i];
+          }
+      kept = j;
+    }
+  cml_mesh_ribbon_append (r->vertices, (float *) r->xyz->data, (float *) r->ages->data, kept);
+  if (o->strip == NULL)
+    o->strip = cml_mesh_new_dynamic (GL_TRIANGLE_STRIP);
+  cml_mesh_set_vertices (o->strip, (CmlVertex *) r->vertices->data, r->vertices->len);
+}
+
+static void
+draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlSceneStyle *style)
+{
+  glUniform1i (r->u.mode, 1);
+  glUniform1i (r->u.lit, 0);
+  glUniform1f (r->u.line_width, dc->line_px);
+  glUniform1f (r->u.tangent_scale, dc->distance * 1e-3);
+  glDepthMask (GL_FALSE);
+
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind != OBJ_TRAIL || trail_n (o) == 0)
+        continue;
+      gboolean table = style->table_frame && o->frame_angle >= 0;
+      double cur[4], now = NAN;
+      gboolean have_cur = v && finite_n (v + o->point, 3)
+                          && (o->frame_angle < 0 || isfinite (v[o->frame_angle]));
+      if (have_cur)
+        {
+          for (int k = 0; k < 3; k++)
+            cur[k] = v[o->point + k];
+          cur[3] = o->frame_angle >= 0 ? v[o->frame_angle] : 0;
+        }
+      double length = v ? obj_length (o, v) : DEFAULT_LENGTH;
+      upload_trail (r, o, dc, have_cur ? cur : NULL, table, now, length);
+
+      /* table frame: turn the whole trail with the table's current angle */
+      CmlMat4 m;
+      double a_now = have_cur ? cur[3] : trail_at (o, trail_n (o) - 1)->angle;
+      if (table)
+        cml_mat4_rotation (&m, a_now, (CmlVec3) { 0, 0, 1 });
+      else
+        cml_mat4_identity (&m);
+      set_model (r, &m);
+
+      float rgb[3];
+      memcpy (rgb, o->rgb, sizeof rgb);
+      if (dc->dark)
+        {
+          /* strong blues sink into a dark background: lift them */
+          float white[3] = { 1, 1, 1 };
+          mix3 (rgb, white, 0.25f, rgb);
+        }
+      set_colors (r, rgb, 1.f, dc->bg, rgb);
+      cml_mesh_draw (o->strip);
+    }
+
+  glDepthMask (GL_TRUE);
+  glUniform1i (r->u.mode, 0);
+  glUniform1i (r->u.lit, 1);
+}
+
+typedef struct
+{
+  float  dist2;
+  const float *p, *n;
+  float  radius;
+  const float *rgb;
+  float  alpha;
+} Translucent;
+
+static int
+cmp_far_first (gconstpointer a, gconstpointer b)
+{
+  const Translucent *x = a, *y = b;
+  return (x->dist2 < y->dist2) - (x->dist2 > y->dist2);
+}
+
+static void
+draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
+{
+  g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Translucent));
+  g_autofree float *current = g_new0 (float, 7 * r->objects->len);
+
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind != OBJ_DISC)
+        continue;
+      if (o->marks)
+        for (guint j = o->marks_start; j < o->marks->len; j++)
+          {
+            const DiscMark *dm = &g_array_index (o->marks, DiscMark, j);
+            Translucent it = { 0, dm->p, dm->n, dm->radius, o->rgb, 0.28f };
+            g_array_append_val (items, it);
+          }
+      if (v && finite_n (v + o->position, 3) && finite_n (v + o->normal, 3) && isfinite (v[o->radius]))
+        {
+          /* the disc at the current state is stronger than the ones left behind */
+          float *c = current + 7 * i;
+          for (int k = 0; k < 3; k++)
+            {
+              c[k] = v[o->position + k];
+              c[3 + k] = v[o->normal + k];
+            }
+          c[6] = v[o->radius];
+          Translucent it = { 0, c, c + 3, c[6], o->rgb, o->marks ? 0.55f : 0.8f };
+          g_array_append_val (items, it);
+        }
+    }
+  if (items->len == 0)
+    return;
+
+  /* back to front, so that the blending is right where discs overlap */
+  for (guint j = 0; j < items->len; j++)
+    {
+      Translucent *it = &g_array_index (items, Translucent, j);
+      double d2 = 0;
+      for (int k = 0; k < 3; k++)
+        d2 += (it->p[k] - dc->eye[k]) * (it->p[k] - dc->eye[k]);
+      it->dist2 = d2;
+    }
+  g_array_sort (items, cmp_far_first);
+
+  glDepthMask (GL_FALSE);
+  glUniform1i (r->u.pattern, PATTERN_DISC);
+  for (guint j = 0; j < items->len; j++)
+    {
+      const Translucent *it = &g_array_index (items, Translucent, j);
+      float dark[3], black[3] = { 0, 0, 0 };
+      mix3 (it->rgb, black, 0.35f, dark);
+      set_colors (r, it->rgb, it->alpha, dark, dark);
+      draw_disc (r, it->p, it->n, it->radius);
+    }
+  glDepthMask (GL_TRUE);
+}
+
+static void
+draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
+{
+  static const float white[3] = { 0.965f, 0.961f, 0.953f };
+  static const float ink[3] = { 0.14f, 0.12f, 0.19f };
+
+  for (guint i = 0; i < r->objects->len && v; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      glUniform1i (r->u.pattern, PATTERN_MARK);
+      switch (o->kind)
+        {
+        case OBJ_PLANE:
+          {
+            double size = v[o->size];
+            double c[3] = { 0, 0, 0 };
+            if (o->center >= 0)
+              memcpy (c, v + o->center, sizeof c);
+            if (!(size > 0) || !finite_n (c, 3))
+              break;
+            /* a pale floor with lines in the object's colour; just under z = 0 so that
+             * whatever lies on it wins the depth test */
+            float floor_rgb[3], line[3], axis[3];
+            mix3 (o->rgb, dc->bg, 0.78f, floor_rgb);
+            mix3 (o->rgb, dc->bg, 0.25f, line);
+            mix3 (o->rgb, ink, dc->dark ? -0.4f : 0.5f, axis);
+            CmlMat4 m, s;
+            cml_mat4_translation (&m, c[0], c[1], c[2] - 1e-3 * dc->extent);
+            cml_mat4_scale (&s, size / 2, size / 2, 1);
+            cml_mat4_multiply (&m, &m, &s);
+            set_model (r, &m);
+            set_colors (r, floor_rgb, 1.f, line, axis);
+            glUniform1i (r->u.pattern, PATTERN_GRID);
+            glUniform1f (r->u.param, nice_step (MIN (size, 4 * dc->extent)));
+            cml_mesh_draw (r->quad);
+            break;
+          }
+        case OBJ_TURNTABLE:
+          if (g_getenv ("NOTABLE")) break;
+          {
+            double radius = v[o->radius], angle = v[o->angle];
+            double c[3] = { 0, 0, 0 };
+            if (o->center >= 0)
+              memcpy (c, v + o->center, sizeof c);
+            if (!(radius > 0) || !isfinite (angle) || !finite_n (c, 3))
+              break;
+            /* light sectors in the object's colour, darker ones, an ink reference radius */
+            float top[3], dark[3];
+            mix3 (o->rgb, white, 0.45f, top);
+            mix3 (o->rgb, ink, 0.45f, dark);
+            CmlMat4 m, rot, s;
+            cml_mat4_translation (&m, c[0], c[1], c[2]);
+            cml_mat4_rotation (&rot, angle, (CmlVec3) { 0, 0, 1 });
+            cml_mat4_scale (&s, radius, radius, radius);
+            cml_mat4_multiply (&m, &m, &rot);
+            cml_mat4_multiply (&m, &m, &s);
+            set_model (r, &m);
+            set_colors (r, top, 1.f, dark, ink);
+            glUniform1i (r->u.pattern, PATTERN_TABLE);
+            glEnable (GL_CULL_FACE);
+            cml_mesh_draw (r->table);
+            glDisable (GL_CULL_FACE);
+            break;
+          }
+        case OBJ_SPHERE:
+          if (g_getenv ("NOBALL")) break;
+          {
+            double radius = v[o->radius];
+            if (!(radius > 0) || !finite_n (v + o->center, 3))
+              break;
+            CmlMat4 rot;
+            const double *q = o->attitude >= 0 ? v + o->attitude : NULL;
+            if (q && finite_n (q, 4))
+              cml_mat4_from_quaternion (&rot, q[0], q[1], q[2], q[3]);
+            else
+              cml_mat4_identity (&rot);
+            /* octants in the object's colour and white, ink seams: turning shows */
+            set_colors (r, o->rgb, 1.f, white, ink);
+            glUniform1i (r->u.pattern, PATTERN_BALL);
+            glEnable (GL_CULL_FACE);
+            draw_sphere_mesh (r, r->ball, v + o->center, radius, &rot);
+            glDisable (GL_CULL_FACE);
+            break;
+          }
+        case OBJ_POINT:
+          {
+            double radius = o->radius >= 0 ? v[o->radius] : 0.02 * dc->extent;
+            if (!(radius > 0) || !finite_n (v + o->position, 3))
+              break;
+            set_colors (r, o->rgb, 1.f, o->rgb, o->rgb);
+            glEnable (GL_CULL_FACE);
+            draw_sphere_mesh (r, r->small_sphere, v + o->position, radius, NULL);
+            glDisable (GL_CULL_FACE);
+            break;
+          }
+        case OBJ_ARROW:
+          if (finite_n (v + o->from, 3) && finite_n (v + o->vector, 3))
+            {
+              glEnable (GL_CULL_FACE);
+              draw_arrow (r, dc, v + o->from, v + o->vector, o->rgb);
+              glDisable (GL_CULL_FACE);
+            }
+          break;
+        case OBJ_TRAIL:
+        case OBJ_DISC:
+          break; /* later passes */
+        }
+    }
+}
+
+static void
+draw_default (CmlSceneRenderer *r, const DrawCtx *dc)
+{
+  /* no scene in the model: axes x, y, z (red, green, blue) and a point at the origin */
+  static const double origin[3] = { 0, 0, 0 };
+  static const double axes[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  float rgb[3][3], grey[3];
+  hex_to_rgb (0xe01b24, rgb[0]);
+  hex_to_rgb (0x26a269, rgb[1]);
+  hex_to_rgb (0x1c71d8, rgb[2]);
+  hex_to_rgb (0x77767b, grey);
+
+  glEnable (GL_CULL_FACE);
+  for (int k = 0; k < 3; k++)
+    draw_arrow (r, dc, origin, axes[k], rgb[k]);
+  set_colors (r, grey, 1.f, grey, grey);
+  glUniform1i (r->u.pattern, PATTERN_MARK);
+  draw_sphere_mesh (r, r->small_sphere, origin, 0.06, NULL);
+  glDisable (GL_CULL_FACE);
+}
+
+static gboolean
+has_floor (CmlSceneRenderer *r)
+{
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind == OBJ_PLANE || o->kind == OBJ_TURNTABLE)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* (Re)makes a framebuffer of WIDTH × HEIGHT with SAMPLES (0: single-sampled). */
+static gboolean
+ensure_target (GLuint *fbo, GLuint *color, GLuint *depth, int *w, int *h, guint *have_samples,
+               int width, int height, guint samples)
+{
+  if (*fbo && *w == width && *h == height && (!have_samples || *have_samples == samples))
+    return TRUE;
+  delete_target (fbo, color, depth);
+
+  glGenFramebuffers (1, fbo);
+  glBindFramebuffer (GL_FRAMEBUFFER, *fbo);
+  glGenRenderbuffers (1, color);
+  glBindRenderbuffer (GL_RENDERBUFFER, *color);
+  if (samples > 1)
+    glRenderbufferStorageMultisample (GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
+  else
+    glRenderbufferStorage (GL_RENDERBUFFER, GL_RGBA8, width, height);
+  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *color);
+  glGenRenderbuffers (1, depth);
+  glBindRenderbuffer (GL_RENDERBUFFER, *depth);
+  if (samples > 1)
+    glRenderbufferStorageMultisample (GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, width, height);
+  else
+    glRenderbufferStorage (GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
+  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, *depth);
+  glBindRenderbuffer (GL_RENDERBUFFER, 0);
+
+  gboolean ok = glCheckFramebufferStatus (GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+  if (!ok)
+    {
+      glBindFramebuffer (GL_FRAMEBUFFER, 0);
+      delete_target (fbo, color, depth);
+      return FALSE;
+    }
+  *w = width;
+  *h = height;
+  if (have_samples)
+    *have_samples = samples;
+  return TRUE;
+}
+
+void
+cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const CmlCamera *cam,
+                         int width, int height, const CmlSceneStyle *style)
+{
+  g_return_if_fail (r != NULL && cam != NULL);
+
+  CmlSceneStyle default_style = cml_scene_style_default ();
+  if (style == NULL)
+    style = &default_style;
+  if (width <= 0 || height <= 0)
+    return;
+  const double *v = r->n_scene > 0 ? scene_values : NULL;
+
+  /* draw multisampled into our own buffer, then resolve into the caller's */
+  GLint target = 0;
+  glGetIntegerv (GL_DRAW_FRAMEBUFFER_BINDING, &target);
+  guint samples = style->samples;
+  if (samples > 1)
+    {
+      GLint max_samples = 0;
+      glGetIntegerv (GL_MAX_SAMPLES, &max_samples);
+      samples = MIN (samples, (guint) MAX (max_samples, 0));
+    }
+  gboolean ms = samples > 1
+                && ensure_target (&r->ms_fbo, &r->ms_color, &r->ms_depth, &r->ms_width,
+                                  &r->ms_height, &r->ms_samples, width, height, samples);
+  glBindFramebuffer (GL_FRAMEBUFFER, ms ? r->ms_fbo : (GLuint) target);
+
+  DrawCtx dc = { 0 };
+  cml_scene_style_get_background (style, dc.bg);
+  dc.dark = style->dark;
+  dc.width = width;
+  dc.height = height;
+  double scale = style->scale > 0 ? style->scale : 1.0;
+  dc.line_px = (style->presentation ? 5.0 : 2.5) * scale;
+  dc.grid_px = (style->presentation ? 2.0 : 1.0) * scale;
+  dc.distance = cam->distance;
+
+  double min[3], max[3];
+  cml_scene_renderer_get_bounds (r, v, style, min, max);
+  dc.extent = 0.5 * sqrt ((max[0] - min[0]) * (max[0] - min[0]) + (max[1] - min[1]) * (max[1] - min[1])
+                          + (max[2] - min[2]) * (max[2] - min[2]));
+
+  glViewport (0, 0, width, height);
+  glClearColor (dc.bg[0], dc.bg[1], dc.bg[2], 1.f);
+  glDepthMask (GL_TRUE);
+  glClear (GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable (GL_DEPTH_TEST);
+  glDepthFunc (GL_LEQUAL);
+  glEnable (GL_BLEND);
+  /* keep the destination opaque: GTK composites the area's alpha */
+  glBlendFuncSeparate (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glCullFace (GL_BACK);
+  glFrontFace (GL_CCW);
+
+  CmlMat4 view, proj;
+  double aspect = (double) width / height;
+  cml_camera_get_matrices (cam, aspect, &view, &proj);
+  cml_mat4_multiply (&dc.view_proj, &proj, &view);
+  cml_camera_get_eye (cam, dc.eye);
+
+  /* the key light comes from over the viewer's left shoulder, whatever the direction of
+   * view: the side of the scene one sees is always lit */
+  float vl[3] = { -0.45f, 0.65f, 0.62f };
+  float lw[3];
+  for (int k = 0; k < 3; k++)
+    lw[k] = view.m[k * 4 + 0] * vl[0] + view.m[k * 4 + 1] * vl[1] + view.m[k * 4 + 2] * vl[2];
+  float ln = sqrtf (lw[0] * lw[0] + lw[1] * lw[1] + lw[2] * lw[2]);
+
+  glUseProgram (r->program);
+  glUniformMatrix4fv (r->u.view_proj, 1, GL_FALSE, dc.view_proj.m);
+  glUniform2f (r->u.viewport, width, height);
+  glUniform3f (r->u.eye, dc.eye[0], dc.eye[1], dc.eye[2]);
+  glUniform3f (r->u.light_dir, lw[0] / ln, lw[1] / ln, lw[2] / ln);
+  glUniform1f (r->u.line_width, dc.grid_px);
+  glUniform1i (r->u.mode, 0);
+  glUniform1i (r->u.lit, 1);
+  glUniform1f (r->u.param, 1.f);
+
+  if (r->objects->len == 0)
+    {
+      draw_default (r, &dc);
+      double lo[3] = { -1.5, -1.5, 0 }, hi[3] = { 1.5, 1.5, 0 };
+      draw_grid_overlay (r, &dc, lo, hi);
+    }
+  else
+    {
+      gint64 T0 = g_get_monotonic_time (); glFinish (); T0 = g_get_monotonic_time ();
+      draw_objects (r, &dc, v); glFinish ();
+      gint64 T1 = g_get_monotonic_time ();
+      draw_trails (r, &dc, v, style); glFinish ();
+      gint64 T2 = g_get_monotonic_time ();
+      if (g_getenv ("PROF")) g_printerr ("objects %.2f trails %.2f\n", (T1-T0)/1000.0, (T2-T1)/1000.0);
+      glUniform1f (r->u.line_width, dc.grid_px);
+      if (!has_floor (r))
+        draw_grid_overlay (r, &dc, min, max);
+      draw_translucent (r, &dc, v);
+    }
+
+  glUseProgram (0);
+  glBindVertexArray (0);
+  glDisable (GL_DEPTH_TEST);
+  glDisable (GL_BLEND);
+
+  if (ms)
+    {
+      glBindFramebuffer (GL_READ_FRAMEBUFFER, r->ms_fbo);
+      glBindFramebuffer (GL_DRAW_FRAMEBUFFER, target);
+      glBlitFramebuffer (0, 0, width, height, 0, 0, width, height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    }
+  glBindFramebuffer (GL_FRAMEBUFFER, target);
+}
+
+gboolean
+cml_scene_renderer_draw_to_pixels (CmlSceneRenderer *r, const double *scene_values,
+                                   const CmlCamera *cam, int width, int height,
+                                   const CmlSceneStyle *style, guint8 *rgba)
+{
+  g_return_val_if_fail (r != NULL && cam != NULL && rgba != NULL, FALSE);
+  g_return_val_if_fail (width > 0 && height > 0, FALSE);
+
+  GLint previous = 0;
+  glGetIntegerv (GL_FRAMEBUFFER_BINDING, &previous);
+  if (!ensure_target (&r->rb_fbo, &r->rb_color, &r->rb_depth, &r->rb_width, &r->rb_height, NULL,
+                      width, height, 0))
+    {
+      glBindFramebuffer (GL_FRAMEBUFFER, previous);
+      return FALSE;
+    }
+  glBindFramebuffer (GL_FRAMEBUFFER, r->rb_fbo);
+  cml_scene_renderer_draw (r, scene_values, cam, width, height, style);
+
+  glBindFramebuffer (GL_READ_FRAMEBUFFER, r->rb_fbo);
+  glPixelStorei (GL_PACK_ALIGNMENT, 1);
+  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+  glBindFramebuffer (GL_FRAMEBUFFER, previous);
+
+  /* GL's rows run bottom to top */
+  gsize stride = (gsize) width * 4;
+  g_autofree guint8 *row = g_malloc (stride);
+  for (int y = 0; y < height / 2; y++)
+    {
+      guint8 *a = rgba + y * stride, *b = rgba + (height - 1 - y) * stride;
+      memcpy (row, a, stride);
+      memcpy (a, b, stride);
+      memcpy (b, row, stride);
+    }
+  return TRUE;
+}

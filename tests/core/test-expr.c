@@ -238,6 +238,7 @@ test_parse_errors (void)
     { "x + 2.5e+", CML_ERROR_PARSE, "invalid number '2.5e+'", 5 },
     { "1.2.3", CML_ERROR_PARSE, "invalid number '1.2.3'", 1 },
     { "2x", CML_ERROR_PARSE, "invalid number '2x'", 1 },
+    { "x*1e999", CML_ERROR_PARSE, "invalid number '1e999'", 3 },
     { "x y", CML_ERROR_PARSE, "unexpected 'y'", 3 },
     { "x * * y", CML_ERROR_PARSE, "unexpected '*'", 5 },
     { "x $ y", CML_ERROR_PARSE, "unexpected character '$'", 3 },
@@ -950,6 +951,114 @@ test_print_roundtrip (void)
     }
 }
 
+/* ---- random expressions --------------------------------------------------------------- */
+
+/* A random expression over x, y, a, b that is smooth and finite for symbols in (0.1, 0.9). */
+static CmlExpr *
+random_expr (CmlExprCtx *ctx,
+             int         depth)
+{
+  static const char *const names[] = { "x", "y", "a", "b" };
+  CmlExpr *l, *r;
+  int k = depth <= 0 ? g_test_rand_int_range (0, 3) : g_test_rand_int_range (0, 14);
+
+  switch (k)
+    {
+    case 0:
+    case 1:
+      return cml_expr_sym (ctx, sym_id (ctx, names[g_test_rand_int_range (0, 4)]));
+    case 2:
+      return cml_expr_num (ctx, g_test_rand_int_range (-3, 4) / (double) g_test_rand_int_range (1, 4));
+    default:
+      break;
+    }
+  l = random_expr (ctx, depth - 1);
+  r = random_expr (ctx, depth - 1);
+  switch (k)
+    {
+    case 3: return cml_expr_add (ctx, l, r);
+    case 4: return cml_expr_sub (ctx, l, r);
+    case 5: return cml_expr_mul (ctx, l, r);
+    case 6: /* l / (1 + r^2) */
+      return cml_expr_div (ctx, l, cml_expr_add (ctx, cml_expr_num (ctx, 1), cml_expr_powi (ctx, r, 2)));
+    case 7: return cml_expr_powi (ctx, l, g_test_rand_int_range (-2, 5) == 0 ? 3 : g_test_rand_int_range (1, 5));
+    case 8: /* sqrt(1 + l^2) */
+      return cml_expr_func (ctx, CML_FN_SQRT, cml_expr_add (ctx, cml_expr_num (ctx, 1), cml_expr_powi (ctx, l, 2)));
+    case 9: return cml_expr_func (ctx, g_test_rand_bit () ? CML_FN_SIN : CML_FN_COS, l);
+    case 10: return cml_expr_func (ctx, CML_FN_ATAN, cml_expr_mul (ctx, l, r));
+    case 11: return cml_expr_func (ctx, CML_FN_EXP, cml_expr_func (ctx, CML_FN_SIN, l));
+    case 12: return cml_expr_func2 (ctx, CML_FN_ATAN2, l, cml_expr_add (ctx, cml_expr_num (ctx, 3), cml_expr_func (ctx, CML_FN_COS, r)));
+    case 13: /* a power with a positive base */
+      return cml_expr_pow (ctx, cml_expr_add (ctx, cml_expr_num (ctx, 2), cml_expr_func (ctx, CML_FN_SIN, l)),
+                           cml_expr_num (ctx, g_test_rand_int_range (-5, 6) / 2.0));
+    default:
+      g_assert_not_reached ();
+    }
+  return NULL;
+}
+
+/* TRUE if the numbers in S are integers: no decimal point, no division by a number. */
+static gboolean
+only_integers (const char *s)
+{
+  for (; *s != '\0'; s++)
+    if (*s == '.' || (*s == '/' && g_ascii_isdigit (s[1])) || *s == 'e')
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_random (void)
+{
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  int x = sym_id (ctx, "x");
+  guint exact = 0, n = 300;
+
+  for (guint i = 0; i < n; i++)
+    {
+      CmlExpr *e = random_expr (ctx, 4);
+      g_autofree char *s = cml_expr_to_string (ctx, e);
+      CmlExpr *back = P (ctx, s);
+      CmlExpr *d = cml_expr_diff (ctx, e, x);
+      double values[64];
+
+      if (g_test_verbose ())
+        g_test_message ("%s", s);
+
+      /* printing reads back to the same node when all numbers shown are integers (others
+       * may have been rounded), and to the same values always */
+      if (back == e)
+        exact++;
+      else
+        {
+          /* E may hold numbers that print rounded; BACK holds the numbers as printed */
+          g_autofree char *s2 = cml_expr_to_string (ctx, back);
+
+          if (only_integers (s2) && P (ctx, s2) != back)
+            g_error ("\"%s\" reads back as another node", s2);
+        }
+      assert_same_function (ctx, back, e, 1e-9);
+      /* expansion does not change the value */
+      assert_same_function (ctx, cml_expr_expand (ctx, e), e, 1e-9);
+      /* the derivative agrees with a central difference */
+      for (int k = 0; k < 3; k++)
+        {
+          double h = 1e-6, fp, fm;
+
+          random_point (ctx, values);
+          values[x] += h;
+          fp = cml_expr_eval (e, values);
+          values[x] -= 2 * h;
+          fm = cml_expr_eval (e, values);
+          values[x] += h;
+          assert_close (cml_expr_eval (d, values), (fp - fm) / (2 * h),
+                        1e-6 * MAX (1.0, fabs (fp) + fabs (fm)));
+        }
+    }
+  g_test_message ("%u of %u random expressions read back to the same node", exact, n);
+  g_assert_cmpuint (exact, >=, n / 3);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -971,6 +1080,7 @@ main (int   argc,
   g_test_add_func ("/core/expr/eval", test_eval);
   g_test_add_func ("/core/expr/print", test_print);
   g_test_add_func ("/core/expr/print-roundtrip", test_print_roundtrip);
+  g_test_add_func ("/core/expr/random", test_random);
 
   return g_test_run ();
 }

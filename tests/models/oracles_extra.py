@@ -7,8 +7,8 @@ checked against an independent DOP853 integration (scipy, rtol = atol = 1e-13) o
 of motion written out below (Lagrange-d'Alembert with the multipliers eliminated numerically for
 the nonholonomic systems; Euler and Euler-Poisson equations for the tops).
 
-Run:  /usr/bin/python3 tests/models/oracles_extra.py
-Prints the oracle tables; exits with status 1 if closed form and integration disagree by more
+Run:  /usr/bin/python3 tests/models/oracles_extra.py [--markdown]
+Prints the oracle tables (as Markdown tables with --markdown, as in ORACLES-extra.md); exits with status 1 if closed form and integration disagree by more
 than 1e-9 anywhere.
 """
 import sys
@@ -36,16 +36,42 @@ def integrate(f, y0, ts):
     return sol.sol
 
 
+MARKDOWN = '--markdown' in sys.argv
+
+
+def fmt(x):
+    """16 significant digits; exact zeros (closed-form rounding noise below 1e-25) as 0"""
+    return '0' if abs(x) < mp.mpf(10) ** -25 else mp.nstr(x, 16, min_fixed=-5, max_fixed=5)
+
+
+def tl(t):
+    """label of a time: multiples of pi as such"""
+    t = mp.mpf(t)
+    q = t / mp.pi
+    for den in (1, 2, 3, 4, 6):
+        if abs(q * den - mp.nint(q * den)) < mp.mpf(10) ** -20 and mp.nint(q * den) != 0:
+            num = int(mp.nint(q * den))
+            s = ('%d' % num if num != 1 else '') + 'pi'
+            return s if den == 1 else s + '/%d' % den
+    return mp.nstr(t, 16)
+
+
 def report(system, case, rows):
     """rows: (label, exact (mpf), numerical (float))"""
-    print('  %-34s %24s %10s' % ('quantity', 'exact', '|exact-DOP853|'))
+    if MARKDOWN:
+        print('\n| quantity | exact | \\|exact − DOP853\\| |\n|---|---|---|')
+    else:
+        print('  %-34s %24s %10s' % ('quantity', 'exact', '|exact-DOP853|'))
     for label, ex, num in rows:
         d = abs(float(ex) - num)
         flag = ''
         if d > TOL:
             flag = '  <-- MISMATCH'
             failures.append((system, case, label, d))
-        print('  %-34s %24s %10.1e%s' % (label, mp.nstr(ex, 16, min_fixed=-3, max_fixed=3), d, flag))
+        if MARKDOWN:
+            print('| %s | %s | %.0e%s |' % (label, fmt(ex), d, flag))
+        else:
+            print('  %-34s %24s %10.1e%s' % (label, fmt(ex), d, flag))
 
 
 def lda_tq(M, phi_y, phi_x, n):
@@ -108,9 +134,9 @@ def vertical_disk(case, m, r, Ia, Id, x0, y0, th0, ph0, dth, dph, times):
         ex = exact(t)
         z = sol(float(t))
         for k, nm in enumerate(['x', 'y', 'theta', 'phi', 'u', 'v']):
-            rows.append(('%s(%s)' % (nm, mp.nstr(t, 12)), ex[k], z[k]))
-        e = 0.5 * m * (z[4] ** 2 + z[5] ** 2) + 0.5 * Ia * z[6] ** 2 + 0.5 * Id * z[7] ** 2
-        rows.append(('energy(%s)' % mp.nstr(t, 12), energy, e))
+            rows.append(('%s(%s)' % (nm, tl(t)), ex[k], z[k]))
+    e = 0.5 * m * (z[4] ** 2 + z[5] ** 2) + 0.5 * Ia * z[6] ** 2 + 0.5 * Id * z[7] ** 2
+    rows.append(('energy(%s)' % tl(t), energy, e))
     report('vertical-disk', case, rows)
 
 
@@ -165,18 +191,18 @@ def sleigh(case, m, Ic, a, x0, y0, th0, u0, v0, times):
         fwd, w, th = closed(t)
         x, y = xy(t)
         z = sol(float(t))
-        tn = mp.nstr(t, 12)
+        tn = tl(t)
         rows += [('x(%s)' % tn, x, z[0]), ('y(%s)' % tn, y, z[1]), ('theta(%s)' % tn, th, z[2]),
                  ('u(%s)' % tn, fwd * mp.cos(th) - a * w * mp.sin(th), z[3]),
                  ('v(%s)' % tn, fwd * mp.sin(th) + a * w * mp.cos(th), z[4]),
                  ('w(%s)' % tn, w, z[5]),
-                 ('forward(%s)' % tn, fwd, z[3] * np.cos(z[2]) + z[4] * np.sin(z[2])),
-                 ('energy(%s)' % tn, E, 0.5 * fm * (z[3] ** 2 + z[4] ** 2) + 0.5 * fI * z[5] ** 2)]
+                 ('forward(%s)' % tn, fwd, z[3] * np.cos(z[2]) + z[4] * np.sin(z[2]))]
+    rows.append(('energy(%s)' % tn, E, 0.5 * fm * (z[3] ** 2 + z[4] ** 2) + 0.5 * fI * z[5] ** 2))
     report('chaplygin-sleigh', case, rows)
     # the heading tends to theta_inf
     z = integrate(f, [x0, y0, th0, u0, v0, w0], [60.0])(60.0)
-    print('  theta(60) = %.15g, theta_inf - theta(60) = %.2e (closed form: %s)'
-          % (z[2], float(th_inf) - z[2], mp.nstr(th_inf - closed(mp.mpf(60))[2], 5)))
+    print('  heading at t = 60: theta_inf - theta(60) = %s (closed form), %.1e (DOP853)'
+          % (mp.nstr(th_inf - closed(mp.mpf(60))[2], 3), float(th_inf) - z[2]))
 
 
 # ============================================================================ free rigid body
@@ -186,7 +212,7 @@ def rigid_body_closed(I, W0):
     W0 = [dec(w) for w in W0]
     E2 = I1 * W0[0] ** 2 + I2 * W0[1] ** 2 + I3 * W0[2] ** 2          # 2 * energy
     D = (I1 * W0[0]) ** 2 + (I2 * W0[1]) ** 2 + (I3 * W0[2]) ** 2    # |M|^2
-    if D > E2 * I2:      # case A: W3 keeps its sign
+    if D > E2 * I2:      # regime I: W3 keeps its sign
         a1 = mp.sqrt((E2 * I3 - D) / (I1 * (I3 - I1)))
         a2 = mp.sqrt((E2 * I3 - D) / (I2 * (I3 - I2)))
         a3 = mp.sqrt((D - E2 * I1) / (I3 * (I3 - I1)))
@@ -200,8 +226,8 @@ def rigid_body_closed(I, W0):
             tau = lam * t + tau0
             return (a1 * mp.ellipfun('cn', tau, k2), eps * a2 * mp.ellipfun('sn', tau, k2),
                     eps * a3 * mp.ellipfun('dn', tau, k2))
-        case = 'A (|M|^2 > 2 E I2: W3 keeps its sign)'
-    else:                # case B: W1 keeps its sign
+        case = 'regime I (|M|^2 > 2 E I2: W3 keeps its sign)'
+    else:                # regime II: W1 keeps its sign
         b1 = mp.sqrt((E2 * I3 - D) / (I1 * (I3 - I1)))
         b2 = mp.sqrt((D - E2 * I1) / (I2 * (I2 - I1)))
         b3 = mp.sqrt((D - E2 * I1) / (I3 * (I3 - I1)))
@@ -215,7 +241,7 @@ def rigid_body_closed(I, W0):
             tau = lam * t + tau0
             return (eps * b1 * mp.ellipfun('dn', tau, k2), eps * b2 * mp.ellipfun('sn', tau, k2),
                     b3 * mp.ellipfun('cn', tau, k2))
-        case = 'B (|M|^2 < 2 E I2: W1 keeps its sign)'
+        case = 'regime II (|M|^2 < 2 E I2: W1 keeps its sign)'
     period = 4 * mp.ellipk(k2) / lam
     return W, dict(case=case, E=E2 / 2, D=D, lam=lam, k2=k2, tau0=tau0, period=period)
 
@@ -223,7 +249,7 @@ def rigid_body_closed(I, W0):
 def rigid_body(case, I, W0, times):
     print('\n[rigid-body] %s: I = %s, W0 = %s' % (case, I, W0))
     W, info = rigid_body_closed(I, W0)
-    print('  case %s; energy = %s, |M|^2 = %s' % (info['case'], mp.nstr(info['E'], 16), mp.nstr(info['D'], 16)))
+    print('  %s; energy = %s, |M|^2 = %s' % (info['case'], mp.nstr(info['E'], 16), mp.nstr(info['D'], 16)))
     print('  lambda = %s, modulus k^2 = %s, tau0 = %s, period of W = 4K(k^2)/lambda = %s'
           % tuple(mp.nstr(info[k], 16) for k in ('lam', 'k2', 'tau0', 'period')))
     I1, I2, I3 = map(float, I)
@@ -240,15 +266,15 @@ def rigid_body(case, I, W0, times):
         ex = W(mp.mpf(t))
         z = sol(float(t))
         for k in range(3):
-            rows.append(('W%d(%s)' % (k + 1, mp.nstr(t, 12)), ex[k], z[k]))
+            rows.append(('W%d(%s)' % (k + 1, tl(t)), ex[k], z[k]))
         # spatial angular momentum R(q) I W must stay equal to I W0 (q0 = identity)
         q0, q1, q2, q3 = z[3:]
         R = np.array([[1 - 2 * (q2 ** 2 + q3 ** 2), 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2)],
                       [2 * (q1 * q2 + q0 * q3), 1 - 2 * (q1 ** 2 + q3 ** 2), 2 * (q2 * q3 - q0 * q1)],
                       [2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), 1 - 2 * (q1 ** 2 + q2 ** 2)]])
         ms = R @ (np.array([I1, I2, I3]) * z[:3])
-        for k, nm in enumerate(['mx', 'my', 'mz']):
-            rows.append(('%s(%s)' % (nm, mp.nstr(t, 12)), dec(I[k]) * dec(W0[k]), ms[k]))
+    for k, nm in enumerate(['mx', 'my', 'mz']):
+        rows.append(('%s(%s) (= I W0, q0 = 1)' % (nm, tl(t)), dec(I[k]) * dec(W0[k]), ms[k]))
     report('rigid-body', case, rows)
     return info
 
@@ -307,14 +333,14 @@ def heavy_top(case, A, C, mgl, G0, W0, times):
     rows = []
     for t in list(times) + [period]:
         z = sol(float(t))
-        tn = mp.nstr(t, 12)
+        tn = 'T_nut' if t is period else tl(t)
         u = u_exact(mp.mpf(t))
         rows += [('G3(%s)' % tn, u, z[2]),
-                 ('W1^2+W2^2(%s)' % tn, (2 * E - C * Wm[2] ** 2 - 2 * mgl * u) / A, z[3] ** 2 + z[4] ** 2),
-                 ('W3(%s)' % tn, Wm[2], z[5]),
-                 ('energy(%s)' % tn, E, (fA * (z[3] ** 2 + z[4] ** 2) + fC * z[5] ** 2) / 2 + fm * z[2]),
-                 ('mz(%s)' % tn, mz, fA * (z[3] * z[0] + z[4] * z[1]) + fC * z[5] * z[2]),
-                 ('casimir(%s)' % tn, mp.mpf(1), float(z[0] ** 2 + z[1] ** 2 + z[2] ** 2))]
+                 ('W1^2+W2^2(%s)' % tn, (2 * E - C * Wm[2] ** 2 - 2 * mgl * u) / A, z[3] ** 2 + z[4] ** 2)]
+    rows += [('W3(%s)' % tn, Wm[2], z[5]),
+             ('energy(%s)' % tn, E, (fA * (z[3] ** 2 + z[4] ** 2) + fC * z[5] ** 2) / 2 + fm * z[2]),
+             ('mz(%s)' % tn, mz, fA * (z[3] * z[0] + z[4] * z[1]) + fC * z[5] * z[2]),
+             ('casimir(%s)' % tn, mp.mpf(1), float(z[0] ** 2 + z[1] ** 2 + z[2] ** 2))]
     report('heavy-top', case, rows)
 
 
@@ -329,7 +355,7 @@ if __name__ == '__main__':
     sleigh('B (pushed backwards; preset "backwards")', 1, 0.2, 0.5, 0, 0, 0, -1, 0.4, [2, 6])
     sleigh('C (other parameters and start)', 2, 0.3, 0.7, 0.5, -1, 0.4, 0.3, -0.8, [1.5, 4])
     rigid_body('A (model defaults)', (1, 2, 3), (1, 0.1, 0.5), [1, 2.5, 5, 10])
-    rigid_body('B (case A of the closed form)', (1, 2, 3), (0.3, -0.4, 1), [1, 3, 7])
+    rigid_body('B (regime I of the closed form)', (1, 2, 3), (0.3, -0.4, 1), [1, 3, 7])
     heavy_top('A (model defaults, released with spin only)', 1, 0.5, 1, (0.6, 0, 0.8), (0, 0, 5), [0.5, 1, 2.5])
     heavy_top('B (general start)', 1, 0.5, 1, (0.6, 0, 0.8), (0.4, -0.3, 5), [0.7, 2, 4])
     heavy_top('C (preset "loops")', 1, 0.5, 1, (0.6, 0, 0.8), (-0.5, 0, 5), [1, 3])

@@ -24,6 +24,11 @@ static const char *const builtin_models[] G_GNUC_UNUSED = {
   "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet", "capri-kobayashi", "capri-kobayashi-full", NULL,
 };
 
+/* The extra built-ins (not seed examples; oracles in tests/models/ORACLES-extra.md). */
+static const char *const extra_models[] G_GNUC_UNUSED = {
+  "vertical-disk", "chaplygin-sleigh", "rigid-body", "heavy-top", NULL,
+};
+
 /* |a − b| ≤ tol, with both numbers in the message. */
 #define assert_close(a, b, tol)                                                                    \
   G_STMT_START {                                                                                   \

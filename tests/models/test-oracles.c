@@ -86,6 +86,27 @@ test_o1_circle (void)
     }
 }
 
+/* REFERENCE §0.2: the ball's equations do not depend on the so(3) bracket sign (isotropic
+ * inertia): the body-frame sign (as printed in seed 000 L1726) gives oracle O1 too. */
+static void
+test_o1_body_sign (void)
+{
+  g_autoptr (CmlModel) model = model_variant ("rolling-ball", "e4, e3 = e5\ne5, e4 = e3\ne3, e5 = e4\n",
+                                              "e3, e4 = e5\ne4, e5 = e3\ne5, e3 = e4\n");
+  g_autoptr (CmlSimulation) sim = sim_from_model (model);
+  const double T = 7 * G_PI;
+
+  sim_precise (sim);
+  g_assert_true (cml_system_is_lie_algebroid (cml_simulation_get_system (sim)));
+  sim_advance (sim, T / 4);
+  assert_close (sim_obs (sim, "x"), -0.75, TOL);
+  assert_close (sim_obs (sim, "y"), 1.75, TOL);
+  sim_advance (sim, T / 2);
+  assert_close (sim_obs (sim, "x"), -2.5, TOL);
+  assert_close (sim_obs (sim, "y"), 0, TOL);
+  assert_close (sim_obs (sim, "energy"), 0.943, TOL);
+}
+
 /* ---- rolling ball on a table with Ω(t) = Ω0 + Ω1 sin νt ------------------------------------ */
 
 typedef struct
@@ -460,6 +481,321 @@ test_midpoint_casimir_plus (void)
   check_midpoint_casimir (+1);
 }
 
+/* ---- the extra built-ins (tests/models/ORACLES-extra.md) --------------------------------------- */
+
+/* The oracle tables of ORACLES-extra.md (closed forms at 30 digits, printed to 16 significant
+ * digits, checked there against DOP853 to ≤ 1e-12), plus: the sleigh's final heading θ∞ at
+ * t = 60, and the rigid body's W back at W(0) after one period 4K(k²)/λ. */
+typedef struct
+{
+  const char *name;
+  double      value;
+} NamedValue;
+
+typedef struct
+{
+  const char *quantity; /* an observable, or "W1^2+W2^2" */
+  double      t;
+  double      exact;
+} OracleRow;
+
+typedef struct
+{
+  const char *model, *label;
+  NamedValue  params[6];
+  NamedValue  init[8];
+  OracleRow   rows[32];
+} ExtraCase;
+
+static const ExtraCase extra_cases[] = {
+  { "vertical-disk", "A",
+    { { NULL, 0 } },
+    { { "x", 0.0 }, { "y", 0.0 }, { "theta", 0.0 }, { "phi", 0.0 }, { "dtheta", 2.0 }, { "dphi", 0.5 }, { NULL, 0 } },
+    {
+      { "x", 1.0, 1.917702154416812 },
+      { "y", 1.0, 0.4896697524385091 },
+      { "theta", 1.0, 2.0 },
+      { "phi", 1.0, 0.5 },
+      { "u", 1.0, 1.755165123780745 },
+      { "v", 1.0, 0.958851077208406 },
+      { "x", G_PI, 4.0 },
+      { "y", G_PI, 4.0 },
+      { "theta", G_PI, 6.283185307179586 },
+      { "phi", G_PI, 1.570796326794897 },
+      { "u", G_PI, 0 },
+      { "v", G_PI, 2.0 },
+      { "x", 2 * G_PI, 0 },
+      { "y", 2 * G_PI, 8.0 },
+      { "theta", 2 * G_PI, 12.56637061435917 },
+      { "phi", 2 * G_PI, 3.141592653589793 },
+      { "u", 2 * G_PI, -2.0 },
+      { "v", 2 * G_PI, 0 },
+      { "x", 4 * G_PI, 0 },
+      { "y", 4 * G_PI, 0 },
+      { "theta", 4 * G_PI, 25.13274122871835 },
+      { "phi", 4 * G_PI, 6.283185307179586 },
+      { "u", 4 * G_PI, 2.0 },
+      { "v", 4 * G_PI, 0 },
+      { "energy", 4 * G_PI, 3.03125 },
+      { NULL, 0, 0 },
+    } },
+  { "vertical-disk", "B",
+    { { "m", 2.0 }, { "r", 0.8 }, { "Ia", 0.3 }, { "Id", 0.2 }, { NULL, 0 } },
+    { { "x", 1.0 }, { "y", -0.5 }, { "theta", 0.2 }, { "phi", 0.3 }, { "dtheta", 1.5 }, { "dphi", -0.7 }, { NULL, 0 } },
+    {
+      { "x", 2.5, 3.208399767483877 },
+      { "y", 2.5, -1.931143519585553 },
+      { "theta", 2.5, 3.95 },
+      { "phi", 2.5, -1.45 },
+      { "u", 2.5, 0.1446033232408399 },
+      { "v", 2.5, -1.191255589245106 },
+      { "x", 10.0, 2.200634503905036 },
+      { "y", 10.0, -0.5702057272404913 },
+      { "theta", 10.0, 15.2 },
+      { "phi", 10.0, -6.7 },
+      { "u", 10.0, 1.097259777882383 },
+      { "v", 10.0, -0.4858199047399178 },
+      { "energy", 10.0, 1.8265 },
+      { NULL, 0, 0 },
+    } },
+  { "vertical-disk", "C",
+    { { NULL, 0 } },
+    { { "x", 0.0 }, { "y", 0.0 }, { "theta", 0.0 }, { "phi", 0.5 }, { "dtheta", 2.0 }, { "dphi", 0.0 }, { NULL, 0 } },
+    {
+      { "x", 3.0, 5.265495371342236 },
+      { "y", 3.0, 2.876553231625218 },
+      { "theta", 3.0, 6.0 },
+      { "phi", 3.0, 0.5 },
+      { "u", 3.0, 1.755165123780745 },
+      { "v", 3.0, 0.958851077208406 },
+      { "energy", 3.0, 3.0 },
+      { NULL, 0, 0 },
+    } },
+  { "chaplygin-sleigh", "A",
+    { { NULL, 0 } },
+    { { "x", 0.0 }, { "y", 0.0 }, { "theta", 0.0 }, { "u", 0.2 }, { "v", 1.0 }, { NULL, 0 } },
+    {
+      { "x", 1.0, 0.06195674041863276 },
+      { "y", 1.0, 1.178305101464507 },
+      { "theta", 1.0, 1.402611262906073 },
+      { "u", 1.0, -0.1562056165342821 },
+      { "v", 1.0, 1.305590217050535 },
+      { "w", 1.0, 0.7450972772231871 },
+      { "forward", 1.0, 1.261020825110976 },
+      { "x", 2.5, -0.4364661266966536 },
+      { "y", 2.5, 3.133441627434727 },
+      { "theta", 2.5, 1.85548683923876 },
+      { "u", 2.5, -0.4193016906114966 },
+      { "v", 2.5, 1.289531039437613 },
+      { "w", 2.5, 0.08049194299090765 },
+      { "forward", 2.5, 1.355390892400084 },
+      { "x", 5.0, -1.541548109087875 },
+      { "y", 5.0, 6.339263742290593 },
+      { "theta", 5.0, 1.907672347254543 },
+      { "u", 5.0, -0.4492442596399273 },
+      { "v", 5.0, 1.2799136311638 },
+      { "w", 5.0, 0.00186002912517119 },
+      { "forward", 5.0, 1.356465422755495 },
+      { "x", 10.0, -3.790814111413398 },
+      { "y", 10.0, 12.73776361556376 },
+      { "theta", 10.0, 1.908905797443671 },
+      { "u", 10.0, -0.4499459253530542 },
+      { "v", 10.0, 1.279667403764739 },
+      { "w", 10.0, 9.924540480738129e-7 },
+      { "forward", 10.0, 1.35646599662489 },
+      { "energy", 10.0, 0.92 },
+      { "theta", 60, 1.90890645592582 },
+      { NULL, 0, 0 },
+    } },
+  { "chaplygin-sleigh", "B",
+    { { NULL, 0 } },
+    { { "x", 0.0 }, { "y", 0.0 }, { "theta", 0.0 }, { "u", -1.0 }, { "v", 0.4 }, { NULL, 0 } },
+    {
+      { "x", 2.0, -1.862353992877535 },
+      { "y", 2.0, 0.2780645330111416 },
+      { "theta", 2.0, 2.724417865092958 },
+      { "u", 2.0, -1.044120592563752 },
+      { "v", 2.0, -0.07365276480160334 },
+      { "w", 2.0, 0.9807840190923765 },
+      { "forward", 2.0, 0.9247314304985271 },
+      { "x", 6.0, -6.08821383949758 },
+      { "y", 6.0, -1.224433301433626 },
+      { "theta", 6.0, 3.548549158330544 },
+      { "u", 6.0, -1.040825109638797 },
+      { "v", 6.0, -0.4524084183858892 },
+      { "w", 6.0, 0.006969260708396852 },
+      { "forward", 6.0, 1.134891247315059 },
+      { "energy", 6.0, 0.644 },
+      { "theta", 60, 3.554075942656893 },
+      { NULL, 0, 0 },
+    } },
+  { "chaplygin-sleigh", "C",
+    { { "m", 2.0 }, { "Ic", 0.3 }, { "a", 0.7 }, { NULL, 0 } },
+    { { "x", 0.5 }, { "y", -1.0 }, { "theta", 0.4 }, { "u", 0.3 }, { "v", -0.8 }, { NULL, 0 } },
+    {
+      { "x", 1.5, 0.9193526361406062 },
+      { "y", 1.5, -2.290022416076706 },
+      { "theta", 1.5, -0.9655741156040466 },
+      { "u", 1.5, 0.2276518167554035 },
+      { "v", 1.5, -0.9302926671709765 },
+      { "w", 1.5, -0.4886712633104904 },
+      { "forward", 1.5, 0.8945714004523308 },
+      { "x", 4.0, 1.336504853433996 },
+      { "y", 4.0, -4.684756401087367 },
+      { "theta", 4.0, -1.40333829468043 },
+      { "u", 4.0, 0.1382664065006723 },
+      { "v", 4.0, -0.9663254625763173 },
+      { "w", 4.0, -0.0353306299597471 },
+      { "forward", 4.0, 0.9758539104893724 },
+      { "energy", 4.0, 0.9530897368019457 },
+      { "theta", 60, -1.436430606539509 },
+      { NULL, 0, 0 },
+    } },
+  { "rigid-body", "A",
+    { { NULL, 0 } },
+    { { "W1", 1.0 }, { "W2", 0.1 }, { "W3", 0.5 }, { NULL, 0 } },
+    {
+      { "W1", 1.0, 0.8521241745663537 },
+      { "W2", 1.0, 0.5328080246389035 },
+      { "W3", 1.0, 0.3983782159708659 },
+      { "W1", 2.5, 0.5660300779724051 },
+      { "W2", 2.5, 0.8304275710924782 },
+      { "W3", 2.5, 0.1531775105005594 },
+      { "W1", 5.0, 0.6342402872590566 },
+      { "W2", 5.0, 0.7795763323867326 },
+      { "W3", 5.0, -0.2252855535999077 },
+      { "W1", 10.0, 0.5596570040211334 },
+      { "W2", 10.0, -0.834735909045543 },
+      { "W3", 10.0, -0.1451619350356823 },
+      { "mx", 10.0, 1.0 },
+      { "my", 10.0, 0.2 },
+      { "mz", 10.0, 1.5 },
+      { "W1", 14.89736836985911, 1 },
+      { "W2", 14.89736836985911, 0.1 },
+      { "W3", 14.89736836985911, 0.5 },
+      { NULL, 0, 0 },
+    } },
+  { "rigid-body", "B",
+    { { NULL, 0 } },
+    { { "W1", 0.3 }, { "W2", -0.4 }, { "W3", 1.0 }, { NULL, 0 } },
+    {
+      { "W1", 1.0, 0.4979786878849414 },
+      { "W2", 1.0, 0.04491354375232563 },
+      { "W3", 1.0, 1.025992653253035 },
+      { "W1", 3.0, -0.2481717847241286 },
+      { "W2", 3.0, 0.4340630890398777 },
+      { "W3", 3.0, 0.995253608338625 },
+      { "W1", 7.0, 0.4931785958199494 },
+      { "W2", 7.0, -0.0823096144144956 },
+      { "W3", 7.0, 1.025219509401919 },
+      { "mx", 7.0, 0.3 },
+      { "my", 7.0, -0.8 },
+      { "mz", 7.0, 3.0 },
+      { "W1", 6.248839705843367, 0.3 },
+      { "W2", 6.248839705843367, -0.4 },
+      { "W3", 6.248839705843367, 1 },
+      { NULL, 0, 0 },
+    } },
+  { "heavy-top", "A",
+    { { NULL, 0 } },
+    { { "G1", 0.6 }, { "G2", 0.0 }, { "G3", 0.8 }, { "W1", 0.0 }, { "W2", 0.0 }, { "W3", 5.0 }, { NULL, 0 } },
+    {
+      { "G3", 0.5, 0.7578342893612656 },
+      { "W1^2+W2^2", 0.5, 0.0843314212774687 },
+      { "G3", 1.0, 0.6636466206628944 },
+      { "W1^2+W2^2", 1.0, 0.2727067586742112 },
+      { "G3", 2.5, 0.7069444910808001 },
+      { "W1^2+W2^2", 2.5, 0.1861110178383999 },
+      { "G3", 3.280300006719128, 0.8 },
+      { "W1^2+W2^2", 3.280300006719128, 0 },
+      { "W3", 3.280300006719128, 5.0 },
+      { "energy", 3.280300006719128, 7.05 },
+      { "mz", 3.280300006719128, 2.0 },
+      { "casimir", 3.280300006719128, 1.0 },
+      { NULL, 0, 0 },
+    } },
+  { "heavy-top", "B",
+    { { NULL, 0 } },
+    { { "G1", 0.6 }, { "G2", 0.0 }, { "G3", 0.8 }, { "W1", 0.4 }, { "W2", -0.3 }, { "W3", 5.0 }, { NULL, 0 } },
+    {
+      { "G3", 0.7, 0.7151931852696409 },
+      { "W1^2+W2^2", 0.7, 0.4196136294607183 },
+      { "G3", 2.0, 0.8764830320917435 },
+      { "W1^2+W2^2", 2.0, 0.09703393581651294 },
+      { "G3", 4.0, 0.7279628993499085 },
+      { "W1^2+W2^2", 4.0, 0.394074201300183 },
+      { "G3", 3.5110082945147, 0.8 },
+      { "W1^2+W2^2", 3.5110082945147, 0.25 },
+      { "W3", 3.5110082945147, 5.0 },
+      { "energy", 3.5110082945147, 7.175 },
+      { "mz", 3.5110082945147, 2.24 },
+      { "casimir", 3.5110082945147, 1.0 },
+      { NULL, 0, 0 },
+    } },
+  { "heavy-top", "C",
+    { { NULL, 0 } },
+    { { "G1", 0.6 }, { "G2", 0.0 }, { "G3", 0.8 }, { "W1", -0.5 }, { "W2", 0.0 }, { "W3", 5.0 }, { NULL, 0 } },
+    {
+      { "G3", 1.0, 0.3352840385556265 },
+      { "W1^2+W2^2", 1.0, 1.179431922888747 },
+      { "G3", 3.0, 0.7743292881570368 },
+      { "W1^2+W2^2", 3.0, 0.3013414236859264 },
+      { "G3", 2.800937510083724, 0.8 },
+      { "W1^2+W2^2", 2.800937510083724, 0.25 },
+      { "W3", 2.800937510083724, 5.0 },
+      { "energy", 2.800937510083724, 7.175 },
+      { "mz", 2.800937510083724, 1.7 },
+      { "casimir", 2.800937510083724, 1.0 },
+      { NULL, 0, 0 },
+    } },
+};
+
+static int
+compare_rows (const void *a, const void *b)
+{
+  const OracleRow *ra = a, *rb = b;
+  return ra->t < rb->t ? -1 : ra->t > rb->t;
+}
+
+static void
+test_extra_case (gconstpointer data)
+{
+  const ExtraCase *ec = data;
+  g_autoptr (CmlSimulation) sim = sim_open (ec->model);
+  g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr (GError) error = NULL;
+  OracleRow rows[G_N_ELEMENTS (ec->rows)];
+  guint n = 0;
+
+  sim_precise (sim);
+  for (const NamedValue *p = ec->params; p->name; p++)
+    sim_set_params (sim, p->name, p->value, NULL);
+  for (const NamedValue *v = ec->init; v->name; v++)
+    g_hash_table_insert (given, (gpointer) v->name, g_memdup2 (&v->value, sizeof v->value));
+  g_assert_true (cml_simulation_reset (sim, given, &error));
+  g_assert_no_error (error);
+  /* the data are on the constraint set (the solve-for velocities are computed) */
+  g_assert_cmpuint (cml_simulation_get_projection_report (sim)->len, ==, 0);
+
+  for (; ec->rows[n].quantity; n++)
+    rows[n] = ec->rows[n];
+  g_assert_cmpuint (n, >, 0);
+  qsort (rows, n, sizeof rows[0], compare_rows);
+  for (guint k = 0; k < n; k++)
+    {
+      double v;
+      if (rows[k].t > cml_simulation_get_time (sim))
+        sim_advance (sim, rows[k].t);
+      if (g_str_equal (rows[k].quantity, "W1^2+W2^2"))
+        v = pow (sim_obs (sim, "W1"), 2) + pow (sim_obs (sim, "W2"), 2);
+      else
+        v = sim_obs (sim, rows[k].quantity);
+      if (!(fabs (v - rows[k].exact) <= TOL))
+        g_error ("%s case %s: %s(%.16g) = %.17g, exact %.16g (|diff| = %.3g)", ec->model, ec->label, rows[k].quantity,
+                 rows[k].t, v, rows[k].exact, fabs (v - rows[k].exact));
+    }
+}
+
 /* ---- every built-in with every integrator ------------------------------------------------------ */
 
 typedef struct
@@ -489,13 +825,17 @@ test_integrator_kind (gconstpointer data)
   sim_advance (sim, 2);
   const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
   CmlSystem *sys = cml_simulation_get_system (sim);
+  double worst = 0;
   for (guint i = 0; i < cml_system_dim (sys); i++)
     {
       g_assert_true (isfinite (b[i]));
+      worst = MAX (worst, fabs (a[i] - b[i]) / (1 + fabs (a[i])));
       if (!(fabs (a[i] - b[i]) <= tol * (1 + fabs (a[i]))))
         g_error ("%s with %s: %s(2) = %.17g, rk8pd gives %.17g", kc->model,
                  cml_integrator_kind_to_string (kc->kind), cml_system_state_name (sys, i), b[i], a[i]);
     }
+  g_test_message ("%s, %s: largest deviation from rk8pd at t = 2: %.2g (allowed %.2g)", kc->model,
+                  cml_integrator_kind_to_string (kc->kind), worst, tol);
   /* the reference itself moved */
   g_assert_cmpfloat (cml_simulation_get_time (ref), ==, 2);
 }
@@ -503,14 +843,22 @@ test_integrator_kind (gconstpointer data)
 int
 main (int argc, char *argv[])
 {
-  static KindCase cases[G_N_ELEMENTS (builtin_models) * CML_INTEGRATOR_N_KINDS];
+  static const char *all_models[G_N_ELEMENTS (builtin_models) + G_N_ELEMENTS (extra_models) - 1];
+  static KindCase cases[G_N_ELEMENTS (all_models) * CML_INTEGRATOR_N_KINDS];
+  guint na = 0;
   guint nc = 0;
 
   g_test_init (&argc, &argv, NULL);
   gsl_set_error_handler_off ();
+  for (guint m = 0; builtin_models[m]; m++)
+    all_models[na++] = builtin_models[m];
+  for (guint m = 0; extra_models[m]; m++)
+    all_models[na++] = extra_models[m];
+  all_models[na] = NULL;
 
   g_test_add_func ("/models/rolling-ball/oracle-O1", test_o1_ball);
   g_test_add_func ("/models/rolling-ball/circle-closed-form", test_o1_circle);
+  g_test_add_func ("/models/rolling-ball/oracle-O1-body-sign", test_o1_body_sign);
   g_test_add_func ("/models/rolling-ball-varying/closed-form-default", test_varying_default);
   g_test_add_func ("/models/rolling-ball-varying/closed-form-other", test_varying_other);
   g_test_add_func ("/models/plate-ball/oracle-O3-sigma+1", test_o3_plus);
@@ -522,11 +870,17 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/capri-kobayashi/reduced-vs-full", test_capri_reduced_vs_full);
   g_test_add_func ("/models/capri-kobayashi/epicycles-general", test_capri_epicycles_general);
 
-  for (guint m = 0; builtin_models[m]; m++)
+  for (guint k = 0; k < G_N_ELEMENTS (extra_cases); k++)
+    {
+      g_autofree char *path = g_strdup_printf ("/models/%s/oracle-case-%s", extra_cases[k].model, extra_cases[k].label);
+      g_test_add_data_func (path, &extra_cases[k], test_extra_case);
+    }
+
+  for (guint m = 0; m < G_N_ELEMENTS (all_models) - 1; m++)
     for (int k = 0; k < CML_INTEGRATOR_N_KINDS; k++)
       {
-        cases[nc] = (KindCase) { builtin_models[m], k };
-        g_autofree char *path = g_strdup_printf ("/models/%s/integrator/%s", builtin_models[m],
+        cases[nc] = (KindCase) { all_models[m], k };
+        g_autofree char *path = g_strdup_printf ("/models/%s/integrator/%s", all_models[m],
                                                  cml_integrator_kind_to_string (k));
         g_test_add_data_func (path, &cases[nc], test_integrator_kind);
         nc++;

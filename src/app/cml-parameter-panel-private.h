@@ -1,0 +1,21 @@
+/* cml-parameter-panel-private.h — the panel's fields, for tests.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "cml-parameter-panel.h"
+
+G_BEGIN_DECLS
+
+/* The spin button / slider of parameter NAME (NULL for a dropdown parameter or none). */
+GtkSpinButton *cml_parameter_panel_get_param_spin (CmlParameterPanel *self, const char *name);
+GtkRange      *cml_parameter_panel_get_param_scale (CmlParameterPanel *self, const char *name);
+/* The spin button of initial value NAME, or NULL. */
+GtkSpinButton *cml_parameter_panel_get_initial_spin (CmlParameterPanel *self, const char *name);
+GtkDropDown   *cml_parameter_panel_get_preset_dropdown (CmlParameterPanel *self);
+/* What "Apply & restart" and the preset's "Apply" buttons do. */
+void           cml_parameter_panel_apply_initial (CmlParameterPanel *self);
+void           cml_parameter_panel_apply_preset (CmlParameterPanel *self, guint index);
+
+G_END_DECLS

@@ -1,0 +1,117 @@
+/* cml-window-private.h — the window's fields, shared by cml-window.c,
+ * cml-window-actions.c and the tests.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "cml-equations-panel.h"
+#include "cml-frame-stats.h"
+#include "cml-model-picker.h"
+#include "cml-parameter-panel.h"
+#include "cml-plot-view.h"
+#include "cml-scene-view.h"
+#include "cml-window.h"
+
+G_BEGIN_DECLS
+
+/* Speeds offered, simulated seconds per wall second (log steps). */
+#define CML_N_SPEEDS 10
+extern const double cml_window_speeds[CML_N_SPEEDS];
+#define CML_DEFAULT_SPEED_INDEX 3 /* ×1 */
+
+/* Integrator tolerances offered (relative; absolute = 1/100 of it). */
+#define CML_N_TOLERANCES 4
+extern const double cml_window_tolerances[CML_N_TOLERANCES];
+#define CML_DEFAULT_TOLERANCE_INDEX 2 /* 1e-10, the integrator's default */
+
+struct _CmlWindow
+{
+  GtkApplicationWindow parent_instance;
+
+  /* template: header bar */
+  GtkHeaderBar      *header_bar;
+  GtkButton         *play_button;
+  GtkButton         *step_button;
+  GtkButton         *reset_button;
+  GtkDropDown       *speed_dropdown;
+  GtkLabel          *title_label;
+  GtkLabel          *subtitle_label;
+  GtkDropDown       *integrator_dropdown;
+  GtkDropDown       *tolerance_dropdown;
+  GtkButton         *open_button;
+  GtkMenuButton     *menu_button;
+  /* template: body */
+  GtkPaned          *outer_paned;
+  GtkPaned          *sidebar_paned;
+  GtkPaned          *content_paned;
+  CmlModelPicker    *model_picker;
+  CmlParameterPanel *parameter_panel;
+  CmlSceneView      *scene_view;
+  GtkStack          *side_stack;
+  GtkPaned          *plots_paned;
+  CmlPlotView       *time_plot;
+  CmlPlotView       *phase_plot;
+  CmlEquationsPanel *equations_panel;
+  /* template: status line */
+  GtkLabel          *time_label;
+  GtkLabel          *speed_label;
+  GtkLabel          *state_label;
+  GtkLabel          *message_label;
+  GtkBox            *failure_box;
+  GtkLabel          *failure_label;
+  GtkButton         *failure_reset_button;
+
+  /* the simulation */
+  CmlRunner         *runner;
+  CmlSystem         *system;         /* the one chosen: commands and panels refer to it */
+  CmlSystem         *shown_system;   /* the one the views show: follows the frames */
+  GHashTable        *systems;        /* CmlModel* (ref) -> CmlSystem* (ref): switching is instant */
+  guint              speed_index;
+  CmlIntegratorOptions integrator;
+
+  /* the tick callback and the history it copies */
+  guint              tick_id;
+  guint64            history_cursor;
+  double            *history_t;
+  double            *history_rows;
+  guint              history_cap;    /* rows the buffers hold */
+  guint              history_cols;   /* n_observables + n_scene_values of shown_system */
+  double             last_sample_t;  /* a row at or before it starts a new run */
+  guint              run_generation; /* the frame generation of the run the views show */
+  CmlRunnerState     shown_state;
+  gint64             last_status_us;
+  gint64             last_equations_us;
+  double             rate_t0;        /* simulated time at rate_wall0, for the effective speed */
+  gint64             rate_wall0;
+  double             effective_speed;
+
+  /* view settings */
+  gboolean           presentation;
+  gboolean           table_frame;
+
+  /* frame statistics (--frame-stats, --quit-after) */
+  CmlFrameStats     *frame_stats;
+  char              *frame_stats_path;
+  double             quit_after;
+  gint64             first_frame_us;
+  gboolean           quitting;
+
+  GtkFileChooserNative *chooser;
+};
+
+/* cml-window-actions.c */
+void cml_window_class_add_actions (GtkWidgetClass *widget_class);
+void cml_window_add_shortcuts (CmlWindow *self);
+void cml_window_update_actions (CmlWindow *self);
+
+/* cml-window.c, for the actions */
+void cml_window_set_speed_index (CmlWindow *self, guint index);
+void cml_window_show_error (CmlWindow *self, const char *primary, const char *secondary);
+double cml_window_step_size (CmlWindow *self);
+gboolean cml_window_get_dark (CmlWindow *self);
+void cml_window_set_dark (CmlWindow *self, gboolean dark);
+void cml_window_set_presentation (CmlWindow *self, gboolean presentation);
+void cml_window_set_table_frame (CmlWindow *self, gboolean table_frame);
+
+G_END_DECLS

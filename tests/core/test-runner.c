@@ -1,0 +1,845 @@
+/* test-runner.c — the simulation worker thread: pacing, commands, frames, history,
+ * failures, and a storm of commands against concurrent readers.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-runner"
+
+#include "cml-error.h"
+#include "cml-runner.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <gsl/gsl_errno.h>
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+static CmlSystem *
+load_system (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (name, &error);
+  CmlSystem *sys;
+
+  g_assert_no_error (error);
+  sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  return sys;
+}
+
+static guint
+n_cols_of (CmlSystem *sys)
+{
+  return cml_system_n_observables (sys) + cml_system_n_scene_values (sys);
+}
+
+static double
+mono_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+/* Polls the newest frame until its state is STATE (or TIMEOUT seconds pass). */
+static CmlFrame *
+wait_for_state (CmlRunner *runner, CmlRunnerState state, double timeout)
+{
+  double end = mono_now () + timeout;
+
+  for (;;)
+    {
+      CmlFrame *f = cml_runner_get_frame (runner);
+
+      if (f->state == state || mono_now () > end)
+        return f;
+      cml_frame_unref (f);
+      g_usleep (2000);
+    }
+}
+
+/* Everything in the history from *CURSOR on (grows the arrays as needed). */
+typedef struct
+{
+  GArray *t;    /* double */
+  GArray *vals; /* double, n_cols per row */
+  guint   n_cols;
+} History;
+
+static void
+history_init (History *h, guint n_cols)
+{
+  h->t = g_array_new (FALSE, FALSE, sizeof (double));
+  h->vals = g_array_new (FALSE, FALSE, sizeof (double));
+  h->n_cols = n_cols;
+}
+
+static void
+history_clear (History *h)
+{
+  g_array_unref (h->t);
+  g_array_unref (h->vals);
+}
+
+static guint64
+history_read_all (CmlRunner *runner, guint64 *cursor, History *h)
+{
+  enum { CHUNK = 64 };
+  g_autofree double *t = g_new (double, CHUNK);
+  g_autofree double *v = g_new (double, CHUNK * MAX (h->n_cols, 1));
+  guint64 dropped_total = 0, dropped;
+  guint n;
+
+  while ((n = cml_runner_read_history (runner, cursor, h->n_cols, t, v, CHUNK, &dropped)) > 0)
+    {
+      g_array_append_vals (h->t, t, n);
+      g_array_append_vals (h->vals, v, n * h->n_cols);
+      dropped_total += dropped;
+    }
+  return dropped_total + dropped;
+}
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+/* Starts paused at t = 0 with the model's initial data; play/pause moves time on with the
+ * wall clock; the history holds every sample, equal to a run of its own. */
+static void
+test_play_pause (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSimulation) ref = cml_simulation_new (sys, &error);
+  CmlRunnerOptions opts = cml_runner_options_default ();
+  g_autoptr (CmlRunner) runner = NULL;
+  g_autofree double *ref_obs = NULL, *ref_scene = NULL;
+  guint n_obs = cml_system_n_observables (sys), n_scene = cml_system_n_scene_values (sys);
+  guint64 cursor = 0, first_seq;
+  History h;
+  CmlFrame *f;
+
+  g_assert_no_error (error);
+  runner = cml_runner_new (sys, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (runner);
+
+  /* the first frame: paused at t = 0, the model's initial state and observables */
+  ref_obs = g_new (double, n_obs);
+  ref_scene = g_new (double, MAX (n_scene, 1));
+  cml_simulation_observe (ref, ref_obs);
+  cml_simulation_eval_scene (ref, ref_scene);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_true (f->system == sys);
+  g_assert_cmpfloat (f->t, ==, 0.0);
+  g_assert_cmpfloat (f->speed, ==, 1.0);
+  g_assert_false (f->lagging);
+  g_assert_null (f->message);
+  g_assert_cmpuint (f->dim, ==, cml_system_dim (sys));
+  g_assert_cmpmem (f->state_values, f->dim * sizeof (double),
+                   cml_simulation_get_state (ref), f->dim * sizeof (double));
+  g_assert_cmpuint (f->n_obs, ==, n_obs);
+  g_assert_cmpmem (f->obs, n_obs * sizeof (double), ref_obs, n_obs * sizeof (double));
+  g_assert_cmpuint (f->n_scene, ==, n_scene);
+  g_assert_cmpmem (f->scene, n_scene * sizeof (double), ref_scene, n_scene * sizeof (double));
+  g_assert_cmpuint (f->n_params, ==, cml_system_get_model (sys)->params->len);
+  g_assert_cmpfloat (f->params[cml_model_param_index (cml_system_get_model (sys), "Omega")], ==, 1.0);
+  first_seq = f->seq;
+  cml_frame_unref (f);
+
+  /* paused means paused */
+  g_usleep (50000);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, ==, 0.0);
+  cml_frame_unref (f);
+
+  /* about 0.3 s of wall time at speed 1 */
+  cml_runner_play (runner);
+  g_usleep (300000);
+  cml_runner_pause (runner);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat (f->t, >=, 0.15);
+  g_assert_cmpfloat (f->t, <=, 0.6);
+  g_assert_cmpuint (f->seq, >, first_seq + 2);
+  g_assert_cmpuint (cml_runner_n_commands (runner), >=, 3);
+
+  /* every sample from t = 0 to the frame's time, spaced by sample_dt */
+  history_init (&h, n_cols_of (sys));
+  g_assert_cmpuint (history_read_all (runner, &cursor, &h), ==, 0);
+  g_assert_cmpuint (h.t->len, >=, 2);
+  g_assert_cmpfloat (fabs (g_array_index (h.t, double, h.t->len - 1) - f->t), <, 1e-12);
+  for (guint i = 0; i < h.t->len; i++)
+    {
+      double ti = g_array_index (h.t, double, i);
+      const double *row = &g_array_index (h.vals, double, i * h.n_cols);
+
+      g_assert_cmpfloat_with_epsilon (ti, i * opts.sample_dt, 1e-12);
+      if (i > 0)
+        g_assert_cmpfloat (ti, >, g_array_index (h.t, double, i - 1));
+      /* the same as a simulation of its own stepped to the same times */
+      g_assert_true (cml_simulation_advance (ref, ti, &error));
+      g_assert_no_error (error);
+      cml_simulation_observe (ref, ref_obs);
+      cml_simulation_eval_scene (ref, ref_scene);
+      for (guint j = 0; j < n_obs; j++)
+        g_assert_cmpfloat_with_epsilon (row[j], ref_obs[j], 1e-9);
+      for (guint j = 0; j < n_scene; j++)
+        g_assert_cmpfloat_with_epsilon (row[n_obs + j], ref_scene[j], 1e-9);
+    }
+  /* the frame's observables are the last sample's */
+  for (guint j = 0; j < n_obs; j++)
+    g_assert_cmpfloat_with_epsilon (f->obs[j], ref_obs[j], 1e-9);
+  cml_frame_unref (f);
+
+  /* nothing new while paused */
+  g_usleep (30000);
+  g_assert_cmpuint (history_read_all (runner, &cursor, &h), ==, 0);
+  history_clear (&h);
+  history_init (&h, n_cols_of (sys));
+  g_assert_cmpuint (history_read_all (runner, &cursor, &h), ==, 0);
+  g_assert_cmpuint (h.t->len, ==, 0);
+  history_clear (&h);
+}
+
+/* step (dt) lands exactly on t + dt, off the sample grid too, and stays paused. */
+static void
+test_step (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlRunner) runner = cml_runner_new (sys, NULL, &error);
+  guint64 cursor = 0;
+  History h;
+  CmlFrame *f;
+
+  g_assert_no_error (error);
+  cml_runner_step (runner, 0.5);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat_with_epsilon (f->t, 0.5, 1e-12);
+  cml_frame_unref (f);
+
+  g_usleep (50000);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat_with_epsilon (f->t, 0.5, 1e-12);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  cml_frame_unref (f);
+
+  /* off the grid, and a step from a running state pauses */
+  cml_runner_step (runner, 0.123);
+  cml_runner_play (runner);
+  cml_runner_step (runner, 0.01);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat (f->t, >=, 0.633 - 1e-12);
+  cml_frame_unref (f);
+
+  /* samples stay on the grid k / 120 */
+  history_init (&h, n_cols_of (sys));
+  history_read_all (runner, &cursor, &h);
+  g_assert_cmpuint (h.t->len, >=, 76);
+  for (guint i = 0; i < h.t->len; i++)
+    g_assert_cmpfloat_with_epsilon (g_array_index (h.t, double, i), i / 120.0, 1e-12);
+  history_clear (&h);
+}
+
+/* A parameter change takes effect live: with the table stopped (Omega = 0) the ball rolls
+ * on a straight line at constant velocity. */
+static void
+test_set_param (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  CmlRunnerOptions opts = cml_runner_options_default ();
+  g_autoptr (CmlRunner) runner = NULL;
+  int iu = cml_system_observable_index (sys, "u"), iv = cml_system_observable_index (sys, "v");
+  int iomega = cml_model_param_index (cml_system_get_model (sys), "Omega");
+  double t_change, u_before_min = INFINITY, u_before_max = -INFINITY, u0 = NAN, v0 = NAN;
+  guint64 cursor = 0;
+  guint n_after = 0;
+  History h;
+  CmlFrame *f;
+
+  g_assert_cmpint (iu, >=, 0);
+  g_assert_cmpint (iv, >=, 0);
+  opts.speed = 4;
+  runner = cml_runner_new (sys, &opts, &error);
+  g_assert_no_error (error);
+
+  cml_runner_play (runner);
+  g_usleep (150000);
+  cml_runner_set_param (runner, "Omega", 0.0);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  t_change = f->t;
+  g_assert_cmpint (f->state, ==, CML_RUNNER_RUNNING);
+  g_assert_cmpfloat (f->params[iomega], ==, 0.0);
+  g_assert_null (f->message);
+  cml_frame_unref (f);
+  g_assert_cmpfloat (t_change, >, 0.1);
+
+  g_usleep (150000);
+  cml_runner_pause (runner);
+  cml_runner_sync (runner);
+
+  history_init (&h, n_cols_of (sys));
+  history_read_all (runner, &cursor, &h);
+  for (guint i = 0; i < h.t->len; i++)
+    {
+      double ti = g_array_index (h.t, double, i);
+      const double *row = &g_array_index (h.vals, double, i * h.n_cols);
+
+      if (ti < t_change - 1e-12)
+        {
+          u_before_min = MIN (u_before_min, row[iu]);
+          u_before_max = MAX (u_before_max, row[iu]);
+        }
+      else if (ti > t_change + 2 * opts.sample_dt)
+        {
+          if (n_after++ == 0)
+            {
+              u0 = row[iu];
+              v0 = row[iv];
+            }
+          g_assert_cmpfloat_with_epsilon (row[iu], u0, 1e-9);
+          g_assert_cmpfloat_with_epsilon (row[iv], v0, 1e-9);
+        }
+    }
+  /* the turning table did accelerate the ball before */
+  g_assert_cmpfloat (u_before_max - u_before_min, >, 1e-3);
+  g_assert_cmpuint (n_after, >=, 10);
+  history_clear (&h);
+
+  /* a value out of range is refused with a message; the run is unharmed */
+  cml_runner_set_param (runner, "Omega", 1000.0);
+  cml_runner_set_param (runner, "no-such-parameter", 1.0);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_nonnull (f->message);
+  g_assert_nonnull (strstr (f->message, "no-such-parameter"));
+  g_assert_cmpfloat (f->params[iomega], ==, 0.0);
+  cml_frame_unref (f);
+  cml_runner_set_param (runner, "Omega", 1000.0);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_nonnull (f->message);
+  g_assert_nonnull (strstr (f->message, "Omega"));
+  cml_frame_unref (f);
+  cml_runner_step (runner, 0.1);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_null (f->message);
+  cml_frame_unref (f);
+
+  /* another integrator, live */
+  {
+    CmlIntegratorOptions io = cml_integrator_options_default ();
+    double t0;
+
+    io.kind = CML_INTEGRATOR_RKF45;
+    io.rtol = 1e-8;
+    f = cml_runner_get_frame (runner);
+    t0 = f->t;
+    cml_frame_unref (f);
+    cml_runner_set_integrator (runner, &io);
+    cml_runner_step (runner, 0.25);
+    cml_runner_sync (runner);
+    f = cml_runner_get_frame (runner);
+    g_assert_null (f->message);
+    g_assert_cmpfloat_with_epsilon (f->t, t0 + 0.25, 1e-12);
+    cml_frame_unref (f);
+    io.rtol = -1;  /* refused */
+    cml_runner_set_integrator (runner, &io);
+    cml_runner_sync (runner);
+    f = cml_runner_get_frame (runner);
+    g_assert_nonnull (f->message);
+    g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+    cml_frame_unref (f);
+  }
+}
+
+/* reset starts a new generation at t = 0; set_system switches model, row layout and all. */
+static void
+test_reset_and_switch (void)
+{
+  g_autoptr (CmlSystem) ball = load_system ("rolling-ball");
+  g_autoptr (CmlSystem) martinet = load_system ("martinet");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlRunner) runner = cml_runner_new (ball, NULL, &error);
+  g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  guint ball_cols = n_cols_of (ball), martinet_cols = n_cols_of (martinet);
+  g_autofree double *t = g_new (double, 256);
+  g_autofree double *v = g_new (double, 256 * MAX (ball_cols, martinet_cols));
+  guint64 cursor = 0, dropped = 0, cursor2;
+  guint gen0, gen1, n;
+  int ix = cml_system_observable_index (ball, "x");
+  CmlFrame *f;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (ball_cols, !=, martinet_cols);
+
+  cml_runner_step (runner, 0.3);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  gen0 = f->generation;
+  cml_frame_unref (f);
+  n = cml_runner_read_history (runner, &cursor, ball_cols, t, v, 256, &dropped);
+  g_assert_cmpuint (n, ==, 37);
+  g_assert_cmpuint (dropped, ==, 0);
+
+  /* reset: t = 0, a new generation, the given value used */
+  g_hash_table_insert (given, (gpointer) "x", g_memdup2 (&(double) { 2.0 }, sizeof (double)));
+  cml_runner_step (runner, 0.2);
+  cml_runner_reset (runner, given);
+  g_hash_table_remove_all (given);  /* the runner keeps its own copy */
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  gen1 = f->generation;
+  g_assert_cmpuint (gen1, >, gen0);
+  g_assert_cmpfloat (f->t, ==, 0.0);
+  g_assert_cmpfloat (f->obs[ix], ==, 2.0);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  cml_frame_unref (f);
+  /* the rows of the old generation that were not read are skipped */
+  n = cml_runner_read_history (runner, &cursor, ball_cols, t, v, 256, &dropped);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpfloat (t[0], ==, 0.0);
+  g_assert_cmpfloat (v[ix], ==, 2.0);
+
+  /* switch to martinet */
+  cml_runner_step (runner, 0.1);
+  cml_runner_sync (runner);
+  cursor2 = cursor;
+  cml_runner_set_system (runner, martinet);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_true (f->system == martinet);
+  g_assert_cmpuint (f->n_obs, ==, cml_system_n_observables (martinet));
+  g_assert_cmpuint (f->n_scene, ==, cml_system_n_scene_values (martinet));
+  g_assert_cmpuint (f->dim, ==, cml_system_dim (martinet));
+  g_assert_cmpuint (f->generation, >, gen1);
+  g_assert_cmpfloat (f->t, ==, 0.0);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  cml_frame_unref (f);
+  /* the old layout reads nothing (and the cursor stays), the new one the new rows */
+  n = cml_runner_read_history (runner, &cursor, ball_cols, t, v, 256, &dropped);
+  g_assert_cmpuint (n, ==, 0);
+  g_assert_cmpuint (cursor, ==, cursor2);
+  cml_runner_step (runner, 0.5);
+  cml_runner_sync (runner);
+  n = cml_runner_read_history (runner, &cursor, martinet_cols, t, v, 256, &dropped);
+  g_assert_cmpuint (n, ==, 61);
+  g_assert_cmpuint (dropped, ==, 0);
+  g_assert_cmpfloat (t[0], ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (t[60], 0.5, 1e-12);
+
+  /* back to the ball while running: still running */
+  cml_runner_play (runner);
+  cml_runner_set_system (runner, ball);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_true (f->system == ball);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_RUNNING);
+  cml_frame_unref (f);
+  cml_runner_pause (runner);
+  cml_runner_sync (runner);
+}
+
+/* A reader that falls a whole ring behind is told how many samples it lost. */
+static void
+test_history_dropped (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  CmlRunnerOptions opts = cml_runner_options_default ();
+  g_autoptr (CmlRunner) runner = NULL;
+  guint n_cols = n_cols_of (sys);
+  g_autofree double *t = g_new (double, 64);
+  g_autofree double *v = g_new (double, 64 * n_cols);
+  guint64 cursor = 0, dropped = 0;
+  guint n;
+
+  opts.history_capacity = 16;
+  runner = cml_runner_new (sys, &opts, &error);
+  g_assert_no_error (error);
+  cml_runner_step (runner, 1.0);  /* 121 samples */
+  cml_runner_sync (runner);
+  n = cml_runner_read_history (runner, &cursor, n_cols, t, v, 10, &dropped);
+  g_assert_cmpuint (n, ==, 10);
+  g_assert_cmpuint (dropped, ==, 121 - 16);
+  g_assert_cmpfloat_with_epsilon (t[0], 105 / 120.0, 1e-12);
+  n = cml_runner_read_history (runner, &cursor, n_cols, t, v, 64, &dropped);
+  g_assert_cmpuint (n, ==, 6);
+  g_assert_cmpuint (dropped, ==, 0);
+  g_assert_cmpfloat_with_epsilon (t[5], 1.0, 1e-12);
+  g_assert_cmpuint (cursor, ==, 121);
+}
+
+static const char diverging_model[] =
+  "[model]\n"
+  "name = diverging\n"
+  "title = x'' = 6 x^5 blows up in finite time\n"
+  "[algebroid]\n"
+  "base = x\n"
+  "fibre = u\n"
+  "[anchor]\n"
+  "e1 = x: 1\n"
+  "[dynamics]\n"
+  "lagrangian = u^2/2 + x^6\n"
+  "[initial]\n"
+  "x = 1\n"
+  "u = 1\n";
+
+/* A run that blows up stops with the reason; reset and step work again afterwards. */
+static void
+test_failure (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-runner-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autoptr (CmlModel) model = NULL;
+  g_autoptr (CmlSystem) sys = NULL;
+  g_autoptr (CmlRunner) runner = NULL;
+  g_autoptr (GHashTable) bad = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  double t_fail;
+  CmlFrame *f;
+
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "diverging.cml", NULL);
+  g_assert_true (g_file_set_contents (path, diverging_model, -1, &error));
+  g_assert_no_error (error);
+  model = cml_model_new_from_file (path, &error);
+  g_assert_no_error (error);
+  sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  runner = cml_runner_new (sys, NULL, &error);
+  g_assert_no_error (error);
+  g_unlink (path);
+  g_rmdir (dir);
+
+  cml_runner_set_speed (runner, 4.0);
+  cml_runner_play (runner);
+  f = wait_for_state (runner, CML_RUNNER_FAILED, 10.0);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_FAILED);
+  g_assert_nonnull (f->message);
+  g_test_message ("failure: %s", f->message);
+  g_assert_nonnull (strstr (f->message, "t = "));
+  g_assert_true (isfinite (f->t));
+  g_assert_cmpfloat (f->t, >, 0.0);
+  g_assert_cmpfloat (f->t, <, 2.0);
+  t_fail = f->t;
+  cml_frame_unref (f);
+
+  /* it stays failed (paused): time does not move */
+  g_usleep (50000);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_FAILED);
+  g_assert_cmpfloat (f->t, ==, t_fail);
+  cml_frame_unref (f);
+
+  /* a pause keeps the reason; a reset and a step work again */
+  cml_runner_pause (runner);
+  cml_runner_reset (runner, NULL);
+  cml_runner_step (runner, 0.1);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_null (f->message);
+  g_assert_cmpfloat_with_epsilon (f->t, 0.1, 1e-12);
+  cml_frame_unref (f);
+
+  /* a reset that cannot be done fails the run with the reason, and a good one recovers */
+  g_hash_table_insert (bad, (gpointer) "no_such_coordinate", g_memdup2 (&(double) { 1.0 }, sizeof (double)));
+  cml_runner_reset (runner, bad);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_FAILED);
+  g_assert_nonnull (f->message);
+  g_assert_nonnull (strstr (f->message, "no_such_coordinate"));
+  cml_frame_unref (f);
+  cml_runner_reset (runner, NULL);
+  cml_runner_play (runner);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_RUNNING);
+  g_assert_null (f->message);
+  cml_frame_unref (f);
+  /* and it blows up again, the same way */
+  f = wait_for_state (runner, CML_RUNNER_FAILED, 10.0);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_FAILED);
+  g_assert_cmpfloat_with_epsilon (f->t, t_fail, 1e-9);
+  cml_frame_unref (f);
+}
+
+/* Simulated time follows speed × wall time. */
+static void
+test_speed (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlRunner) runner = cml_runner_new (sys, NULL, &error);
+  CmlFrame *f;
+
+  g_assert_no_error (error);
+  cml_runner_set_speed (runner, 10.0);
+  cml_runner_play (runner);
+  g_usleep (300000);
+  cml_runner_pause (runner);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->speed, ==, 10.0);
+  g_assert_cmpfloat (f->t, >=, 1.5);
+  g_assert_cmpfloat (f->t, <=, 6.0);
+  cml_frame_unref (f);
+}
+
+/* A speed the machine cannot follow is reported, and the UI side stays responsive. */
+static void
+test_lagging (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  CmlRunnerOptions opts = cml_runner_options_default ();
+  g_autoptr (CmlRunner) runner = NULL;
+  gboolean lagging = FALSE;
+  double worst = 0, start, t_sync;
+  guint64 cursor = 0;
+  CmlFrame *f;
+
+  opts.frame_period = 0.002;
+  opts.speed = 1e6;
+  runner = cml_runner_new (sys, &opts, &error);
+  g_assert_no_error (error);
+  cml_runner_play (runner);
+  cml_runner_sync (runner);
+
+  start = mono_now ();
+  while (mono_now () - start < 0.5)
+    {
+      double t0 = mono_now (), dt;
+      g_autofree double *t = g_new (double, 32);
+      g_autofree double *v = g_new (double, 32 * n_cols_of (sys));
+
+      f = cml_runner_get_frame (runner);
+      dt = mono_now () - t0;
+      worst = MAX (worst, dt);
+      lagging |= f->lagging;
+      g_assert_cmpint (f->state, ==, CML_RUNNER_RUNNING);
+      cml_frame_unref (f);
+      cml_runner_read_history (runner, &cursor, n_cols_of (sys), t, v, 32, NULL);
+      g_usleep (1000);
+    }
+  g_test_message ("slowest get_frame while the worker is busy: %.3f ms", 1e3 * worst);
+  g_assert_true (lagging);
+  g_assert_cmpfloat (worst, <, 0.050);
+
+  /* commands are taken between slices: a sync answers quickly */
+  start = mono_now ();
+  cml_runner_sync (runner);
+  t_sync = mono_now () - start;
+  g_test_message ("sync while busy: %.3f ms", 1e3 * t_sync);
+  g_assert_cmpfloat (t_sync, <, 0.5);
+
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, >, 10.0);
+  g_assert_cmpfloat (f->wall_ms_per_slice, >, 0.0);
+  cml_frame_unref (f);
+
+  /* at a speed it can follow, the flag goes away again */
+  cml_runner_set_speed (runner, 1.0);
+  g_usleep (100000);
+  f = cml_runner_get_frame (runner);
+  g_assert_false (f->lagging);
+  cml_frame_unref (f);
+}
+
+/* Freeing a runner in the middle of work returns promptly. */
+static void
+test_free_while_busy (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  CmlRunner *runner = cml_runner_new (sys, NULL, &error);
+  double start;
+
+  g_assert_no_error (error);
+  cml_runner_play (runner);
+  cml_runner_step (runner, 1e9);  /* would take hours */
+  cml_runner_play (runner);
+  g_usleep (50000);
+  start = mono_now ();
+  cml_runner_free (runner);
+  g_assert_cmpfloat (mono_now () - start, <, 2.0);
+
+  /* and right after creation */
+  runner = cml_runner_new (sys, NULL, &error);
+  g_assert_no_error (error);
+  cml_runner_play (runner);
+  cml_runner_free (runner);
+}
+
+/* ---- the storm ---------------------------------------------------------------------------- */
+
+typedef struct
+{
+  CmlRunner  *runner;
+  CmlSystem  *systems[2];
+  atomic_bool stop;
+  atomic_uint reads;
+  atomic_uint rows;
+} Storm;
+
+static void *
+storm_reader (void *data)
+{
+  Storm *s = data;
+  guint64 cursor = 0, last_seq = 0;
+  enum { MAX_ROWS = 50 };
+  double t[MAX_ROWS];
+  double *v = g_new (double, MAX_ROWS * 256);
+
+  while (!atomic_load (&s->stop))
+    {
+      CmlFrame *f = cml_runner_get_frame (s->runner);
+      guint n_cols, n;
+
+      /* a frame is consistent with its own system */
+      g_assert_true (f->system == s->systems[0] || f->system == s->systems[1]);
+      g_assert_cmpuint (f->n_obs, ==, cml_system_n_observables (f->system));
+      g_assert_cmpuint (f->n_scene, ==, cml_system_n_scene_values (f->system));
+      g_assert_cmpuint (f->dim, ==, cml_system_dim (f->system));
+      g_assert_cmpuint (f->seq, >=, last_seq);
+      g_assert_true (isfinite (f->t) && f->t >= 0);
+      for (guint i = 0; i < f->n_obs; i++)
+        g_assert_true (isfinite (f->obs[i]) || f->state == CML_RUNNER_FAILED);
+      last_seq = f->seq;
+      n_cols = n_cols_of (f->system);
+      g_assert_cmpuint (n_cols, <=, 256);
+      cml_frame_unref (f);
+
+      /* rows come in time order within one read */
+      n = cml_runner_read_history (s->runner, &cursor, n_cols, t, v, MAX_ROWS, NULL);
+      g_assert_cmpuint (n, <=, MAX_ROWS);
+      for (guint i = 1; i < n; i++)
+        g_assert_cmpfloat (t[i], >, t[i - 1]);
+      atomic_fetch_add (&s->reads, 1);
+      atomic_fetch_add (&s->rows, n);
+      if (n < MAX_ROWS)
+        g_usleep (200);
+    }
+  g_free (v);
+  return NULL;
+}
+
+static void *
+storm_writer (void *data)
+{
+  Storm *s = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (g_test_rand_int ());
+
+  for (guint i = 0; i < 2000; i++)
+    {
+      switch (g_rand_int_range (rand, 0, 9))
+        {
+        case 0: cml_runner_play (s->runner); break;
+        case 1: cml_runner_pause (s->runner); break;
+        case 2: cml_runner_step (s->runner, g_rand_double_range (rand, 0, 0.05)); break;
+        case 3: cml_runner_set_speed (s->runner, g_rand_double_range (rand, 0.1, 20)); break;
+        /* Omega and r have these ranges in both models */
+        case 4: cml_runner_set_param (s->runner, "Omega", g_rand_double_range (rand, -5, 5)); break;
+        case 5: cml_runner_set_param (s->runner, "r", g_rand_double_range (rand, 0.5, 2)); break;
+        case 6: cml_runner_reset (s->runner, NULL); break;
+        case 7: cml_runner_set_system (s->runner, s->systems[g_rand_int_range (rand, 0, 2)]); break;
+        case 8: cml_runner_play (s->runner); g_usleep (g_rand_int_range (rand, 0, 2000)); break;
+        }
+      if (i % 50 == 0)
+        g_usleep (1000);
+    }
+  return NULL;
+}
+
+static void
+test_storm (void)
+{
+  g_autoptr (CmlSystem) ball = load_system ("rolling-ball");
+  g_autoptr (CmlSystem) plate = load_system ("plate-ball");
+  g_autoptr (GError) error = NULL;
+  CmlRunnerOptions opts = cml_runner_options_default ();
+  Storm s = { 0 };
+  pthread_t readers[2], writer;
+  double start = mono_now ();
+  CmlFrame *f;
+
+  /* a deadlock kills the test instead of hanging it */
+  alarm (60);
+
+  opts.history_capacity = 4096;
+  s.runner = cml_runner_new (ball, &opts, &error);
+  g_assert_no_error (error);
+  s.systems[0] = ball;
+  s.systems[1] = plate;
+  atomic_init (&s.stop, false);
+  atomic_init (&s.reads, 0);
+  atomic_init (&s.rows, 0);
+
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpint (pthread_create (&readers[i], NULL, storm_reader, &s), ==, 0);
+  g_assert_cmpint (pthread_create (&writer, NULL, storm_writer, &s), ==, 0);
+  pthread_join (writer, NULL);
+  cml_runner_sync (s.runner);
+  g_assert_cmpuint (cml_runner_n_commands (s.runner), >=, 2000);
+
+  /* still answering commands correctly */
+  cml_runner_reset (s.runner, NULL);
+  cml_runner_step (s.runner, 0.25);
+  cml_runner_sync (s.runner);
+  f = cml_runner_get_frame (s.runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat_with_epsilon (f->t, 0.25, 1e-12);
+  cml_frame_unref (f);
+
+  atomic_store (&s.stop, true);
+  for (guint i = 0; i < 2; i++)
+    pthread_join (readers[i], NULL);
+  cml_runner_free (s.runner);
+  alarm (0);
+  g_test_message ("storm: %u reads, %u rows, %.2f s", atomic_load (&s.reads),
+                  atomic_load (&s.rows), mono_now () - start);
+  g_assert_cmpuint (atomic_load (&s.reads), >, 0);
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+int
+main (int argc, char *argv[])
+{
+  /* As the programs do: GSL reports errors by status, not by abort (). */
+  gsl_set_error_handler_off ();
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/core/runner/play-pause", test_play_pause);
+  g_test_add_func ("/core/runner/step", test_step);
+  g_test_add_func ("/core/runner/set-param", test_set_param);
+  g_test_add_func ("/core/runner/reset-and-switch", test_reset_and_switch);
+  g_test_add_func ("/core/runner/history-dropped", test_history_dropped);
+  g_test_add_func ("/core/runner/failure", test_failure);
+  g_test_add_func ("/core/runner/speed", test_speed);
+  g_test_add_func ("/core/runner/lagging", test_lagging);
+  g_test_add_func ("/core/runner/free-while-busy", test_free_while_busy);
+  g_test_add_func ("/core/runner/storm", test_storm);
+
+  return g_test_run ();
+}

@@ -1,0 +1,356 @@
+/* test-cli.c — cmlab-cli as a user runs it: exit statuses, messages, CSV/JSON output.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The executable comes from $CMLAB_CLI (set by tests/meson.build to the built cmlab-cli);
+ * the built-in models from $CMLAB_MODELS_DIR.  Exit statuses (src/cli/cmlab-cli.c): 0 success,
+ * 1 a run failed (the message names the time), 2 usage and model errors.
+ */
+#define G_LOG_DOMAIN "test-cli"
+
+#include "physics-util.h"
+
+#include <glib/gstdio.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <sys/wait.h>
+
+static const char *
+cli_path (void)
+{
+  const char *p = g_getenv ("CMLAB_CLI");
+  if (p == NULL || !g_file_test (p, G_FILE_TEST_IS_EXECUTABLE))
+    g_error ("CMLAB_CLI must name the built cmlab-cli (got “%s”)", p ? p : "(unset)");
+  return p;
+}
+
+/* Runs cmlab-cli with ARGS (NULL-terminated) and returns its exit status. */
+static int G_GNUC_NULL_TERMINATED
+run_cli (char **out, char **err, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int wait_status = 0;
+  va_list ap;
+  const char *a;
+
+  g_ptr_array_add (argv, (char *) cli_path ());
+  va_start (ap, err);
+  while ((a = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+                               &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  return WEXITSTATUS (wait_status);
+}
+
+static char *
+write_temp_model (const char *dir, const char *name, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+static char *
+make_temp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("cmlab-test-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  return dir;
+}
+
+static guint
+count_entries (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  g_assert_nonnull (d);
+  while (g_dir_read_name (d))
+    n++;
+  return n;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+/* ẍ = 6x⁵ from x = 1, ẋ = 1: u² = 2x⁶ − 1, blow-up at t* = ∫_1^∞ dx/√(2x⁶ − 1). */
+static const char blowup_text[] =
+  "[model]\n"
+  "name = blowup\n"
+  "title = x'' = 6 x^5 blows up in finite time\n"
+  "\n"
+  "[algebroid]\n"
+  "base = x\n"
+  "fibre = u\n"
+  "\n"
+  "[anchor]\n"
+  "e1 = x: 1\n"
+  "\n"
+  "[dynamics]\n"
+  "lagrangian = u^2/2 + x^6\n"
+  "\n"
+  "[initial]\n"
+  "x = 1\n"
+  "u = 1\n";
+
+static double
+blowup_integrand (double x, void *data)
+{
+  return 1 / sqrt (2 * pow (x, 6) - 1);
+}
+
+static void
+test_diverging (void)
+{
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *model = write_temp_model (dir, "blowup.cml", blowup_text);
+  g_autofree char *csv = g_build_filename (dir, "out.csv", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  gsl_integration_workspace *ws = gsl_integration_workspace_alloc (200);
+  gsl_function f = { blowup_integrand, NULL };
+  double tstar, abserr;
+
+  g_assert_cmpint (gsl_integration_qagiu (&f, 1, 1e-12, 1e-12, 200, ws, &tstar, &abserr), ==, GSL_SUCCESS);
+  gsl_integration_workspace_free (ws);
+  assert_close (tstar, 0.38251216271, 1e-9);
+
+  g_assert_cmpint (run_cli (&out, &err, "simulate", model, "--t-end", "5", "--dt-out", "0.5", NULL), ==, 1);
+  g_test_message ("stderr: %s", err);
+  const char *at = g_strrstr (err, "t = ");
+  g_assert_nonnull (at);
+  double t_fail = g_ascii_strtod (at + 4, NULL);
+  /* the run got close to the blow-up and not past it */
+  g_assert_cmpfloat (t_fail, >, tstar - 0.05);
+  g_assert_cmpfloat (t_fail, <=, tstar);
+  /* the row at t = 0 was written */
+  g_assert_true (g_str_has_prefix (out, "t,x,u"));
+
+  /* with -o the failed run leaves nothing behind (no partial file, no temporary) */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (&out, &err, "simulate", model, "--t-end", "5", "--dt-out", "0.5", "-o", csv, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "t = "));
+  g_assert_false (g_file_test (csv, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_entries (dir), ==, 1);
+  remove_dir (dir);
+}
+
+/* A syntax error on line 13: the message starts with "PATH:13:". */
+static const char malformed_text[] =
+  "[model]\n"
+  "name = malformed\n"
+  "title = A syntax error in the Lagrangian\n"
+  "\n"
+  "[algebroid]\n"
+  "base = x\n"
+  "fibre = u\n"
+  "\n"
+  "[anchor]\n"
+  "e1 = x: 1\n"
+  "\n"
+  "[dynamics]\n"
+  "lagrangian = u^2/2 +* x\n";
+
+static void
+test_malformed (void)
+{
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *model = write_temp_model (dir, "malformed.cml", malformed_text);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autofree char *prefix = g_strconcat (model, ":13:", NULL);
+
+  g_assert_cmpint (run_cli (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 2);
+  g_test_message ("stderr: %s", err);
+  g_assert_true (g_str_has_prefix (err, prefix));
+  g_assert_cmpstr (out, ==, "");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (&out, &err, "info", model, NULL), ==, 2);
+  g_assert_true (g_str_has_prefix (err, prefix));
+  remove_dir (dir);
+}
+
+static char **
+csv_lines (const char *out)
+{
+  g_assert_true (g_str_has_suffix (out, "\n"));
+  g_autofree char *body = g_strndup (out, strlen (out) - 1);
+  return g_strsplit (body, "\n", -1);
+}
+
+/* The rows of `simulate rolling-ball --t-end 1 --dt-out 0.3`: t = 0, 0.3, 0.6, 0.9 (as k*0.3)
+ * and 1, full precision, values of oracle O1 at the default tolerances. */
+static void
+check_ball_csv (const char *out)
+{
+  g_auto (GStrv) lines = csv_lines (out);
+  const double times[5] = { 0 * 0.3, 1 * 0.3, 2 * 0.3, 3 * 0.3, 1 };
+
+  g_assert_cmpuint (g_strv_length (lines), ==, 6);
+  g_assert_cmpstr (lines[0], ==, "t,x,y,u,v,w1,w2,w3,energy");
+  for (int k = 0; k < 5; k++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[k + 1], ",", -1);
+      double v[9];
+      g_assert_cmpuint (g_strv_length (f), ==, 9);
+      for (int j = 0; j < 9; j++)
+        {
+          char *end = NULL;
+          v[j] = g_ascii_strtod (f[j], &end);
+          g_assert_true (end != f[j] && *end == '\0');
+          /* printed with %.17g: printing the parsed number again gives the same text */
+          char buf[G_ASCII_DTOSTR_BUF_SIZE];
+          g_ascii_formatd (buf, sizeof buf, "%.17g", v[j]);
+          g_assert_cmpstr (buf, ==, f[j]);
+        }
+      g_assert_cmpfloat (v[0], ==, times[k]);
+      double t = v[0], x = -0.75 + 1.75 * cos (2 * t / 7), y = 1.75 * sin (2 * t / 7);
+      assert_close (v[1], x, 1e-8);
+      assert_close (v[2], y, 1e-8);
+      assert_close (v[3], -0.5 * sin (2 * t / 7), 1e-8);
+      assert_close (v[4], 0.5 * cos (2 * t / 7), 1e-8);
+      assert_close (v[5], x - v[4], 1e-8); /* ω1 = (Ωx − v)/r */
+      assert_close (v[6], v[3] + y, 1e-8); /* ω2 = (u + Ωy)/r */
+      assert_close (v[7], 0.3, 1e-12);
+      assert_close (v[8], 0.0501428571429 + (x * x + y * y) / 7, 1e-8); /* E_L = I + mκΩ²|x|²/2 */
+    }
+}
+
+static void
+test_csv (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", NULL), ==, 0);
+  check_ball_csv (out);
+}
+
+static void
+test_csv_file (void)
+{
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "ball.csv", NULL);
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL, *text = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", NULL), ==, 0);
+  g_assert_cmpint (run_cli (&out2, &err2, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "-o", path, NULL), ==, 0);
+  g_assert_cmpstr (out2, ==, "");
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, out);
+  check_ball_csv (text);
+  /* atomic: only the file itself is left in the directory */
+  g_assert_cmpuint (count_entries (dir), ==, 1);
+  /* and an existing file is replaced as a whole */
+  g_clear_pointer (&out2, g_free);
+  g_clear_pointer (&err2, g_free);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_set_contents (path, "old contents that are longer than nothing\n", -1, NULL));
+  g_assert_cmpint (run_cli (&out2, &err2, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "--output", path, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, out);
+  g_assert_cmpuint (count_entries (dir), ==, 1);
+  remove_dir (dir);
+}
+
+static void
+test_json (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "--format", "json", NULL), ==, 0);
+  g_assert_true (out[0] == '{');
+  g_assert_nonnull (strstr (out, "\"columns\""));
+  g_assert_nonnull (strstr (out, "\"rows\""));
+  g_assert_true (g_str_has_suffix (g_strchomp (out), "}"));
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  guint rows = 0;
+  for (guint k = 0; lines[k]; k++)
+    if (g_strchug (lines[k])[0] == '[')
+      rows++;
+  g_assert_cmpuint (rows, ==, 5);
+}
+
+static void
+test_usage_errors (void)
+{
+  struct { const char *args[8]; const char *what; } cases[] = {
+    { { "simulate", "no-such-model-here", "--t-end", "1", "--dt-out", "0.1", NULL }, "unknown model" },
+    { { "simulate", "rolling-ball", "--set", "r=100", "--t-end", "1", "--dt-out", "0.1" }, "--set out of range" },
+    { { "simulate", "plate-ball", "--set", "sigma=0.5", "--t-end", "1", "--dt-out", "0.1" }, "--set not a choice" },
+    { { "simulate", "rolling-ball", "--set", "nosuch=1", "--t-end", "1", "--dt-out", "0.1" }, "--set unknown parameter" },
+    { { "simulate", "rolling-ball", "--t-end", "1", NULL }, "missing --dt-out" },
+    { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "--integrator", "euler" }, "unknown integrator" },
+    { { "simulate", "rolling-ball", "--init", "nosuch=1", "--t-end", "1", "--dt-out", "0.1" }, "unknown initial datum" },
+    { { "info", "no-such-model-here", NULL }, "info of an unknown model" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      const char *const *a = cases[k].args;
+      int st = run_cli (&out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+      if (st != 2)
+        g_error ("%s: exit status %d, expected 2 (stderr: %s)", cases[k].what, st, err);
+      g_assert_cmpstr (err, !=, "");
+      g_assert_cmpstr (out, ==, "");
+    }
+}
+
+static void
+test_info_capri (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run_cli (&out, &err, "info", "capri-kobayashi", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "rank W = 2"));
+  g_assert_nonnull (strstr (out, "primary constraint"));
+  g_assert_nonnull (strstr (out, "secondary constraint"));
+  g_assert_nonnull (strstr (out, "final constraint set"));
+  g_assert_nonnull (strstr (out, "Equations of motion"));
+}
+
+static void
+test_info (gconstpointer name)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  int st = run_cli (&out, &err, "info", (const char *) name, NULL);
+  if (st != 0)
+    g_error ("info %s: exit status %d (stderr: %s)", (const char *) name, st, err);
+  g_assert_nonnull (strstr (out, "Equations of motion"));
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  gsl_set_error_handler_off ();
+
+  g_test_add_func ("/models/cli/diverging-run-exit-1", test_diverging);
+  g_test_add_func ("/models/cli/malformed-file-exit-2", test_malformed);
+  g_test_add_func ("/models/rolling-ball/cli-csv", test_csv);
+  g_test_add_func ("/models/rolling-ball/cli-csv-file", test_csv_file);
+  g_test_add_func ("/models/rolling-ball/cli-json", test_json);
+  g_test_add_func ("/models/cli/usage-errors-exit-2", test_usage_errors);
+  g_test_add_func ("/models/capri-kobayashi/cli-info-constraint-algorithm", test_info_capri);
+  for (guint k = 0; builtin_models[k]; k++)
+    {
+      g_autofree char *path = g_strdup_printf ("/models/%s/cli-info", builtin_models[k]);
+      g_test_add_data_func (path, builtin_models[k], test_info);
+    }
+  return g_test_run ();
+}

@@ -1,0 +1,541 @@
+/* test-plot.c — the plot model (ticks, auto-scale, decimation, time window) and the
+ * Cairo export.  Needs no display.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <cairo.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "cml-error.h"
+#include "cml-plot-cairo.h"
+#include "cml-plot.h"
+
+/* ---- ticks ---------------------------------------------------------------------------- */
+
+static void
+assert_ticks (double min, double max, guint max_intervals, const double *want,
+              const char *const *labels, guint n_want)
+{
+  g_autoptr (CmlPlotAxis) axis = cml_plot_axis_new ("x", "");
+  CmlPlotTick ticks[64];
+
+  cml_plot_axis_set_range (axis, min, max);
+  guint n = cml_plot_axis_ticks (axis, max_intervals, ticks, G_N_ELEMENTS (ticks), NULL);
+  g_assert_cmpuint (n, ==, n_want);
+  for (guint i = 0; i < n; i++)
+    {
+      /* exact: 0.6 is the double nearest 0.6, not 3 × 0.2 */
+      g_assert_true (ticks[i].value == want[i]);
+      if (labels)
+        g_assert_cmpstr (ticks[i].label, ==, labels[i]);
+    }
+}
+
+static void
+test_ticks (void)
+{
+  {
+    const double want[] = { 0, 0.2, 0.4, 0.6, 0.8 };
+    const char *const labels[] = { "0", "0.2", "0.4", "0.6", "0.8" };
+    assert_ticks (0, 0.93, 5, want, labels, G_N_ELEMENTS (want));
+  }
+  {
+    const double want[] = { 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9 };
+    const char *const labels[] = { "0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9" };
+    assert_ticks (0, 0.93, 10, want, labels, G_N_ELEMENTS (want));
+  }
+  {
+    /* a real minus sign */
+    const double want[] = { -2, -1, 0, 1, 2 };
+    const char *const labels[] = { "−2", "−1", "0", "1", "2" };
+    assert_ticks (-2.5, 2.5, 5, want, labels, G_N_ELEMENTS (want));
+  }
+  {
+    const double want[] = { 80, 85, 90, 95, 100 };
+    const char *const labels[] = { "80", "85", "90", "95", "100" };
+    assert_ticks (80, 100, 4, want, labels, G_N_ELEMENTS (want));
+  }
+  {
+    /* an energy that barely changes: as many decimals as the step needs */
+    const double want[] = { 0.01234, 0.01236, 0.01238, 0.0124 };
+    const char *const labels[] = { "0.01234", "0.01236", "0.01238", "0.01240" };
+    assert_ticks (0.01233, 0.01241, 4, want, labels, G_N_ELEMENTS (want));
+  }
+  {
+    const double want[] = { 0, 1e6, 2e6, 3e6 };
+    const char *const labels[] = { "0", "1×10⁶", "2×10⁶", "3×10⁶" };
+    assert_ticks (0, 3.2e6, 4, want, labels, G_N_ELEMENTS (want));
+  }
+  {
+    const double want[] = { 0, 2e-6, 4e-6 };
+    const char *const labels[] = { "0", "2×10⁻⁶", "4×10⁻⁶" };
+    assert_ticks (0, 5e-6, 3, want, labels, G_N_ELEMENTS (want));
+  }
+
+  g_assert_cmpfloat (cml_plot_nice_step (0.93, 5), ==, 0.2);
+  g_assert_cmpfloat (cml_plot_nice_step (1.0, 5), ==, 0.2);
+  g_assert_cmpfloat (cml_plot_nice_step (7, 7), ==, 1);
+  g_assert_cmpfloat (cml_plot_nice_step (30, 4), ==, 10);
+  g_assert_cmpfloat (cml_plot_nice_step (0.0021, 1), ==, 0.005);
+}
+
+/* ---- auto-scale ----------------------------------------------------------------------- */
+
+static void
+test_auto_scale (void)
+{
+  g_autoptr (CmlPlotAxis) axis = cml_plot_axis_new ("energy", "J");
+  double lo, hi;
+
+  g_assert_true (cml_plot_axis_get_auto_scale (axis));
+  cml_plot_axis_fit (axis, 0.03, 0.91, TRUE);
+  cml_plot_axis_get_range (axis, &lo, &hi);
+  /* contains the data with some room, no more than half again the data's span */
+  g_assert_cmpfloat (lo, <=, 0.03);
+  g_assert_cmpfloat (hi, >=, 0.91);
+  g_assert_cmpfloat (hi - lo, <=, 1.5 * 0.88);
+  /* a non-negative quantity starts at 0, not below */
+  g_assert_cmpfloat (lo, ==, 0);
+
+  /* data that still fit and fill a third of the range keep it (no jitter) */
+  cml_plot_axis_fit (axis, 0.1, 0.8, FALSE);
+  double lo2, hi2;
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (lo2, ==, lo);
+  g_assert_cmpfloat (hi2, ==, hi);
+
+  /* data that leave it grow it */
+  cml_plot_axis_fit (axis, 0.1, 2.0, FALSE);
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (hi2, >=, 2.0);
+  g_assert_cmpfloat (hi2, <=, 2.5);
+
+  /* data that shrink to a small part of it shrink it */
+  cml_plot_axis_fit (axis, -0.01, 0.01, FALSE);
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (lo2, <=, -0.01);
+  g_assert_cmpfloat (hi2, >=, 0.01);
+  g_assert_cmpfloat (hi2 - lo2, <, 0.05);
+
+  /* a conserved energy: rounding noise must not fill the plot */
+  cml_plot_axis_fit (axis, 4.9999999999, 5.0000000001, TRUE);
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (lo2, <=, 4.9999999999);
+  g_assert_cmpfloat (hi2, >=, 5.0000000001);
+  g_assert_cmpfloat (hi2 - lo2, >=, 5e-6);
+  g_assert_cmpfloat (hi2 - lo2, <, 1e-4);
+
+  /* negative data: the padding goes below */
+  cml_plot_axis_fit (axis, -3, -1, TRUE);
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (lo2, <, -3);
+  g_assert_cmpfloat (hi2, >, -1);
+  g_assert_cmpfloat (hi2, <, -0.5);
+  /* … unless it would cross zero: a non-positive quantity ends at 0 */
+  cml_plot_axis_fit (axis, -3, -0.01, TRUE);
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (hi2, ==, 0);
+
+  /* identically zero */
+  cml_plot_axis_fit (axis, 0, 0, TRUE);
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (lo2, ==, -1);
+  g_assert_cmpfloat (hi2, ==, 1);
+
+  /* a fixed range is left alone */
+  cml_plot_axis_set_range (axis, 2, 3);
+  g_assert_false (cml_plot_axis_get_auto_scale (axis));
+  cml_plot_axis_fit (axis, -10, 10, TRUE);
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (lo2, ==, 2);
+  g_assert_cmpfloat (hi2, ==, 3);
+
+  g_autofree char *title = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (title, ==, "energy [J]");
+}
+
+/* ---- decimation ----------------------------------------------------------------------- */
+
+static CmlPlotSeries *
+make_sine (guint n, double t_end)
+{
+  CmlPlotSeries *s = cml_plot_series_new ("y", "m");
+  g_autofree double *x = g_new (double, 4096);
+  g_autofree double *y = g_new (double, 4096);
+  /* appended in chunks, as the live view does */
+  for (guint i = 0; i < n;)
+    {
+      guint m = MIN (4096u, n - i);
+      for (guint k = 0; k < m; k++)
+        {
+          x[k] = t_end * (i + k) / (n - 1);
+          y[k] = sin (x[k]) + 0.1 * sin (37 * x[k]);
+        }
+      cml_plot_series_append (s, x, y, m);
+      i += m;
+    }
+  return s;
+}
+
+static double
+time_visible_segments (CmlPlotSeries *s, guint n_pixels)
+{
+  g_autofree CmlPlotSpan *spans = g_new (CmlPlotSpan, n_pixels);
+  double best = G_MAXDOUBLE;
+  for (int rep = 0; rep < 7; rep++)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      for (int k = 0; k < 20; k++)
+        cml_plot_series_visible_segments (s, 3.0 + 0.01 * k, 93.0, n_pixels, spans);
+      best = MIN (best, (double) (g_get_monotonic_time () - t0));
+    }
+  return best;
+}
+
+static void
+test_decimation (void)
+{
+  const guint N = 1000000, W = 1280;
+  g_autoptr (CmlPlotSeries) s = make_sine (N, 100.0);
+  const double *x = cml_plot_column_get_data (cml_plot_series_get_x_column (s));
+  const double *y = cml_plot_column_get_data (cml_plot_series_get_y_column (s));
+  g_autofree CmlPlotSpan *spans = g_new (CmlPlotSpan, W);
+  const double x0 = 3.0, x1 = 93.0, w = (x1 - x0) / W;
+
+  g_assert_cmpuint (cml_plot_series_get_n (s), ==, N);
+  guint filled = cml_plot_series_visible_segments (s, x0, x1, W, spans);
+  g_assert_cmpuint (filled, ==, W);
+
+  /* every column's min/max equal the true ones over its x-range */
+  guint i = 0;
+  while (x[i] < x0)
+    i++;
+  for (guint c = 0; c < W; c++)
+    {
+      double edge = c + 1 == W ? G_MAXDOUBLE : x0 + (c + 1) * w;
+      double lo = INFINITY, hi = -INFINITY;
+      guint first = i, count = 0;
+      while (i < N && x[i] < edge && x[i] <= x1)
+        {
+          lo = MIN (lo, y[i]);
+          hi = MAX (hi, y[i]);
+          i++, count++;
+        }
+      g_assert_cmpuint (spans[c].n, ==, count);
+      g_assert_cmpuint (spans[c].first, ==, first);
+      g_assert_cmpfloat (spans[c].y_min, ==, lo);
+      g_assert_cmpfloat (spans[c].y_max, ==, hi);
+      g_assert_cmpfloat (spans[c].y_first, ==, y[first]);
+      g_assert_cmpfloat (spans[c].y_last, ==, y[i - 1]);
+    }
+
+  /* the column store's range query agrees with brute force on arbitrary ranges */
+  GRand *rand = g_rand_new_with_seed (7);
+  for (int k = 0; k < 200; k++)
+    {
+      guint a = g_rand_int_range (rand, 0, N), b = g_rand_int_range (rand, 0, N);
+      guint i0 = MIN (a, b), i1 = MAX (a, b) + 1;
+      double lo = INFINITY, hi = -INFINITY, qlo, qhi;
+      for (guint j = i0; j < i1; j++)
+        lo = MIN (lo, y[j]), hi = MAX (hi, y[j]);
+      g_assert_true (cml_plot_column_range (cml_plot_series_get_y_column (s), i0, i1, &qlo, &qhi));
+      g_assert_cmpfloat (qlo, ==, lo);
+      g_assert_cmpfloat (qhi, ==, hi);
+    }
+  g_rand_free (rand);
+
+  /* the polyline: at most four points per column plus the two neighbours */
+  g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (double));
+  guint n_pts = cml_plot_series_polyline (s, TRUE, x0, x1, -2, 2, x0, x1, W, 360, pts);
+  g_assert_cmpuint (n_pts, <=, 4 * W + 2);
+  g_assert_cmpuint (n_pts, >=, 2 * W);
+
+  /* cost independent of N (up to its logarithm): with 10× the samples (both with many
+   * per column) a scan would take 10× the time; the pyramid takes about the same */
+  g_autoptr (CmlPlotSeries) small = make_sine (N / 10, 100.0);
+  double t_small = time_visible_segments (small, W);
+  double t_big = time_visible_segments (s, W);
+  g_test_message ("visible_segments, %u columns: %.0f us for %u samples, %.0f us for %u",
+                  W, t_small / 20, N / 10, t_big / 20, N);
+  g_assert_cmpfloat (t_big, <, 4 * t_small);
+}
+
+static void
+test_phase_decimation (void)
+{
+  /* 10^6 samples going round an ellipse 500 times: the polyline for 400 × 400 px
+   * must stay near the curve's pixel length, not N */
+  const guint N = 1000000;
+  g_autoptr (CmlPlotColumn) t = cml_plot_column_new ();
+  g_autoptr (CmlPlotColumn) cx = cml_plot_column_new ();
+  g_autoptr (CmlPlotColumn) cy = cml_plot_column_new ();
+  g_autofree double *buf = g_new (double, 3 * N);
+  for (guint i = 0; i < N; i++)
+    {
+      double tt = 0.01 * i;
+      buf[i] = tt;
+      buf[N + i] = 2 * cos (tt * 2 * G_PI / 20);
+      buf[2 * N + i] = sin (tt * 2 * G_PI / 20);
+    }
+  cml_plot_column_append (t, buf, N, 1);
+  cml_plot_column_append (cx, buf + N, N, 1);
+  cml_plot_column_append (cy, buf + 2 * N, N, 1);
+  g_autoptr (CmlPlotSeries) s = cml_plot_series_new_for_columns ("y", "", t, cx, cy);
+  g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (double));
+
+  guint n = cml_plot_series_polyline (s, FALSE, -2.2, 2.2, -1.1, 1.1, 0, 1e9, 400, 400, pts);
+  g_test_message ("phase polyline: %u points for %u samples", n, N);
+  g_assert_cmpuint (n, <, 20000);
+  g_assert_cmpuint (n, >, 100);
+  /* every point is a sample (on the ellipse); few breaks */
+  const double *p = (const double *) (gpointer) pts->data;
+  guint breaks = 0;
+  for (guint k = 0; k < n; k++)
+    if (isnan (p[2 * k]))
+      breaks++;
+    else
+      g_assert_cmpfloat (fabs (p[2 * k] * p[2 * k] / 4 + p[2 * k + 1] * p[2 * k + 1] - 1), <, 1e-9);
+  g_assert_cmpuint (breaks, <, n / 10);
+
+  /* the walk continues where it stopped when only new samples come */
+  g_autoptr (CmlPlotColumn) t2 = cml_plot_column_new ();
+  g_autoptr (CmlPlotColumn) cx2 = cml_plot_column_new ();
+  g_autoptr (CmlPlotColumn) cy2 = cml_plot_column_new ();
+  g_autoptr (CmlPlotSeries) s2 = cml_plot_series_new_for_columns ("y", "", t2, cx2, cy2);
+  for (guint i = 0; i < N; i += 50000)
+    {
+      cml_plot_column_append (t2, buf + i, 50000, 1);
+      cml_plot_column_append (cx2, buf + N + i, 50000, 1);
+      cml_plot_column_append (cy2, buf + 2 * N + i, 50000, 1);
+      g_array_set_size (pts, 0);
+      cml_plot_series_polyline (s2, FALSE, -2.2, 2.2, -1.1, 1.1, 0, 1e9, 400, 400, pts);
+    }
+  guint n2 = pts->len / 2;
+  g_test_message ("phase polyline, incremental: %u points", n2);
+  g_assert_cmpuint (n2, <, 2 * n);
+  g_assert_cmpuint (n2, >, n / 2);
+  p = (const double *) (gpointer) pts->data;
+  g_assert_cmpfloat (p[2 * (n2 - 1)], ==, buf[N + N - 1]); /* ends on the newest sample */
+
+  /* a time window picks the samples by time */
+  g_array_set_size (pts, 0);
+  n = cml_plot_series_polyline (s, FALSE, -2.2, 2.2, -1.1, 1.1, 9980, 10000, 400, 400, pts);
+  g_assert_cmpuint (n, >, 10);
+  g_assert_cmpuint (n, <=, 2001);
+}
+
+/* ---- the time window ------------------------------------------------------------------ */
+
+static void
+test_time_window (void)
+{
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) s = make_sine (10001, 100.0);
+  double t0, t1, lo, hi;
+
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (t0, ==, 0);
+  g_assert_cmpfloat (t1, ==, 20);
+
+  cml_plot_add_series (plot, s);
+  g_assert_cmpfloat (cml_plot_get_time_window (plot), ==, 20);
+  cml_plot_update_ranges (plot, TRUE);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (lo, ==, 80);
+  g_assert_cmpfloat (hi, ==, 100);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (lo, <=, -1.0);
+  g_assert_cmpfloat (hi, >=, 1.0);
+  g_assert_cmpfloat (hi - lo, <, 3.5);
+
+  cml_plot_set_time_window (plot, 5);
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (t0, ==, 95);
+  g_assert_cmpfloat (t1, ==, 100);
+
+  cml_plot_set_show_all (plot, TRUE);
+  cml_plot_update_ranges (plot, FALSE);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (lo, ==, 0);
+  g_assert_cmpfloat (hi, ==, 100);
+
+  /* less than a window of data: the window starts at the first sample and fills */
+  g_autoptr (CmlPlot) plot2 = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) s2 = make_sine (501, 5.0);
+  cml_plot_add_series (plot2, s2);
+  cml_plot_get_visible_time (plot2, &t0, &t1);
+  g_assert_cmpfloat (t0, ==, 0);
+  g_assert_cmpfloat (t1, ==, 20);
+
+  /* a phase portrait scales x to the data in the window */
+  cml_plot_set_against_time (plot2, FALSE);
+  cml_plot_update_ranges (plot2, FALSE);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot2), &lo, &hi);
+  g_assert_cmpfloat (lo, <=, 0);
+  g_assert_cmpfloat (hi, >=, 5);
+  g_assert_cmpfloat (hi, <, 6);
+}
+
+/* ---- export --------------------------------------------------------------------------- */
+
+static CmlPlot *
+make_energy_plot (void)
+{
+  CmlPlot *plot = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) e = cml_plot_series_new ("energy", "J");
+  g_autoptr (CmlPlotSeries) k = cml_plot_series_new ("kinetic", "J");
+  for (int i = 0; i <= 3000; i++)
+    {
+      double t = 0.01 * i, ke = 0.5 + 0.4 * sin (t), ee = 1.0;
+      cml_plot_series_append (e, &t, &ee, 1);
+      cml_plot_series_append (k, &t, &ke, 1);
+    }
+  cml_plot_set_title (plot, "Rolling ball");
+  cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", "s");
+  cml_plot_axis_set_label (cml_plot_get_y_axis (plot), "energy", "J");
+  cml_plot_add_series (plot, e);
+  cml_plot_add_series (plot, k);
+  return plot;
+}
+
+static char *
+read_file (const char *path, gsize *len)
+{
+  char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_file_get_contents (path, &text, len, &error);
+  g_assert_no_error (error);
+  return text;
+}
+
+static guint
+dir_n_entries (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  while (g_dir_read_name (d))
+    n++;
+  return n;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while ((name = g_dir_read_name (d)))
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_remove (p);
+    }
+  g_rmdir (dir);
+}
+
+static void
+test_export (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-plot-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlPlot) plot = make_energy_plot ();
+
+  /* PNG: the right size, and something drawn */
+  g_autofree char *png = g_build_filename (dir, "energy.png", NULL);
+  g_assert_true (cml_plot_export (plot, png, 800, 450, &error));
+  g_assert_no_error (error);
+  cairo_surface_t *img = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (img), ==, 800);
+  g_assert_cmpint (cairo_image_surface_get_height (img), ==, 450);
+  cairo_surface_flush (img);
+  const guint8 *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img);
+  guint inked = 0, blue = 0;
+  for (int yy = 0; yy < 450; yy++)
+    for (int xx = 0; xx < 800; xx++)
+      {
+        guint32 px = *(const guint32 *) (data + yy * stride + 4 * xx);
+        if ((px & 0xffffff) != 0xffffff)
+          inked++;
+        /* the first series' colour (#0072b2) */
+        if (abs ((int) ((px >> 16) & 0xff) - 0x00) < 30 && abs ((int) ((px >> 8) & 0xff) - 0x72) < 30 &&
+            abs ((int) (px & 0xff) - 0xb2) < 30)
+          blue++;
+      }
+  cairo_surface_destroy (img);
+  g_assert_cmpfloat (inked / (800.0 * 450.0), >, 0.01);
+  g_assert_cmpuint (blue, >, 500);
+
+  /* SVG: vector, with the words in it */
+  g_autofree char *svg = g_build_filename (dir, "energy.svg", NULL);
+  g_assert_true (cml_plot_export (plot, svg, 640, 360, &error));
+  g_assert_no_error (error);
+  gsize len;
+  g_autofree char *svg_text = read_file (svg, &len);
+  g_assert_nonnull (strstr (svg_text, "<svg"));
+  g_assert_nonnull (strstr (svg_text, "energy [J]"));
+  g_assert_nonnull (strstr (svg_text, "t [s]"));
+  g_assert_null (strstr (svg_text, "<image")); /* no bitmap inside */
+
+  /* PDF */
+  g_autofree char *pdf = g_build_filename (dir, "Energy.PDF", NULL);
+  g_assert_true (cml_plot_export (plot, pdf, 640, 360, &error));
+  g_assert_no_error (error);
+  g_autofree char *pdf_text = read_file (pdf, &len);
+  g_assert_cmpuint (len, >, 1000);
+  g_assert_true (g_str_has_prefix (pdf_text, "%PDF"));
+
+  /* an unknown extension: an error, and nothing left behind */
+  g_assert_cmpuint (dir_n_entries (dir), ==, 3);
+  g_autofree char *bmp = g_build_filename (dir, "energy.bmp", NULL);
+  g_assert_false (cml_plot_export (plot, bmp, 640, 360, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (bmp, G_FILE_TEST_EXISTS));
+  g_autofree char *noext = g_build_filename (dir, "energy", NULL);
+  g_assert_false (cml_plot_export (plot, noext, 640, 360, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  g_clear_error (&error);
+  g_assert_cmpuint (dir_n_entries (dir), ==, 3);
+
+  /* a directory that does not exist: an I/O error */
+  g_autofree char *nowhere = g_build_filename (dir, "no", "such", "dir.png", NULL);
+  g_assert_false (cml_plot_export (plot, nowhere, 640, 360, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_IO);
+  g_clear_error (&error);
+
+  remove_dir (dir);
+}
+
+static void
+test_export_empty (void)
+{
+  /* an empty plot, and a dark presentation style, still export */
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-plot-XXXXXX", &error);
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  CmlPlotStyle style;
+  cml_plot_style_init (&style, TRUE, TRUE);
+  g_autofree char *png = g_build_filename (dir, "empty.png", NULL);
+  g_assert_true (cml_plot_export_with_style (plot, png, 320, 200, &style, &error));
+  g_assert_no_error (error);
+  remove_dir (dir);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/render/plot/ticks", test_ticks);
+  g_test_add_func ("/render/plot/auto-scale", test_auto_scale);
+  g_test_add_func ("/render/plot/decimation", test_decimation);
+  g_test_add_func ("/render/plot/phase-decimation", test_phase_decimation);
+  g_test_add_func ("/render/plot/time-window", test_time_window);
+  g_test_add_func ("/render/plot/export", test_export);
+  g_test_add_func ("/render/plot/export-empty", test_export_empty);
+
+  return g_test_run ();
+}
