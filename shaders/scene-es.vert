@@ -2,10 +2,16 @@
 precision highp float;
 precision highp int;
 
-/* The scene's one program.  Meshes (u_mode 0) are transformed and lit; trails (u_mode 1)
+/* The scene's shaders.  Meshes (MODE 0) are transformed and lit; trails (MODE 1)
  * arrive as a strip of centre-line points, each twice, with a_side = ±1 and the tangent in
  * a_normal, and are widened here in screen space, because core-profile GL draws no wide
  * lines and the trail must keep its pixel width at every zoom. */
+
+/* MODE and PATTERN are #defined by the loader (one program each, which software GL runs
+ * much faster than one program with branches) */
+#ifndef MODE
+#define MODE 0
+#endif
 
 layout (location = 0) in vec3 a_position;
 layout (location = 1) in vec3 a_normal;
@@ -15,7 +21,6 @@ layout (location = 3) in float a_side;
 uniform mat4 u_model;
 uniform mat4 u_view_proj;
 uniform mat3 u_normal_matrix;
-uniform int u_mode;
 uniform vec2 u_viewport;      /* framebuffer size, pixels */
 uniform float u_line_width;   /* trail width, pixels */
 uniform float u_tangent_scale;/* world length of the tangent probe */
@@ -38,8 +43,8 @@ main ()
   v_mark = a_mark;
   v_side = a_side;
 
-  if (u_mode == 1)
-    {
+#if MODE == 1
+  {
       /* screen direction of the curve here, from a point a little way along the tangent */
       vec4 ahead = u_view_proj * (u_model * vec4 (a_position + a_normal * u_tangent_scale, 1.0));
       vec2 d = (ahead.xy / ahead.w - clip.xy / clip.w) * u_viewport;
@@ -50,6 +55,7 @@ main ()
       clip.xy += vec2 (-d.y, d.x) * a_side * half_px * 2.0 / u_viewport * clip.w;
       /* trails lie on the table and the plane: win the depth test against them */
       clip.z -= 4e-4 * clip.w;
-    }
+  }
+#endif
   gl_Position = clip;
 }

@@ -1,1 +1,240 @@
-/* placeholder */
+/* cml-application.c — the GtkApplication: command line, style, app-wide actions.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-application"
+
+#include "cml-application.h"
+
+#include <gsl/gsl_errno.h>
+
+#include "cml-resources.h"
+#include "cml-window.h"
+
+#ifndef CMLAB_APP_ID
+#define CMLAB_APP_ID "org.cmlab.Cmlab"
+#endif
+#ifndef CMLAB_VERSION
+#define CMLAB_VERSION "0"
+#endif
+
+#define DEFAULT_MODEL "rolling-ball"
+
+struct _CmlApplication
+{
+  GtkApplication parent_instance;
+
+  /* command-line options */
+  char    *model;
+  gboolean play;
+  gboolean presentation;
+  double   quit_after;
+  char    *frame_stats;
+};
+
+G_DEFINE_FINAL_TYPE (CmlApplication, cml_application, GTK_TYPE_APPLICATION)
+
+static const GOptionEntry option_entries[] = {
+  { "model", 'm', 0, G_OPTION_ARG_STRING, NULL,
+    "Open a built-in model (e.g. rolling-ball, plate-ball, martinet) or a model file", "NAME" },
+  { "play", 'p', 0, G_OPTION_ARG_NONE, NULL, "Start the simulation at once", NULL },
+  { "presentation", 0, 0, G_OPTION_ARG_NONE, NULL, "Start in presentation mode (large fonts, thick lines)", NULL },
+  { "quit-after", 0, 0, G_OPTION_ARG_DOUBLE, NULL, "Close the window after SECONDS of wall time", "SECONDS" },
+  { "frame-stats", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+    "Write frame-clock statistics (JSON) to FILE when the window closes", "FILE" },
+  { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+  { NULL }
+};
+
+static int
+cml_application_handle_local_options (GApplication *app, GVariantDict *options)
+{
+  CmlApplication *self = CML_APPLICATION (app);
+  g_autofree char *stats = NULL;
+
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("cmlab %s\n", CMLAB_VERSION);
+      return 0;
+    }
+  g_variant_dict_lookup (options, "model", "s", &self->model);
+  self->play = g_variant_dict_contains (options, "play");
+  self->presentation = g_variant_dict_contains (options, "presentation");
+  g_variant_dict_lookup (options, "quit-after", "d", &self->quit_after);
+  if (g_variant_dict_lookup (options, "frame-stats", "^ay", &stats))
+    self->frame_stats = g_steal_pointer (&stats);
+  if (self->quit_after < 0)
+    {
+      g_printerr ("cmlab: --quit-after needs a positive number of seconds\n");
+      return 2;
+    }
+  if (self->frame_stats && self->quit_after <= 0)
+    g_printerr ("cmlab: --frame-stats is written when the window closes; "
+                "use --quit-after SECONDS for a timed run\n");
+  return -1;
+}
+
+/* Applies the command line to a new window and shows it. */
+static void
+present_window (CmlApplication *self, CmlWindow *window)
+{
+  if (self->presentation)
+    g_object_set (window, "presentation", TRUE, NULL);
+  if (self->frame_stats || self->quit_after > 0)
+    cml_window_set_frame_stats (window, self->frame_stats, self->quit_after);
+  if (self->play)
+    cml_window_play (window);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+cml_application_activate (GApplication *app)
+{
+  CmlApplication *self = CML_APPLICATION (app);
+  CmlWindow *window = cml_window_new (GTK_APPLICATION (app));
+  g_autoptr (GError) error = NULL;
+  const char *model = self->model ? self->model : DEFAULT_MODEL;
+
+  if (!cml_window_load (window, model, &error))
+    {
+      g_printerr ("cmlab: %s\n", error->message);
+      /* fall back to the default so the window is useful */
+      if (self->model && !cml_window_load (window, DEFAULT_MODEL, NULL))
+        g_printerr ("cmlab: the built-in models were not found (set CMLAB_MODELS_DIR)\n");
+    }
+  present_window (self, window);
+}
+
+static void
+cml_application_open (GApplication *app, GFile **files, int n_files, const char *hint)
+{
+  CmlApplication *self = CML_APPLICATION (app);
+  CmlWindow *window = cml_window_new (GTK_APPLICATION (app));
+  gboolean loaded = FALSE;
+
+  for (int i = 0; i < n_files; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = g_file_get_path (files[i]);
+
+      if (path && cml_window_load (window, path, &error))
+        loaded = TRUE;
+      else
+        {
+          g_printerr ("cmlab: %s\n", error ? error->message : "not a local file");
+          cml_window_open_file (window, files[i]); /* shows the error in the window */
+        }
+    }
+  if (!loaded)
+    cml_window_load (window, self->model ? self->model : DEFAULT_MODEL, NULL);
+  present_window (self, window);
+}
+
+static void
+quit_action (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  GtkApplication *app = user_data;
+  GList *windows = g_list_copy (gtk_application_get_windows (app));
+
+  /* close the windows (their workers stop) rather than leave them to exit () */
+  for (GList *l = windows; l; l = l->next)
+    gtk_window_destroy (l->data);
+  g_list_free (windows);
+  g_application_quit (G_APPLICATION (app));
+}
+
+static void
+about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  GtkApplication *app = user_data;
+  const char *authors[] = { "The cmlab authors", NULL };
+
+  gtk_show_about_dialog (gtk_application_get_active_window (app),
+                         "program-name", "cmlab",
+                         "title", "About cmlab",
+                         "version", CMLAB_VERSION,
+                         "logo-icon-name", CMLAB_APP_ID,
+                         "comments", "Constrained Mechanics Lab: simulate and show mechanical systems "
+                                     "with nonholonomic and vakonomic constraints and singular "
+                                     "Lagrangians, from model files on Lie algebroids.",
+                         "license-type", GTK_LICENSE_GPL_3_0,
+                         "authors", authors,
+                         NULL);
+}
+
+static const GActionEntry app_actions[] = {
+  { .name = "quit", .activate = quit_action },
+  { .name = "about", .activate = about_action },
+};
+
+static void
+cml_application_startup (GApplication *app)
+{
+  static const char *quit_accels[] = { "<Control>q", NULL };
+  static const char *open_accels[] = { "<Control>o", NULL };
+  static const char *presentation_accels[] = { "F5", NULL };
+  g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
+
+  /* GSL's default handler aborts the program; every status is handled instead */
+  gsl_set_error_handler_off ();
+
+  G_APPLICATION_CLASS (cml_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.presentation", presentation_accels);
+
+  gtk_css_provider_load_from_resource (css, "/org/cmlab/Cmlab/ui/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+}
+
+static void
+cml_application_finalize (GObject *object)
+{
+  CmlApplication *self = CML_APPLICATION (object);
+
+  g_free (self->model);
+  g_free (self->frame_stats);
+
+  G_OBJECT_CLASS (cml_application_parent_class)->finalize (object);
+}
+
+static void
+cml_application_class_init (CmlApplicationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  object_class->finalize = cml_application_finalize;
+  app_class->handle_local_options = cml_application_handle_local_options;
+  app_class->startup = cml_application_startup;
+  app_class->activate = cml_application_activate;
+  app_class->open = cml_application_open;
+}
+
+static void
+cml_application_init (CmlApplication *self)
+{
+  /* the resources live in a static library: make sure they are linked in */
+  (void) cml_get_resource ();
+
+  g_application_add_main_option_entries (G_APPLICATION (self), option_entries);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE.cml…]");
+  g_application_set_option_context_summary (G_APPLICATION (self),
+                                            "Constrained Mechanics Lab: opens the window on a model "
+                                            "(the rolling ball by default).");
+}
+
+CmlApplication *
+cml_application_new (void)
+{
+  /* not unique: every invocation is its own window and worker (scripted benchmark runs
+   * may overlap) */
+  return g_object_new (CML_TYPE_APPLICATION,
+                       "application-id", CMLAB_APP_ID,
+                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
+                       "resource-base-path", "/org/cmlab/Cmlab",
+                       NULL);
+}

@@ -295,7 +295,6 @@ update_regularity (CmlEquationsPanel *self, CmlFrame *frame)
 {
   CmlModel *model = cml_system_get_model (self->sys);
   double a[MAX_REG * MAX_REG], det;
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
   g_autofree char *text = NULL;
   guint n;
 

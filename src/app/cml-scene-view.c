@@ -1,24 +1,358 @@
-/* cml-scene-view.c — stub (being implemented). */
+/* cml-scene-view.c — the 3-D view: a GtkGLArea drawing with CmlSceneRenderer.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The renderer (GL objects, trails) lives from the area's realize to its unrealize.
+ * Samples that arrive while it does not exist wait in a bounded queue and are replayed
+ * when it is made, so a view realized late still shows the whole trail.  Until someone
+ * pushes history samples, the frames themselves feed the trails (one point per frame), so
+ * the view also works on its own.
+ */
+#define G_LOG_DOMAIN "cml-scene-view"
+
 #include "cml-scene-view.h"
+
+#include <math.h>
+
+#include "cml-camera.h"
+#include "cml-scene-renderer.h"
+
+#define PENDING_MAX 30000  /* rows kept while there is no renderer */
 
 struct _CmlSceneView
 {
   GtkWidget parent_instance;
-  gboolean  table_frame;
+
+  /* template children */
+  GtkGLArea       *area;
+  GtkToggleButton *table_frame_button;
+
+  CmlSceneRenderer *renderer;        /* realized only */
+  gboolean          renderer_failed; /* shaders failed in a working context: a bug */
+  CmlSystem        *sys;
+  CmlFrame         *frame;
+  CmlCamera         camera;
+  CmlSceneStyle     style;
+  double            drag_x, drag_y;  /* offsets already applied in this drag */
+
+  /* trails: fed by push_samples, else by the frames */
+  gboolean          samples_pushed;
+  double            last_frame_t;
+  guint             last_generation;
+  /* rows waiting for a renderer: scene values only, n_scene per row, and their times */
+  GArray           *pending_t;
+  GArray           *pending_rows;
 };
 
 G_DEFINE_FINAL_TYPE (CmlSceneView, cml_scene_view, GTK_TYPE_WIDGET)
 
+enum
+{
+  PROP_0,
+  PROP_TABLE_FRAME,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static guint
+n_scene (CmlSceneView *self)
+{
+  return self->sys ? cml_system_n_scene_values (self->sys) : 0;
+}
+
+/* The newest scene values, if the frame belongs to the system shown. */
+static const double *
+current_values (CmlSceneView *self)
+{
+  CmlFrame *f = self->frame;
+  if (f == NULL || self->sys == NULL || f->system != self->sys || f->n_scene != n_scene (self))
+    return NULL;
+  return f->scene;
+}
+
+static void
+clear_pending (CmlSceneView *self)
+{
+  g_array_set_size (self->pending_t, 0);
+  g_array_set_size (self->pending_rows, 0);
+}
+
+/* Hands trail samples (scene values at SCENE_OFFSET of rows of N_COLS) to the renderer,
+ * or queues them until there is one. */
+static void
+feed_trails (CmlSceneView *self, const double *t, const double *rows, guint n, guint n_cols,
+             guint scene_offset)
+{
+  guint ns = n_scene (self);
+  if (ns == 0 || n == 0)
+    return;
+  if (self->renderer)
+    {
+      cml_scene_renderer_push_trail_samples_timed (self->renderer, t, rows, n, n_cols, scene_offset);
+      return;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      double ti = t ? t[i] : NAN;
+      g_array_append_val (self->pending_t, ti);
+      g_array_append_vals (self->pending_rows, rows + (gsize) i * n_cols + scene_offset, ns);
+    }
+  if (self->pending_t->len > PENDING_MAX)
+    {
+      guint drop = self->pending_t->len - PENDING_MAX;
+      g_array_remove_range (self->pending_t, 0, drop);
+      g_array_remove_range (self->pending_rows, 0, drop * ns);
+    }
+}
+
+static void
+update_table_frame_button (CmlSceneView *self)
+{
+  gboolean has = FALSE;
+  if (self->sys)
+    {
+      CmlModel *model = cml_system_get_model (self->sys);
+      for (guint i = 0; i < model->scene->len; i++)
+        {
+          const CmlSceneObject *so = model->scene->pdata[i];
+          if (g_str_equal (so->type, "trail") && g_hash_table_contains (so->props, "frame-angle"))
+            has = TRUE;
+        }
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->table_frame_button), has);
+}
+
+/* ---- GL area ---------------------------------------------------------------------------- */
+
+static void
+on_area_realize (CmlSceneView *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  gtk_gl_area_make_current (self->area);
+  if (gtk_gl_area_get_error (self->area) != NULL)
+    return;
+
+  self->renderer = cml_scene_renderer_new (&error);
+  if (self->renderer == NULL)
+    {
+      g_warning ("3-D view: %s", error->message);
+      self->renderer_failed = TRUE;
+      gtk_gl_area_set_error (self->area, error);
+      return;
+    }
+  cml_scene_renderer_set_system (self->renderer, self->sys);
+  if (self->pending_t->len)
+    cml_scene_renderer_push_trail_samples_timed (self->renderer, (double *) self->pending_t->data,
+                                                 (double *) self->pending_rows->data,
+                                                 self->pending_t->len, n_scene (self), 0);
+  clear_pending (self);
+}
+
+static void
+on_area_unrealize (CmlSceneView *self)
+{
+  /* the trails die with the renderer: a view realized again starts them afresh */
+  if (self->renderer)
+    {
+      gtk_gl_area_make_current (self->area);
+      g_clear_pointer (&self->renderer, cml_scene_renderer_free);
+    }
+}
+
+/* Device pixels of the area. */
+static void
+area_size (CmlSceneView *self, int *width, int *height, int *scale)
+{
+  *scale = gtk_widget_get_scale_factor (GTK_WIDGET (self->area));
+  *width = MAX (1, gtk_widget_get_width (GTK_WIDGET (self->area)) * *scale);
+  *height = MAX (1, gtk_widget_get_height (GTK_WIDGET (self->area)) * *scale);
+}
+
+/* Style and camera for this frame; the camera follows the scene while it auto-fits. */
+static void
+prepare (CmlSceneView *self, const double *values, int width, int height, int scale)
+{
+  double min[3], max[3];
+
+  self->style.scale = scale;
+  cml_scene_renderer_get_bounds (self->renderer, values, &self->style, min, max);
+  cml_camera_fit (&self->camera, min, max, (double) width / height, FALSE);
+}
+
+static gboolean
+on_area_render (CmlSceneView *self, GdkGLContext *context)
+{
+  int width, height, scale;
+
+  if (self->renderer == NULL)
+    return FALSE;
+  area_size (self, &width, &height, &scale);
+  const double *values = current_values (self);
+  prepare (self, values, width, height, scale);
+  cml_scene_renderer_draw (self->renderer, values, &self->camera, width, height, &self->style);
+  return TRUE;
+}
+
+/* ---- pointer ----------------------------------------------------------------------------- */
+
+static void
+on_drag_begin (CmlSceneView *self, double x, double y, GtkGestureDrag *gesture)
+{
+  self->drag_x = self->drag_y = 0;
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "grabbing");
+}
+
+static void
+on_drag_update (CmlSceneView *self, double dx, double dy, GtkGestureDrag *gesture)
+{
+  cml_camera_turn (&self->camera, dx - self->drag_x, dy - self->drag_y);
+  self->drag_x = dx;
+  self->drag_y = dy;
+  gtk_gl_area_queue_render (self->area);
+}
+
+static void
+on_drag_end (CmlSceneView *self, double dx, double dy, GtkGestureDrag *gesture)
+{
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "grab");
+}
+
+static void
+on_click_pressed (CmlSceneView *self, int n_press, double x, double y, GtkGestureClick *gesture)
+{
+  if (n_press == 2)
+    cml_scene_view_reset_camera (self);
+}
+
+static gboolean
+on_scroll (CmlSceneView *self, double dx, double dy, GtkEventControllerScroll *controller)
+{
+  cml_camera_zoom (&self->camera, dy);
+  gtk_gl_area_queue_render (self->area);
+  return TRUE;
+}
+
+static void
+on_table_frame_toggled (CmlSceneView *self, GtkToggleButton *button)
+{
+  cml_scene_view_set_table_frame (self, gtk_toggle_button_get_active (button));
+}
+
+static void
+on_reset_clicked (CmlSceneView *self, GtkButton *button)
+{
+  cml_scene_view_reset_camera (self);
+}
+
+/* ---- GObject -------------------------------------------------------------------------------- */
+
+static void
+cml_scene_view_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  CmlSceneView *self = CML_SCENE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_TABLE_FRAME:
+      g_value_set_boolean (value, self->style.table_frame);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cml_scene_view_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  CmlSceneView *self = CML_SCENE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_TABLE_FRAME:
+      cml_scene_view_set_table_frame (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cml_scene_view_dispose (GObject *object)
+{
+  CmlSceneView *self = CML_SCENE_VIEW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_SCENE_VIEW);
+  g_clear_pointer (&self->frame, cml_frame_unref);
+  g_clear_pointer (&self->sys, cml_system_unref);
+
+  G_OBJECT_CLASS (cml_scene_view_parent_class)->dispose (object);
+}
+
+static void
+cml_scene_view_finalize (GObject *object)
+{
+  CmlSceneView *self = CML_SCENE_VIEW (object);
+
+  g_array_unref (self->pending_t);
+  g_array_unref (self->pending_rows);
+
+  G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
+}
+
 static void
 cml_scene_view_class_init (CmlSceneViewClass *klass)
 {
-  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BIN_LAYOUT);
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = cml_scene_view_get_property;
+  object_class->set_property = cml_scene_view_set_property;
+  object_class->dispose = cml_scene_view_dispose;
+  object_class->finalize = cml_scene_view_finalize;
+
+  /* the window's "table frame" action follows the on-screen toggle through this */
+  properties[PROP_TABLE_FRAME] =
+    g_param_spec_boolean ("table-frame", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-scene-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlSceneView, area);
+  gtk_widget_class_bind_template_child (widget_class, CmlSceneView, table_frame_button);
+  gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
+  gtk_widget_class_bind_template_callback (widget_class, on_area_unrealize);
+  gtk_widget_class_bind_template_callback (widget_class, on_area_render);
+  gtk_widget_class_bind_template_callback (widget_class, on_drag_begin);
+  gtk_widget_class_bind_template_callback (widget_class, on_drag_update);
+  gtk_widget_class_bind_template_callback (widget_class, on_drag_end);
+  gtk_widget_class_bind_template_callback (widget_class, on_click_pressed);
+  gtk_widget_class_bind_template_callback (widget_class, on_scroll);
+  gtk_widget_class_bind_template_callback (widget_class, on_table_frame_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_reset_clicked);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "cmlsceneview");
 }
 
 static void
 cml_scene_view_init (CmlSceneView *self)
 {
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* GL 3.3 core or GLES 3.0: the shaders come in both */
+  gtk_gl_area_set_required_version (self->area, 3, 3);
+  cml_camera_init (&self->camera);
+  self->style = cml_scene_style_default ();
+  /* multisampling costs 6–10× under software GL; the shaders smooth edges instead */
+  self->style.samples = 0;
+  self->last_frame_t = -INFINITY;
+  self->pending_t = g_array_new (FALSE, FALSE, sizeof (double));
+  self->pending_rows = g_array_new (FALSE, FALSE, sizeof (double));
 }
+
+/* ---- public API --------------------------------------------------------------------------------- */
 
 GtkWidget *
 cml_scene_view_new (void)
@@ -26,14 +360,178 @@ cml_scene_view_new (void)
   return g_object_new (CML_TYPE_SCENE_VIEW, NULL);
 }
 
-void cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys) {}
-void cml_scene_view_set_frame (CmlSceneView *self, CmlFrame *frame) {}
-void cml_scene_view_push_samples (CmlSceneView *self, const double *t, const double *rows,
-                                  guint n, guint n_cols, guint n_obs) {}
-void cml_scene_view_clear_trails (CmlSceneView *self) {}
-void cml_scene_view_reset_camera (CmlSceneView *self) {}
-void cml_scene_view_set_table_frame (CmlSceneView *self, gboolean table_frame) { self->table_frame = table_frame; }
-gboolean cml_scene_view_get_table_frame (CmlSceneView *self) { return self->table_frame; }
-void cml_scene_view_set_presentation (CmlSceneView *self, gboolean presentation) {}
-void cml_scene_view_set_dark (CmlSceneView *self, gboolean dark) {}
-gboolean cml_scene_view_probe_pixels (CmlSceneView *self, double *fraction) { return FALSE; }
+void
+cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&self->sys, cml_system_unref);
+  self->sys = sys;
+
+  clear_pending (self);
+  self->samples_pushed = FALSE;
+  self->last_frame_t = -INFINITY;
+  if (self->renderer)
+    {
+      gtk_gl_area_make_current (self->area);
+      cml_scene_renderer_set_system (self->renderer, sys);
+    }
+  update_table_frame_button (self);
+  cml_scene_view_reset_camera (self);
+}
+
+void
+cml_scene_view_set_frame (CmlSceneView *self, CmlFrame *frame)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  if (frame)
+    cml_frame_ref (frame);
+  g_clear_pointer (&self->frame, cml_frame_unref);
+  self->frame = frame;
+
+  const double *values = current_values (self);
+  if (values && !self->samples_pushed)
+    {
+      /* nobody pushes history: one trail point per new frame; a new run starts over */
+      if (frame->generation != self->last_generation || frame->t < self->last_frame_t)
+        cml_scene_view_clear_trails (self);
+      if (frame->t > self->last_frame_t)
+        feed_trails (self, &frame->t, values, 1, n_scene (self), 0);
+      self->last_frame_t = frame->t;
+      self->last_generation = frame->generation;
+    }
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_scene_view_push_samples (CmlSceneView *self, const double *t, const double *rows, guint n,
+                             guint n_cols, guint n_obs)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  g_return_if_fail (n == 0 || rows != NULL);
+
+  if (self->sys == NULL || n == 0)
+    return;
+  g_return_if_fail (n_obs + n_scene (self) <= n_cols);
+
+  if (!self->samples_pushed)
+    {
+      /* from now on the history feeds the trails; drop what the frames drew */
+      self->samples_pushed = TRUE;
+      cml_scene_view_clear_trails (self);
+    }
+  feed_trails (self, t, rows, n, n_cols, n_obs);
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_scene_view_clear_trails (CmlSceneView *self)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  clear_pending (self);
+  self->last_frame_t = -INFINITY;
+  if (self->renderer)
+    cml_scene_renderer_clear_trails (self->renderer);
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_scene_view_reset_camera (CmlSceneView *self)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  cml_camera_reset (&self->camera);
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_scene_view_set_table_frame (CmlSceneView *self, gboolean table_frame)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  table_frame = !!table_frame;
+  if (self->style.table_frame == table_frame)
+    return;
+  self->style.table_frame = table_frame;
+  gtk_toggle_button_set_active (self->table_frame_button, table_frame);
+  gtk_gl_area_queue_render (self->area);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TABLE_FRAME]);
+}
+
+gboolean
+cml_scene_view_get_table_frame (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+
+  return self->style.table_frame;
+}
+
+void
+cml_scene_view_set_presentation (CmlSceneView *self, gboolean presentation)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  self->style.presentation = !!presentation;
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_scene_view_set_dark (CmlSceneView *self, gboolean dark)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  self->style.dark = !!dark;
+  gtk_gl_area_queue_render (self->area);
+}
+
+gboolean
+cml_scene_view_probe_pixels (CmlSceneView *self, double *fraction)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  g_return_val_if_fail (fraction != NULL, FALSE);
+
+  GtkWidget *area = GTK_WIDGET (self->area);
+  if (!gtk_widget_get_realized (area))
+    {
+      if (gtk_widget_get_root (area) == NULL)
+        return FALSE;
+      gtk_widget_realize (area);
+    }
+  if (self->renderer == NULL)
+    {
+      if (!self->renderer_failed)
+        return FALSE; /* no GL context could be made */
+      *fraction = 0;  /* a context, but our shaders failed: that must fail the test */
+      return TRUE;
+    }
+
+  int width, height, scale;
+  area_size (self, &width, &height, &scale);
+  gtk_gl_area_make_current (self->area);
+  const double *values = current_values (self);
+  prepare (self, values, width, height, scale);
+  g_autofree guint8 *rgba = g_malloc ((gsize) width * height * 4);
+  if (!cml_scene_renderer_draw_to_pixels (self->renderer, values, &self->camera, width, height,
+                                          &self->style, rgba))
+    {
+      *fraction = 0;
+      return TRUE;
+    }
+
+  float bg[4];
+  cml_scene_style_get_background (&self->style, bg);
+  guint differ = 0;
+  for (gsize i = 0; i < (gsize) width * height; i++)
+    for (int k = 0; k < 3; k++)
+      if (abs ((int) rgba[4 * i + k] - (int) lroundf (bg[k] * 255)) > 8)
+        {
+          differ++;
+          break;
+        }
+  *fraction = (double) differ / ((double) width * height);
+  return TRUE;
+}

@@ -57,6 +57,20 @@ typedef struct
   char     text[G_ASCII_DTOSTR_BUF_SIZE];
 } NumText;
 
+static gint64
+gcd (gint64 a,
+     gint64 b)
+{
+  while (b != 0)
+    {
+      gint64 t = a % b;
+
+      a = b;
+      b = t;
+    }
+  return a;
+}
+
 /* How to write the non-negative number V: an integer; "pi"; a very short decimal
  * ("0.5", "0.25"); a fraction p/q with q <= 12 that reads back exactly ("1/3"); a short
  * exact decimal ("0.125", "9.81"); a fraction with q <= 1000; else %.15g. */
@@ -98,7 +112,7 @@ number_text (double   v,
     {
       double pk = nearbyint (v * (double) k);
 
-      if (pk >= 1.0 && pk < 1e15)
+      if (pk >= 1.0 && pk < 1e15 && gcd ((gint64) pk, k) == 1)
         {
           nt->exact_div = pk / (double) k == v;
           nt->exact_split = pk * (1.0 / (double) k) == v;
@@ -506,13 +520,36 @@ print_factor_maybe_negated (Printer  *pr,
  * with the coefficient of a lead term chosen by hash equal to 1, which may not be the
  * nicest: 2*x*(0.5*a + b) is shown as x*(a + 2*b).  G makes every coefficient an
  * integer; it is used only when the text reads back to the same node.  Else 1. */
+static gboolean
+content_works (const CmlExpr *e,
+               guint          hash_lead,
+               double         coef,
+               double         g)
+{
+  double r_hash_lead;
+
+  if (!isfinite (g) || g == 0.0)
+    return FALSE;
+  r_hash_lead = nearbyint (e->coefs[hash_lead] / g);
+  if (r_hash_lead == 0.0 || (coef * g) * r_hash_lead != coef)
+    return FALSE;
+  for (guint i = 0; i <= e->n; i++)
+    {
+      double c = i < e->n ? e->coefs[i] : e->value;
+      double r = nearbyint (c / g);
+
+      if (fabs (r) > 1e15 || r * g != c || r / r_hash_lead != c)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static double
 sum_content (Printer *pr,
              CmlExpr *e,
              double   coef)
 {
   guint lead = 0, hash_lead = 0;
-  double g, r_hash_lead;
 
   for (guint i = 1; i < e->n; i++)
     {
@@ -521,21 +558,16 @@ sum_content (Printer *pr,
       if (e->args[i]->shash < e->args[hash_lead]->shash)
         hash_lead = i;
     }
-  g = fabs (e->coefs[lead]);
-  if (g == 1.0 || !isfinite (g) || g == 0.0)
-    return 1.0;
-  r_hash_lead = nearbyint (e->coefs[hash_lead] / g);
-  if (r_hash_lead == 0.0 || (coef * g) * r_hash_lead != coef)
-    return 1.0;
-  for (guint i = 0; i <= e->n; i++)
+  /* the first coefficient in print order divided by 1, 2, ... 12: the first that makes
+   * all coefficients integers (1 if they are already) */
+  for (int k = 1; k <= 12; k++)
     {
-      double c = i < e->n ? e->coefs[i] : e->value;
-      double r = nearbyint (c / g);
+      double g = fabs (e->coefs[lead]) / k;
 
-      if (fabs (r) > 1e15 || r * g != c || r / r_hash_lead != c)
-        return 1.0;
+      if (content_works (e, hash_lead, coef, g))
+        return g;
     }
-  return g;
+  return 1.0;
 }
 
 /* COEF * Π F, as "[-][c*]num[/den]". */

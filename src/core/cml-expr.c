@@ -913,7 +913,8 @@ mul_list (CmlExprCtx     *ctx,
           coef *= r->value;
           continue;
         }
-      if (r->kind == CML_EXPR_MUL || cml_expr_factor_base (r) != fv.v[i].base)
+      if (r->kind == CML_EXPR_MUL || cml_expr_factor_base (r) != fv.v[i].base
+          || (r->kind == CML_EXPR_ADD && r->coefs[sum_lead (r)] != 1.0))
         redo = TRUE;
       out[n_out++] = r;
     }
@@ -2477,4 +2478,25 @@ cml_expr_parse (CmlExprCtx *ctx,
       return NULL;
     }
   return e;
+}
+
+CmlExpr *
+cml_expr_monic (CmlExprCtx *ctx, CmlExpr *e, double *factor)
+{
+  double c = 1;
+
+  g_return_val_if_fail (e != NULL, NULL);
+  if (e->kind == CML_EXPR_MUL)
+    c = e->value;
+  else if (e->kind == CML_EXPR_ADD && e->value == 0 && e->n > 0)
+    c = e->coefs[0];
+  if (factor)
+    *factor = c;
+  if (c == 1 || c == 0 || !isfinite (c))
+    {
+      if (factor)
+        *factor = 1;
+      return e;
+    }
+  return cml_expr_mul (ctx, cml_expr_num (ctx, 1 / c), e);
 }

@@ -101,6 +101,10 @@ CmlExpr *cml_expr_func (CmlExprCtx *ctx, CmlFunc fn, CmlExpr *arg);
 CmlExpr *cml_expr_func2 (CmlExprCtx *ctx, CmlFunc fn, CmlExpr *a, CmlExpr *b);
 /* Sum of N terms; N may be 0 (gives 0). */
 CmlExpr *cml_expr_sum (CmlExprCtx *ctx, CmlExpr *const *terms, guint n);
+/* E divided by its overall numeric factor (the MUL coefficient, or for a sum without a
+ * constant the coefficient of its first term), so that E = *factor * result; for printing
+ * equations "= 0" in their simplest form.  *FACTOR may be NULL. */
+CmlExpr *cml_expr_monic (CmlExprCtx *ctx, CmlExpr *e, double *factor);
 /* Multiplies out products of sums and integer powers of sums (for reduction checks). */
 CmlExpr *cml_expr_expand (CmlExprCtx *ctx, CmlExpr *e);
 

@@ -15,8 +15,9 @@
  * cml_runner_free () after it is joined.
  *
  * Samples are taken at t_k = k × sample_dt exactly (the simulation is advanced to each
- * t_k in turn, which cml_simulation_advance () hits exactly).  The ring row k of the
- * global write index holds (generation, t, observables…, scene values…).
+ * t_k in turn, which cml_simulation_advance () hits exactly).  Row number i (the global
+ * write index when it was written; slot i mod capacity) holds (generation, t,
+ * observables…, scene values…).
  *
  * Pacing (rule 6): while running, a slice integrates toward
  *   target = t_at_play + speed × (wall − wall_at_play)
@@ -25,8 +26,8 @@
  * sets `lagging` and rebases (t_at_play, wall_at_play) to now, so the run goes on at the
  * speed the machine allows instead of trying to catch up forever.
  *
- * GSL's default error handler aborts: the program must turn it off (gsl_set_error_handler_off)
- * at start-up, before any runner exists (it is a global, so it is not done here).
+ * GSL's default error handler aborts: the program turns it off (gsl_set_error_handler_off)
+ * at start-up, before any runner exists (a global, so not set here where it would race).
  */
 #define G_LOG_DOMAIN "cml-runner"
 
@@ -34,7 +35,6 @@
 
 #include "cml-error.h"
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>

@@ -617,7 +617,7 @@ vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_
 static char *
 print_constraint (CmlSystem *sys, CmlExpr *g)
 {
-  g_autofree char *s = cml_expr_to_string (sys->ctx, g);
+  g_autofree char *s = cml_expr_to_string (sys->ctx, cml_expr_monic (sys->ctx, g, NULL));
   return g_strdup_printf ("%s = 0", s);
 }
 
@@ -802,7 +802,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       for (guint j = 0; j < k; j++)
         if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n))
           has_v = TRUE;
-      g_autofree char *gtxt = cml_expr_to_string (ctx, g);
+      g_autofree char *gtxt = cml_expr_to_string (ctx, cml_expr_monic (ctx, g, NULL));
       if (has_v)
         {
           g_ptr_array_add (veq, dg);
@@ -897,12 +897,12 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       {
         g_autofree char *txt = cml_expr_to_string (ctx, vsol[j]);
         if (fixed[j])
-          g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration %u fixed: v%u = %s", j + 1, j + 1, txt));
+          g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration k%u = %s (fixed by the SODE condition)", j + 1, txt));
         else
           {
             sys->gauge = TRUE;
             g_ptr_array_add (sys->steps,
-                             g_strdup_printf ("kernel acceleration %u is not determined: gauge freedom, set to 0", j + 1));
+                             g_strdup_printf ("kernel acceleration k%u is not determined: gauge freedom, set to 0", j + 1));
           }
       }
     if (!sys->gauge)
@@ -1396,8 +1396,8 @@ cml_system_describe (const CmlSystem *sys_)
       g_string_append (s, "  kept on the constraint set by projection after every step:\n");
       for (guint a = 0; a < sys->h->len; a++)
         {
-          g_autofree char *t = cml_expr_to_string (sys->ctx, sys->h->pdata[a]);
-          g_string_append_printf (s, "    %s = 0\n", t);
+          g_autofree char *t = print_constraint (sys, sys->h->pdata[a]);
+          g_string_append_printf (s, "    %s\n", t);
         }
     }
   if (md->quaternions->len)

@@ -50,19 +50,29 @@ cml_camera_fit (CmlCamera *cam, const double min[3], const double max[3], double
     if (!isfinite (min[i]) || !isfinite (max[i]) || min[i] > max[i])
       return;
 
-  /* fit the bounding sphere, so that turning never cuts the scene off */
-  double r2 = 0;
+  /* look at the box's centre from the current direction, from just far enough that
+   * every corner is inside the frustum with a margin: a corner at (x, y) across the view
+   * and z towards the eye needs distance ≥ z + |x| / tan(half_h), z + |y| / tan(half_v) */
   for (int i = 0; i < 3; i++)
+    cam->target[i] = 0.5 * (min[i] + max[i]);
+  double cp = cos (cam->pitch), sp = sin (cam->pitch), cy = cos (cam->yaw), sy = sin (cam->yaw);
+  double toward[3] = { cp * cy, cp * sy, sp };  /* target to eye */
+  double right[3] = { -sy, cy, 0 };
+  double up[3] = { -sp * cy, -sp * sy, cp };
+  double tan_v = tan (cam->fovy / 2) * 0.9, tan_h = tan_v * (aspect > 0 ? aspect : 1.0);
+  double distance = 0;
+  for (int c = 0; c < 8; c++)
     {
-      cam->target[i] = 0.5 * (min[i] + max[i]);
-      r2 += 0.25 * (max[i] - min[i]) * (max[i] - min[i]);
+      double p[3];
+      for (int i = 0; i < 3; i++)
+        p[i] = ((c >> i) & 1 ? max[i] : min[i]) - cam->target[i];
+      double x = p[0] * right[0] + p[1] * right[1] + p[2] * right[2];
+      double y = p[0] * up[0] + p[1] * up[1] + p[2] * up[2];
+      double z = p[0] * toward[0] + p[1] * toward[1] + p[2] * toward[2];
+      distance = MAX (distance, z + fabs (x) / tan_h);
+      distance = MAX (distance, z + fabs (y) / tan_v);
     }
-  double radius = MAX (sqrt (r2), 1e-3);
-  double half_v = cam->fovy / 2;
-  double half_h = atan (tan (half_v) * (aspect > 0 ? aspect : 1.0));
-  double half = MIN (half_v, half_h);
-  /* a bounding sphere is loose for flat scenes seen from above: 0.9 fills the view */
-  cam->distance = 0.9 * radius / sin (half);
+  cam->distance = MAX (distance, 1e-3);
 }
 
 void

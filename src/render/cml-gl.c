@@ -13,7 +13,7 @@
 #include <string.h>
 
 static GLuint
-compile_shader (GLenum type, const char *resource, GError **error)
+compile_shader (GLenum type, const char *resource, const char *defines, GError **error)
 {
   g_autoptr (GBytes) bytes = g_resources_lookup_data (resource, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
   if (bytes == NULL)
@@ -21,9 +21,15 @@ compile_shader (GLenum type, const char *resource, GError **error)
 
   gsize size = 0;
   const char *text = g_bytes_get_data (bytes, &size);
-  GLint len = (GLint) size;
+  /* GLSL wants #version first: the defines go right after that line, and #line keeps
+   * the compiler's line numbers those of the file */
+  const char *nl = memchr (text, '\n', size);
+  gsize head = nl && g_str_has_prefix (text, "#version") ? (gsize) (nl - text) + 1 : 0;
+  g_autofree char *middle = g_strdup_printf ("%s\n#line %d\n", defines ? defines : "", head ? 2 : 1);
+  const char *parts[3] = { text, middle, text + head };
+  GLint lens[3] = { (GLint) head, (GLint) strlen (middle), (GLint) (size - head) };
   GLuint shader = glCreateShader (type);
-  glShaderSource (shader, 1, &text, &len);
+  glShaderSource (shader, 3, parts, lens);
   glCompileShader (shader);
 
   GLint ok = GL_FALSE;
@@ -47,6 +53,15 @@ cml_gl_program_from_resources (const char *vert_resource,
                                const char *frag_resource,
                                GError    **error)
 {
+  return cml_gl_program_from_resources_with_defines (vert_resource, frag_resource, NULL, error);
+}
+
+GLuint
+cml_gl_program_from_resources_with_defines (const char *vert_resource,
+                                            const char *frag_resource,
+                                            const char *defines,
+                                            GError    **error)
+{
   g_return_val_if_fail (vert_resource != NULL && frag_resource != NULL, 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
@@ -54,10 +69,10 @@ cml_gl_program_from_resources (const char *vert_resource,
    * reference keeps the linker from dropping it (its constructor registers it). */
   (void) cml_get_resource ();
 
-  GLuint vs = compile_shader (GL_VERTEX_SHADER, vert_resource, error);
+  GLuint vs = compile_shader (GL_VERTEX_SHADER, vert_resource, defines, error);
   if (vs == 0)
     return 0;
-  GLuint fs = compile_shader (GL_FRAGMENT_SHADER, frag_resource, error);
+  GLuint fs = compile_shader (GL_FRAGMENT_SHADER, frag_resource, defines, error);
   if (fs == 0)
     {
       glDeleteShader (vs);

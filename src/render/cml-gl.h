@@ -21,6 +21,13 @@ GLuint   cml_gl_program_from_resources (const char *vert_resource,
                                         const char *frag_resource,
                                         GError    **error);
 
+/* The same with DEFINES (e.g. "#define MODE 1\n"; may be NULL) inserted after each
+ * shader's #version line, to make specialised variants of one source. */
+GLuint   cml_gl_program_from_resources_with_defines (const char *vert_resource,
+                                                     const char *frag_resource,
+                                                     const char *defines,
+                                                     GError    **error);
+
 /* TRUE when the current context is OpenGL ES (choose the "-es" shader variants). */
 gboolean cml_gl_is_es (void);
 

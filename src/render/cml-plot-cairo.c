@@ -26,20 +26,22 @@ typedef struct
 } TextCtx;
 
 static void
-text_set (TextCtx *tc, const char *text, double size)
+text_set (TextCtx *tc, const char *text, double size, gboolean bold)
 {
   pango_font_description_set_absolute_size (tc->font, size * PANGO_SCALE);
+  pango_font_description_set_weight (tc->font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
   pango_layout_set_font_description (tc->layout, tc->font);
   pango_layout_set_text (tc->layout, text, -1);
 }
 
 static void
-measure_text (const char *text, double size, double *width, double *height, gpointer user_data)
+measure_text (const char *text, double size, gboolean bold, double *width, double *height,
+              gpointer user_data)
 {
   TextCtx *tc = user_data;
   PangoRectangle logical;
 
-  text_set (tc, text, size);
+  text_set (tc, text, size, bold);
   pango_layout_get_extents (tc->layout, NULL, &logical);
   if (width)
     *width = (double) logical.width / PANGO_SCALE;
@@ -58,7 +60,7 @@ draw_label (TextCtx *tc, const CmlPlotLabel *label, const CmlPlotRgba *color)
 {
   cairo_t *cr = tc->cr;
 
-  text_set (tc, label->text, label->size);
+  text_set (tc, label->text, label->size, label->bold);
   cairo_save (cr);
   set_rgba (cr, color);
   if (label->rotated)
@@ -66,6 +68,7 @@ draw_label (TextCtx *tc, const CmlPlotLabel *label, const CmlPlotRgba *color)
       /* reads bottom to top; the box spans [x, x + h] × [y, y + w] */
       cairo_translate (cr, label->x, label->y + label->w);
       cairo_rotate (cr, -G_PI / 2);
+      cairo_move_to (cr, 0, 0);
     }
   else
     cairo_move_to (cr, label->x, label->y);
@@ -194,36 +197,20 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
   for (guint i = 0; i < L.labels->len; i++)
     draw_label (&tc, g_ptr_array_index (L.labels, i), &style->foreground);
 
-  /* legend */
-  if (L.legend_w > 0)
+  /* legend: a swatch of each series' line before its name */
+  cairo_set_line_width (cr, style->line_width * sc);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  for (guint i = 0; i < L.legend_labels->len; i++)
     {
-      double r = 0.3 * style->font_size * sc;
-      cairo_new_sub_path (cr);
-      cairo_arc (cr, L.legend_x + L.legend_w - r, L.legend_y + r, r, -G_PI / 2, 0);
-      cairo_arc (cr, L.legend_x + L.legend_w - r, L.legend_y + L.legend_h - r, r, 0, G_PI / 2);
-      cairo_arc (cr, L.legend_x + r, L.legend_y + L.legend_h - r, r, G_PI / 2, G_PI);
-      cairo_arc (cr, L.legend_x + r, L.legend_y + r, r, G_PI, 3 * G_PI / 2);
-      cairo_close_path (cr);
-      set_rgba (cr, &style->legend_background);
-      cairo_fill_preserve (cr);
-      set_rgba (cr, &style->grid);
-      cairo_set_line_width (cr, gw);
+      const CmlPlotLabel *l = g_ptr_array_index (L.legend_labels, i);
+      CmlPlotRgba c;
+      double y = l->y + 0.5 * l->h;
+      cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
+      set_rgba (cr, &c);
+      cairo_move_to (cr, l->x - L.legend_swatch_gap - L.legend_swatch, y);
+      cairo_rel_line_to (cr, L.legend_swatch, 0);
       cairo_stroke (cr);
-
-      cairo_set_line_width (cr, style->line_width * sc);
-      cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
-      for (guint i = 0; i < L.legend_labels->len; i++)
-        {
-          const CmlPlotLabel *l = g_ptr_array_index (L.legend_labels, i);
-          CmlPlotRgba c;
-          double y = l->y + 0.5 * l->h;
-          cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
-          set_rgba (cr, &c);
-          cairo_move_to (cr, l->x - 0.4 * style->font_size * sc - L.legend_swatch, y);
-          cairo_rel_line_to (cr, L.legend_swatch, 0);
-          cairo_stroke (cr);
-          draw_label (&tc, l, &style->foreground);
-        }
+      draw_label (&tc, l, &style->foreground);
     }
 
   /* a hint in an empty plot */
@@ -233,7 +220,7 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
       CmlPlotRgba c = style->foreground;
       msg.text = (char *) L.empty_message;
       msg.size = style->title_size * sc;
-      measure_text (msg.text, msg.size, &msg.w, &msg.h, &tc);
+      measure_text (msg.text, msg.size, FALSE, &msg.w, &msg.h, &tc);
       msg.x = L.area_x + 0.5 * (L.area_w - msg.w);
       msg.y = L.area_y + 0.5 * (L.area_h - msg.h);
       c.a *= 0.6f;

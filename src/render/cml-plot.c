@@ -39,7 +39,6 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
   style->background = rgb_hex (dark ? 0x1d1d21 : 0xffffff, 1.f);
   style->foreground = rgb_hex (dark ? 0xececec : 0x1e1e1e, 1.f);
   style->grid = rgb_hex (dark ? 0x3b3b42 : 0xe3e3e6, 1.f);
-  style->legend_background = rgb_hex (dark ? 0x26262b : 0xffffff, 0.88f);
   for (guint i = 0; i < CML_PLOT_PALETTE_SIZE; i++)
     style->palette[i] = rgb_hex (dark ? dark_palette[i] : light_palette[i], 1.f);
   style->font_family = "Cantarell, DejaVu Sans, Sans";
@@ -1480,13 +1479,21 @@ label_free (gpointer data)
 }
 
 static CmlPlotLabel *
-label_new (const char *text, double size, CmlPlotMeasureFunc measure, gpointer user_data)
+label_new_full (const char *text, double size, gboolean bold, CmlPlotMeasureFunc measure,
+                gpointer user_data)
 {
   CmlPlotLabel *label = g_new0 (CmlPlotLabel, 1);
   label->text = g_strdup (text);
   label->size = size;
-  measure (text, size, &label->w, &label->h, user_data);
+  label->bold = bold;
+  measure (text, size, bold, &label->w, &label->h, user_data);
   return label;
+}
+
+static CmlPlotLabel *
+label_new (const char *text, double size, CmlPlotMeasureFunc measure, gpointer user_data)
+{
+  return label_new_full (text, size, FALSE, measure, user_data);
 }
 
 double
@@ -1530,16 +1537,63 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   /* heights: the title above, tick labels and the x axis title below */
   double top = pad, bottom = pad, left = pad, right = pad;
   double tw, font_h;
-  measure ("0123456789", font, &tw, &font_h, user_data);
+  measure ("0123456789", font, FALSE, &tw, &font_h, user_data);
 
   CmlPlotLabel *title = NULL;
   if (plot->title[0] != '\0')
     {
-      title = label_new (plot->title, title_font, measure, user_data);
+      title = label_new_full (plot->title, title_font, TRUE, measure, user_data);
+      title->y = top;
       top += title->h + gap;
     }
-  else
-    top += 0.5 * font_h; /* room for the top tick label's upper half */
+
+  /* the legend: rows of "swatch name [unit]" above the plot area, flush right, so
+   * that it never hides data */
+  guint n_legend = cml_plot_get_n_legend_entries (plot);
+  if (n_legend > 0)
+    {
+      double row_h = 1.25 * font_h, spacing = 1.2 * font, avail = width - 2 * pad;
+      guint row_start = 0, n_rows = 0;
+      layout->legend_swatch = 1.6 * font;
+      layout->legend_swatch_gap = gap;
+      for (guint i = 0; i < n_legend; i++)
+        {
+          g_autofree char *text = cml_plot_series_dup_label (g_ptr_array_index (plot->series, i));
+          g_ptr_array_add (layout->legend_labels, label_new (text, font, measure, user_data));
+        }
+      /* greedy rows; each row is laid out right to left from the right edge */
+      while (row_start < n_legend)
+        {
+          double row_w = 0;
+          guint end = row_start;
+          while (end < n_legend)
+            {
+              CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, end);
+              double w = layout->legend_swatch + gap + l->w + (end > row_start ? spacing : 0);
+              if (end > row_start && row_w + w > avail)
+                break;
+              row_w += w;
+              end++;
+            }
+          double x = width - pad - row_w;
+          for (guint i = row_start; i < end; i++)
+            {
+              CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
+              l->x = x + layout->legend_swatch + gap;
+              l->y = top + n_rows * row_h + 0.5 * (row_h - l->h);
+              x = l->x + l->w + spacing;
+            }
+          layout->legend_w = MAX (layout->legend_w, row_w);
+          row_start = end;
+          n_rows++;
+        }
+      layout->legend_x = width - pad - layout->legend_w;
+      layout->legend_y = top;
+      layout->legend_h = n_rows * row_h;
+      top += layout->legend_h + 0.5 * gap;
+    }
+
+  top += 0.5 * font_h; /* room for the top tick label's upper half */
 
   g_autofree char *x_title_text = cml_plot_axis_dup_title (plot->x_axis);
   g_autofree char *y_title_text = cml_plot_axis_dup_title (plot->y_axis);
@@ -1555,8 +1609,8 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   layout->area_y = top;
   layout->area_h = MAX (height - top - bottom, 1.0);
 
-  /* y ticks: about three label heights apart */
-  guint y_intervals = (guint) CLAMP (layout->area_h / (2.6 * font_h), 1, 12);
+  /* y ticks: labels about a line apart */
+  guint y_intervals = (guint) CLAMP (layout->area_h / (1.9 * font_h), 2, 12);
   guint n_y = cml_plot_axis_ticks (plot->y_axis, y_intervals, ticks, MAX_TICKS, NULL);
   GPtrArray *y_labels = g_ptr_array_new ();
   double y_label_w = 0;
@@ -1569,7 +1623,7 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   left += y_label_w + gap + tick;
 
   /* x ticks: as many as fit with min_tick_spacing between the labels */
-  measure ("−0.000", font, &tw, NULL, user_data);
+  measure ("−0.000", font, FALSE, &tw, NULL, user_data);
   double x_right_half = 0.5 * tw;
   right += x_right_half;
   layout->area_x = left;
@@ -1602,7 +1656,6 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
     {
       title->x = ax + 0.5 * (aw - title->w);
       title->x = CLAMP (title->x, pad, MAX (pad, width - pad - title->w));
-      title->y = pad;
       g_ptr_array_add (layout->labels, title);
     }
   if (x_title)
@@ -1641,31 +1694,6 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       g_ptr_array_add (layout->labels, l);
     }
   g_ptr_array_unref (x_labels);
-
-  /* the legend: upper right inside the plot area */
-  guint n_legend = cml_plot_get_n_legend_entries (plot);
-  if (n_legend > 0)
-    {
-      double widest = 0, row = 1.3 * font_h;
-      layout->legend_swatch = 1.8 * font;
-      for (guint i = 0; i < n_legend; i++)
-        {
-          g_autofree char *text = cml_plot_series_dup_label (g_ptr_array_index (plot->series, i));
-          CmlPlotLabel *l = label_new (text, font, measure, user_data);
-          widest = MAX (widest, l->w);
-          g_ptr_array_add (layout->legend_labels, l);
-        }
-      layout->legend_w = gap + layout->legend_swatch + gap + widest + gap * 1.5;
-      layout->legend_h = gap + n_legend * row + gap * 0.5;
-      layout->legend_x = ax + aw - layout->legend_w - gap;
-      layout->legend_y = ay + gap;
-      for (guint i = 0; i < n_legend; i++)
-        {
-          CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
-          l->x = layout->legend_x + gap + layout->legend_swatch + gap;
-          l->y = layout->legend_y + gap + i * row + 0.5 * (row - l->h);
-        }
-    }
 
   if (plot->series->len == 0)
     layout->empty_message = "No series selected";

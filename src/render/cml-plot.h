@@ -51,7 +51,6 @@ typedef struct
   CmlPlotRgba background;
   CmlPlotRgba foreground;   /* axes, tick labels, titles */
   CmlPlotRgba grid;
-  CmlPlotRgba legend_background;
   CmlPlotRgba palette[CML_PLOT_PALETTE_SIZE]; /* series colours, in order */
   const char *font_family;  /* Pango family list, e.g. "Cantarell, DejaVu Sans, Sans" */
   double      font_size;    /* tick labels and legend, px */
@@ -267,16 +266,18 @@ void           cml_plot_reset_ranges (CmlPlot *plot);
 
 /* ---- layout ------------------------------------------------------------------------- */
 
-/* The size of TEXT in px (logical extents) at SIZE px in the style's font; ROTATED
- * text (the y axis title) is measured unrotated.  Backends provide it (Pango). */
-typedef void (*CmlPlotMeasureFunc) (const char *text, double size, double *width,
-                                    double *height, gpointer user_data);
+/* The size of TEXT in px (logical extents) at SIZE px in the style's font (BOLD: its
+ * bold face); rotated text (the y axis title) is measured unrotated.  Backends provide
+ * it (Pango). */
+typedef void (*CmlPlotMeasureFunc) (const char *text, double size, gboolean bold,
+                                    double *width, double *height, gpointer user_data);
 
 typedef struct
 {
   double x, y;            /* px: where the text's box goes (top-left; rotated: see below) */
   double w, h;            /* its size, as measured (unrotated) */
   double size;            /* font size, px */
+  gboolean bold;
   gboolean rotated;       /* turned 90° counter-clockwise: the box spans
                            * [x, x + h] × [y, y + w] */
   char  *text;
@@ -295,15 +296,17 @@ typedef struct
   double x0, x1, y0, y1;  /* the data ranges mapped onto it */
   GArray *x_ticks, *y_ticks;  /* CmlPlotTickMark */
   GPtrArray *labels;      /* CmlPlotLabel*: title, axis titles, tick labels */
-  /* the legend box (w = 0: none) and its entries' rows */
+  /* the legend above the plot area (w = 0: none): its bounding box and one label per
+   * entry, in series order; each entry's colour swatch is a line LEGEND_SWATCH long
+   * ending LEGEND_SWATCH_GAP before its label, at the label's middle height */
   double legend_x, legend_y, legend_w, legend_h;
-  double legend_swatch;   /* length of the colour swatch, px */
-  GPtrArray *legend_labels; /* CmlPlotLabel*, one per legend entry, in series order */
+  double legend_swatch, legend_swatch_gap;
+  GPtrArray *legend_labels; /* CmlPlotLabel* */
   const char *empty_message; /* NULL, or a message to show centred ("no data yet") */
 } CmlPlotLayout;
 
 /* Lays a frame of WIDTH × HEIGHT px out: margins from the measured tick labels and
- * titles, ticks at the axis' nice values, the legend in the upper right corner.
+ * titles, ticks at the axis' nice values, the legend above the plot area.
  * Calls cml_plot_update_ranges (plot, FALSE) first.  Free with cml_plot_layout_clear. */
 void           cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double height,
                                 CmlPlotMeasureFunc measure, gpointer user_data,

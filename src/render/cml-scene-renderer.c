@@ -35,7 +35,7 @@ typedef enum
   OBJ_ARROW,
 } ObjKind;
 
-/* pattern numbers of shaders/scene.frag */
+/* the program variants: PATTERN of shaders/scene.frag, then the trails (MODE 1) */
 enum
 {
   PATTERN_MARK = 0,
@@ -44,7 +44,16 @@ enum
   PATTERN_GRID = 3,
   PATTERN_DISC = 4,
   PATTERN_GRID_LINES = 5,
+  PROGRAM_TRAIL = 6,
+  N_PROGRAMS
 };
+
+typedef struct
+{
+  GLuint id;
+  GLint  model, view_proj, normal_matrix, viewport, line_width, tangent_scale;
+  GLint  color, color2, accent, param, eye, light_dir;
+} Program;
 
 typedef struct
 {
@@ -80,12 +89,8 @@ typedef struct
 
 struct _CmlSceneRenderer
 {
-  GLuint   program;
-  struct
-  {
-    GLint model, view_proj, normal_matrix, mode, viewport, line_width, tangent_scale;
-    GLint color, color2, accent, pattern, param, lit, eye, light_dir;
-  } u;
+  Program  programs[N_PROGRAMS];
+  Program *cur;  /* in use */
 
   CmlMesh *ball, *small_sphere, *table, *disc, *cylinder, *cone, *quad;
 
@@ -218,33 +223,39 @@ cml_scene_renderer_new (GError **error)
 {
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  gboolean es = cml_gl_is_es ();
-  GLuint program = cml_gl_program_from_resources (
-      es ? "/org/cmlab/Cmlab/shaders/scene-es.vert" : "/org/cmlab/Cmlab/shaders/scene.vert",
-      es ? "/org/cmlab/Cmlab/shaders/scene-es.frag" : "/org/cmlab/Cmlab/shaders/scene.frag",
-      error);
-  if (program == 0)
-    return NULL;
-
   CmlSceneRenderer *r = g_new0 (CmlSceneRenderer, 1);
-  r->program = program;
-#define U(field, name) r->u.field = glGetUniformLocation (program, name)
-  U (model, "u_model");
-  U (view_proj, "u_view_proj");
-  U (normal_matrix, "u_normal_matrix");
-  U (mode, "u_mode");
-  U (viewport, "u_viewport");
-  U (line_width, "u_line_width");
-  U (tangent_scale, "u_tangent_scale");
-  U (color, "u_color");
-  U (color2, "u_color2");
-  U (accent, "u_accent");
-  U (pattern, "u_pattern");
-  U (param, "u_param");
-  U (lit, "u_lit");
-  U (eye, "u_eye");
-  U (light_dir, "u_light_dir");
+  gboolean es = cml_gl_is_es ();
+  for (int k = 0; k < N_PROGRAMS; k++)
+    {
+      Program *p = &r->programs[k];
+      g_autofree char *defines = g_strdup_printf ("#define MODE %d\n#define PATTERN %d\n",
+                                                  k == PROGRAM_TRAIL, k == PROGRAM_TRAIL ? 0 : k);
+      p->id = cml_gl_program_from_resources_with_defines (
+          es ? "/org/cmlab/Cmlab/shaders/scene-es.vert" : "/org/cmlab/Cmlab/shaders/scene.vert",
+          es ? "/org/cmlab/Cmlab/shaders/scene-es.frag" : "/org/cmlab/Cmlab/shaders/scene.frag",
+          defines, error);
+      if (p->id == 0)
+        {
+          for (int j = 0; j < k; j++)
+            glDeleteProgram (r->programs[j].id);
+          g_free (r);
+          return NULL;
+        }
+#define U(field, name) p->field = glGetUniformLocation (p->id, name)
+      U (model, "u_model");
+      U (view_proj, "u_view_proj");
+      U (normal_matrix, "u_normal_matrix");
+      U (viewport, "u_viewport");
+      U (line_width, "u_line_width");
+      U (tangent_scale, "u_tangent_scale");
+      U (color, "u_color");
+      U (color2, "u_color2");
+      U (accent, "u_accent");
+      U (param, "u_param");
+      U (eye, "u_eye");
+      U (light_dir, "u_light_dir");
 #undef U
+    }
 
   {
     /* the ball: 32 × 16 is round enough at full-screen size, 960 triangles */
@@ -330,7 +341,8 @@ cml_scene_renderer_free (CmlSceneRenderer *r)
   cml_mesh_free (r->quad);
   delete_target (&r->ms_fbo, &r->ms_color, &r->ms_depth);
   delete_target (&r->rb_fbo, &r->rb_color, &r->rb_depth);
-  glDeleteProgram (r->program);
+  for (int k = 0; k < N_PROGRAMS; k++)
+    glDeleteProgram (r->programs[k].id);
   g_array_unref (r->xyz);
   g_array_unref (r->ages);
   g_array_unref (r->vertices);
@@ -653,9 +665,17 @@ add_object_bounds (CmlSceneRenderer *r, const double *v)
           box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->center, v[o->radius]);
           break;
         case OBJ_TURNTABLE:
-          box_add (r->lab_min, r->lab_max, &r->lab_valid, o->center >= 0 ? v + o->center : origin,
-                   v[o->radius]);
-          break;
+          {
+            /* flat: its rim in the plane of the top */
+            const double *c = o->center >= 0 ? v + o->center : origin;
+            double rad = v[o->radius];
+            if (!finite_n (c, 3) || !isfinite (rad))
+              break;
+            double lo[3] = { c[0] - rad, c[1] - rad, c[2] }, hi[3] = { c[0] + rad, c[1] + rad, c[2] };
+            box_add (r->lab_min, r->lab_max, &r->lab_valid, lo, 0);
+            box_add (r->lab_min, r->lab_max, &r->lab_valid, hi, 0);
+            break;
+          }
         case OBJ_POINT:
           box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->position,
                    o->radius >= 0 ? v[o->radius] : 0);
@@ -730,21 +750,31 @@ typedef struct
 } DrawCtx;
 
 static void
+use (CmlSceneRenderer *r, int program)
+{
+  if (r->cur != &r->programs[program])
+    {
+      r->cur = &r->programs[program];
+      glUseProgram (r->cur->id);
+    }
+}
+
+static void
 set_model (CmlSceneRenderer *r, const CmlMat4 *model)
 {
   float nm[9];
-  glUniformMatrix4fv (r->u.model, 1, GL_FALSE, model->m);
+  glUniformMatrix4fv (r->cur->model, 1, GL_FALSE, model->m);
   /* rotations and uniform scales only: the model matrix itself transforms normals */
   cml_mat4_to_mat3 (model, nm);
-  glUniformMatrix3fv (r->u.normal_matrix, 1, GL_FALSE, nm);
+  glUniformMatrix3fv (r->cur->normal_matrix, 1, GL_FALSE, nm);
 }
 
 static void
 set_colors (CmlSceneRenderer *r, const float c1[3], float alpha, const float c2[3], const float accent[3])
 {
-  glUniform4f (r->u.color, c1[0], c1[1], c1[2], alpha);
-  glUniform4f (r->u.color2, c2[0], c2[1], c2[2], 1.f);
-  glUniform4f (r->u.accent, accent[0], accent[1], accent[2], 1.f);
+  glUniform4f (r->cur->color, c1[0], c1[1], c1[2], alpha);
+  glUniform4f (r->cur->color2, c2[0], c2[1], c2[2], 1.f);
+  glUniform4f (r->cur->accent, accent[0], accent[1], accent[2], 1.f);
 }
 
 /* T · R · S with R from a unit vector: the rotation taking +z to DIR */
@@ -799,8 +829,8 @@ draw_arrow (CmlSceneRenderer *r, const DrawCtx *dc, const double from[3], const 
   for (int k = 0; k < 3; k++)
     tip_base[k] = from[k] + vec[k] * (shaft / len);
 
+  use (r, PATTERN_MARK);
   set_colors (r, rgb, 1.f, rgb, rgb);
-  glUniform1i (r->u.pattern, PATTERN_MARK);
   CmlMat4 m;
   model_along (&m, from, vec, shaft_r, shaft);
   set_model (r, &m);
@@ -852,13 +882,11 @@ draw_grid_overlay (CmlSceneRenderer *r, const DrawCtx *dc, const double min[3], 
   cml_mat4_translation (&m, cx, cy, z);
   cml_mat4_scale (&s, half, half, 1);
   cml_mat4_multiply (&m, &m, &s);
+  use (r, PATTERN_GRID_LINES);
   set_model (r, &m);
   set_colors (r, fg, dc->dark ? 0.45f : 0.5f, fg, axis);
-  glUniform1i (r->u.pattern, PATTERN_GRID_LINES);
-  glUniform1f (r->u.param, step);
-  glUniform1i (r->u.lit, 0);
+  glUniform1f (r->cur->param, step);
   cml_mesh_draw (r->quad);
-  glUniform1i (r->u.lit, 1);
 }
 
 /* Thins trail O to about a point per pixel and uploads it as a ribbon; the current point
@@ -947,10 +975,9 @@ upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double 
 static void
 draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlSceneStyle *style)
 {
-  glUniform1i (r->u.mode, 1);
-  glUniform1i (r->u.lit, 0);
-  glUniform1f (r->u.line_width, dc->line_px);
-  glUniform1f (r->u.tangent_scale, dc->distance * 1e-3);
+  use (r, PROGRAM_TRAIL);
+  glUniform1f (r->cur->line_width, dc->line_px);
+  glUniform1f (r->cur->tangent_scale, dc->distance * 1e-3);
   glDepthMask (GL_FALSE);
 
   for (guint i = 0; i < r->objects->len; i++)
@@ -993,8 +1020,6 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
     }
 
   glDepthMask (GL_TRUE);
-  glUniform1i (r->u.mode, 0);
-  glUniform1i (r->u.lit, 1);
 }
 
 typedef struct
@@ -1060,7 +1085,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
   g_array_sort (items, cmp_far_first);
 
   glDepthMask (GL_FALSE);
-  glUniform1i (r->u.pattern, PATTERN_DISC);
+  use (r, PATTERN_DISC);
   for (guint j = 0; j < items->len; j++)
     {
       const Translucent *it = &g_array_index (items, Translucent, j);
@@ -1081,7 +1106,6 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
   for (guint i = 0; i < r->objects->len && v; i++)
     {
       SceneObj *o = r->objects->pdata[i];
-      glUniform1i (r->u.pattern, PATTERN_MARK);
       switch (o->kind)
         {
         case OBJ_PLANE:
@@ -1102,15 +1126,14 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
             cml_mat4_translation (&m, c[0], c[1], c[2] - 1e-3 * dc->extent);
             cml_mat4_scale (&s, size / 2, size / 2, 1);
             cml_mat4_multiply (&m, &m, &s);
+            use (r, PATTERN_GRID);
             set_model (r, &m);
             set_colors (r, floor_rgb, 1.f, line, axis);
-            glUniform1i (r->u.pattern, PATTERN_GRID);
-            glUniform1f (r->u.param, nice_step (MIN (size, 4 * dc->extent)));
+            glUniform1f (r->cur->param, nice_step (MIN (size, 4 * dc->extent)));
             cml_mesh_draw (r->quad);
             break;
           }
         case OBJ_TURNTABLE:
-          if (g_getenv ("NOTABLE")) break;
           {
             double radius = v[o->radius], angle = v[o->angle];
             double c[3] = { 0, 0, 0 };
@@ -1128,16 +1151,15 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
             cml_mat4_scale (&s, radius, radius, radius);
             cml_mat4_multiply (&m, &m, &rot);
             cml_mat4_multiply (&m, &m, &s);
+            use (r, PATTERN_TABLE);
             set_model (r, &m);
             set_colors (r, top, 1.f, dark, ink);
-            glUniform1i (r->u.pattern, PATTERN_TABLE);
             glEnable (GL_CULL_FACE);
             cml_mesh_draw (r->table);
             glDisable (GL_CULL_FACE);
             break;
           }
         case OBJ_SPHERE:
-          if (g_getenv ("NOBALL")) break;
           {
             double radius = v[o->radius];
             if (!(radius > 0) || !finite_n (v + o->center, 3))
@@ -1149,8 +1171,8 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
             else
               cml_mat4_identity (&rot);
             /* octants in the object's colour and white, ink seams: turning shows */
+            use (r, PATTERN_BALL);
             set_colors (r, o->rgb, 1.f, white, ink);
-            glUniform1i (r->u.pattern, PATTERN_BALL);
             glEnable (GL_CULL_FACE);
             draw_sphere_mesh (r, r->ball, v + o->center, radius, &rot);
             glDisable (GL_CULL_FACE);
@@ -1161,6 +1183,7 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
             double radius = o->radius >= 0 ? v[o->radius] : 0.02 * dc->extent;
             if (!(radius > 0) || !finite_n (v + o->position, 3))
               break;
+            use (r, PATTERN_MARK);
             set_colors (r, o->rgb, 1.f, o->rgb, o->rgb);
             glEnable (GL_CULL_FACE);
             draw_sphere_mesh (r, r->small_sphere, v + o->position, radius, NULL);
@@ -1197,8 +1220,8 @@ draw_default (CmlSceneRenderer *r, const DrawCtx *dc)
   glEnable (GL_CULL_FACE);
   for (int k = 0; k < 3; k++)
     draw_arrow (r, dc, origin, axes[k], rgb[k]);
+  use (r, PATTERN_MARK);
   set_colors (r, grey, 1.f, grey, grey);
-  glUniform1i (r->u.pattern, PATTERN_MARK);
   draw_sphere_mesh (r, r->small_sphere, origin, 0.06, NULL);
   glDisable (GL_CULL_FACE);
 }
@@ -1325,15 +1348,18 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
     lw[k] = view.m[k * 4 + 0] * vl[0] + view.m[k * 4 + 1] * vl[1] + view.m[k * 4 + 2] * vl[2];
   float ln = sqrtf (lw[0] * lw[0] + lw[1] * lw[1] + lw[2] * lw[2]);
 
-  glUseProgram (r->program);
-  glUniformMatrix4fv (r->u.view_proj, 1, GL_FALSE, dc.view_proj.m);
-  glUniform2f (r->u.viewport, width, height);
-  glUniform3f (r->u.eye, dc.eye[0], dc.eye[1], dc.eye[2]);
-  glUniform3f (r->u.light_dir, lw[0] / ln, lw[1] / ln, lw[2] / ln);
-  glUniform1f (r->u.line_width, dc.grid_px);
-  glUniform1i (r->u.mode, 0);
-  glUniform1i (r->u.lit, 1);
-  glUniform1f (r->u.param, 1.f);
+  /* what every variant shares, once per frame */
+  for (int k = 0; k < N_PROGRAMS; k++)
+    {
+      const Program *p = &r->programs[k];
+      glUseProgram (p->id);
+      glUniformMatrix4fv (p->view_proj, 1, GL_FALSE, dc.view_proj.m);
+      glUniform2f (p->viewport, width, height);
+      glUniform3f (p->eye, dc.eye[0], dc.eye[1], dc.eye[2]);
+      glUniform3f (p->light_dir, lw[0] / ln, lw[1] / ln, lw[2] / ln);
+      glUniform1f (p->line_width, k == PROGRAM_TRAIL ? dc.line_px : dc.grid_px);
+    }
+  r->cur = &r->programs[N_PROGRAMS - 1];
 
   if (r->objects->len == 0)
     {
@@ -1343,19 +1369,15 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
     }
   else
     {
-      gint64 T0 = g_get_monotonic_time (); glFinish (); T0 = g_get_monotonic_time ();
-      draw_objects (r, &dc, v); glFinish ();
-      gint64 T1 = g_get_monotonic_time ();
-      draw_trails (r, &dc, v, style); glFinish ();
-      gint64 T2 = g_get_monotonic_time ();
-      if (g_getenv ("PROF")) g_printerr ("objects %.2f trails %.2f\n", (T1-T0)/1000.0, (T2-T1)/1000.0);
-      glUniform1f (r->u.line_width, dc.grid_px);
+      draw_objects (r, &dc, v);
+      draw_trails (r, &dc, v, style);
       if (!has_floor (r))
         draw_grid_overlay (r, &dc, min, max);
       draw_translucent (r, &dc, v);
     }
 
   glUseProgram (0);
+  r->cur = NULL;
   glBindVertexArray (0);
   glDisable (GL_DEPTH_TEST);
   glDisable (GL_BLEND);

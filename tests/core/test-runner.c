@@ -49,6 +49,23 @@ mono_now (void)
   return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
+static double
+cpu_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+/* A hang (a deadlock, a sync never answered) fails the test instead of stalling it: the
+ * default action of SIGALRM ends the process. */
+static void
+watchdog (guint seconds)
+{
+  alarm (seconds);
+}
+
 /* Polls the newest frame until its state is STATE (or TIMEOUT seconds pass). */
 static CmlFrame *
 wait_for_state (CmlRunner *runner, CmlRunnerState state, double timeout)
@@ -122,8 +139,11 @@ test_play_pause (void)
   g_autofree double *ref_obs = NULL, *ref_scene = NULL;
   guint n_obs = cml_system_n_observables (sys), n_scene = cml_system_n_scene_values (sys);
   guint64 cursor = 0, first_seq;
+  double cpu0, cpu1;
   History h;
   CmlFrame *f;
+
+  watchdog (30);
 
   g_assert_no_error (error);
   runner = cml_runner_new (sys, &opts, &error);
@@ -150,12 +170,17 @@ test_play_pause (void)
   g_assert_cmpuint (f->n_scene, ==, n_scene);
   g_assert_cmpmem (f->scene, n_scene * sizeof (double), ref_scene, n_scene * sizeof (double));
   g_assert_cmpuint (f->n_params, ==, cml_system_get_model (sys)->params->len);
-  g_assert_cmpfloat (f->params[cml_model_param_index (cml_system_get_model (sys), "Omega")], ==, 1.0);
+  g_assert_cmpfloat (f->params[cml_model_param_index (cml_system_get_model (sys), "Omega")], ==,
+                     1.0);
   first_seq = f->seq;
   cml_frame_unref (f);
 
-  /* paused means paused */
-  g_usleep (50000);
+  /* paused means paused, and waiting (not spinning): the process stays idle */
+  cpu0 = cpu_now ();
+  g_usleep (200000);
+  cpu1 = cpu_now ();
+  g_test_message ("CPU time while paused: %.1f ms per 200 ms", 1e3 * (cpu1 - cpu0));
+  g_assert_cmpfloat (cpu1 - cpu0, <, 0.05);
   f = cml_runner_get_frame (runner);
   g_assert_cmpfloat (f->t, ==, 0.0);
   cml_frame_unref (f);
@@ -221,6 +246,8 @@ test_step (void)
   History h;
   CmlFrame *f;
 
+  watchdog (30);
+
   g_assert_no_error (error);
   cml_runner_step (runner, 0.5);
   cml_runner_sync (runner);
@@ -270,6 +297,8 @@ test_set_param (void)
   guint n_after = 0;
   History h;
   CmlFrame *f;
+
+  watchdog (30);
 
   g_assert_cmpint (iu, >=, 0);
   g_assert_cmpint (iv, >=, 0);
@@ -388,6 +417,8 @@ test_reset_and_switch (void)
   int ix = cml_system_observable_index (ball, "x");
   CmlFrame *f;
 
+  watchdog (30);
+
   g_assert_no_error (error);
   g_assert_cmpuint (ball_cols, !=, martinet_cols);
 
@@ -472,6 +503,8 @@ test_history_dropped (void)
   guint64 cursor = 0, dropped = 0;
   guint n;
 
+  watchdog (30);
+
   opts.history_capacity = 16;
   runner = cml_runner_new (sys, &opts, &error);
   g_assert_no_error (error);
@@ -516,6 +549,8 @@ test_failure (void)
   g_autoptr (GHashTable) bad = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   double t_fail;
   CmlFrame *f;
+
+  watchdog (30);
 
   g_assert_no_error (error);
   path = g_build_filename (dir, "diverging.cml", NULL);
@@ -562,7 +597,8 @@ test_failure (void)
   cml_frame_unref (f);
 
   /* a reset that cannot be done fails the run with the reason, and a good one recovers */
-  g_hash_table_insert (bad, (gpointer) "no_such_coordinate", g_memdup2 (&(double) { 1.0 }, sizeof (double)));
+  g_hash_table_insert (bad, (gpointer) "no_such_coordinate",
+                       g_memdup2 (&(double) { 1.0 }, sizeof (double)));
   cml_runner_reset (runner, bad);
   cml_runner_sync (runner);
   f = cml_runner_get_frame (runner);
@@ -593,6 +629,8 @@ test_speed (void)
   g_autoptr (CmlRunner) runner = cml_runner_new (sys, NULL, &error);
   CmlFrame *f;
 
+  watchdog (30);
+
   g_assert_no_error (error);
   cml_runner_set_speed (runner, 10.0);
   cml_runner_play (runner);
@@ -618,6 +656,8 @@ test_lagging (void)
   double worst = 0, start, t_sync;
   guint64 cursor = 0;
   CmlFrame *f;
+
+  watchdog (30);
 
   opts.frame_period = 0.002;
   opts.speed = 1e6;
@@ -674,6 +714,8 @@ test_free_while_busy (void)
   g_autoptr (GError) error = NULL;
   CmlRunner *runner = cml_runner_new (sys, NULL, &error);
   double start;
+
+  watchdog (30);
 
   g_assert_no_error (error);
   cml_runner_play (runner);
@@ -784,7 +826,7 @@ test_storm (void)
   CmlFrame *f;
 
   /* a deadlock kills the test instead of hanging it */
-  alarm (60);
+  watchdog (60);
 
   opts.history_capacity = 4096;
   s.runner = cml_runner_new (ball, &opts, &error);
@@ -815,7 +857,6 @@ test_storm (void)
   for (guint i = 0; i < 2; i++)
     pthread_join (readers[i], NULL);
   cml_runner_free (s.runner);
-  alarm (0);
   g_test_message ("storm: %u reads, %u rows, %.2f s", atomic_load (&s.reads),
                   atomic_load (&s.rows), mono_now () - start);
   g_assert_cmpuint (atomic_load (&s.reads), >, 0);
@@ -826,6 +867,8 @@ test_storm (void)
 int
 main (int argc, char *argv[])
 {
+  int status;
+
   /* As the programs do: GSL reports errors by status, not by abort (). */
   gsl_set_error_handler_off ();
   g_test_init (&argc, &argv, NULL);
@@ -841,5 +884,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/runner/free-while-busy", test_free_while_busy);
   g_test_add_func ("/core/runner/storm", test_storm);
 
-  return g_test_run ();
+  status = g_test_run ();
+  alarm (0);
+  return status;
 }

@@ -368,6 +368,177 @@ test_capri_off_manifold (void)
   check_invariants (sim, capri_invariants, G_N_ELEMENTS (capri_invariants), TRUE);
 }
 
+/* ---- the extra built-ins (tests/models/ORACLES-extra.md) ------------------------------------------ */
+
+/* vertical disk: linear constraints, E = m(u² + v²)/2 + Ia θ̇²/2 + Id φ̇²/2, θ̇ and φ̇ constant */
+static double
+disk_E (CmlSimulation *sim)
+{
+  return P ("m") / 2 * (pow (O ("u"), 2) + pow (O ("v"), 2)) + P ("Ia") / 2 * pow (O ("dtheta"), 2)
+         + P ("Id") / 2 * pow (O ("dphi"), 2);
+}
+
+static double disk_dtheta (CmlSimulation *sim) { return O ("dtheta"); }
+static double disk_dphi (CmlSimulation *sim) { return O ("dphi"); }
+static double disk_speed (CmlSimulation *sim) { return hypot (O ("u"), O ("v")); }
+
+static const Invariant disk_invariants[] = {
+  { "energy", disk_E, "energy" },
+  { "dtheta", disk_dtheta, NULL },
+  { "dphi", disk_dphi, NULL },
+  { "speed", disk_speed, "speed" },
+};
+
+static void
+test_disk (void)
+{
+  g_autoptr (CmlSimulation) sim = sim_open ("vertical-disk");
+  sim_set_params (sim, "m", 2.0, "r", 0.8, "Ia", 0.3, "Id", 0.2, NULL);
+  sim_reset (sim, "x", 1.0, "y", -0.5, "theta", 0.2, "phi", 0.3, "dtheta", 1.5, "dphi", -0.7, NULL);
+  check_invariants (sim, disk_invariants, G_N_ELEMENTS (disk_invariants), TRUE);
+}
+
+/* Chaplygin sleigh: E = m(u² + v²)/2 + Ic w²/2 = m f²/2 + (Ic + m a²) w²/2 */
+static double
+sleigh_E (CmlSimulation *sim)
+{
+  return P ("m") / 2 * (pow (O ("u"), 2) + pow (O ("v"), 2)) + P ("Ic") / 2 * pow (O ("w"), 2);
+}
+
+static double
+sleigh_E_body (CmlSimulation *sim)
+{
+  double th = O ("theta"), f = O ("u") * cos (th) + O ("v") * sin (th);
+  return P ("m") / 2 * f * f + (P ("Ic") + P ("m") * P ("a") * P ("a")) / 2 * pow (O ("w"), 2);
+}
+
+static const Invariant sleigh_invariants[] = {
+  { "energy", sleigh_E, "energy" },
+  { "energy (body frame)", sleigh_E_body, NULL },
+};
+
+static void
+test_sleigh (void)
+{
+  g_autoptr (CmlSimulation) sim = sim_open ("chaplygin-sleigh");
+  sim_set_params (sim, "m", 2.0, "Ic", 0.3, "a", 0.7, NULL);
+  sim_reset (sim, "x", 0.5, "y", -1.0, "theta", 0.4, "u", 0.3, "v", -0.8, NULL);
+  check_invariants (sim, sleigh_invariants, G_N_ELEMENTS (sleigh_invariants), TRUE);
+}
+
+/* v ↦ q v q* (the rotation R(q) of a unit quaternion), component K of the result */
+static double
+rotate (CmlSimulation *sim, const double v[3], int k)
+{
+  double q0 = O ("q0"), q1 = O ("q1"), q2 = O ("q2"), q3 = O ("q3");
+  double R[3][3] = {
+    { 1 - 2 * (q2 * q2 + q3 * q3), 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2) },
+    { 2 * (q1 * q2 + q0 * q3), 1 - 2 * (q1 * q1 + q3 * q3), 2 * (q2 * q3 - q0 * q1) },
+    { 2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), 1 - 2 * (q1 * q1 + q2 * q2) },
+  };
+  return R[k][0] * v[0] + R[k][1] * v[1] + R[k][2] * v[2];
+}
+
+static void
+body_momentum (CmlSimulation *sim, double M[3])
+{
+  M[0] = P ("I1") * O ("W1");
+  M[1] = P ("I2") * O ("W2");
+  M[2] = P ("I3") * O ("W3");
+}
+
+/* free rigid body: 2E = Σ I_i W_i², |I W|², the spatial angular momentum R(q) I W */
+static double
+rigid_E (CmlSimulation *sim)
+{
+  return (P ("I1") * pow (O ("W1"), 2) + P ("I2") * pow (O ("W2"), 2) + P ("I3") * pow (O ("W3"), 2)) / 2;
+}
+
+static double
+rigid_casimir (CmlSimulation *sim)
+{
+  double M[3];
+  body_momentum (sim, M);
+  return M[0] * M[0] + M[1] * M[1] + M[2] * M[2];
+}
+
+static double rigid_mx (CmlSimulation *sim) { double M[3]; body_momentum (sim, M); return rotate (sim, M, 0); }
+static double rigid_my (CmlSimulation *sim) { double M[3]; body_momentum (sim, M); return rotate (sim, M, 1); }
+static double rigid_mz (CmlSimulation *sim) { double M[3]; body_momentum (sim, M); return rotate (sim, M, 2); }
+
+static double
+quaternion_norm (CmlSimulation *sim)
+{
+  return pow (O ("q0"), 2) + pow (O ("q1"), 2) + pow (O ("q2"), 2) + pow (O ("q3"), 2);
+}
+
+static const Invariant rigid_invariants[] = {
+  { "energy", rigid_E, "energy" },
+  { "|I W|^2", rigid_casimir, "casimir" },
+  { "mx", rigid_mx, "mx" },
+  { "my", rigid_my, "my" },
+  { "mz", rigid_mz, "mz" },
+  { "|q|^2", quaternion_norm, NULL },
+};
+
+static void
+test_rigid (void)
+{
+  g_autoptr (CmlSimulation) sim = sim_open ("rigid-body");
+  check_invariants (sim, rigid_invariants, G_N_ELEMENTS (rigid_invariants), FALSE);
+  sim_set_params (sim, "I1", 0.7, "I2", 1.9, "I3", 2.4, NULL);
+  sim_reset (sim, "W1", 0.3, "W2", -0.4, "W3", 1.0, NULL);
+  check_invariants (sim, rigid_invariants, G_N_ELEMENTS (rigid_invariants), FALSE);
+}
+
+/* heavy top: E = W·IW/2 + mgl Γ3, |Γ|², IW·Γ; the third row of R(q) is Γ */
+static double
+top_E (CmlSimulation *sim)
+{
+  return rigid_E (sim) + P ("mgl") * O ("G3");
+}
+
+static double
+top_gamma2 (CmlSimulation *sim)
+{
+  return pow (O ("G1"), 2) + pow (O ("G2"), 2) + pow (O ("G3"), 2);
+}
+
+static double
+top_mz (CmlSimulation *sim)
+{
+  double M[3];
+  body_momentum (sim, M);
+  return M[0] * O ("G1") + M[1] * O ("G2") + M[2] * O ("G3");
+}
+
+static double
+top_gamma_err (CmlSimulation *sim)
+{
+  double q0 = O ("q0"), q1 = O ("q1"), q2 = O ("q2"), q3 = O ("q3");
+  return sqrt (pow (2 * (q1 * q3 - q0 * q2) - O ("G1"), 2) + pow (2 * (q2 * q3 + q0 * q1) - O ("G2"), 2)
+               + pow (1 - 2 * (q1 * q1 + q2 * q2) - O ("G3"), 2));
+}
+
+static const Invariant top_invariants[] = {
+  { "energy", top_E, "energy" },
+  { "|Gamma|^2", top_gamma2, "casimir" },
+  { "I W . Gamma", top_mz, "mz" },
+  { "|R(q)^T e3 - Gamma|", top_gamma_err, "gamma_err" },
+  { "|q|^2", quaternion_norm, NULL },
+};
+
+static void
+test_top (void)
+{
+  g_autoptr (CmlSimulation) sim = sim_open ("heavy-top");
+  check_invariants (sim, top_invariants, G_N_ELEMENTS (top_invariants), FALSE);
+  /* an asymmetric top, a general start */
+  sim_set_params (sim, "I1", 1.0, "I2", 1.5, "I3", 0.5, "mgl", 2.0, NULL);
+  sim_reset (sim, "W1", 0.4, "W2", -0.3, "W3", 5.0, NULL);
+  check_invariants (sim, top_invariants, G_N_ELEMENTS (top_invariants), FALSE);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -388,5 +559,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/capri-kobayashi/invariants-off-manifold", test_capri_off_manifold);
   g_test_add_func ("/models/capri-kobayashi-full/invariants-default", test_capri_full_default);
   g_test_add_func ("/models/capri-kobayashi-full/invariants-m2-2", test_capri_full_other);
+  g_test_add_func ("/models/vertical-disk/invariants", test_disk);
+  g_test_add_func ("/models/chaplygin-sleigh/invariants", test_sleigh);
+  g_test_add_func ("/models/rigid-body/invariants", test_rigid);
+  g_test_add_func ("/models/heavy-top/invariants", test_top);
   return g_test_run ();
 }

@@ -813,8 +813,9 @@ test_integrator_kind (gconstpointer data)
   g_autoptr (GError) error = NULL;
   CmlIntegratorOptions o = cml_integrator_options_default ();
   /* default tolerances (rtol 1e-10, atol 1e-12) for the adaptive methods; the implicit
-   * midpoint rule is second order with h = 1e-3 */
-  double tol = kc->kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? 1e-5 : 1e-7;
+   * midpoint rule is second order with h = 1e-3 (error ~ h² times third derivatives: the
+   * heavy top spinning at W3 = 5 is off by about 1e-5) */
+  double tol = kc->kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? 1e-4 : 1e-7;
 
   sim_precise (ref);
   o.kind = kc->kind;

@@ -1,0 +1,270 @@
+/* test-scene-view.c — the 3-D view draws every built-in scene.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Each built-in model is simulated for a few seconds; its history goes to a CmlSceneView
+ * in a window and a frame of its last state is set by hand (CmlFrame's fields are
+ * public).  The view must then cover more than 1 % of its pixels with something other
+ * than the background.  Where no GL context can be made (no display, no GL) the GL
+ * checks skip, they do not fail.
+ */
+#define G_LOG_DOMAIN "test-scene-view"
+
+#include <gtk/gtk.h>
+#include <math.h>
+
+#include "cml-scene-view.h"
+
+#define SIM_SECONDS 6.0
+#define SAMPLE_DT   (1.0 / 60)
+
+/* A frame of SIM's current state, as the runner would publish it. */
+static CmlFrame *
+frame_of (CmlSimulation *sim, guint generation)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlFrame *f = g_new0 (CmlFrame, 1);
+
+  f->ref_count = 1;
+  f->seq = 1;
+  f->generation = generation;
+  f->system = cml_system_ref (sys);
+  f->state = CML_RUNNER_PAUSED;
+  f->t = cml_simulation_get_time (sim);
+  f->speed = 1;
+  f->dim = cml_system_dim (sys);
+  f->state_values = g_memdup2 (cml_simulation_get_state (sim), f->dim * sizeof (double));
+  f->n_obs = cml_system_n_observables (sys);
+  f->obs = g_new0 (double, MAX (f->n_obs, 1));
+  cml_simulation_observe (sim, f->obs);
+  f->n_scene = cml_system_n_scene_values (sys);
+  f->scene = g_new0 (double, MAX (f->n_scene, 1));
+  cml_simulation_eval_scene (sim, f->scene);
+  f->params = g_new0 (double, 1);
+  return f;
+}
+
+/* Runs SIM to SIM_SECONDS, pushing rows [observables…, scene values…] to VIEW. */
+static void
+run_and_push (CmlSimulation *sim, CmlSceneView *view)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  guint n_obs = cml_system_n_observables (sys);
+  guint n_cols = n_obs + cml_system_n_scene_values (sys);
+  guint n = (guint) (SIM_SECONDS / SAMPLE_DT) + 1;
+  g_autofree double *t = g_new (double, n);
+  g_autofree double *rows = g_new0 (double, (gsize) n * MAX (n_cols, 1));
+  g_autoptr (GError) error = NULL;
+  guint k;
+
+  for (k = 0; k < n; k++)
+    {
+      if (k > 0 && !cml_simulation_advance (sim, k * SAMPLE_DT, &error))
+        break;
+      t[k] = cml_simulation_get_time (sim);
+      cml_simulation_observe (sim, rows + (gsize) k * n_cols);
+      cml_simulation_eval_scene (sim, rows + (gsize) k * n_cols + n_obs);
+    }
+  g_assert_no_error (error);
+  cml_scene_view_push_samples (view, t, rows, k, n_cols, n_obs);
+}
+
+static void
+wait_realized (GtkWidget *widget)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (!gtk_widget_get_mapped (widget) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  /* let the first frame be drawn */
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+typedef struct
+{
+  GtkWidget    *window;
+  CmlSceneView *view;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *fx, gconstpointer data)
+{
+  fx->window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (fx->window), 640, 400);
+  fx->view = CML_SCENE_VIEW (cml_scene_view_new ());
+  g_object_ref (fx->view);
+  gtk_window_set_child (GTK_WINDOW (fx->window), GTK_WIDGET (fx->view));
+  g_object_ref (fx->window);
+  gtk_window_present (GTK_WINDOW (fx->window));
+  wait_realized (GTK_WIDGET (fx->view));
+}
+
+static void
+fixture_tear_down (Fixture *fx, gconstpointer data)
+{
+  gtk_window_destroy (GTK_WINDOW (fx->window));
+  g_assert_finalize_object (fx->window);
+  g_assert_finalize_object (fx->view);
+}
+
+/* Every built-in model: its scene shows. */
+static void
+test_builtins (Fixture *fx, gconstpointer data)
+{
+  g_auto (GStrv) names = cml_model_list_builtin ();
+  gboolean skipped = FALSE;
+
+  g_assert_nonnull (names);
+  g_assert_cmpuint (g_strv_length (names), >=, 4);
+  for (guint i = 0; names[i]; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) model = cml_model_load (names[i], &error);
+      g_assert_no_error (error);
+      g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+      g_assert_no_error (error);
+      g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+      g_assert_no_error (error);
+
+      cml_scene_view_set_system (fx->view, sys);
+      run_and_push (sim, fx->view);
+      CmlFrame *frame = frame_of (sim, 1);
+      cml_scene_view_set_frame (fx->view, frame);
+      cml_frame_unref (frame);
+
+      double fraction = -1;
+      if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+        {
+          g_assert_cmpfloat (fraction, ==, -1);
+          skipped = TRUE;
+          break;
+        }
+      g_test_message ("%s: %.1f %% of the pixels drawn", names[i], 100 * fraction);
+      if (!(fraction > 0.01))
+        g_error ("%s: only %.2f %% of the pixels differ from the background", names[i], 100 * fraction);
+
+      /* the table frame changes nothing that could break the drawing */
+      cml_scene_view_set_table_frame (fx->view, TRUE);
+      g_assert_true (cml_scene_view_probe_pixels (fx->view, &fraction));
+      g_assert_cmpfloat (fraction, >, 0.01);
+      cml_scene_view_set_table_frame (fx->view, FALSE);
+    }
+  if (skipped)
+    g_test_skip ("no GL context");
+  cml_scene_view_set_system (fx->view, NULL);
+}
+
+/* The same scene in both styles, and before any frame or sample (frames alone feed the
+ * trails). */
+static void
+test_styles_and_frames_only (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load ("rolling-ball", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  double fraction = -1;
+
+  cml_scene_view_set_system (fx->view, sys);
+  if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+    {
+      g_test_skip ("no GL context");
+      return;
+    }
+  for (int k = 1; k <= 120; k++)
+    {
+      g_assert_true (cml_simulation_advance (sim, k * 0.05, &error));
+      CmlFrame *frame = frame_of (sim, 1);
+      cml_scene_view_set_frame (fx->view, frame);
+      cml_frame_unref (frame);
+    }
+  cml_scene_view_set_dark (fx->view, TRUE);
+  cml_scene_view_set_presentation (fx->view, TRUE);
+  g_assert_true (cml_scene_view_probe_pixels (fx->view, &fraction));
+  g_assert_cmpfloat (fraction, >, 0.01);
+  cml_scene_view_set_dark (fx->view, FALSE);
+  g_assert_true (cml_scene_view_probe_pixels (fx->view, &fraction));
+  g_assert_cmpfloat (fraction, >, 0.01);
+}
+
+/* A model without [scene …] groups: axes, a grid and a point. */
+static void
+test_no_scene (Fixture *fx, gconstpointer data)
+{
+  static const char text[] =
+    "[model]\nname = spinner\ntitle = Spinner\ndescription = a test\nsource = test\n"
+    "[algebroid]\nbase =\nfibre = W1, W2, W3\n"
+    "[brackets]\ne1, e2 = e3\ne2, e3 = e1\ne3, e1 = e2\n"
+    "[dynamics]\nlagrangian = (W1^2 + 2*W2^2 + 3*W3^2)/2\n"
+    "[initial]\nW1 = 1\nW2 = 0.1\nW3 = 0.5\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_data (text, "spinner.cml", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  double fraction = -1;
+
+  g_assert_cmpuint (model->scene->len, ==, 0);
+  cml_scene_view_set_system (fx->view, sys);
+  if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+    {
+      g_test_skip ("no GL context");
+      return;
+    }
+  g_assert_cmpfloat (fraction, >, 0.01);
+
+  /* and with no system at all */
+  cml_scene_view_set_system (fx->view, NULL);
+  g_assert_true (cml_scene_view_probe_pixels (fx->view, &fraction));
+  g_assert_cmpfloat (fraction, >, 0.01);
+}
+
+static void
+on_notify (GObject *object, GParamSpec *pspec, guint *count)
+{
+  (*count)++;
+}
+
+/* The table-frame setting is a property that notifies (the window's action follows it). */
+static void
+test_table_frame_property (void)
+{
+  CmlSceneView *view = CML_SCENE_VIEW (g_object_ref_sink (cml_scene_view_new ()));
+  guint notified = 0;
+  gboolean value = FALSE;
+
+  g_signal_connect (view, "notify::table-frame", G_CALLBACK (on_notify), &notified);
+  g_assert_false (cml_scene_view_get_table_frame (view));
+  cml_scene_view_set_table_frame (view, TRUE);
+  g_assert_true (cml_scene_view_get_table_frame (view));
+  cml_scene_view_set_table_frame (view, TRUE);
+  g_assert_cmpuint (notified, ==, 1);
+  g_object_get (view, "table-frame", &value, NULL);
+  g_assert_true (value);
+  /* GL calls before realize are harmless */
+  cml_scene_view_clear_trails (view);
+  cml_scene_view_reset_camera (view);
+  g_assert_finalize_object (view);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  if (!gtk_init_check ())
+    {
+      g_test_message ("no display");
+      return 77;
+    }
+
+  g_test_add ("/ui/scene-view/builtins", Fixture, NULL, fixture_set_up, test_builtins, fixture_tear_down);
+  g_test_add ("/ui/scene-view/styles-and-frames-only", Fixture, NULL, fixture_set_up,
+              test_styles_and_frames_only, fixture_tear_down);
+  g_test_add ("/ui/scene-view/no-scene", Fixture, NULL, fixture_set_up, test_no_scene, fixture_tear_down);
+  g_test_add_func ("/ui/scene-view/table-frame-property", test_table_frame_property);
+  return g_test_run ();
+}
