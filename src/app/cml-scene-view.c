@@ -23,7 +23,8 @@ struct _CmlSceneView
 {
   GtkWidget parent_instance;
 
-  /* template children */
+  /* template children (the overlay is bound so that dispose_template unparents it) */
+  GtkOverlay      *overlay;
   GtkGLArea       *area;
   GtkToggleButton *table_frame_button;
 
@@ -319,6 +320,7 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-scene-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlSceneView, overlay);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, area);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, table_frame_button);
   gtk_widget_class_bind_template_callback (widget_class, on_area_realize);

@@ -797,7 +797,7 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, integrator_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, tolerance_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, open_button);
-//X
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, outer_paned);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, sidebar_paned);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, content_paned);

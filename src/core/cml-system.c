@@ -1820,9 +1820,9 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
             ok = g_str_equal (md->fibre[A], nm) || g_str_equal (md->momenta[A], nm);
           if (!ok)
             {
+              g_autofree char *names = g_strjoinv (", ", sys->state_names);
               g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                           "“%s” is not an initial datum of %s (state: %s)", nm, md->name,
-                           g_strjoinv (", ", sys->state_names));
+                           "“%s” is not an initial datum of %s (state: %s)", nm, md->name, names);
               return FALSE;
             }
         }

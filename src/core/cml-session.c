@@ -1,0 +1,278 @@
+/* cml-session.c — saving and reopening sessions.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Format (a GLib key file):
+ *
+ *   [session]
+ *   format = cmlab-session 1
+ *   model = <the model file's text, escaped by GKeyFile>
+ *   model-name = rolling-ball              (for people; the embedded text is what counts)
+ *   [integrator]
+ *   kind = rk8pd
+ *   rtol = 1e-10   atol = 1e-12   h-fixed = 0.001   project = true
+ *   [parameters]
+ *   m = 1  …                               (every parameter, %.17g)
+ *   [initial]
+ *   x = 1  …                               (every state component at t = 0, %.17g)
+ *   [view]
+ *   key = value  …                         (window settings; free-form strings)
+ */
+#define G_LOG_DOMAIN "cml-session"
+
+#include "cml-session.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cml-error.h"
+
+static GHashTable *
+new_double_table (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+static void
+put_double (GHashTable *t, const char *name, double v)
+{
+  g_hash_table_insert (t, g_strdup (name), g_memdup2 (&v, sizeof v));
+}
+
+CmlSession *
+cml_session_new (CmlSimulation *sim, const double *initial_state, GHashTable *view)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlSession *s = g_new0 (CmlSession, 1);
+
+  s->model = cml_model_ref (cml_system_get_model (sys));
+  s->params = new_double_table ();
+  s->initial = new_double_table ();
+  s->view = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  s->integrator = *cml_simulation_get_integrator (sim);
+  for (guint k = 0; k < s->model->params->len; k++)
+    {
+      CmlParam *p = s->model->params->pdata[k];
+      put_double (s->params, p->name, cml_simulation_get_param (sim, p->name));
+    }
+  for (guint i = 0; i < cml_system_dim (sys); i++)
+    put_double (s->initial, cml_system_state_name (sys, i), initial_state[i]);
+  if (view)
+    {
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, view);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        g_hash_table_insert (s->view, g_strdup (k), g_strdup (v));
+    }
+  return s;
+}
+
+void
+cml_session_free (CmlSession *s)
+{
+  if (s == NULL)
+    return;
+  g_clear_pointer (&s->model, cml_model_unref);
+  g_clear_pointer (&s->params, g_hash_table_unref);
+  g_clear_pointer (&s->initial, g_hash_table_unref);
+  g_clear_pointer (&s->view, g_hash_table_unref);
+  g_free (s->path);
+  g_free (s);
+}
+
+static void
+set_double (GKeyFile *kf, const char *group, const char *key, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_key_file_set_value (kf, group, key, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+}
+
+gboolean
+cml_session_save (CmlSession *s, const char *path, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) err = NULL;
+  g_autofree char *data = NULL;
+  gsize len;
+
+  g_return_val_if_fail (s != NULL && path != NULL, FALSE);
+  g_key_file_set_string (kf, "session", "format", CML_SESSION_FORMAT);
+  g_key_file_set_string (kf, "session", "model-name", s->model->name);
+  g_key_file_set_string (kf, "session", "model", s->model->text);
+
+  g_key_file_set_string (kf, "integrator", "kind", cml_integrator_kind_to_string (s->integrator.kind));
+  set_double (kf, "integrator", "rtol", s->integrator.rtol);
+  set_double (kf, "integrator", "atol", s->integrator.atol);
+  set_double (kf, "integrator", "h-fixed", s->integrator.h_fixed);
+  g_key_file_set_boolean (kf, "integrator", "project", s->integrator.project);
+
+  /* parameters and state in model order, so the file reads like the model */
+  for (guint k = 0; k < s->model->params->len; k++)
+    {
+      CmlParam *p = s->model->params->pdata[k];
+      double *v = g_hash_table_lookup (s->params, p->name);
+      set_double (kf, "parameters", p->name, v ? *v : p->value);
+    }
+  {
+    g_autoptr (GList) keys = g_hash_table_get_keys (s->initial);
+    keys = g_list_sort (keys, (GCompareFunc) g_strcmp0);
+    for (GList *l = keys; l; l = l->next)
+      set_double (kf, "initial", l->data, *(double *) g_hash_table_lookup (s->initial, l->data));
+  }
+  {
+    g_autoptr (GList) keys = g_hash_table_get_keys (s->view);
+    keys = g_list_sort (keys, (GCompareFunc) g_strcmp0);
+    for (GList *l = keys; l; l = l->next)
+      g_key_file_set_string (kf, "view", l->data, g_hash_table_lookup (s->view, l->data));
+  }
+  data = g_key_file_to_data (kf, &len, NULL);
+  if (!g_file_set_contents (path, data, len, &err))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot save the session: %s", err->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+get_double (GKeyFile *kf, const char *path, const char *group, const char *key, double *out, GError **error)
+{
+  g_autofree char *v = g_key_file_get_value (kf, group, key, NULL);
+  char *end = NULL;
+  if (v == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: [%s] %s is missing", path, group, key);
+      return FALSE;
+    }
+  *out = g_ascii_strtod (v, &end);
+  if (end == v || *end != '\0' || !isfinite (*out))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: [%s] %s is not a number: “%s”", path, group, key, v);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+CmlSession *
+cml_session_load (const char *path, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) err = NULL;
+  g_autoptr (CmlSession) s = g_new0 (CmlSession, 1);
+  g_autofree char *format = NULL, *text = NULL, *kind = NULL;
+  g_autofree char *display = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &err))
+    {
+      g_set_error (error, CML_ERROR, err->domain == G_FILE_ERROR ? CML_ERROR_IO : CML_ERROR_PARSE,
+                   "%s: not a readable session file: %s", path, err->message);
+      return NULL;
+    }
+  format = g_key_file_get_string (kf, "session", "format", NULL);
+  if (g_strcmp0 (format, CML_SESSION_FORMAT) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: not a cmlab session (expected format = %s)", path,
+                   CML_SESSION_FORMAT);
+      return NULL;
+    }
+  text = g_key_file_get_string (kf, "session", "model", NULL);
+  if (text == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: the session has no embedded model", path);
+      return NULL;
+    }
+  display = g_strdup_printf ("%s: embedded model", path);
+  s->model = cml_model_new_from_data (text, display, error);
+  if (s->model == NULL)
+    return NULL;
+  s->path = g_strdup (path);
+  s->params = new_double_table ();
+  s->initial = new_double_table ();
+  s->view = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  /* integrator */
+  s->integrator = cml_integrator_options_default ();
+  kind = g_key_file_get_string (kf, "integrator", "kind", NULL);
+  if (kind && !cml_integrator_kind_from_string (kind, &s->integrator.kind))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: unknown integrator “%s”", path, kind);
+      return NULL;
+    }
+  if ((g_key_file_has_key (kf, "integrator", "rtol", NULL)
+       && !get_double (kf, path, "integrator", "rtol", &s->integrator.rtol, error))
+      || (g_key_file_has_key (kf, "integrator", "atol", NULL)
+          && !get_double (kf, path, "integrator", "atol", &s->integrator.atol, error))
+      || (g_key_file_has_key (kf, "integrator", "h-fixed", NULL)
+          && !get_double (kf, path, "integrator", "h-fixed", &s->integrator.h_fixed, error)))
+    return NULL;
+  if (!(s->integrator.rtol > 0 && s->integrator.atol > 0 && s->integrator.h_fixed > 0))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: integrator tolerances and step must be > 0", path);
+      return NULL;
+    }
+  if (g_key_file_has_key (kf, "integrator", "project", NULL))
+    s->integrator.project = g_key_file_get_boolean (kf, "integrator", "project", NULL);
+
+  /* parameters: known and in range */
+  g_auto (GStrv) pkeys = g_key_file_get_keys (kf, "parameters", NULL, NULL);
+  for (guint k = 0; pkeys && pkeys[k]; k++)
+    {
+      const CmlParam *p = cml_model_find_param (s->model, pkeys[k]);
+      double v;
+      g_autoptr (GError) perr = NULL;
+      if (p == NULL)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s: the model has no parameter “%s”", path, pkeys[k]);
+          return NULL;
+        }
+      if (!get_double (kf, path, "parameters", pkeys[k], &v, error))
+        return NULL;
+      if (!cml_model_check_param (s->model, p, v, &perr))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s: %s", path, perr->message);
+          return NULL;
+        }
+      put_double (s->params, pkeys[k], v);
+    }
+  /* initial data: names are checked against the state when the simulation is made */
+  g_auto (GStrv) ikeys = g_key_file_get_keys (kf, "initial", NULL, NULL);
+  for (guint k = 0; ikeys && ikeys[k]; k++)
+    {
+      double v;
+      if (!get_double (kf, path, "initial", ikeys[k], &v, error))
+        return NULL;
+      put_double (s->initial, ikeys[k], v);
+    }
+  g_auto (GStrv) vkeys = g_key_file_get_keys (kf, "view", NULL, NULL);
+  for (guint k = 0; vkeys && vkeys[k]; k++)
+    g_hash_table_insert (s->view, g_strdup (vkeys[k]), g_key_file_get_string (kf, "view", vkeys[k], NULL));
+  return g_steal_pointer (&s);
+}
+
+CmlSimulation *
+cml_session_make_simulation (CmlSession *s, CmlSystem **sys_out, GError **error)
+{
+  g_autoptr (CmlSystem) sys = cml_system_new (s->model, error);
+  g_autoptr (CmlSimulation) sim = NULL;
+  GHashTableIter it;
+  gpointer k, v;
+
+  if (sys == NULL)
+    return NULL;
+  sim = cml_simulation_new (sys, error);
+  if (sim == NULL)
+    return NULL;
+  g_hash_table_iter_init (&it, s->params);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    if (!cml_simulation_set_param (sim, k, *(double *) v, error))
+      return NULL;
+  if (!cml_simulation_set_integrator (sim, &s->integrator, error))
+    return NULL;
+  if (!cml_simulation_reset (sim, s->initial, error))
+    return NULL;
+  if (sys_out)
+    *sys_out = cml_system_ref (sys);
+  return g_steal_pointer (&sim);
+}
