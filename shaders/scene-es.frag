@@ -6,7 +6,8 @@ precision highp int;
  * object space so that turning is visible: octants on the ball, sectors on the table, a
  * grid on the plane; u_accent draws seams and reference lines.  Pattern edges are
  * smoothed over one pixel with fwidth, which keeps them clean without multisampling.
- * Lighting: Blinn–Phong, one key light and a sky/ground ambient.
+ * Lighting: Blinn–Phong, one key light and a sky/ground ambient; the flat table and
+ * floor are lit per vertex (scene.vert).
  *
  * MODE (0 mesh, 1 trail) and PATTERN (0 vertex mark, 1 ball, 2 table, 3 floor grid,
  * 4 disc, 5 grid lines only) are #defined by the loader. */
@@ -23,6 +24,7 @@ in vec3 v_normal;
 in vec3 v_object;
 in float v_mark;
 in float v_side;
+in float v_light;
 
 uniform vec4 u_color;
 uniform vec4 u_color2;
@@ -122,6 +124,10 @@ main ()
 #endif
   vec3 base = mix (mix (u_color.rgb, u_color2.rgb, clamp (m, 0.0, 1.0)), u_accent.rgb,
                    clamp (accent, 0.0, 1.0));
+#if PATTERN == 2 || PATTERN == 3
+  frag_color = vec4 (base * v_light, u_color.a);
+#else
   frag_color = vec4 (shade (base), u_color.a);
+#endif
 #endif
 }

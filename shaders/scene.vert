@@ -10,6 +10,9 @@
 #ifndef MODE
 #define MODE 0
 #endif
+#ifndef PATTERN
+#define PATTERN 0
+#endif
 
 layout (location = 0) in vec3 a_position;
 layout (location = 1) in vec3 a_normal;
@@ -22,12 +25,14 @@ uniform mat3 u_normal_matrix;
 uniform vec2 u_viewport;      /* framebuffer size, pixels */
 uniform float u_line_width;   /* trail width, pixels */
 uniform float u_tangent_scale;/* world length of the tangent probe */
+uniform vec3 u_light_dir;     /* towards the light, unit */
 
 out vec3 v_world;
 out vec3 v_normal;
 out vec3 v_object;
 out float v_mark;
 out float v_side;
+out float v_light;  /* flat surfaces: diffuse + ambient, lit here (see below) */
 
 void
 main ()
@@ -40,6 +45,12 @@ main ()
   v_normal = u_normal_matrix * a_normal;
   v_mark = a_mark;
   v_side = a_side;
+
+  /* The table and the floor are flat: lighting them per vertex looks the same as per
+   * pixel and spares software GL a lot of work on the largest surfaces on screen.  Seen
+   * from below they are lit as from above. */
+  vec3 n = normalize (v_normal);
+  v_light = mix (0.32, 0.48, 0.5 + 0.5 * abs (n.z)) + 0.62 * abs (dot (n, u_light_dir));
 
 #if MODE == 1
   {

@@ -8,7 +8,6 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "cml-resources.h"
 #include "cml-window.h"
 
 #ifndef CMLAB_APP_ID
@@ -217,9 +216,6 @@ cml_application_class_init (CmlApplicationClass *klass)
 static void
 cml_application_init (CmlApplication *self)
 {
-  /* the resources live in a static library: make sure they are linked in */
-  (void) cml_get_resource ();
-
   g_application_add_main_option_entries (G_APPLICATION (self), option_entries);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE.cml…]");
   g_application_set_option_context_summary (G_APPLICATION (self),

@@ -12,6 +12,8 @@
 
 #include "cml-window-private.h"
 
+#include "cml-resources.h"
+
 #include <math.h>
 
 const double cml_window_speeds[CML_N_SPEEDS] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 };
@@ -746,7 +748,8 @@ cml_window_dispose (GObject *object)
   /* stop the worker before the views that show its frames go */
   g_clear_pointer (&self->runner, cml_runner_free);
 
-  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_WINDOW);
+  /* no gtk_widget_dispose_template () here: GtkWindow unparents its titlebar and child
+   * itself and would find them gone */
 
   g_clear_pointer (&self->shown_system, cml_system_unref);
   self->system = NULL; /* owned by the systems table */
@@ -779,6 +782,10 @@ cml_window_class_init (CmlWindowClass *klass)
     g_param_spec_boolean ("table-frame", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* the templates live in the render library's resource bundle (a static library: a
+   * reference makes sure the linker keeps it) */
+  (void) cml_get_resource ();
 
   g_type_ensure (CML_TYPE_MODEL_PICKER);
   g_type_ensure (CML_TYPE_PARAMETER_PANEL);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cml-error.h"
@@ -60,6 +61,22 @@ cml_output_new (const char *path, CmlOutputFormat format, GError **error)
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
       return NULL;
     }
+  /* mkstemp makes the file private (0600); give it the mode a plain create would have:
+   * the replaced file's, else 0666 less the umask */
+  {
+    struct stat st;
+    mode_t mode;
+    if (g_stat (path, &st) == 0)
+      mode = st.st_mode & 07777;
+    else
+      {
+        mode_t mask = umask (0);
+        umask (mask);
+        mode = 0666 & ~mask;
+      }
+    if (fchmod (fd, mode) != 0)
+      g_debug ("cannot set the mode of %s: %s", out->tmp_path, g_strerror (errno));
+  }
   out->fp = fdopen (fd, "w");
   if (out->fp == NULL)
     {
