@@ -8,7 +8,7 @@
  * floor are lit per vertex (scene.vert).
  *
  * MODE (0 mesh, 1 trail) and PATTERN (0 vertex mark, 1 ball, 2 table, 3 floor grid,
- * 4 disc, 5 grid lines only) are #defined by the loader. */
+ * 4 disc, 5 grid lines only, 6 contact shadow) are #defined by the loader. */
 
 #ifndef MODE
 #define MODE 0
@@ -94,6 +94,11 @@ main ()
   if (a < 0.004)
     discard;
   frag_color = vec4 (mix (u_color2.rgb, u_accent.rgb, g.y), a);
+#elif PATTERN == 6
+  /* a soft dark blob under a ball, so that it reads as resting on the floor */
+  float r = length (v_object.xy);
+  float a = 1.0 - smoothstep (0.15, 1.0, r);
+  frag_color = vec4 (u_color.rgb, u_color.a * a * a);
 #else
   float m = v_mark;
   float accent = 0.0;

@@ -143,6 +143,28 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
       }
   if (out->format == CML_OUTPUT_CSV)
     {
+      /* what produced the data, as comment lines before the header */
+      const double *z = cml_simulation_get_state (sim);
+      const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
+      fprintf (out->fp, "# cmlab %s: %s\n", model->name, model->title);
+      fputs ("# parameters:", out->fp);
+      for (guint k = 0; k < model->params->len; k++)
+        {
+          CmlParam *p = model->params->pdata[k];
+          fprintf (out->fp, "%s %s = %.17g", k ? "," : "", p->name, cml_simulation_get_param (sim, p->name));
+        }
+      fprintf (out->fp, "%s\n# initial state (t = %.17g):", model->params->len ? "" : " none",
+               cml_simulation_get_time (sim));
+      for (guint i = 0; i < cml_system_dim (sys); i++)
+        fprintf (out->fp, "%s %s = %.17g", i ? "," : "", cml_system_state_name (sys, i), z[i]);
+      fprintf (out->fp, "\n# integrator: %s, rtol = %g, atol = %g\n# units: t [%s]",
+               cml_integrator_kind_to_string (io->kind), io->rtol, io->atol, model->time_unit);
+      for (guint k = 0; k < n; k++)
+        {
+          const char *u = cml_model_unit (model, columns[k]);
+          fprintf (out->fp, ", %s [%s]", columns[k], *u ? u : "1");
+        }
+      fputs ("\n", out->fp);
       fputs ("t", out->fp);
       for (guint k = 0; k < n; k++)
         fprintf (out->fp, ",%s", columns[k]);
@@ -161,7 +183,22 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
           fputs (": ", out->fp);
           number (out->fp, out->format, cml_simulation_get_param (sim, p->name));
         }
-      fputs ("},\n  \"columns\": [\"t\"", out->fp);
+      fputs ("},\n  \"title\": ", out->fp);
+      json_string (out->fp, model->title);
+      fputs (",\n  \"initial\": {", out->fp);
+      {
+        const double *z = cml_simulation_get_state (sim);
+        for (guint i = 0; i < cml_system_dim (sys); i++)
+          {
+            fputs (i ? ", " : "", out->fp);
+            json_string (out->fp, cml_system_state_name (sys, i));
+            fputs (": ", out->fp);
+            number (out->fp, out->format, z[i]);
+          }
+      }
+      fputs ("},\n  \"integrator\": ", out->fp);
+      json_string (out->fp, cml_integrator_kind_to_string (cml_simulation_get_integrator (sim)->kind));
+      fputs (",\n  \"columns\": [\"t\"", out->fp);
       for (guint k = 0; k < n; k++)
         {
           fputs (", ", out->fp);

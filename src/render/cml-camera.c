@@ -9,7 +9,7 @@
 #include <math.h>
 
 #define DEFAULT_YAW   (-G_PI / 2 + 0.45)  /* from the front (−y), a little to the right */
-#define DEFAULT_PITCH (0.50)              /* about 29° above the table */
+#define DEFAULT_PITCH (0.62)              /* about 36° above the table */
 #define MAX_PITCH     (G_PI / 2 - 0.01)   /* straight down would make "up" undefined */
 #define TURN_PER_PX   (0.008)             /* radians per pointer pixel */
 

@@ -573,7 +573,12 @@ push_sample (GArray *points, double x, double y)
     push_break (points);
 }
 
-/* Against time: the M4 reduction per pixel column (first, extreme, extreme, last). */
+/* Against time, per pixel column.  A column with a few samples gives them as they are.
+ * A dense one covers exactly [min, max] whatever the order of its samples (the "M4"
+ * argument: first, extremes, last), so it becomes one vertical bar from min to max, and
+ * the line comes into it at its first sample and leaves from its last.  Between two
+ * dense columns whose bars overlap the joining step lies inside the (thick) bars and is
+ * left out, so a band of fast oscillation costs one bar per column and no overdraw. */
 static void
 polyline_against_time (const CmlPlotSeries *series, double x0, double x1, guint n_pixels,
                        GArray *points)
@@ -595,6 +600,10 @@ polyline_against_time (const CmlPlotSeries *series, double x0, double x1, guint 
   if (first > 0 && first <= n)
     push_sample (points, xs[first - 1], ys[first - 1]);
 
+  /* the pen: where the line stands after a dense column (drawn only if the line goes
+   * on from there) */
+  gboolean pen = FALSE, prev_dense = FALSE;
+  double pen_x = 0, pen_y = 0, prev_min = 0, prev_max = 0;
   guint next = first;
   for (guint c = 0; c < n_pixels; c++)
     {
@@ -604,23 +613,56 @@ polyline_against_time (const CmlPlotSeries *series, double x0, double x1, guint 
       next = s->last + 1;
       if (s->n <= 4 || !isfinite (s->y_min))
         {
+          if (pen)
+            {
+              push_break (points);
+              push_sample (points, pen_x, pen_y);
+              pen = FALSE;
+            }
           for (guint i = s->first; i <= s->last; i++)
             push_sample (points, xs[i], ys[i]);
+          prev_dense = FALSE;
           continue;
         }
-      /* a pixel column covers [min, max] whatever the order inside it: go from the
-       * first sample to the nearer extreme, across, then to the last sample */
+
+      gboolean overlap = prev_dense && prev_min <= s->y_max && s->y_min <= prev_max;
+      if (!overlap)
+        {
+          if (pen)
+            {
+              push_break (points);
+              push_sample (points, pen_x, pen_y);
+            }
+          push_sample (points, xs[s->first], s->y_first);
+        }
       double xm = CLAMP (x0 + (c + 0.5) * w, xs[s->first], xs[s->last]);
-      gboolean min_first = fabs (s->y_first - s->y_min) <= fabs (s->y_first - s->y_max);
-      push_sample (points, xs[s->first], s->y_first);
-      push_point (points, xm, min_first ? s->y_min : s->y_max);
-      push_point (points, xm, min_first ? s->y_max : s->y_min);
-      push_sample (points, xs[s->last], s->y_last);
+      push_break (points);
+      push_point (points, xm, s->y_min);
+      push_point (points, xm, s->y_max);
+      push_break (points);
+      pen = isfinite (s->y_last);
+      pen_x = xs[s->last];
+      pen_y = s->y_last;
+      prev_dense = TRUE;
+      prev_min = s->y_min;
+      prev_max = s->y_max;
     }
 
   /* … and goes out to the first sample after it */
   if (next < n)
-    push_sample (points, xs[next], ys[next]);
+    {
+      if (pen)
+        {
+          push_break (points);
+          push_sample (points, pen_x, pen_y);
+        }
+      push_sample (points, xs[next], ys[next]);
+    }
+  else if (pen)
+    {
+      push_break (points);
+      push_sample (points, pen_x, pen_y);
+    }
 }
 
 /* A phase portrait.  The samples of [i0, i1) are walked in order; an aligned pyramid
@@ -1738,16 +1780,41 @@ cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint
   const double *in = (const double *) (gpointer) pts->data;
   /* far-away points are clamped so that single floats keep the direction right */
   const double lim = 1e6;
+  /* a point that lies on the way from the last point kept to the next one (within
+   * a fraction of a pixel) adds nothing: a flat or straight stretch becomes one
+   * segment */
+  const double tol = 0.2 / oversample;
+  guint m = 0;
   for (guint k = 0; k < n; k++)
     {
       double x = in[2 * k], y = in[2 * k + 1];
       if (isnan (x) || isnan (y))
         {
-          out[2 * k] = out[2 * k + 1] = NAN;
+          out[2 * m] = out[2 * m + 1] = NAN;
+          m++;
           continue;
         }
-      out[2 * k] = (float) CLAMP (cml_plot_layout_map_x (layout, x), -lim, lim);
-      out[2 * k + 1] = (float) CLAMP (cml_plot_layout_map_y (layout, y), -lim, lim);
+      x = CLAMP (cml_plot_layout_map_x (layout, x), -lim, lim);
+      y = CLAMP (cml_plot_layout_map_y (layout, y), -lim, lim);
+      /* out[m-2] is the last point kept, out[m-1] the candidate; drop the candidate if
+       * it sits between them and (x, y) on the straight line */
+      if (m >= 2 && !isnan (out[2 * (m - 1)]) && !isnan (out[2 * (m - 2)]))
+        {
+          double ax = out[2 * (m - 2)], ay = out[2 * (m - 2) + 1];
+          double bx = out[2 * (m - 1)], by = out[2 * (m - 1) + 1];
+          double dx = x - ax, dy = y - ay, len2 = dx * dx + dy * dy;
+          if (len2 > 0)
+            {
+              double u = ((bx - ax) * dx + (by - ay) * dy) / len2;
+              double cross = fabs ((bx - ax) * dy - (by - ay) * dx) / sqrt (len2);
+              if (u >= 0 && u <= 1 && cross <= tol)
+                m--;
+            }
+        }
+      out[2 * m] = (float) x;
+      out[2 * m + 1] = (float) y;
+      m++;
     }
-  return n;
+  g_array_set_size (points_f, len0 + 2 * m);
+  return m;
 }

@@ -44,7 +44,8 @@ enum
   PATTERN_GRID = 3,
   PATTERN_DISC = 4,
   PATTERN_GRID_LINES = 5,
-  PROGRAM_TRAIL = 6,
+  PATTERN_SHADOW = 6,
+  PROGRAM_TRAIL = 7,
   N_PROGRAMS
 };
 
@@ -229,7 +230,7 @@ cml_scene_renderer_new (GError **error)
     {
       Program *p = &r->programs[k];
       g_autofree char *defines = g_strdup_printf ("#define MODE %d\n#define PATTERN %d\n",
-                                                  k == PROGRAM_TRAIL, k == PROGRAM_TRAIL ? 0 : k);
+                                                  k == PROGRAM_TRAIL, k == PROGRAM_TRAIL ? -1 : k);
       p->id = cml_gl_program_from_resources_with_defines (
           es ? "/org/cmlab/Cmlab/shaders/scene-es.vert" : "/org/cmlab/Cmlab/shaders/scene.vert",
           es ? "/org/cmlab/Cmlab/shaders/scene-es.frag" : "/org/cmlab/Cmlab/shaders/scene.frag",
@@ -742,6 +743,7 @@ typedef struct
   double   eye[3];
   double   distance;   /* eye to target */
   double   extent;     /* radius of the scene's bounds */
+  double   min[3], max[3]; /* the scene's bounds */
   float    bg[4];
   gboolean dark;
   float    line_px;    /* trail width, device pixels */
@@ -1116,20 +1118,30 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
               memcpy (c, v + o->center, sizeof c);
             if (!(size > 0) || !finite_n (c, 3))
               break;
-            /* a pale floor with lines in the object's colour; just under z = 0 so that
-             * whatever lies on it wins the depth test */
+            /* at least SIZE across, and grown (in whole cells) to stay under everything
+             * shown, so that nothing runs off the edge of the floor */
+            double step = nice_step (MIN (size, 4 * dc->extent));
+            double lo[2], hi[2];
+            for (int k = 0; k < 2; k++)
+              {
+                double pad = 0.15 * (dc->max[k] - dc->min[k]) + step;
+                lo[k] = MIN (c[k] - size / 2, floor ((dc->min[k] - pad) / step) * step);
+                hi[k] = MAX (c[k] + size / 2, ceil ((dc->max[k] + pad) / step) * step);
+              }
+            /* a pale floor with lines in the object's colour; just under its height so
+             * that whatever lies on it wins the depth test */
             float floor_rgb[3], line[3], axis[3];
             mix3 (o->rgb, dc->bg, 0.78f, floor_rgb);
             mix3 (o->rgb, dc->bg, 0.25f, line);
             mix3 (o->rgb, ink, dc->dark ? -0.4f : 0.5f, axis);
             CmlMat4 m, s;
-            cml_mat4_translation (&m, c[0], c[1], c[2] - 1e-3 * dc->extent);
-            cml_mat4_scale (&s, size / 2, size / 2, 1);
+            cml_mat4_translation (&m, 0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), c[2] - 1e-3 * dc->extent);
+            cml_mat4_scale (&s, 0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 1);
             cml_mat4_multiply (&m, &m, &s);
             use (r, PATTERN_GRID);
             set_model (r, &m);
             set_colors (r, floor_rgb, 1.f, line, axis);
-            glUniform1f (r->cur->param, nice_step (MIN (size, 4 * dc->extent)));
+            glUniform1f (r->cur->param, step);
             cml_mesh_draw (r->quad);
             break;
           }
@@ -1203,6 +1215,54 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
           break; /* later passes */
         }
     }
+}
+
+/* The height of the first floor (plane or turntable) at values V; FALSE if none. */
+static gboolean
+floor_height (CmlSceneRenderer *r, const double *v, double *z)
+{
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind == OBJ_PLANE || o->kind == OBJ_TURNTABLE)
+        {
+          *z = o->center >= 0 ? v[o->center + 2] : 0.0;
+          return isfinite (*z);
+        }
+    }
+  return FALSE;
+}
+
+/* Soft shadows right under the spheres near the floor: without them a ball on a table
+ * seems to float, since nothing else in the picture gives its height away. */
+static void
+draw_contact_shadows (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
+{
+  double fz;
+  if (v == NULL || !floor_height (r, v, &fz))
+    return;
+
+  static const float black[3] = { 0, 0, 0 };
+  glDepthMask (GL_FALSE);
+  use (r, PATTERN_SHADOW);
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind != OBJ_SPHERE || !finite_n (v + o->center, 3))
+        continue;
+      double radius = v[o->radius], height = v[o->center + 2] - radius - fz;
+      if (!(radius > 0) || height < -radius || height > 2 * radius)
+        continue;
+      float strength = (dc->dark ? 0.55f : 0.35f) * (1.f - MAX (height, 0.0) / (2 * radius));
+      CmlMat4 m, s;
+      cml_mat4_translation (&m, v[o->center], v[o->center + 1], fz);
+      cml_mat4_scale (&s, 1.1 * radius, 1.1 * radius, 1);
+      cml_mat4_multiply (&m, &m, &s);
+      set_model (r, &m);
+      set_colors (r, black, strength, black, black);
+      cml_mesh_draw (r->quad);
+    }
+  glDepthMask (GL_TRUE);
 }
 
 static void
@@ -1317,7 +1377,7 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   dc.grid_px = (style->presentation ? 2.0 : 1.0) * scale;
   dc.distance = cam->distance;
 
-  double min[3], max[3];
+  double *min = dc.min, *max = dc.max;
   cml_scene_renderer_get_bounds (r, v, style, min, max);
   dc.extent = 0.5 * sqrt ((max[0] - min[0]) * (max[0] - min[0]) + (max[1] - min[1]) * (max[1] - min[1])
                           + (max[2] - min[2]) * (max[2] - min[2]));
@@ -1370,6 +1430,7 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   else
     {
       draw_objects (r, &dc, v);
+      draw_contact_shadows (r, &dc, v);
       draw_trails (r, &dc, v, style);
       if (!has_floor (r))
         draw_grid_overlay (r, &dc, min, max);

@@ -141,7 +141,7 @@ test_diverging (void)
   g_assert_cmpfloat (t_fail, >, tstar - 0.05);
   g_assert_cmpfloat (t_fail, <=, tstar);
   /* the row at t = 0 was written */
-  g_assert_true (g_str_has_prefix (out, "t,x,u"));
+  g_assert_nonnull (strstr (out, "\nt,x,u"));
 
   /* with -o the failed run leaves nothing behind (no partial file, no temporary) */
   g_clear_pointer (&out, g_free);
@@ -188,12 +188,33 @@ test_malformed (void)
   remove_dir (dir);
 }
 
+/* The CSV without its leading "#" comment lines (model, parameters, initial state …). */
 static char **
 csv_lines (const char *out)
 {
   g_assert_true (g_str_has_suffix (out, "\n"));
+  while (*out == '#')
+    {
+      const char *nl = strchr (out, '\n');
+      g_assert_nonnull (nl);
+      out = nl + 1;
+    }
   g_autofree char *body = g_strndup (out, strlen (out) - 1);
   return g_strsplit (body, "\n", -1);
+}
+
+/* The comment lines say what produced the data. */
+static void
+test_csv_comments (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--set", "Omega=0.25", "--init", "v=0.75",
+                            "--t-end", "0.5", "--dt-out", "0.5", NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "# cmlab rolling-ball: "));
+  g_assert_nonnull (strstr (out, "\n# parameters: m = 1, r = 1, k2 = 0.40000000000000002, Omega = 0.25\n"));
+  g_assert_nonnull (strstr (out, "v = 0.75"));
+  g_assert_nonnull (strstr (out, "# units: t [s], x [m]"));
+  g_assert_nonnull (strstr (out, "\nt,x,y,u,v,w1,w2,w3,energy\n"));
 }
 
 /* The rows of `simulate rolling-ball --t-end 1 --dt-out 0.3`: t = 0, 0.3, 0.6, 0.9 (as k*0.3)
@@ -359,6 +380,7 @@ int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/models/cli/csv-comments", test_csv_comments);
   gsl_set_error_handler_off ();
 
   g_test_add_func ("/models/cli/diverging-run-exit-1", test_diverging);

@@ -246,11 +246,29 @@ test_decimation (void)
     }
   g_rand_free (rand);
 
-  /* the polyline: at most four points per column plus the two neighbours */
+  /* the polyline: a bounded number of points per column (bars, joins and breaks), and
+   * every column's [min, max] is drawn */
   g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (double));
   guint n_pts = cml_plot_series_polyline (s, TRUE, x0, x1, -2, 2, x0, x1, W, 360, pts);
-  g_assert_cmpuint (n_pts, <=, 4 * W + 2);
+  g_assert_cmpuint (n_pts, <=, 7 * W + 4);
   g_assert_cmpuint (n_pts, >=, 2 * W);
+  const double *pp = (const double *) (gpointer) pts->data;
+  for (guint c = 0, k = 0; c < W; c++)
+    {
+      /* the bar of column c: two consecutive points at the same x with its extremes */
+      double lo = INFINITY, hi = -INFINITY;
+      for (; k + 1 < n_pts; k++)
+        if (!isnan (pp[2 * k]) && pp[2 * k] == pp[2 * k + 2] && pp[2 * k] >= x0 + c * w &&
+            pp[2 * k] < x0 + (c + 1) * w + 1e-12)
+          {
+            lo = MIN (pp[2 * k + 1], pp[2 * k + 3]);
+            hi = MAX (pp[2 * k + 1], pp[2 * k + 3]);
+            k += 2;
+            break;
+          }
+      g_assert_cmpfloat (lo, ==, spans[c].y_min);
+      g_assert_cmpfloat (hi, ==, spans[c].y_max);
+    }
 
   /* cost independent of N (up to its logarithm): with 10× the samples (both with many
    * per column) a scan would take 10× the time; the pyramid takes about the same */

@@ -1,0 +1,665 @@
+/* test-window.c — the application shell: templates, model switching, live parameters,
+ * run controls, initial conditions, and no leaked widgets.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs under a display (tools/run-tests gives it Xvfb); without one every test skips.
+ * The physics is checked through the runner's frames (cml_runner_sync makes the worker
+ * catch up); the views through the window's tick callback, by spinning the main loop.
+ */
+#include <glib/gstdio.h>
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "cml-frame-stats.h"
+#include "cml-parameter-panel-private.h"
+#include "cml-window-private.h"
+
+static gboolean have_display;
+
+#define SKIP_WITHOUT_DISPLAY()                                  \
+  G_STMT_START {                                                \
+    if (!have_display)                                          \
+      {                                                         \
+        g_test_skip ("no display (gtk_init_check failed)");     \
+        return;                                                 \
+      }                                                         \
+  } G_STMT_END
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+typedef gboolean (*Condition) (gpointer data);
+
+/* Spins the main loop until COND holds (TRUE) or SECONDS pass (FALSE). */
+static gboolean
+spin_until (Condition cond, gpointer data, double seconds)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (seconds * 1e6);
+
+  while (!cond (data))
+    {
+      if (g_get_monotonic_time () > end)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+static gboolean
+never (gpointer data)
+{
+  return FALSE;
+}
+
+static void
+spin_for (double seconds)
+{
+  spin_until (never, NULL, seconds);
+}
+
+static CmlWindow *
+window_new (const char *model)
+{
+  CmlWindow *win = cml_window_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_object_ref (win); /* dropped by window_free, which checks it is the last */
+  gtk_window_present (GTK_WINDOW (win));
+  if (model)
+    {
+      g_assert_true (cml_window_load (win, model, &error));
+      g_assert_no_error (error);
+    }
+  return win;
+}
+
+static void
+window_free (CmlWindow *win)
+{
+  gtk_window_destroy (GTK_WINDOW (win));
+  /* the worker is stopped and joined in dispose; nothing else may hold the window */
+  g_assert_null (win->runner);
+  g_assert_finalize_object (win);
+}
+
+static CmlFrame *
+synced_frame (CmlWindow *win)
+{
+  cml_runner_sync (win->runner);
+  return cml_runner_get_frame (win->runner);
+}
+
+static double
+frame_obs (CmlFrame *frame, const char *name)
+{
+  int k = cml_system_observable_index (frame->system, name);
+
+  g_assert_cmpint (k, >=, 0);
+  return frame->obs[k];
+}
+
+static double
+frame_param (CmlFrame *frame, const char *name)
+{
+  int k = cml_model_param_index (cml_system_get_model (frame->system), name);
+
+  g_assert_cmpint (k, >=, 0);
+  g_assert_cmpuint ((guint) k, <, frame->n_params);
+  return frame->params[k];
+}
+
+/* The views show the frame's system and have taken the first sample of its run. */
+static gboolean
+views_caught_up (gpointer data)
+{
+  CmlWindow *win = data;
+  CmlFrame *frame = cml_runner_get_frame (win->runner);
+  gboolean ok = win->shown_system == frame->system && win->run_generation == frame->generation;
+
+  cml_frame_unref (frame);
+  return ok;
+}
+
+/* ---- templates --------------------------------------------------------------------------- */
+
+static void
+assert_template_children (GtkWidget *widget, GType type, const char *const *names)
+{
+  for (guint i = 0; names[i]; i++)
+    {
+      GObject *child = gtk_widget_get_template_child (widget, type, names[i]);
+
+      if (child == NULL)
+        g_error ("%s: template child %s is missing", g_type_name (type), names[i]);
+    }
+}
+
+static void
+test_templates (void)
+{
+  static const char *const picker_children[] = { "box", "heading", "list_box", NULL };
+  static const char *const panel_children[] = {
+    "box", "params_heading", "defaults_button", "param_grid", "no_params_label", "preset_box",
+    "preset_dropdown", "preset_apply_button", "initial_heading", "initial_grid",
+    "restart_button", "projection_label", NULL
+  };
+  static const char *const equations_children[] = {
+    "scroller", "box", "title_label", "kind_label", "algebroid_label", "regularity_label",
+    "regularity_value_label", "monitors_heading", "monitor_grid", "steps_box", "steps_label",
+    "warnings_label", "equations_view", NULL
+  };
+  GtkWidget *w;
+  CmlWindow *win;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  w = g_object_ref_sink (cml_model_picker_new ());
+  assert_template_children (w, CML_TYPE_MODEL_PICKER, picker_children);
+  g_assert_finalize_object (w);
+
+  w = g_object_ref_sink (cml_parameter_panel_new ());
+  assert_template_children (w, CML_TYPE_PARAMETER_PANEL, panel_children);
+  g_assert_nonnull (cml_parameter_panel_get_preset_dropdown (CML_PARAMETER_PANEL (w)));
+  g_assert_finalize_object (w);
+
+  w = g_object_ref_sink (cml_equations_panel_new ());
+  assert_template_children (w, CML_TYPE_EQUATIONS_PANEL, equations_children);
+  g_assert_finalize_object (w);
+
+  /* the window: every bound field, before and after a model is loaded */
+  win = window_new (NULL);
+  {
+    gpointer fields[] = {
+      win->header_bar, win->play_button, win->step_button, win->reset_button,
+      win->speed_dropdown, win->title_label, win->subtitle_label, win->integrator_dropdown,
+      win->tolerance_dropdown, win->open_button, win->menu_button, win->outer_paned,
+      win->sidebar_paned, win->content_paned, win->model_picker, win->parameter_panel,
+      win->scene_view, win->side_stack, win->plots_paned, win->time_plot, win->phase_plot,
+      win->equations_panel, win->time_label, win->speed_label, win->state_label,
+      win->message_label, win->failure_box, win->failure_label, win->failure_reset_button,
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+      if (fields[i] == NULL)
+        g_error ("window template child %u is not bound", i);
+  }
+  g_assert_true (CML_IS_SCENE_VIEW (win->scene_view));
+  g_assert_true (CML_IS_PLOT_VIEW (win->time_plot));
+  g_assert_true (CML_IS_PLOT_VIEW (win->phase_plot));
+  g_assert_null (win->runner);
+  window_free (win);
+
+  /* the shortcuts window (GtkApplication loads it from this path) */
+  {
+    g_autoptr (GtkBuilder) builder = gtk_builder_new_from_resource ("/org/cmlab/Cmlab/gtk/help-overlay.ui");
+    GObject *overlay = gtk_builder_get_object (builder, "help_overlay");
+
+    g_assert_true (GTK_IS_SHORTCUTS_WINDOW (overlay));
+    gtk_window_destroy (GTK_WINDOW (overlay));
+  }
+}
+
+/* ---- every built-in loads in the window -------------------------------------------------- */
+
+static void
+test_builtin_models (void)
+{
+  CmlWindow *win;
+  g_auto (GStrv) names = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  names = cml_model_picker_list_builtin (win->model_picker);
+  g_assert_cmpuint (g_strv_length (names), >=, 6);
+  g_assert_true (g_strv_contains ((const char *const *) names, "rolling-ball"));
+
+  for (guint i = 0; names[i]; i++)
+    {
+      CmlFrame *frame;
+      CmlModel *model;
+
+      g_test_message ("model %s", names[i]);
+      g_assert_true (cml_model_picker_pick (win->model_picker, names[i]));
+      model = cml_model_picker_get_selected (win->model_picker);
+      g_assert_nonnull (model);
+      g_assert_cmpstr (model->name, ==, names[i]);
+
+      /* the worker switched, keeping the layout (same window, same views) */
+      frame = synced_frame (win);
+      g_assert_cmpstr (cml_system_get_model (frame->system)->name, ==, names[i]);
+      g_assert_true (frame->system == win->system);
+      g_assert_cmpint (frame->state, !=, CML_RUNNER_FAILED);
+      cml_frame_unref (frame);
+
+      /* the panels follow at once, the views with the next ticks */
+      g_assert_true (cml_parameter_panel_get_system (win->parameter_panel) == win->system);
+      g_assert_true (spin_until (views_caught_up, win, 10.0));
+
+      /* it runs */
+      cml_runner_step (win->runner, 0.05);
+      frame = synced_frame (win);
+      g_assert_cmpfloat_with_epsilon (frame->t, 0.05, 1e-9);
+      g_assert_cmpint (frame->state, ==, CML_RUNNER_PAUSED);
+      cml_frame_unref (frame);
+    }
+
+  /* the equations panel describes the last one */
+  {
+    g_autofree char *text = cml_equations_panel_get_equations_text (win->equations_panel);
+
+    g_assert_true (strstr (text, "Equations of motion") != NULL);
+  }
+  window_free (win);
+}
+
+/* ---- a parameter change reaches the worker, live ----------------------------------------- */
+
+static void
+test_param_live (void)
+{
+  CmlWindow *win;
+  CmlFrame *frame;
+  GtkSpinButton *spin;
+  GtkRange *scale;
+  double x0, y0, x1, y1;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+
+  /* the default run, one step */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpfloat_with_epsilon (frame->t, cml_window_step_size (win), 1e-9);
+  x0 = frame_obs (frame, "x");
+  y0 = frame_obs (frame, "y");
+  cml_frame_unref (frame);
+
+  /* the table speed, through the panel's spin button, while paused at t = 0 */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.reset", NULL);
+  spin = cml_parameter_panel_get_param_spin (win->parameter_panel, "Omega");
+  g_assert_nonnull (spin);
+  gtk_spin_button_set_value (spin, 3.0);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame->t, ==, 0.0);
+  g_assert_cmpfloat (frame_param (frame, "Omega"), ==, 3.0);
+  cml_frame_unref (frame);
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  frame = synced_frame (win);
+  x1 = frame_obs (frame, "x");
+  y1 = frame_obs (frame, "y");
+  cml_frame_unref (frame);
+  g_assert_cmpfloat (hypot (x1 - x0, y1 - y0), >, 1e-4);
+
+  /* a slider drag goes the same way, without a restart */
+  scale = cml_parameter_panel_get_param_scale (win->parameter_panel, "Omega");
+  g_assert_nonnull (scale);
+  gtk_range_set_value (scale, -2.0);
+  frame = synced_frame (win);
+  g_assert_cmpfloat_with_epsilon (frame_param (frame, "Omega"), -2.0, 1e-9);
+  g_assert_cmpfloat (frame->t, >, 0.0);           /* no restart */
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (spin), -2.0, 1e-9);
+  cml_frame_unref (frame);
+
+  /* and while running */
+  cml_window_play (win);
+  gtk_spin_button_set_value (spin, 0.5);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame_param (frame, "Omega"), ==, 0.5);
+  g_assert_cmpint (frame->state, ==, CML_RUNNER_RUNNING);
+  cml_frame_unref (frame);
+
+  window_free (win);
+}
+
+/* ---- play, pause, step, reset ------------------------------------------------------------ */
+
+static gboolean
+time_advanced (gpointer data)
+{
+  CmlWindow *win = data;
+  CmlFrame *frame = cml_runner_get_frame (win->runner);
+  gboolean ok = frame->t > 0.2;
+
+  cml_frame_unref (frame);
+  return ok;
+}
+
+static void
+test_run_cycle (void)
+{
+  CmlWindow *win;
+  CmlFrame *frame;
+  double t_paused, speed;
+  guint generation;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("plate-ball");
+  frame = synced_frame (win);
+  g_assert_cmpint (frame->state, ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat (frame->t, ==, 0.0);
+  generation = frame->generation;
+  cml_frame_unref (frame);
+
+  /* play: time goes on (the tick keeps pulling frames meanwhile) */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpint (frame->state, ==, CML_RUNNER_RUNNING);
+  cml_frame_unref (frame);
+  g_assert_true (spin_until (time_advanced, win, 10.0));
+  g_assert_cmpstr (gtk_button_get_icon_name (win->play_button), ==, "media-playback-pause-symbolic");
+
+  /* pause: time stands still */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpint (frame->state, ==, CML_RUNNER_PAUSED);
+  t_paused = frame->t;
+  cml_frame_unref (frame);
+  spin_for (0.1);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame->t, ==, t_paused);
+  cml_frame_unref (frame);
+  g_assert_true (spin_until (views_caught_up, win, 5.0));
+  spin_for (0.1);
+  g_assert_cmpstr (gtk_button_get_icon_name (win->play_button), ==, "media-playback-start-symbolic");
+
+  /* step: one step further, paused */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpint (frame->state, ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat_with_epsilon (frame->t, t_paused + cml_window_step_size (win), 1e-9);
+  cml_frame_unref (frame);
+
+  /* faster, slower: the step follows the speed */
+  speed = cml_window_speeds[win->speed_index];
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.faster", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame->speed, >, speed);
+  cml_frame_unref (frame);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.slower", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.slower", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame->speed, <, speed);
+  cml_frame_unref (frame);
+
+  /* reset: t = 0, a new run, the model's initial data */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.reset", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame->t, ==, 0.0);
+  g_assert_cmpuint (frame->generation, >, generation);
+  g_assert_cmpfloat (frame_obs (frame, "p1"), ==, 1.0);
+  g_assert_cmpfloat (frame_obs (frame, "p5"), ==, 0.5);
+  cml_frame_unref (frame);
+  g_assert_true (spin_until (views_caught_up, win, 5.0));
+
+  /* and again from the start */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpfloat_with_epsilon (frame->t, cml_window_step_size (win), 1e-9);
+  cml_frame_unref (frame);
+
+  window_free (win);
+}
+
+/* ---- initial conditions ------------------------------------------------------------------ */
+
+static gboolean
+note_shown (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return *cml_parameter_panel_get_projection_note (win->parameter_panel) != '\0';
+}
+
+static void
+test_initial_conditions (void)
+{
+  CmlWindow *win;
+  CmlFrame *frame;
+  GtkSpinButton *spin;
+  const char *note;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  /* a change restarts from the new data; the constraints determine w1, w2 */
+  win = window_new ("rolling-ball");
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  spin = cml_parameter_panel_get_initial_spin (win->parameter_panel, "x");
+  g_assert_nonnull (spin);
+  gtk_spin_button_set_value (spin, 2.0);
+  cml_parameter_panel_apply_initial (win->parameter_panel);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame->t, ==, 0.0);
+  g_assert_cmpfloat (frame_obs (frame, "x"), ==, 2.0);
+  g_assert_cmpfloat (frame_obs (frame, "v"), ==, 0.5);
+  /* roll_y = v + r w1 − Omega x = 0 with r = Omega = 1: w1 = 1.5 */
+  g_assert_cmpfloat_with_epsilon (frame_obs (frame, "w1"), 1.5, 1e-12);
+  cml_frame_unref (frame);
+  g_assert_true (spin_until (views_caught_up, win, 5.0));
+  g_assert_cmpfloat (gtk_spin_button_get_value (spin), ==, 2.0);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (cml_parameter_panel_get_initial_spin (win->parameter_panel, "w1")),
+                                  1.5, 1e-9);
+  g_assert_cmpstr (cml_parameter_panel_get_projection_note (win->parameter_panel), ==, "");
+
+  /* a plain reset starts from the data last applied */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.reset", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame_obs (frame, "x"), ==, 2.0);
+  cml_frame_unref (frame);
+
+  /* a preset: its parameters, then a restart */
+  g_assert_true (g_list_model_get_n_items (gtk_drop_down_get_model (cml_parameter_panel_get_preset_dropdown (win->parameter_panel))) >= 1);
+  {
+    CmlModel *model = cml_system_get_model (win->system);
+    guint still = G_MAXUINT;
+
+    for (guint i = 0; i < model->presets->len; i++)
+      if (g_strcmp0 (((CmlPreset *) model->presets->pdata[i])->name, "still-table") == 0)
+        still = i;
+    g_assert_cmpuint (still, !=, G_MAXUINT);
+    cml_parameter_panel_apply_preset (win->parameter_panel, still);
+    frame = synced_frame (win);
+    g_assert_cmpfloat (frame_param (frame, "Omega"), ==, 0.0);
+    g_assert_cmpfloat (frame->t, ==, 0.0);
+    g_assert_cmpfloat (frame_obs (frame, "x"), ==, 1.0); /* the model's initial data again */
+    cml_frame_unref (frame);
+  }
+
+  /* off the constraint set: Capri–Kobayashi forces x1 = 0; the panel says so */
+  g_assert_true (cml_model_picker_pick (win->model_picker, "capri-kobayashi"));
+  spin = cml_parameter_panel_get_initial_spin (win->parameter_panel, "x1");
+  g_assert_nonnull (spin);
+  gtk_spin_button_set_value (spin, 0.3);
+  cml_parameter_panel_apply_initial (win->parameter_panel);
+  frame = synced_frame (win);
+  g_assert_cmpint (frame->state, !=, CML_RUNNER_FAILED);
+  g_assert_cmpfloat_with_epsilon (frame_obs (frame, "x1"), 0.0, 1e-12);
+  cml_frame_unref (frame);
+  g_assert_true (spin_until (note_shown, win, 5.0));
+  note = cml_parameter_panel_get_projection_note (win->parameter_panel);
+  g_test_message ("note: %s", note);
+  g_assert_true (strstr (note, "x1") != NULL);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (spin), 0.0, 1e-12);
+
+  window_free (win);
+}
+
+/* ---- opening model files ----------------------------------------------------------------- */
+
+static void
+test_open_files (void)
+{
+  CmlWindow *win;
+  CmlFrame *frame;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *good = NULL;
+  g_autofree char *bad = NULL;
+  g_autoptr (GFile) file = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+
+  /* a model file by path: a row under "Opened files", and the worker switches */
+  good = g_build_filename (g_getenv ("CMLAB_MODELS_DIR"), "martinet.cml", NULL);
+  g_assert_true (cml_window_load (win, good, &error));
+  g_assert_no_error (error);
+  frame = synced_frame (win);
+  g_assert_cmpstr (cml_system_get_model (frame->system)->name, ==, "martinet");
+  cml_frame_unref (frame);
+  g_assert_true (cml_model_picker_find (win->model_picker, good) == cml_model_picker_get_selected (win->model_picker));
+
+  /* the same file again replaces its row (an edited file reloads) */
+  file = g_file_new_for_path (good);
+  cml_window_open_file (win, file);
+  frame = synced_frame (win);
+  g_assert_cmpstr (cml_system_get_model (frame->system)->name, ==, "martinet");
+  cml_frame_unref (frame);
+
+  /* a broken file: FILE:LINE in the error, and the window goes on with what it had */
+  bad = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "malformed", "anchor-missing-colon.cml", NULL);
+  g_assert_false (cml_window_load (win, bad, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (strstr (error->message, "anchor-missing-colon.cml:") != NULL);
+  g_clear_error (&error);
+  cml_runner_step (win->runner, 0.1);
+  frame = synced_frame (win);
+  g_assert_cmpstr (cml_system_get_model (frame->system)->name, ==, "martinet");
+  g_assert_cmpint (frame->state, ==, CML_RUNNER_PAUSED);
+  cml_frame_unref (frame);
+
+  g_assert_false (cml_window_load (win, "no-such-model", &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  window_free (win);
+}
+
+/* ---- view settings ----------------------------------------------------------------------- */
+
+static void
+test_view_settings (void)
+{
+  CmlWindow *win;
+  gboolean dark;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.presentation", NULL);
+  g_assert_true (win->presentation);
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (win), "presentation"));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.presentation", NULL);
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (win), "presentation"));
+
+  dark = cml_window_get_dark (win);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.dark", NULL);
+  g_assert_true (cml_window_get_dark (win) == !dark);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.dark", NULL);
+  g_assert_true (cml_window_get_dark (win) == dark);
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.table-frame", NULL);
+  g_assert_true (cml_scene_view_get_table_frame (win->scene_view));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.table-frame", NULL);
+  g_assert_false (cml_scene_view_get_table_frame (win->scene_view));
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.reset-view", NULL);
+
+  window_free (win);
+}
+
+/* ---- the 3-D view inside the window draws ------------------------------------------------ */
+
+static void
+test_scene_renders (void)
+{
+  CmlWindow *win;
+  double fraction = 0;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  cml_window_play (win);
+  g_assert_true (spin_until (time_advanced, win, 10.0));
+  spin_for (0.2);
+  if (!cml_scene_view_probe_pixels (win->scene_view, &fraction))
+    g_test_message ("no GL context: the pixel check is skipped");
+  else
+    {
+      g_test_message ("scene: %.1f %% of the pixels differ from the background", 100 * fraction);
+      g_assert_cmpfloat (fraction, >, 0.01);
+    }
+  window_free (win);
+}
+
+/* ---- frame statistics -------------------------------------------------------------------- */
+
+static void
+test_frame_stats (void)
+{
+  g_autoptr (CmlFrameStats) stats = cml_frame_stats_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-test-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autofree char *json = NULL;
+  gint64 t = 1000000;
+
+  g_assert_no_error (error);
+  /* 100 frames at 60 Hz, then five slow ones */
+  for (guint i = 0; i < 100; i++, t += 16667)
+    cml_frame_stats_add_frame (stats, t);
+  for (guint i = 0; i < 5; i++, t += 50000)
+    cml_frame_stats_add_frame (stats, t);
+
+  g_assert_cmpuint (cml_frame_stats_get_n_frames (stats), ==, 105);
+  g_assert_cmpfloat_with_epsilon (cml_frame_stats_get_interval_quantile (stats, 0.5), 16.667, 1e-9);
+  g_assert_cmpfloat (cml_frame_stats_get_interval_quantile (stats, 0.95), <, 50.0 + 1e-9);
+  g_assert_cmpfloat (cml_frame_stats_get_interval_quantile (stats, 0.99), >, 30.0);
+
+  path = g_build_filename (dir, "stats.json", NULL);
+  g_assert_true (cml_frame_stats_write (stats, path, "rolling-ball", 12.5, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &json, NULL, NULL));
+  g_test_message ("%s", json);
+  g_assert_true (strstr (json, "\"frames\": 105") != NULL);
+  g_assert_true (strstr (json, "\"median_interval_ms\": 16.667") != NULL);
+  g_assert_true (strstr (json, "\"p95_interval_ms\": ") != NULL);
+  g_assert_true (strstr (json, "\"sim_time\": 12.5") != NULL);
+  g_assert_true (strstr (json, "\"wall_time\": ") != NULL);
+  g_assert_true (strstr (json, "\"model\": \"rolling-ball\"") != NULL);
+  g_remove (path);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  gsl_set_error_handler_off ();
+  /* errors go to the test log, not to modal dialogs nobody closes */
+  g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE);
+  /* no accessibility bus under a bare Xvfb (its absence is a warning, fatal in tests) */
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  have_display = gtk_init_check ();
+
+  g_test_add_func ("/ui/window/frame-stats", test_frame_stats);
+  g_test_add_func ("/ui/window/templates", test_templates);
+  g_test_add_func ("/ui/window/builtin-models", test_builtin_models);
+  g_test_add_func ("/ui/window/param-live", test_param_live);
+  g_test_add_func ("/ui/window/run-cycle", test_run_cycle);
+  g_test_add_func ("/ui/window/initial-conditions", test_initial_conditions);
+  g_test_add_func ("/ui/window/open-files", test_open_files);
+  g_test_add_func ("/ui/window/view-settings", test_view_settings);
+  g_test_add_func ("/ui/window/scene-renders", test_scene_renders);
+
+  return g_test_run ();
+}
