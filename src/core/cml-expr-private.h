@@ -54,7 +54,8 @@ cml_expr_factor_base (CmlExpr *f)
 static inline gboolean
 cml_expr_double_is_int (double v)
 {
-  return v == (double) (gint64) v && v > -1e9 && v < 1e9;
+  /* range first: casting a double outside gint64's range is undefined */
+  return v > -1e9 && v < 1e9 && v == (double) (gint64) v;
 }
 
 G_END_DECLS

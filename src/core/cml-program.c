@@ -715,10 +715,12 @@ execute (const Instr *code,
   static const void *const labels[] = { OP_LIST (LABEL_ADDRESS) };
 #undef LABEL_ADDRESS
   const Instr *ins = code;
-  const Instr *const end = code + n;
+  const Instr *end;
 
-  if (ins == end)
+  /* an empty program may have no code array at all: NULL + 0 is undefined */
+  if (n == 0)
     return;
+  end = code + n;
   goto *labels[ins->op];
 
 #define OP_BODY(OPC, STMT) \
@@ -738,6 +740,8 @@ execute (const Instr *code,
          guint        n,
          double      *restrict r)
 {
+  if (n == 0)
+    return;
   for (const Instr *ins = code, *end = code + n; ins < end; ins++)
     {
       switch ((Op) ins->op)
