@@ -11,7 +11,7 @@ precision highp int;
 
 in vec4 v_color;
 in vec2 v_local;
-flat in vec2 v_shape;
+flat in vec3 v_shape;
 
 uniform sampler2D u_atlas;              /* MODE 1: one-channel coverage of the labels */
 
@@ -21,9 +21,10 @@ void
 main ()
 {
 #if MODE == 0
-  /* distance to the segment [0, length] × {0}: a capsule of radius half-width */
+  /* distance to the segment [0, length] × {0}: a capsule of radius half-width (a bar
+   * measures along the segment only) */
   float dx = max (max (-v_local.x, v_local.x - v_shape.x), 0.0);
-  float dist = length (vec2 (dx, v_local.y));
+  float dist = length (vec2 (dx, v_shape.z > 0.5 ? 0.0 : v_local.y));
   float a = clamp (v_shape.y + 0.5 - dist, 0.0, 1.0);
 #else
   float a = texture (u_atlas, v_local).r;

@@ -10,11 +10,14 @@ precision highp int;
  * pixels of the framebuffer with y growing downwards, as in cml-plot.h's layout.
  *
  *   MODE 0  line segments.  One instance per segment a_p0 → a_p1 with half-width
- *           a_extra.x and colour a_color; the quad around it (widened by one pixel for
+ *           a_extra.x and colour a_color; the quad around it (widened by ¾ pixel for
  *           the anti-aliased edge) comes from gl_VertexID.  The fragment shader measures
  *           the distance to the segment, so each segment is a capsule: smooth edges,
  *           round ends, seamless joins in a polyline.  (Core-profile GL draws no lines
- *           wider than one pixel.)
+ *           wider than one pixel.)  With a_extra.y > 0 the segment is a bar instead: a
+ *           rectangle exactly a_extra.y to either side (no anti-aliasing there, so bars
+ *           side by side tile without overlap) with anti-aliased flat ends a_extra.x
+ *           beyond its end points — the bars of a densely oscillating series.
  *   MODE 1  text.  One instance per label: a quad at a_p0 of size a_p1 showing the
  *           rectangle a_extra = (u0, v0, u1, v1) of the label atlas, in a_color. */
 #ifndef MODE
@@ -30,7 +33,7 @@ uniform vec2 u_viewport;                /* framebuffer size, px */
 
 out vec4 v_color;
 out vec2 v_local;                       /* MODE 0: (along, across) the segment, px; 1: uv */
-flat out vec2 v_shape;                  /* MODE 0: (length, half-width), px */
+flat out vec3 v_shape;                  /* MODE 0: (length, half-width, bar?), px */
 
 void
 main ()
@@ -43,16 +46,17 @@ main ()
   vec2 dir = len > 1e-4 ? d / len : vec2 (1.0, 0.0);
   vec2 nrm = vec2 (-dir.y, dir.x);
   float hw = a_extra.x;
-  float ext = hw + 1.0;
+  float ext = hw + 0.75;
+  float side = a_extra.y > 0.0 ? a_extra.y : ext;
   float along = mix (-ext, len + ext, corner.x);
-  float across = mix (-ext, ext, corner.y);
+  float across = mix (-side, side, corner.y);
   pos = a_p0 + dir * along + nrm * across;
   v_local = vec2 (along, across);
-  v_shape = vec2 (len, hw);
+  v_shape = vec3 (len, hw, a_extra.y > 0.0 ? 1.0 : 0.0);
 #else
   pos = a_p0 + corner * a_p1;
   v_local = mix (a_extra.xy, a_extra.zw, corner);
-  v_shape = vec2 (0.0);
+  v_shape = vec3 (0.0);
 #endif
   v_color = a_color;
   gl_Position = vec4 (pos.x / u_viewport.x * 2.0 - 1.0, 1.0 - pos.y / u_viewport.y * 2.0, 0.0, 1.0);

@@ -1,9 +1,9 @@
 #version 330 core
 
-/* The scene's shaders.  Meshes (MODE 0) are transformed and lit; trails (MODE 1)
- * arrive as a strip of centre-line points, each twice, with a_side = ±1 and the tangent in
- * a_normal, and are widened here in screen space, because core-profile GL draws no wide
- * lines and the trail must keep its pixel width at every zoom. */
+/* The scene's shaders.  Meshes (MODE 0) are transformed and lit; lines (MODE 1: trails,
+ * grid lines) arrive as centre-line points, each twice, with a_side = ±1 and the tangent
+ * in a_normal, and are widened here in screen space, because core-profile GL draws no
+ * wide lines and a line must keep its pixel width at every zoom. */
 
 /* MODE and PATTERN are #defined by the loader (one program each, which software GL runs
  * much faster than one program with branches) */
@@ -32,7 +32,7 @@ out vec3 v_normal;
 out vec3 v_object;
 out float v_mark;
 out float v_side;
-out float v_light;  /* flat surfaces: diffuse + ambient, lit here (see below) */
+out float v_light;  /* the table: diffuse + ambient, lit here (see below) */
 
 void
 main ()
@@ -46,9 +46,9 @@ main ()
   v_mark = a_mark;
   v_side = a_side;
 
-  /* The table and the floor are flat: lighting them per vertex looks the same as per
-   * pixel and spares software GL a lot of work on the largest surfaces on screen.  Seen
-   * from below they are lit as from above. */
+  /* The table is flat: lighting it per vertex looks the same as per pixel and spares
+   * software GL work on one of the largest surfaces on screen.  Seen from below it is
+   * lit as from above (as the floor is, on the CPU). */
   vec3 n = normalize (v_normal);
   v_light = mix (0.32, 0.48, 0.5 + 0.5 * abs (n.z)) + 0.62 * abs (dot (n, u_light_dir));
 
@@ -62,11 +62,11 @@ main ()
       /* half the width plus one pixel of fringe, which the fragment shader fades out */
       float half_px = 0.5 * u_line_width + 1.0;
       clip.xy += vec2 (-d.y, d.x) * a_side * half_px * 2.0 / u_viewport * clip.w;
-      /* trails lie on the table and the plane: win the depth test against them */
+      /* lines lie on the table and the floor: win the depth test against them */
       clip.z -= 4e-4 * clip.w;
   }
 #endif
-#if PATTERN == 6
+#if PATTERN == 5
   /* a contact shadow lies on the floor: win the depth test against it */
   clip.z -= 2e-4 * clip.w;
 #endif

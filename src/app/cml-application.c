@@ -6,7 +6,9 @@
 
 #include "cml-application.h"
 
+#include <epoxy/gl.h>
 #include <gsl/gsl_errno.h>
+#include <string.h>
 
 #include "cml-window.h"
 
@@ -97,9 +99,12 @@ cml_application_activate (GApplication *app)
   if (!cml_window_load (window, model, &error))
     {
       g_printerr ("cmlab: %s\n", error->message);
-      /* fall back to the default so the window is useful */
+      /* fall back to the default so the window is useful, and say what went wrong there */
       if (self->model && !cml_window_load (window, DEFAULT_MODEL, NULL))
         g_printerr ("cmlab: the built-in models were not found (set CMLAB_MODELS_DIR)\n");
+      present_window (self, window);
+      cml_window_show_error (window, "Could not open the model", error->message);
+      return;
     }
   present_window (self, window);
 }
@@ -166,6 +171,34 @@ static const GActionEntry app_actions[] = {
   { .name = "about", .activate = about_action },
 };
 
+/* With software OpenGL (Mesa llvmpipe: no GPU, as under Xvfb) GTK's GL renderer repaints
+ * the whole window every frame, about 50 ms at 1280×720 on two cores; the Cairo renderer
+ * repaints only what changed, and the 3-D view and the plots still draw with OpenGL into
+ * their own textures.  So: Cairo for the widgets on software GL, unless GSK_RENDERER says
+ * otherwise.  Must run before the first window is realized. */
+static void
+choose_renderer (void)
+{
+  GdkDisplay *display = gdk_display_get_default ();
+  g_autoptr (GdkGLContext) context = NULL;
+  const char *renderer;
+
+  if (g_getenv ("GSK_RENDERER") || display == NULL)
+    return;
+  context = gdk_display_create_gl_context (display, NULL);
+  if (context == NULL || !gdk_gl_context_realize (context, NULL))
+    return;
+  gdk_gl_context_make_current (context);
+  renderer = (const char *) glGetString (GL_RENDERER);
+  if (renderer && (strstr (renderer, "llvmpipe") || strstr (renderer, "softpipe")
+                   || strstr (renderer, "SwiftShader")))
+    {
+      g_debug ("software OpenGL (%s): widgets drawn with Cairo", renderer);
+      g_setenv ("GSK_RENDERER", "cairo", TRUE);
+    }
+  gdk_gl_context_clear_current ();
+}
+
 static void
 cml_application_startup (GApplication *app)
 {
@@ -178,6 +211,7 @@ cml_application_startup (GApplication *app)
   gsl_set_error_handler_off ();
 
   G_APPLICATION_CLASS (cml_application_parent_class)->startup (app);
+  choose_renderer ();
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);

@@ -179,22 +179,33 @@ row_is_builtin (GtkListBoxRow *row)
   return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (row), ROW_BUILTIN));
 }
 
-/* A heading above the first opened file. */
+/* Opened files come first (what was just opened is in view), under a heading; the
+ * built-ins get theirs when there are opened files above them. */
 static void
 update_header (GtkListBoxRow *row, GtkListBoxRow *before, gpointer user_data)
 {
-  gboolean first_user = !row_is_builtin (row) && (before == NULL || row_is_builtin (before));
+  const char *text = NULL;
 
-  if (first_user && gtk_list_box_row_get_header (row) == NULL)
-    {
-      GtkWidget *label = gtk_label_new ("Opened files");
+  if (!row_is_builtin (row) && before == NULL)
+    text = "Opened files";
+  else if (row_is_builtin (row) && before != NULL && !row_is_builtin (before))
+    text = "Built-in systems";
 
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_widget_add_css_class (label, "sidebar-heading");
-      gtk_list_box_row_set_header (row, label);
-    }
-  else if (!first_user)
+  if (text == NULL)
     gtk_list_box_row_set_header (row, NULL);
+  else
+    {
+      GtkWidget *label = gtk_list_box_row_get_header (row);
+
+      if (label == NULL || g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), text) != 0)
+        {
+          label = gtk_label_new (text);
+          gtk_label_set_xalign (GTK_LABEL (label), 0);
+          gtk_widget_add_css_class (label, "sidebar-heading");
+          gtk_widget_add_css_class (label, "picker-section");
+          gtk_list_box_row_set_header (row, label);
+        }
+    }
 }
 
 static void
@@ -290,6 +301,15 @@ cml_model_picker_add_model (CmlModelPicker *self, CmlModel *model)
       self->quiet = TRUE;
       gtk_list_box_remove (self->list_box, GTK_WIDGET (old));
       self->quiet = FALSE;
+    }
+  else
+    {
+      /* after the other opened files, above the built-ins */
+      position = 0;
+      for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
+           child; child = gtk_widget_get_next_sibling (child))
+        if (GTK_IS_LIST_BOX_ROW (child) && !row_is_builtin (GTK_LIST_BOX_ROW (child)))
+          position++;
     }
   gtk_list_box_insert (self->list_box, row, position);
   if (was_selected)

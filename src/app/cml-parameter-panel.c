@@ -690,6 +690,46 @@ on_defaults_clicked (CmlParameterPanel *self)
     }
 }
 
+/* Preset titles are sentences: the button ellipsizes them, the list wraps them. */
+static void
+setup_preset_label (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer wrap)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  if (GPOINTER_TO_INT (wrap))
+    {
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+    }
+  else
+    {
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_label_set_width_chars (GTK_LABEL (label), 10);
+    }
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+bind_preset_label (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer wrap)
+{
+  GtkStringObject *string = gtk_list_item_get_item (item);
+  GtkWidget *label = gtk_list_item_get_child (item);
+
+  gtk_label_set_text (GTK_LABEL (label), gtk_string_object_get_string (string));
+  gtk_widget_set_tooltip_text (label, gtk_string_object_get_string (string));
+}
+
+static GtkListItemFactory *
+preset_factory (gboolean wrap)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_preset_label), GINT_TO_POINTER (wrap));
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_preset_label), GINT_TO_POINTER (wrap));
+  return factory;
+}
+
 /* ---- building -------------------------------------------------------------------------- */
 
 static void
@@ -846,6 +886,13 @@ static void
 cml_parameter_panel_init (CmlParameterPanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  {
+    g_autoptr (GtkListItemFactory) button = preset_factory (FALSE);
+    g_autoptr (GtkListItemFactory) list = preset_factory (TRUE);
+
+    gtk_drop_down_set_factory (self->preset_dropdown, button);
+    gtk_drop_down_set_list_factory (self->preset_dropdown, list);
+  }
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) param_row_free);
   self->initial = g_ptr_array_new_with_free_func ((GDestroyNotify) initial_row_free);
   self->note = g_strdup ("");

@@ -1,24 +1,466 @@
-/* cml-plot-view.c — stub, being filled in. */
+/* cml-plot-view.c — the live plot widget: series selectors and a GtkGLArea.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The view owns the data (one CmlPlotColumn per observable plus the time column, for
+ * the whole run) and a CmlPlot whose series point into those columns; choosing other
+ * quantities only makes new series over the same columns.  Drawing is cml-plot-gl's.
+ */
 #define G_LOG_DOMAIN "cml-plot-view"
 
 #include "cml-plot-view.h"
 
+#include <math.h>
+#include <string.h>
+
+#include <epoxy/gl.h>
+
+#include "cml-plot-gl.h"
+
 struct _CmlPlotView
 {
-  GtkWidget parent_instance;
+  GtkWidget       parent_instance;
+
+  /* template children */
+  GtkWidget      *header;
+  GtkMenuButton  *y_button;
+  GtkPopover     *y_popover;
+  GtkWidget      *monitors_button;
+  GtkWidget      *residual_button;
+  GtkBox         *y_list;
+  GtkDropDown    *x_dropdown;
+  GtkStringList  *x_model;
+  GtkToggleButton *window_button;
+  GtkToggleButton *all_button;
+  GtkGLArea      *area;
+
+  CmlSystem      *system;
+  CmlPlot        *plot;
+  CmlPlotColumn  *t_column;
+  GPtrArray      *columns;       /* CmlPlotColumn*, one per observable */
+  GPtrArray      *checks;        /* GtkCheckButton*, one per observable (y_list) */
+  char           *x_name;        /* NULL: time */
+  GPtrArray      *y_names;       /* char* */
+  gboolean        syncing;       /* the selectors are being set from code */
+
+  CmlPlotGl      *renderer;
+  gboolean        renderer_failed;
+  gboolean        presentation, dark;
+  guint           n_frames;
 };
 
 G_DEFINE_FINAL_TYPE (CmlPlotView, cml_plot_view, GTK_TYPE_WIDGET)
 
+static void rebuild_series (CmlPlotView *self);
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+static CmlModel *
+view_model (CmlPlotView *self)
+{
+  return self->system ? cml_system_get_model (self->system) : NULL;
+}
+
+static const char *
+unit_of (CmlPlotView *self, const char *name)
+{
+  CmlModel *model = view_model (self);
+  const char *unit = model ? cml_model_unit (model, name) : NULL;
+  /* "1" (dimensionless) would read "q0 [1]" */
+  return unit && strcmp (unit, "1") != 0 ? unit : "";
+}
+
+static const char *
+time_unit (CmlPlotView *self)
+{
+  CmlModel *model = view_model (self);
+  return model && model->time_unit ? model->time_unit : "";
+}
+
+/* The model's monitors that are observables (energy, invariants). */
+static GPtrArray *
+monitor_names (CmlPlotView *self)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  CmlModel *model = view_model (self);
+  if (model == NULL || model->monitors == NULL)
+    return names;
+  for (guint i = 0; i < model->monitors->len; i++)
+    {
+      CmlNamedExpr *m = g_ptr_array_index (model->monitors, i);
+      if (cml_system_observable_index (self->system, m->name) >= 0)
+        g_ptr_array_add (names, m->name);
+    }
+  return names;
+}
+
+static void
+view_style (CmlPlotView *self, CmlPlotStyle *style)
+{
+  cml_plot_style_init (style, self->dark, self->presentation);
+  style->scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+}
+
+/* ---- selectors ------------------------------------------------------------------------- */
+
+/* Shows the current selection in the header without reacting to it. */
+static void
+sync_selectors (CmlPlotView *self)
+{
+  self->syncing = TRUE;
+
+  for (guint i = 0; i < self->checks->len; i++)
+    {
+      GtkCheckButton *check = g_ptr_array_index (self->checks, i);
+      const char *name = cml_system_observable_name (self->system, i);
+      gboolean on = FALSE;
+      for (guint k = 0; k < self->y_names->len && !on; k++)
+        on = g_strcmp0 (g_ptr_array_index (self->y_names, k), name) == 0;
+      gtk_check_button_set_active (check, on);
+    }
+
+  guint x_pos = 0;
+  if (self->x_name && self->system)
+    {
+      int idx = cml_system_observable_index (self->system, self->x_name);
+      x_pos = idx >= 0 ? (guint) idx + 1 : 0;
+    }
+  gtk_drop_down_set_selected (self->x_dropdown, x_pos);
+
+  /* the button names what is shown */
+  g_autoptr (GString) label = g_string_new (NULL);
+  for (guint k = 0; k < self->y_names->len; k++)
+    g_string_append_printf (label, "%s%s", k ? ", " : "", (char *) g_ptr_array_index (self->y_names, k));
+  if (label->len == 0)
+    g_string_assign (label, "Choose…");
+  else if (g_utf8_strlen (label->str, -1) > 32)
+    {
+      g_autofree char *first = g_strdup (g_ptr_array_index (self->y_names, 0));
+      g_string_printf (label, "%s + %u more", first, self->y_names->len - 1);
+    }
+  gtk_menu_button_set_label (self->y_button, label->str);
+
+  gboolean has_residual = self->system && cml_system_observable_index (self->system, "residual") >= 0;
+  g_autoptr (GPtrArray) monitors = monitor_names (self);
+  gtk_widget_set_visible (self->residual_button, has_residual);
+  gtk_widget_set_visible (self->monitors_button, monitors->len > 0);
+
+  self->syncing = FALSE;
+}
+
+static void
+set_y_names (CmlPlotView *self, GPtrArray *names)
+{
+  g_ptr_array_set_size (self->y_names, 0);
+  for (guint i = 0; i < names->len; i++)
+    g_ptr_array_add (self->y_names, g_strdup (g_ptr_array_index (names, i)));
+}
+
+static void
+on_check_toggled (GtkCheckButton *check, CmlPlotView *self)
+{
+  if (self->syncing)
+    return;
+
+  /* the selection in observable order */
+  g_ptr_array_set_size (self->y_names, 0);
+  for (guint i = 0; i < self->checks->len; i++)
+    if (gtk_check_button_get_active (g_ptr_array_index (self->checks, i)))
+      g_ptr_array_add (self->y_names, g_strdup (cml_system_observable_name (self->system, i)));
+  rebuild_series (self);
+}
+
+static void
+on_monitors_clicked (CmlPlotView *self)
+{
+  g_autoptr (GPtrArray) monitors = monitor_names (self);
+  set_y_names (self, monitors);
+  rebuild_series (self);
+  gtk_popover_popdown (self->y_popover);
+}
+
+static void
+on_residual_clicked (CmlPlotView *self)
+{
+  g_ptr_array_set_size (self->y_names, 0);
+  g_ptr_array_add (self->y_names, g_strdup ("residual"));
+  rebuild_series (self);
+  gtk_popover_popdown (self->y_popover);
+}
+
+static void
+on_x_selected (CmlPlotView *self)
+{
+  if (self->syncing || self->system == NULL)
+    return;
+  guint pos = gtk_drop_down_get_selected (self->x_dropdown);
+  g_clear_pointer (&self->x_name, g_free);
+  if (pos != GTK_INVALID_LIST_POSITION && pos > 0 && pos <= cml_system_n_observables (self->system))
+    self->x_name = g_strdup (cml_system_observable_name (self->system, pos - 1));
+  rebuild_series (self);
+}
+
+static void
+on_show_all_toggled (CmlPlotView *self)
+{
+  cml_plot_set_show_all (self->plot, gtk_toggle_button_get_active (self->all_button));
+  gtk_gl_area_queue_render (self->area);
+}
+
+/* Fills the selectors with SYS's observables. */
+static void
+fill_selectors (CmlPlotView *self)
+{
+  GtkWidget *child;
+
+  self->syncing = TRUE;
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->y_list))))
+    gtk_box_remove (self->y_list, child);
+  g_ptr_array_set_size (self->checks, 0);
+
+  guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->x_model));
+  guint n = self->system ? cml_system_n_observables (self->system) : 0;
+  g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (items, g_strdup ("time"));
+  for (guint i = 0; i < n; i++)
+    {
+      const char *name = cml_system_observable_name (self->system, i);
+      const char *unit = unit_of (self, name);
+      g_autofree char *text = unit[0] ? g_strdup_printf ("%s [%s]", name, unit) : g_strdup (name);
+      GtkWidget *check = gtk_check_button_new_with_label (text);
+      g_signal_connect (check, "toggled", G_CALLBACK (on_check_toggled), self);
+      gtk_box_append (self->y_list, check);
+      g_ptr_array_add (self->checks, check);
+      g_ptr_array_add (items, g_strdup (name));
+    }
+  g_ptr_array_add (items, NULL);
+  gtk_string_list_splice (self->x_model, 0, n_old, (const char *const *) items->pdata);
+
+  g_autofree char *window_label = g_strdup_printf ("Last %g %s", cml_plot_get_time_window (self->plot),
+                                                   time_unit (self)[0] ? time_unit (self) : "time units");
+  gtk_button_set_label (GTK_BUTTON (self->window_button), window_label);
+  self->syncing = FALSE;
+}
+
+/* ---- the plot -------------------------------------------------------------------------- */
+
+static CmlPlotColumn *
+column_of (CmlPlotView *self, const char *name)
+{
+  int idx = self->system ? cml_system_observable_index (self->system, name) : -1;
+  return idx >= 0 && (guint) idx < self->columns->len ? g_ptr_array_index (self->columns, idx) : NULL;
+}
+
+/* Makes the plot's series and axis titles from the selection. */
+static void
+rebuild_series (CmlPlotView *self)
+{
+  CmlPlot *plot = self->plot;
+  CmlPlotColumn *x_column = self->t_column;
+
+  cml_plot_remove_all_series (plot);
+
+  if (self->x_name && (x_column = column_of (self, self->x_name)) == NULL)
+    {
+      g_warning ("no observable named “%s” to plot against", self->x_name);
+      g_clear_pointer (&self->x_name, g_free);
+      x_column = self->t_column;
+    }
+  cml_plot_set_against_time (plot, self->x_name == NULL);
+  if (self->x_name)
+    cml_plot_axis_set_label (cml_plot_get_x_axis (plot), self->x_name, unit_of (self, self->x_name));
+  else
+    cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", time_unit (self));
+
+  /* the series; units decide the y axis title: one series names it, several with one
+   * unit share "[unit]", mixed units leave the legend to tell */
+  const char *common_unit = NULL;
+  gboolean mixed = FALSE;
+  g_autoptr (GString) names = g_string_new (NULL);
+  for (guint k = 0; k < self->y_names->len; k++)
+    {
+      const char *name = g_ptr_array_index (self->y_names, k);
+      CmlPlotColumn *y_column = column_of (self, name);
+      if (y_column == NULL)
+        {
+          if (self->system)
+            g_warning ("no observable named “%s” to plot", name);
+          g_ptr_array_remove_index (self->y_names, k--);
+          continue;
+        }
+      const char *unit = unit_of (self, name);
+      g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (name, unit, self->t_column,
+                                                                           x_column, y_column);
+      cml_plot_add_series (plot, series);
+      if (common_unit == NULL)
+        common_unit = unit;
+      else if (g_strcmp0 (common_unit, unit) != 0)
+        mixed = TRUE;
+      g_string_append_printf (names, "%s%s", names->len ? ", " : "", name);
+    }
+
+  CmlPlotAxis *y_axis = cml_plot_get_y_axis (plot);
+  guint n_series = cml_plot_get_n_series (plot);
+  if (n_series == 1)
+    cml_plot_axis_set_label (y_axis, names->str, common_unit);
+  else if (n_series > 1 && !mixed)
+    cml_plot_axis_set_label (y_axis, g_utf8_strlen (names->str, -1) <= 24 ? names->str : "", common_unit);
+  else
+    cml_plot_axis_set_label (y_axis, "", "");
+
+  cml_plot_reset_ranges (plot);
+  sync_selectors (self);
+  gtk_gl_area_queue_render (self->area);
+}
+
+/* ---- GL -------------------------------------------------------------------------------- */
+
+static void
+area_size (CmlPlotView *self, int *width, int *height, int *scale)
+{
+  *scale = gtk_widget_get_scale_factor (GTK_WIDGET (self->area));
+  *width = gtk_widget_get_width (GTK_WIDGET (self->area)) * *scale;
+  *height = gtk_widget_get_height (GTK_WIDGET (self->area)) * *scale;
+}
+
+static void
+on_area_realize (CmlPlotView *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  gtk_gl_area_make_current (self->area);
+  if (gtk_gl_area_get_error (self->area) != NULL)
+    return;
+  self->renderer = cml_plot_gl_new (&error);
+  if (self->renderer == NULL)
+    {
+      g_warning ("plot: %s", error->message);
+      self->renderer_failed = TRUE;
+      gtk_gl_area_set_error (self->area, error);
+    }
+}
+
+static void
+on_area_unrealize (CmlPlotView *self)
+{
+  if (self->renderer)
+    {
+      gtk_gl_area_make_current (self->area);
+      g_clear_pointer (&self->renderer, cml_plot_gl_free);
+    }
+  self->renderer_failed = FALSE;
+}
+
+static gboolean
+on_area_render (CmlPlotView *self, GdkGLContext *context)
+{
+  int width, height, scale;
+  CmlPlotStyle style;
+
+  if (self->renderer == NULL)
+    return FALSE;
+
+  /* the plot model may have been told directly (export code, tests) */
+  gboolean show_all = cml_plot_get_show_all (self->plot);
+  if (gtk_toggle_button_get_active (self->all_button) != show_all)
+    gtk_toggle_button_set_active (show_all ? self->all_button : self->window_button, TRUE);
+
+  area_size (self, &width, &height, &scale);
+  view_style (self, &style);
+  cml_plot_gl_draw (self->renderer, self->plot, width, height, &style);
+
+  /* G_MESSAGES_DEBUG=cml-plot-view shows what a frame costs */
+  if (++self->n_frames % 120 == 0)
+    {
+      CmlPlotGlStats stats;
+      cml_plot_gl_get_stats (self->renderer, &stats);
+      g_debug ("%d×%d: %.2f ms, %u segments, %u series points, %u labels (%u new)", width, height,
+               stats.cpu_ms, stats.n_segments, stats.n_series_points, stats.n_labels,
+               stats.n_rasterized);
+    }
+  return TRUE;
+}
+
+/* ---- GObject --------------------------------------------------------------------------- */
+
+static void
+cml_plot_view_dispose (GObject *object)
+{
+  CmlPlotView *self = CML_PLOT_VIEW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_PLOT_VIEW);
+  G_OBJECT_CLASS (cml_plot_view_parent_class)->dispose (object);
+}
+
+static void
+cml_plot_view_finalize (GObject *object)
+{
+  CmlPlotView *self = CML_PLOT_VIEW (object);
+
+  g_clear_pointer (&self->system, cml_system_unref);
+  g_clear_pointer (&self->plot, cml_plot_unref);
+  g_clear_pointer (&self->t_column, cml_plot_column_unref);
+  g_clear_pointer (&self->columns, g_ptr_array_unref);
+  g_clear_pointer (&self->checks, g_ptr_array_unref);
+  g_clear_pointer (&self->y_names, g_ptr_array_unref);
+  g_free (self->x_name);
+  G_OBJECT_CLASS (cml_plot_view_parent_class)->finalize (object);
+}
+
 static void
 cml_plot_view_class_init (CmlPlotViewClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cml_plot_view_dispose;
+  object_class->finalize = cml_plot_view_finalize;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-plot-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, header);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_popover);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, monitors_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, residual_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_list);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, x_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, x_model);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, window_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, all_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, area);
+  gtk_widget_class_bind_template_callback (widget_class, on_monitors_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_residual_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_show_all_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
+  gtk_widget_class_bind_template_callback (widget_class, on_area_unrealize);
+  gtk_widget_class_bind_template_callback (widget_class, on_area_render);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "cmlplotview");
 }
 
 static void
 cml_plot_view_init (CmlPlotView *self)
 {
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
+                                  GTK_ORIENTATION_VERTICAL);
+
+  /* GL 3.3 core or GLES 3.0: the shaders come in both */
+  gtk_gl_area_set_required_version (self->area, 3, 3);
+
+  self->plot = cml_plot_new ();
+  self->t_column = cml_plot_column_new ();
+  self->columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
+  self->checks = g_ptr_array_new ();
+  self->y_names = g_ptr_array_new_with_free_func (g_free);
+  cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");
+
+  g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (on_x_selected), self);
+  sync_selectors (self);
 }
+
+/* ---- public API ------------------------------------------------------------------------ */
 
 GtkWidget *
 cml_plot_view_new (void)
@@ -26,13 +468,181 @@ cml_plot_view_new (void)
   return g_object_new (CML_TYPE_PLOT_VIEW, NULL);
 }
 
-void cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys) { }
-void cml_plot_view_set_series (CmlPlotView *self, const char *x, const char *const *ys) { }
-void cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *rows,
-                                 guint n, guint n_cols, guint n_obs) { }
-void cml_plot_view_clear (CmlPlotView *self) { }
-void cml_plot_view_set_presentation (CmlPlotView *self, gboolean on) { }
-void cml_plot_view_set_dark (CmlPlotView *self, gboolean dark) { }
-CmlPlot *cml_plot_view_get_plot (CmlPlotView *self) { return NULL; }
-void cml_plot_view_get_style (CmlPlotView *self, CmlPlotStyle *style) { }
-gboolean cml_plot_view_probe_pixels (CmlPlotView *self, double *fraction) { if (fraction) *fraction = 0; return FALSE; }
+void
+cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&self->system, cml_system_unref);
+  self->system = sys;
+
+  /* fresh columns: one per observable, all sharing the time column */
+  cml_plot_remove_all_series (self->plot);
+  g_ptr_array_set_size (self->columns, 0);
+  cml_plot_column_clear (self->t_column);
+  guint n = sys ? cml_system_n_observables (sys) : 0;
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (self->columns, cml_plot_column_new ());
+
+  fill_selectors (self);
+
+  /* default: energy and invariants against time, else the first coordinate */
+  g_clear_pointer (&self->x_name, g_free);
+  g_autoptr (GPtrArray) monitors = monitor_names (self);
+  if (monitors->len == 0 && n > 0)
+    {
+      CmlModel *model = view_model (self);
+      const char *first = model->m > 0 && cml_system_observable_index (sys, model->base[0]) >= 0
+                            ? model->base[0]
+                            : cml_system_observable_name (sys, 0);
+      g_ptr_array_add (monitors, (gpointer) first);
+    }
+  set_y_names (self, monitors);
+  rebuild_series (self);
+}
+
+void
+cml_plot_view_set_series (CmlPlotView *self, const char *x, const char *const *ys)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+
+  g_free (self->x_name);
+  self->x_name = g_strdup (x);
+  g_ptr_array_set_size (self->y_names, 0);
+  for (guint k = 0; ys && ys[k]; k++)
+    g_ptr_array_add (self->y_names, g_strdup (ys[k]));
+  rebuild_series (self);
+}
+
+void
+cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *rows, guint n,
+                            guint n_cols, guint n_obs)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  g_return_if_fail (n == 0 || (t != NULL && rows != NULL));
+  g_return_if_fail (n_cols >= n_obs);
+
+  if (n == 0)
+    return;
+  if (n_obs != self->columns->len)
+    {
+      g_warning ("plot: %u observables in the samples, %u in the system; dropped", n_obs,
+                 self->columns->len);
+      return;
+    }
+
+  /* every observable's column, so any later selection has the whole run */
+  cml_plot_column_append (self->t_column, t, n, 1);
+  for (guint j = 0; j < n_obs; j++)
+    cml_plot_column_append (g_ptr_array_index (self->columns, j), rows + j, n, n_cols);
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_plot_view_clear (CmlPlotView *self)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+
+  cml_plot_column_clear (self->t_column);
+  for (guint j = 0; j < self->columns->len; j++)
+    cml_plot_column_clear (g_ptr_array_index (self->columns, j));
+  cml_plot_reset_ranges (self->plot);
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_plot_view_set_presentation (CmlPlotView *self, gboolean on)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  self->presentation = !!on;
+  cml_plot_reset_ranges (self->plot);
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_plot_view_set_dark (CmlPlotView *self, gboolean dark)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  self->dark = !!dark;
+  gtk_gl_area_queue_render (self->area);
+}
+
+CmlPlot *
+cml_plot_view_get_plot (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), NULL);
+  return self->plot;
+}
+
+void
+cml_plot_view_get_style (CmlPlotView *self, CmlPlotStyle *style)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  g_return_if_fail (style != NULL);
+  cml_plot_style_init (style, self->dark, self->presentation);
+}
+
+gboolean
+cml_plot_view_probe_pixels (CmlPlotView *self, double *fraction)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  g_return_val_if_fail (fraction != NULL, FALSE);
+
+  GtkWidget *area = GTK_WIDGET (self->area);
+  if (!gtk_widget_get_realized (area))
+    {
+      if (gtk_widget_get_root (area) == NULL)
+        return FALSE;
+      gtk_widget_realize (area);
+    }
+  if (self->renderer == NULL)
+    {
+      if (!self->renderer_failed)
+        return FALSE; /* no GL context could be made */
+      *fraction = 0;  /* a context, but the shaders failed: that must fail the test */
+      return TRUE;
+    }
+
+  int width, height, scale;
+  area_size (self, &width, &height, &scale);
+  if (width <= 0 || height <= 0)
+    width = 640, height = 360;
+
+  gtk_gl_area_make_current (self->area);
+
+  /* an off-screen framebuffer of the same size */
+  GLuint fbo, rb;
+  glGenFramebuffers (1, &fbo);
+  glBindFramebuffer (GL_FRAMEBUFFER, fbo);
+  glGenRenderbuffers (1, &rb);
+  glBindRenderbuffer (GL_RENDERBUFFER, rb);
+  glRenderbufferStorage (GL_RENDERBUFFER, GL_RGBA8, width, height);
+  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+
+  CmlPlotStyle style;
+  view_style (self, &style);
+  cml_plot_gl_draw (self->renderer, self->plot, width, height, &style);
+  g_autofree guint8 *rgba = g_malloc ((gsize) width * height * 4);
+  glPixelStorei (GL_PACK_ALIGNMENT, 1);
+  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+
+  glBindFramebuffer (GL_FRAMEBUFFER, 0);
+  glDeleteRenderbuffers (1, &rb);
+  glDeleteFramebuffers (1, &fbo);
+
+  guint8 bg[3] = { (guint8) lroundf (style.background.r * 255), (guint8) lroundf (style.background.g * 255),
+                   (guint8) lroundf (style.background.b * 255) };
+  guint differ = 0;
+  for (gsize i = 0; i < (gsize) width * height; i++)
+    for (int k = 0; k < 3; k++)
+      if (abs ((int) rgba[4 * i + k] - (int) bg[k]) > 8)
+        {
+          differ++;
+          break;
+        }
+  *fraction = (double) differ / ((double) width * height);
+  gtk_gl_area_queue_render (self->area);
+  return TRUE;
+}

@@ -126,6 +126,25 @@ update_table_frame_button (CmlSceneView *self)
 
 /* ---- GL area ---------------------------------------------------------------------------- */
 
+/* Whether GL on DISPLAY is OpenGL ES.  GTK 4.8's GtkGLArea asks for desktop GL unless
+ * told otherwise, which fails where the driver (or GDK_DEBUG=gl-gles) offers only GLES;
+ * so a throwaway context asks GDK once per display.  FALSE where there is no GL at all
+ * (the area then reports that itself). */
+static gboolean
+display_uses_es (GdkDisplay *display)
+{
+  gpointer cached = g_object_get_data (G_OBJECT (display), "cml-gl-use-es");
+  if (cached)
+    return GPOINTER_TO_INT (cached) == 2;
+
+  gboolean es = FALSE;
+  g_autoptr (GdkGLContext) context = gdk_display_create_gl_context (display, NULL);
+  if (context && gdk_gl_context_realize (context, NULL))
+    es = gdk_gl_context_get_use_es (context);
+  g_object_set_data (G_OBJECT (display), "cml-gl-use-es", GINT_TO_POINTER (es ? 2 : 1));
+  return es;
+}
+
 static void
 on_area_realize (CmlSceneView *self)
 {
@@ -343,8 +362,10 @@ cml_scene_view_init (CmlSceneView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  /* GL 3.3 core or GLES 3.0: the shaders come in both */
-  gtk_gl_area_set_required_version (self->area, 3, 3);
+  /* GL 3.3 core or GLES 3.0, whichever GDK uses here: the shaders come in both */
+  gboolean es = display_uses_es (gtk_widget_get_display (GTK_WIDGET (self)));
+  gtk_gl_area_set_use_es (self->area, es);
+  gtk_gl_area_set_required_version (self->area, 3, es ? 0 : 3);
   cml_camera_init (&self->camera);
   self->style = cml_scene_style_default ();
   /* multisampling costs 6–10× under software GL; the shaders smooth edges instead */

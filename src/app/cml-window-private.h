@@ -25,6 +25,13 @@ extern const double cml_window_speeds[CML_N_SPEEDS];
 extern const double cml_window_tolerances[CML_N_TOLERANCES];
 #define CML_DEFAULT_TOLERANCE_INDEX 2 /* 1e-10, the integrator's default */
 
+/* History rows waiting for a plot (the plots take turns at redrawing). */
+typedef struct
+{
+  GArray *t;     /* double */
+  GArray *rows;  /* double, history_cols per row */
+} PlotQueue;
+
 struct _CmlWindow
 {
   GtkApplicationWindow parent_instance;
@@ -77,6 +84,8 @@ struct _CmlWindow
   double            *history_rows;
   guint              history_cap;    /* rows the buffers hold */
   guint              history_cols;   /* n_observables + n_scene_values of shown_system */
+  PlotQueue          plot_queue[2];  /* time_plot, phase_plot */
+  guint64            tick_count;
   double             last_sample_t;  /* a row at or before it starts a new run */
   guint              run_generation; /* the frame generation of the run the views show */
   CmlRunnerState     shown_state;
@@ -87,6 +96,7 @@ struct _CmlWindow
   double             effective_speed;
 
   /* view settings */
+  gboolean           layout_done;
   gboolean           presentation;
   gboolean           table_frame;
 
@@ -107,7 +117,6 @@ void cml_window_update_actions (CmlWindow *self);
 
 /* cml-window.c, for the actions */
 void cml_window_set_speed_index (CmlWindow *self, guint index);
-void cml_window_show_error (CmlWindow *self, const char *primary, const char *secondary);
 double cml_window_step_size (CmlWindow *self);
 gboolean cml_window_get_dark (CmlWindow *self);
 void cml_window_set_dark (CmlWindow *self, gboolean dark);

@@ -326,6 +326,7 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self), "presentation");
   cml_scene_view_set_presentation (self->scene_view, presentation);
+  self->layout_done = FALSE;
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
@@ -343,6 +344,26 @@ cml_window_set_table_frame (CmlWindow *self, gboolean table_frame)
 }
 
 /* ---- the tick callback ----------------------------------------------------------------- */
+
+static void
+plot_queue_clear (PlotQueue *q)
+{
+  g_array_set_size (q->t, 0);
+  g_array_set_size (q->rows, 0);
+}
+
+/* Hands the queued rows to the plot. */
+static void
+plot_queue_flush (CmlWindow *self, PlotQueue *q, CmlPlotView *plot)
+{
+  guint n = q->t->len;
+
+  if (n == 0 || self->shown_system == NULL)
+    return;
+  cml_plot_view_push_samples (plot, (double *) (void *) q->t->data, (double *) (void *) q->rows->data,
+                              n, self->history_cols, cml_system_n_observables (self->shown_system));
+  plot_queue_clear (q);
+}
 
 /* The plots' second view: a portrait of the first two base coordinates (the path the
  * system traces), else the first coordinate against its velocity. */
@@ -397,6 +418,8 @@ show_system (CmlWindow *self, CmlSystem *sys)
       g_free (self->history_rows);
       self->history_rows = g_new (double, (gsize) self->history_cap * MAX (cols, 1));
     }
+  plot_queue_clear (&self->plot_queue[0]);
+  plot_queue_clear (&self->plot_queue[1]);
   self->last_sample_t = -INFINITY;
   self->run_generation = 0;
   self->rate_wall0 = 0;
@@ -412,6 +435,8 @@ start_run (CmlWindow *self, const double *row)
   cml_scene_view_clear_trails (self->scene_view);
   cml_plot_view_clear (self->time_plot);
   cml_plot_view_clear (self->phase_plot);
+  plot_queue_clear (&self->plot_queue[0]);
+  plot_queue_clear (&self->plot_queue[1]);
   cml_parameter_panel_show_initial (self->parameter_panel, self->shown_system, row, n_obs);
   cml_equations_panel_set_baseline (self->equations_panel, self->shown_system, row, n_obs);
   self->rate_wall0 = 0;
@@ -427,8 +452,11 @@ push_rows (CmlWindow *self, guint start, guint end)
   if (end <= start)
     return;
   cml_scene_view_push_samples (self->scene_view, t, rows, end - start, self->history_cols, n_obs);
-  cml_plot_view_push_samples (self->time_plot, t, rows, end - start, self->history_cols, n_obs);
-  cml_plot_view_push_samples (self->phase_plot, t, rows, end - start, self->history_cols, n_obs);
+  for (guint k = 0; k < 2; k++)
+    {
+      g_array_append_vals (self->plot_queue[k].t, t, end - start);
+      g_array_append_vals (self->plot_queue[k].rows, rows, (end - start) * self->history_cols);
+    }
 }
 
 /* Copies the new history rows and hands them on.  A run's rows start at t = 0 and their
@@ -476,10 +504,15 @@ pull_history (CmlWindow *self, CmlFrame *frame)
 static void
 format_time (char *buf, gsize size, double t, const char *unit)
 {
+  /* a dimensionless time (unit "1") reads best without one */
+  const char *sep = (unit == NULL || *unit == '\0' || g_str_equal (unit, "1")) ? "" : " ";
+
+  if (*sep == '\0')
+    unit = "";
   if (fabs (t) < 1e5)
-    g_snprintf (buf, size, "t = %.2f %s", t, unit);
+    g_snprintf (buf, size, "t = %.2f%s%s", t, sep, unit);
   else
-    g_snprintf (buf, size, "t = %.4g %s", t, unit);
+    g_snprintf (buf, size, "t = %.4g%s%s", t, sep, unit);
 }
 
 static void
@@ -583,6 +616,28 @@ finish_frame_stats (CmlWindow *self, CmlFrame *frame)
   g_clear_pointer (&self->frame_stats_path, g_free);
 }
 
+/* The split between the 3-D view and the plots, once the window has its size: the plots
+ * get a readable column (their natural width, within 38–50 % of the space, but not less
+ * than their minimum) and the view the rest.  Only when the view would get less than
+ * 360 pixels is the column made narrower than the plots' minimum (the paned may shrink
+ * it), rather than push the window off a small screen.
+ * Done again when presentation mode changes the sizes. */
+static void
+initial_layout (CmlWindow *self)
+{
+  GtkWidget *column = gtk_paned_get_end_child (self->content_paned);
+  int w = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
+  int min = 0, nat = 0, right;
+
+  if (self->layout_done || w <= 0)
+    return;
+  gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+  right = MAX (CLAMP (nat, (int) (0.38 * w), (int) (0.50 * w)), min);
+  right = MIN (right, w - 360);
+  gtk_paned_set_position (self->content_paned, MAX (w - right, 0));
+  self->layout_done = TRUE;
+}
+
 static gboolean
 cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
@@ -594,6 +649,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     cml_frame_stats_add_frame (self->frame_stats, now);
   if (self->first_frame_us == 0)
     self->first_frame_us = now;
+  initial_layout (self);
   if (self->runner == NULL)
     return G_SOURCE_CONTINUE;
 
@@ -603,6 +659,13 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 
   pull_history (self, frame);
   cml_scene_view_set_frame (self->scene_view, frame);
+  /* the 3-D view redraws every frame; the two plots take turns (30 Hz each), so that a
+   * frame never pays for all three GL views: on software OpenGL that keeps 60 Hz */
+  self->tick_count++;
+  if (self->tick_count % 2 == 0)
+    plot_queue_flush (self, &self->plot_queue[0], self->time_plot);
+  else
+    plot_queue_flush (self, &self->plot_queue[1], self->phase_plot);
 
   if (frame->state != self->shown_state)
     {
@@ -758,6 +821,11 @@ cml_window_dispose (GObject *object)
   g_clear_pointer (&self->frame_stats_path, g_free);
   g_clear_pointer (&self->history_t, g_free);
   g_clear_pointer (&self->history_rows, g_free);
+  for (guint k = 0; k < 2; k++)
+    {
+      g_clear_pointer (&self->plot_queue[k].t, g_array_unref);
+      g_clear_pointer (&self->plot_queue[k].rows, g_array_unref);
+    }
 
   G_OBJECT_CLASS (cml_window_parent_class)->dispose (object);
 }
@@ -844,6 +912,11 @@ cml_window_init (CmlWindow *self)
   self->integrator.atol = 1e-2 * self->integrator.rtol;
   self->history_cap = HISTORY_ROWS;
   self->history_t = g_new (double, self->history_cap);
+  for (guint k = 0; k < 2; k++)
+    {
+      self->plot_queue[k].t = g_array_new (FALSE, FALSE, sizeof (double));
+      self->plot_queue[k].rows = g_array_new (FALSE, FALSE, sizeof (double));
+    }
   self->shown_state = (CmlRunnerState) -1;
   self->last_sample_t = -INFINITY;
 

@@ -31,6 +31,9 @@ gboolean   cml_window_set_model (CmlWindow *self, CmlModel *model, GError **erro
 
 void       cml_window_play (CmlWindow *self);
 
+/* A modal error dialog (with CMLAB_NO_DIALOGS set, a log message instead: tests). */
+void       cml_window_show_error (CmlWindow *self, const char *primary, const char *secondary);
+
 /* From the frame clock, write frame statistics to PATH (may be NULL) and close the
  * window after QUIT_AFTER wall seconds (<= 0: never). */
 void       cml_window_set_frame_stats (CmlWindow *self, const char *path, double quit_after);

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -258,6 +259,32 @@ fmt_e (char *buf, size_t size, double v)
 
 #define FE(v) fmt_e ((char[32]) { 0 }, 32, (v))
 
+/* a count, "-" for NaN */
+static const char *
+fmt_count (char *buf, size_t size, double v)
+{
+  if (!isfinite (v))
+    g_strlcpy (buf, "-", size);
+  else
+    g_snprintf (buf, size, "%.0f", v);
+  return buf;
+}
+
+#define FC(v) fmt_count ((char[32]) { 0 }, 32, (v))
+
+/* a ratio with two significant figures or so, "-" for NaN */
+static const char *
+fmt_ratio (char *buf, size_t size, double v)
+{
+  if (!isfinite (v))
+    g_strlcpy (buf, "-", size);
+  else
+    g_snprintf (buf, size, v < 10 ? "%.1f" : "%.0f", v);
+  return buf;
+}
+
+#define FR(v) fmt_ratio ((char[32]) { 0 }, 32, (v))
+
 /* ---- the benchmark's state ------------------------------------------------------------------ */
 
 typedef struct
@@ -274,8 +301,27 @@ typedef struct
   /* for the targets summary */
   double   worst_rhs_ratio;
   const char *worst_rhs_model;
-  GString *targets;
+  GArray  *peer_rows;      /* PeerRow */
+  GArray  *long_rows;      /* LongRow */
+  double   worst_projected_residual;
 } Bench;
+
+typedef struct
+{
+  const char *model;
+  double xpp_ratio, scipy_ratio;          /* net wall time over cmlab's */
+  double err_cmlab, err_xpp, err_scipy;
+} PeerRow;
+
+typedef struct
+{
+  const char *model;                      /* static */
+  const char *label;
+  gboolean reversible;
+  CmlIntegratorKind kind;
+  double max1, max2, growth;
+  const char *verdict;
+} LongRow;
 
 static gboolean
 only_has_kind (Bench *b, gboolean figures)
@@ -461,8 +507,10 @@ static void
 measure_overhead (Bench *b, Case *c, Overhead *o)
 {
   const guint dim = c->dim;
-  const guint n_eval = b->quick ? 100000 : 400000;
-  const guint reps = b->quick ? 7 : 15;
+  /* many short repetitions: on a shared machine most of them run undisturbed, and the
+   * median is one of those */
+  const guint n_eval = 16384;
+  const guint reps = b->quick ? 41 : 151;
   g_autoptr (GRand) rand = g_rand_new_with_seed (20240601);
   g_autofree double *ts = g_new (double, N_STATES);
   g_autofree double *zs = g_new (double, N_STATES * dim);
@@ -577,8 +625,8 @@ measure_overhead (Bench *b, Case *c, Overhead *o)
    * side: the same steps, so the difference per evaluation is what the generic callback
    * costs the integrator beyond the hand-written one */
   {
-    const guint ireps = b->quick ? 3 : 7;
-    const double t_end = (b->quick ? 10 : 40) * c->period;
+    const guint ireps = b->quick ? 9 : 31;
+    const double t_end = 10 * c->period;
     CmlIntegratorOptions opt = cml_integrator_options_default ();
     g_autofree double *tg = g_new (double, ireps);
     g_autofree double *th = g_new (double, ireps);
@@ -685,7 +733,7 @@ fig_overhead (Bench *b)
       json_num (&b->json, "max_relative_deviation", o.max_dev);
       json_bool (&b->json, "agree", o.max_dev <= RHS_AGREEMENT);
       json_object (&b->json, "rk8pd_integration");
-      json_num (&b->json, "periods", (b->quick ? 10 : 40));
+      json_num (&b->json, "periods", 10);
       json_num (&b->json, "hand_s", o.int_hand_s);
       json_num (&b->json, "generic_s", o.int_generic_s);
       json_int (&b->json, "hand_rhs_evals", o.int_hand_rhs);
@@ -702,4 +750,1347 @@ fig_overhead (Bench *b)
           "   cml_simulation_eval_rhs, less set_state measured alone); agree: largest |generic − hand|/(1+|hand|);\n"
           "   in rk8pd: a whole integration (rtol = atol = 1e-10) with each right-hand side, the extra\n"
           "   time per evaluation added to the hand-written cost, and the ratio of time per evaluation.\n");
+}
+
+/* ======================================================================================
+ * 2. Against the peers: XPPAUT and SciPy, as subprocesses
+ * ====================================================================================== */
+
+static double
+children_cpu_s (void)
+{
+  struct rusage ru;
+  getrusage (RUSAGE_CHILDREN, &ru);
+  return (double) ru.ru_utime.tv_sec + 1e-6 * (double) ru.ru_utime.tv_usec + (double) ru.ru_stime.tv_sec
+         + 1e-6 * (double) ru.ru_stime.tv_usec;
+}
+
+/* Runs ARGV in CWD; on success returns the wall time in seconds (the child's user + system
+ * CPU time in *CPU, its stdout in *OUT). */
+static double
+run_process (char **argv, const char *cwd, char **out, double *cpu, GError **error)
+{
+  g_autofree char *sout = NULL, *serr = NULL;
+  int status;
+  double c0 = children_cpu_s (), t0 = now_s (), t;
+
+  if (!g_spawn_sync (cwd, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &sout, &serr, &status, error))
+    return NAN;
+  t = now_s () - t0;
+  if (cpu)
+    *cpu = children_cpu_s () - c0;
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s failed: %s", argv[0],
+                   serr && *serr ? g_strstrip (serr) : "non-zero exit status");
+      return NAN;
+    }
+  if (out)
+    *out = g_steal_pointer (&sout);
+  return t;
+}
+
+/* The last non-empty line of TEXT (a static copy is not needed: returns a new string). */
+static char *
+last_line (const char *text)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (int i = (int) g_strv_length (lines) - 1; i >= 0; i--)
+    if (*g_strstrip (lines[i]))
+      return g_strdup (lines[i]);
+  return NULL;
+}
+
+/* Name → value of the last row of a `cmlab-cli simulate` CSV file (after its "#" lines,
+ * the header row, then one row per output time). */
+static GHashTable *
+parse_simulate_csv (const char *path, double *t, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_auto (GStrv) lines = NULL;
+  g_auto (GStrv) header = NULL;
+  g_auto (GStrv) cells = NULL;
+  const char *last = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, error))
+    return NULL;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      char *l = g_strstrip (lines[i]);
+      if (*l == '\0' || *l == '#')
+        continue;
+      if (header == NULL)
+        header = g_strsplit (l, ",", -1);
+      else
+        last = l;
+    }
+  if (header == NULL || last == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: no rows", path);
+      return NULL;
+    }
+  cells = g_strsplit (last, ",", -1);
+  if (g_strv_length (cells) != g_strv_length (header))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: the last row does not match the header", path);
+      return NULL;
+    }
+  for (guint i = 0; header[i]; i++)
+    {
+      double v = g_ascii_strtod (cells[i], NULL);
+      g_hash_table_insert (values, g_strdup (g_strstrip (header[i])), g_memdup2 (&v, sizeof v));
+    }
+  if (!g_hash_table_contains (values, "t"))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: no column t", path);
+      return NULL;
+    }
+  *t = *(double *) g_hash_table_lookup (values, "t");
+  return g_steal_pointer (&values);
+}
+
+/* Name → value from "name value" lines (peers.py). */
+static GHashTable *
+parse_pairs (const char *text)
+{
+  GHashTable *values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      g_auto (GStrv) kv = g_strsplit (g_strstrip (lines[i]), " ", 2);
+      if (kv[0] && kv[1])
+        {
+          double v = g_ascii_strtod (kv[1], NULL);
+          g_hash_table_insert (values, g_strdup (kv[0]), g_memdup2 (&v, sizeof v));
+        }
+    }
+  return values;
+}
+
+static double
+lookup_num (GHashTable *values, const char *name)
+{
+  double *v = values ? g_hash_table_lookup (values, name) : NULL;
+  return v ? *v : NAN;
+}
+
+typedef struct
+{
+  double total_s, startup_s, net_s; /* wall time, medians; net = total − start-up */
+  double cpu_net_s;                 /* user + system CPU time, total − start-up */
+  double err;
+  double extra;                     /* cmlab: in-process time; SciPy: solve_ivp's own time */
+  double nfev;
+  gboolean available;
+  char  *why;                       /* when not available or failed */
+} PeerResult;
+
+static void
+peer_result_clear (PeerResult *r)
+{
+  g_clear_pointer (&r->why, g_free);
+}
+
+/* cmlab in-process: the `simulate` loop (advance to each output time, observe there),
+ * without loading the model or writing rows. */
+static double
+cmlab_in_process (Case *c, double t_end, double dt_out, guint reps)
+{
+  CmlIntegratorOptions opt = cml_integrator_options_default ();
+  g_autofree double *times = g_new (double, reps);
+  guint n_rows = (guint) floor (t_end / dt_out * (1 + 1e-12));
+
+  opt.rtol = opt.atol = 1e-10;
+  if (!case_restart (c, &opt, NULL))
+    return NAN;
+  for (guint r = 0; r < reps; r++)
+    {
+      double t0;
+      cml_simulation_reset (c->sim, NULL, NULL);
+      t0 = now_s ();
+      cml_simulation_observe (c->sim, c->obs);
+      for (guint k = 1; k <= n_rows; k++)
+        {
+          double tk = MIN (k * dt_out, t_end);
+          if (!cml_simulation_advance (c->sim, tk, NULL))
+            return NAN;
+          cml_simulation_observe (c->sim, c->obs);
+        }
+      times[r] = now_s () - t0;
+    }
+  return median (times, reps);
+}
+
+static const char *
+python_path (void)
+{
+  return g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE) ? "/usr/bin/python3" : "python3";
+}
+
+/* Reads a run's result (from its stdout or its output file) into R->err (and more);
+ * FALSE with an error when the run's output is unusable. */
+typedef gboolean (*PeerCheck) (const char *out, gpointer data, PeerResult *r, GError **error);
+
+/* Runs RUN and its START-UP command alternately REPS times (after one untimed run of
+ * each): medians of the total, of the start-up and of the paired differences. */
+static gboolean
+time_peer (char **run, char **startup, const char *cwd, guint reps, PeerCheck check,
+           gpointer data, PeerResult *r, GError **error)
+{
+  g_autofree double *tt = g_new (double, reps);
+  g_autofree double *ts = g_new (double, reps);
+  g_autofree double *tn = g_new (double, reps);
+  g_autofree double *cn = g_new (double, reps);
+
+  for (guint k = 0; k <= reps; k++)
+    {
+      g_autofree char *out = NULL;
+      double ca, cs;
+      double a = run_process (run, cwd, &out, &ca, error), s;
+      if (isnan (a) || !check (out, data, r, error))
+        return FALSE;
+      s = run_process (startup, cwd, NULL, &cs, error);
+      if (isnan (s))
+        return FALSE;
+      if (k == 0)
+        continue; /* warm-up: caches, page-ins */
+      tt[k - 1] = a;
+      ts[k - 1] = s;
+      tn[k - 1] = a - s;
+      cn[k - 1] = ca - cs;
+    }
+  r->total_s = median (tt, reps);
+  r->startup_s = median (ts, reps);
+  r->net_s = median (tn, reps);
+  r->cpu_net_s = median (cn, reps);
+  r->available = TRUE;
+  return TRUE;
+}
+
+typedef struct
+{
+  Case       *c;
+  const char *path;   /* the output file */
+  double      t_end;
+  guint       dim;
+  double     *extra;  /* SciPy: solve_ivp's own times, one per call */
+  guint       n_extra;
+} PeerData;
+
+static gboolean
+check_cmlab (const char *out, gpointer data, PeerResult *r, GError **error)
+{
+  PeerData *d = data;
+  double t;
+  g_autoptr (GHashTable) v = parse_simulate_csv (d->path, &t, error);
+  if (v == NULL)
+    return FALSE;
+  r->err = case_error_of (d->c, t, v);
+  return TRUE;
+}
+
+/* XPPAUT's last row: t, the state, then the error columns of the .ode file, scaled by
+ * 1e12 there because XPPAUT stores its output in single precision. */
+static gboolean
+check_xppaut (const char *out, gpointer data, PeerResult *r, GError **error)
+{
+  PeerData *d = data;
+  g_autofree char *dat = NULL, *last = NULL;
+  g_auto (GStrv) cells = NULL;
+  guint nc = 0;
+
+  if (!g_file_get_contents (d->path, &dat, NULL, error))
+    return FALSE;
+  last = last_line (dat);
+  cells = g_strsplit_set (last ? last : "", " \t", -1);
+  r->err = 0.0;
+  for (guint i = 0; cells[i]; i++)
+    {
+      double v;
+      if (!*cells[i])
+        continue;
+      v = g_ascii_strtod (cells[i], NULL);
+      if (nc == 0 && !(fabs (v - d->t_end) <= 1e-5 * d->t_end))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "XPPAUT stopped at t = %g, not %g", v, d->t_end);
+          return FALSE;
+        }
+      if (nc > d->dim)
+        r->err = MAX (r->err, fabs (v) * 1e-12);
+      nc++;
+    }
+  if (nc <= d->dim + 1)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "XPPAUT's output has no error columns");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_scipy (const char *out, gpointer data, PeerResult *r, GError **error)
+{
+  PeerData *d = data;
+  g_autoptr (GHashTable) v = parse_pairs (out ? out : "");
+  double t = lookup_num (v, "t");
+  if (!(fabs (t - d->t_end) <= 1e-9 * d->t_end))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "peers.py printed no final state");
+      return FALSE;
+    }
+  r->err = case_error_of (d->c, t, v);
+  r->nfev = lookup_num (v, "nfev");
+  d->extra[d->n_extra++] = lookup_num (v, "solve_seconds");
+  return TRUE;
+}
+
+/* A copy of the .ode file ODE with its line "@ total=…" set to TOTAL (the span). */
+static gboolean
+write_ode_with_total (const char *ode, const char *dest, const char *total, GError **error)
+{
+  g_autofree char *text = NULL, *joined = NULL;
+  g_auto (GStrv) lines = NULL;
+  gboolean found = FALSE;
+
+  if (!g_file_get_contents (ode, &text, NULL, error))
+    return FALSE;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], "@ total="))
+      {
+        g_free (lines[i]);
+        lines[i] = g_strdup_printf ("@ total=%s", total);
+        found = TRUE;
+      }
+  if (!found)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s has no line “@ total=…”", ode);
+      return FALSE;
+    }
+  joined = g_strjoinv ("\n", lines);
+  return g_file_set_contents (dest, joined, -1, error);
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static void
+json_peer (Json *j, const char *key, PeerResult *r, int which)
+{
+  json_object (j, key);
+  json_bool (j, "available", r->available);
+  if (r->available)
+    {
+      json_num (j, "total_s", r->total_s);
+      json_num (j, "startup_s", r->startup_s);
+      json_num (j, "net_s", r->net_s);
+      json_num (j, "cpu_net_s", r->cpu_net_s);
+      json_num (j, "error", r->err);
+      if (which == 0)
+        json_num (j, "in_process_s", r->extra);
+      if (which == 2)
+        {
+          json_num (j, "solve_ivp_s", r->extra);
+          json_num (j, "nfev", r->nfev);
+        }
+    }
+  else
+    json_str (j, "why", r->why);
+  json_end_object (j);
+}
+
+static void
+fig_peers (Bench *b)
+{
+  static const char *const models[] = { "rolling-ball", "plate-ball", "martinet", "capri-kobayashi",
+                                        "capri-kobayashi-full", NULL };
+  const guint reps = b->quick ? 3 : 7;
+  const double periods = b->quick ? 100 : 1000;
+  const double tol = 1e-10;
+  g_autoptr (GError) terr = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("cmlab-bench-XXXXXX", &terr);
+  g_autofree char *xpp = g_find_program_in_path ("xppaut");
+  g_autofree char *peers_py = g_build_filename (b->bench_dir, "peers.py", NULL);
+  g_autofree char *scipy_why = NULL;
+  g_autofree char *tol_s = g_strdup_printf ("%g", tol);
+  char *py_startup[] = { (char *) python_path (), peers_py, "--startup", NULL };
+
+  printf ("\n2. Against the peers: %g periods, rtol = atol = %g, a row every period; wall time in ms of\n"
+          "   subprocesses (medians of %u runs), start-up (the same command with nothing to integrate)\n"
+          "   measured alternately with them, net = total − start-up (median of the pairs);\n"
+          "   error = largest deviation from the closed form at the end\n\n",
+          periods, tol, reps);
+  json_object (&b->json, "peers");
+  json_num (&b->json, "periods", periods);
+  json_num (&b->json, "rtol", tol);
+  json_num (&b->json, "atol", tol);
+  json_int (&b->json, "repetitions", reps);
+  if (tmp == NULL)
+    {
+      printf ("   (cannot make a temporary directory: %s)\n", terr->message);
+      json_str (&b->json, "error", terr->message);
+      json_end_object (&b->json);
+      return;
+    }
+  {
+    g_autoptr (GError) error = NULL;
+    if (isnan (run_process (py_startup, tmp, NULL, NULL, &error)))
+      scipy_why = g_strdup (error->message);
+  }
+  if (xpp == NULL)
+    printf ("   XPPAUT not found (Debian package xppaut): its columns are left empty\n");
+  if (scipy_why)
+    printf ("   SciPy not usable (%s): its columns are left empty\n", scipy_why);
+
+  printf ("   %-21s %-19s %9s %9s %9s %9s %9s %10s %10s\n", "model", "", "total ms", "start ms",
+          "net ms", "cpu ms", "error", "net/cmlab", "cpu/cmlab");
+  json_array (&b->json, "runs");
+  for (guint m = 0; models[m]; m++)
+    {
+      Case c;
+      g_autoptr (GError) error = NULL;
+      PeerResult cm = { 0 }, xp = { 0 }, sp = { 0 };
+      double T, t_end;
+      g_autofree char *t_end_s = NULL, *dt_s = NULL;
+
+      if (!want_model (b, models[m]))
+        continue;
+      g_printerr ("bench: peers %s\n", models[m]);
+      if (!case_open (&c, models[m], 0, NULL, NULL, &error))
+        {
+          g_printerr ("bench: %s\n", error->message);
+          b->rhs_mismatch = TRUE;
+          case_close (&c);
+          continue;
+        }
+      T = c.period;
+      t_end = periods * T;
+      t_end_s = g_strdup_printf ("%.17g", t_end);
+      dt_s = g_strdup_printf ("%.17g", T);
+
+      /* cmlab-cli simulate, as a user runs it; start-up: the same with --t-end 0 */
+      {
+        g_autofree char *out = g_build_filename (tmp, "cmlab.csv", NULL);
+        char *argv[] = { b->self, "simulate", (char *) models[m], "--t-end", t_end_s, "--dt-out", dt_s,
+                         "--rtol", tol_s, "--atol", tol_s, "-o", out, NULL };
+        char *argv0[] = { b->self, "simulate", (char *) models[m], "--t-end", "0", "--dt-out", dt_s,
+                          "--rtol", tol_s, "--atol", tol_s, "-o", out, NULL };
+        PeerData d = { &c, out, t_end, c.dim };
+        if (!time_peer (argv, argv0, tmp, reps, check_cmlab, &d, &cm, &error))
+          {
+            cm.why = g_strdup (error->message);
+            g_clear_error (&error);
+            b->run_failed = TRUE;
+          }
+        else
+          cm.extra = cmlab_in_process (&c, t_end, T, reps);
+      }
+
+      /* XPPAUT: tests/bench/MODEL.ode in batch mode, with its span set to t_end; start-up:
+       * the same file with a span of 1e-9 */
+      if (xpp)
+        {
+          g_autofree char *src = g_strdup_printf ("%s/%s.ode", b->bench_dir, models[m]);
+          g_autofree char *ode = g_build_filename (tmp, "run.ode", NULL);
+          g_autofree char *ode0 = g_build_filename (tmp, "startup.ode", NULL);
+          g_autofree char *out = g_build_filename (tmp, "xpp.dat", NULL);
+          g_autofree char *out0 = g_build_filename (tmp, "xpp0.dat", NULL);
+          char *argv[] = { xpp, ode, "-silent", "-quiet", "1", "-outfile", out, NULL };
+          char *argv0[] = { xpp, ode0, "-silent", "-quiet", "1", "-outfile", out0, NULL };
+          PeerData d = { &c, out, t_end, c.dim };
+          if (!write_ode_with_total (src, ode, t_end_s, &error) || !write_ode_with_total (src, ode0, "1e-9", &error)
+              || !time_peer (argv, argv0, tmp, reps, check_xppaut, &d, &xp, &error))
+            {
+              xp.why = g_strdup (error->message);
+              g_clear_error (&error);
+            }
+        }
+      else
+        xp.why = g_strdup ("xppaut is not installed");
+
+      /* SciPy: tests/bench/peers.py MODEL; start-up: peers.py --startup (the imports) */
+      if (scipy_why == NULL)
+        {
+          char *argv[] = { (char *) python_path (), peers_py, (char *) models[m], "--t-end", t_end_s,
+                           "--dt-out", dt_s, "--rtol", tol_s, "--atol", tol_s, NULL };
+          g_autofree double *solve = g_new (double, reps + 1);
+          PeerData d = { &c, NULL, t_end, c.dim, solve, 0 };
+          if (!time_peer (argv, py_startup, tmp, reps, check_scipy, &d, &sp, &error))
+            {
+              sp.why = g_strdup (error->message);
+              g_clear_error (&error);
+            }
+          else
+            sp.extra = median (solve + 1, d.n_extra - 1);
+        }
+      else
+        sp.why = g_strdup (scipy_why);
+
+      {
+        /* a net time at or below zero means the run was lost in the start-up's jitter */
+        gboolean cm_ok = cm.available && cm.net_s > 0.0;
+        double rx = xp.available && cm_ok && xp.net_s > 0.0 ? xp.net_s / cm.net_s : NAN;
+        double rs = sp.available && cm_ok && sp.net_s > 0.0 ? sp.net_s / cm.net_s : NAN;
+        PeerRow row = { models[m], rx, rs, cm.available ? cm.err : NAN, xp.available ? xp.err : NAN,
+                        sp.available ? sp.err : NAN };
+#define MS(r, f) ((r).available ? 1e3 * (r).f : NAN)
+        printf ("   %-21s %-19s %9.0f %9.0f %9.0f %9.0f %9s\n", models[m], "cmlab-cli simulate",
+                MS (cm, total_s), MS (cm, startup_s), MS (cm, net_s), MS (cm, cpu_net_s),
+                FE (cm.available ? cm.err : NAN));
+        printf ("   %-21s %-19s %9s %9s %9.0f\n", "", "  (in-process loop)", "", "", MS (cm, extra));
+        printf ("   %-21s %-19s %9.0f %9.0f %9.0f %9.0f %9s %9sx %9sx\n", "", "XPPAUT 83dp",
+                MS (xp, total_s), MS (xp, startup_s), MS (xp, net_s), MS (xp, cpu_net_s),
+                FE (xp.available ? xp.err : NAN), FR (rx),
+                FR (xp.available && cm.available ? xp.cpu_net_s / cm.cpu_net_s : NAN));
+        printf ("   %-21s %-19s %9.0f %9.0f %9.0f %9.0f %9s %9sx %9sx\n", "", "SciPy DOP853",
+                MS (sp, total_s), MS (sp, startup_s), MS (sp, net_s), MS (sp, cpu_net_s),
+                FE (sp.available ? sp.err : NAN), FR (rs),
+                FR (sp.available && cm.available ? sp.cpu_net_s / cm.cpu_net_s : NAN));
+        printf ("   %-21s %-19s %9s %9s %9.0f\n", "", "  (solve_ivp alone)", "", "", MS (sp, extra));
+#undef MS
+        json_object (&b->json, NULL);
+        json_str (&b->json, "model", models[m]);
+        json_num (&b->json, "period", T);
+        json_num (&b->json, "t_end", t_end);
+        json_peer (&b->json, "cmlab", &cm, 0);
+        json_peer (&b->json, "xppaut", &xp, 1);
+        json_peer (&b->json, "scipy", &sp, 2);
+        json_num (&b->json, "xppaut_over_cmlab_net", rx);
+        json_num (&b->json, "scipy_over_cmlab_net", rs);
+        json_num (&b->json, "xppaut_over_cmlab_total", xp.available && cm.available ? xp.total_s / cm.total_s : NAN);
+        json_num (&b->json, "scipy_over_cmlab_total", sp.available && cm.available ? sp.total_s / cm.total_s : NAN);
+        json_num (&b->json, "scipy_solve_over_cmlab_in_process",
+                  sp.available && cm.available ? sp.extra / cm.extra : NAN);
+        json_end_object (&b->json);
+        g_array_append_val (b->peer_rows, row);
+      }
+      if (!cm.available)
+        printf ("   %-20s  cmlab: %s\n", "", cm.why);
+      if (xpp && !xp.available)
+        printf ("   %-20s  XPPAUT: %s\n", "", xp.why);
+      if (scipy_why == NULL && !sp.available)
+        printf ("   %-20s  SciPy: %s\n", "", sp.why);
+      peer_result_clear (&cm);
+      peer_result_clear (&xp);
+      peer_result_clear (&sp);
+      case_close (&c);
+    }
+  json_end_array (&b->json);
+  json_end_object (&b->json);
+  if (b->quick)
+    printf ("\n   (--quick: spans this short leave net times of a few ms, within the start-up's jitter;\n"
+            "   judge the ratios on a full run)");
+  printf ("\n   cpu = the child's user + system CPU time, total − start-up (steadier than wall time on a\n"
+          "   busy machine); in-process loop = cmlab's simulate loop timed inside this process; solve_ivp\n"
+          "   alone = timed inside Python.  The targets are judged on net wall time.\n");
+  remove_tree (tmp);
+}
+
+/* ======================================================================================
+ * 3. Work–precision
+ * ====================================================================================== */
+
+static const CmlIntegratorKind all_kinds[] = {
+  CML_INTEGRATOR_RK8PD, CML_INTEGRATOR_RKF45, CML_INTEGRATOR_RKCK, CML_INTEGRATOR_RK4,
+  CML_INTEGRATOR_MSADAMS, CML_INTEGRATOR_MSBDF, CML_INTEGRATOR_IMPLICIT_MIDPOINT,
+};
+
+/* Sets the accuracy knob of OPTIONS: the tolerances (rtol = atol = X) of an adaptive
+ * method, the step h = X of the fixed-step one. */
+static void
+set_accuracy (CmlIntegratorOptions *o, double x)
+{
+  if (o->kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
+    o->h_fixed = x;
+  else
+    o->rtol = o->atol = x;
+}
+
+typedef struct
+{
+  double   x;        /* tolerance, or step size */
+  double   err;      /* against the closed form at the end */
+  guint64  n_rhs;
+  double   secs;
+  char    *failure;
+} WpPoint;
+
+/* Integrates from the initial data to T_END in one advance and measures. */
+static void
+wp_point (Case *c, CmlIntegratorKind kind, double x, double t_end, WpPoint *p)
+{
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  g_autoptr (GError) error = NULL;
+  double t0;
+
+  o.kind = kind;
+  set_accuracy (&o, x);
+  p->x = x;
+  p->err = NAN;
+  p->n_rhs = 0;
+  p->failure = NULL;
+  if (!case_restart (c, &o, &error))
+    {
+      p->failure = g_strdup (error->message);
+      return;
+    }
+  t0 = now_s ();
+  if (!cml_simulation_advance (c->sim, t_end, &error))
+    {
+      p->failure = g_strdup (error->message);
+      p->n_rhs = cml_simulation_n_rhs (c->sim);
+      return;
+    }
+  p->secs = now_s () - t0;
+  p->n_rhs = cml_simulation_n_rhs (c->sim);
+  p->err = case_error_now (c);
+}
+
+/* Right-hand-side evaluations needed to reach error ≤ TARGET, interpolated log–log between
+ * the sweep's points (sorted by cost); NaN when no point reaches it. */
+static double
+evals_for (WpPoint *pts, guint n, double target)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      if (pts[i].failure || !(pts[i].err <= target))
+        continue;
+      for (int j = (int) i - 1; j >= 0; j--)
+        if (!pts[j].failure && pts[j].err > target && pts[j].n_rhs < pts[i].n_rhs)
+          {
+            double a = log (pts[j].err), bb = log (pts[i].err), s = (log (target) - a) / (bb - a);
+            return exp (log ((double) pts[j].n_rhs)
+                        + s * (log ((double) pts[i].n_rhs) - log ((double) pts[j].n_rhs)));
+          }
+      return (double) pts[i].n_rhs;
+    }
+  return NAN;
+}
+
+static int
+cmp_wp (const void *a, const void *b)
+{
+  const WpPoint *p = a, *q = b;
+  return p->n_rhs < q->n_rhs ? -1 : p->n_rhs > q->n_rhs;
+}
+
+static void
+fig_work_precision (Bench *b)
+{
+  static const double tols_full[] = { 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12 };
+  static const double tols_quick[] = { 1e-4, 1e-6, 1e-8, 1e-10, 1e-12 };
+  static const double steps_full[] = { 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384 };
+  static const double steps_quick[] = { 16, 128, 1024, 8192 };
+  const double *tols = b->quick ? tols_quick : tols_full;
+  const guint n_tols = b->quick ? G_N_ELEMENTS (tols_quick) : G_N_ELEMENTS (tols_full);
+  const double *steps = b->quick ? steps_quick : steps_full;
+  const guint n_steps = b->quick ? G_N_ELEMENTS (steps_quick) : G_N_ELEMENTS (steps_full);
+  const double periods = 10;
+  guint n;
+  const CmlRefSystem *refs = cml_ref_systems (&n);
+
+  printf ("\n3. Work–precision: %g periods from the default initial data; error = largest deviation\n"
+          "   from the closed form at the end; rtol = atol swept over %g … %g (implicit midpoint:\n"
+          "   h = T/%g … T/%g); evals per period needed for error ≤ 1e-6 and ≤ 1e-9 (log–log\n"
+          "   interpolation between sweep points), and the best error reached\n\n",
+          periods, tols[0], tols[n_tols - 1], steps[0], steps[n_steps - 1]);
+  printf ("   %-22s %-18s %12s %12s %10s %12s\n", "model", "integrator", "evals/T @1e-6",
+          "evals/T @1e-9", "best err", "at evals/T");
+  json_array (&b->json, "work_precision");
+  for (guint k = 0; k < n; k++)
+    {
+      Case c;
+      g_autoptr (GError) error = NULL;
+
+      if (!want_model (b, refs[k].model))
+        continue;
+      g_printerr ("bench: work-precision %s\n", refs[k].model);
+      if (!case_open (&c, refs[k].model, 0, NULL, NULL, &error))
+        {
+          g_printerr ("bench: %s\n", error->message);
+          b->rhs_mismatch = TRUE;
+          case_close (&c);
+          continue;
+        }
+      json_object (&b->json, NULL);
+      json_str (&b->json, "model", refs[k].model);
+      json_num (&b->json, "period", c.period);
+      json_num (&b->json, "periods", periods);
+      json_array (&b->json, "integrators");
+      for (guint i = 0; i < G_N_ELEMENTS (all_kinds); i++)
+        {
+          CmlIntegratorKind kind = all_kinds[i];
+          gboolean mid = kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT;
+          guint np = mid ? n_steps : n_tols;
+          g_autofree WpPoint *pts = g_new0 (WpPoint, np);
+          double best = INFINITY, best_cost = NAN;
+          const char *failure = NULL;
+
+          for (guint j = 0; j < np; j++)
+            {
+              wp_point (&c, kind, mid ? c.period / steps[j] : tols[j], periods * c.period, &pts[j]);
+              if (pts[j].failure && !failure)
+                failure = pts[j].failure;
+              if (pts[j].err < best)
+                {
+                  best = pts[j].err;
+                  best_cost = pts[j].n_rhs / periods;
+                }
+            }
+          json_object (&b->json, NULL);
+          json_str (&b->json, "integrator", cml_integrator_kind_to_string (kind));
+          json_str (&b->json, "knob", mid ? "h" : "rtol=atol");
+          json_array (&b->json, "points");
+          for (guint j = 0; j < np; j++)
+            {
+              json_object (&b->json, NULL);
+              json_num (&b->json, mid ? "h" : "tol", pts[j].x);
+              json_int (&b->json, "rhs_evals", pts[j].n_rhs);
+              json_num (&b->json, "error", pts[j].err);
+              json_num (&b->json, "seconds", pts[j].secs);
+              if (pts[j].failure)
+                json_str (&b->json, "failure", pts[j].failure);
+              json_end_object (&b->json);
+            }
+          json_end_array (&b->json);
+          qsort (pts, np, sizeof (WpPoint), cmp_wp);
+          {
+            double e6 = evals_for (pts, np, 1e-6) / periods, e9 = evals_for (pts, np, 1e-9) / periods;
+            json_num (&b->json, "evals_per_period_for_1e-6", e6);
+            json_num (&b->json, "evals_per_period_for_1e-9", e9);
+            json_num (&b->json, "best_error", best);
+            json_end_object (&b->json);
+            printf ("   %-22s %-18s %12s %12s %10s %12s%s%s\n", i == 0 ? refs[k].model : "",
+                    cml_integrator_kind_to_string (kind), FC (e6), FC (e9), FE (best), FC (best_cost),
+                    failure ? "  (failed: " : "", failure ? "see JSON)" : "");
+          }
+          for (guint j = 0; j < np; j++)
+            g_free (pts[j].failure);
+        }
+      json_end_array (&b->json);
+      json_end_object (&b->json);
+      case_close (&c);
+    }
+  json_end_array (&b->json);
+}
+
+/* ======================================================================================
+ * 4. Long runs at equal cost
+ * ====================================================================================== */
+
+typedef struct
+{
+  const char *label;
+  const char *model;
+  guint       n_sets;
+  const char *set_names[2];
+  double      set_values[2];
+  const char *invariant;  /* a monitor of the model */
+  gboolean    reversible;
+} LongCase;
+
+static const LongCase long_cases[] = {
+  { "martinet", "martinet", 0, { NULL }, { 0 }, "energy", TRUE },
+  { "plate-ball c=Omega=0", "plate-ball", 2, { "c", "Omega" }, { 0, 0 }, "H", TRUE },
+  { "capri-kobayashi", "capri-kobayashi", 0, { NULL }, { 0 }, "energy", TRUE },
+  { "rolling-ball Omega=0", "rolling-ball", 1, { "Omega" }, { 0 }, "energy", TRUE },
+  { "rolling-ball Omega=1", "rolling-ball", 1, { "Omega" }, { 1 }, "I", FALSE },
+};
+
+/* Right-hand-side evaluations per period at which every integrator is run ("equal cost"). */
+#define LONG_BUDGET 200.0
+
+/* Evaluations per period of a run of PERIODS periods with accuracy knob X (NaN on failure). */
+static double
+evals_per_period (Case *c, CmlIntegratorKind kind, double x, double periods)
+{
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  o.kind = kind;
+  set_accuracy (&o, x);
+  if (!case_restart (c, &o, NULL) || !cml_simulation_advance (c->sim, periods * c->period, NULL))
+    return NAN;
+  return cml_simulation_n_rhs (c->sim) / periods;
+}
+
+/* The accuracy knob that spends about BUDGET evaluations per period: bisection on its
+ * logarithm (cost falls as the tolerance or the step grows). */
+static double
+calibrate (Case *c, CmlIntegratorKind kind, double budget, double periods, double *spent)
+{
+  gboolean mid = kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT;
+  double lo = mid ? log10 (c->period) - 5.0 : -14.0; /* expensive end */
+  double hi = mid ? log10 (c->period) - 0.5 : -2.0;  /* cheap end */
+  double best_x = pow (10.0, 0.5 * (lo + hi)), best_gap = INFINITY;
+
+  *spent = NAN;
+  for (int it = 0; it < 16; it++)
+    {
+      double xm = 0.5 * (lo + hi), x = pow (10.0, xm);
+      double e = evals_per_period (c, kind, x, periods);
+      double gap = isnan (e) ? INFINITY : fabs (log (e / budget));
+      if (gap < best_gap)
+        {
+          best_gap = gap;
+          best_x = x;
+          *spent = e;
+        }
+      if (gap < 0.05)
+        break;
+      if (isnan (e) || e < budget)
+        hi = xm; /* too cheap (or failed): tighten */
+      else
+        lo = xm;
+    }
+  return best_x;
+}
+
+typedef struct
+{
+  double x, epp_cal;
+  double max1, max2, end1, end2, growth;
+  double sol1, sol2;  /* the solution's error against the closed form at P1 and P2 periods */
+  double epp, secs;
+  char  *failure;
+} LongResult;
+
+/* The relative error |M − M0|/|M0| of the invariant, sampled 1000 times up to P2 periods;
+ * its largest value up to P1 and up to P2 = 10 P1. */
+static void
+long_run (Case *c, CmlIntegratorKind kind, double x, const char *invariant, double p1, double p2,
+          LongResult *r)
+{
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  g_autoptr (GError) error = NULL;
+  int idx = cml_system_observable_index (c->sys, invariant);
+  const guint n_checks = 1000;
+  guint check1 = (guint) llround (n_checks * p1 / p2);
+  double m0, t0;
+
+  g_assert (idx >= 0);
+  o.kind = kind;
+  set_accuracy (&o, x);
+  r->max1 = r->max2 = r->end1 = r->end2 = r->sol1 = r->sol2 = NAN;
+  if (!case_restart (c, &o, &error))
+    {
+      r->failure = g_strdup (error->message);
+      return;
+    }
+  cml_simulation_observe (c->sim, c->obs);
+  m0 = c->obs[idx];
+  r->max1 = r->max2 = 0.0;
+  t0 = now_s ();
+  for (guint k = 1; k <= n_checks; k++)
+    {
+      double e;
+      if (!cml_simulation_advance (c->sim, k * (p2 / n_checks) * c->period, &error))
+        {
+          r->failure = g_strdup (error->message);
+          break;
+        }
+      cml_simulation_observe (c->sim, c->obs);
+      e = fabs (c->obs[idx] - m0) / fabs (m0);
+      if (k <= check1)
+        r->max1 = MAX (r->max1, e);
+      r->max2 = MAX (r->max2, e);
+      if (k == check1)
+        {
+          r->end1 = e;
+          r->sol1 = case_error_now (c);
+        }
+      if (k == n_checks)
+        {
+          r->end2 = e;
+          r->sol2 = case_error_now (c);
+        }
+    }
+  r->secs = now_s () - t0;
+  r->epp = cml_simulation_n_rhs (c->sim) / p2;
+  r->growth = r->max2 / r->max1;
+}
+
+/* Bounded, or growing (roughly like √t for a random walk of rounding errors, like t for a
+ * secular drift); errors at rounding level count as bounded. */
+static const char *
+growth_verdict (const LongResult *r)
+{
+  if (r->failure)
+    return "failed";
+  if (r->max2 <= 1e-13)
+    return "rounding";
+  if (r->growth < 2.0)
+    return "bounded";
+  if (r->growth < 5.0)
+    return "~sqrt(t)";
+  if (r->growth < 30.0)
+    return "~t";
+  return "faster";
+}
+
+static void
+fig_long_runs (Bench *b)
+{
+  const double p1 = b->quick ? 1e3 : 1e4, p2 = 10 * p1;
+  const double cal_periods = b->quick ? 10 : 20;
+
+  printf ("\n4. Long runs at equal cost (about %.0f right-hand-side evaluations per period for every\n"
+          "   integrator, tolerance or step calibrated on %g periods): largest relative error of the\n"
+          "   invariant up to %.0e and %.0e periods, growth = their ratio (bounded < 2, ~sqrt(t) < 5,\n"
+          "   ~t < 30, else faster), and the solution's error against the closed form at the end\n\n",
+          LONG_BUDGET, cal_periods, p1, p2);
+  printf ("   %-20s %-6s %-17s %8s %7s %9s %9s %6s %-8s %9s %6s\n", "system", "invar.", "integrator",
+          "tol / h", "evals/T", FE (p1), FE (p2), "growth", "verdict", "sol.err", "secs");
+  json_object (&b->json, "long_runs");
+  json_num (&b->json, "budget_evals_per_period", LONG_BUDGET);
+  json_num (&b->json, "periods_short", p1);
+  json_num (&b->json, "periods_long", p2);
+  json_array (&b->json, "runs");
+  for (guint k = 0; k < G_N_ELEMENTS (long_cases); k++)
+    {
+      const LongCase *lc = &long_cases[k];
+      Case c;
+      g_autoptr (GError) error = NULL;
+
+      if (!want_model (b, lc->model))
+        continue;
+      if (!case_open (&c, lc->model, lc->n_sets, lc->set_names, lc->set_values, &error))
+        {
+          g_printerr ("bench: %s\n", error->message);
+          b->rhs_mismatch = TRUE;
+          case_close (&c);
+          continue;
+        }
+      json_object (&b->json, NULL);
+      json_str (&b->json, "system", lc->label);
+      json_str (&b->json, "model", lc->model);
+      json_str (&b->json, "invariant", lc->invariant);
+      json_bool (&b->json, "reversible", lc->reversible);
+      json_num (&b->json, "period", c.period);
+      json_array (&b->json, "integrators");
+      for (guint i = 0; i < G_N_ELEMENTS (all_kinds); i++)
+        {
+          CmlIntegratorKind kind = all_kinds[i];
+          LongResult r = { 0 };
+          g_printerr ("bench: long run %s %s\n", lc->label, cml_integrator_kind_to_string (kind));
+          r.x = calibrate (&c, kind, LONG_BUDGET, cal_periods, &r.epp_cal);
+          long_run (&c, kind, r.x, lc->invariant, p1, p2, &r);
+          printf ("   %-20s %-6s %-17s %8.1e %7.0f %9s %9s %6s %-8s %9s %6.1f\n", i == 0 ? lc->label : "",
+                  i == 0 ? lc->invariant : "", cml_integrator_kind_to_string (kind), r.x, r.epp,
+                  FE (r.max1), FE (r.max2), FR (r.growth), growth_verdict (&r), FE (r.sol2), r.secs);
+          json_object (&b->json, NULL);
+          json_str (&b->json, "integrator", cml_integrator_kind_to_string (kind));
+          json_num (&b->json, kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? "h" : "tol", r.x);
+          json_num (&b->json, "evals_per_period", r.epp);
+          json_num (&b->json, "evals_per_period_calibration", r.epp_cal);
+          json_num (&b->json, "max_rel_error_short", r.max1);
+          json_num (&b->json, "max_rel_error_long", r.max2);
+          json_num (&b->json, "rel_error_at_short", r.end1);
+          json_num (&b->json, "rel_error_at_long", r.end2);
+          json_num (&b->json, "growth", r.growth);
+          json_str (&b->json, "verdict", growth_verdict (&r));
+          json_num (&b->json, "solution_error_short", r.sol1);
+          json_num (&b->json, "solution_error_long", r.sol2);
+          json_num (&b->json, "seconds", r.secs);
+          if (r.failure)
+            json_str (&b->json, "failure", r.failure);
+          json_end_object (&b->json);
+          {
+            LongRow row = { lc->model, lc->label, lc->reversible, kind, r.max1, r.max2, r.growth,
+                            growth_verdict (&r) };
+            g_array_append_val (b->long_rows, row);
+          }
+          g_free (r.failure);
+        }
+      json_end_array (&b->json);
+      json_end_object (&b->json);
+      case_close (&c);
+    }
+  json_end_array (&b->json);
+  json_end_object (&b->json);
+}
+
+/* ======================================================================================
+ * 5. Constraint residuals with and without projection
+ * ====================================================================================== */
+
+static void
+fig_residuals (Bench *b)
+{
+  static const char *const models[] = { "rolling-ball", "rolling-ball-varying", "capri-kobayashi", NULL };
+  const double periods = b->quick ? 1e3 : 1e4;
+  const guint n_checks = 100;
+
+  printf ("\n5. Constraint residuals over %.0e periods, with and without projection after every step:\n"
+          "   the largest norm of the constraint functions (and of |q| − 1 for the ball's attitude)\n\n",
+          periods);
+  printf ("   %-21s %-28s %-8s %12s %12s %7s\n", "model", "integrator", "project", "max residual",
+          "max ||q|-1|", "secs");
+  json_object (&b->json, "residuals");
+  json_num (&b->json, "periods", periods);
+  json_array (&b->json, "runs");
+  for (guint m = 0; models[m]; m++)
+    {
+      Case c;
+      g_autoptr (GError) error = NULL;
+      int q0 = -1;
+
+      if (!want_model (b, models[m]))
+        continue;
+      g_printerr ("bench: residuals %s\n", models[m]);
+      if (!case_open (&c, models[m], 0, NULL, NULL, &error))
+        {
+          g_printerr ("bench: %s\n", error->message);
+          b->rhs_mismatch = TRUE;
+          case_close (&c);
+          continue;
+        }
+      for (guint i = 0; i < c.dim; i++)
+        if (g_str_equal (cml_system_state_name (c.sys, i), "q0"))
+          q0 = (int) i;
+      for (guint ik = 0; ik < 2; ik++)
+        for (int proj = 1; proj >= 0; proj--)
+          {
+            CmlIntegratorOptions o = cml_integrator_options_default ();
+            double res = 0.0, qn = q0 >= 0 ? 0.0 : NAN, t0, secs;
+            const char *failure = NULL;
+            g_autofree char *label = NULL;
+
+            if (ik == 1)
+              {
+                o.kind = CML_INTEGRATOR_RKF45;
+                o.rtol = o.atol = 1e-6;
+              }
+            o.project = proj;
+            label = g_strdup_printf ("%s rtol %g atol %g", cml_integrator_kind_to_string (o.kind), o.rtol, o.atol);
+            if (!case_restart (&c, &o, &error))
+              failure = error->message;
+            t0 = now_s ();
+            for (guint k = 1; k <= n_checks && !failure; k++)
+              {
+                if (!cml_simulation_advance (c.sim, k * (periods / n_checks) * c.period, &error))
+                  {
+                    failure = error->message;
+                    break;
+                  }
+                res = MAX (res, cml_simulation_residual (c.sim));
+                if (q0 >= 0)
+                  {
+                    const double *z = cml_simulation_get_state (c.sim);
+                    double n2 = z[q0] * z[q0] + z[q0 + 1] * z[q0 + 1] + z[q0 + 2] * z[q0 + 2] + z[q0 + 3] * z[q0 + 3];
+                    qn = MAX (qn, fabs (sqrt (n2) - 1.0));
+                  }
+              }
+            secs = now_s () - t0;
+            printf ("   %-21s %-28s %-8s %12s %12s %7.1f%s%s\n", models[m], label, proj ? "yes" : "no",
+                    FE (res), FE (qn), secs, failure ? "  failed: " : "", failure ? failure : "");
+            json_object (&b->json, NULL);
+            json_str (&b->json, "model", models[m]);
+            json_str (&b->json, "integrator", cml_integrator_kind_to_string (o.kind));
+            json_num (&b->json, "rtol", o.rtol);
+            json_num (&b->json, "atol", o.atol);
+            json_bool (&b->json, "project", proj);
+            json_num (&b->json, "max_residual", res);
+            json_num (&b->json, "max_quaternion_norm_error", qn);
+            json_num (&b->json, "seconds", secs);
+            if (failure)
+              json_str (&b->json, "failure", failure);
+            json_end_object (&b->json);
+            if (proj)
+              b->worst_projected_residual = MAX (b->worst_projected_residual, failure ? INFINITY : res);
+            g_clear_error (&error);
+          }
+      case_close (&c);
+    }
+  json_end_array (&b->json);
+  json_end_object (&b->json);
+}
+
+/* ======================================================================================
+ * The targets (issue 5) and the command
+ * ====================================================================================== */
+
+static void
+report_targets (Bench *b)
+{
+  printf ("\nTargets\n\n");
+  json_object (&b->json, "targets");
+
+  if (want_figure (b, "overhead") && b->worst_rhs_model)
+    {
+      gboolean ok = b->worst_rhs_ratio <= 2.0;
+      printf ("   generic RHS <= 2x hand-written on every built-in: %s (worst %.2fx, %s)\n",
+              ok ? "HOLDS" : "DOES NOT HOLD", b->worst_rhs_ratio, b->worst_rhs_model);
+      json_object (&b->json, "generic_rhs_within_2x");
+      json_bool (&b->json, "holds", ok);
+      json_num (&b->json, "worst_ratio", b->worst_rhs_ratio);
+      json_str (&b->json, "worst_model", b->worst_rhs_model);
+      json_end_object (&b->json);
+    }
+
+  if (want_figure (b, "peers") && b->peer_rows->len)
+    {
+      double min_x = INFINITY, min_s = INFINITY;
+      gboolean err_x = TRUE, err_s = TRUE, have_x = FALSE, have_s = FALSE;
+      const char *min_x_model = NULL, *min_s_model = NULL;
+      for (guint i = 0; i < b->peer_rows->len; i++)
+        {
+          PeerRow *r = &g_array_index (b->peer_rows, PeerRow, i);
+          if (isfinite (r->xpp_ratio))
+            {
+              have_x = TRUE;
+              if (r->xpp_ratio < min_x)
+                min_x = r->xpp_ratio, min_x_model = r->model;
+              err_x &= r->err_cmlab <= r->err_xpp;
+            }
+          if (isfinite (r->scipy_ratio))
+            {
+              have_s = TRUE;
+              if (r->scipy_ratio < min_s)
+                min_s = r->scipy_ratio, min_s_model = r->model;
+              err_s &= r->err_cmlab <= r->err_scipy;
+            }
+        }
+      if (have_x)
+        printf ("   faster than XPPAUT (goal 3x): %s (slowest margin %.1fx on %s; goal 3x %s);"
+                " error <= XPPAUT's on every model: %s\n",
+                min_x >= 1.0 ? "HOLDS" : "DOES NOT HOLD", min_x, min_x_model,
+                min_x >= 3.0 ? "met" : "not met", err_x ? "yes" : "no");
+      else
+        printf ("   faster than XPPAUT: NOT MEASURED (xppaut missing)\n");
+      if (have_s)
+        printf ("   >= 100x faster than SciPy DOP853: %s (smallest %.0fx on %s); error <= SciPy's on every model: %s\n",
+                min_s >= 100.0 ? "HOLDS" : "DOES NOT HOLD", min_s, min_s_model, err_s ? "yes" : "no");
+      else
+        printf ("   >= 100x faster than SciPy: NOT MEASURED (SciPy missing)\n");
+      json_object (&b->json, "peers");
+      json_bool (&b->json, "faster_than_xppaut", have_x && min_x >= 1.0);
+      json_bool (&b->json, "xppaut_goal_3x", have_x && min_x >= 3.0);
+      json_num (&b->json, "smallest_xppaut_ratio", have_x ? min_x : NAN);
+      json_bool (&b->json, "error_le_xppaut", have_x && err_x);
+      json_bool (&b->json, "scipy_100x", have_s && min_s >= 100.0);
+      json_num (&b->json, "smallest_scipy_ratio", have_s ? min_s : NAN);
+      json_bool (&b->json, "error_le_scipy", have_s && err_s);
+      json_end_object (&b->json);
+    }
+
+  if (want_figure (b, "long-runs") && b->long_rows->len)
+    {
+      gboolean no_growth = TRUE, hundred = TRUE;
+      printf ("   implicit midpoint on the reversible cases, vs rkf45 at equal cost:\n");
+      json_array (&b->json, "structure_preserving");
+      for (guint i = 0; i < b->long_rows->len; i++)
+        {
+          LongRow *m = &g_array_index (b->long_rows, LongRow, i);
+          LongRow *f = NULL;
+          double adv;
+          gboolean grows;
+          if (m->kind != CML_INTEGRATOR_IMPLICIT_MIDPOINT)
+            continue;
+          for (guint j = 0; j < b->long_rows->len; j++)
+            {
+              LongRow *r = &g_array_index (b->long_rows, LongRow, j);
+              if (r->kind == CML_INTEGRATOR_RKF45 && g_str_equal (r->label, m->label))
+                f = r;
+            }
+          adv = f ? f->max2 / m->max2 : NAN;
+          grows = !g_str_equal (m->verdict, "bounded") && !g_str_equal (m->verdict, "rounding");
+          printf ("     %-20s midpoint %s -> %s (%s), rkf45 %s: %sx smaller %s\n", m->label,
+                  FE (m->max1), FE (m->max2), m->verdict, FE (f ? f->max2 : NAN), FR (adv),
+                  m->reversible ? "" : "(non-reversible: for information)");
+          if (m->reversible)
+            {
+              no_growth &= !grows;
+              hundred &= adv >= 100.0 || (m->max2 <= 1e-13 && f && f->max2 <= 1e-13);
+            }
+          json_object (&b->json, NULL);
+          json_str (&b->json, "system", m->label);
+          json_bool (&b->json, "reversible", m->reversible);
+          json_num (&b->json, "midpoint_error_long", m->max2);
+          json_num (&b->json, "rkf45_error_long", f ? f->max2 : NAN);
+          json_num (&b->json, "advantage", adv);
+          json_str (&b->json, "midpoint_verdict", m->verdict);
+          json_end_object (&b->json);
+        }
+      json_end_array (&b->json);
+      printf ("   no secular growth (reversible cases): %s; >= 100x smaller than rkf45: %s\n",
+              no_growth ? "HOLDS" : "DOES NOT HOLD", hundred ? "HOLDS" : "DOES NOT HOLD");
+      json_bool (&b->json, "midpoint_no_secular_growth", no_growth);
+      json_bool (&b->json, "midpoint_100x_rkf45", hundred);
+    }
+
+  if (want_figure (b, "residuals") && b->worst_projected_residual >= 0.0)
+    {
+      gboolean ok = b->worst_projected_residual <= 1e-12;
+      printf ("   constraint residual <= 1e-12 with projection: %s (largest %s)\n",
+              ok ? "HOLDS" : "DOES NOT HOLD", FE (b->worst_projected_residual));
+      json_object (&b->json, "residual_with_projection");
+      json_bool (&b->json, "holds", ok);
+      json_num (&b->json, "largest", b->worst_projected_residual);
+      json_end_object (&b->json);
+    }
+  json_end_object (&b->json);
+}
+
+static const char *bench_usage =
+  "Usage: cmlab-cli bench [--quick] [--json FILE] [--only NAME[,NAME...]]\n"
+  "\n"
+  "  --quick      shorter runs and fewer repetitions (about two minutes)\n"
+  "  --json FILE  also write every number as JSON (atomically)\n"
+  "  --only NAME  only these figures (overhead, peers, work-precision, long-runs, residuals)\n"
+  "               and/or these built-in models; may be repeated or comma-separated\n";
+
+int
+cml_bench_main (int argc, char **argv)
+{
+  Bench b = { 0 };
+  g_autoptr (GPtrArray) only = g_ptr_array_new_with_free_func (g_free);
+  double load0[3], load1[3], t_start = now_s ();
+  int status;
+
+  for (int i = 0; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (g_str_equal (a, "--help") || g_str_equal (a, "-h"))
+        {
+          fputs (bench_usage, stdout);
+          return 0;
+        }
+      else if (g_str_equal (a, "--quick"))
+        b.quick = TRUE;
+      else if (g_str_equal (a, "--json") || g_str_equal (a, "--only"))
+        {
+          if (i + 1 >= argc)
+            {
+              fprintf (stderr, "cmlab-cli: %s needs a value\n%s", a, bench_usage);
+              return EXIT_USAGE;
+            }
+          if (g_str_equal (a, "--json"))
+            b.json_path = argv[++i];
+          else
+            {
+              g_auto (GStrv) parts = g_strsplit (argv[++i], ",", -1);
+              for (guint k = 0; parts[k]; k++)
+                if (*g_strstrip (parts[k]))
+                  g_ptr_array_add (only, g_strdup (parts[k]));
+            }
+        }
+      else if (g_str_has_prefix (a, "--json="))
+        b.json_path = a + strlen ("--json=");
+      else if (g_str_has_prefix (a, "--only="))
+        {
+          g_auto (GStrv) parts = g_strsplit (a + strlen ("--only="), ",", -1);
+          for (guint k = 0; parts[k]; k++)
+            if (*g_strstrip (parts[k]))
+              g_ptr_array_add (only, g_strdup (parts[k]));
+        }
+      else
+        {
+          fprintf (stderr, "cmlab-cli: unknown bench option “%s”\n%s", a, bench_usage);
+          return EXIT_USAGE;
+        }
+    }
+  for (guint k = 0; k < only->len; k++)
+    if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
+      {
+        fprintf (stderr, "cmlab-cli: --only: “%s” is neither a figure (overhead, peers, work-precision,"
+                         " long-runs, residuals) nor a built-in model\n",
+                 (char *) only->pdata[k]);
+        return EXIT_USAGE;
+      }
+  if (only->len)
+    {
+      g_ptr_array_add (only, NULL);
+      b.only = (GStrv) g_ptr_array_steal (only, NULL);
+    }
+
+  b.self = g_file_read_link ("/proc/self/exe", NULL);
+  if (b.self == NULL)
+    b.self = g_strdup ("cmlab-cli");
+  b.bench_dir = g_strdup (g_getenv ("CMLAB_BENCH_DIR") ? g_getenv ("CMLAB_BENCH_DIR") : CMLAB_BENCH_SOURCE_DIR);
+  b.peer_rows = g_array_new (FALSE, FALSE, sizeof (PeerRow));
+  b.long_rows = g_array_new (FALSE, FALSE, sizeof (LongRow));
+  b.worst_projected_residual = -1.0;
+  b.json.s = g_string_new (NULL);
+  b.json.depth = 0;
+  read_loadavg (load0);
+
+  printf ("cmlab bench%s — %u cores, load average %.2f %.2f %.2f at the start%s\n", b.quick ? " --quick" : "",
+          g_get_num_processors (), load0[0], load0[1], load0[2],
+          load0[0] > 0.5 * g_get_num_processors () ? " (the machine is shared and busy: times are medians)" : "");
+  json_object (&b.json, NULL);
+  json_str (&b.json, "benchmark", "cmlab-cli bench");
+  json_bool (&b.json, "quick", b.quick);
+  json_int (&b.json, "cores", g_get_num_processors ());
+  json_array (&b.json, "load_average_start");
+  for (int i = 0; i < 3; i++)
+    json_num (&b.json, NULL, load0[i]);
+  json_end_array (&b.json);
+
+  if (want_figure (&b, "overhead"))
+    fig_overhead (&b);
+  fflush (stdout);
+  if (want_figure (&b, "peers"))
+    fig_peers (&b);
+  fflush (stdout);
+  if (want_figure (&b, "work-precision"))
+    fig_work_precision (&b);
+  fflush (stdout);
+  if (want_figure (&b, "long-runs"))
+    fig_long_runs (&b);
+  fflush (stdout);
+  if (want_figure (&b, "residuals"))
+    fig_residuals (&b);
+  fflush (stdout);
+
+  report_targets (&b);
+  read_loadavg (load1);
+  printf ("\nload average %.2f %.2f %.2f at the end; %.0f s in all\n", load1[0], load1[1], load1[2],
+          now_s () - t_start);
+  json_array (&b.json, "load_average_end");
+  for (int i = 0; i < 3; i++)
+    json_num (&b.json, NULL, load1[i]);
+  json_end_array (&b.json);
+  json_num (&b.json, "seconds", now_s () - t_start);
+  json_bool (&b.json, "rhs_check_passed", !b.rhs_mismatch);
+  json_end_object (&b.json);
+  g_string_append_c (b.json.s, '\n');
+
+  status = 0;
+  if (b.rhs_mismatch)
+    {
+      printf ("\nFAILED: the generic and the hand-written right-hand sides disagree (see above)\n");
+      status = EXIT_BENCH_FAILED;
+    }
+  else if (b.run_failed)
+    {
+      printf ("\nFAILED: a run that must succeed failed (see above)\n");
+      status = EXIT_BENCH_FAILED;
+    }
+  if (b.json_path)
+    {
+      g_autoptr (GError) error = NULL;
+      if (!write_atomically (b.json_path, b.json.s->str, &error))
+        {
+          fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          status = EXIT_USAGE;
+        }
+    }
+  g_string_free (b.json.s, TRUE);
+  g_array_unref (b.peer_rows);
+  g_array_unref (b.long_rows);
+  g_strfreev (b.only);
+  g_free (b.self);
+  g_free (b.bench_dir);
+  return status;
 }

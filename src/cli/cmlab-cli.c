@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cml-bench.h"
 #include "cml-error.h"
 #include "cml-integrator.h"
 #include "cml-model.h"
@@ -29,6 +30,7 @@ static const char *usage_text =
   "            [--integrator NAME] [--rtol R] [--atol A] [--format csv|json] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]...\n"
   "  cmlab-cli list\n"
+  "  cmlab-cli bench [--quick] [--json FILE] [--only NAME]\n"
   "\n"
   "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).\n"
   "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint.\n";
@@ -385,5 +387,7 @@ main (int argc, char **argv)
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
     return cmd_list ();
+  if (g_str_equal (argv[1], "bench"))
+    return cml_bench_main (argc - 2, argv + 2);
   return usage_error ("unknown command “%s”", argv[1]);
 }

@@ -169,20 +169,23 @@ cml_mesh_data_add_quad (CmlMeshData *data)
 void
 cml_mesh_ribbon_append (GArray *vertices, const float *xyz, const float *ages, guint n)
 {
+  float t[3] = { 1, 0, 0 };
   for (guint i = 0; i < n; i++)
     {
-      /* central difference, one-sided at the ends */
+      /* central difference, one-sided at the ends; where points coincide the previous
+       * tangent stays */
       guint a = i > 0 ? i - 1 : i, b = i + 1 < n ? i + 1 : i;
-      float t[3];
+      float d[3];
       double len = 0;
       for (int k = 0; k < 3; k++)
         {
-          t[k] = xyz[3 * b + k] - xyz[3 * a + k];
-          len += (double) t[k] * t[k];
+          d[k] = xyz[3 * b + k] - xyz[3 * a + k];
+          len += (double) d[k] * d[k];
         }
       len = sqrt (len);
-      for (int k = 0; k < 3; k++)
-        t[k] = len > 0 ? t[k] / len : (k == 0);
+      if (len > 0)
+        for (int k = 0; k < 3; k++)
+          t[k] = d[k] / len;
 
       for (int s = -1; s <= 1; s += 2)
         {
@@ -194,6 +197,28 @@ cml_mesh_ribbon_append (GArray *vertices, const float *xyz, const float *ages, g
           };
           g_array_append_val (vertices, v);
         }
+    }
+}
+
+void
+cml_mesh_segment_append (GArray *vertices, const float a[3], const float b[3],
+                         float mark_a, float mark_b)
+{
+  float t[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] };
+  double len = sqrt ((double) t[0] * t[0] + (double) t[1] * t[1] + (double) t[2] * t[2]);
+  if (!(len > 0))
+    return;
+  for (int k = 0; k < 3; k++)
+    t[k] /= len;
+
+  /* (a,−) (a,+) (b,−) and (a,+) (b,+) (b,−) */
+  static const int end[6] = { 0, 0, 1, 0, 1, 1 };
+  static const float side[6] = { -1, 1, -1, 1, 1, -1 };
+  for (int i = 0; i < 6; i++)
+    {
+      const float *p = end[i] ? b : a;
+      CmlVertex v = { { p[0], p[1], p[2] }, { t[0], t[1], t[2] }, end[i] ? mark_b : mark_a, side[i] };
+      g_array_append_val (vertices, v);
     }
 }
 

@@ -55,6 +55,11 @@ void cml_mesh_data_add_quad (CmlMeshData *data);
  * XYZ holds N points. */
 void cml_mesh_ribbon_append (GArray *vertices, const float *xyz, const float *ages, guint n);
 
+/* Appends one straight line from A to B as two triangles (6 vertices) of the same
+ * screen-space line format, marks MARK_A and MARK_B at the ends. */
+void cml_mesh_segment_append (GArray *vertices, const float a[3], const float b[3],
+                              float mark_a, float mark_b);
+
 typedef struct _CmlMesh CmlMesh;
 
 /* Uploads DATA as indexed triangles (a static mesh). */

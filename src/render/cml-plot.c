@@ -39,6 +39,7 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
   style->background = rgb_hex (dark ? 0x1d1d21 : 0xffffff, 1.f);
   style->foreground = rgb_hex (dark ? 0xececec : 0x1e1e1e, 1.f);
   style->grid = rgb_hex (dark ? 0x3b3b42 : 0xe3e3e6, 1.f);
+  style->legend_background = rgb_hex (dark ? 0x1d1d21 : 0xffffff, 0.85f);
   for (guint i = 0; i < CML_PLOT_PALETTE_SIZE; i++)
     style->palette[i] = rgb_hex (dark ? dark_palette[i] : light_palette[i], 1.f);
   style->font_family = "Cantarell, DejaVu Sans, Sans";
@@ -84,7 +85,11 @@ struct _CmlPlotColumn
   double *level[MAX_LEVELS];
   guint   level_cap[MAX_LEVELS]; /* in blocks */
   guint   n_levels;
+  guint64 n_reads;               /* values and blocks queries looked at (statistics) */
 };
+
+/* Queries take a const column but count their work. */
+#define COUNT_READS(column, k) (((CmlPlotColumn *) (column))->n_reads += (k))
 
 static inline guint
 block_size (guint k)
@@ -226,6 +231,13 @@ cml_plot_column_get_n (const CmlPlotColumn *column)
   return column->n;
 }
 
+guint64
+cml_plot_column_get_n_reads (const CmlPlotColumn *column)
+{
+  g_return_val_if_fail (column != NULL, 0);
+  return column->n_reads;
+}
+
 const double *
 cml_plot_column_get_data (const CmlPlotColumn *column)
 {
@@ -263,6 +275,7 @@ cml_plot_column_range (const CmlPlotColumn *column, guint i0, guint i1, double *
   for (guint i = i0; i < i1;)
     {
       int k = column_best_level (column, i, i1);
+      COUNT_READS (column, 1);
       if (k < 0)
         {
           double v = column->data[i];
@@ -301,6 +314,7 @@ cml_plot_column_lower_bound (const CmlPlotColumn *column, double x)
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
+      COUNT_READS (column, 1);
       if (column->data[mid] < x)
         lo = mid + 1;
       else
@@ -317,6 +331,7 @@ column_upper_bound (const CmlPlotColumn *column, double x)
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
+      COUNT_READS (column, 1);
       if (column->data[mid] <= x)
         lo = mid + 1;
       else
@@ -526,6 +541,7 @@ cml_plot_series_visible_segments (const CmlPlotSeries *series, double x0, double
           guint probe = 0;
           while (e < n && xs[e] < edge && probe < 8)
             e++, probe++;
+          COUNT_READS (series->x, probe + 1);
           if (e < n && xs[e] < edge)
             e = MIN (cml_plot_column_lower_bound (series->x, edge), n);
         }
@@ -574,14 +590,18 @@ push_sample (GArray *points, double x, double y)
 }
 
 /* Against time, per pixel column.  A column with a few samples gives them as they are.
- * A dense one covers exactly [min, max] whatever the order of its samples (the "M4"
- * argument: first, extremes, last), so it becomes one vertical bar from min to max, and
+ * So does one whose samples all lie within a pixel's height (its first and last
+ * sample).  Any other covers exactly [min, max] whatever the order of its samples (the
+ * "M4" argument), so first, extremes and last make a polyline that draws it exactly —
+ * just first and last where they are the extremes (a smooth stretch).  A column that
+ * oscillates over several pixels (both extremes inside it) becomes a vertical bar from
+ * min to max instead, and
  * the line comes into it at its first sample and leaves from its last.  Between two
  * dense columns whose bars overlap the joining step lies inside the (thick) bars and is
  * left out, so a band of fast oscillation costs one bar per column and no overdraw. */
 static void
 polyline_against_time (const CmlPlotSeries *series, double x0, double x1, guint n_pixels,
-                       GArray *points)
+                       double y_per_pixel, GArray *points)
 {
   guint n = cml_plot_series_get_n (series);
   const double *xs = series->x->data, *ys = series->y->data;
@@ -611,7 +631,9 @@ polyline_against_time (const CmlPlotSeries *series, double x0, double x1, guint 
       if (s->n == 0)
         continue;
       next = s->last + 1;
-      if (s->n <= 4 || !isfinite (s->y_min))
+      /* few samples, or all within a pixel's height: the samples that matter as they
+       * are (all of them, or the first and the last) */
+      if (s->n <= 4 || !isfinite (s->y_min) || s->y_max - s->y_min < y_per_pixel)
         {
           if (pen)
             {
@@ -619,12 +641,43 @@ polyline_against_time (const CmlPlotSeries *series, double x0, double x1, guint 
               push_sample (points, pen_x, pen_y);
               pen = FALSE;
             }
-          for (guint i = s->first; i <= s->last; i++)
-            push_sample (points, xs[i], ys[i]);
+          if (s->n <= 4 || !isfinite (s->y_min))
+            for (guint i = s->first; i <= s->last; i++)
+              push_sample (points, xs[i], ys[i]);
+          else
+            {
+              push_sample (points, xs[s->first], s->y_first);
+              push_sample (points, xs[s->last], s->y_last);
+            }
           prev_dense = FALSE;
           continue;
         }
 
+      /* a smooth stretch: the extremes are at the ends, or one of them inside (a peak);
+       * and a short wiggle: first, extremes, last as a polyline */
+      gboolean min_end = s->y_min == s->y_first || s->y_min == s->y_last;
+      gboolean max_end = s->y_max == s->y_first || s->y_max == s->y_last;
+      if (min_end || max_end || s->y_max - s->y_min < 3 * y_per_pixel)
+        {
+          double xm = CLAMP (x0 + (c + 0.5) * w, xs[s->first], xs[s->last]);
+          gboolean min_first = fabs (s->y_first - s->y_min) <= fabs (s->y_first - s->y_max);
+          if (pen)
+            {
+              push_break (points);
+              push_sample (points, pen_x, pen_y);
+              pen = FALSE;
+            }
+          push_sample (points, xs[s->first], s->y_first);
+          if (!(min_first ? min_end : max_end))
+            push_point (points, xm, min_first ? s->y_min : s->y_max);
+          if (!(min_first ? max_end : min_end))
+            push_point (points, xm, min_first ? s->y_max : s->y_min);
+          push_sample (points, xs[s->last], s->y_last);
+          prev_dense = FALSE;
+          continue;
+        }
+
+      /* fast oscillation within the column: a bar */
       gboolean overlap = prev_dense && prev_min <= s->y_max && s->y_min <= prev_max;
       if (!overlap)
         {
@@ -672,19 +725,31 @@ polyline_against_time (const CmlPlotSeries *series, double x0, double x1, guint 
  * cells remembers where the line has been: a step between two neighbouring cells that
  * are both inked already is left out (the line resumes, after a break, from the last
  * sample left out).  The output is then bounded by the pixels the picture covers, not
- * by the number of samples.
+ * by the number of samples.  A trajectory that fills a whole region would still need
+ * a point per pixel or so: past PHASE_BUDGET points the walk starts over with cells
+ * twice as large (and a tolerance to match), so a frame stays cheap.
  *
  * The result is cached per series: when only new samples arrived and the mapping is the
  * same (show-all, or a fixed window start), the walk continues where it stopped. */
+#define PHASE_BUDGET 12000
+/* Ink counts as old (another strand's) once this many points have been drawn since:
+ * the line must not find its own fresh ink and stop. */
+#define PHASE_LAG    24
+
 struct _CmlPlotPhaseCache
 {
   /* what the cache was built for */
   const CmlPlotColumn *cx, *cy;
-  double x0, x1, y0, y1, tol_x, tol_y;
-  guint  nx, ny, i0;
+  double x0, x1, y0, y1;
+  guint  px, py, i0;        /* pixels asked for */
+  double cell;              /* pixels per cell: ½, 1, 2, 4 … */
+  guint  nx, ny;            /* cells */
+  double tol_x, tol_y;
   /* where the walk stands */
   guint  i_next;
-  guint8 *cells;            /* nx × ny, 1 = inked */
+  guint32 *cells;           /* nx × ny: the number of the point that inked it, 0 = none */
+  guint32 n_emitted;        /* points drawn so far (from 1) */
+  int    ink_radius;        /* cells inked around the line: about its half-width */
   GArray *points;           /* (x, y) doubles, NAN pairs for breaks */
   gboolean have_last;       /* the last point drawn */
   double last_x, last_y;
@@ -717,10 +782,14 @@ phase_cell (const CmlPlotPhaseCache *c, double x, double y, int *cx, int *cy)
 static inline gboolean
 phase_inked (const CmlPlotPhaseCache *c, int cx, int cy)
 {
-  return cx >= 0 && cy >= 0 && c->cells[(gsize) cy * c->nx + cx];
+  if (cx < 0 || cy < 0)
+    return FALSE;
+  guint32 stamp = c->cells[(gsize) cy * c->nx + cx];
+  return stamp != 0 && stamp + PHASE_LAG <= c->n_emitted;
 }
 
-/* Inks the cells along the segment (x, y) → (xb, yb), in steps of at most a cell. */
+/* Inks the cells along the segment (x, y) → (xb, yb) and those within the line's
+ * half-width of it, with the number of the point being drawn. */
 static void
 phase_ink (CmlPlotPhaseCache *c, double xa, double ya, double xb, double yb)
 {
@@ -728,18 +797,22 @@ phase_ink (CmlPlotPhaseCache *c, double xa, double ya, double xb, double yb)
   double fxb = (xb - c->x0) / (c->x1 - c->x0) * c->nx, fyb = (yb - c->y0) / (c->y1 - c->y0) * c->ny;
   double len = MAX (fabs (fxb - fxa), fabs (fyb - fya));
   guint steps = len < 4 * (c->nx + c->ny) ? (guint) ceil (len) : 0;
+  int r = c->ink_radius;
   for (guint s = 0; s <= steps; s++)
     {
       double f = steps ? (double) s / steps : 1.0;
-      double fx = fxa + f * (fxb - fxa), fy = fya + f * (fyb - fya);
-      if (fx >= 0 && fx < c->nx && fy >= 0 && fy < c->ny)
-        c->cells[(gsize) (int) fy * c->nx + (int) fx] = 1;
+      int fx = (int) floor (fxa + f * (fxb - fxa)), fy = (int) floor (fya + f * (fyb - fya));
+      for (int j = MAX (fy - r, 0); j <= MIN (fy + r, (int) c->ny - 1); j++)
+        for (int i = MAX (fx - r, 0); i <= MIN (fx + r, (int) c->nx - 1); i++)
+          if (c->cells[(gsize) j * c->nx + i] == 0)
+            c->cells[(gsize) j * c->nx + i] = c->n_emitted;
     }
 }
 
 static void
 phase_emit (CmlPlotPhaseCache *c, double x, double y, int cx, int cy)
 {
+  c->n_emitted++;
   if (c->have_last)
     phase_ink (c, c->last_x, c->last_y, x, y);
   else
@@ -816,33 +889,58 @@ phase_add (CmlPlotPhaseCache *c, double x, double y)
   phase_emit (c, x, y, cx, cy);
 }
 
+static CmlPlotPhaseCache *
+phase_cache_new (CmlPlotSeries *series, guint i0, double x0, double x1, double y0, double y1,
+                 guint px, guint py, double cell)
+{
+  CmlPlotPhaseCache *c = g_new0 (CmlPlotPhaseCache, 1);
+  c->cx = series->x, c->cy = series->y;
+  c->x0 = x0, c->x1 = x1, c->y0 = y0, c->y1 = y1;
+  c->px = px, c->py = py;
+  c->cell = cell;
+  c->nx = (guint) ceil (px / cell);
+  c->ny = (guint) ceil (py / cell);
+  /* half a pixel, or half a cell once cells are larger */
+  c->tol_x = 0.5 * MAX (cell, 1.0) * (x1 - x0) / px;
+  c->tol_y = 0.5 * MAX (cell, 1.0) * (y1 - y0) / py;
+  c->i0 = c->i_next = i0;
+  c->cells = g_new0 (guint32, (gsize) c->nx * c->ny);
+  /* about ¾ of a (decimation) pixel: the half-width of a line as thick as the
+   * backends draw it for that pixel size */
+  c->ink_radius = (int) floor (0.75 / cell + 0.5);
+  c->points = g_array_new (FALSE, FALSE, sizeof (double));
+  return c;
+}
+
 static void
 polyline_phase (CmlPlotSeries *series, guint i0, guint i1, double x0, double x1, double y0,
-                double y1, guint nx, guint ny, GArray *points)
+                double y1, guint px, guint py, GArray *points)
 {
   const CmlPlotColumn *cx = series->x, *cy = series->y;
   CmlPlotPhaseCache *c = series->phase;
 
   /* start afresh unless only samples after the cached walk are new */
   if (c == NULL || c->cx != cx || c->cy != cy || c->x0 != x0 || c->x1 != x1 || c->y0 != y0 ||
-      c->y1 != y1 || c->nx != nx || c->ny != ny || c->i0 != i0 || c->i_next > i1)
+      c->y1 != y1 || c->px != px || c->py != py || c->i0 != i0 || c->i_next > i1)
     {
       phase_cache_free (series->phase);
-      c = series->phase = g_new0 (CmlPlotPhaseCache, 1);
-      c->cx = cx, c->cy = cy;
-      c->x0 = x0, c->x1 = x1, c->y0 = y0, c->y1 = y1;
-      c->nx = nx, c->ny = ny;
-      c->tol_x = 0.5 * (x1 - x0) / nx;
-      c->tol_y = 0.5 * (y1 - y0) / ny;
-      c->i0 = c->i_next = i0;
-      c->cells = g_malloc0 ((gsize) nx * ny);
-      c->points = g_array_new (FALSE, FALSE, sizeof (double));
+      /* half-pixel cells: two strands of the orbit a pixel apart are both drawn */
+      c = series->phase = phase_cache_new (series, i0, x0, x1, y0, y1, px, py, 0.5);
     }
 
   const double *xs = cx->data, *ys = cy->data;
   guint n_levels = MIN (cx->n_levels, cy->n_levels);
   for (guint i = c->i_next; i < i1;)
     {
+      /* over budget: coarser cells, from the start */
+      if (c->points->len > 2 * PHASE_BUDGET && c->cell < 64)
+        {
+          double cell = c->cell * 2;
+          phase_cache_free (series->phase);
+          c = series->phase = phase_cache_new (series, i0, x0, x1, y0, y1, px, py, cell);
+          i = i0;
+        }
+
       /* the largest block starting at i that fits within the tolerance */
       guint step = 1;
       for (guint k = 0; k < n_levels; k++)
@@ -886,7 +984,7 @@ cml_plot_series_polyline (CmlPlotSeries *series, gboolean against_time, double x
     return 0;
 
   if (against_time)
-    polyline_against_time (series, x0, x1, (guint) ceil (n_pixels_x), points);
+    polyline_against_time (series, x0, x1, (guint) ceil (n_pixels_x), (y1 - y0) / n_pixels_y, points);
   else
     {
       guint i0, i1;
@@ -1081,7 +1179,9 @@ cml_plot_axis_fit (CmlPlotAxis *axis, double data_min, double data_max, gboolean
         }
       return;
     }
-  double min_span = mag * 1e-6;
+  /* (exactly constant: a single sample, or a quantity that does not move at all, gets
+   * room to show where it is, ±10 %) */
+  double min_span = data_max == data_min ? mag * 0.2 : mag * 1e-6;
   if (data_max - data_min < min_span)
     {
       double mid = 0.5 * (data_min + data_max);
@@ -1552,6 +1652,70 @@ cml_plot_layout_map_y (const CmlPlotLayout *layout, double y)
 
 #define MAX_TICKS 64
 
+/* How many of the plot's samples (a sparse, even sample of each series' visible ones)
+ * fall into the box [bx0, bx1] × [by0, by1] of data space. */
+static guint
+data_in_box (CmlPlot *plot, double bx0, double bx1, double by0, double by1)
+{
+  double t0, t1;
+  guint count = 0;
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  for (guint k = 0; k < plot->series->len; k++)
+    {
+      CmlPlotSeries *s = g_ptr_array_index (plot->series, k);
+      guint i0, i1;
+      cml_plot_series_time_range (s, t0, t1, &i0, &i1);
+      const double *xs = s->x->data, *ys = s->y->data;
+      guint n = i1 - i0, step = MAX (n / 1024, 1u);
+      for (guint i = i0; i < i1; i += step)
+        if (xs[i] >= bx0 && xs[i] <= bx1 && ys[i] >= by0 && ys[i] <= by1)
+          count++;
+    }
+  return count;
+}
+
+/* A column of legend entries in a box inside the plot area, in the corner that hides
+ * the fewest data (upper right when it is a tie). */
+static void
+place_legend_inside (CmlPlot *plot, CmlPlotLayout *layout, double row_h, double gap)
+{
+  guint n = layout->legend_labels->len;
+  double widest = 0;
+  for (guint i = 0; i < n; i++)
+    widest = MAX (widest, ((CmlPlotLabel *) g_ptr_array_index (layout->legend_labels, i))->w);
+  layout->legend_w = gap + layout->legend_swatch + gap + widest + 1.5 * gap;
+  layout->legend_h = gap + n * row_h + 0.5 * gap;
+
+  /* upper right, upper left, lower right, lower left */
+  const double m = gap;
+  double xs[4] = { layout->area_x + layout->area_w - layout->legend_w - m, layout->area_x + m,
+                   layout->area_x + layout->area_w - layout->legend_w - m, layout->area_x + m };
+  double ys[4] = { layout->area_y + m, layout->area_y + m,
+                   layout->area_y + layout->area_h - layout->legend_h - m,
+                   layout->area_y + layout->area_h - layout->legend_h - m };
+  guint best = 0, best_count = G_MAXUINT;
+  for (guint c = 0; c < 4; c++)
+    {
+      /* the box in data units (y grows upwards there) */
+      double bx0 = layout->x0 + (xs[c] - layout->area_x) / layout->area_w * (layout->x1 - layout->x0);
+      double bx1 = bx0 + layout->legend_w / layout->area_w * (layout->x1 - layout->x0);
+      double by1 = layout->y1 - (ys[c] - layout->area_y) / layout->area_h * (layout->y1 - layout->y0);
+      double by0 = by1 - layout->legend_h / layout->area_h * (layout->y1 - layout->y0);
+      guint count = data_in_box (plot, bx0, bx1, by0, by1);
+      if (count < best_count)
+        best = c, best_count = count;
+    }
+
+  layout->legend_x = xs[best];
+  layout->legend_y = ys[best];
+  for (guint i = 0; i < n; i++)
+    {
+      CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
+      l->x = layout->legend_x + gap + layout->legend_swatch + gap;
+      l->y = layout->legend_y + gap + i * row_h + 0.5 * (row_h - l->h);
+    }
+}
+
 void
 cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double height,
                  CmlPlotMeasureFunc measure, gpointer user_data, CmlPlotLayout *layout)
@@ -1589,50 +1753,40 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       top += title->h + gap;
     }
 
-  /* the legend: rows of "swatch name [unit]" above the plot area, flush right, so
-   * that it never hides data */
+  /* the legend: "swatch name [unit]" entries in one row above the plot area, flush
+   * right, where it hides no data; when they do not fit in a row, a column inside the
+   * plot area (placed once the area is known, below) */
   guint n_legend = cml_plot_get_n_legend_entries (plot);
+  double legend_row_h = 1.25 * font_h, legend_spacing = 1.2 * font;
   if (n_legend > 0)
     {
-      double row_h = 1.25 * font_h, spacing = 1.2 * font, avail = width - 2 * pad;
-      guint row_start = 0, n_rows = 0;
+      double row_w = 0;
       layout->legend_swatch = 1.6 * font;
       layout->legend_swatch_gap = gap;
       for (guint i = 0; i < n_legend; i++)
         {
           g_autofree char *text = cml_plot_series_dup_label (g_ptr_array_index (plot->series, i));
-          g_ptr_array_add (layout->legend_labels, label_new (text, font, measure, user_data));
+          CmlPlotLabel *l = label_new (text, font, measure, user_data);
+          row_w += (i ? legend_spacing : 0) + layout->legend_swatch + gap + l->w;
+          g_ptr_array_add (layout->legend_labels, l);
         }
-      /* greedy rows; each row is laid out right to left from the right edge */
-      while (row_start < n_legend)
+      layout->legend_inside = row_w > width - 2 * pad;
+      if (!layout->legend_inside)
         {
-          double row_w = 0;
-          guint end = row_start;
-          while (end < n_legend)
-            {
-              CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, end);
-              double w = layout->legend_swatch + gap + l->w + (end > row_start ? spacing : 0);
-              if (end > row_start && row_w + w > avail)
-                break;
-              row_w += w;
-              end++;
-            }
           double x = width - pad - row_w;
-          for (guint i = row_start; i < end; i++)
+          for (guint i = 0; i < n_legend; i++)
             {
               CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
               l->x = x + layout->legend_swatch + gap;
-              l->y = top + n_rows * row_h + 0.5 * (row_h - l->h);
-              x = l->x + l->w + spacing;
+              l->y = top + 0.5 * (legend_row_h - l->h);
+              x = l->x + l->w + legend_spacing;
             }
-          layout->legend_w = MAX (layout->legend_w, row_w);
-          row_start = end;
-          n_rows++;
+          layout->legend_x = width - pad - row_w;
+          layout->legend_y = top;
+          layout->legend_w = row_w;
+          layout->legend_h = legend_row_h;
+          top += legend_row_h + 0.5 * gap;
         }
-      layout->legend_x = width - pad - layout->legend_w;
-      layout->legend_y = top;
-      layout->legend_h = n_rows * row_h;
-      top += layout->legend_h + 0.5 * gap;
     }
 
   top += 0.5 * font_h; /* room for the top tick label's upper half */
@@ -1652,7 +1806,7 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   layout->area_h = MAX (height - top - bottom, 1.0);
 
   /* y ticks: labels about a line apart */
-  guint y_intervals = (guint) CLAMP (layout->area_h / (1.9 * font_h), 2, 12);
+  guint y_intervals = (guint) CLAMP (layout->area_h / (1.6 * font_h), 2, 12);
   guint n_y = cml_plot_axis_ticks (plot->y_axis, y_intervals, ticks, MAX_TICKS, NULL);
   GPtrArray *y_labels = g_ptr_array_new ();
   double y_label_w = 0;
@@ -1737,6 +1891,9 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
     }
   g_ptr_array_unref (x_labels);
 
+  if (layout->legend_inside)
+    place_legend_inside (plot, layout, legend_row_h, gap);
+
   if (plot->series->len == 0)
     layout->empty_message = "No series selected";
   else
@@ -1780,11 +1937,21 @@ cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint
   const double *in = (const double *) (gpointer) pts->data;
   /* far-away points are clamped so that single floats keep the direction right */
   const double lim = 1e6;
-  /* a point that lies on the way from the last point kept to the next one (within
-   * a fraction of a pixel) adds nothing: a flat or straight stretch becomes one
-   * segment */
-  const double tol = 0.2 / oversample;
-  guint m = 0;
+  /* Straight stretches become one segment: a chord from the last point kept (the
+   * anchor) is extended over the following points as long as it passes within TOL of
+   * every point it replaces.  Each replaced point P at distance d from the anchor
+   * allows the chord's direction to deviate by asin (tol / d) from that of P; the
+   * allowed directions are intersected (an interval of angles relative to the first
+   * such point), and the chord must reach as far as the farthest point it replaces,
+   * so back-and-forth strokes (the bars of dense columns) are kept.  O(n). */
+  const double tol = 0.1 / MAX (oversample, 1.0);
+  guint m = 0;                 /* points written to OUT */
+  gboolean anchored = FALSE;   /* out[m-1] is the anchor, or the tentative end */
+  gboolean tentative = FALSE;  /* out[m-1] is a tentative end (may be replaced) */
+  double ax = 0, ay = 0;       /* the anchor */
+  double rx = 0, ry = 0;       /* reference direction (unit), once set */
+  gboolean have_ref = FALSE;
+  double lo = -G_PI, hi = G_PI, maxd = 0;
   for (guint k = 0; k < n; k++)
     {
       double x = in[2 * k], y = in[2 * k + 1];
@@ -1792,24 +1959,52 @@ cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint
         {
           out[2 * m] = out[2 * m + 1] = NAN;
           m++;
+          anchored = tentative = FALSE;
           continue;
         }
       x = CLAMP (cml_plot_layout_map_x (layout, x), -lim, lim);
       y = CLAMP (cml_plot_layout_map_y (layout, y), -lim, lim);
-      /* out[m-2] is the last point kept, out[m-1] the candidate; drop the candidate if
-       * it sits between them and (x, y) on the straight line */
-      if (m >= 2 && !isnan (out[2 * (m - 1)]) && !isnan (out[2 * (m - 2)]))
+
+      if (anchored)
         {
-          double ax = out[2 * (m - 2)], ay = out[2 * (m - 2) + 1];
-          double bx = out[2 * (m - 1)], by = out[2 * (m - 1) + 1];
-          double dx = x - ax, dy = y - ay, len2 = dx * dx + dy * dy;
-          if (len2 > 0)
+          double dx = x - ax, dy = y - ay, d = sqrt (dx * dx + dy * dy);
+          double rel = have_ref ? atan2 (rx * dy - ry * dx, rx * dx + ry * dy) : 0;
+          gboolean fits = d >= maxd - tol && rel >= lo && rel <= hi;
+          if (fits && tentative)
+            m--; /* the chord to (x, y) covers the tentative end: replace it */
+          else if (!fits)
             {
-              double u = ((bx - ax) * dx + (by - ay) * dy) / len2;
-              double cross = fabs ((bx - ax) * dy - (by - ay) * dx) / sqrt (len2);
-              if (u >= 0 && u <= 1 && cross <= tol)
-                m--;
+              /* the tentative end (out[m-1]) becomes the new anchor */
+              ax = out[2 * (m - 1)];
+              ay = out[2 * (m - 1) + 1];
+              have_ref = FALSE;
+              lo = -G_PI, hi = G_PI, maxd = 0;
+              dx = x - ax, dy = y - ay, d = sqrt (dx * dx + dy * dy);
+              rel = 0;
             }
+          /* (x, y) constrains the chords that would replace it */
+          if (d > tol)
+            {
+              if (!have_ref)
+                {
+                  rx = dx / d, ry = dy / d;
+                  have_ref = TRUE;
+                  rel = 0;
+                }
+              double half = asin (tol / d);
+              lo = MAX (lo, rel - half);
+              hi = MIN (hi, rel + half);
+            }
+          maxd = MAX (maxd, d);
+          tentative = TRUE;
+        }
+      else
+        {
+          ax = x, ay = y;
+          have_ref = FALSE;
+          lo = -G_PI, hi = G_PI, maxd = 0;
+          anchored = TRUE;
+          tentative = FALSE;
         }
       out[2 * m] = (float) x;
       out[2 * m + 1] = (float) y;

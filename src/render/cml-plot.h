@@ -51,6 +51,7 @@ typedef struct
   CmlPlotRgba background;
   CmlPlotRgba foreground;   /* axes, tick labels, titles */
   CmlPlotRgba grid;
+  CmlPlotRgba legend_background; /* the legend's box inside the plot area */
   CmlPlotRgba palette[CML_PLOT_PALETTE_SIZE]; /* series colours, in order */
   const char *font_family;  /* Pango family list, e.g. "Cantarell, DejaVu Sans, Sans" */
   double      font_size;    /* tick labels and legend, px */
@@ -90,6 +91,9 @@ gboolean       cml_plot_column_range (const CmlPlotColumn *column, guint i0, gui
 /* For a non-decreasing column (time): the first index whose value is >= X
  * (N if none), by bisection. */
 guint          cml_plot_column_lower_bound (const CmlPlotColumn *column, double x);
+/* How many values and pyramid blocks the queries above (and the decimation below) have
+ * looked at so far: the work they did, for tests and benchmarks. */
+guint64        cml_plot_column_get_n_reads (const CmlPlotColumn *column);
 
 /* ---- series ------------------------------------------------------------------------- */
 
@@ -190,7 +194,8 @@ void           cml_plot_axis_set_padding (CmlPlotAxis *axis, double fraction);
  * outwards to the tick step.  The range is kept while the data fit inside it and fill
  * at least a third of it, so a live plot does not jitter.  A nearly constant quantity
  * (a conserved energy) gets a span of at least 1e-6 of its magnitude, so rounding noise
- * does not fill the plot.  No-op when auto-scaling is off.  RESET forgets the current
+ * does not fill the plot; an exactly constant one (a single sample) ±10 % of it, and
+ * zero [−1, 1].  No-op when auto-scaling is off.  RESET forgets the current
  * range first. */
 void           cml_plot_axis_fit (CmlPlotAxis *axis, double data_min, double data_max,
                                   gboolean reset);
@@ -296,17 +301,21 @@ typedef struct
   double x0, x1, y0, y1;  /* the data ranges mapped onto it */
   GArray *x_ticks, *y_ticks;  /* CmlPlotTickMark */
   GPtrArray *labels;      /* CmlPlotLabel*: title, axis titles, tick labels */
-  /* the legend above the plot area (w = 0: none): its bounding box and one label per
-   * entry, in series order; each entry's colour swatch is a line LEGEND_SWATCH long
-   * ending LEGEND_SWATCH_GAP before its label, at the label's middle height */
+  /* the legend (w = 0: none): in a row above the plot area, or when that row would
+   * not fit, a column in a box (LEGEND_INSIDE: backends fill it with the style's
+   * legend_background) in the plot area's corner that hides the fewest data.  Its
+   * bounding box and one label per entry, in series order; each entry's colour swatch is
+   * a line LEGEND_SWATCH long ending LEGEND_SWATCH_GAP before its label, at the label's
+   * middle height */
   double legend_x, legend_y, legend_w, legend_h;
+  gboolean legend_inside;
   double legend_swatch, legend_swatch_gap;
   GPtrArray *legend_labels; /* CmlPlotLabel* */
   const char *empty_message; /* NULL, or a message to show centred ("no data yet") */
 } CmlPlotLayout;
 
 /* Lays a frame of WIDTH × HEIGHT px out: margins from the measured tick labels and
- * titles, ticks at the axis' nice values, the legend above the plot area.
+ * titles, ticks at the axis' nice values, the legend above or inside the plot area.
  * Calls cml_plot_update_ranges (plot, FALSE) first.  Free with cml_plot_layout_clear. */
 void           cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double height,
                                 CmlPlotMeasureFunc measure, gpointer user_data,

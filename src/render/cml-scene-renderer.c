@@ -35,17 +35,16 @@ typedef enum
   OBJ_ARROW,
 } ObjKind;
 
-/* the program variants: PATTERN of shaders/scene.frag, then the trails (MODE 1) */
+/* the program variants: PATTERN of shaders/scene.frag, then lines (MODE 1) */
 enum
 {
   PATTERN_MARK = 0,
   PATTERN_BALL = 1,
   PATTERN_TABLE = 2,
-  PATTERN_GRID = 3,
+  PATTERN_FLOOR = 3,
   PATTERN_DISC = 4,
-  PATTERN_GRID_LINES = 5,
-  PATTERN_SHADOW = 6,
-  PROGRAM_TRAIL = 7,
+  PATTERN_SHADOW = 5,
+  PROGRAM_LINES = 6,
   N_PROGRAMS
 };
 
@@ -53,7 +52,7 @@ typedef struct
 {
   GLuint id;
   GLint  model, view_proj, normal_matrix, viewport, line_width, tangent_scale;
-  GLint  color, color2, accent, param, eye, light_dir;
+  GLint  color, color2, accent, eye, light_dir;
 } Program;
 
 typedef struct
@@ -94,6 +93,7 @@ struct _CmlSceneRenderer
   Program *cur;  /* in use */
 
   CmlMesh *ball, *small_sphere, *table, *disc, *cylinder, *cone, *quad;
+  CmlMesh *grid_lines, *grid_axes;  /* remade every frame */
 
   CmlSystem *sys;
   guint      n_scene;
@@ -230,7 +230,7 @@ cml_scene_renderer_new (GError **error)
     {
       Program *p = &r->programs[k];
       g_autofree char *defines = g_strdup_printf ("#define MODE %d\n#define PATTERN %d\n",
-                                                  k == PROGRAM_TRAIL, k == PROGRAM_TRAIL ? -1 : k);
+                                                  k == PROGRAM_LINES, k == PROGRAM_LINES ? -1 : k);
       p->id = cml_gl_program_from_resources_with_defines (
           es ? "/org/cmlab/Cmlab/shaders/scene-es.vert" : "/org/cmlab/Cmlab/shaders/scene.vert",
           es ? "/org/cmlab/Cmlab/shaders/scene-es.frag" : "/org/cmlab/Cmlab/shaders/scene.frag",
@@ -252,7 +252,6 @@ cml_scene_renderer_new (GError **error)
       U (color, "u_color");
       U (color2, "u_color2");
       U (accent, "u_accent");
-      U (param, "u_param");
       U (eye, "u_eye");
       U (light_dir, "u_light_dir");
 #undef U
@@ -287,6 +286,8 @@ cml_scene_renderer_new (GError **error)
     r->quad = cml_mesh_new (data);
   }
 
+  r->grid_lines = cml_mesh_new_dynamic (GL_TRIANGLES);
+  r->grid_axes = cml_mesh_new_dynamic (GL_TRIANGLES);
   r->objects = g_ptr_array_new ();
   r->xyz = g_array_new (FALSE, FALSE, sizeof (float));
   r->ages = g_array_new (FALSE, FALSE, sizeof (float));
@@ -340,6 +341,8 @@ cml_scene_renderer_free (CmlSceneRenderer *r)
   cml_mesh_free (r->cylinder);
   cml_mesh_free (r->cone);
   cml_mesh_free (r->quad);
+  cml_mesh_free (r->grid_lines);
+  cml_mesh_free (r->grid_axes);
   delete_target (&r->ms_fbo, &r->ms_color, &r->ms_depth);
   delete_target (&r->rb_fbo, &r->rb_color, &r->rb_depth);
   for (int k = 0; k < N_PROGRAMS; k++)
@@ -744,10 +747,15 @@ typedef struct
   double   distance;   /* eye to target */
   double   extent;     /* radius of the scene's bounds */
   double   min[3], max[3]; /* the scene's bounds */
+  float    light[3];   /* towards the key light, world, unit */
+  gboolean has_grid;   /* the floor asks for grid lines: */
+  double   grid_lo[2], grid_hi[2], grid_z, grid_step;
+  float    grid_line[3], grid_axis[3], grid_alpha;
   float    bg[4];
   gboolean dark;
   float    line_px;    /* trail width, device pixels */
   float    grid_px;    /* grid line width, device pixels */
+  float    point_scale;/* points drawn larger for a projector */
   int      width, height;
 } DrawCtx;
 
@@ -759,6 +767,22 @@ use (CmlSceneRenderer *r, int program)
       r->cur = &r->programs[program];
       glUseProgram (r->cur->id);
     }
+}
+
+/* Blending only where something is see-through: it makes software GL read back every
+ * pixel drawn.  Translucent things neither write depth (they would hide each other). */
+static void
+begin_translucent (void)
+{
+  glDepthMask (GL_FALSE);
+  glEnable (GL_BLEND);
+}
+
+static void
+end_translucent (void)
+{
+  glDepthMask (GL_TRUE);
+  glDisable (GL_BLEND);
 }
 
 static void
@@ -865,30 +889,100 @@ nice_step (double span)
   return p * (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10);
 }
 
+/* Grid lines every GRID_STEP over [GRID_LO, GRID_HI] at height GRID_Z, drawn as
+ * screen-space lines (a procedural grid over the whole floor costs milliseconds in
+ * software GL); the two axes wider.  Lines fade out with the distance from the eye,
+ * before far lines crowd into moiré. */
 static void
-draw_grid_overlay (CmlSceneRenderer *r, const DrawCtx *dc, const double min[3], const double max[3])
+draw_grid (CmlSceneRenderer *r, DrawCtx *dc)
 {
-  /* faint lines at z = 0 (or under everything) so that shapes in space have a floor */
+  if (!dc->has_grid)
+    return;
+
+  double step = dc->grid_step;
+  /* at most about 80 lines each way */
+  while ((dc->grid_hi[0] - dc->grid_lo[0]) / step > 80 || (dc->grid_hi[1] - dc->grid_lo[1]) / step > 80)
+    step *= 2;
+  double fade_near = 1.5 * dc->distance, fade_far = 5.0 * dc->distance;
+  GArray *lines = r->vertices;  /* the trails' scratch, free between them */
+  g_array_set_size (lines, 0);
+  GArray *axis_vertices = g_array_new (FALSE, FALSE, sizeof (CmlVertex));
+
+  for (int dir = 0; dir < 2; dir++)
+    {
+      /* lines of constant coordinate DIR, running along the other one */
+      int along = 1 - dir;
+      double len = dc->grid_hi[along] - dc->grid_lo[along];
+      /* pieces short enough for the fade to look smooth; few, since long thin
+       * triangles are dear in software GL */
+      guint pieces = CLAMP ((guint) ceil (len / dc->distance), 1, 6);
+      for (double c = ceil (dc->grid_lo[dir] / step - 1e-9) * step; c <= dc->grid_hi[dir] + 1e-9 * step; c += step)
+        {
+          gboolean is_axis = fabs (c) < 1e-6 * step;
+          for (guint k = 0; k < pieces; k++)
+            {
+              float a[3], b[3], fade[2];
+              double u0 = dc->grid_lo[along] + len * k / pieces, u1 = dc->grid_lo[along] + len * (k + 1) / pieces;
+              a[dir] = b[dir] = c;
+              a[along] = u0;
+              b[along] = u1;
+              a[2] = b[2] = dc->grid_z;
+              for (int e = 0; e < 2; e++)
+                {
+                  const float *p = e ? b : a;
+                  double d = sqrt ((p[0] - dc->eye[0]) * (p[0] - dc->eye[0]) + (p[1] - dc->eye[1]) * (p[1] - dc->eye[1])
+                                   + (p[2] - dc->eye[2]) * (p[2] - dc->eye[2]));
+                  double x = CLAMP ((d - fade_near) / (fade_far - fade_near), 0.0, 1.0);
+                  fade[e] = (float) (x * x * (3 - 2 * x)) * 0.9f;
+                }
+              cml_mesh_segment_append (is_axis ? axis_vertices : lines, a, b, fade[0], fade[1]);
+            }
+        }
+    }
+
+  use (r, PROGRAM_LINES);
+  CmlMat4 id;
+  cml_mat4_identity (&id);
+  set_model (r, &id);
+  glUniform1f (r->cur->tangent_scale, dc->distance * 1e-3);
+  begin_translucent ();
+  cml_mesh_set_vertices (r->grid_lines, (CmlVertex *) lines->data, lines->len);
+  glUniform1f (r->cur->line_width, dc->grid_px);
+  set_colors (r, dc->grid_line, dc->grid_alpha, dc->grid_line, dc->grid_line);
+  cml_mesh_draw (r->grid_lines);
+  cml_mesh_set_vertices (r->grid_axes, (CmlVertex *) axis_vertices->data, axis_vertices->len);
+  glUniform1f (r->cur->line_width, 2 * dc->grid_px);
+  set_colors (r, dc->grid_axis, dc->grid_alpha, dc->grid_axis, dc->grid_axis);
+  cml_mesh_draw (r->grid_axes);
+  glUniform1f (r->cur->line_width, dc->line_px);
+  end_translucent ();
+  g_array_unref (axis_vertices);
+}
+
+/* Without a floor in the scene: faint lines at z = 0 (or under everything) so that
+ * shapes in space stand on something and show their size. */
+static void
+plan_grid_overlay (DrawCtx *dc, const double min[3], const double max[3])
+{
   double span = MAX (max[0] - min[0], max[1] - min[1]);
   double step = nice_step (span);
   double half = ceil ((0.6 * span + step) / step) * step;
   double cx = round (0.5 * (min[0] + max[0]) / step) * step;
   double cy = round (0.5 * (min[1] + max[1]) / step) * step;
-  double z = MIN (0.0, min[2]);
 
-  float fg[3] = { 0.45f, 0.45f, 0.48f }, axis[3];
+  dc->has_grid = TRUE;
+  dc->grid_lo[0] = cx - half;
+  dc->grid_hi[0] = cx + half;
+  dc->grid_lo[1] = cy - half;
+  dc->grid_hi[1] = cy + half;
+  dc->grid_z = MIN (0.0, min[2]);
+  dc->grid_step = step;
+  float fg[3] = { 0.45f, 0.45f, 0.48f };
   if (dc->dark)
     fg[0] = fg[1] = 0.55f, fg[2] = 0.6f;
-  mix3 (fg, dc->bg, -0.3f, axis);
-  CmlMat4 m, s;
-  cml_mat4_translation (&m, cx, cy, z);
-  cml_mat4_scale (&s, half, half, 1);
-  cml_mat4_multiply (&m, &m, &s);
-  use (r, PATTERN_GRID_LINES);
-  set_model (r, &m);
-  set_colors (r, fg, dc->dark ? 0.45f : 0.5f, fg, axis);
-  glUniform1f (r->cur->param, step);
-  cml_mesh_draw (r->quad);
+  memcpy (dc->grid_line, fg, sizeof fg);
+  mix3 (fg, dc->bg, -0.3f, dc->grid_axis);
+  dc->grid_alpha = dc->dark ? 0.3f : 0.35f;
 }
 
 /* Thins trail O to about a point per pixel and uploads it as a ribbon; the current point
@@ -897,7 +991,7 @@ draw_grid_overlay (CmlSceneRenderer *r, const DrawCtx *dc, const double min[3], 
  * by the current one). */
 static void
 upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double *cur,
-              gboolean table, double now, double length)
+              gboolean table, double length)
 {
   guint n = trail_n (o);
   g_array_set_size (r->xyz, 0);
@@ -908,9 +1002,7 @@ upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double 
   double eps2 = eps * eps;
   float last[3] = { NAN, NAN, NAN };
   guint stride = n > TRAIL_MAX_DRAWN * 4 ? n / (TRAIL_MAX_DRAWN * 4) : 1;
-  double newest_t = n ? trail_at (o, n - 1)->t : NAN;
-  if (!isfinite (now))
-    now = newest_t;
+  double now = n ? trail_at (o, n - 1)->t : NAN;  /* ages count from the newest sample */
 
   for (guint i = 0; i < n + (cur ? 1 : 0); i++)
     {
@@ -941,16 +1033,22 @@ upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double 
           p[0] = x;
           p[1] = y;
         }
-      /* skip points closer than EPS to the last one kept (but keep the ends) */
+      /* skip points closer than EPS to the last one kept; the very end replaces it
+       * then, so that no two points coincide (their tangent would be undefined) */
       float d2 = (p[0] - last[0]) * (p[0] - last[0]) + (p[1] - last[1]) * (p[1] - last[1])
                  + (p[2] - last[2]) * (p[2] - last[2]);
       gboolean end = (i + 1 == n + (cur ? 1 : 0));
-      if (!(d2 >= eps2) && !isnan (last[0]) && !end)
-        continue;
+      /* older points fade out, so the direction of the motion reads */
+      age = CLAMP (age, 0.f, 1.f) * 0.75f;
+      if (!(d2 >= eps2) && !isnan (last[0]))
+        {
+          if (!end || r->ages->len < 2)
+            continue;
+          g_array_set_size (r->xyz, r->xyz->len - 3);
+          g_array_set_size (r->ages, r->ages->len - 1);
+        }
       memcpy (last, p, sizeof p);
       g_array_append_vals (r->xyz, p, 3);
-      /* older points fade towards the background, so the motion's direction reads */
-      age = CLAMP (age, 0.f, 1.f) * 0.7f;
       g_array_append_val (r->ages, age);
     }
 
@@ -977,10 +1075,10 @@ upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double 
 static void
 draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlSceneStyle *style)
 {
-  use (r, PROGRAM_TRAIL);
+  use (r, PROGRAM_LINES);
   glUniform1f (r->cur->line_width, dc->line_px);
   glUniform1f (r->cur->tangent_scale, dc->distance * 1e-3);
-  glDepthMask (GL_FALSE);
+  begin_translucent ();
 
   for (guint i = 0; i < r->objects->len; i++)
     {
@@ -988,7 +1086,7 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
       if (o->kind != OBJ_TRAIL || trail_n (o) == 0)
         continue;
       gboolean table = style->table_frame && o->frame_angle >= 0;
-      double cur[4], now = NAN;
+      double cur[4];
       gboolean have_cur = v && finite_n (v + o->point, 3)
                           && (o->frame_angle < 0 || isfinite (v[o->frame_angle]));
       if (have_cur)
@@ -998,7 +1096,7 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
           cur[3] = o->frame_angle >= 0 ? v[o->frame_angle] : 0;
         }
       double length = v ? obj_length (o, v) : DEFAULT_LENGTH;
-      upload_trail (r, o, dc, have_cur ? cur : NULL, table, now, length);
+      upload_trail (r, o, dc, have_cur ? cur : NULL, table, length);
 
       /* table frame: turn the whole trail with the table's current angle */
       CmlMat4 m;
@@ -1017,11 +1115,11 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
           float white[3] = { 1, 1, 1 };
           mix3 (rgb, white, 0.25f, rgb);
         }
-      set_colors (r, rgb, 1.f, dc->bg, rgb);
+      set_colors (r, rgb, 1.f, rgb, rgb);
       cml_mesh_draw (o->strip);
     }
 
-  glDepthMask (GL_TRUE);
+  end_translucent ();
 }
 
 typedef struct
@@ -1055,7 +1153,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
         for (guint j = o->marks_start; j < o->marks->len; j++)
           {
             const DiscMark *dm = &g_array_index (o->marks, DiscMark, j);
-            Translucent it = { 0, dm->p, dm->n, dm->radius, o->rgb, 0.28f };
+            Translucent it = { 0, dm->p, dm->n, dm->radius, o->rgb, 0.32f };
             g_array_append_val (items, it);
           }
       if (v && finite_n (v + o->position, 3) && finite_n (v + o->normal, 3) && isfinite (v[o->radius]))
@@ -1086,7 +1184,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
     }
   g_array_sort (items, cmp_far_first);
 
-  glDepthMask (GL_FALSE);
+  begin_translucent ();
   use (r, PATTERN_DISC);
   for (guint j = 0; j < items->len; j++)
     {
@@ -1096,18 +1194,22 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
       set_colors (r, it->rgb, it->alpha, dark, dark);
       draw_disc (r, it->p, it->n, it->radius);
     }
-  glDepthMask (GL_TRUE);
+  end_translucent ();
 }
 
 static void
-draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
+draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
 {
   static const float white[3] = { 0.965f, 0.961f, 0.953f };
   static const float ink[3] = { 0.14f, 0.12f, 0.19f };
 
-  for (guint i = 0; i < r->objects->len && v; i++)
+  /* floors first, whatever the model's order: they are drawn without depth */
+  for (guint j = 0; j < 2 * r->objects->len && v; j++)
     {
-      SceneObj *o = r->objects->pdata[i];
+      gboolean floors = j < r->objects->len;
+      SceneObj *o = r->objects->pdata[floors ? j : j - r->objects->len];
+      if ((o->kind == OBJ_PLANE) != floors)
+        continue;
       switch (o->kind)
         {
         case OBJ_PLANE:
@@ -1128,21 +1230,40 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
                 lo[k] = MIN (c[k] - size / 2, floor ((dc->min[k] - pad) / step) * step);
                 hi[k] = MAX (c[k] + size / 2, ceil ((dc->max[k] + pad) / step) * step);
               }
-            /* a pale floor with lines in the object's colour; just under its height so
-             * that whatever lies on it wins the depth test */
-            float floor_rgb[3], line[3], axis[3];
+            /* a pale floor, lines in the object's colour (drawn after the objects);
+             * just under its height so that whatever lies on it wins the depth test */
+            float floor_rgb[3], lit[3];
             mix3 (o->rgb, dc->bg, 0.78f, floor_rgb);
-            mix3 (o->rgb, dc->bg, 0.25f, line);
-            mix3 (o->rgb, ink, dc->dark ? -0.4f : 0.5f, axis);
+            /* scene.vert's flat lighting, once: ambient + diffuse of a +z normal */
+            float light = 0.48f + 0.62f * fabsf (dc->light[2]);
+            for (int k = 0; k < 3; k++)
+              lit[k] = MIN (floor_rgb[k] * light, 1.f);
             CmlMat4 m, s;
             cml_mat4_translation (&m, 0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), c[2] - 1e-3 * dc->extent);
             cml_mat4_scale (&s, 0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 1);
             cml_mat4_multiply (&m, &m, &s);
-            use (r, PATTERN_GRID);
+            use (r, PATTERN_FLOOR);
             set_model (r, &m);
-            set_colors (r, floor_rgb, 1.f, line, axis);
-            glUniform1f (r->cur->param, step);
+            set_colors (r, lit, 1.f, lit, lit);
+            /* the floor is under everything and drawn first: it needs no depth, and
+             * skipping the depth test and write over most of the screen is a large
+             * share of a frame in software GL */
+            glDisable (GL_DEPTH_TEST);
+            glDepthMask (GL_FALSE);
             cml_mesh_draw (r->quad);
+            glEnable (GL_DEPTH_TEST);
+            glDepthMask (GL_TRUE);
+            if (!dc->has_grid)
+              {
+                dc->has_grid = TRUE;
+                memcpy (dc->grid_lo, lo, sizeof lo);
+                memcpy (dc->grid_hi, hi, sizeof hi);
+                dc->grid_z = c[2];
+                dc->grid_step = step;
+                mix3 (o->rgb, dc->bg, 0.3f, dc->grid_line);
+                mix3 (o->rgb, ink, dc->dark ? -0.4f : 0.5f, dc->grid_axis);
+                dc->grid_alpha = 1.f;
+              }
             break;
           }
         case OBJ_TURNTABLE:
@@ -1155,7 +1276,8 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
               break;
             /* light sectors in the object's colour, darker ones, an ink reference radius */
             float top[3], dark[3];
-            mix3 (o->rgb, white, 0.45f, top);
+            /* on a dark background a bright table would glare on a projector */
+            mix3 (o->rgb, white, dc->dark ? 0.1f : 0.45f, top);
             mix3 (o->rgb, ink, 0.45f, dark);
             CmlMat4 m, rot, s;
             cml_mat4_translation (&m, c[0], c[1], c[2]);
@@ -1192,9 +1314,12 @@ draw_objects (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
           }
         case OBJ_POINT:
           {
+            /* never smaller than about a hundredth of the scene: the moving point is
+             * what the eye follows, also when a long path has made the view wide */
             double radius = o->radius >= 0 ? v[o->radius] : 0.02 * dc->extent;
             if (!(radius > 0) || !finite_n (v + o->position, 3))
               break;
+            radius = MAX (radius, 0.012 * dc->extent) * dc->point_scale;
             use (r, PATTERN_MARK);
             set_colors (r, o->rgb, 1.f, o->rgb, o->rgb);
             glEnable (GL_CULL_FACE);
@@ -1243,7 +1368,7 @@ draw_contact_shadows (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
     return;
 
   static const float black[3] = { 0, 0, 0 };
-  glDepthMask (GL_FALSE);
+  begin_translucent ();
   use (r, PATTERN_SHADOW);
   for (guint i = 0; i < r->objects->len; i++)
     {
@@ -1262,7 +1387,7 @@ draw_contact_shadows (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
       set_colors (r, black, strength, black, black);
       cml_mesh_draw (r->quad);
     }
-  glDepthMask (GL_TRUE);
+  end_translucent ();
 }
 
 static void
@@ -1373,8 +1498,9 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   dc.width = width;
   dc.height = height;
   double scale = style->scale > 0 ? style->scale : 1.0;
-  dc.line_px = (style->presentation ? 5.0 : 2.5) * scale;
+  dc.line_px = (style->presentation ? 6.0 : 3.0) * scale;
   dc.grid_px = (style->presentation ? 2.0 : 1.0) * scale;
+  dc.point_scale = style->presentation ? 1.5f : 1.f;
   dc.distance = cam->distance;
 
   double *min = dc.min, *max = dc.max;
@@ -1388,7 +1514,7 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   glClear (GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable (GL_DEPTH_TEST);
   glDepthFunc (GL_LEQUAL);
-  glEnable (GL_BLEND);
+  glDisable (GL_BLEND);
   /* keep the destination opaque: GTK composites the area's alpha */
   glBlendFuncSeparate (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
   glCullFace (GL_BACK);
@@ -1407,6 +1533,8 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   for (int k = 0; k < 3; k++)
     lw[k] = view.m[k * 4 + 0] * vl[0] + view.m[k * 4 + 1] * vl[1] + view.m[k * 4 + 2] * vl[2];
   float ln = sqrtf (lw[0] * lw[0] + lw[1] * lw[1] + lw[2] * lw[2]);
+  for (int k = 0; k < 3; k++)
+    dc.light[k] = lw[k] / ln;
 
   /* what every variant shares, once per frame */
   for (int k = 0; k < N_PROGRAMS; k++)
@@ -1417,7 +1545,7 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
       glUniform2f (p->viewport, width, height);
       glUniform3f (p->eye, dc.eye[0], dc.eye[1], dc.eye[2]);
       glUniform3f (p->light_dir, lw[0] / ln, lw[1] / ln, lw[2] / ln);
-      glUniform1f (p->line_width, k == PROGRAM_TRAIL ? dc.line_px : dc.grid_px);
+      glUniform1f (p->line_width, k == PROGRAM_LINES ? dc.line_px : dc.grid_px);
     }
   r->cur = &r->programs[N_PROGRAMS - 1];
 
@@ -1425,15 +1553,17 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
     {
       draw_default (r, &dc);
       double lo[3] = { -1.5, -1.5, 0 }, hi[3] = { 1.5, 1.5, 0 };
-      draw_grid_overlay (r, &dc, lo, hi);
+      plan_grid_overlay (&dc, lo, hi);
+      draw_grid (r, &dc);
     }
   else
     {
       draw_objects (r, &dc, v);
+      if (!has_floor (r))
+        plan_grid_overlay (&dc, min, max);
+      draw_grid (r, &dc);
       draw_contact_shadows (r, &dc, v);
       draw_trails (r, &dc, v, style);
-      if (!has_floor (r))
-        draw_grid_overlay (r, &dc, min, max);
       draw_translucent (r, &dc, v);
     }
 

@@ -7,7 +7,10 @@
  * scene values (cml_simulation_eval_scene, CmlFrame.scene).  Z is up, right-handed; a
  * turntable lies in z = 0 and turns by its `angle` about z; a sphere's `attitude`
  * quaternion (q0 scalar) maps body to space.  A model without scene objects shows axes,
- * a grid and a point at the origin.
+ * a grid and a point at the origin; one without a plane or turntable gets a faint grid
+ * under it.  Display choices, not physics: a plane grows (in whole cells) to stay under
+ * everything shown; points are never drawn smaller than about 1 % of the scene; a
+ * `disc` with `every` leaves a translucent disc along the path every `every` seconds.
  *
  * No GTK here: it runs in a GtkGLArea and headlessly through EGL.  Every call needs the
  * GL context the renderer was made in to be current (the one thread that owns it).
@@ -24,7 +27,7 @@ G_BEGIN_DECLS
 typedef struct
 {
   gboolean dark;          /* dark background (else light) */
-  gboolean presentation;  /* thicker trails and grid lines, for a projector */
+  gboolean presentation;  /* thicker trails and grid lines, larger points, for a projector */
   gboolean table_frame;   /* trails with a frame-angle drawn in that turned frame, painted
                            * onto the turning table (the rolling ball's rosette) */
   double   scale;         /* device pixels per logical pixel (line widths); 1 */

@@ -13,6 +13,8 @@
 #include <gtk/gtk.h>
 #include <math.h>
 
+#include "cml-camera.h"
+#include "cml-mesh.h"
 #include "cml-scene-view.h"
 
 #define SIM_SECONDS 6.0
@@ -251,22 +253,108 @@ test_table_frame_property (void)
   g_assert_finalize_object (view);
 }
 
+/* Framing: from any direction, every corner of the box lands inside the view. */
+static void
+test_camera_fit (void)
+{
+  static const double min[3] = { -4, -1, 0 }, max[3] = { 3, 2, 1.5 };
+  GRand *rand = g_rand_new_with_seed (7);
+
+  for (int trial = 0; trial < 200; trial++)
+    {
+      CmlCamera cam;
+      double aspect = g_rand_double_range (rand, 0.5, 2.5);
+      cml_camera_init (&cam);
+      cml_camera_turn (&cam, g_rand_double_range (rand, -800, 800), g_rand_double_range (rand, -300, 300));
+      cml_camera_fit (&cam, min, max, aspect, FALSE);
+
+      CmlMat4 view, proj, vp;
+      cml_camera_get_matrices (&cam, aspect, &view, &proj);
+      cml_mat4_multiply (&vp, &proj, &view);
+      double worst = 0;
+      for (int c = 0; c < 8; c++)
+        {
+          CmlVec3 p = { c & 1 ? max[0] : min[0], c & 2 ? max[1] : min[1], c & 4 ? max[2] : min[2] };
+          CmlVec3 ndc = cml_mat4_transform_point (&vp, p);
+          worst = MAX (worst, MAX (fabs (ndc.x), fabs (ndc.y)));
+        }
+      g_assert_cmpfloat (worst, <=, 1.0);
+      g_assert_cmpfloat (worst, >, 0.5); /* and it fills the view */
+    }
+  g_rand_free (rand);
+
+  /* zooming by hand stops the following */
+  CmlCamera cam;
+  cml_camera_init (&cam);
+  cml_camera_zoom (&cam, 2);
+  g_assert_false (cam.auto_fit);
+  double d = cam.distance;
+  cml_camera_fit (&cam, min, max, 1.5, FALSE);
+  g_assert_cmpfloat (cam.distance, ==, d);
+  cml_camera_reset (&cam);
+  g_assert_true (cam.auto_fit);
+}
+
+/* Software GL pays per triangle (DESIGN: keep a sphere at a few thousand at most). */
+static void
+test_mesh_budget (void)
+{
+  g_autoptr (CmlMeshData) ball = cml_mesh_data_new ();
+  cml_mesh_data_add_sphere (ball, 32, 16);
+  g_assert_cmpuint (cml_mesh_data_n_triangles (ball), ==, 2 * 32 * 15);
+  g_assert_cmpuint (cml_mesh_data_n_triangles (ball), <=, 3000);
+
+  g_autoptr (CmlMeshData) table = cml_mesh_data_new ();
+  cml_mesh_data_add_disc (table, 96, 0.03f);
+  g_assert_cmpuint (cml_mesh_data_n_triangles (table), ==, 96 * 4);
+
+  /* a ribbon: two vertices per point, tangents of unit length even where points repeat */
+  g_autoptr (GArray) v = g_array_new (FALSE, FALSE, sizeof (CmlVertex));
+  const float xyz[] = { 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0 };
+  cml_mesh_ribbon_append (v, xyz, NULL, 4);
+  g_assert_cmpuint (v->len, ==, 8);
+  for (guint i = 0; i < v->len; i++)
+    {
+      const CmlVertex *p = &g_array_index (v, CmlVertex, i);
+      double len = sqrt (p->normal[0] * p->normal[0] + p->normal[1] * p->normal[1] + p->normal[2] * p->normal[2]);
+      g_assert_cmpfloat (fabs (len - 1), <, 1e-6);
+      g_assert_cmpfloat (fabs (p->side), ==, 1);
+    }
+}
+
+static void
+skip_no_display (void)
+{
+  g_test_skip ("no display");
+}
+
 int
 main (int argc, char **argv)
 {
+  static const struct
+  {
+    const char *path;
+    void (*test) (Fixture *, gconstpointer);
+  } display_tests[] = {
+    { "/ui/scene-view/builtins", test_builtins },
+    { "/ui/scene-view/styles-and-frames-only", test_styles_and_frames_only },
+    { "/ui/scene-view/no-scene", test_no_scene },
+  };
+
   /* no accessibility bus under Xvfb: GTK would warn, and warnings are fatal in tests */
   g_setenv ("GTK_A11Y", "none", TRUE);
   g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_test_message ("no display");
-      return 77;
-    }
 
-  g_test_add ("/ui/scene-view/builtins", Fixture, NULL, fixture_set_up, test_builtins, fixture_tear_down);
-  g_test_add ("/ui/scene-view/styles-and-frames-only", Fixture, NULL, fixture_set_up,
-              test_styles_and_frames_only, fixture_tear_down);
-  g_test_add ("/ui/scene-view/no-scene", Fixture, NULL, fixture_set_up, test_no_scene, fixture_tear_down);
-  g_test_add_func ("/ui/scene-view/table-frame-property", test_table_frame_property);
+  /* without a display the widget tests skip (TAP has no "exit 77"); the rest still run */
+  gboolean display = gtk_init_check ();
+  for (guint i = 0; i < G_N_ELEMENTS (display_tests); i++)
+    if (display)
+      g_test_add (display_tests[i].path, Fixture, NULL, fixture_set_up, display_tests[i].test,
+                  fixture_tear_down);
+    else
+      g_test_add_func (display_tests[i].path, skip_no_display);
+  g_test_add_func ("/ui/scene-view/table-frame-property", display ? test_table_frame_property : skip_no_display);
+  g_test_add_func ("/ui/scene-view/camera-fit", test_camera_fit);
+  g_test_add_func ("/ui/scene-view/mesh-budget", test_mesh_budget);
   return g_test_run ();
 }
