@@ -16,8 +16,10 @@ struct _CmlModelPicker
   GtkBox     *box;
   GtkLabel   *heading;
   GtkListBox *list_box;
+  GtkScrolledWindow *scroller;
 
-  gboolean    quiet; /* selecting from code: no ::model-selected */
+  gboolean    quiet;
+  guint       scroll_tick;   /* brings the selected row into view after the next layout */ /* selecting from code: no ::model-selected */
 };
 
 G_DEFINE_FINAL_TYPE (CmlModelPicker, cml_model_picker, GTK_TYPE_WIDGET)
@@ -335,6 +337,47 @@ cml_model_picker_find (CmlModelPicker *self, const char *name_or_path)
   return row_model (row);
 }
 
+/* Scrolls the list so that the selected row shows (the running system should be in view
+ * on the projector, whatever selected it).  A tick callback, so the rows have their
+ * allocations. */
+static gboolean
+scroll_to_selected (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  CmlModelPicker *self = CML_MODEL_PICKER (widget);
+  GtkListBoxRow *row = gtk_list_box_get_selected_row (self->list_box);
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->scroller);
+  graphene_point_t top;
+  double page, value;
+  int height;
+
+  if (row == NULL)
+    {
+      self->scroll_tick = 0;
+      return G_SOURCE_REMOVE;
+    }
+  height = gtk_widget_get_height (GTK_WIDGET (row));
+  page = gtk_adjustment_get_page_size (adj);
+  /* not laid out yet: try again next frame */
+  if (height <= 0 || page <= 0
+      || !gtk_widget_compute_point (GTK_WIDGET (row), GTK_WIDGET (self->list_box),
+                                    &GRAPHENE_POINT_INIT (0, 0), &top))
+    return G_SOURCE_CONTINUE;
+  self->scroll_tick = 0;
+  value = gtk_adjustment_get_value (adj);
+  if (top.y < value)
+    gtk_adjustment_set_value (adj, top.y);
+  else if (top.y + height > value + page)
+    gtk_adjustment_set_value (adj, top.y + height - page);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_scroll_to_selected (CmlModelPicker *self)
+{
+  if (self->scroll_tick == 0)
+    self->scroll_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), scroll_to_selected, NULL, NULL);
+}
+
 void
 cml_model_picker_set_selected (CmlModelPicker *self, CmlModel *model)
 {
@@ -349,6 +392,7 @@ cml_model_picker_set_selected (CmlModelPicker *self, CmlModel *model)
   else
     gtk_list_box_unselect_all (self->list_box);
   self->quiet = FALSE;
+  queue_scroll_to_selected (self);
 }
 
 CmlModel *
@@ -397,6 +441,13 @@ cml_model_picker_list_builtin (CmlModelPicker *self)
 static void
 cml_model_picker_dispose (GObject *object)
 {
+  CmlModelPicker *self = CML_MODEL_PICKER (object);
+
+  if (self->scroll_tick)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_tick);
+      self->scroll_tick = 0;
+    }
   gtk_widget_dispose_template (GTK_WIDGET (object), CML_TYPE_MODEL_PICKER);
 
   G_OBJECT_CLASS (cml_model_picker_parent_class)->dispose (object);
@@ -424,6 +475,7 @@ cml_model_picker_class_init (CmlModelPickerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, box);
   gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, heading);
   gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, list_box);
+  gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, scroller);
   gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
 }
 

@@ -22,7 +22,6 @@ struct _CmlPlotView
   GtkWidget       parent_instance;
 
   /* template children */
-  GtkWidget      *header;
   GtkMenuButton  *y_button;
   GtkPopover     *y_popover;
   GtkWidget      *monitors_button;
@@ -388,7 +387,12 @@ cml_plot_view_dispose (GObject *object)
 {
   CmlPlotView *self = CML_PLOT_VIEW (object);
 
+  GtkWidget *child;
+
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_PLOT_VIEW);
+  /* the header row is not bound: unparent what the template left */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
+    gtk_widget_unparent (child);
   G_OBJECT_CLASS (cml_plot_view_parent_class)->dispose (object);
 }
 
@@ -417,7 +421,6 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   object_class->finalize = cml_plot_view_finalize;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-plot-view.ui");
-  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, header);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_popover);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, monitors_button);
@@ -508,6 +511,10 @@ cml_plot_view_set_series (CmlPlotView *self, const char *x, const char *const *y
 {
   g_return_if_fail (CML_IS_PLOT_VIEW (self));
 
+  /* "time" and "t" name the time axis unless an observable is called so */
+  if (x && (g_str_equal (x, "time") || g_str_equal (x, "t")) &&
+      (self->system == NULL || cml_system_observable_index (self->system, x) < 0))
+    x = NULL;
   g_free (self->x_name);
   self->x_name = g_strdup (x);
   g_ptr_array_set_size (self->y_names, 0);
@@ -532,6 +539,11 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
                  self->columns->len);
       return;
     }
+
+  /* time runs forward within a run; a step back is a new run (the caller did not clear) */
+  guint n_have = cml_plot_column_get_n (self->t_column);
+  if (n_have > 0 && t[0] < cml_plot_column_get_data (self->t_column)[n_have - 1])
+    cml_plot_view_clear (self);
 
   /* every observable's column, so any later selection has the whole run */
   cml_plot_column_append (self->t_column, t, n, 1);

@@ -34,12 +34,13 @@ GtkWidget *cml_plot_view_new (void);
  * coordinate when the model has no monitors. */
 void       cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys);
 
-/* Selects what is plotted: X is an observable name or NULL for time (anything
- * else gives a phase portrait); YS is a NULL-terminated list of observable
- * names.  Unknown names are ignored with a warning. */
+/* Selects what is plotted: X is an observable name or NULL (or "time") for time
+ * (an observable gives a phase portrait); YS is a NULL-terminated list of
+ * observable names.  Unknown names are ignored with a warning. */
 void       cml_plot_view_set_series (CmlPlotView *self, const char *x, const char *const *ys);
 
-/* Appends N samples.  T[k] is the time of row k; row k's observables are
+/* Appends N samples.  T[k] is the time of row k (increasing; a time before the
+ * last one starts the plot over, as a new run); row k's observables are
  * ROWS[k*n_cols .. k*n_cols + n_obs) (the runner's history rows carry scene
  * values after them, which are ignored).  N_OBS must equal the system's
  * number of observables (else the samples are dropped with a warning). */

@@ -120,6 +120,13 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
       g_hash_table_insert (self->systems, cml_model_ref (model), sys);
     }
 
+  /* the same system again (its row clicked twice): keep the run and the panels as they are */
+  if (sys == self->system && self->runner != NULL)
+    {
+      cml_model_picker_set_selected (self->model_picker, model);
+      return TRUE;
+    }
+
   if (self->runner == NULL)
     {
       CmlRunnerOptions options = cml_runner_options_default ();
@@ -130,7 +137,7 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
         return FALSE;
       cml_runner_set_integrator (self->runner, &self->integrator);
     }
-  else if (sys != self->system)
+  else
     cml_runner_set_system (self->runner, sys);
 
   /* the panels follow at once (commands are queued in order, so a parameter set now
@@ -365,33 +372,106 @@ plot_queue_flush (CmlWindow *self, PlotQueue *q, CmlPlotView *plot)
   plot_queue_clear (q);
 }
 
-/* The plots' second view: a portrait of the first two base coordinates (the path the
- * system traces), else the first coordinate against its velocity. */
+/* The observable that expression E of SYS's model is, if it is a plain name; else NULL. */
+static char *
+plain_observable (CmlSystem *sys, CmlExpr *e)
+{
+  CmlModel *model = cml_system_get_model (sys);
+  char *name = cml_expr_to_string (model->ctx, e);
+
+  if (cml_system_observable_index (sys, name) < 0)
+    g_clear_pointer (&name, g_free);
+  return name;
+}
+
+/* The plots' second view, a portrait that explains the motion without a legend:
+ *   1. the path the model's first trail draws, seen from above, when the trail's point is
+ *      made of plain coordinates (the ball's contact point, the elastica, the epicycles);
+ *   2. else the first two base coordinates, unless the constraints hold both at rest;
+ *   3. else the first moving base coordinate against its velocity (a phase portrait);
+ *   4. else the first two state variables.
+ * "At rest": value and rate both 0 at t = 0, as for the coordinates a singular
+ * Lagrangian's constraint algorithm sets to zero. */
 static void
 choose_phase_series (CmlWindow *self, CmlSystem *sys)
 {
   CmlModel *model = cml_system_get_model (sys);
-  const char *x = NULL, *y = NULL;
+  g_autofree char *x = NULL;
+  g_autofree char *y = NULL;
+  g_autoptr (CmlSimulation) sim = NULL;
+  g_autofree double *rate = NULL;
+  const double *z = NULL;
+  guint dim = cml_system_dim (sys);
 
-  if (model->m >= 2)
+  for (guint k = 0; model->scene && k < model->scene->len && x == NULL; k++)
     {
-      x = model->base[0];
-      y = model->base[1];
+      CmlSceneObject *so = model->scene->pdata[k];
+      GPtrArray *point;
+
+      if (g_strcmp0 (so->type, "trail") != 0)
+        continue;
+      point = g_hash_table_lookup (so->props, "point");
+      if (point && point->len >= 2)
+        {
+          x = plain_observable (sys, point->pdata[0]);
+          y = plain_observable (sys, point->pdata[1]);
+          if (x == NULL || y == NULL)
+            {
+              g_clear_pointer (&x, g_free);
+              g_clear_pointer (&y, g_free);
+            }
+        }
+      break; /* only the first trail says what the model draws */
     }
-  else if (model->m == 1 && model->n >= 1)
+
+  if (x == NULL && model->m > 0)
     {
-      x = model->base[0];
-      y = cml_system_observable_index (sys, model->fibre[0]) >= 0 ? model->fibre[0] : NULL;
+      sim = cml_simulation_new (sys, NULL);
+      rate = g_new0 (double, dim);
+      if (sim && cml_simulation_eval_rhs (sim, rate, NULL))
+        z = cml_simulation_get_state (sim);
     }
-  else if (cml_system_dim (sys) >= 2)
+#define AT_REST(i) (z != NULL && fabs (z[i]) < 1e-12 && fabs (rate[i]) < 1e-12)
+
+  if (x == NULL && model->m >= 2 && !(AT_REST (0) && AT_REST (1)))
     {
-      x = cml_system_state_name (sys, 0);
-      y = cml_system_state_name (sys, 1);
+      x = g_strdup (model->base[0]);
+      y = g_strdup (model->base[1]);
     }
+  for (guint i = 0; x == NULL && i < model->m; i++)
+    {
+      int velocity = -1;
+
+      if (AT_REST (i))
+        continue;
+      /* the fibre coordinate whose anchor is d/dx^i alone */
+      for (guint a = 0; a < model->n; a++)
+        {
+          CmlExpr *rho = model->anchor[i * model->n + a];
+          g_autofree char *text = rho ? cml_expr_to_string (model->ctx, rho) : NULL;
+
+          if (text == NULL || g_str_equal (text, "0"))
+            continue;
+          velocity = (velocity == -1 && g_str_equal (text, "1")) ? (int) a : -2;
+        }
+      if (velocity >= 0 && cml_system_observable_index (sys, model->fibre[velocity]) >= 0)
+        {
+          x = g_strdup (model->base[i]);
+          y = g_strdup (model->fibre[velocity]);
+        }
+    }
+#undef AT_REST
+  if (x == NULL && dim >= 2)
+    {
+      x = g_strdup (cml_system_state_name (sys, 0));
+      y = g_strdup (cml_system_state_name (sys, 1));
+    }
+
   if (x && y && cml_system_observable_index (sys, x) >= 0 && cml_system_observable_index (sys, y) >= 0)
     {
       const char *ys[] = { y, NULL };
 
+      g_debug ("%s: second plot %s against %s", model->name, y, x);
       cml_plot_view_set_series (self->phase_plot, x, ys);
     }
 }

@@ -15,10 +15,12 @@
 #include <string.h>
 
 #include "cml-bench.h"
+#include "cml-cli-common.h"
 #include "cml-error.h"
 #include "cml-integrator.h"
 #include "cml-model.h"
 #include "cml-output.h"
+#include "cml-render-cmd.h"
 #include "cml-system.h"
 
 #define EXIT_RUN_FAILED 1
@@ -28,6 +30,8 @@ static const char *usage_text =
   "Usage:\n"
   "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... --t-end T --dt-out H\n"
   "            [--integrator NAME] [--rtol R] [--atol A] [--format csv|json] [-o FILE]\n"
+  "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
+  "            [--frame lab|table] [--with-plot COL] [--speed S] -o FILE.{mp4,webm,gif,%05d.png}\n"
   "  cmlab-cli info MODEL [--set P=V]...\n"
   "  cmlab-cli list\n"
   "  cmlab-cli bench [--quick] [--json FILE] [--only NAME]\n"
@@ -49,34 +53,6 @@ usage_error (const char *fmt, ...)
   va_end (ap);
   fputs (usage_text, stderr);
   return EXIT_USAGE;
-}
-
-/* "NAME=VALUE" -> name, value */
-static gboolean
-split_assignment (const char *arg, char **name, double *value)
-{
-  const char *eq = strchr (arg, '=');
-  char *end = NULL;
-  if (eq == NULL || eq == arg)
-    return FALSE;
-  *name = g_strstrip (g_strndup (arg, eq - arg));
-  errno = 0;
-  *value = g_ascii_strtod (eq + 1, &end);
-  if (end == eq + 1 || *end != '\0' || errno != 0 || !isfinite (*value))
-    {
-      g_clear_pointer (name, g_free);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-parse_double (const char *s, double *out)
-{
-  char *end = NULL;
-  errno = 0;
-  *out = g_ascii_strtod (s, &end);
-  return s && end != s && *end == '\0' && errno == 0 && isfinite (*out);
 }
 
 typedef struct
@@ -115,13 +91,13 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
         g_ptr_array_add (o->inits, (char *) val);
       else if (simulate && TAKE ("--t-end"))
         {
-          if (!parse_double (val, &o->t_end) || o->t_end < 0)
+          if (!cml_cli_parse_double (val, &o->t_end) || o->t_end < 0)
             return usage_error ("--t-end needs a number >= 0, not “%s”", val);
           o->has_t_end = TRUE;
         }
       else if (simulate && TAKE ("--dt-out"))
         {
-          if (!parse_double (val, &o->dt_out) || !(o->dt_out > 0))
+          if (!cml_cli_parse_double (val, &o->dt_out) || !(o->dt_out > 0))
             return usage_error ("--dt-out needs a number > 0, not “%s”", val);
           o->has_dt_out = TRUE;
         }
@@ -129,13 +105,13 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
         o->integrator = val;
       else if (simulate && TAKE ("--rtol"))
         {
-          if (!parse_double (val, &o->rtol) || !(o->rtol > 0))
+          if (!cml_cli_parse_double (val, &o->rtol) || !(o->rtol > 0))
             return usage_error ("--rtol needs a number > 0, not “%s”", val);
           o->has_rtol = TRUE;
         }
       else if (simulate && TAKE ("--atol"))
         {
-          if (!parse_double (val, &o->atol) || !(o->atol > 0))
+          if (!cml_cli_parse_double (val, &o->atol) || !(o->atol > 0))
             return usage_error ("--atol needs a number > 0, not “%s”", val);
           o->has_atol = TRUE;
         }
@@ -162,41 +138,7 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
 static int
 open_simulation (Options *o, CmlSimulation **out)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = cml_model_load (o->model, &error);
-  if (model == NULL)
-    {
-      fprintf (stderr, "%s\n", error->message);
-      return EXIT_USAGE;
-    }
-  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
-  if (sys == NULL)
-    {
-      fprintf (stderr, "%s\n", error->message);
-      return EXIT_USAGE;
-    }
-  for (guint k = 0; k < model->warnings->len; k++)
-    fprintf (stderr, "warning: %s\n", (char *) model->warnings->pdata[k]);
-  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
-  if (sim == NULL)
-    {
-      fprintf (stderr, "%s\n", error->message);
-      return EXIT_USAGE;
-    }
-  for (guint k = 0; k < o->sets->len; k++)
-    {
-      g_autofree char *name = NULL;
-      double v;
-      if (!split_assignment (o->sets->pdata[k], &name, &v))
-        return usage_error ("--set takes NAME=NUMBER, not “%s”", (char *) o->sets->pdata[k]);
-      if (!cml_simulation_set_param (sim, name, v, &error))
-        {
-          fprintf (stderr, "cmlab-cli: %s\n", error->message);
-          return EXIT_USAGE;
-        }
-    }
-  *out = g_steal_pointer (&sim);
-  return 0;
+  return cml_cli_open_simulation (o->model, o->sets, usage_text, out);
 }
 
 static int
@@ -227,14 +169,8 @@ cmd_simulate (int argc, char **argv)
   if (o.t_end / o.dt_out > 1e8)
     return usage_error ("--t-end / --dt-out asks for more than 10^8 rows");
 
-  for (guint k = 0; k < inits->len; k++)
-    {
-      char *name = NULL;
-      double v;
-      if (!split_assignment (inits->pdata[k], &name, &v))
-        return usage_error ("--init takes NAME=NUMBER, not “%s”", (char *) inits->pdata[k]);
-      g_hash_table_insert (given, name, g_memdup2 (&v, sizeof v));
-    }
+  if ((status = cml_cli_parse_inits (inits, given, usage_text)) != 0)
+    return status;
 
   if ((status = open_simulation (&o, &sim)) != 0)
     return status;
@@ -383,6 +319,8 @@ main (int argc, char **argv)
     }
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "render"))
+    return cml_render_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "info"))
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))

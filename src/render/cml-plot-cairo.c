@@ -163,7 +163,7 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
     {
       CmlPlotRgba c;
       g_array_set_size (points, 0);
-      cml_plot_layout_series_points (&L, plot, i, oversample, points);
+      cml_plot_layout_series_points (&L, plot, i, oversample, style->line_width * sc, points);
       cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
       set_rgba (cr, &c);
       stroke_points (cr, points);

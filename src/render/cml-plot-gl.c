@@ -533,7 +533,7 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
       /* one column per ¾ line width: a thick line shows no finer detail, and dense
        * data cost a third less fill (software GL is fill-bound here) */
       double column = MAX (1.0, 0.75 * lw);
-      self->stats.n_series_points += cml_plot_layout_series_points (&L, plot, i, 1.0 / column, self->points);
+      self->stats.n_series_points += cml_plot_layout_series_points (&L, plot, i, 1.0 / column, lw, self->points);
       cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
       rgba_bytes (&c, rgba);
       add_polyline (self->lines, self->points, rgba, 0.5 * lw, column);

@@ -86,7 +86,20 @@ struct _CmlPlotColumn
   guint   level_cap[MAX_LEVELS]; /* in blocks */
   guint   n_levels;
   guint64 n_reads;               /* values and blocks queries looked at (statistics) */
+  guint64 stamp;                 /* new for every column and every clear: caches compare it */
 };
+
+static guint64
+new_stamp (void)
+{
+  /* columns may be made and cleared on any thread */
+  static guint64 last = 0;
+  static GMutex lock;
+  g_mutex_lock (&lock);
+  guint64 stamp = ++last;
+  g_mutex_unlock (&lock);
+  return stamp;
+}
 
 /* Queries take a const column but count their work. */
 #define COUNT_READS(column, k) (((CmlPlotColumn *) (column))->n_reads += (k))
@@ -102,6 +115,7 @@ cml_plot_column_new (void)
 {
   CmlPlotColumn *column = g_new0 (CmlPlotColumn, 1);
   column->ref_count = 1;
+  column->stamp = new_stamp ();
   return column;
 }
 
@@ -222,6 +236,7 @@ cml_plot_column_clear (CmlPlotColumn *column)
   g_return_if_fail (column != NULL);
   column->n = 0;
   column->n_levels = 0;
+  column->stamp = new_stamp ();
 }
 
 guint
@@ -721,28 +736,29 @@ polyline_against_time (const CmlPlotSeries *series, double x0, double x1, guint 
 /* A phase portrait.  The samples of [i0, i1) are walked in order; an aligned pyramid
  * block whose bounding box is within the tolerance (half a pixel) stands for its first
  * sample, and a sample within the tolerance of the last point drawn is dropped.  An
- * orbit goes round the same curve again and again, so in addition a grid of pixel
- * cells remembers where the line has been: a step between two neighbouring cells that
- * are both inked already is left out (the line resumes, after a break, from the last
- * sample left out).  The output is then bounded by the pixels the picture covers, not
- * by the number of samples.  A trajectory that fills a whole region would still need
- * a point per pixel or so: past PHASE_BUDGET points the walk starts over with cells
- * twice as large (and a tolerance to match), so a frame stays cheap.
+ * orbit goes round the same curve again and again, so in addition a grid of half-pixel
+ * cells remembers where the line has been: a step over cells that are all inked
+ * already is left out (the line resumes, after a break, from the last sample left
+ * out).  "Inked" means within the line's half-width less half a pixel of
+ * a line drawn, so what is left out lies under a line already drawn and the picture
+ * stays what the full data would draw.  The output is then bounded by the pixels the
+ * picture covers, not by the number of samples (a trajectory that fills a region
+ * still needs a point per pixel of it or so).
  *
  * The result is cached per series: when only new samples arrived and the mapping is the
  * same (show-all, or a fixed window start), the walk continues where it stopped. */
-#define PHASE_BUDGET 12000
 /* Ink counts as old (another strand's) once this many points have been drawn since:
  * the line must not find its own fresh ink and stop. */
 #define PHASE_LAG    24
 
 struct _CmlPlotPhaseCache
 {
-  /* what the cache was built for */
-  const CmlPlotColumn *cx, *cy;
+  /* what the cache was built for (the columns' stamps: not cleared since) */
+  guint64 x_stamp, y_stamp;
   double x0, x1, y0, y1;
   guint  px, py, i0;        /* pixels asked for */
-  double cell;              /* pixels per cell: ½, 1, 2, 4 … */
+  double cell;              /* pixels per cell */
+  double line_width;        /* pixels */
   guint  nx, ny;            /* cells */
   double tol_x, tol_y;
   /* where the walk stands */
@@ -831,10 +847,25 @@ phase_break (CmlPlotPhaseCache *c)
   c->have_skipped = FALSE;
 }
 
-static inline gboolean
-cells_near (int ax, int ay, int bx, int by)
+/* Whether every cell along the step (xa, ya) → (xb, yb) is inked (by an older strand);
+ * steps longer than a few dozen cells are not looked at (drawn). */
+static gboolean
+phase_step_inked (const CmlPlotPhaseCache *c, double xa, double ya, double xb, double yb)
 {
-  return ax >= 0 && ay >= 0 && bx >= 0 && by >= 0 && ABS (ax - bx) <= 1 && ABS (ay - by) <= 1;
+  double fxa = (xa - c->x0) / (c->x1 - c->x0) * c->nx, fya = (ya - c->y0) / (c->y1 - c->y0) * c->ny;
+  double fxb = (xb - c->x0) / (c->x1 - c->x0) * c->nx, fyb = (yb - c->y0) / (c->y1 - c->y0) * c->ny;
+  double len = MAX (fabs (fxb - fxa), fabs (fyb - fya));
+  if (!(len <= 32))
+    return FALSE;
+  guint steps = (guint) ceil (len);
+  for (guint s = 0; s <= steps; s++)
+    {
+      double f = steps ? (double) s / steps : 1.0;
+      double fx = fxa + f * (fxb - fxa), fy = fya + f * (fyb - fya);
+      if (!(fx >= 0 && fx < c->nx && fy >= 0 && fy < c->ny) || !phase_inked (c, (int) fx, (int) fy))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -866,7 +897,7 @@ phase_add (CmlPlotPhaseCache *c, double x, double y)
     return;
 
   /* a step over ink already there */
-  if (cells_near (cx, cy, pcx, pcy) && phase_inked (c, cx, cy) && phase_inked (c, pcx, pcy))
+  if (phase_step_inked (c, px, py, x, y))
     {
       c->have_skipped = TRUE;
       c->skip_x = x, c->skip_y = y;
@@ -891,56 +922,47 @@ phase_add (CmlPlotPhaseCache *c, double x, double y)
 
 static CmlPlotPhaseCache *
 phase_cache_new (CmlPlotSeries *series, guint i0, double x0, double x1, double y0, double y1,
-                 guint px, guint py, double cell)
+                 guint px, guint py, double cell, double line_width)
 {
   CmlPlotPhaseCache *c = g_new0 (CmlPlotPhaseCache, 1);
-  c->cx = series->x, c->cy = series->y;
+  c->x_stamp = series->x->stamp, c->y_stamp = series->y->stamp;
   c->x0 = x0, c->x1 = x1, c->y0 = y0, c->y1 = y1;
   c->px = px, c->py = py;
   c->cell = cell;
+  c->line_width = line_width;
   c->nx = (guint) ceil (px / cell);
   c->ny = (guint) ceil (py / cell);
-  /* half a pixel, or half a cell once cells are larger */
-  c->tol_x = 0.5 * MAX (cell, 1.0) * (x1 - x0) / px;
-  c->tol_y = 0.5 * MAX (cell, 1.0) * (y1 - y0) / py;
+  c->tol_x = 0.5 * (x1 - x0) / px;
+  c->tol_y = 0.5 * (y1 - y0) / py;
   c->i0 = c->i_next = i0;
   c->cells = g_new0 (guint32, (gsize) c->nx * c->ny);
-  /* about ¾ of a (decimation) pixel: the half-width of a line as thick as the
-   * backends draw it for that pixel size */
-  c->ink_radius = (int) floor (0.75 / cell + 0.5);
+  /* the cells that surely lie under the line: its half-width less half a pixel */
+  c->ink_radius = (int) floor (MAX (0.5 * line_width - 0.5, 0.0) / cell);
   c->points = g_array_new (FALSE, FALSE, sizeof (double));
   return c;
 }
 
 static void
 polyline_phase (CmlPlotSeries *series, guint i0, guint i1, double x0, double x1, double y0,
-                double y1, guint px, guint py, GArray *points)
+                double y1, guint px, guint py, double line_width, GArray *points)
 {
   const CmlPlotColumn *cx = series->x, *cy = series->y;
   CmlPlotPhaseCache *c = series->phase;
 
   /* start afresh unless only samples after the cached walk are new */
-  if (c == NULL || c->cx != cx || c->cy != cy || c->x0 != x0 || c->x1 != x1 || c->y0 != y0 ||
-      c->y1 != y1 || c->px != px || c->py != py || c->i0 != i0 || c->i_next > i1)
+  if (c == NULL || c->x_stamp != cx->stamp || c->y_stamp != cy->stamp || c->x0 != x0 || c->x1 != x1 || c->y0 != y0 ||
+      c->y1 != y1 || c->px != px || c->py != py || c->line_width != line_width || c->i0 != i0 ||
+      c->i_next > i1)
     {
       phase_cache_free (series->phase);
       /* half-pixel cells: two strands of the orbit a pixel apart are both drawn */
-      c = series->phase = phase_cache_new (series, i0, x0, x1, y0, y1, px, py, 0.5);
+      c = series->phase = phase_cache_new (series, i0, x0, x1, y0, y1, px, py, 0.5, line_width);
     }
 
   const double *xs = cx->data, *ys = cy->data;
   guint n_levels = MIN (cx->n_levels, cy->n_levels);
   for (guint i = c->i_next; i < i1;)
     {
-      /* over budget: coarser cells, from the start */
-      if (c->points->len > 2 * PHASE_BUDGET && c->cell < 64)
-        {
-          double cell = c->cell * 2;
-          phase_cache_free (series->phase);
-          c = series->phase = phase_cache_new (series, i0, x0, x1, y0, y1, px, py, cell);
-          i = i0;
-        }
-
       /* the largest block starting at i that fits within the tolerance */
       guint step = 1;
       for (guint k = 0; k < n_levels; k++)
@@ -973,7 +995,8 @@ polyline_phase (CmlPlotSeries *series, guint i0, guint i1, double x0, double x1,
 guint
 cml_plot_series_polyline (CmlPlotSeries *series, gboolean against_time, double x0,
                           double x1, double y0, double y1, double t0, double t1,
-                          double n_pixels_x, double n_pixels_y, GArray *points)
+                          double n_pixels_x, double n_pixels_y, double line_width,
+                          GArray *points)
 {
   g_return_val_if_fail (series != NULL && points != NULL, 0);
   g_return_val_if_fail (g_array_get_element_size (points) == sizeof (double), 0);
@@ -990,7 +1013,7 @@ cml_plot_series_polyline (CmlPlotSeries *series, gboolean against_time, double x
       guint i0, i1;
       cml_plot_series_time_range (series, t0, t1, &i0, &i1);
       polyline_phase (series, i0, i1, x0, x1, y0, y1, (guint) MIN (ceil (n_pixels_x), 16384),
-                      (guint) MIN (ceil (n_pixels_y), 16384), points);
+                      (guint) MIN (ceil (n_pixels_y), 16384), line_width, points);
     }
   return (points->len - len0) / 2;
 }
@@ -1200,10 +1223,11 @@ cml_plot_axis_fit (CmlPlotAxis *axis, double data_min, double data_max, gboolean
   double step = nice_step_value (s);
   double new_min = nice_value (floor (lo / step), s);
   double new_max = nice_value (ceil (hi / step), s);
-  /* data sitting on zero keep zero as the edge (a residual, a norm) */
-  if (data_min >= 0 && lo < 0)
+  /* positive data do not get a negative margin (a residual, a norm): zero is the edge
+   * (data exactly at zero keep their margin, or the axis line would hide them) */
+  if (data_min > 0 && lo < 0)
     new_min = 0;
-  if (data_max <= 0 && hi > 0)
+  if (data_max < 0 && hi > 0)
     new_max = 0;
   if (!(new_max > new_min))
     {
@@ -1753,44 +1777,6 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       top += title->h + gap;
     }
 
-  /* the legend: "swatch name [unit]" entries in one row above the plot area, flush
-   * right, where it hides no data; when they do not fit in a row, a column inside the
-   * plot area (placed once the area is known, below) */
-  guint n_legend = cml_plot_get_n_legend_entries (plot);
-  double legend_row_h = 1.25 * font_h, legend_spacing = 1.2 * font;
-  if (n_legend > 0)
-    {
-      double row_w = 0;
-      layout->legend_swatch = 1.6 * font;
-      layout->legend_swatch_gap = gap;
-      for (guint i = 0; i < n_legend; i++)
-        {
-          g_autofree char *text = cml_plot_series_dup_label (g_ptr_array_index (plot->series, i));
-          CmlPlotLabel *l = label_new (text, font, measure, user_data);
-          row_w += (i ? legend_spacing : 0) + layout->legend_swatch + gap + l->w;
-          g_ptr_array_add (layout->legend_labels, l);
-        }
-      layout->legend_inside = row_w > width - 2 * pad;
-      if (!layout->legend_inside)
-        {
-          double x = width - pad - row_w;
-          for (guint i = 0; i < n_legend; i++)
-            {
-              CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
-              l->x = x + layout->legend_swatch + gap;
-              l->y = top + 0.5 * (legend_row_h - l->h);
-              x = l->x + l->w + legend_spacing;
-            }
-          layout->legend_x = width - pad - row_w;
-          layout->legend_y = top;
-          layout->legend_w = row_w;
-          layout->legend_h = legend_row_h;
-          top += legend_row_h + 0.5 * gap;
-        }
-    }
-
-  top += 0.5 * font_h; /* room for the top tick label's upper half */
-
   g_autofree char *x_title_text = cml_plot_axis_dup_title (plot->x_axis);
   g_autofree char *y_title_text = cml_plot_axis_dup_title (plot->y_axis);
   CmlPlotLabel *x_title = x_title_text[0] ? label_new (x_title_text, title_font, measure, user_data) : NULL;
@@ -1802,11 +1788,100 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       left += y_title->h + gap;
     }
 
+  /* the legend, "swatch name [unit]" entries: in one row above the plot area, flush
+   * right, where it hides no data.  When they do not fit in a row: a column in a box
+   * inside the plot area if it is small next to it (placed once the area is known, in
+   * the corner with the fewest data), else a column to the right of the plot area if
+   * that leaves it most of the width, else rows above. */
+  guint n_legend = cml_plot_get_n_legend_entries (plot);
+  double legend_row_h = 1.25 * font_h, legend_spacing = 1.2 * font;
+  gboolean legend_right = FALSE;
+  guint legend_rows = 0;
+  if (n_legend > 0)
+    {
+      double row_w = 0, widest = 0;
+      layout->legend_swatch = 1.6 * font;
+      layout->legend_swatch_gap = gap;
+      for (guint i = 0; i < n_legend; i++)
+        {
+          g_autofree char *text = cml_plot_series_dup_label (g_ptr_array_index (plot->series, i));
+          CmlPlotLabel *l = label_new (text, font, measure, user_data);
+          row_w += (i ? legend_spacing : 0) + layout->legend_swatch + gap + l->w;
+          widest = MAX (widest, l->w);
+          g_ptr_array_add (layout->legend_labels, l);
+        }
+      double column_w = gap + layout->legend_swatch + gap + widest + 1.5 * gap;
+      double column_h = gap + n_legend * legend_row_h + 0.5 * gap;
+      /* the plot area without a legend, roughly (tick labels some four digits wide) */
+      double est_w = width - left - 4.5 * font - tick - right;
+      double est_h = height - top - bottom - 0.5 * font_h;
+
+      if (row_w <= width - 2 * pad)
+        legend_rows = 1;
+      else if (column_w <= 0.45 * est_w && column_h <= 0.45 * est_h)
+        layout->legend_inside = TRUE;
+      else if (column_w <= 0.4 * est_w && column_h <= est_h)
+        legend_right = TRUE;
+      else
+        legend_rows = 2;
+
+      if (legend_rows > 0)
+        {
+          /* greedy rows, each flush right */
+          double avail = width - 2 * pad;
+          guint start = 0;
+          legend_rows = 0;
+          while (start < n_legend)
+            {
+              double w = 0;
+              guint end = start;
+              for (; end < n_legend; end++)
+                {
+                  CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, end);
+                  double dw = (end > start ? legend_spacing : 0) + layout->legend_swatch + gap + l->w;
+                  if (end > start && w + dw > avail)
+                    break;
+                  w += dw;
+                }
+              double x = width - pad - w;
+              for (guint i = start; i < end; i++)
+                {
+                  CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
+                  l->x = x + layout->legend_swatch + gap;
+                  l->y = top + legend_rows * legend_row_h + 0.5 * (legend_row_h - l->h);
+                  x = l->x + l->w + legend_spacing;
+                }
+              layout->legend_w = MAX (layout->legend_w, w);
+              start = end;
+              legend_rows++;
+            }
+          layout->legend_x = width - pad - layout->legend_w;
+          layout->legend_y = top;
+          layout->legend_h = legend_rows * legend_row_h;
+          top += layout->legend_h + 0.5 * gap;
+        }
+      else if (legend_right)
+        {
+          layout->legend_w = column_w;
+          layout->legend_h = column_h;
+          right += column_w + gap;
+        }
+    }
+
+  top += 0.5 * font_h; /* room for the top tick label's upper half */
+
+  /* short of height (a small plot on a projector): the x axis title goes to the right
+   * end of the tick labels' row instead of a row of its own */
+  gboolean compact_x = x_title != NULL && height - top - bottom < 0.5 * height;
+  double x_row_h = compact_x ? MAX (font_h, x_title->h) : font_h;
+  if (compact_x)
+    bottom += x_row_h - font_h - (gap + x_title->h);
+
   layout->area_y = top;
   layout->area_h = MAX (height - top - bottom, 1.0);
 
   /* y ticks: labels about a line apart */
-  guint y_intervals = (guint) CLAMP (layout->area_h / (1.6 * font_h), 2, 12);
+  guint y_intervals = (guint) CLAMP (layout->area_h / (1.6 * font_h), 2, 8);
   guint n_y = cml_plot_axis_ticks (plot->y_axis, y_intervals, ticks, MAX_TICKS, NULL);
   GPtrArray *y_labels = g_ptr_array_new ();
   double y_label_w = 0;
@@ -1854,7 +1929,13 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       title->x = CLAMP (title->x, pad, MAX (pad, width - pad - title->w));
       g_ptr_array_add (layout->labels, title);
     }
-  if (x_title)
+  if (x_title && compact_x)
+    {
+      x_title->x = ax + aw - x_title->w;
+      x_title->y = ay + ah + tick + gap + 0.5 * (x_row_h - x_title->h);
+      g_ptr_array_add (layout->labels, x_title);
+    }
+  else if (x_title)
     {
       x_title->x = ax + 0.5 * (aw - x_title->w);
       x_title->y = height - pad - x_title->h;
@@ -1886,13 +1967,27 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       CmlPlotLabel *l = g_ptr_array_index (x_labels, i);
       g_array_append_val (layout->x_ticks, m);
       l->x = CLAMP (m.pos - 0.5 * l->w, 0, MAX (0, width - l->w));
-      l->y = ay + ah + tick + gap;
-      g_ptr_array_add (layout->labels, l);
+      l->y = ay + ah + tick + gap + 0.5 * (x_row_h - l->h);
+      if (compact_x && l->x + l->w > x_title->x - 1.5 * gap)
+        label_free (l); /* under the axis title */
+      else
+        g_ptr_array_add (layout->labels, l);
     }
   g_ptr_array_unref (x_labels);
 
   if (layout->legend_inside)
     place_legend_inside (plot, layout, legend_row_h, gap);
+  else if (legend_right)
+    {
+      layout->legend_x = width - pad - layout->legend_w;
+      layout->legend_y = layout->area_y;
+      for (guint i = 0; i < n_legend; i++)
+        {
+          CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
+          l->x = layout->legend_x + gap + layout->legend_swatch + gap;
+          l->y = layout->legend_y + gap + i * legend_row_h + 0.5 * (legend_row_h - l->h);
+        }
+    }
 
   if (plot->series->len == 0)
     layout->empty_message = "No series selected";
@@ -1916,7 +2011,7 @@ cml_plot_layout_clear (CmlPlotLayout *layout)
 
 guint
 cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint i,
-                               double oversample, GArray *points_f)
+                               double oversample, double line_width, GArray *points_f)
 {
   g_return_val_if_fail (layout != NULL && plot != NULL && points_f != NULL, 0);
   g_return_val_if_fail (i < plot->series->len, 0);
@@ -1930,7 +2025,7 @@ cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint
 
   guint n = cml_plot_series_polyline (s, plot->against_time, layout->x0, layout->x1, layout->y0,
                                       layout->y1, t0, t1, layout->area_w * oversample,
-                                      layout->area_h * oversample, pts);
+                                      layout->area_h * oversample, line_width * oversample, pts);
   guint len0 = points_f->len;
   g_array_set_size (points_f, len0 + 2 * n);
   float *out = &g_array_index (points_f, float, len0);

@@ -22,9 +22,13 @@
  * Decimation: against time, the x range of the plot is split into one bucket per
  * pixel column and each bucket gives the first, minimum, maximum and last sample in
  * it (the "M4" reduction, which rasterises exactly like the full data); a frame thus
- * costs O(width · log N), not O(N).  A phase portrait (x not time) is reduced by
- * walking the pyramid: a block of samples whose bounding box is smaller than a pixel
- * becomes one point.
+ * costs O(width · log N), not O(N).  A column that oscillates over several pixels
+ * becomes a vertical bar, so a band of fast oscillation costs one bar per column.
+ * A phase portrait (x not time) is reduced by walking the pyramid (a block of samples
+ * whose bounding box is smaller than a pixel becomes one point), by leaving out steps
+ * over pixels the line has inked already (an orbit traced a thousand times costs what
+ * it covers once), and by a cache that walks only the new samples of the next frame.
+ * Straight stretches of the polyline in pixels are merged into single segments.
  *
  * Nothing here uses GL, Cairo or GTK.  Not thread-safe: one thread (the UI thread, or
  * the exporting thread) uses a plot at a time.
@@ -151,7 +155,7 @@ guint          cml_plot_series_visible_segments (const CmlPlotSeries *series, do
 
 /* The polyline to draw for the samples with x in [X0, X1] (against time) or with time
  * in [T0, T1] (a phase portrait), reduced to what N_PIXELS_X × N_PIXELS_Y pixels can
- * show.  Appends (x, y) pairs of doubles in data units to POINTS (a GArray of double),
+ * show with a line LINE_WIDTH of those pixels thick.  Appends (x, y) pairs of doubles in data units to POINTS (a GArray of double),
  * with NAN, NAN between pieces that must not be joined (non-finite samples).
  * Against time the line also reaches the nearest samples just outside [X0, X1] (the
  * backend clips).  A phase portrait leaves out steps over pixels the line has inked
@@ -161,7 +165,8 @@ guint          cml_plot_series_visible_segments (const CmlPlotSeries *series, do
 guint          cml_plot_series_polyline (CmlPlotSeries *series, gboolean against_time,
                                          double x0, double x1, double y0, double y1,
                                          double t0, double t1,
-                                         double n_pixels_x, double n_pixels_y, GArray *points);
+                                         double n_pixels_x, double n_pixels_y,
+                                         double line_width, GArray *points);
 
 /* ---- axes --------------------------------------------------------------------------- */
 
@@ -191,12 +196,12 @@ gboolean       cml_plot_axis_get_auto_scale (const CmlPlotAxis *axis);
  * (default 0.05). */
 void           cml_plot_axis_set_padding (CmlPlotAxis *axis, double fraction);
 /* Auto-scaling: makes the range show [DATA_MIN, DATA_MAX] with padding, rounded
- * outwards to the tick step.  The range is kept while the data fit inside it and fill
- * at least a third of it, so a live plot does not jitter.  A nearly constant quantity
- * (a conserved energy) gets a span of at least 1e-6 of its magnitude, so rounding noise
- * does not fill the plot; an exactly constant one (a single sample) ±10 % of it, and
- * zero [−1, 1].  No-op when auto-scaling is off.  RESET forgets the current
- * range first. */
+ * outwards to the tick step (positive data stop at zero, not below).  The range is kept
+ * while the data fit inside it and fill at least a third of it, so a live plot does not
+ * jitter.  A nearly constant quantity (a conserved energy) gets a span of at least 1e-6
+ * of its magnitude, so rounding noise does not fill the plot; an exactly constant one
+ * (a single sample) ±10 % of it, and zero [−1, 1].  No-op when auto-scaling is off.
+ * RESET forgets the current range first. */
 void           cml_plot_axis_fit (CmlPlotAxis *axis, double data_min, double data_max,
                                   gboolean reset);
 
@@ -327,9 +332,10 @@ double         cml_plot_layout_map_y (const CmlPlotLayout *layout, double y);
 
 /* The polyline of series I of PLOT for LAYOUT, in px (x, y pairs of float; NAN pairs
  * between pieces), using OVERSAMPLE pixel columns per px (1 on screen; more for vector
- * export).  Returns the number of points. */
+ * export) for a line LINE_WIDTH px thick.  Returns the number of points. */
 guint          cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint i,
-                                              double oversample, GArray *points_f);
+                                              double oversample, double line_width,
+                                              GArray *points_f);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlPlotColumn, cml_plot_column_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlPlotSeries, cml_plot_series_unref)

@@ -243,13 +243,20 @@ random_param (GRand *rand, CmlModel *model, const char **name, double *value)
 {
   const CmlParam *par = model->params->pdata[g_rand_int_range (rand, 0, model->params->len)];
 
+  double lo = par->min, hi = par->max;
+
+  /* an open range ("m = 1 |") is unbounded: stay near the default there */
+  if (!isfinite (lo))
+    lo = par->value - MAX (fabs (par->value), 1.0);
+  if (!isfinite (hi))
+    hi = par->value + MAX (fabs (par->value), 1.0);
   *name = par->name;
   if (par->choices)
     *value = par->choices[g_rand_int_range (rand, 0, par->n_choices)];
   else if (g_rand_int_range (rand, 0, 10) == 0)
-    *value = g_rand_boolean (rand) ? par->min : par->max; /* the ends of the range */
+    *value = g_rand_boolean (rand) ? lo : hi; /* the ends of the range */
   else
-    *value = g_rand_double_range (rand, par->min, par->max);
+    *value = g_rand_double_range (rand, lo, hi);
 }
 
 /* The initial values of a random preset of MODEL (not its parameters), or NULL. */

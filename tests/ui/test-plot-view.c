@@ -101,6 +101,10 @@ test_plot_view (void)
       g_assert_cmpfloat (fraction, >, 0.01);
     }
 
+  /* "time" names the time axis */
+  cml_plot_view_set_series (view, "time", vs);
+  g_assert_true (cml_plot_get_against_time (plot));
+
   /* the constraint residual, in presentation mode on dark */
   const char *rs[] = { "residual", NULL };
   cml_plot_view_set_series (view, NULL, rs);
@@ -113,6 +117,10 @@ test_plot_view (void)
       g_assert_true (cml_plot_view_probe_pixels (view, &fraction));
       g_assert_cmpfloat (fraction, >, 0.01);
     }
+
+  /* a new run without a clear (time steps back): the plot starts over */
+  push_synthetic (view, n_obs, 60, 0.0);
+  g_assert_cmpuint (cml_plot_series_get_n (cml_plot_get_series (plot, 0)), ==, 60);
 
   /* a reset: no data, but axes and a hint are still drawn */
   cml_plot_view_clear (view);

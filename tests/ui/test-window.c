@@ -138,7 +138,7 @@ assert_template_children (GtkWidget *widget, GType type, const char *const *name
 static void
 test_templates (void)
 {
-  static const char *const picker_children[] = { "box", "heading", "list_box", NULL };
+  static const char *const picker_children[] = { "box", "heading", "scroller", "list_box", NULL };
   static const char *const panel_children[] = {
     "box", "params_heading", "defaults_button", "param_grid", "no_params_label", "preset_box",
     "preset_dropdown", "preset_apply_button", "initial_heading", "initial_grid",
@@ -302,6 +302,15 @@ test_param_live (void)
   g_assert_cmpfloat (frame->t, >, 0.0);           /* no restart */
   g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (spin), -2.0, 1e-9);
   cml_frame_unref (frame);
+
+  /* choosing the running model again keeps the run and the panel as they are */
+  g_assert_true (cml_model_picker_pick (win->model_picker, "rolling-ball"));
+  frame = synced_frame (win);
+  g_assert_cmpfloat_with_epsilon (frame_param (frame, "Omega"), -2.0, 1e-9);
+  g_assert_cmpfloat (frame->t, >, 0.0);
+  cml_frame_unref (frame);
+  g_assert_true (spin == cml_parameter_panel_get_param_spin (win->parameter_panel, "Omega"));
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (spin), -2.0, 1e-9);
 
   /* and while running */
   cml_window_play (win);

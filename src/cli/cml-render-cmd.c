@@ -1,0 +1,1339 @@
+/* cml-render-cmd.c — `cmlab-cli render`: a video or numbered PNG frames of a model's
+ * scene, rendered with no window and no display.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Time: frame k shows the simulation at t_k = k·S/F (S = --speed, simulated seconds per
+ * second of video; F = --fps), for every k with t_k < T (--t-end): N = ⌈T·F/S⌉ frames and
+ * a video N/F seconds long — T/S exactly when T·F/S is whole (1 s at 10 fps: 10 frames,
+ * t = 0 … 0.9).  Between two frames the simulation is stepped to at least 240 sample
+ * times per simulated second; each sample feeds the trails (with its time, so a trail
+ * keeps its `length` seconds) and the plot.  Nothing depends on a screen or a clock.
+ *
+ * Steps:
+ *   1. check the arguments and the output (extension, pattern, a writable directory,
+ *      ffmpeg on PATH for a video);
+ *   2. a headless OpenGL context (cml-offscreen.c) and the scene renderer;
+ *   3. a pre-run of the whole simulation, without drawing: it finds a failing run before
+ *      anything is written, the scene's bounds (so the camera frames everything the
+ *      video will show, and does not move) and the plotted quantity's range;
+ *   4. the run again from the same initial state (bit for bit the same trajectory),
+ *      drawing each frame: the scene through OpenGL, read back through a ring of
+ *      pixel-buffer objects (so the CPU steps and draws frame k+1 while frame k is copied
+ *      out), the plot with Cairo beside or below it;
+ *   5. a writer thread hands the RGBA frames to ffmpeg's standard input (ffmpeg runs in
+ *      its own process group, so Ctrl-C reaches only us), or writes PNG files.
+ * A video is written under a temporary name in the target's directory and renamed only
+ * when ffmpeg has finished well; a failure or an interruption (SIGINT, SIGTERM, SIGHUP)
+ * removes it, and the PNG frames a failed run had written.
+ */
+#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
+#define G_LOG_DOMAIN "cml-render-cmd"
+
+#include "cml-render-cmd.h"
+
+#include <cairo.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cml-camera.h"
+#include "cml-cli-common.h"
+#include "cml-error.h"
+#include "cml-offscreen.h"
+#include "cml-plot-cairo.h"
+#include "cml-plot.h"
+#include "cml-scene-renderer.h"
+
+extern char **environ;
+
+#define EXIT_INTERRUPTED   130
+#define SAMPLES_PER_SECOND 240.0   /* trail and plot samples per simulated second, at least */
+#define MAX_SUBSTEPS       4096    /* samples between two frames, at most */
+#define MAX_FRAMES         1000000
+#define MIN_SIDE           16      /* px */
+#define MAX_SIDE           8192    /* px */
+#define MAX_FPS            240.0
+#define N_BUFFERS          4       /* frame buffers shared by the renderer and the writer */
+#define READ_DEPTH         2       /* frames drawn before the oldest is collected */
+#define SCENE_SAMPLES      0       /* MSAA of the scene: see the README's Exporting section */
+
+static const char *render_usage =
+  "Usage:\n"
+  "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
+  "            [--frame lab|table] [--with-plot COL] [--speed S] -o FILE.{mp4,webm,gif}\n"
+  "  cmlab-cli render MODEL ... -o DIR/frame-%05d.png      (numbered PNG frames)\n"
+  "\n"
+  "Frame k shows simulated time k·S/F for every k with k·S/F < T: a video T/S seconds\n"
+  "long.  Defaults: --fps 30, --size 1280x720, --speed 1, --frame lab.\n";
+
+/* ---- signals -------------------------------------------------------------------------- */
+
+static volatile sig_atomic_t interrupted = 0;
+
+static void
+on_signal (int sig)
+{
+  interrupted = sig;
+}
+
+static void
+install_signal_handlers (void)
+{
+  struct sigaction sa = { 0 };
+  /* no SA_RESTART: a blocked write or wait returns EINTR and sees the flag */
+  sa.sa_handler = on_signal;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+  /* a dead ffmpeg must make write() fail with EPIPE, not kill us */
+  signal (SIGPIPE, SIG_IGN);
+}
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+typedef enum
+{
+  OUT_MP4,
+  OUT_WEBM,
+  OUT_GIF,
+  OUT_PNG,
+} OutKind;
+
+typedef struct
+{
+  const char *model;
+  GPtrArray  *sets, *inits;
+  double      t_end, fps, speed;
+  gboolean    has_t_end;
+  int         width, height;
+  gboolean    table_frame;
+  const char *plot_column;
+  const char *output;
+} RenderOptions;
+
+/* "1280x720" (or 1280×720) -> 1280, 720 */
+static gboolean
+parse_size (const char *s, int *w, int *h)
+{
+  g_autofree char *copy = g_strdup (s);
+  char *sep = strchr (copy, 'x');
+  if (sep == NULL)
+    sep = strchr (copy, 'X');
+  char *rest = NULL;
+  if (sep)
+    {
+      *sep = '\0';
+      rest = sep + 1;
+    }
+  else if ((sep = strstr (copy, "×")) != NULL)
+    {
+      *sep = '\0';
+      rest = sep + strlen ("×");
+    }
+  else
+    return FALSE;
+
+  char *end = NULL;
+  errno = 0;
+  gint64 a = g_ascii_strtoll (copy, &end, 10);
+  if (end == copy || *end != '\0' || errno)
+    return FALSE;
+  gint64 b = g_ascii_strtoll (rest, &end, 10);
+  if (end == rest || *end != '\0' || errno)
+    return FALSE;
+  if (a < MIN_SIDE || b < MIN_SIDE || a > MAX_SIDE || b > MAX_SIDE)
+    return FALSE;
+  *w = (int) a;
+  *h = (int) b;
+  return TRUE;
+}
+
+static int
+parse_render_options (int argc, char **argv, RenderOptions *o)
+{
+  for (int i = 0; i < argc; i++)
+    {
+      const char *a = argv[i];
+      const char *val = NULL;
+      gboolean takes = FALSE;
+      static const char *const valued[] = { "--set", "--init", "--t-end", "--fps", "--size",
+                                            "--frame", "--with-plot", "--speed", "-o",
+                                            "--output" };
+
+      if (g_str_equal (a, "--help") || g_str_equal (a, "-h"))
+        {
+          fputs (render_usage, stdout);
+          exit (0);
+        }
+      for (guint k = 0; k < G_N_ELEMENTS (valued); k++)
+        {
+          gsize n = strlen (valued[k]);
+          if (g_str_equal (a, valued[k]))
+            {
+              if (i + 1 >= argc)
+                return cml_cli_usage_error (render_usage, "“%s” needs a value", a);
+              val = argv[++i];
+              takes = TRUE;
+            }
+          else if (strncmp (a, valued[k], n) == 0 && a[n] == '=')
+            {
+              val = a + n + 1;
+              takes = TRUE;
+            }
+          if (takes)
+            {
+              a = valued[k];
+              break;
+            }
+        }
+
+      if (!takes)
+        {
+          if (a[0] == '-' && a[1] != '\0')
+            return cml_cli_usage_error (render_usage, "unknown option “%s”", a);
+          if (o->model != NULL)
+            return cml_cli_usage_error (render_usage, "unexpected argument “%s”", a);
+          o->model = a;
+        }
+      else if (g_str_equal (a, "--set"))
+        g_ptr_array_add (o->sets, (char *) val);
+      else if (g_str_equal (a, "--init"))
+        g_ptr_array_add (o->inits, (char *) val);
+      else if (g_str_equal (a, "--t-end"))
+        {
+          if (!cml_cli_parse_double (val, &o->t_end) || !(o->t_end > 0))
+            return cml_cli_usage_error (render_usage, "--t-end needs a number > 0, not “%s”", val);
+          o->has_t_end = TRUE;
+        }
+      else if (g_str_equal (a, "--fps"))
+        {
+          if (!cml_cli_parse_double (val, &o->fps) || !(o->fps > 0) || o->fps > MAX_FPS)
+            return cml_cli_usage_error (render_usage,
+                                        "--fps needs frames per second > 0 and at most %g, not “%s”",
+                                        MAX_FPS, val);
+        }
+      else if (g_str_equal (a, "--size"))
+        {
+          if (!parse_size (val, &o->width, &o->height))
+            return cml_cli_usage_error (render_usage,
+                                        "--size needs WIDTHxHEIGHT in pixels, each %d to %d (e.g. "
+                                        "1280x720), not “%s”",
+                                        MIN_SIDE, MAX_SIDE, val);
+        }
+      else if (g_str_equal (a, "--frame"))
+        {
+          if (g_str_equal (val, "lab"))
+            o->table_frame = FALSE;
+          else if (g_str_equal (val, "table"))
+            o->table_frame = TRUE;
+          else
+            return cml_cli_usage_error (render_usage, "--frame must be lab or table, not “%s”", val);
+        }
+      else if (g_str_equal (a, "--with-plot"))
+        o->plot_column = val;
+      else if (g_str_equal (a, "--speed"))
+        {
+          if (!cml_cli_parse_double (val, &o->speed) || !(o->speed > 0))
+            return cml_cli_usage_error (render_usage,
+                                        "--speed needs simulated seconds per second of video > 0, "
+                                        "not “%s”",
+                                        val);
+        }
+      else /* -o, --output */
+        o->output = val;
+    }
+
+  if (o->model == NULL)
+    return cml_cli_usage_error (render_usage, "which model? Give a model file or a built-in name");
+  if (!o->has_t_end)
+    return cml_cli_usage_error (render_usage, "render needs --t-end T (simulated time to show)");
+  if (o->output == NULL)
+    return cml_cli_usage_error (render_usage,
+                                "render needs -o FILE.mp4, FILE.webm, FILE.gif or DIR/frame-%%05d.png");
+  return 0;
+}
+
+/* ---- the output ----------------------------------------------------------------------- */
+
+typedef struct
+{
+  OutKind kind;
+  char   *path;        /* as given */
+  char   *dir;         /* its directory */
+  /* PNG frames: the name of frame k is PREFIX, k in DIGITS digits (zero-padded), SUFFIX */
+  char   *png_prefix, *png_suffix;
+  int     png_digits;
+} OutSpec;
+
+static void
+out_spec_clear (OutSpec *s)
+{
+  g_free (s->path);
+  g_free (s->dir);
+  g_free (s->png_prefix);
+  g_free (s->png_suffix);
+}
+
+/* Splits the file name of a PNG pattern at its one %d (or %0Nd); "%%" is a per cent sign.
+ * Returns FALSE if there is not exactly one conversion, or another '%'. */
+static gboolean
+parse_png_pattern (const char *path, OutSpec *s)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  const char *base = strrchr (path, '/');
+  base = base ? base + 1 : path;
+  GString *prefix = g_string_new_len (path, base - path);
+  GString *suffix = g_string_new (NULL);
+  GString *cur = prefix;
+  int n_conv = 0, digits = 0;
+
+  for (const char *p = base; *p; p++)
+    {
+      if (*p != '%')
+        {
+          g_string_append_c (cur, *p);
+          continue;
+        }
+      if (p[1] == '%')
+        {
+          g_string_append_c (cur, '%');
+          p++;
+          continue;
+        }
+      const char *q = p + 1;
+      gboolean zero = *q == '0';
+      if (zero)
+        q++;
+      int width = 0;
+      while (g_ascii_isdigit (*q) && width < 100)
+        width = width * 10 + (*q++ - '0');
+      if (*q != 'd' || n_conv > 0 || width > 12 || (width > 0 && !zero))
+        {
+          g_string_free (prefix, TRUE);
+          g_string_free (suffix, TRUE);
+          return FALSE;
+        }
+      n_conv++;
+      digits = width;
+      cur = suffix;
+      p = q;
+    }
+  if (n_conv != 1)
+    {
+      g_string_free (prefix, TRUE);
+      g_string_free (suffix, TRUE);
+      return FALSE;
+    }
+  s->png_prefix = g_string_free (prefix, FALSE);
+  s->png_suffix = g_string_free (suffix, FALSE);
+  s->png_digits = digits;
+  return TRUE;
+}
+
+static char *
+png_frame_name (const OutSpec *s, guint k)
+{
+  return g_strdup_printf ("%s%0*u%s", s->png_prefix, s->png_digits, k, s->png_suffix);
+}
+
+static int
+parse_output (const char *path, OutSpec *s)
+{
+  const char *base = strrchr (path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr (base, '.');
+
+  s->path = g_strdup (path);
+  s->dir = g_path_get_dirname (path);
+  if (*base == '\0')
+    return cml_cli_usage_error (render_usage, "-o needs a file name, not the directory “%s”", path);
+  if (dot == NULL)
+    return cml_cli_usage_error (render_usage,
+                                "cannot tell the format of “%s”: give it the extension .mp4, .webm, "
+                                ".gif or .png (with a frame number, e.g. frame-%%05d.png)",
+                                path);
+  if (g_ascii_strcasecmp (dot, ".mp4") == 0)
+    s->kind = OUT_MP4;
+  else if (g_ascii_strcasecmp (dot, ".webm") == 0)
+    s->kind = OUT_WEBM;
+  else if (g_ascii_strcasecmp (dot, ".gif") == 0)
+    s->kind = OUT_GIF;
+  else if (g_ascii_strcasecmp (dot, ".png") == 0)
+    {
+      s->kind = OUT_PNG;
+      if (!parse_png_pattern (path, s))
+        return cml_cli_usage_error (render_usage,
+                                    "PNG frames need a file name with one frame number in it, such "
+                                    "as DIR/frame-%%05d.png, not “%s”",
+                                    path);
+    }
+  else
+    return cml_cli_usage_error (render_usage,
+                                "unknown format “%s” of “%s”: cmlab-cli render writes .mp4 (H.264), "
+                                ".webm (VP9), .gif and numbered .png frames",
+                                dot, path);
+  return 0;
+}
+
+/* The mode a plain create would give a new file: 0666 less the umask. */
+static mode_t
+new_file_mode (void)
+{
+  mode_t mask = umask (0);
+  umask (mask);
+  return 0666 & ~mask;
+}
+
+/* Reserves TEMPLATE (ending in XXXXXX) as a new file with the usual mode; returns its
+ * descriptor or -1 with errno set. */
+static int
+make_temp (char *template, mode_t mode)
+{
+  int fd = g_mkstemp (template);
+  if (fd >= 0 && fchmod (fd, mode) != 0)
+    g_debug ("cannot set the mode of %s: %s", template, g_strerror (errno));
+  return fd;
+}
+
+/* ---- ffmpeg --------------------------------------------------------------------------- */
+
+typedef struct
+{
+  GPid   pid;
+  int    stdin_fd;   /* the pipe's writing end; -1 once closed */
+  int    stderr_fd;  /* an unlinked temporary file that receives ffmpeg's messages */
+  char  *tmp_path;   /* where the video is written meanwhile */
+} Ffmpeg;
+
+static char *
+format_double (double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup (g_ascii_dtostr (buf, sizeof buf, v));
+}
+
+/* The command line for KIND: raw RGBA frames of W × H at FPS on standard input. */
+static GPtrArray *
+ffmpeg_argv (const char *ffmpeg, OutKind kind, int width, int height, double fps, const char *out)
+{
+  GPtrArray *a = g_ptr_array_new_with_free_func (g_free);
+#define ADD(...) G_STMT_START { const char *_v[] = { __VA_ARGS__ };                              \
+    for (guint _i = 0; _i < G_N_ELEMENTS (_v); _i++) g_ptr_array_add (a, g_strdup (_v[_i])); } G_STMT_END
+
+  g_ptr_array_add (a, g_strdup (ffmpeg));
+  ADD ("-hide_banner", "-nostdin", "-loglevel", "error", "-y");
+  g_ptr_array_add (a, g_strdup ("-f"));
+  g_ptr_array_add (a, g_strdup ("rawvideo"));
+  ADD ("-pix_fmt", "rgba");
+  g_ptr_array_add (a, g_strdup ("-video_size"));
+  g_ptr_array_add (a, g_strdup_printf ("%dx%d", width, height));
+  g_ptr_array_add (a, g_strdup ("-framerate"));
+  g_ptr_array_add (a, format_double (fps));
+  ADD ("-i", "pipe:0");
+  switch (kind)
+    {
+    case OUT_MP4:
+      /* H.264 in yuv420p, which every browser and player decodes; BT.709 as HD video is
+       * assumed to be; the index at the front so that a browser can start at once */
+      ADD ("-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
+           "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-colorspace", "bt709",
+           "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
+           "-movflags", "+faststart", "-f", "mp4");
+      break;
+    case OUT_WEBM:
+      ADD ("-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1",
+           "-b:v", "0", "-crf", "32", "-pix_fmt", "yuv420p",
+           "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-colorspace", "bt709",
+           "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
+           "-f", "webm");
+      break;
+    case OUT_GIF:
+      /* one palette for the whole animation, from the pixels that change */
+      ADD ("-filter_complex",
+           "[0:v]split[a][b];[a]palettegen=stats_mode=diff[p];"
+           "[b][p]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle",
+           "-loop", "0", "-f", "gif");
+      break;
+    case OUT_PNG:
+      g_assert_not_reached ();
+    }
+  /* file: so that a name with a colon is not taken for a protocol */
+  g_ptr_array_add (a, g_strconcat ("file:", out, NULL));
+  g_ptr_array_add (a, NULL);
+#undef ADD
+  return a;
+}
+
+static gboolean
+ffmpeg_start (Ffmpeg *f, const char *ffmpeg, GPtrArray *argv, GError **error)
+{
+  int fds[2];
+  g_autofree char *err_path = NULL;
+
+  f->stderr_fd = g_file_open_tmp ("cmlab-ffmpeg-XXXXXX.log", &err_path, error);
+  if (f->stderr_fd < 0)
+    return FALSE;
+  g_unlink (err_path);
+
+  if (pipe2 (fds, O_CLOEXEC) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot make a pipe: %s", g_strerror (errno));
+      return FALSE;
+    }
+#ifdef F_SETPIPE_SZ
+  /* fewer, larger writes (ignored where the system limit is lower) */
+  (void) fcntl (fds[1], F_SETPIPE_SZ, 1 << 20);
+#endif
+
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  sigset_t defaults, none;
+  posix_spawn_file_actions_init (&fa);
+  posix_spawn_file_actions_adddup2 (&fa, fds[0], STDIN_FILENO);
+  posix_spawn_file_actions_addopen (&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2 (&fa, f->stderr_fd, STDERR_FILENO);
+  posix_spawnattr_init (&at);
+  /* its own process group: a Ctrl-C in the terminal is ours to handle, not ffmpeg's
+   * (which would otherwise finish the file as if all were well) */
+  posix_spawnattr_setpgroup (&at, 0);
+  sigemptyset (&defaults);
+  sigaddset (&defaults, SIGPIPE);
+  sigaddset (&defaults, SIGINT);
+  sigaddset (&defaults, SIGTERM);
+  sigaddset (&defaults, SIGHUP);
+  posix_spawnattr_setsigdefault (&at, &defaults);
+  sigemptyset (&none);
+  posix_spawnattr_setsigmask (&at, &none);
+  posix_spawnattr_setflags (&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+  pid_t pid;
+  int r = posix_spawn (&pid, ffmpeg, &fa, &at, (char **) argv->pdata, environ);
+  posix_spawn_file_actions_destroy (&fa);
+  posix_spawnattr_destroy (&at);
+  close (fds[0]);
+  if (r != 0)
+    {
+      close (fds[1]);
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot run %s: %s", ffmpeg, g_strerror (r));
+      return FALSE;
+    }
+  f->pid = pid;
+  f->stdin_fd = fds[1];
+  return TRUE;
+}
+
+/* The last lines ffmpeg printed, or "". */
+static char *
+ffmpeg_messages (Ffmpeg *f)
+{
+  if (f->stderr_fd < 0)
+    return g_strdup ("");
+  GString *s = g_string_new (NULL);
+  char buf[4096];
+  ssize_t n;
+  lseek (f->stderr_fd, 0, SEEK_SET);
+  while ((n = read (f->stderr_fd, buf, sizeof buf)) > 0)
+    {
+      g_string_append_len (s, buf, n);
+      if (s->len > 64 * 1024)
+        g_string_erase (s, 0, s->len - 4096);
+    }
+  g_strstrip (s->str);
+  s->len = strlen (s->str);
+  if (s->len > 2000)
+    g_string_erase (s, 0, s->len - 2000);
+  return g_string_free (s, FALSE);
+}
+
+/* Waits for ffmpeg (killing it first if KILL); TRUE if it exited with status 0. */
+static gboolean
+ffmpeg_finish (Ffmpeg *f, gboolean kill_it)
+{
+  if (f->stdin_fd >= 0)
+    {
+      close (f->stdin_fd);
+      f->stdin_fd = -1;
+    }
+  if (f->pid <= 0)
+    return FALSE;
+  if (kill_it)
+    kill (f->pid, SIGKILL);
+  int status = 0;
+  for (;;)
+    {
+      pid_t r = waitpid (f->pid, &status, 0);
+      if (r == f->pid)
+        break;
+      if (r < 0 && errno != EINTR)
+        {
+          status = -1;
+          break;
+        }
+      /* interrupted while ffmpeg finishes the file: it is no longer wanted */
+      if (interrupted)
+        kill (f->pid, SIGKILL);
+    }
+  f->pid = 0;
+  return status != -1 && WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+/* ---- the writer thread ------------------------------------------------------------------- */
+
+typedef struct
+{
+  guint8 *rgba;   /* the whole frame, WIDTH × HEIGHT × 4 */
+  guint   index;  /* frame number */
+} FrameBuf;
+
+static FrameBuf end_of_frames;  /* the sentinel that ends the writer */
+
+typedef struct
+{
+  GAsyncQueue *free_q, *full_q;  /* FrameBuf* */
+  GThread     *thread;
+  const OutSpec *out;
+  int          width, height;
+  int          fd;               /* ffmpeg's standard input (videos) */
+  mode_t       mode;             /* of new PNG files */
+  gint         failed;           /* atomic: the writer gave up; MESSAGE says why */
+  char        *message;
+  GPtrArray   *written;          /* PNG files made so far (char*), to remove on failure */
+  guint        n_written;
+} Writer;
+
+static void
+writer_fail (Writer *w, char *message)
+{
+  if (w->message == NULL)
+    w->message = message;
+  else
+    g_free (message);
+  g_atomic_int_set (&w->failed, 1);
+}
+
+static gboolean
+write_all (int fd, const guint8 *data, gsize size, int *err)
+{
+  while (size > 0)
+    {
+      ssize_t n = write (fd, data, size);
+      if (n < 0)
+        {
+          if (errno == EINTR && !interrupted)
+            continue;
+          *err = errno;
+          return FALSE;
+        }
+      data += n;
+      size -= n;
+    }
+  return TRUE;
+}
+
+static cairo_status_t
+png_write_func (void *closure, const unsigned char *data, unsigned int length)
+{
+  int *fd_err = closure;
+  if (!write_all (fd_err[0], data, length, &fd_err[1]))
+    return CAIRO_STATUS_WRITE_ERROR;
+  return CAIRO_STATUS_SUCCESS;
+}
+
+/* Writes frame B as a PNG file: Cairo's ARGB32 (native-endian, premultiplied; our pixels
+ * are opaque) from RGBA, into a temporary file renamed when complete. */
+static gboolean
+write_png (Writer *w, const FrameBuf *b, guint32 *argb)
+{
+  gsize n = (gsize) w->width * w->height;
+  for (gsize i = 0; i < n; i++)
+    {
+      const guint8 *p = b->rgba + i * 4;
+      argb[i] = (guint32) p[3] << 24 | (guint32) p[0] << 16 | (guint32) p[1] << 8 | p[2];
+    }
+  cairo_surface_t *surface = cairo_image_surface_create_for_data ((unsigned char *) argb,
+                                                                  CAIRO_FORMAT_ARGB32, w->width,
+                                                                  w->height, w->width * 4);
+  g_autofree char *name = png_frame_name (w->out, b->index);
+  g_autofree char *tmp = g_strconcat (name, ".XXXXXX", NULL);
+  int fd_err[2] = { make_temp (tmp, w->mode), 0 };
+  if (fd_err[0] < 0)
+    {
+      cairo_surface_destroy (surface);
+      writer_fail (w, g_strdup_printf ("cannot write %s: %s", name, g_strerror (errno)));
+      return FALSE;
+    }
+  cairo_status_t st = cairo_surface_write_to_png_stream (surface, png_write_func, fd_err);
+  cairo_surface_destroy (surface);
+  if (close (fd_err[0]) != 0 && st == CAIRO_STATUS_SUCCESS)
+    st = CAIRO_STATUS_WRITE_ERROR, fd_err[1] = errno;
+  if (st == CAIRO_STATUS_SUCCESS && g_rename (tmp, name) != 0)
+    st = CAIRO_STATUS_WRITE_ERROR, fd_err[1] = errno;
+  if (st != CAIRO_STATUS_SUCCESS)
+    {
+      g_unlink (tmp);
+      writer_fail (w, g_strdup_printf ("writing %s failed: %s", name,
+                                       fd_err[1] ? g_strerror (fd_err[1]) : cairo_status_to_string (st)));
+      return FALSE;
+    }
+  g_ptr_array_add (w->written, g_steal_pointer (&name));
+  return TRUE;
+}
+
+static gpointer
+writer_thread (gpointer data)
+{
+  Writer *w = data;
+  gsize size = (gsize) w->width * w->height * 4;
+  g_autofree guint32 *argb = w->out->kind == OUT_PNG ? g_malloc (size) : NULL;
+
+  for (;;)
+    {
+      FrameBuf *b = g_async_queue_pop (w->full_q);
+      if (b == &end_of_frames)
+        break;
+      if (!g_atomic_int_get (&w->failed))
+        {
+          if (w->out->kind == OUT_PNG)
+            {
+              if (write_png (w, b, argb))
+                w->n_written++;
+            }
+          else
+            {
+              int err = 0;
+              if (write_all (w->fd, b->rgba, size, &err))
+                w->n_written++;
+              else
+                writer_fail (w, g_strdup_printf ("ffmpeg stopped taking frames (%s)", g_strerror (err)));
+            }
+        }
+      g_async_queue_push (w->free_q, b);
+    }
+  return NULL;
+}
+
+/* ---- the scene and the plot ------------------------------------------------------------- */
+
+typedef struct
+{
+  RenderOptions  *o;
+  OutSpec         out;
+  CmlSimulation  *sim;
+  CmlSystem      *sys;
+  GHashTable     *given;       /* --init */
+  guint           n_scene, n_obs;
+  double         *scene, *obs;
+  int             plot_index;  /* observable plotted, or -1 */
+
+  guint           n_frames;
+  guint           substeps;    /* samples from one frame to the next */
+  double          frame_dt;    /* simulated time between frames */
+
+  /* layout: the scene at (scene_x, scene_y), SCENE_W × SCENE_H; the plot likewise */
+  int             scene_x, scene_y, scene_w, scene_h;
+  int             plot_x, plot_y, plot_w, plot_h;
+
+  CmlOffscreen     *off;
+  CmlSceneRenderer *renderer;
+  CmlSceneStyle     style;
+  CmlCamera         camera;
+
+  CmlPlot          *plot;
+  CmlPlotSeries    *series;
+  CmlPlotStyle      plot_style;
+  cairo_surface_t  *plot_surface;
+  double            y_min, y_max;  /* of the plotted quantity over the run */
+} Render;
+
+static double
+frame_time (const Render *R, guint k)
+{
+  return (double) k * R->o->speed / R->o->fps;
+}
+
+/* Takes one sample at the simulation's current state: trail points, plot point, and
+ * (pre-run) the bounds. */
+static void
+take_sample (Render *R, gboolean pre_run)
+{
+  double t = cml_simulation_get_time (R->sim);
+  cml_simulation_eval_scene (R->sim, R->scene);
+  if (R->n_scene > 0)
+    cml_scene_renderer_push_trail_samples_timed (R->renderer, &t, R->scene, 1, R->n_scene, 0);
+  if (R->plot_index >= 0)
+    {
+      cml_simulation_observe (R->sim, R->obs);
+      double y = R->obs[R->plot_index];
+      if (pre_run)
+        {
+          if (isfinite (y))
+            {
+              R->y_min = MIN (R->y_min, y);
+              R->y_max = MAX (R->y_max, y);
+            }
+        }
+      else
+        cml_plot_series_append (R->series, &t, &y, 1);
+    }
+  if (pre_run)
+    {
+      double min[3], max[3];
+      /* the objects where they are now join the bounds (which only grow) */
+      cml_scene_renderer_get_bounds (R->renderer, R->n_scene ? R->scene : NULL, &R->style, min, max);
+    }
+}
+
+/* Steps from frame K−1's time to frame K's in R->substeps samples. */
+static gboolean
+step_to_frame (Render *R, guint k, gboolean pre_run, GError **error)
+{
+  double t0 = frame_time (R, k - 1), t1 = frame_time (R, k);
+  for (guint j = 1; j <= R->substeps; j++)
+    {
+      double t = j == R->substeps ? t1 : t0 + (t1 - t0) * j / R->substeps;
+      if (!cml_simulation_advance (R->sim, t, error))
+        return FALSE;
+      take_sample (R, pre_run);
+    }
+  return TRUE;
+}
+
+/* The plot of the chosen observable against time over [0, T], its y range fixed to
+ * what the whole run reaches, so nothing jumps while the curve grows. */
+static void
+setup_plot (Render *R)
+{
+  CmlModel *model = cml_system_get_model (R->sys);
+  const char *name = cml_system_observable_name (R->sys, R->plot_index);
+  const char *unit = cml_model_unit (model, name);
+  if (unit == NULL || g_str_equal (unit, "1"))
+    unit = "";
+
+  R->plot = cml_plot_new ();
+  R->series = cml_plot_series_new (name, unit);
+  cml_plot_add_series (R->plot, R->series);
+  cml_plot_set_title (R->plot, model->title);
+  cml_plot_axis_set_label (cml_plot_get_x_axis (R->plot), "t", model->time_unit ? model->time_unit : "");
+  cml_plot_axis_set_label (cml_plot_get_y_axis (R->plot), name, unit);
+  cml_plot_set_time_window (R->plot, R->o->t_end);
+  cml_plot_axis_set_range (cml_plot_get_x_axis (R->plot), 0, R->o->t_end);
+
+  CmlPlotAxis *y = cml_plot_get_y_axis (R->plot);
+  if (R->y_min <= R->y_max)
+    {
+      /* auto-scale once, to the whole run's range, then keep it */
+      cml_plot_axis_fit (y, R->y_min, R->y_max, TRUE);
+      double lo, hi;
+      cml_plot_axis_get_range (y, &lo, &hi);
+      if (hi > lo)
+        cml_plot_axis_set_range (y, lo, hi);
+    }
+
+  /* fonts and lines in proportion to the frame: the default style suits 720 rows */
+  cml_plot_style_init (&R->plot_style, FALSE, FALSE);
+  R->plot_style.scale = CLAMP (R->o->height / 720.0, 0.5, 4.0);
+  R->plot_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, R->plot_w, R->plot_h);
+}
+
+/* Draws the plot as it stands into its rectangle of the RGBA frame FRAME. */
+static void
+draw_plot (Render *R, guint8 *frame)
+{
+  cairo_t *cr = cairo_create (R->plot_surface);
+  cml_plot_cairo_draw (R->plot, cr, R->plot_w, R->plot_h, &R->plot_style);
+  cairo_destroy (cr);
+  cairo_surface_flush (R->plot_surface);
+
+  const guint8 *src = cairo_image_surface_get_data (R->plot_surface);
+  int src_stride = cairo_image_surface_get_stride (R->plot_surface);
+  gsize stride = (gsize) R->o->width * 4;
+  for (int y = 0; y < R->plot_h; y++)
+    {
+      const guint32 *s = (const guint32 *) (src + (gsize) y * src_stride);
+      guint8 *d = frame + (gsize) (R->plot_y + y) * stride + (gsize) R->plot_x * 4;
+      for (int x = 0; x < R->plot_w; x++)
+        {
+          /* ARGB32 is premultiplied; the plot's background is opaque, so it is plain */
+          guint32 p = s[x];
+          d[4 * x + 0] = (p >> 16) & 0xff;
+          d[4 * x + 1] = (p >> 8) & 0xff;
+          d[4 * x + 2] = p & 0xff;
+          d[4 * x + 3] = 0xff;
+        }
+    }
+}
+
+static void
+render_clear (Render *R)
+{
+  if (R->renderer)
+    {
+      GError *error = NULL;
+      if (cml_offscreen_make_current (R->off, &error))
+        cml_scene_renderer_free (R->renderer);
+      g_clear_error (&error);
+    }
+  g_clear_pointer (&R->off, cml_offscreen_free);
+  g_clear_pointer (&R->plot_surface, cairo_surface_destroy);
+  g_clear_pointer (&R->series, cml_plot_series_unref);
+  g_clear_pointer (&R->plot, cml_plot_unref);
+  g_clear_pointer (&R->sim, cml_simulation_free);
+  g_clear_pointer (&R->given, g_hash_table_unref);
+  g_free (R->scene);
+  g_free (R->obs);
+  out_spec_clear (&R->out);
+}
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+static void
+show_progress (guint done, guint total, double elapsed, gboolean *shown)
+{
+  static double last = -1;
+  if (last >= 0 && elapsed - last < 0.25 && done < total)
+    return;
+  last = elapsed;
+  double left = done > 0 ? elapsed / done * (total - done) : 0;
+  fprintf (stderr, "\r\033[Krendering: frame %u of %u (%.0f%%), %s%.0f s left", done, total,
+           100.0 * done / total, done > 0 ? "" : "~", ceil (left));
+  fflush (stderr);
+  *shown = TRUE;
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+static const char *
+kind_name (OutKind k)
+{
+  switch (k)
+    {
+    case OUT_MP4: return "MP4 (H.264)";
+    case OUT_WEBM: return "WebM (VP9)";
+    case OUT_GIF: return "GIF";
+    case OUT_PNG: return "PNG frames";
+    }
+  return "";
+}
+
+/* Acquires a free frame buffer, waiting for the writer; NULL if interrupted or the
+ * writer failed meanwhile. */
+static FrameBuf *
+acquire_buffer (Writer *w)
+{
+  for (;;)
+    {
+      FrameBuf *b = g_async_queue_timeout_pop (w->free_q, 100 * 1000);
+      if (b)
+        return b;
+      if (interrupted || g_atomic_int_get (&w->failed))
+        return NULL;
+    }
+}
+
+/* Collects the oldest frame drawn from the pixel-buffer ring into the buffer waiting for
+ * it and hands it to the writer. */
+static void
+collect_frame (Render *R, GQueue *pending, Writer *w)
+{
+  FrameBuf *b = g_queue_pop_head (pending);
+  gsize stride = (gsize) R->o->width * 4;
+  guint8 *dst = b->rgba + (gsize) R->scene_y * stride + (gsize) R->scene_x * 4;
+  if (!cml_offscreen_read_end (R->off, dst, stride))
+    memset (dst, 0, stride * R->scene_h);
+  g_async_queue_push (w->full_q, b);
+}
+
+int
+cml_render_main (int argc, char **argv)
+{
+  RenderOptions o = {
+    .sets = g_ptr_array_new (), .inits = g_ptr_array_new (),
+    .fps = 30, .speed = 1, .width = 1280, .height = 720,
+  };
+  g_autoptr (GPtrArray) sets = o.sets;
+  g_autoptr (GPtrArray) inits = o.inits;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *ffmpeg = NULL;
+  Render R = { .o = &o, .plot_index = -1, .y_min = INFINITY, .y_max = -INFINITY };
+  Ffmpeg ff = { .stdin_fd = -1, .stderr_fd = -1 };
+  Writer w = { 0 };
+  FrameBuf bufs[N_BUFFERS] = { { 0 } };
+  int status;
+  gint64 t_start = g_get_monotonic_time ();
+
+  /* 1. arguments and output */
+  if ((status = parse_render_options (argc, argv, &o)) != 0)
+    return status;
+  if ((status = parse_output (o.output, &R.out)) != 0)
+    {
+      out_spec_clear (&R.out);
+      return status;
+    }
+  if (R.out.kind == OUT_MP4 || R.out.kind == OUT_WEBM)
+    if (o.width % 2 || o.height % 2)
+      {
+        out_spec_clear (&R.out);
+        return cml_cli_usage_error (render_usage,
+                                    "--size %dx%d: %s needs an even width and height (4:2:0 "
+                                    "colour); try %dx%d",
+                                    o.width, o.height, R.out.kind == OUT_MP4 ? "MP4" : "WebM",
+                                    o.width + o.width % 2, o.height + o.height % 2);
+      }
+  double n_exact = o.t_end * o.fps / o.speed;
+  if (!(n_exact <= MAX_FRAMES))
+    {
+      out_spec_clear (&R.out);
+      return cml_cli_usage_error (render_usage,
+                                  "--t-end %g at --fps %g and --speed %g asks for %.0f frames, more "
+                                  "than %d",
+                                  o.t_end, o.fps, o.speed, n_exact, MAX_FRAMES);
+    }
+  /* frames at k·S/F < T; the tolerance keeps a whole T·F/S from gaining a frame to
+   * rounding */
+  R.n_frames = (guint) MAX (1.0, ceil (n_exact - 1e-9));
+  R.frame_dt = o.speed / o.fps;
+  R.substeps = (guint) CLAMP (ceil (R.frame_dt * SAMPLES_PER_SECOND - 1e-9), 1, MAX_SUBSTEPS);
+
+  if (R.out.kind != OUT_PNG)
+    {
+      ffmpeg = g_find_program_in_path ("ffmpeg");
+      if (ffmpeg == NULL)
+        {
+          fprintf (stderr,
+                   "cmlab-cli: ffmpeg is not installed: install it (Debian: apt-get install ffmpeg) "
+                   "or export PNG frames with -o DIR/frame-%%05d.png\n");
+          out_spec_clear (&R.out);
+          return CML_CLI_EXIT_USAGE;
+        }
+    }
+
+  install_signal_handlers ();
+
+  /* the directory must take a new file: a video's temporary file now, a probe for PNGs */
+  {
+    mode_t mode = new_file_mode ();
+    g_autofree char *tmpl = R.out.kind == OUT_PNG
+                              ? g_build_filename (R.out.dir, ".cmlab-render-XXXXXX", NULL)
+                              : g_strconcat (R.out.path, ".XXXXXX", NULL);
+    int fd = make_temp (tmpl, mode);
+    if (fd < 0)
+      {
+        int e = errno;
+        fprintf (stderr, "cmlab-cli: cannot write %s: %s\n",
+                 R.out.kind == OUT_PNG ? R.out.dir : R.out.path, g_strerror (e));
+        out_spec_clear (&R.out);
+        return CML_CLI_EXIT_USAGE;
+      }
+    close (fd);
+    if (R.out.kind == OUT_PNG)
+      g_unlink (tmpl);
+    else
+      ff.tmp_path = g_steal_pointer (&tmpl);
+    w.mode = mode;
+  }
+
+  /* from here on every way out goes through `done`, which removes what is unfinished */
+  status = CML_CLI_EXIT_USAGE;
+
+  /* the model, --set, --init */
+  R.given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  if ((status = cml_cli_parse_inits (o.inits, R.given, render_usage)) != 0)
+    goto done;
+  if ((status = cml_cli_open_simulation (o.model, o.sets, render_usage, &R.sim)) != 0)
+    goto done;
+  status = CML_CLI_EXIT_USAGE;
+  if (!cml_simulation_reset (R.sim, R.given, &error))
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      goto done;
+    }
+  {
+    const GPtrArray *report = cml_simulation_get_projection_report (R.sim);
+    for (guint k = 0; k < report->len; k++)
+      fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
+  }
+  R.sys = cml_simulation_get_system (R.sim);
+  R.n_scene = cml_system_n_scene_values (R.sys);
+  R.n_obs = cml_system_n_observables (R.sys);
+  R.scene = g_new0 (double, MAX (R.n_scene, 1));
+  R.obs = g_new0 (double, MAX (R.n_obs, 1));
+
+  if (o.plot_column)
+    {
+      R.plot_index = cml_system_observable_index (R.sys, o.plot_column);
+      if (R.plot_index < 0)
+        {
+          GString *names = g_string_new (NULL);
+          for (guint i = 0; i < R.n_obs; i++)
+            g_string_append_printf (names, "%s%s", i ? ", " : "", cml_system_observable_name (R.sys, i));
+          fprintf (stderr, "cmlab-cli: --with-plot: %s has no quantity “%s”; it has %s\n",
+                   cml_system_get_model (R.sys)->name, o.plot_column, names->str);
+          g_string_free (names, TRUE);
+          goto done;
+        }
+    }
+
+  /* layout: the scene on the left two thirds and the plot on the right third of a
+   * landscape frame; the scene above and the plot below in a portrait one */
+  R.scene_w = o.width;
+  R.scene_h = o.height;
+  if (R.plot_index >= 0)
+    {
+      if (o.width >= o.height)
+        {
+          R.scene_w = (int) lround (o.width * 2.0 / 3.0);
+          R.plot_x = R.scene_w;
+          R.plot_w = o.width - R.scene_w;
+          R.plot_h = o.height;
+        }
+      else
+        {
+          R.scene_h = (int) lround (o.height * 2.0 / 3.0);
+          R.plot_y = R.scene_h;
+          R.plot_w = o.width;
+          R.plot_h = o.height - R.scene_h;
+        }
+    }
+
+  /* 2. OpenGL without a display */
+  R.off = cml_offscreen_new (R.scene_w, R.scene_h, 0, &error);
+  if (R.off == NULL)
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      goto done;
+    }
+  g_debug ("OpenGL: %s", cml_offscreen_describe (R.off));
+  R.renderer = cml_scene_renderer_new (&error);
+  if (R.renderer == NULL)
+    {
+      fprintf (stderr, "cmlab-cli: cannot draw the scene: %s\n", error->message);
+      goto done;
+    }
+  cml_scene_renderer_set_system (R.renderer, R.sys);
+  if (o.table_frame && !cml_scene_renderer_has_frame_angle (R.renderer))
+    {
+      fprintf (stderr,
+               "cmlab-cli: --frame table: %s has no trail with a frame-angle, so there is no "
+               "turning frame to show it in\n",
+               cml_system_get_model (R.sys)->name);
+      goto done;
+    }
+  R.style = cml_scene_style_default ();
+  R.style.table_frame = o.table_frame;
+  R.style.samples = g_getenv ("XSAMPLES") ? atoi (g_getenv ("XSAMPLES")) : SCENE_SAMPLES;
+  /* trail and grid widths in proportion to the frame, as at 720 rows */
+  R.style.scale = CLAMP (o.height / 720.0, 1.0, 4.0);
+
+  /* 3. the pre-run: a failing run, the bounds, the plot's range */
+  take_sample (&R, TRUE);
+  for (guint k = 1; k < R.n_frames; k++)
+    {
+      if (interrupted)
+        goto done;
+      if (!step_to_frame (&R, k, TRUE, &error))
+        {
+          fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+          status = CML_CLI_EXIT_RUN_FAILED;
+          goto done;
+        }
+    }
+  {
+    double min[3], max[3];
+    cml_scene_renderer_get_bounds (R.renderer, R.n_scene ? R.scene : NULL, &R.style, min, max);
+    cml_camera_init (&R.camera);
+    cml_camera_fit (&R.camera, min, max, (double) R.scene_w / R.scene_h, TRUE);
+    R.camera.auto_fit = FALSE;
+  }
+  if (R.plot_index >= 0)
+    setup_plot (&R);
+
+  /* the same run again, drawn; the trails start over as time goes back to 0, the bounds
+   * (the floor's extent) stay */
+  if (!cml_simulation_reset (R.sim, R.given, &error))
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      goto done;
+    }
+
+  /* 4. ffmpeg and the writer */
+  if (R.out.kind != OUT_PNG)
+    {
+      g_autoptr (GPtrArray) fargv = ffmpeg_argv (ffmpeg, R.out.kind, o.width, o.height, o.fps,
+                                                 ff.tmp_path);
+      if (!ffmpeg_start (&ff, ffmpeg, fargv, &error))
+        {
+          fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          goto done;
+        }
+      if (R.out.kind == OUT_GIF && o.fps > 50)
+        fprintf (stderr, "note: GIF frame delays are whole hundredths of a second and browsers slow "
+                         "down GIFs faster than 50 fps; MP4 or WebM keep %g fps\n", o.fps);
+    }
+  w.free_q = g_async_queue_new ();
+  w.full_q = g_async_queue_new ();
+  w.out = &R.out;
+  w.width = o.width;
+  w.height = o.height;
+  w.fd = ff.stdin_fd;
+  w.written = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < N_BUFFERS; i++)
+    {
+      bufs[i].rgba = g_malloc0 ((gsize) o.width * o.height * 4);
+      g_async_queue_push (w.free_q, &bufs[i]);
+    }
+  w.thread = g_thread_new ("cmlab-render-writer", writer_thread, &w);
+
+  {
+    GQueue pending = G_QUEUE_INIT;
+    gboolean progress = isatty (STDERR_FILENO), shown = FALSE;
+    gint64 t_render = g_get_monotonic_time ();
+    guint k;
+
+    for (k = 0; k < R.n_frames; k++)
+      {
+        if (k == 0)
+          take_sample (&R, FALSE);
+        else if (!step_to_frame (&R, k, FALSE, &error))
+          {
+            if (shown)
+              fputs ("\r\033[K", stderr);
+            fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+            status = CML_CLI_EXIT_RUN_FAILED;
+            break;
+          }
+        FrameBuf *b = acquire_buffer (&w);
+        if (b == NULL)
+          break;
+        b->index = k;
+        if (R.plot_index >= 0)
+          draw_plot (&R, b->rgba);
+        cml_offscreen_bind (R.off);
+        cml_scene_renderer_draw (R.renderer, R.n_scene ? R.scene : NULL, &R.camera, R.scene_w,
+                                 R.scene_h, &R.style);
+        cml_offscreen_read_begin (R.off);
+        g_queue_push_tail (&pending, b);
+        if (pending.length >= (g_getenv ("XDEPTH") ? (guint) atoi (g_getenv ("XDEPTH")) : READ_DEPTH))
+          collect_frame (&R, &pending, &w);
+        if (interrupted || g_atomic_int_get (&w.failed))
+          break;
+        if (progress)
+          show_progress (k + 1, R.n_frames, (g_get_monotonic_time () - t_render) / 1e6, &shown);
+      }
+    gboolean complete = k == R.n_frames && !interrupted;
+    /* what was drawn goes out (or back to the pool) before the writer stops */
+    while (pending.length)
+      {
+        if (complete)
+          collect_frame (&R, &pending, &w);
+        else
+          g_async_queue_push (w.free_q, g_queue_pop_head (&pending));
+      }
+    if (!complete && ff.pid > 0)
+      /* a writer blocked on a full pipe: killing ffmpeg frees it */
+      ffmpeg_finish (&ff, TRUE);
+    g_async_queue_push (w.full_q, &end_of_frames);
+    g_thread_join (w.thread);
+    w.thread = NULL;
+    if (shown)
+      fputs ("\r\033[K", stderr);
+
+    if (interrupted)
+      {
+        fprintf (stderr, "cmlab-cli: interrupted; %s not written\n", R.out.path);
+        status = EXIT_INTERRUPTED;
+        goto done;
+      }
+    if (status == CML_CLI_EXIT_RUN_FAILED)
+      goto done;
+    if (!complete || g_atomic_int_get (&w.failed))
+      {
+        /* the writer gave up: ffmpeg's own words say why (a full disk, a missing encoder) */
+        if (ff.pid > 0)
+          ffmpeg_finish (&ff, FALSE);
+        g_autofree char *msgs = ffmpeg_messages (&ff);
+        fprintf (stderr, "cmlab-cli: writing %s failed: %s%s%s\n", R.out.path,
+                 w.message ? w.message : "unknown error", *msgs ? "\nffmpeg: " : "", msgs);
+        status = CML_CLI_EXIT_USAGE;
+        goto done;
+      }
+
+    /* 5. ffmpeg finishes the file; then it takes its name */
+    if (R.out.kind != OUT_PNG)
+      {
+        if (!ffmpeg_finish (&ff, FALSE))
+          {
+            g_autofree char *msgs = ffmpeg_messages (&ff);
+            if (interrupted)
+              {
+                fprintf (stderr, "cmlab-cli: interrupted; %s not written\n", R.out.path);
+                status = EXIT_INTERRUPTED;
+              }
+            else
+              {
+                fprintf (stderr, "cmlab-cli: writing %s failed: ffmpeg: %s\n", R.out.path,
+                         *msgs ? msgs : "it stopped with an error");
+                status = CML_CLI_EXIT_USAGE;
+              }
+            goto done;
+          }
+        if (g_rename (ff.tmp_path, R.out.path) != 0)
+          {
+            fprintf (stderr, "cmlab-cli: cannot move the video to %s: %s\n", R.out.path,
+                     g_strerror (errno));
+            status = CML_CLI_EXIT_USAGE;
+            goto done;
+          }
+        g_clear_pointer (&ff.tmp_path, g_free);
+      }
+
+    double wall = (g_get_monotonic_time () - t_start) / 1e6;
+    double render_wall = (g_get_monotonic_time () - t_render) / 1e6;
+    fprintf (stderr,
+             "wrote %s: %s, %u frames of %d×%d at %g fps (%.3g s of video, t = 0 … %.6g of %s) "
+             "in %.2f s (%.0f frames/s)\n",
+             R.out.path, kind_name (R.out.kind), R.n_frames,
+             o.width, o.height, o.fps, R.n_frames / o.fps, frame_time (&R, R.n_frames - 1),
+             cml_system_get_model (R.sys)->name, wall, R.n_frames / MAX (render_wall, 1e-9));
+    status = 0;
+  }
+
+done:
+  if (w.thread)
+    {
+      g_async_queue_push (w.full_q, &end_of_frames);
+      g_thread_join (w.thread);
+    }
+  if (ff.pid > 0)
+    ffmpeg_finish (&ff, TRUE);
+  if (ff.stderr_fd >= 0)
+    close (ff.stderr_fd);
+  if (ff.tmp_path)
+    {
+      g_unlink (ff.tmp_path);
+      g_free (ff.tmp_path);
+    }
+  if (status != 0 && w.written)
+    for (guint i = 0; i < w.written->len; i++)
+      g_unlink (w.written->pdata[i]);
+  if (w.written)
+    g_ptr_array_unref (w.written);
+  g_free (w.message);
+  if (w.free_q)
+    g_async_queue_unref (w.free_q);
+  if (w.full_q)
+    g_async_queue_unref (w.full_q);
+  for (guint i = 0; i < N_BUFFERS; i++)
+    g_free (bufs[i].rgba);
+  render_clear (&R);
+  return status;
+}

@@ -1,0 +1,545 @@
+/* test-render-cli.c — `cmlab-cli render` as a user runs it, with no display.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Each format is made and read back: MP4, WebM and GIF with ffprobe (frame count, size,
+ * duration), PNG frames with Cairo (size, not blank).  A render of T seconds at F fps
+ * has frames at t = k/F for k/F < T — T excluded — so 1 s at 10 fps is 10 frames and
+ * 1.0 s of video.  Bad input (unknown format, bad size or fps, a directory that cannot
+ * take the file, no ffmpeg on PATH) exits 2 and a diverging run exits 1 naming the time,
+ * and none of them leaves a file behind; nor does an interrupted export.
+ *
+ * The executable comes from $CMLAB_CLI.  Video checks skip where ffmpeg or ffprobe is
+ * missing, everything skips where there is no headless OpenGL (EGL).
+ */
+#define G_LOG_DOMAIN "test-render-cli"
+
+#include <cairo.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define W 160
+#define H 120
+
+static const char *
+cli_path (void)
+{
+  const char *p = g_getenv ("CMLAB_CLI");
+  if (p == NULL || !g_file_test (p, G_FILE_TEST_IS_EXECUTABLE))
+    g_error ("CMLAB_CLI must name the built cmlab-cli (got “%s”)", p ? p : "(unset)");
+  return p;
+}
+
+/* Runs cmlab-cli with ARGV (NULL-terminated, without the program) in the environment
+ * ENVP (NULL: ours); returns its exit status, its standard error in *ERR. */
+static int
+run_cli_env (char **envp, char **err, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, (char *) cli_path ());
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                               NULL, NULL, err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  return WEXITSTATUS (wait_status);
+}
+
+static int
+run_cli (char **err, const char *const *args)
+{
+  return run_cli_env (NULL, err, args);
+}
+
+static char *
+make_temp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("cmlab-test-render-XXXXXX", &error);
+  g_assert_no_error (error);
+  return dir;
+}
+
+static guint
+count_entries (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  g_assert_nonnull (d);
+  while (g_dir_read_name (d))
+    n++;
+  return n;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR))
+        remove_dir (p);
+      else
+        g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+/* TRUE if this machine renders headlessly at all (else the test is skipped). */
+static gboolean
+have_gl (void)
+{
+  static int have = -1;
+  if (have < 0)
+    {
+      g_autofree char *dir = make_temp_dir ();
+      g_autofree char *out = g_build_filename (dir, "f-%d.png", NULL);
+      g_autofree char *err = NULL;
+      const char *args[] = { "render", "rolling-ball", "--t-end", "0.1", "--fps", "10", "--size",
+                             "32x32", "-o", out, NULL };
+      int status = run_cli (&err, args);
+      have = status == 0;
+      if (!have)
+        g_printerr ("# no headless rendering here (exit %d): %s", status, err);
+      remove_dir (dir);
+    }
+  return have;
+}
+
+static gboolean
+skip_without_gl (void)
+{
+  if (have_gl ())
+    return FALSE;
+  g_test_skip ("no headless OpenGL (EGL) on this machine");
+  return TRUE;
+}
+
+static gboolean
+skip_without_ffmpeg (void)
+{
+  if (skip_without_gl ())
+    return TRUE;
+  g_autofree char *ffmpeg = g_find_program_in_path ("ffmpeg");
+  g_autofree char *ffprobe = g_find_program_in_path ("ffprobe");
+  if (ffmpeg && ffprobe)
+    return FALSE;
+  g_test_skip ("ffmpeg or ffprobe is not installed");
+  return TRUE;
+}
+
+/* ---- reading back ---------------------------------------------------------------------- */
+
+/* The value of "KEY": in ffprobe's JSON (quoted or not), as a number. */
+static double
+json_number (const char *json, const char *key)
+{
+  g_autofree char *needle = g_strdup_printf ("\"%s\":", key);
+  const char *p = strstr (json, needle);
+  g_assert_nonnull (p);
+  p += strlen (needle);
+  while (*p == ' ' || *p == '"')
+    p++;
+  return g_ascii_strtod (p, NULL);
+}
+
+typedef struct
+{
+  int    frames, width, height;
+  double duration;
+} VideoInfo;
+
+static void
+probe (const char *path, VideoInfo *info)
+{
+  const char *argv[] = { "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+                         "-show_entries", "stream=nb_read_frames,width,height",
+                         "-show_entries", "format=duration", "-of", "json", path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+  g_test_message ("ffprobe %s: %s", path, out);
+  info->frames = (int) json_number (out, "nb_read_frames");
+  info->width = (int) json_number (out, "width");
+  info->height = (int) json_number (out, "height");
+  info->duration = json_number (out, "duration");
+}
+
+/* Pixels of an ARGB32 image that differ from its top-left pixel (the background). */
+static guint
+count_not_background (cairo_surface_t *s, int x0, int y0, int x1, int y1)
+{
+  const guint8 *data = cairo_image_surface_get_data (s);
+  int stride = cairo_image_surface_get_stride (s);
+  guint32 bg = *(const guint32 *) (data + (gsize) y0 * stride + x0 * 4);
+  guint n = 0;
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        guint32 p = *(const guint32 *) (data + (gsize) y * stride + x * 4);
+        int d = 0;
+        for (int c = 0; c < 24; c += 8)
+          d = MAX (d, abs ((int) ((p >> c) & 0xff) - (int) ((bg >> c) & 0xff)));
+        if (d > 24)
+          n++;
+      }
+  return n;
+}
+
+/* A PNG file of W × H whose picture is not blank: returns the surface to look further. */
+static cairo_surface_t *
+check_png (const char *path, int width, int height)
+{
+  cairo_surface_t *s = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (s), ==, width);
+  g_assert_cmpint (cairo_image_surface_get_height (s), ==, height);
+  guint fg = count_not_background (s, 0, 0, width, height);
+  g_assert_cmpuint (fg, >, (guint) (width * height / 20));
+  return s;
+}
+
+/* ---- the formats ------------------------------------------------------------------------- */
+
+static void
+check_video (const char *ext)
+{
+  if (skip_without_ffmpeg ())
+    return;
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *name = g_strdup_printf ("ball.%s", ext);
+  g_autofree char *out = g_build_filename (dir, name, NULL);
+  g_autofree char *err = NULL;
+  const char *args[] = { "render", "rolling-ball", "--t-end", "1", "--fps", "10", "--size",
+                         "160x120", "-o", out, NULL };
+
+  g_assert_cmpint (run_cli (&err, args), ==, 0);
+  g_test_message ("%s", err);
+  /* the one-line summary */
+  g_assert_nonnull (strstr (err, "wrote"));
+  g_assert_nonnull (strstr (err, "10 frames"));
+
+  VideoInfo info;
+  probe (out, &info);
+  g_assert_cmpint (info.frames, ==, 10);  /* t = 0, 0.1, …, 0.9: T excluded */
+  g_assert_cmpint (info.width, ==, W);
+  g_assert_cmpint (info.height, ==, H);
+  g_assert_cmpfloat (fabs (info.duration - 1.0), <, 0.03);
+  /* nothing else in the directory: the temporary file took the name */
+  g_assert_cmpuint (count_entries (dir), ==, 1);
+
+  /* a frame decoded again is the scene, not a blank picture */
+  g_autofree char *png = g_build_filename (dir, "frame.png", NULL);
+  const char *argv[] = { "ffmpeg", "-v", "error", "-i", out, "-frames:v", "1", "-y", png, NULL };
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+                               NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+  cairo_surface_destroy (check_png (png, W, H));
+  remove_dir (dir);
+}
+
+static void
+test_mp4 (void)
+{
+  check_video ("mp4");
+}
+
+static void
+test_webm (void)
+{
+  check_video ("webm");
+}
+
+static void
+test_gif (void)
+{
+  check_video ("gif");
+}
+
+static void
+test_png_frames (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "frame-%05d.png", NULL);
+  g_autofree char *err = NULL;
+  const char *args[] = { "render", "rolling-ball", "--t-end", "1", "--fps", "10", "--size",
+                         "160x120", "-o", out, NULL };
+  /* no ffmpeg needed for PNG frames */
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "PATH", "/nonexistent", TRUE);
+
+  g_assert_cmpint (run_cli_env (envp, &err, args), ==, 0);
+  g_assert_cmpuint (count_entries (dir), ==, 10);
+  for (guint k = 0; k < 10; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("frame-%05u.png", k);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      cairo_surface_destroy (check_png (path, W, H));
+    }
+  remove_dir (dir);
+}
+
+/* --with-plot: the scene on the left two thirds, the plot on the right third, both drawn */
+static void
+test_with_plot (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "p%d.png", NULL);
+  g_autofree char *err = NULL;
+  const char *args[] = { "render", "rolling-ball", "--t-end", "2", "--fps", "2", "--size",
+                         "480x240", "--with-plot", "energy", "-o", out, NULL };
+
+  g_assert_cmpint (run_cli (&err, args), ==, 0);
+  g_assert_cmpuint (count_entries (dir), ==, 4);
+  g_autofree char *last = g_build_filename (dir, "p3.png", NULL);
+  cairo_surface_t *s = check_png (last, 480, 240);
+  g_assert_cmpuint (count_not_background (s, 0, 0, 320, 240), >, 320 * 240 / 20);
+  /* the plot: axes, labels and the curve on its own background */
+  g_assert_cmpuint (count_not_background (s, 320, 0, 480, 240), >, 160 * 240 / 50);
+  cairo_surface_destroy (s);
+
+  /* an unknown quantity names the ones there are */
+  const char *bad[] = { "render", "rolling-ball", "--t-end", "1", "--with-plot", "nosuch", "-o",
+                        out, NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (&err, bad), ==, 2);
+  g_assert_nonnull (strstr (err, "nosuch"));
+  g_assert_nonnull (strstr (err, "energy"));
+  remove_dir (dir);
+}
+
+/* --frame table: the trail drawn in the turning table's frame (the rosette) */
+static void
+test_table_frame (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "t%03d.png", NULL);
+  g_autofree char *err = NULL;
+  const char *args[] = { "render", "rolling-ball", "--t-end", "20", "--fps", "0.5", "--size",
+                         "160x120", "--frame", "table", "-o", out, NULL };
+  g_assert_cmpint (run_cli (&err, args), ==, 0);
+  g_assert_cmpuint (count_entries (dir), ==, 10);
+  g_autofree char *last = g_build_filename (dir, "t009.png", NULL);
+  cairo_surface_destroy (check_png (last, W, H));
+
+  /* a model with nothing turning has no table frame */
+  const char *none[] = { "render", "martinet", "--t-end", "1", "--frame", "table", "-o", out, NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (&err, none), ==, 2);
+  g_assert_nonnull (strstr (err, "frame-angle"));
+  g_assert_cmpuint (count_entries (dir), ==, 10);
+  remove_dir (dir);
+}
+
+/* ---- bad input ------------------------------------------------------------------------------ */
+
+static void
+test_bad_input (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *mp4 = g_build_filename (dir, "out.mp4", NULL);
+  g_autofree char *avi = g_build_filename (dir, "out.avi", NULL);
+  g_autofree char *plain_png = g_build_filename (dir, "out.png", NULL);
+  g_autofree char *afile = g_build_filename (dir, "a-file", NULL);
+  g_autofree char *under_file = g_build_filename (afile, "out.mp4", NULL);
+  g_assert_true (g_file_set_contents (afile, "x", 1, NULL));
+  const struct
+  {
+    const char *args[16];
+    const char *message;  /* a piece of what standard error must say */
+  } cases[] = {
+    { { "--size", "160x120", "-o", avi }, "unknown format" },
+    { { "--size", "160x120", "-o", plain_png }, "frame number" },
+    { { "--size", "10x10", "-o", mp4 }, "--size" },
+    { { "--size", "abc", "-o", mp4 }, "--size" },
+    { { "--size", "160x", "-o", mp4 }, "--size" },
+    { { "--size", "161x120", "-o", mp4 }, "even" },
+    { { "--size", "100000x100", "-o", mp4 }, "--size" },
+    { { "--fps", "0", "-o", mp4 }, "--fps" },
+    { { "--fps", "-5", "-o", mp4 }, "--fps" },
+    { { "--fps", "ten", "-o", mp4 }, "--fps" },
+    { { "--fps", "nan", "-o", mp4 }, "--fps" },
+    { { "--speed", "0", "-o", mp4 }, "--speed" },
+    { { "--frame", "sideways", "-o", mp4 }, "--frame" },
+    { { "-o", "/nonexistent/dir/out.mp4" }, "/nonexistent/dir/out.mp4" },
+    { { "-o", "/nonexistent/dir/f-%03d.png" }, "/nonexistent/dir" },
+    { { "-o", under_file }, "cannot write" },
+    { { "--set", "r=100", "-o", mp4 }, "r" },
+    { { "--init", "nosuch=1", "-o", mp4 }, "nosuch" },
+    { { "--t-end", "-1", "-o", mp4 }, "--t-end" },
+    { { "--bogus", "-o", mp4 }, "unknown option" },
+    { { "--size", "160x120" }, "-o" },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (GPtrArray) args = g_ptr_array_new ();
+      g_autofree char *err = NULL;
+      g_ptr_array_add (args, "render");
+      g_ptr_array_add (args, "rolling-ball");
+      g_ptr_array_add (args, "--t-end");
+      g_ptr_array_add (args, "1");
+      for (guint i = 0; cases[c].args[i]; i++)
+        g_ptr_array_add (args, (char *) cases[c].args[i]);
+      g_ptr_array_add (args, NULL);
+      int status = run_cli (&err, (const char *const *) args->pdata);
+      g_test_message ("case %u: exit %d: %s", c, status, err);
+      g_assert_cmpint (status, ==, 2);
+      g_assert_nonnull (strstr (err, cases[c].message));
+      /* nothing left behind but the file the test made */
+      g_assert_cmpuint (count_entries (dir), ==, 1);
+    }
+  remove_dir (dir);
+}
+
+/* with no ffmpeg on PATH a video cannot be made: say what to install, or what to do */
+static void
+test_no_ffmpeg (void)
+{
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "out.mp4", NULL);
+  g_autofree char *err = NULL;
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "PATH", "/nonexistent", TRUE);
+  const char *args[] = { "render", "rolling-ball", "--t-end", "1", "--fps", "10", "--size",
+                         "160x120", "-o", out, NULL };
+
+  g_assert_cmpint (run_cli_env (envp, &err, args), ==, 2);
+  g_assert_nonnull (strstr (err, "ffmpeg is not installed: install it (Debian: apt-get install ffmpeg) "
+                                 "or export PNG frames with -o DIR/frame-%05d.png"));
+  g_assert_cmpuint (count_entries (dir), ==, 0);
+  remove_dir (dir);
+}
+
+/* ẍ = 6x⁵ from x = 1, ẋ = 1 blows up at t* = ∫_1^∞ dx/√(2x⁶ − 1) ≈ 0.38 (test-cli.c
+ * checks that time) */
+static const char blowup_text[] =
+  "[model]\n"
+  "name = blowup\n"
+  "title = x'' = 6 x^5 blows up in finite time\n"
+  "\n"
+  "[algebroid]\n"
+  "base = x\n"
+  "fibre = u\n"
+  "\n"
+  "[anchor]\n"
+  "e1 = x: 1\n"
+  "\n"
+  "[dynamics]\n"
+  "lagrangian = u^2/2 + x^6\n"
+  "\n"
+  "[initial]\n"
+  "x = 1\n"
+  "u = 1\n"
+  "\n"
+  "[scene p]\n"
+  "type = point\n"
+  "position = x, 0, 0\n";
+
+static void
+test_diverging (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *model = g_build_filename (dir, "blowup.cml", NULL);
+  g_assert_true (g_file_set_contents (model, blowup_text, -1, NULL));
+  const char *outs[] = { "out.mp4", "f-%04d.png" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (outs); i++)
+    {
+      g_autofree char *out = g_build_filename (dir, outs[i], NULL);
+      g_autofree char *err = NULL;
+      const char *args[] = { "render", model, "--t-end", "2", "--fps", "10", "--size", "160x120",
+                             "-o", out, NULL };
+      g_assert_cmpint (run_cli (&err, args), ==, 1);
+      g_test_message ("%s", err);
+      g_assert_nonnull (strstr (err, "run failed"));
+      g_assert_nonnull (strstr (err, "t = 0.38"));
+      g_assert_cmpuint (count_entries (dir), ==, 1);  /* the model file only */
+    }
+  remove_dir (dir);
+}
+
+/* Ctrl-C in the middle of an export: exit 130, no file, no temporary file */
+static void
+test_interrupted (void)
+{
+  if (skip_without_ffmpeg ())
+    return;
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "long.mp4", NULL);
+  const char *argv[] = { cli_path (), "render", "rolling-ball", "--t-end", "3000", "--fps", "10",
+                         "--size", "160x120", "-o", out, NULL };
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+  int status = 0;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                                &pid, &error));
+  g_assert_no_error (error);
+  /* wait until ffmpeg has written part of the video under its temporary name */
+  gboolean writing = FALSE;
+  for (int i = 0; i < 600 && !writing; i++)
+    {
+      g_usleep (50 * 1000);
+      g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+      const char *name;
+      while ((name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *p = g_build_filename (dir, name, NULL);
+          GStatBuf st;
+          if (g_stat (p, &st) == 0 && st.st_size > 0)
+            writing = TRUE;
+        }
+    }
+  g_assert_true (writing);
+  kill (pid, SIGINT);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 130);
+  g_assert_cmpuint (count_entries (dir), ==, 0);
+  remove_dir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/models/render-cli/mp4", test_mp4);
+  g_test_add_func ("/models/render-cli/webm", test_webm);
+  g_test_add_func ("/models/render-cli/gif", test_gif);
+  g_test_add_func ("/models/render-cli/png-frames", test_png_frames);
+  g_test_add_func ("/models/render-cli/with-plot", test_with_plot);
+  g_test_add_func ("/models/render-cli/table-frame", test_table_frame);
+  g_test_add_func ("/models/render-cli/bad-input-exit-2", test_bad_input);
+  g_test_add_func ("/models/render-cli/no-ffmpeg-exit-2", test_no_ffmpeg);
+  g_test_add_func ("/models/render-cli/diverging-run-exit-1", test_diverging);
+  g_test_add_func ("/models/render-cli/interrupted-exit-130", test_interrupted);
+  return g_test_run ();
+}
