@@ -62,9 +62,10 @@ extern char **environ;
 #define MIN_SIDE           16      /* px */
 #define MAX_SIDE           8192    /* px */
 #define MAX_FPS            240.0
-#define N_BUFFERS          4       /* frame buffers shared by the renderer and the writer */
+#define N_BUFFERS          6       /* frame buffers shared by the renderer and the writers */
+#define N_PNG_WRITERS      2       /* PNG compression is the slow part of PNG frames */
 #define READ_DEPTH         2       /* frames drawn before the oldest is collected */
-#define SCENE_SAMPLES      0       /* MSAA of the scene: see the README's Exporting section */
+#define SCENE_SAMPLES      0       /* no MSAA: 4× costs llvmpipe four times the whole export */
 
 static const char *render_usage =
   "Usage:\n"
@@ -600,25 +601,39 @@ static FrameBuf end_of_frames;  /* the sentinel that ends the writer */
 typedef struct
 {
   GAsyncQueue *free_q, *full_q;  /* FrameBuf* */
-  GThread     *thread;
+  GThread     *threads[N_PNG_WRITERS];
+  guint        n_threads;
   const OutSpec *out;
   int          width, height;
   int          fd;               /* ffmpeg's standard input (videos) */
   mode_t       mode;             /* of new PNG files */
-  gint         failed;           /* atomic: the writer gave up; MESSAGE says why */
+  gint         failed;           /* atomic: a writer gave up; MESSAGE says why */
+  GMutex       lock;             /* MESSAGE and WRITTEN */
   char        *message;
   GPtrArray   *written;          /* PNG files made so far (char*), to remove on failure */
-  guint        n_written;
 } Writer;
 
 static void
 writer_fail (Writer *w, char *message)
 {
+  g_mutex_lock (&w->lock);
   if (w->message == NULL)
     w->message = message;
   else
     g_free (message);
+  g_mutex_unlock (&w->lock);
   g_atomic_int_set (&w->failed, 1);
+}
+
+/* Stops the writers once they have written what is queued. */
+static void
+writer_join (Writer *w)
+{
+  for (guint i = 0; i < w->n_threads; i++)
+    g_async_queue_push (w->full_q, &end_of_frames);
+  for (guint i = 0; i < w->n_threads; i++)
+    g_thread_join (w->threads[i]);
+  w->n_threads = 0;
 }
 
 static gboolean
@@ -685,7 +700,9 @@ write_png (Writer *w, const FrameBuf *b, guint32 *argb)
                                        fd_err[1] ? g_strerror (fd_err[1]) : cairo_status_to_string (st)));
       return FALSE;
     }
+  g_mutex_lock (&w->lock);
   g_ptr_array_add (w->written, g_steal_pointer (&name));
+  g_mutex_unlock (&w->lock);
   return TRUE;
 }
 
@@ -703,19 +720,11 @@ writer_thread (gpointer data)
         break;
       if (!g_atomic_int_get (&w->failed))
         {
+          int err = 0;
           if (w->out->kind == OUT_PNG)
-            {
-              if (write_png (w, b, argb))
-                w->n_written++;
-            }
-          else
-            {
-              int err = 0;
-              if (write_all (w->fd, b->rgba, size, &err))
-                w->n_written++;
-              else
-                writer_fail (w, g_strdup_printf ("ffmpeg stopped taking frames (%s)", g_strerror (err)));
-            }
+            write_png (w, b, argb);
+          else if (!write_all (w->fd, b->rgba, size, &err))
+            writer_fail (w, g_strdup_printf ("ffmpeg stopped taking frames (%s)", g_strerror (err)));
         }
       g_async_queue_push (w->free_q, b);
     }
@@ -841,6 +850,12 @@ setup_plot (Render *R)
 
   /* fonts and lines in proportion to the frame: the default style suits 720 rows */
   cml_plot_style_init (&R->plot_style, FALSE, FALSE);
+  {
+    /* one background for the whole frame */
+    float bg[4];
+    cml_scene_style_get_background (&R->style, bg);
+    R->plot_style.background = (CmlPlotRgba) { bg[0], bg[1], bg[2], 1.f };
+  }
   R->plot_style.scale = CLAMP (R->o->height / 720.0, 0.5, 4.0);
   R->plot_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, R->plot_w, R->plot_h);
 }
@@ -1130,7 +1145,7 @@ cml_render_main (int argc, char **argv)
     }
   R.style = cml_scene_style_default ();
   R.style.table_frame = o.table_frame;
-  R.style.samples = g_getenv ("XSAMPLES") ? atoi (g_getenv ("XSAMPLES")) : SCENE_SAMPLES;
+  R.style.samples = SCENE_SAMPLES;
   /* trail and grid widths in proportion to the frame, as at 720 rows */
   R.style.scale = CLAMP (o.height / 720.0, 1.0, 4.0);
 
@@ -1191,7 +1206,10 @@ cml_render_main (int argc, char **argv)
       bufs[i].rgba = g_malloc0 ((gsize) o.width * o.height * 4);
       g_async_queue_push (w.free_q, &bufs[i]);
     }
-  w.thread = g_thread_new ("cmlab-render-writer", writer_thread, &w);
+  g_mutex_init (&w.lock);
+  w.n_threads = R.out.kind == OUT_PNG ? N_PNG_WRITERS : 1;
+  for (guint i = 0; i < w.n_threads; i++)
+    w.threads[i] = g_thread_new ("cmlab-render-writer", writer_thread, &w);
 
   {
     GQueue pending = G_QUEUE_INIT;
@@ -1222,7 +1240,7 @@ cml_render_main (int argc, char **argv)
                                  R.scene_h, &R.style);
         cml_offscreen_read_begin (R.off);
         g_queue_push_tail (&pending, b);
-        if (pending.length >= (g_getenv ("XDEPTH") ? (guint) atoi (g_getenv ("XDEPTH")) : READ_DEPTH))
+        if (pending.length >= READ_DEPTH)
           collect_frame (&R, &pending, &w);
         if (interrupted || g_atomic_int_get (&w.failed))
           break;
@@ -1241,9 +1259,7 @@ cml_render_main (int argc, char **argv)
     if (!complete && ff.pid > 0)
       /* a writer blocked on a full pipe: killing ffmpeg frees it */
       ffmpeg_finish (&ff, TRUE);
-    g_async_queue_push (w.full_q, &end_of_frames);
-    g_thread_join (w.thread);
-    w.thread = NULL;
+    writer_join (&w);
     if (shown)
       fputs ("\r\033[K", stderr);
 
@@ -1308,11 +1324,8 @@ cml_render_main (int argc, char **argv)
   }
 
 done:
-  if (w.thread)
-    {
-      g_async_queue_push (w.full_q, &end_of_frames);
-      g_thread_join (w.thread);
-    }
+  if (w.n_threads)
+    writer_join (&w);
   if (ff.pid > 0)
     ffmpeg_finish (&ff, TRUE);
   if (ff.stderr_fd >= 0)
@@ -1328,6 +1341,8 @@ done:
   if (w.written)
     g_ptr_array_unref (w.written);
   g_free (w.message);
+  if (w.free_q)
+    g_mutex_clear (&w.lock);
   if (w.free_q)
     g_async_queue_unref (w.free_q);
   if (w.full_q)
