@@ -37,6 +37,7 @@ struct _CmlPlotView
   CmlPlot        *plot;
   CmlPlotColumn  *t_column;
   GPtrArray      *columns;       /* CmlPlotColumn*, one per observable */
+  CmlPlotView    *data_owner;    /* weak: the view whose columns this one shows, or NULL */
   GPtrArray      *checks;        /* GtkCheckButton*, one per observable (y_list) */
   char           *x_name;        /* NULL: time */
   GPtrArray      *y_names;       /* char* */
@@ -73,7 +74,10 @@ static const char *
 time_unit (CmlPlotView *self)
 {
   CmlModel *model = view_model (self);
-  return model && model->time_unit ? model->time_unit : "";
+  /* "1" is a dimensionless time: no unit to show */
+  if (model == NULL || model->time_unit == NULL || g_str_equal (model->time_unit, "1"))
+    return "";
+  return model->time_unit;
 }
 
 /* The model's monitors that are observables (energy, invariants). */
@@ -132,7 +136,7 @@ sync_selectors (CmlPlotView *self)
     g_string_append_printf (label, "%s%s", k ? ", " : "", (char *) g_ptr_array_index (self->y_names, k));
   if (label->len == 0)
     g_string_assign (label, "Choose…");
-  else if (g_utf8_strlen (label->str, -1) > 32)
+  else if (g_utf8_strlen (label->str, -1) > 20)
     {
       g_autofree char *first = g_strdup (g_ptr_array_index (self->y_names, 0));
       g_string_printf (label, "%s + %u more", first, self->y_names->len - 1);
@@ -235,8 +239,9 @@ fill_selectors (CmlPlotView *self)
   g_ptr_array_add (items, NULL);
   gtk_string_list_splice (self->x_model, 0, n_old, (const char *const *) items->pdata);
 
-  g_autofree char *window_label = g_strdup_printf ("Last %g %s", cml_plot_get_time_window (self->plot),
-                                                   time_unit (self)[0] ? time_unit (self) : "time units");
+  g_autofree char *window_label = time_unit (self)[0]
+                                     ? g_strdup_printf ("Last %g %s", cml_plot_get_time_window (self->plot), time_unit (self))
+                                     : g_strdup_printf ("Last %g", cml_plot_get_time_window (self->plot));
   gtk_button_set_label (GTK_BUTTON (self->window_button), window_label);
   self->syncing = FALSE;
 }
@@ -401,6 +406,8 @@ cml_plot_view_finalize (GObject *object)
 {
   CmlPlotView *self = CML_PLOT_VIEW (object);
 
+  if (self->data_owner)
+    g_object_remove_weak_pointer (G_OBJECT (self->data_owner), (gpointer *) &self->data_owner);
   g_clear_pointer (&self->system, cml_system_unref);
   g_clear_pointer (&self->plot, cml_plot_unref);
   g_clear_pointer (&self->t_column, cml_plot_column_unref);
@@ -481,13 +488,33 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
   g_clear_pointer (&self->system, cml_system_unref);
   self->system = sys;
 
-  /* fresh columns: one per observable, all sharing the time column */
+  /* fresh columns: one per observable, all sharing the time column — or the owner's */
   cml_plot_remove_all_series (self->plot);
-  g_ptr_array_set_size (self->columns, 0);
-  cml_plot_column_clear (self->t_column);
   guint n = sys ? cml_system_n_observables (sys) : 0;
-  for (guint i = 0; i < n; i++)
-    g_ptr_array_add (self->columns, cml_plot_column_new ());
+  if (self->data_owner && self->data_owner->system == sys)
+    {
+      g_ptr_array_unref (self->columns);
+      self->columns = g_ptr_array_ref (self->data_owner->columns);
+      cml_plot_column_unref (self->t_column);
+      self->t_column = cml_plot_column_ref (self->data_owner->t_column);
+    }
+  else
+    {
+      if (self->data_owner)
+        {
+          /* the owner shows another system: stop sharing */
+          g_ptr_array_unref (self->columns);
+          self->columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
+          cml_plot_column_unref (self->t_column);
+          self->t_column = cml_plot_column_new ();
+          g_object_remove_weak_pointer (G_OBJECT (self->data_owner), (gpointer *) &self->data_owner);
+          self->data_owner = NULL;
+        }
+      g_ptr_array_set_size (self->columns, 0);
+      cml_plot_column_clear (self->t_column);
+      for (guint i = 0; i < n; i++)
+        g_ptr_array_add (self->columns, cml_plot_column_new ());
+    }
 
   fill_selectors (self);
 
@@ -540,6 +567,13 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
       return;
     }
 
+  /* a view that shows another view's columns only redraws: the owner appends */
+  if (self->data_owner)
+    {
+      gtk_gl_area_queue_render (self->area);
+      return;
+    }
+
   /* time runs forward within a run; a step back is a new run (the caller did not clear) */
   guint n_have = cml_plot_column_get_n (self->t_column);
   if (n_have > 0 && t[0] < cml_plot_column_get_data (self->t_column)[n_have - 1])
@@ -557,9 +591,12 @@ cml_plot_view_clear (CmlPlotView *self)
 {
   g_return_if_fail (CML_IS_PLOT_VIEW (self));
 
-  cml_plot_column_clear (self->t_column);
-  for (guint j = 0; j < self->columns->len; j++)
-    cml_plot_column_clear (g_ptr_array_index (self->columns, j));
+  if (self->data_owner == NULL)
+    {
+      cml_plot_column_clear (self->t_column);
+      for (guint j = 0; j < self->columns->len; j++)
+        cml_plot_column_clear (g_ptr_array_index (self->columns, j));
+    }
   cml_plot_reset_ranges (self->plot);
   gtk_gl_area_queue_render (self->area);
 }
@@ -657,4 +694,21 @@ cml_plot_view_probe_pixels (CmlPlotView *self, double *fraction)
   *fraction = (double) differ / ((double) width * height);
   gtk_gl_area_queue_render (self->area);
   return TRUE;
+}
+
+/* Makes SELF show OWNER's data (every observable's column for the whole run) instead of
+ * keeping its own copy: with two plots of one run this halves the memory (about 10 bytes
+ * per value: 230 MB per view for 23 observables and 10^6 samples).  Call owner's
+ * set_system before self's; samples are pushed to OWNER, and pushes to SELF only redraw.
+ * UI thread. */
+void
+cml_plot_view_share_data (CmlPlotView *self, CmlPlotView *owner)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  g_return_if_fail (CML_IS_PLOT_VIEW (owner) && owner != self && owner->data_owner == NULL);
+
+  if (self->data_owner)
+    g_object_remove_weak_pointer (G_OBJECT (self->data_owner), (gpointer *) &self->data_owner);
+  self->data_owner = owner;
+  g_object_add_weak_pointer (G_OBJECT (owner), (gpointer *) &self->data_owner);
 }

@@ -49,6 +49,7 @@ void       cml_plot_view_push_samples (CmlPlotView *self, const double *t, const
 
 /* Drops all samples (a reset: the plot starts over); keeps the selection. */
 void       cml_plot_view_clear (CmlPlotView *self);
+void       cml_plot_view_share_data (CmlPlotView *self, CmlPlotView *owner);
 
 /* Presentation mode: large fonts and thick lines, for a projector. */
 void       cml_plot_view_set_presentation (CmlPlotView *self, gboolean on);

@@ -982,6 +982,8 @@ cml_window_init (CmlWindow *self)
   GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE };
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* both plots show one run: the phase portrait reads the time plot's columns */
+  cml_plot_view_share_data (self->phase_plot, self->time_plot);
 
   self->systems = g_hash_table_new_full (g_direct_hash, g_direct_equal,
                                          (GDestroyNotify) cml_model_unref,

@@ -145,6 +145,41 @@ test_plot_view (void)
   g_assert_finalize_object (view);
 }
 
+/* Two views of one run: the second reads the first's columns and keeps no copy. */
+static void
+test_share_data (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("martinet");
+  guint n_obs = cml_system_n_observables (sys);
+  CmlPlotView *owner = g_object_ref_sink (CML_PLOT_VIEW (cml_plot_view_new ()));
+  CmlPlotView *other = g_object_ref_sink (CML_PLOT_VIEW (cml_plot_view_new ()));
+
+  cml_plot_view_share_data (other, owner);
+  cml_plot_view_set_system (owner, sys);
+  cml_plot_view_set_system (other, sys);
+  const char *ys[] = { "x1", NULL };
+  cml_plot_view_set_series (other, "time", ys);
+  push_synthetic (owner, n_obs, 50, 0);
+  /* pushing to the sharer adds nothing: the owner appends */
+  push_synthetic (other, n_obs, 50, 1);
+  CmlPlot *po = cml_plot_view_get_plot (owner), *pt = cml_plot_view_get_plot (other);
+  g_assert_cmpuint (cml_plot_get_n_series (pt), ==, 1);
+  CmlPlotSeries *s = cml_plot_get_series (pt, 0);
+  g_assert_cmpuint (cml_plot_series_get_n (s), ==, 50);
+  g_assert_true (cml_plot_series_get_time_column (s) == cml_plot_series_get_time_column (cml_plot_get_series (po, 0)));
+  push_synthetic (owner, n_obs, 10, 10);
+  g_assert_cmpuint (cml_plot_series_get_n (s), ==, 60);
+  /* clearing the sharer leaves the data alone; clearing the owner empties both */
+  cml_plot_view_clear (other);
+  g_assert_cmpuint (cml_plot_series_get_n (s), ==, 60);
+  cml_plot_view_clear (owner);
+  g_assert_cmpuint (cml_plot_series_get_n (s), ==, 0);
+  /* the owner going away first leaves the sharer safe */
+  g_assert_finalize_object (owner);
+  cml_plot_view_set_system (other, NULL);
+  g_assert_finalize_object (other);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -158,6 +193,7 @@ main (int argc, char *argv[])
     }
 
   g_test_add_func ("/ui/plot-view/basic", test_plot_view);
+  g_test_add_func ("/ui/plot-view/share-data", test_share_data);
 
   return g_test_run ();
 }
