@@ -956,40 +956,73 @@ python_path (void)
  * FALSE with an error when the run's output is unusable. */
 typedef gboolean (*PeerCheck) (const char *out, gpointer data, PeerResult *r, GError **error);
 
-/* Runs RUN and its START-UP command alternately REPS times (after one untimed run of
- * each): medians of the total, of the start-up and of the paired differences. */
-static gboolean
-time_peer (char **run, char **startup, const char *cwd, guint reps, PeerCheck check,
-           gpointer data, PeerResult *r, GError **error)
+/* One tool of the comparison: its run and start-up commands, how to read its result. */
+typedef struct
 {
-  g_autofree double *tt = g_new (double, reps);
-  g_autofree double *ts = g_new (double, reps);
-  g_autofree double *tn = g_new (double, reps);
-  g_autofree double *cn = g_new (double, reps);
+  char     **run, **startup;
+  PeerCheck  check;
+  gpointer   data;
+  PeerResult *r;
+  gboolean   active;
+  double    *tt, *ts, *tn, *cn;
+} PeerTool;
 
-  for (guint k = 0; k <= reps; k++)
+/* Runs every active tool's command and its start-up command, tool after tool, REPS times
+ * (after one untimed round): a burst of load on the shared machine then hits all tools
+ * alike.  Medians of the total, of the start-up and of the paired differences; a tool
+ * whose run fails is dropped with the reason in r->why. */
+static void
+time_peers (PeerTool *tools, guint n, const char *cwd, guint reps)
+{
+  for (guint i = 0; i < n; i++)
     {
-      g_autofree char *out = NULL;
-      double ca, cs;
-      double a = run_process (run, cwd, &out, &ca, error), s;
-      if (isnan (a) || !check (out, data, r, error))
-        return FALSE;
-      s = run_process (startup, cwd, NULL, &cs, error);
-      if (isnan (s))
-        return FALSE;
-      if (k == 0)
-        continue; /* warm-up: caches, page-ins */
-      tt[k - 1] = a;
-      ts[k - 1] = s;
-      tn[k - 1] = a - s;
-      cn[k - 1] = ca - cs;
+      tools[i].tt = g_new (double, reps);
+      tools[i].ts = g_new (double, reps);
+      tools[i].tn = g_new (double, reps);
+      tools[i].cn = g_new (double, reps);
     }
-  r->total_s = median (tt, reps);
-  r->startup_s = median (ts, reps);
-  r->net_s = median (tn, reps);
-  r->cpu_net_s = median (cn, reps);
-  r->available = TRUE;
-  return TRUE;
+  for (guint k = 0; k <= reps; k++)
+    for (guint i = 0; i < n; i++)
+      {
+        PeerTool *p = &tools[i];
+        g_autoptr (GError) error = NULL;
+        g_autofree char *out = NULL;
+        double ca = 0.0, cs = 0.0, a, s = NAN;
+
+        if (!p->active)
+          continue;
+        a = run_process (p->run, cwd, &out, &ca, &error);
+        if (!isnan (a) && p->check (out, p->data, p->r, &error))
+          s = run_process (p->startup, cwd, NULL, &cs, &error);
+        if (isnan (s))
+          {
+            p->r->why = g_strdup (error->message);
+            p->active = FALSE;
+            continue;
+          }
+        if (k == 0)
+          continue; /* warm-up: caches, page-ins */
+        p->tt[k - 1] = a;
+        p->ts[k - 1] = s;
+        p->tn[k - 1] = a - s;
+        p->cn[k - 1] = ca - cs;
+      }
+  for (guint i = 0; i < n; i++)
+    {
+      PeerTool *p = &tools[i];
+      if (p->active)
+        {
+          p->r->total_s = median (p->tt, reps);
+          p->r->startup_s = median (p->ts, reps);
+          p->r->net_s = median (p->tn, reps);
+          p->r->cpu_net_s = median (p->cn, reps);
+          p->r->available = TRUE;
+        }
+      g_free (p->tt);
+      g_free (p->ts);
+      g_free (p->tn);
+      g_free (p->cn);
+    }
 }
 
 typedef struct
@@ -1151,8 +1184,8 @@ fig_peers (Bench *b)
   char *py_startup[] = { (char *) python_path (), peers_py, "--startup", NULL };
 
   printf ("\n2. Against the peers: %g periods, rtol = atol = %g, a row every period; wall time in ms of\n"
-          "   subprocesses (medians of %u runs), start-up (the same command with nothing to integrate)\n"
-          "   measured alternately with them, net = total − start-up (median of the pairs);\n"
+          "   subprocesses (medians of %u rounds, each running every tool and, after it, the same\n"
+          "   command with nothing to integrate), net = total − start-up (median of the pairs);\n"
           "   error = largest deviation from the closed form at the end\n\n",
           periods, tol, reps);
   json_object (&b->json, "peers");
@@ -1203,66 +1236,58 @@ fig_peers (Bench *b)
       t_end_s = g_strdup_printf ("%.17g", t_end);
       dt_s = g_strdup_printf ("%.17g", T);
 
-      /* cmlab-cli simulate, as a user runs it; start-up: the same with --t-end 0 */
+      /* the three tools, each as a subprocess with its start-up command */
       {
-        g_autofree char *out = g_build_filename (tmp, "cmlab.csv", NULL);
-        char *argv[] = { b->self, "simulate", (char *) models[m], "--t-end", t_end_s, "--dt-out", dt_s,
-                         "--rtol", tol_s, "--atol", tol_s, "-o", out, NULL };
-        char *argv0[] = { b->self, "simulate", (char *) models[m], "--t-end", "0", "--dt-out", dt_s,
-                          "--rtol", tol_s, "--atol", tol_s, "-o", out, NULL };
-        PeerData d = { &c, out, t_end, c.dim };
-        if (!time_peer (argv, argv0, tmp, reps, check_cmlab, &d, &cm, &error))
+        /* cmlab-cli simulate, as a user runs it; start-up: the same with --t-end 0 */
+        g_autofree char *out_cm = g_build_filename (tmp, "cmlab.csv", NULL);
+        char *argv_cm[] = { b->self, "simulate", (char *) models[m], "--t-end", t_end_s, "--dt-out", dt_s,
+                            "--rtol", tol_s, "--atol", tol_s, "-o", out_cm, NULL };
+        char *argv_cm0[] = { b->self, "simulate", (char *) models[m], "--t-end", "0", "--dt-out", dt_s,
+                             "--rtol", tol_s, "--atol", tol_s, "-o", out_cm, NULL };
+        PeerData d_cm = { &c, out_cm, t_end, c.dim };
+        /* XPPAUT: tests/bench/MODEL.ode in batch mode, its span set to t_end; start-up: the
+         * same file with a span of 1e-9 */
+        g_autofree char *src = g_strdup_printf ("%s/%s.ode", b->bench_dir, models[m]);
+        g_autofree char *ode = g_build_filename (tmp, "run.ode", NULL);
+        g_autofree char *ode0 = g_build_filename (tmp, "startup.ode", NULL);
+        g_autofree char *out_xp = g_build_filename (tmp, "xpp.dat", NULL);
+        g_autofree char *out_xp0 = g_build_filename (tmp, "xpp0.dat", NULL);
+        char *argv_xp[] = { xpp, ode, "-silent", "-quiet", "1", "-outfile", out_xp, NULL };
+        char *argv_xp0[] = { xpp, ode0, "-silent", "-quiet", "1", "-outfile", out_xp0, NULL };
+        PeerData d_xp = { &c, out_xp, t_end, c.dim };
+        /* SciPy: tests/bench/peers.py MODEL; start-up: peers.py --startup (the imports) */
+        char *argv_sp[] = { (char *) python_path (), peers_py, (char *) models[m], "--t-end", t_end_s,
+                            "--dt-out", dt_s, "--rtol", tol_s, "--atol", tol_s, NULL };
+        g_autofree double *solve = g_new (double, reps + 1);
+        PeerData d_sp = { &c, NULL, t_end, c.dim, solve, 0 };
+        PeerTool tools[] = {
+          { argv_cm, argv_cm0, check_cmlab, &d_cm, &cm, TRUE },
+          { argv_xp, argv_xp0, check_xppaut, &d_xp, &xp, xpp != NULL },
+          { argv_sp, py_startup, check_scipy, &d_sp, &sp, scipy_why == NULL },
+        };
+
+        if (xpp == NULL)
+          xp.why = g_strdup ("xppaut is not installed");
+        else if (!write_ode_with_total (src, ode, t_end_s, &error)
+                 || !write_ode_with_total (src, ode0, "1e-9", &error))
           {
-            cm.why = g_strdup (error->message);
+            xp.why = g_strdup (error->message);
             g_clear_error (&error);
-            b->run_failed = TRUE;
+            tools[1].active = FALSE;
           }
+        if (scipy_why)
+          sp.why = g_strdup (scipy_why);
+        time_peers (tools, G_N_ELEMENTS (tools), tmp, reps);
+        if (!cm.available)
+          b->run_failed = TRUE;
         else
           {
             double e;
             cm.extra = cmlab_in_process (&c, t_end, T, tol, reps, &e);
           }
+        if (sp.available)
+          sp.extra = median (solve + 1, d_sp.n_extra - 1);
       }
-
-      /* XPPAUT: tests/bench/MODEL.ode in batch mode, with its span set to t_end; start-up:
-       * the same file with a span of 1e-9 */
-      if (xpp)
-        {
-          g_autofree char *src = g_strdup_printf ("%s/%s.ode", b->bench_dir, models[m]);
-          g_autofree char *ode = g_build_filename (tmp, "run.ode", NULL);
-          g_autofree char *ode0 = g_build_filename (tmp, "startup.ode", NULL);
-          g_autofree char *out = g_build_filename (tmp, "xpp.dat", NULL);
-          g_autofree char *out0 = g_build_filename (tmp, "xpp0.dat", NULL);
-          char *argv[] = { xpp, ode, "-silent", "-quiet", "1", "-outfile", out, NULL };
-          char *argv0[] = { xpp, ode0, "-silent", "-quiet", "1", "-outfile", out0, NULL };
-          PeerData d = { &c, out, t_end, c.dim };
-          if (!write_ode_with_total (src, ode, t_end_s, &error) || !write_ode_with_total (src, ode0, "1e-9", &error)
-              || !time_peer (argv, argv0, tmp, reps, check_xppaut, &d, &xp, &error))
-            {
-              xp.why = g_strdup (error->message);
-              g_clear_error (&error);
-            }
-        }
-      else
-        xp.why = g_strdup ("xppaut is not installed");
-
-      /* SciPy: tests/bench/peers.py MODEL; start-up: peers.py --startup (the imports) */
-      if (scipy_why == NULL)
-        {
-          char *argv[] = { (char *) python_path (), peers_py, (char *) models[m], "--t-end", t_end_s,
-                           "--dt-out", dt_s, "--rtol", tol_s, "--atol", tol_s, NULL };
-          g_autofree double *solve = g_new (double, reps + 1);
-          PeerData d = { &c, NULL, t_end, c.dim, solve, 0 };
-          if (!time_peer (argv, py_startup, tmp, reps, check_scipy, &d, &sp, &error))
-            {
-              sp.why = g_strdup (error->message);
-              g_clear_error (&error);
-            }
-          else
-            sp.extra = median (solve + 1, d.n_extra - 1);
-        }
-      else
-        sp.why = g_strdup (scipy_why);
 
       /* cmlab at the loosest tolerance that still gives the peers' (smaller) error */
       if (cm.available && (xp.available || sp.available))
@@ -1654,6 +1679,13 @@ long_run (Case *c, CmlIntegratorKind kind, double x, const char *invariant, doub
       if (k <= check1)
         r->max1 = MAX (r->max1, e);
       r->max2 = MAX (r->max2, e);
+      if (!(e <= 10.0))
+        {
+          /* blown up: the rest of the run says nothing more (and would only crawl) */
+          r->failure = g_strdup_printf ("diverged: invariant error %.1e after %.0f periods", e,
+                                        k * (p2 / n_checks));
+          break;
+        }
       if (k == check1)
         {
           r->end1 = e;
@@ -1676,7 +1708,7 @@ static const char *
 growth_verdict (const LongResult *r)
 {
   if (r->failure)
-    return "failed";
+    return g_str_has_prefix (r->failure, "diverged") ? "diverged" : "failed";
   if (r->max2 <= 1e-13)
     return "rounding";
   if (r->growth < 2.0)
@@ -1964,7 +1996,7 @@ report_targets (Bench *b)
           grows = !g_str_equal (m->verdict, "bounded") && !g_str_equal (m->verdict, "rounding");
           printf ("     %-20s midpoint %s -> %s (%s), rkf45 %s%s: %s%s %s\n", m->label,
                   FE (m->max1), FE (m->max2), m->verdict, FE (f ? f->max2 : NAN),
-                  f && g_str_equal (f->verdict, "failed") ? " (blew up)" : "",
+                  f && (g_str_equal (f->verdict, "failed") || g_str_equal (f->verdict, "diverged")) ? " (blew up)" : "",
                   m->max2 == 0.0 && f && f->max2 == 0.0 ? "both exact" : FR (adv),
                   m->max2 == 0.0 && f && f->max2 == 0.0 ? "" : "x smaller",
                   m->reversible ? "" : "(non-reversible: for information)");

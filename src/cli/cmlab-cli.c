@@ -20,6 +20,7 @@
 #include "cml-integrator.h"
 #include "cml-model.h"
 #include "cml-output.h"
+#include "cml-plot-cmd.h"
 #include "cml-render-cmd.h"
 #include "cml-system.h"
 
@@ -32,6 +33,8 @@ static const char *usage_text =
   "            [--integrator NAME] [--rtol R] [--atol A] [--format csv|json] [-o FILE]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] -o FILE.{mp4,webm,gif,%05d.png}\n"
+  "  cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
+  "            [--x COL] [--size WxH] [--samples N] [--title TEXT] [--dark] -o FILE.{png,svg,pdf}\n"
   "  cmlab-cli info MODEL [--set P=V]...\n"
   "  cmlab-cli list\n"
   "  cmlab-cli bench [--quick] [--json FILE] [--only NAME]\n"
@@ -319,6 +322,8 @@ main (int argc, char **argv)
     }
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "plot"))
+    return cml_plot_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "render"))
     return cml_render_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "info"))

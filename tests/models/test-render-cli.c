@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define W 160
 #define H 120
@@ -295,6 +296,30 @@ test_png_frames (void)
       cairo_surface_destroy (check_png (path, W, H));
     }
   remove_dir (dir);
+
+  /* the number of frames: ⌈T·F/S⌉, the frame at T itself left out */
+  const struct
+  {
+    const char *t_end, *fps, *speed;
+    guint frames;
+  } counts[] = {
+    { "2", "10", "2", 10 },     /* twice as fast: 2 s of simulation in 1 s of video */
+    { "1.05", "10", "1", 11 },  /* t = 0 … 1.0 */
+    { "0.3", "10", "0.5", 6 },  /* slow motion */
+    { "0.01", "10", "1", 1 },   /* t = 0 only */
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
+    {
+      g_autofree char *d = make_temp_dir ();
+      g_autofree char *o = g_build_filename (d, "f%d.png", NULL);
+      g_autofree char *e = NULL;
+      const char *a[] = { "render", "rolling-ball", "--t-end", counts[c].t_end, "--fps",
+                          counts[c].fps, "--speed", counts[c].speed, "--size", "32x32", "-o", o,
+                          NULL };
+      g_assert_cmpint (run_cli_env (envp, &e, a), ==, 0);
+      g_assert_cmpuint (count_entries (d), ==, counts[c].frames);
+      remove_dir (d);
+    }
 }
 
 /* --with-plot: the scene on the left two thirds, the plot on the right third, both drawn */
@@ -395,21 +420,43 @@ test_bad_input (void)
     { { "--size", "160x120" }, "-o" },
   };
 
-  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+  for (guint c = 0; c < G_N_ELEMENTS (cases) + 1; c++)
     {
       g_autoptr (GPtrArray) args = g_ptr_array_new ();
+      g_autofree char *ro = NULL, *ro_out = NULL;
+      const char *const *extra = c < G_N_ELEMENTS (cases) ? cases[c].args : NULL;
+      const char *message = c < G_N_ELEMENTS (cases) ? cases[c].message : "Permission denied";
+      if (extra == NULL)
+        {
+          /* a directory we may not write to (root may write anywhere: not tested then) */
+          if (geteuid () == 0)
+            continue;
+          ro = g_build_filename (dir, "read-only", NULL);
+          g_assert_cmpint (g_mkdir (ro, 0500), ==, 0);
+          ro_out = g_build_filename (ro, "out.mp4", NULL);
+        }
       g_autofree char *err = NULL;
       g_ptr_array_add (args, "render");
       g_ptr_array_add (args, "rolling-ball");
       g_ptr_array_add (args, "--t-end");
       g_ptr_array_add (args, "1");
-      for (guint i = 0; cases[c].args[i]; i++)
-        g_ptr_array_add (args, (char *) cases[c].args[i]);
+      for (guint i = 0; extra && extra[i]; i++)
+        g_ptr_array_add (args, (char *) extra[i]);
+      if (ro_out)
+        {
+          g_ptr_array_add (args, "-o");
+          g_ptr_array_add (args, ro_out);
+        }
       g_ptr_array_add (args, NULL);
       int status = run_cli (&err, (const char *const *) args->pdata);
       g_test_message ("case %u: exit %d: %s", c, status, err);
       g_assert_cmpint (status, ==, 2);
-      g_assert_nonnull (strstr (err, cases[c].message));
+      g_assert_nonnull (strstr (err, message));
+      if (ro)
+        {
+          g_assert_cmpuint (count_entries (ro), ==, 0);
+          g_rmdir (ro);
+        }
       /* nothing left behind but the file the test made */
       g_assert_cmpuint (count_entries (dir), ==, 1);
     }
