@@ -770,16 +770,23 @@ frame_time (const Render *R, guint k)
   return (double) k * R->o->speed / R->o->fps;
 }
 
-/* Takes one sample at the simulation's current state: trail points, plot point, and
- * (pre-run) the bounds. */
-static void
-take_sample (Render *R, gboolean pre_run)
+typedef enum
 {
+  SAMPLE_TRAILS,  /* trail points only (the camera's trial runs) */
+  SAMPLE_BOUNDS,  /* and the scene's bounds and the plotted quantity's range (pre-run) */
+  SAMPLE_PLOT,    /* and a point of the plot (the drawn run) */
+} SampleMode;
+
+/* Takes one sample at the simulation's current state. */
+static void
+take_sample (Render *R, SampleMode mode)
+{
+  gboolean pre_run = mode == SAMPLE_BOUNDS;
   double t = cml_simulation_get_time (R->sim);
   cml_simulation_eval_scene (R->sim, R->scene);
   if (R->n_scene > 0)
     cml_scene_renderer_push_trail_samples_timed (R->renderer, &t, R->scene, 1, R->n_scene, 0);
-  if (R->plot_index >= 0)
+  if (R->plot_index >= 0 && mode != SAMPLE_TRAILS)
     {
       cml_simulation_observe (R->sim, R->obs);
       double y = R->obs[R->plot_index];
@@ -804,7 +811,7 @@ take_sample (Render *R, gboolean pre_run)
 
 /* Steps from frame K−1's time to frame K's in R->substeps samples. */
 static gboolean
-step_to_frame (Render *R, guint k, gboolean pre_run, GError **error)
+step_to_frame (Render *R, guint k, SampleMode mode, GError **error)
 {
   double t0 = frame_time (R, k - 1), t1 = frame_time (R, k);
   for (guint j = 1; j <= R->substeps; j++)
@@ -812,9 +819,140 @@ step_to_frame (Render *R, guint k, gboolean pre_run, GError **error)
       double t = j == R->substeps ? t1 : t0 + (t1 - t0) * j / R->substeps;
       if (!cml_simulation_advance (R->sim, t, error))
         return FALSE;
-      take_sample (R, pre_run);
+      take_sample (R, mode);
     }
   return TRUE;
+}
+
+/* ---- the camera ------------------------------------------------------------------------- */
+
+/* The box, in normalized device coordinates (x right, y up, −1 … 1), around the pixels of
+ * the scene's picture that differ from the background; FALSE if none do. */
+static gboolean
+drawn_extent (Render *R, guint8 *pixels, double box[4])
+{
+  float bg[4];
+  cml_scene_style_get_background (&R->style, bg);
+  int b[3] = { (int) lrintf (bg[0] * 255), (int) lrintf (bg[1] * 255), (int) lrintf (bg[2] * 255) };
+  int w = cml_offscreen_get_width (R->off), h = cml_offscreen_get_height (R->off);
+  int x0 = w, x1 = -1, y0 = h, y1 = -1;
+
+  cml_offscreen_read_pixels (R->off, pixels, 0);
+  for (int y = 0; y < h; y++)
+    {
+      const guint8 *row = pixels + (gsize) y * w * 4;
+      for (int x = 0; x < w; x++)
+        {
+          const guint8 *p = row + 4 * x;
+          if (abs (p[0] - b[0]) > 12 || abs (p[1] - b[1]) > 12 || abs (p[2] - b[2]) > 12)
+            {
+              x0 = MIN (x0, x);
+              x1 = MAX (x1, x);
+              y0 = MIN (y0, y);
+              y1 = MAX (y1, y);
+            }
+        }
+    }
+  if (x1 < 0)
+    return FALSE;
+  box[0] = 2.0 * x0 / w - 1;
+  box[2] = 2.0 * (x1 + 1) / w - 1;
+  box[1] = 1 - 2.0 * (y1 + 1) / h;  /* rows run downwards */
+  box[3] = 1 - 2.0 * y0 / h;
+  return TRUE;
+}
+
+/* Runs the simulation again from the start with the camera CAM, draws a few frames spread
+ * over the run, and gives the box around everything they showed. */
+static gboolean
+trial_run (Render *R, const CmlCamera *cam, guint8 *pixels, double box[4], gboolean *any,
+           GError **error)
+{
+  const guint n_views = MIN (8, R->n_frames);
+  guint next = 0;
+
+  if (!cml_simulation_reset (R->sim, R->given, error))
+    return FALSE;
+  *any = FALSE;
+  for (guint k = 0; k < R->n_frames; k++)
+    {
+      if (k == 0)
+        take_sample (R, SAMPLE_TRAILS);
+      else if (!step_to_frame (R, k, SAMPLE_TRAILS, error))
+        return FALSE;
+      /* frames 0, …, N − 1 in N_VIEWS even steps, the last one always */
+      if (n_views > 1 ? k * (n_views - 1) < next * (R->n_frames - 1) : k + 1 < R->n_frames)
+        continue;
+      next++;
+      double b[4];
+      cml_offscreen_bind (R->off);
+      cml_scene_renderer_draw (R->renderer, R->n_scene ? R->scene : NULL, cam,
+                               cml_offscreen_get_width (R->off), cml_offscreen_get_height (R->off),
+                               &R->style);
+      if (!drawn_extent (R, pixels, b))
+        continue;
+      if (!*any)
+        memcpy (box, b, sizeof b);
+      box[0] = MIN (box[0], b[0]);
+      box[1] = MIN (box[1], b[1]);
+      box[2] = MAX (box[2], b[2]);
+      box[3] = MAX (box[3], b[3]);
+      *any = TRUE;
+    }
+  return TRUE;
+}
+
+/* The camera: the window's default three-quarter view, fitted to the bounds of the whole
+ * run (a box, which for a turntable or a circle reaches well beyond what is drawn), then
+ * brought closer and centred on what the run really shows: a few trial runs measure
+ * the drawn picture's extent and move the camera until it fills about 90 % of the frame
+ * in its larger direction.  Perspective makes each step approximate, so a camera is only
+ * kept once a trial run has shown that nothing falls outside the frame. */
+static gboolean
+frame_scene (Render *R, GError **error)
+{
+  double min[3], max[3];
+  cml_scene_renderer_get_bounds (R->renderer, R->n_scene ? R->scene : NULL, &R->style, min, max);
+  cml_camera_init (&R->camera);
+  cml_camera_fit (&R->camera, min, max, (double) R->scene_w / R->scene_h, TRUE);
+  R->camera.auto_fit = FALSE;
+
+  /* the trial pictures at a quarter of the size (the same aspect): the extent is known
+   * to a few pixels of the video, and the lines, relatively thicker, only err outwards */
+  CmlCamera cam = R->camera;
+  double tan_v = tan (cam.fovy / 2), tan_h = tan_v * R->scene_w / R->scene_h;
+  int tw = MAX (16, R->scene_w / 4), th = MAX (16, (int) lround ((double) tw * R->scene_h / R->scene_w));
+  if (!cml_offscreen_resize (R->off, tw, th, 0, error))
+    return FALSE;
+  g_autofree guint8 *pixels = g_malloc ((gsize) tw * th * 4);
+  for (int pass = 0; pass < (g_getenv ("XNOFRAME") ? 0 : 4); pass++)
+    {
+      double box[4] = { 0, 0, 0, 0 };
+      gboolean any;
+      if (!trial_run (R, &cam, pixels, box, &any, error))
+        return FALSE;
+      if (!any)
+        break;
+      double cx = 0.5 * (box[0] + box[2]), cy = 0.5 * (box[1] + box[3]);
+      double fill = MAX (box[2] - box[0], box[3] - box[1]) / 2;
+      gboolean inside = box[0] > -0.98 && box[1] > -0.98 && box[2] < 0.98 && box[3] < 0.98;
+      if (pass > 0 && inside)
+        {
+          R->camera = cam;
+          if (fill > 0.84 && fabs (cx) < 0.03 && fabs (cy) < 0.03)
+            break;
+        }
+      /* the picture's centre to the frame's centre (moving the target in the plane seen
+       * at its distance), then the distance in proportion to the fill wanted */
+      double cp = cos (cam.pitch), sp = sin (cam.pitch), cyaw = cos (cam.yaw), syaw = sin (cam.yaw);
+      double right[3] = { -syaw, cyaw, 0 };
+      double up[3] = { -sp * cyaw, -sp * syaw, cp };
+      double dx = cx * cam.distance * tan_h, dy = cy * cam.distance * tan_v;
+      for (int i = 0; i < 3; i++)
+        cam.target[i] += dx * right[i] + dy * up[i];
+      cam.distance *= CLAMP (fill / 0.9, 0.5, 1.5);
+    }
+  return cml_offscreen_resize (R->off, R->scene_w, R->scene_h, 0, error);
 }
 
 /* The plot of the chosen observable against time over [0, T], its y range fixed to
@@ -1159,26 +1297,28 @@ cml_render_main (int argc, char **argv)
   /* trail and grid widths in proportion to the frame, as at 720 rows */
   R.style.scale = CLAMP (o.height / 720.0, 1.0, 4.0);
 
-  /* 3. the pre-run: a failing run, the bounds, the plot's range */
-  take_sample (&R, TRUE);
+  /* 3. the pre-run: a failing run, the bounds, the plot's range; then the camera */
+  take_sample (&R, SAMPLE_BOUNDS);
   for (guint k = 1; k < R.n_frames; k++)
     {
       if (interrupted)
         goto done;
-      if (!step_to_frame (&R, k, TRUE, &error))
+      if (!step_to_frame (&R, k, SAMPLE_BOUNDS, &error))
         {
           fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
           status = CML_CLI_EXIT_RUN_FAILED;
           goto done;
         }
     }
-  {
-    double min[3], max[3];
-    cml_scene_renderer_get_bounds (R.renderer, R.n_scene ? R.scene : NULL, &R.style, min, max);
-    cml_camera_init (&R.camera);
-    cml_camera_fit (&R.camera, min, max, (double) R.scene_w / R.scene_h, TRUE);
-    R.camera.auto_fit = FALSE;
-  }
+  gint64 t_camera = g_get_monotonic_time ();
+  if (!frame_scene (&R, &error))
+    {
+      fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+      status = CML_CLI_EXIT_RUN_FAILED;
+      goto done;
+    }
+  g_debug ("pre-run %.3f s, camera %.3f s", (t_camera - t_start) / 1e6,
+           (g_get_monotonic_time () - t_camera) / 1e6);
   if (R.plot_index >= 0)
     setup_plot (&R);
 
@@ -1230,8 +1370,8 @@ cml_render_main (int argc, char **argv)
     for (k = 0; k < R.n_frames; k++)
       {
         if (k == 0)
-          take_sample (&R, FALSE);
-        else if (!step_to_frame (&R, k, FALSE, &error))
+          take_sample (&R, SAMPLE_PLOT);
+        else if (!step_to_frame (&R, k, SAMPLE_PLOT, &error))
           {
             if (shown)
               fputs ("\r\033[K", stderr);

@@ -62,6 +62,7 @@ struct _CmlSystem
   /* symbolic results */
   CmlExpr    **rhs;         /* dim */
   GPtrArray   *pivots;      /* CmlExpr*: must be nonzero */
+  GPtrArray   *pivot_names; /* const char*: the matrix each pivot belongs to */
   const char  *reg_name;    /* name of the regularity matrix */
   CmlExpr    **reg;         /* reg_rows² entries, or NULL */
   guint        reg_rows;
@@ -227,6 +228,14 @@ structure_defect (CmlSystem *sys)
   return worst;
 }
 
+/* Records PIVOT, which must not vanish, as belonging to the matrix MATRIX. */
+static void
+add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix)
+{
+  g_ptr_array_add (sys->pivots, pivot);
+  g_ptr_array_add (sys->pivot_names, (gpointer) matrix);
+}
+
 /* ---- common pieces ------------------------------------------------------------------ */
 
 typedef struct
@@ -306,7 +315,7 @@ derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GErr
   for (guint A = 0; A < n; A++)
     {
       sys->rhs[m + A] = ydot[A];
-      g_ptr_array_add (sys->pivots, piv[A]);
+      add_pivot (sys, piv[A], "W = ∂²L/∂y∂y");
     }
   sys->reg_name = "W = ∂²L/∂y∂y";
   sys->reg_rows = n;
@@ -380,9 +389,9 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
       sys->rhs[m + A] = e;
     }
   for (guint A = 0; A < n; A++)
-    g_ptr_array_add (sys->pivots, pivW[A]);
+    add_pivot (sys, pivW[A], "W = ∂²L/∂y∂y");
   for (guint a = 0; a < s; a++)
-    g_ptr_array_add (sys->pivots, pivC[a]);
+    add_pivot (sys, pivC[a], "C = Φ_y W⁻¹ Φ_yᵀ");
   sys->reg_name = "C = Φ_y W⁻¹ Φ_yᵀ";
   sys->reg_rows = s;
   sys->reg = g_memdup2 (Cm, s * s * sizeof (CmlExpr *));
@@ -475,7 +484,7 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
                            "the vakonomic regularity matrix R_ab is singular: the system is not regular "
                            "(seed 000, Prop. 5.3)");
       for (guint a = 0; a < nf; a++)
-        g_ptr_array_add (sys->pivots, piv[a]);
+        add_pivot (sys, piv[a], "R_ab");
     }
   else
     {
@@ -621,6 +630,17 @@ print_constraint (CmlSystem *sys, CmlExpr *g)
   return g_strdup_printf ("%s = 0", s);
 }
 
+/* DG with the kernel multipliers set to 0: used once their coefficients are known to
+ * vanish on the constraint set, so a new constraint is a function of (t, x, y) only. */
+static CmlExpr *
+drop_multipliers (CmlSystem *sys, CmlExpr *dg, const int *vsym, guint k)
+{
+  g_autofree CmlExpr **zeros = g_new (CmlExpr *, MAX (k, 1));
+  for (guint j = 0; j < k; j++)
+    zeros[j] = ZERO (sys->ctx);
+  return cml_expr_subs (sys->ctx, dg, k, vsym, zeros);
+}
+
 static gboolean
 derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
 {
@@ -747,7 +767,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
         goto out;
       }
     for (guint a = 0; a < r; a++)
-      g_ptr_array_add (sys->pivots, piv[a]);
+      add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
     sys->reg_name = "W restricted to (ker W)^⊥";
     sys->reg_rows = r;
     sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
@@ -808,7 +828,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
           g_ptr_array_add (veq, dg);
           g_ptr_array_add (sys->steps, g_strdup_printf ("d/dt (%s) = 0 fixes kernel accelerations", gtxt));
         }
-      else if (!vanishes_on (sys, dg, G, move, m + n))
+      else if (!vanishes_on (sys, dg = drop_multipliers (sys, dg, vsym, k), G, move, m + n))
         {
           g_ptr_array_add (G, dg);
           g_ptr_array_add (queue, dg);
@@ -890,7 +910,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
         for (guint a = 0; a < q; a++)
           {
             vsol[g_array_index (cols, guint, a)] = xm[a];
-            g_ptr_array_add (sys->pivots, piv[a]);
+            add_pivot (sys, piv[a], "of the kernel accelerations (the SODE condition)");
           }
       }
     for (guint j = 0; j < k; j++)
@@ -1052,6 +1072,7 @@ cml_system_new (CmlModel *model, GError **error)
   sys->nr = model->reconstruction->len;
   sys->dim = m + n + sys->nr;
   sys->pivots = g_ptr_array_new ();
+  sys->pivot_names = g_ptr_array_new ();
   sys->h = g_ptr_array_new ();
   sys->obs_names = g_ptr_array_new_with_free_func (g_free);
   sys->obs = g_ptr_array_new ();
@@ -1106,6 +1127,7 @@ cml_system_new (CmlModel *model, GError **error)
               {
                 sys->formalism = CML_FORMALISM_SINGULAR;
                 g_ptr_array_set_size (sys->pivots, 0);
+                g_ptr_array_set_size (sys->pivot_names, 0);
                 ok = derive_singular (sys, &mc, error);
               }
           }
@@ -1170,8 +1192,15 @@ cml_system_new (CmlModel *model, GError **error)
     }
 
   mechanics_clear (&mc);
-  if (!compile_programs (sys, error))
-    return NULL;
+  {
+    g_autoptr (GError) cerr = NULL;
+    if (!compile_programs (sys, &cerr))
+      {
+        fail_model (sys, error, model->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                    "cmlab cannot compile the derived equations: %s", cerr->message);
+        return NULL;
+      }
+  }
   return g_steal_pointer (&sys);
 }
 
@@ -1197,6 +1226,7 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
   g_free (sys->rhs);
   g_ptr_array_unref (sys->pivots);
+  g_ptr_array_unref (sys->pivot_names);
   g_ptr_array_unref (sys->h);
   g_ptr_array_unref (sys->obs_names);
   g_ptr_array_unref (sys->obs);
@@ -1478,7 +1508,8 @@ sim_rhs (double t, const double *z, double *dz, void *data)
       double p = sim->rhs_out[sys->dim + k];
       if (p == 0 || !isfinite (p))
         {
-          g_snprintf (sim->reason, sizeof sim->reason, "the regularity matrix %s is singular", sys->reg_name);
+          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
+                      (const char *) sys->pivot_names->pdata[k]);
           return 1;
         }
     }
@@ -1783,12 +1814,21 @@ check_regular (CmlSimulation *sim, GError **error)
   gboolean finite = TRUE;
   for (guint a = 0; a < r * r; a++)
     finite &= isfinite (M[a]);
+  int line = sys->formalism == CML_FORMALISM_EULER_LAGRANGE || sys->formalism == CML_FORMALISM_SINGULAR
+               ? sys->model->lagrangian_line
+               : sys->model->constraints_line;
   if (!finite || !cml_small_solve (r, M, M + r * r, 1e-12))
     {
-      int line = sys->formalism == CML_FORMALISM_EULER_LAGRANGE ? sys->model->lagrangian_line
-                                                                : sys->model->constraints_line;
       g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s:%d: the regularity matrix %s is singular at the initial state",
                    sys->model->path, MAX (line, 1), sys->reg_name);
+      return FALSE;
+    }
+  /* every pivot of the derived equations (the kernel accelerations' too) */
+  g_autofree double *dz = g_new (double, sys->dim);
+  if (sim_rhs (sim->t, sim->z, dz, sim) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s:%d: %s at the initial state", sys->model->path,
+                   MAX (line, 1), sim->reason);
       return FALSE;
     }
   return TRUE;
