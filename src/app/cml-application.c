@@ -121,7 +121,21 @@ cml_application_open (GApplication *app, GFile **files, int n_files, const char 
       g_autoptr (GError) error = NULL;
       g_autofree char *path = g_file_get_path (files[i]);
 
-      if (path && cml_window_load (window, path, &error))
+      if (path && cml_is_session_path (path))
+        {
+          /* a session: the window shows its model, or says why not */
+          if (cml_window_open_session (window, path, &error))
+            loaded = TRUE;
+          else
+            {
+              g_printerr ("cmlab: %s\n", error->message);
+              if (!loaded)
+                cml_window_load (window, self->model ? self->model : DEFAULT_MODEL, NULL);
+              loaded = TRUE;
+              cml_window_show_error (window, "Could not open the session", error->message);
+            }
+        }
+      else if (path && cml_window_load (window, path, &error))
         loaded = TRUE;
       else
         {
@@ -204,6 +218,8 @@ cml_application_startup (GApplication *app)
 {
   static const char *quit_accels[] = { "<Control>q", NULL };
   static const char *open_accels[] = { "<Control>o", NULL };
+  static const char *save_session_accels[] = { "<Control>s", NULL };
+  static const char *open_session_accels[] = { "<Control><Shift>o", NULL };
   static const char *presentation_accels[] = { "F5", NULL };
   g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
 
@@ -216,6 +232,8 @@ cml_application_startup (GApplication *app)
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.save-session", save_session_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-session", open_session_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.presentation", presentation_accels);
 
   gtk_css_provider_load_from_resource (css, "/org/cmlab/Cmlab/ui/style.css");
@@ -251,7 +269,7 @@ static void
 cml_application_init (CmlApplication *self)
 {
   g_application_add_main_option_entries (G_APPLICATION (self), option_entries);
-  g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE.cml…]");
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE.cml|FILE.cmlsession…]");
   g_application_set_option_context_summary (G_APPLICATION (self),
                                             "Constrained Mechanics Lab: opens the window on a model "
                                             "(the rolling ball by default).");

@@ -15,6 +15,7 @@
 
 #include <epoxy/gl.h>
 
+#include "cml-plot-cairo.h"
 #include "cml-plot-gl.h"
 
 struct _CmlPlotView
@@ -32,6 +33,9 @@ struct _CmlPlotView
   GtkToggleButton *window_button;
   GtkToggleButton *all_button;
   GtkGLArea      *area;
+  GtkMenuButton  *export_button;
+  GtkFileChooserNative *chooser; /* the export dialog while it is open */
+  char           *export_format; /* "png", "svg" or "pdf" of the open dialog */
 
   CmlSystem      *system;
   CmlPlot        *plot;
@@ -385,6 +389,147 @@ on_area_render (CmlPlotView *self, GdkGLContext *context)
   return TRUE;
 }
 
+/* ---- export ---------------------------------------------------------------------------- */
+
+/* A file-name-friendly copy of TEXT: letters, digits, '-' and '_' kept, the rest '-'. */
+static void
+append_slug (GString *out, const char *text)
+{
+  for (const char *c = text; c && *c; c++)
+    {
+      if (g_ascii_isalnum (*c) || *c == '-' || *c == '_')
+        g_string_append_c (out, g_ascii_tolower (*c));
+      else if (out->len > 0 && out->str[out->len - 1] != '-')
+        g_string_append_c (out, '-');
+    }
+  while (out->len > 0 && out->str[out->len - 1] == '-')
+    g_string_truncate (out, out->len - 1);
+}
+
+/* "rolling-ball-energy.pdf": the model and what is plotted. */
+static char *
+suggested_name (CmlPlotView *self, const char *ext)
+{
+  GString *name = g_string_new (NULL);
+  CmlModel *model = view_model (self);
+
+  append_slug (name, model ? model->name : "plot");
+  if (self->y_names->len > 0)
+    {
+      g_string_append_c (name, '-');
+      append_slug (name, g_ptr_array_index (self->y_names, 0));
+      if (self->x_name)
+        {
+          g_string_append (name, "-vs-");
+          append_slug (name, self->x_name);
+        }
+    }
+  if (name->len == 0)
+    g_string_assign (name, "plot");
+  g_string_append_printf (name, ".%s", ext);
+  return g_string_free (name, FALSE);
+}
+
+static void
+show_export_error (CmlPlotView *self, const char *path, const char *message)
+{
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *primary = g_strdup_printf ("Could not export the plot to “%s”", base);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *dialog;
+
+  /* tests and scripted runs have nobody to read a dialog */
+  if (g_getenv ("CMLAB_NO_DIALOGS"))
+    {
+      g_message ("%s: %s", primary, message);
+      return;
+    }
+  dialog = gtk_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", message);
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+close_chooser (CmlPlotView *self)
+{
+  if (self->chooser)
+    {
+      gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
+      g_clear_object (&self->chooser);
+    }
+  g_clear_pointer (&self->export_format, g_free);
+}
+
+static void
+on_export_response (GtkNativeDialog *chooser, int response, CmlPlotView *self)
+{
+  g_autofree char *path = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      path = file ? g_file_get_path (file) : NULL;
+    }
+  if (path)
+    {
+      g_autoptr (GError) error = NULL;
+
+      /* the chosen format, even if the name was typed without its extension */
+      if (self->export_format && !g_str_has_suffix (path, self->export_format))
+        {
+          g_autofree char *ext = g_strdup_printf (".%s", self->export_format);
+          g_autofree char *lower = g_ascii_strdown (path, -1);
+
+          if (!g_str_has_suffix (lower, ext))
+            {
+              char *with = g_strconcat (path, ext, NULL);
+              g_free (path);
+              path = with;
+            }
+        }
+      if (!cml_plot_view_export (self, path, &error))
+        show_export_error (self, path, error->message);
+    }
+  close_chooser (self);
+}
+
+static void
+export_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlPlotView *self = CML_PLOT_VIEW (widget);
+  const char *format = g_variant_get_string (param, NULL);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autofree char *name = NULL;
+  g_autofree char *pattern = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *upper = NULL;
+
+  if (!g_str_equal (format, "png") && !g_str_equal (format, "svg") && !g_str_equal (format, "pdf"))
+    {
+      g_warning ("plot.export: unknown format “%s”", format);
+      return;
+    }
+  close_chooser (self);
+  upper = g_ascii_strup (format, -1);
+  title = g_strdup_printf ("Export Plot as %s", upper);
+  self->chooser = gtk_file_chooser_native_new (title, GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                               GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+  self->export_format = g_strdup (format);
+  name = suggested_name (self, format);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
+  pattern = g_strdup_printf ("*.%s", format);
+  gtk_file_filter_set_name (filter, upper);
+  gtk_file_filter_add_pattern (filter, pattern);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), filter);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
+  g_signal_connect (self->chooser, "response", G_CALLBACK (on_export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
 /* ---- GObject --------------------------------------------------------------------------- */
 
 static void
@@ -394,6 +539,7 @@ cml_plot_view_dispose (GObject *object)
 
   GtkWidget *child;
 
+  close_chooser (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_PLOT_VIEW);
   /* the header row is not bound: unparent what the template left */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
@@ -438,12 +584,15 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, window_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, all_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, area);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, export_button);
   gtk_widget_class_bind_template_callback (widget_class, on_monitors_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_residual_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_show_all_toggled);
   gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
   gtk_widget_class_bind_template_callback (widget_class, on_area_unrealize);
   gtk_widget_class_bind_template_callback (widget_class, on_area_render);
+
+  gtk_widget_class_install_action (widget_class, "plot.export", "s", export_action);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "cmlplotview");
@@ -631,6 +780,93 @@ cml_plot_view_get_style (CmlPlotView *self, CmlPlotStyle *style)
   g_return_if_fail (CML_IS_PLOT_VIEW (self));
   g_return_if_fail (style != NULL);
   cml_plot_style_init (style, self->dark, self->presentation);
+}
+
+gboolean
+cml_plot_view_export (CmlPlotView *self, const char *path, GError **error)
+{
+  g_autofree char *lower = NULL;
+  CmlPlotStyle style;
+  int width, height;
+
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  lower = g_ascii_strdown (path, -1);
+  if (g_str_has_suffix (lower, ".png"))
+    {
+      /* a slide: as shown (dark and presentation kept), at a sharp size */
+      cml_plot_view_get_style (self, &style);
+      style.scale = 1;
+      width = 1600, height = 900;
+    }
+  else
+    {
+      /* a paper: light, normal weights, 16:9 in points (unknown extensions fail below) */
+      cml_plot_style_init (&style, FALSE, FALSE);
+      style.scale = 1;
+      width = 800, height = 450;
+    }
+  return cml_plot_export_with_style (self->plot, path, width, height, &style, error);
+}
+
+CmlSystem *
+cml_plot_view_get_system (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), NULL);
+  return self->system;
+}
+
+CmlPlotColumn *
+cml_plot_view_get_time_column (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), NULL);
+  return self->t_column;
+}
+
+CmlPlotColumn *
+cml_plot_view_get_column (CmlPlotView *self, guint index)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), NULL);
+  return index < self->columns->len ? g_ptr_array_index (self->columns, index) : NULL;
+}
+
+const char *
+cml_plot_view_get_x_name (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), NULL);
+  return self->x_name;
+}
+
+char **
+cml_plot_view_dup_y_names (CmlPlotView *self)
+{
+  GStrvBuilder *b;
+  char **names;
+
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), NULL);
+  b = g_strv_builder_new ();
+  for (guint k = 0; k < self->y_names->len; k++)
+    g_strv_builder_add (b, g_ptr_array_index (self->y_names, k));
+  names = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return names;
+}
+
+gboolean
+cml_plot_view_get_show_all (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  return cml_plot_get_show_all (self->plot);
+}
+
+void
+cml_plot_view_set_show_all (CmlPlotView *self, gboolean show_all)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  gtk_toggle_button_set_active (show_all ? self->all_button : self->window_button, TRUE);
+  cml_plot_set_show_all (self->plot, !!show_all);
+  gtk_gl_area_queue_render (self->area);
 }
 
 gboolean

@@ -61,6 +61,26 @@ CmlPlot   *cml_plot_view_get_plot (CmlPlotView *self);
 /* Style the view draws with (presentation and dark applied), e.g. for export. */
 void       cml_plot_view_get_style (CmlPlotView *self, CmlPlotStyle *style);
 
+/* Writes the plot to PATH (PNG, SVG or PDF by the extension; atomically): PNG at
+ * 1600×900 px in the style shown (dark, presentation), SVG/PDF at 800×450 pt in the
+ * light normal style, for papers.  Errors: CML_ERROR_USAGE (unknown extension),
+ * CML_ERROR_IO.  The header's export menu ("plot.export", "png"/"svg"/"pdf") asks for a
+ * file name and calls this. */
+gboolean   cml_plot_view_export (CmlPlotView *self, const char *path, GError **error);
+
+/* The data the view holds (shared with the owner's when share_data was called):
+ * the system, the time column and one column per observable (INDEX in the system's
+ * observable order; NULL past the end).  Owned by the view. */
+CmlSystem     *cml_plot_view_get_system (CmlPlotView *self);
+CmlPlotColumn *cml_plot_view_get_time_column (CmlPlotView *self);
+CmlPlotColumn *cml_plot_view_get_column (CmlPlotView *self, guint index);
+
+/* The selection (for sessions): X NULL for time; Y names as a new strv. */
+const char *cml_plot_view_get_x_name (CmlPlotView *self);
+char      **cml_plot_view_dup_y_names (CmlPlotView *self);
+gboolean    cml_plot_view_get_show_all (CmlPlotView *self);
+void        cml_plot_view_set_show_all (CmlPlotView *self, gboolean show_all);
+
 /* For tests: renders the plot now (off-screen, at the widget's size or 640×360
  * if it has none) and stores in *FRACTION the fraction of pixels that differ
  * from the background.  Returns FALSE when no GL context can be made. */

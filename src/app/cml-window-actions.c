@@ -40,9 +40,10 @@ reset_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
   CmlWindow *self = CML_WINDOW (widget);
 
-  /* from the initial values last applied in the panel (the model's own by default) */
+  /* from what the run was last reset from: the initial values last applied in the panel,
+   * or an opened session's (the model's own by default) */
   if (self->runner)
-    cml_runner_reset (self->runner, cml_parameter_panel_get_given (self->parameter_panel));
+    cml_runner_reset (self->runner, self->run_given);
 }
 
 static void

@@ -108,12 +108,27 @@ struct _CmlWindow
   gboolean           quitting;
 
   GtkFileChooserNative *chooser;
+
+  /* sessions and data export (cml-window-io.c) */
+  GtkFileChooserNative *io_chooser;  /* save/open session, export data */
+  int                io_kind;
+  GHashTable        *run_given;      /* name -> double*: what the current run was reset from (NULL: the model's) */
+  GHashTable        *pending_view;   /* key -> string: plot settings of an opened session, for when the plots show its system */
+  GMenu             *recent_section; /* the "Recent Sessions" submenu's items */
 };
 
 /* cml-window-actions.c */
 void cml_window_class_add_actions (GtkWidgetClass *widget_class);
 void cml_window_add_shortcuts (CmlWindow *self);
 void cml_window_update_actions (CmlWindow *self);
+
+/* cml-window-io.c */
+void cml_window_class_add_io_actions (GtkWidgetClass *widget_class);
+void cml_window_io_init (CmlWindow *self);
+void cml_window_io_dispose (CmlWindow *self);
+void cml_window_apply_pending_view (CmlWindow *self);
+void cml_window_set_run_given (CmlWindow *self, GHashTable *given);
+void cml_window_rebuild_recent (CmlWindow *self);
 
 /* cml-window.c, for the actions */
 void cml_window_set_speed_index (CmlWindow *self, guint index);

@@ -140,6 +140,8 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   else
     cml_runner_set_system (self->runner, sys);
 
+  cml_window_set_run_given (self, NULL); /* the new model's own initial data */
+
   /* the panels follow at once (commands are queued in order, so a parameter set now
    * reaches the new system); the views follow the frames in the tick */
   self->system = sys;
@@ -187,6 +189,12 @@ cml_window_open_file (CmlWindow *self, GFile *file)
       cml_window_show_error (self, "Cannot open this model", uri);
       return;
     }
+  if (cml_is_session_path (path))
+    {
+      if (!cml_window_open_session (self, path, &error))
+        cml_window_show_error (self, "Could not open the session", error->message);
+      return;
+    }
   if (!cml_window_load (self, path, &error))
     {
       g_autofree char *base = g_path_get_basename (path);
@@ -225,6 +233,7 @@ on_param_changed (CmlWindow *self, const char *name, double value)
 static void
 on_restart_requested (CmlWindow *self, GHashTable *given)
 {
+  cml_window_set_run_given (self, given);
   if (self->runner)
     cml_runner_reset (self->runner, given);
 }
@@ -736,6 +745,9 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
   frame = cml_runner_get_frame (self->runner);
   if (frame->system != self->shown_system)
     show_system (self, frame->system);
+  /* an opened session's plot settings, once the plots show its system */
+  if (self->pending_view && self->shown_system == self->system)
+    cml_window_apply_pending_view (self);
 
   pull_history (self, frame);
   cml_scene_view_set_frame (self->scene_view, frame);
@@ -881,6 +893,7 @@ cml_window_dispose (GObject *object)
       gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
       g_clear_object (&self->chooser);
     }
+  cml_window_io_dispose (self);
   if (self->frame_stats_path)
     {
       CmlFrame *frame = self->runner ? cml_runner_get_frame (self->runner) : NULL;
@@ -971,8 +984,10 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_box);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_label);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_reset_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, recent_section);
 
   cml_window_class_add_actions (widget_class);
+  cml_window_class_add_io_actions (widget_class);
 }
 
 static void
@@ -1019,6 +1034,7 @@ cml_window_init (CmlWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
   cml_window_add_shortcuts (self);
+  cml_window_io_init (self);
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);
   update_title (self);
   cml_window_update_actions (self);

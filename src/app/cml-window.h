@@ -41,4 +41,18 @@ void       cml_window_set_frame_stats (CmlWindow *self, const char *path, double
 /* The runner (NULL before a model is loaded), for scripts and tests. */
 CmlRunner *cml_window_get_runner (CmlWindow *self);
 
+/* Sessions (a .cmlsession key file, see cml-session.h): the model (embedded), the
+ * newest parameters, the initial state of the current run, the integrator and the view
+ * settings.  Opening validates everything before the window changes: on an error the
+ * window keeps what it shows.  Both add the file to the recent sessions. */
+gboolean   cml_window_save_session (CmlWindow *self, const char *path, GError **error);
+gboolean   cml_window_open_session (CmlWindow *self, const char *path, GError **error);
+
+/* The run's history as the plots hold it (time and every observable), as CSV (with the
+ * '#' header of cml-output) or JSON, chosen by PATH's extension; written atomically. */
+gboolean   cml_window_export_data (CmlWindow *self, const char *path, GError **error);
+
+/* TRUE when PATH names a session file (by its extension). */
+gboolean   cml_is_session_path (const char *path);
+
 G_END_DECLS

@@ -220,6 +220,16 @@ now_s (void)
   return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
+/* CPU time of the calling thread: in-process timings count only the time this thread ran,
+ * not the time it waited for a CPU on a busy machine. */
+static double
+cpu_now_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -558,22 +568,23 @@ measure_overhead (Bench *b, Case *c, Overhead *o)
         }
     }
 
-  /* timing: the five loops interleaved in every repetition, medians over repetitions */
+  /* timing: the five loops interleaved in every repetition, medians over repetitions
+   * (repetition 0 is a warm-up: caches, branch predictors, clock frequency) */
   for (guint r = 0; r < reps; r++)
     {
       double t0, t1;
 
-      t0 = now_s ();
+      t0 = cpu_now_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           guint s = k & (N_STATES - 1);
           rhs (ts[s], zs + s * dim, dh, pp);
           acc += dh[0];
         }
-      t1 = now_s ();
+      t1 = cpu_now_s ();
       hand[r] = (t1 - t0) / n_eval * 1e9;
 
-      t0 = now_s ();
+      t0 = cpu_now_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           guint s = k & (N_STATES - 1);
@@ -581,46 +592,46 @@ measure_overhead (Bench *b, Case *c, Overhead *o)
           cml_simulation_eval_rhs (c->sim, dz, NULL);
           acc += dz[0];
         }
-      t1 = now_s ();
+      t1 = cpu_now_s ();
       gen_set[r] = (t1 - t0) / n_eval * 1e9;
 
-      t0 = now_s ();
+      t0 = cpu_now_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           guint s = k & (N_STATES - 1);
           cml_simulation_set_state (c->sim, ts[s], zs + s * dim);
           acc += cml_simulation_get_state (c->sim)[0];
         }
-      t1 = now_s ();
+      t1 = cpu_now_s ();
       set_only[r] = (t1 - t0) / n_eval * 1e9;
       gen_net[r] = gen_set[r] - set_only[r];
 
       cml_simulation_set_state (c->sim, ts[0], zs);
-      t0 = now_s ();
+      t0 = cpu_now_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           cml_simulation_eval_rhs (c->sim, dz, NULL);
           acc += dz[0];
         }
-      t1 = now_s ();
+      t1 = cpu_now_s ();
       gen_fixed[r] = (t1 - t0) / n_eval * 1e9;
 
-      t0 = now_s ();
+      t0 = cpu_now_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           rhs (ts[0], zs, dh, pp);
           acc += dh[0];
         }
-      t1 = now_s ();
+      t1 = cpu_now_s ();
       hand_fixed[r] = (t1 - t0) / n_eval * 1e9;
     }
   sink = acc;
-  o->hand_ns = median (hand, reps);
-  o->generic_with_set_ns = median (gen_set, reps);
-  o->set_state_ns = median (set_only, reps);
-  o->generic_ns = median (gen_net, reps);
-  o->generic_fixed_ns = median (gen_fixed, reps);
-  o->hand_fixed_ns = median (hand_fixed, reps);
+  o->hand_ns = median (hand + 1, reps - 1);
+  o->generic_with_set_ns = median (gen_set + 1, reps - 1);
+  o->set_state_ns = median (set_only + 1, reps - 1);
+  o->generic_ns = median (gen_net + 1, reps - 1);
+  o->generic_fixed_ns = median (gen_fixed + 1, reps - 1);
+  o->hand_fixed_ns = median (hand_fixed + 1, reps - 1);
   o->ratio = o->generic_ns / o->hand_ns;
 
   /* a whole rk8pd integration (rtol = atol = 1e-10, no projection) with each right-hand
@@ -654,15 +665,15 @@ measure_overhead (Bench *b, Case *c, Overhead *o)
 
         cml_simulation_reset (c->sim, NULL, NULL);
         n0 = cml_simulation_n_rhs (c->sim);
-        t0 = now_s ();
+        t0 = cpu_now_s ();
         ok = cml_simulation_advance (c->sim, t_end, &error);
-        tg[r] = now_s () - t0;
+        tg[r] = cpu_now_s () - t0;
         o->int_generic_rhs = cml_simulation_n_rhs (c->sim) - n0;
 
         memcpy (zh, c->z0, dim * sizeof (double));
-        t0 = now_s ();
+        t0 = cpu_now_s ();
         ok = ok && cml_integrator_advance (integ, &t, t_end, zh, &error);
-        th[r] = now_s () - t0;
+        th[r] = cpu_now_s () - t0;
         o->int_hand_rhs = cml_integrator_n_rhs (integ);
         if (!ok)
           {
@@ -748,7 +759,7 @@ fig_overhead (Bench *b)
       case_close (&c);
     }
   json_end_array (&b->json);
-  printf ("\n   hand, generic: ns per call at 256 varying states (generic = cml_simulation_set_state +\n"
+  printf ("\n   hand, generic: ns of CPU time per call at 256 varying states (generic = cml_simulation_set_state +\n"
           "   cml_simulation_eval_rhs, less set_state measured alone); agree: largest |generic − hand|/(1+|hand|);\n"
           "   in rk8pd: a whole integration (rtol = atol = 1e-10) with each right-hand side, the extra\n"
           "   time per evaluation added to the hand-written cost, and the ratio of time per evaluation.\n");
@@ -913,7 +924,7 @@ cmlab_in_process (Case *c, double t_end, double dt_out, double tol, guint reps, 
     {
       double t0;
       cml_simulation_reset (c->sim, NULL, NULL);
-      t0 = now_s ();
+      t0 = cpu_now_s ();
       cml_simulation_observe (c->sim, c->obs);
       for (guint k = 1; k <= n_rows; k++)
         {
@@ -924,7 +935,7 @@ cmlab_in_process (Case *c, double t_end, double dt_out, double tol, guint reps, 
         }
       if (cml_simulation_get_time (c->sim) < t_end && !cml_simulation_advance (c->sim, t_end, NULL))
         return NAN;
-      times[r] = now_s () - t0;
+      times[r] = cpu_now_s () - t0;
     }
   *err = case_error_now (c);
   return median (times, reps);
@@ -1098,7 +1109,7 @@ check_scipy (const char *out, gpointer data, PeerResult *r, GError **error)
     }
   r->err = case_error_of (d->c, t, v);
   r->nfev = lookup_num (v, "nfev");
-  d->extra[d->n_extra++] = lookup_num (v, "solve_seconds");
+  d->extra[d->n_extra++] = lookup_num (v, "solve_cpu_seconds");
   return TRUE;
 }
 
@@ -1172,8 +1183,10 @@ fig_peers (Bench *b)
 {
   static const char *const models[] = { "rolling-ball", "plate-ball", "martinet", "capri-kobayashi",
                                         "capri-kobayashi-full", NULL };
+  /* spans (in periods) that give cmlab some 50 ms of work in the full run, so that its net
+   * time stands clear of the start-up's jitter */
+  static const double full_periods[] = { 1000, 1000, 2000, 3000, 10000 };
   const guint reps = b->quick ? 3 : 7;
-  const double periods = b->quick ? 100 : 1000;
   const double tol = 1e-10;
   g_autoptr (GError) terr = NULL;
   g_autofree char *tmp = g_dir_make_tmp ("cmlab-bench-XXXXXX", &terr);
@@ -1183,13 +1196,12 @@ fig_peers (Bench *b)
   g_autofree char *tol_s = g_strdup_printf ("%g", tol);
   char *py_startup[] = { (char *) python_path (), peers_py, "--startup", NULL };
 
-  printf ("\n2. Against the peers: %g periods, rtol = atol = %g, a row every period; wall time in ms of\n"
-          "   subprocesses (medians of %u rounds, each running every tool and, after it, the same\n"
-          "   command with nothing to integrate), net = total − start-up (median of the pairs);\n"
-          "   error = largest deviation from the closed form at the end\n\n",
-          periods, tol, reps);
+  printf ("\n2. Against the peers: rtol = atol = %g, a row every period, %s;\n"
+          "   wall time in ms of subprocesses (medians of %u rounds, each running every tool and,\n"
+          "   after it, the same command with nothing to integrate), net = total − start-up (median\n"
+          "   of the pairs); error = largest deviation from the closed form at the end\n\n",
+          tol, b->quick ? "100 periods" : "span in periods after the name", reps);
   json_object (&b->json, "peers");
-  json_num (&b->json, "periods", periods);
   json_num (&b->json, "rtol", tol);
   json_num (&b->json, "atol", tol);
   json_int (&b->json, "repetitions", reps);
@@ -1210,7 +1222,7 @@ fig_peers (Bench *b)
   if (scipy_why)
     printf ("   SciPy not usable (%s): its columns are left empty\n", scipy_why);
 
-  printf ("   %-21s %-19s %9s %9s %9s %9s %9s %10s %10s\n", "model", "", "total ms", "start ms",
+  printf ("   %-26s %-19s %9s %9s %9s %9s %9s %10s %10s\n", "model", "", "total ms", "start ms",
           "net ms", "cpu ms", "error", "net/cmlab", "cpu/cmlab");
   json_array (&b->json, "runs");
   for (guint m = 0; models[m]; m++)
@@ -1218,7 +1230,7 @@ fig_peers (Bench *b)
       Case c;
       g_autoptr (GError) error = NULL;
       PeerResult cm = { 0 }, xp = { 0 }, sp = { 0 };
-      double T, t_end, matched_tol = NAN, matched_s = NAN;
+      double T, t_end, periods, matched_tol = NAN, matched_s = NAN;
       g_autofree char *t_end_s = NULL, *dt_s = NULL;
 
       if (!want_model (b, models[m]))
@@ -1232,6 +1244,7 @@ fig_peers (Bench *b)
           continue;
         }
       T = c.period;
+      periods = b->quick ? 100 : full_periods[m];
       t_end = periods * T;
       t_end_s = g_strdup_printf ("%.17g", t_end);
       dt_s = g_strdup_printf ("%.17g", T);
@@ -1309,26 +1322,28 @@ fig_peers (Bench *b)
                         sp.available && cm.available ? sp.cpu_net_s / cm.cpu_net_s : NAN,
                         sp.available ? sp.extra / matched_s : NAN };
 #define MS(r, f) ((r).available ? 1e3 * (r).f : NAN)
-        printf ("   %-21s %-19s %9.0f %9.0f %9.0f %9.0f %9s\n", models[m], "cmlab-cli simulate",
+        g_autofree char *label = b->quick ? g_strdup (models[m]) : g_strdup_printf ("%s %.0f", models[m], periods);
+        printf ("   %-26s %-19s %9.0f %9.0f %9.0f %9.0f %9s\n", label, "cmlab-cli simulate",
                 MS (cm, total_s), MS (cm, startup_s), MS (cm, net_s), MS (cm, cpu_net_s),
                 FE (cm.available ? cm.err : NAN));
-        printf ("   %-21s %-19s %9s %9s %9.0f\n", "", "  (in-process loop)", "", "", MS (cm, extra));
+        printf ("   %-26s %-19s %9s %9s %9s %9.0f\n", "", "  (in-process loop)", "", "", "", MS (cm, extra));
         if (!isnan (matched_s))
-          printf ("   %-21s %-19s %9s %9s %9.0f %9s %9s   (rtol = atol = %.1e: the peers' error)\n", "",
-                  "  (same, equal err)", "", "", 1e3 * matched_s, "", "", matched_tol);
-        printf ("   %-21s %-19s %9.0f %9.0f %9.0f %9.0f %9s %9sx %9sx\n", "", "XPPAUT 83dp",
+          printf ("   %-26s %-19s %9s %9s %9s %9.0f %9s   (rtol = atol = %.1e: the peers' error)\n", "",
+                  "  (same, equal err)", "", "", "", 1e3 * matched_s, "", matched_tol);
+        printf ("   %-26s %-19s %9.0f %9.0f %9.0f %9.0f %9s %9sx %9sx\n", "", "XPPAUT 83dp",
                 MS (xp, total_s), MS (xp, startup_s), MS (xp, net_s), MS (xp, cpu_net_s),
                 FE (xp.available ? xp.err : NAN), FR (rx),
                 FR (xp.available && cm.available ? xp.cpu_net_s / cm.cpu_net_s : NAN));
-        printf ("   %-21s %-19s %9.0f %9.0f %9.0f %9.0f %9s %9sx %9sx\n", "", "SciPy DOP853",
+        printf ("   %-26s %-19s %9.0f %9.0f %9.0f %9.0f %9s %9sx %9sx\n", "", "SciPy DOP853",
                 MS (sp, total_s), MS (sp, startup_s), MS (sp, net_s), MS (sp, cpu_net_s),
                 FE (sp.available ? sp.err : NAN), FR (rs),
                 FR (sp.available && cm.available ? sp.cpu_net_s / cm.cpu_net_s : NAN));
-        printf ("   %-21s %-19s %9s %9s %9.0f\n", "", "  (solve_ivp alone)", "", "", MS (sp, extra));
+        printf ("   %-26s %-19s %9s %9s %9s %9.0f\n", "", "  (solve_ivp alone)", "", "", "", MS (sp, extra));
 #undef MS
         json_object (&b->json, NULL);
         json_str (&b->json, "model", models[m]);
         json_num (&b->json, "period", T);
+        json_num (&b->json, "periods", periods);
         json_num (&b->json, "t_end", t_end);
         json_peer (&b->json, "cmlab", &cm, 0);
         json_peer (&b->json, "xppaut", &xp, 1);
@@ -1368,8 +1383,8 @@ fig_peers (Bench *b)
     printf ("\n   (--quick: spans this short leave net times of a few ms, within the start-up's jitter;\n"
             "   judge the ratios on a full run)");
   printf ("\n   cpu = the child's user + system CPU time, total − start-up (steadier than wall time on a\n"
-          "   busy machine); in-process loop = cmlab's simulate loop timed inside this process; solve_ivp\n"
-          "   alone = timed inside Python.  The targets are judged on net wall time.\n");
+          "   busy machine); in-process loop = cmlab's simulate loop, CPU time inside this process;\n"
+          "   solve_ivp alone = its CPU time inside Python.  The targets are judged on net wall time.\n");
   remove_tree (tmp);
 }
 
@@ -1421,14 +1436,14 @@ wp_point (Case *c, CmlIntegratorKind kind, double x, double t_end, WpPoint *p)
       p->failure = g_strdup (error->message);
       return;
     }
-  t0 = now_s ();
+  t0 = cpu_now_s ();
   if (!cml_simulation_advance (c->sim, t_end, &error))
     {
       p->failure = g_strdup (error->message);
       p->n_rhs = cml_simulation_n_rhs (c->sim);
       return;
     }
-  p->secs = now_s () - t0;
+  p->secs = cpu_now_s () - t0;
   p->n_rhs = cml_simulation_n_rhs (c->sim);
   p->err = case_error_now (c);
 }
@@ -1665,7 +1680,7 @@ long_run (Case *c, CmlIntegratorKind kind, double x, const char *invariant, doub
   cml_simulation_observe (c->sim, c->obs);
   m0 = c->obs[idx];
   r->max1 = r->max2 = 0.0;
-  t0 = now_s ();
+  t0 = cpu_now_s ();
   for (guint k = 1; k <= n_checks; k++)
     {
       double e;
@@ -1697,8 +1712,8 @@ long_run (Case *c, CmlIntegratorKind kind, double x, const char *invariant, doub
           r->sol2 = case_error_now (c);
         }
     }
-  r->secs = now_s () - t0;
-  r->epp = cml_simulation_n_rhs (c->sim) / p2;
+  r->secs = cpu_now_s () - t0;
+  r->epp = cml_simulation_n_rhs (c->sim) / MAX (cml_simulation_get_time (c->sim) / c->period, 1e-300);
   r->growth = r->max2 / r->max1;
 }
 
@@ -1857,7 +1872,7 @@ fig_residuals (Bench *b)
             label = g_strdup_printf ("%s rtol %g atol %g", cml_integrator_kind_to_string (o.kind), o.rtol, o.atol);
             if (!case_restart (&c, &o, &error))
               failure = error->message;
-            t0 = now_s ();
+            t0 = cpu_now_s ();
             for (guint k = 1; k <= n_checks && !failure; k++)
               {
                 if (!cml_simulation_advance (c.sim, k * (periods / n_checks) * c.period, &error))
@@ -1873,7 +1888,7 @@ fig_residuals (Bench *b)
                     qn = MAX (qn, fabs (sqrt (n2) - 1.0));
                   }
               }
-            secs = now_s () - t0;
+            secs = cpu_now_s () - t0;
             printf ("   %-21s %-28s %-8s %12s %12s %7.1f%s%s\n", models[m], label, proj ? "yes" : "no",
                     FE (res), FE (qn), secs, failure ? "  failed: " : "", failure ? failure : "");
             json_object (&b->json, NULL);

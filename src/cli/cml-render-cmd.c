@@ -15,8 +15,10 @@
  *      ffmpeg on PATH for a video);
  *   2. a headless OpenGL context (cml-offscreen.c) and the scene renderer;
  *   3. a pre-run of the whole simulation, without drawing: it finds a failing run before
- *      anything is written, the scene's bounds (so the camera frames everything the
- *      video will show, and does not move) and the plotted quantity's range;
+ *      anything is written, the scene's bounds and the plotted quantity's range; then
+ *      the camera (fixed for the whole video): the window's three-quarter view fitted to
+ *      the bounds, brought in by a few trial runs drawn small until what the run shows
+ *      fills about 90 % of the frame (frame_scene);
  *   4. the run again from the same initial state (bit for bit the same trajectory),
  *      drawing each frame: the scene through OpenGL, read back through a ring of
  *      pixel-buffer objects (so the CPU steps and draws frame k+1 while frame k is copied
@@ -683,8 +685,9 @@ write_png (Writer *w, const FrameBuf *b, guint32 *argb)
   int fd_err[2] = { make_temp (tmp, w->mode), 0 };
   if (fd_err[0] < 0)
     {
+      int e = errno;
       cairo_surface_destroy (surface);
-      writer_fail (w, g_strdup_printf ("cannot write %s: %s", name, g_strerror (errno)));
+      writer_fail (w, g_strdup_printf ("cannot write %s: %s", name, g_strerror (e)));
       return FALSE;
     }
   cairo_status_t st = cairo_surface_write_to_png_stream (surface, png_write_func, fd_err);
@@ -925,7 +928,7 @@ frame_scene (Render *R, GError **error)
   if (!cml_offscreen_resize (R->off, tw, th, 0, error))
     return FALSE;
   g_autofree guint8 *pixels = g_malloc ((gsize) tw * th * 4);
-  for (int pass = 0; pass < (g_getenv ("XNOFRAME") ? 0 : 4); pass++)
+  for (int pass = 0; pass < 4; pass++)
     {
       double box[4] = { 0, 0, 0, 0 };
       gboolean any;
@@ -1407,8 +1410,9 @@ cml_render_main (int argc, char **argv)
           g_async_queue_push (w.free_q, g_queue_pop_head (&pending));
       }
     if (!complete && ff.pid > 0)
-      /* a writer blocked on a full pipe: killing ffmpeg frees it */
-      ffmpeg_finish (&ff, TRUE);
+      /* a writer blocked on a full pipe: killing ffmpeg frees it (the pipe stays open
+       * until the writer has stopped, so its descriptor cannot be reused meanwhile) */
+      kill (ff.pid, SIGKILL);
     writer_join (&w);
     if (shown)
       fputs ("\r\033[K", stderr);

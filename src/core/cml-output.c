@@ -235,6 +235,23 @@ cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error)
 }
 
 gboolean
+cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error)
+{
+  FILE *fp = out->fp;
+  if (out->format == CML_OUTPUT_JSON)
+    fputs (out->n_rows ? ",\n    [" : "\n    [", fp);
+  number (fp, out->format, t);
+  for (guint k = 0; k < out->n_cols; k++)
+    {
+      fputc (',', fp);
+      number (fp, out->format, obs[out->cols[k]]);
+    }
+  fputs (out->format == CML_OUTPUT_JSON ? "]" : "\n", fp);
+  out->n_rows++;
+  return check_stream (out, error);
+}
+
+gboolean
 cml_output_finish (CmlOutput *out, GError **error)
 {
   if (out->format == CML_OUTPUT_JSON)

@@ -30,6 +30,9 @@ CmlOutput *cml_output_new (const char *path, CmlOutputFormat format, GError **er
 gboolean   cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns, GError **error);
 /* Writes one row: t and the columns at SIM's current state. */
 gboolean   cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error);
+/* Writes one row from recorded data: time T and OBS, every observable of the system
+ * (cml_system_n_observables values, system order), of which the columns are taken. */
+gboolean   cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error);
 /* Completes the file and moves it to its name. */
 gboolean   cml_output_finish (CmlOutput *out, GError **error);
 /* Drops a partial file. */

@@ -129,6 +129,28 @@ test_context (void)
   g_assert_cmpuint (rgba[((gsize) (H - 1) * W) * 4 + 0], ==, 0);
   g_assert_cmpuint (glGetError (), ==, GL_NO_ERROR);
 
+  /* into a wider picture (rows STRIDE apart), at once and through the ring: the same
+   * rows, and the bytes beyond each row untouched */
+  gsize stride = (W + 8) * 4;
+  for (int ring = 0; ring < 2; ring++)
+    {
+      g_autofree guint8 *wide = g_malloc (stride * H);
+      memset (wide, 0x5a, stride * H);
+      if (ring)
+        {
+          cml_offscreen_read_begin (off);
+          g_assert_true (cml_offscreen_read_end (off, wide, stride));
+        }
+      else
+        cml_offscreen_read_pixels (off, wide, stride);
+      for (int y = 0; y < H; y++)
+        {
+          g_assert_cmpmem (wide + y * stride, W * 4, rgba + y * W * 4, W * 4);
+          g_assert_cmpuint (wide[y * stride + W * 4], ==, 0x5a);
+          g_assert_cmpuint (wide[y * stride + stride - 1], ==, 0x5a);
+        }
+    }
+
   /* resize keeps working */
   g_autoptr (GError) error = NULL;
   g_assert_true (cml_offscreen_resize (off, 64, 48, 0, &error));

@@ -646,6 +646,318 @@ test_frame_stats (void)
   g_rmdir (dir);
 }
 
+/* ---- exports and sessions ---------------------------------------------------------------- */
+
+/* Runs WIN's model a little, pauses, and lets the plots take every sample. */
+static void
+run_a_little (CmlWindow *win)
+{
+  for (int k = 0; k < 10; k++)
+    gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  cml_runner_sync (win->runner);
+  spin_for (0.4);
+  g_assert_cmpuint (cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot)), >, 10);
+}
+
+static char *
+read_text (const char *path)
+{
+  char *text = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+static void
+test_plot_export (void)
+{
+  CmlWindow *win;
+  g_autofree char *dir = NULL;
+  g_autofree char *png = NULL, *svg = NULL, *pdf = NULL;
+  g_autoptr (GError) error = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  run_a_little (win);
+  dir = g_dir_make_tmp ("cmlab-plot-export-XXXXXX", NULL);
+  png = g_build_filename (dir, "energy.png", NULL);
+  svg = g_build_filename (dir, "energy.svg", NULL);
+  pdf = g_build_filename (dir, "energy.pdf", NULL);
+
+  /* the header's menu offers the three formats */
+  g_assert_nonnull (gtk_widget_get_template_child (GTK_WIDGET (win->time_plot), CML_TYPE_PLOT_VIEW,
+                                                   "export_button"));
+
+  g_assert_true (cml_plot_view_export (win->time_plot, png, &error));
+  g_assert_no_error (error);
+  {
+    cairo_surface_t *surface = cairo_image_surface_create_from_png (png);
+    int w, h, stride, differ = 0;
+    const guint8 *px;
+
+    g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+    w = cairo_image_surface_get_width (surface);
+    h = cairo_image_surface_get_height (surface);
+    g_assert_cmpint (w, ==, 1600);
+    g_assert_cmpint (h, ==, 900);
+    cairo_surface_flush (surface);
+    px = cairo_image_surface_get_data (surface);
+    stride = cairo_image_surface_get_stride (surface);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        if (*(const guint32 *) (px + y * stride + 4 * x) != *(const guint32 *) px)
+          differ++;
+    g_assert_cmpfloat ((double) differ / (w * h), >, 0.005);
+    cairo_surface_destroy (surface);
+  }
+
+  g_assert_true (cml_plot_view_export (win->time_plot, svg, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *text = read_text (svg);
+    g_assert_true (g_str_has_prefix (text, "<?xml"));
+  }
+  g_assert_true (cml_plot_view_export (win->phase_plot, pdf, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *text = read_text (pdf);
+    g_assert_true (g_str_has_prefix (text, "%PDF"));
+  }
+
+  /* an unwritable place: an error, and nothing left behind */
+  g_assert_false (cml_plot_view_export (win->time_plot, "/nonexistent-dir/plot.pdf", &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_false (g_file_test ("/nonexistent-dir/plot.pdf", G_FILE_TEST_EXISTS));
+  /* an unknown format */
+  {
+    g_autofree char *bad = g_build_filename (dir, "plot.bmp", NULL);
+    g_assert_false (cml_plot_view_export (win->time_plot, bad, &error));
+    g_assert_nonnull (error);
+    g_clear_error (&error);
+    g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));
+  }
+  /* the directory holds the three exports and no temporary files */
+  {
+    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+    guint n = 0;
+    while (g_dir_read_name (d))
+      n++;
+    g_assert_cmpuint (n, ==, 3);
+  }
+
+  g_remove (png);
+  g_remove (svg);
+  g_remove (pdf);
+  g_rmdir (dir);
+  window_free (win);
+}
+
+static gboolean
+pending_view_applied (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return win->pending_view == NULL && win->shown_system == win->system;
+}
+
+static void
+test_session_roundtrip (void)
+{
+  CmlWindow *win;
+  CmlFrame *frame;
+  GtkSpinButton *spin;
+  g_autofree char *dir = NULL, *path = NULL, *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autofree char *embedded = NULL;
+  const char *ys[] = { "x", NULL };
+  g_auto (GStrv) shown = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  dir = g_dir_make_tmp ("cmlab-session-XXXXXX", NULL);
+  path = g_build_filename (dir, "ball.cmlsession", NULL);
+  g_assert_true (spin_until (views_caught_up, win, 5.0));
+
+  spin = cml_parameter_panel_get_param_spin (win->parameter_panel, "Omega");
+  g_assert_nonnull (spin);
+  gtk_spin_button_set_value (spin, 3.0);
+  cml_window_set_table_frame (win, TRUE);
+  cml_plot_view_set_series (win->time_plot, NULL, ys);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame_param (frame, "Omega"), ==, 3.0);
+  cml_frame_unref (frame);
+
+  g_assert_true (cml_window_save_session (win, path, &error));
+  g_assert_no_error (error);
+
+  /* the model's text is embedded */
+  text = read_text (path);
+  g_assert_true (g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &error));
+  g_assert_no_error (error);
+  embedded = g_key_file_get_string (kf, "session", "model", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (embedded, ==, cml_system_get_model (win->system)->text);
+  g_assert_true (g_key_file_get_boolean (kf, "view", "table-frame", NULL));
+  {
+    g_autofree char *y = g_key_file_get_string (kf, "view", "time-plot-y", NULL);
+    g_assert_cmpstr (y, ==, "x");
+  }
+
+  /* change things, then open: they come back */
+  gtk_spin_button_set_value (spin, -1.0);
+  cml_window_set_table_frame (win, FALSE);
+  {
+    const char *others[] = { "y", NULL };
+    cml_plot_view_set_series (win->time_plot, NULL, others);
+  }
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame_param (frame, "Omega"), ==, -1.0);
+  g_assert_cmpfloat (frame->t, >, 0.0);
+  cml_frame_unref (frame);
+
+  g_assert_true (cml_window_open_session (win, path, &error));
+  g_assert_no_error (error);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame_param (frame, "Omega"), ==, 3.0);
+  g_assert_cmpfloat (frame->t, ==, 0.0);
+  cml_frame_unref (frame);
+  spin = cml_parameter_panel_get_param_spin (win->parameter_panel, "Omega");
+  g_assert_cmpfloat (gtk_spin_button_get_value (spin), ==, 3.0);
+  g_assert_true (win->table_frame);
+  g_assert_true (spin_until (pending_view_applied, win, 5.0));
+  shown = cml_plot_view_dup_y_names (win->time_plot);
+  g_assert_cmpuint (g_strv_length (shown), ==, 1);
+  g_assert_cmpstr (shown[0], ==, "x");
+
+  /* replay: a reset starts from the session's initial state again */
+  g_assert_nonnull (win->run_given);
+
+  g_remove (path);
+  g_rmdir (dir);
+  window_free (win);
+}
+
+static void
+test_session_forged (void)
+{
+  CmlWindow *win;
+  CmlSystem *before;
+  g_autofree char *dir = NULL, *path = NULL;
+  g_autoptr (GError) error = NULL;
+  CmlFrame *frame;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  before = win->system;
+  dir = g_dir_make_tmp ("cmlab-session-XXXXXX", NULL);
+  path = g_build_filename (dir, "forged.cmlsession", NULL);
+
+  /* a bad format line */
+  g_assert_true (g_file_set_contents (path, "[session]\nformat=cmlab-session 99\nmodel=model x\n", -1, NULL));
+  g_assert_false (cml_window_open_session (win, path, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "not a cmlab session"));
+  g_clear_error (&error);
+  g_assert_true (win->system == before);
+
+  /* the right format line, a broken model */
+  g_assert_true (g_file_set_contents (path, "[session]\nformat=cmlab-session 1\nmodel=this is not a model\n", -1, NULL));
+  g_assert_false (cml_window_open_session (win, path, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  /* not a key file at all, and a missing file */
+  g_assert_true (g_file_set_contents (path, "\x01\x02 garbage", -1, NULL));
+  g_assert_false (cml_window_open_session (win, path, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_false (cml_window_open_session (win, "/nonexistent-dir/x.cmlsession", &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  /* the window keeps its model and still runs */
+  g_assert_true (win->system == before);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
+  frame = synced_frame (win);
+  g_assert_true (frame->system == before);
+  g_assert_cmpfloat (frame->t, >, 0.0);
+  cml_frame_unref (frame);
+
+  g_remove (path);
+  g_rmdir (dir);
+  window_free (win);
+}
+
+static void
+test_data_export (void)
+{
+  CmlWindow *win;
+  g_autofree char *dir = NULL, *csv = NULL, *json = NULL, *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint n_rows, k = 0, rows = 0, n_hash = 0;
+  guint n_obs;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  run_a_little (win);
+  dir = g_dir_make_tmp ("cmlab-data-XXXXXX", NULL);
+  csv = g_build_filename (dir, "run.csv", NULL);
+  json = g_build_filename (dir, "run.json", NULL);
+
+  n_rows = cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot));
+  n_obs = cml_system_n_observables (win->shown_system);
+  g_assert_true (cml_window_export_data (win, csv, &error));
+  g_assert_no_error (error);
+  text = read_text (csv);
+  lines = g_strsplit (text, "\n", -1);
+  while (lines[k] && lines[k][0] == '#')
+    k++, n_hash++;
+  g_assert_cmpuint (n_hash, >=, 4);
+  g_assert_true (g_str_has_prefix (lines[0], "# cmlab rolling-ball"));
+  g_assert_nonnull (strstr (text, "# parameters:"));
+  g_assert_nonnull (strstr (text, "# initial state (t = 0):"));
+  g_assert_nonnull (lines[k]);
+  g_assert_true (g_str_has_prefix (lines[k], "t,"));
+  {
+    g_auto (GStrv) header = g_strsplit (lines[k], ",", -1);
+    g_assert_cmpuint (g_strv_length (header), ==, n_obs + 1);
+  }
+  for (k++; lines[k]; k++)
+    if (lines[k][0])
+      {
+        g_auto (GStrv) cells = g_strsplit (lines[k], ",", -1);
+        g_assert_cmpuint (g_strv_length (cells), ==, n_obs + 1);
+        rows++;
+      }
+  g_assert_cmpuint (rows, ==, n_rows);
+
+  g_assert_true (cml_window_export_data (win, json, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *j = read_text (json);
+    g_assert_nonnull (strstr (j, "\"model\": \"rolling-ball\""));
+    g_assert_nonnull (strstr (j, "\"rows\": ["));
+  }
+
+  g_assert_false (cml_window_export_data (win, "/nonexistent-dir/run.csv", &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  g_remove (csv);
+  g_remove (json);
+  g_rmdir (dir);
+  window_free (win);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -656,6 +968,11 @@ main (int argc, char **argv)
   g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE);
   /* no accessibility bus under a bare Xvfb (its absence is a warning, fatal in tests) */
   g_setenv ("GTK_A11Y", "none", TRUE);
+  /* recent sessions go to a private place, not the user's list */
+  {
+    g_autofree char *data_home = g_dir_make_tmp ("cmlab-test-data-XXXXXX", NULL);
+    g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  }
   have_display = gtk_init_check ();
 
   g_test_add_func ("/ui/window/frame-stats", test_frame_stats);
@@ -667,6 +984,10 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-files", test_open_files);
   g_test_add_func ("/ui/window/view-settings", test_view_settings);
   g_test_add_func ("/ui/window/scene-renders", test_scene_renders);
+  g_test_add_func ("/ui/window/plot-export", test_plot_export);
+  g_test_add_func ("/ui/window/session-roundtrip", test_session_roundtrip);
+  g_test_add_func ("/ui/window/session-forged", test_session_forged);
+  g_test_add_func ("/ui/window/data-export", test_data_export);
 
   return g_test_run ();
 }
