@@ -755,14 +755,11 @@ print_sum (Printer *pr,
   for (guint i = 0; i < n; i++)
     {
       double c = items[i].c;
+      gsize at = pr->s->len;
+      gboolean neg = c < 0.0;
 
-      if (i == 0)
-        {
-          if (c < 0.0)
-            g_string_append_c (pr->s, '-');
-        }
-      else
-        g_string_append (pr->s, c < 0.0 ? " - " : " + ");
+      /* the term first: its product may itself begin with a minus (a sum factor printed
+       * with its sign turned), which then joins the connector's sign */
       if (items[i].t == NULL)
         {
           NumText nt;
@@ -778,6 +775,12 @@ print_sum (Printer *pr,
           print_product (pr, fabs (c), f, nf);
           g_free (f);
         }
+      if (pr->s->str[at] == '-')
+        {
+          g_string_erase (pr->s, at, 1);
+          neg = !neg;
+        }
+      g_string_insert (pr->s, at, i == 0 ? (neg ? "-" : "") : (neg ? " - " : " + "));
     }
   g_free (items);
 }

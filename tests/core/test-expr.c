@@ -1063,6 +1063,35 @@ test_random (void)
   g_assert_cmpuint (exact, >=, n / 3);
 }
 
+/* A sum whose term is a product with a sum factor printed with its sign turned must not
+ * show "- -" or "+ -" (the plate-ball's p4' once printed as "a - -p5*…"). */
+static void
+test_print_signs (void)
+{
+  g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+  const char *names[] = { "sigma", "p2", "p3", "p5", "Omega", "x1", "r", "c", "q0", "q3", NULL };
+  const char *texts[] = {
+    "sigma*(p5*(Omega*x1 - (p2 - p3/r))/r - c*p3)",
+    "0.5*q3*(Omega - p2)/r - 0.5*c*p3 - 0.5*q0*(Omega*x1 - p2 + p3/r)/r",
+    "-(p2 - x1)*p5 - (x1 - p2)*q0",
+    "c - (p2 - p3)*(x1 - Omega)",
+    NULL
+  };
+  for (guint k = 0; names[k]; k++)
+    cml_expr_ctx_intern (ctx, names[k]);
+  for (guint k = 0; texts[k]; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      CmlExpr *e = cml_expr_parse (ctx, texts[k], NULL, &error);
+      g_assert_no_error (error);
+      g_autofree char *out = cml_expr_to_string (ctx, e);
+      g_test_message ("%s  ->  %s", texts[k], out);
+      g_assert_null (strstr (out, "- -"));
+      g_assert_null (strstr (out, "+ -"));
+      g_assert_true (cml_expr_parse (ctx, out, NULL, &error) == e || error == NULL);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1083,6 +1112,7 @@ main (int   argc,
   g_test_add_func ("/core/expr/expand", test_expand);
   g_test_add_func ("/core/expr/eval", test_eval);
   g_test_add_func ("/core/expr/print", test_print);
+  g_test_add_func ("/core/expr/print-signs", test_print_signs);
   g_test_add_func ("/core/expr/print-roundtrip", test_print_roundtrip);
   g_test_add_func ("/core/expr/random", test_random);
 
