@@ -1550,7 +1550,10 @@ project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, co
       for (guint j = from; j < to; j++)
         zn = MAX (zn, fabs (z[j]));
       if (!isfinite (hn))
-        return 1;
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the constraint functions are not finite at this state");
+          return 1;
+        }
       if (hn <= 1e-15 * (1 + zn))
         break;
       /* (J Jᵀ) μ = h over the movable columns; z -= Jᵀ μ */
