@@ -655,7 +655,10 @@ run_a_little (CmlWindow *win)
   for (int k = 0; k < 10; k++)
     gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
   cml_runner_sync (win->runner);
-  spin_for (0.4);
+  /* the plots take samples on frame ticks: wait for them (slow under sanitizers) */
+  for (int k = 0; k < 150 && cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot)) <= 10; k++)
+    spin_for (0.1);
+  spin_for (0.2);
   g_assert_cmpuint (cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot)), >, 10);
 }
 
