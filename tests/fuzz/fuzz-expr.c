@@ -11,7 +11,7 @@
  *   cml_expr_parse; on failure the error must be a CML_ERROR with a code the header
  *   promises (PARSE, UNKNOWN_NAME, ARITY) and the column must lie in the text;
  *   on success: print; print → parse (must parse) → print → parse → print, which must be a
- *   fixed point; a text with integer numbers only must read back to the same node (the
+ *   fixed point when it shows integers only, and then read back to the same node (the
  *   invariant tests/core/test-expr.c checks on random expressions); derivatives (first and
  *   second), substitution, monic, expansion (printed and read back when not huge), symbol
  *   collection, a tree-walk evaluation and a compiled program (prepare + run) of the
@@ -38,6 +38,7 @@
 
 #define MAX_DIFF_SYMS 4
 #define MAX_PRINTED_EXPANSION 500
+#define MAX_REPARSED_TEXT     8192
 
 static const char *const base_symbols[] = { "t", "x", "y", "z", "u", "v", "w", "a", "b", "c" };
 static const char *const func_words[] = {
@@ -183,11 +184,16 @@ exercise (CmlExprCtx *ctx, CmlExpr *e, const char *input)
     return; /* only with CMLAB_FUZZ_IGNORE=nonfinite */
   g_autofree char *s3 = cml_expr_to_string (ctx, e3);
 
-  if (strcmp (s2, s3) != 0)
+  /* with rounded numbers a round trip may renormalise (a power of a sum with a lead
+   * coefficient 10 gains 10^35 in the coefficient, which rounds): only integer text must
+   * be a fixed point */
+  if (only_integers (s2) && strcmp (s2, s3) != 0)
     finding ("printing is not a fixed point: \"%s\" -> \"%s\" -> \"%s\" -> \"%s\"", input, s1, s2, s3);
-  if (only_integers (s1) && e2 != e)
-    finding ("\"%s\" prints as \"%s\" (integers only), which parses to another node, printed \"%s\"",
-             input, s1, s2);
+  /* as tests/core/test-expr.c: E2 holds the numbers as printed (1/0.1^3 = 999.99…98 prints
+   * as "1000"), so it is E2's text, when it shows integers only, that must read back to E2 */
+  if (only_integers (s2) && e3 != e2)
+    finding ("\"%s\" prints as \"%s\", read back and printed as \"%s\" (integers only), which parses "
+             "to another node, printed \"%s\"", input, s1, s2, s3);
 
   (void) cml_expr_n_nodes (e);
   (void) cml_expr_kind (e);
@@ -235,8 +241,10 @@ exercise (CmlExprCtx *ctx, CmlExpr *e, const char *input)
     CmlExpr *x = cml_expr_expand (ctx, e);
     if (cml_expr_n_nodes (x) <= MAX_PRINTED_EXPANSION)
       {
+        /* shared nodes print once per use: the text can be far longer than the DAG */
         g_autofree char *xs = cml_expr_to_string (ctx, x);
-        (void) must_parse (ctx, xs, "the printed expansion");
+        if (strlen (xs) <= MAX_REPARSED_TEXT)
+          (void) must_parse (ctx, xs, "the printed expansion");
       }
   }
 
