@@ -17,6 +17,7 @@
 #include "cml-bench.h"
 #include "cml-cli-common.h"
 #include "cml-error.h"
+#include "cml-native.h"
 #include "cml-integrator.h"
 #include "cml-model.h"
 #include "cml-output.h"
@@ -271,6 +272,14 @@ cmd_info (int argc, char **argv)
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
     printf ("    note: %s\n", (char *) report->pdata[k]);
+
+  {
+    const char *why = cml_system_native_status (sys);
+    if (why == NULL)
+      printf ("\nEvaluation: native code (compiled with %s)\n", cml_native_compiler ());
+    else
+      printf ("\nEvaluation: interpreter (no native code: %s)\n", why);
+  }
 
   {
     guint n_obs = cml_system_n_observables (sys);

@@ -24,6 +24,7 @@
 
 #include "cml-expr-private.h"
 #include "cml-error.h"
+#include "cml-native.h"
 
 #include <math.h>
 #include <string.h>
@@ -786,4 +787,151 @@ cml_program_run (const CmlProgram *prog,
   execute (prog->fast_code, prog->n_fast_code, regs);
   for (guint i = 0; i < prog->n_outputs; i++)
     out[i] = regs[out_reg[i]];
+}
+
+/* ---- C source for native code ---------------------------------------------------------- */
+
+/* Native code (cml-native.c) must compute bit for bit what the interpreter computes, so
+ * every instruction becomes one C statement of the same operation in the same order: no
+ * reassociation, no contraction (the source is compiled with -ffp-contract=off and without
+ * -ffast-math), the same libm functions.  Fast registers become local variables; constants
+ * become exact hexadecimal literals; slow registers are read from the register file that
+ * cml_program_prepare() filled.  Nothing of a model's text reaches the source: only
+ * numbers and register indices. */
+
+static void
+emit_operand (GString          *s,
+              const CmlProgram *prog,
+              const guint8     *is_local,
+              const double     *const_of,
+              const guint8     *is_const,
+              guint             n_state,
+              guint             r)
+{
+  if (r < prog->n_fast)
+    {
+      if (r == 0)
+        g_string_append (s, "t");
+      else if (r <= n_state)
+        g_string_append_printf (s, "z[%u]", r - 1);
+      else
+        g_string_append_printf (s, "aux[%u]", r - 1 - n_state);
+    }
+  else if (is_local[r])
+    g_string_append_printf (s, "v%u", r);
+  else if (is_const[r] && isfinite (const_of[r]))
+    g_string_append_printf (s, "(%a)", const_of[r]);
+  else
+    g_string_append_printf (s, "R[%u]", r);
+}
+
+gboolean
+cml_program_emit_c (const CmlProgram *prog,
+                    const char       *name,
+                    guint             n_state,
+                    guint             n_out0,
+                    GString          *s)
+{
+  g_autofree guint8 *is_local = NULL;
+  g_autofree guint8 *is_const = NULL;
+  g_autofree double *const_of = NULL;
+  guint n_locals = 0;
+
+  g_return_val_if_fail (prog != NULL && name != NULL && s != NULL, FALSE);
+  g_return_val_if_fail (n_out0 <= prog->n_outputs, FALSE);
+
+  is_local = g_new0 (guint8, prog->n_regs + 1);
+  is_const = g_new0 (guint8, prog->n_regs + 1);
+  const_of = g_new0 (double, prog->n_regs + 1);
+  for (guint i = 0; i < prog->n_fast_code; i++)
+    {
+      guint d = prog->fast_code[i].d;
+      if (d < prog->n_fast)
+        return FALSE; /* never emitted by the compiler: an input is never written */
+      if (!is_local[d])
+        n_locals++;
+      is_local[d] = 1;
+    }
+  for (guint i = 0; i < prog->n_consts; i++)
+    {
+      is_const[prog->const_reg[i]] = 1;
+      const_of[prog->const_reg[i]] = prog->const_val[i];
+    }
+
+  g_string_append_printf (s,
+                          "void %s (double t, const double *restrict z, const double *restrict aux,\n"
+                          "         const double *restrict R, double *restrict o0, double *restrict o1)\n"
+                          "{\n",
+                          name);
+  /* silence unused-parameter noise in programs that do not read them */
+  g_string_append (s, "  (void) t; (void) z; (void) aux; (void) R; (void) o1;\n");
+  if (n_locals)
+    {
+      guint k = 0;
+      g_string_append (s, "  double");
+      for (guint r = 0; r < prog->n_regs; r++)
+        if (is_local[r])
+          g_string_append_printf (s, "%s v%u", k++ ? "," : "", r);
+      g_string_append (s, ";\n");
+    }
+
+#define OPND(R) emit_operand (s, prog, is_local, const_of, is_const, n_state, (R))
+  for (guint i = 0; i < prog->n_fast_code; i++)
+    {
+      const Instr *ins = &prog->fast_code[i];
+      static const char *const fn1[] = {
+        [OP_SQRT] = "sqrt", [OP_SIN] = "sin", [OP_COS] = "cos", [OP_TAN] = "tan",
+        [OP_ASIN] = "asin", [OP_ACOS] = "acos", [OP_ATAN] = "atan", [OP_SINH] = "sinh",
+        [OP_COSH] = "cosh", [OP_TANH] = "tanh", [OP_EXP] = "exp", [OP_LOG] = "log",
+        [OP_ABS] = "__builtin_fabs",
+      };
+
+      g_string_append_printf (s, "  v%u = ", ins->d);
+      switch ((Op) ins->op)
+        {
+        case OP_NEG: g_string_append (s, "-"); OPND (ins->a); break;
+        case OP_ADD: OPND (ins->a); g_string_append (s, " + "); OPND (ins->b); break;
+        case OP_SUB: OPND (ins->a); g_string_append (s, " - "); OPND (ins->b); break;
+        case OP_MUL: OPND (ins->a); g_string_append (s, " * "); OPND (ins->b); break;
+        case OP_DIV: OPND (ins->a); g_string_append (s, " / "); OPND (ins->b); break;
+        case OP_MULADD:
+          OPND (ins->a); g_string_append (s, " + "); OPND (ins->b);
+          g_string_append (s, " * "); OPND (ins->c);
+          break;
+        case OP_SQR: OPND (ins->a); g_string_append (s, " * "); OPND (ins->a); break;
+        case OP_RECIP: g_string_append (s, "1.0 / "); OPND (ins->a); break;
+        case OP_POW:
+          g_string_append (s, "pow ("); OPND (ins->a); g_string_append (s, ", ");
+          OPND (ins->b); g_string_append (s, ")");
+          break;
+        case OP_ATAN2:
+          g_string_append (s, "atan2 ("); OPND (ins->a); g_string_append (s, ", ");
+          OPND (ins->b); g_string_append (s, ")");
+          break;
+        case OP_SIGN:
+          g_string_append (s, "("); OPND (ins->a); g_string_append (s, " > 0.0 ? 1.0 : ");
+          OPND (ins->a); g_string_append (s, " < 0.0 ? -1.0 : 0.0)");
+          break;
+        case OP_SQRT: case OP_SIN: case OP_COS: case OP_TAN: case OP_ASIN: case OP_ACOS:
+        case OP_ATAN: case OP_SINH: case OP_COSH: case OP_TANH: case OP_EXP: case OP_LOG:
+        case OP_ABS:
+          g_string_append_printf (s, "%s (", fn1[ins->op]); OPND (ins->a); g_string_append (s, ")");
+          break;
+        default:
+          return FALSE;
+        }
+      g_string_append (s, ";\n");
+    }
+  for (guint i = 0; i < prog->n_outputs; i++)
+    {
+      if (i < n_out0)
+        g_string_append_printf (s, "  o0[%u] = ", i);
+      else
+        g_string_append_printf (s, "  o1[%u] = ", i - n_out0);
+      OPND (prog->out_reg[i]);
+      g_string_append (s, ";\n");
+    }
+#undef OPND
+  g_string_append (s, "}\n\n");
+  return TRUE;
 }

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "cml-error.h"
+#include "cml-native.h"
 #include "cml-symsolve.h"
 
 struct _CmlSystem
@@ -77,6 +78,12 @@ struct _CmlSystem
   CmlExpr    **subs_repl;
 
   CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog;
+  /* native code of the hot programs, built on first use (cml-native.c) */
+  GMutex       native_lock;
+  gboolean     native_tried;
+  CmlNative   *native;
+  char        *native_error;
+  CmlNativeFunc rhs_fn, jac_fn, proj_fn;
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
   guint        n_scene;
 
@@ -100,6 +107,7 @@ struct _CmlSimulation
   double      *newton_out;
   double      *work;       /* small dense solves */
   double      *work2;
+  CmlNativeFunc rhs_fn, jac_fn, proj_fn;  /* NULL: the interpreter */
   CmlIntegrator *integ;
   CmlIntegratorOptions options;
   GPtrArray   *report;
@@ -1223,6 +1231,9 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->reg_prog, cml_program_free);
   g_clear_pointer (&sys->newton_prog, cml_program_free);
   g_clear_pointer (&sys->scene_prog, cml_program_free);
+  g_clear_pointer (&sys->native, cml_native_free);
+  g_free (sys->native_error);
+  g_mutex_clear (&sys->native_lock);
   g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
   g_free (sys->rhs);
   g_ptr_array_unref (sys->pivots);
@@ -1448,6 +1459,74 @@ cml_system_describe (const CmlSystem *sys_)
   return g_string_free (s, FALSE);
 }
 
+/* ---- native code ------------------------------------------------------------------- */
+
+/* Larger programs are left to the interpreter: the C compiler's time grows faster than
+ * the program, and such systems spend their time elsewhere. */
+#define NATIVE_MAX_INSTRUCTIONS 50000
+
+/* Builds (or finds in the cache) native code for the right-hand side, its Jacobian and
+ * the constraint functions, once per system, on the first simulation. */
+static void
+system_ensure_native (CmlSystem *sys)
+{
+  g_autoptr (GString) src = NULL;
+  g_autoptr (GError) error = NULL;
+  guint size;
+  gboolean ok;
+
+  g_mutex_lock (&sys->native_lock);
+  if (sys->native_tried)
+    {
+      g_mutex_unlock (&sys->native_lock);
+      return;
+    }
+  sys->native_tried = TRUE;
+  size = cml_program_n_fast_instructions (sys->rhs_prog)
+         + (sys->jac_prog ? cml_program_n_fast_instructions (sys->jac_prog) : 0)
+         + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0);
+  if (!cml_native_available ())
+    sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
+  else if (size > NATIVE_MAX_INSTRUCTIONS)
+    sys->native_error = g_strdup_printf ("%u instructions, more than %u", size, NATIVE_MAX_INSTRUCTIONS);
+  else
+    {
+      src = g_string_new (NULL);
+      ok = cml_program_emit_c (sys->rhs_prog, "cml_rhs", sys->dim, sys->dim, src);
+      if (ok && sys->jac_prog)
+        ok = cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src);
+      if (ok && sys->proj_prog)
+        ok = cml_program_emit_c (sys->proj_prog, "cml_proj", sys->dim,
+                                 cml_program_n_outputs (sys->proj_prog), src);
+      if (!ok)
+        sys->native_error = g_strdup ("a program could not be written out as C");
+      else if ((sys->native = cml_native_build (src->str, &error)) == NULL)
+        sys->native_error = g_strdup (error->message);
+      else
+        {
+          sys->rhs_fn = cml_native_lookup (sys->native, "cml_rhs");
+          sys->jac_fn = sys->jac_prog ? cml_native_lookup (sys->native, "cml_jac") : NULL;
+          sys->proj_fn = sys->proj_prog ? cml_native_lookup (sys->native, "cml_proj") : NULL;
+          if (sys->rhs_fn == NULL || (sys->jac_prog && sys->jac_fn == NULL)
+              || (sys->proj_prog && sys->proj_fn == NULL))
+            {
+              sys->rhs_fn = sys->jac_fn = sys->proj_fn = NULL;
+              sys->native_error = g_strdup ("the compiled object lacks a function");
+            }
+        }
+      if (sys->native_error)
+        g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+    }
+  g_mutex_unlock (&sys->native_lock);
+}
+
+const char *
+cml_system_native_status (CmlSystem *sys)
+{
+  system_ensure_native (sys);
+  return sys->rhs_fn ? NULL : sys->native_error;
+}
+
 /* ---- simulation -------------------------------------------------------------------- */
 
 static void
@@ -1455,6 +1534,21 @@ fill_fast (CmlSimulation *sim, double t, const double *z)
 {
   sim->fast[0] = t;
   memcpy (sim->fast + 1, z, sim->sys->dim * sizeof (double));
+}
+
+/* The constraint functions h and their Jacobian into sim->proj_out. */
+static void
+run_proj (CmlSimulation *sim, double t, const double *z)
+{
+  CmlSystem *sys = sim->sys;
+
+  if (sim->proj_fn)
+    sim->proj_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_proj, sim->proj_out, NULL);
+  else
+    {
+      fill_fast (sim, t, z);
+      cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
+    }
 }
 
 /* Nonlinear vakonomic systems: Newton's method for the free velocities, warm-started from
@@ -1498,14 +1592,26 @@ sim_rhs (double t, const double *z, double *dz, void *data)
 {
   CmlSimulation *sim = data;
   CmlSystem *sys = sim->sys;
+  const double *pivots = sim->rhs_out + sys->dim;
 
-  fill_fast (sim, t, z);
-  if (sys->na && solve_aux (sim) != 0)
-    return 1;
-  cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
+  if (sys->na)
+    {
+      fill_fast (sim, t, z);
+      if (solve_aux (sim) != 0)
+        return 1;
+    }
+  if (sim->rhs_fn)
+    sim->rhs_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_rhs, dz, sim->rhs_out + sys->dim);
+  else
+    {
+      if (!sys->na)
+        fill_fast (sim, t, z);
+      cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
+      memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
+    }
   for (guint k = 0; k < sys->pivots->len; k++)
     {
-      double p = sim->rhs_out[sys->dim + k];
+      double p = pivots[k];
       if (p == 0 || !isfinite (p))
         {
           g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
@@ -1513,7 +1619,6 @@ sim_rhs (double t, const double *z, double *dz, void *data)
           return 1;
         }
     }
-  memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
   return 0;
 }
 
@@ -1523,6 +1628,11 @@ sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
   CmlSimulation *sim = data;
   CmlSystem *sys = sim->sys;
   guint dim = sys->dim;
+  if (sim->jac_fn)
+    {
+      sim->jac_fn (t, z, sim->fast + 1 + dim, sim->regs_jac, dfdz, dfdt);
+      return 0;
+    }
   /* the Jacobian program's outputs are dim² then dim: write into a scratch then split */
   fill_fast (sim, t, z);
   cml_program_run (sys->jac_prog, sim->fast, sim->regs_jac, sim->work);
@@ -1543,8 +1653,7 @@ project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, co
   for (int it = 0; k && it < 20; it++)
     {
       double hn = 0, zn = 0;
-      fill_fast (sim, t, z);
-      cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
+      run_proj (sim, t, z);
       for (guint a = 0; a < k; a++)
         hn = MAX (hn, fabs (h[a]));
       for (guint j = from; j < to; j++)
@@ -1589,8 +1698,7 @@ project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, co
       if (it == 19)
         {
           /* still off the constraint set after 20 Gauss–Newton steps */
-          fill_fast (sim, t, z);
-          cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
+          run_proj (sim, t, z);
           double hn2 = 0;
           for (guint a = 0; a < k; a++)
             hn2 = MAX (hn2, fabs (h[a]));
@@ -1697,6 +1805,10 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->work2 = g_new0 (double, MAX (MAX (k, sys->na), dim) + 1);
   sim->report = g_ptr_array_new_with_free_func (g_free);
   sim->options = cml_integrator_options_default ();
+  system_ensure_native (sys);
+  sim->rhs_fn = sys->rhs_fn;
+  sim->jac_fn = sys->jac_fn;
+  sim->proj_fn = sys->proj_fn;
   prepare_all (sim);
   if (!make_integrator (sim, error))
     return NULL;
@@ -2064,6 +2176,17 @@ cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError **error)
   return TRUE;
 }
 
+gboolean
+cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z, double *dzdt, GError **error)
+{
+  if (sim_rhs (t, z, dzdt, sim) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s at t = %g", sim->reason, t);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 double
 cml_simulation_residual (CmlSimulation *sim)
 {
@@ -2071,8 +2194,7 @@ cml_simulation_residual (CmlSimulation *sim)
   double s = 0;
   if (sys->h->len == 0)
     return 0;
-  fill_fast (sim, sim->t, sim->z);
-  cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
+  run_proj (sim, sim->t, sim->z);
   for (guint a = 0; a < sys->h->len; a++)
     s += sim->proj_out[a] * sim->proj_out[a];
   return sqrt (s);
@@ -2135,4 +2257,21 @@ cml_simulation_eval_scene (CmlSimulation *sim, double *out)
     solve_aux (sim);
   cml_program_run (sys->scene_prog, sim->fast, sim->regs_scene, sim->scene_out);
   memcpy (out, sim->scene_out, sys->n_scene * sizeof (double));
+}
+
+gboolean
+cml_simulation_set_native (CmlSimulation *sim, gboolean native)
+{
+  CmlSystem *sys = sim->sys;
+
+  sim->rhs_fn = native ? sys->rhs_fn : NULL;
+  sim->jac_fn = native ? sys->jac_fn : NULL;
+  sim->proj_fn = native ? sys->proj_fn : NULL;
+  return sim->rhs_fn != NULL;
+}
+
+gboolean
+cml_simulation_is_native (const CmlSimulation *sim)
+{
+  return sim->rhs_fn != NULL;
 }

@@ -104,6 +104,20 @@ void          cml_simulation_set_state (CmlSimulation *sim, double t, const doub
 void          cml_simulation_observe (CmlSimulation *sim, double *out);
 /* The time derivative of the state at the current state (for tests and plots). */
 gboolean      cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError **error);
+/* The same at any time and state, leaving the simulation's own state alone. */
+gboolean      cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z,
+                                          double *dzdt, GError **error);
+
+/* Native code (cml-native.h): the right-hand side, its Jacobian and the constraint
+ * functions run as machine code compiled from the model when a C compiler is at hand, and
+ * through the interpreter otherwise — bit for bit the same numbers either way.
+ * cml_system_native_status() builds it if not yet tried and returns NULL when native code
+ * is in use, else why not.  A new simulation uses native code when there is some;
+ * cml_simulation_set_native() switches (FALSE: the interpreter) and returns whether
+ * native code now runs. */
+const char   *cml_system_native_status (CmlSystem *sys);
+gboolean      cml_simulation_set_native (CmlSimulation *sim, gboolean native);
+gboolean      cml_simulation_is_native (const CmlSimulation *sim);
 /* Norm of the constraint functions at the current state (0 without constraints). */
 double        cml_simulation_residual (CmlSimulation *sim);
 /* The regularity matrix at the current state (W, C or R_ab as the formalism has it;

@@ -172,6 +172,9 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   /* as the programs do: GSL reports errors by status, not by abort () */
   gsl_set_error_handler_off ();
+  /* no native code: a C compiler run per input would make fuzzing a thousand times slower
+   * (native code and interpreter compute the same; tests/models/test-native.c) */
+  g_setenv ("CMLAB_NATIVE", "0", TRUE);
   /* a g_return_if_fail in the library is a bug the fuzzer found */
   g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   return 0;

@@ -1,0 +1,52 @@
+/* cml-native.h — the fast code of register programs as native machine code.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A program's fast code is written out as C (cml_program_emit_c), compiled once by the
+ * system's C compiler into a shared object kept in a cache and loaded with GModule.  The
+ * native function computes bit for bit what the interpreter computes; it is an
+ * acceleration only, and everything works without it (no compiler, CMLAB_NATIVE=0).
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-expr.h"
+
+G_BEGIN_DECLS
+
+/* Fast inputs are split as the simulation lays them out: input 0 is T, inputs 1 … n_state
+ * are Z, the rest AUX.  R is the register file cml_program_prepare() filled (constants and
+ * slow values).  Outputs [0, n_out0) go to O0, the rest to O1. */
+typedef void (*CmlNativeFunc) (double t, const double *z, const double *aux, const double *R,
+                               double *o0, double *o1);
+
+/* Appends a C function NAME computing PROG's fast code and outputs.  FALSE when the
+ * program cannot be written out (never for programs of cml_program_compile). */
+gboolean cml_program_emit_c (const CmlProgram *prog,
+                             const char       *name,
+                             guint             n_state,
+                             guint             n_out0,
+                             GString          *s);
+
+typedef struct _CmlNative CmlNative;
+
+/* Whether native code may be used: a C compiler was found ($CMLAB_CC, else cc or gcc on
+ * PATH) and $CMLAB_NATIVE is not "0".  Read once per process. */
+gboolean       cml_native_available (void);
+/* The compiler command, or NULL. */
+const char    *cml_native_compiler (void);
+
+/* Compiles SOURCE (or finds it in the cache: $CMLAB_NATIVE_CACHE, else
+ * $XDG_CACHE_HOME/cmlab/native, keyed by a SHA-256 of the compiler, its flags and SOURCE)
+ * and loads it. */
+CmlNative     *cml_native_build  (const char *source, GError **error);
+CmlNativeFunc  cml_native_lookup (CmlNative *native, const char *name);
+/* Whether the last cml_native_build() found its object in the cache. */
+gboolean       cml_native_was_cached (const CmlNative *native);
+const char    *cml_native_path   (const CmlNative *native);
+void           cml_native_free   (CmlNative *native);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlNative, cml_native_free)
+
+G_END_DECLS

@@ -1,0 +1,307 @@
+/* test-native.c — native code (cml-native.c) against the interpreter.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Native code is an acceleration only: for every model in models/ it must give the same
+ * right-hand side, bit for bit, as the interpreter at many states, and the same
+ * trajectories with an explicit, an implicit (Jacobian) and the structure-preserving
+ * integrator, with projection.  Also: the object cache is used the second time and an
+ * object that does not load is rebuilt; a broken or absent compiler leaves the
+ * interpreter running, with the reason.
+ */
+#define G_LOG_DOMAIN "test-native"
+
+#include "physics-util.h"
+#include "cml-native.h"
+
+#include <glib/gstdio.h>
+
+static const char *
+require_native (void)
+{
+  if (!cml_native_available ())
+    {
+      g_test_skip ("no C compiler: native code cannot be built here");
+      return NULL;
+    }
+  return "ok";
+}
+
+/* Two simulations of MODEL, one native, one interpreted, at the same state. */
+static void
+open_pair (const char *name, CmlSimulation **native, CmlSimulation **interp)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (name, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  const char *why = cml_system_native_status (sys);
+  if (why != NULL)
+    g_error ("%s: no native code: %s", name, why);
+  *native = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  *interp = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_simulation_is_native (*native));
+  g_assert_false (cml_simulation_set_native (*interp, FALSE));
+  g_assert_false (cml_simulation_is_native (*interp));
+}
+
+static gboolean
+same_bits (const double *a, const double *b, guint n, guint *where)
+{
+  for (guint i = 0; i < n; i++)
+    if (memcmp (&a[i], &b[i], sizeof (double)) != 0)
+      {
+        *where = i;
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static void
+test_rhs_bits (gconstpointer data)
+{
+  const char *name = data;
+  CmlSimulation *a, *b;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (1729);
+  guint checked = 0;
+
+  if (!require_native ())
+    return;
+  open_pair (name, &a, &b);
+  guint dim = cml_system_dim (cml_simulation_get_system (a));
+  const double *z0 = cml_simulation_get_state (a);
+  g_autofree double *z = g_new (double, dim);
+  g_autofree double *da = g_new (double, dim);
+  g_autofree double *db = g_new (double, dim);
+
+  for (guint k = 0; k < 512; k++)
+    {
+      g_autoptr (GError) ea = NULL;
+      g_autoptr (GError) eb = NULL;
+      double t = g_rand_double_range (rand, 0, 20);
+      guint where = 0;
+      gboolean oka, okb;
+
+      /* around the initial state, where the right-hand side is defined */
+      for (guint i = 0; i < dim; i++)
+        z[i] = z0[i] * g_rand_double_range (rand, 0.5, 1.5) + g_rand_double_range (rand, -0.5, 0.5);
+      oka = cml_simulation_eval_rhs_at (a, t, z, da, &ea);
+      okb = cml_simulation_eval_rhs_at (b, t, z, db, &eb);
+      g_assert_cmpint (oka, ==, okb);
+      if (!oka)
+        {
+          g_assert_cmpstr (ea->message, ==, eb->message);
+          continue;
+        }
+      if (!same_bits (da, db, dim, &where))
+        g_error ("%s: d%s/dt at t = %.17g differs: native %a, interpreter %a", name,
+                 cml_system_state_name (cml_simulation_get_system (a), where), t, da[where], db[where]);
+      checked++;
+    }
+  g_assert_cmpuint (checked, >=, 256);
+  cml_simulation_free (a);
+  cml_simulation_free (b);
+}
+
+static void
+test_trajectory_bits (gconstpointer data)
+{
+  const char *name = data;
+  static const CmlIntegratorKind kinds[] = {
+    CML_INTEGRATOR_RK8PD, CML_INTEGRATOR_MSBDF, CML_INTEGRATOR_IMPLICIT_MIDPOINT,
+  };
+  guint ran = 0;
+
+  if (!require_native ())
+    return;
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      CmlSimulation *a, *b;
+      CmlIntegratorOptions o = cml_integrator_options_default ();
+      g_autoptr (GError) error = NULL;
+      guint where = 0;
+
+      open_pair (name, &a, &b);
+      o.kind = kinds[k];
+      o.rtol = o.atol = 1e-9;
+      o.h_fixed = 1e-3;
+      if (!cml_simulation_set_integrator (a, &o, &error))
+        {
+          /* msbdf needs an exact Jacobian, which Newton-solved systems do not have */
+          g_test_message ("%s: %s: %s", name, cml_integrator_kind_to_string (kinds[k]), error->message);
+          cml_simulation_free (a);
+          cml_simulation_free (b);
+          continue;
+        }
+      g_assert_true (cml_simulation_set_integrator (b, &o, &error));
+      g_assert_no_error (error);
+      g_assert_true (cml_simulation_reset (a, NULL, &error));
+      g_assert_true (cml_simulation_reset (b, NULL, &error));
+      gboolean oka = cml_simulation_advance (a, 1.0, NULL);
+      gboolean okb = cml_simulation_advance (b, 1.0, NULL);
+      g_assert_cmpint (oka, ==, okb);
+      guint dim = cml_system_dim (cml_simulation_get_system (a));
+      g_assert_cmpfloat (cml_simulation_get_time (a), ==, cml_simulation_get_time (b));
+      g_assert_cmpuint (cml_simulation_n_rhs (a), ==, cml_simulation_n_rhs (b));
+      if (!same_bits (cml_simulation_get_state (a), cml_simulation_get_state (b), dim, &where))
+        g_error ("%s with %s: %s differs after t = 1: native %a, interpreter %a", name,
+                 cml_integrator_kind_to_string (kinds[k]),
+                 cml_system_state_name (cml_simulation_get_system (a), where),
+                 cml_simulation_get_state (a)[where], cml_simulation_get_state (b)[where]);
+      g_assert_cmpfloat (cml_simulation_residual (a), ==, cml_simulation_residual (b));
+      ran++;
+      cml_simulation_free (a);
+      cml_simulation_free (b);
+    }
+  g_assert_cmpuint (ran, >=, 2);
+}
+
+/* The cache: a second system of the same model loads the object built for the first; an
+ * object that does not load is replaced. */
+static void
+test_cache (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL;
+
+  if (!require_native ())
+    return;
+  dir = g_dir_make_tmp ("cmlab-native-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_setenv ("CMLAB_NATIVE_CACHE", dir, TRUE);
+
+  g_autoptr (CmlModel) model = cml_model_load ("martinet", &error);
+  g_assert_no_error (error);
+
+  g_autoptr (CmlNative) first = NULL;
+  g_autoptr (GString) src = g_string_new ("void f (double t, const double *z, const double *aux,"
+                                          " const double *R, double *o0, double *o1)"
+                                          " { o0[0] = z[0] * 1.2345; }\n");
+  first = cml_native_build (src->str, &error);
+  g_assert_no_error (error);
+  g_assert_false (cml_native_was_cached (first));
+  g_autofree char *path = g_strdup (cml_native_path (first));
+  g_assert_true (g_str_has_prefix (path, dir));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  {
+    CmlNativeFunc f = cml_native_lookup (first, "f");
+    double z = 2, out = 0;
+    g_assert_nonnull (f);
+    f (0, &z, NULL, NULL, &out, NULL);
+    g_assert_cmpfloat (out, ==, 2 * 1.2345);
+    g_assert_null (cml_native_lookup (first, "no_such_function"));
+  }
+  g_clear_pointer (&first, cml_native_free);
+
+  g_autoptr (CmlNative) second = cml_native_build (src->str, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_native_was_cached (second));
+  g_clear_pointer (&second, cml_native_free);
+
+  /* a damaged object (a truncated write, a disk error) is rebuilt, not trusted */
+  g_assert_true (g_file_set_contents (path, "not an object", -1, &error));
+  g_autoptr (CmlNative) third = cml_native_build (src->str, &error);
+  g_assert_no_error (error);
+  g_assert_false (cml_native_was_cached (third));
+  g_assert_nonnull (cml_native_lookup (third, "f"));
+  g_clear_pointer (&third, cml_native_free);
+
+  /* a whole model through the (new) cache */
+  {
+    g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+    g_assert_no_error (error);
+    g_assert_null (cml_system_native_status (sys));
+  }
+
+  /* no temporary files left behind */
+  {
+    g_autoptr (GDir) d = g_dir_open (dir, 0, &error);
+    const char *e;
+    guint n = 0;
+    g_assert_no_error (error);
+    while ((e = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *p = g_build_filename (dir, e, NULL);
+        g_assert_true (g_str_has_suffix (e, ".so") || g_str_has_suffix (e, ".c"));
+        g_unlink (p);
+        n++;
+      }
+    g_assert_cmpuint (n, ==, 4);
+  }
+  g_rmdir (dir);
+}
+
+/* CMLAB_CC names a compiler that fails: the interpreter runs, with the reason. */
+static void
+test_broken_compiler (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *dir = g_dir_make_tmp ("cmlab-native-XXXXXX", NULL);
+      g_setenv ("CMLAB_NATIVE_CACHE", dir, TRUE);
+      g_setenv ("CMLAB_CC", "false", TRUE);
+      g_autoptr (CmlModel) model = cml_model_load ("martinet", &error);
+      g_assert_no_error (error);
+      g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+      g_assert_no_error (error);
+      const char *why = cml_system_native_status (sys);
+      g_assert_nonnull (why);
+      g_assert_nonnull (strstr (why, "failed"));
+      CmlSimulation *sim = cml_simulation_new (sys, &error);
+      g_assert_no_error (error);
+      g_assert_false (cml_simulation_is_native (sim));
+      g_assert_true (cml_simulation_advance (sim, 1.0, &error));
+      g_assert_no_error (error);
+      cml_simulation_free (sim);
+      g_rmdir (dir);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* CMLAB_NATIVE=0 turns native code off. */
+static void
+test_switched_off (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_setenv ("CMLAB_NATIVE", "0", TRUE);
+      g_assert_false (cml_native_available ());
+      g_autoptr (CmlModel) model = cml_model_load ("martinet", &error);
+      g_assert_no_error (error);
+      g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (cml_system_native_status (sys));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+int
+main (int argc, char **argv)
+{
+  char **names;
+
+  g_test_init (&argc, &argv, NULL);
+  names = cml_model_list_builtin ();
+  g_assert_cmpuint (g_strv_length (names), >=, 10);
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      const char *name = names[i];
+      g_autofree char *p1 = g_strdup_printf ("/native/rhs-bits/%s", name);
+      g_autofree char *p2 = g_strdup_printf ("/native/trajectory-bits/%s", name);
+      g_test_add_data_func (p1, name, test_rhs_bits);
+      g_test_add_data_func (p2, name, test_trajectory_bits);
+    }
+  g_test_add_func ("/native/cache", test_cache);
+  g_test_add_func ("/native/broken-compiler", test_broken_compiler);
+  g_test_add_func ("/native/switched-off", test_switched_off);
+  return g_test_run ();
+}
