@@ -15,6 +15,7 @@
 
 #include <epoxy/gl.h>
 
+#include "cml-gl-probe.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot-gl.h"
 
@@ -387,6 +388,53 @@ on_area_render (CmlPlotView *self, GdkGLContext *context)
                stats.n_rasterized);
     }
   return TRUE;
+}
+
+/* The pixel probe's drawing (cml-gl-probe.h): the plot at the area's size (640×360 if it
+ * has none) in a framebuffer of its own, read back. */
+static CmlGlProbeStatus
+probe_draw (gpointer view, CmlGlProbeImage *image)
+{
+  CmlPlotView *self = view;
+  int width, height, scale;
+  CmlPlotStyle style;
+
+  if (self->renderer == NULL)
+    return self->renderer_failed ? CML_GL_PROBE_FAILED : CML_GL_PROBE_NO_GL;
+
+  area_size (self, &width, &height, &scale);
+  if (width <= 0 || height <= 0)
+    width = 640, height = 360;
+
+  gtk_gl_area_make_current (self->area);
+
+  /* an off-screen framebuffer of the same size */
+  GLuint fbo, rb;
+  glGenFramebuffers (1, &fbo);
+  glBindFramebuffer (GL_FRAMEBUFFER, fbo);
+  glGenRenderbuffers (1, &rb);
+  glBindRenderbuffer (GL_RENDERBUFFER, rb);
+  glRenderbufferStorage (GL_RENDERBUFFER, GL_RGBA8, width, height);
+  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+
+  view_style (self, &style);
+  cml_plot_gl_draw (self->renderer, self->plot, width, height, &style);
+  image->width = width;
+  image->height = height;
+  image->rgba = g_malloc ((gsize) width * height * 4);
+  glPixelStorei (GL_PACK_ALIGNMENT, 1);
+  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, image->rgba);
+
+  glBindFramebuffer (GL_FRAMEBUFFER, 0);
+  glDeleteRenderbuffers (1, &rb);
+  glDeleteFramebuffers (1, &fbo);
+
+  image->background[0] = style.background.r;
+  image->background[1] = style.background.g;
+  image->background[2] = style.background.b;
+  image->background[3] = style.background.a;
+  gtk_gl_area_queue_render (self->area);
+  return CML_GL_PROBE_DRAWN;
 }
 
 /* ---- export ---------------------------------------------------------------------------- */
@@ -875,61 +923,7 @@ cml_plot_view_probe_pixels (CmlPlotView *self, double *fraction)
   g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
   g_return_val_if_fail (fraction != NULL, FALSE);
 
-  GtkWidget *area = GTK_WIDGET (self->area);
-  if (!gtk_widget_get_realized (area))
-    {
-      if (gtk_widget_get_root (area) == NULL)
-        return FALSE;
-      gtk_widget_realize (area);
-    }
-  if (self->renderer == NULL)
-    {
-      if (!self->renderer_failed)
-        return FALSE; /* no GL context could be made */
-      *fraction = 0;  /* a context, but the shaders failed: that must fail the test */
-      return TRUE;
-    }
-
-  int width, height, scale;
-  area_size (self, &width, &height, &scale);
-  if (width <= 0 || height <= 0)
-    width = 640, height = 360;
-
-  gtk_gl_area_make_current (self->area);
-
-  /* an off-screen framebuffer of the same size */
-  GLuint fbo, rb;
-  glGenFramebuffers (1, &fbo);
-  glBindFramebuffer (GL_FRAMEBUFFER, fbo);
-  glGenRenderbuffers (1, &rb);
-  glBindRenderbuffer (GL_RENDERBUFFER, rb);
-  glRenderbufferStorage (GL_RENDERBUFFER, GL_RGBA8, width, height);
-  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
-
-  CmlPlotStyle style;
-  view_style (self, &style);
-  cml_plot_gl_draw (self->renderer, self->plot, width, height, &style);
-  g_autofree guint8 *rgba = g_malloc ((gsize) width * height * 4);
-  glPixelStorei (GL_PACK_ALIGNMENT, 1);
-  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-
-  glBindFramebuffer (GL_FRAMEBUFFER, 0);
-  glDeleteRenderbuffers (1, &rb);
-  glDeleteFramebuffers (1, &fbo);
-
-  guint8 bg[3] = { (guint8) lroundf (style.background.r * 255), (guint8) lroundf (style.background.g * 255),
-                   (guint8) lroundf (style.background.b * 255) };
-  guint differ = 0;
-  for (gsize i = 0; i < (gsize) width * height; i++)
-    for (int k = 0; k < 3; k++)
-      if (abs ((int) rgba[4 * i + k] - (int) bg[k]) > 8)
-        {
-          differ++;
-          break;
-        }
-  *fraction = (double) differ / ((double) width * height);
-  gtk_gl_area_queue_render (self->area);
-  return TRUE;
+  return cml_gl_probe_pixels (self->area, probe_draw, self, fraction);
 }
 
 /* Makes SELF show OWNER's data (every observable's column for the whole run) instead of

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "cml-camera.h"
+#include "cml-gl-probe.h"
 #include "cml-scene-renderer.h"
 
 #define PENDING_MAX 30000  /* rows kept while there is no renderer */
@@ -213,6 +214,29 @@ on_area_render (CmlSceneView *self, GdkGLContext *context)
   prepare (self, values, width, height, scale);
   cml_scene_renderer_draw (self->renderer, values, &self->camera, width, height, &self->style);
   return TRUE;
+}
+
+/* The pixel probe's drawing (cml-gl-probe.h): the frame the area would show, through the
+ * renderer's own off-screen buffer. */
+static CmlGlProbeStatus
+probe_draw (gpointer view, CmlGlProbeImage *image)
+{
+  CmlSceneView *self = view;
+  int scale;
+
+  if (self->renderer == NULL)
+    return self->renderer_failed ? CML_GL_PROBE_FAILED : CML_GL_PROBE_NO_GL;
+
+  area_size (self, &image->width, &image->height, &scale);
+  gtk_gl_area_make_current (self->area);
+  const double *values = current_values (self);
+  prepare (self, values, image->width, image->height, scale);
+  image->rgba = g_malloc ((gsize) image->width * image->height * 4);
+  if (!cml_scene_renderer_draw_to_pixels (self->renderer, values, &self->camera, image->width,
+                                          image->height, &self->style, image->rgba))
+    return CML_GL_PROBE_FAILED;
+  cml_scene_style_get_background (&self->style, image->background);
+  return CML_GL_PROBE_DRAWN;
 }
 
 /* ---- pointer ----------------------------------------------------------------------------- */
@@ -517,44 +541,5 @@ cml_scene_view_probe_pixels (CmlSceneView *self, double *fraction)
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
   g_return_val_if_fail (fraction != NULL, FALSE);
 
-  GtkWidget *area = GTK_WIDGET (self->area);
-  if (!gtk_widget_get_realized (area))
-    {
-      if (gtk_widget_get_root (area) == NULL)
-        return FALSE;
-      gtk_widget_realize (area);
-    }
-  if (self->renderer == NULL)
-    {
-      if (!self->renderer_failed)
-        return FALSE; /* no GL context could be made */
-      *fraction = 0;  /* a context, but our shaders failed: that must fail the test */
-      return TRUE;
-    }
-
-  int width, height, scale;
-  area_size (self, &width, &height, &scale);
-  gtk_gl_area_make_current (self->area);
-  const double *values = current_values (self);
-  prepare (self, values, width, height, scale);
-  g_autofree guint8 *rgba = g_malloc ((gsize) width * height * 4);
-  if (!cml_scene_renderer_draw_to_pixels (self->renderer, values, &self->camera, width, height,
-                                          &self->style, rgba))
-    {
-      *fraction = 0;
-      return TRUE;
-    }
-
-  float bg[4];
-  cml_scene_style_get_background (&self->style, bg);
-  guint differ = 0;
-  for (gsize i = 0; i < (gsize) width * height; i++)
-    for (int k = 0; k < 3; k++)
-      if (abs ((int) rgba[4 * i + k] - (int) lroundf (bg[k] * 255)) > 8)
-        {
-          differ++;
-          break;
-        }
-  *fraction = (double) differ / ((double) width * height);
-  return TRUE;
+  return cml_gl_probe_pixels (self->area, probe_draw, self, fraction);
 }

@@ -12,6 +12,26 @@
 #include <math.h>
 #include <string.h>
 
+/* NULL when OBJECT, a shader or a program, compiled or linked (STATUS: GL_COMPILE_STATUS or
+ * GL_LINK_STATUS); else the compiler's or linker's log, stripped (g_free it).  Shaders and
+ * programs ask for status and log alike but through functions of their own: GET_IV and
+ * GET_LOG are glGetShaderiv and glGetShaderInfoLog, or the glGetProgram… pair. */
+static char *
+failure_log (GLuint object, GLenum status, PFNGLGETSHADERIVPROC get_iv,
+             PFNGLGETSHADERINFOLOGPROC get_log)
+{
+  GLint ok = GL_FALSE;
+  get_iv (object, status, &ok);
+  if (ok)
+    return NULL;
+
+  GLint log_len = 0;
+  get_iv (object, GL_INFO_LOG_LENGTH, &log_len);
+  char *log = g_malloc0 (MAX (log_len, 1) + 1);
+  get_log (object, log_len, NULL, log);
+  return g_strstrip (log);
+}
+
 static GLuint
 compile_shader (GLenum type, const char *resource, const char *defines, GError **error)
 {
@@ -32,16 +52,10 @@ compile_shader (GLenum type, const char *resource, const char *defines, GError *
   glShaderSource (shader, 3, parts, lens);
   glCompileShader (shader);
 
-  GLint ok = GL_FALSE;
-  glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
-  if (!ok)
+  g_autofree char *log = failure_log (shader, GL_COMPILE_STATUS, glGetShaderiv, glGetShaderInfoLog);
+  if (log)
     {
-      GLint log_len = 0;
-      glGetShaderiv (shader, GL_INFO_LOG_LENGTH, &log_len);
-      g_autofree char *log = g_malloc0 (MAX (log_len, 1) + 1);
-      glGetShaderInfoLog (shader, log_len, NULL, log);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "Cannot compile %s: %s", resource, g_strstrip (log));
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "Cannot compile %s: %s", resource, log);
       glDeleteShader (shader);
       return 0;
     }
@@ -89,16 +103,11 @@ cml_gl_program_from_resources_with_defines (const char *vert_resource,
   glDeleteShader (vs);
   glDeleteShader (fs);
 
-  GLint ok = GL_FALSE;
-  glGetProgramiv (program, GL_LINK_STATUS, &ok);
-  if (!ok)
+  g_autofree char *log = failure_log (program, GL_LINK_STATUS, glGetProgramiv, glGetProgramInfoLog);
+  if (log)
     {
-      GLint log_len = 0;
-      glGetProgramiv (program, GL_INFO_LOG_LENGTH, &log_len);
-      g_autofree char *log = g_malloc0 (MAX (log_len, 1) + 1);
-      glGetProgramInfoLog (program, log_len, NULL, log);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "Cannot link %s + %s: %s", vert_resource, frag_resource, g_strstrip (log));
+                   "Cannot link %s + %s: %s", vert_resource, frag_resource, log);
       glDeleteProgram (program);
       return 0;
     }

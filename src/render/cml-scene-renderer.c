@@ -211,12 +211,15 @@ box_add (double min[3], double max[3], gboolean *valid, const double c[3], doubl
 
 /* ---- lifecycle ------------------------------------------------------------------------ */
 
+/* Uploads the shape DATA holds as a static mesh and empties DATA for the next shape (the
+ * builders append, so one CmlMeshData serves every shape in turn). */
 static CmlMesh *
-make_mesh (void (*add) (CmlMeshData *, guint), guint segments)
+upload_mesh (CmlMeshData *data)
 {
-  g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
-  add (data, segments);
-  return cml_mesh_new (data);
+  CmlMesh *mesh = cml_mesh_new (data);
+  g_array_set_size (data->vertices, 0);
+  g_array_set_size (data->indices, 0);
+  return mesh;
 }
 
 CmlSceneRenderer *
@@ -258,32 +261,23 @@ cml_scene_renderer_new (GError **error)
     }
 
   {
+    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+
     /* the ball: 32 × 16 is round enough at full-screen size, 960 triangles */
-    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
     cml_mesh_data_add_sphere (data, 32, 16);
-    r->ball = cml_mesh_new (data);
-  }
-  {
-    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    r->ball = upload_mesh (data);
     cml_mesh_data_add_sphere (data, 16, 8);
-    r->small_sphere = cml_mesh_new (data);
-  }
-  {
-    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    r->small_sphere = upload_mesh (data);
     cml_mesh_data_add_disc (data, 96, 0.03f);
-    r->table = cml_mesh_new (data);
-  }
-  {
-    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    r->table = upload_mesh (data);
     cml_mesh_data_add_disc (data, 40, 0.f);
-    r->disc = cml_mesh_new (data);
-  }
-  r->cylinder = make_mesh (cml_mesh_data_add_cylinder, 20);
-  r->cone = make_mesh (cml_mesh_data_add_cone, 24);
-  {
-    g_autoptr (CmlMeshData) data = cml_mesh_data_new ();
+    r->disc = upload_mesh (data);
+    cml_mesh_data_add_cylinder (data, 20);
+    r->cylinder = upload_mesh (data);
+    cml_mesh_data_add_cone (data, 24);
+    r->cone = upload_mesh (data);
     cml_mesh_data_add_quad (data);
-    r->quad = cml_mesh_new (data);
+    r->quad = upload_mesh (data);
   }
 
   r->grid_lines = cml_mesh_new_dynamic (GL_TRIANGLES);
@@ -1423,6 +1417,21 @@ has_floor (CmlSceneRenderer *r)
   return FALSE;
 }
 
+/* Makes *RB, a WIDTH × HEIGHT renderbuffer of FORMAT (multisampled when SAMPLES > 1), and
+ * attaches it to the bound framebuffer at ATTACHMENT.  Leaves *RB bound. */
+static void
+attach_renderbuffer (GLuint *rb, GLenum attachment, GLenum format, int width, int height,
+                     guint samples)
+{
+  glGenRenderbuffers (1, rb);
+  glBindRenderbuffer (GL_RENDERBUFFER, *rb);
+  if (samples > 1)
+    glRenderbufferStorageMultisample (GL_RENDERBUFFER, samples, format, width, height);
+  else
+    glRenderbufferStorage (GL_RENDERBUFFER, format, width, height);
+  glFramebufferRenderbuffer (GL_FRAMEBUFFER, attachment, GL_RENDERBUFFER, *rb);
+}
+
 /* (Re)makes a framebuffer of WIDTH × HEIGHT with SAMPLES (0: single-sampled). */
 static gboolean
 ensure_target (GLuint *fbo, GLuint *color, GLuint *depth, int *w, int *h, guint *have_samples,
@@ -1434,20 +1443,8 @@ ensure_target (GLuint *fbo, GLuint *color, GLuint *depth, int *w, int *h, guint 
 
   glGenFramebuffers (1, fbo);
   glBindFramebuffer (GL_FRAMEBUFFER, *fbo);
-  glGenRenderbuffers (1, color);
-  glBindRenderbuffer (GL_RENDERBUFFER, *color);
-  if (samples > 1)
-    glRenderbufferStorageMultisample (GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
-  else
-    glRenderbufferStorage (GL_RENDERBUFFER, GL_RGBA8, width, height);
-  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *color);
-  glGenRenderbuffers (1, depth);
-  glBindRenderbuffer (GL_RENDERBUFFER, *depth);
-  if (samples > 1)
-    glRenderbufferStorageMultisample (GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, width, height);
-  else
-    glRenderbufferStorage (GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
-  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, *depth);
+  attach_renderbuffer (color, GL_COLOR_ATTACHMENT0, GL_RGBA8, width, height, samples);
+  attach_renderbuffer (depth, GL_DEPTH_ATTACHMENT, GL_DEPTH_COMPONENT24, width, height, samples);
   glBindRenderbuffer (GL_RENDERBUFFER, 0);
 
   gboolean ok = glCheckFramebufferStatus (GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
