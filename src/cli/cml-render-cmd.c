@@ -51,6 +51,7 @@
 #include "cml-camera.h"
 #include "cml-cli-common.h"
 #include "cml-error.h"
+#include "cml-integrator.h"
 #include "cml-offscreen.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot.h"
@@ -74,11 +75,15 @@ extern char **environ;
 static const char *render_usage =
   "Usage:\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
-  "            [--frame lab|table] [--with-plot COL] [--speed S] -o FILE.{mp4,webm,gif}\n"
+  "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
+  "            [--rtol R] [--atol A] [--progress lines] -o FILE.{mp4,webm,gif}\n"
   "  cmlab-cli render MODEL ... -o DIR/frame-%05d.png      (numbered PNG frames)\n"
   "\n"
   "Frame k shows simulated time k·S/F for every k with k·S/F < T: a video T/S seconds\n"
-  "long.  Defaults: --fps 30, --size 1280x720, --speed 1, --frame lab.\n";
+  "long.  Defaults: --fps 30, --size 1280x720, --speed 1, --frame lab.\n"
+  "--progress lines prints, on standard output, `prepare DONE TOTAL SECONDS` while the run\n"
+  "is simulated and the camera placed, then `progress DONE TOTAL SECONDS` as frames are\n"
+  "drawn (SECONDS: since drawing began), then `finishing` while the file is completed.\n";
 
 /* ---- signals -------------------------------------------------------------------------- */
 
@@ -124,6 +129,10 @@ typedef struct
   gboolean    table_frame;
   const char *plot_column;
   const char *output;
+  const char *integrator;
+  double      rtol, atol;
+  gboolean    has_rtol, has_atol;
+  gboolean    progress_lines;  /* --progress lines: machine-readable progress on stdout */
 } RenderOptions;
 
 /* "1280x720" (or 1280×720) -> 1280, 720 */
@@ -173,7 +182,8 @@ parse_render_options (int argc, char **argv, RenderOptions *o)
       gboolean takes = FALSE;
       static const char *const valued[] = { "--set", "--init", "--t-end", "--fps", "--size",
                                             "--frame", "--with-plot", "--speed", "-o",
-                                            "--output" };
+                                            "--output", "--integrator", "--rtol", "--atol",
+                                            "--progress" };
 
       if (g_str_equal (a, "--help") || g_str_equal (a, "-h"))
         {
@@ -253,6 +263,33 @@ parse_render_options (int argc, char **argv, RenderOptions *o)
                                         "--speed needs simulated seconds per second of video > 0, "
                                         "not “%s”",
                                         val);
+        }
+      else if (g_str_equal (a, "--integrator"))
+        {
+          CmlIntegratorKind kind;
+          if (!cml_integrator_kind_from_string (val, &kind))
+            return cml_cli_usage_error (render_usage, "unknown integrator “%s”", val);
+          o->integrator = val;
+        }
+      else if (g_str_equal (a, "--rtol") || g_str_equal (a, "--atol"))
+        {
+          gboolean rel = g_str_equal (a, "--rtol");
+          double v;
+          if (!cml_cli_parse_double (val, &v) || !(v > 0))
+            return cml_cli_usage_error (render_usage, "%s needs a number > 0, not “%s”", a, val);
+          if (rel)
+            o->rtol = v, o->has_rtol = TRUE;
+          else
+            o->atol = v, o->has_atol = TRUE;
+        }
+      else if (g_str_equal (a, "--progress"))
+        {
+          if (g_str_equal (val, "lines"))
+            o->progress_lines = TRUE;
+          else if (g_str_equal (val, "auto"))
+            o->progress_lines = FALSE;
+          else
+            return cml_cli_usage_error (render_usage, "--progress must be lines or auto, not “%s”", val);
         }
       else /* -o, --output */
         o->output = val;
@@ -607,6 +644,31 @@ ffmpeg_messages (Ffmpeg *f)
   return g_string_free (s, FALSE);
 }
 
+/* The reason, in a word a person knows, why ffmpeg could not write the file, if its
+ * messages give one of the usual ones; else NULL.  Its messages are long and name the
+ * temporary file; they are in English (ffmpeg sets no locale), ours in the user's
+ * language. */
+static const char *
+ffmpeg_io_reason (const char *msgs)
+{
+  static const struct
+  {
+    const char *text;
+    int         err;
+  } reasons[] = {
+    { "No space left on device", ENOSPC },
+    { "File too large", EFBIG },
+    { "Disk quota exceeded", EDQUOT },
+    { "Read-only file system", EROFS },
+    { "Permission denied", EACCES },
+    { "Input/output error", EIO },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (reasons); i++)
+    if (strstr (msgs, reasons[i].text))
+      return g_strerror (reasons[i].err);
+  return NULL;
+}
+
 /* Waits for ffmpeg (killing it first if KILL); TRUE if it exited with status 0. */
 static gboolean
 ffmpeg_finish (Ffmpeg *f, gboolean kill_it)
@@ -736,7 +798,7 @@ write_png (Writer *w, const FrameBuf *b, guint32 *argb)
     {
       int e = errno;
       cairo_surface_destroy (surface);
-      writer_fail (w, g_strdup_printf ("cannot write %s: %s", name, g_strerror (e)));
+      writer_fail (w, g_strdup_printf ("%s: %s", name, g_strerror (e)));
       return FALSE;
     }
   cairo_status_t st = cairo_surface_write_to_png_stream (surface, png_write_func, fd_err);
@@ -748,7 +810,7 @@ write_png (Writer *w, const FrameBuf *b, guint32 *argb)
   if (st != CAIRO_STATUS_SUCCESS)
     {
       g_unlink (tmp);
-      writer_fail (w, g_strdup_printf ("writing %s failed: %s", name,
+      writer_fail (w, g_strdup_printf ("%s: %s", name,
                                        fd_err[1] ? g_strerror (fd_err[1]) : cairo_status_to_string (st)));
       return FALSE;
     }
@@ -822,7 +884,46 @@ typedef struct
   CmlPlotStyle      plot_style;
   cairo_surface_t  *plot_surface;
   double            y_min, y_max;  /* of the plotted quantity over the run */
+
+  /* --progress lines */
+  gint64            t_start;       /* µs, monotonic: when the command began */
+  gint64            last_report;   /* µs, monotonic: the last line printed */
+  guint             prep_done, prep_total;  /* simulated frames before drawing */
 } Render;
+
+/* --progress lines: one line on standard output, flushed at once, for a program that
+ * shows the progress (the window's export dialog).  A reader that went away is no
+ * reason to stop: SIGPIPE is ignored and the write error with it. */
+static void
+report_line (const char *what, guint done, guint total, double seconds)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  printf ("%s %u %u %s\n", what, done, total, g_ascii_formatd (buf, sizeof buf, "%.3f", seconds));
+  fflush (stdout);
+}
+
+/* True at most ten times a second, and always for the last of TOTAL. */
+static gboolean
+report_due (Render *R, guint done, guint total)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (now - R->last_report < 100000 && done < total && R->last_report != 0)
+    return FALSE;
+  R->last_report = now;
+  return TRUE;
+}
+
+/* The preparation has simulated N more frames: the pre-run (one pass over the run) and
+ * the camera's trial runs (up to four more) */
+static void
+report_prepare (Render *R, guint n)
+{
+  if (!R->o->progress_lines)
+    return;
+  R->prep_done = MIN (R->prep_done + n, R->prep_total);
+  if (report_due (R, R->prep_done, R->prep_total))
+    report_line ("prepare", R->prep_done, R->prep_total, (g_get_monotonic_time () - R->t_start) / 1e6);
+}
 
 static double
 frame_time (const Render *R, guint k)
@@ -936,6 +1037,9 @@ trial_run (Render *R, const CmlCamera *cam, guint8 *pixels, double box[4], gbool
   *any = FALSE;
   for (guint k = 0; k < R->n_frames; k++)
     {
+      if (interrupted)
+        return TRUE;  /* the caller sees the flag */
+      report_prepare (R, 1);
       if (k == 0)
         take_sample (R, SAMPLE_TRAILS);
       else if (!step_to_frame (R, k, SAMPLE_TRAILS, error))
@@ -991,7 +1095,7 @@ frame_scene (Render *R, GError **error)
       gboolean any;
       if (!trial_run (R, &cam, pixels, box, &any, error))
         return FALSE;
-      if (!any)
+      if (interrupted || !any)
         break;
       double cx = 0.5 * (box[0] + box[2]), cy = 0.5 * (box[1] + box[3]);
       double fill = MAX (box[2] - box[0], box[3] - box[1]) / 2;
@@ -1275,6 +1379,21 @@ cml_render_main (int argc, char **argv)
   if ((status = cml_cli_open_simulation (o.model, o.sets, render_usage, &R.sim)) != 0)
     goto done;
   status = CML_CLI_EXIT_USAGE;
+  if (o.integrator || o.has_rtol || o.has_atol)
+    {
+      CmlIntegratorOptions iopt = *cml_simulation_get_integrator (R.sim);
+      if (o.integrator)
+        cml_integrator_kind_from_string (o.integrator, &iopt.kind);
+      if (o.has_rtol)
+        iopt.rtol = o.rtol;
+      if (o.has_atol)
+        iopt.atol = o.atol;
+      if (!cml_simulation_set_integrator (R.sim, &iopt, &error))
+        {
+          fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          goto done;
+        }
+    }
   if (!cml_simulation_reset (R.sim, R.given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
@@ -1358,11 +1477,15 @@ cml_render_main (int argc, char **argv)
   R.style.scale = CLAMP (o.height / 720.0, 1.0, 4.0);
 
   /* 3. the pre-run: a failing run, the bounds, the plot's range; then the camera */
+  R.t_start = t_start;
+  R.prep_total = 5 * R.n_frames;
+  report_prepare (&R, 0);
   take_sample (&R, SAMPLE_BOUNDS);
   for (guint k = 1; k < R.n_frames; k++)
     {
       if (interrupted)
-        goto done;
+        goto interrupted_early;
+      report_prepare (&R, 1);
       if (!step_to_frame (&R, k, SAMPLE_BOUNDS, &error))
         {
           fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
@@ -1379,6 +1502,10 @@ cml_render_main (int argc, char **argv)
     }
   g_debug ("pre-run %.3f s, camera %.3f s", (t_camera - t_start) / 1e6,
            (g_get_monotonic_time () - t_camera) / 1e6);
+  if (interrupted)
+    goto interrupted_early;
+  R.prep_done = R.prep_total - 1;
+  report_prepare (&R, 1);
   if (R.plot_index >= 0)
     setup_plot (&R);
 
@@ -1456,8 +1583,16 @@ cml_render_main (int argc, char **argv)
           break;
         if (progress)
           show_progress (k + 1, R.n_frames, (g_get_monotonic_time () - t_render) / 1e6, &shown);
+        if (o.progress_lines && report_due (&R, k + 1, R.n_frames))
+          report_line ("progress", k + 1, R.n_frames, (g_get_monotonic_time () - t_render) / 1e6);
       }
     gboolean complete = k == R.n_frames && !interrupted;
+    if (complete && o.progress_lines)
+      {
+        /* the encoder empties its queue and writes the index: seconds for a long video */
+        fputs ("finishing\n", stdout);
+        fflush (stdout);
+      }
     /* what was drawn goes out (or back to the pool) before the writer stops */
     while (pending.length)
       {
@@ -1488,8 +1623,10 @@ cml_render_main (int argc, char **argv)
         if (ff.pid > 0)
           ffmpeg_finish (&ff, FALSE);
         g_autofree char *msgs = ffmpeg_messages (&ff);
+        const char *why = ffmpeg_io_reason (msgs);
         fprintf (stderr, "cmlab-cli: writing %s failed: %s%s%s\n", R.out.path,
-                 w.message ? w.message : "unknown error", *msgs ? "\nffmpeg: " : "", msgs);
+                 why ? why : w.message ? w.message : "unknown error", *msgs ? "\nffmpeg: " : "",
+                 msgs);
         status = CML_CLI_EXIT_USAGE;
         goto done;
       }
@@ -1497,9 +1634,15 @@ cml_render_main (int argc, char **argv)
     /* 5. ffmpeg finishes the file; then it takes its name */
     if (R.out.kind != OUT_PNG)
       {
-        if (!ffmpeg_finish (&ff, FALSE))
+        gboolean finished = ffmpeg_finish (&ff, FALSE);
+        g_autofree char *msgs = ffmpeg_messages (&ff);
+        /* ffmpeg (5.1) exits with status 0 when it could not write the end of the file —
+         * a full disk leaves it truncated: its messages (errors only) tell */
+        if (finished && (strstr (msgs, "Error writing") || strstr (msgs, "Error closing")
+                         || ffmpeg_io_reason (msgs) != NULL))
+          finished = FALSE;
+        if (!finished)
           {
-            g_autofree char *msgs = ffmpeg_messages (&ff);
             if (interrupted)
               {
                 fprintf (stderr, "cmlab-cli: interrupted; %s not written\n", R.out.path);
@@ -1507,8 +1650,9 @@ cml_render_main (int argc, char **argv)
               }
             else
               {
-                fprintf (stderr, "cmlab-cli: writing %s failed: ffmpeg: %s\n", R.out.path,
-                         *msgs ? msgs : "it stopped with an error");
+                const char *why = ffmpeg_io_reason (msgs);
+                fprintf (stderr, "cmlab-cli: writing %s failed: %s%sffmpeg: %s\n", R.out.path,
+                         why ? why : "", why ? "\n" : "", *msgs ? msgs : "it stopped with an error");
                 status = CML_CLI_EXIT_USAGE;
               }
             goto done;
@@ -1534,6 +1678,11 @@ cml_render_main (int argc, char **argv)
     status = 0;
   }
 
+  goto done;
+
+interrupted_early:
+  fprintf (stderr, "cmlab-cli: interrupted; %s not written\n", R.out.path);
+  status = EXIT_INTERRUPTED;
 done:
   if (w.n_threads)
     writer_join (&w);

@@ -33,7 +33,8 @@ static const char *usage_text =
   "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... --t-end T --dt-out H\n"
   "            [--integrator NAME] [--rtol R] [--atol A] [--format csv|json] [-o FILE]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
-  "            [--frame lab|table] [--with-plot COL] [--speed S] -o FILE.{mp4,webm,gif,%05d.png}\n"
+  "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
+  "            [--rtol R] [--atol A] [--progress lines] -o FILE.{mp4,webm,gif,%05d.png}\n"
   "  cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
   "            [--x COL] [--size WxH] [--samples N] [--title TEXT] [--dark] -o FILE.{png,svg,pdf}\n"
   "  cmlab-cli info MODEL [--set P=V]...\n"
@@ -217,14 +218,16 @@ cmd_simulate (int argc, char **argv)
     ok = cml_simulation_advance (sim, o.t_end, &error) && cml_output_row (out, sim, &error);
   if (!ok)
     {
-      fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+      /* a file that cannot be written (a full disk) is not a failing run */
+      gboolean io = error->domain == CML_ERROR && error->code == CML_ERROR_IO;
+      fprintf (stderr, "cmlab-cli: %s%s\n", io ? "" : "run failed: ", error->message);
       cml_output_abort (out);
-      return error->domain == CML_ERROR && error->code == CML_ERROR_IO ? EXIT_USAGE : EXIT_RUN_FAILED;
+      return io ? EXIT_USAGE : EXIT_RUN_FAILED;
     }
   if (!cml_output_finish (out, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
-      return EXIT_RUN_FAILED;
+      return EXIT_USAGE;
     }
   return 0;
 }

@@ -8,6 +8,7 @@
  */
 #define G_LOG_DOMAIN "test-cli"
 
+#include "cli-util.h"
 #include "physics-util.h"
 
 #include <glib/gstdio.h>
@@ -15,38 +16,6 @@
 #include <gsl/gsl_integration.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-static const char *
-cli_path (void)
-{
-  const char *p = g_getenv ("CMLAB_CLI");
-  if (p == NULL || !g_file_test (p, G_FILE_TEST_IS_EXECUTABLE))
-    g_error ("CMLAB_CLI must name the built cmlab-cli (got “%s”)", p ? p : "(unset)");
-  return p;
-}
-
-/* Runs cmlab-cli with ARGS (NULL-terminated) and returns its exit status. */
-static int G_GNUC_NULL_TERMINATED
-run_cli (char **out, char **err, ...)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-  va_list ap;
-  const char *a;
-
-  g_ptr_array_add (argv, (char *) cli_path ());
-  va_start (ap, err);
-  while ((a = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
-                               &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  return WEXITSTATUS (wait_status);
-}
 
 static char *
 write_temp_model (const char *dir, const char *name, const char *text)
@@ -56,39 +25,6 @@ write_temp_model (const char *dir, const char *name, const char *text)
   g_assert_true (g_file_set_contents (path, text, -1, &error));
   g_assert_no_error (error);
   return path;
-}
-
-static char *
-make_temp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("cmlab-test-cli-XXXXXX", &error);
-  g_assert_no_error (error);
-  return dir;
-}
-
-static guint
-count_entries (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  guint n = 0;
-  g_assert_nonnull (d);
-  while (g_dir_read_name (d))
-    n++;
-  return n;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
 }
 
 /* ẍ = 6x⁵ from x = 1, ẋ = 1: u² = 2x⁶ − 1, blow-up at t* = ∫_1^∞ dx/√(2x⁶ − 1). */
@@ -120,7 +56,7 @@ blowup_integrand (double x, void *data)
 static void
 test_diverging (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *model = write_temp_model (dir, "blowup.cml", blowup_text);
   g_autofree char *csv = g_build_filename (dir, "out.csv", NULL);
   g_autofree char *out = NULL, *err = NULL;
@@ -132,7 +68,7 @@ test_diverging (void)
   gsl_integration_workspace_free (ws);
   assert_close (tstar, 0.38251216271, 1e-9);
 
-  g_assert_cmpint (run_cli (&out, &err, "simulate", model, "--t-end", "5", "--dt-out", "0.5", NULL), ==, 1);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "5", "--dt-out", "0.5", NULL), ==, 1);
   g_test_message ("stderr: %s", err);
   const char *at = g_strrstr (err, "t = ");
   g_assert_nonnull (at);
@@ -146,11 +82,11 @@ test_diverging (void)
   /* with -o the failed run leaves nothing behind (no partial file, no temporary) */
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run_cli (&out, &err, "simulate", model, "--t-end", "5", "--dt-out", "0.5", "-o", csv, NULL), ==, 1);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "5", "--dt-out", "0.5", "-o", csv, NULL), ==, 1);
   g_assert_nonnull (strstr (err, "t = "));
   g_assert_false (g_file_test (csv, G_FILE_TEST_EXISTS));
-  g_assert_cmpuint (count_entries (dir), ==, 1);
-  remove_dir (dir);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 1);
+  cli_remove_dir (dir);
 }
 
 /* A syntax error on line 13: the message starts with "PATH:13:". */
@@ -172,20 +108,20 @@ static const char malformed_text[] =
 static void
 test_malformed (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *model = write_temp_model (dir, "malformed.cml", malformed_text);
   g_autofree char *out = NULL, *err = NULL;
   g_autofree char *prefix = g_strconcat (model, ":13:", NULL);
 
-  g_assert_cmpint (run_cli (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 2);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 2);
   g_test_message ("stderr: %s", err);
   g_assert_true (g_str_has_prefix (err, prefix));
   g_assert_cmpstr (out, ==, "");
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run_cli (&out, &err, "info", model, NULL), ==, 2);
+  g_assert_cmpint (cli_run (&out, &err, "info", model, NULL), ==, 2);
   g_assert_true (g_str_has_prefix (err, prefix));
-  remove_dir (dir);
+  cli_remove_dir (dir);
 }
 
 /* The CSV without its leading "#" comment lines (model, parameters, initial state …). */
@@ -208,7 +144,7 @@ static void
 test_csv_comments (void)
 {
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--set", "Omega=0.25", "--init", "v=0.75",
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "rolling-ball", "--set", "Omega=0.25", "--init", "v=0.75",
                             "--t-end", "0.5", "--dt-out", "0.5", NULL), ==, 0);
   g_assert_true (g_str_has_prefix (out, "# cmlab rolling-ball: "));
   g_assert_nonnull (strstr (out, "\n# parameters: m = 1, r = 1, k2 = 0.40000000000000002, Omega = 0.25\n"));
@@ -259,37 +195,37 @@ static void
 test_csv (void)
 {
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", NULL), ==, 0);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", NULL), ==, 0);
   check_ball_csv (out);
 }
 
 static void
 test_csv_file (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *path = g_build_filename (dir, "ball.csv", NULL);
   g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL, *text = NULL;
   g_autoptr (GError) error = NULL;
 
-  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", NULL), ==, 0);
-  g_assert_cmpint (run_cli (&out2, &err2, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "-o", path, NULL), ==, 0);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", NULL), ==, 0);
+  g_assert_cmpint (cli_run (&out2, &err2, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "-o", path, NULL), ==, 0);
   g_assert_cmpstr (out2, ==, "");
   g_assert_true (g_file_get_contents (path, &text, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpstr (text, ==, out);
   check_ball_csv (text);
   /* atomic: only the file itself is left in the directory */
-  g_assert_cmpuint (count_entries (dir), ==, 1);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 1);
   /* and an existing file is replaced as a whole */
   g_clear_pointer (&out2, g_free);
   g_clear_pointer (&err2, g_free);
   g_clear_pointer (&text, g_free);
   g_assert_true (g_file_set_contents (path, "old contents that are longer than nothing\n", -1, NULL));
-  g_assert_cmpint (run_cli (&out2, &err2, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "--output", path, NULL), ==, 0);
+  g_assert_cmpint (cli_run (&out2, &err2, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "--output", path, NULL), ==, 0);
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, out);
-  g_assert_cmpuint (count_entries (dir), ==, 1);
-  remove_dir (dir);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 1);
+  cli_remove_dir (dir);
 }
 
 /* -o FILE makes an ordinary file: its mode is 0666 minus the umask, as for any new file (and as
@@ -297,26 +233,74 @@ test_csv_file (void)
 static void
 test_csv_file_mode (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *path = g_build_filename (dir, "ball.csv", NULL);
   g_autofree char *out = NULL, *err = NULL;
   GStatBuf st;
   mode_t mask = umask (022);
 
-  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "-o", path, NULL), ==, 0);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "-o", path, NULL), ==, 0);
   umask (mask);
   g_assert_cmpint (g_stat (path, &st), ==, 0);
-  remove_dir (dir);
+  cli_remove_dir (dir);
   /* a failure here does not stop the other tests of this program */
   if ((st.st_mode & 0777) != 0644)
     g_test_fail_printf ("the file written by -o has mode %03o, expected 0644 (umask 022)", (unsigned) (st.st_mode & 0777));
+}
+
+/* A full disk (a file-size limit: writes past it fail as they do on a full disk): the
+ * command says which file and why, exits 2, and leaves neither the file nor a temporary
+ * one behind.  The limit is below what each file needs. */
+static void
+test_full_disk (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *csv = g_build_filename (dir, "ball.csv", NULL);
+  g_autofree char *json = g_build_filename (dir, "ball.json", NULL);
+  g_autofree char *png = g_build_filename (dir, "energy.png", NULL);
+  /* messages in English, to look for the reason */
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
+  const struct
+  {
+    const char *args[14];
+    const char *file;
+  } cases[] = {
+    { { "simulate", "rolling-ball", "--t-end", "100", "--dt-out", "0.01", "-o", csv }, csv },
+    { { "simulate", "rolling-ball", "--t-end", "100", "--dt-out", "0.01", "--format", "json",
+        "-o", json }, json },
+    { { "plot", "rolling-ball", "--t-end", "10", "--y", "energy", "-o", png }, png },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      int status = cli_run_argv (envp, 2048, &out, &err, cases[c].args);
+      g_test_message ("case %u: exit %d: %s", c, status, err);
+      g_assert_cmpint (status, ==, 2);
+      g_assert_nonnull (strstr (err, cases[c].file));
+      g_assert_nonnull (strstr (err, "File too large"));
+      /* not mistaken for a failing run */
+      g_assert_null (strstr (err, "run failed"));
+      g_assert_false (g_file_test (cases[c].file, G_FILE_TEST_EXISTS));
+      g_assert_cmpuint (cli_count_entries (dir), ==, 0);
+    }
+
+  /* the same commands with room enough succeed: the limit is what made them fail */
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *err = NULL;
+      g_assert_cmpint (cli_run_argv (envp, 0, NULL, &err, cases[c].args), ==, 0);
+      g_assert_true (g_file_test (cases[c].file, G_FILE_TEST_IS_REGULAR));
+    }
+  g_assert_cmpuint (cli_count_entries (dir), ==, G_N_ELEMENTS (cases));
+  cli_remove_dir (dir);
 }
 
 static void
 test_json (void)
 {
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (run_cli (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "--format", "json", NULL), ==, 0);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "--format", "json", NULL), ==, 0);
   g_assert_true (out[0] == '{');
   g_assert_nonnull (strstr (out, "\"columns\""));
   g_assert_nonnull (strstr (out, "\"rows\""));
@@ -346,7 +330,7 @@ test_usage_errors (void)
     {
       g_autofree char *out = NULL, *err = NULL;
       const char *const *a = cases[k].args;
-      int st = run_cli (&out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+      int st = cli_run (&out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
       if (st != 2)
         g_error ("%s: exit status %d, expected 2 (stderr: %s)", cases[k].what, st, err);
       g_assert_cmpstr (err, !=, "");
@@ -358,7 +342,7 @@ static void
 test_info_capri (void)
 {
   g_autofree char *out = NULL, *err = NULL;
-  g_assert_cmpint (run_cli (&out, &err, "info", "capri-kobayashi", NULL), ==, 0);
+  g_assert_cmpint (cli_run (&out, &err, "info", "capri-kobayashi", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "rank W = 2"));
   g_assert_nonnull (strstr (out, "primary constraint"));
   g_assert_nonnull (strstr (out, "secondary constraint"));
@@ -370,7 +354,7 @@ static void
 test_info (gconstpointer name)
 {
   g_autofree char *out = NULL, *err = NULL;
-  int st = run_cli (&out, &err, "info", (const char *) name, NULL);
+  int st = cli_run (&out, &err, "info", (const char *) name, NULL);
   if (st != 0)
     g_error ("info %s: exit status %d (stderr: %s)", (const char *) name, st, err);
   g_assert_nonnull (strstr (out, "Equations of motion"));
@@ -389,6 +373,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/rolling-ball/cli-csv-file", test_csv_file);
   g_test_add_func ("/models/rolling-ball/cli-json", test_json);
   g_test_add_func ("/models/cli/usage-errors-exit-2", test_usage_errors);
+  g_test_add_func ("/models/cli/full-disk-exit-2", test_full_disk);
   g_test_add_func ("/models/capri-kobayashi/cli-info-constraint-algorithm", test_info_capri);
   for (guint k = 0; builtin_models[k]; k++)
     {

@@ -14,6 +14,8 @@
  */
 #define G_LOG_DOMAIN "test-render-cli"
 
+#include "cli-util.h"
+
 #include <cairo.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -25,77 +27,6 @@
 #define W 160
 #define H 120
 
-static const char *
-cli_path (void)
-{
-  const char *p = g_getenv ("CMLAB_CLI");
-  if (p == NULL || !g_file_test (p, G_FILE_TEST_IS_EXECUTABLE))
-    g_error ("CMLAB_CLI must name the built cmlab-cli (got “%s”)", p ? p : "(unset)");
-  return p;
-}
-
-/* Runs cmlab-cli with ARGV (NULL-terminated, without the program) in the environment
- * ENVP (NULL: ours); returns its exit status, its standard error in *ERR. */
-static int
-run_cli_env (char **envp, char **err, const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-
-  g_ptr_array_add (argv, (char *) cli_path ());
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
-                               NULL, NULL, err, &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  return WEXITSTATUS (wait_status);
-}
-
-static int
-run_cli (char **err, const char *const *args)
-{
-  return run_cli_env (NULL, err, args);
-}
-
-static char *
-make_temp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("cmlab-test-render-XXXXXX", &error);
-  g_assert_no_error (error);
-  return dir;
-}
-
-static guint
-count_entries (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  guint n = 0;
-  g_assert_nonnull (d);
-  while (g_dir_read_name (d))
-    n++;
-  return n;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      if (g_file_test (p, G_FILE_TEST_IS_DIR))
-        remove_dir (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 /* TRUE if this machine renders headlessly at all (else the test is skipped). */
 static gboolean
 have_gl (void)
@@ -103,16 +34,16 @@ have_gl (void)
   static int have = -1;
   if (have < 0)
     {
-      g_autofree char *dir = make_temp_dir ();
+      g_autofree char *dir = cli_make_temp_dir ();
       g_autofree char *out = g_build_filename (dir, "f-%d.png", NULL);
       g_autofree char *err = NULL;
       const char *args[] = { "render", "rolling-ball", "--t-end", "0.1", "--fps", "10", "--size",
                              "32x32", "-o", out, NULL };
-      int status = run_cli (&err, args);
+      int status = cli_run_argv (NULL, 0, NULL, &err, args);
       have = status == 0;
       if (!have)
         g_printerr ("# no headless rendering here (exit %d): %s", status, err);
-      remove_dir (dir);
+      cli_remove_dir (dir);
     }
   return have;
 }
@@ -221,14 +152,14 @@ check_video (const char *ext)
 {
   if (skip_without_ffmpeg ())
     return;
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *name = g_strdup_printf ("ball.%s", ext);
   g_autofree char *out = g_build_filename (dir, name, NULL);
   g_autofree char *err = NULL;
   const char *args[] = { "render", "rolling-ball", "--t-end", "1", "--fps", "10", "--size",
                          "160x120", "-o", out, NULL };
 
-  g_assert_cmpint (run_cli (&err, args), ==, 0);
+  g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, args), ==, 0);
   g_test_message ("%s", err);
   /* the one-line summary */
   g_assert_nonnull (strstr (err, "wrote"));
@@ -241,7 +172,7 @@ check_video (const char *ext)
   g_assert_cmpint (info.height, ==, H);
   g_assert_cmpfloat (fabs (info.duration - 1.0), <, 0.03);
   /* nothing else in the directory: the temporary file took the name */
-  g_assert_cmpuint (count_entries (dir), ==, 1);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 1);
 
   /* a frame decoded again is the scene, not a blank picture */
   g_autofree char *png = g_build_filename (dir, "frame.png", NULL);
@@ -253,7 +184,7 @@ check_video (const char *ext)
   g_assert_no_error (error);
   g_assert_cmpint (status, ==, 0);
   cairo_surface_destroy (check_png (png, W, H));
-  remove_dir (dir);
+  cli_remove_dir (dir);
 }
 
 static void
@@ -279,7 +210,7 @@ test_png_frames (void)
 {
   if (skip_without_gl ())
     return;
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *out = g_build_filename (dir, "frame-%05d.png", NULL);
   g_autofree char *err = NULL;
   const char *args[] = { "render", "rolling-ball", "--t-end", "1", "--fps", "10", "--size",
@@ -287,15 +218,15 @@ test_png_frames (void)
   /* no ffmpeg needed for PNG frames */
   g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "PATH", "/nonexistent", TRUE);
 
-  g_assert_cmpint (run_cli_env (envp, &err, args), ==, 0);
-  g_assert_cmpuint (count_entries (dir), ==, 10);
+  g_assert_cmpint (cli_run_argv (envp, 0, NULL, &err, args), ==, 0);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 10);
   for (guint k = 0; k < 10; k++)
     {
       g_autofree char *name = g_strdup_printf ("frame-%05u.png", k);
       g_autofree char *path = g_build_filename (dir, name, NULL);
       cairo_surface_destroy (check_png (path, W, H));
     }
-  remove_dir (dir);
+  cli_remove_dir (dir);
 
   /* the number of frames: ⌈T·F/S⌉, the frame at T itself left out */
   const struct
@@ -310,15 +241,15 @@ test_png_frames (void)
   };
   for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
     {
-      g_autofree char *d = make_temp_dir ();
+      g_autofree char *d = cli_make_temp_dir ();
       g_autofree char *o = g_build_filename (d, "f%d.png", NULL);
       g_autofree char *e = NULL;
       const char *a[] = { "render", "rolling-ball", "--t-end", counts[c].t_end, "--fps",
                           counts[c].fps, "--speed", counts[c].speed, "--size", "32x32", "-o", o,
                           NULL };
-      g_assert_cmpint (run_cli_env (envp, &e, a), ==, 0);
-      g_assert_cmpuint (count_entries (d), ==, counts[c].frames);
-      remove_dir (d);
+      g_assert_cmpint (cli_run_argv (envp, 0, NULL, &e, a), ==, 0);
+      g_assert_cmpuint (cli_count_entries (d), ==, counts[c].frames);
+      cli_remove_dir (d);
     }
 }
 
@@ -328,14 +259,14 @@ test_with_plot (void)
 {
   if (skip_without_gl ())
     return;
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *out = g_build_filename (dir, "p%d.png", NULL);
   g_autofree char *err = NULL;
   const char *args[] = { "render", "rolling-ball", "--t-end", "2", "--fps", "2", "--size",
                          "480x240", "--with-plot", "energy", "-o", out, NULL };
 
-  g_assert_cmpint (run_cli (&err, args), ==, 0);
-  g_assert_cmpuint (count_entries (dir), ==, 4);
+  g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, args), ==, 0);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 4);
   g_autofree char *last = g_build_filename (dir, "p3.png", NULL);
   cairo_surface_t *s = check_png (last, 480, 240);
   g_assert_cmpuint (count_not_background (s, 0, 0, 320, 240), >, 320 * 240 / 20);
@@ -347,10 +278,10 @@ test_with_plot (void)
   const char *bad[] = { "render", "rolling-ball", "--t-end", "1", "--with-plot", "nosuch", "-o",
                         out, NULL };
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run_cli (&err, bad), ==, 2);
+  g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, bad), ==, 2);
   g_assert_nonnull (strstr (err, "nosuch"));
   g_assert_nonnull (strstr (err, "energy"));
-  remove_dir (dir);
+  cli_remove_dir (dir);
 }
 
 /* --frame table: the trail drawn in the turning table's frame (the rosette) */
@@ -359,23 +290,23 @@ test_table_frame (void)
 {
   if (skip_without_gl ())
     return;
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *out = g_build_filename (dir, "t%03d.png", NULL);
   g_autofree char *err = NULL;
   const char *args[] = { "render", "rolling-ball", "--t-end", "20", "--fps", "0.5", "--size",
                          "160x120", "--frame", "table", "-o", out, NULL };
-  g_assert_cmpint (run_cli (&err, args), ==, 0);
-  g_assert_cmpuint (count_entries (dir), ==, 10);
+  g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, args), ==, 0);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 10);
   g_autofree char *last = g_build_filename (dir, "t009.png", NULL);
   cairo_surface_destroy (check_png (last, W, H));
 
   /* a model with nothing turning has no table frame */
   const char *none[] = { "render", "martinet", "--t-end", "1", "--frame", "table", "-o", out, NULL };
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run_cli (&err, none), ==, 2);
+  g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, none), ==, 2);
   g_assert_nonnull (strstr (err, "frame-angle"));
-  g_assert_cmpuint (count_entries (dir), ==, 10);
-  remove_dir (dir);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 10);
+  cli_remove_dir (dir);
 }
 
 /* ---- bad input ------------------------------------------------------------------------------ */
@@ -385,7 +316,7 @@ test_bad_input (void)
 {
   if (skip_without_gl ())
     return;
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *mp4 = g_build_filename (dir, "out.mp4", NULL);
   g_autofree char *avi = g_build_filename (dir, "out.avi", NULL);
   g_autofree char *plain_png = g_build_filename (dir, "out.png", NULL);
@@ -417,6 +348,9 @@ test_bad_input (void)
     { { "--init", "nosuch=1", "-o", mp4 }, "nosuch" },
     { { "--t-end", "-1", "-o", mp4 }, "--t-end" },
     { { "--bogus", "-o", mp4 }, "unknown option" },
+    { { "--integrator", "euler", "-o", mp4 }, "unknown integrator" },
+    { { "--rtol", "0", "-o", mp4 }, "--rtol" },
+    { { "--progress", "bars", "-o", mp4 }, "--progress" },
     { { "--size", "160x120" }, "-o" },
   };
 
@@ -448,37 +382,37 @@ test_bad_input (void)
           g_ptr_array_add (args, ro_out);
         }
       g_ptr_array_add (args, NULL);
-      int status = run_cli (&err, (const char *const *) args->pdata);
+      int status = cli_run_argv (NULL, 0, NULL, &err, (const char *const *) args->pdata);
       g_test_message ("case %u: exit %d: %s", c, status, err);
       g_assert_cmpint (status, ==, 2);
       g_assert_nonnull (strstr (err, message));
       if (ro)
         {
-          g_assert_cmpuint (count_entries (ro), ==, 0);
+          g_assert_cmpuint (cli_count_entries (ro), ==, 0);
           g_rmdir (ro);
         }
       /* nothing left behind but the file the test made */
-      g_assert_cmpuint (count_entries (dir), ==, 1);
+      g_assert_cmpuint (cli_count_entries (dir), ==, 1);
     }
-  remove_dir (dir);
+  cli_remove_dir (dir);
 }
 
 /* with no ffmpeg on PATH a video cannot be made: say what to install, or what to do */
 static void
 test_no_ffmpeg (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *out = g_build_filename (dir, "out.mp4", NULL);
   g_autofree char *err = NULL;
   g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "PATH", "/nonexistent", TRUE);
   const char *args[] = { "render", "rolling-ball", "--t-end", "1", "--fps", "10", "--size",
                          "160x120", "-o", out, NULL };
 
-  g_assert_cmpint (run_cli_env (envp, &err, args), ==, 2);
+  g_assert_cmpint (cli_run_argv (envp, 0, NULL, &err, args), ==, 2);
   g_assert_nonnull (strstr (err, "ffmpeg is not installed: install it (Debian: apt-get install ffmpeg) "
                                  "or export PNG frames with -o DIR/frame-%05d.png"));
-  g_assert_cmpuint (count_entries (dir), ==, 0);
-  remove_dir (dir);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 0);
+  cli_remove_dir (dir);
 }
 
 /* ẍ = 6x⁵ from x = 1, ẋ = 1 blows up at t* = ∫_1^∞ dx/√(2x⁶ − 1) ≈ 0.38 (test-cli.c
@@ -511,7 +445,7 @@ test_diverging (void)
 {
   if (skip_without_gl ())
     return;
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *model = g_build_filename (dir, "blowup.cml", NULL);
   g_assert_true (g_file_set_contents (model, blowup_text, -1, NULL));
   const char *outs[] = { "out.mp4", "f-%04d.png" };
@@ -522,13 +456,123 @@ test_diverging (void)
       g_autofree char *err = NULL;
       const char *args[] = { "render", model, "--t-end", "2", "--fps", "10", "--size", "160x120",
                              "-o", out, NULL };
-      g_assert_cmpint (run_cli (&err, args), ==, 1);
+      g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, args), ==, 1);
       g_test_message ("%s", err);
       g_assert_nonnull (strstr (err, "run failed"));
       g_assert_nonnull (strstr (err, "t = 0.38"));
-      g_assert_cmpuint (count_entries (dir), ==, 1);  /* the model file only */
+      g_assert_cmpuint (cli_count_entries (dir), ==, 1);  /* the model file only */
     }
-  remove_dir (dir);
+  cli_remove_dir (dir);
+}
+
+/* --progress lines: the preparation, then the frames drawn, counting up to the total,
+ * then the finishing — each a whole line on standard output (the window's dialog reads
+ * them); the options that make the export match the window's run are taken. */
+static void
+test_progress_lines (void)
+{
+  if (skip_without_ffmpeg ())
+    return;
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "ball.mp4", NULL);
+  g_autofree char *stdout_text = NULL, *err = NULL;
+  const char *args[] = { "render", "rolling-ball", "--set", "Omega=0.5", "--init", "x=0.25",
+                         "--integrator", "rkf45", "--rtol", "1e-8", "--atol", "1e-10", "--t-end",
+                         "3", "--fps", "10", "--size", "160x120", "--progress", "lines", "-o", out,
+                         NULL };
+  g_assert_cmpint (cli_run_argv (NULL, 0, &stdout_text, &err, args), ==, 0);
+  g_test_message ("%s", stdout_text);
+  g_assert_true (g_str_has_suffix (stdout_text, "\n"));
+
+  g_auto (GStrv) lines = g_strsplit (stdout_text, "\n", -1);
+  guint n_prepare = 0, n_progress = 0, last_done = 0, last_prep = 0;
+  gboolean finishing = FALSE;
+  for (guint i = 0; lines[i] && lines[i][0]; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], " ", -1);
+      if (g_str_equal (f[0], "finishing"))
+        {
+          g_assert_cmpuint (g_strv_length (f), ==, 1);
+          g_assert_cmpuint (last_done, ==, 30);
+          finishing = TRUE;
+          continue;
+        }
+      g_assert_cmpuint (g_strv_length (f), ==, 4);
+      guint done = (guint) g_ascii_strtoull (f[1], NULL, 10);
+      guint total = (guint) g_ascii_strtoull (f[2], NULL, 10);
+      double seconds = g_ascii_strtod (f[3], NULL);
+      g_assert_cmpfloat (seconds, >=, 0);
+      g_assert_false (finishing);
+      if (g_str_equal (f[0], "prepare"))
+        {
+          g_assert_cmpuint (n_progress, ==, 0);  /* all before the first frame */
+          g_assert_cmpuint (done, >=, last_prep);
+          g_assert_cmpuint (done, <=, total);
+          last_prep = done;
+          n_prepare++;
+        }
+      else
+        {
+          g_assert_cmpstr (f[0], ==, "progress");
+          g_assert_cmpuint (total, ==, 30);
+          g_assert_cmpuint (done, >, last_done);
+          g_assert_cmpuint (done, <=, total);
+          last_done = done;
+          n_progress++;
+        }
+    }
+  g_assert_cmpuint (n_prepare, >=, 1);
+  g_assert_cmpuint (n_progress, >=, 1);
+  g_assert_true (finishing);
+
+  VideoInfo info;
+  probe (out, &info);
+  g_assert_cmpint (info.frames, ==, 30);
+  cli_remove_dir (dir);
+}
+
+/* A full disk (a file-size limit: writes past it fail as on a full disk), for a video
+ * (ffmpeg writes it) and for PNG frames (we do): exit 2, a message that names the file
+ * and the reason, and nothing left in the directory — no partial video, no temporary
+ * file, none of the frames written before the disk filled. */
+static void
+test_full_disk (void)
+{
+  if (skip_without_ffmpeg ())
+    return;
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *mp4 = g_build_filename (dir, "ball.mp4", NULL);
+  g_autofree char *gif = g_build_filename (dir, "ball.gif", NULL);
+  g_autofree char *png = g_build_filename (dir, "frame-%03d.png", NULL);
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
+  const struct
+  {
+    const char *out, *named;
+    gsize limit;   /* bytes a file may have */
+  } cases[] = {
+    /* below the video's size: ffmpeg (5.1) fails only when it writes the index at the
+     * end, and then exits with status 0 all the same */
+    { mp4, mp4, 8 * 1024 },
+    { gif, gif, 32 * 1024 },
+    /* about a frame's size (21–24 KB here, growing with the trail): the first frames are
+     * written, a later one fails, and the ones written must go */
+    { png, dir, 22 * 1024 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *err = NULL;
+      const char *args[] = { "render", "rolling-ball", "--t-end", "10", "--fps", "10", "--size",
+                             "320x240", "-o", cases[c].out, NULL };
+      int status = cli_run_argv (envp, cases[c].limit, NULL, &err, args);
+      g_test_message ("%s: exit %d: %s", cases[c].out, status, err);
+      g_assert_cmpint (status, ==, 2);
+      g_assert_nonnull (strstr (err, "writing"));
+      g_assert_nonnull (strstr (err, cases[c].named));
+      g_assert_nonnull (strstr (err, "File too large"));
+      g_assert_cmpuint (cli_count_entries (dir), ==, 0);
+    }
+  cli_remove_dir (dir);
 }
 
 /* Ctrl-C in the middle of an export: exit 130, no file, no temporary file */
@@ -537,7 +581,7 @@ test_interrupted (void)
 {
   if (skip_without_ffmpeg ())
     return;
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *out = g_build_filename (dir, "long.mp4", NULL);
   /* long enough to be interrupted mid-encode, short enough that the pre-run (the whole
    * simulation before the first frame) is quick even under AddressSanitizer */
@@ -572,8 +616,8 @@ test_interrupted (void)
   g_spawn_close_pid (pid);
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 130);
-  g_assert_cmpuint (count_entries (dir), ==, 0);
-  remove_dir (dir);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 0);
+  cli_remove_dir (dir);
 }
 
 int
@@ -590,5 +634,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/render-cli/no-ffmpeg-exit-2", test_no_ffmpeg);
   g_test_add_func ("/models/render-cli/diverging-run-exit-1", test_diverging);
   g_test_add_func ("/models/render-cli/interrupted-exit-130", test_interrupted);
+  g_test_add_func ("/models/render-cli/full-disk-exit-2", test_full_disk);
+  g_test_add_func ("/models/render-cli/progress-lines", test_progress_lines);
   return g_test_run ();
 }

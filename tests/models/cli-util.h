@@ -1,0 +1,121 @@
+/* cli-util.h — running the built cmlab-cli from a test, and the temporary directories
+ * its output goes to.  Shared by test-cli.c and test-render-cli.c.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The executable comes from $CMLAB_CLI (tests/meson.build sets it to the built one).
+ * A run can be given a file-size limit (RLIMIT_FSIZE) with SIGXFSZ ignored: every write
+ * past the limit then fails with EFBIG, as writes to a full disk fail with ENOSPC — the
+ * same code paths, without filling a disk.
+ */
+#pragma once
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+static inline const char *
+cli_path (void)
+{
+  const char *p = g_getenv ("CMLAB_CLI");
+  if (p == NULL || !g_file_test (p, G_FILE_TEST_IS_EXECUTABLE))
+    g_error ("CMLAB_CLI must name the built cmlab-cli (got “%s”)", p ? p : "(unset)");
+  return p;
+}
+
+/* Runs in the child between fork and exec (async-signal-safe calls only). */
+static inline void
+cli_limit_file_size (gpointer data)
+{
+  struct rlimit lim;
+  lim.rlim_cur = lim.rlim_max = (rlim_t) GPOINTER_TO_SIZE (data);
+  setrlimit (RLIMIT_FSIZE, &lim);
+  signal (SIGXFSZ, SIG_IGN);
+}
+
+/* Runs cmlab-cli with ARGS (NULL-terminated, without the program name) in the
+ * environment ENVP (NULL: ours), its files limited to FSIZE bytes (0: no limit).
+ * Returns the exit status; standard output and error in *OUT and *ERR (NULL: thrown
+ * away, never mixed into the test's own output). */
+static inline int
+cli_run_argv (char **envp, gsize fsize, char **out, char **err, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  GSpawnFlags flags = G_SPAWN_DEFAULT;
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, (char *) cli_path ());
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  if (out == NULL)
+    flags |= G_SPAWN_STDOUT_TO_DEV_NULL;
+  if (err == NULL)
+    flags |= G_SPAWN_STDERR_TO_DEV_NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, flags,
+                               fsize ? cli_limit_file_size : NULL, GSIZE_TO_POINTER (fsize), out,
+                               err, &wait_status, &error));
+  g_assert_no_error (error);
+  if (!WIFEXITED (wait_status))
+    g_error ("%s %s did not exit (wait status 0x%x)", cli_path (), args[0], wait_status);
+  return WEXITSTATUS (wait_status);
+}
+
+/* The same with the arguments listed, ending in NULL. */
+static inline int G_GNUC_NULL_TERMINATED
+cli_run (char **out, char **err, ...)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  va_list ap;
+  const char *a;
+
+  va_start (ap, err);
+  while ((a = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  return cli_run_argv (NULL, 0, out, err, (const char *const *) args->pdata);
+}
+
+/* A new empty directory under the system's temporary directory. */
+static inline char *
+cli_make_temp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("cmlab-test-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  return dir;
+}
+
+/* Entries in DIR (hidden ones too: a left-over temporary file counts). */
+static inline guint
+cli_count_entries (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  g_assert_nonnull (d);
+  while (g_dir_read_name (d))
+    n++;
+  return n;
+}
+
+/* Removes DIR and everything in it. */
+static inline void
+cli_remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        cli_remove_dir (p);
+      else
+        g_unlink (p);
+    }
+  g_rmdir (dir);
+}
