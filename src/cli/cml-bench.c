@@ -56,7 +56,7 @@
  * 1 + |f|, at every sampled state. */
 #define RHS_AGREEMENT 1e-12
 
-static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs",
+static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                             "residuals", NULL };
 
 /* ---- a small JSON writer ------------------------------------------------------------------ */
@@ -303,6 +303,7 @@ typedef struct
   const char *json_path;
   GStrv    only;           /* figure and/or built-in names, or NULL for everything */
   gboolean rhs_mismatch;   /* a correctness failure: exit 1 */
+  double   plot_png_s, video_s;  /* figure 6, NaN when not measured */
   gboolean run_failed;     /* a run that must succeed failed: exit 1 */
   Json     json;
   char    *self;           /* this executable, for `simulate` as a subprocess */
@@ -1837,6 +1838,119 @@ fig_long_runs (Bench *b)
  * 5. Constraint residuals with and without projection
  * ====================================================================================== */
 
+/* ======================================================================================
+ * 6. Exports: a plot of 10^6 samples to PNG, a 10 s 720p60 video, both through cmlab-cli
+ * ====================================================================================== */
+
+/* Runs `cmlab-cli ARGS…` (NULL-terminated); the wall time, and its standard error. */
+static double G_GNUC_NULL_TERMINATED
+run_self (Bench *b, char **err_out, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *sout = NULL;
+  g_autoptr (GError) error = NULL;
+  va_list ap;
+  const char *a;
+  int status;
+  double t0;
+
+  g_ptr_array_add (argv, b->self);
+  va_start (ap, err_out);
+  while ((a = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  t0 = now_s ();
+  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &sout, err_out,
+                     &status, &error)
+      || !g_spawn_check_wait_status (status, NULL))
+    {
+      g_printerr ("bench: cmlab-cli %s failed: %s\n", (char *) argv->pdata[1],
+                  error ? error->message : (*err_out ? *err_out : "?"));
+      b->run_failed = TRUE;
+      return NAN;
+    }
+  return now_s () - t0;
+}
+
+static void
+fig_exports (Bench *b)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-bench-XXXXXX", &error);
+  const guint reps = b->quick ? 1 : 3;
+
+  if (dir == NULL)
+    {
+      g_printerr ("bench: %s\n", error->message);
+      b->run_failed = TRUE;
+      return;
+    }
+  printf ("\n6. Exports through cmlab-cli (wall time, the best of %u)\n\n", reps);
+  json_object (&b->json, "exports");
+
+  /* a plot of 10^6 samples: the simulation and the drawing are timed apart by the command */
+  {
+    g_autofree char *png = g_build_filename (dir, "plot.png", NULL);
+    g_autofree char *pdf = g_build_filename (dir, "plot.pdf", NULL);
+    const char *outs[] = { png, pdf };
+    const char *names[] = { "png", "pdf" };
+    for (guint f = 0; f < G_N_ELEMENTS (outs); f++)
+      {
+        double best_draw = INFINITY, best_total = INFINITY;
+        for (guint r = 0; r < reps; r++)
+          {
+            g_autofree char *err = NULL;
+            double total = run_self (b, &err, "plot", "martinet", "--t-end", "2000", "--samples", "1000000",
+                                     "--y", "x1,u", "--size", "1200x700", "-o", outs[f], NULL);
+            const char *p = err ? strstr (err, "drawing and writing ") : NULL;
+            double draw = p ? g_ascii_strtod (p + strlen ("drawing and writing "), NULL) : NAN;
+            if (!(total < best_total))
+              continue;
+            best_total = total;
+            best_draw = draw;
+          }
+        printf ("   plot of 10^6 samples (2 series, martinet, 2000 time units) to %s, 1200x700: "
+                "drawing and writing %.3f s, with the simulation %.2f s\n", names[f], best_draw, best_total);
+        json_object (&b->json, names[f]);
+        json_num (&b->json, "samples", 1e6);
+        json_num (&b->json, "drawing_s", best_draw);
+        json_num (&b->json, "total_s", best_total);
+        json_end_object (&b->json);
+        if (f == 0)
+          b->plot_png_s = best_draw;
+      }
+  }
+
+  /* the video of issue 4's target */
+  if (g_find_program_in_path ("ffmpeg") == NULL)
+    printf ("   video: ffmpeg is not installed, not measured\n");
+  else
+    {
+      g_autofree char *mp4 = g_build_filename (dir, "ball.mp4", NULL);
+      double best = INFINITY;
+      for (guint r = 0; r < reps; r++)
+        {
+          g_autofree char *err = NULL;
+          best = MIN (best, run_self (b, &err, "render", "rolling-ball", "--t-end", "10", "--fps", "60",
+                                      "--size", "1280x720", "-o", mp4, NULL));
+        }
+      printf ("   video: rolling-ball, 10 s of video, 1280x720 at 60 fps, MP4 (H.264): %.2f s "
+              "(%.1fx real time)\n", best, 10.0 / best);
+      json_num (&b->json, "video_720p60_10s_s", best);
+      b->video_s = best;
+      g_unlink (mp4);
+    }
+  json_end_object (&b->json);
+  {
+    g_autofree char *png = g_build_filename (dir, "plot.png", NULL);
+    g_autofree char *pdf = g_build_filename (dir, "plot.pdf", NULL);
+    g_unlink (png);
+    g_unlink (pdf);
+  }
+  g_rmdir (dir);
+}
+
 static void
 fig_residuals (Bench *b)
 {
@@ -1938,6 +2052,19 @@ report_targets (Bench *b)
 {
   printf ("\nTargets\n\n");
   json_object (&b->json, "targets");
+
+  if (want_figure (b, "exports"))
+    {
+      if (b->plot_png_s > 0)
+        printf ("   PNG plot of 10^6 samples in under 1 s: %s (%.3f s)\n",
+                b->plot_png_s < 1.0 ? "HOLDS" : "DOES NOT HOLD", b->plot_png_s);
+      if (b->video_s > 0)
+        printf ("   10 s 720p60 MP4 of the rolling ball in <= 10 s (goal 5 s): %s (%.2f s%s)\n",
+                b->video_s <= 10.0 ? "HOLDS" : "DOES NOT HOLD", b->video_s,
+                b->video_s <= 5.0 ? ", goal met" : "");
+      json_num (&b->json, "plot_png_1e6_s", b->plot_png_s);
+      json_num (&b->json, "video_720p60_10s_s", b->video_s);
+    }
 
   if (want_figure (b, "overhead") && b->worst_rhs_model)
     {
@@ -2070,7 +2197,8 @@ static const char *bench_usage =
   "\n"
   "  --quick      shorter runs and fewer repetitions (about two minutes)\n"
   "  --json FILE  also write every number as JSON (atomically)\n"
-  "  --only NAME  only these figures (overhead, peers, work-precision, long-runs, residuals)\n"
+  "  --only NAME  only these figures (overhead, peers, work-precision, long-runs, residuals,\n"
+  "               exports)\n"
   "               and/or these built-in models; may be repeated or comma-separated\n";
 
 int
@@ -2127,7 +2255,7 @@ cml_bench_main (int argc, char **argv)
     if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
       {
         fprintf (stderr, "cmlab-cli: --only: “%s” is neither a figure (overhead, peers, work-precision,"
-                         " long-runs, residuals) nor a built-in model\n",
+                         " long-runs, residuals, exports) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;
       }
@@ -2174,6 +2302,9 @@ cml_bench_main (int argc, char **argv)
   fflush (stdout);
   if (want_figure (&b, "residuals"))
     fig_residuals (&b);
+  fflush (stdout);
+  if (want_figure (&b, "exports"))
+    fig_exports (&b);
   fflush (stdout);
 
   report_targets (&b);
