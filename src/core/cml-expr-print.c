@@ -15,6 +15,10 @@
  *     characters that reads back exactly ("9.81"), else as a fraction with q <= 1000,
  *     else with %.15g;
  *   - x^0.5 is "sqrt(x)", x^-1 is "1/x".
+ *
+ * A shared subexpression is printed at every use, so the text of a DAG can be
+ * exponentially longer than the DAG; cml_expr_to_string_max () stops after a given length
+ * (the derived equations of a small model once printed 4 MB per line).
  */
 #define G_LOG_DOMAIN "cml-expr-print"
 
@@ -38,6 +42,8 @@ typedef struct
   GString          *s;
   gboolean          negate_sum; /* print the next sum as its negation */
   double            sum_scale;  /* ... and with its coefficients divided by this */
+  gsize             max_len;    /* stop printing once the text is longer than this */
+  gboolean          over;       /* ... which has happened: the rest is skipped */
 } Printer;
 
 typedef struct
@@ -273,24 +279,22 @@ pfactor_cmp (Printer       *pr,
   return c != 0 ? c : exp_cmp (pr, a->exp, b->exp);
 }
 
+static gint
+pfactor_cmp_data (gconstpointer a,
+                  gconstpointer b,
+                  gpointer      pr)
+{
+  return pfactor_cmp (pr, a, b);
+}
+
 static void
 pfactor_sort (Printer *pr,
               PFactor *f,
               guint    n)
 {
-  /* insertion sort: products are short */
-  for (guint i = 1; i < n; i++)
-    {
-      PFactor x = f[i];
-      guint j = i;
-
-      while (j > 0 && pfactor_cmp (pr, &f[j - 1], &x) > 0)
-        {
-          f[j] = f[j - 1];
-          j--;
-        }
-      f[j] = x;
-    }
+  /* a merge sort (stable; the order is total anyway): products can be long */
+  if (n > 1)
+    g_qsort_with_data (f, (gint) n, sizeof (PFactor), pfactor_cmp_data, pr);
 }
 
 static void
@@ -582,8 +586,9 @@ print_product (Printer *pr,
   guint n_num = 0, n_den = 0;
   gboolean first, split;
   gboolean *negate = g_newa (gboolean, n + 1);
+  gboolean *in_den = g_newa (gboolean, n + 1);
   double *scale = g_newa (double, n + 1);
-  guint n_sums = 0;
+  guint n_sums = 0, n_num_base = 0;
 
   /* a lone sum factor shows its coefficients as integers if it can (see sum_content) */
   for (guint i = 0; i < n; i++)
@@ -615,14 +620,37 @@ print_product (Printer *pr,
     }
   number_text (coef, &nt);
 
+  /* factors with a negative numeric exponent go to the denominator, except most powers
+   * of a number: such a factor exists only because it does not fold (0^-1 is inf), but
+   * its counterpart in the denominator does (0^2 is 0), and so does its product with any
+   * other factor (7*0): "x/(7*0)" would read back as x/0, losing the 7.  A number raised
+   * to -1 is safe alone below the bar ("x/0" is x*0^-1); the others stay above it with
+   * their exponent ("x*0^(-2)/7", "x*0^(-1)/7"). */
+  split = nt.rational && nt.q != 1 && nt.exact_split;
   for (guint i = 0; i < n; i++)
     {
-      if (f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM && f[i].exp->value < 0.0)
+      in_den[i] = f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM && f[i].exp->value < 0.0;
+      if (in_den[i] && f[i].base->kind == CML_EXPR_NUM)
+        n_num_base++;
+    }
+  for (guint i = 0; i < n; i++)
+    if (in_den[i] && f[i].base->kind == CML_EXPR_NUM)
+      {
+        gboolean alone = n_num_base == 1 && !split;
+
+        for (guint j = 0; j < n && alone; j++)
+          if (j != i && in_den[j])
+            alone = FALSE;
+        if (!alone || f[i].exp->value != -1.0)
+          in_den[i] = FALSE;
+      }
+  for (guint i = 0; i < n; i++)
+    {
+      if (in_den[i])
         n_den++;
       else
         n_num++;
     }
-  split = nt.rational && nt.q != 1 && nt.exact_split;
   if (split)
     n_den++;
 
@@ -641,7 +669,7 @@ print_product (Printer *pr,
     }
   for (guint i = 0; i < n; i++)
     {
-      if (f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM && f[i].exp->value < 0.0)
+      if (in_den[i])
         continue;
       if (!first)
         g_string_append_c (s, '*');
@@ -661,8 +689,7 @@ print_product (Printer *pr,
       gboolean sum_below = FALSE;
 
       for (guint i = 0; i < n; i++)
-        if (f[i].base->kind == CML_EXPR_ADD && f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM
-            && f[i].exp->value < 0.0)
+        if (f[i].base->kind == CML_EXPR_ADD && in_den[i])
           sum_below = TRUE;
       if (sum_below)
         {
@@ -684,8 +711,9 @@ print_product (Printer *pr,
     {
       double ev;
 
-      if (f[i].exp == NULL || !cml_expr_is_number (f[i].exp, &ev) || ev >= 0.0)
+      if (!in_den[i])
         continue;
+      ev = f[i].exp->value;
       if (!first)
         g_string_append_c (s, '*');
       if (ev == -1.0)
@@ -709,6 +737,14 @@ typedef struct
   double   c;
 } PTerm;
 
+static gint
+pterm_cmp_data (gconstpointer a,
+                gconstpointer b,
+                gpointer      pr)
+{
+  return term_cmp (pr, ((const PTerm *) a)->t, ((const PTerm *) b)->t);
+}
+
 static void
 print_sum (Printer *pr,
            CmlExpr *e)
@@ -721,18 +757,13 @@ print_sum (Printer *pr,
   pr->sum_scale = 1.0;
   for (guint i = 0; i < e->n; i++)
     {
-      PTerm x = { e->args[i], sign * e->coefs[i] };
-      guint j = n;
-
-      /* insertion sort in print order */
-      while (j > 0 && term_cmp (pr, items[j - 1].t, x.t) > 0)
-        {
-          items[j] = items[j - 1];
-          j--;
-        }
-      items[j] = x;
+      items[n].t = e->args[i];
+      items[n].c = sign * e->coefs[i];
       n++;
     }
+  /* in print order; a merge sort, as sums can be long (thousands of terms) */
+  if (n > 1)
+    g_qsort_with_data (items, (gint) n, sizeof (PTerm), pterm_cmp_data, pr);
   if (e->value != 0.0)
     {
       items[n].t = NULL;
@@ -752,7 +783,7 @@ print_sum (Printer *pr,
           break;
         }
 
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < n && !pr->over; i++)
     {
       double c = items[i].c;
       gsize at = pr->s->len;
@@ -852,6 +883,10 @@ print_expr (Printer *pr,
             CmlExpr *e,
             int      need)
 {
+  if (pr->s->len > pr->max_len)
+    pr->over = TRUE;
+  if (pr->over)
+    return;
   if (node_prec (e) < need)
     {
       g_string_append_c (pr->s, '(');
@@ -862,11 +897,100 @@ print_expr (Printer *pr,
     print_body (pr, e);
 }
 
+/* ---- an estimate of the length ---------------------------------------------------- */
+
+static double
+number_length (double v)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_ascii_formatd (text, sizeof text, "%.15g", fabs (v));
+  return (double) strlen (text) + (v < 0.0);
+}
+
+/* About how long the text of E is: every node at every use, with its operators and
+ * numbers but not all of its parentheses (memoised per node; a double, as the length of
+ * a DAG's text can exceed any integer). */
+static double
+estimate_length (const CmlExprCtx *ctx,
+                 const CmlExpr    *e,
+                 GHashTable       *memo)
+{
+  double *cached, len = 0.0;
+
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_NUM:
+      return number_length (e->value);
+    case CML_EXPR_SYM:
+      return (double) strlen (cml_expr_ctx_symbol_name (ctx, e->sym));
+    case CML_EXPR_ADD:
+    case CML_EXPR_MUL:
+    case CML_EXPR_POW:
+    case CML_EXPR_FUNC:
+    case CML_EXPR_FUNC2:
+    default:
+      break;
+    }
+  cached = g_hash_table_lookup (memo, e);
+  if (cached != NULL)
+    return *cached;
+
+  for (guint i = 0; i < e->n; i++)
+    len += estimate_length (ctx, e->args[i], memo);
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_ADD: /* " + c*term" */
+      for (guint i = 0; i < e->n; i++)
+        len += 3.0 + (fabs (e->coefs[i]) != 1.0 ? number_length (e->coefs[i]) + 1.0 : 0.0);
+      if (e->value != 0.0)
+        len += 3.0 + number_length (e->value);
+      break;
+    case CML_EXPR_MUL: /* "c*f*g", parentheses around sums */
+      len += e->n - 1 + (fabs (e->value) != 1.0 ? number_length (e->value) + 1.0 : 0.0);
+      for (guint i = 0; i < e->n; i++)
+        if (cml_expr_factor_base (e->args[i])->kind == CML_EXPR_ADD)
+          len += 2.0;
+      break;
+    case CML_EXPR_POW: /* "(b)^e" */
+      len += 1.0 + (e->args[0]->kind == CML_EXPR_ADD ? 2.0 : 0.0);
+      break;
+    case CML_EXPR_FUNC:
+    case CML_EXPR_FUNC2: /* "sin(a)", "atan2(a, b)" */
+      len += strlen (func_name ((CmlFunc) e->fn)) + 2.0 + 2.0 * (e->n - 1);
+      break;
+    case CML_EXPR_NUM:
+    case CML_EXPR_SYM:
+    default:
+      break;
+    }
+  cached = g_new (double, 1);
+  *cached = len;
+  g_hash_table_insert (memo, (gpointer) e, cached);
+  return len;
+}
+
+/* ---- entry points --------------------------------------------------------------------- */
+
 char *
 cml_expr_to_string (const CmlExprCtx *ctx,
                     const CmlExpr    *e)
 {
+  g_return_val_if_fail (ctx != NULL, NULL);
+  g_return_val_if_fail (e != NULL, NULL);
+
+  return cml_expr_to_string_max (ctx, e, G_MAXSIZE);
+}
+
+char *
+cml_expr_to_string_max (const CmlExprCtx *ctx,
+                        const CmlExpr    *e,
+                        gsize             max_chars)
+{
   Printer pr;
+  gsize cut;
+  double more;
+  GHashTable *memo;
 
   g_return_val_if_fail (ctx != NULL, NULL);
   g_return_val_if_fail (e != NULL, NULL);
@@ -875,6 +999,22 @@ cml_expr_to_string (const CmlExprCtx *ctx,
   pr.s = g_string_new (NULL);
   pr.negate_sum = FALSE;
   pr.sum_scale = 1.0;
+  pr.max_len = max_chars;
+  pr.over = FALSE;
   print_expr (&pr, (CmlExpr *) e, 0);
+  if (!pr.over && pr.s->len <= max_chars)
+    return g_string_free (pr.s, FALSE);
+
+  /* cut (the text is ASCII, but never split a character) and say how much is missing:
+   * the rest was never printed, so its length is estimated */
+  cut = max_chars;
+  while (cut > 0 && (pr.s->str[cut] & 0xc0) == 0x80)
+    cut--;
+  memo = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  more = estimate_length (ctx, e, memo) - (double) cut;
+  g_hash_table_unref (memo);
+  more = MAX (more, (double) (pr.s->len - cut));
+  g_string_truncate (pr.s, cut);
+  g_string_append_printf (pr.s, "… (about %.0f more characters)", more);
   return g_string_free (pr.s, FALSE);
 }

@@ -19,7 +19,12 @@
  *            sign out of a "negative-looking" argument, even ones drop it.
  *
  * Numbers are never folded into NaN or ±inf: 1/0 stays the node 0^-1, log(0) stays
- * log(0); evaluating those gives what libm gives (inf, -inf).
+ * log(0); evaluating those gives what libm gives (inf, -inf).  Coefficients can still
+ * overflow (1e200*x*1e200, or the 55th derivative of x^1e10): the node then holds inf or
+ * NaN, the context counts it (cml_expr_ctx_n_nonfinite), and no rule that divides by or
+ * compares a coefficient (the primitive form of sum factors) is applied to a non-finite
+ * one, so that building always ends.  Callers that must not produce such nodes (the
+ * parser, the derivation of the equations) check the count and fail.
  */
 #define G_LOG_DOMAIN "cml-expr"
 
@@ -39,6 +44,7 @@ typedef struct
   CmlExpr *e;
   int      id;
   CmlExpr *result;
+  gboolean nonfinite; /* computing RESULT built a node with a non-finite constant */
 } DiffMemo;
 
 struct _CmlExprCtx
@@ -53,6 +59,7 @@ struct _CmlExprCtx
   guint8     *arena_ptr;
   gsize       arena_left;
   guint       next_id;
+  guint64     n_nonfinite; /* see cml_expr_ctx_n_nonfinite () */
 
   CmlExpr    *zero;
   CmlExpr    *one;
@@ -178,6 +185,20 @@ diff_memo_equal (gconstpointer pa,
   return a->e == b->e && a->id == b->id;
 }
 
+/* TRUE if KEY itself holds a numeric constant (value, coefficient) that is ±inf or NaN. */
+static gboolean
+key_nonfinite (const CmlExpr *key)
+{
+  if ((key->kind == CML_EXPR_NUM || key->kind == CML_EXPR_ADD || key->kind == CML_EXPR_MUL)
+      && !isfinite (key->value))
+    return TRUE;
+  if (key->coefs != NULL)
+    for (guint i = 0; i < key->n; i++)
+      if (!isfinite (key->coefs[i]))
+        return TRUE;
+  return FALSE;
+}
+
 /* Returns the node equal to KEY, creating it (copying args and coefs into the arena)
  * when it does not exist yet.  KEY's args/coefs may point to temporary storage. */
 static CmlExpr *
@@ -189,6 +210,10 @@ intern_node (CmlExprCtx *ctx,
   if (key->kind == CML_EXPR_NUM || key->kind == CML_EXPR_ADD || key->kind == CML_EXPR_MUL)
     if (key->value == 0.0)
       key->value = 0.0; /* no -0.0 */
+  /* counted on every request, not only on creation: a caller that compares the count
+   * before and after its work learns about an overflowed node that already existed */
+  if (key_nonfinite (key))
+    ctx->n_nonfinite++;
 
   key->mask = key->kind == CML_EXPR_SYM ? CML_EXPR_SYM_BIT (key->sym) : 0;
   for (guint i = 0; i < key->n; i++)
@@ -340,6 +365,14 @@ cml_expr_ctx_n_symbols (const CmlExprCtx *ctx)
   g_return_val_if_fail (ctx != NULL, 0);
 
   return ctx->sym_names->len;
+}
+
+guint64
+cml_expr_ctx_n_nonfinite (const CmlExprCtx *ctx)
+{
+  g_return_val_if_fail (ctx != NULL, 0);
+
+  return ctx->n_nonfinite;
 }
 
 /* ---- numbers and symbols -------------------------------------------------------------- */
@@ -821,11 +854,13 @@ push_factor (CmlExprCtx *ctx,
       factor_vec_push (fv, f->args[0], f->args[1]);
       break;
     case CML_EXPR_ADD:
-      /* (c*X)*Y = c*(X*Y): sums that are factors are primitive (lead coefficient 1) */
+      /* (c*X)*Y = c*(X*Y): sums that are factors are primitive (lead coefficient 1);
+       * not with a lead that overflowed: X/inf is not X/c for any c, and X/NaN stays NaN
+       * (normalising again and again would never end) */
       {
         double lead = f->coefs[sum_lead (f)];
 
-        if (lead != 1.0)
+        if (lead != 1.0 && isfinite (lead))
           {
             *coef *= lead;
             f = sum_divide (ctx, f, lead);
@@ -913,8 +948,11 @@ mul_list (CmlExprCtx     *ctx,
           coef *= r->value;
           continue;
         }
+      /* a factor that needs bringing into form again (push_factor leaves a sum whose lead
+       * coefficient is not finite as it is: no redo for those) */
       if (r->kind == CML_EXPR_MUL || cml_expr_factor_base (r) != fv.v[i].base
-          || (r->kind == CML_EXPR_ADD && r->coefs[sum_lead (r)] != 1.0))
+          || (r->kind == CML_EXPR_ADD && r->coefs[sum_lead (r)] != 1.0
+              && isfinite (r->coefs[sum_lead (r)])))
         redo = TRUE;
       out[n_out++] = r;
     }
@@ -1117,7 +1155,7 @@ pow_node (CmlExprCtx *ctx,
             {
               double lead = base->coefs[sum_lead (base)], cn;
 
-              if (lead != 1.0 && fold_pow (lead, ev, &cn))
+              if (lead != 1.0 && isfinite (lead) && fold_pow (lead, ev, &cn))
                 return mul_coef (ctx, cn, pow_raw (ctx, sum_divide (ctx, base, lead), exp));
             }
           return pow_raw (ctx, base, exp);
@@ -1628,9 +1666,10 @@ cml_expr_diff (CmlExprCtx *ctx,
                CmlExpr    *e,
                int         id)
 {
-  DiffMemo key = { e, id, NULL };
+  DiffMemo key = { e, id, NULL, FALSE };
   DiffMemo *memo;
   CmlExpr *result;
+  guint64 n_nonfinite;
 
   g_return_val_if_fail (ctx != NULL && e != NULL, NULL);
 
@@ -1641,14 +1680,21 @@ cml_expr_diff (CmlExprCtx *ctx,
 
   memo = g_hash_table_lookup (ctx->diff_memo, &key);
   if (memo != NULL)
-    return memo->result;
+    {
+      /* the memo bypasses the constructors: count again what they counted then */
+      if (memo->nonfinite)
+        ctx->n_nonfinite++;
+      return memo->result;
+    }
 
+  n_nonfinite = ctx->n_nonfinite;
   result = diff_uncached (ctx, e, id);
 
   memo = arena_alloc (ctx, sizeof *memo);
   memo->e = e;
   memo->id = id;
   memo->result = result;
+  memo->nonfinite = ctx->n_nonfinite != n_nonfinite;
   g_hash_table_add (ctx->diff_memo, memo);
   return result;
 }
@@ -1774,22 +1820,39 @@ cml_expr_subs (CmlExprCtx     *ctx,
   return result;
 }
 
-/* The product of two expanded expressions, multiplied out. */
+typedef struct
+{
+  GHashTable *memo;   /* node -> its expansion */
+  guint64     budget; /* products of terms that may still be formed */
+  gboolean    over;   /* the budget ran out: the expansion is abandoned */
+} ExpandData;
+
+/* The product of two expanded expressions, multiplied out; A when the budget runs out. */
 static CmlExpr *
 expand_mul2 (CmlExprCtx *ctx,
+             ExpandData *xd,
              CmlExpr    *a,
              CmlExpr    *b)
 {
   CmlExpr **terms;
-  guint na, nb, n = 0;
+  guint64 na, nb;
+  guint n = 0;
   CmlExpr *result;
 
+  if (xd->over)
+    return a;
   if (a->kind != CML_EXPR_ADD && b->kind != CML_EXPR_ADD)
     return cml_expr_mul (ctx, a, b);
 
   /* each sum as (const, terms); a non-sum as one term */
   na = a->kind == CML_EXPR_ADD ? a->n + 1 : 1;
   nb = b->kind == CML_EXPR_ADD ? b->n + 1 : 1;
+  if (na * nb > xd->budget)
+    {
+      xd->over = TRUE;
+      return a;
+    }
+  xd->budget -= na * nb;
   terms = g_new (CmlExpr *, na * nb);
   for (guint i = 0; i < na; i++)
     {
@@ -1824,12 +1887,12 @@ expand_map (CmlExprCtx *ctx,
             CmlExpr    *e,
             gpointer    data)
 {
-  GHashTable *memo = data;
+  ExpandData *xd = data;
   CmlExpr *result;
 
-  if (e->kind == CML_EXPR_NUM || e->kind == CML_EXPR_SYM)
+  if (e->kind == CML_EXPR_NUM || e->kind == CML_EXPR_SYM || xd->over)
     return e;
-  result = g_hash_table_lookup (memo, e);
+  result = g_hash_table_lookup (xd->memo, e);
   if (result != NULL)
     return result;
 
@@ -1837,8 +1900,8 @@ expand_map (CmlExprCtx *ctx,
     {
     case CML_EXPR_POW:
       {
-        CmlExpr *b = expand_map (ctx, e->args[0], memo);
-        CmlExpr *x = expand_map (ctx, e->args[1], memo);
+        CmlExpr *b = expand_map (ctx, e->args[0], xd);
+        CmlExpr *x = expand_map (ctx, e->args[1], xd);
 
         if (b->kind == CML_EXPR_ADD && is_num (x) && x->value >= 2.0 && x->value <= 64.0
             && cml_expr_double_is_int (x->value))
@@ -1847,7 +1910,7 @@ expand_map (CmlExprCtx *ctx,
 
             result = b;
             for (int k = 1; k < n; k++)
-              result = expand_mul2 (ctx, result, b);
+              result = expand_mul2 (ctx, xd, result, b);
           }
         else
           result = pow_node (ctx, b, x);
@@ -1857,7 +1920,7 @@ expand_map (CmlExprCtx *ctx,
     case CML_EXPR_MUL:
       result = cml_expr_num (ctx, e->value);
       for (guint i = 0; i < e->n; i++)
-        result = expand_mul2 (ctx, result, expand_map (ctx, e->args[i], memo));
+        result = expand_mul2 (ctx, xd, result, expand_map (ctx, e->args[i], xd));
       break;
 
     case CML_EXPR_ADD:
@@ -1866,25 +1929,36 @@ expand_map (CmlExprCtx *ctx,
     case CML_EXPR_NUM:
     case CML_EXPR_SYM:
     default:
-      result = rebuild (ctx, e, expand_map, memo);
+      result = rebuild (ctx, e, expand_map, xd);
       break;
     }
-  g_hash_table_insert (memo, e, result);
+  if (xd->over)
+    return e; /* not memoised: a partial result */
+  g_hash_table_insert (xd->memo, e, result);
   return result;
 }
 
 CmlExpr *
 cml_expr_expand (CmlExprCtx *ctx,
-                 CmlExpr    *e)
+                 CmlExpr    *e,
+                 GError    **error)
 {
-  GHashTable *memo;
+  ExpandData xd = { NULL, CML_EXPR_EXPAND_MAX_TERMS, FALSE };
   CmlExpr *result;
 
   g_return_val_if_fail (ctx != NULL && e != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  memo = g_hash_table_new (NULL, NULL);
-  result = expand_map (ctx, e, memo);
-  g_hash_table_unref (memo);
+  xd.memo = g_hash_table_new (NULL, NULL);
+  result = expand_map (ctx, e, &xd);
+  g_hash_table_unref (xd.memo);
+  if (xd.over)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
+                   "multiplying out would form more than %u products of terms",
+                   (guint) CML_EXPR_EXPAND_MAX_TERMS);
+      return NULL;
+    }
   return result;
 }
 
@@ -2241,6 +2315,22 @@ parser_close (Parser *p)
   return FALSE;
 }
 
+/* Fails at AT unless the context's count of non-finite constants is still N_NONFINITE:
+ * building the WHAT that starts at AT made a number overflow ("1e200*x*1e200" would hold
+ * the coefficient inf, which means nothing and prints as text that does not parse). */
+static gboolean
+parser_check_finite (Parser     *p,
+                     guint64     n_nonfinite,
+                     const char *at,
+                     const char *what)
+{
+  if (p->ctx->n_nonfinite == n_nonfinite)
+    return TRUE;
+  parser_fail (p, CML_ERROR_PARSE, at, "the numbers of this %s overflow: a constant is not finite",
+               what);
+  return FALSE;
+}
+
 static CmlExpr *parse_sum (Parser *p);
 static CmlExpr *parse_unary (Parser *p);
 
@@ -2288,7 +2378,14 @@ parse_call (Parser         *p,
       return NULL;
     }
   if (strcmp (f->name, "pow") == 0)
-    return cml_expr_pow (p->ctx, args[0], args[1]);
+    {
+      guint64 n_nonfinite = p->ctx->n_nonfinite;
+      CmlExpr *e = cml_expr_pow (p->ctx, args[0], args[1]);
+
+      if (!parser_check_finite (p, n_nonfinite, name_start, "power"))
+        return NULL;
+      return e;
+    }
   if (f->arity == 2)
     return cml_expr_func2 (p->ctx, f->fn, args[0], args[1]);
   return cml_expr_func (p->ctx, f->fn, args[0]);
@@ -2357,7 +2454,9 @@ parse_primary (Parser *p)
 static CmlExpr *
 parse_power (Parser *p)
 {
+  const char *start = p->tok_start;
   CmlExpr *base, *exponent;
+  guint64 n_nonfinite;
 
   base = parse_primary (p);
   if (base == NULL)
@@ -2369,7 +2468,11 @@ parse_power (Parser *p)
   exponent = parse_unary (p);
   if (exponent == NULL)
     return NULL;
-  return cml_expr_pow (p->ctx, base, exponent);
+  n_nonfinite = p->ctx->n_nonfinite;
+  base = cml_expr_pow (p->ctx, base, exponent);
+  if (!parser_check_finite (p, n_nonfinite, start, "power"))
+    return NULL;
+  return base;
 }
 
 /* unary := ('-' | '+') unary | power */
@@ -2399,45 +2502,114 @@ parse_unary (Parser *p)
   return e;
 }
 
-/* product := unary (('*' | '/') unary)* */
+/* product := unary (('*' | '/') unary)*
+ *
+ * The factors are collected and multiplied once: multiplying one by one copies the
+ * product so far at every step, quadratic in its length.  Numbers are folded as they
+ * come, exactly as the pairwise constructors would: "2/3" (all numbers so far) is one
+ * correctly rounded division as in cml_expr_div, "2*x/3" is 2*(1/3). */
 static CmlExpr *
 parse_product (Parser *p)
 {
+  const char *start = p->tok_start;
+  guint64 n_nonfinite = p->ctx->n_nonfinite;
   CmlExpr *e = parse_unary (p);
+  GPtrArray *factors;
+  double coef = 1.0;
+  gboolean numeric; /* every factor so far is a number (folded into COEF) */
 
-  while (e != NULL && (tok_is (p, '*') || tok_is (p, '/')))
+  if (e == NULL || !(tok_is (p, '*') || tok_is (p, '/')))
+    return e;
+
+  factors = g_ptr_array_new ();
+  numeric = is_num (e);
+  if (numeric)
+    coef = e->value;
+  else
+    g_ptr_array_add (factors, e);
+  while (tok_is (p, '*') || tok_is (p, '/'))
     {
       gboolean div = tok_is (p, '/');
       CmlExpr *rhs;
+      double r;
 
-      if (!parser_next (p))
-        return NULL;
-      rhs = parse_unary (p);
-      if (rhs == NULL)
-        return NULL;
-      e = div ? cml_expr_div (p->ctx, e, rhs) : cml_expr_mul (p->ctx, e, rhs);
+      if (!parser_next (p) || (rhs = parse_unary (p)) == NULL)
+        {
+          g_ptr_array_unref (factors);
+          return NULL;
+        }
+      if (!is_num (rhs))
+        {
+          g_ptr_array_add (factors, div ? pow_node (p->ctx, rhs, p->ctx->minus_one) : rhs);
+          numeric = FALSE;
+        }
+      else if (!div)
+        coef *= rhs->value;
+      else if (numeric && rhs->value != 0.0 && isfinite (coef / rhs->value))
+        coef /= rhs->value;
+      else if (fold_pow (rhs->value, -1.0, &r))
+        coef *= r;
+      else
+        {
+          /* x/0 stays the factor 0^-1 */
+          g_ptr_array_add (factors, pow_node (p->ctx, rhs, p->ctx->minus_one));
+          numeric = FALSE;
+        }
     }
+  if (!isfinite (coef))
+    e = cml_expr_num (p->ctx, coef); /* counted: reported below */
+  else if (factors->len == 0)
+    e = cml_expr_num (p->ctx, coef);
+  else if (factors->len == 1)
+    e = mul_coef (p->ctx, coef, factors->pdata[0]);
+  else
+    e = mul_list (p->ctx, coef, (CmlExpr **) factors->pdata, factors->len);
+  g_ptr_array_unref (factors);
+  if (!parser_check_finite (p, n_nonfinite, start, "product"))
+    return NULL;
   return e;
 }
 
-/* sum := product (('+' | '-') product)* */
+/* sum := product (('+' | '-') product)*
+ *
+ * The terms are collected and added once (adding one by one copies the sum so far at
+ * every step: a sum of 16,000 terms took 2.85 GB). */
 static CmlExpr *
 parse_sum (Parser *p)
 {
+  const char *start = p->tok_start;
+  guint64 n_nonfinite = p->ctx->n_nonfinite;
   CmlExpr *e = parse_product (p);
+  GPtrArray *terms;
+  GArray *coefs;
+  double one = 1.0;
 
-  while (e != NULL && (tok_is (p, '+') || tok_is (p, '-')))
+  if (e == NULL || !(tok_is (p, '+') || tok_is (p, '-')))
+    return e;
+
+  terms = g_ptr_array_new ();
+  coefs = g_array_new (FALSE, FALSE, sizeof (double));
+  g_ptr_array_add (terms, e);
+  g_array_append_val (coefs, one);
+  while (tok_is (p, '+') || tok_is (p, '-'))
     {
-      gboolean minus = tok_is (p, '-');
+      double c = tok_is (p, '-') ? -1.0 : 1.0;
       CmlExpr *rhs;
 
-      if (!parser_next (p))
-        return NULL;
-      rhs = parse_product (p);
-      if (rhs == NULL)
-        return NULL;
-      e = minus ? cml_expr_sub (p->ctx, e, rhs) : cml_expr_add (p->ctx, e, rhs);
+      if (!parser_next (p) || (rhs = parse_product (p)) == NULL)
+        {
+          g_ptr_array_unref (terms);
+          g_array_unref (coefs);
+          return NULL;
+        }
+      g_ptr_array_add (terms, rhs);
+      g_array_append_val (coefs, c);
     }
+  e = sum_list (p->ctx, (CmlExpr **) terms->pdata, (double *) coefs->data, terms->len);
+  g_ptr_array_unref (terms);
+  g_array_unref (coefs);
+  if (!parser_check_finite (p, n_nonfinite, start, "sum"))
+    return NULL;
   return e;
 }
 

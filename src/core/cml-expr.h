@@ -71,6 +71,12 @@ int         cml_expr_ctx_intern (CmlExprCtx *ctx, const char *name);
 int         cml_expr_ctx_lookup (const CmlExprCtx *ctx, const char *name);
 const char *cml_expr_ctx_symbol_name (const CmlExprCtx *ctx, int id);
 guint       cml_expr_ctx_n_symbols (const CmlExprCtx *ctx);
+/* How many times a constructor of CTX has returned a node holding a numeric constant that
+ * is not finite (±inf, NaN): coefficients that overflowed, as in 1e200*x*1e200 or high
+ * derivatives of x^1e100.  Such nodes are valid but their numbers are meaningless; compare
+ * the count before and after building something to know whether that happened (the
+ * parser and the derivation of the equations of motion do, and fail). */
+guint64     cml_expr_ctx_n_nonfinite (const CmlExprCtx *ctx);
 
 /* ---- parsing ------------------------------------------------------------------------ */
 
@@ -105,8 +111,13 @@ CmlExpr *cml_expr_sum (CmlExprCtx *ctx, CmlExpr *const *terms, guint n);
  * constant the coefficient of its first term), so that E = *factor * result; for printing
  * equations "= 0" in their simplest form.  *FACTOR may be NULL. */
 CmlExpr *cml_expr_monic (CmlExprCtx *ctx, CmlExpr *e, double *factor);
-/* Multiplies out products of sums and integer powers of sums (for reduction checks). */
-CmlExpr *cml_expr_expand (CmlExprCtx *ctx, CmlExpr *e);
+/* Multiplies out products of sums and integer powers of sums (for reduction checks).
+ * The result can be exponentially larger than E ((a + b + c + d + e)^64 has 814385
+ * terms), so the work is bounded: when multiplying out would form more than
+ * CML_EXPR_EXPAND_MAX_TERMS products of terms in all, it stops and returns NULL with
+ * CML_ERROR_UNSUPPORTED. */
+#define CML_EXPR_EXPAND_MAX_TERMS 200000
+CmlExpr *cml_expr_expand (CmlExprCtx *ctx, CmlExpr *e, GError **error);
 
 /* ---- inspection --------------------------------------------------------------------- */
 
@@ -143,6 +154,11 @@ double cml_expr_eval (const CmlExpr *e, const double *values);
  * and quotients shown as such: "m/2*(u^2 + v^2) - x*y", "-(a + b)/c", "sin(t)^2".
  * Numbers are printed with %.15g (integers without a decimal point). */
 char *cml_expr_to_string (const CmlExprCtx *ctx, const CmlExpr *e);
+/* The same text, but at most MAX_CHARS characters of it: a longer one is cut there and
+ * ends with "… (about N more characters)", N estimated.  Shared subexpressions print at
+ * every use, so the text of a small expression can be huge (2^depth); this costs about
+ * MAX_CHARS plus the number of distinct nodes, whatever the full length. */
+char *cml_expr_to_string_max (const CmlExprCtx *ctx, const CmlExpr *e, gsize max_chars);
 
 /* ---- compilation -------------------------------------------------------------------- */
 
