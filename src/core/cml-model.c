@@ -301,8 +301,18 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
       }
   if (ld->def_ids->len)
     {
+      guint64 n_nonfinite = cml_expr_ctx_n_nonfinite (ctx);
       e = cml_expr_subs (ctx, e, ld->def_ids->len, (int *) ld->def_ids->data,
                          (CmlExpr **) ld->def_exprs->pdata);
+      /* the parser refuses numbers that overflow; they can still arise here
+       * (2e200*d with d = 1e200*x) */
+      if (cml_expr_ctx_n_nonfinite (ctx) != n_nonfinite)
+        {
+          fail (ld, line, col, CML_ERROR_MODEL,
+                "%s: with the definitions substituted, a numeric constant is not finite (the numbers overflow)",
+                what);
+          return NULL;
+        }
       /* a definition may bring in names that are not allowed here */
       memset (deps, 0, ns * sizeof (gboolean));
       cml_expr_collect_symbols (e, deps);
@@ -641,10 +651,14 @@ load_anchor (Loader *ld)
   return TRUE;
 }
 
-/* Whether E vanishes identically: structurally, or else at a few pseudo-random points
- * (never by expanding, which can blow up: (x + y + z + a + b)^64 has 814385 terms). */
+/* Whether E, a difference of the N_PARTS expressions PARTS (E = PARTS[0] - PARTS[1] - …),
+ * vanishes identically: structurally, or else at a few pseudo-random points (never by
+ * expanding, which can blow up: (x + y + z + a + b)^64 has 814385 terms).  At a point E
+ * must be 0 to 1e-9 relative to the largest part there, so that neither rounding in
+ * large terms (1e12*x*e3 written two ways) counts as a difference nor a small genuine
+ * difference (1e-12*e3^2 in a bracket) passes as none. */
 static gboolean
-vanishes (CmlExprCtx *ctx, CmlExpr *e)
+vanishes (CmlExprCtx *ctx, CmlExpr *e, guint n_parts, CmlExpr *const *parts)
 {
   guint ns;
   g_autofree double *v = NULL;
@@ -657,10 +671,14 @@ vanishes (CmlExprCtx *ctx, CmlExpr *e)
   rand = g_rand_new_with_seed (4242);
   for (int k = 0; k < 4; k++)
     {
+      double scale = 0;
       for (guint i = 0; i < ns; i++)
         v[i] = g_rand_double_range (rand, 0.3, 1.3);
+      for (guint j = 0; j < n_parts; j++)
+        scale = MAX (scale, fabs (cml_expr_eval (parts[j], v)));
       double val = cml_expr_eval (e, v);
-      if (!(fabs (val) <= 1e-9))
+      /* (a part that is not finite makes SCALE inf or NaN: then E does not vanish) */
+      if (!(isfinite (scale) && fabs (val) <= 1e-9 * scale))
         return FALSE;
     }
   return TRUE;
@@ -696,15 +714,19 @@ load_brackets (Loader *ld)
       CmlExpr *e = parse_key (ld, "brackets", keys[k], SYM_PARAM | SYM_BASE | SYM_SECTION, "a bracket");
       if (e == NULL)
         return FALSE;
-      /* coefficients C^C_AB = ∂e/∂e_C, and e must be linear in the sections */
+      /* coefficients C^C_AB = ∂e/∂e_C, and e must be linear in the sections:
+       * e − Σ_C C^C_AB e_C vanishes, compared with e and the terms C^C_AB e_C */
       CmlExpr **coef = g_newa (CmlExpr *, n);
+      CmlExpr **parts = g_newa (CmlExpr *, n + 1);
       CmlExpr *rest = e;
+      parts[0] = e;
       for (guint C = 0; C < n; C++)
         {
           coef[C] = cml_expr_diff (ctx, e, sec_sym[C]);
-          rest = cml_expr_sub (ctx, rest, cml_expr_mul (ctx, coef[C], cml_expr_sym (ctx, sec_sym[C])));
+          parts[C + 1] = cml_expr_mul (ctx, coef[C], cml_expr_sym (ctx, sec_sym[C]));
+          rest = cml_expr_sub (ctx, rest, parts[C + 1]);
         }
-      gboolean linear = vanishes (ctx, rest);
+      gboolean linear = vanishes (ctx, rest, n + 1, parts);
       for (guint C = 0; C < n && linear; C++)
         for (guint D = 0; D < n; D++)
           if (cml_expr_depends_on (coef[C], sec_sym[D]))
@@ -724,7 +746,8 @@ load_brackets (Loader *ld)
         {
           /* both orders given: they must be opposite */
           for (guint C = 0; C < n; C++)
-            if (!vanishes (ctx, cml_expr_add (ctx, coef[C], model->bracket[(B * n + A) * n + C])))
+            if (!vanishes (ctx, cml_expr_add (ctx, coef[C], model->bracket[(B * n + A) * n + C]), 2,
+                           (CmlExpr *[]) { coef[C], model->bracket[(B * n + A) * n + C] }))
               return fail (ld, line, 0, CML_ERROR_MODEL,
                            "[[%s, %s]] is not minus [[%s, %s]]: brackets must be antisymmetric",
                            model->sections[A], model->sections[B], model->sections[B], model->sections[A]);

@@ -631,10 +631,17 @@ vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_
   return TRUE;
 }
 
+/* Expressions shown to people (the steps of the algorithm, the description) are cut after
+ * this many characters, ending "… (about N more characters)": derived equations share
+ * subexpressions, which print at every use, and a 500-byte model once described itself in
+ * 21.5 MB.  The longest line of a built-in model's description has about 650. */
+#define DESCRIBE_MAX_CHARS 2000
+
 static char *
 print_constraint (CmlSystem *sys, CmlExpr *g)
 {
-  g_autofree char *s = cml_expr_to_string (sys->ctx, cml_expr_monic (sys->ctx, g, NULL));
+  g_autofree char *s = cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, g, NULL),
+                                               DESCRIBE_MAX_CHARS);
   return g_strdup_printf ("%s = 0", s);
 }
 
@@ -1062,6 +1069,18 @@ compile_programs (CmlSystem *sys, GError **error)
   return TRUE;
 }
 
+/* A numeric coefficient overflowed (to ±inf or NaN) while the equations were derived or
+ * differentiated for the Jacobian: y^5.5e76 differentiated twice has a coefficient of
+ * 3e153, and a few more products reach inf.  The model is valid, its equations are not
+ * computable in double precision. */
+static gboolean
+fail_nonfinite (CmlSystem *sys, GError **error)
+{
+  return fail_model (sys, error, sys->model->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                     "a numeric coefficient of the derived equations is not finite (it overflows "
+                     "double precision while the derivatives are taken): rescale the model's numbers");
+}
+
 CmlSystem *
 cml_system_new (CmlModel *model, GError **error)
 {
@@ -1103,6 +1122,9 @@ cml_system_new (CmlModel *model, GError **error)
     sys->state_sym[m + n + k] = ((CmlNamedExpr *) model->reconstruction->pdata[k])->sym;
   for (guint i = 0; i < sys->dim; i++)
     sys->state_names[i] = g_strdup (cml_expr_ctx_symbol_name (ctx, sys->state_sym[i]));
+
+  /* numbers that overflow while deriving make the equations meaningless (see the end) */
+  guint64 nonfinite0 = cml_expr_ctx_n_nonfinite (ctx);
 
   /* structure equations */
   sys->structure_defect = structure_defect (sys);
@@ -1156,6 +1178,13 @@ cml_system_new (CmlModel *model, GError **error)
   if (!ok)
     {
       mechanics_clear (&mc);
+      /* numbers that overflowed are the likelier cause of the failure (a NaN matrix is
+       * singular): name them instead */
+      if (cml_expr_ctx_n_nonfinite (ctx) != nonfinite0)
+        {
+          g_clear_error (error);
+          fail_nonfinite (sys, error);
+        }
       return NULL;
     }
 
@@ -1209,6 +1238,11 @@ cml_system_new (CmlModel *model, GError **error)
         return NULL;
       }
   }
+  if (cml_expr_ctx_n_nonfinite (ctx) != nonfinite0)
+    {
+      fail_nonfinite (sys, error);
+      return NULL;
+    }
   return g_steal_pointer (&sys);
 }
 
@@ -1282,7 +1316,7 @@ static void
 append_term (GString *s, CmlSystem *sys, CmlExpr *coef, const char *basis)
 {
   double c;
-  g_autofree char *t = cml_expr_to_string (sys->ctx, coef);
+  g_autofree char *t = cml_expr_to_string_max (sys->ctx, coef, DESCRIBE_MAX_CHARS);
   gboolean first = s->len == 0;
 
   if (cml_expr_is_number (coef, &c))
@@ -1310,7 +1344,7 @@ append_term (GString *s, CmlSystem *sys, CmlExpr *coef, const char *basis)
 static void
 append_expr_line (GString *s, CmlSystem *sys, const char *lhs, CmlExpr *e)
 {
-  g_autofree char *txt = cml_expr_to_string (sys->ctx, e);
+  g_autofree char *txt = cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS);
   g_string_append_printf (s, "    %s = %s\n", lhs, txt);
 }
 
@@ -1384,7 +1418,7 @@ cml_system_describe (const CmlSystem *sys_)
       for (guint a = 0; a < md->constraints->len; a++)
         {
           CmlNamedExpr *ne = md->constraints->pdata[a];
-          g_autofree char *t = cml_expr_to_string (sys->ctx, ne->expr);
+          g_autofree char *t = cml_expr_to_string_max (sys->ctx, ne->expr, DESCRIBE_MAX_CHARS);
           if (md->kind == CML_CONSTRAINTS_VAKONOMIC)
             g_string_append_printf (s, "    %s = %s\n", ne->name, t);
           else
@@ -1396,7 +1430,17 @@ cml_system_describe (const CmlSystem *sys_)
     {
       g_string_append (s, "\nConstraint algorithm (seed 000 §4; REFERENCE §3d):\n");
       for (guint k = 0; k < sys->steps->len; k++)
-        g_string_append_printf (s, "  %u. %s\n", k + 1, (char *) sys->steps->pdata[k]);
+        {
+          /* a step shows up to three expressions, not all of them cut */
+          const char *step = sys->steps->pdata[k];
+          gsize len = strlen (step), cut = MIN (len, 3 * DESCRIBE_MAX_CHARS);
+          while (cut > 0 && cut < len && (step[cut] & 0xc0) == 0x80)
+            cut--;
+          g_string_append_printf (s, "  %u. %.*s", k + 1, (int) cut, step);
+          if (cut < len)
+            g_string_append_printf (s, "… (%" G_GSIZE_FORMAT " more characters)", len - cut);
+          g_string_append_c (s, '\n');
+        }
     }
 
   g_string_append (s, "\nRegularity: ");
@@ -1409,7 +1453,8 @@ cml_system_describe (const CmlSystem *sys_)
           g_string_append (s, "    [ ");
           for (guint b = 0; b < sys->reg_rows; b++)
             {
-              g_autofree char *t = cml_expr_to_string (sys->ctx, sys->reg[a * sys->reg_rows + b]);
+              g_autofree char *t = cml_expr_to_string_max (sys->ctx, sys->reg[a * sys->reg_rows + b],
+                                                           DESCRIBE_MAX_CHARS);
               g_string_append_printf (s, "%s%s", b ? ",  " : "", t);
             }
           g_string_append (s, " ]\n");
@@ -1450,7 +1495,7 @@ cml_system_describe (const CmlSystem *sys_)
       for (guint k = 0; k < md->monitors->len; k++)
         {
           CmlNamedExpr *ne = md->monitors->pdata[k];
-          g_autofree char *t = cml_expr_to_string (sys->ctx, ne->expr);
+          g_autofree char *t = cml_expr_to_string_max (sys->ctx, ne->expr, DESCRIBE_MAX_CHARS);
           g_string_append_printf (s, "    %s = %s\n", ne->name, t);
         }
     }

@@ -530,6 +530,108 @@ test_nh_bracket_wrong_kind (void)
   g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
 }
 
+/* ---- brackets: linearity and antisymmetry are checked relative to the terms' size ------------- */
+
+/* A model over the base x with the sections e1, e2, e3 and the brackets BRACKETS. */
+static CmlModel *
+bracket_model (const char *brackets, GError **error)
+{
+  g_autofree char *text = g_strdup_printf ("[model]\n"
+                                           "name = brackets\n"
+                                           "title = brackets of different sizes\n"
+                                           "\n"
+                                           "[algebroid]\n"
+                                           "base = x\n"
+                                           "fibre = a, b, c\n"
+                                           "\n"
+                                           "[anchor]\n"
+                                           "e1 = x: 1\n"
+                                           "\n"
+                                           "[brackets]\n"
+                                           "%s\n"
+                                           "\n"
+                                           "[dynamics]\n"
+                                           "lagrangian = (a^2 + b^2 + c^2)/2\n",
+                                           brackets);
+  return cml_model_new_from_data (text, "brackets.cml", error);
+}
+
+static void
+test_bracket_tolerance (void)
+{
+  /* large coefficients written so that e − Σ C^C_AB e_C is not structurally 0: rounding
+   * of about 1e-4 at some points, once taken for a difference (absolute tolerance 1e-9) */
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CmlModel) model = bracket_model ("e1, e2 = 1e12*x*(x*e3 + e3)", &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (model);
+    double v[64] = { 0 };
+    v[cml_expr_ctx_lookup (model->ctx, "x")] = 0.5;
+    assert_close (cml_expr_eval (model->bracket[(0 * 3 + 1) * 3 + 2], v), 1e12 * 0.5 * 1.5, 1e-15);
+    assert_close (cml_expr_eval (model->bracket[(1 * 3 + 0) * 3 + 2], v), -1e12 * 0.5 * 1.5, 1e-15);
+  }
+  /* small brackets that are wrong by a small amount, once taken for right: a constant term
+   * in a combination of sections, and the two orders not opposite */
+  static const struct
+  {
+    const char *brackets;
+    const char *message;
+  } wrong[] = {
+    { "e1, e2 = 1e-12*e3 + 1e-12*x", "linear combination of sections" },
+    { "e1, e2 = 1e-12*e3\ne2, e1 = 2e-12*e3", "brackets must be antisymmetric" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (wrong); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) model = bracket_model (wrong[k].brackets, &error);
+      g_assert_null (model);
+      g_assert_error (error, CML_ERROR, CML_ERROR_MODEL);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, wrong[k].message));
+      g_assert_true (g_str_has_prefix (error->message, "brackets.cml:13:")
+                     || g_str_has_prefix (error->message, "brackets.cml:14:"));
+    }
+  /* and small right ones pass */
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CmlModel) model = bracket_model ("e1, e2 = 1e-12*x*e3\ne2, e1 = -1e-12*x*e3", &error);
+    g_assert_no_error (error);
+  }
+}
+
+/* ---- descriptions ----------------------------------------------------------------------------- */
+
+/* The derived equations of a 500-byte nonholonomic model share subexpressions so much that
+ * their full text is 21.5 MB (lines of 4.4 MB): the description cuts every expression and
+ * stays readable, with every equation named. */
+static void
+test_describe_bounded (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "models", "data", "describe-blowup.cml", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+
+  g_autofree char *desc = cml_system_describe (sys);
+  gsize len = strlen (desc);
+  g_test_message ("description: %" G_GSIZE_FORMAT " bytes", len);
+  g_assert_cmpuint (len, <, 200 * 1000);
+  g_assert_true (g_utf8_validate (desc, -1, NULL));
+  static const char *const names[] = { "x' = ", "y' = ", "u' = ", "v' = ", "w1' = ", "w2' = ", "w3' = ",
+                                       "Regularity: C", "phi1: ", "phi2: " };
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    if (strstr (desc, names[k]) == NULL)
+      g_error ("the description does not show “%s”", names[k]);
+  g_assert_nonnull (strstr (desc, " more characters)\n"));
+  /* no line is much longer than the cut (a row of the 2×2 regularity matrix has two) */
+  g_auto (GStrv) lines = g_strsplit (desc, "\n", -1);
+  for (guint k = 0; lines[k]; k++)
+    g_assert_cmpuint (strlen (lines[k]), <, 5000);
+}
+
 /* ---- vakonomic (linear Poisson) bracket of the plate-ball (REFERENCE §2.2) ------------------------- */
 
 static void
@@ -646,6 +748,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/rolling-ball/nonholonomic-bracket", test_nh_bracket_default);
   g_test_add_func ("/models/rolling-ball/nonholonomic-bracket-other", test_nh_bracket_other);
   g_test_add_func ("/models/plate-ball/nonholonomic-bracket-refused", test_nh_bracket_wrong_kind);
+  g_test_add_func ("/models/brackets/relative-tolerance", test_bracket_tolerance);
+  g_test_add_func ("/models/describe/bounded", test_describe_bounded);
   g_test_add_func ("/models/plate-ball/poisson-bracket-sigma-1", test_poisson_minus);
   g_test_add_func ("/models/plate-ball/poisson-bracket-sigma+1", test_poisson_plus);
   g_test_add_func ("/models/plate-ball/poisson-bracket-sigma-1-r1.3", test_poisson_minus_r);
