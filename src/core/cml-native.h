@@ -29,6 +29,10 @@ gboolean cml_program_emit_c (const CmlProgram *prog,
                              guint             n_out0,
                              GString          *s);
 
+/* The register that holds output I of PROG after cml_program_run(), and whether it changes
+ * with the fast inputs (FALSE: cml_program_prepare() already computed it). */
+guint cml_program_output_register (const CmlProgram *prog, guint i, gboolean *fast);
+
 typedef struct _CmlNative CmlNative;
 
 /* Whether native code may be used: a C compiler was found ($CMLAB_CC, else cc or gcc on

@@ -935,3 +935,19 @@ cml_program_emit_c (const CmlProgram *prog,
   g_string_append (s, "}\n\n");
   return TRUE;
 }
+
+guint
+cml_program_output_register (const CmlProgram *prog,
+                             guint             i,
+                             gboolean         *fast)
+{
+  guint r;
+
+  g_return_val_if_fail (prog != NULL && i < prog->n_outputs, 0);
+
+  r = prog->out_reg[i];
+  *fast = r < prog->n_fast;
+  for (guint k = 0; k < prog->n_fast_code && !*fast; k++)
+    *fast = prog->fast_code[k].d == r;
+  return r;
+}

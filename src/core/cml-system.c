@@ -63,6 +63,10 @@ struct _CmlSystem
   /* symbolic results */
   CmlExpr    **rhs;         /* dim */
   GPtrArray   *pivots;      /* CmlExpr*: must be nonzero */
+  /* the pivots that depend on parameters only are checked when the parameters change,
+   * the others on every call of the right-hand side */
+  guint       *fast_pivots, n_fast_pivots;
+  guint       *slow_pivots, *slow_pivot_regs, n_slow_pivots;
   GPtrArray   *pivot_names; /* const char*: the matrix each pivot belongs to */
   const char  *reg_name;    /* name of the regularity matrix */
   CmlExpr    **reg;         /* reg_rows² entries, or NULL */
@@ -108,6 +112,7 @@ struct _CmlSimulation
   double      *work;       /* small dense solves */
   double      *work2;
   CmlNativeFunc rhs_fn, jac_fn, proj_fn;  /* NULL: the interpreter */
+  int          slow_pivot_bad;  /* a parameter-only pivot that is 0 or not finite, or -1 */
   CmlIntegrator *integ;
   CmlIntegratorOptions options;
   GPtrArray   *report;
@@ -1013,6 +1018,21 @@ compile_programs (CmlSystem *sys, GError **error)
     for (guint i = 0; i < sys->pivots->len; i++)
       g_ptr_array_add (outs, sys->pivots->pdata[i]);
     COMPILE (sys->rhs_prog, (CmlExpr **) outs->pdata, outs->len);
+    sys->fast_pivots = g_new (guint, sys->pivots->len + 1);
+    sys->slow_pivots = g_new (guint, sys->pivots->len + 1);
+    sys->slow_pivot_regs = g_new (guint, sys->pivots->len + 1);
+    for (guint i = 0; i < sys->pivots->len; i++)
+      {
+        gboolean fast;
+        guint reg = cml_program_output_register (sys->rhs_prog, dim + i, &fast);
+        if (fast)
+          sys->fast_pivots[sys->n_fast_pivots++] = i;
+        else
+          {
+            sys->slow_pivots[sys->n_slow_pivots] = i;
+            sys->slow_pivot_regs[sys->n_slow_pivots++] = reg;
+          }
+      }
   }
   if (sys->na == 0)
     {
@@ -1085,6 +1105,7 @@ CmlSystem *
 cml_system_new (CmlModel *model, GError **error)
 {
   g_autoptr (CmlSystem) sys = g_new0 (CmlSystem, 1);
+  g_mutex_init (&sys->native_lock);
   CmlExprCtx *ctx = model->ctx;
   guint m = model->m, n = model->n;
   Mechanics mc = { 0 };
@@ -1271,6 +1292,9 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
   g_free (sys->rhs);
   g_ptr_array_unref (sys->pivots);
+  g_free (sys->fast_pivots);
+  g_free (sys->slow_pivots);
+  g_free (sys->slow_pivot_regs);
   g_ptr_array_unref (sys->pivot_names);
   g_ptr_array_unref (sys->h);
   g_ptr_array_unref (sys->obs_names);
@@ -1639,6 +1663,13 @@ sim_rhs (double t, const double *z, double *dz, void *data)
   CmlSystem *sys = sim->sys;
   const double *pivots = sim->rhs_out + sys->dim;
 
+  if (G_UNLIKELY (sim->slow_pivot_bad >= 0))
+    {
+      g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
+                  (const char *) sys->pivot_names->pdata[sim->slow_pivot_bad]);
+      return 1;
+    }
+
   if (sys->na)
     {
       fill_fast (sim, t, z);
@@ -1654,8 +1685,9 @@ sim_rhs (double t, const double *z, double *dz, void *data)
       cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
       memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
     }
-  for (guint k = 0; k < sys->pivots->len; k++)
+  for (guint j = 0; j < sys->n_fast_pivots; j++)
     {
+      guint k = sys->fast_pivots[j];
       double p = pivots[k];
       if (p == 0 || !isfinite (p))
         {
@@ -1804,6 +1836,13 @@ prepare_all (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
   cml_program_prepare (sys->rhs_prog, sim->params, sim->regs_rhs);
+  sim->slow_pivot_bad = -1;
+  for (guint j = 0; j < sys->n_slow_pivots && sim->slow_pivot_bad < 0; j++)
+    {
+      double p = sim->regs_rhs[sys->slow_pivot_regs[j]];
+      if (p == 0 || !isfinite (p))
+        sim->slow_pivot_bad = (int) sys->slow_pivots[j];
+    }
   cml_program_prepare (sys->obs_prog, sim->params, sim->regs_obs);
   if (sys->jac_prog)
     cml_program_prepare (sys->jac_prog, sim->params, sim->regs_jac);

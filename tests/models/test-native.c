@@ -159,6 +159,73 @@ test_trajectory_bits (gconstpointer data)
   g_assert_cmpuint (ran, >=, 2);
 }
 
+/* The pivots of the symbolic solve: those that depend on parameters only are checked when
+ * the parameters change, the others at every call — either way a zero one stops the run,
+ * natively and interpreted alike. */
+static void
+test_pivots (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (cml_model_builtin_dir (), "rigid-body.cml", NULL);
+  g_autofree char *text = NULL;
+
+  if (!require_native ())
+    return;
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  /* let I2 reach 0, which its declared range forbids */
+  char *line = strstr (text, "\nI2 = 2 | 0.1 .. 10 |");
+  g_assert_nonnull (line);
+  memcpy (line + strlen ("\nI2 = 2 | "), "-10", 3);
+  g_autoptr (CmlModel) model = cml_model_new_from_data (text, "rigid-body-I2.cml", &error);
+  g_assert_no_error (error);
+
+  for (int native = 0; native < 2; native++)
+    {
+      g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+      g_assert_no_error (error);
+      CmlSimulation *sim = cml_simulation_new (sys, &error);
+      g_assert_no_error (error);
+      double dz[16];
+      cml_simulation_set_native (sim, native);
+      g_assert_true (cml_simulation_eval_rhs (sim, dz, &error));
+      g_assert_true (cml_simulation_set_param (sim, "I2", 0.0, &error));
+      g_assert_no_error (error);
+      g_assert_false (cml_simulation_eval_rhs (sim, dz, &error));
+      g_assert_error (error, CML_ERROR, CML_ERROR_NUMERIC);
+      g_assert_nonnull (strstr (error->message, "is singular"));
+      g_clear_error (&error);
+      g_assert_false (cml_simulation_advance (sim, 1.0, &error));
+      g_assert_nonnull (error);
+      g_clear_error (&error);
+      /* a valid value again: the run goes on */
+      g_assert_true (cml_simulation_set_param (sim, "I2", 2.0, &error));
+      g_assert_true (cml_simulation_eval_rhs (sim, dz, &error));
+      g_assert_no_error (error);
+      cml_simulation_free (sim);
+    }
+
+  /* a state-dependent pivot: m2 ρ² of Capri–Kobayashi at ρ = 0 */
+  {
+    CmlSimulation *a, *b;
+    open_pair ("capri-kobayashi", &a, &b);
+    CmlSystem *sys = cml_simulation_get_system (a);
+    guint dim = cml_system_dim (sys);
+    g_autofree double *z = g_memdup2 (cml_simulation_get_state (a), dim * sizeof (double));
+    g_autofree double *dz = g_new (double, dim);
+    for (guint i = 0; i < dim; i++)
+      if (g_str_equal (cml_system_state_name (sys, i), "rho"))
+        z[i] = 0;
+    for (int k = 0; k < 2; k++)
+      {
+        g_assert_false (cml_simulation_eval_rhs_at (k ? a : b, 0.0, z, dz, &error));
+        g_assert_nonnull (strstr (error->message, "is singular"));
+        g_clear_error (&error);
+      }
+    cml_simulation_free (a);
+    cml_simulation_free (b);
+  }
+}
+
 /* The cache: a second system of the same model loads the object built for the first; an
  * object that does not load is replaced. */
 static void
@@ -301,6 +368,7 @@ main (int argc, char **argv)
       g_test_add_data_func (p2, name, test_trajectory_bits);
     }
   g_test_add_func ("/native/cache", test_cache);
+  g_test_add_func ("/native/pivots", test_pivots);
   g_test_add_func ("/native/broken-compiler", test_broken_compiler);
   g_test_add_func ("/native/switched-off", test_switched_off);
   return g_test_run ();
