@@ -488,6 +488,39 @@ cml_window_export_data (CmlWindow *self, const char *path, GError **error)
   return cml_output_finish (out, error);
 }
 
+/* ---- animation export -------------------------------------------------------------------- */
+
+CmlSimulation *
+cml_window_export_snapshot (CmlWindow *self, GError **error)
+{
+  g_autoptr (GHashTable) params = NULL;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), NULL);
+
+  if (self->runner == NULL || self->system == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "no model is running");
+      return NULL;
+    }
+  /* as a saved session has it: the newest parameters, the state this run started from */
+  params = current_params (self);
+  return trial_simulation (self->system, params, &self->integrator, self->run_given, error);
+}
+
+static void
+export_animation_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  if (self->export_dialog == NULL)
+    {
+      self->export_dialog = cml_export_dialog_new (self);
+      g_object_add_weak_pointer (G_OBJECT (self->export_dialog), (gpointer *) &self->export_dialog);
+    }
+  cml_export_dialog_refresh (self->export_dialog);
+  gtk_window_present (GTK_WINDOW (self->export_dialog));
+}
+
 /* ---- actions and file choosers ----------------------------------------------------------- */
 
 static char *
@@ -660,6 +693,11 @@ cml_window_class_add_io_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.save-session", NULL, save_session_action);
   gtk_widget_class_install_action (widget_class, "win.open-session", NULL, open_session_action);
   gtk_widget_class_install_action (widget_class, "win.export-data", NULL, export_data_action);
+  gtk_widget_class_install_action (widget_class, "win.export-animation", NULL, export_animation_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.export-animation", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_E, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.export-animation", NULL);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.no-recent", NULL, no_recent_action);
 }
@@ -685,6 +723,9 @@ void
 cml_window_io_dispose (CmlWindow *self)
 {
   close_io_chooser (self);
+  /* an export still running is stopped (the child cleans up after itself) */
+  if (self->export_dialog)
+    gtk_window_destroy (GTK_WINDOW (self->export_dialog));
   g_clear_pointer (&self->run_given, g_hash_table_unref);
   g_clear_pointer (&self->pending_view, g_hash_table_unref);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cml-equations-panel.h"
+#include "cml-export-dialog.h"
 #include "cml-frame-stats.h"
 #include "cml-model-picker.h"
 #include "cml-parameter-panel.h"
@@ -115,6 +116,7 @@ struct _CmlWindow
   GHashTable        *run_given;      /* name -> double*: what the current run was reset from (NULL: the model's) */
   GHashTable        *pending_view;   /* key -> string: plot settings of an opened session, for when the plots show its system */
   GMenu             *recent_section; /* the "Recent Sessions" submenu's items */
+  CmlExportDialog   *export_dialog;  /* "Export Animation…", once opened (weak: the toplevel owns it) */
 };
 
 /* cml-window-actions.c */
@@ -129,6 +131,9 @@ void cml_window_io_dispose (CmlWindow *self);
 void cml_window_apply_pending_view (CmlWindow *self);
 void cml_window_set_run_given (CmlWindow *self, GHashTable *given);
 void cml_window_rebuild_recent (CmlWindow *self);
+/* The current run as it started (t = 0): the chosen model, the newest parameters, the
+ * initial state it was reset from and the integrator — what an export must show. */
+CmlSimulation *cml_window_export_snapshot (CmlWindow *self, GError **error);
 
 /* cml-window.c, for the actions */
 void cml_window_set_speed_index (CmlWindow *self, guint index);

@@ -1,0 +1,1246 @@
+/* cml-export-dialog.c — "Export Animation…": the settings, then `cmlab-cli render` in a
+ * child process with its progress read as it comes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Why a child process and not a thread: the export draws with its own OpenGL context
+ * (surfaceless EGL) and runs the simulation again from t = 0 — in a process of its own
+ * neither can disturb the window's GL views or its worker, a crash there leaves the
+ * window alive, and the command already writes atomically and cleans up on SIGTERM.
+ *
+ * The run is passed exactly as the window has it at the moment Export is pressed: the
+ * model (a built-in by name, a file by path, anything else — a session's embedded
+ * model, a file changed since — as its text in a temporary file), every parameter
+ * (--set) and every component of the initial state (--init) in full precision, and the
+ * integrator with its tolerances.  The child's standard output and error come through
+ * one pipe: `prepare`, `progress` and `finishing` lines (--progress lines) move the bar,
+ * the rest is kept for the message shown if the export fails.
+ */
+#define G_LOG_DOMAIN "cml-export-dialog"
+
+#include "cml-export-dialog.h"
+
+#include "cml-error.h"
+#include "cml-window-private.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#define KILL_AFTER_S     10      /* after SIGTERM, SIGKILL if the child has not exited */
+#define MAX_MESSAGES     16384   /* bytes of the child's messages kept (the end) */
+#define PREPARE_SHARE    0.1     /* of the bar given to the preparation */
+
+typedef enum
+{
+  FORMAT_MP4,
+  FORMAT_WEBM,
+  FORMAT_GIF,
+  FORMAT_PNG,
+  N_FORMATS
+} Format;
+
+static const char *const format_ext[N_FORMATS] = { ".mp4", ".webm", ".gif", ".png" };
+#define PNG_NUMBER "-%05d"  /* between a PNG frame's stem and ".png" */
+
+/* One run of `cmlab-cli render`.  It outlives the dialog if the dialog goes first: it
+ * must still read the pipe to its end, reap the child and remove the temporary model. */
+typedef struct
+{
+  gint              ref_count;
+  CmlExportDialog  *dialog;      /* NULL once the dialog is gone */
+  GSubprocess      *proc;
+  GDataInputStream *out;         /* the child's standard output and error */
+  GString          *messages;    /* the lines that are not progress (the last ones) */
+  char             *output;      /* the -o argument */
+  char             *model_dir;   /* a temporary directory holding the model's text, or NULL */
+  gint64            started;     /* real time, µs */
+  gboolean          exited, eof;
+  gboolean          cancel_requested;
+  guint             kill_id;
+  /* the newest progress */
+  guint             prep_done, prep_total, done, total;
+  double            seconds;     /* drawing time so far */
+  gboolean          finishing;
+} Job;
+
+struct _CmlExportDialog
+{
+  GtkWindow       parent_instance;
+
+  /* template */
+  GtkButton      *close_button;
+  GtkButton      *export_button;
+  GtkInfoBar     *banner;
+  GtkLabel       *banner_label;
+  GtkLabel       *banner_detail;
+  GtkButton      *open_button;
+  GtkGrid        *form;
+  GtkButton      *file_button;
+  GtkLabel       *file_label;
+  GtkLabel       *folder_label;
+  GtkDropDown    *format_dropdown;
+  GtkSpinButton  *width_spin;
+  GtkSpinButton  *height_spin;
+  GtkSpinButton  *fps_spin;
+  GtkSpinButton  *duration_spin;
+  GtkLabel       *duration_unit_label;
+  GtkSpinButton  *speed_spin;
+  GtkDropDown    *frame_dropdown;
+  GtkDropDown    *plot_dropdown;
+  GtkLabel       *summary_label;
+  GtkRevealer    *progress_revealer;
+  GtkProgressBar *progress_bar;
+  GtkLabel       *progress_label;
+  GtkButton      *cancel_button;
+
+  CmlWindow      *window;        /* weak */
+  GtkStringList  *plot_names;    /* "None", then the quantities */
+  char           *output;        /* the -o argument */
+  Format          format;
+  gboolean        refreshed;     /* the window's speed and frame taken once */
+  gboolean        setting_format;
+  Job            *job;           /* the running export, or NULL */
+  CmlExportState  state;
+  char           *done_path;     /* what the Open button opens */
+  GtkFileChooserNative *chooser;
+};
+
+G_DEFINE_FINAL_TYPE (CmlExportDialog, cml_export_dialog, GTK_TYPE_WINDOW)
+
+/* ---- finding cmlab-cli ---------------------------------------------------------------- */
+
+static gboolean
+is_program (const char *path)
+{
+  return g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (path, G_FILE_TEST_IS_DIR);
+}
+
+char *
+cml_export_find_cli (GError **error)
+{
+  const char *env = g_getenv ("CMLAB_CLI");
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
+  g_autoptr (GPtrArray) tried = g_ptr_array_new_with_free_func (g_free);
+
+  /* an explicit choice is the only one: a test that names a missing program means it */
+  if (env && *env)
+    {
+      if (is_program (env))
+        return g_strdup (env);
+      g_set_error (error, CML_ERROR, CML_ERROR_IO,
+                   "cmlab-cli, the program that makes the animation, is not at %s (CMLAB_CLI)", env);
+      return NULL;
+    }
+  if (dir)
+    {
+      g_ptr_array_add (tried, g_build_filename (dir, "cmlab-cli", NULL));
+      g_ptr_array_add (tried, g_build_filename (dir, "..", "cli", "cmlab-cli", NULL));
+    }
+#ifdef CMLAB_BINDIR
+  g_ptr_array_add (tried, g_build_filename (CMLAB_BINDIR, "cmlab-cli", NULL));
+#endif
+  for (guint i = 0; i < tried->len; i++)
+    if (is_program (tried->pdata[i]))
+      return g_canonicalize_filename (tried->pdata[i], NULL);
+  {
+    char *on_path = g_find_program_in_path ("cmlab-cli");
+    if (on_path)
+      return on_path;
+  }
+  g_set_error (error, CML_ERROR, CML_ERROR_IO,
+               "cmlab-cli, the program that makes the animation, was not found beside this "
+               "program%s%s%s nor on PATH: install it with cmlab, or name it with CMLAB_CLI",
+               dir ? " (" : "", dir ? dir : "", dir ? ")" : "");
+  return NULL;
+}
+
+/* ---- the output name ------------------------------------------------------------------ */
+
+static gboolean
+format_from_path (const char *path, Format *format)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+
+  for (int f = 0; f < N_FORMATS; f++)
+    if (g_str_has_suffix (lower, format_ext[f]))
+      {
+        *format = f;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* PATH without its extension and, for PNG frames, without the frame number. */
+static char *
+output_stem (const char *path)
+{
+  char *stem = g_strdup (path);
+  char *slash = strrchr (stem, '/');
+  char *dot = strrchr (stem, '.');
+  char *pct;
+
+  if (dot && (slash == NULL || dot > slash))
+    *dot = '\0';
+  pct = strrchr (stem, '%');
+  if (pct && (slash == NULL || pct > slash))
+    {
+      *pct = '\0';
+      if (pct > stem && (pct[-1] == '-' || pct[-1] == '_'))
+        pct[-1] = '\0';
+    }
+  return stem;
+}
+
+static char *
+output_for_format (const char *stem, Format format)
+{
+  if (format == FORMAT_PNG)
+    return g_strconcat (stem, PNG_NUMBER, ".png", NULL);
+  return g_strconcat (stem, format_ext[format], NULL);
+}
+
+static double
+frame_count (CmlExportDialog *self)
+{
+  double t = gtk_spin_button_get_value (self->duration_spin);
+  double fps = gtk_spin_button_get_value (self->fps_spin);
+  double speed = gtk_spin_button_get_value (self->speed_spin);
+
+  /* as cmlab-cli render counts: frames at k·S/F < T */
+  return MAX (1.0, ceil (t * fps / speed - 1e-9));
+}
+
+static void
+update_summary (CmlExportDialog *self)
+{
+  double n = frame_count (self);
+  double fps = gtk_spin_button_get_value (self->fps_spin);
+  g_autofree char *text = NULL;
+  char len[64];
+  double secs = n / fps;
+
+  if (secs < 60)
+    g_snprintf (len, sizeof len, "%.3g s", secs);
+  else
+    g_snprintf (len, sizeof len, "%d min %02d s", (int) (secs / 60), (int) fmod (secs, 60));
+  text = g_strdup_printf ("%.0f frames · %s of video", n, len);
+  gtk_label_set_text (self->summary_label, text);
+}
+
+static void
+update_file_labels (CmlExportDialog *self)
+{
+  g_autofree char *base = g_path_get_basename (self->output);
+  g_autofree char *dir = g_path_get_dirname (self->output);
+  g_autofree char *shown_dir = NULL;
+  const char *home = g_get_home_dir ();
+
+  /* a home folder reads as "~" */
+  if (home && g_str_has_prefix (dir, home) && (dir[strlen (home)] == '/' || dir[strlen (home)] == '\0'))
+    shown_dir = g_strconcat ("~", dir + strlen (home), NULL);
+  else
+    shown_dir = g_strdup (dir);
+  if (self->format == FORMAT_PNG)
+    {
+      g_autofree char *stem = output_stem (base);
+      g_autofree char *first = g_strdup_printf ("%s-00000.png, %s-00001.png, …", stem, stem);
+      g_autofree char *where = g_strdup_printf ("numbered frames in %s", shown_dir);
+
+      gtk_label_set_text (self->file_label, first);
+      gtk_label_set_text (self->folder_label, where);
+    }
+  else
+    {
+      g_autofree char *where = g_strdup_printf ("in %s", shown_dir);
+
+      gtk_label_set_text (self->file_label, base);
+      gtk_label_set_text (self->folder_label, where);
+    }
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->folder_label), dir);
+}
+
+void
+cml_export_dialog_set_output (CmlExportDialog *self, const char *path)
+{
+  Format format;
+  char *out;
+
+  g_return_if_fail (CML_IS_EXPORT_DIALOG (self));
+  g_return_if_fail (path != NULL);
+
+  if (format_from_path (path, &format))
+    {
+      if (format == FORMAT_PNG && strchr (path, '%') == NULL)
+        {
+          g_autofree char *stem = output_stem (path);
+          out = output_for_format (stem, FORMAT_PNG);
+        }
+      else
+        out = g_strdup (path);
+    }
+  else
+    {
+      format = self->format;
+      out = output_for_format (path, format);
+    }
+  g_free (self->output);
+  self->output = out;
+  self->format = format;
+  self->setting_format = TRUE;
+  gtk_drop_down_set_selected (self->format_dropdown, format);
+  self->setting_format = FALSE;
+  update_file_labels (self);
+}
+
+const char *
+cml_export_dialog_get_output (CmlExportDialog *self)
+{
+  g_return_val_if_fail (CML_IS_EXPORT_DIALOG (self), NULL);
+
+  return self->output;
+}
+
+static void
+on_format_selected (CmlExportDialog *self)
+{
+  guint f = gtk_drop_down_get_selected (self->format_dropdown);
+  g_autofree char *stem = NULL;
+
+  if (self->setting_format || f >= N_FORMATS || f == self->format || self->output == NULL)
+    return;
+  stem = output_stem (self->output);
+  self->format = f;
+  g_free (self->output);
+  self->output = output_for_format (stem, f);
+  update_file_labels (self);
+}
+
+static char *
+default_output (CmlExportDialog *self)
+{
+  const char *videos = g_get_user_special_dir (G_USER_DIRECTORY_VIDEOS);
+  const char *dir = videos && g_file_test (videos, G_FILE_TEST_IS_DIR) ? videos : g_get_home_dir ();
+  const char *name = "cmlab";
+
+  if (self->window && self->window->system)
+    name = cml_system_get_model (self->window->system)->name;
+  return g_strdup_printf ("%s/%s%s", dir, name, format_ext[FORMAT_MP4]);
+}
+
+static void
+on_chooser_response (GtkNativeDialog *chooser, int response, CmlExportDialog *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      g_autofree char *path = file ? g_file_get_path (file) : NULL;
+
+      if (path)
+        cml_export_dialog_set_output (self, path);
+    }
+  gtk_native_dialog_destroy (chooser);
+  g_clear_object (&self->chooser);
+}
+
+static void
+on_file_clicked (CmlExportDialog *self)
+{
+  GtkFileChooser *fc;
+  g_autofree char *dir = g_path_get_dirname (self->output);
+  g_autofree char *base = g_path_get_basename (self->output);
+  g_autoptr (GFile) folder = g_file_new_for_path (dir);
+
+  if (self->chooser)
+    {
+      gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+      return;
+    }
+  self->chooser = gtk_file_chooser_native_new ("Export Animation As", GTK_WINDOW (self),
+                                               GTK_FILE_CHOOSER_ACTION_SAVE, "_Select", "_Cancel");
+  fc = GTK_FILE_CHOOSER (self->chooser);
+  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+    gtk_file_chooser_set_current_folder (fc, folder, NULL);
+  if (self->format == FORMAT_PNG)
+    {
+      /* the frames' common stem; the numbers are added */
+      g_autofree char *stem = output_stem (base);
+      g_autofree char *name = g_strconcat (stem, ".png", NULL);
+      gtk_file_chooser_set_current_name (fc, name);
+    }
+  else
+    gtk_file_chooser_set_current_name (fc, base);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
+  g_signal_connect (self->chooser, "response", G_CALLBACK (on_chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+/* ---- banner and progress -------------------------------------------------------------- */
+
+static void
+show_banner (CmlExportDialog *self, GtkMessageType type, const char *text, const char *detail)
+{
+  gtk_info_bar_set_message_type (self->banner, type);
+  gtk_label_set_text (self->banner_label, text);
+  gtk_label_set_text (self->banner_detail, detail ? detail : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->banner_detail), detail && *detail);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_button), type == GTK_MESSAGE_INFO && self->done_path);
+  gtk_info_bar_set_revealed (self->banner, TRUE);
+}
+
+static void
+hide_banner (CmlExportDialog *self)
+{
+  gtk_info_bar_set_revealed (self->banner, FALSE);
+  gtk_label_set_text (self->banner_label, "");
+  gtk_label_set_text (self->banner_detail, "");
+}
+
+static void
+on_banner_response (CmlExportDialog *self, int response)
+{
+  if (response == GTK_RESPONSE_CLOSE)
+    hide_banner (self);
+}
+
+static void
+on_open_clicked (CmlExportDialog *self)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autofree char *uri = NULL;
+
+  if (self->done_path == NULL)
+    return;
+  file = g_file_new_for_path (self->done_path);
+  uri = g_file_get_uri (file);
+  /* gtk_show_uri: GtkFileLauncher is newer than GTK 4.8 */
+  gtk_show_uri (GTK_WINDOW (self), uri, GDK_CURRENT_TIME);
+}
+
+static void
+set_state (CmlExportDialog *self, CmlExportState state)
+{
+  gboolean busy = state == CML_EXPORT_RUNNING || state == CML_EXPORT_CANCELLING;
+
+  self->state = state;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->form), !busy);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->export_button), !busy);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->cancel_button), state == CML_EXPORT_RUNNING);
+  gtk_revealer_set_reveal_child (self->progress_revealer, busy);
+}
+
+/* "about 4 s left", "about 3 min left" */
+static char *
+time_left (double seconds)
+{
+  if (seconds < 1)
+    return g_strdup ("almost done");
+  if (seconds < 60)
+    return g_strdup_printf ("about %.0f s left", ceil (seconds));
+  return g_strdup_printf ("about %.0f min left", ceil (seconds / 60));
+}
+
+static void
+show_progress (CmlExportDialog *self, Job *job)
+{
+  g_autofree char *text = NULL;
+  double fraction;
+
+  if (job->cancel_requested)
+    {
+      gtk_progress_bar_pulse (self->progress_bar);
+      gtk_label_set_text (self->progress_label, "Cancelling…");
+      return;
+    }
+  if (job->finishing)
+    {
+      fraction = 1.0;
+      text = g_strdup ("Finishing the file…");
+    }
+  else if (job->total > 0)
+    {
+      double rate = job->done > 0 ? job->seconds / job->done : 0;
+      g_autofree char *left = time_left (rate * (job->total - job->done));
+
+      fraction = PREPARE_SHARE + (1 - PREPARE_SHARE) * job->done / job->total;
+      text = job->done > 0 ? g_strdup_printf ("Frame %u of %u · %s", job->done, job->total, left)
+                           : g_strdup_printf ("Frame 0 of %u", job->total);
+    }
+  else
+    {
+      fraction = job->prep_total > 0 ? PREPARE_SHARE * job->prep_done / job->prep_total : 0;
+      text = g_strdup ("Simulating the run and placing the camera…");
+    }
+  gtk_progress_bar_set_fraction (self->progress_bar, fraction);
+  gtk_label_set_text (self->progress_label, text);
+}
+
+/* ---- the job -------------------------------------------------------------------------- */
+
+static Job *
+job_ref (Job *job)
+{
+  g_atomic_int_inc (&job->ref_count);
+  return job;
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static void
+job_unref (Job *job)
+{
+  if (!g_atomic_int_dec_and_test (&job->ref_count))
+    return;
+  g_clear_handle_id (&job->kill_id, g_source_remove);
+  g_clear_object (&job->proc);
+  g_clear_object (&job->out);
+  if (job->messages)
+    g_string_free (job->messages, TRUE);
+  if (job->model_dir)
+    remove_tree (job->model_dir);
+  g_free (job->model_dir);
+  g_free (job->output);
+  g_free (job);
+}
+
+/* After a child that did not end by itself (killed, crashed): the temporary files it
+ * had made — PATH.XXXXXX for a video; for PNG frames the frames and their temporary
+ * files — made since the export began.  A child that exits, even on SIGTERM, removes
+ * them itself. */
+static void
+remove_leftovers (const char *output, gint64 since_us)
+{
+  g_autofree char *dir = g_path_get_dirname (output);
+  g_autofree char *base = g_path_get_basename (output);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *pct = strchr (base, '%');
+  g_autofree char *prefix = pct ? g_strndup (base, pct - base) : g_strdup (base);
+  const char *suffix = pct ? strchr (pct, 'd') : NULL;
+  const char *name;
+
+  suffix = suffix ? suffix + 1 : "";
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      const char *rest;
+      gboolean ours = FALSE;
+      GStatBuf st;
+
+      if (!g_str_has_prefix (name, prefix))
+        ours = g_str_has_prefix (name, ".cmlab-render-") && strlen (name) == strlen (".cmlab-render-XXXXXX");
+      else if (pct == NULL)
+        ours = name[strlen (prefix)] == '.' && strlen (name) == strlen (prefix) + 7;
+      else
+        {
+          rest = name + strlen (prefix);
+          if (!g_ascii_isdigit (*rest))
+            continue;
+          while (g_ascii_isdigit (*rest))
+            rest++;
+          ours = g_str_has_prefix (rest, suffix)
+                 && (rest[strlen (suffix)] == '\0' || strlen (rest + strlen (suffix)) == 7);
+        }
+      if (ours && g_stat (p, &st) == 0 && (gint64) st.st_mtime >= since_us / G_USEC_PER_SEC - 1)
+        g_unlink (p);
+    }
+}
+
+/* What the child said, as a message for a person: its first "cmlab-cli: " line, and
+ * what follows it (ffmpeg's words) up to the usage text. */
+static char *
+failure_message (Job *job, int status)
+{
+  g_auto (GStrv) lines = g_strsplit (job->messages->str, "\n", -1);
+  GString *more = g_string_new (NULL);
+  const char *first = NULL;
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *l = lines[i];
+
+      if (first == NULL)
+        {
+          if (g_str_has_prefix (l, "cmlab-cli: "))
+            first = l + strlen ("cmlab-cli: ");
+          continue;
+        }
+      if (g_str_has_prefix (l, "Usage:"))
+        break;
+      if (*l)
+        g_string_append_printf (more, "%s%s", more->len ? "\n" : "", l);
+    }
+  if (first == NULL)
+    {
+      /* a crash, or a message of another form: the last line said */
+      for (guint i = 0; lines[i]; i++)
+        if (*g_strstrip (lines[i]))
+          first = lines[i];
+    }
+  if (first && *first)
+    {
+      /* a sentence starts with a capital letter, unless it starts with a program's name */
+      g_string_prepend (more, more->len ? "\n" : "");
+      g_string_prepend (more, first);
+      if (!g_str_has_prefix (first, "ffmpeg") && !g_str_has_prefix (first, "cmlab"))
+        more->str[0] = g_ascii_toupper (more->str[0]);
+    }
+  else if (WIFSIGNALED (status))
+    g_string_printf (more, "cmlab-cli stopped unexpectedly (%s)", g_strsignal (WTERMSIG (status)));
+  else
+    g_string_printf (more, "cmlab-cli stopped with exit status %d", WEXITSTATUS (status));
+  return g_string_free (more, FALSE);
+}
+
+/* Both the pipe's end and the child's exit have been seen. */
+static void
+job_finish (Job *job)
+{
+  CmlExportDialog *self = job->dialog;
+  int status = g_subprocess_get_status (job->proc);
+  gboolean by_itself = WIFEXITED (status);
+
+  g_clear_handle_id (&job->kill_id, g_source_remove);
+  if (!by_itself)
+    remove_leftovers (job->output, job->started);
+  if (self == NULL)
+    return;
+  /* the dialog's reference goes (the caller holds one of its own) */
+  self->job = NULL;
+  job_unref (job);
+
+  if (by_itself && WEXITSTATUS (status) == 0 && !job->cancel_requested)
+    {
+      g_autofree char *base = g_path_get_basename (job->output);
+      g_autofree char *text = NULL;
+      g_autofree char *detail = NULL;
+      char *dir = g_path_get_dirname (job->output);
+
+      g_free (self->done_path);
+      if (self->format == FORMAT_PNG || strchr (job->output, '%'))
+        {
+          self->done_path = dir;
+          text = g_strdup_printf ("Saved %u frames", job->total);
+        }
+      else
+        {
+          self->done_path = g_strdup (job->output);
+          text = g_strdup_printf ("Saved “%s”", base);
+          g_free (dir);
+        }
+      detail = g_strdup_printf ("%u frames in %.1f s", job->total,
+                                (g_get_real_time () - job->started) / 1e6);
+      set_state (self, CML_EXPORT_DONE);
+      show_banner (self, GTK_MESSAGE_INFO, text, detail);
+    }
+  else if (job->cancel_requested)
+    {
+      set_state (self, CML_EXPORT_CANCELLED);
+      show_banner (self, GTK_MESSAGE_OTHER, "Export cancelled", "Nothing was written.");
+    }
+  else
+    {
+      g_autofree char *detail = failure_message (job, status);
+
+      set_state (self, CML_EXPORT_FAILED);
+      show_banner (self, GTK_MESSAGE_ERROR, "The animation could not be exported", detail);
+    }
+}
+
+static gboolean
+parse_progress (Job *job, const char *line)
+{
+  g_auto (GStrv) f = NULL;
+  guint n;
+
+  if (g_str_equal (line, "finishing"))
+    {
+      job->finishing = TRUE;
+      return TRUE;
+    }
+  if (!g_str_has_prefix (line, "prepare ") && !g_str_has_prefix (line, "progress "))
+    return FALSE;
+  f = g_strsplit (line, " ", -1);
+  n = g_strv_length (f);
+  if (n != 4)
+    return FALSE;
+  if (f[0][1] == 'r' && f[0][2] == 'e')  /* prepare */
+    {
+      job->prep_done = (guint) g_ascii_strtoull (f[1], NULL, 10);
+      job->prep_total = (guint) g_ascii_strtoull (f[2], NULL, 10);
+    }
+  else
+    {
+      job->done = (guint) g_ascii_strtoull (f[1], NULL, 10);
+      job->total = (guint) g_ascii_strtoull (f[2], NULL, 10);
+      job->seconds = g_ascii_strtod (f[3], NULL);
+    }
+  return TRUE;
+}
+
+static void on_line (GObject *source, GAsyncResult *result, gpointer data);
+
+static void
+read_next_line (Job *job)
+{
+  g_data_input_stream_read_line_async (job->out, G_PRIORITY_DEFAULT, NULL, on_line, job_ref (job));
+}
+
+static void
+on_line (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Job *job = data;
+  g_autoptr (GError) error = NULL;
+  gsize len = 0;
+  g_autofree char *line = g_data_input_stream_read_line_finish (job->out, result, &len, &error);
+
+  if (line == NULL)
+    {
+      /* the end of the pipe (or an error reading it: the exit status still tells) */
+      if (error)
+        g_debug ("reading cmlab-cli's output: %s", error->message);
+      job->eof = TRUE;
+      if (job->exited)
+        job_finish (job);
+      job_unref (job);
+      return;
+    }
+  if (parse_progress (job, line))
+    {
+      if (job->dialog)
+        show_progress (job->dialog, job);
+    }
+  else
+    {
+      g_string_append (job->messages, line);
+      g_string_append_c (job->messages, '\n');
+      if (job->messages->len > MAX_MESSAGES)
+        g_string_erase (job->messages, 0, job->messages->len - MAX_MESSAGES / 2);
+    }
+  read_next_line (job);
+  job_unref (job);
+}
+
+static void
+on_exited (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Job *job = data;
+  g_autoptr (GError) error = NULL;
+
+  /* fails only when cancelled, which it never is: the status is there either way */
+  if (!g_subprocess_wait_finish (job->proc, result, &error))
+    g_debug ("waiting for cmlab-cli: %s", error->message);
+  job->exited = TRUE;
+  if (job->eof)
+    job_finish (job);
+  job_unref (job);
+}
+
+static gboolean
+on_kill_timeout (gpointer data)
+{
+  Job *job = data;
+
+  job->kill_id = 0;
+  if (!job->exited)
+    {
+      g_warning ("cmlab-cli did not stop within %d s of SIGTERM: killing it", KILL_AFTER_S);
+      g_subprocess_force_exit (job->proc);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+job_cancel (Job *job)
+{
+  if (job->exited || job->cancel_requested)
+    return;
+  job->cancel_requested = TRUE;
+  /* the command removes its temporary file and exits 130; a hung one is killed */
+  g_subprocess_send_signal (job->proc, SIGTERM);
+  job->kill_id = g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, KILL_AFTER_S, on_kill_timeout,
+                                             job_ref (job), (GDestroyNotify) job_unref);
+}
+
+/* In the child, before exec: it gets SIGTERM (and cleans up) if the application dies. */
+static void
+child_setup (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
+/* ---- the command line ----------------------------------------------------------------- */
+
+static char *
+format_double (double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+}
+
+/* The MODEL argument for MODEL: a built-in's name when its file says the same, a file's
+ * path when the file still says what was loaded, otherwise the text in a file in a new
+ * temporary directory (*TMP_DIR, removed after the export). */
+static char *
+model_argument (CmlModel *model, char **tmp_dir, GError **error)
+{
+  g_autofree char *builtin = g_strdup_printf ("%s/%s.cml", cml_model_builtin_dir (), model->name);
+  g_autofree char *text = NULL;
+  g_autofree char *dir = NULL;
+  char *path;
+
+  if (g_file_get_contents (builtin, &text, NULL, NULL) && g_strcmp0 (text, model->text) == 0)
+    return g_strdup (model->name);
+  g_clear_pointer (&text, g_free);
+  if (model->path && g_file_get_contents (model->path, &text, NULL, NULL)
+      && g_strcmp0 (text, model->text) == 0)
+    return g_canonicalize_filename (model->path, NULL);
+
+  dir = g_dir_make_tmp ("cmlab-export-XXXXXX", error);
+  if (dir == NULL)
+    return NULL;
+  path = g_strdup_printf ("%s/%s.cml", dir, model->name);
+  if (!g_file_set_contents (path, model->text ? model->text : "", -1, error))
+    {
+      remove_tree (dir);
+      g_free (path);
+      return NULL;
+    }
+  *tmp_dir = g_steal_pointer (&dir);
+  return path;
+}
+
+static void
+add (GPtrArray *argv, const char *a)
+{
+  g_ptr_array_add (argv, g_strdup (a));
+}
+
+static void
+add_take (GPtrArray *argv, char *a)
+{
+  g_ptr_array_add (argv, a);
+}
+
+/* cmlab-cli render with the run SIM (at t = 0) and the dialog's settings. */
+static GPtrArray *
+build_argv (CmlExportDialog *self, const char *cli, const char *model_arg, CmlSimulation *sim)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *model = cml_system_get_model (sys);
+  const double *z = cml_simulation_get_state (sim);
+  const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
+  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
+  guint plot = gtk_drop_down_get_selected (self->plot_dropdown);
+
+  add (argv, cli);
+  add (argv, "render");
+  add (argv, model_arg);
+  for (guint k = 0; k < model->params->len; k++)
+    {
+      CmlParam *p = model->params->pdata[k];
+      g_autofree char *v = format_double (cml_simulation_get_param (sim, p->name));
+
+      add (argv, "--set");
+      add_take (argv, g_strdup_printf ("%s=%s", p->name, v));
+    }
+  for (guint i = 0; i < cml_system_dim (sys); i++)
+    {
+      g_autofree char *v = format_double (z[i]);
+
+      add (argv, "--init");
+      add_take (argv, g_strdup_printf ("%s=%s", cml_system_state_name (sys, i), v));
+    }
+  add (argv, "--integrator");
+  add (argv, cml_integrator_kind_to_string (io->kind));
+  add (argv, "--rtol");
+  add_take (argv, format_double (io->rtol));
+  add (argv, "--atol");
+  add_take (argv, format_double (io->atol));
+  add (argv, "--t-end");
+  add_take (argv, format_double (gtk_spin_button_get_value (self->duration_spin)));
+  add (argv, "--fps");
+  add_take (argv, format_double (gtk_spin_button_get_value (self->fps_spin)));
+  add (argv, "--speed");
+  add_take (argv, format_double (gtk_spin_button_get_value (self->speed_spin)));
+  add (argv, "--size");
+  add_take (argv, g_strdup_printf ("%dx%d", gtk_spin_button_get_value_as_int (self->width_spin),
+                                   gtk_spin_button_get_value_as_int (self->height_spin)));
+  add (argv, "--frame");
+  add (argv, gtk_drop_down_get_selected (self->frame_dropdown) == 1 ? "table" : "lab");
+  if (plot > 0 && plot < g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)))
+    {
+      add (argv, "--with-plot");
+      add (argv, gtk_string_list_get_string (self->plot_names, plot));
+    }
+  add (argv, "--progress");
+  add (argv, "lines");
+  add (argv, "-o");
+  add (argv, self->output);
+  g_ptr_array_add (argv, NULL);
+  return argv;
+}
+
+static void
+fail_to_start (CmlExportDialog *self, const char *detail)
+{
+  set_state (self, CML_EXPORT_FAILED);
+  show_banner (self, GTK_MESSAGE_ERROR, "The animation could not be exported", detail);
+}
+
+gboolean
+cml_export_dialog_start (CmlExportDialog *self)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSimulation) sim = NULL;
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_autoptr (GPtrArray) argv = NULL;
+  g_autofree char *cli = NULL;
+  g_autofree char *model_arg = NULL;
+  g_autofree char *tmp_dir = NULL;
+  GInputStream *stdout_pipe;
+  Job *job;
+
+  g_return_val_if_fail (CML_IS_EXPORT_DIALOG (self), FALSE);
+
+  if (self->job)
+    return FALSE;
+  hide_banner (self);
+  g_clear_pointer (&self->done_path, g_free);
+
+  cli = cml_export_find_cli (&error);
+  if (cli == NULL)
+    {
+      fail_to_start (self, error->message);
+      return FALSE;
+    }
+  /* cmlab-cli would say so too, in terms of its options; here it is said in the dialog's */
+  if (self->format != FORMAT_PNG)
+    {
+      g_autofree char *ffmpeg = g_find_program_in_path ("ffmpeg");
+
+      if (ffmpeg == NULL)
+        {
+          fail_to_start (self, "ffmpeg, which encodes the video, is not installed: install it "
+                               "(Debian: apt-get install ffmpeg), or choose PNG frames as the format.");
+          return FALSE;
+        }
+    }
+  if (self->window == NULL || (sim = cml_window_export_snapshot (self->window, &error)) == NULL)
+    {
+      fail_to_start (self, error ? error->message : "The window has closed.");
+      return FALSE;
+    }
+  model_arg = model_argument (cml_system_get_model (cml_simulation_get_system (sim)), &tmp_dir, &error);
+  if (model_arg == NULL)
+    {
+      fail_to_start (self, error->message);
+      return FALSE;
+    }
+  argv = build_argv (self, cli, model_arg, sim);
+  {
+    g_autofree char *joined = g_strjoinv (" ", (char **) argv->pdata);
+    g_debug ("running %s", joined);
+  }
+
+  /* one pipe for both: the progress lines and the messages come in the order said */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE
+                                        | G_SUBPROCESS_FLAGS_STDIN_INHERIT);
+  /* a built-in is looked up where this program found it */
+  g_subprocess_launcher_setenv (launcher, "CMLAB_MODELS_DIR", cml_model_builtin_dir (), TRUE);
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
+
+  job = g_new0 (Job, 1);
+  job->ref_count = 1;
+  job->dialog = self;
+  job->messages = g_string_new (NULL);
+  job->output = g_strdup (self->output);
+  job->model_dir = g_steal_pointer (&tmp_dir);
+  job->started = g_get_real_time ();
+  job->proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
+  if (job->proc == NULL)
+    {
+      g_autofree char *detail = g_strdup_printf ("Cannot run %s: %s", cli, error->message);
+
+      job_unref (job);
+      fail_to_start (self, detail);
+      return FALSE;
+    }
+  stdout_pipe = g_subprocess_get_stdout_pipe (job->proc);
+  job->out = g_data_input_stream_new (stdout_pipe);
+  g_data_input_stream_set_newline_type (job->out, G_DATA_STREAM_NEWLINE_TYPE_LF);
+
+  self->job = job;  /* the dialog's reference */
+  set_state (self, CML_EXPORT_RUNNING);
+  show_progress (self, job);
+  read_next_line (job);
+  g_subprocess_wait_async (job->proc, NULL, on_exited, job_ref (job));
+  return TRUE;
+}
+
+void
+cml_export_dialog_cancel (CmlExportDialog *self)
+{
+  g_return_if_fail (CML_IS_EXPORT_DIALOG (self));
+
+  if (self->job == NULL)
+    return;
+  job_cancel (self->job);
+  set_state (self, CML_EXPORT_CANCELLING);
+  show_progress (self, self->job);
+}
+
+CmlExportState
+cml_export_dialog_get_state (CmlExportDialog *self)
+{
+  g_return_val_if_fail (CML_IS_EXPORT_DIALOG (self), CML_EXPORT_IDLE);
+
+  return self->state;
+}
+
+double
+cml_export_dialog_get_fraction (CmlExportDialog *self)
+{
+  g_return_val_if_fail (CML_IS_EXPORT_DIALOG (self), 0);
+
+  return gtk_progress_bar_get_fraction (self->progress_bar);
+}
+
+char *
+cml_export_dialog_dup_message (CmlExportDialog *self)
+{
+  const char *text, *detail;
+
+  g_return_val_if_fail (CML_IS_EXPORT_DIALOG (self), NULL);
+
+  if (!gtk_info_bar_get_revealed (self->banner))
+    return g_strdup ("");
+  text = gtk_label_get_text (self->banner_label);
+  detail = gtk_label_get_text (self->banner_detail);
+  return *detail ? g_strdup_printf ("%s\n%s", text, detail) : g_strdup (text);
+}
+
+static void
+on_export_clicked (CmlExportDialog *self)
+{
+  cml_export_dialog_start (self);
+}
+
+static void
+on_cancel_clicked (CmlExportDialog *self)
+{
+  cml_export_dialog_cancel (self);
+}
+
+/* ---- the window's run ----------------------------------------------------------------- */
+
+void
+cml_export_dialog_refresh (CmlExportDialog *self)
+{
+  CmlSystem *sys;
+  CmlModel *model;
+  g_autofree char *plotted = NULL;
+  guint sel;
+  gboolean has_table = FALSE;
+
+  g_return_if_fail (CML_IS_EXPORT_DIALOG (self));
+
+  if (self->window == NULL || self->job)
+    return;
+  sys = self->window->system;
+  if (self->output == NULL)
+    {
+      g_autofree char *path = default_output (self);
+      cml_export_dialog_set_output (self, path);
+    }
+  if (!self->refreshed)
+    {
+      /* the first time: as the window shows it (the user's choices are kept afterwards) */
+      gtk_spin_button_set_value (self->speed_spin, cml_window_speeds[self->window->speed_index]);
+      gtk_drop_down_set_selected (self->frame_dropdown, self->window->table_frame ? 1 : 0);
+      self->refreshed = TRUE;
+    }
+
+  /* the plot's quantities are the model's: keep the one chosen if the model has it */
+  sel = gtk_drop_down_get_selected (self->plot_dropdown);
+  if (sel > 0 && sel < g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)))
+    plotted = g_strdup (gtk_string_list_get_string (self->plot_names, sel));
+  gtk_string_list_splice (self->plot_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)), NULL);
+  gtk_string_list_append (self->plot_names, "None");
+  sel = 0;
+  if (sys)
+    for (guint j = 0; j < cml_system_n_observables (sys); j++)
+      {
+        const char *name = cml_system_observable_name (sys, j);
+
+        gtk_string_list_append (self->plot_names, name);
+        if (g_strcmp0 (name, plotted) == 0)
+          sel = j + 1;
+      }
+  gtk_drop_down_set_selected (self->plot_dropdown, sel);
+
+  /* a turning frame exists where a trail has a frame angle (the turntable's) */
+  model = sys ? cml_system_get_model (sys) : NULL;
+  for (guint k = 0; model && model->scene && k < model->scene->len; k++)
+    {
+      CmlSceneObject *so = model->scene->pdata[k];
+
+      if (g_str_equal (so->type, "trail") && g_hash_table_contains (so->props, "frame-angle"))
+        has_table = TRUE;
+    }
+  if (!has_table)
+    gtk_drop_down_set_selected (self->frame_dropdown, 0);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->frame_dropdown), has_table);
+  if (model && model->time_unit && !g_str_equal (model->time_unit, "1"))
+    {
+      g_autofree char *unit = g_strdup_printf ("%s simulated", model->time_unit);
+      gtk_label_set_text (self->duration_unit_label, unit);
+    }
+  else
+    gtk_label_set_text (self->duration_unit_label, "simulated (t)");
+  update_summary (self);
+}
+
+/* ---- GObject -------------------------------------------------------------------------- */
+
+static gboolean
+cml_export_dialog_close_request (GtkWindow *window)
+{
+  CmlExportDialog *self = CML_EXPORT_DIALOG (window);
+
+  /* nothing goes on unseen: closing while it runs stops the export */
+  if (self->job)
+    cml_export_dialog_cancel (self);
+  return GTK_WINDOW_CLASS (cml_export_dialog_parent_class)->close_request (window);
+}
+
+static void
+cml_export_dialog_dispose (GObject *object)
+{
+  CmlExportDialog *self = CML_EXPORT_DIALOG (object);
+
+  if (self->job)
+    {
+      /* the job goes on alone: it reads the pipe to its end, reaps the child and
+       * removes the temporary model */
+      job_cancel (self->job);
+      self->job->dialog = NULL;
+      job_unref (g_steal_pointer (&self->job));
+    }
+  if (self->chooser)
+    {
+      gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
+      g_clear_object (&self->chooser);
+    }
+  if (self->window)
+    g_object_remove_weak_pointer (G_OBJECT (self->window), (gpointer *) &self->window);
+  self->window = NULL;
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_EXPORT_DIALOG);
+
+  G_OBJECT_CLASS (cml_export_dialog_parent_class)->dispose (object);
+}
+
+static void
+cml_export_dialog_finalize (GObject *object)
+{
+  CmlExportDialog *self = CML_EXPORT_DIALOG (object);
+
+  g_clear_object (&self->plot_names);
+  g_free (self->output);
+  g_free (self->done_path);
+
+  G_OBJECT_CLASS (cml_export_dialog_parent_class)->finalize (object);
+}
+
+static void
+cml_export_dialog_class_init (CmlExportDialogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = cml_export_dialog_dispose;
+  object_class->finalize = cml_export_dialog_finalize;
+  window_class->close_request = cml_export_dialog_close_request;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-export-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, close_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, export_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, banner);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, banner_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, banner_detail);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, open_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, form);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, file_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, file_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, folder_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, format_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, width_spin);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, height_spin);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, fps_spin);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, duration_spin);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, duration_unit_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, speed_spin);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, frame_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, plot_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, progress_revealer);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, cancel_button);
+  gtk_widget_class_bind_template_callback (widget_class, on_export_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_file_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_open_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_banner_response);
+}
+
+static void
+cml_export_dialog_init (CmlExportDialog *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->plot_names = gtk_string_list_new (NULL);
+  gtk_string_list_append (self->plot_names, "None");
+  gtk_drop_down_set_model (self->plot_dropdown, G_LIST_MODEL (self->plot_names));
+  self->format = FORMAT_MP4;
+  self->state = CML_EXPORT_IDLE;
+  set_state (self, CML_EXPORT_IDLE);
+
+  g_signal_connect_swapped (self->format_dropdown, "notify::selected", G_CALLBACK (on_format_selected), self);
+  g_signal_connect_swapped (self->fps_spin, "value-changed", G_CALLBACK (update_summary), self);
+  g_signal_connect_swapped (self->duration_spin, "value-changed", G_CALLBACK (update_summary), self);
+  g_signal_connect_swapped (self->speed_spin, "value-changed", G_CALLBACK (update_summary), self);
+  update_summary (self);
+}
+
+CmlExportDialog *
+cml_export_dialog_new (CmlWindow *window)
+{
+  CmlExportDialog *self;
+
+  g_return_val_if_fail (CML_IS_WINDOW (window), NULL);
+
+  self = g_object_new (CML_TYPE_EXPORT_DIALOG, "transient-for", window, NULL);
+  self->window = window;
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &self->window);
+  cml_export_dialog_refresh (self);
+  return self;
+}

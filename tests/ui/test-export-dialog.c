@@ -1,0 +1,836 @@
+/* test-export-dialog.c — "Export Animation…": the dialog, the command it runs, progress,
+ * cancelling, errors, and a window that stays in use throughout.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs under a display (tools/run-tests gives it Xvfb); without one every test skips.
+ * The dialog runs the built cmlab-cli ($CMLAB_CLI, set by tests/meson.build); the exports
+ * that make a real video skip where headless OpenGL, ffmpeg or ffprobe is missing.  A
+ * stand-in cmlab-cli (a shell script) records the arguments it is given, to check that
+ * the run is passed exactly, and prints progress lines the test chooses.  Waiting is
+ * done by spinning the main loop: the export never blocks it, and the tests measure that.
+ */
+#include <glib/gstdio.h>
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cml-parameter-panel-private.h"
+#include "cml-window-private.h"
+
+static gboolean have_display;
+
+#define SKIP_WITHOUT_DISPLAY()                                  \
+  G_STMT_START {                                                \
+    if (!have_display)                                          \
+      {                                                         \
+        g_test_skip ("no display (gtk_init_check failed)");     \
+        return;                                                 \
+      }                                                         \
+  } G_STMT_END
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+typedef gboolean (*Condition) (gpointer data);
+
+/* The longest time the main loop went without an iteration while spin_until ran: a
+ * callback that blocks (a synchronous wait for the child) would show here. */
+static double longest_gap;
+
+/* Spins the main loop until COND holds (TRUE) or SECONDS pass (FALSE). */
+static gboolean
+spin_until (Condition cond, gpointer data, double seconds)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (seconds * 1e6);
+  gint64 last = g_get_monotonic_time ();
+
+  while (!cond (data))
+    {
+      gint64 now = g_get_monotonic_time ();
+
+      longest_gap = MAX (longest_gap, (now - last) / 1e6);
+      if (now > end)
+        return FALSE;
+      last = now;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+static gboolean
+never (gpointer data)
+{
+  return FALSE;
+}
+
+static CmlWindow *
+window_new (const char *model)
+{
+  CmlWindow *win = cml_window_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_object_ref (win); /* dropped by window_free, which checks it is the last */
+  gtk_window_present (GTK_WINDOW (win));
+  if (model)
+    {
+      g_assert_true (cml_window_load (win, model, &error));
+      g_assert_no_error (error);
+    }
+  return win;
+}
+
+static void
+window_free (CmlWindow *win)
+{
+  gtk_window_destroy (GTK_WINDOW (win));
+  /* nothing else may hold the window: the dialog holds it weakly */
+  g_assert_finalize_object (win);
+}
+
+/* Opens the dialog through the window's action, as the menu and Ctrl+Shift+E do, and
+ * lets both windows draw their first frames (making the GL views' shaders takes a good
+ * part of a second: not the export's doing, and not to be measured with it). */
+static CmlExportDialog *
+open_dialog (CmlWindow *win)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.export-animation", NULL));
+  g_assert_nonnull (win->export_dialog);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->export_dialog)));
+  spin_until (never, NULL, 1.0);
+  return win->export_dialog;
+}
+
+static GObject *
+child (CmlExportDialog *dlg, const char *name)
+{
+  GObject *c = gtk_widget_get_template_child (GTK_WIDGET (dlg), CML_TYPE_EXPORT_DIALOG, name);
+
+  if (c == NULL)
+    g_error ("export dialog: template child %s is missing", name);
+  return c;
+}
+
+static void
+set_spin (CmlExportDialog *dlg, const char *name, double value)
+{
+  GtkSpinButton *spin = GTK_SPIN_BUTTON (child (dlg, name));
+
+  gtk_spin_button_set_value (spin, value);
+  g_assert_cmpfloat (gtk_spin_button_get_value (spin), ==, value);
+}
+
+/* 160 × 90 at 10 fps, for DURATION simulated seconds */
+static void
+small_settings (CmlExportDialog *dlg, double duration)
+{
+  set_spin (dlg, "width_spin", 160);
+  set_spin (dlg, "height_spin", 90);
+  set_spin (dlg, "fps_spin", 10);
+  set_spin (dlg, "duration_spin", duration);
+  set_spin (dlg, "speed_spin", 1);
+}
+
+static gboolean
+export_ended (gpointer data)
+{
+  CmlExportState s = cml_export_dialog_get_state (data);
+
+  return s == CML_EXPORT_DONE || s == CML_EXPORT_FAILED || s == CML_EXPORT_CANCELLED;
+}
+
+static char *
+make_temp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("cmlab-test-export-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static guint
+count_entries (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (d);
+  while (g_dir_read_name (d))
+    n++;
+  return n;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+/* ---- can this machine make a video at all ------------------------------------------------ */
+
+static int can_render = -1;
+
+static gboolean
+skip_without_render (void)
+{
+  if (can_render < 0)
+    {
+      g_autofree char *dir = make_temp_dir ();
+      g_autofree char *out = g_build_filename (dir, "f%d.png", NULL);
+      g_autofree char *ffmpeg = g_find_program_in_path ("ffmpeg");
+      g_autofree char *ffprobe = g_find_program_in_path ("ffprobe");
+      const char *argv[] = { g_getenv ("CMLAB_CLI"), "render", "rolling-ball", "--t-end", "0.1",
+                             "--fps", "10", "--size", "32x32", "-o", out, NULL };
+      int status = -1;
+
+      can_render = argv[0] && ffmpeg && ffprobe
+                   && g_spawn_sync (NULL, (char **) argv, NULL,
+                                    G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                    NULL, NULL, NULL, &status, NULL)
+                   && WIFEXITED (status) && WEXITSTATUS (status) == 0;
+      remove_dir (dir);
+    }
+  if (!can_render)
+    g_test_skip ("no headless OpenGL, ffmpeg or ffprobe here (or CMLAB_CLI unset)");
+  return !can_render;
+}
+
+static int
+probe_frames (const char *path)
+{
+  const char *argv[] = { "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+                         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path, NULL };
+  g_autofree char *out = NULL;
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  return (int) g_ascii_strtoll (out, NULL, 10);
+}
+
+/* ---- the dialog -------------------------------------------------------------------------- */
+
+static void
+test_dialog (void)
+{
+  CmlWindow *win;
+  CmlExportDialog *dlg;
+  GtkDropDown *plot, *format, *frame;
+  g_autofree char *message = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  dlg = open_dialog (win);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dlg)) == GTK_WINDOW (win));
+  /* not modal: the window stays in use */
+  g_assert_false (gtk_window_get_modal (GTK_WINDOW (dlg)));
+
+  /* the defaults */
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (child (dlg, "width_spin"))), ==, 1280);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (child (dlg, "height_spin"))), ==, 720);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (child (dlg, "fps_spin"))), ==, 30);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (child (dlg, "duration_spin"))), ==, 10);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (child (dlg, "speed_spin"))), ==,
+                     cml_window_speeds[win->speed_index]);
+  g_assert_true (g_str_has_suffix (cml_export_dialog_get_output (dlg), "/rolling-ball.mp4"));
+  g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_IDLE);
+  message = cml_export_dialog_dup_message (dlg);
+  g_assert_cmpstr (message, ==, "");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (child (dlg, "summary_label"))), ==,
+                   "300 frames · 10 s of video");
+
+  /* the plot offers the model's quantities; the ball has a turning table */
+  plot = GTK_DROP_DOWN (child (dlg, "plot_dropdown"));
+  {
+    GListModel *names = gtk_drop_down_get_model (plot);
+    gboolean energy = FALSE;
+
+    g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (names), 0), ==, "None");
+    for (guint i = 0; i < g_list_model_get_n_items (names); i++)
+      energy |= g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (names), i), "energy") == 0;
+    g_assert_true (energy);
+  }
+  frame = GTK_DROP_DOWN (child (dlg, "frame_dropdown"));
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (frame)));
+
+  /* the summary follows the settings: frames at k·S/F < T */
+  set_spin (dlg, "fps_spin", 60);
+  set_spin (dlg, "speed_spin", 2);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (child (dlg, "summary_label"))), ==,
+                   "300 frames · 5 s of video");
+
+  /* the format and the file name go together */
+  format = GTK_DROP_DOWN (child (dlg, "format_dropdown"));
+  cml_export_dialog_set_output (dlg, "/tmp/some/clip.webm");
+  g_assert_cmpuint (gtk_drop_down_get_selected (format), ==, 1);
+  gtk_drop_down_set_selected (format, 2);
+  g_assert_cmpstr (cml_export_dialog_get_output (dlg), ==, "/tmp/some/clip.gif");
+  gtk_drop_down_set_selected (format, 3);
+  g_assert_cmpstr (cml_export_dialog_get_output (dlg), ==, "/tmp/some/clip-%05d.png");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (child (dlg, "file_label"))), ==,
+                   "clip-00000.png, clip-00001.png, …");
+  gtk_drop_down_set_selected (format, 0);
+  g_assert_cmpstr (cml_export_dialog_get_output (dlg), ==, "/tmp/some/clip.mp4");
+  cml_export_dialog_set_output (dlg, "/tmp/some/frames.png");
+  g_assert_cmpuint (gtk_drop_down_get_selected (format), ==, 3);
+  g_assert_cmpstr (cml_export_dialog_get_output (dlg), ==, "/tmp/some/frames-%05d.png");
+  cml_export_dialog_set_output (dlg, "/tmp/some/noext");
+  g_assert_cmpstr (cml_export_dialog_get_output (dlg), ==, "/tmp/some/noext-%05d.png");
+
+  /* a model with nothing turning has no table frame; the plot follows the model */
+  g_assert_true (cml_model_picker_pick (win->model_picker, "martinet"));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.export-animation", NULL);
+  g_assert_true (win->export_dialog == dlg);  /* the same dialog, with its settings */
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (frame)));
+  g_assert_cmpuint (gtk_drop_down_get_selected (frame), ==, 0);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (child (dlg, "fps_spin"))), ==, 60);
+
+  /* closing hides it; the window's end takes it along */
+  gtk_window_close (GTK_WINDOW (dlg));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (dlg)));
+  g_assert_true (win->export_dialog == dlg);
+  window_free (win);
+}
+
+/* ---- a real export ----------------------------------------------------------------------- */
+
+static void
+test_export_mp4 (void)
+{
+  CmlWindow *win;
+  CmlExportDialog *dlg;
+  g_autofree char *dir = NULL, *out = NULL, *message = NULL;
+  guint64 ticks;
+
+  SKIP_WITHOUT_DISPLAY ();
+  if (skip_without_render ())
+    return;
+
+  win = window_new ("rolling-ball");
+  cml_window_play (win);
+  dlg = open_dialog (win);
+  dir = make_temp_dir ();
+  out = g_build_filename (dir, "ball.mp4", NULL);
+  small_settings (dlg, 1);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (child (dlg, "plot_dropdown")), 0);
+  cml_export_dialog_set_output (dlg, out);
+
+  ticks = win->tick_count;
+  longest_gap = 0;
+  g_assert_true (cml_export_dialog_start (dlg));
+  g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_RUNNING);
+  /* the settings wait while it runs */
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (child (dlg, "form"))));
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (child (dlg, "export_button"))));
+  g_assert_false (cml_export_dialog_start (dlg));  /* one at a time */
+
+  g_assert_true (spin_until (export_ended, dlg, 180));
+  message = cml_export_dialog_dup_message (dlg);
+  g_test_message ("banner: %s", message);
+  g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_DONE);
+  g_assert_true (g_str_has_prefix (message, "Saved “ball.mp4”"));
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (child (dlg, "form"))));
+
+  /* the window went on drawing (its software GL shares the cores with the export, so
+   * not at full rate; /ui/export-dialog/arguments measures the main loop's gaps) */
+  g_test_message ("ticks %" G_GUINT64_FORMAT ", longest main-loop gap %.3f s",
+                  win->tick_count - ticks, longest_gap);
+  g_assert_cmpuint (win->tick_count - ticks, >, 2);
+
+  /* the video: 1 s at 10 fps, frames at t = 0 … 0.9; nothing else in the directory */
+  g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (probe_frames (out), ==, 10);
+  g_assert_cmpuint (count_entries (dir), ==, 1);
+
+  /* PNG frames: the format's choice makes the numbered name */
+  {
+    g_autofree char *frames = g_build_filename (dir, "ball-%05d.png", NULL);
+    g_autofree char *first = g_build_filename (dir, "ball-00000.png", NULL);
+    g_autofree char *last = g_build_filename (dir, "ball-00009.png", NULL);
+    g_autofree char *banner = NULL;
+
+    gtk_drop_down_set_selected (GTK_DROP_DOWN (child (dlg, "format_dropdown")), 3);
+    g_assert_cmpstr (cml_export_dialog_get_output (dlg), ==, frames);
+    g_assert_true (cml_export_dialog_start (dlg));
+    g_assert_true (spin_until (export_ended, dlg, 180));
+    g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_DONE);
+    banner = cml_export_dialog_dup_message (dlg);
+    g_assert_true (g_str_has_prefix (banner, "Saved 10 frames"));
+    g_assert_true (g_file_test (first, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (g_file_test (last, G_FILE_TEST_IS_REGULAR));
+    g_assert_cmpuint (count_entries (dir), ==, 11);
+  }
+
+  remove_dir (dir);
+  window_free (win);
+}
+
+/* Drawing has begun: the bar is past the preparation's share, and the video's
+ * temporary file is there. */
+static gboolean
+drawing_begun (gpointer data)
+{
+  CmlExportDialog *dlg = data;
+  g_autofree char *dir = g_path_get_dirname (cml_export_dialog_get_output (dlg));
+
+  return export_ended (dlg)
+         || (cml_export_dialog_get_fraction (dlg) > 0.11 && count_entries (dir) > 0);
+}
+
+static void
+test_cancel (void)
+{
+  CmlWindow *win;
+  CmlExportDialog *dlg;
+  g_autofree char *dir = NULL, *out = NULL, *message = NULL;
+  GtkLabel *progress;
+
+  SKIP_WITHOUT_DISPLAY ();
+  if (skip_without_render ())
+    return;
+
+  win = window_new ("rolling-ball");
+  dlg = open_dialog (win);
+  dir = make_temp_dir ();
+  out = g_build_filename (dir, "long.mp4", NULL);
+  /* 10 000 frames: minutes of work, cancelled after a few */
+  small_settings (dlg, 1000);
+  cml_export_dialog_set_output (dlg, out);
+
+  g_assert_true (cml_export_dialog_start (dlg));
+  g_assert_true (spin_until (drawing_begun, dlg, 120));
+  g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_RUNNING);
+
+  /* the progress reads as a person wants it: where it is, and how long is left */
+  progress = GTK_LABEL (child (dlg, "progress_label"));
+  g_test_message ("progress: %s", gtk_label_get_text (progress));
+  g_assert_true (g_str_has_prefix (gtk_label_get_text (progress), "Frame "));
+  g_assert_nonnull (strstr (gtk_label_get_text (progress), " of 10000"));
+  g_assert_nonnull (strstr (gtk_label_get_text (progress), "left"));
+
+  g_signal_emit_by_name (child (dlg, "cancel_button"), "clicked");
+  g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_CANCELLING);
+  g_assert_true (spin_until (export_ended, dlg, 60));
+  g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_CANCELLED);
+  message = cml_export_dialog_dup_message (dlg);
+  g_assert_true (g_str_has_prefix (message, "Export cancelled"));
+
+  /* no file under the name, and no temporary file either */
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_entries (dir), ==, 0);
+
+  /* the dialog can export again */
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (child (dlg, "export_button"))));
+  remove_dir (dir);
+  window_free (win);
+}
+
+/* The window closes while an export runs: the child is stopped and cleans up after
+ * itself, with no dialog left to tell. */
+static gboolean
+dir_empty (gpointer data)
+{
+  return count_entries (data) == 0;
+}
+
+static void
+test_window_closed (void)
+{
+  CmlWindow *win;
+  CmlExportDialog *dlg;
+  g_autofree char *dir = NULL, *out = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+  if (skip_without_render ())
+    return;
+
+  win = window_new ("rolling-ball");
+  dlg = open_dialog (win);
+  dir = make_temp_dir ();
+  out = g_build_filename (dir, "long.mp4", NULL);
+  small_settings (dlg, 1000);
+  cml_export_dialog_set_output (dlg, out);
+  g_assert_true (cml_export_dialog_start (dlg));
+  g_assert_true (spin_until (drawing_begun, dlg, 120));
+
+  window_free (win);
+  /* the temporary file goes once the child has seen SIGTERM */
+  g_assert_true (spin_until (dir_empty, dir, 60));
+  remove_dir (dir);
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+/* The window answers: a step is taken and drawn. */
+static void
+assert_window_responds (CmlWindow *win)
+{
+  guint64 ticks = win->tick_count;
+  CmlFrame *frame;
+  double t0;
+
+  cml_runner_sync (win->runner);
+  frame = cml_runner_get_frame (win->runner);
+  t0 = frame->t;
+  cml_frame_unref (frame);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL));
+  cml_runner_sync (win->runner);
+  frame = cml_runner_get_frame (win->runner);
+  g_assert_cmpfloat (frame->t, >, t0);
+  cml_frame_unref (frame);
+  spin_until (never, NULL, 0.3);
+  g_assert_cmpuint (win->tick_count, >, ticks);
+}
+
+static void
+test_errors (void)
+{
+  CmlWindow *win;
+  CmlExportDialog *dlg;
+  g_autofree char *dir = NULL, *out = NULL;
+  g_autofree char *cli = g_strdup (g_getenv ("CMLAB_CLI"));
+  g_autofree char *path = g_strdup (g_getenv ("PATH"));
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  dlg = open_dialog (win);
+  dir = make_temp_dir ();
+  out = g_build_filename (dir, "ball.mp4", NULL);
+  small_settings (dlg, 1);
+  cml_export_dialog_set_output (dlg, out);
+
+  /* 1. no cmlab-cli: it says which program is missing; it never started */
+  {
+    g_autofree char *message = NULL;
+
+    g_setenv ("CMLAB_CLI", "/nonexistent/bin/cmlab-cli", TRUE);
+    g_assert_false (cml_export_dialog_start (dlg));
+    g_setenv ("CMLAB_CLI", cli, TRUE);
+    g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_FAILED);
+    message = cml_export_dialog_dup_message (dlg);
+    g_test_message ("%s", message);
+    g_assert_nonnull (strstr (message, "could not be exported"));
+    g_assert_nonnull (strstr (message, "cmlab-cli"));
+    g_assert_nonnull (strstr (message, "/nonexistent/bin/cmlab-cli"));
+    g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (child (dlg, "export_button"))));
+    assert_window_responds (win);
+  }
+  if (cli == NULL || !g_file_test (cli, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("CMLAB_CLI does not name the built cmlab-cli");
+      goto out;
+    }
+
+  /* 2. a directory that cannot take the file: cmlab-cli's message, naming it */
+  {
+    g_autofree char *message = NULL;
+
+    cml_export_dialog_set_output (dlg, "/nonexistent-dir/ball.mp4");
+    g_assert_true (cml_export_dialog_start (dlg));
+    g_assert_true (spin_until (export_ended, dlg, 120));
+    g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_FAILED);
+    message = cml_export_dialog_dup_message (dlg);
+    g_test_message ("%s", message);
+    g_assert_nonnull (strstr (message, "/nonexistent-dir/ball.mp4"));
+    g_assert_nonnull (strstr (message, g_strerror (ENOENT)));
+    /* the usage text is not a message for a person at a window */
+    g_assert_null (strstr (message, "Usage:"));
+    assert_window_responds (win);
+  }
+
+  /* 3. no ffmpeg: what to install, or to export PNG frames */
+  {
+    g_autofree char *message = NULL;
+
+    cml_export_dialog_set_output (dlg, out);
+    g_setenv ("PATH", "/nonexistent", TRUE);
+    g_assert_false (cml_export_dialog_start (dlg));
+    g_setenv ("PATH", path, TRUE);
+    g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_FAILED);
+    message = cml_export_dialog_dup_message (dlg);
+    g_test_message ("%s", message);
+    g_assert_nonnull (strstr (message, "could not be exported\nffmpeg"));
+    g_assert_nonnull (strstr (message, "not installed"));
+    g_assert_nonnull (strstr (message, "PNG frames"));
+    assert_window_responds (win);
+  }
+  g_assert_cmpuint (count_entries (dir), ==, 0);
+
+out:
+  remove_dir (dir);
+  window_free (win);
+}
+
+/* ---- the command line: the run passed exactly -------------------------------------------- */
+
+/* A stand-in for cmlab-cli: it keeps its arguments (one a line) and a copy of the model
+ * file it is given, prints progress lines with a pause of PAUSE seconds, and exits with
+ * STATUS. */
+static char *
+write_fake_cli (const char *dir, int status, int pause)
+{
+  g_autofree char *script = g_strdup_printf (
+    "#!/bin/sh\n"
+    "printf '%%s\\n' \"$@\" > '%s/args'\n"
+    "[ -f \"$2\" ] && cat \"$2\" > '%s/model-copy'\n"
+    "echo 'prepare 0 50 0.1'\n"
+    "echo 'prepare 50 50 0.2'\n"
+    "echo 'a line that is not progress'\n"
+    "echo 'progress 4 20 2.0'\n"
+    "sleep %d\n"
+    "echo 'progress 20 20 10.0'\n"
+    "echo finishing\n"
+    "echo 'cmlab-cli: writing the video failed: No space left on device' >&2\n"
+    "echo 'ffmpeg: av_interleaved_write_frame(): No space left on device' >&2\n"
+    "exit %d\n",
+    dir, dir, pause, status);
+  char *path = g_build_filename (dir, "fake-cmlab-cli", NULL);
+
+  g_assert_true (g_file_set_contents (path, script, -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  return path;
+}
+
+/* The value after each occurrence of OPTION in ARGS, as NAME -> VALUE (for --set,
+ * --init) or the last value. */
+static GHashTable *
+option_values (char **args, const char *option)
+{
+  GHashTable *t = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; args[i] && args[i + 1]; i++)
+    if (g_str_equal (args[i], option))
+      {
+        const char *v = args[i + 1];
+        const char *eq = strchr (v, '=');
+
+        if (eq && option[2] != 'o')
+          g_hash_table_insert (t, g_strndup (v, eq - v), g_strdup (eq + 1));
+        else
+          g_hash_table_insert (t, g_strdup (""), g_strdup (v));
+      }
+  return t;
+}
+
+static gboolean
+progress_seen (gpointer data)
+{
+  CmlExportDialog *dlg = data;
+
+  return export_ended (dlg) || cml_export_dialog_get_fraction (dlg) > 0.2;
+}
+
+static char **
+read_args (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "args", NULL);
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_strchomp (text);
+  return g_strsplit (text, "\n", -1);
+}
+
+static void
+test_arguments (void)
+{
+  CmlWindow *win;
+  CmlExportDialog *dlg;
+  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *fake = write_fake_cli (dir, 0, 3);
+  g_autofree char *out = g_build_filename (dir, "ball.webm", NULL);
+  g_autofree char *cli = g_strdup (g_getenv ("CMLAB_CLI"));
+  g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (CmlSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+  double x = 0.3;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  /* a parameter, an initial value, the integrator, the frame: as a person sets them */
+  gtk_spin_button_set_value (cml_parameter_panel_get_param_spin (win->parameter_panel, "Omega"), 0.25);
+  g_hash_table_insert (given, g_strdup ("x"), g_memdup2 (&x, sizeof x));
+  cml_window_set_run_given (win, given);
+  cml_runner_reset (win->runner, win->run_given);
+  gtk_drop_down_set_selected (win->integrator_dropdown, 1); /* rkf45 */
+  cml_window_set_table_frame (win, TRUE);
+
+  g_setenv ("CMLAB_CLI", fake, TRUE);
+  dlg = open_dialog (win);
+  small_settings (dlg, 2);
+  set_spin (dlg, "speed_spin", 0.5);
+  {
+    GtkDropDown *plot = GTK_DROP_DOWN (child (dlg, "plot_dropdown"));
+    GListModel *names = gtk_drop_down_get_model (plot);
+
+    for (guint i = 0; i < g_list_model_get_n_items (names); i++)
+      if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (names), i), "energy") == 0)
+        gtk_drop_down_set_selected (plot, i);
+  }
+  cml_export_dialog_set_output (dlg, out);
+  g_assert_true (cml_export_dialog_start (dlg));
+
+  /* the progress lines move the bar and the text */
+  longest_gap = 0;
+  g_assert_true (spin_until (progress_seen, dlg, 30));
+  if (!export_ended (dlg))
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (child (dlg, "progress_label")));
+
+      g_test_message ("progress: %s", text);
+      /* 4 of 20 frames in 2 s: 8 s left */
+      g_assert_cmpstr (text, ==, "Frame 4 of 20 · about 8 s left");
+      g_assert_cmpfloat_with_epsilon (cml_export_dialog_get_fraction (dlg), 0.1 + 0.9 * 4 / 20, 1e-9);
+    }
+  g_assert_true (spin_until (export_ended, dlg, 30));
+  /* the child's 3 s pause never held the loop (the margin is for a busy machine) */
+  g_assert_cmpfloat (longest_gap, <, 2.0);
+  g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_DONE);
+
+  {
+    g_auto (GStrv) args = read_args (dir);
+    g_autoptr (GHashTable) sets = option_values (args, "--set");
+    g_autoptr (GHashTable) inits = option_values (args, "--init");
+    g_autoptr (GHashTable) one = NULL;
+    const double *z;
+    CmlSystem *sys;
+
+    g_assert_cmpstr (args[0], ==, "render");
+    g_assert_cmpstr (args[1], ==, "rolling-ball");  /* a built-in by name */
+
+    /* every parameter and every state component, exactly (full precision) */
+    sim = cml_window_export_snapshot (win, &error);
+    g_assert_no_error (error);
+    sys = cml_simulation_get_system (sim);
+    z = cml_simulation_get_state (sim);
+    g_assert_cmpuint (g_hash_table_size (sets), ==, cml_system_get_model (sys)->params->len);
+    g_assert_cmpfloat (g_ascii_strtod (g_hash_table_lookup (sets, "Omega"), NULL), ==, 0.25);
+    g_assert_cmpuint (g_hash_table_size (inits), ==, cml_system_dim (sys));
+    for (guint i = 0; i < cml_system_dim (sys); i++)
+      {
+        const char *v = g_hash_table_lookup (inits, cml_system_state_name (sys, i));
+
+        g_assert_nonnull (v);
+        g_assert_cmpfloat (g_ascii_strtod (v, NULL), ==, z[i]);
+      }
+    g_assert_cmpfloat (g_ascii_strtod (g_hash_table_lookup (inits, "x"), NULL), ==, 0.3);
+
+#define ONE(opt, expected)                                                    \
+    one = option_values (args, opt);                                          \
+    g_assert_cmpstr (g_hash_table_lookup (one, ""), ==, expected);            \
+    g_clear_pointer (&one, g_hash_table_unref)
+    ONE ("--integrator", "rkf45");
+    ONE ("--rtol", "1e-10");
+    ONE ("--t-end", "2");
+    ONE ("--fps", "10");
+    ONE ("--speed", "0.5");
+    ONE ("--size", "160x90");
+    ONE ("--frame", "table");
+    ONE ("--with-plot", "energy");
+    ONE ("--progress", "lines");
+    ONE ("-o", out);
+#undef ONE
+  }
+
+  /* a model whose file changed since it was loaded: its text as loaded, in a temporary
+   * file that is gone afterwards */
+  {
+    g_autofree char *model_path = g_build_filename (dir, "my-ball.cml", NULL);
+    g_autofree char *builtin = g_build_filename (cml_model_builtin_dir (), "rolling-ball.cml", NULL);
+    g_autofree char *text = NULL, *copy = NULL, *copy_path = g_build_filename (dir, "model-copy", NULL);
+    g_auto (GStrv) args = NULL;
+
+    g_autofree char *builtin_text = NULL;
+
+    g_free (write_fake_cli (dir, 0, 0));  /* no pause from here on */
+
+    /* the built-in with a comment: not the built-in's text, so not passed by name */
+    g_assert_true (g_file_get_contents (builtin, &builtin_text, NULL, NULL));
+    text = g_strconcat ("# my own copy\n", builtin_text, NULL);
+    g_assert_true (g_file_set_contents (model_path, text, -1, NULL));
+    g_assert_true (cml_window_load (win, model_path, &error));
+    g_assert_no_error (error);
+
+    /* unchanged: by its path */
+    cml_export_dialog_refresh (dlg);
+    g_assert_true (cml_export_dialog_start (dlg));
+    g_assert_true (spin_until (export_ended, dlg, 30));
+    {
+      g_auto (GStrv) a = read_args (dir);
+      g_assert_cmpstr (a[1], ==, model_path);
+    }
+
+    g_assert_true (g_file_set_contents (model_path, "changed on disk\n", -1, NULL));
+
+    cml_export_dialog_refresh (dlg);
+    g_assert_true (cml_export_dialog_start (dlg));
+    g_assert_true (spin_until (export_ended, dlg, 30));
+    args = read_args (dir);
+    g_test_message ("model argument %s", args[1]);
+    g_assert_true (g_str_has_suffix (args[1], ".cml"));
+    g_assert_cmpstr (args[1], !=, model_path);
+    g_assert_true (g_file_get_contents (copy_path, &copy, NULL, NULL));
+    g_assert_cmpstr (copy, ==, text);
+    g_assert_false (g_file_test (args[1], G_FILE_TEST_EXISTS));
+  }
+
+  /* a failing child: its first "cmlab-cli:" line, then what follows */
+  {
+    g_autofree char *failing = write_fake_cli (dir, 2, 0);
+    g_autofree char *message = NULL;
+
+    g_assert_true (cml_export_dialog_start (dlg));
+    g_assert_true (spin_until (export_ended, dlg, 30));
+    g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_FAILED);
+    message = cml_export_dialog_dup_message (dlg);
+    g_assert_cmpstr (message, ==, "The animation could not be exported\n"
+                                  "Writing the video failed: No space left on device\n"
+                                  "ffmpeg: av_interleaved_write_frame(): No space left on device");
+  }
+
+  g_setenv ("CMLAB_CLI", cli, TRUE);
+  remove_dir (dir);
+  window_free (win);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  gsl_set_error_handler_off ();
+  /* errors go to the test log, not to modal dialogs nobody closes */
+  g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE);
+  /* no accessibility bus under a bare Xvfb (its absence is a warning, fatal in tests) */
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  {
+    g_autofree char *data_home = g_dir_make_tmp ("cmlab-test-data-XXXXXX", NULL);
+    g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  }
+  have_display = gtk_init_check ();
+
+  g_test_add_func ("/ui/export-dialog/dialog", test_dialog);
+  g_test_add_func ("/ui/export-dialog/arguments", test_arguments);
+  g_test_add_func ("/ui/export-dialog/export-mp4", test_export_mp4);
+  g_test_add_func ("/ui/export-dialog/cancel", test_cancel);
+  g_test_add_func ("/ui/export-dialog/window-closed", test_window_closed);
+  g_test_add_func ("/ui/export-dialog/errors", test_errors);
+
+  return g_test_run ();
+}
