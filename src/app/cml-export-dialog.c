@@ -1114,7 +1114,7 @@ cml_export_dialog_refresh (CmlExportDialog *self)
       gtk_label_set_text (self->duration_unit_label, unit);
     }
   else
-    gtk_label_set_text (self->duration_unit_label, "simulated (t)");
+    gtk_label_set_text (self->duration_unit_label, "time units");
   update_summary (self);
 }
 
