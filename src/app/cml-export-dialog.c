@@ -1152,7 +1152,7 @@ cml_export_dialog_dispose (GObject *object)
   if (self->window)
     g_object_remove_weak_pointer (G_OBJECT (self->window), (gpointer *) &self->window);
   self->window = NULL;
-  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_EXPORT_DIALOG);
+  /* no gtk_widget_dispose_template (): GtkWindow unparents its titlebar and child itself */
 
   G_OBJECT_CLASS (cml_export_dialog_parent_class)->dispose (object);
 }
