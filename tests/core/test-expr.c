@@ -864,12 +864,14 @@ test_expand (void)
   assert_same_function (ctx, expand_ok (ctx, P (ctx, "(a + sin(x))^4*(b - x)^3")),
                         P (ctx, "(a + sin(x))^4*(b - x)^3"), 1e-12);
 
-  /* the work is bounded: (a + b + c + x + y)^64 would have 814385 terms, and the product
-   * of two expansions of 1287 and 495 terms that are each fine would be 637065 products;
-   * both stop with an error */
+  /* the work is bounded: (a + b + c + x + y)^64 would have 814385 terms, (a + b + c + x)^35
+   * has 8436 but forms over 100,000 products on the way (4.5 s with complicated terms, a
+   * fuzz finding), and the product of two expansions of 1287 and 495 terms that are each
+   * fine would be 637065 products; all stop with an error */
   {
     static const char *const huge[] = {
       "(a + b + c + x + y)^64",
+      "(a + b + c + x)^35",
       "(a + b + c + x + y + 1)^8*(u + v + t + z + 1)^8",
     };
 
@@ -881,6 +883,19 @@ test_expand (void)
         g_assert_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED);
         g_assert_nonnull (strstr (error->message, "more than"));
       }
+    /* the fuzz finding itself (a timeout of fuzz-expr) */
+    {
+      g_autoptr (GError) error = NULL;
+      const char *names[] = { "x11", "xx", "ax", "i", "y1" };
+
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        cml_expr_ctx_intern (ctx, names[i]);
+      g_assert_null (cml_expr_expand (ctx, P (ctx, "x^(1/3) + (-x^(x11/x^(1/3) + (-x^(xx^z^+  atan(sin(x/2) "
+                                                "+ atan(sin(x/2) + ax^i)+ (-x)^035 + 0.1*x + 0)^035 + 0.1*+ 0.7*y1) "
+                                                "+ (-x)^035 + 0.1*x + 0)^035 + 0.1*+ 0.1) + (-x)^035 + 0.1*x + 0)^035 "
+                                                "+ 0.1*+ 0.7*y"), &error));
+      g_assert_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED);
+    }
     /* a large expansion within the bound works: (a + b)^64 forms about 6,000 products and
      * has 65 terms */
     CmlExpr *x64 = expand_ok (ctx, P (ctx, "(a + b)^64"));

@@ -4,7 +4,8 @@
  *
  * The input is the text of a model file.  It goes through what loading a file does:
  *
- *   cml_model_new_from_data  →  cml_system_new  →  cml_simulation_new  →  a short
+ *   cml_model_new_from_data  →  cml_system_new  →  cml_simulation_new (interpreted: native
+ *   code is switched off with CMLAB_NATIVE=0)  →  a short
  *   cml_simulation_advance (with a small max_steps guard, so a fuzzed model cannot run
  *   for long) and the read-only queries the app makes (observe, scene, describe, units,
  *   lines, presets).
@@ -172,6 +173,9 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   /* as the programs do: GSL reports errors by status, not by abort () */
   gsl_set_error_handler_off ();
+  /* the interpreter only: native code (cml-native.c) would run the C compiler for every
+   * input that reaches a simulation, thousands of times slower than the rest */
+  g_setenv ("CMLAB_NATIVE", "0", TRUE);
   /* no native code: a C compiler run per input would make fuzzing a thousand times slower
    * (native code and interpreter compute the same; tests/models/test-native.c) */
   g_setenv ("CMLAB_NATIVE", "0", TRUE);
