@@ -1,5 +1,6 @@
 /* cli-util.h — running the built cmlab-cli from a test, and the temporary directories
- * its output goes to.  Shared by test-cli.c and test-render-cli.c.
+ * its output goes to.  Shared by test-cli.c, test-render-cli.c and
+ * tests/ui/test-export-dialog.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -18,76 +18,10 @@
 
 #include "cml-parameter-panel-private.h"
 #include "cml-window-private.h"
-
-static gboolean have_display;
-
-#define SKIP_WITHOUT_DISPLAY()                                  \
-  G_STMT_START {                                                \
-    if (!have_display)                                          \
-      {                                                         \
-        g_test_skip ("no display (gtk_init_check failed)");     \
-        return;                                                 \
-      }                                                         \
-  } G_STMT_END
+#include "ui-util.h"
+#include "../models/cli-util.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
-
-typedef gboolean (*Condition) (gpointer data);
-
-/* The longest time the main loop went without an iteration while spin_until ran: a
- * callback that blocks (a synchronous wait for the child) would show here. */
-static double longest_gap;
-
-/* Spins the main loop until COND holds (TRUE) or SECONDS pass (FALSE). */
-static gboolean
-spin_until (Condition cond, gpointer data, double seconds)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (seconds * 1e6);
-  gint64 last = g_get_monotonic_time ();
-
-  while (!cond (data))
-    {
-      gint64 now = g_get_monotonic_time ();
-
-      longest_gap = MAX (longest_gap, (now - last) / 1e6);
-      if (now > end)
-        return FALSE;
-      last = now;
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-  return TRUE;
-}
-
-static gboolean
-never (gpointer data)
-{
-  return FALSE;
-}
-
-static CmlWindow *
-window_new (const char *model)
-{
-  CmlWindow *win = cml_window_new (NULL);
-  g_autoptr (GError) error = NULL;
-
-  g_object_ref (win); /* dropped by window_free, which checks it is the last */
-  gtk_window_present (GTK_WINDOW (win));
-  if (model)
-    {
-      g_assert_true (cml_window_load (win, model, &error));
-      g_assert_no_error (error);
-    }
-  return win;
-}
-
-static void
-window_free (CmlWindow *win)
-{
-  gtk_window_destroy (GTK_WINDOW (win));
-  /* nothing else may hold the window: the dialog holds it weakly */
-  g_assert_finalize_object (win);
-}
 
 /* Opens the dialog through the window's action, as the menu and Ctrl+Shift+E do, and
  * lets both windows draw their first frames (making the GL views' shaders takes a good
@@ -140,41 +74,8 @@ export_ended (gpointer data)
   return s == CML_EXPORT_DONE || s == CML_EXPORT_FAILED || s == CML_EXPORT_CANCELLED;
 }
 
-static char *
-make_temp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("cmlab-test-export-XXXXXX", &error);
 
-  g_assert_no_error (error);
-  return dir;
-}
 
-static guint
-count_entries (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  guint n = 0;
-
-  g_assert_nonnull (d);
-  while (g_dir_read_name (d))
-    n++;
-  return n;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
 
 /* ---- can this machine make a video at all ------------------------------------------------ */
 
@@ -185,7 +86,7 @@ skip_without_render (void)
 {
   if (can_render < 0)
     {
-      g_autofree char *dir = make_temp_dir ();
+      g_autofree char *dir = cli_make_temp_dir ();
       g_autofree char *out = g_build_filename (dir, "f%d.png", NULL);
       g_autofree char *ffmpeg = g_find_program_in_path ("ffmpeg");
       g_autofree char *ffprobe = g_find_program_in_path ("ffprobe");
@@ -198,7 +99,7 @@ skip_without_render (void)
                                     G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
                                     NULL, NULL, NULL, &status, NULL)
                    && WIFEXITED (status) && WEXITSTATUS (status) == 0;
-      remove_dir (dir);
+      cli_remove_dir (dir);
     }
   if (!can_render)
     g_test_skip ("no headless OpenGL, ffmpeg or ffprobe here (or CMLAB_CLI unset)");
@@ -323,7 +224,7 @@ test_export_mp4 (void)
   win = window_new ("rolling-ball");
   cml_window_play (win);
   dlg = open_dialog (win);
-  dir = make_temp_dir ();
+  dir = cli_make_temp_dir ();
   out = g_build_filename (dir, "ball.mp4", NULL);
   small_settings (dlg, 1);
   gtk_drop_down_set_selected (GTK_DROP_DOWN (child (dlg, "plot_dropdown")), 0);
@@ -354,7 +255,7 @@ test_export_mp4 (void)
   /* the video: 1 s at 10 fps, frames at t = 0 … 0.9; nothing else in the directory */
   g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
   g_assert_cmpint (probe_frames (out), ==, 10);
-  g_assert_cmpuint (count_entries (dir), ==, 1);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 1);
 
   /* PNG frames: the format's choice makes the numbered name */
   {
@@ -372,10 +273,10 @@ test_export_mp4 (void)
     g_assert_true (g_str_has_prefix (banner, "Saved 10 frames"));
     g_assert_true (g_file_test (first, G_FILE_TEST_IS_REGULAR));
     g_assert_true (g_file_test (last, G_FILE_TEST_IS_REGULAR));
-    g_assert_cmpuint (count_entries (dir), ==, 11);
+    g_assert_cmpuint (cli_count_entries (dir), ==, 11);
   }
 
-  remove_dir (dir);
+  cli_remove_dir (dir);
   window_free (win);
 }
 
@@ -388,7 +289,7 @@ drawing_begun (gpointer data)
   g_autofree char *dir = g_path_get_dirname (cml_export_dialog_get_output (dlg));
 
   return export_ended (dlg)
-         || (cml_export_dialog_get_fraction (dlg) > 0.11 && count_entries (dir) > 0);
+         || (cml_export_dialog_get_fraction (dlg) > 0.11 && cli_count_entries (dir) > 0);
 }
 
 static void
@@ -405,7 +306,7 @@ test_cancel (void)
 
   win = window_new ("rolling-ball");
   dlg = open_dialog (win);
-  dir = make_temp_dir ();
+  dir = cli_make_temp_dir ();
   out = g_build_filename (dir, "long.mp4", NULL);
   /* 10 000 frames: minutes of work, cancelled after a few */
   small_settings (dlg, 1000);
@@ -431,11 +332,11 @@ test_cancel (void)
 
   /* no file under the name, and no temporary file either */
   g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
-  g_assert_cmpuint (count_entries (dir), ==, 0);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 0);
 
   /* the dialog can export again */
   g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (child (dlg, "export_button"))));
-  remove_dir (dir);
+  cli_remove_dir (dir);
   window_free (win);
 }
 
@@ -444,7 +345,7 @@ test_cancel (void)
 static gboolean
 dir_empty (gpointer data)
 {
-  return count_entries (data) == 0;
+  return cli_count_entries (data) == 0;
 }
 
 static void
@@ -460,7 +361,7 @@ test_window_closed (void)
 
   win = window_new ("rolling-ball");
   dlg = open_dialog (win);
-  dir = make_temp_dir ();
+  dir = cli_make_temp_dir ();
   out = g_build_filename (dir, "long.mp4", NULL);
   small_settings (dlg, 1000);
   cml_export_dialog_set_output (dlg, out);
@@ -470,7 +371,7 @@ test_window_closed (void)
   window_free (win);
   /* the temporary file goes once the child has seen SIGTERM */
   g_assert_true (spin_until (dir_empty, dir, 60));
-  remove_dir (dir);
+  cli_remove_dir (dir);
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
@@ -509,7 +410,7 @@ test_errors (void)
 
   win = window_new ("rolling-ball");
   dlg = open_dialog (win);
-  dir = make_temp_dir ();
+  dir = cli_make_temp_dir ();
   out = g_build_filename (dir, "ball.mp4", NULL);
   small_settings (dlg, 1);
   cml_export_dialog_set_output (dlg, out);
@@ -569,10 +470,10 @@ test_errors (void)
     g_assert_nonnull (strstr (message, "PNG frames"));
     assert_window_responds (win);
   }
-  g_assert_cmpuint (count_entries (dir), ==, 0);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 0);
 
 out:
-  remove_dir (dir);
+  cli_remove_dir (dir);
   window_free (win);
 }
 
@@ -651,7 +552,7 @@ test_arguments (void)
 {
   CmlWindow *win;
   CmlExportDialog *dlg;
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *fake = write_fake_cli (dir, 0, 3);
   g_autofree char *out = g_build_filename (dir, "ball.webm", NULL);
   g_autofree char *cli = g_strdup (g_getenv ("CMLAB_CLI"));
@@ -805,7 +706,7 @@ test_arguments (void)
   }
 
   g_setenv ("CMLAB_CLI", cli, TRUE);
-  remove_dir (dir);
+  cli_remove_dir (dir);
   window_free (win);
 }
 

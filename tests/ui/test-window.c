@@ -15,73 +15,9 @@
 #include "cml-frame-stats.h"
 #include "cml-parameter-panel-private.h"
 #include "cml-window-private.h"
-
-static gboolean have_display;
-
-#define SKIP_WITHOUT_DISPLAY()                                  \
-  G_STMT_START {                                                \
-    if (!have_display)                                          \
-      {                                                         \
-        g_test_skip ("no display (gtk_init_check failed)");     \
-        return;                                                 \
-      }                                                         \
-  } G_STMT_END
+#include "ui-util.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
-
-typedef gboolean (*Condition) (gpointer data);
-
-/* Spins the main loop until COND holds (TRUE) or SECONDS pass (FALSE). */
-static gboolean
-spin_until (Condition cond, gpointer data, double seconds)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (seconds * 1e6);
-
-  while (!cond (data))
-    {
-      if (g_get_monotonic_time () > end)
-        return FALSE;
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-  return TRUE;
-}
-
-static gboolean
-never (gpointer data)
-{
-  return FALSE;
-}
-
-static void
-spin_for (double seconds)
-{
-  spin_until (never, NULL, seconds);
-}
-
-static CmlWindow *
-window_new (const char *model)
-{
-  CmlWindow *win = cml_window_new (NULL);
-  g_autoptr (GError) error = NULL;
-
-  g_object_ref (win); /* dropped by window_free, which checks it is the last */
-  gtk_window_present (GTK_WINDOW (win));
-  if (model)
-    {
-      g_assert_true (cml_window_load (win, model, &error));
-      g_assert_no_error (error);
-    }
-  return win;
-}
-
-static void
-window_free (CmlWindow *win)
-{
-  gtk_window_destroy (GTK_WINDOW (win));
-  /* nothing else may hold the window (its dispose stops and joins the worker) */
-  g_assert_finalize_object (win);
-}
 
 static CmlFrame *
 synced_frame (CmlWindow *win)

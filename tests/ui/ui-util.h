@@ -1,0 +1,87 @@
+/* ui-util.h — what the window tests share: a display check, spinning the main loop,
+ * and windows that must be the last holder of themselves when a test ends.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "cml-window-private.h"
+
+/* set by main () from gtk_init_check () */
+static gboolean have_display;
+
+#define SKIP_WITHOUT_DISPLAY()                                  \
+  G_STMT_START {                                                \
+    if (!have_display)                                          \
+      {                                                         \
+        g_test_skip ("no display (gtk_init_check failed)");     \
+        return;                                                 \
+      }                                                         \
+  } G_STMT_END
+
+typedef gboolean (*Condition) (gpointer data);
+
+/* The longest time the main loop went without an iteration while spin_until ran: a
+ * callback that blocks (a synchronous wait for a child process) would show here. */
+static double longest_gap G_GNUC_UNUSED;
+
+/* Spins the main loop until COND holds (TRUE) or SECONDS pass (FALSE). */
+static inline gboolean
+spin_until (Condition cond, gpointer data, double seconds)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (seconds * 1e6);
+  gint64 last = g_get_monotonic_time ();
+
+  while (!cond (data))
+    {
+      gint64 now = g_get_monotonic_time ();
+
+      longest_gap = MAX (longest_gap, (now - last) / 1e6);
+      if (now > end)
+        return FALSE;
+      last = now;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+static inline gboolean
+never (gpointer data)
+{
+  return FALSE;
+}
+
+static inline void
+spin_for (double seconds)
+{
+  spin_until (never, NULL, seconds);
+}
+
+/* A shown window, with MODEL loaded unless NULL. */
+static inline CmlWindow *
+window_new (const char *model)
+{
+  CmlWindow *win = cml_window_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_object_ref (win); /* dropped by window_free, which checks it is the last */
+  gtk_window_present (GTK_WINDOW (win));
+  if (model)
+    {
+      g_assert_true (cml_window_load (win, model, &error));
+      g_assert_no_error (error);
+    }
+  return win;
+}
+
+static inline void
+window_free (CmlWindow *win)
+{
+  gtk_window_destroy (GTK_WINDOW (win));
+  /* nothing else may hold the window: its dispose stops and joins the worker, and an
+   * export dialog holds it only weakly */
+  g_assert_finalize_object (win);
+}
