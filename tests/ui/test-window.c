@@ -901,18 +901,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-
-  gsl_set_error_handler_off ();
-  /* errors go to the test log, not to modal dialogs nobody closes */
-  g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE);
-  /* no accessibility bus under a bare Xvfb (its absence is a warning, fatal in tests) */
-  g_setenv ("GTK_A11Y", "none", TRUE);
-  /* recent sessions go to a private place, not the user's list */
-  {
-    g_autofree char *data_home = g_dir_make_tmp ("cmlab-test-data-XXXXXX", NULL);
-    g_setenv ("XDG_DATA_HOME", data_home, TRUE);
-  }
-  have_display = gtk_init_check ();
+  ui_test_init ();
 
   g_test_add_func ("/ui/window/frame-stats", test_frame_stats);
   g_test_add_func ("/ui/window/templates", test_templates);

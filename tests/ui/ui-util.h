@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <gsl/gsl_errno.h>
 #include <gtk/gtk.h>
 
 #include "cml-window-private.h"
@@ -84,4 +85,21 @@ window_free (CmlWindow *win)
   /* nothing else may hold the window: its dispose stops and joins the worker, and an
    * export dialog holds it only weakly */
   g_assert_finalize_object (win);
+}
+
+/* After g_test_init (): a quiet, private environment for the window, then the display. */
+static inline void
+ui_test_init (void)
+{
+  gsl_set_error_handler_off ();
+  /* errors go to the test log, not to modal dialogs nobody closes */
+  g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE);
+  /* no accessibility bus under a bare Xvfb (its absence is a warning, fatal in tests) */
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  /* recent sessions go to a private place, not the user's list */
+  {
+    g_autofree char *data_home = g_dir_make_tmp ("cmlab-test-data-XXXXXX", NULL);
+    g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  }
+  have_display = gtk_init_check ();
 }
