@@ -57,6 +57,7 @@
 #define RHS_AGREEMENT 1e-12
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
+                                             "frames",
                                             "residuals", NULL };
 
 /* ---- a small JSON writer ------------------------------------------------------------------ */
@@ -1951,6 +1952,96 @@ fig_exports (Bench *b)
   g_rmdir (dir);
 }
 
+/* ======================================================================================
+ * 7. The window's frame statistics: `cmlab --model NAME --play --quit-after S
+ *    --frame-stats FILE`, on the display there is, else under xvfb-run
+ * ====================================================================================== */
+
+static void
+fig_frames (Bench *b)
+{
+  static const char *const models[] = { "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet",
+                                        "capri-kobayashi", "capri-kobayashi-full", NULL };
+  g_autofree char *bindir = g_path_get_dirname (b->self);
+  /* the build tree (src/cli next to src/app), else an installed cmlab beside cmlab-cli */
+  g_autofree char *built = g_build_filename (bindir, "..", "app", "cmlab", NULL);
+  g_autofree char *beside = g_build_filename (bindir, "cmlab", NULL);
+  const char *app = g_file_test (built, G_FILE_TEST_IS_EXECUTABLE) ? built
+                    : g_file_test (beside, G_FILE_TEST_IS_EXECUTABLE) ? beside : NULL;
+  g_autofree char *xvfb = g_find_program_in_path ("xvfb-run");
+  gboolean display = g_getenv ("DISPLAY") != NULL || g_getenv ("WAYLAND_DISPLAY") != NULL;
+  const char *secs = b->quick ? "4" : "10";
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-bench-XXXXXX", &error);
+
+  printf ("\n7. The window's frame statistics: cmlab --play for %s s per model, default window size,\n"
+          "   %s; frame intervals from the frame clock (16.7 ms = 60 Hz)\n\n", secs,
+          display ? "on this display" : "under xvfb-run (1600x1000, Mesa llvmpipe)");
+  json_array (&b->json, "frames");
+  if (app == NULL || dir == NULL || (!display && xvfb == NULL))
+    {
+      printf ("   not measured: %s\n", app == NULL ? "the cmlab program was not found beside cmlab-cli"
+                                       : dir == NULL ? error->message : "no display and no xvfb-run");
+      json_end_array (&b->json);
+      return;
+    }
+  printf ("   %-22s %8s %12s %12s %10s\n", "model", "frames", "median ms", "p95 ms", "sim. s");
+  for (guint m = 0; models[m]; m++)
+    {
+      g_autofree char *json_path = g_build_filename (dir, "stats.json", NULL);
+      g_autofree char *text = NULL, *err = NULL;
+      g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+      int status;
+
+      if (!want_model (b, models[m]))
+        continue;
+      if (!display)
+        {
+          g_ptr_array_add (argv, xvfb);
+          g_ptr_array_add (argv, "-a");
+          g_ptr_array_add (argv, "-s");
+          g_ptr_array_add (argv, "-screen 0 1600x1000x24");
+        }
+      g_ptr_array_add (argv, (char *) app);
+      g_ptr_array_add (argv, "--model");
+      g_ptr_array_add (argv, (char *) models[m]);
+      g_ptr_array_add (argv, "--play");
+      g_ptr_array_add (argv, "--quit-after");
+      g_ptr_array_add (argv, (char *) secs);
+      g_ptr_array_add (argv, "--frame-stats");
+      g_ptr_array_add (argv, json_path);
+      g_ptr_array_add (argv, NULL);
+      g_printerr ("bench: frames %s\n", models[m]);
+      g_unlink (json_path);
+      if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                         &err, &status, NULL)
+          || !g_file_get_contents (json_path, &text, NULL, NULL))
+        {
+          printf ("   %-22s not measured (%s)\n", models[m], err && *err ? g_strstrip (err) : "no statistics written");
+          continue;
+        }
+      {
+        const char *f = strstr (text, "\"frames\": "), *md = strstr (text, "\"median_interval_ms\": ");
+        const char *p95 = strstr (text, "\"p95_interval_ms\": "), *st = strstr (text, "\"sim_time\": ");
+        double nf = f ? g_ascii_strtod (f + 10, NULL) : NAN;
+        double vm = md ? g_ascii_strtod (md + 22, NULL) : NAN;
+        double vp = p95 ? g_ascii_strtod (p95 + 19, NULL) : NAN;
+        double vs = st ? g_ascii_strtod (st + 12, NULL) : NAN;
+        printf ("   %-22s %8.0f %12.3f %12.3f %10.2f\n", models[m], nf, vm, vp, vs);
+        json_object (&b->json, NULL);
+        json_str (&b->json, "model", models[m]);
+        json_num (&b->json, "frames", nf);
+        json_num (&b->json, "median_interval_ms", vm);
+        json_num (&b->json, "p95_interval_ms", vp);
+        json_num (&b->json, "sim_time", vs);
+        json_end_object (&b->json);
+      }
+      g_unlink (json_path);
+    }
+  json_end_array (&b->json);
+  g_rmdir (dir);
+}
+
 static void
 fig_residuals (Bench *b)
 {
@@ -2198,7 +2289,7 @@ static const char *bench_usage =
   "  --quick      shorter runs and fewer repetitions (about two minutes)\n"
   "  --json FILE  also write every number as JSON (atomically)\n"
   "  --only NAME  only these figures (overhead, peers, work-precision, long-runs, residuals,\n"
-  "               exports)\n"
+  "               exports, frames)\n"
   "               and/or these built-in models; may be repeated or comma-separated\n";
 
 int
@@ -2255,7 +2346,7 @@ cml_bench_main (int argc, char **argv)
     if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
       {
         fprintf (stderr, "cmlab-cli: --only: “%s” is neither a figure (overhead, peers, work-precision,"
-                         " long-runs, residuals, exports) nor a built-in model\n",
+                         " long-runs, residuals, exports, frames) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;
       }
@@ -2305,6 +2396,9 @@ cml_bench_main (int argc, char **argv)
   fflush (stdout);
   if (want_figure (&b, "exports"))
     fig_exports (&b);
+  fflush (stdout);
+  if (want_figure (&b, "frames"))
+    fig_frames (&b);
   fflush (stdout);
 
   report_targets (&b);
