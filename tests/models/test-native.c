@@ -371,5 +371,7 @@ main (int argc, char **argv)
   g_test_add_func ("/native/pivots", test_pivots);
   g_test_add_func ("/native/broken-compiler", test_broken_compiler);
   g_test_add_func ("/native/switched-off", test_switched_off);
-  return g_test_run ();
+  int status = g_test_run ();
+  g_strfreev (names);
+  return status;
 }
