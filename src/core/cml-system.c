@@ -842,7 +842,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       for (guint j = 0; j < k; j++)
         if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n))
           has_v = TRUE;
-      g_autofree char *gtxt = cml_expr_to_string (ctx, cml_expr_monic (ctx, g, NULL));
+      g_autofree char *gtxt = cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS);
       if (has_v)
         {
           g_ptr_array_add (veq, dg);
@@ -935,7 +935,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       }
     for (guint j = 0; j < k; j++)
       {
-        g_autofree char *txt = cml_expr_to_string (ctx, vsol[j]);
+        g_autofree char *txt = cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS);
         if (fixed[j])
           g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration k%u = %s (fixed by the SODE condition)", j + 1, txt));
         else
