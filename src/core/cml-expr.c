@@ -740,6 +740,31 @@ sum_divide (CmlExprCtx *ctx,
   return result;
 }
 
+/* Whether the sum E can be divided by its lead coefficient (made primitive) exactly as a
+ * value: the lead is finite and not 1, and no quotient overflows or underflows to 0 (a
+ * lead of 1e-300 beside a coefficient of 1e10 would give inf; the reverse, 0, a lost term).
+ * A sum that cannot stays as it is, everywhere. */
+static gboolean
+sum_normalisable (const CmlExpr *e)
+{
+  double lead = e->coefs[sum_lead (e)];
+
+  if (lead == 1.0 || !isfinite (lead) || lead == 0.0)
+    return FALSE;
+  for (guint i = 0; i < e->n; i++)
+    {
+      double q = e->coefs[i] / lead;
+      if (!isfinite (q) || (q == 0.0 && e->coefs[i] != 0.0))
+        return FALSE;
+    }
+  {
+    double q = e->value / lead;
+    if (!isfinite (q) || (q == 0.0 && e->value != 0.0))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* -E; a sum is negated term by term. */
 static CmlExpr *
 negate (CmlExprCtx *ctx,
@@ -855,17 +880,16 @@ push_factor (CmlExprCtx *ctx,
       break;
     case CML_EXPR_ADD:
       /* (c*X)*Y = c*(X*Y): sums that are factors are primitive (lead coefficient 1);
-       * not with a lead that overflowed: X/inf is not X/c for any c, and X/NaN stays NaN
-       * (normalising again and again would never end) */
-      {
-        double lead = f->coefs[sum_lead (f)];
+       * not when the division cannot be done (sum_normalisable): a lead that overflowed
+       * (X/inf is not X/c for any c, and X/NaN stays NaN, so normalising again and again
+       * would never end), or quotients that overflow or vanish */
+      if (sum_normalisable (f))
+        {
+          double lead = f->coefs[sum_lead (f)];
 
-        if (lead != 1.0 && isfinite (lead))
-          {
-            *coef *= lead;
-            f = sum_divide (ctx, f, lead);
-          }
-      }
+          *coef *= lead;
+          f = sum_divide (ctx, f, lead);
+        }
       factor_vec_push (fv, f, ctx->one);
       break;
     case CML_EXPR_SYM:
@@ -951,8 +975,7 @@ mul_list (CmlExprCtx     *ctx,
       /* a factor that needs bringing into form again (push_factor leaves a sum whose lead
        * coefficient is not finite as it is: no redo for those) */
       if (r->kind == CML_EXPR_MUL || cml_expr_factor_base (r) != fv.v[i].base
-          || (r->kind == CML_EXPR_ADD && r->coefs[sum_lead (r)] != 1.0
-              && isfinite (r->coefs[sum_lead (r)])))
+          || (r->kind == CML_EXPR_ADD && sum_normalisable (r)))
         redo = TRUE;
       out[n_out++] = r;
     }
@@ -1155,7 +1178,7 @@ pow_node (CmlExprCtx *ctx,
             {
               double lead = base->coefs[sum_lead (base)], cn;
 
-              if (lead != 1.0 && isfinite (lead) && fold_pow (lead, ev, &cn))
+              if (sum_normalisable (base) && fold_pow (lead, ev, &cn))
                 return mul_coef (ctx, cn, pow_raw (ctx, sum_divide (ctx, base, lead), exp));
             }
           return pow_raw (ctx, base, exp);
