@@ -576,27 +576,49 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
 /* ---- (d) the constraint algorithm -------------------------------------------------- */
 
 /* Gauss–Newton projection of the point V (values by symbol id) onto {G = 0}, moving the
- * symbols in MOVE (n_move of them).  Used at load time only (tree-walk evaluation). */
+ * symbols in MOVE (n_move of them).  G and its Jacobian are compiled into one register
+ * program: a tree walk of derived constraints that share much costs milliseconds per
+ * evaluation, and the projection needs thousands. */
 static gboolean
 project_sample (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, double *v)
 {
-  guint k = G->len;
-  g_autofree double *J = g_new (double, MAX (k * n_move, 1));
+  CmlExprCtx *ctx = sys->ctx;
+  guint k = G->len, ns = cml_expr_ctx_n_symbols (ctx);
   g_autofree double *A = g_new (double, MAX (k * k, 1));
   g_autofree double *h = g_new (double, MAX (k, 1));
+  g_autofree double *out = g_new (double, k + k * n_move + 1);
+  g_autofree double *regs = NULL;
+  g_autofree int *ids = g_new (int, MAX (ns, 1));
+  g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+  g_autoptr (CmlProgram) prog = NULL;
+  const double *J = out + k;
+
+  for (guint i = 0; i < ns; i++)
+    ids[i] = (int) i;
+  for (guint a = 0; a < k; a++)
+    g_ptr_array_add (outs, G->pdata[a]);
+  for (guint a = 0; a < k; a++)
+    for (guint j = 0; j < n_move; j++)
+      g_ptr_array_add (outs, cml_expr_diff (ctx, G->pdata[a], move[j]));
+  prog = cml_program_compile (ctx, (CmlExpr **) outs->pdata, outs->len, NULL, 0, ids, ns, NULL);
+  if (prog == NULL)
+    return FALSE;
+  regs = g_new0 (double, cml_program_n_registers (prog) + 1);
+  cml_program_prepare (prog, NULL, regs);
 
   for (int it = 0; it < 50; it++)
     {
       double hn = 0;
+      cml_program_run (prog, v, regs, out);
       for (guint a = 0; a < k; a++)
         {
-          h[a] = cml_expr_eval (G->pdata[a], v);
+          h[a] = out[a];
           hn = MAX (hn, fabs (h[a]));
-          for (guint j = 0; j < n_move; j++)
-            J[a * n_move + j] = cml_expr_eval (cml_expr_diff (sys->ctx, G->pdata[a], move[j]), v);
         }
       if (hn < 1e-13)
         return TRUE;
+      if (!isfinite (hn))
+        return FALSE;
       for (guint a = 0; a < k; a++)
         for (guint b = 0; b < k; b++)
           {
@@ -618,18 +640,49 @@ project_sample (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, dou
   return FALSE;
 }
 
-/* Does H vanish on {G = 0}?  Checked at three projected random points. */
+/* Three random points projected onto {G = 0}, made again only when G has grown: every
+ * question "does H vanish there?" of one stage of the algorithm uses the same points. */
+#define N_SAMPLES 3
+
+typedef struct
+{
+  guint   n_g;                /* G->len they were made for; G_MAXUINT: none yet */
+  double *v[N_SAMPLES];       /* NULL: that point could not be projected */
+} Samples;
+
+static void
+samples_clear (Samples *S)
+{
+  for (guint s = 0; s < N_SAMPLES; s++)
+    g_clear_pointer (&S->v[s], g_free);
+  S->n_g = G_MAXUINT;
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Samples, samples_clear)
+
+/* Does H vanish on {G = 0}?  Checked at the three projected random points of S. */
 static gboolean
-vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_move)
+vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_move, Samples *S)
 {
   if (cml_expr_is_zero (H))
     return TRUE;
-  for (guint32 seed = 101; seed < 104; seed++)
+  if (S->n_g != G->len)
     {
-      g_autofree double *v = make_sample (sys, seed);
-      if (G->len && !project_sample (sys, G, move, n_move, v))
+      samples_clear (S);
+      for (guint s = 0; s < N_SAMPLES; s++)
+        {
+          double *v = make_sample (sys, 101 + s);
+          if (G->len && !project_sample (sys, G, move, n_move, v))
+            g_clear_pointer (&v, g_free);
+          S->v[s] = v;
+        }
+      S->n_g = G->len;
+    }
+  for (guint s = 0; s < N_SAMPLES; s++)
+    {
+      if (S->v[s] == NULL)
         return FALSE;
-      double hv = cml_expr_eval (H, v);
+      double hv = cml_expr_eval (H, S->v[s]);
       if (!(fabs (hv) < 1e-9))
         return FALSE;
     }
@@ -676,6 +729,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   g_autofree double *K = NULL;  /* n×k kernel basis */
   g_autofree double *Kc = NULL; /* n×r complement */
   g_autoptr (GPtrArray) G = g_ptr_array_new ();
+  g_auto (Samples) samples = { G_MAXUINT, { NULL } };
   g_autoptr (GPtrArray) queue = g_ptr_array_new ();
   g_autoptr (GPtrArray) veq = g_ptr_array_new ();
   g_autofree int *move = g_new (int, m + n);
@@ -818,7 +872,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       for (guint A = 0; A < n; A++)
         if (K[A * k + j] != 0)
           g = madd (ctx, g, cml_expr_num (ctx, K[A * k + j]), mc->R[A]);
-      if (vanishes_on (sys, g, G, move, m + n))
+      if (vanishes_on (sys, g, G, move, m + n, &samples))
         continue;
       g_ptr_array_add (G, g);
       g_ptr_array_add (queue, g);
@@ -840,7 +894,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
         dg = madd (ctx, dg, cml_expr_diff (ctx, g, md->fibre_sym[A]), ydot[A]);
       gboolean has_v = FALSE;
       for (guint j = 0; j < k; j++)
-        if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n))
+        if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n, &samples))
           has_v = TRUE;
       g_autofree char *gtxt = cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS);
       if (has_v)
@@ -848,7 +902,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
           g_ptr_array_add (veq, dg);
           g_ptr_array_add (sys->steps, g_strdup_printf ("d/dt (%s) = 0 fixes kernel accelerations", gtxt));
         }
-      else if (!vanishes_on (sys, dg = drop_multipliers (sys, dg, vsym, k), G, move, m + n))
+      else if (!vanishes_on (sys, dg = drop_multipliers (sys, dg, vsym, k), G, move, m + n, &samples))
         {
           g_ptr_array_add (G, dg);
           g_ptr_array_add (queue, dg);
