@@ -257,44 +257,21 @@ read_loadavg (double la[3])
     sscanf (text, "%lf %lf %lf", &la[0], &la[1], &la[2]);
 }
 
-/* "1.2e-09" in a fixed width, "—" for NaN */
+/* V printed with FORMAT into BUF, "-" for NaN and infinities */
 static const char *
-fmt_e (char *buf, size_t size, double v)
+fmt_or_dash (char *buf, size_t size, const char *format, double v)
 {
   if (!isfinite (v))
     g_strlcpy (buf, "-", size);
   else
-    g_snprintf (buf, size, "%.1e", v);
+    g_snprintf (buf, size, format, v);
   return buf;
 }
 
-#define FE(v) fmt_e ((char[32]) { 0 }, 32, (v))
-
-/* a count, "-" for NaN */
-static const char *
-fmt_count (char *buf, size_t size, double v)
-{
-  if (!isfinite (v))
-    g_strlcpy (buf, "-", size);
-  else
-    g_snprintf (buf, size, "%.0f", v);
-  return buf;
-}
-
-#define FC(v) fmt_count ((char[32]) { 0 }, 32, (v))
-
-/* a ratio with two significant figures or so, "-" for NaN */
-static const char *
-fmt_ratio (char *buf, size_t size, double v)
-{
-  if (!isfinite (v))
-    g_strlcpy (buf, "-", size);
-  else
-    g_snprintf (buf, size, v < 10 ? "%.1f" : v < 1e5 ? "%.0f" : "%.0e", v);
-  return buf;
-}
-
-#define FR(v) fmt_ratio ((char[32]) { 0 }, 32, (v))
+/* "1.2e-09" in a fixed width; a count; a ratio with two significant figures or so */
+#define FE(v) fmt_or_dash ((char[32]) { 0 }, 32, "%.1e", (v))
+#define FC(v) fmt_or_dash ((char[32]) { 0 }, 32, "%.0f", (v))
+#define FR(v) fmt_or_dash ((char[32]) { 0 }, 32, (v) < 10 ? "%.1f" : (v) < 1e5 ? "%.0f" : "%.0e", (v))
 
 /* ---- the benchmark's state ------------------------------------------------------------------ */
 
@@ -783,9 +760,9 @@ children_cpu_s (void)
 }
 
 /* Runs ARGV in CWD; on success returns the wall time in seconds (the child's user + system
- * CPU time in *CPU, its stdout in *OUT). */
+ * CPU time in *CPU, its stdout in *OUT, its stderr in *ERR; each may be NULL). */
 static double
-run_process (char **argv, const char *cwd, char **out, double *cpu, GError **error)
+run_process (char **argv, const char *cwd, char **out, char **err, double *cpu, GError **error)
 {
   g_autofree char *sout = NULL, *serr = NULL;
   int status;
@@ -804,6 +781,8 @@ run_process (char **argv, const char *cwd, char **out, double *cpu, GError **err
     }
   if (out)
     *out = g_steal_pointer (&sout);
+  if (err)
+    *err = g_steal_pointer (&serr);
   return t;
 }
 
@@ -1006,9 +985,9 @@ time_peers (PeerTool *tools, guint n, const char *cwd, guint reps)
 
         if (!p->active)
           continue;
-        a = run_process (p->run, cwd, &out, &ca, &error);
+        a = run_process (p->run, cwd, &out, NULL, &ca, &error);
         if (!isnan (a) && p->check (out, p->data, p->r, &error))
-          s = run_process (p->startup, cwd, NULL, &cs, &error);
+          s = run_process (p->startup, cwd, NULL, NULL, &cs, &error);
         if (isnan (s))
           {
             p->r->why = g_strdup (error->message);
@@ -1218,7 +1197,7 @@ fig_peers (Bench *b)
     }
   {
     g_autoptr (GError) error = NULL;
-    if (isnan (run_process (py_startup, tmp, NULL, NULL, &error)))
+    if (isnan (run_process (py_startup, tmp, NULL, NULL, NULL, &error)))
       scipy_why = g_strdup (error->message);
   }
   if (xpp == NULL)
@@ -1843,35 +1822,30 @@ fig_long_runs (Bench *b)
  * 6. Exports: a plot of 10^6 samples to PNG, a 10 s 720p60 video, both through cmlab-cli
  * ====================================================================================== */
 
-/* Runs `cmlab-cli ARGS…` (NULL-terminated); the wall time, and its standard error. */
-static double G_GNUC_NULL_TERMINATED
-run_self (Bench *b, char **err_out, ...)
+/* Runs ARGV (a cmlab-cli command): the wall time and the command's standard error, or NaN
+ * after saying why. */
+static double
+run_self (Bench *b, char **argv, char **err)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *sout = NULL;
   g_autoptr (GError) error = NULL;
-  va_list ap;
-  const char *a;
-  int status;
-  double t0;
+  double t = run_process (argv, NULL, NULL, err, NULL, &error);
 
-  g_ptr_array_add (argv, b->self);
-  va_start (ap, err_out);
-  while ((a = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  t0 = now_s ();
-  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &sout, err_out,
-                     &status, &error)
-      || !g_spawn_check_wait_status (status, NULL))
+  if (isnan (t))
     {
-      g_printerr ("bench: cmlab-cli %s failed: %s\n", (char *) argv->pdata[1],
-                  error ? error->message : (*err_out ? *err_out : "?"));
+      g_printerr ("bench: cmlab-cli %s: %s\n", argv[1], error->message);
       b->run_failed = TRUE;
-      return NAN;
     }
-  return now_s () - t0;
+  return t;
+}
+
+/* The number after "KEY": in TEXT (the flat JSON of cmlab --frame-stats), NaN if absent. */
+static double
+json_number (const char *text, const char *key)
+{
+  g_autofree char *pattern = g_strdup_printf ("\"%s\": ", key);
+  const char *p = strstr (text, pattern);
+
+  return p ? g_ascii_strtod (p + strlen (pattern), NULL) : NAN;
 }
 
 static void
@@ -1902,8 +1876,9 @@ fig_exports (Bench *b)
         for (guint r = 0; r < reps; r++)
           {
             g_autofree char *err = NULL;
-            double total = run_self (b, &err, "plot", "martinet", "--t-end", "2000", "--samples", "1000000",
-                                     "--y", "x1,u", "--size", "1200x700", "-o", outs[f], NULL);
+            char *argv[] = { b->self, "plot", "martinet", "--t-end", "2000", "--samples", "1000000",
+                             "--y", "x1,u", "--size", "1200x700", "-o", (char *) outs[f], NULL };
+            double total = run_self (b, argv, &err);
             const char *p = err ? strstr (err, "drawing and writing ") : NULL;
             double draw = p ? g_ascii_strtod (p + strlen ("drawing and writing "), NULL) : NAN;
             if (!(total < best_total))
@@ -1933,8 +1908,9 @@ fig_exports (Bench *b)
       for (guint r = 0; r < reps; r++)
         {
           g_autofree char *err = NULL;
-          best = MIN (best, run_self (b, &err, "render", "rolling-ball", "--t-end", "10", "--fps", "60",
-                                      "--size", "1280x720", "-o", mp4, NULL));
+          char *argv[] = { b->self, "render", "rolling-ball", "--t-end", "10", "--fps", "60",
+                           "--size", "1280x720", "-o", mp4, NULL };
+          best = MIN (best, run_self (b, argv, &err));
         }
       printf ("   video: rolling-ball, 10 s of video, 1280x720 at 60 fps, MP4 (H.264): %.2f s "
               "(%.1fx real time)\n", best, 10.0 / best);
@@ -1989,9 +1965,8 @@ fig_frames (Bench *b)
   for (guint m = 0; models[m]; m++)
     {
       g_autofree char *json_path = g_build_filename (dir, "stats.json", NULL);
-      g_autofree char *text = NULL, *err = NULL;
+      g_autofree char *text = NULL;
       g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-      int status;
 
       if (!want_model (b, models[m]))
         continue;
@@ -2013,20 +1988,16 @@ fig_frames (Bench *b)
       g_ptr_array_add (argv, NULL);
       g_printerr ("bench: frames %s\n", models[m]);
       g_unlink (json_path);
-      if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
-                         &err, &status, NULL)
+      if (isnan (run_process ((char **) argv->pdata, NULL, NULL, NULL, NULL, &error))
           || !g_file_get_contents (json_path, &text, NULL, NULL))
         {
-          printf ("   %-22s not measured (%s)\n", models[m], err && *err ? g_strstrip (err) : "no statistics written");
+          printf ("   %-22s not measured (%s)\n", models[m], error ? error->message : "no statistics written");
+          g_clear_error (&error);
           continue;
         }
       {
-        const char *f = strstr (text, "\"frames\": "), *md = strstr (text, "\"median_interval_ms\": ");
-        const char *p95 = strstr (text, "\"p95_interval_ms\": "), *st = strstr (text, "\"sim_time\": ");
-        double nf = f ? g_ascii_strtod (f + 10, NULL) : NAN;
-        double vm = md ? g_ascii_strtod (md + 22, NULL) : NAN;
-        double vp = p95 ? g_ascii_strtod (p95 + 19, NULL) : NAN;
-        double vs = st ? g_ascii_strtod (st + 12, NULL) : NAN;
+        double nf = json_number (text, "frames"), vm = json_number (text, "median_interval_ms");
+        double vp = json_number (text, "p95_interval_ms"), vs = json_number (text, "sim_time");
         printf ("   %-22s %8.0f %12.3f %12.3f %10.2f\n", models[m], nf, vm, vp, vs);
         json_object (&b->json, NULL);
         json_str (&b->json, "model", models[m]);
