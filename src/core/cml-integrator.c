@@ -584,6 +584,33 @@ advance_gsl (CmlIntegrator *integ,
   return TRUE;
 }
 
+/* The correction Δ of the increment w at the midpoint integ->zm = z0 + w, into integ->delta:
+ * M Δ = -g(w) with simplified Newton (M = I - h/2 J, factorised), Δ = -g(w) by fixed
+ * point, where g(w) = w - h/2 f(t0 + h/2, zm); f(tm, zm) is left in integ->f. */
+static gboolean
+midpoint_correction (CmlIntegrator *integ,
+                     double         t0,
+                     double         h,
+                     GError       **error)
+{
+  const guint dim = integ->ode.dim;
+
+  integ->n_rhs++;
+  if (integ->ode.rhs (t0 + 0.5 * h, integ->zm, integ->f, integ->ode.user_data) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "right-hand side failed at t = %.6g", t0);
+      return FALSE;
+    }
+  for (guint i = 0; i < dim; i++)
+    integ->delta[i] = 0.5 * h * integ->f[i] - integ->w[i];
+  if (integ->newton != NULL)
+    {
+      gsl_vector_view dv = gsl_vector_view_array (integ->delta, dim);
+      gsl_linalg_LU_svx (integ->newton, integ->perm, &dv.vector);
+    }
+  return TRUE;
+}
+
 /* One implicit midpoint step of size H from (T0, Z), in place.  Returns FALSE with an error
  * naming T0 when the stage equation cannot be solved; Z is then unchanged. */
 static gboolean
@@ -594,7 +621,6 @@ midpoint_step (CmlIntegrator *integ,
                GError       **error)
 {
   const guint dim = integ->ode.dim;
-  const double tm = t0 + 0.5 * h;
   const gboolean newton = integ->newton != NULL;
   const int max_it = newton ? MIDPOINT_NEWTON_MAX_IT : MIDPOINT_FIXED_MAX_IT;
   double *zm = integ->zm;
@@ -649,35 +675,14 @@ midpoint_step (CmlIntegrator *integ,
         }
     }
 
-  /* Iterate on the stage equation g(zm) = zm - z0 - h/2 f(tm, zm) = 0. */
+  /* Iterate on the stage equation g(w) = w - h/2 f(tm, z0 + w) = 0. */
   double r_prev = INFINITY, r_prev2 = INFINITY;
   for (int it = 0; it < max_it && !converged; it++)
     {
       double r = 0.0;
 
-      integ->n_rhs++;
-      if (integ->ode.rhs (tm, zm, f, integ->ode.user_data) != 0)
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       "right-hand side failed at t = %.6g", t0);
-          return FALSE;
-        }
-
-      if (newton)
-        {
-          /* M Δ = -g(zm) */
-          gsl_vector_view dv = gsl_vector_view_array (delta, dim);
-
-          for (guint i = 0; i < dim; i++)
-            delta[i] = 0.5 * h * f[i] - integ->w[i];
-          gsl_linalg_LU_svx (integ->newton, integ->perm, &dv.vector);
-        }
-      else
-        {
-          /* Fixed point: Δ = h/2 f(tm, zm) - w */
-          for (guint i = 0; i < dim; i++)
-            delta[i] = 0.5 * h * f[i] - integ->w[i];
-        }
+      if (!midpoint_correction (integ, t0, h, error))
+        return FALSE;
 
       /* Each component's correction relative to its own size (and to its change over
        * the half step, for components near 0): a coordinate that grows large must not
@@ -716,19 +721,8 @@ midpoint_step (CmlIntegrator *integ,
    * iteration, long steps), one more, on w alone. */
   if ((isfinite (r_prev2) && r_prev2 > 0 ? r_prev / r_prev2 : 1.0) * r_prev > DBL_EPSILON / 8)
     {
-      integ->n_rhs++;
-      if (integ->ode.rhs (tm, zm, f, integ->ode.user_data) != 0)
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "right-hand side failed at t = %.6g", t0);
-          return FALSE;
-        }
-      for (guint i = 0; i < dim; i++)
-        delta[i] = 0.5 * h * f[i] - integ->w[i];
-      if (newton)
-        {
-          gsl_vector_view dv = gsl_vector_view_array (delta, dim);
-          gsl_linalg_LU_svx (integ->newton, integ->perm, &dv.vector);
-        }
+      if (!midpoint_correction (integ, t0, h, error))
+        return FALSE;
       for (guint i = 0; i < dim; i++)
         integ->w[i] += delta[i];
     }
