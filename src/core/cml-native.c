@@ -158,12 +158,22 @@ run_compiler (const char *src, const char *out, GError **error)
   return TRUE;
 }
 
+static CmlNative *
+native_new (GModule *module, char *path, gboolean cached)
+{
+  CmlNative *native = g_new0 (CmlNative, 1);
+
+  native->module = module;
+  native->path = path;
+  native->cached = cached;
+  return native;
+}
+
 CmlNative *
 cml_native_build (const char *source, GError **error)
 {
   g_autoptr (GChecksum) sum = NULL;
   g_autofree char *dir = NULL, *so = NULL, *c_file = NULL, *tmp = NULL, *full = NULL;
-  CmlNative *native;
   GModule *module;
   int fd;
 
@@ -192,13 +202,7 @@ cml_native_build (const char *source, GError **error)
 
   module = open_object (so);
   if (module != NULL)
-    {
-      native = g_new0 (CmlNative, 1);
-      native->module = module;
-      native->path = g_steal_pointer (&so);
-      native->cached = TRUE;
-      return native;
-    }
+    return native_new (module, g_steal_pointer (&so), TRUE);
   if (g_file_test (so, G_FILE_TEST_EXISTS))
     {
       g_debug ("%s does not load (%s): building it again", so, g_module_error ());
@@ -249,10 +253,7 @@ cml_native_build (const char *source, GError **error)
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot load %s: %s", so, g_module_error ());
       return NULL;
     }
-  native = g_new0 (CmlNative, 1);
-  native->module = module;
-  native->path = g_steal_pointer (&so);
-  return native;
+  return native_new (module, g_steal_pointer (&so), FALSE);
 }
 
 CmlNativeFunc
