@@ -82,6 +82,38 @@ cli_run (char **out, char **err, ...)
   return cli_run_argv (NULL, 0, out, err, (const char *const *) args->pdata);
 }
 
+/* ẍ = 6x⁵ from x = 1, ẋ = 1: u² = 2x⁶ − 1, a run that blows up at
+ * t* = ∫_1^∞ dx/√(2x⁶ − 1) ≈ 0.38 (test-cli.c checks that time). */
+#define CLI_BLOWUP_MODEL                            \
+  "[model]\n"                                        \
+  "name = blowup\n"                                  \
+  "title = x'' = 6 x^5 blows up in finite time\n"    \
+  "\n"                                               \
+  "[algebroid]\n"                                    \
+  "base = x\n"                                       \
+  "fibre = u\n"                                      \
+  "\n"                                               \
+  "[anchor]\n"                                       \
+  "e1 = x: 1\n"                                      \
+  "\n"                                               \
+  "[dynamics]\n"                                     \
+  "lagrangian = u^2/2 + x^6\n"                       \
+  "\n"                                               \
+  "[initial]\n"                                      \
+  "x = 1\n"                                          \
+  "u = 1\n"
+
+/* Writes TEXT to DIR/NAME; the path. */
+static inline char *
+cli_write_file (const char *dir, const char *name, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
 /* A new empty directory under the system's temporary directory. */
 static inline char *
 cli_make_temp_dir (void)

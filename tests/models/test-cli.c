@@ -17,36 +17,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static char *
-write_temp_model (const char *dir, const char *name, const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  char *path = g_build_filename (dir, name, NULL);
-  g_assert_true (g_file_set_contents (path, text, -1, &error));
-  g_assert_no_error (error);
-  return path;
-}
-
-/* ẍ = 6x⁵ from x = 1, ẋ = 1: u² = 2x⁶ − 1, blow-up at t* = ∫_1^∞ dx/√(2x⁶ − 1). */
-static const char blowup_text[] =
-  "[model]\n"
-  "name = blowup\n"
-  "title = x'' = 6 x^5 blows up in finite time\n"
-  "\n"
-  "[algebroid]\n"
-  "base = x\n"
-  "fibre = u\n"
-  "\n"
-  "[anchor]\n"
-  "e1 = x: 1\n"
-  "\n"
-  "[dynamics]\n"
-  "lagrangian = u^2/2 + x^6\n"
-  "\n"
-  "[initial]\n"
-  "x = 1\n"
-  "u = 1\n";
-
 static double
 blowup_integrand (double x, void *data)
 {
@@ -57,7 +27,7 @@ static void
 test_diverging (void)
 {
   g_autofree char *dir = cli_make_temp_dir ();
-  g_autofree char *model = write_temp_model (dir, "blowup.cml", blowup_text);
+  g_autofree char *model = cli_write_file (dir, "blowup.cml", CLI_BLOWUP_MODEL);
   g_autofree char *csv = g_build_filename (dir, "out.csv", NULL);
   g_autofree char *out = NULL, *err = NULL;
   gsl_integration_workspace *ws = gsl_integration_workspace_alloc (200);
@@ -109,7 +79,7 @@ static void
 test_malformed (void)
 {
   g_autofree char *dir = cli_make_temp_dir ();
-  g_autofree char *model = write_temp_model (dir, "malformed.cml", malformed_text);
+  g_autofree char *model = cli_write_file (dir, "malformed.cml", malformed_text);
   g_autofree char *out = NULL, *err = NULL;
   g_autofree char *prefix = g_strconcat (model, ":13:", NULL);
 

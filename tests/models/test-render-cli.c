@@ -415,26 +415,9 @@ test_no_ffmpeg (void)
   cli_remove_dir (dir);
 }
 
-/* ẍ = 6x⁵ from x = 1, ẋ = 1 blows up at t* = ∫_1^∞ dx/√(2x⁶ − 1) ≈ 0.38 (test-cli.c
- * checks that time) */
+/* the model of cli-util.h that blows up at t ≈ 0.38, with something to draw */
 static const char blowup_text[] =
-  "[model]\n"
-  "name = blowup\n"
-  "title = x'' = 6 x^5 blows up in finite time\n"
-  "\n"
-  "[algebroid]\n"
-  "base = x\n"
-  "fibre = u\n"
-  "\n"
-  "[anchor]\n"
-  "e1 = x: 1\n"
-  "\n"
-  "[dynamics]\n"
-  "lagrangian = u^2/2 + x^6\n"
-  "\n"
-  "[initial]\n"
-  "x = 1\n"
-  "u = 1\n"
+  CLI_BLOWUP_MODEL
   "\n"
   "[scene p]\n"
   "type = point\n"
@@ -446,8 +429,7 @@ test_diverging (void)
   if (skip_without_gl ())
     return;
   g_autofree char *dir = cli_make_temp_dir ();
-  g_autofree char *model = g_build_filename (dir, "blowup.cml", NULL);
-  g_assert_true (g_file_set_contents (model, blowup_text, -1, NULL));
+  g_autofree char *model = cli_write_file (dir, "blowup.cml", blowup_text);
   const char *outs[] = { "out.mp4", "f-%04d.png" };
 
   for (guint i = 0; i < G_N_ELEMENTS (outs); i++)

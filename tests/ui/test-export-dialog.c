@@ -292,6 +292,24 @@ drawing_begun (gpointer data)
          || (cml_export_dialog_get_fraction (dlg) > 0.11 && cli_count_entries (dir) > 0);
 }
 
+/* A window exporting 10 000 frames (minutes of work) to DIR/long.mp4, once the first
+ * frames are drawn. */
+static CmlExportDialog *
+start_long_export (CmlWindow **win, char **dir, char **out)
+{
+  CmlExportDialog *dlg;
+
+  *win = window_new ("rolling-ball");
+  dlg = open_dialog (*win);
+  *dir = cli_make_temp_dir ();
+  *out = g_build_filename (*dir, "long.mp4", NULL);
+  small_settings (dlg, 1000);
+  cml_export_dialog_set_output (dlg, *out);
+  g_assert_true (cml_export_dialog_start (dlg));
+  g_assert_true (spin_until (drawing_begun, dlg, 120));
+  return dlg;
+}
+
 static void
 test_cancel (void)
 {
@@ -304,16 +322,8 @@ test_cancel (void)
   if (skip_without_render ())
     return;
 
-  win = window_new ("rolling-ball");
-  dlg = open_dialog (win);
-  dir = cli_make_temp_dir ();
-  out = g_build_filename (dir, "long.mp4", NULL);
-  /* 10 000 frames: minutes of work, cancelled after a few */
-  small_settings (dlg, 1000);
-  cml_export_dialog_set_output (dlg, out);
-
-  g_assert_true (cml_export_dialog_start (dlg));
-  g_assert_true (spin_until (drawing_begun, dlg, 120));
+  /* cancelled after a few frames */
+  dlg = start_long_export (&win, &dir, &out);
   g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_RUNNING);
 
   /* the progress reads as a person wants it: where it is, and how long is left */
@@ -352,22 +362,13 @@ static void
 test_window_closed (void)
 {
   CmlWindow *win;
-  CmlExportDialog *dlg;
   g_autofree char *dir = NULL, *out = NULL;
 
   SKIP_WITHOUT_DISPLAY ();
   if (skip_without_render ())
     return;
 
-  win = window_new ("rolling-ball");
-  dlg = open_dialog (win);
-  dir = cli_make_temp_dir ();
-  out = g_build_filename (dir, "long.mp4", NULL);
-  small_settings (dlg, 1000);
-  cml_export_dialog_set_output (dlg, out);
-  g_assert_true (cml_export_dialog_start (dlg));
-  g_assert_true (spin_until (drawing_begun, dlg, 120));
-
+  start_long_export (&win, &dir, &out);
   window_free (win);
   /* the temporary file goes once the child has seen SIGTERM */
   g_assert_true (spin_until (dir_empty, dir, 60));
