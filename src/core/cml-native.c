@@ -59,7 +59,7 @@ static const char source_prologue[] =
   "double sqrt (double); double sin (double); double cos (double); double tan (double);\n"
   "double asin (double); double acos (double); double atan (double); double atan2 (double, double);\n"
   "double sinh (double); double cosh (double); double tanh (double); double exp (double);\n"
-  "double log (double); double pow (double, double);\n\n";
+  "double log (double); double pow (double, double); double fabs (double);\n\n";
 
 static char *compiler_path;
 static char *compiler_id;

@@ -792,9 +792,10 @@ cml_program_run (const CmlProgram *prog,
 /* ---- C source for native code ---------------------------------------------------------- */
 
 /* Native code (cml-native.c) must compute bit for bit what the interpreter computes, so
- * every instruction becomes one C statement of the same operation in the same order: no
- * reassociation, no contraction (the source is compiled with -ffp-contract=off and without
- * -ffast-math), the same libm functions.  Fast registers become local variables; constants
+ * every instruction becomes the interpreter's own C statement for it (OP_LIST, as text),
+ * its registers replaced: the same operations in the same order, no contraction (the
+ * source is compiled with -ffp-contract=off and without -ffast-math), the same libm
+ * functions.  Fast registers become local variables; constants
  * become exact hexadecimal literals; slow registers are read from the register file that
  * cml_program_prepare() filled.  Nothing of a model's text reaches the source: only
  * numbers and register indices. */
@@ -824,6 +825,10 @@ emit_operand (GString          *s,
   else
     g_string_append_printf (s, "R[%u]", r);
 }
+
+#define OP_TEXT(OPC, STMT) [OPC] = #STMT,
+static const char *const op_text[] = { OP_LIST (OP_TEXT) };
+#undef OP_TEXT
 
 gboolean
 cml_program_emit_c (const CmlProgram *prog,
@@ -879,47 +884,20 @@ cml_program_emit_c (const CmlProgram *prog,
   for (guint i = 0; i < prog->n_fast_code; i++)
     {
       const Instr *ins = &prog->fast_code[i];
-      static const char *const fn1[] = {
-        [OP_SQRT] = "sqrt", [OP_SIN] = "sin", [OP_COS] = "cos", [OP_TAN] = "tan",
-        [OP_ASIN] = "asin", [OP_ACOS] = "acos", [OP_ATAN] = "atan", [OP_SINH] = "sinh",
-        [OP_COSH] = "cosh", [OP_TANH] = "tanh", [OP_EXP] = "exp", [OP_LOG] = "log",
-        [OP_ABS] = "__builtin_fabs",
-      };
+      const char *p = op_text[ins->op];
 
+      /* the interpreter's own statement, its registers replaced by C operands */
+      if (!g_str_has_prefix (p, "r[ins->d] = "))
+        return FALSE;
       g_string_append_printf (s, "  v%u = ", ins->d);
-      switch ((Op) ins->op)
-        {
-        case OP_NEG: g_string_append (s, "-"); OPND (ins->a); break;
-        case OP_ADD: OPND (ins->a); g_string_append (s, " + "); OPND (ins->b); break;
-        case OP_SUB: OPND (ins->a); g_string_append (s, " - "); OPND (ins->b); break;
-        case OP_MUL: OPND (ins->a); g_string_append (s, " * "); OPND (ins->b); break;
-        case OP_DIV: OPND (ins->a); g_string_append (s, " / "); OPND (ins->b); break;
-        case OP_MULADD:
-          OPND (ins->a); g_string_append (s, " + "); OPND (ins->b);
-          g_string_append (s, " * "); OPND (ins->c);
-          break;
-        case OP_SQR: OPND (ins->a); g_string_append (s, " * "); OPND (ins->a); break;
-        case OP_RECIP: g_string_append (s, "1.0 / "); OPND (ins->a); break;
-        case OP_POW:
-          g_string_append (s, "pow ("); OPND (ins->a); g_string_append (s, ", ");
-          OPND (ins->b); g_string_append (s, ")");
-          break;
-        case OP_ATAN2:
-          g_string_append (s, "atan2 ("); OPND (ins->a); g_string_append (s, ", ");
-          OPND (ins->b); g_string_append (s, ")");
-          break;
-        case OP_SIGN:
-          g_string_append (s, "("); OPND (ins->a); g_string_append (s, " > 0.0 ? 1.0 : ");
-          OPND (ins->a); g_string_append (s, " < 0.0 ? -1.0 : 0.0)");
-          break;
-        case OP_SQRT: case OP_SIN: case OP_COS: case OP_TAN: case OP_ASIN: case OP_ACOS:
-        case OP_ATAN: case OP_SINH: case OP_COSH: case OP_TANH: case OP_EXP: case OP_LOG:
-        case OP_ABS:
-          g_string_append_printf (s, "%s (", fn1[ins->op]); OPND (ins->a); g_string_append (s, ")");
-          break;
-        default:
-          return FALSE;
-        }
+      for (p += strlen ("r[ins->d] = "); *p != '\0';)
+        if (g_str_has_prefix (p, "r[ins->") && p[8] == ']')
+          {
+            OPND (p[7] == 'a' ? ins->a : p[7] == 'b' ? ins->b : ins->c);
+            p += strlen ("r[ins->a]");
+          }
+        else
+          g_string_append_c (s, *p++);
       g_string_append (s, ";\n");
     }
   for (guint i = 0; i < prog->n_outputs; i++)
