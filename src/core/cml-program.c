@@ -102,6 +102,7 @@ typedef struct
   CmlExprCtx *ctx;
   GHashTable *memo;       /* CmlExpr* -> encoded Val */
   GHashTable *consts;     /* double* (bits) -> register + 1 */
+  GHashTable *emitted;    /* Instr* (op and operands) -> encoded Val of its result */
   GArray     *const_reg;  /* guint */
   GArray     *const_val;  /* double */
   GArray     *slow_code;  /* Instr */
@@ -166,7 +167,27 @@ const_val (Compiler *c,
   return v;
 }
 
-/* Emits D = OP (A, B, C) (unused operands: NO_VAL) into the code of its tier. */
+static guint
+instr_hash (gconstpointer p)
+{
+  const Instr *i = p;
+
+  return ((i->op * 31u + i->a) * 31u + i->b) * 31u + i->c;
+}
+
+static gboolean
+instr_equal (gconstpointer p,
+             gconstpointer q)
+{
+  const Instr *i = p, *j = q;
+
+  return i->op == j->op && i->a == j->a && i->b == j->b && i->c == j->c;
+}
+
+/* Emits D = OP (A, B, C) (unused operands: NO_VAL) into the code of its tier — once: the
+ * same operation on the same registers, which the folding of sums and products into
+ * chains produces for shared prefixes (a + b in a + b + c and a + b + d), is the register
+ * already computed. */
 static Val
 emit (Compiler *c,
       Op        op,
@@ -174,17 +195,17 @@ emit (Compiler *c,
       Val       b,
       Val       x)
 {
-  Instr ins;
+  Instr ins = { op, 0, a.reg, b.reg, x.reg };
+  gpointer found = g_hash_table_lookup (c->emitted, &ins);
   Val d;
 
+  if (found != NULL)
+    return val_decode (found);
   d.tier = MAX (TIER_SLOW, MAX (a.tier, MAX (b.tier, x.tier)));
   d.reg = c->n_regs++;
-  ins.op = op;
   ins.d = d.reg;
-  ins.a = a.reg;
-  ins.b = b.reg;
-  ins.c = x.reg;
   g_array_append_val (d.tier == TIER_FAST ? c->fast_code : c->slow_code, ins);
+  g_hash_table_insert (c->emitted, g_memdup2 (&ins, sizeof ins), val_encode (d));
   return d;
 }
 
@@ -570,6 +591,7 @@ cml_program_compile (CmlExprCtx      *ctx,
   c.ctx = ctx;
   c.error = error;
   c.memo = g_hash_table_new (NULL, NULL);
+  c.emitted = g_hash_table_new_full (instr_hash, instr_equal, g_free, NULL);
   c.consts = g_hash_table_new_full (double_bits_hash, double_bits_equal, g_free, NULL);
   c.const_reg = g_array_new (FALSE, FALSE, sizeof (guint));
   c.const_val = g_array_new (FALSE, FALSE, sizeof (double));
@@ -624,6 +646,7 @@ cml_program_compile (CmlExprCtx      *ctx,
   prog->fast_code = (Instr *) g_array_free (c.fast_code, FALSE);
 
   g_hash_table_unref (c.memo);
+  g_hash_table_unref (c.emitted);
   g_hash_table_unref (c.consts);
   g_free (c.sym_tier);
   g_free (c.sym_reg);
