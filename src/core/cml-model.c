@@ -402,7 +402,8 @@ static gboolean
 load_model_group (Loader *ld)
 {
   CmlModel *model = ld->model;
-  static const char *known[] = { "name", "title", "description", "source", "errata", "time-unit", NULL };
+  static const char *known[] = { "name", "title", "description", "about", "citation", "source", "errata",
+                                 "time-unit", NULL };
 
   if (!g_key_file_has_group (ld->kf, "model"))
     return fail (ld, 1, 0, CML_ERROR_MODEL, "missing group [model] (with name and title)");
@@ -411,6 +412,8 @@ load_model_group (Loader *ld)
   model->name = get_string (ld, "model", "name");
   model->title = get_string (ld, "model", "title");
   model->description = get_string (ld, "model", "description");
+  model->about = get_string (ld, "model", "about");
+  model->citation = get_string (ld, "model", "citation");
   model->source = get_string (ld, "model", "source");
   model->errata = get_string (ld, "model", "errata");
   model->time_unit = get_string (ld, "model", "time-unit");
@@ -1005,9 +1008,26 @@ load_monitors (Loader *ld)
       ne->name = g_strdup (keys[k]);
       ne->line = line_of (ld, "monitors", keys[k]);
       g_ptr_array_add (model->monitors, ne);
-      ne->expr = parse_key (ld, "monitors", keys[k],
-                            SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR,
-                            what);
+      {
+        /* "expression" or "expression | conserved" */
+        g_autofree char *v = g_key_file_get_value (ld->kf, "monitors", keys[k], NULL);
+        g_autoptr (GPtrArray) parts = split_top (v, '|', NULL);
+        Pos *p = pos_of (ld, "monitors", keys[k]);
+        if (parts->len > 2)
+          return fail (ld, ne->line, 0, CML_ERROR_MODEL,
+                       "a monitor is “name = expression” or “name = expression | conserved”");
+        if (parts->len == 2)
+          {
+            if (!g_str_equal (g_strstrip ((char *) parts->pdata[1]), "conserved"))
+              return fail (ld, ne->line, 0, CML_ERROR_MODEL,
+                           "after the monitor's expression only “| conserved” may follow, not “| %s”",
+                           (char *) parts->pdata[1]);
+            ne->conserved = TRUE;
+          }
+        ne->expr = parse_at (ld, g_strstrip ((char *) parts->pdata[0]), p ? p->line : 1, p ? p->value_col : 0,
+                             SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR,
+                             what);
+      }
       if (ne->expr == NULL)
         return FALSE;
       /* earlier monitors are substituted, like definitions */
@@ -1070,6 +1090,23 @@ load_units (Loader *ld)
         return fail (ld, line_of (ld, "units", keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
                      "“%s” is not a coordinate, momentum, reconstruction variable, definition or monitor", keys[k]);
       g_hash_table_insert (model->units, g_strdup (keys[k]), get_string (ld, "units", keys[k]));
+    }
+  return TRUE;
+}
+
+static gboolean
+load_meanings (Loader *ld)
+{
+  CmlModel *model = ld->model;
+  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "meanings", NULL, NULL);
+
+  for (int k = 0; keys && keys[k]; k++)
+    {
+      int id = cml_expr_ctx_lookup (model->ctx, keys[k]);
+      if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION)))
+        return fail (ld, line_of (ld, "meanings", keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
+                     "“%s” is not a coordinate, momentum, reconstruction variable, definition or monitor", keys[k]);
+      g_hash_table_insert (model->meanings, g_strdup (keys[k]), get_string (ld, "meanings", keys[k]));
     }
   return TRUE;
 }
@@ -1202,6 +1239,7 @@ scene_object_free (gpointer p)
   g_free (so->name);
   g_free (so->type);
   g_free (so->color);
+  g_free (so->label);
   g_hash_table_unref (so->props);
   g_free (so);
 }
@@ -1228,11 +1266,12 @@ load_scene_object (Loader *ld, const char *group)
     return fail (ld, line_of (ld, group, "type"), 0, CML_ERROR_MODEL,
                  "unknown scene object type “%s” (sphere, turntable, plane, point, trail, disc, arrow)", so->type);
   so->color = get_string (ld, group, "color");
+  so->label = get_string (ld, group, "label");
 
   for (int k = 0; keys && keys[k]; k++)
     {
       int j, line = line_of (ld, group, keys[k]);
-      if (g_str_equal (keys[k], "type") || g_str_equal (keys[k], "color"))
+      if (g_str_equal (keys[k], "type") || g_str_equal (keys[k], "color") || g_str_equal (keys[k], "label"))
         continue;
       for (j = 0; j < 6 && st->keys[j]; j++)
         if (g_str_equal (st->keys[j], keys[k]))
@@ -1274,7 +1313,7 @@ check_groups (Loader *ld)
 {
   static const char *known[] = {
     "model", "parameters", "definitions", "algebroid", "anchor", "brackets", "dynamics",
-    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "output", NULL
+    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "output", NULL
   };
   g_auto (GStrv) groups = g_key_file_get_groups (ld->kf, NULL);
 
@@ -1301,6 +1340,7 @@ model_alloc (void)
   model->quaternions = g_array_new (FALSE, FALSE, sizeof (guint));
   model->initial = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->units = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  model->meanings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->presets = g_ptr_array_new_with_free_func (preset_free);
   model->scene = g_ptr_array_new_with_free_func (scene_object_free);
   model->warnings = g_ptr_array_new_with_free_func (g_free);
@@ -1354,7 +1394,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   ok = ok && check_groups (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
        && load_dynamics (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
-       && load_units (&ld) && load_output (&ld);
+       && load_units (&ld) && load_meanings (&ld) && load_output (&ld);
   if (ok)
     {
       g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
@@ -1509,6 +1549,8 @@ cml_model_unref (CmlModel *model)
   g_free (model->title);
   g_free (model->description);
   g_free (model->source);
+  g_free (model->about);
+  g_free (model->citation);
   g_free (model->errata);
   g_free (model->time_unit);
   g_ptr_array_unref (model->params);
@@ -1530,6 +1572,7 @@ cml_model_unref (CmlModel *model)
     g_ptr_array_unref (model->definitions);
   g_hash_table_unref (model->initial);
   g_hash_table_unref (model->units);
+  g_hash_table_unref (model->meanings);
   g_strfreev (model->columns);
   g_ptr_array_unref (model->presets);
   g_ptr_array_unref (model->scene);
@@ -1596,6 +1639,22 @@ cml_model_unit (const CmlModel *model, const char *name)
   if (g_str_equal (name, "t"))
     return model->time_unit;
   return "";
+}
+
+const char *
+cml_model_meaning (const CmlModel *model, const char *name)
+{
+  const CmlParam *par;
+
+  g_return_val_if_fail (model != NULL && name != NULL, NULL);
+  const char *m = g_hash_table_lookup (model->meanings, name);
+  if (m)
+    return m;
+  if ((par = cml_model_find_param (model, name)) != NULL)
+    return par->meaning;
+  if (g_str_equal (name, "t"))
+    return "time";
+  return NULL;
 }
 
 int

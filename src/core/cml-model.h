@@ -41,6 +41,7 @@ typedef struct
   int      sym;
   CmlExpr *expr;     /* monitors: the value; reconstruction: the time derivative */
   int      line;
+  gboolean conserved; /* monitors: declared a conserved quantity ("| conserved") */
 } CmlNamedExpr;
 
 typedef struct
@@ -56,6 +57,7 @@ typedef struct
   char       *type;     /* sphere, turntable, plane, point, trail, disc, arrow */
   GHashTable *props;    /* key -> GPtrArray of CmlExpr* (not owned) */
   char       *color;    /* or NULL */
+  char       *label;    /* what it stands for, for the scene's legend, or NULL */
 } CmlSceneObject;
 
 typedef struct _CmlModel CmlModel;
@@ -68,6 +70,8 @@ struct _CmlModel
   char       *path;        /* as given to the loader, for messages */
   char       *text;        /* the file's text (embedded in sessions) */
   char       *name, *title, *description, *source, *errata, *time_unit;
+  char       *about;       /* what to watch for, two or three sentences (or NULL) */
+  char       *citation;    /* the references, for people (or NULL) */
 
   CmlExprCtx *ctx;
   int         t_sym;
@@ -101,6 +105,7 @@ struct _CmlModel
   GPtrArray  *definitions;    /* CmlNamedExpr*: [definitions], already substituted elsewhere */
   GHashTable *initial;        /* name -> double* */
   GHashTable *units;          /* name -> char* */
+  GHashTable *meanings;       /* name -> char*: what a variable or monitor means, for people */
   char      **columns;        /* output columns (NULL-terminated) */
   GPtrArray  *presets;        /* CmlPreset* */
   GPtrArray  *scene;          /* CmlSceneObject* */
@@ -130,6 +135,8 @@ int             cml_model_param_index (const CmlModel *model, const char *name);
 gboolean        cml_model_check_param (const CmlModel *model, const CmlParam *param, double value, GError **error);
 /* The unit of a coordinate, momentum, monitor …, or "" */
 const char     *cml_model_unit (const CmlModel *model, const char *name);
+/* What a coordinate, momentum, monitor … means ([meanings]), or NULL. */
+const char     *cml_model_meaning (const CmlModel *model, const char *name);
 /* The line of "key" in "[group]" (0 if unknown). */
 int             cml_model_line (const CmlModel *model, const char *group, const char *key);
 

@@ -716,6 +716,36 @@ static void test_poisson_plus (void) { check_poisson (+1, 1); }
 static void test_poisson_minus_r (void) { check_poisson (-1, 1.3); }
 static void test_poisson_plus_r (void) { check_poisson (+1, 1.3); }
 
+/* The keys written for people: [model] about and citation, [meanings], a scene object's
+ * label and a monitor declared "| conserved". */
+static void
+test_people_keys (void)
+{
+  static const char text[] =
+    "[model]\nname = osc\ntitle = Oscillator\n"
+    "about = Watch the energy.\ncitation = A. Author, A title, J. Mech. 1 (2000) 1-2.\n"
+    "[parameters]\nk = 1 | 0.1 .. 10 | N/m | stiffness\n"
+    "[algebroid]\nbase = x\nfibre = u\n[anchor]\ne1 = x: 1\n"
+    "[dynamics]\nlagrangian = u^2/2 - k*x^2/2\n"
+    "[monitors]\nenergy = u^2/2 + k*x^2/2 | conserved\nkinetic = u^2/2\n"
+    "[meanings]\nx = elongation of the spring\nenergy = total energy\n"
+    "[scene mass]\ntype = point\nposition = x, 0, 0\nlabel = the mass\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_data (text, "osc.cml", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (model->about, ==, "Watch the energy.");
+  g_assert_cmpstr (model->citation, ==, "A. Author, A title, J. Mech. 1 (2000) 1-2.");
+  g_assert_cmpstr (cml_model_meaning (model, "x"), ==, "elongation of the spring");
+  g_assert_cmpstr (cml_model_meaning (model, "energy"), ==, "total energy");
+  g_assert_cmpstr (cml_model_meaning (model, "k"), ==, "stiffness");
+  g_assert_null (cml_model_meaning (model, "u"));
+  g_assert_cmpuint (model->monitors->len, ==, 2);
+  g_assert_true (((CmlNamedExpr *) model->monitors->pdata[0])->conserved);
+  g_assert_false (((CmlNamedExpr *) model->monitors->pdata[1])->conserved);
+  g_assert_cmpstr (((CmlSceneObject *) model->scene->pdata[0])->label, ==, "the mass");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -738,6 +768,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/plate-ball/regularity-matrix", test_regularity_plate);
   g_test_add_func ("/models/martinet/regularity-matrix", test_regularity_martinet);
   g_test_add_func ("/models/all/formalism", test_formalisms);
+  g_test_add_func ("/models/format/people-keys", test_people_keys);
   g_test_add_func ("/models/extra/regularity-matrices", test_regularity_extra);
   g_test_add_func ("/models/capri-kobayashi/constraint-algorithm", test_algorithm_reduced);
   g_test_add_func ("/models/capri-kobayashi-full/constraint-algorithm", test_algorithm_full);
