@@ -13,6 +13,7 @@ typedef struct
 {
   CmlParameterPanel *self;
   char          *name;
+  char          *unit;       /* for messages ("" when dimensionless) */
   double         min, max, value;
   gboolean       log_scale;  /* the slider moves log10 (value): ranges over decades */
   GtkSpinButton *spin;
@@ -26,6 +27,7 @@ typedef struct
 {
   CmlParameterPanel *self;
   char          *name;
+  char          *unit;      /* for messages ("" when dimensionless) */
   gboolean       in_model;  /* given in the model's [initial] */
   gboolean       edited;    /* changed by the user since the last run started */
   GtkSpinButton *spin;
@@ -37,6 +39,7 @@ struct _CmlParameterPanel
   GtkWidget    parent_instance;
 
   /* template */
+  GtkBox      *outer;
   GtkBox      *box;
   GtkLabel    *params_heading;
   GtkButton   *defaults_button;
@@ -47,8 +50,20 @@ struct _CmlParameterPanel
   GtkButton   *preset_apply_button;
   GtkLabel    *initial_heading;
   GtkGrid     *initial_grid;
+  GtkExpander *recon_expander;
+  GtkGrid     *recon_grid;
+  GtkScrolledWindow *scroller;
+  GtkLabel    *input_error_label;
   GtkButton   *restart_button;
   GtkLabel    *projection_label;
+  guint        input_error_id;  /* hides the input message */
+
+  /* undo and redo: UndoStep*, newest last */
+  GPtrArray   *undo;
+  GPtrArray   *redo;
+  char        *last_param;      /* the parameter of the newest undo step, for coalescing a drag */
+  gint64       last_param_us;
+  gboolean     restoring;       /* undoing or redoing: record nothing */
 
   CmlSystem   *sys;
   GPtrArray   *params;    /* ParamRow* */
@@ -74,6 +89,7 @@ static void
 param_row_free (ParamRow *row)
 {
   g_free (row->name);
+  g_free (row->unit);
   g_free (row->choices);
   g_free (row);
 }
@@ -82,6 +98,7 @@ static void
 initial_row_free (InitialRow *row)
 {
   g_free (row->name);
+  g_free (row->unit);
   g_free (row);
 }
 
@@ -115,31 +132,162 @@ on_spin_output (GtkSpinButton *spin, gpointer user_data)
   return TRUE;
 }
 
+/* ---- typed values ------------------------------------------------------------------------ */
+
+static gboolean
+hide_input_error (gpointer data)
+{
+  CmlParameterPanel *self = data;
+
+  self->input_error_id = 0;
+  gtk_widget_set_visible (GTK_WIDGET (self->input_error_label), FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+/* Says why a typed value was refused, below the fields where it stays in view. */
+static void
+show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text)
+{
+  gtk_label_set_text (self->input_error_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->input_error_label), TRUE);
+  g_clear_handle_id (&self->input_error_id, g_source_remove);
+  self->input_error_id = g_timeout_add_seconds (8, hide_input_error, self);
+  if (field)
+    gtk_widget_error_bell (field);
+}
+
+const char *
+cml_parameter_panel_get_input_error (CmlParameterPanel *self)
+{
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), NULL);
+
+  return gtk_widget_get_visible (GTK_WIDGET (self->input_error_label))
+           ? gtk_label_get_text (self->input_error_label) : NULL;
+}
+
+/* A number as typed: "1.5", "-2e-3", with a decimal point or comma. */
+static gboolean
+parse_typed (const char *text, double *value)
+{
+  g_autofree char *t = g_strstrip (g_strdup (text));
+  char *end = NULL;
+
+  g_strdelimit (t, ",", '.');
+  if (*t == '\0')
+    return FALSE;
+  *value = g_ascii_strtod (t, &end);
+  return end && *end == '\0' && isfinite (*value);
+}
+
+typedef struct
+{
+  CmlParameterPanel *self;
+  const char        *name;
+  const char        *unit;
+} FieldInfo;
+
+/* The spin buttons' "input": a value that is not a number, or lies outside the allowed
+ * range, is refused with a reason; the field keeps its previous value (the spin buttons
+ * update only when valid). */
 static int
 on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
 {
+  const FieldInfo *info = g_object_get_data (G_OBJECT (spin), "cml-field");
   const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
-  char *end = NULL;
-  double v = g_ascii_strtod (text, &end);
+  GtkAdjustment *adj = gtk_spin_button_get_adjustment (spin);
+  double lo = gtk_adjustment_get_lower (adj), hi = gtk_adjustment_get_upper (adj);
+  const char *name = info ? info->name : "the value";
+  const char *unit = info && info->unit && *info->unit ? info->unit : NULL;
+  double v;
 
-  if (end == text || !isfinite (v))
-    return GTK_INPUT_ERROR;
+  if (!parse_typed (text, &v))
+    {
+      g_autofree char *msg = g_strdup_printf ("“%s” is not a number: %s stays %g%s%s.", text, name,
+                                              gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
+      if (info)
+        show_input_error (info->self, GTK_WIDGET (spin), msg);
+      return GTK_INPUT_ERROR;
+    }
+  if (v < lo || v > hi)
+    {
+      g_autofree char *msg = g_strdup_printf ("%s must be between %g and %g%s%s; it stays %g.", name, lo, hi,
+                                              unit ? " " : "", unit ? unit : "", gtk_adjustment_get_value (adj));
+      if (info)
+        show_input_error (info->self, GTK_WIDGET (spin), msg);
+      return GTK_INPUT_ERROR;
+    }
+  if (info && gtk_widget_get_visible (GTK_WIDGET (info->self->input_error_label)))
+    hide_input_error (info->self);
   *new_value = v;
   return TRUE;
 }
 
+/* ---- the wheel scrolls the panel --------------------------------------------------------- */
+
+/* Over a slider or a number field that does not have the keyboard focus, the wheel
+ * scrolls the panel and leaves the value alone: scrolling down to the presets must not
+ * drag a parameter to its minimum on the way.  A focused control takes the wheel. */
+gboolean
+cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidget *widget, double dy, gboolean notches)
+{
+  GtkAdjustment *adj;
+  double page, delta;
+
+  if (gtk_widget_get_state_flags (widget) & GTK_STATE_FLAG_FOCUS_WITHIN)
+    return FALSE;
+  adj = gtk_scrolled_window_get_vadjustment (self->scroller);
+  page = gtk_adjustment_get_page_size (adj);
+  /* a wheel notch moves as far as the scrolled window's own would */
+  delta = notches ? dy * pow (MAX (page, 1.0), 2.0 / 3.0) : dy;
+  gtk_adjustment_set_value (adj, gtk_adjustment_get_value (adj) + delta);
+  return TRUE;
+}
+
+static gboolean
+on_value_scroll (GtkEventControllerScroll *controller, double dx, double dy, gpointer user_data)
+{
+  GtkWidget *w = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+
+  return cml_parameter_panel_wheel_over (user_data, w, dy,
+                                         gtk_event_controller_scroll_get_unit (controller) == GDK_SCROLL_UNIT_WHEEL);
+}
+
+static void
+guard_wheel (CmlParameterPanel *self, GtkWidget *widget)
+{
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+
+  gtk_event_controller_set_propagation_phase (scroll, GTK_PHASE_CAPTURE);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (on_value_scroll), self);
+  gtk_widget_add_controller (widget, scroll);
+}
+
 static GtkSpinButton *
-make_spin (double lower, double upper, double step, double value)
+make_spin (CmlParameterPanel *self, const char *name, const char *unit,
+           double lower, double upper, double step, double value)
 {
   GtkAdjustment *adj = gtk_adjustment_new (value, lower, upper, step, 10 * step, 0);
   GtkWidget *spin = gtk_spin_button_new (adj, step, 6);
+  FieldInfo *info = g_new0 (FieldInfo, 1);
 
+  info->self = self;
+  info->name = name;
+  info->unit = unit;
+  g_object_set_data_full (G_OBJECT (spin), "cml-field", info, g_free);
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
-  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
+  gtk_spin_button_set_update_policy (GTK_SPIN_BUTTON (spin), GTK_UPDATE_IF_VALID);
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 7);
   g_signal_connect (spin, "output", G_CALLBACK (on_spin_output), NULL);
   g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
   /* the default formatting ran before "output" was connected */
   on_spin_output (GTK_SPIN_BUTTON (spin), NULL);
+  /* a field, not a stepper: the slider beside it steps, and the panel keeps its width
+   * for the slider (Up and Down still step the value) */
+  for (GtkWidget *c = gtk_widget_get_first_child (spin); c; c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_BUTTON (c))
+      gtk_widget_set_visible (c, FALSE);
+  gtk_widget_add_css_class (spin, "value-field");
+  guard_wheel (self, spin);
   return GTK_SPIN_BUTTON (spin);
 }
 
@@ -154,11 +302,168 @@ nice_step (double min, double max, gboolean log_scale)
   return pow (10.0, floor (log10 (span)));
 }
 
+/* ---- undo and redo ----------------------------------------------------------------------- */
+
+/* The panel's state before a change: every parameter, and the initial values the run
+ * started from.  Undoing a restart restarts from the older initial values. */
+typedef struct
+{
+  GHashTable *params;   /* name -> double* */
+  GHashTable *given;    /* name -> double*, or NULL: the model's own initial data */
+  gboolean    restart;  /* the change restarted the run */
+} UndoStep;
+
+#define UNDO_DEPTH       100
+#define UNDO_COALESCE_US (G_USEC_PER_SEC) /* one drag of one slider is one step */
+
+static void
+undo_step_free (gpointer data)
+{
+  UndoStep *step = data;
+
+  g_hash_table_unref (step->params);
+  g_clear_pointer (&step->given, g_hash_table_unref);
+  g_free (step);
+}
+
+static GHashTable *values_table_new (void);
+static void values_table_set (GHashTable *table, const char *name, double value);
+
+static UndoStep *
+undo_snapshot (CmlParameterPanel *self, gboolean restart)
+{
+  UndoStep *step = g_new0 (UndoStep, 1);
+
+  step->params = values_table_new ();
+  for (guint i = 0; i < self->params->len; i++)
+    {
+      ParamRow *row = self->params->pdata[i];
+
+      values_table_set (step->params, row->name, row->value);
+    }
+  step->given = self->given ? g_hash_table_ref (self->given) : NULL;
+  step->restart = restart;
+  return step;
+}
+
+/* Called before a change by the user: PARAM names a parameter being set (a drag of the
+ * same slider within a second adds no step), RESTART a new start. */
+static void
+undo_record (CmlParameterPanel *self, const char *param, gboolean restart)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (self->restoring || self->updating || self->sys == NULL)
+    return;
+  if (!restart && param && g_strcmp0 (param, self->last_param) == 0
+      && now - self->last_param_us < UNDO_COALESCE_US)
+    {
+      self->last_param_us = now;
+      return;
+    }
+  g_ptr_array_add (self->undo, undo_snapshot (self, restart));
+  if (self->undo->len > UNDO_DEPTH)
+    g_ptr_array_remove_index (self->undo, 0);
+  g_ptr_array_set_size (self->redo, 0);
+  g_free (self->last_param);
+  self->last_param = g_strdup (param);
+  self->last_param_us = now;
+}
+
+static void param_row_set_value (ParamRow *row, double value);
+static void request_restart (CmlParameterPanel *self, GHashTable *given);
+static ParamRow *find_param (CmlParameterPanel *self, const char *name);
+static void initial_row_update_label (InitialRow *row);
+
+static void
+undo_restore (CmlParameterPanel *self, UndoStep *step)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  self->restoring = TRUE;
+  g_hash_table_iter_init (&iter, step->params);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      ParamRow *row = find_param (self, key);
+
+      if (row && row->value != *(double *) value)
+        param_row_set_value (row, *(double *) value);
+    }
+  if (step->restart)
+    {
+      CmlModel *model = cml_system_get_model (self->sys);
+      g_autoptr (GHashTable) given = NULL;
+
+      if (step->given)
+        given = g_hash_table_ref (step->given);
+      else
+        {
+          given = values_table_new ();
+          if (model->initial)
+            {
+              g_hash_table_iter_init (&iter, model->initial);
+              while (g_hash_table_iter_next (&iter, &key, &value))
+                values_table_set (given, key, *(double *) value);
+            }
+        }
+      self->updating = TRUE;
+      for (guint i = 0; i < self->initial->len; i++)
+        {
+          InitialRow *row = self->initial->pdata[i];
+          double *v = g_hash_table_lookup (given, row->name);
+
+          row->edited = FALSE;
+          if (v)
+            gtk_spin_button_set_value (row->spin, *v);
+          initial_row_update_label (row);
+        }
+      self->updating = FALSE;
+      request_restart (self, given);
+    }
+  self->restoring = FALSE;
+  g_clear_pointer (&self->last_param, g_free);
+}
+
+gboolean
+cml_parameter_panel_undo (CmlParameterPanel *self)
+{
+  UndoStep *step;
+
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), FALSE);
+
+  if (self->sys == NULL || self->undo->len == 0)
+    return FALSE;
+  step = g_ptr_array_steal_index (self->undo, self->undo->len - 1);
+  g_ptr_array_add (self->redo, undo_snapshot (self, step->restart));
+  undo_restore (self, step);
+  undo_step_free (step);
+  return TRUE;
+}
+
+gboolean
+cml_parameter_panel_redo (CmlParameterPanel *self)
+{
+  UndoStep *step;
+
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), FALSE);
+
+  if (self->sys == NULL || self->redo->len == 0)
+    return FALSE;
+  step = g_ptr_array_steal_index (self->redo, self->redo->len - 1);
+  g_ptr_array_add (self->undo, undo_snapshot (self, step->restart));
+  undo_restore (self, step);
+  undo_step_free (step);
+  return TRUE;
+}
+
 /* ---- parameters ------------------------------------------------------------------------ */
 
 static void
 param_row_emit (ParamRow *row, double value)
 {
+  if (value != row->value)
+    undo_record (row->self, row->name, FALSE);
   row->value = value;
   if (!row->self->updating)
     g_signal_emit (row->self, signals[PARAM_CHANGED], 0, row->name, value);
@@ -244,10 +549,11 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
   GtkWidget *name, *unit, *value_widget;
   g_autofree char *tip = NULL;
   const char *unit_text = (p->unit && g_strcmp0 (p->unit, "1") != 0) ? p->unit : "";
-  int r = 2 * index;
+  int r = index;
 
   row->self = self;
   row->name = g_strdup (p->name);
+  row->unit = g_strdup (unit_text);
   row->min = p->min;
   row->max = p->max;
   row->value = p->value;
@@ -259,14 +565,13 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 
   name = gtk_label_new (p->name);
   gtk_label_set_xalign (GTK_LABEL (name), 0);
-  gtk_widget_set_hexpand (name, TRUE);
   gtk_widget_add_css_class (name, "param-name");
   gtk_widget_set_tooltip_text (name, tip);
 
   unit = gtk_label_new (unit_text);
   gtk_label_set_xalign (GTK_LABEL (unit), 0);
   gtk_widget_add_css_class (unit, "dim-label");
-  gtk_widget_set_size_request (unit, 48, -1);
+  gtk_widget_set_size_request (unit, 40, -1);
 
   if (p->choices)
     {
@@ -295,7 +600,7 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 
       row->log_scale = p->min > 0 && p->max / p->min >= 100.0;
       step = nice_step (p->min, p->max, row->log_scale);
-      row->spin = make_spin (p->min, p->max, step, p->value);
+      row->spin = make_spin (self, row->name, row->unit, p->min, p->max, step, p->value);
       value_widget = GTK_WIDGET (row->spin);
       g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_param_spin_changed), row);
 
@@ -312,23 +617,25 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
       gtk_widget_set_hexpand (GTK_WIDGET (row->scale), TRUE);
       gtk_widget_set_tooltip_text (GTK_WIDGET (row->scale), tip);
       gtk_widget_add_css_class (GTK_WIDGET (row->scale), "param-scale");
+      gtk_widget_set_size_request (GTK_WIDGET (row->scale), 90, -1);
       g_signal_connect (row->scale, "value-changed", G_CALLBACK (on_param_scale_changed), row);
-      gtk_grid_attach (self->param_grid, GTK_WIDGET (row->scale), 0, r + 1, 3, 1);
+      guard_wheel (self, GTK_WIDGET (row->scale));
+      gtk_grid_attach (self->param_grid, GTK_WIDGET (row->scale), 1, r, 1, 1);
     }
   gtk_widget_set_tooltip_text (value_widget, tip);
   gtk_widget_set_valign (value_widget, GTK_ALIGN_CENTER);
 
+  /* one line per parameter: name, slider, value, unit (a dropdown spans the slider's
+   * and the value's columns) */
   gtk_grid_attach (self->param_grid, name, 0, r, 1, 1);
-  gtk_grid_attach (self->param_grid, value_widget, 1, r, 1, 1);
-  gtk_grid_attach (self->param_grid, unit, 2, r, 1, 1);
   if (p->choices)
     {
-      /* keep the grid's rhythm: an empty second row */
-      GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-
-      gtk_widget_set_size_request (spacer, -1, 8);
-      gtk_grid_attach (self->param_grid, spacer, 0, r + 1, 3, 1);
+      gtk_widget_set_halign (value_widget, GTK_ALIGN_END);
+      gtk_grid_attach (self->param_grid, value_widget, 1, r, 2, 1);
     }
+  else
+    gtk_grid_attach (self->param_grid, value_widget, 2, r, 1, 1);
+  gtk_grid_attach (self->param_grid, unit, 3, r, 1, 1);
 
   g_ptr_array_add (self->params, row);
 }
@@ -381,6 +688,16 @@ find_initial (CmlParameterPanel *self, const char *name)
   return NULL;
 }
 
+/* A reconstruction variable: integrated along, but not part of the dynamics. */
+static gboolean
+is_reconstructed (CmlModel *model, const char *name)
+{
+  for (guint i = 0; model->reconstruction && i < model->reconstruction->len; i++)
+    if (g_strcmp0 (((CmlNamedExpr *) model->reconstruction->pdata[i])->name, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gboolean in_model,
                  double value)
@@ -388,33 +705,45 @@ add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gbo
   InitialRow *row = g_new0 (InitialRow, 1);
   const char *unit = cml_model_unit (model, name);
   GtkWidget *unit_label;
-  guint r = self->initial->len;
+  gboolean recon = is_reconstructed (model, name);
+  GtkGrid *grid = recon ? self->recon_grid : self->initial_grid;
+  guint r = 0;
+  g_autofree char *tip = NULL;
+  const char *meaning = cml_model_meaning (model, name);
+
+  for (guint i = 0; i < self->initial->len; i++)
+    r += is_reconstructed (model, ((InitialRow *) self->initial->pdata[i])->name) == recon;
 
   row->self = self;
   row->name = g_strdup (name);
+  row->unit = g_strdup (unit && g_strcmp0 (unit, "1") != 0 ? unit : "");
   row->in_model = in_model;
 
   row->label = GTK_LABEL (gtk_label_new (name));
   gtk_label_set_xalign (row->label, 0);
   gtk_widget_set_hexpand (GTK_WIDGET (row->label), TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (row->label), "initial-name");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (row->label),
-                               in_model ? "Given in the model file"
-                                        : "Not given in the model file: the constraints determine it, "
-                                          "or it starts at 0.  Edit it to give it.");
+  tip = g_strdup_printf ("%s%s%s", meaning ? meaning : "", meaning ? "\n" : "",
+                         in_model ? "Given in the model file"
+                                  : "Not given in the model file: the constraints determine it, "
+                                    "or it starts at 0.  Edit it to give it.");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row->label), tip);
 
-  row->spin = make_spin (-1e6, 1e6, 0.1, value);
+  row->spin = make_spin (self, row->name, row->unit, -1e9, 1e9, 0.1, value);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row->spin), meaning);
   gtk_widget_set_valign (GTK_WIDGET (row->spin), GTK_ALIGN_CENTER);
   g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_initial_changed), row);
 
   unit_label = gtk_label_new (unit && g_strcmp0 (unit, "1") != 0 ? unit : "");
   gtk_label_set_xalign (GTK_LABEL (unit_label), 0);
   gtk_widget_add_css_class (unit_label, "dim-label");
-  gtk_widget_set_size_request (unit_label, 48, -1);
+  gtk_widget_set_size_request (unit_label, 40, -1);
 
-  gtk_grid_attach (self->initial_grid, GTK_WIDGET (row->label), 0, r, 1, 1);
-  gtk_grid_attach (self->initial_grid, GTK_WIDGET (row->spin), 1, r, 1, 1);
-  gtk_grid_attach (self->initial_grid, unit_label, 2, r, 1, 1);
+  gtk_grid_attach (grid, GTK_WIDGET (row->label), 0, r, 1, 1);
+  gtk_grid_attach (grid, GTK_WIDGET (row->spin), 1, r, 1, 1);
+  gtk_grid_attach (grid, unit_label, 2, r, 1, 1);
+  if (recon)
+    gtk_widget_set_visible (GTK_WIDGET (self->recon_expander), TRUE);
 
   g_ptr_array_add (self->initial, row);
   initial_row_update_label (row);
@@ -529,6 +858,7 @@ cml_parameter_panel_apply_initial (CmlParameterPanel *self)
   /* a spin button being edited has not yet committed its text */
   for (guint i = 0; i < self->initial->len; i++)
     gtk_spin_button_update (((InitialRow *) self->initial->pdata[i])->spin);
+  undo_record (self, NULL, TRUE);
   given = collect_given (self);
   request_restart (self, given);
 }
@@ -625,6 +955,9 @@ cml_parameter_panel_apply_preset (CmlParameterPanel *self, guint index)
   if (model->presets == NULL || index >= model->presets->len)
     return;
   preset = model->presets->pdata[index];
+  /* the preset is one step to undo, its parameters and its restart together */
+  undo_record (self, NULL, TRUE);
+  self->restoring = TRUE;
 
   /* parameters first (live), then start again from the model's initial data with the
    * preset's initial values: a preset is a reproducible scene */
@@ -661,6 +994,7 @@ cml_parameter_panel_apply_preset (CmlParameterPanel *self, guint index)
   self->updating = FALSE;
 
   request_restart (self, given);
+  self->restoring = FALSE;
 }
 
 static void
@@ -680,6 +1014,8 @@ on_defaults_clicked (CmlParameterPanel *self)
   if (self->sys == NULL)
     return;
   model = cml_system_get_model (self->sys);
+  undo_record (self, NULL, FALSE);
+  self->restoring = TRUE;
   for (guint i = 0; i < model->params->len; i++)
     {
       const CmlParam *p = model->params->pdata[i];
@@ -688,6 +1024,7 @@ on_defaults_clicked (CmlParameterPanel *self)
       if (row)
         param_row_set_value (row, p->value);
     }
+  self->restoring = FALSE;
 }
 
 /* Preset titles are sentences: the button ellipsizes them, the list wraps them. */
@@ -752,10 +1089,15 @@ cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys)
   self->updating = TRUE;
   clear_grid (self->param_grid);
   clear_grid (self->initial_grid);
+  clear_grid (self->recon_grid);
+  gtk_widget_set_visible (GTK_WIDGET (self->recon_expander), FALSE);
   g_ptr_array_set_size (self->params, 0);
   g_ptr_array_set_size (self->initial, 0);
   g_clear_pointer (&self->given, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_ptr_array_set_size (self->undo, 0);
+  g_ptr_array_set_size (self->redo, 0);
+  g_clear_pointer (&self->last_param, g_free);
   set_note (self, NULL);
   if (sys)
     cml_system_ref (sys);
@@ -841,6 +1183,10 @@ cml_parameter_panel_dispose (GObject *object)
   g_clear_pointer (&self->pending, g_hash_table_unref);
   g_clear_pointer (&self->sys, cml_system_unref);
   g_clear_pointer (&self->note, g_free);
+  g_clear_pointer (&self->undo, g_ptr_array_unref);
+  g_clear_pointer (&self->redo, g_ptr_array_unref);
+  g_clear_pointer (&self->last_param, g_free);
+  g_clear_handle_id (&self->input_error_id, g_source_remove);
 
   G_OBJECT_CLASS (cml_parameter_panel_parent_class)->dispose (object);
 }
@@ -865,6 +1211,7 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-parameter-panel.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "cmlparameterpanel");
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, outer);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, box);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, params_heading);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, defaults_button);
@@ -875,6 +1222,10 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, preset_apply_button);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, initial_heading);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, initial_grid);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, recon_expander);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, recon_grid);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, scroller);
+  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, input_error_label);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, restart_button);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, projection_label);
   gtk_widget_class_bind_template_callback (widget_class, on_restart_clicked);
@@ -896,6 +1247,8 @@ cml_parameter_panel_init (CmlParameterPanel *self)
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) param_row_free);
   self->initial = g_ptr_array_new_with_free_func ((GDestroyNotify) initial_row_free);
   self->note = g_strdup ("");
+  self->undo = g_ptr_array_new_with_free_func (undo_step_free);
+  self->redo = g_ptr_array_new_with_free_func (undo_step_free);
   cml_parameter_panel_set_system (self, NULL);
 }
 

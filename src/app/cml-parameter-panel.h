@@ -42,6 +42,12 @@ void        cml_parameter_panel_show_initial (CmlParameterPanel *self, CmlSystem
  * plain reset starts from.  Owned by the panel. */
 GHashTable *cml_parameter_panel_get_given (CmlParameterPanel *self);
 
+/* Undo and redo the last change of parameters or initial data (a preset, Defaults and
+ * "Apply & restart" are one step each; a slider's drag is one step).  FALSE when there is
+ * nothing to undo or redo. */
+gboolean    cml_parameter_panel_undo (CmlParameterPanel *self);
+gboolean    cml_parameter_panel_redo (CmlParameterPanel *self);
+
 /* The note about projected values ("" when there is none). */
 const char *cml_parameter_panel_get_projection_note (CmlParameterPanel *self);
 

@@ -118,6 +118,44 @@ reset_view_action (GtkWidget *widget, const char *action_name, GVariant *param)
   cml_scene_view_reset_camera (CML_WINDOW (widget)->scene_view);
 }
 
+static void
+systems_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  gtk_menu_button_popup (CML_WINDOW (widget)->systems_button);
+}
+
+static void
+retry_open_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+  g_autofree char *path = g_strdup (self->failed_path);
+  g_autoptr (GFile) file = NULL;
+
+  if (path == NULL)
+    return;
+  file = g_file_new_for_path (path);
+  cml_window_open_file (self, file);
+}
+
+/* Undo and redo of parameter and initial-data changes (the panel keeps the history). */
+static void
+undo_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  if (!cml_parameter_panel_undo (self->parameter_panel))
+    gtk_widget_error_bell (widget);
+}
+
+static void
+redo_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  if (!cml_parameter_panel_redo (self->parameter_panel))
+    gtk_widget_error_bell (widget);
+}
+
 void
 cml_window_class_add_actions (GtkWidgetClass *widget_class)
 {
@@ -131,6 +169,16 @@ cml_window_class_add_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_property_action (widget_class, "win.presentation", "presentation");
   gtk_widget_class_install_property_action (widget_class, "win.dark", "dark");
   gtk_widget_class_install_property_action (widget_class, "win.table-frame", "table-frame");
+  gtk_widget_class_install_property_action (widget_class, "win.sidebar", "sidebar-visible");
+  gtk_widget_class_install_action (widget_class, "win.systems", NULL, systems_action);
+  gtk_widget_class_install_action (widget_class, "win.retry-open", NULL, retry_open_action);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
+  gtk_widget_class_install_action (widget_class, "win.redo", NULL, redo_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.sidebar", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F4, 0, "win.systems", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.redo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_y, GDK_CONTROL_MASK, "win.redo", NULL);
 }
 
 void

@@ -39,6 +39,9 @@ struct _CmlWindow
 
   /* template: header bar */
   GtkHeaderBar      *header_bar;
+  GtkToggleButton   *sidebar_button;
+  GtkMenuButton     *systems_button;
+  GtkPopover        *systems_popover;
   GtkButton         *play_button;
   GtkButton         *step_button;
   GtkButton         *reset_button;
@@ -51,11 +54,16 @@ struct _CmlWindow
   GtkMenuButton     *menu_button;
   /* template: body */
   GtkPaned          *outer_paned;
-  GtkPaned          *sidebar_paned;
   GtkPaned          *content_paned;
   CmlModelPicker    *model_picker;
   CmlParameterPanel *parameter_panel;
+  GtkStack          *scene_stack;
   CmlSceneView      *scene_view;
+  GtkLabel          *error_title;
+  GtkLabel          *error_detail;
+  GtkWidget         *error_retry_button;
+  GtkRevealer       *toast_revealer;
+  GtkLabel          *toast_label;
   GtkStack          *side_stack;
   GtkPaned          *plots_paned;
   CmlPlotView       *time_plot;
@@ -68,6 +76,9 @@ struct _CmlWindow
   GtkLabel          *message_label;
   GtkBox            *failure_box;
   GtkLabel          *failure_label;
+  GtkMenuButton     *failure_details_button;
+  GtkLabel          *failure_explanation;
+  GtkLabel          *failure_technical;
   GtkButton         *failure_reset_button;
 
   /* the simulation */
@@ -100,6 +111,18 @@ struct _CmlWindow
   gboolean           layout_done;
   gboolean           presentation;
   gboolean           table_frame;
+  gboolean           sidebar_visible;
+  /* the layout presentation mode replaced, restored when it ends */
+  gboolean           saved_sidebar_visible;
+  int                saved_content_position;  /* -1: none saved */
+  GSettings         *settings;                /* window size and panes, or NULL without the schema */
+  gboolean           fixed_size;              /* --window-size: neither restore nor remember */
+  guint              toast_id;                /* hides the toast */
+  char              *failed_path;             /* the model file that failed to load, for "Open Again" */
+  char              *failure_shown;           /* the runner message the status line explains */
+
+  /* --screenshot: a PNG of the window when --quit-after ends the run */
+  char              *screenshot_path;
 
   /* frame statistics (--frame-stats, --quit-after) */
   CmlFrameStats     *frame_stats;
@@ -136,6 +159,9 @@ void cml_window_rebuild_recent (CmlWindow *self);
 CmlSimulation *cml_window_export_snapshot (CmlWindow *self, GError **error);
 
 /* cml-window.c, for the actions */
+void cml_window_set_sidebar_visible (CmlWindow *self, gboolean visible);
+/* A short note over the scene that goes away by itself ("Session saved to …"). */
+void cml_window_show_toast (CmlWindow *self, const char *text);
 void cml_window_set_speed_index (CmlWindow *self, guint index);
 double cml_window_step_size (CmlWindow *self);
 gboolean cml_window_get_dark (CmlWindow *self);

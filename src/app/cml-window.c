@@ -13,8 +13,12 @@
 #include "cml-window-private.h"
 
 #include "cml-resources.h"
+#include "cml-run-failure.h"
 
 #include <math.h>
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 const double cml_window_speeds[CML_N_SPEEDS] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 };
 const double cml_window_tolerances[CML_N_TOLERANCES] = { 1e-6, 1e-8, 1e-10, 1e-12 };
@@ -31,6 +35,7 @@ enum
   PROP_PRESENTATION,
   PROP_DARK,
   PROP_TABLE_FRAME,
+  PROP_SIDEBAR_VISIBLE,
   N_PROPS
 };
 
@@ -64,6 +69,62 @@ cml_window_show_error (CmlWindow *self, const char *primary, const char *seconda
   }
   g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* A model that could not be opened: the scene's place says so (file, line and problem)
+ * until a model runs, rather than a dialog over a window that shows something else. */
+void
+cml_window_show_load_error (CmlWindow *self, const char *path, const char *message)
+{
+  g_autofree char *base = NULL;
+  g_autofree char *title = NULL;
+
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  g_free (self->failed_path);
+  self->failed_path = g_strdup (path);
+  base = path ? g_path_get_basename (path) : NULL;
+  title = base ? g_strdup_printf ("Could not open “%s”", base) : g_strdup ("Could not open the model");
+  gtk_label_set_text (self->error_title, title);
+  gtk_label_set_text (self->error_detail, message ? message : "");
+  gtk_widget_set_visible (self->error_retry_button, path != NULL);
+  gtk_stack_set_visible_child_name (self->scene_stack, "error");
+  if (self->system == NULL)
+    {
+      gtk_label_set_text (self->title_label, title);
+      gtk_window_set_title (GTK_WINDOW (self), "cmlab");
+    }
+  g_message ("%s: %s", title, message ? message : "");
+}
+
+static gboolean
+hide_toast (gpointer data)
+{
+  CmlWindow *self = data;
+
+  self->toast_id = 0;
+  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+void
+cml_window_show_toast (CmlWindow *self, const char *text)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  gtk_label_set_text (self->toast_label, text);
+  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
+  g_clear_handle_id (&self->toast_id, g_source_remove);
+  /* long enough to read twice */
+  self->toast_id = g_timeout_add_seconds (4, hide_toast, self);
+}
+
+const char *
+cml_window_get_toast (CmlWindow *self)
+{
+  g_return_val_if_fail (CML_IS_WINDOW (self), NULL);
+
+  return gtk_revealer_get_reveal_child (self->toast_revealer) ? gtk_label_get_text (self->toast_label) : NULL;
 }
 
 /* ---- switching models ------------------------------------------------------------------ */
@@ -148,6 +209,8 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   cml_parameter_panel_set_system (self->parameter_panel, sys);
   cml_equations_panel_set_system (self->equations_panel, sys);
   cml_model_picker_set_selected (self->model_picker, model);
+  gtk_stack_set_visible_child_name (self->scene_stack, "scene");
+  g_clear_pointer (&self->failed_path, g_free);
   update_title (self);
   cml_window_update_actions (self);
   return TRUE;
@@ -200,7 +263,11 @@ cml_window_open_file (CmlWindow *self, GFile *file)
       g_autofree char *base = g_path_get_basename (path);
       g_autofree char *primary = g_strdup_printf ("Could not open “%s”", base);
 
-      cml_window_show_error (self, primary, error->message);
+      /* nothing runs yet: the error takes the scene's place; otherwise the run goes on */
+      if (self->system == NULL)
+        cml_window_show_load_error (self, path, error->message);
+      else
+        cml_window_show_error (self, primary, error->message);
     }
 }
 
@@ -208,6 +275,8 @@ static void
 on_model_selected (CmlWindow *self, gpointer model)
 {
   g_autoptr (GError) error = NULL;
+
+  gtk_popover_popdown (self->systems_popover);
 
   if (!cml_window_set_model (self, model, &error))
     {
@@ -331,6 +400,20 @@ on_dark_changed (CmlWindow *self)
 }
 
 void
+cml_window_set_sidebar_visible (CmlWindow *self, gboolean visible)
+{
+  visible = !!visible;
+  if (self->sidebar_visible == visible)
+    return;
+  self->sidebar_visible = visible;
+  gtk_widget_set_visible (GTK_WIDGET (self->parameter_panel), visible);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIDEBAR_VISIBLE]);
+}
+
+/* Presentation mode is for a projector: the side panel folds away (its button brings it
+ * back), the 3-D view and the plots share the room, type and lines grow.  Leaving it
+ * restores the panel and the split as they were. */
+void
 cml_window_set_presentation (CmlWindow *self, gboolean presentation)
 {
   presentation = !!presentation;
@@ -338,11 +421,26 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
     return;
   self->presentation = presentation;
   if (presentation)
-    gtk_widget_add_css_class (GTK_WIDGET (self), "presentation");
+    {
+      self->saved_sidebar_visible = self->sidebar_visible;
+      self->saved_content_position = self->layout_done ? gtk_paned_get_position (self->content_paned) : -1;
+      gtk_widget_add_css_class (GTK_WIDGET (self), "presentation");
+      cml_window_set_sidebar_visible (self, FALSE);
+      self->layout_done = FALSE;
+    }
   else
-    gtk_widget_remove_css_class (GTK_WIDGET (self), "presentation");
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (self), "presentation");
+      cml_window_set_sidebar_visible (self, self->saved_sidebar_visible);
+      if (self->saved_content_position >= 0)
+        {
+          gtk_paned_set_position (self->content_paned, self->saved_content_position);
+          self->layout_done = TRUE;
+        }
+      else
+        self->layout_done = FALSE;
+    }
   cml_scene_view_set_presentation (self->scene_view, presentation);
-  self->layout_done = FALSE;
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
@@ -651,16 +749,28 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
 
   if (frame->state == CML_RUNNER_FAILED)
     {
-      g_autofree char *text = g_strdup_printf ("Paused: %s", frame->message ? frame->message : "the run failed");
+      const char *message = frame->message ? frame->message : "the run failed";
 
-      gtk_label_set_text (self->failure_label, text);
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->failure_label), text);
+      if (g_strcmp0 (self->failure_shown, message) != 0)
+        {
+          g_autoptr (CmlRunFailure) why = cml_run_failure_explain (message, unit);
+
+          g_free (self->failure_shown);
+          self->failure_shown = g_strdup (message);
+          gtk_label_set_text (self->failure_label, why->summary);
+          gtk_widget_set_tooltip_text (GTK_WIDGET (self->failure_label), why->explanation);
+          gtk_label_set_text (self->failure_explanation, why->explanation);
+          gtk_label_set_text (self->failure_technical, message);
+        }
       gtk_widget_set_visible (GTK_WIDGET (self->failure_box), TRUE);
+      gtk_widget_set_visible (GTK_WIDGET (self->message_label), FALSE);
       gtk_label_set_text (self->message_label, "");
     }
   else
     {
       gtk_widget_set_visible (GTK_WIDGET (self->failure_box), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->message_label), TRUE);
+      g_clear_pointer (&self->failure_shown, g_free);
       if (frame->message)
         gtk_label_set_text (self->message_label, frame->message);
       else if (frame->lagging && frame->state == CML_RUNNER_RUNNING)
@@ -707,24 +817,234 @@ finish_frame_stats (CmlWindow *self, CmlFrame *frame)
 
 /* The split between the 3-D view and the plots, once the window has its size: the plots
  * get a readable column (their natural width, within 38–50 % of the space, but not less
- * than their minimum) and the view the rest.  Only when the view would get less than
- * 360 pixels is the column made narrower than the plots' minimum (the paned may shrink
- * it), rather than push the window off a small screen.
- * Done again when presentation mode changes the sizes. */
+ * than their minimum) and the view the rest.  In presentation mode the view, which the
+ * hall watches, gets at least 55 %.  Only when the view would get less than 360 pixels is
+ * the column made narrower than the plots' minimum (the paned may shrink it), rather than
+ * push the window off a small screen.  Done again when presentation mode changes the
+ * sizes; a position the user chose (or the one remembered) is kept otherwise. */
 static void
 initial_layout (CmlWindow *self)
 {
   GtkWidget *column = gtk_paned_get_end_child (self->content_paned);
   int w = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
   int min = 0, nat = 0, right;
+  double hi = self->presentation ? 0.45 : 0.50;
 
   if (self->layout_done || w <= 0)
     return;
   gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
-  right = MAX (CLAMP (nat, (int) (0.38 * w), (int) (0.50 * w)), min);
+  right = MAX (CLAMP (nat, (int) (0.38 * w), (int) (hi * w)), min);
   right = MIN (right, w - 360);
   gtk_paned_set_position (self->content_paned, MAX (w - right, 0));
   self->layout_done = TRUE;
+}
+
+/* ---- size and panes remembered (GSettings) ---------------------------------------------- */
+
+/* The schema: installed, or beside the executable in the build tree (data/). */
+static GSettings *
+open_settings (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr (GSettingsSchema) schema = NULL;
+
+  if (source)
+    schema = g_settings_schema_source_lookup (source, CMLAB_APP_ID, TRUE);
+  if (schema == NULL)
+    {
+      g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+      g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
+      g_autofree char *data = dir ? g_build_filename (dir, "..", "..", "data", NULL) : NULL;
+      g_autofree char *compiled = data ? g_build_filename (data, "gschemas.compiled", NULL) : NULL;
+
+      if (compiled && g_file_test (compiled, G_FILE_TEST_IS_REGULAR))
+        {
+          g_autoptr (GSettingsSchemaSource) local =
+            g_settings_schema_source_new_from_directory (data, source, FALSE, NULL);
+
+          if (local)
+            schema = g_settings_schema_source_lookup (local, CMLAB_APP_ID, FALSE);
+        }
+    }
+  if (schema == NULL)
+    {
+      g_debug ("no settings schema %s: the window size is not remembered", CMLAB_APP_ID);
+      return NULL;
+    }
+  return g_settings_new_full (schema, NULL, NULL);
+}
+
+/* A size that suits the screen: the remembered one, else about 85 % of the monitor (at
+ * least 1280×720 where the monitor has room for it). */
+static void
+choose_size (CmlWindow *self)
+{
+  GdkDisplay *display = gtk_widget_get_display (GTK_WIDGET (self));
+  GListModel *monitors = display ? gdk_display_get_monitors (display) : NULL;
+  g_autoptr (GdkMonitor) monitor = monitors ? g_list_model_get_item (monitors, 0) : NULL;
+  int w = 1280, h = 720, mw = 0, mh = 0;
+
+  if (monitor)
+    {
+      GdkRectangle geo;
+
+      gdk_monitor_get_geometry (monitor, &geo);
+      mw = geo.width;
+      mh = geo.height;
+      w = MAX ((int) (0.85 * mw), MIN (1280, mw));
+      h = MAX ((int) (0.85 * mh), MIN (720, mh));
+    }
+  if (self->settings)
+    {
+      int sw = g_settings_get_int (self->settings, "window-width");
+      int sh = g_settings_get_int (self->settings, "window-height");
+      int pos = g_settings_get_int (self->settings, "plots-position");
+
+      if (sw > 0 && sh > 0)
+        {
+          w = mw > 0 ? MIN (sw, mw) : sw;
+          h = mh > 0 ? MIN (sh, mh) : sh;
+        }
+      if (g_settings_get_boolean (self->settings, "window-maximized"))
+        gtk_window_maximize (GTK_WINDOW (self));
+      cml_window_set_sidebar_visible (self, g_settings_get_boolean (self->settings, "sidebar-visible"));
+      if (g_settings_get_int (self->settings, "sidebar-width") > 0)
+        gtk_paned_set_position (self->outer_paned, g_settings_get_int (self->settings, "sidebar-width"));
+      if (pos > 0)
+        {
+          /* the plots' width from the right edge, applied once the paned has its size */
+          self->saved_content_position = -pos;
+        }
+    }
+  gtk_window_set_default_size (GTK_WINDOW (self), w, h);
+}
+
+static void
+remember_size (CmlWindow *self)
+{
+  int w = 0, h = 0;
+
+  if (self->settings == NULL || self->fixed_size)
+    return;
+  gtk_window_get_default_size (GTK_WINDOW (self), &w, &h);
+  g_settings_delay (self->settings);
+  if (w > 0 && h > 0 && !gtk_window_is_maximized (GTK_WINDOW (self)))
+    {
+      g_settings_set_int (self->settings, "window-width", w);
+      g_settings_set_int (self->settings, "window-height", h);
+    }
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (GTK_WINDOW (self)));
+  /* presentation mode's layout is for the projector: remember the everyday one */
+  g_settings_set_boolean (self->settings, "sidebar-visible",
+                          self->presentation ? self->saved_sidebar_visible : self->sidebar_visible);
+  if (self->sidebar_visible)
+    g_settings_set_int (self->settings, "sidebar-width", gtk_paned_get_position (self->outer_paned));
+  if (!self->presentation && self->layout_done)
+    {
+      int cw = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
+      int right = cw - gtk_paned_get_position (self->content_paned);
+
+      if (cw > 0 && right > 0)
+        g_settings_set_int (self->settings, "plots-position", right);
+    }
+  g_settings_apply (self->settings);
+}
+
+static gboolean
+on_close_request (GtkWindow *window)
+{
+  remember_size (CML_WINDOW (window));
+  return FALSE;
+}
+
+/* A remembered plots width, once the paned knows its own. */
+static void
+apply_remembered_split (CmlWindow *self)
+{
+  int w = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
+
+  if (self->saved_content_position >= -1 || w <= 0 || self->presentation)
+    return;
+  gtk_paned_set_position (self->content_paned, MAX (w + self->saved_content_position, 360));
+  self->saved_content_position = -1;
+  self->layout_done = TRUE;
+}
+
+void
+cml_window_set_fixed_size (CmlWindow *self, int width, int height)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  self->fixed_size = TRUE;
+  if (gtk_window_is_maximized (GTK_WINDOW (self)))
+    gtk_window_unmaximize (GTK_WINDOW (self));
+  gtk_window_set_default_size (GTK_WINDOW (self), width, height);
+  /* the split for this size, not the remembered one */
+  if (self->saved_content_position < -1)
+    self->saved_content_position = -1;
+  self->layout_done = FALSE;
+}
+
+/* ---- screenshots ------------------------------------------------------------------------ */
+
+gboolean
+cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  g_autoptr (GdkPaintable) paintable = NULL;
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  GtkSnapshot *snapshot;
+  GskRenderer *renderer;
+  g_autofree char *tmp = NULL;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  renderer = gtk_native_get_renderer (GTK_NATIVE (self));
+  if (w <= 0 || h <= 0 || renderer == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window is not shown yet");
+      return FALSE;
+    }
+  /* the window as GTK draws it: widgets, and the GL views' last frames */
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window drew nothing");
+      return FALSE;
+    }
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  /* complete or not at all: a temporary file beside PATH, renamed over it */
+  tmp = g_strdup_printf ("%s.tmp-%d", path, (int) getpid ());
+  if (!gdk_texture_save_to_png (texture, tmp))
+    {
+      g_unlink (tmp);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write the picture", path);
+      return FALSE;
+    }
+  if (g_rename (tmp, path) != 0)
+    {
+      int errsv = errno;
+
+      g_unlink (tmp);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", path, g_strerror (errsv));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+cml_window_set_screenshot (CmlWindow *self, const char *path)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  g_free (self->screenshot_path);
+  self->screenshot_path = g_strdup (path);
 }
 
 static gboolean
@@ -738,6 +1058,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     cml_frame_stats_add_frame (self->frame_stats, now);
   if (self->first_frame_us == 0)
     self->first_frame_us = now;
+  apply_remembered_split (self);
   initial_layout (self);
   if (self->runner == NULL)
     return G_SOURCE_CONTINUE;
@@ -782,6 +1103,13 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     {
       self->quitting = TRUE;
       finish_frame_stats (self, frame);
+      if (self->screenshot_path)
+        {
+          g_autoptr (GError) error = NULL;
+
+          if (!cml_window_save_screenshot (self, self->screenshot_path, &error))
+            g_printerr ("cmlab: %s\n", error->message);
+        }
       cml_frame_unref (frame);
       gtk_window_destroy (GTK_WINDOW (self));
       return G_SOURCE_REMOVE;
@@ -851,6 +1179,9 @@ cml_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_TABLE_FRAME:
       g_value_set_boolean (value, self->table_frame);
       break;
+    case PROP_SIDEBAR_VISIBLE:
+      g_value_set_boolean (value, self->sidebar_visible);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -872,6 +1203,9 @@ cml_window_set_property (GObject *object, guint prop_id, const GValue *value, GP
     case PROP_TABLE_FRAME:
       cml_window_set_table_frame (self, g_value_get_boolean (value));
       break;
+    case PROP_SIDEBAR_VISIBLE:
+      cml_window_set_sidebar_visible (self, g_value_get_boolean (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -888,6 +1222,11 @@ cml_window_dispose (GObject *object)
       self->tick_id = 0;
     }
   g_signal_handlers_disconnect_by_data (gtk_widget_get_settings (GTK_WIDGET (self)), self);
+  g_clear_handle_id (&self->toast_id, g_source_remove);
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->failed_path, g_free);
+  g_clear_pointer (&self->failure_shown, g_free);
+  g_clear_pointer (&self->screenshot_path, g_free);
   if (self->chooser)
     {
       gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
@@ -932,6 +1271,7 @@ cml_window_class_init (CmlWindowClass *klass)
   object_class->dispose = cml_window_dispose;
   object_class->get_property = cml_window_get_property;
   object_class->set_property = cml_window_set_property;
+  GTK_WINDOW_CLASS (klass)->close_request = on_close_request;
 
   properties[PROP_PRESENTATION] =
     g_param_spec_boolean ("presentation", NULL, NULL, FALSE,
@@ -941,6 +1281,9 @@ cml_window_class_init (CmlWindowClass *klass)
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_TABLE_FRAME] =
     g_param_spec_boolean ("table-frame", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SIDEBAR_VISIBLE] =
+    g_param_spec_boolean ("sidebar-visible", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -956,6 +1299,18 @@ cml_window_class_init (CmlWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-window.ui");
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, header_bar);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, sidebar_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, systems_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, systems_popover);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, scene_stack);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, error_title);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, error_detail);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, error_retry_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, toast_revealer);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, toast_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_details_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_explanation);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_technical);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, play_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, step_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, reset_button);
@@ -967,7 +1322,6 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, outer_paned);
-  gtk_widget_class_bind_template_child (widget_class, CmlWindow, sidebar_paned);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, content_paned);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, model_picker);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, parameter_panel);
@@ -988,6 +1342,15 @@ cml_window_class_init (CmlWindowClass *klass)
 
   cml_window_class_add_actions (widget_class);
   cml_window_class_add_io_actions (widget_class);
+}
+
+/* The list of systems at its full height, as far as the window allows. */
+static void
+on_systems_popover_show (CmlWindow *self)
+{
+  int h = gtk_widget_get_height (GTK_WIDGET (self));
+
+  gtk_widget_set_size_request (GTK_WIDGET (self->model_picker), 440, CLAMP (h - 110, 240, 720));
 }
 
 static void
@@ -1016,6 +1379,12 @@ cml_window_init (CmlWindow *self)
     }
   self->shown_state = (CmlRunnerState) -1;
   self->last_sample_t = -INFINITY;
+  self->sidebar_visible = TRUE;
+  self->saved_sidebar_visible = TRUE;
+  self->saved_content_position = -1;
+  self->settings = open_settings ();
+  choose_size (self);
+  g_signal_connect_swapped (self->systems_popover, "show", G_CALLBACK (on_systems_popover_show), self);
 
   g_signal_connect_swapped (self->model_picker, "model-selected", G_CALLBACK (on_model_selected), self);
   g_signal_connect_swapped (self->parameter_panel, "param-changed", G_CALLBACK (on_param_changed), self);

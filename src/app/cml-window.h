@@ -33,6 +33,18 @@ void       cml_window_play (CmlWindow *self);
 
 /* A modal error dialog (with CMLAB_NO_DIALOGS set, a log message instead: tests). */
 void       cml_window_show_error (CmlWindow *self, const char *primary, const char *secondary);
+/* A model file that could not be opened: the error (FILE:LINE: message) takes the 3-D
+ * view's place, with "Open Again", until a model runs.  PATH may be NULL. */
+void       cml_window_show_load_error (CmlWindow *self, const char *path, const char *message);
+/* The text of the toast shown now, or NULL. */
+const char *cml_window_get_toast (CmlWindow *self);
+
+/* Writes a PNG of the window, as it is drawn now, to PATH. */
+gboolean   cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error);
+/* After --quit-after's time, save a screenshot to PATH before closing. */
+void       cml_window_set_screenshot (CmlWindow *self, const char *path);
+/* A fixed window size (--window-size): the remembered size is neither used nor changed. */
+void       cml_window_set_fixed_size (CmlWindow *self, int width, int height);
 
 /* From the frame clock, write frame statistics to PATH (may be NULL) and close the
  * window after QUIT_AFTER wall seconds (<= 0: never). */

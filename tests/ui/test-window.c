@@ -78,7 +78,8 @@ test_templates (void)
   static const char *const panel_children[] = {
     "box", "params_heading", "defaults_button", "param_grid", "no_params_label", "preset_box",
     "preset_dropdown", "preset_apply_button", "initial_heading", "initial_grid",
-    "restart_button", "projection_label", NULL
+    "restart_button", "projection_label", "scroller", "recon_expander", "recon_grid",
+    "input_error_label", NULL
   };
   static const char *const equations_children[] = {
     "scroller", "box", "title_label", "kind_label", "algebroid_label", "regularity_label",
@@ -110,7 +111,10 @@ test_templates (void)
       win->header_bar, win->play_button, win->step_button, win->reset_button,
       win->speed_dropdown, win->title_label, win->subtitle_label, win->integrator_dropdown,
       win->tolerance_dropdown, win->open_button, win->menu_button, win->outer_paned,
-      win->sidebar_paned, win->content_paned, win->model_picker, win->parameter_panel,
+      win->content_paned, win->model_picker, win->parameter_panel, win->sidebar_button,
+      win->systems_button, win->systems_popover, win->scene_stack, win->error_title,
+      win->error_detail, win->error_retry_button, win->toast_revealer, win->toast_label,
+      win->failure_details_button, win->failure_explanation, win->failure_technical,
       win->scene_view, win->side_stack, win->plots_paned, win->time_plot, win->phase_plot,
       win->equations_panel, win->time_label, win->speed_label, win->state_label,
       win->message_label, win->failure_box, win->failure_label, win->failure_reset_button,
