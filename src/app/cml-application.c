@@ -29,8 +29,11 @@ struct _CmlApplication
   char    *model;
   gboolean play;
   gboolean presentation;
+  gboolean dark;
   double   quit_after;
   char    *frame_stats;
+  char    *screenshot;
+  int      width, height;  /* --window-size, or 0 */
 };
 
 G_DEFINE_FINAL_TYPE (CmlApplication, cml_application, GTK_TYPE_APPLICATION)
@@ -40,6 +43,11 @@ static const GOptionEntry option_entries[] = {
     "Open a built-in model (e.g. rolling-ball, plate-ball, martinet) or a model file", "NAME" },
   { "play", 'p', 0, G_OPTION_ARG_NONE, NULL, "Start the simulation at once", NULL },
   { "presentation", 0, 0, G_OPTION_ARG_NONE, NULL, "Start in presentation mode (large fonts, thick lines)", NULL },
+  { "dark", 0, 0, G_OPTION_ARG_NONE, NULL, "Use the dark style", NULL },
+  { "window-size", 0, 0, G_OPTION_ARG_STRING, NULL,
+    "Open the window at exactly this size (e.g. 1280x720); the remembered size is left alone", "WxH" },
+  { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+    "Write a PNG of the window to FILE when --quit-after ends the run", "FILE" },
   { "quit-after", 0, 0, G_OPTION_ARG_DOUBLE, NULL, "Close the window after SECONDS of wall time", "SECONDS" },
   { "frame-stats", 0, 0, G_OPTION_ARG_FILENAME, NULL,
     "Write frame-clock statistics (JSON) to FILE when the window closes", "FILE" },
@@ -58,7 +66,29 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
       g_print ("cmlab %s\n", CMLAB_VERSION);
       return 0;
     }
+  g_autofree char *size = NULL;
+  g_autofree char *shot = NULL;
+
   g_variant_dict_lookup (options, "model", "s", &self->model);
+  self->dark = g_variant_dict_contains (options, "dark");
+  if (g_variant_dict_lookup (options, "window-size", "s", &size))
+    {
+      char *x = NULL;
+      gint64 w = g_ascii_strtoll (size, &x, 10), h = 0;
+
+      if (x && (*x == 'x' || *x == 'X'))
+        h = g_ascii_strtoll (x + 1, &x, 10);
+      if (x == NULL || *x != '\0' || w < 200 || h < 200 || w > 16384 || h > 16384)
+        {
+          g_printerr ("cmlab: --window-size takes WIDTHxHEIGHT in pixels, e.g. 1280x720 (200 … 16384), not “%s”\n",
+                      size);
+          return 2;
+        }
+      self->width = (int) w;
+      self->height = (int) h;
+    }
+  if (g_variant_dict_lookup (options, "screenshot", "^ay", &shot))
+    self->screenshot = g_steal_pointer (&shot);
   self->play = g_variant_dict_contains (options, "play");
   self->presentation = g_variant_dict_contains (options, "presentation");
   g_variant_dict_lookup (options, "quit-after", "d", &self->quit_after);
@@ -67,6 +97,11 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   if (self->quit_after < 0)
     {
       g_printerr ("cmlab: --quit-after needs a positive number of seconds\n");
+      return 2;
+    }
+  if (self->screenshot && self->quit_after <= 0)
+    {
+      g_printerr ("cmlab: --screenshot is taken when the run ends: give --quit-after SECONDS\n");
       return 2;
     }
   if (self->frame_stats && self->quit_after <= 0)
@@ -79,8 +114,14 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
 static void
 present_window (CmlApplication *self, CmlWindow *window)
 {
+  if (self->width > 0)
+    cml_window_set_fixed_size (window, self->width, self->height);
+  if (self->dark)
+    g_object_set (window, "dark", TRUE, NULL);
   if (self->presentation)
     g_object_set (window, "presentation", TRUE, NULL);
+  if (self->screenshot)
+    cml_window_set_screenshot (window, self->screenshot);
   if (self->frame_stats || self->quit_after > 0)
     cml_window_set_frame_stats (window, self->frame_stats, self->quit_after);
   if (self->play)
@@ -99,12 +140,10 @@ cml_application_activate (GApplication *app)
   if (!cml_window_load (window, model, &error))
     {
       g_printerr ("cmlab: %s\n", error->message);
-      /* fall back to the default so the window is useful, and say what went wrong there */
-      if (self->model && !cml_window_load (window, DEFAULT_MODEL, NULL))
-        g_printerr ("cmlab: the built-in models were not found (set CMLAB_MODELS_DIR)\n");
-      present_window (self, window);
-      cml_window_show_error (window, "Could not open the model", error->message);
-      return;
+      /* no other model in its place: the window says what went wrong, with the file and
+       * the line, and offers the list of systems and "Open Again" */
+      cml_window_show_load_error (window, g_file_test (model, G_FILE_TEST_EXISTS) ? model : NULL,
+                                  error->message);
     }
   present_window (self, window);
 }
@@ -114,7 +153,7 @@ cml_application_open (GApplication *app, GFile **files, int n_files, const char 
 {
   CmlApplication *self = CML_APPLICATION (app);
   CmlWindow *window = cml_window_new (GTK_APPLICATION (app));
-  gboolean loaded = FALSE;
+  gboolean loaded = FALSE, failed = FALSE;
 
   for (int i = 0; i < n_files; i++)
     {
@@ -140,10 +179,15 @@ cml_application_open (GApplication *app, GFile **files, int n_files, const char 
       else
         {
           g_printerr ("cmlab: %s\n", error ? error->message : "not a local file");
-          cml_window_open_file (window, files[i]); /* shows the error in the window */
+          if (!loaded && path)
+            cml_window_show_load_error (window, path, error->message);
+          else
+            cml_window_open_file (window, files[i]); /* shows the error in the window */
+          failed = TRUE;
         }
     }
-  if (!loaded)
+  /* a file that failed is not replaced by another model: its error stays in view */
+  if (!loaded && !failed)
     cml_window_load (window, self->model ? self->model : DEFAULT_MODEL, NULL);
   present_window (self, window);
 }
@@ -248,6 +292,7 @@ cml_application_finalize (GObject *object)
 
   g_free (self->model);
   g_free (self->frame_stats);
+  g_free (self->screenshot);
 
   G_OBJECT_CLASS (cml_application_parent_class)->finalize (object);
 }

@@ -117,6 +117,8 @@ struct _CmlWindow
   int                saved_content_position;  /* -1: none saved */
   GSettings         *settings;                /* window size and panes, or NULL without the schema */
   gboolean           fixed_size;              /* --window-size: neither restore nor remember */
+  int                fixed_w, fixed_h;
+  int                fixed_tries;
   guint              toast_id;                /* hides the toast */
   char              *failed_path;             /* the model file that failed to load, for "Open Again" */
   char              *failure_shown;           /* the runner message the status line explains */

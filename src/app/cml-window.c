@@ -976,6 +976,8 @@ cml_window_set_fixed_size (CmlWindow *self, int width, int height)
   g_return_if_fail (CML_IS_WINDOW (self));
 
   self->fixed_size = TRUE;
+  self->fixed_w = width;
+  self->fixed_h = height;
   if (gtk_window_is_maximized (GTK_WINDOW (self)))
     gtk_window_unmaximize (GTK_WINDOW (self));
   gtk_window_set_default_size (GTK_WINDOW (self), width, height);
@@ -992,7 +994,6 @@ cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error)
 {
   GtkWidget *widget = GTK_WIDGET (self);
   int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  g_autoptr (GdkPaintable) paintable = NULL;
   g_autoptr (GskRenderNode) node = NULL;
   g_autoptr (GdkTexture) texture = NULL;
   GtkSnapshot *snapshot;
@@ -1009,9 +1010,13 @@ cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error)
       return FALSE;
     }
   /* the window as GTK draws it: widgets, and the GL views' last frames */
-  paintable = gtk_widget_paintable_new (widget);
   snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  /* the window's own background (GTK draws it outside the snapshot vfunc), then the
+   * window as its class draws it: the header bar and the body */
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_snapshot_render_background (snapshot, gtk_widget_get_style_context (widget), 0, 0, w, h);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
     {
@@ -1047,6 +1052,49 @@ cml_window_set_screenshot (CmlWindow *self, const char *path)
   self->screenshot_path = g_strdup (path);
 }
 
+/* After the frame that was just painted: the window is laid out and drawn, so the
+ * picture is what a person sees.  Then the window closes. */
+static void
+on_after_paint_quit (GdkFrameClock *clock, CmlWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_signal_handlers_disconnect_by_func (clock, on_after_paint_quit, self);
+  if (self->screenshot_path && !cml_window_save_screenshot (self, self->screenshot_path, &error))
+    g_printerr ("cmlab: %s\n", error->message);
+  gtk_window_destroy (GTK_WINDOW (self));
+}
+
+static void
+quit_after_this_frame (CmlWindow *self, GdkFrameClock *clock)
+{
+  g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_quit), self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* --window-size: the window's own size, without the margins the window system adds
+ * around it (shadows, resize borders). */
+static void
+fit_fixed_size (CmlWindow *self)
+{
+  int w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+  int dw, dh;
+
+  if (!self->fixed_size || self->fixed_w <= 0 || w <= 0)
+    return;
+  dw = self->fixed_w - w;
+  dh = self->fixed_h - h;
+  if ((dw != 0 || dh != 0) && self->fixed_tries < 3)
+    {
+      int cw = 0, ch = 0;
+
+      self->fixed_tries++;
+      gtk_window_get_default_size (GTK_WINDOW (self), &cw, &ch);
+      gtk_window_set_default_size (GTK_WINDOW (self), cw + dw, ch + dh);
+      self->layout_done = FALSE;
+    }
+}
+
 static gboolean
 cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
@@ -1058,10 +1106,21 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     cml_frame_stats_add_frame (self->frame_stats, now);
   if (self->first_frame_us == 0)
     self->first_frame_us = now;
+  fit_fixed_size (self);
   apply_remembered_split (self);
   initial_layout (self);
   if (self->runner == NULL)
-    return G_SOURCE_CONTINUE;
+    {
+      /* nothing runs (a model that failed to load): --quit-after still ends it */
+      if (self->quit_after > 0 && !self->quitting
+          && 1e-6 * (double) (now - self->first_frame_us) >= self->quit_after)
+        {
+          self->quitting = TRUE;
+          finish_frame_stats (self, NULL);
+          quit_after_this_frame (self, clock);
+        }
+      return G_SOURCE_CONTINUE;
+    }
 
   frame = cml_runner_get_frame (self->runner);
   if (frame->system != self->shown_system)
@@ -1103,16 +1162,9 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     {
       self->quitting = TRUE;
       finish_frame_stats (self, frame);
-      if (self->screenshot_path)
-        {
-          g_autoptr (GError) error = NULL;
-
-          if (!cml_window_save_screenshot (self, self->screenshot_path, &error))
-            g_printerr ("cmlab: %s\n", error->message);
-        }
       cml_frame_unref (frame);
-      gtk_window_destroy (GTK_WINDOW (self));
-      return G_SOURCE_REMOVE;
+      quit_after_this_frame (self, clock);
+      return G_SOURCE_CONTINUE;
     }
 
   cml_frame_unref (frame);
