@@ -1282,6 +1282,7 @@ cml_expr_to_string_max (const CmlExprCtx *ctx,
   pr.sum_scale = 1.0;
   pr.max_len = max_chars;
   pr.over = FALSE;
+  pr.pretty = FALSE;
   print_expr (&pr, (CmlExpr *) e, 0);
   if (!pr.over && pr.s->len <= max_chars)
     return g_string_free (pr.s, FALSE);
