@@ -1429,6 +1429,54 @@ together (CmlExprCtx *ctx,
   return r;
 }
 
+/* E rebuilt in the context DST (symbols by name): the fractions are collected there, so
+ * that printing only reads the expression's own context, which other threads may be
+ * using. */
+static CmlExpr *
+copy_into (CmlExprCtx       *dst,
+           const CmlExprCtx *src,
+           CmlExpr          *e,
+           GHashTable       *memo)
+{
+  CmlExpr *r = g_hash_table_lookup (memo, e);
+
+  if (r != NULL)
+    return r;
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_NUM:
+      r = cml_expr_num (dst, e->value);
+      break;
+    case CML_EXPR_SYM:
+      r = cml_expr_sym (dst, cml_expr_ctx_intern (dst, cml_expr_ctx_symbol_name (src, e->sym)));
+      break;
+    case CML_EXPR_ADD:
+      r = cml_expr_num (dst, e->value);
+      for (guint i = 0; i < e->n; i++)
+        r = cml_expr_add (dst, r, cml_expr_mul (dst, cml_expr_num (dst, e->coefs[i]),
+                                                copy_into (dst, src, e->args[i], memo)));
+      break;
+    case CML_EXPR_MUL:
+      r = cml_expr_num (dst, e->value);
+      for (guint i = 0; i < e->n; i++)
+        r = cml_expr_mul (dst, r, copy_into (dst, src, e->args[i], memo));
+      break;
+    case CML_EXPR_POW:
+      r = cml_expr_pow (dst, copy_into (dst, src, e->args[0], memo), copy_into (dst, src, e->args[1], memo));
+      break;
+    case CML_EXPR_FUNC:
+      r = cml_expr_func (dst, (CmlFunc) e->fn, copy_into (dst, src, e->args[0], memo));
+      break;
+    case CML_EXPR_FUNC2:
+    default:
+      r = cml_expr_func2 (dst, (CmlFunc) e->fn, copy_into (dst, src, e->args[0], memo),
+                          copy_into (dst, src, e->args[1], memo));
+      break;
+    }
+  g_hash_table_insert (memo, e, r);
+  return r;
+}
+
 /* Expressions larger than this are printed as they are: collecting the fractions of a
  * long derived expression can multiply its size. */
 #define TOGETHER_MAX_NODES 400
@@ -1454,10 +1502,11 @@ print_pretty_node (const CmlExprCtx *ctx,
 }
 
 char *
-cml_expr_print_pretty (CmlExprCtx *ctx,
-                       CmlExpr    *e,
-                       gsize       max_chars)
+cml_expr_print_pretty (const CmlExprCtx *ctx,
+                       const CmlExpr    *e_,
+                       gsize             max_chars)
 {
+  CmlExpr *e = (CmlExpr *) e_;
   char *plain, *collected = NULL;
 
   g_return_val_if_fail (ctx != NULL, NULL);
@@ -1492,12 +1541,16 @@ cml_expr_print_pretty (CmlExprCtx *ctx,
 
   if (cml_expr_n_nodes (e) <= TOGETHER_MAX_NODES)
     {
+      g_autoptr (CmlExprCtx) scratch = cml_expr_ctx_new ();
       GHashTable *memo = g_hash_table_new (NULL, NULL);
-      CmlExpr *t = together (ctx, e, memo);
+      CmlExpr *copy = copy_into (scratch, ctx, e, memo);
+      CmlExpr *t;
 
+      g_hash_table_remove_all (memo);
+      t = together (scratch, copy, memo);
       g_hash_table_unref (memo);
-      if (t != e)
-        collected = print_pretty_node (ctx, t, max_chars);
+      if (t != copy)
+        collected = print_pretty_node (scratch, t, max_chars);
     }
   /* the collected form unless it is longer ("1/x + 1/y" stays) */
   if (collected != NULL && g_utf8_strlen (collected, -1) <= g_utf8_strlen (plain, -1))

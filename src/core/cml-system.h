@@ -63,8 +63,7 @@ gboolean    cml_system_has_gauge_freedom (const CmlSystem *sys);
 char       *cml_system_describe (const CmlSystem *sys);
 /* The same account typeset for reading (cml_expr_print_pretty: Ω, k₂, r², u̇ = …), with
  * what the model says about itself (about, references, the meanings of the variables)
- * and its conserved quantities apart from the others.  For people, not for parsing.
- * Builds expression nodes in the system's context (collecting fractions). */
+ * and its conserved quantities apart from the others.  For people, not for parsing. */
 char       *cml_system_describe_readable (const CmlSystem *sys);
 
 /* Evaluates the structure-equation residuals and returns the largest at random points
