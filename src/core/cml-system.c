@@ -1588,9 +1588,8 @@ describe (CmlSystem *sys, gboolean pretty)
 
   if (sys->steps->len)
     {
-      g_string_append (s, "\nConstraint algorithm (the Gotay–Nester–Hinds algorithm with the second-order "
-                          "condition, on Lie algebroids as in Iglesias, Marrero, Martín de Diego and Sosa, "
-                          "2008):\n");
+      g_string_append (s, "\nConstraint algorithm (Gotay–Nester–Hinds with the second-order condition, "
+                          "on a Lie algebroid: Iglesias, Marrero, Martín de Diego and Sosa 2008):\n");
       for (guint k = 0; k < sys->steps->len; k++)
         {
           /* a step shows up to three expressions, not all of them cut */
