@@ -17,7 +17,7 @@ typedef struct
   char     *name;
   int       index;    /* observable index */
   GtkLabel *value;
-  GtkLabel *drift;
+  GtkLabel *drift;    /* NULL for a quantity that is not conserved: no drift to show */
 } MonitorRow;
 
 struct _CmlEquationsPanel
@@ -28,12 +28,19 @@ struct _CmlEquationsPanel
   GtkScrolledWindow *scroller;
   GtkBox            *box;
   GtkLabel          *title_label;
+  GtkBox            *about_box;
+  GtkLabel          *about_label;
+  GtkLabel          *citation_label;
   GtkLabel          *kind_label;
   GtkLabel          *algebroid_label;
   GtkLabel          *regularity_label;
   GtkLabel          *regularity_value_label;
   GtkLabel          *monitors_heading;
   GtkGrid           *monitor_grid;
+  GtkLabel          *others_heading;
+  GtkGrid           *others_grid;
+  GtkLabel          *variables_heading;
+  GtkGrid           *variables_grid;
   GtkBox            *steps_box;
   GtkLabel          *steps_label;
   GtkLabel          *warnings_label;
@@ -99,25 +106,47 @@ grid_label (GtkGrid *grid, const char *text, int col, int row, float xalign, con
   return GTK_LABEL (label);
 }
 
+/* "energy [J]": what a tooltip says first about NAME */
+static char *
+name_with_unit (CmlModel *model, const char *name)
+{
+  const char *unit = cml_model_unit (model, name);
+  g_autofree char *shown = cml_expr_pretty_name (name, FALSE);
+
+  if (*unit == '\0' || g_str_equal (unit, "1"))
+    return g_steal_pointer (&shown);
+  return g_strdup_printf ("%s [%s]", shown, unit);
+}
+
+/* A row of GRID for the observable NAME: its value, and with CONSERVED its drift. */
 static void
-add_monitor (CmlEquationsPanel *self, const char *name, const char *unit, const char *tip)
+add_monitor (CmlEquationsPanel *self, GtkGrid *grid, CmlModel *model, const char *name, gboolean conserved,
+             const char *tip)
 {
   MonitorRow *row;
   int k = cml_system_observable_index (self->sys, name);
-  int r = (int) self->monitors->len + 1;
+  int r = 1;
   GtkLabel *name_label;
+  g_autofree char *shown = NULL;
+  const char *unit;
 
   if (k < 0)
     return;
+  for (guint i = 0; i < self->monitors->len; i++)
+    if ((((MonitorRow *) self->monitors->pdata[i])->drift != NULL) == conserved)
+      r++;
   row = g_new0 (MonitorRow, 1);
   row->name = g_strdup (name);
   row->index = k;
-  name_label = grid_label (self->monitor_grid, name, 0, r, 0, "monitor-name");
+  shown = g_str_equal (name, "residual") ? g_strdup ("constraint residual") : cml_expr_pretty_name (name, FALSE);
+  name_label = grid_label (grid, shown, 0, r, 0, "monitor-name");
   if (tip)
     gtk_widget_set_tooltip_text (GTK_WIDGET (name_label), tip);
-  row->value = grid_label (self->monitor_grid, "—", 1, r, 1, "numeric");
-  grid_label (self->monitor_grid, unit && g_strcmp0 (unit, "1") != 0 ? unit : "", 2, r, 0, "dim-label");
-  row->drift = grid_label (self->monitor_grid, "—", 3, r, 1, "numeric");
+  row->value = grid_label (grid, "—", 1, r, 1, "numeric");
+  unit = model ? cml_model_unit (model, name) : "";
+  grid_label (grid, *unit && !g_str_equal (unit, "1") ? unit : "", 2, r, 0, "dim-label");
+  if (conserved)
+    row->drift = grid_label (grid, "—", 3, r, 1, "numeric");
   g_ptr_array_add (self->monitors, row);
 }
 
@@ -125,30 +154,102 @@ static void
 build_monitors (CmlEquationsPanel *self, CmlModel *model)
 {
   GtkLabel *h;
+  guint n_conserved = 0, n_other = 0;
 
   clear_grid (self->monitor_grid);
+  clear_grid (self->others_grid);
   g_ptr_array_set_size (self->monitors, 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->monitors_heading), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->monitor_grid), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->others_heading), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->others_grid), FALSE);
   if (self->sys == NULL)
     return;
 
-  h = grid_label (self->monitor_grid, "quantity", 0, 0, 0, "dim-label");
-  h = grid_label (self->monitor_grid, "value", 1, 0, 1, "dim-label");
+  grid_label (self->monitor_grid, "quantity", 0, 0, 0, "dim-label");
+  grid_label (self->monitor_grid, "value", 1, 0, 1, "dim-label");
   h = grid_label (self->monitor_grid, "drift since t = 0", 3, 0, 1, "dim-label");
   gtk_widget_set_tooltip_text (GTK_WIDGET (h),
                                "value − value at t = 0 (and relative to it): a conserved quantity "
                                "should stay at round-off level");
+  grid_label (self->others_grid, "quantity", 0, 0, 0, "dim-label");
+  grid_label (self->others_grid, "value", 1, 0, 1, "dim-label");
 
   for (guint i = 0; model->monitors && i < model->monitors->len; i++)
     {
       CmlNamedExpr *m = model->monitors->pdata[i];
-      g_autofree char *expr = cml_expr_to_string (model->ctx, m->expr);
-      g_autofree char *text = g_strdup_printf ("%s = %s", m->name, expr);
+      g_autofree char *expr = cml_expr_print_pretty (model->ctx, m->expr, 2000);
+      g_autofree char *shown = name_with_unit (model, m->name);
+      const char *meaning = cml_model_meaning (model, m->name);
+      g_autofree char *text = g_strdup_printf ("%s%s%s = %s", meaning ? meaning : "", meaning ? "\n\n" : "",
+                                               shown, expr);
 
-      add_monitor (self, m->name, cml_model_unit (model, m->name), text);
+      add_monitor (self, m->conserved ? self->monitor_grid : self->others_grid, model, m->name, m->conserved, text);
+      if (m->conserved)
+        n_conserved++;
+      else
+        n_other++;
     }
-  add_monitor (self, "residual", NULL,
-               "norm of the constraint functions: how far the state is from the constraint set");
-  gtk_widget_set_visible (GTK_WIDGET (self->monitors_heading), self->monitors->len > 0);
+  if (cml_system_observable_index (self->sys, "residual") >= 0)
+    {
+      add_monitor (self, self->others_grid, model, "residual", FALSE,
+                   "norm of the constraint functions: how far the state is from the constraint set "
+                   "(it should stay near 0)");
+      n_other++;
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->monitors_heading), n_conserved > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->monitor_grid), n_conserved > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->others_heading), n_other > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->others_grid), n_other > 0);
+}
+
+/* The state variables, each with its meaning (also its tooltip). */
+static void
+build_variables (CmlEquationsPanel *self, CmlModel *model)
+{
+  guint dim = self->sys ? cml_system_dim (self->sys) : 0;
+
+  clear_grid (self->variables_grid);
+  for (guint i = 0; i < dim; i++)
+    {
+      const char *name = cml_system_state_name (self->sys, i);
+      const char *meaning = cml_model_meaning (model, name);
+      g_autofree char *shown = name_with_unit (model, name);
+      g_autofree char *tip = g_strdup_printf ("%s: %s", shown, meaning ? meaning : "no meaning given in the model file");
+      g_autofree char *pretty = cml_expr_pretty_name (name, FALSE);
+      GtkLabel *label = grid_label (self->variables_grid, pretty, 0, (int) i, 0, "monitor-name");
+      GtkLabel *text = grid_label (self->variables_grid, meaning ? meaning : "", 1, (int) i, 0, "dim-label");
+
+      gtk_widget_set_tooltip_text (GTK_WIDGET (label), tip);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (text), tip);
+      gtk_label_set_wrap (text, TRUE);
+      gtk_label_set_wrap_mode (text, PANGO_WRAP_WORD_CHAR);
+      gtk_widget_set_hexpand (GTK_WIDGET (text), TRUE);
+      gtk_widget_set_valign (GTK_WIDGET (label), GTK_ALIGN_START);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->variables_heading), dim > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->variables_grid), dim > 0);
+}
+
+/* What the model says about itself: what to watch for, then its references, where it
+ * comes from and what the printed formulas get wrong. */
+static void
+show_about (CmlEquationsPanel *self, CmlModel *model)
+{
+  g_autoptr (GString) refs = g_string_new (NULL);
+
+  gtk_label_set_text (self->about_label, model && model->about ? model->about
+                                         : model && model->description ? model->description : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->about_label), model && (model->about || model->description));
+  if (model && model->citation)
+    g_string_append_printf (refs, "References:\n%s", model->citation);
+  if (model && model->source)
+    g_string_append_printf (refs, "%sSource: %s", refs->len ? "\n\n" : "", model->source);
+  if (model && model->errata)
+    g_string_append_printf (refs, "%sNote on the printed formulas: %s", refs->len ? "\n\n" : "", model->errata);
+  gtk_label_set_text (self->citation_label, refs->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->citation_label), refs->len > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->about_box), model != NULL);
 }
 
 void
@@ -185,14 +286,17 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
       gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), FALSE);
       gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), "", -1);
       build_monitors (self, NULL);
+      build_variables (self, NULL);
+      show_about (self, NULL);
       return;
     }
 
   model = cml_system_get_model (sys);
   self->n_obs = cml_system_n_observables (sys);
-  text = cml_system_describe (sys);
+  text = cml_system_describe_readable (sys);
 
   gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
+  show_about (self, model);
 
   kind = describe_line (text, "Kind:");
   if (kind == NULL)
@@ -227,9 +331,15 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   gtk_label_set_text (self->warnings_label, warnings->str);
   gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), warnings->len > 0);
 
-  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), text, -1);
+  /* the account from the algebroid on: what comes before it is shown above */
+  {
+    const char *from = strstr (text, "\nLie algebroid:");
+
+    gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), from ? from + 1 : text, -1);
+  }
 
   build_monitors (self, model);
+  build_variables (self, model);
 
   /* a simulation of our own, only to evaluate the regularity matrix at shown states */
   self->probe = cml_simulation_new (sys, &error);
@@ -339,7 +449,7 @@ cml_equations_panel_update (CmlEquationsPanel *self, CmlFrame *frame)
 
       format_value (buf, sizeof buf, v);
       gtk_label_set_text (row->value, buf);
-      if (self->baseline)
+      if (self->baseline && row->drift)
         {
           double v0 = self->baseline[row->index], d = v - v0;
 
@@ -407,12 +517,19 @@ cml_equations_panel_class_init (CmlEquationsPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, scroller);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, box);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, title_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, about_box);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, about_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, citation_label);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, kind_label);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, algebroid_label);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, regularity_label);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, regularity_value_label);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, monitors_heading);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, monitor_grid);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, others_heading);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, others_grid);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, variables_heading);
+  gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, variables_grid);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, steps_box);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, steps_label);
   gtk_widget_class_bind_template_child (widget_class, CmlEquationsPanel, warnings_label);

@@ -2,11 +2,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Shows the kind of system, the algebroid, the regularity matrix's status (live, at the
- * current state), for singular Lagrangians the steps of the constraint algorithm, the
- * live values of the monitors (energy and invariants) and the constraint residual with
- * their drift since t = 0, and the derived equations as cml_system_describe () writes
- * them (monospace, selectable).  All functions: UI thread.
+ * Shows what the system is about and its references, the kind of system, the algebroid,
+ * the regularity matrix's status (live, at the current state), for singular Lagrangians
+ * the steps of the constraint algorithm, the live values of the conserved quantities
+ * with their drift since t = 0, the other quantities (energies that are not conserved,
+ * the constraint residual) with their values only, every state variable with its
+ * meaning, and the derived equations as cml_system_describe_readable () writes them
+ * (selectable).  All functions: UI thread.
  */
 #pragma once
 

@@ -44,68 +44,82 @@ static const char *const featured[] = {
 #define ROW_NAME    "cml-name"       /* the built-in's name or the file's path */
 #define ROW_BUILTIN "cml-builtin"    /* GINT_TO_POINTER (TRUE) for built-ins */
 
-static void
-remove_parentheticals (GString *s)
+/* TRUE if WORD is an initial: "D.", "J.", "Ju." */
+static gboolean
+is_initial (const char *word)
 {
-  GString *out = g_string_sized_new (s->len);
-  int depth = 0;
+  gsize len = strlen (word);
 
-  for (gsize i = 0; i < s->len; i++)
+  return len >= 2 && len <= 4 && word[len - 1] == '.' && g_unichar_isupper (g_utf8_get_char (word));
+}
+
+/* The surname in "D. Martín de Diego": the words after the initials. */
+static char *
+surname (const char *author)
+{
+  g_auto (GStrv) words = g_strsplit (author, " ", -1);
+  g_autoptr (GString) s = g_string_new (NULL);
+  gboolean initials = TRUE;
+
+  for (guint i = 0; words[i]; i++)
     {
-      char c = s->str[i];
-
-      if (c == '(')
-        depth++;
-      else if (c == ')' && depth > 0)
-        depth--;
-      else if (depth == 0)
-        g_string_append_c (out, c);
+      if (*words[i] == '\0')
+        continue;
+      if (initials && is_initial (words[i]))
+        continue;
+      initials = FALSE;
+      if (s->len)
+        g_string_append_c (s, ' ');
+      g_string_append (s, words[i]);
     }
-  g_string_assign (s, out->str);
-  g_string_free (out, TRUE);
+  return g_strdup (s->str);
 }
 
 char *
-cml_model_short_source (const char *source)
+cml_model_short_citation (const char *citation)
 {
-  g_autoptr (GString) s = NULL;
-  g_auto (GStrv) words = NULL;
+  g_autofree char *line = NULL;
+  g_auto (GStrv) segments = NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GRegex) year_re = NULL;
+  g_autoptr (GMatchInfo) mi = NULL;
+  g_autofree char *year = NULL;
   GString *out;
-  char *semi;
 
-  if (source == NULL || *source == '\0')
+  if (citation == NULL || *citation == '\0')
     return g_strdup ("");
 
-  /* "Seed 000 Ex. 5.12 L1704-1737 (r = 1); seed 001 …" -> "Seed 000 Ex. 5.12" */
-  s = g_string_new (source);
-  remove_parentheticals (s);
-  if ((semi = strchr (s->str, ';')))
-    g_string_truncate (s, semi - s->str);
-
-  words = g_strsplit (s->str, " ", -1);
-  out = g_string_new (NULL);
-  for (guint i = 0; words[i]; i++)
+  /* the first reference: "D. Iglesias, J. C. Marrero, D. Martín de Diego and D. Sosa,
+   * “Singular …”, Dynamical Systems 23 (2008), …" -> "Iglesias et al. 2008" */
+  line = g_strndup (citation, strcspn (citation, "\n"));
+  segments = g_strsplit (line, ", ", -1);
+  for (guint i = 0; segments[i]; i++)
     {
-      const char *w = words[i];
+      g_autofree char *first_word = g_strndup (segments[i], strcspn (segments[i], " "));
 
-      if (*w == '\0')
-        continue;
-      /* line references (L917-1014) help a reader of the seed, not a picker */
-      if (w[0] == 'L' && g_ascii_isdigit (w[1]))
-        continue;
-      if (strcmp (w, ",") == 0 || strcmp (w, ".") == 0)
-        {
-          g_string_append (out, w);
-          continue;
-        }
-      if (out->len)
-        g_string_append_c (out, ' ');
-      g_string_append (out, w);
+      if (!is_initial (first_word))
+        break;
+      {
+      g_auto (GStrv) authors = g_strsplit (segments[i], " and ", -1);
+
+      for (guint k = 0; authors[k]; k++)
+        g_ptr_array_add (names, surname (authors[k]));
+      }
     }
-  g_strstrip (out->str);
-  out->len = strlen (out->str);
-  while (out->len && (out->str[out->len - 1] == ',' || out->str[out->len - 1] == '.'))
-    g_string_truncate (out, out->len - 1);
+
+  year_re = g_regex_new ("\\b(1[5-9][0-9][0-9]|20[0-9][0-9])\\b", 0, 0, NULL);
+  if (g_regex_match (year_re, line, 0, &mi))
+    year = g_match_info_fetch (mi, 1);
+
+  out = g_string_new (NULL);
+  if (names->len == 1)
+    g_string_append (out, names->pdata[0]);
+  else if (names->len == 2)
+    g_string_append_printf (out, "%s and %s", (char *) names->pdata[0], (char *) names->pdata[1]);
+  else if (names->len > 2)
+    g_string_append_printf (out, "%s et al.", (char *) names->pdata[0]);
+  if (year)
+    g_string_append_printf (out, "%s%s", out->len ? " " : "", year);
   return g_string_free (out, FALSE);
 }
 
@@ -120,9 +134,16 @@ make_row (CmlModel *model, const char *name, gboolean builtin, const char *failu
 
   if (model)
     {
-      source = cml_model_short_source (model->source);
+      /* who wrote about it (first reference), else what kind of system it is */
+      source = cml_model_short_citation (model->citation);
+      if (*source == '\0')
+        {
+          g_free (source);
+          source = g_strdup (model->kind == CML_CONSTRAINTS_NONE ? "no constraints"
+                                                                  : cml_constraint_kind_to_string (model->kind));
+        }
       if (builtin)
-        sub = *source ? g_strdup_printf ("%s · %s", model->name, source) : g_strdup (model->name);
+        sub = g_strdup_printf ("%s · %s", model->name, source);
       else
         {
           g_autofree char *base = g_path_get_basename (model->path);
@@ -150,10 +171,13 @@ make_row (CmlModel *model, const char *name, gboolean builtin, const char *failu
 
   if (model)
     {
+      /* the first reference, or for a file without one where it is */
+      g_autofree char *first_ref = model->citation ? g_strndup (model->citation, strcspn (model->citation, "\n"))
+                                                   : g_strdup (model->path);
       g_autofree char *tip = g_markup_printf_escaped ("<b>%s</b>\n%s\n\n<i>%s</i>",
                                                       model->title ? model->title : model->name,
                                                       model->description ? model->description : "",
-                                                      model->source ? model->source : model->path);
+                                                      first_ref);
       gtk_widget_set_tooltip_markup (row, tip);
       g_object_set_data_full (G_OBJECT (row), ROW_MODEL, cml_model_ref (model),
                               (GDestroyNotify) cml_model_unref);

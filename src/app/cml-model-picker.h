@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Each row shows the model's title, its short name and the seed it comes from (the
- * description is the tooltip).  Selecting a row emits ::model-selected; the window
+ * Each row shows the model's title, its short name and who wrote about it (the first
+ * authors and year of its references; the kind of system when it has none); the
+ * description and the first reference are the tooltip.  Selecting a row emits ::model-selected; the window
  * switches the runner's system.  All functions: UI thread.
  */
 #pragma once
@@ -34,8 +35,8 @@ gboolean   cml_model_picker_pick (CmlModelPicker *self, const char *name_or_path
 /* The built-in model names that loaded, in the order shown (free with g_strfreev). */
 char     **cml_model_picker_list_builtin (CmlModelPicker *self);
 
-/* One short line naming where a model comes from ("Seed 000 Ex. 5.12"), from its
- * source text. */
-char      *cml_model_short_source (const char *source);
+/* The first reference of a model's citation in short: its authors' surnames ("Arnold",
+ * "Marsden and Ratiu", "Iglesias et al.") and year; "" for none. */
+char      *cml_model_short_citation (const char *citation);
 
 G_END_DECLS

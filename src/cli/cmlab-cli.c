@@ -256,7 +256,7 @@ cmd_info (int argc, char **argv)
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *model = cml_system_get_model (sys);
-  g_autofree char *text = cml_system_describe (sys);
+  g_autofree char *text = cml_system_describe_readable (sys);
   fputs (text, stdout);
 
   printf ("\nParameters:\n");
@@ -265,7 +265,10 @@ cmd_info (int argc, char **argv)
   for (guint k = 0; k < model->params->len; k++)
     {
       CmlParam *p = model->params->pdata[k];
-      printf ("    %-8s = %-10.6g %-10s %s\n", p->name, cml_simulation_get_param (sim, p->name), p->unit, p->meaning);
+      /* the name as --set takes it; a dimensionless one has no unit to show */
+      const char *unit = p->unit && !g_str_equal (p->unit, "1") ? p->unit : "";
+      printf ("    %-8s = %-10.6g %-10s %s\n", p->name, cml_simulation_get_param (sim, p->name), unit,
+              p->meaning ? p->meaning : "");
     }
 
   printf ("\nInitial state:\n");
@@ -293,7 +296,8 @@ cmd_info (int argc, char **argv)
       {
         const char *nm = ((CmlNamedExpr *) model->monitors->pdata[k])->name;
         int i = cml_system_observable_index (sys, nm);
-        printf ("    %-8s = %.17g %s\n", nm, obs[i], cml_model_unit (model, nm));
+        const char *unit = cml_model_unit (model, nm);
+        printf ("    %-8s = %.17g %s\n", nm, obs[i], g_str_equal (unit, "1") ? "" : unit);
       }
     int r = cml_system_observable_index (sys, "residual");
     if (r >= 0)

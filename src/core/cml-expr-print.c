@@ -16,6 +16,24 @@
  *     else with %.15g;
  *   - x^0.5 is "sqrt(x)", x^-1 is "1/x".
  *
+ * The readable text (cml_expr_print_pretty: for people, not parsed back) follows the
+ * same order and layout, typeset:
+ *   - names: a Greek letter's name is the letter (Omega -> Ω, kappa -> κ, theta -> θ),
+ *     trailing digits are subscripts (k2 -> k₂, Omega0 -> Ω₀); other names as written;
+ *   - a time derivative (left sides of equations) is a combining dot above a one-letter
+ *     name (u̇, ẇ₁), "d(name)/dt" for a longer name;
+ *   - integer powers are superscripts (r², x⁻¹), other powers "x^(1/3)"; √x, √(a + b);
+ *     |x| for abs, ln for log, arcsin/arccos/arctan;
+ *   - minus is U+2212; a product is juxtaposed when each neighbour is a number, one
+ *     letter with its sub- and superscripts, or a parenthesis ("2x", "k₂Ωv",
+ *     "m(u² + v²)"), a space goes before a function ("x sin(θ)"), a middle dot
+ *     elsewhere ("energy·x", "√x·y", "2·3");
+ *   - numbers: a fraction p/q with q <= 12 rather than a decimal, its denominator
+ *     below the bar ("m(u² + v²)/2", "y/4"); π;
+ *   - fractions are collected (every sum over a common denominator, a quotient of
+ *     quotients as one: −Ωv/(m(r²/(k₂m) + 1/m)) -> −Ωk₂v/(k₂ + r²)) when the
+ *     expression is of moderate size and the collected text is not longer.
+ *
  * A shared subexpression is printed at every use, so the text of a DAG can be
  * exponentially longer than the DAG; cml_expr_to_string_max () stops after a given length
  * (the derived equations of a small model once printed 4 MB per line).
@@ -44,6 +62,7 @@ typedef struct
   double            sum_scale;  /* ... and with its coefficients divided by this */
   gsize             max_len;    /* stop printing once the text is longer than this */
   gboolean          over;       /* ... which has happened: the rest is skipped */
+  gboolean          pretty;     /* Unicode text for reading (see the top of the file) */
 } Printer;
 
 typedef struct
@@ -51,6 +70,174 @@ typedef struct
   CmlExpr *base;
   CmlExpr *exp; /* NULL: exponent 1 */
 } PFactor;
+
+/* ---- pretty pieces ---------------------------------------------------------------------- */
+
+#define MINUS "\u2212" /* − */
+#define DOT   "\u00b7" /* · */
+
+static void
+append_minus (Printer *pr)
+{
+  g_string_append (pr->s, pr->pretty ? MINUS : "-");
+}
+
+/* TRUE if the text at S starts with a minus sign (ASCII or U+2212); *LEN is its length. */
+static gboolean
+starts_with_minus (const char *s,
+                   gsize      *len)
+{
+  if (s[0] == '-')
+    {
+      *len = 1;
+      return TRUE;
+    }
+  if (g_str_has_prefix (s, MINUS))
+    {
+      *len = strlen (MINUS);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static const char *const greek[][2] = {
+  { "alpha", "α" }, { "beta", "β" }, { "gamma", "γ" }, { "delta", "δ" }, { "epsilon", "ε" },
+  { "zeta", "ζ" }, { "eta", "η" }, { "theta", "θ" }, { "iota", "ι" }, { "kappa", "κ" },
+  { "lambda", "λ" }, { "mu", "μ" }, { "nu", "ν" }, { "xi", "ξ" }, { "rho", "ρ" },
+  { "sigma", "σ" }, { "tau", "τ" }, { "upsilon", "υ" }, { "phi", "φ" }, { "chi", "χ" },
+  { "psi", "ψ" }, { "omega", "ω" }, { "Gamma", "Γ" }, { "Delta", "Δ" }, { "Theta", "Θ" },
+  { "Lambda", "Λ" }, { "Xi", "Ξ" }, { "Pi", "Π" }, { "Sigma", "Σ" }, { "Upsilon", "Υ" },
+  { "Phi", "Φ" }, { "Psi", "Ψ" }, { "Omega", "Ω" },
+};
+
+static const char *const sub_digit[] = { "₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉" };
+static const char *const sup_digit[] = { "⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹" };
+
+/* NAME as it is shown: a Greek letter's name as the letter, trailing digits as
+ * subscripts ("Omega0" -> "Ω₀", "k2" -> "k₂"), with a combining dot above its first
+ * letter for DOT ("u" -> "u̇", "w1" -> "ẇ₁"); a name of several letters gets "d(…)/dt"
+ * instead, as a dot above one of its letters would read as a different name. */
+static void
+append_pretty_name (GString    *s,
+                    const char *name,
+                    gboolean    dot)
+{
+  gsize len = strlen (name), head = len;
+  g_autofree char *stem = NULL;
+  const char *shown;
+  gboolean one_letter;
+
+  while (head > 0 && g_ascii_isdigit (name[head - 1]))
+    head--;
+  if (head == 0)
+    head = len;
+  stem = g_strndup (name, head);
+  shown = stem;
+  for (guint k = 0; k < G_N_ELEMENTS (greek); k++)
+    if (g_str_equal (stem, greek[k][0]))
+      shown = greek[k][1];
+  one_letter = g_utf8_strlen (shown, -1) == 1;
+  if (dot && !one_letter)
+    g_string_append (s, "d(");
+  g_string_append (s, shown);
+  if (dot && one_letter)
+    g_string_append (s, "\u0307");
+  for (gsize i = head; i < len; i++)
+    g_string_append (s, sub_digit[name[i] - '0']);
+  if (dot && !one_letter)
+    g_string_append (s, ")/dt");
+}
+
+static void
+append_superscript_int (GString *s,
+                        gint64   v)
+{
+  char digits[24];
+
+  if (v < 0)
+    g_string_append (s, "⁻");
+  g_snprintf (digits, sizeof digits, "%" G_GINT64_FORMAT, v < 0 ? -v : v);
+  for (const char *d = digits; *d; d++)
+    g_string_append (s, sup_digit[*d - '0']);
+}
+
+/* What a factor's text looks like, to choose what goes between two factors. */
+typedef enum
+{
+  PIECE_NUMBER, /* "2", "0.5" */
+  PIECE_SHORT,  /* one letter with sub- or superscripts: "x", "k₂", "Ω²" */
+  PIECE_GROUP,  /* "(a + b)", "(a + b)²", "|x|" */
+  PIECE_ROOT,   /* "√x" */
+  PIECE_FUNC,   /* "sin(θ)" */
+  PIECE_LONG,   /* a name of several letters: "energy", "vx₁" */
+} PieceKind;
+
+static gboolean
+is_modifier (gunichar c)
+{
+  return g_unichar_ismark (c) || (c >= 0x2070 && c <= 0x209f) || c == 0xb2 || c == 0xb3 || c == 0xb9;
+}
+
+static PieceKind
+piece_kind (const char *s)
+{
+  gunichar c = g_utf8_get_char (s);
+  guint letters = 0;
+  const char *p = s;
+
+  if (c == '(' || c == '|')
+    return PIECE_GROUP;
+  if (c == 0x221a)
+    return PIECE_ROOT;
+  if (g_ascii_isdigit (c) || c == '.')
+    return PIECE_NUMBER;
+  while (*p && (g_unichar_isalpha (g_utf8_get_char (p)) || *p == '_'))
+    {
+      letters++;
+      p = g_utf8_next_char (p);
+    }
+  if (*p == '(' && letters > 1)
+    return PIECE_FUNC;
+  while (*p && is_modifier (g_utf8_get_char (p)))
+    p = g_utf8_next_char (p);
+  return letters == 1 && *p == '\0' ? PIECE_SHORT : PIECE_LONG;
+}
+
+/* Between two factors: nothing ("2x", "k₂Ω", "m(u² + v²)"), a space before a function
+ * ("x sin(θ)"), else a middle dot ("2·3", "energy·x", "√x·y"). */
+static const char *
+product_separator (const char *left,
+                   const char *right)
+{
+  PieceKind l = piece_kind (left), r = piece_kind (right);
+
+  if (r == PIECE_NUMBER || l == PIECE_LONG || r == PIECE_LONG || l == PIECE_ROOT || l == PIECE_FUNC)
+    return DOT;
+  if (r == PIECE_FUNC)
+    return l == PIECE_NUMBER ? "" : " ";
+  return "";
+}
+
+/* Appends the separator between the factor text starting at PREV and the one starting at
+ * AT (pretty: see product_separator; else "*"). */
+static void
+join_factors (Printer *pr,
+              gsize    prev,
+              gsize    at)
+{
+  if (!pr->pretty)
+    {
+      g_string_insert_c (pr->s, at, '*');
+      return;
+    }
+  if (pr->over)
+    return;
+  {
+    g_autofree char *left = g_strndup (pr->s->str + prev, at - prev);
+
+    g_string_insert (pr->s, at, product_separator (left, pr->s->str + at));
+  }
+}
 
 /* ---- numbers -------------------------------------------------------------------------- */
 
@@ -147,6 +334,31 @@ fraction:
   nt->rational = TRUE;
   nt->p = p;
   nt->q = q;
+}
+
+/* number_text, but for reading: a fraction with a small denominator rather than a
+ * decimal ("m/2", not "0.5*m"). */
+static void
+number_text_pr (const Printer *pr,
+                double         v,
+                NumText       *nt)
+{
+  number_text (v, nt);
+  if (!pr->pretty || nt->rational || !isfinite (v) || v == G_PI)
+    return;
+  for (gint64 k = 2; k <= 12; k++)
+    {
+      double pk = nearbyint (v * (double) k);
+
+      if (pk >= 1.0 && pk < 1e15 && gcd ((gint64) pk, k) == 1 && pk / (double) k == v)
+        {
+          nt->rational = TRUE;
+          nt->p = (gint64) pk;
+          nt->q = k;
+          nt->exact_div = nt->exact_split = TRUE;
+          return;
+        }
+    }
 }
 
 static void
@@ -395,6 +607,43 @@ func_name (CmlFunc fn)
     }
 }
 
+/* The usual names in print: arcsin for asin, ln for the natural logarithm. */
+static const char *
+pretty_func_name (CmlFunc fn)
+{
+  switch (fn)
+    {
+    case CML_FN_ASIN: return "arcsin";
+    case CML_FN_ACOS: return "arccos";
+    case CML_FN_ATAN: return "arctan";
+    case CML_FN_LOG: return "ln";
+    case CML_FN_SIN:
+    case CML_FN_COS:
+    case CML_FN_TAN:
+    case CML_FN_SINH:
+    case CML_FN_COSH:
+    case CML_FN_TANH:
+    case CML_FN_EXP:
+    case CML_FN_SQRT:
+    case CML_FN_ABS:
+    case CML_FN_SIGN:
+    case CML_FN_ATAN2:
+    default: return func_name (fn);
+    }
+}
+
+static void
+append_number_pr (Printer       *pr,
+                  const NumText *nt)
+{
+  if (pr->pretty && g_str_equal (nt->text, "pi") && !nt->rational)
+    g_string_append (pr->s, "π");
+  else if (pr->pretty && g_str_equal (nt->text, "inf") && !nt->rational)
+    g_string_append (pr->s, "∞");
+  else
+    append_number_text (pr->s, nt);
+}
+
 static int
 node_prec (const CmlExpr *e)
 {
@@ -443,7 +692,13 @@ print_factor (Printer *pr,
     }
   if (exp->kind == CML_EXPR_NUM && exp->value == 0.5)
     {
-      g_string_append (pr->s, "sqrt(");
+      if (pr->pretty && (base->kind == CML_EXPR_SYM || (base->kind == CML_EXPR_NUM && base->value >= 0.0)))
+        {
+          g_string_append (pr->s, "√");
+          print_expr (pr, base, PREC_ATOM);
+          return;
+        }
+      g_string_append (pr->s, pr->pretty ? "√(" : "sqrt(");
       print_expr (pr, base, 0);
       g_string_append_c (pr->s, ')');
       return;
@@ -451,6 +706,11 @@ print_factor (Printer *pr,
   print_expr (pr, base, PREC_ATOM);
   pr->negate_sum = FALSE;
   pr->sum_scale = 1.0;
+  if (pr->pretty && exp->kind == CML_EXPR_NUM && cml_expr_double_is_int (exp->value))
+    {
+      append_superscript_int (pr->s, (gint64) exp->value);
+      return;
+    }
   g_string_append_c (pr->s, '^');
   if (exp->kind == CML_EXPR_NUM && exp->value > 0.0)
     {
@@ -585,6 +845,7 @@ print_product (Printer *pr,
   NumText nt;
   guint n_num = 0, n_den = 0;
   gboolean first, split;
+  gsize prev;
   gboolean *negate = g_newa (gboolean, n + 1);
   gboolean *in_den = g_newa (gboolean, n + 1);
   double *scale = g_newa (double, n + 1);
@@ -615,10 +876,10 @@ print_product (Printer *pr,
 
   if (coef < 0.0)
     {
-      g_string_append_c (s, '-');
+      append_minus (pr);
       coef = -coef;
     }
-  number_text (coef, &nt);
+  number_text_pr (pr, coef, &nt);
 
   /* factors with a negative numeric exponent go to the denominator, except most powers
    * of a number: such a factor exists only because it does not fold (0^-1 is inf), but
@@ -626,7 +887,7 @@ print_product (Printer *pr,
    * other factor (7*0): "x/(7*0)" would read back as x/0, losing the 7.  A number raised
    * to -1 is safe alone below the bar ("x/0" is x*0^-1); the others stay above it with
    * their exponent ("x*0^(-2)/7", "x*0^(-1)/7"). */
-  split = nt.rational && nt.q != 1 && nt.exact_split;
+  split = nt.rational && nt.q != 1 && (nt.exact_split || pr->pretty);
   for (guint i = 0; i < n; i++)
     {
       in_den[i] = f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM && f[i].exp->value < 0.0;
@@ -656,10 +917,11 @@ print_product (Printer *pr,
 
   /* numerator */
   first = TRUE;
+  prev = s->len;
   if (!nt.rational || (nt.q != 1 && !split))
     {
       /* "0.123*x", "2/7*x" */
-      append_number_text (s, &nt);
+      append_number_pr (pr, &nt);
       first = FALSE;
     }
   else if (nt.p != 1 || n_num == 0)
@@ -669,11 +931,14 @@ print_product (Printer *pr,
     }
   for (guint i = 0; i < n; i++)
     {
+      gsize at = s->len;
+
       if (in_den[i])
         continue;
-      if (!first)
-        g_string_append_c (s, '*');
       print_factor_maybe_negated (pr, f[i].base, f[i].exp, negate[i], scale[i]);
+      if (!first)
+        join_factors (pr, prev, at);
+      prev = at;
       first = FALSE;
     }
   if (first)
@@ -683,7 +948,7 @@ print_product (Printer *pr,
   if (n_den == 0)
     return;
   g_string_append_c (s, '/');
-  if (split)
+  if (split && !pr->pretty)
     {
       /* "/(q*(a + b)*c)" would read back with q inside the sum: write "/q/((a + b)*c)" */
       gboolean sum_below = FALSE;
@@ -702,6 +967,7 @@ print_product (Printer *pr,
   if (n_den > 1)
     g_string_append_c (s, '(');
   first = TRUE;
+  prev = s->len;
   if (split)
     {
       append_int (s, nt.q);
@@ -710,12 +976,11 @@ print_product (Printer *pr,
   for (guint i = 0; i < n; i++)
     {
       double ev;
+      gsize at = s->len;
 
       if (!in_den[i])
         continue;
       ev = f[i].exp->value;
-      if (!first)
-        g_string_append_c (s, '*');
       if (ev == -1.0)
         print_factor_maybe_negated (pr, f[i].base, NULL, negate[i], 1.0);
       else
@@ -725,6 +990,9 @@ print_product (Printer *pr,
           neg_exp.value = -ev;
           print_factor_maybe_negated (pr, f[i].base, &neg_exp, negate[i], 1.0);
         }
+      if (!first)
+        join_factors (pr, prev, at);
+      prev = at;
       first = FALSE;
     }
   if (n_den > 1)
@@ -786,7 +1054,7 @@ print_sum (Printer *pr,
   for (guint i = 0; i < n && !pr->over; i++)
     {
       double c = items[i].c;
-      gsize at = pr->s->len;
+      gsize at = pr->s->len, mlen;
       gboolean neg = c < 0.0;
 
       /* the term first: its product may itself begin with a minus (a sum factor printed
@@ -795,8 +1063,8 @@ print_sum (Printer *pr,
         {
           NumText nt;
 
-          number_text (fabs (c), &nt);
-          append_number_text (pr->s, &nt);
+          number_text_pr (pr, fabs (c), &nt);
+          append_number_pr (pr, &nt);
         }
       else
         {
@@ -806,12 +1074,15 @@ print_sum (Printer *pr,
           print_product (pr, fabs (c), f, nf);
           g_free (f);
         }
-      if (pr->s->str[at] == '-')
+      if (at < pr->s->len && starts_with_minus (pr->s->str + at, &mlen))
         {
-          g_string_erase (pr->s, at, 1);
+          g_string_erase (pr->s, at, mlen);
           neg = !neg;
         }
-      g_string_insert (pr->s, at, i == 0 ? (neg ? "-" : "") : (neg ? " - " : " + "));
+      if (pr->pretty)
+        g_string_insert (pr->s, at, i == 0 ? (neg ? MINUS : "") : (neg ? " " MINUS " " : " + "));
+      else
+        g_string_insert (pr->s, at, i == 0 ? (neg ? "-" : "") : (neg ? " - " : " + "));
     }
   g_free (items);
 }
@@ -827,19 +1098,29 @@ print_body (Printer *pr,
         NumText nt;
 
         if (e->value < 0.0)
-          g_string_append_c (pr->s, '-');
-        number_text (fabs (e->value), &nt);
-        append_number_text (pr->s, &nt);
+          append_minus (pr);
+        number_text_pr (pr, fabs (e->value), &nt);
+        append_number_pr (pr, &nt);
       }
       break;
 
     case CML_EXPR_SYM:
-      g_string_append (pr->s, cml_expr_ctx_symbol_name (pr->ctx, e->sym));
+      if (pr->pretty)
+        append_pretty_name (pr->s, cml_expr_ctx_symbol_name (pr->ctx, e->sym), FALSE);
+      else
+        g_string_append (pr->s, cml_expr_ctx_symbol_name (pr->ctx, e->sym));
       break;
 
     case CML_EXPR_FUNC:
     case CML_EXPR_FUNC2:
-      g_string_append (pr->s, func_name ((CmlFunc) e->fn));
+      if (pr->pretty && e->fn == CML_FN_ABS)
+        {
+          g_string_append_c (pr->s, '|');
+          print_expr (pr, e->args[0], 0);
+          g_string_append_c (pr->s, '|');
+          break;
+        }
+      g_string_append (pr->s, pr->pretty ? pretty_func_name ((CmlFunc) e->fn) : func_name ((CmlFunc) e->fn));
       g_string_append_c (pr->s, '(');
       for (guint i = 0; i < e->n; i++)
         {
@@ -1001,6 +1282,7 @@ cml_expr_to_string_max (const CmlExprCtx *ctx,
   pr.sum_scale = 1.0;
   pr.max_len = max_chars;
   pr.over = FALSE;
+  pr.pretty = FALSE;
   print_expr (&pr, (CmlExpr *) e, 0);
   if (!pr.over && pr.s->len <= max_chars)
     return g_string_free (pr.s, FALSE);
@@ -1017,4 +1299,276 @@ cml_expr_to_string_max (const CmlExprCtx *ctx,
   g_string_truncate (pr.s, cut);
   g_string_append_printf (pr.s, "… (about %.0f more characters)", more);
   return g_string_free (pr.s, FALSE);
+}
+
+/* ---- readable text ------------------------------------------------------------------ */
+
+static CmlExpr *together (CmlExprCtx *ctx, CmlExpr *e, GHashTable *memo);
+
+/* B^K with an integer K spread over the factors of a product: (a b⁻¹)⁻¹ = a⁻¹ b. */
+static CmlExpr *
+pow_spread (CmlExprCtx *ctx,
+            CmlExpr    *b,
+            CmlExpr    *k)
+{
+  double kv;
+  CmlExpr *r;
+
+  if (b->kind != CML_EXPR_MUL || !cml_expr_is_number (k, &kv) || !cml_expr_double_is_int (kv))
+    return cml_expr_pow (ctx, b, k);
+  r = cml_expr_pow (ctx, cml_expr_num (ctx, b->value), k);
+  for (guint i = 0; i < b->n; i++)
+    {
+      PFactor f;
+
+      pfactor_split (b->args[i], &f);
+      r = cml_expr_mul (ctx, r, cml_expr_pow (ctx, f.base, f.exp ? cml_expr_mul (ctx, f.exp, k) : k));
+    }
+  return r;
+}
+
+/* A sum over a common denominator: Σ nᵢ/dᵢ = (Σ nᵢ D/dᵢ)/D with D the product of every
+ * base that some term divides by, to the highest power it is divided by. */
+static CmlExpr *
+together_sum (CmlExprCtx *ctx,
+              CmlExpr    *e,
+              GHashTable *memo)
+{
+  g_autofree CmlExpr **terms = g_new (CmlExpr *, e->n + 1);
+  g_autoptr (GPtrArray) den_base = g_ptr_array_new ();
+  g_autoptr (GArray) den_exp = g_array_new (FALSE, FALSE, sizeof (double));
+  CmlExpr *num, *d;
+  guint n = 0;
+
+  for (guint i = 0; i < e->n; i++)
+    terms[n++] = cml_expr_mul (ctx, cml_expr_num (ctx, e->coefs[i]), together (ctx, e->args[i], memo));
+  if (e->value != 0.0)
+    terms[n++] = cml_expr_num (ctx, e->value);
+
+  for (guint i = 0; i < n; i++)
+    {
+      CmlExpr *t = terms[i];
+      guint nf = t->kind == CML_EXPR_MUL ? t->n : 1;
+
+      for (guint j = 0; j < nf; j++)
+        {
+          PFactor f;
+          double ev;
+          guint k;
+
+          pfactor_split (t->kind == CML_EXPR_MUL ? t->args[j] : t, &f);
+          if (f.exp == NULL || !cml_expr_is_number (f.exp, &ev) || ev >= 0.0)
+            continue;
+          for (k = 0; k < den_base->len; k++)
+            if (den_base->pdata[k] == f.base)
+              break;
+          if (k == den_base->len)
+            {
+              g_ptr_array_add (den_base, f.base);
+              g_array_append_val (den_exp, ev);
+            }
+          else
+            g_array_index (den_exp, double, k) = MIN (g_array_index (den_exp, double, k), ev);
+        }
+    }
+  if (den_base->len == 0)
+    return cml_expr_sum (ctx, terms, n);
+
+  d = cml_expr_num (ctx, 1.0);
+  for (guint k = 0; k < den_base->len; k++)
+    d = cml_expr_mul (ctx, d, cml_expr_pow (ctx, den_base->pdata[k],
+                                            cml_expr_num (ctx, -g_array_index (den_exp, double, k))));
+  for (guint i = 0; i < n; i++)
+    terms[i] = cml_expr_mul (ctx, terms[i], d);
+  num = cml_expr_sum (ctx, terms, n);
+  return cml_expr_mul (ctx, num, pow_spread (ctx, d, cml_expr_num (ctx, -1.0)));
+}
+
+/* E with its fractions collected: every sum over a common denominator, a quotient of
+ * quotients as one quotient.  The same value (only exact rewriting). */
+static CmlExpr *
+together (CmlExprCtx *ctx,
+          CmlExpr    *e,
+          GHashTable *memo)
+{
+  CmlExpr *r;
+
+  if (e->kind == CML_EXPR_NUM || e->kind == CML_EXPR_SYM)
+    return e;
+  r = g_hash_table_lookup (memo, e);
+  if (r != NULL)
+    return r;
+
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_ADD:
+      r = together_sum (ctx, e, memo);
+      break;
+    case CML_EXPR_MUL:
+      r = cml_expr_num (ctx, e->value);
+      for (guint i = 0; i < e->n; i++)
+        r = cml_expr_mul (ctx, r, together (ctx, e->args[i], memo));
+      break;
+    case CML_EXPR_POW:
+      r = pow_spread (ctx, together (ctx, e->args[0], memo), together (ctx, e->args[1], memo));
+      break;
+    case CML_EXPR_FUNC:
+      r = cml_expr_func (ctx, (CmlFunc) e->fn, together (ctx, e->args[0], memo));
+      break;
+    case CML_EXPR_FUNC2:
+      r = cml_expr_func2 (ctx, (CmlFunc) e->fn, together (ctx, e->args[0], memo),
+                          together (ctx, e->args[1], memo));
+      break;
+    case CML_EXPR_NUM:
+    case CML_EXPR_SYM:
+    default:
+      r = e;
+      break;
+    }
+  g_hash_table_insert (memo, e, r);
+  return r;
+}
+
+/* E rebuilt in the context DST (symbols by name): the fractions are collected there, so
+ * that printing only reads the expression's own context, which other threads may be
+ * using. */
+static CmlExpr *
+copy_into (CmlExprCtx       *dst,
+           const CmlExprCtx *src,
+           CmlExpr          *e,
+           GHashTable       *memo)
+{
+  CmlExpr *r = g_hash_table_lookup (memo, e);
+
+  if (r != NULL)
+    return r;
+  switch ((CmlExprKind) e->kind)
+    {
+    case CML_EXPR_NUM:
+      r = cml_expr_num (dst, e->value);
+      break;
+    case CML_EXPR_SYM:
+      r = cml_expr_sym (dst, cml_expr_ctx_intern (dst, cml_expr_ctx_symbol_name (src, e->sym)));
+      break;
+    case CML_EXPR_ADD:
+      r = cml_expr_num (dst, e->value);
+      for (guint i = 0; i < e->n; i++)
+        r = cml_expr_add (dst, r, cml_expr_mul (dst, cml_expr_num (dst, e->coefs[i]),
+                                                copy_into (dst, src, e->args[i], memo)));
+      break;
+    case CML_EXPR_MUL:
+      r = cml_expr_num (dst, e->value);
+      for (guint i = 0; i < e->n; i++)
+        r = cml_expr_mul (dst, r, copy_into (dst, src, e->args[i], memo));
+      break;
+    case CML_EXPR_POW:
+      r = cml_expr_pow (dst, copy_into (dst, src, e->args[0], memo), copy_into (dst, src, e->args[1], memo));
+      break;
+    case CML_EXPR_FUNC:
+      r = cml_expr_func (dst, (CmlFunc) e->fn, copy_into (dst, src, e->args[0], memo));
+      break;
+    case CML_EXPR_FUNC2:
+    default:
+      r = cml_expr_func2 (dst, (CmlFunc) e->fn, copy_into (dst, src, e->args[0], memo),
+                          copy_into (dst, src, e->args[1], memo));
+      break;
+    }
+  g_hash_table_insert (memo, e, r);
+  return r;
+}
+
+/* Expressions larger than this are printed as they are: collecting the fractions of a
+ * long derived expression can multiply its size. */
+#define TOGETHER_MAX_NODES 400
+
+static char *
+print_pretty_node (const CmlExprCtx *ctx,
+                   CmlExpr          *e,
+                   gsize             max_chars)
+{
+  Printer pr = { 0 };
+
+  pr.ctx = ctx;
+  pr.s = g_string_new (NULL);
+  pr.sum_scale = 1.0;
+  pr.max_len = max_chars;
+  pr.pretty = TRUE;
+  print_expr (&pr, e, 0);
+  if (!pr.over && pr.s->len <= max_chars)
+    return g_string_free (pr.s, FALSE);
+  g_string_free (pr.s, TRUE);
+  /* the cut and its estimate are the ASCII printer's (same lengths, within the symbols) */
+  return NULL;
+}
+
+char *
+cml_expr_print_pretty (const CmlExprCtx *ctx,
+                       const CmlExpr    *e_,
+                       gsize             max_chars)
+{
+  CmlExpr *e = (CmlExpr *) e_;
+  char *plain, *collected = NULL;
+
+  g_return_val_if_fail (ctx != NULL, NULL);
+  g_return_val_if_fail (e != NULL, NULL);
+
+  plain = print_pretty_node (ctx, e, max_chars);
+  if (plain == NULL)
+    {
+      /* too long: cut like cml_expr_to_string_max, at a character boundary */
+      Printer pr = { 0 };
+      gsize cut = max_chars;
+      GHashTable *memo;
+      double more;
+
+      pr.ctx = ctx;
+      pr.s = g_string_new (NULL);
+      pr.sum_scale = 1.0;
+      pr.max_len = max_chars;
+      pr.pretty = TRUE;
+      print_expr (&pr, e, 0);
+      cut = MIN (cut, pr.s->len);
+      while (cut > 0 && (pr.s->str[cut] & 0xc0) == 0x80)
+        cut--;
+      memo = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      more = estimate_length (ctx, e, memo) - (double) cut;
+      g_hash_table_unref (memo);
+      more = MAX (more, (double) (pr.s->len - cut));
+      g_string_truncate (pr.s, cut);
+      g_string_append_printf (pr.s, "… (about %.0f more characters)", more);
+      return g_string_free (pr.s, FALSE);
+    }
+
+  if (cml_expr_n_nodes (e) <= TOGETHER_MAX_NODES)
+    {
+      g_autoptr (CmlExprCtx) scratch = cml_expr_ctx_new ();
+      GHashTable *memo = g_hash_table_new (NULL, NULL);
+      CmlExpr *copy = copy_into (scratch, ctx, e, memo);
+      CmlExpr *t;
+
+      g_hash_table_remove_all (memo);
+      t = together (scratch, copy, memo);
+      g_hash_table_unref (memo);
+      if (t != copy)
+        collected = print_pretty_node (scratch, t, max_chars);
+    }
+  /* the collected form unless it is longer ("1/x + 1/y" stays) */
+  if (collected != NULL && g_utf8_strlen (collected, -1) <= g_utf8_strlen (plain, -1))
+    {
+      g_free (plain);
+      return collected;
+    }
+  g_free (collected);
+  return plain;
+}
+
+char *
+cml_expr_pretty_name (const char *name,
+                      gboolean    dot)
+{
+  GString *s = g_string_new (NULL);
+
+  g_return_val_if_fail (name != NULL, NULL);
+  append_pretty_name (s, name, dot);
+  return g_string_free (s, FALSE);
 }

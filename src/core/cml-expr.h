@@ -161,6 +161,19 @@ char *cml_expr_to_string (const CmlExprCtx *ctx, const CmlExpr *e);
  * MAX_CHARS plus the number of distinct nodes, whatever the full length. */
 char *cml_expr_to_string_max (const CmlExprCtx *ctx, const CmlExpr *e, gsize max_chars);
 
+/* Text for people to read (not to parse back), the same expression typeset with Unicode:
+ * Greek letters for their names (Omega -> Ω), trailing digits of a name as subscripts
+ * (k2 -> k₂), small integer powers as superscripts (r²), products by juxtaposition or a
+ * middle dot (k₂Ω v, energy·x), U+2212 for minus, √ and |x|, and the fractions of an
+ * expression of moderate size collected over common denominators
+ * (-Omega*v/(m*(r^2/(k2*m) + 1/m)) -> −Ωk₂v/(k₂ + r²)), in a context of its own: CTX
+ * is only read, like cml_expr_to_string.  At most MAX_CHARS bytes, cut like
+ * cml_expr_to_string_max.  The conventions are listed in cml-expr-print.c. */
+char *cml_expr_print_pretty (const CmlExprCtx *ctx, const CmlExpr *e, gsize max_chars);
+/* A symbol NAME as cml_expr_print_pretty shows it ("Omega0" -> "Ω₀"); with DOT its time
+ * derivative ("u" -> "u̇", "w1" -> "ẇ₁", "energy" -> "d(energy)/dt"). */
+char *cml_expr_pretty_name (const char *name, gboolean dot);
+
 /* ---- compilation -------------------------------------------------------------------- */
 
 /* Compiles OUTPUTS into a flat register program.  Inputs come in two tiers: SLOW symbols

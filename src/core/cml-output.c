@@ -16,6 +16,14 @@
 
 #include "cml-error.h"
 
+/* A unit as people read it in a header: a dimensionless quantity (unit "1", or none
+ * given) is "-", not "1", which reads as a number. */
+static const char *
+shown_unit (const char *unit)
+{
+  return unit == NULL || *unit == '\0' || g_str_equal (unit, "1") ? "-" : unit;
+}
+
 struct _CmlOutput
 {
   CmlOutputFormat format;
@@ -158,12 +166,9 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
       for (guint i = 0; i < cml_system_dim (sys); i++)
         fprintf (out->fp, "%s %s = %.17g", i ? "," : "", cml_system_state_name (sys, i), z[i]);
       fprintf (out->fp, "\n# integrator: %s, rtol = %g, atol = %g\n# units: t [%s]",
-               cml_integrator_kind_to_string (io->kind), io->rtol, io->atol, model->time_unit);
+               cml_integrator_kind_to_string (io->kind), io->rtol, io->atol, shown_unit (model->time_unit));
       for (guint k = 0; k < n; k++)
-        {
-          const char *u = cml_model_unit (model, columns[k]);
-          fprintf (out->fp, ", %s [%s]", columns[k], *u ? u : "1");
-        }
+        fprintf (out->fp, ", %s [%s]", columns[k], shown_unit (cml_model_unit (model, columns[k])));
       fputs ("\n", out->fp);
       fputs ("t", out->fp);
       for (guint k = 0; k < n; k++)
@@ -205,11 +210,11 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
           json_string (out->fp, columns[k]);
         }
       fputs ("],\n  \"units\": [", out->fp);
-      json_string (out->fp, model->time_unit);
+      json_string (out->fp, shown_unit (model->time_unit));
       for (guint k = 0; k < n; k++)
         {
           fputs (", ", out->fp);
-          json_string (out->fp, cml_model_unit (model, columns[k]));
+          json_string (out->fp, shown_unit (cml_model_unit (model, columns[k])));
         }
       fputs ("],\n  \"rows\": [", out->fp);
     }

@@ -61,6 +61,10 @@ gboolean    cml_system_has_gauge_freedom (const CmlSystem *sys);
 /* A readable account: kind, algebroid, Lagrangian, constraints, derived equations,
  * regularity, invariants, and the constraint algorithm's steps. */
 char       *cml_system_describe (const CmlSystem *sys);
+/* The same account typeset for reading (cml_expr_print_pretty: Ω, k₂, r², u̇ = …), with
+ * what the model says about itself (about, references, the meanings of the variables)
+ * and its conserved quantities apart from the others.  For people, not for parsing. */
+char       *cml_system_describe_readable (const CmlSystem *sys);
 
 /* Evaluates the structure-equation residuals and returns the largest at random points
  * (for tests; 0 for a Lie algebroid). */

@@ -1349,6 +1349,271 @@ test_print_signs (void)
     }
 }
 
+/* ---- the readable (pretty) printer ----------------------------------------------------------- */
+
+static const char *const pretty_symbols[] = {
+  "x", "y", "r", "m", "v", "k2", "Omega", "kappa", "theta", "energy", "w1", "q0", "Omega0", "nu", "t",
+};
+
+static CmlExprCtx *
+pretty_ctx (void)
+{
+  CmlExprCtx *ctx = cml_expr_ctx_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (pretty_symbols); i++)
+    cml_expr_ctx_intern (ctx, pretty_symbols[i]);
+  return ctx;
+}
+
+typedef enum { TOK_NONE, TOK_ATOM_END, TOK_ATOM_START, TOK_OP } TokClass;
+
+/* The ASCII expression that the readable TEXT denotes (the conventions of
+ * cml-expr-print.c undone, for the symbols of pretty_ctx): implicit products get "*". */
+static char *
+pretty_to_ascii (const char *text)
+{
+  static const char *const greek_back[][2] = {
+    { "Ω", "Omega" }, { "κ", "kappa" }, { "θ", "theta" }, { "ν", "nu" }, { "π", "pi" },
+  };
+  static const char *const words[][2] = {
+    { "arcsin", "asin" }, { "arccos", "acos" }, { "arctan", "atan" }, { "atan2", "atan2" },
+    { "sinh", "sinh" }, { "cosh", "cosh" }, { "tanh", "tanh" }, { "sin", "sin" }, { "cos", "cos" },
+    { "tan", "tan" }, { "exp", "exp" }, { "ln", "log" }, { "energy", "energy" },
+  };
+  GString *out = g_string_new (NULL);
+  const char *p = text;
+  TokClass last = TOK_NONE;
+  gboolean in_abs = FALSE, in_sup = FALSE;
+  int wrap_root = 0; /* "√x": close the parenthesis after the next atom */
+
+  while (*p)
+    {
+      gunichar c = g_utf8_get_char (p);
+      const char *next = g_utf8_next_char (p);
+      const char *emit = NULL;
+      TokClass cls = TOK_OP;
+      gboolean is_sup = FALSE, is_sub = FALSE, is_func = FALSE;
+      char buf[16];
+
+      /* superscripts: "^(…)" */
+      if (c == 0x207b || c == 0x2070 || c == 0xb9 || c == 0xb2 || c == 0xb3 || (c >= 0x2074 && c <= 0x2079))
+        {
+          int d = c == 0x207b ? -1 : c == 0x2070 ? 0 : c == 0xb9 ? 1 : c == 0xb2 ? 2 : c == 0xb3 ? 3 : (int) (c - 0x2070);
+
+          if (!in_sup)
+            g_string_append (out, "^(");
+          in_sup = TRUE;
+          if (d < 0)
+            g_string_append_c (out, '-');
+          else
+            g_string_append_c (out, (char) ('0' + d));
+          p = next;
+          last = TOK_ATOM_END;
+          continue;
+        }
+      if (in_sup)
+        {
+          g_string_append_c (out, ')');
+          in_sup = FALSE;
+        }
+      if (c >= 0x2080 && c <= 0x2089)
+        {
+          g_string_append_c (out, (char) ('0' + (c - 0x2080)));
+          p = next;
+          is_sub = TRUE;
+          continue;
+        }
+      (void) is_sub;
+      (void) is_sup;
+      if (c == ' ')
+        {
+          p = next;
+          continue;
+        }
+      if (c == 0x2212)
+        emit = "-";
+      else if (c == 0xb7)
+        emit = "*";
+      else if (c == '+' || c == '/' || c == ',' || c == '^')
+        {
+          buf[0] = (char) c;
+          buf[1] = '\0';
+          emit = buf;
+        }
+      else if (c == '(')
+        emit = "(", cls = TOK_ATOM_START;
+      else if (c == ')')
+        emit = ")", cls = TOK_ATOM_END;
+      else if (c == 0x221a)
+        {
+          emit = "sqrt", cls = TOK_ATOM_START, is_func = TRUE;
+          if (*next != '(')
+            wrap_root = 2;
+        }
+      else if (c == '|')
+        {
+          emit = in_abs ? ")" : "abs(";
+          cls = in_abs ? TOK_ATOM_END : TOK_ATOM_START;
+          in_abs = !in_abs;
+        }
+      else if (g_ascii_isdigit (c) || c == '.')
+        {
+          const char *q = p;
+
+          while (g_ascii_isdigit (*q) || *q == '.')
+            q++;
+          if (last == TOK_ATOM_END)
+            g_string_append_c (out, '*');
+          g_string_append_len (out, p, q - p);
+          p = q;
+          last = TOK_ATOM_END;
+          continue;
+        }
+      else
+        {
+          for (guint k = 0; k < G_N_ELEMENTS (words) && emit == NULL; k++)
+            if (g_str_has_prefix (p, words[k][0]))
+              {
+                emit = words[k][1];
+                next = p + strlen (words[k][0]);
+                is_func = !g_str_equal (words[k][0], "energy");
+              }
+          for (guint k = 0; k < G_N_ELEMENTS (greek_back) && emit == NULL; k++)
+            if (g_str_has_prefix (p, greek_back[k][0]))
+              emit = greek_back[k][1];
+          if (emit == NULL)
+            {
+              g_assert_true (g_ascii_isalpha (c));
+              buf[0] = (char) c;
+              buf[1] = '\0';
+              emit = buf;
+            }
+          cls = TOK_ATOM_START;
+        }
+      if (cls == TOK_ATOM_START && last == TOK_ATOM_END)
+        g_string_append_c (out, '*');
+      g_string_append (out, emit);
+      if (wrap_root == 2)
+        {
+          g_string_append_c (out, '(');
+          wrap_root = 1;
+          last = TOK_OP;
+          p = next;
+          continue;
+        }
+      if (wrap_root == 1 && !is_func && cls == TOK_ATOM_START)
+        {
+          /* the name's subscripts come first */
+          while (g_utf8_get_char (next) >= 0x2080 && g_utf8_get_char (next) <= 0x2089)
+            {
+              g_string_append_c (out, (char) ('0' + (g_utf8_get_char (next) - 0x2080)));
+              next = g_utf8_next_char (next);
+            }
+          g_string_append_c (out, ')');
+          wrap_root = 0;
+        }
+      /* after a name: a factor ends; after "(", "abs(" or a function name: it starts */
+      if (cls == TOK_ATOM_START)
+        last = is_func || emit[strlen (emit) - 1] == '(' ? TOK_OP : TOK_ATOM_END;
+      else
+        last = cls;
+      p = next;
+    }
+  if (in_sup)
+    g_string_append_c (out, ')');
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_pretty_table (void)
+{
+  static const char *const cases[][2] = {
+    { "-Omega*v*k2/(k2+r^2)", "−Ωk₂v/(k₂ + r²)" },
+    { "-Omega*v/(m*(r^2/(k2*m)+1/m))", "−Ωk₂v/(k₂ + r²)" },
+    { "m/2*(x^2 + y^2)", "m(x² + y²)/2" },
+    { "kappa*Omega^2*r^3", "Ω²κr³" },
+    { "x - y", "x − y" },
+    { "1/x + 1/y", "1/x + 1/y" },
+    { "1/x + 1/(x*y)", "(y + 1)/(xy)" },
+    { "x*y/2 - 0.25*y", "xy/2 − y/4" },
+    { "sqrt(x)", "√x" },
+    { "sqrt(x + y)", "√(x + y)" },
+    { "energy*x", "energy·x" },
+    { "x*sin(theta)", "x sin(θ)" },
+    { "2*x/7", "2x/7" },
+    { "w1*q0 - Omega0*t", "q₀w₁ − Ω₀t" },
+    { "abs(x)", "|x|" },
+    { "pi*nu", "πν" },
+    { "log(x)", "ln(x)" },
+  };
+  g_autoptr (CmlExprCtx) ctx = pretty_ctx ();
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *got = cml_expr_print_pretty (ctx, P (ctx, cases[k][0]), 1000);
+
+      g_test_message ("%s -> %s", cases[k][0], got);
+      if (!g_str_equal (got, cases[k][1]))
+        g_error ("“%s” printed as “%s”, expected “%s”", cases[k][0], got, cases[k][1]);
+    }
+  {
+    g_autofree char *u = cml_expr_pretty_name ("u", TRUE);
+    g_autofree char *w = cml_expr_pretty_name ("w1", TRUE);
+    g_autofree char *o = cml_expr_pretty_name ("Omega0", FALSE);
+    g_autofree char *e = cml_expr_pretty_name ("energy", TRUE);
+
+    g_assert_cmpstr (u, ==, "u\u0307");
+    g_assert_cmpstr (w, ==, "w\u0307₁");
+    g_assert_cmpstr (o, ==, "Ω₀");
+    g_assert_cmpstr (e, ==, "d(energy)/dt");
+  }
+}
+
+/* The readable text, read back, is the same function: at random points it has the value
+ * of the expression it was printed from. */
+static void
+test_pretty_same_value (void)
+{
+  static const char *const inputs[] = {
+    "-Omega*v/(m*(r^2/(k2*m)+1/m))",
+    "m/2*(x^2 + y^2) + m*k2/2*(w1^2 + q0^2) - m*kappa*Omega^2*(x^2 + y^2)/2",
+    "(x - y)/(x + y) - 1/(r*m) + 3/(x^2*y)",
+    "sin(theta)^2*x/(1 + cos(theta)) - y^3/(x - y)^2",
+    "sqrt(x^2 + y^2)*exp(-t/r) + atan2(y, x)/pi",
+    "(Omega0 + nu*sin(nu*t))*energy/(2*k2) - 1/2*w1*q0",
+    "1/(1/x + 1/(y + 1/r))",
+    "-(x - y)^3/(2*m) + 7*x/3 - 0.25*y",
+    "x^(1/3) + abs(y - x)*kappa^-2",
+  };
+  g_autoptr (CmlExprCtx) ctx = pretty_ctx ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed (42);
+  guint ns = cml_expr_ctx_n_symbols (ctx);
+
+  for (guint k = 0; k < G_N_ELEMENTS (inputs); k++)
+    {
+      CmlExpr *e = P (ctx, inputs[k]);
+      g_autofree char *pretty = cml_expr_print_pretty (ctx, e, 10000);
+      g_autofree char *ascii = pretty_to_ascii (pretty);
+      CmlExpr *back;
+
+      g_test_message ("%s -> %s -> %s", inputs[k], pretty, ascii);
+      back = P (ctx, ascii);
+      for (guint trial = 0; trial < 20; trial++)
+        {
+          g_autofree double *v = g_new (double, cml_expr_ctx_n_symbols (ctx));
+          double a, b;
+
+          for (guint i = 0; i < cml_expr_ctx_n_symbols (ctx); i++)
+            v[i] = g_rand_double_range (rand, 0.3, 2.0);
+          a = cml_expr_eval (e, v);
+          b = cml_expr_eval (back, v);
+          if (!(fabs (a - b) <= 1e-12 * MAX (1.0, fabs (a))))
+            g_error ("“%s” printed as “%s” (read back “%s”): %.17g against %.17g", inputs[k], pretty, ascii, a, b);
+        }
+      (void) ns;
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1356,6 +1621,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/core/expr/symbols", test_symbols);
+  g_test_add_func ("/core/expr/pretty-table", test_pretty_table);
+  g_test_add_func ("/core/expr/pretty-same-value", test_pretty_same_value);
   g_test_add_func ("/core/expr/parse-precedence", test_parse_precedence);
   g_test_add_func ("/core/expr/parse-errors", test_parse_errors);
   g_test_add_func ("/core/expr/canonical-cancellation", test_canonical_cancellation);

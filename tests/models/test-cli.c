@@ -330,6 +330,126 @@ test_info (gconstpointer name)
   g_assert_nonnull (strstr (out, "Equations of motion"));
 }
 
+/* What `info` prints is for students and researchers: nothing in it points outside the
+ * program (notes of the developers, seed numbers, line numbers, erratum codes), and it
+ * says what the system is about and where it comes from. */
+static const char *const internal_patterns[] = {
+  "Seed", "seed", "REFERENCE", "DESIGN", "STYLE", "oracle", "\\bL[0-9]", "\\bE[0-9]+\\b",
+  "section 4", "§", "ORACLES", "tests/",
+};
+
+static void
+assert_no_internal_references (const char *what, const char *text)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (internal_patterns); k++)
+    {
+      g_autoptr (GRegex) re = g_regex_new (internal_patterns[k], 0, 0, NULL);
+      g_autoptr (GMatchInfo) mi = NULL;
+
+      g_assert_nonnull (re);
+      if (g_regex_match (re, text, 0, &mi))
+        {
+          g_autofree char *hit = g_match_info_fetch (mi, 0);
+          gint start = 0, end = 0;
+
+          g_match_info_fetch_pos (mi, 0, &start, &end);
+          g_error ("%s shows “%s” (pattern %s) at: %.60s", what, hit, internal_patterns[k],
+                   text + MAX (0, start - 20));
+        }
+    }
+}
+
+static void
+test_info_words (void)
+{
+  g_auto (GStrv) names = cml_model_list_builtin ();
+
+  g_assert_cmpuint (g_strv_length (names), >=, 10);
+  for (guint k = 0; names[k]; k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) model = cml_model_load (names[k], &error);
+      int st = cli_run (&out, &err, "info", names[k], NULL);
+
+      g_assert_no_error (error);
+      if (st != 0)
+        g_error ("info %s: exit status %d (stderr: %s)", names[k], st, err);
+      g_test_message ("info %s: %" G_GSIZE_FORMAT " bytes", names[k], strlen (out));
+      assert_no_internal_references (names[k], out);
+      g_assert_true (g_utf8_validate (out, -1, NULL));
+      g_assert_nonnull (strstr (out, "About this system:"));
+      g_assert_nonnull (strstr (out, "References:"));
+      g_assert_nonnull (model->about);
+      g_assert_nonnull (model->citation);
+      /* the about text is wrapped: its first words are on one line */
+      {
+        g_autofree char *start = g_strndup (model->about, 40);
+        char *space = strrchr (start, ' ');
+        if (space)
+          *space = '\0';
+        if (strstr (out, start) == NULL)
+          g_error ("info %s does not show its about text “%s…”", names[k], start);
+      }
+      /* the first reference's first author is shown */
+      {
+        g_autofree char *first = g_strndup (model->citation, strcspn (model->citation, ","));
+        if (strstr (out, first) == NULL)
+          g_error ("info %s does not show the reference “%s”", names[k], first);
+      }
+      /* every variable and monitor has a meaning, and the conserved ones are apart */
+      for (guint i = 0; i < model->m; i++)
+        g_assert_nonnull (cml_model_meaning (model, model->base[i]));
+      for (guint a = 0; a < model->n; a++)
+        {
+          if (cml_model_meaning (model, model->fibre[a]) == NULL || cml_model_meaning (model, model->momenta[a]) == NULL)
+            g_error ("%s: no meaning for %s or %s", names[k], model->fibre[a], model->momenta[a]);
+        }
+      for (guint r = 0; r < model->reconstruction->len; r++)
+        {
+          const char *nm = ((CmlNamedExpr *) model->reconstruction->pdata[r])->name;
+          if (cml_model_meaning (model, nm) == NULL)
+            g_error ("%s: no meaning for %s", names[k], nm);
+        }
+      gboolean any_conserved = FALSE;
+      for (guint i = 0; i < model->monitors->len; i++)
+        {
+          CmlNamedExpr *ne = model->monitors->pdata[i];
+          if (cml_model_meaning (model, ne->name) == NULL)
+            g_error ("%s: no meaning for monitor %s", names[k], ne->name);
+          any_conserved |= ne->conserved;
+        }
+      g_assert_true (any_conserved);
+      g_assert_nonnull (strstr (out, "Conserved quantities"));
+      /* equations typeset for reading: a dotted left side, no ASCII operators in it */
+      g_assert_nonnull (strstr (out, "Equations of motion (derived; a dot is d/dt)"));
+      g_assert_nonnull (strstr (out, "\u0307"));
+      g_assert_null (strstr (out, "' = "));
+      /* the source and the notes on the printed formulas, if any, are plain words */
+      if (model->source)
+        assert_no_internal_references (model->source, model->source);
+      if (model->errata)
+        assert_no_internal_references (model->errata, model->errata);
+    }
+}
+
+/* The header of a CSV file: a dimensionless column's unit is "-", not "1". */
+static void
+test_csv_dimensionless_units (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "martinet", "--t-end", "0.5", "--dt-out", "0.5", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "# units: t [-], x1 [-]"));
+  g_assert_null (strstr (out, "[1]"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "rolling-ball", "--t-end", "0.5", "--dt-out", "0.5",
+                            "--format", "json", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\"units\": [\"s\", \"m\""));
+  g_assert_null (strstr (out, "\"1\""));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -345,6 +465,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/cli/usage-errors-exit-2", test_usage_errors);
   g_test_add_func ("/models/cli/full-disk-exit-2", test_full_disk);
   g_test_add_func ("/models/capri-kobayashi/cli-info-constraint-algorithm", test_info_capri);
+  g_test_add_func ("/models/cli/info-words-for-people", test_info_words);
+  g_test_add_func ("/models/cli/csv-dimensionless-units", test_csv_dimensionless_units);
   for (guint k = 0; builtin_models[k]; k++)
     {
       g_autofree char *path = g_strdup_printf ("/models/%s/cli-info", builtin_models[k]);
