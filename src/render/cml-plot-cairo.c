@@ -292,7 +292,8 @@ write_to_bytes (void *closure, const unsigned char *data, unsigned int length)
 }
 
 /* A text description of the figure (an SVG's <title>/<desc>, a PDF's metadata): what
- * is plotted against what, so the file can be found and read without its pixels. */
+ * is plotted against what and the parameters' line, so the file can be found and read
+ * without its pixels. */
 static char *
 describe (CmlPlot *plot)
 {
@@ -309,6 +310,8 @@ describe (CmlPlot *plot)
           g_string_append_printf (s, "%s%s", i ? ", " : "", l);
         }
     }
+  if (cml_plot_get_subtitle (plot)[0] != '\0')
+    g_string_append_printf (s, "; %s", cml_plot_get_subtitle (plot));
   return g_string_free (s, FALSE);
 }
 
