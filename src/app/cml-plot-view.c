@@ -18,12 +18,16 @@
 #include "cml-gl-probe.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot-gl.h"
+#include "cml-window.h"
 
 struct _CmlPlotView
 {
   GtkWidget       parent_instance;
 
   /* template children */
+  GtkWidget      *selectors;     /* the header's groups: the quantities plotted, */
+  GtkWidget      *x_selector;    /* what against, */
+  GtkWidget      *controls;      /* the time window and the plot menu (export_button) */
   GtkMenuButton  *y_button;
   GtkPopover     *y_popover;
   GtkWidget      *monitors_button;
@@ -55,6 +59,15 @@ struct _CmlPlotView
 };
 
 G_DEFINE_FINAL_TYPE (CmlPlotView, cml_plot_view, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_EQUAL_SCALES,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void rebuild_series (CmlPlotView *self);
 
@@ -578,6 +591,114 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *param)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
 }
 
+/* ---- layout ---------------------------------------------------------------------------- */
+
+/* The header is three groups: the quantities, "against x", and the controls.  They flow
+ * into rows (one row when all fit at their natural widths), the controls flush right on
+ * the last row; so in the narrow right column of a 1280-pixel projector (about 380 px,
+ * large type) nothing is pushed out of the view or cut.  The plot takes the rest. */
+
+#define N_GROUPS 3
+
+typedef struct
+{
+  int x[N_GROUPS], y[N_GROUPS], w[N_GROUPS], h[N_GROUPS];
+  int height;                    /* of the whole header */
+} HeaderFlow;
+
+static void
+header_flow (CmlPlotView *self, int width, HeaderFlow *flow)
+{
+  GtkWidget *groups[N_GROUPS] = { self->selectors, self->x_selector, self->controls };
+  int min[N_GROUPS], nat[N_GROUPS];
+  int row_start = 0, x = 0, y = 0, row_h = 0;
+
+  for (int i = 0; i < N_GROUPS; i++)
+    gtk_widget_measure (groups[i], GTK_ORIENTATION_HORIZONTAL, -1, &min[i], &nat[i], NULL, NULL);
+  for (int i = 0; i < N_GROUPS; i++)
+    {
+      /* a new row when this group does not fit beside the ones before */
+      if (i > row_start && width >= 0 && x + nat[i] > width)
+        {
+          y += row_h;
+          x = 0;
+          row_h = 0;
+          row_start = i;
+        }
+      flow->w[i] = width < 0 ? nat[i] : MAX (min[i], MIN (nat[i], width - x));
+      gtk_widget_measure (groups[i], GTK_ORIENTATION_VERTICAL, flow->w[i], &flow->h[i], NULL, NULL, NULL);
+      flow->x[i] = x;
+      flow->y[i] = y;
+      x += flow->w[i];
+      row_h = MAX (row_h, flow->h[i]);
+    }
+  /* the controls flush right */
+  if (width >= 0)
+    flow->x[N_GROUPS - 1] = MAX (width - flow->w[N_GROUPS - 1], flow->x[N_GROUPS - 1]);
+  flow->height = y + row_h;
+  /* a row's groups share its height */
+  for (int i = 0; i < N_GROUPS; i++)
+    for (int j = 0; j < N_GROUPS; j++)
+      if (flow->y[j] == flow->y[i])
+        flow->h[i] = MAX (flow->h[i], flow->h[j]);
+}
+
+static GtkSizeRequestMode
+layout_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
+                int *natural, int *minimum_baseline, int *natural_baseline)
+{
+  CmlPlotView *self = CML_PLOT_VIEW (widget);
+  GtkWidget *groups[N_GROUPS] = { self->selectors, self->x_selector, self->controls };
+  int area_min, area_nat;
+
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      /* narrowest: the widest group on a row of its own */
+      gtk_widget_measure (GTK_WIDGET (self->area), orientation, -1, &area_min, &area_nat, NULL, NULL);
+      *minimum = area_min;
+      *natural = 0;
+      for (int i = 0; i < N_GROUPS; i++)
+        {
+          int min, nat;
+          gtk_widget_measure (groups[i], orientation, -1, &min, &nat, NULL, NULL);
+          *minimum = MAX (*minimum, min);
+          *natural += nat;
+        }
+      *natural = MAX (*natural, area_nat);
+    }
+  else
+    {
+      HeaderFlow flow;
+      int width = for_size;
+      if (width < 0)
+        gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
+      header_flow (self, width, &flow);
+      gtk_widget_measure (GTK_WIDGET (self->area), orientation, width, &area_min, &area_nat, NULL, NULL);
+      *minimum = flow.height + area_min;
+      *natural = flow.height + area_nat;
+    }
+}
+
+static void
+layout_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  CmlPlotView *self = CML_PLOT_VIEW (widget);
+  GtkWidget *groups[N_GROUPS] = { self->selectors, self->x_selector, self->controls };
+  HeaderFlow flow;
+
+  header_flow (self, width, &flow);
+  for (int i = 0; i < N_GROUPS; i++)
+    gtk_widget_size_allocate (groups[i], &(GtkAllocation) { flow.x[i], flow.y[i], flow.w[i], flow.h[i] }, -1);
+  gtk_widget_size_allocate (GTK_WIDGET (self->area),
+                            &(GtkAllocation) { 0, flow.height, width, MAX (height - flow.height, 0) }, -1);
+}
+
 /* ---- GObject --------------------------------------------------------------------------- */
 
 static void
@@ -589,7 +710,7 @@ cml_plot_view_dispose (GObject *object)
 
   close_chooser (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_PLOT_VIEW);
-  /* the header row is not bound: unparent what the template left */
+  /* unparent whatever the template left */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
     gtk_widget_unparent (child);
   G_OBJECT_CLASS (cml_plot_view_parent_class)->dispose (object);
@@ -613,6 +734,37 @@ cml_plot_view_finalize (GObject *object)
 }
 
 static void
+cml_plot_view_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  CmlPlotView *self = CML_PLOT_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_EQUAL_SCALES:
+      g_value_set_boolean (value, cml_plot_get_equal_scales (self->plot));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cml_plot_view_set_property (GObject *object, guint prop_id, const GValue *value,
+                            GParamSpec *pspec)
+{
+  CmlPlotView *self = CML_PLOT_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_EQUAL_SCALES:
+      cml_plot_view_set_equal_scales (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 cml_plot_view_class_init (CmlPlotViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -620,8 +772,20 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
 
   object_class->dispose = cml_plot_view_dispose;
   object_class->finalize = cml_plot_view_finalize;
+  object_class->get_property = cml_plot_view_get_property;
+  object_class->set_property = cml_plot_view_set_property;
+
+  /* one data unit as long across as up when both axes have one unit (the plot menu's
+   * "Equal Scales") */
+  properties[PROP_EQUAL_SCALES] =
+    g_param_spec_boolean ("equal-scales", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-plot-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, selectors);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, x_selector);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, controls);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_popover);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, monitors_button);
@@ -641,8 +805,7 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_area_render);
 
   gtk_widget_class_install_action (widget_class, "plot.export", "s", export_action);
-
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_install_property_action (widget_class, "plot.equal-scales", "equal-scales");
   gtk_widget_class_set_css_name (widget_class, "cmlplotview");
 }
 
@@ -650,8 +813,9 @@ static void
 cml_plot_view_init (CmlPlotView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
-                                  GTK_ORIENTATION_VERTICAL);
+  gtk_widget_set_layout_manager (GTK_WIDGET (self),
+                                 gtk_custom_layout_new (layout_request_mode, layout_measure,
+                                                        layout_allocate));
 
   /* GL 3.3 core or GLES 3.0: the shaders come in both */
   gtk_gl_area_set_required_version (self->area, 3, 3);
@@ -830,10 +994,59 @@ cml_plot_view_get_style (CmlPlotView *self, CmlPlotStyle *style)
   cml_plot_style_init (style, self->dark, self->presentation);
 }
 
+/* The run's parameter values, in model order, into VALUES (the model's length): the
+ * window's newest frame when the view is in one and shows its system, else the model's
+ * defaults (a view on its own). */
+static void
+current_parameters (CmlPlotView *self, CmlModel *model, double *values)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  CmlRunner *runner = CML_IS_WINDOW (root) ? cml_window_get_runner (CML_WINDOW (root)) : NULL;
+  CmlFrame *frame = runner ? cml_runner_get_frame (runner) : NULL;
+  gboolean from_frame = frame && frame->system == self->system && frame->n_params == model->params->len;
+
+  for (guint k = 0; k < model->params->len; k++)
+    values[k] = from_frame ? frame->params[k] : ((const CmlParam *) g_ptr_array_index (model->params, k))->value;
+  g_clear_pointer (&frame, cml_frame_unref);
+}
+
+/* The exported figure's title ("Rolling ball on a rotating table — y against x") and
+ * parameters' line ("m = 1 kg, r = 1 m, k2 = 0.4 m², Ω = 1 rad/s"): a figure dropped
+ * into a talk says what it shows.  The live view has neither (the window says it). */
+static void
+figure_titles (CmlPlotView *self, char **title, char **subtitle)
+{
+  CmlModel *model = view_model (self);
+  g_autoptr (GString) what = g_string_new (NULL);
+  g_autoptr (GString) params = g_string_new (NULL);
+
+  *title = *subtitle = NULL;
+  if (model == NULL)
+    return;
+  for (guint k = 0; k < self->y_names->len; k++)
+    g_string_append_printf (what, "%s%s", k ? ", " : "", (char *) g_ptr_array_index (self->y_names, k));
+  *title = what->len ? g_strdup_printf ("%s — %s against %s", model->title, what->str,
+                                        self->x_name ? self->x_name : "time")
+                     : g_strdup (model->title);
+
+  g_autofree double *values = g_new (double, MAX (model->params->len, 1));
+  current_parameters (self, model, values);
+  for (guint k = 0; k < model->params->len; k++)
+    {
+      const CmlParam *p = g_ptr_array_index (model->params, k);
+      if (k > 0)
+        g_string_append (params, ", ");
+      cml_plot_append_quantity (params, p->name, values[k], p->unit);
+    }
+  *subtitle = g_strdup (params->str);
+}
+
 gboolean
 cml_plot_view_export (CmlPlotView *self, const char *path, GError **error)
 {
   g_autofree char *lower = NULL;
+  g_autofree char *title = NULL, *subtitle = NULL;
+  g_autofree char *old_title = NULL, *old_subtitle = NULL;
   CmlPlotStyle style;
   int width, height;
 
@@ -843,19 +1056,49 @@ cml_plot_view_export (CmlPlotView *self, const char *path, GError **error)
   lower = g_ascii_strdown (path, -1);
   if (g_str_has_suffix (lower, ".png"))
     {
-      /* a slide: as shown (dark and presentation kept), at a sharp size */
-      cml_plot_view_get_style (self, &style);
-      style.scale = 1;
+      /* a slide: dark as shown, at a sharp size, type sized for the slide (not the view's:
+       * presentation type is for a 380-pixel plot on a projector) */
       width = 1600, height = 900;
+      cml_plot_style_init_for_figure (&style, self->dark, width, height);
     }
   else
     {
-      /* a paper: light, normal weights, 16:9 in points (unknown extensions fail below) */
-      cml_plot_style_init (&style, FALSE, FALSE);
-      style.scale = 1;
+      /* a paper: light, 16:9 in points (unknown extensions fail below) */
       width = 800, height = 450;
+      cml_plot_style_init_for_figure (&style, FALSE, width, height);
     }
-  return cml_plot_export_with_style (self->plot, path, width, height, &style, error);
+
+  old_title = g_strdup (cml_plot_get_title (self->plot));
+  old_subtitle = g_strdup (cml_plot_get_subtitle (self->plot));
+  figure_titles (self, &title, &subtitle);
+  if (title)
+    cml_plot_set_title (self->plot, title);
+  if (subtitle)
+    cml_plot_set_subtitle (self->plot, subtitle);
+  gboolean ok = cml_plot_export_with_style (self->plot, path, width, height, &style, error);
+  cml_plot_set_title (self->plot, old_title);
+  cml_plot_set_subtitle (self->plot, old_subtitle);
+  return ok;
+}
+
+void
+cml_plot_view_set_equal_scales (CmlPlotView *self, gboolean equal_scales)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+
+  equal_scales = !!equal_scales;
+  if (cml_plot_get_equal_scales (self->plot) == equal_scales)
+    return;
+  cml_plot_set_equal_scales (self->plot, equal_scales);
+  gtk_gl_area_queue_render (self->area);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EQUAL_SCALES]);
+}
+
+gboolean
+cml_plot_view_get_equal_scales (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  return cml_plot_get_equal_scales (self->plot);
 }
 
 CmlSystem *

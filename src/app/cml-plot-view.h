@@ -3,10 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * CmlPlotView shows a CmlPlot (src/render/cml-plot.h) drawn with OpenGL
- * (cml-plot-gl.h).  A header row chooses the y series (any set of observables:
+ * (cml-plot-gl.h).  A header chooses the y series (any set of observables:
  * energy and the model's monitors, the constraint residual, any variable), the
  * x variable ("time" or any observable: a phase portrait) and whether the whole
- * run or only a sliding time window is shown.
+ * run or only a sliding time window is shown; its menu toggles equal scales and
+ * exports the plot.  The header is one row where it fits and two in a narrow column.
  *
  * The view keeps every observable's history for the whole run (one column per
  * observable, all sharing one time column), so changing the selection shows the
@@ -61,12 +62,20 @@ CmlPlot   *cml_plot_view_get_plot (CmlPlotView *self);
 /* Style the view draws with (presentation and dark applied), e.g. for export. */
 void       cml_plot_view_get_style (CmlPlotView *self, CmlPlotStyle *style);
 
-/* Writes the plot to PATH (PNG, SVG or PDF by the extension; atomically): PNG at
- * 1600×900 px in the style shown (dark, presentation), SVG/PDF at 800×450 pt in the
- * light normal style, for papers.  Errors: CML_ERROR_USAGE (unknown extension),
- * CML_ERROR_IO.  The header's export menu ("plot.export", "png"/"svg"/"pdf") asks for a
- * file name and calls this. */
+/* Writes the plot to PATH (PNG, SVG or PDF by the extension; atomically) as a figure:
+ * titled with the model and what is plotted, with the run's parameters in a line below
+ * (from the window's runner when the view is in a CmlWindow, else the defaults), type and
+ * lines sized for the figure (cml_plot_style_init_for_figure).  PNG at 1600×900 px for
+ * slides, dark if the view is; SVG/PDF at 800×450 pt, light, for papers.  Errors:
+ * CML_ERROR_USAGE (unknown extension), CML_ERROR_IO.  The header's menu ("plot.export",
+ * "png"/"svg"/"pdf") asks for a file name and calls this. */
 gboolean   cml_plot_view_export (CmlPlotView *self, const char *path, GError **error);
+
+/* Equal scales for a phase portrait whose axes have one unit (default on; see
+ * cml_plot_set_equal_scales).  Also the property "equal-scales" and the menu's check
+ * item "plot.equal-scales". */
+void       cml_plot_view_set_equal_scales (CmlPlotView *self, gboolean equal_scales);
+gboolean   cml_plot_view_get_equal_scales (CmlPlotView *self);
 
 /* The data the view holds (shared with the owner's when share_data was called):
  * the system, the time column and one column per observable (INDEX in the system's

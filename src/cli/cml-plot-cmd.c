@@ -1,6 +1,6 @@
 /* cml-plot-cmd.c — `cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T
  *                  --y COL[,COL...] [--x COL] [--size WxH] [--samples N] [--title TEXT]
- *                  [--dark] -o FILE.{png,svg,pdf}`
+ *                  [--no-equal-scales] [--dark] -o FILE.{png,svg,pdf}`
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -22,9 +22,14 @@
 
 static const char *plot_usage =
   "Usage: cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
-  "                  [--x COL] [--size WxH] [--samples N] [--title TEXT] [--dark] -o FILE.{png,svg,pdf}\n"
+  "                  [--x COL] [--size WxH] [--samples N] [--title TEXT] [--no-equal-scales]\n"
+  "                  [--dark] -o FILE.{png,svg,pdf}\n"
   "Plots the columns (observables of the model: coordinates, velocities, monitors …) against\n"
-  "time, or against --x for a phase portrait.  Default size 1200x700, 4000 samples.\n";
+  "time, or against --x for a phase portrait.  Default size 1200x700, 4000 samples.\n"
+  "The figure is titled with the model and what is plotted, with a line of the parameters\n"
+  "below; --title TEXT replaces the title, --title '' leaves both out.  When both axes have\n"
+  "one unit (y [m] against x [m]) they get equal scales, so a circle is round;\n"
+  "--no-equal-scales lets each axis fill the frame.\n";
 
 int
 cml_plot_main (int argc, char **argv)
@@ -36,7 +41,7 @@ cml_plot_main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   const char *model = NULL, *ycols = NULL, *xcol = NULL, *size = "1200x700", *output = NULL, *title = NULL;
   double t_end = -1, samples = 4000;
-  gboolean dark = FALSE;
+  gboolean dark = FALSE, equal_scales = TRUE;
   int width, height, status;
 
   for (int i = 0; i < argc; i++)
@@ -82,6 +87,8 @@ cml_plot_main (int argc, char **argv)
         }
       else if (g_str_equal (a, "--dark"))
         dark = TRUE;
+      else if (g_str_equal (a, "--no-equal-scales"))
+        equal_scales = FALSE;
       else if (a[0] == '-' && a[1] != '\0')
         return cml_cli_usage_error (plot_usage, "unknown option “%s”", a);
       else if (model == NULL)
@@ -127,11 +134,31 @@ cml_plot_main (int argc, char **argv)
   /* the figure: the same plot model as the window's */
   g_autoptr (CmlPlot) plot = cml_plot_new ();
   g_autoptr (GPtrArray) series = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
-  cml_plot_set_title (plot, title ? title : md->title);
   cml_plot_set_against_time (plot, xidx < 0);
+  cml_plot_set_equal_scales (plot, equal_scales);
+  if (title == NULL)
+    {
+      /* "Rolling ball on a rotating table — y against x", and the run's parameters: a
+       * figure that says what it shows when it is dropped into a talk */
+      g_autofree char *joined = g_strjoinv (", ", names);
+      g_autofree char *what = g_strdup_printf ("%s — %s against %s", md->title, joined,
+                                               xcol ? xcol : "time");
+      g_autoptr (GString) params = g_string_new (NULL);
+      for (guint k = 0; k < md->params->len; k++)
+        {
+          const CmlParam *p = g_ptr_array_index (md->params, k);
+          if (params->len > 0)
+            g_string_append (params, ", ");
+          cml_plot_append_quantity (params, p->name, cml_simulation_get_param (sim, p->name), p->unit);
+        }
+      cml_plot_set_title (plot, what);
+      cml_plot_set_subtitle (plot, params->str);
+    }
+  else
+    cml_plot_set_title (plot, title); /* '' : neither title nor parameters */
   cml_plot_set_show_all (plot, TRUE);
   if (xidx < 0)
-    cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", g_str_equal (md->time_unit, "1") ? "" : md->time_unit);
+    cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", md->time_unit);
   else
     cml_plot_axis_set_label (cml_plot_get_x_axis (plot), xcol, cml_model_unit (md, xcol));
   {
@@ -143,9 +170,18 @@ cml_plot_main (int argc, char **argv)
     g_autofree char *joined = g_strjoinv (", ", names);
     cml_plot_axis_set_label (cml_plot_get_y_axis (plot), ny == 1 ? names[0] : joined, same_unit ? unit0 : "");
   }
+  /* columns: the sample times, the x quantity (the times again against time) and each
+   * y quantity; a phase portrait's series keep their times apart from x, so the plot
+   * knows when each point was drawn */
+  g_autoptr (CmlPlotColumn) t_column = cml_plot_column_new ();
+  g_autoptr (CmlPlotColumn) x_column = xidx < 0 ? cml_plot_column_ref (t_column) : cml_plot_column_new ();
+  g_autoptr (GPtrArray) y_columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
   for (guint k = 0; k < ny; k++)
     {
-      CmlPlotSeries *s = cml_plot_series_new (names[k], cml_model_unit (md, names[k]));
+      CmlPlotColumn *y_column = cml_plot_column_new ();
+      CmlPlotSeries *s = cml_plot_series_new_for_columns (names[k], cml_model_unit (md, names[k]),
+                                                          t_column, x_column, y_column);
+      g_ptr_array_add (y_columns, y_column);
       g_ptr_array_add (series, s);
       cml_plot_add_series (plot, s);
     }
@@ -164,16 +200,17 @@ cml_plot_main (int argc, char **argv)
           return CML_CLI_EXIT_RUN_FAILED;
         }
       cml_simulation_observe (sim, obs);
+      cml_plot_column_append (t_column, &tk, 1, 1);
+      if (xidx >= 0)
+        cml_plot_column_append (x_column, &obs[xidx], 1, 1);
       for (guint j = 0; j < ny; j++)
-        {
-          double x = xidx < 0 ? tk : obs[xidx];
-          cml_plot_series_append (series->pdata[j], &x, &obs[yidx[j]], 1);
-        }
+        cml_plot_column_append (y_columns->pdata[j], &obs[yidx[j]], 1, 1);
     }
 
   CmlPlotStyle style;
   gint64 t_draw = g_get_monotonic_time ();
-  cml_plot_style_init (&style, dark, FALSE);
+  /* text and lines sized for the figure (a slide at 1600x900 gets twice the 800x450 type) */
+  cml_plot_style_init_for_figure (&style, dark, width, height);
   if (!cml_plot_export_with_style (plot, output, width, height, &style, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

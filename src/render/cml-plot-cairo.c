@@ -201,24 +201,7 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
   for (guint i = 0; i < L.labels->len; i++)
     draw_label (&tc, g_ptr_array_index (L.labels, i), &style->foreground);
 
-  /* legend: inside the plot area on a box; a swatch of each series' line before its
-   * name */
-  if (L.legend_inside)
-    {
-      double r = 0.3 * style->font_size * sc;
-      double x = L.legend_x, y = L.legend_y, w = L.legend_w, h = L.legend_h;
-      cairo_new_sub_path (cr);
-      cairo_arc (cr, x + w - r, y + r, r, -G_PI / 2, 0);
-      cairo_arc (cr, x + w - r, y + h - r, r, 0, G_PI / 2);
-      cairo_arc (cr, x + r, y + h - r, r, G_PI / 2, G_PI);
-      cairo_arc (cr, x + r, y + r, r, G_PI, 3 * G_PI / 2);
-      cairo_close_path (cr);
-      set_rgba (cr, &style->legend_background);
-      cairo_fill_preserve (cr);
-      set_rgba (cr, &style->grid);
-      cairo_set_line_width (cr, gw);
-      cairo_stroke (cr);
-    }
+  /* legend (outside the plot area): a swatch of each series' line before its name */
   cairo_set_line_width (cr, style->line_width * sc);
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
   for (guint i = 0; i < L.legend_labels->len; i++)
@@ -309,7 +292,8 @@ write_to_bytes (void *closure, const unsigned char *data, unsigned int length)
 }
 
 /* A text description of the figure (an SVG's <title>/<desc>, a PDF's metadata): what
- * is plotted against what, so the file can be found and read without its pixels. */
+ * is plotted against what and the parameters' line, so the file can be found and read
+ * without its pixels. */
 static char *
 describe (CmlPlot *plot)
 {
@@ -326,6 +310,8 @@ describe (CmlPlot *plot)
           g_string_append_printf (s, "%s%s", i ? ", " : "", l);
         }
     }
+  if (cml_plot_get_subtitle (plot)[0] != '\0')
+    g_string_append_printf (s, "; %s", cml_plot_get_subtitle (plot));
   return g_string_free (s, FALSE);
 }
 

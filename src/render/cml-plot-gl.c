@@ -554,22 +554,6 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
       double y = crisp (g_array_index (L.y_ticks, CmlPlotTickMark, i).pos, aw);
       add_line (self->lines, left, y, left - tick, y, fg, 0.5 * aw);
     }
-  if (L.legend_inside)
-    {
-      /* the box: a bar as wide as the box, and a frame */
-      guint8 bg[4];
-      rgba_bytes (&style->legend_background, bg);
-      double x0 = round (L.legend_x), y0 = round (L.legend_y);
-      double x1 = round (L.legend_x + L.legend_w), y1 = round (L.legend_y + L.legend_h);
-      LineInst box = { { (float) (0.5 * (x0 + x1)), (float) y0 }, { (float) (0.5 * (x0 + x1)), (float) y1 },
-                       { bg[0], bg[1], bg[2], bg[3] }, 0.f, (float) (0.5 * (x1 - x0)) };
-      g_array_append_val (self->lines, box);
-      double f = crisp (0, gw);
-      add_line (self->lines, x0 + f, y0 + f, x1 - f, y0 + f, grid, 0.5 * gw);
-      add_line (self->lines, x1 - f, y0 + f, x1 - f, y1 - f, grid, 0.5 * gw);
-      add_line (self->lines, x1 - f, y1 - f, x0 + f, y1 - f, grid, 0.5 * gw);
-      add_line (self->lines, x0 + f, y1 - f, x0 + f, y0 + f, grid, 0.5 * gw);
-    }
   for (guint i = 0; i < L.legend_labels->len; i++)
     {
       const CmlPlotLabel *l = g_ptr_array_index (L.legend_labels, i);

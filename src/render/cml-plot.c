@@ -11,6 +11,7 @@
 #include "cml-plot.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ==== style ============================================================================ */
@@ -39,7 +40,6 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
   style->background = rgb_hex (dark ? 0x1d1d21 : 0xffffff, 1.f);
   style->foreground = rgb_hex (dark ? 0xececec : 0x1e1e1e, 1.f);
   style->grid = rgb_hex (dark ? 0x3b3b42 : 0xe3e3e6, 1.f);
-  style->legend_background = rgb_hex (dark ? 0x1d1d21 : 0xffffff, 0.85f);
   for (guint i = 0; i < CML_PLOT_PALETTE_SIZE; i++)
     style->palette[i] = rgb_hex (dark ? dark_palette[i] : light_palette[i], 1.f);
   style->font_family = "Cantarell, DejaVu Sans, Sans";
@@ -66,6 +66,17 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
       style->padding = 8;
       style->min_tick_spacing = 24;
     }
+}
+
+void
+cml_plot_style_init_for_figure (CmlPlotStyle *style, gboolean dark, double width, double height)
+{
+  g_return_if_fail (style != NULL);
+
+  /* the normal style is made for about 800 × 450: keep its proportions at any size, so
+   * a 1600 × 900 slide reads like the 800 × 450 figure enlarged, not like a screenshot */
+  cml_plot_style_init (style, dark, FALSE);
+  style->scale = MAX (1.0, MIN (width / 800.0, height / 450.0));
 }
 
 /* ==== columns ========================================================================== */
@@ -435,12 +446,113 @@ cml_plot_series_get_unit (const CmlPlotSeries *series)
   return series->unit;
 }
 
+gboolean
+cml_plot_unit_is_dimensional (const char *unit)
+{
+  if (unit == NULL)
+    return FALSE;
+  while (g_ascii_isspace (*unit))
+    unit++;
+  return unit[0] != '\0' && strcmp (unit, "1") != 0 && strcmp (unit, "-") != 0 &&
+         strcmp (unit, "–") != 0;
+}
+
+static void
+append_superscript (GString *s, int n);
+
+char *
+cml_plot_format_unit (const char *unit)
+{
+  if (!cml_plot_unit_is_dimensional (unit))
+    return g_strdup ("");
+
+  GString *s = g_string_new (NULL);
+  for (const char *c = unit; *c; )
+    {
+      if (*c == '^')
+        {
+          /* an integer exponent as superscript; anything else stays as written */
+          char *end;
+          long e = strtol (c + 1, &end, 10);
+          if (end != c + 1 && (end[0] == '\0' || !g_ascii_isalnum (end[0])) && e > -100 && e < 100)
+            {
+              append_superscript (s, (int) e);
+              c = end;
+              continue;
+            }
+        }
+      if (*c == '*')
+        g_string_append (s, "·");
+      else if (*c != ' ')
+        g_string_append_c (s, *c);
+      c++;
+    }
+  return g_string_free (s, FALSE);
+}
+
 static char *
 label_with_unit (const char *label, const char *unit)
 {
-  if (unit != NULL && unit[0] != '\0')
-    return g_strdup_printf ("%s [%s]", label, unit);
+  g_autofree char *u = cml_plot_format_unit (unit);
+  if (u[0] != '\0' && label[0] != '\0')
+    return g_strdup_printf ("%s [%s]", label, u);
   return g_strdup (label);
+}
+
+/* "Omega" → "Ω", "Omega0" → "Ω₀": a parameter's name as a formula writes it */
+static void
+append_symbol (GString *s, const char *name)
+{
+  static const char *const greek[][2] = {
+    { "alpha", "α" }, { "beta", "β" }, { "gamma", "γ" }, { "delta", "δ" }, { "epsilon", "ε" },
+    { "zeta", "ζ" }, { "eta", "η" }, { "theta", "θ" }, { "kappa", "κ" }, { "lambda", "λ" },
+    { "mu", "μ" }, { "nu", "ν" }, { "xi", "ξ" }, { "rho", "ρ" }, { "sigma", "σ" },
+    { "tau", "τ" }, { "phi", "φ" }, { "chi", "χ" }, { "psi", "ψ" }, { "omega", "ω" },
+    { "Gamma", "Γ" }, { "Delta", "Δ" }, { "Theta", "Θ" }, { "Lambda", "Λ" }, { "Xi", "Ξ" },
+    { "Sigma", "Σ" }, { "Phi", "Φ" }, { "Psi", "Ψ" }, { "Omega", "Ω" },
+  };
+  static const char *const subscript[10] = { "₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉" };
+  gsize len = strlen (name), stem = len;
+
+  while (stem > 0 && g_ascii_isdigit (name[stem - 1]))
+    stem--;
+  if (stem == 0)
+    {
+      g_string_append (s, name);
+      return;
+    }
+  const char *letter = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (greek) && letter == NULL; i++)
+    if (strlen (greek[i][0]) == stem && strncmp (name, greek[i][0], stem) == 0)
+      letter = greek[i][1];
+  if (letter == NULL)
+    {
+      /* a Latin name stays as written: "k2" is the model's k², not an index */
+      g_string_append (s, name);
+      return;
+    }
+  g_string_append (s, letter);
+  for (gsize i = stem; i < len; i++)
+    g_string_append (s, subscript[name[i] - '0']);
+}
+
+void
+cml_plot_append_quantity (GString *s, const char *name, double value, const char *unit)
+{
+  g_return_if_fail (s != NULL && name != NULL);
+
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *u = cml_plot_format_unit (unit);
+
+  append_symbol (s, name);
+  g_string_append (s, " = ");
+  /* four significant digits, no exponent for everyday sizes */
+  g_ascii_formatd (num, sizeof num, "%.4g", fabs (value) < 1e-300 ? 0.0 : value);
+  if (num[0] == '-')
+    g_string_append (s, "−");
+  g_string_append (s, num[0] == '-' ? num + 1 : num);
+  if (u[0] != '\0')
+    g_string_append_printf (s, " %s", u);
 }
 
 char *
@@ -1297,22 +1409,20 @@ cml_plot_format_tick (double value, double step, double max_abs, char *buf, gsiz
   g_strlcpy (buf, s->str, size);
 }
 
-guint
-cml_plot_axis_ticks (const CmlPlotAxis *axis, guint max_intervals, CmlPlotTick *ticks,
-                     guint n_max, double *step_out)
+/* The ticks of the range [MIN, MAX] (an axis' own, or the wider one of equal scales). */
+static guint
+ticks_for_range (double min, double max, guint max_intervals, CmlPlotTick *ticks,
+                 guint n_max, double *step_out)
 {
-  g_return_val_if_fail (axis != NULL, 0);
-  g_return_val_if_fail (n_max == 0 || ticks != NULL, 0);
-
-  double span = axis->max - axis->min;
+  double span = max - min;
   if (!(span > 0) || !isfinite (span))
     return 0;
 
   NiceStep s = nice_step (span, max_intervals);
   double step = nice_step_value (s);
   double eps = 1e-9 * step;
-  double k0 = ceil ((axis->min - eps) / step);
-  double k1 = floor ((axis->max + eps) / step);
+  double k0 = ceil ((min - eps) / step);
+  double k1 = floor ((max + eps) / step);
   double max_abs = MAX (fabs (nice_value (k0, s)), fabs (nice_value (k1, s)));
   guint n = 0;
 
@@ -1328,18 +1438,29 @@ cml_plot_axis_ticks (const CmlPlotAxis *axis, guint max_intervals, CmlPlotTick *
   return n;
 }
 
+guint
+cml_plot_axis_ticks (const CmlPlotAxis *axis, guint max_intervals, CmlPlotTick *ticks,
+                     guint n_max, double *step_out)
+{
+  g_return_val_if_fail (axis != NULL, 0);
+  g_return_val_if_fail (n_max == 0 || ticks != NULL, 0);
+  return ticks_for_range (axis->min, axis->max, max_intervals, ticks, n_max, step_out);
+}
+
 /* ==== the plot ========================================================================= */
 
 struct _CmlPlot
 {
   gint         ref_count;
   char        *title;
+  char        *subtitle;      /* the parameters' line under the title, or "" */
   CmlPlotAxis *x_axis, *y_axis;
   GPtrArray   *series;        /* CmlPlotSeries* */
   gboolean     against_time;
   double       window;
   gboolean     show_all;
   int          legend;        /* -1 automatic, 0 hidden, 1 shown */
+  gboolean     equal_scales;  /* the user's toggle (applies when the units match) */
   gboolean     reset_pending; /* the next update forgets the auto-scaled ranges */
 };
 
@@ -1349,6 +1470,8 @@ cml_plot_new (void)
   CmlPlot *plot = g_new0 (CmlPlot, 1);
   plot->ref_count = 1;
   plot->title = g_strdup ("");
+  plot->subtitle = g_strdup ("");
+  plot->equal_scales = TRUE;
   plot->x_axis = cml_plot_axis_new ("t", "");
   plot->y_axis = cml_plot_axis_new ("", "");
   plot->series = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
@@ -1372,6 +1495,7 @@ cml_plot_unref (CmlPlot *plot)
   if (plot == NULL || !g_atomic_int_dec_and_test (&plot->ref_count))
     return;
   g_free (plot->title);
+  g_free (plot->subtitle);
   cml_plot_axis_free (plot->x_axis);
   cml_plot_axis_free (plot->y_axis);
   g_ptr_array_unref (plot->series);
@@ -1391,6 +1515,47 @@ cml_plot_get_title (const CmlPlot *plot)
 {
   g_return_val_if_fail (plot != NULL, NULL);
   return plot->title;
+}
+
+void
+cml_plot_set_subtitle (CmlPlot *plot, const char *subtitle)
+{
+  g_return_if_fail (plot != NULL);
+  g_free (plot->subtitle);
+  plot->subtitle = g_strdup (subtitle ? subtitle : "");
+}
+
+const char *
+cml_plot_get_subtitle (const CmlPlot *plot)
+{
+  g_return_val_if_fail (plot != NULL, NULL);
+  return plot->subtitle;
+}
+
+void
+cml_plot_set_equal_scales (CmlPlot *plot, gboolean equal_scales)
+{
+  g_return_if_fail (plot != NULL);
+  plot->equal_scales = !!equal_scales;
+}
+
+gboolean
+cml_plot_get_equal_scales (const CmlPlot *plot)
+{
+  g_return_val_if_fail (plot != NULL, FALSE);
+  return plot->equal_scales;
+}
+
+gboolean
+cml_plot_get_equal_scales_apply (const CmlPlot *plot)
+{
+  g_return_val_if_fail (plot != NULL, FALSE);
+  /* one unit on both axes: the picture is a piece of the plane (an orbit in metres),
+   * whose shape is what it shows; mixed units (u [m/s] against x [m]) have no shape to
+   * keep */
+  return plot->equal_scales && !plot->against_time &&
+         cml_plot_unit_is_dimensional (plot->x_axis->unit) &&
+         g_strcmp0 (plot->x_axis->unit, plot->y_axis->unit) == 0;
 }
 
 CmlPlotAxis *
@@ -1676,67 +1841,49 @@ cml_plot_layout_map_y (const CmlPlotLayout *layout, double y)
 
 #define MAX_TICKS 64
 
-/* How many of the plot's samples (a sparse, even sample of each series' visible ones)
- * fall into the box [bx0, bx1] × [by0, by1] of data space. */
-static guint
-data_in_box (CmlPlot *plot, double bx0, double bx1, double by0, double by1)
+/* Shortens LABEL with an ellipsis until it is at most MAX_W wide: the last resort for a
+ * legend entry or a title wider than the whole frame (cut text would be worse). */
+static void
+label_fit (CmlPlotLabel *label, double max_w, CmlPlotMeasureFunc measure, gpointer user_data)
 {
-  double t0, t1;
-  guint count = 0;
-  cml_plot_get_visible_time (plot, &t0, &t1);
-  for (guint k = 0; k < plot->series->len; k++)
+  if (label->w <= max_w)
+    return;
+
+  g_autofree char *full = label->text;
+  glong n = g_utf8_strlen (full, -1);
+  label->text = NULL;
+  while (n > 0)
     {
-      CmlPlotSeries *s = g_ptr_array_index (plot->series, k);
-      guint i0, i1;
-      cml_plot_series_time_range (s, t0, t1, &i0, &i1);
-      const double *xs = s->x->data, *ys = s->y->data;
-      guint n = i1 - i0, step = MAX (n / 1024, 1u);
-      for (guint i = i0; i < i1; i += step)
-        if (xs[i] >= bx0 && xs[i] <= bx1 && ys[i] >= by0 && ys[i] <= by1)
-          count++;
+      n--;
+      const char *end = g_utf8_offset_to_pointer (full, n);
+      g_free (label->text);
+      label->text = g_strdup_printf ("%.*s…", (int) (end - full), full);
+      measure (label->text, label->size, label->bold, &label->w, &label->h, user_data);
+      if (label->w <= max_w)
+        break;
     }
-  return count;
 }
 
-/* A column of legend entries in a box inside the plot area, in the corner that hides
- * the fewest data (upper right when it is a tie). */
+/* Equal scales: widens [X0, X1] or [Y0, Y1] around its centre so that one data unit is
+ * as many pixels along x (AW px for the x range) as along y (AH px for the y range). */
 static void
-place_legend_inside (CmlPlot *plot, CmlPlotLayout *layout, double row_h, double gap)
+equalize_ranges (double aw, double ah, double *x0, double *x1, double *y0, double *y1)
 {
-  guint n = layout->legend_labels->len;
-  double widest = 0;
-  for (guint i = 0; i < n; i++)
-    widest = MAX (widest, ((CmlPlotLabel *) g_ptr_array_index (layout->legend_labels, i))->w);
-  layout->legend_w = gap + layout->legend_swatch + gap + widest + 1.5 * gap;
-  layout->legend_h = gap + n * row_h + 0.5 * gap;
+  double sx = aw / (*x1 - *x0), sy = ah / (*y1 - *y0);
 
-  /* upper right, upper left, lower right, lower left */
-  const double m = gap;
-  double xs[4] = { layout->area_x + layout->area_w - layout->legend_w - m, layout->area_x + m,
-                   layout->area_x + layout->area_w - layout->legend_w - m, layout->area_x + m };
-  double ys[4] = { layout->area_y + m, layout->area_y + m,
-                   layout->area_y + layout->area_h - layout->legend_h - m,
-                   layout->area_y + layout->area_h - layout->legend_h - m };
-  guint best = 0, best_count = G_MAXUINT;
-  for (guint c = 0; c < 4; c++)
+  if (!(sx > 0) || !(sy > 0) || !isfinite (sx) || !isfinite (sy))
+    return;
+  if (sx > sy)
     {
-      /* the box in data units (y grows upwards there) */
-      double bx0 = layout->x0 + (xs[c] - layout->area_x) / layout->area_w * (layout->x1 - layout->x0);
-      double bx1 = bx0 + layout->legend_w / layout->area_w * (layout->x1 - layout->x0);
-      double by1 = layout->y1 - (ys[c] - layout->area_y) / layout->area_h * (layout->y1 - layout->y0);
-      double by0 = by1 - layout->legend_h / layout->area_h * (layout->y1 - layout->y0);
-      guint count = data_in_box (plot, bx0, bx1, by0, by1);
-      if (count < best_count)
-        best = c, best_count = count;
+      double c = 0.5 * (*x0 + *x1), h = 0.5 * aw / sy;
+      *x0 = c - h;
+      *x1 = c + h;
     }
-
-  layout->legend_x = xs[best];
-  layout->legend_y = ys[best];
-  for (guint i = 0; i < n; i++)
+  else if (sy > sx)
     {
-      CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
-      l->x = layout->legend_x + gap + layout->legend_swatch + gap;
-      l->y = layout->legend_y + gap + i * row_h + 0.5 * (row_h - l->h);
+      double c = 0.5 * (*y0 + *y1), h = 0.5 * ah / sx;
+      *y0 = c - h;
+      *y1 = c + h;
     }
 }
 
@@ -1750,6 +1897,7 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   const double font = style->font_size * sc, title_font = style->title_size * sc;
   const double pad = style->padding * sc, tick = style->tick_length * sc;
   const double gap = 0.4 * font;
+  const double avail_w = MAX (width - 2 * pad, 1.0);
   CmlPlotTick ticks[MAX_TICKS];
 
   memset (layout, 0, sizeof *layout);
@@ -1761,26 +1909,40 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   layout->legend_labels = g_ptr_array_new_with_free_func (label_free);
 
   cml_plot_update_ranges (plot, FALSE);
-  cml_plot_axis_get_range (plot->x_axis, &layout->x0, &layout->x1);
-  cml_plot_axis_get_range (plot->y_axis, &layout->y0, &layout->y1);
+  double base_x0, base_x1, base_y0, base_y1;
+  cml_plot_axis_get_range (plot->x_axis, &base_x0, &base_x1);
+  cml_plot_axis_get_range (plot->y_axis, &base_y0, &base_y1);
+  layout->x0 = base_x0, layout->x1 = base_x1;
+  layout->y0 = base_y0, layout->y1 = base_y1;
 
-  /* heights: the title above, tick labels and the x axis title below */
+  /* heights: the title and the parameters' line above, tick labels and the x axis title
+   * below */
   double top = pad, bottom = pad, left = pad, right = pad;
   double tw, font_h;
   measure ("0123456789", font, FALSE, &tw, &font_h, user_data);
 
-  CmlPlotLabel *title = NULL;
+  CmlPlotLabel *title = NULL, *subtitle = NULL;
   if (plot->title[0] != '\0')
     {
       title = label_new_full (plot->title, title_font, TRUE, measure, user_data);
+      label_fit (title, avail_w, measure, user_data);
       title->y = top;
-      top += title->h + gap;
+      top += title->h + (plot->subtitle[0] ? 0.25 * gap : gap);
+    }
+  if (plot->subtitle[0] != '\0')
+    {
+      subtitle = label_new (plot->subtitle, font, measure, user_data);
+      label_fit (subtitle, avail_w, measure, user_data);
+      subtitle->y = top;
+      top += subtitle->h + gap;
     }
 
   g_autofree char *x_title_text = cml_plot_axis_dup_title (plot->x_axis);
   g_autofree char *y_title_text = cml_plot_axis_dup_title (plot->y_axis);
   CmlPlotLabel *x_title = x_title_text[0] ? label_new (x_title_text, title_font, measure, user_data) : NULL;
   CmlPlotLabel *y_title = y_title_text[0] ? label_new (y_title_text, title_font, measure, user_data) : NULL;
+  if (x_title)
+    label_fit (x_title, avail_w, measure, user_data);
   bottom += tick + gap + font_h + (x_title ? gap + x_title->h : 0);
   if (y_title)
     {
@@ -1788,49 +1950,52 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       left += y_title->h + gap;
     }
 
-  /* the legend, "swatch name [unit]" entries: in one row above the plot area, flush
-   * right, where it hides no data.  When they do not fit in a row: a column in a box
-   * inside the plot area if it is small next to it (placed once the area is known, in
-   * the corner with the fewest data), else a column to the right of the plot area if
-   * that leaves it most of the width, else rows above. */
+  /* the legend, "swatch name [unit]" entries, outside the plot area so it hides no data:
+   * in one row above the plot area, flush right; when they do not fit in a row, a column
+   * to the right of the plot area if that leaves the plot most of the width, else rows
+   * above (as many as it takes).  Rows that would take more than a third of the height
+   * (a small plot on a projector) get a smaller font, down to 60 %; an entry wider than
+   * the frame is shortened. */
   guint n_legend = cml_plot_get_n_legend_entries (plot);
-  double legend_row_h = 1.25 * font_h, legend_spacing = 1.2 * font;
   gboolean legend_right = FALSE;
-  guint legend_rows = 0;
+  double legend_row_h = 0;
   if (n_legend > 0)
     {
-      double row_w = 0, widest = 0;
-      layout->legend_swatch = 1.6 * font;
-      layout->legend_swatch_gap = gap;
-      for (guint i = 0; i < n_legend; i++)
-        {
-          g_autofree char *text = cml_plot_series_dup_label (g_ptr_array_index (plot->series, i));
-          CmlPlotLabel *l = label_new (text, font, measure, user_data);
-          row_w += (i ? legend_spacing : 0) + layout->legend_swatch + gap + l->w;
-          widest = MAX (widest, l->w);
-          g_ptr_array_add (layout->legend_labels, l);
-        }
-      double column_w = gap + layout->legend_swatch + gap + widest + 1.5 * gap;
-      double column_h = gap + n_legend * legend_row_h + 0.5 * gap;
       /* the plot area without a legend, roughly (tick labels some four digits wide) */
       double est_w = width - left - 4.5 * font - tick - right;
       double est_h = height - top - bottom - 0.5 * font_h;
-
-      if (row_w <= width - 2 * pad)
-        legend_rows = 1;
-      else if (column_w <= 0.45 * est_w && column_h <= 0.45 * est_h)
-        layout->legend_inside = TRUE;
-      else if (column_w <= 0.4 * est_w && column_h <= est_h)
-        legend_right = TRUE;
-      else
-        legend_rows = 2;
-
-      if (legend_rows > 0)
+      guint rows = 0;
+      for (double lfont = font;; lfont *= 0.85)
         {
+          double lgap = 0.4 * lfont, spacing = 1.2 * lfont, lfont_h, row_w = 0, widest = 0;
+          measure ("0123456789", lfont, FALSE, NULL, &lfont_h, user_data);
+          legend_row_h = 1.25 * lfont_h;
+          layout->legend_swatch = 1.6 * lfont;
+          layout->legend_swatch_gap = lgap;
+          g_ptr_array_set_size (layout->legend_labels, 0);
+          for (guint i = 0; i < n_legend; i++)
+            {
+              g_autofree char *text = cml_plot_series_dup_label (g_ptr_array_index (plot->series, i));
+              CmlPlotLabel *l = label_new (text, lfont, measure, user_data);
+              label_fit (l, MAX (avail_w - layout->legend_swatch - lgap, lfont), measure, user_data);
+              row_w += (i ? spacing : 0) + layout->legend_swatch + lgap + l->w;
+              widest = MAX (widest, l->w);
+              g_ptr_array_add (layout->legend_labels, l);
+            }
+          double column_w = layout->legend_swatch + lgap + widest;
+          double column_h = n_legend * legend_row_h;
+          if (row_w > avail_w && column_w <= 0.35 * est_w && column_h <= est_h)
+            {
+              legend_right = TRUE;
+              layout->legend_w = column_w;
+              layout->legend_h = column_h;
+              break;
+            }
+
           /* greedy rows, each flush right */
-          double avail = width - 2 * pad;
           guint start = 0;
-          legend_rows = 0;
+          rows = 0;
+          layout->legend_w = 0;
           while (start < n_legend)
             {
               double w = 0;
@@ -1838,8 +2003,8 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
               for (; end < n_legend; end++)
                 {
                   CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, end);
-                  double dw = (end > start ? legend_spacing : 0) + layout->legend_swatch + gap + l->w;
-                  if (end > start && w + dw > avail)
+                  double dw = (end > start ? spacing : 0) + layout->legend_swatch + lgap + l->w;
+                  if (end > start && w + dw > avail_w)
                     break;
                   w += dw;
                 }
@@ -1847,24 +2012,25 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
               for (guint i = start; i < end; i++)
                 {
                   CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
-                  l->x = x + layout->legend_swatch + gap;
-                  l->y = top + legend_rows * legend_row_h + 0.5 * (legend_row_h - l->h);
-                  x = l->x + l->w + legend_spacing;
+                  l->x = x + layout->legend_swatch + lgap;
+                  l->y = top + rows * legend_row_h + 0.5 * (legend_row_h - l->h);
+                  x = l->x + l->w + spacing;
                 }
               layout->legend_w = MAX (layout->legend_w, w);
               start = end;
-              legend_rows++;
+              rows++;
             }
+          if (rows * legend_row_h <= est_h / 3 || lfont < 0.65 * font)
+            break;
+        }
+      if (legend_right)
+        right += layout->legend_w + 1.5 * gap;
+      else
+        {
           layout->legend_x = width - pad - layout->legend_w;
           layout->legend_y = top;
-          layout->legend_h = legend_rows * legend_row_h;
+          layout->legend_h = rows * legend_row_h;
           top += layout->legend_h + 0.5 * gap;
-        }
-      else if (legend_right)
-        {
-          layout->legend_w = column_w;
-          layout->legend_h = column_h;
-          right += column_w + gap;
         }
     }
 
@@ -1879,33 +2045,61 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
 
   layout->area_y = top;
   layout->area_h = MAX (height - top - bottom, 1.0);
+  if (y_title)
+    label_fit (y_title, MAX (height - 2 * pad, font), measure, user_data);
 
-  /* y ticks: labels about a line apart */
+  /* the x tick labels' right half may stick out past the plot area */
+  measure ("−0.000", font, FALSE, &tw, NULL, user_data);
+  right += 0.5 * tw;
+
+  /* y ticks (labels about a line apart) and the plot area's width, which their labels'
+   * width decides.  Equal scales widen one range to the area's proportions, which may
+   * change the y labels and so the width: repeat until it settles (twice, as a rule). */
   guint y_intervals = (guint) CLAMP (layout->area_h / (1.6 * font_h), 2, 8);
-  guint n_y = cml_plot_axis_ticks (plot->y_axis, y_intervals, ticks, MAX_TICKS, NULL);
-  GPtrArray *y_labels = g_ptr_array_new ();
-  double y_label_w = 0;
-  for (guint i = 0; i < n_y; i++)
+  gboolean equal = cml_plot_get_equal_scales_apply (plot);
+  GPtrArray *y_labels = g_ptr_array_new_with_free_func (label_free);
+  double left0 = left;
+  guint n_y = 0;
+  for (guint pass = 0;; pass++)
     {
-      CmlPlotLabel *l = label_new (ticks[i].label, font, measure, user_data);
-      y_label_w = MAX (y_label_w, l->w);
-      g_ptr_array_add (y_labels, l);
+      double y_label_w = 0;
+      n_y = ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
+      g_ptr_array_set_size (y_labels, 0);
+      for (guint i = 0; i < n_y; i++)
+        {
+          CmlPlotLabel *l = label_new (ticks[i].label, font, measure, user_data);
+          y_label_w = MAX (y_label_w, l->w);
+          g_ptr_array_add (y_labels, l);
+        }
+      left = left0 + y_label_w + gap + tick;
+      layout->area_x = left;
+      layout->area_w = MAX (width - left - right, 1.0);
+      if (!equal)
+        break;
+
+      double x0 = base_x0, x1 = base_x1, y0 = base_y0, y1 = base_y1;
+      equalize_ranges (layout->area_w, layout->area_h, &x0, &x1, &y0, &y1);
+      gboolean same = x0 == layout->x0 && x1 == layout->x1 && y0 == layout->y0 && y1 == layout->y1;
+      layout->x0 = x0, layout->x1 = x1, layout->y0 = y0, layout->y1 = y1;
+      if (same || pass >= 3)
+        break; /* (at the limit the labels were measured for nearly these ranges) */
     }
-  left += y_label_w + gap + tick;
+  if (equal)
+    {
+      /* the labels of the final ranges (the margin stays as measured) */
+      n_y = ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
+      g_ptr_array_set_size (y_labels, 0);
+      for (guint i = 0; i < n_y; i++)
+        g_ptr_array_add (y_labels, label_new (ticks[i].label, font, measure, user_data));
+    }
 
   /* x ticks: as many as fit with min_tick_spacing between the labels */
-  measure ("−0.000", font, FALSE, &tw, NULL, user_data);
-  double x_right_half = 0.5 * tw;
-  right += x_right_half;
-  layout->area_x = left;
-  layout->area_w = MAX (width - left - right, 1.0);
   guint x_intervals = (guint) CLAMP (layout->area_w / (tw + style->min_tick_spacing * sc), 1, 16);
-  GPtrArray *x_labels = g_ptr_array_new ();
+  GPtrArray *x_labels = g_ptr_array_new_with_free_func (label_free);
   guint n_x = 0;
   for (;;)
     {
-      n_x = cml_plot_axis_ticks (plot->x_axis, x_intervals, ticks, MAX_TICKS, NULL);
-      g_ptr_array_set_free_func (x_labels, label_free);
+      n_x = ticks_for_range (layout->x0, layout->x1, x_intervals, ticks, MAX_TICKS, NULL);
       g_ptr_array_set_size (x_labels, 0);
       double widest = 0;
       for (guint i = 0; i < n_x; i++)
@@ -1919,7 +2113,6 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
         break;
       x_intervals = MAX (1u, x_intervals * 2 / 3);
     }
-  g_ptr_array_set_free_func (x_labels, NULL);
 
   /* place everything */
   double ax = layout->area_x, ay = layout->area_y, aw = layout->area_w, ah = layout->area_h;
@@ -1929,15 +2122,22 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       title->x = CLAMP (title->x, pad, MAX (pad, width - pad - title->w));
       g_ptr_array_add (layout->labels, title);
     }
+  if (subtitle)
+    {
+      subtitle->x = ax + 0.5 * (aw - subtitle->w);
+      subtitle->x = CLAMP (subtitle->x, pad, MAX (pad, width - pad - subtitle->w));
+      g_ptr_array_add (layout->labels, subtitle);
+    }
   if (x_title && compact_x)
     {
-      x_title->x = ax + aw - x_title->w;
+      x_title->x = MAX (ax + aw - x_title->w, pad);
       x_title->y = ay + ah + tick + gap + 0.5 * (x_row_h - x_title->h);
       g_ptr_array_add (layout->labels, x_title);
     }
   else if (x_title)
     {
       x_title->x = ax + 0.5 * (aw - x_title->w);
+      x_title->x = CLAMP (x_title->x, pad, MAX (pad, width - pad - x_title->w));
       x_title->y = height - pad - x_title->h;
       g_ptr_array_add (layout->labels, x_title);
     }
@@ -1945,10 +2145,12 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
     {
       y_title->x = pad;
       y_title->y = ay + 0.5 * (ah - y_title->w);
+      y_title->y = CLAMP (y_title->y, pad, MAX (pad, height - pad - y_title->w));
       g_ptr_array_add (layout->labels, y_title);
     }
 
-  cml_plot_axis_ticks (plot->y_axis, y_intervals, ticks, MAX_TICKS, NULL);
+  ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
+  g_ptr_array_set_free_func (y_labels, NULL);
   for (guint i = 0; i < n_y; i++)
     {
       CmlPlotTickMark m = { cml_plot_layout_map_y (layout, ticks[i].value), ticks[i].value };
@@ -1960,7 +2162,8 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
     }
   g_ptr_array_unref (y_labels);
 
-  n_x = cml_plot_axis_ticks (plot->x_axis, x_intervals, ticks, MAX_TICKS, NULL);
+  n_x = ticks_for_range (layout->x0, layout->x1, x_intervals, ticks, MAX_TICKS, NULL);
+  g_ptr_array_set_free_func (x_labels, NULL);
   for (guint i = 0; i < n_x; i++)
     {
       CmlPlotTickMark m = { cml_plot_layout_map_x (layout, ticks[i].value), ticks[i].value };
@@ -1975,17 +2178,16 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
     }
   g_ptr_array_unref (x_labels);
 
-  if (layout->legend_inside)
-    place_legend_inside (plot, layout, legend_row_h, gap);
-  else if (legend_right)
+  if (legend_right)
     {
+      /* beside the plot area, from its top, kept inside the frame */
       layout->legend_x = width - pad - layout->legend_w;
-      layout->legend_y = layout->area_y;
+      layout->legend_y = MAX (pad, MIN (layout->area_y, height - pad - layout->legend_h));
       for (guint i = 0; i < n_legend; i++)
         {
           CmlPlotLabel *l = g_ptr_array_index (layout->legend_labels, i);
-          l->x = layout->legend_x + gap + layout->legend_swatch + gap;
-          l->y = layout->legend_y + gap + i * legend_row_h + 0.5 * (legend_row_h - l->h);
+          l->x = layout->legend_x + layout->legend_swatch + layout->legend_swatch_gap;
+          l->y = layout->legend_y + i * legend_row_h + 0.5 * (legend_row_h - l->h);
         }
     }
 

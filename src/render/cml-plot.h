@@ -55,7 +55,6 @@ typedef struct
   CmlPlotRgba background;
   CmlPlotRgba foreground;   /* axes, tick labels, titles */
   CmlPlotRgba grid;
-  CmlPlotRgba legend_background; /* the legend's box inside the plot area */
   CmlPlotRgba palette[CML_PLOT_PALETTE_SIZE]; /* series colours, in order */
   const char *font_family;  /* Pango family list, e.g. "Cantarell, DejaVu Sans, Sans" */
   double      font_size;    /* tick labels and legend, px */
@@ -66,12 +65,18 @@ typedef struct
   double      tick_length;  /* px */
   double      padding;      /* space around everything, px */
   double      min_tick_spacing; /* px between tick labels at least (x axis) */
-  double      scale;        /* device pixels per px (HiDPI); 1 for export */
+  double      scale;        /* device pixels per px (HiDPI); the size factor for export */
 } CmlPlotStyle;
 
 /* Fills STYLE for a light or dark background, normal or presentation (projector:
  * large fonts, thick lines). */
 void cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation);
+/* Fills STYLE for a figure of WIDTH × HEIGHT (px for PNG, pt for SVG/PDF), light or dark:
+ * the normal style scaled with the figure, so that text and lines are as large relative
+ * to it as in an 800 × 450 figure (at 1600 × 900 twice as large: 26 px tick labels),
+ * and never smaller than the normal style. */
+void cml_plot_style_init_for_figure (CmlPlotStyle *style, gboolean dark, double width,
+                                     double height);
 
 /* ---- columns ------------------------------------------------------------------------ */
 
@@ -116,7 +121,8 @@ void           cml_plot_series_unref (CmlPlotSeries *series);
 
 const char    *cml_plot_series_get_name (const CmlPlotSeries *series);
 const char    *cml_plot_series_get_unit (const CmlPlotSeries *series);
-/* The legend text: "name [unit]", or "name" without a unit. */
+/* The legend text: "name [unit]", or "name" without a unit (or a dimensionless one); the
+ * unit as cml_plot_format_unit writes it. */
 char          *cml_plot_series_dup_label (const CmlPlotSeries *series);
 /* Colour: an entry of the style's palette (the default, by order of addition to the
  * plot), or a fixed colour. */
@@ -184,8 +190,23 @@ void           cml_plot_axis_free (CmlPlotAxis *axis);
 void           cml_plot_axis_set_label (CmlPlotAxis *axis, const char *label, const char *unit);
 const char    *cml_plot_axis_get_label (const CmlPlotAxis *axis);
 const char    *cml_plot_axis_get_unit (const CmlPlotAxis *axis);
-/* The axis title: "label [unit]", or "label" without a unit. */
+/* The axis title: "label [unit]", or "label" without a unit (or a dimensionless one),
+ * never "[]" or "[1]"; the unit as cml_plot_format_unit writes it. */
 char          *cml_plot_axis_dup_title (const CmlPlotAxis *axis);
+
+/* A unit as people write it: "m^2/s" → "m²/s", "kg*m" → "kg·m", "s^-1" → "s⁻¹".  A
+ * dimensionless unit ("1", "-", "") gives "": axes and legends then show the name alone.
+ * Newly allocated. */
+char          *cml_plot_format_unit (const char *unit);
+/* Whether UNIT names a dimension (not NULL, "", "1" or "-"). */
+gboolean       cml_plot_unit_is_dimensional (const char *unit);
+/* Appends "NAME = VALUE UNIT" to S, for a figure's parameter line: a Greek letter's name
+ * as the letter, a trailing index as a subscript ("Omega" → "Ω", "Omega0" → "Ω₀"; other
+ * names as written, "k2"),
+ * VALUE with up to four significant digits and a real minus sign, the unit as
+ * cml_plot_format_unit writes it (none when dimensionless). */
+void           cml_plot_append_quantity (GString *s, const char *name, double value,
+                                         const char *unit);
 
 /* A fixed range (turns auto-scaling off). */
 void           cml_plot_axis_set_range (CmlPlotAxis *axis, double min, double max);
@@ -232,6 +253,10 @@ void           cml_plot_unref (CmlPlot *plot);
 
 void           cml_plot_set_title (CmlPlot *plot, const char *title);
 const char    *cml_plot_get_title (const CmlPlot *plot);
+/* A line under the title in the plain face, for the parameters of the run
+ * ("m = 1 kg, r = 1 m, Ω = 1 rad/s"); "" (the default) for none. */
+void           cml_plot_set_subtitle (CmlPlot *plot, const char *subtitle);
+const char    *cml_plot_get_subtitle (const CmlPlot *plot);
 CmlPlotAxis   *cml_plot_get_x_axis (CmlPlot *plot);
 CmlPlotAxis   *cml_plot_get_y_axis (CmlPlot *plot);
 
@@ -249,6 +274,17 @@ gboolean       cml_plot_get_show_all (const CmlPlot *plot);
 /* Whether a legend is drawn (default TRUE when there are two or more series, or the
  * series' name is not the y axis label). */
 void           cml_plot_set_legend_visible (CmlPlot *plot, gboolean visible);
+
+/* Equal scales (default on): when both axes carry the same unit (a phase portrait of
+ * lengths, y [m] against x [m]) one data unit is equally long in pixels on both axes, so a
+ * circle is drawn round.  The layout widens the range of the axis that has more pixels per
+ * unit, around its centre (the data stay in view).  Not against time, and not when the
+ * units differ or are missing (dimensionless). */
+void           cml_plot_set_equal_scales (CmlPlot *plot, gboolean equal_scales);
+gboolean       cml_plot_get_equal_scales (const CmlPlot *plot);
+/* Whether the layout makes the scales equal now: the toggle is on, the plot is a phase
+ * portrait and both axes have the same dimensional unit. */
+gboolean       cml_plot_get_equal_scales_apply (const CmlPlot *plot);
 
 /* Adds a series (a reference is taken); it gets the next palette entry unless it has a
  * colour of its own. */
@@ -306,21 +342,22 @@ typedef struct
   double x0, x1, y0, y1;  /* the data ranges mapped onto it */
   GArray *x_ticks, *y_ticks;  /* CmlPlotTickMark */
   GPtrArray *labels;      /* CmlPlotLabel*: title, axis titles, tick labels */
-  /* the legend (w = 0: none): in a row above the plot area, or when that row would
-   * not fit, a column in a box (LEGEND_INSIDE: backends fill it with the style's
-   * legend_background) in the plot area's corner that hides the fewest data.  Its
-   * bounding box and one label per entry, in series order; each entry's colour swatch is
-   * a line LEGEND_SWATCH long ending LEGEND_SWATCH_GAP before its label, at the label's
-   * middle height */
+  /* the legend (w = 0: none), always outside the plot area so it never covers data: in
+   * rows above it (wrapped, each flush right), or in a column to its right when that
+   * is narrow.  Its bounding box and one label per entry, in series order, each inside
+   * the frame (an entry too wide for the frame is shortened with an ellipsis, never
+   * cut); each entry's colour swatch is a line LEGEND_SWATCH long ending
+   * LEGEND_SWATCH_GAP before its label, at the label's middle height */
   double legend_x, legend_y, legend_w, legend_h;
-  gboolean legend_inside;
   double legend_swatch, legend_swatch_gap;
   GPtrArray *legend_labels; /* CmlPlotLabel* */
   const char *empty_message; /* NULL, or a message to show centred ("no data yet") */
 } CmlPlotLayout;
 
 /* Lays a frame of WIDTH × HEIGHT px out: margins from the measured tick labels and
- * titles, ticks at the axis' nice values, the legend above or inside the plot area.
+ * titles, ticks at the axis' nice values, the legend above or beside the plot area, and
+ * equal scales when cml_plot_get_equal_scales_apply says so (the layout's X0 … Y1 are
+ * then wider than the axes' ranges on one side).
  * Calls cml_plot_update_ranges (plot, FALSE) first.  Free with cml_plot_layout_clear. */
 void           cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double height,
                                 CmlPlotMeasureFunc measure, gpointer user_data,

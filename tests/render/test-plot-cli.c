@@ -5,6 +5,7 @@
 #include <cairo.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -70,6 +71,74 @@ test_vector (void)
   g_assert_true (g_str_has_prefix (pdf, "%PDF"));
 }
 
+/* The bounding box of the pixels near COLOR (0xrrggbb) in the PNG at PATH. */
+static void
+color_extent (const char *path, guint32 color, int *w, int *h)
+{
+  cairo_surface_t *s = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_flush (s);
+  const guint8 *data = cairo_image_surface_get_data (s);
+  int stride = cairo_image_surface_get_stride (s);
+  int x0 = G_MAXINT, x1 = -1, y0 = G_MAXINT, y1 = -1;
+  for (int y = 0; y < cairo_image_surface_get_height (s); y++)
+    for (int x = 0; x < cairo_image_surface_get_width (s); x++)
+      {
+        guint32 px = *(const guint32 *) (data + y * stride + 4 * x);
+        int dr = (int) ((px >> 16) & 0xff) - (int) ((color >> 16) & 0xff);
+        int dg = (int) ((px >> 8) & 0xff) - (int) ((color >> 8) & 0xff);
+        int db = (int) (px & 0xff) - (int) (color & 0xff);
+        if (abs (dr) < 40 && abs (dg) < 40 && abs (db) < 40)
+          x0 = MIN (x0, x), x1 = MAX (x1, x), y0 = MIN (y0, y), y1 = MAX (y1, y);
+      }
+  cairo_surface_destroy (s);
+  *w = x1 - x0 + 1;
+  *h = y1 - y0 + 1;
+}
+
+/* The figure for a slide: a title naming the model and what is plotted, the parameters'
+ * line, and equal scales for y [m] against x [m] (the lab-frame circle is round) unless
+ * --no-equal-scales. */
+static void
+test_figure (void)
+{
+  g_autofree char *err = NULL, *svg = NULL, *bare = NULL;
+  g_autofree char *spath = g_build_filename (tmpdir, "orbit.svg", NULL);
+  g_autofree char *bpath = g_build_filename (tmpdir, "bare.svg", NULL);
+  g_autofree char *round = g_build_filename (tmpdir, "round.png", NULL);
+  g_autofree char *free_png = g_build_filename (tmpdir, "free.png", NULL);
+
+  g_assert_cmpint (run_cli (&err, "rolling-ball", "--t-end", "30", "--y", "y", "--x", "x", "--set", "Omega=1",
+                            "-o", spath, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (spath, &svg, NULL, NULL));
+  g_assert_nonnull (strstr (svg, "<title>Rolling ball on a rotating table — y against x</title>"));
+  g_assert_nonnull (strstr (svg, "m = 1 kg, r = 1 m, k2 = 0.4 m², Ω = 1 rad/s"));
+  g_clear_pointer (&err, g_free);
+
+  /* --title '': neither title nor parameters */
+  g_assert_cmpint (run_cli (&err, "rolling-ball", "--t-end", "5", "--y", "y", "--x", "x", "--title", "", "-o", bpath,
+                            NULL), ==, 0);
+  g_assert_true (g_file_get_contents (bpath, &bare, NULL, NULL));
+  g_assert_null (strstr (bare, "Rolling ball on"));
+  g_assert_null (strstr (bare, "k2 = "));
+  g_clear_pointer (&err, g_free);
+
+  /* a circle in a 16:9 frame: round, or (free scales) as wide as the frame lets it */
+  int w, h;
+  g_assert_cmpint (run_cli (&err, "rolling-ball", "--t-end", "30", "--y", "y", "--x", "x", "--size", "1600x900",
+                            "-o", round, NULL), ==, 0);
+  color_extent (round, 0x0072b2, &w, &h);
+  g_test_message ("equal scales: the orbit is %d × %d px", w, h);
+  g_assert_cmpint (h, >, 300);
+  g_assert_cmpint (abs (w - h), <=, 8);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (&err, "rolling-ball", "--t-end", "30", "--y", "y", "--x", "x", "--size", "1600x900",
+                            "--no-equal-scales", "-o", free_png, NULL), ==, 0);
+  color_extent (free_png, 0x0072b2, &w, &h);
+  g_test_message ("free scales: the orbit is %d × %d px", w, h);
+  g_assert_cmpfloat ((double) w / h, >, 1.4);
+}
+
 static void
 test_bad (void)
 {
@@ -101,6 +170,7 @@ main (int argc, char **argv)
   tmpdir = g_dir_make_tmp ("cmlab-plot-XXXXXX", NULL);
   g_test_add_func ("/render/plot-cli/png", test_png);
   g_test_add_func ("/render/plot-cli/svg-pdf", test_vector);
+  g_test_add_func ("/render/plot-cli/figure", test_figure);
   g_test_add_func ("/render/plot-cli/bad-input", test_bad);
   int status = g_test_run ();
   g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);

@@ -1,5 +1,5 @@
-/* test-plot.c — the plot model (ticks, auto-scale, decimation, time window) and the
- * Cairo export.  Needs no display.
+/* test-plot.c — the plot model (ticks, auto-scale, decimation, time window, equal scales,
+ * legend placement, units, figure titles) and the Cairo export.  Needs no display.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -442,6 +442,361 @@ test_time_window (void)
   g_assert_cmpfloat (hi, <, 6);
 }
 
+/* ---- layout: equal scales, legend, units, figures ------------------------------------ */
+
+/* Text measured with Pango, as the Cairo backend does. */
+static void
+pango_measure (const char *text, double size, gboolean bold, double *width, double *height,
+               gpointer user_data)
+{
+  PangoLayout *layout = user_data;
+  PangoFontDescription *font = pango_font_description_from_string ("Cantarell, DejaVu Sans, Sans");
+  PangoRectangle logical;
+
+  pango_font_description_set_absolute_size (font, size * PANGO_SCALE);
+  pango_font_description_set_weight (font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+  pango_layout_set_font_description (layout, font);
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_extents (layout, NULL, &logical);
+  pango_font_description_free (font);
+  if (width)
+    *width = (double) logical.width / PANGO_SCALE;
+  if (height)
+    *height = (double) logical.height / PANGO_SCALE;
+}
+
+static PangoLayout *
+measure_layout_new (void)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return layout;
+}
+
+/* A phase portrait of the unit circle (traced twice), y [Y_UNIT] against x [X_UNIT]. */
+static CmlPlot *
+make_circle_plot (const char *x_unit, const char *y_unit)
+{
+  CmlPlot *plot = cml_plot_new ();
+  g_autoptr (CmlPlotColumn) t = cml_plot_column_new ();
+  g_autoptr (CmlPlotColumn) x = cml_plot_column_new ();
+  g_autoptr (CmlPlotColumn) y = cml_plot_column_new ();
+  for (int i = 0; i <= 2000; i++)
+    {
+      double ti = 0.01 * i, xi = cos (ti * G_PI / 5), yi = sin (ti * G_PI / 5);
+      cml_plot_column_append (t, &ti, 1, 1);
+      cml_plot_column_append (x, &xi, 1, 1);
+      cml_plot_column_append (y, &yi, 1, 1);
+    }
+  g_autoptr (CmlPlotSeries) s = cml_plot_series_new_for_columns ("y", y_unit, t, x, y);
+  cml_plot_set_against_time (plot, FALSE);
+  cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "x", x_unit);
+  cml_plot_axis_set_label (cml_plot_get_y_axis (plot), "y", y_unit);
+  cml_plot_add_series (plot, s);
+  return plot;
+}
+
+/* The circle's radius in px along x and along y in a WIDTH × HEIGHT frame. */
+static void
+circle_radii (CmlPlot *plot, const CmlPlotStyle *style, double width, double height,
+              double *rx, double *ry)
+{
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  CmlPlotLayout L;
+
+  cml_plot_layout (plot, style, width, height, pango_measure, pl, &L);
+  *rx = 0.5 * (cml_plot_layout_map_x (&L, 1) - cml_plot_layout_map_x (&L, -1));
+  *ry = 0.5 * (cml_plot_layout_map_y (&L, -1) - cml_plot_layout_map_y (&L, 1));
+  /* the whole circle stays in view */
+  g_assert_cmpfloat (cml_plot_layout_map_x (&L, -1), >=, L.area_x - 0.5);
+  g_assert_cmpfloat (cml_plot_layout_map_x (&L, 1), <=, L.area_x + L.area_w + 0.5);
+  g_assert_cmpfloat (cml_plot_layout_map_y (&L, 1), >=, L.area_y - 0.5);
+  g_assert_cmpfloat (cml_plot_layout_map_y (&L, -1), <=, L.area_y + L.area_h + 0.5);
+  /* ticks lie on the plot area */
+  for (guint i = 0; i < L.x_ticks->len; i++)
+    {
+      double pos = g_array_index (L.x_ticks, CmlPlotTickMark, i).pos;
+      g_assert_cmpfloat (pos, >=, L.area_x - 0.5);
+      g_assert_cmpfloat (pos, <=, L.area_x + L.area_w + 0.5);
+    }
+  cml_plot_layout_clear (&L);
+}
+
+static void
+test_equal_scales (void)
+{
+  const double sizes[][2] = { { 800, 400 }, { 1600, 900 }, { 380, 300 }, { 300, 700 }, { 640, 640 } };
+  CmlPlotStyle normal, presentation;
+  cml_plot_style_init (&normal, FALSE, FALSE);
+  cml_plot_style_init (&presentation, TRUE, TRUE);
+
+  /* y [m] against x [m]: a circle is round, in any frame */
+  g_autoptr (CmlPlot) plot = make_circle_plot ("m", "m");
+  g_assert_true (cml_plot_get_equal_scales (plot));
+  g_assert_true (cml_plot_get_equal_scales_apply (plot));
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    for (guint p = 0; p < 2; p++)
+      {
+        double rx, ry;
+        circle_radii (plot, p ? &presentation : &normal, sizes[k][0], sizes[k][1], &rx, &ry);
+        g_test_message ("%g×%g: radius %.2f px along x, %.2f px along y", sizes[k][0], sizes[k][1], rx, ry);
+        g_assert_cmpfloat (rx, >, 20);
+        g_assert_cmpfloat (fabs (rx - ry), <=, 1.0);
+      }
+
+  /* the toggle off: the axes fill the frame, and the circle is an ellipse */
+  double rx, ry;
+  cml_plot_set_equal_scales (plot, FALSE);
+  g_assert_false (cml_plot_get_equal_scales_apply (plot));
+  circle_radii (plot, &normal, 800, 400, &rx, &ry);
+  g_assert_cmpfloat (rx / ry, >, 1.4);
+
+  /* different units (v [m/s] against x [m]): no shape to keep */
+  g_autoptr (CmlPlot) mixed = make_circle_plot ("m", "m/s");
+  g_assert_false (cml_plot_get_equal_scales_apply (mixed));
+  circle_radii (mixed, &normal, 800, 400, &rx, &ry);
+  g_assert_cmpfloat (rx / ry, >, 1.4);
+
+  /* no units (or dimensionless ones) say nothing about the shape */
+  g_autoptr (CmlPlot) bare = make_circle_plot ("1", "1");
+  g_assert_false (cml_plot_get_equal_scales_apply (bare));
+
+  /* against time, never */
+  cml_plot_set_against_time (plot, TRUE);
+  cml_plot_set_equal_scales (plot, TRUE);
+  cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", "m");
+  g_assert_false (cml_plot_get_equal_scales_apply (plot));
+}
+
+/* Five curves that fill the plot area over 30 s, like the plate-ball's x1, x2, p1, p2, H. */
+static CmlPlot *
+make_five_curves (const char *last_name)
+{
+  static const char *const names[5][2] = {
+    { "x1", "m" }, { "x2", "m" }, { "p1", "m/s" }, { "p2", "m/s" }, { "H", "m^2/s^2" },
+  };
+  CmlPlot *plot = cml_plot_new ();
+  g_autoptr (CmlPlotColumn) t = cml_plot_column_new ();
+  for (int i = 0; i <= 3000; i++)
+    {
+      double ti = 0.01 * i;
+      cml_plot_column_append (t, &ti, 1, 1);
+    }
+  for (guint k = 0; k < 5; k++)
+    {
+      g_autoptr (CmlPlotColumn) y = cml_plot_column_new ();
+      for (int i = 0; i <= 3000; i++)
+        {
+          /* together they reach every corner of the area */
+          double ti = 0.01 * i, yi = sin (ti * (0.7 + 0.45 * k) + k);
+          cml_plot_column_append (y, &yi, 1, 1);
+        }
+      const char *name = k == 4 && last_name ? last_name : names[k][0];
+      g_autoptr (CmlPlotSeries) s = cml_plot_series_new_for_columns (name, names[k][1], t, t, y);
+      cml_plot_add_series (plot, s);
+    }
+  cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", "s");
+  return plot;
+}
+
+static gboolean
+rects_intersect (double ax, double ay, double aw, double ah, double bx, double by, double bw, double bh)
+{
+  return ax < bx + bw && bx < ax + aw && ay < by + bh && by < ay + ah;
+}
+
+static void
+check_legend (CmlPlot *plot, const CmlPlotStyle *style, double width, double height)
+{
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  CmlPlotLayout L;
+  double t0, t1;
+
+  cml_plot_layout (plot, style, width, height, pango_measure, pl, &L);
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpuint (L.legend_labels->len, ==, cml_plot_get_n_series (plot));
+  g_assert_cmpfloat (L.legend_w, >, 0);
+
+  /* no drawn sample under the legend: neither its box nor any entry (swatch and text) */
+  for (guint k = 0; k < cml_plot_get_n_series (plot); k++)
+    {
+      CmlPlotSeries *s = cml_plot_get_series (plot, k);
+      const double *xs = cml_plot_column_get_data (cml_plot_series_get_x_column (s));
+      const double *ys = cml_plot_column_get_data (cml_plot_series_get_y_column (s));
+      guint i0, i1;
+      cml_plot_series_time_range (s, t0, t1, &i0, &i1);
+      for (guint i = i0; i < i1; i++)
+        {
+          double px = cml_plot_layout_map_x (&L, xs[i]), py = cml_plot_layout_map_y (&L, ys[i]);
+          double r = 0.5 * style->line_width * style->scale;
+          g_assert_false (rects_intersect (px - r, py - r, 2 * r, 2 * r, L.legend_x, L.legend_y, L.legend_w, L.legend_h));
+        }
+    }
+  g_assert_false (rects_intersect (L.area_x, L.area_y, L.area_w, L.area_h, L.legend_x, L.legend_y, L.legend_w, L.legend_h));
+
+  /* every entry whole, inside the frame and inside the legend's box, none shortened */
+  for (guint i = 0; i < L.legend_labels->len; i++)
+    {
+      const CmlPlotLabel *l = g_ptr_array_index (L.legend_labels, i);
+      double x0 = l->x - L.legend_swatch_gap - L.legend_swatch;
+      g_assert_null (strstr (l->text, "…"));
+      g_assert_cmpfloat (x0, >=, 0);
+      g_assert_cmpfloat (l->y, >=, 0);
+      g_assert_cmpfloat (l->x + l->w, <=, width);
+      g_assert_cmpfloat (l->y + l->h, <=, height);
+      g_assert_cmpfloat (x0, >=, L.legend_x - 0.5);
+      g_assert_cmpfloat (l->x + l->w, <=, L.legend_x + L.legend_w + 0.5);
+      g_assert_false (rects_intersect (L.area_x, L.area_y, L.area_w, L.area_h, x0, l->y, l->x + l->w - x0, l->h));
+      for (guint j = 0; j < i; j++)
+        {
+          const CmlPlotLabel *m = g_ptr_array_index (L.legend_labels, j);
+          double m0 = m->x - L.legend_swatch_gap - L.legend_swatch;
+          g_assert_false (rects_intersect (x0, l->y, l->x + l->w - x0, l->h, m0, m->y, m->x + m->w - m0, m->h));
+        }
+    }
+  /* and the titles and tick labels inside the frame too */
+  for (guint i = 0; i < L.labels->len; i++)
+    {
+      const CmlPlotLabel *l = g_ptr_array_index (L.labels, i);
+      double w = l->rotated ? l->h : l->w, h = l->rotated ? l->w : l->h;
+      g_assert_cmpfloat (l->x, >=, -0.5);
+      g_assert_cmpfloat (l->y, >=, -0.5);
+      g_assert_cmpfloat (l->x + w, <=, width + 0.5);
+      g_assert_cmpfloat (l->y + h, <=, height + 0.5);
+    }
+  cml_plot_layout_clear (&L);
+}
+
+static void
+test_legend (void)
+{
+  const double widths[] = { 300, 340, 380, 460, 640, 800, 1200, 1920 };
+  const double heights[] = { 220, 360, 700 };
+  CmlPlotStyle styles[3];
+  cml_plot_style_init (&styles[0], FALSE, FALSE);
+  cml_plot_style_init (&styles[1], TRUE, TRUE);
+  cml_plot_style_init_for_figure (&styles[2], FALSE, 1600, 900);
+
+  g_autoptr (CmlPlot) plot = make_five_curves (NULL);
+  g_autoptr (CmlPlot) long_name = make_five_curves ("gamma_err");
+  cml_plot_set_title (long_name, "Heavy top");
+  for (guint p = 0; p < 2; p++)
+    for (guint st = 0; st < G_N_ELEMENTS (styles); st++)
+      for (guint w = 0; w < G_N_ELEMENTS (widths); w++)
+        for (guint h = 0; h < G_N_ELEMENTS (heights); h++)
+          {
+            /* the figure style is for figures of its size */
+            if (st == 2 && widths[w] < 1200)
+              continue;
+            g_test_message ("%s, style %u, %g×%g", p ? "gamma_err" : "plate-ball", st, widths[w], heights[h]);
+            check_legend (p ? long_name : plot, &styles[st], widths[w], heights[h]);
+          }
+
+  /* after 20 s, the sliding window too */
+  cml_plot_set_show_all (plot, TRUE);
+  check_legend (plot, &styles[0], 640, 360);
+}
+
+static void
+test_units (void)
+{
+  g_autoptr (CmlPlotAxis) axis = cml_plot_axis_new ("t", "s");
+  g_autofree char *t = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (t, ==, "t [s]");
+
+  /* no unit, or a dimensionless one: the name alone, never "[]" or "[1]" */
+  const char *const bare[] = { "", "1", "-", " 1", NULL };
+  for (guint i = 0; bare[i]; i++)
+    {
+      cml_plot_axis_set_label (axis, "x1", bare[i]);
+      g_autofree char *title = cml_plot_axis_dup_title (axis);
+      g_assert_cmpstr (title, ==, "x1");
+      g_autoptr (CmlPlotSeries) s = cml_plot_series_new ("k", bare[i]);
+      g_autofree char *label = cml_plot_series_dup_label (s);
+      g_assert_cmpstr (label, ==, "k");
+    }
+  cml_plot_axis_set_label (axis, "x1", NULL);
+  g_autofree char *none = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (none, ==, "x1");
+
+  /* units as people write them */
+  cml_plot_axis_set_label (axis, "H", "m^2/s^2");
+  g_autofree char *h = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (h, ==, "H [m²/s²]");
+  g_autofree char *u1 = cml_plot_format_unit ("kg*m^2");
+  g_assert_cmpstr (u1, ==, "kg·m²");
+  g_autofree char *u2 = cml_plot_format_unit ("s^-1");
+  g_assert_cmpstr (u2, ==, "s⁻¹");
+  g_autofree char *u3 = cml_plot_format_unit ("rad/s");
+  g_assert_cmpstr (u3, ==, "rad/s");
+
+  /* a parameter line */
+  g_autoptr (GString) line = g_string_new (NULL);
+  cml_plot_append_quantity (line, "m", 1, "kg");
+  g_string_append (line, ", ");
+  cml_plot_append_quantity (line, "k2", 0.4, "m^2");
+  g_string_append (line, ", ");
+  cml_plot_append_quantity (line, "Omega", 1, "rad/s");
+  g_string_append (line, ", ");
+  cml_plot_append_quantity (line, "Omega1", -0.25, "rad/s");
+  g_string_append (line, ", ");
+  cml_plot_append_quantity (line, "sigma", -1, "1");
+  g_assert_cmpstr (line->str, ==, "m = 1 kg, k2 = 0.4 m², Ω = 1 rad/s, Ω₁ = −0.25 rad/s, σ = −1");
+}
+
+/* A figure for a slide: the title and the parameters' line on top, in the frame, and text
+ * that reads from the back of the hall (tick labels >= 20 px high at 1600 × 900). */
+static void
+test_figure (void)
+{
+  g_autoptr (CmlPlot) plot = make_circle_plot ("m", "m");
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  CmlPlotStyle style;
+  CmlPlotLayout L;
+
+  cml_plot_set_title (plot, "Rolling ball on a rotating table — y against x");
+  cml_plot_set_subtitle (plot, "m = 1 kg, r = 1 m, k2 = 0.4 m², Ω = 1 rad/s");
+  cml_plot_style_init_for_figure (&style, FALSE, 1600, 900);
+  cml_plot_layout (plot, &style, 1600, 900, pango_measure, pl, &L);
+
+  const CmlPlotLabel *title = NULL, *subtitle = NULL;
+  guint n_ticks = 0;
+  for (guint i = 0; i < L.labels->len; i++)
+    {
+      const CmlPlotLabel *l = g_ptr_array_index (L.labels, i);
+      if (g_str_equal (l->text, cml_plot_get_title (plot)))
+        title = l;
+      else if (g_str_equal (l->text, cml_plot_get_subtitle (plot)))
+        subtitle = l;
+      else if (!l->rotated && l->size == style.font_size * style.scale)
+        {
+          /* a tick label */
+          g_assert_cmpfloat (l->h, >=, 20);
+          n_ticks++;
+        }
+    }
+  g_assert_cmpuint (n_ticks, >=, 6);
+  g_assert_nonnull (title);
+  g_assert_nonnull (subtitle);
+  g_assert_true (title->bold);
+  g_assert_cmpfloat (title->h, >=, 26);
+  g_assert_cmpfloat (subtitle->y, >=, title->y + title->h - 1);
+  g_assert_cmpfloat (subtitle->y + subtitle->h, <=, L.area_y);
+  g_assert_cmpfloat (title->x, >=, 0);
+  g_assert_cmpfloat (title->x + title->w, <=, 1600);
+  cml_plot_layout_clear (&L);
+
+  /* the figure style grows with the figure, never below the normal one */
+  CmlPlotStyle small, normal;
+  cml_plot_style_init_for_figure (&small, FALSE, 320, 200);
+  cml_plot_style_init (&normal, FALSE, FALSE);
+  g_assert_cmpfloat (small.font_size * small.scale, ==, normal.font_size);
+  g_assert_cmpfloat (style.line_width * style.scale, ==, 2 * normal.line_width);
+}
+
 /* ---- export --------------------------------------------------------------------------- */
 
 static CmlPlot *
@@ -607,6 +962,10 @@ main (int argc, char *argv[])
   g_test_add_func ("/render/plot/decimation", test_decimation);
   g_test_add_func ("/render/plot/phase-decimation", test_phase_decimation);
   g_test_add_func ("/render/plot/time-window", test_time_window);
+  g_test_add_func ("/render/plot/equal-scales", test_equal_scales);
+  g_test_add_func ("/render/plot/legend", test_legend);
+  g_test_add_func ("/render/plot/units", test_units);
+  g_test_add_func ("/render/plot/figure", test_figure);
   g_test_add_func ("/render/plot/export", test_export);
   g_test_add_func ("/render/plot/export-empty", test_export_empty);
 

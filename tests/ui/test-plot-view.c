@@ -2,8 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
+#include <string.h>
 
 #include "cml-plot-view.h"
 
@@ -180,6 +182,154 @@ test_share_data (void)
   g_assert_finalize_object (other);
 }
 
+/* Every widget shown under ROOT (popovers aside: they are windows of their own) lies
+ * inside VIEW, and no label in it is ellipsized or allocated less than it needs. */
+static void
+assert_inside (GtkWidget *view, GtkWidget *root, guint *n_checked)
+{
+  for (GtkWidget *w = gtk_widget_get_first_child (root); w; w = gtk_widget_get_next_sibling (w))
+    {
+      /* (mapped: a stack's hidden pages are visible but not shown) */
+      if (!gtk_widget_get_mapped (w) || GTK_IS_POPOVER (w) || GTK_IS_NATIVE (w))
+        continue;
+      graphene_rect_t b;
+      const char *type = G_OBJECT_TYPE_NAME (w);
+      g_assert_true (gtk_widget_compute_bounds (w, view, &b));
+      g_test_message ("%s at %.0f,%.0f %.0f×%.0f%s%s", type, b.origin.x, b.origin.y, b.size.width,
+                      b.size.height, GTK_IS_LABEL (w) ? ": " : "",
+                      GTK_IS_LABEL (w) ? gtk_label_get_label (GTK_LABEL (w)) : "");
+      g_assert_cmpfloat (b.origin.x, >=, -0.5);
+      g_assert_cmpfloat (b.origin.y, >=, -0.5);
+      g_assert_cmpfloat (b.origin.x + b.size.width, <=, gtk_widget_get_width (view) + 0.5);
+      g_assert_cmpfloat (b.origin.y + b.size.height, <=, gtk_widget_get_height (view) + 0.5);
+      if (GTK_IS_LABEL (w))
+        {
+          int min;
+          g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (w))));
+          gtk_widget_measure (w, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+          g_assert_cmpint (gtk_widget_get_width (w), >=, min);
+        }
+      (*n_checked)++;
+      assert_inside (view, w, n_checked);
+    }
+}
+
+/* The header in the right column of a 1280-pixel projector: 380 px wide, with normal type,
+ * with the application's presentation style, and with everything at presentation size
+ * (15 pt, the header too): every control inside the view, no label cut. */
+static void
+test_header_fits (void)
+{
+  static const char *const styles[] = {
+    NULL,
+    "app",
+    "window.presentation, window.presentation * { font-size: 15pt; }",
+  };
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+
+  for (guint k = 0; k < G_N_ELEMENTS (styles); k++)
+    {
+      g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
+      GtkWidget *window = gtk_window_new ();
+      CmlPlotView *view = CML_PLOT_VIEW (cml_plot_view_new ());
+      guint n_checked = 0;
+
+      if (styles[k])
+        {
+          if (g_str_equal (styles[k], "app"))
+            gtk_css_provider_load_from_resource (css, "/org/cmlab/Cmlab/ui/style.css");
+          else
+            gtk_css_provider_load_from_data (css, styles[k], -1);
+          gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                                      GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+          gtk_widget_add_css_class (window, "presentation");
+          cml_plot_view_set_presentation (view, TRUE);
+        }
+      gtk_window_set_default_size (GTK_WINDOW (window), 380, 420);
+      gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+      cml_plot_view_set_system (view, sys);
+      /* the longest selection label: four monitors ("energy, I, Cx, Cy") */
+      const char *ys[] = { "energy", "I", "Cx", "Cy", NULL };
+      cml_plot_view_set_series (view, NULL, ys);
+      gtk_window_present (GTK_WINDOW (window));
+      iterate (300);
+
+      g_test_message ("style %u: the view is %d × %d", k, gtk_widget_get_width (GTK_WIDGET (view)),
+                      gtk_widget_get_height (GTK_WIDGET (view)));
+      g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (view)), ==, 380);
+      assert_inside (GTK_WIDGET (view), GTK_WIDGET (view), &n_checked);
+      g_assert_cmpuint (n_checked, >=, 8);
+      /* and the plot keeps most of the height */
+      GtkWidget *area = gtk_widget_get_last_child (GTK_WIDGET (view));
+      g_assert_true (GTK_IS_GL_AREA (area));
+      g_assert_cmpint (gtk_widget_get_height (area), >=, gtk_widget_get_height (GTK_WIDGET (view)) * 2 / 3);
+
+      /* the window toggle names its unit */
+      GtkWidget *window_button = (GtkWidget *) gtk_widget_get_template_child (GTK_WIDGET (view), CML_TYPE_PLOT_VIEW, "window_button");
+      g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (window_button)), ==, "Last 20 s");
+
+      if (styles[k])
+        gtk_style_context_remove_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css));
+      gtk_window_destroy (GTK_WINDOW (window));
+      iterate (50);
+    }
+}
+
+/* The menu's "Equal Scales" is the plot's toggle. */
+static void
+test_equal_scales (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  CmlPlotView *view = g_object_ref_sink (CML_PLOT_VIEW (cml_plot_view_new ()));
+  CmlPlot *plot = cml_plot_view_get_plot (view);
+  const char *ys[] = { "y", NULL };
+
+  cml_plot_view_set_system (view, sys);
+  cml_plot_view_set_series (view, "x", ys);
+  g_assert_true (cml_plot_view_get_equal_scales (view));
+  g_assert_true (cml_plot_get_equal_scales_apply (plot));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "plot.equal-scales", NULL));
+  g_assert_false (cml_plot_view_get_equal_scales (view));
+  g_assert_false (cml_plot_get_equal_scales_apply (plot));
+  g_object_set (view, "equal-scales", TRUE, NULL);
+  g_assert_true (cml_plot_get_equal_scales (plot));
+  /* u [m/s] against x [m]: the toggle is on, but there is no shape to keep */
+  const char *us[] = { "u", NULL };
+  cml_plot_view_set_series (view, "x", us);
+  g_assert_false (cml_plot_get_equal_scales_apply (plot));
+  cml_plot_view_set_system (view, NULL);
+  g_assert_finalize_object (view);
+}
+
+/* An exported figure says what it shows: the model and the quantities in its title, the
+ * parameters below. */
+static void
+test_export_titles (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  CmlPlotView *view = g_object_ref_sink (CML_PLOT_VIEW (cml_plot_view_new ()));
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-plot-view-XXXXXX", NULL);
+  g_autofree char *svg = g_build_filename (dir, "orbit.svg", NULL);
+  g_autofree char *text = NULL;
+  const char *ys[] = { "y", NULL };
+
+  cml_plot_view_set_system (view, sys);
+  cml_plot_view_set_series (view, "x", ys);
+  push_synthetic (view, cml_system_n_observables (sys), 240, 0);
+  g_assert_true (cml_plot_view_export (view, svg, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "<title>Rolling ball on a rotating table — y against x</title>"));
+  g_assert_nonnull (strstr (text, "Ω = 1 rad/s"));
+  /* the live plot keeps no title */
+  g_assert_cmpstr (cml_plot_get_title (cml_plot_view_get_plot (view)), ==, "");
+  g_unlink (svg);
+  g_rmdir (dir);
+  cml_plot_view_set_system (view, NULL);
+  g_assert_finalize_object (view);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -194,6 +344,9 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/ui/plot-view/basic", test_plot_view);
   g_test_add_func ("/ui/plot-view/share-data", test_share_data);
+  g_test_add_func ("/ui/plot-view/header-fits", test_header_fits);
+  g_test_add_func ("/ui/plot-view/equal-scales", test_equal_scales);
+  g_test_add_func ("/ui/plot-view/export-titles", test_export_titles);
 
   return g_test_run ();
 }
