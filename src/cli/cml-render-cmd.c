@@ -998,17 +998,27 @@ step_to_frame (Render *R, guint k, SampleMode mode, GError **error)
 static void
 make_legend (Render *R)
 {
+  /* in proportion to the frame, as at 720 rows, but never more than 60 % of the scene's
+   * width or half its height; too small to read (a thumbnail), none */
+  CmlSceneStyle style = R->style;
   double w, h;
-  if (!cml_scene_legend_measure (R->sys, &R->style, &w, &h))
+  style.scale = 1;
+  if (!cml_scene_legend_measure (R->sys, &style, &w, &h))
     return;
-  int margin = (int) lround (10 * R->style.scale);
+  double scale = MIN (CLAMP (R->o->height / 720.0, 0.5, 4.0),
+                      MIN (0.6 * R->scene_w / w, 0.5 * R->scene_h / h));
+  if (scale < 0.5)
+    return;
+  style.scale = scale;
+  cml_scene_legend_measure (R->sys, &style, &w, &h);
+  int margin = (int) lround (10 * scale);
   int lw = MIN ((int) ceil (w), R->scene_w - 2 * margin);
   int lh = MIN ((int) ceil (h), R->scene_h - 2 * margin);
   if (lw <= 0 || lh <= 0)
     return;
   R->legend = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, lw, lh);
   cairo_t *cr = cairo_create (R->legend);
-  cml_scene_legend_draw (R->sys, cr, &R->style);
+  cml_scene_legend_draw (R->sys, cr, &style);
   cairo_destroy (cr);
   cairo_surface_flush (R->legend);
   R->legend_x = R->scene_x + margin;
