@@ -26,7 +26,7 @@
 #define SAMPLES_PER_SECOND 120.0  /* spacing assumed when sample times are not given */
 #define MIN_BODY_PX        12.0   /* bodies are drawn at least this wide, logical pixels */
 #define TABLE_STEPS        8      /* a table grows in steps of 1/8 of its model radius */
-#define ARROW_MIN_BODIES   2.5    /* an arrow is at least this many MIN_BODY_PX long, so that
+#define ARROW_MIN_BODIES   3.5    /* an arrow is at least this many MIN_BODY_PX long, so that
                                    * it shows beside a point at its tip (the sleigh) */
 
 typedef enum
@@ -1219,7 +1219,7 @@ draw_arrow (CmlSceneRenderer *r, const DrawCtx *dc, const double from[3], const 
   double head = MIN (0.25 * len, 0.12 * dc->extent);
   head = MAX (head, MIN (0.5 * len, 0.9 * dc->min_px * px));
   double head_r = MAX (0.4 * head, 0.3 * dc->min_px * px);
-  double shaft_r = MAX (0.35 * head_r, 0.12 * dc->min_px * px);
+  double shaft_r = MAX (0.35 * head_r, 0.2 * dc->min_px * px);
   double shaft = len - head;
   double tip_base[3];
   for (int k = 0; k < 3; k++)
