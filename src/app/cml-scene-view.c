@@ -7,6 +7,12 @@
  * when it is made, so a view realized late still shows the whole trail.  Until someone
  * pushes history samples, the frames themselves feed the trails (one point per frame), so
  * the view also works on its own.
+ *
+ * The camera frames what the run shows (cml_camera_fit over the renderer's bounds, which
+ * only grow) at every frame until the user turns or zooms the view; a new system, a new
+ * run (clear_trails) or a reset frames it again.  The legend is a drawing area over the
+ * bottom-left corner, drawn by the renderer's Cairo code (the exported videos show the same
+ * card), and the framing keeps that corner free.
  */
 #define G_LOG_DOMAIN "cml-scene-view"
 
@@ -18,7 +24,8 @@
 #include "cml-gl-probe.h"
 #include "cml-scene-renderer.h"
 
-#define PENDING_MAX 30000  /* rows kept while there is no renderer */
+#define PENDING_MAX   30000  /* rows kept while there is no renderer */
+#define LEGEND_MARGIN 8      /* logical pixels between the legend and the view's edges */
 
 struct _CmlSceneView
 {
@@ -28,6 +35,8 @@ struct _CmlSceneView
   GtkOverlay      *overlay;
   GtkGLArea       *area;
   GtkToggleButton *table_frame_button;
+  GtkDrawingArea  *legend;
+  double           legend_w, legend_h;  /* logical pixels; 0 when there is no legend */
 
   CmlSceneRenderer *renderer;        /* realized only */
   gboolean          renderer_failed; /* shaders failed in a working context: a bug */
@@ -57,20 +66,33 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+/* The renderer reads the scene values, or for a model without a scene the observables
+ * (its default picture). */
+static gboolean
+uses_observables (CmlSceneView *self)
+{
+  return self->sys && cml_scene_values_are_observables (self->sys);
+}
+
 static guint
 n_scene (CmlSceneView *self)
 {
-  return self->sys ? cml_system_n_scene_values (self->sys) : 0;
+  if (self->sys == NULL)
+    return 0;
+  return uses_observables (self) ? cml_system_n_observables (self->sys)
+                                 : cml_system_n_scene_values (self->sys);
 }
 
-/* The newest scene values, if the frame belongs to the system shown. */
+/* The newest values for the renderer, if the frame belongs to the system shown. */
 static const double *
 current_values (CmlSceneView *self)
 {
   CmlFrame *f = self->frame;
-  if (f == NULL || self->sys == NULL || f->system != self->sys || f->n_scene != n_scene (self))
+  if (f == NULL || self->sys == NULL || f->system != self->sys)
     return NULL;
-  return f->scene;
+  if (uses_observables (self))
+    return f->n_obs == n_scene (self) ? f->obs : NULL;
+  return f->n_scene == n_scene (self) ? f->scene : NULL;
 }
 
 static void
@@ -123,6 +145,46 @@ update_table_frame_button (CmlSceneView *self)
         }
     }
   gtk_widget_set_visible (GTK_WIDGET (self->table_frame_button), has);
+}
+
+/* ---- legend ------------------------------------------------------------------------------ */
+
+/* The style the legend is drawn in: Cairo units are logical pixels here. */
+static CmlSceneStyle
+legend_style (CmlSceneView *self)
+{
+  CmlSceneStyle style = self->style;
+  style.scale = 1;
+  return style;
+}
+
+static void
+legend_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  CmlSceneView *self = data;
+  CmlSceneStyle style = legend_style (self);
+  cml_scene_legend_draw (self->sys, cr, &style);
+}
+
+/* The legend follows the system, the frame the paths are shown in, light or dark and
+ * the presentation size. */
+static void
+update_legend (CmlSceneView *self)
+{
+  CmlSceneStyle style = legend_style (self);
+  double w = 0, h = 0;
+  gboolean any = cml_scene_legend_measure (self->sys, &style, &w, &h);
+  self->legend_w = any ? w : 0;
+  self->legend_h = any ? h : 0;
+  gtk_drawing_area_set_content_width (self->legend, (int) ceil (w));
+  gtk_drawing_area_set_content_height (self->legend, (int) ceil (h));
+  gtk_widget_set_visible (GTK_WIDGET (self->legend), any);
+  g_auto (GStrv) lines = cml_scene_legend_lines (self->sys, &style);
+  g_autofree char *description = g_strjoinv ("; ", lines);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->legend), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  description, -1);
+  gtk_widget_queue_draw (GTK_WIDGET (self->legend));
+  gtk_gl_area_queue_render (self->area);
 }
 
 /* ---- GL area ---------------------------------------------------------------------------- */
@@ -195,11 +257,19 @@ area_size (CmlSceneView *self, int *width, int *height, int *scale)
 static void
 prepare (CmlSceneView *self, const double *values, int width, int height, int scale)
 {
-  double min[3], max[3];
+  double keep_out[2] = { 0, 0 };
+  g_autoptr (GArray) points = g_array_new (FALSE, FALSE, 3 * sizeof (double));
 
   self->style.scale = scale;
-  cml_scene_renderer_get_bounds (self->renderer, values, &self->style, min, max);
-  cml_camera_fit (&self->camera, min, max, (double) width / height, FALSE);
+  cml_scene_renderer_get_frame_points (self->renderer, values, &self->style, points);
+  /* clear of the legend's corner (sizes in logical pixels, the view's in device ones) */
+  if (self->legend_w > 0)
+    {
+      keep_out[0] = (self->legend_w + LEGEND_MARGIN) * scale / width;
+      keep_out[1] = (self->legend_h + LEGEND_MARGIN) * scale / height;
+    }
+  cml_camera_fit_points (&self->camera, (double *) points->data, points->len, (double) width / height,
+                         keep_out, FALSE);
 }
 
 static gboolean
@@ -366,6 +436,7 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, overlay);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, area);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, table_frame_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlSceneView, legend);
   gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
   gtk_widget_class_bind_template_callback (widget_class, on_area_unrealize);
   gtk_widget_class_bind_template_callback (widget_class, on_area_render);
@@ -397,6 +468,8 @@ cml_scene_view_init (CmlSceneView *self)
   self->last_frame_t = -INFINITY;
   self->pending_t = g_array_new (FALSE, FALSE, sizeof (double));
   self->pending_rows = g_array_new (FALSE, FALSE, sizeof (double));
+  gtk_drawing_area_set_draw_func (self->legend, legend_draw, self, NULL);
+  update_legend (self);
 }
 
 /* ---- public API --------------------------------------------------------------------------------- */
@@ -426,6 +499,7 @@ cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys)
       cml_scene_renderer_set_system (self->renderer, sys);
     }
   update_table_frame_button (self);
+  update_legend (self);
   cml_scene_view_reset_camera (self);
 }
 
@@ -462,7 +536,7 @@ cml_scene_view_push_samples (CmlSceneView *self, const double *t, const double *
 
   if (self->sys == NULL || n == 0)
     return;
-  g_return_if_fail (n_obs + n_scene (self) <= n_cols);
+  g_return_if_fail (n_obs + cml_system_n_scene_values (self->sys) <= n_cols);
 
   if (!self->samples_pushed)
     {
@@ -470,7 +544,8 @@ cml_scene_view_push_samples (CmlSceneView *self, const double *t, const double *
       self->samples_pushed = TRUE;
       cml_scene_view_clear_trails (self);
     }
-  feed_trails (self, t, rows, n, n_cols, n_obs);
+  /* rows are [observables…, scene values…]: the default picture reads the former */
+  feed_trails (self, t, rows, n, n_cols, uses_observables (self) ? 0 : n_obs);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -483,7 +558,25 @@ cml_scene_view_clear_trails (CmlSceneView *self)
   self->last_frame_t = -INFINITY;
   if (self->renderer)
     cml_scene_renderer_clear_trails (self->renderer);
+  cml_scene_view_frame_run (self);
+}
+
+void
+cml_scene_view_frame_run (CmlSceneView *self)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  /* the user's direction of view stays; distance and target follow the run again */
+  self->camera.auto_fit = TRUE;
   gtk_gl_area_queue_render (self->area);
+}
+
+gboolean
+cml_scene_view_get_auto_frame (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+
+  return self->camera.auto_fit;
 }
 
 void
@@ -505,6 +598,7 @@ cml_scene_view_set_table_frame (CmlSceneView *self, gboolean table_frame)
     return;
   self->style.table_frame = table_frame;
   gtk_toggle_button_set_active (self->table_frame_button, table_frame);
+  update_legend (self);
   gtk_gl_area_queue_render (self->area);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TABLE_FRAME]);
 }
@@ -523,7 +617,7 @@ cml_scene_view_set_presentation (CmlSceneView *self, gboolean presentation)
   g_return_if_fail (CML_IS_SCENE_VIEW (self));
 
   self->style.presentation = !!presentation;
-  gtk_gl_area_queue_render (self->area);
+  update_legend (self);
 }
 
 void
@@ -532,7 +626,7 @@ cml_scene_view_set_dark (CmlSceneView *self, gboolean dark)
   g_return_if_fail (CML_IS_SCENE_VIEW (self));
 
   self->style.dark = !!dark;
-  gtk_gl_area_queue_render (self->area);
+  update_legend (self);
 }
 
 gboolean

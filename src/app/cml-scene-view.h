@@ -28,8 +28,16 @@ void       cml_scene_view_set_frame (CmlSceneView *self, CmlFrame *frame);
  * column N_OBS (rows are [observables…, scene values…]).  T (N times) may be NULL. */
 void       cml_scene_view_push_samples (CmlSceneView *self, const double *t, const double *rows,
                                         guint n, guint n_cols, guint n_obs);
+/* A new run: the trails start over and the camera frames the run again (as
+ * cml_scene_view_frame_run). */
 void       cml_scene_view_clear_trails (CmlSceneView *self);
+/* The default direction of view, framing the run. */
 void       cml_scene_view_reset_camera (CmlSceneView *self);
+/* The camera follows what the run shows again (target and distance, the user's direction
+ * of view kept) until the user turns or zooms. */
+void       cml_scene_view_frame_run (CmlSceneView *self);
+/* TRUE while the camera follows the run (FALSE once the user turned or zoomed). */
+gboolean   cml_scene_view_get_auto_frame (CmlSceneView *self);
 /* Trails drawn in the frame turned by each trail's frame-angle (the turntable's frame). */
 void       cml_scene_view_set_table_frame (CmlSceneView *self, gboolean table_frame);
 gboolean   cml_scene_view_get_table_frame (CmlSceneView *self);

@@ -15,14 +15,15 @@
  *      ffmpeg on PATH for a video);
  *   2. a headless OpenGL context (cml-offscreen.c) and the scene renderer;
  *   3. a pre-run of the whole simulation, without drawing: it finds a failing run before
- *      anything is written, the scene's bounds and the plotted quantity's range; then
- *      the camera (fixed for the whole video): the window's three-quarter view fitted to
- *      the bounds, brought in by a few trial runs drawn small until what the run shows
- *      fills about 90 % of the frame (frame_scene);
+ *      anything is written, the scene's bounds (and a turntable's drawn size) and the
+ *      plotted quantity's range; then the camera (fixed for the whole video): the
+ *      window's three-quarter view fitted, as the window fits it (cml_camera_fit), to
+ *      everything the whole run shows, clear of the legend (frame_scene);
  *   4. the run again from the same initial state (bit for bit the same trajectory),
  *      drawing each frame: the scene through OpenGL, read back through a ring of
  *      pixel-buffer objects (so the CPU steps and draws frame k+1 while frame k is copied
- *      out), the plot with Cairo beside or below it;
+ *      out), the scene's legend over its bottom-left corner and the plot with Cairo beside
+ *      or below it;
  *   5. a writer thread hands the frames to ffmpeg's standard input (ffmpeg runs in its
  *      own process group, so Ctrl-C reaches only us) — RGBA for GIF, 4:2:0 YUV for MP4
  *      and WebM — or writes PNG files.
@@ -864,6 +865,10 @@ typedef struct
   GHashTable     *given;       /* --init */
   guint           n_scene, n_obs;
   double         *scene, *obs;
+  /* what the scene renderer reads: the scene values, or the observables for a model
+   * without a scene (cml_scene_values_are_observables) */
+  guint           n_values;
+  double         *values;
   int             plot_index;  /* observable plotted, or -1 */
 
   guint           n_frames;
@@ -878,6 +883,9 @@ typedef struct
   CmlSceneRenderer *renderer;
   CmlSceneStyle     style;
   CmlCamera         camera;
+  /* the scene's legend, drawn once (premultiplied ARGB32), laid over every frame */
+  cairo_surface_t  *legend;
+  int               legend_x, legend_y;
 
   CmlPlot          *plot;
   CmlPlotSeries    *series;
@@ -913,8 +921,7 @@ report_due (Render *R, guint done, guint total)
   return TRUE;
 }
 
-/* The preparation has simulated N more frames: the pre-run (one pass over the run) and
- * the camera's trial runs (up to four more) */
+/* The preparation (the pre-run, one pass over the run) has simulated N more frames. */
 static void
 report_prepare (Render *R, guint n)
 {
@@ -933,7 +940,6 @@ frame_time (const Render *R, guint k)
 
 typedef enum
 {
-  SAMPLE_TRAILS,  /* trail points only (the camera's trial runs) */
   SAMPLE_BOUNDS,  /* and the scene's bounds and the plotted quantity's range (pre-run) */
   SAMPLE_PLOT,    /* and a point of the plot (the drawn run) */
 } SampleMode;
@@ -945,11 +951,12 @@ take_sample (Render *R, SampleMode mode)
   gboolean pre_run = mode == SAMPLE_BOUNDS;
   double t = cml_simulation_get_time (R->sim);
   cml_simulation_eval_scene (R->sim, R->scene);
-  if (R->n_scene > 0)
-    cml_scene_renderer_push_trail_samples_timed (R->renderer, &t, R->scene, 1, R->n_scene, 0);
-  if (R->plot_index >= 0 && mode != SAMPLE_TRAILS)
+  if (R->values == R->obs || R->plot_index >= 0)
+    cml_simulation_observe (R->sim, R->obs);
+  if (R->n_values > 0)
+    cml_scene_renderer_push_trail_samples_timed (R->renderer, &t, R->values, 1, R->n_values, 0);
+  if (R->plot_index >= 0)
     {
-      cml_simulation_observe (R->sim, R->obs);
       double y = R->obs[R->plot_index];
       if (pre_run)
         {
@@ -966,7 +973,7 @@ take_sample (Render *R, SampleMode mode)
     {
       double min[3], max[3];
       /* the objects where they are now join the bounds (which only grow) */
-      cml_scene_renderer_get_bounds (R->renderer, R->n_scene ? R->scene : NULL, &R->style, min, max);
+      cml_scene_renderer_get_bounds (R->renderer, R->n_values ? R->values : NULL, &R->style, min, max);
     }
 }
 
@@ -985,138 +992,85 @@ step_to_frame (Render *R, guint k, SampleMode mode, GError **error)
   return TRUE;
 }
 
-/* ---- the camera ------------------------------------------------------------------------- */
+/* ---- the camera and the legend ------------------------------------------------------------ */
 
-/* The box, in normalized device coordinates (x right, y up, −1 … 1), around the pixels of
- * the scene's picture that differ from the background; FALSE if none do. */
-static gboolean
-drawn_extent (Render *R, guint8 *pixels, double box[4])
+/* The legend's card, drawn once: it names what the video shows and does not change. */
+static void
+make_legend (Render *R)
 {
-  float bg[4];
-  cml_scene_style_get_background (&R->style, bg);
-  int b[3] = { (int) lrintf (bg[0] * 255), (int) lrintf (bg[1] * 255), (int) lrintf (bg[2] * 255) };
-  int w = cml_offscreen_get_width (R->off), h = cml_offscreen_get_height (R->off);
-  int x0 = w, x1 = -1, y0 = h, y1 = -1;
+  /* in proportion to the frame, as at 720 rows, but never more than 60 % of the scene's
+   * width or half its height; too small to read (a thumbnail), none */
+  CmlSceneStyle style = R->style;
+  double w, h;
+  style.scale = 1;
+  if (!cml_scene_legend_measure (R->sys, &style, &w, &h))
+    return;
+  double scale = MIN (CLAMP (R->o->height / 720.0, 0.5, 4.0),
+                      MIN (0.6 * R->scene_w / w, 0.5 * R->scene_h / h));
+  if (scale < 0.5)
+    return;
+  style.scale = scale;
+  cml_scene_legend_measure (R->sys, &style, &w, &h);
+  int margin = (int) lround (10 * scale);
+  int lw = MIN ((int) ceil (w), R->scene_w - 2 * margin);
+  int lh = MIN ((int) ceil (h), R->scene_h - 2 * margin);
+  if (lw <= 0 || lh <= 0)
+    return;
+  R->legend = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, lw, lh);
+  cairo_t *cr = cairo_create (R->legend);
+  cml_scene_legend_draw (R->sys, cr, &style);
+  cairo_destroy (cr);
+  cairo_surface_flush (R->legend);
+  R->legend_x = R->scene_x + margin;
+  R->legend_y = R->scene_y + R->scene_h - margin - lh;
+}
 
-  cml_offscreen_read_pixels (R->off, pixels, 0);
-  for (int y = 0; y < h; y++)
+/* Lays the legend over the RGBA frame FRAME (premultiplied over opaque). */
+static void
+draw_legend (Render *R, guint8 *frame)
+{
+  if (R->legend == NULL)
+    return;
+  const guint8 *src = cairo_image_surface_get_data (R->legend);
+  int src_stride = cairo_image_surface_get_stride (R->legend);
+  int lw = cairo_image_surface_get_width (R->legend), lh = cairo_image_surface_get_height (R->legend);
+  gsize stride = (gsize) R->o->width * 4;
+  for (int y = 0; y < lh; y++)
     {
-      const guint8 *row = pixels + (gsize) y * w * 4;
-      for (int x = 0; x < w; x++)
+      const guint32 *s = (const guint32 *) (src + (gsize) y * src_stride);
+      guint8 *d = frame + (gsize) (R->legend_y + y) * stride + (gsize) R->legend_x * 4;
+      for (int x = 0; x < lw; x++)
         {
-          const guint8 *p = row + 4 * x;
-          if (abs (p[0] - b[0]) > 12 || abs (p[1] - b[1]) > 12 || abs (p[2] - b[2]) > 12)
-            {
-              x0 = MIN (x0, x);
-              x1 = MAX (x1, x);
-              y0 = MIN (y0, y);
-              y1 = MAX (y1, y);
-            }
+          guint32 p = s[x];
+          guint a = p >> 24;
+          if (a == 0)
+            continue;
+          guint inv = 255 - a;
+          d[4 * x + 0] = ((p >> 16) & 0xff) + (d[4 * x + 0] * inv + 127) / 255;
+          d[4 * x + 1] = ((p >> 8) & 0xff) + (d[4 * x + 1] * inv + 127) / 255;
+          d[4 * x + 2] = (p & 0xff) + (d[4 * x + 2] * inv + 127) / 255;
         }
     }
-  if (x1 < 0)
-    return FALSE;
-  box[0] = 2.0 * x0 / w - 1;
-  box[2] = 2.0 * (x1 + 1) / w - 1;
-  box[1] = 1 - 2.0 * (y1 + 1) / h;  /* rows run downwards */
-  box[3] = 1 - 2.0 * y0 / h;
-  return TRUE;
 }
 
-/* Runs the simulation again from the start with the camera CAM, draws a few frames spread
- * over the run, and gives the box around everything they showed. */
-static gboolean
-trial_run (Render *R, const CmlCamera *cam, guint8 *pixels, double box[4], gboolean *any,
-           GError **error)
+/* The camera: the window's default three-quarter view, fitted as the window fits it to
+ * everything the whole run shows (the pre-run's bounds: bodies, trails, the table at its
+ * final size), with the legend's corner kept free. */
+static void
+frame_scene (Render *R)
 {
-  const guint n_views = MIN (8, R->n_frames);
-  guint next = 0;
-
-  if (!cml_simulation_reset (R->sim, R->given, error))
-    return FALSE;
-  *any = FALSE;
-  for (guint k = 0; k < R->n_frames; k++)
+  double keep_out[2] = { 0, 0 };
+  g_autoptr (GArray) points = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+  cml_scene_renderer_get_frame_points (R->renderer, R->n_values ? R->values : NULL, &R->style, points);
+  if (R->legend)
     {
-      if (interrupted)
-        return TRUE;  /* the caller sees the flag */
-      report_prepare (R, 1);
-      if (k == 0)
-        take_sample (R, SAMPLE_TRAILS);
-      else if (!step_to_frame (R, k, SAMPLE_TRAILS, error))
-        return FALSE;
-      /* frames 0, …, N − 1 in N_VIEWS even steps, the last one always */
-      if (n_views > 1 ? k * (n_views - 1) < next * (R->n_frames - 1) : k + 1 < R->n_frames)
-        continue;
-      next++;
-      double b[4];
-      cml_offscreen_bind (R->off);
-      cml_scene_renderer_draw (R->renderer, R->n_scene ? R->scene : NULL, cam,
-                               cml_offscreen_get_width (R->off), cml_offscreen_get_height (R->off),
-                               &R->style);
-      if (!drawn_extent (R, pixels, b))
-        continue;
-      if (!*any)
-        memcpy (box, b, sizeof b);
-      box[0] = MIN (box[0], b[0]);
-      box[1] = MIN (box[1], b[1]);
-      box[2] = MAX (box[2], b[2]);
-      box[3] = MAX (box[3], b[3]);
-      *any = TRUE;
+      keep_out[0] = (double) (R->legend_x - R->scene_x + cairo_image_surface_get_width (R->legend)) / R->scene_w;
+      keep_out[1] = (double) (R->scene_y + R->scene_h - R->legend_y) / R->scene_h;
     }
-  return TRUE;
-}
-
-/* The camera: the window's default three-quarter view, fitted to the bounds of the whole
- * run (a box, which for a turntable or a circle reaches well beyond what is drawn), then
- * brought closer and centred on what the run really shows: a few trial runs measure
- * the drawn picture's extent and move the camera until it fills about 90 % of the frame
- * in its larger direction.  Perspective makes each step approximate, so a camera is only
- * kept once a trial run has shown that nothing falls outside the frame. */
-static gboolean
-frame_scene (Render *R, GError **error)
-{
-  double min[3], max[3];
-  cml_scene_renderer_get_bounds (R->renderer, R->n_scene ? R->scene : NULL, &R->style, min, max);
   cml_camera_init (&R->camera);
-  cml_camera_fit (&R->camera, min, max, (double) R->scene_w / R->scene_h, TRUE);
+  cml_camera_fit_points (&R->camera, (double *) points->data, points->len,
+                         (double) R->scene_w / R->scene_h, keep_out, TRUE);
   R->camera.auto_fit = FALSE;
-
-  /* the trial pictures at a quarter of the size (the same aspect): the extent is known
-   * to a few pixels of the video, and the lines, relatively thicker, only err outwards */
-  CmlCamera cam = R->camera;
-  double tan_v = tan (cam.fovy / 2), tan_h = tan_v * R->scene_w / R->scene_h;
-  int tw = MAX (16, R->scene_w / 4), th = MAX (16, (int) lround ((double) tw * R->scene_h / R->scene_w));
-  if (!cml_offscreen_resize (R->off, tw, th, 0, error))
-    return FALSE;
-  g_autofree guint8 *pixels = g_malloc ((gsize) tw * th * 4);
-  for (int pass = 0; pass < 4; pass++)
-    {
-      double box[4] = { 0, 0, 0, 0 };
-      gboolean any;
-      if (!trial_run (R, &cam, pixels, box, &any, error))
-        return FALSE;
-      if (interrupted || !any)
-        break;
-      double cx = 0.5 * (box[0] + box[2]), cy = 0.5 * (box[1] + box[3]);
-      double fill = MAX (box[2] - box[0], box[3] - box[1]) / 2;
-      gboolean inside = box[0] > -0.98 && box[1] > -0.98 && box[2] < 0.98 && box[3] < 0.98;
-      if (pass > 0 && inside)
-        {
-          R->camera = cam;
-          if (fill > 0.84 && fabs (cx) < 0.03 && fabs (cy) < 0.03)
-            break;
-        }
-      /* the picture's centre to the frame's centre (moving the target in the plane seen
-       * at its distance), then the distance in proportion to the fill wanted */
-      double cp = cos (cam.pitch), sp = sin (cam.pitch), cyaw = cos (cam.yaw), syaw = sin (cam.yaw);
-      double right[3] = { -syaw, cyaw, 0 };
-      double up[3] = { -sp * cyaw, -sp * syaw, cp };
-      double dx = cx * cam.distance * tan_h, dy = cy * cam.distance * tan_v;
-      for (int i = 0; i < 3; i++)
-        cam.target[i] += dx * right[i] + dy * up[i];
-      cam.distance *= CLAMP (fill / 0.9, 0.5, 1.5);
-    }
-  return cml_offscreen_resize (R->off, R->scene_w, R->scene_h, 0, error);
 }
 
 /* The plot of the chosen observable against time over [0, T], its y range fixed to
@@ -1202,6 +1156,7 @@ render_clear (Render *R)
     }
   g_clear_pointer (&R->off, cml_offscreen_free);
   g_clear_pointer (&R->plot_surface, cairo_surface_destroy);
+  g_clear_pointer (&R->legend, cairo_surface_destroy);
   g_clear_pointer (&R->series, cml_plot_series_unref);
   g_clear_pointer (&R->plot, cml_plot_unref);
   g_clear_pointer (&R->sim, cml_simulation_free);
@@ -1277,6 +1232,7 @@ collect_frame (Render *R, GQueue *pending, Writer *w)
   guint8 *dst = b->rgba + (gsize) R->scene_y * stride + (gsize) R->scene_x * 4;
   if (!cml_offscreen_read_end (R->off, dst, stride))
     memset (dst, 0, stride * R->scene_h);
+  draw_legend (R, b->rgba);
   g_async_queue_push (w->full_q, b);
 }
 
@@ -1409,6 +1365,9 @@ cml_render_main (int argc, char **argv)
   R.n_obs = cml_system_n_observables (R.sys);
   R.scene = g_new0 (double, MAX (R.n_scene, 1));
   R.obs = g_new0 (double, MAX (R.n_obs, 1));
+  gboolean observables = cml_scene_values_are_observables (R.sys);
+  R.values = observables ? R.obs : R.scene;
+  R.n_values = observables ? R.n_obs : R.n_scene;
 
   if (o.plot_column)
     {
@@ -1478,7 +1437,7 @@ cml_render_main (int argc, char **argv)
 
   /* 3. the pre-run: a failing run, the bounds, the plot's range; then the camera */
   R.t_start = t_start;
-  R.prep_total = 5 * R.n_frames;
+  R.prep_total = R.n_frames + 1;
   report_prepare (&R, 0);
   take_sample (&R, SAMPLE_BOUNDS);
   for (guint k = 1; k < R.n_frames; k++)
@@ -1493,15 +1452,9 @@ cml_render_main (int argc, char **argv)
           goto done;
         }
     }
-  gint64 t_camera = g_get_monotonic_time ();
-  if (!frame_scene (&R, &error))
-    {
-      fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
-      status = CML_CLI_EXIT_RUN_FAILED;
-      goto done;
-    }
-  g_debug ("pre-run %.3f s, camera %.3f s", (t_camera - t_start) / 1e6,
-           (g_get_monotonic_time () - t_camera) / 1e6);
+  make_legend (&R);
+  frame_scene (&R);
+  g_debug ("pre-run %.3f s", (g_get_monotonic_time () - t_start) / 1e6);
   if (interrupted)
     goto interrupted_early;
   R.prep_done = R.prep_total - 1;
@@ -1573,7 +1526,7 @@ cml_render_main (int argc, char **argv)
         if (R.plot_index >= 0)
           draw_plot (&R, b->rgba);
         cml_offscreen_bind (R.off);
-        cml_scene_renderer_draw (R.renderer, R.n_scene ? R.scene : NULL, &R.camera, R.scene_w,
+        cml_scene_renderer_draw (R.renderer, R.n_values ? R.values : NULL, &R.camera, R.scene_w,
                                  R.scene_h, &R.style);
         cml_offscreen_read_begin (R.off);
         g_queue_push_tail (&pending, b);

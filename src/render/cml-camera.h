@@ -5,8 +5,10 @@
  * The eye circles TARGET at DISTANCE; YAW is its azimuth about the vertical z axis
  * (from +x, counter-clockwise seen from above) and PITCH its elevation above the
  * horizontal plane.  While AUTO_FIT is set the camera follows the scene's bounds (they
- * only grow), so a trail that wanders off stays in view; zooming by hand clears it and a
- * reset sets it again.  A plain value type: copy it freely.  No GL, any thread.
+ * only grow), so a trail that wanders off stays in view; turning or zooming by hand
+ * clears it (the user's view is kept) and a reset or a new run sets it again.  The
+ * window and `cmlab-cli render` frame the scene with the same cml_camera_fit().  A plain
+ * value type: copy it freely.  No GL, any thread.
  */
 #pragma once
 
@@ -31,11 +33,34 @@ void cml_camera_init (CmlCamera *cam);
 /* Back to the default direction, auto-fit on; keeps the target and distance until the
  * next fit. */
 void cml_camera_reset (CmlCamera *cam);
-/* Sets target and distance so that the box [MIN, MAX] fills the view at ASPECT
- * (width / height) whatever the direction.  Only when auto-fit is on unless FORCE. */
+/* Fraction of the half-view left free at each edge by cml_camera_fit(). */
+#define CML_CAMERA_FIT_MARGIN 0.06
+
+/* Sets target and distance, keeping the direction, so that the box [MIN, MAX] is as large
+ * as it can be in a view of ASPECT (width / height) with every corner inside the view,
+ * CML_CAMERA_FIT_MARGIN from its edges (exact for the perspective: the eye is moved
+ * sideways as well as back, so a box seen at a slant is not pushed off-centre), and off
+ * the rectangle KEEP_OUT (NULL: none) in the view's bottom-left corner: its width and
+ * height as fractions of the view's (the scene's legend; the picture then takes the
+ * columns right of it or the rows above it, whichever leaves it larger).  Everything inside the
+ * box then projects inside that part of the view too.  Only when auto-fit is on, unless
+ * FORCE. */
 void cml_camera_fit (CmlCamera *cam, const double min[3], const double max[3], double aspect,
-                     gboolean force);
-/* Turns by a pointer movement of DX, DY pixels (drag right turns the scene right). */
+                     const double keep_out[2], gboolean force);
+/* The same for the N points XYZ (x, y, z each): all of them inside, and so everything in
+ * their convex hull. */
+void cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect,
+                            const double keep_out[2], gboolean force);
+/* Where the world point P lands in normalized device coordinates (x right, y up, −1 … 1
+ * inside the view; z −1 … 1 between the near and far planes) for a view of ASPECT. */
+void cml_camera_project (const CmlCamera *cam, double aspect, const double p[3], double ndc[3]);
+/* World units per pixel, at depth DEPTH (eye to point, along the view direction), for a
+ * view HEIGHT pixels tall. */
+double cml_camera_units_per_pixel (const CmlCamera *cam, double depth, double height);
+/* Depth of the world point P: its distance from the eye along the view direction. */
+double cml_camera_depth (const CmlCamera *cam, const double p[3]);
+/* Turns by a pointer movement of DX, DY pixels (drag right turns the scene right); turns
+ * auto-fit off, so that the view the user chose stays as it is. */
 void cml_camera_turn (CmlCamera *cam, double dx, double dy);
 /* Zooms by STEPS scroll steps (positive = away); turns auto-fit off. */
 void cml_camera_zoom (CmlCamera *cam, double steps);

@@ -13,6 +13,7 @@
 #include "cml-scene-renderer.h"
 
 #include <math.h>
+#include <pango/pangocairo.h>
 #include <string.h>
 
 #include "cml-gl.h"
@@ -23,6 +24,10 @@
 #define DISC_MARKS_MAX     400    /* translucent discs kept per disc object */
 #define DEFAULT_LENGTH     60.0   /* seconds of trail when the model gives no length */
 #define SAMPLES_PER_SECOND 120.0  /* spacing assumed when sample times are not given */
+#define MIN_BODY_PX        12.0   /* bodies are drawn at least this wide, logical pixels */
+#define TABLE_STEPS        8      /* a table grows in steps of 1/8 of its model radius */
+#define ARROW_MIN_BODIES   3.5    /* an arrow is at least this many MIN_BODY_PX long, so that
+                                   * it shows beside a point at its tip (the sleigh) */
 
 typedef enum
 {
@@ -74,6 +79,12 @@ typedef struct
 {
   ObjKind kind;
   float   rgb[3];
+  char   *label;   /* for the legend, or NULL */
+  /* turntable: how far from its centre the bodies on it have reached since the last
+   * clear (contact point plus body radius); the table is drawn at least that large */
+  double  reach;
+  /* turntable: its centre and largest drawn radius since the last clear, for framing */
+  double  rim_center[3], rim_radius;
   /* offsets into the scene values, -1 where the model leaves a key out */
   int     center, radius, attitude, angle, size, position, point, frame_angle, length,
           normal, every, from, vector;
@@ -96,13 +107,19 @@ struct _CmlSceneRenderer
   CmlMesh *grid_lines, *grid_axes;  /* remade every frame */
 
   CmlSystem *sys;
-  guint      n_scene;
+  guint      n_scene;  /* values per row: the scene values, or the observables (defaults) */
   GPtrArray *objects;  /* SceneObj*, model order */
+  /* a model without a scene: the default picture's point is built from these
+   * observables (-1: 0), see cml_scene_values_are_observables() */
+  gboolean   defaults;
+  int        default_obs[3];
+  double     default_values[3];  /* the current point, for draw and bounds */
 
   /* everything shown so far, for camera framing (lab and table-frame trails apart) */
   double   lab_min[3], lab_max[3];
   double   table_min[3], table_max[3];
-  gboolean lab_valid, table_valid;
+  double   body_min[3], body_max[3];  /* the lab box without the turntables */
+  gboolean lab_valid, table_valid, body_valid;
 
   /* multisampled target, resolved into the caller's framebuffer */
   GLuint   ms_fbo, ms_color, ms_depth;
@@ -190,6 +207,15 @@ mix3 (const float a[3], const float b[3], float t, float out[3])
 }
 
 /* ---- bounds ------------------------------------------------------------------------- */
+
+static gboolean
+finite_n (const double *v, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (!isfinite (v[i]))
+      return FALSE;
+  return TRUE;
+}
 
 static void
 box_add (double min[3], double max[3], gboolean *valid, const double c[3], double r)
@@ -292,6 +318,7 @@ cml_scene_renderer_new (GError **error)
 static void
 scene_obj_free (SceneObj *o)
 {
+  g_free (o->label);
   if (o->points)
     g_array_unref (o->points);
   if (o->marks)
@@ -352,7 +379,69 @@ cml_scene_renderer_free (CmlSceneRenderer *r)
 static void
 reset_bounds (CmlSceneRenderer *r)
 {
-  r->lab_valid = r->table_valid = FALSE;
+  r->lab_valid = r->table_valid = r->body_valid = FALSE;
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      o->reach = 0;
+      o->rim_radius = 0;
+    }
+}
+
+gboolean
+cml_scene_values_are_observables (CmlSystem *sys)
+{
+  g_return_val_if_fail (sys != NULL, FALSE);
+
+  return cml_system_get_model (sys)->scene->len == 0;
+}
+
+/* The default picture of a model without a scene: the state as a point in space, the
+ * first three of its base coordinates (a point over the base is where the system is),
+ * filled up with fibre coordinates when the base has fewer than two (a Lie algebra, or a
+ * base of one: the velocity beside the position shows the motion as a phase portrait).
+ * OBS gets their observable indices (-1: none, drawn at 0), NAMES their names. */
+static guint
+default_coordinates (CmlSystem *sys, int obs[3], const char *names[3])
+{
+  CmlModel *model = cml_system_get_model (sys);
+  guint n = 0;
+  for (guint i = 0; i < model->m && n < 3; i++)
+    names[n++] = model->base[i];
+  for (guint a = 0; n < 2 && a < model->n; a++)
+    names[n++] = model->fibre[a];
+  if (model->m == 0)
+    for (guint a = 2; n < 3 && a < model->n; a++)
+      names[n++] = model->fibre[a];
+  for (guint k = 0; k < 3; k++)
+    {
+      obs[k] = k < n ? cml_system_observable_index (sys, names[k]) : -1;
+      if (k >= n)
+        names[k] = NULL;
+    }
+  return n;
+}
+
+/* "x, y, theta" */
+static char *
+default_names_joined (CmlSystem *sys)
+{
+  int obs[3];
+  const char *names[4] = { NULL, NULL, NULL, NULL };
+  default_coordinates (sys, obs, names);
+  return g_strjoinv (", ", (char **) names);
+}
+
+/* The values the objects read: the scene values as given, or for the default picture
+ * the point gathered from the observables V into SCRATCH (3). */
+static const double *
+object_values (CmlSceneRenderer *r, const double *v, double *scratch)
+{
+  if (!r->defaults || v == NULL)
+    return v;
+  for (int k = 0; k < 3; k++)
+    scratch[k] = r->default_obs[k] >= 0 ? v[r->default_obs[k]] : 0.0;
+  return scratch;
 }
 
 void
@@ -367,8 +456,34 @@ cml_scene_renderer_set_system (CmlSceneRenderer *r, CmlSystem *sys)
   g_clear_pointer (&r->sys, cml_system_unref);
   r->sys = sys;
   r->n_scene = sys ? cml_system_n_scene_values (sys) : 0;
+  r->defaults = FALSE;
   if (sys == NULL)
     return;
+  if (cml_scene_values_are_observables (sys))
+    {
+      /* no [scene …]: a point where the state is and its path, over the observables */
+      const char *names[3];
+      default_coordinates (sys, r->default_obs, names);
+      g_autofree char *joined = default_names_joined (sys);
+      r->defaults = TRUE;
+      r->n_scene = cml_system_n_observables (sys);
+      SceneObj *trail = g_new0 (SceneObj, 1), *point = g_new0 (SceneObj, 1);
+      *trail = (SceneObj) { .kind = OBJ_TRAIL, .point = 0, .frame_angle = -1, .length = -1,
+                            .center = -1, .radius = -1, .attitude = -1, .angle = -1, .size = -1,
+                            .position = -1, .normal = -1, .every = -1, .from = -1, .vector = -1 };
+      *point = *trail;
+      point->kind = OBJ_POINT;
+      point->point = -1;
+      point->position = 0;
+      trail->points = g_array_new (FALSE, FALSE, sizeof (TrailPoint));
+      hex_to_rgb (0x1c71d8, trail->rgb);
+      hex_to_rgb (0xe01b24, point->rgb);
+      trail->label = g_strdup_printf ("path of (%s)", joined);
+      point->label = g_strdup_printf ("state (%s)", joined);
+      g_ptr_array_add (r->objects, trail);
+      g_ptr_array_add (r->objects, point);
+      return;
+    }
 
   static const struct
   {
@@ -393,6 +508,7 @@ cml_scene_renderer_set_system (CmlSceneRenderer *r, CmlSystem *sys)
           break;
       g_assert (k < G_N_ELEMENTS (types)); /* the model loader checked the type */
       o->kind = types[k].kind;
+      o->label = g_strdup (so->label);
       parse_color (so->color, types[k].color, o->rgb);
 #define OFF(field, key) o->field = cml_system_scene_offset (sys, i, key)
       OFF (center, "center");
@@ -478,11 +594,19 @@ longest_trail (CmlSceneRenderer *r, const double *v)
   return len > 0 ? len : DEFAULT_LENGTH;
 }
 
+/* Adds to the box of everything shown and to the one of everything but the tables. */
+static void
+lab_add (CmlSceneRenderer *r, const double c[3], double radius)
+{
+  box_add (r->lab_min, r->lab_max, &r->lab_valid, c, radius);
+  box_add (r->body_min, r->body_max, &r->body_valid, c, radius);
+}
+
 static void
 add_trail_bounds (CmlSceneRenderer *r, const float p[3], float angle, gboolean has_angle)
 {
   double c[3] = { p[0], p[1], p[2] };
-  box_add (r->lab_min, r->lab_max, &r->lab_valid, c, 0);
+  lab_add (r, c, 0);
   if (has_angle)
     {
       /* in the table frame the point turns about z with the table: the circle through it */
@@ -492,6 +616,114 @@ add_trail_bounds (CmlSceneRenderer *r, const float p[3], float angle, gboolean h
       box_add (r->table_min, r->table_max, &r->table_valid, hi, 0);
     }
 }
+
+/* ---- the turntable's drawn size --------------------------------------------------------
+ *
+ * A model's table has a radius (the file's `radius`), but its physics has none: the
+ * rolling constraint holds on the whole plane, and an orbit's size follows from the
+ * initial data and Ω (the ball's centre circles at κΩ with a radius set by the initial
+ * velocity), so with v = 1 the rolling ball leaves a table of radius 4.  Drawing it off
+ * the table would show a ball in mid-air still obeying the rolling constraint: false.
+ * Moving the table with the ball would falsify its rotation about the fixed vertical axis
+ * (the turning of the table frame is the physics).  So the table keeps its centre and
+ * axis and is drawn larger: at least the model's radius, and at least the farthest reach
+ * of what rests on it since the run began — a body's contact point's distance from the
+ * centre plus the body's radius, or a trail point on the table — grown in steps of an
+ * eighth of the model's radius so that it does not creep every frame.  The headless
+ * export sees the whole run before it draws, so its table has its final size throughout.
+ */
+
+/* How far from the centre C of a table at height C[2] the object O reaches at V, if it
+ * rests on the table (-1 if not). */
+static double
+reach_of (const SceneObj *o, const double *v, const double c[3], double table_radius)
+{
+  const double *p = NULL;
+  double radius = 0, bottom;
+  switch (o->kind)
+    {
+    case OBJ_SPHERE:
+      p = v + o->center;
+      radius = v[o->radius];
+      break;
+    case OBJ_DISC:
+      p = v + o->position;
+      radius = v[o->radius];
+      break;
+    case OBJ_POINT:
+      p = v + o->position;
+      radius = o->radius >= 0 ? v[o->radius] : 0;
+      break;
+    case OBJ_TRAIL:
+      p = v + o->point;
+      break;
+    case OBJ_TURNTABLE:
+    case OBJ_PLANE:
+    case OBJ_ARROW:
+      return -1;
+    }
+  if (!isfinite (p[0]) || !isfinite (p[1]) || !isfinite (p[2]) || !isfinite (radius) || radius < 0)
+    return -1;
+  /* resting on it: its lowest point (a sphere's or a standing disc's) at the table's
+   * height, or its centre there (points and trails lie in the table's plane) */
+  bottom = o->kind == OBJ_SPHERE || o->kind == OBJ_DISC ? p[2] - radius : p[2];
+  double tol = 0.25 * radius + 1e-3 * table_radius;
+  if (fabs (bottom - c[2]) > tol && fabs (p[2] - c[2]) > tol)
+    return -1;
+  return hypot (p[0] - c[0], p[1] - c[1]) + radius;
+}
+
+static void
+update_reach (CmlSceneRenderer *r, const double *v)
+{
+  static const double origin[3] = { 0, 0, 0 };
+  if (v == NULL)
+    return;
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *t = r->objects->pdata[i];
+      if (t->kind != OBJ_TURNTABLE)
+        continue;
+      const double *c = t->center >= 0 ? v + t->center : origin;
+      if (!finite_n (c, 3))
+        continue;
+      for (guint j = 0; j < r->objects->len; j++)
+        if (j != i)
+          t->reach = MAX (t->reach, reach_of (r->objects->pdata[j], v, c, v[t->radius]));
+    }
+}
+
+/* The radius the table O is drawn with at V (see above). */
+static double
+table_drawn_radius (const SceneObj *o, const double *v)
+{
+  double r0 = v[o->radius];
+  if (!(r0 > 0) || !isfinite (r0))
+    return r0;
+  /* a little beyond the farthest reach, so that a ball at the rim is on the table */
+  double need = 1.02 * o->reach;
+  if (need <= r0)
+    return r0;
+  double step = r0 / TABLE_STEPS;
+  return ceil (need / step) * step;
+}
+
+double
+cml_scene_renderer_get_table_radius (CmlSceneRenderer *r, guint object, const double *values)
+{
+  g_return_val_if_fail (r != NULL, NAN);
+  g_return_val_if_fail (object < r->objects->len, NAN);
+
+  SceneObj *o = r->objects->pdata[object];
+  if (o->kind != OBJ_TURNTABLE || values == NULL)
+    return NAN;
+  double scratch[3];
+  const double *v = object_values (r, values, scratch);
+  update_reach (r, v);
+  return table_drawn_radius (o, v);
+}
+
+static void add_object_bounds (CmlSceneRenderer *r, const double *v);
 
 void
 cml_scene_renderer_push_trail_samples_timed (CmlSceneRenderer *r, const double *t,
@@ -506,7 +738,11 @@ cml_scene_renderer_push_trail_samples_timed (CmlSceneRenderer *r, const double *
 
   for (guint s = 0; s < n; s++)
     {
-      const double *v = rows + (gsize) s * n_cols + scene_offset;
+      double scratch[3];
+      const double *v = object_values (r, rows + (gsize) s * n_cols + scene_offset, scratch);
+      /* the bodies where they were join the bounds (and the tables' reach), not only the
+       * trails: a camera framed on them holds the whole run */
+      add_object_bounds (r, v);
       for (guint i = 0; i < r->objects->len; i++)
         {
           SceneObj *o = r->objects->pdata[i];
@@ -631,15 +867,6 @@ cml_scene_renderer_get_trail_length (CmlSceneRenderer *r, guint trail)
 
 /* ---- bounds of the objects ----------------------------------------------------------- */
 
-static gboolean
-finite_n (const double *v, int n)
-{
-  for (int i = 0; i < n; i++)
-    if (!isfinite (v[i]))
-      return FALSE;
-  return TRUE;
-}
-
 static void
 add_object_bounds (CmlSceneRenderer *r, const double *v)
 {
@@ -647,39 +874,45 @@ add_object_bounds (CmlSceneRenderer *r, const double *v)
     {
       /* the default axes */
       double c[3] = { 0, 0, 0.4 };
-      box_add (r->lab_min, r->lab_max, &r->lab_valid, c, 1.2);
+      lab_add (r, c, 1.2);
       return;
     }
   if (v == NULL)
     return;
 
   static const double origin[3] = { 0, 0, 0 };
+  update_reach (r, v);
   for (guint i = 0; i < r->objects->len; i++)
     {
       SceneObj *o = r->objects->pdata[i];
       switch (o->kind)
         {
         case OBJ_SPHERE:
-          box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->center, v[o->radius]);
+          lab_add (r, v + o->center, v[o->radius]);
           break;
         case OBJ_TURNTABLE:
           {
             /* flat: its rim in the plane of the top */
             const double *c = o->center >= 0 ? v + o->center : origin;
-            double rad = v[o->radius];
+            double rad = table_drawn_radius (o, v);
             if (!finite_n (c, 3) || !isfinite (rad))
               break;
             double lo[3] = { c[0] - rad, c[1] - rad, c[2] }, hi[3] = { c[0] + rad, c[1] + rad, c[2] };
             box_add (r->lab_min, r->lab_max, &r->lab_valid, lo, 0);
             box_add (r->lab_min, r->lab_max, &r->lab_valid, hi, 0);
+            /* for framing, the table is its rim (a box around it would frame its
+             * empty corners) */
+            for (int k = 0; k < 3; k++)
+              o->rim_center[k] = c[k];
+            o->rim_radius = MAX (o->rim_radius, rad);
             break;
           }
         case OBJ_POINT:
-          box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->position,
+          lab_add (r, v + o->position,
                    o->radius >= 0 ? v[o->radius] : 0);
           break;
         case OBJ_DISC:
-          box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->position, v[o->radius]);
+          lab_add (r, v + o->position, v[o->radius]);
           break;
         case OBJ_ARROW:
           if (finite_n (v + o->from, 3) && finite_n (v + o->vector, 3))
@@ -687,8 +920,8 @@ add_object_bounds (CmlSceneRenderer *r, const double *v)
               double tip[3];
               for (int k = 0; k < 3; k++)
                 tip[k] = v[o->from + k] + v[o->vector + k];
-              box_add (r->lab_min, r->lab_max, &r->lab_valid, v + o->from, 0);
-              box_add (r->lab_min, r->lab_max, &r->lab_valid, tip, 0);
+              lab_add (r, v + o->from, 0);
+              lab_add (r, tip, 0);
             }
           break;
         case OBJ_TRAIL:
@@ -711,7 +944,8 @@ cml_scene_renderer_get_bounds (CmlSceneRenderer *r, const double *scene_values,
 {
   g_return_if_fail (r != NULL && min != NULL && max != NULL);
 
-  add_object_bounds (r, scene_values);
+  double scratch[3];
+  add_object_bounds (r, object_values (r, scene_values, scratch));
   gboolean valid = FALSE;
   if (r->lab_valid)
     box_add (min, max, &valid, r->lab_min, 0), box_add (min, max, &valid, r->lab_max, 0);
@@ -730,6 +964,67 @@ cml_scene_renderer_get_bounds (CmlSceneRenderer *r, const double *scene_values,
         min[k] = c - 0.5;
         max[k] = c + 0.5;
       }
+}
+
+#define RIM_POINTS 32  /* a table's rim, for framing */
+
+void
+cml_scene_renderer_get_frame_points (CmlSceneRenderer *r, const double *scene_values,
+                                     const CmlSceneStyle *style, GArray *points)
+{
+  g_return_if_fail (r != NULL && points != NULL);
+  g_return_if_fail (g_array_get_element_size (points) == 3 * sizeof (double));
+
+  double min[3], max[3];
+  g_array_set_size (points, 0);
+  /* brings the boxes up to date, and gives what to fall back on */
+  cml_scene_renderer_get_bounds (r, scene_values, style, min, max);
+
+  gboolean valid = FALSE;
+  double lo[3], hi[3];
+  if (r->body_valid)
+    box_add (lo, hi, &valid, r->body_min, 0), box_add (lo, hi, &valid, r->body_max, 0);
+  if (style && style->table_frame && r->table_valid)
+    box_add (lo, hi, &valid, r->table_min, 0), box_add (lo, hi, &valid, r->table_max, 0);
+  gboolean rims = FALSE;
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      if (o->kind != OBJ_TURNTABLE || !(o->rim_radius > 0))
+        continue;
+      /* a polygon around the rim: its corners at R / cos (π/N) */
+      double rr = o->rim_radius / cos (G_PI / RIM_POINTS);
+      for (int k = 0; k < RIM_POINTS; k++)
+        {
+          double a = 2 * G_PI * k / RIM_POINTS;
+          double p[3] = { o->rim_center[0] + rr * cos (a), o->rim_center[1] + rr * sin (a), o->rim_center[2] };
+          g_array_append_vals (points, p, 1);
+        }
+      rims = TRUE;
+    }
+  if (!valid && !rims)
+    {
+      /* nothing but planes, or nothing yet: the bounds' fallback */
+      memcpy (lo, min, sizeof lo);
+      memcpy (hi, max, sizeof hi);
+      valid = TRUE;
+    }
+  if (valid)
+    {
+      /* a lone point or a short trail must not fill the screen (as get_bounds) */
+      for (int k = 0; k < 2 && !rims; k++)
+        if (hi[k] - lo[k] < 1.0)
+          {
+            double c = 0.5 * (lo[k] + hi[k]);
+            lo[k] = c - 0.5;
+            hi[k] = c + 0.5;
+          }
+      for (int c = 0; c < 8; c++)
+        {
+          double p[3] = { c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2] };
+          g_array_append_vals (points, p, 1);
+        }
+    }
 }
 
 /* ---- drawing ---------------------------------------------------------------------------- */
@@ -751,7 +1046,80 @@ typedef struct
   float    grid_px;    /* grid line width, device pixels */
   float    point_scale;/* points drawn larger for a projector */
   int      width, height;
+  const CmlCamera *cam;
+  double   min_px;     /* the least size of a body across, device pixels */
 } DrawCtx;
+
+/* The parts of a DrawCtx that sizes depend on. */
+static void
+draw_ctx_init (DrawCtx *dc, const CmlCamera *cam, int width, int height, const CmlSceneStyle *style)
+{
+  double scale = style->scale > 0 ? style->scale : 1.0;
+  dc->cam = cam;
+  dc->width = width;
+  dc->height = height;
+  dc->dark = style->dark;
+  dc->line_px = (style->presentation ? 6.0 : 3.0) * scale;
+  dc->grid_px = (style->presentation ? 2.0 : 1.0) * scale;
+  dc->point_scale = style->presentation ? 1.5f : 1.f;
+  dc->min_px = MIN_BODY_PX * scale * (style->presentation ? 1.5 : 1.0);
+  dc->distance = cam->distance;
+}
+
+/* World units per device pixel at the point P. */
+static double
+units_per_px (const DrawCtx *dc, const double p[3])
+{
+  return cml_camera_units_per_pixel (dc->cam, cml_camera_depth (dc->cam, p), dc->height);
+}
+
+/* A body's size is the model's, but never under MIN_BODY_PX across on the screen: a
+ * small body at the end of a long path (the Chaplygin sleigh after a minute) would
+ * otherwise vanish while it is what the eye should follow.  RADIUS at P, drawn. */
+static double
+readable_radius (const DrawCtx *dc, const double p[3], double radius)
+{
+  return MAX (radius, 0.5 * dc->min_px * units_per_px (dc, p));
+}
+
+/* The radius a round body O (sphere, point, disc) is drawn with at V. */
+static double
+body_drawn_radius (const DrawCtx *dc, const SceneObj *o, const double *v)
+{
+  switch (o->kind)
+    {
+    case OBJ_SPHERE:
+      return readable_radius (dc, v + o->center, v[o->radius]);
+    case OBJ_DISC:
+      return readable_radius (dc, v + o->position, v[o->radius]);
+    case OBJ_POINT:
+      {
+        /* never smaller than about a hundredth of the scene either: the moving point
+         * is what the eye follows, also when a long path has made the view wide */
+        double radius = o->radius >= 0 ? v[o->radius] : 0.02 * dc->extent;
+        radius = MAX (radius, 0.012 * dc->extent) * dc->point_scale;
+        return readable_radius (dc, v + o->position, radius);
+      }
+    default:
+      return 0;
+    }
+}
+
+/* An arrow's drawn vector: the model's, lengthened from its foot when it would be
+ * shorter than ARROW_MIN_BODIES × MIN_BODY_PX on the screen.  Returns the length. */
+static double
+arrow_drawn_vector (const DrawCtx *dc, const double from[3], const double vec[3], double out[3])
+{
+  double len = sqrt (vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
+  double mid[3];
+  for (int k = 0; k < 3; k++)
+    mid[k] = from[k] + 0.5 * vec[k];
+  double min_len = ARROW_MIN_BODIES * dc->min_px * units_per_px (dc, mid);
+  double f = len > 0 && len < min_len ? min_len / len : 1.0;
+  for (int k = 0; k < 3; k++)
+    out[k] = vec[k] * f;
+  return len * f;
+}
 
 static void
 use (CmlSceneRenderer *r, int program)
@@ -834,16 +1202,24 @@ draw_sphere_mesh (CmlSceneRenderer *r, CmlMesh *mesh, const double c[3], double 
 }
 
 static void
-draw_arrow (CmlSceneRenderer *r, const DrawCtx *dc, const double from[3], const double vec[3],
+draw_arrow (CmlSceneRenderer *r, const DrawCtx *dc, const double from[3], const double vec0[3],
             const float rgb[3])
 {
-  double len = sqrt (vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]);
-  if (!(len > 0) || !isfinite (len))
+  double len0 = sqrt (vec0[0] * vec0[0] + vec0[1] * vec0[1] + vec0[2] * vec0[2]);
+  if (!(len0 > 0) || !isfinite (len0))
     return;
-  /* proportions of a drawn arrow, but never thicker than the scene can bear */
+  double vec[3];
+  double len = arrow_drawn_vector (dc, from, vec0, vec);
+  double mid[3];
+  for (int k = 0; k < 3; k++)
+    mid[k] = from[k] + 0.5 * vec[k];
+  double px = units_per_px (dc, mid);
+  /* proportions of a drawn arrow, but never thicker than the scene can bear, nor so thin
+   * or with so small a head that it does not read as an arrow */
   double head = MIN (0.25 * len, 0.12 * dc->extent);
-  double head_r = 0.4 * head;
-  double shaft_r = 0.35 * head_r;
+  head = MAX (head, MIN (0.5 * len, 0.9 * dc->min_px * px));
+  double head_r = MAX (0.4 * head, 0.3 * dc->min_px * px);
+  double shaft_r = MAX (0.35 * head_r, 0.2 * dc->min_px * px);
   double shaft = len - head;
   double tip_base[3];
   for (int k = 0; k < 3; k++)
@@ -1159,7 +1535,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
               c[k] = v[o->position + k];
               c[3 + k] = v[o->normal + k];
             }
-          c[6] = v[o->radius];
+          c[6] = isfinite (v[o->radius]) ? body_drawn_radius (dc, o, v) : NAN;
           Translucent it = { 0, c, c + 3, c[6], o->rgb, o->marks ? 0.55f : 0.8f };
           g_array_append_val (items, it);
         }
@@ -1190,6 +1566,8 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
     }
   end_translucent ();
 }
+
+static gboolean floor_height (CmlSceneRenderer *r, const double *v, double *z);
 
 static void
 draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
@@ -1262,7 +1640,7 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
           }
         case OBJ_TURNTABLE:
           {
-            double radius = v[o->radius], angle = v[o->angle];
+            double radius = table_drawn_radius (o, v), angle = v[o->angle];
             double c[3] = { 0, 0, 0 };
             if (o->center >= 0)
               memcpy (c, v + o->center, sizeof c);
@@ -1292,6 +1670,11 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
             double radius = v[o->radius];
             if (!(radius > 0) || !finite_n (v + o->center, 3))
               break;
+            /* drawn larger when small on the screen; one resting on the floor stays on it */
+            double c[3] = { v[o->center], v[o->center + 1], v[o->center + 2] }, fz;
+            double drawn = body_drawn_radius (dc, o, v);
+            if (drawn > radius && floor_height (r, v, &fz) && fabs (c[2] - radius - fz) < 0.25 * radius)
+              c[2] = fz + drawn;
             CmlMat4 rot;
             const double *q = o->attitude >= 0 ? v + o->attitude : NULL;
             if (q && finite_n (q, 4))
@@ -1302,18 +1685,17 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
             use (r, PATTERN_BALL);
             set_colors (r, o->rgb, 1.f, white, ink);
             glEnable (GL_CULL_FACE);
-            draw_sphere_mesh (r, r->ball, v + o->center, radius, &rot);
+            draw_sphere_mesh (r, r->ball, c, drawn, &rot);
             glDisable (GL_CULL_FACE);
             break;
           }
         case OBJ_POINT:
           {
-            /* never smaller than about a hundredth of the scene: the moving point is
-             * what the eye follows, also when a long path has made the view wide */
-            double radius = o->radius >= 0 ? v[o->radius] : 0.02 * dc->extent;
-            if (!(radius > 0) || !finite_n (v + o->position, 3))
+            if (!finite_n (v + o->position, 3))
               break;
-            radius = MAX (radius, 0.012 * dc->extent) * dc->point_scale;
+            double radius = body_drawn_radius (dc, o, v);
+            if (!(radius > 0))
+              break;
             use (r, PATTERN_MARK);
             set_colors (r, o->rgb, 1.f, o->rgb, o->rgb);
             glEnable (GL_CULL_FACE);
@@ -1472,7 +1854,8 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
     style = &default_style;
   if (width <= 0 || height <= 0)
     return;
-  const double *v = r->n_scene > 0 ? scene_values : NULL;
+  double scratch[3];
+  const double *v = object_values (r, r->n_scene > 0 ? scene_values : NULL, scratch);
 
   /* draw multisampled into our own buffer, then resolve into the caller's */
   GLint target = 0;
@@ -1491,17 +1874,10 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
 
   DrawCtx dc = { 0 };
   cml_scene_style_get_background (style, dc.bg);
-  dc.dark = style->dark;
-  dc.width = width;
-  dc.height = height;
-  double scale = style->scale > 0 ? style->scale : 1.0;
-  dc.line_px = (style->presentation ? 6.0 : 3.0) * scale;
-  dc.grid_px = (style->presentation ? 2.0 : 1.0) * scale;
-  dc.point_scale = style->presentation ? 1.5f : 1.f;
-  dc.distance = cam->distance;
+  draw_ctx_init (&dc, cam, width, height, style);
 
   double *min = dc.min, *max = dc.max;
-  cml_scene_renderer_get_bounds (r, v, style, min, max);
+  cml_scene_renderer_get_bounds (r, r->n_scene > 0 ? scene_values : NULL, style, min, max);
   dc.extent = 0.5 * sqrt ((max[0] - min[0]) * (max[0] - min[0]) + (max[1] - min[1]) * (max[1] - min[1])
                           + (max[2] - min[2]) * (max[2] - min[2]));
 
@@ -1614,4 +1990,369 @@ cml_scene_renderer_draw_to_pixels (CmlSceneRenderer *r, const double *scene_valu
       memcpy (b, row, stride);
     }
   return TRUE;
+}
+
+double
+cml_scene_renderer_get_drawn_size (CmlSceneRenderer *r, guint object, const double *values,
+                                   const CmlCamera *cam, int width, int height,
+                                   const CmlSceneStyle *style)
+{
+  g_return_val_if_fail (r != NULL && cam != NULL, 0);
+  g_return_val_if_fail (object < r->objects->len, 0);
+
+  CmlSceneStyle default_style = cml_scene_style_default ();
+  if (style == NULL)
+    style = &default_style;
+  if (values == NULL || width <= 0 || height <= 0)
+    return 0;
+
+  /* the sizes draw() would use: the same context, the same bounds */
+  DrawCtx dc = { 0 };
+  draw_ctx_init (&dc, cam, width, height, style);
+  cml_scene_renderer_get_bounds (r, values, style, dc.min, dc.max);
+  dc.extent = 0.5 * sqrt ((dc.max[0] - dc.min[0]) * (dc.max[0] - dc.min[0])
+                          + (dc.max[1] - dc.min[1]) * (dc.max[1] - dc.min[1])
+                          + (dc.max[2] - dc.min[2]) * (dc.max[2] - dc.min[2]));
+  double scratch[3];
+  const double *v = object_values (r, values, scratch);
+  const SceneObj *o = r->objects->pdata[object];
+  switch (o->kind)
+    {
+    case OBJ_SPHERE:
+    case OBJ_POINT:
+    case OBJ_DISC:
+      {
+        const double *p = v + (o->kind == OBJ_SPHERE ? o->center : o->position);
+        if (!finite_n (p, 3))
+          return 0;
+        return 2 * body_drawn_radius (&dc, o, v) / units_per_px (&dc, p);
+      }
+    case OBJ_ARROW:
+      {
+        if (!finite_n (v + o->from, 3) || !finite_n (v + o->vector, 3))
+          return 0;
+        double vec[3], mid[3];
+        double len = arrow_drawn_vector (&dc, v + o->from, v + o->vector, vec);
+        for (int k = 0; k < 3; k++)
+          mid[k] = v[o->from + k] + 0.5 * vec[k];
+        return len / units_per_px (&dc, mid);
+      }
+    case OBJ_TURNTABLE:
+      {
+        double c[3] = { 0, 0, 0 };
+        if (o->center >= 0)
+          memcpy (c, v + o->center, sizeof c);
+        return 2 * table_drawn_radius (o, v) / units_per_px (&dc, c);
+      }
+    case OBJ_PLANE:
+    case OBJ_TRAIL:
+      break;
+    }
+  return 0;
+}
+
+guint
+cml_scene_renderer_get_n_objects (CmlSceneRenderer *r)
+{
+  g_return_val_if_fail (r != NULL, 0);
+
+  return r->objects->len;
+}
+
+const char *
+cml_scene_renderer_get_object_label (CmlSceneRenderer *r, guint object)
+{
+  g_return_val_if_fail (r != NULL && object < r->objects->len, NULL);
+
+  return ((SceneObj *) r->objects->pdata[object])->label;
+}
+
+/* ---- the legend ---------------------------------------------------------------------------
+ *
+ * A card in a corner of the scene naming what is drawn: one line per object with a label
+ * (`label = …` in its [scene …] group), a small picture of its kind in its colour (a
+ * stroke for a trail, an arrow, a dot for a sphere or point, a ring for a disc, a square
+ * for a floor or table), and for models whose trails can be shown in a turning frame, the
+ * frame they are drawn in now.  Cairo and Pango only, so that the window (a drawing area
+ * over the GL view) and the exported videos draw the very same card.
+ */
+
+typedef struct
+{
+  ObjKind kind;
+  float   rgb[3];
+  char   *text;
+} LegendEntry;
+
+static void
+legend_entry_clear (gpointer p)
+{
+  g_free (((LegendEntry *) p)->text);
+}
+
+static GArray *
+legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
+{
+  GArray *entries = g_array_new (FALSE, FALSE, sizeof (LegendEntry));
+  g_array_set_clear_func (entries, legend_entry_clear);
+  *frame_line = NULL;
+  if (sys == NULL)
+    return entries;
+
+  CmlModel *model = cml_system_get_model (sys);
+  if (cml_scene_values_are_observables (sys))
+    {
+      /* the default picture (set_system) */
+      g_autofree char *joined = default_names_joined (sys);
+      LegendEntry path = { OBJ_TRAIL, { 0 }, g_strdup_printf ("path of (%s)", joined) };
+      LegendEntry point = { OBJ_POINT, { 0 }, g_strdup_printf ("state (%s)", joined) };
+      hex_to_rgb (0x1c71d8, path.rgb);
+      hex_to_rgb (0xe01b24, point.rgb);
+      g_array_append_val (entries, point);
+      g_array_append_val (entries, path);
+      return entries;
+    }
+
+  static const struct
+  {
+    const char *type;
+    ObjKind     kind;
+    guint32     color;
+  } types[] = {
+    { "sphere", OBJ_SPHERE, 0xf57900 }, { "turntable", OBJ_TURNTABLE, 0x9a9996 },
+    { "plane", OBJ_PLANE, 0x9a9996 },   { "point", OBJ_POINT, 0xe01b24 },
+    { "trail", OBJ_TRAIL, 0x1c71d8 },   { "disc", OBJ_DISC, 0x26a269 },
+    { "arrow", OBJ_ARROW, 0x813d9c },
+  };
+  gboolean turning = FALSE;
+  for (guint i = 0; i < model->scene->len; i++)
+    {
+      const CmlSceneObject *so = model->scene->pdata[i];
+      if (g_str_equal (so->type, "trail") && g_hash_table_contains (so->props, "frame-angle"))
+        turning = TRUE;
+      if (so->label == NULL || so->label[0] == '\0')
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (types); k++)
+        if (g_str_equal (so->type, types[k].type))
+          {
+            LegendEntry e = { types[k].kind, { 0 }, g_strdup (so->label) };
+            parse_color (so->color, types[k].color, e.rgb);
+            g_array_append_val (entries, e);
+          }
+    }
+  if (turning)
+    *frame_line = g_strdup (style && style->table_frame
+                              ? "paths drawn in the turning table's frame"
+                              : "paths drawn in the lab frame (fixed)");
+  return entries;
+}
+
+char **
+cml_scene_legend_lines (CmlSystem *sys, const CmlSceneStyle *style)
+{
+  g_autofree char *frame_line = NULL;
+  g_autoptr (GArray) entries = legend_entries (sys, style, &frame_line);
+  GStrvBuilder *b = g_strv_builder_new ();
+  for (guint i = 0; i < entries->len; i++)
+    g_strv_builder_add (b, g_array_index (entries, LegendEntry, i).text);
+  if (frame_line)
+    g_strv_builder_add (b, frame_line);
+  char **lines = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return lines;
+}
+
+/* Sizes in Cairo units: logical pixels times style->scale. */
+typedef struct
+{
+  double font, row, swatch, pad, radius;
+} LegendMetrics;
+
+static LegendMetrics
+legend_metrics (const CmlSceneStyle *style)
+{
+  double scale = style && style->scale > 0 ? style->scale : 1.0;
+  double font = (style && style->presentation ? 18.0 : 13.0) * scale;
+  return (LegendMetrics) { font, 1.55 * font, 2.0 * font, 0.8 * font, 0.6 * font };
+}
+
+static PangoLayout *
+legend_layout (cairo_t *cr, const LegendMetrics *m, const char *text, gboolean italic)
+{
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *font = pango_font_description_from_string ("Sans");
+  pango_font_description_set_absolute_size (font, m->font * PANGO_SCALE);
+  if (italic)
+    pango_font_description_set_style (font, PANGO_STYLE_ITALIC);
+  pango_layout_set_font_description (layout, font);
+  pango_layout_set_text (layout, text, -1);
+  pango_font_description_free (font);
+  return layout;
+}
+
+/* Lays the card out on CR (or measures only, DRAW FALSE); its size into W, H. */
+static gboolean
+legend_run (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style, gboolean draw, double *w,
+            double *h)
+{
+  g_autofree char *frame_line = NULL;
+  g_autoptr (GArray) entries = legend_entries (sys, style, &frame_line);
+  guint n = entries->len + (frame_line ? 1 : 0);
+  *w = *h = 0;
+  if (n == 0)
+    return FALSE;
+
+  LegendMetrics m = legend_metrics (style);
+  gboolean dark = style && style->dark;
+  float bg[4];
+  cml_scene_style_get_background (style, bg);
+  double ink[3] = { 0.14, 0.12, 0.19 }, soft[3] = { 0.37, 0.36, 0.40 };
+  if (dark)
+    ink[0] = ink[1] = ink[2] = 0.93, soft[0] = soft[1] = 0.72, soft[2] = 0.75;
+
+  /* the widest text sets the width */
+  double text_w = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const char *text = i < entries->len ? g_array_index (entries, LegendEntry, i).text : frame_line;
+      PangoLayout *layout = legend_layout (cr, &m, text, i >= entries->len);
+      PangoRectangle logical;
+      pango_layout_get_extents (layout, NULL, &logical);
+      text_w = MAX (text_w, logical.width / (double) PANGO_SCALE);
+      g_object_unref (layout);
+    }
+  *w = ceil (2 * m.pad + m.swatch + 0.6 * m.font + text_w);
+  *h = ceil (2 * m.pad + n * m.row - (m.row - m.font * 1.25));
+  if (!draw)
+    return TRUE;
+
+  /* the card: the scene's background, nearly opaque, and a thin edge */
+  double rr = m.radius, W = *w, H = *h;
+  cairo_save (cr);
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, W - rr, rr, rr, -G_PI / 2, 0);
+  cairo_arc (cr, W - rr, H - rr, rr, 0, G_PI / 2);
+  cairo_arc (cr, rr, H - rr, rr, G_PI / 2, G_PI);
+  cairo_arc (cr, rr, rr, rr, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+  cairo_set_source_rgba (cr, bg[0], bg[1], bg[2], 0.9);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, ink[0], ink[1], ink[2], 0.18);
+  cairo_set_line_width (cr, MAX (1.0, m.font / 13));
+  cairo_stroke (cr);
+
+  for (guint i = 0; i < n; i++)
+    {
+      double y = m.pad + i * m.row, cy = y + 0.62 * m.font, x0 = m.pad, x1 = m.pad + m.swatch;
+      const LegendEntry *e = i < entries->len ? &g_array_index (entries, LegendEntry, i) : NULL;
+      cairo_new_path (cr);  /* the text left a current point */
+      if (e)
+        {
+          float rgb[3];
+          memcpy (rgb, e->rgb, sizeof rgb);
+          if (dark && (e->kind == OBJ_TRAIL))
+            {
+              /* as draw_trails lifts them */
+              float white[3] = { 1, 1, 1 };
+              mix3 (rgb, white, 0.25f, rgb);
+            }
+          cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+          double s = 0.42 * m.font;  /* half the swatch's height */
+          double xm = 0.5 * (x0 + x1);
+          switch (e->kind)
+            {
+            case OBJ_TRAIL:
+              cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+              cairo_set_line_width (cr, 0.25 * m.font);
+              cairo_move_to (cr, x0 + 2, cy + 0.4 * s);
+              cairo_curve_to (cr, xm, cy - 1.2 * s, xm, cy + 1.2 * s, x1 - 2, cy - 0.4 * s);
+              cairo_stroke (cr);
+              break;
+            case OBJ_ARROW:
+              cairo_set_line_width (cr, 0.16 * m.font);
+              cairo_move_to (cr, x0 + 2, cy);
+              cairo_line_to (cr, x1 - 0.6 * m.font, cy);
+              cairo_stroke (cr);
+              cairo_move_to (cr, x1 - 1, cy);
+              cairo_line_to (cr, x1 - 0.75 * m.font, cy - 0.38 * m.font);
+              cairo_line_to (cr, x1 - 0.75 * m.font, cy + 0.38 * m.font);
+              cairo_close_path (cr);
+              cairo_fill (cr);
+              break;
+            case OBJ_SPHERE:
+            case OBJ_POINT:
+              cairo_arc (cr, xm, cy, e->kind == OBJ_SPHERE ? 1.1 * s : 0.8 * s, 0, 2 * G_PI);
+              cairo_fill_preserve (cr);
+              cairo_set_source_rgba (cr, ink[0], ink[1], ink[2], 0.5);
+              cairo_set_line_width (cr, MAX (1.0, 0.08 * m.font));
+              cairo_stroke (cr);
+              break;
+            case OBJ_DISC:
+              cairo_save (cr);
+              cairo_translate (cr, xm, cy);
+              cairo_scale (cr, 1.0, 0.55);
+              cairo_arc (cr, 0, 0, 1.5 * s, 0, 2 * G_PI);
+              cairo_restore (cr);
+              cairo_save (cr);
+              cairo_clip_preserve (cr);
+              cairo_paint_with_alpha (cr, 0.45);
+              cairo_restore (cr);
+              cairo_set_line_width (cr, MAX (1.0, 0.1 * m.font));
+              cairo_stroke (cr);
+              break;
+            case OBJ_TURNTABLE:
+            case OBJ_PLANE:
+              {
+                float top[3], white[3] = { 1, 1, 1 };
+                mix3 (e->rgb, white, dark ? 0.1f : 0.45f, top);
+                cairo_save (cr);
+                cairo_translate (cr, xm, cy);
+                cairo_scale (cr, 1.0, 0.5);
+                if (e->kind == OBJ_TURNTABLE)
+                  cairo_arc (cr, 0, 0, 0.5 * m.swatch - 2, 0, 2 * G_PI);
+                else
+                  cairo_rectangle (cr, -0.5 * m.swatch + 2, -1.6 * s, m.swatch - 4, 3.2 * s);
+                cairo_restore (cr);
+                cairo_set_source_rgb (cr, top[0], top[1], top[2]);
+                cairo_fill_preserve (cr);
+                cairo_set_source_rgb (cr, rgb[0] * 0.6, rgb[1] * 0.6, rgb[2] * 0.6);
+                cairo_set_line_width (cr, MAX (1.0, 0.1 * m.font));
+                cairo_stroke (cr);
+                break;
+              }
+            }
+        }
+      const char *text = e ? e->text : frame_line;
+      PangoLayout *layout = legend_layout (cr, &m, text, e == NULL);
+      const double *c = e ? ink : soft;
+      cairo_set_source_rgb (cr, c[0], c[1], c[2]);
+      /* the frame line spans the swatch column too */
+      cairo_move_to (cr, e ? x1 + 0.6 * m.font : x0, y);
+      pango_cairo_show_layout (cr, layout);
+      g_object_unref (layout);
+    }
+  cairo_restore (cr);
+  return TRUE;
+}
+
+gboolean
+cml_scene_legend_measure (CmlSystem *sys, const CmlSceneStyle *style, double *width, double *height)
+{
+  g_return_val_if_fail (width != NULL && height != NULL, FALSE);
+
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
+  gboolean any = legend_run (sys, cr, style, FALSE, width, height);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return any;
+}
+
+void
+cml_scene_legend_draw (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style)
+{
+  g_return_if_fail (cr != NULL);
+
+  double w, h;
+  legend_run (sys, cr, style, TRUE, &w, &h);
 }

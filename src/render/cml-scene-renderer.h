@@ -6,17 +6,24 @@
  * discs that mark a trail every `every` seconds), and draws them for a flat array of
  * scene values (cml_simulation_eval_scene, CmlFrame.scene).  Z is up, right-handed; a
  * turntable lies in z = 0 and turns by its `angle` about z; a sphere's `attitude`
- * quaternion (q0 scalar) maps body to space.  A model without scene objects shows axes,
- * a grid and a point at the origin; one without a plane or turntable gets a faint grid
- * under it.  Display choices, not physics: a plane grows (in whole cells) to stay under
- * everything shown; points are never drawn smaller than about 1 % of the scene; a
- * `disc` with `every` leaves a translucent disc along the path every `every` seconds.
+ * quaternion (q0 scalar) maps body to space.  A model without [scene …] groups gets a
+ * default picture over its observables (cml_scene_values_are_observables): the state as
+ * a point in space — its first three base coordinates, or base and fibre coordinates when
+ * the base is smaller — and its path; with no system at all, axes, a grid and a point at
+ * the origin.  A scene without a plane or turntable gets a faint grid under it.
+ * Display choices, not physics: a plane grows (in whole cells) to stay under everything
+ * shown; a turntable grows (about its fixed centre) to stay under what rolls on it, see
+ * cml_scene_renderer_get_table_radius(); bodies (spheres, points, discs, arrows) are never
+ * drawn under about 12 logical pixels across; a `disc` with `every` leaves a translucent
+ * disc along the path every `every` seconds.  The legend (cml_scene_legend_*) names the
+ * objects that have a `label`.
  *
  * No GTK here: it runs in a GtkGLArea and headlessly through EGL.  Every call needs the
  * GL context the renderer was made in to be current (the one thread that owns it).
  */
 #pragma once
 
+#include <cairo.h>
 #include <glib.h>
 
 #include "cml-camera.h"
@@ -47,14 +54,40 @@ CmlSceneRenderer *cml_scene_renderer_new (GError **error);
 /* Frees the GL objects too: call with the same context current. */
 void              cml_scene_renderer_free (CmlSceneRenderer *r);
 
+/* TRUE when SYS's model has no [scene …] groups: the renderer then draws its default
+ * picture, and the values it takes everywhere below ("scene values") are the
+ * observables instead (cml_system_n_observables of them; CmlFrame.obs, or the rows'
+ * first columns).  No renderer needed, any thread. */
+gboolean cml_scene_values_are_observables (CmlSystem *sys);
+
 /* The objects to draw (NULL: none, the default axes).  Clears the trails and bounds. */
 void cml_scene_renderer_set_system (CmlSceneRenderer *r, CmlSystem *sys);
+/* The objects drawn: the model's, in its order, or the default picture's (a trail, then
+ * a point).  For tests and the legend; no GL. */
+guint       cml_scene_renderer_get_n_objects (CmlSceneRenderer *r);
+const char *cml_scene_renderer_get_object_label (CmlSceneRenderer *r, guint object);
+/* The radius turntable number OBJECT (model order, counting every object) is drawn with
+ * at VALUES: the model's radius, or larger so that every body and trail point resting
+ * on the table since the last set_system/clear has been on it (their farthest contact
+ * point from the centre plus their radius), in steps of 1/8 of the model's radius.
+ * NAN if OBJECT is no turntable.  No GL. */
+double      cml_scene_renderer_get_table_radius (CmlSceneRenderer *r, guint object,
+                                                 const double *values);
+/* How large object number OBJECT is drawn on the screen at VALUES with CAM in a view of
+ * WIDTH × HEIGHT device pixels: across for spheres, points and discs, the length for an
+ * arrow, the diameter of a turntable, in device pixels, as if seen face on at its
+ * depth; 0 for trails and planes.  No GL. */
+double      cml_scene_renderer_get_drawn_size (CmlSceneRenderer *r, guint object,
+                                               const double *values, const CmlCamera *cam,
+                                               int width, int height,
+                                               const CmlSceneStyle *style);
 
 /* Adds history samples to the trails: N rows of N_COLS doubles whose scene values start
  * at column SCENE_OFFSET, oldest first; T holds the N sample times (NULL: times unknown,
  * trails are then bounded by point count only).  Each trail keeps its last 20 000
  * points and at most its `length` seconds; each point remembers its frame-angle so that
- * the table-frame view can redraw old points.  No GL: any time, same thread. */
+ * the table-frame view can redraw old points.  The objects at every sample join the
+ * bounds (get_bounds) and the turntables' reach.  No GL: any time, same thread. */
 void cml_scene_renderer_push_trail_samples_timed (CmlSceneRenderer *r, const double *t,
                                                   const double *rows, guint n, guint n_cols,
                                                   guint scene_offset);
@@ -74,6 +107,14 @@ gboolean cml_scene_renderer_has_frame_angle (CmlSceneRenderer *r);
 void cml_scene_renderer_get_bounds (CmlSceneRenderer *r, const double *scene_values,
                                     const CmlSceneStyle *style, double min[3], double max[3]);
 
+/* What the camera frames (cml_camera_fit_points): the corners of the box around
+ * everything shown since the last set_system/clear but the turntables (as get_bounds,
+ * which it brings up to date), and each turntable's rim at the largest size it has been
+ * drawn — its corners would frame empty space.  POINTS: a GArray of double[3], emptied
+ * first.  No GL. */
+void cml_scene_renderer_get_frame_points (CmlSceneRenderer *r, const double *scene_values,
+                                          const CmlSceneStyle *style, GArray *points);
+
 /* Draws into the framebuffer bound now, viewport WIDTH × HEIGHT device pixels.
  * SCENE_VALUES (cml_system_n_scene_values of the system; NULL: only what needs no
  * values) is the newest state; STYLE NULL means the default. */
@@ -86,5 +127,19 @@ void cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, c
 gboolean cml_scene_renderer_draw_to_pixels (CmlSceneRenderer *r, const double *scene_values,
                                             const CmlCamera *cam, int width, int height,
                                             const CmlSceneStyle *style, guint8 *rgba);
+
+/* The legend: a card naming every labelled object of SYS's scene (a swatch of its kind
+ * and colour, then its label), and, when a trail has a frame-angle, the frame the paths
+ * are drawn in under STYLE.  Sizes are Cairo units: logical pixels × STYLE->scale,
+ * larger for presentation; colours follow STYLE->dark.  Cairo and Pango only (no GL, no
+ * renderer): the window and the exported videos draw the same card. */
+/* The card's texts, one per line (for tests and accessibility); empty when nothing is
+ * labelled.  Free with g_strfreev. */
+char   **cml_scene_legend_lines (CmlSystem *sys, const CmlSceneStyle *style);
+/* The card's size; FALSE (and 0 × 0) when there is nothing to list. */
+gboolean cml_scene_legend_measure (CmlSystem *sys, const CmlSceneStyle *style, double *width,
+                                   double *height);
+/* Draws the card with its top-left corner at CR's origin. */
+void     cml_scene_legend_draw (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style);
 
 G_END_DECLS

@@ -67,7 +67,7 @@ rolling_ball_scene (double seconds, CmlCamera *cam, double **values, int width, 
   CmlSceneStyle style = cml_scene_style_default ();
   cml_camera_init (cam);
   cml_scene_renderer_get_bounds (r, *values, &style, min, max);
-  cml_camera_fit (cam, min, max, (double) width / height, TRUE);
+  cml_camera_fit (cam, min, max, (double) width / height, NULL, TRUE);
   *sim_out = sim;
   return r;
 }

@@ -15,6 +15,7 @@
 
 #include "cml-camera.h"
 #include "cml-mesh.h"
+#include "cml-scene-renderer.h"
 #include "cml-scene-view.h"
 
 #define SIM_SECONDS 6.0
@@ -193,7 +194,8 @@ test_styles_and_frames_only (Fixture *fx, gconstpointer data)
   g_assert_cmpfloat (fraction, >, 0.01);
 }
 
-/* A model without [scene …] groups: axes, a grid and a point. */
+/* A model without [scene …] groups: its default picture (the state as a point and its
+ * path), named in the legend. */
 static void
 test_no_scene (Fixture *fx, gconstpointer data)
 {
@@ -211,7 +213,20 @@ test_no_scene (Fixture *fx, gconstpointer data)
   double fraction = -1;
 
   g_assert_cmpuint (model->scene->len, ==, 0);
+  g_assert_true (cml_scene_values_are_observables (sys));
+  CmlSceneStyle style = cml_scene_style_default ();
+  g_auto (GStrv) lines = cml_scene_legend_lines (sys, &style);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_cmpstr (lines[0], ==, "state (W1, W2, W3)");
+  g_assert_cmpstr (lines[1], ==, "path of (W1, W2, W3)");
+
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
   cml_scene_view_set_system (fx->view, sys);
+  run_and_push (sim, fx->view);
+  CmlFrame *frame = frame_of (sim, 1);
+  cml_scene_view_set_frame (fx->view, frame);
+  cml_frame_unref (frame);
   if (!cml_scene_view_probe_pixels (fx->view, &fraction))
     {
       g_test_skip ("no GL context");
@@ -247,8 +262,10 @@ test_table_frame_property (void)
   g_assert_cmpuint (notified, ==, 1);
   g_object_get (view, "table-frame", &value, NULL);
   g_assert_true (value);
-  /* GL calls before realize are harmless */
+  /* GL calls before realize are harmless; a new run frames the camera on it again */
+  g_assert_true (cml_scene_view_get_auto_frame (view));
   cml_scene_view_clear_trails (view);
+  g_assert_true (cml_scene_view_get_auto_frame (view));
   cml_scene_view_reset_camera (view);
   g_assert_finalize_object (view);
 }
@@ -266,7 +283,11 @@ test_camera_fit (void)
       double aspect = g_rand_double_range (rand, 0.5, 2.5);
       cml_camera_init (&cam);
       cml_camera_turn (&cam, g_rand_double_range (rand, -800, 800), g_rand_double_range (rand, -300, 300));
-      cml_camera_fit (&cam, min, max, aspect, FALSE);
+      g_assert_false (cam.auto_fit); /* the user's own view */
+      /* a legend in the top-left corner, sometimes */
+      double keep_out[2] = { g_rand_double_range (rand, 0.1, 0.35), g_rand_double_range (rand, 0.1, 0.35) };
+      gboolean legend = trial % 2;
+      cml_camera_fit (&cam, min, max, aspect, legend ? keep_out : NULL, TRUE);
 
       CmlMat4 view, proj, vp;
       cml_camera_get_matrices (&cam, aspect, &view, &proj);
@@ -277,9 +298,13 @@ test_camera_fit (void)
           CmlVec3 p = { c & 1 ? max[0] : min[0], c & 2 ? max[1] : min[1], c & 4 ? max[2] : min[2] };
           CmlVec3 ndc = cml_mat4_transform_point (&vp, p);
           worst = MAX (worst, MAX (fabs (ndc.x), fabs (ndc.y)));
+          g_assert_cmpfloat (fabs (ndc.z), <, 1.0);
+          /* the legend's corner stays free: every corner is right of it or above it */
+          if (legend)
+            g_assert_true (ndc.x >= -1 + 2 * keep_out[0] - 1e-4 || ndc.y >= -1 + 2 * keep_out[1] - 1e-4);
         }
-      g_assert_cmpfloat (worst, <=, 1.0);
-      g_assert_cmpfloat (worst, >, 0.5); /* and it fills the view */
+      g_assert_cmpfloat (worst, <=, 1.0 - CML_CAMERA_FIT_MARGIN + 1e-4);
+      g_assert_cmpfloat (worst, >, 0.9 - CML_CAMERA_FIT_MARGIN); /* and it fills the view */
     }
   g_rand_free (rand);
 
@@ -289,7 +314,7 @@ test_camera_fit (void)
   cml_camera_zoom (&cam, 2);
   g_assert_false (cam.auto_fit);
   double d = cam.distance;
-  cml_camera_fit (&cam, min, max, 1.5, FALSE);
+  cml_camera_fit (&cam, min, max, 1.5, NULL, FALSE);
   g_assert_cmpfloat (cam.distance, ==, d);
   cml_camera_reset (&cam);
   g_assert_true (cam.auto_fit);
