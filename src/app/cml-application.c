@@ -34,6 +34,10 @@ struct _CmlApplication
   char    *frame_stats;
   char    *screenshot;
   int      width, height;  /* --window-size, or 0 */
+  gboolean table_frame;
+  char    *page;           /* --page plots|equations */
+  char   **set;            /* --set NAME=VALUE … */
+  char   **init;           /* --init NAME=VALUE … */
 };
 
 G_DEFINE_FINAL_TYPE (CmlApplication, cml_application, GTK_TYPE_APPLICATION)
@@ -46,6 +50,11 @@ static const GOptionEntry option_entries[] = {
   { "dark", 0, 0, G_OPTION_ARG_NONE, NULL, "Use the dark style", NULL },
   { "window-size", 0, 0, G_OPTION_ARG_STRING, NULL,
     "Open the window at exactly this size (e.g. 1280x720); the remembered size is left alone", "WxH" },
+  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL, "Set a parameter (as its slider would)", "NAME=VALUE" },
+  { "init", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+    "Give an initial value and start from it (as Apply & restart would)", "NAME=VALUE" },
+  { "table-frame", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the trails in the turning table's frame", NULL },
+  { "page", 0, 0, G_OPTION_ARG_STRING, NULL, "Show the plots or the equations beside the view", "plots|equations" },
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
     "Write a PNG of the window to FILE when --quit-after ends the run", "FILE" },
   { "quit-after", 0, 0, G_OPTION_ARG_DOUBLE, NULL, "Close the window after SECONDS of wall time", "SECONDS" },
@@ -70,6 +79,27 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_autofree char *shot = NULL;
 
   g_variant_dict_lookup (options, "model", "s", &self->model);
+  self->table_frame = g_variant_dict_contains (options, "table-frame");
+  g_variant_dict_lookup (options, "page", "s", &self->page);
+  g_variant_dict_lookup (options, "set", "^as", &self->set);
+  g_variant_dict_lookup (options, "init", "^as", &self->init);
+  if (self->page && g_strcmp0 (self->page, "plots") != 0 && g_strcmp0 (self->page, "equations") != 0)
+    {
+      g_printerr ("cmlab: --page takes plots or equations, not “%s”\n", self->page);
+      return 2;
+    }
+  for (int pass = 0; pass < 2; pass++)
+    for (char **a = pass ? self->init : self->set; a && *a; a++)
+      {
+        const char *eq = strchr (*a, '=');
+        char *end = NULL;
+
+        if (eq == NULL || eq == *a || (g_ascii_strtod (eq + 1, &end), end == eq + 1 || *end != '\0'))
+          {
+            g_printerr ("cmlab: --%s takes NAME=VALUE with a number, not “%s”\n", pass ? "init" : "set", *a);
+            return 2;
+          }
+      }
   self->dark = g_variant_dict_contains (options, "dark");
   if (g_variant_dict_lookup (options, "window-size", "s", &size))
     {
@@ -122,6 +152,21 @@ present_window (CmlApplication *self, CmlWindow *window)
     g_object_set (window, "presentation", TRUE, NULL);
   if (self->screenshot)
     cml_window_set_screenshot (window, self->screenshot);
+  if (self->table_frame)
+    g_object_set (window, "table-frame", TRUE, NULL);
+  if (self->page)
+    cml_window_show_page (window, self->page);
+  if (self->set || self->init)
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (!cml_window_apply_command_line (window, (const char *const *) self->set,
+                                          (const char *const *) self->init, &error))
+        {
+          g_printerr ("cmlab: %s\n", error->message);
+          cml_window_show_error (window, "Could not use the command line's values", error->message);
+        }
+    }
   if (self->frame_stats || self->quit_after > 0)
     cml_window_set_frame_stats (window, self->frame_stats, self->quit_after);
   if (self->play)
@@ -293,6 +338,9 @@ cml_application_finalize (GObject *object)
   g_free (self->model);
   g_free (self->frame_stats);
   g_free (self->screenshot);
+  g_free (self->page);
+  g_strfreev (self->set);
+  g_strfreev (self->init);
 
   G_OBJECT_CLASS (cml_application_parent_class)->finalize (object);
 }

@@ -108,6 +108,7 @@ struct _CmlExportDialog
   CmlExportState  state;
   char           *done_path;     /* what the Open button opens */
   GtkFileChooserNative *chooser;
+  GtkWidget        *confirm;  /* "Replace …?", while it asks */
 };
 
 G_DEFINE_FINAL_TYPE (CmlExportDialog, cml_export_dialog, GTK_TYPE_WINDOW)
@@ -1037,10 +1038,84 @@ cml_export_dialog_dup_message (CmlExportDialog *self)
   return *detail ? g_strdup_printf ("%s\n%s", text, detail) : g_strdup (text);
 }
 
+/* The file the export would replace: the video, or the first PNG frame; NULL if none. */
+static char *
+existing_output (CmlExportDialog *self)
+{
+  g_autofree char *first = NULL;
+  const char *path = self->output;
+
+  if (path == NULL)
+    return NULL;
+  if (strchr (path, '%'))
+    {
+      G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+      first = g_strdup_printf (path, 0);
+      G_GNUC_END_IGNORE_DEPRECATIONS
+      path = first;
+    }
+  return g_file_test (path, G_FILE_TEST_EXISTS) ? g_strdup (path) : NULL;
+}
+
+static void
+on_replace_response (GtkDialog *dialog, int response, CmlExportDialog *self)
+{
+  self->confirm = NULL;
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  if (response == GTK_RESPONSE_ACCEPT)
+    cml_export_dialog_start (self);
+}
+
+gboolean
+cml_export_dialog_export (CmlExportDialog *self)
+{
+  g_autofree char *existing = NULL;
+  g_autofree char *base = NULL;
+  GtkWidget *dialog;
+
+  g_return_val_if_fail (CML_IS_EXPORT_DIALOG (self), FALSE);
+
+  existing = existing_output (self);
+  if (existing == NULL)
+    return cml_export_dialog_start (self);
+  if (self->confirm)
+    {
+      gtk_window_present (GTK_WINDOW (self->confirm));
+      return FALSE;
+    }
+  /* a file that is there is the user's: replace it only when asked to */
+  base = g_path_get_basename (existing);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+                                   "Replace “%s”?", base);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
+                                            strchr (self->output, '%')
+                                              ? "The folder already holds frames of this name; the export writes over them."
+                                              : "A file of this name already exists; the export replaces it when it is complete.");
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog), "_Cancel", GTK_RESPONSE_CANCEL, "_Replace", GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  gtk_widget_add_css_class (gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT),
+                            "destructive-action");
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  g_signal_connect (dialog, "response", G_CALLBACK (on_replace_response), self);
+  self->confirm = dialog;
+  gtk_window_present (GTK_WINDOW (dialog));
+  return FALSE;
+}
+
+GtkWidget *
+cml_export_dialog_get_confirmation (CmlExportDialog *self)
+{
+  g_return_val_if_fail (CML_IS_EXPORT_DIALOG (self), NULL);
+
+  return self->confirm;
+}
+
 static void
 on_export_clicked (CmlExportDialog *self)
 {
-  cml_export_dialog_start (self);
+  cml_export_dialog_export (self);
 }
 
 static void

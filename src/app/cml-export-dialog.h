@@ -47,6 +47,11 @@ const char      *cml_export_dialog_get_output (CmlExportDialog *self);
 /* The Export button: starts `cmlab-cli render` with the window's run as it is now.
  * FALSE if it could not start (the banner says why). */
 gboolean         cml_export_dialog_start (CmlExportDialog *self);
+/* The Export button as a person presses it: when the output exists, first asks whether to
+ * replace it (FALSE: asking, or it could not start; the export starts on "Replace"). */
+gboolean         cml_export_dialog_export (CmlExportDialog *self);
+/* The "Replace …?" question while it is shown, else NULL (tests answer it). */
+GtkWidget       *cml_export_dialog_get_confirmation (CmlExportDialog *self);
 /* The Cancel button: SIGTERM to the child (SIGKILL if it has not exited after a while). */
 void             cml_export_dialog_cancel (CmlExportDialog *self);
 

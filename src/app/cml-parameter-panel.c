@@ -6,6 +6,8 @@
 
 #include "cml-parameter-panel-private.h"
 
+#include "cml-error.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -1135,6 +1137,58 @@ cml_parameter_panel_get_system (CmlParameterPanel *self)
   g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), NULL);
 
   return self->sys;
+}
+
+/* ---- from the command line ---------------------------------------------------------------- */
+
+gboolean
+cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double value, GError **error)
+{
+  ParamRow *row;
+  const CmlParam *p;
+
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), FALSE);
+
+  row = find_param (self, name);
+  p = self->sys ? cml_model_find_param (cml_system_get_model (self->sys), name) : NULL;
+  if (row == NULL || p == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "“%s” is not a parameter of this model", name);
+      return FALSE;
+    }
+  if (!cml_model_check_param (cml_system_get_model (self->sys), p, value, error))
+    return FALSE;
+  param_row_set_value (row, value);
+  return TRUE;
+}
+
+gboolean
+cml_parameter_panel_start_from (CmlParameterPanel *self, GHashTable *values, GError **error)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), FALSE);
+
+  g_hash_table_iter_init (&iter, values);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (find_initial (self, key) == NULL)
+      {
+        g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                     "“%s” is not an initial value of this model", (const char *) key);
+        return FALSE;
+      }
+  g_hash_table_iter_init (&iter, values);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      InitialRow *row = find_initial (self, key);
+
+      gtk_spin_button_set_value (row->spin, *(double *) value);
+      row->edited = TRUE;
+      initial_row_update_label (row);
+    }
+  cml_parameter_panel_apply_initial (self);
+  return TRUE;
 }
 
 /* ---- for tests ------------------------------------------------------------------------- */

@@ -42,6 +42,13 @@ void        cml_parameter_panel_show_initial (CmlParameterPanel *self, CmlSystem
  * plain reset starts from.  Owned by the panel. */
 GHashTable *cml_parameter_panel_get_given (CmlParameterPanel *self);
 
+/* A parameter set as its slider would set it (checked against its range). */
+gboolean    cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double value,
+                                           GError **error);
+/* Gives VALUES (name -> double*) as typed initial values and restarts from them, as
+ * "Apply & restart" does (names that are not initial values: an error, nothing changed). */
+gboolean    cml_parameter_panel_start_from (CmlParameterPanel *self, GHashTable *values, GError **error);
+
 /* Undo and redo the last change of parameters or initial data (a preset, Defaults and
  * "Apply & restart" are one step each; a slider's drag is one step).  FALSE when there is
  * nothing to undo or redo. */

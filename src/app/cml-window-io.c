@@ -298,6 +298,12 @@ cml_window_save_session (CmlWindow *self, const char *path, GError **error)
     return FALSE;
   add_recent (path);
   cml_window_rebuild_recent (self);
+  {
+    g_autofree char *base = g_path_get_basename (path);
+    g_autofree char *done = g_strdup_printf ("Session saved as “%s”", base);
+
+    cml_window_show_toast (self, done);
+  }
   return TRUE;
 }
 
@@ -485,7 +491,15 @@ cml_window_export_data (CmlWindow *self, const char *path, GError **error)
           return FALSE;
       }
   }
-  return cml_output_finish (out, error);
+  if (!cml_output_finish (out, error))
+    return FALSE;
+  {
+    g_autofree char *base = g_path_get_basename (path);
+    g_autofree char *done = g_strdup_printf ("%u rows written to “%s”", n_rows, base);
+
+    cml_window_show_toast (self, done);
+  }
+  return TRUE;
 }
 
 /* ---- animation export -------------------------------------------------------------------- */
@@ -541,42 +555,13 @@ close_io_chooser (CmlWindow *self)
     }
 }
 
+/* Saves, opens or exports as KIND says, and says how it went: a toast for a file written,
+ * a dialog for an error. */
 static void
-on_io_response (GtkNativeDialog *chooser, int response, CmlWindow *self)
+run_io (CmlWindow *self, int kind, const char *path)
 {
-  g_autoptr (GFile) file = NULL;
-  g_autofree char *path = NULL;
   g_autoptr (GError) error = NULL;
   const char *primary = NULL;
-  int kind = self->io_kind;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
-      path = file ? g_file_get_path (file) : NULL;
-    }
-  if (path && kind == IO_SAVE_SESSION && !cml_is_session_path (path))
-    {
-      char *with = g_strconcat (path, SESSION_EXT, NULL);
-      g_free (path);
-      path = with;
-    }
-  if (path && kind == IO_EXPORT_DATA)
-    {
-      g_autofree char *lower = g_ascii_strdown (path, -1);
-
-      if (!g_str_has_suffix (lower, ".csv") && !g_str_has_suffix (lower, ".json"))
-        {
-          GtkFileFilter *filter = gtk_file_chooser_get_filter (GTK_FILE_CHOOSER (chooser));
-          const char *ext = filter && g_strcmp0 (gtk_file_filter_get_name (filter), "JSON") == 0 ? ".json" : ".csv";
-          char *with = g_strconcat (path, ext, NULL);
-          g_free (path);
-          path = with;
-        }
-    }
-  close_io_chooser (self);
-  if (path == NULL)
-    return;
 
   switch (kind)
     {
@@ -597,6 +582,91 @@ on_io_response (GtkNativeDialog *chooser, int response, CmlWindow *self)
     }
   if (primary)
     cml_window_show_error (self, primary, error ? error->message : NULL);
+}
+
+typedef struct
+{
+  CmlWindow *self;
+  int        kind;
+  char      *path;
+} PendingIo;
+
+static void
+on_replace_response (GtkDialog *dialog, int response, PendingIo *io)
+{
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  if (response == GTK_RESPONSE_ACCEPT)
+    run_io (io->self, io->kind, io->path);
+  g_object_unref (io->self);
+  g_free (io->path);
+  g_free (io);
+}
+
+/* The name the chooser confirmed got an extension added: a file of that name is the
+ * user's, replace it only when asked to. */
+static void
+confirm_replace (CmlWindow *self, int kind, const char *path)
+{
+  PendingIo *io = g_new0 (PendingIo, 1);
+  g_autofree char *base = g_path_get_basename (path);
+  GtkWidget *dialog;
+
+  io->self = g_object_ref (self);
+  io->kind = kind;
+  io->path = g_strdup (path);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE, "Replace “%s”?", base);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
+                                            "A file of this name already exists in the folder.");
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog), "_Cancel", GTK_RESPONSE_CANCEL, "_Replace", GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  g_signal_connect (dialog, "response", G_CALLBACK (on_replace_response), io);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+on_io_response (GtkNativeDialog *chooser, int response, CmlWindow *self)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autofree char *path = NULL;
+  gboolean extended = FALSE;
+  int kind = self->io_kind;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      path = file ? g_file_get_path (file) : NULL;
+    }
+  if (path && kind == IO_SAVE_SESSION && !cml_is_session_path (path))
+    {
+      char *with = g_strconcat (path, SESSION_EXT, NULL);
+      g_free (path);
+      path = with;
+      extended = TRUE;
+    }
+  if (path && kind == IO_EXPORT_DATA)
+    {
+      g_autofree char *lower = g_ascii_strdown (path, -1);
+
+      if (!g_str_has_suffix (lower, ".csv") && !g_str_has_suffix (lower, ".json"))
+        {
+          GtkFileFilter *filter = gtk_file_chooser_get_filter (GTK_FILE_CHOOSER (chooser));
+          const char *ext = filter && g_strcmp0 (gtk_file_filter_get_name (filter), "JSON") == 0 ? ".json" : ".csv";
+          char *with = g_strconcat (path, ext, NULL);
+          g_free (path);
+          path = with;
+          extended = TRUE;
+        }
+    }
+  close_io_chooser (self);
+  if (path == NULL)
+    return;
+  if (extended && g_file_test (path, G_FILE_TEST_EXISTS))
+    confirm_replace (self, kind, path);
+  else
+    run_io (self, kind, path);
 }
 
 static void

@@ -15,8 +15,9 @@
 #include "cml-resources.h"
 #include "cml-run-failure.h"
 
-#include <math.h>
 #include <errno.h>
+#include <math.h>
+#include <string.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
 
@@ -987,6 +988,61 @@ cml_window_set_fixed_size (CmlWindow *self, int width, int height)
   self->layout_done = FALSE;
 }
 
+/* ---- from the command line ----------------------------------------------------------------- */
+
+void
+cml_window_show_page (CmlWindow *self, const char *page)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  gtk_stack_set_visible_child_name (self->side_stack, page);
+}
+
+static gboolean
+split_assignment (const char *arg, char **name, double *value)
+{
+  const char *eq = strchr (arg, '=');
+
+  if (eq == NULL)
+    return FALSE;
+  *name = g_strndup (arg, eq - arg);
+  *value = g_ascii_strtod (eq + 1, NULL);
+  return TRUE;
+}
+
+gboolean
+cml_window_apply_command_line (CmlWindow *self, const char *const *set, const char *const *init, GError **error)
+{
+  g_autoptr (GHashTable) given = NULL;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+
+  if (self->system == NULL)
+    return TRUE;
+  for (const char *const *a = set; a && *a; a++)
+    {
+      g_autofree char *name = NULL;
+      double v = 0;
+
+      if (!split_assignment (*a, &name, &v)
+          || !cml_parameter_panel_set_param (self->parameter_panel, name, v, error))
+        return FALSE;
+    }
+  if (init == NULL || *init == NULL)
+    return TRUE;
+  given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (const char *const *a = init; *a; a++)
+    {
+      char *name = NULL;
+      double v = 0;
+
+      if (!split_assignment (*a, &name, &v))
+        return FALSE;
+      g_hash_table_replace (given, name, g_memdup2 (&v, sizeof v));
+    }
+  return cml_parameter_panel_start_from (self->parameter_panel, given, error);
+}
+
 /* ---- screenshots ------------------------------------------------------------------------ */
 
 gboolean
@@ -1454,6 +1510,9 @@ cml_window_init (CmlWindow *self)
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
+  /* the keyboard starts on the run controls, not in the first number field of the side
+   * panel, so Space plays and the wheel scrolls the panel from the start */
+  gtk_widget_grab_focus (GTK_WIDGET (self->play_button));
   cml_window_add_shortcuts (self);
   cml_window_io_init (self);
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);

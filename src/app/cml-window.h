@@ -39,6 +39,13 @@ void       cml_window_show_load_error (CmlWindow *self, const char *path, const 
 /* The text of the toast shown now, or NULL. */
 const char *cml_window_get_toast (CmlWindow *self);
 
+/* Shows "plots" or "equations" beside the 3-D view. */
+void       cml_window_show_page (CmlWindow *self, const char *page);
+/* The command line's --set NAME=VALUE and --init NAME=VALUE (either may be NULL): the
+ * parameters set, then a restart from the initial values given. */
+gboolean   cml_window_apply_command_line (CmlWindow *self, const char *const *set, const char *const *init,
+                                          GError **error);
+
 /* Writes a PNG of the window, as it is drawn now, to PATH. */
 gboolean   cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error);
 /* After --quit-after's time, save a screenshot to PATH before closing. */
