@@ -310,7 +310,6 @@ cml_application_startup (GApplication *app)
   static const char *save_session_accels[] = { "<Control>s", NULL };
   static const char *open_session_accels[] = { "<Control><Shift>o", NULL };
   static const char *presentation_accels[] = { "F5", NULL };
-  g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
 
   /* GSL's default handler aborts the program; every status is handled instead */
   gsl_set_error_handler_off ();
@@ -325,9 +324,6 @@ cml_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-session", open_session_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.presentation", presentation_accels);
 
-  gtk_css_provider_load_from_resource (css, "/org/cmlab/Cmlab/ui/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 }
 
 static void

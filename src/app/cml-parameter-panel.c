@@ -614,8 +614,8 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
                                                           p->min, p->max, step));
       gtk_range_set_value (GTK_RANGE (row->scale), value_to_scale (row, p->value));
       gtk_scale_set_draw_value (row->scale, FALSE);
-      /* a mark at the default, so a teacher can find the way back */
-      gtk_scale_add_mark (row->scale, value_to_scale (row, p->value), GTK_POS_BOTTOM, NULL);
+      /* no mark at the default: it would double the line's height (the tooltip names the
+       * default, and "Defaults" goes back to it) */
       gtk_widget_set_hexpand (GTK_WIDGET (row->scale), TRUE);
       gtk_widget_set_tooltip_text (GTK_WIDGET (row->scale), tip);
       gtk_widget_add_css_class (GTK_WIDGET (row->scale), "param-scale");
@@ -1029,7 +1029,7 @@ on_defaults_clicked (CmlParameterPanel *self)
   self->restoring = FALSE;
 }
 
-/* Preset titles are sentences: the button ellipsizes them, the list wraps them. */
+/* Preset titles are sentences: the button and the list wrap them. */
 static void
 setup_preset_label (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer wrap)
 {
@@ -1043,9 +1043,13 @@ setup_preset_label (GtkSignalListItemFactory *factory, GtkListItem *item, gpoint
     }
   else
     {
+      /* the button shows the title's head ("Solid sphere"), the list and the tooltip the
+       * whole sentence; a head too long for the button is cut, with the tooltip */
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
       gtk_label_set_width_chars (GTK_LABEL (label), 10);
+      gtk_widget_add_css_class (label, "may-ellipsize");
     }
+
   gtk_list_item_set_child (item, label);
 }
 
@@ -1055,8 +1059,18 @@ bind_preset_label (GtkSignalListItemFactory *factory, GtkListItem *item, gpointe
   GtkStringObject *string = gtk_list_item_get_item (item);
   GtkWidget *label = gtk_list_item_get_child (item);
 
-  gtk_label_set_text (GTK_LABEL (label), gtk_string_object_get_string (string));
-  gtk_widget_set_tooltip_text (label, gtk_string_object_get_string (string));
+  const char *title = gtk_string_object_get_string (string);
+  const char *paren = strstr (title, " (");
+
+  if (!GPOINTER_TO_INT (wrap) && paren && paren > title)
+    {
+      g_autofree char *head = g_strndup (title, paren - title);
+
+      gtk_label_set_text (GTK_LABEL (label), head);
+    }
+  else
+    gtk_label_set_text (GTK_LABEL (label), title);
+  gtk_widget_set_tooltip_text (label, title);
 }
 
 static GtkListItemFactory *

@@ -109,6 +109,8 @@ struct _CmlWindow
 
   /* view settings */
   gboolean           layout_done;
+  int                last_layout_w;           /* the content's width at the last tick */
+  int                layout_wait;             /* ticks to wait before laying out again */
   gboolean           presentation;
   gboolean           table_frame;
   gboolean           sidebar_visible;

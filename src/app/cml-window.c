@@ -423,11 +423,16 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   self->presentation = presentation;
   if (presentation)
     {
+      int cw = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
+
       self->saved_sidebar_visible = self->sidebar_visible;
-      self->saved_content_position = self->layout_done ? gtk_paned_get_position (self->content_paned) : -1;
+      /* the plots column's width: the paned keeps its end child's width when it is resized */
+      self->saved_content_position = self->layout_done && cw > 0
+                                       ? cw - gtk_paned_get_position (self->content_paned) : -1;
       gtk_widget_add_css_class (GTK_WIDGET (self), "presentation");
       cml_window_set_sidebar_visible (self, FALSE);
       self->layout_done = FALSE;
+      self->layout_wait = 2;
     }
   else
     {
@@ -435,7 +440,12 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
       cml_window_set_sidebar_visible (self, self->saved_sidebar_visible);
       if (self->saved_content_position >= 0)
         {
-          gtk_paned_set_position (self->content_paned, self->saved_content_position);
+          int cw = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
+
+          /* the column as wide as it was; when the side panel comes back the view gives
+           * up the room, and the column keeps its width */
+          gtk_paned_set_position (self->content_paned, MAX (cw - self->saved_content_position, 0));
+          self->saved_content_position = -1;
           self->layout_done = TRUE;
         }
       else
@@ -833,6 +843,14 @@ initial_layout (CmlWindow *self)
 
   if (self->layout_done || w <= 0)
     return;
+  /* wait for the width to settle: the side panel folding away, or type growing, takes a
+   * frame or two to reach the allocation */
+  if (w != self->last_layout_w || self->layout_wait > 0)
+    {
+      self->last_layout_w = w;
+      self->layout_wait = MAX (self->layout_wait - 1, 0);
+      return;
+    }
   gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
   right = MAX (CLAMP (nat, (int) (0.38 * w), (int) (hi * w)), min);
   right = MIN (right, w - 360);
@@ -1461,12 +1479,29 @@ on_systems_popover_show (CmlWindow *self)
   gtk_widget_set_size_request (GTK_WIDGET (self->model_picker), 440, CLAMP (h - 110, 240, 720));
 }
 
+/* The style sheet, once per display: every window (and every test's) looks the same. */
+static void
+load_style (GtkWidget *widget)
+{
+  GdkDisplay *display = gtk_widget_get_display (widget);
+  g_autoptr (GtkCssProvider) css = NULL;
+
+  if (display == NULL || g_object_get_data (G_OBJECT (display), "cml-style"))
+    return;
+  css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, "/org/cmlab/Cmlab/ui/style.css");
+  gtk_style_context_add_provider_for_display (display, GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  g_object_set_data_full (G_OBJECT (display), "cml-style", g_steal_pointer (&css), g_object_unref);
+}
+
 static void
 cml_window_init (CmlWindow *self)
 {
   GtkDropTarget *drop;
   GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE };
 
+  load_style (GTK_WIDGET (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   /* both plots show one run: the phase portrait reads the time plot's columns */
   cml_plot_view_share_data (self->phase_plot, self->time_plot);
