@@ -250,7 +250,10 @@ test_export_mp4 (void)
    * not at full rate; /ui/export-dialog/arguments measures the main loop's gaps) */
   g_test_message ("ticks %" G_GUINT64_FORMAT ", longest main-loop gap %.3f s",
                   win->tick_count - ticks, longest_gap);
-  g_assert_cmpuint (win->tick_count - ticks, >, 2);
+  /* a window blocked by the export would draw no frame and stall the loop for the whole
+   * export; a busy machine may give few frames to a short one */
+  g_assert_cmpuint (win->tick_count - ticks, >=, 1);
+  g_assert_cmpfloat (longest_gap, <, 1.0);
 
   /* the video: 1 s at 10 fps, frames at t = 0 … 0.9; nothing else in the directory */
   g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
