@@ -439,8 +439,15 @@ test_csv_dimensionless_units (void)
 {
   g_autofree char *out = NULL, *err = NULL;
 
-  g_assert_cmpint (cli_run (&out, &err, "simulate", "martinet", "--t-end", "0.5", "--dt-out", "0.5", NULL), ==, 0);
-  g_assert_nonnull (strstr (out, "# units: t [-], x1 [-]"));
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *model = cli_write_file (dir, "scaled.cml",
+                                           "[model]\nname = scaled\ntitle = A scaled oscillator\ntime-unit = 1\n"
+                                           "[algebroid]\nbase = x\nfibre = u\n[anchor]\ne1 = x: 1\n"
+                                           "[dynamics]\nlagrangian = (u^2 - x^2)/2\n[initial]\nx = 1\n"
+                                           "[units]\nx = 1\nu = 1\n");
+
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "0.5", "--dt-out", "0.5", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "# units: t [-], x [-]"));
   g_assert_null (strstr (out, "[1]"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
@@ -448,6 +455,7 @@ test_csv_dimensionless_units (void)
                             "--format", "json", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "\"units\": [\"s\", \"m\""));
   g_assert_null (strstr (out, "\"1\""));
+  cli_remove_dir (dir);
 }
 
 int
