@@ -7,6 +7,7 @@
 #include "cml-parameter-panel-private.h"
 
 #include "cml-error.h"
+#include "cml-plot.h"
 
 #include <math.h>
 #include <string.h>
@@ -15,6 +16,7 @@ typedef struct
 {
   CmlParameterPanel *self;
   char          *name;
+  char          *shown;      /* as people read it: "Ω", "k₂" */
   char          *unit;       /* for messages ("" when dimensionless) */
   double         min, max, value;
   gboolean       log_scale;  /* the slider moves log10 (value): ranges over decades */
@@ -29,6 +31,7 @@ typedef struct
 {
   CmlParameterPanel *self;
   char          *name;
+  char          *shown;     /* as people read it: "w₁" */
   char          *unit;      /* for messages ("" when dimensionless) */
   gboolean       in_model;  /* given in the model's [initial] */
   gboolean       edited;    /* changed by the user since the last run started */
@@ -91,6 +94,7 @@ static void
 param_row_free (ParamRow *row)
 {
   g_free (row->name);
+  g_free (row->shown);
   g_free (row->unit);
   g_free (row->choices);
   g_free (row);
@@ -100,6 +104,7 @@ static void
 initial_row_free (InitialRow *row)
 {
   g_free (row->name);
+  g_free (row->shown);
   g_free (row->unit);
   g_free (row);
 }
@@ -550,22 +555,25 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
   ParamRow *row = g_new0 (ParamRow, 1);
   GtkWidget *name, *unit, *value_widget;
   g_autofree char *tip = NULL;
-  const char *unit_text = (p->unit && g_strcmp0 (p->unit, "1") != 0) ? p->unit : "";
+  g_autofree char *unit_text = cml_plot_format_unit (p->unit);
+  g_autofree char *shown = cml_expr_pretty_name (p->name, FALSE);
   int r = index;
 
   row->self = self;
   row->name = g_strdup (p->name);
+  row->shown = g_strdup (shown);
   row->unit = g_strdup (unit_text);
   row->min = p->min;
   row->max = p->max;
   row->value = p->value;
   if (p->choices)
-    tip = g_strdup_printf ("%s\nDefault %g", p->meaning ? p->meaning : p->name, p->value);
+    tip = g_strdup_printf ("%s\nDefault %g (on the command line: --set %s=…)",
+                           p->meaning ? p->meaning : p->name, p->value, p->name);
   else
-    tip = g_strdup_printf ("%s\nDefault %g %s; range %g … %g",
-                           p->meaning ? p->meaning : p->name, p->value, unit_text, p->min, p->max);
+    tip = g_strdup_printf ("%s\nDefault %g %s; range %g … %g (on the command line: --set %s=…)",
+                           p->meaning ? p->meaning : p->name, p->value, unit_text, p->min, p->max, p->name);
 
-  name = gtk_label_new (p->name);
+  name = gtk_label_new (shown);
   gtk_label_set_xalign (GTK_LABEL (name), 0);
   gtk_widget_add_css_class (name, "param-name");
   gtk_widget_set_tooltip_text (name, tip);
@@ -602,7 +610,7 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 
       row->log_scale = p->min > 0 && p->max / p->min >= 100.0;
       step = nice_step (p->min, p->max, row->log_scale);
-      row->spin = make_spin (self, row->name, row->unit, p->min, p->max, step, p->value);
+      row->spin = make_spin (self, row->shown, row->unit, p->min, p->max, step, p->value);
       value_widget = GTK_WIDGET (row->spin);
       g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_param_spin_changed), row);
 
@@ -716,27 +724,31 @@ add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gbo
   for (guint i = 0; i < self->initial->len; i++)
     r += is_reconstructed (model, ((InitialRow *) self->initial->pdata[i])->name) == recon;
 
+  g_autofree char *shown = cml_expr_pretty_name (name, FALSE);
+  g_autofree char *unit_text = cml_plot_format_unit (unit);
+
   row->self = self;
   row->name = g_strdup (name);
-  row->unit = g_strdup (unit && g_strcmp0 (unit, "1") != 0 ? unit : "");
+  row->shown = g_strdup (shown);
+  row->unit = g_strdup (unit_text);
   row->in_model = in_model;
 
-  row->label = GTK_LABEL (gtk_label_new (name));
+  row->label = GTK_LABEL (gtk_label_new (shown));
   gtk_label_set_xalign (row->label, 0);
   gtk_widget_set_hexpand (GTK_WIDGET (row->label), TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (row->label), "initial-name");
-  tip = g_strdup_printf ("%s%s%s", meaning ? meaning : "", meaning ? "\n" : "",
+  tip = g_strdup_printf ("%s%s%s (on the command line: --init %s=…)", meaning ? meaning : "", meaning ? "\n" : "",
                          in_model ? "Given in the model file"
                                   : "Not given in the model file: the constraints determine it, "
-                                    "or it starts at 0.  Edit it to give it.");
+                                    "or it starts at 0.  Edit it to give it.", name);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->label), tip);
 
-  row->spin = make_spin (self, row->name, row->unit, -1e9, 1e9, 0.1, value);
+  row->spin = make_spin (self, row->shown, row->unit, -1e9, 1e9, 0.1, value);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->spin), meaning);
   gtk_widget_set_valign (GTK_WIDGET (row->spin), GTK_ALIGN_CENTER);
   g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_initial_changed), row);
 
-  unit_label = gtk_label_new (unit && g_strcmp0 (unit, "1") != 0 ? unit : "");
+  unit_label = gtk_label_new (unit_text);
   gtk_label_set_xalign (GTK_LABEL (unit_label), 0);
   gtk_widget_add_css_class (unit_label, "dim-label");
   gtk_widget_set_size_request (unit_label, 40, -1);
