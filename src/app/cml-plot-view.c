@@ -967,6 +967,11 @@ cml_plot_view_set_presentation (CmlPlotView *self, gboolean on)
 {
   g_return_if_fail (CML_IS_PLOT_VIEW (self));
   self->presentation = !!on;
+  /* on a projector the plot takes the room: its selectors fold away (what is plotted is
+   * chosen before, or after leaving presentation mode) */
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self)); c; c = gtk_widget_get_next_sibling (c))
+    if (gtk_widget_has_css_class (c, "plot-header"))
+      gtk_widget_set_visible (c, !self->presentation);
   cml_plot_reset_ranges (self->plot);
   gtk_gl_area_queue_render (self->area);
 }

@@ -451,6 +451,11 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
       else
         self->layout_done = FALSE;
     }
+  /* the integrator's settings and the open button are the teacher's, not the hall's:
+   * they leave the header bar to the title */
+  gtk_widget_set_visible (GTK_WIDGET (self->integrator_dropdown), !presentation);
+  gtk_widget_set_visible (GTK_WIDGET (self->tolerance_dropdown), !presentation);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !presentation);
   cml_scene_view_set_presentation (self->scene_view, presentation);
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);

@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "cml-plot"
 
 #include "cml-plot.h"
+#include "cml-expr.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -483,7 +484,16 @@ cml_plot_format_unit (const char *unit)
         }
       if (*c == '*')
         g_string_append (s, "·");
-      else if (*c != ' ')
+      else if (*c == ' ')
+        {
+          /* "J s" is a product, J·s: never "Js" (and "m s" never "ms", a millisecond) */
+          while (c[1] == ' ')
+            c++;
+          if (s->len > 0 && c[1] != '\0' && c[1] != '/' && c[1] != ')' && s->str[s->len - 1] != '('
+              && !g_str_has_suffix (s->str, "/") && !g_str_has_suffix (s->str, "·"))
+            g_string_append (s, "·");
+        }
+      else
         g_string_append_c (s, *c);
       c++;
     }
@@ -499,43 +509,6 @@ label_with_unit (const char *label, const char *unit)
   return g_strdup (label);
 }
 
-/* "Omega" → "Ω", "Omega0" → "Ω₀": a parameter's name as a formula writes it */
-static void
-append_symbol (GString *s, const char *name)
-{
-  static const char *const greek[][2] = {
-    { "alpha", "α" }, { "beta", "β" }, { "gamma", "γ" }, { "delta", "δ" }, { "epsilon", "ε" },
-    { "zeta", "ζ" }, { "eta", "η" }, { "theta", "θ" }, { "kappa", "κ" }, { "lambda", "λ" },
-    { "mu", "μ" }, { "nu", "ν" }, { "xi", "ξ" }, { "rho", "ρ" }, { "sigma", "σ" },
-    { "tau", "τ" }, { "phi", "φ" }, { "chi", "χ" }, { "psi", "ψ" }, { "omega", "ω" },
-    { "Gamma", "Γ" }, { "Delta", "Δ" }, { "Theta", "Θ" }, { "Lambda", "Λ" }, { "Xi", "Ξ" },
-    { "Sigma", "Σ" }, { "Phi", "Φ" }, { "Psi", "Ψ" }, { "Omega", "Ω" },
-  };
-  static const char *const subscript[10] = { "₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉" };
-  gsize len = strlen (name), stem = len;
-
-  while (stem > 0 && g_ascii_isdigit (name[stem - 1]))
-    stem--;
-  if (stem == 0)
-    {
-      g_string_append (s, name);
-      return;
-    }
-  const char *letter = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (greek) && letter == NULL; i++)
-    if (strlen (greek[i][0]) == stem && strncmp (name, greek[i][0], stem) == 0)
-      letter = greek[i][1];
-  if (letter == NULL)
-    {
-      /* a Latin name stays as written: "k2" is the model's k², not an index */
-      g_string_append (s, name);
-      return;
-    }
-  g_string_append (s, letter);
-  for (gsize i = stem; i < len; i++)
-    g_string_append (s, subscript[name[i] - '0']);
-}
-
 void
 cml_plot_append_quantity (GString *s, const char *name, double value, const char *unit)
 {
@@ -543,8 +516,10 @@ cml_plot_append_quantity (GString *s, const char *name, double value, const char
 
   char num[G_ASCII_DTOSTR_BUF_SIZE];
   g_autofree char *u = cml_plot_format_unit (unit);
+  /* as the equations write it: "Omega1" → "Ω₁", "k2" → "k₂" */
+  g_autofree char *symbol = cml_expr_pretty_name (name, FALSE);
 
-  append_symbol (s, name);
+  g_string_append (s, symbol);
   g_string_append (s, " = ");
   /* four significant digits, no exponent for everyday sizes */
   g_ascii_formatd (num, sizeof num, "%.4g", fabs (value) < 1e-300 ? 0.0 : value);

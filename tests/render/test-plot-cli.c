@@ -112,7 +112,7 @@ test_figure (void)
                             "-o", spath, NULL), ==, 0);
   g_assert_true (g_file_get_contents (spath, &svg, NULL, NULL));
   g_assert_nonnull (strstr (svg, "<title>Rolling ball on a rotating table — y against x</title>"));
-  g_assert_nonnull (strstr (svg, "m = 1 kg, r = 1 m, k2 = 0.4 m², Ω = 1 rad/s"));
+  g_assert_nonnull (strstr (svg, "m = 1 kg, r = 1 m, k₂ = 0.4 m², Ω = 1 rad/s"));
   g_clear_pointer (&err, g_free);
 
   /* --title '': neither title nor parameters */
@@ -120,7 +120,7 @@ test_figure (void)
                             NULL), ==, 0);
   g_assert_true (g_file_get_contents (bpath, &bare, NULL, NULL));
   g_assert_null (strstr (bare, "Rolling ball on"));
-  g_assert_null (strstr (bare, "k2 = "));
+  g_assert_null (strstr (bare, "k₂ = "));
   g_clear_pointer (&err, g_free);
 
   /* a circle in a 16:9 frame: round, or (free scales) as wide as the frame lets it */

@@ -731,6 +731,11 @@ test_units (void)
   g_autofree char *u2 = cml_plot_format_unit ("s^-1");
   g_assert_cmpstr (u2, ==, "s⁻¹");
   g_autofree char *u3 = cml_plot_format_unit ("rad/s");
+  g_autofree char *u4 = cml_plot_format_unit ("J s");
+  g_autofree char *u5 = cml_plot_format_unit ("1/(m s)");
+
+  g_assert_cmpstr (u4, ==, "J·s");
+  g_assert_cmpstr (u5, ==, "1/(m·s)");
   g_assert_cmpstr (u3, ==, "rad/s");
 
   /* a parameter line */
@@ -744,7 +749,7 @@ test_units (void)
   cml_plot_append_quantity (line, "Omega1", -0.25, "rad/s");
   g_string_append (line, ", ");
   cml_plot_append_quantity (line, "sigma", -1, "1");
-  g_assert_cmpstr (line->str, ==, "m = 1 kg, k2 = 0.4 m², Ω = 1 rad/s, Ω₁ = −0.25 rad/s, σ = −1");
+  g_assert_cmpstr (line->str, ==, "m = 1 kg, k₂ = 0.4 m², Ω = 1 rad/s, Ω₁ = −0.25 rad/s, σ = −1");
 }
 
 /* A figure for a slide: the title and the parameters' line on top, in the frame, and text
