@@ -243,7 +243,10 @@ test_header_fits (void)
           gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
                                                       GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
           gtk_widget_add_css_class (window, "presentation");
-          cml_plot_view_set_presentation (view, TRUE);
+          /* the application's presentation mode folds the selectors away; large type
+           * alone (the third style) keeps them */
+          if (k == 1)
+            cml_plot_view_set_presentation (view, TRUE);
         }
       gtk_window_set_default_size (GTK_WINDOW (window), 380, 420);
       gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
@@ -258,11 +261,20 @@ test_header_fits (void)
                       gtk_widget_get_height (GTK_WIDGET (view)));
       g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (view)), ==, 380);
       assert_inside (GTK_WIDGET (view), GTK_WIDGET (view), &n_checked);
-      g_assert_cmpuint (n_checked, >=, 8);
-      /* and the plot keeps most of the height */
       GtkWidget *area = gtk_widget_get_last_child (GTK_WIDGET (view));
       g_assert_true (GTK_IS_GL_AREA (area));
-      g_assert_cmpint (gtk_widget_get_height (area), >=, gtk_widget_get_height (GTK_WIDGET (view)) * 2 / 3);
+      if (k == 1)
+        {
+          /* presentation: only the plot, over the whole height */
+          g_assert_cmpuint (n_checked, ==, 1);
+          g_assert_cmpint (gtk_widget_get_height (area), ==, gtk_widget_get_height (GTK_WIDGET (view)));
+        }
+      else
+        {
+          g_assert_cmpuint (n_checked, >=, 8);
+          /* and the plot keeps most of the height */
+          g_assert_cmpint (gtk_widget_get_height (area), >=, gtk_widget_get_height (GTK_WIDGET (view)) * 2 / 3);
+        }
 
       /* the window toggle names its unit */
       GtkWidget *window_button = (GtkWidget *) gtk_widget_get_template_child (GTK_WIDGET (view), CML_TYPE_PLOT_VIEW, "window_button");
