@@ -189,7 +189,15 @@ cml_atomic_file_new (const char *path, CmlAtomicFileFlags flags, GError **error)
   f->flags = flags;
   f->fd = -1;
   f->path = g_strdup (path);
-  f->target = follow_links (path, &st, &exists);
+  /* what PATH finally names, as the kernel follows it: /dev/stdout leads through
+   * /proc/self/fd/1 to a pipe that has no name to follow by hand */
+  if (g_stat (path, &st) == 0 && (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode)))
+    {
+      f->target = g_strdup (path);
+      exists = TRUE;
+    }
+  else
+    f->target = follow_links (path, &st, &exists);
   if (f->target == NULL)
     {
       set_errno_error (error, path, errno);

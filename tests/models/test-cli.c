@@ -707,6 +707,18 @@ test_output_targets (void)
   }
   g_assert_cmpuint (cli_count_entries (dir), ==, 0);
 
+  /* /dev/stdout, which is a pipe here (through /proc/self/fd/1, a link with no name) */
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "-o", "/dev/stdout", NULL };
+    g_assert_cmpint (g_lstat ("/dev/stdout", &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+    g_assert_cmpint (cli_run_argv (NULL, 0, &out, &err, args), ==, 0);
+    g_assert_cmpstr (out, ==, expected);
+    g_assert_cmpint (g_lstat ("/dev/stdout", &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+  }
+
   /* a symbolic link (relative, through a second link): the file it names is replaced */
   {
     g_autofree char *real = cli_write_file (dir, "real.csv", "old\n");
