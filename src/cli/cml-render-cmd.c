@@ -27,9 +27,13 @@
  *   5. a writer thread hands the frames to ffmpeg's standard input (ffmpeg runs in its
  *      own process group, so Ctrl-C reaches only us) — RGBA for GIF, 4:2:0 YUV for MP4
  *      and WebM — or writes PNG files.
- * A video is written under a temporary name in the target's directory and renamed only
- * when ffmpeg has finished well; a failure or an interruption (SIGINT, SIGTERM, SIGHUP)
- * removes it, and the PNG frames a failed run had written.
+ * Every file goes through cml-atomic-file.c: a video is written by ffmpeg under a
+ * temporary name of ours in the target's directory (`.NAME.cmlab-tmp-PID-XXXXXX`) and
+ * renamed only when ffmpeg has finished well; a failure or an interruption (SIGINT,
+ * SIGTERM, SIGHUP) removes it, and the PNG frames a failed run had written.  A run that
+ * was killed outright (SIGKILL) cannot clean up: its temporary is removed by the next run
+ * that writes into the directory.  A device or a FIFO is written directly, a symbolic
+ * link is followed, a read-only file is refused.
  */
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
 #define G_LOG_DOMAIN "cml-render-cmd"
@@ -49,6 +53,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cml-atomic-file.h"
 #include "cml-camera.h"
 #include "cml-cli-common.h"
 #include "cml-error.h"
@@ -428,26 +433,6 @@ parse_output (const char *path, OutSpec *s)
   return 0;
 }
 
-/* The mode a plain create would give a new file: 0666 less the umask. */
-static mode_t
-new_file_mode (void)
-{
-  mode_t mask = umask (0);
-  umask (mask);
-  return 0666 & ~mask;
-}
-
-/* Reserves TEMPLATE (ending in XXXXXX) as a new file with the usual mode; returns its
- * descriptor or -1 with errno set. */
-static int
-make_temp (char *template, mode_t mode)
-{
-  int fd = g_mkstemp (template);
-  if (fd >= 0 && fchmod (fd, mode) != 0)
-    g_debug ("cannot set the mode of %s: %s", template, g_strerror (errno));
-  return fd;
-}
-
 /* ---- ffmpeg --------------------------------------------------------------------------- */
 
 typedef struct
@@ -455,7 +440,8 @@ typedef struct
   GPid   pid;
   int    stdin_fd;   /* the pipe's writing end; -1 once closed */
   int    stderr_fd;  /* an unlinked temporary file that receives ffmpeg's messages */
-  char  *tmp_path;   /* where the video is written meanwhile */
+  CmlAtomicFile *video; /* the video, written by ffmpeg under a temporary name meanwhile
+                          * (cml-atomic-file.c), or straight into a device or a FIFO */
 } Ffmpeg;
 
 static char *
@@ -720,7 +706,6 @@ typedef struct
   const OutSpec *out;
   int          width, height;
   int          fd;               /* ffmpeg's standard input (videos) */
-  mode_t       mode;             /* of new PNG files */
   gint         failed;           /* atomic: a writer gave up; MESSAGE says why */
   GMutex       lock;             /* MESSAGE and WRITTEN */
   char        *message;
@@ -793,26 +778,27 @@ write_png (Writer *w, const FrameBuf *b, guint32 *argb)
                                                                   CAIRO_FORMAT_ARGB32, w->width,
                                                                   w->height, w->width * 4);
   g_autofree char *name = png_frame_name (w->out, b->index);
-  g_autofree char *tmp = g_strconcat (name, ".XXXXXX", NULL);
-  int fd_err[2] = { make_temp (tmp, w->mode), 0 };
-  if (fd_err[0] < 0)
+  g_autoptr (GError) error = NULL;
+  /* all or nothing, under a temporary name of ours, never in place of a device or a link */
+  g_autoptr (CmlAtomicFile) file = cml_atomic_file_new (name, CML_ATOMIC_FILE_DEFAULT, &error);
+  if (file == NULL)
     {
-      int e = errno;
       cairo_surface_destroy (surface);
-      writer_fail (w, g_strdup_printf ("%s: %s", name, g_strerror (e)));
+      writer_fail (w, g_strdup (error->message));
       return FALSE;
     }
+  int fd_err[2] = { cml_atomic_file_get_fd (file), 0 };
   cairo_status_t st = cairo_surface_write_to_png_stream (surface, png_write_func, fd_err);
   cairo_surface_destroy (surface);
-  if (close (fd_err[0]) != 0 && st == CAIRO_STATUS_SUCCESS)
-    st = CAIRO_STATUS_WRITE_ERROR, fd_err[1] = errno;
-  if (st == CAIRO_STATUS_SUCCESS && g_rename (tmp, name) != 0)
-    st = CAIRO_STATUS_WRITE_ERROR, fd_err[1] = errno;
   if (st != CAIRO_STATUS_SUCCESS)
     {
-      g_unlink (tmp);
       writer_fail (w, g_strdup_printf ("%s: %s", name,
                                        fd_err[1] ? g_strerror (fd_err[1]) : cairo_status_to_string (st)));
+      return FALSE; /* the free removes the temporary file */
+    }
+  if (!cml_atomic_file_commit (file, &error))
+    {
+      writer_fail (w, g_strdup (error->message));
       return FALSE;
     }
   g_mutex_lock (&w->lock);
@@ -1302,27 +1288,23 @@ cml_render_main (int argc, char **argv)
 
   install_signal_handlers ();
 
-  /* the directory must take a new file: a video's temporary file now, a probe for PNGs */
+  /* the target must take the file (cml-atomic-file.c: not a directory, not a read-only
+   * file; a device or a FIFO is written directly): a video's temporary file now, a probe
+   * of the first frame's name for PNGs.  Temporaries left by a killed export go now. */
   {
-    mode_t mode = new_file_mode ();
-    g_autofree char *tmpl = R.out.kind == OUT_PNG
-                              ? g_build_filename (R.out.dir, ".cmlab-render-XXXXXX", NULL)
-                              : g_strconcat (R.out.path, ".XXXXXX", NULL);
-    int fd = make_temp (tmpl, mode);
-    if (fd < 0)
+    g_autoptr (GError) werr = NULL;
+    g_autofree char *first = R.out.kind == OUT_PNG ? png_frame_name (&R.out, 0) : NULL;
+    CmlAtomicFile *probe = cml_atomic_file_new (first ? first : R.out.path, CML_ATOMIC_FILE_EXTERNAL, &werr);
+    if (probe == NULL)
       {
-        int e = errno;
-        fprintf (stderr, "cmlab-cli: cannot write %s: %s\n",
-                 R.out.kind == OUT_PNG ? R.out.dir : R.out.path, g_strerror (e));
+        fprintf (stderr, "cmlab-cli: %s\n", werr->message);
         out_spec_clear (&R.out);
         return CML_CLI_EXIT_USAGE;
       }
-    close (fd);
     if (R.out.kind == OUT_PNG)
-      g_unlink (tmpl);
+      cml_atomic_file_free (probe);
     else
-      ff.tmp_path = g_steal_pointer (&tmpl);
-    w.mode = mode;
+      ff.video = probe;
   }
 
   /* from here on every way out goes through `done`, which removes what is unfinished */
@@ -1474,7 +1456,7 @@ cml_render_main (int argc, char **argv)
   if (R.out.kind != OUT_PNG)
     {
       g_autoptr (GPtrArray) fargv = ffmpeg_argv (ffmpeg, R.out.kind, o.width, o.height, o.fps,
-                                                 ff.tmp_path);
+                                                 cml_atomic_file_get_write_path (ff.video));
       if (!ffmpeg_start (&ff, ffmpeg, fargv, &error))
         {
           fprintf (stderr, "cmlab-cli: %s\n", error->message);
@@ -1610,14 +1592,16 @@ cml_render_main (int argc, char **argv)
               }
             goto done;
           }
-        if (g_rename (ff.tmp_path, R.out.path) != 0)
-          {
-            fprintf (stderr, "cmlab-cli: cannot move the video to %s: %s\n", R.out.path,
-                     g_strerror (errno));
-            status = CML_CLI_EXIT_USAGE;
-            goto done;
-          }
-        g_clear_pointer (&ff.tmp_path, g_free);
+        {
+          g_autoptr (GError) werr = NULL;
+          if (!cml_atomic_file_commit (ff.video, &werr))
+            {
+              fprintf (stderr, "cmlab-cli: %s\n", werr->message);
+              status = CML_CLI_EXIT_USAGE;
+              goto done;
+            }
+          g_clear_pointer (&ff.video, cml_atomic_file_free);
+        }
       }
 
     double wall = (g_get_monotonic_time () - t_start) / 1e6;
@@ -1643,11 +1627,8 @@ done:
     ffmpeg_finish (&ff, TRUE);
   if (ff.stderr_fd >= 0)
     close (ff.stderr_fd);
-  if (ff.tmp_path)
-    {
-      g_unlink (ff.tmp_path);
-      g_free (ff.tmp_path);
-    }
+  /* an unfinished video's temporary file goes (the free aborts it) */
+  g_clear_pointer (&ff.video, cml_atomic_file_free);
   if (status != 0 && w.written)
     for (guint i = 0; i < w.written->len; i++)
       g_unlink (w.written->pdata[i]);

@@ -390,12 +390,42 @@ check_keys (Loader *ld, const char *group, const char *const *known)
   return TRUE;
 }
 
+/* A key file's text value with its escapes (\s \n \t \r \\) replaced.  Not
+ * g_key_file_get_string(): on a value with an unknown escape and a backslash at its end
+ * it sets its GError twice (a GLib warning); here a stray backslash is kept as written. */
+static char *
+unescape_value (const char *raw)
+{
+  GString *s = g_string_sized_new (strlen (raw));
+
+  for (const char *p = raw; *p; p++)
+    {
+      if (*p != '\\' || p[1] == '\0')
+        {
+          g_string_append_c (s, *p);
+          continue;
+        }
+      switch (*++p)
+        {
+        case 's':  g_string_append_c (s, ' '); break;
+        case 'n':  g_string_append_c (s, '\n'); break;
+        case 't':  g_string_append_c (s, '\t'); break;
+        case 'r':  g_string_append_c (s, '\r'); break;
+        case '\\': g_string_append_c (s, '\\'); break;
+        default:   g_string_append_c (s, '\\'); g_string_append_c (s, *p); break;
+        }
+    }
+  return g_string_free (s, FALSE);
+}
+
 static char *
 get_string (Loader *ld, const char *group, const char *key)
 {
-  if (!g_key_file_has_key (ld->kf, group, key, NULL))
+  g_autofree char *raw = g_key_file_get_value (ld->kf, group, key, NULL);
+
+  if (raw == NULL)
     return NULL;
-  return g_strstrip (g_key_file_get_string (ld->kf, group, key, NULL));
+  return g_strstrip (unescape_value (raw));
 }
 
 static gboolean

@@ -12,10 +12,24 @@
  * calls by other ones), so native code and interpreter agree bit for bit — the tests
  * check it on every built-in model.
  *
- * Everything is atomic: the object is compiled under a temporary name in the cache and
- * renamed into place, so two processes building the same model at once, or one killed
- * half-way, never leave a broken object under the final name; an object that does not
- * load is rebuilt.
+ * Everything is atomic: the C source and the object are written under temporary names
+ * (cml-atomic-file.c: `.NAME.cmlab-tmp-PID-XXXXXX`) and renamed into place, so two
+ * processes building the same model at once, or one killed half-way, never leave a
+ * broken object under the final name; the partial files of a killed build are removed by
+ * the next one.
+ *
+ * The cache is code that we load into the process, so it is ours only:
+ *   - the directory is created 0700; one that is a symbolic link, someone else's, or
+ *     writable by group or others is not used (the interpreter runs; one line on
+ *     standard error says why);
+ *   - beside each object NAME.so, NAME.so.sha256 holds the SHA-256 of its bytes, written
+ *     after a successful compile; an object is loaded only if its bytes match it — a
+ *     planted, truncated or corrupted object is rebuilt, never loaded;
+ *   - the cache is kept under a size limit ($CMLAB_NATIVE_CACHE_LIMIT bytes, 64 MiB by
+ *     default): after a build the least recently used objects (by modification time,
+ *     which a cache hit renews) go first, with their sources and digests;
+ *   - the compiler gets a time limit ($CMLAB_NATIVE_TIMEOUT seconds, 60 by default); at
+ *     the limit it is killed with its process group and the interpreter runs.
  */
 #define G_LOG_DOMAIN "cml-native"
 
@@ -26,11 +40,24 @@
 #include <fcntl.h>
 #include <gmodule.h>
 #include <glib/gstdio.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "cml-atomic-file.h"
 
 /* bump when the generated code's calling convention changes */
 #define NATIVE_FORMAT "cmlab-native-1"
+
+#define DEFAULT_CACHE_LIMIT  (G_GUINT64_CONSTANT (64) << 20) /* bytes */
+#define DEFAULT_TIMEOUT      60                              /* s, for one compile */
+#define MAX_COMPILER_MESSAGE 400                             /* bytes kept of its stderr */
+#define STALE_AGE            3600                            /* s: an old-style partial file */
+#define HASH_LEN             64                              /* hex digits of a SHA-256 */
 
 struct _CmlNative
 {
@@ -116,20 +143,116 @@ cache_dir (void)
   return g_build_filename (g_get_user_cache_dir (), "cmlab", "native", NULL);
 }
 
+/* A positive number from the environment variable NAME, else DEF. */
+static guint64
+env_number (const char *name, guint64 def)
+{
+  const char *v = g_getenv (name);
+  guint64 n = 0;
+
+  if (v == NULL || !g_ascii_string_to_unsigned (v, 10, 1, G_MAXUINT64, &n, NULL))
+    return def;
+  return n;
+}
+
+/* Says once per process, on standard error, why native code is off. */
+static void
+warn_once (const char *message)
+{
+  static gsize warned = 0;
+
+  if (g_once_init_enter (&warned))
+    {
+      g_printerr ("cmlab: %s; the interpreter runs instead\n", message);
+      g_once_init_leave (&warned, 1);
+    }
+}
+
+/* Makes DIR (0700) if needed and checks that it is ours only: a directory, not a
+ * symbolic link, owned by us, not writable by group or others. */
+static gboolean
+check_cache_dir (const char *dir, GError **error)
+{
+  GStatBuf st;
+  const char *why = NULL;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0 && errno != EEXIST)
+    {
+      int e = errno;
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot create the native-code cache %s: %s", dir,
+                   g_strerror (e));
+      return FALSE;
+    }
+  if (g_lstat (dir, &st) != 0)
+    why = g_strerror (errno);
+  else if (S_ISLNK (st.st_mode))
+    why = "it is a symbolic link";
+  else if (!S_ISDIR (st.st_mode))
+    why = "it is not a directory";
+  else if (st.st_uid != geteuid ())
+    why = "it belongs to another user";
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    why = "others may write to it (chmod 700 makes it private)";
+  if (why == NULL)
+    return TRUE;
+  g_set_error (error, CML_ERROR, CML_ERROR_IO, "the native-code cache %s is not used: %s", dir, why);
+  warn_once ((*error)->message);
+  return FALSE;
+}
+
+/* The SHA-256 of the file at PATH, as hex, or NULL. */
+static char *
+file_digest (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &data, &len, NULL))
+    return NULL;
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, len);
+}
+
+/* Whether the object at SO has the digest written beside it when it was built. */
+static gboolean
+object_verified (const char *so)
+{
+  g_autofree char *digest_path = g_strconcat (so, ".sha256", NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *actual = NULL;
+
+  if (!g_file_get_contents (digest_path, &expected, NULL, NULL))
+    return FALSE;
+  g_strstrip (expected);
+  actual = file_digest (so);
+  return actual != NULL && g_str_equal (actual, expected);
+}
+
 static GModule *
 open_object (const char *path)
 {
   return g_module_open (path, G_MODULE_BIND_LOCAL | G_MODULE_BIND_LAZY);
 }
 
-/* Runs the compiler on SRC into OUT; its messages (the first lines) become the error. */
+/* Runs in the compiler's process between fork and exec: a process group of its own, so
+ * that at the time limit its children (cc1, as, ld) are killed with it. */
+static void
+compiler_child_setup (gpointer unused)
+{
+  setpgid (0, 0);
+}
+
+/* Runs the compiler on SRC into OUT, for at most TIMEOUT seconds; its messages (the
+ * first lines) become the error. */
 static gboolean
-run_compiler (const char *src, const char *out, GError **error)
+run_compiler (const char *src, const char *out, guint timeout, GError **error)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *err_text = NULL;
+  g_autoptr (GString) msgs = g_string_new (NULL);
   g_autoptr (GError) local = NULL;
-  int status = 0;
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout * G_USEC_PER_SEC;
+  gboolean timed_out = FALSE;
+  GPid pid;
+  int err_fd = -1, status = 0;
 
   g_ptr_array_add (argv, (char *) compiler_path);
   for (guint i = 0; i < G_N_ELEMENTS (compile_flags); i++)
@@ -140,22 +263,195 @@ run_compiler (const char *src, const char *out, GError **error)
   g_ptr_array_add (argv, "-lm");
   g_ptr_array_add (argv, NULL);
 
-  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                     NULL, &err_text, &status, &local))
+  if (!g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL,
+                                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                 compiler_child_setup, NULL, &pid, NULL, NULL, &err_fd, &local))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot run the C compiler %s: %s",
                    compiler_path, local->message);
       return FALSE;
     }
+
+  /* its messages until it closes them (it and its children), or the time is up */
+  for (;;)
+    {
+      gint64 left = deadline - g_get_monotonic_time ();
+      struct pollfd pfd = { err_fd, POLLIN, 0 };
+      char buf[4096];
+      ssize_t n;
+
+      if (left <= 0)
+        {
+          timed_out = TRUE;
+          break;
+        }
+      if (poll (&pfd, 1, (int) MIN (left / 1000 + 1, 1000)) < 0 && errno != EINTR)
+        break;
+      if (pfd.revents == 0)
+        continue;
+      n = read (err_fd, buf, sizeof buf);
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+        break;
+      if (n > 0 && msgs->len < 16 * MAX_COMPILER_MESSAGE)
+        g_string_append_len (msgs, buf, n);
+    }
+  close (err_fd);
+  /* then its exit, within the same limit */
+  while (!timed_out)
+    {
+      pid_t r = waitpid (pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR))
+        break;
+      if (g_get_monotonic_time () >= deadline)
+        timed_out = TRUE;
+      else
+        g_usleep (5000);
+    }
+  if (timed_out)
+    {
+      kill (-pid, SIGKILL);
+      kill (pid, SIGKILL);
+      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    }
+  g_spawn_close_pid (pid);
+
+  if (timed_out)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO,
+                   "the C compiler %s did not finish within the time limit of %u s (CMLAB_NATIVE_TIMEOUT)",
+                   compiler_path, timeout);
+      return FALSE;
+    }
   if (!g_spawn_check_wait_status (status, NULL))
     {
-      if (err_text != NULL && strlen (err_text) > 400)
-        strcpy (err_text + 397, "...");
+      if (msgs->len > MAX_COMPILER_MESSAGE)
+        {
+          g_string_truncate (msgs, MAX_COMPILER_MESSAGE - 3);
+          g_string_append (msgs, "...");
+        }
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "the C compiler %s failed: %s", compiler_path,
-                   err_text != NULL && *err_text ? g_strstrip (err_text) : "no message");
+                   msgs->len ? g_strstrip (msgs->str) : "no message");
       return FALSE;
     }
   return TRUE;
+}
+
+/* ---- the cache's size ---------------------------------------------------------------------- */
+
+typedef struct
+{
+  char   *hash;
+  guint64 bytes;
+  gint64  used;   /* the object's modification time (ns), renewed by each hit */
+  gboolean has_object;
+} CacheEntry;
+
+static void
+cache_entry_free (gpointer p)
+{
+  CacheEntry *e = p;
+  g_free (e->hash);
+  g_free (e);
+}
+
+static gint
+by_use (gconstpointer a, gconstpointer b)
+{
+  const CacheEntry *x = *(CacheEntry *const *) a, *y = *(CacheEntry *const *) b;
+  return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/* Whether NAME starts with a SHA-256 in hex; the rest in *REST. */
+static gboolean
+hashed_name (const char *name, const char **rest)
+{
+  for (int i = 0; i < HASH_LEN; i++)
+    if (!g_ascii_isxdigit (name[i]) || g_ascii_isupper (name[i]))
+      return FALSE;
+  *rest = name + HASH_LEN;
+  return TRUE;
+}
+
+static void
+remove_entry (const char *dir, const char *hash)
+{
+  static const char *const suffixes[] = { ".so", ".so.sha256", ".c" };
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *base = g_strconcat (hash, suffixes[i], NULL);
+      g_autofree char *p = g_build_filename (dir, base, NULL);
+      g_unlink (p);
+    }
+}
+
+/* Removes partial files (ours of dead processes, old-style ones that are old), then the
+ * least recently used objects until the cache fits LIMIT bytes; KEEP (a hash) stays. */
+static void
+trim_cache (const char *dir, guint64 limit, const char *keep)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GHashTable) entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, cache_entry_free);
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  guint64 total = 0;
+  const char *name;
+
+  cml_atomic_file_clean_stale (dir);
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      const char *rest;
+      GStatBuf st;
+
+      if (g_lstat (p, &st) != 0 || !S_ISREG (st.st_mode))
+        continue;
+      if (cml_atomic_file_is_temporary (name, NULL))
+        {
+          total += st.st_size; /* another build's, under way */
+          continue;
+        }
+      if (!hashed_name (name, &rest)
+          || !(g_str_equal (rest, ".so") || g_str_equal (rest, ".so.sha256") || g_str_equal (rest, ".c")))
+        {
+          /* earlier versions compiled to NAME.so.XXXXXX: a killed compile left it */
+          if (now - (gint64) st.st_mtime > STALE_AGE)
+            g_unlink (p);
+          else
+            total += st.st_size;
+          continue;
+        }
+      g_autofree char *hash = g_strndup (name, HASH_LEN);
+      CacheEntry *e = g_hash_table_lookup (entries, hash);
+      if (e == NULL)
+        {
+          e = g_new0 (CacheEntry, 1);
+          e->hash = g_steal_pointer (&hash);
+          e->used = G_MININT64;
+          g_hash_table_insert (entries, e->hash, e);
+          g_ptr_array_add (order, e);
+        }
+      e->bytes += st.st_size;
+      total += st.st_size;
+      if (g_str_equal (rest, ".so"))
+        {
+          e->has_object = TRUE;
+          e->used = (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
+        }
+      else if (!e->has_object)
+        e->used = MAX (e->used, (gint64) st.st_mtime * G_GINT64_CONSTANT (1000000000));
+    }
+
+  g_ptr_array_sort (order, by_use);
+  for (guint i = 0; i < order->len && total > limit; i++)
+    {
+      CacheEntry *e = order->pdata[i];
+      if (g_strcmp0 (e->hash, keep) == 0)
+        continue;
+      g_debug ("cache over %" G_GUINT64_FORMAT " bytes: removing %s", limit, e->hash);
+      remove_entry (dir, e->hash);
+      total -= MIN (total, e->bytes);
+    }
 }
 
 static CmlNative *
@@ -173,9 +469,12 @@ CmlNative *
 cml_native_build (const char *source, GError **error)
 {
   g_autoptr (GChecksum) sum = NULL;
-  g_autofree char *dir = NULL, *so = NULL, *c_file = NULL, *tmp = NULL, *full = NULL;
+  g_autofree char *dir = NULL, *so = NULL, *c_file = NULL, *digest_path = NULL, *full = NULL;
+  g_autofree char *digest = NULL;
+  g_autoptr (CmlAtomicFile) object = NULL;
+  const char *hash;
+  guint64 limit;
   GModule *module;
-  int fd;
 
   g_return_val_if_fail (source != NULL, NULL);
 
@@ -193,60 +492,74 @@ cml_native_build (const char *source, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (compile_flags); i++)
     g_checksum_update (sum, (const guchar *) compile_flags[i], strlen (compile_flags[i]) + 1);
   g_checksum_update (sum, (const guchar *) full, -1);
+  hash = g_checksum_get_string (sum);
 
   dir = cache_dir ();
+  if (!check_cache_dir (dir, error))
+    return NULL;
   {
-    g_autofree char *base = g_strconcat (g_checksum_get_string (sum), ".so", NULL);
+    g_autofree char *base = g_strconcat (hash, ".so", NULL);
+    g_autofree char *cbase = g_strconcat (hash, ".c", NULL);
     so = g_build_filename (dir, base, NULL);
+    c_file = g_build_filename (dir, cbase, NULL);
+    digest_path = g_strconcat (so, ".sha256", NULL);
   }
+  limit = env_number ("CMLAB_NATIVE_CACHE_LIMIT", DEFAULT_CACHE_LIMIT);
 
-  module = open_object (so);
-  if (module != NULL)
-    return native_new (module, g_steal_pointer (&so), TRUE);
+  /* in the cache: loaded only if its bytes are those we built */
   if (g_file_test (so, G_FILE_TEST_EXISTS))
     {
-      g_debug ("%s does not load (%s): building it again", so, g_module_error ());
+      if (object_verified (so))
+        {
+          module = open_object (so);
+          if (module != NULL)
+            {
+              /* used now: the last to be evicted */
+              if (utimensat (AT_FDCWD, so, NULL, 0) != 0)
+                g_debug ("cannot touch %s: %s", so, g_strerror (errno));
+              return native_new (module, g_steal_pointer (&so), TRUE);
+            }
+          g_debug ("%s does not load (%s): building it again", so, g_module_error ());
+        }
+      else
+        g_debug ("%s does not match its digest: building it again", so);
       g_unlink (so);
+      g_unlink (digest_path);
     }
 
-  if (g_mkdir_with_parents (dir, 0700) != 0)
+  if (strlen (full) > limit / 2)
     {
-      int e = errno;
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot create the cache folder %s: %s", dir,
-                   g_strerror (e));
+      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
+                   "the generated C (%" G_GSIZE_FORMAT " bytes) is too large for the native-code cache",
+                   strlen (full));
       return NULL;
     }
   /* the source stays beside the object: it shows what was compiled */
-  c_file = g_strconcat (g_checksum_get_string (sum), ".c", NULL);
-  {
-    g_autofree char *p = g_build_filename (dir, c_file, NULL);
-    g_free (c_file);
-    c_file = g_steal_pointer (&p);
-  }
-  if (!g_file_set_contents (c_file, full, -1, error))
+  if (!cml_atomic_file_set_contents (c_file, full, strlen (full), error))
     return NULL;
-
-  tmp = g_strconcat (so, ".XXXXXX", NULL);
-  fd = g_mkstemp_full (tmp, O_RDWR, 0644);
-  if (fd < 0)
+  object = cml_atomic_file_new (so, CML_ATOMIC_FILE_EXTERNAL, error);
+  if (object == NULL)
+    return NULL;
+  if (!run_compiler (c_file, cml_atomic_file_get_write_path (object),
+                     (guint) MIN (env_number ("CMLAB_NATIVE_TIMEOUT", DEFAULT_TIMEOUT), 86400), error))
+    return NULL; /* the free removes the partial object */
+  digest = file_digest (cml_atomic_file_get_write_path (object));
+  if (digest == NULL)
     {
-      int e = errno;
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot create a file in %s: %s", dir, g_strerror (e));
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot read the compiled object of %s", c_file);
       return NULL;
     }
-  close (fd);
-  if (!run_compiler (c_file, tmp, error))
-    {
-      g_unlink (tmp);
-      return NULL;
-    }
-  if (g_rename (tmp, so) != 0)
-    {
-      int e = errno;
-      g_unlink (tmp);
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot rename %s: %s", tmp, g_strerror (e));
-      return NULL;
-    }
+  if (!cml_atomic_file_commit (object, error))
+    return NULL;
+  {
+    g_autofree char *line = g_strconcat (digest, "\n", NULL);
+    if (!cml_atomic_file_set_contents (digest_path, line, strlen (line), error))
+      {
+        g_unlink (so);
+        return NULL;
+      }
+  }
+  trim_cache (dir, limit, hash);
   module = open_object (so);
   if (module == NULL)
     {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cml-atomic-file.h"
 #include "cml-error.h"
 
 /* A unit as people read it in a header: a dimensionless quantity (unit "1", or none
@@ -29,7 +30,8 @@ struct _CmlOutput
   CmlOutputFormat format;
   FILE   *fp;
   char   *path;     /* final name, or NULL for stdout */
-  char   *tmp_path; /* where it is written meanwhile */
+  CmlAtomicFile *file; /* the file being written (cml-atomic-file.c), or NULL for stdout */
+  gboolean holds_signals;
   int    *cols;     /* observable indices */
   guint   n_cols;
   double *obs;
@@ -60,45 +62,31 @@ cml_output_new (const char *path, CmlOutputFormat format, GError **error)
       return g_steal_pointer (&out);
     }
   out->path = g_strdup (path);
-  out->tmp_path = g_strdup_printf ("%s.XXXXXX", path);
-  int fd = g_mkstemp (out->tmp_path);
-  if (fd < 0)
-    {
-      int e = errno;
-      g_clear_pointer (&out->tmp_path, g_free);
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
-      return NULL;
-    }
-  /* mkstemp makes the file private (0600); give it the mode a plain create would have:
-   * the replaced file's, else 0666 less the umask */
-  {
-    struct stat st;
-    mode_t mode;
-    if (g_stat (path, &st) == 0)
-      mode = st.st_mode & 07777;
-    else
-      {
-        mode_t mask = umask (0);
-        umask (mask);
-        mode = 0666 & ~mask;
-      }
-    if (fchmod (fd, mode) != 0)
-      g_debug ("cannot set the mode of %s: %s", out->tmp_path, g_strerror (errno));
-  }
-  out->fp = fdopen (fd, "w");
+  out->file = cml_atomic_file_new (path, CML_ATOMIC_FILE_DEFAULT, error);
+  if (out->file == NULL)
+    return NULL;
+  out->fp = cml_atomic_file_get_stream (out->file);
   if (out->fp == NULL)
     {
       int e = errno;
-      close (fd);
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
       return NULL;
     }
+  /* Ctrl-C or SIGTERM stops the rows (cml_output_row says so) and the file is dropped */
+  cml_atomic_file_hold_signals ();
+  out->holds_signals = TRUE;
   return g_steal_pointer (&out);
 }
 
 static gboolean
 check_stream (CmlOutput *out, GError **error)
 {
+  int sig = out->holds_signals ? cml_atomic_file_interrupted () : 0;
+  if (sig != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "interrupted (%s); %s not written", g_strsignal (sig), out->path);
+      return FALSE;
+    }
   if (ferror (out->fp))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "writing %s failed: %s",
@@ -108,27 +96,83 @@ check_stream (CmlOutput *out, GError **error)
   return TRUE;
 }
 
-static void
-json_string (FILE *fp, const char *s)
+void
+cml_json_append_string (GString *s, const char *text)
 {
-  fputc ('"', fp);
-  for (; *s; s++)
+  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+
+  g_string_append_c (s, '"');
+  for (const char *p = valid; *p; p++)
     {
-      if (*s == '"' || *s == '\\')
-        fprintf (fp, "\\%c", *s);
-      else if ((unsigned char) *s < 0x20)
-        fprintf (fp, "\\u%04x", *s);
-      else
-        fputc (*s, fp);
+      guchar c = (guchar) *p;
+      switch (c)
+        {
+        case '"':  g_string_append (s, "\\\""); break;
+        case '\\': g_string_append (s, "\\\\"); break;
+        case '\n': g_string_append (s, "\\n"); break;
+        case '\r': g_string_append (s, "\\r"); break;
+        case '\t': g_string_append (s, "\\t"); break;
+        case '\b': g_string_append (s, "\\b"); break;
+        case '\f': g_string_append (s, "\\f"); break;
+        default:
+          if (c < 0x20 || c == 0x7f)
+            g_string_append_printf (s, "\\u%04x", c);
+          else
+            g_string_append_c (s, (char) c);
+        }
     }
-  fputc ('"', fp);
+  g_string_append_c (s, '"');
+}
+
+void
+cml_text_append_escaped (GString *s, const char *text)
+{
+  for (const char *p = text ? text : ""; *p; p++)
+    {
+      guchar c = (guchar) *p;
+      if (c == '\n')
+        g_string_append (s, "\\n");
+      else if (c == '\r')
+        g_string_append (s, "\\r");
+      else if (c == '\t')
+        g_string_append (s, "\\t");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (s, "\\x%02x", c);
+      else
+        g_string_append_c (s, (char) c);
+    }
+}
+
+static void
+json_string (FILE *fp, const char *text)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  cml_json_append_string (s, text);
+  fputs (s->str, fp);
+}
+
+/* A text field in a "#" comment line: one line, whatever it holds. */
+static void
+comment_text (FILE *fp, const char *text)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  cml_text_append_escaped (s, text);
+  fputs (s->str, fp);
+}
+
+/* Numbers for machines: C syntax whatever the locale (no decimal comma). */
+static void
+number_fmt (FILE *fp, const char *fmt, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  fputs (g_ascii_formatd (buf, sizeof buf, fmt, v), fp);
 }
 
 static void
 number (FILE *fp, CmlOutputFormat format, double v)
 {
   if (isfinite (v))
-    fprintf (fp, "%.17g", v);
+    number_fmt (fp, "%.17g", v);
   else
     fputs (format == CML_OUTPUT_JSON ? "null" : (isnan (v) ? "nan" : v > 0 ? "inf" : "-inf"), fp);
 }
@@ -154,21 +198,36 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
       /* what produced the data, as comment lines before the header */
       const double *z = cml_simulation_get_state (sim);
       const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
-      fprintf (out->fp, "# cmlab %s: %s\n", model->name, model->title);
-      fputs ("# parameters:", out->fp);
+      fprintf (out->fp, "# cmlab %s: ", model->name);
+      comment_text (out->fp, model->title);
+      fputs ("\n# parameters:", out->fp);
       for (guint k = 0; k < model->params->len; k++)
         {
           CmlParam *p = model->params->pdata[k];
-          fprintf (out->fp, "%s %s = %.17g", k ? "," : "", p->name, cml_simulation_get_param (sim, p->name));
+          fprintf (out->fp, "%s %s = ", k ? "," : "", p->name);
+          number (out->fp, out->format, cml_simulation_get_param (sim, p->name));
         }
-      fprintf (out->fp, "%s\n# initial state (t = %.17g):", model->params->len ? "" : " none",
-               cml_simulation_get_time (sim));
+      fprintf (out->fp, "%s\n# initial state (t = ", model->params->len ? "" : " none");
+      number (out->fp, out->format, cml_simulation_get_time (sim));
+      fputs ("):", out->fp);
       for (guint i = 0; i < cml_system_dim (sys); i++)
-        fprintf (out->fp, "%s %s = %.17g", i ? "," : "", cml_system_state_name (sys, i), z[i]);
-      fprintf (out->fp, "\n# integrator: %s, rtol = %g, atol = %g\n# units: t [%s]",
-               cml_integrator_kind_to_string (io->kind), io->rtol, io->atol, shown_unit (model->time_unit));
+        {
+          fprintf (out->fp, "%s %s = ", i ? "," : "", cml_system_state_name (sys, i));
+          number (out->fp, out->format, z[i]);
+        }
+      fprintf (out->fp, "\n# integrator: %s, rtol = ", cml_integrator_kind_to_string (io->kind));
+      number_fmt (out->fp, "%g", io->rtol);
+      fputs (", atol = ", out->fp);
+      number_fmt (out->fp, "%g", io->atol);
+      fputs ("\n# units: t [", out->fp);
+      comment_text (out->fp, shown_unit (model->time_unit));
+      fputs ("]", out->fp);
       for (guint k = 0; k < n; k++)
-        fprintf (out->fp, ", %s [%s]", columns[k], shown_unit (cml_model_unit (model, columns[k])));
+        {
+          fprintf (out->fp, ", %s [", columns[k]);
+          comment_text (out->fp, shown_unit (cml_model_unit (model, columns[k])));
+          fputs ("]", out->fp);
+        }
       fputs ("\n", out->fp);
       fputs ("t", out->fp);
       for (guint k = 0; k < n; k++)
@@ -256,12 +315,24 @@ cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error)
   return check_stream (out, error);
 }
 
+/* Puts the signal handlers back (a signal that came meanwhile ends the process now,
+ * after the file was dropped or completed). */
+static void
+release_signals (CmlOutput *out)
+{
+  if (out->holds_signals)
+    {
+      out->holds_signals = FALSE;
+      cml_atomic_file_release_signals ();
+    }
+}
+
 gboolean
 cml_output_finish (CmlOutput *out, GError **error)
 {
   if (out->format == CML_OUTPUT_JSON)
     fputs ("\n  ]\n}\n", out->fp);
-  if (fflush (out->fp) != 0 || !check_stream (out, error))
+  if (!check_stream (out, error) || fflush (out->fp) != 0)
     {
       if (error && !*error)
         g_set_error (error, CML_ERROR, CML_ERROR_IO, "writing %s failed: %s",
@@ -269,44 +340,32 @@ cml_output_finish (CmlOutput *out, GError **error)
       cml_output_abort (out);
       return FALSE;
     }
-  if (out->path)
+  if (out->file)
     {
-      if (fsync (fileno (out->fp)) != 0 || fclose (out->fp) != 0)
+      out->fp = NULL; /* the file's own stream, closed by the commit */
+      if (!cml_atomic_file_commit (out->file, error))
         {
-          int e = errno;
-          out->fp = NULL;
-          g_set_error (error, CML_ERROR, CML_ERROR_IO, "writing %s failed: %s", out->path, g_strerror (e));
           cml_output_abort (out);
           return FALSE;
         }
-      out->fp = NULL;
-      if (g_rename (out->tmp_path, out->path) != 0)
-        {
-          int e = errno;
-          g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot move the output to %s: %s", out->path, g_strerror (e));
-          cml_output_abort (out);
-          return FALSE;
-        }
-      g_clear_pointer (&out->tmp_path, g_free);
+      g_clear_pointer (&out->file, cml_atomic_file_free);
     }
   out->done = TRUE;
+  release_signals (out);
   return TRUE;
 }
 
 void
 cml_output_abort (CmlOutput *out)
 {
-  if (out->path && out->fp)
+  if (out->file)
     {
-      fclose (out->fp);
       out->fp = NULL;
-    }
-  if (out->tmp_path)
-    {
-      g_unlink (out->tmp_path);
-      g_clear_pointer (&out->tmp_path, g_free);
+      cml_atomic_file_abort (out->file);
+      g_clear_pointer (&out->file, cml_atomic_file_free);
     }
   out->done = TRUE;
+  release_signals (out);
 }
 
 void
@@ -316,12 +375,9 @@ cml_output_free (CmlOutput *out)
     return;
   if (!out->done)
     cml_output_abort (out);
-  if (out->fp && out->fp != stdout)
-    fclose (out->fp);
-  else if (out->fp == stdout)
+  if (out->fp == stdout)
     fflush (stdout);
   g_free (out->path);
-  g_free (out->tmp_path);
   g_free (out->cols);
   g_free (out->obs);
   g_free (out);

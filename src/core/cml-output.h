@@ -2,9 +2,15 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A file is written under a temporary name in the same directory and renamed over the
- * requested name only by cml_output_finish(): a failed or aborted run leaves no partial
- * file behind.
+ * A file is written through cml-atomic-file.c: under a temporary name in the same
+ * directory, renamed over the requested name only by cml_output_finish(), so a failed,
+ * aborted or interrupted run leaves no partial file behind (and a device, a FIFO, a
+ * symbolic link or a read-only file is never replaced by it).  While a file is open,
+ * SIGINT, SIGTERM and SIGHUP stop the rows: cml_output_row() fails with "interrupted",
+ * the caller aborts, and the signal then ends the process as it would have.
+ *
+ * Numbers are written in C syntax whatever the locale (%.17g, no decimal comma); text
+ * fields (a title, units) are escaped: one line in a CSV comment, a valid JSON string.
  */
 #pragma once
 
@@ -38,6 +44,13 @@ gboolean   cml_output_finish (CmlOutput *out, GError **error);
 /* Drops a partial file. */
 void       cml_output_abort (CmlOutput *out);
 void       cml_output_free (CmlOutput *out);
+
+/* TEXT as a JSON string literal, quotes included: control characters escaped, invalid
+ * UTF-8 replaced by U+FFFD.  For every JSON cmlab writes. */
+void       cml_json_append_string (GString *s, const char *text);
+/* TEXT on one line for a "#" comment of a CSV file: line breaks, tabs and other control
+ * characters written as \n, \r, \t, \xHH. */
+void       cml_text_append_escaped (GString *s, const char *text);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlOutput, cml_output_free)
 

@@ -823,6 +823,39 @@ cml_program_run (const CmlProgram *prog,
  * cml_program_prepare() filled.  Nothing of a model's text reaches the source: only
  * numbers and register indices. */
 
+/* V as an exact C hexadecimal literal, as "%a" writes it in the C locale — but never with
+ * a decimal comma: "%a" follows LC_NUMERIC, and 0x1,33p-1 is not C.  V is finite. */
+static void
+append_hex_double (GString *s, double v)
+{
+  guint64 bits, mant;
+  int exp;
+
+  memcpy (&bits, &v, sizeof bits);
+  mant = bits & G_GUINT64_CONSTANT (0xfffffffffffff);
+  exp = (int) ((bits >> 52) & 0x7ff);
+  if (bits >> 63)
+    g_string_append_c (s, '-');
+  if (exp == 0 && mant == 0)
+    {
+      g_string_append (s, "0x0p+0");
+      return;
+    }
+  /* normal: 1.mant × 2^(exp − 1023); subnormal: 0.mant × 2^−1022 */
+  g_string_append (s, exp == 0 ? "0x0" : "0x1");
+  if (mant != 0)
+    {
+      char digits[14];
+      int n = 13;
+      g_snprintf (digits, sizeof digits, "%013" G_GINT64_MODIFIER "x", mant);
+      while (n > 0 && digits[n - 1] == '0')
+        n--;
+      g_string_append_c (s, '.');
+      g_string_append_len (s, digits, n);
+    }
+  g_string_append_printf (s, "p%+d", exp == 0 ? -1022 : exp - 1023);
+}
+
 static void
 emit_operand (GString          *s,
               const CmlProgram *prog,
@@ -844,7 +877,11 @@ emit_operand (GString          *s,
   else if (is_local[r])
     g_string_append_printf (s, "v%u", r);
   else if (is_const[r] && isfinite (const_of[r]))
-    g_string_append_printf (s, "(%a)", const_of[r]);
+    {
+      g_string_append_c (s, '(');
+      append_hex_double (s, const_of[r]);
+      g_string_append_c (s, ')');
+    }
   else
     g_string_append_printf (s, "R[%u]", r);
 }

@@ -25,6 +25,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cml-atomic-file.h"
 #include "cml-error.h"
 
 static GHashTable *
@@ -127,7 +128,8 @@ cml_session_save (CmlSession *s, const char *path, GError **error)
       g_key_file_set_string (kf, "view", l->data, g_hash_table_lookup (s->view, l->data));
   }
   data = g_key_file_to_data (kf, &len, NULL);
-  if (!g_file_set_contents (path, data, len, &err))
+  /* all or nothing, never in place of a device, a link or a read-only file */
+  if (!cml_atomic_file_set_contents (path, data, len, &err))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot save the session: %s", err->message);
       return FALSE;

@@ -5,7 +5,9 @@
  *
  * The model's text is embedded, so a session opens on a machine that does not have the
  * model file.  The initial state is stored in full precision; replaying with the same
- * integrator gives the same trajectory bit for bit.  Files are written atomically.
+ * integrator gives the same trajectory bit for bit.  Files are written through
+ * cml-atomic-file.c (all or nothing; a read-only file is refused, a symbolic link is
+ * followed); numbers with g_ascii_formatd, whatever the locale.
  */
 #pragma once
 
@@ -34,7 +36,7 @@ typedef struct
 CmlSession *cml_session_new (CmlSimulation *sim, const double *initial_state, GHashTable *view);
 void        cml_session_free (CmlSession *session);
 
-/* Writes atomically (a temporary file renamed over PATH).  Errors: CML_ERROR_IO. */
+/* Writes atomically (cml_atomic_file_set_contents).  Errors: CML_ERROR_IO. */
 gboolean    cml_session_save (CmlSession *session, const char *path, GError **error);
 /* Reads and validates: the format line, the embedded model (its errors are reported as
  * "PATH: embedded model: …"), parameters (known, in range), initial data (known names),

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cml-atomic-file.h"
 #include "cml-error.h"
 
 typedef struct
@@ -340,52 +341,6 @@ svg_add_description (GByteArray *svg, CmlPlot *plot)
   memcpy (svg->data + at, insert, n);
 }
 
-/* Writes DATA to PATH all or nothing: into a temporary file beside it (mode 0666 less
- * the umask, as a plain create), synced, then renamed over PATH.  On a failure — a full
- * disk, a file-size limit — the temporary file is removed and the message names PATH
- * (not the temporary name) and the reason. */
-static gboolean
-write_file_atomically (const char *path, const guint8 *data, gsize size, GError **error)
-{
-  g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
-  int fd = g_mkstemp (tmp);
-  int e = 0;
-
-  if (fd < 0)
-    {
-      e = errno;
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
-      return FALSE;
-    }
-  {
-    mode_t mask = umask (0);
-    umask (mask);
-    if (fchmod (fd, 0666 & ~mask) != 0)
-      g_debug ("cannot set the mode of %s: %s", tmp, g_strerror (errno));
-  }
-  while (size > 0 && e == 0)
-    {
-      ssize_t n = write (fd, data, size);
-      if (n < 0 && errno != EINTR)
-        e = errno;
-      else if (n > 0)
-        data += n, size -= (gsize) n;
-    }
-  if (e == 0 && fsync (fd) != 0)
-    e = errno;
-  if (close (fd) != 0 && e == 0)
-    e = errno;
-  if (e == 0 && g_rename (tmp, path) != 0)
-    e = errno;
-  if (e != 0)
-    {
-      g_unlink (tmp);
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "writing %s failed: %s", path, g_strerror (e));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 gboolean
 cml_plot_export_with_style (CmlPlot *plot, const char *path, int width, int height,
                             const CmlPlotStyle *style, GError **error)
@@ -460,7 +415,8 @@ cml_plot_export_with_style (CmlPlot *plot, const char *path, int width, int heig
   if (format == FORMAT_SVG)
     svg_add_description (bytes, plot);
 
-  return write_file_atomically (path, bytes->data, bytes->len, error);
+  /* all or nothing, and never in place of a device, a link or a read-only file */
+  return cml_atomic_file_set_contents (path, bytes->data, bytes->len, error);
 }
 
 gboolean

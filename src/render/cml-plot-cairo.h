@@ -22,8 +22,9 @@ void     cml_plot_cairo_draw (CmlPlot *plot, cairo_t *cr, double width, double h
 
 /* Writes PLOT to PATH as PNG, SVG or PDF, chosen by the extension (case-insensitive);
  * WIDTH × HEIGHT are pixels for PNG and points for SVG/PDF.  The file is written
- * atomically (a temporary file in the same directory, then renamed), so a failed
- * export leaves nothing behind.  Errors: CML_ERROR_USAGE for an unknown extension or
+ * through cml-atomic-file.c (a temporary file in the same directory, then renamed; a
+ * device or FIFO written directly, a symbolic link followed, a read-only file refused),
+ * so a failed export leaves nothing behind.  Errors: CML_ERROR_USAGE for an unknown extension or
  * a bad size, CML_ERROR_IO for files. */
 gboolean cml_plot_export (CmlPlot *plot, const char *path, int width, int height,
                           GError **error);

@@ -6,6 +6,8 @@
 #include <glib/gstdio.h>
 #include <gsl/gsl_errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cml-error.h"
 #include "cml-session.h"
@@ -145,6 +147,54 @@ test_unwritable (void)
   g_assert_false (g_file_test ("/nonexistent-dir/x.cmlsession", G_FILE_TEST_EXISTS));
 }
 
+/* Saving never replaces what is not ours: a read-only session file is refused and kept;
+ * through a symbolic link the file it names is written and the link stays; a new file has
+ * the mode of any new file (0666 less the umask), a replaced one keeps its mode. */
+static void
+test_save_targets (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSimulation) sim = make_ball ();
+  g_autoptr (CmlSession) s = cml_session_new (sim, cml_simulation_get_state (sim), NULL);
+  g_autofree char *ro = g_build_filename (tmpdir, "ro.cmlsession", NULL);
+  g_autofree char *real = g_build_filename (tmpdir, "real.cmlsession", NULL);
+  g_autofree char *link = g_build_filename (tmpdir, "link.cmlsession", NULL);
+  g_autofree char *fresh = g_build_filename (tmpdir, "fresh.cmlsession", NULL);
+  g_autofree char *text = NULL;
+  GStatBuf st;
+
+  g_assert_true (g_file_set_contents (ro, "keep", -1, NULL));
+  g_assert_cmpint (g_chmod (ro, 0444), ==, 0);
+  g_assert_false (cml_session_save (s, ro, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "permission denied"));
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (ro, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "keep");
+  g_clear_pointer (&text, g_free);
+
+  g_assert_true (g_file_set_contents (real, "old", -1, NULL));
+  g_assert_cmpint (g_chmod (real, 0640), ==, 0);
+  g_assert_cmpint (symlink ("real.cmlsession", link), ==, 0);
+  g_assert_true (cml_session_save (s, link, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  g_assert_cmpint (g_stat (real, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0640);
+  g_autoptr (CmlSession) back = cml_session_load (real, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+
+  mode_t mask = umask (022);
+  gboolean ok = cml_session_save (s, fresh, &error);
+  umask (mask);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  g_assert_cmpint (g_stat (fresh, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0644);
+}
+
 #define MODEL_OK "[model]\\nname = one\\ntitle = one\\n[parameters]\\na = 1 | 0 .. 2 | 1 | a\\n[algebroid]\\nbase = x\\nfibre = u\\n[anchor]\\ne1 = x: 1\\n[dynamics]\\nlagrangian = u^2/2 - a*x^2/2\\n"
 
 static const BadCase bad_cases[] = {
@@ -175,6 +225,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/session/replay-bit-for-bit", test_replay);
   g_test_add_func ("/core/session/embedded-model", test_embedded);
   g_test_add_func ("/core/session/unwritable", test_unwritable);
+  g_test_add_func ("/core/session/save-targets", test_save_targets);
   for (guint k = 0; k < G_N_ELEMENTS (bad_cases); k++)
     {
       g_autofree char *p = g_strdup_printf ("/core/session/bad/%s", bad_cases[k].name);

@@ -14,8 +14,12 @@
 #include <glib/gstdio.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static double
 blowup_integrand (double x, void *data)
@@ -458,6 +462,515 @@ test_csv_dimensionless_units (void)
   cli_remove_dir (dir);
 }
 
+/* ---- files that are right, complete or absent ------------------------------------------ */
+
+/* An oscillator whose Lagrangian has constants that are not powers of two (0.6, 1.3): the
+ * generated C has fractional hexadecimal literals, which a decimal comma would break. */
+#define OSC_MODEL(TITLE, UNIT)             \
+  "[model]\n"                               \
+  "name = osc\n"                            \
+  "title = " TITLE "\n"                     \
+  "\n"                                      \
+  "[algebroid]\n"                           \
+  "base = x\n"                              \
+  "fibre = u\n"                             \
+  "\n"                                      \
+  "[anchor]\n"                              \
+  "e1 = x: 1\n"                             \
+  "\n"                                      \
+  "[dynamics]\n"                            \
+  "lagrangian = 0.6*u^2/2 - 1.3*x^2/2\n"    \
+  "\n"                                      \
+  "[initial]\n"                             \
+  "x = 1\n"                                 \
+  "u = 0.25\n"                              \
+  "\n"                                      \
+  "[units]\n"                               \
+  "x = " UNIT "\n"
+
+/* A locale with a decimal comma (de_DE.UTF-8), compiled into DIR with localedef; FALSE
+ * (and the test skipped) where localedef or the locale's sources are missing. */
+static gboolean
+make_comma_locale (const char *dir)
+{
+  g_autofree char *localedef = g_find_program_in_path ("localedef");
+  g_autofree char *target = g_build_filename (dir, "de_DE.UTF-8", NULL);
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  if (localedef == NULL)
+    {
+      g_test_skip ("localedef is not installed (Debian: libc-bin, locales)");
+      return FALSE;
+    }
+  const char *argv[] = { localedef, "-i", "de_DE", "-f", "UTF-8", target, NULL };
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                     &status, NULL)
+      || !g_file_test (target, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip_printf ("localedef could not make de_DE.UTF-8 (Debian: locales): %s", err ? err : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Every field of a CSV data row is a number in C syntax that prints back as itself. */
+static void
+assert_c_numbers (const char *line)
+{
+  g_auto (GStrv) f = g_strsplit (line, ",", -1);
+  for (guint j = 0; f[j]; j++)
+    {
+      char *end = NULL;
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      double v = g_ascii_strtod (f[j], &end);
+      if (end == f[j] || *end != '\0')
+        g_error ("“%s” in “%s” is not a number", f[j], line);
+      g_assert_cmpstr (g_ascii_formatd (buf, sizeof buf, "%.17g", v), ==, f[j]);
+    }
+}
+
+/* Runs python3's strict JSON parser on TEXT; FALSE (with the test skipped) without python3. */
+static gboolean
+json_valid (const char *text, const char *check)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *file = cli_write_file (dir, "out.json", text);
+  g_autofree char *script = g_strdup_printf ("import json,sys\n"
+                                             "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+                                             "%s\n", check ? check : "");
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is not installed: the JSON is not parsed");
+      cli_remove_dir (dir);
+      return FALSE;
+    }
+  const char *argv[] = { python, "-c", script, file, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, &err, &status, NULL));
+  cli_remove_dir (dir);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("the JSON does not parse or check: %s\n%s", err, text);
+  return TRUE;
+}
+
+/* Under a locale that writes decimal commas, the files are the same as under C: CSV and
+ * JSON numbers in C syntax, and the native code still compiles. */
+static void
+test_comma_locale (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *model = cli_write_file (dir, "osc.cml", OSC_MODEL ("oscillator", "m"));
+  g_autofree char *cache = g_build_filename (dir, "native-cache", NULL);
+
+  if (!make_comma_locale (dir))
+    {
+      cli_remove_dir (dir);
+      return;
+    }
+  g_auto (GStrv) c_env = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
+  g_auto (GStrv) de_env = g_environ_setenv (g_get_environ (), "LOCPATH", dir, TRUE);
+  de_env = g_environ_setenv (de_env, "LC_ALL", "de_DE.UTF-8", TRUE);
+  de_env = g_environ_setenv (de_env, "CMLAB_NATIVE_CACHE", cache, TRUE);
+
+  /* the locale is really in effect: the tool's own messages for people use it */
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "info", "rolling-ball", NULL };
+    g_assert_cmpint (cli_run_argv (de_env, 0, &out, &err, args), ==, 0);
+    if (strstr (out, "0,4 ") == NULL && strstr (out, "= 0,4") == NULL)
+      g_test_message ("info under de_DE shows no decimal comma: %s", out);
+  }
+
+  for (int json = 0; json < 2; json++)
+    {
+      const char *args[] = { "simulate", model, "--t-end", "1", "--dt-out", "0.25", "--format",
+                             json ? "json" : "csv", NULL };
+      g_autofree char *c_out = NULL, *de_out = NULL, *err = NULL;
+      g_assert_cmpint (cli_run_argv (c_env, 0, &c_out, NULL, args), ==, 0);
+      g_assert_cmpint (cli_run_argv (de_env, 0, &de_out, &err, args), ==, 0);
+      g_assert_cmpstr (de_out, ==, c_out);
+      if (json)
+        json_valid (de_out, "assert len(d['rows']) == 5 and d['rows'][4][0] == 1.0");
+      else
+        {
+          g_auto (GStrv) lines = csv_lines (de_out);
+          g_assert_cmpuint (g_strv_length (lines), ==, 6);
+          for (guint k = 1; lines[k]; k++)
+            assert_c_numbers (lines[k]);
+          /* the comment lines' numbers too */
+          g_assert_nonnull (strstr (de_out, "u = 0.25"));
+          g_assert_nonnull (strstr (de_out, "rtol = 1e-10"));
+        }
+    }
+
+  /* the generated C compiles under the comma locale */
+  if (g_find_program_in_path ("cc") || g_find_program_in_path ("gcc"))
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      const char *args[] = { "info", model, NULL };
+      g_assert_cmpint (cli_run_argv (de_env, 0, &out, &err, args), ==, 0);
+      const char *ev = strstr (out, "Evaluation: ");
+      g_assert_nonnull (ev);
+      if (!g_str_has_prefix (ev, "Evaluation: native code"))
+        g_error ("native code is off under de_DE.UTF-8: %.300s", ev);
+    }
+  cli_remove_dir (dir);
+}
+
+/* Runs a simulation with -o TARGET and returns its exit status; stderr in *ERR. */
+static int
+simulate_to (const char *target, char **err)
+{
+  const char *args[] = { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "-o", target, NULL };
+  return cli_run_argv (NULL, 0, NULL, err, args);
+}
+
+static char *
+ball_csv (void)
+{
+  char *out = NULL;
+  g_assert_cmpint (cli_run (&out, NULL, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", NULL), ==, 0);
+  return out;
+}
+
+typedef struct
+{
+  int      fd;
+  GString *data;
+} FifoReader;
+
+static gpointer
+fifo_reader (gpointer p)
+{
+  FifoReader *r = p;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read (r->fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0)
+      g_string_append_len (r->data, buf, n);
+  return NULL;
+}
+
+/* -o never replaces what is not a regular file: a FIFO and a character device are
+ * written to; a symbolic link is followed (the file it names gets the data, the link
+ * stays); a directory and a file we may not write are refused, unchanged. */
+static void
+test_output_targets (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *expected = ball_csv ();
+  GStatBuf st;
+
+  /* a FIFO, read by a thread; our own read-write descriptor keeps the FIFO open, so
+   * neither side blocks on open() and the reader sees the end when we close it */
+  {
+    g_autofree char *fifo = g_build_filename (dir, "pipe", NULL);
+    g_autofree char *err = NULL;
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+    int keep = open (fifo, O_RDWR);
+    g_assert_cmpint (keep, >=, 0);
+    FifoReader r = { open (fifo, O_RDONLY), g_string_new (NULL) };
+    g_assert_cmpint (r.fd, >=, 0);
+    GThread *t = g_thread_new ("fifo-reader", fifo_reader, &r);
+    int status = simulate_to (fifo, &err);
+    close (keep);
+    g_thread_join (t);
+    close (r.fd);
+    g_test_message ("FIFO: exit %d: %s", status, err);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_cmpint (g_lstat (fifo, &st), ==, 0);
+    g_assert_true (S_ISFIFO (st.st_mode));
+    g_assert_cmpstr (r.data->str, ==, expected);
+    g_string_free (r.data, TRUE);
+    g_unlink (fifo);
+  }
+
+  /* a character device: as root our own node of /dev/null's numbers (a failure must not
+   * be able to replace the system's); as anyone else /dev/null itself, which only root
+   * could replace */
+  {
+    g_autofree char *node = g_build_filename (dir, "null", NULL);
+    const char *dev = NULL;
+    if (geteuid () != 0)
+      dev = "/dev/null";
+    else if (mknod (node, S_IFCHR | 0666, makedev (1, 3)) == 0)
+      dev = node;
+    if (dev == NULL)
+      g_test_message ("no character device to write to (mknod: %s)", g_strerror (errno));
+    else
+      {
+        g_autofree char *err = NULL;
+        int status = simulate_to (dev, &err);
+        g_test_message ("%s: exit %d: %s", dev, status, err);
+        g_assert_cmpint (status, ==, 0);
+        g_assert_cmpint (g_lstat (dev, &st), ==, 0);
+        g_assert_true (S_ISCHR (st.st_mode));
+        g_unlink (node);
+      }
+  }
+  g_assert_cmpuint (cli_count_entries (dir), ==, 0);
+
+  /* /dev/stdout, which is a pipe here (through /proc/self/fd/1, a link with no name) */
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.3", "-o", "/dev/stdout", NULL };
+    g_assert_cmpint (g_lstat ("/dev/stdout", &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+    g_assert_cmpint (cli_run_argv (NULL, 0, &out, &err, args), ==, 0);
+    g_assert_cmpstr (out, ==, expected);
+    g_assert_cmpint (g_lstat ("/dev/stdout", &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+  }
+
+  /* a symbolic link (relative, through a second link): the file it names is replaced */
+  {
+    g_autofree char *real = cli_write_file (dir, "real.csv", "old\n");
+    g_autofree char *link1 = g_build_filename (dir, "link1.csv", NULL);
+    g_autofree char *link2 = g_build_filename (dir, "link2.csv", NULL);
+    g_autofree char *err = NULL, *text = NULL;
+    g_assert_cmpint (chmod (real, 0640), ==, 0);
+    g_assert_cmpint (symlink ("real.csv", link1), ==, 0);
+    g_assert_cmpint (symlink ("link1.csv", link2), ==, 0);
+    g_assert_cmpint (simulate_to (link2, &err), ==, 0);
+    g_assert_cmpint (g_lstat (link2, &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+    g_assert_cmpint (g_lstat (link1, &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+    g_assert_cmpint (g_lstat (real, &st), ==, 0);
+    g_assert_true (S_ISREG (st.st_mode));
+    g_assert_cmpint (st.st_mode & 0777, ==, 0640); /* the replaced file's mode */
+    g_assert_true (g_file_get_contents (real, &text, NULL, NULL));
+    g_assert_cmpstr (text, ==, expected);
+    g_assert_cmpuint (cli_count_entries (dir), ==, 3);
+    /* a dangling link: the file is made where it points */
+    g_unlink (real);
+    g_clear_pointer (&err, g_free);
+    g_clear_pointer (&text, g_free);
+    g_assert_cmpint (simulate_to (link1, &err), ==, 0);
+    g_assert_true (g_file_get_contents (real, &text, NULL, NULL));
+    g_assert_cmpstr (text, ==, expected);
+    g_assert_cmpint (g_lstat (link1, &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+    g_unlink (link1);
+    g_unlink (link2);
+    g_unlink (real);
+  }
+
+  /* a read-only file: refused, exit 2, unchanged (also for root) */
+  {
+    g_autofree char *ro = cli_write_file (dir, "ro.csv", "keep me\n");
+    g_autofree char *err = NULL, *text = NULL;
+    g_autofree char *msg = g_strconcat (ro, ": permission denied", NULL);
+    g_assert_cmpint (chmod (ro, 0444), ==, 0);
+    g_assert_cmpint (simulate_to (ro, &err), ==, 2);
+    g_test_message ("read-only: %s", err);
+    g_assert_nonnull (strstr (err, msg));
+    g_assert_true (g_file_get_contents (ro, &text, NULL, NULL));
+    g_assert_cmpstr (text, ==, "keep me\n");
+    g_assert_cmpint (g_stat (ro, &st), ==, 0);
+    g_assert_cmpint (st.st_mode & 0777, ==, 0444);
+    g_assert_cmpuint (cli_count_entries (dir), ==, 1);
+    g_unlink (ro);
+  }
+
+  /* a directory: refused, exit 2, nothing left behind */
+  {
+    g_autofree char *sub = g_build_filename (dir, "sub", NULL);
+    g_autofree char *err = NULL;
+    g_autofree char *msg = g_strconcat (sub, ": is a directory", NULL);
+    g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+    g_assert_cmpint (simulate_to (sub, &err), ==, 2);
+    g_assert_nonnull (strstr (err, msg));
+    g_assert_true (g_file_test (sub, G_FILE_TEST_IS_DIR));
+    g_assert_cmpuint (cli_count_entries (dir), ==, 1);
+    g_assert_cmpuint (cli_count_entries (sub), ==, 0);
+  }
+
+  /* plot -o through a symbolic link */
+  {
+    g_autofree char *real = cli_write_file (dir, "real.png", "old");
+    g_autofree char *link = g_build_filename (dir, "link.png", NULL);
+    g_autofree char *err = NULL;
+    g_assert_cmpint (symlink ("real.png", link), ==, 0);
+    g_assert_cmpint (cli_run (NULL, &err, "plot", "rolling-ball", "--t-end", "1", "--y", "energy", "-o", link, NULL), ==, 0);
+    g_assert_cmpint (g_lstat (link, &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+    g_assert_cmpint (g_stat (real, &st), ==, 0);
+    g_assert_cmpint (st.st_size, >, 100);
+  }
+  cli_remove_dir (dir);
+}
+
+/* A temporary file of ours, `.NAME.cmlab-tmp-PID-XXXXXX`, in DIR. */
+static char *
+plant_temporary (const char *dir, const char *name, GPid pid)
+{
+  g_autofree char *base = g_strdup_printf (".%s.cmlab-tmp-%d-a1B2c3", name, (int) pid);
+  return cli_write_file (dir, base, "partial");
+}
+
+/* A PID that is not alive: a child that has exited and been reaped. */
+static GPid
+dead_pid (void)
+{
+  const char *argv[] = { "/bin/true", NULL };
+  GPid pid;
+  int status;
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL));
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_cmpint (kill (pid, 0), ==, -1);
+  return pid;
+}
+
+/* SIGTERM (or Ctrl-C) in the middle of `simulate -o`: no file and no temporary file stay,
+ * the process ends by the signal (or non-zero) and says why. */
+static void
+check_interrupted (int sig)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *csv = g_build_filename (dir, "long.csv", NULL);
+  const char *argv[] = { cli_path (), "simulate", "rolling-ball", "--t-end", "50000", "--dt-out",
+                         "0.001", "-o", csv, NULL };
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+  int err_fd = -1, status = 0;
+  gboolean writing = FALSE;
+
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                           NULL, NULL, &pid, NULL, NULL, &err_fd, &error));
+  g_assert_no_error (error);
+  /* until its temporary file has data */
+  for (int i = 0; i < 400 && !writing; i++)
+    {
+      g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+      const char *name;
+      g_usleep (25 * 1000);
+      while ((name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *p = g_build_filename (dir, name, NULL);
+          GStatBuf st;
+          if (g_stat (p, &st) == 0 && st.st_size > 100000)
+            writing = TRUE;
+        }
+    }
+  g_assert_true (writing);
+  kill (pid, sig);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  GString *err = g_string_new (NULL);
+  {
+    char buf[1024];
+    ssize_t n;
+    while ((n = read (err_fd, buf, sizeof buf)) > 0)
+      g_string_append_len (err, buf, n);
+    close (err_fd);
+  }
+  g_test_message ("wait status 0x%x: %s", status, err->str);
+  g_assert_false (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  if (WIFSIGNALED (status))
+    g_assert_cmpint (WTERMSIG (status), ==, sig);
+  g_assert_nonnull (strstr (err->str, "interrupted"));
+  g_assert_nonnull (strstr (err->str, csv));
+  g_string_free (err, TRUE);
+  g_assert_cmpuint (cli_count_entries (dir), ==, 0);
+  cli_remove_dir (dir);
+}
+
+static void
+test_interrupted_sigterm (void)
+{
+  check_interrupted (SIGTERM);
+}
+
+static void
+test_interrupted_sigint (void)
+{
+  check_interrupted (SIGINT);
+}
+
+/* A temporary file left by a process that died (SIGKILL) is removed by the next run that
+ * writes into the directory; one whose writer is alive is left alone. */
+static void
+test_stale_temporaries (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *csv = g_build_filename (dir, "ball.csv", NULL);
+  g_autofree char *dead = plant_temporary (dir, "ball.csv", dead_pid ());
+  g_autofree char *other = plant_temporary (dir, "other.json", dead_pid ());
+  g_autofree char *live = plant_temporary (dir, "ball.csv", getpid ());
+  g_autofree char *err = NULL;
+  /* not ours: no PID, or not our pattern */
+  g_autofree char *plain = cli_write_file (dir, ".ball.csv.cmlab-tmp-x-a1B2c3", "x");
+  g_autofree char *user = cli_write_file (dir, "ball.csv.backup", "x");
+
+  g_assert_cmpint (simulate_to (csv, &err), ==, 0);
+  g_assert_false (g_file_test (dead, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (other, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (plain, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (user, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (csv, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpuint (cli_count_entries (dir), ==, 4);
+  cli_remove_dir (dir);
+}
+
+/* Text fields (a title, a unit) with line breaks cannot forge CSV rows or break the JSON;
+ * a title with a stray backslash loads without a GLib warning. */
+static void
+test_text_fields (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *model = cli_write_file (dir, "osc.cml", OSC_MODEL ("a\\n1,2,3\\r4,5,6\\t\"q\" \\\\", "m\\n7,8,9"));
+  g_autofree char *out = NULL, *err = NULL, *ref = NULL;
+  g_autofree char *plain = cli_write_file (dir, "plain.cml", OSC_MODEL ("a", "m"));
+
+  g_assert_cmpint (cli_run (&ref, NULL, "simulate", plain, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 0);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 0);
+  g_test_message ("%s", out);
+  {
+    /* the lines that are not comments are exactly the header and the simulated rows */
+    g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+    g_auto (GStrv) ref_lines = csv_lines (ref);
+    guint k = 0;
+    for (guint i = 0; lines[i]; i++)
+      {
+        if (lines[i][0] == '#' || (lines[i][0] == '\0' && lines[i + 1] == NULL))
+          continue;
+        g_assert_nonnull (ref_lines[k]);
+        g_assert_cmpstr (lines[i], ==, ref_lines[k]);
+        k++;
+      }
+    g_assert_cmpuint (k, ==, 4);
+    g_assert_null (strchr (out, '\r'));
+    g_assert_null (strchr (out, '\t'));
+  }
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "0.5", "--format", "json", NULL), ==, 0);
+  json_valid (out, "assert d['title'] == 'a\\n1,2,3\\r4,5,6\\t\"q\" \\\\', d['title']\n"
+                   "assert d['units'][1] == 'm\\n7,8,9', d['units']\n"
+                   "assert len(d['rows']) == 3");
+
+  /* a stray backslash (an unknown escape, one at the end) */
+  {
+    g_autofree char *bs = cli_write_file (dir, "bs.cml", OSC_MODEL ("a\\q b\\", "m"));
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+    g_assert_cmpint (cli_run (&out, &err, "simulate", bs, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 0);
+    g_test_message ("stderr: %s", err);
+    g_assert_null (strstr (err, "GError"));
+    g_assert_null (strstr (err, "WARNING"));
+    g_assert_cmpstr (err, ==, "");
+    g_assert_true (g_str_has_prefix (out, "# cmlab osc: a\\q b\\\n"));
+  }
+  cli_remove_dir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -475,6 +988,12 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/capri-kobayashi/cli-info-constraint-algorithm", test_info_capri);
   g_test_add_func ("/models/cli/info-words-for-people", test_info_words);
   g_test_add_func ("/models/cli/csv-dimensionless-units", test_csv_dimensionless_units);
+  g_test_add_func ("/models/cli-output/comma-locale", test_comma_locale);
+  g_test_add_func ("/models/cli-output/targets", test_output_targets);
+  g_test_add_func ("/models/cli-output/interrupted-sigterm", test_interrupted_sigterm);
+  g_test_add_func ("/models/cli-output/interrupted-sigint", test_interrupted_sigint);
+  g_test_add_func ("/models/cli-output/stale-temporaries", test_stale_temporaries);
+  g_test_add_func ("/models/cli-output/text-fields", test_text_fields);
   for (guint k = 0; builtin_models[k]; k++)
     {
       g_autofree char *path = g_strdup_printf ("/models/%s/cli-info", builtin_models[k]);

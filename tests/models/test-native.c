@@ -14,7 +14,22 @@
 #include "physics-util.h"
 #include "cml-native.h"
 
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static guint
+cli_count (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  while (d && g_dir_read_name (d))
+    n++;
+  return n;
+}
 
 static const char *
 require_native (void)
@@ -292,13 +307,386 @@ test_cache (void)
     while ((e = g_dir_read_name (d)) != NULL)
       {
         g_autofree char *p = g_build_filename (dir, e, NULL);
-        g_assert_true (g_str_has_suffix (e, ".so") || g_str_has_suffix (e, ".c"));
+        g_assert_true (g_str_has_suffix (e, ".so") || g_str_has_suffix (e, ".c")
+                       || g_str_has_suffix (e, ".so.sha256"));
         g_unlink (p);
         n++;
       }
-    g_assert_cmpuint (n, ==, 4);
+    g_assert_cmpuint (n, ==, 6);
   }
   g_rmdir (dir);
+}
+
+/* ---- the cache is ours only ------------------------------------------------------------ */
+
+/* A function F returning z[0] × FACTOR, as a source for cml_native_build. */
+static char *
+source_times (const char *factor)
+{
+  return g_strdup_printf ("void f (double t, const double *z, const double *aux, const double *R,"
+                          " double *o0, double *o1) { o0[0] = z[0] * %s; }\n", factor);
+}
+
+static double
+run_f (CmlNative *native)
+{
+  CmlNativeFunc f = cml_native_lookup (native, "f");
+  double z = 2, out = 0;
+  g_assert_nonnull (f);
+  f (0, &z, NULL, NULL, &out, NULL);
+  return out;
+}
+
+/* A fresh private cache directory (0700), set as $CMLAB_NATIVE_CACHE. */
+static char *
+fresh_cache (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("cmlab-native-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_setenv ("CMLAB_NATIVE_CACHE", dir, TRUE);
+  return dir;
+}
+
+static void
+remove_cache (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *e;
+  while (d && (e = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, e, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+static guint64
+dir_bytes (const char *dir, guint *n_objects)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *e;
+  guint64 total = 0;
+  *n_objects = 0;
+  while (d && (e = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, e, NULL);
+      GStatBuf st;
+      g_assert_cmpint (g_lstat (p, &st), ==, 0);
+      total += st.st_size;
+      *n_objects += g_str_has_suffix (e, ".so");
+    }
+  return total;
+}
+
+/* An object planted under the name of another source's object is never loaded: its
+ * digest does not match, it is rebuilt. */
+static void
+test_planted_object (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *src_a = source_times ("3.0"), *src_b = source_times ("5.0");
+  g_autofree char *path_a = NULL, *bytes_b = NULL;
+  gsize len_b = 0;
+
+  if (!require_native ())
+    return;
+  dir = fresh_cache ();
+  {
+    g_autoptr (CmlNative) a = cml_native_build (src_a, &error);
+    g_assert_no_error (error);
+    path_a = g_strdup (cml_native_path (a));
+    g_autoptr (CmlNative) b = cml_native_build (src_b, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (cml_native_path (b), &bytes_b, &len_b, &error));
+  }
+  for (int round = 0; round < 2; round++)
+    {
+      /* round 0: the planted object beside A's digest; round 1: without any digest */
+      if (round == 1)
+        {
+          g_autofree char *digest = g_strconcat (path_a, ".sha256", NULL);
+          g_unlink (digest);
+        }
+      g_assert_true (g_file_set_contents (path_a, bytes_b, len_b, &error));
+      g_autoptr (CmlNative) again = cml_native_build (src_a, &error);
+      g_assert_no_error (error);
+      g_assert_false (cml_native_was_cached (again));
+      g_assert_cmpfloat (run_f (again), ==, 6.0);
+    }
+  /* and the rebuilt one is found the next time */
+  {
+    g_autoptr (CmlNative) a = cml_native_build (src_a, &error);
+    g_assert_no_error (error);
+    g_assert_true (cml_native_was_cached (a));
+    g_assert_cmpfloat (run_f (a), ==, 6.0);
+  }
+  remove_cache (dir);
+}
+
+/* A cache directory others may write to, a symbolic link, or someone else's: not used
+ * (the interpreter runs), with one line on standard error. */
+static void
+test_unsafe_cache (void)
+{
+  if (!require_native ())
+    return;
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *base = g_dir_make_tmp ("cmlab-native-XXXXXX", NULL);
+      g_autofree char *open_dir = g_build_filename (base, "open", NULL);
+      g_autofree char *link = g_build_filename (base, "link", NULL);
+      g_autofree char *mine = g_build_filename (base, "mine", NULL);
+      g_autofree char *src = source_times ("7.0");
+
+      g_assert_cmpint (g_mkdir (open_dir, 0700), ==, 0);
+      g_assert_cmpint (g_chmod (open_dir, 0777), ==, 0);
+      g_setenv ("CMLAB_NATIVE_CACHE", open_dir, TRUE);
+      g_assert_null (cml_native_build (src, &error));
+      g_assert_nonnull (error);
+      g_assert_nonnull (strstr (error->message, open_dir));
+      g_clear_error (&error);
+      g_assert_cmpuint (cli_count (open_dir), ==, 0);
+
+      /* a whole model runs interpreted, with the reason */
+      {
+        g_autoptr (CmlModel) model = cml_model_load ("martinet", &error);
+        g_assert_no_error (error);
+        g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+        g_assert_no_error (error);
+        g_assert_nonnull (cml_system_native_status (sys));
+        CmlSimulation *sim = cml_simulation_new (sys, &error);
+        g_assert_false (cml_simulation_is_native (sim));
+        g_assert_true (cml_simulation_advance (sim, 0.5, &error));
+        cml_simulation_free (sim);
+      }
+
+      g_assert_cmpint (g_chmod (open_dir, 0770), ==, 0);
+      g_assert_null (cml_native_build (src, &error));
+      g_clear_error (&error);
+
+      g_assert_cmpint (g_mkdir (mine, 0700), ==, 0);
+      g_assert_cmpint (symlink (mine, link), ==, 0);
+      g_setenv ("CMLAB_NATIVE_CACHE", link, TRUE);
+      g_assert_null (cml_native_build (src, &error));
+      g_assert_nonnull (error);
+      g_clear_error (&error);
+      g_assert_cmpuint (cli_count (mine), ==, 0);
+
+      if (geteuid () == 0)
+        {
+          g_assert_cmpint (chown (mine, 65534, 65534), ==, 0);
+          g_setenv ("CMLAB_NATIVE_CACHE", mine, TRUE);
+          g_assert_null (cml_native_build (src, &error));
+          g_assert_nonnull (error);
+          g_clear_error (&error);
+        }
+
+      /* a new cache is made private */
+      {
+        g_autofree char *fresh = g_build_filename (base, "new", "native", NULL);
+        GStatBuf st;
+        g_setenv ("CMLAB_NATIVE_CACHE", fresh, TRUE);
+        g_autoptr (CmlNative) ok = cml_native_build (src, &error);
+        g_assert_no_error (error);
+        g_assert_cmpint (g_stat (fresh, &st), ==, 0);
+        g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+        g_assert_cmpfloat (run_f (ok), ==, 14.0);
+        remove_cache (fresh);
+        g_autofree char *parent = g_path_get_dirname (fresh);
+        g_rmdir (parent);
+      }
+      g_rmdir (open_dir);
+      g_unlink (link);
+      g_rmdir (mine);
+      g_rmdir (base);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  /* one line, once */
+  g_test_trap_assert_stderr ("*native-code cache*interpreter*");
+  g_test_trap_assert_stderr_unmatched ("*\n*\n*");
+}
+
+/* The cache is kept under its size limit, the least recently used objects going first. */
+static void
+test_eviction (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL;
+  guint64 group;
+  guint n;
+
+  if (!require_native ())
+    return;
+  dir = fresh_cache ();
+  {
+    g_autofree char *src = source_times ("1.5");
+    g_autoptr (CmlNative) first = cml_native_build (src, &error);
+    g_assert_no_error (error);
+    group = dir_bytes (dir, &n);
+    g_assert_cmpuint (n, ==, 1);
+  }
+  /* room for two objects and a half */
+  g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, group * 5 / 2);
+  g_setenv ("CMLAB_NATIVE_CACHE_LIMIT", limit, TRUE);
+  g_autofree char *keep_path = NULL;
+  for (int k = 2; k <= 6; k++)
+    {
+      g_autofree char *factor = g_strdup_printf ("%d.5", k);
+      g_autofree char *src = source_times (factor);
+      g_autoptr (CmlNative) native = cml_native_build (src, &error);
+      g_assert_no_error (error);
+      g_assert_cmpfloat (run_f (native), ==, 2 * (k + 0.5));
+      guint64 bytes = dir_bytes (dir, &n);
+      g_test_message ("after %d builds: %u objects, %" G_GUINT64_FORMAT " bytes (limit %s)", k, n, bytes, limit);
+      g_assert_cmpuint (bytes, <=, group * 5 / 2);
+      g_assert_true (g_file_test (cml_native_path (native), G_FILE_TEST_EXISTS));
+      if (k == 5)
+        keep_path = g_strdup (cml_native_path (native));
+      if (k == 5)
+        {
+          /* using the object of k = 4 again makes it the most recent */
+          g_autofree char *src4 = source_times ("4.5");
+          g_usleep (20000);
+          g_autoptr (CmlNative) again = cml_native_build (src4, &error);
+          g_assert_no_error (error);
+          g_assert_true (cml_native_was_cached (again));
+          g_free (keep_path);
+          keep_path = g_strdup (cml_native_path (again));
+        }
+      g_usleep (20000);
+    }
+  /* the last and the one used again stayed */
+  g_assert_true (g_file_test (keep_path, G_FILE_TEST_EXISTS));
+  g_unsetenv ("CMLAB_NATIVE_CACHE_LIMIT");
+  remove_cache (dir);
+}
+
+/* Partial files of killed compiles (our temporaries whose process is gone, and the
+ * old-style NAME.so.XXXXXX of earlier versions) are removed by the next build. */
+static void
+test_partial_files (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *src = source_times ("9.0");
+  const char *argv[] = { "/bin/true", NULL };
+  GPid pid;
+  int status;
+
+  if (!require_native ())
+    return;
+  dir = fresh_cache ();
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL));
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+  g_autofree char *t1 = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%d-aB3dE6", dir, hash, (int) pid);
+  g_autofree char *t2 = g_strdup_printf ("%s/.%s.c.cmlab-tmp-%d-aB3dE7", dir, hash, (int) pid);
+  g_autofree char *old = g_strdup_printf ("%s/%s.so.Xy12Zw", dir, hash);
+  g_autofree char *live = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%d-aB3dE8", dir, hash, (int) getpid ());
+  g_assert_true (g_file_set_contents (t1, "", 0, NULL));
+  g_assert_true (g_file_set_contents (t2, "int x;", -1, NULL));
+  g_assert_true (g_file_set_contents (old, "", 0, NULL));
+  g_assert_true (g_file_set_contents (live, "", 0, NULL));
+  {
+    /* the old-style one is two hours old: no compile takes that long */
+    struct timespec times[2] = { { time (NULL) - 7200, 0 }, { time (NULL) - 7200, 0 } };
+    g_assert_cmpint (utimensat (AT_FDCWD, old, times, 0), ==, 0);
+  }
+  g_autoptr (CmlNative) native = cml_native_build (src, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (t1, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (t2, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  remove_cache (dir);
+}
+
+/* A compiler that does not finish is stopped at the time limit; the interpreter runs. */
+static void
+test_compiler_time_limit (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *dir = fresh_cache ();
+      g_autofree char *bin = g_dir_make_tmp ("cmlab-slow-cc-XXXXXX", NULL);
+      g_autofree char *script = g_build_filename (bin, "slow-cc", NULL);
+      g_autofree char *src = source_times ("11.0");
+      /* a compiler that writes part of its output, then hangs (with a child of its own);
+       * set before the compiler is looked for, once per process */
+      g_assert_true (g_file_set_contents (script, "#!/bin/sh\n"
+                                                  "while [ $# -gt 0 ]; do\n"
+                                                  "  if [ \"$1\" = -o ]; then echo partial > \"$2\"; fi\n"
+                                                  "  shift\n"
+                                                  "done\n"
+                                                  "sleep 60 &\n"
+                                                  "exec sleep 60\n", -1, NULL));
+      g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+      g_setenv ("CMLAB_CC", script, TRUE);
+      g_setenv ("CMLAB_NATIVE_TIMEOUT", "1", TRUE);
+      g_assert_true (cml_native_available ());
+      gint64 t0 = g_get_monotonic_time ();
+      g_assert_null (cml_native_build (src, &error));
+      double took = (g_get_monotonic_time () - t0) / 1e6;
+      g_assert_nonnull (error);
+      g_test_message ("%.2f s: %s", took, error->message);
+      g_assert_cmpfloat (took, <, 10);
+      g_assert_nonnull (strstr (error->message, "time limit"));
+      /* no partial object: only the complete C source may stay */
+      {
+        g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+        const char *e;
+        while ((e = g_dir_read_name (d)) != NULL)
+          if (!g_str_has_suffix (e, ".c"))
+            g_error ("left in the cache: %s", e);
+      }
+      remove_cache (dir);
+      g_unlink (script);
+      g_rmdir (bin);
+      return;
+    }
+  if (!require_native ())
+    return;
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* Constants of every kind (not powers of two, tiny, huge, subnormal, negative) reach the
+ * generated C exactly: native code and interpreter agree bit for bit. */
+static void
+test_constants (void)
+{
+  static const char text[] =
+    "[model]\nname = constants\ntitle = constants\n"
+    "[algebroid]\nbase = x\nfibre = u\n[anchor]\ne1 = x: 1\n"
+    "[dynamics]\nlagrangian = 0.6*u^2/2 - 1.3*x^2/2 - 0.1*x^3 + 3.7e-5*x*u + 1e-310*x + 1.7976931348623157e308*x*1e-300 - 0.3333333333333333*x^4\n"
+    "[initial]\nx = 0.7\nu = -0.2\n";
+  g_autoptr (GError) error = NULL;
+
+  if (!require_native ())
+    return;
+  g_autoptr (CmlModel) model = cml_model_new_from_data (text, "constants.cml", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_assert_null (cml_system_native_status (sys));
+  CmlSimulation *a = cml_simulation_new (sys, &error);
+  CmlSimulation *b = cml_simulation_new (sys, &error);
+  g_assert_true (cml_simulation_is_native (a));
+  cml_simulation_set_native (b, FALSE);
+  guint dim = cml_system_dim (sys);
+  double za[8], zb[8];
+  g_assert_true (cml_simulation_eval_rhs (a, za, &error));
+  g_assert_true (cml_simulation_eval_rhs (b, zb, &error));
+  g_assert_cmpint (memcmp (za, zb, dim * sizeof (double)), ==, 0);
+  g_assert_true (cml_simulation_advance (a, 2.0, &error));
+  g_assert_true (cml_simulation_advance (b, 2.0, &error));
+  g_assert_cmpint (memcmp (cml_simulation_get_state (a), cml_simulation_get_state (b), dim * sizeof (double)), ==, 0);
+  cml_simulation_free (a);
+  cml_simulation_free (b);
 }
 
 /* CMLAB_CC names a compiler that fails: the interpreter runs, with the reason. */
@@ -371,6 +759,12 @@ main (int argc, char **argv)
   g_test_add_func ("/native/pivots", test_pivots);
   g_test_add_func ("/native/broken-compiler", test_broken_compiler);
   g_test_add_func ("/native/switched-off", test_switched_off);
+  g_test_add_func ("/native/constants", test_constants);
+  g_test_add_func ("/native/planted-object", test_planted_object);
+  g_test_add_func ("/native/unsafe-cache", test_unsafe_cache);
+  g_test_add_func ("/native/eviction", test_eviction);
+  g_test_add_func ("/native/partial-files", test_partial_files);
+  g_test_add_func ("/native/compiler-time-limit", test_compiler_time_limit);
   int status = g_test_run ();
   g_strfreev (names);
   return status;

@@ -15,12 +15,14 @@
 #define G_LOG_DOMAIN "test-render-cli"
 
 #include "cli-util.h"
+#include "cml-atomic-file.h"
 
 #include <cairo.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -602,6 +604,92 @@ test_interrupted (void)
   cli_remove_dir (dir);
 }
 
+/* Killed outright (SIGKILL: no chance to clean up) in the middle of an export: the partial
+ * video stays under a temporary name of ours, `.long.mp4.cmlab-tmp-PID-XXXXXX`, never
+ * under the name asked for; the next export into the directory removes it. */
+static void
+test_killed_leftover (void)
+{
+  if (skip_without_ffmpeg ())
+    return;
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "long.mp4", NULL);
+  g_autofree char *next = g_build_filename (dir, "next.gif", NULL);
+  const char *argv[] = { cli_path (), "render", "rolling-ball", "--t-end", "1000", "--fps", "10",
+                         "--size", "160x120", "-o", out, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *left = NULL;
+  GPid pid;
+  int status = 0;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                                &pid, &error));
+  g_assert_no_error (error);
+  for (int i = 0; i < 3600 && left == NULL; i++)
+    {
+      g_usleep (50 * 1000);
+      g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+      const char *name;
+      while ((name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *p = g_build_filename (dir, name, NULL);
+          GStatBuf st;
+          if (g_stat (p, &st) == 0 && st.st_size > 0)
+            left = g_strdup (name);
+        }
+    }
+  g_assert_nonnull (left);
+  kill (pid, SIGKILL);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_test_message ("left behind: %s", left);
+  {
+    GPid owner = 0;
+    g_assert_true (cml_atomic_file_is_temporary (left, &owner));
+    g_assert_cmpint (owner, ==, pid);
+    g_assert_true (g_str_has_prefix (left, ".long.mp4."));
+  }
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+
+  /* the next export into the directory */
+  {
+    g_autofree char *err = NULL;
+    const char *args[] = { "render", "rolling-ball", "--t-end", "0.5", "--fps", "10", "--size",
+                           "64x48", "-o", next, NULL };
+    g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, args), ==, 0);
+  }
+  g_assert_true (g_file_test (next, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpuint (cli_count_entries (dir), ==, 1);
+  cli_remove_dir (dir);
+}
+
+/* PNG frames are written to the frame files' targets with the same rules as any output:
+ * a frame name that is a symbolic link is followed, the link stays. */
+static void
+test_png_frame_link (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "f-%02d.png", NULL);
+  g_autofree char *link = g_build_filename (dir, "f-00.png", NULL);
+  g_autofree char *real = cli_write_file (dir, "real.png", "old");
+  g_autofree char *err = NULL;
+  const char *args[] = { "render", "rolling-ball", "--t-end", "0.3", "--fps", "10", "--size",
+                         "64x48", "-o", out, NULL };
+  GStatBuf st;
+
+  g_assert_cmpint (symlink ("real.png", link), ==, 0);
+  g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, args), ==, 0);
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  cairo_surface_destroy (check_png (real, 64, 48));
+  /* f-00 (the link), f-01, f-02 and the file the link names */
+  g_assert_cmpuint (cli_count_entries (dir), ==, 4);
+  cli_remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -616,6 +704,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/render-cli/no-ffmpeg-exit-2", test_no_ffmpeg);
   g_test_add_func ("/models/render-cli/diverging-run-exit-1", test_diverging);
   g_test_add_func ("/models/render-cli/interrupted-exit-130", test_interrupted);
+  g_test_add_func ("/models/render-cli/killed-leftover-removed", test_killed_leftover);
+  g_test_add_func ("/models/render-cli/png-frame-link", test_png_frame_link);
   g_test_add_func ("/models/render-cli/full-disk-exit-2", test_full_disk);
   g_test_add_func ("/models/render-cli/progress-lines", test_progress_lines);
   return g_test_run ();

@@ -1,0 +1,94 @@
+/* cml-atomic-file.h — every file cmlab writes: complete or absent, and never in place of
+ * something that is not ours to replace.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A regular file (new or existing) is written under a temporary name beside it,
+ * `.NAME.cmlab-tmp-PID-XXXXXX`, synced and renamed over NAME by
+ * cml_atomic_file_commit(); cml_atomic_file_abort() (and free without commit) removes
+ * the temporary.  The new file has the mode a plain create gives (0666 less the umask);
+ * a replaced file keeps its mode (and, where we may, its owner).
+ *
+ * What is not a regular file is never replaced:
+ *   - a character device or a FIFO (/dev/null, a named pipe) is written directly, with
+ *     no temporary file (nothing to undo on a failure);
+ *   - a symbolic link is followed: the file it names (through any chain of links) is
+ *     written as above and the link stays a link;
+ *   - a directory, a block device or a socket is refused ("FILE: is a directory",
+ *     "FILE: not a regular file");
+ *   - an existing file we may not write (read-only, someone else's) is refused with
+ *     "FILE: permission denied" and left as it is — even for root.
+ *
+ * Temporaries of a process that died without cleaning up (SIGKILL, a power cut) are
+ * removed the next time any cmlab process writes into the same directory: the PID in
+ * their name is no longer alive.  One with a live PID is another writer's, left alone.
+ *
+ * Errors: CML_ERROR_IO, the message naming the file as given.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdio.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CML_ATOMIC_FILE_DEFAULT  = 0,
+  /* another program (ffmpeg, a C compiler) writes the file by its name
+   * (cml_atomic_file_get_write_path): no descriptor is kept open */
+  CML_ATOMIC_FILE_EXTERNAL = 1 << 0,
+} CmlAtomicFileFlags;
+
+typedef struct _CmlAtomicFile CmlAtomicFile;
+
+/* Prepares writing PATH (see above for what is refused).  Any thread. */
+CmlAtomicFile *cml_atomic_file_new            (const char         *path,
+                                               CmlAtomicFileFlags  flags,
+                                               GError            **error);
+/* Where the data goes: a descriptor, or a stdio stream on it (created on first call,
+ * owned by FILE; use one or the other).  -1 / NULL for CML_ATOMIC_FILE_EXTERNAL. */
+int            cml_atomic_file_get_fd         (CmlAtomicFile      *file);
+FILE          *cml_atomic_file_get_stream     (CmlAtomicFile      *file);
+/* The name the data is written under meanwhile (the temporary, or the target itself
+ * when it is a device or a FIFO), for CML_ATOMIC_FILE_EXTERNAL. */
+const char    *cml_atomic_file_get_write_path (CmlAtomicFile      *file);
+/* The path as given. */
+const char    *cml_atomic_file_get_path       (CmlAtomicFile      *file);
+/* Whether the target is written directly (a character device or a FIFO). */
+gboolean       cml_atomic_file_is_direct      (CmlAtomicFile      *file);
+/* Flushes, syncs, closes and moves the file to its name.  On failure the temporary is
+ * removed and the error says why ("writing FILE failed: …"). */
+gboolean       cml_atomic_file_commit         (CmlAtomicFile      *file,
+                                               GError            **error);
+/* Drops the temporary file (nothing can be undone on a device or FIFO). */
+void           cml_atomic_file_abort          (CmlAtomicFile      *file);
+/* Aborts unless committed. */
+void           cml_atomic_file_free           (CmlAtomicFile      *file);
+
+/* DATA (SIZE bytes) to PATH all or nothing, with the rules above. */
+gboolean       cml_atomic_file_set_contents   (const char         *path,
+                                               const void         *data,
+                                               gsize               size,
+                                               GError            **error);
+
+/* Whether BASENAME is one of our temporaries; its writer's PID in *PID (may be NULL). */
+gboolean       cml_atomic_file_is_temporary   (const char         *basename,
+                                               GPid               *pid);
+/* Removes, in DIR, our temporaries (owned by us, regular files) whose PID is no longer
+ * alive; the number removed.  cml_atomic_file_new() does it once per directory and
+ * process. */
+guint          cml_atomic_file_clean_stale    (const char         *dir);
+
+/* Interruptions while a file is being written.  Between hold and release, SIGINT,
+ * SIGTERM and SIGHUP only set a flag (cml_atomic_file_interrupted() returns the signal
+ * number), which the writing loop checks: it stops and aborts its file.  The last
+ * release puts the previous handlers back and, if a signal came, raises it again, so the
+ * process ends as it would have — without a temporary file left behind.  Holds nest. */
+void           cml_atomic_file_hold_signals    (void);
+void           cml_atomic_file_release_signals (void);
+int            cml_atomic_file_interrupted     (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlAtomicFile, cml_atomic_file_free)
+
+G_END_DECLS
