@@ -12,14 +12,12 @@
 
 #include "cml-window-private.h"
 
+#include "cml-atomic-file.h"
 #include "cml-resources.h"
 #include "cml-run-failure.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <glib/gstdio.h>
-#include <unistd.h>
 
 const double cml_window_speeds[CML_N_SPEEDS] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 };
 const double cml_window_tolerances[CML_N_TOLERANCES] = { 1e-6, 1e-8, 1e-10, 1e-12 };
@@ -1077,7 +1075,7 @@ cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error)
   g_autoptr (GdkTexture) texture = NULL;
   GtkSnapshot *snapshot;
   GskRenderer *renderer;
-  g_autofree char *tmp = NULL;
+  g_autoptr (GBytes) png = NULL;
 
   g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -1103,22 +1101,10 @@ cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error)
       return FALSE;
     }
   texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  /* complete or not at all: a temporary file beside PATH, renamed over it */
-  tmp = g_strdup_printf ("%s.tmp-%d", path, (int) getpid ());
-  if (!gdk_texture_save_to_png (texture, tmp))
-    {
-      g_unlink (tmp);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write the picture", path);
-      return FALSE;
-    }
-  if (g_rename (tmp, path) != 0)
-    {
-      int errsv = errno;
-
-      g_unlink (tmp);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s: %s", path, g_strerror (errsv));
-      return FALSE;
-    }
+  png = gdk_texture_save_to_png_bytes (texture);
+  /* complete or not at all, and never over what is not a regular file of the user's */
+  if (!cml_atomic_file_set_contents (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png), error))
+    return FALSE;
   return TRUE;
 }
 
