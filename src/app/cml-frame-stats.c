@@ -6,6 +6,8 @@
 
 #include "cml-frame-stats.h"
 
+#include "cml-atomic-file.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -126,6 +128,6 @@ cml_frame_stats_write (const CmlFrameStats *stats, const char *path, const char 
   g_return_val_if_fail (path != NULL, FALSE);
 
   json = cml_frame_stats_to_json (stats, model, sim_time);
-  /* g_file_set_contents writes a temporary file and renames it over PATH */
-  return g_file_set_contents (path, json, -1, error);
+  /* all or nothing, and never over what is not a regular file of the user's */
+  return cml_atomic_file_set_contents (path, json, strlen (json), error);
 }
