@@ -560,8 +560,14 @@ test_equal_scales (void)
   circle_radii (mixed, &normal, 800, 400, &rx, &ry);
   g_assert_cmpfloat (rx / ry, >, 1.4);
 
-  /* no units (or dimensionless ones) say nothing about the shape */
-  g_autoptr (CmlPlot) bare = make_circle_plot ("1", "1");
+  /* both declared dimensionless (the components of a unit vector): one scale */
+  g_autoptr (CmlPlot) unitless = make_circle_plot ("1", "1");
+  g_assert_true (cml_plot_get_equal_scales_apply (unitless));
+  circle_radii (unitless, &normal, 800, 400, &rx, &ry);
+  g_assert_cmpfloat (fabs (rx - ry), <=, 1.0);
+
+  /* no units given say nothing about the shape */
+  g_autoptr (CmlPlot) bare = make_circle_plot ("", "");
   g_assert_false (cml_plot_get_equal_scales_apply (bare));
 
   /* against time, never */
