@@ -500,13 +500,27 @@ cml_plot_format_unit (const char *unit)
   return g_string_free (s, FALSE);
 }
 
+/* A quantity's name as the equations write it ("x1" → "x₁", "rho" → "ρ"); other labels
+ * ("energy, pr", a title) as they are. */
+static char *
+pretty_label (const char *label)
+{
+  gboolean identifier = g_ascii_isalpha (label[0]);
+
+  for (const char *c = label; *c && identifier; c++)
+    identifier = g_ascii_isalnum (*c);
+  return identifier ? cml_expr_pretty_name (label, FALSE) : g_strdup (label);
+}
+
 static char *
 label_with_unit (const char *label, const char *unit)
 {
   g_autofree char *u = cml_plot_format_unit (unit);
-  if (u[0] != '\0' && label[0] != '\0')
-    return g_strdup_printf ("%s [%s]", label, u);
-  return g_strdup (label);
+  g_autofree char *name = pretty_label (label);
+
+  if (u[0] != '\0' && name[0] != '\0')
+    return g_strdup_printf ("%s [%s]", name, u);
+  return g_steal_pointer (&name);
 }
 
 void

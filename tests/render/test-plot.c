@@ -719,14 +719,22 @@ test_units (void)
     {
       cml_plot_axis_set_label (axis, "x1", bare[i]);
       g_autofree char *title = cml_plot_axis_dup_title (axis);
-      g_assert_cmpstr (title, ==, "x1");
+      g_assert_cmpstr (title, ==, "x₁");
       g_autoptr (CmlPlotSeries) s = cml_plot_series_new ("k", bare[i]);
       g_autofree char *label = cml_plot_series_dup_label (s);
       g_assert_cmpstr (label, ==, "k");
     }
   cml_plot_axis_set_label (axis, "x1", NULL);
   g_autofree char *none = cml_plot_axis_dup_title (axis);
-  g_assert_cmpstr (none, ==, "x1");
+  g_assert_cmpstr (none, ==, "x₁");
+
+  /* a quantity's name as the equations write it; other labels as they are */
+  cml_plot_axis_set_label (axis, "rho", "m");
+  g_autofree char *rho = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (rho, ==, "ρ [m]");
+  cml_plot_axis_set_label (axis, "energy, pr", "J");
+  g_autofree char *several = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (several, ==, "energy, pr [J]");
 
   /* units as people write them */
   cml_plot_axis_set_label (axis, "H", "m^2/s^2");
