@@ -82,7 +82,14 @@ struct _CmlSystem
   int         *subs_ids;
   CmlExpr    **subs_repl;
 
-  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog;
+  /* numeric fallback of the symbolic solve, for states where a pivot chosen at the sample
+   * point is small against the other pivots of its matrix: W (n²), R (n), and for
+   * nonholonomic constraints Φ_y (s·n) and φ_t + Φ_x ẋ (s), solved by LU with partial
+   * pivoting of the evaluated matrices */
+  GPtrArray   *fb;          /* CmlExpr*, or empty */
+  guint        fb_s;        /* number of constraints in it */
+
+  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
   /* native code of the hot programs, built on first use (cml-native.c) */
   GMutex       native_lock;
   gboolean     native_tried;
@@ -105,7 +112,8 @@ struct _CmlSimulation
   double       t;
   double      *z;
   double      *fast;
-  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene;
+  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene, *regs_fb;
+  double      *fb_out, *fb_work;  /* the fallback's outputs and its dense solves */
   double      *scene_out;
   double      *rhs_out;
   double      *proj_out;
@@ -119,6 +127,7 @@ struct _CmlSimulation
   GPtrArray   *report;
   GError      *pending;    /* the model's own initial data failed (see cml_simulation_new) */
   char         reason[256];
+  double       reason_t;   /* the time of the evaluation that failed */
 };
 
 const char *
@@ -335,6 +344,10 @@ derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GErr
   sys->reg_name = "W = ∂²L/∂y∂y";
   sys->reg_rows = n;
   sys->reg = g_memdup2 (mc->W, n * n * sizeof (CmlExpr *));
+  for (guint A = 0; A < n * n; A++)
+    g_ptr_array_add (sys->fb, mc->W[A]);
+  for (guint A = 0; A < n; A++)
+    g_ptr_array_add (sys->fb, mc->R[A]);
   return TRUE;
 }
 
@@ -410,6 +423,21 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
   sys->reg_name = "C = Φ_y W⁻¹ Φ_yᵀ";
   sys->reg_rows = s;
   sys->reg = g_memdup2 (Cm, s * s * sizeof (CmlExpr *));
+  for (guint A = 0; A < n * n; A++)
+    g_ptr_array_add (sys->fb, mc->W[A]);
+  for (guint A = 0; A < n; A++)
+    g_ptr_array_add (sys->fb, mc->R[A]);
+  for (guint a = 0; a < s * n; a++)
+    g_ptr_array_add (sys->fb, Phy[a]);
+  for (guint a = 0; a < s; a++)
+    {
+      CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
+      CmlExpr *e = cml_expr_diff (ctx, phi, md->t_sym);
+      for (guint i = 0; i < m; i++)
+        e = madd (ctx, e, cml_expr_diff (ctx, phi, md->base_sym[i]), mc->xdot[i]);
+      g_ptr_array_add (sys->fb, e);
+    }
+  sys->fb_s = s;
   /* projection keeps φ = 0 by moving the fibre coordinates */
   for (guint a = 0; a < s; a++)
     g_ptr_array_add (sys->h, ((CmlNamedExpr *) md->constraints->pdata[a])->expr);
@@ -1195,6 +1223,8 @@ compile_programs (CmlSystem *sys, GError **error)
     COMPILE (sys->reg_prog, sys->reg, sys->reg_rows * sys->reg_rows);
   if (sys->na)
     COMPILE (sys->newton_prog, sys->newton, sys->na + sys->na * sys->na);
+  if (sys->fb->len)
+    COMPILE (sys->fb_prog, (CmlExpr **) sys->fb->pdata, sys->fb->len);
   {
     /* every scene property, flattened in model order */
     g_autoptr (GPtrArray) outs = g_ptr_array_new ();
@@ -1256,6 +1286,7 @@ cml_system_new (CmlModel *model, GError **error)
   sys->dim = m + n + sys->nr;
   sys->pivots = g_ptr_array_new ();
   sys->pivot_names = g_ptr_array_new ();
+  sys->fb = g_ptr_array_new ();
   sys->h = g_ptr_array_new ();
   sys->obs_names = g_ptr_array_new_with_free_func (g_free);
   sys->obs = g_ptr_array_new ();
@@ -1438,6 +1469,7 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->reg_prog, cml_program_free);
   g_clear_pointer (&sys->newton_prog, cml_program_free);
   g_clear_pointer (&sys->scene_prog, cml_program_free);
+  g_clear_pointer (&sys->fb_prog, cml_program_free);
   g_clear_pointer (&sys->native, cml_native_free);
   g_free (sys->native_error);
   g_mutex_clear (&sys->native_lock);
@@ -1448,6 +1480,7 @@ cml_system_unref (CmlSystem *sys)
   g_free (sys->slow_pivots);
   g_free (sys->slow_pivot_regs);
   g_ptr_array_unref (sys->pivot_names);
+  g_ptr_array_unref (sys->fb);
   g_ptr_array_unref (sys->h);
   g_ptr_array_unref (sys->obs_names);
   g_ptr_array_unref (sys->obs);
@@ -1954,6 +1987,151 @@ solve_aux (CmlSimulation *sim)
   return 1;
 }
 
+/* Pivots smaller than this against the largest pivot of the same matrix are not trusted:
+ * the symbolic solve divides by them (cml-symsolve.c picks pivots at a sample point). */
+#define PIVOT_RATIO_MIN 1e-8
+
+/* Whether the symbolic accelerations at this evaluation are not to be trusted: a pivot 0,
+ * not finite, or tiny against another pivot of its matrix, or an acceleration not finite. */
+static gboolean
+needs_fallback (CmlSimulation *sim, const double *dz)
+{
+  CmlSystem *sys = sim->sys;
+  const double *pv = sim->rhs_out + sys->dim;
+  guint np = sys->pivots->len;
+
+  for (guint A = 0; A < sys->n; A++)
+    if (!isfinite (dz[sys->m + A]))
+      return TRUE;
+  for (guint k = 0; k < np; k++)
+    {
+      double a = fabs (pv[k]);
+      if (!(a > 0) || !isfinite (a))
+        return TRUE;
+      for (guint j = 0; j < np; j++)
+        if (sys->pivot_names->pdata[j] == sys->pivot_names->pdata[k] && a < PIVOT_RATIO_MIN * fabs (pv[j]))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* A X = B in place (A n×n, B n×k, row-major) by LU with partial pivoting; FALSE if a pivot
+ * is below 1e-13 of the largest entry of A (singular to working precision). */
+static gboolean
+lu_solve (guint n, double *A, guint k, double *B)
+{
+  double scale = 0;
+  for (guint i = 0; i < n * n; i++)
+    scale = MAX (scale, fabs (A[i]));
+  if (!(scale > 0) || !isfinite (scale))
+    return FALSE;
+  for (guint c = 0; c < n; c++)
+    {
+      guint p = c;
+      for (guint r = c + 1; r < n; r++)
+        if (fabs (A[r * n + c]) > fabs (A[p * n + c]))
+          p = r;
+      if (!(fabs (A[p * n + c]) > 1e-13 * scale))
+        return FALSE;
+      if (p != c)
+        {
+          for (guint j = 0; j < n; j++)
+            {
+              double t = A[c * n + j];
+              A[c * n + j] = A[p * n + j];
+              A[p * n + j] = t;
+            }
+          for (guint j = 0; j < k; j++)
+            {
+              double t = B[c * k + j];
+              B[c * k + j] = B[p * k + j];
+              B[p * k + j] = t;
+            }
+        }
+      for (guint r = c + 1; r < n; r++)
+        {
+          double f = A[r * n + c] / A[c * n + c];
+          if (f == 0)
+            continue;
+          for (guint j = c; j < n; j++)
+            A[r * n + j] -= f * A[c * n + j];
+          for (guint j = 0; j < k; j++)
+            B[r * k + j] -= f * B[c * k + j];
+        }
+    }
+  for (guint c = n; c-- > 0;)
+    for (guint j = 0; j < k; j++)
+      {
+        double v = B[c * k + j];
+        for (guint i = c + 1; i < n; i++)
+          v -= A[c * n + i] * B[i * k + j];
+        B[c * k + j] = v / A[c * n + c];
+      }
+  return TRUE;
+}
+
+/* The accelerations from the evaluated W, R (and Φ_y, φ_t + Φ_x ẋ): ẏ = W⁻¹(R + Φ_yᵀ λ),
+ * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (REFERENCE §3a, §3b). */
+static int
+rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
+{
+  CmlSystem *sys = sim->sys;
+  guint m = sys->m, n = sys->n, s = sys->fb_s, k = 1 + s;
+  const double *o = sim->fb_out;
+  const double *W = o, *R = o + n * n, *Phy = R + n, *b0 = Phy + s * n;
+  double *A = sim->fb_work, *X = A + n * n, *Cm = X + n * k, *lam = Cm + s * s;
+
+  if (!sys->na)
+    fill_fast (sim, t, z);
+  cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
+  /* W X = [R | Φ_yᵀ] */
+  memcpy (A, W, n * n * sizeof (double));
+  for (guint B = 0; B < n; B++)
+    {
+      X[B * k] = R[B];
+      for (guint a = 0; a < s; a++)
+        X[B * k + 1 + a] = Phy[a * n + B];
+    }
+  if (!lu_solve (n, A, k, X))
+    {
+      g_snprintf (sim->reason, sizeof sim->reason, "the regularity matrix W = ∂²L/∂y∂y is singular");
+      sim->reason_t = t;
+      return 1;
+    }
+  if (s)
+    {
+      for (guint a = 0; a < s; a++)
+        {
+          double v = b0[a];
+          for (guint B = 0; B < n; B++)
+            v += Phy[a * n + B] * X[B * k];
+          lam[a] = -v;
+          for (guint c = 0; c < s; c++)
+            {
+              double w = 0;
+              for (guint B = 0; B < n; B++)
+                w += Phy[a * n + B] * X[B * k + 1 + c];
+              Cm[a * s + c] = w;
+            }
+        }
+      if (!lu_solve (s, Cm, 1, lam))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason,
+                      "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular");
+          sim->reason_t = t;
+          return 1;
+        }
+    }
+  for (guint B = 0; B < n; B++)
+    {
+      double v = X[B * k];
+      for (guint a = 0; a < s; a++)
+        v += X[B * k + 1 + a] * lam[a];
+      dz[m + B] = v;
+    }
+  return 0;
+}
+
 static int
 sim_rhs (double t, const double *z, double *dz, void *data)
 {
@@ -1961,6 +2139,21 @@ sim_rhs (double t, const double *z, double *dz, void *data)
   CmlSystem *sys = sim->sys;
   const double *pivots = sim->rhs_out + sys->dim;
 
+  sim->reason_t = t;
+
+  if (G_UNLIKELY (sim->slow_pivot_bad >= 0) && sys->fb_prog)
+    {
+      /* a pivot that depends on the parameters only vanishes at these parameters */
+      if (sim->rhs_fn)
+        sim->rhs_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_rhs, dz, sim->rhs_out + sys->dim);
+      else
+        {
+          fill_fast (sim, t, z);
+          cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
+          memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
+        }
+      return rhs_fallback (sim, t, z, dz);
+    }
   if (G_UNLIKELY (sim->slow_pivot_bad >= 0))
     {
       g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
@@ -1983,6 +2176,11 @@ sim_rhs (double t, const double *z, double *dz, void *data)
       cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
       memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
     }
+  /* A pivot is chosen once, at a sample point; at this state it may be small against the
+   * other pivots of its matrix (or 0) although the matrix is not singular.  Then the
+   * accelerations come from the evaluated matrices instead (LU, partial pivoting). */
+  if (sys->fb_prog && needs_fallback (sim, dz))
+    return rhs_fallback (sim, t, z, dz);
   for (guint j = 0; j < sys->n_fast_pivots; j++)
     {
       guint k = sys->fast_pivots[j];
@@ -1991,6 +2189,7 @@ sim_rhs (double t, const double *z, double *dz, void *data)
         {
           g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
                       (const char *) sys->pivot_names->pdata[k]);
+          sim->reason_t = t;
           return 1;
         }
     }
@@ -2107,6 +2306,7 @@ static int
 sim_project (double t, double *z, void *data)
 {
   CmlSimulation *sim = data;
+  sim->reason_t = t;
   return project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL);
 }
 
@@ -2150,6 +2350,8 @@ prepare_all (CmlSimulation *sim)
     cml_program_prepare (sys->reg_prog, sim->params, sim->regs_reg);
   if (sys->newton_prog)
     cml_program_prepare (sys->newton_prog, sim->params, sim->regs_newton);
+  if (sys->fb_prog)
+    cml_program_prepare (sys->fb_prog, sim->params, sim->regs_fb);
   cml_program_prepare (sys->scene_prog, sim->params, sim->regs_scene);
 }
 
@@ -2180,6 +2382,13 @@ cml_simulation_new (CmlSystem *sys, GError **error)
       sim->newton_out = g_new0 (double, sys->na + sys->na * sys->na);
     }
   sim->regs_scene = g_new0 (double, cml_program_n_registers (sys->scene_prog));
+  if (sys->fb_prog)
+    {
+      guint n = sys->n, fs = sys->fb_s;
+      sim->regs_fb = g_new0 (double, cml_program_n_registers (sys->fb_prog));
+      sim->fb_out = g_new0 (double, sys->fb->len);
+      sim->fb_work = g_new0 (double, n * n + n * (1 + fs) + fs * fs + fs + 1);
+    }
   sim->scene_out = g_new0 (double, cml_program_n_outputs (sys->scene_prog));
   sim->rhs_out = g_new0 (double, dim + sys->pivots->len);
   sim->proj_out = g_new0 (double, k + k * dim + 1);
@@ -2233,6 +2442,9 @@ cml_simulation_free (CmlSimulation *sim)
   g_free (sim->regs_reg);
   g_free (sim->regs_newton);
   g_free (sim->regs_scene);
+  g_free (sim->regs_fb);
+  g_free (sim->fb_out);
+  g_free (sim->fb_work);
   g_free (sim->scene_out);
   g_free (sim->rhs_out);
   g_free (sim->proj_out);
@@ -2850,6 +3062,51 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
   return check_regular (sim, error);
 }
 
+/* After a failed step: if the regularity matrix is nearly singular at the last good state
+ * (the accelerations blow up as it becomes singular, and the step size collapses before
+ * a pivot is exactly 0), a sentence that says so; else NULL. */
+static char *
+regularity_lost (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  guint r = sys->reg_rows;
+  char *msg = NULL;
+
+  if (sys->reg_prog == NULL || r == 0)
+    return NULL;
+  g_autofree double *M = g_new (double, r * r);
+  if (sys->na)
+    {
+      fill_fast (sim, sim->t, sim->z);
+      solve_aux (sim);
+    }
+  else
+    fill_fast (sim, sim->t, sim->z);
+  cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, M);
+  gsl_matrix *A = gsl_matrix_alloc (r, r), *V = gsl_matrix_alloc (r, r);
+  gsl_vector *S = gsl_vector_alloc (r), *wk = gsl_vector_alloc (r);
+  gboolean finite = TRUE;
+  for (guint a = 0; a < r * r; a++)
+    {
+      finite &= isfinite (M[a]);
+      gsl_matrix_set (A, a / r, a % r, isfinite (M[a]) ? M[a] : 0);
+    }
+  if (finite)
+    {
+      gsl_linalg_SV_decomp (A, V, S, wk);
+      double smax = gsl_vector_get (S, 0), smin = gsl_vector_get (S, r - 1);
+      if (!(smin > 1e-6 * smax))
+        msg = g_strdup_printf ("the regularity matrix %s became singular at t = %.17g (its smallest singular "
+                               "value is %.3g of the largest there)",
+                               sys->reg_name, sim->t, smax > 0 ? smin / smax : 0.0);
+    }
+  gsl_matrix_free (A);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (wk);
+  return msg;
+}
+
 gboolean
 cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
 {
@@ -2862,8 +3119,21 @@ cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
   sim->reason[0] = '\0';
   if (!cml_integrator_advance (sim->integ, &sim->t, t1, sim->z, &err))
     {
+      g_autofree char *singular = NULL;
       if (sim->reason[0])
-        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s (%s)", err->message, sim->reason);
+        {
+          /* the reason names the time of the evaluation that failed */
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "%s at t = %.17g (the last step accepted ended at t = %.17g)", sim->reason,
+                       sim->reason_t, sim->t);
+        }
+      else if ((singular = regularity_lost (sim)) != NULL)
+        {
+          /* not "step size underflow": the motion does not run away, its equations end */
+          g_debug ("%s", err->message);
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s: the accelerations are not determined there",
+                       singular);
+        }
       else
         g_propagate_error (error, g_steal_pointer (&err));
       return FALSE;
