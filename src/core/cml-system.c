@@ -819,6 +819,18 @@ check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Sa
                      names->str);
 }
 
+/* "₁₂" for 12. */
+static char *
+subscript_digits (guint v)
+{
+  static const char *const digits[] = { "₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉" };
+  g_autofree char *dec = g_strdup_printf ("%u", v);
+  GString *s = g_string_new (NULL);
+  for (const char *c = dec; *c; c++)
+    g_string_append (s, digits[*c - '0']);
+  return g_string_free (s, FALSE);
+}
+
 static gboolean
 derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
 {
@@ -1095,13 +1107,15 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     for (guint j = 0; j < k; j++)
       {
         g_autofree char *txt = cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS);
+        /* κ with a subscript: a name no model can use, so it never reads as a parameter */
+        g_autofree char *sub = subscript_digits (j + 1);
         if (fixed[j])
-          g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration k%u = %s (fixed by the SODE condition)", j + 1, txt));
+          g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration κ%s = %s (fixed by the SODE condition)", sub, txt));
         else
           {
             sys->gauge = TRUE;
             g_ptr_array_add (sys->steps,
-                             g_strdup_printf ("kernel acceleration k%u is not determined: gauge freedom, set to 0", j + 1));
+                             g_strdup_printf ("kernel acceleration κ%s is not determined: gauge freedom, set to 0", sub));
           }
       }
     if (!sys->gauge)

@@ -253,6 +253,19 @@ test_vakonomic_refused (void)
   g_assert_nonnull (strstr (err, "u1 = 1 and p1 = 2 contradict the W1 relation"));
 }
 
+/* `info` names the constraint algorithm's kernel accelerations so that they cannot be
+ * read as the model's parameters (this model has a parameter k1). */
+static void
+test_info_kernel_names (void)
+{
+  g_autofree char *model = data_model ("springs-massless-node.cml");
+  g_autofree char *out = NULL;
+
+  g_assert_cmpint (cli_run (&out, NULL, "info", model, NULL), ==, 0);
+  g_assert_null (strstr (out, "kernel acceleration k1"));
+  g_assert_nonnull (strstr (out, "kernel acceleration κ₁ = "));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -263,5 +276,6 @@ main (int argc, char **argv)
   g_test_add_func ("/models/initial/nonholonomic/nonlinear-from-init", test_nonlinear_constraint_from_init);
   g_test_add_func ("/models/initial/vakonomic/velocity-and-momentum", test_vakonomic_velocity_and_momentum);
   g_test_add_func ("/models/initial/vakonomic/refused", test_vakonomic_refused);
+  g_test_add_func ("/models/initial/info-kernel-names", test_info_kernel_names);
   return g_test_run ();
 }
