@@ -31,7 +31,7 @@
 static const char *usage_text =
   "Usage:\n"
   "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... --t-end T --dt-out H\n"
-  "            [--integrator NAME] [--rtol R] [--atol A] [--format csv|json] [-o FILE]\n"
+  "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
   "            [--rtol R] [--atol A] [--progress lines] -o FILE.{mp4,webm,gif,%05d.png}\n"
@@ -68,8 +68,8 @@ typedef struct
   double      t_end, dt_out;
   gboolean    has_t_end, has_dt_out;
   const char *integrator;
-  double      rtol, atol;
-  gboolean    has_rtol, has_atol;
+  double      rtol, atol, step;
+  gboolean    has_rtol, has_atol, has_step;
   const char *format;
   const char *output;
 } Options;
@@ -119,6 +119,12 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
           if (!cml_cli_parse_double (val, &o->atol) || !(o->atol > 0))
             return usage_error ("--atol needs a number > 0, not “%s”", val);
           o->has_atol = TRUE;
+        }
+      else if (simulate && TAKE ("--step"))
+        {
+          if (!cml_cli_parse_double (val, &o->step) || !(o->step > 0))
+            return usage_error ("--step needs a number > 0, not “%s”", val);
+          o->has_step = TRUE;
         }
       else if (simulate && TAKE ("--format"))
         o->format = val;
@@ -171,6 +177,15 @@ cmd_simulate (int argc, char **argv)
     iopt.rtol = o.rtol;
   if (o.has_atol)
     iopt.atol = o.atol;
+  /* a fixed-step method has a step and no tolerances; an adaptive one the other way round */
+  if (o.has_step && !cml_integrator_kind_is_fixed_step (iopt.kind))
+    return usage_error ("--step sets the step of a fixed-step integrator (implicit-midpoint); %s chooses its "
+                        "own steps from --rtol and --atol", cml_integrator_kind_to_string (iopt.kind));
+  if ((o.has_rtol || o.has_atol) && cml_integrator_kind_is_fixed_step (iopt.kind))
+    return usage_error ("%s takes fixed steps (--step H, default %g): --rtol and --atol do not apply",
+                        cml_integrator_kind_to_string (iopt.kind), iopt.h_fixed);
+  if (o.has_step)
+    iopt.h_fixed = o.step;
   if (o.t_end / o.dt_out > 1e8)
     return usage_error ("--t-end / --dt-out asks for more than 10^8 rows");
 

@@ -234,6 +234,20 @@ gsl_step_type (CmlIntegratorKind kind)
     }
 }
 
+gboolean
+cml_integrator_kind_is_fixed_step (CmlIntegratorKind kind)
+{
+  return kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT;
+}
+
+char *
+cml_integrator_options_describe (const CmlIntegratorOptions *o)
+{
+  if (cml_integrator_kind_is_fixed_step (o->kind))
+    return g_strdup_printf ("%s, step = %g", cml_integrator_kind_to_string (o->kind), o->h_fixed);
+  return g_strdup_printf ("%s, rtol = %g, atol = %g", cml_integrator_kind_to_string (o->kind), o->rtol, o->atol);
+}
+
 static gboolean
 check_options (const CmlOde               *ode,
                const CmlIntegratorOptions *options,

@@ -50,7 +50,8 @@ typedef struct
   double rtol;     /* relative tolerance per step (adaptive methods), dimensionless */
   double atol;     /* absolute tolerance per step, in the units of the state */
   double h_init;   /* first trial step, in time units; 0 = choose from the output interval */
-  double h_fixed;  /* step of the fixed-step methods, in time units (implicit midpoint) */
+  double h_fixed;  /* step of the fixed-step methods, in time units (implicit midpoint;
+                    * `--step H`): each advance takes equal steps no longer than this */
   double h_min;    /* below this step size the run fails with "step size underflow" (time units) */
   gboolean project;/* call CmlOde.project after every accepted step */
   guint  max_steps;/* per advance() call; 0 = unlimited */
@@ -62,6 +63,13 @@ CmlIntegratorOptions cml_integrator_options_default (void);
 const char *cml_integrator_kind_to_string (CmlIntegratorKind kind);   /* "rk8pd", … "implicit-midpoint" */
 /* Accepts the names above (and "midpoint" for the implicit midpoint rule); FALSE if unknown. */
 gboolean    cml_integrator_kind_from_string (const char *name, CmlIntegratorKind *kind);
+
+/* TRUE for the methods that take the fixed step h_fixed and ignore rtol/atol (implicit
+ * midpoint); FALSE for the adaptive ones, which ignore h_fixed. */
+gboolean    cml_integrator_kind_is_fixed_step (CmlIntegratorKind kind);
+/* The options that apply to O's method, for headers and messages:
+ * "rk8pd, rtol = 1e-10, atol = 1e-12" or "implicit-midpoint, step = 0.001". */
+char       *cml_integrator_options_describe (const CmlIntegratorOptions *o);
 
 typedef struct _CmlIntegrator CmlIntegrator;
 

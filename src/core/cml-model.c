@@ -813,12 +813,60 @@ fibre_index (CmlModel *model, const char *name)
   return -1;
 }
 
+/* [dynamics] solve-for: the coordinates the constraints determine from the others (used
+ * for initial data).  Nonholonomic constraints determine fibre coordinates, one per
+ * constraint; the constraint set of a singular Lagrangian may also fix base coordinates,
+ * and how many constraints it has is known only once the constraint algorithm has run
+ * (cml_system_new checks the count and that the constraints can be solved for them). */
+static gboolean
+load_solve_for (Loader *ld)
+{
+  CmlModel *model = ld->model;
+  g_autofree char *solve = get_string (ld, "dynamics", "solve-for");
+  g_autoptr (GPtrArray) sf = name_list (solve);
+  int line = line_of (ld, "dynamics", "solve-for");
+  gboolean nonholonomic = model->kind == CML_CONSTRAINTS_NONHOLONOMIC;
+
+  if (solve == NULL)
+    return TRUE;
+  if (sf->len == 0)
+    return fail (ld, line, 0, CML_ERROR_MODEL, "solve-for is empty");
+  if (nonholonomic && sf->len != model->constraints->len)
+    return fail (ld, line, 0, CML_ERROR_MODEL,
+                 "solve-for names %u coordinates for %u constraints", sf->len, model->constraints->len);
+  model->n_solve_for = sf->len;
+  model->solve_for = g_new0 (int, sf->len + 1);
+  for (guint k = 0; k < sf->len; k++)
+    {
+      const char *nm = sf->pdata[k];
+      int A = fibre_index (model, nm), i = -1;
+      for (guint j = 0; j < model->m; j++)
+        if (g_str_equal (model->base[j], nm))
+          i = j;
+      if (A >= 0)
+        model->solve_for[k] = model->m + A;
+      else if (i >= 0 && !nonholonomic)
+        model->solve_for[k] = i;
+      else if (i >= 0)
+        return fail (ld, line, 0, CML_ERROR_MODEL,
+                     "“%s” is a base coordinate: nonholonomic constraints determine fibre coordinates", nm);
+      else
+        return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME, nonholonomic ? "“%s” is not a fibre coordinate"
+                                                                         : "“%s” is not a base or fibre coordinate",
+                     nm);
+      for (guint j = 0; j < k; j++)
+        if (model->solve_for[j] == model->solve_for[k])
+          return fail (ld, line, 0, CML_ERROR_MODEL, "“%s” appears twice in solve-for", nm);
+    }
+  return TRUE;
+}
+
 static gboolean
 load_dynamics (Loader *ld)
 {
   CmlModel *model = ld->model;
   static const char *known[] = { "lagrangian", "constraints", "solve-for", NULL };
-  g_autofree char *kind = NULL, *solve = NULL;
+  g_autofree char *kind = NULL;
 
   if (!g_key_file_has_group (ld->kf, "dynamics"))
     return fail (ld, 1, 0, CML_ERROR_MODEL, "missing group [dynamics] (with the lagrangian)");
@@ -882,29 +930,15 @@ load_dynamics (Loader *ld)
       if (model->constraints->len >= model->n)
         return fail (ld, model->constraints_line, 0, CML_ERROR_MODEL,
                      "%u constraints on %u fibre coordinates leave no motion", model->constraints->len, model->n);
-      solve = get_string (ld, "dynamics", "solve-for");
-      g_autoptr (GPtrArray) sf = name_list (solve);
-      if (solve && sf->len != model->constraints->len)
-        return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_MODEL,
-                     "solve-for names %u coordinates for %u constraints", sf->len, model->constraints->len);
-      model->n_solve_for = sf->len;
-      model->solve_for = g_new0 (int, sf->len + 1);
-      for (guint k = 0; k < sf->len; k++)
-        {
-          if ((model->solve_for[k] = fibre_index (model, sf->pdata[k])) < 0)
-            return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_UNKNOWN_NAME,
-                         "“%s” is not a fibre coordinate", (char *) sf->pdata[k]);
-          for (guint j = 0; j < k; j++)
-            if (model->solve_for[j] == model->solve_for[k])
-              return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_MODEL,
-                           "“%s” appears twice in solve-for", (char *) sf->pdata[k]);
-        }
+      if (!load_solve_for (ld))
+        return FALSE;
     }
   else if (model->kind == CML_CONSTRAINTS_VAKONOMIC)
     {
       if (g_key_file_has_key (ld->kf, "dynamics", "solve-for", NULL))
         return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_MODEL,
-                     "solve-for is for nonholonomic constraints (vakonomic ones are graphs y = Psi)");
+                     "solve-for is for nonholonomic constraints and singular Lagrangians; the velocities of a "
+                     "vakonomic system follow from its momenta (its constraints are graphs y = Psi)");
       /* first the constrained names, so that Psi may not use them */
       for (int k = 0; keys[k]; k++)
         {
@@ -937,6 +971,8 @@ load_dynamics (Loader *ld)
             }
         }
     }
+  else if (!load_solve_for (ld))
+    return FALSE;
   return TRUE;
 }
 

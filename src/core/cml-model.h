@@ -96,7 +96,7 @@ struct _CmlModel
   CmlConstraintKind kind;
   GPtrArray  *constraints;  /* CmlNamedExpr*: nonholonomic phi^a; vakonomic: name = constrained fibre, expr = Psi */
   int         constraints_line;
-  int        *solve_for;    /* nonholonomic: fibre indices, n_solve_for of them */
+  int        *solve_for;    /* [dynamics] solve-for: base i as i, fibre A as m + A (n_solve_for of them) */
   guint       n_solve_for;
 
   GPtrArray  *reconstruction; /* CmlNamedExpr*: time derivatives */

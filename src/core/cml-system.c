@@ -32,6 +32,7 @@
 
 #include "cml-system.h"
 
+#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <string.h>
@@ -81,7 +82,14 @@ struct _CmlSystem
   int         *subs_ids;
   CmlExpr    **subs_repl;
 
-  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog;
+  /* numeric fallback of the symbolic solve, for states where a pivot chosen at the sample
+   * point is small against the other pivots of its matrix: W (n²), R (n), and for
+   * nonholonomic constraints Φ_y (s·n) and φ_t + Φ_x ẋ (s), solved by LU with partial
+   * pivoting of the evaluated matrices */
+  GPtrArray   *fb;          /* CmlExpr*, or empty */
+  guint        fb_s;        /* number of constraints in it */
+
+  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
   /* native code of the hot programs, built on first use (cml-native.c) */
   GMutex       native_lock;
   gboolean     native_tried;
@@ -104,7 +112,8 @@ struct _CmlSimulation
   double       t;
   double      *z;
   double      *fast;
-  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene;
+  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene, *regs_fb;
+  double      *fb_out, *fb_work;  /* the fallback's outputs and its dense solves */
   double      *scene_out;
   double      *rhs_out;
   double      *proj_out;
@@ -116,7 +125,9 @@ struct _CmlSimulation
   CmlIntegrator *integ;
   CmlIntegratorOptions options;
   GPtrArray   *report;
+  GError      *pending;    /* the model's own initial data failed (see cml_simulation_new) */
   char         reason[256];
+  double       reason_t;   /* the time of the evaluation that failed */
 };
 
 const char *
@@ -333,6 +344,10 @@ derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GErr
   sys->reg_name = "W = ∂²L/∂y∂y";
   sys->reg_rows = n;
   sys->reg = g_memdup2 (mc->W, n * n * sizeof (CmlExpr *));
+  for (guint A = 0; A < n * n; A++)
+    g_ptr_array_add (sys->fb, mc->W[A]);
+  for (guint A = 0; A < n; A++)
+    g_ptr_array_add (sys->fb, mc->R[A]);
   return TRUE;
 }
 
@@ -408,6 +423,21 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
   sys->reg_name = "C = Φ_y W⁻¹ Φ_yᵀ";
   sys->reg_rows = s;
   sys->reg = g_memdup2 (Cm, s * s * sizeof (CmlExpr *));
+  for (guint A = 0; A < n * n; A++)
+    g_ptr_array_add (sys->fb, mc->W[A]);
+  for (guint A = 0; A < n; A++)
+    g_ptr_array_add (sys->fb, mc->R[A]);
+  for (guint a = 0; a < s * n; a++)
+    g_ptr_array_add (sys->fb, Phy[a]);
+  for (guint a = 0; a < s; a++)
+    {
+      CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
+      CmlExpr *e = cml_expr_diff (ctx, phi, md->t_sym);
+      for (guint i = 0; i < m; i++)
+        e = madd (ctx, e, cml_expr_diff (ctx, phi, md->base_sym[i]), mc->xdot[i]);
+      g_ptr_array_add (sys->fb, e);
+    }
+  sys->fb_s = s;
   /* projection keeps φ = 0 by moving the fibre coordinates */
   for (guint a = 0; a < s; a++)
     g_ptr_array_add (sys->h, ((CmlNamedExpr *) md->constraints->pdata[a])->expr);
@@ -660,12 +690,30 @@ samples_clear (Samples *S)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Samples, samples_clear)
 
+static void samples_ensure (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S);
+
 /* Does H vanish on {G = 0}?  Checked at the three projected random points of S. */
 static gboolean
 vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_move, Samples *S)
 {
   if (cml_expr_is_zero (H))
     return TRUE;
+  samples_ensure (sys, G, move, n_move, S);
+  for (guint s = 0; s < N_SAMPLES; s++)
+    {
+      if (S->v[s] == NULL)
+        return FALSE;
+      double hv = cml_expr_eval (H, S->v[s]);
+      if (!(fabs (hv) < 1e-9))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Makes the sample points of S for G unless they are up to date. */
+static void
+samples_ensure (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S)
+{
   if (S->n_g != G->len)
     {
       samples_clear (S);
@@ -678,15 +726,6 @@ vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_
         }
       S->n_g = G->len;
     }
-  for (guint s = 0; s < N_SAMPLES; s++)
-    {
-      if (S->v[s] == NULL)
-        return FALSE;
-      double hv = cml_expr_eval (H, S->v[s]);
-      if (!(fabs (hv) < 1e-9))
-        return FALSE;
-    }
-  return TRUE;
 }
 
 /* Expressions shown to people (the steps of the algorithm, the description) are cut after
@@ -712,6 +751,84 @@ drop_multipliers (CmlSystem *sys, CmlExpr *dg, const int *vsym, guint k)
   for (guint j = 0; j < k; j++)
     zeros[j] = ZERO (sys->ctx);
   return cml_expr_subs (sys->ctx, dg, k, vsym, zeros);
+}
+
+/* The name of state component J as the model writes it (base i is i, fibre A is m + A). */
+static const char *
+coordinate_name (CmlSystem *sys, guint j)
+{
+  CmlModel *md = sys->model;
+  return j < md->m ? md->base[j] : md->fibre[j - md->m];
+}
+
+/* [dynamics] solve-for against the constraints G (functions of t, x, y): one coordinate per
+ * constraint, and ∂G/∂(solve-for) invertible at the sample points on {G = 0} (S), so that
+ * the initial data can be solved for them.  A bad solve-for fails here, when the model is
+ * loaded, with its line. */
+static gboolean
+check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error)
+{
+  CmlModel *md = sys->model;
+  guint k = G->len, q = md->n_solve_for;
+  int line = cml_model_line (md, "dynamics", "solve-for");
+  g_autoptr (GString) names = g_string_new (NULL);
+
+  for (guint j = 0; j < q; j++)
+    g_string_append_printf (names, "%s%s", j ? ", " : "", coordinate_name (sys, md->solve_for[j]));
+  if (k == 0)
+    return fail_model (sys, error, line, CML_ERROR_MODEL,
+                       "solve-for names coordinates the constraints determine, but %s",
+                       sys->formalism == CML_FORMALISM_SINGULAR
+                         ? "the constraint algorithm found no constraints"
+                         : "this Lagrangian is regular (det W ≠ 0) and there are no constraints");
+  if (q != k)
+    return fail_model (sys, error, line, CML_ERROR_MODEL,
+                       "solve-for names %u coordinates for %u constraints (%s)", q, k,
+                       sys->formalism == CML_FORMALISM_SINGULAR ? "those the constraint algorithm found; `cmlab-cli info` lists them"
+                                                                : "one per constraint");
+  samples_ensure (sys, G, move, n_move, S);
+  gboolean tried = FALSE;
+  for (guint s = 0; s < N_SAMPLES; s++)
+    {
+      if (S->v[s] == NULL)
+        continue;
+      tried = TRUE;
+      gsl_matrix *Jm = gsl_matrix_alloc (k, k), *V = gsl_matrix_alloc (k, k);
+      gsl_vector *sv = gsl_vector_alloc (k), *wk = gsl_vector_alloc (k);
+      for (guint a = 0; a < k; a++)
+        for (guint j = 0; j < q; j++)
+          {
+            guint c = md->solve_for[j];
+            int symb = c < md->m ? md->base_sym[c] : md->fibre_sym[c - md->m];
+            gsl_matrix_set (Jm, a, j, cml_expr_eval (cml_expr_diff (sys->ctx, G->pdata[a], symb), S->v[s]));
+          }
+      gsl_linalg_SV_decomp (Jm, V, sv, wk);
+      double smax = gsl_vector_get (sv, 0), smin = gsl_vector_get (sv, k - 1);
+      gsl_matrix_free (Jm);
+      gsl_matrix_free (V);
+      gsl_vector_free (sv);
+      gsl_vector_free (wk);
+      if (isfinite (smax) && smin > 1e-10 * smax)
+        return TRUE;
+    }
+  if (!tried)
+    return TRUE; /* no point on the constraint set to judge by: the reset will say more */
+  return fail_model (sys, error, line, CML_ERROR_MODEL,
+                     "the constraints cannot be solved for %s: their Jacobian with respect to these coordinates "
+                     "is singular (name coordinates that the constraints determine)",
+                     names->str);
+}
+
+/* "₁₂" for 12. */
+static char *
+subscript_digits (guint v)
+{
+  static const char *const digits[] = { "₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉" };
+  g_autofree char *dec = g_strdup_printf ("%u", v);
+  GString *s = g_string_new (NULL);
+  for (const char *c = dec; *c; c++)
+    g_string_append (s, digits[*c - '0']);
+  return g_string_free (s, FALSE);
 }
 
 static gboolean
@@ -990,13 +1107,15 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     for (guint j = 0; j < k; j++)
       {
         g_autofree char *txt = cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS);
+        /* κ with a subscript: a name no model can use, so it never reads as a parameter */
+        g_autofree char *sub = subscript_digits (j + 1);
         if (fixed[j])
-          g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration k%u = %s (fixed by the SODE condition)", j + 1, txt));
+          g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration κ%s = %s (fixed by the SODE condition)", sub, txt));
         else
           {
             sys->gauge = TRUE;
             g_ptr_array_add (sys->steps,
-                             g_strdup_printf ("kernel acceleration k%u is not determined: gauge freedom, set to 0", j + 1));
+                             g_strdup_printf ("kernel acceleration κ%s is not determined: gauge freedom, set to 0", sub));
           }
       }
     if (!sys->gauge)
@@ -1015,6 +1134,10 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     g_string_append (s, "}");
     g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
   }
+
+  /* solve-for: as many coordinates as constraints, and the constraints solvable for them */
+  if (md->n_solve_for && !check_solve_for (sys, G, move, m + n, &samples, error))
+    goto out;
 
   for (guint i = 0; i < m; i++)
     sys->rhs[i] = mc->xdot[i];
@@ -1114,6 +1237,8 @@ compile_programs (CmlSystem *sys, GError **error)
     COMPILE (sys->reg_prog, sys->reg, sys->reg_rows * sys->reg_rows);
   if (sys->na)
     COMPILE (sys->newton_prog, sys->newton, sys->na + sys->na * sys->na);
+  if (sys->fb->len)
+    COMPILE (sys->fb_prog, (CmlExpr **) sys->fb->pdata, sys->fb->len);
   {
     /* every scene property, flattened in model order */
     g_autoptr (GPtrArray) outs = g_ptr_array_new ();
@@ -1175,6 +1300,7 @@ cml_system_new (CmlModel *model, GError **error)
   sys->dim = m + n + sys->nr;
   sys->pivots = g_ptr_array_new ();
   sys->pivot_names = g_ptr_array_new ();
+  sys->fb = g_ptr_array_new ();
   sys->h = g_ptr_array_new ();
   sys->obs_names = g_ptr_array_new_with_free_func (g_free);
   sys->obs = g_ptr_array_new ();
@@ -1263,6 +1389,23 @@ cml_system_new (CmlModel *model, GError **error)
       return NULL;
     }
 
+  /* solve-for of nonholonomic constraints, and of a Lagrangian that turned out regular */
+  if (model->n_solve_for && sys->formalism != CML_FORMALISM_SINGULAR)
+    {
+      g_autoptr (GPtrArray) G = g_ptr_array_new ();
+      g_auto (Samples) samples = { G_MAXUINT, { NULL } };
+      g_autofree int *move = g_new (int, MAX (n, 1));
+      for (guint a = 0; a < model->constraints->len; a++)
+        g_ptr_array_add (G, ((CmlNamedExpr *) model->constraints->pdata[a])->expr);
+      for (guint A = 0; A < n; A++)
+        move[A] = model->fibre_sym[A];
+      if (!check_solve_for (sys, G, move, n, &samples, error))
+        {
+          mechanics_clear (&mc);
+          return NULL;
+        }
+    }
+
   /* reconstruction rates */
   for (guint k = 0; k < sys->nr; k++)
     sys->rhs[m + n + k] = user_expr (sys, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr);
@@ -1340,6 +1483,7 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->reg_prog, cml_program_free);
   g_clear_pointer (&sys->newton_prog, cml_program_free);
   g_clear_pointer (&sys->scene_prog, cml_program_free);
+  g_clear_pointer (&sys->fb_prog, cml_program_free);
   g_clear_pointer (&sys->native, cml_native_free);
   g_free (sys->native_error);
   g_mutex_clear (&sys->native_lock);
@@ -1350,6 +1494,7 @@ cml_system_unref (CmlSystem *sys)
   g_free (sys->slow_pivots);
   g_free (sys->slow_pivot_regs);
   g_ptr_array_unref (sys->pivot_names);
+  g_ptr_array_unref (sys->fb);
   g_ptr_array_unref (sys->h);
   g_ptr_array_unref (sys->obs_names);
   g_ptr_array_unref (sys->obs);
@@ -1856,6 +2001,151 @@ solve_aux (CmlSimulation *sim)
   return 1;
 }
 
+/* Pivots smaller than this against the largest pivot of the same matrix are not trusted:
+ * the symbolic solve divides by them (cml-symsolve.c picks pivots at a sample point). */
+#define PIVOT_RATIO_MIN 1e-8
+
+/* Whether the symbolic accelerations at this evaluation are not to be trusted: a pivot 0,
+ * not finite, or tiny against another pivot of its matrix, or an acceleration not finite. */
+static gboolean
+needs_fallback (CmlSimulation *sim, const double *dz)
+{
+  CmlSystem *sys = sim->sys;
+  const double *pv = sim->rhs_out + sys->dim;
+  guint np = sys->pivots->len;
+
+  for (guint A = 0; A < sys->n; A++)
+    if (!isfinite (dz[sys->m + A]))
+      return TRUE;
+  for (guint k = 0; k < np; k++)
+    {
+      double a = fabs (pv[k]);
+      if (!(a > 0) || !isfinite (a))
+        return TRUE;
+      for (guint j = 0; j < np; j++)
+        if (sys->pivot_names->pdata[j] == sys->pivot_names->pdata[k] && a < PIVOT_RATIO_MIN * fabs (pv[j]))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* A X = B in place (A n×n, B n×k, row-major) by LU with partial pivoting; FALSE if a pivot
+ * is below 1e-13 of the largest entry of A (singular to working precision). */
+static gboolean
+lu_solve (guint n, double *A, guint k, double *B)
+{
+  double scale = 0;
+  for (guint i = 0; i < n * n; i++)
+    scale = MAX (scale, fabs (A[i]));
+  if (!(scale > 0) || !isfinite (scale))
+    return FALSE;
+  for (guint c = 0; c < n; c++)
+    {
+      guint p = c;
+      for (guint r = c + 1; r < n; r++)
+        if (fabs (A[r * n + c]) > fabs (A[p * n + c]))
+          p = r;
+      if (!(fabs (A[p * n + c]) > 1e-13 * scale))
+        return FALSE;
+      if (p != c)
+        {
+          for (guint j = 0; j < n; j++)
+            {
+              double t = A[c * n + j];
+              A[c * n + j] = A[p * n + j];
+              A[p * n + j] = t;
+            }
+          for (guint j = 0; j < k; j++)
+            {
+              double t = B[c * k + j];
+              B[c * k + j] = B[p * k + j];
+              B[p * k + j] = t;
+            }
+        }
+      for (guint r = c + 1; r < n; r++)
+        {
+          double f = A[r * n + c] / A[c * n + c];
+          if (f == 0)
+            continue;
+          for (guint j = c; j < n; j++)
+            A[r * n + j] -= f * A[c * n + j];
+          for (guint j = 0; j < k; j++)
+            B[r * k + j] -= f * B[c * k + j];
+        }
+    }
+  for (guint c = n; c-- > 0;)
+    for (guint j = 0; j < k; j++)
+      {
+        double v = B[c * k + j];
+        for (guint i = c + 1; i < n; i++)
+          v -= A[c * n + i] * B[i * k + j];
+        B[c * k + j] = v / A[c * n + c];
+      }
+  return TRUE;
+}
+
+/* The accelerations from the evaluated W, R (and Φ_y, φ_t + Φ_x ẋ): ẏ = W⁻¹(R + Φ_yᵀ λ),
+ * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (REFERENCE §3a, §3b). */
+static int
+rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
+{
+  CmlSystem *sys = sim->sys;
+  guint m = sys->m, n = sys->n, s = sys->fb_s, k = 1 + s;
+  const double *o = sim->fb_out;
+  const double *W = o, *R = o + n * n, *Phy = R + n, *b0 = Phy + s * n;
+  double *A = sim->fb_work, *X = A + n * n, *Cm = X + n * k, *lam = Cm + s * s;
+
+  if (!sys->na)
+    fill_fast (sim, t, z);
+  cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
+  /* W X = [R | Φ_yᵀ] */
+  memcpy (A, W, n * n * sizeof (double));
+  for (guint B = 0; B < n; B++)
+    {
+      X[B * k] = R[B];
+      for (guint a = 0; a < s; a++)
+        X[B * k + 1 + a] = Phy[a * n + B];
+    }
+  if (!lu_solve (n, A, k, X))
+    {
+      g_snprintf (sim->reason, sizeof sim->reason, "the regularity matrix W = ∂²L/∂y∂y is singular");
+      sim->reason_t = t;
+      return 1;
+    }
+  if (s)
+    {
+      for (guint a = 0; a < s; a++)
+        {
+          double v = b0[a];
+          for (guint B = 0; B < n; B++)
+            v += Phy[a * n + B] * X[B * k];
+          lam[a] = -v;
+          for (guint c = 0; c < s; c++)
+            {
+              double w = 0;
+              for (guint B = 0; B < n; B++)
+                w += Phy[a * n + B] * X[B * k + 1 + c];
+              Cm[a * s + c] = w;
+            }
+        }
+      if (!lu_solve (s, Cm, 1, lam))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason,
+                      "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular");
+          sim->reason_t = t;
+          return 1;
+        }
+    }
+  for (guint B = 0; B < n; B++)
+    {
+      double v = X[B * k];
+      for (guint a = 0; a < s; a++)
+        v += X[B * k + 1 + a] * lam[a];
+      dz[m + B] = v;
+    }
+  return 0;
+}
+
 static int
 sim_rhs (double t, const double *z, double *dz, void *data)
 {
@@ -1863,6 +2153,21 @@ sim_rhs (double t, const double *z, double *dz, void *data)
   CmlSystem *sys = sim->sys;
   const double *pivots = sim->rhs_out + sys->dim;
 
+  sim->reason_t = t;
+
+  if (G_UNLIKELY (sim->slow_pivot_bad >= 0) && sys->fb_prog)
+    {
+      /* a pivot that depends on the parameters only vanishes at these parameters */
+      if (sim->rhs_fn)
+        sim->rhs_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_rhs, dz, sim->rhs_out + sys->dim);
+      else
+        {
+          fill_fast (sim, t, z);
+          cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
+          memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
+        }
+      return rhs_fallback (sim, t, z, dz);
+    }
   if (G_UNLIKELY (sim->slow_pivot_bad >= 0))
     {
       g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
@@ -1885,6 +2190,11 @@ sim_rhs (double t, const double *z, double *dz, void *data)
       cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
       memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
     }
+  /* A pivot is chosen once, at a sample point; at this state it may be small against the
+   * other pivots of its matrix (or 0) although the matrix is not singular.  Then the
+   * accelerations come from the evaluated matrices instead (LU, partial pivoting). */
+  if (sys->fb_prog && needs_fallback (sim, dz))
+    return rhs_fallback (sim, t, z, dz);
   for (guint j = 0; j < sys->n_fast_pivots; j++)
     {
       guint k = sys->fast_pivots[j];
@@ -1893,6 +2203,7 @@ sim_rhs (double t, const double *z, double *dz, void *data)
         {
           g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
                       (const char *) sys->pivot_names->pdata[k]);
+          sim->reason_t = t;
           return 1;
         }
     }
@@ -2009,6 +2320,7 @@ static int
 sim_project (double t, double *z, void *data)
 {
   CmlSimulation *sim = data;
+  sim->reason_t = t;
   return project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL);
 }
 
@@ -2052,6 +2364,8 @@ prepare_all (CmlSimulation *sim)
     cml_program_prepare (sys->reg_prog, sim->params, sim->regs_reg);
   if (sys->newton_prog)
     cml_program_prepare (sys->newton_prog, sim->params, sim->regs_newton);
+  if (sys->fb_prog)
+    cml_program_prepare (sys->fb_prog, sim->params, sim->regs_fb);
   cml_program_prepare (sys->scene_prog, sim->params, sim->regs_scene);
 }
 
@@ -2082,6 +2396,13 @@ cml_simulation_new (CmlSystem *sys, GError **error)
       sim->newton_out = g_new0 (double, sys->na + sys->na * sys->na);
     }
   sim->regs_scene = g_new0 (double, cml_program_n_registers (sys->scene_prog));
+  if (sys->fb_prog)
+    {
+      guint n = sys->n, fs = sys->fb_s;
+      sim->regs_fb = g_new0 (double, cml_program_n_registers (sys->fb_prog));
+      sim->fb_out = g_new0 (double, sys->fb->len);
+      sim->fb_work = g_new0 (double, n * n + n * (1 + fs) + fs * fs + fs + 1);
+    }
   sim->scene_out = g_new0 (double, cml_program_n_outputs (sys->scene_prog));
   sim->rhs_out = g_new0 (double, dim + sys->pivots->len);
   sim->proj_out = g_new0 (double, k + k * dim + 1);
@@ -2096,8 +2417,26 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   prepare_all (sim);
   if (!make_integrator (sim, error))
     return NULL;
-  if (!cml_simulation_reset (sim, NULL, error))
-    return NULL;
+  /* The model's own initial data are only a starting point: a caller that gives values
+   * (the command line, the window) resets again with them, and those may be what makes
+   * the data consistent.  So a failure here is kept, not returned: the simulation holds
+   * the file's values as they are, and advancing it fails with this error until a reset
+   * succeeds. */
+  if (!cml_simulation_reset (sim, NULL, &sim->pending))
+    {
+      CmlModel *md = sys->model;
+      g_assert (sim->pending != NULL);
+      g_ptr_array_set_size (sim->report, 0);
+      memset (sim->z, 0, dim * sizeof (double));
+      for (guint i = 0; i + 3 < md->quaternions->len; i += 4)
+        sim->z[sys->m + sys->n + g_array_index (md->quaternions, guint, i)] = 1;
+      for (guint i = 0; i < dim; i++)
+        {
+          double *v = g_hash_table_lookup (md->initial, sys->state_names[i]);
+          if (v)
+            sim->z[i] = *v;
+        }
+    }
   return g_steal_pointer (&sim);
 }
 
@@ -2117,6 +2456,9 @@ cml_simulation_free (CmlSimulation *sim)
   g_free (sim->regs_reg);
   g_free (sim->regs_newton);
   g_free (sim->regs_scene);
+  g_free (sim->regs_fb);
+  g_free (sim->fb_out);
+  g_free (sim->fb_work);
   g_free (sim->scene_out);
   g_free (sim->rhs_out);
   g_free (sim->proj_out);
@@ -2124,6 +2466,7 @@ cml_simulation_free (CmlSimulation *sim)
   g_free (sim->work);
   g_free (sim->work2);
   g_ptr_array_unref (sim->report);
+  g_clear_error (&sim->pending);
   cml_system_unref (sim->sys);
   g_free (sim);
 }
@@ -2184,19 +2527,6 @@ state_index (CmlSystem *sys, const char *name)
   return -1;
 }
 
-/* The value of an initial datum: explicitly given, else the model's, else missing. */
-static gboolean
-lookup_initial (CmlSystem *sys, GHashTable *given, const char *name, double *v, gboolean *explicit_)
-{
-  double *p = given ? g_hash_table_lookup (given, name) : NULL;
-  *explicit_ = p != NULL;
-  if (p == NULL)
-    p = g_hash_table_lookup (sys->model->initial, name);
-  if (p)
-    *v = *p;
-  return p != NULL;
-}
-
 /* Checks that the regularity matrix is invertible at the current state. */
 static gboolean
 check_regular (CmlSimulation *sim, GError **error)
@@ -2233,6 +2563,384 @@ check_regular (CmlSimulation *sim, GError **error)
   return TRUE;
 }
 
+/* ---- initial data -------------------------------------------------------------------
+ *
+ * The rule, for every kind of system (models/README.md, "Initial data"):
+ *   1. the values given (command line, window) override the model file's [initial];
+ *   2. the coordinates the constraints determine are solved from the rest: first the
+ *      solve-for coordinates that were not given, then, if the constraints still fail,
+ *      every coordinate that was not given (least change);
+ *   3. only if the given values themselves contradict a constraint are they projected
+ *      onto the constraint set, with a note naming each one and the constraint.
+ * A vakonomic system has no constraint set to project onto: its free velocities and
+ * momenta are tied by the W1 relation, which is solved with every given velocity and
+ * momentum held fixed; a given value that contradicts it, or a constraint y^α = Ψ^α, is
+ * refused. */
+
+/* Least-change Gauss–Newton on the constraint functions, moving the components of Z
+ * where MASK is set: z −= Jᵀ (J Jᵀ)⁺ h, with the pseudo-inverse, so constraints that
+ * these components cannot satisfy are left as they are (least squares).  Reset-time only
+ * (it allocates). */
+static void
+project_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *mask)
+{
+  CmlSystem *sys = sim->sys;
+  guint k = sys->h->len, dim = sys->dim;
+  const double *h = sim->proj_out, *J = sim->proj_out + k;
+  gsl_matrix *A = gsl_matrix_alloc (k, k), *Q = gsl_matrix_alloc (k, k);
+  gsl_vector *lam = gsl_vector_alloc (k);
+  gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc (k);
+  g_autofree double *mu = g_new (double, k);
+
+  for (int it = 0; it < 60; it++)
+    {
+      double hn = 0, zn = 0, lmax = 0, step = 0;
+      run_proj (sim, t, z);
+      for (guint a = 0; a < k; a++)
+        hn = MAX (hn, fabs (h[a]));
+      for (guint j = 0; j < dim; j++)
+        if (mask[j])
+          zn = MAX (zn, fabs (z[j]));
+      if (!isfinite (hn) || hn <= 1e-15 * (1 + zn))
+        break;
+      for (guint a = 0; a < k; a++)
+        for (guint b = 0; b < k; b++)
+          {
+            double s = 0;
+            for (guint j = 0; j < dim; j++)
+              if (mask[j])
+                s += J[a * dim + j] * J[b * dim + j];
+            gsl_matrix_set (A, a, b, s);
+          }
+      gsl_eigen_symmv (A, lam, Q, ws);
+      for (guint a = 0; a < k; a++)
+        lmax = MAX (lmax, fabs (gsl_vector_get (lam, a)));
+      if (!(lmax > 0) || !isfinite (lmax))
+        break;
+      /* μ = (J Jᵀ)⁺ h */
+      for (guint a = 0; a < k; a++)
+        mu[a] = 0;
+      for (guint e = 0; e < k; e++)
+        {
+          double l = gsl_vector_get (lam, e), c = 0;
+          if (!(fabs (l) > 1e-12 * lmax))
+            continue;
+          for (guint a = 0; a < k; a++)
+            c += gsl_matrix_get (Q, a, e) * h[a];
+          for (guint a = 0; a < k; a++)
+            mu[a] += gsl_matrix_get (Q, a, e) * c / l;
+        }
+      for (guint j = 0; j < dim; j++)
+        if (mask[j])
+          {
+            double s = 0;
+            for (guint a = 0; a < k; a++)
+              s += J[a * dim + j] * mu[a];
+            z[j] -= s;
+            step = MAX (step, fabs (s));
+          }
+      if (!(step > 1e-16 * (1 + zn)))
+        break;
+    }
+  gsl_matrix_free (A);
+  gsl_matrix_free (Q);
+  gsl_vector_free (lam);
+  gsl_eigen_symmv_free (ws);
+}
+
+/* The largest |h_a| at Z, and the scale it is compared with (as project_range does). */
+static gboolean
+on_constraint_set (CmlSimulation *sim, const double *z)
+{
+  CmlSystem *sys = sim->sys;
+  double hn = 0, zn = 0;
+  run_proj (sim, 0, z);
+  for (guint a = 0; a < sys->h->len; a++)
+    hn = MAX (hn, fabs (sim->proj_out[a]));
+  for (guint j = sys->movable_from; j < sys->movable_to; j++)
+    zn = MAX (zn, fabs (z[j]));
+  return hn <= 1e-15 * (1 + zn);
+}
+
+/* The value of an initial datum: explicitly given, else the model's, else missing. */
+static gboolean
+lookup_initial (CmlSystem *sys, GHashTable *given, const char *name, double *v, gboolean *explicit_)
+{
+  double *p = given ? g_hash_table_lookup (given, name) : NULL;
+  *explicit_ = p != NULL;
+  if (p == NULL)
+    p = g_hash_table_lookup (sys->model->initial, name);
+  if (p)
+    *v = *p;
+  return p != NULL;
+}
+
+/* G_A = ∂L̃/∂y^A − Σ_α p_α ∂Ψ^α/∂y^A, the momentum p_A of the free direction A that the
+ * W1 relation gives (F_A = p_A − G_A). */
+static CmlExpr *
+vakonomic_momentum_expr (CmlSystem *sys, guint A)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint k = md->constraints->len, n = md->n;
+  g_autofree int *cs = g_new (int, MAX (k, 1));
+  g_autofree CmlExpr **ps = g_new (CmlExpr *, MAX (k, 1));
+  CmlExpr *Lt, *Ga;
+
+  for (guint a = 0; a < k; a++)
+    {
+      cs[a] = ((CmlNamedExpr *) md->constraints->pdata[a])->sym;
+      ps[a] = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
+    }
+  Lt = cml_expr_subs (ctx, md->lagrangian, k, cs, ps);
+  Ga = cml_expr_diff (ctx, Lt, md->fibre_sym[A]);
+  for (guint a = 0; a < k; a++)
+    {
+      int Bs = -1;
+      for (guint B = 0; B < n; B++)
+        if (md->fibre_sym[B] == cs[a])
+          Bs = B;
+      Ga = cml_expr_sub (ctx, Ga, cml_expr_mul (ctx, cml_expr_sym (ctx, md->momenta_sym[Bs]),
+                                                cml_expr_diff (ctx, ps[a], md->fibre_sym[A])));
+    }
+  return Ga;
+}
+
+/* Vakonomic initial data (see above).  For each free direction a one of y^a, p_a is
+ * held fixed — the user's (both if both are given), else the file's momentum, else the
+ * file's velocity, else p_a = 0 — and the W1 relations F_a = p_a − G_a(x, p_α, y) = 0 of
+ * the directions whose momentum is fixed are solved (Newton) for their velocities; the
+ * momenta of the directions whose velocity is fixed then follow.  Writes the momenta into
+ * Z and the free velocities into YF (by fibre index). */
+static gboolean
+vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv, GError **error)
+{
+  CmlSystem *sys = sim->sys;
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint m = sys->m, n = sys->n, dim = sys->dim, ns = cml_expr_ctx_n_symbols (ctx);
+  g_autofree double *vals = g_new0 (double, ns);
+  g_autofree int *con = g_new0 (int, n);            /* constraint index + 1, or 0 */
+  g_autofree gboolean *p_fixed = g_new0 (gboolean, n);
+  g_autofree gboolean *y_fixed = g_new0 (gboolean, n);
+  g_autofree gboolean *y_user = g_new0 (gboolean, n);
+  g_autofree gboolean *p_user = g_new0 (gboolean, n);
+  g_autofree CmlExpr **G = g_new0 (CmlExpr *, n);
+  g_autoptr (GArray) unknown = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint a = 0; a < md->constraints->len; a++)
+    for (guint A = 0; A < n; A++)
+      if (((CmlNamedExpr *) md->constraints->pdata[a])->sym == md->fibre_sym[A])
+        con[A] = a + 1;
+  for (guint k = 0; k < sys->n_params; k++)
+    vals[sys->param_sym[k]] = sim->params[k];
+  vals[md->t_sym] = 0;
+  for (guint i = 0; i < dim; i++)
+    vals[sys->state_sym[i]] = z[i];
+
+  /* which of (y^a, p_a) is held fixed */
+  for (guint A = 0; A < n; A++)
+    {
+      double v, p;
+      gboolean vx, px;
+      gboolean has_v = lookup_initial (sys, given, md->fibre[A], &v, &vx);
+      gboolean has_p = lookup_initial (sys, given, md->momenta[A], &p, &px);
+      y_user[A] = vx;
+      p_user[A] = px;
+      yv[A] = has_v ? v : 0;
+      vals[md->fibre_sym[A]] = yv[A];
+      if (con[A])
+        continue;
+      if (px || (!vx && has_p) || (!vx && !has_v))
+        p_fixed[A] = TRUE;
+      if (vx || (!px && !has_p && has_v))
+        y_fixed[A] = TRUE;
+      if (p_fixed[A] && !y_fixed[A])
+        g_array_append_val (unknown, A);
+    }
+
+  /* Newton on F_a = 0, a with p_a fixed, for their velocities */
+  if (unknown->len)
+    {
+      guint q = unknown->len;
+      g_autofree CmlExpr **F = g_new (CmlExpr *, q);
+      g_autofree CmlExpr **J = g_new (CmlExpr *, q * q);
+      g_autofree double *Jv = g_new (double, q * q);
+      g_autofree double *Fv = g_new (double, q);
+      gboolean converged = FALSE;
+      for (guint a = 0; a < q; a++)
+        {
+          guint A = g_array_index (unknown, guint, a);
+          G[A] = vakonomic_momentum_expr (sys, A);
+          F[a] = cml_expr_sub (ctx, cml_expr_sym (ctx, md->momenta_sym[A]), G[A]);
+          for (guint b = 0; b < q; b++)
+            J[a * q + b] = cml_expr_diff (ctx, F[a], md->fibre_sym[g_array_index (unknown, guint, b)]);
+        }
+      for (int it = 0; it < 50 && !converged; it++)
+        {
+          double dn = 0, an = 0;
+          for (guint a = 0; a < q; a++)
+            {
+              Fv[a] = -cml_expr_eval (F[a], vals);
+              for (guint b = 0; b < q; b++)
+                Jv[a * q + b] = cml_expr_eval (J[a * q + b], vals);
+            }
+          if (!cml_small_solve (q, Jv, Fv, 1e-14))
+            {
+              GString *names = g_string_new (NULL);
+              for (guint a = 0; a < q; a++)
+                g_string_append_printf (names, "%s%s", a ? ", " : "", md->fibre[g_array_index (unknown, guint, a)]);
+              g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR,
+                           "%s:%d: initial data: the W1 relations cannot be solved for %s from the given momenta "
+                           "(the vakonomic regularity matrix R_ab restricted to them is singular here): give these "
+                           "velocities instead",
+                           md->path, MAX (md->constraints_line, 1), names->str);
+              g_string_free (names, TRUE);
+              return FALSE;
+            }
+          for (guint a = 0; a < q; a++)
+            {
+              int s = md->fibre_sym[g_array_index (unknown, guint, a)];
+              vals[s] += Fv[a];
+              dn = MAX (dn, fabs (Fv[a]));
+              an = MAX (an, fabs (vals[s]));
+            }
+          if (!isfinite (dn))
+            break;
+          converged = dn <= 1e-15 * (1 + an);
+          /* an affine W1 relation is solved by the first step; one more confirms it */
+          if (it >= 1 && dn <= 1e-13 * (1 + an))
+            converged = TRUE;
+        }
+      if (!converged)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "%s:%d: initial data: Newton's method for the free velocities did not converge",
+                       md->path, MAX (md->constraints_line, 1));
+          return FALSE;
+        }
+      for (guint a = 0; a < q; a++)
+        {
+          guint A = g_array_index (unknown, guint, a);
+          yv[A] = vals[md->fibre_sym[A]];
+        }
+    }
+
+  /* the momenta of the directions whose velocity is fixed (p_a = G_a); a momentum given
+   * together with its own velocity must agree with it */
+  for (guint A = 0; A < n; A++)
+    {
+      if (con[A] || !y_fixed[A])
+        continue;
+      if (G[A] == NULL)
+        G[A] = vakonomic_momentum_expr (sys, A);
+      double g = cml_expr_eval (G[A], vals);
+      if (!p_fixed[A])
+        {
+          z[m + A] = g;
+          vals[md->momenta_sym[A]] = g;
+        }
+      else if (!(fabs (z[m + A] - g) <= 1e-10 * (1 + fabs (g))))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       "%s:%d: initial data: %s = %.17g and %s = %.17g contradict the W1 relation, which gives "
+                       "%s = %.17g for this velocity: give the velocity or the momentum, not both",
+                       md->path, MAX (md->constraints_line, 1), md->fibre[A], yv[A], md->momenta[A], z[m + A],
+                       md->momenta[A], g);
+          return FALSE;
+        }
+    }
+
+  /* constrained velocities follow from the free ones: one that was given must agree */
+  for (guint A = 0; A < n; A++)
+    {
+      double v;
+      gboolean vx;
+      if (!con[A] || !lookup_initial (sys, given, md->fibre[A], &v, &vx))
+        continue;
+      CmlNamedExpr *ne = md->constraints->pdata[con[A] - 1];
+      double psi = cml_expr_eval (ne->expr, vals);
+      if (!(fabs (v - psi) <= 1e-10 * (1 + fabs (psi))))
+        {
+          g_autofree char *txt = cml_expr_to_string_max (ctx, ne->expr, DESCRIBE_MAX_CHARS);
+          /* the line of the constraint, or of the file's value when it came from the file */
+          int line = vx ? ne->line : cml_model_line (md, "initial", md->fibre[A]);
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       "%s:%d: initial data: %s%s = %.17g contradicts the vakonomic constraint %s = %s, which "
+                       "gives %s = %.17g here: a constrained velocity follows from the free velocities; give "
+                       "those (or the momenta) instead",
+                       md->path, MAX (line, 1), vx ? "the given " : "", md->fibre[A], v, ne->name, txt,
+                       md->fibre[A], psi);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Moves the file's initial data, overridden by GIVEN, onto the constraint set by the
+ * rule above.  Z holds the merged values on entry; IS_GIVEN marks the user's. */
+static gboolean
+solve_initial (CmlSimulation *sim, double *z, const gboolean *is_given, gboolean *solved, GError **error)
+{
+  CmlSystem *sys = sim->sys;
+  CmlModel *md = sys->model;
+  guint dim = sys->dim, from = sys->movable_from, to = sys->movable_to;
+  g_autofree gboolean *mask = g_new0 (gboolean, dim);
+  g_autofree double *tmp = g_new (double, dim);
+  guint cnt = 0;
+
+  /* 1. the solve-for coordinates that were not given */
+  for (guint k = 0; k < md->n_solve_for; k++)
+    {
+      guint j = md->solve_for[k];
+      if (j >= from && j < to && !is_given[j])
+        {
+          mask[j] = TRUE;
+          cnt++;
+        }
+    }
+  if (cnt)
+    {
+      memcpy (tmp, z, dim * sizeof (double));
+      if (cnt == sys->h->len && project_range (sim, 0, tmp, from, to, mask) == 0)
+        memcpy (z, tmp, dim * sizeof (double));
+      else
+        project_least_squares (sim, 0, z, mask);
+      for (guint j = 0; j < dim; j++)
+        solved[j] = mask[j];
+    }
+  /* 2. every coordinate that was not given */
+  if (!on_constraint_set (sim, z))
+    {
+      for (guint j = 0; j < dim; j++)
+        mask[j] = j >= from && j < to && !is_given[j];
+      project_least_squares (sim, 0, z, mask);
+    }
+  /* 3. the given values too: the least change onto the constraint set */
+  if (project_range (sim, 0, z, from, to, NULL) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s:%d: initial data: %s", md->path,
+                   MAX (md->constraints_line, 1), sim->reason);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* "phi2 = v + r*w1 - Omega*x" (nonholonomic) or "x1 = 0" (the constraint algorithm's). */
+static char *
+constraint_text (CmlSystem *sys, guint a)
+{
+  CmlModel *md = sys->model;
+  if (sys->formalism == CML_FORMALISM_NONHOLONOMIC)
+    {
+      CmlNamedExpr *ne = md->constraints->pdata[a];
+      g_autofree char *e = cml_expr_to_string_max (sys->ctx, ne->expr, 200);
+      return g_strdup_printf ("%s = %s = 0 (line %d)", ne->name, e, ne->line);
+    }
+  g_autofree char *txt = cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, sys->h->pdata[a], NULL), 200);
+  return g_strdup_printf ("%s = 0", txt);
+}
+
 gboolean
 cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
 {
@@ -2242,11 +2950,13 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
   g_autofree double *z = g_new0 (double, dim);
   g_autofree double *z_given = g_new0 (double, dim);
   g_autofree gboolean *is_given = g_new0 (gboolean, dim);
-  g_autofree gboolean *has_value = g_new0 (gboolean, dim);
+  g_autofree gboolean *solved = g_new0 (gboolean, dim);
+  g_autofree double *yv = g_new0 (double, n);
   GHashTableIter it;
   gpointer key;
 
   g_ptr_array_set_size (sim->report, 0);
+  g_clear_error (&sim->pending);
   /* every given name must be something that can be set */
   if (given)
     {
@@ -2267,143 +2977,94 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
         }
     }
 
-  /* quaternions default to the identity */
+  /* 1. the file's values, overridden by the given ones; quaternions default to 1 */
   for (guint i = 0; i + 3 < md->quaternions->len; i += 4)
     z[m + n + g_array_index (md->quaternions, guint, i)] = 1;
   for (guint i = 0; i < dim; i++)
-    {
-      gboolean ex;
-      if (lookup_initial (sys, given, sys->state_names[i], &z[i], &ex))
-        has_value[i] = TRUE;
-      is_given[i] = ex;
-    }
+    lookup_initial (sys, given, sys->state_names[i], &z[i], &is_given[i]);
 
-  if (sys->formalism == CML_FORMALISM_VAKONOMIC)
-    {
-      /* p_a from a given velocity y^a when p_a itself is not given (the W1 relation
-       * p_a = ∂L̃/∂y^a − p_α ∂Ψ^α/∂y^a, i.e. F_a = 0 solved for p_a). */
-      CmlExprCtx *ctx = sys->ctx;
-      guint ns = cml_expr_ctx_n_symbols (ctx);
-      g_autofree double *vals = g_new0 (double, ns);
-      for (guint k = 0; k < sys->n_params; k++)
-        vals[sys->param_sym[k]] = sim->params[k];
-      vals[md->t_sym] = 0;
-      for (guint i = 0; i < dim; i++)
-        vals[sys->state_sym[i]] = z[i];
-      for (guint A = 0; A < n; A++)
-        {
-          gboolean ex;
-          double v;
-          if (lookup_initial (sys, given, md->fibre[A], &v, &ex))
-            vals[md->fibre_sym[A]] = v;
-        }
-      for (guint A = 0; A < n; A++)
-        {
-          gboolean vel_ex, p_ex = is_given[m + A];
-          double v;
-          gboolean has_vel = lookup_initial (sys, given, md->fibre[A], &v, &vel_ex);
-          gboolean is_free = TRUE;
-          for (guint a = 0; a < md->constraints->len; a++)
-            if (((CmlNamedExpr *) md->constraints->pdata[a])->sym == md->fibre_sym[A])
-              is_free = FALSE;
-          if (!has_vel || !is_free)
-            continue;
-          if (p_ex || (has_value[m + A] && !vel_ex))
-            continue;
-          /* p_A = ∂L̃/∂y^A − Σ p_α ∂Ψ^α/∂y^A  (=  p_A − F_A) */
-          CmlExpr *Fa = NULL;
-          guint j = 0;
-          for (guint B = 0; B < n; B++)
-            {
-              gboolean fb = TRUE;
-              for (guint a = 0; a < md->constraints->len; a++)
-                if (((CmlNamedExpr *) md->constraints->pdata[a])->sym == md->fibre_sym[B])
-                  fb = FALSE;
-              if (B == A)
-                break;
-              if (fb)
-                j++;
-            }
-          (void) j;
-          /* rebuild F_A from the model directly (cheap, load-time only) */
-          {
-            guint k = md->constraints->len;
-            g_autofree int *cs = g_new (int, MAX (k, 1));
-            g_autofree CmlExpr **ps = g_new (CmlExpr *, MAX (k, 1));
-            for (guint a = 0; a < k; a++)
-              {
-                cs[a] = ((CmlNamedExpr *) md->constraints->pdata[a])->sym;
-                ps[a] = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
-              }
-            CmlExpr *Lt = cml_expr_subs (ctx, md->lagrangian, k, cs, ps);
-            Fa = cml_expr_diff (ctx, Lt, md->fibre_sym[A]);
-            for (guint a = 0; a < k; a++)
-              {
-                int Bs = -1;
-                for (guint B = 0; B < n; B++)
-                  if (md->fibre_sym[B] == cs[a])
-                    Bs = B;
-                Fa = cml_expr_sub (ctx, Fa, cml_expr_mul (ctx, cml_expr_sym (ctx, md->momenta_sym[Bs]),
-                                                          cml_expr_diff (ctx, ps[a], md->fibre_sym[A])));
-              }
-          }
-          z[m + A] = cml_expr_eval (Fa, vals);
-          vals[md->momenta_sym[A]] = z[m + A];
-        }
-      if (sys->na)
-        {
-          /* warm start for Newton: the given velocities */
-          for (guint a = 0; a < sys->na; a++)
-            sim->fast[1 + dim + a] = vals[sys->aux_sym[a]];
-        }
-    }
+  /* 2. the W1 relation (vakonomic) */
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC && !vakonomic_initial (sim, given, z, yv, error))
+    return FALSE;
 
   memcpy (z_given, z, dim * sizeof (double));
   sim->t = 0;
 
-  if (sys->formalism == CML_FORMALISM_NONHOLONOMIC && sys->h->len)
+  /* 3. the constraint set (nonholonomic, singular); unit quaternions */
+  if (sys->h->len)
     {
-      /* solve the constraints for the solve-for coordinates that were not given */
-      g_autofree gboolean *mask = g_new0 (gboolean, dim);
-      gboolean any = FALSE;
-      for (guint k = 0; k < md->n_solve_for; k++)
-        if (!is_given[m + md->solve_for[k]])
+      if (!solve_initial (sim, z, is_given, solved, error))
+        return FALSE;
+    }
+  else if (md->quaternions->len && project_range (sim, 0, z, sys->movable_from, sys->movable_to, NULL) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s:%d: initial data: %s", md->path,
+                   MAX (md->constraints_line, 1), sim->reason);
+      return FALSE;
+    }
+
+  /* 4. what changed, and why */
+  {
+    g_autofree double *h0 = NULL;
+    gboolean given_moved = FALSE;
+    for (guint i = 0; i < dim; i++)
+      given_moved |= is_given[i] && fabs (z[i] - z_given[i]) > 1e-12 * (1 + fabs (z_given[i]));
+    if (sys->h->len && given_moved)
+      {
+        /* the constraints at the given values with the others solved: those that still
+         * fail are the ones the given values contradict */
+        g_autofree double *zs = g_memdup2 (z_given, dim * sizeof (double));
+        g_autofree gboolean *mask = g_new0 (gboolean, dim);
+        for (guint j = sys->movable_from; j < sys->movable_to; j++)
+          mask[j] = !is_given[j];
+        project_least_squares (sim, 0, zs, mask);
+        run_proj (sim, 0, zs);
+        h0 = g_memdup2 (sim->proj_out, (sys->h->len + sys->h->len * dim) * sizeof (double));
+      }
+    for (guint i = 0; i < dim; i++)
+      {
+        if (!(fabs (z[i] - z_given[i]) > 1e-12 * (1 + fabs (z_given[i]))) || solved[i])
+          continue;
+        if (is_given[i] && h0)
           {
-            mask[m + md->solve_for[k]] = TRUE;
-            any = TRUE;
+            GString *why = g_string_new (NULL);
+            double zn = 0;
+            for (guint j = sys->movable_from; j < sys->movable_to; j++)
+              zn = MAX (zn, fabs (z_given[j]));
+            for (guint a = 0; a < sys->h->len; a++)
+              if (fabs (h0[a]) > 1e-12 * (1 + zn) && h0[sys->h->len + a * dim + i] != 0)
+                {
+                  g_autofree char *c = constraint_text (sys, a);
+                  g_string_append_printf (why, "%s%s", why->len ? "; " : "", c);
+                }
+            g_ptr_array_add (sim->report,
+                             g_strdup_printf ("%s: %.17g -> %.17g (the given value contradicts %s%s; projected "
+                                              "onto the constraint set)",
+                                              sys->state_names[i], z_given[i], z[i],
+                                              why->len ? "the constraint " : "the constraints",
+                                              why->len ? why->str : ""));
+            g_string_free (why, TRUE);
           }
-      guint cnt = 0;
-      for (guint j = 0; j < dim; j++)
-        cnt += mask[j];
-      if (any && cnt == sys->h->len)
-        {
-          if (project_range (sim, 0, z, m, m + n, mask) != 0)
-            {
-              g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s:%d: initial data: %s", md->path,
-                           MAX (md->constraints_line, 1), sim->reason);
-              return FALSE;
-            }
-          memcpy (z_given, z, dim * sizeof (double)); /* solved values are not "changed" */
-        }
-    }
-  if (sys->h->len || md->quaternions->len)
-    {
-      if (project_range (sim, 0, z, sys->movable_from, sys->movable_to, NULL) != 0)
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s:%d: initial data: %s", md->path,
-                           MAX (md->constraints_line, 1), sim->reason);
-          return FALSE;
-        }
-    }
-  for (guint i = 0; i < dim; i++)
-    if (fabs (z[i] - z_given[i]) > 1e-12 * (1 + fabs (z_given[i])))
-      g_ptr_array_add (sim->report, g_strdup_printf ("%s: %.17g -> %.17g (projected onto the constraint set)",
-                                                     sys->state_names[i], z_given[i], z[i]));
+        else if (i >= m + n || sys->h->len == 0)
+          g_ptr_array_add (sim->report, g_strdup_printf ("%s: %.17g -> %.17g (projected onto the constraint set)",
+                                                         sys->state_names[i], z_given[i], z[i]));
+        else
+          g_ptr_array_add (sim->report,
+                           g_strdup_printf ("%s: %.17g -> %.17g (not given: solved from the constraints)",
+                                            sys->state_names[i], z_given[i], z[i]));
+      }
+  }
+
   memcpy (sim->z, z, dim * sizeof (double));
   if (sim->integ)
     cml_integrator_reset (sim->integ);
   if (sys->na)
     {
+      /* Newton for the free velocities starts from the solved ones */
+      for (guint a = 0; a < sys->na; a++)
+        for (guint A = 0; A < n; A++)
+          if (md->fibre_sym[A] == sys->aux_sym[a])
+            sim->fast[1 + dim + a] = yv[A];
       fill_fast (sim, 0, sim->z);
       if (solve_aux (sim) != 0)
         {
@@ -2415,15 +3076,78 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
   return check_regular (sim, error);
 }
 
+/* After a failed step: if the regularity matrix is nearly singular at the last good state
+ * (the accelerations blow up as it becomes singular, and the step size collapses before
+ * a pivot is exactly 0), a sentence that says so; else NULL. */
+static char *
+regularity_lost (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  guint r = sys->reg_rows;
+  char *msg = NULL;
+
+  if (sys->reg_prog == NULL || r == 0)
+    return NULL;
+  g_autofree double *M = g_new (double, r * r);
+  if (sys->na)
+    {
+      fill_fast (sim, sim->t, sim->z);
+      solve_aux (sim);
+    }
+  else
+    fill_fast (sim, sim->t, sim->z);
+  cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, M);
+  gsl_matrix *A = gsl_matrix_alloc (r, r), *V = gsl_matrix_alloc (r, r);
+  gsl_vector *S = gsl_vector_alloc (r), *wk = gsl_vector_alloc (r);
+  gboolean finite = TRUE;
+  for (guint a = 0; a < r * r; a++)
+    {
+      finite &= isfinite (M[a]);
+      gsl_matrix_set (A, a / r, a % r, isfinite (M[a]) ? M[a] : 0);
+    }
+  if (finite)
+    {
+      gsl_linalg_SV_decomp (A, V, S, wk);
+      double smax = gsl_vector_get (S, 0), smin = gsl_vector_get (S, r - 1);
+      if (!(smin > 1e-6 * smax))
+        msg = g_strdup_printf ("the regularity matrix %s became singular at t = %.17g (its smallest singular "
+                               "value is %.3g of the largest there)",
+                               sys->reg_name, sim->t, smax > 0 ? smin / smax : 0.0);
+    }
+  gsl_matrix_free (A);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (wk);
+  return msg;
+}
+
 gboolean
 cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
 {
   g_autoptr (GError) err = NULL;
+  if (sim->pending)
+    {
+      g_propagate_error (error, g_error_copy (sim->pending));
+      return FALSE;
+    }
   sim->reason[0] = '\0';
   if (!cml_integrator_advance (sim->integ, &sim->t, t1, sim->z, &err))
     {
+      g_autofree char *singular = NULL;
       if (sim->reason[0])
-        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s (%s)", err->message, sim->reason);
+        {
+          /* the reason names the time of the evaluation that failed */
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "%s at t = %.17g (the last step accepted ended at t = %.17g)", sim->reason,
+                       sim->reason_t, sim->t);
+        }
+      else if ((singular = regularity_lost (sim)) != NULL)
+        {
+          /* not "step size underflow": the motion does not run away, its equations end */
+          g_debug ("%s", err->message);
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s: the accelerations are not determined there",
+                       singular);
+        }
       else
         g_propagate_error (error, g_steal_pointer (&err));
       return FALSE;
@@ -2436,6 +3160,7 @@ cml_simulation_set_state (CmlSimulation *sim, double t, const double *z)
 {
   sim->t = t;
   memcpy (sim->z, z, sim->sys->dim * sizeof (double));
+  g_clear_error (&sim->pending);
   if (sim->integ)
     cml_integrator_reset (sim->integ);
 }

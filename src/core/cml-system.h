@@ -75,7 +75,12 @@ double      cml_system_structure_defect (const CmlSystem *sys);
 typedef struct _CmlSimulation CmlSimulation;
 
 /* Parameters at their defaults, initial data from the model, t = 0, the default
- * integrator.  Fails when the initial state is not regular (names the matrix). */
+ * integrator.  The model's initial data are only where a run starts when nothing else is
+ * given: when they cannot be used as they are (not on the constraint set, not regular),
+ * the simulation is still made, holding them unsolved, and cml_simulation_advance() fails
+ * with that reason until cml_simulation_reset() succeeds — so values given to the reset
+ * (--init, the window) are merged before anything is solved.  Call
+ * cml_simulation_reset (sim, NULL, …) to check the model's own data. */
 CmlSimulation *cml_simulation_new (CmlSystem *sys, GError **error);
 void           cml_simulation_free (CmlSimulation *sim);
 CmlSystem     *cml_simulation_get_system (const CmlSimulation *sim);
@@ -88,12 +93,15 @@ const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *
 
 /* Starts again at t = 0 from the model's initial data overridden by GIVEN (name ->
  * double*, may be NULL): coordinates, velocities, momenta, reconstruction variables.
- * Given values are kept; the coordinates the constraints determine are solved from them;
- * only when given values violate a constraint is the state projected (see
- * cml_simulation_get_projection_report).  Fails if a name is unknown or the state is not
- * regular. */
+ * Given values are kept; the coordinates the constraints determine (solve-for, else the
+ * ones not given) are solved from them; only the given values that contradict a
+ * constraint are projected, and the report names each with the constraint (see
+ * cml_simulation_get_projection_report).  Vakonomic: the W1 relation is solved with
+ * every given velocity and momentum fixed.  Fails if a name is unknown, if given values
+ * contradict the W1 relation or a vakonomic constraint (CML_ERROR_USAGE), or if the
+ * state is not regular. */
 gboolean cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error);
-/* Lines "name: given -> used" for values the last reset changed (empty if none). */
+/* Lines "name: given -> used (why)" for values the last reset changed (empty if none). */
 const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim);
 
 /* Integrates to T1 (>= current time).  On failure the simulation keeps the last good

@@ -88,6 +88,14 @@ check_malformed (const Case *c)
           g_assert_no_error (error);
           stage = "cml_simulation_new";
           sim = cml_simulation_new (sys, &error);
+          /* the model's own initial data are checked by a reset without given values */
+          if (sim != NULL)
+            {
+              g_assert_no_error (error);
+              stage = "cml_simulation_reset";
+              if (!cml_simulation_reset (sim, NULL, &error))
+                g_clear_pointer (&sim, cml_simulation_free);
+            }
         }
     }
   if (sim != NULL)
