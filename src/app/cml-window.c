@@ -171,8 +171,10 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
         return FALSE;
       /* the worker would fail the same way: say it here, where a dialog can */
       check = cml_simulation_new (sys, error);
-      if (check == NULL)
+      /* the model's own initial data must start a run too */
+      if (check == NULL || !cml_simulation_reset (check, NULL, error))
         {
+          g_clear_pointer (&check, cml_simulation_free);
           cml_system_unref (sys);
           return FALSE;
         }

@@ -243,9 +243,14 @@ cml_integrator_kind_is_fixed_step (CmlIntegratorKind kind)
 char *
 cml_integrator_options_describe (const CmlIntegratorOptions *o)
 {
+  /* numbers as C writes them, whatever the locale (this goes into files) */
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+
   if (cml_integrator_kind_is_fixed_step (o->kind))
-    return g_strdup_printf ("%s, step = %g", cml_integrator_kind_to_string (o->kind), o->h_fixed);
-  return g_strdup_printf ("%s, rtol = %g, atol = %g", cml_integrator_kind_to_string (o->kind), o->rtol, o->atol);
+    return g_strdup_printf ("%s, step = %s", cml_integrator_kind_to_string (o->kind),
+                            g_ascii_formatd (a, sizeof a, "%g", o->h_fixed));
+  return g_strdup_printf ("%s, rtol = %s, atol = %s", cml_integrator_kind_to_string (o->kind),
+                          g_ascii_formatd (a, sizeof a, "%g", o->rtol), g_ascii_formatd (b, sizeof b, "%g", o->atol));
 }
 
 static gboolean

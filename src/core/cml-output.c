@@ -215,10 +215,12 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
           fprintf (out->fp, "%s %s = ", i ? "," : "", cml_system_state_name (sys, i));
           number (out->fp, out->format, z[i]);
         }
-      fprintf (out->fp, "\n# integrator: %s, rtol = ", cml_integrator_kind_to_string (io->kind));
-      number_fmt (out->fp, "%g", io->rtol);
-      fputs (", atol = ", out->fp);
-      number_fmt (out->fp, "%g", io->atol);
+      {
+        /* the fixed-step rule has a step, not tolerances */
+        g_autofree char *integrator = cml_integrator_options_describe (io);
+
+        fprintf (out->fp, "\n# integrator: %s", integrator);
+      }
       fputs ("\n# units: t [", out->fp);
       comment_text (out->fp, shown_unit (model->time_unit));
       fputs ("]", out->fp);
