@@ -212,6 +212,17 @@ test_layout_every_model (void)
       assert_fits (win, what);
       assert_panel_whole (win, what);
     }
+  /* the equations beside the view, for every model too */
+  cml_window_show_page (win, "equations");
+  for (guint i = 0; names[i]; i++)
+    {
+      g_autofree char *what = g_strdup_printf ("%s's equations at 1280×720", names[i]);
+
+      g_assert_true (cml_model_picker_pick (win->model_picker, names[i]));
+      spin_for (0.4);
+      assert_fits (win, what);
+    }
+  cml_window_show_page (win, "plots");
   g_object_set (win, "presentation", TRUE, "dark", TRUE, NULL);
   spin_for (0.5);
   assert_fits (win, "presentation and dark at 1280×720");
