@@ -172,9 +172,20 @@ apply_plot_view (GHashTable *view, const char *prefix, CmlPlotView *plot)
       g_auto (GStrv) names = NULL;
 
       /* unknown names are dropped quietly: a forged file must not warn (fatal in tests) */
-      for (guint k = 0; ys[k]; k++)
-        if (*ys[k] && cml_system_observable_index (sys, ys[k]) >= 0)
-          g_strv_builder_add (known, ys[k]);
+      /* at most CML_SESSION_MAX_VIEW_PLOTS series, each once (a forged list of 10⁵ hung the window) */
+      const char *taken[CML_SESSION_MAX_VIEW_PLOTS];
+      guint n_known = 0;
+      for (guint k = 0; ys[k] && n_known < CML_SESSION_MAX_VIEW_PLOTS; k++)
+        {
+          gboolean again = FALSE;
+          for (guint j = 0; j < n_known && !again; j++)
+            again = g_str_equal (taken[j], ys[k]);
+          if (*ys[k] && !again && cml_system_observable_index (sys, ys[k]) >= 0)
+            {
+              g_strv_builder_add (known, ys[k]);
+              taken[n_known++] = ys[k];
+            }
+        }
       names = g_strv_builder_end (known);
       if (x && !g_str_equal (x, "time") && cml_system_observable_index (sys, x) < 0)
         x = NULL;

@@ -72,6 +72,7 @@ extern char **environ;
 #define MIN_SIDE           16      /* px */
 #define MAX_SIDE           8192    /* px */
 #define MAX_FPS            240.0
+#define MIN_FPS            0.01
 #define N_BUFFERS          6       /* frame buffers shared by the renderer and the writers */
 #define N_PNG_WRITERS      2       /* PNG compression is the slow part of PNG frames */
 #define READ_DEPTH         2       /* frames drawn before the oldest is collected */
@@ -238,10 +239,11 @@ parse_render_options (int argc, char **argv, RenderOptions *o)
         }
       else if (g_str_equal (a, "--fps"))
         {
-          if (!cml_cli_parse_double (val, &o->fps) || !(o->fps > 0) || o->fps > MAX_FPS)
+          /* (1e-9 reached ffmpeg, which refused the duration with a raw error) */
+          if (!cml_cli_parse_double (val, &o->fps) || !(o->fps >= MIN_FPS) || o->fps > MAX_FPS)
             return cml_cli_usage_error (render_usage,
-                                        "--fps needs frames per second > 0 and at most %g, not “%s”",
-                                        MAX_FPS, val);
+                                        "--fps needs frames per second from %g to %g, not “%s”",
+                                        MIN_FPS, MAX_FPS, val);
         }
       else if (g_str_equal (a, "--size"))
         {
@@ -281,8 +283,9 @@ parse_render_options (int argc, char **argv, RenderOptions *o)
         {
           gboolean rel = g_str_equal (a, "--rtol");
           double v;
-          if (!cml_cli_parse_double (val, &v) || !(v > 0))
-            return cml_cli_usage_error (render_usage, "%s needs a number > 0, not “%s”", a, val);
+          if (!cml_cli_parse_double (val, &v) || !(v > 0) || (rel && !(v < 1)))
+            return cml_cli_usage_error (render_usage, "%s needs a number %s, not “%s”", a,
+                                        rel ? "between 0 and 1 (e.g. 1e-8)" : "> 0", val);
           if (rel)
             o->rtol = v, o->has_rtol = TRUE;
           else

@@ -27,6 +27,7 @@
 
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
+#define ROW_BYTES_PER_COLUMN 25 /* a number at full precision and its separator, about */
 
 static const char *usage_text =
   "Usage:\n"
@@ -82,8 +83,9 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
     {
       const char *a = argv[i];
       const char *val = NULL;
+      const char *missing = NULL; /* an option that takes a value, given last without one */
 #define TAKE(flag)                                                                                   \
-  (g_str_equal (a, flag) ? (i + 1 < argc ? (val = argv[++i], TRUE) : FALSE)                         \
+  (g_str_equal (a, flag) ? (i + 1 < argc ? (val = argv[++i], TRUE) : (missing = flag, FALSE))       \
                          : (g_str_has_prefix (a, flag "=") ? (val = a + strlen (flag "="), TRUE) : FALSE))
       if (g_str_equal (a, "--help") || g_str_equal (a, "-h"))
         {
@@ -110,8 +112,8 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
         o->integrator = val;
       else if (simulate && TAKE ("--rtol"))
         {
-          if (!cml_cli_parse_double (val, &o->rtol) || !(o->rtol > 0))
-            return usage_error ("--rtol needs a number > 0, not “%s”", val);
+          if (!cml_cli_parse_double (val, &o->rtol) || !(o->rtol > 0 && o->rtol < 1))
+            return usage_error ("--rtol needs a number between 0 and 1 (e.g. 1e-8), not “%s”", val);
           o->has_rtol = TRUE;
         }
       else if (simulate && TAKE ("--atol"))
@@ -130,6 +132,8 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
         o->format = val;
       else if (simulate && (TAKE ("-o") || TAKE ("--output")))
         o->output = val;
+      else if (missing != NULL)
+        return usage_error ("option %s needs a value", missing);
       else if (a[0] == '-' && a[1] != '\0')
         return usage_error ("unknown option “%s”", a);
       else if (o->model == NULL)
@@ -186,8 +190,17 @@ cmd_simulate (int argc, char **argv)
                         cml_integrator_kind_to_string (iopt.kind), iopt.h_fixed);
   if (o.has_step)
     iopt.h_fixed = o.step;
-  if (o.t_end / o.dt_out > 1e8)
-    return usage_error ("--t-end / --dt-out asks for more than 10^8 rows");
+  /* before anything is simulated: where the output goes, and whether it fits (a row is at
+   * least t and one column at full precision, "-1.2345678901234567e-100,") */
+  double n_rows_d = floor (o.t_end / o.dt_out * (1 + 1e-12)) + 2;
+  guint64 n_rows_max = n_rows_d > 1e18 ? G_MAXUINT64 : (guint64) n_rows_d;
+  {
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_output_path ("-o", o.output, &why))
+      return usage_error ("%s", why);
+    if (!cml_cli_check_rows (o.output, n_rows_max, 2 * ROW_BYTES_PER_COLUMN, &why))
+      return usage_error ("--t-end %g and --dt-out %g ask for %s", o.t_end, o.dt_out, why);
+  }
 
   if ((status = cml_cli_parse_inits (inits, given, usage_text)) != 0)
     return status;
@@ -207,6 +220,15 @@ cmd_simulate (int argc, char **argv)
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *model = cml_system_get_model (sys);
+  {
+    /* now with the model's columns */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_rows (o.output, n_rows_max, (1 + g_strv_length (model->columns)) * ROW_BYTES_PER_COLUMN, &why))
+      {
+        fprintf (stderr, "cmlab-cli: --t-end %g and --dt-out %g ask for %s\n", o.t_end, o.dt_out, why);
+        return EXIT_USAGE;
+      }
+  }
   g_autoptr (CmlOutput) out = cml_output_new (o.output, format, &error);
   if (out == NULL)
     {
@@ -221,6 +243,8 @@ cmd_simulate (int argc, char **argv)
 
   /* rows at t = 0, H, 2H, … and a last one at T */
   guint64 n_rows = (guint64) floor (o.t_end / o.dt_out * (1 + 1e-12));
+  CmlCliProgress progress;
+  cml_cli_progress_init (&progress, "simulating", cml_simulation_get_integrator (sim)->kind);
   gboolean ok = cml_output_row (out, sim, &error);
   for (guint64 k = 1; ok && k <= n_rows; k++)
     {
@@ -228,14 +252,18 @@ cmd_simulate (int argc, char **argv)
       if (tk > o.t_end)
         tk = o.t_end;
       ok = cml_simulation_advance (sim, tk, &error) && cml_output_row (out, sim, &error);
+      cml_cli_progress_update (&progress, tk, o.t_end);
     }
   if (ok && cml_simulation_get_time (sim) < o.t_end)
     ok = cml_simulation_advance (sim, o.t_end, &error) && cml_output_row (out, sim, &error);
+  cml_cli_progress_done (&progress);
   if (!ok)
     {
       /* a file that cannot be written (a full disk) is not a failing run */
       gboolean io = error->domain == CML_ERROR && error->code == CML_ERROR_IO;
       fprintf (stderr, "cmlab-cli: %s%s\n", io ? "" : "run failed: ", error->message);
+      if (!io)
+        cml_cli_progress_failed (&progress, error->message);
       cml_output_abort (out);
       return io ? EXIT_USAGE : EXIT_RUN_FAILED;
     }
@@ -343,6 +371,9 @@ main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
   gsl_set_error_handler_off ();
+  /* GLib's default writer puts debug and info messages on standard output, where they
+   * would mix with the CSV: every message goes to standard error */
+  g_log_writer_default_set_use_stderr (TRUE);
 
   if (argc < 2)
     return usage_error ("which command? simulate, info or list");

@@ -834,6 +834,33 @@ sum_content (Printer *pr,
   return 1.0;
 }
 
+/* Whether BASE^N (N > 0, the counterpart below the bar of BASE^-N) overflows or
+ * underflows when it is built: its coefficient to the N, or an exponent times N, is not a
+ * finite nonzero number.  The node BASE^-N exists because it did not fold that way; its
+ * text "1/BASE^N" would not read back (the parser refuses the overflow), so it keeps its
+ * exponent above the bar: "(1.8e-307*x^1.1e+307)^(-70)". */
+static gboolean
+power_overflows (const CmlExpr *base,
+                 double         n)
+{
+  double v;
+
+  if (base->kind == CML_EXPR_MUL)
+    {
+      double c = pow (fabs (base->value), n);
+
+      if (!isfinite (c) || c == 0.0)
+        return TRUE;
+      for (guint i = 0; i < base->n; i++)
+        if (power_overflows (base->args[i], n))
+          return TRUE;
+      return FALSE;
+    }
+  if (base->kind == CML_EXPR_POW && cml_expr_is_number (base->args[1], &v))
+    return !isfinite (v * n) || (v != 0.0 && v * n == 0.0);
+  return FALSE;
+}
+
 /* COEF * Π F, as "[-][c*]num[/den]". */
 static void
 print_product (Printer *pr,
@@ -890,7 +917,8 @@ print_product (Printer *pr,
   split = nt.rational && nt.q != 1 && (nt.exact_split || pr->pretty);
   for (guint i = 0; i < n; i++)
     {
-      in_den[i] = f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM && f[i].exp->value < 0.0;
+      in_den[i] = f[i].exp != NULL && f[i].exp->kind == CML_EXPR_NUM && f[i].exp->value < 0.0
+                  && !power_overflows (f[i].base, -f[i].exp->value);
       if (in_den[i] && f[i].base->kind == CML_EXPR_NUM)
         n_num_base++;
     }

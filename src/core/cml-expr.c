@@ -60,6 +60,7 @@ struct _CmlExprCtx
   gsize       arena_left;
   guint       next_id;
   guint64     n_nonfinite; /* see cml_expr_ctx_n_nonfinite () */
+  gsize       arena_bytes; /* see cml_expr_ctx_memory () */
 
   CmlExpr    *zero;
   CmlExpr    *one;
@@ -82,6 +83,7 @@ arena_alloc (CmlExprCtx *ctx,
       guint8 *mem = g_malloc (block);
 
       ctx->blocks = g_slist_prepend (ctx->blocks, mem);
+      ctx->arena_bytes += block;
       ctx->arena_ptr = mem;
       ctx->arena_left = block;
     }
@@ -373,6 +375,15 @@ cml_expr_ctx_n_nonfinite (const CmlExprCtx *ctx)
   g_return_val_if_fail (ctx != NULL, 0);
 
   return ctx->n_nonfinite;
+}
+
+gsize
+cml_expr_ctx_memory (const CmlExprCtx *ctx)
+{
+  g_return_val_if_fail (ctx != NULL, 0);
+
+  /* the arena, and the hash table's slot for each node */
+  return ctx->arena_bytes + g_hash_table_size (ctx->nodes) * 2 * sizeof (gpointer);
 }
 
 /* ---- numbers and symbols -------------------------------------------------------------- */
@@ -1529,6 +1540,34 @@ cml_expr_n_nodes (const CmlExpr *e)
 
   visit_nodes (e, count_visit, &count);
   return count;
+}
+
+static gboolean
+nonfinite_visit (const CmlExpr *e,
+                 gpointer       data)
+{
+  const CmlExpr **found = data;
+  double none = 0.0;
+
+  if (*found != NULL)
+    return FALSE;
+  if (e->mask != 0)
+    return TRUE;
+  /* a constant part: evaluated whole, its parts not looked at */
+  if (!isfinite (e->kind == CML_EXPR_NUM ? e->value : cml_expr_eval (e, &none)))
+    *found = e;
+  return FALSE;
+}
+
+CmlExpr *
+cml_expr_find_nonfinite_constant (const CmlExpr *e)
+{
+  const CmlExpr *found = NULL;
+
+  g_return_val_if_fail (e != NULL, NULL);
+
+  visit_nodes (e, nonfinite_visit, &found);
+  return (CmlExpr *) found;
 }
 
 /* ---- differentiation ------------------------------------------------------------------ */

@@ -77,6 +77,9 @@ guint       cml_expr_ctx_n_symbols (const CmlExprCtx *ctx);
  * the count before and after building something to know whether that happened (the
  * parser and the derivation of the equations of motion do, and fail). */
 guint64     cml_expr_ctx_n_nonfinite (const CmlExprCtx *ctx);
+/* Bytes of memory the context's nodes take so far (it only grows): a size budget for the
+ * expressions built in it, checked by callers between steps (the model loader). */
+gsize       cml_expr_ctx_memory (const CmlExprCtx *ctx);
 
 /* ---- parsing ------------------------------------------------------------------------ */
 
@@ -136,6 +139,10 @@ gboolean    cml_expr_depends_on (const CmlExpr *e, int id);
 void        cml_expr_collect_symbols (const CmlExpr *e, gboolean *deps);
 /* Number of distinct nodes reachable from E (a size measure for tests). */
 guint       cml_expr_n_nodes (const CmlExpr *e);
+/* A part of E without symbols (a constant: 1/0, log(-1), exp(1000)) whose value is not
+ * finite, or NULL.  The largest such part is returned (in atan(1/0) it is not atan(1/0),
+ * which is finite, but 1/0 is not looked into: only maximal constant parts are evaluated). */
+CmlExpr    *cml_expr_find_nonfinite_constant (const CmlExpr *e);
 
 /* ---- calculus and substitution ------------------------------------------------------ */
 
@@ -196,6 +203,11 @@ guint cml_program_n_registers (const CmlProgram *prog);
 guint cml_program_n_outputs (const CmlProgram *prog);
 /* Number of instructions run by cml_program_run (a cost measure). */
 guint cml_program_n_fast_instructions (const CmlProgram *prog);
+/* At least the number of bytes cml_program_emit_c() writes for PROG as the function NAME
+ * (and not much more), without writing it: native code is requested only for programs
+ * whose C stays within CML_PROGRAM_MAX_C_BYTES; larger ones run in the interpreter. */
+gsize cml_program_estimate_c_size (const CmlProgram *prog, const char *name);
+#define CML_PROGRAM_MAX_C_BYTES (4 * 1024 * 1024)
 /* Fills the slow part of REGS from SLOW (n_slow values, in compile order).
  * Call once after the parameters change.  No allocation. */
 void  cml_program_prepare (const CmlProgram *prog, const double *slow, double *regs);

@@ -15,9 +15,13 @@
 #include "cml-model.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cml-error.h"
 
@@ -106,6 +110,7 @@ scan_lines (Loader *ld, const char *text)
 {
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autofree char *group = NULL;
+  guint n_groups = 0, n_keys = 0;
 
   for (int i = 0; lines[i]; i++)
     {
@@ -122,6 +127,10 @@ scan_lines (Loader *ld, const char *text)
             return fail (ld, lineno, 0, CML_ERROR_PARSE, "a group header must look like [name]");
           g_free (group);
           group = g_strndup (s + 1, end - s - 1);
+          n_keys = 0;
+          if (++n_groups > CML_MODEL_MAX_GROUPS)
+            return fail (ld, lineno, 0, CML_ERROR_MODEL, "more than %d groups, the limit for a model",
+                         CML_MODEL_MAX_GROUPS);
           if (g_hash_table_contains (ld->pos, group))
             return fail (ld, lineno, 0, CML_ERROR_MODEL, "group [%s] appears twice", group);
           Pos *p = g_new0 (Pos, 1);
@@ -135,6 +144,9 @@ scan_lines (Loader *ld, const char *text)
                      "“%s” is not a key = value line, a [group] or a # comment", s);
       if (group == NULL)
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "key before the first [group]");
+      if (++n_keys > CML_MODEL_MAX_KEYS)
+        return fail (ld, lineno, 0, CML_ERROR_MODEL, "more than %d keys in [%s], the limit for a group",
+                     CML_MODEL_MAX_KEYS, group);
       g_autofree char *key = g_strstrip (g_strndup (raw, eq - raw));
       if (*key == '\0')
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "missing key before '='");
@@ -267,6 +279,39 @@ name_list (const char *value)
 
 /* ---- expressions -------------------------------------------------------------------- */
 
+/* The expressions built so far stay within CML_MODEL_MAX_EXPR_BYTES.  Checked after every
+ * substitution: one substitution at most doubles what exists, so memory stays bounded
+ * (20,000 chained definitions, each a sum one term longer than the last, once ran for
+ * minutes and took gigabytes). */
+static gboolean
+check_expr_budget (Loader *ld, int line, int col, const char *what)
+{
+  gsize bytes = cml_expr_ctx_memory (ld->model->ctx);
+
+  if (bytes <= CML_MODEL_MAX_EXPR_BYTES)
+    return TRUE;
+  return fail (ld, line, col, CML_ERROR_MODEL,
+               "%s: with the definitions substituted, the expressions take more than %u MB, the limit "
+               "for a model (share subexpressions differently, or use fewer definitions)",
+               what, (guint) (CML_MODEL_MAX_EXPR_BYTES / (1024 * 1024)));
+}
+
+/* No constant part of E is infinite or NaN (1/0, log(-1)): it would load and fail only when
+ * evaluated, at t = 0, with no line to look at. */
+static gboolean
+check_constants_finite (Loader *ld, CmlExpr *e, int line, int col, const char *what)
+{
+  CmlExpr *bad = cml_expr_find_nonfinite_constant (e);
+  double none = 0.0;
+
+  if (bad == NULL)
+    return TRUE;
+  g_autofree char *text = cml_expr_to_string_max (ld->model->ctx, bad, 80);
+  double v = cml_expr_eval (bad, &none);
+  return fail (ld, line, col, CML_ERROR_MODEL, "%s: the constant “%s” is not finite (%s)", what, text,
+               isnan (v) ? "NaN" : v > 0 ? "inf" : "-inf");
+}
+
 /* Parses TEXT, found at (LINE, COL) of the file, substitutes the definitions, and checks
  * that every symbol used is of a kind in ALLOWED.  WHAT names the expression in errors. */
 static CmlExpr *
@@ -313,6 +358,8 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
                 what);
           return NULL;
         }
+      if (!check_expr_budget (ld, line, col, what))
+        return NULL;
       /* a definition may bring in names that are not allowed here */
       memset (deps, 0, ns * sizeof (gboolean));
       cml_expr_collect_symbols (e, deps);
@@ -324,6 +371,8 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
             return NULL;
           }
     }
+  if (!check_constants_finite (ld, e, line, col, what))
+    return NULL;
   return e;
 }
 
@@ -551,6 +600,40 @@ load_parameters (Loader *ld)
   return TRUE;
 }
 
+/* "first", "second", … for the fibre coordinate A (from 0). */
+static char *
+ordinal (guint a)
+{
+  static const char *const words[] = { "first", "second", "third", "fourth", "fifth",
+                                       "sixth", "seventh", "eighth", "ninth", "tenth" };
+  return a < G_N_ELEMENTS (words) ? g_strdup (words[a]) : g_strdup_printf ("%u-th", a + 1);
+}
+
+/* NAME, the implied WHAT (section e1, momentum p1) of fibre coordinate A, is not taken by
+ * something declared before (a parameter p1): says so at that thing's line, and how to
+ * get out of it. */
+static gboolean
+implied_name_free (Loader *ld, const char *name, const char *what, const char *key, guint a)
+{
+  int id = cml_expr_ctx_lookup (ld->model->ctx, name);
+  SymKind kind;
+  int line;
+
+  if (id < 0)
+    return TRUE;
+  kind = sym_kind (ld, id);
+  /* a fibre coordinate named e1 or p1 is told by declare () in the same line */
+  if (kind == SYM_FIBRE)
+    return TRUE;
+  line = kind == SYM_PARAM ? line_of (ld, "parameters", name) : line_of (ld, "algebroid", "fibre");
+  g_autofree char *nth = ordinal (a);
+  return fail (ld, line, 0, CML_ERROR_MODEL,
+               "the name of the %s “%s” is taken by the %s of the %s fibre coordinate “%s” (%s are "
+               "named %s1, %s2, … unless [algebroid] %s = … names them): rename the %s, or name the %s",
+               kind_name (kind), name, what, nth, ld->model->fibre[a], key, key[0] == 's' ? "e" : "p",
+               key[0] == 's' ? "e" : "p", key, kind_name (kind), key);
+}
+
 /* The names of [algebroid]: base, fibre, sections, momenta. */
 static gboolean
 load_algebroid_names (Loader *ld)
@@ -576,6 +659,12 @@ load_algebroid_names (Loader *ld)
   if (f->len == 0)
     return fail (ld, line_of (ld, "algebroid", "fibre"), 0, CML_ERROR_MODEL,
                  "there must be at least one fibre coordinate");
+  if (b->len > CML_MODEL_MAX_BASE)
+    return fail (ld, line_of (ld, "algebroid", "base"), 0, CML_ERROR_MODEL,
+                 "%u base coordinates, more than %d, the limit for a model", b->len, CML_MODEL_MAX_BASE);
+  if (f->len > CML_MODEL_MAX_FIBRE)
+    return fail (ld, line_of (ld, "algebroid", "fibre"), 0, CML_ERROR_MODEL,
+                 "%u fibre coordinates, more than %d, the limit for a model", f->len, CML_MODEL_MAX_FIBRE);
   model->m = b->len;
   model->n = f->len;
   model->base = g_new0 (char *, model->m + 1);
@@ -609,6 +698,9 @@ load_algebroid_names (Loader *ld)
     {
       model->sections[a] = sections ? g_strdup (s->pdata[a]) : g_strdup_printf ("e%u", a + 1);
       model->momenta[a] = momenta ? g_strdup (p->pdata[a]) : g_strdup_printf ("p%u", a + 1);
+      if ((!sections && !implied_name_free (ld, model->sections[a], "section", "sections", a))
+          || (!momenta && !implied_name_free (ld, model->momenta[a], "momentum", "momenta", a)))
+        return FALSE;
       if (declare (ld, model->sections[a], SYM_SECTION, line_of (ld, "algebroid", sections ? "sections" : "fibre")) < 0)
         return FALSE;
       if ((model->momenta_sym[a] = declare (ld, model->momenta[a], SYM_MOMENTUM,
@@ -1005,6 +1097,10 @@ declare_reconstruction (Loader *ld)
   CmlModel *model = ld->model;
   g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "reconstruction", NULL, NULL);
 
+  if (keys && g_strv_length (keys) > CML_MODEL_MAX_RECONSTRUCTION)
+    return fail (ld, line_of (ld, "reconstruction", keys[CML_MODEL_MAX_RECONSTRUCTION]), 0, CML_ERROR_MODEL,
+                 "%u reconstruction variables, more than %d, the limit for a model", g_strv_length (keys),
+                 CML_MODEL_MAX_RECONSTRUCTION);
   for (int k = 0; keys && keys[k]; k++)
     {
       CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
@@ -1098,7 +1194,11 @@ load_monitors (Loader *ld)
         return FALSE;
       /* earlier monitors are substituted, like definitions */
       if (ids->len)
-        ne->expr = cml_expr_subs (ctx, ne->expr, ids->len, (int *) ids->data, (CmlExpr **) exprs->pdata);
+        {
+          ne->expr = cml_expr_subs (ctx, ne->expr, ids->len, (int *) ids->data, (CmlExpr **) exprs->pdata);
+          if (!check_expr_budget (ld, ne->line, 0, what))
+            return FALSE;
+        }
       if ((ne->sym = declare (ld, keys[k], SYM_MONITOR, ne->line)) < 0)
         return FALSE;
       g_array_append_val (ids, ne->sym);
@@ -1298,6 +1398,25 @@ static const SceneType scene_types[] = {
   { "arrow", { "from", "vector" }, { 3, 3 }, { TRUE, TRUE } },
 };
 
+/* The colours the scene renderer knows by name (src/render/cml-scene-renderer.c). */
+static const char *const scene_colors[] = {
+  "red", "blue", "orange", "green", "grey", "gray", "purple", "yellow", "black", "white", "brown", NULL
+};
+
+static gboolean
+color_known (const char *name)
+{
+  for (guint i = 0; scene_colors[i]; i++)
+    if (g_ascii_strcasecmp (name, scene_colors[i]) == 0)
+      return TRUE;
+  if (name[0] != '#' || strlen (name) != 7)
+    return FALSE;
+  for (guint i = 1; i < 7; i++)
+    if (!g_ascii_isxdigit (name[i]))
+      return FALSE;
+  return TRUE;
+}
+
 static void
 scene_object_free (gpointer p)
 {
@@ -1333,6 +1452,12 @@ load_scene_object (Loader *ld, const char *group)
                  "unknown scene object type “%s” (sphere, turntable, plane, point, trail, disc, arrow)", so->type);
   so->color = get_string (ld, group, "color");
   so->label = get_string (ld, group, "label");
+  if (so->color && !color_known (so->color))
+    {
+      g_autofree char *list = g_strjoinv (", ", (char **) scene_colors);
+      return fail (ld, line_of (ld, group, "color"), 0, CML_ERROR_MODEL,
+                   "unknown colour “%s” (%s, or #RRGGBB)", so->color, list);
+    }
 
   for (int k = 0; keys && keys[k]; k++)
     {
@@ -1363,8 +1488,12 @@ load_scene_object (Loader *ld, const char *group)
             return FALSE;
           /* monitors are substituted, like definitions */
           if (ld->mon_ids->len)
-            e = cml_expr_subs (model->ctx, e, ld->mon_ids->len, (int *) ld->mon_ids->data,
-                               (CmlExpr **) ld->mon_exprs->pdata);
+            {
+              e = cml_expr_subs (model->ctx, e, ld->mon_ids->len, (int *) ld->mon_ids->data,
+                                 (CmlExpr **) ld->mon_exprs->pdata);
+              if (!check_expr_budget (ld, line, 0, what))
+                return FALSE;
+            }
           g_ptr_array_add (exprs, e);
         }
     }
@@ -1423,6 +1552,16 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   gboolean ok;
 
   g_return_val_if_fail (text != NULL, NULL);
+  /* a UTF-8 byte-order mark (some editors write one) is not part of the text */
+  if (g_str_has_prefix (text, "\xef\xbb\xbf"))
+    text += 3;
+  if (strnlen (text, CML_MODEL_MAX_BYTES + 1) > CML_MODEL_MAX_BYTES)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
+                   "%s:1: more than %d bytes, the limit for a model file", display_name ? display_name : "<model>",
+                   CML_MODEL_MAX_BYTES);
+      return NULL;
+    }
   model = model_alloc ();
   model->path = g_strdup (display_name ? display_name : "<model>");
   model->text = g_strdup (text);
@@ -1502,6 +1641,67 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   return g_steal_pointer (&model);
 }
 
+/* Reads PATH, at most CML_MODEL_MAX_BYTES: a larger file, or a device that never ends
+ * (/dev/zero), is refused after reading one byte more than the limit, not read whole. */
+static gboolean
+read_bounded (const char *path, char **text, gsize *len, GError **error)
+{
+  g_autofree char *buf = NULL;
+  gsize got = 0;
+  GStatBuf st;
+  int fd;
+
+  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (e), g_strerror (e));
+      return FALSE;
+    }
+  if (fstat (fd, &st) == 0 && S_ISDIR (st.st_mode))
+    {
+      close (fd);
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "a directory, not a model file");
+      return FALSE;
+    }
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > CML_MODEL_MAX_BYTES)
+    {
+      close (fd);
+      g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "1: %.1f MB, more than %d bytes, the limit for a model file",
+                   st.st_size / 1e6, CML_MODEL_MAX_BYTES);
+      return FALSE;
+    }
+  buf = g_malloc (CML_MODEL_MAX_BYTES + 2);
+  while (got < CML_MODEL_MAX_BYTES + 1)
+    {
+      ssize_t n = read (fd, buf + got, CML_MODEL_MAX_BYTES + 1 - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int e = errno;
+          close (fd);
+          g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (e), g_strerror (e));
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      got += n;
+    }
+  close (fd);
+  if (got > CML_MODEL_MAX_BYTES)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
+                   "1: more than %d bytes (not a regular file that ends: a device or a pipe?), the limit for a model file",
+                   CML_MODEL_MAX_BYTES);
+      return FALSE;
+    }
+  buf[got] = '\0';
+  *len = got;
+  *text = g_realloc (g_steal_pointer (&buf), got + 1);
+  return TRUE;
+}
+
 CmlModel *
 cml_model_new_from_file (const char *path, GError **error)
 {
@@ -1511,9 +1711,11 @@ cml_model_new_from_file (const char *path, GError **error)
   const char *nul;
 
   g_return_val_if_fail (path != NULL, NULL);
-  if (!g_file_get_contents (path, &text, &len, &err))
+  if (!read_bounded (path, &text, &len, &err))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: %s", path, err->message);
+      /* a size limit names line 1 ("FILE:1: …"), a system error does not */
+      g_set_error (error, CML_ERROR, err->domain == CML_ERROR ? err->code : CML_ERROR_IO,
+                   err->domain == CML_ERROR ? "%s:%s" : "%s: %s", path, err->message);
       return NULL;
     }
   if ((nul = memchr (text, 0, len)) != NULL)

@@ -16,6 +16,18 @@
 
 G_BEGIN_DECLS
 
+/* Size budgets: a model beyond one of them is refused at load with FILE:LINE and the
+ * limit (models/README.md, "Limits").  They keep every later stage — the derivation, the
+ * structure check (about fibre⁵ work), the programs, the native code — to seconds and
+ * megabytes for any file that loads. */
+#define CML_MODEL_MAX_BYTES          (1024 * 1024) /* a model file, in bytes */
+#define CML_MODEL_MAX_KEYS           1000          /* keys in one group (parameters, definitions, …) */
+#define CML_MODEL_MAX_GROUPS         1000          /* groups (presets and scene objects included) */
+#define CML_MODEL_MAX_BASE           200           /* base coordinates */
+#define CML_MODEL_MAX_FIBRE          64            /* fibre coordinates */
+#define CML_MODEL_MAX_RECONSTRUCTION 200           /* reconstruction variables */
+#define CML_MODEL_MAX_EXPR_BYTES     (64 * 1024 * 1024) /* expression memory, definitions substituted */
+
 typedef enum
 {
   CML_CONSTRAINTS_NONE,

@@ -974,6 +974,28 @@ cml_program_emit_c (const CmlProgram *prog,
   return TRUE;
 }
 
+/* Each part of cml_program_emit_c's text at its longest: an operand is at most
+ * "(-0x1.fffffffffffffp+1023)" (26 bytes) where the interpreter's statement has
+ * "r[ins->a]" (9), a statement adds "  v4294967295 = ;\n", a local " v4294967295,", an
+ * output "  o0[4294967295] = OPERAND;\n". */
+#define EMIT_OPERAND_MAX 26
+#define EMIT_HEADER_MAX  400
+
+gsize
+cml_program_estimate_c_size (const CmlProgram *prog,
+                             const char       *name)
+{
+  gsize size;
+
+  g_return_val_if_fail (prog != NULL && name != NULL, 0);
+
+  size = EMIT_HEADER_MAX + strlen (name);
+  for (guint i = 0; i < prog->n_fast_code; i++)
+    size += strlen (op_text[prog->fast_code[i].op]) + 3 * (EMIT_OPERAND_MAX - 9) + 18 + 13;
+  size += (gsize) prog->n_outputs * (19 + EMIT_OPERAND_MAX + 2);
+  return size;
+}
+
 guint
 cml_program_output_register (const CmlProgram *prog,
                              guint             i,

@@ -156,6 +156,33 @@ get_double (GKeyFile *kf, const char *path, const char *group, const char *key, 
   return TRUE;
 }
 
+/* The line of KEY in [GROUP] of the file PATH, 1 when not found (GKeyFile keeps no line
+ * numbers; the file is read again only to name the line of an error). */
+static int
+key_line (const char *path, const char *group, const char *key)
+{
+  g_autofree char *text = NULL;
+  gboolean in_group = FALSE;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 1;
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (int i = 0; lines[i]; i++)
+    {
+      g_autofree char *l = g_strstrip (g_strdup (lines[i]));
+      const char *eq = strchr (l, '=');
+      if (*l == '[')
+        in_group = g_str_has_prefix (l + 1, group) && l[1 + strlen (group)] == ']';
+      else if (in_group && eq)
+        {
+          g_autofree char *k = g_strstrip (g_strndup (l, eq - l));
+          if (g_str_equal (k, key))
+            return i + 1;
+        }
+    }
+  return 1;
+}
+
 CmlSession *
 cml_session_load (const char *path, GError **error)
 {
@@ -215,7 +242,18 @@ cml_session_load (const char *path, GError **error)
       return NULL;
     }
   if (g_key_file_has_key (kf, "integrator", "project", NULL))
-    s->integrator.project = g_key_file_get_boolean (kf, "integrator", "project", NULL);
+    {
+      /* "maybe" is not false: a value that is not a boolean is an error, not "off" */
+      g_autofree char *v = g_strstrip (g_key_file_get_value (kf, "integrator", "project", NULL));
+      if (g_str_equal (v, "true") || g_str_equal (v, "false"))
+        s->integrator.project = g_str_equal (v, "true");
+      else
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [integrator] project must be true or false, not “%s”",
+                       path, key_line (path, "integrator", "project"), v);
+          return NULL;
+        }
+    }
 
   /* parameters: known and in range */
   g_auto (GStrv) pkeys = g_key_file_get_keys (kf, "parameters", NULL, NULL);
@@ -247,9 +285,26 @@ cml_session_load (const char *path, GError **error)
         return NULL;
       put_double (s->initial, ikeys[k], v);
     }
-  g_auto (GStrv) vkeys = g_key_file_get_keys (kf, "view", NULL, NULL);
+  gsize n_view = 0;
+  g_auto (GStrv) vkeys = g_key_file_get_keys (kf, "view", &n_view, NULL);
+  if (n_view > CML_SESSION_MAX_VIEW_KEYS)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [view] has %" G_GSIZE_FORMAT " entries, more than %d",
+                   path, key_line (path, "view", vkeys[CML_SESSION_MAX_VIEW_KEYS]), n_view,
+                   CML_SESSION_MAX_VIEW_KEYS);
+      return NULL;
+    }
   for (guint k = 0; vkeys && vkeys[k]; k++)
-    g_hash_table_insert (s->view, g_strdup (vkeys[k]), g_key_file_get_string (kf, "view", vkeys[k], NULL));
+    {
+      g_autofree char *v = g_key_file_get_string (kf, "view", vkeys[k], NULL);
+      if (v != NULL && strlen (v) > CML_SESSION_MAX_VIEW_VALUE)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [view] %s is longer than %d bytes", path,
+                       key_line (path, "view", vkeys[k]), vkeys[k], CML_SESSION_MAX_VIEW_VALUE);
+          return NULL;
+        }
+      g_hash_table_insert (s->view, g_strdup (vkeys[k]), g_steal_pointer (&v));
+    }
   return g_steal_pointer (&s);
 }
 

@@ -21,6 +21,13 @@ G_BEGIN_DECLS
 
 #define CML_SESSION_FORMAT "cmlab-session 1"
 
+/* [view] is free-form, but bounded: a forged file that lists 10⁵ plots must not hang the
+ * window.  The loader refuses more keys or longer values; the window shows at most
+ * CML_SESSION_MAX_VIEW_PLOTS series per plot. */
+#define CML_SESSION_MAX_VIEW_KEYS   64
+#define CML_SESSION_MAX_VIEW_VALUE  4096 /* bytes */
+#define CML_SESSION_MAX_VIEW_PLOTS  16
+
 typedef struct
 {
   CmlModel            *model;

@@ -1887,6 +1887,7 @@ system_ensure_native (CmlSystem *sys)
   g_autoptr (GString) src = NULL;
   g_autoptr (GError) error = NULL;
   guint size;
+  gsize c_size;
   gboolean ok;
 
   g_mutex_lock (&sys->native_lock);
@@ -1899,10 +1900,18 @@ system_ensure_native (CmlSystem *sys)
   size = cml_program_n_fast_instructions (sys->rhs_prog)
          + (sys->jac_prog ? cml_program_n_fast_instructions (sys->jac_prog) : 0)
          + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0);
+  /* the C source's size, estimated before it is written (the Jacobian of a large state
+   * has dim² outputs: 10⁴ variables once wrote 2.7 GB of C) */
+  c_size = cml_program_estimate_c_size (sys->rhs_prog, "cml_rhs")
+           + (sys->jac_prog ? cml_program_estimate_c_size (sys->jac_prog, "cml_jac") : 0)
+           + (sys->proj_prog ? cml_program_estimate_c_size (sys->proj_prog, "cml_proj") : 0);
   if (!cml_native_available ())
     sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
   else if (size > NATIVE_MAX_INSTRUCTIONS)
     sys->native_error = g_strdup_printf ("%u instructions, more than %u", size, NATIVE_MAX_INSTRUCTIONS);
+  else if (c_size > CML_PROGRAM_MAX_C_BYTES)
+    sys->native_error = g_strdup_printf ("about %.1f MB of C, more than %d MB", c_size / 1048576.0,
+                                         CML_PROGRAM_MAX_C_BYTES / (1024 * 1024));
   else
     {
       src = g_string_new (NULL);

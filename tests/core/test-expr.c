@@ -1108,6 +1108,12 @@ test_extreme_coefficients (void)
     "(9.09090909090909e-308*x^2 - 1.1e+307*x^35*y^70)^70",
     "sqrt(a^b + ((c + ((-x)^035* + 0.11e308*y^070 + x /.11e308*x + 0)^070 + m-x)^160* "
     "+ 0.11e308*y^070 + x /.11e308*x ^ 0)^-70 + x / 2.7^1)",
+    /* a negative power whose counterpart below the bar overflows: "1/(c*(-x)^1.1e+307)^70"
+     * was printed, and its reading refused (c*(-x)^1.1e+307)^70 as not finite */
+    "((x^1.1e307 * 2) / 0.11e308*y^070)^-70",
+    "(((-x)^1.1e307 / 1e-300) / x/.11e308*x)^-70",
+    "x*((1e-300/(-x)^1.1e307)/(-x)^1.1e307)^-70",
+    "(y*(-x)^1.1e307/x/.11e308*x*(-x)^1.1e307)^-70",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++)

@@ -312,6 +312,74 @@ test_usage_errors (void)
     }
 }
 
+/* Bad command-line input: exit 2 with a message that says what is wrong, within a few
+ * seconds (before any simulating), and nothing on standard output. */
+static void
+test_input_errors (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *dir_slash = g_strconcat (dir, "/", NULL);
+  struct { const char *args[12]; const char *expect; } cases[] = {
+    /* a missing value said "unknown option" */
+    { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "-o" }, "option -o needs a value" },
+    { { "simulate", "rolling-ball", "--dt-out", "0.1", "--t-end" }, "option --t-end needs a value" },
+    { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "-o=" }, "-o needs a file name" },
+    /* -o DIR ran the whole simulation before failing */
+    { { "simulate", "rolling-ball", "--t-end", "1e5", "--dt-out", "0.01", "-o", dir }, "is a directory" },
+    { { "simulate", "rolling-ball", "--t-end", "1e5", "--dt-out", "0.01", "-o", dir_slash }, "is a directory" },
+    { { "simulate", "rolling-ball", "--t-end", "1e5", "--dt-out", "0.01", "-o", "/nonexistent-cmlab-dir/x.csv" },
+      "no directory “/nonexistent-cmlab-dir”" },
+    /* tolerances outside (0, 1) and (0, inf) were accepted */
+    { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "--rtol", "2" }, "--rtol needs a number between 0 and 1" },
+    { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "--rtol", "0" }, "--rtol needs a number between 0 and 1" },
+    { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "--rtol", "1e300" }, "--rtol needs a number between 0 and 1" },
+    { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "--atol", "-1" }, "--atol needs a number > 0" },
+    /* ~25 GB of rows */
+    { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "1e-8" }, "use a larger --dt-out" },
+    { { "simulate", "rolling-ball", "--t-end", "1e308", "--dt-out", "1e300" }, "use a larger --dt-out" },
+    /* a raw ffmpeg error */
+    { { "render", "rolling-ball", "--t-end", "1", "--fps", "1e-9", "-o", "x.mp4" }, "--fps needs" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      gint64 t0 = g_get_monotonic_time ();
+      int st = cli_run_argv (NULL, 0, &out, &err, cases[k].args);
+      double secs = (g_get_monotonic_time () - t0) / 1e6;
+
+      g_test_message ("%s %s …: %s", cases[k].args[0], cases[k].args[1], err);
+      if (st != 2 || strstr (err, cases[k].expect) == NULL)
+        g_error ("case %u: exit status %d, expected 2 and “%s” (stderr: %s)", k, st, cases[k].expect, err);
+      g_assert_cmpstr (out, ==, "");
+      g_assert_cmpfloat (secs, <, 10);
+    }
+  g_assert_cmpuint (cli_count_entries (dir), ==, 0);
+  cli_remove_dir (dir);
+}
+
+/* Debug messages go to standard error: on standard output they mixed with the CSV. */
+static void
+test_debug_to_stderr (void)
+{
+  g_autofree char *cache = cli_make_temp_dir ();
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "G_MESSAGES_DEBUG", "all", TRUE);
+  g_autofree char *out = NULL, *err = NULL;
+
+  /* a compiler that fails: the system says so with g_debug */
+  env = g_environ_setenv (env, "CMLAB_CC", "false", TRUE);
+  env = g_environ_setenv (env, "CMLAB_NATIVE_CACHE", cache, TRUE);
+  const char *args[] = { "simulate", "rolling-ball", "--t-end", "0.2", "--dt-out", "0.1", NULL };
+  int st = cli_run_argv (env, 0, &out, &err, args);
+
+  g_assert_cmpint (st, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  for (guint k = 0; lines[k]; k++)
+    if (*lines[k] && lines[k][0] != '#' && !g_str_has_prefix (lines[k], "t,") && !g_ascii_isdigit (lines[k][0]))
+      g_error ("standard output has a line that is not CSV: %s", lines[k]);
+  g_assert_nonnull (strstr (err, "DEBUG"));
+  cli_remove_dir (cache);
+}
+
 static void
 test_info_capri (void)
 {
@@ -782,10 +850,11 @@ test_output_targets (void)
   {
     g_autofree char *sub = g_build_filename (dir, "sub", NULL);
     g_autofree char *err = NULL;
-    g_autofree char *msg = g_strconcat (sub, ": is a directory", NULL);
     g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
     g_assert_cmpint (simulate_to (sub, &err), ==, 2);
-    g_assert_nonnull (strstr (err, msg));
+    /* refused before anything is simulated, naming the directory */
+    g_assert_nonnull (strstr (err, sub));
+    g_assert_nonnull (strstr (err, "is a directory"));
     g_assert_true (g_file_test (sub, G_FILE_TEST_IS_DIR));
     g_assert_cmpuint (cli_count_entries (dir), ==, 1);
     g_assert_cmpuint (cli_count_entries (sub), ==, 0);
@@ -984,6 +1053,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/rolling-ball/cli-csv-file", test_csv_file);
   g_test_add_func ("/models/rolling-ball/cli-json", test_json);
   g_test_add_func ("/models/cli/usage-errors-exit-2", test_usage_errors);
+  g_test_add_func ("/models/cli/input-errors-exit-2", test_input_errors);
+  g_test_add_func ("/models/cli/debug-to-stderr", test_debug_to_stderr);
   g_test_add_func ("/models/cli/full-disk-exit-2", test_full_disk);
   g_test_add_func ("/models/capri-kobayashi/cli-info-constraint-algorithm", test_info_capri);
   g_test_add_func ("/models/cli/info-words-for-people", test_info_words);
