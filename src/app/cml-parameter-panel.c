@@ -311,6 +311,47 @@ nice_step (double min, double max, gboolean log_scale)
 
 /* ---- undo and redo ----------------------------------------------------------------------- */
 
+static GHashTable *values_table_new (void);
+static void values_table_set (GHashTable *table, const char *name, double value);
+static void initial_row_update_label (InitialRow *row);
+
+/* The model's own initial data, as a table of given values. */
+static GHashTable *
+model_given (CmlParameterPanel *self)
+{
+  CmlModel *model = cml_system_get_model (self->sys);
+  GHashTable *given = values_table_new ();
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (model->initial)
+    {
+      g_hash_table_iter_init (&iter, model->initial);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        values_table_set (given, key, *(double *) value);
+    }
+  return given;
+}
+
+/* The initial-value fields show GIVEN (as asked, until the run's first sample says what
+ * was used), none marked as edited. */
+static void
+show_given (CmlParameterPanel *self, GHashTable *given)
+{
+  self->updating = TRUE;
+  for (guint i = 0; i < self->initial->len; i++)
+    {
+      InitialRow *row = self->initial->pdata[i];
+      double *v = g_hash_table_lookup (given, row->name);
+
+      row->edited = FALSE;
+      if (v)
+        gtk_spin_button_set_value (row->spin, *v);
+      initial_row_update_label (row);
+    }
+  self->updating = FALSE;
+}
+
 /* The panel's state before a change: every parameter, and the initial values the run
  * started from.  Undoing a restart restarts from the older initial values. */
 typedef struct
@@ -332,9 +373,6 @@ undo_step_free (gpointer data)
   g_clear_pointer (&step->given, g_hash_table_unref);
   g_free (step);
 }
-
-static GHashTable *values_table_new (void);
-static void values_table_set (GHashTable *table, const char *name, double value);
 
 static UndoStep *
 undo_snapshot (CmlParameterPanel *self, gboolean restart)
@@ -380,7 +418,6 @@ undo_record (CmlParameterPanel *self, const char *param, gboolean restart)
 static void param_row_set_value (ParamRow *row, double value);
 static void request_restart (CmlParameterPanel *self, GHashTable *given);
 static ParamRow *find_param (CmlParameterPanel *self, const char *name);
-static void initial_row_update_label (InitialRow *row);
 
 static void
 undo_restore (CmlParameterPanel *self, UndoStep *step)
@@ -399,33 +436,9 @@ undo_restore (CmlParameterPanel *self, UndoStep *step)
     }
   if (step->restart)
     {
-      CmlModel *model = cml_system_get_model (self->sys);
-      g_autoptr (GHashTable) given = NULL;
+      g_autoptr (GHashTable) given = step->given ? g_hash_table_ref (step->given) : model_given (self);
 
-      if (step->given)
-        given = g_hash_table_ref (step->given);
-      else
-        {
-          given = values_table_new ();
-          if (model->initial)
-            {
-              g_hash_table_iter_init (&iter, model->initial);
-              while (g_hash_table_iter_next (&iter, &key, &value))
-                values_table_set (given, key, *(double *) value);
-            }
-        }
-      self->updating = TRUE;
-      for (guint i = 0; i < self->initial->len; i++)
-        {
-          InitialRow *row = self->initial->pdata[i];
-          double *v = g_hash_table_lookup (given, row->name);
-
-          row->edited = FALSE;
-          if (v)
-            gtk_spin_button_set_value (row->spin, *v);
-          initial_row_update_label (row);
-        }
-      self->updating = FALSE;
+      show_given (self, given);
       request_restart (self, given);
     }
   self->restoring = FALSE;
@@ -975,13 +988,7 @@ cml_parameter_panel_apply_preset (CmlParameterPanel *self, guint index)
 
   /* parameters first (live), then start again from the model's initial data with the
    * preset's initial values: a preset is a reproducible scene */
-  given = values_table_new ();
-  if (model->initial)
-    {
-      g_hash_table_iter_init (&iter, model->initial);
-      while (g_hash_table_iter_next (&iter, &key, &value))
-        values_table_set (given, key, *(double *) value);
-    }
+  given = model_given (self);
   g_hash_table_iter_init (&iter, preset->values);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
@@ -993,20 +1000,7 @@ cml_parameter_panel_apply_preset (CmlParameterPanel *self, guint index)
         values_table_set (given, key, *(double *) value);
     }
 
-  /* show what was asked for until the run's first sample says what was used */
-  self->updating = TRUE;
-  for (guint i = 0; i < self->initial->len; i++)
-    {
-      InitialRow *row = self->initial->pdata[i];
-      double *v = g_hash_table_lookup (given, row->name);
-
-      row->edited = FALSE;
-      if (v)
-        gtk_spin_button_set_value (row->spin, *v);
-      initial_row_update_label (row);
-    }
-  self->updating = FALSE;
-
+  show_given (self, given);
   request_restart (self, given);
   self->restoring = FALSE;
 }
