@@ -1590,6 +1590,73 @@ cml_expr_print_pretty (const CmlExprCtx *ctx,
   return plain;
 }
 
+/* E written with the named quantities NAMES[k] = DEFS[k] where that makes it shorter:
+ * E = d·(E/d) exactly, so when the quotient E/d simplifies to fewer nodes than E, the
+ * text is "name·(E/d)" — the rolling ball's u̇ = −Ωk₂v/(k₂ + r²) reads u̇ = −κΩv with
+ * κ = k₂/(k₂ + r²).  Done in a scratch context: CTX is only read. */
+char *
+cml_expr_print_pretty_named (const CmlExprCtx *ctx,
+                             const CmlExpr    *e_,
+                             gsize             max_chars,
+                             guint             n,
+                             const char *const *names,
+                             CmlExpr *const   *defs)
+{
+  CmlExpr *e = (CmlExpr *) e_;
+  g_autoptr (CmlExprCtx) scratch = NULL;
+  GHashTable *memo;
+  CmlExpr *best, *copy;
+  guint best_nodes;
+  gboolean named = FALSE;
+  char *text;
+
+  g_return_val_if_fail (ctx != NULL && e != NULL, NULL);
+
+  if (n == 0 || cml_expr_n_nodes (e) > TOGETHER_MAX_NODES)
+    return cml_expr_print_pretty (ctx, e, max_chars);
+  scratch = cml_expr_ctx_new ();
+  memo = g_hash_table_new (NULL, NULL);
+  copy = copy_into (scratch, ctx, e, memo);
+  /* over one denominator, as the text shows it: −Ωv/(1 + r²/k₂) is −Ωk₂v/(k₂ + r²) */
+  {
+    GHashTable *tm = g_hash_table_new (NULL, NULL);
+
+    copy = together (scratch, copy, tm);
+    g_hash_table_unref (tm);
+  }
+  best = copy;
+  best_nodes = cml_expr_n_nodes (copy);
+  for (guint k = 0; k < n; k++)
+    {
+      CmlExpr *d, *q;
+
+      /* a named quantity that is a number or a single name says nothing new */
+      if (defs[k] == NULL || cml_expr_n_nodes (defs[k]) < 3)
+        continue;
+      d = copy_into (scratch, ctx, defs[k], memo);
+      {
+        GHashTable *tm = g_hash_table_new (NULL, NULL);
+
+        d = together (scratch, d, tm);
+        g_hash_table_unref (tm);
+      }
+      q = cml_expr_div (scratch, best, d);
+      if (q != NULL && cml_expr_n_nodes (q) + 3 < best_nodes)
+        {
+          CmlExpr *sym = cml_expr_sym (scratch, cml_expr_ctx_intern (scratch, names[k]));
+
+          best = cml_expr_mul (scratch, sym, q);
+          best_nodes = cml_expr_n_nodes (best);
+          named = TRUE;
+        }
+    }
+  g_hash_table_unref (memo);
+  if (!named)
+    return cml_expr_print_pretty (ctx, e, max_chars);
+  text = cml_expr_print_pretty (scratch, best, max_chars);
+  return text;
+}
+
 char *
 cml_expr_pretty_name (const char *name,
                       gboolean    dot)

@@ -180,6 +180,11 @@ char *cml_expr_print_pretty (const CmlExprCtx *ctx, const CmlExpr *e, gsize max_
 /* A symbol NAME as cml_expr_print_pretty shows it ("Omega0" -> "Ω₀"); with DOT its time
  * derivative ("u" -> "u̇", "w1" -> "ẇ₁", "energy" -> "d(energy)/dt"). */
 char *cml_expr_pretty_name (const char *name, gboolean dot);
+/* As cml_expr_print_pretty, with the named quantities NAMES[k] = DEFS[k] (expressions of
+ * CTX; the model's definitions, e.g. kappa = k2/(k2 + r^2)) factored out where that makes
+ * the text shorter: "−κΩv" rather than "−Ωk₂v/(k₂ + r²)".  Exact: E = d·(E/d). */
+char *cml_expr_print_pretty_named (const CmlExprCtx *ctx, const CmlExpr *e, gsize max_chars, guint n,
+                                   const char *const *names, CmlExpr *const *defs);
 
 /* ---- compilation -------------------------------------------------------------------- */
 

@@ -1539,7 +1539,20 @@ static char *
 expr_text (CmlSystem *sys, CmlExpr *e, gboolean pretty)
 {
   if (pretty)
-    return cml_expr_print_pretty (sys->ctx, e, DESCRIBE_MAX_CHARS);
+    {
+      /* the model's own named quantities (kappa, Omega(t) …) where they shorten the text */
+      GPtrArray *defs = sys->model->definitions;
+      guint n = defs ? defs->len : 0;
+      g_autofree const char **names = g_new0 (const char *, n + 1);
+      g_autofree CmlExpr **exprs = g_new0 (CmlExpr *, n + 1);
+
+      for (guint k = 0; k < n; k++)
+        {
+          names[k] = ((CmlNamedExpr *) defs->pdata[k])->name;
+          exprs[k] = ((CmlNamedExpr *) defs->pdata[k])->expr;
+        }
+      return cml_expr_print_pretty_named (sys->ctx, e, DESCRIBE_MAX_CHARS, n, names, exprs);
+    }
   return cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS);
 }
 

@@ -1620,11 +1620,42 @@ test_pretty_same_value (void)
     }
 }
 
+/* The model's named quantities factored out where the text gets shorter, exactly:
+ * −Ωk₂v/(k₂ + r²) is −Ωκv with κ = k₂/(k₂ + r²); a quantity that does not divide out
+ * is left alone. */
+static void
+test_pretty_named (void)
+{
+  g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+  const char *syms[] = { "Omega", "k2", "v", "r", "x", NULL };
+  const char *names[] = { "kappa", "rho" };
+  CmlExpr *defs[2];
+  int col = 0;
+
+  for (int i = 0; syms[i]; i++)
+    cml_expr_ctx_intern (ctx, syms[i]);
+  defs[0] = cml_expr_parse (ctx, "k2/(k2 + r^2)", &col, NULL);
+  defs[1] = cml_expr_parse (ctx, "sqrt(x^2 + r^2)", &col, NULL);
+  {
+    /* as the derivation leaves it: one over a sum of quotients */
+    CmlExpr *e = cml_expr_parse (ctx, "-Omega*v/(1 + r^2/k2)", &col, NULL);
+    g_autofree char *text = cml_expr_print_pretty_named (ctx, e, 200, 2, names, defs);
+    g_assert_cmpstr (text, ==, "−Ωκv");
+  }
+  {
+    CmlExpr *e = cml_expr_parse (ctx, "Omega*r*v/(k2 + r^2)", &col, NULL);
+    g_autofree char *text = cml_expr_print_pretty_named (ctx, e, 200, 2, names, defs);
+    g_autofree char *plain = cml_expr_print_pretty (ctx, e, 200);
+    g_assert_cmpstr (text, ==, plain);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/expr/pretty-named", test_pretty_named);
 
   g_test_add_func ("/core/expr/symbols", test_symbols);
   g_test_add_func ("/core/expr/pretty-table", test_pretty_table);
