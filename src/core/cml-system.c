@@ -831,6 +831,186 @@ subscript_digits (guint v)
   return g_string_free (s, FALSE);
 }
 
+/* "x = 0.83, u = 1.2": the coordinates (and t) at the sample point V, for messages. */
+static char *
+sample_point_text (CmlSystem *sys, const double *v)
+{
+  CmlModel *md = sys->model;
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "t = %.3g", v[md->t_sym]);
+  for (guint i = 0; i < md->m; i++)
+    g_string_append_printf (s, ", %s = %.3g", md->base[i], v[md->base_sym[i]]);
+  for (guint A = 0; A < md->n; A++)
+    g_string_append_printf (s, ", %s = %.3g", md->fibre[A], v[md->fibre_sym[A]]);
+  return g_string_free (s, FALSE);
+}
+
+/* Whether W K = 0 (K: n×k expressions, column j is K[A * k + j]) at three more random
+ * points: the kernel found at the sample point is the kernel everywhere. */
+static gboolean
+kernel_holds (CmlSystem *sys, Mechanics *mc, CmlExpr *const *K, guint k)
+{
+  guint n = sys->model->n;
+  for (guint32 seed = 11; seed < 14; seed++)
+    {
+      g_autofree double *sv = make_sample (sys, seed);
+      double big = 0, kbig = 0, res = 0;
+      for (guint A = 0; A < n; A++)
+        for (guint j = 0; j < k; j++)
+          kbig = MAX (kbig, fabs (cml_expr_eval (K[A * k + j], sv)));
+      for (guint A = 0; A < n; A++)
+        for (guint j = 0; j < k; j++)
+          {
+            double s = 0;
+            for (guint B = 0; B < n; B++)
+              {
+                double w = cml_expr_eval (mc->W[A * n + B], sv);
+                big = MAX (big, fabs (w));
+                s += w * cml_expr_eval (K[B * k + j], sv);
+              }
+            res = MAX (res, fabs (s));
+          }
+      if (!(res <= 1e-9 * MAX (big, 1) * MAX (kbig, 1)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A kernel of W that depends on the point (REFERENCE §3d, step 2, symbolically).  At the
+ * sample point S1, complete pivoting picks r rows P and r columns Q of W with W_PQ
+ * invertible; the other columns F are free.  Then, W being symmetric,
+ *   K_j = e_{F_j} − e_Q W_PQ⁻¹ W_{P,F_j}   spans ker W (left and right),
+ *   ẏ_part = e_Q W_PQ⁻¹ R_P               solves W ẏ = R where the K_j·R vanish,
+ * one symbolic elimination with the pivots of W_PQ checked at run time like any other.
+ * ẏ = ẏ_part + Σ K_j v_j; the primary constraints are G_j = K_j·R. */
+static gboolean
+kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const int *vsym,
+                 CmlExpr **ydot, CmlExpr **gprim, GError **error)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint n = md->n, k = n - r;
+  g_autofree double *T = g_new (double, n * n);
+  g_autofree gboolean *row_used = g_new0 (gboolean, n);
+  g_autofree gboolean *col_used = g_new0 (gboolean, n);
+  g_autofree guint *P = g_new (guint, r);
+  g_autofree guint *Q = g_new (guint, r);
+  g_autofree guint *F = g_new (guint, MAX (k, 1));
+  g_autofree CmlExpr **Wpq = g_new (CmlExpr *, r * r);
+  g_autofree CmlExpr **B = g_new (CmlExpr *, r * (1 + k));
+  g_autofree CmlExpr **X = g_new (CmlExpr *, r * (1 + k));
+  g_autofree CmlExpr **piv = g_new (CmlExpr *, r);
+  g_autofree CmlExpr **K = g_new (CmlExpr *, n * MAX (k, 1));
+  double scale = 0;
+
+  for (guint a = 0; a < n * n; a++)
+    {
+      T[a] = cml_expr_eval (mc->W[a], s1);
+      scale = MAX (scale, fabs (T[a]));
+    }
+  /* complete pivoting on the sampled values; an entry that is a number (1, not x) is
+   * preferred when it is not much smaller, so that the pivots vanish nowhere */
+  for (guint c = 0; c < r; c++)
+    {
+      guint bi = G_MAXUINT, bj = 0;
+      double best = 0;
+      for (guint i = 0; i < n; i++)
+        for (guint j = 0; j < n; j++)
+          if (!row_used[i] && !col_used[j])
+            {
+              double score = fabs (T[i * n + j]) * (cml_expr_is_number (mc->W[i * n + j], NULL) ? 4 : 1);
+              if (score > best)
+                {
+                  best = score;
+                  bi = i;
+                  bj = j;
+                }
+            }
+      if (bi == G_MAXUINT || !(fabs (T[bi * n + bj]) > 1e-10 * scale))
+        return fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                           "W = ∂²L/∂y∂y is singular with a rank that changes from point to point");
+      P[c] = bi;
+      Q[c] = bj;
+      row_used[bi] = col_used[bj] = TRUE;
+      for (guint i = 0; i < n; i++)
+        if (!row_used[i])
+          {
+            double f = T[i * n + bj] / T[bi * n + bj];
+            for (guint j = 0; j < n; j++)
+              T[i * n + j] -= f * T[bi * n + j];
+          }
+    }
+  for (guint j = 0, f = 0; j < n; j++)
+    if (!col_used[j])
+      F[f++] = j;
+
+  /* W_PQ [ẏ_Q | X_F] = [R_P | W_PF] */
+  for (guint a = 0; a < r; a++)
+    {
+      for (guint b = 0; b < r; b++)
+        Wpq[a * r + b] = mc->W[P[a] * n + Q[b]];
+      B[a * (1 + k)] = mc->R[P[a]];
+      for (guint j = 0; j < k; j++)
+        B[a * (1 + k) + 1 + j] = mc->W[P[a] * n + F[j]];
+    }
+  if (!cml_symsolve (ctx, r, Wpq, 1 + k, B, s1, X, piv, NULL))
+    return fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+                       "W restricted to the complement of its kernel is singular");
+  for (guint A = 0; A < n * k; A++)
+    K[A] = ZERO (ctx);
+  for (guint j = 0; j < k; j++)
+    {
+      K[F[j] * k + j] = cml_expr_num (ctx, 1);
+      for (guint b = 0; b < r; b++)
+        K[Q[b] * k + j] = cml_expr_neg (ctx, X[b * (1 + k) + 1 + j]);
+    }
+  if (!kernel_holds (sys, mc, K, k))
+    return fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                       "W = ∂²L/∂y∂y is singular with a rank that changes from point to point; the constraint "
+                       "algorithm needs W of the same rank everywhere");
+  for (guint a = 0; a < r; a++)
+    add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
+  sys->reg_name = "W restricted to (ker W)^⊥";
+  sys->reg_rows = r;
+  sys->reg = g_memdup2 (Wpq, r * r * sizeof (CmlExpr *));
+
+  for (guint A = 0; A < n; A++)
+    {
+      CmlExpr *e = ZERO (ctx);
+      for (guint b = 0; b < r; b++)
+        if (Q[b] == A)
+          e = X[b * (1 + k)];
+      for (guint j = 0; j < k; j++)
+        e = madd (ctx, e, K[A * k + j], sym (ctx, vsym[j]));
+      ydot[A] = e;
+    }
+  for (guint j = 0; j < k; j++)
+    {
+      CmlExpr *g = ZERO (ctx);
+      for (guint A = 0; A < n; A++)
+        g = madd (ctx, g, K[A * k + j], mc->R[A]);
+      gprim[j] = g;
+    }
+
+  g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular", r, n));
+  {
+    GString *s = g_string_new ("ker W = span{");
+    for (guint j = 0; j < k; j++)
+      {
+        g_string_append (s, j ? ", (" : "(");
+        for (guint A = 0; A < n; A++)
+          {
+            g_autofree char *c = cml_expr_to_string_max (ctx, K[A * k + j], DESCRIBE_MAX_CHARS);
+            g_string_append_printf (s, "%s%s", A ? ", " : "", c);
+          }
+        g_string_append (s, ")");
+      }
+    g_string_append (s, "} in the basis of sections: it depends on the point");
+    g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+  }
+  return TRUE;
+}
+
 static gboolean
 derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
 {
@@ -852,6 +1032,8 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   g_autofree int *move = g_new (int, m + n);
   g_autofree int *vsym = NULL;
   g_autofree CmlExpr **ydot = g_new (CmlExpr *, n);
+  g_autofree CmlExpr **gprim = g_new (CmlExpr *, n);
+  gboolean constant = TRUE;
   gboolean ok = FALSE;
 
   for (guint i = 0; i < m; i++)
@@ -859,10 +1041,22 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   for (guint A = 0; A < n; A++)
     move[m + A] = md->fibre_sym[A];
 
-  /* 1. ker W by SVD at a generic point; it must be the same elsewhere */
+  /* 1. the rank of W by SVD at a generic point */
   for (guint A = 0; A < n; A++)
     for (guint B = 0; B < n; B++)
-      gsl_matrix_set (Wn, A, B, cml_expr_eval (mc->W[A * n + B], s1));
+      {
+        double w = cml_expr_eval (mc->W[A * n + B], s1);
+        if (!isfinite (w))
+          {
+            g_autofree char *at = sample_point_text (sys, s1);
+            fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                        "W = ∂²L/∂y∂y is not finite at the sample point (%s), where cmlab decides which "
+                        "velocities the Lagrangian depends on: its entry (%s, %s) is %g",
+                        at, md->fibre[A], md->fibre[B], w);
+            goto out;
+          }
+        gsl_matrix_set (Wn, A, B, w);
+      }
   gsl_linalg_SV_decomp (Wn, V, S, wk);
   smax = gsl_vector_get (S, 0);
   r = 0;
@@ -870,27 +1064,52 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     if (gsl_vector_get (S, j) > 1e-10 * MAX (smax, 1e-300))
       r++;
   k = n - r;
-  if (r == 0)
+  vsym = g_new (int, k);
+  for (guint j = 0; j < k; j++)
     {
-      fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
-                  "the Lagrangian does not depend on any velocity quadratically (W = 0)");
-      goto out;
+      g_autofree char *nm = g_strdup_printf ("(kernel multiplier %u)", j + 1);
+      vsym[j] = cml_expr_ctx_intern (ctx, nm);
     }
   K = g_new (double, n * k);
-  Kc = g_new (double, n * r);
-  for (guint A = 0; A < n; A++)
+  Kc = g_new (double, MAX (n * r, 1));
+  if (r == 0)
     {
-      for (guint j = 0; j < r; j++)
+      /* W = 0: a first-order Lagrangian (L = A(x)·y − H(x)), every velocity in ker W —
+       * unless L does not depend on the velocities at all */
+      gboolean depends = FALSE;
+      for (guint32 seed = 11; seed < 14 && !depends; seed++)
         {
-          double x = gsl_matrix_get (V, A, j);
-          Kc[A * r + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+          g_autofree double *sv = make_sample (sys, seed);
+          for (guint A = 0; A < n; A++)
+            if (!cml_expr_is_zero (mc->Ly[A]) && cml_expr_eval (mc->Ly[A], sv) != 0)
+              depends = TRUE;
         }
-      for (guint j = 0; j < k; j++)
+      if (!depends)
         {
-          double x = gsl_matrix_get (V, A, r + j);
-          K[A * k + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+          fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                      "the Lagrangian does not depend on the velocities (∂L/∂y = 0, so W = 0): there are no "
+                      "equations of motion to derive");
+          goto out;
         }
+      for (guint A = 0; A < n; A++)
+        for (guint j = 0; j < k; j++)
+          K[A * k + j] = A == j;
     }
+  else
+    for (guint A = 0; A < n; A++)
+      {
+        for (guint j = 0; j < r; j++)
+          {
+            double x = gsl_matrix_get (V, A, j);
+            Kc[A * r + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+          }
+        for (guint j = 0; j < k; j++)
+          {
+            double x = gsl_matrix_get (V, A, r + j);
+            K[A * k + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+          }
+      }
+  /* is the kernel the same elsewhere? */
   for (guint32 seed = 11; seed < 14; seed++)
     {
       g_autofree double *sv = make_sample (sys, seed);
@@ -908,87 +1127,100 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
             res = MAX (res, fabs (s));
           }
       if (res > 1e-9 * MAX (big, 1))
+        constant = FALSE;
+    }
+  if (!constant && r == 0)
+    {
+      fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                  "W = ∂²L/∂y∂y is singular with a rank that changes from point to point (0 at a sample "
+                  "point, not elsewhere); the constraint algorithm needs W of the same rank everywhere");
+      goto out;
+    }
+  if (!constant)
+    {
+      /* 2'. a kernel that depends on the point: symbolically */
+      if (!kernel_symbolic (sys, mc, s1, r, vsym, ydot, gprim, error))
+        goto out;
+    }
+  else
+    {
+      g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular%s", r, n,
+                                                    r == 0 ? " (first order in the velocities: every velocity "
+                                                             "is in the kernel of W)" : ""));
+      {
+        GString *s = g_string_new ("ker W = span{");
+        for (guint j = 0; j < k; j++)
+          {
+            g_string_append (s, j ? ", (" : "(");
+            for (guint A = 0; A < n; A++)
+              g_string_append_printf (s, "%s%g", A ? ", " : "", K[A * k + j]);
+            g_string_append (s, ")");
+          }
+        g_string_append (s, "} in the basis of sections");
+        g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+      }
+
+      /* 2. ẏ = Kc u + K v with (Kcᵀ W Kc) u = Kcᵀ R */
+      g_autofree CmlExpr **Wr = g_new (CmlExpr *, MAX (r * r, 1));
+      g_autofree CmlExpr **br = g_new (CmlExpr *, MAX (r, 1));
+      g_autofree CmlExpr **u = g_new (CmlExpr *, MAX (r, 1));
+      g_autofree CmlExpr **piv = g_new (CmlExpr *, MAX (r, 1));
+      for (guint a = 0; a < r; a++)
         {
-          fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
-                      "W = ∂²L/∂y∂y is singular with a kernel that changes from point to point; "
-                      "cmlab's constraint algorithm needs a constant kernel");
-          goto out;
+          br[a] = ZERO (ctx);
+          for (guint A = 0; A < n; A++)
+            if (Kc[A * r + a] != 0)
+              br[a] = madd (ctx, br[a], cml_expr_num (ctx, Kc[A * r + a]), mc->R[A]);
+          for (guint b = 0; b < r; b++)
+            {
+              CmlExpr *e = ZERO (ctx);
+              for (guint A = 0; A < n; A++)
+                for (guint B = 0; B < n; B++)
+                  if (Kc[A * r + a] != 0 && Kc[B * r + b] != 0)
+                    e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a] * Kc[B * r + b]), mc->W[A * n + B]);
+              Wr[a * r + b] = e;
+            }
+        }
+      if (r > 0)
+        {
+          if (!cml_symsolve (ctx, r, Wr, 1, br, s1, u, piv, NULL))
+            {
+              fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+                          "W restricted to the complement of its kernel is singular");
+              goto out;
+            }
+          for (guint a = 0; a < r; a++)
+            add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
+          sys->reg_name = "W restricted to (ker W)^⊥";
+          sys->reg_rows = r;
+          sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
+        }
+
+      for (guint A = 0; A < n; A++)
+        {
+          CmlExpr *e = ZERO (ctx);
+          for (guint a = 0; a < r; a++)
+            if (Kc[A * r + a] != 0)
+              e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a]), u[a]);
+          for (guint j = 0; j < k; j++)
+            if (K[A * k + j] != 0)
+              e = madd (ctx, e, cml_expr_num (ctx, K[A * k + j]), sym (ctx, vsym[j]));
+          ydot[A] = e;
+        }
+      for (guint j = 0; j < k; j++)
+        {
+          CmlExpr *g = ZERO (ctx);
+          for (guint A = 0; A < n; A++)
+            if (K[A * k + j] != 0)
+              g = madd (ctx, g, cml_expr_num (ctx, K[A * k + j]), mc->R[A]);
+          gprim[j] = g;
         }
     }
-  g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular", r, n));
-  {
-    GString *s = g_string_new ("ker W = span{");
-    for (guint j = 0; j < k; j++)
-      {
-        g_string_append (s, j ? ", (" : "(");
-        for (guint A = 0; A < n; A++)
-          g_string_append_printf (s, "%s%g", A ? ", " : "", K[A * k + j]);
-        g_string_append (s, ")");
-      }
-    g_string_append (s, "} in the basis of sections");
-    g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
-  }
-
-  /* 2. ẏ = Kc u + K v with (Kcᵀ W Kc) u = Kcᵀ R */
-  {
-    g_autofree CmlExpr **Wr = g_new (CmlExpr *, r * r);
-    g_autofree CmlExpr **br = g_new (CmlExpr *, r);
-    g_autofree CmlExpr **u = g_new (CmlExpr *, r);
-    g_autofree CmlExpr **piv = g_new (CmlExpr *, r);
-    for (guint a = 0; a < r; a++)
-      {
-        br[a] = ZERO (ctx);
-        for (guint A = 0; A < n; A++)
-          if (Kc[A * r + a] != 0)
-            br[a] = madd (ctx, br[a], cml_expr_num (ctx, Kc[A * r + a]), mc->R[A]);
-        for (guint b = 0; b < r; b++)
-          {
-            CmlExpr *e = ZERO (ctx);
-            for (guint A = 0; A < n; A++)
-              for (guint B = 0; B < n; B++)
-                if (Kc[A * r + a] != 0 && Kc[B * r + b] != 0)
-                  e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a] * Kc[B * r + b]), mc->W[A * n + B]);
-            Wr[a * r + b] = e;
-          }
-      }
-    if (!cml_symsolve (ctx, r, Wr, 1, br, s1, u, piv, NULL))
-      {
-        fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
-                    "W restricted to the complement of its kernel is singular");
-        goto out;
-      }
-    for (guint a = 0; a < r; a++)
-      add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
-    sys->reg_name = "W restricted to (ker W)^⊥";
-    sys->reg_rows = r;
-    sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
-
-    vsym = g_new (int, k);
-    for (guint j = 0; j < k; j++)
-      {
-        g_autofree char *nm = g_strdup_printf ("(kernel multiplier %u)", j + 1);
-        vsym[j] = cml_expr_ctx_intern (ctx, nm);
-      }
-    for (guint A = 0; A < n; A++)
-      {
-        CmlExpr *e = ZERO (ctx);
-        for (guint a = 0; a < r; a++)
-          if (Kc[A * r + a] != 0)
-            e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a]), u[a]);
-        for (guint j = 0; j < k; j++)
-          if (K[A * k + j] != 0)
-            e = madd (ctx, e, cml_expr_num (ctx, K[A * k + j]), sym (ctx, vsym[j]));
-        ydot[A] = e;
-      }
-  }
 
   /* 3. primary constraints g_j = K_j · R */
   for (guint j = 0; j < k; j++)
     {
-      CmlExpr *g = ZERO (ctx);
-      for (guint A = 0; A < n; A++)
-        if (K[A * k + j] != 0)
-          g = madd (ctx, g, cml_expr_num (ctx, K[A * k + j]), mc->R[A]);
+      CmlExpr *g = gprim[j];
       if (vanishes_on (sys, g, G, move, m + n, &samples))
         continue;
       g_ptr_array_add (G, g);
