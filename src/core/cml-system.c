@@ -194,16 +194,81 @@ fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt,
 
 /* ---- the algebroid's structure equations ------------------------------------------- */
 
+/* One structure equation: which identity, for which sections, which component. */
+typedef struct
+{
+  CmlExpr *e;
+  gboolean jacobi;   /* FALSE: the anchor as a bracket morphism */
+  guint    A, B, C;  /* the sections (C: Jacobi only) */
+  guint    comp;     /* base coordinate i (anchor) or section D (Jacobi) */
+} StructureTerm;
+
+/* The line of the bracket [[e_A, e_B]] in the model's text (either order, any spacing),
+ * or 0 when it is not given. */
+static int
+bracket_line (CmlModel *md, guint A, guint B)
+{
+  g_auto (GStrv) lines = g_strsplit (md->text, "\n", -1);
+  gboolean in_group = FALSE;
+  for (int i = 0; lines[i]; i++)
+    {
+      g_autofree char *s = g_strstrip (g_strdup (lines[i]));
+      const char *eq = strchr (s, '=');
+      if (*s == '[')
+        {
+          in_group = g_str_equal (s, "[brackets]");
+          continue;
+        }
+      if (!in_group || eq == NULL || *s == '#')
+        continue;
+      g_autofree char *key = g_strndup (s, eq - s);
+      g_auto (GStrv) pair = g_strsplit (key, ",", -1);
+      if (g_strv_length (pair) != 2)
+        continue;
+      g_strstrip (pair[0]);
+      g_strstrip (pair[1]);
+      if ((g_str_equal (pair[0], md->sections[A]) && g_str_equal (pair[1], md->sections[B]))
+          || (g_str_equal (pair[0], md->sections[B]) && g_str_equal (pair[1], md->sections[A])))
+        return i + 1;
+    }
+  return 0;
+}
+
+/* The smallest nonzero of the lines A and B (0 if both are 0). */
+static int
+first_line (int a, int b)
+{
+  if (a == 0)
+    return b;
+  if (b == 0)
+    return a;
+  return MIN (a, b);
+}
+
+/* "x = 0.673, y = 1.2" (the base coordinates at V), or "" with no base. */
+static char *
+base_point_text (CmlModel *md, const double *v)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < md->m; i++)
+    g_string_append_printf (s, "%s%s = %.3g", i ? ", " : "", md->base[i], v[md->base_sym[i]]);
+  return g_string_free (s, FALSE);
+}
+
 /* ρ^j_A ∂_j ρ^i_B − ρ^j_B ∂_j ρ^i_A − ρ^i_C C^C_AB = 0 and the cyclic sum over (A,B,C) of
- * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (REFERENCE §0.1), evaluated at random points. */
+ * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (REFERENCE §0.1), evaluated at random points.
+ * Returns the largest residual; where one fails, *MESSAGE says which identity, for which
+ * sections, its component and the point, at the line of the bracket (or anchor) to look at. */
 static double
-structure_defect (CmlSystem *sys)
+structure_defect (CmlSystem *sys, char **message)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
   guint m = md->m, n = md->n;
-  GPtrArray *terms = g_ptr_array_new ();
-  double worst = 0;
+  g_autoptr (GArray) terms = g_array_new (FALSE, FALSE, sizeof (StructureTerm));
+  double worst = 0, worst_value = 0;
+  guint worst_term = 0, n_failing = 0;
+  guint32 worst_seed = 0;
 
 #define RHO(i, A) md->anchor[(i) * n + (A)]
 #define CC(A, B, C) md->bracket[((A) * n + (B)) * n + (C)]
@@ -220,7 +285,7 @@ structure_defect (CmlSystem *sys)
           for (guint C = 0; C < n; C++)
             s = cml_expr_sub (ctx, s, cml_expr_mul (ctx, RHO (i, C), CC (A, B, C)));
           if (!cml_expr_is_zero (s))
-            g_ptr_array_add (terms, s);
+            g_array_append_val (terms, ((StructureTerm) { s, FALSE, A, B, 0, i }));
         }
   for (guint A = 0; A < n; A++)
     for (guint B = A + 1; B < n; B++)
@@ -238,17 +303,73 @@ structure_defect (CmlSystem *sys)
                   s = madd (ctx, s, CC (a, F, D), CC (b, cc, F));
               }
             if (!cml_expr_is_zero (s))
-              g_ptr_array_add (terms, s);
+              g_array_append_val (terms, ((StructureTerm) { s, TRUE, A, B, C, D }));
           }
 #undef RHO
 #undef CC
-  for (guint32 seed = 1; seed <= 20 && terms->len; seed++)
+  {
+    g_autofree gboolean *fails = g_new0 (gboolean, MAX (terms->len, 1));
+    for (guint32 seed = 1; seed <= 20 && terms->len; seed++)
+      {
+        g_autofree double *v = make_sample (sys, seed);
+        for (guint k = 0; k < terms->len; k++)
+          {
+            double x = cml_expr_eval (g_array_index (terms, StructureTerm, k).e, v);
+            if (!(fabs (x) < 1e-9))
+              fails[k] = TRUE;
+            if (fabs (x) > worst)
+              {
+                worst = fabs (x);
+                worst_value = x;
+                worst_term = k;
+                worst_seed = seed;
+              }
+          }
+      }
+    for (guint k = 0; k < terms->len; k++)
+      n_failing += fails[k];
+  }
+  if (message && !(worst < 1e-9))
     {
-      g_autofree double *v = make_sample (sys, seed);
-      for (guint k = 0; k < terms->len; k++)
-        worst = MAX (worst, fabs (cml_expr_eval (terms->pdata[k], v)));
+      const StructureTerm *st = &g_array_index (terms, StructureTerm, worst_term);
+      const char *const *sec = (const char *const *) md->sections;
+      g_autofree double *v = make_sample (sys, worst_seed);
+      g_autofree char *at = base_point_text (md, v);
+      g_autofree char *where = m ? g_strdup_printf ("at the sample point %s", at) : g_strdup ("(the bracket's coefficients are constant)");
+      g_autofree char *others = n_failing > 1 ? g_strdup_printf ("; %u other components or sections fail too", n_failing - 1)
+                                              : g_strdup ("");
+      GString *s = g_string_new (NULL);
+      int line;
+      if (!st->jacobi)
+        {
+          /* the bracket [[e_A, e_B]] if the model gives one, else the anchor of e_B (or e_A) */
+          line = bracket_line (md, st->A, st->B);
+          if (line == 0)
+            line = cml_model_line (md, "anchor", sec[st->B]);
+          if (line == 0)
+            line = cml_model_line (md, "anchor", sec[st->A]);
+          g_string_append_printf (s, "the anchor is not a bracket morphism for %s, %s: [ρ(%s), ρ(%s)] − ρ([[%s, %s]]) "
+                                     "has d/d%s component %.6g (it must be 0) %s",
+                                  sec[st->A], sec[st->B], sec[st->A], sec[st->B], sec[st->A], sec[st->B],
+                                  md->base[st->comp], worst_value, where);
+        }
+      else
+        {
+          line = first_line (first_line (bracket_line (md, st->A, st->B), bracket_line (md, st->B, st->C)),
+                             bracket_line (md, st->C, st->A));
+          g_string_append_printf (s, "the Jacobi identity fails for %s, %s, %s: [[%s, [[%s, %s]]]] + [[%s, [[%s, %s]]]] + "
+                                     "[[%s, [[%s, %s]]]] has %s component %.6g (it must be 0) %s",
+                                  sec[st->A], sec[st->B], sec[st->C], sec[st->A], sec[st->B], sec[st->C],
+                                  sec[st->B], sec[st->C], sec[st->A], sec[st->C], sec[st->A], sec[st->B],
+                                  sec[st->comp], worst_value, where);
+        }
+      if (line == 0)
+        line = cml_model_line (md, st->jacobi ? "brackets" : "anchor", NULL);
+      *message = g_strdup_printf ("%s:%d: the structure equations of a Lie algebroid fail: %s%s; running it as "
+                                  "a general algebroid (in the sense of Grabowska and Grabowski, 2008)",
+                                  md->path, MAX (line, 1), s->str, others);
+      g_string_free (s, TRUE);
     }
-  g_ptr_array_free (terms, TRUE);
   return worst;
 }
 
@@ -1560,13 +1681,13 @@ cml_system_new (CmlModel *model, GError **error)
   guint64 nonfinite0 = cml_expr_ctx_n_nonfinite (ctx);
 
   /* structure equations */
-  sys->structure_defect = structure_defect (sys);
-  sys->lie = sys->structure_defect < 1e-9;
-  if (!sys->lie)
-    g_ptr_array_add (model->warnings,
-                     g_strdup_printf ("%s: the structure equations of a Lie algebroid fail (defect %.3g): "
-                                      "running it as a general algebroid (in the sense of Grabowska and Grabowski, 2008)",
-                                      model->path, sys->structure_defect));
+  {
+    char *msg = NULL;
+    sys->structure_defect = structure_defect (sys, &msg);
+    sys->lie = sys->structure_defect < 1e-9;
+    if (msg)
+      g_ptr_array_add (model->warnings, msg);
+  }
 
   {
     g_autofree double *sample = make_sample (sys, 1);
