@@ -336,8 +336,9 @@ structure_defect (CmlSystem *sys, char **message)
       g_autofree double *v = make_sample (sys, worst_seed);
       g_autofree char *at = base_point_text (md, v);
       g_autofree char *where = m ? g_strdup_printf ("at the sample point %s", at) : g_strdup ("(the bracket's coefficients are constant)");
-      g_autofree char *others = n_failing > 1 ? g_strdup_printf ("; %u other components or sections fail too", n_failing - 1)
-                                              : g_strdup ("");
+      g_autofree char *others = n_failing > 2   ? g_strdup_printf ("; %u other equations fail too", n_failing - 1)
+                                : n_failing == 2 ? g_strdup ("; one other equation fails too")
+                                                 : g_strdup ("");
       GString *s = g_string_new (NULL);
       int line;
       if (!st->jacobi)
@@ -1047,11 +1048,42 @@ samples_ensure (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Sam
  * 21.5 MB.  The longest line of a built-in model's description has about 650. */
 #define DESCRIBE_MAX_CHARS 2000
 
+/* Removes from TEXT, in place, the factors 1 that a coefficient rounded to 1 leaves in
+ * print ("1*(u + v)", "1*u"; typeset "1(u + v)", "1u"): a number 1 standing alone, after
+ * the start, a space, "(", ",", "{" or a minus, and before "*" (plain) or a name or "("
+ * (typeset).  Returns TEXT. */
+static char *
+drop_unit_factors (char *text, gboolean pretty)
+{
+  char *out = text;
+  for (const char *p = text; *p;)
+    {
+      gboolean alone = p == text || strchr (" (,{-", p[-1]) != NULL
+                       || (p - text >= 3 && strncmp (p - 3, "−", 3) == 0);
+      if (*p == '1' && alone)
+        {
+          if (!pretty && p[1] == '*' && p[2] != '*')
+            {
+              p += 2;
+              continue;
+            }
+          if (pretty && (g_ascii_isalpha (p[1]) || p[1] == '(' || ((guchar) p[1] >= 0xc0 && strncmp (p + 1, "×", 2) != 0)))
+            {
+              p += 1;
+              continue;
+            }
+        }
+      *out++ = *p++;
+    }
+  *out = '\0';
+  return text;
+}
+
 static char *
 print_constraint (CmlSystem *sys, CmlExpr *g)
 {
-  g_autofree char *s = cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, g, NULL),
-                                               DESCRIBE_MAX_CHARS);
+  g_autofree char *s = drop_unit_factors (cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, g, NULL),
+                                                                  DESCRIBE_MAX_CHARS), FALSE);
   return g_strdup_printf ("%s = 0", s);
 }
 
@@ -1313,7 +1345,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
         g_string_append (s, j ? ", (" : "(");
         for (guint A = 0; A < n; A++)
           {
-            g_autofree char *c = cml_expr_to_string_max (ctx, K[A * k + j], DESCRIBE_MAX_CHARS);
+            g_autofree char *c = drop_unit_factors (cml_expr_to_string_max (ctx, K[A * k + j], DESCRIBE_MAX_CHARS), FALSE);
             g_string_append_printf (s, "%s%s", A ? ", " : "", c);
           }
         g_string_append (s, ")");
@@ -1322,6 +1354,27 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
     g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
   }
   return TRUE;
+}
+
+/* Scales each column of the N×C matrix M (row-major) so that its entry of largest size is
+ * ±1, and snaps entries within 1e-12 of an integer to it.  A column whose largest entry is
+ * already ±1 is left as it is. */
+static void
+normalise_columns (double *M, guint N, guint C)
+{
+  for (guint j = 0; j < C; j++)
+    {
+      double big = 0;
+      for (guint A = 0; A < N; A++)
+        big = MAX (big, fabs (M[A * C + j]));
+      if (big == 0 || big == 1)
+        continue;
+      for (guint A = 0; A < N; A++)
+        {
+          double x = M[A * C + j] / big;
+          M[A * C + j] = fabs (x - nearbyint (x)) < 1e-12 ? nearbyint (x) + 0.0 : x;
+        }
+    }
 }
 
 static gboolean
@@ -1409,19 +1462,24 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
           K[A * k + j] = A == j;
     }
   else
-    for (guint A = 0; A < n; A++)
-      {
-        for (guint j = 0; j < r; j++)
-          {
-            double x = gsl_matrix_get (V, A, j);
-            Kc[A * r + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
-          }
-        for (guint j = 0; j < k; j++)
-          {
-            double x = gsl_matrix_get (V, A, r + j);
-            K[A * k + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
-          }
-      }
+    {
+      for (guint A = 0; A < n; A++)
+        {
+          for (guint j = 0; j < r; j++)
+            {
+              double x = gsl_matrix_get (V, A, j);
+              Kc[A * r + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+            }
+          for (guint j = 0; j < k; j++)
+            {
+              double x = gsl_matrix_get (V, A, r + j);
+              K[A * k + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+            }
+        }
+      /* any basis of the kernel serves: scaled so that its largest entry is ±1,
+       * (1, 1)/√2 becomes the exact (1, 1) and the constraints K·R keep exact coefficients */
+      normalise_columns (K, n, k);
+    }
   /* is the kernel the same elsewhere? */
   for (guint32 seed = 11; seed < 14; seed++)
     {
@@ -1558,7 +1616,8 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       for (guint j = 0; j < k; j++)
         if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n, &samples))
           has_v = TRUE;
-      g_autofree char *gtxt = cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS);
+      g_autofree char *gtxt = drop_unit_factors (cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS),
+                                                 FALSE);
       if (has_v)
         {
           g_ptr_array_add (veq, dg);
@@ -1651,7 +1710,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       }
     for (guint j = 0; j < k; j++)
       {
-        g_autofree char *txt = cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS);
+        g_autofree char *txt = drop_unit_factors (cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS), FALSE);
         /* κ with a subscript: a name no model can use, so it never reads as a parameter */
         g_autofree char *sub = subscript_digits (j + 1);
         if (fixed[j])
@@ -2084,8 +2143,8 @@ static char *
 expr_text (CmlSystem *sys, CmlExpr *e, gboolean pretty)
 {
   if (pretty)
-    return cml_expr_print_pretty (sys->ctx, e, DESCRIBE_MAX_CHARS);
-  return cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS);
+    return drop_unit_factors (cml_expr_print_pretty (sys->ctx, e, DESCRIBE_MAX_CHARS), TRUE);
+  return drop_unit_factors (cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS), FALSE);
 }
 
 static char *
@@ -2325,12 +2384,20 @@ describe (CmlSystem *sys, gboolean pretty)
     }
   if (md->kind == CML_CONSTRAINTS_VAKONOMIC)
     {
+      GString *solved = g_string_new (NULL);
       g_string_append (s, "  with the velocities\n");
       for (guint A = 0; A < n; A++)
         {
           g_autofree char *nm = name_text (md->fibre[A], pretty);
-          append_expr_line (s, sys, nm, sys->subs_repl[A], pretty);
+          /* a free velocity that Newton's method finds is itself: no line "u1 = u1" */
+          if (cml_expr_symbol_id (sys->subs_repl[A]) == md->fibre_sym[A])
+            g_string_append_printf (solved, "%s%s", solved->len ? ", " : "", nm);
+          else
+            append_expr_line (s, sys, nm, sys->subs_repl[A], pretty);
         }
+      if (solved->len)
+        g_string_append_printf (s, "    %s: solved from the W1 relations by Newton's method at every step\n", solved->str);
+      g_string_free (solved, TRUE);
     }
   if (sys->h->len)
     {
