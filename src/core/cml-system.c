@@ -88,6 +88,14 @@ struct _CmlSystem
    * pivoting of the evaluated matrices */
   GPtrArray   *fb;          /* CmlExpr*, or empty */
   guint        fb_s;        /* number of constraints in it */
+  /* vakonomic systems (W1 relations linear in the free velocities): fb holds R_ab (nf²)
+   * and F at zero free velocities (nf); fb2 the right-hand side (m + n, then the
+   * reconstruction rates) with the free velocities fb_aux_sym as inputs */
+  guint        fb_vak_nf;
+  int         *fb_aux_sym;
+  CmlExpr    **fb_yhat;     /* n: the velocities in terms of fb_aux_sym */
+  GPtrArray   *fb2;
+  CmlProgram  *fb2_prog;
 
   CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
   /* native code of the hot programs, built on first use (cml-native.c) */
@@ -114,6 +122,7 @@ struct _CmlSimulation
   double      *fast;
   double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene, *regs_fb;
   double      *fb_out, *fb_work;  /* the fallback's outputs and its dense solves */
+  double      *regs_fb2, *fast2;  /* vakonomic fallback: registers, and t, state, free velocities */
   double      *scene_out;
   double      *rhs_out;
   double      *proj_out;
@@ -764,6 +773,62 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
 
 /* ---- (c) vakonomic ----------------------------------------------------------------- */
 
+/* ŷ (the free velocities YFREE and Ψ of them) into YHAT (n), and the vakonomic equations
+ *   ẋ^i = ρ^i_A ŷ^A,   ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D
+ * (partials at fixed y^a) into RHS (m + n). */
+static void
+yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr *const *psi, CmlExpr *Lt,
+              CmlExpr *const *yfree, CmlExpr **yhat, CmlExpr **rhs)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint m = md->m, n = md->n, k = md->constraints->len, nf = n - k;
+
+  g_autofree int *fsyms = g_new (int, nf);
+  for (guint a = 0; a < nf; a++)
+    fsyms[a] = md->fibre_sym[free_idx[a]];
+  for (guint a = 0; a < nf; a++)
+    yhat[free_idx[a]] = yfree[a];
+  for (guint A = 0; A < n; A++)
+    if (is_con[A])
+      yhat[A] = cml_expr_subs (ctx, psi[is_con[A] - 1], nf, fsyms, yfree);
+
+  /* ẋ^i = ρ^i_A ŷ^A */
+  for (guint i = 0; i < m; i++)
+    {
+      CmlExpr *e = ZERO (ctx);
+      for (guint A = 0; A < n; A++)
+        e = madd (ctx, e, md->anchor[i * n + A], yhat[A]);
+      rhs[i] = e;
+    }
+  /* ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D   (partials at fixed y^a) */
+  for (guint A = 0; A < n; A++)
+    {
+      CmlExpr *e = ZERO (ctx);
+      for (guint i = 0; i < m; i++)
+        {
+          if (cml_expr_is_zero (md->anchor[i * n + A]))
+            continue;
+          CmlExpr *g = cml_expr_diff (ctx, Lt, md->base_sym[i]);
+          for (guint B = 0; B < n; B++)
+            if (is_con[B])
+              g = cml_expr_sub (ctx, g, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]),
+                                                      cml_expr_diff (ctx, psi[is_con[B] - 1], md->base_sym[i])));
+          g = cml_expr_subs (ctx, g, nf, fsyms, yfree);
+          e = madd (ctx, e, md->anchor[i * n + A], g);
+        }
+      for (guint D = 0; D < n; D++)
+        for (guint B = 0; B < n; B++)
+          {
+            CmlExpr *c = md->bracket[(A * n + D) * n + B];
+            if (!cml_expr_is_zero (c))
+              e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, c, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]), yhat[D])));
+          }
+      rhs[m + A] = e;
+    }
+
+}
+
 static gboolean
 derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
 {
@@ -860,60 +925,51 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
     }
 
   /* ŷ: free velocities and Ψ, both in terms of (t, x, p) */
-  {
-    g_autofree int *fsyms = g_new (int, nf);
-    for (guint a = 0; a < nf; a++)
-      fsyms[a] = md->fibre_sym[free_idx[a]];
-    for (guint a = 0; a < nf; a++)
-      yhat[free_idx[a]] = yfree[a];
-    for (guint A = 0; A < n; A++)
-      if (is_con[A])
-        yhat[A] = cml_expr_subs (ctx, psi[is_con[A] - 1], nf, fsyms, yfree);
+  yhat_and_rhs (sys, is_con, free_idx, psi, Lt, yfree, yhat, sys->rhs);
 
-    /* ẋ^i = ρ^i_A ŷ^A */
-    for (guint i = 0; i < m; i++)
+  /* user expressions see the velocities ŷ */
+  sys->n_subs = n;
+  sys->subs_ids = g_new (int, n);
+  sys->subs_repl = g_new (CmlExpr *, n);
+  for (guint A = 0; A < n; A++)
+    {
+      sys->subs_ids[A] = md->fibre_sym[A];
+      sys->subs_repl[A] = yhat[A];
+    }
+
+  if (linear)
+    {
+      /* the numeric fallback (a pivot of R_ab chosen at the sample point may vanish where
+       * R_ab does not): R_ab and F(0) evaluated and solved by LU, then the same equations
+       * with the free velocities as inputs */
+      g_autofree CmlExpr **ysym = g_new (CmlExpr *, nf);
+      g_autofree CmlExpr **rhs_sym = g_new (CmlExpr *, m + n);
+      for (guint a = 0; a < nf * nf; a++)
+        g_ptr_array_add (sys->fb, Rab[a]);
       {
-        CmlExpr *e = ZERO (ctx);
-        for (guint A = 0; A < n; A++)
-          e = madd (ctx, e, md->anchor[i * n + A], yhat[A]);
-        sys->rhs[i] = e;
-      }
-    /* ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D   (partials at fixed y^a) */
-    for (guint A = 0; A < n; A++)
-      {
-        CmlExpr *e = ZERO (ctx);
-        for (guint i = 0; i < m; i++)
+        g_autofree int *fsyms = g_new (int, nf);
+        g_autofree CmlExpr **zeros = g_new (CmlExpr *, nf);
+        for (guint a = 0; a < nf; a++)
           {
-            if (cml_expr_is_zero (md->anchor[i * n + A]))
-              continue;
-            CmlExpr *g = cml_expr_diff (ctx, Lt, md->base_sym[i]);
-            for (guint B = 0; B < n; B++)
-              if (is_con[B])
-                g = cml_expr_sub (ctx, g, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]),
-                                                        cml_expr_diff (ctx, psi[is_con[B] - 1], md->base_sym[i])));
-            g = cml_expr_subs (ctx, g, nf, fsyms, yfree);
-            e = madd (ctx, e, md->anchor[i * n + A], g);
+            fsyms[a] = md->fibre_sym[free_idx[a]];
+            zeros[a] = ZERO (ctx);
           }
-        for (guint D = 0; D < n; D++)
-          for (guint B = 0; B < n; B++)
-            {
-              CmlExpr *c = md->bracket[(A * n + D) * n + B];
-              if (!cml_expr_is_zero (c))
-                e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, c, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]), yhat[D])));
-            }
-        sys->rhs[m + A] = e;
+        for (guint a = 0; a < nf; a++)
+          g_ptr_array_add (sys->fb, cml_expr_subs (ctx, F[a], nf, fsyms, zeros));
       }
-
-    /* user expressions see the velocities ŷ */
-    sys->n_subs = n;
-    sys->subs_ids = g_new (int, n);
-    sys->subs_repl = g_new (CmlExpr *, n);
-    for (guint A = 0; A < n; A++)
-      {
-        sys->subs_ids[A] = md->fibre_sym[A];
-        sys->subs_repl[A] = yhat[A];
-      }
-  }
+      sys->fb_vak_nf = nf;
+      sys->fb_aux_sym = g_new (int, MAX (nf, 1));
+      sys->fb_yhat = g_new (CmlExpr *, n);
+      for (guint a = 0; a < nf; a++)
+        {
+          sys->fb_aux_sym[a] = md->fibre_sym[free_idx[a]];
+          ysym[a] = sym (ctx, sys->fb_aux_sym[a]);
+        }
+      yhat_and_rhs (sys, is_con, free_idx, psi, Lt, ysym, sys->fb_yhat, rhs_sym);
+      sys->fb2 = g_ptr_array_new ();
+      for (guint i = 0; i < m + n; i++)
+        g_ptr_array_add (sys->fb2, rhs_sym[i]);
+    }
   return TRUE;
 }
 
@@ -1843,6 +1899,17 @@ compile_programs (CmlSystem *sys, GError **error)
     COMPILE (sys->newton_prog, sys->newton, sys->na + sys->na * sys->na);
   if (sys->fb->len)
     COMPILE (sys->fb_prog, (CmlExpr **) sys->fb->pdata, sys->fb->len);
+  if (sys->fb2)
+    {
+      /* inputs: t, the state, then the free velocities */
+      g_autofree int *fast2 = g_new (int, sys->n_fast + sys->fb_vak_nf);
+      memcpy (fast2, sys->fast_sym, sys->n_fast * sizeof (int));
+      memcpy (fast2 + sys->n_fast, sys->fb_aux_sym, sys->fb_vak_nf * sizeof (int));
+      sys->fb2_prog = cml_program_compile (ctx, (CmlExpr **) sys->fb2->pdata, sys->fb2->len, sys->param_sym,
+                                           sys->n_params, fast2, sys->n_fast + sys->fb_vak_nf, error);
+      if (sys->fb2_prog == NULL)
+        return FALSE;
+    }
   {
     /* every scene property, flattened in model order */
     g_autoptr (GPtrArray) outs = g_ptr_array_new ();
@@ -2013,6 +2080,10 @@ cml_system_new (CmlModel *model, GError **error)
   /* reconstruction rates */
   for (guint k = 0; k < sys->nr; k++)
     sys->rhs[m + n + k] = user_expr (sys, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr);
+  if (sys->fb2)
+    for (guint k = 0; k < sys->nr; k++)
+      g_ptr_array_add (sys->fb2, cml_expr_subs (ctx, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr, n,
+                                                sys->subs_ids, sys->fb_yhat));
 
   /* fast inputs */
   sys->n_fast = 1 + sys->dim + sys->na;
@@ -2088,6 +2159,10 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->newton_prog, cml_program_free);
   g_clear_pointer (&sys->scene_prog, cml_program_free);
   g_clear_pointer (&sys->fb_prog, cml_program_free);
+  g_clear_pointer (&sys->fb2_prog, cml_program_free);
+  g_clear_pointer (&sys->fb2, g_ptr_array_unref);
+  g_free (sys->fb_aux_sym);
+  g_free (sys->fb_yhat);
   g_clear_pointer (&sys->native, cml_native_free);
   g_free (sys->native_error);
   g_mutex_clear (&sys->native_lock);
@@ -2629,6 +2704,10 @@ needs_fallback (CmlSimulation *sim, const double *dz)
   for (guint A = 0; A < sys->n; A++)
     if (!isfinite (dz[sys->m + A]))
       return TRUE;
+  /* vakonomic: the positions' and reconstruction rates use the solved velocities too */
+  for (guint i = 0; sys->fb_vak_nf && i < sys->dim; i++)
+    if (!isfinite (dz[i]))
+      return TRUE;
   for (guint k = 0; k < np; k++)
     {
       double a = fabs (pv[k]);
@@ -2710,6 +2789,24 @@ rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
   if (!sys->na)
     fill_fast (sim, t, z);
   cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
+  if (sys->fb_vak_nf)
+    {
+      /* vakonomic: R_ab y = F(0) for the free velocities, then ẋ, ṗ and the
+       * reconstruction rates at them */
+      guint nf = sys->fb_vak_nf;
+      memcpy (A, o, nf * nf * sizeof (double));
+      memcpy (X, o + nf * nf, nf * sizeof (double));
+      if (!lu_solve (nf, A, 1, X))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the vakonomic regularity matrix R_ab is singular");
+          sim->reason_t = t;
+          return 1;
+        }
+      memcpy (sim->fast2, sim->fast, sys->n_fast * sizeof (double));
+      memcpy (sim->fast2 + sys->n_fast, X, nf * sizeof (double));
+      cml_program_run (sys->fb2_prog, sim->fast2, sim->regs_fb2, dz);
+      return 0;
+    }
   /* W X = [R | Φ_yᵀ] */
   memcpy (A, W, n * n * sizeof (double));
   for (guint B = 0; B < n; B++)
@@ -2978,6 +3075,8 @@ prepare_all (CmlSimulation *sim)
     cml_program_prepare (sys->newton_prog, sim->params, sim->regs_newton);
   if (sys->fb_prog)
     cml_program_prepare (sys->fb_prog, sim->params, sim->regs_fb);
+  if (sys->fb2_prog)
+    cml_program_prepare (sys->fb2_prog, sim->params, sim->regs_fb2);
   cml_program_prepare (sys->scene_prog, sim->params, sim->regs_scene);
 }
 
@@ -3014,6 +3113,11 @@ cml_simulation_new (CmlSystem *sys, GError **error)
       sim->regs_fb = g_new0 (double, cml_program_n_registers (sys->fb_prog));
       sim->fb_out = g_new0 (double, sys->fb->len);
       sim->fb_work = g_new0 (double, n * n + n * (1 + fs) + fs * fs + fs + 1);
+    }
+  if (sys->fb2_prog)
+    {
+      sim->regs_fb2 = g_new0 (double, cml_program_n_registers (sys->fb2_prog) + 1);
+      sim->fast2 = g_new0 (double, sys->n_fast + sys->fb_vak_nf);
     }
   sim->scene_out = g_new0 (double, cml_program_n_outputs (sys->scene_prog));
   sim->rhs_out = g_new0 (double, dim + sys->pivots->len);
@@ -3071,6 +3175,8 @@ cml_simulation_free (CmlSimulation *sim)
   g_free (sim->regs_fb);
   g_free (sim->fb_out);
   g_free (sim->fb_work);
+  g_free (sim->regs_fb2);
+  g_free (sim->fast2);
   g_free (sim->scene_out);
   g_free (sim->rhs_out);
   g_free (sim->proj_out);
