@@ -88,6 +88,14 @@ struct _CmlSystem
    * pivoting of the evaluated matrices */
   GPtrArray   *fb;          /* CmlExpr*, or empty */
   guint        fb_s;        /* number of constraints in it */
+  /* vakonomic systems (W1 relations linear in the free velocities): fb holds R_ab (nf²)
+   * and F at zero free velocities (nf); fb2 the right-hand side (m + n, then the
+   * reconstruction rates) with the free velocities fb_aux_sym as inputs */
+  guint        fb_vak_nf;
+  int         *fb_aux_sym;
+  CmlExpr    **fb_yhat;     /* n: the velocities in terms of fb_aux_sym */
+  GPtrArray   *fb2;
+  CmlProgram  *fb2_prog;
 
   CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
   /* native code of the hot programs, built on first use (cml-native.c) */
@@ -114,6 +122,7 @@ struct _CmlSimulation
   double      *fast;
   double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene, *regs_fb;
   double      *fb_out, *fb_work;  /* the fallback's outputs and its dense solves */
+  double      *regs_fb2, *fast2;  /* vakonomic fallback: registers, and t, state, free velocities */
   double      *scene_out;
   double      *rhs_out;
   double      *proj_out;
@@ -194,16 +203,81 @@ fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt,
 
 /* ---- the algebroid's structure equations ------------------------------------------- */
 
+/* One structure equation: which identity, for which sections, which component. */
+typedef struct
+{
+  CmlExpr *e;
+  gboolean jacobi;   /* FALSE: the anchor as a bracket morphism */
+  guint    A, B, C;  /* the sections (C: Jacobi only) */
+  guint    comp;     /* base coordinate i (anchor) or section D (Jacobi) */
+} StructureTerm;
+
+/* The line of the bracket [[e_A, e_B]] in the model's text (either order, any spacing),
+ * or 0 when it is not given. */
+static int
+bracket_line (CmlModel *md, guint A, guint B)
+{
+  g_auto (GStrv) lines = g_strsplit (md->text, "\n", -1);
+  gboolean in_group = FALSE;
+  for (int i = 0; lines[i]; i++)
+    {
+      g_autofree char *s = g_strstrip (g_strdup (lines[i]));
+      const char *eq = strchr (s, '=');
+      if (*s == '[')
+        {
+          in_group = g_str_equal (s, "[brackets]");
+          continue;
+        }
+      if (!in_group || eq == NULL || *s == '#')
+        continue;
+      g_autofree char *key = g_strndup (s, eq - s);
+      g_auto (GStrv) pair = g_strsplit (key, ",", -1);
+      if (g_strv_length (pair) != 2)
+        continue;
+      g_strstrip (pair[0]);
+      g_strstrip (pair[1]);
+      if ((g_str_equal (pair[0], md->sections[A]) && g_str_equal (pair[1], md->sections[B]))
+          || (g_str_equal (pair[0], md->sections[B]) && g_str_equal (pair[1], md->sections[A])))
+        return i + 1;
+    }
+  return 0;
+}
+
+/* The smallest nonzero of the lines A and B (0 if both are 0). */
+static int
+first_line (int a, int b)
+{
+  if (a == 0)
+    return b;
+  if (b == 0)
+    return a;
+  return MIN (a, b);
+}
+
+/* "x = 0.673, y = 1.2" (the base coordinates at V), or "" with no base. */
+static char *
+base_point_text (CmlModel *md, const double *v)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < md->m; i++)
+    g_string_append_printf (s, "%s%s = %.3g", i ? ", " : "", md->base[i], v[md->base_sym[i]]);
+  return g_string_free (s, FALSE);
+}
+
 /* ρ^j_A ∂_j ρ^i_B − ρ^j_B ∂_j ρ^i_A − ρ^i_C C^C_AB = 0 and the cyclic sum over (A,B,C) of
- * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (REFERENCE §0.1), evaluated at random points. */
+ * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (REFERENCE §0.1), evaluated at random points.
+ * Returns the largest residual; where one fails, *MESSAGE says which identity, for which
+ * sections, its component and the point, at the line of the bracket (or anchor) to look at. */
 static double
-structure_defect (CmlSystem *sys)
+structure_defect (CmlSystem *sys, char **message)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
   guint m = md->m, n = md->n;
-  GPtrArray *terms = g_ptr_array_new ();
-  double worst = 0;
+  g_autoptr (GArray) terms = g_array_new (FALSE, FALSE, sizeof (StructureTerm));
+  double worst = 0, worst_value = 0;
+  guint worst_term = 0, n_failing = 0;
+  guint32 worst_seed = 0;
 
 #define RHO(i, A) md->anchor[(i) * n + (A)]
 #define CC(A, B, C) md->bracket[((A) * n + (B)) * n + (C)]
@@ -220,7 +294,7 @@ structure_defect (CmlSystem *sys)
           for (guint C = 0; C < n; C++)
             s = cml_expr_sub (ctx, s, cml_expr_mul (ctx, RHO (i, C), CC (A, B, C)));
           if (!cml_expr_is_zero (s))
-            g_ptr_array_add (terms, s);
+            g_array_append_val (terms, ((StructureTerm) { s, FALSE, A, B, 0, i }));
         }
   for (guint A = 0; A < n; A++)
     for (guint B = A + 1; B < n; B++)
@@ -238,17 +312,74 @@ structure_defect (CmlSystem *sys)
                   s = madd (ctx, s, CC (a, F, D), CC (b, cc, F));
               }
             if (!cml_expr_is_zero (s))
-              g_ptr_array_add (terms, s);
+              g_array_append_val (terms, ((StructureTerm) { s, TRUE, A, B, C, D }));
           }
 #undef RHO
 #undef CC
-  for (guint32 seed = 1; seed <= 20 && terms->len; seed++)
+  {
+    g_autofree gboolean *fails = g_new0 (gboolean, MAX (terms->len, 1));
+    for (guint32 seed = 1; seed <= 20 && terms->len; seed++)
+      {
+        g_autofree double *v = make_sample (sys, seed);
+        for (guint k = 0; k < terms->len; k++)
+          {
+            double x = cml_expr_eval (g_array_index (terms, StructureTerm, k).e, v);
+            if (!(fabs (x) < 1e-9))
+              fails[k] = TRUE;
+            if (fabs (x) > worst)
+              {
+                worst = fabs (x);
+                worst_value = x;
+                worst_term = k;
+                worst_seed = seed;
+              }
+          }
+      }
+    for (guint k = 0; k < terms->len; k++)
+      n_failing += fails[k];
+  }
+  if (message && !(worst < 1e-9))
     {
-      g_autofree double *v = make_sample (sys, seed);
-      for (guint k = 0; k < terms->len; k++)
-        worst = MAX (worst, fabs (cml_expr_eval (terms->pdata[k], v)));
+      const StructureTerm *st = &g_array_index (terms, StructureTerm, worst_term);
+      const char *const *sec = (const char *const *) md->sections;
+      g_autofree double *v = make_sample (sys, worst_seed);
+      g_autofree char *at = base_point_text (md, v);
+      g_autofree char *where = m ? g_strdup_printf ("at the sample point %s", at) : g_strdup ("(the bracket's coefficients are constant)");
+      g_autofree char *others = n_failing > 2   ? g_strdup_printf ("; %u other equations fail too", n_failing - 1)
+                                : n_failing == 2 ? g_strdup ("; one other equation fails too")
+                                                 : g_strdup ("");
+      GString *s = g_string_new (NULL);
+      int line;
+      if (!st->jacobi)
+        {
+          /* the bracket [[e_A, e_B]] if the model gives one, else the anchor of e_B (or e_A) */
+          line = bracket_line (md, st->A, st->B);
+          if (line == 0)
+            line = cml_model_line (md, "anchor", sec[st->B]);
+          if (line == 0)
+            line = cml_model_line (md, "anchor", sec[st->A]);
+          g_string_append_printf (s, "the anchor is not a bracket morphism for %s, %s: [ρ(%s), ρ(%s)] − ρ([[%s, %s]]) "
+                                     "has d/d%s component %.6g (it must be 0) %s",
+                                  sec[st->A], sec[st->B], sec[st->A], sec[st->B], sec[st->A], sec[st->B],
+                                  md->base[st->comp], worst_value, where);
+        }
+      else
+        {
+          line = first_line (first_line (bracket_line (md, st->A, st->B), bracket_line (md, st->B, st->C)),
+                             bracket_line (md, st->C, st->A));
+          g_string_append_printf (s, "the Jacobi identity fails for %s, %s, %s: [[%s, [[%s, %s]]]] + [[%s, [[%s, %s]]]] + "
+                                     "[[%s, [[%s, %s]]]] has %s component %.6g (it must be 0) %s",
+                                  sec[st->A], sec[st->B], sec[st->C], sec[st->A], sec[st->B], sec[st->C],
+                                  sec[st->B], sec[st->C], sec[st->A], sec[st->C], sec[st->A], sec[st->B],
+                                  sec[st->comp], worst_value, where);
+        }
+      if (line == 0)
+        line = cml_model_line (md, st->jacobi ? "brackets" : "anchor", NULL);
+      *message = g_strdup_printf ("%s:%d: the structure equations of a Lie algebroid fail: %s%s; running it as "
+                                  "a general algebroid (in the sense of Grabowska and Grabowski, 2008)",
+                                  md->path, MAX (line, 1), s->str, others);
+      g_string_free (s, TRUE);
     }
-  g_ptr_array_free (terms, TRUE);
   return worst;
 }
 
@@ -351,6 +482,201 @@ derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GErr
   return TRUE;
 }
 
+/* ---- messages on singular regularity matrices -------------------------------------- */
+
+/* A unit vector of the numeric kernel of the r×r matrix M (the right singular vector of
+ * the smallest singular value) into KER. */
+static void
+numeric_kernel_vector (guint r, const double *M, double *ker)
+{
+  gsl_matrix *A = gsl_matrix_alloc (r, r), *V = gsl_matrix_alloc (r, r);
+  gsl_vector *S = gsl_vector_alloc (r), *wk = gsl_vector_alloc (r);
+  for (guint a = 0; a < r * r; a++)
+    gsl_matrix_set (A, a / r, a % r, isfinite (M[a]) ? M[a] : 0);
+  gsl_linalg_SV_decomp (A, V, S, wk);
+  for (guint a = 0; a < r; a++)
+    ker[a] = gsl_matrix_get (V, a, r - 1);
+  gsl_matrix_free (A);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (wk);
+}
+
+/* The line of nonholonomic constraint A (its own line, else the [constraints] header). */
+static int
+constraint_line (CmlSystem *sys, guint a)
+{
+  CmlNamedExpr *ne = sys->model->constraints->pdata[a];
+  int line = ne->line > 0 ? ne->line : cml_model_line (sys->model, "constraints", ne->name);
+  return line > 0 ? line : sys->model->constraints_line;
+}
+
+/* C = Φ_y W⁻¹ Φ_yᵀ is singular at the sample point: either a constraint's velocity
+ * gradient is a combination of the earlier ones' (a dependent constraint: name it and
+ * those it depends on), or the constraints are independent and W is degenerate on them
+ * (name the constraints of C's kernel).  Points at the line of the constraint. */
+static gboolean
+fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const double *sample, GError **error)
+{
+  CmlModel *md = sys->model;
+  guint n = md->n, s = md->constraints->len;
+  g_autofree double *P = g_new (double, s * n);
+  g_autofree double *Q = g_new (double, s * n); /* orthonormal rows of the independent ones */
+  g_autofree guint *indep = g_new (guint, s);
+  guint q = 0;
+#define CNAME(a) (((CmlNamedExpr *) md->constraints->pdata[a])->name)
+
+  for (guint a = 0; a < s * n; a++)
+    P[a] = cml_expr_is_zero (Phy[a]) ? 0 : cml_expr_eval (Phy[a], sample);
+  for (guint a = 0; a < s; a++)
+    {
+      double norm0 = 0, norm = 0;
+      double *v = Q + q * n;
+      for (guint A = 0; A < n; A++)
+        {
+          v[A] = P[a * n + A];
+          norm0 += v[A] * v[A];
+        }
+      for (guint b = 0; b < q; b++)
+        {
+          double d = 0;
+          for (guint A = 0; A < n; A++)
+            d += Q[b * n + A] * v[A];
+          for (guint A = 0; A < n; A++)
+            v[A] -= d * Q[b * n + A];
+        }
+      for (guint A = 0; A < n; A++)
+        norm += v[A] * v[A];
+      if (norm0 == 0)
+        return fail_model (sys, error, constraint_line (sys, a), CML_ERROR_SINGULAR,
+                           "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraint %s does not depend on "
+                           "the velocities at the sample point (its gradient Φ_y is 0 there): write it so that it "
+                           "involves the velocities everywhere",
+                           CNAME (a));
+      if (!(norm > 1e-18 * norm0))
+        {
+          /* dependent: the earlier constraints with a nonzero share in the combination */
+          g_autofree double *G = g_new (double, MAX (q * q, 1));
+          g_autofree double *c = g_new (double, MAX (q, 1));
+          GString *names = g_string_new (NULL);
+          for (guint i = 0; i < q; i++)
+            {
+              c[i] = 0;
+              for (guint A = 0; A < n; A++)
+                c[i] += P[indep[i] * n + A] * P[a * n + A];
+              for (guint j = 0; j < q; j++)
+                {
+                  double d = 0;
+                  for (guint A = 0; A < n; A++)
+                    d += P[indep[i] * n + A] * P[indep[j] * n + A];
+                  G[i * q + j] = d;
+                }
+            }
+          if (q && cml_small_solve (q, G, c, 1e-14))
+            for (guint i = 0; i < q; i++)
+              if (fabs (c[i]) > 1e-9)
+                g_string_append_printf (names, "%s%s", names->len ? ", " : "", CNAME (indep[i]));
+          gboolean ok = fail_model (sys, error, constraint_line (sys, a), CML_ERROR_SINGULAR,
+                                    "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraint %s depends on %s "
+                                    "(its gradient in the velocities, Φ_y, is a combination of theirs at the sample point): "
+                                    "remove it, or replace it by a constraint independent of the others",
+                                    CNAME (a), names->len ? names->str : "the others");
+          g_string_free (names, TRUE);
+          return ok;
+        }
+      for (guint A = 0; A < n; A++)
+        v[A] /= sqrt (norm);
+      indep[q++] = a;
+    }
+  {
+    /* independent constraints: W is degenerate on the directions they constrain */
+    g_autofree double *Cv = g_new (double, s * s);
+    g_autofree double *ker = g_new (double, s);
+    GString *names = g_string_new (NULL);
+    double big = 0;
+    int first = -1;
+    for (guint a = 0; a < s * s; a++)
+      Cv[a] = cml_expr_is_zero (Cm[a]) ? 0 : cml_expr_eval (Cm[a], sample);
+    numeric_kernel_vector (s, Cv, ker);
+    for (guint a = 0; a < s; a++)
+      big = MAX (big, fabs (ker[a]));
+    for (guint a = 0; a < s; a++)
+      if (fabs (ker[a]) > 1e-6 * big)
+        {
+          if (first < 0)
+            first = a;
+          g_string_append_printf (names, "%s%s", names->len ? ", " : "", CNAME (a));
+        }
+    gboolean ok = fail_model (sys, error, constraint_line (sys, MAX (first, 0)), CML_ERROR_SINGULAR,
+                              "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraints are independent, but "
+                              "W = ∂²L/∂y∂y is degenerate on the %s that %s %s (C vanishes there at the sample point, so "
+                              "no reaction force can keep the motion on the constraints): change the %s or the "
+                              "Lagrangian so that C is invertible",
+                              strchr (names->str, ',') ? "directions" : "direction", names->str,
+                              strchr (names->str, ',') ? "constrain together" : "constrains",
+                              strchr (names->str, ',') ? "constraints" : "constraint");
+    g_string_free (names, TRUE);
+    return ok;
+  }
+#undef CNAME
+}
+
+/* The vakonomic R_ab (NF×NF, over the free velocities FREE_IDX) is singular at the sample
+ * point: name the free velocities along its kernel — the cost with the constraints Ψ
+ * substituted does not depend quadratically on them — and point at the first constraint
+ * that involves one of them (else at the Lagrangian). */
+static gboolean
+fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx, CmlExpr *const *psi,
+                   const double *sample, GError **error)
+{
+  CmlModel *md = sys->model;
+  g_autofree double *Rv = g_new (double, MAX (nf * nf, 1));
+  g_autofree double *ker = g_new (double, MAX (nf, 1));
+  g_autoptr (GString) dir = g_string_new (NULL);
+  g_autoptr (GString) names = g_string_new (NULL);
+  g_autofree char *first_name = NULL;
+  double big = 0;
+  guint count = 0;
+  int line = 0;
+
+  for (guint a = 0; a < nf * nf; a++)
+    Rv[a] = cml_expr_is_zero (Rab[a]) ? 0 : cml_expr_eval (Rab[a], sample);
+  numeric_kernel_vector (nf, Rv, ker);
+  for (guint a = 0; a < nf; a++)
+    big = MAX (big, fabs (ker[a]));
+  for (guint a = 0; a < nf; a++)
+    {
+      double c = ker[a] / (big > 0 ? big : 1);
+      const char *nm = md->fibre[free_idx[a]];
+      if (!(fabs (c) > 1e-6))
+        continue;
+      count++;
+      g_string_append_printf (names, "%s%s", names->len ? ", " : "", nm);
+      if (dir->len)
+        g_string_append_printf (dir, " %s %.3g*%s", c < 0 ? "-" : "+", fabs (c), nm);
+      else
+        g_string_append_printf (dir, "%.3g*%s", c, nm);
+      for (guint al = 0; al < md->constraints->len && line == 0; al++)
+        if (cml_expr_depends_on (psi[al], md->fibre_sym[free_idx[a]]))
+          {
+            CmlNamedExpr *ne = md->constraints->pdata[al];
+            line = ne->line > 0 ? ne->line : cml_model_line (md, "constraints", ne->name);
+          }
+    }
+  if (line == 0)
+    line = md->lagrangian_line;
+  g_autofree char *what = count == 1 ? g_strdup_printf ("the free velocity %s", names->str)
+                                     : g_strdup_printf ("the combination %s of the free velocities %s", dir->str,
+                                                        names->str);
+  return fail_model (sys, error, line, CML_ERROR_SINGULAR,
+                     "the vakonomic regularity matrix R_ab is singular: with the constraints substituted, the "
+                     "Lagrangian does not depend quadratically on %s (R_ab vanishes along it at the sample point), so "
+                     "the momenta do not determine it: make the Lagrangian depend on every free velocity "
+                     "(a term %s^2/2, say) or constrain it too; the system is not regular (Iglesias, Marrero, "
+                     "Martín de Diego and Sosa 2008, Prop. 5.3)",
+                     what, count == 1 ? names->str : "u");
+}
+
 /* ---- (b) Lagrange–d'Alembert ------------------------------------------------------- */
 
 static gboolean
@@ -404,8 +730,7 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
     }
   /* λ = −C⁻¹ b */
   if (!cml_symsolve (ctx, s, Cm, 1, b, sample, lam, pivC, NULL))
-    return fail_model (sys, error, md->constraints_line, CML_ERROR_SINGULAR,
-                       "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraints are dependent");
+    return fail_singular_C (sys, Phy, Cm, sample, error);
   /* ẏ = ẏ_free − Z C⁻¹ b */
   for (guint i = 0; i < m; i++)
     sys->rhs[i] = mc->xdot[i];
@@ -447,6 +772,62 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
 }
 
 /* ---- (c) vakonomic ----------------------------------------------------------------- */
+
+/* ŷ (the free velocities YFREE and Ψ of them) into YHAT (n), and the vakonomic equations
+ *   ẋ^i = ρ^i_A ŷ^A,   ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D
+ * (partials at fixed y^a) into RHS (m + n). */
+static void
+yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr *const *psi, CmlExpr *Lt,
+              CmlExpr *const *yfree, CmlExpr **yhat, CmlExpr **rhs)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint m = md->m, n = md->n, k = md->constraints->len, nf = n - k;
+
+  g_autofree int *fsyms = g_new (int, nf);
+  for (guint a = 0; a < nf; a++)
+    fsyms[a] = md->fibre_sym[free_idx[a]];
+  for (guint a = 0; a < nf; a++)
+    yhat[free_idx[a]] = yfree[a];
+  for (guint A = 0; A < n; A++)
+    if (is_con[A])
+      yhat[A] = cml_expr_subs (ctx, psi[is_con[A] - 1], nf, fsyms, yfree);
+
+  /* ẋ^i = ρ^i_A ŷ^A */
+  for (guint i = 0; i < m; i++)
+    {
+      CmlExpr *e = ZERO (ctx);
+      for (guint A = 0; A < n; A++)
+        e = madd (ctx, e, md->anchor[i * n + A], yhat[A]);
+      rhs[i] = e;
+    }
+  /* ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D   (partials at fixed y^a) */
+  for (guint A = 0; A < n; A++)
+    {
+      CmlExpr *e = ZERO (ctx);
+      for (guint i = 0; i < m; i++)
+        {
+          if (cml_expr_is_zero (md->anchor[i * n + A]))
+            continue;
+          CmlExpr *g = cml_expr_diff (ctx, Lt, md->base_sym[i]);
+          for (guint B = 0; B < n; B++)
+            if (is_con[B])
+              g = cml_expr_sub (ctx, g, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]),
+                                                      cml_expr_diff (ctx, psi[is_con[B] - 1], md->base_sym[i])));
+          g = cml_expr_subs (ctx, g, nf, fsyms, yfree);
+          e = madd (ctx, e, md->anchor[i * n + A], g);
+        }
+      for (guint D = 0; D < n; D++)
+        for (guint B = 0; B < n; B++)
+          {
+            CmlExpr *c = md->bracket[(A * n + D) * n + B];
+            if (!cml_expr_is_zero (c))
+              e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, c, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]), yhat[D])));
+          }
+      rhs[m + A] = e;
+    }
+
+}
 
 static gboolean
 derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
@@ -523,9 +904,7 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
       for (guint a = 0; a < nf; a++)
         F0[a] = cml_expr_subs (ctx, F[a], nf, fsyms, zeros);
       if (!cml_symsolve (ctx, nf, Rab, 1, F0, sample, yfree, piv, NULL))
-        return fail_model (sys, error, md->constraints_line, CML_ERROR_SINGULAR,
-                           "the vakonomic regularity matrix R_ab is singular: the system is not regular "
-                           "(Iglesias, Marrero, Martín de Diego and Sosa 2008, Prop. 5.3)");
+        return fail_singular_Rab (sys, Rab, nf, free_idx, psi, sample, error);
       for (guint a = 0; a < nf; a++)
         add_pivot (sys, piv[a], "R_ab");
     }
@@ -546,60 +925,51 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
     }
 
   /* ŷ: free velocities and Ψ, both in terms of (t, x, p) */
-  {
-    g_autofree int *fsyms = g_new (int, nf);
-    for (guint a = 0; a < nf; a++)
-      fsyms[a] = md->fibre_sym[free_idx[a]];
-    for (guint a = 0; a < nf; a++)
-      yhat[free_idx[a]] = yfree[a];
-    for (guint A = 0; A < n; A++)
-      if (is_con[A])
-        yhat[A] = cml_expr_subs (ctx, psi[is_con[A] - 1], nf, fsyms, yfree);
+  yhat_and_rhs (sys, is_con, free_idx, psi, Lt, yfree, yhat, sys->rhs);
 
-    /* ẋ^i = ρ^i_A ŷ^A */
-    for (guint i = 0; i < m; i++)
+  /* user expressions see the velocities ŷ */
+  sys->n_subs = n;
+  sys->subs_ids = g_new (int, n);
+  sys->subs_repl = g_new (CmlExpr *, n);
+  for (guint A = 0; A < n; A++)
+    {
+      sys->subs_ids[A] = md->fibre_sym[A];
+      sys->subs_repl[A] = yhat[A];
+    }
+
+  if (linear)
+    {
+      /* the numeric fallback (a pivot of R_ab chosen at the sample point may vanish where
+       * R_ab does not): R_ab and F(0) evaluated and solved by LU, then the same equations
+       * with the free velocities as inputs */
+      g_autofree CmlExpr **ysym = g_new (CmlExpr *, nf);
+      g_autofree CmlExpr **rhs_sym = g_new (CmlExpr *, m + n);
+      for (guint a = 0; a < nf * nf; a++)
+        g_ptr_array_add (sys->fb, Rab[a]);
       {
-        CmlExpr *e = ZERO (ctx);
-        for (guint A = 0; A < n; A++)
-          e = madd (ctx, e, md->anchor[i * n + A], yhat[A]);
-        sys->rhs[i] = e;
-      }
-    /* ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D   (partials at fixed y^a) */
-    for (guint A = 0; A < n; A++)
-      {
-        CmlExpr *e = ZERO (ctx);
-        for (guint i = 0; i < m; i++)
+        g_autofree int *fsyms = g_new (int, nf);
+        g_autofree CmlExpr **zeros = g_new (CmlExpr *, nf);
+        for (guint a = 0; a < nf; a++)
           {
-            if (cml_expr_is_zero (md->anchor[i * n + A]))
-              continue;
-            CmlExpr *g = cml_expr_diff (ctx, Lt, md->base_sym[i]);
-            for (guint B = 0; B < n; B++)
-              if (is_con[B])
-                g = cml_expr_sub (ctx, g, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]),
-                                                        cml_expr_diff (ctx, psi[is_con[B] - 1], md->base_sym[i])));
-            g = cml_expr_subs (ctx, g, nf, fsyms, yfree);
-            e = madd (ctx, e, md->anchor[i * n + A], g);
+            fsyms[a] = md->fibre_sym[free_idx[a]];
+            zeros[a] = ZERO (ctx);
           }
-        for (guint D = 0; D < n; D++)
-          for (guint B = 0; B < n; B++)
-            {
-              CmlExpr *c = md->bracket[(A * n + D) * n + B];
-              if (!cml_expr_is_zero (c))
-                e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, c, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]), yhat[D])));
-            }
-        sys->rhs[m + A] = e;
+        for (guint a = 0; a < nf; a++)
+          g_ptr_array_add (sys->fb, cml_expr_subs (ctx, F[a], nf, fsyms, zeros));
       }
-
-    /* user expressions see the velocities ŷ */
-    sys->n_subs = n;
-    sys->subs_ids = g_new (int, n);
-    sys->subs_repl = g_new (CmlExpr *, n);
-    for (guint A = 0; A < n; A++)
-      {
-        sys->subs_ids[A] = md->fibre_sym[A];
-        sys->subs_repl[A] = yhat[A];
-      }
-  }
+      sys->fb_vak_nf = nf;
+      sys->fb_aux_sym = g_new (int, MAX (nf, 1));
+      sys->fb_yhat = g_new (CmlExpr *, n);
+      for (guint a = 0; a < nf; a++)
+        {
+          sys->fb_aux_sym[a] = md->fibre_sym[free_idx[a]];
+          ysym[a] = sym (ctx, sys->fb_aux_sym[a]);
+        }
+      yhat_and_rhs (sys, is_con, free_idx, psi, Lt, ysym, sys->fb_yhat, rhs_sym);
+      sys->fb2 = g_ptr_array_new ();
+      for (guint i = 0; i < m + n; i++)
+        g_ptr_array_add (sys->fb2, rhs_sym[i]);
+    }
   return TRUE;
 }
 
@@ -734,11 +1104,42 @@ samples_ensure (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Sam
  * 21.5 MB.  The longest line of a built-in model's description has about 650. */
 #define DESCRIBE_MAX_CHARS 2000
 
+/* Removes from TEXT, in place, the factors 1 that a coefficient rounded to 1 leaves in
+ * print ("1*(u + v)", "1*u"; typeset "1(u + v)", "1u"): a number 1 standing alone, after
+ * the start, a space, "(", ",", "{" or a minus, and before "*" (plain) or a name or "("
+ * (typeset).  Returns TEXT. */
+static char *
+drop_unit_factors (char *text, gboolean pretty)
+{
+  char *out = text;
+  for (const char *p = text; *p;)
+    {
+      gboolean alone = p == text || strchr (" (,{-", p[-1]) != NULL
+                       || (p - text >= 3 && strncmp (p - 3, "−", 3) == 0);
+      if (*p == '1' && alone)
+        {
+          if (!pretty && p[1] == '*' && p[2] != '*')
+            {
+              p += 2;
+              continue;
+            }
+          if (pretty && (g_ascii_isalpha (p[1]) || p[1] == '(' || ((guchar) p[1] >= 0xc0 && strncmp (p + 1, "×", 2) != 0)))
+            {
+              p += 1;
+              continue;
+            }
+        }
+      *out++ = *p++;
+    }
+  *out = '\0';
+  return text;
+}
+
 static char *
 print_constraint (CmlSystem *sys, CmlExpr *g)
 {
-  g_autofree char *s = cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, g, NULL),
-                                               DESCRIBE_MAX_CHARS);
+  g_autofree char *s = drop_unit_factors (cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, g, NULL),
+                                                                  DESCRIBE_MAX_CHARS), FALSE);
   return g_strdup_printf ("%s = 0", s);
 }
 
@@ -831,6 +1232,207 @@ subscript_digits (guint v)
   return g_string_free (s, FALSE);
 }
 
+/* "x = 0.83, u = 1.2": the coordinates (and t) at the sample point V, for messages. */
+static char *
+sample_point_text (CmlSystem *sys, const double *v)
+{
+  CmlModel *md = sys->model;
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "t = %.3g", v[md->t_sym]);
+  for (guint i = 0; i < md->m; i++)
+    g_string_append_printf (s, ", %s = %.3g", md->base[i], v[md->base_sym[i]]);
+  for (guint A = 0; A < md->n; A++)
+    g_string_append_printf (s, ", %s = %.3g", md->fibre[A], v[md->fibre_sym[A]]);
+  return g_string_free (s, FALSE);
+}
+
+/* Whether W K = 0 (K: n×k expressions, column j is K[A * k + j]) at three more random
+ * points: the kernel found at the sample point is the kernel everywhere. */
+static gboolean
+kernel_holds (CmlSystem *sys, Mechanics *mc, CmlExpr *const *K, guint k)
+{
+  guint n = sys->model->n;
+  for (guint32 seed = 11; seed < 14; seed++)
+    {
+      g_autofree double *sv = make_sample (sys, seed);
+      double big = 0, kbig = 0, res = 0;
+      for (guint A = 0; A < n; A++)
+        for (guint j = 0; j < k; j++)
+          kbig = MAX (kbig, fabs (cml_expr_eval (K[A * k + j], sv)));
+      for (guint A = 0; A < n; A++)
+        for (guint j = 0; j < k; j++)
+          {
+            double s = 0;
+            for (guint B = 0; B < n; B++)
+              {
+                double w = cml_expr_eval (mc->W[A * n + B], sv);
+                big = MAX (big, fabs (w));
+                s += w * cml_expr_eval (K[B * k + j], sv);
+              }
+            res = MAX (res, fabs (s));
+          }
+      if (!(res <= 1e-9 * MAX (big, 1) * MAX (kbig, 1)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A kernel of W that depends on the point (REFERENCE §3d, step 2, symbolically).  At the
+ * sample point S1, complete pivoting picks r rows P and r columns Q of W with W_PQ
+ * invertible; the other columns F are free.  Then, W being symmetric,
+ *   K_j = e_{F_j} − e_Q W_PQ⁻¹ W_{P,F_j}   spans ker W (left and right),
+ *   ẏ_part = e_Q W_PQ⁻¹ R_P               solves W ẏ = R where the K_j·R vanish,
+ * one symbolic elimination with the pivots of W_PQ checked at run time like any other.
+ * ẏ = ẏ_part + Σ K_j v_j; the primary constraints are G_j = K_j·R. */
+static gboolean
+kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const int *vsym,
+                 CmlExpr **ydot, CmlExpr **gprim, GError **error)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint n = md->n, k = n - r;
+  g_autofree double *T = g_new (double, n * n);
+  g_autofree gboolean *row_used = g_new0 (gboolean, n);
+  g_autofree gboolean *col_used = g_new0 (gboolean, n);
+  g_autofree guint *P = g_new (guint, r);
+  g_autofree guint *Q = g_new (guint, r);
+  g_autofree guint *F = g_new (guint, MAX (k, 1));
+  g_autofree CmlExpr **Wpq = g_new (CmlExpr *, r * r);
+  g_autofree CmlExpr **B = g_new (CmlExpr *, r * (1 + k));
+  g_autofree CmlExpr **X = g_new (CmlExpr *, r * (1 + k));
+  g_autofree CmlExpr **piv = g_new (CmlExpr *, r);
+  g_autofree CmlExpr **K = g_new (CmlExpr *, n * MAX (k, 1));
+  double scale = 0;
+
+  for (guint a = 0; a < n * n; a++)
+    {
+      T[a] = cml_expr_eval (mc->W[a], s1);
+      scale = MAX (scale, fabs (T[a]));
+    }
+  /* complete pivoting on the sampled values; an entry that is a number (1, not x) is
+   * preferred when it is not much smaller, so that the pivots vanish nowhere */
+  for (guint c = 0; c < r; c++)
+    {
+      guint bi = G_MAXUINT, bj = 0;
+      double best = 0;
+      for (guint i = 0; i < n; i++)
+        for (guint j = 0; j < n; j++)
+          if (!row_used[i] && !col_used[j])
+            {
+              double score = fabs (T[i * n + j]) * (cml_expr_is_number (mc->W[i * n + j], NULL) ? 4 : 1);
+              if (score > best)
+                {
+                  best = score;
+                  bi = i;
+                  bj = j;
+                }
+            }
+      if (bi == G_MAXUINT || !(fabs (T[bi * n + bj]) > 1e-10 * scale))
+        return fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                           "W = ∂²L/∂y∂y is singular with a rank that changes from point to point");
+      P[c] = bi;
+      Q[c] = bj;
+      row_used[bi] = col_used[bj] = TRUE;
+      for (guint i = 0; i < n; i++)
+        if (!row_used[i])
+          {
+            double f = T[i * n + bj] / T[bi * n + bj];
+            for (guint j = 0; j < n; j++)
+              T[i * n + j] -= f * T[bi * n + j];
+          }
+    }
+  for (guint j = 0, f = 0; j < n; j++)
+    if (!col_used[j])
+      F[f++] = j;
+
+  /* W_PQ [ẏ_Q | X_F] = [R_P | W_PF] */
+  for (guint a = 0; a < r; a++)
+    {
+      for (guint b = 0; b < r; b++)
+        Wpq[a * r + b] = mc->W[P[a] * n + Q[b]];
+      B[a * (1 + k)] = mc->R[P[a]];
+      for (guint j = 0; j < k; j++)
+        B[a * (1 + k) + 1 + j] = mc->W[P[a] * n + F[j]];
+    }
+  if (!cml_symsolve (ctx, r, Wpq, 1 + k, B, s1, X, piv, NULL))
+    return fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+                       "W restricted to the complement of its kernel is singular");
+  for (guint A = 0; A < n * k; A++)
+    K[A] = ZERO (ctx);
+  for (guint j = 0; j < k; j++)
+    {
+      K[F[j] * k + j] = cml_expr_num (ctx, 1);
+      for (guint b = 0; b < r; b++)
+        K[Q[b] * k + j] = cml_expr_neg (ctx, X[b * (1 + k) + 1 + j]);
+    }
+  if (!kernel_holds (sys, mc, K, k))
+    return fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                       "W = ∂²L/∂y∂y is singular with a rank that changes from point to point; the constraint "
+                       "algorithm needs W of the same rank everywhere");
+  for (guint a = 0; a < r; a++)
+    add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
+  sys->reg_name = "W restricted to (ker W)^⊥";
+  sys->reg_rows = r;
+  sys->reg = g_memdup2 (Wpq, r * r * sizeof (CmlExpr *));
+
+  for (guint A = 0; A < n; A++)
+    {
+      CmlExpr *e = ZERO (ctx);
+      for (guint b = 0; b < r; b++)
+        if (Q[b] == A)
+          e = X[b * (1 + k)];
+      for (guint j = 0; j < k; j++)
+        e = madd (ctx, e, K[A * k + j], sym (ctx, vsym[j]));
+      ydot[A] = e;
+    }
+  for (guint j = 0; j < k; j++)
+    {
+      CmlExpr *g = ZERO (ctx);
+      for (guint A = 0; A < n; A++)
+        g = madd (ctx, g, K[A * k + j], mc->R[A]);
+      gprim[j] = g;
+    }
+
+  g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular", r, n));
+  {
+    GString *s = g_string_new ("ker W = span{");
+    for (guint j = 0; j < k; j++)
+      {
+        g_string_append (s, j ? ", (" : "(");
+        for (guint A = 0; A < n; A++)
+          {
+            g_autofree char *c = drop_unit_factors (cml_expr_to_string_max (ctx, K[A * k + j], DESCRIBE_MAX_CHARS), FALSE);
+            g_string_append_printf (s, "%s%s", A ? ", " : "", c);
+          }
+        g_string_append (s, ")");
+      }
+    g_string_append (s, "} in the basis of sections: it depends on the point");
+    g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+  }
+  return TRUE;
+}
+
+/* Scales each column of the N×C matrix M (row-major) so that its entry of largest size is
+ * ±1, and snaps entries within 1e-12 of an integer to it.  A column whose largest entry is
+ * already ±1 is left as it is. */
+static void
+normalise_columns (double *M, guint N, guint C)
+{
+  for (guint j = 0; j < C; j++)
+    {
+      double big = 0;
+      for (guint A = 0; A < N; A++)
+        big = MAX (big, fabs (M[A * C + j]));
+      if (big == 0 || big == 1)
+        continue;
+      for (guint A = 0; A < N; A++)
+        {
+          double x = M[A * C + j] / big;
+          M[A * C + j] = fabs (x - nearbyint (x)) < 1e-12 ? nearbyint (x) + 0.0 : x;
+        }
+    }
+}
+
 static gboolean
 derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
 {
@@ -852,6 +1454,8 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   g_autofree int *move = g_new (int, m + n);
   g_autofree int *vsym = NULL;
   g_autofree CmlExpr **ydot = g_new (CmlExpr *, n);
+  g_autofree CmlExpr **gprim = g_new (CmlExpr *, n);
+  gboolean constant = TRUE;
   gboolean ok = FALSE;
 
   for (guint i = 0; i < m; i++)
@@ -859,10 +1463,22 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   for (guint A = 0; A < n; A++)
     move[m + A] = md->fibre_sym[A];
 
-  /* 1. ker W by SVD at a generic point; it must be the same elsewhere */
+  /* 1. the rank of W by SVD at a generic point */
   for (guint A = 0; A < n; A++)
     for (guint B = 0; B < n; B++)
-      gsl_matrix_set (Wn, A, B, cml_expr_eval (mc->W[A * n + B], s1));
+      {
+        double w = cml_expr_eval (mc->W[A * n + B], s1);
+        if (!isfinite (w))
+          {
+            g_autofree char *at = sample_point_text (sys, s1);
+            fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                        "W = ∂²L/∂y∂y is not finite at the sample point (%s), where cmlab decides which "
+                        "velocities the Lagrangian depends on: its entry (%s, %s) is %g",
+                        at, md->fibre[A], md->fibre[B], w);
+            goto out;
+          }
+        gsl_matrix_set (Wn, A, B, w);
+      }
   gsl_linalg_SV_decomp (Wn, V, S, wk);
   smax = gsl_vector_get (S, 0);
   r = 0;
@@ -870,27 +1486,57 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     if (gsl_vector_get (S, j) > 1e-10 * MAX (smax, 1e-300))
       r++;
   k = n - r;
-  if (r == 0)
+  vsym = g_new (int, k);
+  for (guint j = 0; j < k; j++)
     {
-      fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
-                  "the Lagrangian does not depend on any velocity quadratically (W = 0)");
-      goto out;
+      g_autofree char *nm = g_strdup_printf ("(kernel multiplier %u)", j + 1);
+      vsym[j] = cml_expr_ctx_intern (ctx, nm);
     }
   K = g_new (double, n * k);
-  Kc = g_new (double, n * r);
-  for (guint A = 0; A < n; A++)
+  Kc = g_new (double, MAX (n * r, 1));
+  if (r == 0)
     {
-      for (guint j = 0; j < r; j++)
+      /* W = 0: a first-order Lagrangian (L = A(x)·y − H(x)), every velocity in ker W —
+       * unless L does not depend on the velocities at all */
+      gboolean depends = FALSE;
+      for (guint32 seed = 11; seed < 14 && !depends; seed++)
         {
-          double x = gsl_matrix_get (V, A, j);
-          Kc[A * r + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+          g_autofree double *sv = make_sample (sys, seed);
+          for (guint A = 0; A < n; A++)
+            if (!cml_expr_is_zero (mc->Ly[A]) && cml_expr_eval (mc->Ly[A], sv) != 0)
+              depends = TRUE;
         }
-      for (guint j = 0; j < k; j++)
+      if (!depends)
         {
-          double x = gsl_matrix_get (V, A, r + j);
-          K[A * k + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+          fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                      "the Lagrangian does not depend on the velocities (∂L/∂y = 0, so W = 0): there are no "
+                      "equations of motion to derive");
+          goto out;
         }
+      for (guint A = 0; A < n; A++)
+        for (guint j = 0; j < k; j++)
+          K[A * k + j] = A == j;
     }
+  else
+    {
+      for (guint A = 0; A < n; A++)
+        {
+          for (guint j = 0; j < r; j++)
+            {
+              double x = gsl_matrix_get (V, A, j);
+              Kc[A * r + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+            }
+          for (guint j = 0; j < k; j++)
+            {
+              double x = gsl_matrix_get (V, A, r + j);
+              K[A * k + j] = fabs (x) < 1e-12 ? 0 : fabs (fabs (x) - 1) < 1e-12 ? copysign (1, x) : x;
+            }
+        }
+      /* any basis of the kernel serves: scaled so that its largest entry is ±1,
+       * (1, 1)/√2 becomes the exact (1, 1) and the constraints K·R keep exact coefficients */
+      normalise_columns (K, n, k);
+    }
+  /* is the kernel the same elsewhere? */
   for (guint32 seed = 11; seed < 14; seed++)
     {
       g_autofree double *sv = make_sample (sys, seed);
@@ -908,87 +1554,100 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
             res = MAX (res, fabs (s));
           }
       if (res > 1e-9 * MAX (big, 1))
+        constant = FALSE;
+    }
+  if (!constant && r == 0)
+    {
+      fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                  "W = ∂²L/∂y∂y is singular with a rank that changes from point to point (0 at a sample "
+                  "point, not elsewhere); the constraint algorithm needs W of the same rank everywhere");
+      goto out;
+    }
+  if (!constant)
+    {
+      /* 2'. a kernel that depends on the point: symbolically */
+      if (!kernel_symbolic (sys, mc, s1, r, vsym, ydot, gprim, error))
+        goto out;
+    }
+  else
+    {
+      g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular%s", r, n,
+                                                    r == 0 ? " (first order in the velocities: every velocity "
+                                                             "is in the kernel of W)" : ""));
+      {
+        GString *s = g_string_new ("ker W = span{");
+        for (guint j = 0; j < k; j++)
+          {
+            g_string_append (s, j ? ", (" : "(");
+            for (guint A = 0; A < n; A++)
+              g_string_append_printf (s, "%s%g", A ? ", " : "", K[A * k + j]);
+            g_string_append (s, ")");
+          }
+        g_string_append (s, "} in the basis of sections");
+        g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+      }
+
+      /* 2. ẏ = Kc u + K v with (Kcᵀ W Kc) u = Kcᵀ R */
+      g_autofree CmlExpr **Wr = g_new (CmlExpr *, MAX (r * r, 1));
+      g_autofree CmlExpr **br = g_new (CmlExpr *, MAX (r, 1));
+      g_autofree CmlExpr **u = g_new (CmlExpr *, MAX (r, 1));
+      g_autofree CmlExpr **piv = g_new (CmlExpr *, MAX (r, 1));
+      for (guint a = 0; a < r; a++)
         {
-          fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
-                      "W = ∂²L/∂y∂y is singular with a kernel that changes from point to point; "
-                      "cmlab's constraint algorithm needs a constant kernel");
-          goto out;
+          br[a] = ZERO (ctx);
+          for (guint A = 0; A < n; A++)
+            if (Kc[A * r + a] != 0)
+              br[a] = madd (ctx, br[a], cml_expr_num (ctx, Kc[A * r + a]), mc->R[A]);
+          for (guint b = 0; b < r; b++)
+            {
+              CmlExpr *e = ZERO (ctx);
+              for (guint A = 0; A < n; A++)
+                for (guint B = 0; B < n; B++)
+                  if (Kc[A * r + a] != 0 && Kc[B * r + b] != 0)
+                    e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a] * Kc[B * r + b]), mc->W[A * n + B]);
+              Wr[a * r + b] = e;
+            }
+        }
+      if (r > 0)
+        {
+          if (!cml_symsolve (ctx, r, Wr, 1, br, s1, u, piv, NULL))
+            {
+              fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+                          "W restricted to the complement of its kernel is singular");
+              goto out;
+            }
+          for (guint a = 0; a < r; a++)
+            add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
+          sys->reg_name = "W restricted to (ker W)^⊥";
+          sys->reg_rows = r;
+          sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
+        }
+
+      for (guint A = 0; A < n; A++)
+        {
+          CmlExpr *e = ZERO (ctx);
+          for (guint a = 0; a < r; a++)
+            if (Kc[A * r + a] != 0)
+              e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a]), u[a]);
+          for (guint j = 0; j < k; j++)
+            if (K[A * k + j] != 0)
+              e = madd (ctx, e, cml_expr_num (ctx, K[A * k + j]), sym (ctx, vsym[j]));
+          ydot[A] = e;
+        }
+      for (guint j = 0; j < k; j++)
+        {
+          CmlExpr *g = ZERO (ctx);
+          for (guint A = 0; A < n; A++)
+            if (K[A * k + j] != 0)
+              g = madd (ctx, g, cml_expr_num (ctx, K[A * k + j]), mc->R[A]);
+          gprim[j] = g;
         }
     }
-  g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular", r, n));
-  {
-    GString *s = g_string_new ("ker W = span{");
-    for (guint j = 0; j < k; j++)
-      {
-        g_string_append (s, j ? ", (" : "(");
-        for (guint A = 0; A < n; A++)
-          g_string_append_printf (s, "%s%g", A ? ", " : "", K[A * k + j]);
-        g_string_append (s, ")");
-      }
-    g_string_append (s, "} in the basis of sections");
-    g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
-  }
-
-  /* 2. ẏ = Kc u + K v with (Kcᵀ W Kc) u = Kcᵀ R */
-  {
-    g_autofree CmlExpr **Wr = g_new (CmlExpr *, r * r);
-    g_autofree CmlExpr **br = g_new (CmlExpr *, r);
-    g_autofree CmlExpr **u = g_new (CmlExpr *, r);
-    g_autofree CmlExpr **piv = g_new (CmlExpr *, r);
-    for (guint a = 0; a < r; a++)
-      {
-        br[a] = ZERO (ctx);
-        for (guint A = 0; A < n; A++)
-          if (Kc[A * r + a] != 0)
-            br[a] = madd (ctx, br[a], cml_expr_num (ctx, Kc[A * r + a]), mc->R[A]);
-        for (guint b = 0; b < r; b++)
-          {
-            CmlExpr *e = ZERO (ctx);
-            for (guint A = 0; A < n; A++)
-              for (guint B = 0; B < n; B++)
-                if (Kc[A * r + a] != 0 && Kc[B * r + b] != 0)
-                  e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a] * Kc[B * r + b]), mc->W[A * n + B]);
-            Wr[a * r + b] = e;
-          }
-      }
-    if (!cml_symsolve (ctx, r, Wr, 1, br, s1, u, piv, NULL))
-      {
-        fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
-                    "W restricted to the complement of its kernel is singular");
-        goto out;
-      }
-    for (guint a = 0; a < r; a++)
-      add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
-    sys->reg_name = "W restricted to (ker W)^⊥";
-    sys->reg_rows = r;
-    sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
-
-    vsym = g_new (int, k);
-    for (guint j = 0; j < k; j++)
-      {
-        g_autofree char *nm = g_strdup_printf ("(kernel multiplier %u)", j + 1);
-        vsym[j] = cml_expr_ctx_intern (ctx, nm);
-      }
-    for (guint A = 0; A < n; A++)
-      {
-        CmlExpr *e = ZERO (ctx);
-        for (guint a = 0; a < r; a++)
-          if (Kc[A * r + a] != 0)
-            e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a]), u[a]);
-        for (guint j = 0; j < k; j++)
-          if (K[A * k + j] != 0)
-            e = madd (ctx, e, cml_expr_num (ctx, K[A * k + j]), sym (ctx, vsym[j]));
-        ydot[A] = e;
-      }
-  }
 
   /* 3. primary constraints g_j = K_j · R */
   for (guint j = 0; j < k; j++)
     {
-      CmlExpr *g = ZERO (ctx);
-      for (guint A = 0; A < n; A++)
-        if (K[A * k + j] != 0)
-          g = madd (ctx, g, cml_expr_num (ctx, K[A * k + j]), mc->R[A]);
+      CmlExpr *g = gprim[j];
       if (vanishes_on (sys, g, G, move, m + n, &samples))
         continue;
       g_ptr_array_add (G, g);
@@ -1013,7 +1672,8 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       for (guint j = 0; j < k; j++)
         if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n, &samples))
           has_v = TRUE;
-      g_autofree char *gtxt = cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS);
+      g_autofree char *gtxt = drop_unit_factors (cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS),
+                                                 FALSE);
       if (has_v)
         {
           g_ptr_array_add (veq, dg);
@@ -1106,7 +1766,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       }
     for (guint j = 0; j < k; j++)
       {
-        g_autofree char *txt = cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS);
+        g_autofree char *txt = drop_unit_factors (cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS), FALSE);
         /* κ with a subscript: a name no model can use, so it never reads as a parameter */
         g_autofree char *sub = subscript_digits (j + 1);
         if (fixed[j])
@@ -1239,6 +1899,17 @@ compile_programs (CmlSystem *sys, GError **error)
     COMPILE (sys->newton_prog, sys->newton, sys->na + sys->na * sys->na);
   if (sys->fb->len)
     COMPILE (sys->fb_prog, (CmlExpr **) sys->fb->pdata, sys->fb->len);
+  if (sys->fb2)
+    {
+      /* inputs: t, the state, then the free velocities */
+      g_autofree int *fast2 = g_new (int, sys->n_fast + sys->fb_vak_nf);
+      memcpy (fast2, sys->fast_sym, sys->n_fast * sizeof (int));
+      memcpy (fast2 + sys->n_fast, sys->fb_aux_sym, sys->fb_vak_nf * sizeof (int));
+      sys->fb2_prog = cml_program_compile (ctx, (CmlExpr **) sys->fb2->pdata, sys->fb2->len, sys->param_sym,
+                                           sys->n_params, fast2, sys->n_fast + sys->fb_vak_nf, error);
+      if (sys->fb2_prog == NULL)
+        return FALSE;
+    }
   {
     /* every scene property, flattened in model order */
     g_autoptr (GPtrArray) outs = g_ptr_array_new ();
@@ -1328,13 +1999,13 @@ cml_system_new (CmlModel *model, GError **error)
   guint64 nonfinite0 = cml_expr_ctx_n_nonfinite (ctx);
 
   /* structure equations */
-  sys->structure_defect = structure_defect (sys);
-  sys->lie = sys->structure_defect < 1e-9;
-  if (!sys->lie)
-    g_ptr_array_add (model->warnings,
-                     g_strdup_printf ("%s: the structure equations of a Lie algebroid fail (defect %.3g): "
-                                      "running it as a general algebroid (in the sense of Grabowska and Grabowski, 2008)",
-                                      model->path, sys->structure_defect));
+  {
+    char *msg = NULL;
+    sys->structure_defect = structure_defect (sys, &msg);
+    sys->lie = sys->structure_defect < 1e-9;
+    if (msg)
+      g_ptr_array_add (model->warnings, msg);
+  }
 
   {
     g_autofree double *sample = make_sample (sys, 1);
@@ -1409,6 +2080,10 @@ cml_system_new (CmlModel *model, GError **error)
   /* reconstruction rates */
   for (guint k = 0; k < sys->nr; k++)
     sys->rhs[m + n + k] = user_expr (sys, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr);
+  if (sys->fb2)
+    for (guint k = 0; k < sys->nr; k++)
+      g_ptr_array_add (sys->fb2, cml_expr_subs (ctx, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr, n,
+                                                sys->subs_ids, sys->fb_yhat));
 
   /* fast inputs */
   sys->n_fast = 1 + sys->dim + sys->na;
@@ -1484,6 +2159,10 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->newton_prog, cml_program_free);
   g_clear_pointer (&sys->scene_prog, cml_program_free);
   g_clear_pointer (&sys->fb_prog, cml_program_free);
+  g_clear_pointer (&sys->fb2_prog, cml_program_free);
+  g_clear_pointer (&sys->fb2, g_ptr_array_unref);
+  g_free (sys->fb_aux_sym);
+  g_free (sys->fb_yhat);
   g_clear_pointer (&sys->native, cml_native_free);
   g_free (sys->native_error);
   g_mutex_clear (&sys->native_lock);
@@ -1551,9 +2230,10 @@ expr_text (CmlSystem *sys, CmlExpr *e, gboolean pretty)
           names[k] = ((CmlNamedExpr *) defs->pdata[k])->name;
           exprs[k] = ((CmlNamedExpr *) defs->pdata[k])->expr;
         }
-      return cml_expr_print_pretty_named (sys->ctx, e, DESCRIBE_MAX_CHARS, n, names, exprs);
+      return drop_unit_factors (cml_expr_print_pretty_named (sys->ctx, e, DESCRIBE_MAX_CHARS, n, names, exprs),
+                                TRUE);
     }
-  return cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS);
+  return drop_unit_factors (cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS), FALSE);
 }
 
 static char *
@@ -1793,12 +2473,20 @@ describe (CmlSystem *sys, gboolean pretty)
     }
   if (md->kind == CML_CONSTRAINTS_VAKONOMIC)
     {
+      GString *solved = g_string_new (NULL);
       g_string_append (s, "  with the velocities\n");
       for (guint A = 0; A < n; A++)
         {
           g_autofree char *nm = name_text (md->fibre[A], pretty);
-          append_expr_line (s, sys, nm, sys->subs_repl[A], pretty);
+          /* a free velocity that Newton's method finds is itself: no line "u1 = u1" */
+          if (cml_expr_symbol_id (sys->subs_repl[A]) == md->fibre_sym[A])
+            g_string_append_printf (solved, "%s%s", solved->len ? ", " : "", nm);
+          else
+            append_expr_line (s, sys, nm, sys->subs_repl[A], pretty);
         }
+      if (solved->len)
+        g_string_append_printf (s, "    %s: solved from the W1 relations by Newton's method at every step\n", solved->str);
+      g_string_free (solved, TRUE);
     }
   if (sys->h->len)
     {
@@ -2039,6 +2727,10 @@ needs_fallback (CmlSimulation *sim, const double *dz)
   for (guint A = 0; A < sys->n; A++)
     if (!isfinite (dz[sys->m + A]))
       return TRUE;
+  /* vakonomic: the positions' and reconstruction rates use the solved velocities too */
+  for (guint i = 0; sys->fb_vak_nf && i < sys->dim; i++)
+    if (!isfinite (dz[i]))
+      return TRUE;
   for (guint k = 0; k < np; k++)
     {
       double a = fabs (pv[k]);
@@ -2120,6 +2812,24 @@ rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
   if (!sys->na)
     fill_fast (sim, t, z);
   cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
+  if (sys->fb_vak_nf)
+    {
+      /* vakonomic: R_ab y = F(0) for the free velocities, then ẋ, ṗ and the
+       * reconstruction rates at them */
+      guint nf = sys->fb_vak_nf;
+      memcpy (A, o, nf * nf * sizeof (double));
+      memcpy (X, o + nf * nf, nf * sizeof (double));
+      if (!lu_solve (nf, A, 1, X))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the vakonomic regularity matrix R_ab is singular");
+          sim->reason_t = t;
+          return 1;
+        }
+      memcpy (sim->fast2, sim->fast, sys->n_fast * sizeof (double));
+      memcpy (sim->fast2 + sys->n_fast, X, nf * sizeof (double));
+      cml_program_run (sys->fb2_prog, sim->fast2, sim->regs_fb2, dz);
+      return 0;
+    }
   /* W X = [R | Φ_yᵀ] */
   memcpy (A, W, n * n * sizeof (double));
   for (guint B = 0; B < n; B++)
@@ -2388,6 +3098,8 @@ prepare_all (CmlSimulation *sim)
     cml_program_prepare (sys->newton_prog, sim->params, sim->regs_newton);
   if (sys->fb_prog)
     cml_program_prepare (sys->fb_prog, sim->params, sim->regs_fb);
+  if (sys->fb2_prog)
+    cml_program_prepare (sys->fb2_prog, sim->params, sim->regs_fb2);
   cml_program_prepare (sys->scene_prog, sim->params, sim->regs_scene);
 }
 
@@ -2424,6 +3136,11 @@ cml_simulation_new (CmlSystem *sys, GError **error)
       sim->regs_fb = g_new0 (double, cml_program_n_registers (sys->fb_prog));
       sim->fb_out = g_new0 (double, sys->fb->len);
       sim->fb_work = g_new0 (double, n * n + n * (1 + fs) + fs * fs + fs + 1);
+    }
+  if (sys->fb2_prog)
+    {
+      sim->regs_fb2 = g_new0 (double, cml_program_n_registers (sys->fb2_prog) + 1);
+      sim->fast2 = g_new0 (double, sys->n_fast + sys->fb_vak_nf);
     }
   sim->scene_out = g_new0 (double, cml_program_n_outputs (sys->scene_prog));
   sim->rhs_out = g_new0 (double, dim + sys->pivots->len);
@@ -2481,6 +3198,8 @@ cml_simulation_free (CmlSimulation *sim)
   g_free (sim->regs_fb);
   g_free (sim->fb_out);
   g_free (sim->fb_work);
+  g_free (sim->regs_fb2);
+  g_free (sim->fast2);
   g_free (sim->scene_out);
   g_free (sim->rhs_out);
   g_free (sim->proj_out);

@@ -62,6 +62,34 @@ static const char nh_model[] = PIVOT_HEAD
   "x = 3\n"
   "u = 1\n";
 
+/* The vakonomic form of the same motion: a third velocity w constrained to Ψ = 0 (w has no
+ * anchor), so L̃ = (3.5 − x) u²/2 + u v and R_ab = [[3.5 − x, 1], [1, 0]] over the free
+ * velocities (u, v), with the same vanishing first pivot.  W1: p1 = (3.5 − x) u + v,
+ * p2 = u; ṗ1 = ∂L̃/∂x = −u²/2, ṗ2 = 0: u = p2 = 1, v = p1 − (3.5 − x) u = t/2 from v0 = 0,
+ * as above. */
+static const char vak_model[] = PIVOT_HEAD
+  "base = x, y\n"
+  "fibre = u, v, w\n"
+  "\n"
+  "[anchor]\n"
+  "e1 = x: 1\n"
+  "e2 = y: 1\n"
+  "\n"
+  "[dynamics]\n"
+  "lagrangian = (3.5 - x)*u^2/2 + u*v + w^2/2\n"
+  "constraints = vakonomic\n"
+  "\n"
+  "[constraints]\n"
+  "w = 0\n"
+  "\n"
+  "[initial]\n"
+  "x = 3\n"
+  "u = 1\n"
+  "v = 0\n"
+  "\n"
+  "[output]\n"
+  "columns = x, y, u, v, p1\n";
+
 /* W = diag(1, 1 − t) becomes singular at t = 1: L = u²/2 + (1 − t) v²/2 − y gives
  * d/dt((1 − t) v) = −1, v = (v0 − t)/(1 − t), which blows up there (v0 = 0). */
 static const char losing_model[] =
@@ -136,6 +164,8 @@ static void test_el_crossing_rk8pd (void) { check_run (el_model, "3", "rk8pd"); 
 static void test_el_crossing_rkf45 (void) { check_run (el_model, "3", "rkf45"); }
 static void test_nh_at_zero_pivot (void) { check_run (nh_model, "3.5", "rk8pd"); }
 static void test_nh_crossing (void) { check_run (nh_model, "3.25", "rk8pd"); }
+static void test_vak_at_zero_pivot (void) { check_run (vak_model, "3.5", "rk8pd"); }
+static void test_vak_crossing (void) { check_run (vak_model, "3.25", "rk8pd"); }
 
 /* A matrix that does become singular: the run fails (exit 1) and says which matrix and
  * when (close to t = 1), not "step size underflow". */
@@ -165,6 +195,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/pivots/euler-lagrange/crossing-rkf45", test_el_crossing_rkf45);
   g_test_add_func ("/models/pivots/nonholonomic/zero-pivot", test_nh_at_zero_pivot);
   g_test_add_func ("/models/pivots/nonholonomic/crossing", test_nh_crossing);
+  g_test_add_func ("/models/pivots/vakonomic/zero-pivot", test_vak_at_zero_pivot);
+  g_test_add_func ("/models/pivots/vakonomic/crossing", test_vak_crossing);
   g_test_add_func ("/models/pivots/regularity-lost", test_regularity_lost);
   return g_test_run ();
 }

@@ -120,11 +120,30 @@ broken_sim (const char *text, const char *name)
   return sim;
 }
 
+/* The warning of a broken model names the identity that fails, for which sections, the
+ * line to look at and the point where it was found. */
+static void
+assert_warning (CmlSimulation *sim, const char *const *parts)
+{
+  CmlModel *model = cml_system_get_model (cml_simulation_get_system (sim));
+  g_assert_cmpuint (model->warnings->len, >=, 1);
+  const char *w = model->warnings->pdata[0];
+  g_test_message ("warning: %s", w);
+  for (guint k = 0; parts[k]; k++)
+    if (strstr (w, parts[k]) == NULL)
+      g_error ("the warning does not say “%s”: %s", parts[k], w);
+}
+
 static void
 test_broken_anchor (void)
 {
   g_autoptr (CmlSimulation) sim = broken_sim (broken_anchor_text, "broken-anchor.cml");
   const double x0 = 0.5, u = 0.3, w = 0.2;
+
+  /* [ρ(e1), ρ(e2)] − ρ([[e1, e2]]) = ∂x: its ∂/∂x component is 1; the anchor of e2 is on
+   * line 11 (there is no bracket line) */
+  assert_warning (sim, (const char *const[]) { "broken-anchor.cml:11: ", "the anchor is not a bracket morphism",
+                                               "e1, e2", "d/dx component 1", "at the sample point x = ", "general algebroid", NULL });
 
   g_assert_cmpfloat (cml_system_structure_defect (cml_simulation_get_system (sim)), ==, 1);
   sim_precise (sim);
@@ -142,6 +161,10 @@ static void
 test_broken_jacobi (void)
 {
   g_autoptr (CmlSimulation) sim = broken_sim (broken_jacobi_text, "broken-jacobi.cml");
+
+  /* the cyclic sum for (e1, e2, e3) is −e1; the first bracket involved is on line 10 */
+  assert_warning (sim, (const char *const[]) { "broken-jacobi.cml:10: ", "the Jacobi identity fails",
+                                               "e1, e2, e3", "e1 component -1", "general algebroid", NULL });
 
   /* the Euler–Poincaré-type equations of a general algebroid keep E = L (C antisymmetric) */
   sim_precise (sim);

@@ -1,0 +1,93 @@
+/* test-describe.c — the account of a system that `cmlab-cli info` prints says each thing
+ * once and in its simplest form: no factor 1 left over from rounding, no line "u1 = u1".
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-describe"
+
+#include "physics-util.h"
+
+/* W = [[1, −1], [−1, 1]]: ker W = span{(1, 1)}, which an SVD returns as (1, 1)/√2.
+ * R = (v − x, −y − u), so the primary constraint is (1, 1)·R = 0: u − v + x + y = 0. */
+static const char rotated_kernel[] =
+  "[model]\nname = rotated\ntitle = a kernel of W off the axes\n\n"
+  "[algebroid]\nbase = x, y\nfibre = u, v\n\n[anchor]\ne1 = x: 1\ne2 = y: 1\n\n"
+  "[dynamics]\nlagrangian = (u - v)^2/2 - (x^2 + y^2)/2 + x*v\n";
+
+/* A vakonomic system whose W1 relations are nonlinear in the free velocities (u1^4): they
+ * are solved by Newton's method, so the free velocities are their own state. */
+static const char nonlinear_vakonomic[] =
+  "[model]\nname = nonlinear-vakonomic\ntitle = W1 relations nonlinear in the velocities\n\n"
+  "[algebroid]\nbase = x1, x2, x3\nfibre = u1, u2, u3\n\n"
+  "[anchor]\ne1 = x1: 1\ne2 = x2: 1\ne3 = x3: 1\n\n"
+  "[dynamics]\nlagrangian = (u1^2 + u2^2)/2 + u1^4/4\nconstraints = vakonomic\n\n"
+  "[constraints]\nu3 = x1*u2\n\n[initial]\np1 = 1\n";
+
+static CmlSystem *
+system_from_text (const char *text, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_data (text, name, &error);
+  g_assert_no_error (error);
+  CmlSystem *sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sys);
+  return sys;
+}
+
+/* Whether TEXT has a number 1 standing alone as a factor: "1*u", "(1*y", " 1u", "−1(". */
+static gboolean
+has_unit_factor (const char *text)
+{
+  for (const char *p = text; *p; p++)
+    {
+      if (*p != '1')
+        continue;
+      gboolean starts = p == text || strchr (" (,{-", p[-1]) != NULL
+                        || (p - text >= 3 && strncmp (p - 3, "−", 3) == 0);
+      if (!starts)
+        continue;
+      if (p[1] == '*' || g_ascii_isalpha (p[1]) || p[1] == '(' || ((guchar) p[1] >= 0xc0 && strncmp (p + 1, "×", 2) != 0))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_kernel_exact (void)
+{
+  g_autoptr (CmlSystem) sys = system_from_text (rotated_kernel, "rotated.cml");
+  g_autofree char *plain = cml_system_describe (sys);
+  g_autofree char *readable = cml_system_describe_readable (sys);
+
+  g_test_message ("%s", plain);
+  g_assert_nonnull (strstr (plain, "ker W = span{(1, 1)}"));
+  g_assert_nonnull (strstr (plain, "primary constraint: u - v + x + y = 0"));
+  g_assert_false (has_unit_factor (plain));
+  g_assert_false (has_unit_factor (readable));
+}
+
+static void
+test_vakonomic_no_trivial_lines (void)
+{
+  g_autoptr (CmlSystem) sys = system_from_text (nonlinear_vakonomic, "nonlinear-vakonomic.cml");
+  g_autofree char *plain = cml_system_describe (sys);
+  g_autofree char *readable = cml_system_describe_readable (sys);
+
+  g_test_message ("%s", plain);
+  g_assert_null (strstr (plain, "u1 = u1\n"));
+  g_assert_null (strstr (plain, "u2 = u2\n"));
+  g_assert_null (strstr (readable, "u₁ = u₁\n"));
+  /* the constrained velocity is still given, and the free ones are said to be solved for */
+  g_assert_nonnull (strstr (plain, "u3 = u2*x1\n"));
+  g_assert_nonnull (strstr (plain, "u1, u2: solved from the W1 relations"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/describe/kernel-exact", test_kernel_exact);
+  g_test_add_func ("/describe/vakonomic-no-trivial-lines", test_vakonomic_no_trivial_lines);
+  return g_test_run ();
+}
