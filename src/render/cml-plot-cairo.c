@@ -121,9 +121,13 @@ set_series_dash (cairo_t *cr, const CmlPlotSeries *series, const CmlPlotStyle *s
     {
       double dashes[2] = { style->dash_on * sc, style->dash_off * sc };
       cairo_set_dash (cr, dashes, 2, 0);
+      cairo_set_line_width (cr, style->dash_width * sc);
     }
   else
-    cairo_set_dash (cr, NULL, 0, 0);
+    {
+      cairo_set_dash (cr, NULL, 0, 0);
+      cairo_set_line_width (cr, style->line_width * sc);
+    }
 }
 
 /* Half a pixel off when LW is odd, so 1-px lines are crisp on an image. */
@@ -188,6 +192,7 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
       stroke_points (cr, points);
     }
   cairo_set_dash (cr, NULL, 0, 0);
+  cairo_set_line_width (cr, style->line_width * sc);
   cairo_restore (cr);
 
   /* axes (left and bottom) and tick marks, outwards */
@@ -232,6 +237,7 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
       cairo_rel_line_to (cr, L.legend_swatch, 0);
       cairo_stroke (cr);
       cairo_set_dash (cr, NULL, 0, 0);
+      cairo_set_line_width (cr, style->line_width * sc);
       draw_label (&tc, l, &style->foreground);
     }
 

@@ -556,7 +556,7 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
       rgba_bytes (&c, rgba);
       if (cml_plot_series_get_dashed (cml_plot_get_series (plot, i)))
         add_dashes (self->lines, self->points, self->dashes, style->dash_on * sc, style->dash_off * sc, rgba,
-                    0.5 * lw);
+                    0.5 * style->dash_width * sc);
       else
         add_polyline (self->lines, self->points, rgba, 0.5 * lw, column);
     }
@@ -591,7 +591,7 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
           g_array_set_size (self->points, 0);
           g_array_append_vals (self->points, swatch, 4);
           add_dashes (self->lines, self->points, self->dashes, style->dash_on * sc, style->dash_off * sc, rgba,
-                      0.5 * lw);
+                      0.5 * style->dash_width * sc);
         }
       else
         add_line (self->lines, x1 - L.legend_swatch, y, x1, y, rgba, 0.5 * lw);

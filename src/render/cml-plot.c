@@ -57,6 +57,7 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
       style->min_tick_spacing = 40;
       style->dash_on = 10;
       style->dash_off = 10;
+      style->dash_width = 9;
     }
   else
     {
@@ -70,6 +71,7 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
       style->min_tick_spacing = 24;
       style->dash_on = 6;
       style->dash_off = 6;
+      style->dash_width = 4.5;
     }
 }
 

@@ -67,6 +67,9 @@ typedef struct
   double      min_tick_spacing; /* px between tick labels at least (x axis) */
   double      dash_on, dash_off; /* a dashed series (a closed form): px of line, px of gap
                                   * (the round caps of the line widen each dash by its width) */
+  double      dash_width;   /* a dashed series' line, px: wider than line_width, so that a
+                             * closed form added before (under) the data it matches shows
+                             * on both sides of it */
   double      scale;        /* device pixels per px (HiDPI); the size factor for export */
 } CmlPlotStyle;
 

@@ -1097,13 +1097,13 @@ test_dashed (void)
   g_assert_cmpuint (solid_runs, ==, 1);
   g_assert_cmpint (longest, ==, x1 - x0);
 
-  /* the dashes: one per (on + off) px, each about on + the line's width (round caps) */
+  /* the dashes: one per (on + off) px, each about on + the dashed line's width (round caps) */
   guint dashed_runs = count_runs (img, &dashed_c, x0, x1, &longest);
   double period = style.dash_on + style.dash_off;
   g_test_message ("dashed: %u runs over %d px, longest %d px", dashed_runs, x1 - x0, longest);
   g_assert_cmpfloat (dashed_runs, >=, floor ((x1 - x0) / period) - 1);
   g_assert_cmpfloat (dashed_runs, <=, ceil ((x1 - x0) / period) + 1);
-  g_assert_cmpint (longest, <=, (int) (style.dash_on + style.line_width) + 2);
+  g_assert_cmpint (longest, <=, (int) (style.dash_on + style.dash_width) + 2);
   g_assert_cmpint (longest, >=, (int) style.dash_on - 1);
   cairo_surface_destroy (img);
 }
