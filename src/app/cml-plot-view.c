@@ -243,6 +243,8 @@ on_error_clicked (CmlPlotView *self)
 {
   if (self->reference == NULL)
     return;
+  /* errors against time, whatever was plotted against what */
+  g_clear_pointer (&self->x_name, g_free);
   g_ptr_array_set_size (self->y_names, 0);
   for (guint i = 0; i < cml_reference_get_n (self->reference); i++)
     g_ptr_array_add (self->y_names, g_strdup_printf ("%s_err", cml_reference_get_name (self->reference, i)));
