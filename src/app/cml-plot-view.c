@@ -18,6 +18,7 @@
 #include "cml-gl-probe.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot-gl.h"
+#include "cml-reference.h"
 #include "cml-window.h"
 
 struct _CmlPlotView
@@ -32,6 +33,7 @@ struct _CmlPlotView
   GtkPopover     *y_popover;
   GtkWidget      *monitors_button;
   GtkWidget      *residual_button;
+  GtkWidget      *error_button;  /* "Error against the closed form": every NAME_err */
   GtkBox         *y_list;
   GtkDropDown    *x_dropdown;
   GtkStringList  *x_model;
@@ -47,6 +49,12 @@ struct _CmlPlotView
   CmlPlotColumn  *t_column;
   GPtrArray      *columns;       /* CmlPlotColumn*, one per observable */
   CmlPlotView    *data_owner;    /* weak: the view whose columns this one shows, or NULL */
+  CmlReference   *reference;     /* the model's closed forms ([reference]), or NULL */
+  GPtrArray      *ref_columns;   /* CmlPlotColumn*, two per reference: NAME_ref, NAME_err
+                                  * (shared with the owner like the columns) */
+  GArray         *ref_scratch;   /* double: the reference columns of the samples pushed */
+  gboolean        ref_started;   /* the closed forms know the run's start */
+  gboolean        show_reference;/* closed forms drawn dashed beside their quantities */
   GPtrArray      *checks;        /* GtkCheckButton*, one per observable (y_list) */
   char           *x_name;        /* NULL: time */
   GPtrArray      *y_names;       /* char* */
@@ -64,12 +72,14 @@ enum
 {
   PROP_0,
   PROP_EQUAL_SCALES,
+  PROP_SHOW_REFERENCE,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
 
 static void rebuild_series (CmlPlotView *self);
+static void current_parameters (CmlPlotView *self, CmlModel *model, double *values);
 
 /* ---- helpers --------------------------------------------------------------------------- */
 
@@ -79,10 +89,27 @@ view_model (CmlPlotView *self)
   return self->system ? cml_system_get_model (self->system) : NULL;
 }
 
+/* The reference that NAME_ref or NAME_err (SUFFIX "_ref", "_err") names, or -1; an
+ * observable of that name wins. */
+static int
+reference_of (CmlPlotView *self, const char *name, const char *suffix)
+{
+  if (self->reference == NULL || !g_str_has_suffix (name, suffix)
+      || cml_system_observable_index (self->system, name) >= 0)
+    return -1;
+  g_autofree char *base = g_strndup (name, strlen (name) - strlen (suffix));
+  return cml_reference_find (self->reference, base);
+}
+
 static const char *
 unit_of (CmlPlotView *self, const char *name)
 {
   CmlModel *model = view_model (self);
+  int r = reference_of (self, name, "_err");
+  if (r < 0)
+    r = reference_of (self, name, "_ref");
+  if (r >= 0)
+    name = cml_reference_get_name (self->reference, (guint) r);
   const char *unit = model ? cml_model_unit (model, name) : NULL;
   /* "1" (dimensionless) would read "q0 [1]" */
   return unit && strcmp (unit, "1") != 0 ? unit : "";
@@ -165,6 +192,7 @@ sync_selectors (CmlPlotView *self)
   g_autoptr (GPtrArray) monitors = monitor_names (self);
   gtk_widget_set_visible (self->residual_button, has_residual);
   gtk_widget_set_visible (self->monitors_button, monitors->len > 0);
+  gtk_widget_set_visible (self->error_button, self->reference != NULL);
 
   self->syncing = FALSE;
 }
@@ -205,6 +233,21 @@ on_residual_clicked (CmlPlotView *self)
 {
   g_ptr_array_set_size (self->y_names, 0);
   g_ptr_array_add (self->y_names, g_strdup ("residual"));
+  rebuild_series (self);
+  gtk_popover_popdown (self->y_popover);
+}
+
+/* The live error of every closed form, NAME_err = the run minus the closed form. */
+static void
+on_error_clicked (CmlPlotView *self)
+{
+  if (self->reference == NULL)
+    return;
+  /* errors against time, whatever was plotted against what */
+  g_clear_pointer (&self->x_name, g_free);
+  g_ptr_array_set_size (self->y_names, 0);
+  for (guint i = 0; i < cml_reference_get_n (self->reference); i++)
+    g_ptr_array_add (self->y_names, g_strdup_printf ("%s_err", cml_reference_get_name (self->reference, i)));
   rebuild_series (self);
   gtk_popover_popdown (self->y_popover);
 }
@@ -266,11 +309,30 @@ fill_selectors (CmlPlotView *self)
 
 /* ---- the plot -------------------------------------------------------------------------- */
 
+/* The column of an observable, or of a closed form's value or error (NAME_ref, NAME_err). */
 static CmlPlotColumn *
 column_of (CmlPlotView *self, const char *name)
 {
   int idx = self->system ? cml_system_observable_index (self->system, name) : -1;
-  return idx >= 0 && (guint) idx < self->columns->len ? g_ptr_array_index (self->columns, idx) : NULL;
+  if (idx >= 0)
+    return (guint) idx < self->columns->len ? g_ptr_array_index (self->columns, idx) : NULL;
+  int r = self->system ? reference_of (self, name, "_ref") : -1;
+  if (r >= 0 && 2 * (guint) r < self->ref_columns->len)
+    return g_ptr_array_index (self->ref_columns, 2 * r);
+  r = self->system ? reference_of (self, name, "_err") : -1;
+  if (r >= 0 && 2 * (guint) r + 1 < self->ref_columns->len)
+    return g_ptr_array_index (self->ref_columns, 2 * r + 1);
+  return NULL;
+}
+
+/* The closed form of observable NAME as a column, or NULL (none, or hidden). */
+static CmlPlotColumn *
+reference_column_of (CmlPlotView *self, const char *name)
+{
+  if (!self->show_reference || self->reference == NULL)
+    return NULL;
+  int r = cml_reference_find (self->reference, name);
+  return r >= 0 && 2 * (guint) r < self->ref_columns->len ? g_ptr_array_index (self->ref_columns, 2 * r) : NULL;
 }
 
 /* Makes the plot's series and axis titles from the selection. */
@@ -298,6 +360,7 @@ rebuild_series (CmlPlotView *self)
    * unit share "[unit]", mixed units leave the legend to tell */
   const char *common_unit = NULL;
   gboolean mixed = FALSE;
+  guint n_primary = 0;
   g_autoptr (GString) names = g_string_new (NULL);
   for (guint k = 0; k < self->y_names->len; k++)
     {
@@ -313,6 +376,21 @@ rebuild_series (CmlPlotView *self)
       const char *unit = unit_of (self, name);
       g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (name, unit, self->t_column,
                                                                            x_column, y_column);
+      guint colour = n_primary++;
+      cml_plot_series_set_palette_index (series, colour);
+      /* its closed form, dashed in the same colour (a phase portrait needs both axes'),
+       * under the data: where the two agree, the dashes show on both sides of the line */
+      CmlPlotColumn *y_ref = reference_column_of (self, name);
+      CmlPlotColumn *x_ref = self->x_name ? reference_column_of (self, self->x_name) : self->t_column;
+      if (y_ref && x_ref)
+        {
+          g_autofree char *label = g_strdup_printf ("%s (closed form)", name);
+          g_autoptr (CmlPlotSeries) closed = cml_plot_series_new_for_columns (label, unit, self->t_column, x_ref,
+                                                                               y_ref);
+          cml_plot_series_set_palette_index (closed, colour);
+          cml_plot_series_set_dashed (closed, TRUE);
+          cml_plot_add_series (plot, closed);
+        }
       cml_plot_add_series (plot, series);
       if (common_unit == NULL)
         common_unit = unit;
@@ -322,7 +400,7 @@ rebuild_series (CmlPlotView *self)
     }
 
   CmlPlotAxis *y_axis = cml_plot_get_y_axis (plot);
-  guint n_series = cml_plot_get_n_series (plot);
+  guint n_series = n_primary;
   if (n_series == 1)
     cml_plot_axis_set_label (y_axis, names->str, common_unit);
   else if (n_series > 1 && !mixed)
@@ -727,6 +805,9 @@ cml_plot_view_finalize (GObject *object)
   g_clear_pointer (&self->plot, cml_plot_unref);
   g_clear_pointer (&self->t_column, cml_plot_column_unref);
   g_clear_pointer (&self->columns, g_ptr_array_unref);
+  g_clear_pointer (&self->reference, cml_reference_free);
+  g_clear_pointer (&self->ref_columns, g_ptr_array_unref);
+  g_clear_pointer (&self->ref_scratch, g_array_unref);
   g_clear_pointer (&self->checks, g_ptr_array_unref);
   g_clear_pointer (&self->y_names, g_ptr_array_unref);
   g_free (self->x_name);
@@ -743,6 +824,9 @@ cml_plot_view_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_EQUAL_SCALES:
       g_value_set_boolean (value, cml_plot_get_equal_scales (self->plot));
       break;
+    case PROP_SHOW_REFERENCE:
+      g_value_set_boolean (value, self->show_reference);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -758,6 +842,9 @@ cml_plot_view_set_property (GObject *object, guint prop_id, const GValue *value,
     {
     case PROP_EQUAL_SCALES:
       cml_plot_view_set_equal_scales (self, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_REFERENCE:
+      cml_plot_view_set_show_reference (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -780,6 +867,11 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   properties[PROP_EQUAL_SCALES] =
     g_param_spec_boolean ("equal-scales", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the closed forms ([reference]) drawn dashed beside their quantities (the plot menu's
+   * "Closed Form") */
+  properties[PROP_SHOW_REFERENCE] =
+    g_param_spec_boolean ("show-reference", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-plot-view.ui");
@@ -790,6 +882,7 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_popover);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, monitors_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, residual_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, error_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_list);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, x_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, x_model);
@@ -799,6 +892,7 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, export_button);
   gtk_widget_class_bind_template_callback (widget_class, on_monitors_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_residual_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_error_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_show_all_toggled);
   gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
   gtk_widget_class_bind_template_callback (widget_class, on_area_unrealize);
@@ -806,6 +900,7 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
 
   gtk_widget_class_install_action (widget_class, "plot.export", "s", export_action);
   gtk_widget_class_install_property_action (widget_class, "plot.equal-scales", "equal-scales");
+  gtk_widget_class_install_property_action (widget_class, "plot.show-reference", "show-reference");
   gtk_widget_class_set_css_name (widget_class, "cmlplotview");
 }
 
@@ -823,11 +918,15 @@ cml_plot_view_init (CmlPlotView *self)
   self->plot = cml_plot_new ();
   self->t_column = cml_plot_column_new ();
   self->columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
+  self->ref_columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
+  self->ref_scratch = g_array_new (FALSE, FALSE, sizeof (double));
+  self->show_reference = TRUE;
   self->checks = g_ptr_array_new ();
   self->y_names = g_ptr_array_new_with_free_func (g_free);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");
 
   g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (on_x_selected), self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-reference", FALSE);
   sync_selectors (self);
 }
 
@@ -849,6 +948,19 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
   g_clear_pointer (&self->system, cml_system_unref);
   self->system = sys;
 
+  /* the closed forms, if the model has any (the menu's "Closed Form" only then) */
+  g_clear_pointer (&self->reference, cml_reference_free);
+  self->ref_started = FALSE;
+  if (sys)
+    {
+      g_autoptr (GError) error = NULL;
+      self->reference = cml_reference_new (sys, &error);
+      if (error)
+        g_warning ("the closed forms of %s: %s", cml_system_get_model (sys)->name, error->message);
+    }
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-reference", self->reference != NULL);
+  guint n_ref = self->reference ? 2 * cml_reference_get_n (self->reference) : 0;
+
   /* fresh columns: one per observable, all sharing the time column — or the owner's */
   cml_plot_remove_all_series (self->plot);
   guint n = sys ? cml_system_n_observables (sys) : 0;
@@ -856,6 +968,8 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
     {
       g_ptr_array_unref (self->columns);
       self->columns = g_ptr_array_ref (self->data_owner->columns);
+      g_ptr_array_unref (self->ref_columns);
+      self->ref_columns = g_ptr_array_ref (self->data_owner->ref_columns);
       cml_plot_column_unref (self->t_column);
       self->t_column = cml_plot_column_ref (self->data_owner->t_column);
     }
@@ -866,6 +980,8 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
           /* the owner shows another system: stop sharing */
           g_ptr_array_unref (self->columns);
           self->columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
+          g_ptr_array_unref (self->ref_columns);
+          self->ref_columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
           cml_plot_column_unref (self->t_column);
           self->t_column = cml_plot_column_new ();
           g_object_remove_weak_pointer (G_OBJECT (self->data_owner), (gpointer *) &self->data_owner);
@@ -875,6 +991,9 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
       cml_plot_column_clear (self->t_column);
       for (guint i = 0; i < n; i++)
         g_ptr_array_add (self->columns, cml_plot_column_new ());
+      g_ptr_array_set_size (self->ref_columns, 0);
+      for (guint i = 0; i < n_ref; i++)
+        g_ptr_array_add (self->ref_columns, cml_plot_column_new ());
     }
 
   fill_selectors (self);
@@ -940,10 +1059,46 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
   if (n_have > 0 && t[0] < cml_plot_column_get_data (self->t_column)[n_have - 1])
     cml_plot_view_clear (self);
 
+  /* the closed forms start where the run does: its first sample, at t = 0 */
+  if (self->reference && cml_plot_column_get_n (self->t_column) == 0)
+    {
+      CmlModel *model = view_model (self);
+      g_autofree double *params = g_new (double, model->params->len + 1);
+      current_parameters (self, model, params);
+      self->ref_started = t[0] == 0;
+      if (self->ref_started)
+        cml_reference_start (self->reference, params, rows);
+    }
+
   /* every observable's column, so any later selection has the whole run */
   cml_plot_column_append (self->t_column, t, n, 1);
   for (guint j = 0; j < n_obs; j++)
     cml_plot_column_append (g_ptr_array_index (self->columns, j), rows + j, n, n_cols);
+
+  /* and the closed forms' values and errors beside them (NaN without a start) */
+  if (self->reference && self->ref_columns->len > 0)
+    {
+      guint n_ref = self->ref_columns->len;
+      g_array_set_size (self->ref_scratch, (gsize) n * n_ref);
+      double *out = (double *) (gpointer) self->ref_scratch->data;
+      for (guint k = 0; k < n; k++)
+        {
+          double *row = out + (gsize) k * n_ref;
+          if (!self->ref_started)
+            {
+              for (guint j = 0; j < n_ref; j++)
+                row[j] = NAN;
+              continue;
+            }
+          /* the values, then the errors */
+          cml_reference_compare (self->reference, t[k], rows + (gsize) k * n_cols, row, row + n_ref / 2);
+        }
+      for (guint i = 0; 2 * i < n_ref; i++)
+        {
+          cml_plot_column_append (g_ptr_array_index (self->ref_columns, 2 * i), out + i, n, n_ref);
+          cml_plot_column_append (g_ptr_array_index (self->ref_columns, 2 * i + 1), out + n_ref / 2 + i, n, n_ref);
+        }
+    }
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -957,6 +1112,9 @@ cml_plot_view_clear (CmlPlotView *self)
       cml_plot_column_clear (self->t_column);
       for (guint j = 0; j < self->columns->len; j++)
         cml_plot_column_clear (g_ptr_array_index (self->columns, j));
+      for (guint j = 0; j < self->ref_columns->len; j++)
+        cml_plot_column_clear (g_ptr_array_index (self->ref_columns, j));
+      self->ref_started = FALSE;
     }
   cml_plot_reset_ranges (self->plot);
   gtk_gl_area_queue_render (self->area);
@@ -1097,6 +1255,33 @@ cml_plot_view_set_equal_scales (CmlPlotView *self, gboolean equal_scales)
   cml_plot_set_equal_scales (self->plot, equal_scales);
   gtk_gl_area_queue_render (self->area);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EQUAL_SCALES]);
+}
+
+void
+cml_plot_view_set_show_reference (CmlPlotView *self, gboolean show)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+
+  show = !!show;
+  if (self->show_reference == show)
+    return;
+  self->show_reference = show;
+  rebuild_series (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_REFERENCE]);
+}
+
+gboolean
+cml_plot_view_get_show_reference (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  return self->show_reference;
+}
+
+gboolean
+cml_plot_view_has_reference (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  return self->reference != NULL;
 }
 
 gboolean

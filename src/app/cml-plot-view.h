@@ -77,6 +77,17 @@ gboolean   cml_plot_view_export (CmlPlotView *self, const char *path, GError **e
 void       cml_plot_view_set_equal_scales (CmlPlotView *self, gboolean equal_scales);
 gboolean   cml_plot_view_get_equal_scales (CmlPlotView *self);
 
+/* Closed forms (the model's [reference] group): each quantity that has one gets a dashed
+ * curve of its colour, "NAME (closed form)" in the legend (in a phase portrait, when both
+ * axes have one); the quantity chooser's "Error against the closed form" plots NAME_err,
+ * the run minus the closed form, for every one.  The closed forms start from the run's
+ * first sample (t = 0) with the parameters of that moment.  Shown by default; also the
+ * property "show-reference" and the menu's check item "plot.show-reference" (enabled only
+ * for a model with closed forms). */
+void       cml_plot_view_set_show_reference (CmlPlotView *self, gboolean show);
+gboolean   cml_plot_view_get_show_reference (CmlPlotView *self);
+gboolean   cml_plot_view_has_reference (CmlPlotView *self);
+
 /* The data the view holds (shared with the owner's when share_data was called):
  * the system, the time column and one column per observable (INDEX in the system's
  * observable order; NULL past the end).  Owned by the view. */

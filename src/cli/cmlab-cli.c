@@ -33,6 +33,7 @@ static const char *usage_text =
   "Usage:\n"
   "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... --t-end T --dt-out H\n"
   "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
+  "            [--reference]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
   "            [--rtol R] [--atol A] [--progress lines] -o FILE.{mp4,webm,gif,%05d.png}\n"
@@ -73,6 +74,7 @@ typedef struct
   gboolean    has_rtol, has_atol, has_step;
   const char *format;
   const char *output;
+  gboolean    reference; /* --reference: NAME_ref and NAME_err columns from [reference] */
 } Options;
 
 /* Parses the arguments after the sub-command; returns 0 or an exit status. */
@@ -132,6 +134,8 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
         o->format = val;
       else if (simulate && (TAKE ("-o") || TAKE ("--output")))
         o->output = val;
+      else if (simulate && g_str_equal (a, "--reference"))
+        o->reference = TRUE;
       else if (missing != NULL)
         return usage_error ("option %s needs a value", missing);
       else if (a[0] == '-' && a[1] != '\0')
@@ -229,12 +233,29 @@ cmd_simulate (int argc, char **argv)
         return EXIT_USAGE;
       }
   }
+  /* --reference: the closed forms of [reference], from the state just set */
+  g_autoptr (CmlReference) reference = NULL;
+  if (o.reference)
+    {
+      reference = cml_reference_new (sys, &error);
+      if (reference == NULL)
+        {
+          if (error)
+            fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          else
+            fprintf (stderr, "cmlab-cli: --reference: %s has no [reference] group (no closed form to compare with)\n",
+                     model->name);
+          return EXIT_USAGE;
+        }
+      cml_reference_start_from_simulation (reference, sim);
+    }
   g_autoptr (CmlOutput) out = cml_output_new (o.output, format, &error);
   if (out == NULL)
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return EXIT_USAGE;
     }
+  cml_output_set_reference (out, reference);
   if (!cml_output_begin (out, sim, (const char *const *) model->columns, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

@@ -38,6 +38,7 @@ typedef enum
   SYM_RECON = 1 << 6,
   SYM_DEFINITION = 1 << 7,
   SYM_MONITOR = 1 << 8,
+  SYM_INITIAL = 1 << 9, /* [reference]: an observable's value at t = 0, "x_0" */
 } SymKind;
 
 typedef struct
@@ -193,6 +194,7 @@ kind_name (SymKind k)
     case SYM_RECON: return "reconstruction variable";
     case SYM_DEFINITION: return "definition";
     case SYM_MONITOR: return "monitor";
+    case SYM_INITIAL: return "initial value";
     default: return "name";
     }
 }
@@ -1503,12 +1505,87 @@ load_scene_object (Loader *ld, const char *group)
   return TRUE;
 }
 
+/* [reference]: "name = closed form", NAME an observable (a coordinate, velocity, momentum,
+ * reconstruction variable or monitor), the expression in t, the parameters and the values
+ * at t = 0 of the observables, written NAME_0 ("x_0").  Declared last, so that no other
+ * group can use a NAME_0.  cml-reference.c compiles and evaluates them. */
+static gboolean
+load_reference (Loader *ld)
+{
+  CmlModel *model = ld->model;
+  CmlExprCtx *ctx = model->ctx;
+  const SymKind observable = SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR;
+  g_auto (GStrv) keys = NULL;
+
+  if (!g_key_file_has_group (ld->kf, "reference"))
+    return TRUE;
+
+  /* the initial values: one NAME_0 per observable, unless the model already uses that
+   * name for something else (then the closed forms cannot tell them apart) */
+  guint ns = cml_expr_ctx_n_symbols (ctx);
+  for (guint id = 0; id < ns; id++)
+    {
+      if (!(sym_kind (ld, (int) id) & observable))
+        continue;
+      g_autofree char *zero = g_strdup_printf ("%s_0", cml_expr_ctx_symbol_name (ctx, (int) id));
+      if (cml_expr_ctx_lookup (ctx, zero) >= 0)
+        return fail (ld, line_of (ld, "reference", NULL), 0, CML_ERROR_MODEL,
+                     "[reference] writes the value of “%s” at t = 0 as “%s”, but the model has a %s of that "
+                     "name: rename it", cml_expr_ctx_symbol_name (ctx, (int) id), zero,
+                     kind_name (sym_kind (ld, cml_expr_ctx_lookup (ctx, zero))));
+      CmlInitialSym is = { .sym = (int) id };
+      is.zero_sym = cml_expr_ctx_intern (ctx, zero);
+      g_hash_table_insert (ld->kinds, GINT_TO_POINTER (is.zero_sym), GINT_TO_POINTER (SYM_INITIAL));
+      g_array_append_val (model->initial_syms, is);
+    }
+
+  keys = g_key_file_get_keys (ld->kf, "reference", NULL, NULL);
+  for (int k = 0; keys && keys[k]; k++)
+    {
+      int line = line_of (ld, "reference", keys[k]);
+      int id = cml_expr_ctx_lookup (ctx, keys[k]);
+      g_autofree char *what = g_strdup_printf ("the closed form of “%s”", keys[k]);
+
+      if (id < 0)
+        return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
+                     "[reference]: unknown name “%s” (a closed form is given for a coordinate, velocity, "
+                     "momentum, reconstruction variable or monitor)", keys[k]);
+      if (!(sym_kind (ld, id) & observable))
+        return fail (ld, line, 0, CML_ERROR_MODEL,
+                     "[reference]: “%s” is a %s, not an observable (a closed form is given for a coordinate, "
+                     "velocity, momentum, reconstruction variable or monitor)", keys[k],
+                     kind_name (sym_kind (ld, id)));
+
+      CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
+      ne->name = g_strdup (keys[k]);
+      ne->sym = id;
+      ne->line = line;
+      g_ptr_array_add (model->references, ne);
+      ne->expr = parse_key (ld, "reference", keys[k], SYM_PARAM | SYM_TIME | SYM_INITIAL, what);
+      if (ne->expr == NULL)
+        {
+          /* a closed form depends on the state only through the start: say how to write it */
+          GError *e = ld->error ? *ld->error : NULL;
+          if (e && strstr (e->message, " may not use the ") && !strstr (e->message, "initial value"))
+            {
+              char *msg = g_strdup_printf ("%s (a closed form depends on t, the parameters and the values at "
+                                           "t = 0, written NAME_0)", e->message);
+              g_free (e->message);
+              e->message = msg;
+            }
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 check_groups (Loader *ld)
 {
   static const char *known[] = {
     "model", "parameters", "definitions", "algebroid", "anchor", "brackets", "dynamics",
-    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "output", NULL
+    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "output",
+    "reference", NULL
   };
   g_auto (GStrv) groups = g_key_file_get_groups (ld->kf, NULL);
 
@@ -1539,6 +1616,8 @@ model_alloc (void)
   model->presets = g_ptr_array_new_with_free_func (preset_free);
   model->scene = g_ptr_array_new_with_free_func (scene_object_free);
   model->warnings = g_ptr_array_new_with_free_func (g_free);
+  model->references = g_ptr_array_new_with_free_func (named_expr_free);
+  model->initial_syms = g_array_new (FALSE, FALSE, sizeof (CmlInitialSym));
   return model;
 }
 
@@ -1611,6 +1690,8 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
             ok = load_scene_object (&ld, groups[k]);
         }
     }
+  /* last: the "NAME_0" names it declares exist for the closed forms only */
+  ok = ok && load_reference (&ld);
   if (ok)
     {
       /* Remember definitions as named quantities (columns, plots). */
@@ -1845,6 +1926,8 @@ cml_model_unref (CmlModel *model)
   g_ptr_array_unref (model->presets);
   g_ptr_array_unref (model->scene);
   g_ptr_array_unref (model->warnings);
+  g_ptr_array_unref (model->references);
+  g_array_unref (model->initial_syms);
   cml_expr_ctx_free (model->ctx);
   g_free (model);
 }

@@ -56,6 +56,14 @@ typedef struct
   gboolean conserved; /* monitors: declared a conserved quantity ("| conserved") */
 } CmlNamedExpr;
 
+/* [reference]: a name of the model's context and the symbol of its value at t = 0
+ * ("x" and "x_0"), which closed forms may use. */
+typedef struct
+{
+  int sym;      /* the observable: a coordinate, velocity, momentum, reconstruction variable or monitor */
+  int zero_sym; /* "NAME_0" */
+} CmlInitialSym;
+
 typedef struct
 {
   char       *name;
@@ -122,6 +130,9 @@ struct _CmlModel
   GPtrArray  *presets;        /* CmlPreset* */
   GPtrArray  *scene;          /* CmlSceneObject* */
   GPtrArray  *warnings;       /* char*: things the user should know (general algebroid …) */
+  GPtrArray  *references;     /* CmlNamedExpr*: [reference] closed forms, in file order: name and sym
+                               * the observable, expr in t, parameters and initial values (never NULL) */
+  GArray     *initial_syms;   /* CmlInitialSym: the "NAME_0" symbols the references may use */
 };
 
 /* Loads and validates a model file.  Errors (CML_ERROR_*) are "FILE:LINE: message" or

@@ -35,6 +35,8 @@ struct _CmlOutput
   int    *cols;     /* observable indices */
   guint   n_cols;
   double *obs;
+  CmlReference *ref;   /* closed forms written as NAME_ref, NAME_err, or NULL (not owned) */
+  double *ref_values, *ref_errors;
   guint64 n_rows;
   gboolean done;
 };
@@ -177,6 +179,50 @@ number (FILE *fp, CmlOutputFormat format, double v)
     fputs (format == CML_OUTPUT_JSON ? "null" : (isnan (v) ? "nan" : v > 0 ? "inf" : "-inf"), fp);
 }
 
+void
+cml_output_set_reference (CmlOutput *out, CmlReference *ref)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (out->n_rows == 0);
+  out->ref = ref;
+  g_clear_pointer (&out->ref_values, g_free);
+  g_clear_pointer (&out->ref_errors, g_free);
+  if (ref)
+    {
+      out->ref_values = g_new0 (double, cml_reference_get_n (ref) + 1);
+      out->ref_errors = g_new0 (double, cml_reference_get_n (ref) + 1);
+    }
+}
+
+/* The reference columns' names: NAME_ref, NAME_err for reference I / 2. */
+static char *
+ref_column_name (CmlOutput *out, guint i)
+{
+  return g_strdup_printf ("%s_%s", cml_reference_get_name (out->ref, i / 2), i % 2 ? "err" : "ref");
+}
+
+static guint
+n_ref_columns (CmlOutput *out)
+{
+  return out->ref ? 2 * cml_reference_get_n (out->ref) : 0;
+}
+
+/* The reference columns of a row at T with observables OBS. */
+static void
+ref_row (CmlOutput *out, double t, const double *obs)
+{
+  if (out->ref == NULL)
+    return;
+  cml_reference_compare (out->ref, t, obs, out->ref_values, out->ref_errors);
+  for (guint i = 0; i < cml_reference_get_n (out->ref); i++)
+    {
+      fputc (',', out->fp);
+      number (out->fp, out->format, out->ref_values[i]);
+      fputc (',', out->fp);
+      number (out->fp, out->format, out->ref_errors[i]);
+    }
+}
+
 gboolean
 cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns, GError **error)
 {
@@ -230,10 +276,22 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
           comment_text (out->fp, shown_unit (cml_model_unit (model, columns[k])));
           fputs ("]", out->fp);
         }
+      for (guint k = 0; k < n_ref_columns (out); k++)
+        {
+          g_autofree char *name = ref_column_name (out, k);
+          fprintf (out->fp, ", %s [", name);
+          comment_text (out->fp, shown_unit (cml_model_unit (model, cml_reference_get_name (out->ref, k / 2))));
+          fputs ("]", out->fp);
+        }
       fputs ("\n", out->fp);
       fputs ("t", out->fp);
       for (guint k = 0; k < n; k++)
         fprintf (out->fp, ",%s", columns[k]);
+      for (guint k = 0; k < n_ref_columns (out); k++)
+        {
+          g_autofree char *name = ref_column_name (out, k);
+          fprintf (out->fp, ",%s", name);
+        }
       fputs ("\n", out->fp);
     }
   else
@@ -270,12 +328,23 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
           fputs (", ", out->fp);
           json_string (out->fp, columns[k]);
         }
+      for (guint k = 0; k < n_ref_columns (out); k++)
+        {
+          g_autofree char *name = ref_column_name (out, k);
+          fputs (", ", out->fp);
+          json_string (out->fp, name);
+        }
       fputs ("],\n  \"units\": [", out->fp);
       json_string (out->fp, shown_unit (model->time_unit));
       for (guint k = 0; k < n; k++)
         {
           fputs (", ", out->fp);
           json_string (out->fp, shown_unit (cml_model_unit (model, columns[k])));
+        }
+      for (guint k = 0; k < n_ref_columns (out); k++)
+        {
+          fputs (", ", out->fp);
+          json_string (out->fp, shown_unit (cml_model_unit (model, cml_reference_get_name (out->ref, k / 2))));
         }
       fputs ("],\n  \"rows\": [", out->fp);
     }
@@ -295,6 +364,7 @@ cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error)
       fputc (',', fp);
       number (fp, out->format, out->obs[out->cols[k]]);
     }
+  ref_row (out, cml_simulation_get_time (sim), out->obs);
   fputs (out->format == CML_OUTPUT_JSON ? "]" : "\n", fp);
   out->n_rows++;
   return check_stream (out, error);
@@ -312,6 +382,7 @@ cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error)
       fputc (',', fp);
       number (fp, out->format, obs[out->cols[k]]);
     }
+  ref_row (out, t, obs);
   fputs (out->format == CML_OUTPUT_JSON ? "]" : "\n", fp);
   out->n_rows++;
   return check_stream (out, error);
@@ -382,5 +453,7 @@ cml_output_free (CmlOutput *out)
   g_free (out->path);
   g_free (out->cols);
   g_free (out->obs);
+  g_free (out->ref_values);
+  g_free (out->ref_errors);
   g_free (out);
 }

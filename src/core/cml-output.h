@@ -16,6 +16,7 @@
 
 #include <glib.h>
 
+#include "cml-reference.h"
 #include "cml-system.h"
 
 G_BEGIN_DECLS
@@ -34,6 +35,10 @@ typedef struct _CmlOutput CmlOutput;
 CmlOutput *cml_output_new (const char *path, CmlOutputFormat format, GError **error);
 /* Writes the header for COLUMNS (names of observables of SIM's system). */
 gboolean   cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns, GError **error);
+/* Adds, after the columns, NAME_ref and NAME_err (the run minus the closed form) for each
+ * of REF's references (REF must be started, cml_reference_start, and outlive OUT).
+ * Call before cml_output_begin. */
+void       cml_output_set_reference (CmlOutput *out, CmlReference *ref);
 /* Writes one row: t and the columns at SIM's current state. */
 gboolean   cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error);
 /* Writes one row from recorded data: time T and OBS, every observable of the system

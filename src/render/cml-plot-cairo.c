@@ -113,6 +113,23 @@ stroke_points (cairo_t *cr, GArray *points)
   cairo_stroke (cr);
 }
 
+/* A dashed series (a closed form) with the style's dashes; the others solid. */
+static void
+set_series_dash (cairo_t *cr, const CmlPlotSeries *series, const CmlPlotStyle *style, double sc)
+{
+  if (cml_plot_series_get_dashed (series))
+    {
+      double dashes[2] = { style->dash_on * sc, style->dash_off * sc };
+      cairo_set_dash (cr, dashes, 2, 0);
+      cairo_set_line_width (cr, style->dash_width * sc);
+    }
+  else
+    {
+      cairo_set_dash (cr, NULL, 0, 0);
+      cairo_set_line_width (cr, style->line_width * sc);
+    }
+}
+
 /* Half a pixel off when LW is odd, so 1-px lines are crisp on an image. */
 static double
 crisp (double v, double lw)
@@ -171,8 +188,11 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
       cml_plot_layout_series_points (&L, plot, i, oversample, style->line_width * sc, points);
       cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
       set_rgba (cr, &c);
+      set_series_dash (cr, cml_plot_get_series (plot, i), style, sc);
       stroke_points (cr, points);
     }
+  cairo_set_dash (cr, NULL, 0, 0);
+  cairo_set_line_width (cr, style->line_width * sc);
   cairo_restore (cr);
 
   /* axes (left and bottom) and tick marks, outwards */
@@ -212,9 +232,12 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
       double y = l->y + 0.5 * l->h;
       cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
       set_rgba (cr, &c);
+      set_series_dash (cr, cml_plot_get_series (plot, i), style, sc);
       cairo_move_to (cr, l->x - L.legend_swatch_gap - L.legend_swatch, y);
       cairo_rel_line_to (cr, L.legend_swatch, 0);
       cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      cairo_set_line_width (cr, style->line_width * sc);
       draw_label (&tc, l, &style->foreground);
     }
 

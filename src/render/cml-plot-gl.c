@@ -64,6 +64,7 @@ struct _CmlPlotGl
   GString    *key;
 
   GArray *lines, *texts, *points;
+  GArray *dashes;          /* float px: a dashed series cut into its dashes */
   CmlPlotGlStats stats;
 };
 
@@ -297,6 +298,7 @@ cml_plot_gl_new (GError **error)
   self->lines = g_array_new (FALSE, FALSE, sizeof (LineInst));
   self->texts = g_array_new (FALSE, FALSE, sizeof (TextInst));
   self->points = g_array_new (FALSE, FALSE, sizeof (float));
+  self->dashes = g_array_new (FALSE, FALSE, sizeof (float));
   return self;
 }
 
@@ -321,6 +323,7 @@ cml_plot_gl_free (CmlPlotGl *self)
   g_array_unref (self->lines);
   g_array_unref (self->texts);
   g_array_unref (self->points);
+  g_array_unref (self->dashes);
   g_free (self);
 }
 
@@ -364,6 +367,21 @@ is_bar (const float *p, guint n, guint k)
 {
   return k + 1 < n && !isnan (p[2 * k]) && !isnan (p[2 * k + 2]) && p[2 * k] == p[2 * k + 2] &&
          (k == 0 || isnan (p[2 * k - 2])) && (k + 2 >= n || isnan (p[2 * k + 4]));
+}
+
+/* The dashes of a polyline (px, NAN pairs between pieces) as segments: a dashed series
+ * (cml_plot_dash_polyline) is drawn piece by piece, never merged into bars. */
+static void
+add_dashes (GArray *lines, GArray *points, GArray *scratch, double on, double off, const guint8 rgba[4],
+            double half_width)
+{
+  g_array_set_size (scratch, 0);
+  cml_plot_dash_polyline (points, on, off, scratch);
+  const float *p = (const float *) (gpointer) scratch->data;
+  guint n = scratch->len / 2;
+  for (guint k = 0; k + 1 < n; k++)
+    if (!isnan (p[2 * k]) && !isnan (p[2 * k + 2]))
+      add_line (lines, p[2 * k], p[2 * k + 1], p[2 * k + 2], p[2 * k + 3], rgba, half_width);
 }
 
 /* The segments of a polyline (px, NAN pairs between pieces).  Runs of bars side by side
@@ -536,7 +554,11 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
       self->stats.n_series_points += cml_plot_layout_series_points (&L, plot, i, 1.0 / column, lw, self->points);
       cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
       rgba_bytes (&c, rgba);
-      add_polyline (self->lines, self->points, rgba, 0.5 * lw, column);
+      if (cml_plot_series_get_dashed (cml_plot_get_series (plot, i)))
+        add_dashes (self->lines, self->points, self->dashes, style->dash_on * sc, style->dash_off * sc, rgba,
+                    0.5 * style->dash_width * sc);
+      else
+        add_polyline (self->lines, self->points, rgba, 0.5 * lw, column);
     }
   guint n_series = self->lines->len - n_grid;
 
@@ -563,7 +585,16 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
       double x1 = l->x - L.legend_swatch_gap;
       cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
       rgba_bytes (&c, rgba);
-      add_line (self->lines, x1 - L.legend_swatch, y, x1, y, rgba, 0.5 * lw);
+      if (cml_plot_series_get_dashed (cml_plot_get_series (plot, i)))
+        {
+          float swatch[4] = { (float) (x1 - L.legend_swatch), (float) y, (float) x1, (float) y };
+          g_array_set_size (self->points, 0);
+          g_array_append_vals (self->points, swatch, 4);
+          add_dashes (self->lines, self->points, self->dashes, style->dash_on * sc, style->dash_off * sc, rgba,
+                      0.5 * style->dash_width * sc);
+        }
+      else
+        add_line (self->lines, x1 - L.legend_swatch, y, x1, y, rgba, 0.5 * lw);
     }
   guint n_rest = self->lines->len - n_grid - n_series;
 

@@ -55,6 +55,9 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
       style->tick_length = 8;
       style->padding = 14;
       style->min_tick_spacing = 40;
+      style->dash_on = 10;
+      style->dash_off = 10;
+      style->dash_width = 9;
     }
   else
     {
@@ -66,6 +69,9 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
       style->tick_length = 5;
       style->padding = 8;
       style->min_tick_spacing = 24;
+      style->dash_on = 6;
+      style->dash_off = 6;
+      style->dash_width = 4.5;
     }
 }
 
@@ -381,6 +387,7 @@ struct _CmlPlotSeries
   gboolean       has_color;
   CmlPlotRgba    color;
   int            palette_index; /* -1: not yet given one */
+  gboolean       dashed;        /* drawn dashed: a closed form */
   CmlPlotPhaseCache *phase;     /* the last phase-portrait polyline (see below) */
 };
 
@@ -566,6 +573,20 @@ cml_plot_series_set_palette_index (CmlPlotSeries *series, guint index)
   g_return_if_fail (series != NULL);
   series->has_color = FALSE;
   series->palette_index = (int) index;
+}
+
+void
+cml_plot_series_set_dashed (CmlPlotSeries *series, gboolean dashed)
+{
+  g_return_if_fail (series != NULL);
+  series->dashed = !!dashed;
+}
+
+gboolean
+cml_plot_series_get_dashed (const CmlPlotSeries *series)
+{
+  g_return_val_if_fail (series != NULL, FALSE);
+  return series->dashed;
 }
 
 void
@@ -2299,4 +2320,60 @@ cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint
     }
   g_array_set_size (points_f, len0 + 2 * m);
   return m;
+}
+
+/* ==== dashes =========================================================================== */
+
+guint
+cml_plot_dash_polyline (const GArray *points_f, double on, double off, GArray *out_f)
+{
+  const float *p = (const float *) (gpointer) points_f->data;
+  guint n = points_f->len / 2, n_dashes = 0;
+  const float nan2[2] = { NAN, NAN };
+  double period = on + off;
+  double phase = 0;        /* where along the pattern the pen is: [0, on) draws */
+
+  g_return_val_if_fail (on > 0 && off >= 0, 0);
+
+  for (guint k = 0; k + 1 < n; k++)
+    {
+      float x0 = p[2 * k], y0 = p[2 * k + 1], x1 = p[2 * k + 2], y1 = p[2 * k + 3];
+      if (isnan (x0) || isnan (x1))
+        {
+          phase = 0; /* a break: the next piece starts with a dash */
+          continue;
+        }
+      double len = hypot (x1 - x0, y1 - y0), s = 0;
+      /* walk the segment in pieces that stay within one dash or one gap */
+      while (s < len)
+        {
+          double left = phase < on ? on - phase : period - phase;
+          double step = MIN (left, len - s);
+          if (phase < on && step > 0)
+            {
+              float a[4] = { (float) (x0 + (x1 - x0) * s / len), (float) (y0 + (y1 - y0) * s / len),
+                             (float) (x0 + (x1 - x0) * (s + step) / len),
+                             (float) (y0 + (y1 - y0) * (s + step) / len) };
+              /* a dash that goes on from the previous segment continues its piece */
+              gboolean joins = phase > 0 && out_f->len >= 2
+                               && !isnan (g_array_index (out_f, float, out_f->len - 2))
+                               && g_array_index (out_f, float, out_f->len - 2) == a[0]
+                               && g_array_index (out_f, float, out_f->len - 1) == a[1];
+              if (joins)
+                g_array_append_vals (out_f, a + 2, 2);
+              else
+                {
+                  if (out_f->len > 0)
+                    g_array_append_vals (out_f, nan2, 2);
+                  g_array_append_vals (out_f, a, 4);
+                  n_dashes++;
+                }
+            }
+          s += step;
+          phase += step;
+          if (phase >= period - 1e-9)
+            phase = 0;
+        }
+    }
+  return n_dashes;
 }

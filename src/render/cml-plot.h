@@ -65,6 +65,11 @@ typedef struct
   double      tick_length;  /* px */
   double      padding;      /* space around everything, px */
   double      min_tick_spacing; /* px between tick labels at least (x axis) */
+  double      dash_on, dash_off; /* a dashed series (a closed form): px of line, px of gap
+                                  * (the round caps of the line widen each dash by its width) */
+  double      dash_width;   /* a dashed series' line, px: wider than line_width, so that a
+                             * closed form added before (under) the data it matches shows
+                             * on both sides of it */
   double      scale;        /* device pixels per px (HiDPI); the size factor for export */
 } CmlPlotStyle;
 
@@ -130,6 +135,11 @@ void           cml_plot_series_set_color (CmlPlotSeries *series, const CmlPlotRg
 void           cml_plot_series_set_palette_index (CmlPlotSeries *series, guint index);
 void           cml_plot_series_get_color (const CmlPlotSeries *series, const CmlPlotStyle *style,
                                           CmlPlotRgba *rgba);
+
+/* Dashed (a closed form drawn beside the data it should match; default FALSE).  The
+ * legend's swatch is dashed too. */
+void           cml_plot_series_set_dashed (CmlPlotSeries *series, gboolean dashed);
+gboolean       cml_plot_series_get_dashed (const CmlPlotSeries *series);
 
 /* Appends N samples (x[k], y[k]) to a series made with cml_plot_series_new (x is also
  * the time column). */
@@ -373,6 +383,14 @@ double         cml_plot_layout_map_y (const CmlPlotLayout *layout, double y);
 guint          cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint i,
                                               double oversample, double line_width,
                                               GArray *points_f);
+
+/* For a backend that cannot dash lines itself (GL): the dashes of the polyline POINTS_F
+ * (x, y pairs of float in px, NAN pairs between pieces), ON px drawn and OFF px left out
+ * along its length, the pattern running on across its vertices (and starting afresh at each
+ * break), appended to OUT_F as one piece per dash (it follows the corners), the pieces
+ * separated by NAN pairs.  Returns the number
+ * of dashes. */
+guint          cml_plot_dash_polyline (const GArray *points_f, double on, double off, GArray *out_f);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlPlotColumn, cml_plot_column_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlPlotSeries, cml_plot_series_unref)

@@ -971,6 +971,143 @@ __lsan_default_suppressions (void)
   return "leak:libfontconfig.so\n";
 }
 
+/* ---- dashed series (closed forms) ------------------------------------------------------ */
+
+/* The dashes of a polyline: ON px drawn, OFF px left out, across corners and restarting at
+ * breaks. */
+static void
+test_dash_polyline (void)
+{
+  g_autoptr (GArray) in = g_array_new (FALSE, FALSE, sizeof (float));
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (float));
+  const float line[] = { 0, 10, 100, 10 };
+
+  /* 100 px: dashes at [0, 6), [12, 18), …, [96, 100] */
+  g_array_append_vals (in, line, 4);
+  g_assert_cmpuint (cml_plot_dash_polyline (in, 6, 6, out), ==, 9);
+  g_assert_cmpuint (out->len, ==, 9 * 4 + 8 * 2);
+  g_assert_cmpfloat (g_array_index (out, float, 0), ==, 0);
+  g_assert_cmpfloat (g_array_index (out, float, 2), ==, 6);
+  g_assert_true (isnan (g_array_index (out, float, 4)));
+  g_assert_cmpfloat (g_array_index (out, float, 6), ==, 12);
+  g_assert_cmpfloat (g_array_index (out, float, out->len - 2), ==, 100);
+
+  /* a dash goes round a corner as one piece: (0,0)-(3,0)-(3,3) is one dash of 3 points */
+  const float corner[] = { 0, 0, 3, 0, 3, 3 };
+  g_array_set_size (in, 0);
+  g_array_set_size (out, 0);
+  g_array_append_vals (in, corner, 6);
+  g_assert_cmpuint (cml_plot_dash_polyline (in, 6, 6, out), ==, 1);
+  g_assert_cmpuint (out->len, ==, 6);
+
+  /* a break starts the pattern afresh */
+  const float broken[] = { 0, 0, 9, 0, NAN, NAN, 20, 0, 29, 0 };
+  g_array_set_size (in, 0);
+  g_array_set_size (out, 0);
+  g_array_append_vals (in, broken, 10);
+  g_assert_cmpuint (cml_plot_dash_polyline (in, 6, 6, out), ==, 2);
+  g_assert_cmpfloat (g_array_index (out, float, out->len - 4), ==, 20);
+  g_assert_cmpfloat (g_array_index (out, float, out->len - 2), ==, 26);
+}
+
+static gboolean
+near_color (guint32 px, const CmlPlotRgba *c)
+{
+  return abs ((int) ((px >> 16) & 0xff) - (int) lrintf (c->r * 255)) < 40
+         && abs ((int) ((px >> 8) & 0xff) - (int) lrintf (c->g * 255)) < 40
+         && abs ((int) (px & 0xff) - (int) lrintf (c->b * 255)) < 40;
+}
+
+/* Runs of COLOR along the image row with the most pixels of it, within [X0, X1); the
+ * longest run in *LONGEST. */
+static guint
+count_runs (cairo_surface_t *img, const CmlPlotRgba *color, int x0, int x1, int *longest)
+{
+  const guint8 *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img), height = cairo_image_surface_get_height (img);
+  int best_row = -1, best = 0;
+
+  for (int y = 0; y < height; y++)
+    {
+      int n = 0;
+      for (int x = x0; x < x1; x++)
+        n += near_color (*(const guint32 *) (data + y * stride + 4 * x), color);
+      if (n > best)
+        best = n, best_row = y;
+    }
+  g_assert_cmpint (best_row, >=, 0);
+  guint runs = 0;
+  int run = 0;
+  *longest = 0;
+  for (int x = x0; x < x1; x++)
+    {
+      gboolean on = near_color (*(const guint32 *) (data + best_row * stride + 4 * x), color);
+      if (on && run == 0)
+        runs++;
+      run = on ? run + 1 : 0;
+      *longest = MAX (*longest, run);
+    }
+  return runs;
+}
+
+/* A closed form drawn dashed beside the data: in the Cairo export the dashed series' row
+ * breaks into dashes of the style's length, the solid one is one run, and the legend
+ * names both. */
+static void
+test_dashed (void)
+{
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) data = cml_plot_series_new ("x", "m");
+  g_autoptr (CmlPlotSeries) ref = cml_plot_series_new ("x (closed form)", "m");
+  CmlPlotStyle style;
+
+  for (int k = 0; k <= 200; k++)
+    {
+      double t = 0.1 * k, one = 1, zero = 0;
+      cml_plot_series_append (data, &t, &one, 1);
+      cml_plot_series_append (ref, &t, &zero, 1);
+    }
+  g_assert_false (cml_plot_series_get_dashed (ref));
+  cml_plot_series_set_dashed (ref, TRUE);
+  g_assert_true (cml_plot_series_get_dashed (ref));
+  cml_plot_add_series (plot, data);
+  cml_plot_add_series (plot, ref);
+  cml_plot_axis_set_range (cml_plot_get_y_axis (plot), -1, 2);
+  cml_plot_style_init (&style, FALSE, FALSE);
+
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 640, 360);
+  cairo_t *cr = cairo_create (img);
+  cml_plot_cairo_draw (plot, cr, 640, 360, &style);
+  cairo_destroy (cr);
+  cairo_surface_flush (img);
+
+  CmlPlotLayout L;
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  cml_plot_layout (plot, &style, 640, 360, pango_measure, pl, &L);
+  int x0 = (int) ceil (L.area_x) + 4, x1 = (int) floor (L.area_x + L.area_w) - 4;
+  g_assert_cmpuint (L.legend_labels->len, ==, 2);
+  g_assert_cmpstr (((CmlPlotLabel *) g_ptr_array_index (L.legend_labels, 1))->text, ==, "x (closed form) [m]");
+  cml_plot_layout_clear (&L);
+
+  CmlPlotRgba solid_c, dashed_c;
+  cml_plot_series_get_color (data, &style, &solid_c);
+  cml_plot_series_get_color (ref, &style, &dashed_c);
+  int longest;
+  guint solid_runs = count_runs (img, &solid_c, x0, x1, &longest);
+  g_assert_cmpuint (solid_runs, ==, 1);
+  g_assert_cmpint (longest, ==, x1 - x0);
+
+  /* the dashes: one per (on + off) px, each about on + the dashed line's width (round caps) */
+  guint dashed_runs = count_runs (img, &dashed_c, x0, x1, &longest);
+  double period = style.dash_on + style.dash_off;
+  g_test_message ("dashed: %u runs over %d px, longest %d px", dashed_runs, x1 - x0, longest);
+  g_assert_cmpfloat (dashed_runs, >=, floor ((x1 - x0) / period) - 1);
+  g_assert_cmpfloat (dashed_runs, <=, ceil ((x1 - x0) / period) + 1);
+  g_assert_cmpint (longest, <=, (int) (style.dash_on + style.dash_width) + 2);
+  g_assert_cmpint (longest, >=, (int) style.dash_on - 1);
+  cairo_surface_destroy (img);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -987,6 +1124,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/render/plot/figure", test_figure);
   g_test_add_func ("/render/plot/export", test_export);
   g_test_add_func ("/render/plot/export-empty", test_export_empty);
+  g_test_add_func ("/render/plot/dash-polyline", test_dash_polyline);
+  g_test_add_func ("/render/plot/dashed", test_dashed);
 
   int status = g_test_run ();
   /* drop the font caches, so that a leak checker sees only our own memory */

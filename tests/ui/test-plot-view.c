@@ -58,8 +58,10 @@ test_plot_view (void)
   gtk_window_present (GTK_WINDOW (window));
   iterate (300);
 
-  /* the default: the model's monitors (energy …) against time */
+  /* the default: the model's monitors (energy …) against time; the series counted here
+   * are the data's (test_reference checks the closed forms drawn beside them) */
   cml_plot_view_set_system (view, sys);
+  cml_plot_view_set_show_reference (view, FALSE);
   CmlPlot *plot = cml_plot_view_get_plot (view);
   g_assert_nonnull (plot);
   g_assert_true (cml_plot_get_against_time (plot));
@@ -342,6 +344,179 @@ test_export_titles (void)
   g_assert_finalize_object (view);
 }
 
+/* ---- closed forms ([reference]) ---------------------------------------------------------- */
+
+static void
+fixed_measure (const char *text, double size, gboolean bold, double *width, double *height, gpointer data)
+{
+  if (width)
+    *width = 0.6 * size * g_utf8_strlen (text, -1);
+  if (height)
+    *height = 1.3 * size;
+}
+
+static GtkWidget *
+find_button (GtkWidget *root, const char *label)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (root)), label) == 0)
+    return root;
+  if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_popover (GTK_MENU_BUTTON (root)))
+    {
+      GtkWidget *w = find_button (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (root))), label);
+      if (w)
+        return w;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *w = find_button (c, label);
+      if (w)
+        return w;
+    }
+  return NULL;
+}
+
+/* A model with closed forms: the plotted quantity's closed form is a dashed curve of its
+ * colour named in the legend, its values those of the run; "Error against the closed
+ * form" plots the errors; the menu's check item hides the closed forms. */
+static void
+test_reference (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_simulation_reset (sim, NULL, &error));
+  guint n_obs = cml_system_n_observables (sys);
+  GtkWidget *window = gtk_window_new ();
+  CmlPlotView *view = CML_PLOT_VIEW (cml_plot_view_new ());
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 400);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (window));
+  cml_plot_view_set_system (view, sys);
+  g_assert_true (cml_plot_view_has_reference (view));
+  g_assert_true (cml_plot_view_get_show_reference (view));
+
+  /* 10 s of the run itself, from t = 0 */
+  const guint n = 201;
+  g_autofree double *t = g_new (double, n);
+  g_autofree double *rows = g_new (double, (gsize) n * n_obs);
+  for (guint k = 0; k < n; k++)
+    {
+      t[k] = 0.05 * k;
+      g_assert_true (cml_simulation_advance (sim, t[k], &error));
+      cml_simulation_observe (sim, rows + (gsize) k * n_obs);
+    }
+  cml_plot_view_push_samples (view, t, rows, n, n_obs, n_obs);
+
+  /* y against x: the circle, and its closed form dashed in the same colour */
+  const char *ys[] = { "y", NULL };
+  cml_plot_view_set_series (view, "x", ys);
+  CmlPlot *plot = cml_plot_view_get_plot (view);
+  CmlPlotStyle style;
+  cml_plot_view_get_style (view, &style);
+  g_assert_cmpuint (cml_plot_get_n_series (plot), ==, 2);
+  CmlPlotSeries *closed = NULL, *data = NULL;
+  for (guint i = 0; i < 2; i++)
+    {
+      CmlPlotSeries *s = cml_plot_get_series (plot, i);
+      if (cml_plot_series_get_dashed (s))
+        closed = s;
+      else
+        data = s;
+    }
+  g_assert_nonnull (closed);
+  g_assert_nonnull (data);
+  g_assert_cmpstr (cml_plot_series_get_name (closed), ==, "y (closed form)");
+  CmlPlotRgba c1, c2;
+  cml_plot_series_get_color (closed, &style, &c1);
+  cml_plot_series_get_color (data, &style, &c2);
+  g_assert_true (c1.r == c2.r && c1.g == c2.g && c1.b == c2.b);
+  g_assert_cmpuint (cml_plot_series_get_n (closed), ==, n);
+  const double *y_ref = cml_plot_column_get_data (cml_plot_series_get_y_column (closed));
+  const double *x_ref = cml_plot_column_get_data (cml_plot_series_get_x_column (closed));
+  /* oracle O1: (−0.75 + 1.75 cos(2t/7), 1.75 sin(2t/7)) */
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_cmpfloat_with_epsilon (x_ref[k], -0.75 + 1.75 * cos (2 * t[k] / 7), 1e-12);
+      g_assert_cmpfloat_with_epsilon (y_ref[k], 1.75 * sin (2 * t[k] / 7), 1e-12);
+    }
+
+  /* the legend names it */
+  CmlPlotLayout L;
+  cml_plot_layout (plot, &style, 800, 400, fixed_measure, NULL, &L);
+  gboolean named = FALSE;
+  for (guint i = 0; i < L.legend_labels->len; i++)
+    named |= g_str_equal (((CmlPlotLabel *) g_ptr_array_index (L.legend_labels, i))->text, "y (closed form) [m]");
+  cml_plot_layout_clear (&L);
+  g_assert_true (named);
+
+  double fraction = 0;
+  if (cml_plot_view_probe_pixels (view, &fraction))
+    g_assert_cmpfloat (fraction, >, 0.005);
+
+  /* the menu's "Closed Form" hides it */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "plot.show-reference", NULL));
+  g_assert_false (cml_plot_view_get_show_reference (view));
+  g_assert_cmpuint (cml_plot_get_n_series (plot), ==, 1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "plot.show-reference", NULL));
+  g_assert_cmpuint (cml_plot_get_n_series (plot), ==, 2);
+
+  /* "Error against the closed form": NAME_err of every closed form, all tiny */
+  GtkWidget *error_button = find_button (GTK_WIDGET (view), "Error against the closed form");
+  g_assert_nonnull (error_button);
+  g_assert_true (gtk_widget_get_visible (error_button));
+  g_signal_emit_by_name (error_button, "clicked");
+  g_auto (GStrv) names = cml_plot_view_dup_y_names (view);
+  g_assert_cmpstr (names[0], ==, "x_err");
+  g_assert_cmpuint (g_strv_length (names), ==, cml_plot_get_n_series (plot));
+  g_assert_null (cml_plot_view_get_x_name (view));
+  for (guint i = 0; i < cml_plot_get_n_series (plot); i++)
+    {
+      CmlPlotSeries *s = cml_plot_get_series (plot, i);
+      g_assert_false (cml_plot_series_get_dashed (s));
+      g_assert_true (g_str_has_suffix (cml_plot_series_get_name (s), "_err"));
+      g_assert_cmpuint (cml_plot_series_get_n (s), ==, n);
+      double lo = 0, hi = 0;
+      g_assert_true (cml_plot_column_range (cml_plot_series_get_y_column (s), 0, n, &lo, &hi));
+      g_assert_cmpfloat (MAX (fabs (lo), fabs (hi)), <, 1e-8);
+    }
+  g_autofree char *x_err_label = cml_plot_series_dup_label (cml_plot_get_series (plot, 0));
+  g_assert_cmpstr (x_err_label, ==, "x_err [m]");
+
+  /* a new run (time goes back) starts the closed forms afresh */
+  cml_plot_view_clear (view);
+  cml_plot_view_push_samples (view, t, rows, n, n_obs, n_obs);
+  g_assert_cmpuint (cml_plot_series_get_n (cml_plot_get_series (plot, 0)), ==, n);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A model without closed forms: no error entry, the menu item disabled. */
+static void
+test_no_reference (void)
+{
+  static const char text[] = "[model]\nname = free\ntitle = free particle\n[algebroid]\nbase = x\nfibre = u\n"
+                             "[anchor]\ne1 = x: 1\n[dynamics]\nlagrangian = u^2/2\n[initial]\nu = 1\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_data (text, "free.cml", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  GtkWidget *window = gtk_window_new ();
+  CmlPlotView *view = CML_PLOT_VIEW (cml_plot_view_new ());
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  cml_plot_view_set_system (view, sys);
+  g_assert_false (cml_plot_view_has_reference (view));
+  GtkWidget *error_button = find_button (GTK_WIDGET (view), "Error against the closed form");
+  g_assert_nonnull (error_button);
+  g_assert_false (gtk_widget_get_visible (error_button));
+  /* the menu hides a disabled item; activating it does nothing */
+  gtk_widget_activate_action (GTK_WIDGET (view), "plot.show-reference", NULL);
+  g_assert_true (cml_plot_view_get_show_reference (view));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -359,6 +534,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/plot-view/header-fits", test_header_fits);
   g_test_add_func ("/ui/plot-view/equal-scales", test_equal_scales);
   g_test_add_func ("/ui/plot-view/export-titles", test_export_titles);
+  g_test_add_func ("/ui/plot-view/reference", test_reference);
+  g_test_add_func ("/ui/plot-view/no-reference", test_no_reference);
 
   return g_test_run ();
 }
