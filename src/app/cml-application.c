@@ -35,6 +35,7 @@ struct _CmlApplication
   char    *screenshot;
   int      width, height;  /* --window-size, or 0 */
   gboolean table_frame;
+  gboolean closed_form;
   char    *page;           /* --page plots|equations */
   char   **set;            /* --set NAME=VALUE … */
   char   **init;           /* --init NAME=VALUE … */
@@ -54,6 +55,7 @@ static const GOptionEntry option_entries[] = {
   { "init", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
     "Give an initial value and start from it (as Apply & restart would)", "NAME=VALUE" },
   { "table-frame", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the trails in the turning table's frame", NULL },
+  { "closed-form", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the model's closed forms over the plots", NULL },
   { "page", 0, 0, G_OPTION_ARG_STRING, NULL, "Show the plots or the equations beside the view", "plots|equations" },
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
     "Write a PNG of the window to FILE when --quit-after ends the run", "FILE" },
@@ -80,6 +82,7 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
 
   g_variant_dict_lookup (options, "model", "s", &self->model);
   self->table_frame = g_variant_dict_contains (options, "table-frame");
+  self->closed_form = g_variant_dict_contains (options, "closed-form");
   g_variant_dict_lookup (options, "page", "s", &self->page);
   g_variant_dict_lookup (options, "set", "^as", &self->set);
   g_variant_dict_lookup (options, "init", "^as", &self->init);
@@ -154,6 +157,8 @@ present_window (CmlApplication *self, CmlWindow *window)
     cml_window_set_screenshot (window, self->screenshot);
   if (self->table_frame)
     g_object_set (window, "table-frame", TRUE, NULL);
+  if (self->closed_form)
+    cml_window_show_closed_form (window, TRUE);
   if (self->page)
     cml_window_show_page (window, self->page);
   if (self->set || self->init)

@@ -920,7 +920,9 @@ cml_plot_view_init (CmlPlotView *self)
   self->columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
   self->ref_columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
   self->ref_scratch = g_array_new (FALSE, FALSE, sizeof (double));
-  self->show_reference = TRUE;
+  /* off until asked for: the run is what the class watches first; the closed form is
+   * switched on over it ("Closed Form" in the plot's menu) */
+  self->show_reference = FALSE;
   self->checks = g_ptr_array_new ();
   self->y_names = g_ptr_array_new_with_free_func (g_free);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");

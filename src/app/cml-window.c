@@ -1014,6 +1014,15 @@ cml_window_set_fixed_size (CmlWindow *self, int width, int height)
 /* ---- from the command line ----------------------------------------------------------------- */
 
 void
+cml_window_show_closed_form (CmlWindow *self, gboolean show)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  cml_plot_view_set_show_reference (self->time_plot, show);
+  cml_plot_view_set_show_reference (self->phase_plot, show);
+}
+
+void
 cml_window_show_page (CmlWindow *self, const char *page)
 {
   g_return_if_fail (CML_IS_WINDOW (self));

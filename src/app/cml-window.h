@@ -39,6 +39,8 @@ void       cml_window_show_load_error (CmlWindow *self, const char *path, const 
 /* The text of the toast shown now, or NULL. */
 const char *cml_window_get_toast (CmlWindow *self);
 
+/* Draws the model's closed forms over both plots (or not). */
+void       cml_window_show_closed_form (CmlWindow *self, gboolean show);
 /* Shows "plots" or "equations" beside the 3-D view. */
 void       cml_window_show_page (CmlWindow *self, const char *page);
 /* The command line's --set NAME=VALUE and --init NAME=VALUE (either may be NULL): the
