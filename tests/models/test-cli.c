@@ -677,7 +677,9 @@ test_comma_locale (void)
     }
 
   /* the generated C compiles under the comma locale */
-  if (g_find_program_in_path ("cc") || g_find_program_in_path ("gcc"))
+  g_autofree char *cc = g_find_program_in_path ("cc");
+  g_autofree char *gcc = g_find_program_in_path ("gcc");
+  if (cc || gcc)
     {
       g_autofree char *out = NULL, *err = NULL;
       const char *args[] = { "info", model, NULL };
