@@ -160,6 +160,41 @@ test_varying_kernel_info (void)
   assert_contains (out, "kernel acceleration κ₁ = ");
 }
 
+/* The same kernel next to the kernel accelerations of kernel-pivot.cml, whose matrix has a
+ * first pivot 3.5 − x1 that vanishes where the matrix does not: from x1 = X, at x1 = 3.5
+ * itself or through it, both parts keep their closed forms (varying-kernel-pivot.cml). */
+static void
+check_varying_kernel_pivot (double X)
+{
+  g_autoptr (CmlSimulation) sim = sim_data ("varying-kernel-pivot.cml");
+  const double times[] = { 0, 0.25, 0.5, 0.75, 1 };
+  const double x0 = 1, c = x0 * sqrt (x0 * x0 + 1);
+
+  sim_reset (sim, "x1", X, "w3", 3.5 - X, "w4", 3.5 - X, NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (times); k++)
+    {
+      double t = times[k], tau = t + c, x34 = (3.5 - X) * t - t * t / 2;
+      double x = sqrt ((sqrt (1 + 4 * tau * tau) - 1) / 2), s = sqrt (x * x + 1);
+      if (t > 0)
+        sim_advance (sim, t);
+      assert_close (sim_obs (sim, "x"), x, 1e-10);
+      assert_close (sim_obs (sim, "y"), x * x - x0 * x0, 1e-10);
+      assert_close (sim_obs (sim, "u"), s / (2 * x * x + 1), 1e-10);
+      assert_close (sim_obs (sim, "v"), 2 * s * x / (2 * x * x + 1), 1e-10);
+      assert_close (sim_obs (sim, "x1"), X + t, 1e-10);
+      assert_close (sim_obs (sim, "x2"), -t, 1e-10);
+      assert_close (sim_obs (sim, "x3"), x34, 1e-10);
+      assert_close (sim_obs (sim, "x4"), x34, 1e-10);
+      assert_close (sim_obs (sim, "w1"), 1, 1e-10);
+      assert_close (sim_obs (sim, "w2"), -1, 1e-10);
+      assert_close (sim_obs (sim, "w3"), 3.5 - X - t, 1e-10);
+      assert_close (sim_obs (sim, "w4"), 3.5 - X - t, 1e-10);
+    }
+}
+
+static void test_varying_kernel_zero_pivot (void) { check_varying_kernel_pivot (3.5); }
+static void test_varying_kernel_crossing (void) { check_varying_kernel_pivot (3); }
+
 int
 main (int argc, char **argv)
 {
@@ -169,5 +204,7 @@ main (int argc, char **argv)
   g_test_add_func ("/singular/first-order/no-velocity", test_no_velocity_refused);
   g_test_add_func ("/singular/varying-kernel/closed-form", test_varying_kernel_closed_form);
   g_test_add_func ("/singular/varying-kernel/info", test_varying_kernel_info);
+  g_test_add_func ("/singular/varying-kernel/zero-pivot", test_varying_kernel_zero_pivot);
+  g_test_add_func ("/singular/varying-kernel/crossing", test_varying_kernel_crossing);
   return g_test_run ();
 }
