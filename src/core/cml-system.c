@@ -2999,8 +2999,9 @@ rhs_fallback_singular (CmlSimulation *sim, double t, const double *z, double *dz
 }
 
 /* Singular Lagrangians: the smallest singular value of the matrix of the kernel
- * accelerations against its largest at (T, Z); 1 where there is none, 0 where it cannot
- * be evaluated.  For messages after a failed step (it allocates). */
+ * accelerations against its largest at (T, Z); 1 where there is none, NaN where it
+ * cannot be evaluated (so that it is not called singular).  For messages after a failed
+ * step (it allocates). */
 static double
 kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z)
 {
@@ -3017,7 +3018,7 @@ kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z)
   int status = singular_fb_eval (sim, t, z, YP, KN, M, B);
   memcpy (sim->reason, reason, sizeof reason);
   if (status != 0)
-    return 0;
+    return NAN;
   gsl_matrix *A = gsl_matrix_alloc (q, q), *V = gsl_matrix_alloc (q, q);
   gsl_vector *S = gsl_vector_alloc (q), *wk = gsl_vector_alloc (q);
   for (guint a = 0; a < q * q; a++)
