@@ -96,6 +96,17 @@ struct _CmlSystem
   CmlExpr    **fb_yhat;     /* n: the velocities in terms of fb_aux_sym */
   GPtrArray   *fb2;
   CmlProgram  *fb2_prog;
+  /* singular Lagrangians (the constraint algorithm): fb holds W (n²), R (n), then for each
+   * of the fb_q equations that fix a kernel acceleration, d/dt g = c + g_y ẏ, its c =
+   * g_t + g_x ẋ (1) and g_y (n).  ẏ = ẏ_part + K v: for a constant kernel ẏ_part = Kc u
+   * with (Kcᵀ W Kc) u = Kcᵀ R (fb_Kc n×r, fb_K n×k numbers); for a kernel that depends on
+   * the point, W_PQ ẏ_Q = R_P and K_j = e_{F_j} − e_Q W_PQ⁻¹ W_{P,F_j} (fb_P, fb_Q: r rows and
+   * columns of W, fb_F: the k others).  Equation a fixes κ_{fb_cols[a]}; the others are 0. */
+  gboolean     fb_sing;
+  gboolean     fb_sing_varying;
+  guint        fb_r, fb_k, fb_q;
+  double      *fb_Kc, *fb_K;
+  guint       *fb_P, *fb_Q, *fb_F, *fb_cols;
 
   CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
   /* native code of the hot programs, built on first use (cml-native.c) */
@@ -382,6 +393,9 @@ structure_defect (CmlSystem *sys, char **message)
     }
   return worst;
 }
+
+/* The name of the matrix that fixes the kernel accelerations of a singular Lagrangian. */
+#define KAPPA_MATRIX "of the kernel accelerations (the SODE condition)"
 
 /* Records PIVOT, which must not vanish, as belonging to the matrix MATRIX. */
 static void
@@ -1286,7 +1300,7 @@ kernel_holds (CmlSystem *sys, Mechanics *mc, CmlExpr *const *K, guint k)
  * ẏ = ẏ_part + Σ K_j v_j; the primary constraints are G_j = K_j·R. */
 static gboolean
 kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const int *vsym,
-                 CmlExpr **ydot, CmlExpr **gprim, GError **error)
+                 CmlExpr **ydot, CmlExpr **gprim, guint *Pout, guint *Qout, guint *Fout, GError **error)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
@@ -1374,6 +1388,9 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
   sys->reg_name = "W restricted to (ker W)^⊥";
   sys->reg_rows = r;
   sys->reg = g_memdup2 (Wpq, r * r * sizeof (CmlExpr *));
+  memcpy (Pout, P, r * sizeof (guint));
+  memcpy (Qout, Q, r * sizeof (guint));
+  memcpy (Fout, F, k * sizeof (guint));
 
   for (guint A = 0; A < n; A++)
     {
@@ -1451,6 +1468,8 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   g_auto (Samples) samples = { G_MAXUINT, { NULL } };
   g_autoptr (GPtrArray) queue = g_ptr_array_new ();
   g_autoptr (GPtrArray) veq = g_ptr_array_new ();
+  g_autoptr (GPtrArray) veq_g = g_ptr_array_new (); /* the constraint each came from */
+  g_autofree guint *P = g_new (guint, MAX (n, 1)), *Q = g_new (guint, MAX (n, 1)), *F = g_new (guint, MAX (n, 1));
   g_autofree int *move = g_new (int, m + n);
   g_autofree int *vsym = NULL;
   g_autofree CmlExpr **ydot = g_new (CmlExpr *, n);
@@ -1566,7 +1585,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   if (!constant)
     {
       /* 2'. a kernel that depends on the point: symbolically */
-      if (!kernel_symbolic (sys, mc, s1, r, vsym, ydot, gprim, error))
+      if (!kernel_symbolic (sys, mc, s1, r, vsym, ydot, gprim, P, Q, F, error))
         goto out;
     }
   else
@@ -1677,6 +1696,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       if (has_v)
         {
           g_ptr_array_add (veq, dg);
+          g_ptr_array_add (veq_g, g);
           g_ptr_array_add (sys->steps, g_strdup_printf ("d/dt (%s) = 0 fixes kernel accelerations", gtxt));
         }
       else if (!vanishes_on (sys, dg = drop_multipliers (sys, dg, vsym, k), G, move, m + n, &samples))
@@ -1761,7 +1781,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
         for (guint a = 0; a < q; a++)
           {
             vsol[g_array_index (cols, guint, a)] = xm[a];
-            add_pivot (sys, piv[a], "of the kernel accelerations (the SODE condition)");
+            add_pivot (sys, piv[a], KAPPA_MATRIX);
           }
       }
     for (guint j = 0; j < k; j++)
@@ -1782,6 +1802,42 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
       g_ptr_array_add (sys->steps, g_strdup ("no gauge freedom"));
     for (guint A = 0; A < n; A++)
       ydot[A] = cml_expr_subs (ctx, ydot[A], k, vsym, vsol);
+
+    /* the numeric fallback of these solves (see rhs_fallback_singular): W, R, and for each
+     * equation that fixes a κ, the constraint's g_t + g_x ẋ and g_y */
+    sys->fb_sing = TRUE;
+    sys->fb_sing_varying = !constant;
+    sys->fb_r = r;
+    sys->fb_k = k;
+    sys->fb_q = q;
+    sys->fb_cols = g_new (guint, MAX (q, 1));
+    for (guint a = 0; a < q; a++)
+      sys->fb_cols[a] = g_array_index (cols, guint, a);
+    if (constant)
+      {
+        sys->fb_Kc = g_memdup2 (Kc, MAX (n * r, 1) * sizeof (double));
+        sys->fb_K = g_memdup2 (K, MAX (n * k, 1) * sizeof (double));
+      }
+    else
+      {
+        sys->fb_P = g_memdup2 (P, MAX (r, 1) * sizeof (guint));
+        sys->fb_Q = g_memdup2 (Q, MAX (r, 1) * sizeof (guint));
+        sys->fb_F = g_memdup2 (F, MAX (k, 1) * sizeof (guint));
+      }
+    for (guint A = 0; A < n * n; A++)
+      g_ptr_array_add (sys->fb, mc->W[A]);
+    for (guint A = 0; A < n; A++)
+      g_ptr_array_add (sys->fb, mc->R[A]);
+    for (guint a = 0; a < q; a++)
+      {
+        CmlExpr *g = veq_g->pdata[g_array_index (rows, guint, a)];
+        CmlExpr *c = cml_expr_diff (ctx, g, md->t_sym);
+        for (guint i = 0; i < m; i++)
+          c = madd (ctx, c, cml_expr_diff (ctx, g, md->base_sym[i]), mc->xdot[i]);
+        g_ptr_array_add (sys->fb, c);
+        for (guint A = 0; A < n; A++)
+          g_ptr_array_add (sys->fb, cml_expr_diff (ctx, g, md->fibre_sym[A]));
+      }
   }
 
   {
@@ -2163,6 +2219,12 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->fb2, g_ptr_array_unref);
   g_free (sys->fb_aux_sym);
   g_free (sys->fb_yhat);
+  g_free (sys->fb_Kc);
+  g_free (sys->fb_K);
+  g_free (sys->fb_P);
+  g_free (sys->fb_Q);
+  g_free (sys->fb_F);
+  g_free (sys->fb_cols);
   g_clear_pointer (&sys->native, cml_native_free);
   g_free (sys->native_error);
   g_mutex_clear (&sys->native_lock);
@@ -2798,6 +2860,179 @@ lu_solve (guint n, double *A, guint k, double *B)
   return TRUE;
 }
 
+/* Singular Lagrangians, the numeric counterpart of derive_singular's solves at (T, Z):
+ * runs the fallback program, then ẏ_part into YP (n) and the kernel basis into KN (n×k),
+ * the matrix of the kernel accelerations into M (q×q: M_ab = g_y^a · K_{cols[b]}) and the
+ * right-hand side of M v = −(g_t + g_x ẋ + g_y ẏ_part) into B (q).  Returns 0, or 1 with
+ * sim->reason set.  The buffers are parts of sim->fb_work (see rhs_fallback_singular). */
+static int
+singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, double *KN, double *M, double *B)
+{
+  CmlSystem *sys = sim->sys;
+  guint n = sys->n, r = sys->fb_r, k = sys->fb_k, q = sys->fb_q;
+  const double *o = sim->fb_out, *W = o, *R = o + n * n, *rows = R + n;
+  double *A = M + q * q + q + k, *X = A + n * n; /* r×r and r×(1 + k) scratch */
+
+  fill_fast (sim, t, z);
+  cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
+  for (guint i = 0; i < sys->fb->len; i++)
+    if (!isfinite (o[i]))
+      {
+        /* with a kernel that depends on the point, the constraints K·R divide by the
+         * pivots of W_PQ themselves */
+        g_snprintf (sim->reason, sizeof sim->reason,
+                    "the equations of the constraint algorithm are not finite at this state%s",
+                    sys->fb_sing_varying ? " (the kernel of W is computed with a pivot of W that vanishes here)" : "");
+        return 1;
+      }
+
+  /* 1. the particular acceleration and the kernel basis */
+  memset (YP, 0, n * sizeof (double));
+  if (!sys->fb_sing_varying)
+    {
+      /* (Kcᵀ W Kc) u = Kcᵀ R, ẏ_part = Kc u; K is constant */
+      const double *Kc = sys->fb_Kc;
+      for (guint a = 0; a < r; a++)
+        {
+          double s = 0;
+          for (guint C = 0; C < n; C++)
+            s += Kc[C * r + a] * R[C];
+          X[a] = s;
+          for (guint b = 0; b < r; b++)
+            {
+              double w = 0;
+              for (guint C = 0; C < n; C++)
+                for (guint D = 0; D < n; D++)
+                  w += Kc[C * r + a] * W[C * n + D] * Kc[D * r + b];
+              A[a * r + b] = w;
+            }
+        }
+      if (r && !lu_solve (r, A, 1, X))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular", sys->reg_name);
+          return 1;
+        }
+      for (guint C = 0; C < n; C++)
+        for (guint a = 0; a < r; a++)
+          YP[C] += Kc[C * r + a] * X[a];
+      memcpy (KN, sys->fb_K, n * k * sizeof (double));
+    }
+  else
+    {
+      /* W_PQ [ẏ_Q | X_F] = [R_P | W_PF],  K_j = e_{F_j} − e_Q X_{F_j} */
+      const guint *P = sys->fb_P, *Q = sys->fb_Q, *F = sys->fb_F;
+      for (guint a = 0; a < r; a++)
+        {
+          for (guint b = 0; b < r; b++)
+            A[a * r + b] = W[P[a] * n + Q[b]];
+          X[a * (1 + k)] = R[P[a]];
+          for (guint j = 0; j < k; j++)
+            X[a * (1 + k) + 1 + j] = W[P[a] * n + F[j]];
+        }
+      if (!lu_solve (r, A, 1 + k, X))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular", sys->reg_name);
+          return 1;
+        }
+      memset (KN, 0, n * k * sizeof (double));
+      for (guint j = 0; j < k; j++)
+        {
+          KN[F[j] * k + j] = 1;
+          for (guint b = 0; b < r; b++)
+            KN[Q[b] * k + j] = -X[b * (1 + k) + 1 + j];
+        }
+      for (guint b = 0; b < r; b++)
+        YP[Q[b]] = X[b * (1 + k)];
+    }
+
+  /* 2. the equations d/dt g = 0 of the kernel accelerations, the free ones set to 0 */
+  for (guint a = 0; a < q; a++)
+    {
+      const double *c = rows + a * (1 + n), *gy = c + 1;
+      double v = *c;
+      for (guint C = 0; C < n; C++)
+        v += gy[C] * YP[C];
+      B[a] = -v;
+      for (guint b = 0; b < q; b++)
+        {
+          double w = 0;
+          for (guint C = 0; C < n; C++)
+            w += gy[C] * KN[C * k + sys->fb_cols[b]];
+          M[a * q + b] = w;
+        }
+    }
+  return 0;
+}
+
+/* The accelerations of a singular Lagrangian from the evaluated W, R and the constraints
+ * that fix the kernel accelerations: ẏ = ẏ_part + K v, M v = −(g_t + g_x ẋ + g_y ẏ_part),
+ * each solved by LU with partial pivoting (REFERENCE §3d, steps 4–7). */
+static int
+rhs_fallback_singular (CmlSimulation *sim, double t, const double *z, double *dz)
+{
+  CmlSystem *sys = sim->sys;
+  guint m = sys->m, n = sys->n, k = sys->fb_k, q = sys->fb_q;
+  double *YP = sim->fb_work, *KN = YP + n, *M = KN + n * k, *B = M + q * q, *v = B + q;
+
+  if (singular_fb_eval (sim, t, z, YP, KN, M, B) != 0)
+    {
+      sim->reason_t = t;
+      return 1;
+    }
+  if (q && !lu_solve (q, M, 1, B))
+    {
+      g_snprintf (sim->reason, sizeof sim->reason, "the matrix " KAPPA_MATRIX " is singular");
+      sim->reason_t = t;
+      return 1;
+    }
+  memset (v, 0, k * sizeof (double));
+  for (guint b = 0; b < q; b++)
+    v[sys->fb_cols[b]] = B[b];
+  for (guint C = 0; C < n; C++)
+    {
+      double a = YP[C];
+      for (guint j = 0; j < k; j++)
+        a += KN[C * k + j] * v[j];
+      dz[m + C] = a;
+    }
+  return 0;
+}
+
+/* Singular Lagrangians: the smallest singular value of the matrix of the kernel
+ * accelerations against its largest at (T, Z); 1 where there is none, NaN where it
+ * cannot be evaluated (so that it is not called singular).  For messages after a failed
+ * step (it allocates). */
+static double
+kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z)
+{
+  CmlSystem *sys = sim->sys;
+  guint n = sys->n, k = sys->fb_k, q = sys->fb_q;
+  double ratio = 0;
+
+  if (!sys->fb_sing || q == 0)
+    return 1;
+  g_autofree double *buf = g_new0 (double, 4 * n * n + 4 * n + 16);
+  double *YP = buf, *KN = YP + n, *M = KN + n * k, *B = M + q * q;
+  char reason[sizeof sim->reason];
+  memcpy (reason, sim->reason, sizeof reason);
+  int status = singular_fb_eval (sim, t, z, YP, KN, M, B);
+  memcpy (sim->reason, reason, sizeof reason);
+  if (status != 0)
+    return NAN;
+  gsl_matrix *A = gsl_matrix_alloc (q, q), *V = gsl_matrix_alloc (q, q);
+  gsl_vector *S = gsl_vector_alloc (q), *wk = gsl_vector_alloc (q);
+  for (guint a = 0; a < q * q; a++)
+    gsl_matrix_set (A, a / q, a % q, M[a]);
+  gsl_linalg_SV_decomp (A, V, S, wk);
+  double smax = gsl_vector_get (S, 0), smin = gsl_vector_get (S, q - 1);
+  ratio = smax > 0 ? smin / smax : 0;
+  gsl_matrix_free (A);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (wk);
+  return ratio;
+}
+
 /* The accelerations from the evaluated W, R (and Φ_y, φ_t + Φ_x ẋ): ẏ = W⁻¹(R + Φ_yᵀ λ),
  * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (REFERENCE §3a, §3b). */
 static int
@@ -2809,6 +3044,8 @@ rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
   const double *W = o, *R = o + n * n, *Phy = R + n, *b0 = Phy + s * n;
   double *A = sim->fb_work, *X = A + n * n, *Cm = X + n * k, *lam = Cm + s * s;
 
+  if (sys->fb_sing)
+    return rhs_fallback_singular (sim, t, z, dz);
   if (!sys->na)
     fill_fast (sim, t, z);
   cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
@@ -3053,7 +3290,14 @@ sim_project (double t, double *z, void *data)
 {
   CmlSimulation *sim = data;
   sim->reason_t = t;
-  return project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL);
+  if (project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL) == 0)
+    return 0;
+  /* a first-order Lagrangian's constraints are solved for the velocities through the
+   * same matrix that fixes the kernel accelerations: name that matrix when it is what
+   * failed */
+  if (kappa_matrix_conditioning (sim, t, z) < 1e-6)
+    g_snprintf (sim->reason, sizeof sim->reason, "the matrix " KAPPA_MATRIX " became singular");
+  return 1;
 }
 
 static gboolean
@@ -3135,7 +3379,7 @@ cml_simulation_new (CmlSystem *sys, GError **error)
       guint n = sys->n, fs = sys->fb_s;
       sim->regs_fb = g_new0 (double, cml_program_n_registers (sys->fb_prog));
       sim->fb_out = g_new0 (double, sys->fb->len);
-      sim->fb_work = g_new0 (double, n * n + n * (1 + fs) + fs * fs + fs + 1);
+      sim->fb_work = g_new0 (double, sys->fb_sing ? 4 * n * n + 4 * n + 16 : n * n + n * (1 + fs) + fs * fs + fs + 1);
     }
   if (sys->fb2_prog)
     {
@@ -3826,7 +4070,12 @@ regularity_lost (CmlSimulation *sim)
   CmlSystem *sys = sim->sys;
   guint r = sys->reg_rows;
   char *msg = NULL;
+  double kc;
 
+  /* a singular Lagrangian: the matrix that fixes the kernel accelerations too */
+  if ((kc = kappa_matrix_conditioning (sim, sim->t, sim->z)) < 1e-6)
+    return g_strdup_printf ("the matrix " KAPPA_MATRIX " became singular at t = %.17g (its smallest singular value "
+                            "is %.3g of the largest there)", sim->t, kc);
   if (sys->reg_prog == NULL || r == 0)
     return NULL;
   g_autofree double *M = g_new (double, r * r);

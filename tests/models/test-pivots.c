@@ -11,6 +11,12 @@
  *   p_u = (3.5 − x) u + v,  d/dt p_u = ∂L/∂x = −u²/2
  *     ⇒ −u² + v' = −u²/2                       ⇒  v' = u²/2;
  * so x = x0 + u0 t, v = v0 + u0² t/2, y = y0 + v0 t + u0² t²/4.
+ *
+ * Singular Lagrangians (the constraint algorithm) pick pivots at the sample point too: for
+ * W restricted to the complement of its kernel, and for the matrix that fixes the kernel
+ * accelerations.  tests/models/data/kernel-pivot.cml derives a model whose kernel
+ * accelerations come from a matrix with a first pivot 3.5 − x1 that vanishes while the
+ * matrix stays invertible, and its closed form.
  */
 #define G_LOG_DOMAIN "test-pivots"
 
@@ -186,6 +192,95 @@ test_regularity_lost (void)
   cli_remove_dir (dir);
 }
 
+/* ---- singular Lagrangians -------------------------------------------------------------- */
+
+static CmlSimulation *
+sim_kernel_pivot (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "models", "data", "kernel-pivot.cml", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (path, &error);
+  g_assert_no_error (error);
+  CmlSimulation *sim = sim_from_model (model);
+  g_assert_cmpint (cml_system_get_formalism (cml_simulation_get_system (sim)), ==, CML_FORMALISM_SINGULAR);
+  sim_set_integrator (sim, CML_INTEGRATOR_RK8PD, 1e-13, 1e-13);
+  return sim;
+}
+
+/* From x1 = X (x2 = x3 = x4 = 0, q = 1, p = 0): the closed form of kernel-pivot.cml at
+ * several times, up to t = 1, through x1 = 3.5 if X < 3.5 < X + 1. */
+static void
+check_kernel_pivot (double X)
+{
+  g_autoptr (CmlSimulation) sim = sim_kernel_pivot ();
+  const double times[] = { 0, 0.25, 0.5, 0.75, 1 };
+
+  sim_reset (sim, "x1", X, "x2", 0.0, "x3", 0.0, "x4", 0.0, "q", 1.0, "p", 0.0, NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (times); k++)
+    {
+      double t = times[k], x34 = (3.5 - X) * t - t * t / 2;
+      if (t > 0)
+        sim_advance (sim, t);
+      assert_close (sim_obs (sim, "x1"), X + t, 1e-10);
+      assert_close (sim_obs (sim, "x2"), -t, 1e-10);
+      assert_close (sim_obs (sim, "x3"), x34, 1e-10);
+      assert_close (sim_obs (sim, "x4"), x34, 1e-10);
+      assert_close (sim_obs (sim, "u1"), 1, 1e-10);
+      assert_close (sim_obs (sim, "u2"), -1, 1e-10);
+      assert_close (sim_obs (sim, "u3"), 3.5 - X - t, 1e-10);
+      assert_close (sim_obs (sim, "u4"), 3.5 - X - t, 1e-10);
+      assert_close (sim_obs (sim, "q"), cos (t), 1e-10);
+      assert_close (sim_obs (sim, "p"), -sin (t), 1e-10);
+      assert_close (sim_obs (sim, "energy"), 0.5, 1e-10);
+      /* the accelerations themselves, where the pivot is 0 */
+      assert_close (sim_rhs (sim, "u3"), -1, 1e-10);
+      assert_close (sim_rhs (sim, "u4"), -1, 1e-10);
+    }
+}
+
+static void test_singular_at_zero_pivot (void) { check_kernel_pivot (3.5); }
+static void test_singular_crossing (void) { check_kernel_pivot (3); }
+
+/* The matrix of the kernel accelerations (F of kernel-pivot.cml with F_24 = 1 − t,
+ * Pf F = t − 1) does become singular at t = 1: u2 = (x2 − 1)/(1 − t) runs away.  The run
+ * fails and names that matrix and the time. */
+static const char losing_kernel_model[] =
+  "[model]\n"
+  "name = losing-kernel\n"
+  "title = the kernel accelerations are not determined at t = 1\n"
+  "\n"
+  "[algebroid]\n"
+  "base = x1, x2, x3, x4\n"
+  "fibre = u1, u2, u3, u4\n"
+  "\n"
+  "[anchor]\n"
+  "e1 = x1: 1\n"
+  "e2 = x2: 1\n"
+  "e3 = x3: 1\n"
+  "e4 = x4: 1\n"
+  "\n"
+  "[dynamics]\n"
+  "lagrangian = (3.5*x1 - x1^2/2)*u2 + x1*u3 + (1 - t)*x2*u4 + x3 - x4\n"
+  "solve-for = u1, u2, u3, u4\n";
+
+static void
+test_singular_regularity_lost (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *model = cli_write_file (dir, "losing.cml", losing_kernel_model);
+  g_autofree char *out = NULL, *err = NULL;
+  const char *what = "the matrix of the kernel accelerations (the SODE condition) became singular at t = ";
+
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "2", "--dt-out", "0.5", NULL), ==, 1);
+  g_test_message ("stderr: %s", err);
+  const char *at = strstr (err, what);
+  g_assert_nonnull (at);
+  double t = g_ascii_strtod (at + strlen (what), NULL);
+  g_assert_cmpfloat (t, <, 1);
+  g_assert_cmpfloat (t, >, 1 - 1e-4);
+  cli_remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -198,5 +293,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/pivots/vakonomic/zero-pivot", test_vak_at_zero_pivot);
   g_test_add_func ("/models/pivots/vakonomic/crossing", test_vak_crossing);
   g_test_add_func ("/models/pivots/regularity-lost", test_regularity_lost);
+  g_test_add_func ("/models/pivots/singular/zero-pivot", test_singular_at_zero_pivot);
+  g_test_add_func ("/models/pivots/singular/crossing", test_singular_crossing);
+  g_test_add_func ("/models/pivots/singular/regularity-lost", test_singular_regularity_lost);
   return g_test_run ();
 }

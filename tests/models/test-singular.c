@@ -1,5 +1,7 @@
 /* test-singular.c — the constraint algorithm beyond a constant kernel of W: first-order
- * Lagrangians (W = 0) and a kernel that turns with the base point.
+ * Lagrangians (W = 0) and a kernel that turns with the base point; and, beyond linear
+ * constraints, a nonholonomic constraint quadratic in the velocities (Chetaev's rule) in a
+ * non-uniform potential.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -160,6 +162,93 @@ test_varying_kernel_info (void)
   assert_contains (out, "kernel acceleration κ₁ = ");
 }
 
+/* The same kernel next to the kernel accelerations of kernel-pivot.cml, whose matrix has a
+ * first pivot 3.5 − x1 that vanishes where the matrix does not: from x1 = X, at x1 = 3.5
+ * itself or through it, both parts keep their closed forms (varying-kernel-pivot.cml). */
+static void
+check_varying_kernel_pivot (double X)
+{
+  g_autoptr (CmlSimulation) sim = sim_data ("varying-kernel-pivot.cml");
+  const double times[] = { 0, 0.25, 0.5, 0.75, 1 };
+  const double x0 = 1, c = x0 * sqrt (x0 * x0 + 1);
+
+  sim_reset (sim, "x1", X, "w3", 3.5 - X, "w4", 3.5 - X, NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (times); k++)
+    {
+      double t = times[k], tau = t + c, x34 = (3.5 - X) * t - t * t / 2;
+      double x = sqrt ((sqrt (1 + 4 * tau * tau) - 1) / 2), s = sqrt (x * x + 1);
+      if (t > 0)
+        sim_advance (sim, t);
+      assert_close (sim_obs (sim, "x"), x, 1e-10);
+      assert_close (sim_obs (sim, "y"), x * x - x0 * x0, 1e-10);
+      assert_close (sim_obs (sim, "u"), s / (2 * x * x + 1), 1e-10);
+      assert_close (sim_obs (sim, "v"), 2 * s * x / (2 * x * x + 1), 1e-10);
+      assert_close (sim_obs (sim, "x1"), X + t, 1e-10);
+      assert_close (sim_obs (sim, "x2"), -t, 1e-10);
+      assert_close (sim_obs (sim, "x3"), x34, 1e-10);
+      assert_close (sim_obs (sim, "x4"), x34, 1e-10);
+      assert_close (sim_obs (sim, "w1"), 1, 1e-10);
+      assert_close (sim_obs (sim, "w2"), -1, 1e-10);
+      assert_close (sim_obs (sim, "w3"), 3.5 - X - t, 1e-10);
+      assert_close (sim_obs (sim, "w4"), 3.5 - X - t, 1e-10);
+    }
+}
+
+static void test_varying_kernel_zero_pivot (void) { check_varying_kernel_pivot (3.5); }
+static void test_varying_kernel_crossing (void) { check_varying_kernel_pivot (3); }
+
+/* ---- a constraint nonlinear in the velocities --------------------------------------- */
+
+/* Unit speed in the potential k ln y (isokinetic-log.cml): for k = 1 a circle of radius
+ * 1/c, c = u0/y0, from (0, 1) with (u, v) = (0.6, 0.8), through v = 0 (ψ = π/2, at
+ * t ≈ 1.55) down to y ≈ 0.16 at t = 4. */
+static void
+test_isokinetic_log_closed_form (void)
+{
+  g_autoptr (CmlSimulation) sim = sim_data ("isokinetic-log.cml");
+  g_autoptr (GError) error = NULL;
+  const double times[] = { 0, 0.5, 1, G_PI / 2 / 0.6 - atan2 (0.6, 0.8) / 0.6, 2.5, 4 };
+  const double c = 0.6, psi0 = atan2 (0.6, 0.8);
+
+  g_assert_cmpint (cml_system_get_formalism (cml_simulation_get_system (sim)), ==, CML_FORMALISM_NONHOLONOMIC);
+  g_assert_true (cml_simulation_reset (sim, NULL, &error));
+  g_assert_no_error (error);
+  for (guint k = 0; k < G_N_ELEMENTS (times); k++)
+    {
+      double t = times[k], psi = psi0 + c * t;
+      if (t > 0)
+        sim_advance (sim, t);
+      assert_close (sim_obs (sim, "x"), (cos (psi0) - cos (psi)) / c, 1e-10);
+      assert_close (sim_obs (sim, "y"), sin (psi) / c, 1e-10);
+      assert_close (sim_obs (sim, "u"), sin (psi), 1e-10);
+      assert_close (sim_obs (sim, "v"), cos (psi), 1e-10);
+      assert_close (sim_obs (sim, "heading"), c, 1e-11);
+    }
+}
+
+/* Any k: u y^(−k) is conserved, the speed stays 1, and the accelerations are
+ * u' = k u v/y, v' = −k u²/y (the file's comment). */
+static void
+test_isokinetic_log_invariant (void)
+{
+  g_autoptr (CmlSimulation) sim = sim_data ("isokinetic-log.cml");
+  const double k = 2.5, y0 = 1.2, u0 = -0.28, v0 = 0.96, c = u0 * pow (y0, -k);
+
+  sim_set_params (sim, "k", k, NULL);
+  sim_reset (sim, "x", 0.3, "y", y0, "u", u0, "v", v0, NULL);
+  for (guint step = 0; step <= 6; step++)
+    {
+      if (step > 0)
+        sim_advance (sim, 0.25 * step);
+      double y = sim_obs (sim, "y"), u = sim_obs (sim, "u"), v = sim_obs (sim, "v");
+      assert_close (u * pow (y, -k), c, 1e-10);
+      assert_close (sim_obs (sim, "heading"), c, 1e-10);
+      assert_close (u * u + v * v, 1, 1e-12);
+      assert_close (sim_rhs (sim, "u"), k * u * v / y, 1e-10);
+      assert_close (sim_rhs (sim, "v"), -k * u * u / y, 1e-10);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -169,5 +258,9 @@ main (int argc, char **argv)
   g_test_add_func ("/singular/first-order/no-velocity", test_no_velocity_refused);
   g_test_add_func ("/singular/varying-kernel/closed-form", test_varying_kernel_closed_form);
   g_test_add_func ("/singular/varying-kernel/info", test_varying_kernel_info);
+  g_test_add_func ("/singular/varying-kernel/zero-pivot", test_varying_kernel_zero_pivot);
+  g_test_add_func ("/singular/varying-kernel/crossing", test_varying_kernel_crossing);
+  g_test_add_func ("/nonlinear-constraint/isokinetic-log/closed-form", test_isokinetic_log_closed_form);
+  g_test_add_func ("/nonlinear-constraint/isokinetic-log/invariant", test_isokinetic_log_invariant);
   return g_test_run ();
 }
