@@ -664,7 +664,7 @@ test_max_steps (void)
 
   g_assert_false (cml_integrator_advance (integ, &t, 100.0, z, &error));
   g_assert_error (error, CML_ERROR, CML_ERROR_NUMERIC);
-  g_assert_nonnull (strstr (error->message, "too many steps (10)"));
+  g_assert_nonnull (strstr (error->message, "the integrator took 10 steps between t = 0 and t = "));
   g_assert_cmpuint (cml_integrator_n_steps (integ), ==, 10);
   g_assert_cmpfloat (t, >, 0.0);
   g_assert_cmpfloat (t, <, 100.0);
