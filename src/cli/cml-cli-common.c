@@ -1,4 +1,6 @@
-/* cml-cli-common.c — argument parsing and model loading shared by cmlab-cli's commands.
+/* cml-cli-common.c — argument parsing and model loading shared by cmlab-cli's commands:
+ * the run options (one GOptionGroup), checks made before anything runs (the output, the
+ * rows, the span), and progress with a word on stiffness.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -135,6 +137,11 @@ cml_cli_check_output_path (const char *option, const char *path, char **why)
       return FALSE;
     }
   dir = g_path_get_dirname (path);
+  if (g_file_test (dir, G_FILE_TEST_EXISTS) && !g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      *why = g_strdup_printf ("%s “%s”: cannot write there: “%s” is not a directory", option, path, dir);
+      return FALSE;
+    }
   if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
       *why = g_strdup_printf ("%s “%s”: there is no directory “%s”", option, path, dir);
@@ -186,15 +193,280 @@ cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **wh
   return TRUE;
 }
 
-#define PROGRESS_FIRST_USEC  G_USEC_PER_SEC       /* nothing shown for a run shorter */
-#define PROGRESS_EVERY_USEC  (G_USEC_PER_SEC / 4)
-#define SLOW_NOTE_USEC       (5 * G_USEC_PER_SEC) /* the stiffness note after this long … */
-#define SLOW_NOTE_FRACTION   0.01                 /* … with less than this much done */
+/* ---- the run options ------------------------------------------------------------------ */
 
 void
-cml_cli_progress_init (CmlCliProgress *p, const char *what, int integrator_kind)
+cml_cli_run_options_init (CmlCliRunOptions *ro)
 {
-  CmlIntegratorKind kind = (CmlIntegratorKind) integrator_kind;
+  memset (ro, 0, sizeof *ro);
+  ro->sets = g_ptr_array_new_with_free_func (g_free);
+  ro->inits = g_ptr_array_new_with_free_func (g_free);
+}
+
+void
+cml_cli_run_options_clear (CmlCliRunOptions *ro)
+{
+  g_clear_pointer (&ro->sets, g_ptr_array_unref);
+  g_clear_pointer (&ro->inits, g_ptr_array_unref);
+  g_clear_pointer (&ro->output, g_free);
+}
+
+static gboolean
+run_option_error (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+run_option_error (GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  if (error != NULL)
+    *error = g_error_new_valist (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, fmt, ap);
+  va_end (ap);
+  return FALSE;
+}
+
+/* One run option, checked as it is parsed.  NAME is "--t-end", or "-o" as given. */
+static gboolean
+run_option (const char *name, const char *value, gpointer data, GError **error)
+{
+  CmlCliRunOptions *ro = data;
+  double v;
+
+  if (g_str_equal (name, "--help") || g_str_equal (name, "-h"))
+    ro->help = TRUE;
+  else if (g_str_equal (name, "--set"))
+    g_ptr_array_add (ro->sets, g_strdup (value));
+  else if (g_str_equal (name, "--init"))
+    g_ptr_array_add (ro->inits, g_strdup (value));
+  else if (g_str_equal (name, "--t-end"))
+    {
+      if (!cml_cli_parse_double (value, &v) || v < 0 || (!ro->t_end_zero_ok && !(v > 0)))
+        return run_option_error (error, "--t-end needs a number %s, not “%s”", ro->t_end_zero_ok ? ">= 0" : "> 0",
+                                 value);
+      ro->t_end = v;
+      ro->has_t_end = TRUE;
+    }
+  else if (g_str_equal (name, "--integrator"))
+    {
+      if (!cml_integrator_kind_from_string (value, &ro->kind))
+        return run_option_error (error, "unknown integrator “%s”", value);
+      ro->has_integrator = TRUE;
+    }
+  else if (g_str_equal (name, "--rtol"))
+    {
+      if (!cml_cli_parse_double (value, &v) || !(v > 0 && v < 1))
+        return run_option_error (error, "--rtol needs a number between 0 and 1 (e.g. 1e-8), not “%s”", value);
+      ro->rtol = v;
+      ro->has_rtol = TRUE;
+    }
+  else if (g_str_equal (name, "--atol"))
+    {
+      if (!cml_cli_parse_double (value, &v) || !(v > 0))
+        return run_option_error (error, "--atol needs a number > 0, not “%s”", value);
+      ro->atol = v;
+      ro->has_atol = TRUE;
+    }
+  else if (g_str_equal (name, "--step"))
+    {
+      if (!cml_cli_parse_double (value, &v) || !(v > 0))
+        return run_option_error (error, "--step needs a number > 0, not “%s”", value);
+      ro->step = v;
+      ro->has_step = TRUE;
+    }
+  else /* -o, --output */
+    {
+      g_free (ro->output);
+      ro->output = g_strdup (value);
+    }
+  return TRUE;
+}
+
+/* Values are taken as they are, bytes and all (G_OPTION_FLAG_FILENAME): no conversion
+ * from the locale's encoding that could fail or change a file name. */
+#define RUN_ENTRY(long_name, short_name, arg) \
+  { long_name, short_name, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) run_option, "", arg }
+#define HELP_ENTRY \
+  { "help", 'h', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) run_option, "", NULL }
+
+static const GOptionEntry run_entries[] = {
+  RUN_ENTRY ("set", 0, "P=V"),
+  RUN_ENTRY ("init", 0, "S=V"),
+  RUN_ENTRY ("t-end", 0, "T"),
+  RUN_ENTRY ("integrator", 0, "NAME"),
+  RUN_ENTRY ("rtol", 0, "R"),
+  RUN_ENTRY ("atol", 0, "A"),
+  RUN_ENTRY ("step", 0, "H"),
+  RUN_ENTRY ("output", 'o', "FILE"),
+  HELP_ENTRY,
+  G_OPTION_ENTRY_NULL
+};
+
+static const GOptionEntry set_entries[] = {
+  RUN_ENTRY ("set", 0, "P=V"),
+  HELP_ENTRY,
+  G_OPTION_ENTRY_NULL
+};
+
+/* Whether ARG names an option of ENTRIES that takes a value ("--t-end", "-o"). */
+static gboolean
+takes_value (const char *arg, const GOptionEntry *entries)
+{
+  for (const GOptionEntry *e = entries; e && e->long_name; e++)
+    {
+      gboolean valued = e->arg != G_OPTION_ARG_NONE && !(e->flags & (G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_OPTIONAL_ARG));
+      if (!valued)
+        continue;
+      if (g_str_has_prefix (arg, "--") && g_str_equal (arg + 2, e->long_name))
+        return TRUE;
+      if (e->short_name && arg[0] == '-' && arg[1] == e->short_name && arg[2] == '\0')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+int
+cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer data, CmlCliRunOptions *ro,
+                    CmlCliRunOptionsKind which, const char *usage, char **model)
+{
+  const GOptionEntry *ro_entries = which == CML_CLI_RUN_OPTIONS_ALL ? run_entries : set_entries;
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) args = g_new0 (char *, argc + 2);
+  GOptionGroup *main_group, *run_group;
+
+  *model = NULL;
+  /* an option given last without its value (GLib would say "Missing argument") */
+  if (argc > 0 && (takes_value (argv[argc - 1], entries) || takes_value (argv[argc - 1], ro_entries)))
+    return cml_cli_usage_error (usage, "option %s needs a value", argv[argc - 1]);
+
+  /* GLib's argument vector starts with the program; its short options take no "=", which
+   * -o has always taken */
+  args[0] = g_strdup ("cmlab-cli");
+  for (int i = 0; i < argc; i++)
+    args[i + 1] = g_str_has_prefix (argv[i], "-o=") ? g_strconcat ("--output=", argv[i] + 3, NULL)
+                                                   : g_strdup (argv[i]);
+
+  main_group = g_option_group_new ("command", "", "", data, NULL);
+  if (entries)
+    g_option_group_add_entries (main_group, entries);
+  g_option_context_set_main_group (context, main_group);
+  run_group = g_option_group_new ("run", "", "", ro, NULL);
+  g_option_group_add_entries (run_group, ro_entries);
+  g_option_context_add_group (context, run_group);
+  /* our own --help (the command's usage), and unknown options named by us below */
+  g_option_context_set_help_enabled (context, FALSE);
+  g_option_context_set_ignore_unknown_options (context, TRUE);
+
+  gboolean parsed = g_option_context_parse_strv (context, &args, &error);
+  if (ro->help)
+    {
+      fputs (usage, stdout);
+      return 0;
+    }
+  if (!parsed)
+    return cml_cli_usage_error (usage, "%s", error->message);
+
+  /* what is left: the model, and anything GLib did not know */
+  gboolean options_end = FALSE;
+  for (guint i = 1; args[i]; i++)
+    {
+      const char *a = args[i];
+      if (!options_end && g_str_equal (a, "--"))
+        options_end = TRUE;
+      else if (!options_end && a[0] == '-' && a[1] != '\0')
+        {
+          g_clear_pointer (model, g_free);
+          return cml_cli_usage_error (usage, "unknown option “%s”", a);
+        }
+      else if (*model == NULL)
+        *model = g_strdup (a);
+      else
+        {
+          g_clear_pointer (model, g_free);
+          return cml_cli_usage_error (usage, "unexpected argument “%s”", a);
+        }
+    }
+  if (*model == NULL)
+    return cml_cli_usage_error (usage, "which model? Give a model file or a built-in name");
+  return CML_CLI_CONTINUE;
+}
+
+int
+cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions *iopt, const char *usage)
+{
+  if (ro->has_integrator)
+    iopt->kind = ro->kind;
+  /* a fixed-step method has a step and no tolerances; an adaptive one the other way round */
+  if (ro->has_step && !cml_integrator_kind_is_fixed_step (iopt->kind))
+    return cml_cli_usage_error (usage, "--step sets the step of a fixed-step integrator (implicit-midpoint); %s "
+                                "chooses its own steps from --rtol and --atol",
+                                cml_integrator_kind_to_string (iopt->kind));
+  if ((ro->has_rtol || ro->has_atol) && cml_integrator_kind_is_fixed_step (iopt->kind))
+    return cml_cli_usage_error (usage, "%s takes fixed steps (--step H, default %g): --rtol and --atol do not apply",
+                                cml_integrator_kind_to_string (iopt->kind), iopt->h_fixed);
+  if (ro->has_rtol)
+    iopt->rtol = ro->rtol;
+  if (ro->has_atol)
+    iopt->atol = ro->atol;
+  if (ro->has_step)
+    iopt->h_fixed = ro->step;
+  return 0;
+}
+
+/* ---- the span ---------------------------------------------------------------------------- */
+
+gboolean
+cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **why)
+{
+  CmlIntegratorOptions saved = *cml_simulation_get_integrator (sim);
+  CmlIntegratorOptions probe = saved;
+  g_autoptr (GError) error = NULL;
+  double t0 = cml_simulation_get_time (sim), steps = 0, t_reached;
+  gboolean refuse = FALSE;
+
+  if (!(t_end > t0))
+    return TRUE;
+  probe.max_steps = CML_CLI_PROBE_STEPS;
+  probe.stats = NULL;
+  if (!cml_simulation_set_integrator (sim, &probe, NULL))
+    return TRUE;
+  if (!cml_simulation_advance (sim, t_end, &error) && cml_integrator_error_is_budget (error))
+    {
+      /* the probe's pace, extrapolated to T_END (no pace at all: no end) */
+      t_reached = cml_simulation_get_time (sim);
+      steps = t_reached > t0 ? CML_CLI_PROBE_STEPS * ((t_end - t0) / (t_reached - t0)) : INFINITY;
+      refuse = !(steps <= CML_CLI_MAX_RUN_STEPS);
+      if (refuse)
+        {
+          g_autofree char *estimate = isfinite (steps) ? g_strdup_printf ("about %.2g", steps)
+                                                       : g_strdup ("more than 10^308");
+          *why = g_strdup_printf ("--t-end %g is out of reach: the first %d steps of the integrator went from t = %g "
+                                  "to t = %.6g, so t = %g would take %s steps, more than 10^9 (hours of "
+                                  "computing): use a shorter --t-end",
+                                  t_end, CML_CLI_PROBE_STEPS, t0, t_reached, t_end, estimate);
+        }
+    }
+  /* back to where the run starts, with the run's own integrator */
+  g_clear_error (&error);
+  cml_simulation_set_integrator (sim, &saved, NULL);
+  if (!cml_simulation_reset (sim, given, &error))
+    g_debug ("reset after the probe: %s", error->message);
+  return !refuse;
+}
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+#define PROGRESS_FIRST_USEC  G_USEC_PER_SEC       /* nothing shown for a run shorter */
+#define PROGRESS_EVERY_USEC  (G_USEC_PER_SEC / 4)
+#define SLOW_NOTE_USEC       (5 * G_USEC_PER_SEC) /* the slow-progress note after this long … */
+#define SLOW_NOTE_FRACTION   0.01                 /* … with less than this much done */
+#define STIFF_MIN_STEPS      1000                 /* no word on stiffness for a shorter run */
+#define STIFF_MIN_CHECKS     8                    /* estimates of h ρ before one is trusted */
+
+void
+cml_cli_progress_init (CmlCliProgress *p, const char *what, CmlIntegratorOptions *iopt)
+{
+  CmlIntegratorKind kind = iopt->kind;
 
   memset (p, 0, sizeof *p);
   p->what = what;
@@ -203,19 +475,66 @@ cml_cli_progress_init (CmlCliProgress *p, const char *what, int integrator_kind)
   p->integrator = cml_integrator_kind_to_string (kind);
   p->explicit_rk = kind == CML_INTEGRATOR_RK8PD || kind == CML_INTEGRATOR_RKF45 || kind == CML_INTEGRATOR_RKCK
                    || kind == CML_INTEGRATOR_RK4;
+  iopt->stats = &p->stats;
+}
+
+gboolean
+cml_cli_looks_stiff (const CmlIntegratorStats *s)
+{
+  if (s->n_steps < STIFF_MIN_STEPS)
+    return FALSE;
+  /* most of its tries rejected */
+  if (s->n_rejected > s->n_steps)
+    return TRUE;
+  /* the step held at the method's stability limit, not by accuracy */
+  return s->n_stiff_checks >= STIFF_MIN_CHECKS && 2 * s->n_stiff > s->n_stiff_checks;
+}
+
+char *
+cml_cli_progress_note (CmlCliProgress *p, double t, gint64 now, double done)
+{
+  if (p->noted || !p->explicit_rk)
+    return NULL;
+  if (cml_cli_looks_stiff (&p->stats))
+    {
+      p->noted = TRUE;
+      return g_strdup_printf ("the system looks stiff here: try --integrator msbdf (at t = %.6g %s takes steps of "
+                              "%.3g, held by its stability limit, not by the accuracy asked for; %" G_GUINT64_FORMAT
+                              " of %" G_GUINT64_FORMAT " tries rejected)",
+                              t, p->integrator, p->stats.h, p->stats.n_rejected,
+                              p->stats.n_steps + p->stats.n_rejected);
+    }
+  if (now - p->start > SLOW_NOTE_USEC && done < SLOW_NOTE_FRACTION)
+    {
+      p->noted = TRUE;
+      return g_strdup_printf ("slow progress with %s; if the system is stiff, --integrator msbdf may be much faster",
+                              p->integrator);
+    }
+  return NULL;
+}
+
+char *
+cml_cli_progress_line (CmlCliProgress *p, double t, double t_end, gint64 now)
+{
+  double done = t_end > 0 ? CLAMP (t / t_end, 0.0, 1.0) : 1.0;
+  double elapsed = (now - p->start) / 1e6;
+
+  if (!p->tty || now - p->start < PROGRESS_FIRST_USEC || now - p->last < PROGRESS_EVERY_USEC)
+    return NULL;
+  p->last = now;
+  if (done > 0)
+    return g_strdup_printf ("%s: t = %.6g of %.6g (%.0f%%), %.0f s left", p->what, t, t_end, 100 * done,
+                            ceil (elapsed / done * (1 - done)));
+  return g_strdup_printf ("%s: t = %.6g of %.6g", p->what, t, t_end);
 }
 
 static void
-progress_note (CmlCliProgress *p, const char *why)
+print_note (CmlCliProgress *p, const char *note)
 {
-  if (p->noted || !p->explicit_rk)
-    return;
-  p->noted = TRUE;
   if (p->shown)
     fputs ("\n", stderr);
   p->shown = FALSE;
-  fprintf (stderr, "cmlab-cli: note: %s with %s; if the system is stiff, --integrator msbdf may be much faster\n",
-           why, p->integrator);
+  fprintf (stderr, "cmlab-cli: note: %s\n", note);
 }
 
 void
@@ -223,18 +542,14 @@ cml_cli_progress_update (CmlCliProgress *p, double t, double t_end)
 {
   gint64 now = g_get_monotonic_time ();
   double done = t_end > 0 ? CLAMP (t / t_end, 0.0, 1.0) : 1.0;
-  double elapsed = (now - p->start) / 1e6;
+  g_autofree char *note = cml_cli_progress_note (p, t, now, done);
+  g_autofree char *line = NULL;
 
-  if (now - p->start > SLOW_NOTE_USEC && done < SLOW_NOTE_FRACTION)
-    progress_note (p, "slow progress");
-  if (!p->tty || now - p->start < PROGRESS_FIRST_USEC || now - p->last < PROGRESS_EVERY_USEC)
+  if (note)
+    print_note (p, note);
+  if ((line = cml_cli_progress_line (p, t, t_end, now)) == NULL)
     return;
-  p->last = now;
-  if (done > 0)
-    fprintf (stderr, "\r\033[K%s: t = %.6g of %.6g (%.0f%%), %.0f s left", p->what, t, t_end, 100 * done,
-             ceil (elapsed / done * (1 - done)));
-  else
-    fprintf (stderr, "\r\033[K%s: t = %.6g of %.6g", p->what, t, t_end);
+  fprintf (stderr, "\r\033[K%s", line);
   fflush (stderr);
   p->shown = TRUE;
 }
@@ -251,6 +566,12 @@ void
 cml_cli_progress_failed (CmlCliProgress *p, const char *message)
 {
   cml_cli_progress_done (p);
+  if (p->noted || !p->explicit_rk)
+    return;
   if (message && strstr (message, "step size"))
-    progress_note (p, "the step size collapsed");
+    {
+      p->noted = TRUE;
+      print_note (p, "the system looks stiff here: try --integrator msbdf (the step size of the explicit method "
+                     "collapsed)");
+    }
 }

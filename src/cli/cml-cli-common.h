@@ -10,12 +10,64 @@
 
 #include <glib.h>
 
+#include "cml-integrator.h"
 #include "cml-system.h"
 
 G_BEGIN_DECLS
 
 #define CML_CLI_EXIT_RUN_FAILED 1  /* a run failed; the message names the time */
 #define CML_CLI_EXIT_USAGE      2  /* usage and model errors */
+#define CML_CLI_CONTINUE        (-1) /* cml_cli_parse_args: the arguments are good, go on */
+
+/* The run options that simulate, plot and render share, as one GOptionGroup:
+ *   --set P=V  --init S=V  --t-end T  --integrator NAME  --rtol R  --atol A  --step H
+ *   -o FILE (--output FILE)
+ * Each value is checked as it is parsed (in the order given, with a message that names
+ * the option); what depends on two of them (--step only with a fixed-step method, --rtol
+ * and --atol only with an adaptive one) by cml_cli_run_options_integrator (). */
+typedef struct
+{
+  GPtrArray        *sets;           /* "P=V" strings (--set), in the order given */
+  GPtrArray        *inits;          /* "S=V" strings (--init) */
+  gboolean          t_end_zero_ok;  /* set by the command before parsing: simulate takes 0 */
+  double            t_end;          /* --t-end, in the model's time unit */
+  gboolean          has_t_end;
+  CmlIntegratorKind kind;           /* --integrator */
+  gboolean          has_integrator;
+  double            rtol;           /* --rtol, in (0, 1), dimensionless */
+  double            atol;           /* --atol, > 0, in the units of the state */
+  double            step;           /* --step, > 0, in time units */
+  gboolean          has_rtol, has_atol, has_step;
+  char             *output;         /* -o, --output ("-": standard output); NULL if not given */
+  gboolean          help;           /* --help, -h */
+} CmlCliRunOptions;
+
+void cml_cli_run_options_init  (CmlCliRunOptions *ro);
+void cml_cli_run_options_clear (CmlCliRunOptions *ro);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmlCliRunOptions, cml_cli_run_options_clear)
+
+/* Which of the run options a command takes. */
+typedef enum
+{
+  CML_CLI_RUN_OPTIONS_ALL,      /* simulate, plot, render */
+  CML_CLI_RUN_OPTIONS_SET_ONLY, /* info: --set */
+} CmlCliRunOptionsKind;
+
+/* Parses ARGV (the ARGC arguments after the command's name) with GOptionContext: the
+ * command's own ENTRIES (NULL-terminated; their callbacks get DATA) and the run options
+ * (WHICH of them) into RO.  The one argument that is not an option is the model, in
+ * *MODEL (free it).  Returns CML_CLI_CONTINUE, or an exit status after printing why (0
+ * after printing USAGE on standard output for --help).  A value-taking option given
+ * last without its value says "option -o needs a value"; "-o=FILE" is taken as -o FILE. */
+int  cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer data,
+                         CmlCliRunOptions *ro, CmlCliRunOptionsKind which, const char *usage,
+                         char **model);
+
+/* Applies --integrator, --rtol, --atol and --step to *IOPT: a fixed-step method
+ * (implicit midpoint) takes --step and no tolerances, an adaptive one tolerances and no
+ * --step.  Returns 0, or an exit status after printing why (with USAGE). */
+int  cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions *iopt,
+                                     const char *usage);
 
 /* "NAME=VALUE" -> a newly allocated, stripped NAME and a finite VALUE; FALSE if ARG is
  * not of that form. */
@@ -50,25 +102,51 @@ gboolean cml_cli_check_output_path (const char *option, const char *path, char *
 #define CML_CLI_MAX_STDOUT_ROWS 10000000  /* 10⁷ */
 gboolean cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **why);
 
+/* Whether the run from the simulation's state to T_END can be taken: a probe of at most
+ * CML_CLI_PROBE_STEPS integrator steps towards T_END, extrapolated.  A run that would take
+ * more than CML_CLI_MAX_RUN_STEPS steps — a span no run reaches in a day: t = 1e308 with
+ * steps of 0.01 — is refused: FALSE with a message in *WHY (free it) that names the
+ * estimate and suggests a shorter --t-end.  A probe that fails for another reason says
+ * nothing (the run itself will).  The simulation is then reset with GIVEN (--init), to be
+ * run from its start as if nothing had happened (bit for bit). */
+#define CML_CLI_PROBE_STEPS   2000
+#define CML_CLI_MAX_RUN_STEPS 1000000000.0 /* 10⁹ */
+gboolean cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **why);
+
 /* Progress of a long run on standard error — only when it is a terminal, after the first
  * second, at most four times a second — and, on any standard error, one note when an
- * explicit method advances slowly: a stiff system wants msbdf.  Main thread. */
+ * explicit method looks held by stiffness (its stats: most of its steps rejected, or its
+ * step at its stability limit) or advances slowly: a stiff system wants msbdf.  Main
+ * thread. */
 typedef struct
 {
-  const char *what;        /* "simulating", "plotting" */
-  gint64      start;       /* monotonic µs */
-  gint64      last;        /* last line shown, µs */
-  gboolean    tty;         /* standard error is a terminal */
-  gboolean    shown;       /* a progress line is on the terminal */
-  gboolean    noted;       /* the stiffness note was given */
-  gboolean    explicit_rk; /* the integrator is an explicit Runge–Kutta method */
-  const char *integrator;  /* its name */
+  const char        *what;        /* "simulating", "plotting" */
+  gint64             start;       /* monotonic µs */
+  gint64             last;        /* last line shown, µs */
+  gboolean           tty;         /* standard error is a terminal */
+  gboolean           shown;       /* a progress line is on the terminal */
+  gboolean           noted;       /* the stiffness note was given */
+  gboolean           explicit_rk; /* the integrator is an explicit Runge–Kutta method */
+  const char        *integrator;  /* its name */
+  CmlIntegratorStats stats;       /* the integrator's, kept up to date by it */
 } CmlCliProgress;
 
-void cml_cli_progress_init   (CmlCliProgress *p, const char *what, int integrator_kind);
+/* Starts P for a run with the integrator options IOPT, and attaches P's stats block to
+ * them (IOPT->stats): set them on the simulation afterwards, and keep P as long. */
+void cml_cli_progress_init   (CmlCliProgress *p, const char *what, CmlIntegratorOptions *iopt);
 void cml_cli_progress_update (CmlCliProgress *p, double t, double t_end);
 void cml_cli_progress_done   (CmlCliProgress *p);
 /* After a failed run: the note about msbdf when an explicit method's step size collapsed. */
 void cml_cli_progress_failed (CmlCliProgress *p, const char *message);
+
+/* The logic of the above, for the tests.  The line to show at monotonic time NOW (µs) at
+ * simulated time T of T_END, or NULL: only on a terminal, after the first second, at
+ * most four times a second (a line shown moves p->last). */
+char    *cml_cli_progress_line   (CmlCliProgress *p, double t, double t_end, gint64 now);
+/* Whether STATS show an explicit method held by stiffness: after at least 1000 steps,
+ * most tries rejected, or the step at the method's stability limit in most estimates. */
+gboolean cml_cli_looks_stiff     (const CmlIntegratorStats *stats);
+/* The note, or NULL when it is not due (given once; explicit methods only). */
+char    *cml_cli_progress_note   (CmlCliProgress *p, double t, gint64 now, double done);
 
 G_END_DECLS

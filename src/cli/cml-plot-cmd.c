@@ -17,13 +17,15 @@
 
 #include "cml-cli-common.h"
 #include "cml-error.h"
+#include "cml-integrator.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot.h"
 
 static const char *plot_usage =
   "Usage: cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
   "                  [--x COL] [--size WxH] [--samples N] [--title TEXT] [--no-equal-scales]\n"
-  "                  [--dark] -o FILE.{png,svg,pdf}\n"
+  "                  [--dark] [--integrator NAME] [--rtol R] [--atol A] [--step H]\n"
+  "                  -o FILE.{png,svg,pdf}\n"
   "Plots the columns (observables of the model: coordinates, velocities, monitors …) against\n"
   "time, or against --x for a phase portrait.  Default size 1200x700, 4000 samples.\n"
   "The figure is titled with the model and what is plotted, with a line of the parameters\n"
@@ -31,90 +33,131 @@ static const char *plot_usage =
   "one unit (y [m] against x [m]) they get equal scales, so a circle is round;\n"
   "--no-equal-scales lets each axis fill the frame.\n";
 
+/* plot's own options (the run options are cml-cli-common.c's) */
+typedef struct
+{
+  char    *ycols, *xcol, *size, *title;
+  double   samples;
+  gboolean dark, equal_scales;
+} PlotOptions;
+
+static gboolean
+plot_option (const char *name, const char *value, gpointer data, GError **error)
+{
+  PlotOptions *po = data;
+  char **slot = NULL;
+
+  if (g_str_equal (name, "--dark"))
+    po->dark = TRUE;
+  else if (g_str_equal (name, "--no-equal-scales"))
+    po->equal_scales = FALSE;
+  else if (g_str_equal (name, "--samples"))
+    {
+      if (!cml_cli_parse_double (value, &po->samples) || po->samples < 2 || po->samples > 1e7)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--samples needs a number from 2 to 10^7, not “%s”", value);
+          return FALSE;
+        }
+    }
+  else
+    {
+      slot = g_str_equal (name, "--y") ? &po->ycols
+             : g_str_equal (name, "--x") ? &po->xcol
+             : g_str_equal (name, "--size") ? &po->size
+                                            : &po->title;
+      g_free (*slot);
+      *slot = g_strdup (value);
+    }
+  return TRUE;
+}
+
+#define PLOT_ENTRY(name, arg) \
+  { name, 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) plot_option, "", arg }
+#define PLOT_FLAG(name) \
+  { name, 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) plot_option, "", NULL }
+
+static const GOptionEntry plot_entries[] = {
+  PLOT_ENTRY ("y", "COL[,COL...]"),
+  PLOT_ENTRY ("x", "COL"),
+  PLOT_ENTRY ("size", "WxH"),
+  PLOT_ENTRY ("samples", "N"),
+  PLOT_ENTRY ("title", "TEXT"),
+  PLOT_FLAG ("dark"),
+  PLOT_FLAG ("no-equal-scales"),
+  G_OPTION_ENTRY_NULL
+};
+
+static void
+plot_options_clear (PlotOptions *po)
+{
+  g_free (po->ycols);
+  g_free (po->xcol);
+  g_free (po->size);
+  g_free (po->title);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PlotOptions, plot_options_clear)
+
 int
 cml_plot_main (int argc, char **argv)
 {
-  g_autoptr (GPtrArray) sets = g_ptr_array_new ();
-  g_autoptr (GPtrArray) inits = g_ptr_array_new ();
+  g_auto (CmlCliRunOptions) ro = { 0 };
+  g_auto (PlotOptions) po = { .samples = 4000, .equal_scales = TRUE };
+  g_autofree char *model = NULL;
   g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (CmlSimulation) sim = NULL;
   g_autoptr (GError) error = NULL;
-  const char *model = NULL, *ycols = NULL, *xcol = NULL, *size = "1200x700", *output = NULL, *title = NULL;
-  double t_end = -1, samples = 4000;
-  gboolean dark = FALSE, equal_scales = TRUE;
+  CmlIntegratorOptions iopt = cml_integrator_options_default ();
+  CmlCliProgress progress;
   int width, height, status;
 
-  for (int i = 0; i < argc; i++)
-    {
-      const char *a = argv[i];
-#define VALUE() (i + 1 < argc ? argv[++i] : NULL)
-      if (g_str_equal (a, "--help") || g_str_equal (a, "-h"))
-        {
-          fputs (plot_usage, stdout);
-          return 0;
-        }
-      else if (g_str_equal (a, "--set") || g_str_equal (a, "--init") || g_str_equal (a, "--t-end")
-               || g_str_equal (a, "--y") || g_str_equal (a, "--x") || g_str_equal (a, "--size")
-               || g_str_equal (a, "--samples") || g_str_equal (a, "--title") || g_str_equal (a, "-o"))
-        {
-          const char *v = VALUE ();
-          if (v == NULL)
-            return cml_cli_usage_error (plot_usage, "%s needs a value", a);
-          if (g_str_equal (a, "--set"))
-            g_ptr_array_add (sets, (char *) v);
-          else if (g_str_equal (a, "--init"))
-            g_ptr_array_add (inits, (char *) v);
-          else if (g_str_equal (a, "--t-end"))
-            {
-              if (!cml_cli_parse_double (v, &t_end) || !(t_end > 0))
-                return cml_cli_usage_error (plot_usage, "--t-end needs a number > 0, not “%s”", v);
-            }
-          else if (g_str_equal (a, "--samples"))
-            {
-              if (!cml_cli_parse_double (v, &samples) || samples < 2 || samples > 1e7)
-                return cml_cli_usage_error (plot_usage, "--samples needs a number from 2 to 10^7, not “%s”", v);
-            }
-          else if (g_str_equal (a, "--y"))
-            ycols = v;
-          else if (g_str_equal (a, "--x"))
-            xcol = v;
-          else if (g_str_equal (a, "--size"))
-            size = v;
-          else if (g_str_equal (a, "--title"))
-            title = v;
-          else
-            output = v;
-        }
-      else if (g_str_equal (a, "--dark"))
-        dark = TRUE;
-      else if (g_str_equal (a, "--no-equal-scales"))
-        equal_scales = FALSE;
-      else if (a[0] == '-' && a[1] != '\0')
-        return cml_cli_usage_error (plot_usage, "unknown option “%s”", a);
-      else if (model == NULL)
-        model = a;
-      else
-        return cml_cli_usage_error (plot_usage, "unexpected argument “%s”", a);
-#undef VALUE
-    }
-  if (model == NULL)
-    return cml_cli_usage_error (plot_usage, "which model? Give a model file or a built-in name");
-  if (t_end <= 0 || ycols == NULL || output == NULL)
+  cml_cli_run_options_init (&ro);
+  status = cml_cli_parse_args (argc, argv, plot_entries, &po, &ro, CML_CLI_RUN_OPTIONS_ALL, plot_usage, &model);
+  if (status != CML_CLI_CONTINUE)
+    return status;
+
+  const char *ycols = po.ycols, *xcol = po.xcol, *size = po.size ? po.size : "1200x700", *output = ro.output;
+  const char *title = po.title;
+  double t_end = ro.t_end, samples = po.samples;
+  gboolean dark = po.dark, equal_scales = po.equal_scales;
+
+  if (!ro.has_t_end || ycols == NULL || output == NULL)
     return cml_cli_usage_error (plot_usage, "plot needs --t-end T, --y COL and -o FILE");
   if (sscanf (size, "%dx%d", &width, &height) != 2 || width < 50 || height < 50 || width > 10000 || height > 10000)
     return cml_cli_usage_error (plot_usage, "--size reads WxH with each from 50 to 10000, not “%s”", size);
   if (!g_str_has_suffix (output, ".png") && !g_str_has_suffix (output, ".svg") && !g_str_has_suffix (output, ".pdf"))
     return cml_cli_usage_error (plot_usage, "the output must end in .png, .svg or .pdf, not “%s”", output);
+  if ((status = cml_cli_run_options_integrator (&ro, &iopt, plot_usage)) != 0)
+    return status;
+  {
+    /* before anything is simulated: where the figure goes */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_output_path ("-o", output, &why))
+      return cml_cli_usage_error (plot_usage, "%s", why);
+  }
 
-  if ((status = cml_cli_parse_inits (inits, given, plot_usage)) != 0)
+  if ((status = cml_cli_parse_inits (ro.inits, given, plot_usage)) != 0)
     return status;
-  if ((status = cml_cli_open_simulation (model, sets, plot_usage, &sim)) != 0)
+  if ((status = cml_cli_open_simulation (model, ro.sets, plot_usage, &sim)) != 0)
     return status;
+  cml_cli_progress_init (&progress, "simulating", &iopt);
+  if (!cml_simulation_set_integrator (sim, &iopt, &error))
+    return cml_cli_usage_error (plot_usage, "%s", error->message);
   if (!cml_simulation_reset (sim, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return CML_CLI_EXIT_USAGE;
     }
+  {
+    /* a span the integrator cannot cover (--t-end 1e300) */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_span (sim, given, t_end, &why))
+      {
+        fprintf (stderr, "cmlab-cli: %s\n", why);
+        return CML_CLI_EXIT_USAGE;
+      }
+  }
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *md = cml_system_get_model (sys);
@@ -196,9 +239,13 @@ cml_plot_main (int argc, char **argv)
       double tk = k == n ? t_end : t_end * k / n;
       if (k > 0 && !cml_simulation_advance (sim, tk, &error))
         {
+          cml_cli_progress_done (&progress);
           fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+          cml_cli_progress_failed (&progress, error->message);
           return CML_CLI_EXIT_RUN_FAILED;
         }
+      if (k > 0)
+        cml_cli_progress_update (&progress, tk, t_end);
       cml_simulation_observe (sim, obs);
       cml_plot_column_append (t_column, &tk, 1, 1);
       if (xidx >= 0)
@@ -206,6 +253,8 @@ cml_plot_main (int argc, char **argv)
       for (guint j = 0; j < ny; j++)
         cml_plot_column_append (y_columns->pdata[j], &obs[yidx[j]], 1, 1);
     }
+
+  cml_cli_progress_done (&progress);
 
   CmlPlotStyle style;
   gint64 t_draw = g_get_monotonic_time ();

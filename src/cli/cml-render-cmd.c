@@ -69,6 +69,7 @@ extern char **environ;
 #define SAMPLES_PER_SECOND 240.0   /* trail and plot samples per simulated second, at least */
 #define MAX_SUBSTEPS       4096    /* samples between two frames, at most */
 #define MAX_FRAMES         1000000
+#define MAX_SAMPLES        1e8     /* frames × samples between two frames, at most */
 #define MIN_SIDE           16      /* px */
 #define MAX_SIDE           8192    /* px */
 #define MAX_FPS            240.0
@@ -83,7 +84,7 @@ static const char *render_usage =
   "Usage:\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
-  "            [--rtol R] [--atol A] [--progress lines] -o FILE.{mp4,webm,gif}\n"
+  "            [--rtol R] [--atol A] [--step H] [--progress lines] -o FILE.{mp4,webm,gif}\n"
   "  cmlab-cli render MODEL ... -o DIR/frame-%05d.png      (numbered PNG frames)\n"
   "\n"
   "Frame k shows simulated time k·S/F for every k with k·S/F < T: a video T/S seconds\n"
@@ -128,17 +129,13 @@ typedef enum
 
 typedef struct
 {
-  const char *model;
-  GPtrArray  *sets, *inits;
+  CmlCliRunOptions run;        /* --set, --init, --t-end, --integrator, --rtol, --atol, --step, -o */
+  char       *model;
   double      t_end, fps, speed;
-  gboolean    has_t_end;
   int         width, height;
   gboolean    table_frame;
-  const char *plot_column;
+  char       *plot_column;
   const char *output;
-  const char *integrator;
-  double      rtol, atol;
-  gboolean    has_rtol, has_atol;
   gboolean    progress_lines;  /* --progress lines: machine-readable progress on stdout */
 } RenderOptions;
 
@@ -179,139 +176,99 @@ parse_size (const char *s, int *w, int *h)
   return TRUE;
 }
 
+static gboolean
+render_option_error (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+render_option_error (GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  if (error != NULL)
+    *error = g_error_new_valist (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, fmt, ap);
+  va_end (ap);
+  return FALSE;
+}
+
+/* One of render's own options, checked as it is parsed. */
+static gboolean
+render_option (const char *a, const char *val, gpointer data, GError **error)
+{
+  RenderOptions *o = data;
+
+  if (g_str_equal (a, "--fps"))
+    {
+      /* (1e-9 reached ffmpeg, which refused the duration with a raw error) */
+      if (!cml_cli_parse_double (val, &o->fps) || !(o->fps >= MIN_FPS) || o->fps > MAX_FPS)
+        return render_option_error (error, "--fps needs frames per second from %g to %g, not “%s”", MIN_FPS, MAX_FPS,
+                                    val);
+    }
+  else if (g_str_equal (a, "--size"))
+    {
+      if (!parse_size (val, &o->width, &o->height))
+        return render_option_error (error, "--size needs WIDTHxHEIGHT in pixels, each %d to %d (e.g. 1280x720), not “%s”",
+                                    MIN_SIDE, MAX_SIDE, val);
+    }
+  else if (g_str_equal (a, "--frame"))
+    {
+      if (g_str_equal (val, "lab"))
+        o->table_frame = FALSE;
+      else if (g_str_equal (val, "table"))
+        o->table_frame = TRUE;
+      else
+        return render_option_error (error, "--frame must be lab or table, not “%s”", val);
+    }
+  else if (g_str_equal (a, "--with-plot"))
+    {
+      g_free (o->plot_column);
+      o->plot_column = g_strdup (val);
+    }
+  else if (g_str_equal (a, "--speed"))
+    {
+      if (!cml_cli_parse_double (val, &o->speed) || !(o->speed > 0))
+        return render_option_error (error, "--speed needs simulated seconds per second of video > 0, not “%s”", val);
+    }
+  else /* --progress */
+    {
+      if (g_str_equal (val, "lines"))
+        o->progress_lines = TRUE;
+      else if (g_str_equal (val, "auto"))
+        o->progress_lines = FALSE;
+      else
+        return render_option_error (error, "--progress must be lines or auto, not “%s”", val);
+    }
+  return TRUE;
+}
+
+#define RENDER_ENTRY(name, arg) \
+  { name, 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) render_option, "", arg }
+
+static const GOptionEntry render_entries[] = {
+  RENDER_ENTRY ("fps", "F"),
+  RENDER_ENTRY ("size", "WxH"),
+  RENDER_ENTRY ("frame", "lab|table"),
+  RENDER_ENTRY ("with-plot", "COL"),
+  RENDER_ENTRY ("speed", "S"),
+  RENDER_ENTRY ("progress", "lines|auto"),
+  G_OPTION_ENTRY_NULL
+};
+
+/* Returns CML_CLI_CONTINUE, or an exit status after printing why. */
 static int
 parse_render_options (int argc, char **argv, RenderOptions *o)
 {
-  for (int i = 0; i < argc; i++)
-    {
-      const char *a = argv[i];
-      const char *val = NULL;
-      gboolean takes = FALSE;
-      static const char *const valued[] = { "--set", "--init", "--t-end", "--fps", "--size",
-                                            "--frame", "--with-plot", "--speed", "-o",
-                                            "--output", "--integrator", "--rtol", "--atol",
-                                            "--progress" };
-
-      if (g_str_equal (a, "--help") || g_str_equal (a, "-h"))
-        {
-          fputs (render_usage, stdout);
-          exit (0);
-        }
-      for (guint k = 0; k < G_N_ELEMENTS (valued); k++)
-        {
-          gsize n = strlen (valued[k]);
-          if (g_str_equal (a, valued[k]))
-            {
-              if (i + 1 >= argc)
-                return cml_cli_usage_error (render_usage, "“%s” needs a value", a);
-              val = argv[++i];
-              takes = TRUE;
-            }
-          else if (strncmp (a, valued[k], n) == 0 && a[n] == '=')
-            {
-              val = a + n + 1;
-              takes = TRUE;
-            }
-          if (takes)
-            {
-              a = valued[k];
-              break;
-            }
-        }
-
-      if (!takes)
-        {
-          if (a[0] == '-' && a[1] != '\0')
-            return cml_cli_usage_error (render_usage, "unknown option “%s”", a);
-          if (o->model != NULL)
-            return cml_cli_usage_error (render_usage, "unexpected argument “%s”", a);
-          o->model = a;
-        }
-      else if (g_str_equal (a, "--set"))
-        g_ptr_array_add (o->sets, (char *) val);
-      else if (g_str_equal (a, "--init"))
-        g_ptr_array_add (o->inits, (char *) val);
-      else if (g_str_equal (a, "--t-end"))
-        {
-          if (!cml_cli_parse_double (val, &o->t_end) || !(o->t_end > 0))
-            return cml_cli_usage_error (render_usage, "--t-end needs a number > 0, not “%s”", val);
-          o->has_t_end = TRUE;
-        }
-      else if (g_str_equal (a, "--fps"))
-        {
-          /* (1e-9 reached ffmpeg, which refused the duration with a raw error) */
-          if (!cml_cli_parse_double (val, &o->fps) || !(o->fps >= MIN_FPS) || o->fps > MAX_FPS)
-            return cml_cli_usage_error (render_usage,
-                                        "--fps needs frames per second from %g to %g, not “%s”",
-                                        MIN_FPS, MAX_FPS, val);
-        }
-      else if (g_str_equal (a, "--size"))
-        {
-          if (!parse_size (val, &o->width, &o->height))
-            return cml_cli_usage_error (render_usage,
-                                        "--size needs WIDTHxHEIGHT in pixels, each %d to %d (e.g. "
-                                        "1280x720), not “%s”",
-                                        MIN_SIDE, MAX_SIDE, val);
-        }
-      else if (g_str_equal (a, "--frame"))
-        {
-          if (g_str_equal (val, "lab"))
-            o->table_frame = FALSE;
-          else if (g_str_equal (val, "table"))
-            o->table_frame = TRUE;
-          else
-            return cml_cli_usage_error (render_usage, "--frame must be lab or table, not “%s”", val);
-        }
-      else if (g_str_equal (a, "--with-plot"))
-        o->plot_column = val;
-      else if (g_str_equal (a, "--speed"))
-        {
-          if (!cml_cli_parse_double (val, &o->speed) || !(o->speed > 0))
-            return cml_cli_usage_error (render_usage,
-                                        "--speed needs simulated seconds per second of video > 0, "
-                                        "not “%s”",
-                                        val);
-        }
-      else if (g_str_equal (a, "--integrator"))
-        {
-          CmlIntegratorKind kind;
-          if (!cml_integrator_kind_from_string (val, &kind))
-            return cml_cli_usage_error (render_usage, "unknown integrator “%s”", val);
-          o->integrator = val;
-        }
-      else if (g_str_equal (a, "--rtol") || g_str_equal (a, "--atol"))
-        {
-          gboolean rel = g_str_equal (a, "--rtol");
-          double v;
-          if (!cml_cli_parse_double (val, &v) || !(v > 0) || (rel && !(v < 1)))
-            return cml_cli_usage_error (render_usage, "%s needs a number %s, not “%s”", a,
-                                        rel ? "between 0 and 1 (e.g. 1e-8)" : "> 0", val);
-          if (rel)
-            o->rtol = v, o->has_rtol = TRUE;
-          else
-            o->atol = v, o->has_atol = TRUE;
-        }
-      else if (g_str_equal (a, "--progress"))
-        {
-          if (g_str_equal (val, "lines"))
-            o->progress_lines = TRUE;
-          else if (g_str_equal (val, "auto"))
-            o->progress_lines = FALSE;
-          else
-            return cml_cli_usage_error (render_usage, "--progress must be lines or auto, not “%s”", val);
-        }
-      else /* -o, --output */
-        o->output = val;
-    }
-
-  if (o->model == NULL)
-    return cml_cli_usage_error (render_usage, "which model? Give a model file or a built-in name");
-  if (!o->has_t_end)
+  int status = cml_cli_parse_args (argc, argv, render_entries, o, &o->run, CML_CLI_RUN_OPTIONS_ALL, render_usage,
+                                   &o->model);
+  if (status != CML_CLI_CONTINUE)
+    return status;
+  o->t_end = o->run.t_end;
+  o->output = o->run.output;
+  if (!o->run.has_t_end)
     return cml_cli_usage_error (render_usage, "render needs --t-end T (simulated time to show)");
   if (o->output == NULL)
     return cml_cli_usage_error (render_usage,
                                 "render needs -o FILE.mp4, FILE.webm, FILE.gif or DIR/frame-%%05d.png");
-  return 0;
+  return CML_CLI_CONTINUE;
 }
 
 /* ---- the output ----------------------------------------------------------------------- */
@@ -329,10 +286,10 @@ typedef struct
 static void
 out_spec_clear (OutSpec *s)
 {
-  g_free (s->path);
-  g_free (s->dir);
-  g_free (s->png_prefix);
-  g_free (s->png_suffix);
+  g_clear_pointer (&s->path, g_free);
+  g_clear_pointer (&s->dir, g_free);
+  g_clear_pointer (&s->png_prefix, g_free);
+  g_clear_pointer (&s->png_suffix, g_free);
 }
 
 /* Splits the file name of a PNG pattern at its one %d (or %0Nd); "%%" is a per cent sign.
@@ -1229,52 +1186,70 @@ int
 cml_render_main (int argc, char **argv)
 {
   RenderOptions o = {
-    .sets = g_ptr_array_new (), .inits = g_ptr_array_new (),
     .fps = 30, .speed = 1, .width = 1280, .height = 720,
   };
-  g_autoptr (GPtrArray) sets = o.sets;
-  g_autoptr (GPtrArray) inits = o.inits;
   g_autoptr (GError) error = NULL;
   g_autofree char *ffmpeg = NULL;
   Render R = { .o = &o, .plot_index = -1, .y_min = INFINITY, .y_max = -INFINITY };
   Ffmpeg ff = { .stdin_fd = -1, .stderr_fd = -1 };
   Writer w = { 0 };
   FrameBuf bufs[N_BUFFERS] = { { 0 } };
+  CmlIntegratorOptions iopt = cml_integrator_options_default ();
+  CmlCliProgress sim_progress;
   int status;
   gint64 t_start = g_get_monotonic_time ();
 
   /* 1. arguments and output */
-  if ((status = parse_render_options (argc, argv, &o)) != 0)
-    return status;
+  cml_cli_run_options_init (&o.run);
+  if ((status = parse_render_options (argc, argv, &o)) != CML_CLI_CONTINUE)
+    goto done_early;
   if ((status = parse_output (o.output, &R.out)) != 0)
-    {
-      out_spec_clear (&R.out);
-      return status;
-    }
+    goto done_early;
+  {
+    /* where the frames go: a directory that exists and takes files */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_output_path ("-o", o.output, &why))
+      {
+        status = cml_cli_usage_error (render_usage, "%s", why);
+        goto done_early;
+      }
+  }
+  if ((status = cml_cli_run_options_integrator (&o.run, &iopt, render_usage)) != 0)
+    goto done_early;
   if (R.out.kind == OUT_MP4 || R.out.kind == OUT_WEBM)
     if (o.width % 2 || o.height % 2)
       {
-        out_spec_clear (&R.out);
-        return cml_cli_usage_error (render_usage,
+        status = cml_cli_usage_error (render_usage,
                                     "--size %dx%d: %s needs an even width and height (4:2:0 "
                                     "colour); try %dx%d",
                                     o.width, o.height, R.out.kind == OUT_MP4 ? "MP4" : "WebM",
                                     o.width + o.width % 2, o.height + o.height % 2);
+        goto done_early;
       }
   double n_exact = o.t_end * o.fps / o.speed;
   if (!(n_exact <= MAX_FRAMES))
     {
-      out_spec_clear (&R.out);
-      return cml_cli_usage_error (render_usage,
-                                  "--t-end %g at --fps %g and --speed %g asks for %.0f frames, more "
-                                  "than %d",
-                                  o.t_end, o.fps, o.speed, n_exact, MAX_FRAMES);
+      status = cml_cli_usage_error (render_usage,
+                                    "--t-end %g at --fps %g and --speed %g asks for %.0f frames, more "
+                                    "than %d: use a shorter --t-end or a smaller --fps",
+                                    o.t_end, o.fps, o.speed, n_exact, MAX_FRAMES);
+      goto done_early;
     }
   /* frames at k·S/F < T; the tolerance keeps a whole T·F/S from gaining a frame to
    * rounding */
   R.n_frames = (guint) MAX (1.0, ceil (n_exact - 1e-9));
   R.frame_dt = o.speed / o.fps;
   R.substeps = (guint) CLAMP (ceil (R.frame_dt * SAMPLES_PER_SECOND - 1e-9), 1, MAX_SUBSTEPS);
+  /* every sample is a step of the simulation, twice (the pre-run and the drawn run) */
+  if ((double) R.n_frames * R.substeps > MAX_SAMPLES)
+    {
+      status = cml_cli_usage_error (render_usage,
+                                    "--t-end %g at --fps %g and --speed %g asks for %.3g samples of the run (%u "
+                                    "frames of %u), more than 10^8: use a shorter --t-end or a smaller --fps",
+                                    o.t_end, o.fps, o.speed, (double) R.n_frames * R.substeps, R.n_frames,
+                                    R.substeps);
+      goto done_early;
+    }
 
   if (R.out.kind != OUT_PNG)
     {
@@ -1284,8 +1259,8 @@ cml_render_main (int argc, char **argv)
           fprintf (stderr,
                    "cmlab-cli: ffmpeg is not installed: install it (Debian: apt-get install ffmpeg) "
                    "or export PNG frames with -o DIR/frame-%%05d.png\n");
-          out_spec_clear (&R.out);
-          return CML_CLI_EXIT_USAGE;
+          status = CML_CLI_EXIT_USAGE;
+          goto done_early;
         }
     }
 
@@ -1301,8 +1276,8 @@ cml_render_main (int argc, char **argv)
     if (probe == NULL)
       {
         fprintf (stderr, "cmlab-cli: %s\n", werr->message);
-        out_spec_clear (&R.out);
-        return CML_CLI_EXIT_USAGE;
+        status = CML_CLI_EXIT_USAGE;
+        goto done_early;
       }
     if (R.out.kind == OUT_PNG)
       cml_atomic_file_free (probe);
@@ -1315,31 +1290,31 @@ cml_render_main (int argc, char **argv)
 
   /* the model, --set, --init */
   R.given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  if ((status = cml_cli_parse_inits (o.inits, R.given, render_usage)) != 0)
+  if ((status = cml_cli_parse_inits (o.run.inits, R.given, render_usage)) != 0)
     goto done;
-  if ((status = cml_cli_open_simulation (o.model, o.sets, render_usage, &R.sim)) != 0)
+  if ((status = cml_cli_open_simulation (o.model, o.run.sets, render_usage, &R.sim)) != 0)
     goto done;
   status = CML_CLI_EXIT_USAGE;
-  if (o.integrator || o.has_rtol || o.has_atol)
+  cml_cli_progress_init (&sim_progress, "simulating", &iopt);
+  if (!cml_simulation_set_integrator (R.sim, &iopt, &error))
     {
-      CmlIntegratorOptions iopt = *cml_simulation_get_integrator (R.sim);
-      if (o.integrator)
-        cml_integrator_kind_from_string (o.integrator, &iopt.kind);
-      if (o.has_rtol)
-        iopt.rtol = o.rtol;
-      if (o.has_atol)
-        iopt.atol = o.atol;
-      if (!cml_simulation_set_integrator (R.sim, &iopt, &error))
-        {
-          fprintf (stderr, "cmlab-cli: %s\n", error->message);
-          goto done;
-        }
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      goto done;
     }
   if (!cml_simulation_reset (R.sim, R.given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       goto done;
     }
+  {
+    /* a span the integrator cannot cover */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_span (R.sim, R.given, frame_time (&R, R.n_frames - 1), &why))
+      {
+        fprintf (stderr, "cmlab-cli: %s\n", why);
+        goto done;
+      }
+  }
   {
     const GPtrArray *report = cml_simulation_get_projection_report (R.sim);
     for (guint k = 0; k < report->len; k++)
@@ -1432,11 +1407,15 @@ cml_render_main (int argc, char **argv)
       report_prepare (&R, 1);
       if (!step_to_frame (&R, k, SAMPLE_BOUNDS, &error))
         {
+          cml_cli_progress_done (&sim_progress);
           fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+          cml_cli_progress_failed (&sim_progress, error->message);
           status = CML_CLI_EXIT_RUN_FAILED;
           goto done;
         }
+      cml_cli_progress_update (&sim_progress, frame_time (&R, k), frame_time (&R, R.n_frames - 1));
     }
+  cml_cli_progress_done (&sim_progress);
   make_legend (&R);
   frame_scene (&R);
   g_debug ("pre-run %.3f s", (g_get_monotonic_time () - t_start) / 1e6);
@@ -1647,5 +1626,10 @@ done:
   for (guint i = 0; i < N_BUFFERS; i++)
     g_free (bufs[i].rgba);
   render_clear (&R);
+done_early:
+  out_spec_clear (&R.out);
+  cml_cli_run_options_clear (&o.run);
+  g_free (o.model);
+  g_free (o.plot_column);
   return status;
 }

@@ -36,9 +36,10 @@ static const char *usage_text =
   "            [--reference]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
-  "            [--rtol R] [--atol A] [--progress lines] -o FILE.{mp4,webm,gif,%05d.png}\n"
+  "            [--rtol R] [--atol A] [--step H] [--progress lines] -o FILE.{mp4,webm,gif,%05d.png}\n"
   "  cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
-  "            [--x COL] [--size WxH] [--samples N] [--title TEXT] [--dark] -o FILE.{png,svg,pdf}\n"
+  "            [--x COL] [--size WxH] [--samples N] [--title TEXT] [--dark] [--integrator NAME]\n"
+  "            [--rtol R] [--atol A] [--step H] -o FILE.{png,svg,pdf}\n"
   "  cmlab-cli info MODEL [--set P=V]...\n"
   "  cmlab-cli list\n"
   "  cmlab-cli bench [--quick] [--json FILE] [--only NAME]\n"
@@ -62,155 +63,84 @@ usage_error (const char *fmt, ...)
   return EXIT_USAGE;
 }
 
+/* simulate's own options (the run options are cml-cli-common.c's) */
 typedef struct
 {
-  const char *model;
-  GPtrArray  *sets;  /* char* "P=V" */
-  GPtrArray  *inits; /* char* "S=V" */
-  double      t_end, dt_out;
-  gboolean    has_t_end, has_dt_out;
-  const char *integrator;
-  double      rtol, atol, step;
-  gboolean    has_rtol, has_atol, has_step;
+  double      dt_out;
+  gboolean    has_dt_out;
   const char *format;
-  const char *output;
+  char       *format_owned;
   gboolean    reference; /* --reference: NAME_ref and NAME_err columns from [reference] */
-} Options;
+} SimulateOptions;
 
-/* Parses the arguments after the sub-command; returns 0 or an exit status. */
-static int
-parse_options (int argc, char **argv, Options *o, gboolean simulate)
+static gboolean
+simulate_option (const char *name, const char *value, gpointer data, GError **error)
 {
-  for (int i = 0; i < argc; i++)
+  SimulateOptions *so = data;
+
+  if (g_str_equal (name, "--reference"))
+    so->reference = TRUE;
+  else if (g_str_equal (name, "--dt-out"))
     {
-      const char *a = argv[i];
-      const char *val = NULL;
-      const char *missing = NULL; /* an option that takes a value, given last without one */
-#define TAKE(flag)                                                                                   \
-  (g_str_equal (a, flag) ? (i + 1 < argc ? (val = argv[++i], TRUE) : (missing = flag, FALSE))       \
-                         : (g_str_has_prefix (a, flag "=") ? (val = a + strlen (flag "="), TRUE) : FALSE))
-      if (g_str_equal (a, "--help") || g_str_equal (a, "-h"))
+      if (!cml_cli_parse_double (value, &so->dt_out) || !(so->dt_out > 0))
         {
-          fputs (usage_text, stdout);
-          exit (0);
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--dt-out needs a number > 0, not “%s”", value);
+          return FALSE;
         }
-      else if (TAKE ("--set"))
-        g_ptr_array_add (o->sets, (char *) val);
-      else if (simulate && TAKE ("--init"))
-        g_ptr_array_add (o->inits, (char *) val);
-      else if (simulate && TAKE ("--t-end"))
-        {
-          if (!cml_cli_parse_double (val, &o->t_end) || o->t_end < 0)
-            return usage_error ("--t-end needs a number >= 0, not “%s”", val);
-          o->has_t_end = TRUE;
-        }
-      else if (simulate && TAKE ("--dt-out"))
-        {
-          if (!cml_cli_parse_double (val, &o->dt_out) || !(o->dt_out > 0))
-            return usage_error ("--dt-out needs a number > 0, not “%s”", val);
-          o->has_dt_out = TRUE;
-        }
-      else if (simulate && TAKE ("--integrator"))
-        o->integrator = val;
-      else if (simulate && TAKE ("--rtol"))
-        {
-          if (!cml_cli_parse_double (val, &o->rtol) || !(o->rtol > 0 && o->rtol < 1))
-            return usage_error ("--rtol needs a number between 0 and 1 (e.g. 1e-8), not “%s”", val);
-          o->has_rtol = TRUE;
-        }
-      else if (simulate && TAKE ("--atol"))
-        {
-          if (!cml_cli_parse_double (val, &o->atol) || !(o->atol > 0))
-            return usage_error ("--atol needs a number > 0, not “%s”", val);
-          o->has_atol = TRUE;
-        }
-      else if (simulate && TAKE ("--step"))
-        {
-          if (!cml_cli_parse_double (val, &o->step) || !(o->step > 0))
-            return usage_error ("--step needs a number > 0, not “%s”", val);
-          o->has_step = TRUE;
-        }
-      else if (simulate && TAKE ("--format"))
-        o->format = val;
-      else if (simulate && (TAKE ("-o") || TAKE ("--output")))
-        o->output = val;
-      else if (simulate && g_str_equal (a, "--reference"))
-        o->reference = TRUE;
-      else if (missing != NULL)
-        return usage_error ("option %s needs a value", missing);
-      else if (a[0] == '-' && a[1] != '\0')
-        return usage_error ("unknown option “%s”", a);
-      else if (o->model == NULL)
-        o->model = a;
-      else
-        return usage_error ("unexpected argument “%s”", a);
-#undef TAKE
-      if (val == NULL && (g_str_has_prefix (a, "--") && i == argc - 1 && !o->model))
-        return usage_error ("“%s” needs a value", a);
+      so->has_dt_out = TRUE;
     }
-  if (o->model == NULL)
-    return usage_error ("which model? Give a model file or a built-in name");
-  return 0;
+  else /* --format */
+    {
+      g_free (so->format_owned);
+      so->format = so->format_owned = g_strdup (value);
+    }
+  return TRUE;
 }
 
-/* Loads the model, derives the system, applies --set; returns 0 or an exit status. */
-static int
-open_simulation (Options *o, CmlSimulation **out)
-{
-  return cml_cli_open_simulation (o->model, o->sets, usage_text, out);
-}
+static const GOptionEntry simulate_entries[] = {
+  { "dt-out", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "H" },
+  { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "csv|json" },
+  { "reference", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", NULL },
+  G_OPTION_ENTRY_NULL
+};
 
+/* simulate once its arguments are parsed */
 static int
-cmd_simulate (int argc, char **argv)
+run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char *model_name)
 {
-  Options o = { .sets = g_ptr_array_new (), .inits = g_ptr_array_new (), .format = "csv" };
-  g_autoptr (GPtrArray) sets = o.sets;
-  g_autoptr (GPtrArray) inits = o.inits;
   g_autoptr (CmlSimulation) sim = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   CmlIntegratorOptions iopt = cml_integrator_options_default ();
   CmlOutputFormat format;
+  CmlCliProgress progress;
+  const char *output = ro->output;
   int status;
 
-  if ((status = parse_options (argc, argv, &o, TRUE)) != 0)
-    return status;
-  if (!o.has_t_end || !o.has_dt_out)
+  if (!ro->has_t_end || !so->has_dt_out)
     return usage_error ("simulate needs --t-end T and --dt-out H");
-  if (!cml_output_format_from_string (o.format, &format))
-    return usage_error ("--format must be csv or json, not “%s”", o.format);
-  if (o.integrator && !cml_integrator_kind_from_string (o.integrator, &iopt.kind))
-    return usage_error ("unknown integrator “%s”", o.integrator);
-  if (o.has_rtol)
-    iopt.rtol = o.rtol;
-  if (o.has_atol)
-    iopt.atol = o.atol;
-  /* a fixed-step method has a step and no tolerances; an adaptive one the other way round */
-  if (o.has_step && !cml_integrator_kind_is_fixed_step (iopt.kind))
-    return usage_error ("--step sets the step of a fixed-step integrator (implicit-midpoint); %s chooses its "
-                        "own steps from --rtol and --atol", cml_integrator_kind_to_string (iopt.kind));
-  if ((o.has_rtol || o.has_atol) && cml_integrator_kind_is_fixed_step (iopt.kind))
-    return usage_error ("%s takes fixed steps (--step H, default %g): --rtol and --atol do not apply",
-                        cml_integrator_kind_to_string (iopt.kind), iopt.h_fixed);
-  if (o.has_step)
-    iopt.h_fixed = o.step;
+  if (!cml_output_format_from_string (so->format, &format))
+    return usage_error ("--format must be csv or json, not “%s”", so->format);
+  if ((status = cml_cli_run_options_integrator (ro, &iopt, usage_text)) != 0)
+    return status;
   /* before anything is simulated: where the output goes, and whether it fits (a row is at
    * least t and one column at full precision, "-1.2345678901234567e-100,") */
-  double n_rows_d = floor (o.t_end / o.dt_out * (1 + 1e-12)) + 2;
+  double n_rows_d = floor (ro->t_end / so->dt_out * (1 + 1e-12)) + 2;
   guint64 n_rows_max = n_rows_d > 1e18 ? G_MAXUINT64 : (guint64) n_rows_d;
   {
     g_autofree char *why = NULL;
-    if (!cml_cli_check_output_path ("-o", o.output, &why))
+    if (!cml_cli_check_output_path ("-o", output, &why))
       return usage_error ("%s", why);
-    if (!cml_cli_check_rows (o.output, n_rows_max, 2 * ROW_BYTES_PER_COLUMN, &why))
-      return usage_error ("--t-end %g and --dt-out %g ask for %s", o.t_end, o.dt_out, why);
+    if (!cml_cli_check_rows (output, n_rows_max, 2 * ROW_BYTES_PER_COLUMN, &why))
+      return usage_error ("--t-end %g and --dt-out %g ask for %s", ro->t_end, so->dt_out, why);
   }
 
-  if ((status = cml_cli_parse_inits (inits, given, usage_text)) != 0)
+  if ((status = cml_cli_parse_inits (ro->inits, given, usage_text)) != 0)
     return status;
 
-  if ((status = open_simulation (&o, &sim)) != 0)
+  if ((status = cml_cli_open_simulation (model_name, ro->sets, usage_text, &sim)) != 0)
     return status;
+  cml_cli_progress_init (&progress, "simulating", &iopt);
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
     return usage_error ("%s", error->message);
   if (!cml_simulation_reset (sim, given, &error))
@@ -218,6 +148,15 @@ cmd_simulate (int argc, char **argv)
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return EXIT_USAGE;
     }
+  {
+    /* a span the integrator cannot cover (--t-end 1e308) */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_span (sim, given, ro->t_end, &why))
+      {
+        fprintf (stderr, "cmlab-cli: %s\n", why);
+        return EXIT_USAGE;
+      }
+  }
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
     fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
@@ -227,15 +166,15 @@ cmd_simulate (int argc, char **argv)
   {
     /* now with the model's columns */
     g_autofree char *why = NULL;
-    if (!cml_cli_check_rows (o.output, n_rows_max, (1 + g_strv_length (model->columns)) * ROW_BYTES_PER_COLUMN, &why))
+    if (!cml_cli_check_rows (output, n_rows_max, (1 + g_strv_length (model->columns)) * ROW_BYTES_PER_COLUMN, &why))
       {
-        fprintf (stderr, "cmlab-cli: --t-end %g and --dt-out %g ask for %s\n", o.t_end, o.dt_out, why);
+        fprintf (stderr, "cmlab-cli: --t-end %g and --dt-out %g ask for %s\n", ro->t_end, so->dt_out, why);
         return EXIT_USAGE;
       }
   }
   /* --reference: the closed forms of [reference], from the state just set */
   g_autoptr (CmlReference) reference = NULL;
-  if (o.reference)
+  if (so->reference)
     {
       reference = cml_reference_new (sys, &error);
       if (reference == NULL)
@@ -249,7 +188,7 @@ cmd_simulate (int argc, char **argv)
         }
       cml_reference_start_from_simulation (reference, sim);
     }
-  g_autoptr (CmlOutput) out = cml_output_new (o.output, format, &error);
+  g_autoptr (CmlOutput) out = cml_output_new (output, format, &error);
   if (out == NULL)
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
@@ -263,20 +202,19 @@ cmd_simulate (int argc, char **argv)
     }
 
   /* rows at t = 0, H, 2H, … and a last one at T */
-  guint64 n_rows = (guint64) floor (o.t_end / o.dt_out * (1 + 1e-12));
-  CmlCliProgress progress;
-  cml_cli_progress_init (&progress, "simulating", cml_simulation_get_integrator (sim)->kind);
+  double t_end = ro->t_end, dt_out = so->dt_out;
+  guint64 n_rows = (guint64) floor (t_end / dt_out * (1 + 1e-12));
   gboolean ok = cml_output_row (out, sim, &error);
   for (guint64 k = 1; ok && k <= n_rows; k++)
     {
-      double tk = (double) k * o.dt_out;
-      if (tk > o.t_end)
-        tk = o.t_end;
+      double tk = (double) k * dt_out;
+      if (tk > t_end)
+        tk = t_end;
       ok = cml_simulation_advance (sim, tk, &error) && cml_output_row (out, sim, &error);
-      cml_cli_progress_update (&progress, tk, o.t_end);
+      cml_cli_progress_update (&progress, tk, t_end);
     }
-  if (ok && cml_simulation_get_time (sim) < o.t_end)
-    ok = cml_simulation_advance (sim, o.t_end, &error) && cml_output_row (out, sim, &error);
+  if (ok && cml_simulation_get_time (sim) < t_end)
+    ok = cml_simulation_advance (sim, t_end, &error) && cml_output_row (out, sim, &error);
   cml_cli_progress_done (&progress);
   if (!ok)
     {
@@ -297,21 +235,41 @@ cmd_simulate (int argc, char **argv)
 }
 
 static int
+cmd_simulate (int argc, char **argv)
+{
+  SimulateOptions so = { .format = "csv" };
+  CmlCliRunOptions ro;
+  g_autofree char *model_name = NULL;
+  int status;
+
+  cml_cli_run_options_init (&ro);
+  ro.t_end_zero_ok = TRUE;
+  status = cml_cli_parse_args (argc, argv, simulate_entries, &so, &ro, CML_CLI_RUN_OPTIONS_ALL, usage_text,
+                               &model_name);
+  if (status == CML_CLI_CONTINUE)
+    status = run_simulate (&ro, &so, model_name);
+  cml_cli_run_options_clear (&ro);
+  g_free (so.format_owned);
+  return status;
+}
+
+static int
 cmd_info (int argc, char **argv)
 {
-  Options o = { .sets = g_ptr_array_new (), .inits = g_ptr_array_new () };
-  g_autoptr (GPtrArray) sets = o.sets;
-  g_autoptr (GPtrArray) inits = o.inits;
+  g_auto (CmlCliRunOptions) ro = { 0 };
+  g_autofree char *model_name = NULL;
   g_autoptr (CmlSimulation) sim = NULL;
   int status;
 
-  if ((status = parse_options (argc, argv, &o, FALSE)) != 0)
+  cml_cli_run_options_init (&ro);
+  status = cml_cli_parse_args (argc, argv, NULL, NULL, &ro, CML_CLI_RUN_OPTIONS_SET_ONLY, usage_text, &model_name);
+  if (status != CML_CLI_CONTINUE)
     return status;
-  if ((status = open_simulation (&o, &sim)) != 0)
+  if ((status = cml_cli_open_simulation (model_name, ro.sets, usage_text, &sim)) != 0)
     return status;
   {
     g_autoptr (GError) error = NULL;
-    if (o.sets->len && !cml_simulation_reset (sim, NULL, &error))
+    if (ro.sets->len && !cml_simulation_reset (sim, NULL, &error))
       {
         fprintf (stderr, "cmlab-cli: %s\n", error->message);
         return EXIT_USAGE;

@@ -42,6 +42,25 @@
  *   method takes
  *   N = ceil ((T1 - t)/h_fixed - 1e-9) equal steps of (T1 - t)/N.
  *
+ * Step budget: one advance () takes at most options.max_steps accepted steps (10⁸ by
+ * default); a run that spends them has not been making progress worth waiting for — a
+ * span far too long for its steps, or steps that no longer move t — and fails with a
+ * message that names the steps, the times and the step size.
+ *
+ * Statistics (cml_integrator_get_stats): accepted and rejected steps, right-hand sides,
+ * the step size, and for the explicit Runge–Kutta methods, when the caller attached a
+ * stats block (options.stats), an estimate of h ρ — the step times the spectral radius of
+ * ∂f/∂z — every CML_INTEGRATOR_STIFF_EVERY steps.  ρ comes from two rounds of the power
+ * method on difference quotients of f, started from the last step's change:
+ *
+ *   v0 = z1 - z0,   v_{k+1} = (f(t, z1 + ε_k v_k) - f(t, z1)) / ε_k,   ρ ≈ |v_2| / |v_1|.
+ *
+ * An explicit method is stable only while h λ stays inside its stability region (on the
+ * negative real axis to about -5 for GSL's rk8pd and its rk4 with step doubling, -3 for
+ * rkf45 and rkck); when the error control keeps the step where h ρ is near that limit,
+ * the step is held by stability, not accuracy: the system is stiff there, and an implicit
+ * method (msbdf) takes far larger steps.
+ *
  * Every work array is allocated by cml_integrator_new (); advancing allocates nothing.
  * One integrator is used by one thread at a time; any thread may own it.
  */
@@ -67,6 +86,9 @@
 #define MIDPOINT_TOL            1e-10
 #define MIDPOINT_NEWTON_MAX_IT  20
 #define MIDPOINT_FIXED_MAX_IT   50
+
+/* h ρ at or above this share of the method's stability limit counts as stiff. */
+#define STIFF_SHARE 0.6
 
 /* Which user callback failed inside a GSL step. */
 typedef enum
@@ -106,7 +128,13 @@ struct _CmlIntegrator
   gsl_matrix      *newton;   /* I - h/2 J, LU-factorised in place */
   gsl_permutation *perm;
 
+  /* Stiffness estimates (explicit methods with a stats block): work arrays and results. */
+  double  *sv, *sf0, *sf1, *sz;
+  double   h_rho;
+  guint64  n_stiff_checks, n_stiff;
+
   guint64 n_steps;
+  guint64 n_rejected;
   guint64 n_rhs;
 };
 
@@ -131,7 +159,8 @@ cml_integrator_options_default (void)
     .h_fixed = 1e-3,
     .h_min = 1e-14,
     .project = TRUE,
-    .max_steps = 0,
+    .max_steps = CML_INTEGRATOR_MAX_STEPS,
+    .stats = NULL,
   };
 
   return options;
@@ -373,6 +402,13 @@ cml_integrator_new (const CmlOde               *ode,
 
   integ->multistep = options->kind == CML_INTEGRATOR_MSADAMS
                      || options->kind == CML_INTEGRATOR_MSBDF;
+  if (!integ->multistep && options->stats != NULL)
+    {
+      integ->sv = g_new (double, dim);
+      integ->sf0 = g_new (double, dim);
+      integ->sf1 = g_new (double, dim);
+      integ->sz = g_new (double, dim);
+    }
 
   return g_steal_pointer (&integ);
 }
@@ -401,6 +437,10 @@ cml_integrator_free (CmlIntegrator *integ)
   g_free (integ->f);
   g_free (integ->zm);
   g_free (integ->z_good);
+  g_free (integ->sv);
+  g_free (integ->sf0);
+  g_free (integ->sf1);
+  g_free (integ->sz);
   g_free (integ);
 }
 
@@ -431,6 +471,138 @@ cml_integrator_n_rhs (const CmlIntegrator *integ)
   g_return_val_if_fail (integ != NULL, 0);
 
   return integ->n_rhs;
+}
+
+void
+cml_integrator_get_stats (const CmlIntegrator *integ,
+                          CmlIntegratorStats  *stats)
+{
+  g_return_if_fail (integ != NULL);
+  g_return_if_fail (stats != NULL);
+
+  stats->n_steps = integ->n_steps;
+  stats->n_rejected = integ->n_rejected;
+  stats->n_rhs = integ->n_rhs;
+  stats->h = integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? integ->options.h_fixed : integ->h;
+  stats->h_rho = integ->h_rho;
+  stats->n_stiff_checks = integ->n_stiff_checks;
+  stats->n_stiff = integ->n_stiff;
+}
+
+/* The stability limit of an explicit method on the negative real axis, in units of the
+ * step GSL reports (its rk4 takes two half steps to estimate the error); 0 for the others. */
+static double
+stability_limit (CmlIntegratorKind kind)
+{
+  switch (kind)
+    {
+    case CML_INTEGRATOR_RK8PD:
+      return 5.0;
+    case CML_INTEGRATOR_RK4:
+      return 5.5;
+    case CML_INTEGRATOR_RKF45:
+    case CML_INTEGRATOR_RKCK:
+      return 3.3;
+    default:
+      return 0.0;
+    }
+}
+
+static double
+norm2 (const double *v,
+       guint         dim)
+{
+  double s = 0.0;
+
+  for (guint i = 0; i < dim; i++)
+    s += v[i] * v[i];
+  return sqrt (s);
+}
+
+/* h ρ after a step of size H from integ->z_good to (T, Z): two rounds of the power method
+ * on difference quotients of f started from the step's change (see the top of the file).
+ * Right-hand sides that fail or give non-finite values leave the estimate as it was. */
+static void
+estimate_stiffness (CmlIntegrator *integ,
+                    double         t,
+                    const double  *z,
+                    double         h)
+{
+  const guint dim = integ->ode.dim;
+  const double limit = stability_limit (integ->options.kind);
+  double zn = norm2 (z, dim), vn, rho = 0.0;
+
+  if (integ->sv == NULL || limit <= 0.0 || !(h > 0.0))
+    return;
+  for (guint i = 0; i < dim; i++)
+    integ->sv[i] = z[i] - integ->z_good[i];
+  vn = norm2 (integ->sv, dim);
+  if (!(vn > 0.0) || !isfinite (vn))
+    return;
+
+  integ->n_rhs++;
+  if (integ->ode.rhs (t, z, integ->sf0, integ->ode.user_data) != 0)
+    return;
+  for (int round = 0; round < 2; round++)
+    {
+      /* a perturbation at the square root of rounding, relative to the state */
+      double eps = sqrt (DBL_EPSILON) * (1.0 + zn) / vn;
+      double dn;
+
+      for (guint i = 0; i < dim; i++)
+        integ->sz[i] = z[i] + eps * integ->sv[i];
+      integ->n_rhs++;
+      if (integ->ode.rhs (t, integ->sz, integ->sf1, integ->ode.user_data) != 0)
+        return;
+      for (guint i = 0; i < dim; i++)
+        integ->sv[i] = (integ->sf1[i] - integ->sf0[i]) / eps;
+      dn = norm2 (integ->sv, dim);
+      if (!isfinite (dn))
+        return;
+      rho = dn / vn;
+      if (!(dn > 0.0))
+        break;
+      vn = dn;
+    }
+
+  integ->h_rho = h * rho;
+  integ->n_stiff_checks++;
+  if (integ->h_rho >= STIFF_SHARE * limit)
+    integ->n_stiff++;
+}
+
+/* Hands the counters to the caller's stats block, if any. */
+static void
+publish_stats (const CmlIntegrator *integ)
+{
+  if (integ->options.stats != NULL)
+    cml_integrator_get_stats (integ, integ->options.stats);
+}
+
+#define BUDGET_MESSAGE_START "the integrator took "
+
+gboolean
+cml_integrator_error_is_budget (const GError *error)
+{
+  return error != NULL && error->domain == CML_ERROR && error->code == CML_ERROR_NUMERIC
+         && g_str_has_prefix (error->message, BUDGET_MESSAGE_START);
+}
+
+/* The step budget is spent: the message says how far N steps went, and the step size. */
+static void
+set_budget_error (CmlIntegrator *integ,
+                  guint64        n,
+                  double         t_start,
+                  double         t,
+                  double         t1,
+                  double         h,
+                  GError       **error)
+{
+  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+               BUDGET_MESSAGE_START "%" G_GUINT64_FORMAT " steps between t = %.6g and t = %.6g without "
+               "reaching t = %.6g: its steps (%.3g now) are far too short for the span; a shorter "
+               "span, or for a stiff system an implicit method (msbdf), may reach it",
+               n, t_start, t, t1, h);
 }
 
 static gboolean
@@ -492,7 +664,8 @@ advance_gsl (CmlIntegrator *integ,
   const CmlIntegratorOptions *o = &integ->options;
   const guint dim = integ->ode.dim;
   const gboolean project_each_step = !integ->multistep;
-  guint n = 0;
+  const double t_start = *t;
+  guint64 n = 0;
 
   /* First step: h_init, or a small fraction of the output interval. */
   if (integ->h <= 0.0)
@@ -507,17 +680,19 @@ advance_gsl (CmlIntegrator *integ,
 
       if (o->max_steps > 0 && n >= o->max_steps)
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       "too many steps (%u) before t = %.6g; stopped at t = %.6g",
-                       o->max_steps, t1, *t);
+          set_budget_error (integ, n, t_start, *t, t1, integ->h, error);
           return FALSE;
         }
 
-      /* One accepted step, at most up to T1 (GSL then lands on T1 exactly). */
+      /* One accepted step, at most up to T1 (GSL then lands on T1 exactly); the steps it
+       * tried and rejected on the way are counted. */
       memcpy (integ->z_good, z, dim * sizeof (double));
       integ->callback_status = CALLBACK_OK;
+      const unsigned long failed_before = integ->evolve->failed_steps;
       status = gsl_odeiv2_evolve_apply (integ->evolve, integ->control, integ->step,
                                         &integ->sys, &t_new, t1, &integ->h, z);
+      if (integ->evolve->failed_steps > failed_before)
+        integ->n_rejected += integ->evolve->failed_steps - failed_before;
 
       if (status != GSL_SUCCESS)
         {
@@ -584,6 +759,10 @@ advance_gsl (CmlIntegrator *integ,
           restore_good (integ, t, t_good, z);
           return FALSE;
         }
+
+      /* Now and then: is the step held by stability (explicit methods, when asked)? */
+      if (integ->sv != NULL && integ->n_steps % CML_INTEGRATOR_STIFF_EVERY == 0)
+        estimate_stiffness (integ, *t, z, integ->evolve->last_step);
     }
 
   /* Multistep methods: project once at the end, then restart their history from the
@@ -780,14 +959,23 @@ advance_midpoint (CmlIntegrator *integ,
 
   /* N equal steps of (t1 - t0)/N, none longer than h_fixed (up to rounding). */
   n_real = ceil ((t1 - t0) / o->h_fixed - 1e-9);
-  if (!(n_real < 1e15))
+  if (!(n_real < 1e15) && o->max_steps == 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                    "too many steps (%.3g) before t = %.6g; stopped at t = %.6g", n_real, t1, t0);
       return FALSE;
     }
-  n = n_real < 1.0 ? 1 : (guint64) n_real;
-  h = (t1 - t0) / (double) n;
+  if (n_real < 1e15)
+    {
+      n = n_real < 1.0 ? 1 : (guint64) n_real;
+      h = (t1 - t0) / (double) n;
+    }
+  else
+    {
+      /* more steps than any budget (max_steps < 2^32): steps of h_fixed until it is spent */
+      n = G_MAXUINT64;
+      h = o->h_fixed;
+    }
 
   for (guint64 k = 0; k < n; k++)
     {
@@ -795,9 +983,7 @@ advance_midpoint (CmlIntegrator *integ,
 
       if (o->max_steps > 0 && k >= o->max_steps)
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       "too many steps (%u) before t = %.6g; stopped at t = %.6g",
-                       o->max_steps, t1, *t);
+          set_budget_error (integ, k, t0, *t, t1, h, error);
           return FALSE;
         }
 
@@ -853,8 +1039,9 @@ cml_integrator_advance (CmlIntegrator *integ,
       return FALSE;
     }
 
-  if (integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
-    return advance_midpoint (integ, t, t1, z, error);
-  else
-    return advance_gsl (integ, t, t1, z, error);
+  gboolean ok = integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT
+                  ? advance_midpoint (integ, t, t1, z, error)
+                  : advance_gsl (integ, t, t1, z, error);
+  publish_stats (integ);
+  return ok;
 }

@@ -44,6 +44,26 @@ typedef enum
   CML_INTEGRATOR_N_KINDS
 } CmlIntegratorKind;
 
+/* What an integrator has done, for progress reports and a word on stiffness. */
+typedef struct
+{
+  guint64 n_steps;        /* accepted steps since creation */
+  guint64 n_rejected;     /* steps tried and rejected by the error control since creation
+                           * (adaptive methods; the fixed-step ones reject none) */
+  guint64 n_rhs;          /* right-hand-side evaluations since creation */
+  double  h;              /* the size of the next step (adaptive: the controller's choice;
+                           * 0 before the first), in time units */
+  double  h_rho;          /* explicit Runge–Kutta methods: the last accepted step times the
+                           * spectral radius of ∂f/∂z there, estimated every
+                           * CML_INTEGRATOR_STIFF_EVERY steps (0 otherwise); dimensionless */
+  guint64 n_stiff_checks; /* estimates of h_rho taken since creation */
+  guint64 n_stiff;        /* of them, those that found the step at the method's stability
+                           * limit: held there by stability, not accuracy — a stiff system */
+} CmlIntegratorStats;
+
+#define CML_INTEGRATOR_STIFF_EVERY 64     /* accepted steps between two estimates of h_rho */
+#define CML_INTEGRATOR_MAX_STEPS   100000000 /* 10⁸: the default step budget of one advance () */
+
 typedef struct
 {
   CmlIntegratorKind kind;
@@ -54,10 +74,15 @@ typedef struct
                     * `--step H`): each advance takes equal steps no longer than this */
   double h_min;    /* below this step size the run fails with "step size underflow" (time units) */
   gboolean project;/* call CmlOde.project after every accepted step */
-  guint  max_steps;/* per advance() call; 0 = unlimited */
+  guint  max_steps;/* accepted steps per advance () call (the step budget); 0 = unlimited */
+  CmlIntegratorStats *stats; /* if not NULL: kept equal to cml_integrator_get_stats () after
+                              * every advance (), for a caller that holds no CmlIntegrator
+                              * (a CmlSimulation's); it must outlive the integrator's use */
 } CmlIntegratorOptions;
 
-/* Defaults: rk8pd, rtol 1e-10, atol 1e-12, h_fixed 1e-3, h_min 1e-14, project on. */
+/* Defaults: rk8pd, rtol 1e-10, atol 1e-12, h_fixed 1e-3, h_min 1e-14, project on, a step
+ * budget of CML_INTEGRATOR_MAX_STEPS (10⁸) per advance () — far more than any run that is
+ * making progress takes between two outputs — and no stats. */
 CmlIntegratorOptions cml_integrator_options_default (void);
 
 const char *cml_integrator_kind_to_string (CmlIntegratorKind kind);   /* "rk8pd", … "implicit-midpoint" */
@@ -81,8 +106,13 @@ void           cml_integrator_free (CmlIntegrator *integ);
  * projecting after every accepted step when options->project.  On success *T == T1.
  * On failure returns FALSE with CML_ERROR_NUMERIC and a message that names the time
  * reached and the reason ("non-finite state at t = 3.25", "step size underflow at
- * t = …", "right-hand side failed at t = …"); *T and Z then hold the last good state. */
+ * t = …", "right-hand side failed at t = …", and when the step budget max_steps is spent
+ * "the integrator took N steps between t = A and t = B without reaching t = T1: …");
+ * *T and Z then hold the last good state. */
 gboolean cml_integrator_advance (CmlIntegrator *integ, double *t, double t1, double *z, GError **error);
+
+/* Whether ERROR is the one advance () gives when its step budget (max_steps) is spent. */
+gboolean cml_integrator_error_is_budget (const GError *error);
 
 /* Forgets step-size and multistep history (after the state was changed from outside). */
 void     cml_integrator_reset (CmlIntegrator *integ);
@@ -90,6 +120,8 @@ void     cml_integrator_reset (CmlIntegrator *integ);
 /* Counters since creation: accepted steps and right-hand-side evaluations. */
 guint64  cml_integrator_n_steps (const CmlIntegrator *integ);
 guint64  cml_integrator_n_rhs (const CmlIntegrator *integ);
+/* All the counters, the step size and the stiffness estimate, into *STATS. */
+void     cml_integrator_get_stats (const CmlIntegrator *integ, CmlIntegratorStats *stats);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlIntegrator, cml_integrator_free)
 

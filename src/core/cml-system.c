@@ -4121,10 +4121,14 @@ cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
       return FALSE;
     }
   sim->reason[0] = '\0';
+  /* the integrator's step budget (options.max_steps, 10⁸ steps by default) bounds every
+   * call: a span far too long for the steps fails with the integrator's own words */
   if (!cml_integrator_advance (sim->integ, &sim->t, t1, sim->z, &err))
     {
       g_autofree char *singular = NULL;
-      if (sim->reason[0])
+      if (cml_integrator_error_is_budget (err))
+        g_propagate_error (error, g_steal_pointer (&err));
+      else if (sim->reason[0])
         {
           /* the reason names the time of the evaluation that failed */
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,

@@ -664,11 +664,87 @@ test_max_steps (void)
 
   g_assert_false (cml_integrator_advance (integ, &t, 100.0, z, &error));
   g_assert_error (error, CML_ERROR, CML_ERROR_NUMERIC);
-  g_assert_nonnull (strstr (error->message, "too many steps (10)"));
+  g_assert_nonnull (strstr (error->message, "the integrator took 10 steps between t = 0 and t = "));
   g_assert_cmpuint (cml_integrator_n_steps (integ), ==, 10);
   g_assert_cmpfloat (t, >, 0.0);
   g_assert_cmpfloat (t, <, 100.0);
   g_assert_cmpfloat_with_epsilon (z[0], cos (t), 1e-10);
+}
+
+/* ẋ = −10⁶ (x − cos t): stiff, x follows cos t */
+static int
+stiff_rhs (double t, const double *z, double *dzdt, void *user_data)
+{
+  dzdt[0] = -1e6 * (z[0] - cos (t));
+  return 0;
+}
+
+static int
+stiff_jac (double t, const double *z, double *dfdz, double *dfdt, void *user_data)
+{
+  dfdz[0] = -1e6;
+  dfdt[0] = -1e6 * sin (t);
+  return 0;
+}
+
+/* The statistics: an explicit method on a stiff equation is found at its stability limit
+ * (h ρ), on the oscillator never; the caller's stats block follows the counters. */
+static void
+test_stats (void)
+{
+  CmlOde stiff = { 1, stiff_rhs, stiff_jac, NULL, NULL };
+  CmlOde osc = oscillator (FALSE);
+  CmlIntegratorStats stats = { 0 }, direct;
+  g_autoptr (GError) error = NULL;
+  struct { CmlOde *ode; CmlIntegratorKind kind; gboolean stiff; } cases[] = {
+    { &stiff, CML_INTEGRATOR_RK8PD, TRUE },
+    { &stiff, CML_INTEGRATOR_RKF45, TRUE },
+    { &stiff, CML_INTEGRATOR_RK4, TRUE },
+    { &osc, CML_INTEGRATOR_RK8PD, FALSE },
+    { &osc, CML_INTEGRATOR_RKF45, FALSE },
+    { &stiff, CML_INTEGRATOR_MSBDF, FALSE },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      CmlIntegratorOptions options = options_for (cases[k].kind, 1e-10);
+      g_autoptr (CmlIntegrator) integ = NULL;
+      double z[2] = { 1.0, 0.0 }, t = 0.0;
+      /* the oscillator over many periods: as many steps as the stiff equation takes */
+      double t_end = cases[k].ode == &osc ? 2000.0 : 0.2;
+
+      options.stats = &stats;
+      integ = cml_integrator_new (cases[k].ode, &options, &error);
+      g_assert_no_error (error);
+      for (int i = 1; i <= 10; i++)
+        {
+          g_assert_true (cml_integrator_advance (integ, &t, t_end * i / 10, z, &error));
+          g_assert_no_error (error);
+        }
+      cml_integrator_get_stats (integ, &direct);
+      g_assert_cmpmem (&direct, sizeof direct, &stats, sizeof stats);
+      g_assert_cmpuint (stats.n_steps, ==, cml_integrator_n_steps (integ));
+      g_assert_cmpuint (stats.n_steps, >, cases[k].kind == CML_INTEGRATOR_MSBDF ? 10 : 1000);
+      g_assert_cmpfloat (stats.h, >, 0);
+      g_test_message ("%s on %s: %" G_GUINT64_FORMAT " steps, %" G_GUINT64_FORMAT " rejected, h %g, h rho %g, "
+                      "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " at the limit",
+                      cml_integrator_kind_to_string (cases[k].kind), cases[k].ode == &osc ? "oscillator" : "stiff",
+                      stats.n_steps, stats.n_rejected, stats.h, stats.h_rho, stats.n_stiff, stats.n_stiff_checks);
+      if (cases[k].kind == CML_INTEGRATOR_MSBDF)
+        {
+          /* implicit: no estimate, and far fewer steps */
+          g_assert_cmpuint (stats.n_stiff_checks, ==, 0);
+          g_assert_cmpuint (stats.n_steps, <, 3000);
+          continue;
+        }
+      if (cases[k].stiff)
+        g_assert_cmpuint (stats.n_rejected, >, stats.n_steps / 10);
+      g_assert_cmpuint (stats.n_stiff_checks, >=, stats.n_steps / CML_INTEGRATOR_STIFF_EVERY);
+      if (cases[k].stiff)
+        g_assert_cmpuint (2 * stats.n_stiff, >, stats.n_stiff_checks);
+      else
+        g_assert_cmpuint (stats.n_stiff, ==, 0);
+    }
 }
 
 /* ---- main ------------------------------------------------------------------------------- */
@@ -734,6 +810,7 @@ main (int argc, char *argv[])
   add_for_kind ("counters", test_counters, CML_INTEGRATOR_MSBDF);
   add_for_kind ("counters", test_counters, CML_INTEGRATOR_IMPLICIT_MIDPOINT);
   g_test_add_func ("/core/integrator/max-steps", test_max_steps);
+  g_test_add_func ("/core/integrator/stats", test_stats);
 
   return g_test_run ();
 }

@@ -5,7 +5,8 @@
  * The input is the text of a model file.  It goes through what loading a file does:
  *
  *   cml_model_new_from_data  →  cml_system_new  →  cml_simulation_new (interpreted: native
- *   code is switched off with CMLAB_NATIVE=0)  →  a short
+ *   code is switched off with CMLAB_NATIVE=0, unless CMLAB_FUZZ_NATIVE=1: then the system's
+ *   programs are written out as C, compiled and loaded, as the programs do)  →  a short
  *   cml_simulation_advance (with a small max_steps guard, so a fuzzed model cannot run
  *   for long) and the read-only queries the app makes (observe, scene, describe, units,
  *   lines, presets).
@@ -173,12 +174,12 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   /* as the programs do: GSL reports errors by status, not by abort () */
   gsl_set_error_handler_off ();
-  /* the interpreter only: native code (cml-native.c) would run the C compiler for every
-   * input that reaches a simulation, thousands of times slower than the rest */
-  g_setenv ("CMLAB_NATIVE", "0", TRUE);
-  /* no native code: a C compiler run per input would make fuzzing a thousand times slower
-   * (native code and interpreter compute the same; tests/models/test-native.c) */
-  g_setenv ("CMLAB_NATIVE", "0", TRUE);
+  /* the interpreter, unless CMLAB_FUZZ_NATIVE=1 (tools/fuzz's model-native target): native
+   * code (cml-native.c) runs the C compiler for every input that reaches a simulation, a
+   * thousand times slower than the rest, so it gets its own, shorter run; then the
+   * generated C, its compilation, the cache and the loaded code are fuzzed too */
+  if (g_strcmp0 (g_getenv ("CMLAB_FUZZ_NATIVE"), "1") != 0)
+    g_setenv ("CMLAB_NATIVE", "0", TRUE);
   /* a g_return_if_fail in the library is a bug the fuzzer found */
   g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   return 0;

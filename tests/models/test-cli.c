@@ -357,6 +357,75 @@ test_input_errors (void)
   cli_remove_dir (dir);
 }
 
+/* Spans no run can cover hung inside one advance, with no progress and no end (t = 1e308
+ * in steps of about 0.1): now refused at once, exit 2, with a hint, for simulate and
+ * plot (render: test-render-cli.c). */
+static void
+test_unreachable_span (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *png = g_build_filename (dir, "x.png", NULL);
+  struct { const char *args[12]; } cases[] = {
+    { { "simulate", "rolling-ball", "--t-end", "1e308", "--dt-out", "1e307" } },
+    { { "plot", "rolling-ball", "--t-end", "1e300", "--y", "energy", "-o", png } },
+    { { "simulate", "martinet", "--t-end", "1e200", "--dt-out", "1e199", "--integrator", "implicit-midpoint",
+        "--step", "0.01" } },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      int st = cli_run_argv_timed (60, &out, &err, cases[k].args);
+      g_test_message ("%s %s --t-end %s: status %d, %s", cases[k].args[0], cases[k].args[1], cases[k].args[3], st,
+                      err);
+      if (st == -1)
+        g_error ("case %u (%s --t-end %s) still ran after 60 s", k, cases[k].args[0], cases[k].args[3]);
+      g_assert_cmpint (st, ==, 2);
+      g_assert_nonnull (strstr (err, "out of reach"));
+      g_assert_nonnull (strstr (err, "use a shorter --t-end"));
+    }
+  g_assert_cmpuint (cli_count_entries (dir), ==, 0);
+  cli_remove_dir (dir);
+}
+
+/* A stiff system under an explicit method: a note on standard error that names msbdf;
+ * under msbdf itself none.  simulate and plot. */
+static void
+test_stiff_note (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *model = cli_write_file (dir, "stiff.cml", CLI_STIFF_MODEL);
+  g_autofree char *png = g_build_filename (dir, "x.png", NULL);
+  const char *note = "the system looks stiff here: try --integrator msbdf";
+  struct { const char *args[12]; gboolean stiff_note; } cases[] = {
+    { { "simulate", model, "--t-end", "1", "--dt-out", "0.1" }, TRUE },
+    { { "simulate", model, "--t-end", "1", "--dt-out", "0.1", "--integrator", "rkf45" }, TRUE },
+    { { "simulate", model, "--t-end", "1", "--dt-out", "0.1", "--integrator", "msbdf" }, FALSE },
+    { { "plot", model, "--t-end", "1", "--y", "x", "-o", png }, TRUE },
+    { { "plot", model, "--t-end", "1", "--y", "x", "--integrator", "msbdf", "-o", png }, FALSE },
+    /* not stiff: no note */
+    { { "simulate", "rolling-ball", "--t-end", "200", "--dt-out", "1" }, FALSE },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      int st = cli_run_argv_timed (120, &out, &err, cases[k].args);
+      g_test_message ("case %u: status %d, %s", k, st, err);
+      g_assert_cmpint (st, ==, 0);
+      if (cases[k].stiff_note)
+        g_assert_nonnull (strstr (err, note));
+      else
+        g_assert_null (strstr (err, "looks stiff"));
+    }
+  /* the note is on standard error: the CSV stays clean */
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "simulate", model, "--t-end", "0.2", "--dt-out", "0.1", NULL };
+    g_assert_cmpint (cli_run_argv_timed (120, &out, &err, args), ==, 0);
+    g_assert_null (strstr (out, "looks stiff"));
+  }
+  cli_remove_dir (dir);
+}
+
 /* Debug messages go to standard error: on standard output they mixed with the CSV. */
 static void
 test_debug_to_stderr (void)
@@ -1057,6 +1126,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/cli/usage-errors-exit-2", test_usage_errors);
   g_test_add_func ("/models/cli/input-errors-exit-2", test_input_errors);
   g_test_add_func ("/models/cli/debug-to-stderr", test_debug_to_stderr);
+  g_test_add_func ("/models/cli/unreachable-span-exit-2", test_unreachable_span);
+  g_test_add_func ("/models/cli/stiff-note", test_stiff_note);
   g_test_add_func ("/models/cli/full-disk-exit-2", test_full_disk);
   g_test_add_func ("/models/capri-kobayashi/cli-info-constraint-algorithm", test_info_capri);
   g_test_add_func ("/models/cli/info-words-for-people", test_info_words);

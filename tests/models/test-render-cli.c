@@ -399,6 +399,45 @@ test_bad_input (void)
   cli_remove_dir (dir);
 }
 
+/* Runs that hung: 1.2·10⁸ samples of the run (--t-end 1e9 at --speed 1e6), or a span no
+ * integrator covers (t = 9·10²⁹⁹ in steps of 0.3): refused at once, exit 2, with a hint.
+ * And the run options shared with simulate: --step only with a fixed-step method, a value
+ * missing at the end named. */
+static void
+test_unreachable_and_run_options (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *frames = g_build_filename (dir, "f-%05d.png", NULL);
+  struct { const char *args[16]; const char *expect; } cases[] = {
+    { { "render", "rolling-ball", "--t-end", "1e9", "--speed", "1e6", "--size", "64x48", "-o", frames },
+      "use a shorter --t-end" },
+    { { "render", "rolling-ball", "--t-end", "1e300", "--speed", "1e299", "--fps", "1", "--size", "64x48", "-o",
+        frames }, "out of reach" },
+    { { "render", "rolling-ball", "--t-end", "1", "--step", "0.01", "--size", "64x48", "-o", frames },
+      "--step sets the step of a fixed-step integrator" },
+    { { "render", "rolling-ball", "--t-end", "1", "--size", "64x48", "-o" }, "option -o needs a value" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *err = NULL;
+      int st = cli_run_argv_timed (60, NULL, &err, cases[k].args);
+      g_test_message ("case %u: status %d: %s", k, st, err);
+      if (st == -1)
+        g_error ("case %u still ran after 60 s", k);
+      g_assert_cmpint (st, ==, 2);
+      g_assert_nonnull (strstr (err, cases[k].expect));
+    }
+  /* a fixed-step method with its step: drawn */
+  {
+    g_autofree char *err = NULL;
+    const char *args[] = { "render", "rolling-ball", "--t-end", "0.5", "--fps", "4", "--size", "64x48",
+                           "--integrator", "implicit-midpoint", "--step", "0.01", "-o", frames, NULL };
+    g_assert_cmpint (cli_run_argv_timed (120, NULL, &err, args), ==, 0);
+  }
+  g_assert_cmpuint (cli_count_entries (dir), ==, 2);
+  cli_remove_dir (dir);
+}
+
 /* with no ffmpeg on PATH a video cannot be made: say what to install, or what to do */
 static void
 test_no_ffmpeg (void)
@@ -702,6 +741,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/render-cli/table-frame", test_table_frame);
   g_test_add_func ("/models/render-cli/bad-input-exit-2", test_bad_input);
   g_test_add_func ("/models/render-cli/no-ffmpeg-exit-2", test_no_ffmpeg);
+  g_test_add_func ("/models/render-cli/unreachable-and-run-options", test_unreachable_and_run_options);
   g_test_add_func ("/models/render-cli/diverging-run-exit-1", test_diverging);
   g_test_add_func ("/models/render-cli/interrupted-exit-130", test_interrupted);
   g_test_add_func ("/models/render-cli/killed-leftover-removed", test_killed_leftover);

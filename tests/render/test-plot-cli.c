@@ -158,6 +158,44 @@ test_bad (void)
   g_assert_false (g_file_test ("/nonexistent-dir/x.png", G_FILE_TEST_EXISTS));
 }
 
+/* The run options shared with simulate and render: --integrator, --rtol, --atol, --step,
+ * --init, checked as simulate checks them (plot took none of them but --set and --init);
+ * a value missing at the end is named; -o is checked before the run. */
+static void
+test_run_options (void)
+{
+  g_autofree char *png = g_build_filename (tmpdir, "run-options.png", NULL);
+  struct { const char *args[16]; int status; const char *expect; } cases[] = {
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "--integrator", "implicit-midpoint", "--step", "0.01", "-o",
+        png }, 0, "wrote" },
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "--integrator", "msbdf", "--rtol", "1e-8", "--atol", "1e-10",
+        "-o", png }, 0, "wrote" },
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "--step", "0.01", "-o", png }, 2,
+      "--step sets the step of a fixed-step integrator" },
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "--integrator", "implicit-midpoint", "--rtol", "1e-6", "-o",
+        png }, 2, "--rtol and --atol do not apply" },
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "--rtol", "2", "-o", png }, 2,
+      "--rtol needs a number between 0 and 1" },
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "--atol", "0", "-o", png }, 2, "--atol needs a number > 0" },
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "--integrator", "euler", "-o", png }, 2,
+      "unknown integrator" },
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "-o" }, 2, "option -o needs a value" },
+    { { "rolling-ball", "--y", "energy", "-o", png, "--t-end" }, 2, "option --t-end needs a value" },
+    { { "rolling-ball", "--t-end", "2", "--y", "energy", "-o", "/nonexistent-cmlab-dir/x.png" }, 2,
+      "no directory “/nonexistent-cmlab-dir”" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      const char *const *a = cases[k].args;
+      g_autofree char *err = NULL;
+      int st = run_cli (&err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
+                        a[14], a[15], NULL);
+      if (st != cases[k].status || strstr (err, cases[k].expect) == NULL)
+        g_error ("case %u: exit status %d, expected %d and “%s” (stderr: %s)", k, st, cases[k].status,
+                 cases[k].expect, err);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -172,6 +210,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/plot-cli/svg-pdf", test_vector);
   g_test_add_func ("/render/plot-cli/figure", test_figure);
   g_test_add_func ("/render/plot-cli/bad-input", test_bad);
+  g_test_add_func ("/render/plot-cli/run-options", test_run_options);
   int status = g_test_run ();
   g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
   const char *f;
