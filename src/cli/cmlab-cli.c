@@ -31,7 +31,7 @@
 
 static const char *usage_text =
   "Usage:\n"
-  "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... --t-end T --dt-out H\n"
+  "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... [--t-start T0] --t-end T --dt-out H\n"
   "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
@@ -68,6 +68,8 @@ typedef struct
   GPtrArray  *inits; /* char* "S=V" */
   double      t_end, dt_out;
   gboolean    has_t_end, has_dt_out;
+  double      t_start;      /* --t-start: the initial data hold at T0; backwards when T < T0 */
+  gboolean    has_t_start;
   const char *integrator;
   double      rtol, atol, step;
   gboolean    has_rtol, has_atol, has_step;
@@ -98,9 +100,15 @@ parse_options (int argc, char **argv, Options *o, gboolean simulate)
         g_ptr_array_add (o->inits, (char *) val);
       else if (simulate && TAKE ("--t-end"))
         {
-          if (!cml_cli_parse_double (val, &o->t_end) || o->t_end < 0)
-            return usage_error ("--t-end needs a number >= 0, not “%s”", val);
+          if (!cml_cli_parse_double (val, &o->t_end) || !isfinite (o->t_end))
+            return usage_error ("--t-end needs a number, not “%s”", val);
           o->has_t_end = TRUE;
+        }
+      else if (simulate && TAKE ("--t-start"))
+        {
+          if (!cml_cli_parse_double (val, &o->t_start) || !isfinite (o->t_start))
+            return usage_error ("--t-start needs a number, not “%s”", val);
+          o->has_t_start = TRUE;
         }
       else if (simulate && TAKE ("--dt-out"))
         {
@@ -173,6 +181,11 @@ cmd_simulate (int argc, char **argv)
     return status;
   if (!o.has_t_end || !o.has_dt_out)
     return usage_error ("simulate needs --t-end T and --dt-out H");
+  if (!o.has_t_start && o.t_end < 0)
+    return usage_error ("--t-end needs a number >= 0 (or --t-start T0 > T to run backwards), not %g", o.t_end);
+  /* from T0 (0 unless --t-start) to T, backwards when T < T0 */
+  const double t0 = o.has_t_start ? o.t_start : 0.0, span = fabs (o.t_end - t0);
+  const double dir = o.t_end < t0 ? -1.0 : 1.0;
   if (!cml_output_format_from_string (o.format, &format))
     return usage_error ("--format must be csv or json, not “%s”", o.format);
   if (o.integrator && !cml_integrator_kind_from_string (o.integrator, &iopt.kind))
@@ -192,7 +205,7 @@ cmd_simulate (int argc, char **argv)
     iopt.h_fixed = o.step;
   /* before anything is simulated: where the output goes, and whether it fits (a row is at
    * least t and one column at full precision, "-1.2345678901234567e-100,") */
-  double n_rows_d = floor (o.t_end / o.dt_out * (1 + 1e-12)) + 2;
+  double n_rows_d = floor (span / o.dt_out * (1 + 1e-12)) + 2;
   guint64 n_rows_max = n_rows_d > 1e18 ? G_MAXUINT64 : (guint64) n_rows_d;
   {
     g_autofree char *why = NULL;
@@ -214,6 +227,8 @@ cmd_simulate (int argc, char **argv)
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return EXIT_USAGE;
     }
+  if (t0 != 0.0)
+    cml_simulation_set_state (sim, t0, cml_simulation_get_state (sim));
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
     fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
@@ -241,20 +256,20 @@ cmd_simulate (int argc, char **argv)
       return EXIT_USAGE;
     }
 
-  /* rows at t = 0, H, 2H, … and a last one at T */
-  guint64 n_rows = (guint64) floor (o.t_end / o.dt_out * (1 + 1e-12));
+  /* rows at t = T0, T0 ± H, T0 ± 2H, … and a last one at T */
+  guint64 n_rows = (guint64) floor (span / o.dt_out * (1 + 1e-12));
   CmlCliProgress progress;
   cml_cli_progress_init (&progress, "simulating", cml_simulation_get_integrator (sim)->kind);
   gboolean ok = cml_output_row (out, sim, &error);
   for (guint64 k = 1; ok && k <= n_rows; k++)
     {
-      double tk = (double) k * o.dt_out;
-      if (tk > o.t_end)
+      double tk = t0 + dir * (double) k * o.dt_out;
+      if (dir * (tk - o.t_end) > 0)
         tk = o.t_end;
       ok = cml_simulation_advance (sim, tk, &error) && cml_output_row (out, sim, &error);
-      cml_cli_progress_update (&progress, tk, o.t_end);
+      cml_cli_progress_update (&progress, fabs (tk - t0), span);
     }
-  if (ok && cml_simulation_get_time (sim) < o.t_end)
+  if (ok && cml_simulation_get_time (sim) != o.t_end)
     ok = cml_simulation_advance (sim, o.t_end, &error) && cml_output_row (out, sim, &error);
   cml_cli_progress_done (&progress);
   if (!ok)
