@@ -1,4 +1,4 @@
-/* cml-timeline.c — the timeline under the 3-D view.
+/* cml-timeline.c — the timeline in the status line.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,8 +16,7 @@ struct _CmlTimeline
 {
   GtkWidget        parent_instance;
 
-  GtkButton       *step_back_button;
-  GtkToggleButton *reverse_button;
+  GtkCheckButton  *reverse_button;
   GtkScale        *scale;
   GtkAdjustment   *adjustment;
   GtkLabel        *span_label;
@@ -56,7 +55,7 @@ on_value_changed (GtkAdjustment *adjustment, CmlTimeline *self)
 }
 
 static void
-on_reverse_toggled (GtkToggleButton *button, CmlTimeline *self)
+on_reverse_toggled (GtkCheckButton *button, CmlTimeline *self)
 {
   if (!self->updating)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REVERSED]);
@@ -95,8 +94,13 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
       gtk_adjustment_set_lower (self->adjustment, lower);
       gtk_adjustment_set_upper (self->adjustment, MAX (upper, lower + 1e-9));
     }
-  gtk_toggle_button_set_active (self->reverse_button, frame->direction < 0);
+  gtk_check_button_set_active (self->reverse_button, frame->direction < 0);
   self->updating = FALSE;
+
+  /* a stopped run's reason needs the room in the status line; the scrubber stays, to go
+   * back to before it went wrong */
+  gtk_widget_set_visible (GTK_WIDGET (self->span_label), frame->state != CML_RUNNER_FAILED);
+  gtk_widget_set_visible (GTK_WIDGET (self->distance_label), frame->state != CML_RUNNER_FAILED);
 
   g_snprintf (buf, sizeof buf, "of %.2f%s%s", upper, *unit ? " " : "", unit);
   gtk_label_set_text (self->span_label, buf);
@@ -105,9 +109,9 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   if (!isfinite (frame->distance))
     self->distance_text = g_strdup ("");
   else if (frame->distance_unit)
-    self->distance_text = g_strdup_printf ("%.3g %s from the start", frame->distance, frame->distance_unit);
+    self->distance_text = g_strdup_printf ("from the start: %.3g %s", frame->distance, frame->distance_unit);
   else
-    self->distance_text = g_strdup_printf ("differs from the start by %.3g", frame->distance);
+    self->distance_text = g_strdup_printf ("from the start: %.3g", frame->distance);
   gtk_label_set_text (self->distance_label, self->distance_text);
 }
 
@@ -116,7 +120,7 @@ cml_timeline_get_reversed (CmlTimeline *self)
 {
   g_return_val_if_fail (CML_IS_TIMELINE (self), FALSE);
 
-  return gtk_toggle_button_get_active (self->reverse_button);
+  return gtk_check_button_get_active (self->reverse_button);
 }
 
 void
@@ -124,7 +128,7 @@ cml_timeline_set_reversed (CmlTimeline *self, gboolean reversed)
 {
   g_return_if_fail (CML_IS_TIMELINE (self));
 
-  gtk_toggle_button_set_active (self->reverse_button, reversed);
+  gtk_check_button_set_active (self->reverse_button, reversed);
 }
 
 const char *
@@ -218,7 +222,6 @@ cml_timeline_class_init (CmlTimelineClass *klass)
                                        NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-timeline.ui");
-  gtk_widget_class_bind_template_child (widget_class, CmlTimeline, step_back_button);
   gtk_widget_class_bind_template_child (widget_class, CmlTimeline, reverse_button);
   gtk_widget_class_bind_template_child (widget_class, CmlTimeline, scale);
   gtk_widget_class_bind_template_child (widget_class, CmlTimeline, adjustment);

@@ -1,5 +1,5 @@
-/* cml-timeline.h — the timeline under the 3-D view: a scrubber over the recorded run,
- * "Reverse", step back, and the distance to where the run started.
+/* cml-timeline.h — the timeline in the window's status line: a scrubber over the recorded
+ * run, "Reverse", and the distance to where the run started.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -70,7 +70,7 @@ struct _CmlWindow
   CmlPlotView       *time_plot;
   CmlPlotView       *phase_plot;
   CmlEquationsPanel *equations_panel;
-  CmlTimeline       *timeline;       /* the timeline under the 3-D view */
+  CmlTimeline       *timeline;       /* the timeline in the status line */
   /* template: status line */
   GtkLabel          *time_label;
   GtkLabel          *speed_label;
