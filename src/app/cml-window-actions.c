@@ -35,6 +35,24 @@ step_action (GtkWidget *widget, const char *action_name, GVariant *param)
     cml_runner_step (self->runner, cml_window_step_size (self));
 }
 
+/* timeline: back one step along the record; reversed time on and off */
+static void
+step_back_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  if (self->runner)
+    cml_runner_step_back (self->runner, cml_window_step_size (self));
+}
+
+static void
+reverse_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+
+  cml_timeline_set_reversed (self->timeline, !cml_timeline_get_reversed (self->timeline));
+}
+
 static void
 reset_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
@@ -162,6 +180,8 @@ cml_window_class_add_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.play-pause", NULL, play_pause_action);
   gtk_widget_class_install_action (widget_class, "win.step", NULL, step_action);
   gtk_widget_class_install_action (widget_class, "win.reset", NULL, reset_action);
+  gtk_widget_class_install_action (widget_class, "win.step-back", NULL, step_back_action);
+  gtk_widget_class_install_action (widget_class, "win.reverse", NULL, reverse_action);
   gtk_widget_class_install_action (widget_class, "win.faster", NULL, faster_action);
   gtk_widget_class_install_action (widget_class, "win.slower", NULL, slower_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
@@ -189,6 +209,8 @@ cml_window_update_actions (CmlWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.play-pause", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.step", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reset", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.step-back", have);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reverse", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.faster", self->speed_index + 1 < CML_N_SPEEDS);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.slower", self->speed_index > 0);
 }
@@ -209,7 +231,7 @@ run_shortcut (GtkWidget *widget, GVariant *args, gpointer user_data)
       if (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT_VIEW (focus)
           || gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER) != NULL)
         return FALSE;
-      if (GTK_IS_RANGE (focus) && g_str_equal (action, "win.step"))
+      if (GTK_IS_RANGE (focus) && (g_str_equal (action, "win.step") || g_str_equal (action, "win.step-back")))
         return FALSE;
     }
   return gtk_widget_activate_action (widget, action, NULL);
@@ -235,6 +257,8 @@ cml_window_add_shortcuts (CmlWindow *self)
   gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
   add_shortcut (sc, "space", "win.play-pause");
   add_shortcut (sc, "Right", "win.step");
+  add_shortcut (sc, "Left", "win.step-back");    /* timeline */
+  add_shortcut (sc, "b|<Shift>b", "win.reverse"); /* timeline */
   add_shortcut (sc, "r|<Shift>r", "win.reset");
   add_shortcut (sc, "plus|equal|KP_Add", "win.faster");
   add_shortcut (sc, "minus|KP_Subtract", "win.slower");

@@ -12,6 +12,7 @@
 #include "cml-parameter-panel.h"
 #include "cml-plot-view.h"
 #include "cml-scene-view.h"
+#include "cml-timeline.h"
 #include "cml-window.h"
 
 G_BEGIN_DECLS
@@ -69,6 +70,7 @@ struct _CmlWindow
   CmlPlotView       *time_plot;
   CmlPlotView       *phase_plot;
   CmlEquationsPanel *equations_panel;
+  CmlTimeline       *timeline;       /* the timeline in the status line */
   /* template: status line */
   GtkLabel          *time_label;
   GtkLabel          *speed_label;
@@ -106,6 +108,10 @@ struct _CmlWindow
   double             rate_t0;        /* simulated time at rate_wall0, for the effective speed */
   gint64             rate_wall0;
   double             effective_speed;
+  /* timeline: at a recorded moment or backwards the plots and trails show the run up to
+   * the frame's time; INFINITY: everything read */
+  double             shown_until;
+  gint64             shown_until_us;
 
   /* view settings */
   gboolean           layout_done;

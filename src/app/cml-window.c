@@ -643,6 +643,7 @@ start_run (CmlWindow *self, const double *row)
   cml_parameter_panel_show_initial (self->parameter_panel, self->shown_system, row, n_obs);
   cml_equations_panel_set_baseline (self->equations_panel, self->shown_system, row, n_obs);
   self->rate_wall0 = 0;
+  self->shown_until = INFINITY;  /* timeline: the new run's rows are all shown */
 }
 
 static void
@@ -702,6 +703,58 @@ pull_history (CmlWindow *self, CmlFrame *frame)
       if (n < self->history_cap)
         break;
     }
+}
+
+/* ---- timeline hooks -------------------------------------------------------------------- */
+
+/* At a recorded moment (after a seek) or in reversed time the plots and trails show the
+ * run up to the frame's time: the record is read again from the runner and cut there (at
+ * most 20 times a second while the time moves). */
+static void
+timeline_show_until (CmlWindow *self, CmlFrame *frame, gint64 now)
+{
+  double until = (frame->in_record || frame->direction < 0) ? frame->t : INFINITY;
+  guint64 cursor = 0;
+
+  if (until == self->shown_until || frame->generation != self->run_generation
+      || frame->system != self->shown_system)
+    return;
+  if (isfinite (until) && isfinite (self->shown_until) && now - self->shown_until_us < 50000)
+    return;
+  self->shown_until = until;
+  self->shown_until_us = now;
+
+  cml_scene_view_clear_trails (self->scene_view);
+  cml_plot_view_clear (self->time_plot);
+  cml_plot_view_clear (self->phase_plot);
+  plot_queue_clear (&self->plot_queue[0]);
+  plot_queue_clear (&self->plot_queue[1]);
+  for (;;)
+    {
+      guint n = cml_runner_read_history (self->runner, &cursor, self->history_cols, self->history_t,
+                                         self->history_rows, self->history_cap, NULL);
+      guint end = 0;
+
+      while (end < n && self->history_t[end] <= until)
+        end++;
+      push_rows (self, 0, end);
+      if (end < n || n < self->history_cap)
+        break;
+    }
+}
+
+static void
+on_timeline_seek (CmlWindow *self, double t)
+{
+  if (self->runner)
+    cml_runner_seek (self->runner, t);
+}
+
+static void
+on_timeline_reversed (CmlWindow *self)
+{
+  if (self->runner)
+    cml_runner_set_reversed (self->runner, cml_timeline_get_reversed (self->timeline));
 }
 
 static void
@@ -1206,6 +1259,8 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     cml_window_apply_pending_view (self);
 
   pull_history (self, frame);
+  timeline_show_until (self, frame, now);
+  cml_timeline_update (self->timeline, frame);
   cml_scene_view_set_frame (self->scene_view, frame);
   /* the 3-D view redraws every frame; the two plots take turns (30 Hz each), so that a
    * frame never pays for all three GL views: on software OpenGL that keeps 60 Hz */
@@ -1424,6 +1479,7 @@ cml_window_class_init (CmlWindowClass *klass)
   g_type_ensure (CML_TYPE_EQUATIONS_PANEL);
   g_type_ensure (CML_TYPE_SCENE_VIEW);
   g_type_ensure (CML_TYPE_PLOT_VIEW);
+  g_type_ensure (CML_TYPE_TIMELINE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-window.ui");
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, header_bar);
@@ -1459,6 +1515,7 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, time_plot);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, phase_plot);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, equations_panel);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, time_label);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, speed_label);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, state_label);
@@ -1532,6 +1589,10 @@ cml_window_init (CmlWindow *self)
   g_signal_connect_swapped (self->systems_popover, "show", G_CALLBACK (on_systems_popover_show), self);
 
   g_signal_connect_swapped (self->model_picker, "model-selected", G_CALLBACK (on_model_selected), self);
+  /* timeline */
+  self->shown_until = INFINITY;
+  g_signal_connect_swapped (self->timeline, "seek", G_CALLBACK (on_timeline_seek), self);
+  g_signal_connect_swapped (self->timeline, "notify::reversed", G_CALLBACK (on_timeline_reversed), self);
   g_signal_connect_swapped (self->parameter_panel, "param-changed", G_CALLBACK (on_param_changed), self);
   g_signal_connect_swapped (self->parameter_panel, "restart-requested", G_CALLBACK (on_restart_requested), self);
   g_signal_connect_swapped (self->speed_dropdown, "notify::selected", G_CALLBACK (on_speed_selected), self);

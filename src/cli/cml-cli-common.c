@@ -240,7 +240,8 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
     g_ptr_array_add (ro->inits, g_strdup (value));
   else if (g_str_equal (name, "--t-end"))
     {
-      if (!cml_cli_parse_double (value, &v) || v < 0 || (!ro->t_end_zero_ok && !(v > 0)))
+      if (!cml_cli_parse_double (value, &v) || (!ro->t_end_signed_ok && v < 0)
+          || (!ro->t_end_zero_ok && !(v > 0)))
         return run_option_error (error, "--t-end needs a number %s, not “%s”", ro->t_end_zero_ok ? ">= 0" : "> 0",
                                  value);
       ro->t_end = v;

@@ -30,6 +30,7 @@ typedef struct
   GPtrArray        *sets;           /* "P=V" strings (--set), in the order given */
   GPtrArray        *inits;          /* "S=V" strings (--init) */
   gboolean          t_end_zero_ok;  /* set by the command before parsing: simulate takes 0 */
+  gboolean          t_end_signed_ok;/* … and any finite time (it checks the sign with --t-start) */
   double            t_end;          /* --t-end, in the model's time unit */
   gboolean          has_t_end;
   CmlIntegratorKind kind;           /* --integrator */

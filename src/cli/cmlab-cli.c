@@ -31,7 +31,7 @@
 
 static const char *usage_text =
   "Usage:\n"
-  "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... --t-end T --dt-out H\n"
+  "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... [--t-start T0] --t-end T --dt-out H\n"
   "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
   "            [--reference]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
@@ -68,6 +68,8 @@ typedef struct
 {
   double      dt_out;
   gboolean    has_dt_out;
+  double      t_start;      /* --t-start: the initial data hold at T0; backwards when T < T0 */
+  gboolean    has_t_start;
   const char *format;
   char       *format_owned;
   gboolean    reference; /* --reference: NAME_ref and NAME_err columns from [reference] */
@@ -80,6 +82,15 @@ simulate_option (const char *name, const char *value, gpointer data, GError **er
 
   if (g_str_equal (name, "--reference"))
     so->reference = TRUE;
+  else if (g_str_equal (name, "--t-start"))
+    {
+      if (!cml_cli_parse_double (value, &so->t_start) || !isfinite (so->t_start))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--t-start needs a number, not “%s”", value);
+          return FALSE;
+        }
+      so->has_t_start = TRUE;
+    }
   else if (g_str_equal (name, "--dt-out"))
     {
       if (!cml_cli_parse_double (value, &so->dt_out) || !(so->dt_out > 0))
@@ -101,6 +112,7 @@ static const GOptionEntry simulate_entries[] = {
   { "dt-out", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "H" },
   { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "csv|json" },
   { "reference", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", NULL },
+  { "t-start", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "T0" },
   G_OPTION_ENTRY_NULL
 };
 
@@ -119,13 +131,18 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
 
   if (!ro->has_t_end || !so->has_dt_out)
     return usage_error ("simulate needs --t-end T and --dt-out H");
+  if (!so->has_t_start && ro->t_end < 0)
+    return usage_error ("--t-end needs a number >= 0 (or --t-start T0 > T to run backwards), not %g", ro->t_end);
+  /* from T0 (0 unless --t-start) to T, backwards when T < T0 */
+  const double t0 = so->has_t_start ? so->t_start : 0.0, span = fabs (ro->t_end - t0);
+  const double dir = ro->t_end < t0 ? -1.0 : 1.0;
   if (!cml_output_format_from_string (so->format, &format))
     return usage_error ("--format must be csv or json, not “%s”", so->format);
   if ((status = cml_cli_run_options_integrator (ro, &iopt, usage_text)) != 0)
     return status;
   /* before anything is simulated: where the output goes, and whether it fits (a row is at
    * least t and one column at full precision, "-1.2345678901234567e-100,") */
-  double n_rows_d = floor (ro->t_end / so->dt_out * (1 + 1e-12)) + 2;
+  double n_rows_d = floor (span / so->dt_out * (1 + 1e-12)) + 2;
   guint64 n_rows_max = n_rows_d > 1e18 ? G_MAXUINT64 : (guint64) n_rows_d;
   {
     g_autofree char *why = NULL;
@@ -157,6 +174,8 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
         return EXIT_USAGE;
       }
   }
+  if (t0 != 0.0)
+    cml_simulation_set_state (sim, t0, cml_simulation_get_state (sim));
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
     fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
@@ -201,19 +220,19 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
       return EXIT_USAGE;
     }
 
-  /* rows at t = 0, H, 2H, … and a last one at T */
+  /* rows at t = T0, T0 ± H, T0 ± 2H, … and a last one at T */
   double t_end = ro->t_end, dt_out = so->dt_out;
-  guint64 n_rows = (guint64) floor (t_end / dt_out * (1 + 1e-12));
+  guint64 n_rows = (guint64) floor (span / dt_out * (1 + 1e-12));
   gboolean ok = cml_output_row (out, sim, &error);
   for (guint64 k = 1; ok && k <= n_rows; k++)
     {
-      double tk = (double) k * dt_out;
-      if (tk > t_end)
+      double tk = t0 + dir * (double) k * dt_out;
+      if (dir * (tk - t_end) > 0)
         tk = t_end;
       ok = cml_simulation_advance (sim, tk, &error) && cml_output_row (out, sim, &error);
-      cml_cli_progress_update (&progress, tk, t_end);
+      cml_cli_progress_update (&progress, fabs (tk - t0), span);
     }
-  if (ok && cml_simulation_get_time (sim) < t_end)
+  if (ok && cml_simulation_get_time (sim) != t_end)
     ok = cml_simulation_advance (sim, t_end, &error) && cml_output_row (out, sim, &error);
   cml_cli_progress_done (&progress);
   if (!ok)
@@ -244,6 +263,7 @@ cmd_simulate (int argc, char **argv)
 
   cml_cli_run_options_init (&ro);
   ro.t_end_zero_ok = TRUE;
+  ro.t_end_signed_ok = TRUE;
   status = cml_cli_parse_args (argc, argv, simulate_entries, &so, &ro, CML_CLI_RUN_OPTIONS_ALL, usage_text,
                                &model_name);
   if (status == CML_CLI_CONTINUE)

@@ -61,6 +61,21 @@
  * the step is held by stability, not accuracy: the system is stiff there, and an implicit
  * method (msbdf) takes far larger steps.
  *
+ * Both directions.  T1 < t integrates backwards: the GSL steppers take negative steps (the
+ * step size keeps its sign across advance () calls and is flipped, magnitude kept, when the
+ * direction changes); the implicit midpoint rule takes N = ceil (|T1 - t|/h_fixed - 1e-9)
+ * equal steps of (T1 - t)/N < 0, and being symmetric, a step of -h undoes a step of h up to
+ * the stage equation's convergence and rounding.  Step-size limits compare magnitudes.
+ *
+ * Restarting bit for bit (cml_integrator_save_step_state ()): besides (t, z), what the next
+ * steps depend on is the step size suggested for the next step (adaptive one-step methods:
+ * rk8pd, rkf45, rkck, rk4 keep nothing else between steps, GSL recomputes dz/dt at the
+ * start of each step) and, for the implicit midpoint rule, the compensation of its summed
+ * updates.  The multistep methods also keep their Nordsieck history inside GSL, which cannot
+ * be saved: when they project (the system has constraints or quaternions) that history is
+ * restarted at the end of every advance () anyway, so a restart at an advance () boundary is
+ * exact; without projection it restarts at order 1 and agrees only to the tolerances.
+ *
  * Every work array is allocated by cml_integrator_new (); advancing allocates nothing.
  * One integrator is used by one thread at a time; any thread may own it.
  */
@@ -605,6 +620,56 @@ set_budget_error (CmlIntegrator *integ,
                n, t_start, t, t1, h);
 }
 
+guint
+cml_integrator_step_state_size (const CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, 0);
+
+  return 1 + integ->ode.dim;
+}
+
+gboolean
+cml_integrator_step_state_is_exact (const CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, FALSE);
+
+  return !integ->multistep || (integ->options.project && integ->ode.project != NULL);
+}
+
+void
+cml_integrator_save_step_state (const CmlIntegrator *integ,
+                                const double        *z,
+                                double              *out)
+{
+  const guint dim = integ->ode.dim;
+
+  /* the suggested next step (signed; 0 = none yet) */
+  out[0] = integ->h;
+  /* the midpoint rule's compensation, which belongs to the state its last step returned */
+  if (integ->comp != NULL && integ->comp_valid
+      && memcmp (z, integ->z_last, dim * sizeof (double)) == 0)
+    memcpy (out + 1, integ->comp, dim * sizeof (double));
+  else
+    memset (out + 1, 0, dim * sizeof (double));
+}
+
+void
+cml_integrator_restore_step_state (CmlIntegrator *integ,
+                                   const double  *z,
+                                   const double  *in)
+{
+  const guint dim = integ->ode.dim;
+
+  cml_integrator_reset (integ);
+  integ->h = in[0];
+  if (integ->comp != NULL)
+    {
+      memcpy (integ->comp, in + 1, dim * sizeof (double));
+      memcpy (integ->z_last, z, dim * sizeof (double));
+      integ->comp_valid = TRUE;
+    }
+}
+
 static gboolean
 all_finite (const double *z,
             guint         dim)
@@ -654,6 +719,15 @@ restore_good (CmlIntegrator *integ,
   *t = t_good;
 }
 
+/* TRUE while T has not reached T1 going in direction DIR (+1 or -1). */
+static inline gboolean
+before (double t,
+        double t1,
+        int    dir)
+{
+  return dir > 0 ? t < t1 : t > t1;
+}
+
 static gboolean
 advance_gsl (CmlIntegrator *integ,
              double        *t,
@@ -665,13 +739,22 @@ advance_gsl (CmlIntegrator *integ,
   const guint dim = integ->ode.dim;
   const gboolean project_each_step = !integ->multistep;
   const double t_start = *t;
+  const int dir = t1 > *t ? 1 : -1;
   guint64 n = 0;
 
-  /* First step: h_init, or a small fraction of the output interval. */
-  if (integ->h <= 0.0)
-    integ->h = o->h_init > 0.0 ? o->h_init : MIN (1e-3, (t1 - *t) / 10.0);
+  /* First step: h_init, or a small fraction of the output interval; its sign is the
+   * direction of time.  A change of direction keeps the size of the step. */
+  if (integ->h == 0.0)
+    integ->h = o->h_init > 0.0 ? o->h_init : MIN (1e-3, fabs (t1 - *t) / 10.0);
+  else if ((integ->h > 0.0) != (dir > 0) && integ->multistep)
+    {
+      /* a multistep history of the other direction is of no use */
+      gsl_odeiv2_step_reset (integ->step);
+      gsl_odeiv2_evolve_reset (integ->evolve);
+    }
+  integ->h = dir * fabs (integ->h);
 
-  while (*t < t1)
+  while (before (*t, t1, dir))
     {
       const double t_good = *t;
       const double h_before = integ->h;
@@ -730,9 +813,10 @@ advance_gsl (CmlIntegrator *integ,
 
       /* The step taken, and the one suggested next, must not fall below h_min (a last
        * step shortened to land on T1 may). */
-      if (t_new < t1 && (integ->evolve->last_step < o->h_min || integ->h < o->h_min))
+      if (before (t_new, t1, dir)
+          && (fabs (integ->evolve->last_step) < o->h_min || fabs (integ->h) < o->h_min))
         {
-          const double h_small = MIN (integ->evolve->last_step, integ->h);
+          const double h_small = MIN (fabs (integ->evolve->last_step), fabs (integ->h));
 
           restore_good (integ, t, t_good, z);
           gsl_odeiv2_step_reset (integ->step);
@@ -746,7 +830,8 @@ advance_gsl (CmlIntegrator *integ,
 
       /* A last step shortened to land on T1 must not shrink the steps that follow:
        * keep the step size suggested before it. */
-      if (t_new == t1 && integ->evolve->last_step == t1 - t_good && h_before > integ->h)
+      if (t_new == t1 && integ->evolve->last_step == t1 - t_good
+          && fabs (h_before) > fabs (integ->h))
         integ->h = h_before;
 
       *t = t_new;
@@ -957,8 +1042,9 @@ advance_midpoint (CmlIntegrator *integ,
   guint64 n;
   double h;
 
-  /* N equal steps of (t1 - t0)/N, none longer than h_fixed (up to rounding). */
-  n_real = ceil ((t1 - t0) / o->h_fixed - 1e-9);
+  /* N equal steps of (t1 - t0)/N, none longer than h_fixed (up to rounding); negative
+   * when integrating backwards. */
+  n_real = ceil (fabs (t1 - t0) / o->h_fixed - 1e-9);
   if (!(n_real < 1e15) && o->max_steps == 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
@@ -1027,7 +1113,7 @@ cml_integrator_advance (CmlIntegrator *integ,
   g_return_val_if_fail (t != NULL, FALSE);
   g_return_val_if_fail (z != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  g_return_val_if_fail (isfinite (*t) && isfinite (t1) && t1 >= *t, FALSE);
+  g_return_val_if_fail (isfinite (*t) && isfinite (t1), FALSE);
 
   if (t1 == *t)
     return TRUE;

@@ -102,8 +102,9 @@ typedef struct _CmlIntegrator CmlIntegrator;
 CmlIntegrator *cml_integrator_new (const CmlOde *ode, const CmlIntegratorOptions *options, GError **error);
 void           cml_integrator_free (CmlIntegrator *integ);
 
-/* Advances the state Z from *T to exactly T1 (T1 > *T, or T1 == *T: nothing to do),
- * projecting after every accepted step when options->project.  On success *T == T1.
+/* Advances the state Z from *T to exactly T1, projecting after every accepted step when
+ * options->project.  T1 < *T integrates backwards (negative steps); T1 == *T does
+ * nothing.  On success *T == T1.
  * On failure returns FALSE with CML_ERROR_NUMERIC and a message that names the time
  * reached and the reason ("non-finite state at t = 3.25", "step size underflow at
  * t = …", "right-hand side failed at t = …", and when the step budget max_steps is spent
@@ -116,6 +117,18 @@ gboolean cml_integrator_error_is_budget (const GError *error);
 
 /* Forgets step-size and multistep history (after the state was changed from outside). */
 void     cml_integrator_reset (CmlIntegrator *integ);
+
+/* What the next steps depend on besides (t, z), so that a run restarted from a saved
+ * (t, z, step state) continues bit for bit as the original did: the signed step size
+ * suggested for the next step and the implicit midpoint rule's compensation (see
+ * cml-integrator.c).  OUT / IN hold cml_integrator_step_state_size () doubles.  Save
+ * after an advance () with the Z it returned; restore after putting that Z back (it resets
+ * the integrator first).  Exact for every method except msadams/msbdf without projection,
+ * whose multistep history is not saved (cml_integrator_step_state_is_exact () says). */
+guint    cml_integrator_step_state_size (const CmlIntegrator *integ);
+gboolean cml_integrator_step_state_is_exact (const CmlIntegrator *integ);
+void     cml_integrator_save_step_state (const CmlIntegrator *integ, const double *z, double *out);
+void     cml_integrator_restore_step_state (CmlIntegrator *integ, const double *z, const double *in);
 
 /* Counters since creation: accepted steps and right-hand-side evaluations. */
 guint64  cml_integrator_n_steps (const CmlIntegrator *integ);

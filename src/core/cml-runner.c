@@ -19,6 +19,17 @@
  * write index when it was written; slot i mod capacity) holds (generation, t,
  * observables…, scene values…).
  *
+ * Beside each row, in arrays only the worker touches (readers never see them, so no lock):
+ * the state, the integrator's step state, the parameters and the integrator options of
+ * that moment — what cml_simulation_restore () needs to go on bit for bit (the timeline).
+ * The current generation's rows are indices [gen_first, write_index) (less what the ring
+ * has overwritten); their times increase.  Seeking restores one of them; going forward
+ * from a moment before the last row ("in the record") first truncates: a new generation
+ * whose rows are copies of the old rows before that moment, then the current state.
+ *
+ * Reversed time: samples are taken at t_k = k × sample_dt going down (k decreasing), not
+ * recorded, and the run pauses at t = 0.
+ *
  * Pacing (rule 6): while running, a slice integrates toward
  *   target = t_at_play + speed × (wall − wall_at_play)
  * sample by sample and stops after 0.7 × frame_period of wall time; it then publishes a
@@ -55,12 +66,15 @@ typedef enum
   CMD_INTEGRATOR,
   CMD_SYSTEM,
   CMD_SYNC,
+  CMD_SEEK,
+  CMD_STEP_BACK,
+  CMD_DIRECTION,
 } CmdKind;
 
 typedef struct
 {
   CmdKind              kind;
-  double               value;   /* step: dt; speed; param: value */
+  double               value;   /* step: dt; speed; param: value; seek: t; direction: ±1 */
   char                *name;    /* param: its name (owned) */
   GHashTable          *given;   /* reset: name -> double* (owned copy), or NULL */
   CmlIntegratorOptions integ;   /* set_integrator */
@@ -119,12 +133,27 @@ struct _CmlRunner
   char            *message;
   guint            generation;
   guint64          seq;
-  guint64          next_k;          /* index of the next sample time next_k × sample_dt */
+  gint64           next_k;          /* index of the next sample time next_k × sample_dt */
   double           t_at_play;       /* pacing origin: simulated time … */
   double           wall_at_play;    /* … and wall time (monotonic seconds) */
   double           next_frame_due;  /* wall time of the next slice */
   double           wall_ms_per_slice;
   double          *row;             /* scratch: one ring row */
+
+  /* the timeline: restart data slot by slot with the ring (the worker's alone) */
+  guint            dim, step_len, n_params;
+  double          *ring_z;          /* ring_cap × dim */
+  double          *ring_step;       /* ring_cap × step_len */
+  double          *ring_params;     /* ring_cap × n_params */
+  CmlIntegratorOptions *ring_integ; /* ring_cap */
+  guint64          gen_first;       /* index of this generation's first row */
+  gboolean         in_record;       /* the state is a recorded moment before the last row, or
+                                     * was reached backwards: going forward truncates */
+  gboolean         on_row;          /* … and it is the row a seek restored, unchanged since */
+  int              direction;       /* +1 forward, -1 backwards */
+  double          *z_start;         /* dim: the state this generation started from */
+  guint            n_dist;          /* base + fibre: the components of the distance */
+  const char      *dist_unit;       /* their common unit or NULL */
 };
 
 static double
@@ -183,6 +212,54 @@ cml_frame_unref (CmlFrame *frame)
   g_free (frame);
 }
 
+/* The live rows of this generation: [*FIRST, *END).  Worker (or new ()). */
+static void
+live_rows (CmlRunner *r, guint64 *first, guint64 *end)
+{
+  guint64 wi = atomic_load_explicit (&r->write_index, memory_order_relaxed);
+
+  *end = wi;
+  *first = MAX (MAX (r->gen_first, r->ring_base), wi > r->ring_cap ? wi - r->ring_cap : 0);
+  if (*first > wi)
+    *first = wi;
+}
+
+/* The recorded span of this generation (NAN, NAN when nothing is recorded).  The worker
+ * reads rows only it writes, so without the lock.  Worker. */
+static void
+record_span (CmlRunner *r, double *t0, double *t1)
+{
+  guint64 first, end;
+
+  live_rows (r, &first, &end);
+  if (first >= end)
+    {
+      *t0 = *t1 = NAN;
+      return;
+    }
+  *t0 = r->ring_t[first % r->ring_cap];
+  *t1 = r->ring_t[(end - 1) % r->ring_cap];
+}
+
+/* ‖z − z(0)‖ over base and fibre coordinates.  Worker. */
+static double
+distance_from_start (CmlRunner *r)
+{
+  const double *z = cml_simulation_get_state (r->sim);
+  double s = 0.0;
+
+  for (guint i = 0; i < r->n_dist; i++)
+    s += (z[i] - r->z_start[i]) * (z[i] - r->z_start[i]);
+  return sqrt (s);
+}
+
+/* This generation starts from the current state (the distance's origin).  Worker. */
+static void
+set_start (CmlRunner *r)
+{
+  memcpy (r->z_start, cml_simulation_get_state (r->sim), r->dim * sizeof (double));
+}
+
 /* Builds a frame of the worker's current state.  Worker (or new () before it starts). */
 static CmlFrame *
 frame_new (CmlRunner *r)
@@ -213,6 +290,11 @@ frame_new (CmlRunner *r)
   for (guint i = 0; i < f->n_params; i++)
     f->params[i] = cml_simulation_get_param (r->sim, ((CmlParam *) model->params->pdata[i])->name);
   f->wall_ms_per_slice = r->wall_ms_per_slice;
+  f->direction = r->direction;
+  f->in_record = r->in_record;
+  record_span (r, &f->recorded_t0, &f->recorded_t1);
+  f->distance = distance_from_start (r);
+  f->distance_unit = r->dist_unit;
   return f;
 }
 
@@ -270,6 +352,43 @@ ring_set_layout (CmlRunner *r, guint n_cols)
 
   g_free (r->row);
   r->row = g_new0 (double, MAX (n_cols, 1));
+
+  /* the restart data of the current system */
+  {
+    CmlSystem *sys = cml_simulation_get_system (r->sim);
+    CmlModel *model = cml_system_get_model (sys);
+    const char *unit = NULL;
+
+    r->dim = cml_system_dim (sys);
+    r->step_len = cml_simulation_step_state_size (r->sim);
+    r->n_params = model->params->len;
+    g_free (r->ring_z);
+    g_free (r->ring_step);
+    g_free (r->ring_params);
+    g_free (r->ring_integ);
+    g_free (r->z_start);
+    r->ring_z = g_new0 (double, (gsize) r->ring_cap * r->dim);
+    r->ring_step = g_new0 (double, (gsize) r->ring_cap * r->step_len);
+    r->ring_params = g_new0 (double, (gsize) r->ring_cap * MAX (r->n_params, 1));
+    r->ring_integ = g_new0 (CmlIntegratorOptions, r->ring_cap);
+    r->z_start = g_new0 (double, r->dim);
+    r->gen_first = r->ring_base;
+
+    /* the distance runs over base and fibre coordinates; a unit when they share one */
+    r->n_dist = MIN (model->m + model->n, r->dim);
+    for (guint i = 0; i < r->n_dist; i++)
+      {
+        const char *u = cml_model_unit (model, cml_system_state_name (sys, i));
+
+        if (u == NULL || *u == '\0' || (unit != NULL && !g_str_equal (u, unit)))
+          {
+            unit = NULL;
+            break;
+          }
+        unit = u;
+      }
+    r->dist_unit = unit;
+  }
 }
 
 /* Readers from now on see only rows of the worker's current generation.  Worker. */
@@ -293,9 +412,21 @@ record_sample (CmlRunner *r)
   cml_simulation_observe (r->sim, r->row);
   cml_simulation_eval_scene (r->sim, r->row + n_obs);
 
-  pthread_mutex_lock (&r->ring_lock);
+  /* what a restart from this row needs (the worker's alone: no lock) */
   wi = atomic_load_explicit (&r->write_index, memory_order_relaxed);
   slot = (guint) (wi % r->ring_cap);
+  memcpy (r->ring_z + (gsize) slot * r->dim, cml_simulation_get_state (r->sim), r->dim * sizeof (double));
+  cml_simulation_save_step_state (r->sim, r->ring_step + (gsize) slot * r->step_len);
+  {
+    CmlModel *model = cml_system_get_model (cml_simulation_get_system (r->sim));
+
+    for (guint i = 0; i < r->n_params; i++)
+      r->ring_params[(gsize) slot * r->n_params + i]
+        = cml_simulation_get_param (r->sim, ((CmlParam *) model->params->pdata[i])->name);
+  }
+  r->ring_integ[slot] = *cml_simulation_get_integrator (r->sim);
+
+  pthread_mutex_lock (&r->ring_lock);
   r->ring_t[slot] = t;
   r->ring_gen[slot] = r->generation;
   memcpy (r->ring_vals + (gsize) slot * r->ring_cols, r->row, r->ring_cols * sizeof (double));
@@ -382,26 +513,42 @@ rebase (CmlRunner *r, double wall)
   r->wall_at_play = wall;
 }
 
-/* The next sample index after the current time (after a step to an off-grid time). */
+/* The next sample index after the current time in the direction of time (after a step
+ * to an off-grid time, a seek, a change of direction).  Worker. */
 static void
 sync_sample_index (CmlRunner *r)
 {
   double t = cml_simulation_get_time (r->sim), dt = r->opts.sample_dt;
-  guint64 k = (guint64) MAX (floor (t / dt), 0.0);
+  gint64 k = (gint64) floor (t / dt);
 
-  while ((double) k * dt <= t)
-    k++;
+  if (r->direction > 0)
+    {
+      k = MAX (k, 0);
+      while ((double) k * dt <= t)
+        k++;
+    }
+  else
+    {
+      k++;
+      while (k >= 0 && (double) k * dt >= t)
+        k--;
+    }
   r->next_k = k;
 }
 
-/* Advances to the next sample time and records it.  Worker. */
+/* Advances to the next sample time and, going forward, records it.  Worker. */
 static gboolean
 advance_one_sample (CmlRunner *r, GError **error)
 {
   if (!cml_simulation_advance (r->sim, (double) r->next_k * r->opts.sample_dt, error))
     return FALSE;
-  r->next_k++;
-  record_sample (r);
+  if (r->direction > 0)
+    {
+      r->next_k++;
+      record_sample (r);
+    }
+  else
+    r->next_k--;
   return TRUE;
 }
 
@@ -411,8 +558,125 @@ start_generation (CmlRunner *r)
 {
   r->generation++;
   ring_set_generation (r);
+  r->gen_first = atomic_load_explicit (&r->write_index, memory_order_relaxed);
+  r->in_record = r->on_row = FALSE;
+  r->direction = 1;
+  set_start (r);
   record_sample (r);
   sync_sample_index (r);
+}
+
+/* Copies row SRC (an older index) to the next row index, in the current generation.
+ * Under ring_lock.  Worker. */
+static void
+copy_row_locked (CmlRunner *r, guint64 src)
+{
+  guint64 wi = atomic_load_explicit (&r->write_index, memory_order_relaxed);
+  guint from = (guint) (src % r->ring_cap), to = (guint) (wi % r->ring_cap);
+
+  r->ring_t[to] = r->ring_t[from];
+  r->ring_gen[to] = r->generation;
+  if (to != from)
+    {
+      memcpy (r->ring_vals + (gsize) to * r->ring_cols, r->ring_vals + (gsize) from * r->ring_cols,
+              r->ring_cols * sizeof (double));
+      memcpy (r->ring_z + (gsize) to * r->dim, r->ring_z + (gsize) from * r->dim, r->dim * sizeof (double));
+      memcpy (r->ring_step + (gsize) to * r->step_len, r->ring_step + (gsize) from * r->step_len,
+              r->step_len * sizeof (double));
+      memcpy (r->ring_params + (gsize) to * r->n_params, r->ring_params + (gsize) from * r->n_params,
+              r->n_params * sizeof (double));
+      r->ring_integ[to] = r->ring_integ[from];
+    }
+  atomic_store_explicit (&r->write_index, wi + 1, memory_order_release);
+}
+
+/* Going forward from a moment inside the record: the recorded future is dropped.  A new
+ * generation holds copies of the rows before the current time, then the current state, so
+ * readers start over with the run as it now is.  The rows are copied in order: row
+ * gen_first + j goes to write_index + j, whose slot held a row at most as new, already
+ * copied or of the dropped future.  Worker. */
+static void
+truncate_record (CmlRunner *r)
+{
+  double t_now = cml_simulation_get_time (r->sim);
+  guint64 first, end, new_first;
+
+  live_rows (r, &first, &end);
+  r->generation++;
+  pthread_mutex_lock (&r->ring_lock);
+  new_first = atomic_load_explicit (&r->write_index, memory_order_relaxed);
+  for (guint64 i = first; i < end && r->ring_t[i % r->ring_cap] < t_now; i++)
+    copy_row_locked (r, i);
+  r->ring_generation = r->generation;
+  pthread_mutex_unlock (&r->ring_lock);
+  r->gen_first = new_first;
+  r->in_record = r->on_row = FALSE;
+  record_sample (r);
+  sync_sample_index (r);
+}
+
+/* Puts the worker's parameters and integrator back to those of SLOT.  Worker. */
+static void
+restore_settings (CmlRunner *r, guint slot)
+{
+  CmlModel *model = cml_system_get_model (cml_simulation_get_system (r->sim));
+  const CmlIntegratorOptions *want = &r->ring_integ[slot], *have = cml_simulation_get_integrator (r->sim);
+
+  for (guint i = 0; i < r->n_params; i++)
+    {
+      const char *name = ((CmlParam *) model->params->pdata[i])->name;
+      double v = r->ring_params[(gsize) slot * r->n_params + i];
+
+      if (cml_simulation_get_param (r->sim, name) != v)
+        (void) cml_simulation_set_param (r->sim, name, v, NULL);
+    }
+  if (want->kind != have->kind || want->rtol != have->rtol || want->atol != have->atol
+      || want->h_init != have->h_init || want->h_fixed != have->h_fixed
+      || want->h_min != have->h_min || want->project != have->project
+      || want->max_steps != have->max_steps)
+    (void) cml_simulation_set_integrator (r->sim, want, NULL);
+}
+
+/* Pauses and shows the recorded row nearest to T.  Worker. */
+static void
+do_seek (CmlRunner *r, double t)
+{
+  guint64 first, end, best;
+  guint slot;
+
+  live_rows (r, &first, &end);
+  if (first >= end || !isfinite (t))
+    return;
+  /* the rows' times increase: the first at or after T, or the one before it */
+  best = first;
+  for (guint64 i = first; i < end; i++)
+    {
+      best = i;
+      if (r->ring_t[i % r->ring_cap] >= t)
+        break;
+    }
+  if (best > first
+      && fabs (r->ring_t[(best - 1) % r->ring_cap] - t) <= fabs (r->ring_t[best % r->ring_cap] - t))
+    best--;
+
+  slot = (guint) (best % r->ring_cap);
+  restore_settings (r, slot);
+  cml_simulation_restore (r->sim, r->ring_t[slot], r->ring_z + (gsize) slot * r->dim,
+                          r->ring_step + (gsize) slot * r->step_len);
+  r->state = CML_RUNNER_PAUSED;
+  r->lagging = FALSE;
+  g_clear_pointer (&r->message, g_free);
+  r->in_record = best + 1 < end;
+  r->on_row = TRUE;
+  sync_sample_index (r);
+  rebase (r, wall_now ());
+}
+
+/* Backwards: at t = 0 the run is back at its start and pauses.  Worker. */
+static gboolean
+at_start (CmlRunner *r)
+{
+  return r->direction < 0 && r->next_k < 0;
 }
 
 /* One slice of a running simulation, then a frame.  Worker. */
@@ -420,15 +684,22 @@ static void
 run_slice (CmlRunner *r)
 {
   double start = wall_now (), end;
-  double target = r->t_at_play + r->speed * (start - r->wall_at_play);
+  double target = r->t_at_play + r->direction * r->speed * (start - r->wall_at_play);
   double deadline = start + 0.7 * r->opts.frame_period;
   double dt = r->opts.sample_dt;
   gboolean short_of_target = FALSE;
   g_autoptr (GError) error = NULL;
   guint n = 0;
 
+  /* forward from inside the record: the recorded future goes */
+  if (r->direction > 0 && r->in_record)
+    truncate_record (r);
+  if (r->direction < 0)
+    r->in_record = TRUE;
+
   /* integrate sample by sample toward the target; look at the clock every few samples */
-  while ((double) r->next_k * dt <= target)
+  while (r->direction > 0 ? (double) r->next_k * dt <= target
+                          : r->next_k >= 0 && (double) r->next_k * dt >= target)
     {
       if (!advance_one_sample (r, &error))
         {
@@ -437,7 +708,8 @@ run_slice (CmlRunner *r)
         }
       if (++n % 4 == 0 && wall_now () > deadline)
         {
-          short_of_target = (double) r->next_k * dt <= target;
+          short_of_target = r->direction > 0 ? (double) r->next_k * dt <= target
+                                             : r->next_k >= 0 && (double) r->next_k * dt >= target;
           break;
         }
     }
@@ -449,22 +721,54 @@ run_slice (CmlRunner *r)
       r->lagging = short_of_target;
       if (short_of_target)
         rebase (r, end);
+      if (at_start (r))
+        {
+          r->state = CML_RUNNER_PAUSED;
+          r->lagging = FALSE;
+        }
     }
   r->wall_ms_per_slice = 1e3 * (end - start);
   r->next_frame_due = start + r->opts.frame_period;
   publish (r);
 }
 
-/* Advances by DT in sample steps, ending exactly at t + DT, then pauses.  Worker. */
+/* Advances by DT in sample steps in the direction of time, ending exactly at t ± DT (not
+ * before t = 0 backwards), then pauses.  Worker. */
 static void
 do_step (CmlRunner *r, double dt)
 {
-  double target = cml_simulation_get_time (r->sim) + dt;
+  double now = cml_simulation_get_time (r->sim);
+  double target = now + r->direction * dt;
   double sdt = r->opts.sample_dt, snap = 1e-9 * sdt;
   g_autoptr (GError) error = NULL;
 
+  if (r->direction > 0)
+    {
+      /* along the record while it reaches that far */
+      if (r->on_row && r->in_record)
+        {
+          double t0, t1;
+
+          record_span (r, &t0, &t1);
+          if (target <= t1 + snap)
+            {
+              do_seek (r, target);
+              return;
+            }
+        }
+      if (r->in_record)
+        truncate_record (r);
+    }
+  else
+    {
+      target = MAX (target, 0.0);
+      r->in_record = TRUE;
+      r->on_row = FALSE;
+    }
+
   /* every sample time up to the target (a sample time within rounding of it is it) */
-  while ((double) r->next_k * sdt <= target + snap)
+  while (r->direction > 0 ? (double) r->next_k * sdt <= target + snap
+                          : r->next_k >= 0 && (double) r->next_k * sdt >= target - snap)
     {
       if (atomic_load_explicit (&r->stop, memory_order_relaxed))
         return;
@@ -475,7 +779,7 @@ do_step (CmlRunner *r, double dt)
         }
     }
   /* then the off-grid remainder */
-  if (cml_simulation_get_time (r->sim) < target - snap
+  if (fabs (cml_simulation_get_time (r->sim) - target) > snap
       && !cml_simulation_advance (r->sim, target, &error))
     {
       fail (r, error);
@@ -484,6 +788,33 @@ do_step (CmlRunner *r, double dt)
   r->state = CML_RUNNER_PAUSED;
   r->lagging = FALSE;
   g_clear_pointer (&r->message, g_free);
+}
+
+/* Seeks DT back from the current time (not before the record's start).  Worker. */
+static void
+do_step_back (CmlRunner *r, double dt)
+{
+  double t0, t1;
+
+  record_span (r, &t0, &t1);
+  if (isnan (t0))
+    return;
+  do_seek (r, MAX (cml_simulation_get_time (r->sim) - dt, t0));
+}
+
+static void
+do_set_direction (CmlRunner *r, int direction)
+{
+  if (direction == r->direction)
+    return;
+  r->direction = direction;
+  r->on_row = FALSE;
+  sync_sample_index (r);
+  rebase (r, wall_now ());
+  r->next_frame_due = wall_now ();
+  /* backwards from the start: nothing to do */
+  if (r->state == CML_RUNNER_RUNNING && at_start (r))
+    r->state = CML_RUNNER_PAUSED;
 }
 
 static void
@@ -529,6 +860,9 @@ do_set_system (CmlRunner *r, CmlSystem *sys)
     r->state = CML_RUNNER_PAUSED;
   r->lagging = FALSE;
   g_clear_pointer (&r->message, g_free);
+  r->in_record = r->on_row = FALSE;
+  r->direction = 1;
+  set_start (r);
   record_sample (r);
   sync_sample_index (r);
   rebase (r, wall_now ());
@@ -544,7 +878,7 @@ run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
   switch (cmd->kind)
     {
     case CMD_PLAY:
-      if (r->state != CML_RUNNER_RUNNING)
+      if (r->state != CML_RUNNER_RUNNING && !at_start (r))
         {
           r->state = CML_RUNNER_RUNNING;
           r->lagging = FALSE;
@@ -576,6 +910,8 @@ run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
       break;
 
     case CMD_PARAM:
+      /* the moment shown is no longer the recorded one */
+      r->on_row = FALSE;
       /* a refused value leaves the run as it was and says why */
       if (!cml_simulation_set_param (r->sim, cmd->name, cmd->value, &error))
         set_message (r, error->message);
@@ -584,6 +920,7 @@ run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
       break;
 
     case CMD_INTEGRATOR:
+      r->on_row = FALSE;
       if (!cml_simulation_set_integrator (r->sim, &cmd->integ, &error))
         set_message (r, error->message);
       else if (r->state != CML_RUNNER_FAILED)
@@ -596,6 +933,18 @@ run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
 
     case CMD_SYNC:
       *sync_ticket = MAX (*sync_ticket, cmd->ticket);
+      break;
+
+    case CMD_SEEK:
+      do_seek (r, cmd->value);
+      break;
+
+    case CMD_STEP_BACK:
+      do_step_back (r, cmd->value);
+      break;
+
+    case CMD_DIRECTION:
+      do_set_direction (r, cmd->value < 0 ? -1 : 1);
       break;
 
     default:
@@ -732,7 +1081,9 @@ cml_runner_new (CmlSystem *sys, const CmlRunnerOptions *options, GError **error)
   r->ring_cap = r->opts.history_capacity;
   r->ring_t = g_new0 (double, r->ring_cap);
   r->ring_gen = g_new0 (guint, r->ring_cap);  /* 0: no generation */
+  r->direction = 1;
   ring_set_layout (r, n_cols_of (sys));
+  set_start (r);
   record_sample (r);
   sync_sample_index (r);
   rebase (r, wall_now ());
@@ -777,6 +1128,11 @@ cml_runner_free (CmlRunner *runner)
   g_free (runner->ring_t);
   g_free (runner->ring_gen);
   g_free (runner->ring_vals);
+  g_free (runner->ring_z);
+  g_free (runner->ring_step);
+  g_free (runner->ring_params);
+  g_free (runner->ring_integ);
+  g_free (runner->z_start);
   pthread_cond_destroy (&runner->cmd_cond);
   pthread_cond_destroy (&runner->sync_cond);
   pthread_mutex_destroy (&runner->cmd_lock);
@@ -832,6 +1188,47 @@ cml_runner_step (CmlRunner *runner, double dt)
 
   cmd = command_new (CMD_STEP);
   cmd->value = dt;
+  push (runner, cmd);
+}
+
+/* Any thread. */
+void
+cml_runner_seek (CmlRunner *runner, double t)
+{
+  Command *cmd;
+
+  g_return_if_fail (runner != NULL);
+  g_return_if_fail (isfinite (t));
+
+  cmd = command_new (CMD_SEEK);
+  cmd->value = t;
+  push (runner, cmd);
+}
+
+/* Any thread. */
+void
+cml_runner_step_back (CmlRunner *runner, double dt)
+{
+  Command *cmd;
+
+  g_return_if_fail (runner != NULL);
+  g_return_if_fail (isfinite (dt) && dt >= 0);
+
+  cmd = command_new (CMD_STEP_BACK);
+  cmd->value = dt;
+  push (runner, cmd);
+}
+
+/* Any thread. */
+void
+cml_runner_set_reversed (CmlRunner *runner, gboolean reversed)
+{
+  Command *cmd;
+
+  g_return_if_fail (runner != NULL);
+
+  cmd = command_new (CMD_DIRECTION);
+  cmd->value = reversed ? -1 : 1;
   push (runner, cmd);
 }
 

@@ -16,6 +16,21 @@
  *
  * The hand-off uses pthread mutexes/condition variables and C11 atomics, which
  * ThreadSanitizer understands.
+ *
+ * The timeline.  Each history row also keeps, for the worker alone, what a bit-for-bit
+ * restart needs: the state, the integrator's step state (cml_simulation_save_step_state ()),
+ * the parameters and the integrator options.  cml_runner_seek () pauses and puts that
+ * recorded moment back; playing or stepping on from there continues exactly as the first
+ * run did (same integrator, same steps), and drops the recorded future: the rows up to the
+ * moment are written again as a new generation, so readers start over with them.  Stepping
+ * forward while the recorded future is still there moves along the record instead.
+ *
+ * Reversed time.  cml_runner_set_reversed () makes simulated time run backwards: the worker
+ * integrates the same equations with negative steps from the current state (it does not
+ * replay the record), pacing as forward, and pauses at t = 0.  Backward samples are not
+ * recorded (the record is the forward run); going forward again drops the recorded future
+ * beyond the current time as after a seek.  Every frame says how far the state is from the
+ * run's start (the distance over base and fibre coordinates).
  */
 #pragma once
 
@@ -57,6 +72,16 @@ typedef struct
   double        *params;      /* current parameter values, model order */
   guint          n_params;
   double         wall_ms_per_slice; /* time the last slice took, for the status bar */
+  /* the timeline */
+  int            direction;   /* +1: time runs forward; -1: backwards (cml_runner_set_reversed) */
+  double         recorded_t0; /* the recorded run's span: first … */
+  double         recorded_t1; /* … and last sample time of this generation still in the ring */
+  gboolean       in_record;   /* a recorded moment with its recorded future (after a seek or
+                               * backwards): playing forward drops that future */
+  double         distance;    /* ‖z − z(0)‖ over the base and fibre coordinates, z(0) the
+                               * state this generation started from */
+  const char    *distance_unit; /* their common unit (e.g. "m"), or NULL when they have none
+                                 * in common; owned by the system's model */
 } CmlFrame;
 
 CmlFrame *cml_frame_ref (CmlFrame *frame);
@@ -98,8 +123,20 @@ guint      cml_runner_read_history (CmlRunner *runner, guint64 *cursor, guint n_
 
 void cml_runner_play (CmlRunner *runner);
 void cml_runner_pause (CmlRunner *runner);
-/* Advances by DT simulated time (one output step) and pauses. */
+/* Advances by DT simulated time (one output step) in the current direction of time and
+ * pauses.  At a recorded moment whose recorded future reaches t + DT it moves along the
+ * record (a seek); else it integrates. */
 void cml_runner_step (CmlRunner *runner, double dt);
+/* Pauses and shows the recorded sample nearest to T (of this generation, still in the
+ * ring): state, time, parameters, integrator and its step state are put back, so that
+ * going on from there repeats the recorded run bit for bit.  The recorded future is kept
+ * until the run goes forward from here. */
+void cml_runner_seek (CmlRunner *runner, double t);
+/* Seeks DT back from the current time (the key beside "step"). */
+void cml_runner_step_back (CmlRunner *runner, double dt);
+/* Simulated time runs backwards (TRUE) or forward: see "Reversed time" above.  A reset or
+ * a model switch makes it run forward again. */
+void cml_runner_set_reversed (CmlRunner *runner, gboolean reversed);
 /* Back to t = 0 from the model's initial data overridden by GIVEN (name -> double*; may
  * be NULL; copied).  Starts a new generation. */
 void cml_runner_reset (CmlRunner *runner, GHashTable *given);

@@ -4159,6 +4159,31 @@ cml_simulation_set_state (CmlSimulation *sim, double t, const double *z)
     cml_integrator_reset (sim->integ);
 }
 
+guint
+cml_simulation_step_state_size (const CmlSimulation *sim)
+{
+  return cml_integrator_step_state_size (sim->integ);
+}
+
+gboolean
+cml_simulation_step_state_is_exact (const CmlSimulation *sim)
+{
+  return cml_integrator_step_state_is_exact (sim->integ);
+}
+
+void
+cml_simulation_save_step_state (const CmlSimulation *sim, double *out)
+{
+  cml_integrator_save_step_state (sim->integ, sim->z, out);
+}
+
+void
+cml_simulation_restore (CmlSimulation *sim, double t, const double *z, const double *step_state)
+{
+  cml_simulation_set_state (sim, t, z);
+  cml_integrator_restore_step_state (sim->integ, sim->z, step_state);
+}
+
 void
 cml_simulation_observe (CmlSimulation *sim, double *out)
 {

@@ -104,14 +104,22 @@ gboolean cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **e
 /* Lines "name: given -> used (why)" for values the last reset changed (empty if none). */
 const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim);
 
-/* Integrates to T1 (>= current time).  On failure the simulation keeps the last good
- * state and the error names the time and the reason. */
+/* Integrates to T1 (backwards when T1 is before the current time).  On failure the
+ * simulation keeps the last good state and the error names the time and the reason. */
 gboolean cml_simulation_advance (CmlSimulation *sim, double t1, GError **error);
 
 double        cml_simulation_get_time (const CmlSimulation *sim);
 const double *cml_simulation_get_state (const CmlSimulation *sim);
 /* Sets time and state directly (sessions, tests). */
 void          cml_simulation_set_state (CmlSimulation *sim, double t, const double *z);
+/* The integrator's step state (cml_integrator_save_step_state ()): with the time and the
+ * state, what a bit-for-bit restart needs.  OUT / STEP_STATE hold
+ * cml_simulation_step_state_size () doubles; restore sets time, state and step state. */
+guint         cml_simulation_step_state_size (const CmlSimulation *sim);
+gboolean      cml_simulation_step_state_is_exact (const CmlSimulation *sim);
+void          cml_simulation_save_step_state (const CmlSimulation *sim, double *out);
+void          cml_simulation_restore (CmlSimulation *sim, double t, const double *z,
+                                      const double *step_state);
 /* All observables at the current state, into OUT (cml_system_n_observables values). */
 void          cml_simulation_observe (CmlSimulation *sim, double *out);
 /* The time derivative of the state at the current state (for tests and plots). */

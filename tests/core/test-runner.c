@@ -853,6 +853,210 @@ test_storm (void)
   g_assert_cmpuint (atomic_load (&s.reads), >, 0);
 }
 
+
+/* ---- the timeline ----------------------------------------------------------------------- */
+
+/* Plays on from wherever the runner stands until the frame's time reaches T (at speed 20),
+ * then pauses.  The path does not depend on the pacing: the worker always advances sample
+ * by sample to the grid times k × sample_dt. */
+static void
+play_until (CmlRunner *runner, double t)
+{
+  double end = g_get_monotonic_time () / 1e6 + 60;
+
+  cml_runner_set_speed (runner, 20);
+  cml_runner_play (runner);
+  for (;;)
+    {
+      CmlFrame *f = cml_runner_get_frame (runner);
+      gboolean done = f->t >= t || f->state == CML_RUNNER_FAILED;
+
+      cml_frame_unref (f);
+      if (done || g_get_monotonic_time () / 1e6 > end)
+        break;
+      g_usleep (2000);
+    }
+  cml_runner_pause (runner);
+  cml_runner_sync (runner);
+}
+
+/* The state the runner shows after seeking to T (a copy the caller frees). */
+static double *
+state_at (CmlRunner *runner, double t, guint dim)
+{
+  CmlFrame *f;
+  double *z;
+
+  cml_runner_seek (runner, t);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat (f->t, ==, t);
+  g_assert_cmpuint (f->dim, ==, dim);
+  z = g_memdup2 (f->state_values, dim * sizeof (double));
+  cml_frame_unref (f);
+  return z;
+}
+
+/* Run to T, seek back to t_k, play on past T: the state at T is the first run's bit for
+ * bit, because the restart puts back the state, the time and the integrator's step state
+ * (step size; the implicit midpoint rule's compensation).  The recorded future is dropped
+ * when the run goes on: readers see a new generation whose rows repeat the first run's. */
+static void
+test_seek_bit_for_bit (gconstpointer data)
+{
+  CmlIntegratorKind kind = GPOINTER_TO_INT (data);
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlRunner) runner = cml_runner_new (sys, NULL, &error);
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  const double T = 2.0, tk = 0.75;  /* sample times: 240/120 and 90/120 */
+  guint dim = cml_system_dim (sys), n_cols = n_cols_of (sys);
+  g_autofree double *z1 = NULL, *z2 = NULL, *zk = NULL;
+  History first, second;
+  guint64 cursor = 0, cursor2 = 0;
+  CmlFrame *f;
+  guint n_same = 0;
+
+  watchdog (120);
+  g_assert_no_error (error);
+  o.kind = kind;
+  o.rtol = 1e-9;
+  o.atol = 1e-11;
+  cml_runner_set_integrator (runner, &o);
+
+  /* the first run, to T */
+  cml_runner_step (runner, T);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_null (f->message);
+  g_assert_cmpfloat (f->t, ==, T);
+  z1 = g_memdup2 (f->state_values, dim * sizeof (double));
+  g_assert_false (f->in_record);
+  g_assert_cmpfloat (f->recorded_t0, ==, 0.0);
+  g_assert_cmpfloat (f->recorded_t1, ==, T);
+  cml_frame_unref (f);
+  history_init (&first, n_cols);
+  history_read_all (runner, &cursor, &first);
+
+  /* back to t_k: the recorded moment, its future still there */
+  zk = state_at (runner, tk, dim);
+  f = cml_runner_get_frame (runner);
+  g_assert_true (f->in_record);
+  g_assert_cmpfloat (f->recorded_t1, ==, T);
+  cml_frame_unref (f);
+  /* stepping forward moves along the record, and back again */
+  cml_runner_step (runner, 0.25);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, ==, 1.0);
+  g_assert_true (f->in_record);
+  cml_frame_unref (f);
+  cml_runner_step_back (runner, 0.25);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, ==, tk);
+  g_assert_cmpmem (f->state_values, dim * sizeof (double), zk, dim * sizeof (double));
+  cml_frame_unref (f);
+
+  /* play on from t_k past T */
+  play_until (runner, T + 0.2);
+  f = cml_runner_get_frame (runner);
+  g_assert_null (f->message);
+  g_assert_false (f->in_record);
+  g_assert_cmpfloat (f->recorded_t0, ==, 0.0);
+  cml_frame_unref (f);
+  z2 = state_at (runner, T, dim);
+  g_assert_cmpint (memcmp (z1, z2, dim * sizeof (double)), ==, 0);
+
+  /* the readers' view: a new generation, rows 0 … T equal to the first run's */
+  history_init (&second, n_cols);
+  history_read_all (runner, &cursor2, &second);
+  g_assert_cmpuint (second.t->len, >=, first.t->len);
+  for (guint i = 0; i < first.t->len; i++)
+    {
+      g_assert_cmpfloat (g_array_index (second.t, double, i), ==, g_array_index (first.t, double, i));
+      if (memcmp (&g_array_index (second.vals, double, (gsize) i * n_cols),
+                  &g_array_index (first.vals, double, (gsize) i * n_cols), n_cols * sizeof (double)) == 0)
+        n_same++;
+    }
+  g_assert_cmpuint (n_same, ==, first.t->len);
+  /* the old reader's cursor sees the new generation start over at t = 0 */
+  history_clear (&first);
+  history_init (&first, n_cols);
+  history_read_all (runner, &cursor, &first);
+  g_assert_cmpuint (first.t->len, >, 0);
+  g_assert_cmpfloat (g_array_index (first.t, double, 0), ==, 0.0);
+  history_clear (&first);
+  history_clear (&second);
+}
+
+/* Reversed time integrates the same equations backwards from the current state and
+ * pauses at t = 0, back at the start (here within the tolerances: rk8pd at rtol 1e-10
+ * on the rolling ball, Omega = 1); the frames report the distance to the start.  Going
+ * forward again drops the recorded future beyond the current time. */
+static void
+test_reverse (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlRunner) runner = cml_runner_new (sys, NULL, &error);
+  CmlFrame *f;
+  double far;
+
+  watchdog (120);
+  g_assert_no_error (error);
+  cml_runner_step (runner, 3.0);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  far = f->distance;
+  g_assert_cmpfloat (far, >, 0.1);
+  g_assert_cmpint (f->direction, ==, 1);
+  g_assert_null (f->distance_unit);  /* m and m/s, rad/s: no common unit */
+  cml_frame_unref (f);
+
+  /* one step back in reversed time integrates (off the record) */
+  cml_runner_set_reversed (runner, TRUE);
+  cml_runner_step (runner, 0.5);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->direction, ==, -1);
+  g_assert_cmpfloat_with_epsilon (f->t, 2.5, 1e-12);
+  g_assert_true (f->in_record);
+  g_assert_cmpfloat (f->recorded_t1, ==, 3.0);
+  cml_frame_unref (f);
+
+  /* play: time runs down to 0 and the run pauses there, back at its start */
+  cml_runner_set_speed (runner, 20);
+  cml_runner_play (runner);
+  cml_runner_sync (runner);
+  f = wait_for_state (runner, CML_RUNNER_PAUSED, 60);
+  cml_frame_unref (f);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat (f->t, ==, 0.0);
+  g_assert_cmpfloat (f->distance, <, 1e-8);
+  g_test_message ("back at t = 0: distance %.3g (it was %.3g at t = 3)", f->distance, far);
+  cml_frame_unref (f);
+  /* play at the start, backwards: nothing to do */
+  cml_runner_play (runner);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  cml_frame_unref (f);
+
+  /* forward from t = 1.5 reached backwards: the record is cut there */
+  cml_runner_set_reversed (runner, FALSE);
+  cml_runner_step (runner, 1.5);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->direction, ==, 1);
+  g_assert_cmpfloat (f->recorded_t1, ==, 1.5);
+  g_assert_false (f->in_record);
+  cml_frame_unref (f);
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 int
@@ -874,6 +1078,13 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/runner/lagging", test_lagging);
   g_test_add_func ("/core/runner/free-while-busy", test_free_while_busy);
   g_test_add_func ("/core/runner/storm", test_storm);
+  g_test_add_data_func ("/core/runner/seek-bit-for-bit/rk8pd", GINT_TO_POINTER (CML_INTEGRATOR_RK8PD),
+                        test_seek_bit_for_bit);
+  g_test_add_data_func ("/core/runner/seek-bit-for-bit/rkf45", GINT_TO_POINTER (CML_INTEGRATOR_RKF45),
+                        test_seek_bit_for_bit);
+  g_test_add_data_func ("/core/runner/seek-bit-for-bit/implicit-midpoint",
+                        GINT_TO_POINTER (CML_INTEGRATOR_IMPLICIT_MIDPOINT), test_seek_bit_for_bit);
+  g_test_add_func ("/core/runner/reverse", test_reverse);
 
   status = g_test_run ();
   alarm (0);

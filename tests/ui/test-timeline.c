@@ -1,0 +1,198 @@
+/* test-timeline.c — the window's timeline: scrubbing shows a recorded moment and the
+ * plots cut there, step back, playing on from it starts the run over from its record,
+ * reversed time runs back to t = 0 and says how far the state is from its start.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-timeline"
+
+#include "ui-util.h"
+
+#include <math.h>
+
+typedef struct
+{
+  CmlWindow *win;
+  double     t;
+} Wait;
+
+static CmlFrame *
+frame_of (CmlWindow *win)
+{
+  return cml_runner_get_frame (cml_window_get_runner (win));
+}
+
+/* the newest time in the time plot's data (NAN when empty) */
+static double
+plot_last_t (CmlWindow *win)
+{
+  CmlPlotColumn *c = cml_plot_view_get_time_column (win->time_plot);
+  guint n = cml_plot_column_get_n (c);
+
+  return n ? cml_plot_column_get_data (c)[n - 1] : NAN;
+}
+
+static gboolean
+frame_at (gpointer data)
+{
+  Wait *w = data;
+  CmlFrame *f = frame_of (w->win);
+  gboolean at = f->t == w->t;
+
+  cml_frame_unref (f);
+  return at;
+}
+
+static gboolean
+plot_reaches (gpointer data)
+{
+  Wait *w = data;
+
+  return plot_last_t (w->win) >= w->t - 1e-9;
+}
+
+static gboolean
+plot_cut_at (gpointer data)
+{
+  Wait *w = data;
+
+  return fabs (plot_last_t (w->win) - w->t) < 1e-9;
+}
+
+static gboolean
+paused_at_start (gpointer data)
+{
+  Wait *w = data;
+  CmlFrame *f = frame_of (w->win);
+  gboolean done = f->state == CML_RUNNER_PAUSED && f->t == 0.0;
+
+  cml_frame_unref (f);
+  return done;
+}
+
+static gboolean
+distance_shown (gpointer data)
+{
+  Wait *w = data;
+
+  return g_str_has_prefix (cml_timeline_get_distance_text (w->win->timeline), "from the start: ")
+         && g_ascii_strtod (cml_timeline_get_distance_text (w->win->timeline)
+                            + strlen ("from the start: "), NULL) < 1e-8;
+}
+
+/* Scrubbing to 0.5 shows the recorded state there, the plots show the run up to 0.5 and
+ * the recorded future is kept; step back moves along the record; playing on starts the
+ * run over from its record (the plots hold it from t = 0 again). */
+static void
+test_scrub (void)
+{
+  CmlWindow *win;
+  CmlRunner *runner;
+  Wait w;
+  CmlFrame *f;
+  double dt;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  runner = cml_window_get_runner (win);
+  w.win = win;
+
+  cml_runner_step (runner, 2.0);
+  cml_runner_sync (runner);
+  w.t = 2.0;
+  g_assert_true (spin_until (plot_reaches, &w, 10));
+
+  /* the user drags the scrubber to 0.5 */
+  g_signal_emit_by_name (win->timeline, "seek", 0.5);
+  w.t = 0.5;
+  g_assert_true (spin_until (frame_at, &w, 10));
+  g_assert_true (spin_until (plot_cut_at, &w, 10));
+  f = frame_of (win);
+  g_assert_true (f->in_record);
+  g_assert_cmpfloat (f->recorded_t1, ==, 2.0);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_PAUSED);
+  cml_frame_unref (f);
+  /* the scrubber spans the record */
+  g_assert_cmpfloat (gtk_adjustment_get_upper (gtk_range_get_adjustment (cml_timeline_get_scale (win->timeline))),
+                     ==, 2.0);
+
+  /* ← : one step back along the record, the plots follow */
+  dt = cml_window_step_size (win);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.step-back", NULL);
+  w.t = 0.5 - dt;
+  g_assert_true (spin_until (frame_at, &w, 10));
+  g_assert_true (spin_until (plot_cut_at, &w, 10));
+
+  /* play on: the recorded future goes, the plots hold the run from t = 0 on */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
+  spin_for (0.5);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
+  cml_runner_sync (runner);
+  spin_for (0.2);
+  f = frame_of (win);
+  g_assert_false (f->in_record);
+  g_assert_cmpfloat (f->recorded_t1, <, 2.0);
+  g_assert_cmpfloat (f->recorded_t1, >, 0.5);
+  g_assert_cmpfloat (cml_plot_column_get_data (cml_plot_view_get_time_column (win->time_plot))[0], ==, 0.0);
+  g_assert_cmpfloat (fabs (plot_last_t (win) - f->recorded_t1), <, 1e-9);
+  cml_frame_unref (f);
+
+  window_free (win);
+}
+
+/* B reverses time: the run goes back to t = 0 and pauses there, the timeline says how far
+ * the state is from its start (no common unit for the rolling ball's coordinates); a reset
+ * runs forward again. */
+static void
+test_reverse (void)
+{
+  CmlWindow *win;
+  CmlRunner *runner;
+  Wait w;
+  CmlFrame *f;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  runner = cml_window_get_runner (win);
+  w.win = win;
+
+  cml_runner_step (runner, 1.0);
+  cml_runner_sync (runner);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.reverse", NULL);
+  g_assert_true (cml_timeline_get_reversed (win->timeline));
+  cml_runner_sync (runner);
+  f = frame_of (win);
+  g_assert_cmpint (f->direction, ==, -1);
+  cml_frame_unref (f);
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
+  cml_runner_sync (runner);
+  g_assert_true (spin_until (paused_at_start, &w, 20));
+  g_assert_true (spin_until (distance_shown, &w, 5));
+  g_test_message ("%s", cml_timeline_get_distance_text (win->timeline));
+  /* the plots went back with it */
+  w.t = 0.0;
+  g_assert_true (spin_until (plot_cut_at, &w, 5));
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.reset", NULL);
+  cml_runner_sync (runner);
+  spin_for (0.2);
+  g_assert_false (cml_timeline_get_reversed (win->timeline));
+  f = frame_of (win);
+  g_assert_cmpint (f->direction, ==, 1);
+  cml_frame_unref (f);
+
+  window_free (win);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  ui_test_init ();
+
+  g_test_add_func ("/ui/timeline/scrub", test_scrub);
+  g_test_add_func ("/ui/timeline/reverse", test_reverse);
+
+  return g_test_run ();
+}
