@@ -51,9 +51,10 @@
  * the step size, and for the explicit Runge–Kutta methods, when the caller attached a
  * stats block (options.stats), an estimate of h ρ — the step times the spectral radius of
  * ∂f/∂z — every CML_INTEGRATOR_STIFF_EVERY steps.  ρ comes from two rounds of the power
- * method on difference quotients of f, started from the last step's change:
+ * method on the exact Jacobian J = ∂f/∂z (the model's symbolic derivative; without one no
+ * estimate is made), started from the last step's change:
  *
- *   v0 = z1 - z0,   v_{k+1} = (f(t, z1 + ε_k v_k) - f(t, z1)) / ε_k,   ρ ≈ |v_2| / |v_1|.
+ *   v0 = z1 - z0,   v_{k+1} = J(t, z1) v_k,   ρ ≈ |v_2| / |v_1|.
  *
  * An explicit method is stable only while h λ stays inside its stability region (on the
  * negative real axis to about -5 for GSL's rk8pd and its rk4 with step doubling, -3 for
@@ -144,7 +145,8 @@ struct _CmlIntegrator
   gsl_permutation *perm;
 
   /* Stiffness estimates (explicit methods with a stats block): work arrays and results. */
-  double  *sv, *sf0, *sf1, *sz;
+  double  *sv, *sf0, *sf1, *sz;  /* stiffness estimate: a vector, its image, the Jacobian's df/dt */
+  double  *sj;                   /* the Jacobian ∂f/∂z (dim × dim), for the estimate */
   double   h_rho;
   guint64  n_stiff_checks, n_stiff;
 
@@ -417,12 +419,14 @@ cml_integrator_new (const CmlOde               *ode,
 
   integ->multistep = options->kind == CML_INTEGRATOR_MSADAMS
                      || options->kind == CML_INTEGRATOR_MSBDF;
-  if (!integ->multistep && options->stats != NULL)
+  /* the estimate needs the exact Jacobian: without one, none is made */
+  if (!integ->multistep && options->stats != NULL && ode->jacobian != NULL)
     {
       integ->sv = g_new (double, dim);
       integ->sf0 = g_new (double, dim);
       integ->sf1 = g_new (double, dim);
       integ->sz = g_new (double, dim);
+      integ->sj = g_new (double, (gsize) dim * dim);
     }
 
   return g_steal_pointer (&integ);
@@ -456,6 +460,7 @@ cml_integrator_free (CmlIntegrator *integ)
   g_free (integ->sf0);
   g_free (integ->sf1);
   g_free (integ->sz);
+  g_free (integ->sj);
   g_free (integ);
 }
 
@@ -545,7 +550,7 @@ estimate_stiffness (CmlIntegrator *integ,
 {
   const guint dim = integ->ode.dim;
   const double limit = stability_limit (integ->options.kind);
-  double zn = norm2 (z, dim), vn, rho = 0.0;
+  double vn, rho = 0.0;
 
   if (integ->sv == NULL || limit <= 0.0 || !(h > 0.0))
     return;
@@ -555,22 +560,23 @@ estimate_stiffness (CmlIntegrator *integ,
   if (!(vn > 0.0) || !isfinite (vn))
     return;
 
-  integ->n_rhs++;
-  if (integ->ode.rhs (t, z, integ->sf0, integ->ode.user_data) != 0)
+  /* the exact Jacobian at the new state (the model's symbolic derivative) */
+  if (integ->ode.jacobian (t, z, integ->sj, integ->sf0, integ->ode.user_data) != 0)
     return;
   for (int round = 0; round < 2; round++)
     {
-      /* a perturbation at the square root of rounding, relative to the state */
-      double eps = sqrt (DBL_EPSILON) * (1.0 + zn) / vn;
       double dn;
 
+      /* v ← J v */
       for (guint i = 0; i < dim; i++)
-        integ->sz[i] = z[i] + eps * integ->sv[i];
-      integ->n_rhs++;
-      if (integ->ode.rhs (t, integ->sz, integ->sf1, integ->ode.user_data) != 0)
-        return;
-      for (guint i = 0; i < dim; i++)
-        integ->sv[i] = (integ->sf1[i] - integ->sf0[i]) / eps;
+        {
+          double acc = 0.0;
+
+          for (guint j = 0; j < dim; j++)
+            acc += integ->sj[(gsize) i * dim + j] * integ->sv[j];
+          integ->sf1[i] = acc;
+        }
+      memcpy (integ->sv, integ->sf1, dim * sizeof (double));
       dn = norm2 (integ->sv, dim);
       if (!isfinite (dn))
         return;
