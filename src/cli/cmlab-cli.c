@@ -22,6 +22,7 @@
 #include "cml-model.h"
 #include "cml-output.h"
 #include "cml-plot-cmd.h"
+#include "cml-poincare-cmd.h"
 #include "cml-render-cmd.h"
 #include "cml-system.h"
 
@@ -40,6 +41,8 @@ static const char *usage_text =
   "  cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
   "            [--x COL] [--size WxH] [--samples N] [--title TEXT] [--dark] [--integrator NAME]\n"
   "            [--rtol R] [--atol A] [--step H] -o FILE.{png,svg,pdf}\n"
+  "  cmlab-cli poincare MODEL --section EXPR=VALUE [--direction up|down|both] --columns A,B\n"
+  "            --t-end T [--max-step H] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]...\n"
   "  cmlab-cli list\n"
   "  cmlab-cli bench [--quick] [--json FILE] [--only NAME]\n"
@@ -385,6 +388,8 @@ main (int argc, char **argv)
     return cmd_simulate (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "plot"))
     return cml_plot_main (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "poincare"))
+    return cml_poincare_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "render"))
     return cml_render_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "info"))

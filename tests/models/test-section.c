@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cli-util.h"
 #include "cml-error.h"
 #include "cml-model.h"
 #include "cml-section.h"
@@ -213,6 +214,56 @@ test_bad_sections (void)
     }
 }
 
+/* cmlab-cli poincare: the header "t,A,B" after '#' lines, a row per crossing at the
+ * oscillator's exact times; to a file, written whole; bad options exit 2 with a reason. */
+static void
+test_cli (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *model = cli_write_file (dir, "oscillator.cml", oscillator);
+  g_autofree char *csv = g_build_filename (dir, "crossings.csv", NULL);
+  g_autofree char *out = NULL, *err = NULL, *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint row = 0;
+
+  g_assert_cmpint (cli_run (&out, &err, "poincare", model, "--section", "x=0", "--direction", "down",
+                            "--columns", "u,x", "--t-end", "20", NULL), ==, 0);
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] && *lines[i]; i++)
+    {
+      double t;
+
+      if (lines[i][0] == '#')
+        continue;
+      if (row++ == 0)
+        {
+          g_assert_cmpstr (lines[i], ==, "t,u,x");
+          continue;
+        }
+      t = g_ascii_strtod (lines[i], NULL);
+      g_assert_cmpfloat (fabs (t - (G_PI / 2 + 2 * G_PI * (row - 2))), <, 1e-9);
+      g_assert_cmpfloat (fabs (g_ascii_strtod (strchr (lines[i], ',') + 1, NULL) + 1), <, 1e-9);
+    }
+  g_assert_cmpuint (row, ==, 4);  /* the header and three crossings */
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "poincare", model, "--section", "x=0", "--columns", "u,x", "--t-end",
+                            "20", "-o", csv, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\nt,u,x\n"));
+
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (NULL, &err, "poincare", model, "--section", "x=0", "--columns", "u", "--t-end", "5",
+                            NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--columns names two quantities"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (NULL, &err, "poincare", model, "--section", "z=0", "--columns", "u,x", "--t-end", "5",
+                            NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "unknown name 'z'"));
+  cli_remove_dir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -221,5 +272,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/section/levels-and-monitors", test_levels_and_monitors);
   g_test_add_func ("/models/section/periodic-orbit", test_periodic_orbit);
   g_test_add_func ("/models/section/bad-sections", test_bad_sections);
+  g_test_add_func ("/models/section/cli", test_cli);
   return g_test_run ();
 }
