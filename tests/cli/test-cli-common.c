@@ -91,7 +91,8 @@ test_run_options_errors (void)
       g_setenv ("CASE", n, TRUE);
       g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDIN);
       g_test_trap_assert_failed ();
-      g_test_trap_assert_stderr (g_strdup_printf ("*%s*", cases[k].expect));
+      g_autofree char *pattern = g_strdup_printf ("*%s*", cases[k].expect);
+      g_test_trap_assert_stderr (pattern);
     }
 }
 
