@@ -1144,6 +1144,9 @@ cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys)
   g_object_unref (presets);
 
   gtk_widget_set_visible (GTK_WIDGET (self->no_params_label), sys && self->params->len == 0);
+  /* no model open: no empty headings either */
+  gtk_widget_set_visible (GTK_WIDGET (self->params_heading), sys != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->initial_heading), sys != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->defaults_button), self->params->len > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->preset_box),
                           g_list_model_get_n_items (gtk_drop_down_get_model (self->preset_dropdown)) > 0);
