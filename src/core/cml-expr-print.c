@@ -13,7 +13,8 @@
  *     short decimal ("0.5*m*v^2", "x^1.5"), else as a fraction p/q with q <= 12 that
  *     reads back exactly ("x/3", "2*x/3", "x^(1/3)"), else as a decimal of up to 8
  *     characters that reads back exactly ("9.81"), else as a fraction with q <= 1000,
- *     else with %.15g;
+ *     else with %.15g (with every digit, %.17g, inside a product whose reading could
+ *     choose another lead for a sum factor and overflow: see product_may_overflow);
  *   - x^0.5 is "sqrt(x)", x^-1 is "1/x".
  *
  * The readable text (cml_expr_print_pretty: for people, not parsed back) follows the
@@ -42,6 +43,7 @@
 
 #include "cml-expr-private.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,7 @@ typedef struct
   gsize             max_len;    /* stop printing once the text is longer than this */
   gboolean          over;       /* ... which has happened: the rest is skipped */
   gboolean          pretty;     /* Unicode text for reading (see the top of the file) */
+  guint             exact;      /* > 0: numbers in shortest text that reads back exactly */
 } Printer;
 
 typedef struct
@@ -269,6 +272,7 @@ gcd (gint64 a,
  * exact decimal ("0.125", "9.81"); a fraction with q <= 1000; else %.15g. */
 static void
 number_text (double   v,
+             gboolean exact,
              NumText *nt)
 {
   gint64 p = 0, q = 0;
@@ -318,6 +322,8 @@ number_text (double   v,
         }
     }
   g_ascii_formatd (nt->text, sizeof nt->text, "%.15g", v);
+  if (exact && g_ascii_strtod (nt->text, NULL) != v)
+    g_ascii_formatd (nt->text, sizeof nt->text, "%.17g", v);
   if (q != 0 && q <= 12)
     goto fraction;
 
@@ -343,7 +349,7 @@ number_text_pr (const Printer *pr,
                 double         v,
                 NumText       *nt)
 {
-  number_text (v, nt);
+  number_text (v, pr->exact > 0, nt);
   if (!pr->pretty || nt->rational || !isfinite (v) || v == G_PI)
     return;
   for (gint64 k = 2; k <= 12; k++)
@@ -655,7 +661,7 @@ node_prec (const CmlExpr *e)
 
         if (e->value < 0.0)
           return PREC_SUM;
-        number_text (e->value, &nt);
+        number_text (e->value, FALSE, &nt);
         return nt.rational && nt.exact_div && nt.q != 1 ? PREC_PRODUCT : PREC_ATOM;
       }
     case CML_EXPR_SYM:
@@ -716,7 +722,7 @@ print_factor (Printer *pr,
     {
       NumText nt;
 
-      number_text (exp->value, &nt);
+      number_text (exp->value, pr->exact > 0, &nt);
       if (nt.rational && nt.exact_div && nt.q != 1)
         {
           g_string_append_c (pr->s, '(');
@@ -861,12 +867,59 @@ power_overflows (const CmlExpr *base,
   return FALSE;
 }
 
+/* Whether COEF * Π F could overflow or vanish when its text is read back: a sum factor
+ * (to an integer power N, or 1) is made primitive by the reader, divided by its lead
+ * coefficient K, which moves K^N into the coefficient.  Which term leads depends on the
+ * exact bits of the numbers inside, and the 15 digits of a rounded number are not all of
+ * them: the reading may choose another lead than the node that was printed, one whose
+ * power overflows with COEF ("-1.1e308/(x - 0.5*y*(0.318309886183791*z + w)^u)^8", where
+ * the reading divides by -0.5: 1.1e308*256).  Then the numbers are written to every
+ * digit, so the text reads back to the very node. */
+static gboolean
+product_may_overflow (double         coef,
+                      const PFactor *f,
+                      guint          n)
+{
+  double hi, lo;
+
+  if (coef == 0.0 || !isfinite (coef))
+    return FALSE;
+  hi = lo = log (fabs (coef));
+  for (guint i = 0; i < n; i++)
+    {
+      const CmlExpr *b = f[i].base;
+      double e = 1.0, fhi = 0.0, flo = 0.0;
+
+      if (b->kind != CML_EXPR_ADD)
+        continue;
+      if (f[i].exp != NULL)
+        {
+          if (f[i].exp->kind != CML_EXPR_NUM || !cml_expr_double_is_int (f[i].exp->value))
+            continue;
+          e = f[i].exp->value;
+        }
+      for (guint k = 0; k < b->n; k++)
+        {
+          double l = e * log (fabs (b->coefs[k]));
+
+          if (!isfinite (l))
+            continue;
+          fhi = MAX (fhi, l);
+          flo = MIN (flo, l);
+        }
+      hi += fhi;
+      lo += flo;
+    }
+  /* with a margin for the rounding of the other numbers */
+  return hi > log (DBL_MAX) - 1.0 || lo < log (DBL_MIN) + 1.0;
+}
+
 /* COEF * Π F, as "[-][c*]num[/den]". */
 static void
-print_product (Printer *pr,
-               double   coef,
-               PFactor *f,
-               guint    n)
+print_product_text (Printer *pr,
+                    double   coef,
+                    PFactor *f,
+                    guint    n)
 {
   GString *s = pr->s;
   NumText nt;
@@ -1025,6 +1078,19 @@ print_product (Printer *pr,
     }
   if (n_den > 1)
     g_string_append_c (s, ')');
+}
+
+static void
+print_product (Printer *pr,
+               double   coef,
+               PFactor *f,
+               guint    n)
+{
+  gboolean exact = !pr->pretty && product_may_overflow (coef, f, n);
+
+  pr->exact += exact;
+  print_product_text (pr, coef, f, n);
+  pr->exact -= exact;
 }
 
 typedef struct
