@@ -111,8 +111,9 @@ unit_of (CmlPlotView *self, const char *name)
   if (r >= 0)
     name = cml_reference_get_name (self->reference, (guint) r);
   const char *unit = model ? cml_model_unit (model, name) : NULL;
-  /* "1" (dimensionless) would read "q0 [1]" */
-  return unit && strcmp (unit, "1") != 0 ? unit : "";
+  /* as the model declares it: a dimensionless "1" is shown as the name alone (the plot's
+   * titles know), and two quantities declared dimensionless share a scale */
+  return unit ? unit : "";
 }
 
 static const char *
