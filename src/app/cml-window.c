@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One tick callback per window does all the hand-off from the worker (DESIGN.md,
- * "Threads", rule 4): it takes the newest frame, copies the history rows that are new
+ * One tick callback per window does all the hand-off from the worker (one tick callback,
+ * no idle callback per step): it takes the newest frame, copies the history rows that are new
  * since the last tick into one reusable buffer, pushes them to the 3-D view (trails) and
  * the plots, hands the frame to the 3-D view, and refreshes the status line and the
  * equations panel at a reading pace.  Nothing here waits for the worker.

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The window owns one CmlRunner (the worker thread) and one tick callback that pulls the
- * newest frame and the new history samples into the views (DESIGN.md, "Threads").
+ * newest frame and the new history samples into the views (the worker publishes frames; see cml-runner.h).
  * All functions: UI thread.
  */
 #pragma once

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Implements physics/REFERENCE.md §1 (linear Poisson bracket on E*) and §3e
+ * Implements docs/theory.md §2 (linear Poisson bracket on E*) and §6
  * (nonholonomic bracket, seed 001 L708–743; seed 004 §V.2):
  *
  *   O_XX[A][B] = L_{x^i y^A} ρ^i_B − L_{x^i y^B} ρ^i_A + L_{y^C} C^C_AB

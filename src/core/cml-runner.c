@@ -1,4 +1,4 @@
-/* cml-runner.c — the worker thread that owns a simulation (DESIGN.md, "Threads").
+/* cml-runner.c — the worker thread that owns a simulation: it owns the numerics, the UI thread owns GTK and GL.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

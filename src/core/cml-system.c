@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Implements physics/REFERENCE.md §1 and §3 for any model file.  Notation: base
+ * Implements docs/theory.md §2–7 for any model file.  Notation: base
  * coordinates x^i (m of them), fibre coordinates y^A (n), anchor ρ^i_A(x), structure
  * functions C^C_AB(x), Lagrangian L(t, x, y).
  *
@@ -276,7 +276,7 @@ base_point_text (CmlModel *md, const double *v)
 }
 
 /* ρ^j_A ∂_j ρ^i_B − ρ^j_B ∂_j ρ^i_A − ρ^i_C C^C_AB = 0 and the cyclic sum over (A,B,C) of
- * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (REFERENCE §0.1), evaluated at random points.
+ * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (docs/theory.md §1.2), evaluated at random points.
  * Returns the largest residual; where one fails, *MESSAGE says which identity, for which
  * sections, its component and the point, at the line of the bracket (or anchor) to look at. */
 static double
@@ -1291,7 +1291,7 @@ kernel_holds (CmlSystem *sys, Mechanics *mc, CmlExpr *const *K, guint k)
   return TRUE;
 }
 
-/* A kernel of W that depends on the point (REFERENCE §3d, step 2, symbolically).  At the
+/* A kernel of W that depends on the point (docs/theory.md §5, step 2, symbolically).  At the
  * sample point S1, complete pivoting picks r rows P and r columns Q of W with W_PQ
  * invertible; the other columns F are free.  Then, W being symmetric,
  *   K_j = e_{F_j} − e_Q W_PQ⁻¹ W_{P,F_j}   spans ker W (left and right),
@@ -2966,7 +2966,7 @@ singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, dou
 
 /* The accelerations of a singular Lagrangian from the evaluated W, R and the constraints
  * that fix the kernel accelerations: ẏ = ẏ_part + K v, M v = −(g_t + g_x ẋ + g_y ẏ_part),
- * each solved by LU with partial pivoting (REFERENCE §3d, steps 4–7). */
+ * each solved by LU with partial pivoting (docs/theory.md §5, steps 4–7). */
 static int
 rhs_fallback_singular (CmlSimulation *sim, double t, const double *z, double *dz)
 {
@@ -3034,7 +3034,7 @@ kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z)
 }
 
 /* The accelerations from the evaluated W, R (and Φ_y, φ_t + Φ_x ẋ): ẏ = W⁻¹(R + Φ_yᵀ λ),
- * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (REFERENCE §3a, §3b). */
+ * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (docs/theory.md §2, §3). */
 static int
 rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
 {

@@ -22,7 +22,7 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  CML_FORMALISM_EULER_LAGRANGE, /* REFERENCE §3a */
+  CML_FORMALISM_EULER_LAGRANGE, /* docs/theory.md §2 */
   CML_FORMALISM_NONHOLONOMIC,   /* §3b, Lagrange–d'Alembert */
   CML_FORMALISM_VAKONOMIC,      /* §3c, Hamiltonian form on W1 */
   CML_FORMALISM_SINGULAR,       /* §3d, constraint algorithm with the SODE condition */
@@ -166,7 +166,7 @@ int      cml_system_scene_offset (const CmlSystem *sys, guint object, const char
 /* Evaluates every scene property at the current state into OUT. */
 void     cml_simulation_eval_scene (CmlSimulation *sim, double *out);
 
-/* ---- brackets (REFERENCE §3e) ------------------------------------------------------- */
+/* ---- brackets (docs/theory.md §6) ------------------------------------------------------- */
 
 /* The linear Poisson bracket of E* (= the vakonomic bracket on W1, seed 000 Cor. 5.9):
  *   {F,G} = ρ^i_A (F_x^i G_p_A − F_p_A G_x^i) − C^C_AB p_C F_p_A G_p_B

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A plot is kept in three parts (STYLE.md rule 12), drawn by backends that only draw:
+ * A plot is kept in three parts, drawn by backends that only draw:
  *
  *   data     CmlPlotColumn: a growing array of doubles with a min/max pyramid
  *            (block minima and maxima over 16, 32, 64 … samples), so that the

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # peers.py — SciPy's side of `cmlab-cli bench`: the built-in systems' equations typed in
-# by hand (physics/REFERENCE.md section 2, the same equations and state layouts as
+# by hand (docs/theory.md §9, the same equations and state layouts as
 # tests/bench/reference-rhs.c and the XPPAUT files beside this one), integrated with
 # scipy.integrate.solve_ivp(method='DOP853').
 #

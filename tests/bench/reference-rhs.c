@@ -1,4 +1,4 @@
-/* reference-rhs.c — the built-in systems' equations written out by hand (REFERENCE.md §2),
+/* reference-rhs.c — the built-in systems' equations written out by hand (docs/theory.md §9),
  * and their closed forms (§2, §5).  Used by `cmlab-cli bench` only.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -21,7 +21,7 @@
 
 /* ---- attitude quaternion --------------------------------------------------------------- */
 
-/* dq/dt = ½ (0, ω) ⊗ q for the spatial angular velocity ω (REFERENCE §2.1, Rdot = ω^ R). */
+/* dq/dt = ½ (0, ω) ⊗ q for the spatial angular velocity ω (docs/theory.md §9.1, Rdot = ω^ R). */
 static inline void
 quaternion_rate (const double *q, double w1, double w2, double w3, double *dq)
 {
@@ -291,7 +291,7 @@ plate_elastica (const CmlRefParams *p, const double *z0, double *T, double *dx1)
   return TRUE;
 }
 
-/* Martinet libration (REFERENCE §2.3): R = √(u² + y1²), u = R sin θ, y1 = R cos θ, θ̇ = −kx,
+/* Martinet libration (docs/theory.md §9.3): R = √(u² + y1²), u = R sin θ, y1 = R cos θ, θ̇ = −kx,
  * E_p = θ̇²/2 − kR cos θ < kR; m = (1 + E_p/(kR))/2, ν = √(kR), T = 4K(m)/ν, and
  * x2 advances by R T (2E(m)/K(m) − 1) per period. */
 static gboolean

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tests compare the engine against physics/REFERENCE.md (§2 closed forms, §5 oracles);
+ * The tests compare the engine against docs/theory.md (§9 closed forms, §10 oracles);
  * these helpers only load models, drive simulations and read observables.  Nothing here
  * computes an expected value.
  */
@@ -19,7 +19,7 @@
 #include "cml-model.h"
 #include "cml-system.h"
 
-/* The built-in models of REFERENCE §2 (the seeds' systems). */
+/* The built-in models of docs/theory.md §9 (the seeds' systems). */
 static const char *const builtin_models[] G_GNUC_UNUSED = {
   "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet", "capri-kobayashi", "capri-kobayashi-full", NULL,
 };
@@ -115,7 +115,7 @@ sim_set_integrator (CmlSimulation *sim, CmlIntegratorKind kind, double rtol, dou
   g_assert_no_error (error);
 }
 
-/* rk8pd at rtol = atol = 1e-12 (the acceptance setting of REFERENCE §5). */
+/* rk8pd at rtol = atol = 1e-12 (the acceptance setting of docs/theory.md §10). */
 static inline void
 sim_precise (CmlSimulation *sim)
 {

@@ -1,4 +1,4 @@
-/* test-structure.c — structural oracles of physics/REFERENCE.md §5: structure equations,
+/* test-structure.c — structural oracles of docs/theory.md §10: structure equations,
  * regularity matrices, formalisms, the constraint algorithm of Capri–Kobayashi, initial-data
  * semantics, and the nonholonomic and vakonomic brackets.
  *
@@ -301,7 +301,7 @@ test_formalisms (void)
     }
 }
 
-/* ---- Capri–Kobayashi constraint algorithm (REFERENCE §2.4, §3d) ----------------------------------- */
+/* ---- Capri–Kobayashi constraint algorithm (docs/theory.md §9.4, §5) ----------------------------------- */
 
 /* The constraint printed at the end of STEP ("… : <expr> = 0") is a nonzero multiple of NAME. */
 static gboolean
@@ -489,7 +489,7 @@ test_ball_init_projected (void)
   g_assert_cmpfloat (fabs (sim_state (sim, "w1") - 2.0), >, 1e-3);
 }
 
-/* ---- nonholonomic bracket of the ball (REFERENCE §2.1, 001:L718–737) ------------------------------ */
+/* ---- nonholonomic bracket of the ball (docs/theory.md §9.1, 001:L718–737) ------------------------------ */
 
 static void
 check_nh_bracket (double r, double k2, double Omega)
@@ -655,7 +655,7 @@ test_describe_bounded (void)
     g_assert_cmpuint (strlen (lines[k]), <, 5000);
 }
 
-/* ---- vakonomic (linear Poisson) bracket of the plate-ball (REFERENCE §2.2) ------------------------- */
+/* ---- vakonomic (linear Poisson) bracket of the plate-ball (docs/theory.md §9.2) ------------------------- */
 
 static void
 random_plate_state (CmlSimulation *sim, GRand *rand)
@@ -705,7 +705,7 @@ check_poisson (double sigma, double r)
         }
     }
 
-  /* Hamilton's equations: ż_i = {z_i, H} with H written out in (x, p) (REFERENCE §2.2, §3c):
+  /* Hamilton's equations: ż_i = {z_i, H} with H written out in (x, p) (docs/theory.md §9.2, §4):
    * H = p1 y1 + p2 y2 + p3 Ψ3 + p4 Ψ4 + p5 c − L̃, y1 = p1 + p4/r, y2 = p2 − p3/r,
    * Ψ3 = (Ω x1 − y2)/r, Ψ4 = (y1 + Ω x2)/r, L̃ = (y1² + y2²)/2 */
   CmlExpr *H = sim_parse (sim,
