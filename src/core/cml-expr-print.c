@@ -1362,7 +1362,7 @@ cml_expr_to_string_max (const CmlExprCtx *ctx,
                         const CmlExpr    *e,
                         gsize             max_chars)
 {
-  Printer pr;
+  Printer pr = { 0 };
   gsize cut;
   double more;
   GHashTable *memo;
