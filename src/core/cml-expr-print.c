@@ -1357,15 +1357,32 @@ cml_expr_to_string (const CmlExprCtx *ctx,
   return cml_expr_to_string_max (ctx, e, G_MAXSIZE);
 }
 
+/* TEXT (of E, printed until it passed MAX_CHARS) cut at MAX_CHARS, never inside a
+ * character, with how much is missing: the rest was never printed, so its length is
+ * estimated.  Frees TEXT's GString and returns its characters. */
+static char *
+cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text, gsize max_chars)
+{
+  gsize cut = MIN (max_chars, text->len);
+  GHashTable *memo = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  double more;
+
+  while (cut > 0 && (text->str[cut] & 0xc0) == 0x80)
+    cut--;
+  more = estimate_length (ctx, (CmlExpr *) e, memo) - (double) cut;
+  g_hash_table_unref (memo);
+  more = MAX (more, (double) (text->len - cut));
+  g_string_truncate (text, cut);
+  g_string_append_printf (text, "… (about %.0f more characters)", more);
+  return g_string_free (text, FALSE);
+}
+
 char *
 cml_expr_to_string_max (const CmlExprCtx *ctx,
                         const CmlExpr    *e,
                         gsize             max_chars)
 {
   Printer pr = { 0 };
-  gsize cut;
-  double more;
-  GHashTable *memo;
 
   g_return_val_if_fail (ctx != NULL, NULL);
   g_return_val_if_fail (e != NULL, NULL);
@@ -1381,18 +1398,7 @@ cml_expr_to_string_max (const CmlExprCtx *ctx,
   if (!pr.over && pr.s->len <= max_chars)
     return g_string_free (pr.s, FALSE);
 
-  /* cut (the text is ASCII, but never split a character) and say how much is missing:
-   * the rest was never printed, so its length is estimated */
-  cut = max_chars;
-  while (cut > 0 && (pr.s->str[cut] & 0xc0) == 0x80)
-    cut--;
-  memo = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  more = estimate_length (ctx, e, memo) - (double) cut;
-  g_hash_table_unref (memo);
-  more = MAX (more, (double) (pr.s->len - cut));
-  g_string_truncate (pr.s, cut);
-  g_string_append_printf (pr.s, "… (about %.0f more characters)", more);
-  return g_string_free (pr.s, FALSE);
+  return cut_text (ctx, e, pr.s, max_chars);
 }
 
 /* ---- readable text ------------------------------------------------------------------ */
@@ -1611,9 +1617,6 @@ cml_expr_print_pretty (const CmlExprCtx *ctx,
     {
       /* too long: cut like cml_expr_to_string_max, at a character boundary */
       Printer pr = { 0 };
-      gsize cut = max_chars;
-      GHashTable *memo;
-      double more;
 
       pr.ctx = ctx;
       pr.s = g_string_new (NULL);
@@ -1621,16 +1624,7 @@ cml_expr_print_pretty (const CmlExprCtx *ctx,
       pr.max_len = max_chars;
       pr.pretty = TRUE;
       print_expr (&pr, e, 0);
-      cut = MIN (cut, pr.s->len);
-      while (cut > 0 && (pr.s->str[cut] & 0xc0) == 0x80)
-        cut--;
-      memo = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-      more = estimate_length (ctx, e, memo) - (double) cut;
-      g_hash_table_unref (memo);
-      more = MAX (more, (double) (pr.s->len - cut));
-      g_string_truncate (pr.s, cut);
-      g_string_append_printf (pr.s, "… (about %.0f more characters)", more);
-      return g_string_free (pr.s, FALSE);
+      return cut_text (ctx, e, pr.s, max_chars);
     }
 
   if (cml_expr_n_nodes (e) <= TOGETHER_MAX_NODES)
@@ -1654,6 +1648,17 @@ cml_expr_print_pretty (const CmlExprCtx *ctx,
     }
   g_free (collected);
   return plain;
+}
+
+/* E with its fractions collected (together), with a memo of its own. */
+static CmlExpr *
+together_fresh (CmlExprCtx *ctx, CmlExpr *e)
+{
+  GHashTable *memo = g_hash_table_new (NULL, NULL);
+  CmlExpr *r = together (ctx, e, memo);
+
+  g_hash_table_unref (memo);
+  return r;
 }
 
 /* E written with the named quantities NAMES[k] = DEFS[k] where that makes it shorter:
@@ -1684,12 +1689,7 @@ cml_expr_print_pretty_named (const CmlExprCtx *ctx,
   memo = g_hash_table_new (NULL, NULL);
   copy = copy_into (scratch, ctx, e, memo);
   /* over one denominator, as the text shows it: −Ωv/(1 + r²/k₂) is −Ωk₂v/(k₂ + r²) */
-  {
-    GHashTable *tm = g_hash_table_new (NULL, NULL);
-
-    copy = together (scratch, copy, tm);
-    g_hash_table_unref (tm);
-  }
+  copy = together_fresh (scratch, copy);
   best = copy;
   best_nodes = cml_expr_n_nodes (copy);
   for (guint k = 0; k < n; k++)
@@ -1700,12 +1700,7 @@ cml_expr_print_pretty_named (const CmlExprCtx *ctx,
       if (defs[k] == NULL || cml_expr_n_nodes (defs[k]) < 3)
         continue;
       d = copy_into (scratch, ctx, defs[k], memo);
-      {
-        GHashTable *tm = g_hash_table_new (NULL, NULL);
-
-        d = together (scratch, d, tm);
-        g_hash_table_unref (tm);
-      }
+      d = together_fresh (scratch, d);
       q = cml_expr_div (scratch, best, d);
       if (q != NULL && cml_expr_n_nodes (q) + 3 < best_nodes)
         {
