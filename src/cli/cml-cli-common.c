@@ -211,11 +211,8 @@ cml_cli_run_options_clear (CmlCliRunOptions *ro)
   g_clear_pointer (&ro->output, g_free);
 }
 
-static gboolean
-run_option_error (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-run_option_error (GError **error, const char *fmt, ...)
+gboolean
+cml_cli_option_error (GError **error, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
@@ -242,7 +239,7 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
     {
       if (!cml_cli_parse_double (value, &v) || (!ro->t_end_signed_ok && v < 0)
           || (!ro->t_end_zero_ok && !(v > 0)))
-        return run_option_error (error, "--t-end needs a number %s, not “%s”", ro->t_end_zero_ok ? ">= 0" : "> 0",
+        return cml_cli_option_error (error, "--t-end needs a number %s, not “%s”", ro->t_end_zero_ok ? ">= 0" : "> 0",
                                  value);
       ro->t_end = v;
       ro->has_t_end = TRUE;
@@ -250,27 +247,27 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
   else if (g_str_equal (name, "--integrator"))
     {
       if (!cml_integrator_kind_from_string (value, &ro->kind))
-        return run_option_error (error, "unknown integrator “%s”", value);
+        return cml_cli_option_error (error, "unknown integrator “%s”", value);
       ro->has_integrator = TRUE;
     }
   else if (g_str_equal (name, "--rtol"))
     {
       if (!cml_cli_parse_double (value, &v) || !(v > 0 && v < 1))
-        return run_option_error (error, "--rtol needs a number between 0 and 1 (e.g. 1e-8), not “%s”", value);
+        return cml_cli_option_error (error, "--rtol needs a number between 0 and 1 (e.g. 1e-8), not “%s”", value);
       ro->rtol = v;
       ro->has_rtol = TRUE;
     }
   else if (g_str_equal (name, "--atol"))
     {
       if (!cml_cli_parse_double (value, &v) || !(v > 0))
-        return run_option_error (error, "--atol needs a number > 0, not “%s”", value);
+        return cml_cli_option_error (error, "--atol needs a number > 0, not “%s”", value);
       ro->atol = v;
       ro->has_atol = TRUE;
     }
   else if (g_str_equal (name, "--step"))
     {
       if (!cml_cli_parse_double (value, &v) || !(v > 0))
-        return run_option_error (error, "--step needs a number > 0, not “%s”", value);
+        return cml_cli_option_error (error, "--step needs a number > 0, not “%s”", value);
       ro->step = v;
       ro->has_step = TRUE;
     }

@@ -70,6 +70,10 @@ int  cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpo
 int  cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions *iopt,
                                      const char *usage);
 
+/* For an option's callback: sets a G_OPTION_ERROR_BAD_VALUE with the message and returns
+ * FALSE. */
+gboolean cml_cli_option_error (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
 /* "NAME=VALUE" -> a newly allocated, stripped NAME and a finite VALUE; FALSE if ARG is
  * not of that form. */
 gboolean cml_cli_split_assignment (const char *arg, char **name, double *value);

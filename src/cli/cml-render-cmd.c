@@ -176,20 +176,6 @@ parse_size (const char *s, int *w, int *h)
   return TRUE;
 }
 
-static gboolean
-render_option_error (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-render_option_error (GError **error, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  if (error != NULL)
-    *error = g_error_new_valist (G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, fmt, ap);
-  va_end (ap);
-  return FALSE;
-}
-
 /* One of render's own options, checked as it is parsed. */
 static gboolean
 render_option (const char *a, const char *val, gpointer data, GError **error)
@@ -200,13 +186,13 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
     {
       /* (1e-9 reached ffmpeg, which refused the duration with a raw error) */
       if (!cml_cli_parse_double (val, &o->fps) || !(o->fps >= MIN_FPS) || o->fps > MAX_FPS)
-        return render_option_error (error, "--fps needs frames per second from %g to %g, not “%s”", MIN_FPS, MAX_FPS,
+        return cml_cli_option_error (error, "--fps needs frames per second from %g to %g, not “%s”", MIN_FPS, MAX_FPS,
                                     val);
     }
   else if (g_str_equal (a, "--size"))
     {
       if (!parse_size (val, &o->width, &o->height))
-        return render_option_error (error, "--size needs WIDTHxHEIGHT in pixels, each %d to %d (e.g. 1280x720), not “%s”",
+        return cml_cli_option_error (error, "--size needs WIDTHxHEIGHT in pixels, each %d to %d (e.g. 1280x720), not “%s”",
                                     MIN_SIDE, MAX_SIDE, val);
     }
   else if (g_str_equal (a, "--frame"))
@@ -216,7 +202,7 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
       else if (g_str_equal (val, "table"))
         o->table_frame = TRUE;
       else
-        return render_option_error (error, "--frame must be lab or table, not “%s”", val);
+        return cml_cli_option_error (error, "--frame must be lab or table, not “%s”", val);
     }
   else if (g_str_equal (a, "--with-plot"))
     {
@@ -226,7 +212,7 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
   else if (g_str_equal (a, "--speed"))
     {
       if (!cml_cli_parse_double (val, &o->speed) || !(o->speed > 0))
-        return render_option_error (error, "--speed needs simulated seconds per second of video > 0, not “%s”", val);
+        return cml_cli_option_error (error, "--speed needs simulated seconds per second of video > 0, not “%s”", val);
     }
   else /* --progress */
     {
@@ -235,7 +221,7 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
       else if (g_str_equal (val, "auto"))
         o->progress_lines = FALSE;
       else
-        return render_option_error (error, "--progress must be lines or auto, not “%s”", val);
+        return cml_cli_option_error (error, "--progress must be lines or auto, not “%s”", val);
     }
   return TRUE;
 }
