@@ -62,7 +62,8 @@ cli_run_argv (char **envp, gsize fsize, char **out, char **err, const char *cons
                                err, &wait_status, &error));
   g_assert_no_error (error);
   if (!WIFEXITED (wait_status))
-    g_error ("%s %s did not exit (wait status 0x%x)", cli_path (), args[0], wait_status);
+    g_error ("%s %s did not exit (wait status 0x%x)%s%s", cli_path (), args[0], wait_status,
+             err && *err ? "; its standard error:\n" : "", err && *err ? *err : "");
   return WEXITSTATUS (wait_status);
 }
 
