@@ -37,6 +37,7 @@ struct _CmlApplication
   gboolean table_frame;
   gboolean closed_form;
   char    *page;           /* --page plots|equations */
+  char    *compare;        /* --compare copy|vakonomic|integrator */
   char   **set;            /* --set NAME=VALUE … */
   char   **init;           /* --init NAME=VALUE … */
 };
@@ -57,6 +58,9 @@ static const GOptionEntry option_entries[] = {
   { "table-frame", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the trails in the turning table's frame", NULL },
   { "closed-form", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the model's closed forms over the plots", NULL },
   { "page", 0, 0, G_OPTION_ARG_STRING, NULL, "Show the plots or the equations beside the view", "plots|equations" },
+  { "compare", 0, 0, G_OPTION_ARG_STRING, NULL,
+    "Draw a second run beside the first: a copy (made before --set and --init change the first), "
+    "the vakonomic reading of the same system, or another integrator", "copy|vakonomic|integrator" },
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
     "Write a PNG of the window to FILE when --quit-after ends the run", "FILE" },
   { "quit-after", 0, 0, G_OPTION_ARG_DOUBLE, NULL, "Close the window after SECONDS of wall time", "SECONDS" },
@@ -84,6 +88,13 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   self->table_frame = g_variant_dict_contains (options, "table-frame");
   self->closed_form = g_variant_dict_contains (options, "closed-form");
   g_variant_dict_lookup (options, "page", "s", &self->page);
+  g_variant_dict_lookup (options, "compare", "s", &self->compare);
+  if (self->compare && !g_strv_contains ((const char *const[]) { "copy", "vakonomic", "integrator", NULL },
+                                         self->compare))
+    {
+      g_printerr ("cmlab: --compare takes copy, vakonomic or integrator, not “%s”\n", self->compare);
+      return 2;
+    }
   g_variant_dict_lookup (options, "set", "^as", &self->set);
   g_variant_dict_lookup (options, "init", "^as", &self->init);
   if (self->page && g_strcmp0 (self->page, "plots") != 0 && g_strcmp0 (self->page, "equations") != 0)
@@ -161,6 +172,16 @@ present_window (CmlApplication *self, CmlWindow *window)
     cml_window_show_closed_form (window, TRUE);
   if (self->page)
     cml_window_show_page (window, self->page);
+  if (self->compare)
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (!cml_window_compare_with (window, self->compare, &error))
+        {
+          g_printerr ("cmlab: %s\n", error->message);
+          cml_window_show_error (window, "Cannot compare these runs", error->message);
+        }
+    }
   if (self->set || self->init)
     {
       g_autoptr (GError) error = NULL;
@@ -340,6 +361,7 @@ cml_application_finalize (GObject *object)
   g_free (self->frame_stats);
   g_free (self->screenshot);
   g_free (self->page);
+  g_free (self->compare);
   g_strfreev (self->set);
   g_strfreev (self->init);
 

@@ -8,7 +8,7 @@
  */
 #define G_LOG_DOMAIN "cml-plot-view"
 
-#include "cml-plot-view.h"
+#include "cml-plot-view-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,50 +21,6 @@
 #include "cml-reference.h"
 #include "cml-window.h"
 
-struct _CmlPlotView
-{
-  GtkWidget       parent_instance;
-
-  /* template children */
-  GtkWidget      *selectors;     /* the header's groups: the quantities plotted, */
-  GtkWidget      *x_selector;    /* what against, */
-  GtkWidget      *controls;      /* the time window and the plot menu (export_button) */
-  GtkMenuButton  *y_button;
-  GtkPopover     *y_popover;
-  GtkWidget      *monitors_button;
-  GtkWidget      *residual_button;
-  GtkWidget      *error_button;  /* "Error against the closed form": every NAME_err */
-  GtkBox         *y_list;
-  GtkDropDown    *x_dropdown;
-  GtkStringList  *x_model;
-  GtkToggleButton *window_button;
-  GtkToggleButton *all_button;
-  GtkGLArea      *area;
-  GtkMenuButton  *export_button;
-  GtkFileChooserNative *chooser; /* the export dialog while it is open */
-  char           *export_format; /* "png", "svg" or "pdf" of the open dialog */
-
-  CmlSystem      *system;
-  CmlPlot        *plot;
-  CmlPlotColumn  *t_column;
-  GPtrArray      *columns;       /* CmlPlotColumn*, one per observable */
-  CmlPlotView    *data_owner;    /* weak: the view whose columns this one shows, or NULL */
-  CmlReference   *reference;     /* the model's closed forms ([reference]), or NULL */
-  GPtrArray      *ref_columns;   /* CmlPlotColumn*, two per reference: NAME_ref, NAME_err
-                                  * (shared with the owner like the columns) */
-  GArray         *ref_scratch;   /* double: the reference columns of the samples pushed */
-  gboolean        ref_started;   /* the closed forms know the run's start */
-  gboolean        show_reference;/* closed forms drawn dashed beside their quantities */
-  GPtrArray      *checks;        /* GtkCheckButton*, one per observable (y_list) */
-  char           *x_name;        /* NULL: time */
-  GPtrArray      *y_names;       /* char* */
-  gboolean        syncing;       /* the selectors are being set from code */
-
-  CmlPlotGl      *renderer;
-  gboolean        renderer_failed;
-  gboolean        presentation, dark;
-  guint           n_frames;
-};
 
 G_DEFINE_FINAL_TYPE (CmlPlotView, cml_plot_view, GTK_TYPE_WIDGET)
 
@@ -375,9 +331,19 @@ rebuild_series (CmlPlotView *self)
           continue;
         }
       const char *unit = unit_of (self, name);
+      guint colour = n_primary++;
+      /* comparing two runs, against time: this one minus the other instead of both */
+      if (self->x_name == NULL && cml_plot_view_compare_add_difference (self, name, unit, colour))
+        {
+          if (common_unit == NULL)
+            common_unit = unit;
+          else if (g_strcmp0 (common_unit, unit) != 0)
+            mixed = TRUE;
+          g_string_append_printf (names, "%sΔ%s", names->len ? ", " : "", name);
+          continue;
+        }
       g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (name, unit, self->t_column,
                                                                            x_column, y_column);
-      guint colour = n_primary++;
       cml_plot_series_set_palette_index (series, colour);
       /* its closed form, dashed in the same colour (a phase portrait needs both axes'),
        * under the data: where the two agree, the dashes show on both sides of the line */
@@ -392,6 +358,8 @@ rebuild_series (CmlPlotView *self)
           cml_plot_series_set_dashed (closed, TRUE);
           cml_plot_add_series (plot, closed);
         }
+      /* the other run being compared, faint, under this one */
+      cml_plot_view_compare_add_series (self, name, unit, colour);
       cml_plot_add_series (plot, series);
       if (common_unit == NULL)
         common_unit = unit;
@@ -411,6 +379,24 @@ rebuild_series (CmlPlotView *self)
 
   cml_plot_reset_ranges (plot);
   sync_selectors (self);
+  gtk_gl_area_queue_render (self->area);
+}
+
+CmlPlotColumn *
+cml_plot_view_column_of (CmlPlotView *self, const char *name)
+{
+  return column_of (self, name);
+}
+
+void
+cml_plot_view_rebuild (CmlPlotView *self)
+{
+  rebuild_series (self);
+}
+
+void
+cml_plot_view_queue_render (CmlPlotView *self)
+{
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -812,6 +798,7 @@ cml_plot_view_finalize (GObject *object)
   g_clear_pointer (&self->checks, g_ptr_array_unref);
   g_clear_pointer (&self->y_names, g_ptr_array_unref);
   g_free (self->x_name);
+  cml_plot_view_compare_finalize (self);
   G_OBJECT_CLASS (cml_plot_view_parent_class)->finalize (object);
 }
 
@@ -926,6 +913,7 @@ cml_plot_view_init (CmlPlotView *self)
   self->show_reference = FALSE;
   self->checks = g_ptr_array_new ();
   self->y_names = g_ptr_array_new_with_free_func (g_free);
+  cml_plot_view_compare_init (self);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");
 
   g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (on_x_selected), self);
@@ -999,6 +987,7 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
         g_ptr_array_add (self->ref_columns, cml_plot_column_new ());
     }
 
+  cml_plot_view_compare_reset (self);
   fill_selectors (self);
 
   /* default: energy and invariants against time, else the first coordinate */
@@ -1053,6 +1042,7 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
   /* a view that shows another view's columns only redraws: the owner appends */
   if (self->data_owner)
     {
+      cml_plot_view_compare_update_difference (self);
       gtk_gl_area_queue_render (self->area);
       return;
     }
@@ -1102,6 +1092,7 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
           cml_plot_column_append (g_ptr_array_index (self->ref_columns, 2 * i + 1), out + n_ref / 2 + i, n, n_ref);
         }
     }
+  cml_plot_view_compare_update_difference (self);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -1119,6 +1110,7 @@ cml_plot_view_clear (CmlPlotView *self)
         cml_plot_column_clear (g_ptr_array_index (self->ref_columns, j));
       self->ref_started = FALSE;
     }
+  cml_plot_view_compare_clear_difference (self);
   cml_plot_reset_ranges (self->plot);
   gtk_gl_area_queue_render (self->area);
 }
@@ -1142,6 +1134,9 @@ cml_plot_view_set_dark (CmlPlotView *self, gboolean dark)
 {
   g_return_if_fail (CML_IS_PLOT_VIEW (self));
   self->dark = !!dark;
+  /* the other run's faint colours follow the palette */
+  if (self->ghost_system)
+    rebuild_series (self);
   gtk_gl_area_queue_render (self->area);
 }
 

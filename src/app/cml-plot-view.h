@@ -106,4 +106,19 @@ void        cml_plot_view_set_show_all (CmlPlotView *self, gboolean show_all);
  * from the background.  Returns FALSE when no GL context can be made. */
 gboolean   cml_plot_view_probe_pixels (CmlPlotView *self, double *fraction);
 
+/* Comparing two runs: a second run (SYS, NULL for none) drawn faint under this one in
+ * the same colours, its legend entries named "x (LABEL)".  Its samples come with
+ * push_ghost_samples (rows as for push_samples, of SYS's observables); a time before
+ * its last one starts it over.  The views do not share the other run's data. */
+void       cml_plot_view_set_ghost (CmlPlotView *self, CmlSystem *sys, const char *label);
+void       cml_plot_view_push_ghost_samples (CmlPlotView *self, const double *t, const double *rows,
+                                             guint n, guint n_cols);
+void       cml_plot_view_clear_ghost (CmlPlotView *self);
+/* Against time, while comparing: each quantity as this run minus the other ("Δx"),
+ * at this run's sample times (the other run interpolated linearly). */
+void       cml_plot_view_set_show_difference (CmlPlotView *self, gboolean show);
+gboolean   cml_plot_view_get_show_difference (CmlPlotView *self);
+/* The number of samples of the other run held (tests). */
+guint      cml_plot_view_get_n_ghost_samples (CmlPlotView *self);
+
 G_END_DECLS

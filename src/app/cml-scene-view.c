@@ -53,6 +53,13 @@ struct _CmlSceneView
   /* rows waiting for a renderer: scene values only, n_scene per row, and their times */
   GArray           *pending_t;
   GArray           *pending_rows;
+
+  /* a second run, drawn translucent over this one (comparing two runs) */
+  CmlSystem        *ghost_sys;
+  CmlSceneRenderer *ghost_renderer;  /* realized only */
+  CmlFrame         *ghost_frame;
+  GtkWidget        *ghost_legend;    /* "Faint: the vakonomic run" */
+  double            ghost_last_t;    /* the newest time of its trail */
 };
 
 G_DEFINE_FINAL_TYPE (CmlSceneView, cml_scene_view, GTK_TYPE_WIDGET)
@@ -93,6 +100,18 @@ current_values (CmlSceneView *self)
   if (uses_observables (self))
     return f->n_obs == n_scene (self) ? f->obs : NULL;
   return f->n_scene == n_scene (self) ? f->scene : NULL;
+}
+
+/* The second run's newest values for its renderer, or NULL. */
+static const double *
+ghost_values (CmlSceneView *self)
+{
+  CmlFrame *f = self->ghost_frame;
+  if (f == NULL || self->ghost_sys == NULL || f->system != self->ghost_sys)
+    return NULL;
+  if (cml_scene_values_are_observables (self->ghost_sys))
+    return f->obs;
+  return f->n_scene == cml_system_n_scene_values (self->ghost_sys) ? f->scene : NULL;
 }
 
 static void
@@ -226,6 +245,12 @@ on_area_realize (CmlSceneView *self)
       return;
     }
   cml_scene_renderer_set_system (self->renderer, self->sys);
+  if (self->ghost_sys)
+    {
+      self->ghost_renderer = cml_scene_renderer_new (NULL);
+      if (self->ghost_renderer)
+        cml_scene_renderer_set_system (self->ghost_renderer, self->ghost_sys);
+    }
   if (self->pending_t->len)
     cml_scene_renderer_push_trail_samples_timed (self->renderer, (double *) self->pending_t->data,
                                                  (double *) self->pending_rows->data,
@@ -241,6 +266,7 @@ on_area_unrealize (CmlSceneView *self)
     {
       gtk_gl_area_make_current (self->area);
       g_clear_pointer (&self->renderer, cml_scene_renderer_free);
+      g_clear_pointer (&self->ghost_renderer, cml_scene_renderer_free);
     }
 }
 
@@ -262,6 +288,13 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
 
   self->style.scale = scale;
   cml_scene_renderer_get_frame_points (self->renderer, values, &self->style, points);
+  /* the second run is framed too */
+  if (self->ghost_renderer)
+    {
+      g_autoptr (GArray) more = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+      cml_scene_renderer_get_frame_points (self->ghost_renderer, ghost_values (self), &self->style, more);
+      g_array_append_vals (points, more->data, more->len);
+    }
   /* clear of the legend's corner (sizes in logical pixels, the view's in device ones) */
   if (self->legend_w > 0)
     {
@@ -283,6 +316,12 @@ on_area_render (CmlSceneView *self, GdkGLContext *context)
   const double *values = current_values (self);
   prepare (self, values, width, height, scale);
   cml_scene_renderer_draw (self->renderer, values, &self->camera, width, height, &self->style);
+  if (self->ghost_renderer)
+    {
+      CmlSceneStyle ghost = self->style;
+      ghost.ghost = TRUE;
+      cml_scene_renderer_draw (self->ghost_renderer, ghost_values (self), &self->camera, width, height, &ghost);
+    }
   return TRUE;
 }
 
@@ -411,6 +450,8 @@ cml_scene_view_finalize (GObject *object)
 
   g_array_unref (self->pending_t);
   g_array_unref (self->pending_rows);
+  g_clear_pointer (&self->ghost_sys, cml_system_unref);
+  g_clear_pointer (&self->ghost_frame, cml_frame_unref);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
 }
@@ -469,6 +510,15 @@ cml_scene_view_init (CmlSceneView *self)
   self->pending_t = g_array_new (FALSE, FALSE, sizeof (double));
   self->pending_rows = g_array_new (FALSE, FALSE, sizeof (double));
   gtk_drawing_area_set_draw_func (self->legend, legend_draw, self, NULL);
+  self->ghost_legend = gtk_label_new (NULL);
+  gtk_widget_set_halign (self->ghost_legend, GTK_ALIGN_START);
+  gtk_widget_set_valign (self->ghost_legend, GTK_ALIGN_START);
+  gtk_widget_set_margin_start (self->ghost_legend, LEGEND_MARGIN);
+  gtk_widget_set_margin_top (self->ghost_legend, LEGEND_MARGIN);
+  gtk_widget_add_css_class (self->ghost_legend, "ghost-legend");
+  gtk_widget_set_can_target (self->ghost_legend, FALSE);
+  gtk_widget_set_visible (self->ghost_legend, FALSE);
+  gtk_overlay_add_overlay (self->overlay, self->ghost_legend);
   update_legend (self);
 }
 
@@ -636,4 +686,81 @@ cml_scene_view_probe_pixels (CmlSceneView *self, double *fraction)
   g_return_val_if_fail (fraction != NULL, FALSE);
 
   return cml_gl_probe_pixels (self->area, probe_draw, self, fraction);
+}
+
+/* ---- a second run ------------------------------------------------------------------------ */
+
+void
+cml_scene_view_set_ghost (CmlSceneView *self, CmlSystem *sys, const char *label)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&self->ghost_sys, cml_system_unref);
+  self->ghost_sys = sys;
+  g_clear_pointer (&self->ghost_frame, cml_frame_unref);
+  self->ghost_last_t = -INFINITY;
+  if (gtk_widget_get_realized (GTK_WIDGET (self->area)) && self->renderer)
+    {
+      gtk_gl_area_make_current (self->area);
+      g_clear_pointer (&self->ghost_renderer, cml_scene_renderer_free);
+      if (sys)
+        {
+          self->ghost_renderer = cml_scene_renderer_new (NULL);
+          if (self->ghost_renderer)
+            cml_scene_renderer_set_system (self->ghost_renderer, sys);
+        }
+    }
+  if (sys)
+    {
+      g_autofree char *text = g_strdup_printf ("Faint: the %s run", label ? label : "other");
+      gtk_label_set_text (GTK_LABEL (self->ghost_legend), text);
+    }
+  gtk_widget_set_visible (self->ghost_legend, sys != NULL);
+  gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_scene_view_set_ghost_frame (CmlSceneView *self, CmlFrame *frame)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  if (frame)
+    cml_frame_ref (frame);
+  g_clear_pointer (&self->ghost_frame, cml_frame_unref);
+  self->ghost_frame = frame;
+}
+
+void
+cml_scene_view_push_ghost_samples (CmlSceneView *self, const double *t, const double *rows, guint n,
+                                   guint n_cols, guint n_obs)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  if (self->ghost_renderer == NULL || self->ghost_sys == NULL || n == 0)
+    return;
+  /* a time before the trail's newest starts the second run over */
+  if (t && t[0] < self->ghost_last_t)
+    cml_scene_renderer_clear_trails (self->ghost_renderer);
+  self->ghost_last_t = t ? t[n - 1] : self->ghost_last_t;
+  guint offset = cml_scene_values_are_observables (self->ghost_sys) ? 0 : n_obs;
+  cml_scene_renderer_push_trail_samples_timed (self->ghost_renderer, t, rows, n, n_cols, offset);
+}
+
+void
+cml_scene_view_clear_ghost_trails (CmlSceneView *self)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  self->ghost_last_t = -INFINITY;
+  if (self->ghost_renderer)
+    cml_scene_renderer_clear_trails (self->ghost_renderer);
+}
+
+const char *
+cml_scene_view_get_ghost_note (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
+  return self->ghost_sys ? gtk_label_get_text (GTK_LABEL (self->ghost_legend)) : NULL;
 }

@@ -49,4 +49,15 @@ void       cml_scene_view_set_dark (CmlSceneView *self, gboolean dark);
  * the background.  FALSE (and *FRACTION untouched) when no GL context could be made. */
 gboolean   cml_scene_view_probe_pixels (CmlSceneView *self, double *fraction);
 
+/* Comparing two runs: SYS's scene (NULL: none) drawn translucent over this one, with a
+ * trail of its own, and a note naming it ("Faint: the LABEL run").  Its frames and
+ * history rows (as for push_samples) come with the calls below. */
+void       cml_scene_view_set_ghost (CmlSceneView *self, CmlSystem *sys, const char *label);
+void       cml_scene_view_set_ghost_frame (CmlSceneView *self, CmlFrame *frame);
+void       cml_scene_view_push_ghost_samples (CmlSceneView *self, const double *t, const double *rows,
+                                              guint n, guint n_cols, guint n_obs);
+void       cml_scene_view_clear_ghost_trails (CmlSceneView *self);
+/* The note naming the second run, or NULL when there is none. */
+const char *cml_scene_view_get_ghost_note (CmlSceneView *self);
+
 G_END_DECLS

@@ -23,6 +23,7 @@ play_pause_action (GtkWidget *widget, const char *action_name, GVariant *param)
     cml_runner_pause (self->runner);
   else
     cml_runner_play (self->runner);
+  cml_window_compare_play (self, frame->state != CML_RUNNER_RUNNING);
   cml_frame_unref (frame);
 }
 
@@ -33,6 +34,7 @@ step_action (GtkWidget *widget, const char *action_name, GVariant *param)
 
   if (self->runner)
     cml_runner_step (self->runner, cml_window_step_size (self));
+  cml_window_compare_step (self, cml_window_step_size (self));
 }
 
 /* timeline: back one step along the record; reversed time on and off */
@@ -43,6 +45,7 @@ step_back_action (GtkWidget *widget, const char *action_name, GVariant *param)
 
   if (self->runner)
     cml_runner_step_back (self->runner, cml_window_step_size (self));
+  cml_window_compare_step_back (self, cml_window_step_size (self));
 }
 
 static void
@@ -62,6 +65,7 @@ reset_action (GtkWidget *widget, const char *action_name, GVariant *param)
    * or an opened session's (the model's own by default) */
   if (self->runner)
     cml_runner_reset (self->runner, self->run_given);
+  cml_window_compare_reset (self, self->run_given);
 }
 
 static void
@@ -194,6 +198,7 @@ cml_window_class_add_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.retry-open", NULL, retry_open_action);
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
   gtk_widget_class_install_action (widget_class, "win.redo", NULL, redo_action);
+  cml_window_class_add_compare_actions (widget_class);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.sidebar", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F4, 0, "win.systems", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo", NULL);

@@ -150,7 +150,45 @@ struct _CmlWindow
   GHashTable        *pending_view;   /* key -> string: plot settings of an opened session, for when the plots show its system */
   GMenu             *recent_section; /* the "Recent Sessions" submenu's items */
   CmlExportDialog   *export_dialog;  /* "Export Animation…", once opened (weak: the toplevel owns it) */
+
+  /* a second run compared with this one (cml-window-compare.c) */
+  CmlRunner         *ghost_runner;   /* NULL: no comparison */
+  CmlSystem         *ghost_system;
+  int                ghost_kind;     /* CmlCompareKind */
+  char              *ghost_label;    /* how the legends name it */
+  GHashTable        *ghost_given;    /* a copy's own initial values (NULL: the model's) */
+  guint64            ghost_cursor;
+  double            *ghost_t;        /* its history rows, read each tick */
+  double            *ghost_rows;
+  guint              ghost_cols;
+  guint              ghost_failures; /* failures told (one toast per run) */
 };
+
+/* What the second run is. */
+typedef enum
+{
+  CML_COMPARE_NONE,
+  CML_COMPARE_COPY,        /* this run as it is now: change this one, the copy stays */
+  CML_COMPARE_VAKONOMIC,   /* the same Lagrangian and constraints, read by the vakonomic principle */
+  CML_COMPARE_INTEGRATOR,  /* the same run with another integrator and tolerance */
+} CmlCompareKind;
+
+/* cml-window-compare.c: starting and ending a comparison, and every run command passed
+ * on to the second run, so that both move together */
+gboolean cml_window_compare (CmlWindow *self, CmlCompareKind kind, GError **error);
+void     cml_window_compare_stop (CmlWindow *self);
+void     cml_window_compare_tick (CmlWindow *self);
+void     cml_window_compare_play (CmlWindow *self, gboolean play);
+void     cml_window_compare_step (CmlWindow *self, double dt);
+void     cml_window_compare_step_back (CmlWindow *self, double dt);
+void     cml_window_compare_seek (CmlWindow *self, double t);
+void     cml_window_compare_reversed (CmlWindow *self, gboolean reversed);
+void     cml_window_compare_speed (CmlWindow *self, double speed);
+void     cml_window_compare_reset (CmlWindow *self, GHashTable *given);
+void     cml_window_compare_param (CmlWindow *self, const char *name, double value);
+void     cml_window_compare_integrator (CmlWindow *self, const CmlIntegratorOptions *options);
+void     cml_window_class_add_compare_actions (GtkWidgetClass *widget_class);
+void     cml_window_compare_update_actions (CmlWindow *self);
 
 /* cml-window-actions.c */
 void cml_window_class_add_actions (GtkWidgetClass *widget_class);

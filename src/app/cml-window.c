@@ -189,6 +189,9 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
       return TRUE;
     }
 
+  /* a comparison belongs to the run it was made from */
+  cml_window_compare_stop (self);
+
   if (self->runner == NULL)
     {
       CmlRunnerOptions options = cml_runner_options_default ();
@@ -298,6 +301,7 @@ on_param_changed (CmlWindow *self, const char *name, double value)
 {
   if (self->runner)
     cml_runner_set_param (self->runner, name, value);
+  cml_window_compare_param (self, name, value);
 }
 
 static void
@@ -306,6 +310,7 @@ on_restart_requested (CmlWindow *self, GHashTable *given)
   cml_window_set_run_given (self, given);
   if (self->runner)
     cml_runner_reset (self->runner, given);
+  cml_window_compare_reset (self, given);
 }
 
 /* ---- run controls ---------------------------------------------------------------------- */
@@ -317,6 +322,7 @@ cml_window_play (CmlWindow *self)
 
   if (self->runner)
     cml_runner_play (self->runner);
+  cml_window_compare_play (self, TRUE);
 }
 
 void
@@ -332,6 +338,7 @@ cml_window_set_speed_index (CmlWindow *self, guint index)
   self->speed_index = index;
   if (self->runner)
     cml_runner_set_speed (self->runner, cml_window_speeds[index]);
+  cml_window_compare_speed (self, cml_window_speeds[index]);
   cml_window_update_actions (self);
 }
 
@@ -367,6 +374,7 @@ on_integrator_selected (CmlWindow *self)
                             kind != CML_INTEGRATOR_IMPLICIT_MIDPOINT);
   if (self->runner)
     cml_runner_set_integrator (self->runner, &self->integrator);
+  cml_window_compare_integrator (self, &self->integrator);
 }
 
 /* ---- view settings --------------------------------------------------------------------- */
@@ -748,6 +756,7 @@ on_timeline_seek (CmlWindow *self, double t)
 {
   if (self->runner)
     cml_runner_seek (self->runner, t);
+  cml_window_compare_seek (self, t);
 }
 
 static void
@@ -755,6 +764,7 @@ on_timeline_reversed (CmlWindow *self)
 {
   if (self->runner)
     cml_runner_set_reversed (self->runner, cml_timeline_get_reversed (self->timeline));
+  cml_window_compare_reversed (self, cml_timeline_get_reversed (self->timeline));
 }
 
 static void
@@ -1259,6 +1269,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     cml_window_apply_pending_view (self);
 
   pull_history (self, frame);
+  cml_window_compare_tick (self);
   timeline_show_until (self, frame, now);
   cml_timeline_update (self->timeline, frame);
   cml_scene_view_set_frame (self->scene_view, frame);
@@ -1423,7 +1434,8 @@ cml_window_dispose (GObject *object)
       finish_frame_stats (self, frame);
       g_clear_pointer (&frame, cml_frame_unref);
     }
-  /* stop the worker before the views that show its frames go */
+  /* stop the workers before the views that show their frames go */
+  cml_window_compare_stop (self);
   g_clear_pointer (&self->runner, cml_runner_free);
 
   /* no gtk_widget_dispose_template () here: GtkWindow unparents its titlebar and child

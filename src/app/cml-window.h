@@ -76,4 +76,9 @@ gboolean   cml_window_export_data (CmlWindow *self, const char *path, GError **e
 /* TRUE when PATH names a session file (by its extension). */
 gboolean   cml_is_session_path (const char *path);
 
+/* Compares the run with a second one drawn faint beside it: WHAT is "copy" (this run as
+ * it is now), "vakonomic" (the same Lagrangian and constraints read by the vakonomic
+ * principle), "integrator" (another integrator and tolerance) or "none". */
+gboolean    cml_window_compare_with (CmlWindow *self, const char *what, GError **error);
+
 G_END_DECLS

@@ -24,6 +24,7 @@
 #define DISC_MARKS_MAX     400    /* translucent discs kept per disc object */
 #define DEFAULT_LENGTH     60.0   /* seconds of trail when the model gives no length */
 #define SAMPLES_PER_SECOND 120.0  /* spacing assumed when sample times are not given */
+#define GHOST_ALPHA        0.4f   /* opacity of a second run drawn over a first */
 #define MIN_BODY_PX        12.0   /* bodies are drawn at least this wide, logical pixels */
 #define TABLE_STEPS        8      /* a table grows in steps of 1/8 of its model radius */
 #define ARROW_MIN_BODIES   3.5    /* an arrow is at least this many MIN_BODY_PX long, so that
@@ -102,6 +103,7 @@ struct _CmlSceneRenderer
 {
   Program  programs[N_PROGRAMS];
   Program *cur;  /* in use */
+  float    ghost_alpha; /* 1, or the opacity of a second run drawn over a first (style->ghost) */
 
   CmlMesh *ball, *small_sphere, *table, *disc, *cylinder, *cone, *quad;
   CmlMesh *grid_lines, *grid_axes;  /* remade every frame */
@@ -254,6 +256,7 @@ cml_scene_renderer_new (GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   CmlSceneRenderer *r = g_new0 (CmlSceneRenderer, 1);
+  r->ghost_alpha = 1.f;
   gboolean es = cml_gl_is_es ();
   for (int k = 0; k < N_PROGRAMS; k++)
     {
@@ -1134,17 +1137,19 @@ use (CmlSceneRenderer *r, int program)
 /* Blending only where something is see-through: it makes software GL read back every
  * pixel drawn.  Translucent things neither write depth (they would hide each other). */
 static void
-begin_translucent (void)
+begin_translucent (CmlSceneRenderer *r)
 {
   glDepthMask (GL_FALSE);
   glEnable (GL_BLEND);
 }
 
 static void
-end_translucent (void)
+end_translucent (CmlSceneRenderer *r)
 {
   glDepthMask (GL_TRUE);
-  glDisable (GL_BLEND);
+  /* a second run is translucent throughout */
+  if (r->ghost_alpha >= 1)
+    glDisable (GL_BLEND);
 }
 
 static void
@@ -1160,7 +1165,7 @@ set_model (CmlSceneRenderer *r, const CmlMat4 *model)
 static void
 set_colors (CmlSceneRenderer *r, const float c1[3], float alpha, const float c2[3], const float accent[3])
 {
-  glUniform4f (r->cur->color, c1[0], c1[1], c1[2], alpha);
+  glUniform4f (r->cur->color, c1[0], c1[1], c1[2], alpha * r->ghost_alpha);
   glUniform4f (r->cur->color2, c2[0], c2[1], c2[2], 1.f);
   glUniform4f (r->cur->accent, accent[0], accent[1], accent[2], 1.f);
 }
@@ -1315,7 +1320,7 @@ draw_grid (CmlSceneRenderer *r, DrawCtx *dc)
   cml_mat4_identity (&id);
   set_model (r, &id);
   glUniform1f (r->cur->tangent_scale, dc->distance * 1e-3);
-  begin_translucent ();
+  begin_translucent (r);
   cml_mesh_set_vertices (r->grid_lines, (CmlVertex *) lines->data, lines->len);
   glUniform1f (r->cur->line_width, dc->grid_px);
   set_colors (r, dc->grid_line, dc->grid_alpha, dc->grid_line, dc->grid_line);
@@ -1325,7 +1330,7 @@ draw_grid (CmlSceneRenderer *r, DrawCtx *dc)
   set_colors (r, dc->grid_axis, dc->grid_alpha, dc->grid_axis, dc->grid_axis);
   cml_mesh_draw (r->grid_axes);
   glUniform1f (r->cur->line_width, dc->line_px);
-  end_translucent ();
+  end_translucent (r);
   g_array_unref (axis_vertices);
 }
 
@@ -1448,7 +1453,7 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
   use (r, PROGRAM_LINES);
   glUniform1f (r->cur->line_width, dc->line_px);
   glUniform1f (r->cur->tangent_scale, dc->distance * 1e-3);
-  begin_translucent ();
+  begin_translucent (r);
 
   for (guint i = 0; i < r->objects->len; i++)
     {
@@ -1489,7 +1494,7 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
       cml_mesh_draw (o->strip);
     }
 
-  end_translucent ();
+  end_translucent (r);
 }
 
 typedef struct
@@ -1554,7 +1559,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
     }
   g_array_sort (items, cmp_far_first);
 
-  begin_translucent ();
+  begin_translucent (r);
   use (r, PATTERN_DISC);
   for (guint j = 0; j < items->len; j++)
     {
@@ -1564,7 +1569,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
       set_colors (r, it->rgb, it->alpha, dark, dark);
       draw_disc (r, it->p, it->n, it->radius);
     }
-  end_translucent ();
+  end_translucent (r);
 }
 
 static gboolean floor_height (CmlSceneRenderer *r, const double *v, double *z);
@@ -1581,6 +1586,9 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
       gboolean floors = j < r->objects->len;
       SceneObj *o = r->objects->pdata[floors ? j : j - r->objects->len];
       if ((o->kind == OBJ_PLANE) != floors)
+        continue;
+      /* a second run drawn over the first shares its floor and table */
+      if (r->ghost_alpha < 1 && (o->kind == OBJ_PLANE || o->kind == OBJ_TURNTABLE))
         continue;
       switch (o->kind)
         {
@@ -1744,7 +1752,7 @@ draw_contact_shadows (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
     return;
 
   static const float black[3] = { 0, 0, 0 };
-  begin_translucent ();
+  begin_translucent (r);
   use (r, PATTERN_SHADOW);
   for (guint i = 0; i < r->objects->len; i++)
     {
@@ -1763,7 +1771,7 @@ draw_contact_shadows (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
       set_colors (r, black, strength, black, black);
       cml_mesh_draw (r->quad);
     }
-  end_translucent ();
+  end_translucent (r);
 }
 
 static void
@@ -1860,7 +1868,8 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   /* draw multisampled into our own buffer, then resolve into the caller's */
   GLint target = 0;
   glGetIntegerv (GL_DRAW_FRAMEBUFFER_BINDING, &target);
-  guint samples = style->samples;
+  guint samples = style->ghost ? 0 : style->samples;
+  r->ghost_alpha = style->ghost ? GHOST_ALPHA : 1.f;
   if (samples > 1)
     {
       GLint max_samples = 0;
@@ -1884,10 +1893,14 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   glViewport (0, 0, width, height);
   glClearColor (dc.bg[0], dc.bg[1], dc.bg[2], 1.f);
   glDepthMask (GL_TRUE);
-  glClear (GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  /* a second run goes over the first's picture: only its own depth starts afresh */
+  glClear (style->ghost ? GL_DEPTH_BUFFER_BIT : GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable (GL_DEPTH_TEST);
   glDepthFunc (GL_LEQUAL);
-  glDisable (GL_BLEND);
+  if (style->ghost)
+    glEnable (GL_BLEND);
+  else
+    glDisable (GL_BLEND);
   /* keep the destination opaque: GTK composites the area's alpha */
   glBlendFuncSeparate (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
   glCullFace (GL_BACK);
@@ -1932,16 +1945,20 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   else
     {
       draw_objects (r, &dc, v);
-      if (!has_floor (r))
-        plan_grid_overlay (&dc, min, max);
-      draw_grid (r, &dc);
-      draw_contact_shadows (r, &dc, v);
+      if (!style->ghost)
+        {
+          if (!has_floor (r))
+            plan_grid_overlay (&dc, min, max);
+          draw_grid (r, &dc);
+          draw_contact_shadows (r, &dc, v);
+        }
       draw_trails (r, &dc, v, style);
       draw_translucent (r, &dc, v);
     }
 
   glUseProgram (0);
   r->cur = NULL;
+  r->ghost_alpha = 1.f;
   glBindVertexArray (0);
   glDisable (GL_DEPTH_TEST);
   glDisable (GL_BLEND);

@@ -39,6 +39,8 @@ typedef struct
                            * onto the turning table (the rolling ball's rosette) */
   double   scale;         /* device pixels per logical pixel (line widths); 1 */
   guint    samples;       /* multisample antialiasing: 0 or 1 = off, else 2, 4 … */
+  gboolean ghost;         /* a second run drawn over a scene already drawn: translucent
+                           * bodies and trails only (no background, grid, floor or table) */
 } CmlSceneStyle;
 
 /* Light background, normal lines, lab frame, scale 1, 4× multisampling. */

@@ -1,0 +1,87 @@
+/* cml-plot-view-private.h — the plot view's fields, shared by cml-plot-view.c and
+ * cml-plot-view-compare.c (a second run drawn beside the first).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "cml-plot-gl.h"
+#include "cml-plot-view.h"
+#include "cml-reference.h"
+
+G_BEGIN_DECLS
+
+struct _CmlPlotView
+{
+  GtkWidget       parent_instance;
+
+  /* template children */
+  GtkWidget      *selectors;     /* the header's groups: the quantities plotted, */
+  GtkWidget      *x_selector;    /* what against, */
+  GtkWidget      *controls;      /* the time window and the plot menu (export_button) */
+  GtkMenuButton  *y_button;
+  GtkPopover     *y_popover;
+  GtkWidget      *monitors_button;
+  GtkWidget      *residual_button;
+  GtkWidget      *error_button;  /* "Error against the closed form": every NAME_err */
+  GtkBox         *y_list;
+  GtkDropDown    *x_dropdown;
+  GtkStringList  *x_model;
+  GtkToggleButton *window_button;
+  GtkToggleButton *all_button;
+  GtkGLArea      *area;
+  GtkMenuButton  *export_button;
+  GtkFileChooserNative *chooser; /* the export dialog while it is open */
+  char           *export_format; /* "png", "svg" or "pdf" of the open dialog */
+
+  CmlSystem      *system;
+  CmlPlot        *plot;
+  CmlPlotColumn  *t_column;
+  GPtrArray      *columns;       /* CmlPlotColumn*, one per observable */
+  CmlPlotView    *data_owner;    /* weak: the view whose columns this one shows, or NULL */
+  CmlReference   *reference;     /* the model's closed forms ([reference]), or NULL */
+  GPtrArray      *ref_columns;   /* CmlPlotColumn*, two per reference: NAME_ref, NAME_err
+                                  * (shared with the owner like the columns) */
+  GArray         *ref_scratch;   /* double: the reference columns of the samples pushed */
+  gboolean        ref_started;   /* the closed forms know the run's start */
+  gboolean        show_reference;/* closed forms drawn dashed beside their quantities */
+  GPtrArray      *checks;        /* GtkCheckButton*, one per observable (y_list) */
+  char           *x_name;        /* NULL: time */
+  GPtrArray      *y_names;       /* char* */
+  gboolean        syncing;       /* the selectors are being set from code */
+
+  CmlPlotGl      *renderer;
+  gboolean        renderer_failed;
+  gboolean        presentation, dark;
+  guint           n_frames;
+
+  /* a second run drawn beside this one, for comparison (cml-plot-view-compare.c) */
+  CmlSystem      *ghost_system;  /* NULL: none */
+  char           *ghost_label;   /* what tells it apart in the legend ("vakonomic") */
+  CmlPlotColumn  *ghost_t;
+  GPtrArray      *ghost_columns; /* CmlPlotColumn*, one per observable of ghost_system */
+  gboolean        show_difference; /* against time: this run minus the other, per quantity */
+  CmlPlotColumn  *diff_t;        /* the times of this run's samples where both are known */
+  GPtrArray      *diff_columns;  /* CmlPlotColumn*, one per observable: this − the other */
+  guint           diff_done;     /* samples of this run whose difference is computed */
+};
+
+/* cml-plot-view.c */
+CmlPlotColumn *cml_plot_view_column_of (CmlPlotView *self, const char *name);
+void           cml_plot_view_rebuild (CmlPlotView *self);
+void           cml_plot_view_queue_render (CmlPlotView *self);
+
+/* cml-plot-view-compare.c: the other run's series for quantity NAME (UNIT) in palette
+ * colour COLOUR, against X_NAME (NULL: time), added to the plot; and the difference */
+void     cml_plot_view_compare_init (CmlPlotView *self);
+void     cml_plot_view_compare_finalize (CmlPlotView *self);
+void     cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *unit,
+                                           guint colour);
+gboolean cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *unit,
+                                               guint colour);
+void     cml_plot_view_compare_clear_difference (CmlPlotView *self);
+/* fresh difference columns for this run's observables (none without a comparison) */
+void     cml_plot_view_compare_reset (CmlPlotView *self);
+void     cml_plot_view_compare_update_difference (CmlPlotView *self);
+
+G_END_DECLS

@@ -1,0 +1,377 @@
+/* cml-window-compare.c — two runs side by side: a second run drawn faint in the same
+ * scene and plots.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The second run has a runner of its own and follows every run command of the first
+ * (play, pause, step, seek, reversed time, speed, restart), so both move together from a
+ * common t = 0.  What it is:
+ *
+ *   copy        this run as it is now — its parameters, initial values and integrator
+ *               are frozen; change the first run and watch the two part;
+ *   vakonomic   the same Lagrangian and constraints read by the vakonomic principle
+ *               (cml-as-vakonomic.c), with the first run's parameters, initial values
+ *               and integrator, the multipliers starting at zero;
+ *   integrator  the same run with another integrator and tolerance (rkf45 at 10⁻⁶, or
+ *               rk8pd at 10⁻¹⁰ when the first run already uses rkf45): the invariants'
+ *               drift curves side by side.
+ *
+ * The scene draws the second run translucent with its own trail, the plots draw its
+ * quantities faint under the first run's (or their difference); the legends name it.
+ */
+#define G_LOG_DOMAIN "cml-window"
+
+#include "cml-window-private.h"
+
+#include <math.h>
+
+#include "cml-as-vakonomic.h"
+#include "cml-error.h"
+
+/* rows read per tick at most (as the first run's history buffer) */
+#define GHOST_ROWS 4096
+
+static GHashTable *
+copy_given (GHashTable *given)
+{
+  if (given == NULL)
+    return NULL;
+  GHashTable *copy = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTableIter iter;
+  gpointer k, v;
+  g_hash_table_iter_init (&iter, given);
+  while (g_hash_table_iter_next (&iter, &k, &v))
+    g_hash_table_insert (copy, g_strdup (k), g_memdup2 (v, sizeof (double)));
+  return copy;
+}
+
+/* GIVEN as the second run takes it: the vakonomic reading has no initial values for the
+ * constrained velocities (its graph gives them), so those are left out. */
+static GHashTable *
+given_for_ghost (CmlWindow *self, GHashTable *given)
+{
+  GHashTable *copy = copy_given (self->ghost_kind == CML_COMPARE_COPY ? self->ghost_given : given);
+  if (copy == NULL || self->ghost_kind != CML_COMPARE_VAKONOMIC)
+    return copy;
+  CmlModel *model = cml_system_get_model (self->ghost_system);
+  for (guint j = 0; j < model->constraints->len; j++)
+    g_hash_table_remove (copy, ((CmlNamedExpr *) g_ptr_array_index (model->constraints, j))->name);
+  return copy;
+}
+
+static void
+other_integrator (const CmlIntegratorOptions *first, CmlIntegratorOptions *other)
+{
+  *other = *first;
+  if (first->kind == CML_INTEGRATOR_RKF45)
+    {
+      other->kind = CML_INTEGRATOR_RK8PD;
+      other->rtol = 1e-10;
+      other->atol = 1e-12;
+    }
+  else
+    {
+      other->kind = CML_INTEGRATOR_RKF45;
+      other->rtol = 1e-6;
+      other->atol = 1e-8;
+    }
+}
+
+static char *
+integrator_label (const CmlIntegratorOptions *o)
+{
+  return g_strdup_printf ("%s, tolerance %.0e", cml_integrator_kind_to_string (o->kind), o->rtol);
+}
+
+void
+cml_window_compare_stop (CmlWindow *self)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  g_clear_pointer (&self->ghost_runner, cml_runner_free);
+  g_clear_pointer (&self->ghost_system, cml_system_unref);
+  g_clear_pointer (&self->ghost_label, g_free);
+  g_clear_pointer (&self->ghost_given, g_hash_table_unref);
+  g_clear_pointer (&self->ghost_t, g_free);
+  g_clear_pointer (&self->ghost_rows, g_free);
+  self->ghost_kind = CML_COMPARE_NONE;
+  self->ghost_cursor = 0;
+  self->ghost_cols = 0;
+  cml_plot_view_set_ghost (self->time_plot, NULL, NULL);
+  cml_plot_view_set_ghost (self->phase_plot, NULL, NULL);
+  cml_scene_view_set_ghost (self->scene_view, NULL, NULL);
+  cml_window_compare_update_actions (self);
+}
+
+gboolean
+cml_window_compare (CmlWindow *self, CmlCompareKind kind, GError **error)
+{
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+
+  cml_window_compare_stop (self);
+  if (kind == CML_COMPARE_NONE || self->runner == NULL || self->system == NULL)
+    return TRUE;
+
+  CmlModel *model = cml_system_get_model (self->system);
+  g_autoptr (CmlModel) vakonomic = NULL;
+  CmlIntegratorOptions integrator = self->integrator;
+  g_autofree char *label = NULL;
+  CmlSystem *sys;
+
+  switch (kind)
+    {
+    case CML_COMPARE_VAKONOMIC:
+      vakonomic = cml_model_new_as_vakonomic (model, error);
+      if (vakonomic == NULL)
+        return FALSE;
+      sys = cml_system_new (vakonomic, error);
+      if (sys == NULL)
+        return FALSE;
+      label = g_strdup ("vakonomic");
+      break;
+    case CML_COMPARE_INTEGRATOR:
+      other_integrator (&self->integrator, &integrator);
+      sys = cml_system_ref (self->system);
+      label = integrator_label (&integrator);
+      break;
+    case CML_COMPARE_COPY:
+    default:
+      sys = cml_system_ref (self->system);
+      label = g_strdup ("copy");
+      break;
+    }
+
+  CmlFrame *frame = cml_runner_get_frame (self->runner);
+  CmlRunnerOptions options = cml_runner_options_default ();
+  options.speed = frame->speed;
+  CmlRunner *ghost = cml_runner_new (sys, &options, error);
+  if (ghost == NULL)
+    {
+      cml_frame_unref (frame);
+      cml_system_unref (sys);
+      return FALSE;
+    }
+
+  self->ghost_runner = ghost;
+  self->ghost_system = sys;
+  self->ghost_kind = kind;
+  self->ghost_label = g_steal_pointer (&label);
+  self->ghost_given = kind == CML_COMPARE_COPY ? copy_given (self->run_given) : NULL;
+  self->ghost_cols = cml_system_n_observables (sys) + cml_system_n_scene_values (sys);
+  self->ghost_t = g_new (double, GHOST_ROWS);
+  self->ghost_rows = g_new (double, (gsize) GHOST_ROWS * MAX (self->ghost_cols, 1));
+  self->ghost_cursor = 0;
+  self->ghost_failures = 0;
+
+  /* the first run's parameters, as they are now (the vakonomic reading has the same) */
+  CmlModel *ghost_model = cml_system_get_model (sys);
+  for (guint k = 0; k < frame->n_params && k < model->params->len; k++)
+    {
+      const CmlParam *p = g_ptr_array_index (model->params, k);
+      if (cml_model_find_param (ghost_model, p->name))
+        cml_runner_set_param (ghost, p->name, frame->params[k]);
+    }
+  cml_runner_set_integrator (ghost, &integrator);
+  gboolean running = frame->state == CML_RUNNER_RUNNING;
+  cml_frame_unref (frame);
+
+  cml_plot_view_set_ghost (self->time_plot, sys, self->ghost_label);
+  cml_plot_view_set_ghost (self->phase_plot, sys, self->ghost_label);
+  cml_scene_view_set_ghost (self->scene_view, sys, self->ghost_label);
+
+  /* both from t = 0 together */
+  cml_runner_reset (self->runner, self->run_given);
+  g_autoptr (GHashTable) given = given_for_ghost (self, self->run_given);
+  cml_runner_reset (ghost, given);
+  if (running)
+    cml_window_play (self);
+  cml_window_compare_update_actions (self);
+  return TRUE;
+}
+
+/* Hands a slice of rows (times increasing) to the views. */
+static void
+push_ghost (CmlWindow *self, guint start, guint end)
+{
+  if (end <= start)
+    return;
+  const double *t = self->ghost_t + start;
+  const double *rows = self->ghost_rows + (gsize) start * self->ghost_cols;
+  guint n_obs = cml_system_n_observables (self->ghost_system);
+  cml_plot_view_push_ghost_samples (self->time_plot, t, rows, end - start, self->ghost_cols);
+  cml_plot_view_push_ghost_samples (self->phase_plot, t, rows, end - start, self->ghost_cols);
+  cml_scene_view_push_ghost_samples (self->scene_view, t, rows, end - start, self->ghost_cols, n_obs);
+}
+
+void
+cml_window_compare_tick (CmlWindow *self)
+{
+  if (self->ghost_runner == NULL)
+    return;
+
+  CmlFrame *frame = cml_runner_get_frame (self->ghost_runner);
+  cml_scene_view_set_ghost_frame (self->scene_view, frame);
+  if (frame->state == CML_RUNNER_FAILED && self->ghost_failures == 0 && frame->message)
+    {
+      g_autofree char *text = g_strdup_printf ("The %s run stopped at t = %.6g: %s", self->ghost_label,
+                                               frame->t, frame->message);
+      self->ghost_failures++;
+      cml_window_show_toast (self, text);
+    }
+  else if (frame->state != CML_RUNNER_FAILED)
+    self->ghost_failures = 0;
+  cml_frame_unref (frame);
+
+  for (guint round = 0; round < 16; round++)
+    {
+      guint n = cml_runner_read_history (self->ghost_runner, &self->ghost_cursor, self->ghost_cols,
+                                         self->ghost_t, self->ghost_rows, GHOST_ROWS, NULL);
+      guint start = 0;
+      /* a time that does not increase starts the run over: the views clear there */
+      for (guint i = 1; i < n; i++)
+        if (self->ghost_t[i] <= self->ghost_t[i - 1])
+          {
+            push_ghost (self, start, i);
+            start = i;
+          }
+      push_ghost (self, start, n);
+      if (n < GHOST_ROWS)
+        break;
+    }
+}
+
+/* ---- run commands, passed on ------------------------------------------------------------ */
+
+void
+cml_window_compare_play (CmlWindow *self, gboolean play)
+{
+  if (self->ghost_runner == NULL)
+    return;
+  if (play)
+    cml_runner_play (self->ghost_runner);
+  else
+    cml_runner_pause (self->ghost_runner);
+}
+
+void
+cml_window_compare_step (CmlWindow *self, double dt)
+{
+  if (self->ghost_runner)
+    cml_runner_step (self->ghost_runner, dt);
+}
+
+void
+cml_window_compare_step_back (CmlWindow *self, double dt)
+{
+  if (self->ghost_runner)
+    cml_runner_step_back (self->ghost_runner, dt);
+}
+
+void
+cml_window_compare_seek (CmlWindow *self, double t)
+{
+  if (self->ghost_runner)
+    cml_runner_seek (self->ghost_runner, t);
+}
+
+void
+cml_window_compare_reversed (CmlWindow *self, gboolean reversed)
+{
+  if (self->ghost_runner)
+    cml_runner_set_reversed (self->ghost_runner, reversed);
+}
+
+void
+cml_window_compare_speed (CmlWindow *self, double speed)
+{
+  if (self->ghost_runner)
+    cml_runner_set_speed (self->ghost_runner, speed);
+}
+
+void
+cml_window_compare_reset (CmlWindow *self, GHashTable *given)
+{
+  if (self->ghost_runner == NULL)
+    return;
+  g_autoptr (GHashTable) mine = given_for_ghost (self, given);
+  cml_runner_reset (self->ghost_runner, mine);
+  cml_scene_view_clear_ghost_trails (self->scene_view);
+}
+
+/* A copy keeps its parameters and integrator: that is what is compared.  The others
+ * follow the first run's. */
+void
+cml_window_compare_param (CmlWindow *self, const char *name, double value)
+{
+  if (self->ghost_runner == NULL || self->ghost_kind == CML_COMPARE_COPY)
+    return;
+  if (cml_model_find_param (cml_system_get_model (self->ghost_system), name))
+    cml_runner_set_param (self->ghost_runner, name, value);
+}
+
+void
+cml_window_compare_integrator (CmlWindow *self, const CmlIntegratorOptions *options)
+{
+  if (self->ghost_runner == NULL || self->ghost_kind != CML_COMPARE_VAKONOMIC)
+    return;
+  cml_runner_set_integrator (self->ghost_runner, options);
+}
+
+/* ---- actions ---------------------------------------------------------------------------- */
+
+gboolean
+cml_window_compare_with (CmlWindow *self, const char *what, GError **error)
+{
+  CmlCompareKind kind = g_str_equal (what, "copy")        ? CML_COMPARE_COPY
+                        : g_str_equal (what, "vakonomic")  ? CML_COMPARE_VAKONOMIC
+                        : g_str_equal (what, "integrator") ? CML_COMPARE_INTEGRATOR
+                                                           : CML_COMPARE_NONE;
+
+  if (kind == CML_COMPARE_NONE && !g_str_equal (what, "none"))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   "compare with copy, vakonomic, integrator or none, not “%s”", what);
+      return FALSE;
+    }
+  return cml_window_compare (self, kind, error);
+}
+
+static void
+compare_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+  const char *what = g_variant_get_string (param, NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (!cml_window_compare_with (self, what, &error))
+    cml_window_show_error (self, "Cannot compare these runs", error->message);
+  else if (g_str_equal (what, "copy"))
+    cml_window_show_toast (self, "A copy of this run is drawn faint: change a parameter or the initial "
+                                 "values, and watch the two runs part");
+}
+
+static void
+difference_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  CmlWindow *self = CML_WINDOW (widget);
+  gboolean show = !cml_plot_view_get_show_difference (self->time_plot);
+
+  cml_plot_view_set_show_difference (self->time_plot, show);
+  cml_plot_view_set_show_difference (self->phase_plot, show);
+  cml_window_compare_update_actions (self);
+}
+
+void
+cml_window_class_add_compare_actions (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.compare", "s", compare_action);
+  gtk_widget_class_install_action (widget_class, "win.compare-difference", NULL, difference_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_d, GDK_CONTROL_MASK, "win.compare", "s", "copy");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.compare", "s", "vakonomic");
+}
+
+void
+cml_window_compare_update_actions (CmlWindow *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compare-difference", self->ghost_runner != NULL);
+}

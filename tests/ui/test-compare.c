@@ -1,0 +1,191 @@
+/* test-compare.c — two runs side by side: a copy, the vakonomic reading, another
+ * integrator; the second run follows the first's commands and is drawn beside it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-compare"
+
+#include "ui-util.h"
+
+#include <math.h>
+
+static CmlFrame *
+ghost_frame (CmlWindow *win)
+{
+  return cml_runner_get_frame (win->ghost_runner);
+}
+
+typedef struct
+{
+  CmlWindow *win;
+  double     t;
+} Wait;
+
+/* both runs past W->t, and the plots holding the second run's samples */
+static gboolean
+both_past (gpointer data)
+{
+  Wait *w = data;
+  CmlFrame *a = cml_runner_get_frame (cml_window_get_runner (w->win));
+  CmlFrame *b = ghost_frame (w->win);
+  gboolean past = a->t >= w->t && b->t >= w->t
+                  && cml_plot_view_get_n_ghost_samples (w->win->time_plot) > 0;
+  cml_frame_unref (a);
+  cml_frame_unref (b);
+  return past;
+}
+
+static double
+obs_of (CmlFrame *f, const char *name)
+{
+  int i = cml_system_observable_index (f->system, name);
+  g_assert_cmpint (i, >=, 0);
+  return f->obs[i];
+}
+
+static double
+param_of (CmlFrame *f, const char *name)
+{
+  int i = cml_model_param_index (cml_system_get_model (f->system), name);
+  g_assert_cmpint (i, >=, 0);
+  return f->params[i];
+}
+
+/* The vakonomic reading runs beside the ball, from the same start, in step with it, and
+ * the two motions part: the plots and the scene hold both. */
+static void
+test_vakonomic (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (win->ghost_runner);
+  g_assert_cmpint (cml_system_get_model (win->ghost_system)->kind, ==, CML_CONSTRAINTS_VAKONOMIC);
+  g_assert_cmpstr (cml_scene_view_get_ghost_note (win->scene_view), ==, "Faint: the vakonomic run");
+
+  cml_window_play (win);
+  Wait w = { win, 3.0 };
+  g_assert_true (spin_until (both_past, &w, 30));
+
+  /* same start */
+  cml_window_compare_seek (win, 0);
+  cml_runner_seek (cml_window_get_runner (win), 0);
+  cml_runner_sync (cml_window_get_runner (win));
+  cml_runner_sync (win->ghost_runner);
+  CmlFrame *a = cml_runner_get_frame (cml_window_get_runner (win));
+  CmlFrame *b = ghost_frame (win);
+  g_assert_cmpfloat (a->t, ==, 0);
+  g_assert_cmpfloat (b->t, ==, 0);
+  g_assert_cmpfloat (obs_of (a, "x"), ==, obs_of (b, "x"));
+  g_assert_cmpfloat (obs_of (a, "v"), ==, obs_of (b, "v"));
+  g_assert_cmpfloat (obs_of (b, "p3"), ==, 0);
+  cml_frame_unref (a);
+  cml_frame_unref (b);
+
+  /* the plots: each quantity twice, its difference on request */
+  CmlPlot *plot = cml_plot_view_get_plot (win->time_plot);
+  guint n_both = cml_plot_get_n_series (plot);
+  g_assert_cmpuint (n_both % 2, ==, 0);
+  cml_plot_view_set_show_difference (win->time_plot, TRUE);
+  g_assert_cmpuint (cml_plot_get_n_series (plot), ==, n_both / 2);
+  g_assert_nonnull (strstr (cml_plot_series_get_name (cml_plot_get_series (plot, 0)), "Δ"));
+  cml_plot_view_set_show_difference (win->time_plot, FALSE);
+  g_assert_cmpuint (cml_plot_get_n_series (plot), ==, n_both);
+
+  g_assert_true (cml_window_compare_with (win, "none", &error));
+  g_assert_null (win->ghost_runner);
+  g_assert_null (cml_scene_view_get_ghost_note (win->scene_view));
+  g_assert_cmpuint (cml_plot_get_n_series (plot), ==, n_both / 2);
+  window_free (win);
+}
+
+/* A copy keeps the parameters it was made with; the first run's change does not reach
+ * it, and a restart starts both again. */
+static void
+test_copy (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (cml_window_compare_with (win, "copy", &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_parameter_panel_set_param (win->parameter_panel, "Omega", 2.5, &error));
+  g_assert_no_error (error);
+  cml_runner_sync (cml_window_get_runner (win));
+  cml_runner_sync (win->ghost_runner);
+  CmlFrame *a = cml_runner_get_frame (cml_window_get_runner (win));
+  CmlFrame *b = ghost_frame (win);
+  g_assert_cmpfloat (param_of (a, "Omega"), ==, 2.5);
+  g_assert_cmpfloat (param_of (b, "Omega"), ==, 1.0);
+  cml_frame_unref (a);
+  cml_frame_unref (b);
+
+  cml_window_play (win);
+  Wait w = { win, 2.0 };
+  g_assert_true (spin_until (both_past, &w, 30));
+  /* the difference is computed where both runs have samples, and is not zero */
+  cml_plot_view_set_show_difference (win->time_plot, TRUE);
+  cml_plot_view_set_series (win->time_plot, NULL, (const char *const[]) { "x", NULL });
+  spin_for (0.3);
+  CmlPlotSeries *d = cml_plot_get_series (cml_plot_view_get_plot (win->time_plot), 0);
+  g_assert_cmpuint (cml_plot_series_get_n (d), >, 10);
+  window_free (win);
+}
+
+/* Another integrator: the same system, rkf45 at 1e-6 against rk8pd at 1e-10. */
+static void
+test_integrator (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rigid-body");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (cml_window_compare_with (win, "integrator", &error));
+  g_assert_no_error (error);
+  g_assert_true (win->ghost_system == win->system);
+  g_assert_nonnull (strstr (win->ghost_label, "rkf45"));
+  cml_window_play (win);
+  Wait w = { win, 1.0 };
+  g_assert_true (spin_until (both_past, &w, 30));
+  window_free (win);
+}
+
+/* What cannot be compared says why, and a model switch ends the comparison. */
+static void
+test_refused (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("martinet");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (cml_window_compare_with (win, "vakonomic", &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "only a nonholonomic model"));
+  g_assert_null (win->ghost_runner);
+  g_clear_error (&error);
+  g_assert_false (cml_window_compare_with (win, "sideways", &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  g_assert_true (cml_window_compare_with (win, "copy", &error));
+  g_assert_nonnull (win->ghost_runner);
+  g_assert_true (cml_window_load (win, "rolling-ball", &error));
+  g_assert_null (win->ghost_runner);
+  window_free (win);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  ui_test_init ();
+  g_test_add_func ("/ui/compare/vakonomic", test_vakonomic);
+  g_test_add_func ("/ui/compare/copy", test_copy);
+  g_test_add_func ("/ui/compare/integrator", test_integrator);
+  g_test_add_func ("/ui/compare/refused", test_refused);
+  return g_test_run ();
+}
