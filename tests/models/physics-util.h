@@ -19,12 +19,12 @@
 #include "cml-model.h"
 #include "cml-system.h"
 
-/* The built-in models of docs/theory.md §9 (the seeds' systems). */
+/* The built-in models of docs/theory.md §9 (worked examples of the papers of docs/theory.md §12). */
 static const char *const builtin_models[] G_GNUC_UNUSED = {
   "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet", "capri-kobayashi", "capri-kobayashi-full", NULL,
 };
 
-/* The extra built-ins (not seed examples; oracles in tests/models/ORACLES-extra.md). */
+/* The extra built-ins (not worked examples of those papers; oracles in tests/models/ORACLES-extra.md). */
 static const char *const extra_models[] G_GNUC_UNUSED = {
   "vertical-disk", "chaplygin-sleigh", "rigid-body", "heavy-top", NULL,
 };

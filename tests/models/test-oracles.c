@@ -87,7 +87,7 @@ test_o1_circle (void)
 }
 
 /* docs/theory.md §1.3: the ball's equations do not depend on the so(3) bracket sign (isotropic
- * inertia): the body-frame sign (as printed in seed 000 L1726) gives oracle O1 too. */
+ * inertia): the body-frame sign (as printed in Iglesias et al. 2008, Example 5.12) gives oracle O1 too. */
 static void
 test_o1_body_sign (void)
 {

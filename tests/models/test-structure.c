@@ -49,7 +49,7 @@ test_lie_plate_sigma_plus (void)
 }
 
 /* ρ(e1) = ∂x, ρ(e2) = x ∂x, [[e1,e2]] = 0: [ρ(e1), ρ(e2)] = ∂x ≠ ρ([[e1,e2]]) = 0.  With
- * L = (u² + w²)/2 the general-algebroid equations (seed 002) are u, w constant and
+ * L = (u² + w²)/2 the general-algebroid equations (Grabowska and Grabowski 2008) are u, w constant and
  * ẋ = u + x w, so x(t) = (x0 + u/w) e^{wt} − u/w. */
 static const char broken_anchor_text[] =
   "[model]\n"
@@ -489,7 +489,7 @@ test_ball_init_projected (void)
   g_assert_cmpfloat (fabs (sim_state (sim, "w1") - 2.0), >, 1e-3);
 }
 
-/* ---- nonholonomic bracket of the ball (docs/theory.md §9.1, 001:L718–737) ------------------------------ */
+/* ---- nonholonomic bracket of the ball (docs/theory.md §9.1; Marrero's lectures, 2005) ------------------- */
 
 static void
 check_nh_bracket (double r, double k2, double Omega)
@@ -726,7 +726,7 @@ check_poisson (double sigma, double r)
             g_error ("σ = %g, r = %g: {%s, H} = %.17g but the derived %s' = %.17g", sigma, r, z[i], hb, z[i],
                      dz[state_index (sim, z[i])]);
         }
-      /* the model's monitor H is this Hamiltonian (REFERENCE: ½|y|² + c p5 + (Ω/r)(p3 x1 + p4 x2)) */
+      /* the model's monitor H is this Hamiltonian (docs/theory.md §9.2: H_W1 = ½|y|² + c p5 + (Ω/r)(p3 x1 + p4 x2)) */
       assert_close (sim_obs (sim, "H"), cml_simulation_eval_expr (sim, H), 1e-12);
       /* {p3,p4} evaluated */
       double p5 = sim_state (sim, "p5");
