@@ -1188,6 +1188,13 @@ cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double
 gboolean
 cml_parameter_panel_start_from (CmlParameterPanel *self, GHashTable *values, GError **error)
 {
+  return cml_parameter_panel_start_from_step (self, values, TRUE, error);
+}
+
+gboolean
+cml_parameter_panel_start_from_step (CmlParameterPanel *self, GHashTable *values, gboolean new_step,
+                                     GError **error)
+{
   GHashTableIter iter;
   gpointer key, value;
 
@@ -1210,7 +1217,11 @@ cml_parameter_panel_start_from (CmlParameterPanel *self, GHashTable *values, GEr
       row->edited = TRUE;
       initial_row_update_label (row);
     }
+  /* a drag goes on within the step its start made */
+  gboolean restoring = self->restoring;
+  self->restoring = restoring || !new_step;
   cml_parameter_panel_apply_initial (self);
+  self->restoring = restoring;
   return TRUE;
 }
 

@@ -49,6 +49,10 @@ gboolean    cml_parameter_panel_set_param (CmlParameterPanel *self, const char *
  * "Apply & restart" does (names that are not initial values: an error, nothing changed). */
 gboolean    cml_parameter_panel_start_from (CmlParameterPanel *self, GHashTable *values, GError **error);
 
+/* The same as one step of a drag: NEW_STEP FALSE adds no step to undo (the drag's first
+ * call made it). */
+gboolean    cml_parameter_panel_start_from_step (CmlParameterPanel *self, GHashTable *values,
+                                                 gboolean new_step, GError **error);
 /* Undo and redo the last change of parameters or initial data (a preset, Defaults and
  * "Apply & restart" are one step each; a slider's drag is one step).  FALSE when there is
  * nothing to undo or redo. */

@@ -84,4 +84,8 @@ void     cml_plot_view_compare_clear_difference (CmlPlotView *self);
 void     cml_plot_view_compare_reset (CmlPlotView *self);
 void     cml_plot_view_compare_update_difference (CmlPlotView *self);
 
+/* cml-plot-view-pick.c: a click in a phase portrait chooses where a run starts */
+void     cml_plot_view_pick_class_init (GObjectClass *object_class);
+void     cml_plot_view_pick_init (CmlPlotView *self);
+
 G_END_DECLS

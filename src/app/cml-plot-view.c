@@ -847,6 +847,7 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
 
   object_class->dispose = cml_plot_view_dispose;
   object_class->finalize = cml_plot_view_finalize;
+  cml_plot_view_pick_class_init (object_class);
   object_class->get_property = cml_plot_view_get_property;
   object_class->set_property = cml_plot_view_set_property;
 
@@ -914,6 +915,7 @@ cml_plot_view_init (CmlPlotView *self)
   self->checks = g_ptr_array_new ();
   self->y_names = g_ptr_array_new_with_free_func (g_free);
   cml_plot_view_compare_init (self);
+  cml_plot_view_pick_init (self);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");
 
   g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (on_x_selected), self);

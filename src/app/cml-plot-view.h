@@ -118,6 +118,14 @@ void       cml_plot_view_clear_ghost (CmlPlotView *self);
  * at this run's sample times (the other run interpolated linearly). */
 void       cml_plot_view_set_show_difference (CmlPlotView *self, gboolean show);
 gboolean   cml_plot_view_get_show_difference (CmlPlotView *self);
+/* Phase portraits as a place to start from: when both axes are quantities a run starts
+ * from, a click or drag in the plot area emits ::pick-initial (x name, x, y name, y,
+ * done).  cml_plot_view_pick does what a click at widget point (WX, WY) does (FALSE:
+ * nothing there to pick). */
+gboolean   cml_plot_view_can_pick (CmlPlotView *self);
+gboolean   cml_plot_view_pick (CmlPlotView *self, double wx, double wy);
+/* TRUE once a frame was drawn (its plot area known). */
+gboolean   cml_plot_view_has_frame (CmlPlotView *self);
 /* The number of samples of the other run held (tests). */
 guint      cml_plot_view_get_n_ghost_samples (CmlPlotView *self);
 

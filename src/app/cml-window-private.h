@@ -140,6 +140,7 @@ struct _CmlWindow
   double             quit_after;
   gint64             first_frame_us;
   gboolean           quitting;
+  gboolean           picking;        /* a drag in a phase portrait is choosing the start */
 
   GtkFileChooserNative *chooser;
 

@@ -313,6 +313,22 @@ on_restart_requested (CmlWindow *self, GHashTable *given)
   cml_window_compare_reset (self, given);
 }
 
+/* A click or drag in a phase portrait: the run starts from that point (one undo step per
+ * drag); the panel shows what the constraints made of it. */
+static void
+on_pick_initial (CmlWindow *self, const char *x_name, double x, const char *y_name, double y, gboolean done,
+                 CmlPlotView *plot)
+{
+  g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GError) error = NULL;
+
+  g_hash_table_insert (values, g_strdup (x_name), g_memdup2 (&x, sizeof x));
+  g_hash_table_insert (values, g_strdup (y_name), g_memdup2 (&y, sizeof y));
+  if (!cml_parameter_panel_start_from_step (self->parameter_panel, values, !self->picking, &error))
+    cml_window_show_toast (self, error->message);
+  self->picking = !done;
+}
+
 /* ---- run controls ---------------------------------------------------------------------- */
 
 void
@@ -1607,6 +1623,8 @@ cml_window_init (CmlWindow *self)
   g_signal_connect_swapped (self->timeline, "notify::reversed", G_CALLBACK (on_timeline_reversed), self);
   g_signal_connect_swapped (self->parameter_panel, "param-changed", G_CALLBACK (on_param_changed), self);
   g_signal_connect_swapped (self->parameter_panel, "restart-requested", G_CALLBACK (on_restart_requested), self);
+  g_signal_connect_swapped (self->time_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
+  g_signal_connect_swapped (self->phase_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->speed_dropdown, "notify::selected", G_CALLBACK (on_speed_selected), self);
   g_signal_connect_swapped (self->integrator_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
   g_signal_connect_swapped (self->tolerance_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);

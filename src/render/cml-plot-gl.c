@@ -66,6 +66,9 @@ struct _CmlPlotGl
   GArray *lines, *texts, *points;
   GArray *dashes;          /* float px: a dashed series cut into its dashes */
   CmlPlotGlStats stats;
+  /* the last frame's plot area (px) and the data ranges mapped onto it, for picking */
+  double area[4], range[4];
+  gboolean have_frame;
 };
 
 /* ---- text ------------------------------------------------------------------------------ */
@@ -522,6 +525,9 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
     }
 
   cml_plot_layout (plot, style, width, height, measure_text, self, &L);
+  self->area[0] = L.area_x, self->area[1] = L.area_y, self->area[2] = L.area_w, self->area[3] = L.area_h;
+  self->range[0] = L.x0, self->range[1] = L.x1, self->range[2] = L.y0, self->range[3] = L.y1;
+  self->have_frame = TRUE;
 
   /* lines: [grid][series][axes, ticks, swatches] */
   guint8 fg[4], grid[4];
@@ -675,4 +681,18 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
   self->stats.n_labels = self->texts->len;
   self->stats.cpu_ms = (g_get_monotonic_time () - start) / 1000.0;
   cml_plot_layout_clear (&L);
+}
+
+gboolean
+cml_plot_gl_pick (CmlPlotGl *self, double px, double py, double *x, double *y)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  const double *a = self->area, *r = self->range;
+  if (!self->have_frame || !(a[2] > 0) || !(a[3] > 0) || px < a[0] || px > a[0] + a[2] || py < a[1]
+      || py > a[1] + a[3])
+    return FALSE;
+  *x = r[0] + (px - a[0]) / a[2] * (r[1] - r[0]);
+  *y = r[3] - (py - a[1]) / a[3] * (r[3] - r[2]);
+  return isfinite (*x) && isfinite (*y);
 }

@@ -41,6 +41,10 @@ typedef struct
   guint  n_rasterized;    /* labels rendered with Pango this frame (not from the atlas) */
 } CmlPlotGlStats;
 
+/* The data point under device pixel (PX, PY) of the last frame drawn (y down from the
+ * top), or FALSE outside its plot area (or before the first frame). */
+gboolean   cml_plot_gl_pick (CmlPlotGl *self, double px, double py, double *x, double *y);
+
 /* Statistics of the last draw. */
 void       cml_plot_gl_get_stats (CmlPlotGl *self, CmlPlotGlStats *stats);
 

@@ -1,0 +1,128 @@
+/* test-pick.c — choosing where a run starts by clicking or dragging in a phase portrait.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-pick"
+
+#include "ui-util.h"
+
+#include <math.h>
+
+typedef struct
+{
+  double x, y;
+  guint  n;
+} Picked;
+
+static void
+on_pick (CmlPlotView *plot, const char *xn, double x, const char *yn, double y, gboolean done, Picked *p)
+{
+  p->x = x;
+  p->y = y;
+  p->n++;
+}
+
+static gboolean
+plot_drawn (gpointer data)
+{
+  CmlPlotView *plot = data;
+  /* a frame drawn: the plot area is known */
+  return cml_plot_view_has_frame (plot);
+}
+
+static gboolean
+views_follow (gpointer data)
+{
+  CmlWindow *win = data;
+  return win->shown_system != NULL && win->shown_system == win->system;
+}
+
+static double
+obs_of (CmlFrame *f, const char *name)
+{
+  int i = cml_system_observable_index (f->system, name);
+  g_assert_cmpint (i, >=, 0);
+  return f->obs[i];
+}
+
+/* A click in the x–y portrait of the ball starts the run there: x and y as clicked, the
+ * rolling constraints solving w1 and w2; undo goes back to where it was. */
+static void
+test_click (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rolling-ball");
+  Picked picked = { 0 };
+
+  g_assert_true (spin_until (views_follow, win, 20));
+  cml_plot_view_set_series (win->phase_plot, "x", (const char *const[]) { "y", NULL });
+  g_assert_true (cml_plot_view_can_pick (win->phase_plot));
+  /* energy against time is no place to start from */
+  g_assert_false (cml_plot_view_can_pick (win->time_plot));
+  g_assert_true (spin_until (plot_drawn, win->phase_plot, 20));
+
+  g_signal_connect (win->phase_plot, "pick-initial", G_CALLBACK (on_pick), &picked);
+  int w = gtk_widget_get_width (GTK_WIDGET (win->phase_plot));
+  int h = gtk_widget_get_height (GTK_WIDGET (win->phase_plot));
+  g_assert_true (cml_plot_view_pick (win->phase_plot, 0.4 * w, 0.6 * h));
+  g_assert_cmpuint (picked.n, ==, 1);
+  /* outside the plot area: nothing */
+  g_assert_false (cml_plot_view_pick (win->phase_plot, 1, 1));
+  g_assert_cmpuint (picked.n, ==, 1);
+
+  CmlRunner *runner = cml_window_get_runner (win);
+  cml_runner_sync (runner);
+  CmlFrame *f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, ==, 0);
+  g_assert_cmpfloat (fabs (obs_of (f, "x") - picked.x), <, 1e-12);
+  g_assert_cmpfloat (fabs (obs_of (f, "y") - picked.y), <, 1e-12);
+  /* r = Omega = 1: w1 = x - v, w2 = u + y */
+  g_assert_cmpfloat (fabs (obs_of (f, "w1") - (obs_of (f, "x") - obs_of (f, "v"))), <, 1e-12);
+  g_assert_cmpfloat (fabs (obs_of (f, "w2") - (obs_of (f, "u") + obs_of (f, "y"))), <, 1e-12);
+  cml_frame_unref (f);
+
+  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (obs_of (f, "x"), ==, 1.0);
+  g_assert_cmpfloat (obs_of (f, "y"), ==, 0.0);
+  cml_frame_unref (f);
+  window_free (win);
+}
+
+/* A drag restarts the run as it goes and is one step to undo. */
+static void
+test_drag (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rolling-ball");
+  CmlRunner *runner = cml_window_get_runner (win);
+
+  g_assert_true (spin_until (views_follow, win, 20));
+  const double xs[] = { 0.5, 0.6, 0.7 }, ys[] = { 0.2, 0.3, 0.4 };
+  for (guint k = 0; k < 3; k++)
+    {
+      g_signal_emit_by_name (win->phase_plot, "pick-initial", "x", xs[k], "y", ys[k], k == 2);
+      cml_runner_sync (runner);
+      CmlFrame *f = cml_runner_get_frame (runner);
+      g_assert_cmpfloat (obs_of (f, "x"), ==, xs[k]);
+      g_assert_cmpfloat (obs_of (f, "y"), ==, ys[k]);
+      cml_frame_unref (f);
+    }
+  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+  cml_runner_sync (runner);
+  CmlFrame *f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (obs_of (f, "x"), ==, 1.0);
+  cml_frame_unref (f);
+  window_free (win);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  ui_test_init ();
+  g_test_add_func ("/ui/pick/click", test_click);
+  g_test_add_func ("/ui/pick/drag", test_drag);
+  return g_test_run ();
+}
