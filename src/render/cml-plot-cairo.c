@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Only draws: the layout (margins, ticks, labels, legend) and the decimated polylines
- * come from cml-plot.c, so an exported figure matches the live view.
+ * come from the plot model (cml-plot-layout.c), so an exported figure matches the live
+ * view.
  */
 #define G_LOG_DOMAIN "cml-plot-cairo"
 

@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Only draws: the layout and the decimated series come from cml-plot.c.  Two programs
- * from one pair of shader files (plot.vert/frag): capsules for every line (series, grid,
- * axes, ticks, legend swatches) and textured quads for text.  Labels are rendered once
+ * Only draws: the layout and the decimated series come from cml-plot-layout.c.  Two
+ * programs from one pair of shader files (plot.vert/frag): capsules for every line
+ * (series, grid, axes, ticks, legend swatches) and textured quads for text.  Labels are rendered once
  * with PangoCairo into a one-channel atlas texture and found again by their text; when
  * the atlas is full it starts over with the labels of the current frame.
  */

@@ -7,7 +7,7 @@
  * (one instanced quad per segment, shaped in the fragment shader); text is rendered
  * with PangoCairo into a label atlas, each label once, and drawn as textured quads.
  * Per frame the CPU work and the upload are O(plot width): the series come decimated
- * from cml-plot.c.
+ * from the plot model (cml-plot-series.c).
  *
  * Every function needs the context current that the renderer was made in; UI thread.
  */

@@ -1,0 +1,87 @@
+/* cml-plot-private.h — the plot model's insides, shared by its files: the column's
+ * min/max pyramid and the structures of a series, an axis and a plot.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Only cml-plot*.c include this; everything else uses cml-plot.h.
+ */
+#pragma once
+
+#include "cml-plot.h"
+
+/* Level k of the pyramid holds, for block j of 2^(BASE_SHIFT + k) samples, the minimum
+ * and maximum of its finite values at [2j] and [2j + 1] (+inf, −inf if it has none).
+ * Level 0 is built from the samples, level k from level k − 1.  Only the blocks an
+ * append touches are recomputed. */
+#define BASE_SHIFT 4
+#define MAX_LEVELS 40
+
+struct _CmlPlotColumn
+{
+  gint    ref_count;
+  double *data;
+  guint   n, cap;
+  double *level[MAX_LEVELS];
+  guint   level_cap[MAX_LEVELS]; /* in blocks */
+  guint   n_levels;
+  guint64 n_reads;               /* values and blocks queries looked at (statistics) */
+  guint64 stamp;                 /* new for every column and every clear: caches compare it */
+};
+
+/* Queries take a const column but count their work. */
+#define COUNT_READS(column, k) (((CmlPlotColumn *) (column))->n_reads += (k))
+
+static inline guint
+block_size (guint k)
+{
+  return 1u << (BASE_SHIFT + k);
+}
+
+/* The first index whose value is > X. */
+guint column_upper_bound (const CmlPlotColumn *column, double x);
+
+typedef struct _CmlPlotPhaseCache CmlPlotPhaseCache;
+
+struct _CmlPlotSeries
+{
+  gint           ref_count;
+  char          *name, *unit;
+  CmlPlotColumn *t, *x, *y;
+  gboolean       owns_columns;
+  gboolean       has_color;
+  CmlPlotRgba    color;
+  int            palette_index; /* -1: not yet given one */
+  gboolean       dashed;        /* drawn dashed: a closed form */
+  CmlPlotPhaseCache *phase;     /* the last phase-portrait polyline (cml-plot-series.c) */
+};
+
+struct _CmlPlotAxis
+{
+  char    *label, *unit;
+  double   min, max;
+  gboolean auto_scale;
+  gboolean have_range;  /* auto-scaling has chosen a range */
+  double   padding;
+};
+
+struct _CmlPlot
+{
+  gint         ref_count;
+  char        *title;
+  char        *subtitle;      /* the parameters' line under the title, or "" */
+  CmlPlotAxis *x_axis, *y_axis;
+  GPtrArray   *series;        /* CmlPlotSeries* */
+  gboolean     against_time;
+  double       window;
+  gboolean     show_all;
+  int          legend;        /* -1 automatic, 0 hidden, 1 shown */
+  gboolean     equal_scales;  /* the user's toggle (applies when the units match) */
+  gboolean     reset_pending; /* the next update forgets the auto-scaled ranges */
+};
+
+/* LABEL as the equations write it, with "[UNIT]" after it when the unit has a dimension. */
+char *label_with_unit (const char *label, const char *unit);
+
+/* The ticks of the range [MIN, MAX] (an axis' own, or the wider one of equal scales). */
+guint ticks_for_range (double min, double max, guint max_intervals, CmlPlotTick *ticks,
+                       guint n_max, double *step_out);

@@ -1,0 +1,302 @@
+/* cml-scene-legend.c — the scene's legend: a card naming the labelled objects
+ * with a swatch of each, drawn with Cairo and Pango.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-scene-renderer"
+
+#include "cml-scene-private.h"
+
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+/* ---- the legend ---------------------------------------------------------------------------
+ *
+ * A card in a corner of the scene naming what is drawn: one line per object with a label
+ * (`label = …` in its [scene …] group), a small picture of its kind in its colour (a
+ * stroke for a trail, an arrow, a dot for a sphere or point, a ring for a disc, a square
+ * for a floor or table), and for models whose trails can be shown in a turning frame, the
+ * frame they are drawn in now.  Cairo and Pango only, so that the window (a drawing area
+ * over the GL view) and the exported videos draw the very same card.
+ */
+
+typedef struct
+{
+  ObjKind kind;
+  float   rgb[3];
+  char   *text;
+} LegendEntry;
+
+static void
+legend_entry_clear (gpointer p)
+{
+  g_free (((LegendEntry *) p)->text);
+}
+
+static GArray *
+legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
+{
+  GArray *entries = g_array_new (FALSE, FALSE, sizeof (LegendEntry));
+  g_array_set_clear_func (entries, legend_entry_clear);
+  *frame_line = NULL;
+  if (sys == NULL)
+    return entries;
+
+  CmlModel *model = cml_system_get_model (sys);
+  if (cml_scene_values_are_observables (sys))
+    {
+      /* the default picture (set_system) */
+      g_autofree char *joined = default_names_joined (sys);
+      LegendEntry path = { OBJ_TRAIL, { 0 }, g_strdup_printf ("path of (%s)", joined) };
+      LegendEntry point = { OBJ_POINT, { 0 }, g_strdup_printf ("state (%s)", joined) };
+      hex_to_rgb (0x1c71d8, path.rgb);
+      hex_to_rgb (0xe01b24, point.rgb);
+      g_array_append_val (entries, point);
+      g_array_append_val (entries, path);
+      return entries;
+    }
+
+  static const struct
+  {
+    const char *type;
+    ObjKind     kind;
+    guint32     color;
+  } types[] = {
+    { "sphere", OBJ_SPHERE, 0xf57900 }, { "turntable", OBJ_TURNTABLE, 0x9a9996 },
+    { "plane", OBJ_PLANE, 0x9a9996 },   { "point", OBJ_POINT, 0xe01b24 },
+    { "trail", OBJ_TRAIL, 0x1c71d8 },   { "disc", OBJ_DISC, 0x26a269 },
+    { "arrow", OBJ_ARROW, 0x813d9c },
+  };
+  gboolean turning = FALSE;
+  for (guint i = 0; i < model->scene->len; i++)
+    {
+      const CmlSceneObject *so = model->scene->pdata[i];
+      if (g_str_equal (so->type, "trail") && g_hash_table_contains (so->props, "frame-angle"))
+        turning = TRUE;
+      if (so->label == NULL || so->label[0] == '\0')
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (types); k++)
+        if (g_str_equal (so->type, types[k].type))
+          {
+            LegendEntry e = { types[k].kind, { 0 }, g_strdup (so->label) };
+            parse_color (so->color, types[k].color, e.rgb);
+            g_array_append_val (entries, e);
+          }
+    }
+  if (turning)
+    *frame_line = g_strdup (style && style->table_frame
+                              ? "paths drawn in the turning table's frame"
+                              : "paths drawn in the lab frame (fixed)");
+  return entries;
+}
+
+char **
+cml_scene_legend_lines (CmlSystem *sys, const CmlSceneStyle *style)
+{
+  g_autofree char *frame_line = NULL;
+  g_autoptr (GArray) entries = legend_entries (sys, style, &frame_line);
+  GStrvBuilder *b = g_strv_builder_new ();
+  for (guint i = 0; i < entries->len; i++)
+    g_strv_builder_add (b, g_array_index (entries, LegendEntry, i).text);
+  if (frame_line)
+    g_strv_builder_add (b, frame_line);
+  char **lines = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return lines;
+}
+
+/* Sizes in Cairo units: logical pixels times style->scale. */
+typedef struct
+{
+  double font, row, swatch, pad, radius;
+} LegendMetrics;
+
+static LegendMetrics
+legend_metrics (const CmlSceneStyle *style)
+{
+  double scale = style && style->scale > 0 ? style->scale : 1.0;
+  double font = (style && style->presentation ? 18.0 : 13.0) * scale;
+  return (LegendMetrics) { font, 1.55 * font, 2.0 * font, 0.8 * font, 0.6 * font };
+}
+
+static PangoLayout *
+legend_layout (cairo_t *cr, const LegendMetrics *m, const char *text, gboolean italic)
+{
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *font = pango_font_description_from_string ("Sans");
+  pango_font_description_set_absolute_size (font, m->font * PANGO_SCALE);
+  if (italic)
+    pango_font_description_set_style (font, PANGO_STYLE_ITALIC);
+  pango_layout_set_font_description (layout, font);
+  pango_layout_set_text (layout, text, -1);
+  pango_font_description_free (font);
+  return layout;
+}
+
+/* Lays the card out on CR (or measures only, DRAW FALSE); its size into W, H. */
+static gboolean
+legend_run (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style, gboolean draw, double *w,
+            double *h)
+{
+  g_autofree char *frame_line = NULL;
+  g_autoptr (GArray) entries = legend_entries (sys, style, &frame_line);
+  guint n = entries->len + (frame_line ? 1 : 0);
+  *w = *h = 0;
+  if (n == 0)
+    return FALSE;
+
+  LegendMetrics m = legend_metrics (style);
+  gboolean dark = style && style->dark;
+  float bg[4];
+  cml_scene_style_get_background (style, bg);
+  double ink[3] = { 0.14, 0.12, 0.19 }, soft[3] = { 0.37, 0.36, 0.40 };
+  if (dark)
+    ink[0] = ink[1] = ink[2] = 0.93, soft[0] = soft[1] = 0.72, soft[2] = 0.75;
+
+  /* the widest text sets the width */
+  double text_w = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const char *text = i < entries->len ? g_array_index (entries, LegendEntry, i).text : frame_line;
+      PangoLayout *layout = legend_layout (cr, &m, text, i >= entries->len);
+      PangoRectangle logical;
+      pango_layout_get_extents (layout, NULL, &logical);
+      text_w = MAX (text_w, logical.width / (double) PANGO_SCALE);
+      g_object_unref (layout);
+    }
+  *w = ceil (2 * m.pad + m.swatch + 0.6 * m.font + text_w);
+  *h = ceil (2 * m.pad + n * m.row - (m.row - m.font * 1.25));
+  if (!draw)
+    return TRUE;
+
+  /* the card: the scene's background, nearly opaque, and a thin edge */
+  double rr = m.radius, W = *w, H = *h;
+  cairo_save (cr);
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, W - rr, rr, rr, -G_PI / 2, 0);
+  cairo_arc (cr, W - rr, H - rr, rr, 0, G_PI / 2);
+  cairo_arc (cr, rr, H - rr, rr, G_PI / 2, G_PI);
+  cairo_arc (cr, rr, rr, rr, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+  cairo_set_source_rgba (cr, bg[0], bg[1], bg[2], 0.9);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, ink[0], ink[1], ink[2], 0.18);
+  cairo_set_line_width (cr, MAX (1.0, m.font / 13));
+  cairo_stroke (cr);
+
+  for (guint i = 0; i < n; i++)
+    {
+      double y = m.pad + i * m.row, cy = y + 0.62 * m.font, x0 = m.pad, x1 = m.pad + m.swatch;
+      const LegendEntry *e = i < entries->len ? &g_array_index (entries, LegendEntry, i) : NULL;
+      cairo_new_path (cr);  /* the text left a current point */
+      if (e)
+        {
+          float rgb[3];
+          memcpy (rgb, e->rgb, sizeof rgb);
+          if (dark && (e->kind == OBJ_TRAIL))
+            {
+              /* as draw_trails lifts them */
+              float white[3] = { 1, 1, 1 };
+              mix3 (rgb, white, 0.25f, rgb);
+            }
+          cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
+          double s = 0.42 * m.font;  /* half the swatch's height */
+          double xm = 0.5 * (x0 + x1);
+          switch (e->kind)
+            {
+            case OBJ_TRAIL:
+              cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+              cairo_set_line_width (cr, 0.25 * m.font);
+              cairo_move_to (cr, x0 + 2, cy + 0.4 * s);
+              cairo_curve_to (cr, xm, cy - 1.2 * s, xm, cy + 1.2 * s, x1 - 2, cy - 0.4 * s);
+              cairo_stroke (cr);
+              break;
+            case OBJ_ARROW:
+              cairo_set_line_width (cr, 0.16 * m.font);
+              cairo_move_to (cr, x0 + 2, cy);
+              cairo_line_to (cr, x1 - 0.6 * m.font, cy);
+              cairo_stroke (cr);
+              cairo_move_to (cr, x1 - 1, cy);
+              cairo_line_to (cr, x1 - 0.75 * m.font, cy - 0.38 * m.font);
+              cairo_line_to (cr, x1 - 0.75 * m.font, cy + 0.38 * m.font);
+              cairo_close_path (cr);
+              cairo_fill (cr);
+              break;
+            case OBJ_SPHERE:
+            case OBJ_POINT:
+              cairo_arc (cr, xm, cy, e->kind == OBJ_SPHERE ? 1.1 * s : 0.8 * s, 0, 2 * G_PI);
+              cairo_fill_preserve (cr);
+              cairo_set_source_rgba (cr, ink[0], ink[1], ink[2], 0.5);
+              cairo_set_line_width (cr, MAX (1.0, 0.08 * m.font));
+              cairo_stroke (cr);
+              break;
+            case OBJ_DISC:
+              cairo_save (cr);
+              cairo_translate (cr, xm, cy);
+              cairo_scale (cr, 1.0, 0.55);
+              cairo_arc (cr, 0, 0, 1.5 * s, 0, 2 * G_PI);
+              cairo_restore (cr);
+              cairo_save (cr);
+              cairo_clip_preserve (cr);
+              cairo_paint_with_alpha (cr, 0.45);
+              cairo_restore (cr);
+              cairo_set_line_width (cr, MAX (1.0, 0.1 * m.font));
+              cairo_stroke (cr);
+              break;
+            case OBJ_TURNTABLE:
+            case OBJ_PLANE:
+              {
+                float top[3], white[3] = { 1, 1, 1 };
+                mix3 (e->rgb, white, dark ? 0.1f : 0.45f, top);
+                cairo_save (cr);
+                cairo_translate (cr, xm, cy);
+                cairo_scale (cr, 1.0, 0.5);
+                if (e->kind == OBJ_TURNTABLE)
+                  cairo_arc (cr, 0, 0, 0.5 * m.swatch - 2, 0, 2 * G_PI);
+                else
+                  cairo_rectangle (cr, -0.5 * m.swatch + 2, -1.6 * s, m.swatch - 4, 3.2 * s);
+                cairo_restore (cr);
+                cairo_set_source_rgb (cr, top[0], top[1], top[2]);
+                cairo_fill_preserve (cr);
+                cairo_set_source_rgb (cr, rgb[0] * 0.6, rgb[1] * 0.6, rgb[2] * 0.6);
+                cairo_set_line_width (cr, MAX (1.0, 0.1 * m.font));
+                cairo_stroke (cr);
+                break;
+              }
+            }
+        }
+      const char *text = e ? e->text : frame_line;
+      PangoLayout *layout = legend_layout (cr, &m, text, e == NULL);
+      const double *c = e ? ink : soft;
+      cairo_set_source_rgb (cr, c[0], c[1], c[2]);
+      /* the frame line spans the swatch column too */
+      cairo_move_to (cr, e ? x1 + 0.6 * m.font : x0, y);
+      pango_cairo_show_layout (cr, layout);
+      g_object_unref (layout);
+    }
+  cairo_restore (cr);
+  return TRUE;
+}
+
+gboolean
+cml_scene_legend_measure (CmlSystem *sys, const CmlSceneStyle *style, double *width, double *height)
+{
+  g_return_val_if_fail (width != NULL && height != NULL, FALSE);
+
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
+  gboolean any = legend_run (sys, cr, style, FALSE, width, height);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return any;
+}
+
+void
+cml_scene_legend_draw (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style)
+{
+  g_return_if_fail (cr != NULL);
+
+  double w, h;
+  legend_run (sys, cr, style, TRUE, &w, &h);
+}
