@@ -60,6 +60,12 @@ struct _CmlSceneView
   CmlFrame         *ghost_frame;
   GtkWidget        *ghost_legend;    /* "Faint: the vakonomic run" */
   double            ghost_last_t;    /* the newest time of its trail */
+
+  /* dragging a body to where the run should start: the base coordinates its centre's
+   * x and y are, and the height it moves at */
+  gboolean          body_drag;
+  char             *drag_names[2];
+  double            drag_z;
 };
 
 G_DEFINE_FINAL_TYPE (CmlSceneView, cml_scene_view, GTK_TYPE_WIDGET)
@@ -72,6 +78,14 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  DRAG_INITIAL,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* The renderer reads the scene values, or for a model without a scene the observables
  * (its default picture). */
@@ -348,18 +362,212 @@ probe_draw (gpointer view, CmlGlProbeImage *image)
   return CML_GL_PROBE_DRAWN;
 }
 
+/* ---- dragging a body: the run starts where it is put -------------------------------------- */
+
+/* The values of the names of SYS's model at FRAME (parameters, observables, t), by
+ * symbol id, for evaluating scene expressions; NULL without a frame of SYS. */
+static double *
+frame_symbols (CmlSystem *sys, CmlFrame *f)
+{
+  if (sys == NULL || f == NULL || f->system != sys)
+    return NULL;
+  CmlModel *model = cml_system_get_model (sys);
+  double *vals = g_new0 (double, cml_expr_ctx_n_symbols (model->ctx));
+  for (guint k = 0; k < model->params->len && k < f->n_params; k++)
+    vals[((CmlParam *) g_ptr_array_index (model->params, k))->sym] = f->params[k];
+  for (guint i = 0; i < f->n_obs; i++)
+    {
+      int id = cml_expr_ctx_lookup (model->ctx, cml_system_observable_name (sys, i));
+      if (id >= 0)
+        vals[id] = f->obs[i];
+    }
+  vals[model->t_sym] = f->t;
+  return vals;
+}
+
+/* The base coordinate expression E is, or NULL. */
+static const char *
+base_name (CmlModel *model, CmlExpr *e)
+{
+  int id = cml_expr_symbol_id (e);
+  for (guint i = 0; id >= 0 && i < model->m; i++)
+    if (model->base_sym[i] == id)
+      return model->base[i];
+  return NULL;
+}
+
+/* The body under widget point (WX, WY) that can be dragged — a sphere, disc or point
+ * whose centre's x and y are base coordinates — its names and centre; FALSE if none. */
+static gboolean
+body_at (CmlSceneView *self, double wx, double wy, const char **names, double center[3])
+{
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  if (self->sys == NULL || self->style.table_frame || w <= 0 || h <= 0)
+    return FALSE;
+  CmlModel *model = cml_system_get_model (self->sys);
+  g_autofree double *vals = frame_symbols (self->sys, self->frame);
+  if (vals == NULL || model->scene == NULL)
+    return FALSE;
+
+  double best = INFINITY;
+  for (guint k = 0; k < model->scene->len; k++)
+    {
+      CmlSceneObject *o = g_ptr_array_index (model->scene, k);
+      const char *key = g_str_equal (o->type, "point") ? "position" : "center";
+      GPtrArray *c = g_hash_table_lookup (o->props, key);
+      if (c == NULL || c->len != 3 || !g_strv_contains ((const char *const[]) { "sphere", "disc", "point", NULL }, o->type))
+        continue;
+      const char *xn = base_name (model, c->pdata[0]), *yn = base_name (model, c->pdata[1]);
+      if (xn == NULL || yn == NULL)
+        continue;
+      double p[3], ndc[3];
+      for (int j = 0; j < 3; j++)
+        p[j] = cml_expr_eval (c->pdata[j], vals);
+      cml_camera_project (&self->camera, (double) w / h, p, ndc);
+      double px = 0.5 * (ndc[0] + 1) * w, py = 0.5 * (1 - ndc[1]) * h;
+      /* its drawn size, and at least a finger's width */
+      GPtrArray *radius = g_hash_table_lookup (o->props, "radius");
+      double reach = 16;
+      if (radius && radius->len == 1)
+        reach = MAX (reach, cml_expr_eval (radius->pdata[0], vals)
+                              / cml_camera_units_per_pixel (&self->camera, cml_camera_depth (&self->camera, p), h));
+      double d = hypot (px - wx, py - wy);
+      if (d <= reach && d < best && isfinite (p[0]) && isfinite (p[1]) && isfinite (p[2]))
+        {
+          best = d;
+          names[0] = xn;
+          names[1] = yn;
+          memcpy (center, p, sizeof p);
+        }
+    }
+  return isfinite (best);
+}
+
+/* The point at height Z under widget point (WX, WY): (X, Y, Z) that projects there,
+ * by Newton's method on the projection (a plane-to-screen homography, smooth), from
+ * (X0, Y0).  FALSE where the plane is seen edge-on or behind the eye. */
+static gboolean
+plane_point (CmlSceneView *self, double wx, double wy, double z, double *x, double *y)
+{
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  double aspect = (double) w / h;
+  double target[2] = { 2 * wx / w - 1, 1 - 2 * wy / h };
+  double X = *x, Y = *y;
+  double span = cml_camera_units_per_pixel (&self->camera, cml_camera_depth (&self->camera, (double[]) { X, Y, z }), h);
+
+  /* the camera's matrices are single precision: a tenth of a pixel is as near as it gets */
+  double tol = 0.1 * 2.0 / MAX (h, 1);
+  for (int it = 0; it < 30; it++)
+    {
+      double f[2], fx[2], fy[2], ndc[3];
+      double hstep = MAX (span, 1e-9);
+      cml_camera_project (&self->camera, aspect, (double[]) { X, Y, z }, ndc);
+      f[0] = ndc[0] - target[0], f[1] = ndc[1] - target[1];
+      if (hypot (f[0], f[1]) < tol)
+        {
+          *x = X, *y = Y;
+          return isfinite (X) && isfinite (Y);
+        }
+      cml_camera_project (&self->camera, aspect, (double[]) { X + hstep, Y, z }, ndc);
+      fx[0] = (ndc[0] - target[0] - f[0]) / hstep, fx[1] = (ndc[1] - target[1] - f[1]) / hstep;
+      cml_camera_project (&self->camera, aspect, (double[]) { X, Y + hstep, z }, ndc);
+      fy[0] = (ndc[0] - target[0] - f[0]) / hstep, fy[1] = (ndc[1] - target[1] - f[1]) / hstep;
+      double det = fx[0] * fy[1] - fx[1] * fy[0];
+      if (!(fabs (det) > 0) || !isfinite (det))
+        return FALSE;
+      X -= (f[0] * fy[1] - f[1] * fy[0]) / det;
+      Y -= (fx[0] * f[1] - fx[1] * f[0]) / det;
+    }
+  return FALSE;
+}
+
+/* V rounded to what a pixel resolves (RES world units). */
+static double
+round_to (double v, double res)
+{
+  if (!(res > 0) || !isfinite (res))
+    return v;
+  double scale = pow (10.0, ceil (-log10 (res)));
+  return round (v * scale) / scale;
+}
+
+/* Emits ::drag-initial for the body being dragged, put under (WX, WY). */
+static void
+drag_body_to (CmlSceneView *self, double wx, double wy, gboolean done)
+{
+  double x = self->drag_x, y = self->drag_y;
+  if (!plane_point (self, wx, wy, self->drag_z, &x, &y))
+    return;
+  int h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  double res = cml_camera_units_per_pixel (&self->camera, cml_camera_depth (&self->camera, (double[]) { x, y, self->drag_z }), h);
+  self->drag_x = x = round_to (x, res);
+  self->drag_y = y = round_to (y, res);
+  g_signal_emit (self, signals[DRAG_INITIAL], 0, self->drag_names[0], x, self->drag_names[1], y, done);
+}
+
+gboolean
+cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, double y1)
+{
+  const char *names[2];
+  double c[3];
+
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  if (!body_at (self, x0, y0, names, c))
+    return FALSE;
+  g_free (self->drag_names[0]);
+  g_free (self->drag_names[1]);
+  self->drag_names[0] = g_strdup (names[0]);
+  self->drag_names[1] = g_strdup (names[1]);
+  self->drag_x = c[0], self->drag_y = c[1], self->drag_z = c[2];
+  drag_body_to (self, x1, y1, TRUE);
+  return TRUE;
+}
+
+static void
+on_motion (CmlSceneView *self, double x, double y, GtkEventControllerMotion *motion)
+{
+  const char *names[2];
+  double c[3];
+  gboolean over = body_at (self, x, y, names, c);
+
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), over ? "move" : "grab");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
+                               over ? "Drag to start the run from another place" : NULL);
+}
+
 /* ---- pointer ----------------------------------------------------------------------------- */
 
 static void
 on_drag_begin (CmlSceneView *self, double x, double y, GtkGestureDrag *gesture)
 {
+  const char *names[2];
+  double c[3];
+
   self->drag_x = self->drag_y = 0;
+  self->body_drag = body_at (self, x, y, names, c);
+  if (self->body_drag)
+    {
+      g_free (self->drag_names[0]);
+      g_free (self->drag_names[1]);
+      self->drag_names[0] = g_strdup (names[0]);
+      self->drag_names[1] = g_strdup (names[1]);
+      self->drag_x = c[0], self->drag_y = c[1], self->drag_z = c[2];
+      drag_body_to (self, x, y, FALSE);
+      return;
+    }
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "grabbing");
 }
 
 static void
 on_drag_update (CmlSceneView *self, double dx, double dy, GtkGestureDrag *gesture)
 {
+  if (self->body_drag)
+    {
+      double x0, y0;
+      if (gtk_gesture_drag_get_start_point (gesture, &x0, &y0))
+        drag_body_to (self, x0 + dx, y0 + dy, FALSE);
+      return;
+    }
   cml_camera_turn (&self->camera, dx - self->drag_x, dy - self->drag_y);
   self->drag_x = dx;
   self->drag_y = dy;
@@ -369,6 +577,13 @@ on_drag_update (CmlSceneView *self, double dx, double dy, GtkGestureDrag *gestur
 static void
 on_drag_end (CmlSceneView *self, double dx, double dy, GtkGestureDrag *gesture)
 {
+  if (self->body_drag)
+    {
+      double x0, y0;
+      if (gtk_gesture_drag_get_start_point (gesture, &x0, &y0))
+        drag_body_to (self, x0 + dx, y0 + dy, TRUE);
+      self->body_drag = FALSE;
+    }
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "grab");
 }
 
@@ -452,6 +667,8 @@ cml_scene_view_finalize (GObject *object)
   g_array_unref (self->pending_rows);
   g_clear_pointer (&self->ghost_sys, cml_system_unref);
   g_clear_pointer (&self->ghost_frame, cml_frame_unref);
+  g_free (self->drag_names[0]);
+  g_free (self->drag_names[1]);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
 }
@@ -472,6 +689,11 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
     g_param_spec_boolean ("table-frame", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  /* ::drag-initial (x name, x, y name, y, done): a body was dragged there — start the run
+   * from that place (the base coordinates its centre is) */
+  signals[DRAG_INITIAL] = g_signal_new ("drag-initial", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                        NULL, NULL, G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING,
+                                        G_TYPE_DOUBLE, G_TYPE_BOOLEAN);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-scene-view.ui");
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, overlay);
@@ -519,6 +741,9 @@ cml_scene_view_init (CmlSceneView *self)
   gtk_widget_set_can_target (self->ghost_legend, FALSE);
   gtk_widget_set_visible (self->ghost_legend, FALSE);
   gtk_overlay_add_overlay (self->overlay, self->ghost_legend);
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+  g_signal_connect_swapped (motion, "motion", G_CALLBACK (on_motion), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), motion);
   update_legend (self);
 }
 

@@ -57,6 +57,11 @@ void       cml_scene_view_set_ghost_frame (CmlSceneView *self, CmlFrame *frame);
 void       cml_scene_view_push_ghost_samples (CmlSceneView *self, const double *t, const double *rows,
                                               guint n, guint n_cols, guint n_obs);
 void       cml_scene_view_clear_ghost_trails (CmlSceneView *self);
+/* Dragging a body (a sphere, disc or point whose centre's x and y are base coordinates)
+ * emits ::drag-initial (x name, x, y name, y, done) with the place it is put, in the
+ * plane of its centre; the camera turns when the drag starts elsewhere.  drag_body does
+ * what a drag from widget point (X0, Y0) to (X1, Y1) does (FALSE: no body there). */
+gboolean   cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, double y1);
 /* The note naming the second run, or NULL when there is none. */
 const char *cml_scene_view_get_ghost_note (CmlSceneView *self);
 

@@ -313,11 +313,11 @@ on_restart_requested (CmlWindow *self, GHashTable *given)
   cml_window_compare_reset (self, given);
 }
 
-/* A click or drag in a phase portrait: the run starts from that point (one undo step per
- * drag); the panel shows what the constraints made of it. */
+/* A click or drag in a phase portrait, or a body dragged in the scene: the run starts from
+ * that point (one undo step per drag); the panel shows what the constraints made of it. */
 static void
 on_pick_initial (CmlWindow *self, const char *x_name, double x, const char *y_name, double y, gboolean done,
-                 CmlPlotView *plot)
+                 gpointer view)
 {
   g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GError) error = NULL;
@@ -1625,6 +1625,7 @@ cml_window_init (CmlWindow *self)
   g_signal_connect_swapped (self->parameter_panel, "restart-requested", G_CALLBACK (on_restart_requested), self);
   g_signal_connect_swapped (self->time_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->phase_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
+  g_signal_connect_swapped (self->scene_view, "drag-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->speed_dropdown, "notify::selected", G_CALLBACK (on_speed_selected), self);
   g_signal_connect_swapped (self->integrator_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
   g_signal_connect_swapped (self->tolerance_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);

@@ -117,6 +117,45 @@ test_drag (void)
   window_free (win);
 }
 
+/* Dragging the ball in the scene starts the run where it is put: x and y move, the
+ * height stays, the constraints solve the spin; undo puts it back. */
+static void
+test_scene_drag (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rolling-ball");
+  CmlRunner *runner = cml_window_get_runner (win);
+
+  g_assert_true (spin_until (views_follow, win, 20));
+  spin_for (0.5); /* a frame drawn: the camera framed the scene */
+  int w = gtk_widget_get_width (GTK_WIDGET (win->scene_view));
+  int h = gtk_widget_get_height (GTK_WIDGET (win->scene_view));
+  gboolean found = FALSE;
+  double bx = 0, by = 0;
+  /* the table is no body to drag: only the ball answers */
+  for (int y = 5; y < h && !found; y += 8)
+    for (int x = 5; x < w && !found; x += 8)
+      if (cml_scene_view_drag_body (win->scene_view, x, y, x, y))
+        found = TRUE, bx = x, by = y;
+  g_assert_true (found);
+  g_assert_true (cml_scene_view_drag_body (win->scene_view, bx, by, bx + 60, by + 20));
+  cml_runner_sync (runner);
+  CmlFrame *f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, ==, 0);
+  g_assert_cmpfloat (fabs (obs_of (f, "x") - 1.0) + fabs (obs_of (f, "y")), >, 0.05);
+  g_assert_cmpfloat (fabs (obs_of (f, "w1") - (obs_of (f, "x") - obs_of (f, "v"))), <, 1e-12);
+  g_assert_cmpfloat (fabs (obs_of (f, "w2") - (obs_of (f, "u") + obs_of (f, "y"))), <, 1e-12);
+  cml_frame_unref (f);
+  /* two drags (the search put the ball where it was found, then the move): two steps */
+  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (obs_of (f, "x"), ==, 1.0);
+  cml_frame_unref (f);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -124,5 +163,6 @@ main (int argc, char *argv[])
   ui_test_init ();
   g_test_add_func ("/ui/pick/click", test_click);
   g_test_add_func ("/ui/pick/drag", test_drag);
+  g_test_add_func ("/ui/pick/scene-drag", test_scene_drag);
   return g_test_run ();
 }
