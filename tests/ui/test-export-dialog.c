@@ -19,7 +19,7 @@
 #include "cml-parameter-panel-private.h"
 #include "cml-window-private.h"
 #include "ui-util.h"
-#include "../models/cli-util.h"
+#include "../cli/cli-util.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
