@@ -1,12 +1,18 @@
-/* cml-bench.c — `cmlab-cli bench`: how fast and how accurate the engine is, side by side.
+/* cmlab-bench.c — the benchmark of cmlab: how fast and how accurate the engine is, side
+ * by side with the same equations written by hand, with XPPAUT and with SciPy.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Five figures, each a ratio or a comparison measured in one run (tests/bench/README.md
+ * A program of the build tree, never installed (`meson test -C _build --benchmark` runs
+ * its --quick form; bench/README.md gives the full command).  It finds the peers' files
+ * (bench/) through $CMLAB_BENCH_DIR, else the source tree it was built from, and the
+ * cmlab-cli it measures through $CMLAB_CLI, else the one built beside it.
+ *
+ * Seven figures, each a ratio or a comparison measured in one run (bench/README.md
  * explains every number):
  *
  *   1. engine overhead — the generic right-hand side compiled from models/NAME.cml against
- *      the same equations written by hand in C (tests/bench/reference-rhs.c), in ns per
+ *      the same equations written by hand in C (bench/reference-rhs.c), in ns per
  *      evaluation, after checking that the two agree to 1e-12 at many states (if they do
  *      not, the benchmark reports the bug and exits 1); and a whole rk8pd integration with
  *      each, which prices the callback the integrator really calls;
@@ -20,16 +26,18 @@
  *      10⁴ with --quick) for every integrator at about equal cost (right-hand-side
  *      evaluations per period);
  *   5. constraint residuals (and the attitude quaternion's norm) with and without the
- *      projection after every step.
+ *      projection after every step;
+ *   6. exports — a plot of 10⁶ samples and a 10 s 720p60 video through cmlab-cli;
+ *   7. the window's frame statistics (cmlab --frame-stats).
  *
  * Timings are medians of repetitions; the machine's load average is recorded with them.
  */
-#define G_LOG_DOMAIN "cml-bench"
-
-#include "cml-bench.h"
+#define G_LOG_DOMAIN "cmlab-bench"
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <gsl/gsl_errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +53,12 @@
 #include "cml-system.h"
 #include "reference-rhs.h"
 
+/* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
 #ifndef CMLAB_BENCH_SOURCE_DIR
-#define CMLAB_BENCH_SOURCE_DIR "tests/bench"
+#define CMLAB_BENCH_SOURCE_DIR "bench"
+#endif
+#ifndef CMLAB_BENCH_CLI
+#define CMLAB_BENCH_CLI "cmlab-cli"
 #endif
 
 #define EXIT_BENCH_FAILED 1
@@ -284,8 +296,8 @@ typedef struct
   double   plot_png_s, video_s;  /* figure 6, NaN when not measured */
   gboolean run_failed;     /* a run that must succeed failed: exit 1 */
   Json     json;
-  char    *self;           /* this executable, for `simulate` as a subprocess */
-  char    *bench_dir;      /* tests/bench: the .ode files and peers.py */
+  char    *cli;            /* the cmlab-cli measured, run as a subprocess */
+  char    *bench_dir;      /* bench/: the .ode files and peers.py */
 
   /* for the targets summary */
   double   worst_rhs_ratio;
@@ -1236,12 +1248,12 @@ fig_peers (Bench *b)
       {
         /* cmlab-cli simulate, as a user runs it; start-up: the same with --t-end 0 */
         g_autofree char *out_cm = g_build_filename (tmp, "cmlab.csv", NULL);
-        char *argv_cm[] = { b->self, "simulate", (char *) models[m], "--t-end", t_end_s, "--dt-out", dt_s,
+        char *argv_cm[] = { b->cli, "simulate", (char *) models[m], "--t-end", t_end_s, "--dt-out", dt_s,
                             "--rtol", tol_s, "--atol", tol_s, "-o", out_cm, NULL };
-        char *argv_cm0[] = { b->self, "simulate", (char *) models[m], "--t-end", "0", "--dt-out", dt_s,
+        char *argv_cm0[] = { b->cli, "simulate", (char *) models[m], "--t-end", "0", "--dt-out", dt_s,
                              "--rtol", tol_s, "--atol", tol_s, "-o", out_cm, NULL };
         PeerData d_cm = { &c, out_cm, t_end, c.dim };
-        /* XPPAUT: tests/bench/MODEL.ode in batch mode, its span set to t_end; start-up: the
+        /* XPPAUT: bench/MODEL.ode in batch mode, its span set to t_end; start-up: the
          * same file with a span of 1e-9 */
         g_autofree char *src = g_strdup_printf ("%s/%s.ode", b->bench_dir, models[m]);
         g_autofree char *ode = g_build_filename (tmp, "run.ode", NULL);
@@ -1251,7 +1263,7 @@ fig_peers (Bench *b)
         char *argv_xp[] = { xpp, ode, "-silent", "-quiet", "1", "-outfile", out_xp, NULL };
         char *argv_xp0[] = { xpp, ode0, "-silent", "-quiet", "1", "-outfile", out_xp0, NULL };
         PeerData d_xp = { &c, out_xp, t_end, c.dim };
-        /* SciPy: tests/bench/peers.py MODEL; start-up: peers.py --startup (the imports) */
+        /* SciPy: bench/peers.py MODEL; start-up: peers.py --startup (the imports) */
         char *argv_sp[] = { (char *) python_path (), peers_py, (char *) models[m], "--t-end", t_end_s,
                             "--dt-out", dt_s, "--rtol", tol_s, "--atol", tol_s, NULL };
         g_autofree double *solve = g_new (double, reps + 1);
@@ -1825,7 +1837,7 @@ fig_long_runs (Bench *b)
 /* Runs ARGV (a cmlab-cli command): the wall time and the command's standard error, or NaN
  * after saying why. */
 static double
-run_self (Bench *b, char **argv, char **err)
+run_cli (Bench *b, char **argv, char **err)
 {
   g_autoptr (GError) error = NULL;
   double t = run_process (argv, NULL, NULL, err, NULL, &error);
@@ -1876,9 +1888,9 @@ fig_exports (Bench *b)
         for (guint r = 0; r < reps; r++)
           {
             g_autofree char *err = NULL;
-            char *argv[] = { b->self, "plot", "martinet", "--t-end", "2000", "--samples", "1000000",
+            char *argv[] = { b->cli, "plot", "martinet", "--t-end", "2000", "--samples", "1000000",
                              "--y", "x1,u", "--size", "1200x700", "-o", (char *) outs[f], NULL };
-            double total = run_self (b, argv, &err);
+            double total = run_cli (b, argv, &err);
             const char *p = err ? strstr (err, "drawing and writing ") : NULL;
             double draw = p ? g_ascii_strtod (p + strlen ("drawing and writing "), NULL) : NAN;
             if (!(total < best_total))
@@ -1898,7 +1910,7 @@ fig_exports (Bench *b)
       }
   }
 
-  /* the video of issue 4's target */
+  /* a 10 s video at 720p60 (its target: faster than real time) */
   if (g_find_program_in_path ("ffmpeg") == NULL)
     printf ("   video: ffmpeg is not installed, not measured\n");
   else
@@ -1908,9 +1920,9 @@ fig_exports (Bench *b)
       for (guint r = 0; r < reps; r++)
         {
           g_autofree char *err = NULL;
-          char *argv[] = { b->self, "render", "rolling-ball", "--t-end", "10", "--fps", "60",
+          char *argv[] = { b->cli, "render", "rolling-ball", "--t-end", "10", "--fps", "60",
                            "--size", "1280x720", "-o", mp4, NULL };
-          best = MIN (best, run_self (b, argv, &err));
+          best = MIN (best, run_cli (b, argv, &err));
         }
       printf ("   video: rolling-ball, 10 s of video, 1280x720 at 60 fps, MP4 (H.264): %.2f s "
               "(%.1fx real time)\n", best, 10.0 / best);
@@ -1938,7 +1950,7 @@ fig_frames (Bench *b)
 {
   static const char *const models[] = { "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet",
                                         "capri-kobayashi", "capri-kobayashi-full", NULL };
-  g_autofree char *bindir = g_path_get_dirname (b->self);
+  g_autofree char *bindir = g_path_get_dirname (b->cli);
   /* the build tree (src/cli next to src/app), else an installed cmlab beside cmlab-cli */
   g_autofree char *built = g_build_filename (bindir, "..", "app", "cmlab", NULL);
   g_autofree char *beside = g_build_filename (bindir, "cmlab", NULL);
@@ -2255,7 +2267,7 @@ report_targets (Bench *b)
 }
 
 static const char *bench_usage =
-  "Usage: cmlab-cli bench [--quick] [--json FILE] [--only NAME[,NAME...]]\n"
+  "Usage: cmlab-bench [--quick] [--json FILE] [--only NAME[,NAME...]]\n"
   "\n"
   "  --quick      shorter runs and fewer repetitions (about two minutes)\n"
   "  --json FILE  also write every number as JSON (atomically)\n"
@@ -2264,13 +2276,20 @@ static const char *bench_usage =
   "               and/or these built-in models; may be repeated or comma-separated\n";
 
 int
-cml_bench_main (int argc, char **argv)
+main (int argc, char **argv)
 {
   Bench b = { 0 };
   g_autoptr (GPtrArray) only = g_ptr_array_new_with_free_func (g_free);
   double load0[3], load1[3], t_start = now_s ();
   int status;
 
+  setlocale (LC_ALL, "");
+  gsl_set_error_handler_off ();
+  /* messages go to standard error, never among the tables */
+  g_log_writer_default_set_use_stderr (TRUE);
+  /* the arguments after the program's name */
+  argc--;
+  argv++;
   for (int i = 0; i < argc; i++)
     {
       const char *a = argv[i];
@@ -2285,7 +2304,7 @@ cml_bench_main (int argc, char **argv)
         {
           if (i + 1 >= argc)
             {
-              fprintf (stderr, "cmlab-cli: %s needs a value\n%s", a, bench_usage);
+              fprintf (stderr, "cmlab-bench: %s needs a value\n%s", a, bench_usage);
               return EXIT_USAGE;
             }
           if (g_str_equal (a, "--json"))
@@ -2309,14 +2328,14 @@ cml_bench_main (int argc, char **argv)
         }
       else
         {
-          fprintf (stderr, "cmlab-cli: unknown bench option “%s”\n%s", a, bench_usage);
+          fprintf (stderr, "cmlab-bench: unknown option “%s”\n%s", a, bench_usage);
           return EXIT_USAGE;
         }
     }
   for (guint k = 0; k < only->len; k++)
     if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
       {
-        fprintf (stderr, "cmlab-cli: --only: “%s” is neither a figure (overhead, peers, work-precision,"
+        fprintf (stderr, "cmlab-bench: --only: “%s” is neither a figure (overhead, peers, work-precision,"
                          " long-runs, residuals, exports, frames) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;
@@ -2327,9 +2346,7 @@ cml_bench_main (int argc, char **argv)
       b.only = (GStrv) g_ptr_array_steal (only, NULL);
     }
 
-  b.self = g_file_read_link ("/proc/self/exe", NULL);
-  if (b.self == NULL)
-    b.self = g_strdup ("cmlab-cli");
+  b.cli = g_strdup (g_getenv ("CMLAB_CLI") ? g_getenv ("CMLAB_CLI") : CMLAB_BENCH_CLI);
   b.bench_dir = g_strdup (g_getenv ("CMLAB_BENCH_DIR") ? g_getenv ("CMLAB_BENCH_DIR") : CMLAB_BENCH_SOURCE_DIR);
   b.peer_rows = g_array_new (FALSE, FALSE, sizeof (PeerRow));
   b.long_rows = g_array_new (FALSE, FALSE, sizeof (LongRow));
@@ -2342,7 +2359,7 @@ cml_bench_main (int argc, char **argv)
           g_get_num_processors (), load0[0], load0[1], load0[2],
           load0[0] > 0.5 * g_get_num_processors () ? " (the machine is shared and busy: times are medians)" : "");
   json_object (&b.json, NULL);
-  json_str (&b.json, "benchmark", "cmlab-cli bench");
+  json_str (&b.json, "benchmark", "cmlab-bench");
   json_bool (&b.json, "quick", b.quick);
   json_int (&b.json, "cores", g_get_num_processors ());
   json_array (&b.json, "load_average_start");
@@ -2401,7 +2418,7 @@ cml_bench_main (int argc, char **argv)
       g_autoptr (GError) error = NULL;
       if (!write_atomically (b.json_path, b.json.s->str, &error))
         {
-          fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          fprintf (stderr, "cmlab-bench: %s\n", error->message);
           status = EXIT_USAGE;
         }
     }
@@ -2409,7 +2426,7 @@ cml_bench_main (int argc, char **argv)
   g_array_unref (b.peer_rows);
   g_array_unref (b.long_rows);
   g_strfreev (b.only);
-  g_free (b.self);
+  g_free (b.cli);
   g_free (b.bench_dir);
   return status;
 }
