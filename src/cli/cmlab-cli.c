@@ -45,7 +45,10 @@ static const char *usage_text =
   "  cmlab-cli info MODEL [--set P=V]...\n"
   "  cmlab-cli list\n"
   "\n"
-  "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).\n"
+  "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).  simulate, plot,\n"
+  "render and poincare take --session FILE instead (a session saved by the window): its\n"
+  "model, parameters, initial state and integrator; --set, --init, --integrator, --rtol,\n"
+  "--atol and --step given as well override the session's values.\n"
   "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint.\n";
 
 static int
