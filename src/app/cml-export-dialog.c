@@ -8,11 +8,11 @@
  * neither can disturb the window's GL views or its worker, a crash there leaves the
  * window alive, and the command already writes atomically and cleans up on SIGTERM.
  *
- * The run is passed exactly as the window has it at the moment Export is pressed: the
- * model (a built-in by name, a file by path, anything else — a session's embedded
- * model, a file changed since — as its text in a temporary file), every parameter
- * (--set) and every component of the initial state (--init) in full precision, and the
- * integrator with its tolerances.  The child's standard output and error come through
+ * The run is passed exactly as the window has it at the moment Export is pressed: as a
+ * session (cml_window_get_session, what Save Session writes — the model's text as it was
+ * loaded, every parameter, every component of the initial state in full precision, the
+ * integrator with its tolerances) in a temporary file, `cmlab-cli render --session FILE`,
+ * removed once the child has ended.  The child's standard output and error come through
  * one pipe: `prepare`, `progress` and `finishing` lines (--progress lines) move the bar,
  * the rest is kept for the message shown if the export fails.
  */
@@ -21,7 +21,7 @@
 #include "cml-export-dialog.h"
 
 #include "cml-error.h"
-#include "cml-window-private.h"
+#include "cml-session.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define KILL_AFTER_S     10      /* after SIGTERM, SIGKILL if the child has not exited */
 #define MAX_MESSAGES     16384   /* bytes of the child's messages kept (the end) */
@@ -48,7 +49,7 @@ static const char *const format_ext[N_FORMATS] = { ".mp4", ".webm", ".gif", ".pn
 #define PNG_NUMBER "-%05d"  /* between a PNG frame's stem and ".png" */
 
 /* One run of `cmlab-cli render`.  It outlives the dialog if the dialog goes first: it
- * must still read the pipe to its end, reap the child and remove the temporary model. */
+ * must still read the pipe to its end, reap the child and remove the temporary session. */
 typedef struct
 {
   gint              ref_count;
@@ -57,7 +58,7 @@ typedef struct
   GDataInputStream *out;         /* the child's standard output and error */
   GString          *messages;    /* the lines that are not progress (the last ones) */
   char             *output;      /* the -o argument */
-  char             *model_dir;   /* a temporary directory holding the model's text, or NULL */
+  char             *session;     /* the temporary session file (--session), or NULL */
   gint64            started;     /* real time, µs */
   gboolean          exited, eof;
   gboolean          cancel_requested;
@@ -329,8 +330,10 @@ default_output (CmlExportDialog *self)
   const char *dir = videos && g_file_test (videos, G_FILE_TEST_IS_DIR) ? videos : g_get_home_dir ();
   const char *name = "cmlab";
 
-  if (self->window && self->window->system)
-    name = cml_system_get_model (self->window->system)->name;
+  g_autoptr (CmlSession) session = self->window ? cml_window_get_session (self->window, NULL) : NULL;
+
+  if (session)
+    name = session->model->name;
   return g_strdup_printf ("%s/%s%s", dir, name, format_ext[FORMAT_MP4]);
 }
 
@@ -490,19 +493,6 @@ job_ref (Job *job)
   return job;
 }
 
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
 
 static void
 job_unref (Job *job)
@@ -514,9 +504,9 @@ job_unref (Job *job)
   g_clear_object (&job->out);
   if (job->messages)
     g_string_free (job->messages, TRUE);
-  if (job->model_dir)
-    remove_tree (job->model_dir);
-  g_free (job->model_dir);
+  if (job->session)
+    g_unlink (job->session);
+  g_free (job->session);
   g_free (job->output);
   g_free (job);
 }
@@ -796,36 +786,22 @@ format_double (double v)
   return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.17g", v));
 }
 
-/* The MODEL argument for MODEL: a built-in's name when its file says the same, a file's
- * path when the file still says what was loaded, otherwise the text in a file in a new
- * temporary directory (*TMP_DIR, removed after the export). */
+/* SESSION in a new temporary file (readable by its owner only): its path. */
 static char *
-model_argument (CmlModel *model, char **tmp_dir, GError **error)
+session_file (CmlSession *session, GError **error)
 {
-  g_autofree char *builtin = g_strdup_printf ("%s/%s.cml", cml_model_builtin_dir (), model->name);
-  g_autofree char *text = NULL;
-  g_autofree char *dir = NULL;
-  char *path;
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("cmlab-export-XXXXXX.cmlsession", &path, error);
 
-  if (g_file_get_contents (builtin, &text, NULL, NULL) && g_strcmp0 (text, model->text) == 0)
-    return g_strdup (model->name);
-  g_clear_pointer (&text, g_free);
-  if (model->path && g_file_get_contents (model->path, &text, NULL, NULL)
-      && g_strcmp0 (text, model->text) == 0)
-    return g_canonicalize_filename (model->path, NULL);
-
-  dir = g_dir_make_tmp ("cmlab-export-XXXXXX", error);
-  if (dir == NULL)
+  if (fd < 0)
     return NULL;
-  path = g_strdup_printf ("%s/%s.cml", dir, model->name);
-  if (!g_file_set_contents (path, model->text ? model->text : "", -1, error))
+  close (fd);
+  if (!cml_session_save (session, path, error))
     {
-      remove_tree (dir);
-      g_free (path);
+      g_unlink (path);
       return NULL;
     }
-  *tmp_dir = g_steal_pointer (&dir);
-  return path;
+  return g_steal_pointer (&path);
 }
 
 static void
@@ -840,41 +816,17 @@ add_take (GPtrArray *argv, char *a)
   g_ptr_array_add (argv, a);
 }
 
-/* cmlab-cli render with the run SIM (at t = 0) and the dialog's settings. */
+/* cmlab-cli render with the run in the session file SESSION and the dialog's settings. */
 static GPtrArray *
-build_argv (CmlExportDialog *self, const char *cli, const char *model_arg, CmlSimulation *sim)
+build_argv (CmlExportDialog *self, const char *cli, const char *session)
 {
-  CmlSystem *sys = cml_simulation_get_system (sim);
-  CmlModel *model = cml_system_get_model (sys);
-  const double *z = cml_simulation_get_state (sim);
-  const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
   GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
   guint plot = gtk_drop_down_get_selected (self->plot_dropdown);
 
   add (argv, cli);
   add (argv, "render");
-  add (argv, model_arg);
-  for (guint k = 0; k < model->params->len; k++)
-    {
-      CmlParam *p = model->params->pdata[k];
-      g_autofree char *v = format_double (cml_simulation_get_param (sim, p->name));
-
-      add (argv, "--set");
-      add_take (argv, g_strdup_printf ("%s=%s", p->name, v));
-    }
-  for (guint i = 0; i < cml_system_dim (sys); i++)
-    {
-      g_autofree char *v = format_double (z[i]);
-
-      add (argv, "--init");
-      add_take (argv, g_strdup_printf ("%s=%s", cml_system_state_name (sys, i), v));
-    }
-  add (argv, "--integrator");
-  add (argv, cml_integrator_kind_to_string (io->kind));
-  add (argv, "--rtol");
-  add_take (argv, format_double (io->rtol));
-  add (argv, "--atol");
-  add_take (argv, format_double (io->atol));
+  add (argv, "--session");
+  add (argv, session);
   add (argv, "--t-end");
   add_take (argv, format_double (gtk_spin_button_get_value (self->duration_spin)));
   add (argv, "--fps");
@@ -910,12 +862,11 @@ gboolean
 cml_export_dialog_start (CmlExportDialog *self)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (CmlSimulation) sim = NULL;
+  g_autoptr (CmlSession) session = NULL;
   g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GPtrArray) argv = NULL;
   g_autofree char *cli = NULL;
-  g_autofree char *model_arg = NULL;
-  g_autofree char *tmp_dir = NULL;
+  g_autofree char *session_path = NULL;
   GInputStream *stdout_pipe;
   Job *job;
 
@@ -944,18 +895,18 @@ cml_export_dialog_start (CmlExportDialog *self)
           return FALSE;
         }
     }
-  if (self->window == NULL || (sim = cml_window_export_snapshot (self->window, &error)) == NULL)
+  if (self->window == NULL || (session = cml_window_get_session (self->window, &error)) == NULL)
     {
       fail_to_start (self, error ? error->message : "The window has closed.");
       return FALSE;
     }
-  model_arg = model_argument (cml_system_get_model (cml_simulation_get_system (sim)), &tmp_dir, &error);
-  if (model_arg == NULL)
+  session_path = session_file (session, &error);
+  if (session_path == NULL)
     {
       fail_to_start (self, error->message);
       return FALSE;
     }
-  argv = build_argv (self, cli, model_arg, sim);
+  argv = build_argv (self, cli, session_path);
   {
     g_autofree char *joined = g_strjoinv (" ", (char **) argv->pdata);
     g_debug ("running %s", joined);
@@ -973,7 +924,7 @@ cml_export_dialog_start (CmlExportDialog *self)
   job->dialog = self;
   job->messages = g_string_new (NULL);
   job->output = g_strdup (self->output);
-  job->model_dir = g_steal_pointer (&tmp_dir);
+  job->session = g_steal_pointer (&session_path);
   job->started = g_get_real_time ();
   job->proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
   if (job->proc == NULL)
@@ -1129,6 +1080,7 @@ on_cancel_clicked (CmlExportDialog *self)
 void
 cml_export_dialog_refresh (CmlExportDialog *self)
 {
+  g_autoptr (CmlSession) session = NULL;
   CmlSystem *sys;
   CmlModel *model;
   g_autofree char *plotted = NULL;
@@ -1139,7 +1091,9 @@ cml_export_dialog_refresh (CmlExportDialog *self)
 
   if (self->window == NULL || self->job)
     return;
-  sys = self->window->system;
+  /* the window's run and view, as a session has them (none while no model runs) */
+  session = cml_window_get_session (self->window, NULL);
+  sys = session ? session->system : NULL;
   if (self->output == NULL)
     {
       g_autofree char *path = default_output (self);
@@ -1148,9 +1102,13 @@ cml_export_dialog_refresh (CmlExportDialog *self)
   if (!self->refreshed)
     {
       /* the first time: as the window shows it (the user's choices are kept afterwards) */
-      gtk_spin_button_set_value (self->speed_spin, cml_window_speeds[self->window->speed_index]);
-      gtk_drop_down_set_selected (self->frame_dropdown, self->window->table_frame ? 1 : 0);
-      self->refreshed = TRUE;
+      const char *speed = session ? g_hash_table_lookup (session->view, "speed") : NULL;
+      const char *table = session ? g_hash_table_lookup (session->view, "table-frame") : NULL;
+
+      if (speed)
+        gtk_spin_button_set_value (self->speed_spin, g_ascii_strtod (speed, NULL));
+      gtk_drop_down_set_selected (self->frame_dropdown, g_strcmp0 (table, "true") == 0 ? 1 : 0);
+      self->refreshed = session != NULL;
     }
 
   /* the plot's quantities are the model's: keep the one chosen if the model has it */

@@ -7,6 +7,7 @@
 #include "cml-frame-stats.h"
 
 #include "cml-atomic-file.h"
+#include "cml-json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,22 +100,17 @@ cml_frame_stats_get_interval_quantile (const CmlFrameStats *stats, double q)
 char *
 cml_frame_stats_to_json (const CmlFrameStats *stats, const char *model, double sim_time)
 {
-  GString *s = g_string_new ("{");
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  g_autofree char *escaped = g_strescape (model ? model : "", NULL);
+  GString *s = g_string_new (NULL);
+  g_autoptr (CmlJson) j = cml_json_new_string (s);
 
-  g_string_append_printf (s, "\"frames\": %u, ", cml_frame_stats_get_n_frames (stats));
-  g_string_append_printf (s, "\"median_interval_ms\": %s, ",
-                          g_ascii_formatd (buf, sizeof buf, "%.3f",
-                                           cml_frame_stats_get_interval_quantile (stats, 0.5)));
-  g_string_append_printf (s, "\"p95_interval_ms\": %s, ",
-                          g_ascii_formatd (buf, sizeof buf, "%.3f",
-                                           cml_frame_stats_get_interval_quantile (stats, 0.95)));
-  g_string_append_printf (s, "\"sim_time\": %s, ",
-                          g_ascii_formatd (buf, sizeof buf, "%.6g", isfinite (sim_time) ? sim_time : 0.0));
-  g_string_append_printf (s, "\"wall_time\": %s, ",
-                          g_ascii_formatd (buf, sizeof buf, "%.6g", cml_frame_stats_get_wall_time (stats)));
-  g_string_append_printf (s, "\"model\": \"%s\"}\n", escaped);
+  cml_json_begin_object (j, NULL, CML_JSON_LINE);
+  cml_json_int (j, "frames", cml_frame_stats_get_n_frames (stats));
+  cml_json_number_format (j, "median_interval_ms", "%.3f", cml_frame_stats_get_interval_quantile (stats, 0.5));
+  cml_json_number_format (j, "p95_interval_ms", "%.3f", cml_frame_stats_get_interval_quantile (stats, 0.95));
+  cml_json_number_format (j, "sim_time", "%.6g", isfinite (sim_time) ? sim_time : 0.0);
+  cml_json_number_format (j, "wall_time", "%.6g", cml_frame_stats_get_wall_time (stats));
+  cml_json_string (j, "model", model ? model : "");
+  cml_json_end (j);
   return g_string_free (s, FALSE);
 }
 

@@ -8,12 +8,16 @@
  * integrator and the view settings:
  *
  *   table-frame, presentation, dark            true / false
+ *   speed                                      simulated seconds per second (×1: 1)
  *   time-plot-x, phase-plot-x                  an observable, or "time"
  *   time-plot-y, phase-plot-y                  observables, comma-separated
  *   time-plot-show-all, phase-plot-show-all    true / false
  *
  * Opening validates everything (the file, the embedded model, the system, parameters and
  * initial data through a trial simulation) before the window changes anything.
+ *
+ * The same session, made by cml_window_get_session (), is what Save Session writes and
+ * what Export Animation hands to `cmlab-cli render --session`.
  */
 #define G_LOG_DOMAIN "cml-window-io"
 
@@ -136,6 +140,12 @@ collect_view (CmlWindow *self)
   GHashTable *view = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   g_hash_table_insert (view, g_strdup ("table-frame"), g_strdup (self->table_frame ? "true" : "false"));
+  {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+    g_hash_table_insert (view, g_strdup ("speed"),
+                         g_strdup (g_ascii_formatd (buf, sizeof buf, "%g", cml_window_speeds[self->speed_index])));
+  }
   g_hash_table_insert (view, g_strdup ("presentation"), g_strdup (self->presentation ? "true" : "false"));
   g_hash_table_insert (view, g_strdup ("dark"), g_strdup (cml_window_get_dark (self) ? "true" : "false"));
   put_plot_view (view, "time-plot", self->time_plot);
@@ -281,31 +291,40 @@ cml_window_rebuild_recent (CmlWindow *self)
 
 /* ---- sessions ---------------------------------------------------------------------------- */
 
-gboolean
-cml_window_save_session (CmlWindow *self, const char *path, GError **error)
+CmlSession *
+cml_window_get_session (CmlWindow *self, GError **error)
 {
   g_autoptr (GHashTable) params = NULL;
   g_autoptr (GHashTable) view = NULL;
   g_autoptr (CmlSimulation) sim = NULL;
-  g_autoptr (CmlSession) session = NULL;
 
-  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (CML_IS_WINDOW (self), NULL);
 
   if (self->runner == NULL || self->system == NULL)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "no model is running");
-      return FALSE;
+      return NULL;
     }
   params = current_params (self);
   /* the state this run started from: the model's initial data with what it was reset
    * from, under the current parameters (as the worker computed it) */
   sim = trial_simulation (self->system, params, &self->integrator, self->run_given, error);
   if (sim == NULL)
-    return FALSE;
+    return NULL;
   view = collect_view (self);
-  session = cml_session_new (sim, cml_simulation_get_state (sim), view);
-  if (!cml_session_save (session, path, error))
+  return cml_session_new (sim, cml_simulation_get_state (sim), view);
+}
+
+gboolean
+cml_window_save_session (CmlWindow *self, const char *path, GError **error)
+{
+  g_autoptr (CmlSession) session = NULL;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  session = cml_window_get_session (self, error);
+  if (session == NULL || !cml_session_save (session, path, error))
     return FALSE;
   add_recent (path);
   cml_window_rebuild_recent (self);
@@ -416,6 +435,17 @@ cml_window_open_session (CmlWindow *self, const char *path, GError **error)
     cml_window_set_presentation (self, b);
   if (view_bool (session->view, "dark", &b))
     cml_window_set_dark (self, b);
+  if (g_hash_table_contains (session->view, "speed"))
+    {
+      /* the nearest of the window's speeds */
+      double speed = g_ascii_strtod (g_hash_table_lookup (session->view, "speed"), NULL);
+      guint best = CML_DEFAULT_SPEED_INDEX;
+
+      for (guint k = 0; speed > 0 && k < CML_N_SPEEDS; k++)
+        if (fabs (log (cml_window_speeds[k] / speed)) < fabs (log (cml_window_speeds[best] / speed)))
+          best = k;
+      cml_window_set_speed_index (self, best);
+    }
   g_clear_pointer (&self->pending_view, g_hash_table_unref);
   self->pending_view = g_hash_table_ref (session->view);
   if (self->shown_system == self->system)
@@ -514,23 +544,6 @@ cml_window_export_data (CmlWindow *self, const char *path, GError **error)
 }
 
 /* ---- animation export -------------------------------------------------------------------- */
-
-CmlSimulation *
-cml_window_export_snapshot (CmlWindow *self, GError **error)
-{
-  g_autoptr (GHashTable) params = NULL;
-
-  g_return_val_if_fail (CML_IS_WINDOW (self), NULL);
-
-  if (self->runner == NULL || self->system == NULL)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "no model is running");
-      return NULL;
-    }
-  /* as a saved session has it: the newest parameters, the state this run started from */
-  params = current_params (self);
-  return trial_simulation (self->system, params, &self->integrator, self->run_given, error);
-}
 
 static void
 export_animation_action (GtkWidget *widget, const char *action_name, GVariant *param)

@@ -203,9 +203,6 @@ void cml_window_io_dispose (CmlWindow *self);
 void cml_window_apply_pending_view (CmlWindow *self);
 void cml_window_set_run_given (CmlWindow *self, GHashTable *given);
 void cml_window_rebuild_recent (CmlWindow *self);
-/* The current run as it started (t = 0): the chosen model, the newest parameters, the
- * initial state it was reset from and the integrator — what an export must show. */
-CmlSimulation *cml_window_export_snapshot (CmlWindow *self, GError **error);
 
 /* cml-window.c, for the actions */
 void cml_window_set_sidebar_visible (CmlWindow *self, gboolean visible);

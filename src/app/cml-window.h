@@ -13,6 +13,7 @@
 
 #include "cml-model.h"
 #include "cml-runner.h"
+#include "cml-session.h"
 
 G_BEGIN_DECLS
 
@@ -67,6 +68,12 @@ CmlRunner *cml_window_get_runner (CmlWindow *self);
  * settings.  Opening validates everything before the window changes: on an error the
  * window keeps what it shows.  Both add the file to the recent sessions. */
 gboolean   cml_window_save_session (CmlWindow *self, const char *path, GError **error);
+/* The current run as a session, as Save Session writes it (free it): the run as it
+ * started (t = 0) — the model, the newest parameters, the initial state it was reset from,
+ * the integrator — with its derived system (session->system) and the view settings.
+ * NULL with CML_ERROR_USAGE when no model is running.  What an export hands to
+ * `cmlab-cli render --session`. */
+CmlSession *cml_window_get_session (CmlWindow *self, GError **error);
 gboolean   cml_window_open_session (CmlWindow *self, const char *path, GError **error);
 
 /* The run's history as the plots hold it (time and every observable), as CSV (with the

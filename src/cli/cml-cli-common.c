@@ -1,6 +1,6 @@
 /* cml-cli-common.c — argument parsing and model loading shared by cmlab-cli's commands:
- * the run options (one GOptionGroup), checks made before anything runs (the output, the
- * rows, the span), and progress with a word on stiffness.
+ * the run options (one GOptionGroup, a saved session among them), checks made before
+ * anything runs (the output, the rows, the span), and progress with a word on stiffness.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -19,6 +19,12 @@
 
 #include "cml-integrator.h"
 #include "cml-model.h"
+#include "cml-session.h"
+
+/* The session of --session, as cml_cli_parse_args () read it (it belongs to the run
+ * options), for the calls that take its parts (the model and parameters, the initial
+ * state) without the run options: a process runs one command.  NULL without --session. */
+static CmlSession *run_session;
 
 gboolean
 cml_cli_split_assignment (const char *arg, char **name, double *value)
@@ -66,7 +72,7 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
                          CmlSimulation **out)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = cml_model_load (model_name, &error);
+  g_autoptr (CmlModel) model = run_session ? cml_model_ref (run_session->model) : cml_model_load (model_name, &error);
   if (model == NULL)
     {
       fprintf (stderr, "%s\n", error->message);
@@ -85,6 +91,17 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
     {
       fprintf (stderr, "%s\n", error->message);
       return CML_CLI_EXIT_USAGE;
+    }
+  /* the session's parameters, in the model's order, then --set over them */
+  for (guint k = 0; run_session && k < model->params->len; k++)
+    {
+      const char *name = ((CmlParam *) model->params->pdata[k])->name;
+      const double *v = g_hash_table_lookup (run_session->params, name);
+      if (v && !cml_simulation_set_param (sim, name, *v, &error))
+        {
+          fprintf (stderr, "cmlab-cli: %s: %s\n", run_session->path, error->message);
+          return CML_CLI_EXIT_USAGE;
+        }
     }
   for (guint k = 0; sets && k < sets->len; k++)
     {
@@ -106,6 +123,15 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
 int
 cml_cli_parse_inits (GPtrArray *inits, GHashTable *given, const char *usage)
 {
+  if (run_session)
+    {
+      /* the session's initial state, then --init over it */
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, run_session->initial);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        g_hash_table_insert (given, g_strdup (k), g_memdup2 (v, sizeof (double)));
+    }
   for (guint k = 0; inits && k < inits->len; k++)
     {
       char *name = NULL;
@@ -209,6 +235,10 @@ cml_cli_run_options_clear (CmlCliRunOptions *ro)
   g_clear_pointer (&ro->sets, g_ptr_array_unref);
   g_clear_pointer (&ro->inits, g_ptr_array_unref);
   g_clear_pointer (&ro->output, g_free);
+  g_clear_pointer (&ro->session_path, g_free);
+  if (run_session == ro->session)
+    run_session = NULL;
+  g_clear_pointer (&ro->session, cml_session_free);
 }
 
 gboolean
@@ -231,6 +261,13 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
 
   if (g_str_equal (name, "--help") || g_str_equal (name, "-h"))
     ro->help = TRUE;
+  else if (g_str_equal (name, "--session"))
+    {
+      if (ro->session_path)
+        return cml_cli_option_error (error, "--session is given twice (“%s”, “%s”): one session is one run",
+                                     ro->session_path, value);
+      ro->session_path = g_strdup (value);
+    }
   else if (g_str_equal (name, "--set"))
     g_ptr_array_add (ro->sets, g_strdup (value));
   else if (g_str_equal (name, "--init"))
@@ -287,6 +324,7 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
   { "help", 'h', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) run_option, "", NULL }
 
 static const GOptionEntry run_entries[] = {
+  RUN_ENTRY ("session", 0, "FILE"),
   RUN_ENTRY ("set", 0, "P=V"),
   RUN_ENTRY ("init", 0, "S=V"),
   RUN_ENTRY ("t-end", 0, "T"),
@@ -384,14 +422,42 @@ cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer
           return cml_cli_usage_error (usage, "unexpected argument “%s”", a);
         }
     }
+  if (ro->session_path)
+    {
+      g_autoptr (GError) serr = NULL;
+      if (*model != NULL)
+        {
+          int status = cml_cli_usage_error (usage, "--session %s gives the model: no model “%s” besides it",
+                                            ro->session_path, *model);
+          g_clear_pointer (model, g_free);
+          return status;
+        }
+      ro->session = cml_session_load (ro->session_path, &serr);
+      if (ro->session == NULL)
+        {
+          /* "FILE:LINE: …", as a model's errors */
+          fprintf (stderr, "cmlab-cli: %s\n", serr->message);
+          return CML_CLI_EXIT_USAGE;
+        }
+      run_session = ro->session;
+      *model = g_strdup (ro->session_path);
+      return CML_CLI_CONTINUE;
+    }
   if (*model == NULL)
-    return cml_cli_usage_error (usage, "which model? Give a model file or a built-in name");
+    return cml_cli_usage_error (usage, "which model? Give a model file or a built-in name (or --session FILE)");
   return CML_CLI_CONTINUE;
 }
 
 int
 cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions *iopt, const char *usage)
 {
+  if (ro->session)
+    {
+      /* the session's integrator, tolerances, step and projection; the options over them */
+      CmlIntegratorStats *stats = iopt->stats;
+      *iopt = ro->session->integrator;
+      iopt->stats = stats;
+    }
   if (ro->has_integrator)
     iopt->kind = ro->kind;
   /* a fixed-step method has a step and no tolerances; an adaptive one the other way round */

@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "cml-integrator.h"
+#include "cml-session.h"
 #include "cml-system.h"
 
 G_BEGIN_DECLS
@@ -20,11 +21,20 @@ G_BEGIN_DECLS
 #define CML_CLI_CONTINUE        (-1) /* cml_cli_parse_args: the arguments are good, go on */
 
 /* The run options that simulate, plot and render share, as one GOptionGroup:
- *   --set P=V  --init S=V  --t-end T  --integrator NAME  --rtol R  --atol A  --step H
- *   -o FILE (--output FILE)
+ *   --session FILE  --set P=V  --init S=V  --t-end T  --integrator NAME  --rtol R  --atol A
+ *   --step H  -o FILE (--output FILE)
  * Each value is checked as it is parsed (in the order given, with a message that names
  * the option); what depends on two of them (--step only with a fixed-step method, --rtol
- * and --atol only with an adaptive one) by cml_cli_run_options_integrator (). */
+ * and --atol only with an adaptive one) by cml_cli_run_options_integrator ().
+ *
+ * --session FILE (a session saved by the window, cml-session.h) is the run: its embedded
+ * model — the command then takes no MODEL — every parameter, the initial state and the
+ * integrator with its tolerances and step.  Options given as well override the session's,
+ * as they override a model's defaults: --set and --init one value each, --integrator the
+ * method (the session's tolerances or step stay), --rtol, --atol, --step theirs.  The
+ * session is read by cml_cli_parse_args (), and cml_cli_open_simulation (),
+ * cml_cli_parse_inits () and cml_cli_run_options_integrator () take their part of it: a
+ * command runs it with no code of its own. */
 typedef struct
 {
   GPtrArray        *sets;           /* "P=V" strings (--set), in the order given */
@@ -40,6 +50,8 @@ typedef struct
   double            step;           /* --step, > 0, in time units */
   gboolean          has_rtol, has_atol, has_step;
   char             *output;         /* -o, --output ("-": standard output); NULL if not given */
+  char             *session_path;   /* --session FILE, or NULL */
+  CmlSession       *session;        /* … as read by cml_cli_parse_args () */
   gboolean          help;           /* --help, -h */
 } CmlCliRunOptions;
 
@@ -64,9 +76,10 @@ int  cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpo
                          CmlCliRunOptions *ro, CmlCliRunOptionsKind which, const char *usage,
                          char **model);
 
-/* Applies --integrator, --rtol, --atol and --step to *IOPT: a fixed-step method
- * (implicit midpoint) takes --step and no tolerances, an adaptive one tolerances and no
- * --step.  Returns 0, or an exit status after printing why (with USAGE). */
+/* Applies --integrator, --rtol, --atol and --step to *IOPT (to the session's integrator
+ * with --session): a fixed-step method (implicit midpoint) takes --step and no
+ * tolerances, an adaptive one tolerances and no --step.  Returns 0, or an exit status
+ * after printing why (with USAGE). */
 int  cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions *iopt,
                                      const char *usage);
 
@@ -84,14 +97,16 @@ gboolean cml_cli_parse_double (const char *s, double *out);
  * CML_CLI_EXIT_USAGE. */
 int      cml_cli_usage_error (const char *usage, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
-/* Loads MODEL (a file or a built-in name), derives the system, prints the model's
- * warnings, makes a simulation and applies SETS ("P=V" strings).  Returns 0 with *OUT
- * set, or an exit status after printing why (USAGE follows a malformed --set). */
+/* Loads MODEL (a file or a built-in name; with --session, the session's model and
+ * parameters instead), derives the system, prints the model's warnings, makes a
+ * simulation and applies SETS ("P=V" strings).  Returns 0 with *OUT set, or an exit
+ * status after printing why (USAGE follows a malformed --set). */
 int      cml_cli_open_simulation (const char *model, GPtrArray *sets, const char *usage,
                                   CmlSimulation **out);
 
 /* Parses INITS ("S=V" strings) into GIVEN (name -> double*, made with g_free for both
- * keys and values).  Returns 0, or an exit status after printing why. */
+ * keys and values), over the session's initial state with --session.  Returns 0, or an
+ * exit status after printing why. */
 int      cml_cli_parse_inits (GPtrArray *inits, GHashTable *given, const char *usage);
 
 /* Whether PATH can take the output of option OPTION ("-o"), checked before anything is

@@ -266,7 +266,7 @@ cml_plot_main (int argc, char **argv)
       return CML_CLI_EXIT_USAGE;
     }
   gint64 t_done = g_get_monotonic_time ();
-  /* the two phases' times: `cmlab-cli bench` reads the drawing time */
+  /* the two phases' times: the benchmark (bench/) reads the drawing time */
   fprintf (stderr, "cmlab-cli: wrote %s (%dx%d, %u samples of %s; run %.3f s, drawing and writing %.3f s)\n",
            output, width, height, n + 1, ycols, (t_draw - t_run) * 1e-6, (t_done - t_draw) * 1e-6);
   return 0;

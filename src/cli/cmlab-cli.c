@@ -1,4 +1,4 @@
-/* cmlab-cli.c — the command-line tool: simulate, info, list.  Works with no display.
+/* cmlab-cli.c — the command-line tool: simulate, plot, poincare, render, info, list.  Works with no display.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cml-bench.h"
 #include "cml-cli-common.h"
 #include "cml-error.h"
 #include "cml-native.h"
@@ -45,9 +44,11 @@ static const char *usage_text =
   "            --t-end T [--max-step H] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]...\n"
   "  cmlab-cli list\n"
-  "  cmlab-cli bench [--quick] [--json FILE] [--only NAME]\n"
   "\n"
-  "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).\n"
+  "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).  simulate, plot,\n"
+  "render and poincare take --session FILE instead (a session saved by the window): its\n"
+  "model, parameters, initial state and integrator; --set, --init, --integrator, --rtol,\n"
+  "--atol and --step given as well override the session's values.\n"
   "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint.\n";
 
 static int
@@ -396,7 +397,5 @@ main (int argc, char **argv)
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
     return cmd_list ();
-  if (g_str_equal (argv[1], "bench"))
-    return cml_bench_main (argc - 2, argv + 2);
   return usage_error ("unknown command “%s”", argv[1]);
 }

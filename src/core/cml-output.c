@@ -1,4 +1,5 @@
-/* cml-output.c — CSV and JSON writers with all-or-nothing files.
+/* cml-output.c — a run's rows as CSV or JSON (through cml-json.c) with all-or-nothing
+ * files.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,6 +17,7 @@
 
 #include "cml-atomic-file.h"
 #include "cml-error.h"
+#include "cml-json.h"
 
 /* A unit as people read it in a header: a dimensionless quantity (unit "1", or none
  * given) is "-", not "1", which reads as a number. */
@@ -31,6 +33,7 @@ struct _CmlOutput
   FILE   *fp;
   char   *path;     /* final name, or NULL for stdout */
   CmlAtomicFile *file; /* the file being written (cml-atomic-file.c), or NULL for stdout */
+  CmlJson *json;     /* the JSON writer on FP (JSON only) */
   gboolean holds_signals;
   int    *cols;     /* observable indices */
   guint   n_cols;
@@ -99,34 +102,6 @@ check_stream (CmlOutput *out, GError **error)
 }
 
 void
-cml_json_append_string (GString *s, const char *text)
-{
-  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
-
-  g_string_append_c (s, '"');
-  for (const char *p = valid; *p; p++)
-    {
-      guchar c = (guchar) *p;
-      switch (c)
-        {
-        case '"':  g_string_append (s, "\\\""); break;
-        case '\\': g_string_append (s, "\\\\"); break;
-        case '\n': g_string_append (s, "\\n"); break;
-        case '\r': g_string_append (s, "\\r"); break;
-        case '\t': g_string_append (s, "\\t"); break;
-        case '\b': g_string_append (s, "\\b"); break;
-        case '\f': g_string_append (s, "\\f"); break;
-        default:
-          if (c < 0x20 || c == 0x7f)
-            g_string_append_printf (s, "\\u%04x", c);
-          else
-            g_string_append_c (s, (char) c);
-        }
-    }
-  g_string_append_c (s, '"');
-}
-
-void
 cml_text_append_escaped (GString *s, const char *text)
 {
   for (const char *p = text ? text : ""; *p; p++)
@@ -143,14 +118,6 @@ cml_text_append_escaped (GString *s, const char *text)
       else
         g_string_append_c (s, (char) c);
     }
-}
-
-static void
-json_string (FILE *fp, const char *text)
-{
-  g_autoptr (GString) s = g_string_new (NULL);
-  cml_json_append_string (s, text);
-  fputs (s->str, fp);
 }
 
 /* A text field in a "#" comment line: one line, whatever it holds. */
@@ -171,12 +138,26 @@ number_fmt (FILE *fp, const char *fmt, double v)
 }
 
 static void
-number (FILE *fp, CmlOutputFormat format, double v)
+number (FILE *fp, double v)
 {
   if (isfinite (v))
     number_fmt (fp, "%.17g", v);
   else
-    fputs (format == CML_OUTPUT_JSON ? "null" : (isnan (v) ? "nan" : v > 0 ? "inf" : "-inf"), fp);
+    fputs (isnan (v) ? "nan" : v > 0 ? "inf" : "-inf", fp);
+}
+
+/* One number of a row: a CSV field after its comma, or a JSON array member. */
+static void
+row_number (CmlOutput *out, gboolean first, double v)
+{
+  if (out->json)
+    cml_json_number (out->json, NULL, v);
+  else
+    {
+      if (!first)
+        fputc (',', out->fp);
+      number (out->fp, v);
+    }
 }
 
 void
@@ -216,10 +197,8 @@ ref_row (CmlOutput *out, double t, const double *obs)
   cml_reference_compare (out->ref, t, obs, out->ref_values, out->ref_errors);
   for (guint i = 0; i < cml_reference_get_n (out->ref); i++)
     {
-      fputc (',', out->fp);
-      number (out->fp, out->format, out->ref_values[i]);
-      fputc (',', out->fp);
-      number (out->fp, out->format, out->ref_errors[i]);
+      row_number (out, FALSE, out->ref_values[i]);
+      row_number (out, FALSE, out->ref_errors[i]);
     }
 }
 
@@ -251,15 +230,15 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
         {
           CmlParam *p = model->params->pdata[k];
           fprintf (out->fp, "%s %s = ", k ? "," : "", p->name);
-          number (out->fp, out->format, cml_simulation_get_param (sim, p->name));
+          number (out->fp, cml_simulation_get_param (sim, p->name));
         }
       fprintf (out->fp, "%s\n# initial state (t = ", model->params->len ? "" : " none");
-      number (out->fp, out->format, cml_simulation_get_time (sim));
+      number (out->fp, cml_simulation_get_time (sim));
       fputs ("):", out->fp);
       for (guint i = 0; i < cml_system_dim (sys); i++)
         {
           fprintf (out->fp, "%s %s = ", i ? "," : "", cml_system_state_name (sys, i));
-          number (out->fp, out->format, z[i]);
+          number (out->fp, z[i]);
         }
       {
         /* the fixed-step rule has a step, not tolerances */
@@ -296,57 +275,43 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
     }
   else
     {
-      fputs ("{\n  \"model\": ", out->fp);
-      json_string (out->fp, model->name);
-      fputs (",\n  \"parameters\": {", out->fp);
+      CmlJson *j = out->json = cml_json_new_file (out->fp);
+      const double *z = cml_simulation_get_state (sim);
+
+      cml_json_begin_object (j, NULL, CML_JSON_BLOCK);
+      cml_json_string (j, "model", model->name);
+      cml_json_begin_object (j, "parameters", CML_JSON_LINE);
       for (guint k = 0; k < model->params->len; k++)
         {
           CmlParam *p = model->params->pdata[k];
-          fputs (k ? ", " : "", out->fp);
-          json_string (out->fp, p->name);
-          fputs (": ", out->fp);
-          number (out->fp, out->format, cml_simulation_get_param (sim, p->name));
+          cml_json_number (j, p->name, cml_simulation_get_param (sim, p->name));
         }
-      fputs ("},\n  \"title\": ", out->fp);
-      json_string (out->fp, model->title);
-      fputs (",\n  \"initial\": {", out->fp);
-      {
-        const double *z = cml_simulation_get_state (sim);
-        for (guint i = 0; i < cml_system_dim (sys); i++)
-          {
-            fputs (i ? ", " : "", out->fp);
-            json_string (out->fp, cml_system_state_name (sys, i));
-            fputs (": ", out->fp);
-            number (out->fp, out->format, z[i]);
-          }
-      }
-      fputs ("},\n  \"integrator\": ", out->fp);
-      json_string (out->fp, cml_integrator_kind_to_string (cml_simulation_get_integrator (sim)->kind));
-      fputs (",\n  \"columns\": [\"t\"", out->fp);
+      cml_json_end (j);
+      cml_json_string (j, "title", model->title);
+      cml_json_begin_object (j, "initial", CML_JSON_LINE);
+      for (guint i = 0; i < cml_system_dim (sys); i++)
+        cml_json_number (j, cml_system_state_name (sys, i), z[i]);
+      cml_json_end (j);
+      cml_json_string (j, "integrator", cml_integrator_kind_to_string (cml_simulation_get_integrator (sim)->kind));
+      cml_json_begin_array (j, "columns", CML_JSON_LINE);
+      cml_json_string (j, NULL, "t");
       for (guint k = 0; k < n; k++)
-        {
-          fputs (", ", out->fp);
-          json_string (out->fp, columns[k]);
-        }
+        cml_json_string (j, NULL, columns[k]);
       for (guint k = 0; k < n_ref_columns (out); k++)
         {
           g_autofree char *name = ref_column_name (out, k);
-          fputs (", ", out->fp);
-          json_string (out->fp, name);
+          cml_json_string (j, NULL, name);
         }
-      fputs ("],\n  \"units\": [", out->fp);
-      json_string (out->fp, shown_unit (model->time_unit));
+      cml_json_end (j);
+      cml_json_begin_array (j, "units", CML_JSON_LINE);
+      cml_json_string (j, NULL, shown_unit (model->time_unit));
       for (guint k = 0; k < n; k++)
-        {
-          fputs (", ", out->fp);
-          json_string (out->fp, shown_unit (cml_model_unit (model, columns[k])));
-        }
+        cml_json_string (j, NULL, shown_unit (cml_model_unit (model, columns[k])));
       for (guint k = 0; k < n_ref_columns (out); k++)
-        {
-          fputs (", ", out->fp);
-          json_string (out->fp, shown_unit (cml_model_unit (model, cml_reference_get_name (out->ref, k / 2))));
-        }
-      fputs ("],\n  \"rows\": [", out->fp);
+        cml_json_string (j, NULL, shown_unit (cml_model_unit (model, cml_reference_get_name (out->ref, k / 2))));
+      cml_json_end (j);
+      /* the rows follow as they are computed, one line each */
+      cml_json_begin_array (j, "rows", CML_JSON_BLOCK);
     }
   return check_stream (out, error);
 }
@@ -354,18 +319,17 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
 gboolean
 cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error)
 {
-  FILE *fp = out->fp;
   cml_simulation_observe (sim, out->obs);
-  if (out->format == CML_OUTPUT_JSON)
-    fputs (out->n_rows ? ",\n    [" : "\n    [", fp);
-  number (fp, out->format, cml_simulation_get_time (sim));
+  if (out->json)
+    cml_json_begin_array (out->json, NULL, CML_JSON_PACKED);
+  row_number (out, TRUE, cml_simulation_get_time (sim));
   for (guint k = 0; k < out->n_cols; k++)
-    {
-      fputc (',', fp);
-      number (fp, out->format, out->obs[out->cols[k]]);
-    }
+    row_number (out, FALSE, out->obs[out->cols[k]]);
   ref_row (out, cml_simulation_get_time (sim), out->obs);
-  fputs (out->format == CML_OUTPUT_JSON ? "]" : "\n", fp);
+  if (out->json)
+    cml_json_end (out->json);
+  else
+    fputc ('\n', out->fp);
   out->n_rows++;
   return check_stream (out, error);
 }
@@ -373,17 +337,16 @@ cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error)
 gboolean
 cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error)
 {
-  FILE *fp = out->fp;
-  if (out->format == CML_OUTPUT_JSON)
-    fputs (out->n_rows ? ",\n    [" : "\n    [", fp);
-  number (fp, out->format, t);
+  if (out->json)
+    cml_json_begin_array (out->json, NULL, CML_JSON_PACKED);
+  row_number (out, TRUE, t);
   for (guint k = 0; k < out->n_cols; k++)
-    {
-      fputc (',', fp);
-      number (fp, out->format, obs[out->cols[k]]);
-    }
+    row_number (out, FALSE, obs[out->cols[k]]);
   ref_row (out, t, obs);
-  fputs (out->format == CML_OUTPUT_JSON ? "]" : "\n", fp);
+  if (out->json)
+    cml_json_end (out->json);
+  else
+    fputc ('\n', out->fp);
   out->n_rows++;
   return check_stream (out, error);
 }
@@ -403,8 +366,11 @@ release_signals (CmlOutput *out)
 gboolean
 cml_output_finish (CmlOutput *out, GError **error)
 {
-  if (out->format == CML_OUTPUT_JSON)
-    fputs ("\n  ]\n}\n", out->fp);
+  if (out->json)
+    {
+      cml_json_end (out->json); /* the rows */
+      cml_json_end (out->json);
+    }
   if (!check_stream (out, error) || fflush (out->fp) != 0)
     {
       if (error && !*error)
@@ -450,6 +416,7 @@ cml_output_free (CmlOutput *out)
     cml_output_abort (out);
   if (out->fp == stdout)
     fflush (stdout);
+  g_clear_pointer (&out->json, cml_json_free);
   g_free (out->path);
   g_free (out->cols);
   g_free (out->obs);

@@ -10,7 +10,8 @@
  * the caller aborts, and the signal then ends the process as it would have.
  *
  * Numbers are written in C syntax whatever the locale (%.17g, no decimal comma); text
- * fields (a title, units) are escaped: one line in a CSV comment, a valid JSON string.
+ * fields (a title, units) are escaped: one line in a CSV comment, a valid JSON string
+ * (JSON is written by cml-json.c, row by row).
  */
 #pragma once
 
@@ -50,9 +51,6 @@ gboolean   cml_output_finish (CmlOutput *out, GError **error);
 void       cml_output_abort (CmlOutput *out);
 void       cml_output_free (CmlOutput *out);
 
-/* TEXT as a JSON string literal, quotes included: control characters escaped, invalid
- * UTF-8 replaced by U+FFFD.  For every JSON cmlab writes. */
-void       cml_json_append_string (GString *s, const char *text);
 /* TEXT on one line for a "#" comment of a CSV file: line breaks, tabs and other control
  * characters written as \n, \r, \t, \xHH. */
 void       cml_text_append_escaped (GString *s, const char *text);

@@ -47,6 +47,7 @@ cml_session_new (CmlSimulation *sim, const double *initial_state, GHashTable *vi
   CmlSession *s = g_new0 (CmlSession, 1);
 
   s->model = cml_model_ref (cml_system_get_model (sys));
+  s->system = cml_system_ref (sys);
   s->params = new_double_table ();
   s->initial = new_double_table ();
   s->view = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -75,6 +76,7 @@ cml_session_free (CmlSession *s)
   if (s == NULL)
     return;
   g_clear_pointer (&s->model, cml_model_unref);
+  g_clear_pointer (&s->system, cml_system_unref);
   g_clear_pointer (&s->params, g_hash_table_unref);
   g_clear_pointer (&s->initial, g_hash_table_unref);
   g_clear_pointer (&s->view, g_hash_table_unref);
@@ -137,25 +139,6 @@ cml_session_save (CmlSession *s, const char *path, GError **error)
   return TRUE;
 }
 
-static gboolean
-get_double (GKeyFile *kf, const char *path, const char *group, const char *key, double *out, GError **error)
-{
-  g_autofree char *v = g_key_file_get_value (kf, group, key, NULL);
-  char *end = NULL;
-  if (v == NULL)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: [%s] %s is missing", path, group, key);
-      return FALSE;
-    }
-  *out = g_ascii_strtod (v, &end);
-  if (end == v || *end != '\0' || !isfinite (*out))
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: [%s] %s is not a number: “%s”", path, group, key, v);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /* The line of KEY in [GROUP] of the file PATH, 1 when not found (GKeyFile keeps no line
  * numbers; the file is read again only to name the line of an error). */
 static int
@@ -183,6 +166,55 @@ key_line (const char *path, const char *group, const char *key)
   return 1;
 }
 
+/* The first line of the file PATH that GKeyFile cannot read (neither blank, a comment, a
+ * [group] nor KEY = VALUE inside a group), 0 if none is found. */
+static int
+malformed_line (const char *path)
+{
+  g_autofree char *text = NULL;
+  gboolean in_group = FALSE;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (int i = 0; lines[i]; i++)
+    {
+      g_autofree char *l = g_strstrip (g_strdup (lines[i]));
+      if (*l == '\0' || *l == '#')
+        continue;
+      if (*l == '[')
+        {
+          if (!g_str_has_suffix (l, "]"))
+            return i + 1;
+          in_group = TRUE;
+        }
+      else if (!in_group || strchr (l, '=') == NULL || *l == '=')
+        return i + 1;
+    }
+  return 0;
+}
+
+static gboolean
+get_double (GKeyFile *kf, const char *path, const char *group, const char *key, double *out, GError **error)
+{
+  g_autofree char *v = g_key_file_get_value (kf, group, key, NULL);
+  char *end = NULL;
+  if (v == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [%s] %s is missing", path,
+                   key_line (path, group, key), group, key);
+      return FALSE;
+    }
+  *out = g_ascii_strtod (v, &end);
+  if (end == v || *end != '\0' || !isfinite (*out))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [%s] %s is not a number: “%s”", path,
+                   key_line (path, group, key), group, key, v);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 CmlSession *
 cml_session_load (const char *path, GError **error)
 {
@@ -195,24 +227,30 @@ cml_session_load (const char *path, GError **error)
   g_return_val_if_fail (path != NULL, NULL);
   if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &err))
     {
+      /* a file that is not there has no line to name; one that is, the line it fails at */
+      int line = err->domain == G_FILE_ERROR ? 0 : malformed_line (path);
+      g_autofree char *where = line > 0 ? g_strdup_printf ("%s:%d", path, line) : g_strdup (path);
+
       g_set_error (error, CML_ERROR, err->domain == G_FILE_ERROR ? CML_ERROR_IO : CML_ERROR_PARSE,
-                   "%s: not a readable session file: %s", path, err->message);
+                   "%s: not a readable session file: %s", where, err->message);
       return NULL;
     }
   format = g_key_file_get_string (kf, "session", "format", NULL);
   if (g_strcmp0 (format, CML_SESSION_FORMAT) != 0)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: not a cmlab session (expected format = %s)", path,
-                   CML_SESSION_FORMAT);
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: not a cmlab session (expected format = %s)", path,
+                   key_line (path, "session", "format"), CML_SESSION_FORMAT);
       return NULL;
     }
   text = g_key_file_get_string (kf, "session", "model", NULL);
   if (text == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: the session has no embedded model", path);
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: the session has no embedded model", path,
+                   key_line (path, "session", "model"));
       return NULL;
     }
-  display = g_strdup_printf ("%s: embedded model", path);
+  /* the model's errors name its own lines, after the line of the session that holds it */
+  display = g_strdup_printf ("%s:%d: embedded model", path, key_line (path, "session", "model"));
   s->model = cml_model_new_from_data (text, display, error);
   if (s->model == NULL)
     return NULL;
@@ -226,7 +264,8 @@ cml_session_load (const char *path, GError **error)
   kind = g_key_file_get_string (kf, "integrator", "kind", NULL);
   if (kind && !cml_integrator_kind_from_string (kind, &s->integrator.kind))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: unknown integrator “%s”", path, kind);
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: unknown integrator “%s”", path,
+                   key_line (path, "integrator", "kind"), kind);
       return NULL;
     }
   if ((g_key_file_has_key (kf, "integrator", "rtol", NULL)
@@ -238,7 +277,10 @@ cml_session_load (const char *path, GError **error)
     return NULL;
   if (!(s->integrator.rtol > 0 && s->integrator.atol > 0 && s->integrator.h_fixed > 0))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s: integrator tolerances and step must be > 0", path);
+      const char *bad = !(s->integrator.rtol > 0) ? "rtol" : !(s->integrator.atol > 0) ? "atol" : "h-fixed";
+
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: integrator tolerances and step must be > 0", path,
+                   key_line (path, "integrator", bad));
       return NULL;
     }
   if (g_key_file_has_key (kf, "integrator", "project", NULL))
@@ -264,14 +306,16 @@ cml_session_load (const char *path, GError **error)
       g_autoptr (GError) perr = NULL;
       if (p == NULL)
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s: the model has no parameter “%s”", path, pkeys[k]);
+          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s:%d: the model has no parameter “%s”", path,
+                       key_line (path, "parameters", pkeys[k]), pkeys[k]);
           return NULL;
         }
       if (!get_double (kf, path, "parameters", pkeys[k], &v, error))
         return NULL;
       if (!cml_model_check_param (s->model, p, v, &perr))
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s: %s", path, perr->message);
+          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s:%d: %s", path, key_line (path, "parameters", pkeys[k]),
+                       perr->message);
           return NULL;
         }
       put_double (s->params, pkeys[k], v);

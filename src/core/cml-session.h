@@ -36,6 +36,8 @@ typedef struct
   CmlIntegratorOptions integrator;
   GHashTable          *view;      /* key -> string: settings of the window (camera, plots …) */
   char                *path;      /* where it was read from, or NULL */
+  CmlSystem           *system;    /* the derived system of a session made from a simulation
+                                   * (cml_session_new), else NULL (derive it from MODEL) */
 } CmlSession;
 
 /* Captures SIM's model, parameters and integrator, with INITIAL_STATE (the state at t = 0,
@@ -46,8 +48,10 @@ void        cml_session_free (CmlSession *session);
 /* Writes atomically (cml_atomic_file_set_contents).  Errors: CML_ERROR_IO. */
 gboolean    cml_session_save (CmlSession *session, const char *path, GError **error);
 /* Reads and validates: the format line, the embedded model (its errors are reported as
- * "PATH: embedded model: …"), parameters (known, in range), initial data (known names),
- * the integrator.  Errors: CML_ERROR_IO, CML_ERROR_PARSE, CML_ERROR_MODEL. */
+ * "PATH:LINE: embedded model:LINE: …"), parameters (known, in range), initial data (known
+ * names), the integrator.  Every error names the file, and the line where there is one
+ * ("PATH:LINE: …").  Errors: CML_ERROR_IO (a file that cannot be read), CML_ERROR_PARSE,
+ * CML_ERROR_MODEL. */
 CmlSession *cml_session_load (const char *path, GError **error);
 
 /* A simulation set up as the session says (t = 0).  SYS_OUT (may be NULL) receives the

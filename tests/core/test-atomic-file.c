@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The command-line tests (tests/models/test-cli.c) run the rules through `simulate -o`:
+ * The command-line tests (tests/cli/test-cli.c) run the rules through `simulate -o`:
  * FIFOs, devices, symbolic links, read-only files, directories, interruptions, stale
  * temporaries.  Here: the parts a command does not show on its own.
  */

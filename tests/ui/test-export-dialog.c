@@ -6,8 +6,9 @@
  * Runs under a display (tools/run-tests gives it Xvfb); without one every test skips.
  * The dialog runs the built cmlab-cli ($CMLAB_CLI, set by tests/meson.build); the exports
  * that make a real video skip where headless OpenGL, ffmpeg or ffprobe is missing.  A
- * stand-in cmlab-cli (a shell script) records the arguments it is given, to check that
- * the run is passed exactly, and prints progress lines the test chooses.  Waiting is
+ * stand-in cmlab-cli (a shell script) records the arguments it is given and keeps the
+ * session file it is handed (--session), to check that the run is passed exactly, and
+ * prints progress lines the test chooses.  Waiting is
  * done by spinning the main loop: the export never blocks it, and the tests measure that.
  */
 #include <glib/gstdio.h>
@@ -19,7 +20,7 @@
 #include "cml-parameter-panel-private.h"
 #include "cml-window-private.h"
 #include "ui-util.h"
-#include "../models/cli-util.h"
+#include "../cli/cli-util.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
@@ -484,16 +485,16 @@ out:
 
 /* ---- the command line: the run passed exactly -------------------------------------------- */
 
-/* A stand-in for cmlab-cli: it keeps its arguments (one a line) and a copy of the model
- * file it is given, prints progress lines with a pause of PAUSE seconds, and exits with
- * STATUS. */
+/* A stand-in for cmlab-cli: it keeps its arguments (one a line) and a copy of the session
+ * file it is given (render --session FILE), prints progress lines with a pause of PAUSE
+ * seconds, and exits with STATUS. */
 static char *
 write_fake_cli (const char *dir, int status, int pause)
 {
   g_autofree char *script = g_strdup_printf (
     "#!/bin/sh\n"
     "printf '%%s\\n' \"$@\" > '%s/args'\n"
-    "[ -f \"$2\" ] && cat \"$2\" > '%s/model-copy'\n"
+    "[ \"$2\" = --session ] && [ -f \"$3\" ] && cat \"$3\" > '%s/session-copy'\n"
     "echo 'prepare 0 50 0.1'\n"
     "echo 'prepare 50 50 0.2'\n"
     "echo 'a line that is not progress'\n"
@@ -552,6 +553,20 @@ read_args (const char *dir)
   return g_strsplit (text, "\n", -1);
 }
 
+/* The session the stand-in was handed, read back (and its copy removed). */
+static CmlSession *
+read_session (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "session-copy", NULL);
+  g_autoptr (GError) error = NULL;
+  CmlSession *s = cml_session_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  g_unlink (path);  /* the next export's copy, not this one, is read next */
+  return s;
+}
+
 static void
 test_arguments (void)
 {
@@ -562,7 +577,6 @@ test_arguments (void)
   g_autofree char *out = g_build_filename (dir, "ball.webm", NULL);
   g_autofree char *cli = g_strdup (g_getenv ("CMLAB_CLI"));
   g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (CmlSimulation) sim = NULL;
   g_autoptr (GError) error = NULL;
   double x = 0.3;
 
@@ -614,35 +628,57 @@ test_arguments (void)
     g_autoptr (GHashTable) sets = option_values (args, "--set");
     g_autoptr (GHashTable) inits = option_values (args, "--init");
     g_autoptr (GHashTable) one = NULL;
-    const double *z;
+    g_autoptr (CmlSession) session = NULL;
+    g_autoptr (CmlSession) window_session = NULL;
+    CmlModel *model;
     CmlSystem *sys;
 
     g_assert_cmpstr (args[0], ==, "render");
-    g_assert_cmpstr (args[1], ==, "rolling-ball");  /* a built-in by name */
+    g_assert_cmpstr (args[1], ==, "--session");  /* the run, as a session */
+    /* nothing of the run besides it, and the temporary session is gone */
+    g_assert_cmpuint (g_hash_table_size (sets), ==, 0);
+    g_assert_cmpuint (g_hash_table_size (inits), ==, 0);
+    g_assert_false (g_file_test (args[2], G_FILE_TEST_EXISTS));
 
-    /* every parameter and every state component, exactly (full precision) */
-    sim = cml_window_export_snapshot (win, &error);
+    /* the model, every parameter and every state component, exactly (full precision) */
+    session = read_session (dir);
+    window_session = cml_window_get_session (win, &error);
     g_assert_no_error (error);
-    sys = cml_simulation_get_system (sim);
-    z = cml_simulation_get_state (sim);
-    g_assert_cmpuint (g_hash_table_size (sets), ==, cml_system_get_model (sys)->params->len);
-    g_assert_cmpfloat (g_ascii_strtod (g_hash_table_lookup (sets, "Omega"), NULL), ==, 0.25);
-    g_assert_cmpuint (g_hash_table_size (inits), ==, cml_system_dim (sys));
-    for (guint i = 0; i < cml_system_dim (sys); i++)
+    sys = window_session->system;
+    model = cml_system_get_model (sys);
+    g_assert_cmpstr (session->model->name, ==, "rolling-ball");
+    g_assert_cmpstr (session->model->text, ==, model->text);
+    g_assert_cmpuint (g_hash_table_size (session->params), ==, model->params->len);
+    for (guint k = 0; k < model->params->len; k++)
       {
-        const char *v = g_hash_table_lookup (inits, cml_system_state_name (sys, i));
+        const char *name = ((CmlParam *) model->params->pdata[k])->name;
+        const double *v = g_hash_table_lookup (session->params, name);
 
         g_assert_nonnull (v);
-        g_assert_cmpfloat (g_ascii_strtod (v, NULL), ==, z[i]);
+        g_assert_cmpfloat (*v, ==, *(double *) g_hash_table_lookup (window_session->params, name));
       }
-    g_assert_cmpfloat (g_ascii_strtod (g_hash_table_lookup (inits, "x"), NULL), ==, 0.3);
+    g_assert_cmpfloat (*(double *) g_hash_table_lookup (session->params, "Omega"), ==, 0.25);
+    g_assert_cmpuint (g_hash_table_size (session->initial), ==, cml_system_dim (sys));
+    for (guint i = 0; i < cml_system_dim (sys); i++)
+      {
+        const char *name = cml_system_state_name (sys, i);
+        const double *v = g_hash_table_lookup (session->initial, name);
+
+        g_assert_nonnull (v);
+        g_assert_cmpfloat (*v, ==, *(double *) g_hash_table_lookup (window_session->initial, name));
+      }
+    g_assert_cmpfloat (*(double *) g_hash_table_lookup (session->initial, "x"), ==, 0.3);
+    /* the integrator and its tolerances */
+    g_assert_cmpint (session->integrator.kind, ==, CML_INTEGRATOR_RKF45);
+    g_assert_cmpfloat (session->integrator.rtol, ==, 1e-10);
+    g_assert_cmpfloat (session->integrator.atol, ==, window_session->integrator.atol);
+    g_assert_cmpfloat (session->integrator.h_fixed, ==, window_session->integrator.h_fixed);
+    g_assert_true (session->integrator.project == window_session->integrator.project);
 
 #define ONE(opt, expected)                                                    \
     one = option_values (args, opt);                                          \
     g_assert_cmpstr (g_hash_table_lookup (one, ""), ==, expected);            \
     g_clear_pointer (&one, g_hash_table_unref)
-    ONE ("--integrator", "rkf45");
-    ONE ("--rtol", "1e-10");
     ONE ("--t-end", "2");
     ONE ("--fps", "10");
     ONE ("--speed", "0.5");
@@ -654,46 +690,49 @@ test_arguments (void)
 #undef ONE
   }
 
-  /* a model whose file changed since it was loaded: its text as loaded, in a temporary
-   * file that is gone afterwards */
+  /* a model of a file: its text as it was loaded, also once the file has changed since */
   {
     g_autofree char *model_path = g_build_filename (dir, "my-ball.cml", NULL);
     g_autofree char *builtin = g_build_filename (cml_model_builtin_dir (), "rolling-ball.cml", NULL);
-    g_autofree char *text = NULL, *copy = NULL, *copy_path = g_build_filename (dir, "model-copy", NULL);
-    g_auto (GStrv) args = NULL;
-
+    g_autofree char *text = NULL;
     g_autofree char *builtin_text = NULL;
 
     g_free (write_fake_cli (dir, 0, 0));  /* no pause from here on */
 
-    /* the built-in with a comment: not the built-in's text, so not passed by name */
+    /* the built-in with a comment: not the built-in's text */
     g_assert_true (g_file_get_contents (builtin, &builtin_text, NULL, NULL));
     text = g_strconcat ("# my own copy\n", builtin_text, NULL);
     g_assert_true (g_file_set_contents (model_path, text, -1, NULL));
     g_assert_true (cml_window_load (win, model_path, &error));
     g_assert_no_error (error);
 
-    /* unchanged: by its path */
+    /* unchanged */
     cml_export_dialog_refresh (dlg);
     g_assert_true (cml_export_dialog_start (dlg));
     g_assert_true (spin_until (export_ended, dlg, 30));
     {
+      g_autoptr (CmlSession) session = read_session (dir);
       g_auto (GStrv) a = read_args (dir);
-      g_assert_cmpstr (a[1], ==, model_path);
+
+      g_assert_cmpstr (session->model->text, ==, text);
+      g_assert_false (g_file_test (a[2], G_FILE_TEST_EXISTS));
     }
 
+    /* changed on disk: the text as loaded, still */
     g_assert_true (g_file_set_contents (model_path, "changed on disk\n", -1, NULL));
 
     cml_export_dialog_refresh (dlg);
     g_assert_true (cml_export_dialog_start (dlg));
     g_assert_true (spin_until (export_ended, dlg, 30));
-    args = read_args (dir);
-    g_test_message ("model argument %s", args[1]);
-    g_assert_true (g_str_has_suffix (args[1], ".cml"));
-    g_assert_cmpstr (args[1], !=, model_path);
-    g_assert_true (g_file_get_contents (copy_path, &copy, NULL, NULL));
-    g_assert_cmpstr (copy, ==, text);
-    g_assert_false (g_file_test (args[1], G_FILE_TEST_EXISTS));
+    {
+      g_autoptr (CmlSession) session = read_session (dir);
+      g_auto (GStrv) a = read_args (dir);
+
+      g_test_message ("session argument %s", a[2]);
+      g_assert_cmpstr (a[1], ==, "--session");
+      g_assert_cmpstr (session->model->text, ==, text);
+      g_assert_false (g_file_test (a[2], G_FILE_TEST_EXISTS));
+    }
   }
 
   /* a failing child: its first "cmlab-cli:" line, then what follows */

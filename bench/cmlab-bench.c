@@ -1,12 +1,18 @@
-/* cml-bench.c — `cmlab-cli bench`: how fast and how accurate the engine is, side by side.
+/* cmlab-bench.c — the benchmark of cmlab: how fast and how accurate the engine is, side
+ * by side with the same equations written by hand, with XPPAUT and with SciPy.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Five figures, each a ratio or a comparison measured in one run (tests/bench/README.md
+ * A program of the build tree, never installed (`meson test -C _build --benchmark` runs
+ * its --quick form; bench/README.md gives the full command).  It finds the peers' files
+ * (bench/) through $CMLAB_BENCH_DIR, else the source tree it was built from, and the
+ * cmlab-cli it measures through $CMLAB_CLI, else the one built beside it.
+ *
+ * Seven figures, each a ratio or a comparison measured in one run (bench/README.md
  * explains every number):
  *
  *   1. engine overhead — the generic right-hand side compiled from models/NAME.cml against
- *      the same equations written by hand in C (tests/bench/reference-rhs.c), in ns per
+ *      the same equations written by hand in C (bench/reference-rhs.c), in ns per
  *      evaluation, after checking that the two agree to 1e-12 at many states (if they do
  *      not, the benchmark reports the bug and exits 1); and a whole rk8pd integration with
  *      each, which prices the callback the integrator really calls;
@@ -20,16 +26,18 @@
  *      10⁴ with --quick) for every integrator at about equal cost (right-hand-side
  *      evaluations per period);
  *   5. constraint residuals (and the attitude quaternion's norm) with and without the
- *      projection after every step.
+ *      projection after every step;
+ *   6. exports — a plot of 10⁶ samples and a 10 s 720p60 video through cmlab-cli;
+ *   7. the window's frame statistics (cmlab --frame-stats).
  *
  * Timings are medians of repetitions; the machine's load average is recorded with them.
  */
-#define G_LOG_DOMAIN "cml-bench"
-
-#include "cml-bench.h"
+#define G_LOG_DOMAIN "cmlab-bench"
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <gsl/gsl_errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,12 +49,17 @@
 
 #include "cml-error.h"
 #include "cml-integrator.h"
+#include "cml-json.h"
 #include "cml-model.h"
 #include "cml-system.h"
 #include "reference-rhs.h"
 
+/* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
 #ifndef CMLAB_BENCH_SOURCE_DIR
-#define CMLAB_BENCH_SOURCE_DIR "tests/bench"
+#define CMLAB_BENCH_SOURCE_DIR "bench"
+#endif
+#ifndef CMLAB_BENCH_CLI
+#define CMLAB_BENCH_CLI "cmlab-cli"
 #endif
 
 #define EXIT_BENCH_FAILED 1
@@ -59,106 +72,6 @@
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
                                             "residuals", NULL };
-
-/* ---- a small JSON writer ------------------------------------------------------------------ */
-
-typedef struct
-{
-  GString *s;
-  gboolean first[64];
-  int      depth;
-} Json;
-
-static void
-json_sep (Json *j, const char *key)
-{
-  if (!j->first[j->depth])
-    g_string_append_c (j->s, ',');
-  j->first[j->depth] = FALSE;
-  g_string_append_c (j->s, '\n');
-  for (int i = 0; i < j->depth; i++)
-    g_string_append (j->s, "  ");
-  if (key)
-    {
-      g_autofree char *k = g_strescape (key, NULL);
-      g_string_append_printf (j->s, "\"%s\": ", k);
-    }
-}
-
-static void
-json_open (Json *j, const char *key, char bracket)
-{
-  if (j->depth >= 0 && j->s->len)
-    json_sep (j, key);
-  g_string_append_c (j->s, bracket);
-  j->depth++;
-  j->first[j->depth] = TRUE;
-}
-
-static void
-json_close (Json *j, char bracket)
-{
-  gboolean empty = j->first[j->depth];
-  j->depth--;
-  if (!empty)
-    {
-      g_string_append_c (j->s, '\n');
-      for (int i = 0; i < j->depth; i++)
-        g_string_append (j->s, "  ");
-    }
-  g_string_append_c (j->s, bracket);
-}
-
-#define json_object(j, key) json_open ((j), (key), '{')
-#define json_array(j, key)  json_open ((j), (key), '[')
-#define json_end_object(j)  json_close ((j), '}')
-#define json_end_array(j)   json_close ((j), ']')
-
-static void
-json_num (Json *j, const char *key, double v)
-{
-  json_sep (j, key);
-  if (isfinite (v))
-    g_string_append_printf (j->s, "%.6g", v);
-  else
-    g_string_append (j->s, "null");
-}
-
-static void
-json_int (Json *j, const char *key, gint64 v)
-{
-  json_sep (j, key);
-  g_string_append_printf (j->s, "%" G_GINT64_FORMAT, v);
-}
-
-static void
-json_bool (Json *j, const char *key, gboolean v)
-{
-  json_sep (j, key);
-  g_string_append (j->s, v ? "true" : "false");
-}
-
-static void
-json_str (Json *j, const char *key, const char *v)
-{
-  json_sep (j, key);
-  if (v == NULL)
-    {
-      g_string_append (j->s, "null");
-      return;
-    }
-  g_string_append_c (j->s, '"');
-  for (const char *p = v; *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        g_string_append_printf (j->s, "\\%c", *p);
-      else if ((unsigned char) *p < 0x20)
-        g_string_append_printf (j->s, "\\u%04x", *p);
-      else
-        g_string_append_c (j->s, *p);
-    }
-  g_string_append_c (j->s, '"');
-}
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
  * partial file.  The file gets the mode a plain create would give it. */
@@ -283,9 +196,10 @@ typedef struct
   gboolean rhs_mismatch;   /* a correctness failure: exit 1 */
   double   plot_png_s, video_s;  /* figure 6, NaN when not measured */
   gboolean run_failed;     /* a run that must succeed failed: exit 1 */
-  Json     json;
-  char    *self;           /* this executable, for `simulate` as a subprocess */
-  char    *bench_dir;      /* tests/bench: the .ode files and peers.py */
+  CmlJson *json;          /* every number, as JSON (six significant digits) … */
+  GString *json_text;     /* … written here, to --json FILE at the end */
+  char    *cli;            /* the cmlab-cli measured, run as a subprocess */
+  char    *bench_dir;      /* bench/: the .ode files and peers.py */
 
   /* for the targets summary */
   double   worst_rhs_ratio;
@@ -681,7 +595,7 @@ fig_overhead (Bench *b)
           "   equations hand-written in C; ns per evaluation, medians of repetitions\n\n");
   printf ("   %-22s %8s %8s %7s %8s %7s %9s   %-26s %9s\n", "model", "hand", "generic", "ratio",
           "interp.", "ratio", "agree", "in rk8pd: callback ns", "int.ratio");
-  json_array (&b->json, "overhead");
+  cml_json_begin_array (b->json, "overhead", CML_JSON_BLOCK);
   b->worst_rhs_ratio = 0.0;
   for (guint k = 0; k < n; k++)
     {
@@ -711,34 +625,34 @@ fig_overhead (Bench *b)
               o.hand_ns, o.generic_ns, o.ratio, o.interp_ns, o.interp_ratio, o.max_dev <= RHS_AGREEMENT ? FE (o.max_dev) : "MISMATCH",
               o.int_callback_ns, (double) o.int_generic_rhs, o.int_ratio);
 
-      json_object (&b->json, NULL);
-      json_str (&b->json, "model", refs[k].model);
-      json_int (&b->json, "dim", c.dim);
-      json_num (&b->json, "hand_ns", o.hand_ns);
-      json_num (&b->json, "generic_ns", o.generic_ns);
-      json_num (&b->json, "ratio", o.ratio);
-      json_bool (&b->json, "native_code", o.native);
-      json_num (&b->json, "interpreter_ns", o.interp_ns);
-      json_num (&b->json, "interpreter_ratio", o.interp_ratio);
-      json_num (&b->json, "hand_fixed_state_ns", o.hand_fixed_ns);
-      json_num (&b->json, "generic_fixed_state_ns", o.generic_fixed_ns);
-      json_num (&b->json, "fixed_state_ratio", o.generic_fixed_ns / o.hand_fixed_ns);
-      json_num (&b->json, "max_relative_deviation", o.max_dev);
-      json_bool (&b->json, "agree", o.max_dev <= RHS_AGREEMENT);
-      json_object (&b->json, "rk8pd_integration");
-      json_num (&b->json, "periods", 10);
-      json_num (&b->json, "hand_s", o.int_hand_s);
-      json_num (&b->json, "generic_s", o.int_generic_s);
-      json_int (&b->json, "hand_rhs_evals", o.int_hand_rhs);
-      json_int (&b->json, "generic_rhs_evals", o.int_generic_rhs);
-      json_num (&b->json, "per_eval_ratio", o.int_ratio);
-      json_num (&b->json, "generic_callback_ns", o.int_callback_ns);
-      json_num (&b->json, "final_state_difference", o.int_state_diff);
-      json_end_object (&b->json);
-      json_end_object (&b->json);
+      cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+      cml_json_string (b->json, "model", refs[k].model);
+      cml_json_int (b->json, "dim", c.dim);
+      cml_json_number (b->json, "hand_ns", o.hand_ns);
+      cml_json_number (b->json, "generic_ns", o.generic_ns);
+      cml_json_number (b->json, "ratio", o.ratio);
+      cml_json_bool (b->json, "native_code", o.native);
+      cml_json_number (b->json, "interpreter_ns", o.interp_ns);
+      cml_json_number (b->json, "interpreter_ratio", o.interp_ratio);
+      cml_json_number (b->json, "hand_fixed_state_ns", o.hand_fixed_ns);
+      cml_json_number (b->json, "generic_fixed_state_ns", o.generic_fixed_ns);
+      cml_json_number (b->json, "fixed_state_ratio", o.generic_fixed_ns / o.hand_fixed_ns);
+      cml_json_number (b->json, "max_relative_deviation", o.max_dev);
+      cml_json_bool (b->json, "agree", o.max_dev <= RHS_AGREEMENT);
+      cml_json_begin_object (b->json, "rk8pd_integration", CML_JSON_BLOCK);
+      cml_json_number (b->json, "periods", 10);
+      cml_json_number (b->json, "hand_s", o.int_hand_s);
+      cml_json_number (b->json, "generic_s", o.int_generic_s);
+      cml_json_int (b->json, "hand_rhs_evals", o.int_hand_rhs);
+      cml_json_int (b->json, "generic_rhs_evals", o.int_generic_rhs);
+      cml_json_number (b->json, "per_eval_ratio", o.int_ratio);
+      cml_json_number (b->json, "generic_callback_ns", o.int_callback_ns);
+      cml_json_number (b->json, "final_state_difference", o.int_state_diff);
+      cml_json_end (b->json);
+      cml_json_end (b->json);
       case_close (&c);
     }
-  json_end_array (&b->json);
+  cml_json_end (b->json);
   printf ("\n   hand, generic: ns of CPU time per call at 256 varying states (generic: cml_simulation_eval_rhs_at,\n"
           "   native code compiled from the model; interp.: the same program through the interpreter, which runs\n"
           "   when no C compiler is at hand); agree: largest |generic − hand|/(1+|hand|);\n"
@@ -1137,28 +1051,28 @@ remove_tree (const char *dir)
 }
 
 static void
-json_peer (Json *j, const char *key, PeerResult *r, int which)
+json_peer (CmlJson *j, const char *key, PeerResult *r, int which)
 {
-  json_object (j, key);
-  json_bool (j, "available", r->available);
+  cml_json_begin_object (j, key, CML_JSON_BLOCK);
+  cml_json_bool (j, "available", r->available);
   if (r->available)
     {
-      json_num (j, "total_s", r->total_s);
-      json_num (j, "startup_s", r->startup_s);
-      json_num (j, "net_s", r->net_s);
-      json_num (j, "cpu_net_s", r->cpu_net_s);
-      json_num (j, "error", r->err);
+      cml_json_number (j, "total_s", r->total_s);
+      cml_json_number (j, "startup_s", r->startup_s);
+      cml_json_number (j, "net_s", r->net_s);
+      cml_json_number (j, "cpu_net_s", r->cpu_net_s);
+      cml_json_number (j, "error", r->err);
       if (which == 0)
-        json_num (j, "in_process_s", r->extra);
+        cml_json_number (j, "in_process_s", r->extra);
       if (which == 2)
         {
-          json_num (j, "solve_ivp_s", r->extra);
-          json_num (j, "nfev", r->nfev);
+          cml_json_number (j, "solve_ivp_s", r->extra);
+          cml_json_number (j, "nfev", r->nfev);
         }
     }
   else
-    json_str (j, "why", r->why);
-  json_end_object (j);
+    cml_json_string (j, "why", r->why);
+  cml_json_end (j);
 }
 
 static void
@@ -1184,15 +1098,15 @@ fig_peers (Bench *b)
           "   after it, the same command with nothing to integrate), net = total − start-up (median\n"
           "   of the pairs); error = largest deviation from the closed form at the end\n\n",
           tol, b->quick ? "100 periods" : "span in periods after the name", reps);
-  json_object (&b->json, "peers");
-  json_num (&b->json, "rtol", tol);
-  json_num (&b->json, "atol", tol);
-  json_int (&b->json, "repetitions", reps);
+  cml_json_begin_object (b->json, "peers", CML_JSON_BLOCK);
+  cml_json_number (b->json, "rtol", tol);
+  cml_json_number (b->json, "atol", tol);
+  cml_json_int (b->json, "repetitions", reps);
   if (tmp == NULL)
     {
       printf ("   (cannot make a temporary directory: %s)\n", terr->message);
-      json_str (&b->json, "error", terr->message);
-      json_end_object (&b->json);
+      cml_json_string (b->json, "error", terr->message);
+      cml_json_end (b->json);
       return;
     }
   {
@@ -1207,7 +1121,7 @@ fig_peers (Bench *b)
 
   printf ("   %-26s %-19s %9s %9s %9s %9s %9s %10s %10s\n", "model", "", "total ms", "start ms",
           "net ms", "cpu ms", "error", "net/cmlab", "cpu/cmlab");
-  json_array (&b->json, "runs");
+  cml_json_begin_array (b->json, "runs", CML_JSON_BLOCK);
   for (guint m = 0; models[m]; m++)
     {
       Case c;
@@ -1236,12 +1150,12 @@ fig_peers (Bench *b)
       {
         /* cmlab-cli simulate, as a user runs it; start-up: the same with --t-end 0 */
         g_autofree char *out_cm = g_build_filename (tmp, "cmlab.csv", NULL);
-        char *argv_cm[] = { b->self, "simulate", (char *) models[m], "--t-end", t_end_s, "--dt-out", dt_s,
+        char *argv_cm[] = { b->cli, "simulate", (char *) models[m], "--t-end", t_end_s, "--dt-out", dt_s,
                             "--rtol", tol_s, "--atol", tol_s, "-o", out_cm, NULL };
-        char *argv_cm0[] = { b->self, "simulate", (char *) models[m], "--t-end", "0", "--dt-out", dt_s,
+        char *argv_cm0[] = { b->cli, "simulate", (char *) models[m], "--t-end", "0", "--dt-out", dt_s,
                              "--rtol", tol_s, "--atol", tol_s, "-o", out_cm, NULL };
         PeerData d_cm = { &c, out_cm, t_end, c.dim };
-        /* XPPAUT: tests/bench/MODEL.ode in batch mode, its span set to t_end; start-up: the
+        /* XPPAUT: bench/MODEL.ode in batch mode, its span set to t_end; start-up: the
          * same file with a span of 1e-9 */
         g_autofree char *src = g_strdup_printf ("%s/%s.ode", b->bench_dir, models[m]);
         g_autofree char *ode = g_build_filename (tmp, "run.ode", NULL);
@@ -1251,7 +1165,7 @@ fig_peers (Bench *b)
         char *argv_xp[] = { xpp, ode, "-silent", "-quiet", "1", "-outfile", out_xp, NULL };
         char *argv_xp0[] = { xpp, ode0, "-silent", "-quiet", "1", "-outfile", out_xp0, NULL };
         PeerData d_xp = { &c, out_xp, t_end, c.dim };
-        /* SciPy: tests/bench/peers.py MODEL; start-up: peers.py --startup (the imports) */
+        /* SciPy: bench/peers.py MODEL; start-up: peers.py --startup (the imports) */
         char *argv_sp[] = { (char *) python_path (), peers_py, (char *) models[m], "--t-end", t_end_s,
                             "--dt-out", dt_s, "--rtol", tol_s, "--atol", tol_s, NULL };
         g_autofree double *solve = g_new (double, reps + 1);
@@ -1323,30 +1237,30 @@ fig_peers (Bench *b)
                 FR (sp.available && cm.available ? sp.cpu_net_s / cm.cpu_net_s : NAN));
         printf ("   %-26s %-19s %9s %9s %9s %9.0f\n", "", "  (solve_ivp alone)", "", "", "", MS (sp, extra));
 #undef MS
-        json_object (&b->json, NULL);
-        json_str (&b->json, "model", models[m]);
-        json_num (&b->json, "period", T);
-        json_num (&b->json, "periods", periods);
-        json_num (&b->json, "t_end", t_end);
-        json_peer (&b->json, "cmlab", &cm, 0);
-        json_peer (&b->json, "xppaut", &xp, 1);
-        json_peer (&b->json, "scipy", &sp, 2);
-        json_num (&b->json, "xppaut_over_cmlab_net", rx);
-        json_num (&b->json, "scipy_over_cmlab_net", rs);
-        json_num (&b->json, "xppaut_over_cmlab_total", xp.available && cm.available ? xp.total_s / cm.total_s : NAN);
-        json_num (&b->json, "scipy_over_cmlab_total", sp.available && cm.available ? sp.total_s / cm.total_s : NAN);
-        json_num (&b->json, "scipy_solve_over_cmlab_in_process",
+        cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+        cml_json_string (b->json, "model", models[m]);
+        cml_json_number (b->json, "period", T);
+        cml_json_number (b->json, "periods", periods);
+        cml_json_number (b->json, "t_end", t_end);
+        json_peer (b->json, "cmlab", &cm, 0);
+        json_peer (b->json, "xppaut", &xp, 1);
+        json_peer (b->json, "scipy", &sp, 2);
+        cml_json_number (b->json, "xppaut_over_cmlab_net", rx);
+        cml_json_number (b->json, "scipy_over_cmlab_net", rs);
+        cml_json_number (b->json, "xppaut_over_cmlab_total", xp.available && cm.available ? xp.total_s / cm.total_s : NAN);
+        cml_json_number (b->json, "scipy_over_cmlab_total", sp.available && cm.available ? sp.total_s / cm.total_s : NAN);
+        cml_json_number (b->json, "scipy_solve_over_cmlab_in_process",
                   sp.available && cm.available ? sp.extra / cm.extra : NAN);
-        json_num (&b->json, "xppaut_over_cmlab_cpu",
+        cml_json_number (b->json, "xppaut_over_cmlab_cpu",
                   xp.available && cm.available ? xp.cpu_net_s / cm.cpu_net_s : NAN);
-        json_num (&b->json, "scipy_over_cmlab_cpu",
+        cml_json_number (b->json, "scipy_over_cmlab_cpu",
                   sp.available && cm.available ? sp.cpu_net_s / cm.cpu_net_s : NAN);
-        json_object (&b->json, "cmlab_at_equal_error");
-        json_num (&b->json, "tolerance", matched_tol);
-        json_num (&b->json, "in_process_s", matched_s);
-        json_num (&b->json, "scipy_solve_over_this", sp.available ? sp.extra / matched_s : NAN);
-        json_end_object (&b->json);
-        json_end_object (&b->json);
+        cml_json_begin_object (b->json, "cmlab_at_equal_error", CML_JSON_BLOCK);
+        cml_json_number (b->json, "tolerance", matched_tol);
+        cml_json_number (b->json, "in_process_s", matched_s);
+        cml_json_number (b->json, "scipy_solve_over_this", sp.available ? sp.extra / matched_s : NAN);
+        cml_json_end (b->json);
+        cml_json_end (b->json);
         g_array_append_val (b->peer_rows, row);
       }
       if (!cm.available)
@@ -1360,8 +1274,8 @@ fig_peers (Bench *b)
       peer_result_clear (&sp);
       case_close (&c);
     }
-  json_end_array (&b->json);
-  json_end_object (&b->json);
+  cml_json_end (b->json);
+  cml_json_end (b->json);
   if (b->quick)
     printf ("\n   (--quick: spans this short leave net times of a few ms, within the start-up's jitter;\n"
             "   judge the ratios on a full run)");
@@ -1481,7 +1395,7 @@ fig_work_precision (Bench *b)
           periods, tols[0], tols[n_tols - 1], steps[0], steps[n_steps - 1]);
   printf ("   %-22s %-18s %12s %12s %10s %12s\n", "model", "integrator", "evals/T @1e-6",
           "evals/T @1e-9", "best err", "at evals/T");
-  json_array (&b->json, "work_precision");
+  cml_json_begin_array (b->json, "work_precision", CML_JSON_BLOCK);
   for (guint k = 0; k < n; k++)
     {
       Case c;
@@ -1497,11 +1411,11 @@ fig_work_precision (Bench *b)
           case_close (&c);
           continue;
         }
-      json_object (&b->json, NULL);
-      json_str (&b->json, "model", refs[k].model);
-      json_num (&b->json, "period", c.period);
-      json_num (&b->json, "periods", periods);
-      json_array (&b->json, "integrators");
+      cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+      cml_json_string (b->json, "model", refs[k].model);
+      cml_json_number (b->json, "period", c.period);
+      cml_json_number (b->json, "periods", periods);
+      cml_json_begin_array (b->json, "integrators", CML_JSON_BLOCK);
       for (guint i = 0; i < G_N_ELEMENTS (all_kinds); i++)
         {
           CmlIntegratorKind kind = all_kinds[i];
@@ -1522,29 +1436,29 @@ fig_work_precision (Bench *b)
                   best_cost = pts[j].n_rhs / periods;
                 }
             }
-          json_object (&b->json, NULL);
-          json_str (&b->json, "integrator", cml_integrator_kind_to_string (kind));
-          json_str (&b->json, "knob", mid ? "h" : "rtol=atol");
-          json_array (&b->json, "points");
+          cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+          cml_json_string (b->json, "integrator", cml_integrator_kind_to_string (kind));
+          cml_json_string (b->json, "knob", mid ? "h" : "rtol=atol");
+          cml_json_begin_array (b->json, "points", CML_JSON_BLOCK);
           for (guint j = 0; j < np; j++)
             {
-              json_object (&b->json, NULL);
-              json_num (&b->json, mid ? "h" : "tol", pts[j].x);
-              json_int (&b->json, "rhs_evals", pts[j].n_rhs);
-              json_num (&b->json, "error", pts[j].err);
-              json_num (&b->json, "seconds", pts[j].secs);
+              cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+              cml_json_number (b->json, mid ? "h" : "tol", pts[j].x);
+              cml_json_int (b->json, "rhs_evals", pts[j].n_rhs);
+              cml_json_number (b->json, "error", pts[j].err);
+              cml_json_number (b->json, "seconds", pts[j].secs);
               if (pts[j].failure)
-                json_str (&b->json, "failure", pts[j].failure);
-              json_end_object (&b->json);
+                cml_json_string (b->json, "failure", pts[j].failure);
+              cml_json_end (b->json);
             }
-          json_end_array (&b->json);
+          cml_json_end (b->json);
           qsort (pts, np, sizeof (WpPoint), cmp_wp);
           {
             double e6 = evals_for (pts, np, 1e-6) / periods, e9 = evals_for (pts, np, 1e-9) / periods;
-            json_num (&b->json, "evals_per_period_for_1e-6", e6);
-            json_num (&b->json, "evals_per_period_for_1e-9", e9);
-            json_num (&b->json, "best_error", best);
-            json_end_object (&b->json);
+            cml_json_number (b->json, "evals_per_period_for_1e-6", e6);
+            cml_json_number (b->json, "evals_per_period_for_1e-9", e9);
+            cml_json_number (b->json, "best_error", best);
+            cml_json_end (b->json);
             printf ("   %-22s %-18s %12s %12s %10s %12s%s%s\n", i == 0 ? refs[k].model : "",
                     cml_integrator_kind_to_string (kind), FC (e6), FC (e9), FE (best), FC (best_cost),
                     failure ? "  (failed: " : "", failure ? "see JSON)" : "");
@@ -1552,11 +1466,11 @@ fig_work_precision (Bench *b)
           for (guint j = 0; j < np; j++)
             g_free (pts[j].failure);
         }
-      json_end_array (&b->json);
-      json_end_object (&b->json);
+      cml_json_end (b->json);
+      cml_json_end (b->json);
       case_close (&c);
     }
-  json_end_array (&b->json);
+  cml_json_end (b->json);
 }
 
 /* ======================================================================================
@@ -1731,11 +1645,11 @@ fig_long_runs (Bench *b)
           LONG_BUDGET, cal_periods, p1, p2);
   printf ("   %-20s %-6s %-17s %8s %7s %9s %9s %6s %-8s %9s %6s\n", "system", "invar.", "integrator",
           "tol / h", "evals/T", FE (p1), FE (p2), "growth", "verdict", "sol.err", "secs");
-  json_object (&b->json, "long_runs");
-  json_num (&b->json, "budget_evals_per_period", LONG_BUDGET);
-  json_num (&b->json, "periods_short", p1);
-  json_num (&b->json, "periods_long", p2);
-  json_array (&b->json, "runs");
+  cml_json_begin_object (b->json, "long_runs", CML_JSON_BLOCK);
+  cml_json_number (b->json, "budget_evals_per_period", LONG_BUDGET);
+  cml_json_number (b->json, "periods_short", p1);
+  cml_json_number (b->json, "periods_long", p2);
+  cml_json_begin_array (b->json, "runs", CML_JSON_BLOCK);
   for (guint k = 0; k < G_N_ELEMENTS (long_cases); k++)
     {
       const LongCase *lc = &long_cases[k];
@@ -1751,13 +1665,13 @@ fig_long_runs (Bench *b)
           case_close (&c);
           continue;
         }
-      json_object (&b->json, NULL);
-      json_str (&b->json, "system", lc->label);
-      json_str (&b->json, "model", lc->model);
-      json_str (&b->json, "invariant", lc->invariant);
-      json_bool (&b->json, "reversible", lc->reversible);
-      json_num (&b->json, "period", c.period);
-      json_array (&b->json, "integrators");
+      cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+      cml_json_string (b->json, "system", lc->label);
+      cml_json_string (b->json, "model", lc->model);
+      cml_json_string (b->json, "invariant", lc->invariant);
+      cml_json_bool (b->json, "reversible", lc->reversible);
+      cml_json_number (b->json, "period", c.period);
+      cml_json_begin_array (b->json, "integrators", CML_JSON_BLOCK);
       for (guint i = 0; i < G_N_ELEMENTS (all_kinds); i++)
         {
           CmlIntegratorKind kind = all_kinds[i];
@@ -1782,23 +1696,23 @@ fig_long_runs (Bench *b)
           printf ("   %-20s %-6s %-17s %8.1e %7.0f %9s %9s %6s %-8s %9s %6.1f\n", i == 0 ? lc->label : "",
                   i == 0 ? lc->invariant : "", cml_integrator_kind_to_string (kind), r.x, r.epp,
                   FE (r.max1), FE (r.max2), FR (r.growth), growth_verdict (&r), FE (r.sol2), r.secs);
-          json_object (&b->json, NULL);
-          json_str (&b->json, "integrator", cml_integrator_kind_to_string (kind));
-          json_num (&b->json, kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? "h" : "tol", r.x);
-          json_num (&b->json, "evals_per_period", r.epp);
-          json_num (&b->json, "evals_per_period_calibration", r.epp_cal);
-          json_num (&b->json, "max_rel_error_short", r.max1);
-          json_num (&b->json, "max_rel_error_long", r.max2);
-          json_num (&b->json, "rel_error_at_short", r.end1);
-          json_num (&b->json, "rel_error_at_long", r.end2);
-          json_num (&b->json, "growth", r.growth);
-          json_str (&b->json, "verdict", growth_verdict (&r));
-          json_num (&b->json, "solution_error_short", r.sol1);
-          json_num (&b->json, "solution_error_long", r.sol2);
-          json_num (&b->json, "seconds", r.secs);
+          cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+          cml_json_string (b->json, "integrator", cml_integrator_kind_to_string (kind));
+          cml_json_number (b->json, kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? "h" : "tol", r.x);
+          cml_json_number (b->json, "evals_per_period", r.epp);
+          cml_json_number (b->json, "evals_per_period_calibration", r.epp_cal);
+          cml_json_number (b->json, "max_rel_error_short", r.max1);
+          cml_json_number (b->json, "max_rel_error_long", r.max2);
+          cml_json_number (b->json, "rel_error_at_short", r.end1);
+          cml_json_number (b->json, "rel_error_at_long", r.end2);
+          cml_json_number (b->json, "growth", r.growth);
+          cml_json_string (b->json, "verdict", growth_verdict (&r));
+          cml_json_number (b->json, "solution_error_short", r.sol1);
+          cml_json_number (b->json, "solution_error_long", r.sol2);
+          cml_json_number (b->json, "seconds", r.secs);
           if (r.failure)
-            json_str (&b->json, "failure", r.failure);
-          json_end_object (&b->json);
+            cml_json_string (b->json, "failure", r.failure);
+          cml_json_end (b->json);
           {
             LongRow row = { lc->model, lc->label, lc->reversible, kind, r.max1, r.max2, r.growth,
                             growth_verdict (&r) };
@@ -1806,12 +1720,12 @@ fig_long_runs (Bench *b)
           }
           g_free (r.failure);
         }
-      json_end_array (&b->json);
-      json_end_object (&b->json);
+      cml_json_end (b->json);
+      cml_json_end (b->json);
       case_close (&c);
     }
-  json_end_array (&b->json);
-  json_end_object (&b->json);
+  cml_json_end (b->json);
+  cml_json_end (b->json);
 }
 
 /* ======================================================================================
@@ -1825,7 +1739,7 @@ fig_long_runs (Bench *b)
 /* Runs ARGV (a cmlab-cli command): the wall time and the command's standard error, or NaN
  * after saying why. */
 static double
-run_self (Bench *b, char **argv, char **err)
+run_cli (Bench *b, char **argv, char **err)
 {
   g_autoptr (GError) error = NULL;
   double t = run_process (argv, NULL, NULL, err, NULL, &error);
@@ -1862,7 +1776,7 @@ fig_exports (Bench *b)
       return;
     }
   printf ("\n6. Exports through cmlab-cli (wall time, the best of %u)\n\n", reps);
-  json_object (&b->json, "exports");
+  cml_json_begin_object (b->json, "exports", CML_JSON_BLOCK);
 
   /* a plot of 10^6 samples: the simulation and the drawing are timed apart by the command */
   {
@@ -1876,9 +1790,9 @@ fig_exports (Bench *b)
         for (guint r = 0; r < reps; r++)
           {
             g_autofree char *err = NULL;
-            char *argv[] = { b->self, "plot", "martinet", "--t-end", "2000", "--samples", "1000000",
+            char *argv[] = { b->cli, "plot", "martinet", "--t-end", "2000", "--samples", "1000000",
                              "--y", "x1,u", "--size", "1200x700", "-o", (char *) outs[f], NULL };
-            double total = run_self (b, argv, &err);
+            double total = run_cli (b, argv, &err);
             const char *p = err ? strstr (err, "drawing and writing ") : NULL;
             double draw = p ? g_ascii_strtod (p + strlen ("drawing and writing "), NULL) : NAN;
             if (!(total < best_total))
@@ -1888,17 +1802,17 @@ fig_exports (Bench *b)
           }
         printf ("   plot of 10^6 samples (2 series, martinet, 2000 time units) to %s, 1200x700: "
                 "drawing and writing %.3f s, with the simulation %.2f s\n", names[f], best_draw, best_total);
-        json_object (&b->json, names[f]);
-        json_num (&b->json, "samples", 1e6);
-        json_num (&b->json, "drawing_s", best_draw);
-        json_num (&b->json, "total_s", best_total);
-        json_end_object (&b->json);
+        cml_json_begin_object (b->json, names[f], CML_JSON_BLOCK);
+        cml_json_number (b->json, "samples", 1e6);
+        cml_json_number (b->json, "drawing_s", best_draw);
+        cml_json_number (b->json, "total_s", best_total);
+        cml_json_end (b->json);
         if (f == 0)
           b->plot_png_s = best_draw;
       }
   }
 
-  /* the video of issue 4's target */
+  /* a 10 s video at 720p60 (its target: faster than real time) */
   if (g_find_program_in_path ("ffmpeg") == NULL)
     printf ("   video: ffmpeg is not installed, not measured\n");
   else
@@ -1908,17 +1822,17 @@ fig_exports (Bench *b)
       for (guint r = 0; r < reps; r++)
         {
           g_autofree char *err = NULL;
-          char *argv[] = { b->self, "render", "rolling-ball", "--t-end", "10", "--fps", "60",
+          char *argv[] = { b->cli, "render", "rolling-ball", "--t-end", "10", "--fps", "60",
                            "--size", "1280x720", "-o", mp4, NULL };
-          best = MIN (best, run_self (b, argv, &err));
+          best = MIN (best, run_cli (b, argv, &err));
         }
       printf ("   video: rolling-ball, 10 s of video, 1280x720 at 60 fps, MP4 (H.264): %.2f s "
               "(%.1fx real time)\n", best, 10.0 / best);
-      json_num (&b->json, "video_720p60_10s_s", best);
+      cml_json_number (b->json, "video_720p60_10s_s", best);
       b->video_s = best;
       g_unlink (mp4);
     }
-  json_end_object (&b->json);
+  cml_json_end (b->json);
   {
     g_autofree char *png = g_build_filename (dir, "plot.png", NULL);
     g_autofree char *pdf = g_build_filename (dir, "plot.pdf", NULL);
@@ -1938,7 +1852,7 @@ fig_frames (Bench *b)
 {
   static const char *const models[] = { "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet",
                                         "capri-kobayashi", "capri-kobayashi-full", NULL };
-  g_autofree char *bindir = g_path_get_dirname (b->self);
+  g_autofree char *bindir = g_path_get_dirname (b->cli);
   /* the build tree (src/cli next to src/app), else an installed cmlab beside cmlab-cli */
   g_autofree char *built = g_build_filename (bindir, "..", "app", "cmlab", NULL);
   g_autofree char *beside = g_build_filename (bindir, "cmlab", NULL);
@@ -1953,12 +1867,12 @@ fig_frames (Bench *b)
   printf ("\n7. The window's frame statistics: cmlab --play for %s s per model, default window size,\n"
           "   %s; frame intervals from the frame clock (16.7 ms = 60 Hz)\n\n", secs,
           display ? "on this display" : "under xvfb-run (1600x1000, Mesa llvmpipe)");
-  json_array (&b->json, "frames");
+  cml_json_begin_array (b->json, "frames", CML_JSON_BLOCK);
   if (app == NULL || dir == NULL || (!display && xvfb == NULL))
     {
       printf ("   not measured: %s\n", app == NULL ? "the cmlab program was not found beside cmlab-cli"
                                        : dir == NULL ? error->message : "no display and no xvfb-run");
-      json_end_array (&b->json);
+      cml_json_end (b->json);
       return;
     }
   printf ("   %-22s %8s %12s %12s %10s\n", "model", "frames", "median ms", "p95 ms", "sim. s");
@@ -1999,17 +1913,17 @@ fig_frames (Bench *b)
         double nf = json_number (text, "frames"), vm = json_number (text, "median_interval_ms");
         double vp = json_number (text, "p95_interval_ms"), vs = json_number (text, "sim_time");
         printf ("   %-22s %8.0f %12.3f %12.3f %10.2f\n", models[m], nf, vm, vp, vs);
-        json_object (&b->json, NULL);
-        json_str (&b->json, "model", models[m]);
-        json_num (&b->json, "frames", nf);
-        json_num (&b->json, "median_interval_ms", vm);
-        json_num (&b->json, "p95_interval_ms", vp);
-        json_num (&b->json, "sim_time", vs);
-        json_end_object (&b->json);
+        cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+        cml_json_string (b->json, "model", models[m]);
+        cml_json_number (b->json, "frames", nf);
+        cml_json_number (b->json, "median_interval_ms", vm);
+        cml_json_number (b->json, "p95_interval_ms", vp);
+        cml_json_number (b->json, "sim_time", vs);
+        cml_json_end (b->json);
       }
       g_unlink (json_path);
     }
-  json_end_array (&b->json);
+  cml_json_end (b->json);
   g_rmdir (dir);
 }
 
@@ -2025,9 +1939,9 @@ fig_residuals (Bench *b)
           periods);
   printf ("   %-21s %-28s %-8s %12s %12s %7s\n", "model", "integrator", "project", "max residual",
           "max ||q|-1|", "secs");
-  json_object (&b->json, "residuals");
-  json_num (&b->json, "periods", periods);
-  json_array (&b->json, "runs");
+  cml_json_begin_object (b->json, "residuals", CML_JSON_BLOCK);
+  cml_json_number (b->json, "periods", periods);
+  cml_json_begin_array (b->json, "runs", CML_JSON_BLOCK);
   for (guint m = 0; models[m]; m++)
     {
       Case c;
@@ -2083,26 +1997,26 @@ fig_residuals (Bench *b)
             secs = cpu_now_s () - t0;
             printf ("   %-21s %-28s %-8s %12s %12s %7.1f%s%s\n", models[m], label, proj ? "yes" : "no",
                     FE (res), FE (qn), secs, failure ? "  failed: " : "", failure ? failure : "");
-            json_object (&b->json, NULL);
-            json_str (&b->json, "model", models[m]);
-            json_str (&b->json, "integrator", cml_integrator_kind_to_string (o.kind));
-            json_num (&b->json, "rtol", o.rtol);
-            json_num (&b->json, "atol", o.atol);
-            json_bool (&b->json, "project", proj);
-            json_num (&b->json, "max_residual", res);
-            json_num (&b->json, "max_quaternion_norm_error", qn);
-            json_num (&b->json, "seconds", secs);
+            cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+            cml_json_string (b->json, "model", models[m]);
+            cml_json_string (b->json, "integrator", cml_integrator_kind_to_string (o.kind));
+            cml_json_number (b->json, "rtol", o.rtol);
+            cml_json_number (b->json, "atol", o.atol);
+            cml_json_bool (b->json, "project", proj);
+            cml_json_number (b->json, "max_residual", res);
+            cml_json_number (b->json, "max_quaternion_norm_error", qn);
+            cml_json_number (b->json, "seconds", secs);
             if (failure)
-              json_str (&b->json, "failure", failure);
-            json_end_object (&b->json);
+              cml_json_string (b->json, "failure", failure);
+            cml_json_end (b->json);
             if (proj)
               b->worst_projected_residual = MAX (b->worst_projected_residual, failure ? INFINITY : res);
             g_clear_error (&error);
           }
       case_close (&c);
     }
-  json_end_array (&b->json);
-  json_end_object (&b->json);
+  cml_json_end (b->json);
+  cml_json_end (b->json);
 }
 
 /* ======================================================================================
@@ -2113,7 +2027,7 @@ static void
 report_targets (Bench *b)
 {
   printf ("\nTargets\n\n");
-  json_object (&b->json, "targets");
+  cml_json_begin_object (b->json, "targets", CML_JSON_BLOCK);
 
   if (want_figure (b, "exports"))
     {
@@ -2124,8 +2038,8 @@ report_targets (Bench *b)
         printf ("   10 s 720p60 MP4 of the rolling ball in <= 10 s (goal 5 s): %s (%.2f s%s)\n",
                 b->video_s <= 10.0 ? "HOLDS" : "DOES NOT HOLD", b->video_s,
                 b->video_s <= 5.0 ? ", goal met" : "");
-      json_num (&b->json, "plot_png_1e6_s", b->plot_png_s);
-      json_num (&b->json, "video_720p60_10s_s", b->video_s);
+      cml_json_number (b->json, "plot_png_1e6_s", b->plot_png_s);
+      cml_json_number (b->json, "video_720p60_10s_s", b->video_s);
     }
 
   if (want_figure (b, "overhead") && b->worst_rhs_model)
@@ -2133,11 +2047,11 @@ report_targets (Bench *b)
       gboolean ok = b->worst_rhs_ratio <= 2.0;
       printf ("   generic RHS <= 2x hand-written on every built-in: %s (worst %.2fx, %s)\n",
               ok ? "HOLDS" : "DOES NOT HOLD", b->worst_rhs_ratio, b->worst_rhs_model);
-      json_object (&b->json, "generic_rhs_within_2x");
-      json_bool (&b->json, "holds", ok);
-      json_num (&b->json, "worst_ratio", b->worst_rhs_ratio);
-      json_str (&b->json, "worst_model", b->worst_rhs_model);
-      json_end_object (&b->json);
+      cml_json_begin_object (b->json, "generic_rhs_within_2x", CML_JSON_BLOCK);
+      cml_json_bool (b->json, "holds", ok);
+      cml_json_number (b->json, "worst_ratio", b->worst_rhs_ratio);
+      cml_json_string (b->json, "worst_model", b->worst_rhs_model);
+      cml_json_end (b->json);
     }
 
   if (want_figure (b, "peers") && b->peer_rows->len)
@@ -2179,25 +2093,25 @@ report_targets (Bench *b)
                 ms >= 100.0 ? "HOLDS" : "DOES NOT HOLD", FR (ms), FR (cs), FR (es), err_s ? "yes" : "no");
       else
         printf ("   >= 100x faster than SciPy: NOT MEASURED (SciPy missing)\n");
-      json_object (&b->json, "peers");
-      json_bool (&b->json, "faster_than_xppaut", have_x && mx >= 1.0);
-      json_bool (&b->json, "xppaut_goal_3x", have_x && mx >= 3.0);
-      json_num (&b->json, "smallest_xppaut_ratio_wall", have_x ? mx : NAN);
-      json_num (&b->json, "smallest_xppaut_ratio_cpu", have_x ? cx : NAN);
-      json_bool (&b->json, "error_le_xppaut", have_x && err_x);
-      json_bool (&b->json, "scipy_100x", have_s && ms >= 100.0);
-      json_num (&b->json, "smallest_scipy_ratio_wall", have_s ? ms : NAN);
-      json_num (&b->json, "smallest_scipy_ratio_cpu", have_s ? cs : NAN);
-      json_num (&b->json, "smallest_scipy_ratio_equal_error_in_process", have_s ? es : NAN);
-      json_bool (&b->json, "error_le_scipy", have_s && err_s);
-      json_end_object (&b->json);
+      cml_json_begin_object (b->json, "peers", CML_JSON_BLOCK);
+      cml_json_bool (b->json, "faster_than_xppaut", have_x && mx >= 1.0);
+      cml_json_bool (b->json, "xppaut_goal_3x", have_x && mx >= 3.0);
+      cml_json_number (b->json, "smallest_xppaut_ratio_wall", have_x ? mx : NAN);
+      cml_json_number (b->json, "smallest_xppaut_ratio_cpu", have_x ? cx : NAN);
+      cml_json_bool (b->json, "error_le_xppaut", have_x && err_x);
+      cml_json_bool (b->json, "scipy_100x", have_s && ms >= 100.0);
+      cml_json_number (b->json, "smallest_scipy_ratio_wall", have_s ? ms : NAN);
+      cml_json_number (b->json, "smallest_scipy_ratio_cpu", have_s ? cs : NAN);
+      cml_json_number (b->json, "smallest_scipy_ratio_equal_error_in_process", have_s ? es : NAN);
+      cml_json_bool (b->json, "error_le_scipy", have_s && err_s);
+      cml_json_end (b->json);
     }
 
   if (want_figure (b, "long-runs") && b->long_rows->len)
     {
       gboolean no_growth = TRUE, hundred = TRUE;
       printf ("   implicit midpoint on the reversible cases, vs rkf45 at equal cost:\n");
-      json_array (&b->json, "structure_preserving");
+      cml_json_begin_array (b->json, "structure_preserving", CML_JSON_BLOCK);
       for (guint i = 0; i < b->long_rows->len; i++)
         {
           LongRow *m = &g_array_index (b->long_rows, LongRow, i);
@@ -2225,20 +2139,20 @@ report_targets (Bench *b)
               no_growth &= !grows;
               hundred &= adv >= 100.0 || (m->max2 <= 1e-13 && f && f->max2 <= 1e-13);
             }
-          json_object (&b->json, NULL);
-          json_str (&b->json, "system", m->label);
-          json_bool (&b->json, "reversible", m->reversible);
-          json_num (&b->json, "midpoint_error_long", m->max2);
-          json_num (&b->json, "rkf45_error_long", f ? f->max2 : NAN);
-          json_num (&b->json, "advantage", adv);
-          json_str (&b->json, "midpoint_verdict", m->verdict);
-          json_end_object (&b->json);
+          cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
+          cml_json_string (b->json, "system", m->label);
+          cml_json_bool (b->json, "reversible", m->reversible);
+          cml_json_number (b->json, "midpoint_error_long", m->max2);
+          cml_json_number (b->json, "rkf45_error_long", f ? f->max2 : NAN);
+          cml_json_number (b->json, "advantage", adv);
+          cml_json_string (b->json, "midpoint_verdict", m->verdict);
+          cml_json_end (b->json);
         }
-      json_end_array (&b->json);
+      cml_json_end (b->json);
       printf ("   no secular growth (reversible cases): %s; >= 100x smaller than rkf45: %s\n",
               no_growth ? "HOLDS" : "DOES NOT HOLD", hundred ? "HOLDS" : "DOES NOT HOLD");
-      json_bool (&b->json, "midpoint_no_secular_growth", no_growth);
-      json_bool (&b->json, "midpoint_100x_rkf45", hundred);
+      cml_json_bool (b->json, "midpoint_no_secular_growth", no_growth);
+      cml_json_bool (b->json, "midpoint_100x_rkf45", hundred);
     }
 
   if (want_figure (b, "residuals") && b->worst_projected_residual >= 0.0)
@@ -2246,16 +2160,16 @@ report_targets (Bench *b)
       gboolean ok = b->worst_projected_residual <= 1e-12;
       printf ("   constraint residual <= 1e-12 with projection: %s (largest %s)\n",
               ok ? "HOLDS" : "DOES NOT HOLD", FE (b->worst_projected_residual));
-      json_object (&b->json, "residual_with_projection");
-      json_bool (&b->json, "holds", ok);
-      json_num (&b->json, "largest", b->worst_projected_residual);
-      json_end_object (&b->json);
+      cml_json_begin_object (b->json, "residual_with_projection", CML_JSON_BLOCK);
+      cml_json_bool (b->json, "holds", ok);
+      cml_json_number (b->json, "largest", b->worst_projected_residual);
+      cml_json_end (b->json);
     }
-  json_end_object (&b->json);
+  cml_json_end (b->json);
 }
 
 static const char *bench_usage =
-  "Usage: cmlab-cli bench [--quick] [--json FILE] [--only NAME[,NAME...]]\n"
+  "Usage: cmlab-bench [--quick] [--json FILE] [--only NAME[,NAME...]]\n"
   "\n"
   "  --quick      shorter runs and fewer repetitions (about two minutes)\n"
   "  --json FILE  also write every number as JSON (atomically)\n"
@@ -2264,13 +2178,20 @@ static const char *bench_usage =
   "               and/or these built-in models; may be repeated or comma-separated\n";
 
 int
-cml_bench_main (int argc, char **argv)
+main (int argc, char **argv)
 {
   Bench b = { 0 };
   g_autoptr (GPtrArray) only = g_ptr_array_new_with_free_func (g_free);
   double load0[3], load1[3], t_start = now_s ();
   int status;
 
+  setlocale (LC_ALL, "");
+  gsl_set_error_handler_off ();
+  /* messages go to standard error, never among the tables */
+  g_log_writer_default_set_use_stderr (TRUE);
+  /* the arguments after the program's name */
+  argc--;
+  argv++;
   for (int i = 0; i < argc; i++)
     {
       const char *a = argv[i];
@@ -2285,7 +2206,7 @@ cml_bench_main (int argc, char **argv)
         {
           if (i + 1 >= argc)
             {
-              fprintf (stderr, "cmlab-cli: %s needs a value\n%s", a, bench_usage);
+              fprintf (stderr, "cmlab-bench: %s needs a value\n%s", a, bench_usage);
               return EXIT_USAGE;
             }
           if (g_str_equal (a, "--json"))
@@ -2309,14 +2230,14 @@ cml_bench_main (int argc, char **argv)
         }
       else
         {
-          fprintf (stderr, "cmlab-cli: unknown bench option “%s”\n%s", a, bench_usage);
+          fprintf (stderr, "cmlab-bench: unknown option “%s”\n%s", a, bench_usage);
           return EXIT_USAGE;
         }
     }
   for (guint k = 0; k < only->len; k++)
     if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
       {
-        fprintf (stderr, "cmlab-cli: --only: “%s” is neither a figure (overhead, peers, work-precision,"
+        fprintf (stderr, "cmlab-bench: --only: “%s” is neither a figure (overhead, peers, work-precision,"
                          " long-runs, residuals, exports, frames) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;
@@ -2327,28 +2248,27 @@ cml_bench_main (int argc, char **argv)
       b.only = (GStrv) g_ptr_array_steal (only, NULL);
     }
 
-  b.self = g_file_read_link ("/proc/self/exe", NULL);
-  if (b.self == NULL)
-    b.self = g_strdup ("cmlab-cli");
+  b.cli = g_strdup (g_getenv ("CMLAB_CLI") ? g_getenv ("CMLAB_CLI") : CMLAB_BENCH_CLI);
   b.bench_dir = g_strdup (g_getenv ("CMLAB_BENCH_DIR") ? g_getenv ("CMLAB_BENCH_DIR") : CMLAB_BENCH_SOURCE_DIR);
   b.peer_rows = g_array_new (FALSE, FALSE, sizeof (PeerRow));
   b.long_rows = g_array_new (FALSE, FALSE, sizeof (LongRow));
   b.worst_projected_residual = -1.0;
-  b.json.s = g_string_new (NULL);
-  b.json.depth = 0;
+  b.json_text = g_string_new (NULL);
+  b.json = cml_json_new_string (b.json_text);
+  cml_json_set_digits (b.json, 6);
   read_loadavg (load0);
 
   printf ("cmlab bench%s — %u cores, load average %.2f %.2f %.2f at the start%s\n", b.quick ? " --quick" : "",
           g_get_num_processors (), load0[0], load0[1], load0[2],
           load0[0] > 0.5 * g_get_num_processors () ? " (the machine is shared and busy: times are medians)" : "");
-  json_object (&b.json, NULL);
-  json_str (&b.json, "benchmark", "cmlab-cli bench");
-  json_bool (&b.json, "quick", b.quick);
-  json_int (&b.json, "cores", g_get_num_processors ());
-  json_array (&b.json, "load_average_start");
+  cml_json_begin_object (b.json, NULL, CML_JSON_BLOCK);
+  cml_json_string (b.json, "benchmark", "cmlab-bench");
+  cml_json_bool (b.json, "quick", b.quick);
+  cml_json_int (b.json, "cores", g_get_num_processors ());
+  cml_json_begin_array (b.json, "load_average_start", CML_JSON_BLOCK);
   for (int i = 0; i < 3; i++)
-    json_num (&b.json, NULL, load0[i]);
-  json_end_array (&b.json);
+    cml_json_number (b.json, NULL, load0[i]);
+  cml_json_end (b.json);
 
   if (want_figure (&b, "overhead"))
     fig_overhead (&b);
@@ -2376,14 +2296,13 @@ cml_bench_main (int argc, char **argv)
   read_loadavg (load1);
   printf ("\nload average %.2f %.2f %.2f at the end; %.0f s in all\n", load1[0], load1[1], load1[2],
           now_s () - t_start);
-  json_array (&b.json, "load_average_end");
+  cml_json_begin_array (b.json, "load_average_end", CML_JSON_BLOCK);
   for (int i = 0; i < 3; i++)
-    json_num (&b.json, NULL, load1[i]);
-  json_end_array (&b.json);
-  json_num (&b.json, "seconds", now_s () - t_start);
-  json_bool (&b.json, "rhs_check_passed", !b.rhs_mismatch);
-  json_end_object (&b.json);
-  g_string_append_c (b.json.s, '\n');
+    cml_json_number (b.json, NULL, load1[i]);
+  cml_json_end (b.json);
+  cml_json_number (b.json, "seconds", now_s () - t_start);
+  cml_json_bool (b.json, "rhs_check_passed", !b.rhs_mismatch);
+  cml_json_end (b.json);
 
   status = 0;
   if (b.rhs_mismatch)
@@ -2399,17 +2318,18 @@ cml_bench_main (int argc, char **argv)
   if (b.json_path)
     {
       g_autoptr (GError) error = NULL;
-      if (!write_atomically (b.json_path, b.json.s->str, &error))
+      if (!write_atomically (b.json_path, b.json_text->str, &error))
         {
-          fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          fprintf (stderr, "cmlab-bench: %s\n", error->message);
           status = EXIT_USAGE;
         }
     }
-  g_string_free (b.json.s, TRUE);
+  cml_json_free (b.json);
+  g_string_free (b.json_text, TRUE);
   g_array_unref (b.peer_rows);
   g_array_unref (b.long_rows);
   g_strfreev (b.only);
-  g_free (b.self);
+  g_free (b.cli);
   g_free (b.bench_dir);
   return status;
 }

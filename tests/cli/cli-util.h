@@ -1,6 +1,6 @@
 /* cli-util.h — running the built cmlab-cli from a test, and the temporary directories
- * its output goes to.  Shared by test-cli.c, test-render-cli.c and
- * tests/ui/test-export-dialog.c.
+ * its output goes to.  Shared by the tests of tests/cli, the model tests that run a model
+ * through the command line and tests/ui/test-export-dialog.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

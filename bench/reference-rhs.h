@@ -1,5 +1,5 @@
 /* reference-rhs.h — the built-in systems' equations written out by hand in C, and their
- * closed forms: the yardsticks of `cmlab-cli bench`.
+ * closed forms: the yardsticks of `cmlab-bench`.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
