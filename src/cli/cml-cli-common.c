@@ -19,12 +19,15 @@
 
 #include "cml-integrator.h"
 #include "cml-model.h"
+#include "cml-as-vakonomic.h"
 #include "cml-session.h"
 
 /* The session of --session, as cml_cli_parse_args () read it (it belongs to the run
  * options), for the calls that take its parts (the model and parameters, the initial
  * state) without the run options: a process runs one command.  NULL without --session. */
 static CmlSession *run_session;
+/* --as vakonomic: the model read by the vakonomic principle (likewise for the whole run) */
+static gboolean run_as_vakonomic;
 
 gboolean
 cml_cli_split_assignment (const char *arg, char **name, double *value)
@@ -77,6 +80,17 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
     {
       fprintf (stderr, "%s\n", error->message);
       return CML_CLI_EXIT_USAGE;
+    }
+  if (run_as_vakonomic)
+    {
+      CmlModel *vakonomic = cml_model_new_as_vakonomic (model, &error);
+      if (vakonomic == NULL)
+        {
+          fprintf (stderr, "cmlab-cli: --as vakonomic: %s\n", error->message);
+          return CML_CLI_EXIT_USAGE;
+        }
+      cml_model_unref (model);
+      model = vakonomic;
     }
   g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
   if (sys == NULL)
@@ -238,6 +252,7 @@ cml_cli_run_options_clear (CmlCliRunOptions *ro)
   g_clear_pointer (&ro->session_path, g_free);
   if (run_session == ro->session)
     run_session = NULL;
+  run_as_vakonomic = FALSE;
   g_clear_pointer (&ro->session, cml_session_free);
 }
 
@@ -267,6 +282,13 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
         return cml_cli_option_error (error, "--session is given twice (“%s”, “%s”): one session is one run",
                                      ro->session_path, value);
       ro->session_path = g_strdup (value);
+    }
+  else if (g_str_equal (name, "--as"))
+    {
+      if (!g_str_equal (value, "vakonomic"))
+        return cml_cli_option_error (error, "--as takes vakonomic (the nonholonomic model's Lagrangian and "
+                                            "constraints read by the vakonomic principle), not “%s”", value);
+      run_as_vakonomic = TRUE;
     }
   else if (g_str_equal (name, "--set"))
     g_ptr_array_add (ro->sets, g_strdup (value));
@@ -325,6 +347,7 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
 
 static const GOptionEntry run_entries[] = {
   RUN_ENTRY ("session", 0, "FILE"),
+  RUN_ENTRY ("as", 0, "vakonomic"),
   RUN_ENTRY ("set", 0, "P=V"),
   RUN_ENTRY ("init", 0, "S=V"),
   RUN_ENTRY ("t-end", 0, "T"),
@@ -338,6 +361,7 @@ static const GOptionEntry run_entries[] = {
 };
 
 static const GOptionEntry set_entries[] = {
+  RUN_ENTRY ("as", 0, "vakonomic"),
   RUN_ENTRY ("set", 0, "P=V"),
   HELP_ENTRY,
   G_OPTION_ENTRY_NULL

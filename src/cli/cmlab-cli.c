@@ -42,13 +42,16 @@ static const char *usage_text =
   "            [--rtol R] [--atol A] [--step H] -o FILE.{png,svg,pdf}\n"
   "  cmlab-cli poincare MODEL --section EXPR=VALUE [--direction up|down|both] --columns A,B\n"
   "            --t-end T [--max-step H] [run options as for simulate] [-o FILE]\n"
-  "  cmlab-cli info MODEL [--set P=V]...\n"
+  "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
   "  cmlab-cli list\n"
   "\n"
   "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).  simulate, plot,\n"
   "render and poincare take --session FILE instead (a session saved by the window): its\n"
   "model, parameters, initial state and integrator; --set, --init, --integrator, --rtol,\n"
-  "--atol and --step given as well override the session's values.\n"
+  "--atol and --step given as well override the session's values.  With --as vakonomic\n"
+  "every command runs a nonholonomic model's Lagrangian and constraints read by the\n"
+  "vakonomic principle (the constraints solved for its solve-for velocities; the multipliers\n"
+  "start at zero unless given with --init).\n"
   "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint.\n";
 
 static int

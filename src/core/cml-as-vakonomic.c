@@ -220,6 +220,11 @@ cml_model_vakonomic_text (const CmlModel *model, GError **error)
     }
   g_string_append (about, " start at zero unless given.");
   g_key_file_set_value (kf, "model", "about", about->str);
+  g_autofree char *description = g_strdup_printf (
+    "The vakonomic reading of “%s”: the same algebroid, Lagrangian and constraints, with the "
+    "constraints written as a graph over the free velocities and the motion given by the "
+    "vakonomic (variational) principle instead of the Lagrange–d'Alembert one.", copy->title);
+  g_key_file_set_value (kf, "model", "description", description);
 
   /* [dynamics] and [constraints]: the graph instead of the functions */
   g_key_file_set_value (kf, "dynamics", "constraints", "vakonomic");

@@ -15,6 +15,7 @@
 #define G_LOG_DOMAIN "test-as-vakonomic"
 
 #include "cml-as-vakonomic.h"
+#include "cli-util.h"
 #include "physics-util.h"
 
 static char *
@@ -216,6 +217,66 @@ test_refused (void)
   assert_refused (nonlinear, "not linear in the velocities");
 }
 
+/* The value of column NAME in the last row of CSV (cmlab-cli simulate's output). */
+static double
+csv_last (const char *csv, const char *name)
+{
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  g_auto (GStrv) header = NULL;
+  const char *last = NULL;
+  for (guint k = 0; lines[k]; k++)
+    {
+      if (lines[k][0] == '#' || lines[k][0] == '\0')
+        continue;
+      if (header == NULL)
+        header = g_strsplit (lines[k], ",", -1);
+      else
+        last = lines[k];
+    }
+  g_assert_nonnull (header);
+  g_assert_nonnull (last);
+  g_auto (GStrv) cells = g_strsplit (last, ",", -1);
+  for (guint c = 0; header[c] && cells[c]; c++)
+    if (g_str_equal (header[c], name))
+      return g_ascii_strtod (cells[c], NULL);
+  g_error ("no column %s", name);
+  return NAN;
+}
+
+/* cmlab-cli simulate|info MODEL --as vakonomic: the same run as the hand-written file. */
+static void
+test_cli (void)
+{
+  g_autofree char *by_hand = data_path ("rolling-ball-vakonomic.cml");
+  g_autofree char *a = NULL, *b = NULL, *err = NULL;
+  const char *run[] = { "--t-end", "6", "--dt-out", "2", "--rtol", "1e-12", "--atol", "1e-12", "--set", "Omega=0.7" };
+
+  g_assert_cmpint (cli_run (&a, &err, "simulate", "rolling-ball", "--as", "vakonomic", run[0], run[1], run[2], run[3],
+                            run[4], run[5], run[6], run[7], run[8], run[9], NULL), ==, 0);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&b, &err, "simulate", by_hand, run[0], run[1], run[2], run[3], run[4], run[5], run[6],
+                            run[7], run[8], run[9], NULL), ==, 0);
+  g_clear_pointer (&err, g_free);
+  assert_close (csv_last (a, "x"), csv_last (b, "x"), 1e-9);
+  assert_close (csv_last (a, "y"), csv_last (b, "y"), 1e-9);
+  g_assert_cmpfloat (csv_last (a, "t"), ==, 6.0);
+
+  g_autofree char *info = NULL;
+  g_assert_cmpint (cli_run (&info, &err, "info", "rolling-ball", "--as", "vakonomic", NULL), ==, 0);
+  g_clear_pointer (&err, g_free);
+  g_assert_nonnull (strstr (info, "vakonomic equations"));
+  g_assert_nonnull (strstr (info, "w₁ = (Ωx − v)/r"));
+
+  g_autofree char *out = NULL;
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "martinet", "--as", "vakonomic", "--t-end", "1", "--dt-out", "1",
+                            NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "only a nonholonomic model"));
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "info", "rolling-ball", "--as", "lagrangian", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--as takes vakonomic"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -228,5 +289,6 @@ main (int argc, char **argv)
   g_test_add_func ("/models/as-vakonomic/text", test_text);
   g_test_add_func ("/models/as-vakonomic/builtins", test_builtins);
   g_test_add_func ("/models/as-vakonomic/refused", test_refused);
+  g_test_add_func ("/models/as-vakonomic/cli", test_cli);
   return g_test_run ();
 }
