@@ -388,13 +388,14 @@ test_unreachable_span (void)
 }
 
 /* A stiff system under an explicit method: a note on standard error that names msbdf;
- * under msbdf itself none.  simulate and plot. */
+ * under msbdf itself none.  simulate, plot and render. */
 static void
 test_stiff_note (void)
 {
   g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *model = cli_write_file (dir, "stiff.cml", CLI_STIFF_MODEL);
   g_autofree char *png = g_build_filename (dir, "x.png", NULL);
+  g_autofree char *frames = g_build_filename (dir, "f.%05d.png", NULL);
   const char *note = "the system looks stiff here: try --integrator msbdf";
   struct { const char *args[12]; gboolean stiff_note; } cases[] = {
     { { "simulate", model, "--t-end", "1", "--dt-out", "0.1" }, TRUE },
@@ -402,6 +403,8 @@ test_stiff_note (void)
     { { "simulate", model, "--t-end", "1", "--dt-out", "0.1", "--integrator", "msbdf" }, FALSE },
     { { "plot", model, "--t-end", "1", "--y", "x", "-o", png }, TRUE },
     { { "plot", model, "--t-end", "1", "--y", "x", "--integrator", "msbdf", "-o", png }, FALSE },
+    { { "render", model, "--t-end", "1", "--fps", "10", "--size", "64x64", "-o", frames }, TRUE },
+    { { "render", model, "--t-end", "1", "--fps", "10", "--size", "64x64", "--integrator", "msbdf", "-o", frames }, FALSE },
     /* not stiff: no note */
     { { "simulate", "rolling-ball", "--t-end", "200", "--dt-out", "1" }, FALSE },
   };
