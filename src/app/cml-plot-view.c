@@ -17,6 +17,7 @@
 
 #include "cml-gl-probe.h"
 #include "cml-plot-cairo.h"
+#include "cml-plot-figure.h"
 #include "cml-plot-gl.h"
 #include "cml-reference.h"
 #include "cml-window.h"
@@ -1177,38 +1178,21 @@ current_parameters (CmlPlotView *self, CmlModel *model, double *values)
  * parameters' line ("m = 1 kg, r = 1 m, k2 = 0.4 m², Ω = 1 rad/s"): a figure dropped
  * into a talk says what it shows.  The live view has neither (the window says it). */
 static void
-figure_titles (CmlPlotView *self, char **title, char **subtitle)
+figure_titles (CmlPlotView *self)
 {
   CmlModel *model = view_model (self);
-  g_autoptr (GString) what = g_string_new (NULL);
-  g_autoptr (GString) params = g_string_new (NULL);
-
-  *title = *subtitle = NULL;
   if (model == NULL)
     return;
-  for (guint k = 0; k < self->y_names->len; k++)
-    g_string_append_printf (what, "%s%s", k ? ", " : "", (char *) g_ptr_array_index (self->y_names, k));
-  *title = what->len ? g_strdup_printf ("%s — %s against %s", model->title, what->str,
-                                        self->x_name ? self->x_name : "time")
-                     : g_strdup (model->title);
-
   g_autofree double *values = g_new (double, MAX (model->params->len, 1));
   current_parameters (self, model, values);
-  for (guint k = 0; k < model->params->len; k++)
-    {
-      const CmlParam *p = g_ptr_array_index (model->params, k);
-      if (k > 0)
-        g_string_append (params, ", ");
-      cml_plot_append_quantity (params, p->name, values[k], p->unit);
-    }
-  *subtitle = g_strdup (params->str);
+  cml_plot_set_figure_titles (self->plot, model, (const char *const *) self->y_names->pdata, self->y_names->len,
+                              self->x_name, values);
 }
 
 gboolean
 cml_plot_view_export (CmlPlotView *self, const char *path, GError **error)
 {
   g_autofree char *lower = NULL;
-  g_autofree char *title = NULL, *subtitle = NULL;
   g_autofree char *old_title = NULL, *old_subtitle = NULL;
   CmlPlotStyle style;
   int width, height;
@@ -1233,11 +1217,7 @@ cml_plot_view_export (CmlPlotView *self, const char *path, GError **error)
 
   old_title = g_strdup (cml_plot_get_title (self->plot));
   old_subtitle = g_strdup (cml_plot_get_subtitle (self->plot));
-  figure_titles (self, &title, &subtitle);
-  if (title)
-    cml_plot_set_title (self->plot, title);
-  if (subtitle)
-    cml_plot_set_subtitle (self->plot, subtitle);
+  figure_titles (self);
   gboolean ok = cml_plot_export_with_style (self->plot, path, width, height, &style, error);
   cml_plot_set_title (self->plot, old_title);
   cml_plot_set_subtitle (self->plot, old_subtitle);

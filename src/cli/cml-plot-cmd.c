@@ -19,6 +19,7 @@
 #include "cml-error.h"
 #include "cml-integrator.h"
 #include "cml-plot-cairo.h"
+#include "cml-plot-figure.h"
 #include "cml-plot.h"
 
 static const char *plot_usage =
@@ -183,19 +184,10 @@ cml_plot_main (int argc, char **argv)
     {
       /* "Rolling ball on a rotating table — y against x", and the run's parameters: a
        * figure that says what it shows when it is dropped into a talk */
-      g_autofree char *joined = g_strjoinv (", ", names);
-      g_autofree char *what = g_strdup_printf ("%s — %s against %s", md->title, joined,
-                                               xcol ? xcol : "time");
-      g_autoptr (GString) params = g_string_new (NULL);
+      g_autofree double *values = g_new (double, MAX (md->params->len, 1));
       for (guint k = 0; k < md->params->len; k++)
-        {
-          const CmlParam *p = g_ptr_array_index (md->params, k);
-          if (params->len > 0)
-            g_string_append (params, ", ");
-          cml_plot_append_quantity (params, p->name, cml_simulation_get_param (sim, p->name), p->unit);
-        }
-      cml_plot_set_title (plot, what);
-      cml_plot_set_subtitle (plot, params->str);
+        values[k] = cml_simulation_get_param (sim, ((const CmlParam *) g_ptr_array_index (md->params, k))->name);
+      cml_plot_set_figure_titles (plot, md, (const char *const *) names, g_strv_length (names), xcol, values);
     }
   else
     cml_plot_set_title (plot, title); /* '' : neither title nor parameters */
