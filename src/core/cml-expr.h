@@ -177,7 +177,7 @@ char *cml_expr_to_string_max (const CmlExprCtx *ctx, const CmlExpr *e, gsize max
  * expression of moderate size collected over common denominators
  * (-Omega*v/(m*(r^2/(k2*m) + 1/m)) -> −Ωk₂v/(k₂ + r²)), in a context of its own: CTX
  * is only read, like cml_expr_to_string.  At most MAX_CHARS bytes, cut like
- * cml_expr_to_string_max.  The conventions are listed in cml-expr-print.c. */
+ * cml_expr_to_string_max.  The conventions are listed in cml-expr-pretty.c. */
 char *cml_expr_print_pretty (const CmlExprCtx *ctx, const CmlExpr *e, gsize max_chars);
 /* A symbol NAME as cml_expr_print_pretty shows it ("Omega0" -> "Ω₀"); with DOT its time
  * derivative ("u" -> "u̇", "w1" -> "ẇ₁", "energy" -> "d(energy)/dt"). */
