@@ -87,7 +87,8 @@ int      cml_system_scene_offset (const CmlSystem *sys, guint object, const char
 
 /* ---- brackets (docs/theory.md §6) ------------------------------------------------------- */
 
-/* The linear Poisson bracket of E* (= the vakonomic bracket on W1, seed 000 Cor. 5.9):
+/* The linear Poisson bracket of E* (= the vakonomic bracket on W1: Iglesias, Marrero,
+ * Martín de Diego and Sosa 2008, Cor. 5.9; docs/theory.md §6):
  *   {F,G} = ρ^i_A (F_x^i G_p_A − F_p_A G_x^i) − C^C_AB p_C F_p_A G_p_B
  * for F, G functions of (t, x, p): symbolic, in the model's context. */
 CmlExpr *cml_system_poisson_bracket (CmlSystem *sys, CmlExpr *f, CmlExpr *g);
