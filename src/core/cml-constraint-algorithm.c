@@ -479,37 +479,50 @@ normalise_columns (double *M, guint N, guint C)
     }
 }
 
-gboolean
-derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
+/* The constraint algorithm's state as its steps hand it on (derive_singular). */
+typedef struct
 {
-  CmlModel *md = sys->model;
-  CmlExprCtx *ctx = sys->ctx;
-  guint m = md->m, n = md->n, r, k;
-  g_autofree double *s1 = make_sample (sys, 7);
+  CmlSystem  *sys;
+  Mechanics  *mc;
+  double     *s1;        /* the generic sample point */
+  guint       r, k;      /* the rank of W and the dimension of its kernel */
+  double     *K;         /* n×k: a basis of the kernel (a constant kernel) */
+  double     *Kc;        /* n×r: a basis of its complement */
+  gboolean    constant;  /* the kernel is the same at every point */
+  int        *vsym;      /* k: the symbols of the kernel accelerations κ */
+  int        *move;      /* m + n: the symbols a projection onto the constraints moves */
+  CmlExpr   **ydot;      /* n: ẏ in terms of κ */
+  CmlExpr   **gprim;     /* k: K_k · R */
+  guint      *P, *Q, *F; /* a kernel that depends on the point: see kernel_symbolic */
+  GPtrArray  *G;         /* CmlExpr*: the constraints found so far */
+  Samples     samples;   /* points on {G = 0} */
+  GPtrArray  *queue;     /* CmlExpr*: constraints whose derivative is still to be examined */
+  GPtrArray  *veq;       /* CmlExpr*: the equations d/dt g = 0 that fix kernel accelerations */
+  GPtrArray  *veq_g;     /* CmlExpr*: the constraint g of each */
+} Singular;
+
+/* Steps 1 and 2 at a generic point: the rank r of W by SVD, a basis K of ker W and Kc of
+ * its complement there, and whether W K = 0 elsewhere too (a constant kernel; else the
+ * kernel depends on the point, which needs r > 0). */
+static gboolean
+singular_rank (Singular *st, GError **error)
+{
+  CmlSystem *sys = st->sys;
+  CmlModel *md = st->sys->model;
+  CmlExprCtx *ctx = st->sys->ctx;
+  Mechanics *mc = st->mc;
+  guint n = st->sys->model->n;
+  const double *s1 = st->s1;
   gsl_matrix *Wn = gsl_matrix_alloc (n, n);
   gsl_matrix *V = gsl_matrix_alloc (n, n);
   gsl_vector *S = gsl_vector_alloc (n);
   gsl_vector *wk = gsl_vector_alloc (n);
   double smax;
-  g_autofree double *K = NULL;  /* n×k kernel basis */
-  g_autofree double *Kc = NULL; /* n×r complement */
-  g_autoptr (GPtrArray) G = g_ptr_array_new ();
-  g_auto (Samples) samples = { G_MAXUINT, { NULL } };
-  g_autoptr (GPtrArray) queue = g_ptr_array_new ();
-  g_autoptr (GPtrArray) veq = g_ptr_array_new ();
-  g_autoptr (GPtrArray) veq_g = g_ptr_array_new (); /* the constraint each came from */
-  g_autofree guint *P = g_new (guint, MAX (n, 1)), *Q = g_new (guint, MAX (n, 1)), *F = g_new (guint, MAX (n, 1));
-  g_autofree int *move = g_new (int, m + n);
-  g_autofree int *vsym = NULL;
-  g_autofree CmlExpr **ydot = g_new (CmlExpr *, n);
-  g_autofree CmlExpr **gprim = g_new (CmlExpr *, n);
+  guint r, k;
+  double *K, *Kc;
+  int *vsym;
   gboolean constant = TRUE;
   gboolean ok = FALSE;
-
-  for (guint i = 0; i < m; i++)
-    move[i] = md->base_sym[i];
-  for (guint A = 0; A < n; A++)
-    move[m + A] = md->fibre_sym[A];
 
   /* 1. the rank of W by SVD at a generic point */
   for (guint A = 0; A < n; A++)
@@ -534,14 +547,14 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     if (gsl_vector_get (S, j) > 1e-10 * MAX (smax, 1e-300))
       r++;
   k = n - r;
-  vsym = g_new (int, k);
+  st->vsym = vsym = g_new (int, k);
   for (guint j = 0; j < k; j++)
     {
       g_autofree char *nm = g_strdup_printf ("(kernel multiplier %u)", j + 1);
       vsym[j] = cml_expr_ctx_intern (ctx, nm);
     }
-  K = g_new (double, n * k);
-  Kc = g_new (double, MAX (n * r, 1));
+  st->K = K = g_new (double, n * k);
+  st->Kc = Kc = g_new (double, MAX (n * r, 1));
   if (r == 0)
     {
       /* W = 0: a first-order Lagrangian (L = A(x)·y − H(x)), every velocity in ker W —
@@ -611,11 +624,49 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
                   "point, not elsewhere); the constraint algorithm needs W of the same rank everywhere");
       goto out;
     }
+  st->r = r;
+  st->k = k;
+  st->constant = constant;
+  ok = TRUE;
+
+out:
+  gsl_matrix_free (Wn);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (wk);
+  return ok;
+}
+
+/* Step 4, the accelerations: ẏ = ẏ_part + Σ κ_k K_k with the kernel accelerations κ_k
+ * as symbols, and K_k · R, the candidates for primary constraints; for a constant kernel
+ * also the steps' lines for rank and kernel (a kernel that depends on the point:
+ * kernel_symbolic, which finds it too). */
+static gboolean
+singular_accelerations (Singular *st, GError **error)
+{
+  CmlSystem *sys = st->sys;
+  CmlModel *md = st->sys->model;
+  CmlExprCtx *ctx = st->sys->ctx;
+  Mechanics *mc = st->mc;
+  guint n = st->sys->model->n;
+  guint r = st->r;
+  guint k = st->k;
+  const double *s1 = st->s1;
+  const double *K = st->K;
+  const double *Kc = st->Kc;
+  gboolean constant = st->constant;
+  const int *vsym = st->vsym;
+  CmlExpr **ydot = st->ydot;
+  CmlExpr **gprim = st->gprim;
+  guint *P = st->P;
+  guint *Q = st->Q;
+  guint *F = st->F;
+
   if (!constant)
     {
       /* 2'. a kernel that depends on the point: symbolically */
       if (!kernel_symbolic (sys, mc, s1, r, vsym, ydot, gprim, P, Q, F, error))
-        goto out;
+        return FALSE;
     }
   else
     {
@@ -662,7 +713,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
             {
               fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
                           "W restricted to the complement of its kernel is singular");
-              goto out;
+              return FALSE;
             }
           for (guint a = 0; a < r; a++)
             add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
@@ -691,12 +742,27 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
           gprim[j] = g;
         }
     }
+  return TRUE;
+}
+
+/* Step 3, the primary constraints g_k = K_k · R that do not vanish already. */
+static gboolean
+singular_primary (Singular *st)
+{
+  CmlSystem *sys = st->sys;
+  guint m = st->sys->model->m;
+  guint n = st->sys->model->n;
+  guint k = st->k;
+  const int *move = st->move;
+  CmlExpr **gprim = st->gprim;
+  GPtrArray *G = st->G;
+  GPtrArray *queue = st->queue;
 
   /* 3. primary constraints g_j = K_j · R */
   for (guint j = 0; j < k; j++)
     {
       CmlExpr *g = gprim[j];
-      if (vanishes_on (sys, g, G, move, m + n, &samples))
+      if (vanishes_on (sys, g, G, move, m + n, &st->samples))
         continue;
       g_ptr_array_add (G, g);
       g_ptr_array_add (queue, g);
@@ -705,6 +771,29 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     }
   if (G->len == 0)
     g_ptr_array_add (sys->steps, g_strdup ("no primary constraints"));
+  return TRUE;
+}
+
+/* Steps 5 and 6, the consistency loop: d/dt g = 0 along ẏ either fixes kernel
+ * accelerations, or is a new (secondary) constraint, or holds on the constraint set, until
+ * no new constraint appears. */
+static gboolean
+singular_consistency (Singular *st, GError **error)
+{
+  CmlSystem *sys = st->sys;
+  CmlModel *md = st->sys->model;
+  CmlExprCtx *ctx = st->sys->ctx;
+  Mechanics *mc = st->mc;
+  guint m = st->sys->model->m;
+  guint n = st->sys->model->n;
+  guint k = st->k;
+  const int *vsym = st->vsym;
+  const int *move = st->move;
+  CmlExpr **ydot = st->ydot;
+  GPtrArray *G = st->G;
+  GPtrArray *queue = st->queue;
+  GPtrArray *veq = st->veq;
+  GPtrArray *veq_g = st->veq_g;
 
   /* 4. the consistency loop: d/dt g = 0 along ẏ either fixes some v or is a new constraint */
   for (guint iter = 0; queue->len && iter < 4 * (m + n) + 4; iter++)
@@ -718,7 +807,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
         dg = madd (ctx, dg, cml_expr_diff (ctx, g, md->fibre_sym[A]), ydot[A]);
       gboolean has_v = FALSE;
       for (guint j = 0; j < k; j++)
-        if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n, &samples))
+        if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n, &st->samples))
           has_v = TRUE;
       g_autofree char *gtxt = drop_unit_factors (cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS),
                                                  FALSE);
@@ -728,7 +817,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
           g_ptr_array_add (veq_g, g);
           g_ptr_array_add (sys->steps, g_strdup_printf ("d/dt (%s) = 0 fixes kernel accelerations", gtxt));
         }
-      else if (!vanishes_on (sys, dg = drop_multipliers (sys, dg, vsym, k), G, move, m + n, &samples))
+      else if (!vanishes_on (sys, dg = drop_multipliers (sys, dg, vsym, k), G, move, m + n, &st->samples))
         {
           g_ptr_array_add (G, dg);
           g_ptr_array_add (queue, dg);
@@ -742,8 +831,35 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     {
       fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
                   "the constraint algorithm did not stabilise");
-      goto out;
+      return FALSE;
     }
+  return TRUE;
+}
+
+/* Step 7: the equations d/dt g = 0 solved for the kernel accelerations they fix; the
+ * others are gauge freedom, set to 0.  Also the numeric fallback of these solves. */
+static gboolean
+singular_kernel_accelerations (Singular *st, GError **error)
+{
+  CmlSystem *sys = st->sys;
+  CmlModel *md = st->sys->model;
+  CmlExprCtx *ctx = st->sys->ctx;
+  Mechanics *mc = st->mc;
+  guint m = st->sys->model->m;
+  guint n = st->sys->model->n;
+  guint r = st->r;
+  guint k = st->k;
+  const double *s1 = st->s1;
+  const double *K = st->K;
+  const double *Kc = st->Kc;
+  gboolean constant = st->constant;
+  const int *vsym = st->vsym;
+  CmlExpr **ydot = st->ydot;
+  guint *P = st->P;
+  guint *Q = st->Q;
+  guint *F = st->F;
+  GPtrArray *veq = st->veq;
+  GPtrArray *veq_g = st->veq_g;
 
   /* 5. solve the v-equations: pick independent equations and the v's they fix */
   {
@@ -805,7 +921,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
           {
             fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
                         "the equations for the kernel accelerations are singular");
-            goto out;
+            return FALSE;
           }
         for (guint a = 0; a < q; a++)
           {
@@ -868,6 +984,22 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
           g_ptr_array_add (sys->fb, cml_expr_diff (ctx, g, md->fibre_sym[A]));
       }
   }
+  return TRUE;
+}
+
+/* Step 8, the final constraint set: recorded, checked against the model's solve-for
+ * coordinates, and the right-hand side and the projection's constraints set. */
+static gboolean
+singular_final (Singular *st, GError **error)
+{
+  CmlSystem *sys = st->sys;
+  CmlModel *md = st->sys->model;
+  Mechanics *mc = st->mc;
+  guint m = st->sys->model->m;
+  guint n = st->sys->model->n;
+  const int *move = st->move;
+  CmlExpr **ydot = st->ydot;
+  GPtrArray *G = st->G;
 
   {
     GString *s = g_string_new ("final constraint set S^X: {");
@@ -881,8 +1013,8 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   }
 
   /* solve-for: as many coordinates as constraints, and the constraints solvable for them */
-  if (md->n_solve_for && !check_solve_for (sys, G, move, m + n, &samples, error))
-    goto out;
+  if (md->n_solve_for && !check_solve_for (sys, G, move, m + n, &st->samples, error))
+    return FALSE;
 
   for (guint i = 0; i < m; i++)
     sys->rhs[i] = mc->xdot[i];
@@ -892,12 +1024,54 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
     g_ptr_array_add (sys->h, G->pdata[a]);
   sys->movable_from = 0;
   sys->movable_to = m + n;
-  ok = TRUE;
+  return TRUE;
+}
 
-out:
-  gsl_matrix_free (Wn);
-  gsl_matrix_free (V);
-  gsl_vector_free (S);
-  gsl_vector_free (wk);
+/* The constraint algorithm (docs/theory.md §5), step by step; the steps are recorded in
+ * sys->steps for people. */
+gboolean
+derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
+{
+  CmlModel *md = sys->model;
+  guint m = md->m, n = md->n;
+  Singular st = { .sys = sys, .mc = mc, .constant = TRUE, .samples = { G_MAXUINT, { NULL } } };
+  gboolean ok;
+
+  st.s1 = make_sample (sys, 7);
+  st.G = g_ptr_array_new ();
+  st.queue = g_ptr_array_new ();
+  st.veq = g_ptr_array_new ();
+  st.veq_g = g_ptr_array_new ();
+  st.P = g_new (guint, MAX (n, 1));
+  st.Q = g_new (guint, MAX (n, 1));
+  st.F = g_new (guint, MAX (n, 1));
+  st.move = g_new (int, m + n);
+  st.ydot = g_new (CmlExpr *, n);
+  st.gprim = g_new (CmlExpr *, n);
+
+  for (guint i = 0; i < m; i++)
+    st.move[i] = md->base_sym[i];
+  for (guint A = 0; A < n; A++)
+    st.move[m + A] = md->fibre_sym[A];
+
+  ok = singular_rank (&st, error) && singular_accelerations (&st, error) && singular_primary (&st)
+       && singular_consistency (&st, error) && singular_kernel_accelerations (&st, error)
+       && singular_final (&st, error);
+
+  g_free (st.s1);
+  g_free (st.K);
+  g_free (st.Kc);
+  g_free (st.vsym);
+  g_free (st.move);
+  g_free (st.ydot);
+  g_free (st.gprim);
+  g_free (st.P);
+  g_free (st.Q);
+  g_free (st.F);
+  samples_clear (&st.samples);
+  g_ptr_array_unref (st.G);
+  g_ptr_array_unref (st.queue);
+  g_ptr_array_unref (st.veq);
+  g_ptr_array_unref (st.veq_g);
   return ok;
 }
