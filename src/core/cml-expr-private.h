@@ -1,6 +1,6 @@
-/* cml-expr-private.h — node layout and helpers shared by the expression engine files
- * (cml-expr.c and its calculus, evaluation and parser, cml-expr-print.c, cml-program.c).
- * Not for use outside src/core.
+/* cml-expr-private.h — node layout and the small functions shared by the expression
+ * engine's files (cml-expr.c and its inspection, calculus, evaluation and parser, the
+ * printers, cml-program.c).  Not for use outside src/core.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

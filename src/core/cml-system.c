@@ -43,7 +43,7 @@ cml_formalism_to_string (CmlFormalism f)
     }
 }
 
-/* ---- small helpers ------------------------------------------------------------------ */
+/* ---- small pieces the formalisms share ----------------------------------------------- */
 
 CmlExpr *
 sym (CmlExprCtx *ctx, int id)
