@@ -1,4 +1,4 @@
-/* cml-error.c
+/* cml-error.c — the CML_ERROR domain's quark.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

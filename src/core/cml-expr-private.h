@@ -1,5 +1,6 @@
-/* cml-expr-private.h — node layout and helpers shared by the expression engine files
- * (cml-expr.c, cml-expr-print.c, cml-program.c).  Not for use outside src/core.
+/* cml-expr-private.h — node layout and the small functions shared by the expression
+ * engine's files (cml-expr.c and its inspection, calculus, evaluation and parser, the
+ * printers, cml-program.c).  Not for use outside src/core.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -57,5 +58,49 @@ cml_expr_double_is_int (double v)
   /* range first: casting a double outside gint64's range is undefined */
   return v > -1e9 && v < 1e9 && v == (double) (gint64) v;
 }
+
+typedef struct
+{
+  CmlExpr *e;
+  int      id;
+  CmlExpr *result;
+  gboolean nonfinite; /* computing RESULT built a node with a non-finite constant */
+} DiffMemo;
+
+struct _CmlExprCtx
+{
+  GHashTable *nodes;      /* CmlExpr* (key = value) */
+  GHashTable *sym_index;  /* name -> GINT_TO_POINTER (id + 1) */
+  GPtrArray  *sym_names;  /* id -> name (owned) */
+  GPtrArray  *sym_nodes;  /* id -> SYM node */
+  GHashTable *diff_memo;  /* DiffMemo* (key = value) */
+
+  GSList     *blocks;     /* arena blocks, freed with the context */
+  guint8     *arena_ptr;
+  gsize       arena_left;
+  guint       next_id;
+  guint64     n_nonfinite; /* see cml_expr_ctx_n_nonfinite () */
+  gsize       arena_bytes; /* see cml_expr_ctx_memory () */
+
+  CmlExpr    *zero;
+  CmlExpr    *one;
+  CmlExpr    *minus_one;
+  CmlExpr    *half;
+};
+
+static inline gboolean
+is_num (const CmlExpr *e)
+{
+  return e->kind == CML_EXPR_NUM;
+}
+
+/* The constructors' pieces the calculus and the parser build with (cml-expr.c). */
+gpointer arena_alloc (CmlExprCtx *ctx, gsize size);
+CmlExpr *sum_list (CmlExprCtx *ctx, CmlExpr *const *terms, const double *coefs, guint n);
+double   snap_fraction (double v);
+CmlExpr *mul_list (CmlExprCtx *ctx, double coef, CmlExpr *const *in, guint n_in);
+CmlExpr *mul_coef (CmlExprCtx *ctx, double c, CmlExpr *e);
+gboolean fold_pow (double base, double exp, double *result);
+CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
 
 G_END_DECLS

@@ -22,6 +22,7 @@
  */
 #define G_LOG_DOMAIN "cml-program"
 
+#include "cml-program.h"
 #include "cml-expr-private.h"
 #include "cml-error.h"
 #include "cml-native.h"

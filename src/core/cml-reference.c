@@ -3,13 +3,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The loader (cml-model.c, load_reference) checks the group and parses each closed form in
- * the model's context.  Here they become one register program: its slow inputs are the
- * parameters followed by the NAME_0 symbols (model->initial_syms), its fast input is t, so
- * that a start (new parameters or a new initial state) runs the slow code once and each
- * evaluation only the part that depends on t.  Nothing here integrates: a reference is
- * exact, and the difference between the run and it is the numerical error (or a wrong
- * closed form).
+ * The loader (cml-model-presentation.c, load_reference) checks the group and parses each
+ * closed form in the model's context.  Here they become one register program: its slow
+ * inputs are the parameters followed by the NAME_0 symbols (model->initial_syms), its fast
+ * input is t, so that a start (new parameters or a new initial state) runs the slow code
+ * once and each evaluation only the part that depends on t.  Nothing here integrates: a
+ * reference is exact, and the difference between the run and it is the numerical error (or
+ * a wrong closed form).
  */
 #define G_LOG_DOMAIN "cml-reference"
 

@@ -1,4 +1,4 @@
-/* cml-system.h — equations of motion derived from a model, and a simulation of them.
+/* cml-system.h — the equations of motion derived from a model.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -8,8 +8,7 @@
  * register programs whose slow inputs are the parameters.  It is immutable and may be
  * shared between threads.
  *
- * CmlSimulation is one run: parameter values, state, time, integrator and the scratch
- * memory, all allocated when it is made.  A simulation belongs to one thread at a time.
+ * CmlSimulation, one run of a system, is declared in cml-simulation.h (included here).
  */
 #pragma once
 
@@ -31,6 +30,8 @@ typedef enum
 const char *cml_formalism_to_string (CmlFormalism f);
 
 typedef struct _CmlSystem CmlSystem;
+/* One run of a system (cml-simulation.h). */
+typedef struct _CmlSimulation CmlSimulation;
 
 /* Derives the equations of motion.  Errors name the model file and line. */
 CmlSystem  *cml_system_new (CmlModel *model, GError **error);
@@ -70,87 +71,7 @@ char       *cml_system_describe_readable (const CmlSystem *sys);
  * (for tests; 0 for a Lie algebroid). */
 double      cml_system_structure_defect (const CmlSystem *sys);
 
-/* ---- a simulation ------------------------------------------------------------------ */
-
-typedef struct _CmlSimulation CmlSimulation;
-
-/* Parameters at their defaults, initial data from the model, t = 0, the default
- * integrator.  The model's initial data are only where a run starts when nothing else is
- * given: when they cannot be used as they are (not on the constraint set, not regular),
- * the simulation is still made, holding them unsolved, and cml_simulation_advance() fails
- * with that reason until cml_simulation_reset() succeeds — so values given to the reset
- * (--init, the window) are merged before anything is solved.  Call
- * cml_simulation_reset (sim, NULL, …) to check the model's own data. */
-CmlSimulation *cml_simulation_new (CmlSystem *sys, GError **error);
-void           cml_simulation_free (CmlSimulation *sim);
-CmlSystem     *cml_simulation_get_system (const CmlSimulation *sim);
-
-gboolean cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GError **error);
-double   cml_simulation_get_param (const CmlSimulation *sim, const char *name);
-/* Replaces the integrator (and resets it). */
-gboolean cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options, GError **error);
-const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *sim);
-
-/* Starts again at t = 0 from the model's initial data overridden by GIVEN (name ->
- * double*, may be NULL): coordinates, velocities, momenta, reconstruction variables.
- * Given values are kept; the coordinates the constraints determine (solve-for, else the
- * ones not given) are solved from them; only the given values that contradict a
- * constraint are projected, and the report names each with the constraint (see
- * cml_simulation_get_projection_report).  Vakonomic: the W1 relation is solved with
- * every given velocity and momentum fixed.  Fails if a name is unknown, if given values
- * contradict the W1 relation or a vakonomic constraint (CML_ERROR_USAGE), or if the
- * state is not regular. */
-gboolean cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error);
-/* Lines "name: given -> used (why)" for values the last reset changed (empty if none). */
-const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim);
-
-/* Integrates to T1 (backwards when T1 is before the current time).  On failure the
- * simulation keeps the last good state and the error names the time and the reason. */
-gboolean cml_simulation_advance (CmlSimulation *sim, double t1, GError **error);
-
-double        cml_simulation_get_time (const CmlSimulation *sim);
-const double *cml_simulation_get_state (const CmlSimulation *sim);
-/* Sets time and state directly (sessions, tests). */
-void          cml_simulation_set_state (CmlSimulation *sim, double t, const double *z);
-/* The integrator's step state (cml_integrator_save_step_state ()): with the time and the
- * state, what a bit-for-bit restart needs.  OUT / STEP_STATE hold
- * cml_simulation_step_state_size () doubles; restore sets time, state and step state. */
-guint         cml_simulation_step_state_size (const CmlSimulation *sim);
-gboolean      cml_simulation_step_state_is_exact (const CmlSimulation *sim);
-void          cml_simulation_save_step_state (const CmlSimulation *sim, double *out);
-void          cml_simulation_restore (CmlSimulation *sim, double t, const double *z,
-                                      const double *step_state);
-/* All observables at the current state, into OUT (cml_system_n_observables values). */
-void          cml_simulation_observe (CmlSimulation *sim, double *out);
-/* The time derivative of the state at the current state (for tests and plots). */
-gboolean      cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError **error);
-/* The same at any time and state, leaving the simulation's own state alone. */
-gboolean      cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z,
-                                          double *dzdt, GError **error);
-
-/* Native code (cml-native.h): the right-hand side, its Jacobian and the constraint
- * functions run as machine code compiled from the model when a C compiler is at hand, and
- * through the interpreter otherwise — bit for bit the same numbers either way.
- * cml_system_native_status() builds it if not yet tried and returns NULL when native code
- * is in use, else why not.  A new simulation uses native code when there is some;
- * cml_simulation_set_native() switches (FALSE: the interpreter) and returns whether
- * native code now runs. */
-const char   *cml_system_native_status (CmlSystem *sys);
-gboolean      cml_simulation_set_native (CmlSimulation *sim, gboolean native);
-gboolean      cml_simulation_is_native (const CmlSimulation *sim);
-/* Norm of the constraint functions at the current state (0 without constraints). */
-double        cml_simulation_residual (CmlSimulation *sim);
-/* The regularity matrix at the current state (W, C or R_ab as the formalism has it;
- * NULL-free: *rows gives its size, 0 for the constraint algorithm). */
-guint         cml_simulation_regularity_matrix (CmlSimulation *sim, double *out, guint max_entries);
-guint64       cml_simulation_n_rhs (const CmlSimulation *sim);
-
-/* Evaluates F at the current state (any expression of the model's context over
- * coordinates, velocities, momenta, reconstruction variables, parameters and t). */
-double        cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlSystem, cml_system_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlSimulation, cml_simulation_free)
 
 G_END_DECLS
 
@@ -163,12 +84,11 @@ guint    cml_system_n_scene_values (const CmlSystem *sys);
 /* Offset of property KEY ("center", "radius", …) of scene object number OBJECT
  * (model->scene order) in the flat array, or -1 if that object does not set it. */
 int      cml_system_scene_offset (const CmlSystem *sys, guint object, const char *key);
-/* Evaluates every scene property at the current state into OUT. */
-void     cml_simulation_eval_scene (CmlSimulation *sim, double *out);
 
 /* ---- brackets (docs/theory.md §6) ------------------------------------------------------- */
 
-/* The linear Poisson bracket of E* (= the vakonomic bracket on W1, seed 000 Cor. 5.9):
+/* The linear Poisson bracket of E* (= the vakonomic bracket on W1: Iglesias, Marrero,
+ * Martín de Diego and Sosa 2008, Cor. 5.9; docs/theory.md §6):
  *   {F,G} = ρ^i_A (F_x^i G_p_A − F_p_A G_x^i) − C^C_AB p_C F_p_A G_p_B
  * for F, G functions of (t, x, p): symbolic, in the model's context. */
 CmlExpr *cml_system_poisson_bracket (CmlSystem *sys, CmlExpr *f, CmlExpr *g);
@@ -181,3 +101,5 @@ gboolean cml_simulation_nonholonomic_bracket (CmlSimulation *sim, CmlExpr *f, Cm
                                               double *value, GError **error);
 
 G_END_DECLS
+
+#include "cml-simulation.h"

@@ -1,5 +1,5 @@
 /* fuzz-expr.c — libFuzzer harness for the expression parser and what is done with what
- * it parses (issue 5, item 3).
+ * it parses.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -1,4 +1,4 @@
-/* fuzz-model.c — libFuzzer harness for the model-file loader (issue 5, item 3).
+/* fuzz-model.c — libFuzzer harness for the model-file loader.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -1,0 +1,53 @@
+/* cml-expr-print-private.h — what the plain printer (cml-expr-print.c) and the readable
+ * one (cml-expr-pretty.c) share: the printer's state and the pieces each uses of the other.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "cml-expr-private.h"
+
+G_BEGIN_DECLS
+
+enum
+{
+  PREC_SUM = 1,     /* a + b, and anything that starts with a minus sign */
+  PREC_PRODUCT = 2, /* a*b, a/b */
+  PREC_POWER = 3,   /* a^b */
+  PREC_ATOM = 4,    /* names, numbers, calls, parenthesised */
+};
+
+typedef struct
+{
+  const CmlExprCtx *ctx;
+  GString          *s;
+  gboolean          negate_sum; /* print the next sum as its negation */
+  double            sum_scale;  /* ... and with its coefficients divided by this */
+  gsize             max_len;    /* stop printing once the text is longer than this */
+  gboolean          over;       /* ... which has happened: the rest is skipped */
+  gboolean          pretty;     /* Unicode text for reading (see the top of the file) */
+  guint             exact;      /* > 0: numbers in shortest text that reads back exactly */
+} Printer;
+
+typedef struct
+{
+  CmlExpr *base;
+  CmlExpr *exp; /* NULL: exponent 1 */
+} PFactor;
+
+#define MINUS "\u2212" /* − */
+#define DOT   "\u00b7" /* · */
+
+/* cml-expr-pretty.c */
+void     append_minus (Printer *pr);
+gboolean starts_with_minus (const char *s, gsize *len);
+void     append_pretty_name (GString *s, const char *name, gboolean dot);
+void     append_superscript_int (GString *s, gint64 v);
+void     join_factors (Printer *pr, gsize prev, gsize at);
+
+/* cml-expr-print.c */
+void     pfactor_split (CmlExpr *f, PFactor *out);
+void     print_expr (Printer *pr, CmlExpr *e, int need);
+char    *cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text, gsize max_chars);
+
+G_END_DECLS

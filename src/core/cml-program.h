@@ -1,0 +1,51 @@
+/* cml-program.h — expressions compiled into flat register programs, the fast way to
+ * evaluate them many times.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * (cml-expr.h includes this header; the C emission of a program's fast code is declared
+ * in cml-native.h.)
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-expr.h"
+
+G_BEGIN_DECLS
+
+/* Compiles OUTPUTS into a flat register program.  Inputs come in two tiers: SLOW symbols
+ * (parameters: change rarely) and FAST symbols (time and state: change every call).
+ * Every instruction that depends on slow inputs only is run by cml_program_prepare();
+ * cml_program_run() executes only the rest.  Shared subexpressions are computed once.
+ * A symbol that occurs in an output but is in neither list is an error
+ * (CML_ERROR_UNKNOWN_NAME, naming the symbol). */
+CmlProgram *cml_program_compile (CmlExprCtx      *ctx,
+                                 CmlExpr *const  *outputs,
+                                 guint            n_outputs,
+                                 const int       *slow_ids,
+                                 guint            n_slow,
+                                 const int       *fast_ids,
+                                 guint            n_fast,
+                                 GError         **error);
+void  cml_program_free (CmlProgram *prog);
+/* Size of the register file (doubles) the caller allocates for prepare/run. */
+guint cml_program_n_registers (const CmlProgram *prog);
+guint cml_program_n_outputs (const CmlProgram *prog);
+/* Number of instructions run by cml_program_run (a cost measure). */
+guint cml_program_n_fast_instructions (const CmlProgram *prog);
+/* At least the number of bytes cml_program_emit_c() writes for PROG as the function NAME
+ * (and not much more), without writing it: native code is requested only for programs
+ * whose C stays within CML_PROGRAM_MAX_C_BYTES; larger ones run in the interpreter. */
+gsize cml_program_estimate_c_size (const CmlProgram *prog, const char *name);
+#define CML_PROGRAM_MAX_C_BYTES (4 * 1024 * 1024)
+/* Fills the slow part of REGS from SLOW (n_slow values, in compile order).
+ * Call once after the parameters change.  No allocation. */
+void  cml_program_prepare (const CmlProgram *prog, const double *slow, double *regs);
+/* Evaluates all outputs into OUT from FAST (n_fast values) and the prepared REGS.
+ * No allocation, no name look-ups; REGS must not be shared between threads. */
+void  cml_program_run (const CmlProgram *prog, const double *fast, double *regs, double *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlProgram, cml_program_free)
+
+G_END_DECLS

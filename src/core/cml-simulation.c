@@ -1,0 +1,1084 @@
+/* cml-simulation.c — one run of a system (CmlSimulation): parameters, state, time,
+ * integrator and scratch memory.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The right-hand side runs the compiled programs (native code or the interpreter), solves
+ * the vakonomic free velocities by Newton's method where they are not symbolic, checks the
+ * pivots and, where a pivot chosen at the sample point is small against its matrix, falls
+ * back to LU with partial pivoting of the evaluated matrices; the projection keeps the
+ * state on the constraint set after every step.  Also: advancing in time, observables,
+ * the scene, the regularity matrix and expressions at the current state.
+ */
+#define G_LOG_DOMAIN "cml-system"
+
+#include "cml-system-private.h"
+
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <string.h>
+
+#include "cml-error.h"
+#include "cml-symsolve.h"
+
+/* ---- simulation -------------------------------------------------------------------- */
+
+void
+fill_fast (CmlSimulation *sim, double t, const double *z)
+{
+  sim->fast[0] = t;
+  memcpy (sim->fast + 1, z, sim->sys->dim * sizeof (double));
+}
+
+/* The constraint functions h and their Jacobian into sim->proj_out. */
+void
+run_proj (CmlSimulation *sim, double t, const double *z)
+{
+  CmlSystem *sys = sim->sys;
+
+  if (sim->proj_fn)
+    sim->proj_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_proj, sim->proj_out, NULL);
+  else
+    {
+      fill_fast (sim, t, z);
+      cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
+    }
+}
+
+/* Nonlinear vakonomic systems: Newton's method for the free velocities, warm-started from
+ * the last solution stored in the aux part of sim->fast. */
+int
+solve_aux (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  guint na = sys->na;
+  double *aux = sim->fast + 1 + sys->dim;
+
+  for (int it = 0; it < 40; it++)
+    {
+      double dn = 0, an = 0;
+      cml_program_run (sys->newton_prog, sim->fast, sim->regs_newton, sim->newton_out);
+      memcpy (sim->work, sim->newton_out + na, na * na * sizeof (double));
+      for (guint a = 0; a < na; a++)
+        sim->work2[a] = -sim->newton_out[a];
+      if (!cml_small_solve (na, sim->work, sim->work2, 1e-14))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the vakonomic regularity matrix R_ab is singular");
+          return 1;
+        }
+      for (guint a = 0; a < na; a++)
+        {
+          aux[a] += sim->work2[a];
+          dn = MAX (dn, fabs (sim->work2[a]));
+          an = MAX (an, fabs (aux[a]));
+        }
+      if (!isfinite (dn))
+        break;
+      if (dn <= 1e-15 * (1 + an))
+        return 0;
+    }
+  g_snprintf (sim->reason, sizeof sim->reason, "Newton's method for the free velocities did not converge");
+  return 1;
+}
+
+/* Pivots smaller than this against the largest pivot of the same matrix are not trusted:
+ * the symbolic solve divides by them (cml-symsolve.c picks pivots at a sample point). */
+#define PIVOT_RATIO_MIN 1e-8
+
+/* Whether the symbolic accelerations at this evaluation are not to be trusted: a pivot 0,
+ * not finite, or tiny against another pivot of its matrix, or an acceleration not finite. */
+static gboolean
+needs_fallback (CmlSimulation *sim, const double *dz)
+{
+  CmlSystem *sys = sim->sys;
+  const double *pv = sim->rhs_out + sys->dim;
+  guint np = sys->pivots->len;
+
+  for (guint A = 0; A < sys->n; A++)
+    if (!isfinite (dz[sys->m + A]))
+      return TRUE;
+  /* vakonomic: the positions' and reconstruction rates use the solved velocities too */
+  for (guint i = 0; sys->fb_vak_nf && i < sys->dim; i++)
+    if (!isfinite (dz[i]))
+      return TRUE;
+  for (guint k = 0; k < np; k++)
+    {
+      double a = fabs (pv[k]);
+      if (!(a > 0) || !isfinite (a))
+        return TRUE;
+      for (guint j = 0; j < np; j++)
+        if (sys->pivot_names->pdata[j] == sys->pivot_names->pdata[k] && a < PIVOT_RATIO_MIN * fabs (pv[j]))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* A X = B in place (A n×n, B n×k, row-major) by LU with partial pivoting; FALSE if a pivot
+ * is below 1e-13 of the largest entry of A (singular to working precision). */
+static gboolean
+lu_solve (guint n, double *A, guint k, double *B)
+{
+  double scale = 0;
+  for (guint i = 0; i < n * n; i++)
+    scale = MAX (scale, fabs (A[i]));
+  if (!(scale > 0) || !isfinite (scale))
+    return FALSE;
+  for (guint c = 0; c < n; c++)
+    {
+      guint p = c;
+      for (guint r = c + 1; r < n; r++)
+        if (fabs (A[r * n + c]) > fabs (A[p * n + c]))
+          p = r;
+      if (!(fabs (A[p * n + c]) > 1e-13 * scale))
+        return FALSE;
+      if (p != c)
+        {
+          for (guint j = 0; j < n; j++)
+            {
+              double t = A[c * n + j];
+              A[c * n + j] = A[p * n + j];
+              A[p * n + j] = t;
+            }
+          for (guint j = 0; j < k; j++)
+            {
+              double t = B[c * k + j];
+              B[c * k + j] = B[p * k + j];
+              B[p * k + j] = t;
+            }
+        }
+      for (guint r = c + 1; r < n; r++)
+        {
+          double f = A[r * n + c] / A[c * n + c];
+          if (f == 0)
+            continue;
+          for (guint j = c; j < n; j++)
+            A[r * n + j] -= f * A[c * n + j];
+          for (guint j = 0; j < k; j++)
+            B[r * k + j] -= f * B[c * k + j];
+        }
+    }
+  for (guint c = n; c-- > 0;)
+    for (guint j = 0; j < k; j++)
+      {
+        double v = B[c * k + j];
+        for (guint i = c + 1; i < n; i++)
+          v -= A[c * n + i] * B[i * k + j];
+        B[c * k + j] = v / A[c * n + c];
+      }
+  return TRUE;
+}
+
+/* Singular Lagrangians, the numeric counterpart of derive_singular's solves at (T, Z):
+ * runs the fallback program, then ẏ_part into YP (n) and the kernel basis into KN (n×k),
+ * the matrix of the kernel accelerations into M (q×q: M_ab = g_y^a · K_{cols[b]}) and the
+ * right-hand side of M v = −(g_t + g_x ẋ + g_y ẏ_part) into B (q).  Returns 0, or 1 with
+ * sim->reason set.  The buffers are parts of sim->fb_work (see rhs_fallback_singular). */
+static int
+singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, double *KN, double *M, double *B)
+{
+  CmlSystem *sys = sim->sys;
+  guint n = sys->n, r = sys->fb_r, k = sys->fb_k, q = sys->fb_q;
+  const double *o = sim->fb_out, *W = o, *R = o + n * n, *rows = R + n;
+  double *A = M + q * q + q + k, *X = A + n * n; /* r×r and r×(1 + k) scratch */
+
+  fill_fast (sim, t, z);
+  cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
+  for (guint i = 0; i < sys->fb->len; i++)
+    if (!isfinite (o[i]))
+      {
+        /* with a kernel that depends on the point, the constraints K·R divide by the
+         * pivots of W_PQ themselves */
+        g_snprintf (sim->reason, sizeof sim->reason,
+                    "the equations of the constraint algorithm are not finite at this state%s",
+                    sys->fb_sing_varying ? " (the kernel of W is computed with a pivot of W that vanishes here)" : "");
+        return 1;
+      }
+
+  /* 1. the particular acceleration and the kernel basis */
+  memset (YP, 0, n * sizeof (double));
+  if (!sys->fb_sing_varying)
+    {
+      /* (Kcᵀ W Kc) u = Kcᵀ R, ẏ_part = Kc u; K is constant */
+      const double *Kc = sys->fb_Kc;
+      for (guint a = 0; a < r; a++)
+        {
+          double s = 0;
+          for (guint C = 0; C < n; C++)
+            s += Kc[C * r + a] * R[C];
+          X[a] = s;
+          for (guint b = 0; b < r; b++)
+            {
+              double w = 0;
+              for (guint C = 0; C < n; C++)
+                for (guint D = 0; D < n; D++)
+                  w += Kc[C * r + a] * W[C * n + D] * Kc[D * r + b];
+              A[a * r + b] = w;
+            }
+        }
+      if (r && !lu_solve (r, A, 1, X))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular", sys->reg_name);
+          return 1;
+        }
+      for (guint C = 0; C < n; C++)
+        for (guint a = 0; a < r; a++)
+          YP[C] += Kc[C * r + a] * X[a];
+      memcpy (KN, sys->fb_K, n * k * sizeof (double));
+    }
+  else
+    {
+      /* W_PQ [ẏ_Q | X_F] = [R_P | W_PF],  K_j = e_{F_j} − e_Q X_{F_j} */
+      const guint *P = sys->fb_P, *Q = sys->fb_Q, *F = sys->fb_F;
+      for (guint a = 0; a < r; a++)
+        {
+          for (guint b = 0; b < r; b++)
+            A[a * r + b] = W[P[a] * n + Q[b]];
+          X[a * (1 + k)] = R[P[a]];
+          for (guint j = 0; j < k; j++)
+            X[a * (1 + k) + 1 + j] = W[P[a] * n + F[j]];
+        }
+      if (!lu_solve (r, A, 1 + k, X))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular", sys->reg_name);
+          return 1;
+        }
+      memset (KN, 0, n * k * sizeof (double));
+      for (guint j = 0; j < k; j++)
+        {
+          KN[F[j] * k + j] = 1;
+          for (guint b = 0; b < r; b++)
+            KN[Q[b] * k + j] = -X[b * (1 + k) + 1 + j];
+        }
+      for (guint b = 0; b < r; b++)
+        YP[Q[b]] = X[b * (1 + k)];
+    }
+
+  /* 2. the equations d/dt g = 0 of the kernel accelerations, the free ones set to 0 */
+  for (guint a = 0; a < q; a++)
+    {
+      const double *c = rows + a * (1 + n), *gy = c + 1;
+      double v = *c;
+      for (guint C = 0; C < n; C++)
+        v += gy[C] * YP[C];
+      B[a] = -v;
+      for (guint b = 0; b < q; b++)
+        {
+          double w = 0;
+          for (guint C = 0; C < n; C++)
+            w += gy[C] * KN[C * k + sys->fb_cols[b]];
+          M[a * q + b] = w;
+        }
+    }
+  return 0;
+}
+
+/* The accelerations of a singular Lagrangian from the evaluated W, R and the constraints
+ * that fix the kernel accelerations: ẏ = ẏ_part + K v, M v = −(g_t + g_x ẋ + g_y ẏ_part),
+ * each solved by LU with partial pivoting (docs/theory.md §5, steps 4–7). */
+static int
+rhs_fallback_singular (CmlSimulation *sim, double t, const double *z, double *dz)
+{
+  CmlSystem *sys = sim->sys;
+  guint m = sys->m, n = sys->n, k = sys->fb_k, q = sys->fb_q;
+  double *YP = sim->fb_work, *KN = YP + n, *M = KN + n * k, *B = M + q * q, *v = B + q;
+
+  if (singular_fb_eval (sim, t, z, YP, KN, M, B) != 0)
+    {
+      sim->reason_t = t;
+      return 1;
+    }
+  if (q && !lu_solve (q, M, 1, B))
+    {
+      g_snprintf (sim->reason, sizeof sim->reason, "the matrix " KAPPA_MATRIX " is singular");
+      sim->reason_t = t;
+      return 1;
+    }
+  memset (v, 0, k * sizeof (double));
+  for (guint b = 0; b < q; b++)
+    v[sys->fb_cols[b]] = B[b];
+  for (guint C = 0; C < n; C++)
+    {
+      double a = YP[C];
+      for (guint j = 0; j < k; j++)
+        a += KN[C * k + j] * v[j];
+      dz[m + C] = a;
+    }
+  return 0;
+}
+
+/* Singular Lagrangians: the smallest singular value of the matrix of the kernel
+ * accelerations against its largest at (T, Z); 1 where there is none, NaN where it
+ * cannot be evaluated (so that it is not called singular).  For messages after a failed
+ * step (it allocates). */
+static double
+kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z)
+{
+  CmlSystem *sys = sim->sys;
+  guint n = sys->n, k = sys->fb_k, q = sys->fb_q;
+  double ratio = 0;
+
+  if (!sys->fb_sing || q == 0)
+    return 1;
+  g_autofree double *buf = g_new0 (double, 4 * n * n + 4 * n + 16);
+  double *YP = buf, *KN = YP + n, *M = KN + n * k, *B = M + q * q;
+  char reason[sizeof sim->reason];
+  memcpy (reason, sim->reason, sizeof reason);
+  int status = singular_fb_eval (sim, t, z, YP, KN, M, B);
+  memcpy (sim->reason, reason, sizeof reason);
+  if (status != 0)
+    return NAN;
+  gsl_matrix *A = gsl_matrix_alloc (q, q), *V = gsl_matrix_alloc (q, q);
+  gsl_vector *S = gsl_vector_alloc (q), *wk = gsl_vector_alloc (q);
+  for (guint a = 0; a < q * q; a++)
+    gsl_matrix_set (A, a / q, a % q, M[a]);
+  gsl_linalg_SV_decomp (A, V, S, wk);
+  double smax = gsl_vector_get (S, 0), smin = gsl_vector_get (S, q - 1);
+  ratio = smax > 0 ? smin / smax : 0;
+  gsl_matrix_free (A);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (wk);
+  return ratio;
+}
+
+/* The accelerations from the evaluated W, R (and Φ_y, φ_t + Φ_x ẋ): ẏ = W⁻¹(R + Φ_yᵀ λ),
+ * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (docs/theory.md §2, §3). */
+static int
+rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
+{
+  CmlSystem *sys = sim->sys;
+  guint m = sys->m, n = sys->n, s = sys->fb_s, k = 1 + s;
+  const double *o = sim->fb_out;
+  const double *W = o, *R = o + n * n, *Phy = R + n, *b0 = Phy + s * n;
+  double *A = sim->fb_work, *X = A + n * n, *Cm = X + n * k, *lam = Cm + s * s;
+
+  if (sys->fb_sing)
+    return rhs_fallback_singular (sim, t, z, dz);
+  if (!sys->na)
+    fill_fast (sim, t, z);
+  cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
+  if (sys->fb_vak_nf)
+    {
+      /* vakonomic: R_ab y = F(0) for the free velocities, then ẋ, ṗ and the
+       * reconstruction rates at them */
+      guint nf = sys->fb_vak_nf;
+      memcpy (A, o, nf * nf * sizeof (double));
+      memcpy (X, o + nf * nf, nf * sizeof (double));
+      if (!lu_solve (nf, A, 1, X))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the vakonomic regularity matrix R_ab is singular");
+          sim->reason_t = t;
+          return 1;
+        }
+      memcpy (sim->fast2, sim->fast, sys->n_fast * sizeof (double));
+      memcpy (sim->fast2 + sys->n_fast, X, nf * sizeof (double));
+      cml_program_run (sys->fb2_prog, sim->fast2, sim->regs_fb2, dz);
+      return 0;
+    }
+  /* W X = [R | Φ_yᵀ] */
+  memcpy (A, W, n * n * sizeof (double));
+  for (guint B = 0; B < n; B++)
+    {
+      X[B * k] = R[B];
+      for (guint a = 0; a < s; a++)
+        X[B * k + 1 + a] = Phy[a * n + B];
+    }
+  if (!lu_solve (n, A, k, X))
+    {
+      g_snprintf (sim->reason, sizeof sim->reason, "the regularity matrix W = ∂²L/∂y∂y is singular");
+      sim->reason_t = t;
+      return 1;
+    }
+  if (s)
+    {
+      for (guint a = 0; a < s; a++)
+        {
+          double v = b0[a];
+          for (guint B = 0; B < n; B++)
+            v += Phy[a * n + B] * X[B * k];
+          lam[a] = -v;
+          for (guint c = 0; c < s; c++)
+            {
+              double w = 0;
+              for (guint B = 0; B < n; B++)
+                w += Phy[a * n + B] * X[B * k + 1 + c];
+              Cm[a * s + c] = w;
+            }
+        }
+      if (!lu_solve (s, Cm, 1, lam))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason,
+                      "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular");
+          sim->reason_t = t;
+          return 1;
+        }
+    }
+  for (guint B = 0; B < n; B++)
+    {
+      double v = X[B * k];
+      for (guint a = 0; a < s; a++)
+        v += X[B * k + 1 + a] * lam[a];
+      dz[m + B] = v;
+    }
+  return 0;
+}
+
+static int
+sim_rhs (double t, const double *z, double *dz, void *data)
+{
+  CmlSimulation *sim = data;
+  CmlSystem *sys = sim->sys;
+  const double *pivots = sim->rhs_out + sys->dim;
+
+  sim->reason_t = t;
+
+  if (G_UNLIKELY (sim->slow_pivot_bad >= 0) && sys->fb_prog)
+    {
+      /* a pivot that depends on the parameters only vanishes at these parameters */
+      if (sim->rhs_fn)
+        sim->rhs_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_rhs, dz, sim->rhs_out + sys->dim);
+      else
+        {
+          fill_fast (sim, t, z);
+          cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
+          memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
+        }
+      return rhs_fallback (sim, t, z, dz);
+    }
+  if (G_UNLIKELY (sim->slow_pivot_bad >= 0))
+    {
+      g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
+                  (const char *) sys->pivot_names->pdata[sim->slow_pivot_bad]);
+      return 1;
+    }
+
+  if (sys->na)
+    {
+      fill_fast (sim, t, z);
+      if (solve_aux (sim) != 0)
+        return 1;
+    }
+  if (sim->rhs_fn)
+    sim->rhs_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_rhs, dz, sim->rhs_out + sys->dim);
+  else
+    {
+      if (!sys->na)
+        fill_fast (sim, t, z);
+      cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
+      memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
+    }
+  /* A pivot is chosen once, at a sample point; at this state it may be small against the
+   * other pivots of its matrix (or 0) although the matrix is not singular.  Then the
+   * accelerations come from the evaluated matrices instead (LU, partial pivoting). */
+  if (sys->fb_prog && needs_fallback (sim, dz))
+    return rhs_fallback (sim, t, z, dz);
+  for (guint j = 0; j < sys->n_fast_pivots; j++)
+    {
+      guint k = sys->fast_pivots[j];
+      double p = pivots[k];
+      if (p == 0 || !isfinite (p))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
+                      (const char *) sys->pivot_names->pdata[k]);
+          sim->reason_t = t;
+          return 1;
+        }
+    }
+  return 0;
+}
+
+static int
+sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
+{
+  CmlSimulation *sim = data;
+  CmlSystem *sys = sim->sys;
+  guint dim = sys->dim;
+  if (sim->jac_fn)
+    {
+      sim->jac_fn (t, z, sim->fast + 1 + dim, sim->regs_jac, dfdz, dfdt);
+      return 0;
+    }
+  /* the Jacobian program's outputs are dim² then dim: write into a scratch then split */
+  fill_fast (sim, t, z);
+  cml_program_run (sys->jac_prog, sim->fast, sim->regs_jac, sim->work);
+  memcpy (dfdz, sim->work, dim * dim * sizeof (double));
+  memcpy (dfdt, sim->work + dim * dim, dim * sizeof (double));
+  return 0;
+}
+
+/* Moves the components [from, to) of Z by the least change that makes the constraint
+ * functions vanish (Gauss–Newton, minimum norm), then renormalises quaternions. */
+int
+project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask)
+{
+  CmlSystem *sys = sim->sys;
+  guint k = sys->h->len, dim = sys->dim;
+  double *h = sim->proj_out, *J = sim->proj_out + k;
+
+  for (int it = 0; k && it < 20; it++)
+    {
+      double hn = 0, zn = 0;
+      run_proj (sim, t, z);
+      for (guint a = 0; a < k; a++)
+        hn = MAX (hn, fabs (h[a]));
+      for (guint j = from; j < to; j++)
+        zn = MAX (zn, fabs (z[j]));
+      if (!isfinite (hn))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the constraint functions are not finite at this state");
+          return 1;
+        }
+      if (hn <= 1e-15 * (1 + zn))
+        break;
+      /* (J Jᵀ) μ = h over the movable columns; z -= Jᵀ μ */
+      for (guint a = 0; a < k; a++)
+        {
+          for (guint b = 0; b < k; b++)
+            {
+              double s = 0;
+              for (guint j = from; j < to; j++)
+                if (!mask || mask[j])
+                  s += J[a * dim + j] * J[b * dim + j];
+              sim->work[a * k + b] = s;
+            }
+          sim->work2[a] = h[a];
+        }
+      if (!cml_small_solve (k, sim->work, sim->work2, 1e-14))
+        {
+          g_snprintf (sim->reason, sizeof sim->reason, "the constraints cannot be solved for the chosen coordinates");
+          return 1;
+        }
+      double step = 0;
+      for (guint j = from; j < to; j++)
+        if (!mask || mask[j])
+          {
+            double s = 0;
+            for (guint a = 0; a < k; a++)
+              s += J[a * dim + j] * sim->work2[a];
+            z[j] -= s;
+            step = MAX (step, fabs (s));
+          }
+      if (step <= 1e-16 * (1 + zn))
+        break;
+      if (it == 19)
+        {
+          /* still off the constraint set after 20 Gauss–Newton steps */
+          run_proj (sim, t, z);
+          double hn2 = 0;
+          for (guint a = 0; a < k; a++)
+            hn2 = MAX (hn2, fabs (h[a]));
+          if (!(hn2 <= 1e-9 * (1 + zn)))
+            {
+              g_snprintf (sim->reason, sizeof sim->reason,
+                          "the state cannot be brought onto the constraint set (residual %.3g)", hn2);
+              return 1;
+            }
+        }
+    }
+  /* unit quaternions */
+  GArray *q = sys->model->quaternions;
+  for (guint i = 0; i + 3 < q->len; i += 4)
+    {
+      guint base = sys->m + sys->n;
+      double s = 0;
+      for (guint c = 0; c < 4; c++)
+        s += z[base + g_array_index (q, guint, i + c)] * z[base + g_array_index (q, guint, i + c)];
+      if (s > 0 && isfinite (s))
+        {
+          s = 1 / sqrt (s);
+          for (guint c = 0; c < 4; c++)
+            z[base + g_array_index (q, guint, i + c)] *= s;
+        }
+    }
+  return 0;
+}
+
+static int
+sim_project (double t, double *z, void *data)
+{
+  CmlSimulation *sim = data;
+  sim->reason_t = t;
+  if (project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL) == 0)
+    return 0;
+  /* a first-order Lagrangian's constraints are solved for the velocities through the
+   * same matrix that fixes the kernel accelerations: name that matrix when it is what
+   * failed */
+  if (kappa_matrix_conditioning (sim, t, z) < 1e-6)
+    g_snprintf (sim->reason, sizeof sim->reason, "the matrix " KAPPA_MATRIX " became singular");
+  return 1;
+}
+
+static gboolean
+make_integrator (CmlSimulation *sim, GError **error)
+{
+  CmlSystem *sys = sim->sys;
+  CmlOde ode = {
+    .dim = sys->dim,
+    .rhs = sim_rhs,
+    .jacobian = sys->jac_prog ? sim_jac : NULL,
+    .project = (sys->h->len || sys->model->quaternions->len) ? sim_project : NULL,
+    .user_data = sim,
+  };
+  CmlIntegrator *integ = cml_integrator_new (&ode, &sim->options, error);
+  if (integ == NULL)
+    return FALSE;
+  g_clear_pointer (&sim->integ, cml_integrator_free);
+  sim->integ = integ;
+  return TRUE;
+}
+
+static void
+prepare_all (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  cml_program_prepare (sys->rhs_prog, sim->params, sim->regs_rhs);
+  sim->slow_pivot_bad = -1;
+  for (guint j = 0; j < sys->n_slow_pivots && sim->slow_pivot_bad < 0; j++)
+    {
+      double p = sim->regs_rhs[sys->slow_pivot_regs[j]];
+      if (p == 0 || !isfinite (p))
+        sim->slow_pivot_bad = (int) sys->slow_pivots[j];
+    }
+  cml_program_prepare (sys->obs_prog, sim->params, sim->regs_obs);
+  if (sys->jac_prog)
+    cml_program_prepare (sys->jac_prog, sim->params, sim->regs_jac);
+  if (sys->proj_prog)
+    cml_program_prepare (sys->proj_prog, sim->params, sim->regs_proj);
+  if (sys->reg_prog)
+    cml_program_prepare (sys->reg_prog, sim->params, sim->regs_reg);
+  if (sys->newton_prog)
+    cml_program_prepare (sys->newton_prog, sim->params, sim->regs_newton);
+  if (sys->fb_prog)
+    cml_program_prepare (sys->fb_prog, sim->params, sim->regs_fb);
+  if (sys->fb2_prog)
+    cml_program_prepare (sys->fb2_prog, sim->params, sim->regs_fb2);
+  cml_program_prepare (sys->scene_prog, sim->params, sim->regs_scene);
+}
+
+CmlSimulation *
+cml_simulation_new (CmlSystem *sys, GError **error)
+{
+  g_autoptr (CmlSimulation) sim = g_new0 (CmlSimulation, 1);
+  guint dim = sys->dim, k = sys->h->len;
+  guint wsize = MAX (MAX (k * k, sys->na * sys->na), dim * dim + dim) + 16;
+
+  sim->sys = cml_system_ref (sys);
+  sim->params = g_new (double, MAX (sys->n_params, 1));
+  for (guint i = 0; i < sys->n_params; i++)
+    sim->params[i] = ((CmlParam *) sys->model->params->pdata[i])->value;
+  sim->z = g_new0 (double, dim);
+  sim->fast = g_new0 (double, sys->n_fast);
+  sim->regs_rhs = g_new0 (double, cml_program_n_registers (sys->rhs_prog));
+  sim->regs_obs = g_new0 (double, cml_program_n_registers (sys->obs_prog));
+  if (sys->jac_prog)
+    sim->regs_jac = g_new0 (double, cml_program_n_registers (sys->jac_prog));
+  if (sys->proj_prog)
+    sim->regs_proj = g_new0 (double, cml_program_n_registers (sys->proj_prog));
+  if (sys->reg_prog)
+    sim->regs_reg = g_new0 (double, cml_program_n_registers (sys->reg_prog));
+  if (sys->newton_prog)
+    {
+      sim->regs_newton = g_new0 (double, cml_program_n_registers (sys->newton_prog));
+      sim->newton_out = g_new0 (double, sys->na + sys->na * sys->na);
+    }
+  sim->regs_scene = g_new0 (double, cml_program_n_registers (sys->scene_prog));
+  if (sys->fb_prog)
+    {
+      guint n = sys->n, fs = sys->fb_s;
+      sim->regs_fb = g_new0 (double, cml_program_n_registers (sys->fb_prog));
+      sim->fb_out = g_new0 (double, sys->fb->len);
+      sim->fb_work = g_new0 (double, sys->fb_sing ? 4 * n * n + 4 * n + 16 : n * n + n * (1 + fs) + fs * fs + fs + 1);
+    }
+  if (sys->fb2_prog)
+    {
+      sim->regs_fb2 = g_new0 (double, cml_program_n_registers (sys->fb2_prog) + 1);
+      sim->fast2 = g_new0 (double, sys->n_fast + sys->fb_vak_nf);
+    }
+  sim->scene_out = g_new0 (double, cml_program_n_outputs (sys->scene_prog));
+  sim->rhs_out = g_new0 (double, dim + sys->pivots->len);
+  sim->proj_out = g_new0 (double, k + k * dim + 1);
+  sim->work = g_new0 (double, wsize);
+  sim->work2 = g_new0 (double, MAX (MAX (k, sys->na), dim) + 1);
+  sim->report = g_ptr_array_new_with_free_func (g_free);
+  sim->options = cml_integrator_options_default ();
+  system_ensure_native (sys);
+  sim->rhs_fn = sys->rhs_fn;
+  sim->jac_fn = sys->jac_fn;
+  sim->proj_fn = sys->proj_fn;
+  prepare_all (sim);
+  if (!make_integrator (sim, error))
+    return NULL;
+  /* The model's own initial data are only a starting point: a caller that gives values
+   * (the command line, the window) resets again with them, and those may be what makes
+   * the data consistent.  So a failure here is kept, not returned: the simulation holds
+   * the file's values as they are, and advancing it fails with this error until a reset
+   * succeeds. */
+  if (!cml_simulation_reset (sim, NULL, &sim->pending))
+    {
+      CmlModel *md = sys->model;
+      g_assert (sim->pending != NULL);
+      g_ptr_array_set_size (sim->report, 0);
+      memset (sim->z, 0, dim * sizeof (double));
+      for (guint i = 0; i + 3 < md->quaternions->len; i += 4)
+        sim->z[sys->m + sys->n + g_array_index (md->quaternions, guint, i)] = 1;
+      for (guint i = 0; i < dim; i++)
+        {
+          double *v = g_hash_table_lookup (md->initial, sys->state_names[i]);
+          if (v)
+            sim->z[i] = *v;
+        }
+    }
+  return g_steal_pointer (&sim);
+}
+
+void
+cml_simulation_free (CmlSimulation *sim)
+{
+  if (sim == NULL)
+    return;
+  g_clear_pointer (&sim->integ, cml_integrator_free);
+  g_free (sim->params);
+  g_free (sim->z);
+  g_free (sim->fast);
+  g_free (sim->regs_rhs);
+  g_free (sim->regs_jac);
+  g_free (sim->regs_obs);
+  g_free (sim->regs_proj);
+  g_free (sim->regs_reg);
+  g_free (sim->regs_newton);
+  g_free (sim->regs_scene);
+  g_free (sim->regs_fb);
+  g_free (sim->fb_out);
+  g_free (sim->fb_work);
+  g_free (sim->regs_fb2);
+  g_free (sim->fast2);
+  g_free (sim->scene_out);
+  g_free (sim->rhs_out);
+  g_free (sim->proj_out);
+  g_free (sim->newton_out);
+  g_free (sim->work);
+  g_free (sim->work2);
+  g_ptr_array_unref (sim->report);
+  g_clear_error (&sim->pending);
+  cml_system_unref (sim->sys);
+  g_free (sim);
+}
+
+CmlSystem *cml_simulation_get_system (const CmlSimulation *sim) { return sim->sys; }
+double cml_simulation_get_time (const CmlSimulation *sim) { return sim->t; }
+const double *cml_simulation_get_state (const CmlSimulation *sim) { return sim->z; }
+const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim) { return sim->report; }
+const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *sim) { return &sim->options; }
+guint64 cml_simulation_n_rhs (const CmlSimulation *sim) { return sim->integ ? cml_integrator_n_rhs (sim->integ) : 0; }
+
+gboolean
+cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GError **error)
+{
+  CmlModel *md = sim->sys->model;
+  int i = cml_model_param_index (md, name);
+
+  if (i < 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s has no parameter “%s”", md->name, name);
+      return FALSE;
+    }
+  if (!cml_model_check_param (md, md->params->pdata[i], value, error))
+    return FALSE;
+  sim->params[i] = value;
+  prepare_all (sim);
+  if (sim->integ)
+    cml_integrator_reset (sim->integ);
+  return TRUE;
+}
+
+double
+cml_simulation_get_param (const CmlSimulation *sim, const char *name)
+{
+  int i = cml_model_param_index (sim->sys->model, name);
+  return i < 0 ? NAN : sim->params[i];
+}
+
+gboolean
+cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options, GError **error)
+{
+  CmlIntegratorOptions old = sim->options;
+  sim->options = *options;
+  if (!make_integrator (sim, error))
+    {
+      sim->options = old;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+state_index (CmlSystem *sys, const char *name)
+{
+  for (guint i = 0; i < sys->dim; i++)
+    if (g_str_equal (sys->state_names[i], name))
+      return i;
+  return -1;
+}
+
+/* Checks that the regularity matrix is invertible at the current state. */
+gboolean
+check_regular (CmlSimulation *sim, GError **error)
+{
+  CmlSystem *sys = sim->sys;
+  guint r = sys->reg_rows;
+  if (sys->reg_prog == NULL || r == 0)
+    return TRUE;
+  fill_fast (sim, sim->t, sim->z);
+  g_autofree double *M = g_new (double, r * r + r);
+  cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, M);
+  for (guint a = 0; a < r; a++)
+    M[r * r + a] = 1;
+  gboolean finite = TRUE;
+  for (guint a = 0; a < r * r; a++)
+    finite &= isfinite (M[a]);
+  int line = sys->formalism == CML_FORMALISM_EULER_LAGRANGE || sys->formalism == CML_FORMALISM_SINGULAR
+               ? sys->model->lagrangian_line
+               : sys->model->constraints_line;
+  if (!finite || !cml_small_solve (r, M, M + r * r, 1e-12))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s:%d: the regularity matrix %s is singular at the initial state",
+                   sys->model->path, MAX (line, 1), sys->reg_name);
+      return FALSE;
+    }
+  /* every pivot of the derived equations (the kernel accelerations' too) */
+  g_autofree double *dz = g_new (double, sys->dim);
+  if (sim_rhs (sim->t, sim->z, dz, sim) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s:%d: %s at the initial state", sys->model->path,
+                   MAX (line, 1), sim->reason);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* After a failed step: if the regularity matrix is nearly singular at the last good state
+ * (the accelerations blow up as it becomes singular, and the step size collapses before
+ * a pivot is exactly 0), a sentence that says so; else NULL. */
+static char *
+regularity_lost (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  guint r = sys->reg_rows;
+  char *msg = NULL;
+  double kc;
+
+  /* a singular Lagrangian: the matrix that fixes the kernel accelerations too */
+  if ((kc = kappa_matrix_conditioning (sim, sim->t, sim->z)) < 1e-6)
+    return g_strdup_printf ("the matrix " KAPPA_MATRIX " became singular at t = %.17g (its smallest singular value "
+                            "is %.3g of the largest there)", sim->t, kc);
+  if (sys->reg_prog == NULL || r == 0)
+    return NULL;
+  g_autofree double *M = g_new (double, r * r);
+  if (sys->na)
+    {
+      fill_fast (sim, sim->t, sim->z);
+      solve_aux (sim);
+    }
+  else
+    fill_fast (sim, sim->t, sim->z);
+  cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, M);
+  gsl_matrix *A = gsl_matrix_alloc (r, r), *V = gsl_matrix_alloc (r, r);
+  gsl_vector *S = gsl_vector_alloc (r), *wk = gsl_vector_alloc (r);
+  gboolean finite = TRUE;
+  for (guint a = 0; a < r * r; a++)
+    {
+      finite &= isfinite (M[a]);
+      gsl_matrix_set (A, a / r, a % r, isfinite (M[a]) ? M[a] : 0);
+    }
+  if (finite)
+    {
+      gsl_linalg_SV_decomp (A, V, S, wk);
+      double smax = gsl_vector_get (S, 0), smin = gsl_vector_get (S, r - 1);
+      if (!(smin > 1e-6 * smax))
+        msg = g_strdup_printf ("the regularity matrix %s became singular at t = %.17g (its smallest singular "
+                               "value is %.3g of the largest there)",
+                               sys->reg_name, sim->t, smax > 0 ? smin / smax : 0.0);
+    }
+  gsl_matrix_free (A);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (wk);
+  return msg;
+}
+
+gboolean
+cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
+{
+  g_autoptr (GError) err = NULL;
+  if (sim->pending)
+    {
+      g_propagate_error (error, g_error_copy (sim->pending));
+      return FALSE;
+    }
+  sim->reason[0] = '\0';
+  /* the integrator's step budget (options.max_steps, 10⁸ steps by default) bounds every
+   * call: a span far too long for the steps fails with the integrator's own words */
+  if (!cml_integrator_advance (sim->integ, &sim->t, t1, sim->z, &err))
+    {
+      g_autofree char *singular = NULL;
+      if (cml_integrator_error_is_budget (err))
+        g_propagate_error (error, g_steal_pointer (&err));
+      else if (sim->reason[0])
+        {
+          /* the reason names the time of the evaluation that failed */
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "%s at t = %.17g (the last step accepted ended at t = %.17g)", sim->reason,
+                       sim->reason_t, sim->t);
+        }
+      else if ((singular = regularity_lost (sim)) != NULL)
+        {
+          /* not "step size underflow": the motion does not run away, its equations end */
+          g_debug ("%s", err->message);
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s: the accelerations are not determined there",
+                       singular);
+        }
+      else
+        g_propagate_error (error, g_steal_pointer (&err));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+cml_simulation_set_state (CmlSimulation *sim, double t, const double *z)
+{
+  sim->t = t;
+  memcpy (sim->z, z, sim->sys->dim * sizeof (double));
+  g_clear_error (&sim->pending);
+  if (sim->integ)
+    cml_integrator_reset (sim->integ);
+}
+
+guint
+cml_simulation_step_state_size (const CmlSimulation *sim)
+{
+  return cml_integrator_step_state_size (sim->integ);
+}
+
+gboolean
+cml_simulation_step_state_is_exact (const CmlSimulation *sim)
+{
+  return cml_integrator_step_state_is_exact (sim->integ);
+}
+
+void
+cml_simulation_save_step_state (const CmlSimulation *sim, double *out)
+{
+  cml_integrator_save_step_state (sim->integ, sim->z, out);
+}
+
+void
+cml_simulation_restore (CmlSimulation *sim, double t, const double *z, const double *step_state)
+{
+  cml_simulation_set_state (sim, t, z);
+  cml_integrator_restore_step_state (sim->integ, sim->z, step_state);
+}
+
+void
+cml_simulation_observe (CmlSimulation *sim, double *out)
+{
+  fill_fast (sim, sim->t, sim->z);
+  if (sim->sys->na)
+    solve_aux (sim);
+  cml_program_run (sim->sys->obs_prog, sim->fast, sim->regs_obs, out);
+}
+
+gboolean
+cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError **error)
+{
+  if (sim_rhs (sim->t, sim->z, dzdt, sim) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s at t = %g", sim->reason, sim->t);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z, double *dzdt, GError **error)
+{
+  if (sim_rhs (t, z, dzdt, sim) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s at t = %g", sim->reason, t);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+double
+cml_simulation_residual (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  double s = 0;
+  if (sys->h->len == 0)
+    return 0;
+  run_proj (sim, sim->t, sim->z);
+  for (guint a = 0; a < sys->h->len; a++)
+    s += sim->proj_out[a] * sim->proj_out[a];
+  return sqrt (s);
+}
+
+guint
+cml_simulation_regularity_matrix (CmlSimulation *sim, double *out, guint max_entries)
+{
+  CmlSystem *sys = sim->sys;
+  guint r = sys->reg_rows;
+  if (sys->reg_prog == NULL || r * r > max_entries)
+    return 0;
+  fill_fast (sim, sim->t, sim->z);
+  cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, out);
+  return r;
+}
+
+double
+cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f)
+{
+  CmlSystem *sys = sim->sys;
+  guint ns = cml_expr_ctx_n_symbols (sys->ctx);
+  g_autofree double *vals = g_new0 (double, ns);
+  CmlExpr *e = user_expr (sys, f);
+
+  for (guint k = 0; k < sys->n_params; k++)
+    vals[sys->param_sym[k]] = sim->params[k];
+  vals[sys->model->t_sym] = sim->t;
+  for (guint i = 0; i < sys->dim; i++)
+    vals[sys->state_sym[i]] = sim->z[i];
+  if (sys->na)
+    {
+      fill_fast (sim, sim->t, sim->z);
+      solve_aux (sim);
+      for (guint a = 0; a < sys->na; a++)
+        vals[sys->aux_sym[a]] = sim->fast[1 + sys->dim + a];
+    }
+  return cml_expr_eval (e, vals);
+}
+
+guint
+cml_system_n_scene_values (const CmlSystem *sys)
+{
+  return sys->n_scene;
+}
+
+int
+cml_system_scene_offset (const CmlSystem *sys, guint object, const char *key)
+{
+  g_autofree char *k = g_strdup_printf ("%u\n%s", object, key);
+  return (int) GPOINTER_TO_UINT (g_hash_table_lookup (sys->scene_offsets, k)) - 1;
+}
+
+void
+cml_simulation_eval_scene (CmlSimulation *sim, double *out)
+{
+  CmlSystem *sys = sim->sys;
+  fill_fast (sim, sim->t, sim->z);
+  if (sys->na)
+    solve_aux (sim);
+  cml_program_run (sys->scene_prog, sim->fast, sim->regs_scene, sim->scene_out);
+  memcpy (out, sim->scene_out, sys->n_scene * sizeof (double));
+}

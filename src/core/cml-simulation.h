@@ -1,0 +1,97 @@
+/* cml-simulation.h — one run of a system: parameter values, state, time, integrator
+ * and the scratch memory, all allocated when it is made.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A simulation belongs to one thread at a time.  (cml-system.h includes this header.)
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-integrator.h"
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+/* Parameters at their defaults, initial data from the model, t = 0, the default
+ * integrator.  The model's initial data are only where a run starts when nothing else is
+ * given: when they cannot be used as they are (not on the constraint set, not regular),
+ * the simulation is still made, holding them unsolved, and cml_simulation_advance() fails
+ * with that reason until cml_simulation_reset() succeeds — so values given to the reset
+ * (--init, the window) are merged before anything is solved.  Call
+ * cml_simulation_reset (sim, NULL, …) to check the model's own data. */
+CmlSimulation *cml_simulation_new (CmlSystem *sys, GError **error);
+void           cml_simulation_free (CmlSimulation *sim);
+CmlSystem     *cml_simulation_get_system (const CmlSimulation *sim);
+
+gboolean cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GError **error);
+double   cml_simulation_get_param (const CmlSimulation *sim, const char *name);
+/* Replaces the integrator (and resets it). */
+gboolean cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options, GError **error);
+const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *sim);
+
+/* Starts again at t = 0 from the model's initial data overridden by GIVEN (name ->
+ * double*, may be NULL): coordinates, velocities, momenta, reconstruction variables.
+ * Given values are kept; the coordinates the constraints determine (solve-for, else the
+ * ones not given) are solved from them; only the given values that contradict a
+ * constraint are projected, and the report names each with the constraint (see
+ * cml_simulation_get_projection_report).  Vakonomic: the W1 relation is solved with
+ * every given velocity and momentum fixed.  Fails if a name is unknown, if given values
+ * contradict the W1 relation or a vakonomic constraint (CML_ERROR_USAGE), or if the
+ * state is not regular. */
+gboolean cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error);
+/* Lines "name: given -> used (why)" for values the last reset changed (empty if none). */
+const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim);
+
+/* Integrates to T1 (backwards when T1 is before the current time).  On failure the
+ * simulation keeps the last good state and the error names the time and the reason. */
+gboolean cml_simulation_advance (CmlSimulation *sim, double t1, GError **error);
+
+double        cml_simulation_get_time (const CmlSimulation *sim);
+const double *cml_simulation_get_state (const CmlSimulation *sim);
+/* Sets time and state directly (sessions, tests). */
+void          cml_simulation_set_state (CmlSimulation *sim, double t, const double *z);
+/* The integrator's step state (cml_integrator_save_step_state ()): with the time and the
+ * state, what a bit-for-bit restart needs.  OUT / STEP_STATE hold
+ * cml_simulation_step_state_size () doubles; restore sets time, state and step state. */
+guint         cml_simulation_step_state_size (const CmlSimulation *sim);
+gboolean      cml_simulation_step_state_is_exact (const CmlSimulation *sim);
+void          cml_simulation_save_step_state (const CmlSimulation *sim, double *out);
+void          cml_simulation_restore (CmlSimulation *sim, double t, const double *z,
+                                      const double *step_state);
+/* All observables at the current state, into OUT (cml_system_n_observables values). */
+void          cml_simulation_observe (CmlSimulation *sim, double *out);
+/* The time derivative of the state at the current state (for tests and plots). */
+gboolean      cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError **error);
+/* The same at any time and state, leaving the simulation's own state alone. */
+gboolean      cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z,
+                                          double *dzdt, GError **error);
+
+/* Native code (cml-native.h): the right-hand side, its Jacobian and the constraint
+ * functions run as machine code compiled from the model when a C compiler is at hand, and
+ * through the interpreter otherwise — bit for bit the same numbers either way.
+ * cml_system_native_status() builds it if not yet tried and returns NULL when native code
+ * is in use, else why not.  A new simulation uses native code when there is some;
+ * cml_simulation_set_native() switches (FALSE: the interpreter) and returns whether
+ * native code now runs. */
+const char   *cml_system_native_status (CmlSystem *sys);
+gboolean      cml_simulation_set_native (CmlSimulation *sim, gboolean native);
+gboolean      cml_simulation_is_native (const CmlSimulation *sim);
+/* Norm of the constraint functions at the current state (0 without constraints). */
+double        cml_simulation_residual (CmlSimulation *sim);
+/* The regularity matrix at the current state (W, C or R_ab as the formalism has it;
+ * NULL-free: *rows gives its size, 0 for the constraint algorithm). */
+guint         cml_simulation_regularity_matrix (CmlSimulation *sim, double *out, guint max_entries);
+guint64       cml_simulation_n_rhs (const CmlSimulation *sim);
+
+/* Evaluates F at the current state (any expression of the model's context over
+ * coordinates, velocities, momenta, reconstruction variables, parameters and t). */
+double        cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f);
+
+/* Evaluates every scene property (cml_system_scene_offset) at the current state into OUT. */
+void          cml_simulation_eval_scene (CmlSimulation *sim, double *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlSimulation, cml_simulation_free)
+
+G_END_DECLS

@@ -1,0 +1,105 @@
+/* cml-system-native.c — native code for a system: its right-hand side, Jacobian and
+ * constraint functions written out as C, compiled and loaded once per system
+ * (cml-native.c), and a simulation's choice between native code and the interpreter.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-system"
+
+#include "cml-system-private.h"
+
+#include <math.h>
+
+/* ---- native code ------------------------------------------------------------------- */
+
+/* Larger programs are left to the interpreter: the C compiler's time grows faster than
+ * the program, and such systems spend their time elsewhere. */
+#define NATIVE_MAX_INSTRUCTIONS 50000
+
+/* Builds (or finds in the cache) native code for the right-hand side, its Jacobian and
+ * the constraint functions, once per system, on the first simulation. */
+void
+system_ensure_native (CmlSystem *sys)
+{
+  g_autoptr (GString) src = NULL;
+  g_autoptr (GError) error = NULL;
+  guint size;
+  gsize c_size;
+  gboolean ok;
+
+  g_mutex_lock (&sys->native_lock);
+  if (sys->native_tried)
+    {
+      g_mutex_unlock (&sys->native_lock);
+      return;
+    }
+  sys->native_tried = TRUE;
+  size = cml_program_n_fast_instructions (sys->rhs_prog)
+         + (sys->jac_prog ? cml_program_n_fast_instructions (sys->jac_prog) : 0)
+         + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0);
+  /* the C source's size, estimated before it is written (the Jacobian of a large state
+   * has dim² outputs: 10⁴ variables once wrote 2.7 GB of C) */
+  c_size = cml_program_estimate_c_size (sys->rhs_prog, "cml_rhs")
+           + (sys->jac_prog ? cml_program_estimate_c_size (sys->jac_prog, "cml_jac") : 0)
+           + (sys->proj_prog ? cml_program_estimate_c_size (sys->proj_prog, "cml_proj") : 0);
+  if (!cml_native_available ())
+    sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
+  else if (size > NATIVE_MAX_INSTRUCTIONS)
+    sys->native_error = g_strdup_printf ("%u instructions, more than %u", size, NATIVE_MAX_INSTRUCTIONS);
+  else if (c_size > CML_PROGRAM_MAX_C_BYTES)
+    sys->native_error = g_strdup_printf ("about %.1f MB of C, more than %d MB", c_size / 1048576.0,
+                                         CML_PROGRAM_MAX_C_BYTES / (1024 * 1024));
+  else
+    {
+      src = g_string_new (NULL);
+      ok = cml_program_emit_c (sys->rhs_prog, "cml_rhs", sys->dim, sys->dim, src);
+      if (ok && sys->jac_prog)
+        ok = cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src);
+      if (ok && sys->proj_prog)
+        ok = cml_program_emit_c (sys->proj_prog, "cml_proj", sys->dim,
+                                 cml_program_n_outputs (sys->proj_prog), src);
+      if (!ok)
+        sys->native_error = g_strdup ("a program could not be written out as C");
+      else if ((sys->native = cml_native_build (src->str, &error)) == NULL)
+        sys->native_error = g_strdup (error->message);
+      else
+        {
+          sys->rhs_fn = cml_native_lookup (sys->native, "cml_rhs");
+          sys->jac_fn = sys->jac_prog ? cml_native_lookup (sys->native, "cml_jac") : NULL;
+          sys->proj_fn = sys->proj_prog ? cml_native_lookup (sys->native, "cml_proj") : NULL;
+          if (sys->rhs_fn == NULL || (sys->jac_prog && sys->jac_fn == NULL)
+              || (sys->proj_prog && sys->proj_fn == NULL))
+            {
+              sys->rhs_fn = sys->jac_fn = sys->proj_fn = NULL;
+              sys->native_error = g_strdup ("the compiled object lacks a function");
+            }
+        }
+      if (sys->native_error)
+        g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+    }
+  g_mutex_unlock (&sys->native_lock);
+}
+
+const char *
+cml_system_native_status (CmlSystem *sys)
+{
+  system_ensure_native (sys);
+  return sys->rhs_fn ? NULL : sys->native_error;
+}
+
+gboolean
+cml_simulation_set_native (CmlSimulation *sim, gboolean native)
+{
+  CmlSystem *sys = sim->sys;
+
+  sim->rhs_fn = native ? sys->rhs_fn : NULL;
+  sim->jac_fn = native ? sys->jac_fn : NULL;
+  sim->proj_fn = native ? sys->proj_fn : NULL;
+  return sim->rhs_fn != NULL;
+}
+
+gboolean
+cml_simulation_is_native (const CmlSimulation *sim)
+{
+  return sim->rhs_fn != NULL;
+}

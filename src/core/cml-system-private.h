@@ -1,0 +1,207 @@
+/* cml-system-private.h — what the files of a system share: the system and simulation
+ * structures, and the pieces of the derivation and of the simulation used across files.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Not installed and not for other directories: the public interface is cml-system.h and
+ * cml-simulation.h.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-system.h"
+#include "cml-native.h"
+
+G_BEGIN_DECLS
+
+struct _CmlSystem
+{
+  gint         ref_count;
+  CmlModel    *model;
+  CmlExprCtx  *ctx;
+  CmlFormalism formalism;
+
+  guint        m, n, nr, dim;
+  char       **state_names;
+  int         *state_sym;
+
+  guint        n_params;
+  int         *param_sym;
+
+  /* fast inputs: t, the state, and (nonlinear vakonomic only) the free velocities */
+  guint        na;
+  int         *aux_sym;
+  int         *fast_sym;
+  guint        n_fast;
+
+  /* symbolic results */
+  CmlExpr    **rhs;         /* dim */
+  GPtrArray   *pivots;      /* CmlExpr*: must be nonzero */
+  /* the pivots that depend on parameters only are checked when the parameters change,
+   * the others on every call of the right-hand side */
+  guint       *fast_pivots, n_fast_pivots;
+  guint       *slow_pivots, *slow_pivot_regs, n_slow_pivots;
+  GPtrArray   *pivot_names; /* const char*: the matrix each pivot belongs to */
+  const char  *reg_name;    /* name of the regularity matrix */
+  CmlExpr    **reg;         /* reg_rows² entries, or NULL */
+  guint        reg_rows;
+  CmlExpr    **newton;      /* na F values then na² ∂F/∂aux, or NULL */
+  GPtrArray   *h;           /* CmlExpr*: constraint functions kept by projection */
+  guint        movable_from, movable_to; /* state components moved by projection */
+  GPtrArray   *obs_names;   /* char* */
+  GPtrArray   *obs;         /* CmlExpr* */
+  /* replaces momenta / constrained velocities in user expressions */
+  guint        n_subs;
+  int         *subs_ids;
+  CmlExpr    **subs_repl;
+
+  /* numeric fallback of the symbolic solve, for states where a pivot chosen at the sample
+   * point is small against the other pivots of its matrix: W (n²), R (n), and for
+   * nonholonomic constraints Φ_y (s·n) and φ_t + Φ_x ẋ (s), solved by LU with partial
+   * pivoting of the evaluated matrices */
+  GPtrArray   *fb;          /* CmlExpr*, or empty */
+  guint        fb_s;        /* number of constraints in it */
+  /* vakonomic systems (W1 relations linear in the free velocities): fb holds R_ab (nf²)
+   * and F at zero free velocities (nf); fb2 the right-hand side (m + n, then the
+   * reconstruction rates) with the free velocities fb_aux_sym as inputs */
+  guint        fb_vak_nf;
+  int         *fb_aux_sym;
+  CmlExpr    **fb_yhat;     /* n: the velocities in terms of fb_aux_sym */
+  GPtrArray   *fb2;
+  CmlProgram  *fb2_prog;
+  /* singular Lagrangians (the constraint algorithm): fb holds W (n²), R (n), then for each
+   * of the fb_q equations that fix a kernel acceleration, d/dt g = c + g_y ẏ, its c =
+   * g_t + g_x ẋ (1) and g_y (n).  ẏ = ẏ_part + K v: for a constant kernel ẏ_part = Kc u
+   * with (Kcᵀ W Kc) u = Kcᵀ R (fb_Kc n×r, fb_K n×k numbers); for a kernel that depends on
+   * the point, W_PQ ẏ_Q = R_P and K_j = e_{F_j} − e_Q W_PQ⁻¹ W_{P,F_j} (fb_P, fb_Q: r rows and
+   * columns of W, fb_F: the k others).  Equation a fixes κ_{fb_cols[a]}; the others are 0. */
+  gboolean     fb_sing;
+  gboolean     fb_sing_varying;
+  guint        fb_r, fb_k, fb_q;
+  double      *fb_Kc, *fb_K;
+  guint       *fb_P, *fb_Q, *fb_F, *fb_cols;
+
+  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
+  /* native code of the hot programs, built on first use (cml-native.c) */
+  GMutex       native_lock;
+  gboolean     native_tried;
+  CmlNative   *native;
+  char        *native_error;
+  CmlNativeFunc rhs_fn, jac_fn, proj_fn;
+  GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
+  guint        n_scene;
+
+  GPtrArray   *steps;
+  gboolean     gauge;
+  gboolean     lie;
+  double       structure_defect;
+};
+
+struct _CmlSimulation
+{
+  CmlSystem   *sys;
+  double      *params;
+  double       t;
+  double      *z;
+  double      *fast;
+  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene, *regs_fb;
+  double      *fb_out, *fb_work;  /* the fallback's outputs and its dense solves */
+  double      *regs_fb2, *fast2;  /* vakonomic fallback: registers, and t, state, free velocities */
+  double      *scene_out;
+  double      *rhs_out;
+  double      *proj_out;
+  double      *newton_out;
+  double      *work;       /* small dense solves */
+  double      *work2;
+  CmlNativeFunc rhs_fn, jac_fn, proj_fn;  /* NULL: the interpreter */
+  int          slow_pivot_bad;  /* a parameter-only pivot that is 0 or not finite, or -1 */
+  CmlIntegrator *integ;
+  CmlIntegratorOptions options;
+  GPtrArray   *report;
+  GError      *pending;    /* the model's own initial data failed (see cml_simulation_new) */
+  char         reason[256];
+  double       reason_t;   /* the time of the evaluation that failed */
+};
+
+#define ZERO(ctx) cml_expr_num ((ctx), 0)
+
+/* The name of the matrix that fixes the kernel accelerations of a singular Lagrangian. */
+#define KAPPA_MATRIX "of the kernel accelerations (the SODE condition)"
+
+/* Expressions shown to people (the steps of the algorithm, the description) are cut after
+ * this many characters, ending "… (about N more characters)": derived equations share
+ * subexpressions, which print at every use, and a 500-byte model once described itself in
+ * 21.5 MB.  The longest line of a built-in model's description has about 650. */
+#define DESCRIBE_MAX_CHARS 2000
+
+typedef struct
+{
+  CmlExpr **xdot; /* m: ρ y */
+  CmlExpr **Ly;   /* n: ∂L/∂y */
+  CmlExpr **W;    /* n×n */
+  CmlExpr **R;    /* n */
+} Mechanics;
+
+/* Three random points projected onto {G = 0}, made again only when G has grown: every
+ * question "does H vanish there?" of one stage of the algorithm uses the same points. */
+#define N_SAMPLES 3
+
+typedef struct
+{
+  guint   n_g;                /* G->len they were made for; G_MAXUINT: none yet */
+  double *v[N_SAMPLES];       /* NULL: that point could not be projected */
+} Samples;
+
+/* cml-system.c */
+CmlExpr *sym (CmlExprCtx *ctx, int id);
+CmlExpr *madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b);
+double *make_sample (CmlSystem *sys, guint32 seed);
+gboolean fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+void add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix);
+
+/* cml-structure.c */
+double structure_defect (CmlSystem *sys, char **message);
+
+/* cml-euler-lagrange.c */
+void mechanics_init (CmlSystem *sys, Mechanics *mc);
+void mechanics_clear (Mechanics *mc);
+gboolean derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error);
+
+/* cml-regularity.c */
+gboolean fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const double *sample, GError **error);
+gboolean fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx, CmlExpr *const *psi,
+                           const double *sample, GError **error);
+
+/* cml-lagrange-dalembert.c */
+gboolean derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error);
+
+/* cml-vakonomic.c */
+gboolean derive_vakonomic (CmlSystem *sys, const double *sample, GError **error);
+
+/* cml-constraint-algorithm.c */
+void samples_clear (Samples *S);
+char *drop_unit_factors (char *text, gboolean pretty);
+char *print_constraint (CmlSystem *sys, CmlExpr *g);
+gboolean check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error);
+gboolean derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
+
+/* cml-system-programs.c */
+CmlExpr *user_expr (CmlSystem *sys, CmlExpr *e);
+void add_observable (CmlSystem *sys, const char *name, CmlExpr *e);
+gboolean compile_programs (CmlSystem *sys, GError **error);
+
+/* cml-system-native.c */
+void system_ensure_native (CmlSystem *sys);
+
+/* cml-simulation.c */
+void fill_fast (CmlSimulation *sim, double t, const double *z);
+void run_proj (CmlSimulation *sim, double t, const double *z);
+int solve_aux (CmlSimulation *sim);
+int project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
+int state_index (CmlSystem *sys, const char *name);
+gboolean check_regular (CmlSimulation *sim, GError **error);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Samples, samples_clear)
+
+G_END_DECLS

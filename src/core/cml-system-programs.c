@@ -1,0 +1,134 @@
+/* cml-system-programs.c — a system's observables, and its derived expressions compiled
+ * into register programs: right-hand side, Jacobian, observables, projection, regularity
+ * matrix, Newton's method for the vakonomic free velocities, numeric fallback and scene.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-system"
+
+#include "cml-system-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- observables and programs ------------------------------------------------------ */
+
+CmlExpr *
+user_expr (CmlSystem *sys, CmlExpr *e)
+{
+  if (sys->n_subs == 0)
+    return e;
+  return cml_expr_subs (sys->ctx, e, sys->n_subs, sys->subs_ids, sys->subs_repl);
+}
+
+void
+add_observable (CmlSystem *sys, const char *name, CmlExpr *e)
+{
+  g_ptr_array_add (sys->obs_names, g_strdup (name));
+  g_ptr_array_add (sys->obs, e);
+}
+
+gboolean
+compile_programs (CmlSystem *sys, GError **error)
+{
+  CmlExprCtx *ctx = sys->ctx;
+  guint dim = sys->dim;
+
+#define COMPILE(out, outputs, n_out)                                                                 \
+  G_STMT_START {                                                                                     \
+    out = cml_program_compile (ctx, outputs, n_out, sys->param_sym, sys->n_params, sys->fast_sym,    \
+                               sys->n_fast, error);                                                  \
+    if (out == NULL)                                                                                 \
+      return FALSE;                                                                                  \
+  } G_STMT_END
+
+  {
+    g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+    for (guint i = 0; i < dim; i++)
+      g_ptr_array_add (outs, sys->rhs[i]);
+    for (guint i = 0; i < sys->pivots->len; i++)
+      g_ptr_array_add (outs, sys->pivots->pdata[i]);
+    COMPILE (sys->rhs_prog, (CmlExpr **) outs->pdata, outs->len);
+    sys->fast_pivots = g_new (guint, sys->pivots->len + 1);
+    sys->slow_pivots = g_new (guint, sys->pivots->len + 1);
+    sys->slow_pivot_regs = g_new (guint, sys->pivots->len + 1);
+    for (guint i = 0; i < sys->pivots->len; i++)
+      {
+        gboolean fast;
+        guint reg = cml_program_output_register (sys->rhs_prog, dim + i, &fast);
+        if (fast)
+          sys->fast_pivots[sys->n_fast_pivots++] = i;
+        else
+          {
+            sys->slow_pivots[sys->n_slow_pivots] = i;
+            sys->slow_pivot_regs[sys->n_slow_pivots++] = reg;
+          }
+      }
+  }
+  if (sys->na == 0)
+    {
+      /* the exact Jacobian ∂f/∂z and ∂f/∂t, for implicit methods */
+      g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+      for (guint i = 0; i < dim; i++)
+        for (guint j = 0; j < dim; j++)
+          g_ptr_array_add (outs, cml_expr_diff (ctx, sys->rhs[i], sys->state_sym[j]));
+      for (guint i = 0; i < dim; i++)
+        g_ptr_array_add (outs, cml_expr_diff (ctx, sys->rhs[i], sys->model->t_sym));
+      COMPILE (sys->jac_prog, (CmlExpr **) outs->pdata, outs->len);
+    }
+  COMPILE (sys->obs_prog, (CmlExpr **) sys->obs->pdata, sys->obs->len);
+  if (sys->h->len)
+    {
+      g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+      for (guint a = 0; a < sys->h->len; a++)
+        g_ptr_array_add (outs, sys->h->pdata[a]);
+      for (guint a = 0; a < sys->h->len; a++)
+        for (guint j = 0; j < dim; j++)
+          g_ptr_array_add (outs, cml_expr_diff (ctx, sys->h->pdata[a], sys->state_sym[j]));
+      COMPILE (sys->proj_prog, (CmlExpr **) outs->pdata, outs->len);
+    }
+  if (sys->reg_rows)
+    COMPILE (sys->reg_prog, sys->reg, sys->reg_rows * sys->reg_rows);
+  if (sys->na)
+    COMPILE (sys->newton_prog, sys->newton, sys->na + sys->na * sys->na);
+  if (sys->fb->len)
+    COMPILE (sys->fb_prog, (CmlExpr **) sys->fb->pdata, sys->fb->len);
+  if (sys->fb2)
+    {
+      /* inputs: t, the state, then the free velocities */
+      g_autofree int *fast2 = g_new (int, sys->n_fast + sys->fb_vak_nf);
+      memcpy (fast2, sys->fast_sym, sys->n_fast * sizeof (int));
+      memcpy (fast2 + sys->n_fast, sys->fb_aux_sym, sys->fb_vak_nf * sizeof (int));
+      sys->fb2_prog = cml_program_compile (ctx, (CmlExpr **) sys->fb2->pdata, sys->fb2->len, sys->param_sym,
+                                           sys->n_params, fast2, sys->n_fast + sys->fb_vak_nf, error);
+      if (sys->fb2_prog == NULL)
+        return FALSE;
+    }
+  {
+    /* every scene property, flattened in model order */
+    g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+    CmlModel *md = sys->model;
+    sys->scene_offsets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    for (guint k = 0; k < md->scene->len; k++)
+      {
+        CmlSceneObject *so = md->scene->pdata[k];
+        GHashTableIter it;
+        gpointer key, val;
+        g_hash_table_iter_init (&it, so->props);
+        while (g_hash_table_iter_next (&it, &key, &val))
+          {
+            GPtrArray *exprs = val;
+            g_hash_table_insert (sys->scene_offsets, g_strdup_printf ("%u\n%s", k, (char *) key),
+                                 GUINT_TO_POINTER (outs->len + 1));
+            for (guint c = 0; c < exprs->len; c++)
+              g_ptr_array_add (outs, user_expr (sys, exprs->pdata[c]));
+          }
+      }
+    sys->n_scene = outs->len;
+    if (outs->len == 0)
+      g_ptr_array_add (outs, ZERO (ctx));
+    COMPILE (sys->scene_prog, (CmlExpr **) outs->pdata, outs->len);
+  }
+#undef COMPILE
+  return TRUE;
+}
