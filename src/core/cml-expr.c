@@ -741,6 +741,23 @@ sum_normalisable (const CmlExpr *e)
   return TRUE;
 }
 
+/* Whether C times every coefficient of the sum E, and its constant, is finite and does
+ * not vanish where the coefficient did not: only then is c*(a + b) carried into the sum
+ * as c*a + c*b.  Otherwise (7*(x − 3.2e307*y), whose 7*3.2e307 overflows) the product
+ * stays as written, so that what it prints reads back. */
+static gboolean
+sum_scalable (const CmlExpr *e, double c)
+{
+  for (guint i = 0; i < e->n; i++)
+    {
+      double q = c * e->coefs[i];
+      if (!isfinite (q) || (q == 0.0 && e->coefs[i] != 0.0))
+        return FALSE;
+    }
+  double q = c * e->value;
+  return isfinite (q) && !(q == 0.0 && e->value != 0.0);
+}
+
 /* -E; a sum is negated term by term. */
 static CmlExpr *
 negate (CmlExprCtx *ctx,
@@ -832,7 +849,8 @@ static void
 push_factor (CmlExprCtx *ctx,
              FactorVec  *fv,
              double     *coef,
-             CmlExpr    *f)
+             CmlExpr    *f,
+             gboolean    keep_sums)
 {
   switch ((CmlExprKind) f->kind)
     {
@@ -859,7 +877,7 @@ push_factor (CmlExprCtx *ctx,
        * not when the division cannot be done (sum_normalisable): a lead that overflowed
        * (X/inf is not X/c for any c, and X/NaN stays NaN, so normalising again and again
        * would never end), or quotients that overflow or vanish */
-      if (sum_normalisable (f))
+      if (!keep_sums && sum_normalisable (f))
         {
           double lead = f->coefs[sum_lead (f)];
 
@@ -890,10 +908,24 @@ mul_list (CmlExprCtx     *ctx,
   gboolean redo = FALSE;
   CmlExpr *result;
   CmlExpr key;
+  const double coef0 = coef;
+  gboolean keep_sums = FALSE;
 
   factor_vec_init (&fv);
   for (guint i = 0; i < n_in; i++)
-    push_factor (ctx, &fv, &coef, in[i]);
+    push_factor (ctx, &fv, &coef, in[i], FALSE);
+  if (!isfinite (coef) && isfinite (coef0))
+    {
+      /* the leads of the sums, taken into the coefficient, made it overflow (7*(x −
+       * 3.2e307*y), its sum led by y): the sums stay as they are.  A product whose own
+       * numbers overflow (1e200*x*1e200) still does, and is refused where it is read. */
+      factor_vec_clear (&fv);
+      factor_vec_init (&fv);
+      coef = coef0;
+      keep_sums = TRUE;
+      for (guint i = 0; i < n_in; i++)
+        push_factor (ctx, &fv, &coef, in[i], TRUE);
+    }
   if (coef == 0.0)
     {
       factor_vec_clear (&fv);
@@ -951,7 +983,7 @@ mul_list (CmlExprCtx     *ctx,
       /* a factor that needs bringing into form again (push_factor leaves a sum whose lead
        * coefficient is not finite as it is: no redo for those) */
       if (r->kind == CML_EXPR_MUL || cml_expr_factor_base (r) != fv.v[i].base
-          || (r->kind == CML_EXPR_ADD && sum_normalisable (r)))
+          || (r->kind == CML_EXPR_ADD && !keep_sums && sum_normalisable (r)))
         redo = TRUE;
       out[n_out++] = r;
     }
@@ -970,7 +1002,7 @@ mul_list (CmlExprCtx     *ctx,
     result = cml_expr_num (ctx, coef);
   else if (n_out == 1 && coef == 1.0)
     result = out[0];
-  else if (n_out == 1 && out[0]->kind == CML_EXPR_ADD)
+  else if (n_out == 1 && out[0]->kind == CML_EXPR_ADD && sum_scalable (out[0], coef))
     {
       /* c * (a + b) -> c*a + c*b */
       result = sum_list (ctx, out, &coef, 1);
@@ -999,7 +1031,7 @@ mul_coef (CmlExprCtx *ctx,
     return ctx->zero;
   if (e->kind == CML_EXPR_NUM)
     return cml_expr_num (ctx, c * e->value);
-  if (e->kind == CML_EXPR_ADD)
+  if (e->kind == CML_EXPR_ADD && sum_scalable (e, c))
     return sum_list (ctx, &e, &c, 1); /* c * (a + b) -> c*a + c*b */
   return mul_list (ctx, c, &e, 1);
 }
