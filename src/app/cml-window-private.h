@@ -174,6 +174,17 @@ typedef enum
   CML_COMPARE_INTEGRATOR,  /* the same run with another integrator and tolerance */
 } CmlCompareKind;
 
+/* cml-window-size.c: the size chosen at start, remembered, or fixed by --window-size */
+GSettings *cml_window_open_settings (void);
+void       cml_window_choose_size (CmlWindow *self);
+void       cml_window_remember_size (CmlWindow *self);
+gboolean   cml_window_on_close_request (GtkWindow *window);
+void       cml_window_apply_remembered_split (CmlWindow *self);
+void       cml_window_fit_fixed_size (CmlWindow *self);
+
+/* cml-window-screenshot.c: the picture written when --quit-after ends the run */
+void       cml_window_quit_after_this_frame (CmlWindow *self, GdkFrameClock *clock);
+
 /* cml-window-compare.c: starting and ending a comparison, and every run command passed
  * on to the second run, so that both move together */
 gboolean cml_window_compare (CmlWindow *self, CmlCompareKind kind, GError **error);

@@ -942,154 +942,6 @@ initial_layout (CmlWindow *self)
   self->layout_done = TRUE;
 }
 
-/* ---- size and panes remembered (GSettings) ---------------------------------------------- */
-
-/* The schema: installed, or beside the executable in the build tree (data/). */
-static GSettings *
-open_settings (void)
-{
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr (GSettingsSchema) schema = NULL;
-
-  if (source)
-    schema = g_settings_schema_source_lookup (source, CMLAB_APP_ID, TRUE);
-  if (schema == NULL)
-    {
-      g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
-      g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
-      g_autofree char *data = dir ? g_build_filename (dir, "..", "..", "data", NULL) : NULL;
-      g_autofree char *compiled = data ? g_build_filename (data, "gschemas.compiled", NULL) : NULL;
-
-      if (compiled && g_file_test (compiled, G_FILE_TEST_IS_REGULAR))
-        {
-          g_autoptr (GSettingsSchemaSource) local =
-            g_settings_schema_source_new_from_directory (data, source, FALSE, NULL);
-
-          if (local)
-            schema = g_settings_schema_source_lookup (local, CMLAB_APP_ID, FALSE);
-        }
-    }
-  if (schema == NULL)
-    {
-      g_debug ("no settings schema %s: the window size is not remembered", CMLAB_APP_ID);
-      return NULL;
-    }
-  return g_settings_new_full (schema, NULL, NULL);
-}
-
-/* A size that suits the screen: the remembered one, else about 85 % of the monitor (at
- * least 1280×720 where the monitor has room for it). */
-static void
-choose_size (CmlWindow *self)
-{
-  GdkDisplay *display = gtk_widget_get_display (GTK_WIDGET (self));
-  GListModel *monitors = display ? gdk_display_get_monitors (display) : NULL;
-  g_autoptr (GdkMonitor) monitor = monitors ? g_list_model_get_item (monitors, 0) : NULL;
-  int w = 1280, h = 720, mw = 0, mh = 0;
-
-  if (monitor)
-    {
-      GdkRectangle geo;
-
-      gdk_monitor_get_geometry (monitor, &geo);
-      mw = geo.width;
-      mh = geo.height;
-      w = MAX ((int) (0.85 * mw), MIN (1280, mw));
-      h = MAX ((int) (0.85 * mh), MIN (720, mh));
-    }
-  if (self->settings)
-    {
-      int sw = g_settings_get_int (self->settings, "window-width");
-      int sh = g_settings_get_int (self->settings, "window-height");
-      int pos = g_settings_get_int (self->settings, "plots-position");
-
-      if (sw > 0 && sh > 0)
-        {
-          w = mw > 0 ? MIN (sw, mw) : sw;
-          h = mh > 0 ? MIN (sh, mh) : sh;
-        }
-      if (g_settings_get_boolean (self->settings, "window-maximized"))
-        gtk_window_maximize (GTK_WINDOW (self));
-      cml_window_set_sidebar_visible (self, g_settings_get_boolean (self->settings, "sidebar-visible"));
-      if (g_settings_get_int (self->settings, "sidebar-width") > 0)
-        gtk_paned_set_position (self->outer_paned, g_settings_get_int (self->settings, "sidebar-width"));
-      if (pos > 0)
-        {
-          /* the plots' width from the right edge, applied once the paned has its size */
-          self->saved_content_position = -pos;
-        }
-    }
-  gtk_window_set_default_size (GTK_WINDOW (self), w, h);
-}
-
-static void
-remember_size (CmlWindow *self)
-{
-  int w = 0, h = 0;
-
-  if (self->settings == NULL || self->fixed_size)
-    return;
-  gtk_window_get_default_size (GTK_WINDOW (self), &w, &h);
-  g_settings_delay (self->settings);
-  if (w > 0 && h > 0 && !gtk_window_is_maximized (GTK_WINDOW (self)))
-    {
-      g_settings_set_int (self->settings, "window-width", w);
-      g_settings_set_int (self->settings, "window-height", h);
-    }
-  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (GTK_WINDOW (self)));
-  /* presentation mode's layout is for the projector: remember the everyday one */
-  g_settings_set_boolean (self->settings, "sidebar-visible",
-                          self->presentation ? self->saved_sidebar_visible : self->sidebar_visible);
-  if (self->sidebar_visible)
-    g_settings_set_int (self->settings, "sidebar-width", gtk_paned_get_position (self->outer_paned));
-  if (!self->presentation && self->layout_done)
-    {
-      int cw = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
-      int right = cw - gtk_paned_get_position (self->content_paned);
-
-      if (cw > 0 && right > 0)
-        g_settings_set_int (self->settings, "plots-position", right);
-    }
-  g_settings_apply (self->settings);
-}
-
-static gboolean
-on_close_request (GtkWindow *window)
-{
-  remember_size (CML_WINDOW (window));
-  return FALSE;
-}
-
-/* A remembered plots width, once the paned knows its own. */
-static void
-apply_remembered_split (CmlWindow *self)
-{
-  int w = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
-
-  if (self->saved_content_position >= -1 || w <= 0 || self->presentation)
-    return;
-  gtk_paned_set_position (self->content_paned, MAX (w + self->saved_content_position, 360));
-  self->saved_content_position = -1;
-  self->layout_done = TRUE;
-}
-
-void
-cml_window_set_fixed_size (CmlWindow *self, int width, int height)
-{
-  g_return_if_fail (CML_IS_WINDOW (self));
-
-  self->fixed_size = TRUE;
-  self->fixed_w = width;
-  self->fixed_h = height;
-  if (gtk_window_is_maximized (GTK_WINDOW (self)))
-    gtk_window_unmaximize (GTK_WINDOW (self));
-  gtk_window_set_default_size (GTK_WINDOW (self), width, height);
-  /* the split for this size, not the remembered one */
-  if (self->saved_content_position < -1)
-    self->saved_content_position = -1;
-  self->layout_done = FALSE;
-}
-
 /* ---- from the command line ----------------------------------------------------------------- */
 
 void
@@ -1154,102 +1006,6 @@ cml_window_apply_command_line (CmlWindow *self, const char *const *set, const ch
   return cml_parameter_panel_start_from (self->parameter_panel, given, error);
 }
 
-/* ---- screenshots ------------------------------------------------------------------------ */
-
-gboolean
-cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error)
-{
-  GtkWidget *widget = GTK_WIDGET (self);
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  GtkSnapshot *snapshot;
-  GskRenderer *renderer;
-  g_autoptr (GBytes) png = NULL;
-
-  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (path != NULL, FALSE);
-
-  renderer = gtk_native_get_renderer (GTK_NATIVE (self));
-  if (w <= 0 || h <= 0 || renderer == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window is not shown yet");
-      return FALSE;
-    }
-  /* the window as GTK draws it: widgets, and the GL views' last frames */
-  snapshot = gtk_snapshot_new ();
-  /* the window's own background (GTK draws it outside the snapshot vfunc), then the
-   * window as its class draws it: the header bar and the body */
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  gtk_snapshot_render_background (snapshot, gtk_widget_get_style_context (widget), 0, 0, w, h);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
-  node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window drew nothing");
-      return FALSE;
-    }
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  png = gdk_texture_save_to_png_bytes (texture);
-  /* complete or not at all, and never over what is not a regular file of the user's */
-  if (!cml_atomic_file_set_contents (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png), error))
-    return FALSE;
-  return TRUE;
-}
-
-void
-cml_window_set_screenshot (CmlWindow *self, const char *path)
-{
-  g_return_if_fail (CML_IS_WINDOW (self));
-
-  g_free (self->screenshot_path);
-  self->screenshot_path = g_strdup (path);
-}
-
-/* After the frame that was just painted: the window is laid out and drawn, so the
- * picture is what a person sees.  Then the window closes. */
-static void
-on_after_paint_quit (GdkFrameClock *clock, CmlWindow *self)
-{
-  g_autoptr (GError) error = NULL;
-
-  g_signal_handlers_disconnect_by_func (clock, on_after_paint_quit, self);
-  if (self->screenshot_path && !cml_window_save_screenshot (self, self->screenshot_path, &error))
-    g_printerr ("cmlab: %s\n", error->message);
-  gtk_window_destroy (GTK_WINDOW (self));
-}
-
-static void
-quit_after_this_frame (CmlWindow *self, GdkFrameClock *clock)
-{
-  g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_quit), self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-/* --window-size: the window's own size, without the margins the window system adds
- * around it (shadows, resize borders). */
-static void
-fit_fixed_size (CmlWindow *self)
-{
-  int w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
-  int dw, dh;
-
-  if (!self->fixed_size || self->fixed_w <= 0 || w <= 0)
-    return;
-  dw = self->fixed_w - w;
-  dh = self->fixed_h - h;
-  if ((dw != 0 || dh != 0) && self->fixed_tries < 3)
-    {
-      int cw = 0, ch = 0;
-
-      self->fixed_tries++;
-      gtk_window_get_default_size (GTK_WINDOW (self), &cw, &ch);
-      gtk_window_set_default_size (GTK_WINDOW (self), cw + dw, ch + dh);
-      self->layout_done = FALSE;
-    }
-}
-
 static gboolean
 cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
@@ -1261,8 +1017,8 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     cml_frame_stats_add_frame (self->frame_stats, now);
   if (self->first_frame_us == 0)
     self->first_frame_us = now;
-  fit_fixed_size (self);
-  apply_remembered_split (self);
+  cml_window_fit_fixed_size (self);
+  cml_window_apply_remembered_split (self);
   initial_layout (self);
   if (self->runner == NULL)
     {
@@ -1272,7 +1028,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
         {
           self->quitting = TRUE;
           finish_frame_stats (self, NULL);
-          quit_after_this_frame (self, clock);
+          cml_window_quit_after_this_frame (self, clock);
         }
       return G_SOURCE_CONTINUE;
     }
@@ -1321,7 +1077,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
       self->quitting = TRUE;
       finish_frame_stats (self, frame);
       cml_frame_unref (frame);
-      quit_after_this_frame (self, clock);
+      cml_window_quit_after_this_frame (self, clock);
       return G_SOURCE_CONTINUE;
     }
 
@@ -1482,7 +1238,7 @@ cml_window_class_init (CmlWindowClass *klass)
   object_class->dispose = cml_window_dispose;
   object_class->get_property = cml_window_get_property;
   object_class->set_property = cml_window_set_property;
-  GTK_WINDOW_CLASS (klass)->close_request = on_close_request;
+  GTK_WINDOW_CLASS (klass)->close_request = cml_window_on_close_request;
 
   properties[PROP_PRESENTATION] =
     g_param_spec_boolean ("presentation", NULL, NULL, FALSE,
@@ -1612,8 +1368,8 @@ cml_window_init (CmlWindow *self)
   self->sidebar_visible = TRUE;
   self->saved_sidebar_visible = TRUE;
   self->saved_content_position = -1;
-  self->settings = open_settings ();
-  choose_size (self);
+  self->settings = cml_window_open_settings ();
+  cml_window_choose_size (self);
   g_signal_connect_swapped (self->systems_popover, "show", G_CALLBACK (on_systems_popover_show), self);
 
   g_signal_connect_swapped (self->model_picker, "model-selected", G_CALLBACK (on_model_selected), self);
