@@ -141,6 +141,20 @@ cml_session_save (CmlSession *s, const char *path, GError **error)
 
 /* The line of KEY in [GROUP] of the file PATH, 1 when not found (GKeyFile keeps no line
  * numbers; the file is read again only to name the line of an error). */
+/* The next line of *CURSOR (stripped, a new string), advancing it; NULL at the end.  One
+ * pass over the text, however long (g_strsplit's search for the separator starts over
+ * at every piece, which a sanitizer's string checks make quadratic). */
+static char *
+next_line (const char **cursor)
+{
+  const char *s = *cursor;
+  if (s == NULL)
+    return NULL;
+  const char *nl = strchr (s, '\n');
+  *cursor = nl ? nl + 1 : NULL;
+  return g_strstrip (nl ? g_strndup (s, (gsize) (nl - s)) : g_strdup (s));
+}
+
 static int
 key_line (const char *path, const char *group, const char *key)
 {
@@ -149,10 +163,11 @@ key_line (const char *path, const char *group, const char *key)
 
   if (!g_file_get_contents (path, &text, NULL, NULL))
     return 1;
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  for (int i = 0; lines[i]; i++)
+  const char *cursor = text;
+  char *line;
+  for (int i = 0; (line = next_line (&cursor)) != NULL; i++)
     {
-      g_autofree char *l = g_strstrip (g_strdup (lines[i]));
+      g_autofree char *l = line;
       const char *eq = strchr (l, '=');
       if (*l == '[')
         in_group = g_str_has_prefix (l + 1, group) && l[1 + strlen (group)] == ']';
@@ -176,10 +191,11 @@ malformed_line (const char *path)
 
   if (!g_file_get_contents (path, &text, NULL, NULL))
     return 0;
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  for (int i = 0; lines[i]; i++)
+  const char *cursor = text;
+  char *line;
+  for (int i = 0; (line = next_line (&cursor)) != NULL; i++)
     {
-      g_autofree char *l = g_strstrip (g_strdup (lines[i]));
+      g_autofree char *l = line;
       if (*l == '\0' || *l == '#')
         continue;
       if (*l == '[')
