@@ -186,9 +186,22 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
     {
       CmlPlotRgba c;
       g_array_set_size (points, 0);
-      cml_plot_layout_series_points (&L, plot, i, oversample, style->line_width * sc, points);
       cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
       set_rgba (cr, &c);
+      if (cml_plot_series_get_markers (cml_plot_get_series (plot, i)))
+        {
+          /* a dot per sample, the line's width across and a little more */
+          guint m = cml_plot_layout_series_markers (&L, plot, i, points);
+          const float *p = (const float *) (gpointer) points->data;
+          for (guint k = 0; k < m; k++)
+            {
+              cairo_new_sub_path (cr);
+              cairo_arc (cr, p[2 * k], p[2 * k + 1], 0.9 * style->line_width * sc, 0, 2 * G_PI);
+            }
+          cairo_fill (cr);
+          continue;
+        }
+      cml_plot_layout_series_points (&L, plot, i, oversample, style->line_width * sc, points);
       set_series_dash (cr, cml_plot_get_series (plot, i), style, sc);
       stroke_points (cr, points);
     }

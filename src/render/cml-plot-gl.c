@@ -554,6 +554,18 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
       CmlPlotRgba c;
       guint8 rgba[4];
       g_array_set_size (self->points, 0);
+      if (cml_plot_series_get_markers (cml_plot_get_series (plot, i)))
+        {
+          /* a dot per sample: a segment as long as it is wide */
+          cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
+          rgba_bytes (&c, rgba);
+          guint m = cml_plot_layout_series_markers (&L, plot, i, self->points);
+          const float *p = (const float *) (gpointer) self->points->data;
+          double r = 0.9 * lw;
+          for (guint k = 0; k < m; k++)
+            add_line (self->lines, p[2 * k] - 0.5 * r, p[2 * k + 1], p[2 * k] + 0.5 * r, p[2 * k + 1], rgba, r);
+          continue;
+        }
       /* one column per ¾ line width: a thick line shows no finer detail, and dense
        * data cost a third less fill (software GL is fill-bound here) */
       double column = MAX (1.0, 0.75 * lw);

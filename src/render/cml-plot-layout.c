@@ -425,6 +425,34 @@ cml_plot_layout_clear (CmlPlotLayout *layout)
 }
 
 guint
+cml_plot_layout_series_markers (const CmlPlotLayout *layout, CmlPlot *plot, guint i, GArray *points_f)
+{
+  g_return_val_if_fail (layout != NULL && plot != NULL && points_f != NULL, 0);
+  g_return_val_if_fail (i < plot->series->len, 0);
+  g_return_val_if_fail (g_array_get_element_size (points_f) == sizeof (float), 0);
+
+  CmlPlotSeries *s = g_ptr_array_index (plot->series, i);
+  guint n = cml_plot_series_get_n (s);
+  const double *xs = cml_plot_column_get_data (s->x), *ys = cml_plot_column_get_data (s->y);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint len0 = points_f->len;
+  for (guint k = 0; k < n; k++)
+    {
+      double px = cml_plot_layout_map_x (layout, xs[k]), py = cml_plot_layout_map_y (layout, ys[k]);
+      if (!(px >= layout->area_x && px <= layout->area_x + layout->area_w && py >= layout->area_y
+            && py <= layout->area_y + layout->area_h))
+        continue;
+      /* one dot per pixel: a section of 10⁶ crossings costs what its picture needs */
+      guint key = ((guint) px << 16) ^ (guint) py;
+      if (!g_hash_table_add (seen, GUINT_TO_POINTER (key + 1)))
+        continue;
+      float xy[2] = { (float) px, (float) py };
+      g_array_append_vals (points_f, xy, 2);
+    }
+  return (points_f->len - len0) / 2;
+}
+
+guint
 cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint i,
                                double oversample, double line_width, GArray *points_f)
 {

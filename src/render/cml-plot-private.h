@@ -52,6 +52,7 @@ struct _CmlPlotSeries
   CmlPlotRgba    color;
   int            palette_index; /* -1: not yet given one */
   gboolean       dashed;        /* drawn dashed: a closed form */
+  gboolean       markers;       /* drawn as a dot per sample: a Poincaré section */
   CmlPlotPhaseCache *phase;     /* the last phase-portrait polyline (cml-plot-series.c) */
 };
 

@@ -110,6 +110,20 @@ cml_plot_series_set_dashed (CmlPlotSeries *series, gboolean dashed)
   series->dashed = !!dashed;
 }
 
+void
+cml_plot_series_set_markers (CmlPlotSeries *series, gboolean markers)
+{
+  g_return_if_fail (series != NULL);
+  series->markers = !!markers;
+}
+
+gboolean
+cml_plot_series_get_markers (const CmlPlotSeries *series)
+{
+  g_return_val_if_fail (series != NULL, FALSE);
+  return series->markers;
+}
+
 gboolean
 cml_plot_series_get_dashed (const CmlPlotSeries *series)
 {

@@ -140,6 +140,9 @@ void           cml_plot_series_get_color (const CmlPlotSeries *series, const Cml
  * legend's swatch is dashed too. */
 void           cml_plot_series_set_dashed (CmlPlotSeries *series, gboolean dashed);
 gboolean       cml_plot_series_get_dashed (const CmlPlotSeries *series);
+/* Drawn as a dot per sample, not a line (a Poincaré section's crossings; default FALSE). */
+void           cml_plot_series_set_markers (CmlPlotSeries *series, gboolean markers);
+gboolean       cml_plot_series_get_markers (const CmlPlotSeries *series);
 
 /* Appends N samples (x[k], y[k]) to a series made with cml_plot_series_new (x is also
  * the time column). */
@@ -383,6 +386,12 @@ double         cml_plot_layout_map_y (const CmlPlotLayout *layout, double y);
 guint          cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint i,
                                               double oversample, double line_width,
                                               GArray *points_f);
+
+/* The dots of series I of PLOT (a series with markers) for LAYOUT: every sample inside
+ * the plot area, in px (x, y pairs of float), one per pixel at most.  Returns the number
+ * of points. */
+guint          cml_plot_layout_series_markers (const CmlPlotLayout *layout, CmlPlot *plot, guint i,
+                                               GArray *points_f);
 
 /* For a backend that cannot dash lines itself (GL): the dashes of the polyline POINTS_F
  * (x, y pairs of float in px, NAN pairs between pieces), ON px drawn and OFF px left out

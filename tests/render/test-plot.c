@@ -1108,12 +1108,67 @@ test_dashed (void)
   cairo_surface_destroy (img);
 }
 
+/* A series with markers (a Poincaré section): one dot per sample inside the plot area,
+ * one per pixel at most, none outside; the Cairo backend paints the dots and nothing
+ * between them. */
+static void
+test_markers (void)
+{
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) s = cml_plot_series_new ("q", "m");
+  CmlPlotStyle style;
+
+  /* 5 points far apart, one repeated (same pixel), one outside the fixed range */
+  const double xs[] = { 0, 1, 2, 3, 4, 4, 50 }, ys[] = { 0, 1, 0, 1, 0, 0, 0 };
+  for (guint k = 0; k < G_N_ELEMENTS (xs); k++)
+    cml_plot_series_append (s, &xs[k], &ys[k], 1);
+  g_assert_false (cml_plot_series_get_markers (s));
+  cml_plot_series_set_markers (s, TRUE);
+  g_assert_true (cml_plot_series_get_markers (s));
+  cml_plot_set_against_time (plot, FALSE);
+  cml_plot_add_series (plot, s);
+  cml_plot_axis_set_range (cml_plot_get_x_axis (plot), -1, 5);
+  cml_plot_axis_set_range (cml_plot_get_y_axis (plot), -1, 2);
+  cml_plot_style_init (&style, FALSE, FALSE);
+
+  CmlPlotLayout L;
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  cml_plot_layout (plot, &style, 640, 360, pango_measure, pl, &L);
+  g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (float));
+  g_assert_cmpuint (cml_plot_layout_series_markers (&L, plot, 0, pts), ==, 5);
+  float mid_x = 0.5f * (g_array_index (pts, float, 0) + g_array_index (pts, float, 2));
+  float mid_y = 0.5f * (g_array_index (pts, float, 1) + g_array_index (pts, float, 3));
+  float dot_x = g_array_index (pts, float, 2), dot_y = g_array_index (pts, float, 3);
+  cml_plot_layout_clear (&L);
+
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 640, 360);
+  cairo_t *cr = cairo_create (img);
+  cml_plot_cairo_draw (plot, cr, 640, 360, &style);
+  cairo_destroy (cr);
+  cairo_surface_flush (img);
+  const guint8 *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img);
+  CmlPlotRgba c;
+  cml_plot_series_get_color (s, &style, &c);
+  /* ARGB32 little endian: B G R A */
+  const guint8 *at = data + (int) dot_y * stride + 4 * (int) dot_x;
+  g_assert_cmpint (abs (at[2] - (int) (255 * c.r)), <=, 8);
+  g_assert_cmpint (abs (at[1] - (int) (255 * c.g)), <=, 8);
+  g_assert_cmpint (abs (at[0] - (int) (255 * c.b)), <=, 8);
+  /* half way between two dots: no line */
+  const guint8 *between = data + (int) mid_y * stride + 4 * (int) mid_x;
+  g_assert_false (abs (between[2] - (int) (255 * c.r)) <= 8 && abs (between[1] - (int) (255 * c.g)) <= 8
+                  && abs (between[0] - (int) (255 * c.b)) <= 8);
+  cairo_surface_destroy (img);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/render/plot/ticks", test_ticks);
+  g_test_add_func ("/render/plot/markers", test_markers);
   g_test_add_func ("/render/plot/auto-scale", test_auto_scale);
   g_test_add_func ("/render/plot/decimation", test_decimation);
   g_test_add_func ("/render/plot/phase-decimation", test_phase_decimation);
