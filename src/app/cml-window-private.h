@@ -12,6 +12,7 @@
 #include "cml-parameter-panel.h"
 #include "cml-plot-view.h"
 #include "cml-scene-view.h"
+#include "cml-section-view.h"
 #include "cml-timeline.h"
 #include "cml-window.h"
 
@@ -70,6 +71,7 @@ struct _CmlWindow
   CmlPlotView       *time_plot;
   CmlPlotView       *phase_plot;
   CmlEquationsPanel *equations_panel;
+  CmlSectionView    *section_view;   /* the Poincaré section page */
   CmlTimeline       *timeline;       /* the timeline in the status line */
   /* template: status line */
   GtkLabel          *time_label;

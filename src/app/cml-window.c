@@ -212,6 +212,7 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   self->system = sys;
   cml_parameter_panel_set_system (self->parameter_panel, sys);
   cml_equations_panel_set_system (self->equations_panel, sys);
+  cml_section_view_set_system (self->section_view, sys, self->runner);
   cml_model_picker_set_selected (self->model_picker, model);
   gtk_stack_set_visible_child_name (self->scene_stack, "scene");
   g_clear_pointer (&self->failed_path, g_free);
@@ -421,6 +422,7 @@ on_dark_changed (CmlWindow *self)
   cml_scene_view_set_dark (self->scene_view, dark);
   cml_plot_view_set_dark (self->time_plot, dark);
   cml_plot_view_set_dark (self->phase_plot, dark);
+  cml_section_view_set_style (self->section_view, dark, self->presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
 }
 
@@ -483,6 +485,7 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   cml_scene_view_set_presentation (self->scene_view, presentation);
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);
+  cml_section_view_set_style (self->section_view, cml_window_get_dark (self), presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
 }
 
@@ -1261,6 +1264,7 @@ cml_window_class_init (CmlWindowClass *klass)
   g_type_ensure (CML_TYPE_MODEL_PICKER);
   g_type_ensure (CML_TYPE_PARAMETER_PANEL);
   g_type_ensure (CML_TYPE_EQUATIONS_PANEL);
+  g_type_ensure (CML_TYPE_SECTION_VIEW);
   g_type_ensure (CML_TYPE_SCENE_VIEW);
   g_type_ensure (CML_TYPE_PLOT_VIEW);
   g_type_ensure (CML_TYPE_TIMELINE);
@@ -1298,6 +1302,7 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, plots_paned);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, time_plot);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, phase_plot);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, section_view);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, equations_panel);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, timeline);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, time_label);

@@ -295,6 +295,33 @@ cml_plot_cairo_draw (CmlPlot *plot, cairo_t *cr, double width, double height,
   draw_with_style (plot, cr, width, height, style, oversample);
 }
 
+gboolean
+cml_plot_cairo_pick (CmlPlot *plot, double width, double height, const CmlPlotStyle *style, double px, double py,
+                     double *x, double *y)
+{
+  g_return_val_if_fail (plot != NULL && style != NULL, FALSE);
+
+  /* laid out as cml_plot_cairo_draw lays it out: text measured on an image surface */
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
+  TextCtx tc = { cr, style, pango_cairo_create_layout (cr), pango_font_description_from_string (style->font_family) };
+  CmlPlotLayout L;
+  cml_plot_layout (plot, style, width, height, measure_text, &tc, &L);
+  gboolean inside = L.area_w > 0 && L.area_h > 0 && px >= L.area_x && px <= L.area_x + L.area_w
+                    && py >= L.area_y && py <= L.area_y + L.area_h;
+  if (inside)
+    {
+      *x = L.x0 + (px - L.area_x) / L.area_w * (L.x1 - L.x0);
+      *y = L.y1 - (py - L.area_y) / L.area_h * (L.y1 - L.y0);
+    }
+  cml_plot_layout_clear (&L);
+  pango_font_description_free (tc.font);
+  g_object_unref (tc.layout);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return inside && isfinite (*x) && isfinite (*y);
+}
+
 /* ---- export ------------------------------------------------------------------------- */
 
 typedef enum

@@ -26,6 +26,11 @@ void     cml_plot_cairo_draw (CmlPlot *plot, cairo_t *cr, double width, double h
  * device or FIFO written directly, a symbolic link followed, a read-only file refused),
  * so a failed export leaves nothing behind.  Errors: CML_ERROR_USAGE for an unknown extension or
  * a bad size, CML_ERROR_IO for files. */
+/* The data point under (PX, PY) of PLOT drawn by cml_plot_cairo_draw at WIDTH × HEIGHT
+ * with STYLE, or FALSE outside its plot area. */
+gboolean cml_plot_cairo_pick (CmlPlot *plot, double width, double height, const CmlPlotStyle *style,
+                              double px, double py, double *x, double *y);
+
 gboolean cml_plot_export (CmlPlot *plot, const char *path, int width, int height,
                           GError **error);
 /* The same with a style (NULL: light, normal). */

@@ -1,0 +1,705 @@
+/* cml-section-view.c — a Poincaré section built by clicking.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The page shows the crossings of a section g(z) = 0 (an equation in the state, crossed
+ * upwards, downwards or both ways; cml-section.c locates each crossing on the
+ * integrator's own solution) in the plane of two chosen quantities.  A click in the plot
+ * starts an orbit from that point: the run's current state with the two quantities set
+ * to the point, the section's own quantity (for a section "name = value") set to its
+ * value, and — where the model has an energy monitor — one velocity solved so that the
+ * energy is the run's now, so that every orbit lies on one energy level and the section
+ * shows that level's tori, islands and chaos.  The constraints solve or project the rest
+ * when the orbit starts (as for any start).  Each orbit runs for the orbit time in a
+ * worker thread on a simulation of its own and is drawn in a colour of its own.
+ */
+#define G_LOG_DOMAIN "cml-section-view"
+
+#include "cml-section-view.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cml-error.h"
+#include "cml-plot-cairo.h"
+#include "cml-plot.h"
+#include "cml-section.h"
+
+#define DEFAULT_ORBIT_TIME 200.0 /* time units per orbit */
+#define CHUNK              10.0  /* an orbit is run in pieces this long, to be cancellable */
+
+struct _CmlSectionView
+{
+  GtkWidget       parent_instance;
+
+  GtkEntry       *section_entry;
+  GtkDropDown    *direction;
+  GtkDropDown    *x_drop, *y_drop;
+  GtkStringList  *names;
+  GtkSpinButton  *orbit_time;
+  GtkLabel       *status;
+  GtkDrawingArea *area;
+
+  CmlSystem      *sys;
+  CmlRunner      *runner;
+  char           *section_text;
+  CmlPlot        *plot;
+  GPtrArray      *orbits;     /* CmlPlotSeries*, one per orbit */
+  guint           n_running;
+  GCancellable   *cancel;     /* the orbits of the current settings */
+  double          last_started, last_level;
+  gboolean        syncing;
+  gboolean        dark, presentation;
+};
+
+G_DEFINE_FINAL_TYPE (CmlSectionView, cml_section_view, GTK_TYPE_WIDGET)
+
+static const char *const direction_ids[] = { "up", "down", "both" };
+
+/* ---- an orbit, in a worker thread ------------------------------------------------------- */
+
+typedef struct
+{
+  CmlSystem  *sys;
+  CmlSection *section;
+  double     *params;
+  GHashTable *given;
+  double      t_end;
+  int         ix, iy;
+  GArray     *out;      /* double pairs */
+  char       *error;
+} Orbit;
+
+static void
+orbit_free (Orbit *o)
+{
+  cml_system_unref (o->sys);
+  cml_section_free (o->section);
+  g_free (o->params);
+  g_hash_table_unref (o->given);
+  g_array_unref (o->out);
+  g_free (o->error);
+  g_free (o);
+}
+
+static void
+on_crossing (double t, const double *obs, gpointer data)
+{
+  Orbit *o = data;
+  double xy[2] = { obs[o->ix], obs[o->iy] };
+  g_array_append_vals (o->out, xy, 2);
+}
+
+static void
+orbit_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+  Orbit *o = data;
+  g_autoptr (GError) error = NULL;
+  CmlModel *model = cml_system_get_model (o->sys);
+  CmlSimulation *sim = cml_simulation_new (o->sys, &error);
+
+  for (guint k = 0; sim && k < model->params->len; k++)
+    cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[k])->name, o->params[k], NULL);
+  if (sim && cml_simulation_reset (sim, o->given, &error))
+    {
+      double max_step = MIN (o->t_end / 10000, 0.01);
+      for (double t = 0; t < o->t_end && !g_cancellable_is_cancelled (cancel);)
+        {
+          double t1 = MIN (t + CHUNK, o->t_end);
+          if (!cml_section_run (o->section, sim, t1, max_step, on_crossing, o, &error))
+            break;
+          t = t1;
+        }
+    }
+  if (error)
+    o->error = g_strdup (error->message);
+  g_clear_pointer (&sim, cml_simulation_free);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+update_status (CmlSectionView *self, const char *error)
+{
+  guint n = 0;
+  for (guint k = 0; k < self->orbits->len; k++)
+    n += cml_plot_series_get_n (g_ptr_array_index (self->orbits, k));
+  g_autofree char *text = NULL;
+  if (error)
+    text = g_strdup (error);
+  else if (self->orbits->len == 0)
+    text = g_strdup ("Click in the plot to start an orbit from that point.");
+  else
+    text = g_strdup_printf ("%u orbit%s%s, %u crossing%s", self->orbits->len, self->orbits->len == 1 ? "" : "s",
+                            self->n_running ? " (running)" : "", n, n == 1 ? "" : "s");
+  gtk_label_set_text (self->status, text);
+}
+
+static void
+orbit_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  CmlSectionView *self = CML_SECTION_VIEW (source);
+  GTask *task = G_TASK (result);
+  Orbit *o = g_task_get_task_data (task);
+  CmlPlotSeries *series = g_object_get_data (G_OBJECT (task), "series");
+
+  self->n_running--;
+  if (!g_cancellable_is_cancelled (g_task_get_cancellable (task)) && series)
+    {
+      guint n = o->out->len / 2;
+      const double *xy = (const double *) (gpointer) o->out->data;
+      for (guint k = 0; k < n; k++)
+        cml_plot_series_append (series, &xy[2 * k], &xy[2 * k + 1], 1);
+      cml_plot_update_ranges (self->plot, TRUE);
+      gtk_widget_queue_draw (GTK_WIDGET (self->area));
+    }
+  update_status (self, o->error);
+}
+
+/* ---- starting an orbit ------------------------------------------------------------------ */
+
+/* The model's energy monitor ("energy", else a monitor named like "H" or "E"), or NULL. */
+static const CmlNamedExpr *
+energy_monitor (CmlModel *model)
+{
+  static const char *const names[] = { "energy", "E", "H", NULL };
+  for (guint n = 0; names[n]; n++)
+    for (guint k = 0; k < model->monitors->len; k++)
+      {
+        CmlNamedExpr *m = g_ptr_array_index (model->monitors, k);
+        if (g_str_equal (m->name, names[n]))
+          return m;
+      }
+  return NULL;
+}
+
+/* The energy at the start made from GIVEN, or NAN when that start does not exist. */
+static double
+energy_at (CmlSimulation *sim, int ie, GHashTable *given, double *obs)
+{
+  if (!cml_simulation_reset (sim, given, NULL))
+    return NAN;
+  cml_simulation_observe (sim, obs);
+  return obs[ie];
+}
+
+/* Solves E(v) = LEVEL for the value of velocity NAME in GIVEN by the secant method from
+ * its present value, bracketing first where it can; TRUE when |E − LEVEL| is within
+ * rounding. */
+static gboolean
+solve_energy (CmlSimulation *sim, int ie, GHashTable *given, const char *name, double level, double *obs)
+{
+  double *v = g_hash_table_lookup (given, name);
+  double v0 = *v, e0 = energy_at (sim, ie, given, obs) - level;
+  double v1 = v0 != 0 ? 1.1 * v0 : 0.1;
+  *v = v1;
+  double e1 = energy_at (sim, ie, given, obs) - level;
+  double tol = 1e-12 * MAX (1.0, fabs (level));
+  for (int it = 0; it < 60 && isfinite (e0) && isfinite (e1); it++)
+    {
+      if (fabs (e1) <= tol)
+        return TRUE;
+      if (e1 == e0)
+        break;
+      double v2 = v1 - e1 * (v1 - v0) / (e1 - e0);
+      if (!isfinite (v2))
+        break;
+      v0 = v1, e0 = e1, v1 = v2;
+      *v = v1;
+      e1 = energy_at (sim, ie, given, obs) - level;
+    }
+  return isfinite (e1) && fabs (e1) <= 1e-9 * MAX (1.0, fabs (level));
+}
+
+gboolean
+cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError **error)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
+
+  if (self->sys == NULL || self->runner == NULL || self->section_text == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "no system to start an orbit of");
+      return FALSE;
+    }
+  CmlModel *model = cml_system_get_model (self->sys);
+  const char *xn = gtk_string_list_get_string (self->names, gtk_drop_down_get_selected (self->x_drop));
+  const char *yn = gtk_string_list_get_string (self->names, gtk_drop_down_get_selected (self->y_drop));
+  CmlSectionDirection dir = (CmlSectionDirection) (gtk_drop_down_get_selected (self->direction) + 1);
+  g_autoptr (CmlSection) section = cml_section_new (self->sys, self->section_text, dir, error);
+  if (section == NULL)
+    return FALSE;
+
+  /* the run as it is now: its parameters and its state */
+  CmlFrame *frame = cml_runner_get_frame (self->runner);
+  if (frame->system != self->sys)
+    {
+      cml_frame_unref (frame);
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "the run is switching systems: click again");
+      return FALSE;
+    }
+  g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  const char *const *starting[3] = { (const char *const *) model->base, (const char *const *) model->fibre,
+                                     (const char *const *) model->momenta };
+  guint counts[3] = { model->m, model->n, model->kind == CML_CONSTRAINTS_VAKONOMIC ? model->n : 0 };
+  for (int g = 0; g < 3; g++)
+    for (guint k = 0; k < counts[g]; k++)
+      {
+        int i = cml_system_observable_index (self->sys, starting[g][k]);
+        /* what the constraints determine is solved again from the rest, not kept */
+        gboolean solved = FALSE;
+        for (guint j = 0; g < 2 && j < model->n_solve_for; j++)
+          solved = solved || model->solve_for[j] == (int) (g == 0 ? k : model->m + k);
+        if (solved)
+          continue;
+        /* a vakonomic system starts from its momenta: its velocities follow */
+        if (i >= 0 && !(g == 1 && model->kind == CML_CONSTRAINTS_VAKONOMIC))
+          g_hash_table_insert (given, g_strdup (starting[g][k]), g_memdup2 (&frame->obs[i], sizeof (double)));
+      }
+  double params[256];
+  guint n_params = MIN (frame->n_params, G_N_ELEMENTS (params));
+  memcpy (params, frame->params, n_params * sizeof (double));
+  int ie = -1;
+  const CmlNamedExpr *em = energy_monitor (model);
+  if (em)
+    ie = cml_system_observable_index (self->sys, em->name);
+  double level = ie >= 0 ? frame->obs[ie] : NAN;
+  cml_frame_unref (frame);
+
+  /* the point clicked, on the section */
+  g_autofree char *sname = NULL;
+  double svalue = 0;
+  {
+    const char *eq = strchr (self->section_text, '=');
+    sname = g_strstrip (eq ? g_strndup (self->section_text, eq - self->section_text) : g_strdup (self->section_text));
+    if (eq)
+      svalue = g_ascii_strtod (eq + 1, NULL);
+  }
+  if (g_hash_table_contains (given, sname))
+    g_hash_table_insert (given, g_strdup (sname), g_memdup2 (&svalue, sizeof svalue));
+  const char *set[2] = { xn, yn };
+  double at[2] = { x, y };
+  for (int k = 0; k < 2; k++)
+    {
+      if (!g_hash_table_contains (given, set[k]))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       "%s is not a quantity a run starts from: plot two coordinates, velocities or momenta "
+                       "to start orbits by clicking", set[k]);
+          return FALSE;
+        }
+      g_hash_table_insert (given, g_strdup (set[k]), g_memdup2 (&at[k], sizeof (double)));
+    }
+
+  /* on the run's energy level: the velocity with the most effect on the energy is solved */
+  CmlSimulation *sim = cml_simulation_new (self->sys, error);
+  if (sim == NULL)
+    return FALSE;
+  for (guint k = 0; k < n_params && k < model->params->len; k++)
+    cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[k])->name, params[k], NULL);
+  g_autofree double *obs = g_new (double, cml_system_n_observables (self->sys));
+  double started = NAN;
+  if (ie >= 0 && isfinite (level))
+    {
+      const char *best = NULL;
+      double best_slope = 0;
+      const char *const *velocities = model->kind == CML_CONSTRAINTS_VAKONOMIC ? (const char *const *) model->momenta
+                                                                               : (const char *const *) model->fibre;
+      double e0 = energy_at (sim, ie, given, obs);
+      for (guint k = 0; k < model->n && isfinite (e0); k++)
+        {
+          const char *v = velocities[k];
+          if (g_str_equal (v, xn) || g_str_equal (v, yn) || g_str_equal (v, sname) || !g_hash_table_contains (given, v))
+            continue;
+          double *val = g_hash_table_lookup (given, v), keep = *val;
+          *val = keep + 1e-3 * MAX (1.0, fabs (keep));
+          double slope = fabs (energy_at (sim, ie, given, obs) - e0);
+          *val = keep;
+          if (slope > best_slope)
+            best_slope = slope, best = v;
+        }
+      if (best == NULL || !solve_energy (sim, ie, given, best, level, obs))
+        {
+          cml_simulation_free (sim);
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       "no motion with the run's energy (%.6g) starts from %s = %.4g, %s = %.4g: choose a point "
+                       "inside the section's curve", level, xn, x, yn, y);
+          return FALSE;
+        }
+      started = energy_at (sim, ie, given, obs);
+    }
+  else if (!cml_simulation_reset (sim, given, error))
+    {
+      cml_simulation_free (sim);
+      return FALSE;
+    }
+  cml_simulation_free (sim);
+  self->last_started = started;
+  self->last_level = level;
+
+  /* the orbit, in a worker */
+  Orbit *o = g_new0 (Orbit, 1);
+  o->sys = cml_system_ref (self->sys);
+  o->section = g_steal_pointer (&section);
+  o->params = g_memdup2 (params, MAX (n_params, 1) * sizeof (double));
+  o->given = g_hash_table_ref (given);
+  o->t_end = gtk_spin_button_get_value (self->orbit_time);
+  o->ix = cml_system_observable_index (self->sys, xn);
+  o->iy = cml_system_observable_index (self->sys, yn);
+  o->out = g_array_new (FALSE, FALSE, sizeof (double));
+
+  g_autoptr (CmlPlotSeries) series = cml_plot_series_new (xn, cml_model_unit (model, yn));
+  cml_plot_series_set_markers (series, TRUE);
+  cml_plot_series_set_palette_index (series, self->orbits->len);
+  cml_plot_add_series (self->plot, series);
+  g_ptr_array_add (self->orbits, cml_plot_series_ref (series));
+
+  GTask *task = g_task_new (self, self->cancel, orbit_done, NULL);
+  g_object_set_data_full (G_OBJECT (task), "series", cml_plot_series_ref (series),
+                          (GDestroyNotify) cml_plot_series_unref);
+  g_task_set_task_data (task, o, (GDestroyNotify) orbit_free);
+  self->n_running++;
+  g_task_run_in_thread (task, orbit_thread);
+  g_object_unref (task);
+  update_status (self, NULL);
+  return TRUE;
+}
+
+/* ---- settings ---------------------------------------------------------------------------- */
+
+static void
+clear_orbits (CmlSectionView *self)
+{
+  g_cancellable_cancel (self->cancel);
+  g_clear_object (&self->cancel);
+  self->cancel = g_cancellable_new ();
+  cml_plot_remove_all_series (self->plot);
+  g_ptr_array_set_size (self->orbits, 0);
+  cml_plot_reset_ranges (self->plot);
+  update_status (self, NULL);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+static void
+label_axes (CmlSectionView *self)
+{
+  CmlModel *model = self->sys ? cml_system_get_model (self->sys) : NULL;
+  guint ix = gtk_drop_down_get_selected (self->x_drop), iy = gtk_drop_down_get_selected (self->y_drop);
+  const char *xn = ix != GTK_INVALID_LIST_POSITION ? gtk_string_list_get_string (self->names, ix) : NULL;
+  const char *yn = iy != GTK_INVALID_LIST_POSITION ? gtk_string_list_get_string (self->names, iy) : NULL;
+  cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), xn ? xn : "", model && xn ? cml_model_unit (model, xn) : "");
+  cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), yn ? yn : "", model && yn ? cml_model_unit (model, yn) : "");
+}
+
+static guint
+name_position (CmlSectionView *self, const char *name)
+{
+  for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (self->names)); k++)
+    if (g_str_equal (gtk_string_list_get_string (self->names, k), name))
+      return k;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+gboolean
+cml_section_view_set_section (CmlSectionView *self, const char *section, const char *direction, const char *x,
+                              const char *y, GError **error)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
+
+  if (self->sys == NULL)
+    return FALSE;
+  guint d = 0;
+  while (d < G_N_ELEMENTS (direction_ids) && g_strcmp0 (direction, direction_ids[d]) != 0)
+    d++;
+  if (d == G_N_ELEMENTS (direction_ids))
+    d = 0;
+  g_autoptr (CmlSection) check = cml_section_new (self->sys, section, (CmlSectionDirection) (d + 1), error);
+  if (check == NULL)
+    return FALSE;
+  guint ix = name_position (self, x), iy = name_position (self, y);
+  if (ix == GTK_INVALID_LIST_POSITION || iy == GTK_INVALID_LIST_POSITION)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, "no quantity “%s” to plot",
+                   ix == GTK_INVALID_LIST_POSITION ? x : y);
+      return FALSE;
+    }
+  self->syncing = TRUE;
+  g_free (self->section_text);
+  self->section_text = g_strdup (section);
+  gtk_editable_set_text (GTK_EDITABLE (self->section_entry), section);
+  gtk_drop_down_set_selected (self->direction, d);
+  gtk_drop_down_set_selected (self->x_drop, ix);
+  gtk_drop_down_set_selected (self->y_drop, iy);
+  self->syncing = FALSE;
+  label_axes (self);
+  clear_orbits (self);
+  return TRUE;
+}
+
+static void
+on_settings_changed (CmlSectionView *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->syncing || self->sys == NULL)
+    return;
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->section_entry));
+  guint ix = gtk_drop_down_get_selected (self->x_drop), iy = gtk_drop_down_get_selected (self->y_drop);
+  if (ix == GTK_INVALID_LIST_POSITION || iy == GTK_INVALID_LIST_POSITION)
+    return;
+  if (!cml_section_view_set_section (self, text, direction_ids[gtk_drop_down_get_selected (self->direction)],
+                                     gtk_string_list_get_string (self->names, ix),
+                                     gtk_string_list_get_string (self->names, iy), &error))
+    update_status (self, error->message);
+}
+
+void
+cml_section_view_set_system (CmlSectionView *self, CmlSystem *sys, CmlRunner *runner)
+{
+  g_return_if_fail (CML_IS_SECTION_VIEW (self));
+
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&self->sys, cml_system_unref);
+  self->sys = sys;
+  self->runner = runner;
+  g_clear_pointer (&self->section_text, g_free);
+
+  self->syncing = TRUE;
+  guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->names));
+  guint n = sys ? cml_system_n_observables (sys) : 0;
+  g_autofree const char **names = g_new0 (const char *, n + 1);
+  for (guint k = 0; k < n; k++)
+    names[k] = cml_system_observable_name (sys, k);
+  gtk_string_list_splice (self->names, 0, n_old, names);
+  self->syncing = FALSE;
+  clear_orbits (self);
+  if (sys == NULL)
+    return;
+
+  /* the default: the second coordinate = 0 crossed upwards, the first against its velocity */
+  CmlModel *model = cml_system_get_model (sys);
+  const char *sx = model->m > 0 ? model->base[0] : cml_system_observable_name (sys, 0);
+  const char *sy = model->n > 0 ? (model->kind == CML_CONSTRAINTS_VAKONOMIC ? model->momenta[0] : model->fibre[0])
+                                : cml_system_observable_name (sys, MIN (1, n - 1));
+  g_autofree char *section = g_strdup_printf ("%s = 0", model->m > 1 ? model->base[1] : sx);
+  g_autoptr (GError) error = NULL;
+  if (!cml_section_view_set_section (self, section, "up", sx, sy, &error))
+    update_status (self, error->message);
+}
+
+/* ---- drawing and the pointer -------------------------------------------------------------- */
+
+static void
+draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  CmlSectionView *self = data;
+  CmlPlotStyle style;
+
+  cml_plot_style_init (&style, self->dark, self->presentation);
+  cml_plot_update_ranges (self->plot, FALSE);
+  cml_plot_cairo_draw (self->plot, cr, width, height, &style);
+}
+
+static void
+on_pressed (GtkGestureClick *click, int n_press, double wx, double wy, CmlSectionView *self)
+{
+  g_autoptr (GError) error = NULL;
+  double x, y;
+  CmlPlotStyle style;
+
+  cml_plot_style_init (&style, self->dark, self->presentation);
+  if (!cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self->area)),
+                            gtk_widget_get_height (GTK_WIDGET (self->area)), &style, wx, wy, &x, &y))
+    return;
+  if (!cml_section_view_start_orbit (self, x, y, &error))
+    update_status (self, error->message);
+}
+
+/* ---- GObject ------------------------------------------------------------------------------ */
+
+static void
+cml_section_view_dispose (GObject *object)
+{
+  CmlSectionView *self = CML_SECTION_VIEW (object);
+  GtkWidget *child;
+
+  if (self->cancel)
+    g_cancellable_cancel (self->cancel);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (cml_section_view_parent_class)->dispose (object);
+}
+
+static void
+cml_section_view_finalize (GObject *object)
+{
+  CmlSectionView *self = CML_SECTION_VIEW (object);
+
+  g_clear_object (&self->cancel);
+  g_clear_pointer (&self->sys, cml_system_unref);
+  g_clear_pointer (&self->plot, cml_plot_unref);
+  g_clear_pointer (&self->orbits, g_ptr_array_unref);
+  g_free (self->section_text);
+  G_OBJECT_CLASS (cml_section_view_parent_class)->finalize (object);
+}
+
+static void
+cml_section_view_class_init (CmlSectionViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = cml_section_view_dispose;
+  object_class->finalize = cml_section_view_finalize;
+  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "cmlsectionview");
+}
+
+static GtkWidget *
+labelled (const char *text, const char *tooltip)
+{
+  GtkWidget *l = gtk_label_new (text);
+  gtk_widget_add_css_class (l, "dim-label");
+  gtk_widget_set_tooltip_text (l, tooltip);
+  return l;
+}
+
+static void
+cml_section_view_init (CmlSectionView *self)
+{
+  GtkBoxLayout *layout = GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self)));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+  gtk_box_layout_set_spacing (layout, 6);
+
+  self->plot = cml_plot_new ();
+  cml_plot_set_against_time (self->plot, FALSE);
+  cml_plot_set_show_all (self->plot, TRUE);
+  cml_plot_set_legend_visible (self->plot, FALSE);
+  self->orbits = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
+  self->cancel = g_cancellable_new ();
+  self->last_started = self->last_level = NAN;
+  self->names = gtk_string_list_new (NULL);
+
+  /* the section and its direction */
+  GtkWidget *row1 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_margin_start (row1, 6);
+  gtk_widget_set_margin_end (row1, 6);
+  gtk_widget_set_margin_top (row1, 6);
+  gtk_box_append (GTK_BOX (row1), labelled ("Section", "The surface the orbits cross: an equation in the "
+                                                       "state, such as y = 0 or x − y = 1"));
+  self->section_entry = GTK_ENTRY (gtk_entry_new ());
+  gtk_widget_set_hexpand (GTK_WIDGET (self->section_entry), TRUE);
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->section_entry), 8);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->section_entry),
+                               "An equation in the coordinates, velocities and monitors; Enter applies it");
+  gtk_box_append (GTK_BOX (row1), GTK_WIDGET (self->section_entry));
+  self->direction = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (
+    (const char *const[]) { "crossed upwards", "crossed downwards", "crossed both ways", NULL }));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->direction),
+                               "Which crossings count: where the left side grows through the value, falls, or both");
+  gtk_box_append (GTK_BOX (row1), GTK_WIDGET (self->direction));
+  gtk_widget_set_parent (row1, GTK_WIDGET (self));
+
+  /* what is plotted, and for how long an orbit runs */
+  GtkWidget *row2 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_margin_start (row2, 6);
+  gtk_widget_set_margin_end (row2, 6);
+  self->y_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->names)), NULL));
+  self->x_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->names)), NULL));
+  gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->y_drop));
+  gtk_box_append (GTK_BOX (row2), labelled ("against", NULL));
+  gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->x_drop));
+  GtkWidget *spacer = gtk_label_new (NULL);
+  gtk_widget_set_hexpand (spacer, TRUE);
+  gtk_box_append (GTK_BOX (row2), spacer);
+  gtk_box_append (GTK_BOX (row2), labelled ("orbit", "How long each orbit runs, in the model's time unit"));
+  self->orbit_time = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (1, 100000, 10));
+  gtk_spin_button_set_value (self->orbit_time, DEFAULT_ORBIT_TIME);
+  gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->orbit_time));
+  GtkWidget *clear = gtk_button_new_with_mnemonic ("C_lear");
+  gtk_widget_set_tooltip_text (clear, "Remove every orbit");
+  gtk_box_append (GTK_BOX (row2), clear);
+  gtk_widget_set_parent (row2, GTK_WIDGET (self));
+
+  self->area = GTK_DRAWING_AREA (gtk_drawing_area_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->area), TRUE);
+  gtk_widget_set_size_request (GTK_WIDGET (self->area), 200, 160);
+  gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
+                               "Click to start an orbit from this point, on the run's energy level");
+  GtkGesture *click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
+  gtk_widget_set_parent (GTK_WIDGET (self->area), GTK_WIDGET (self));
+
+  self->status = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->status, 0);
+  gtk_label_set_wrap (self->status, TRUE);
+  gtk_widget_set_margin_start (GTK_WIDGET (self->status), 6);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->status), 6);
+  gtk_widget_set_parent (GTK_WIDGET (self->status), GTK_WIDGET (self));
+
+  g_signal_connect_swapped (self->section_entry, "activate", G_CALLBACK (on_settings_changed), self);
+  g_signal_connect_swapped (self->direction, "notify::selected", G_CALLBACK (on_settings_changed), self);
+  g_signal_connect_swapped (self->x_drop, "notify::selected", G_CALLBACK (on_settings_changed), self);
+  g_signal_connect_swapped (self->y_drop, "notify::selected", G_CALLBACK (on_settings_changed), self);
+  g_signal_connect_swapped (clear, "clicked", G_CALLBACK (clear_orbits), self);
+  update_status (self, NULL);
+}
+
+GtkWidget *
+cml_section_view_new (void)
+{
+  return g_object_new (CML_TYPE_SECTION_VIEW, NULL);
+}
+
+void
+cml_section_view_set_style (CmlSectionView *self, gboolean dark, gboolean presentation)
+{
+  g_return_if_fail (CML_IS_SECTION_VIEW (self));
+  self->dark = !!dark;
+  self->presentation = !!presentation;
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+/* ---- for tests ---------------------------------------------------------------------------- */
+
+guint
+cml_section_view_get_n_running (CmlSectionView *self)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), 0);
+  return self->n_running;
+}
+
+const double *
+cml_section_view_get_crossings (CmlSectionView *self, guint k, guint *n)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), NULL);
+  if (k >= self->orbits->len)
+    return NULL;
+  CmlPlotSeries *s = g_ptr_array_index (self->orbits, k);
+  *n = cml_plot_series_get_n (s);
+  /* x and y come as two columns: hand out pairs */
+  GArray *pairs = g_object_get_data (G_OBJECT (self), "crossings");
+  if (pairs == NULL)
+    {
+      pairs = g_array_new (FALSE, FALSE, sizeof (double));
+      g_object_set_data_full (G_OBJECT (self), "crossings", pairs, (GDestroyNotify) g_array_unref);
+    }
+  g_array_set_size (pairs, 2 * *n);
+  const double *xs = cml_plot_column_get_data (cml_plot_series_get_x_column (s));
+  const double *ys = cml_plot_column_get_data (cml_plot_series_get_y_column (s));
+  for (guint i = 0; i < *n; i++)
+    {
+      g_array_index (pairs, double, 2 * i) = xs[i];
+      g_array_index (pairs, double, 2 * i + 1) = ys[i];
+    }
+  return (const double *) (gpointer) pairs->data;
+}
+
+void
+cml_section_view_get_last_energy (CmlSectionView *self, double *started, double *level)
+{
+  g_return_if_fail (CML_IS_SECTION_VIEW (self));
+  *started = self->last_started;
+  *level = self->last_level;
+}

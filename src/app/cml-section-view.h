@@ -1,0 +1,50 @@
+/* cml-section-view.h — a Poincaré section built by clicking: orbits started from points
+ * of the section plot, their crossings accumulated.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "cml-runner.h"
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+#define CML_TYPE_SECTION_VIEW (cml_section_view_get_type ())
+G_DECLARE_FINAL_TYPE (CmlSectionView, cml_section_view, CML, SECTION_VIEW, GtkWidget)
+
+GtkWidget *cml_section_view_new (void);
+
+/* The system whose sections are built (NULL: none), and the runner whose current state
+ * and parameters a new orbit starts from.  Clears the orbits; chooses a default section
+ * (the second coordinate = 0, crossed upwards) and axes (the first coordinate and its
+ * velocity). */
+void       cml_section_view_set_system (CmlSectionView *self, CmlSystem *sys, CmlRunner *runner);
+
+/* Sets the section ("EXPR = VALUE"), the direction ("up", "down" or "both") and the two
+ * quantities plotted; clears the orbits.  FALSE with ERROR when the section does not read. */
+gboolean   cml_section_view_set_section (CmlSectionView *self, const char *section, const char *direction,
+                                         const char *x, const char *y, GError **error);
+
+/* Starts an orbit from the point (X, Y) of the section plot, as a click there does: the
+ * run's current state with the two plotted quantities set to X and Y, the section's own
+ * quantity (when the section is "name = value") set to its value, and, where the model
+ * has an energy monitor, one velocity chosen so that the energy is the run's now.  The
+ * orbit runs for the orbit time in a worker thread; its crossings are added when it ends.
+ * FALSE with ERROR (nothing started) when no such start exists. */
+gboolean   cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError **error);
+
+/* Dark background, and large type for a projector (as the other plots). */
+void       cml_section_view_set_style (CmlSectionView *self, gboolean dark, gboolean presentation);
+
+/* Orbits still running (tests). */
+guint      cml_section_view_get_n_running (CmlSectionView *self);
+/* The crossings of orbit K so far: N pairs (x, y); NULL past the last orbit (tests). */
+const double *cml_section_view_get_crossings (CmlSectionView *self, guint k, guint *n);
+/* The energy the last orbit started with, and the level it was put on (NAN without an
+ * energy monitor) (tests). */
+void       cml_section_view_get_last_energy (CmlSectionView *self, double *started, double *level);
+
+G_END_DECLS

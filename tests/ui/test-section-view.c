@@ -1,0 +1,89 @@
+/* test-section-view.c — the Poincaré section page: orbits started by clicking, on the
+ * run's energy level, their crossings accumulated.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-section-view"
+
+#include "ui-util.h"
+
+#include <math.h>
+
+static gboolean
+views_follow (gpointer data)
+{
+  CmlWindow *win = data;
+  return win->shown_system != NULL && win->shown_system == win->system;
+}
+
+static gboolean
+orbits_done (gpointer data)
+{
+  return cml_section_view_get_n_running (data) == 0;
+}
+
+/* The ball's centre moves on a circle: started on y = 0, every upward crossing of y = 0
+ * is the same point of the section (x and u coincide to the integrator's tolerance), and
+ * the start is on the run's energy level. */
+static void
+test_periodic (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (spin_until (views_follow, win, 20));
+  cml_window_show_page (win, "section");
+  g_assert_true (cml_section_view_set_section (win->section_view, "y = 0", "up", "x", "u", &error));
+  g_assert_no_error (error);
+  /* (the run's energy, 0.193 J, is reached from x = 1, u = 0.05 with some v) */
+  gboolean ok = cml_section_view_start_orbit (win->section_view, 1.0, 0.05, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  double started, level;
+  cml_section_view_get_last_energy (win->section_view, &started, &level);
+  g_assert_true (isfinite (level));
+  g_assert_cmpfloat (fabs (started - level), <=, 1e-9 * MAX (1.0, fabs (level)));
+
+  g_assert_true (spin_until (orbits_done, win->section_view, 120));
+  guint n = 0;
+  const double *xy = cml_section_view_get_crossings (win->section_view, 0, &n);
+  g_assert_nonnull (xy);
+  g_test_message ("%u crossings, first (%g, %g)", n, xy[0], xy[1]);
+  g_assert_cmpuint (n, >=, 3);
+  for (guint k = 1; k < n; k++)
+    {
+      g_assert_cmpfloat (fabs (xy[2 * k] - xy[0]), <, 1e-7);
+      g_assert_cmpfloat (fabs (xy[2 * k + 1] - xy[1]), <, 1e-7);
+    }
+  /* the first crossing is where the orbit started (it starts on the section, going up) */
+  g_assert_cmpfloat (fabs (xy[0] - 1.0), <, 1e-6);
+  g_assert_cmpfloat (fabs (xy[1] - 0.05), <, 1e-6);
+
+  /* a point no motion of that energy passes through */
+  g_assert_false (cml_section_view_start_orbit (win->section_view, 50, 0, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "no motion with the run's energy"));
+  g_clear_error (&error);
+
+  /* plotting a monitor: no click can start there */
+  g_assert_true (cml_section_view_set_section (win->section_view, "y = 0", "both", "x", "energy", &error));
+  g_assert_null (cml_section_view_get_crossings (win->section_view, 0, &n));
+  g_assert_false (cml_section_view_start_orbit (win->section_view, 1, 0.2, &error));
+  g_assert_nonnull (strstr (error->message, "not a quantity a run starts from"));
+  g_clear_error (&error);
+
+  /* a section that does not read */
+  g_assert_false (cml_section_view_set_section (win->section_view, "y = = 0", "up", "x", "u", &error));
+  g_assert_nonnull (error);
+  window_free (win);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  ui_test_init ();
+  g_test_add_func ("/ui/section/periodic", test_periodic);
+  return g_test_run ();
+}
