@@ -38,6 +38,7 @@ struct _CmlApplication
   gboolean closed_form;
   char    *page;           /* --page plots|equations */
   char    *compare;        /* --compare copy|vakonomic|integrator */
+  char   **orbits;         /* --orbit X,Y … (the section page) */
   char   **set;            /* --set NAME=VALUE … */
   char   **init;           /* --init NAME=VALUE … */
 };
@@ -59,6 +60,8 @@ static const GOptionEntry option_entries[] = {
   { "closed-form", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the model's closed forms over the plots", NULL },
   { "page", 0, 0, G_OPTION_ARG_STRING, NULL, "Show the plots, the equations or the Poincaré section beside the view",
     "plots|equations|section" },
+  { "orbit", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+    "Start an orbit of the Poincaré section page from this point of its plot (shows the page)", "X,Y" },
   { "compare", 0, 0, G_OPTION_ARG_STRING, NULL,
     "Draw a second run beside the first: a copy (made before --set and --init change the first), "
     "the vakonomic reading of the same system, or another integrator", "copy|vakonomic|integrator" },
@@ -90,6 +93,17 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   self->closed_form = g_variant_dict_contains (options, "closed-form");
   g_variant_dict_lookup (options, "page", "s", &self->page);
   g_variant_dict_lookup (options, "compare", "s", &self->compare);
+  g_variant_dict_lookup (options, "orbit", "^as", &self->orbits);
+  for (char **o = self->orbits; o && *o; o++)
+    {
+      char *end = NULL;
+      g_ascii_strtod (*o, &end);
+      if (end == *o || *end != ',' || (g_ascii_strtod (end + 1, &end), *end != '\0'))
+        {
+          g_printerr ("cmlab: --orbit takes X,Y (two numbers), not “%s”\n", *o);
+          return 2;
+        }
+    }
   if (self->compare && !g_strv_contains ((const char *const[]) { "copy", "vakonomic", "integrator", NULL },
                                          self->compare))
     {
@@ -194,6 +208,12 @@ present_window (CmlApplication *self, CmlWindow *window)
           g_printerr ("cmlab: %s\n", error->message);
           cml_window_show_error (window, "Could not use the command line's values", error->message);
         }
+    }
+  for (char **o = self->orbits; o && *o; o++)
+    {
+      char *end = NULL;
+      double x = g_ascii_strtod (*o, &end), y = g_ascii_strtod (end + 1, NULL);
+      cml_window_start_orbit (window, x, y);
     }
   if (self->frame_stats || self->quit_after > 0)
     cml_window_set_frame_stats (window, self->frame_stats, self->quit_after);
@@ -364,6 +384,7 @@ cml_application_finalize (GObject *object)
   g_free (self->screenshot);
   g_free (self->page);
   g_free (self->compare);
+  g_strfreev (self->orbits);
   g_strfreev (self->set);
   g_strfreev (self->init);
 

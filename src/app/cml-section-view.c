@@ -134,6 +134,52 @@ update_status (CmlSectionView *self, const char *error)
   gtk_label_set_text (self->status, text);
 }
 
+/* The axes hold the region clicked in so far and every crossing: they grow, never jump. */
+static void
+grow_ranges (CmlSectionView *self)
+{
+  for (int a = 0; a < 2; a++)
+    {
+      CmlPlotAxis *axis = a == 0 ? cml_plot_get_x_axis (self->plot) : cml_plot_get_y_axis (self->plot);
+      double lo, hi;
+      cml_plot_axis_get_range (axis, &lo, &hi);
+      double dlo = INFINITY, dhi = -INFINITY;
+      for (guint k = 0; k < self->orbits->len; k++)
+        {
+          CmlPlotSeries *s = g_ptr_array_index (self->orbits, k);
+          const CmlPlotColumn *c = a == 0 ? cml_plot_series_get_x_column (s) : cml_plot_series_get_y_column (s);
+          const double *v = cml_plot_column_get_data (c);
+          for (guint i = 0; i < cml_plot_column_get_n (c); i++)
+            if (isfinite (v[i]))
+              dlo = MIN (dlo, v[i]), dhi = MAX (dhi, v[i]);
+        }
+      if (!(dlo <= dhi))
+        continue;
+      double pad = 0.05 * MAX (dhi - dlo, 1e-9);
+      if (dlo - pad < lo || dhi + pad > hi)
+        cml_plot_axis_set_range (axis, MIN (lo, dlo - pad), MAX (hi, dhi + pad));
+    }
+}
+
+/* Where clicks start: around the run's present values of the two quantities. */
+static void
+initial_ranges (CmlSectionView *self, const char *xn, const char *yn)
+{
+  if (self->runner == NULL || self->sys == NULL)
+    return;
+  CmlFrame *frame = cml_runner_get_frame (self->runner);
+  const char *names[2] = { xn, yn };
+  for (int a = 0; a < 2; a++)
+    {
+      int i = frame->system == self->sys ? cml_system_observable_index (self->sys, names[a]) : -1;
+      double v = i >= 0 && isfinite (frame->obs[i]) ? frame->obs[i] : 0;
+      double s = MAX (fabs (v), 1.0);
+      cml_plot_axis_set_range (a == 0 ? cml_plot_get_x_axis (self->plot) : cml_plot_get_y_axis (self->plot), v - s,
+                               v + s);
+    }
+  cml_frame_unref (frame);
+}
+
 static void
 orbit_done (GObject *source, GAsyncResult *result, gpointer data)
 {
@@ -149,7 +195,7 @@ orbit_done (GObject *source, GAsyncResult *result, gpointer data)
       const double *xy = (const double *) (gpointer) o->out->data;
       for (guint k = 0; k < n; k++)
         cml_plot_series_append (series, &xy[2 * k], &xy[2 * k + 1], 1);
-      cml_plot_update_ranges (self->plot, TRUE);
+      grow_ranges (self);
       gtk_widget_queue_draw (GTK_WIDGET (self->area));
     }
   update_status (self, o->error);
@@ -431,6 +477,7 @@ cml_section_view_set_section (CmlSectionView *self, const char *section, const c
   self->syncing = FALSE;
   label_axes (self);
   clear_orbits (self);
+  initial_ranges (self, x, y);
   return TRUE;
 }
 
@@ -495,7 +542,6 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
   CmlPlotStyle style;
 
   cml_plot_style_init (&style, self->dark, self->presentation);
-  cml_plot_update_ranges (self->plot, FALSE);
   cml_plot_cairo_draw (self->plot, cr, width, height, &style);
 }
 
@@ -573,6 +619,7 @@ cml_section_view_init (CmlSectionView *self)
   cml_plot_set_against_time (self->plot, FALSE);
   cml_plot_set_show_all (self->plot, TRUE);
   cml_plot_set_legend_visible (self->plot, FALSE);
+  cml_plot_set_empty_hint (self->plot, "Click to start an orbit from a point");
   self->orbits = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
   self->cancel = g_cancellable_new ();
   self->last_started = self->last_level = NAN;

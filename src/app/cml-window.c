@@ -330,6 +330,50 @@ on_pick_initial (CmlWindow *self, const char *x_name, double x, const char *y_na
   self->picking = !done;
 }
 
+typedef struct
+{
+  CmlWindow *win;
+  double     x, y;
+  int        tries;
+} PendingOrbit;
+
+static void
+pending_orbit_free (gpointer data)
+{
+  PendingOrbit *p = data;
+  if (p->win)
+    g_object_remove_weak_pointer (G_OBJECT (p->win), (gpointer *) &p->win);
+  g_free (p);
+}
+
+/* Starts the orbit once the runner shows the chosen system (a few frames after start). */
+static gboolean
+start_pending_orbit (gpointer data)
+{
+  PendingOrbit *p = data;
+  g_autoptr (GError) error = NULL;
+
+  if (p->win == NULL)
+    return G_SOURCE_REMOVE; /* the window is gone */
+  if (p->win->shown_system != p->win->system && p->tries++ < 100)
+    return G_SOURCE_CONTINUE;
+  if (!cml_section_view_start_orbit (p->win->section_view, p->x, p->y, &error))
+    g_printerr ("cmlab: %s\n", error->message);
+  return G_SOURCE_REMOVE;
+}
+
+void
+cml_window_start_orbit (CmlWindow *self, double x, double y)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  gtk_stack_set_visible_child_name (self->side_stack, "section");
+  PendingOrbit *p = g_new0 (PendingOrbit, 1);
+  p->win = self, p->x = x, p->y = y;
+  g_object_add_weak_pointer (G_OBJECT (self), (gpointer *) &p->win);
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 50, start_pending_orbit, p, pending_orbit_free);
+}
+
 /* ---- run controls ---------------------------------------------------------------------- */
 
 void

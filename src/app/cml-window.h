@@ -88,4 +88,8 @@ gboolean   cml_is_session_path (const char *path);
  * principle), "integrator" (another integrator and tolerance) or "none". */
 gboolean    cml_window_compare_with (CmlWindow *self, const char *what, GError **error);
 
+/* Shows the Poincaré section page and starts an orbit from its point (X, Y) once the run
+ * has its first frame (as a click there would). */
+void        cml_window_start_orbit (CmlWindow *self, double x, double y);
+
 G_END_DECLS

@@ -196,7 +196,7 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
           for (guint k = 0; k < m; k++)
             {
               cairo_new_sub_path (cr);
-              cairo_arc (cr, p[2 * k], p[2 * k + 1], 0.9 * style->line_width * sc, 0, 2 * G_PI);
+              cairo_arc (cr, p[2 * k], p[2 * k + 1], 1.4 * style->line_width * sc, 0, 2 * G_PI);
             }
           cairo_fill (cr);
           continue;

@@ -561,7 +561,7 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
           rgba_bytes (&c, rgba);
           guint m = cml_plot_layout_series_markers (&L, plot, i, self->points);
           const float *p = (const float *) (gpointer) self->points->data;
-          double r = 0.9 * lw;
+          double r = 2.8 * lw;
           for (guint k = 0; k < m; k++)
             add_line (self->lines, p[2 * k] - 0.5 * r, p[2 * k + 1], p[2 * k] + 0.5 * r, p[2 * k + 1], rgba, r);
           continue;

@@ -404,14 +404,13 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
         }
     }
 
-  if (plot->series->len == 0)
+  double a, b;
+  if (plot->empty_hint && (plot->series->len == 0 || !cml_plot_get_time_extent (plot, &a, &b)))
+    layout->empty_message = plot->empty_hint;
+  else if (plot->series->len == 0)
     layout->empty_message = "No series selected";
-  else
-    {
-      double a, b;
-      if (!cml_plot_get_time_extent (plot, &a, &b))
-        layout->empty_message = "No data yet — press Play";
-    }
+  else if (!cml_plot_get_time_extent (plot, &a, &b))
+    layout->empty_message = "No data yet — press Play";
 }
 
 void

@@ -70,6 +70,7 @@ struct _CmlPlot
   gint         ref_count;
   char        *title;
   char        *subtitle;      /* the parameters' line under the title, or "" */
+  char        *empty_hint;    /* what an empty plot says (NULL: the live plots' words) */
   CmlPlotAxis *x_axis, *y_axis;
   GPtrArray   *series;        /* CmlPlotSeries* */
   gboolean     against_time;

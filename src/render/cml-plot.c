@@ -49,6 +49,7 @@ cml_plot_unref (CmlPlot *plot)
     return;
   g_free (plot->title);
   g_free (plot->subtitle);
+  g_free (plot->empty_hint);
   cml_plot_axis_free (plot->x_axis);
   cml_plot_axis_free (plot->y_axis);
   g_ptr_array_unref (plot->series);
@@ -68,6 +69,14 @@ cml_plot_get_title (const CmlPlot *plot)
 {
   g_return_val_if_fail (plot != NULL, NULL);
   return plot->title;
+}
+
+void
+cml_plot_set_empty_hint (CmlPlot *plot, const char *hint)
+{
+  g_return_if_fail (plot != NULL);
+  g_free (plot->empty_hint);
+  plot->empty_hint = g_strdup (hint);
 }
 
 void

@@ -269,6 +269,8 @@ const char    *cml_plot_get_title (const CmlPlot *plot);
 /* A line under the title in the plain face, for the parameters of the run
  * ("m = 1 kg, r = 1 m, Ω = 1 rad/s"); "" (the default) for none. */
 void           cml_plot_set_subtitle (CmlPlot *plot, const char *subtitle);
+/* What the plot says while it has no data (NULL: "No data yet — press Play"). */
+void           cml_plot_set_empty_hint (CmlPlot *plot, const char *hint);
 const char    *cml_plot_get_subtitle (const CmlPlot *plot);
 CmlPlotAxis   *cml_plot_get_x_axis (CmlPlot *plot);
 CmlPlotAxis   *cml_plot_get_y_axis (CmlPlot *plot);

@@ -222,6 +222,20 @@ test_layout_every_model (void)
       spin_for (0.4);
       assert_fits (win, what);
     }
+  /* and the Poincaré section page */
+  cml_window_show_page (win, "section");
+  for (guint i = 0; names[i]; i++)
+    {
+      g_autofree char *what = g_strdup_printf ("%s's section page at 1280×720", names[i]);
+
+      g_assert_true (cml_model_picker_pick (win->model_picker, names[i]));
+      spin_for (0.3);
+      assert_fits (win, what);
+    }
+  g_object_set (win, "presentation", TRUE, NULL);
+  spin_for (0.5);
+  assert_fits (win, "the section page in presentation mode at 1280×720");
+  g_object_set (win, "presentation", FALSE, NULL);
   cml_window_show_page (win, "plots");
   g_object_set (win, "presentation", TRUE, "dark", TRUE, NULL);
   spin_for (0.5);
