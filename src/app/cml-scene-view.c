@@ -22,6 +22,7 @@
 
 #include "cml-camera.h"
 #include "cml-gl-probe.h"
+#include "cml-reference.h"
 #include "cml-scene-renderer.h"
 
 #define PENDING_MAX   30000  /* rows kept while there is no renderer */
@@ -60,6 +61,15 @@ struct _CmlSceneView
   CmlFrame         *ghost_frame;
   GtkWidget        *ghost_legend;    /* "Faint: the vakonomic run" */
   double            ghost_last_t;    /* the newest time of its trail */
+  char             *ghost_label;
+
+  /* the model's closed form drawn faint (when the plots show it): its own renderer, fed
+   * with the scene the closed-form values of the observables make */
+  gboolean          show_reference;
+  CmlReference     *reference;
+  CmlSceneRenderer *ref_renderer;   /* realized only */
+  double            ref_last_t;
+  double           *ref_now;        /* the closed form's scene at the newest frame */
 
   /* dragging a body to where the run should start: the base coordinates its centre's
    * x and y are, and the height it moves at */
@@ -126,6 +136,23 @@ ghost_values (CmlSceneView *self)
   if (cml_scene_values_are_observables (self->ghost_sys))
     return f->obs;
   return f->n_scene == cml_system_n_scene_values (self->ghost_sys) ? f->scene : NULL;
+}
+
+static void reference_feed (CmlSceneView *self, const double *t, const double *rows, guint n, guint n_cols,
+                            guint n_obs);
+static void reference_now (CmlSceneView *self, CmlFrame *frame);
+
+/* The note over the scene saying what is drawn faint: the second run, the closed form. */
+static void
+update_faint_note (CmlSceneView *self)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  if (self->ghost_sys)
+    g_string_append_printf (s, "Faint: the %s run", self->ghost_label);
+  if (self->reference)
+    g_string_append_printf (s, "%sFaint: where the closed form puts it", s->len ? "\n" : "");
+  gtk_label_set_text (GTK_LABEL (self->ghost_legend), s->str);
+  gtk_widget_set_visible (self->ghost_legend, s->len > 0);
 }
 
 static void
@@ -259,6 +286,12 @@ on_area_realize (CmlSceneView *self)
       return;
     }
   cml_scene_renderer_set_system (self->renderer, self->sys);
+  if (self->reference)
+    {
+      self->ref_renderer = cml_scene_renderer_new (NULL);
+      if (self->ref_renderer)
+        cml_scene_renderer_set_system (self->ref_renderer, self->sys);
+    }
   if (self->ghost_sys)
     {
       self->ghost_renderer = cml_scene_renderer_new (NULL);
@@ -281,6 +314,7 @@ on_area_unrealize (CmlSceneView *self)
       gtk_gl_area_make_current (self->area);
       g_clear_pointer (&self->renderer, cml_scene_renderer_free);
       g_clear_pointer (&self->ghost_renderer, cml_scene_renderer_free);
+      g_clear_pointer (&self->ref_renderer, cml_scene_renderer_free);
     }
 }
 
@@ -330,6 +364,12 @@ on_area_render (CmlSceneView *self, GdkGLContext *context)
   const double *values = current_values (self);
   prepare (self, values, width, height, scale);
   cml_scene_renderer_draw (self->renderer, values, &self->camera, width, height, &self->style);
+  if (self->ref_renderer && self->ref_now)
+    {
+      CmlSceneStyle faint = self->style;
+      faint.ghost = TRUE;
+      cml_scene_renderer_draw (self->ref_renderer, self->ref_now, &self->camera, width, height, &faint);
+    }
   if (self->ghost_renderer)
     {
       CmlSceneStyle ghost = self->style;
@@ -516,6 +556,9 @@ cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, d
     return FALSE;
   g_free (self->drag_names[0]);
   g_free (self->drag_names[1]);
+  g_clear_pointer (&self->reference, cml_reference_free);
+  g_free (self->ref_now);
+  g_free (self->ghost_label);
   self->drag_names[0] = g_strdup (names[0]);
   self->drag_names[1] = g_strdup (names[1]);
   self->drag_x = c[0], self->drag_y = c[1], self->drag_z = c[2];
@@ -774,6 +817,7 @@ cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys)
       cml_scene_renderer_set_system (self->renderer, sys);
     }
   update_table_frame_button (self);
+  cml_scene_view_set_show_reference (self, self->show_reference);
   update_legend (self);
   cml_scene_view_reset_camera (self);
 }
@@ -787,6 +831,7 @@ cml_scene_view_set_frame (CmlSceneView *self, CmlFrame *frame)
     cml_frame_ref (frame);
   g_clear_pointer (&self->frame, cml_frame_unref);
   self->frame = frame;
+  reference_now (self, frame);
 
   const double *values = current_values (self);
   if (values && !self->samples_pushed)
@@ -821,6 +866,8 @@ cml_scene_view_push_samples (CmlSceneView *self, const double *t, const double *
     }
   /* rows are [observables…, scene values…]: the default picture reads the former */
   feed_trails (self, t, rows, n, n_cols, uses_observables (self) ? 0 : n_obs);
+  if (t)
+    reference_feed (self, t, rows, n, n_cols, n_obs);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -833,6 +880,8 @@ cml_scene_view_clear_trails (CmlSceneView *self)
   self->last_frame_t = -INFINITY;
   if (self->renderer)
     cml_scene_renderer_clear_trails (self->renderer);
+  if (self->ref_renderer)
+    cml_scene_renderer_clear_trails (self->ref_renderer);
   cml_scene_view_frame_run (self);
 }
 
@@ -937,12 +986,9 @@ cml_scene_view_set_ghost (CmlSceneView *self, CmlSystem *sys, const char *label)
             cml_scene_renderer_set_system (self->ghost_renderer, sys);
         }
     }
-  if (sys)
-    {
-      g_autofree char *text = g_strdup_printf ("Faint: the %s run", label ? label : "other");
-      gtk_label_set_text (GTK_LABEL (self->ghost_legend), text);
-    }
-  gtk_widget_set_visible (self->ghost_legend, sys != NULL);
+  g_free (self->ghost_label);
+  self->ghost_label = sys ? g_strdup (label ? label : "other") : NULL;
+  update_faint_note (self);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -987,5 +1033,148 @@ const char *
 cml_scene_view_get_ghost_note (CmlSceneView *self)
 {
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
-  return self->ghost_sys ? gtk_label_get_text (GTK_LABEL (self->ghost_legend)) : NULL;
+  return gtk_widget_get_visible (self->ghost_legend) ? gtk_label_get_text (GTK_LABEL (self->ghost_legend)) : NULL;
+}
+
+/* ---- the closed form, drawn faint ----------------------------------------------------------- */
+
+/* The scene that the observables OBS make at time T, with those that have a closed form
+ * replaced by it, into OUT (the renderer's values: scene values, or the observables for
+ * the default picture). */
+static void
+reference_scene (CmlSceneView *self, double t, const double *obs, double *out)
+{
+  CmlModel *model = cml_system_get_model (self->sys);
+  guint n_obs = cml_system_n_observables (self->sys);
+  guint n_ref = cml_reference_get_n (self->reference);
+  g_autofree double *values = g_new (double, MAX (n_ref, 1));
+  g_autofree double *o = g_memdup2 (obs, n_obs * sizeof (double));
+
+  cml_reference_eval (self->reference, t, values);
+  for (guint i = 0; i < n_ref; i++)
+    {
+      int k = cml_reference_get_observable (self->reference, i);
+      if (k >= 0 && (guint) k < n_obs)
+        o[k] = values[i];
+    }
+  if (cml_scene_values_are_observables (self->sys))
+    {
+      memcpy (out, o, n_obs * sizeof (double));
+      return;
+    }
+  /* every property of every scene object, evaluated again at those values */
+  g_autofree double *vals = g_new0 (double, cml_expr_ctx_n_symbols (model->ctx));
+  CmlFrame *f = self->frame;
+  for (guint k = 0; k < model->params->len; k++)
+    {
+      const CmlParam *p = g_ptr_array_index (model->params, k);
+      vals[p->sym] = f && f->system == self->sys && k < f->n_params ? f->params[k] : p->value;
+    }
+  for (guint i = 0; i < n_obs; i++)
+    {
+      int id = cml_expr_ctx_lookup (model->ctx, cml_system_observable_name (self->sys, i));
+      if (id >= 0)
+        vals[id] = o[i];
+    }
+  vals[model->t_sym] = t;
+  for (guint k = 0; k < model->scene->len; k++)
+    {
+      CmlSceneObject *so = g_ptr_array_index (model->scene, k);
+      GHashTableIter it;
+      gpointer key, exprs;
+      g_hash_table_iter_init (&it, so->props);
+      while (g_hash_table_iter_next (&it, &key, &exprs))
+        {
+          int off = cml_system_scene_offset (self->sys, k, key);
+          GPtrArray *e = exprs;
+          for (guint j = 0; off >= 0 && j < e->len; j++)
+            out[off + j] = cml_expr_eval (e->pdata[j], vals);
+        }
+    }
+}
+
+/* The closed form starts where the run does: its first row. */
+static void
+reference_feed (CmlSceneView *self, const double *t, const double *rows, guint n, guint n_cols, guint n_obs)
+{
+  if (self->reference == NULL || n == 0)
+    return;
+  CmlModel *model = cml_system_get_model (self->sys);
+  guint ns = n_scene (self);
+  g_autofree double *params = g_new (double, MAX (model->params->len, 1));
+  CmlFrame *f = self->frame;
+  for (guint k = 0; k < model->params->len; k++)
+    params[k] = f && f->system == self->sys && k < f->n_params ? f->params[k]
+                                                                : ((CmlParam *) model->params->pdata[k])->value;
+  g_autofree double *out = g_new (double, (gsize) n * MAX (ns, 1));
+  guint m = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const double *row = rows + (gsize) i * n_cols;
+      if (t[i] == 0 || t[i] < self->ref_last_t)
+        {
+          /* a new run: the closed form starts again, its trail too */
+          cml_reference_start (self->reference, params, row);
+          if (self->ref_renderer)
+            cml_scene_renderer_clear_trails (self->ref_renderer);
+          m = 0;
+        }
+      self->ref_last_t = t[i];
+      if (!cml_reference_is_started (self->reference))
+        continue;
+      reference_scene (self, t[i], row, out + (gsize) m * ns);
+      m++;
+      /* (the rows before a restart in this batch were dropped with the trail) */
+    }
+  if (self->ref_renderer && m > 0)
+    cml_scene_renderer_push_trail_samples_timed (self->ref_renderer, t + (n - m), out, m, ns, 0);
+}
+
+/* The closed form's scene at FRAME, for drawing. */
+static void
+reference_now (CmlSceneView *self, CmlFrame *frame)
+{
+  g_clear_pointer (&self->ref_now, g_free);
+  if (self->reference == NULL || frame == NULL || frame->system != self->sys
+      || !cml_reference_is_started (self->reference) || frame->n_obs != cml_system_n_observables (self->sys))
+    return;
+  self->ref_now = g_new (double, MAX (n_scene (self), 1));
+  reference_scene (self, frame->t, frame->obs, self->ref_now);
+}
+
+void
+cml_scene_view_set_show_reference (CmlSceneView *self, gboolean show)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  self->show_reference = !!show;
+  g_clear_pointer (&self->reference, cml_reference_free);
+  g_clear_pointer (&self->ref_now, g_free);
+  self->ref_last_t = INFINITY;
+  if (show && self->sys)
+    self->reference = cml_reference_new (self->sys, NULL);
+  update_faint_note (self);
+  if (gtk_widget_get_realized (GTK_WIDGET (self->area)) && self->renderer)
+    {
+      gtk_gl_area_make_current (self->area);
+      g_clear_pointer (&self->ref_renderer, cml_scene_renderer_free);
+      if (self->reference)
+        {
+          self->ref_renderer = cml_scene_renderer_new (NULL);
+          if (self->ref_renderer)
+            cml_scene_renderer_set_system (self->ref_renderer, self->sys);
+        }
+    }
+  gtk_gl_area_queue_render (self->area);
+}
+
+gboolean
+cml_scene_view_get_reference_scene (CmlSceneView *self, const double **values, guint *n)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  if (self->ref_now == NULL)
+    return FALSE;
+  *values = self->ref_now;
+  *n = n_scene (self);
+  return TRUE;
 }

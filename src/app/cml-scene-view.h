@@ -62,7 +62,13 @@ void       cml_scene_view_clear_ghost_trails (CmlSceneView *self);
  * plane of its centre; the camera turns when the drag starts elsewhere.  drag_body does
  * what a drag from widget point (X0, Y0) to (X1, Y1) does (FALSE: no body there). */
 gboolean   cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, double y1);
-/* The note naming the second run, or NULL when there is none. */
+/* The model's closed form ([reference]) drawn faint over the run — the bodies where the
+ * closed form puts them, with their own trail — as the plots show it dashed.  Nothing
+ * for a model without closed forms.  get_reference_scene: the closed form's scene values
+ * at the newest frame (FALSE: none drawn) (tests). */
+void       cml_scene_view_set_show_reference (CmlSceneView *self, gboolean show);
+gboolean   cml_scene_view_get_reference_scene (CmlSceneView *self, const double **values, guint *n);
+/* The note saying what is drawn faint (the second run, the closed form), or NULL. */
 const char *cml_scene_view_get_ghost_note (CmlSceneView *self);
 
 G_END_DECLS

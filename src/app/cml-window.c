@@ -374,6 +374,15 @@ cml_window_start_orbit (CmlWindow *self, double x, double y)
   g_timeout_add_full (G_PRIORITY_DEFAULT, 50, start_pending_orbit, p, pending_orbit_free);
 }
 
+/* The closed form is drawn faint in the scene while the time plot shows it dashed. */
+static void
+on_show_reference (CmlWindow *self)
+{
+  gboolean show = FALSE;
+  g_object_get (self->time_plot, "show-reference", &show, NULL);
+  cml_scene_view_set_show_reference (self->scene_view, show);
+}
+
 /* ---- run controls ---------------------------------------------------------------------- */
 
 void
@@ -1431,6 +1440,7 @@ cml_window_init (CmlWindow *self)
   g_signal_connect_swapped (self->time_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->phase_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->scene_view, "drag-initial", G_CALLBACK (on_pick_initial), self);
+  g_signal_connect_swapped (self->time_plot, "notify::show-reference", G_CALLBACK (on_show_reference), self);
   g_signal_connect_swapped (self->speed_dropdown, "notify::selected", G_CALLBACK (on_speed_selected), self);
   g_signal_connect_swapped (self->integrator_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
   g_signal_connect_swapped (self->tolerance_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
