@@ -453,7 +453,7 @@ body_at (CmlSceneView *self, double wx, double wy, const char **names, double ce
   for (guint k = 0; k < model->scene->len; k++)
     {
       CmlSceneObject *o = g_ptr_array_index (model->scene, k);
-      const char *key = g_str_equal (o->type, "point") ? "position" : "center";
+      const char *key = g_str_equal (o->type, "sphere") ? "center" : "position";
       GPtrArray *c = g_hash_table_lookup (o->props, key);
       if (c == NULL || c->len != 3 || !g_strv_contains ((const char *const[]) { "sphere", "disc", "point", NULL }, o->type))
         continue;

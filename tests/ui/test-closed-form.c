@@ -64,7 +64,7 @@ body_gap (CmlWindow *win)
   for (guint k = 0; k < model->scene->len && isnan (gap); k++)
     {
       CmlSceneObject *o = g_ptr_array_index (model->scene, k);
-      int off = cml_system_scene_offset (f->system, k, g_str_equal (o->type, "point") ? "position" : "center");
+      int off = cml_system_scene_offset (f->system, k, g_str_equal (o->type, "sphere") ? "center" : "position");
       if (off < 0 || g_str_equal (o->type, "turntable") || g_str_equal (o->type, "plane"))
         continue;
       gap = 0;

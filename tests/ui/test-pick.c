@@ -156,6 +156,35 @@ test_scene_drag (void)
   window_free (win);
 }
 
+/* A disc is dragged by its centre too (the vertical disk's x and y). */
+static void
+test_scene_drag_disc (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("vertical-disk");
+  CmlRunner *runner = cml_window_get_runner (win);
+
+  g_assert_true (spin_until (views_follow, win, 20));
+  spin_for (0.5);
+  CmlFrame *f0 = cml_runner_get_frame (runner);
+  double x0 = obs_of (f0, "x"), y0 = obs_of (f0, "y");
+  cml_frame_unref (f0);
+  int w = gtk_widget_get_width (GTK_WIDGET (win->scene_view));
+  int h = gtk_widget_get_height (GTK_WIDGET (win->scene_view));
+  gboolean found = FALSE;
+  for (int y = 5; y < h && !found; y += 6)
+    for (int x = 5; x < w && !found; x += 6)
+      if (cml_scene_view_drag_body (win->scene_view, x, y, x + 50, y + 30))
+        found = TRUE;
+  g_assert_true (found);
+  cml_runner_sync (runner);
+  CmlFrame *f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, ==, 0);
+  g_assert_cmpfloat (fabs (obs_of (f, "x") - x0) + fabs (obs_of (f, "y") - y0), >, 0.05);
+  cml_frame_unref (f);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -164,5 +193,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/pick/click", test_click);
   g_test_add_func ("/ui/pick/drag", test_drag);
   g_test_add_func ("/ui/pick/scene-drag", test_scene_drag);
+  g_test_add_func ("/ui/pick/scene-drag-disc", test_scene_drag_disc);
   return g_test_run ();
 }
