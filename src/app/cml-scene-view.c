@@ -74,8 +74,10 @@ struct _CmlSceneView
   /* dragging a body to where the run should start: the base coordinates its centre's
    * x and y are, and the height it moves at */
   gboolean          body_drag;
+  gboolean          arrow_drag;      /* the tip of a velocity arrow, not a body */
   char             *drag_names[2];
   double            drag_z;
+  double            drag_from[2];    /* an arrow's foot: the velocity is tip − foot */
 };
 
 G_DEFINE_FINAL_TYPE (CmlSceneView, cml_scene_view, GTK_TYPE_WIDGET)
@@ -483,6 +485,59 @@ body_at (CmlSceneView *self, double wx, double wy, const char **names, double ce
   return isfinite (best);
 }
 
+/* The starting quantity expression E is (a coordinate, a velocity or a vakonomic
+ * system's momentum), or NULL. */
+static const char *
+starting_name (CmlModel *model, CmlExpr *e)
+{
+  int id = cml_expr_symbol_id (e);
+  for (guint a = 0; id >= 0 && a < model->n; a++)
+    if ((model->kind != CML_CONSTRAINTS_VAKONOMIC && model->fibre_sym[a] == id)
+        || (model->kind == CML_CONSTRAINTS_VAKONOMIC && model->momenta_sym[a] == id))
+      return model->fibre_sym[a] == id ? model->fibre[a] : model->momenta[a];
+  return NULL;
+}
+
+/* The arrow whose tip is under widget point (WX, WY) and whose vector's x and y are
+ * velocities (an arrow "vector = u, v, 0"): their names, the arrow's foot and tip. */
+static gboolean
+arrow_at (CmlSceneView *self, double wx, double wy, const char **names, double from[3], double tip[3])
+{
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  if (self->sys == NULL || self->style.table_frame || w <= 0 || h <= 0)
+    return FALSE;
+  CmlModel *model = cml_system_get_model (self->sys);
+  g_autofree double *vals = frame_symbols (self->sys, self->frame);
+  if (vals == NULL || model->scene == NULL)
+    return FALSE;
+  for (guint k = 0; k < model->scene->len; k++)
+    {
+      CmlSceneObject *o = g_ptr_array_index (model->scene, k);
+      GPtrArray *f = g_hash_table_lookup (o->props, "from"), *v = g_hash_table_lookup (o->props, "vector");
+      if (!g_str_equal (o->type, "arrow") || f == NULL || v == NULL || f->len != 3 || v->len != 3)
+        continue;
+      const char *un = starting_name (model, v->pdata[0]), *vn = starting_name (model, v->pdata[1]);
+      if (un == NULL || vn == NULL)
+        continue;
+      double p[3], ndc[3];
+      for (int j = 0; j < 3; j++)
+        {
+          from[j] = cml_expr_eval (f->pdata[j], vals);
+          tip[j] = from[j] + cml_expr_eval (v->pdata[j], vals);
+          p[j] = tip[j];
+        }
+      cml_camera_project (&self->camera, (double) w / h, p, ndc);
+      double px = 0.5 * (ndc[0] + 1) * w, py = 0.5 * (1 - ndc[1]) * h;
+      if (hypot (px - wx, py - wy) <= 16 && isfinite (px) && isfinite (py))
+        {
+          names[0] = un;
+          names[1] = vn;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* The point at height Z under widget point (WX, WY): (X, Y, Z) that projects there,
  * by Newton's method on the projection (a plane-to-screen homography, smooth), from
  * (X0, Y0).  FALSE where the plane is seen edge-on or behind the eye. */
@@ -540,8 +595,15 @@ drag_body_to (CmlSceneView *self, double wx, double wy, gboolean done)
     return;
   int h = gtk_widget_get_height (GTK_WIDGET (self->area));
   double res = cml_camera_units_per_pixel (&self->camera, cml_camera_depth (&self->camera, (double[]) { x, y, self->drag_z }), h);
-  self->drag_x = x = round_to (x, res);
-  self->drag_y = y = round_to (y, res);
+  self->drag_x = x;
+  self->drag_y = y;
+  if (self->arrow_drag)
+    {
+      x -= self->drag_from[0];
+      y -= self->drag_from[1];
+    }
+  x = round_to (x, res);
+  y = round_to (y, res);
   g_signal_emit (self, signals[DRAG_INITIAL], 0, self->drag_names[0], x, self->drag_names[1], y, done);
 }
 
@@ -549,16 +611,16 @@ gboolean
 cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, double y1)
 {
   const char *names[2];
-  double c[3];
+  double c[3], from[3];
 
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
-  if (!body_at (self, x0, y0, names, c))
+  self->arrow_drag = arrow_at (self, x0, y0, names, from, c);
+  if (!self->arrow_drag && !body_at (self, x0, y0, names, c))
     return FALSE;
+  self->drag_from[0] = self->arrow_drag ? from[0] : 0;
+  self->drag_from[1] = self->arrow_drag ? from[1] : 0;
   g_free (self->drag_names[0]);
   g_free (self->drag_names[1]);
-  g_clear_pointer (&self->reference, cml_reference_free);
-  g_free (self->ref_now);
-  g_free (self->ghost_label);
   self->drag_names[0] = g_strdup (names[0]);
   self->drag_names[1] = g_strdup (names[1]);
   self->drag_x = c[0], self->drag_y = c[1], self->drag_z = c[2];
@@ -571,11 +633,15 @@ on_motion (CmlSceneView *self, double x, double y, GtkEventControllerMotion *mot
 {
   const char *names[2];
   double c[3];
-  gboolean over = body_at (self, x, y, names, c);
+  double from[3];
+  gboolean tip = arrow_at (self, x, y, names, from, c);
+  gboolean over = tip || body_at (self, x, y, names, c);
 
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), over ? "move" : "grab");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               over ? "Drag to start the run from another place" : NULL);
+                               tip    ? "Drag to start the run with another velocity"
+                               : over ? "Drag to start the run from another place"
+                                      : NULL);
 }
 
 /* ---- pointer ----------------------------------------------------------------------------- */
@@ -584,12 +650,15 @@ static void
 on_drag_begin (CmlSceneView *self, double x, double y, GtkGestureDrag *gesture)
 {
   const char *names[2];
-  double c[3];
+  double c[3], from[3];
 
   self->drag_x = self->drag_y = 0;
-  self->body_drag = body_at (self, x, y, names, c);
+  self->arrow_drag = arrow_at (self, x, y, names, from, c);
+  self->body_drag = self->arrow_drag || body_at (self, x, y, names, c);
   if (self->body_drag)
     {
+      self->drag_from[0] = self->arrow_drag ? from[0] : 0;
+      self->drag_from[1] = self->arrow_drag ? from[1] : 0;
       g_free (self->drag_names[0]);
       g_free (self->drag_names[1]);
       self->drag_names[0] = g_strdup (names[0]);
@@ -712,6 +781,9 @@ cml_scene_view_finalize (GObject *object)
   g_clear_pointer (&self->ghost_frame, cml_frame_unref);
   g_free (self->drag_names[0]);
   g_free (self->drag_names[1]);
+  g_clear_pointer (&self->reference, cml_reference_free);
+  g_free (self->ref_now);
+  g_free (self->ghost_label);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
 }

@@ -59,8 +59,10 @@ void       cml_scene_view_push_ghost_samples (CmlSceneView *self, const double *
 void       cml_scene_view_clear_ghost_trails (CmlSceneView *self);
 /* Dragging a body (a sphere, disc or point whose centre's x and y are base coordinates)
  * emits ::drag-initial (x name, x, y name, y, done) with the place it is put, in the
- * plane of its centre; the camera turns when the drag starts elsewhere.  drag_body does
- * what a drag from widget point (X0, Y0) to (X1, Y1) does (FALSE: no body there). */
+ * plane of its centre; dragging the tip of an arrow whose vector's x and y are velocities
+ * ("vector = u, v, 0") emits it with the velocity the tip now shows; the camera turns
+ * when the drag starts elsewhere.  drag_body does what a drag from widget point (X0, Y0)
+ * to (X1, Y1) does (FALSE: nothing to drag there). */
 gboolean   cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, double y1);
 /* The model's closed form ([reference]) drawn faint over the run — the bodies where the
  * closed form puts them, with their own trail — as the plots show it dashed.  Nothing

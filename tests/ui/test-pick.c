@@ -130,28 +130,35 @@ test_scene_drag (void)
   spin_for (0.5); /* a frame drawn: the camera framed the scene */
   int w = gtk_widget_get_width (GTK_WIDGET (win->scene_view));
   int h = gtk_widget_get_height (GTK_WIDGET (win->scene_view));
-  gboolean found = FALSE;
-  double bx = 0, by = 0;
-  /* the table is no body to drag: only the ball answers */
-  for (int y = 5; y < h && !found; y += 8)
-    for (int x = 5; x < w && !found; x += 8)
-      if (cml_scene_view_drag_body (win->scene_view, x, y, x, y))
-        found = TRUE, bx = x, by = y;
-  g_assert_true (found);
-  g_assert_true (cml_scene_view_drag_body (win->scene_view, bx, by, bx + 60, by + 20));
+  gboolean moved = FALSE;
+  guint steps = 0;
+  /* the table is no body to drag: the ball answers (and the tip of its velocity arrow,
+   * which gives it another velocity instead: undone, and on) */
+  for (int y = 5; y < h && !moved; y += 8)
+    for (int x = 5; x < w && !moved; x += 8)
+      if (cml_scene_view_drag_body (win->scene_view, x, y, x + 60, y + 20))
+        {
+          cml_runner_sync (runner);
+          CmlFrame *f = cml_runner_get_frame (runner);
+          g_assert_cmpfloat (f->t, ==, 0);
+          if (fabs (obs_of (f, "x") - 1.0) + fabs (obs_of (f, "y")) > 0.05)
+            {
+              moved = TRUE;
+              g_assert_cmpfloat (fabs (obs_of (f, "w1") - (obs_of (f, "x") - obs_of (f, "v"))), <, 1e-12);
+              g_assert_cmpfloat (fabs (obs_of (f, "w2") - (obs_of (f, "u") + obs_of (f, "y"))), <, 1e-12);
+            }
+          else
+            steps++;
+          cml_frame_unref (f);
+        }
+  g_assert_true (moved);
+  /* one step to undo per drag */
+  for (guint k = 0; k <= steps; k++)
+    g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
   cml_runner_sync (runner);
   CmlFrame *f = cml_runner_get_frame (runner);
-  g_assert_cmpfloat (f->t, ==, 0);
-  g_assert_cmpfloat (fabs (obs_of (f, "x") - 1.0) + fabs (obs_of (f, "y")), >, 0.05);
-  g_assert_cmpfloat (fabs (obs_of (f, "w1") - (obs_of (f, "x") - obs_of (f, "v"))), <, 1e-12);
-  g_assert_cmpfloat (fabs (obs_of (f, "w2") - (obs_of (f, "u") + obs_of (f, "y"))), <, 1e-12);
-  cml_frame_unref (f);
-  /* two drags (the search put the ball where it was found, then the move): two steps */
-  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
-  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
-  cml_runner_sync (runner);
-  f = cml_runner_get_frame (runner);
   g_assert_cmpfloat (obs_of (f, "x"), ==, 1.0);
+  g_assert_cmpfloat (obs_of (f, "v"), ==, 0.5);
   cml_frame_unref (f);
   window_free (win);
 }
@@ -185,6 +192,51 @@ test_scene_drag_disc (void)
   window_free (win);
 }
 
+/* Dragging the tip of the ball's velocity arrow ("vector = u, v, 0") starts the run with
+ * the velocity the tip then shows; the position stays. */
+static void
+test_scene_drag_velocity (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rolling-ball");
+  CmlRunner *runner = cml_window_get_runner (win);
+
+  g_assert_true (spin_until (views_follow, win, 20));
+  spin_for (0.5);
+  CmlFrame *f0 = cml_runner_get_frame (runner);
+  double u0 = obs_of (f0, "u"), v0 = obs_of (f0, "v"), x0 = obs_of (f0, "x"), y0 = obs_of (f0, "y");
+  cml_frame_unref (f0);
+  g_autofree char *what = NULL;
+  gboolean moved_velocity = FALSE;
+  int w = gtk_widget_get_width (GTK_WIDGET (win->scene_view));
+  int h = gtk_widget_get_height (GTK_WIDGET (win->scene_view));
+  /* every draggable point of the view, until one of them is the arrow's tip */
+  for (int y = 3; y < h && !moved_velocity; y += 4)
+    for (int x = 3; x < w && !moved_velocity; x += 4)
+      if (cml_scene_view_drag_body (win->scene_view, x, y, x + 40, y - 25))
+        {
+          cml_runner_sync (runner);
+          CmlFrame *f = cml_runner_get_frame (runner);
+          if (fabs (obs_of (f, "x") - x0) < 1e-12 && fabs (obs_of (f, "y") - y0) < 1e-12
+              && fabs (obs_of (f, "u") - u0) + fabs (obs_of (f, "v") - v0) > 0.05)
+            {
+              moved_velocity = TRUE;
+              /* the rolling constraints follow the new velocity */
+              g_assert_cmpfloat (fabs (obs_of (f, "w1") - (obs_of (f, "x") - obs_of (f, "v"))), <, 1e-12);
+              g_assert_cmpfloat (fabs (obs_of (f, "w2") - (obs_of (f, "u") + obs_of (f, "y"))), <, 1e-12);
+            }
+          else
+            {
+              /* the ball was moved instead: back, and on */
+              g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+              cml_runner_sync (runner);
+            }
+          cml_frame_unref (f);
+        }
+  g_assert_true (moved_velocity);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -194,5 +246,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/pick/drag", test_drag);
   g_test_add_func ("/ui/pick/scene-drag", test_scene_drag);
   g_test_add_func ("/ui/pick/scene-drag-disc", test_scene_drag_disc);
+  g_test_add_func ("/ui/pick/scene-drag-velocity", test_scene_drag_velocity);
   return g_test_run ();
 }
