@@ -1,0 +1,607 @@
+/* cml-sweep-cmd.c — `cmlab-cli sweep MODEL --vary P=A:B:N [--vary Q=C:D:M]...
+ *                   --t-end T --measure NAME[,NAME...] [--at T1,T2,...] [--shard I/N]
+ *                   [--jobs J] [run options] [-o FILE]`
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A parameter sweep: the grid is the Cartesian product of the --vary ranges (N points
+ * from A to B inclusive; N = 1 is A alone), in grid order — the first --vary varies
+ * slowest, the last fastest, so grid index k = ((i_P · M) + i_Q) · … .  Every point is
+ * one fresh simulation of the same (immutable, shared) system: the run options' values,
+ * the point's parameters, a reset from the initial data (--init) and a run to each time
+ * of --at (default: T alone), where the --measure observables are read.  J threads
+ * (--jobs, default one per processor) take the points in turn; each owns its
+ * simulation, and the rows are written in grid order as soon as the next one is done.
+ * A point whose run fails gets nan from the failure on, and a note on standard error.
+ *
+ * --shard I/N keeps the points whose grid index k has k mod N = I − 1, with the same
+ * header: the rows of the N shards, merged in grid order, are the unsharded file's.
+ */
+#define G_LOG_DOMAIN "cmlab-cli"
+
+#include "cml-sweep-cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cml-atomic-file.h"
+#include "cml-cli-common.h"
+#include "cml-error.h"
+
+static const char *sweep_usage =
+  "Usage: cmlab-cli sweep MODEL --vary P=A:B:N [--vary Q=C:D:M]... --t-end T\n"
+  "                  --measure NAME[,NAME...] [--at T1,T2,...] [--shard I/N] [--jobs J]\n"
+  "                  [--set P=V]... [--init S=V]... [--integrator NAME] [--rtol R] [--atol A]\n"
+  "                  [--step H] [--session FILE] [-o FILE]\n"
+  "Runs the model at every point of the grid of parameter values (the product of the\n"
+  "--vary ranges: N values from A to B inclusive, N = 1 is A alone) and writes one CSV row\n"
+  "per point, in grid order (the last --vary varies fastest): the parameters, then each\n"
+  "--measure quantity at each --at time (default: at T alone; the columns are NAME@T1, …).\n"
+  "--shard I/N: only the points whose grid index k has k mod N = I − 1 (same header).\n"
+  "--jobs J: J runs at a time (default: one per processor).\n";
+
+#define SWEEP_MAX_POINTS ((guint64) CML_CLI_MAX_ROWS)
+
+typedef struct
+{
+  char  *name;
+  double a, b;
+  guint  n;
+  int    param; /* index in the model's parameters */
+} Vary;
+
+typedef struct
+{
+  GPtrArray *varies;   /* "P=A:B:N" strings */
+  char      *measures; /* "NAME,NAME" */
+  char      *at;       /* "T1,T2" */
+  char      *shard;    /* "I/N" */
+  guint      jobs;     /* 0: one per processor */
+} SweepOptions;
+
+static gboolean
+sweep_option (const char *name, const char *value, gpointer data, GError **error)
+{
+  SweepOptions *so = data;
+  char **slot;
+
+  if (g_str_equal (name, "--vary"))
+    {
+      g_ptr_array_add (so->varies, g_strdup (value));
+      return TRUE;
+    }
+  if (g_str_equal (name, "--jobs"))
+    {
+      guint64 j;
+      if (!g_ascii_string_to_unsigned (value, 10, 1, 4096, &j, NULL))
+        return cml_cli_option_error (error, "--jobs needs a whole number from 1 to 4096, not “%s”", value);
+      so->jobs = (guint) j;
+      return TRUE;
+    }
+  slot = g_str_equal (name, "--measure") ? &so->measures : g_str_equal (name, "--at") ? &so->at : &so->shard;
+  g_free (*slot);
+  *slot = g_strdup (value);
+  return TRUE;
+}
+
+#define SWEEP_ENTRY(name, arg) \
+  { name, 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) sweep_option, "", arg }
+
+static const GOptionEntry sweep_entries[] = {
+  SWEEP_ENTRY ("vary", "P=A:B:N"),
+  SWEEP_ENTRY ("measure", "NAME[,NAME...]"),
+  SWEEP_ENTRY ("at", "T1,T2,..."),
+  SWEEP_ENTRY ("shard", "I/N"),
+  SWEEP_ENTRY ("jobs", "J"),
+  G_OPTION_ENTRY_NULL
+};
+
+static void
+sweep_options_clear (SweepOptions *so)
+{
+  g_clear_pointer (&so->varies, g_ptr_array_unref);
+  g_free (so->measures);
+  g_free (so->at);
+  g_free (so->shard);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepOptions, sweep_options_clear)
+
+/* "P=A:B:N" -> V (its param index is set later).  FALSE with a message in *WHY. */
+static gboolean
+parse_vary (const char *arg, Vary *v, char **why)
+{
+  g_auto (GStrv) parts = NULL;
+  const char *eq = strchr (arg, '=');
+  guint64 n;
+
+  if (eq == NULL || eq == arg)
+    goto bad;
+  parts = g_strsplit (eq + 1, ":", -1);
+  if (g_strv_length (parts) != 3)
+    goto bad;
+  g_strstrip (parts[0]);
+  g_strstrip (parts[1]);
+  g_strstrip (parts[2]);
+  if (!cml_cli_parse_double (parts[0], &v->a) || !cml_cli_parse_double (parts[1], &v->b))
+    goto bad;
+  if (!g_ascii_string_to_unsigned (parts[2], 10, 0, G_MAXUINT32, &n, NULL))
+    goto bad;
+  if (n == 0)
+    {
+      *why = g_strdup_printf ("--vary %s: the number of points N must be at least 1", arg);
+      return FALSE;
+    }
+  v->n = (guint) n;
+  v->name = g_strstrip (g_strndup (arg, eq - arg));
+  if (*v->name == '\0')
+    goto bad;
+  return TRUE;
+
+bad:
+  g_clear_pointer (&v->name, g_free);
+  *why = g_strdup_printf ("--vary takes P=A:B:N (parameter P from A to B in N points, e.g. Omega=0:2:21), "
+                          "not “%s”",
+                          arg);
+  return FALSE;
+}
+
+/* The I-th of V's N values: A, …, B, evenly spaced; A alone when N = 1. */
+static double
+vary_value (const Vary *v, guint i)
+{
+  if (v->n == 1 || i == 0)
+    return v->a;
+  if (i == v->n - 1)
+    return v->b;
+  return v->a + (v->b - v->a) * ((double) i / (double) (v->n - 1));
+}
+
+/* Numbers as simulate writes them: 17 significant digits in the C locale. */
+static void
+append_number (GString *s, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (isfinite (v))
+    g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+  else
+    g_string_append (s, isnan (v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+/* The sweep, shared by the threads.  Read-only while they run but for what the lock
+ * guards (done, why) and the counter. */
+typedef struct
+{
+  CmlSystem                  *sys;
+  const double               *base;      /* every parameter, --set applied */
+  guint                       n_params;
+  const Vary                 *vary;
+  guint                       n_vary;
+  guint64                     shard_i, shard_n; /* 0-based shard and the count */
+  guint64                     n_points;  /* in this shard */
+  const CmlIntegratorOptions *iopt;
+  GHashTable                 *given;     /* --init */
+  const double               *at;
+  guint                       n_at;
+  const int                  *measure;   /* observable indices */
+  guint                       n_measures;
+  guint                       n_obs;
+  double                     *values;    /* n_points × n_measures × n_at */
+  gint                        next;      /* the next point to take (atomic) */
+  GMutex                      lock;
+  GCond                       cond;
+  gboolean                   *done;
+  char                      **why;       /* a failed point's reason, or NULL */
+} Sweep;
+
+/* The grid index of the K-th point of the shard, and its indices along each --vary. */
+static guint64
+grid_index (const Sweep *sw, guint64 k, guint *idx)
+{
+  guint64 g = sw->shard_i + k * sw->shard_n, rest = g;
+
+  for (guint v = sw->n_vary; v-- > 0;)
+    {
+      idx[v] = (guint) (rest % sw->vary[v].n);
+      rest /= sw->vary[v].n;
+    }
+  return g;
+}
+
+/* One point, in a thread of its own: its values, or a reason in *WHY. */
+static void
+run_point (Sweep *sw, guint64 k, double *values, char **why)
+{
+  g_autoptr (CmlSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree guint *idx = g_new (guint, sw->n_vary);
+  g_autofree double *obs = g_new (double, sw->n_obs);
+  CmlModel *model = cml_system_get_model (sw->sys);
+  guint a = 0;
+
+  for (guint i = 0; i < sw->n_measures * sw->n_at; i++)
+    values[i] = NAN;
+  grid_index (sw, k, idx);
+  sim = cml_simulation_new (sw->sys, &error);
+  if (sim == NULL)
+    goto failed;
+  for (guint p = 0; p < sw->n_params; p++)
+    if (!cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[p])->name, sw->base[p], &error))
+      goto failed;
+  for (guint v = 0; v < sw->n_vary; v++)
+    if (!cml_simulation_set_param (sim, sw->vary[v].name, vary_value (&sw->vary[v], idx[v]), &error))
+      goto failed;
+  if (!cml_simulation_set_integrator (sim, sw->iopt, &error) || !cml_simulation_reset (sim, sw->given, &error))
+    goto failed;
+  for (a = 0; a < sw->n_at; a++)
+    {
+      if (!cml_simulation_advance (sim, sw->at[a], &error))
+        goto failed;
+      cml_simulation_observe (sim, obs);
+      for (guint m = 0; m < sw->n_measures; m++)
+        values[m * sw->n_at + a] = obs[sw->measure[m]];
+    }
+  return;
+
+failed:
+  *why = g_strdup (error ? error->message : "the run failed");
+}
+
+static gpointer
+sweep_thread (gpointer data)
+{
+  Sweep *sw = data;
+  const guint n_cols = sw->n_measures * sw->n_at;
+
+  for (;;)
+    {
+      gint k = g_atomic_int_add (&sw->next, 1);
+      char *why = NULL;
+
+      if (k < 0 || (guint64) k >= sw->n_points)
+        break;
+      run_point (sw, (guint64) k, sw->values + (gsize) k * n_cols, &why);
+      g_mutex_lock (&sw->lock);
+      sw->why[k] = why;
+      sw->done[k] = TRUE;
+      g_cond_broadcast (&sw->cond);
+      g_mutex_unlock (&sw->lock);
+    }
+  return NULL;
+}
+
+/* The sweep's progress on a terminal, as simulate's: after the first second, at most
+ * four times a second. */
+typedef struct
+{
+  gboolean tty, shown;
+  gint64   start, last;
+} Progress;
+
+static void
+progress_update (Progress *p, guint64 done, guint64 total)
+{
+  gint64 now = g_get_monotonic_time ();
+  double f = total ? (double) done / (double) total : 1.0, elapsed = (now - p->start) / 1e6;
+
+  if (!p->tty || now - p->start < G_USEC_PER_SEC || now - p->last < G_USEC_PER_SEC / 4)
+    return;
+  p->last = now;
+  fprintf (stderr, "\r\033[Ksweeping: point %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%.0f%%)", done, total,
+           100 * f);
+  if (f > 0)
+    fprintf (stderr, ", %.0f s left", ceil (elapsed / f * (1 - f)));
+  fflush (stderr);
+  p->shown = TRUE;
+}
+
+static void
+progress_done (Progress *p)
+{
+  if (p->shown)
+    fputs ("\r\033[K", stderr);
+  p->shown = FALSE;
+}
+
+/* "T1,T2" (times >= 0, increasing, at most T) -> AT, and the names of the header. */
+static int
+parse_at (const char *text, double t_end, GArray *at, GPtrArray *labels)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+
+  for (guint k = 0; parts[k]; k++)
+    {
+      double t;
+      g_strstrip (parts[k]);
+      if (!cml_cli_parse_double (parts[k], &t) || t < 0 || t > t_end)
+        return cml_cli_usage_error (sweep_usage, "--at takes times from 0 to --t-end %g, separated by commas, "
+                                    "not “%s”", t_end, parts[k]);
+      if (at->len && t <= g_array_index (at, double, at->len - 1))
+        return cml_cli_usage_error (sweep_usage, "--at: the times must increase (%s)", text);
+      g_array_append_val (at, t);
+      g_ptr_array_add (labels, g_strdup (parts[k]));
+    }
+  if (at->len == 0)
+    return cml_cli_usage_error (sweep_usage, "--at needs at least one time");
+  return 0;
+}
+
+/* "I/N" with 1 <= I <= N -> 0-based I, N. */
+static gboolean
+parse_shard (const char *text, guint64 *i, guint64 *n)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "/", -1);
+
+  if (g_strv_length (parts) != 2)
+    return FALSE;
+  g_strstrip (parts[0]);
+  g_strstrip (parts[1]);
+  if (!g_ascii_string_to_unsigned (parts[1], 10, 1, G_MAXUINT32, n, NULL)
+      || !g_ascii_string_to_unsigned (parts[0], 10, 1, *n, i, NULL))
+    return FALSE;
+  (*i)--;
+  return TRUE;
+}
+
+static void
+vary_clear (gpointer data)
+{
+  g_free (((Vary *) data)->name);
+}
+
+int
+cml_sweep_main (int argc, char **argv)
+{
+  g_auto (CmlCliRunOptions) ro = { 0 };
+  g_auto (SweepOptions) so = { .varies = g_ptr_array_new_with_free_func (g_free) };
+  g_autofree char *model_name = NULL;
+  g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (CmlSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) vary = g_array_new (FALSE, TRUE, sizeof (Vary));
+  g_autoptr (GArray) at = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GPtrArray) at_labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) measure = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr (CmlAtomicFile) file = NULL;
+  g_auto (GStrv) names = NULL;
+  g_autofree double *base = NULL;
+  CmlIntegratorOptions iopt = cml_integrator_options_default ();
+  guint64 shard_i = 0, shard_n = 1, n_grid = 1, n_points;
+  const char *output;
+  int status;
+
+  g_array_set_clear_func (vary, vary_clear);
+  cml_cli_run_options_init (&ro);
+  status = cml_cli_parse_args (argc, argv, sweep_entries, &so, &ro, CML_CLI_RUN_OPTIONS_ALL, sweep_usage,
+                               &model_name);
+  if (status != CML_CLI_CONTINUE)
+    return status;
+  output = ro.output ? ro.output : "-";
+
+  if (so.varies->len == 0 || so.measures == NULL || !ro.has_t_end)
+    return cml_cli_usage_error (sweep_usage, "sweep needs --vary P=A:B:N, --measure NAME and --t-end T");
+  for (guint k = 0; k < so.varies->len; k++)
+    {
+      Vary v = { 0 };
+      g_autofree char *why = NULL;
+
+      if (!parse_vary (so.varies->pdata[k], &v, &why))
+        return cml_cli_usage_error (sweep_usage, "%s", why);
+      for (guint j = 0; j < vary->len; j++)
+        if (g_str_equal (g_array_index (vary, Vary, j).name, v.name))
+          {
+            g_free (v.name);
+            return cml_cli_usage_error (sweep_usage, "--vary names %s twice", g_array_index (vary, Vary, j).name);
+          }
+      g_array_append_val (vary, v);
+      if (n_grid > SWEEP_MAX_POINTS / v.n)
+        return cml_cli_usage_error (sweep_usage, "the grid has more than %" G_GUINT64_FORMAT " points",
+                                    SWEEP_MAX_POINTS);
+      n_grid *= v.n;
+    }
+  if (so.shard && !parse_shard (so.shard, &shard_i, &shard_n))
+    return cml_cli_usage_error (sweep_usage, "--shard takes I/N with 1 <= I <= N (e.g. 3/8), not “%s”", so.shard);
+  if (so.at)
+    {
+      if ((status = parse_at (so.at, ro.t_end, at, at_labels)) != 0)
+        return status;
+    }
+  else
+    {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_array_append_val (at, ro.t_end);
+      g_ptr_array_add (at_labels, g_strdup (g_ascii_formatd (buf, sizeof buf, "%.17g", ro.t_end)));
+    }
+  if ((status = cml_cli_run_options_integrator (&ro, &iopt, sweep_usage)) != 0)
+    return status;
+  {
+    g_autofree char *why = NULL;
+
+    if (!cml_cli_check_output_path ("-o", output, &why))
+      return cml_cli_usage_error (sweep_usage, "%s", why);
+  }
+  if ((status = cml_cli_parse_inits (ro.inits, given, sweep_usage)) != 0)
+    return status;
+  if ((status = cml_cli_open_simulation (model_name, ro.sets, sweep_usage, &sim)) != 0)
+    return status;
+
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *model = cml_system_get_model (sys);
+
+  /* the names, and every value of the grid within its parameter's range */
+  for (guint j = 0; j < vary->len; j++)
+    {
+      Vary *v = &g_array_index (vary, Vary, j);
+
+      v->param = cml_model_param_index (model, v->name);
+      if (v->param < 0)
+        return cml_cli_usage_error (NULL, "%s has no parameter “%s” for --vary", model->name, v->name);
+      for (guint i = 0; i < v->n; i++)
+        if (!cml_model_check_param (model, model->params->pdata[v->param], vary_value (v, i), &error))
+          return cml_cli_usage_error (NULL, "--vary %s: %s", v->name, error->message);
+    }
+  names = g_strsplit (so.measures, ",", -1);
+  for (guint k = 0; names[k]; k++)
+    {
+      int i;
+      g_strstrip (names[k]);
+      if ((i = cml_system_observable_index (sys, names[k])) < 0)
+        return cml_cli_usage_error (NULL, "%s has no quantity “%s” for --measure", model->name, names[k]);
+      g_array_append_val (measure, i);
+    }
+  if (measure->len == 0)
+    return cml_cli_usage_error (sweep_usage, "--measure needs at least one quantity");
+
+  /* the run options with the model's own values: --init names, the initial data, the
+   * span (before any thread starts) */
+  if (!cml_simulation_set_integrator (sim, &iopt, &error))
+    return cml_cli_usage_error (NULL, "%s", error->message);
+  if (!cml_simulation_reset (sim, given, &error))
+    {
+      if (error->domain == CML_ERROR && (error->code == CML_ERROR_USAGE || error->code == CML_ERROR_UNKNOWN_NAME))
+        return cml_cli_usage_error (NULL, "%s", error->message);
+      g_clear_error (&error);
+    }
+  else
+    {
+      g_autofree char *why = NULL;
+      const GPtrArray *report = cml_simulation_get_projection_report (sim);
+
+      if (!cml_cli_check_span (sim, given, ro.t_end, &why))
+        return cml_cli_usage_error (NULL, "%s", why);
+      for (guint k = 0; k < report->len; k++)
+        fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
+    }
+  base = g_new (double, model->params->len + 1);
+  for (guint p = 0; p < model->params->len; p++)
+    base[p] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[p])->name);
+
+  n_points = n_grid > shard_i ? (n_grid - shard_i - 1) / shard_n + 1 : 0;
+
+  /* the header */
+  g_autoptr (GString) line = g_string_new (NULL);
+  for (guint j = 0; j < vary->len; j++)
+    g_string_append_printf (line, "%s%s", j ? "," : "", g_array_index (vary, Vary, j).name);
+  for (guint m = 0; m < measure->len; m++)
+    for (guint a = 0; a < at->len; a++)
+      {
+        g_string_append_printf (line, ",%s", names[m]);
+        if (so.at)
+          g_string_append_printf (line, "@%s", (char *) at_labels->pdata[a]);
+      }
+  g_string_append_c (line, '\n');
+
+  FILE *fp = stdout;
+  if (!g_str_equal (output, "-"))
+    {
+      file = cml_atomic_file_new (output, CML_ATOMIC_FILE_DEFAULT, &error);
+      if (file == NULL)
+        return cml_cli_usage_error (NULL, "%s", error->message);
+      fp = cml_atomic_file_get_stream (file);
+    }
+  fputs (line->str, fp);
+  fflush (fp);
+
+  /* the runs */
+  const guint n_cols = measure->len * at->len;
+  Sweep sw = {
+    .sys = sys, .base = base, .n_params = model->params->len,
+    .vary = (const Vary *) vary->data, .n_vary = vary->len,
+    .shard_i = shard_i, .shard_n = shard_n, .n_points = n_points,
+    .iopt = &iopt, .given = given,
+    .at = (const double *) at->data, .n_at = at->len,
+    .measure = (const int *) measure->data, .n_measures = measure->len,
+    .n_obs = cml_system_n_observables (sys),
+  };
+  guint jobs = so.jobs ? so.jobs : g_get_num_processors ();
+  jobs = (guint) MIN ((guint64) jobs, MAX (n_points, 1));
+  g_autofree GThread **threads = g_new0 (GThread *, jobs);
+  g_autofree guint *idx = g_new (guint, vary->len);
+  Progress progress = { .tty = isatty (STDERR_FILENO), .start = g_get_monotonic_time () };
+  guint64 n_failed = 0;
+
+  sw.values = g_new (double, MAX (n_points * n_cols, 1));
+  sw.done = g_new0 (gboolean, MAX (n_points, 1));
+  sw.why = g_new0 (char *, MAX (n_points, 1));
+  g_mutex_init (&sw.lock);
+  g_cond_init (&sw.cond);
+  for (guint j = 0; j < jobs; j++)
+    threads[j] = g_thread_new ("sweep", sweep_thread, &sw);
+
+  /* the rows in grid order, each as soon as it and those before it are done */
+  for (guint64 k = 0; k < n_points; k++)
+    {
+      char *why;
+      guint64 g;
+
+      g_mutex_lock (&sw.lock);
+      while (!sw.done[k])
+        {
+          gint64 until = g_get_monotonic_time () + G_USEC_PER_SEC / 4;
+          g_cond_wait_until (&sw.cond, &sw.lock, until);
+          g_mutex_unlock (&sw.lock);
+          progress_update (&progress, k, n_points);
+          g_mutex_lock (&sw.lock);
+        }
+      why = sw.why[k];
+      g_mutex_unlock (&sw.lock);
+
+      g = grid_index (&sw, k, idx);
+      g_string_truncate (line, 0);
+      for (guint j = 0; j < vary->len; j++)
+        {
+          if (j)
+            g_string_append_c (line, ',');
+          append_number (line, vary_value (&g_array_index (vary, Vary, j), idx[j]));
+        }
+      for (guint c = 0; c < n_cols; c++)
+        {
+          g_string_append_c (line, ',');
+          append_number (line, sw.values[k * n_cols + c]);
+        }
+      g_string_append_c (line, '\n');
+      if (why)
+        {
+          g_autoptr (GString) point = g_string_new (NULL);
+          for (guint j = 0; j < vary->len; j++)
+            {
+              g_string_append_printf (point, "%s%s=", j ? ", " : "", g_array_index (vary, Vary, j).name);
+              append_number (point, vary_value (&g_array_index (vary, Vary, j), idx[j]));
+            }
+          progress_done (&progress);
+          fprintf (stderr, "note: point %" G_GUINT64_FORMAT " (%s): %s\n", g, point->str, why);
+          n_failed++;
+        }
+      fputs (line->str, fp);
+      fflush (fp);
+      progress_update (&progress, k + 1, n_points);
+    }
+  for (guint j = 0; j < jobs; j++)
+    g_thread_join (threads[j]);
+  progress_done (&progress);
+  for (guint64 k = 0; k < n_points; k++)
+    g_free (sw.why[k]);
+  g_free (sw.why);
+  g_free (sw.done);
+  g_free (sw.values);
+  g_mutex_clear (&sw.lock);
+  g_cond_clear (&sw.cond);
+
+  if (file && !cml_atomic_file_commit (file, &error))
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      return CML_CLI_EXIT_USAGE;
+    }
+  if (ferror (stdout))
+    {
+      fprintf (stderr, "cmlab-cli: writing the output failed\n");
+      return CML_CLI_EXIT_USAGE;
+    }
+  if (n_failed)
+    fprintf (stderr, "cmlab-cli: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " points failed (nan)\n", n_failed,
+             n_points);
+  return 0;
+}
