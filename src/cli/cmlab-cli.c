@@ -1,4 +1,4 @@
-/* cmlab-cli.c — the command-line tool: simulate, plot, poincare, render, info, list.  Works with no display.
+/* cmlab-cli.c — the command-line tool: simulate, plot, poincare, sweep, render, info, list.  Works with no display.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
