@@ -35,10 +35,14 @@
  *       λx = −m κ Ω v,   λy = m κ Ω u.
  *     And, with the system's own right-hand side at a random state, W ẏ − R = Φ_yᵀ λ
  *     component by component.
+ *
+ * And cmlab-cli simulate --columns writes them: at t = 0 of the ball's oracle O1 (x = 1,
+ * y = 0, u = 0, v = 0.5, m = r = Ω = 1, k2 = 0.4, κ = 2/7), λx = −κ/2 = −1/7, λy = 0.
  */
 #define G_LOG_DOMAIN "test-multipliers"
 
 #include "physics-util.h"
+#include "cli-util.h"
 
 #define TOL 1e-10
 
@@ -168,6 +172,34 @@ test_rolling_ball (void)
     }
 }
 
+static void
+test_cli_columns (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "1", "--columns",
+                            "x,lambda_roll_x,lambda_roll_y", NULL),
+                   ==, 0);
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  guint k = 0;
+  while (lines[k] && lines[k][0] == '#')
+    k++;
+  g_assert_cmpstr (lines[k], ==, "t,x,lambda_roll_x,lambda_roll_y");
+  g_auto (GStrv) row = g_strsplit (lines[k + 1], ",", -1);
+  g_assert_cmpuint (g_strv_length (row), ==, 4);
+  assert_close (g_ascii_strtod (row[0], NULL), 0.0, 0.0);
+  assert_close (g_ascii_strtod (row[1], NULL), 1.0, TOL);
+  assert_close (g_ascii_strtod (row[2], NULL), -1.0 / 7, TOL);
+  assert_close (g_ascii_strtod (row[3], NULL), 0.0, TOL);
+
+  /* an unknown name is refused */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "1", "--columns",
+                            "x,lambda_nothing", NULL),
+                   !=, 0);
+  g_assert_nonnull (strstr (err, "lambda_nothing"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -176,5 +208,6 @@ main (int argc, char **argv)
   g_test_add_func ("/multipliers/isokinetic", test_isokinetic);
   g_test_add_func ("/multipliers/vertical-disk", test_vertical_disk);
   g_test_add_func ("/multipliers/rolling-ball", test_rolling_ball);
+  g_test_add_func ("/multipliers/cli-columns", test_cli_columns);
   return g_test_run ();
 }
