@@ -34,7 +34,7 @@ static const char *usage_text =
   "Usage:\n"
   "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... [--t-start T0] --t-end T --dt-out H\n"
   "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
-  "            [--reference]\n"
+  "            [--reference] [--columns A,B,...]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
   "            [--rtol R] [--atol A] [--step H] [--progress lines] -o FILE.{mp4,webm,gif,%05d.png}\n"
@@ -83,6 +83,7 @@ typedef struct
   const char *format;
   char       *format_owned;
   gboolean    reference; /* --reference: NAME_ref and NAME_err columns from [reference] */
+  char      **columns;   /* --columns A,B,…: any observables instead of the model's [output] columns */
 } SimulateOptions;
 
 static gboolean
@@ -92,6 +93,18 @@ simulate_option (const char *name, const char *value, gpointer data, GError **er
 
   if (g_str_equal (name, "--reference"))
     so->reference = TRUE;
+  else if (g_str_equal (name, "--columns"))
+    {
+      g_strfreev (so->columns);
+      so->columns = g_strsplit (value, ",", -1);
+      for (guint k = 0; so->columns[k]; k++)
+        if (*g_strstrip (so->columns[k]) == '\0')
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "--columns needs names separated by commas, not “%s”", value);
+            return FALSE;
+          }
+    }
   else if (g_str_equal (name, "--t-start"))
     {
       if (!cml_cli_parse_double (value, &so->t_start) || !isfinite (so->t_start))
@@ -119,6 +132,7 @@ simulate_option (const char *name, const char *value, gpointer data, GError **er
 }
 
 static const GOptionEntry simulate_entries[] = {
+  { "columns", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "A,B,..." },
   { "dt-out", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "H" },
   { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "csv|json" },
   { "reference", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", NULL },
@@ -192,10 +206,12 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *model = cml_system_get_model (sys);
+  /* the columns: --columns, or the model's [output] columns */
+  const char *const *columns = (const char *const *) (so->columns ? so->columns : model->columns);
   {
-    /* now with the model's columns */
+    /* now with the columns */
     g_autofree char *why = NULL;
-    if (!cml_cli_check_rows (output, n_rows_max, (1 + g_strv_length (model->columns)) * ROW_BYTES_PER_COLUMN, &why))
+    if (!cml_cli_check_rows (output, n_rows_max, (1 + g_strv_length ((char **) columns)) * ROW_BYTES_PER_COLUMN, &why))
       {
         fprintf (stderr, "cmlab-cli: --t-end %g and --dt-out %g ask for %s\n", ro->t_end, so->dt_out, why);
         return EXIT_USAGE;
@@ -224,7 +240,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
       return EXIT_USAGE;
     }
   cml_output_set_reference (out, reference);
-  if (!cml_output_begin (out, sim, (const char *const *) model->columns, &error))
+  if (!cml_output_begin (out, sim, columns, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return EXIT_USAGE;
@@ -280,6 +296,7 @@ cmd_simulate (int argc, char **argv)
     status = run_simulate (&ro, &so, model_name);
   cml_cli_run_options_clear (&ro);
   g_free (so.format_owned);
+  g_strfreev (so.columns);
   return status;
 }
 

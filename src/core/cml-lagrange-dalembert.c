@@ -18,7 +18,9 @@
  *   λ      = −C⁻¹ (φ_t + Φ_x ρ y + Φ_y ẏ_free)
  *   ẏ      = ẏ_free + W⁻¹ Φ_yᵀ λ
  *
- * The constraint functions are kept for the projection onto φ = 0 after every step.
+ * The constraint functions are kept for the projection onto φ = 0 after every step.  The
+ * multipliers themselves are kept too (sys->lambda, in the sign of W ẏ = R + Φ_yᵀ λ): the
+ * system shows them as the observables lambda_<constraint name>.
  */
 #define G_LOG_DOMAIN "cml-system"
 
@@ -80,9 +82,13 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
         e = madd (ctx, e, Phy[a * n + A], solW[A * (1 + s)]);
       b[a] = e;
     }
-  /* λ = −C⁻¹ b */
+  /* lam = C⁻¹ b, so λ = −lam */
   if (!cml_symsolve (ctx, s, Cm, 1, b, sample, lam, pivC, NULL))
     return fail_singular_C (sys, Phy, Cm, sample, error);
+  sys->n_lambda = s;
+  sys->lambda = g_new (CmlExpr *, MAX (s, 1));
+  for (guint a = 0; a < s; a++)
+    sys->lambda[a] = cml_expr_neg (ctx, lam[a]);
   /* ẏ = ẏ_free − Z C⁻¹ b */
   for (guint i = 0; i < m; i++)
     sys->rhs[i] = mc->xdot[i];

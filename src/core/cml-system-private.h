@@ -49,6 +49,8 @@ struct _CmlSystem
   CmlExpr    **newton;      /* na F values then na² ∂F/∂aux, or NULL */
   GPtrArray   *h;           /* CmlExpr*: constraint functions kept by projection */
   guint        movable_from, movable_to; /* state components moved by projection */
+  CmlExpr    **lambda;      /* nonholonomic: the multipliers λ of W ẏ = R + Φ_yᵀ λ (n_lambda) */
+  guint        n_lambda;
   GPtrArray   *obs_names;   /* char* */
   GPtrArray   *obs;         /* CmlExpr* */
   /* replaces momenta / constrained velocities in user expressions */

@@ -10,7 +10,8 @@
  *   (c) vakonomic:             Hamilton's equations on W1   cml-vakonomic.c
  *   (d) singular W:            the constraint algorithm     cml-constraint-algorithm.c
  *
- * then adds the observables and compiles everything (cml-system-programs.c).  Notation
+ * then adds the observables (for (b) also the multipliers λ, named lambda_<constraint>)
+ * and compiles everything (cml-system-programs.c).  Notation
  * as in docs/theory.md §1: base coordinates x^i (m of them), fibre coordinates y^A (n),
  * anchor ρ^i_A(x), structure functions C^C_AB(x), Lagrangian L(t, x, y).
  *
@@ -276,6 +277,15 @@ cml_system_new (CmlModel *model, GError **error)
         s = cml_expr_add (ctx, s, cml_expr_powi (ctx, sys->h->pdata[a], 2));
       add_observable (sys, "residual", cml_expr_func (ctx, CML_FN_SQRT, s));
     }
+  /* nonholonomic: the multipliers, lambda_<constraint name> (unless the model already uses
+   * that name) */
+  for (guint a = 0; a < sys->n_lambda; a++)
+    {
+      g_autofree char *name =
+        g_strdup_printf ("lambda_%s", ((CmlNamedExpr *) model->constraints->pdata[a])->name);
+      if (cml_system_observable_index (sys, name) < 0)
+        add_observable (sys, name, sys->lambda[a]);
+    }
 
   mechanics_clear (&mc);
   {
@@ -341,6 +351,7 @@ cml_system_unref (CmlSystem *sys)
   g_ptr_array_unref (sys->obs);
   g_ptr_array_unref (sys->steps);
   g_free (sys->reg);
+  g_free (sys->lambda);
   g_free (sys->newton);
   g_free (sys->aux_sym);
   g_free (sys->fast_sym);
