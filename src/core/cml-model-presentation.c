@@ -13,38 +13,34 @@
 
 #include "cml-error.h"
 
-gboolean
-load_units (Loader *ld)
+/* A group of NAME = text for the model's names ([units], [meanings]) into TABLE. */
+static gboolean
+load_name_texts (Loader *ld, const char *group, GHashTable *table)
 {
   CmlModel *model = ld->model;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "units", NULL, NULL);
+  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, group, NULL, NULL);
 
   for (int k = 0; keys && keys[k]; k++)
     {
       int id = cml_expr_ctx_lookup (model->ctx, keys[k]);
       if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION)))
-        return fail (ld, line_of (ld, "units", keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
+        return fail (ld, line_of (ld, group, keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
                      "“%s” is not a coordinate, momentum, reconstruction variable, definition or monitor", keys[k]);
-      g_hash_table_insert (model->units, g_strdup (keys[k]), get_string (ld, "units", keys[k]));
+      g_hash_table_insert (table, g_strdup (keys[k]), get_string (ld, group, keys[k]));
     }
   return TRUE;
 }
 
 gboolean
+load_units (Loader *ld)
+{
+  return load_name_texts (ld, "units", ld->model->units);
+}
+
+gboolean
 load_meanings (Loader *ld)
 {
-  CmlModel *model = ld->model;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "meanings", NULL, NULL);
-
-  for (int k = 0; keys && keys[k]; k++)
-    {
-      int id = cml_expr_ctx_lookup (model->ctx, keys[k]);
-      if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION)))
-        return fail (ld, line_of (ld, "meanings", keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
-                     "“%s” is not a coordinate, momentum, reconstruction variable, definition or monitor", keys[k]);
-      g_hash_table_insert (model->meanings, g_strdup (keys[k]), get_string (ld, "meanings", keys[k]));
-    }
-  return TRUE;
+  return load_name_texts (ld, "meanings", ld->model->meanings);
 }
 
 gboolean
