@@ -270,6 +270,17 @@ display_uses_es (GdkDisplay *display)
   return es;
 }
 
+/* A renderer showing SYS (a second run, the closed form), or NULL; the area's context is
+ * current. */
+static CmlSceneRenderer *
+renderer_for (CmlSystem *sys)
+{
+  CmlSceneRenderer *r = cml_scene_renderer_new (NULL);
+  if (r)
+    cml_scene_renderer_set_system (r, sys);
+  return r;
+}
+
 static void
 on_area_realize (CmlSceneView *self)
 {
@@ -290,15 +301,11 @@ on_area_realize (CmlSceneView *self)
   cml_scene_renderer_set_system (self->renderer, self->sys);
   if (self->reference)
     {
-      self->ref_renderer = cml_scene_renderer_new (NULL);
-      if (self->ref_renderer)
-        cml_scene_renderer_set_system (self->ref_renderer, self->sys);
+      self->ref_renderer = renderer_for (self->sys);
     }
   if (self->ghost_sys)
     {
-      self->ghost_renderer = cml_scene_renderer_new (NULL);
-      if (self->ghost_renderer)
-        cml_scene_renderer_set_system (self->ghost_renderer, self->ghost_sys);
+      self->ghost_renderer = renderer_for (self->ghost_sys);
     }
   if (self->pending_t->len)
     cml_scene_renderer_push_trail_samples_timed (self->renderer, (double *) self->pending_t->data,
@@ -406,25 +413,37 @@ probe_draw (gpointer view, CmlGlProbeImage *image)
 
 /* ---- dragging a body: the run starts where it is put -------------------------------------- */
 
-/* The values of the names of SYS's model at FRAME (parameters, observables, t), by
- * symbol id, for evaluating scene expressions; NULL without a frame of SYS. */
+/* The values of the names of SYS's model, by symbol id, for evaluating scene
+ * expressions: the parameters of frame F (their defaults when F is of another system or
+ * NULL), the observables OBS (every one) and the time T. */
 static double *
-frame_symbols (CmlSystem *sys, CmlFrame *f)
+symbol_values (CmlSystem *sys, CmlFrame *f, const double *obs, double t)
 {
-  if (sys == NULL || f == NULL || f->system != sys)
-    return NULL;
   CmlModel *model = cml_system_get_model (sys);
   double *vals = g_new0 (double, cml_expr_ctx_n_symbols (model->ctx));
-  for (guint k = 0; k < model->params->len && k < f->n_params; k++)
-    vals[((CmlParam *) g_ptr_array_index (model->params, k))->sym] = f->params[k];
-  for (guint i = 0; i < f->n_obs; i++)
+  gboolean of_sys = f && f->system == sys;
+  for (guint k = 0; k < model->params->len; k++)
+    {
+      const CmlParam *p = g_ptr_array_index (model->params, k);
+      vals[p->sym] = of_sys && k < f->n_params ? f->params[k] : p->value;
+    }
+  for (guint i = 0; i < cml_system_n_observables (sys); i++)
     {
       int id = cml_expr_ctx_lookup (model->ctx, cml_system_observable_name (sys, i));
       if (id >= 0)
-        vals[id] = f->obs[i];
+        vals[id] = obs[i];
     }
-  vals[model->t_sym] = f->t;
+  vals[model->t_sym] = t;
   return vals;
+}
+
+/* The same at frame F, NULL without a frame of SYS. */
+static double *
+frame_symbols (CmlSystem *sys, CmlFrame *f)
+{
+  if (sys == NULL || f == NULL || f->system != sys || f->n_obs != cml_system_n_observables (sys))
+    return NULL;
+  return symbol_values (sys, f, f->obs, f->t);
 }
 
 /* The base coordinate expression E is, or NULL. */
@@ -1053,9 +1072,7 @@ cml_scene_view_set_ghost (CmlSceneView *self, CmlSystem *sys, const char *label)
       g_clear_pointer (&self->ghost_renderer, cml_scene_renderer_free);
       if (sys)
         {
-          self->ghost_renderer = cml_scene_renderer_new (NULL);
-          if (self->ghost_renderer)
-            cml_scene_renderer_set_system (self->ghost_renderer, sys);
+          self->ghost_renderer = renderer_for (sys);
         }
     }
   g_free (self->ghost_label);
@@ -1135,20 +1152,7 @@ reference_scene (CmlSceneView *self, double t, const double *obs, double *out)
       return;
     }
   /* every property of every scene object, evaluated again at those values */
-  g_autofree double *vals = g_new0 (double, cml_expr_ctx_n_symbols (model->ctx));
-  CmlFrame *f = self->frame;
-  for (guint k = 0; k < model->params->len; k++)
-    {
-      const CmlParam *p = g_ptr_array_index (model->params, k);
-      vals[p->sym] = f && f->system == self->sys && k < f->n_params ? f->params[k] : p->value;
-    }
-  for (guint i = 0; i < n_obs; i++)
-    {
-      int id = cml_expr_ctx_lookup (model->ctx, cml_system_observable_name (self->sys, i));
-      if (id >= 0)
-        vals[id] = o[i];
-    }
-  vals[model->t_sym] = t;
+  g_autofree double *vals = symbol_values (self->sys, self->frame, o, t);
   for (guint k = 0; k < model->scene->len; k++)
     {
       CmlSceneObject *so = g_ptr_array_index (model->scene, k);
@@ -1232,9 +1236,7 @@ cml_scene_view_set_show_reference (CmlSceneView *self, gboolean show)
       g_clear_pointer (&self->ref_renderer, cml_scene_renderer_free);
       if (self->reference)
         {
-          self->ref_renderer = cml_scene_renderer_new (NULL);
-          if (self->ref_renderer)
-            cml_scene_renderer_set_system (self->ref_renderer, self->sys);
+          self->ref_renderer = renderer_for (self->sys);
         }
     }
   gtk_gl_area_queue_render (self->area);
