@@ -49,18 +49,6 @@ cml_plot_view_can_pick (CmlPlotView *self)
          && is_initial (self, g_ptr_array_index (self->y_names, 0));
 }
 
-/* V rounded to the decimals that one pixel (RES data units) resolves: a click gives
- * 0.82, not 0.8234567. */
-static double
-round_to_pixel (double v, double res)
-{
-  if (!(res > 0) || !isfinite (res))
-    return v;
-  double scale = pow (10.0, ceil (-log10 (res)));
-  double r = round (v * scale) / scale;
-  return isfinite (r) ? r : v;
-}
-
 /* Emits ::pick-initial for the widget point (WX, WY) if it lies in the plot area. */
 static gboolean
 pick_at (CmlPlotView *self, double wx, double wy, gboolean done)
@@ -75,8 +63,8 @@ pick_at (CmlPlotView *self, double wx, double wy, gboolean done)
   if (cml_plot_gl_pick (self->renderer, wx * scale + 1, wy * scale + 1, &x1, &y1)
       || cml_plot_gl_pick (self->renderer, wx * scale - 1, wy * scale - 1, &x1, &y1))
     {
-      x = round_to_pixel (x, fabs (x1 - x));
-      y = round_to_pixel (y, fabs (y1 - y));
+      x = cml_plot_round_to_resolution (x, fabs (x1 - x));
+      y = cml_plot_round_to_resolution (y, fabs (y1 - y));
     }
   g_signal_emit (self, signals[PICK_INITIAL], 0, self->x_name, x,
                  (const char *) g_ptr_array_index (self->y_names, 0), y, done);

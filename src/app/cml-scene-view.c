@@ -22,6 +22,7 @@
 
 #include "cml-camera.h"
 #include "cml-gl-probe.h"
+#include "cml-plot.h"
 #include "cml-reference.h"
 #include "cml-scene-renderer.h"
 
@@ -595,16 +596,6 @@ plane_point (CmlSceneView *self, double wx, double wy, double z, double *x, doub
   return FALSE;
 }
 
-/* V rounded to what a pixel resolves (RES world units). */
-static double
-round_to (double v, double res)
-{
-  if (!(res > 0) || !isfinite (res))
-    return v;
-  double scale = pow (10.0, ceil (-log10 (res)));
-  return round (v * scale) / scale;
-}
-
 /* Emits ::drag-initial for the body being dragged, put under (WX, WY). */
 static void
 drag_body_to (CmlSceneView *self, double wx, double wy, gboolean done)
@@ -621,8 +612,8 @@ drag_body_to (CmlSceneView *self, double wx, double wy, gboolean done)
       x -= self->drag_from[0];
       y -= self->drag_from[1];
     }
-  x = round_to (x, res);
-  y = round_to (y, res);
+  x = cml_plot_round_to_resolution (x, res);
+  y = cml_plot_round_to_resolution (y, res);
   g_signal_emit (self, signals[DRAG_INITIAL], 0, self->drag_names[0], x, self->drag_names[1], y, done);
 }
 

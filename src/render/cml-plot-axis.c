@@ -240,6 +240,16 @@ append_superscript (GString *s, int n)
     g_string_append (s, *p == '-' ? "⁻" : digits[*p - '0']);
 }
 
+double
+cml_plot_round_to_resolution (double value, double res)
+{
+  if (!(res > 0) || !isfinite (res))
+    return value;
+  double scale = pow (10.0, ceil (-log10 (res)));
+  double r = round (value * scale) / scale;
+  return isfinite (r) ? r : value;
+}
+
 void
 cml_plot_format_tick (double value, double step, double max_abs, char *buf, gsize size)
 {

@@ -250,6 +250,11 @@ double         cml_plot_nice_step (double span, guint max_intervals);
  * receives the step. */
 guint          cml_plot_axis_ticks (const CmlPlotAxis *axis, guint max_intervals,
                                     CmlPlotTick *ticks, guint n_max, double *step);
+/* VALUE rounded to the decimals that RES (the size of a pixel, in VALUE's units)
+ * resolves: a point picked with the pointer is 0.82, not 0.8234567.  VALUE itself when
+ * RES is not a positive number or the rounding overflows. */
+double         cml_plot_round_to_resolution (double value, double res);
+
 /* Formats VALUE as a tick label for ticks STEP apart on an axis whose largest tick
  * magnitude is MAX_ABS: as many decimals as STEP needs, ×10ⁿ notation (one exponent
  * for the whole axis) when MAX_ABS is >= 10⁵ or < 10⁻³, a real minus sign. */
