@@ -60,10 +60,8 @@ static const char *const direction_ids[] = { "up", "down", "both" };
 
 typedef struct
 {
-  CmlSystem  *sys;
+  CmlSimulation *sim;   /* at the orbit's start, its own (made on the UI thread) */
   CmlSection *section;
-  double     *params;
-  GHashTable *given;
   double      t_end;
   int         ix, iy;
   GArray     *out;      /* double pairs */
@@ -73,10 +71,8 @@ typedef struct
 static void
 orbit_free (Orbit *o)
 {
-  cml_system_unref (o->sys);
+  cml_simulation_free (o->sim);
   cml_section_free (o->section);
-  g_free (o->params);
-  g_hash_table_unref (o->given);
   g_array_unref (o->out);
   g_free (o->error);
   g_free (o);
@@ -95,25 +91,17 @@ orbit_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
   Orbit *o = data;
   g_autoptr (GError) error = NULL;
-  CmlModel *model = cml_system_get_model (o->sys);
-  CmlSimulation *sim = cml_simulation_new (o->sys, &error);
+  double max_step = MIN (o->t_end / 10000, 0.01);
 
-  for (guint k = 0; sim && k < model->params->len; k++)
-    cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[k])->name, o->params[k], NULL);
-  if (sim && cml_simulation_reset (sim, o->given, &error))
+  for (double t = 0; t < o->t_end && !g_cancellable_is_cancelled (cancel);)
     {
-      double max_step = MIN (o->t_end / 10000, 0.01);
-      for (double t = 0; t < o->t_end && !g_cancellable_is_cancelled (cancel);)
-        {
-          double t1 = MIN (t + CHUNK, o->t_end);
-          if (!cml_section_run (o->section, sim, t1, max_step, on_crossing, o, &error))
-            break;
-          t = t1;
-        }
+      double t1 = MIN (t + CHUNK, o->t_end);
+      if (!cml_section_run (o->section, o->sim, t1, max_step, on_crossing, o, &error))
+        break;
+      t = t1;
     }
   if (error)
     o->error = g_strdup (error->message);
-  g_clear_pointer (&sim, cml_simulation_free);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -377,16 +365,13 @@ cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError *
       cml_simulation_free (sim);
       return FALSE;
     }
-  cml_simulation_free (sim);
   self->last_started = started;
   self->last_level = level;
 
-  /* the orbit, in a worker */
+  /* the orbit, in a worker, on the simulation now at its start */
   Orbit *o = g_new0 (Orbit, 1);
-  o->sys = cml_system_ref (self->sys);
+  o->sim = sim;
   o->section = g_steal_pointer (&section);
-  o->params = g_memdup2 (params, MAX (n_params, 1) * sizeof (double));
-  o->given = g_hash_table_ref (given);
   o->t_end = gtk_spin_button_get_value (self->orbit_time);
   o->ix = cml_system_observable_index (self->sys, xn);
   o->iy = cml_system_observable_index (self->sys, yn);
