@@ -31,26 +31,13 @@
 /* rows read per tick at most (as the first run's history buffer) */
 #define GHOST_ROWS 4096
 
-static GHashTable *
-copy_given (GHashTable *given)
-{
-  if (given == NULL)
-    return NULL;
-  GHashTable *copy = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  GHashTableIter iter;
-  gpointer k, v;
-  g_hash_table_iter_init (&iter, given);
-  while (g_hash_table_iter_next (&iter, &k, &v))
-    g_hash_table_insert (copy, g_strdup (k), g_memdup2 (v, sizeof (double)));
-  return copy;
-}
-
 /* GIVEN as the second run takes it: the vakonomic reading has no initial values for the
  * constrained velocities (its graph gives them), so those are left out. */
 static GHashTable *
 given_for_ghost (CmlWindow *self, GHashTable *given)
 {
-  GHashTable *copy = copy_given (self->ghost_kind == CML_COMPARE_COPY ? self->ghost_given : given);
+  GHashTable *from = self->ghost_kind == CML_COMPARE_COPY ? self->ghost_given : given;
+  GHashTable *copy = from ? cml_window_copy_values (from) : NULL;
   if (copy == NULL || self->ghost_kind != CML_COMPARE_VAKONOMIC)
     return copy;
   CmlModel *model = cml_system_get_model (self->ghost_system);
@@ -156,7 +143,7 @@ cml_window_compare (CmlWindow *self, CmlCompareKind kind, GError **error)
   self->ghost_system = sys;
   self->ghost_kind = kind;
   self->ghost_label = g_steal_pointer (&label);
-  self->ghost_given = kind == CML_COMPARE_COPY ? copy_given (self->run_given) : NULL;
+  self->ghost_given = kind == CML_COMPARE_COPY && self->run_given ? cml_window_copy_values (self->run_given) : NULL;
   self->ghost_cols = cml_system_n_observables (sys) + cml_system_n_scene_values (sys);
   self->ghost_t = g_new (double, GHOST_ROWS);
   self->ghost_rows = g_new (double, (gsize) GHOST_ROWS * MAX (self->ghost_cols, 1));

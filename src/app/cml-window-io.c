@@ -50,8 +50,8 @@ cml_is_session_path (const char *path)
   return lower && g_str_has_suffix (lower, SESSION_EXT);
 }
 
-static GHashTable *
-copy_doubles (GHashTable *from)
+GHashTable *
+cml_window_copy_values (GHashTable *from)
 {
   GHashTable *to = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   GHashTableIter it;
@@ -71,7 +71,7 @@ cml_window_set_run_given (CmlWindow *self, GHashTable *given)
 {
   g_clear_pointer (&self->run_given, g_hash_table_unref);
   if (given)
-    self->run_given = copy_doubles (given);
+    self->run_given = cml_window_copy_values (given);
 }
 
 /* A simulation of SYS at t = 0 with PARAMS (name -> double*, may be NULL), INTEGRATOR

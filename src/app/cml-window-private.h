@@ -215,6 +215,8 @@ void cml_window_io_init (CmlWindow *self);
 void cml_window_io_dispose (CmlWindow *self);
 void cml_window_apply_pending_view (CmlWindow *self);
 void cml_window_set_run_given (CmlWindow *self, GHashTable *given);
+/* A copy of FROM (name -> double*; NULL: an empty table). */
+GHashTable *cml_window_copy_values (GHashTable *from);
 void cml_window_rebuild_recent (CmlWindow *self);
 
 /* cml-window.c, for the actions */
