@@ -16,8 +16,9 @@
  * formalism).  The vakonomic model made here is the model file itself with
  * `constraints = vakonomic`, the graph in place of the functions φ, and everything that
  * only holds for the nonholonomic motion left out: the closed forms of `[reference]`,
- * the `| conserved` flags of monitors (and their meanings), the initial values of the
- * y^α (which the graph determines).  Its initial multipliers — the momenta p_α of the
+ * the `| conserved` flags of monitors (and their meanings), what uses the multipliers
+ * lambda_<constraint> (monitors, scene objects), the initial values of the y^α (which the
+ * graph determines).  Its initial multipliers — the momenta p_α of the
  * constrained directions — are zero unless given; the free velocities are the file's.
  *
  * A is solved symbolically (cml-symsolve.c) with pivots chosen at a sample point made of
@@ -145,6 +146,85 @@ drop_conserved_flags (GKeyFile *kf, GPtrArray *dropped)
     }
 }
 
+/* TRUE when E uses one of the multiplier symbols flagged in IS_MULT. */
+static gboolean
+uses_multiplier (const CmlModel *model, const CmlExpr *e, const gboolean *is_mult)
+{
+  guint ns = cml_expr_ctx_n_symbols (model->ctx);
+  g_autofree gboolean *deps = g_new0 (gboolean, ns);
+  cml_expr_collect_symbols (e, deps);
+  for (guint id = 0; id < ns; id++)
+    if (deps[id] && is_mult[id])
+      return TRUE;
+  return FALSE;
+}
+
+/* Removes from KF what uses the nonholonomic multipliers lambda_<constraint>, which the
+ * vakonomic reading does not have (its multipliers are costates, mu_<coordinate>): the
+ * monitors and scene objects that use them, and their names in [units], [meanings] and
+ * [output]. */
+static void
+drop_multiplier_uses (const CmlModel *model, GKeyFile *kf)
+{
+  if (model->multiplier_sym == NULL)
+    return;
+  guint ns = cml_expr_ctx_n_symbols (model->ctx);
+  g_autofree gboolean *is_mult = g_new0 (gboolean, ns);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (guint a = 0; a < model->constraints->len; a++)
+    if (model->multiplier_sym[a] >= 0)
+      {
+        is_mult[model->multiplier_sym[a]] = TRUE;
+        g_ptr_array_add (names, g_strdup (cml_expr_ctx_symbol_name (model->ctx, model->multiplier_sym[a])));
+      }
+  for (guint k = 0; k < model->monitors->len; k++)
+    {
+      CmlNamedExpr *ne = model->monitors->pdata[k];
+      if (uses_multiplier (model, ne->expr, is_mult))
+        {
+          g_key_file_remove_key (kf, "monitors", ne->name, NULL);
+          g_ptr_array_add (names, g_strdup (ne->name));
+        }
+    }
+  for (guint k = 0; k < model->scene->len; k++)
+    {
+      CmlSceneObject *so = model->scene->pdata[k];
+      GHashTableIter it;
+      gpointer key, val;
+      gboolean uses = FALSE;
+      g_hash_table_iter_init (&it, so->props);
+      while (!uses && g_hash_table_iter_next (&it, &key, &val))
+        for (guint c = 0; c < ((GPtrArray *) val)->len; c++)
+          uses |= uses_multiplier (model, ((GPtrArray *) val)->pdata[c], is_mult);
+      if (uses)
+        {
+          g_autofree char *group = g_strdup_printf ("scene %s", so->name);
+          g_key_file_remove_group (kf, group, NULL);
+        }
+    }
+  for (guint k = 0; k < names->len; k++)
+    {
+      g_key_file_remove_key (kf, "units", names->pdata[k], NULL);
+      g_key_file_remove_key (kf, "meanings", names->pdata[k], NULL);
+    }
+  g_autofree char *columns = g_key_file_get_value (kf, "output", "columns", NULL);
+  if (columns != NULL)
+    {
+      g_auto (GStrv) cols = g_strsplit (columns, ",", -1);
+      g_autoptr (GString) kept = g_string_new (NULL);
+      for (guint c = 0; cols[c] != NULL; c++)
+        {
+          g_strstrip (cols[c]);
+          gboolean dropped = FALSE;
+          for (guint k = 0; k < names->len; k++)
+            dropped |= g_str_equal (cols[c], names->pdata[k]);
+          if (!dropped && cols[c][0] != '\0')
+            g_string_append_printf (kept, "%s%s", kept->len ? ", " : "", cols[c]);
+        }
+      g_key_file_set_value (kf, "output", "columns", kept->str);
+    }
+}
+
 char *
 cml_model_vakonomic_text (const CmlModel *model, GError **error)
 {
@@ -238,6 +318,7 @@ cml_model_vakonomic_text (const CmlModel *model, GError **error)
 
   /* what holds only for the nonholonomic motion */
   g_key_file_remove_group (kf, "reference", NULL);
+  drop_multiplier_uses (copy, kf);
   g_autoptr (GPtrArray) dropped = g_ptr_array_new_with_free_func (g_free);
   drop_conserved_flags (kf, dropped);
   for (guint d = 0; d < dropped->len; d++)

@@ -724,7 +724,8 @@ load_monitors (Loader *ld)
             ne->conserved = TRUE;
           }
         ne->expr = parse_at (ld, g_strstrip ((char *) parts->pdata[0]), p ? p->line : 1, p ? p->value_col : 0,
-                             SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR,
+                             SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR
+                               | SYM_MULTIPLIER,
                              what);
       }
       if (ne->expr == NULL)
@@ -742,6 +743,41 @@ load_monitors (Loader *ld)
       g_ptr_array_add (exprs, ne->expr);
       g_array_append_val (ld->mon_ids, ne->sym);
       g_ptr_array_add (ld->mon_exprs, ne->expr);
+    }
+  return TRUE;
+}
+
+/* The constraints' multipliers as names that monitors and the presentation groups may use
+ * ([monitors], [scene], [units], [meanings], [output]): "lambda_<name>" for a nonholonomic constraint (λ of
+ * W ẏ = R + Φ_yᵀ λ, so that Φ_yᵀ λ is the reaction force), "mu_<name>" for a vakonomic one
+ * (μ = −p_α, the multiplier of the variational problem).  A name the model already uses
+ * stays what the model made it.  The system gives them their values (cml-system.c). */
+gboolean
+declare_multipliers (Loader *ld)
+{
+  CmlModel *model = ld->model;
+  gboolean vak = model->kind == CML_CONSTRAINTS_VAKONOMIC;
+
+  if (model->kind == CML_CONSTRAINTS_NONE || model->constraints == NULL || model->constraints->len == 0)
+    return TRUE;
+  model->multiplier_sym = g_new (int, model->constraints->len);
+  for (guint a = 0; a < model->constraints->len; a++)
+    {
+      CmlNamedExpr *ne = model->constraints->pdata[a];
+      g_autofree char *name = g_strdup_printf ("%s_%s", vak ? "mu" : "lambda", ne->name);
+      model->multiplier_sym[a] = -1;
+      if (cml_expr_ctx_lookup (model->ctx, name) >= 0 || !is_identifier (name)
+          || g_key_file_has_key (ld->kf, "monitors", name, NULL))
+        continue;
+      model->multiplier_sym[a] = cml_expr_ctx_intern (model->ctx, name);
+      g_hash_table_insert (ld->kinds, GINT_TO_POINTER (model->multiplier_sym[a]), GINT_TO_POINTER (SYM_MULTIPLIER));
+      g_hash_table_insert (model->meanings, g_strdup (name),
+                           vak ? g_strdup_printf ("multiplier of the constraint on %s in the variational problem "
+                                                  "(μ = −%s, a costate): not a force the constraint exerts",
+                                                  ne->name, model->momenta[fibre_index (model, ne->name)])
+                               : g_strdup_printf ("multiplier λ of the constraint %s (W ẏ = R + Φ_yᵀ λ): "
+                                                  "Φ_yᵀ λ is the reaction force the constraint exerts",
+                                                  ne->name));
     }
   return TRUE;
 }

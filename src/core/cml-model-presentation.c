@@ -23,9 +23,9 @@ load_name_texts (Loader *ld, const char *group, GHashTable *table)
   for (int k = 0; keys && keys[k]; k++)
     {
       int id = cml_expr_ctx_lookup (model->ctx, keys[k]);
-      if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION)))
+      if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION | SYM_MULTIPLIER)))
         return fail (ld, line_of (ld, group, keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
-                     "“%s” is not a coordinate, momentum, reconstruction variable, definition or monitor", keys[k]);
+                     "“%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier", keys[k]);
       g_hash_table_insert (table, g_strdup (keys[k]), get_string (ld, group, keys[k]));
     }
   return TRUE;
@@ -66,11 +66,11 @@ load_output (Loader *ld)
               g_ptr_array_add (cols, g_strdup (names->pdata[k]));
               continue;
             }
-          if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION)))
+          if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION | SYM_MULTIPLIER)))
             {
               g_ptr_array_free (cols, TRUE);
               return fail (ld, line_of (ld, "output", "columns"), 0, CML_ERROR_UNKNOWN_NAME,
-                           "the column “%s” is not a coordinate, momentum, reconstruction variable, definition or monitor",
+                           "the column “%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier",
                            (char *) names->pdata[k]);
             }
           g_ptr_array_add (cols, g_strdup (names->pdata[k]));
@@ -248,7 +248,8 @@ load_scene_object (Loader *ld, const char *group)
         {
           g_autofree char *what = g_strdup_printf ("“%s” of the scene object “%s”", keys[k], so->name);
           CmlExpr *e = parse_at (ld, parts->pdata[c], line, p->value_col + g_array_index (offs, int, c),
-                                 SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR,
+                                 SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR
+                                   | SYM_MULTIPLIER,
                                  what);
           if (e == NULL)
             return FALSE;

@@ -25,6 +25,7 @@ typedef enum
   SYM_DEFINITION = 1 << 7,
   SYM_MONITOR = 1 << 8,
   SYM_INITIAL = 1 << 9, /* [reference]: an observable's value at t = 0, "x_0" */
+  SYM_MULTIPLIER = 1 << 10, /* a constraint's multiplier, "lambda_roll_x" (scene, units, meanings, columns) */
 } SymKind;
 
 typedef struct
@@ -78,6 +79,7 @@ void     named_expr_free (gpointer p);
 gboolean load_dynamics (Loader *ld);
 gboolean load_definitions (Loader *ld);
 gboolean declare_reconstruction (Loader *ld);
+gboolean declare_multipliers (Loader *ld);
 gboolean load_reconstruction (Loader *ld);
 gboolean load_monitors (Loader *ld);
 gboolean is_state_name (Loader *ld, const char *name);

@@ -161,6 +161,7 @@ kind_name (SymKind k)
     case SYM_DEFINITION: return "definition";
     case SYM_MONITOR: return "monitor";
     case SYM_INITIAL: return "initial value";
+    case SYM_MULTIPLIER: return "constraint multiplier";
     default: return "name";
     }
 }
@@ -543,7 +544,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
     }
   ok = ok && check_groups (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
-       && load_dynamics (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
+       && load_dynamics (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
        && load_units (&ld) && load_meanings (&ld) && load_output (&ld);
   if (ok)
     {
@@ -776,6 +777,7 @@ cml_model_unref (CmlModel *model)
   g_strfreev (model->sections);
   g_strfreev (model->momenta);
   g_free (model->momenta_sym);
+  g_free (model->multiplier_sym);
   g_free (model->anchor);
   g_free (model->bracket);
   g_ptr_array_unref (model->constraints);

@@ -116,6 +116,9 @@ struct _CmlModel
   CmlConstraintKind kind;
   GPtrArray  *constraints;  /* CmlNamedExpr*: nonholonomic phi^a; vakonomic: name = constrained fibre, expr = Psi */
   int         constraints_line;
+  int        *multiplier_sym; /* per constraint: the symbol of its multiplier (nonholonomic
+                               * "lambda_<name>", vakonomic "mu_<name>"), −1 where the model
+                               * uses that name for something else; NULL without constraints */
   int        *solve_for;    /* [dynamics] solve-for: base i as i, fibre A as m + A (n_solve_for of them) */
   guint       n_solve_for;
 

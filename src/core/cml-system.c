@@ -217,6 +217,33 @@ cml_system_new (CmlModel *model, GError **error)
       return NULL;
     }
 
+  /* user expressions: the multipliers' names (cml-model-mechanics.c, declare_multipliers)
+   * stand for λ (nonholonomic) or μ_α = −p_α (vakonomic) */
+  if (model->multiplier_sym)
+    {
+      guint nc = model->constraints->len, k = sys->n_subs;
+      sys->subs_ids = g_renew (int, sys->subs_ids, sys->n_subs + nc);
+      sys->subs_repl = g_renew (CmlExpr *, sys->subs_repl, sys->n_subs + nc);
+      for (guint a = 0; a < nc; a++)
+        {
+          CmlExpr *value = NULL;
+          if (model->multiplier_sym[a] < 0)
+            continue;
+          if (sys->formalism == CML_FORMALISM_NONHOLONOMIC && a < sys->n_lambda)
+            value = sys->lambda[a];
+          else if (sys->formalism == CML_FORMALISM_VAKONOMIC)
+            for (guint A = 0; A < n; A++)
+              if (g_str_equal (model->fibre[A], ((CmlNamedExpr *) model->constraints->pdata[a])->name))
+                value = cml_expr_neg (ctx, sym (ctx, model->momenta_sym[A]));
+          if (value == NULL)
+            continue;
+          sys->subs_ids[k] = model->multiplier_sym[a];
+          sys->subs_repl[k] = value;
+          k++;
+        }
+      sys->n_subs = k;
+    }
+
   /* solve-for of nonholonomic constraints, and of a Lagrangian that turned out regular */
   if (model->n_solve_for && sys->formalism != CML_FORMALISM_SINGULAR)
     {
@@ -277,15 +304,12 @@ cml_system_new (CmlModel *model, GError **error)
         s = cml_expr_add (ctx, s, cml_expr_powi (ctx, sys->h->pdata[a], 2));
       add_observable (sys, "residual", cml_expr_func (ctx, CML_FN_SQRT, s));
     }
-  /* nonholonomic: the multipliers, lambda_<constraint name> (unless the model already uses
-   * that name) */
-  for (guint a = 0; a < sys->n_lambda; a++)
-    {
-      g_autofree char *name =
-        g_strdup_printf ("lambda_%s", ((CmlNamedExpr *) model->constraints->pdata[a])->name);
-      if (cml_system_observable_index (sys, name) < 0)
-        add_observable (sys, name, sys->lambda[a]);
-    }
+  /* the multipliers, lambda_<constraint name> (nonholonomic) or mu_<constrained fibre
+   * coordinate> (vakonomic), unless the model already uses that name */
+  for (guint a = 0; model->multiplier_sym && a < model->constraints->len; a++)
+    if (model->multiplier_sym[a] >= 0)
+      add_observable (sys, cml_expr_ctx_symbol_name (ctx, model->multiplier_sym[a]),
+                      user_expr (sys, sym (ctx, model->multiplier_sym[a])));
 
   mechanics_clear (&mc);
   {

@@ -22,6 +22,7 @@
 #define TABLE_STEPS        8      /* a table grows in steps of 1/8 of its model radius */
 #define ARROW_MIN_BODIES   3.5    /* an arrow is at least this many MIN_BODY_PX long, so that
                                    * it shows beside a point at its tip (the sleigh) */
+#define ARROW_VANISH       0.1    /* an arrow shorter than this part of that is not drawn */
 
 typedef enum
 {

@@ -236,7 +236,10 @@ body_drawn_radius (const DrawCtx *dc, const SceneObj *o, const double *v)
 }
 
 /* An arrow's drawn vector: the model's, lengthened from its foot when it would be
- * shorter than ARROW_MIN_BODIES × MIN_BODY_PX on the screen.  Returns the length. */
+ * shorter than ARROW_MIN_BODIES × MIN_BODY_PX on the screen — unless it is shorter than
+ * ARROW_VANISH of that: an arrow that stands for next to nothing (a force that has died
+ * away) is not drawn, rather than shown as large as a real one.  Returns the length
+ * (0: not drawn). */
 static double
 arrow_drawn_vector (const DrawCtx *dc, const double from[3], const double vec[3], double out[3])
 {
@@ -246,6 +249,8 @@ arrow_drawn_vector (const DrawCtx *dc, const double from[3], const double vec[3]
     mid[k] = from[k] + 0.5 * vec[k];
   double min_len = ARROW_MIN_BODIES * dc->min_px * units_per_px (dc, mid);
   double f = len > 0 && len < min_len ? min_len / len : 1.0;
+  if (len < ARROW_VANISH * min_len)
+    f = 0;
   for (int k = 0; k < 3; k++)
     out[k] = vec[k] * f;
   return len * f;
@@ -342,6 +347,8 @@ draw_arrow (CmlSceneRenderer *r, const DrawCtx *dc, const double from[3], const 
     return;
   double vec[3];
   double len = arrow_drawn_vector (dc, from, vec0, vec);
+  if (len == 0)
+    return;
   double mid[3];
   for (int k = 0; k < 3; k++)
     mid[k] = from[k] + 0.5 * vec[k];

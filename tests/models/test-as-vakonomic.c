@@ -277,6 +277,39 @@ test_cli (void)
   g_assert_nonnull (strstr (err, "--as takes vakonomic"));
 }
 
+/* What uses the nonholonomic multipliers (the ball's contact-force arrow, a monitor built
+ * from them, their units) is left out of the vakonomic reading, which has costates
+ * mu_<coordinate> instead; everything else of the scene stays. */
+static void
+test_multipliers_dropped (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) nh = load ("rolling-ball");
+  g_autoptr (GString) text = g_string_new (nh->text);
+  g_assert_cmpint (g_string_replace (text, "[monitors]\n", "[monitors]\nfriction = sqrt(lambda_roll_x^2 + lambda_roll_y^2)\n", 1), ==, 1);
+  g_assert_cmpint (g_string_replace (text, "[units]\n", "[units]\nfriction = N\n", 1), ==, 1);
+  g_autoptr (CmlModel) variant = cml_model_new_from_data (text->str, nh->path, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlModel) vk = cml_model_new_as_vakonomic (variant, &error);
+  g_assert_no_error (error);
+  guint kept = 0;
+  for (guint k = 0; k < vk->scene->len; k++)
+    {
+      CmlSceneObject *so = vk->scene->pdata[k];
+      g_assert_cmpstr (so->name, !=, "contact-force");
+      kept++;
+    }
+  g_assert_cmpuint (kept, ==, nh->scene->len - 1);
+  for (guint k = 0; k < vk->monitors->len; k++)
+    g_assert_cmpstr (((CmlNamedExpr *) vk->monitors->pdata[k])->name, !=, "friction");
+  g_assert_cmpstr (cml_model_unit (vk, "friction"), ==, "");
+  g_assert_cmpstr (cml_model_unit (vk, "lambda_roll_x"), ==, "");
+  g_autoptr (CmlSystem) sys = cml_system_new (vk, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cml_system_observable_index (sys, "lambda_roll_x"), <, 0);
+  g_assert_cmpint (cml_system_observable_index (sys, "mu_w1"), >=, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -290,5 +323,6 @@ main (int argc, char **argv)
   g_test_add_func ("/models/as-vakonomic/builtins", test_builtins);
   g_test_add_func ("/models/as-vakonomic/refused", test_refused);
   g_test_add_func ("/models/as-vakonomic/cli", test_cli);
+  g_test_add_func ("/models/as-vakonomic/multipliers-dropped", test_multipliers_dropped);
   return g_test_run ();
 }

@@ -36,6 +36,11 @@
  *     And, with the system's own right-hand side at a random state, W ẏ − R = Φ_yᵀ λ
  *     component by component.
  *
+ * The names lambda_<constraint> may be used by monitors and by the scene: the ball's
+ * contact-force arrow is 10 (λx, λy, 0) — the only horizontal force on the ball, so also
+ * (m u̇, m v̇) by Newton's law for its centre.  A vakonomic system's multipliers are
+ * mu_<constrained coordinate> = −p_α (docs/theory.md §4).
+ *
  * And cmlab-cli simulate --columns writes them: at t = 0 of the ball's oracle O1 (x = 1,
  * y = 0, u = 0, v = 0.5, m = r = Ω = 1, k2 = 0.4, κ = 2/7), λx = −κ/2 = −1/7, λy = 0.
  */
@@ -172,6 +177,98 @@ test_rolling_ball (void)
     }
 }
 
+/* The scene's contact-force arrow and a monitor built from the multipliers, at random
+ * states on the constraint set, against Newton's law for the centre. */
+static void
+test_scene_and_monitor (void)
+{
+  g_autoptr (CmlModel) model = model_variant ("rolling-ball", "[monitors]\n",
+                                              "[monitors]\nfriction = sqrt(lambda_roll_x^2 + lambda_roll_y^2)\n");
+  g_autoptr (CmlSimulation) sim = sim_from_model (model);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (4711);
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  guint dim = cml_system_dim (sys), obj = G_MAXUINT;
+  const double m = 1.7, r = 0.6, Omega = 1.3;
+  sim_set_params (sim, "m", m, "r", r, "Omega", Omega, NULL);
+  for (guint k = 0; k < model->scene->len; k++)
+    if (g_str_equal (((CmlSceneObject *) model->scene->pdata[k])->name, "contact-force"))
+      obj = k;
+  g_assert_cmpuint (obj, !=, G_MAXUINT);
+  int from = cml_system_scene_offset (sys, obj, "from"), vec = cml_system_scene_offset (sys, obj, "vector");
+  g_assert_cmpint (from, >=, 0);
+  g_assert_cmpint (vec, >=, 0);
+  g_assert_cmpstr (cml_model_unit (model, "lambda_roll_x"), ==, "N");
+  g_assert_nonnull (strstr (cml_model_meaning (model, "lambda_roll_y"), "reaction force"));
+
+  for (int trial = 0; trial < 5; trial++)
+    {
+      g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
+      g_autofree double *scene = g_new (double, MAX (cml_system_n_scene_values (sys), 1));
+      g_autofree double *dz = g_new (double, dim);
+      g_autoptr (GError) error = NULL;
+      double x = g_rand_double_range (rand, -2, 2), y = g_rand_double_range (rand, -2, 2);
+      double u = g_rand_double_range (rand, -2, 2), v = g_rand_double_range (rand, -2, 2);
+      z[state_index (sim, "x")] = x;
+      z[state_index (sim, "y")] = y;
+      z[state_index (sim, "u")] = u;
+      z[state_index (sim, "v")] = v;
+      z[state_index (sim, "w1")] = (Omega * x - v) / r;
+      z[state_index (sim, "w2")] = (u + Omega * y) / r;
+      cml_simulation_set_state (sim, 0.5, z);
+      cml_simulation_eval_scene (sim, scene);
+      g_assert_true (cml_simulation_eval_rhs (sim, dz, &error));
+      g_assert_no_error (error);
+      double fx = m * dz[state_index (sim, "u")], fy = m * dz[state_index (sim, "v")];
+      assert_close (scene[from], x, TOL);
+      assert_close (scene[from + 1], y, TOL);
+      assert_close (scene[from + 2], 0.0, TOL);
+      assert_close (scene[vec], 10 * fx, TOL);
+      assert_close (scene[vec + 1], 10 * fy, TOL);
+      assert_close (scene[vec + 2], 0.0, TOL);
+      assert_close (sim_obs (sim, "friction"), hypot (fx, fy), TOL);
+    }
+}
+
+/* A vakonomic system's multipliers are mu_<constrained coordinate> = −p_α, said to be no
+ * force; a model's own name lambda_<constraint> (a monitor) is kept as the model made it. */
+static void
+test_vakonomic_and_taken_names (void)
+{
+  g_autoptr (CmlSimulation) sim = sim_open ("plate-ball");
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *model = cml_system_get_model (sys);
+  guint nmu = 0;
+  for (guint a = 0; a < model->n; a++)
+    {
+      g_autofree char *name = g_strdup_printf ("mu_%s", model->fibre[a]);
+      gboolean constrained = FALSE;
+      for (guint c = 0; c < model->constraints->len; c++)
+        constrained |= g_str_equal (((CmlNamedExpr *) model->constraints->pdata[c])->name, model->fibre[a]);
+      g_assert_cmpint (cml_system_observable_index (sys, name) >= 0, ==, constrained);
+      if (!constrained)
+        continue;
+      nmu++;
+      g_assert_nonnull (strstr (cml_model_meaning (model, name), "not a force"));
+      g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), cml_system_dim (sys) * sizeof (double));
+      z[state_index (sim, model->momenta[a])] = 0.25 + a;
+      cml_simulation_set_state (sim, 0, z);
+      assert_close (sim_obs (sim, name), -(0.25 + a), 0.0);
+    }
+  g_assert_cmpuint (nmu, ==, model->constraints->len);
+  for (guint i = 0; i < cml_system_n_observables (sys); i++)
+    g_assert_false (g_str_has_prefix (cml_system_observable_name (sys, i), "lambda_"));
+
+  g_autoptr (CmlModel) own = model_variant ("rolling-ball", "[monitors]\n", "[monitors]\nlambda_roll_x = 2*x\n");
+  g_autoptr (CmlSimulation) osim = sim_from_model (own);
+  CmlSystem *osys = cml_simulation_get_system (osim);
+  guint count = 0;
+  for (guint i = 0; i < cml_system_n_observables (osys); i++)
+    count += g_str_equal (cml_system_observable_name (osys, i), "lambda_roll_x");
+  g_assert_cmpuint (count, ==, 1);
+  assert_close (sim_obs (osim, "lambda_roll_x"), 2 * sim_state (osim, "x"), 0.0);
+  g_assert_cmpint (cml_system_observable_index (osys, "lambda_roll_y"), >=, 0);
+}
+
 static void
 test_cli_columns (void)
 {
@@ -208,6 +305,8 @@ main (int argc, char **argv)
   g_test_add_func ("/multipliers/isokinetic", test_isokinetic);
   g_test_add_func ("/multipliers/vertical-disk", test_vertical_disk);
   g_test_add_func ("/multipliers/rolling-ball", test_rolling_ball);
+  g_test_add_func ("/multipliers/scene-and-monitor", test_scene_and_monitor);
+  g_test_add_func ("/multipliers/vakonomic-and-taken-names", test_vakonomic_and_taken_names);
   g_test_add_func ("/multipliers/cli-columns", test_cli_columns);
   return g_test_run ();
 }

@@ -263,6 +263,18 @@ test_camera_frames_run (void)
             continue;
           double px = cml_scene_renderer_get_drawn_size (r, i, v, &cam, W, H, &style);
           g_test_message ("%s: %s %s drawn %.1f px", names[m], so->type, so->name, px);
+          /* an arrow that stands for next to nothing (the sleigh's blade force, which dies
+           * away) is not drawn at all, rather than drawn as large as a real one */
+          if (px == 0 && g_str_equal (so->type, "arrow"))
+            {
+              int vec = cml_system_scene_offset (sys, i, "vector");
+              double len = sqrt (v[vec] * v[vec] + v[vec + 1] * v[vec + 1] + v[vec + 2] * v[vec + 2]);
+              double diag = sqrt ((box.max[0] - box.min[0]) * (box.max[0] - box.min[0])
+                                  + (box.max[1] - box.min[1]) * (box.max[1] - box.min[1]));
+              g_test_message ("%s: arrow %s (length %g) not drawn", names[m], so->name, len);
+              g_assert_cmpfloat (len, <, 1e-3 * diag);
+              continue;
+            }
           if (!(px >= 12 - 1e-6))
             g_error ("%s: %s %s is drawn only %.1f px across", names[m], so->type, so->name, px);
         }
@@ -415,6 +427,61 @@ test_default_scene (void)
   cml_scene_renderer_free (r);
 }
 
+/* A short arrow is lengthened to be seen; one that stands for next to nothing (a force
+ * that has died away, less than a tenth of that least length) is not drawn. */
+static void
+test_arrow_vanishes (void)
+{
+  g_autoptr (CmlOffscreen) off = offscreen_or_skip ();
+  if (off == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSystem) sys = load ("rolling-ball");
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  CmlModel *model = cml_system_get_model (sys);
+  guint obj = G_MAXUINT;
+  for (guint k = 0; k < model->scene->len; k++)
+    if (g_str_equal (((CmlSceneObject *) model->scene->pdata[k])->name, "contact-force"))
+      obj = k;
+  g_assert_cmpuint (obj, !=, G_MAXUINT);
+  int vec = cml_system_scene_offset (sys, obj, "vector");
+  g_autofree double *v = g_new0 (double, cml_system_n_scene_values (sys));
+  cml_simulation_eval_scene (sim, v);
+  CmlSceneRenderer *r = cml_scene_renderer_new (&error);
+  g_assert_no_error (error);
+  cml_scene_renderer_set_system (r, sys);
+  CmlSceneStyle style = cml_scene_style_default ();
+  CmlCamera cam;
+  cml_camera_init (&cam);
+  static const double min[3] = { -4, -4, 0 }, max[3] = { 4, 4, 2 };
+  cml_camera_fit (&cam, min, max, 4.0 / 3.0, NULL, FALSE);
+
+  double full = cml_scene_renderer_get_drawn_size (r, obj, v, &cam, 800, 600, &style);
+  g_assert_cmpfloat (full, >=, 12);
+  /* shorter on the screen than the least length: drawn at the least length */
+  double least = 0;
+  for (double f = 1; f > 1e-12; f /= 2)
+    {
+      double w[3] = { v[vec], v[vec + 1], v[vec + 2] };
+      for (int c = 0; c < 3; c++)
+        v[vec + c] = w[c] * f;
+      double px = cml_scene_renderer_get_drawn_size (r, obj, v, &cam, 800, 600, &style);
+      for (int c = 0; c < 3; c++)
+        v[vec + c] = w[c];
+      if (px == 0)
+        break;
+      g_assert_cmpfloat (px, >=, 12);
+      least = least == 0 ? px : MIN (least, px);
+    }
+  g_assert_cmpfloat (least, <, full);
+  /* and a millionth of the force is not drawn */
+  for (int c = 0; c < 3; c++)
+    v[vec + c] *= 1e-6;
+  g_assert_cmpfloat (cml_scene_renderer_get_drawn_size (r, obj, v, &cam, 800, 600, &style), ==, 0);
+  cml_scene_renderer_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -424,6 +491,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/scene/camera-respects-user", test_camera_respects_user);
   g_test_add_func ("/render/scene/legend", test_legend);
   g_test_add_func ("/render/scene/default-scene", test_default_scene);
+  g_test_add_func ("/render/scene/arrow-vanishes", test_arrow_vanishes);
 
   int status = g_test_run ();
   /* drop the legend's font caches, so that a leak checker sees only our own memory */
