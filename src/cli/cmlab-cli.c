@@ -18,6 +18,7 @@
 #include "cml-error.h"
 #include "cml-native.h"
 #include "cml-integrator.h"
+#include "cml-list-cmd.h"
 #include "cml-model.h"
 #include "cml-output.h"
 #include "cml-plot-cmd.h"
@@ -46,7 +47,8 @@ static const char *usage_text =
   "  cmlab-cli sweep MODEL --vary P=A:B:N [--vary Q=C:D:M]... --t-end T --measure NAME[,NAME...]\n"
   "            [--at T1,T2,...] [--shard I/N] [--jobs J] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
-  "  cmlab-cli list\n"
+  "  cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
+  "                  observables MODEL]\n"
   "\n"
   "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).  simulate, plot,\n"
   "render and poincare take --session FILE instead (a session saved by the window): its\n"
@@ -379,19 +381,6 @@ cmd_info (int argc, char **argv)
   return 0;
 }
 
-static int
-cmd_list (void)
-{
-  g_auto (GStrv) names = cml_model_list_builtin ();
-  for (guint k = 0; names[k]; k++)
-    {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (CmlModel) model = cml_model_load (names[k], &error);
-      printf ("%-24s %s\n", names[k], model ? model->title : error->message);
-    }
-  return 0;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -421,6 +410,6 @@ main (int argc, char **argv)
   if (g_str_equal (argv[1], "info"))
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
-    return cmd_list ();
+    return cml_list_main (argc - 2, argv + 2);
   return usage_error ("unknown command “%s”", argv[1]);
 }
