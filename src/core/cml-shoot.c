@@ -257,9 +257,11 @@ newton_step (guint k, guint n, const double *A, const double *F, double *delta)
 }
 
 /* Damped Newton from P (updated in place) for GOAL: TRUE when converged.  *ITERS counts
- * the iterations taken, *R the last residual; *WHY (if not NULL) says why it stopped. */
+ * the iterations taken, *R the last residual; *WHY (if not NULL) says why it stopped, and
+ * *HOPELESS (if not NULL) is set when the targets do not depend on the momenta at all. */
 static gboolean
-newton (Shoot *s, const double *goal, double *p, guint max_it, guint *iters, double *r, char **why)
+newton (Shoot *s, const double *goal, double *p, guint max_it, guint *iters, double *r, char **why,
+        gboolean *hopeless)
 {
   guint n = s->n;
   g_autofree double *delta = g_new (double, n), *ptry = g_new (double, n);
@@ -290,6 +292,8 @@ newton (Shoot *s, const double *goal, double *p, guint max_it, guint *iters, dou
           if (why)
             *why = g_strdup_printf ("the targets do not depend on the initial momenta at T = %g (the sensitivity "
                                     "∂z(T)/∂p(0) is zero; residual %.3g)", s->T, *r);
+          if (hopeless)
+            *hopeless = TRUE;
           return FALSE;
         }
       memcpy (Fsave, s->F, s->k * sizeof (double));
@@ -443,7 +447,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    "shooting needs a vakonomic system (extremals of a variational problem with constraints, "
-                   "whose state holds the momenta to be found); %s is %s",
+                   "whose state holds the momenta to be found); %s has %s",
                    md->name, cml_formalism_to_string (cml_system_get_formalism (sys)));
       return NULL;
     }
@@ -536,7 +540,13 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
   /* damped Newton from the guess */
   double r = INFINITY;
   g_autofree char *why = NULL;
-  gboolean ok = newton (&s, target_values, res->momenta, opt.max_iterations, &res->iterations, &r, &why);
+  gboolean hopeless = FALSE;
+  gboolean ok = newton (&s, target_values, res->momenta, opt.max_iterations, &res->iterations, &r, &why, &hopeless);
+  if (hopeless)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "the target cannot be reached: %s", why);
+      return NULL;
+    }
   if (!ok && opt.continuation)
     {
       /* continuation in the target, from where the guess goes */
@@ -555,7 +565,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
               for (guint i = 0; i < n_targets; i++)
                 goal[i] = goal0[i] + st * (target_values[i] - goal0[i]);
               memcpy (ptry, pc, n * sizeof (double));
-              if (newton (&s, goal, ptry, opt.max_iterations, &res->iterations, &rc, NULL))
+              if (newton (&s, goal, ptry, opt.max_iterations, &res->iterations, &rc, NULL, NULL))
                 {
                   memcpy (pc, ptry, n * sizeof (double));
                   sp = st;
