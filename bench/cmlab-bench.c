@@ -53,6 +53,7 @@
 #include "cml-model.h"
 #include "cml-system.h"
 #include "reference-rhs.h"
+#include "bench-shoot.h"
 
 /* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
 #ifndef CMLAB_BENCH_SOURCE_DIR
@@ -2291,6 +2292,7 @@ main (int argc, char **argv)
   if (want_figure (&b, "frames"))
     fig_frames (&b);
   fflush (stdout);
+  b.run_failed |= !bench_shoot (b.json, b.quick);
 
   report_targets (&b);
   read_loadavg (load1);

@@ -24,6 +24,7 @@
 #include "cml-plot-cmd.h"
 #include "cml-poincare-cmd.h"
 #include "cml-render-cmd.h"
+#include "cml-shoot-cmd.h"
 #include "cml-sweep-cmd.h"
 #include "cml-system.h"
 
@@ -46,6 +47,8 @@ static const char *usage_text =
   "            --t-end T [--max-step H] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli sweep MODEL --vary P=A:B:N [--vary Q=C:D:M]... --t-end T --measure NAME[,NAME...]\n"
   "            [--at T1,T2,...] [--shard I/N] [--jobs J] [run options as for simulate] [-o FILE]\n"
+  "  cmlab-cli shoot MODEL --t-end T --target NAME=VALUE[,NAME=VALUE...] [--dt-out H]\n"
+  "            [--columns A,B,...] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
   "  cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
   "                  observables MODEL]\n"
@@ -405,6 +408,8 @@ main (int argc, char **argv)
     return cml_poincare_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "sweep"))
     return cml_sweep_main (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "shoot"))
+    return cml_shoot_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "render"))
     return cml_render_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "info"))

@@ -335,6 +335,17 @@ cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error)
 }
 
 gboolean
+cml_output_comment (CmlOutput *out, const char *text, GError **error)
+{
+  if (out->json)
+    return TRUE;
+  fputs ("# ", out->fp);
+  comment_text (out->fp, text);
+  fputc ('\n', out->fp);
+  return check_stream (out, error);
+}
+
+gboolean
 cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error)
 {
   if (out->json)

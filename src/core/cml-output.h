@@ -45,6 +45,8 @@ gboolean   cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error);
 /* Writes one row from recorded data: time T and OBS, every observable of the system
  * (cml_system_n_observables values, system order), of which the columns are taken. */
 gboolean   cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error);
+/* Writes "# TEXT" (TEXT escaped onto one line) — CSV only; JSON has no comments. */
+gboolean   cml_output_comment (CmlOutput *out, const char *text, GError **error);
 /* Completes the file and moves it to its name. */
 gboolean   cml_output_finish (CmlOutput *out, GError **error);
 /* Drops a partial file. */

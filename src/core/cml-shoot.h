@@ -1,0 +1,67 @@
+/* cml-shoot.h — shooting for normal extremals of a vakonomic system: the initial momenta
+ * that take the extremal to given targets at a given time, and the conjugate times along
+ * it (docs/theory.md §13).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Main thread or a worker: a call uses the simulation it is given and nothing else.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint    max_iterations; /* Newton iterations of one solve (damped Newton alone, and each
+                            * continuation step): 50 by default */
+  double   tolerance;      /* converged when ‖z_targets(T) − targets‖₂ ≤ tolerance ·
+                            * (1 + ‖targets‖∞): 1e-10 by default (dimensionless) */
+  gboolean continuation;   /* when damped Newton fails, continue in the target from the
+                            * point the initial guess reaches (TRUE by default) */
+  guint    n_samples;      /* samples of the conjugate-point determinant on (t0, T]: 1000
+                            * by default; 0 = no conjugate times */
+} CmlShootOptions;
+
+CmlShootOptions cml_shoot_options_default (void);
+
+typedef struct
+{
+  guint    n_momenta;          /* n: the momenta p_A, state order */
+  char   **momentum_names;     /* n names (NULL-terminated) */
+  double  *momenta;            /* n: p(0) found */
+  double   residual;           /* ‖z_targets(T) − targets‖₂ at the solution */
+  guint    iterations;         /* Newton iterations in all (continuation steps included) */
+  gboolean continuation_used;  /* damped Newton alone failed and continuation solved it */
+  guint    continuation_steps; /* continuation steps that converged */
+  GArray  *conjugate_times;    /* double: the conjugate times in (t0, T], increasing */
+  char    *conjugate_rows;     /* what the determinant is taken of: "x, y, z" — or NULL,
+                                * and then conjugate_note says why none were computed */
+  char    *conjugate_note;
+} CmlShootResult;
+
+void cml_shoot_result_free (CmlShootResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlShootResult, cml_shoot_result_free)
+
+/* Finds initial momenta p(0) such that the extremal from SIM's current state (its time t0,
+ * its base coordinates and reconstruction variables, held fixed; its momenta the first
+ * guess) has, at time T_END > t0, the N_TARGETS values TARGET_VALUES of the quantities
+ * TARGET_NAMES (base coordinates and reconstruction variables).  Newton's method on the
+ * exact sensitivity ∂z(T)/∂p(0), from the variational equations Φ' = J(t, z) Φ with the
+ * system's exact Jacobian J, integrated with SIM's integrator and tolerances; the
+ * minimum-norm step (SVD) when there are more momenta than targets; damped by
+ * backtracking on the residual; then, if that fails, continuation in the target.  Then
+ * the conjugate times along the solved extremal (OPTIONS may be NULL: the defaults).
+ *
+ * On success SIM holds the found initial state at t0 (ready to be run) and the result is
+ * returned.  Errors: CML_ERROR_USAGE (not a vakonomic system, no exact Jacobian, a target
+ * that is not a base coordinate or reconstruction variable, T_END not after t0),
+ * CML_ERROR_NUMERIC (Newton did not converge, in plain words with the residual); SIM then
+ * holds its state as it was. */
+CmlShootResult *cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const *target_names,
+                           const double *target_values, const CmlShootOptions *options, GError **error);
+
+G_END_DECLS
