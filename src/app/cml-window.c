@@ -441,7 +441,7 @@ on_integrator_selected (CmlWindow *self)
   self->integrator.atol = 1e-2 * cml_window_tolerances[tol];
   /* the fixed-step rule has no error control */
   gtk_widget_set_sensitive (GTK_WIDGET (self->tolerance_dropdown),
-                            kind != CML_INTEGRATOR_IMPLICIT_MIDPOINT);
+                            !cml_integrator_kind_is_fixed_step (kind));
   if (self->runner)
     cml_runner_set_integrator (self->runner, &self->integrator);
   cml_window_compare_integrator (self, &self->integrator);

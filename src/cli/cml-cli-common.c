@@ -486,7 +486,7 @@ cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions
     iopt->kind = ro->kind;
   /* a fixed-step method has a step and no tolerances; an adaptive one the other way round */
   if (ro->has_step && !cml_integrator_kind_is_fixed_step (iopt->kind))
-    return cml_cli_usage_error (usage, "--step sets the step of a fixed-step integrator (implicit-midpoint); %s "
+    return cml_cli_usage_error (usage, "--step sets the step of a fixed-step integrator (implicit-midpoint, variational, variational4); %s "
                                 "chooses its own steps from --rtol and --atol",
                                 cml_integrator_kind_to_string (iopt->kind));
   if ((ro->has_rtol || ro->has_atol) && cml_integrator_kind_is_fixed_step (iopt->kind))

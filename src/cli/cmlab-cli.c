@@ -60,7 +60,7 @@ static const char *usage_text =
   "every command runs a nonholonomic model's Lagrangian and constraints read by the\n"
   "vakonomic principle (the constraints solved for its solve-for velocities; the multipliers\n"
   "start at zero unless given with --init).\n"
-  "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint.\n";
+  "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint, variational, variational4.\n";
 
 static int
 usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);

@@ -163,6 +163,8 @@ static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
   [CML_INTEGRATOR_MSADAMS] = "msadams",
   [CML_INTEGRATOR_MSBDF] = "msbdf",
   [CML_INTEGRATOR_IMPLICIT_MIDPOINT] = "implicit-midpoint",
+  [CML_INTEGRATOR_VARIATIONAL] = "variational",
+  [CML_INTEGRATOR_VARIATIONAL4] = "variational4",
 };
 
 CmlIntegratorOptions
@@ -274,6 +276,8 @@ gsl_step_type (CmlIntegratorKind kind)
     case CML_INTEGRATOR_MSBDF:
       return gsl_odeiv2_step_msbdf;
     case CML_INTEGRATOR_IMPLICIT_MIDPOINT:
+    case CML_INTEGRATOR_VARIATIONAL:
+    case CML_INTEGRATOR_VARIATIONAL4:
     case CML_INTEGRATOR_N_KINDS:
     default:
       return NULL;
@@ -283,7 +287,8 @@ gsl_step_type (CmlIntegratorKind kind)
 gboolean
 cml_integrator_kind_is_fixed_step (CmlIntegratorKind kind)
 {
-  return kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT;
+  return kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT || kind == CML_INTEGRATOR_VARIATIONAL
+         || kind == CML_INTEGRATOR_VARIATIONAL4;
 }
 
 char *
@@ -309,6 +314,15 @@ check_options (const CmlOde               *ode,
   if ((guint) o->kind >= CML_INTEGRATOR_N_KINDS)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "unknown integrator kind %d", (int) o->kind);
+      return FALSE;
+    }
+
+  if (o->kind == CML_INTEGRATOR_VARIATIONAL || o->kind == CML_INTEGRATOR_VARIATIONAL4)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   "%s is derived from a model's Lagrangian and constraints, not from an ODE: it runs "
+                   "through a simulation (cml_simulation_set_integrator)",
+                   cml_integrator_kind_to_string (o->kind));
       return FALSE;
     }
 

@@ -41,8 +41,15 @@ typedef enum
   CML_INTEGRATOR_MSADAMS,           /* GSL multistep Adams (no Jacobian) */
   CML_INTEGRATOR_MSBDF,             /* GSL multistep BDF (needs the Jacobian) */
   CML_INTEGRATOR_IMPLICIT_MIDPOINT, /* symmetric, symplectic, fixed step; keeps quadratic invariants */
+  CML_INTEGRATOR_VARIATIONAL,       /* discrete Lagrange–d'Alembert, midpoint, fixed step, order 2:
+                                     * needs the system (cml-variational.h), not only its ODE */
+  CML_INTEGRATOR_VARIATIONAL4,      /* its symmetric triple jump (Yoshida), order 4 */
   CML_INTEGRATOR_N_KINDS
 } CmlIntegratorKind;
+
+/* The kinds cml_integrator_new () takes: those that step an ODE (all before the variational
+ * ones, which a simulation runs through cml-variational.h). */
+#define CML_INTEGRATOR_N_ODE_KINDS CML_INTEGRATOR_VARIATIONAL
 
 /* What an integrator has done, for progress reports and a word on stiffness. */
 typedef struct
@@ -85,12 +92,13 @@ typedef struct
  * making progress takes between two outputs — and no stats. */
 CmlIntegratorOptions cml_integrator_options_default (void);
 
-const char *cml_integrator_kind_to_string (CmlIntegratorKind kind);   /* "rk8pd", … "implicit-midpoint" */
+const char *cml_integrator_kind_to_string (CmlIntegratorKind kind);   /* "rk8pd", … "implicit-midpoint",
+                                                                         * "variational", "variational4" */
 /* Accepts the names above (and "midpoint" for the implicit midpoint rule); FALSE if unknown. */
 gboolean    cml_integrator_kind_from_string (const char *name, CmlIntegratorKind *kind);
 
 /* TRUE for the methods that take the fixed step h_fixed and ignore rtol/atol (implicit
- * midpoint); FALSE for the adaptive ones, which ignore h_fixed. */
+ * midpoint, variational, variational4); FALSE for the adaptive ones, which ignore h_fixed. */
 gboolean    cml_integrator_kind_is_fixed_step (CmlIntegratorKind kind);
 /* The options that apply to O's method, for headers and messages:
  * "rk8pd, rtol = 1e-10, atol = 1e-12" or "implicit-midpoint, step = 0.001". */
@@ -98,7 +106,8 @@ char       *cml_integrator_options_describe (const CmlIntegratorOptions *o);
 
 typedef struct _CmlIntegrator CmlIntegrator;
 
-/* Errors: CML_ERROR_USAGE (bad options, msbdf without a Jacobian). */
+/* Errors: CML_ERROR_USAGE (bad options, msbdf without a Jacobian, a variational kind: those
+ * need the mechanical system and run through a CmlSimulation). */
 CmlIntegrator *cml_integrator_new (const CmlOde *ode, const CmlIntegratorOptions *options, GError **error);
 void           cml_integrator_free (CmlIntegrator *integ);
 

@@ -613,6 +613,17 @@ static gboolean
 make_integrator (CmlSimulation *sim, GError **error)
 {
   CmlSystem *sys = sim->sys;
+  if (sim->options.kind == CML_INTEGRATOR_VARIATIONAL || sim->options.kind == CML_INTEGRATOR_VARIATIONAL4)
+    {
+      /* derived from the system itself, not from its ODE (cml-variational.c) */
+      CmlVariational *var = cml_variational_new (sys, &sim->options, sim->params, error);
+      if (var == NULL)
+        return FALSE;
+      g_clear_pointer (&sim->integ, cml_integrator_free);
+      g_clear_pointer (&sim->var, cml_variational_free);
+      sim->var = var;
+      return TRUE;
+    }
   CmlOde ode = {
     .dim = sys->dim,
     .rhs = sim_rhs,
@@ -624,6 +635,7 @@ make_integrator (CmlSimulation *sim, GError **error)
   if (integ == NULL)
     return FALSE;
   g_clear_pointer (&sim->integ, cml_integrator_free);
+  g_clear_pointer (&sim->var, cml_variational_free);
   sim->integ = integ;
   return TRUE;
 }
@@ -654,6 +666,8 @@ prepare_all (CmlSimulation *sim)
   if (sys->fb2_prog)
     cml_program_prepare (sys->fb2_prog, sim->params, sim->regs_fb2);
   cml_program_prepare (sys->scene_prog, sim->params, sim->regs_scene);
+  if (sim->var)
+    cml_variational_set_params (sim->var, sim->params);
 }
 
 CmlSimulation *
@@ -738,6 +752,7 @@ cml_simulation_free (CmlSimulation *sim)
   if (sim == NULL)
     return;
   g_clear_pointer (&sim->integ, cml_integrator_free);
+  g_clear_pointer (&sim->var, cml_variational_free);
   g_free (sim->params);
   g_free (sim->z);
   g_free (sim->fast);
@@ -770,7 +785,10 @@ double cml_simulation_get_time (const CmlSimulation *sim) { return sim->t; }
 const double *cml_simulation_get_state (const CmlSimulation *sim) { return sim->z; }
 const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim) { return sim->report; }
 const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *sim) { return &sim->options; }
-guint64 cml_simulation_n_rhs (const CmlSimulation *sim) { return sim->integ ? cml_integrator_n_rhs (sim->integ) : 0; }
+guint64 cml_simulation_n_rhs (const CmlSimulation *sim)
+{
+  return sim->var ? cml_variational_n_rhs (sim->var) : sim->integ ? cml_integrator_n_rhs (sim->integ) : 0;
+}
 
 gboolean
 cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GError **error)
@@ -789,6 +807,8 @@ cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GE
   prepare_all (sim);
   if (sim->integ)
     cml_integrator_reset (sim->integ);
+  if (sim->var)
+    cml_variational_reset (sim->var);
   return TRUE;
 }
 
@@ -917,6 +937,8 @@ cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
       return FALSE;
     }
   sim->reason[0] = '\0';
+  if (sim->var)
+    return cml_variational_advance (sim->var, &sim->t, t1, sim->z, error);
   /* the integrator's step budget (options.max_steps, 10⁸ steps by default) bounds every
    * call: a span far too long for the steps fails with the integrator's own words */
   if (!cml_integrator_advance (sim->integ, &sim->t, t1, sim->z, &err))
@@ -953,31 +975,43 @@ cml_simulation_set_state (CmlSimulation *sim, double t, const double *z)
   g_clear_error (&sim->pending);
   if (sim->integ)
     cml_integrator_reset (sim->integ);
+  if (sim->var)
+    cml_variational_reset (sim->var);
 }
 
 guint
 cml_simulation_step_state_size (const CmlSimulation *sim)
 {
+  if (sim->var)
+    return cml_variational_step_state_size (sim->var);
   return cml_integrator_step_state_size (sim->integ);
 }
 
 gboolean
 cml_simulation_step_state_is_exact (const CmlSimulation *sim)
 {
+  if (sim->var)
+    return TRUE;
   return cml_integrator_step_state_is_exact (sim->integ);
 }
 
 void
 cml_simulation_save_step_state (const CmlSimulation *sim, double *out)
 {
-  cml_integrator_save_step_state (sim->integ, sim->z, out);
+  if (sim->var)
+    cml_variational_save_step_state (sim->var, sim->t, sim->z, out);
+  else
+    cml_integrator_save_step_state (sim->integ, sim->z, out);
 }
 
 void
 cml_simulation_restore (CmlSimulation *sim, double t, const double *z, const double *step_state)
 {
   cml_simulation_set_state (sim, t, z);
-  cml_integrator_restore_step_state (sim->integ, sim->z, step_state);
+  if (sim->var)
+    cml_variational_restore_step_state (sim->var, sim->t, sim->z, step_state);
+  else
+    cml_integrator_restore_step_state (sim->integ, sim->z, step_state);
 }
 
 void

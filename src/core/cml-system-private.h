@@ -12,6 +12,7 @@
 
 #include "cml-system.h"
 #include "cml-native.h"
+#include "cml-variational.h"
 
 G_BEGIN_DECLS
 
@@ -91,6 +92,7 @@ struct _CmlSystem
   CmlNative   *native;
   char        *native_error;
   CmlNativeFunc rhs_fn, jac_fn, proj_fn;
+  CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
   guint        n_scene;
 
@@ -119,6 +121,7 @@ struct _CmlSimulation
   CmlNativeFunc rhs_fn, jac_fn, proj_fn;  /* NULL: the interpreter */
   int          slow_pivot_bad;  /* a parameter-only pivot that is 0 or not finite, or -1 */
   CmlIntegrator *integ;
+  CmlVariational *var;     /* instead of integ for the variational integrators (cml-variational.c) */
   CmlIntegratorOptions options;
   GPtrArray   *report;
   GError      *pending;    /* the model's own initial data failed (see cml_simulation_new) */

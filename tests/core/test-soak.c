@@ -221,7 +221,7 @@ static void
 random_integrator (GRand *rand, CmlIntegratorOptions *o)
 {
   *o = cml_integrator_options_default ();
-  o->kind = (CmlIntegratorKind) g_rand_int_range (rand, 0, CML_INTEGRATOR_N_KINDS);
+  o->kind = (CmlIntegratorKind) g_rand_int_range (rand, 0, CML_INTEGRATOR_N_ODE_KINDS);
   o->rtol = log_uniform (rand, 1e-10, 1e-6);
   o->atol = log_uniform (rand, 1e-12, 1e-8);
   o->h_fixed = log_uniform (rand, 2e-4, 5e-3);

@@ -878,7 +878,7 @@ main (int argc, char *argv[])
     }
 
   for (guint m = 0; m < G_N_ELEMENTS (all_models) - 1; m++)
-    for (int k = 0; k < CML_INTEGRATOR_N_KINDS; k++)
+    for (int k = 0; k < CML_INTEGRATOR_N_ODE_KINDS; k++)
       {
         cases[nc] = (KindCase) { all_models[m], k };
         g_autofree char *path = g_strdup_printf ("/models/%s/integrator/%s", all_models[m],

@@ -1,0 +1,334 @@
+/* test-variational.c — the discrete Lagrange–d'Alembert integrators (variational,
+ * variational4; docs/theory.md §14): order, constraints, reversibility, energy, agreement
+ * with the continuous solution, refusal, determinism.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The continuous solution is rk8pd at rtol = 1e-13, atol = 1e-14.  The contact oscillator
+ * (McLachlan and Perlmutter 2006, section 5.2) is bench/models/contact-oscillator.cml.
+ */
+#define G_LOG_DOMAIN "test-variational"
+
+#include "physics-util.h"
+
+#include "cml-variational.h"
+
+#include <gsl/gsl_errno.h>
+
+static CmlSimulation *
+open_any (const char *name)
+{
+  if (g_str_has_prefix (name, "bench:"))
+    {
+      g_autofree char *file = g_strdup_printf ("%s.cml", name + 6);
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "bench", "models", file, NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) model = cml_model_load (path, &error);
+      g_assert_no_error (error);
+      return sim_from_model (model);
+    }
+  return sim_open (name);
+}
+
+static void
+use (CmlSimulation *sim, CmlIntegratorKind kind, double h)
+{
+  g_autoptr (GError) error = NULL;
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  o.kind = kind;
+  o.h_fixed = h;
+  if (kind == CML_INTEGRATOR_RK8PD)
+    {
+      o.rtol = 1e-13;
+      o.atol = 1e-14;
+    }
+  g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
+  g_assert_no_error (error);
+}
+
+static void
+advance (CmlSimulation *sim, double t1)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cml_simulation_advance (sim, t1, &error));
+  g_assert_no_error (error);
+}
+
+/* The largest difference of the states of MODEL at T between KIND with step H and rk8pd. */
+static double
+error_at (const char *model, CmlIntegratorKind kind, double h, double T)
+{
+  g_autoptr (CmlSimulation) ref = open_any (model);
+  g_autoptr (CmlSimulation) sim = open_any (model);
+  use (ref, CML_INTEGRATOR_RK8PD, 0);
+  use (sim, kind, h);
+  advance (ref, T);
+  advance (sim, T);
+  const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
+  double e = 0;
+  for (guint i = 0; i < cml_system_dim (cml_simulation_get_system (sim)); i++)
+    e = MAX (e, fabs (a[i] - b[i]));
+  return e;
+}
+
+typedef struct
+{
+  const char *model;
+  CmlIntegratorKind kind;
+  double h, lo, hi; /* the ratio of the errors at h and h/2 must be in [lo, hi] */
+} OrderCase;
+
+static void
+test_order (gconstpointer data)
+{
+  const OrderCase *c = data;
+  double e1 = error_at (c->model, c->kind, c->h, 2.0);
+  double e2 = error_at (c->model, c->kind, c->h / 2, 2.0);
+  g_test_message ("%s, %s: error %.3g at h = %g, %.3g at h/2: ratio %.3f", c->model,
+                  cml_integrator_kind_to_string (c->kind), e1, c->h, e2, e1 / e2);
+  g_assert_cmpfloat (e1 / e2, >=, c->lo);
+  g_assert_cmpfloat (e1 / e2, <=, c->hi);
+}
+
+/* Agreement with the continuous solution as h → 0, every built-in model on T Q. */
+static void
+test_converges (gconstpointer data)
+{
+  const char *model = data;
+  for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
+    {
+      double prev = INFINITY, ratio = 0;
+      for (double h = 0.1; h > 0.002; h /= 4)
+        {
+          double e = error_at (model, k, h, 2.0);
+          g_test_message ("%s, %s, h = %g: largest deviation from rk8pd %.3g", model,
+                          cml_integrator_kind_to_string (k), h, e);
+          g_assert_cmpfloat (e, <, prev);
+          ratio = prev / e;
+          prev = e;
+        }
+      /* h/4 divides the deviation by about 4² (4⁴ for variational4) down to the smallest h */
+      g_assert_cmpfloat (ratio, >=, k == CML_INTEGRATOR_VARIATIONAL ? 12 : 150);
+      g_assert_cmpfloat (prev, <=, 1e-4);
+    }
+}
+
+/* The constraints at the midpoints and at the step points hold to 1e-12. */
+static void
+test_constraints (gconstpointer data)
+{
+  const char *model = data;
+  for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
+    {
+      g_autoptr (CmlSimulation) sim = open_any (model);
+      g_autoptr (GError) error = NULL;
+      CmlSystem *sys = cml_simulation_get_system (sim);
+      CmlModel *md = cml_system_get_model (sys);
+      g_autofree double *params = g_new0 (double, md->params->len + 1);
+      for (guint i = 0; i < md->params->len; i++)
+        params[i] = ((CmlParam *) md->params->pdata[i])->value;
+      CmlIntegratorOptions o = cml_integrator_options_default ();
+      o.kind = k;
+      o.h_fixed = 0.1;
+      g_autoptr (CmlVariational) var = cml_variational_new (sys, &o, params, &error);
+      g_assert_no_error (error);
+      guint dim = cml_system_dim (sys);
+      g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
+      double t = 0;
+      for (int j = 1; j <= 50; j++)
+        {
+          g_assert_true (cml_variational_advance (var, &t, 0.1 * j, z, &error));
+          g_assert_no_error (error);
+          g_assert_cmpfloat (cml_variational_midpoint_residual (var), <=, 1e-12);
+          cml_simulation_set_state (sim, t, z);
+          g_assert_cmpfloat (cml_simulation_residual (sim), <=, 1e-12);
+        }
+    }
+}
+
+/* A step forward and back returns (q, p) to rounding. */
+static void
+test_reversible (gconstpointer data)
+{
+  const char *model = data;
+  for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
+    {
+      g_autoptr (CmlSimulation) sim = open_any (model);
+      g_autoptr (GError) error = NULL;
+      CmlSystem *sys = cml_simulation_get_system (sim);
+      CmlModel *md = cml_system_get_model (sys);
+      g_autofree double *params = g_new0 (double, md->params->len + 1);
+      for (guint i = 0; i < md->params->len; i++)
+        params[i] = ((CmlParam *) md->params->pdata[i])->value;
+      CmlIntegratorOptions o = cml_integrator_options_default ();
+      o.kind = k;
+      o.h_fixed = 0.2;
+      g_autoptr (CmlVariational) var = cml_variational_new (sys, &o, params, &error);
+      g_assert_no_error (error);
+      guint dim = cml_system_dim (sys), n = dim / 2;
+      g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
+      double p0[64], p2[64], t = 0;
+      /* start from a state the method has produced, with its carried momenta */
+      g_assert_true (cml_variational_advance (var, &t, 0.6, z, &error));
+      g_autofree double *z0 = g_memdup2 (z, dim * sizeof (double));
+      cml_variational_momentum (var, t, z, p0);
+      g_assert_true (cml_variational_advance (var, &t, 0.8, z, &error));
+      g_assert_true (cml_variational_advance (var, &t, 0.6, z, &error));
+      g_assert_no_error (error);
+      cml_variational_momentum (var, t, z, p2);
+      for (guint i = 0; i < n; i++)
+        {
+          assert_close (z[i], z0[i], 1e-14 * (1 + fabs (z0[i])));
+          assert_close (p2[i], p0[i], 1e-14 * (1 + fabs (p0[i])));
+          assert_close (z[n + i], z0[n + i], 1e-13 * (1 + fabs (z0[n + i])));
+        }
+    }
+}
+
+static double
+energy (const char *model, const double *z)
+{
+  if (g_str_equal (model, "vertical-disk")) /* m = r = 1, Ia = 0.5, Id = 0.25 */
+    return 0.5 * (z[4] * z[4] + z[5] * z[5]) + 0.25 * z[6] * z[6] + 0.125 * z[7] * z[7];
+  /* the contact oscillator, k = 1 */
+  return 0.5 * (z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + z[3] * z[3] + z[4] * z[4] + z[5] * z[5]);
+}
+
+typedef struct
+{
+  const char *model, *label;
+  double h, T;
+} EnergyCase;
+
+/* On a reversible problem the energy error stays bounded: the second half of the run
+ * does not see a larger error than the first (up to a factor for the oscillation). */
+static void
+test_energy (gconstpointer data)
+{
+  const EnergyCase *c = data;
+  for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
+    {
+      g_autoptr (CmlSimulation) sim = open_any (c->model);
+      use (sim, k, c->h);
+      double H0 = energy (c->label, cml_simulation_get_state (sim)), e1 = 0, e2 = 0;
+      int N = (int) (c->T / c->h);
+      for (int j = 1; j <= N; j++)
+        {
+          advance (sim, j * c->h);
+          double e = fabs (energy (c->label, cml_simulation_get_state (sim)) - H0);
+          if (j <= N / 2)
+            e1 = MAX (e1, e);
+          else
+            e2 = MAX (e2, e);
+        }
+      g_test_message ("%s, %s, h = %g: max |ΔH| %.3g in the first half, %.3g in the second", c->model,
+                      cml_integrator_kind_to_string (k), c->h, e1, e2);
+      g_assert_cmpfloat (e2, <=, 1.5 * e1 + 1e-13);
+    }
+}
+
+static void
+test_refused (void)
+{
+  static const char *const refused[] = { "rolling-ball", "martinet", "rigid-body", "plate-ball", "capri-kobayashi" };
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr (CmlSimulation) sim = sim_open (refused[i]);
+      g_autoptr (GError) error = NULL;
+      CmlIntegratorOptions o = cml_integrator_options_default ();
+      o.kind = CML_INTEGRATOR_VARIATIONAL;
+      g_assert_false (cml_simulation_set_integrator (sim, &o, &error));
+      g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, "tangent bundle T Q"));
+      g_assert_nonnull (strstr (error->message, "identity anchor, no brackets"));
+      /* the simulation keeps its integrator */
+      g_assert_cmpint (cml_simulation_get_integrator (sim)->kind, ==, CML_INTEGRATOR_RK8PD);
+    }
+  /* an ODE alone is not enough */
+  g_autoptr (GError) error = NULL;
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  o.kind = CML_INTEGRATOR_VARIATIONAL4;
+  CmlOde ode = { .dim = 1, .rhs = (CmlOdeRhsFunc) 1 };
+  g_assert_null (cml_integrator_new (&ode, &o, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+}
+
+/* Two runs agree bit for bit, and a restart from a saved step state continues exactly. */
+static void
+test_deterministic (void)
+{
+  for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
+    {
+      g_autoptr (CmlSimulation) a = sim_open ("chaplygin-sleigh");
+      g_autoptr (CmlSimulation) b = sim_open ("chaplygin-sleigh");
+      use (a, k, 0.05);
+      use (b, k, 0.05);
+      advance (a, 1.5);
+      advance (b, 1.5);
+      guint dim = cml_system_dim (cml_simulation_get_system (a));
+      g_assert_cmpmem (cml_simulation_get_state (a), dim * sizeof (double), cml_simulation_get_state (b),
+                       dim * sizeof (double));
+      guint ns = cml_simulation_step_state_size (a);
+      g_assert_true (cml_simulation_step_state_is_exact (a));
+      g_autofree double *ss = g_new (double, ns);
+      g_autofree double *z = g_memdup2 (cml_simulation_get_state (a), dim * sizeof (double));
+      cml_simulation_save_step_state (a, ss);
+      advance (a, 3);
+      g_autoptr (CmlSimulation) c = sim_open ("chaplygin-sleigh");
+      use (c, k, 0.05);
+      cml_simulation_restore (c, 1.5, z, ss);
+      advance (c, 3);
+      g_assert_cmpmem (cml_simulation_get_state (a), dim * sizeof (double), cml_simulation_get_state (c),
+                       dim * sizeof (double));
+      /* backwards to the start */
+      advance (c, -1);
+      g_assert_cmpfloat (cml_simulation_get_time (c), ==, -1);
+      g_assert_cmpuint (cml_simulation_n_rhs (c), >, 0);
+    }
+}
+
+int
+main (int argc, char *argv[])
+{
+  static const OrderCase orders[] = {
+    { "chaplygin-sleigh", CML_INTEGRATOR_VARIATIONAL, 0.1, 3.6, 4.4 },
+    { "chaplygin-sleigh", CML_INTEGRATOR_VARIATIONAL4, 0.2, 13, 19 },
+    { "vertical-disk", CML_INTEGRATOR_VARIATIONAL, 0.1, 3.6, 4.4 },
+    { "vertical-disk", CML_INTEGRATOR_VARIATIONAL4, 0.2, 13, 19 },
+    { "bench:contact-oscillator", CML_INTEGRATOR_VARIATIONAL, 0.1, 3.6, 4.4 },
+    { "bench:contact-oscillator", CML_INTEGRATOR_VARIATIONAL4, 0.2, 13, 19 },
+  };
+  static const EnergyCase energies[] = {
+    { "vertical-disk", "vertical-disk", 0.1, 400 },
+    { "bench:contact-oscillator", "contact-oscillator", 0.15643446504023087, 2000 },
+  };
+  static const char *const tq_models[] = { "vertical-disk", "chaplygin-sleigh",
+                                           "bench:contact-oscillator", "bench:contact-oscillator-gyro" };
+
+  g_test_init (&argc, &argv, NULL);
+  gsl_set_error_handler_off ();
+  for (guint i = 0; i < G_N_ELEMENTS (orders); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/models/variational/order/%s/%s", orders[i].model,
+                                               cml_integrator_kind_to_string (orders[i].kind));
+      g_test_add_data_func (path, &orders[i], test_order);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (tq_models); i++)
+    {
+      g_autofree char *p1 = g_strdup_printf ("/models/variational/converges/%s", tq_models[i]);
+      g_autofree char *p2 = g_strdup_printf ("/models/variational/constraints/%s", tq_models[i]);
+      g_autofree char *p3 = g_strdup_printf ("/models/variational/reversible/%s", tq_models[i]);
+      g_test_add_data_func (p1, tq_models[i], test_converges);
+      g_test_add_data_func (p2, tq_models[i], test_constraints);
+      g_test_add_data_func (p3, tq_models[i], test_reversible);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (energies); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/models/variational/energy/%s", energies[i].label);
+      g_test_add_data_func (path, &energies[i], test_energy);
+    }
+  g_test_add_func ("/models/variational/refused", test_refused);
+  g_test_add_func ("/models/variational/deterministic", test_deterministic);
+  return g_test_run ();
+}
