@@ -74,6 +74,9 @@
 #define REL_TOL 1e-9
 #define MAX_SHOWN_DERIVATIVE 160
 #define MAX_QUADRATIC_CASIMIRS 6
+/* quadratic Casimirs are looked for up to this rank (n²(n + 1)/2 equations in n(n + 1)/2
+ * unknowns) */
+#define MAX_CASIMIR_RANK 12
 
 typedef struct
 {
@@ -324,7 +327,7 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
   g_autofree CmlExpr **grad = g_new (CmlExpr *, dim);
   CmlExpr *dt, *d;
   double worst = 0, worst_abs = 0;
-  guint bad = 0;
+  guint bad = 0, finite = 0;
 
   if (depends_on_aux (sys, c->expr))
     {
@@ -365,8 +368,9 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
           gsum += fabs (g);
         }
       scale += gsum * fmax;
-      if (!isfinite (v))
+      if (!isfinite (v) || !isfinite (scale))
         continue;
+      finite++;
       double rel = scale > 0 ? fabs (v) / scale : 0;
       if (rel > REL_TOL)
         bad++;
@@ -376,13 +380,19 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
           worst_abs = fabs (v);
         }
     }
-  c->n_states = in->n_states;
+  c->n_states = finite;
   c->max_rel = worst;
+  if (finite == 0)
+    {
+      c->verdict = CML_CONSERVED_UNDECIDED;
+      c->reason = g_strdup ("dF/dt is not finite at any of the random admissible states");
+      return;
+    }
   if (bad == 0)
     {
       c->verdict = CML_CONSERVED_TO_ROUNDING;
       c->reason = g_strdup_printf ("|dF/dt| ≤ %.1e of the size of its terms at %u random admissible states",
-                                   MAX (worst, 1e-17), in->n_states);
+                                   MAX (worst, 1e-17), finite);
       return;
     }
   c->verdict = CML_CONSERVED_NOT;
@@ -397,7 +407,7 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
     else
       g_string_append_printf (s, "dF/dt ≠ 0");
     g_string_append_printf (s, " (|dF/dt| up to %.2g, %.1e of its terms, at %u of %u random admissible states)",
-                            worst_abs, worst, bad, in->n_states);
+                            worst_abs, worst, bad, finite);
     c->reason = g_string_free (s, FALSE);
   }
 }
@@ -592,6 +602,11 @@ add_energies (Inspector *in, CmlConservedReport *r)
             J[A] = A;
           ok = moving_frame (in, phi0, J, n, Z);
         }
+      /* a frame's velocity is a function of (t, x): with a Lagrangian that is not quadratic
+       * in y, W and so Z would depend on y */
+      for (guint A = 0; ok && A < n; A++)
+        for (guint B = 0; ok && B < n; B++)
+          ok = !cml_expr_depends_on (Z[A], md->fibre_sym[B]);
       if (!ok)
         return;
       CmlExpr *pZ = ZERO (ctx);
@@ -608,6 +623,8 @@ add_energies (Inspector *in, CmlConservedReport *r)
           g_string_append_printf (zt, "%s%s", A ? ", " : "", t);
         }
       g_string_append (zt, ")");
+      if (g_utf8_strlen (zt->str, -1) > 240)
+        g_string_assign (zt, "Z");
       g_autofree char *what = g_strdup_printf ("moving energy (Fassò and Sansonetto 2016), E_Z = E_L − p·Z with "
                                                "%s the velocity of the frame in which the constraints are linear",
                                                zt->str);
@@ -792,6 +809,7 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
       }
   }
   /* quadratic: S^AB = S^BA, unknowns A ≤ B; rows (D, E ≤ B) */
+  if (n <= MAX_CASIMIR_RANK)
   {
     guint N = n * (n + 1) / 2, R = n * N;
     g_autofree guint *ix = g_new (guint, n * n);
