@@ -1,10 +1,16 @@
 /* cml-equations-panel.c — what the system is and how well the run keeps its invariants.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The drift since t = 0 is shown for the monitors the conserved-quantity inspector
+ * (cml-conserved.c) finds conserved, whatever the model declares; the inspector's list of
+ * candidates, each with its verdict, follows the monitors.
  */
 #define G_LOG_DOMAIN "cml-equations-panel"
 
 #include "cml-equations-panel.h"
+
+#include "cml-conserved.h"
 
 #include <gsl/gsl_linalg.h>
 #include <math.h>
@@ -45,12 +51,15 @@ struct _CmlEquationsPanel
   GtkLabel          *steps_label;
   GtkLabel          *warnings_label;
   GtkTextView       *equations_view;
+  GtkLabel          *inspector_heading; /* the inspector's candidates (made in code) */
+  GtkGrid           *inspector_grid;
 
   CmlSystem         *sys;
   CmlSimulation     *probe;     /* evaluates the regularity matrix at a frame's state */
   double            *probe_params;
   GPtrArray         *monitors;  /* MonitorRow* */
   double            *baseline;  /* observables at t = 0, or NULL */
+  CmlConservedReport *report;   /* the inspector's verdicts, or NULL */
   guint              n_obs;
 };
 
@@ -181,14 +190,24 @@ build_monitors (CmlEquationsPanel *self, CmlModel *model)
       g_autofree char *expr = cml_expr_print_pretty (model->ctx, m->expr, 2000);
       g_autofree char *shown = name_with_unit (model, m->name);
       const char *meaning = cml_model_meaning (model, m->name);
-      g_autofree char *text = g_strdup_printf ("%s%s%s = %s", meaning ? meaning : "", meaning ? "\n\n" : "",
-                                               shown, expr);
+      char *text = g_strdup_printf ("%s%s%s = %s", meaning ? meaning : "", meaning ? "\n\n" : "", shown, expr);
 
-      add_monitor (self, m->conserved ? self->monitor_grid : self->others_grid, model, m->name, m->conserved, text);
-      if (m->conserved)
+      const CmlConservedCandidate *c = cml_conserved_report_find (self->report, CML_CANDIDATE_MONITOR, m->name);
+      /* the drift is shown for what the inspector finds conserved */
+      gboolean conserved = c ? cml_conserved_verdict_is_conserved (c->verdict) : m->conserved;
+
+      if (c && c->contradiction)
+        {
+          char *t = g_strdup_printf ("%s\n\n⚠ Declared conserved by the model, but it is not: %s", text, c->reason);
+          g_free (text);
+          text = t;
+        }
+      add_monitor (self, conserved ? self->monitor_grid : self->others_grid, model, m->name, conserved, text);
+      if (conserved)
         n_conserved++;
       else
         n_other++;
+      g_free (text);
     }
   if (cml_system_observable_index (self->sys, "residual") >= 0)
     {
@@ -201,6 +220,47 @@ build_monitors (CmlEquationsPanel *self, CmlModel *model)
   gtk_widget_set_visible (GTK_WIDGET (self->monitor_grid), n_conserved > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->others_heading), n_other > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->others_grid), n_other > 0);
+}
+
+/* The inspector's candidates: name, formula and verdict, with what each is and why in
+ * their tooltips. */
+static void
+build_inspector (CmlEquationsPanel *self)
+{
+  guint n = self->report ? self->report->candidates->len : 0;
+
+  clear_grid (self->inspector_grid);
+  for (guint i = 0; i < n; i++)
+    {
+      const CmlConservedCandidate *c = self->report->candidates->pdata[i];
+      g_autofree char *name = cml_expr_pretty_name (c->name, FALSE);
+      g_autofree char *formula = g_strdup_printf ("= %s", c->formula);
+      g_autofree char *name_tip = g_strdup_printf ("%s = %s\n\n%s", name, c->formula, c->what);
+      g_autofree char *verdict_tip = g_strdup_printf ("%s\n\n%s%s", cml_conserved_verdict_explain (c->verdict),
+                                                      c->contradiction ? "The model declares it conserved: "
+                                                                         "this contradicts it.\n\n" : "",
+                                                      c->reason);
+      const char *verdict = cml_conserved_verdict_is_conserved (c->verdict)
+                              ? (c->verdict == CML_CONSERVED_EXACTLY ? "conserved (exactly)" : "conserved (to rounding)")
+                              : c->verdict == CML_CONSERVED_NOT ? (c->contradiction ? "⚠ not conserved" : "not conserved")
+                                                                : "undecided";
+      GtkLabel *nl = grid_label (self->inspector_grid, name, 0, (int) i, 0, "monitor-name");
+      GtkLabel *fl = grid_label (self->inspector_grid, formula, 1, (int) i, 0, NULL);
+      GtkLabel *vl = grid_label (self->inspector_grid, verdict, 2, (int) i, 0,
+                                 cml_conserved_verdict_is_conserved (c->verdict) ? "success"
+                                 : c->contradiction ? "error" : "dim-label");
+
+      gtk_widget_set_tooltip_text (GTK_WIDGET (nl), name_tip);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (fl), name_tip);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (vl), verdict_tip);
+      gtk_label_set_wrap (fl, TRUE);
+      gtk_label_set_wrap_mode (fl, PANGO_WRAP_WORD_CHAR);
+      gtk_widget_set_hexpand (GTK_WIDGET (fl), TRUE);
+      gtk_widget_set_valign (GTK_WIDGET (nl), GTK_ALIGN_START);
+      gtk_widget_set_valign (GTK_WIDGET (vl), GTK_ALIGN_START);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->inspector_heading), n > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->inspector_grid), n > 0);
 }
 
 /* The state variables, each with its meaning (also its tooltip). */
@@ -273,6 +333,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   g_clear_pointer (&self->probe, cml_simulation_free);
   g_clear_pointer (&self->probe_params, g_free);
   g_clear_pointer (&self->baseline, g_free);
+  g_clear_pointer (&self->report, cml_conserved_report_free);
   self->sys = sys;
 
   if (sys == NULL)
@@ -286,6 +347,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
       gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), FALSE);
       gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), "", -1);
       build_monitors (self, NULL);
+      build_inspector (self);
       build_variables (self, NULL);
       show_about (self, NULL);
       return;
@@ -294,6 +356,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   model = cml_system_get_model (sys);
   self->n_obs = cml_system_n_observables (sys);
   text = cml_system_describe_readable (sys);
+  self->report = cml_conserved_inspect (sys);
 
   gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
   show_about (self, model);
@@ -328,17 +391,24 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
 
   for (guint i = 0; model->warnings && i < model->warnings->len; i++)
     g_string_append_printf (warnings, "%s⚠ %s", i ? "\n" : "", (char *) model->warnings->pdata[i]);
+  for (guint i = 0; i < self->report->warnings->len; i++)
+    g_string_append_printf (warnings, "%s⚠ %s", warnings->len ? "\n" : "", (char *) self->report->warnings->pdata[i]);
   gtk_label_set_text (self->warnings_label, warnings->str);
   gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), warnings->len > 0);
 
-  /* the account from the algebroid on: what comes before it is shown above */
+  /* the account from the algebroid on: what comes before it is shown above, and so is
+   * the inspector's section (its list, build_inspector) */
   {
     const char *from = strstr (text, "\nLie algebroid:");
+    const char *to = strstr (text, "\nConserved quantities, derived");
 
-    gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), from ? from + 1 : text, -1);
+    from = from ? from + 1 : text;
+    gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), from,
+                              to && to > from ? (int) (to - from + 1) : -1);
   }
 
   build_monitors (self, model);
+  build_inspector (self);
   build_variables (self, model);
 
   /* a simulation of our own, only to evaluate the regularity matrix at shown states */
@@ -498,6 +568,7 @@ cml_equations_panel_dispose (GObject *object)
   g_clear_pointer (&self->probe, cml_simulation_free);
   g_clear_pointer (&self->probe_params, g_free);
   g_clear_pointer (&self->baseline, g_free);
+  g_clear_pointer (&self->report, cml_conserved_report_free);
   g_clear_pointer (&self->sys, cml_system_unref);
 
   G_OBJECT_CLASS (cml_equations_panel_parent_class)->dispose (object);
@@ -540,6 +611,21 @@ static void
 cml_equations_panel_init (CmlEquationsPanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->inspector_heading = GTK_LABEL (gtk_label_new ("Candidates, derived and checked"));
+  gtk_label_set_xalign (self->inspector_heading, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->inspector_heading), "sidebar-heading");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->inspector_heading),
+                               "Quantities derived from the model — the energy, the moving energy for affine "
+                               "constraints, the momenta, the Casimirs of a Lie algebra, the model's monitors — "
+                               "each decided by differentiating it along the equations of motion: symbolically, "
+                               "else at " G_STRINGIFY (CML_CONSERVED_N_STATES) " random states on the constraint set. "
+                               "Hover a verdict for why.");
+  self->inspector_grid = GTK_GRID (gtk_grid_new ());
+  gtk_grid_set_column_spacing (self->inspector_grid, 14);
+  gtk_grid_set_row_spacing (self->inspector_grid, 3);
+  gtk_widget_add_css_class (GTK_WIDGET (self->inspector_grid), "monitor-grid");
+  gtk_box_insert_child_after (self->box, GTK_WIDGET (self->inspector_heading), GTK_WIDGET (self->others_grid));
+  gtk_box_insert_child_after (self->box, GTK_WIDGET (self->inspector_grid), GTK_WIDGET (self->inspector_heading));
   self->monitors = g_ptr_array_new_with_free_func ((GDestroyNotify) monitor_row_free);
   cml_equations_panel_set_system (self, NULL);
 }

@@ -7,6 +7,7 @@
 #define G_LOG_DOMAIN "cml-system"
 
 #include "cml-system-private.h"
+#include "cml-conserved.h"
 
 #include <math.h>
 #include <string.h>
@@ -354,6 +355,13 @@ describe (CmlSystem *sys, gboolean pretty)
                                                    unit[0] && !g_str_equal (unit, "1") ? "]" : "", meaning);
           append_wrapped (s, line, "    ", DESCRIBE_WRAP);
         }
+    }
+  if (pretty)
+    {
+      /* the conserved-quantity inspector's candidates and verdicts (cml-conserved.c) */
+      g_autoptr (CmlConservedReport) report = cml_conserved_inspect (sys);
+      g_autofree char *text = cml_conserved_report_to_text (report);
+      g_string_append (s, text);
     }
   for (guint k = 0; k < md->warnings->len; k++)
     g_string_append_printf (s, "\nWarning: %s\n", (char *) md->warnings->pdata[k]);

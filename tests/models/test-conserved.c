@@ -1,0 +1,324 @@
+/* test-conserved.c — the conserved-quantity inspector's verdicts on every built-in model
+ * and on a model that declares a quantity conserved that is not (docs/theory.md §15).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-conserved"
+
+#include "physics-util.h"
+
+#include "cml-conserved.h"
+
+static CmlConservedReport *
+inspect (const char *name, CmlSystem **sys_out, const char *param, double value)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (name, &error);
+  g_assert_no_error (error);
+  CmlSystem *sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autofree double *params = g_new (double, model->params->len + 1);
+  for (guint k = 0; k < model->params->len; k++)
+    {
+      CmlParam *p = model->params->pdata[k];
+      params[k] = param && g_str_equal (p->name, param) ? value : p->value;
+    }
+  CmlConservedReport *r = cml_conserved_inspect_at (sys, params);
+  g_assert_nonnull (r);
+  *sys_out = sys;
+  return r;
+}
+
+static const CmlConservedCandidate *
+find (const CmlConservedReport *r, CmlCandidateKind kind, const char *name)
+{
+  const CmlConservedCandidate *c = cml_conserved_report_find (r, kind, name);
+  if (c == NULL)
+    g_error ("no candidate %s", name);
+  return c;
+}
+
+static void
+assert_conserved (const CmlConservedReport *r, CmlCandidateKind kind, const char *name)
+{
+  const CmlConservedCandidate *c = find (r, kind, name);
+  if (!cml_conserved_verdict_is_conserved (c->verdict))
+    g_error ("%s: %s: %s", name, cml_conserved_verdict_to_string (c->verdict), c->reason);
+}
+
+static void
+assert_not_conserved (const CmlConservedReport *r, CmlCandidateKind kind, const char *name)
+{
+  const CmlConservedCandidate *c = find (r, kind, name);
+  if (c->verdict != CML_CONSERVED_NOT)
+    g_error ("%s: %s: %s", name, cml_conserved_verdict_to_string (c->verdict), c->reason);
+}
+
+/* every monitor the model declares conserved is found conserved: no contradiction */
+static void
+assert_no_contradiction (const CmlConservedReport *r)
+{
+  for (guint k = 0; k < r->candidates->len; k++)
+    {
+      const CmlConservedCandidate *c = r->candidates->pdata[k];
+      g_assert_false (c->contradiction);
+      if (c->declared)
+        assert_conserved (r, CML_CANDIDATE_MONITOR, c->name);
+    }
+  g_assert_cmpuint (r->warnings->len, ==, 0);
+}
+
+static void
+test_rolling_ball (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect ("rolling-ball", &sys, NULL, 0);
+  const CmlConservedCandidate *e = find (r, CML_CANDIDATE_ENERGY, "E_L");
+
+  /* Ω = 1: the table does work, and the reason says so */
+  g_assert_cmpint (e->verdict, ==, CML_CONSERVED_NOT);
+  g_assert_nonnull (strstr (e->reason, "affine"));
+  g_assert_nonnull (strstr (e->reason, "λ·φ₀"));
+  assert_not_conserved (r, CML_CANDIDATE_MONITOR, "energy");
+  /* the moving energy E_L − Ω m (x v − y u) is conserved (Fassò and Sansonetto) */
+  assert_conserved (r, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  assert_conserved (r, CML_CANDIDATE_MOMENTUM, "p5");
+  assert_not_conserved (r, CML_CANDIDATE_MOMENTUM, "p1");
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "I");
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "Cx");
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "Cy");
+  assert_no_contradiction (r);
+  g_assert_cmpuint (find (r, CML_CANDIDATE_MONITOR, "I")->n_states, ==, CML_CONSERVED_N_STATES);
+  cml_system_unref (sys);
+
+  /* Ω = 0: a still table, the energy is conserved */
+  g_autoptr (CmlConservedReport) still = inspect ("rolling-ball", &sys, "Omega", 0);
+  assert_conserved (still, CML_CANDIDATE_ENERGY, "E_L");
+  assert_conserved (still, CML_CANDIDATE_MONITOR, "energy");
+  assert_conserved (still, CML_CANDIDATE_MONITOR, "I");
+  assert_conserved (still, CML_CANDIDATE_MOMENTUM, "p1");
+  cml_system_unref (sys);
+}
+
+static void
+test_rolling_ball_varying (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect ("rolling-ball-varying", &sys, NULL, 0);
+
+  assert_not_conserved (r, CML_CANDIDATE_ENERGY, "E_L");
+  /* Ω(t): the frame does not move steadily, and the moving energy changes too */
+  assert_not_conserved (r, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  g_assert_nonnull (strstr (find (r, CML_CANDIDATE_MOVING_ENERGY, "E_Z")->reason, "depends on t"));
+  assert_conserved (r, CML_CANDIDATE_MOMENTUM, "p5");
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "I");
+  assert_not_conserved (r, CML_CANDIDATE_MONITOR, "table_speed");
+  assert_no_contradiction (r);
+  cml_system_unref (sys);
+}
+
+static void
+test_plate_ball (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect ("plate-ball", &sys, NULL, 0);
+
+  assert_conserved (r, CML_CANDIDATE_ENERGY, "H");
+  g_assert_cmpint (find (r, CML_CANDIDATE_ENERGY, "H")->verdict, ==, CML_CONSERVED_EXACTLY);
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "casimir");
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "H");
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "J");
+  assert_not_conserved (r, CML_CANDIDATE_MONITOR, "heading");
+  assert_no_contradiction (r);
+  cml_system_unref (sys);
+}
+
+static void
+test_rigid_body (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect ("rigid-body", &sys, NULL, 0);
+  const CmlConservedCandidate *c1 = find (r, CML_CANDIDATE_CASIMIR, "C1");
+  g_autoptr (GError) error = NULL;
+  CmlModel *model = cml_system_get_model (sys);
+  CmlExpr *M2 = cml_expr_parse (model->ctx, "(I1*W1)^2 + (I2*W2)^2 + (I3*W3)^2", NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (find (r, CML_CANDIDATE_ENERGY, "E_L")->verdict, ==, CML_CONSERVED_EXACTLY);
+  /* so(3) has no centre and one quadratic Casimir, |M|², found exactly */
+  g_assert_null (cml_conserved_report_find (r, CML_CANDIDATE_CASIMIR, "C2"));
+  g_assert_cmpint (c1->verdict, ==, CML_CONSERVED_EXACTLY);
+  g_assert_nonnull (strstr (c1->what, "exactly"));
+  {
+    /* C1 = |M|² up to a factor */
+    CmlExpr *ratio = cml_expr_div (model->ctx, c1->expr, M2);
+    double v;
+    g_assert_true (cml_expr_is_number (ratio, &v));
+    g_assert_cmpfloat (v, !=, 0);
+  }
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "casimir");
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "mx");
+  assert_not_conserved (r, CML_CANDIDATE_MOMENTUM, "p1");
+  assert_no_contradiction (r);
+  cml_system_unref (sys);
+}
+
+static void
+test_heavy_top (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect ("heavy-top", &sys, NULL, 0);
+
+  g_assert_cmpint (find (r, CML_CANDIDATE_ENERGY, "E_L")->verdict, ==, CML_CONSERVED_EXACTLY);
+  g_assert_cmpint (find (r, CML_CANDIDATE_MONITOR, "casimir")->verdict, ==, CML_CONSERVED_EXACTLY);
+  g_assert_cmpint (find (r, CML_CANDIDATE_MONITOR, "mz")->verdict, ==, CML_CONSERVED_EXACTLY);
+  /* a symmetric top (I1 = I2): the spin about its axis is conserved; I1 ≠ I2: it is not */
+  assert_conserved (r, CML_CANDIDATE_MOMENTUM, "p3");
+  assert_not_conserved (r, CML_CANDIDATE_MOMENTUM, "p1");
+  assert_no_contradiction (r);
+  cml_system_unref (sys);
+  g_autoptr (CmlConservedReport) asym = inspect ("heavy-top", &sys, "I2", 2);
+  assert_not_conserved (asym, CML_CANDIDATE_MOMENTUM, "p3");
+  assert_conserved (asym, CML_CANDIDATE_ENERGY, "E_L");
+  cml_system_unref (sys);
+}
+
+static void
+test_vertical_disk_and_sleigh (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) disk = inspect ("vertical-disk", &sys, NULL, 0);
+
+  assert_conserved (disk, CML_CANDIDATE_ENERGY, "E_L");
+  /* linear constraints: no moving energy */
+  g_assert_null (cml_conserved_report_find (disk, CML_CANDIDATE_MOVING_ENERGY, "E_Z"));
+  assert_conserved (disk, CML_CANDIDATE_MOMENTUM, "p3");
+  assert_conserved (disk, CML_CANDIDATE_MOMENTUM, "p4");
+  assert_not_conserved (disk, CML_CANDIDATE_MOMENTUM, "p1");
+  assert_conserved (disk, CML_CANDIDATE_MONITOR, "speed");
+  assert_no_contradiction (disk);
+  cml_system_unref (sys);
+
+  g_autoptr (CmlConservedReport) sleigh = inspect ("chaplygin-sleigh", &sys, NULL, 0);
+  assert_conserved (sleigh, CML_CANDIDATE_ENERGY, "E_L");
+  assert_not_conserved (sleigh, CML_CANDIDATE_MOMENTUM, "p3");
+  assert_not_conserved (sleigh, CML_CANDIDATE_MONITOR, "forward");
+  assert_no_contradiction (sleigh);
+  cml_system_unref (sys);
+}
+
+static void
+test_martinet_and_capri_kobayashi (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) mart = inspect ("martinet", &sys, NULL, 0);
+
+  assert_conserved (mart, CML_CANDIDATE_ENERGY, "H");
+  assert_conserved (mart, CML_CANDIDATE_MOMENTUM, "k");
+  assert_not_conserved (mart, CML_CANDIDATE_MOMENTUM, "p_u");
+  assert_conserved (mart, CML_CANDIDATE_MONITOR, "a");
+  assert_no_contradiction (mart);
+  cml_system_unref (sys);
+
+  for (int full = 0; full < 2; full++)
+    {
+      g_autoptr (CmlConservedReport) ck = inspect (full ? "capri-kobayashi-full" : "capri-kobayashi", &sys, NULL, 0);
+      assert_conserved (ck, CML_CANDIDATE_ENERGY, "E_L");
+      assert_conserved (ck, CML_CANDIDATE_MONITOR, "energy");
+      assert_conserved (ck, CML_CANDIDATE_MONITOR, "pr");
+      assert_not_conserved (ck, CML_CANDIDATE_MOMENTUM, "p3");
+      if (full)
+        assert_not_conserved (ck, CML_CANDIDATE_MONITOR, "rho");
+      else
+        assert_conserved (ck, CML_CANDIDATE_MOMENTUM, "p4"); /* the reduced angle's momentum */
+      assert_no_contradiction (ck);
+      cml_system_unref (sys);
+    }
+}
+
+/* every built-in: a verdict for every candidate, and none undecided */
+static void
+test_every_builtin (void)
+{
+  g_auto (GStrv) names = cml_model_list_builtin ();
+
+  g_assert_cmpuint (g_strv_length (names), >=, 10);
+  for (guint k = 0; names[k]; k++)
+    {
+      CmlSystem *sys = NULL;
+      g_autoptr (CmlConservedReport) r = inspect (names[k], &sys, NULL, 0);
+      g_autofree char *text = cml_conserved_report_to_text (r);
+
+      g_assert_cmpuint (r->candidates->len, >, 0);
+      g_assert_nonnull (cml_conserved_report_find (r, CML_CANDIDATE_ENERGY,
+                                                   cml_system_get_formalism (sys) == CML_FORMALISM_VAKONOMIC ? "H" : "E_L"));
+      for (guint i = 0; i < r->candidates->len; i++)
+        {
+          const CmlConservedCandidate *c = r->candidates->pdata[i];
+          if (c->verdict == CML_CONSERVED_UNDECIDED)
+            g_error ("%s: %s undecided: %s", names[k], c->name, c->reason);
+          g_assert_nonnull (strstr (text, cml_conserved_verdict_to_string (c->verdict)));
+        }
+      assert_no_contradiction (r);
+      cml_system_unref (sys);
+    }
+}
+
+/* the same report twice: the random states come from a fixed seed */
+static void
+test_deterministic (void)
+{
+  CmlSystem *sys = NULL, *sys2 = NULL;
+  g_autoptr (CmlConservedReport) a = inspect ("rolling-ball", &sys, NULL, 0);
+  g_autoptr (CmlConservedReport) b = inspect ("rolling-ball", &sys2, NULL, 0);
+  g_autofree char *ta = cml_conserved_report_to_text (a);
+  g_autofree char *tb = cml_conserved_report_to_text (b);
+
+  g_assert_cmpstr (ta, ==, tb);
+  cml_system_unref (sys);
+  cml_system_unref (sys2);
+}
+
+/* a monitor declared conserved that is not: a contradiction, reported as a warning */
+static void
+test_contradiction (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "models", "data", "wrongly-conserved.cml", NULL);
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect (path, &sys, NULL, 0);
+  const CmlConservedCandidate *kin = find (r, CML_CANDIDATE_MONITOR, "kinetic");
+  g_autofree char *text = cml_conserved_report_to_text (r);
+  g_autofree char *info = cml_system_describe_readable (sys);
+
+  g_assert_cmpint (find (r, CML_CANDIDATE_MONITOR, "energy")->verdict, ==, CML_CONSERVED_EXACTLY);
+  g_assert_false (find (r, CML_CANDIDATE_MONITOR, "energy")->contradiction);
+  g_assert_true (kin->declared);
+  g_assert_cmpint (kin->verdict, ==, CML_CONSERVED_NOT);
+  g_assert_true (kin->contradiction);
+  g_assert_cmpuint (r->warnings->len, ==, 1);
+  g_assert_nonnull (strstr (r->warnings->pdata[0], "kinetic is declared conserved"));
+  g_assert_nonnull (strstr (r->warnings->pdata[0], "wrongly-conserved.cml:"));
+  g_assert_nonnull (strstr (text, "CONTRADICTS"));
+  g_assert_nonnull (strstr (text, "Warning:"));
+  /* and `cmlab-cli info` says it in its section */
+  g_assert_nonnull (strstr (info, "\nConserved quantities, derived and checked"));
+  g_assert_nonnull (strstr (info, "kinetic is declared conserved"));
+  cml_system_unref (sys);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/conserved/rolling-ball", test_rolling_ball);
+  g_test_add_func ("/conserved/rolling-ball-varying", test_rolling_ball_varying);
+  g_test_add_func ("/conserved/plate-ball", test_plate_ball);
+  g_test_add_func ("/conserved/rigid-body", test_rigid_body);
+  g_test_add_func ("/conserved/heavy-top", test_heavy_top);
+  g_test_add_func ("/conserved/vertical-disk-and-sleigh", test_vertical_disk_and_sleigh);
+  g_test_add_func ("/conserved/martinet-and-capri-kobayashi", test_martinet_and_capri_kobayashi);
+  g_test_add_func ("/conserved/every-builtin", test_every_builtin);
+  g_test_add_func ("/conserved/deterministic", test_deterministic);
+  g_test_add_func ("/conserved/contradiction", test_contradiction);
+  return g_test_run ();
+}
