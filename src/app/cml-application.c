@@ -10,6 +10,7 @@
 #include <gsl/gsl_errno.h>
 #include <string.h>
 
+#include "cml-integrator.h"
 #include "cml-window.h"
 
 #ifndef CMLAB_APP_ID
@@ -38,6 +39,8 @@ struct _CmlApplication
   gboolean closed_form;
   char    *page;           /* --page plots|equations */
   char    *compare;        /* --compare copy|vakonomic|integrator */
+  char    *integrator;     /* --integrator NAME */
+  double   step;           /* --step H (fixed-step integrators), or 0 */
   char   **orbits;         /* --orbit X,Y … (the section page) */
   char   **set;            /* --set NAME=VALUE … */
   char   **init;           /* --init NAME=VALUE … */
@@ -65,6 +68,10 @@ static const GOptionEntry option_entries[] = {
   { "compare", 0, 0, G_OPTION_ARG_STRING, NULL,
     "Draw a second run beside the first: a copy (made before --set and --init change the first), "
     "the vakonomic reading of the same system, or another integrator", "copy|vakonomic|integrator" },
+  { "integrator", 0, 0, G_OPTION_ARG_STRING, NULL,
+    "Integrate with this method (as its menu would: rk8pd, rk4, implicit-midpoint, variational, …)", "NAME" },
+  { "step", 0, 0, G_OPTION_ARG_DOUBLE, NULL,
+    "The step of a fixed-step integrator (the nearest the menu offers: 0.2, 0.1, 0.05, 0.01, 0.001)", "H" },
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
     "Write a PNG of the window to FILE when --quit-after ends the run", "FILE" },
   { "quit-after", 0, 0, G_OPTION_ARG_DOUBLE, NULL, "Close the window after SECONDS of wall time", "SECONDS" },
@@ -93,6 +100,18 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   self->closed_form = g_variant_dict_contains (options, "closed-form");
   g_variant_dict_lookup (options, "page", "s", &self->page);
   g_variant_dict_lookup (options, "compare", "s", &self->compare);
+  g_variant_dict_lookup (options, "integrator", "s", &self->integrator);
+  g_variant_dict_lookup (options, "step", "d", &self->step);
+  if (self->integrator && !cml_integrator_kind_from_string (self->integrator, NULL))
+    {
+      g_printerr ("cmlab: there is no integrator “%s” (cmlab-cli list integrators)\n", self->integrator);
+      return 2;
+    }
+  if (g_variant_dict_contains (options, "step") && !(self->step > 0))
+    {
+      g_printerr ("cmlab: --step takes a number > 0\n");
+      return 2;
+    }
   g_variant_dict_lookup (options, "orbit", "^as", &self->orbits);
   for (char **o = self->orbits; o && *o; o++)
     {
@@ -188,6 +207,13 @@ present_window (CmlApplication *self, CmlWindow *window)
     cml_window_show_closed_form (window, TRUE);
   if (self->page)
     cml_window_show_page (window, self->page);
+  if (self->integrator || self->step > 0)
+    {
+      CmlIntegratorKind kind = CML_INTEGRATOR_RK8PD;
+      if (self->integrator)
+        cml_integrator_kind_from_string (self->integrator, &kind);
+      cml_window_set_integrator (window, cml_integrator_kind_to_string (kind), self->step, NULL);
+    }
   if (self->compare)
     {
       g_autoptr (GError) error = NULL;
@@ -384,6 +410,7 @@ cml_application_finalize (GObject *object)
   g_free (self->screenshot);
   g_free (self->page);
   g_free (self->compare);
+  g_free (self->integrator);
   g_strfreev (self->orbits);
   g_strfreev (self->set);
   g_strfreev (self->init);

@@ -352,6 +352,21 @@ nearest_tolerance (double rtol)
   return best;
 }
 
+static guint
+nearest_step (double h)
+{
+  guint best = CML_DEFAULT_STEP_INDEX;
+  double best_d = INFINITY;
+
+  for (guint k = 0; k < CML_N_STEPS; k++)
+    {
+      double d = fabs (log10 (h) - log10 (cml_window_steps[k]));
+      if (d < best_d)
+        best = k, best_d = d;
+    }
+  return best;
+}
+
 gboolean
 cml_window_open_session (CmlWindow *self, const char *path, GError **error)
 {
@@ -405,6 +420,7 @@ cml_window_open_session (CmlWindow *self, const char *path, GError **error)
   /* the integrator: the dropdowns show the nearest choice, the run gets the exact options */
   gtk_drop_down_set_selected (self->integrator_dropdown, session->integrator.kind);
   gtk_drop_down_set_selected (self->tolerance_dropdown, nearest_tolerance (session->integrator.rtol));
+  gtk_drop_down_set_selected (self->step_dropdown, nearest_step (session->integrator.h_fixed));
   self->integrator = session->integrator;
   cml_runner_set_integrator (self->runner, &self->integrator);
 

@@ -27,6 +27,10 @@ extern const double cml_window_speeds[CML_N_SPEEDS];
 #define CML_N_TOLERANCES 4
 extern const double cml_window_tolerances[CML_N_TOLERANCES];
 #define CML_DEFAULT_TOLERANCE_INDEX 2 /* 1e-10, the integrator's default */
+/* the steps offered for the fixed-step integrators (implicit midpoint, variational) */
+#define CML_N_STEPS 5
+extern const double cml_window_steps[CML_N_STEPS];
+#define CML_DEFAULT_STEP_INDEX 4 /* 0.001 s, the integrator's default */
 
 /* History rows waiting for a plot (the plots take turns at redrawing). */
 typedef struct
@@ -52,6 +56,7 @@ struct _CmlWindow
   GtkLabel          *subtitle_label;
   GtkDropDown       *integrator_dropdown;
   GtkDropDown       *tolerance_dropdown;
+  GtkDropDown       *step_dropdown;
   GtkButton         *open_button;
   GtkMenuButton     *menu_button;
   /* template: body */
@@ -228,6 +233,7 @@ double cml_window_step_size (CmlWindow *self);
 gboolean cml_window_get_dark (CmlWindow *self);
 void cml_window_set_dark (CmlWindow *self, gboolean dark);
 void cml_window_set_presentation (CmlWindow *self, gboolean presentation);
+void cml_window_show_integrator_choice (CmlWindow *self);
 void cml_window_set_table_frame (CmlWindow *self, gboolean table_frame);
 
 G_END_DECLS

@@ -13,6 +13,7 @@
 #include "cml-window-private.h"
 
 #include "cml-atomic-file.h"
+#include "cml-error.h"
 #include "cml-resources.h"
 #include "cml-run-failure.h"
 
@@ -21,6 +22,7 @@
 
 const double cml_window_speeds[CML_N_SPEEDS] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 };
 const double cml_window_tolerances[CML_N_TOLERANCES] = { 1e-6, 1e-8, 1e-10, 1e-12 };
+const double cml_window_steps[CML_N_STEPS] = { 0.2, 0.1, 0.05, 0.01, 0.001 };
 
 #define HISTORY_ROWS    4096     /* rows copied per read */
 #define STATUS_US       (100000) /* status line: 10 Hz */
@@ -428,20 +430,56 @@ cml_window_step_size (CmlWindow *self)
   return 0.1 * cml_window_speeds[self->speed_index];
 }
 
+gboolean
+cml_window_set_integrator (CmlWindow *self, const char *name, double step, GError **error)
+{
+  CmlIntegratorKind kind;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  if (!cml_integrator_kind_from_string (name, &kind))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "there is no integrator “%s” (cmlab-cli list integrators)",
+                   name);
+      return FALSE;
+    }
+  if (step > 0)
+    {
+      guint best = CML_DEFAULT_STEP_INDEX;
+      for (guint k = 0; k < CML_N_STEPS; k++)
+        if (fabs (log (step / cml_window_steps[k])) < fabs (log (step / cml_window_steps[best])))
+          best = k;
+      gtk_drop_down_set_selected (self->step_dropdown, best);
+    }
+  gtk_drop_down_set_selected (self->integrator_dropdown, kind);
+  return TRUE;
+}
+
+/* Beside the integrator, its tolerance (adaptive methods) or its step (fixed-step ones);
+ * neither in presentation mode. */
+void
+cml_window_show_integrator_choice (CmlWindow *self)
+{
+  gboolean fixed = cml_integrator_kind_is_fixed_step (self->integrator.kind);
+  gboolean presentation = self->presentation;
+  gtk_widget_set_visible (GTK_WIDGET (self->tolerance_dropdown), !presentation && !fixed);
+  gtk_widget_set_visible (GTK_WIDGET (self->step_dropdown), !presentation && fixed);
+}
+
 static void
 on_integrator_selected (CmlWindow *self)
 {
   guint kind = gtk_drop_down_get_selected (self->integrator_dropdown);
   guint tol = gtk_drop_down_get_selected (self->tolerance_dropdown);
+  guint step = gtk_drop_down_get_selected (self->step_dropdown);
 
-  if (kind >= CML_INTEGRATOR_N_KINDS || tol >= CML_N_TOLERANCES)
+  if (kind >= CML_INTEGRATOR_N_KINDS || tol >= CML_N_TOLERANCES || step >= CML_N_STEPS)
     return;
   self->integrator.kind = kind;
   self->integrator.rtol = cml_window_tolerances[tol];
   self->integrator.atol = 1e-2 * cml_window_tolerances[tol];
-  /* the fixed-step rule has no error control */
-  gtk_widget_set_sensitive (GTK_WIDGET (self->tolerance_dropdown),
-                            !cml_integrator_kind_is_fixed_step (kind));
+  self->integrator.h_fixed = cml_window_steps[step];
+  /* the fixed-step rules have a step instead of error control */
+  cml_window_show_integrator_choice (self);
   if (self->runner)
     cml_runner_set_integrator (self->runner, &self->integrator);
   cml_window_compare_integrator (self, &self->integrator);
@@ -533,7 +571,7 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   /* the integrator's settings and the open button are the teacher's, not the hall's:
    * they leave the header bar to the title */
   gtk_widget_set_visible (GTK_WIDGET (self->integrator_dropdown), !presentation);
-  gtk_widget_set_visible (GTK_WIDGET (self->tolerance_dropdown), !presentation);
+  cml_window_show_integrator_choice (self);
   gtk_widget_set_visible (GTK_WIDGET (self->open_button), !presentation);
   cml_scene_view_set_presentation (self->scene_view, presentation);
   cml_plot_view_set_presentation (self->time_plot, presentation);
@@ -1344,6 +1382,7 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, integrator_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, tolerance_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, step_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, outer_paned);
@@ -1444,6 +1483,7 @@ cml_window_init (CmlWindow *self)
   g_signal_connect_swapped (self->speed_dropdown, "notify::selected", G_CALLBACK (on_speed_selected), self);
   g_signal_connect_swapped (self->integrator_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
   g_signal_connect_swapped (self->tolerance_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
+  g_signal_connect_swapped (self->step_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
   g_signal_connect_swapped (gtk_widget_get_settings (GTK_WIDGET (self)),
                             "notify::gtk-application-prefer-dark-theme",
                             G_CALLBACK (on_dark_changed), self);

@@ -44,6 +44,9 @@ const char *cml_window_get_toast (CmlWindow *self);
 void       cml_window_show_closed_form (CmlWindow *self, gboolean show);
 /* Shows "plots" or "equations" beside the 3-D view. */
 void       cml_window_show_page (CmlWindow *self, const char *page);
+/* Chooses the integrator as its dropdown would (NAME as cmlab-cli takes it) and, for a
+ * fixed-step one, the offered step nearest to STEP (0: leave it). */
+gboolean   cml_window_set_integrator (CmlWindow *self, const char *name, double step, GError **error);
 /* The command line's --set NAME=VALUE and --init NAME=VALUE (either may be NULL): the
  * parameters set, then a restart from the initial values given. */
 gboolean   cml_window_apply_command_line (CmlWindow *self, const char *const *set, const char *const *init,

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cml-error.h"
 #include "cml-frame-stats.h"
 #include "cml-parameter-panel-private.h"
 #include "cml-window-private.h"
@@ -523,6 +524,42 @@ test_view_settings (void)
   window_free (win);
 }
 
+/* A fixed-step integrator gets a step instead of a tolerance: the chooser beside the
+ * integrator changes, the run and the session take the step, presentation mode hides both. */
+static void
+test_integrator_step (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("vertical-disk");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->tolerance_dropdown)));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (win->step_dropdown)));
+
+  g_assert_true (cml_window_set_integrator (win, "variational", 0.09, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (win->integrator.kind, ==, CML_INTEGRATOR_VARIATIONAL);
+  g_assert_cmpfloat (win->integrator.h_fixed, ==, 0.1);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (win->tolerance_dropdown)));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->step_dropdown)));
+  g_autoptr (CmlSession) session = cml_window_get_session (win, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (session->integrator.kind, ==, CML_INTEGRATOR_VARIATIONAL);
+  g_assert_cmpfloat (session->integrator.h_fixed, ==, 0.1);
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.presentation", NULL);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (win->step_dropdown)));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.presentation", NULL);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->step_dropdown)));
+
+  g_assert_true (cml_window_set_integrator (win, "rk8pd", 0, &error));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->tolerance_dropdown)));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (win->step_dropdown)));
+  g_assert_false (cml_window_set_integrator (win, "euler", 0, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  window_free (win);
+}
+
 /* ---- the 3-D view inside the window draws ------------------------------------------------ */
 
 static void
@@ -915,6 +952,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/initial-conditions", test_initial_conditions);
   g_test_add_func ("/ui/window/open-files", test_open_files);
   g_test_add_func ("/ui/window/view-settings", test_view_settings);
+  g_test_add_func ("/ui/window/integrator-step", test_integrator_step);
   g_test_add_func ("/ui/window/scene-renders", test_scene_renders);
   g_test_add_func ("/ui/window/plot-export", test_plot_export);
   g_test_add_func ("/ui/window/session-roundtrip", test_session_roundtrip);
