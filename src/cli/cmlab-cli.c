@@ -62,6 +62,22 @@ static const char *usage_text =
   "start at zero unless given with --init).\n"
   "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint, variational, variational4.\n";
 
+static const char *simulate_usage =
+  "Usage: cmlab-cli simulate MODEL --t-end T --dt-out H [--t-start T0] [--set P=V]...\n"
+  "                  [--init S=V]... [--integrator NAME] [--rtol R] [--atol A] [--step H]\n"
+  "                  [--format csv|json] [--columns A,B,...] [--reference] [--session FILE]\n"
+  "                  [--as vakonomic] [-o FILE]\n"
+  "Runs the model from T0 (default 0) to T and writes a row every H: CSV with '#' header\n"
+  "lines, or one JSON document.  --columns: any observables (cmlab-cli list observables\n"
+  "MODEL), e.g. the constraint multipliers lambda_NAME; --reference adds NAME_ref and\n"
+  "NAME_err columns from the model's closed forms.  Integrators: cmlab-cli list integrators.\n";
+
+static const char *info_usage =
+  "Usage: cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
+  "Describes the model: what it is, its algebroid, Lagrangian and constraints, the equations\n"
+  "derived from them, regularity, the conserved quantities derived and checked, parameters,\n"
+  "the initial state and the values of its monitors at t = 0.\n";
+
 static int
 usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 
@@ -295,7 +311,7 @@ cmd_simulate (int argc, char **argv)
   cml_cli_run_options_init (&ro);
   ro.t_end_zero_ok = TRUE;
   ro.t_end_signed_ok = TRUE;
-  status = cml_cli_parse_args (argc, argv, simulate_entries, &so, &ro, CML_CLI_RUN_OPTIONS_ALL, usage_text,
+  status = cml_cli_parse_args (argc, argv, simulate_entries, &so, &ro, CML_CLI_RUN_OPTIONS_ALL, simulate_usage,
                                &model_name);
   if (status == CML_CLI_CONTINUE)
     status = run_simulate (&ro, &so, model_name);
@@ -314,7 +330,7 @@ cmd_info (int argc, char **argv)
   int status;
 
   cml_cli_run_options_init (&ro);
-  status = cml_cli_parse_args (argc, argv, NULL, NULL, &ro, CML_CLI_RUN_OPTIONS_SET_ONLY, usage_text, &model_name);
+  status = cml_cli_parse_args (argc, argv, NULL, NULL, &ro, CML_CLI_RUN_OPTIONS_SET_ONLY, info_usage, &model_name);
   if (status != CML_CLI_CONTINUE)
     return status;
   if ((status = cml_cli_open_simulation (model_name, ro.sets, usage_text, &sim)) != 0)
