@@ -24,7 +24,11 @@
 #define EXIT_USAGE 2
 
 const char *const cml_cli_commands[] = {
+#ifdef CMLAB_HAVE_RENDER
   "simulate", "plot", "render", "poincare", "sweep", "shoot", "info", "list", NULL
+#else
+  "simulate", "poincare", "sweep", "shoot", "info", "list", NULL
+#endif
 };
 
 static const char *list_usage =

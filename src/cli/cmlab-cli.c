@@ -21,9 +21,11 @@
 #include "cml-list-cmd.h"
 #include "cml-model.h"
 #include "cml-output.h"
+#ifdef CMLAB_HAVE_RENDER
 #include "cml-plot-cmd.h"
-#include "cml-poincare-cmd.h"
 #include "cml-render-cmd.h"
+#endif
+#include "cml-poincare-cmd.h"
 #include "cml-shoot-cmd.h"
 #include "cml-sweep-cmd.h"
 #include "cml-system.h"
@@ -418,16 +420,28 @@ main (int argc, char **argv)
     }
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc - 2, argv + 2);
+#ifdef CMLAB_HAVE_RENDER
   if (g_str_equal (argv[1], "plot"))
     return cml_plot_main (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "render"))
+    return cml_render_main (argc - 2, argv + 2);
+#else
+  if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
+    {
+      fprintf (stderr,
+               "cmlab-cli: this cmlab-cli was built without the render library (meson -Drender=disabled), "
+               "so it cannot %s; simulate writes the numbers (CSV or JSON) for any plotting program, or "
+               "build cmlab-cli with the render library on a machine with Cairo, Pango and epoxy\n",
+               g_str_equal (argv[1], "plot") ? "draw plots" : "film videos");
+      return EXIT_USAGE;
+    }
+#endif
   if (g_str_equal (argv[1], "poincare"))
     return cml_poincare_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "sweep"))
     return cml_sweep_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "shoot"))
     return cml_shoot_main (argc - 2, argv + 2);
-  if (g_str_equal (argv[1], "render"))
-    return cml_render_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "info"))
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
