@@ -10,6 +10,7 @@
 #include <gsl/gsl_errno.h>
 #include <string.h>
 
+#include "cml-help.h"
 #include "cml-integrator.h"
 #include "cml-window.h"
 
@@ -343,9 +344,17 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
                          NULL);
 }
 
+/* F1: the user guide (cml-help.c chooses yelp, the HTML or a dialog saying where it is) */
+static void
+help_action (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  cml_help_show (gtk_application_get_active_window (GTK_APPLICATION (user_data)), NULL);
+}
+
 static const GActionEntry app_actions[] = {
   { .name = "quit", .activate = quit_action },
   { .name = "about", .activate = about_action },
+  { .name = "help", .activate = help_action },
 };
 
 /* With software OpenGL (Mesa llvmpipe: no GPU, as under Xvfb) GTK's GL renderer repaints
@@ -384,6 +393,7 @@ cml_application_startup (GApplication *app)
   static const char *save_session_accels[] = { "<Control>s", NULL };
   static const char *open_session_accels[] = { "<Control><Shift>o", NULL };
   static const char *presentation_accels[] = { "F5", NULL };
+  static const char *help_accels[] = { "F1", NULL };
 
   /* GSL's default handler aborts the program; every status is handled instead */
   gsl_set_error_handler_off ();
@@ -397,6 +407,7 @@ cml_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.save-session", save_session_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-session", open_session_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.presentation", presentation_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.help", help_accels);
 
 }
 
