@@ -1,5 +1,6 @@
 /* cml-variational.c — the discrete Lagrange–d'Alembert integrators of a Lagrangian on T Q
- * (variational: second order; variational4: its symmetric triple jump, fourth order).
+ * or on the Lie algebra so(3) (variational: second order; variational4: its symmetric
+ * triple jump, fourth order).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -33,6 +34,20 @@
  *
  * variational4 composes three steps of h γ₁, h γ₂, h γ₁, γ₁ = 1/(2 − 2^{1/3}),
  * γ₂ = 1 − 2γ₁ (Yoshida 1990): symmetric, fourth order.
+ *
+ * On the Lie algebra so(3) (no base, §14.1) the discrete curve is g₁ = g₀ cay(h ξ) with the
+ * step's velocity ξ and the Cayley map; the node momenta of the step are
+ *
+ *   M^±_B = μ_B ∓ (h/2) C^C_AB ξ^A μ_C − (h²/8) (μ_C ξ^C) K_AB ξ^A,   μ = L_y(t + h/2, ξ),
+ *
+ * with the structure constants C and the Killing form K (so any basis of so(3) is taken
+ * as it is), and a step (M₀ ↦ M₁) solves for ξ and ν = (h/2) λ
+ *
+ *   M₀ = M^+ − Φ_y(ξ)ᵀ ν,   φ(t + h/2, ξ) = 0,   then   M₁ = M^− + Φ_y(ξ)ᵀ ν,
+ *
+ * by Newton's method with the exact Jacobian; reconstruction variables follow the implicit
+ * midpoint rule with the step's ξ.  Symmetric; without constraints M₁ is a coadjoint image
+ * of M₀, so |M|² is kept to rounding.
  *
  * Output at exact times as the implicit midpoint rule: N = ceil (|T1 − t|/h − 1e-9) equal
  * steps of (T1 − t)/N, backwards too.  Cost: every evaluation of the compiled derivatives
