@@ -143,7 +143,7 @@ layout_init (Layout *L, guint m, guint n, guint s, guint nr)
  * K[A n + B] = tr(ad_A ad_B) = C^C_AD C^D_BC, when MD is the Lie algebra so(3) in some
  * basis: no base, three sections, brackets that are numbers, the Jacobi identity, K
  * negative definite (the only real three-dimensional Lie algebra with a negative definite
- * Killing form is so(3)).  Otherwise NULL with the reason in *WHY. */
+ * Killing form is so(3)).  Otherwise FALSE with the reason in *WHY. */
 static gboolean
 lie_so3 (CmlModel *md, double *C, double *K, const char **why)
 {
