@@ -17,6 +17,11 @@
  */
 #include "bench-variational.h"
 
+#ifdef CMLAB_BENCH_HAVE_RENDER
+#include "cml-plot-cairo.h"
+#include "cml-plot.h"
+#endif
+
 #include "cml-error.h"
 #include "cml-integrator.h"
 #include "cml-model.h"
@@ -32,7 +37,17 @@ typedef struct
   guint64 cost;
   gboolean ok;
   char *why;
+  GArray *t, *e; /* the time series of |H − H₀| (with --csv), else NULL */
 } Run;
+
+static char *csv_dir;
+
+void
+bench_variational_set_csv_dir (const char *dir)
+{
+  g_free (csv_dir);
+  csv_dir = g_strdup (dir);
+}
 
 static CmlExpr *
 energy_expr (CmlModel *md)
@@ -50,6 +65,12 @@ static void
 track (Run *r, CmlSimulation *sim, CmlExpr *H, double H0, guint64 j, guint64 N)
 {
   double e = fabs (cml_simulation_eval_expr (sim, H) - H0);
+  if (r->t)
+    {
+      double t = cml_simulation_get_time (sim);
+      g_array_append_val (r->t, t);
+      g_array_append_val (r->e, e);
+    }
   if (j <= N / 2)
     r->e1 = MAX (r->e1, e);
   else
@@ -58,10 +79,21 @@ track (Run *r, CmlSimulation *sim, CmlExpr *H, double H0, guint64 j, guint64 N)
 }
 
 /* KIND through the simulation, output every H for N steps. */
+static void
+run_init (Run *r)
+{
+  if (csv_dir)
+    {
+      r->t = g_array_new (FALSE, FALSE, sizeof (double));
+      r->e = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+}
+
 static Run
 run_kind (CmlSystem *sys, CmlIntegratorKind kind, double h, guint64 N)
 {
   Run r = { 0 };
+  run_init (&r);
   g_autoptr (GError) error = NULL;
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   CmlExpr *H = energy_expr (cml_system_get_model (sys));
@@ -93,6 +125,7 @@ static Run
 run_rk4 (CmlSystem *sys, double h, guint64 N, guint64 cost)
 {
   Run r = { 0 };
+  run_init (&r);
   g_autoptr (GError) error = NULL;
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   CmlExpr *H = energy_expr (cml_system_get_model (sys));
@@ -141,18 +174,129 @@ print_row (const char *name, const Run *r)
 {
   if (!r->ok && r->why && r->cost == 0 && r->secs == 0)
     {
-      printf ("    %-22s  refused: %.60s…\n", name, r->why);
+      printf ("    %-26s  refused: %.60s…\n", name, r->why);
       return;
     }
-  printf ("    %-22s  %10.2e  %10.2e  %10.2e  %12" G_GUINT64_FORMAT "  %7.2f%s%s\n", name, r->e1, r->e2, r->res,
+  printf ("    %-26s  %10.2e  %10.2e  %10.2e  %12" G_GUINT64_FORMAT "  %7.2f%s%s\n", name, r->e1, r->e2, r->res,
           r->cost, r->secs, r->ok ? "" : "  FAILED: ", r->ok ? "" : r->why);
+}
+
+/* The time series of the runs of one problem: MODEL.csv (integrator, t, |H − H₀|) in the
+ * --csv directory, and with the render library a plot of log₁₀ |H − H₀| against time (its
+ * largest value in each thousandth of the run), MODEL.png. */
+static void
+write_series (const char *model, const char *title, const char *const *names, Run *const *runs, guint n)
+{
+  const char *base = g_str_has_prefix (model, "bench:") ? model + 6 : model;
+  g_autofree char *file = g_strdup_printf ("%s.csv", base);
+  g_autofree char *path = g_build_filename (csv_dir, file, NULL);
+  FILE *f = fopen (path, "w");
+  if (!f)
+    {
+      printf ("    (cannot write %s)\n", path);
+      return;
+    }
+  fprintf (f, "integrator,t,abs_dH\n");
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; runs[i]->t && k < runs[i]->t->len; k++)
+      fprintf (f, "%s,%.9g,%.6e\n", names[i], g_array_index (runs[i]->t, double, k),
+               g_array_index (runs[i]->e, double, k));
+  fclose (f);
+  printf ("    time series: %s\n", path);
+#ifdef CMLAB_BENCH_HAVE_RENDER
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  cml_plot_set_title (plot, title);
+  cml_plot_set_subtitle (plot, "largest |H − H0| in each thousandth of the run, h = 2 sin(π/40); 10^-17 stands for 0");
+  cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", NULL);
+  cml_plot_axis_set_label (cml_plot_get_y_axis (plot), "log10 |H − H0|", NULL);
+  cml_plot_set_show_all (plot, TRUE);
+  for (guint i = 0; i < n; i++)
+    {
+      if (!runs[i]->t || runs[i]->t->len == 0)
+        continue;
+      /* the largest error in each of 1000 equal blocks of samples: the envelope */
+      g_autoptr (CmlPlotSeries) series = cml_plot_series_new (names[i], NULL);
+      guint len = runs[i]->t->len, nb = MIN (len, 1000), k = 0;
+      g_autofree double *x = g_new (double, nb);
+      g_autofree double *y = g_new (double, nb);
+      for (guint b = 0; b < nb; b++)
+        {
+          guint k1 = (guint) (((guint64) (b + 1) * len) / nb);
+          double e = 0;
+          for (; k < k1; k++)
+            e = MAX (e, g_array_index (runs[i]->e, double, k));
+          x[b] = g_array_index (runs[i]->t, double, k1 - 1);
+          y[b] = log10 (MAX (e, 1e-17));
+        }
+      cml_plot_series_append (series, x, y, nb);
+      cml_plot_add_series (plot, series);
+    }
+  g_autofree char *png = g_strdup_printf ("%s/%s.png", csv_dir, base);
+  g_autoptr (GError) error = NULL;
+  if (cml_plot_export (plot, png, 1000, 560, &error))
+    printf ("    figure: %s\n", png);
+  else
+    printf ("    figure not written: %s\n", error->message);
+#else
+  (void) title;
+#endif
+}
+
+static void
+free_run (Run *r)
+{
+  g_free (r->why);
+  if (r->t)
+    g_array_unref (r->t);
+  if (r->e)
+    g_array_unref (r->e);
+}
+
+/* The long run of the contact oscillator: 10⁶ steps, variational and variational4 against
+ * rk4 at their costs and rk8pd. */
+static void
+long_run (const char *dir, double h)
+{
+  const guint64 N = 1000000;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_strdup_printf ("%s/models/contact-oscillator.cml", dir);
+  g_autoptr (CmlModel) md = cml_model_load (path, &error);
+  g_autoptr (CmlSystem) sys = md ? cml_system_new (md, &error) : NULL;
+  if (!sys)
+    {
+      printf ("  contact-oscillator: %s\n", error->message);
+      return;
+    }
+  printf ("  contact-oscillator, %" G_GUINT64_FORMAT " steps\n    %-26s  %10s  %10s  %10s  %12s  %7s\n", N,
+          "integrator", "|ΔH| 1st", "|ΔH| 2nd", "max |φ|", "cost (rhs)", "s");
+  Run v = run_kind (sys, CML_INTEGRATOR_VARIATIONAL, h, N);
+  print_row ("variational", &v);
+  Run v4 = run_kind (sys, CML_INTEGRATOR_VARIATIONAL4, h, N);
+  print_row ("variational4", &v4);
+  Run rk = run_rk4 (sys, h, N, v.cost);
+  print_row ("rk4 (variational's cost)", &rk);
+  Run rk4 = run_rk4 (sys, h, N, v4.cost);
+  print_row ("rk4 (variational4's cost)", &rk4);
+  Run r8 = run_kind (sys, CML_INTEGRATOR_RK8PD, h, N);
+  print_row ("rk8pd (1e-10)", &r8);
+  if (csv_dir)
+    {
+      const char *names[] = { "variational", "variational4", "rk4 (variational's cost)", "rk4 (variational4's cost)",
+                              "rk8pd (1e-10)" };
+      Run *all[] = { &v, &v4, &rk, &rk4, &r8 };
+      write_series ("contact-oscillator-1e6", "Contact oscillator, 10^6 steps", names, all, G_N_ELEMENTS (all));
+    }
+  Run *all[] = { &v, &v4, &rk, &rk4, &r8 };
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    free_run (all[i]);
 }
 
 void
 bench_variational (gboolean quick, const char *const *only)
 {
-  static const char *const models[] = { "bench:contact-oscillator", "bench:contact-oscillator-gyro", "vertical-disk",
-                                        "chaplygin-sleigh" };
+  static const char *const models[] = { "bench:contact-oscillator", "bench:contact-oscillator-gyro",
+                                        "bench:nonholonomic-particle", "vertical-disk", "chaplygin-sleigh",
+                                        "rigid-body", "bench:suslov" };
   const char *dir = g_getenv ("CMLAB_BENCH_DIR") ? g_getenv ("CMLAB_BENCH_DIR") : CMLAB_BENCH_SOURCE_DIR;
   const double h = 2 * sin (G_PI / 40);
   const guint64 N = quick ? 10000 : 400000;
@@ -162,7 +306,8 @@ bench_variational (gboolean quick, const char *const *only)
   printf ("\n== variational: long runs of nonholonomic test problems, h = 2 sin(π/40) = %.6f, %" G_GUINT64_FORMAT
           " steps ==\n", h, N);
   printf ("   (max |ΔH| in the first and the second half, max |φ| at the steps, cost in right-hand-side\n"
-          "    equivalents, seconds; rk4 (equal cost): fixed-step RK4 with variational's cost, no projection)\n");
+          "    equivalents, seconds; rk4 (… cost): fixed-step RK4 with as many right-hand-side\n"
+          "    equivalents as variational or variational4 spent, no projection)\n");
   for (guint m = 0; m < G_N_ELEMENTS (models); m++)
     {
       g_autoptr (GError) error = NULL;
@@ -176,7 +321,7 @@ bench_variational (gboolean quick, const char *const *only)
           printf ("  %s: %s\n", models[m], error->message);
           continue;
         }
-      printf ("  %s\n    %-22s  %10s  %10s  %10s  %12s  %7s\n", models[m], "integrator", "|ΔH| 1st", "|ΔH| 2nd",
+      printf ("  %s\n    %-26s  %10s  %10s  %10s  %12s  %7s\n", models[m], "integrator", "|ΔH| 1st", "|ΔH| 2nd",
               "max |φ|", "cost (rhs)", "s");
       Run v = run_kind (sys, CML_INTEGRATOR_VARIATIONAL, h, N);
       print_row ("variational", &v);
@@ -185,12 +330,22 @@ bench_variational (gboolean quick, const char *const *only)
       Run mp = run_kind (sys, CML_INTEGRATOR_IMPLICIT_MIDPOINT, h, N);
       print_row ("implicit-midpoint", &mp);
       Run rk = run_rk4 (sys, h, N, v.cost);
-      print_row ("rk4 (equal cost)", &rk);
+      print_row ("rk4 (variational's cost)", &rk);
+      Run rk4 = run_rk4 (sys, h, N, v4.cost);
+      print_row ("rk4 (variational4's cost)", &rk4);
       Run r8 = run_kind (sys, CML_INTEGRATOR_RK8PD, h, N);
       print_row ("rk8pd (1e-10)", &r8);
-      Run *all[] = { &v, &v4, &mp, &rk, &r8 };
+      Run *all[] = { &v, &v4, &mp, &rk, &rk4, &r8 };
+      if (csv_dir)
+        {
+          const char *names[] = { "variational", "variational4", "implicit-midpoint", "rk4 (variational's cost)",
+                                  "rk4 (variational4's cost)", "rk8pd (1e-10)" };
+          write_series (models[m], md->title, names, all, G_N_ELEMENTS (all));
+        }
       for (guint i = 0; i < G_N_ELEMENTS (all); i++)
-        g_free (all[i]->why);
+        free_run (all[i]);
     }
+  if (!quick)
+    long_run (dir, h);
   fflush (stdout);
 }

@@ -2171,13 +2171,14 @@ report_targets (Bench *b)
 }
 
 static const char *bench_usage =
-  "Usage: cmlab-bench [--quick] [--json FILE] [--only NAME[,NAME...]]\n"
+  "Usage: cmlab-bench [--quick] [--json FILE] [--only NAME[,NAME...]] [--csv DIR]\n"
   "\n"
   "  --quick      shorter runs and fewer repetitions (about two minutes)\n"
   "  --json FILE  also write every number as JSON (atomically)\n"
   "  --only NAME  only these figures (overhead, peers, work-precision, long-runs, residuals,\n"
   "               exports, frames)\n"
-  "               and/or these built-in models; may be repeated or comma-separated\n";
+  "               and/or these built-in models; may be repeated or comma-separated\n"
+  "  --csv DIR    the variational benchmark's energy errors against time, as CSV and PNG in DIR\n";
 
 int
 main (int argc, char **argv)
@@ -2204,6 +2205,8 @@ main (int argc, char **argv)
         }
       else if (g_str_equal (a, "--quick"))
         b.quick = TRUE;
+      else if (g_str_equal (a, "--csv") && i + 1 < argc)
+        bench_variational_set_csv_dir (argv[++i]);
       else if (g_str_equal (a, "--json") || g_str_equal (a, "--only"))
         {
           if (i + 1 >= argc)

@@ -1,5 +1,6 @@
 /* cml-variational.c — the discrete Lagrange–d'Alembert integrators of a Lagrangian on T Q
- * (variational: second order; variational4: its symmetric triple jump, fourth order).
+ * or on the Lie algebra so(3) (variational: second order; variational4: its symmetric
+ * triple jump, fourth order).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -34,6 +35,20 @@
  * variational4 composes three steps of h γ₁, h γ₂, h γ₁, γ₁ = 1/(2 − 2^{1/3}),
  * γ₂ = 1 − 2γ₁ (Yoshida 1990): symmetric, fourth order.
  *
+ * On the Lie algebra so(3) (no base, §14.1) the discrete curve is g₁ = g₀ cay(h ξ) with the
+ * step's velocity ξ and the Cayley map; the node momenta of the step are
+ *
+ *   M^±_B = μ_B ∓ (h/2) C^C_AB ξ^A μ_C − (h²/8) (μ_C ξ^C) K_AB ξ^A,   μ = L_y(t + h/2, ξ),
+ *
+ * with the structure constants C and the Killing form K (so any basis of so(3) is taken
+ * as it is), and a step (M₀ ↦ M₁) solves for ξ and ν = (h/2) λ
+ *
+ *   M₀ = M^+ − Φ_y(ξ)ᵀ ν,   φ(t + h/2, ξ) = 0,   then   M₁ = M^− + Φ_y(ξ)ᵀ ν,
+ *
+ * by Newton's method with the exact Jacobian; reconstruction variables follow the implicit
+ * midpoint rule with the step's ξ.  Symmetric; without constraints M₁ is a coadjoint image
+ * of M₀, so |M|² is kept to rounding.
+ *
  * Output at exact times as the implicit midpoint rule: N = ceil (|T1 − t|/h − 1e-9) equal
  * steps of (T1 − t)/N, backwards too.  Cost: every evaluation of the compiled derivatives
  * counts as its instructions over those of the system's right-hand side.
@@ -59,10 +74,14 @@
 #define VAR_TOL 1e-10
 
 /* Layout of the compiled program's outputs at (t, q, v), n coordinates, s constraints. */
+/* Layout of the compiled program's outputs at (t, x, y, r): m base coordinates (m = n on
+ * T Q, 0 on a Lie algebra), n fibre coordinates, s constraints, nr reconstruction
+ * variables (Lie algebras only).  Index conventions as on T Q: Lvq[A n + i] = ∂²L/∂y^A∂x^i,
+ * Pvq[(a n + A) m + i], Pvv[(a n + A) n + B]; F the reconstruction rates, Fr[k nr + l] = ∂F_k/∂r_l. */
 typedef struct
 {
-  guint n, s;
-  guint Lv, Lq, phi, Pv, Pq, Lvv, Lvq, Lqq, Pvq, Pvv, total;
+  guint m, n, s, nr;
+  guint Lv, Lq, phi, Pv, Pq, Lvv, Lvq, Lqq, Pvq, Pvv, F, Fr, total;
 } Layout;
 
 struct _CmlVariational
@@ -71,7 +90,11 @@ struct _CmlVariational
   CmlProgram *prog;      /* owned by the system */
   Layout      L;
   CmlIntegratorOptions options;
+  guint       dim;            /* of the state: 2n on T Q, n + nr on a Lie algebra */
+  gboolean    lie;            /* the Lie algebra so(3) (m = 0) */
+  double      C[27], K[9];    /* its structure constants and Killing form (lie_so3 ()) */
   double     *regs, *fast, *out;
+  const double *r_in;         /* the reconstruction variables fed to the program (nr) */
   double      cost_per_eval;  /* right-hand-side equivalents of one evaluation */
 
   /* the carried momenta, valid for the state z_last at t_last */
@@ -83,6 +106,10 @@ struct _CmlVariational
   double     *u, *mu, *q, *pp, *rhs, *z_good, *vq, *nu;
   gsl_matrix *J;
   gsl_permutation *perm;
+  /* the reconstruction's implicit midpoint rule (Lie algebras): increment, midpoint, Newton */
+  double     *dr, *rm, *rrhs;
+  gsl_matrix *Jr;
+  gsl_permutation *permr;
 
   double      cost;
   guint64     n_steps;
@@ -90,22 +117,88 @@ struct _CmlVariational
 };
 
 static void
-layout_init (Layout *L, guint n, guint s)
+layout_init (Layout *L, guint m, guint n, guint s, guint nr)
 {
   guint o = 0;
+  L->m = m;
   L->n = n;
   L->s = s;
+  L->nr = nr;
   L->Lv = o, o += n;
-  L->Lq = o, o += n;
+  L->Lq = o, o += m;
   L->phi = o, o += s;
   L->Pv = o, o += s * n;
-  L->Pq = o, o += s * n;
+  L->Pq = o, o += s * m;
   L->Lvv = o, o += n * n;
-  L->Lvq = o, o += n * n;
-  L->Lqq = o, o += n * n;
-  L->Pvq = o, o += s * n * n;
+  L->Lvq = o, o += n * m;
+  L->Lqq = o, o += m * m;
+  L->Pvq = o, o += s * n * m;
   L->Pvv = o, o += s * n * n;
+  L->F = o, o += nr;
+  L->Fr = o, o += nr * nr;
   L->total = o;
+}
+
+/* The structure constants C[(A n + B) n + C] = C^C_AB of MD and its Killing form
+ * K[A n + B] = tr(ad_A ad_B) = C^C_AD C^D_BC, when MD is the Lie algebra so(3) in some
+ * basis: no base, three sections, brackets that are numbers, the Jacobi identity, K
+ * negative definite (the only real three-dimensional Lie algebra with a negative definite
+ * Killing form is so(3)).  Otherwise FALSE with the reason in *WHY. */
+static gboolean
+lie_so3 (CmlModel *md, double *C, double *K, const char **why)
+{
+  guint n = md->n;
+  if (md->m != 0 || n != 3)
+    {
+      *why = "its Lie algebra is not so(3) (it has not three sections)";
+      return FALSE;
+    }
+  for (guint k = 0; k < n * n * n; k++)
+    {
+      C[k] = 0;
+      if (md->bracket && md->bracket[k] && !cml_expr_is_number (md->bracket[k], &C[k]))
+        {
+          *why = "its brackets are not numbers";
+          return FALSE;
+        }
+    }
+  double scale = 0;
+  for (guint k = 0; k < n * n * n; k++)
+    scale = MAX (scale, fabs (C[k]));
+  for (guint A = 0; A < n; A++)
+    for (guint B = 0; B < n; B++)
+      for (guint D = 0; D < n; D++)
+        for (guint E = 0; E < n; E++)
+          {
+            /* Σ_cyclic(A,B,D) C^F_BD C^E_AF */
+            double j = 0;
+            for (guint F = 0; F < n; F++)
+              j += C[(B * n + D) * n + F] * C[(A * n + F) * n + E] + C[(D * n + A) * n + F] * C[(B * n + F) * n + E]
+                   + C[(A * n + B) * n + F] * C[(D * n + F) * n + E];
+            if (fabs (j) > 1e-12 * (1 + scale * scale))
+              {
+                *why = "its brackets fail the Jacobi identity";
+                return FALSE;
+              }
+          }
+  for (guint A = 0; A < n; A++)
+    for (guint B = 0; B < n; B++)
+      {
+        double k = 0;
+        for (guint Cc = 0; Cc < n; Cc++)
+          for (guint D = 0; D < n; D++)
+            k += C[(A * n + D) * n + Cc] * C[(B * n + Cc) * n + D];
+        K[A * n + B] = k;
+      }
+  double d1 = K[0], d2 = K[0] * K[4] - K[1] * K[3];
+  double d3 = K[0] * (K[4] * K[8] - K[5] * K[7]) - K[1] * (K[3] * K[8] - K[5] * K[6])
+              + K[2] * (K[3] * K[7] - K[4] * K[6]);
+  if (!(d1 < 0 && d2 > 0 && d3 < 0))
+    {
+      *why = "its Lie algebra is not so(3) (the Killing form is not negative definite)";
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean
@@ -120,11 +213,14 @@ cml_variational_supports (CmlSystem *sys, GError **error)
     why = "its Lagrangian is singular";
   else if (sys->formalism != CML_FORMALISM_EULER_LAGRANGE && sys->formalism != CML_FORMALISM_NONHOLONOMIC)
     why = "its equations are of another kind";
+  else if (md->m == 0)
+    {
+      double C[27], K[9];
+      lie_so3 (md, C, K, &why);
+    }
   else if (md->m != md->n)
-    why = "its algebroid is not T Q (the base and the fibre differ in dimension)";
-  else if (md->reconstruction->len > 0)
-    why = "it has reconstruction variables";
-  if (!why)
+    why = "its algebroid is neither T Q nor a Lie algebra (the base and the fibre differ in dimension)";
+  if (!why && md->m > 0)
     for (guint i = 0; i < md->m && !why; i++)
       for (guint A = 0; A < md->n && !why; A++)
         {
@@ -132,30 +228,35 @@ cml_variational_supports (CmlSystem *sys, GError **error)
           if (!cml_expr_is_number (md->anchor[i * md->n + A], &v) || v != (i == A ? 1.0 : 0.0))
             why = "its anchor is not the identity";
         }
-  if (!why && md->bracket)
+  if (!why && md->m > 0 && md->bracket)
     for (guint k = 0; k < md->n * md->n * md->n && !why; k++)
       if (md->bracket[k] && !cml_expr_is_zero (md->bracket[k]))
-        why = "it has brackets (a Lie algebroid other than T Q)";
+        why = "it has brackets over a base of positive dimension (an action or Atiyah algebroid)";
+  if (!why && md->m > 0 && md->reconstruction->len > 0)
+    why = "it has reconstruction variables on T Q";
   if (why)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    "%s: the variational integrators take a regular Lagrangian on the tangent bundle T Q "
-                   "(the standard Lie algebroid: identity anchor, no brackets, no reconstruction variables), "
-                   "unconstrained or with nonholonomic constraints; %s (use implicit-midpoint or an "
-                   "adaptive integrator)", md->name, why);
+                   "(the standard Lie algebroid: identity anchor, no brackets, no reconstruction variables) "
+                   "or on the Lie algebra so(3) in any basis (no base coordinates, constant brackets, "
+                   "reconstruction variables allowed), unconstrained or with nonholonomic constraints; %s "
+                   "(use implicit-midpoint or an adaptive integrator)", md->name, why);
       return FALSE;
     }
   return TRUE;
 }
 
-/* The derivatives of L and φ as one program with inputs (t, q, v); built once per system,
- * under the system's lock for things built on first use. */
+/* The derivatives of L and φ (and, on a Lie algebra, the reconstruction rates and their
+ * derivatives) as one program with inputs (t, x, y, r), the state's order; built once per
+ * system, under the system's lock for things built on first use. */
 static CmlProgram *
 ensure_program (CmlSystem *sys, GError **error)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
-  guint n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
+  guint m = md->m, n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
+  guint nr = m == 0 ? sys->nr : 0, nf = 1 + m + n + nr;
   CmlProgram *prog;
   Layout L;
 
@@ -166,45 +267,55 @@ ensure_program (CmlSystem *sys, GError **error)
       g_mutex_unlock (&sys->native_lock);
       return prog;
     }
-  layout_init (&L, n, s);
+  layout_init (&L, m, n, s, nr);
   g_autofree CmlExpr **o = g_new0 (CmlExpr *, MAX (L.total, 1));
-  g_autofree int *fast = g_new (int, 1 + 2 * n);
+  g_autofree int *fast = g_new (int, nf);
   fast[0] = md->t_sym;
+  for (guint i = 0; i < m; i++)
+    fast[1 + i] = md->base_sym[i];
   for (guint A = 0; A < n; A++)
-    {
-      fast[1 + A] = md->base_sym[A];
-      fast[1 + n + A] = md->fibre_sym[A];
-    }
+    fast[1 + m + A] = md->fibre_sym[A];
+  for (guint k = 0; k < nr; k++)
+    fast[1 + m + n + k] = sys->state_sym[m + n + k];
   for (guint A = 0; A < n; A++)
     {
       CmlExpr *lv = cml_expr_diff (ctx, md->lagrangian, md->fibre_sym[A]);
-      CmlExpr *lq = cml_expr_diff (ctx, md->lagrangian, md->base_sym[A]);
       o[L.Lv + A] = lv;
-      o[L.Lq + A] = lq;
       for (guint B = 0; B < n; B++)
-        {
-          o[L.Lvv + A * n + B] = cml_expr_diff (ctx, lv, md->fibre_sym[B]);
-          o[L.Lvq + A * n + B] = cml_expr_diff (ctx, lv, md->base_sym[B]);
-          o[L.Lqq + A * n + B] = cml_expr_diff (ctx, lq, md->base_sym[B]);
-        }
+        o[L.Lvv + A * n + B] = cml_expr_diff (ctx, lv, md->fibre_sym[B]);
+      for (guint i = 0; i < m; i++)
+        o[L.Lvq + A * m + i] = cml_expr_diff (ctx, lv, md->base_sym[i]);
+    }
+  for (guint i = 0; i < m; i++)
+    {
+      CmlExpr *lq = cml_expr_diff (ctx, md->lagrangian, md->base_sym[i]);
+      o[L.Lq + i] = lq;
+      for (guint j = 0; j < m; j++)
+        o[L.Lqq + i * m + j] = cml_expr_diff (ctx, lq, md->base_sym[j]);
     }
   for (guint a = 0; a < s; a++)
     {
       CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
       o[L.phi + a] = phi;
+      for (guint i = 0; i < m; i++)
+        o[L.Pq + a * m + i] = cml_expr_diff (ctx, phi, md->base_sym[i]);
       for (guint A = 0; A < n; A++)
         {
           CmlExpr *pv = cml_expr_diff (ctx, phi, md->fibre_sym[A]);
           o[L.Pv + a * n + A] = pv;
-          o[L.Pq + a * n + A] = cml_expr_diff (ctx, phi, md->base_sym[A]);
+          for (guint i = 0; i < m; i++)
+            o[L.Pvq + (a * n + A) * m + i] = cml_expr_diff (ctx, pv, md->base_sym[i]);
           for (guint B = 0; B < n; B++)
-            {
-              o[L.Pvq + (a * n + A) * n + B] = cml_expr_diff (ctx, pv, md->base_sym[B]);
-              o[L.Pvv + (a * n + A) * n + B] = cml_expr_diff (ctx, pv, md->fibre_sym[B]);
-            }
+            o[L.Pvv + (a * n + A) * n + B] = cml_expr_diff (ctx, pv, md->fibre_sym[B]);
         }
     }
-  prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, 1 + 2 * n, error);
+  for (guint k = 0; k < nr; k++)
+    {
+      o[L.F + k] = sys->rhs[m + n + k];
+      for (guint l = 0; l < nr; l++)
+        o[L.Fr + k * nr + l] = cml_expr_diff (ctx, sys->rhs[m + n + k], sys->state_sym[m + n + l]);
+    }
+  prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nf, error);
   sys->variational_prog = prog;
   g_mutex_unlock (&sys->native_lock);
   return prog;
@@ -228,19 +339,27 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   if (!prog)
     return NULL;
 
-  guint n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0, k = n + s;
+  guint m = md->m, n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
+  guint k = n + s, nr = m == 0 ? sys->nr : 0;
   CmlVariational *var = g_new0 (CmlVariational, 1);
   var->sys = cml_system_ref (sys);
   var->prog = prog;
-  layout_init (&var->L, n, s);
+  layout_init (&var->L, m, n, s, nr);
+  var->dim = m + n + nr;
+  var->lie = m == 0;
+  if (var->lie)
+    {
+      const char *why = NULL;
+      lie_so3 (md, var->C, var->K, &why);
+    }
   var->options = *options;
   var->regs = g_new0 (double, cml_program_n_registers (prog) + 1);
-  var->fast = g_new0 (double, 1 + 2 * n);
+  var->fast = g_new0 (double, 1 + var->dim);
   var->out = g_new0 (double, var->L.total + 1);
   guint rhs_cost = sys->rhs_prog ? cml_program_n_fast_instructions (sys->rhs_prog) : 0;
   var->cost_per_eval = (double) MAX (cml_program_n_fast_instructions (prog), 1) / MAX (rhs_cost, 1);
   var->p = g_new0 (double, n);
-  var->z_last = g_new0 (double, 2 * n);
+  var->z_last = g_new0 (double, var->dim);
   var->u = g_new0 (double, n);
   var->mu = g_new0 (double, s + 1);
   var->nu = g_new0 (double, s + 1);
@@ -248,9 +367,15 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   var->pp = g_new0 (double, n);
   var->vq = g_new0 (double, n);
   var->rhs = g_new0 (double, k);
-  var->z_good = g_new0 (double, 2 * n);
+  var->z_good = g_new0 (double, var->dim);
   var->J = gsl_matrix_alloc (k, k);
   var->perm = gsl_permutation_alloc (k);
+  var->dr = g_new0 (double, nr + 1);
+  var->rm = g_new0 (double, nr + 1);
+  var->rrhs = g_new0 (double, nr + 1);
+  var->Jr = gsl_matrix_alloc (MAX (nr, 1), MAX (nr, 1));
+  var->permr = gsl_permutation_alloc (MAX (nr, 1));
+  var->r_in = var->rm;
   cml_variational_set_params (var, params);
   return var;
 }
@@ -275,6 +400,11 @@ cml_variational_free (CmlVariational *var)
   g_free (var->z_good);
   gsl_matrix_free (var->J);
   gsl_permutation_free (var->perm);
+  g_free (var->dr);
+  g_free (var->rm);
+  g_free (var->rrhs);
+  gsl_matrix_free (var->Jr);
+  gsl_permutation_free (var->permr);
   cml_system_unref (var->sys);
   g_free (var);
 }
@@ -292,14 +422,18 @@ cml_variational_reset (CmlVariational *var)
   var->p_valid = FALSE;
 }
 
-/* The program at (T, Q, V) into var->out; FALSE if an output is not finite. */
+/* The program at (T, Q, V, var->r_in) into var->out (Q has m entries: none on a Lie
+ * algebra); FALSE if an output is not finite. */
 static gboolean
 eval_at (CmlVariational *var, double t, const double *q, const double *v)
 {
-  guint n = var->L.n;
+  guint m = var->L.m, n = var->L.n;
   var->fast[0] = t;
-  memcpy (var->fast + 1, q, n * sizeof (double));
-  memcpy (var->fast + 1 + n, v, n * sizeof (double));
+  if (m > 0)
+    memcpy (var->fast + 1, q, m * sizeof (double));
+  memcpy (var->fast + 1 + m, v, n * sizeof (double));
+  if (var->L.nr > 0)
+    memcpy (var->fast + 1 + m + n, var->r_in, var->L.nr * sizeof (double));
   cml_program_run (var->prog, var->fast, var->regs, var->out);
   var->cost += var->cost_per_eval;
   for (guint i = 0; i < var->L.total; i++)
@@ -442,6 +576,217 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
   return TRUE;
 }
 
+/* On so(3) with the Cayley retraction (docs/theory.md §14.1): the node momenta of the
+ * step with velocity ξ and μ = L_y(t, ξ),
+ *
+ *   M^±_B(h, ξ) = μ_B ∓ (h/2) C^C_AB ξ^A μ_C − (h²/8) (μ_C ξ^C) K_AB ξ^A,
+ *
+ * (dcay⁻¹_{±hξ})* μ written with the brackets and the Killing form K (ξ·η = −K(ξ, η)/2 in a
+ * basis where C^k_ij = ε_ijk), into OUT (n). */
+static void
+lie_node_momentum (const CmlVariational *var, double h, const double *xi, const double *mu, double sign,
+                   double *out)
+{
+  guint n = var->L.n;
+  double mx = 0;
+  for (guint C = 0; C < n; C++)
+    mx += mu[C] * xi[C];
+  for (guint B = 0; B < n; B++)
+    {
+      double c = 0, k = 0;
+      for (guint A = 0; A < n; A++)
+        {
+          for (guint C = 0; C < n; C++)
+            c += var->C[(A * n + B) * n + C] * xi[A] * mu[C];
+          k += var->K[A * n + B] * xi[A];
+        }
+      out[B] = mu[B] - sign * 0.5 * h * c - 0.125 * h * h * mx * k;
+    }
+}
+
+/* The reconstruction variables R over a step of size H at the midpoint time TM with the
+ * step's velocity XI: the implicit midpoint rule r₁ = r₀ + h F(tm, ξ, (r₀ + r₁)/2), by
+ * Newton's method from r₁ = r₀ + h F(tm, ξ, r₀) (var->out holds the program at (tm, ξ, r₀)).
+ * FALSE with an error naming T0. */
+static gboolean
+lie_reconstruct (CmlVariational *var, double t0, double tm, double h, const double *xi, double *r, GError **error)
+{
+  const Layout *L = &var->L;
+  guint nr = L->nr;
+  const double *o = var->out;
+  double *d = var->dr, *rm = var->rm, *b = var->rrhs, *J = var->Jr->data;
+
+  for (guint k = 0; k < nr; k++)
+    d[k] = h * o[L->F + k];
+  var->r_in = rm;
+  for (int it = 0; it < VAR_NEWTON_MAX_IT; it++)
+    {
+      double rmax = 0, c = 0;
+      for (guint k = 0; k < nr; k++)
+        {
+          rm[k] = r[k] + 0.5 * d[k];
+          rmax = MAX (rmax, fabs (r[k]));
+        }
+      if (!eval_at (var, tm, NULL, xi))
+        break;
+      for (guint k = 0; k < nr; k++)
+        {
+          b[k] = -(d[k] - h * o[L->F + k]);
+          for (guint l = 0; l < nr; l++)
+            J[k * nr + l] = (k == l ? 1.0 : 0.0) - 0.5 * h * o[L->Fr + k * nr + l];
+        }
+      int signum;
+      gsl_linalg_LU_decomp (var->Jr, var->permr, &signum);
+      gsl_vector_view bv = gsl_vector_view_array (b, nr);
+      if (gsl_linalg_LU_svx (var->Jr, var->permr, &bv.vector) != 0)
+        break;
+      for (guint k = 0; k < nr; k++)
+        {
+          d[k] += b[k];
+          c = MAX (c, fabs (b[k]) / (fabs (r[k]) + fabs (d[k]) + 1e-6 * (1 + rmax)));
+        }
+      if (!isfinite (c))
+        break;
+      if (c <= VAR_TOL)
+        {
+          for (guint k = 0; k < nr; k++)
+            r[k] += d[k];
+          return TRUE;
+        }
+    }
+  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+               "the midpoint rule for the reconstruction variables did not converge in the step from t = %.6g; "
+               "lower the step", t0);
+  return FALSE;
+}
+
+/* One step of size H on so(3) from (T0, M = P, R), in place: solves
+ *
+ *   M^+(h, ξ) − Φ_y(tm, ξ)ᵀ ν = M₀,   φ(tm, ξ) = 0
+ *
+ * for the step's velocity ξ (var->u, also the starting guess) and ν (var->mu), then sets
+ * M₁ = M^−(h, ξ) + Φ_y(tm, ξ)ᵀ ν and advances R.  FALSE with an error naming T0. */
+static gboolean
+lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError **error)
+{
+  const Layout *L = &var->L;
+  guint n = L->n, s = L->s, k = n + s;
+  const double *o = var->out;
+  double *xi = var->u, *nu = var->mu, *b = var->rhs, *J = var->J->data, *Mp = var->q;
+  double tm = t0 + 0.5 * h;
+  gboolean done = FALSE;
+  double pmax = 0;
+
+  for (guint A = 0; A < n; A++)
+    pmax = MAX (pmax, fabs (p[A]));
+  var->r_in = r;
+  for (int it = 0;; it++)
+    {
+      if (!eval_at (var, tm, NULL, xi))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "the discrete Euler–Poincaré equations are not finite in the step from t = %.6g; "
+                       "lower the step", t0);
+          return FALSE;
+        }
+      if (done)
+        break;
+      if (it == VAR_NEWTON_MAX_IT)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "Newton's method for the discrete Euler–Poincaré equations did not converge in the step "
+                       "from t = %.6g; lower the step", t0);
+          return FALSE;
+        }
+      const double *mu = o + L->Lv, *W = o + L->Lvv;
+      double mx = 0, kx[3] = { 0 }, wx[3] = { 0 };
+      lie_node_momentum (var, h, xi, mu, 1.0, Mp);
+      for (guint A = 0; A < n; A++)
+        {
+          mx += mu[A] * xi[A];
+          for (guint B = 0; B < n; B++)
+            {
+              kx[A] += var->K[B * n + A] * xi[B];
+              wx[A] += W[B * n + A] * xi[B];
+            }
+        }
+      for (guint B = 0; B < n; B++)
+        {
+          double res = Mp[B] - p[B];
+          for (guint a = 0; a < s; a++)
+            res -= o[L->Pv + a * n + B] * nu[a];
+          b[B] = -res;
+          for (guint D = 0; D < n; D++)
+            {
+              /* ∂M^+_B/∂ξ^D − ν_a ∂²φ^a/∂y^B∂y^D */
+              double c = 0;
+              for (guint C = 0; C < n; C++)
+                {
+                  c += var->C[(D * n + B) * n + C] * mu[C];
+                  for (guint A = 0; A < n; A++)
+                    c += var->C[(A * n + B) * n + C] * xi[A] * W[C * n + D];
+                }
+              double j = W[B * n + D] - 0.5 * h * c - 0.125 * h * h * ((wx[D] + mu[D]) * kx[B] + mx * var->K[B * n + D]);
+              for (guint a = 0; a < s; a++)
+                j -= nu[a] * o[L->Pvv + (a * n + B) * n + D];
+              J[B * k + D] = j;
+            }
+          for (guint a = 0; a < s; a++)
+            J[B * k + n + a] = -o[L->Pv + a * n + B];
+        }
+      for (guint a = 0; a < s; a++)
+        {
+          b[n + a] = -o[L->phi + a];
+          for (guint D = 0; D < n; D++)
+            J[(n + a) * k + D] = o[L->Pv + a * n + D];
+          for (guint c = 0; c < s; c++)
+            J[(n + a) * k + n + c] = 0;
+        }
+      if (!solve (var, b))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "the Newton matrix of the discrete Euler–Poincaré equations is singular in the step from "
+                       "t = %.6g; lower the step", t0);
+          return FALSE;
+        }
+      double c = 0, xmax = 0;
+      for (guint A = 0; A < n; A++)
+        xmax = MAX (xmax, fabs (xi[A]));
+      for (guint A = 0; A < n; A++)
+        {
+          xi[A] += b[A];
+          c = MAX (c, fabs (b[A]) / (fabs (xi[A]) + 1e-6 * (1 + xmax)));
+        }
+      for (guint a = 0; a < s; a++)
+        {
+          nu[a] += b[n + a];
+          c = MAX (c, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
+        }
+      if (!isfinite (c))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "Newton's method for the discrete Euler–Poincaré equations diverged in the step from "
+                       "t = %.6g; lower the step", t0);
+          return FALSE;
+        }
+      done = c <= VAR_TOL;
+    }
+  /* at the solution: M₁ = M^−(h, ξ) + Φ_yᵀ ν */
+  for (guint a = 0; a < s; a++)
+    var->midpoint_residual = MAX (var->midpoint_residual, fabs (o[L->phi + a]));
+  lie_node_momentum (var, h, xi, o + L->Lv, -1.0, Mp);
+  for (guint B = 0; B < n; B++)
+    {
+      double f = 0;
+      for (guint a = 0; a < s; a++)
+        f += o[L->Pv + a * n + B] * nu[a];
+      p[B] = Mp[B] + f;
+    }
+  if (L->nr > 0)
+    return lie_reconstruct (var, t0, tm, h, xi, r, error);
+  return TRUE;
+}
+
 /* The velocity shown at (T, Q) with the momenta P: L_v(t, q, v) = p + Φ_vᵀ ν, φ = 0, by
  * Newton's method from V (in: the starting guess; out: the solution).  FALSE with an error. */
 static gboolean
@@ -517,11 +862,12 @@ static void
 ensure_momentum (CmlVariational *var, double t, const double *z)
 {
   guint n = var->L.n;
-  if (var->p_valid && t == var->t_last && memcmp (z, var->z_last, 2 * n * sizeof (double)) == 0)
+  if (var->p_valid && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0)
     return;
-  eval_at (var, t, z, z + n);
+  var->r_in = z + var->L.m + n;
+  eval_at (var, t, z, z + var->L.m);
   memcpy (var->p, var->out + var->L.Lv, n * sizeof (double));
-  memcpy (var->z_last, z, 2 * n * sizeof (double));
+  memcpy (var->z_last, z, var->dim * sizeof (double));
   var->t_last = t;
   var->p_valid = TRUE;
 }
@@ -544,6 +890,26 @@ method_step (CmlVariational *var, double t0, double h, double *z, GError **error
   const gboolean four = var->options.kind == CML_INTEGRATOR_VARIATIONAL4;
   guint n_sub = four ? 3 : 1;
   double t = t0, h_prev = 0;
+
+  if (var->lie)
+    {
+      /* z = (y, r): the step's velocity starts from the shown one, then the last step's */
+      memcpy (var->u, z, n * sizeof (double));
+      memset (var->mu, 0, s * sizeof (double));
+      for (guint j = 0; j < n_sub; j++)
+        {
+          double hj = four ? gam[j] * h : h;
+          for (guint a = 0; j > 0 && a < s; a++)
+            var->mu[a] *= hj / h_prev;
+          if (!lie_step (var, t, hj, var->p, z + n, error))
+            return FALSE;
+          t = j + 1 == n_sub ? t0 + h : t + hj;
+          h_prev = hj;
+        }
+      memcpy (z, var->u, n * sizeof (double));
+      var->r_in = z + n;
+      return velocity_at (var, t0 + h, NULL, var->p, z, error);
+    }
 
   /* predictor of the first step: u = h v₀, μ = 0 */
   for (guint j = 0; j < n_sub; j++)
@@ -586,7 +952,7 @@ cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, G
   var->midpoint_residual = 0;
   if (t1 == *t)
     return TRUE;
-  for (guint i = 0; i < 2 * n; i++)
+  for (guint i = 0; i < var->dim; i++)
     if (!isfinite (z[i]))
       {
         g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.6g (before the first step)", *t);
@@ -610,10 +976,10 @@ cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, G
           ok = FALSE;
           break;
         }
-      memcpy (var->z_good, z, 2 * n * sizeof (double));
+      memcpy (var->z_good, z, var->dim * sizeof (double));
       memcpy (var->pp, var->p, n * sizeof (double));
       gboolean step_ok = method_step (var, t_good, h, z, error);
-      for (guint i = 0; step_ok && i < 2 * n; i++)
+      for (guint i = 0; step_ok && i < var->dim; i++)
         if (!isfinite (z[i]))
           {
             g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.6g", t_good);
@@ -622,14 +988,14 @@ cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, G
       if (!step_ok)
         {
           /* back to the last good state and its momenta */
-          memcpy (z, var->z_good, 2 * n * sizeof (double));
+          memcpy (z, var->z_good, var->dim * sizeof (double));
           memcpy (var->p, var->pp, n * sizeof (double));
           ok = FALSE;
           break;
         }
       *t = k + 1 == nsteps ? t1 : t0 + (double) (k + 1) * h;
       var->n_steps++;
-      memcpy (var->z_last, z, 2 * n * sizeof (double));
+      memcpy (var->z_last, z, var->dim * sizeof (double));
       var->t_last = *t;
     }
   if (o->stats)
@@ -647,7 +1013,7 @@ void
 cml_variational_save_step_state (const CmlVariational *var, double t, const double *z, double *out)
 {
   guint n = var->L.n;
-  gboolean valid = var->p_valid && t == var->t_last && memcmp (z, var->z_last, 2 * n * sizeof (double)) == 0;
+  gboolean valid = var->p_valid && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0;
   out[0] = valid ? 1.0 : 0.0;
   if (valid)
     memcpy (out + 1, var->p, n * sizeof (double));
@@ -663,7 +1029,7 @@ cml_variational_restore_step_state (CmlVariational *var, double t, const double 
   if (var->p_valid)
     {
       memcpy (var->p, in + 1, n * sizeof (double));
-      memcpy (var->z_last, z, 2 * n * sizeof (double));
+      memcpy (var->z_last, z, var->dim * sizeof (double));
       var->t_last = t;
     }
 }

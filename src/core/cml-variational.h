@@ -1,11 +1,13 @@
 /* cml-variational.h — the discrete Lagrange–d'Alembert integrators (variational,
- * variational4) of a Lagrangian on T Q, unconstrained or with nonholonomic constraints.
+ * variational4) of a Lagrangian on T Q or on the Lie algebra so(3), unconstrained or with
+ * nonholonomic constraints.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Not an ODE stepper: the step map is derived from the model's Lagrangian and constraints
  * (docs/theory.md §14).  It carries the momenta p = ∂L_d/∂q₁ between steps (the step state);
- * the state it shows is (q, v), v the velocity of p made consistent with the constraints.
+ * the state it shows is (q, v), v the velocity of p made consistent with the constraints
+ * (on so(3): (y, r), the velocity and the reconstruction variables, the momenta M).
  * One integrator is used by one thread at a time.
  */
 #pragma once
@@ -20,9 +22,11 @@ G_BEGIN_DECLS
 typedef struct _CmlVariational CmlVariational;
 
 /* Whether SYS is in the class the variational integrators take: a Lagrangian on T Q (the
- * standard Lie algebroid: identity anchor, no brackets, no reconstruction variables),
- * regular, unconstrained or with nonholonomic constraints.  FALSE with CML_ERROR_USAGE and
- * a message saying why and which systems are supported. */
+ * standard Lie algebroid: identity anchor, no brackets, no reconstruction variables) or on
+ * the Lie algebra so(3) in any basis (no base, constant brackets with a negative definite
+ * Killing form; reconstruction variables allowed), regular, unconstrained or with
+ * nonholonomic constraints.  FALSE with CML_ERROR_USAGE and a message saying why and which
+ * systems are supported. */
 gboolean cml_variational_supports (CmlSystem *sys, GError **error);
 
 /* OPTIONS->kind is CML_INTEGRATOR_VARIATIONAL or CML_INTEGRATOR_VARIATIONAL4, h_fixed the
