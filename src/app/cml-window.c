@@ -461,6 +461,10 @@ cml_window_show_integrator_choice (CmlWindow *self)
 {
   gboolean fixed = cml_integrator_kind_is_fixed_step (self->integrator.kind);
   gboolean presentation = self->presentation;
+
+  /* (not once the window's children are gone) */
+  if (self->tolerance_dropdown == NULL || self->step_dropdown == NULL)
+    return;
   gtk_widget_set_visible (GTK_WIDGET (self->tolerance_dropdown), !presentation && !fixed);
   gtk_widget_set_visible (GTK_WIDGET (self->step_dropdown), !presentation && fixed);
 }

@@ -232,13 +232,20 @@ test_layout_every_model (void)
       spin_for (0.3);
       assert_fits (win, what);
     }
+  /* presentation mode lays the window out again over a few frames: wait for that (on a
+   * busy machine a fixed time is not enough), then look */
+  SizeWait laid_out = { win, 1280, 720 };
   g_object_set (win, "presentation", TRUE, NULL);
   spin_for (0.5);
+  g_assert_true (spin_until (has_size, &laid_out, 20));
+  spin_for (0.2);
   assert_fits (win, "the section page in presentation mode at 1280×720");
   g_object_set (win, "presentation", FALSE, NULL);
   cml_window_show_page (win, "plots");
   g_object_set (win, "presentation", TRUE, "dark", TRUE, NULL);
   spin_for (0.5);
+  g_assert_true (spin_until (has_size, &laid_out, 20));
+  spin_for (0.2);
   assert_fits (win, "presentation and dark at 1280×720");
   g_object_set (win, "presentation", FALSE, "dark", FALSE, NULL);
   window_free (win);
