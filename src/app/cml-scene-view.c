@@ -25,6 +25,8 @@
 #include "cml-plot.h"
 #include "cml-reference.h"
 #include "cml-scene-renderer.h"
+#include "cml-scene-shoot.h"
+#include "cml-scene-steer.h"
 
 #define PENDING_MAX   30000  /* rows kept while there is no renderer */
 #define LEGEND_MARGIN 8      /* logical pixels between the legend and the view's edges */
@@ -37,6 +39,7 @@ struct _CmlSceneView
   GtkOverlay      *overlay;
   GtkGLArea       *area;
   GtkToggleButton *table_frame_button;
+  GtkToggleButton *steer_button;
   GtkDrawingArea  *legend;
   double           legend_w, legend_h;  /* logical pixels; 0 when there is no legend */
 
@@ -79,6 +82,22 @@ struct _CmlSceneView
   char             *drag_names[2];
   double            drag_z;
   double            drag_from[2];    /* an arrow's foot: the velocity is tip − foot */
+
+  /* steering to a target (cml-scene-shoot.h): a click while aiming emits ::steer-target;
+   * the target and the conjugate points are marked over the scene, a card says what
+   * they are (or that the shooting runs) */
+  gboolean          aim_click;       /* this press may be a click that aims */
+  GtkWidget        *steer_markers;   /* a drawing area over the scene */
+  GtkWidget        *steer_card;
+  GtkWidget        *steer_spinner;
+  GtkWidget        *steer_icon;      /* the target's symbol */
+  GtkWidget        *steer_label;
+  GtkWidget        *conj_row;        /* the conjugate points' line */
+  GtkWidget        *conj_icon;
+  GtkWidget        *conj_label;
+  gboolean          has_steer_target;
+  double            steer_target[3];
+  GArray           *steer_points;    /* double triples: the conjugate points */
 };
 
 G_DEFINE_FINAL_TYPE (CmlSceneView, cml_scene_view, GTK_TYPE_WIDGET)
@@ -95,6 +114,7 @@ static GParamSpec *properties[N_PROPS];
 enum
 {
   DRAG_INITIAL,
+  STEER_TARGET,
   N_SIGNALS
 };
 
@@ -353,6 +373,12 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
       cml_scene_renderer_get_frame_points (self->ghost_renderer, ghost_values (self), &self->style, more);
       g_array_append_vals (points, more->data, more->len);
     }
+  /* the target and the conjugate points are framed too */
+  if (self->has_steer_target && !self->style.table_frame)
+    {
+      g_array_append_vals (points, self->steer_target, 1);
+      g_array_append_vals (points, self->steer_points->data, self->steer_points->len / 3);
+    }
   /* clear of the legend's corner (sizes in logical pixels, the view's in device ones) */
   if (self->legend_w > 0)
     {
@@ -386,6 +412,9 @@ on_area_render (CmlSceneView *self, GdkGLContext *context)
       ghost.ghost = TRUE;
       cml_scene_renderer_draw (self->ghost_renderer, ghost_values (self), &self->camera, width, height, &ghost);
     }
+  /* the markers follow the camera this frame used */
+  if (self->has_steer_target)
+    gtk_widget_queue_draw (self->steer_markers);
   return TRUE;
 }
 
@@ -638,12 +667,20 @@ cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, d
   return TRUE;
 }
 
+static gboolean steering (CmlSceneView *self);
+
 static void
 on_motion (CmlSceneView *self, double x, double y, GtkEventControllerMotion *motion)
 {
   const char *names[2];
   double c[3];
   double from[3];
+  if (steering (self))
+    {
+      gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->area), "Click where the system should be at the end of the run");
+      return;
+    }
   gboolean tip = arrow_at (self, x, y, names, from, c);
   gboolean over = tip || body_at (self, x, y, names, c);
 
@@ -663,6 +700,15 @@ on_drag_begin (CmlSceneView *self, double x, double y, GtkGestureDrag *gesture)
   double c[3], from[3];
 
   self->drag_x = self->drag_y = 0;
+  /* aiming (the toggle, or Shift held): a click sets the target, a drag turns the view */
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+  self->aim_click = gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button))
+                    && (steering (self) || (mods & GDK_SHIFT_MASK));
+  if (self->aim_click)
+    {
+      self->body_drag = FALSE;
+      return;
+    }
   self->arrow_drag = arrow_at (self, x, y, names, from, c);
   self->body_drag = self->arrow_drag || body_at (self, x, y, names, c);
   if (self->body_drag)
@@ -706,7 +752,14 @@ on_drag_end (CmlSceneView *self, double dx, double dy, GtkGestureDrag *gesture)
         drag_body_to (self, x0 + dx, y0 + dy, TRUE);
       self->body_drag = FALSE;
     }
-  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "grab");
+  if (self->aim_click && hypot (dx, dy) < 5)
+    {
+      double x0, y0;
+      if (gtk_gesture_drag_get_start_point (gesture, &x0, &y0))
+        cml_scene_view_aim_at (self, x0, y0);
+    }
+  self->aim_click = FALSE;
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), steering (self) ? "crosshair" : "grab");
 }
 
 static void
@@ -734,6 +787,275 @@ static void
 on_reset_clicked (CmlSceneView *self, GtkButton *button)
 {
   cml_scene_view_reset_camera (self);
+}
+
+/* ---- steering to a target ------------------------------------------------------------------ */
+
+static gboolean
+steering (CmlSceneView *self)
+{
+  return gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button)) && gtk_toggle_button_get_active (self->steer_button);
+}
+
+static void
+on_steer_toggled (CmlSceneView *self, GtkToggleButton *button)
+{
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), steering (self) ? "crosshair" : "grab");
+}
+
+/* The toggle can aim where the scene draws something at plain coordinates (else its
+ * tooltip says why not). */
+static void
+update_steer_button (CmlSceneView *self)
+{
+  CmlSceneAim aim;
+  g_autofree char *why = NULL;
+  g_autofree char *tip = NULL;
+  gboolean ok = cml_scene_aim_find (self->sys, &aim, &why);
+
+  if (ok)
+    {
+      g_autoptr (GString) names = g_string_new (NULL);
+      for (guint j = 0; j < 3; j++)
+        if (aim.names[j])
+          g_string_append_printf (names, "%s%s", names->len ? ", " : "", aim.names[j]);
+      const char *unit = cml_system_get_model (self->sys)->time_unit;
+      tip = g_strdup_printf ("Click where the system should be at the end of the run (or Shift+click): cmlab "
+                             "finds the initial momenta by shooting, and the run starts from them.\nThe click "
+                             "sets %s (where the %s is drawn); the end time is the run's current time, or "
+                             "%g%s%s before it has run.  Conjugate points along the extremal are marked.",
+                             names->str, ((CmlSceneObject *) cml_system_get_model (self->sys)->scene->pdata[aim.object])->type,
+                             CML_SCENE_SHOOT_DEFAULT_T, unit ? " " : "", unit ? unit : "");
+    }
+  else
+    tip = g_strdup_printf ("Steering to a target: %s", why);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->steer_button), ok);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->steer_button), tip);
+  if (!ok)
+    gtk_toggle_button_set_active (self->steer_button, FALSE);
+}
+
+static void
+steer_markers_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  CmlSceneView *self = data;
+  if (!self->has_steer_target || self->style.table_frame)
+    return;
+  cml_scene_steer_draw_markers (cr, &self->camera, width, height, self->steer_target,
+                                (const double *) (gpointer) self->steer_points->data, self->steer_points->len / 3,
+                                self->style.presentation ? 1.6 : 1.0);
+}
+
+/* The card's symbols: as large as a line of its text. */
+static void
+steer_icon_size (GtkWidget *icon, gboolean presentation)
+{
+  int size = presentation ? 28 : 18;
+  gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (icon), size);
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (icon), size);
+  gtk_widget_set_valign (icon, GTK_ALIGN_START);
+}
+
+static void
+steer_icon_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  cml_scene_steer_draw_target_symbol (cr, width / 2.0, height / 2.0, height / 18.0);
+}
+
+static void
+conj_icon_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  cml_scene_steer_draw_conjugate_symbol (cr, width / 2.0, height / 2.0, height / 18.0);
+}
+
+static GtkWidget *
+steer_card_label (void)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 46);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  return label;
+}
+
+static void
+steer_init (CmlSceneView *self, GtkWidget *corner)
+{
+  self->steer_points = g_array_new (FALSE, FALSE, sizeof (double));
+  self->steer_markers = gtk_drawing_area_new ();
+  gtk_widget_set_can_target (self->steer_markers, FALSE);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->steer_markers), steer_markers_draw, self, NULL);
+  gtk_overlay_add_overlay (self->overlay, self->steer_markers);
+
+  self->steer_card = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_add_css_class (self->steer_card, "osd");
+  gtk_widget_add_css_class (self->steer_card, "steer-card");
+  gtk_widget_set_halign (self->steer_card, GTK_ALIGN_START);
+  gtk_widget_set_margin_start (self->steer_card, LEGEND_MARGIN);
+  /* below the buttons of the top-right corner, which a narrow view brings over here */
+  gtk_widget_set_margin_top (self->steer_card, 48);
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  self->steer_spinner = gtk_spinner_new ();
+  gtk_widget_set_valign (self->steer_spinner, GTK_ALIGN_START);
+  gtk_box_append (GTK_BOX (row), self->steer_spinner);
+  self->steer_icon = gtk_drawing_area_new ();
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->steer_icon), steer_icon_draw, self, NULL);
+  gtk_box_append (GTK_BOX (row), self->steer_icon);
+  self->steer_label = steer_card_label ();
+  gtk_box_append (GTK_BOX (row), self->steer_label);
+  gtk_box_append (GTK_BOX (self->steer_card), row);
+  self->conj_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  self->conj_icon = gtk_drawing_area_new ();
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->conj_icon), conj_icon_draw, self, NULL);
+  gtk_box_append (GTK_BOX (self->conj_row), self->conj_icon);
+  self->conj_label = steer_card_label ();
+  gtk_box_append (GTK_BOX (self->conj_row), self->conj_label);
+  gtk_box_append (GTK_BOX (self->steer_card), self->conj_row);
+  for (GtkWidget *r = row; r; r = r == row ? self->conj_row : NULL)
+    {
+      gtk_widget_set_margin_start (r, 8);
+      gtk_widget_set_margin_end (r, 8);
+    }
+  gtk_widget_set_margin_top (row, 6);
+  gtk_widget_set_margin_bottom (self->conj_row, 6);
+  gtk_widget_set_visible (self->steer_card, FALSE);
+  gtk_box_append (GTK_BOX (corner), self->steer_card);
+}
+
+gboolean
+cml_scene_view_aim_at (CmlSceneView *self, double wx, double wy)
+{
+  CmlSceneAim aim;
+  const double *values;
+  int w, h, off;
+
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  values = current_values (self);
+  w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  if (values == NULL || uses_observables (self) || self->style.table_frame || w <= 0 || h <= 0
+      || !cml_scene_aim_find (self->sys, &aim, NULL)
+      || (off = cml_system_scene_offset (self->sys, aim.object, aim.key)) < 0)
+    return FALSE;
+
+  /* the plane clicks are taken in: where the fixed component keeps its value, else the
+   * plane through the object's present place facing the camera */
+  double o[3] = { values[off], values[off + 1], values[off + 2] }, u[3] = { 0 }, v[3] = { 0 }, p[3];
+  int fixed = -1;
+  for (int j = 0; j < 3; j++)
+    if (aim.names[j] == NULL)
+      fixed = j;
+  if (aim.n == 2)
+    {
+      u[(fixed + 1) % 3] = 1;
+      v[(fixed + 2) % 3] = 1;
+    }
+  else
+    {
+      double eye[3], d[3], up[3] = { 0, 0, 1 };
+      cml_camera_get_eye (&self->camera, eye);
+      for (int j = 0; j < 3; j++)
+        d[j] = o[j] - eye[j];
+      if (fabs (d[2]) > 0.99 * sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]))
+        up[2] = 0, up[1] = 1;
+      u[0] = d[1] * up[2] - d[2] * up[1], u[1] = d[2] * up[0] - d[0] * up[2], u[2] = d[0] * up[1] - d[1] * up[0];
+      v[0] = u[1] * d[2] - u[2] * d[1], v[1] = u[2] * d[0] - u[0] * d[2], v[2] = u[0] * d[1] - u[1] * d[0];
+      double nu = sqrt (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), nv = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      if (!(nu > 0) || !(nv > 0))
+        return FALSE;
+      for (int j = 0; j < 3; j++)
+        u[j] /= nu, v[j] /= nv;
+    }
+  if (!cml_scene_steer_plane_point (&self->camera, w, h, wx, wy, o, u, v, p))
+    return FALSE;
+  /* as fine as a pixel shows, no finer: round numbers to aim at */
+  double res = cml_camera_units_per_pixel (&self->camera, cml_camera_depth (&self->camera, p), h);
+  for (int j = 0; j < 3; j++)
+    p[j] = aim.names[j] ? cml_plot_round_to_resolution (p[j], res) : o[j];
+  g_signal_emit (self, signals[STEER_TARGET], 0, p[0], p[1], p[2]);
+  return TRUE;
+}
+
+void
+cml_scene_view_set_steering (CmlSceneView *self, gboolean on)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  gtk_toggle_button_set_active (self->steer_button, on && gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button)));
+}
+
+gboolean
+cml_scene_view_get_can_steer (CmlSceneView *self, const char **why)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  if (why)
+    *why = gtk_widget_get_tooltip_text (GTK_WIDGET (self->steer_button));
+  return gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button));
+}
+
+void
+cml_scene_view_set_steer_note (CmlSceneView *self, CmlSteerNote kind, const char *markup, const char *tooltip)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  gboolean busy = kind == CML_STEER_NOTE_BUSY;
+  gtk_label_set_markup (GTK_LABEL (self->steer_label), markup ? markup : "");
+  gtk_widget_set_tooltip_text (self->steer_card, tooltip);
+  gtk_widget_set_visible (self->steer_spinner, busy);
+  gtk_spinner_set_spinning (GTK_SPINNER (self->steer_spinner), busy);
+  steer_icon_size (self->steer_icon, self->style.presentation);
+  gtk_widget_set_visible (self->steer_icon, kind == CML_STEER_NOTE_TARGET);
+  gtk_widget_set_visible (self->steer_card, markup != NULL);
+  gtk_widget_set_visible (self->conj_row, FALSE);
+}
+
+void
+cml_scene_view_set_steer_conjugate_note (CmlSceneView *self, const char *markup, gboolean symbol)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  gtk_label_set_markup (GTK_LABEL (self->conj_label), markup ? markup : "");
+  steer_icon_size (self->conj_icon, self->style.presentation);
+  gtk_widget_set_visible (self->conj_icon, symbol);
+  gtk_widget_set_visible (self->conj_row, markup != NULL);
+}
+
+const char *
+cml_scene_view_get_steer_note (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
+  return gtk_widget_get_visible (self->steer_card) ? gtk_label_get_text (GTK_LABEL (self->steer_label)) : NULL;
+}
+
+const char *
+cml_scene_view_get_steer_conjugate_note (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
+  return gtk_widget_get_visible (self->steer_card) && gtk_widget_get_visible (self->conj_row)
+           ? gtk_label_get_text (GTK_LABEL (self->conj_label)) : NULL;
+}
+
+void
+cml_scene_view_set_steer_markers (CmlSceneView *self, const double *target, const double *points, guint n)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  self->has_steer_target = target != NULL;
+  if (target)
+    memcpy (self->steer_target, target, sizeof self->steer_target);
+  g_array_set_size (self->steer_points, 0);
+  if (target && n > 0)
+    g_array_append_vals (self->steer_points, points, 3 * n);
+  gtk_widget_queue_draw (self->steer_markers);
+  cml_scene_view_frame_run (self);
+}
+
+gboolean
+cml_scene_view_get_steer_markers (CmlSceneView *self, double target[3], guint *n)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  if (!self->has_steer_target)
+    return FALSE;
+  if (target)
+    memcpy (target, self->steer_target, sizeof self->steer_target);
+  if (n)
+    *n = self->steer_points->len / 3;
+  return TRUE;
 }
 
 /* ---- GObject -------------------------------------------------------------------------------- */
@@ -794,6 +1116,7 @@ cml_scene_view_finalize (GObject *object)
   g_clear_pointer (&self->reference, cml_reference_free);
   g_free (self->ref_now);
   g_free (self->ghost_label);
+  g_array_unref (self->steer_points);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
 }
@@ -819,11 +1142,16 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
   signals[DRAG_INITIAL] = g_signal_new ("drag-initial", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                         NULL, NULL, G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING,
                                         G_TYPE_DOUBLE, G_TYPE_BOOLEAN);
+  /* ::steer-target (x, y, z): a click while aiming — the aimed scene object
+   * (cml_scene_aim_find) should be there at the end of the run */
+  signals[STEER_TARGET] = g_signal_new ("steer-target", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                        NULL, NULL, G_TYPE_NONE, 3, G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-scene-view.ui");
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, overlay);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, area);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, table_frame_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlSceneView, steer_button);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, legend);
   gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
   gtk_widget_class_bind_template_callback (widget_class, on_area_unrealize);
@@ -834,6 +1162,7 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_click_pressed);
   gtk_widget_class_bind_template_callback (widget_class, on_scroll);
   gtk_widget_class_bind_template_callback (widget_class, on_table_frame_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_steer_toggled);
   gtk_widget_class_bind_template_callback (widget_class, on_reset_clicked);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -865,10 +1194,16 @@ cml_scene_view_init (CmlSceneView *self)
   gtk_widget_add_css_class (self->ghost_legend, "ghost-legend");
   gtk_widget_set_can_target (self->ghost_legend, FALSE);
   gtk_widget_set_visible (self->ghost_legend, FALSE);
-  gtk_overlay_add_overlay (self->overlay, self->ghost_legend);
+  GtkWidget *corner = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_halign (corner, GTK_ALIGN_START);
+  gtk_widget_set_valign (corner, GTK_ALIGN_START);
+  gtk_box_append (GTK_BOX (corner), self->ghost_legend);
+  steer_init (self, corner);
+  gtk_overlay_add_overlay (self->overlay, corner);
   GtkEventController *motion = gtk_event_controller_motion_new ();
   g_signal_connect_swapped (motion, "motion", G_CALLBACK (on_motion), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), motion);
+  update_steer_button (self);
   update_legend (self);
 }
 
@@ -899,6 +1234,9 @@ cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys)
       cml_scene_renderer_set_system (self->renderer, sys);
     }
   update_table_frame_button (self);
+  update_steer_button (self);
+  cml_scene_view_set_steer_markers (self, NULL, NULL, 0);
+  cml_scene_view_set_steer_note (self, CML_STEER_NOTE_NONE, NULL, NULL);
   cml_scene_view_set_show_reference (self, self->show_reference);
   update_legend (self);
   cml_scene_view_reset_camera (self);
