@@ -15,6 +15,7 @@
 #include "cml-window-steer.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "cml-error.h"
 #include "cml-parameter-panel-private.h"
@@ -148,8 +149,16 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
   if (res == NULL)
     {
       /* nothing changes: the run goes on as it was */
+      /* the core speaks to the command line; here the guess is the run's start */
+      g_autoptr (GString) reason = g_string_new (error->message);
+      const char *cli = "; try a closer guess with --init";
+      if (g_str_has_suffix (reason->str, cli))
+        {
+          g_string_truncate (reason, reason->len - strlen (cli));
+          g_string_append (reason, " — try a nearer target, or start the run with other momenta as a first guess");
+        }
       g_autofree char *msg = g_markup_printf_escaped ("<b>No extremal reaches %s at T = %s.</b>\n%s", where, when,
-                                                      error->message);
+                                                      reason->str);
       cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_NONE, msg, NULL);
       job_free (job);
       return;
