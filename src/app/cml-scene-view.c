@@ -830,6 +830,8 @@ update_steer_button (CmlSceneView *self)
   else
     tip = g_strdup_printf ("Steering to a target: %s", why);
   gtk_widget_set_sensitive (GTK_WIDGET (self->steer_button), ok);
+  /* the on-screen style does not grey out what cannot be used: faded, it says so */
+  gtk_widget_set_opacity (GTK_WIDGET (self->steer_button), ok ? 1.0 : 0.5);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->steer_button), tip);
   if (!ok)
     gtk_toggle_button_set_active (self->steer_button, FALSE);
@@ -932,7 +934,13 @@ cml_scene_view_aim_at (CmlSceneView *self, double wx, double wy)
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
   values = current_values (self);
   w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
-  if (values == NULL || uses_observables (self) || self->style.table_frame || w <= 0 || h <= 0
+  if (self->style.table_frame && gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button)))
+    {
+      cml_scene_view_set_steer_note (self, CML_STEER_NOTE_NONE,
+                                     "Targets are set in the lab frame: turn Table Frame off to aim.", NULL);
+      return FALSE;
+    }
+  if (values == NULL || uses_observables (self) || w <= 0 || h <= 0
       || !cml_scene_aim_find (self->sys, &aim, NULL)
       || (off = cml_system_scene_offset (self->sys, aim.object, aim.key)) < 0)
     return FALSE;

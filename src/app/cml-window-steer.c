@@ -28,6 +28,7 @@ typedef struct
   GCancellable *cancel;   /* of the shooting under way, or NULL */
   guint         serial;   /* of the newest shooting */
   gboolean      running;
+  gboolean      restarting; /* the run restarts from an extremal found */
 } Steer;
 
 typedef struct
@@ -178,7 +179,10 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
         if (g_str_equal (res->names[k], name))
           g_hash_table_insert (values, g_strdup (name), g_memdup2 (&res->values[k], sizeof (double)));
     }
-  if (!cml_parameter_panel_start_from_step (self->parameter_panel, values, TRUE, &error))
+  st->restarting = TRUE;
+  gboolean started = cml_parameter_panel_start_from_step (self->parameter_panel, values, TRUE, &error);
+  st->restarting = FALSE;
+  if (!started)
     {
       g_autofree char *msg = g_markup_printf_escaped ("<b>The run could not start from the extremal found.</b>\n%s",
                                                       error->message);
@@ -285,10 +289,25 @@ on_steer_target (CmlWindow *self, double x, double y, double z, CmlSceneView *vi
     }
 }
 
+/* Another start or other parameters: the extremal marked is not the run's any more, and a
+ * shooting from the old start is dropped. */
+static void
+on_run_changed (CmlWindow *self)
+{
+  Steer *st = get_steer (self);
+  if (st->restarting)
+    return;
+  cml_window_steer_cancel (self);
+  cml_scene_view_set_steer_markers (self->scene_view, NULL, NULL, 0);
+  cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_NONE, NULL, NULL);
+}
+
 void
 cml_window_steer_init (CmlWindow *self)
 {
   g_signal_connect_swapped (self->scene_view, "steer-target", G_CALLBACK (on_steer_target), self);
+  g_signal_connect_swapped (self->parameter_panel, "restart-requested", G_CALLBACK (on_run_changed), self);
+  g_signal_connect_swapped (self->parameter_panel, "param-changed", G_CALLBACK (on_run_changed), self);
 }
 
 /* ---- --target: once the window shows its model -------------------------------------------- */

@@ -8,7 +8,8 @@
  * point clicked at T — the run's current time, or CML_SCENE_SHOOT_DEFAULT_T before it has
  * run.  Found: the run restarts from the momenta found (one step to undo) and the scene
  * marks the target and the conjugate points; not found: the reason, and nothing changes.
- * A second click, a model change or cml_window_steer_cancel drops a shooting under way.
+ * A second click, a model change or cml_window_steer_cancel drops a shooting under way;
+ * another start of the run or another parameter value drops it too, and the markers.
  */
 #pragma once
 

@@ -114,6 +114,9 @@ test_plate_ball (void)
   g_assert_cmpfloat (obs_of (f, "p1"), ==, 1);
   g_assert_cmpfloat (obs_of (f, "p5"), ==, 0.5);
   cml_frame_unref (f);
+  /* the extremal marked is not the run's any more */
+  g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
+  g_assert_null (cml_scene_view_get_steer_note (win->scene_view));
   window_free (win);
 }
 
