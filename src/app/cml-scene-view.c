@@ -25,7 +25,6 @@
 #include "cml-plot.h"
 #include "cml-reference.h"
 #include "cml-scene-renderer.h"
-#include "cml-scene-shoot.h"
 #include "cml-scene-steer.h"
 
 #define PENDING_MAX   30000  /* rows kept while there is no renderer */
@@ -85,19 +84,9 @@ struct _CmlSceneView
 
   /* steering to a target (cml-scene-shoot.h): a click while aiming emits ::steer-target;
    * the target and the conjugate points are marked over the scene, a card says what
-   * they are (or that the shooting runs) */
+   * they are or that the shooting runs (cml-scene-steer.h) */
   gboolean          aim_click;       /* this press may be a click that aims */
-  GtkWidget        *steer_markers;   /* a drawing area over the scene */
-  GtkWidget        *steer_card;
-  GtkWidget        *steer_spinner;
-  GtkWidget        *steer_icon;      /* the target's symbol */
-  GtkWidget        *steer_label;
-  GtkWidget        *conj_row;        /* the conjugate points' line */
-  GtkWidget        *conj_icon;
-  GtkWidget        *conj_label;
-  gboolean          has_steer_target;
-  double            steer_target[3];
-  GArray           *steer_points;    /* double triples: the conjugate points */
+  CmlSceneSteer    *steer;
 };
 
 G_DEFINE_FINAL_TYPE (CmlSceneView, cml_scene_view, GTK_TYPE_WIDGET)
@@ -374,11 +363,7 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
       g_array_append_vals (points, more->data, more->len);
     }
   /* the target and the conjugate points are framed too */
-  if (self->has_steer_target && !self->style.table_frame)
-    {
-      g_array_append_vals (points, self->steer_target, 1);
-      g_array_append_vals (points, self->steer_points->data, self->steer_points->len / 3);
-    }
+  cml_scene_steer_add_frame_points (self->steer, points);
   /* clear of the legend's corner (sizes in logical pixels, the view's in device ones) */
   if (self->legend_w > 0)
     {
@@ -413,8 +398,7 @@ on_area_render (CmlSceneView *self, GdkGLContext *context)
       cml_scene_renderer_draw (self->ghost_renderer, ghost_values (self), &self->camera, width, height, &ghost);
     }
   /* the markers follow the camera this frame used */
-  if (self->has_steer_target)
-    gtk_widget_queue_draw (self->steer_markers);
+  cml_scene_steer_queue_draw (self->steer);
   return TRUE;
 }
 
@@ -808,27 +792,9 @@ on_steer_toggled (CmlSceneView *self, GtkToggleButton *button)
 static void
 update_steer_button (CmlSceneView *self)
 {
-  CmlSceneAim aim;
-  g_autofree char *why = NULL;
-  g_autofree char *tip = NULL;
-  gboolean ok = cml_scene_aim_find (self->sys, &aim, &why);
+  gboolean ok;
+  g_autofree char *tip = cml_scene_steer_button_tip (self->sys, &ok);
 
-  if (ok)
-    {
-      g_autoptr (GString) names = g_string_new (NULL);
-      for (guint j = 0; j < 3; j++)
-        if (aim.names[j])
-          g_string_append_printf (names, "%s%s", names->len ? ", " : "", aim.names[j]);
-      const char *unit = cml_system_get_model (self->sys)->time_unit;
-      tip = g_strdup_printf ("Click where the system should be at the end of the run (or Shift+click): cmlab "
-                             "finds the initial momenta by shooting, and the run starts from them.\nThe click "
-                             "sets %s (where the %s is drawn); the end time is the run's current time, or "
-                             "%g%s%s before it has run.  Conjugate points along the extremal are marked.",
-                             names->str, ((CmlSceneObject *) cml_system_get_model (self->sys)->scene->pdata[aim.object])->type,
-                             CML_SCENE_SHOOT_DEFAULT_T, unit ? " " : "", unit ? unit : "");
-    }
-  else
-    tip = g_strdup_printf ("Steering to a target: %s", why);
   gtk_widget_set_sensitive (GTK_WIDGET (self->steer_button), ok);
   /* the on-screen style does not grey out what cannot be used: faded, it says so */
   gtk_widget_set_opacity (GTK_WIDGET (self->steer_button), ok ? 1.0 : 0.5);
@@ -837,148 +803,23 @@ update_steer_button (CmlSceneView *self)
     gtk_toggle_button_set_active (self->steer_button, FALSE);
 }
 
-static void
-steer_markers_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
-{
-  CmlSceneView *self = data;
-  if (!self->has_steer_target || self->style.table_frame)
-    return;
-  cml_scene_steer_draw_markers (cr, &self->camera, width, height, self->steer_target,
-                                (const double *) (gpointer) self->steer_points->data, self->steer_points->len / 3,
-                                self->style.presentation ? 1.6 : 1.0);
-}
-
-/* The card's symbols: as large as a line of its text. */
-static void
-steer_icon_size (GtkWidget *icon, gboolean presentation)
-{
-  int size = presentation ? 28 : 18;
-  gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (icon), size);
-  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (icon), size);
-  gtk_widget_set_valign (icon, GTK_ALIGN_START);
-}
-
-static void
-steer_icon_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
-{
-  cml_scene_steer_draw_target_symbol (cr, width / 2.0, height / 2.0, height / 18.0);
-}
-
-static void
-conj_icon_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
-{
-  cml_scene_steer_draw_conjugate_symbol (cr, width / 2.0, height / 2.0, height / 18.0);
-}
-
-static GtkWidget *
-steer_card_label (void)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 46);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  return label;
-}
-
-static void
-steer_init (CmlSceneView *self, GtkWidget *corner)
-{
-  self->steer_points = g_array_new (FALSE, FALSE, sizeof (double));
-  self->steer_markers = gtk_drawing_area_new ();
-  gtk_widget_set_can_target (self->steer_markers, FALSE);
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->steer_markers), steer_markers_draw, self, NULL);
-  gtk_overlay_add_overlay (self->overlay, self->steer_markers);
-
-  self->steer_card = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  gtk_widget_add_css_class (self->steer_card, "osd");
-  gtk_widget_add_css_class (self->steer_card, "steer-card");
-  gtk_widget_set_halign (self->steer_card, GTK_ALIGN_START);
-  gtk_widget_set_margin_start (self->steer_card, LEGEND_MARGIN);
-  /* below the buttons of the top-right corner, which a narrow view brings over here */
-  gtk_widget_set_margin_top (self->steer_card, 48);
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  self->steer_spinner = gtk_spinner_new ();
-  gtk_widget_set_valign (self->steer_spinner, GTK_ALIGN_START);
-  gtk_box_append (GTK_BOX (row), self->steer_spinner);
-  self->steer_icon = gtk_drawing_area_new ();
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->steer_icon), steer_icon_draw, self, NULL);
-  gtk_box_append (GTK_BOX (row), self->steer_icon);
-  self->steer_label = steer_card_label ();
-  gtk_box_append (GTK_BOX (row), self->steer_label);
-  gtk_box_append (GTK_BOX (self->steer_card), row);
-  self->conj_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  self->conj_icon = gtk_drawing_area_new ();
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->conj_icon), conj_icon_draw, self, NULL);
-  gtk_box_append (GTK_BOX (self->conj_row), self->conj_icon);
-  self->conj_label = steer_card_label ();
-  gtk_box_append (GTK_BOX (self->conj_row), self->conj_label);
-  gtk_box_append (GTK_BOX (self->steer_card), self->conj_row);
-  for (GtkWidget *r = row; r; r = r == row ? self->conj_row : NULL)
-    {
-      gtk_widget_set_margin_start (r, 8);
-      gtk_widget_set_margin_end (r, 8);
-    }
-  gtk_widget_set_margin_top (row, 6);
-  gtk_widget_set_margin_bottom (self->conj_row, 6);
-  gtk_widget_set_visible (self->steer_card, FALSE);
-  gtk_box_append (GTK_BOX (corner), self->steer_card);
-}
-
 gboolean
 cml_scene_view_aim_at (CmlSceneView *self, double wx, double wy)
 {
-  CmlSceneAim aim;
-  const double *values;
-  int w, h, off;
+  double p[3];
 
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
-  values = current_values (self);
-  w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
   if (self->style.table_frame && gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button)))
     {
-      cml_scene_view_set_steer_note (self, CML_STEER_NOTE_NONE,
-                                     "Targets are set in the lab frame: turn Table Frame off to aim.", NULL);
+      cml_scene_steer_set_note (self->steer, CML_STEER_NOTE_NONE,
+                                "Targets are set in the lab frame: turn Table Frame off to aim.", NULL);
       return FALSE;
     }
-  if (values == NULL || uses_observables (self) || w <= 0 || h <= 0
-      || !cml_scene_aim_find (self->sys, &aim, NULL)
-      || (off = cml_system_scene_offset (self->sys, aim.object, aim.key)) < 0)
+  if (uses_observables (self)
+      || !cml_scene_steer_point_at (self->steer, self->sys, current_values (self),
+                                    gtk_widget_get_width (GTK_WIDGET (self->area)),
+                                    gtk_widget_get_height (GTK_WIDGET (self->area)), wx, wy, p))
     return FALSE;
-
-  /* the plane clicks are taken in: where the fixed component keeps its value, else the
-   * plane through the object's present place facing the camera */
-  double o[3] = { values[off], values[off + 1], values[off + 2] }, u[3] = { 0 }, v[3] = { 0 }, p[3];
-  int fixed = -1;
-  for (int j = 0; j < 3; j++)
-    if (aim.names[j] == NULL)
-      fixed = j;
-  if (aim.n == 2)
-    {
-      u[(fixed + 1) % 3] = 1;
-      v[(fixed + 2) % 3] = 1;
-    }
-  else
-    {
-      double eye[3], d[3], up[3] = { 0, 0, 1 };
-      cml_camera_get_eye (&self->camera, eye);
-      for (int j = 0; j < 3; j++)
-        d[j] = o[j] - eye[j];
-      if (fabs (d[2]) > 0.99 * sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]))
-        up[2] = 0, up[1] = 1;
-      u[0] = d[1] * up[2] - d[2] * up[1], u[1] = d[2] * up[0] - d[0] * up[2], u[2] = d[0] * up[1] - d[1] * up[0];
-      v[0] = u[1] * d[2] - u[2] * d[1], v[1] = u[2] * d[0] - u[0] * d[2], v[2] = u[0] * d[1] - u[1] * d[0];
-      double nu = sqrt (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), nv = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-      if (!(nu > 0) || !(nv > 0))
-        return FALSE;
-      for (int j = 0; j < 3; j++)
-        u[j] /= nu, v[j] /= nv;
-    }
-  if (!cml_scene_steer_plane_point (&self->camera, w, h, wx, wy, o, u, v, p))
-    return FALSE;
-  /* as fine as a pixel shows, no finer: round numbers to aim at */
-  double res = cml_camera_units_per_pixel (&self->camera, cml_camera_depth (&self->camera, p), h);
-  for (int j = 0; j < 3; j++)
-    p[j] = aim.names[j] ? cml_plot_round_to_resolution (p[j], res) : o[j];
   g_signal_emit (self, signals[STEER_TARGET], 0, p[0], p[1], p[2]);
   return TRUE;
 }
@@ -1003,53 +844,35 @@ void
 cml_scene_view_set_steer_note (CmlSceneView *self, CmlSteerNote kind, const char *markup, const char *tooltip)
 {
   g_return_if_fail (CML_IS_SCENE_VIEW (self));
-  gboolean busy = kind == CML_STEER_NOTE_BUSY;
-  gtk_label_set_markup (GTK_LABEL (self->steer_label), markup ? markup : "");
-  gtk_widget_set_tooltip_text (self->steer_card, tooltip);
-  gtk_widget_set_visible (self->steer_spinner, busy);
-  gtk_spinner_set_spinning (GTK_SPINNER (self->steer_spinner), busy);
-  steer_icon_size (self->steer_icon, self->style.presentation);
-  gtk_widget_set_visible (self->steer_icon, kind == CML_STEER_NOTE_TARGET);
-  gtk_widget_set_visible (self->steer_card, markup != NULL);
-  gtk_widget_set_visible (self->conj_row, FALSE);
+  cml_scene_steer_set_note (self->steer, kind, markup, tooltip);
 }
 
 void
 cml_scene_view_set_steer_conjugate_note (CmlSceneView *self, const char *markup, gboolean symbol)
 {
   g_return_if_fail (CML_IS_SCENE_VIEW (self));
-  gtk_label_set_markup (GTK_LABEL (self->conj_label), markup ? markup : "");
-  steer_icon_size (self->conj_icon, self->style.presentation);
-  gtk_widget_set_visible (self->conj_icon, symbol);
-  gtk_widget_set_visible (self->conj_row, markup != NULL);
+  cml_scene_steer_set_conjugate_note (self->steer, markup, symbol);
 }
 
 const char *
 cml_scene_view_get_steer_note (CmlSceneView *self)
 {
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
-  return gtk_widget_get_visible (self->steer_card) ? gtk_label_get_text (GTK_LABEL (self->steer_label)) : NULL;
+  return cml_scene_steer_get_note (self->steer);
 }
 
 const char *
 cml_scene_view_get_steer_conjugate_note (CmlSceneView *self)
 {
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
-  return gtk_widget_get_visible (self->steer_card) && gtk_widget_get_visible (self->conj_row)
-           ? gtk_label_get_text (GTK_LABEL (self->conj_label)) : NULL;
+  return cml_scene_steer_get_conjugate_note (self->steer);
 }
 
 void
 cml_scene_view_set_steer_markers (CmlSceneView *self, const double *target, const double *points, guint n)
 {
   g_return_if_fail (CML_IS_SCENE_VIEW (self));
-  self->has_steer_target = target != NULL;
-  if (target)
-    memcpy (self->steer_target, target, sizeof self->steer_target);
-  g_array_set_size (self->steer_points, 0);
-  if (target && n > 0)
-    g_array_append_vals (self->steer_points, points, 3 * n);
-  gtk_widget_queue_draw (self->steer_markers);
+  cml_scene_steer_set_markers (self->steer, target, points, n);
   cml_scene_view_frame_run (self);
 }
 
@@ -1057,13 +880,7 @@ gboolean
 cml_scene_view_get_steer_markers (CmlSceneView *self, double target[3], guint *n)
 {
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
-  if (!self->has_steer_target)
-    return FALSE;
-  if (target)
-    memcpy (target, self->steer_target, sizeof self->steer_target);
-  if (n)
-    *n = self->steer_points->len / 3;
-  return TRUE;
+  return cml_scene_steer_get_markers (self->steer, target, n);
 }
 
 /* ---- GObject -------------------------------------------------------------------------------- */
@@ -1124,7 +941,7 @@ cml_scene_view_finalize (GObject *object)
   g_clear_pointer (&self->reference, cml_reference_free);
   g_free (self->ref_now);
   g_free (self->ghost_label);
-  g_array_unref (self->steer_points);
+  cml_scene_steer_free (self->steer);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
 }
@@ -1206,7 +1023,7 @@ cml_scene_view_init (CmlSceneView *self)
   gtk_widget_set_halign (corner, GTK_ALIGN_START);
   gtk_widget_set_valign (corner, GTK_ALIGN_START);
   gtk_box_append (GTK_BOX (corner), self->ghost_legend);
-  steer_init (self, corner);
+  self->steer = cml_scene_steer_new (self->overlay, GTK_BOX (corner), LEGEND_MARGIN, &self->camera, &self->style);
   gtk_overlay_add_overlay (self->overlay, corner);
   GtkEventController *motion = gtk_event_controller_motion_new ();
   g_signal_connect_swapped (motion, "motion", G_CALLBACK (on_motion), self);

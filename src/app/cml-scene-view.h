@@ -11,6 +11,7 @@
 #include <gtk/gtk.h>
 
 #include "cml-runner.h"
+#include "cml-scene-steer.h"
 #include "cml-system.h"
 
 G_BEGIN_DECLS
@@ -84,15 +85,10 @@ gboolean    cml_scene_view_aim_at (CmlSceneView *self, double x, double y);
 void        cml_scene_view_set_steering (CmlSceneView *self, gboolean on);
 gboolean    cml_scene_view_get_can_steer (CmlSceneView *self, const char **why);
 /* The card over the scene's top-left corner: a line (Pango MARKUP; NULL hides the card)
- * after a spinner (BUSY), the target's symbol (TARGET) or nothing (NONE), with TOOLTIP (may
- * be NULL); then a second line about the conjugate points (NULL: none), after their
- * symbol when SYMBOL.  A new note hides the second line.  get: the lines' text, or NULL. */
-typedef enum
-{
-  CML_STEER_NOTE_NONE,
-  CML_STEER_NOTE_BUSY,
-  CML_STEER_NOTE_TARGET,
-} CmlSteerNote;
+ * after a spinner (CML_STEER_NOTE_BUSY), the target's symbol (…_TARGET) or nothing
+ * (…_NONE), with TOOLTIP (may be NULL); then a second line about the conjugate points
+ * (NULL: none), after their symbol when SYMBOL.  A new note hides the second line.  get:
+ * the lines' text, or NULL. */
 void        cml_scene_view_set_steer_note (CmlSceneView *self, CmlSteerNote kind, const char *markup,
                                            const char *tooltip);
 void        cml_scene_view_set_steer_conjugate_note (CmlSceneView *self, const char *markup, gboolean symbol);
