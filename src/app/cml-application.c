@@ -8,10 +8,12 @@
 
 #include <epoxy/gl.h>
 #include <gsl/gsl_errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "cml-help.h"
 #include "cml-integrator.h"
+#include "cml-window-steer.h"
 #include "cml-window.h"
 
 #ifndef CMLAB_APP_ID
@@ -43,6 +45,9 @@ struct _CmlApplication
   char    *integrator;     /* --integrator NAME */
   double   step;           /* --step H (fixed-step integrators), or 0 */
   char   **orbits;         /* --orbit X,Y … (the section page) */
+  double   target[3];      /* --target X,Y[,Z]: steer the run there (vakonomic models) */
+  guint    n_target;
+  double   target_time;    /* --target-time T, or 0: CML_SCENE_SHOOT_DEFAULT_T */
   char   **set;            /* --set NAME=VALUE … */
   char   **init;           /* --init NAME=VALUE … */
 };
@@ -66,6 +71,10 @@ static const GOptionEntry option_entries[] = {
     "plots|equations|section" },
   { "orbit", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
     "Start an orbit of the Poincaré section page from this point of its plot (shows the page)", "X,Y" },
+  { "target", 0, 0, G_OPTION_ARG_STRING, NULL,
+    "Steer the run (a vakonomic model) so that what its scene draws at plain coordinates is at this point at the "
+    "end time (--target-time), as a click with Steer to a Target would", "X,Y[,Z]" },
+  { "target-time", 0, 0, G_OPTION_ARG_DOUBLE, NULL, "The end time for --target (default 5 time units)", "T" },
   { "compare", 0, 0, G_OPTION_ARG_STRING, NULL,
     "Draw a second run beside the first: a copy (made before --set and --init change the first), "
     "the vakonomic reading of the same system, or another integrator", "copy|vakonomic|integrator" },
@@ -123,6 +132,31 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
           g_printerr ("cmlab: --orbit takes X,Y (two numbers), not “%s”\n", *o);
           return 2;
         }
+    }
+  g_autofree char *target = NULL;
+  if (g_variant_dict_lookup (options, "target", "s", &target))
+    {
+      g_auto (GStrv) parts = g_strsplit (target, ",", -1);
+      guint n = g_strv_length (parts);
+      gboolean ok = n >= 1 && n <= 3;
+      for (guint k = 0; ok && k < n; k++)
+        {
+          char *end = NULL;
+          self->target[k] = g_ascii_strtod (parts[k], &end);
+          ok = end != parts[k] && *end == '\0' && isfinite (self->target[k]);
+        }
+      if (!ok)
+        {
+          g_printerr ("cmlab: --target takes X,Y or X,Y,Z (numbers), not “%s”\n", target);
+          return 2;
+        }
+      self->n_target = n;
+    }
+  if (g_variant_dict_lookup (options, "target-time", "d", &self->target_time)
+      && !(self->target_time > 0 && isfinite (self->target_time)))
+    {
+      g_printerr ("cmlab: --target-time takes a time > 0\n");
+      return 2;
     }
   if (self->compare && !g_strv_contains ((const char *const[]) { "copy", "vakonomic", "integrator", NULL },
                                          self->compare))
@@ -242,6 +276,8 @@ present_window (CmlApplication *self, CmlWindow *window)
       double x = g_ascii_strtod (*o, &end), y = g_ascii_strtod (end + 1, NULL);
       cml_window_start_orbit (window, x, y);
     }
+  if (self->n_target > 0)
+    cml_window_steer_when_ready (window, self->target, self->n_target, self->target_time);
   if (self->frame_stats || self->quit_after > 0)
     cml_window_set_frame_stats (window, self->frame_stats, self->quit_after);
   if (self->play)

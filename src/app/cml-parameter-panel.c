@@ -206,7 +206,15 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
   const char *name = info ? info->name : "the value";
   const char *unit = info && info->unit && *info->unit ? info->unit : NULL;
   double v;
+  char shown[64];
 
+  /* the text as "output" wrote it: the value keeps its full precision */
+  g_snprintf (shown, sizeof shown, "%.6g", fabs (gtk_adjustment_get_value (adj)) < 1e-300 ? 0.0 : gtk_adjustment_get_value (adj));
+  if (g_str_equal (text, shown))
+    {
+      *new_value = gtk_adjustment_get_value (adj);
+      return TRUE;
+    }
   if (!parse_typed (text, &v))
     {
       g_autofree char *msg = g_strdup_printf ("“%s” is not a number: %s stays %g%s%s.", text, name,

@@ -25,6 +25,7 @@
 #include "cml-plot.h"
 #include "cml-reference.h"
 #include "cml-scene-renderer.h"
+#include "cml-scene-steer.h"
 
 #define PENDING_MAX   30000  /* rows kept while there is no renderer */
 #define LEGEND_MARGIN 8      /* logical pixels between the legend and the view's edges */
@@ -37,6 +38,7 @@ struct _CmlSceneView
   GtkOverlay      *overlay;
   GtkGLArea       *area;
   GtkToggleButton *table_frame_button;
+  GtkToggleButton *steer_button;
   GtkDrawingArea  *legend;
   double           legend_w, legend_h;  /* logical pixels; 0 when there is no legend */
 
@@ -79,6 +81,12 @@ struct _CmlSceneView
   char             *drag_names[2];
   double            drag_z;
   double            drag_from[2];    /* an arrow's foot: the velocity is tip − foot */
+
+  /* steering to a target (cml-scene-shoot.h): a click while aiming emits ::steer-target;
+   * the target and the conjugate points are marked over the scene, a card says what
+   * they are or that the shooting runs (cml-scene-steer.h) */
+  gboolean          aim_click;       /* this press may be a click that aims */
+  CmlSceneSteer    *steer;
 };
 
 G_DEFINE_FINAL_TYPE (CmlSceneView, cml_scene_view, GTK_TYPE_WIDGET)
@@ -95,6 +103,7 @@ static GParamSpec *properties[N_PROPS];
 enum
 {
   DRAG_INITIAL,
+  STEER_TARGET,
   N_SIGNALS
 };
 
@@ -353,6 +362,8 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
       cml_scene_renderer_get_frame_points (self->ghost_renderer, ghost_values (self), &self->style, more);
       g_array_append_vals (points, more->data, more->len);
     }
+  /* the target and the conjugate points are framed too */
+  cml_scene_steer_add_frame_points (self->steer, points);
   /* clear of the legend's corner (sizes in logical pixels, the view's in device ones) */
   if (self->legend_w > 0)
     {
@@ -386,6 +397,8 @@ on_area_render (CmlSceneView *self, GdkGLContext *context)
       ghost.ghost = TRUE;
       cml_scene_renderer_draw (self->ghost_renderer, ghost_values (self), &self->camera, width, height, &ghost);
     }
+  /* the markers follow the camera this frame used */
+  cml_scene_steer_queue_draw (self->steer);
   return TRUE;
 }
 
@@ -638,12 +651,20 @@ cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, d
   return TRUE;
 }
 
+static gboolean steering (CmlSceneView *self);
+
 static void
 on_motion (CmlSceneView *self, double x, double y, GtkEventControllerMotion *motion)
 {
   const char *names[2];
   double c[3];
   double from[3];
+  if (steering (self))
+    {
+      gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->area), "Click where the system should be at the end of the run");
+      return;
+    }
   gboolean tip = arrow_at (self, x, y, names, from, c);
   gboolean over = tip || body_at (self, x, y, names, c);
 
@@ -663,6 +684,15 @@ on_drag_begin (CmlSceneView *self, double x, double y, GtkGestureDrag *gesture)
   double c[3], from[3];
 
   self->drag_x = self->drag_y = 0;
+  /* aiming (the toggle, or Shift held): a click sets the target, a drag turns the view */
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+  self->aim_click = gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button))
+                    && (steering (self) || (mods & GDK_SHIFT_MASK));
+  if (self->aim_click)
+    {
+      self->body_drag = FALSE;
+      return;
+    }
   self->arrow_drag = arrow_at (self, x, y, names, from, c);
   self->body_drag = self->arrow_drag || body_at (self, x, y, names, c);
   if (self->body_drag)
@@ -706,7 +736,14 @@ on_drag_end (CmlSceneView *self, double dx, double dy, GtkGestureDrag *gesture)
         drag_body_to (self, x0 + dx, y0 + dy, TRUE);
       self->body_drag = FALSE;
     }
-  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "grab");
+  if (self->aim_click && hypot (dx, dy) < 5)
+    {
+      double x0, y0;
+      if (gtk_gesture_drag_get_start_point (gesture, &x0, &y0))
+        cml_scene_view_aim_at (self, x0, y0);
+    }
+  self->aim_click = FALSE;
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), steering (self) ? "crosshair" : "grab");
 }
 
 static void
@@ -734,6 +771,116 @@ static void
 on_reset_clicked (CmlSceneView *self, GtkButton *button)
 {
   cml_scene_view_reset_camera (self);
+}
+
+/* ---- steering to a target ------------------------------------------------------------------ */
+
+static gboolean
+steering (CmlSceneView *self)
+{
+  return gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button)) && gtk_toggle_button_get_active (self->steer_button);
+}
+
+static void
+on_steer_toggled (CmlSceneView *self, GtkToggleButton *button)
+{
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), steering (self) ? "crosshair" : "grab");
+}
+
+/* The toggle can aim where the scene draws something at plain coordinates (else its
+ * tooltip says why not). */
+static void
+update_steer_button (CmlSceneView *self)
+{
+  gboolean ok;
+  g_autofree char *tip = cml_scene_steer_button_tip (self->sys, &ok);
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->steer_button), ok);
+  /* the on-screen style does not grey out what cannot be used: faded, it says so */
+  gtk_widget_set_opacity (GTK_WIDGET (self->steer_button), ok ? 1.0 : 0.5);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->steer_button), tip);
+  if (!ok)
+    gtk_toggle_button_set_active (self->steer_button, FALSE);
+}
+
+gboolean
+cml_scene_view_aim_at (CmlSceneView *self, double wx, double wy)
+{
+  double p[3];
+
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  if (self->style.table_frame && gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button)))
+    {
+      cml_scene_steer_set_note (self->steer, CML_STEER_NOTE_NONE,
+                                "Targets are set in the lab frame: turn Table Frame off to aim.", NULL);
+      return FALSE;
+    }
+  if (uses_observables (self)
+      || !cml_scene_steer_point_at (self->steer, self->sys, current_values (self),
+                                    gtk_widget_get_width (GTK_WIDGET (self->area)),
+                                    gtk_widget_get_height (GTK_WIDGET (self->area)), wx, wy, p))
+    return FALSE;
+  g_signal_emit (self, signals[STEER_TARGET], 0, p[0], p[1], p[2]);
+  return TRUE;
+}
+
+void
+cml_scene_view_set_steering (CmlSceneView *self, gboolean on)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  gtk_toggle_button_set_active (self->steer_button, on && gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button)));
+}
+
+gboolean
+cml_scene_view_get_can_steer (CmlSceneView *self, const char **why)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  if (why)
+    *why = gtk_widget_get_tooltip_text (GTK_WIDGET (self->steer_button));
+  return gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button));
+}
+
+void
+cml_scene_view_set_steer_note (CmlSceneView *self, CmlSteerNote kind, const char *markup, const char *tooltip)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  cml_scene_steer_set_note (self->steer, kind, markup, tooltip);
+}
+
+void
+cml_scene_view_set_steer_conjugate_note (CmlSceneView *self, const char *markup, gboolean symbol)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  cml_scene_steer_set_conjugate_note (self->steer, markup, symbol);
+}
+
+const char *
+cml_scene_view_get_steer_note (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
+  return cml_scene_steer_get_note (self->steer);
+}
+
+const char *
+cml_scene_view_get_steer_conjugate_note (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
+  return cml_scene_steer_get_conjugate_note (self->steer);
+}
+
+void
+cml_scene_view_set_steer_markers (CmlSceneView *self, const double *target, const double *points, guint n)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  cml_scene_steer_set_markers (self->steer, target, points, n);
+  cml_scene_view_frame_run (self);
+}
+
+gboolean
+cml_scene_view_get_steer_markers (CmlSceneView *self, double target[3], guint *n)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  return cml_scene_steer_get_markers (self->steer, target, n);
 }
 
 /* ---- GObject -------------------------------------------------------------------------------- */
@@ -794,6 +941,7 @@ cml_scene_view_finalize (GObject *object)
   g_clear_pointer (&self->reference, cml_reference_free);
   g_free (self->ref_now);
   g_free (self->ghost_label);
+  cml_scene_steer_free (self->steer);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
 }
@@ -819,11 +967,16 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
   signals[DRAG_INITIAL] = g_signal_new ("drag-initial", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                         NULL, NULL, G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING,
                                         G_TYPE_DOUBLE, G_TYPE_BOOLEAN);
+  /* ::steer-target (x, y, z): a click while aiming — the aimed scene object
+   * (cml_scene_aim_find) should be there at the end of the run */
+  signals[STEER_TARGET] = g_signal_new ("steer-target", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                        NULL, NULL, G_TYPE_NONE, 3, G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-scene-view.ui");
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, overlay);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, area);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, table_frame_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlSceneView, steer_button);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, legend);
   gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
   gtk_widget_class_bind_template_callback (widget_class, on_area_unrealize);
@@ -834,6 +987,7 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_click_pressed);
   gtk_widget_class_bind_template_callback (widget_class, on_scroll);
   gtk_widget_class_bind_template_callback (widget_class, on_table_frame_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, on_steer_toggled);
   gtk_widget_class_bind_template_callback (widget_class, on_reset_clicked);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -865,10 +1019,16 @@ cml_scene_view_init (CmlSceneView *self)
   gtk_widget_add_css_class (self->ghost_legend, "ghost-legend");
   gtk_widget_set_can_target (self->ghost_legend, FALSE);
   gtk_widget_set_visible (self->ghost_legend, FALSE);
-  gtk_overlay_add_overlay (self->overlay, self->ghost_legend);
+  GtkWidget *corner = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_halign (corner, GTK_ALIGN_START);
+  gtk_widget_set_valign (corner, GTK_ALIGN_START);
+  gtk_box_append (GTK_BOX (corner), self->ghost_legend);
+  self->steer = cml_scene_steer_new (self->overlay, GTK_BOX (corner), LEGEND_MARGIN, &self->camera, &self->style);
+  gtk_overlay_add_overlay (self->overlay, corner);
   GtkEventController *motion = gtk_event_controller_motion_new ();
   g_signal_connect_swapped (motion, "motion", G_CALLBACK (on_motion), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), motion);
+  update_steer_button (self);
   update_legend (self);
 }
 
@@ -899,6 +1059,9 @@ cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys)
       cml_scene_renderer_set_system (self->renderer, sys);
     }
   update_table_frame_button (self);
+  update_steer_button (self);
+  cml_scene_view_set_steer_markers (self, NULL, NULL, 0);
+  cml_scene_view_set_steer_note (self, CML_STEER_NOTE_NONE, NULL, NULL);
   cml_scene_view_set_show_reference (self, self->show_reference);
   update_legend (self);
   cml_scene_view_reset_camera (self);

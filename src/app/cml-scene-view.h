@@ -11,6 +11,7 @@
 #include <gtk/gtk.h>
 
 #include "cml-runner.h"
+#include "cml-scene-steer.h"
 #include "cml-system.h"
 
 G_BEGIN_DECLS
@@ -72,5 +73,32 @@ void       cml_scene_view_set_show_reference (CmlSceneView *self, gboolean show)
 gboolean   cml_scene_view_get_reference_scene (CmlSceneView *self, const double **values, guint *n);
 /* The note saying what is drawn faint (the second run, the closed form), or NULL. */
 const char *cml_scene_view_get_ghost_note (CmlSceneView *self);
+
+/* Steering to a target (cml-scene-shoot.h): with the "Steer to a Target" toggle on (or
+ * Shift held) a click emits ::steer-target (x, y, z), the place the aimed scene object
+ * should be at the end of the run — on its plane when one component is fixed (the
+ * plate-ball's table z = 0), else on the plane through its present place facing the
+ * camera.  The toggle is insensitive, its tooltip saying why, for a model that cannot be
+ * steered.  aim_at does what a click at widget point (X, Y) does (FALSE: nothing to aim
+ * at).  get_can_steer: whether the toggle is sensitive, *WHY its tooltip. */
+gboolean    cml_scene_view_aim_at (CmlSceneView *self, double x, double y);
+void        cml_scene_view_set_steering (CmlSceneView *self, gboolean on);
+gboolean    cml_scene_view_get_can_steer (CmlSceneView *self, const char **why);
+/* The card over the scene's top-left corner: a line (Pango MARKUP; NULL hides the card)
+ * after a spinner (CML_STEER_NOTE_BUSY), the target's symbol (…_TARGET) or nothing
+ * (…_NONE), with TOOLTIP (may be NULL); then a second line about the conjugate points
+ * (NULL: none), after their symbol when SYMBOL.  A new note hides the second line.  get:
+ * the lines' text, or NULL. */
+void        cml_scene_view_set_steer_note (CmlSceneView *self, CmlSteerNote kind, const char *markup,
+                                           const char *tooltip);
+void        cml_scene_view_set_steer_conjugate_note (CmlSceneView *self, const char *markup, gboolean symbol);
+const char *cml_scene_view_get_steer_note (CmlSceneView *self);
+const char *cml_scene_view_get_steer_conjugate_note (CmlSceneView *self);
+/* The target (TARGET: 3 values, NULL: no markers) and N conjugate points (POINTS: 3 values
+ * each) marked over the scene, and framed; a new system clears them.  get: FALSE when
+ * there is no target. */
+void        cml_scene_view_set_steer_markers (CmlSceneView *self, const double *target, const double *points,
+                                              guint n);
+gboolean    cml_scene_view_get_steer_markers (CmlSceneView *self, double target[3], guint *n);
 
 G_END_DECLS

@@ -16,6 +16,7 @@
 #include "cml-error.h"
 #include "cml-resources.h"
 #include "cml-run-failure.h"
+#include "cml-window-steer.h"
 
 #include <math.h>
 #include <string.h>
@@ -191,8 +192,9 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
       return TRUE;
     }
 
-  /* a comparison belongs to the run it was made from */
+  /* a comparison belongs to the run it was made from, and so does a shooting */
   cml_window_compare_stop (self);
+  cml_window_steer_cancel (self);
 
   if (self->runner == NULL)
     {
@@ -1503,6 +1505,7 @@ cml_window_init (CmlWindow *self)
   gtk_widget_grab_focus (GTK_WIDGET (self->play_button));
   cml_window_add_shortcuts (self);
   cml_window_io_init (self);
+  cml_window_steer_init (self);
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);
   update_title (self);
   cml_window_update_actions (self);

@@ -1,0 +1,280 @@
+/* test-shoot-view.c — steering a vakonomic run to a target from the 3-D view: the shooting
+ * on a worker, the restart from the momenta found (one step to undo), the markers, the
+ * toggle's sensitivity and cancelling.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-shoot-view"
+
+#include "ui-util.h"
+
+#include <math.h>
+
+#include "cml-error.h"
+#include "cml-window-steer.h"
+
+static gboolean
+views_follow (gpointer data)
+{
+  CmlWindow *win = data;
+  return win->shown_system != NULL && win->shown_system == win->system;
+}
+
+static gboolean
+steer_done (gpointer data)
+{
+  return !cml_window_steer_is_running (data);
+}
+
+static double
+obs_of (CmlFrame *f, const char *name)
+{
+  int i = cml_system_observable_index (f->system, name);
+  g_assert_cmpint (i, >=, 0);
+  return f->obs[i];
+}
+
+/* The window's run, from t = 0 to T: where it is then. */
+static CmlFrame *
+run_to (CmlWindow *win, double T)
+{
+  CmlRunner *runner = cml_window_get_runner (win);
+  cml_runner_sync (runner);
+  CmlFrame *f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, ==, 0);
+  cml_frame_unref (f);
+  cml_runner_step (runner, T);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (fabs (f->t - T), <, 1e-12);
+  return f;
+}
+
+/* A window with MODEL, its views following and a frame drawn. */
+static CmlWindow *
+steer_window (const char *model)
+{
+  CmlWindow *win = window_new (model);
+  g_assert_true (spin_until (views_follow, win, 20));
+  spin_for (0.5);
+  return win;
+}
+
+/* The plate-ball's contact point steered to (2, 1.5) at T = 5: the run restarts from the
+ * momenta found and gets there; the target is marked on the table; one undo goes back to
+ * the model's own start. */
+static void
+test_plate_ball (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = steer_window ("plate-ball");
+  g_autoptr (GError) error = NULL;
+  const char *why = NULL;
+
+  g_assert_true (cml_scene_view_get_can_steer (win->scene_view, &why));
+  g_assert_nonnull (strstr (why, "x1, x2"));
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 1.5, 0 }, 5, &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_window_steer_is_running (win));
+  g_assert_nonnull (strstr (cml_scene_view_get_steer_note (win->scene_view), "Finding the extremal to"));
+  g_assert_true (spin_until (steer_done, win, 60));
+  const char *note = cml_scene_view_get_steer_note (win->scene_view);
+  g_test_message ("note: %s / %s", note, cml_scene_view_get_steer_conjugate_note (win->scene_view));
+  g_assert_nonnull (strstr (note, "reached at T = 5"));
+  /* five momenta, seven coordinates: no square block, said so */
+  g_assert_nonnull (strstr (cml_scene_view_get_steer_conjugate_note (win->scene_view), "not computed"));
+
+  double target[3];
+  guint n = 99;
+  g_assert_true (cml_scene_view_get_steer_markers (win->scene_view, target, &n));
+  g_assert_cmpfloat (target[0], ==, 2);
+  g_assert_cmpfloat (target[1], ==, 1.5);
+  g_assert_cmpfloat (target[2], ==, 0);
+  g_assert_cmpuint (n, ==, 0);
+
+  /* the run starts from the momenta found, the base point held, and reaches the target */
+  CmlRunner *runner = cml_window_get_runner (win);
+  cml_runner_sync (runner);
+  CmlFrame *f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (obs_of (f, "x1"), ==, 0);
+  g_assert_cmpfloat (obs_of (f, "x2"), ==, 0);
+  g_assert_cmpfloat (fabs (obs_of (f, "p1") - 1), >, 0.1);
+  cml_frame_unref (f);
+  f = run_to (win, 5);
+  g_test_message ("reached (%.12g, %.12g)", obs_of (f, "x1"), obs_of (f, "x2"));
+  g_assert_cmpfloat (fabs (obs_of (f, "x1") - 2), <, 1e-6);
+  g_assert_cmpfloat (fabs (obs_of (f, "x2") - 1.5), <, 1e-6);
+  cml_frame_unref (f);
+
+  /* one step to undo: the model's own start */
+  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (f->t, ==, 0);
+  g_assert_cmpfloat (obs_of (f, "p1"), ==, 1);
+  g_assert_cmpfloat (obs_of (f, "p5"), ==, 0.5);
+  cml_frame_unref (f);
+  /* the extremal marked is not the run's any more */
+  g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
+  g_assert_null (cml_scene_view_get_steer_note (win->scene_view));
+  window_free (win);
+}
+
+/* Martinet in space, to T = 12: two conjugate points marked, the run given through the
+ * velocities the panel shows (u, y1) and k. */
+static void
+test_martinet_conjugate (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = steer_window ("martinet");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 0.3, 1, 0.5 }, 12, &error));
+  g_assert_no_error (error);
+  g_assert_true (spin_until (steer_done, win, 60));
+  const char *conj = cml_scene_view_get_steer_conjugate_note (win->scene_view);
+  g_test_message ("note: %s / %s", cml_scene_view_get_steer_note (win->scene_view), conj);
+  g_assert_nonnull (strstr (conj, "conjugate point (the extremal stops being minimizing)"));
+  double target[3];
+  guint n = 0;
+  g_assert_true (cml_scene_view_get_steer_markers (win->scene_view, target, &n));
+  g_assert_cmpuint (n, ==, 2);
+
+  CmlFrame *f = run_to (win, 12);
+  g_test_message ("reached (%.12g, %.12g, %.12g)", obs_of (f, "x1"), obs_of (f, "x2"), obs_of (f, "x3"));
+  g_assert_cmpfloat (fabs (obs_of (f, "x1") - 0.3), <, 1e-6);
+  g_assert_cmpfloat (fabs (obs_of (f, "x2") - 1), <, 1e-6);
+  g_assert_cmpfloat (fabs (obs_of (f, "x3") - 0.5), <, 1e-6);
+  cml_frame_unref (f);
+  window_free (win);
+}
+
+/* A click with the toggle on aims on the table (z = 0) and shoots to T = 5 before the run
+ * has run. */
+static void
+test_click (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = steer_window ("plate-ball");
+  int w = gtk_widget_get_width (GTK_WIDGET (win->scene_view));
+  int h = gtk_widget_get_height (GTK_WIDGET (win->scene_view));
+
+  g_assert_cmpfloat (cml_window_steer_end_time (win), ==, 5);
+  cml_scene_view_set_steering (win->scene_view, TRUE);
+  gboolean aimed = FALSE;
+  /* somewhere on the table, away from the overlays */
+  for (int y = h / 2; y < h - 40 && !aimed; y += 20)
+    aimed = cml_scene_view_aim_at (win->scene_view, 0.6 * w, y);
+  g_assert_true (aimed);
+  g_assert_true (cml_window_steer_is_running (win));
+  g_assert_true (spin_until (steer_done, win, 60));
+  double target[3];
+  g_assert_true (cml_scene_view_get_steer_markers (win->scene_view, target, NULL));
+  g_test_message ("clicked (%g, %g, %g)", target[0], target[1], target[2]);
+  g_assert_cmpfloat (target[2], ==, 0);
+  CmlFrame *f = run_to (win, 5);
+  g_assert_cmpfloat (fabs (obs_of (f, "x1") - target[0]), <, 1e-6);
+  g_assert_cmpfloat (fabs (obs_of (f, "x2") - target[1]), <, 1e-6);
+  cml_frame_unref (f);
+  window_free (win);
+}
+
+/* A model whose motion its velocities fix cannot be steered: the toggle says why. */
+static void
+test_not_vakonomic (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = steer_window ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  const char *why = NULL;
+
+  g_assert_false (cml_scene_view_get_can_steer (win->scene_view, &why));
+  g_assert_nonnull (strstr (why, "vakonomic"));
+  cml_scene_view_set_steering (win->scene_view, TRUE);
+  g_assert_false (cml_scene_view_aim_at (win->scene_view, 100, 100));
+  g_assert_false (cml_window_steer_to (win, (const double[3]) { 1, 1, 0 }, 5, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  g_assert_false (cml_window_steer_is_running (win));
+  window_free (win);
+}
+
+/* Cancelled, or replaced by a second click: the first shooting changes nothing. */
+static void
+test_cancel (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = steer_window ("plate-ball");
+  CmlRunner *runner = cml_window_get_runner (win);
+
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 1.5, 0 }, 5, NULL));
+  cml_window_steer_cancel (win);
+  g_assert_false (cml_window_steer_is_running (win));
+  g_assert_null (cml_scene_view_get_steer_note (win->scene_view));
+  spin_for (2);
+  cml_runner_sync (runner);
+  CmlFrame *f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (obs_of (f, "p1"), ==, 1);
+  cml_frame_unref (f);
+  g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
+  g_assert_false (cml_parameter_panel_undo (win->parameter_panel));
+
+  /* a second target replaces the first */
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 1.5, 0 }, 5, NULL));
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 1, -1, 0 }, 5, NULL));
+  g_assert_true (spin_until (steer_done, win, 60));
+  spin_for (1);
+  double target[3];
+  g_assert_true (cml_scene_view_get_steer_markers (win->scene_view, target, NULL));
+  g_assert_cmpfloat (target[0], ==, 1);
+  g_assert_cmpfloat (target[1], ==, -1);
+  /* one restart: one step to undo */
+  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+  g_assert_false (cml_parameter_panel_undo (win->parameter_panel));
+
+  /* a model change drops a shooting under way */
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 1.5, 0 }, 5, NULL));
+  g_assert_true (cml_window_load (win, "martinet", &error));
+  g_assert_false (cml_window_steer_is_running (win));
+  g_assert_true (spin_until (views_follow, win, 20));
+  spin_for (1);
+  g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
+  window_free (win);
+}
+
+/* No extremal there: the reason in plain words, the run as it was. */
+static void
+test_not_found (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = steer_window ("martinet");
+  CmlRunner *runner = cml_window_get_runner (win);
+
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 0.5, 0.5, -0.5 }, 5, NULL));
+  g_assert_true (spin_until (steer_done, win, 60));
+  const char *note = cml_scene_view_get_steer_note (win->scene_view);
+  g_test_message ("note: %s", note);
+  g_assert_nonnull (strstr (note, "No extremal reaches"));
+  g_assert_nonnull (strstr (note, "Newton"));
+  g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
+  g_assert_false (cml_parameter_panel_undo (win->parameter_panel));
+  cml_runner_sync (runner);
+  CmlFrame *f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat (obs_of (f, "k"), ==, 1);
+  cml_frame_unref (f);
+  window_free (win);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  ui_test_init ();
+  g_test_add_func ("/ui/shoot-view/plate-ball", test_plate_ball);
+  g_test_add_func ("/ui/shoot-view/martinet-conjugate", test_martinet_conjugate);
+  g_test_add_func ("/ui/shoot-view/click", test_click);
+  g_test_add_func ("/ui/shoot-view/not-vakonomic", test_not_vakonomic);
+  g_test_add_func ("/ui/shoot-view/cancel", test_cancel);
+  g_test_add_func ("/ui/shoot-view/not-found", test_not_found);
+  return g_test_run ();
+}
