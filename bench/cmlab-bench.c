@@ -55,6 +55,7 @@
 #include "reference-rhs.h"
 #include "bench-shoot.h"
 #include "bench-variational.h"
+#include "bench-startup.h"
 
 /* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
 #ifndef CMLAB_BENCH_SOURCE_DIR
@@ -73,7 +74,7 @@
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
-                                            "residuals", "variational", NULL };
+                                            "residuals", "variational", "startup", NULL };
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
  * partial file.  The file gets the mode a plain create would give it. */
@@ -2299,6 +2300,7 @@ main (int argc, char **argv)
   b.run_failed |= !bench_shoot (b.json, b.quick);
 
   bench_variational (b.quick, (const char *const *) b.only);
+  b.run_failed |= !bench_startup (b.cli, b.json, b.quick, (const char *const *) b.only);
   report_targets (&b);
   read_loadavg (load1);
   printf ("\nload average %.2f %.2f %.2f at the end; %.0f s in all\n", load1[0], load1[1], load1[2],

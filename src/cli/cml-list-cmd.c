@@ -19,6 +19,7 @@
 
 #include "cml-integrator.h"
 #include "cml-model.h"
+#include "cml-model-titles.h"
 #include "cml-system.h"
 
 #define EXIT_USAGE 2
@@ -50,12 +51,9 @@ static int
 list_models (void)
 {
   g_auto (GStrv) names = cml_model_list_builtin ();
+  g_auto (GStrv) titles = cml_model_builtin_titles ((const char *const *) names, NULL);
   for (guint k = 0; names[k]; k++)
-    {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (CmlModel) model = cml_model_load (names[k], &error);
-      printf ("%-24s %s\n", names[k], model ? model->title : error->message);
-    }
+    printf ("%-24s %s\n", names[k], titles[k]);
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cml-cli-common.h"
 #include "cml-error.h"
@@ -21,10 +22,6 @@
 #include "cml-list-cmd.h"
 #include "cml-model.h"
 #include "cml-output.h"
-#ifdef CMLAB_HAVE_RENDER
-#include "cml-plot-cmd.h"
-#include "cml-render-cmd.h"
-#endif
 #include "cml-poincare-cmd.h"
 #include "cml-shoot-cmd.h"
 #include "cml-sweep-cmd.h"
@@ -402,6 +399,35 @@ cmd_info (int argc, char **argv)
   return 0;
 }
 
+#ifdef CMLAB_HAVE_RENDER
+/* plot and render: cmlab-cli-render (cmlab-cli-render.c), which links the render library,
+ * replaces this process with the same arguments — so simulate and the other commands
+ * never load Cairo, Pango, epoxy or EGL.  It is looked for beside this program (the build
+ * tree) and then in the libexec directory cmlab was installed to. */
+static int
+exec_render (char **argv)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *self_dir = self ? g_path_get_dirname (self) : NULL;
+  g_autofree char *beside = self_dir ? g_build_filename (self_dir, "cmlab-cli-render", NULL) : NULL;
+  const char *const candidates[] = { beside, CMLAB_LIBEXECDIR "/cmlab-cli-render" };
+  int err = ENOENT;
+
+  fflush (NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (candidates); k++)
+    {
+      if (candidates[k] == NULL || !g_file_test (candidates[k], G_FILE_TEST_IS_REGULAR))
+        continue;
+      execv (candidates[k], argv);
+      err = errno;
+    }
+  fprintf (stderr, "cmlab-cli: cannot %s: the program that draws, cmlab-cli-render, does not run (%s; looked in %s%s%s)\n",
+           g_str_equal (argv[1], "plot") ? "draw plots" : "film videos", g_strerror (err), self_dir ? self_dir : "",
+           self_dir ? " and " : "", CMLAB_LIBEXECDIR);
+  return EXIT_USAGE;
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -421,10 +447,8 @@ main (int argc, char **argv)
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc - 2, argv + 2);
 #ifdef CMLAB_HAVE_RENDER
-  if (g_str_equal (argv[1], "plot"))
-    return cml_plot_main (argc - 2, argv + 2);
-  if (g_str_equal (argv[1], "render"))
-    return cml_render_main (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
+    return exec_render (argv);
 #else
   if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
     {

@@ -86,31 +86,129 @@ solve_aux (CmlSimulation *sim)
  * the symbolic solve divides by them (cml-symsolve.c picks pivots at a sample point). */
 #define PIVOT_RATIO_MIN 1e-8
 
+/* What of the pivot check depends on the state.  A pivot that depends on the parameters
+ * only (slow) is the same at every evaluation: whether it is 0 or not finite is known once
+ * the parameters are (slow_pivot_bad), and so is whether it is tiny against another slow
+ * pivot of its matrix (slow_tiny).  Each evaluation looks at the fast pivots, and compares
+ * the pivots of the matrices that have a fast one — a pivot is tiny against another of its
+ * matrix exactly when it is tiny against the largest of them. */
+typedef struct _CmlPivotCheck
+{
+  guint    n_fast, *fast;  /* the fast pivots */
+  guint    n_cmp, *cmp;    /* the pivots of the matrices with a fast pivot, … */
+  guint   *head;           /* … for each the position in cmp of its matrix's first one */
+  double  *max;            /* scratch: the largest |pivot| of each matrix, at its head */
+  gboolean slow_tiny;      /* a slow pivot tiny against another slow one of its matrix */
+} CmlPivotCheck;
+
+static void
+pivot_check_free (CmlPivotCheck *pc)
+{
+  if (pc == NULL)
+    return;
+  g_free (pc->fast);
+  g_free (pc->cmp);
+  g_free (pc->head);
+  g_free (pc->max);
+  g_free (pc);
+}
+
+static CmlPivotCheck *
+pivot_check_new (CmlSystem *sys)
+{
+  const guint np = sys->pivots->len;
+  CmlPivotCheck *pc = g_new0 (CmlPivotCheck, 1);
+  g_autofree gboolean *fast = g_new0 (gboolean, MAX (np, 1));
+  g_autofree gboolean *mixed = g_new0 (gboolean, MAX (np, 1)); /* per pivot: its matrix has a fast one */
+
+  for (guint j = 0; j < sys->n_fast_pivots; j++)
+    fast[sys->fast_pivots[j]] = TRUE;
+  for (guint k = 0; k < np; k++)
+    for (guint j = 0; j < np; j++)
+      if (fast[j] && sys->pivot_names->pdata[j] == sys->pivot_names->pdata[k])
+        mixed[k] = TRUE;
+  pc->fast = g_new (guint, MAX (np, 1));
+  pc->cmp = g_new (guint, MAX (np, 1));
+  pc->head = g_new (guint, MAX (np, 1));
+  pc->max = g_new0 (double, MAX (np, 1));
+  for (guint k = 0; k < np; k++)
+    {
+      if (fast[k])
+        pc->fast[pc->n_fast++] = k;
+      if (!mixed[k])
+        continue;
+      guint i = pc->n_cmp++;
+      pc->cmp[i] = k;
+      pc->head[i] = i;
+      for (guint h = 0; h < i; h++)
+        if (sys->pivot_names->pdata[pc->cmp[h]] == sys->pivot_names->pdata[k])
+          {
+            pc->head[i] = h;
+            break;
+          }
+    }
+  /* a matrix whose pivots are all compared with one another needs at least two */
+  gboolean shared = FALSE;
+  for (guint i = 0; i < pc->n_cmp; i++)
+    shared |= pc->head[i] != i;
+  if (!shared)
+    pc->n_cmp = 0;
+  return pc;
+}
+
+/* slow_tiny, from the slow pivots' values at the current parameters (prepare_all) */
+static void
+pivot_check_prepare (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  CmlPivotCheck *pc = sim->pivot_check;
+
+  pc->slow_tiny = FALSE;
+  for (guint a = 0; a < sys->n_slow_pivots; a++)
+    for (guint b = 0; b < sys->n_slow_pivots; b++)
+      if (sys->pivot_names->pdata[sys->slow_pivots[a]] == sys->pivot_names->pdata[sys->slow_pivots[b]]
+          && fabs (sim->regs_rhs[sys->slow_pivot_regs[a]])
+               < PIVOT_RATIO_MIN * fabs (sim->regs_rhs[sys->slow_pivot_regs[b]]))
+        pc->slow_tiny = TRUE;
+}
+
 /* Whether the symbolic accelerations at this evaluation are not to be trusted: a pivot 0,
- * not finite, or tiny against another pivot of its matrix, or an acceleration not finite. */
+ * not finite, or tiny against another pivot of its matrix, or an acceleration not finite.
+ * The slow pivots are known to be nonzero and finite here (sim_rhs checked
+ * slow_pivot_bad). */
 static gboolean
 needs_fallback (CmlSimulation *sim, const double *dz)
 {
   CmlSystem *sys = sim->sys;
+  const CmlPivotCheck *pc = sim->pivot_check;
   const double *pv = sim->rhs_out + sys->dim;
-  guint np = sys->pivots->len;
+  /* the accelerations; for a vakonomic system the positions' and reconstruction rates
+   * too, which use the solved velocities */
+  const double *d = sys->fb_vak_nf ? dz : dz + sys->m;
+  const guint nd = sys->fb_vak_nf ? sys->dim : sys->n;
 
-  for (guint A = 0; A < sys->n; A++)
-    if (!isfinite (dz[sys->m + A]))
+  if (pc->slow_tiny)
+    return TRUE;
+  for (guint i = 0; i < nd; i++)
+    if (!isfinite (d[i]))
       return TRUE;
-  /* vakonomic: the positions' and reconstruction rates use the solved velocities too */
-  for (guint i = 0; sys->fb_vak_nf && i < sys->dim; i++)
-    if (!isfinite (dz[i]))
-      return TRUE;
-  for (guint k = 0; k < np; k++)
+  for (guint i = 0; i < pc->n_fast; i++)
     {
-      double a = fabs (pv[k]);
-      if (!(a > 0) || !isfinite (a))
+      double a = fabs (pv[pc->fast[i]]);
+      if (!(a > 0 && a <= G_MAXDOUBLE))
         return TRUE;
-      for (guint j = 0; j < np; j++)
-        if (sys->pivot_names->pdata[j] == sys->pivot_names->pdata[k] && a < PIVOT_RATIO_MIN * fabs (pv[j]))
-          return TRUE;
     }
+  if (pc->n_cmp == 0)
+    return FALSE;
+  for (guint i = 0; i < pc->n_cmp; i++)
+    {
+      guint h = pc->head[i];
+      double a = fabs (pv[pc->cmp[i]]);
+      pc->max[h] = h == i ? a : MAX (pc->max[h], a);
+    }
+  for (guint i = 0; i < pc->n_cmp; i++)
+    if (fabs (pv[pc->cmp[i]]) < PIVOT_RATIO_MIN * pc->max[pc->head[i]])
+      return TRUE;
   return FALSE;
 }
 
@@ -471,8 +569,13 @@ sim_rhs (double t, const double *z, double *dz, void *data)
   /* A pivot is chosen once, at a sample point; at this state it may be small against the
    * other pivots of its matrix (or 0) although the matrix is not singular.  Then the
    * accelerations come from the evaluated matrices instead (LU, partial pivoting). */
-  if (sys->fb_prog && needs_fallback (sim, dz))
-    return rhs_fallback (sim, t, z, dz);
+  if (sys->fb_prog)
+    {
+      /* needs_fallback has seen every pivot nonzero and finite: nothing more to check */
+      if (needs_fallback (sim, dz))
+        return rhs_fallback (sim, t, z, dz);
+      return 0;
+    }
   for (guint j = 0; j < sys->n_fast_pivots; j++)
     {
       guint k = sys->fast_pivots[j];
@@ -652,6 +755,7 @@ prepare_all (CmlSimulation *sim)
       if (p == 0 || !isfinite (p))
         sim->slow_pivot_bad = (int) sys->slow_pivots[j];
     }
+  pivot_check_prepare (sim);
   cml_program_prepare (sys->obs_prog, sim->params, sim->regs_obs);
   if (sys->jac_prog)
     cml_program_prepare (sys->jac_prog, sim->params, sim->regs_jac);
@@ -720,6 +824,7 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->rhs_fn = sys->rhs_fn;
   sim->jac_fn = sys->jac_fn;
   sim->proj_fn = sys->proj_fn;
+  sim->pivot_check = pivot_check_new (sys);
   prepare_all (sim);
   if (!make_integrator (sim, error))
     return NULL;
@@ -774,6 +879,7 @@ cml_simulation_free (CmlSimulation *sim)
   g_free (sim->newton_out);
   g_free (sim->work);
   g_free (sim->work2);
+  pivot_check_free (sim->pivot_check);
   g_ptr_array_unref (sim->report);
   g_clear_error (&sim->pending);
   cml_system_unref (sim->sys);

@@ -120,6 +120,7 @@ struct _CmlSimulation
   double      *work2;
   CmlNativeFunc rhs_fn, jac_fn, proj_fn;  /* NULL: the interpreter */
   int          slow_pivot_bad;  /* a parameter-only pivot that is 0 or not finite, or -1 */
+  struct _CmlPivotCheck *pivot_check; /* the pivots each evaluation must look at (cml-simulation.c) */
   CmlIntegrator *integ;
   CmlVariational *var;     /* instead of integ for the variational integrators (cml-variational.c) */
   CmlIntegratorOptions options;

@@ -1,0 +1,314 @@
+/* cml-model-titles.c — the titles of the built-in models for `cmlab-cli list`, kept in a
+ * cache so that listing does not parse every model file each time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Parsing a model file (expressions, definitions, scene) takes some 0.4 ms; listing ten
+ * of them was most of what `cmlab-cli list` did.  The cache holds, for each models
+ * directory, one file: per model its name, its title, and the key of the text it was read
+ * from — the length and a 64-bit FNV-1a hash of the bytes.  Listing reads every model
+ * file (a few kilobytes each), hashes it, and takes the title from the cache when the key
+ * is the one recorded; anything else (a new or edited model, one that does not load, a
+ * name that cml_model_load() would resolve elsewhere) goes through cml_model_load(), so
+ * the list shows exactly what loading shows, error messages included.  Only models that
+ * loaded are recorded.
+ *
+ * A cache file is trusted only whole: its first line names the format and cmlab's
+ * version, its last line is the SHA-256 of everything before it, and one that does not
+ * match (truncated, edited, another version's) is ignored and written anew.  Files are
+ * written through the atomic writer (cml-atomic-file.c), so two processes listing at once
+ * each leave a complete file.  The directory is created 0700 and used only if it is ours
+ * (not a symbolic link, not writable by others); the whole cache is kept under
+ * $CMLAB_TITLES_CACHE_LIMIT bytes (1 MiB by default), the least recently used files
+ * going first.
+ */
+#define G_LOG_DOMAIN "cml-model"
+
+#include "cml-model-titles.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cml-atomic-file.h"
+#include "cml-model.h"
+
+#ifndef CMLAB_VERSION
+#define CMLAB_VERSION "unknown"
+#endif
+
+#define TITLES_FORMAT        "cmlab-titles 1 " CMLAB_VERSION
+#define TITLES_SUFFIX        ".titles"
+#define DEFAULT_CACHE_LIMIT  (G_GUINT64_CONSTANT (1) << 20) /* bytes */
+
+typedef struct
+{
+  guint64 hash;
+  gsize   size;
+  char   *title;
+} Entry;
+
+static void
+entry_free (gpointer p)
+{
+  Entry *e = p;
+  g_free (e->title);
+  g_free (e);
+}
+
+/* 64-bit FNV-1a: a key for the text, not a defence (the directory is ours alone) */
+static guint64
+text_hash (const char *text, gsize len)
+{
+  guint64 h = G_GUINT64_CONSTANT (14695981039346656037);
+  for (gsize i = 0; i < len; i++)
+    {
+      h ^= (guchar) text[i];
+      h *= G_GUINT64_CONSTANT (1099511628211);
+    }
+  return h;
+}
+
+static guint64
+cache_limit (void)
+{
+  const char *v = g_getenv ("CMLAB_TITLES_CACHE_LIMIT");
+  guint64 n = 0;
+
+  if (v == NULL || !g_ascii_string_to_unsigned (v, 10, 1, G_MAXUINT64, &n, NULL))
+    return DEFAULT_CACHE_LIMIT;
+  return n;
+}
+
+/* The cache directory, made 0700 if needed; NULL (and no cache) when it is not ours
+ * alone. */
+static char *
+cache_dir (void)
+{
+  const char *env = g_getenv ("CMLAB_TITLES_CACHE");
+  g_autofree char *dir = env && *env ? g_strdup (env) : g_build_filename (g_get_user_cache_dir (), "cmlab", "titles", NULL);
+  GStatBuf st;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0 && errno != EEXIST)
+    return NULL;
+  if (g_lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid ()
+      || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    {
+      g_debug ("the titles cache %s is not used: not a private directory of ours", dir);
+      return NULL;
+    }
+  return g_steal_pointer (&dir);
+}
+
+/* The cache file of the models directory DIR (one per directory and cmlab version). */
+static char *
+cache_file (const char *cdir, const char *models_dir)
+{
+  g_autofree char *abs = g_canonicalize_filename (models_dir, NULL);
+  g_autofree char *key = g_strconcat (TITLES_FORMAT, "\n", abs, NULL);
+  g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key, -1);
+  g_autofree char *base = g_strconcat (hash, TITLES_SUFFIX, NULL);
+
+  return g_build_filename (cdir, base, NULL);
+}
+
+/* The entries of the cache file PATH by model name; empty when it is missing or is not
+ * whole (its digest line does not match), never partly trusted. */
+static GHashTable *
+read_cache (const char *path)
+{
+  GHashTable *entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &text, &len, NULL) || len == 0 || text[len - 1] != '\n'
+      || memchr (text, '\0', len) != NULL)
+    return entries;
+  /* the last line: "sha256 HEX" of everything before it */
+  text[len - 1] = '\0';
+  char *last = strrchr (text, '\n');
+  if (last == NULL || !g_str_has_prefix (last + 1, "sha256 "))
+    return entries;
+  g_autofree char *digest
+    = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, (gsize) (last + 1 - text));
+  if (!g_str_equal (last + 1 + strlen ("sha256 "), digest))
+    {
+      g_debug ("%s does not match its digest: ignored", path);
+      return entries;
+    }
+  *last = '\0';
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  if (lines[0] == NULL || !g_str_equal (lines[0], TITLES_FORMAT))
+    return entries;
+  for (guint k = 1; lines[k]; k++)
+    {
+      /* "HASH SIZE NAME\tTITLE", name and title escaped (g_strescape) */
+      char *end = NULL;
+      guint64 hash = g_ascii_strtoull (lines[k], &end, 16);
+      if (end == lines[k] || *end != ' ')
+        continue;
+      char *size_at = end + 1;
+      guint64 size = g_ascii_strtoull (size_at, &end, 10);
+      if (end == size_at || *end != ' ')
+        continue;
+      char *tab = strchr (end + 1, '\t');
+      if (tab == NULL)
+        continue;
+      *tab = '\0';
+      Entry *e = g_new0 (Entry, 1);
+      e->hash = hash;
+      e->size = (gsize) size;
+      e->title = g_strcompress (tab + 1);
+      g_hash_table_replace (entries, g_strcompress (end + 1), e);
+    }
+  return entries;
+}
+
+typedef struct
+{
+  char  *path;
+  gint64 used;
+  gint64 bytes;
+} CacheFile;
+
+static gint
+by_use (gconstpointer a, gconstpointer b)
+{
+  const CacheFile *x = a, *y = b;
+  return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/* Removes the least recently used cache files until the directory fits LIMIT; KEEP (just
+ * written) stays. */
+static void
+trim_cache (const char *cdir, guint64 limit, const char *keep)
+{
+  g_autoptr (GDir) d = g_dir_open (cdir, 0, NULL);
+  g_autoptr (GArray) files = g_array_new (FALSE, FALSE, sizeof (CacheFile));
+  guint64 total = 0;
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (cdir, name, NULL);
+      GStatBuf st;
+
+      if (g_lstat (p, &st) != 0 || !S_ISREG (st.st_mode))
+        continue;
+      total += st.st_size;
+      if (cml_atomic_file_is_temporary (name, NULL) || !g_str_has_suffix (name, TITLES_SUFFIX)
+          || g_str_equal (p, keep))
+        continue;
+      CacheFile f = { g_steal_pointer (&p),
+                      (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec,
+                      st.st_size };
+      g_array_append_val (files, f);
+    }
+  g_array_sort (files, by_use);
+  for (guint i = 0; i < files->len; i++)
+    {
+      CacheFile *f = &g_array_index (files, CacheFile, i);
+      if (total > limit && g_unlink (f->path) == 0)
+        total -= MIN (total, (guint64) f->bytes);
+      g_free (f->path);
+    }
+}
+
+/* Writes the entries (model name → Entry) as the cache file PATH. */
+static void
+write_cache (const char *cdir, const char *path, const char *const *names, GHashTable *entries)
+{
+  g_autoptr (GString) s = g_string_new (TITLES_FORMAT "\n");
+  g_autoptr (GError) error = NULL;
+  guint64 limit = cache_limit ();
+
+  for (guint k = 0; names[k]; k++)
+    {
+      Entry *e = g_hash_table_lookup (entries, names[k]);
+      if (e == NULL)
+        continue;
+      g_autofree char *name = g_strescape (names[k], NULL);
+      g_autofree char *title = g_strescape (e->title, NULL);
+      g_string_append_printf (s, "%016" G_GINT64_MODIFIER "x %" G_GSIZE_FORMAT " %s\t%s\n", e->hash, e->size, name,
+                              title);
+    }
+  g_autofree char *digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) s->str, s->len);
+  g_string_append_printf (s, "sha256 %s\n", digest);
+  if (s->len > limit / 2)
+    return; /* more than the cache may hold: the titles are parsed each time */
+  if (!cml_atomic_file_set_contents (path, s->str, s->len, &error))
+    {
+      g_debug ("%s", error->message);
+      return;
+    }
+  trim_cache (cdir, limit, path);
+}
+
+char **
+cml_model_builtin_titles (const char *const *names, guint *n_cached)
+{
+  const char *models_dir = cml_model_builtin_dir ();
+  g_autofree char *cdir = cache_dir ();
+  g_autofree char *path = cdir ? cache_file (cdir, models_dir) : NULL;
+  g_autoptr (GHashTable) entries = path ? read_cache (path) : NULL;
+  g_autoptr (GHashTable) fresh = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, entry_free);
+  guint n = g_strv_length ((char **) names), hits = 0, recorded = 0;
+  char **titles = g_new0 (char *, n + 1);
+
+  for (guint k = 0; k < n; k++)
+    {
+      const char *name = names[k];
+      g_autofree char *file = g_strconcat (name, ".cml", NULL);
+      g_autofree char *model_path = g_build_filename (models_dir, file, NULL);
+      g_autofree char *text = NULL;
+      gsize len = 0;
+      gboolean keyed = FALSE;
+      guint64 hash = 0;
+
+      /* as cml_model_load (NAME) resolves it: a built-in only when NAME is not a path */
+      if (path && !strchr (name, '/') && !g_str_has_suffix (name, ".cml")
+          && !g_file_test (name, G_FILE_TEST_IS_REGULAR)
+          && g_file_get_contents (model_path, &text, &len, NULL) && len <= CML_MODEL_MAX_BYTES)
+        {
+          keyed = TRUE;
+          hash = text_hash (text, len);
+          Entry *e = g_hash_table_lookup (entries, name);
+          if (e && e->hash == hash && e->size == len)
+            {
+              titles[k] = g_strdup (e->title);
+              hits++;
+            }
+        }
+      if (titles[k] == NULL)
+        {
+          g_autoptr (GError) error = NULL;
+          g_autoptr (CmlModel) model = cml_model_load (name, &error);
+          titles[k] = g_strdup (model ? model->title : error->message);
+          if (model == NULL || !keyed)
+            continue;
+        }
+      Entry *e = g_new0 (Entry, 1);
+      e->hash = hash;
+      e->size = len;
+      e->title = g_strdup (titles[k]);
+      g_hash_table_replace (fresh, (gpointer) name, e);
+      recorded++;
+    }
+  if (path)
+    {
+      if (hits == recorded && hits == g_hash_table_size (entries))
+        {
+          /* nothing new: used now, the last to be evicted */
+          if (utimensat (AT_FDCWD, path, NULL, 0) != 0)
+            g_debug ("cannot touch %s: %s", path, g_strerror (errno));
+        }
+      else
+        write_cache (cdir, path, names, fresh);
+    }
+  if (n_cached)
+    *n_cached = hits;
+  return titles;
+}
