@@ -29,6 +29,7 @@
 #include "cml-atomic-file.h"
 #include "cml-cli-common.h"
 #include "cml-error.h"
+#include "cml-sweep.h"
 
 static const char *sweep_usage =
   "Usage: cmlab-cli sweep MODEL --vary P=A:B:N [--vary Q=C:D:M]... --t-end T\n"
@@ -43,14 +44,6 @@ static const char *sweep_usage =
   "--jobs J: J runs at a time (default: one per processor).\n";
 
 #define SWEEP_MAX_POINTS ((guint64) CML_CLI_MAX_ROWS)
-
-typedef struct
-{
-  char  *name;
-  double a, b;
-  guint  n;
-  int    param; /* index in the model's parameters */
-} Vary;
 
 typedef struct
 {
@@ -148,17 +141,6 @@ bad:
   return FALSE;
 }
 
-/* The I-th of V's N values: A, …, B, evenly spaced; A alone when N = 1. */
-static double
-vary_value (const Vary *v, guint i)
-{
-  if (v->n == 1 || i == 0)
-    return v->a;
-  if (i == v->n - 1)
-    return v->b;
-  return v->a + (v->b - v->a) * ((double) i / (double) (v->n - 1));
-}
-
 /* Numbers as simulate writes them: 17 significant digits in the C locale. */
 static void
 append_number (GString *s, double v)
@@ -169,108 +151,6 @@ append_number (GString *s, double v)
     g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
   else
     g_string_append (s, isnan (v) ? "nan" : v > 0 ? "inf" : "-inf");
-}
-
-/* The sweep, shared by the threads.  Read-only while they run but for what the lock
- * guards (done, why) and the counter. */
-typedef struct
-{
-  CmlSystem                  *sys;
-  const double               *base;      /* every parameter, --set applied */
-  guint                       n_params;
-  const Vary                 *vary;
-  guint                       n_vary;
-  guint64                     shard_i, shard_n; /* 0-based shard and the count */
-  guint64                     n_points;  /* in this shard */
-  const CmlIntegratorOptions *iopt;
-  GHashTable                 *given;     /* --init */
-  const double               *at;
-  guint                       n_at;
-  const int                  *measure;   /* observable indices */
-  guint                       n_measures;
-  guint                       n_obs;
-  double                     *values;    /* n_points × n_measures × n_at */
-  gint                        next;      /* the next point to take (atomic) */
-  GMutex                      lock;
-  GCond                       cond;
-  gboolean                   *done;
-  char                      **why;       /* a failed point's reason, or NULL */
-} Sweep;
-
-/* The grid index of the K-th point of the shard, and its indices along each --vary. */
-static guint64
-grid_index (const Sweep *sw, guint64 k, guint *idx)
-{
-  guint64 g = sw->shard_i + k * sw->shard_n, rest = g;
-
-  for (guint v = sw->n_vary; v-- > 0;)
-    {
-      idx[v] = (guint) (rest % sw->vary[v].n);
-      rest /= sw->vary[v].n;
-    }
-  return g;
-}
-
-/* One point, in a thread of its own: its values, or a reason in *WHY. */
-static void
-run_point (Sweep *sw, guint64 k, double *values, char **why)
-{
-  g_autoptr (CmlSimulation) sim = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree guint *idx = g_new (guint, sw->n_vary);
-  g_autofree double *obs = g_new (double, sw->n_obs);
-  CmlModel *model = cml_system_get_model (sw->sys);
-  guint a = 0;
-
-  for (guint i = 0; i < sw->n_measures * sw->n_at; i++)
-    values[i] = NAN;
-  grid_index (sw, k, idx);
-  sim = cml_simulation_new (sw->sys, &error);
-  if (sim == NULL)
-    goto failed;
-  for (guint p = 0; p < sw->n_params; p++)
-    if (!cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[p])->name, sw->base[p], &error))
-      goto failed;
-  for (guint v = 0; v < sw->n_vary; v++)
-    if (!cml_simulation_set_param (sim, sw->vary[v].name, vary_value (&sw->vary[v], idx[v]), &error))
-      goto failed;
-  if (!cml_simulation_set_integrator (sim, sw->iopt, &error) || !cml_simulation_reset (sim, sw->given, &error))
-    goto failed;
-  for (a = 0; a < sw->n_at; a++)
-    {
-      if (!cml_simulation_advance (sim, sw->at[a], &error))
-        goto failed;
-      cml_simulation_observe (sim, obs);
-      for (guint m = 0; m < sw->n_measures; m++)
-        values[m * sw->n_at + a] = obs[sw->measure[m]];
-    }
-  return;
-
-failed:
-  *why = g_strdup (error ? error->message : "the run failed");
-}
-
-static gpointer
-sweep_thread (gpointer data)
-{
-  Sweep *sw = data;
-  const guint n_cols = sw->n_measures * sw->n_at;
-
-  for (;;)
-    {
-      gint k = g_atomic_int_add (&sw->next, 1);
-      char *why = NULL;
-
-      if (k < 0 || (guint64) k >= sw->n_points)
-        break;
-      run_point (sw, (guint64) k, sw->values + (gsize) k * n_cols, &why);
-      g_mutex_lock (&sw->lock);
-      sw->why[k] = why;
-      sw->done[k] = TRUE;
-      g_cond_broadcast (&sw->cond);
-      g_mutex_unlock (&sw->lock);
-    }
-  return NULL;
 }
 
 /* The sweep's progress on a terminal, as simulate's: after the first second, at most
