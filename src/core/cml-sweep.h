@@ -1,5 +1,5 @@
 /* cml-sweep.h — a parameter sweep: the grid of parameter values and its runs on worker
- * threads.
+ * threads, the finished rows handed out in grid order.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,43 +13,61 @@
 
 G_BEGIN_DECLS
 
+/* One varied parameter: N values from A to B inclusive, evenly spaced (N = 1: A alone). */
 typedef struct
 {
   char  *name;
   double a, b;
   guint  n;
   int    param; /* index in the model's parameters */
-} Vary;
+} CmlSweepVary;
 
-/* The sweep, shared by the threads.  Read-only while they run but for what the lock
- * guards (done, why) and the counter. */
+/* What a sweep runs.  Every point is a fresh simulation of SYS: the BASE parameters (every
+ * parameter of the model, in its order), the point's varied parameters, the integrator
+ * IOPT, a reset from GIVEN (initial data by name; may be NULL) and a run to each of the
+ * N_AT increasing times AT, where the MEASURE observables are read.  The grid is the
+ * product of the VARY ranges, the first varying slowest; the shard keeps the points whose
+ * grid index g has g mod SHARD_N = SHARD_I (0-based; SHARD_N = 0 is read as 1). */
 typedef struct
 {
   CmlSystem                  *sys;
-  const double               *base;      /* every parameter, --set applied */
-  guint                       n_params;
-  const Vary                 *vary;
+  const double               *base;
+  const CmlSweepVary         *vary;
   guint                       n_vary;
-  guint64                     shard_i, shard_n; /* 0-based shard and the count */
-  guint64                     n_points;  /* in this shard */
+  guint64                     shard_i, shard_n;
   const CmlIntegratorOptions *iopt;
-  GHashTable                 *given;     /* --init */
+  GHashTable                 *given;
   const double               *at;
   guint                       n_at;
-  const int                  *measure;   /* observable indices */
+  const int                  *measure; /* observable indices */
   guint                       n_measures;
-  guint                       n_obs;
-  double                     *values;    /* n_points × n_measures × n_at */
-  gint                        next;      /* the next point to take (atomic) */
-  GMutex                      lock;
-  GCond                       cond;
-  gboolean                   *done;
-  char                      **why;       /* a failed point's reason, or NULL */
-} Sweep;
+  guint                       jobs;    /* threads; 0: one per processor */
+} CmlSweepSpec;
 
-double   vary_value (const Vary *v, guint i);
-guint64  grid_index (const Sweep *sw, guint64 k, guint *idx);
-void     run_point (Sweep *sw, guint64 k, double *values, char **why);
-gpointer sweep_thread (gpointer data);
+/* Point K of the shard is done: its grid index G, its index along each varied parameter
+ * IDX, its N_MEASURES × N_AT VALUES (measure by measure, each at every time; nan from a
+ * failure on) and WHY the run failed (NULL when it did not).  Called on the thread that
+ * runs the sweep, for K = 0, 1, … in turn. */
+typedef void (*CmlSweepRowFunc) (guint64 k, guint64 g, const guint *idx, const double *values, const char *why,
+                                 gpointer user_data);
+/* DONE of TOTAL points handed out; called after each row and at least four times a
+ * second while a row is awaited, on the thread that runs the sweep. */
+typedef void (*CmlSweepProgressFunc) (guint64 done, guint64 total, gpointer user_data);
+
+/* The I-th of V's N values: A, …, B, evenly spaced; A alone when N = 1. */
+double   cml_sweep_vary_value (const CmlSweepVary *v, guint i);
+/* The number of points in SPEC's shard. */
+guint64  cml_sweep_n_points (const CmlSweepSpec *spec);
+/* The grid index of the K-th point of SPEC's shard, and its indices along each varied
+ * parameter (IDX: N_VARY entries). */
+guint64  cml_sweep_grid_index (const CmlSweepSpec *spec, guint64 k, guint *idx);
+
+/* Runs the sweep on SPEC->jobs threads and hands each point to ROW in grid order as soon
+ * as it and every point before it are done; PROGRESS (may be NULL) as it goes.  CANCEL
+ * (may be NULL) is read atomically: once non-zero no new point starts, the points being
+ * run finish, and no more rows are handed out.  Returns FALSE when cancelled before
+ * every row was handed out.  Blocks until the threads have ended. */
+gboolean cml_sweep_run (const CmlSweepSpec *spec, CmlSweepRowFunc row, CmlSweepProgressFunc progress,
+                        gpointer user_data, const gint *cancel);
 
 G_END_DECLS
