@@ -14,8 +14,12 @@
  * simulation, and the rows are written in grid order as soon as the next one is done.
  * A point whose run fails gets nan from the failure on, and a note on standard error.
  *
+ * The output opens with one comment line, "# cmlab sweep: model NAME; vary P, Q", that
+ * `cmlab-cli plot` reads, then the column names.
+ *
  * --shard I/N keeps the points whose grid index k has k mod N = I − 1, with the same
- * header: the rows of the N shards, merged in grid order, are the unsharded file's.
+ * two header lines: the rows of the N shards, merged in grid order, are the unsharded
+ * file's.  The runs themselves are cml-sweep.c's.
  */
 #define G_LOG_DOMAIN "cmlab-cli"
 
@@ -38,7 +42,8 @@ static const char *sweep_usage =
   "                  [--step H] [--session FILE] [-o FILE]\n"
   "Runs the model at every point of the grid of parameter values (the product of the\n"
   "--vary ranges: N values from A to B inclusive, N = 1 is A alone) and writes one CSV row\n"
-  "per point, in grid order (the last --vary varies fastest): the parameters, then each\n"
+  "per point, in grid order (the last --vary varies fastest), after a line\n"
+  "“# cmlab sweep: model NAME; vary P, Q” and the header: the parameters, then each\n"
   "--measure quantity at each --at time (default: at T alone; the columns are NAME@T1, …).\n"
   "--shard I/N: only the points whose grid index k has k mod N = I − 1 (same header).\n"
   "--jobs J: J runs at a time (default: one per processor).\n";
@@ -414,8 +419,13 @@ cml_sweep_main (int argc, char **argv)
 
   n_points = n_grid > shard_i ? (n_grid - shard_i - 1) / shard_n + 1 : 0;
 
-  /* the header */
+  /* the header: a comment line saying what was swept (the same in every shard), then the
+   * columns */
   g_autoptr (GString) line = g_string_new (NULL);
+  g_string_append_printf (line, "%s%s; vary ", CML_SWEEP_FILE_TAG, model->name);
+  for (guint j = 0; j < vary->len; j++)
+    g_string_append_printf (line, "%s%s", j ? ", " : "", g_array_index (vary, CmlSweepVary, j).name);
+  g_string_append_c (line, '\n');
   for (guint j = 0; j < vary->len; j++)
     g_string_append_printf (line, "%s%s", j ? "," : "", g_array_index (vary, CmlSweepVary, j).name);
   for (guint m = 0; m < measure->len; m++)

@@ -13,6 +13,10 @@
 
 G_BEGIN_DECLS
 
+/* A sweep file (CSV) opens with the line CML_SWEEP_FILE_TAG "NAME; vary P, Q": the model's
+ * name and the varied parameters, in grid order; then the column names. */
+#define CML_SWEEP_FILE_TAG "# cmlab sweep: model "
+
 /* One varied parameter: N values from A to B inclusive, evenly spaced (N = 1: A alone). */
 typedef struct
 {
