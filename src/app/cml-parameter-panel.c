@@ -85,6 +85,7 @@ enum
 {
   PARAM_CHANGED,
   RESTART_REQUESTED,
+  SWEEP_REQUESTED,
   N_SIGNALS
 };
 
@@ -667,6 +668,23 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
   else
     gtk_grid_attach (self->param_grid, value_widget, 2, r, 1, 1);
   gtk_grid_attach (self->param_grid, unit, 3, r, 1, 1);
+  if (!p->choices)
+    {
+      /* the row's menu: "Sweep this parameter…" (the Sweep page, over the slider's range) */
+      g_autoptr (GMenu) menu = g_menu_new ();
+      g_autoptr (GMenuItem) item = g_menu_item_new ("Sweep this parameter…", NULL);
+      g_menu_item_set_action_and_target_value (item, "panel.sweep", g_variant_new_string (p->name));
+      g_menu_append_item (menu, item);
+      GtkWidget *more = gtk_menu_button_new ();
+      gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (more), "view-more-symbolic");
+      gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (more), G_MENU_MODEL (menu));
+      gtk_menu_button_set_has_frame (GTK_MENU_BUTTON (more), FALSE);
+      gtk_widget_set_valign (more, GTK_ALIGN_CENTER);
+      g_autofree char *more_tip = g_strdup_printf ("More for %s: sweep it over its range and plot a quantity "
+                                                   "against it", shown);
+      gtk_widget_set_tooltip_text (more, more_tip);
+      gtk_grid_attach (self->param_grid, more, 4, r, 1, 1);
+    }
 
   g_ptr_array_add (self->params, row);
 }
@@ -1303,6 +1321,10 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
   signals[RESTART_REQUESTED] = g_signal_new ("restart-requested", G_TYPE_FROM_CLASS (klass),
                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                              G_TYPE_NONE, 1, G_TYPE_HASH_TABLE);
+  /* CmlParameterPanel::sweep-requested (name): "Sweep this parameter…" was chosen */
+  signals[SWEEP_REQUESTED] = g_signal_new ("sweep-requested", G_TYPE_FROM_CLASS (klass),
+                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                           G_TYPE_NONE, 1, G_TYPE_STRING);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-parameter-panel.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -1330,6 +1352,12 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
 }
 
 static void
+on_sweep_activated (GSimpleAction *action, GVariant *target, CmlParameterPanel *self)
+{
+  g_signal_emit (self, signals[SWEEP_REQUESTED], 0, g_variant_get_string (target, NULL));
+}
+
+static void
 cml_parameter_panel_init (CmlParameterPanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -1346,6 +1374,20 @@ cml_parameter_panel_init (CmlParameterPanel *self)
   self->undo = g_ptr_array_new_with_free_func (undo_step_free);
   self->redo = g_ptr_array_new_with_free_func (undo_step_free);
   cml_parameter_panel_set_system (self, NULL);
+
+  /* the rows' menus */
+  g_autoptr (GSimpleActionGroup) actions = g_simple_action_group_new ();
+  g_autoptr (GSimpleAction) sweep = g_simple_action_new ("sweep", G_VARIANT_TYPE_STRING);
+  g_signal_connect (sweep, "activate", G_CALLBACK (on_sweep_activated), self);
+  g_action_map_add_action (G_ACTION_MAP (actions), G_ACTION (sweep));
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "panel", G_ACTION_GROUP (actions));
+}
+
+void
+cml_parameter_panel_request_sweep (CmlParameterPanel *self, const char *name)
+{
+  g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
+  g_signal_emit (self, signals[SWEEP_REQUESTED], 0, name);
 }
 
 GtkWidget *
