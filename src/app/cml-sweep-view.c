@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cml-error.h"
+#include "cml-expr.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot.h"
 #include "cml-sweep.h"
@@ -281,8 +282,11 @@ sweep_done (GObject *source, GAsyncResult *result, gpointer data)
     text = g_strdup_printf ("%u of %u runs failed (no point drawn there); the first, %s", job->n_failed, n,
                             job->first_failure);
   else
-    text = g_strdup_printf ("%u points in %.1f s. Click the curve to set %s there.", n,
-                            (g_get_monotonic_time () - job->started) / 1e6, job->vary.name);
+    {
+      g_autofree char *shown = cml_expr_pretty_name (job->vary.name, FALSE);
+      text = g_strdup_printf ("%u points in %.2g s. Click the curve to set %s.", n,
+                              (g_get_monotonic_time () - job->started) / 1e6, shown);
+    }
   set_status (self, text);
   job_unref (self->job);
   self->job = NULL;
@@ -457,15 +461,20 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
   self->total = job->vary.n;
   cml_plot_remove_all_series (self->plot);
   g_clear_pointer (&self->curve, cml_plot_series_unref);
+  g_clear_pointer (&self->now, cml_plot_series_unref);
   self->curve = cml_plot_series_new (measure, cml_model_unit (model, measure));
+  g_autofree char *shown = cml_expr_pretty_name (name, FALSE);
+  g_autofree char *now_name = g_strdup_printf ("the run's %s", shown);
+  self->now = cml_plot_series_new (now_name, "");
+  cml_plot_series_set_dashed (self->now, TRUE);
   cml_plot_add_series (self->plot, self->curve);
   cml_plot_add_series (self->plot, self->now);
   update_marker (self);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), name, cml_model_unit (model, name));
   cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), measure, cml_model_unit (model, measure));
   g_autofree char *time_unit = cml_plot_format_unit (model->time_unit);
-  g_autofree char *title = g_strdup_printf ("%s at t = %g%s%s, against %s", measure, job->at, *time_unit ? " " : "",
-                                            time_unit, name);
+  g_autofree char *title = g_strdup_printf ("%s at t = %g%s%s", measure, job->at, *time_unit ? " " : "",
+                                            time_unit);
   cml_plot_set_title (self->plot, title);
   cml_plot_reset_ranges (self->plot);
 
