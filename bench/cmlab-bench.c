@@ -8,7 +8,7 @@
  * (bench/) through $CMLAB_BENCH_DIR, else the source tree it was built from, and the
  * cmlab-cli it measures through $CMLAB_CLI, else the one built beside it.
  *
- * Seven figures, each a ratio or a comparison measured in one run (bench/README.md
+ * Ten figures, each a ratio or a comparison measured in one run (bench/README.md
  * explains every number):
  *
  *   1. engine overhead — the generic right-hand side compiled from models/NAME.cml against
@@ -28,11 +28,16 @@
  *   5. constraint residuals (and the attitude quaternion's norm) with and without the
  *      projection after every step;
  *   6. exports — a plot of 10⁶ samples and a 10 s 720p60 video through cmlab-cli;
- *   7. the window's frame statistics (cmlab --frame-stats).
+ *   7. the window's frame statistics (cmlab --frame-stats);
+ *   8. the variational integrators on long runs (bench-variational.c);
+ *   9. the start-up of cmlab-cli (bench-startup.c);
+ *  10. a parameter sweep on one thread and on two (bench-sweep.c).
  *
  * Timings are medians of repetitions; the machine's load average is recorded with them.
  */
 #define G_LOG_DOMAIN "cmlab-bench"
+
+#include "bench-sweep.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -74,7 +79,7 @@
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
-                                            "residuals", "variational", "startup", NULL };
+                                            "residuals", "variational", "startup", "sweep", NULL };
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
  * partial file.  The file gets the mode a plain create would give it. */
@@ -2244,7 +2249,7 @@ main (int argc, char **argv)
     if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
       {
         fprintf (stderr, "cmlab-bench: --only: “%s” is neither a figure (overhead, peers, work-precision,"
-                         " long-runs, residuals, exports, frames) nor a built-in model\n",
+                         " long-runs, residuals, exports, frames, variational, startup, sweep) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;
       }
@@ -2298,6 +2303,8 @@ main (int argc, char **argv)
     fig_frames (&b);
   fflush (stdout);
   b.run_failed |= !bench_shoot (b.json, b.quick);
+  if (want_figure (&b, "sweep"))
+    bench_sweep (b.quick, b.json);
 
   bench_variational (b.quick, (const char *const *) b.only);
   b.run_failed |= !bench_startup (b.cli, b.json, b.quick, (const char *const *) b.only);
