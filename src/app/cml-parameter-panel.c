@@ -571,6 +571,16 @@ param_row_set_value (ParamRow *row, double value)
     gtk_spin_button_set_value (row->spin, value);
 }
 
+/* A row's "Sweep this parameter…" */
+static void
+on_sweep_clicked (GtkButton *button, ParamRow *row)
+{
+  GtkWidget *popover = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_POPOVER);
+  if (popover)
+    gtk_popover_popdown (GTK_POPOVER (popover));
+  g_signal_emit (row->self, signals[SWEEP_REQUESTED], 0, row->name);
+}
+
 static void
 add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 {
@@ -671,13 +681,14 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
   if (!p->choices)
     {
       /* the row's menu: "Sweep this parameter…" (the Sweep page, over the slider's range) */
-      g_autoptr (GMenu) menu = g_menu_new ();
-      g_autoptr (GMenuItem) item = g_menu_item_new ("Sweep this parameter…", NULL);
-      g_menu_item_set_action_and_target_value (item, "panel.sweep", g_variant_new_string (p->name));
-      g_menu_append_item (menu, item);
+      GtkWidget *sweep = gtk_button_new_with_label ("Sweep this parameter…");
+      gtk_button_set_has_frame (GTK_BUTTON (sweep), FALSE);
+      GtkWidget *popover = gtk_popover_new ();
+      gtk_popover_set_child (GTK_POPOVER (popover), sweep);
+      g_signal_connect (sweep, "clicked", G_CALLBACK (on_sweep_clicked), row);
       GtkWidget *more = gtk_menu_button_new ();
       gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (more), "view-more-symbolic");
-      gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (more), G_MENU_MODEL (menu));
+      gtk_menu_button_set_popover (GTK_MENU_BUTTON (more), popover);
       gtk_menu_button_set_has_frame (GTK_MENU_BUTTON (more), FALSE);
       gtk_widget_set_valign (more, GTK_ALIGN_CENTER);
       g_autofree char *more_tip = g_strdup_printf ("More for %s: sweep it over its range and plot a quantity "
@@ -1352,12 +1363,6 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
 }
 
 static void
-on_sweep_activated (GSimpleAction *action, GVariant *target, CmlParameterPanel *self)
-{
-  g_signal_emit (self, signals[SWEEP_REQUESTED], 0, g_variant_get_string (target, NULL));
-}
-
-static void
 cml_parameter_panel_init (CmlParameterPanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -1374,13 +1379,6 @@ cml_parameter_panel_init (CmlParameterPanel *self)
   self->undo = g_ptr_array_new_with_free_func (undo_step_free);
   self->redo = g_ptr_array_new_with_free_func (undo_step_free);
   cml_parameter_panel_set_system (self, NULL);
-
-  /* the rows' menus */
-  g_autoptr (GSimpleActionGroup) actions = g_simple_action_group_new ();
-  g_autoptr (GSimpleAction) sweep = g_simple_action_new ("sweep", G_VARIANT_TYPE_STRING);
-  g_signal_connect (sweep, "activate", G_CALLBACK (on_sweep_activated), self);
-  g_action_map_add_action (G_ACTION_MAP (actions), G_ACTION (sweep));
-  gtk_widget_insert_action_group (GTK_WIDGET (self), "panel", G_ACTION_GROUP (actions));
 }
 
 void

@@ -804,7 +804,7 @@ cml_sweep_view_init (CmlSweepView *self)
 
   self->area = GTK_DRAWING_AREA (gtk_drawing_area_new ());
   gtk_widget_set_vexpand (GTK_WIDGET (self->area), TRUE);
-  gtk_widget_set_size_request (GTK_WIDGET (self->area), 200, 160);
+  gtk_widget_set_size_request (GTK_WIDGET (self->area), 200, 100);
   gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "pointer");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
