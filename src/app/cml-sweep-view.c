@@ -477,6 +477,15 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
                                             time_unit);
   cml_plot_set_title (self->plot, title);
   cml_plot_reset_ranges (self->plot);
+  {
+    /* x: the swept range (and the run's value) from the start, so the curve grows into a
+     * frame that stays put */
+    double lo = MIN (job->vary.a, job->vary.b), hi = MAX (job->vary.a, job->vary.b);
+    if (isfinite (self->now_value))
+      lo = MIN (lo, self->now_value), hi = MAX (hi, self->now_value);
+    double pad = hi > lo ? 0.03 * (hi - lo) : MAX (0.1 * fabs (lo), 1.0);
+    cml_plot_axis_set_range (cml_plot_get_x_axis (self->plot), lo - pad, hi + pad);
+  }
 
   job->started = g_get_monotonic_time ();
   self->job = job_ref (job);
@@ -783,6 +792,7 @@ cml_sweep_view_init (CmlSweepView *self)
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->measure_drop));
   gtk_box_append (GTK_BOX (row), labelled ("at t =", "When each run is measured, in the model's time unit"));
   self->time = spin (0.001, 1e6, 1, 2, "When each run is measured (default: the run's present time)");
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->time), 8);
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->time));
   gtk_grid_attach (grid, row, 1, 2, 1, 1);
   gtk_widget_set_parent (GTK_WIDGET (grid), GTK_WIDGET (self));
