@@ -16,7 +16,7 @@
 #include "cml-error.h"
 #include "cml-resources.h"
 #include "cml-run-failure.h"
-#include "cml-sweep-view.h"
+#include "cml-window-sweep.h"
 #include "cml-window-steer.h"
 
 #include <math.h>
@@ -156,40 +156,6 @@ update_title (CmlWindow *self)
   gtk_window_set_title (GTK_WINDOW (self), title);
 }
 
-/* ---- the Sweep page ---------------------------------------------------------------------- */
-
-static CmlSweepView *
-sweep_view (CmlWindow *self)
-{
-  return CML_SWEEP_VIEW (gtk_stack_get_child_by_name (self->side_stack, "sweep"));
-}
-
-/* What a sweep starts from besides the parameters: the run's integrator and initial values. */
-static GHashTable *
-sweep_run_source (gpointer data, CmlIntegratorOptions *iopt)
-{
-  CmlWindow *self = data;
-  *iopt = self->integrator;
-  return cml_parameter_panel_get_given (self->parameter_panel);
-}
-
-/* "Sweep this parameter…": the Sweep page, readied for it */
-static void
-on_sweep_requested (CmlWindow *self, const char *name)
-{
-  if (cml_sweep_view_prepare (sweep_view (self), name))
-    gtk_stack_set_visible_child_name (self->side_stack, "sweep");
-}
-
-/* a click on the sweep's curve: the parameter set as its slider sets it (one undo step) */
-static void
-on_sweep_picked (CmlWindow *self, const char *name, double value)
-{
-  g_autoptr (GError) error = NULL;
-  if (!cml_parameter_panel_set_param (self->parameter_panel, name, value, &error))
-    cml_window_show_toast (self, error->message);
-}
-
 gboolean
 cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
 {
@@ -252,7 +218,7 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   cml_parameter_panel_set_system (self->parameter_panel, sys);
   cml_equations_panel_set_system (self->equations_panel, sys);
   cml_section_view_set_system (self->section_view, sys, self->runner);
-  cml_sweep_view_set_system (sweep_view (self), sys, self->runner);
+  cml_sweep_view_set_system (cml_window_sweep_view (self), sys, self->runner);
   cml_model_picker_set_selected (self->model_picker, model);
   gtk_stack_set_visible_child_name (self->scene_stack, "scene");
   g_clear_pointer (&self->failed_path, g_free);
@@ -556,7 +522,7 @@ on_dark_changed (CmlWindow *self)
   cml_plot_view_set_dark (self->time_plot, dark);
   cml_plot_view_set_dark (self->phase_plot, dark);
   cml_section_view_set_style (self->section_view, dark, self->presentation);
-  cml_sweep_view_set_style (sweep_view (self), dark, self->presentation);
+  cml_sweep_view_set_style (cml_window_sweep_view (self), dark, self->presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
 }
 
@@ -620,7 +586,7 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);
   cml_section_view_set_style (self->section_view, cml_window_get_dark (self), presentation);
-  cml_sweep_view_set_style (sweep_view (self), cml_window_get_dark (self), presentation);
+  cml_sweep_view_set_style (cml_window_sweep_view (self), cml_window_get_dark (self), presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
 }
 
@@ -1346,8 +1312,7 @@ cml_window_dispose (GObject *object)
     }
   /* stop the workers before the views that show their frames go */
   cml_window_compare_stop (self);
-  if (self->side_stack && sweep_view (self))
-    cml_sweep_view_set_system (sweep_view (self), NULL, NULL);
+  cml_window_sweep_stop (self);
   g_clear_pointer (&self->runner, cml_runner_free);
 
   /* no gtk_widget_dispose_template () here: GtkWindow unparents its titlebar and child
@@ -1489,13 +1454,7 @@ cml_window_init (CmlWindow *self)
 
   load_style (GTK_WIDGET (self));
   gtk_widget_init_template (GTK_WIDGET (self));
-  {
-    /* the Sweep page, beside the Section page */
-    GtkWidget *sweep = cml_sweep_view_new ();
-    gtk_stack_add_titled (self->side_stack, sweep, "sweep", "Sweep");
-    cml_sweep_view_set_run_source (CML_SWEEP_VIEW (sweep), sweep_run_source, self);
-    g_signal_connect_swapped (sweep, "param-picked", G_CALLBACK (on_sweep_picked), self);
-  }
+  cml_window_sweep_init (self);
   /* both plots show one run: the phase portrait reads the time plot's columns */
   cml_plot_view_share_data (self->phase_plot, self->time_plot);
 
@@ -1529,7 +1488,6 @@ cml_window_init (CmlWindow *self)
   g_signal_connect_swapped (self->timeline, "notify::reversed", G_CALLBACK (on_timeline_reversed), self);
   g_signal_connect_swapped (self->parameter_panel, "param-changed", G_CALLBACK (on_param_changed), self);
   g_signal_connect_swapped (self->parameter_panel, "restart-requested", G_CALLBACK (on_restart_requested), self);
-  g_signal_connect_swapped (self->parameter_panel, "sweep-requested", G_CALLBACK (on_sweep_requested), self);
   g_signal_connect_swapped (self->time_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->phase_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->scene_view, "drag-initial", G_CALLBACK (on_pick_initial), self);
