@@ -9,6 +9,8 @@
 #include "cml-cli-common.h"
 
 #include <errno.h>
+#include <glib/gi18n.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +23,23 @@
 #include "cml-model.h"
 #include "cml-as-vakonomic.h"
 #include "cml-session.h"
+
+/* The locale and the translations: installed in LOCALEDIR, or the build tree's po/ for a
+ * program run from the build tree (build.ninja two levels above it).  Numbers in files
+ * never follow the locale (cml-output.h); messages for people do. */
+void
+cml_cli_init_i18n (void)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
+  g_autofree char *ninja = dir ? g_build_filename (dir, "..", "..", "build.ninja", NULL) : NULL;
+  g_autofree char *build_po = dir ? g_build_filename (dir, "..", "..", "po", NULL) : NULL;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, ninja && g_file_test (ninja, G_FILE_TEST_IS_REGULAR) ? build_po : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+}
 
 /* The session of --session, as cml_cli_parse_args () read it (it belongs to the run
  * options), for the calls that take its parts (the model and parameters, the initial

@@ -55,6 +55,8 @@ typedef struct
   gboolean          help;           /* --help, -h */
 } CmlCliRunOptions;
 
+void cml_cli_init_i18n (void);
+
 void cml_cli_run_options_init  (CmlCliRunOptions *ro);
 void cml_cli_run_options_clear (CmlCliRunOptions *ro);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmlCliRunOptions, cml_cli_run_options_clear)

@@ -16,6 +16,7 @@
 #include <locale.h>
 #include <stdio.h>
 
+#include "cml-cli-common.h"
 #include "cml-plot-cmd.h"
 #include "cml-render-cmd.h"
 
@@ -24,7 +25,8 @@
 int
 main (int argc, char **argv)
 {
-  setlocale (LC_ALL, "");
+  /* setlocale, bindtextdomain, bind_textdomain_codeset, textdomain */
+  cml_cli_init_i18n ();
   gsl_set_error_handler_off ();
   /* every message on standard error, never among the output */
   g_log_writer_default_set_use_stderr (TRUE);

@@ -431,7 +431,8 @@ exec_render (char **argv)
 int
 main (int argc, char **argv)
 {
-  setlocale (LC_ALL, "");
+  /* setlocale, bindtextdomain, bind_textdomain_codeset, textdomain */
+  cml_cli_init_i18n ();
   gsl_set_error_handler_off ();
   /* GLib's default writer puts debug and info messages on standard output, where they
    * would mix with the CSV: every message goes to standard error */
