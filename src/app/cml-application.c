@@ -6,6 +6,8 @@
 
 #include "cml-application.h"
 
+#include <glib/gi18n.h>
+
 #include <epoxy/gl.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
@@ -56,38 +58,38 @@ G_DEFINE_FINAL_TYPE (CmlApplication, cml_application, GTK_TYPE_APPLICATION)
 
 static const GOptionEntry option_entries[] = {
   { "model", 'm', 0, G_OPTION_ARG_STRING, NULL,
-    "Open a built-in model (e.g. rolling-ball, plate-ball, martinet) or a model file", "NAME" },
-  { "play", 'p', 0, G_OPTION_ARG_NONE, NULL, "Start the simulation at once", NULL },
-  { "presentation", 0, 0, G_OPTION_ARG_NONE, NULL, "Start in presentation mode (large fonts, thick lines)", NULL },
-  { "dark", 0, 0, G_OPTION_ARG_NONE, NULL, "Use the dark style", NULL },
+    N_("Open a built-in model (e.g. rolling-ball, plate-ball, martinet) or a model file"), "NAME" },
+  { "play", 'p', 0, G_OPTION_ARG_NONE, NULL, N_("Start the simulation at once"), NULL },
+  { "presentation", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Start in presentation mode (large fonts, thick lines)"), NULL },
+  { "dark", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Use the dark style"), NULL },
   { "window-size", 0, 0, G_OPTION_ARG_STRING, NULL,
-    "Open the window at exactly this size (e.g. 1280x720); the remembered size is left alone", "WxH" },
-  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL, "Set a parameter (as its slider would)", "NAME=VALUE" },
+    N_("Open the window at exactly this size (e.g. 1280x720); the remembered size is left alone"), "WxH" },
+  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL, N_("Set a parameter (as its slider would)"), "NAME=VALUE" },
   { "init", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
-    "Give an initial value and start from it (as Apply & restart would)", "NAME=VALUE" },
-  { "table-frame", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the trails in the turning table's frame", NULL },
-  { "closed-form", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the model's closed forms over the plots", NULL },
-  { "page", 0, 0, G_OPTION_ARG_STRING, NULL, "Show the plots, the equations, the Poincaré section or the sweep beside the view",
+    N_("Give an initial value and start from it (as Apply & restart would)"), "NAME=VALUE" },
+  { "table-frame", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Draw the trails in the turning table's frame"), NULL },
+  { "closed-form", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Draw the model's closed forms over the plots"), NULL },
+  { "page", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Show the plots, the equations, the Poincaré section or the sweep beside the view"),
     "plots|equations|section|sweep" },
   { "orbit", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
-    "Start an orbit of the Poincaré section page from this point of its plot (shows the page)", "X,Y" },
+    N_("Start an orbit of the Poincaré section page from this point of its plot (shows the page)"), "X,Y" },
   { "target", 0, 0, G_OPTION_ARG_STRING, NULL,
-    "Steer the run (a vakonomic model) so that what its scene draws at plain coordinates is at this point at the "
-    "end time (--target-time), as a click with Steer to a Target would", "X,Y[,Z]" },
-  { "target-time", 0, 0, G_OPTION_ARG_DOUBLE, NULL, "The end time for --target (default 5 time units)", "T" },
+    N_("Steer the run (a vakonomic model) so that what its scene draws at plain coordinates is at this point at the "
+    "end time (--target-time), as a click with Steer to a Target would"), "X,Y[,Z]" },
+  { "target-time", 0, 0, G_OPTION_ARG_DOUBLE, NULL, N_("The end time for --target (default 5 time units)"), "T" },
   { "compare", 0, 0, G_OPTION_ARG_STRING, NULL,
-    "Draw a second run beside the first: a copy (made before --set and --init change the first), "
-    "the vakonomic reading of the same system, or another integrator", "copy|vakonomic|integrator" },
+    N_("Draw a second run beside the first: a copy (made before --set and --init change the first), "
+    "the vakonomic reading of the same system, or another integrator"), "copy|vakonomic|integrator" },
   { "integrator", 0, 0, G_OPTION_ARG_STRING, NULL,
-    "Integrate with this method (as its menu would: rk8pd, rk4, implicit-midpoint, variational, …)", "NAME" },
+    N_("Integrate with this method (as its menu would: rk8pd, rk4, implicit-midpoint, variational, …)"), "NAME" },
   { "step", 0, 0, G_OPTION_ARG_DOUBLE, NULL,
-    "The step of a fixed-step integrator (the nearest the menu offers: 0.2, 0.1, 0.05, 0.01, 0.001)", "H" },
+    N_("The step of a fixed-step integrator (the nearest the menu offers: 0.2, 0.1, 0.05, 0.01, 0.001)"), "H" },
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
-    "Write a PNG of the window to FILE when --quit-after ends the run", "FILE" },
-  { "quit-after", 0, 0, G_OPTION_ARG_DOUBLE, NULL, "Close the window after SECONDS of wall time", "SECONDS" },
+    N_("Write a PNG of the window to FILE when --quit-after ends the run"), "FILE" },
+  { "quit-after", 0, 0, G_OPTION_ARG_DOUBLE, NULL, N_("Close the window after SECONDS of wall time"), "SECONDS" },
   { "frame-stats", 0, 0, G_OPTION_ARG_FILENAME, NULL,
-    "Write frame-clock statistics (JSON) to FILE when the window closes", "FILE" },
-  { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+    N_("Write frame-clock statistics (JSON) to FILE when the window closes"), "FILE" },
+  { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
   { NULL }
 };
 
@@ -114,12 +116,12 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_variant_dict_lookup (options, "step", "d", &self->step);
   if (self->integrator && !cml_integrator_kind_from_string (self->integrator, NULL))
     {
-      g_printerr ("cmlab: there is no integrator “%s” (cmlab-cli list integrators)\n", self->integrator);
+      g_printerr (_("cmlab: there is no integrator “%s” (cmlab-cli list integrators)\n"), self->integrator);
       return 2;
     }
   if (g_variant_dict_contains (options, "step") && !(self->step > 0))
     {
-      g_printerr ("cmlab: --step takes a number > 0\n");
+      g_printerr (_("cmlab: --step takes a number > 0\n"));
       return 2;
     }
   g_variant_dict_lookup (options, "orbit", "^as", &self->orbits);
@@ -129,7 +131,7 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
       g_ascii_strtod (*o, &end);
       if (end == *o || *end != ',' || (g_ascii_strtod (end + 1, &end), *end != '\0'))
         {
-          g_printerr ("cmlab: --orbit takes X,Y (two numbers), not “%s”\n", *o);
+          g_printerr (_("cmlab: --orbit takes X,Y (two numbers), not “%s”\n"), *o);
           return 2;
         }
     }
@@ -147,7 +149,7 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
         }
       if (!ok)
         {
-          g_printerr ("cmlab: --target takes X,Y or X,Y,Z (numbers), not “%s”\n", target);
+          g_printerr (_("cmlab: --target takes X,Y or X,Y,Z (numbers), not “%s”\n"), target);
           return 2;
         }
       self->n_target = n;
@@ -155,13 +157,13 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   if (g_variant_dict_lookup (options, "target-time", "d", &self->target_time)
       && !(self->target_time > 0 && isfinite (self->target_time)))
     {
-      g_printerr ("cmlab: --target-time takes a time > 0\n");
+      g_printerr (_("cmlab: --target-time takes a time > 0\n"));
       return 2;
     }
   if (self->compare && !g_strv_contains ((const char *const[]) { "copy", "vakonomic", "integrator", NULL },
                                          self->compare))
     {
-      g_printerr ("cmlab: --compare takes copy, vakonomic or integrator, not “%s”\n", self->compare);
+      g_printerr (_("cmlab: --compare takes copy, vakonomic or integrator, not “%s”\n"), self->compare);
       return 2;
     }
   g_variant_dict_lookup (options, "set", "^as", &self->set);
@@ -169,7 +171,7 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   if (self->page && g_strcmp0 (self->page, "plots") != 0 && g_strcmp0 (self->page, "equations") != 0
       && g_strcmp0 (self->page, "section") != 0 && g_strcmp0 (self->page, "sweep") != 0)
     {
-      g_printerr ("cmlab: --page takes plots, equations, section or sweep, not “%s”\n", self->page);
+      g_printerr (_("cmlab: --page takes plots, equations, section or sweep, not “%s”\n"), self->page);
       return 2;
     }
   for (int pass = 0; pass < 2; pass++)
@@ -180,7 +182,7 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
 
         if (eq == NULL || eq == *a || (g_ascii_strtod (eq + 1, &end), end == eq + 1 || *end != '\0'))
           {
-            g_printerr ("cmlab: --%s takes NAME=VALUE with a number, not “%s”\n", pass ? "init" : "set", *a);
+            g_printerr (_("cmlab: --%s takes NAME=VALUE with a number, not “%s”\n"), pass ? "init" : "set", *a);
             return 2;
           }
       }
@@ -194,7 +196,7 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
         h = g_ascii_strtoll (x + 1, &x, 10);
       if (x == NULL || *x != '\0' || w < 200 || h < 200 || w > 16384 || h > 16384)
         {
-          g_printerr ("cmlab: --window-size takes WIDTHxHEIGHT in pixels, e.g. 1280x720 (200 … 16384), not “%s”\n",
+          g_printerr (_("cmlab: --window-size takes WIDTHxHEIGHT in pixels, e.g. 1280x720 (200 … 16384), not “%s”\n"),
                       size);
           return 2;
         }
@@ -210,17 +212,17 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
     self->frame_stats = g_steal_pointer (&stats);
   if (self->quit_after < 0)
     {
-      g_printerr ("cmlab: --quit-after needs a positive number of seconds\n");
+      g_printerr (_("cmlab: --quit-after needs a positive number of seconds\n"));
       return 2;
     }
   if (self->screenshot && self->quit_after <= 0)
     {
-      g_printerr ("cmlab: --screenshot is taken when the run ends: give --quit-after SECONDS\n");
+      g_printerr (_("cmlab: --screenshot is taken when the run ends: give --quit-after SECONDS\n"));
       return 2;
     }
   if (self->frame_stats && self->quit_after <= 0)
-    g_printerr ("cmlab: --frame-stats is written when the window closes; "
-                "use --quit-after SECONDS for a timed run\n");
+    g_printerr (_("cmlab: --frame-stats is written when the window closes; "
+                "use --quit-after SECONDS for a timed run\n"));
   return -1;
 }
 
@@ -256,7 +258,7 @@ present_window (CmlApplication *self, CmlWindow *window)
       if (!cml_window_compare_with (window, self->compare, &error))
         {
           g_printerr ("cmlab: %s\n", error->message);
-          cml_window_show_error (window, "Cannot compare these runs", error->message);
+          cml_window_show_error (window, _("Cannot compare these runs"), error->message);
         }
     }
   if (self->set || self->init)
@@ -267,7 +269,7 @@ present_window (CmlApplication *self, CmlWindow *window)
                                           (const char *const *) self->init, &error))
         {
           g_printerr ("cmlab: %s\n", error->message);
-          cml_window_show_error (window, "Could not use the command line's values", error->message);
+          cml_window_show_error (window, _("Could not use the command line's values"), error->message);
         }
     }
   for (char **o = self->orbits; o && *o; o++)
@@ -327,14 +329,14 @@ cml_application_open (GApplication *app, GFile **files, int n_files, const char 
               if (!loaded)
                 cml_window_load (window, self->model ? self->model : DEFAULT_MODEL, NULL);
               loaded = TRUE;
-              cml_window_show_error (window, "Could not open the session", error->message);
+              cml_window_show_error (window, _("Could not open the session"), error->message);
             }
         }
       else if (path && cml_window_load (window, path, &error))
         loaded = TRUE;
       else
         {
-          g_printerr ("cmlab: %s\n", error ? error->message : "not a local file");
+          g_printerr ("cmlab: %s\n", error ? error->message : _("not a local file"));
           if (!loaded && path)
             cml_window_show_load_error (window, path, error->message);
           else
@@ -369,12 +371,12 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 
   gtk_show_about_dialog (gtk_application_get_active_window (app),
                          "program-name", "cmlab",
-                         "title", "About cmlab",
+                         "title", _("About cmlab"),
                          "version", CMLAB_VERSION,
                          "logo-icon-name", CMLAB_APP_ID,
-                         "comments", "Constrained Mechanics Lab: simulate and show mechanical systems "
+                         "comments", _("Constrained Mechanics Lab: simulate and show mechanical systems "
                                      "with nonholonomic and vakonomic constraints and singular "
-                                     "Lagrangians, from model files on Lie algebroids.",
+                                     "Lagrangians, from model files on Lie algebroids."),
                          "license-type", GTK_LICENSE_GPL_3_0,
                          "authors", authors,
                          NULL);
@@ -484,8 +486,8 @@ cml_application_init (CmlApplication *self)
   g_application_add_main_option_entries (G_APPLICATION (self), option_entries);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE.cml|FILE.cmlsession…]");
   g_application_set_option_context_summary (G_APPLICATION (self),
-                                            "Constrained Mechanics Lab: opens the window on a model "
-                                            "(the rolling ball by default).");
+                                            _("Constrained Mechanics Lab: opens the window on a model "
+                                            "(the rolling ball by default)."));
 }
 
 CmlApplication *

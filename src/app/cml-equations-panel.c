@@ -10,6 +10,8 @@
 
 #include "cml-equations-panel.h"
 
+#include <glib/gi18n.h>
+
 #include "cml-conserved.h"
 
 #include <gsl/gsl_linalg.h>
@@ -147,7 +149,7 @@ add_monitor (CmlEquationsPanel *self, GtkGrid *grid, CmlModel *model, const char
   row = g_new0 (MonitorRow, 1);
   row->name = g_strdup (name);
   row->index = k;
-  shown = g_str_equal (name, "residual") ? g_strdup ("constraint residual") : cml_expr_pretty_name (name, FALSE);
+  shown = g_str_equal (name, "residual") ? g_strdup (_("constraint residual")) : cml_expr_pretty_name (name, FALSE);
   name_label = grid_label (grid, shown, 0, r, 0, "monitor-name");
   if (tip)
     gtk_widget_set_tooltip_text (GTK_WIDGET (name_label), tip);
@@ -175,14 +177,14 @@ build_monitors (CmlEquationsPanel *self, CmlModel *model)
   if (self->sys == NULL)
     return;
 
-  grid_label (self->monitor_grid, "quantity", 0, 0, 0, "dim-label");
-  grid_label (self->monitor_grid, "value", 1, 0, 1, "dim-label");
-  h = grid_label (self->monitor_grid, "drift since t = 0", 3, 0, 1, "dim-label");
+  grid_label (self->monitor_grid, C_("column heading", "quantity"), 0, 0, 0, "dim-label");
+  grid_label (self->monitor_grid, C_("column heading", "value"), 1, 0, 1, "dim-label");
+  h = grid_label (self->monitor_grid, _("drift since t = 0"), 3, 0, 1, "dim-label");
   gtk_widget_set_tooltip_text (GTK_WIDGET (h),
-                               "value − value at t = 0 (and relative to it): a conserved quantity "
-                               "should stay at round-off level");
-  grid_label (self->others_grid, "quantity", 0, 0, 0, "dim-label");
-  grid_label (self->others_grid, "value", 1, 0, 1, "dim-label");
+                               _("value − value at t = 0 (and relative to it): a conserved quantity "
+                               "should stay at round-off level"));
+  grid_label (self->others_grid, C_("column heading", "quantity"), 0, 0, 0, "dim-label");
+  grid_label (self->others_grid, C_("column heading", "value"), 1, 0, 1, "dim-label");
 
   for (guint i = 0; model->monitors && i < model->monitors->len; i++)
     {
@@ -198,7 +200,7 @@ build_monitors (CmlEquationsPanel *self, CmlModel *model)
 
       if (c && c->contradiction)
         {
-          char *t = g_strdup_printf ("%s\n\n⚠ Declared conserved by the model, but it is not: %s", text, c->reason);
+          char *t = g_strdup_printf (_("%s\n\n⚠ Declared conserved by the model, but it is not: %s"), text, c->reason);
           g_free (text);
           text = t;
         }
@@ -212,8 +214,8 @@ build_monitors (CmlEquationsPanel *self, CmlModel *model)
   if (cml_system_observable_index (self->sys, "residual") >= 0)
     {
       add_monitor (self, self->others_grid, model, "residual", FALSE,
-                   "norm of the constraint functions: how far the state is from the constraint set "
-                   "(it should stay near 0)");
+                   _("norm of the constraint functions: how far the state is from the constraint set "
+                   "(it should stay near 0)"));
       n_other++;
     }
   gtk_widget_set_visible (GTK_WIDGET (self->monitors_heading), n_conserved > 0);
@@ -237,13 +239,13 @@ build_inspector (CmlEquationsPanel *self)
       g_autofree char *formula = g_strdup_printf ("= %s", c->formula);
       g_autofree char *name_tip = g_strdup_printf ("%s = %s\n\n%s", name, c->formula, c->what);
       g_autofree char *verdict_tip = g_strdup_printf ("%s\n\n%s%s", cml_conserved_verdict_explain (c->verdict),
-                                                      c->contradiction ? "The model declares it conserved: "
-                                                                         "this contradicts it.\n\n" : "",
+                                                      c->contradiction ? _("The model declares it conserved: "
+                                                                         "this contradicts it.\n\n") : "",
                                                       c->reason);
       const char *verdict = cml_conserved_verdict_is_conserved (c->verdict)
-                              ? (c->verdict == CML_CONSERVED_EXACTLY ? "conserved (exactly)" : "conserved (to rounding)")
-                              : c->verdict == CML_CONSERVED_NOT ? (c->contradiction ? "⚠ not conserved" : "not conserved")
-                                                                : "undecided";
+                              ? (c->verdict == CML_CONSERVED_EXACTLY ? _("conserved (exactly)") : _("conserved (to rounding)"))
+                              : c->verdict == CML_CONSERVED_NOT ? (c->contradiction ? _("⚠ not conserved") : _("not conserved"))
+                                                                : _("undecided");
       GtkLabel *nl = grid_label (self->inspector_grid, name, 0, (int) i, 0, "monitor-name");
       GtkLabel *fl = grid_label (self->inspector_grid, formula, 1, (int) i, 0, NULL);
       GtkLabel *vl = grid_label (self->inspector_grid, verdict, 2, (int) i, 0,
@@ -275,7 +277,7 @@ build_variables (CmlEquationsPanel *self, CmlModel *model)
       const char *name = cml_system_state_name (self->sys, i);
       const char *meaning = cml_model_meaning (model, name);
       g_autofree char *shown = name_with_unit (model, name);
-      g_autofree char *tip = g_strdup_printf ("%s: %s", shown, meaning ? meaning : "no meaning given in the model file");
+      g_autofree char *tip = g_strdup_printf ("%s: %s", shown, meaning ? meaning : _("no meaning given in the model file"));
       g_autofree char *pretty = cml_expr_pretty_name (name, FALSE);
       GtkLabel *label = grid_label (self->variables_grid, pretty, 0, (int) i, 0, "monitor-name");
       GtkLabel *text = grid_label (self->variables_grid, meaning ? meaning : "", 1, (int) i, 0, "dim-label");
@@ -302,11 +304,11 @@ show_about (CmlEquationsPanel *self, CmlModel *model)
                                          : model && model->description ? model->description : "");
   gtk_widget_set_visible (GTK_WIDGET (self->about_label), model && (model->about || model->description));
   if (model && model->citation)
-    g_string_append_printf (refs, "References:\n%s", model->citation);
+    g_string_append_printf (refs, _("References:\n%s"), model->citation);
   if (model && model->source)
-    g_string_append_printf (refs, "%sSource: %s", refs->len ? "\n\n" : "", model->source);
+    g_string_append_printf (refs, _("%sSource: %s"), refs->len ? "\n\n" : "", model->source);
   if (model && model->errata)
-    g_string_append_printf (refs, "%sNote on the printed formulas: %s", refs->len ? "\n\n" : "", model->errata);
+    g_string_append_printf (refs, _("%sNote on the printed formulas: %s"), refs->len ? "\n\n" : "", model->errata);
   gtk_label_set_text (self->citation_label, refs->str);
   gtk_widget_set_visible (GTK_WIDGET (self->citation_label), refs->len > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->about_box), model != NULL);
@@ -372,7 +374,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   algebroid = describe_line (text, "Lie algebroid:");
   if (algebroid)
     {
-      g_autofree char *a = g_strdup_printf ("Lie algebroid: %s", algebroid);
+      g_autofree char *a = g_strdup_printf (_("Lie algebroid: %s"), algebroid);
       gtk_label_set_text (self->algebroid_label, a);
     }
   else
@@ -380,7 +382,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
 
   regularity = describe_line (text, "Regularity:");
   gtk_label_set_text (self->regularity_label,
-                      regularity ? regularity : "No regularity condition to check.");
+                      regularity ? regularity : _("No regularity condition to check."));
   gtk_label_set_text (self->regularity_value_label, "");
 
   steps = cml_system_algorithm_steps (sys);
@@ -496,9 +498,9 @@ update_regularity (CmlEquationsPanel *self, CmlFrame *frame)
       return;
     }
   if (check_matrix (a, n, &det))
-    text = g_strdup_printf ("Regular at t = %.3g: det = %.6g", frame->t, det);
+    text = g_strdup_printf (_("Regular at t = %.3g: det = %.6g"), frame->t, det);
   else
-    text = g_strdup_printf ("Singular at t = %.3g (det = %.3g): the equations break down here",
+    text = g_strdup_printf (_("Singular at t = %.3g (det = %.3g): the equations break down here"),
                             frame->t, det);
   gtk_label_set_text (self->regularity_value_label, text);
 }
@@ -526,7 +528,7 @@ cml_equations_panel_update (CmlEquationsPanel *self, CmlFrame *frame)
           if (!isfinite (d))
             g_snprintf (buf, sizeof buf, "—");
           else if (fabs (v0) > 1e-12)
-            g_snprintf (buf, sizeof buf, "%+.2e (%.1e rel.)", d, fabs (d / v0));
+            g_snprintf (buf, sizeof buf, _("%+.2e (%.1e rel.)"), d, fabs (d / v0));
           else
             g_snprintf (buf, sizeof buf, "%+.2e", d);
           gtk_label_set_text (row->drift, buf);
@@ -611,15 +613,16 @@ static void
 cml_equations_panel_init (CmlEquationsPanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->inspector_heading = GTK_LABEL (gtk_label_new ("Candidates, derived and checked"));
+  self->inspector_heading = GTK_LABEL (gtk_label_new (_("Candidates, derived and checked")));
   gtk_label_set_xalign (self->inspector_heading, 0);
   gtk_widget_add_css_class (GTK_WIDGET (self->inspector_heading), "sidebar-heading");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->inspector_heading),
-                               "Quantities derived from the model — the energy, the moving energy for affine "
+  g_autofree char *inspector_tip = g_strdup_printf (
+                               _("Quantities derived from the model — the energy, the moving energy for affine "
                                "constraints, the momenta, the Casimirs of a Lie algebra, the model's monitors — "
                                "each decided by differentiating it along the equations of motion: symbolically, "
-                               "else at " G_STRINGIFY (CML_CONSERVED_N_STATES) " random states on the constraint set. "
-                               "Hover a verdict for why.");
+                               "else at %d random states on the constraint set. "
+                               "Hover a verdict for why."), CML_CONSERVED_N_STATES);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->inspector_heading), inspector_tip);
   self->inspector_grid = GTK_GRID (gtk_grid_new ());
   gtk_grid_set_column_spacing (self->inspector_grid, 14);
   gtk_grid_set_row_spacing (self->inspector_grid, 3);

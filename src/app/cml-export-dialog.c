@@ -20,6 +20,8 @@
 
 #include "cml-export-dialog.h"
 
+#include <glib/gi18n.h>
+
 #include "cml-error.h"
 #include "cml-session.h"
 
@@ -136,7 +138,7 @@ cml_export_find_cli (GError **error)
       if (is_program (env))
         return g_strdup (env);
       g_set_error (error, CML_ERROR, CML_ERROR_IO,
-                   "cmlab-cli, the program that makes the animation, is not at %s (CMLAB_CLI)", env);
+                   _("cmlab-cli, the program that makes the animation, is not at %s (CMLAB_CLI)"), env);
       return NULL;
     }
   if (dir)
@@ -156,8 +158,8 @@ cml_export_find_cli (GError **error)
       return on_path;
   }
   g_set_error (error, CML_ERROR, CML_ERROR_IO,
-               "cmlab-cli, the program that makes the animation, was not found beside this "
-               "program%s%s%s nor on PATH: install it with cmlab, or name it with CMLAB_CLI",
+               _("cmlab-cli, the program that makes the animation, was not found beside this "
+               "program%s%s%s nor on PATH: install it with cmlab, or name it with CMLAB_CLI"),
                dir ? " (" : "", dir ? dir : "", dir ? ")" : "");
   return NULL;
 }
@@ -230,8 +232,8 @@ update_summary (CmlExportDialog *self)
   if (secs < 60)
     g_snprintf (len, sizeof len, "%.3g s", secs);
   else
-    g_snprintf (len, sizeof len, "%d min %02d s", (int) (secs / 60), (int) fmod (secs, 60));
-  text = g_strdup_printf ("%.0f frames · %s of video", n, len);
+    g_snprintf (len, sizeof len, _("%d min %02d s"), (int) (secs / 60), (int) fmod (secs, 60));
+  text = g_strdup_printf (_("%.0f frames · %s of video"), n, len);
   gtk_label_set_text (self->summary_label, text);
 }
 
@@ -252,7 +254,7 @@ update_file_labels (CmlExportDialog *self)
     {
       g_autofree char *stem = output_stem (base);
       g_autofree char *first = g_strdup_printf ("%s-00000.png, %s-00001.png, …", stem, stem);
-      g_autofree char *where = g_strdup_printf ("numbered frames in %s", shown_dir);
+      g_autofree char *where = g_strdup_printf (_("numbered frames in %s"), shown_dir);
 
       gtk_label_set_text (self->file_label, first);
       gtk_label_set_text (self->folder_label, where);
@@ -365,7 +367,7 @@ on_file_clicked (CmlExportDialog *self)
       gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
       return;
     }
-  self->chooser = gtk_file_chooser_native_new ("Export Animation As", GTK_WINDOW (self),
+  self->chooser = gtk_file_chooser_native_new (_("Export Animation As"), GTK_WINDOW (self),
                                                GTK_FILE_CHOOSER_ACTION_SAVE, "_Select", "_Cancel");
   fc = GTK_FILE_CHOOSER (self->chooser);
   if (g_file_test (dir, G_FILE_TEST_IS_DIR))
@@ -443,10 +445,10 @@ static char *
 time_left (double seconds)
 {
   if (seconds < 1)
-    return g_strdup ("almost done");
+    return g_strdup (_("almost done"));
   if (seconds < 60)
-    return g_strdup_printf ("about %.0f s left", ceil (seconds));
-  return g_strdup_printf ("about %.0f min left", ceil (seconds / 60));
+    return g_strdup_printf (_("about %.0f s left"), ceil (seconds));
+  return g_strdup_printf (_("about %.0f min left"), ceil (seconds / 60));
 }
 
 static void
@@ -458,13 +460,13 @@ show_progress (CmlExportDialog *self, Job *job)
   if (job->cancel_requested)
     {
       gtk_progress_bar_pulse (self->progress_bar);
-      gtk_label_set_text (self->progress_label, "Cancelling…");
+      gtk_label_set_text (self->progress_label, _("Cancelling…"));
       return;
     }
   if (job->finishing)
     {
       fraction = 1.0;
-      text = g_strdup ("Finishing the file…");
+      text = g_strdup (_("Finishing the file…"));
     }
   else if (job->total > 0)
     {
@@ -472,13 +474,13 @@ show_progress (CmlExportDialog *self, Job *job)
       g_autofree char *left = time_left (rate * (job->total - job->done));
 
       fraction = PREPARE_SHARE + (1 - PREPARE_SHARE) * job->done / job->total;
-      text = job->done > 0 ? g_strdup_printf ("Frame %u of %u · %s", job->done, job->total, left)
-                           : g_strdup_printf ("Frame 0 of %u", job->total);
+      text = job->done > 0 ? g_strdup_printf (_("Frame %u of %u · %s"), job->done, job->total, left)
+                           : g_strdup_printf (_("Frame 0 of %u"), job->total);
     }
   else
     {
       fraction = job->prep_total > 0 ? PREPARE_SHARE * job->prep_done / job->prep_total : 0;
-      text = g_strdup ("Simulating the run and placing the camera…");
+      text = g_strdup (_("Simulating the run and placing the camera…"));
     }
   gtk_progress_bar_set_fraction (self->progress_bar, fraction);
   gtk_label_set_text (self->progress_label, text);
@@ -593,9 +595,9 @@ failure_message (Job *job, int status)
         more->str[0] = g_ascii_toupper (more->str[0]);
     }
   else if (WIFSIGNALED (status))
-    g_string_printf (more, "cmlab-cli stopped unexpectedly (%s)", g_strsignal (WTERMSIG (status)));
+    g_string_printf (more, _("cmlab-cli stopped unexpectedly (%s)"), g_strsignal (WTERMSIG (status)));
   else
-    g_string_printf (more, "cmlab-cli stopped with exit status %d", WEXITSTATUS (status));
+    g_string_printf (more, _("cmlab-cli stopped with exit status %d"), WEXITSTATUS (status));
   return g_string_free (more, FALSE);
 }
 
@@ -627,15 +629,15 @@ job_finish (Job *job)
       if (self->format == FORMAT_PNG || strchr (job->output, '%'))
         {
           self->done_path = dir;
-          text = g_strdup_printf ("Saved %u frames", job->total);
+          text = g_strdup_printf (_("Saved %u frames"), job->total);
         }
       else
         {
           self->done_path = g_strdup (job->output);
-          text = g_strdup_printf ("Saved “%s”", base);
+          text = g_strdup_printf (_("Saved “%s”"), base);
           g_free (dir);
         }
-      detail = g_strdup_printf ("%u frames in %.1f s", job->total,
+      detail = g_strdup_printf (_("%u frames in %.1f s"), job->total,
                                 (g_get_real_time () - job->started) / 1e6);
       set_state (self, CML_EXPORT_DONE);
       show_banner (self, GTK_MESSAGE_INFO, text, detail);
@@ -643,14 +645,14 @@ job_finish (Job *job)
   else if (job->cancel_requested)
     {
       set_state (self, CML_EXPORT_CANCELLED);
-      show_banner (self, GTK_MESSAGE_OTHER, "Export cancelled", "Nothing was written.");
+      show_banner (self, GTK_MESSAGE_OTHER, _("Export cancelled"), _("Nothing was written."));
     }
   else
     {
       g_autofree char *detail = failure_message (job, status);
 
       set_state (self, CML_EXPORT_FAILED);
-      show_banner (self, GTK_MESSAGE_ERROR, "The animation could not be exported", detail);
+      show_banner (self, GTK_MESSAGE_ERROR, _("The animation could not be exported"), detail);
     }
 }
 
@@ -855,7 +857,7 @@ static void
 fail_to_start (CmlExportDialog *self, const char *detail)
 {
   set_state (self, CML_EXPORT_FAILED);
-  show_banner (self, GTK_MESSAGE_ERROR, "The animation could not be exported", detail);
+  show_banner (self, GTK_MESSAGE_ERROR, _("The animation could not be exported"), detail);
 }
 
 gboolean
@@ -890,14 +892,14 @@ cml_export_dialog_start (CmlExportDialog *self)
 
       if (ffmpeg == NULL)
         {
-          fail_to_start (self, "ffmpeg, which encodes the video, is not installed: install it "
-                               "(Debian: apt-get install ffmpeg), or choose PNG frames as the format.");
+          fail_to_start (self, _("ffmpeg, which encodes the video, is not installed: install it "
+                               "(Debian: apt-get install ffmpeg), or choose PNG frames as the format."));
           return FALSE;
         }
     }
   if (self->window == NULL || (session = cml_window_get_session (self->window, &error)) == NULL)
     {
-      fail_to_start (self, error ? error->message : "The window has closed.");
+      fail_to_start (self, error ? error->message : _("The window has closed."));
       return FALSE;
     }
   session_path = session_file (session, &error);
@@ -929,7 +931,7 @@ cml_export_dialog_start (CmlExportDialog *self)
   job->proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
   if (job->proc == NULL)
     {
-      g_autofree char *detail = g_strdup_printf ("Cannot run %s: %s", cli, error->message);
+      g_autofree char *detail = g_strdup_printf (_("Cannot run %s: %s"), cli, error->message);
 
       job_unref (job);
       fail_to_start (self, detail);
@@ -1039,11 +1041,11 @@ cml_export_dialog_export (CmlExportDialog *self)
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
                                    GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
-                                   "Replace “%s”?", base);
+                                   _("Replace “%s”?"), base);
   gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
                                             strchr (self->output, '%')
-                                              ? "The folder already holds frames of this name; the export writes over them."
-                                              : "A file of this name already exists; the export replaces it when it is complete.");
+                                              ? _("The folder already holds frames of this name; the export writes over them.")
+                                              : _("A file of this name already exists; the export replaces it when it is complete."));
   gtk_dialog_add_buttons (GTK_DIALOG (dialog), "_Cancel", GTK_RESPONSE_CANCEL, "_Replace", GTK_RESPONSE_ACCEPT, NULL);
   gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   gtk_widget_add_css_class (gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT),
@@ -1116,7 +1118,7 @@ cml_export_dialog_refresh (CmlExportDialog *self)
   if (sel > 0 && sel < g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)))
     plotted = g_strdup (gtk_string_list_get_string (self->plot_names, sel));
   gtk_string_list_splice (self->plot_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)), NULL);
-  gtk_string_list_append (self->plot_names, "None");
+  gtk_string_list_append (self->plot_names, _("None"));
   sel = 0;
   if (sys)
     for (guint j = 0; j < cml_system_n_observables (sys); j++)
@@ -1143,11 +1145,11 @@ cml_export_dialog_refresh (CmlExportDialog *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->frame_dropdown), has_table);
   if (model && model->time_unit && !g_str_equal (model->time_unit, "1"))
     {
-      g_autofree char *unit = g_strdup_printf ("%s simulated", model->time_unit);
+      g_autofree char *unit = g_strdup_printf (_("%s simulated"), model->time_unit);
       gtk_label_set_text (self->duration_unit_label, unit);
     }
   else
-    gtk_label_set_text (self->duration_unit_label, "time units");
+    gtk_label_set_text (self->duration_unit_label, _("time units"));
   update_summary (self);
 }
 
@@ -1251,7 +1253,7 @@ cml_export_dialog_init (CmlExportDialog *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->plot_names = gtk_string_list_new (NULL);
-  gtk_string_list_append (self->plot_names, "None");
+  gtk_string_list_append (self->plot_names, _("None"));
   gtk_drop_down_set_model (self->plot_dropdown, G_LIST_MODEL (self->plot_names));
   self->format = FORMAT_MP4;
   self->state = CML_EXPORT_IDLE;

@@ -11,6 +11,8 @@
 
 #include "cml-help.h"
 
+#include <glib/gi18n.h>
+
 #ifndef CMLAB_HELP_HTML_DIR
 #define CMLAB_HELP_HTML_DIR "/usr/share/cmlab/help"
 #endif
@@ -79,13 +81,13 @@ show_missing (GtkWindow *parent, const char *detail)
 {
   GtkWidget *dialog = gtk_message_dialog_new (parent, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
                                               GTK_MESSAGE_INFO, GTK_BUTTONS_CLOSE,
-                                              "The user guide is not installed");
+                                              _("The user guide is not installed"));
 
   gtk_message_dialog_format_secondary_text (
     GTK_MESSAGE_DIALOG (dialog),
-    "cmlab's guide is read with the GNOME help viewer from %s, or in a web browser from %s.%s%s\n\n"
+    _("cmlab's guide is read with the GNOME help viewer from %s, or in a web browser from %s.%s%s\n\n"
     "To read it, install the help viewer (sudo apt install yelp) and cmlab with its guide, "
-    "or build cmlab with yelp-build (sudo apt install yelp-tools) to make the HTML version.",
+    "or build cmlab with yelp-build (sudo apt install yelp-tools) to make the HTML version."),
     "/usr/share/help/C/cmlab", CMLAB_HELP_HTML_DIR "/index.html", detail ? "\n\n" : "", detail ? detail : "");
   g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
   gtk_window_present (GTK_WINDOW (dialog));
@@ -105,7 +107,7 @@ show_uri_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (!gtk_show_uri_full_finish (GTK_WINDOW (source), result, &error))
     {
-      g_autofree char *detail = g_strdup_printf ("No program could open %s: %s", data->uri, error->message);
+      g_autofree char *detail = g_strdup_printf (_("No program could open %s: %s"), data->uri, error->message);
 
       g_warning ("%s", detail);
       show_missing (data->parent, detail);

@@ -6,6 +6,8 @@
 
 #include "cml-model-picker.h"
 
+#include <glib/gi18n.h>
+
 #include <string.h>
 
 struct _CmlModelPicker
@@ -115,7 +117,7 @@ cml_model_short_citation (const char *citation)
   if (names->len == 1)
     g_string_append (out, names->pdata[0]);
   else if (names->len == 2)
-    g_string_append_printf (out, "%s and %s", (char *) names->pdata[0], (char *) names->pdata[1]);
+    g_string_append_printf (out, _("%s and %s"), (char *) names->pdata[0], (char *) names->pdata[1]);
   else if (names->len > 2)
     g_string_append_printf (out, "%s et al.", (char *) names->pdata[0]);
   if (year)
@@ -139,7 +141,7 @@ make_row (CmlModel *model, const char *name, gboolean builtin, const char *failu
       if (*source == '\0')
         {
           g_free (source);
-          source = g_strdup (model->kind == CML_CONSTRAINTS_NONE ? "no constraints"
+          source = g_strdup (model->kind == CML_CONSTRAINTS_NONE ? _("no constraints")
                                                                   : cml_constraint_kind_to_string (model->kind));
         }
       if (builtin)
@@ -151,7 +153,7 @@ make_row (CmlModel *model, const char *name, gboolean builtin, const char *failu
         }
     }
   else
-    sub = g_strdup_printf ("%s · could not be loaded", name);
+    sub = g_strdup_printf (_("%s · could not be loaded"), name);
 
   title = gtk_label_new (model && model->title ? model->title : name);
   gtk_label_set_xalign (GTK_LABEL (title), 0);
@@ -213,9 +215,9 @@ update_header (GtkListBoxRow *row, GtkListBoxRow *before, gpointer user_data)
   const char *text = NULL;
 
   if (!row_is_builtin (row) && before == NULL)
-    text = "Opened files";
+    text = _("Opened files");
   else if (row_is_builtin (row) && before != NULL && !row_is_builtin (before))
-    text = "Built-in systems";
+    text = _("Built-in systems");
 
   if (text == NULL)
     gtk_list_box_row_set_header (row, NULL);

@@ -6,6 +6,8 @@
 
 #include "cml-parameter-panel-private.h"
 
+#include <glib/gi18n.h>
+
 #include "cml-error.h"
 #include "cml-plot.h"
 
@@ -204,7 +206,7 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
   const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
   GtkAdjustment *adj = gtk_spin_button_get_adjustment (spin);
   double lo = gtk_adjustment_get_lower (adj), hi = gtk_adjustment_get_upper (adj);
-  const char *name = info ? info->name : "the value";
+  const char *name = info ? info->name : _("the value");
   const char *unit = info && info->unit && *info->unit ? info->unit : NULL;
   double v;
   char shown[64];
@@ -218,7 +220,7 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
     }
   if (!parse_typed (text, &v))
     {
-      g_autofree char *msg = g_strdup_printf ("“%s” is not a number: %s stays %g%s%s.", text, name,
+      g_autofree char *msg = g_strdup_printf (_("“%s” is not a number: %s stays %g%s%s."), text, name,
                                               gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
       if (info)
         show_input_error (info->self, GTK_WIDGET (spin), msg);
@@ -226,7 +228,7 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
     }
   if (v < lo || v > hi)
     {
-      g_autofree char *msg = g_strdup_printf ("%s must be between %g and %g%s%s; it stays %g.", name, lo, hi,
+      g_autofree char *msg = g_strdup_printf (_("%s must be between %g and %g%s%s; it stays %g."), name, lo, hi,
                                               unit ? " " : "", unit ? unit : "", gtk_adjustment_get_value (adj));
       if (info)
         show_input_error (info->self, GTK_WIDGET (spin), msg);
@@ -599,10 +601,10 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
   row->max = p->max;
   row->value = p->value;
   if (p->choices)
-    tip = g_strdup_printf ("%s\nDefault %g (on the command line: --set %s=…)",
+    tip = g_strdup_printf (_("%s\nDefault %g (on the command line: --set %s=…)"),
                            p->meaning ? p->meaning : p->name, p->value, p->name);
   else
-    tip = g_strdup_printf ("%s\nDefault %g %s; range %g … %g (on the command line: --set %s=…)",
+    tip = g_strdup_printf (_("%s\nDefault %g %s; range %g … %g (on the command line: --set %s=…)"),
                            p->meaning ? p->meaning : p->name, p->value, unit_text, p->min, p->max, p->name);
 
   name = gtk_label_new (shown);
@@ -681,7 +683,7 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
   if (!p->choices)
     {
       /* the row's menu: "Sweep this parameter…" (the Sweep page, over the slider's range) */
-      GtkWidget *sweep = gtk_button_new_with_label ("Sweep this parameter…");
+      GtkWidget *sweep = gtk_button_new_with_label (_("Sweep this parameter…"));
       gtk_button_set_has_frame (GTK_BUTTON (sweep), FALSE);
       GtkWidget *popover = gtk_popover_new ();
       gtk_popover_set_child (GTK_POPOVER (popover), sweep);
@@ -691,8 +693,8 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
       gtk_menu_button_set_popover (GTK_MENU_BUTTON (more), popover);
       gtk_menu_button_set_has_frame (GTK_MENU_BUTTON (more), FALSE);
       gtk_widget_set_valign (more, GTK_ALIGN_CENTER);
-      g_autofree char *more_tip = g_strdup_printf ("More for %s: sweep it over its range and plot a quantity "
-                                                   "against it", shown);
+      g_autofree char *more_tip = g_strdup_printf (_("More for %s: sweep it over its range and plot a quantity "
+                                                   "against it"), shown);
       gtk_widget_set_tooltip_text (more, more_tip);
       gtk_grid_attach (self->param_grid, more, 4, r, 1, 1);
     }
@@ -787,10 +789,10 @@ add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gbo
   gtk_label_set_xalign (row->label, 0);
   gtk_widget_set_hexpand (GTK_WIDGET (row->label), TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (row->label), "initial-name");
-  tip = g_strdup_printf ("%s%s%s (on the command line: --init %s=…)", meaning ? meaning : "", meaning ? "\n" : "",
-                         in_model ? "Given in the model file"
-                                  : "Not given in the model file: the constraints determine it, "
-                                    "or it starts at 0.  Edit it to give it.", name);
+  tip = g_strdup_printf (_("%s%s%s (on the command line: --init %s=…)"), meaning ? meaning : "", meaning ? "\n" : "",
+                         in_model ? _("Given in the model file")
+                                  : _("Not given in the model file: the constraints determine it, "
+                                    "or it starts at 0.  Edit it to give it."), name);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->label), tip);
 
   row->spin = make_spin (self, row->shown, row->unit, -1e9, 1e9, 0.1, value);
@@ -978,7 +980,7 @@ cml_parameter_panel_show_initial (CmlParameterPanel *self, CmlSystem *sys, const
       g_autofree char *note = NULL;
 
       if (projected->len)
-        note = g_strdup_printf ("Projected onto the constraint set: %s", projected->str);
+        note = g_strdup_printf (_("Projected onto the constraint set: %s"), projected->str);
       set_note (self, note);
       g_clear_pointer (&self->pending, g_hash_table_unref);
     }
@@ -1213,7 +1215,7 @@ cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double
   p = self->sys ? cml_model_find_param (cml_system_get_model (self->sys), name) : NULL;
   if (row == NULL || p == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "“%s” is not a parameter of this model", name);
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("“%s” is not a parameter of this model"), name);
       return FALSE;
     }
   if (!cml_model_check_param (cml_system_get_model (self->sys), p, value, error))
@@ -1242,7 +1244,7 @@ cml_parameter_panel_start_from_step (CmlParameterPanel *self, GHashTable *values
     if (find_initial (self, key) == NULL)
       {
         g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                     "“%s” is not an initial value of this model", (const char *) key);
+                     _("“%s” is not an initial value of this model"), (const char *) key);
         return FALSE;
       }
   g_hash_table_iter_init (&iter, values);

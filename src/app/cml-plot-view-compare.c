@@ -13,6 +13,8 @@
 
 #include "cml-plot-view-private.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 /* opacity of the other run's lines */
@@ -155,7 +157,7 @@ cml_plot_view_set_ghost (CmlPlotView *self, CmlSystem *sys, const char *label)
   g_clear_pointer (&self->ghost_system, cml_system_unref);
   self->ghost_system = sys;
   g_free (self->ghost_label);
-  self->ghost_label = g_strdup (label ? label : "other run");
+  self->ghost_label = g_strdup (label ? label : _("other run"));
 
   guint n = sys ? cml_system_n_observables (sys) : 0;
   cml_plot_column_clear (self->ghost_t);

@@ -14,6 +14,8 @@
 
 #include "cml-plot-view-private.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 enum
@@ -122,7 +124,7 @@ on_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *se
 
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), inside ? "crosshair" : NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               inside ? "Click or drag to start the run from this point" : NULL);
+                               inside ? _("Click or drag to start the run from this point") : NULL);
 }
 
 void

@@ -10,6 +10,8 @@
 
 #include "cml-plot-view-private.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -138,11 +140,11 @@ sync_selectors (CmlPlotView *self)
   for (guint k = 0; k < self->y_names->len; k++)
     g_string_append_printf (label, "%s%s", k ? ", " : "", (char *) g_ptr_array_index (self->y_names, k));
   if (label->len == 0)
-    g_string_assign (label, "Choose…");
+    g_string_assign (label, _("Choose…"));
   else if (g_utf8_strlen (label->str, -1) > 20)
     {
       g_autofree char *first = g_strdup (g_ptr_array_index (self->y_names, 0));
-      g_string_printf (label, "%s + %u more", first, self->y_names->len - 1);
+      g_string_printf (label, _("%s + %u more"), first, self->y_names->len - 1);
     }
   gtk_menu_button_set_label (self->y_button, label->str);
 
@@ -243,7 +245,7 @@ fill_selectors (CmlPlotView *self)
   guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->x_model));
   guint n = self->system ? cml_system_n_observables (self->system) : 0;
   g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (items, g_strdup ("time"));
+  g_ptr_array_add (items, g_strdup (_("time")));
   for (guint i = 0; i < n; i++)
     {
       const char *name = cml_system_observable_name (self->system, i);
@@ -259,8 +261,8 @@ fill_selectors (CmlPlotView *self)
   gtk_string_list_splice (self->x_model, 0, n_old, (const char *const *) items->pdata);
 
   g_autofree char *window_label = time_unit (self)[0]
-                                     ? g_strdup_printf ("Last %g %s", cml_plot_get_time_window (self->plot), time_unit (self))
-                                     : g_strdup_printf ("Last %g", cml_plot_get_time_window (self->plot));
+                                     ? g_strdup_printf (_("Last %g %s"), cml_plot_get_time_window (self->plot), time_unit (self))
+                                     : g_strdup_printf (_("Last %g"), cml_plot_get_time_window (self->plot));
   gtk_button_set_label (GTK_BUTTON (self->window_button), window_label);
   self->syncing = FALSE;
 }
@@ -352,7 +354,7 @@ rebuild_series (CmlPlotView *self)
       CmlPlotColumn *x_ref = self->x_name ? reference_column_of (self, self->x_name) : self->t_column;
       if (y_ref && x_ref)
         {
-          g_autofree char *label = g_strdup_printf ("%s (closed form)", name);
+          g_autofree char *label = g_strdup_printf (_("%s (closed form)"), name);
           g_autoptr (CmlPlotSeries) closed = cml_plot_series_new_for_columns (label, unit, self->t_column, x_ref,
                                                                                y_ref);
           cml_plot_series_set_palette_index (closed, colour);
@@ -561,7 +563,7 @@ static void
 show_export_error (CmlPlotView *self, const char *path, const char *message)
 {
   g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *primary = g_strdup_printf ("Could not export the plot to “%s”", base);
+  g_autofree char *primary = g_strdup_printf (_("Could not export the plot to “%s”"), base);
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   GtkWidget *dialog;
 
@@ -642,7 +644,7 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *param)
     }
   close_chooser (self);
   upper = g_ascii_strup (format, -1);
-  title = g_strdup_printf ("Export Plot as %s", upper);
+  title = g_strdup_printf (_("Export Plot as %s"), upper);
   self->chooser = gtk_file_chooser_native_new (title, GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
                                                GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
   self->export_format = g_strdup (format);

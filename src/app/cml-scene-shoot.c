@@ -9,6 +9,8 @@
 
 #include "cml-scene-shoot.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -69,14 +71,14 @@ cml_scene_aim_find (CmlSystem *sys, CmlSceneAim *aim, char **why)
   if (sys == NULL)
     {
       if (why)
-        *why = g_strdup ("No model is running.");
+        *why = g_strdup (_("No model is running."));
       return FALSE;
     }
   if (cml_system_get_formalism (sys) != CML_FORMALISM_VAKONOMIC)
     {
       if (why)
-        *why = g_strdup ("Only for a vakonomic model (an optimal control problem, whose run is set by its initial "
-                         "momenta): this model's motion is fixed by its initial velocities.");
+        *why = g_strdup (_("Only for a vakonomic model (an optimal control problem, whose run is set by its initial "
+                         "momenta): this model's motion is fixed by its initial velocities."));
       return FALSE;
     }
   CmlModel *model = cml_system_get_model (sys);
@@ -113,8 +115,8 @@ cml_scene_aim_find (CmlSystem *sys, CmlSceneAim *aim, char **why)
         }
     }
   if (!found && why)
-    *why = g_strdup ("The scene draws nothing at plain coordinates: steering needs a trail, sphere, point or disc "
-                     "whose position is base coordinates or reconstruction variables (e.g. center = x1, x2, r).");
+    *why = g_strdup (_("The scene draws nothing at plain coordinates: steering needs a trail, sphere, point or disc "
+                     "whose position is base coordinates or reconstruction variables (e.g. center = x1, x2, r)."));
   return found;
 }
 

@@ -9,6 +9,8 @@
 
 #include "cml-scene-steer.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -248,17 +250,17 @@ cml_scene_steer_button_tip (CmlSystem *sys, gboolean *ok)
 
   *ok = cml_scene_aim_find (sys, &aim, &why);
   if (!*ok)
-    return g_strdup_printf ("Steering to a target: %s", why);
+    return g_strdup_printf (_("Steering to a target: %s"), why);
   g_autoptr (GString) names = g_string_new (NULL);
   for (guint j = 0; j < 3; j++)
     if (aim.names[j])
       g_string_append_printf (names, "%s%s", names->len ? ", " : "", aim.names[j]);
   CmlModel *model = cml_system_get_model (sys);
   const char *unit = model->time_unit;
-  return g_strdup_printf ("Click where the system should be at the end of the run (or Shift+click): cmlab finds "
+  return g_strdup_printf (_("Click where the system should be at the end of the run (or Shift+click): cmlab finds "
                           "the initial momenta by shooting, and the run starts from them.\nThe click sets %s "
                           "(where the %s is drawn); the end time is the run's current time, or %g%s%s before it "
-                          "has run.  Conjugate points along the extremal are marked.",
+                          "has run.  Conjugate points along the extremal are marked."),
                           names->str, ((CmlSceneObject *) model->scene->pdata[aim.object])->type,
                           CML_SCENE_SHOOT_DEFAULT_T, unit ? " " : "", unit ? unit : "");
 }

@@ -18,6 +18,8 @@
 
 #include "cml-scene-view.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 #include "cml-camera.h"
@@ -160,9 +162,9 @@ update_faint_note (CmlSceneView *self)
 {
   g_autoptr (GString) s = g_string_new (NULL);
   if (self->ghost_sys)
-    g_string_append_printf (s, "Faint: the %s run", self->ghost_label);
+    g_string_append_printf (s, _("Faint: the %s run"), self->ghost_label);
   if (self->reference)
-    g_string_append_printf (s, "%sFaint: where the closed form puts it", s->len ? "\n" : "");
+    g_string_append_printf (s, _("%sFaint: where the closed form puts it"), s->len ? "\n" : "");
   gtk_label_set_text (GTK_LABEL (self->ghost_legend), s->str);
   gtk_widget_set_visible (self->ghost_legend, s->len > 0);
 }
@@ -662,7 +664,7 @@ on_motion (CmlSceneView *self, double x, double y, GtkEventControllerMotion *mot
   if (steering (self))
     {
       gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->area), "Click where the system should be at the end of the run");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->area), _("Click where the system should be at the end of the run"));
       return;
     }
   gboolean tip = arrow_at (self, x, y, names, from, c);
@@ -670,8 +672,8 @@ on_motion (CmlSceneView *self, double x, double y, GtkEventControllerMotion *mot
 
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), over ? "move" : "grab");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               tip    ? "Drag to start the run with another velocity"
-                               : over ? "Drag to start the run from another place"
+                               tip    ? _("Drag to start the run with another velocity")
+                               : over ? _("Drag to start the run from another place")
                                       : NULL);
 }
 
@@ -812,7 +814,7 @@ cml_scene_view_aim_at (CmlSceneView *self, double wx, double wy)
   if (self->style.table_frame && gtk_widget_get_sensitive (GTK_WIDGET (self->steer_button)))
     {
       cml_scene_steer_set_note (self->steer, CML_STEER_NOTE_NONE,
-                                "Targets are set in the lab frame: turn Table Frame off to aim.", NULL);
+                                _("Targets are set in the lab frame: turn Table Frame off to aim."), NULL);
       return FALSE;
     }
   if (uses_observables (self)

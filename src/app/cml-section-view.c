@@ -17,6 +17,8 @@
 
 #include "cml-section-view.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -115,10 +117,14 @@ update_status (CmlSectionView *self, const char *error)
   if (error)
     text = g_strdup (error);
   else if (self->orbits->len == 0)
-    text = g_strdup ("Click in the plot to start an orbit from that point.");
+    text = g_strdup (_("Click in the plot to start an orbit from that point."));
   else
-    text = g_strdup_printf ("%u orbit%s%s, %u crossing%s", self->orbits->len, self->orbits->len == 1 ? "" : "s",
-                            self->n_running ? " (running)" : "", n, n == 1 ? "" : "s");
+    {
+      g_autofree char *orbits = g_strdup_printf (ngettext ("%u orbit", "%u orbits", self->orbits->len), self->orbits->len);
+      g_autofree char *crossings = g_strdup_printf (ngettext ("%u crossing", "%u crossings", n), n);
+      /* TRANSLATORS: "3 orbits (running), 120 crossings" */
+      text = g_strdup_printf (_("%s%s, %s"), orbits, self->n_running ? _(" (running)") : "", crossings);
+    }
   gtk_label_set_text (self->status, text);
 }
 
@@ -251,7 +257,7 @@ cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError *
 
   if (self->sys == NULL || self->runner == NULL || self->section_text == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "no system to start an orbit of");
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("no system to start an orbit of"));
       return FALSE;
     }
   CmlModel *model = cml_system_get_model (self->sys);
@@ -267,7 +273,7 @@ cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError *
   if (frame->system != self->sys)
     {
       cml_frame_unref (frame);
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "the run is switching systems: click again");
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the run is switching systems: click again"));
       return FALSE;
     }
   g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -316,8 +322,8 @@ cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError *
       if (!g_hash_table_contains (given, set[k]))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                       "%s is not a quantity a run starts from: plot two coordinates, velocities or momenta "
-                       "to start orbits by clicking", set[k]);
+                       _("%s is not a quantity a run starts from: plot two coordinates, velocities or momenta "
+                       "to start orbits by clicking"), set[k]);
           return FALSE;
         }
       g_hash_table_insert (given, g_strdup (set[k]), g_memdup2 (&at[k], sizeof (double)));
@@ -354,8 +360,8 @@ cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError *
         {
           cml_simulation_free (sim);
           g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                       "no motion with the run's energy (%.6g) starts from %s = %.4g, %s = %.4g: choose a point "
-                       "inside the section's curve", level, xn, x, yn, y);
+                       _("no motion with the run's energy (%.6g) starts from %s = %.4g, %s = %.4g: choose a point "
+                       "inside the section's curve"), level, xn, x, yn, y);
           return FALSE;
         }
       started = energy_at (sim, ie, given, obs);
@@ -448,7 +454,7 @@ cml_section_view_set_section (CmlSectionView *self, const char *section, const c
   guint ix = name_position (self, x), iy = name_position (self, y);
   if (ix == GTK_INVALID_LIST_POSITION || iy == GTK_INVALID_LIST_POSITION)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, "no quantity “%s” to plot",
+      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, _("no quantity “%s” to plot"),
                    ix == GTK_INVALID_LIST_POSITION ? x : y);
       return FALSE;
     }
@@ -604,7 +610,7 @@ cml_section_view_init (CmlSectionView *self)
   cml_plot_set_against_time (self->plot, FALSE);
   cml_plot_set_show_all (self->plot, TRUE);
   cml_plot_set_legend_visible (self->plot, FALSE);
-  cml_plot_set_empty_hint (self->plot, "Click to start an orbit from a point");
+  cml_plot_set_empty_hint (self->plot, _("Click to start an orbit from a point"));
   self->orbits = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
   self->cancel = g_cancellable_new ();
   self->last_started = self->last_level = NAN;
@@ -615,18 +621,18 @@ cml_section_view_init (CmlSectionView *self)
   gtk_widget_set_margin_start (row1, 6);
   gtk_widget_set_margin_end (row1, 6);
   gtk_widget_set_margin_top (row1, 6);
-  gtk_box_append (GTK_BOX (row1), labelled ("Section", "The surface the orbits cross: an equation in the "
-                                                       "state, such as y = 0 or x − y = 1"));
+  gtk_box_append (GTK_BOX (row1), labelled (_("Section"), _("The surface the orbits cross: an equation in the "
+                                                       "state, such as y = 0 or x − y = 1")));
   self->section_entry = GTK_ENTRY (gtk_entry_new ());
   gtk_widget_set_hexpand (GTK_WIDGET (self->section_entry), TRUE);
   gtk_editable_set_width_chars (GTK_EDITABLE (self->section_entry), 8);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->section_entry),
-                               "An equation in the coordinates, velocities and monitors; Enter applies it");
+                               _("An equation in the coordinates, velocities and monitors; Enter applies it"));
   gtk_box_append (GTK_BOX (row1), GTK_WIDGET (self->section_entry));
   self->direction = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (
-    (const char *const[]) { "crossed upwards", "crossed downwards", "crossed both ways", NULL }));
+    (const char *const[]) { _("crossed upwards"), _("crossed downwards"), _("crossed both ways"), NULL }));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->direction),
-                               "Which crossings count: where the left side grows through the value, falls, or both");
+                               _("Which crossings count: where the left side grows through the value, falls, or both"));
   gtk_box_append (GTK_BOX (row1), GTK_WIDGET (self->direction));
   gtk_widget_set_parent (row1, GTK_WIDGET (self));
 
@@ -637,17 +643,17 @@ cml_section_view_init (CmlSectionView *self)
   self->y_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->names)), NULL));
   self->x_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->names)), NULL));
   gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->y_drop));
-  gtk_box_append (GTK_BOX (row2), labelled ("against", NULL));
+  gtk_box_append (GTK_BOX (row2), labelled (C_("plot axes", "against"), NULL));
   gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->x_drop));
   GtkWidget *spacer = gtk_label_new (NULL);
   gtk_widget_set_hexpand (spacer, TRUE);
   gtk_box_append (GTK_BOX (row2), spacer);
-  gtk_box_append (GTK_BOX (row2), labelled ("orbit", "How long each orbit runs, in the model's time unit"));
+  gtk_box_append (GTK_BOX (row2), labelled (C_("orbit duration", "orbit"), _("How long each orbit runs, in the model's time unit")));
   self->orbit_time = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (1, 100000, 10));
   gtk_spin_button_set_value (self->orbit_time, DEFAULT_ORBIT_TIME);
   gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->orbit_time));
-  GtkWidget *clear = gtk_button_new_with_mnemonic ("C_lear");
-  gtk_widget_set_tooltip_text (clear, "Remove every orbit");
+  GtkWidget *clear = gtk_button_new_with_mnemonic (_("C_lear"));
+  gtk_widget_set_tooltip_text (clear, _("Remove every orbit"));
   gtk_box_append (GTK_BOX (row2), clear);
   gtk_widget_set_parent (row2, GTK_WIDGET (self));
 
@@ -657,7 +663,7 @@ cml_section_view_init (CmlSectionView *self)
   gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               "Click to start an orbit from this point, on the run's energy level");
+                               _("Click to start an orbit from this point, on the run's energy level"));
   GtkGesture *click = gtk_gesture_click_new ();
   g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));

@@ -16,6 +16,8 @@
 
 #include "cml-sweep-view.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -234,10 +236,10 @@ take_rows (CmlSweepView *self)
   g_autofree char *text = NULL;
   gtk_progress_bar_set_fraction (self->progress, f);
   if (f > 0 && elapsed > 1)
-    text = g_strdup_printf ("Point %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " · about %.0f s left", done,
-                            self->total, ceil (elapsed / f * (1 - f)));
+    text = g_strdup_printf (_("Point %llu of %llu · about %.0f s left"), (unsigned long long) done,
+                            (unsigned long long) self->total, ceil (elapsed / f * (1 - f)));
   else
-    text = g_strdup_printf ("Point %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, done, self->total);
+    text = g_strdup_printf (_("Point %llu of %llu"), (unsigned long long) done, (unsigned long long) self->total);
   gtk_progress_bar_set_text (self->progress, text);
 }
 
@@ -277,14 +279,14 @@ sweep_done (GObject *source, GAsyncResult *result, gpointer data)
   take_rows (self);
   guint n = self->points->len / 2;
   if (!complete)
-    text = g_strdup_printf ("Cancelled after %u of %" G_GUINT64_FORMAT " points.", n, self->total);
+    text = g_strdup_printf (_("Cancelled after %u of %llu points."), n, (unsigned long long) self->total);
   else if (job->n_failed)
-    text = g_strdup_printf ("%u of %u runs failed (no point drawn there); the first, %s", job->n_failed, n,
+    text = g_strdup_printf (_("%u of %u runs failed (no point drawn there); the first, %s"), job->n_failed, n,
                             job->first_failure);
   else
     {
       g_autofree char *shown = cml_expr_pretty_name (job->vary.name, FALSE);
-      text = g_strdup_printf ("%u points in %.2g s. Click the curve to set %s.", n,
+      text = g_strdup_printf (_("%u points in %.2g s. Click the curve to set %s."), n,
                               (g_get_monotonic_time () - job->started) / 1e6, shown);
     }
   set_status (self, text);
@@ -350,7 +352,7 @@ cml_sweep_view_prepare (CmlSweepView *self, const char *name)
   gtk_spin_button_set_value (self->time, t);
   if (self->job == NULL)
     {
-      g_autofree char *text = g_strdup_printf ("Sweep %s over its range: press Run.", name);
+      g_autofree char *text = g_strdup_printf (_("Sweep %s over its range: press Run."), name);
       set_status (self, text);
     }
   return TRUE;
@@ -364,13 +366,13 @@ cml_sweep_view_set_sweep (CmlSweepView *self, const char *name, double from, dou
 
   if (!cml_sweep_view_prepare (self, name))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, "no parameter “%s” to sweep", name);
+      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, _("no parameter “%s” to sweep"), name);
       return FALSE;
     }
   guint m = list_position (self->measure_names, measure);
   if (m == GTK_INVALID_LIST_POSITION)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, "no quantity “%s” to measure", measure);
+      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, _("no quantity “%s” to measure"), measure);
       return FALSE;
     }
   gtk_drop_down_set_selected (self->measure_drop, m);
@@ -391,12 +393,12 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
   const CmlParam *p = find_param (self, name);
   if (self->job)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "a sweep is running");
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("a sweep is running"));
       return FALSE;
     }
   if (self->sys == NULL || self->runner == NULL || p == NULL || measure == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "choose a parameter and a quantity to sweep");
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("choose a parameter and a quantity to sweep"));
       return FALSE;
     }
   CmlModel *model = cml_system_get_model (self->sys);
@@ -436,10 +438,10 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
             g_hash_table_insert (job->given, g_strdup (key), g_memdup2 (value, sizeof (double)));
         }
     }
-  const char *why = !same ? "the run is switching models: try again"
-                    : job->measure < 0 ? "no such quantity"
-                    : job->vary.n < 1  ? "at least one point"
-                    : !(job->at > 0)   ? "the time must be positive"
+  const char *why = !same ? _("the run is switching models: try again")
+                    : job->measure < 0 ? _("no such quantity")
+                    : job->vary.n < 1  ? _("at least one point")
+                    : !(job->at > 0)   ? _("the time must be positive")
                                        : NULL;
   for (guint i = 0; why == NULL && i < job->vary.n; i++)
     if (!cml_model_check_param (model, p, cml_sweep_vary_value (&job->vary, i), error))
@@ -464,7 +466,7 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
   g_clear_pointer (&self->now, cml_plot_series_unref);
   self->curve = cml_plot_series_new (measure, cml_model_unit (model, measure));
   g_autofree char *shown = cml_expr_pretty_name (name, FALSE);
-  g_autofree char *now_name = g_strdup_printf ("the run's %s", shown);
+  g_autofree char *now_name = g_strdup_printf (_("the run's %s"), shown);
   self->now = cml_plot_series_new (now_name, "");
   cml_plot_series_set_dashed (self->now, TRUE);
   cml_plot_add_series (self->plot, self->curve);
@@ -493,7 +495,7 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
   g_task_set_task_data (task, job, (GDestroyNotify) job_unref);
   g_task_run_in_thread (task, sweep_thread);
   g_object_unref (task);
-  set_status (self, "Sweeping — the window's run goes on meanwhile.");
+  set_status (self, _("Sweeping — the window's run goes on meanwhile."));
   update_buttons (self);
   take_rows (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
@@ -593,7 +595,7 @@ cml_sweep_view_set_system (CmlSweepView *self, CmlSystem *sys, CmlRunner *runner
 
   if (names->len > 1)
     cml_sweep_view_prepare (self, names->pdata[0]);
-  set_status (self, sys ? "Choose the parameter, its range and the quantity, then Run." : "");
+  set_status (self, sys ? _("Choose the parameter, its range and the quantity, then Run.") : "");
   update_buttons (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }
@@ -738,7 +740,7 @@ cml_sweep_view_init (CmlSweepView *self)
   cml_plot_set_against_time (self->plot, FALSE);
   cml_plot_set_show_all (self->plot, TRUE);
   cml_plot_set_equal_scales (self->plot, FALSE);
-  cml_plot_set_empty_hint (self->plot, "Run a sweep to see how the quantity depends on the parameter");
+  cml_plot_set_empty_hint (self->plot, _("Run a sweep to see how the quantity depends on the parameter"));
   self->now = cml_plot_series_new ("now", "");
   cml_plot_series_set_dashed (self->now, TRUE);
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
@@ -755,55 +757,55 @@ cml_sweep_view_init (CmlSweepView *self)
   gtk_widget_set_margin_end (GTK_WIDGET (grid), 6);
   gtk_widget_set_margin_top (GTK_WIDGET (grid), 6);
 
-  GtkWidget *label = labelled ("Sweep", "The parameter swept");
+  GtkWidget *label = labelled (_("Sweep"), _("The parameter swept"));
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_grid_attach (grid, label, 0, 0, 1, 1);
   GtkWidget *row = row_box ();
   gtk_widget_set_margin_start (row, 0);
   self->param_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->param_names)), NULL));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->param_drop), "The parameter swept");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->param_drop), _("The parameter swept"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->param_drop));
-  gtk_box_append (GTK_BOX (row), labelled ("in", NULL));
-  self->n_points = spin (1, 100000, 1, 0, "How many values, evenly spaced, ends included");
+  gtk_box_append (GTK_BOX (row), labelled (C_("sweep points", "in"), NULL));
+  self->n_points = spin (1, 100000, 1, 0, _("How many values, evenly spaced, ends included"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->n_points));
-  gtk_box_append (GTK_BOX (row), labelled ("points", NULL));
+  gtk_box_append (GTK_BOX (row), labelled (C_("sweep points", "points"), NULL));
   gtk_grid_attach (grid, row, 1, 0, 1, 1);
 
-  label = labelled ("from", "The first and the last value (default: the slider's range)");
+  label = labelled (C_("sweep range", "from"), _("The first and the last value (default: the slider's range)"));
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_grid_attach (grid, label, 0, 1, 1, 1);
   row = row_box ();
   gtk_widget_set_margin_start (row, 0);
-  self->from = spin (0, 1, 0.01, 3, "The first value (default: the slider's least)");
+  self->from = spin (0, 1, 0.01, 3, _("The first value (default: the slider's least)"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->from));
-  gtk_box_append (GTK_BOX (row), labelled ("to", NULL));
-  self->to = spin (0, 1, 0.01, 3, "The last value (default: the slider's greatest)");
+  gtk_box_append (GTK_BOX (row), labelled (C_("sweep range", "to"), NULL));
+  self->to = spin (0, 1, 0.01, 3, _("The last value (default: the slider's greatest)"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->to));
   gtk_grid_attach (grid, row, 1, 1, 1, 1);
 
-  label = labelled ("Measure", "The quantity read at the end of each run");
+  label = labelled (_("Measure"), _("The quantity read at the end of each run"));
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_grid_attach (grid, label, 0, 2, 1, 1);
   row = row_box ();
   gtk_widget_set_margin_start (row, 0);
   self->measure_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->measure_names)), NULL));
   gtk_drop_down_set_enable_search (self->measure_drop, TRUE);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->measure_drop), "The quantity read at the end of each run");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->measure_drop), _("The quantity read at the end of each run"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->measure_drop));
-  gtk_box_append (GTK_BOX (row), labelled ("at t =", "When each run is measured, in the model's time unit"));
-  self->time = spin (0.001, 1e6, 1, 2, "When each run is measured (default: the run's present time)");
+  gtk_box_append (GTK_BOX (row), labelled (_("at t ="), _("When each run is measured, in the model's time unit")));
+  self->time = spin (0.001, 1e6, 1, 2, _("When each run is measured (default: the run's present time)"));
   gtk_editable_set_width_chars (GTK_EDITABLE (self->time), 8);
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->time));
   gtk_grid_attach (grid, row, 1, 2, 1, 1);
   gtk_widget_set_parent (GTK_WIDGET (grid), GTK_WIDGET (self));
 
   row = row_box ();
-  self->run = gtk_button_new_with_mnemonic ("_Run");
+  self->run = gtk_button_new_with_mnemonic (_("_Run"));
   gtk_widget_add_css_class (self->run, "suggested-action");
-  gtk_widget_set_tooltip_text (self->run, "Run the model at every point, on worker threads");
+  gtk_widget_set_tooltip_text (self->run, _("Run the model at every point, on worker threads"));
   gtk_box_append (GTK_BOX (row), self->run);
-  self->cancel = gtk_button_new_with_mnemonic ("_Cancel");
-  gtk_widget_set_tooltip_text (self->cancel, "Stop the sweep; the points done stay");
+  self->cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
+  gtk_widget_set_tooltip_text (self->cancel, _("Stop the sweep; the points done stay"));
   gtk_box_append (GTK_BOX (row), self->cancel);
   self->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
   gtk_progress_bar_set_show_text (self->progress, TRUE);
@@ -818,7 +820,7 @@ cml_sweep_view_init (CmlSweepView *self)
   gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "pointer");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               "Click the curve to set the parameter to the nearest point's value");
+                               _("Click the curve to set the parameter to the nearest point's value"));
   GtkGesture *click = gtk_gesture_click_new ();
   g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));

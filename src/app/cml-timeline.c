@@ -6,6 +6,8 @@
 
 #include "cml-timeline.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 /* After the user moves the scrubber, frames do not move it for this long: the worker's
@@ -109,9 +111,9 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   if (!isfinite (frame->distance))
     self->distance_text = g_strdup ("");
   else if (frame->distance_unit)
-    self->distance_text = g_strdup_printf ("from the start: %.3g %s", frame->distance, frame->distance_unit);
+    self->distance_text = g_strdup_printf (_("from the start: %.3g %s"), frame->distance, frame->distance_unit);
   else
-    self->distance_text = g_strdup_printf ("from the start: %.3g", frame->distance);
+    self->distance_text = g_strdup_printf (_("from the start: %.3g"), frame->distance);
   gtk_label_set_text (self->distance_label, self->distance_text);
 }
 

@@ -10,6 +10,8 @@
 
 #include "cml-window-private.h"
 
+#include <glib/gi18n.h>
+
 static void
 play_pause_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
@@ -113,12 +115,12 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *param)
       gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
       return;
     }
-  self->chooser = gtk_file_chooser_native_new ("Open Model", GTK_WINDOW (self),
+  self->chooser = gtk_file_chooser_native_new (_("Open Model"), GTK_WINDOW (self),
                                                GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  gtk_file_filter_set_name (models, "Model files (*.cml)");
+  gtk_file_filter_set_name (models, _("Model files (*.cml)"));
   gtk_file_filter_add_pattern (models, "*.cml");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), models);
-  gtk_file_filter_set_name (all, "All files");
+  gtk_file_filter_set_name (all, _("All files"));
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), all);
   gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (self->chooser), models);

@@ -23,6 +23,8 @@
 
 #include "cml-window-private.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 #include "cml-as-vakonomic.h"
@@ -67,7 +69,7 @@ other_integrator (const CmlIntegratorOptions *first, CmlIntegratorOptions *other
 static char *
 integrator_label (const CmlIntegratorOptions *o)
 {
-  return g_strdup_printf ("%s, tolerance %.0e", cml_integrator_kind_to_string (o->kind), o->rtol);
+  return g_strdup_printf (_("%s, tolerance %.0e"), cml_integrator_kind_to_string (o->kind), o->rtol);
 }
 
 void
@@ -200,7 +202,7 @@ cml_window_compare_tick (CmlWindow *self)
   cml_scene_view_set_ghost_frame (self->scene_view, frame);
   if (frame->state == CML_RUNNER_FAILED && self->ghost_failures == 0 && frame->message)
     {
-      g_autofree char *text = g_strdup_printf ("The %s run stopped at t = %.6g: %s", self->ghost_label,
+      g_autofree char *text = g_strdup_printf (_("The %s run stopped at t = %.6g: %s"), self->ghost_label,
                                                frame->t, frame->message);
       self->ghost_failures++;
       cml_window_show_toast (self, text);
@@ -317,7 +319,7 @@ cml_window_compare_with (CmlWindow *self, const char *what, GError **error)
   if (kind == CML_COMPARE_NONE && !g_str_equal (what, "none"))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                   "compare with copy, vakonomic, integrator or none, not “%s”", what);
+                   _("compare with copy, vakonomic, integrator or none, not “%s”"), what);
       return FALSE;
     }
   return cml_window_compare (self, kind, error);
@@ -331,10 +333,10 @@ compare_action (GtkWidget *widget, const char *action_name, GVariant *param)
   g_autoptr (GError) error = NULL;
 
   if (!cml_window_compare_with (self, what, &error))
-    cml_window_show_error (self, "Cannot compare these runs", error->message);
+    cml_window_show_error (self, _("Cannot compare these runs"), error->message);
   else if (g_str_equal (what, "copy"))
-    cml_window_show_toast (self, "A copy of this run is drawn faint: change a parameter or the initial "
-                                 "values, and watch the two runs part");
+    cml_window_show_toast (self, _("A copy of this run is drawn faint: change a parameter or the initial "
+                                 "values, and watch the two runs part"));
 }
 
 static void

@@ -23,6 +23,8 @@
 
 #include "cml-window-private.h"
 
+#include <glib/gi18n.h>
+
 #include "cml-error.h"
 #include "cml-output.h"
 #include "cml-parameter-panel-private.h"
@@ -283,7 +285,7 @@ cml_window_rebuild_recent (CmlWindow *self)
     }
   if (shown == 0)
     {
-      g_autoptr (GMenuItem) item = g_menu_item_new ("No recent sessions", "win.no-recent");
+      g_autoptr (GMenuItem) item = g_menu_item_new (_("No recent sessions"), "win.no-recent");
       g_menu_append_item (self->recent_section, item);
     }
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
@@ -302,7 +304,7 @@ cml_window_get_session (CmlWindow *self, GError **error)
 
   if (self->runner == NULL || self->system == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "no model is running");
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("no model is running"));
       return NULL;
     }
   params = current_params (self);
@@ -330,7 +332,7 @@ cml_window_save_session (CmlWindow *self, const char *path, GError **error)
   cml_window_rebuild_recent (self);
   {
     g_autofree char *base = g_path_get_basename (path);
-    g_autofree char *done = g_strdup_printf ("Session saved as “%s”", base);
+    g_autofree char *done = g_strdup_printf (_("Session saved as “%s”"), base);
 
     cml_window_show_toast (self, done);
   }
@@ -499,14 +501,14 @@ cml_window_export_data (CmlWindow *self, const char *path, GError **error)
     format = CML_OUTPUT_JSON;
   else
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s: unknown data format (use .csv or .json)", path);
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s: unknown data format (use .csv or .json)"), path);
       return FALSE;
     }
 
   sys = cml_plot_view_get_system (self->time_plot);
   if (sys == NULL || self->runner == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "no run to export");
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("no run to export"));
       return FALSE;
     }
   /* the header: the model, the newest parameters, the run's initial state */
@@ -552,7 +554,7 @@ cml_window_export_data (CmlWindow *self, const char *path, GError **error)
     return FALSE;
   {
     g_autofree char *base = g_path_get_basename (path);
-    g_autofree char *done = g_strdup_printf ("%u rows written to “%s”", n_rows, base);
+    g_autofree char *done = g_strdup_printf (_("%u rows written to “%s”"), n_rows, base);
 
     cml_window_show_toast (self, done);
   }
@@ -607,15 +609,15 @@ run_io (CmlWindow *self, int kind, const char *path)
     {
     case IO_SAVE_SESSION:
       if (!cml_window_save_session (self, path, &error))
-        primary = "Could not save the session";
+        primary = _("Could not save the session");
       break;
     case IO_OPEN_SESSION:
       if (!cml_window_open_session (self, path, &error))
-        primary = "Could not open the session";
+        primary = _("Could not open the session");
       break;
     case IO_EXPORT_DATA:
       if (!cml_window_export_data (self, path, &error))
-        primary = "Could not export the data";
+        primary = _("Could not export the data");
       break;
     default:
       break;
@@ -656,9 +658,9 @@ confirm_replace (CmlWindow *self, int kind, const char *path)
   io->path = g_strdup (path);
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE, "Replace “%s”?", base);
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE, _("Replace “%s”?"), base);
   gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
-                                            "A file of this name already exists in the folder.");
+                                            _("A file of this name already exists in the folder."));
   gtk_dialog_add_buttons (GTK_DIALOG (dialog), "_Cancel", GTK_RESPONSE_CANCEL, "_Replace", GTK_RESPONSE_ACCEPT, NULL);
   gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   G_GNUC_END_IGNORE_DEPRECATIONS
@@ -713,8 +715,8 @@ static void
 run_io_chooser (CmlWindow *self, int kind)
 {
   gboolean save = kind != IO_OPEN_SESSION;
-  const char *title = kind == IO_SAVE_SESSION ? "Save Session"
-                      : kind == IO_OPEN_SESSION ? "Open Session" : "Export Data";
+  const char *title = kind == IO_SAVE_SESSION ? _("Save Session")
+                      : kind == IO_OPEN_SESSION ? _("Open Session") : _("Export Data");
   GtkFileChooser *fc;
 
   close_io_chooser (self);
@@ -744,11 +746,11 @@ run_io_chooser (CmlWindow *self, int kind)
       g_autoptr (GtkFileFilter) sessions = gtk_file_filter_new ();
       g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
 
-      gtk_file_filter_set_name (sessions, "cmlab sessions (*.cmlsession)");
+      gtk_file_filter_set_name (sessions, _("cmlab sessions (*.cmlsession)"));
       gtk_file_filter_add_pattern (sessions, "*" SESSION_EXT);
       gtk_file_filter_add_mime_type (sessions, SESSION_MIME);
       gtk_file_chooser_add_filter (fc, sessions);
-      gtk_file_filter_set_name (all, "All files");
+      gtk_file_filter_set_name (all, _("All files"));
       gtk_file_filter_add_pattern (all, "*");
       gtk_file_chooser_add_filter (fc, all);
       gtk_file_chooser_set_filter (fc, sessions);
@@ -789,7 +791,7 @@ open_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
   g_autoptr (GError) error = NULL;
 
   if (!cml_window_open_session (self, path, &error))
-    cml_window_show_error (self, "Could not open the session", error->message);
+    cml_window_show_error (self, _("Could not open the session"), error->message);
 }
 
 static void

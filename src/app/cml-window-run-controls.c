@@ -7,6 +7,8 @@
 
 #include "cml-window-private.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 
 #include "cml-error.h"
@@ -68,7 +70,7 @@ cml_window_set_integrator (CmlWindow *self, const char *name, double step, GErro
   g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
   if (!cml_integrator_kind_from_string (name, &kind))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "there is no integrator “%s” (cmlab-cli list integrators)",
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("there is no integrator “%s” (cmlab-cli list integrators)"),
                    name);
       return FALSE;
     }

@@ -7,6 +7,8 @@
 
 #include "cml-window-private.h"
 
+#include <glib/gi18n.h>
+
 #include "cml-atomic-file.h"
 
 
@@ -27,7 +29,7 @@ cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error)
   renderer = gtk_native_get_renderer (GTK_NATIVE (self));
   if (w <= 0 || h <= 0 || renderer == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window is not shown yet");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("the window is not shown yet"));
       return FALSE;
     }
   /* the window as GTK draws it: widgets, and the GL views' last frames */
@@ -41,7 +43,7 @@ cml_window_save_screenshot (CmlWindow *self, const char *path, GError **error)
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window drew nothing");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("the window drew nothing"));
       return FALSE;
     }
   texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));

@@ -14,6 +14,8 @@
 
 #include "cml-window-steer.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -152,13 +154,13 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
       /* nothing changes: the run goes on as it was */
       /* the core speaks to the command line; here the guess is the run's start */
       g_autoptr (GString) reason = g_string_new (error->message);
-      const char *cli = "; try a closer guess with --init";
+      const char *cli = _("; try a closer guess with --init");
       if (g_str_has_suffix (reason->str, cli))
         {
           g_string_truncate (reason, reason->len - strlen (cli));
-          g_string_append (reason, " — try a nearer target, or start the run with other momenta as a first guess");
+          g_string_append (reason, _(" — try a nearer target, or start the run with other momenta as a first guess"));
         }
-      g_autofree char *msg = g_markup_printf_escaped ("<b>No extremal reaches %s at T = %s.</b>\n%s", where, when,
+      g_autofree char *msg = g_markup_printf_escaped (_("<b>No extremal reaches %s at T = %s.</b>\n%s"), where, when,
                                                       reason->str);
       cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_NONE, msg, NULL);
       job_free (job);
@@ -184,7 +186,7 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
   st->restarting = FALSE;
   if (!started)
     {
-      g_autofree char *msg = g_markup_printf_escaped ("<b>The run could not start from the extremal found.</b>\n%s",
+      g_autofree char *msg = g_markup_printf_escaped (_("<b>The run could not start from the extremal found.</b>\n%s"),
                                                       error->message);
       cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_NONE, msg, NULL);
       job_free (job);
@@ -193,7 +195,7 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
 
   GArray *times = res->shoot->conjugate_times;
   cml_scene_view_set_steer_markers (self->scene_view, job->target, res->conjugate_points, times->len);
-  g_autofree char *head = g_markup_printf_escaped ("target %s, reached at T = %s", where, when);
+  g_autofree char *head = g_markup_printf_escaped (_("target %s, reached at T = %s"), where, when);
   /* the tooltip: why there are no conjugate times, in the core's words */
   cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_TARGET, head, res->shoot->conjugate_note);
   if (times->len > 0)
@@ -201,15 +203,15 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
       g_autoptr (GString) ts = g_string_new (NULL);
       for (guint k = 0; k < times->len; k++)
         g_string_append_printf (ts, "%s%.4g", k ? ", " : "", g_array_index (times, double, k));
-      g_autofree char *conj = g_markup_printf_escaped ("conjugate point (the extremal stops being minimizing): "
-                                                       "t = %s", ts->str);
+      g_autofree char *conj = g_markup_printf_escaped (_("conjugate point (the extremal stops being minimizing): "
+                                                       "t = %s"), ts->str);
       cml_scene_view_set_steer_conjugate_note (self->scene_view, conj, TRUE);
     }
   else if (res->shoot->conjugate_rows)
-    cml_scene_view_set_steer_conjugate_note (self->scene_view, "no conjugate point before T", FALSE);
+    cml_scene_view_set_steer_conjugate_note (self->scene_view, _("no conjugate point before T"), FALSE);
   else
-    cml_scene_view_set_steer_conjugate_note (self->scene_view, "conjugate points not computed for this model "
-                                             "(point here for why)", FALSE);
+    cml_scene_view_set_steer_conjugate_note (self->scene_view, _("conjugate points not computed for this model "
+                                             "(point here for why)"), FALSE);
   job_free (job);
 }
 
@@ -227,7 +229,7 @@ cml_window_steer_to (CmlWindow *self, const double target[3], double t_end, GErr
     }
   if (self->runner == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "No model is running.");
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("No model is running."));
       return FALSE;
     }
   cml_window_steer_cancel (self);
@@ -271,7 +273,7 @@ cml_window_steer_to (CmlWindow *self, const double target[3], double t_end, GErr
 
   g_autofree char *where = target_text (&aim, target);
   g_autofree char *when = time_text (sys, T);
-  g_autofree char *msg = g_markup_printf_escaped ("Finding the extremal to (%s) at T = %s…", where, when);
+  g_autofree char *msg = g_markup_printf_escaped (_("Finding the extremal to (%s) at T = %s…"), where, when);
   cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_BUSY, msg, NULL);
   cml_scene_shoot_async (g_steal_pointer (&sim), &aim, target, T, (const char *const *) also->pdata, st->cancel,
                          shoot_done, job);
@@ -351,12 +353,12 @@ steer_pending (gpointer data)
   g_autofree char *why = NULL;
   gboolean ok = ready && cml_scene_aim_find (self->system, &aim, &why);
   if (!ready)
-    g_printerr ("cmlab: --target: the model did not start\n");
+    g_printerr (_("cmlab: --target: the model did not start\n"));
   else if (!ok)
-    g_printerr ("cmlab: --target: %s\n", why);
+    g_printerr (_("cmlab: --target: %s\n"), why);
   else if (p->n != aim.n)
     {
-      g_printerr ("cmlab: --target takes %u values for this model:", aim.n);
+      g_printerr (_("cmlab: --target takes %u values for this model:"), aim.n);
       for (guint j = 0; j < 3; j++)
         if (aim.names[j])
           g_printerr (" %s", aim.names[j]);
@@ -374,7 +376,7 @@ steer_pending (gpointer data)
   if (f)
     cml_frame_unref (f);
   if (ok && !cml_window_steer_to (self, target, p->t_end > 0 ? p->t_end : CML_SCENE_SHOOT_DEFAULT_T, &error))
-    g_printerr ("cmlab: --target: %s\n", error->message);
+    g_printerr (_("cmlab: --target: %s\n"), error->message);
   return G_SOURCE_REMOVE;
 }
 

@@ -9,6 +9,8 @@
 
 #include "cml-window-sweep.h"
 
+#include <glib/gi18n.h>
+
 #include "cml-window-private.h"
 
 CmlSweepView *
@@ -49,7 +51,7 @@ cml_window_sweep_init (CmlWindow *self)
 {
   GtkWidget *page = cml_sweep_view_new ();
 
-  gtk_stack_add_titled (self->side_stack, page, "sweep", "Sweep");
+  gtk_stack_add_titled (self->side_stack, page, "sweep", _("Sweep"));
   cml_sweep_view_set_run_source (CML_SWEEP_VIEW (page), run_source, self);
   g_signal_connect_swapped (page, "param-picked", G_CALLBACK (on_param_picked), self);
   g_signal_connect_swapped (self->parameter_panel, "sweep-requested", G_CALLBACK (on_sweep_requested), self);

@@ -12,6 +12,8 @@
 
 #include "cml-window-private.h"
 
+#include <glib/gi18n.h>
+
 #include "cml-atomic-file.h"
 #include "cml-resources.h"
 #include "cml-run-failure.h"
@@ -83,7 +85,7 @@ cml_window_show_load_error (CmlWindow *self, const char *path, const char *messa
   g_free (self->failed_path);
   self->failed_path = g_strdup (path);
   base = path ? g_path_get_basename (path) : NULL;
-  title = base ? g_strdup_printf ("Could not open “%s”", base) : g_strdup ("Could not open the model");
+  title = base ? g_strdup_printf (_("Could not open “%s”"), base) : g_strdup (_("Could not open the model"));
   gtk_label_set_text (self->error_title, title);
   gtk_label_set_text (self->error_detail, message ? message : "");
   gtk_widget_set_visible (self->error_retry_button, path != NULL);
@@ -256,19 +258,19 @@ cml_window_open_file (CmlWindow *self, GFile *file)
   if (path == NULL)
     {
       uri = g_file_get_uri (file);
-      cml_window_show_error (self, "Cannot open this model", uri);
+      cml_window_show_error (self, _("Cannot open this model"), uri);
       return;
     }
   if (cml_is_session_path (path))
     {
       if (!cml_window_open_session (self, path, &error))
-        cml_window_show_error (self, "Could not open the session", error->message);
+        cml_window_show_error (self, _("Could not open the session"), error->message);
       return;
     }
   if (!cml_window_load (self, path, &error))
     {
       g_autofree char *base = g_path_get_basename (path);
-      g_autofree char *primary = g_strdup_printf ("Could not open “%s”", base);
+      g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), base);
 
       /* nothing runs yet: the error takes the scene's place; otherwise the run goes on */
       if (self->system == NULL)
@@ -288,7 +290,7 @@ on_model_selected (CmlWindow *self, gpointer model)
   if (!cml_window_set_model (self, model, &error))
     {
       CmlModel *m = model;
-      g_autofree char *primary = g_strdup_printf ("Could not start “%s”", m->title ? m->title : m->name);
+      g_autofree char *primary = g_strdup_printf (_("Could not start “%s”"), m->title ? m->title : m->name);
 
       cml_window_show_error (self, primary, error->message);
       /* keep showing the selection of what runs */
@@ -809,10 +811,10 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
   switch (frame->state)
     {
     case CML_RUNNER_RUNNING:
-      gtk_label_set_text (self->state_label, "running");
+      gtk_label_set_text (self->state_label, C_("run state", "running"));
       break;
     case CML_RUNNER_PAUSED:
-      gtk_label_set_text (self->state_label, "paused");
+      gtk_label_set_text (self->state_label, C_("run state", "paused"));
       break;
     case CML_RUNNER_FAILED:
     default:
@@ -840,7 +842,7 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
 
   if (frame->state == CML_RUNNER_FAILED)
     {
-      const char *message = frame->message ? frame->message : "the run failed";
+      const char *message = frame->message ? frame->message : _("the run failed");
 
       if (g_strcmp0 (self->failure_shown, message) != 0)
         {
@@ -867,10 +869,10 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
       else if (frame->lagging && frame->state == CML_RUNNER_RUNNING)
         {
           if (self->effective_speed > 0)
-            g_snprintf (buf, sizeof buf, "lagging: the integrator cannot keep up with ×%g (runs at ×%.2g)",
+            g_snprintf (buf, sizeof buf, _("lagging: the integrator cannot keep up with ×%g (runs at ×%.2g)"),
                         frame->speed, self->effective_speed);
           else
-            g_snprintf (buf, sizeof buf, "lagging: the integrator cannot keep up with ×%g", frame->speed);
+            g_snprintf (buf, sizeof buf, _("lagging: the integrator cannot keep up with ×%g"), frame->speed);
           gtk_label_set_text (self->message_label, buf);
         }
       else
@@ -887,7 +889,7 @@ update_play_button (CmlWindow *self, CmlRunnerState state)
 
   gtk_button_set_icon_name (self->play_button, running ? "media-playback-pause-symbolic"
                                                        : "media-playback-start-symbolic");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->play_button), running ? "Pause (Space)" : "Play (Space)");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->play_button), running ? _("Pause (Space)") : _("Play (Space)"));
 }
 
 static void
