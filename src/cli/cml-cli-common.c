@@ -85,7 +85,7 @@ cml_cli_usage_error (const char *usage, const char *fmt, ...)
   fputs ("\n", stderr);
   va_end (ap);
   if (usage)
-    fputs (usage, stderr);
+    fputs (_(usage), stderr);
   return CML_CLI_EXIT_USAGE;
 }
 
@@ -105,7 +105,7 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
       CmlModel *vakonomic = cml_model_new_as_vakonomic (model, &error);
       if (vakonomic == NULL)
         {
-          fprintf (stderr, "cmlab-cli: --as vakonomic: %s\n", error->message);
+          fprintf (stderr, _("cmlab-cli: --as vakonomic: %s\n"), error->message);
           return CML_CLI_EXIT_USAGE;
         }
       cml_model_unref (model);
@@ -118,7 +118,7 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
       return CML_CLI_EXIT_USAGE;
     }
   for (guint k = 0; k < model->warnings->len; k++)
-    fprintf (stderr, "warning: %s\n", (char *) model->warnings->pdata[k]);
+    fprintf (stderr, _("warning: %s\n"), (char *) model->warnings->pdata[k]);
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   if (sim == NULL)
     {
@@ -141,7 +141,7 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
       g_autofree char *name = NULL;
       double v;
       if (!cml_cli_split_assignment (sets->pdata[k], &name, &v))
-        return cml_cli_usage_error (usage, "--set takes NAME=NUMBER, not “%s”",
+        return cml_cli_usage_error (usage, _("--set takes NAME=NUMBER, not “%s”"),
                                     (char *) sets->pdata[k]);
       if (!cml_simulation_set_param (sim, name, v, &error))
         {
@@ -170,7 +170,7 @@ cml_cli_parse_inits (GPtrArray *inits, GHashTable *given, const char *usage)
       char *name = NULL;
       double v;
       if (!cml_cli_split_assignment (inits->pdata[k], &name, &v))
-        return cml_cli_usage_error (usage, "--init takes NAME=NUMBER, not “%s”",
+        return cml_cli_usage_error (usage, _("--init takes NAME=NUMBER, not “%s”"),
                                     (char *) inits->pdata[k]);
       g_hash_table_insert (given, name, g_memdup2 (&v, sizeof v));
     }
@@ -186,29 +186,29 @@ cml_cli_check_output_path (const char *option, const char *path, char **why)
     return TRUE;
   if (*path == '\0')
     {
-      *why = g_strdup_printf ("%s needs a file name, not an empty one", option);
+      *why = g_strdup_printf (_("%s needs a file name, not an empty one"), option);
       return FALSE;
     }
   if (g_str_has_suffix (path, "/") || g_file_test (path, G_FILE_TEST_IS_DIR))
     {
-      *why = g_strdup_printf ("%s “%s” is a directory: give a file name (e.g. %s%sout.csv)", option, path, path,
+      *why = g_strdup_printf (_("%s “%s” is a directory: give a file name (e.g. %s%sout.csv)"), option, path, path,
                               g_str_has_suffix (path, "/") ? "" : "/");
       return FALSE;
     }
   dir = g_path_get_dirname (path);
   if (g_file_test (dir, G_FILE_TEST_EXISTS) && !g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
-      *why = g_strdup_printf ("%s “%s”: cannot write there: “%s” is not a directory", option, path, dir);
+      *why = g_strdup_printf (_("%s “%s”: cannot write there: “%s” is not a directory"), option, path, dir);
       return FALSE;
     }
   if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
-      *why = g_strdup_printf ("%s “%s”: there is no directory “%s”", option, path, dir);
+      *why = g_strdup_printf (_("%s “%s”: there is no directory “%s”"), option, path, dir);
       return FALSE;
     }
   if (access (dir, W_OK) != 0)
     {
-      *why = g_strdup_printf ("%s “%s”: cannot write in the directory “%s”: %s", option, path, dir,
+      *why = g_strdup_printf (_("%s “%s”: cannot write in the directory “%s”: %s"), option, path, dir,
                               g_strerror (errno));
       return FALSE;
     }
@@ -223,15 +223,15 @@ cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **wh
 
   if (n_rows > CML_CLI_MAX_ROWS)
     {
-      *why = g_strdup_printf ("%" G_GUINT64_FORMAT " rows (about %.3g GB), more than 10^8, the limit: use a "
-                              "larger --dt-out", n_rows, bytes / 1e9);
+      *why = g_strdup_printf (_("%llu rows (about %.3g GB), more than 10^8, the limit: use a "
+                              "larger --dt-out"), (unsigned long long) n_rows, bytes / 1e9);
       return FALSE;
     }
   if (to_stdout && n_rows > CML_CLI_MAX_STDOUT_ROWS)
     {
-      *why = g_strdup_printf ("%" G_GUINT64_FORMAT " rows (about %.3g GB) to standard output, more than 10^7, "
-                              "the limit there (its free space cannot be known): use a larger --dt-out, or -o FILE",
-                              n_rows, bytes / 1e9);
+      *why = g_strdup_printf (_("%llu rows (about %.3g GB) to standard output, more than 10^7, "
+                              "the limit there (its free space cannot be known): use a larger --dt-out, or -o FILE"),
+                              (unsigned long long) n_rows, bytes / 1e9);
       return FALSE;
     }
   if (!to_stdout)
@@ -243,8 +243,8 @@ cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **wh
           double avail = (double) fs.f_bavail * fs.f_frsize;
           if (bytes > avail)
             {
-              *why = g_strdup_printf ("%" G_GUINT64_FORMAT " rows need about %.3g GB, and the file system of “%s” has "
-                                      "%.3g GB free: use a larger --dt-out", n_rows, bytes / 1e9, dir, avail / 1e9);
+              *why = g_strdup_printf (_("%llu rows need about %.3g GB, and the file system of “%s” has "
+                                      "%.3g GB free: use a larger --dt-out"), (unsigned long long) n_rows, bytes / 1e9, dir, avail / 1e9);
               return FALSE;
             }
         }
@@ -298,15 +298,15 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
   else if (g_str_equal (name, "--session"))
     {
       if (ro->session_path)
-        return cml_cli_option_error (error, "--session is given twice (“%s”, “%s”): one session is one run",
+        return cml_cli_option_error (error, _("--session is given twice (“%s”, “%s”): one session is one run"),
                                      ro->session_path, value);
       ro->session_path = g_strdup (value);
     }
   else if (g_str_equal (name, "--as"))
     {
       if (!g_str_equal (value, "vakonomic"))
-        return cml_cli_option_error (error, "--as takes vakonomic (the nonholonomic model's Lagrangian and "
-                                            "constraints read by the vakonomic principle), not “%s”", value);
+        return cml_cli_option_error (error, _("--as takes vakonomic (the nonholonomic model's Lagrangian and "
+                                            "constraints read by the vakonomic principle), not “%s”"), value);
       run_as_vakonomic = TRUE;
     }
   else if (g_str_equal (name, "--set"))
@@ -317,7 +317,7 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
     {
       if (!cml_cli_parse_double (value, &v) || (!ro->t_end_signed_ok && v < 0)
           || (!ro->t_end_zero_ok && !(v > 0)))
-        return cml_cli_option_error (error, "--t-end needs a number %s, not “%s”", ro->t_end_zero_ok ? ">= 0" : "> 0",
+        return cml_cli_option_error (error, _("--t-end needs a number %s, not “%s”"), ro->t_end_zero_ok ? ">= 0" : "> 0",
                                  value);
       ro->t_end = v;
       ro->has_t_end = TRUE;
@@ -325,27 +325,27 @@ run_option (const char *name, const char *value, gpointer data, GError **error)
   else if (g_str_equal (name, "--integrator"))
     {
       if (!cml_integrator_kind_from_string (value, &ro->kind))
-        return cml_cli_option_error (error, "unknown integrator “%s”", value);
+        return cml_cli_option_error (error, _("unknown integrator “%s”"), value);
       ro->has_integrator = TRUE;
     }
   else if (g_str_equal (name, "--rtol"))
     {
       if (!cml_cli_parse_double (value, &v) || !(v > 0 && v < 1))
-        return cml_cli_option_error (error, "--rtol needs a number between 0 and 1 (e.g. 1e-8), not “%s”", value);
+        return cml_cli_option_error (error, _("--rtol needs a number between 0 and 1 (e.g. 1e-8), not “%s”"), value);
       ro->rtol = v;
       ro->has_rtol = TRUE;
     }
   else if (g_str_equal (name, "--atol"))
     {
       if (!cml_cli_parse_double (value, &v) || !(v > 0))
-        return cml_cli_option_error (error, "--atol needs a number > 0, not “%s”", value);
+        return cml_cli_option_error (error, _("--atol needs a number > 0, not “%s”"), value);
       ro->atol = v;
       ro->has_atol = TRUE;
     }
   else if (g_str_equal (name, "--step"))
     {
       if (!cml_cli_parse_double (value, &v) || !(v > 0))
-        return cml_cli_option_error (error, "--step needs a number > 0, not “%s”", value);
+        return cml_cli_option_error (error, _("--step needs a number > 0, not “%s”"), value);
       ro->step = v;
       ro->has_step = TRUE;
     }
@@ -416,7 +416,7 @@ cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer
   *model = NULL;
   /* an option given last without its value (GLib would say "Missing argument") */
   if (argc > 0 && (takes_value (argv[argc - 1], entries) || takes_value (argv[argc - 1], ro_entries)))
-    return cml_cli_usage_error (usage, "option %s needs a value", argv[argc - 1]);
+    return cml_cli_usage_error (usage, _("option %s needs a value"), argv[argc - 1]);
 
   /* GLib's argument vector starts with the program; its short options take no "=", which
    * -o has always taken */
@@ -439,7 +439,7 @@ cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer
   gboolean parsed = g_option_context_parse_strv (context, &args, &error);
   if (ro->help)
     {
-      fputs (usage, stdout);
+      fputs (_(usage), stdout);
       return 0;
     }
   if (!parsed)
@@ -455,14 +455,14 @@ cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer
       else if (!options_end && a[0] == '-' && a[1] != '\0')
         {
           g_clear_pointer (model, g_free);
-          return cml_cli_usage_error (usage, "unknown option “%s”", a);
+          return cml_cli_usage_error (usage, _("unknown option “%s”"), a);
         }
       else if (*model == NULL)
         *model = g_strdup (a);
       else
         {
           g_clear_pointer (model, g_free);
-          return cml_cli_usage_error (usage, "unexpected argument “%s”", a);
+          return cml_cli_usage_error (usage, _("unexpected argument “%s”"), a);
         }
     }
   if (ro->session_path)
@@ -470,7 +470,7 @@ cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer
       g_autoptr (GError) serr = NULL;
       if (*model != NULL)
         {
-          int status = cml_cli_usage_error (usage, "--session %s gives the model: no model “%s” besides it",
+          int status = cml_cli_usage_error (usage, _("--session %s gives the model: no model “%s” besides it"),
                                             ro->session_path, *model);
           g_clear_pointer (model, g_free);
           return status;
@@ -487,7 +487,7 @@ cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer
       return CML_CLI_CONTINUE;
     }
   if (*model == NULL)
-    return cml_cli_usage_error (usage, "which model? Give a model file or a built-in name (or --session FILE)");
+    return cml_cli_usage_error (usage, _("which model? Give a model file or a built-in name (or --session FILE)"));
   return CML_CLI_CONTINUE;
 }
 
@@ -505,11 +505,11 @@ cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions
     iopt->kind = ro->kind;
   /* a fixed-step method has a step and no tolerances; an adaptive one the other way round */
   if (ro->has_step && !cml_integrator_kind_is_fixed_step (iopt->kind))
-    return cml_cli_usage_error (usage, "--step sets the step of a fixed-step integrator (implicit-midpoint, variational, variational4); %s "
-                                "chooses its own steps from --rtol and --atol",
+    return cml_cli_usage_error (usage, _("--step sets the step of a fixed-step integrator (implicit-midpoint, variational, variational4); %s "
+                                "chooses its own steps from --rtol and --atol"),
                                 cml_integrator_kind_to_string (iopt->kind));
   if ((ro->has_rtol || ro->has_atol) && cml_integrator_kind_is_fixed_step (iopt->kind))
-    return cml_cli_usage_error (usage, "%s takes fixed steps (--step H, default %g): --rtol and --atol do not apply",
+    return cml_cli_usage_error (usage, _("%s takes fixed steps (--step H, default %g): --rtol and --atol do not apply"),
                                 cml_integrator_kind_to_string (iopt->kind), iopt->h_fixed);
   if (ro->has_rtol)
     iopt->rtol = ro->rtol;
@@ -545,11 +545,11 @@ cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **
       refuse = !(steps <= CML_CLI_MAX_RUN_STEPS);
       if (refuse)
         {
-          g_autofree char *estimate = isfinite (steps) ? g_strdup_printf ("about %.2g", steps)
-                                                       : g_strdup ("more than 10^308");
-          *why = g_strdup_printf ("--t-end %g is out of reach: the first %d steps of the integrator went from t = %g "
+          g_autofree char *estimate = isfinite (steps) ? g_strdup_printf (_("about %.2g"), steps)
+                                                       : g_strdup (_("more than 10^308"));
+          *why = g_strdup_printf (_("--t-end %g is out of reach: the first %d steps of the integrator went from t = %g "
                                   "to t = %.6g, so t = %g would take %s steps, more than 10^9 (hours of "
-                                  "computing): use a shorter --t-end",
+                                  "computing): use a shorter --t-end"),
                                   t_end, CML_CLI_PROBE_STEPS, t0, t_reached, t_end, estimate);
         }
     }
@@ -605,16 +605,16 @@ cml_cli_progress_note (CmlCliProgress *p, double t, gint64 now, double done)
   if (cml_cli_looks_stiff (&p->stats))
     {
       p->noted = TRUE;
-      return g_strdup_printf ("the system looks stiff here: try --integrator msbdf (at t = %.6g %s takes steps of "
-                              "%.3g, held by its stability limit, not by the accuracy asked for; %" G_GUINT64_FORMAT
-                              " of %" G_GUINT64_FORMAT " tries rejected)",
-                              t, p->integrator, p->stats.h, p->stats.n_rejected,
-                              p->stats.n_steps + p->stats.n_rejected);
+      return g_strdup_printf (_("the system looks stiff here: try --integrator msbdf (at t = %.6g %s takes steps of "
+                              "%.3g, held by its stability limit, not by the accuracy asked for; %llu "
+                              "of %llu tries rejected)"),
+                              t, p->integrator, p->stats.h, (unsigned long long) p->stats.n_rejected,
+                              (unsigned long long) (p->stats.n_steps + p->stats.n_rejected));
     }
   if (now - p->start > SLOW_NOTE_USEC && done < SLOW_NOTE_FRACTION)
     {
       p->noted = TRUE;
-      return g_strdup_printf ("slow progress with %s; if the system is stiff, --integrator msbdf may be much faster",
+      return g_strdup_printf (_("slow progress with %s; if the system is stiff, --integrator msbdf may be much faster"),
                               p->integrator);
     }
   return NULL;
@@ -630,7 +630,7 @@ cml_cli_progress_line (CmlCliProgress *p, double t, double t_end, gint64 now)
     return NULL;
   p->last = now;
   if (done > 0)
-    return g_strdup_printf ("%s: t = %.6g of %.6g (%.0f%%), %.0f s left", p->what, t, t_end, 100 * done,
+    return g_strdup_printf (_("%s: t = %.6g of %.6g (%.0f%%), %.0f s left"), p->what, t, t_end, 100 * done,
                             ceil (elapsed / done * (1 - done)));
   return g_strdup_printf ("%s: t = %.6g of %.6g", p->what, t, t_end);
 }
@@ -641,7 +641,7 @@ print_note (CmlCliProgress *p, const char *note)
   if (p->shown)
     fputs ("\n", stderr);
   p->shown = FALSE;
-  fprintf (stderr, "cmlab-cli: note: %s\n", note);
+  fprintf (stderr, _("cmlab-cli: note: %s\n"), note);
 }
 
 void
@@ -678,7 +678,7 @@ cml_cli_progress_failed (CmlCliProgress *p, const char *message)
   if (message && strstr (message, "step size"))
     {
       p->noted = TRUE;
-      print_note (p, "the system looks stiff here: try --integrator msbdf (the step size of the explicit method "
-                     "collapsed)");
+      print_note (p, _("the system looks stiff here: try --integrator msbdf (the step size of the explicit method "
+                     "collapsed)"));
     }
 }

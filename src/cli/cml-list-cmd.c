@@ -15,6 +15,8 @@
 
 #include "cml-list-cmd.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 
 #include "cml-integrator.h"
@@ -33,17 +35,17 @@ const char *const cml_cli_commands[] = {
 };
 
 static const char *list_usage =
-  "Usage: cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
+  N_("Usage: cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
   "                       observables MODEL]\n"
   "Without an argument, the built-in models with their titles.  The other lists print one\n"
   "name per line (for scripts and shell completion): the commands, the integrators, and a\n"
   "model's parameters (--set, --vary), state names (--init) or observables (--columns,\n"
-  "--measure, --x, --y).\n";
+  "--measure, --x, --y).\n");
 
 static int
 list_usage_error (const char *what)
 {
-  fprintf (stderr, "cmlab-cli list: %s\n%s", what, list_usage);
+  fprintf (stderr, _("cmlab-cli list: %s\n%s"), what, _(list_usage));
   return EXIT_USAGE;
 }
 
@@ -100,7 +102,7 @@ cml_list_main (int argc, char **argv)
 {
   if (argc >= 1 && (g_str_equal (argv[0], "--help") || g_str_equal (argv[0], "-h")))
     {
-      fputs (list_usage, stdout);
+      fputs (_(list_usage), stdout);
       return 0;
     }
   if (argc == 0 || (argc == 1 && g_str_equal (argv[0], "models")))
@@ -121,9 +123,9 @@ cml_list_main (int argc, char **argv)
       || g_str_equal (argv[0], "observables"))
     {
       if (argc != 2)
-        return list_usage_error ("which model? e.g. cmlab-cli list parameters rolling-ball");
+        return list_usage_error (_("which model? e.g. cmlab-cli list parameters rolling-ball"));
       return list_model_names (argv[0], argv[1]);
     }
-  g_autofree char *msg = g_strdup_printf ("unknown list “%s”", argv[0]);
+  g_autofree char *msg = g_strdup_printf (_("unknown list “%s”"), argv[0]);
   return list_usage_error (msg);
 }

@@ -14,6 +14,8 @@
 
 #include "cml-plot-cmd.h"
 
+#include <glib/gi18n.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -26,7 +28,7 @@
 #include "cml-plot-sweep.h"
 
 static const char *plot_usage =
-  "Usage: cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
+  N_("Usage: cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
   "                  [--x COL] [--size WxH] [--samples N] [--title TEXT] [--no-equal-scales]\n"
   "                  [--dark] [--integrator NAME] [--rtol R] [--atol A] [--step H]\n"
   "                  -o FILE.{png,svg,pdf}\n"
@@ -41,7 +43,7 @@ static const char *plot_usage =
   "                  -o FILE.{png,svg,pdf}\n"
   "Draws a file cmlab-cli sweep wrote: one varied parameter gives a curve of each measured\n"
   "column (or the --y columns) against it, two a heat map of one measured column (the\n"
-  "first, or --y COL) over the grid, with a colour bar.\n";
+  "first, or --y COL) over the grid, with a colour bar.\n");
 
 /* plot's own options (the run options are cml-cli-common.c's) */
 typedef struct
@@ -66,7 +68,7 @@ plot_option (const char *name, const char *value, gpointer data, GError **error)
       if (!cml_cli_parse_double (value, &po->samples) || po->samples < 2 || po->samples > 1e7)
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--samples needs a number from 2 to 10^7, not “%s”", value);
+                       _("--samples needs a number from 2 to 10^7, not “%s”"), value);
           return FALSE;
         }
     }
@@ -136,27 +138,27 @@ cml_plot_main (int argc, char **argv)
     {
       g_autofree char *why = NULL;
       if (ro.has_t_end || ro.sets->len || ro.inits->len || xcol || ro.session_path)
-        return cml_cli_usage_error (plot_usage, "a sweep file is plotted as it is: no --t-end, --set, --init, --x "
-                                    "or --session");
+        return cml_cli_usage_error (plot_usage, _("a sweep file is plotted as it is: no --t-end, --set, --init, --x "
+                                    "or --session"));
       if (output == NULL)
-        return cml_cli_usage_error (plot_usage, "plot needs -o FILE");
+        return cml_cli_usage_error (plot_usage, _("plot needs -o FILE"));
       if (sscanf (size, "%dx%d", &width, &height) != 2 || width < 50 || height < 50 || width > 10000
           || height > 10000)
-        return cml_cli_usage_error (plot_usage, "--size reads WxH with each from 50 to 10000, not “%s”", size);
+        return cml_cli_usage_error (plot_usage, _("--size reads WxH with each from 50 to 10000, not “%s”"), size);
       if (!g_str_has_suffix (output, ".png") && !g_str_has_suffix (output, ".svg")
           && !g_str_has_suffix (output, ".pdf"))
-        return cml_cli_usage_error (plot_usage, "the output must end in .png, .svg or .pdf, not “%s”", output);
+        return cml_cli_usage_error (plot_usage, _("the output must end in .png, .svg or .pdf, not “%s”"), output);
       if (!cml_cli_check_output_path ("-o", output, &why))
         return cml_cli_usage_error (plot_usage, "%s", why);
       return cml_plot_sweep_draw (model, ycols, title, width, height, dark, output);
     }
 
   if (!ro.has_t_end || ycols == NULL || output == NULL)
-    return cml_cli_usage_error (plot_usage, "plot needs --t-end T, --y COL and -o FILE");
+    return cml_cli_usage_error (plot_usage, _("plot needs --t-end T, --y COL and -o FILE"));
   if (sscanf (size, "%dx%d", &width, &height) != 2 || width < 50 || height < 50 || width > 10000 || height > 10000)
-    return cml_cli_usage_error (plot_usage, "--size reads WxH with each from 50 to 10000, not “%s”", size);
+    return cml_cli_usage_error (plot_usage, _("--size reads WxH with each from 50 to 10000, not “%s”"), size);
   if (!g_str_has_suffix (output, ".png") && !g_str_has_suffix (output, ".svg") && !g_str_has_suffix (output, ".pdf"))
-    return cml_cli_usage_error (plot_usage, "the output must end in .png, .svg or .pdf, not “%s”", output);
+    return cml_cli_usage_error (plot_usage, _("the output must end in .png, .svg or .pdf, not “%s”"), output);
   if ((status = cml_cli_run_options_integrator (&ro, &iopt, plot_usage)) != 0)
     return status;
   {
@@ -198,10 +200,10 @@ cml_plot_main (int argc, char **argv)
     {
       g_strstrip (names[k]);
       if ((yidx[k] = cml_system_observable_index (sys, names[k])) < 0)
-        return cml_cli_usage_error (NULL, "%s has no quantity “%s”", md->name, names[k]);
+        return cml_cli_usage_error (NULL, _("%s has no quantity “%s”"), md->name, names[k]);
     }
   if (xcol && (xidx = cml_system_observable_index (sys, xcol)) < 0)
-    return cml_cli_usage_error (NULL, "%s has no quantity “%s”", md->name, xcol);
+    return cml_cli_usage_error (NULL, _("%s has no quantity “%s”"), md->name, xcol);
 
   /* the figure: the same plot model as the window's */
   g_autoptr (CmlPlot) plot = cml_plot_new ();
@@ -260,7 +262,7 @@ cml_plot_main (int argc, char **argv)
       if (k > 0 && !cml_simulation_advance (sim, tk, &error))
         {
           cml_cli_progress_done (&progress);
-          fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+          fprintf (stderr, _("cmlab-cli: run failed: %s\n"), error->message);
           cml_cli_progress_failed (&progress, error->message);
           return CML_CLI_EXIT_RUN_FAILED;
         }
@@ -287,7 +289,7 @@ cml_plot_main (int argc, char **argv)
     }
   gint64 t_done = g_get_monotonic_time ();
   /* the two phases' times: the benchmark (bench/) reads the drawing time */
-  fprintf (stderr, "cmlab-cli: wrote %s (%dx%d, %u samples of %s; run %.3f s, drawing and writing %.3f s)\n",
+  fprintf (stderr, _("cmlab-cli: wrote %s (%dx%d, %u samples of %s; run %.3f s, drawing and writing %.3f s)\n"),
            output, width, height, n + 1, ycols, (t_draw - t_run) * 1e-6, (t_done - t_draw) * 1e-6);
   return 0;
 }

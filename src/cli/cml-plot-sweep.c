@@ -16,6 +16,8 @@
 
 #include "cml-plot-sweep.h"
 
+#include <glib/gi18n.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +29,7 @@
 #include "cml-plot.h"
 #include "cml-sweep.h"
 
-#define SWEEP_LINE_HELP "“" CML_SWEEP_FILE_TAG "NAME; vary P[, Q]” (the line cmlab-cli sweep writes first)"
+#define SWEEP_LINE_HELP "“" CML_SWEEP_FILE_TAG "NAME; vary P[, Q]”"
 
 gboolean
 cml_plot_sweep_is_file (const char *arg)
@@ -102,7 +104,7 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
   lines = g_strsplit (text, "\n", -1);
   if (lines[0] == NULL || !g_str_has_prefix (lines[0], CML_SWEEP_FILE_TAG))
     {
-      *why = g_strdup_printf ("%s is not a sweep file: its first line must be " SWEEP_LINE_HELP, path);
+      *why = g_strdup_printf (_("%s is not a sweep file: its first line must be %s (the line cmlab-cli sweep writes first)"), path, SWEEP_LINE_HELP);
       return FALSE;
     }
 
@@ -111,7 +113,7 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
   const char *semi = strstr (rest, "; vary ");
   if (semi == NULL || semi == rest)
     {
-      *why = g_strdup_printf ("%s: line 1 must read " SWEEP_LINE_HELP ", not “%s”", path, lines[0]);
+      *why = g_strdup_printf (_("%s: line 1 must read %s (the line cmlab-cli sweep writes first), not “%s”"), path, SWEEP_LINE_HELP, lines[0]);
       return FALSE;
     }
   f->model = g_strstrip (g_strndup (rest, semi - rest));
@@ -119,7 +121,7 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
   for (guint j = 0; f->vary[j]; j++)
     if (*g_strstrip (f->vary[j]) == '\0')
       {
-        *why = g_strdup_printf ("%s: line 1 names an empty parameter: “%s”", path, lines[0]);
+        *why = g_strdup_printf (_("%s: line 1 names an empty parameter: “%s”"), path, lines[0]);
         return FALSE;
       }
   guint n_vary = g_strv_length (f->vary);
@@ -129,7 +131,7 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
     ;
   if (lines[k] == NULL || *g_strstrip (lines[k]) == '\0')
     {
-      *why = g_strdup_printf ("%s has no line of column names after its comment lines", path);
+      *why = g_strdup_printf (_("%s has no line of column names after its comment lines"), path);
       return FALSE;
     }
   f->columns = g_strsplit (lines[k], ",", -1);
@@ -138,13 +140,13 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
     g_strstrip (f->columns[c]);
   if (f->n_cols <= n_vary)
     {
-      *why = g_strdup_printf ("%s: line %u has no measured column after the varied parameters", path, k + 1);
+      *why = g_strdup_printf (_("%s: line %u has no measured column after the varied parameters"), path, k + 1);
       return FALSE;
     }
   for (guint j = 0; j < n_vary; j++)
     if (!g_str_equal (f->columns[j], f->vary[j]))
       {
-        *why = g_strdup_printf ("%s: column %u is “%s”, but line 1 says the sweep varies “%s” there", path, j + 1,
+        *why = g_strdup_printf (_("%s: column %u is “%s”, but line 1 says the sweep varies “%s” there"), path, j + 1,
                                 f->columns[j], f->vary[j]);
         return FALSE;
       }
@@ -161,7 +163,7 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
       cells = g_strsplit (lines[k], ",", -1);
       if (g_strv_length (cells) != f->n_cols)
         {
-          *why = g_strdup_printf ("%s: line %u has %u fields, the header %u", path, k + 1, g_strv_length (cells),
+          *why = g_strdup_printf (_("%s: line %u has %u fields, the header %u"), path, k + 1, g_strv_length (cells),
                                   f->n_cols);
           return FALSE;
         }
@@ -170,7 +172,7 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
           double v;
           if (!parse_cell (g_strstrip (cells[c]), &v) || (c < n_vary && !isfinite (v)))
             {
-              *why = g_strdup_printf ("%s: line %u, column %s: “%s” is not a number", path, k + 1, f->columns[c],
+              *why = g_strdup_printf (_("%s: line %u, column %s: “%s” is not a number"), path, k + 1, f->columns[c],
                                       cells[c]);
               return FALSE;
             }
@@ -180,7 +182,7 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
     }
   if (f->n_rows == 0)
     {
-      *why = g_strdup_printf ("%s has no rows", path);
+      *why = g_strdup_printf (_("%s has no rows"), path);
       return FALSE;
     }
   return TRUE;
@@ -228,7 +230,7 @@ choose_columns (const SweepFile *f, const char *ycols, GArray *chosen, char **wh
       if (c == f->n_cols)
         {
           g_autofree char *have = g_strjoinv (", ", f->columns + n_vary);
-          *why = g_strdup_printf ("the sweep file has no measured column “%s” (it has %s)", names[k], have);
+          *why = g_strdup_printf (_("the sweep file has no measured column “%s” (it has %s)"), names[k], have);
           return FALSE;
         }
       g_array_append_val (chosen, c);
@@ -249,8 +251,8 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
     return cml_cli_usage_error (NULL, "%s", why);
   guint n_vary = g_strv_length (f.vary);
   if (n_vary > 2)
-    return cml_cli_usage_error (NULL, "%s varies %u parameters: plot draws a sweep of one (curves) or two (a heat "
-                                "map)", path, n_vary);
+    return cml_cli_usage_error (NULL, _("%s varies %u parameters: plot draws a sweep of one (curves) or two (a heat "
+                                "map)"), path, n_vary);
 
   /* the model, for units and the title; none is fine */
   g_autoptr (CmlModel) model = cml_model_load (f.model, NULL);
@@ -291,7 +293,7 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
           g_string_append_printf (what, "%s%s", k ? ", " : "", f.columns[c]);
         }
       cml_plot_axis_set_label (cml_plot_get_y_axis (plot), what->str, same_unit ? unit0 : "");
-      g_string_append_printf (what, " against %s", f.vary[0]);
+      g_string_append_printf (what, _(" against %s"), f.vary[0]);
     }
   else
     {
@@ -304,10 +306,10 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
         if (cell (&f, r, 0) != cell (&f, (r / nq) * nq, 0) || cell (&f, r, 1) != cell (&f, r % nq, 1))
           np = 0;
       if (np * nq != f.n_rows)
-        return cml_cli_usage_error (NULL, "%s: the rows do not make a whole grid of %s and %s in grid order (one "
-                                    "shard of a sweep? merge the shards first)", path, f.vary[0], f.vary[1]);
+        return cml_cli_usage_error (NULL, _("%s: the rows do not make a whole grid of %s and %s in grid order (one "
+                                    "shard of a sweep? merge the shards first)"), path, f.vary[0], f.vary[1]);
       if (chosen->len > 1)
-        fprintf (stderr, "note: a heat map shows one column: %s (choose another with --y)\n", first);
+        fprintf (stderr, _("note: a heat map shows one column: %s (choose another with --y)\n"), first);
       guint c = g_array_index (chosen, guint, 0);
       g_autofree double *grid = g_new (double, (gsize) np * nq);
       for (guint i = 0; i < np; i++)
@@ -324,7 +326,7 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
       double dx = np > 1 ? fabs (x1 - x0) / (np - 1) : 1, dy = nq > 1 ? fabs (y1 - y0) / (nq - 1) : 1;
       cml_plot_axis_set_range (cml_plot_get_x_axis (plot), MIN (x0, x1) - dx / 2, MAX (x0, x1) + dx / 2);
       cml_plot_axis_set_range (cml_plot_get_y_axis (plot), MIN (y0, y1) - dy / 2, MAX (y0, y1) + dy / 2);
-      g_string_append_printf (what, "%s over %s and %s", first, f.vary[0], f.vary[1]);
+      g_string_append_printf (what, _("%s over %s and %s"), first, f.vary[0], f.vary[1]);
     }
 
   if (title == NULL)
@@ -342,6 +344,6 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return CML_CLI_EXIT_USAGE;
     }
-  fprintf (stderr, "cmlab-cli: wrote %s (%dx%d, %s, %u points)\n", output, width, height, what->str, f.n_rows);
+  fprintf (stderr, _("cmlab-cli: wrote %s (%dx%d, %s, %u points)\n"), output, width, height, what->str, f.n_rows);
   return 0;
 }

@@ -15,6 +15,8 @@
 
 #include "cml-poincare-cmd.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +27,7 @@
 #include "cml-section.h"
 
 static const char *poincare_usage =
-  "Usage: cmlab-cli poincare MODEL --section EXPR=VALUE [--direction up|down|both]\n"
+  N_("Usage: cmlab-cli poincare MODEL --section EXPR=VALUE [--direction up|down|both]\n"
   "                  --columns A,B --t-end T [--max-step H] [--set P=V]... [--init S=V]...\n"
   "                  [--integrator NAME] [--rtol R] [--atol A] [--step H] [-o FILE]\n"
   "Writes where the run crosses the section EXPR = VALUE (an equation in the model's\n"
@@ -33,7 +35,7 @@ static const char *poincare_usage =
   "up (EXPR − VALUE from negative to positive, the default), down or both ways: a row\n"
   "t,A,B per crossing, located to the integrator's accuracy (not the nearest sample).\n"
   "--max-step H: the longest piece searched for a crossing (default T/10000, at most 0.01 of\n"
-  "the time unit); two crossings closer than it may be missed.\n";
+  "the time unit); two crossings closer than it may be missed.\n");
 
 typedef struct
 {
@@ -53,7 +55,7 @@ poincare_option (const char *name, const char *value, gpointer data, GError **er
     {
       if (!cml_cli_parse_double (value, &po->max_step) || !(po->max_step > 0))
         {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--max-step needs a number > 0, not “%s”",
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("--max-step needs a number > 0, not “%s”"),
                        value);
           return FALSE;
         }
@@ -142,7 +144,7 @@ cml_poincare_main (int argc, char **argv)
   output = ro.output ? ro.output : "-";
 
   if (po.section == NULL || po.columns == NULL || !ro.has_t_end)
-    return cml_cli_usage_error (poincare_usage, "poincare needs --section EXPR=VALUE, --columns A,B and --t-end T");
+    return cml_cli_usage_error (poincare_usage, _("poincare needs --section EXPR=VALUE, --columns A,B and --t-end T"));
   if (po.direction == NULL || g_str_equal (po.direction, "up"))
     direction = CML_SECTION_UP;
   else if (g_str_equal (po.direction, "down"))
@@ -150,15 +152,15 @@ cml_poincare_main (int argc, char **argv)
   else if (g_str_equal (po.direction, "both"))
     direction = CML_SECTION_BOTH;
   else
-    return cml_cli_usage_error (poincare_usage, "--direction is up, down or both, not “%s”", po.direction);
+    return cml_cli_usage_error (poincare_usage, _("--direction is up, down or both, not “%s”"), po.direction);
   cols = g_strsplit (po.columns, ",", -1);
   if (g_strv_length (cols) != 2)
-    return cml_cli_usage_error (poincare_usage, "--columns names two quantities, A,B (e.g. x,u), not “%s”",
+    return cml_cli_usage_error (poincare_usage, _("--columns names two quantities, A,B (e.g. x,u), not “%s”"),
                                 po.columns);
   max_step = po.max_step > 0 ? po.max_step : MIN (ro.t_end / 10000, 0.01);
   if (ro.t_end / max_step > 1e9)
-    return cml_cli_usage_error (poincare_usage, "--t-end %g in pieces of %g is more than 10^9 pieces: use a larger "
-                                "--max-step or a shorter --t-end", ro.t_end, max_step);
+    return cml_cli_usage_error (poincare_usage, _("--t-end %g in pieces of %g is more than 10^9 pieces: use a larger "
+                                "--max-step or a shorter --t-end"), ro.t_end, max_step);
   if ((status = cml_cli_run_options_integrator (&ro, &iopt, poincare_usage)) != 0)
     return status;
   {
@@ -188,7 +190,7 @@ cml_poincare_main (int argc, char **argv)
     {
       g_strstrip (cols[k]);
       if (cml_system_observable_index (sys, cols[k]) < 0)
-        return cml_cli_usage_error (NULL, "%s has no quantity “%s” for --columns", model->name, cols[k]);
+        return cml_cli_usage_error (NULL, _("%s has no quantity “%s” for --columns"), model->name, cols[k]);
     }
 
   rows.out = g_string_new (NULL);
@@ -209,7 +211,7 @@ cml_poincare_main (int argc, char **argv)
 
   if (!cml_section_run (section, sim, ro.t_end, max_step, on_crossing, &rows, &error))
     {
-      fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+      fprintf (stderr, _("cmlab-cli: run failed: %s\n"), error->message);
       g_string_free (rows.out, TRUE);
       return CML_CLI_EXIT_RUN_FAILED;
     }
@@ -222,6 +224,6 @@ cml_poincare_main (int argc, char **argv)
       return CML_CLI_EXIT_USAGE;
     }
   g_string_free (rows.out, TRUE);
-  fprintf (stderr, "cmlab-cli: %u crossings of %s\n", rows.n, po.section);
+  fprintf (stderr, _("cmlab-cli: %u crossings of %s\n"), rows.n, po.section);
   return 0;
 }

@@ -39,6 +39,8 @@
 
 #include "cml-render-cmd.h"
 
+#include <glib/gi18n.h>
+
 #include <cairo.h>
 #include <errno.h>
 #include <math.h>
@@ -71,7 +73,7 @@
                                     * and a 720p60 export nearly twice as long */
 
 static const char *render_usage =
-  "Usage:\n"
+  N_("Usage:\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
   "            [--rtol R] [--atol A] [--step H] [--progress lines] -o FILE.{mp4,webm,gif}\n"
@@ -81,7 +83,7 @@ static const char *render_usage =
   "long.  Defaults: --fps 30, --size 1280x720, --speed 1, --frame lab.\n"
   "--progress lines prints, on standard output, `prepare DONE TOTAL SECONDS` while the run\n"
   "is simulated and the camera placed, then `progress DONE TOTAL SECONDS` as frames are\n"
-  "drawn (SECONDS: since drawing began), then `finishing` while the file is completed.\n";
+  "drawn (SECONDS: since drawing began), then `finishing` while the file is completed.\n");
 
 /* ---- signals -------------------------------------------------------------------------- */
 
@@ -168,13 +170,13 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
     {
       /* (1e-9 reached ffmpeg, which refused the duration with a raw error) */
       if (!cml_cli_parse_double (val, &o->fps) || !(o->fps >= MIN_FPS) || o->fps > MAX_FPS)
-        return cml_cli_option_error (error, "--fps needs frames per second from %g to %g, not “%s”", MIN_FPS, MAX_FPS,
+        return cml_cli_option_error (error, _("--fps needs frames per second from %g to %g, not “%s”"), MIN_FPS, MAX_FPS,
                                     val);
     }
   else if (g_str_equal (a, "--size"))
     {
       if (!parse_size (val, &o->width, &o->height))
-        return cml_cli_option_error (error, "--size needs WIDTHxHEIGHT in pixels, each %d to %d (e.g. 1280x720), not “%s”",
+        return cml_cli_option_error (error, _("--size needs WIDTHxHEIGHT in pixels, each %d to %d (e.g. 1280x720), not “%s”"),
                                     MIN_SIDE, MAX_SIDE, val);
     }
   else if (g_str_equal (a, "--frame"))
@@ -184,7 +186,7 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
       else if (g_str_equal (val, "table"))
         o->table_frame = TRUE;
       else
-        return cml_cli_option_error (error, "--frame must be lab or table, not “%s”", val);
+        return cml_cli_option_error (error, _("--frame must be lab or table, not “%s”"), val);
     }
   else if (g_str_equal (a, "--with-plot"))
     {
@@ -194,7 +196,7 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
   else if (g_str_equal (a, "--speed"))
     {
       if (!cml_cli_parse_double (val, &o->speed) || !(o->speed > 0))
-        return cml_cli_option_error (error, "--speed needs simulated seconds per second of video > 0, not “%s”", val);
+        return cml_cli_option_error (error, _("--speed needs simulated seconds per second of video > 0, not “%s”"), val);
     }
   else /* --progress */
     {
@@ -203,7 +205,7 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
       else if (g_str_equal (val, "auto"))
         o->progress_lines = FALSE;
       else
-        return cml_cli_option_error (error, "--progress must be lines or auto, not “%s”", val);
+        return cml_cli_option_error (error, _("--progress must be lines or auto, not “%s”"), val);
     }
   return TRUE;
 }
@@ -232,10 +234,10 @@ parse_render_options (int argc, char **argv, RenderOptions *o)
   o->t_end = o->run.t_end;
   o->output = o->run.output;
   if (!o->run.has_t_end)
-    return cml_cli_usage_error (render_usage, "render needs --t-end T (simulated time to show)");
+    return cml_cli_usage_error (render_usage, _("render needs --t-end T (simulated time to show)"));
   if (o->output == NULL)
     return cml_cli_usage_error (render_usage,
-                                "render needs -o FILE.mp4, FILE.webm, FILE.gif or DIR/frame-%%05d.png");
+                                _("render needs -o FILE.mp4, FILE.webm, FILE.gif or DIR/frame-%%05d.png"));
   return CML_CLI_CONTINUE;
 }
 /* ---- the output ----------------------------------------------------------------------- */
@@ -254,21 +256,21 @@ parse_output (const char *path, CmlVideoTarget *s)
     case CML_VIDEO_TARGET_OK:
       break;
     case CML_VIDEO_TARGET_NO_NAME:
-      return cml_cli_usage_error (render_usage, "-o needs a file name, not the directory “%s”", path);
+      return cml_cli_usage_error (render_usage, _("-o needs a file name, not the directory “%s”"), path);
     case CML_VIDEO_TARGET_NO_EXTENSION:
       return cml_cli_usage_error (render_usage,
-                                  "cannot tell the format of “%s”: give it the extension .mp4, .webm, "
-                                  ".gif or .png (with a frame number, e.g. frame-%%05d.png)",
+                                  _("cannot tell the format of “%s”: give it the extension .mp4, .webm, "
+                                  ".gif or .png (with a frame number, e.g. frame-%%05d.png)"),
                                   path);
     case CML_VIDEO_TARGET_BAD_PATTERN:
       return cml_cli_usage_error (render_usage,
-                                  "PNG frames need a file name with one frame number in it, such "
-                                  "as DIR/frame-%%05d.png, not “%s”",
+                                  _("PNG frames need a file name with one frame number in it, such "
+                                  "as DIR/frame-%%05d.png, not “%s”"),
                                   path);
     case CML_VIDEO_TARGET_UNKNOWN_FORMAT:
       return cml_cli_usage_error (render_usage,
-                                  "unknown format “%s” of “%s”: cmlab-cli render writes .mp4 (H.264), "
-                                  ".webm (VP9), .gif and numbered .png frames",
+                                  _("unknown format “%s” of “%s”: cmlab-cli render writes .mp4 (H.264), "
+                                  ".webm (VP9), .gif and numbered .png frames"),
                                   dot, path);
     }
   return 0;
@@ -596,7 +598,7 @@ show_progress (guint done, guint total, double elapsed, gboolean *shown)
     return;
   last = elapsed;
   double left = done > 0 ? elapsed / done * (total - done) : 0;
-  fprintf (stderr, "\r\033[Krendering: frame %u of %u (%.0f%%), %s%.0f s left", done, total,
+  fprintf (stderr, _("\r\033[Krendering: frame %u of %u (%.0f%%), %s%.0f s left"), done, total,
            100.0 * done / total, done > 0 ? "" : "~", ceil (left));
   fflush (stderr);
   *shown = TRUE;
@@ -631,7 +633,7 @@ collect_frame (Render *R, GQueue *pending)
 static int
 not_written (Render *R)
 {
-  fprintf (stderr, "cmlab-cli: interrupted; %s not written\n", R->out.path);
+  fprintf (stderr, _("cmlab-cli: interrupted; %s not written\n"), R->out.path);
   return EXIT_INTERRUPTED;
 }
 
@@ -659,15 +661,15 @@ check_request (int argc, char **argv, Render *R, CmlIntegratorOptions *iopt, cha
   if (R->out.format == CML_VIDEO_MP4 || R->out.format == CML_VIDEO_WEBM)
     if (o->width % 2 || o->height % 2)
       return cml_cli_usage_error (render_usage,
-                                  "--size %dx%d: %s needs an even width and height (4:2:0 "
-                                  "colour); try %dx%d",
+                                  _("--size %dx%d: %s needs an even width and height (4:2:0 "
+                                  "colour); try %dx%d"),
                                   o->width, o->height, R->out.format == CML_VIDEO_MP4 ? "MP4" : "WebM",
                                   o->width + o->width % 2, o->height + o->height % 2);
   double n_exact = o->t_end * o->fps / o->speed;
   if (!(n_exact <= MAX_FRAMES))
     return cml_cli_usage_error (render_usage,
-                                "--t-end %g at --fps %g and --speed %g asks for %.0f frames, more "
-                                "than %d: use a shorter --t-end or a smaller --fps",
+                                _("--t-end %g at --fps %g and --speed %g asks for %.0f frames, more "
+                                "than %d: use a shorter --t-end or a smaller --fps"),
                                 o->t_end, o->fps, o->speed, n_exact, MAX_FRAMES);
   /* frames at k·S/F < T; the tolerance keeps a whole T·F/S from gaining a frame to
    * rounding */
@@ -677,8 +679,8 @@ check_request (int argc, char **argv, Render *R, CmlIntegratorOptions *iopt, cha
   /* every sample is a step of the simulation, twice (the pre-run and the drawn run) */
   if ((double) R->n_frames * R->substeps > MAX_SAMPLES)
     return cml_cli_usage_error (render_usage,
-                                "--t-end %g at --fps %g and --speed %g asks for %.3g samples of the run (%u "
-                                "frames of %u), more than 10^8: use a shorter --t-end or a smaller --fps",
+                                _("--t-end %g at --fps %g and --speed %g asks for %.3g samples of the run (%u "
+                                "frames of %u), more than 10^8: use a shorter --t-end or a smaller --fps"),
                                 o->t_end, o->fps, o->speed, (double) R->n_frames * R->substeps, R->n_frames,
                                 R->substeps);
 
@@ -688,8 +690,8 @@ check_request (int argc, char **argv, Render *R, CmlIntegratorOptions *iopt, cha
       if (*ffmpeg == NULL)
         {
           fprintf (stderr,
-                   "cmlab-cli: ffmpeg is not installed: install it (Debian: apt-get install ffmpeg) "
-                   "or export PNG frames with -o DIR/frame-%%05d.png\n");
+                   _("cmlab-cli: ffmpeg is not installed: install it (Debian: apt-get install ffmpeg) "
+                   "or export PNG frames with -o DIR/frame-%%05d.png\n"));
           return CML_CLI_EXIT_USAGE;
         }
     }
@@ -749,7 +751,7 @@ load_run (Render *R, CmlIntegratorOptions *iopt)
   {
     const GPtrArray *report = cml_simulation_get_projection_report (R->sim);
     for (guint k = 0; k < report->len; k++)
-      fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
+      fprintf (stderr, _("note: %s\n"), (char *) report->pdata[k]);
   }
   R->sys = cml_simulation_get_system (R->sim);
   R->n_scene = cml_system_n_scene_values (R->sys);
@@ -768,7 +770,7 @@ load_run (Render *R, CmlIntegratorOptions *iopt)
           GString *names = g_string_new (NULL);
           for (guint i = 0; i < R->n_obs; i++)
             g_string_append_printf (names, "%s%s", i ? ", " : "", cml_system_observable_name (R->sys, i));
-          fprintf (stderr, "cmlab-cli: --with-plot: %s has no quantity “%s”; it has %s\n",
+          fprintf (stderr, _("cmlab-cli: --with-plot: %s has no quantity “%s”; it has %s\n"),
                    cml_system_get_model (R->sys)->name, o->plot_column, names->str);
           g_string_free (names, TRUE);
           return CML_CLI_EXIT_USAGE;
@@ -816,15 +818,15 @@ open_scene (Render *R)
   R->renderer = cml_scene_renderer_new (&error);
   if (R->renderer == NULL)
     {
-      fprintf (stderr, "cmlab-cli: cannot draw the scene: %s\n", error->message);
+      fprintf (stderr, _("cmlab-cli: cannot draw the scene: %s\n"), error->message);
       return CML_CLI_EXIT_USAGE;
     }
   cml_scene_renderer_set_system (R->renderer, R->sys);
   if (o->table_frame && !cml_scene_renderer_has_frame_angle (R->renderer))
     {
       fprintf (stderr,
-               "cmlab-cli: --frame table: %s has no trail with a frame-angle, so there is no "
-               "turning frame to show it in\n",
+               _("cmlab-cli: --frame table: %s has no trail with a frame-angle, so there is no "
+               "turning frame to show it in\n"),
                cml_system_get_model (R->sys)->name);
       return CML_CLI_EXIT_USAGE;
     }
@@ -854,7 +856,7 @@ pre_run (Render *R)
       if (!step_to_frame (R, k, SAMPLE_BOUNDS, &error))
         {
           cml_cli_progress_done (&R->sim_progress);
-          fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+          fprintf (stderr, _("cmlab-cli: run failed: %s\n"), error->message);
           cml_cli_progress_failed (&R->sim_progress, error->message);
           return CML_CLI_EXIT_RUN_FAILED;
         }
@@ -893,8 +895,8 @@ start_video (Render *R, const char *ffmpeg)
       return CML_CLI_EXIT_USAGE;
     }
   if (R->out.format == CML_VIDEO_GIF && R->o->fps > 50)
-    fprintf (stderr, "note: GIF frame delays are whole hundredths of a second and browsers slow "
-                     "down GIFs faster than 50 fps; MP4 or WebM keep %g fps\n", R->o->fps);
+    fprintf (stderr, _("note: GIF frame delays are whole hundredths of a second and browsers slow "
+                     "down GIFs faster than 50 fps; MP4 or WebM keep %g fps\n"), R->o->fps);
   return CML_CLI_CONTINUE;
 }
 
@@ -920,7 +922,7 @@ draw_frames (Render *R)
         {
           if (shown)
             fputs ("\r\033[K", stderr);
-          fprintf (stderr, "cmlab-cli: run failed: %s\n", error->message);
+          fprintf (stderr, _("cmlab-cli: run failed: %s\n"), error->message);
           status = CML_CLI_EXIT_RUN_FAILED;
           break;
         }
@@ -979,8 +981,8 @@ draw_frames (Render *R)
   double wall = (g_get_monotonic_time () - R->t_start) / 1e6;
   double render_wall = (g_get_monotonic_time () - t_render) / 1e6;
   fprintf (stderr,
-           "wrote %s: %s, %u frames of %d×%d at %g fps (%.3g s of video, t = 0 … %.6g of %s) "
-           "in %.2f s (%.0f frames/s)\n",
+           _("wrote %s: %s, %u frames of %d×%d at %g fps (%.3g s of video, t = 0 … %.6g of %s) "
+           "in %.2f s (%.0f frames/s)\n"),
            R->out.path, cml_video_format_name (R->out.format), R->n_frames,
            o->width, o->height, o->fps, R->n_frames / o->fps, frame_time (R, R->n_frames - 1),
            cml_system_get_model (R->sys)->name, wall, R->n_frames / MAX (render_wall, 1e-9));

@@ -16,6 +16,8 @@
 
 #include "cml-shoot-cmd.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +28,7 @@
 #include "cml-shoot.h"
 
 static const char *shoot_usage =
-  "Usage: cmlab-cli shoot MODEL --t-end T --target NAME=VALUE[,NAME=VALUE...] [--dt-out H]\n"
+  N_("Usage: cmlab-cli shoot MODEL --t-end T --target NAME=VALUE[,NAME=VALUE...] [--dt-out H]\n"
   "                  [--columns A,B,...] [--set P=V]... [--init S=V]... [--integrator NAME]\n"
   "                  [--rtol R] [--atol A] [--step H] [--session FILE] [-o FILE]\n"
   "For a vakonomic model: finds the initial momenta whose extremal reaches the targets (base\n"
@@ -35,7 +37,7 @@ static const char *shoot_usage =
   "equations, with continuation in the target when Newton alone fails.  Writes the run from\n"
   "the momenta found as simulate does (rows every H, default T/100, and at T), then '#'\n"
   "lines with the residual, the iterations, the momenta and the conjugate times in (0, T].\n"
-  "--target can be given more than once.  Exit 1, and no output, when no solution is found.\n";
+  "--target can be given more than once.  Exit 1, and no output, when no solution is found.\n");
 
 typedef struct
 {
@@ -58,7 +60,7 @@ shoot_option (const char *name, const char *value, gpointer data, GError **error
           g_autofree char *nm = NULL;
           double v;
           if (!cml_cli_split_assignment (parts[k], &nm, &v))
-            return cml_cli_option_error (error, "--target needs NAME=VALUE[,NAME=VALUE...], not “%s”", value);
+            return cml_cli_option_error (error, _("--target needs NAME=VALUE[,NAME=VALUE...], not “%s”"), value);
           g_ptr_array_add (so->targets, g_strdup (g_strstrip (parts[k])));
         }
       return TRUE;
@@ -66,7 +68,7 @@ shoot_option (const char *name, const char *value, gpointer data, GError **error
   if (g_str_equal (name, "--dt-out"))
     {
       if (!cml_cli_parse_double (value, &so->dt_out) || !(so->dt_out > 0))
-        return cml_cli_option_error (error, "--dt-out needs a number > 0, not “%s”", value);
+        return cml_cli_option_error (error, _("--dt-out needs a number > 0, not “%s”"), value);
       so->has_dt_out = TRUE;
       return TRUE;
     }
@@ -75,7 +77,7 @@ shoot_option (const char *name, const char *value, gpointer data, GError **error
   so->columns = g_strsplit (value, ",", -1);
   for (guint k = 0; so->columns[k]; k++)
     if (*g_strstrip (so->columns[k]) == '\0')
-      return cml_cli_option_error (error, "--columns needs names separated by commas, not “%s”", value);
+      return cml_cli_option_error (error, _("--columns needs names separated by commas, not “%s”"), value);
   return TRUE;
 }
 
@@ -156,9 +158,9 @@ cml_shoot_main (int argc, char **argv)
   if (status != CML_CLI_CONTINUE)
     return status;
   if (!ro.has_t_end || so.targets->len == 0)
-    return cml_cli_usage_error (shoot_usage, "shoot needs --t-end T and --target NAME=VALUE");
+    return cml_cli_usage_error (shoot_usage, _("shoot needs --t-end T and --target NAME=VALUE"));
   if (!(ro.t_end > 0))
-    return cml_cli_usage_error (shoot_usage, "--t-end needs a number > 0, not %g", ro.t_end);
+    return cml_cli_usage_error (shoot_usage, _("--t-end needs a number > 0, not %g"), ro.t_end);
   double dt_out = so.has_dt_out ? so.dt_out : ro.t_end / 100;
   if ((status = cml_cli_run_options_integrator (&ro, &iopt, shoot_usage)) != 0)
     return status;
@@ -168,7 +170,7 @@ cml_shoot_main (int argc, char **argv)
     if (!cml_cli_check_output_path ("-o", ro.output, &why))
       return cml_cli_usage_error (shoot_usage, "%s", why);
     if (!cml_cli_check_rows (ro.output, n_rows > 1e18 ? G_MAXUINT64 : (guint64) n_rows, 50, &why))
-      return cml_cli_usage_error (shoot_usage, "--t-end %g and --dt-out %g ask for %s", ro.t_end, dt_out, why);
+      return cml_cli_usage_error (shoot_usage, _("--t-end %g and --dt-out %g ask for %s"), ro.t_end, dt_out, why);
   }
   guint nt = so.targets->len;
   g_autofree const char **names = g_new0 (const char *, nt + 1);
@@ -195,13 +197,13 @@ cml_shoot_main (int argc, char **argv)
     }
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
-    fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
+    fprintf (stderr, _("note: %s\n"), (char *) report->pdata[k]);
 
   g_autoptr (CmlShootResult) res = cml_shoot (sim, ro.t_end, nt, names, values, NULL, &error);
   if (res == NULL)
     {
       gboolean usage = error->domain == CML_ERROR && error->code == CML_ERROR_USAGE;
-      fprintf (stderr, "cmlab-cli: %s%s\n", usage ? "" : "shooting failed: ", error->message);
+      fprintf (stderr, "cmlab-cli: %s%s\n", usage ? "" : _("shooting failed: "), error->message);
       return usage ? CML_CLI_EXIT_USAGE : CML_CLI_EXIT_RUN_FAILED;
     }
 
@@ -235,7 +237,7 @@ cml_shoot_main (int argc, char **argv)
   if (!ok)
     {
       gboolean io = error->domain == CML_ERROR && error->code == CML_ERROR_IO;
-      fprintf (stderr, "cmlab-cli: %s%s\n", io ? "" : "run failed: ", error->message);
+      fprintf (stderr, "cmlab-cli: %s%s\n", io ? "" : _("run failed: "), error->message);
       cml_output_abort (out);
       return io ? CML_CLI_EXIT_USAGE : CML_CLI_EXIT_RUN_FAILED;
     }

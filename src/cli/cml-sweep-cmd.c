@@ -25,6 +25,8 @@
 
 #include "cml-sweep-cmd.h"
 
+#include <glib/gi18n.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +38,7 @@
 #include "cml-sweep.h"
 
 static const char *sweep_usage =
-  "Usage: cmlab-cli sweep MODEL --vary P=A:B:N [--vary Q=C:D:M]... --t-end T\n"
+  N_("Usage: cmlab-cli sweep MODEL --vary P=A:B:N [--vary Q=C:D:M]... --t-end T\n"
   "                  --measure NAME[,NAME...] [--at T1,T2,...] [--shard I/N] [--jobs J]\n"
   "                  [--set P=V]... [--init S=V]... [--integrator NAME] [--rtol R] [--atol A]\n"
   "                  [--step H] [--session FILE] [-o FILE]\n"
@@ -46,7 +48,7 @@ static const char *sweep_usage =
   "“# cmlab sweep: model NAME; vary P, Q” and the header: the parameters, then each\n"
   "--measure quantity at each --at time (default: at T alone; the columns are NAME@T1, …).\n"
   "--shard I/N: only the points whose grid index k has k mod N = I − 1 (same header).\n"
-  "--jobs J: J runs at a time (default: one per processor).\n";
+  "--jobs J: J runs at a time (default: one per processor).\n");
 
 #define SWEEP_MAX_POINTS ((guint64) CML_CLI_MAX_ROWS)
 
@@ -74,7 +76,7 @@ sweep_option (const char *name, const char *value, gpointer data, GError **error
     {
       guint64 j;
       if (!g_ascii_string_to_unsigned (value, 10, 1, 4096, &j, NULL))
-        return cml_cli_option_error (error, "--jobs needs a whole number from 1 to 4096, not “%s”", value);
+        return cml_cli_option_error (error, _("--jobs needs a whole number from 1 to 4096, not “%s”"), value);
       so->jobs = (guint) j;
       return TRUE;
     }
@@ -129,7 +131,7 @@ parse_vary (const char *arg, CmlSweepVary *v, char **why)
     goto bad;
   if (n == 0)
     {
-      *why = g_strdup_printf ("--vary %s: the number of points N must be at least 1", arg);
+      *why = g_strdup_printf (_("--vary %s: the number of points N must be at least 1"), arg);
       return FALSE;
     }
   v->n = (guint) n;
@@ -140,8 +142,8 @@ parse_vary (const char *arg, CmlSweepVary *v, char **why)
 
 bad:
   g_clear_pointer (&v->name, g_free);
-  *why = g_strdup_printf ("--vary takes P=A:B:N (parameter P from A to B in N points, e.g. Omega=0:2:21), "
-                          "not “%s”",
+  *why = g_strdup_printf (_("--vary takes P=A:B:N (parameter P from A to B in N points, e.g. Omega=0:2:21), "
+                          "not “%s”"),
                           arg);
   return FALSE;
 }
@@ -175,10 +177,10 @@ progress_update (Progress *p, guint64 done, guint64 total)
   if (!p->tty || now - p->start < G_USEC_PER_SEC || now - p->last < G_USEC_PER_SEC / 4)
     return;
   p->last = now;
-  fprintf (stderr, "\r\033[Ksweeping: point %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%.0f%%)", done, total,
+  fprintf (stderr, _("\r\033[Ksweeping: point %llu of %llu (%.0f%%)"), (unsigned long long) done, (unsigned long long) total,
            100 * f);
   if (f > 0)
-    fprintf (stderr, ", %.0f s left", ceil (elapsed / f * (1 - f)));
+    fprintf (stderr, _(", %.0f s left"), ceil (elapsed / f * (1 - f)));
   fflush (stderr);
   p->shown = TRUE;
 }
@@ -231,7 +233,7 @@ write_row (guint64 k, guint64 g, const guint *idx, const double *values, const c
           append_number (point, cml_sweep_vary_value (&g_array_index (vary, CmlSweepVary, j), idx[j]));
         }
       progress_done (&out->progress);
-      fprintf (stderr, "note: point %" G_GUINT64_FORMAT " (%s): %s\n", g, point->str, why);
+      fprintf (stderr, _("note: point %llu (%s): %s\n"), (unsigned long long) g, point->str, why);
       out->n_failed++;
     }
   fputs (line->str, out->fp);
@@ -255,15 +257,15 @@ parse_at (const char *text, double t_end, GArray *at, GPtrArray *labels)
       double t;
       g_strstrip (parts[k]);
       if (!cml_cli_parse_double (parts[k], &t) || t < 0 || t > t_end)
-        return cml_cli_usage_error (sweep_usage, "--at takes times from 0 to --t-end %g, separated by commas, "
-                                    "not “%s”", t_end, parts[k]);
+        return cml_cli_usage_error (sweep_usage, _("--at takes times from 0 to --t-end %g, separated by commas, "
+                                    "not “%s”"), t_end, parts[k]);
       if (at->len && t <= g_array_index (at, double, at->len - 1))
-        return cml_cli_usage_error (sweep_usage, "--at: the times must increase (%s)", text);
+        return cml_cli_usage_error (sweep_usage, _("--at: the times must increase (%s)"), text);
       g_array_append_val (at, t);
       g_ptr_array_add (labels, g_strdup (parts[k]));
     }
   if (at->len == 0)
-    return cml_cli_usage_error (sweep_usage, "--at needs at least one time");
+    return cml_cli_usage_error (sweep_usage, _("--at needs at least one time"));
   return 0;
 }
 
@@ -320,7 +322,7 @@ cml_sweep_main (int argc, char **argv)
   output = ro.output ? ro.output : "-";
 
   if (so.varies->len == 0 || so.measures == NULL || !ro.has_t_end)
-    return cml_cli_usage_error (sweep_usage, "sweep needs --vary P=A:B:N, --measure NAME and --t-end T");
+    return cml_cli_usage_error (sweep_usage, _("sweep needs --vary P=A:B:N, --measure NAME and --t-end T"));
   for (guint k = 0; k < so.varies->len; k++)
     {
       CmlSweepVary v = { 0 };
@@ -332,16 +334,16 @@ cml_sweep_main (int argc, char **argv)
         if (g_str_equal (g_array_index (vary, CmlSweepVary, j).name, v.name))
           {
             g_free (v.name);
-            return cml_cli_usage_error (sweep_usage, "--vary names %s twice", g_array_index (vary, CmlSweepVary, j).name);
+            return cml_cli_usage_error (sweep_usage, _("--vary names %s twice"), g_array_index (vary, CmlSweepVary, j).name);
           }
       g_array_append_val (vary, v);
       if (n_grid > SWEEP_MAX_POINTS / v.n)
-        return cml_cli_usage_error (sweep_usage, "the grid has more than %" G_GUINT64_FORMAT " points",
-                                    SWEEP_MAX_POINTS);
+        return cml_cli_usage_error (sweep_usage, _("the grid has more than %llu points"),
+                                    (unsigned long long) SWEEP_MAX_POINTS);
       n_grid *= v.n;
     }
   if (so.shard && !parse_shard (so.shard, &shard_i, &shard_n))
-    return cml_cli_usage_error (sweep_usage, "--shard takes I/N with 1 <= I <= N (e.g. 3/8), not “%s”", so.shard);
+    return cml_cli_usage_error (sweep_usage, _("--shard takes I/N with 1 <= I <= N (e.g. 3/8), not “%s”"), so.shard);
   if (so.at)
     {
       if ((status = parse_at (so.at, ro.t_end, at, at_labels)) != 0)
@@ -376,10 +378,10 @@ cml_sweep_main (int argc, char **argv)
 
       v->param = cml_model_param_index (model, v->name);
       if (v->param < 0)
-        return cml_cli_usage_error (NULL, "%s has no parameter “%s” for --vary", model->name, v->name);
+        return cml_cli_usage_error (NULL, _("%s has no parameter “%s” for --vary"), model->name, v->name);
       for (guint i = 0; i < v->n; i++)
         if (!cml_model_check_param (model, model->params->pdata[v->param], cml_sweep_vary_value (v, i), &error))
-          return cml_cli_usage_error (NULL, "--vary %s: %s", v->name, error->message);
+          return cml_cli_usage_error (NULL, _("--vary %s: %s"), v->name, error->message);
     }
   names = g_strsplit (so.measures, ",", -1);
   for (guint k = 0; names[k]; k++)
@@ -387,11 +389,11 @@ cml_sweep_main (int argc, char **argv)
       int i;
       g_strstrip (names[k]);
       if ((i = cml_system_observable_index (sys, names[k])) < 0)
-        return cml_cli_usage_error (NULL, "%s has no quantity “%s” for --measure", model->name, names[k]);
+        return cml_cli_usage_error (NULL, _("%s has no quantity “%s” for --measure"), model->name, names[k]);
       g_array_append_val (measure, i);
     }
   if (measure->len == 0)
-    return cml_cli_usage_error (sweep_usage, "--measure needs at least one quantity");
+    return cml_cli_usage_error (sweep_usage, _("--measure needs at least one quantity"));
 
   /* the run options with the model's own values: --init names, the initial data, the
    * span (before any thread starts) */
@@ -411,7 +413,7 @@ cml_sweep_main (int argc, char **argv)
       if (!cml_cli_check_span (sim, given, ro.t_end, &why))
         return cml_cli_usage_error (NULL, "%s", why);
       for (guint k = 0; k < report->len; k++)
-        fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
+        fprintf (stderr, _("note: %s\n"), (char *) report->pdata[k]);
     }
   base = g_new (double, model->params->len + 1);
   for (guint p = 0; p < model->params->len; p++)
@@ -472,11 +474,11 @@ cml_sweep_main (int argc, char **argv)
     }
   if (ferror (stdout))
     {
-      fprintf (stderr, "cmlab-cli: writing the output failed\n");
+      fprintf (stderr, _("cmlab-cli: writing the output failed\n"));
       return CML_CLI_EXIT_USAGE;
     }
   if (out.n_failed)
-    fprintf (stderr, "cmlab-cli: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " points failed (nan)\n", out.n_failed,
-             n_points);
+    fprintf (stderr, _("cmlab-cli: %llu of %llu points failed (nan)\n"), (unsigned long long) out.n_failed,
+             (unsigned long long) n_points);
   return 0;
 }

@@ -17,6 +17,8 @@
 #include <stdio.h>
 
 #include "cml-cli-common.h"
+
+#include <glib/gi18n.h>
 #include "cml-plot-cmd.h"
 #include "cml-render-cmd.h"
 
@@ -35,6 +37,6 @@ main (int argc, char **argv)
     return cml_plot_main (argc - 2, argv + 2);
   if (argc >= 2 && g_str_equal (argv[1], "render"))
     return cml_render_main (argc - 2, argv + 2);
-  fputs ("cmlab-cli-render: which command? plot or render (the rest are cmlab-cli's)\n", stderr);
+  fputs (_("cmlab-cli-render: which command? plot or render (the rest are cmlab-cli's)\n"), stderr);
   return EXIT_USAGE;
 }

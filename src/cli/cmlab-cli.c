@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "cml-cli-common.h"
+
+#include <glib/gi18n.h>
 #include "cml-error.h"
 #include "cml-native.h"
 #include "cml-integrator.h"
@@ -32,7 +34,7 @@
 #define ROW_BYTES_PER_COLUMN 25 /* a number at full precision and its separator, about */
 
 static const char *usage_text =
-  "Usage:\n"
+  N_("Usage:\n"
   "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... [--t-start T0] --t-end T --dt-out H\n"
   "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
   "            [--reference] [--columns A,B,...]\n"
@@ -59,23 +61,23 @@ static const char *usage_text =
   "every command runs a nonholonomic model's Lagrangian and constraints read by the\n"
   "vakonomic principle (the constraints solved for its solve-for velocities; the multipliers\n"
   "start at zero unless given with --init).\n"
-  "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint, variational, variational4.\n";
+  "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint, variational, variational4.\n");
 
 static const char *simulate_usage =
-  "Usage: cmlab-cli simulate MODEL --t-end T --dt-out H [--t-start T0] [--set P=V]...\n"
+  N_("Usage: cmlab-cli simulate MODEL --t-end T --dt-out H [--t-start T0] [--set P=V]...\n"
   "                  [--init S=V]... [--integrator NAME] [--rtol R] [--atol A] [--step H]\n"
   "                  [--format csv|json] [--columns A,B,...] [--reference] [--session FILE]\n"
   "                  [--as vakonomic] [-o FILE]\n"
   "Runs the model from T0 (default 0) to T and writes a row every H: CSV with '#' header\n"
   "lines, or one JSON document.  --columns: any observables (cmlab-cli list observables\n"
   "MODEL), e.g. the constraint multipliers lambda_NAME; --reference adds NAME_ref and\n"
-  "NAME_err columns from the model's closed forms.  Integrators: cmlab-cli list integrators.\n";
+  "NAME_err columns from the model's closed forms.  Integrators: cmlab-cli list integrators.\n");
 
 static const char *info_usage =
-  "Usage: cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
+  N_("Usage: cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
   "Describes the model: what it is, its algebroid, Lagrangian and constraints, the equations\n"
   "derived from them, regularity, the conserved quantities derived and checked, parameters,\n"
-  "the initial state and the values of its monitors at t = 0.\n";
+  "the initial state and the values of its monitors at t = 0.\n");
 
 static int
 usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -89,7 +91,7 @@ usage_error (const char *fmt, ...)
   vfprintf (stderr, fmt, ap);
   fputs ("\n", stderr);
   va_end (ap);
-  fputs (usage_text, stderr);
+  fputs (_(usage_text), stderr);
   return EXIT_USAGE;
 }
 
@@ -121,7 +123,7 @@ simulate_option (const char *name, const char *value, gpointer data, GError **er
         if (*g_strstrip (so->columns[k]) == '\0')
           {
             g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                         "--columns needs names separated by commas, not “%s”", value);
+                         _("--columns needs names separated by commas, not “%s”"), value);
             return FALSE;
           }
     }
@@ -129,7 +131,7 @@ simulate_option (const char *name, const char *value, gpointer data, GError **er
     {
       if (!cml_cli_parse_double (value, &so->t_start) || !isfinite (so->t_start))
         {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--t-start needs a number, not “%s”", value);
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("--t-start needs a number, not “%s”"), value);
           return FALSE;
         }
       so->has_t_start = TRUE;
@@ -138,7 +140,7 @@ simulate_option (const char *name, const char *value, gpointer data, GError **er
     {
       if (!cml_cli_parse_double (value, &so->dt_out) || !(so->dt_out > 0))
         {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--dt-out needs a number > 0, not “%s”", value);
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("--dt-out needs a number > 0, not “%s”"), value);
           return FALSE;
         }
       so->has_dt_out = TRUE;
@@ -174,14 +176,14 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
   int status;
 
   if (!ro->has_t_end || !so->has_dt_out)
-    return usage_error ("simulate needs --t-end T and --dt-out H");
+    return usage_error (_("simulate needs --t-end T and --dt-out H"));
   if (!so->has_t_start && ro->t_end < 0)
-    return usage_error ("--t-end needs a number >= 0 (or --t-start T0 > T to run backwards), not %g", ro->t_end);
+    return usage_error (_("--t-end needs a number >= 0 (or --t-start T0 > T to run backwards), not %g"), ro->t_end);
   /* from T0 (0 unless --t-start) to T, backwards when T < T0 */
   const double t0 = so->has_t_start ? so->t_start : 0.0, span = fabs (ro->t_end - t0);
   const double dir = ro->t_end < t0 ? -1.0 : 1.0;
   if (!cml_output_format_from_string (so->format, &format))
-    return usage_error ("--format must be csv or json, not “%s”", so->format);
+    return usage_error (_("--format must be csv or json, not “%s”"), so->format);
   if ((status = cml_cli_run_options_integrator (ro, &iopt, usage_text)) != 0)
     return status;
   /* before anything is simulated: where the output goes, and whether it fits (a row is at
@@ -193,7 +195,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
     if (!cml_cli_check_output_path ("-o", output, &why))
       return usage_error ("%s", why);
     if (!cml_cli_check_rows (output, n_rows_max, 2 * ROW_BYTES_PER_COLUMN, &why))
-      return usage_error ("--t-end %g and --dt-out %g ask for %s", ro->t_end, so->dt_out, why);
+      return usage_error (_("--t-end %g and --dt-out %g ask for %s"), ro->t_end, so->dt_out, why);
   }
 
   if ((status = cml_cli_parse_inits (ro->inits, given, usage_text)) != 0)
@@ -222,7 +224,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
     cml_simulation_set_state (sim, t0, cml_simulation_get_state (sim));
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
-    fprintf (stderr, "note: %s\n", (char *) report->pdata[k]);
+    fprintf (stderr, _("note: %s\n"), (char *) report->pdata[k]);
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *model = cml_system_get_model (sys);
@@ -233,7 +235,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
     g_autofree char *why = NULL;
     if (!cml_cli_check_rows (output, n_rows_max, (1 + g_strv_length ((char **) columns)) * ROW_BYTES_PER_COLUMN, &why))
       {
-        fprintf (stderr, "cmlab-cli: --t-end %g and --dt-out %g ask for %s\n", ro->t_end, so->dt_out, why);
+        fprintf (stderr, _("cmlab-cli: --t-end %g and --dt-out %g ask for %s\n"), ro->t_end, so->dt_out, why);
         return EXIT_USAGE;
       }
   }
@@ -247,7 +249,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
           if (error)
             fprintf (stderr, "cmlab-cli: %s\n", error->message);
           else
-            fprintf (stderr, "cmlab-cli: --reference: %s has no [reference] group (no closed form to compare with)\n",
+            fprintf (stderr, _("cmlab-cli: --reference: %s has no [reference] group (no closed form to compare with)\n"),
                      model->name);
           return EXIT_USAGE;
         }
@@ -285,7 +287,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
     {
       /* a file that cannot be written (a full disk) is not a failing run */
       gboolean io = error->domain == CML_ERROR && error->code == CML_ERROR_IO;
-      fprintf (stderr, "cmlab-cli: %s%s\n", io ? "" : "run failed: ", error->message);
+      fprintf (stderr, "cmlab-cli: %s%s\n", io ? "" : _("run failed: "), error->message);
       if (!io)
         cml_cli_progress_failed (&progress, error->message);
       cml_output_abort (out);
@@ -348,9 +350,9 @@ cmd_info (int argc, char **argv)
   g_autofree char *text = cml_system_describe_readable (sys);
   fputs (text, stdout);
 
-  printf ("\nParameters:\n");
+  printf (_("\nParameters:\n"));
   if (model->params->len == 0)
-    printf ("    (none)\n");
+    printf (_("    (none)\n"));
   for (guint k = 0; k < model->params->len; k++)
     {
       CmlParam *p = model->params->pdata[k];
@@ -360,27 +362,27 @@ cmd_info (int argc, char **argv)
               p->meaning ? p->meaning : "");
     }
 
-  printf ("\nInitial state:\n");
+  printf (_("\nInitial state:\n"));
   const double *z = cml_simulation_get_state (sim);
   for (guint i = 0; i < cml_system_dim (sys); i++)
     printf ("    %-8s = %.17g\n", cml_system_state_name (sys, i), z[i]);
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
-    printf ("    note: %s\n", (char *) report->pdata[k]);
+    printf (_("    note: %s\n"), (char *) report->pdata[k]);
 
   {
     const char *why = cml_system_native_status (sys);
     if (why == NULL)
-      printf ("\nEvaluation: native code (compiled with %s)\n", cml_native_compiler ());
+      printf (_("\nEvaluation: native code (compiled with %s)\n"), cml_native_compiler ());
     else
-      printf ("\nEvaluation: interpreter (no native code: %s)\n", why);
+      printf (_("\nEvaluation: interpreter (no native code: %s)\n"), why);
   }
 
   {
     guint n_obs = cml_system_n_observables (sys);
     g_autofree double *obs = g_new (double, n_obs);
     cml_simulation_observe (sim, obs);
-    printf ("\nAt t = 0:\n");
+    printf (_("\nAt t = 0:\n"));
     for (guint k = 0; k < model->monitors->len; k++)
       {
         const char *nm = ((CmlNamedExpr *) model->monitors->pdata[k])->name;
@@ -390,9 +392,9 @@ cmd_info (int argc, char **argv)
       }
     int r = cml_system_observable_index (sys, "residual");
     if (r >= 0)
-      printf ("    constraint residual = %.3g\n", obs[r]);
+      printf (_("    constraint residual = %.3g\n"), obs[r]);
   }
-  printf ("\nColumns written by simulate: t");
+  printf (_("\nColumns written by simulate: t"));
   for (guint k = 0; model->columns[k]; k++)
     printf (",%s", model->columns[k]);
   printf ("\n");
@@ -421,9 +423,9 @@ exec_render (char **argv)
       execv (candidates[k], argv);
       err = errno;
     }
-  fprintf (stderr, "cmlab-cli: cannot %s: the program that draws, cmlab-cli-render, does not run (%s; looked in %s%s%s)\n",
+  fprintf (stderr, _("cmlab-cli: cannot %s: the program that draws, cmlab-cli-render, does not run (%s; looked in %s%s%s)\n"),
            g_str_equal (argv[1], "plot") ? "draw plots" : "film videos", g_strerror (err), self_dir ? self_dir : "",
-           self_dir ? " and " : "", CMLAB_LIBEXECDIR);
+           self_dir ? _(" and ") : "", CMLAB_LIBEXECDIR);
   return EXIT_USAGE;
 }
 #endif
@@ -439,10 +441,10 @@ main (int argc, char **argv)
   g_log_writer_default_set_use_stderr (TRUE);
 
   if (argc < 2)
-    return usage_error ("which command? simulate, info or list");
+    return usage_error (_("which command? simulate, info or list"));
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
-      fputs (usage_text, stdout);
+      fputs (_(usage_text), stdout);
       return 0;
     }
   if (g_str_equal (argv[1], "simulate"))
@@ -454,9 +456,9 @@ main (int argc, char **argv)
   if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
     {
       fprintf (stderr,
-               "cmlab-cli: this cmlab-cli was built without the render library (meson -Drender=disabled), "
+               _("cmlab-cli: this cmlab-cli was built without the render library (meson -Drender=disabled), "
                "so it cannot %s; simulate writes the numbers (CSV or JSON) for any plotting program, or "
-               "build cmlab-cli with the render library on a machine with Cairo, Pango and epoxy\n",
+               "build cmlab-cli with the render library on a machine with Cairo, Pango and epoxy\n"),
                g_str_equal (argv[1], "plot") ? "draw plots" : "film videos");
       return EXIT_USAGE;
     }
@@ -471,5 +473,5 @@ main (int argc, char **argv)
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
     return cml_list_main (argc - 2, argv + 2);
-  return usage_error ("unknown command “%s”", argv[1]);
+  return usage_error (_("unknown command “%s”"), argv[1]);
 }
