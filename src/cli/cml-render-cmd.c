@@ -598,7 +598,8 @@ show_progress (guint done, guint total, double elapsed, gboolean *shown)
     return;
   last = elapsed;
   double left = done > 0 ? elapsed / done * (total - done) : 0;
-  fprintf (stderr, _("\r\033[Krendering: frame %u of %u (%.0f%%), %s%.0f s left"), done, total,
+  fputs ("\r\033[K", stderr);
+  fprintf (stderr, _("rendering: frame %u of %u (%.0f%%), %s%.0f s left"), done, total,
            100.0 * done / total, done > 0 ? "" : "~", ceil (left));
   fflush (stderr);
   *shown = TRUE;

@@ -177,7 +177,8 @@ progress_update (Progress *p, guint64 done, guint64 total)
   if (!p->tty || now - p->start < G_USEC_PER_SEC || now - p->last < G_USEC_PER_SEC / 4)
     return;
   p->last = now;
-  fprintf (stderr, _("\r\033[Ksweeping: point %llu of %llu (%.0f%%)"), (unsigned long long) done, (unsigned long long) total,
+  fputs ("\r\033[K", stderr);
+  fprintf (stderr, _("sweeping: point %llu of %llu (%.0f%%)"), (unsigned long long) done, (unsigned long long) total,
            100 * f);
   if (f > 0)
     fprintf (stderr, _(", %.0f s left"), ceil (elapsed / f * (1 - f)));

@@ -424,7 +424,7 @@ exec_render (char **argv)
       err = errno;
     }
   fprintf (stderr, _("cmlab-cli: cannot %s: the program that draws, cmlab-cli-render, does not run (%s; looked in %s%s%s)\n"),
-           g_str_equal (argv[1], "plot") ? "draw plots" : "film videos", g_strerror (err), self_dir ? self_dir : "",
+           g_str_equal (argv[1], "plot") ? _("draw plots") : _("film videos"), g_strerror (err), self_dir ? self_dir : "",
            self_dir ? _(" and ") : "", CMLAB_LIBEXECDIR);
   return EXIT_USAGE;
 }
@@ -459,7 +459,7 @@ main (int argc, char **argv)
                _("cmlab-cli: this cmlab-cli was built without the render library (meson -Drender=disabled), "
                "so it cannot %s; simulate writes the numbers (CSV or JSON) for any plotting program, or "
                "build cmlab-cli with the render library on a machine with Cairo, Pango and epoxy\n"),
-               g_str_equal (argv[1], "plot") ? "draw plots" : "film videos");
+               g_str_equal (argv[1], "plot") ? _("draw plots") : _("film videos"));
       return EXIT_USAGE;
     }
 #endif
