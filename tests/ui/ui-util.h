@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <glib/gi18n.h>
 #include <gsl/gsl_errno.h>
 #include <gtk/gtk.h>
 
@@ -101,5 +102,12 @@ ui_test_init (void)
     g_autofree char *data_home = g_dir_make_tmp ("cmlab-test-data-XXXXXX", NULL);
     g_setenv ("XDG_DATA_HOME", data_home, TRUE);
   }
+  /* the build tree's translations (po/), for the runs under another language */
+  if (g_getenv ("CMLAB_LOCALEDIR"))
+    {
+      bindtextdomain (GETTEXT_PACKAGE, g_getenv ("CMLAB_LOCALEDIR"));
+      bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+      textdomain (GETTEXT_PACKAGE);
+    }
   have_display = gtk_init_check ();
 }
