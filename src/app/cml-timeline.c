@@ -104,7 +104,8 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   gtk_widget_set_visible (GTK_WIDGET (self->span_label), frame->state != CML_RUNNER_FAILED);
   gtk_widget_set_visible (GTK_WIDGET (self->distance_label), frame->state != CML_RUNNER_FAILED);
 
-  g_snprintf (buf, sizeof buf, "of %.2f%s%s", upper, *unit ? " " : "", unit);
+  /* TRANSLATORS: the recorded span beside the scrubber, "of 8.08 s" */
+  g_snprintf (buf, sizeof buf, C_("timeline span", "of %.2f%s%s"), upper, *unit ? " " : "", unit);
   gtk_label_set_text (self->span_label, buf);
 
   g_free (self->distance_text);

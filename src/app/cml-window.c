@@ -130,6 +130,21 @@ cml_window_get_toast (CmlWindow *self)
 
 /* ---- switching models ------------------------------------------------------------------ */
 
+/* The formalism in the header bar's subtitle, in the user's language (the core names it
+ * in English, for files). */
+static const char *
+formalism_label (CmlFormalism f)
+{
+  switch (f)
+    {
+    case CML_FORMALISM_EULER_LAGRANGE: return _("Euler–Lagrange equations on a Lie algebroid");
+    case CML_FORMALISM_NONHOLONOMIC: return _("nonholonomic (Lagrange–d'Alembert) equations");
+    case CML_FORMALISM_VAKONOMIC: return _("vakonomic equations (normal extremals, Hamiltonian form on W1)");
+    case CML_FORMALISM_SINGULAR: return _("singular Lagrangian (constraint algorithm with the SODE condition)");
+    default: return cml_formalism_to_string (f);
+    }
+}
+
 static void
 update_title (CmlWindow *self)
 {
@@ -146,8 +161,7 @@ update_title (CmlWindow *self)
     }
   model = cml_system_get_model (self->system);
   gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
-  subtitle = g_strdup_printf ("%s · %s", model->name,
-                              cml_formalism_to_string (cml_system_get_formalism (self->system)));
+  subtitle = g_strdup_printf ("%s · %s", model->name, formalism_label (cml_system_get_formalism (self->system)));
   gtk_label_set_text (self->subtitle_label, subtitle);
   gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), TRUE);
   title = g_strdup_printf ("%s — cmlab", model->title ? model->title : model->name);

@@ -8,6 +8,7 @@
 
 #include "cml-plot-private.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,9 +409,9 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   if (plot->empty_hint && (plot->series->len == 0 || !cml_plot_get_time_extent (plot, &a, &b)))
     layout->empty_message = plot->empty_hint;
   else if (plot->series->len == 0)
-    layout->empty_message = "No series selected";
+    layout->empty_message = _("No series selected");
   else if (!cml_plot_get_time_extent (plot, &a, &b))
-    layout->empty_message = "No data yet — press Play";
+    layout->empty_message = _("No data yet — press Play");
 }
 
 void

@@ -7,6 +7,7 @@
 
 #include "cml-scene-private.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
@@ -86,8 +87,8 @@ legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
     }
   if (turning)
     *frame_line = g_strdup (style && style->table_frame
-                              ? "paths drawn in the turning table's frame"
-                              : "paths drawn in the lab frame (fixed)");
+                              ? _("paths drawn in the turning table's frame")
+                              : _("paths drawn in the lab frame (fixed)"));
   return entries;
 }
 
