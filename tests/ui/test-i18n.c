@@ -123,6 +123,53 @@ test_decimal_comma (void)
   g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (k2), 0.3, 1e-12);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (k2)), ==, "0,3");
 
+  /* files never follow the locale: the session holds k2 = 0.3 in C syntax, and every
+   * row of the exported CSV has as many fields as its header */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("cmlab-test-i18n-XXXXXX", NULL);
+    g_autofree char *session = g_build_filename (dir, "es.cmlsession", NULL);
+    g_autofree char *csv = g_build_filename (dir, "es.csv", NULL);
+    g_autofree char *text = NULL;
+    g_autoptr (GError) error = NULL;
+
+    spin_for (0.5);
+    g_assert_true (cml_window_save_session (win, session, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (session, &text, NULL, NULL));
+    g_assert_nonnull (strstr (text, "0.3"));
+    g_assert_null (strstr (text, "0,3"));
+    g_clear_pointer (&text, g_free);
+
+    g_assert_true (cml_window_export_data (win, csv, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    guint fields = 0, rows = 0;
+    for (guint k = 0; lines[k]; k++)
+      {
+        if (lines[k][0] == '#' || lines[k][0] == '\0')
+          continue;
+        g_auto (GStrv) f = g_strsplit (lines[k], ",", -1);
+        if (fields == 0)
+          fields = g_strv_length (f); /* the header */
+        else
+          {
+            g_assert_cmpuint (g_strv_length (f), ==, fields);
+            for (guint j = 0; f[j]; j++)
+              {
+                char *end = NULL;
+                g_ascii_strtod (f[j], &end);
+                g_assert_true (end != f[j] && *end == '\0');
+              }
+            rows++;
+          }
+      }
+    g_assert_cmpuint (rows, >, 0);
+    g_remove (session);
+    g_remove (csv);
+    g_rmdir (dir);
+  }
+
   /* the step list of the fixed-step integrators, translated with its comma */
   {
     GListModel *steps = G_LIST_MODEL (gtk_drop_down_get_model (win->step_dropdown));
