@@ -629,7 +629,7 @@ job_finish (Job *job)
       if (self->format == FORMAT_PNG || strchr (job->output, '%'))
         {
           self->done_path = dir;
-          text = g_strdup_printf (_("Saved %u frames"), job->total);
+          text = g_strdup_printf (ngettext ("Saved %u frame", "Saved %u frames", job->total), job->total);
         }
       else
         {
@@ -637,7 +637,7 @@ job_finish (Job *job)
           text = g_strdup_printf (_("Saved “%s”"), base);
           g_free (dir);
         }
-      detail = g_strdup_printf (_("%u frames in %.1f s"), job->total,
+      detail = g_strdup_printf (ngettext ("%u frame in %.1f s", "%u frames in %.1f s", job->total), job->total,
                                 (g_get_real_time () - job->started) / 1e6);
       set_state (self, CML_EXPORT_DONE);
       show_banner (self, GTK_MESSAGE_INFO, text, detail);

@@ -281,12 +281,14 @@ sweep_done (GObject *source, GAsyncResult *result, gpointer data)
   if (!complete)
     text = g_strdup_printf (_("Cancelled after %u of %llu points."), n, (unsigned long long) self->total);
   else if (job->n_failed)
-    text = g_strdup_printf (_("%u of %u runs failed (no point drawn there); the first, %s"), job->n_failed, n,
+    text = g_strdup_printf (ngettext ("%u of %u run failed (no point drawn there); the first, %s",
+                                      "%u of %u runs failed (no point drawn there); the first, %s", n), job->n_failed, n,
                             job->first_failure);
   else
     {
       g_autofree char *shown = cml_expr_pretty_name (job->vary.name, FALSE);
-      text = g_strdup_printf (_("%u points in %.2g s. Click the curve to set %s."), n,
+      text = g_strdup_printf (ngettext ("%u point in %.2g s. Click the curve to set %s.",
+                                        "%u points in %.2g s. Click the curve to set %s.", n), n,
                               (g_get_monotonic_time () - job->started) / 1e6, shown);
     }
   set_status (self, text);

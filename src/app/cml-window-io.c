@@ -554,7 +554,7 @@ cml_window_export_data (CmlWindow *self, const char *path, GError **error)
     return FALSE;
   {
     g_autofree char *base = g_path_get_basename (path);
-    g_autofree char *done = g_strdup_printf (_("%u rows written to “%s”"), n_rows, base);
+    g_autofree char *done = g_strdup_printf (ngettext ("%u row written to “%s”", "%u rows written to “%s”", n_rows), n_rows, base);
 
     cml_window_show_toast (self, done);
   }

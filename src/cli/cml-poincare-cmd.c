@@ -224,6 +224,6 @@ cml_poincare_main (int argc, char **argv)
       return CML_CLI_EXIT_USAGE;
     }
   g_string_free (rows.out, TRUE);
-  fprintf (stderr, _("cmlab-cli: %u crossings of %s\n"), rows.n, po.section);
+  fprintf (stderr, ngettext ("cmlab-cli: %u crossing of %s\n", "cmlab-cli: %u crossings of %s\n", rows.n), rows.n, po.section);
   return 0;
 }
