@@ -1145,6 +1145,7 @@ cml_export_dialog_refresh (CmlExportDialog *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->frame_dropdown), has_table);
   if (model && model->time_unit && !g_str_equal (model->time_unit, "1"))
     {
+      /* TRANSLATORS: the model's time unit, e.g. "s simulated" beside the duration field */
       g_autofree char *unit = g_strdup_printf (_("%s simulated"), model->time_unit);
       gtk_label_set_text (self->duration_unit_label, unit);
     }

@@ -117,6 +117,7 @@ cml_model_short_citation (const char *citation)
   if (names->len == 1)
     g_string_append (out, names->pdata[0]);
   else if (names->len == 2)
+    /* TRANSLATORS: two authors' names */
     g_string_append_printf (out, _("%s and %s"), (char *) names->pdata[0], (char *) names->pdata[1]);
   else if (names->len > 2)
     g_string_append_printf (out, "%s et al.", (char *) names->pdata[0]);

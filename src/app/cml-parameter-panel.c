@@ -220,6 +220,7 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
     }
   if (!parse_typed (text, &v))
     {
+      /* TRANSLATORS: the text typed, the quantity's name, its value, a space and its unit (or nothing) */
       g_autofree char *msg = g_strdup_printf (_("“%s” is not a number: %s stays %g%s%s."), text, name,
                                               gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
       if (info)

@@ -144,6 +144,7 @@ sync_selectors (CmlPlotView *self)
   else if (g_utf8_strlen (label->str, -1) > 20)
     {
       g_autofree char *first = g_strdup (g_ptr_array_index (self->y_names, 0));
+      /* TRANSLATORS: the quantities chosen for a plot: the first one's name and how many others */
       g_string_printf (label, _("%s + %u more"), first, self->y_names->len - 1);
     }
   gtk_menu_button_set_label (self->y_button, label->str);
@@ -261,6 +262,7 @@ fill_selectors (CmlPlotView *self)
   gtk_string_list_splice (self->x_model, 0, n_old, (const char *const *) items->pdata);
 
   g_autofree char *window_label = time_unit (self)[0]
+                                     /* TRANSLATORS: the time window of a plot: a number and the model's time unit, "Last 20 s" */
                                      ? g_strdup_printf (_("Last %g %s"), cml_plot_get_time_window (self->plot), time_unit (self))
                                      : g_strdup_printf (_("Last %g"), cml_plot_get_time_window (self->plot));
   gtk_button_set_label (GTK_BUTTON (self->window_button), window_label);

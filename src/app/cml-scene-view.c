@@ -162,6 +162,7 @@ update_faint_note (CmlSceneView *self)
 {
   g_autoptr (GString) s = g_string_new (NULL);
   if (self->ghost_sys)
+    /* TRANSLATORS: the second run drawn faint: "copy", "vakonomic" or an integrator's description */
     g_string_append_printf (s, _("Faint: the %s run"), self->ghost_label);
   if (self->reference)
     g_string_append_printf (s, _("%sFaint: where the closed form puts it"), s->len ? "\n" : "");

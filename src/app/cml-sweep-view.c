@@ -468,6 +468,7 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
   g_clear_pointer (&self->now, cml_plot_series_unref);
   self->curve = cml_plot_series_new (measure, cml_model_unit (model, measure));
   g_autofree char *shown = cml_expr_pretty_name (name, FALSE);
+  /* TRANSLATORS: a quantity's name (not translated): its value in the window's run */
   g_autofree char *now_name = g_strdup_printf (_("the run's %s"), shown);
   self->now = cml_plot_series_new (now_name, "");
   cml_plot_series_set_dashed (self->now, TRUE);

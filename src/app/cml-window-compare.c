@@ -69,6 +69,7 @@ other_integrator (const CmlIntegratorOptions *first, CmlIntegratorOptions *other
 static char *
 integrator_label (const CmlIntegratorOptions *o)
 {
+  /* TRANSLATORS: an integrator's name (not translated) and its relative tolerance */
   return g_strdup_printf (_("%s, tolerance %.0e"), cml_integrator_kind_to_string (o->kind), o->rtol);
 }
 

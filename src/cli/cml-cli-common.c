@@ -630,9 +630,11 @@ cml_cli_progress_line (CmlCliProgress *p, double t, double t_end, gint64 now)
     return NULL;
   p->last = now;
   if (done > 0)
+    /* TRANSLATORS: progress on the terminal: the command, the time reached, the end time, the percentage, the
+     * seconds left */
     return g_strdup_printf (_("%s: t = %.6g of %.6g (%.0f%%), %.0f s left"), p->what, t, t_end, 100 * done,
                             ceil (elapsed / done * (1 - done)));
-  return g_strdup_printf ("%s: t = %.6g of %.6g", p->what, t, t_end);
+  return g_strdup_printf (_("%s: t = %.6g of %.6g"), p->what, t, t_end);
 }
 
 static void

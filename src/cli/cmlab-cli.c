@@ -423,6 +423,7 @@ exec_render (char **argv)
       execv (candidates[k], argv);
       err = errno;
     }
+  /* TRANSLATORS: the first %s is "draw plots" or "film videos"; the last three name where the program was looked for */
   fprintf (stderr, _("cmlab-cli: cannot %s: the program that draws, cmlab-cli-render, does not run (%s; looked in %s%s%s)\n"),
            g_str_equal (argv[1], "plot") ? _("draw plots") : _("film videos"), g_strerror (err), self_dir ? self_dir : "",
            self_dir ? _(" and ") : "", CMLAB_LIBEXECDIR);
