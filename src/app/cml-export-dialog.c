@@ -368,7 +368,7 @@ on_file_clicked (CmlExportDialog *self)
       return;
     }
   self->chooser = gtk_file_chooser_native_new (_("Export Animation As"), GTK_WINDOW (self),
-                                               GTK_FILE_CHOOSER_ACTION_SAVE, "_Select", "_Cancel");
+                                               GTK_FILE_CHOOSER_ACTION_SAVE, _("_Select"), _("_Cancel"));
   fc = GTK_FILE_CHOOSER (self->chooser);
   if (g_file_test (dir, G_FILE_TEST_IS_DIR))
     gtk_file_chooser_set_current_folder (fc, folder, NULL);
@@ -1046,7 +1046,7 @@ cml_export_dialog_export (CmlExportDialog *self)
                                             strchr (self->output, '%')
                                               ? _("The folder already holds frames of this name; the export writes over them.")
                                               : _("A file of this name already exists; the export replaces it when it is complete."));
-  gtk_dialog_add_buttons (GTK_DIALOG (dialog), "_Cancel", GTK_RESPONSE_CANCEL, "_Replace", GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Replace"), GTK_RESPONSE_ACCEPT, NULL);
   gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   gtk_widget_add_css_class (gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT),
                             "destructive-action");

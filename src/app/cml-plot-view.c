@@ -648,7 +648,7 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *param)
   upper = g_ascii_strup (format, -1);
   title = g_strdup_printf (_("Export Plot as %s"), upper);
   self->chooser = gtk_file_chooser_native_new (title, GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                               GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+                                               GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   self->export_format = g_strdup (format);
   name = suggested_name (self, format);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);

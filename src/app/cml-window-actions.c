@@ -116,7 +116,7 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *param)
       return;
     }
   self->chooser = gtk_file_chooser_native_new (_("Open Model"), GTK_WINDOW (self),
-                                               GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+                                               GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
   gtk_file_filter_set_name (models, _("Model files (*.cml)"));
   gtk_file_filter_add_pattern (models, "*.cml");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), models);

@@ -661,7 +661,7 @@ confirm_replace (CmlWindow *self, int kind, const char *path)
                                    GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE, _("Replace “%s”?"), base);
   gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
                                             _("A file of this name already exists in the folder."));
-  gtk_dialog_add_buttons (GTK_DIALOG (dialog), "_Cancel", GTK_RESPONSE_CANCEL, "_Replace", GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Replace"), GTK_RESPONSE_ACCEPT, NULL);
   gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   G_GNUC_END_IGNORE_DEPRECATIONS
   g_signal_connect (dialog, "response", G_CALLBACK (on_replace_response), io);
@@ -723,9 +723,9 @@ run_io_chooser (CmlWindow *self, int kind)
   self->io_kind = kind;
   self->io_chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
                                                   save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
-                                                  kind == IO_SAVE_SESSION ? "_Save"
-                                                  : kind == IO_OPEN_SESSION ? "_Open" : "_Export",
-                                                  "_Cancel");
+                                                  kind == IO_SAVE_SESSION ? _("_Save")
+                                                  : kind == IO_OPEN_SESSION ? _("_Open") : _("_Export"),
+                                                  _("_Cancel"));
   fc = GTK_FILE_CHOOSER (self->io_chooser);
   if (kind == IO_EXPORT_DATA)
     {
