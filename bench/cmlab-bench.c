@@ -56,6 +56,7 @@
 #include "bench-shoot.h"
 #include "bench-variational.h"
 #include "bench-startup.h"
+#include "bench-taylor.h"
 
 /* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
 #ifndef CMLAB_BENCH_SOURCE_DIR
@@ -74,7 +75,7 @@
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
-                                            "residuals", "variational", "startup", NULL };
+                                            "residuals", "variational", "startup", "taylor", NULL };
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
  * partial file.  The file gets the mode a plain create would give it. */
@@ -2300,6 +2301,7 @@ main (int argc, char **argv)
   b.run_failed |= !bench_shoot (b.json, b.quick);
 
   bench_variational (b.quick, (const char *const *) b.only);
+  bench_taylor (b.quick, (const char *const *) b.only);
   b.run_failed |= !bench_startup (b.cli, b.json, b.quick, (const char *const *) b.only);
   report_targets (&b);
   read_loadavg (load1);
