@@ -27,6 +27,7 @@
 #include "cml-reference.h"
 #include "cml-simulation.h"
 #include "cml-system.h"
+#include "cml-taylor.h"
 
 static const char *const models[] = {
   "rigid-body", "heavy-top", "chaplygin-sleigh", "vertical-disk", "martinet", "rolling-ball",
@@ -112,13 +113,13 @@ void
 bench_taylor (gboolean quick, const char *const *only)
 {
   static const double rk_tols[] = { 1e-10, 3e-11, 1e-11, 3e-12, 1e-12, 3e-13, 1e-13, 3e-14, 1e-14, 3e-15, 1e-15 };
-  const double span = quick ? 10 : 40;
+  const double span = quick ? 100 : 1000;
 
   if (only != NULL && !g_strv_contains (only, "taylor"))
     return;
   printf ("\n== taylor: the Taylor method at 1e-14 against rk8pd at equal error (t in [0, %g]) ==\n", span);
-  printf ("%-22s %10s %10s %8s | %9s %10s %10s | %7s\n", "model", "error", "time (ms)", "steps", "rk8pd tol",
-          "error", "time (ms)", "speed-up");
+  printf ("%-22s %-22s %10s %10s | %9s %10s %10s | %7s\n", "model", "right-hand side", "error", "time (ms)",
+          "rk8pd tol", "error", "time (ms)", "speed-up");
   for (guint m = 0; m < G_N_ELEMENTS (models); m++)
     {
       g_autoptr (GError) error = NULL;
@@ -128,6 +129,14 @@ bench_taylor (gboolean quick, const char *const *only)
       g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
       if (sys == NULL)
         continue;
+      const char *kind = "?";
+      {
+        CmlIntegratorOptions o = cml_integrator_options_default ();
+        CmlTaylor *tp = cml_taylor_new_for_system (sys, NULL, &o, FALSE, NULL);
+        if (tp)
+          kind = cml_taylor_kind_of_rhs (tp);
+        cml_taylor_free (tp);
+      }
       Run ty = run_once (sys, CML_INTEGRATOR_TAYLOR, 1e-14, span);
       if (!ty.ok)
         {
@@ -155,11 +164,11 @@ bench_taylor (gboolean quick, const char *const *only)
             }
         }
       if (best.ok)
-        printf ("%-22s %10.2e %10.2f %8s | %9.0e %10.2e %10.2f | %6.1fx\n", models[m], ty.error, ty.seconds * 1e3, "",
+        printf ("%-22s %-22s %10.2e %10.2f | %9.0e %10.2e %10.2f | %6.1fx\n", models[m], kind, ty.error, ty.seconds * 1e3,
                 best_tol, best.error, best.seconds * 1e3, best.seconds / ty.seconds);
       else
-        printf ("%-22s %10.2e %10.2f %8s | %9.0e %10.2e %10.2f | rk8pd does not reach it\n", models[m], ty.error,
-                ty.seconds * 1e3, "", -best_tol, best.error, best.seconds * 1e3);
+        printf ("%-22s %-22s %10.2e %10.2f | %9.0e %10.2e %10.2f | >%5.1fx (rk8pd's best error is larger)\n", models[m], kind,
+                ty.error, ty.seconds * 1e3, -best_tol, best.error, best.seconds * 1e3, best.seconds / ty.seconds);
       fflush (stdout);
     }
 }

@@ -625,6 +625,32 @@ guint cml_taylor_dim (const CmlTaylor *tp) { return tp->dim; }
 guint cml_taylor_n_series (const CmlTaylor *tp) { return tp->n_rows; }
 gboolean cml_taylor_is_native (const CmlTaylor *tp) { return tp->native_fn != NULL; }
 
+const char *
+cml_taylor_kind_of_rhs (const CmlTaylor *tp)
+{
+  gboolean trig = FALSE;
+
+  for (guint j = 0; j < tp->ops->len; j++)
+    switch (g_array_index (tp->ops, TOp, j).op)
+      {
+      case T_DIV:
+      case T_DIVC:
+      case T_SQRT:
+      case T_POWR:
+      case T_DQ:
+      case T_ATAN2:
+      case T_ABS:
+      case T_SIGN:
+        return "rational or algebraic";
+      case T_DP:
+        trig = TRUE;
+        break;
+      default:
+        break;
+      }
+  return trig ? "trigonometric" : "polynomial";
+}
+
 guint
 cml_taylor_order_for_tolerance (double rtol, double atol)
 {

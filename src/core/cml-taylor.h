@@ -47,6 +47,11 @@ guint       cml_taylor_dim (const CmlTaylor *tp);
 /* Number of coefficient arrays the program fills (a cost measure). */
 guint       cml_taylor_n_series (const CmlTaylor *tp);
 
+/* What the right-hand side is made of, as far as its varying part goes: "polynomial",
+ * "trigonometric" (polynomial in the state and sines, cosines, exponentials of it), or
+ * "rational or algebraic" (divisions, roots, real powers, inverse functions). */
+const char *cml_taylor_kind_of_rhs (const CmlTaylor *tp);
+
 /* The parameter values (n_params doubles, kept by pointer: cml_taylor_reset reads them
  * again after a change). */
 void        cml_taylor_set_params (CmlTaylor *tp, const double *params);
