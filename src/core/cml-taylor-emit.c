@@ -72,7 +72,6 @@ cml_taylor_emit_c (const CmlTaylor *tp, const char *name, GString *s)
 
   g_string_append_printf (s, "/* cmlab Taylor program, generator version %d: dimension %u, order %u */\n",
                           CML_TAYLOR_GENERATOR_VERSION, tp->dim, P);
-  g_string_append (s, "#define TAYLOR_NAN (0.0 / 0.0)\n");
   g_string_append (s, taylor_kernels_text ());
   g_string_append_printf (s, "\nvoid %s (double *restrict S, const double *restrict C)\n{\n"
                              "  for (int k = 0; k < %u; k++)\n    {\n      if (k > 0)\n        {\n",

@@ -412,7 +412,8 @@ compile_func (Compiler *c, CmlFunc fn, int a)
     case CML_FN_ATAN2:
     default:
       g_set_error (c->error, CML_ERROR, CML_ERROR_UNSUPPORTED,
-                   "the Taylor method has no recurrence for the function number %d", (int) fn);
+                   "the Taylor method has no recurrence for the function %s",
+                   fn == CML_FN_ATAN2 ? "atan2 of one argument" : "of this kind");
       c->failed = TRUE;
       return 0;
     }
