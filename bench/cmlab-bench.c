@@ -31,7 +31,8 @@
  *   7. the window's frame statistics (cmlab --frame-stats);
  *   8. the variational integrators on long runs (bench-variational.c);
  *   9. the start-up of cmlab-cli (bench-startup.c);
- *  10. a parameter sweep on one thread and on two (bench-sweep.c).
+ *  10. a parameter sweep on one thread and on two (bench-sweep.c);
+ *  11. the Taylor integrator against rk8pd at equal error (bench-taylor.c).
  *
  * Timings are medians of repetitions; the machine's load average is recorded with them.
  */
@@ -61,6 +62,7 @@
 #include "bench-shoot.h"
 #include "bench-variational.h"
 #include "bench-startup.h"
+#include "bench-taylor.h"
 
 /* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
 #ifndef CMLAB_BENCH_SOURCE_DIR
@@ -79,7 +81,7 @@
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
-                                            "residuals", "variational", "startup", "sweep", NULL };
+                                            "residuals", "variational", "startup", "sweep", "taylor", NULL };
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
  * partial file.  The file gets the mode a plain create would give it. */
@@ -2249,7 +2251,7 @@ main (int argc, char **argv)
     if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
       {
         fprintf (stderr, "cmlab-bench: --only: “%s” is neither a figure (overhead, peers, work-precision,"
-                         " long-runs, residuals, exports, frames, variational, startup, sweep) nor a built-in model\n",
+                         " long-runs, residuals, exports, frames, variational, startup, sweep, taylor) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;
       }
@@ -2307,6 +2309,7 @@ main (int argc, char **argv)
     bench_sweep (b.quick, b.json);
 
   bench_variational (b.quick, (const char *const *) b.only);
+  bench_taylor (b.quick, (const char *const *) b.only);
   b.run_failed |= !bench_startup (b.cli, b.json, b.quick, (const char *const *) b.only);
   report_targets (&b);
   read_loadavg (load1);
