@@ -84,6 +84,7 @@
 
 #include "cml-integrator.h"
 
+#include "cml-dop853.h"
 #include "cml-error.h"
 
 #include <float.h>
@@ -153,6 +154,9 @@ struct _CmlIntegrator
   guint64 n_steps;
   guint64 n_rejected;
   guint64 n_rhs;
+
+  /* dop853: the whole integrator is cml-dop853.c's */
+  CmlDop853 *dop;
 };
 
 static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
@@ -165,6 +169,7 @@ static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
   [CML_INTEGRATOR_IMPLICIT_MIDPOINT] = "implicit-midpoint",
   [CML_INTEGRATOR_VARIATIONAL] = "variational",
   [CML_INTEGRATOR_VARIATIONAL4] = "variational4",
+  [CML_INTEGRATOR_DOP853] = "dop853",
 };
 
 CmlIntegratorOptions
@@ -278,6 +283,7 @@ gsl_step_type (CmlIntegratorKind kind)
     case CML_INTEGRATOR_IMPLICIT_MIDPOINT:
     case CML_INTEGRATOR_VARIATIONAL:
     case CML_INTEGRATOR_VARIATIONAL4:
+    case CML_INTEGRATOR_DOP853:
     case CML_INTEGRATOR_N_KINDS:
     default:
       return NULL;
@@ -404,6 +410,12 @@ cml_integrator_new (const CmlOde               *ode,
       return g_steal_pointer (&integ);
     }
 
+  if (options->kind == CML_INTEGRATOR_DOP853)
+    {
+      integ->dop = cml_dop853_new (ode, options);
+      return g_steal_pointer (&integ);
+    }
+
   /* GSL system, stepper, error control and evolution. */
   integ->sys.function = gsl_rhs;
   integ->sys.jacobian = ode->jacobian != NULL ? gsl_jacobian : NULL;
@@ -452,6 +464,7 @@ cml_integrator_free (CmlIntegrator *integ)
   if (integ == NULL)
     return;
 
+  g_clear_pointer (&integ->dop, cml_dop853_free);
   if (integ->evolve != NULL)
     gsl_odeiv2_evolve_free (integ->evolve);
   if (integ->control != NULL)
@@ -489,6 +502,26 @@ cml_integrator_reset (CmlIntegrator *integ)
     gsl_odeiv2_step_reset (integ->step);
   integ->h = 0.0;
   integ->comp_valid = FALSE;
+  if (integ->dop != NULL)
+    cml_dop853_reset (integ->dop);
+}
+
+void
+cml_integrator_set_dop853_step (CmlIntegrator *integ,
+                                int          (*func) (CmlDop853Step *step, void *data),
+                                void          *data)
+{
+  g_return_if_fail (integ != NULL && integ->dop != NULL);
+
+  cml_dop853_set_step_func (integ->dop, func, data);
+}
+
+guint64
+cml_integrator_n_dop853_func_steps (const CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, 0);
+
+  return integ->dop != NULL ? cml_dop853_n_func_steps (integ->dop) : 0;
 }
 
 guint64
@@ -496,6 +529,12 @@ cml_integrator_n_steps (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
+  if (integ->dop != NULL)
+    {
+      CmlIntegratorStats st;
+      cml_dop853_get_stats (integ->dop, &st);
+      return st.n_steps;
+    }
   return integ->n_steps;
 }
 
@@ -504,6 +543,12 @@ cml_integrator_n_rhs (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
+  if (integ->dop != NULL)
+    {
+      CmlIntegratorStats st;
+      cml_dop853_get_stats (integ->dop, &st);
+      return st.n_rhs;
+    }
   return integ->n_rhs;
 }
 
@@ -514,6 +559,11 @@ cml_integrator_get_stats (const CmlIntegrator *integ,
   g_return_if_fail (integ != NULL);
   g_return_if_fail (stats != NULL);
 
+  if (integ->dop != NULL)
+    {
+      cml_dop853_get_stats (integ->dop, stats);
+      return;
+    }
   stats->n_steps = integ->n_steps;
   stats->n_rejected = integ->n_rejected;
   stats->n_rhs = integ->n_rhs;
@@ -645,6 +695,8 @@ cml_integrator_step_state_size (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
+  if (integ->dop != NULL)
+    return cml_dop853_step_state_size (integ->dop);
   return 1 + integ->ode.dim;
 }
 
@@ -663,6 +715,11 @@ cml_integrator_save_step_state (const CmlIntegrator *integ,
 {
   const guint dim = integ->ode.dim;
 
+  if (integ->dop != NULL)
+    {
+      cml_dop853_save_step_state (integ->dop, z, out);
+      return;
+    }
   /* the suggested next step (signed; 0 = none yet) */
   out[0] = integ->h;
   /* the midpoint rule's compensation, which belongs to the state its last step returned */
@@ -681,6 +738,11 @@ cml_integrator_restore_step_state (CmlIntegrator *integ,
   const guint dim = integ->ode.dim;
 
   cml_integrator_reset (integ);
+  if (integ->dop != NULL)
+    {
+      cml_dop853_restore_step_state (integ->dop, z, in);
+      return;
+    }
   integ->h = in[0];
   if (integ->comp != NULL)
     {
@@ -1145,7 +1207,8 @@ cml_integrator_advance (CmlIntegrator *integ,
       return FALSE;
     }
 
-  gboolean ok = integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT
+  gboolean ok = integ->dop != NULL ? cml_dop853_advance (integ->dop, t, t1, z, error)
+                : integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT
                   ? advance_midpoint (integ, t, t1, z, error)
                   : advance_gsl (integ, t, t1, z, error);
   publish_stats (integ);

@@ -44,12 +44,14 @@ typedef enum
   CML_INTEGRATOR_VARIATIONAL,       /* discrete Lagrange–d'Alembert, midpoint, fixed step, order 2:
                                      * needs the system (cml-variational.h), not only its ODE */
   CML_INTEGRATOR_VARIATIONAL4,      /* its symmetric triple jump (Yoshida), order 4 */
+  CML_INTEGRATOR_DOP853,            /* Dormand–Prince 8(5,3) with dense output (cml-dop853.c) */
   CML_INTEGRATOR_N_KINDS
 } CmlIntegratorKind;
 
 /* The kinds cml_integrator_new () takes: those that step an ODE (all before the variational
- * ones, which a simulation runs through cml-variational.h). */
+ * ones, which a simulation runs through cml-variational.h, and those appended after them). */
 #define CML_INTEGRATOR_N_ODE_KINDS CML_INTEGRATOR_VARIATIONAL
+#define CML_INTEGRATOR_KIND_IS_ODE(k) ((k) < CML_INTEGRATOR_VARIATIONAL || (k) == CML_INTEGRATOR_DOP853)
 
 /* What an integrator has done, for progress reports and a word on stiffness. */
 typedef struct
@@ -93,7 +95,8 @@ typedef struct
 CmlIntegratorOptions cml_integrator_options_default (void);
 
 const char *cml_integrator_kind_to_string (CmlIntegratorKind kind);   /* "rk8pd", … "implicit-midpoint",
-                                                                         * "variational", "variational4" */
+                                                                         * "variational", "variational4",
+                                                                         * "dop853" */
 /* Accepts the names above (and "midpoint" for the implicit midpoint rule); FALSE if unknown. */
 gboolean    cml_integrator_kind_from_string (const char *name, CmlIntegratorKind *kind);
 
@@ -138,6 +141,15 @@ guint    cml_integrator_step_state_size (const CmlIntegrator *integ);
 gboolean cml_integrator_step_state_is_exact (const CmlIntegrator *integ);
 void     cml_integrator_save_step_state (const CmlIntegrator *integ, const double *z, double *out);
 void     cml_integrator_restore_step_state (CmlIntegrator *integ, const double *z, const double *in);
+
+/* dop853 only: lets FUNC take the steps (a system's native code, cml-dop853.h); FUNC
+ * returns -1 for a step it cannot take, which the generic step then takes. */
+typedef struct CmlDop853Step CmlDop853Step;
+void     cml_integrator_set_dop853_step (CmlIntegrator *integ,
+                                         int (*func) (CmlDop853Step *step, void *data),
+                                         void *data);
+/* dop853 only: the steps FUNC took since creation. */
+guint64  cml_integrator_n_dop853_func_steps (const CmlIntegrator *integ);
 
 /* Counters since creation: accepted steps and right-hand-side evaluations. */
 guint64  cml_integrator_n_steps (const CmlIntegrator *integ);
