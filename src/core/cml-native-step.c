@@ -39,7 +39,7 @@ cml_native_step_dop853_source (const CmlProgram *rhs_prog,
                    "\n"
                    "/* the pivot check of the system's right-hand side (CmlDop853Pivots): 0 the\n"
                    " * derivatives stand, 1 the right-hand side fails, 2 its fallback is needed */\n"
-                   "static inline int\n"
+                   "static inline __attribute__ ((always_inline)) int\n"
                    "cml_dop853_check (const double *dz, const double *o1, const CmlDop853Pivots *pc)\n"
                    "{\n"
                    "  unsigned i;\n"

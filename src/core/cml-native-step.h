@@ -19,7 +19,7 @@
 G_BEGIN_DECLS
 
 /* The generator's version: part of the source, hence of the cache key. */
-#define CML_NATIVE_STEP_VERSION 1
+#define CML_NATIVE_STEP_VERSION 2
 
 /* The exported function's name and type: one accepted step (cml-dop853-core.h's contract),
  * the right-hand side called with AUX, the prepared registers R and the pivot outputs O1,
