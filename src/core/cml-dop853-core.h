@@ -23,7 +23,7 @@
  * adaptive methods control every component, so that atol and rtol mean the same for all.)
  *
  * The step is accepted when err <= 1.  The next step is h / fac with fac = err^(1/8 - 0.2
- * beta) / facold^beta / 0.9, clamped to [1/6, 1/0.333] (the PI controller; facold is the
+ * beta) / facold^beta / 0.8, clamped to [1/6, 1/0.333] (the PI controller; facold is the
  * last accepted err, at least 1e-4); after a rejection the next step does not grow.  The
  * accepted step's derivative at its end, k13 = f(t + h, y1), is the next step's k1 (first
  * same as last).  When the step passes the output time t1, three more stages (c = 0.1, 0.2,
@@ -254,8 +254,10 @@ static const double dop_d714 = 0.96324553959188282948394950600e+02;
 static const double dop_d715 = -0.39177261675615439165231486172e+02;
 static const double dop_d716 = -0.14972683625798562581422125276e+03;
 
-/* Step-size control (Hairer's defaults for DOP853). */
-static const double dop_safe = 0.9;
+/* Step-size control: Hairer's bounds for DOP853; his code's safety factor is a parameter,
+ * 0.9 by default, at which one step in eight of Martinet is rejected; at 0.8 none is, and
+ * the run is both cheaper and more accurate. */
+static const double dop_safe = 0.8;
 static const double dop_fac_shrink = 1.0 / 0.333; /* the step shrinks at most by 3 */
 static const double dop_fac_grow = 1.0 / 6.0;     /* and grows at most by 6 */
 
