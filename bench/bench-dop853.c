@@ -267,6 +267,99 @@ cmlab_inproc (CmlIntegratorKind kind, double t_end, double dt, guint reps, doubl
   return median_of (times, reps) * 1e3;
 }
 
+/* dop853 against rk8pd on the built-ins with closed forms: the error at the end and the CPU
+ * time of the simulate loop (best of 3) over a sweep of tolerances, printed side by side. */
+static void
+against_rk8pd (CmlJson *json, gboolean quick)
+{
+  static const char *const models[] = { "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet",
+                                         "capri-kobayashi", "capri-kobayashi-full" };
+  static const double periods[] = { 100, 100, 100, 200, 300, 1000 };
+  static const CmlIntegratorKind kinds[] = { CML_INTEGRATOR_RK8PD, CML_INTEGRATOR_DOP853 };
+
+  printf ("\n   dop853 against rk8pd: error at the end / CPU ms of the simulate loop (a row every period)\n");
+  printf ("   %-28s %-7s %21s %21s %21s %21s %21s\n", "model (periods)", "", "tol 1e-8", "1e-9", "1e-10", "1e-11",
+          "1e-12");
+  if (json != NULL)
+    cml_json_begin_object (json, "dop853_against_rk8pd", CML_JSON_BLOCK);
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) md = cml_model_load (models[m], &error);
+      g_autoptr (CmlSystem) sys = md ? cml_system_new (md, &error) : NULL;
+      g_autoptr (CmlSimulation) sim = sys ? cml_simulation_new (sys, &error) : NULL;
+      const CmlRefSystem *ref = cml_ref_system_lookup (models[m]);
+      CmlRefParams p = { { 0 } };
+      double z0[CML_REF_MAX_DIM];
+      const double n_periods = quick ? periods[m] / 10 : periods[m];
+
+      if (sim == NULL || ref == NULL || !cml_simulation_reset (sim, NULL, NULL))
+        continue;
+      const guint dim = cml_system_dim (sys);
+      g_autofree double *obs = g_new (double, cml_system_n_observables (sys));
+      memcpy (z0, cml_simulation_get_state (sim), MIN (dim, CML_REF_MAX_DIM) * sizeof (double));
+      for (guint k = 0; k < ref->n_params; k++)
+        p.p[k] = cml_simulation_get_param (sim, ref->param_names[k]);
+      ref->prepare (&p);
+      const double T = cml_ref_period (ref, &p, z0);
+      if (json != NULL)
+        cml_json_begin_object (json, models[m], CML_JSON_BLOCK);
+      for (guint kk = 0; kk < G_N_ELEMENTS (kinds); kk++)
+        {
+          g_autofree char *label = g_strdup_printf ("%s (%.0f)", models[m], n_periods);
+          printf ("   %-28s %-7s", kk == 0 ? label : "", cml_integrator_kind_to_string (kinds[kk]));
+          if (json != NULL)
+            cml_json_begin_array (json, cml_integrator_kind_to_string (kinds[kk]), CML_JSON_LINE);
+          for (int e = 8; e <= 12; e++)
+            {
+              CmlIntegratorOptions o = cml_integrator_options_default ();
+              double best = INFINITY, err = 0;
+              const char *names[16];
+              double exact[16];
+
+              o.kind = kinds[kk];
+              o.rtol = o.atol = pow (10.0, -e);
+              if (!cml_simulation_set_integrator (sim, &o, NULL))
+                continue;
+              for (int rep = 0; rep < 3; rep++)
+                {
+                  if (!cml_simulation_reset (sim, NULL, NULL))
+                    break;
+                  double t0 = cpu_now_s ();
+                  gboolean ok = TRUE;
+                  for (int k = 1; k <= (int) n_periods && ok; k++)
+                    {
+                      ok = cml_simulation_advance (sim, k * T, NULL);
+                      cml_simulation_observe (sim, obs);
+                    }
+                  best = MIN (best, cpu_now_s () - t0);
+                }
+              guint n = cml_ref_exact (ref, &p, z0, cml_simulation_get_time (sim), names, exact, 16);
+              cml_simulation_observe (sim, obs);
+              for (guint k = 0; k < n; k++)
+                {
+                  int i = cml_system_observable_index (sys, names[k]);
+                  if (i >= 0)
+                    err = MAX (err, fabs (obs[i] - exact[k]));
+                }
+              printf ("  %9.1e / %7.2f", err, best * 1e3);
+              if (json != NULL)
+                {
+                  cml_json_number (json, NULL, err);
+                  cml_json_number (json, NULL, best * 1e3);
+                }
+            }
+          printf ("\n");
+          if (json != NULL)
+            cml_json_end (json);
+        }
+      if (json != NULL)
+        cml_json_end (json);
+    }
+  if (json != NULL)
+    cml_json_end (json);
+}
+
 gboolean
 bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, CmlJson *json, gboolean quick,
               const char *const *only)
@@ -420,6 +513,8 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
       printf ("   (in-process: dop853 %.1f ms vs Boost rkf78 %.1f ms: %.2f×)\n", d->inproc_ms, b->inproc_ms,
               b->inproc_ms / d->inproc_ms);
   }
+
+  against_rk8pd (json, quick);
 
   if (json != NULL)
     {
