@@ -2,7 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Two families of methods:
+ * Two families of methods, and a third kind run by cml-dop853.c (dop853: Dormand–Prince
+ * 8(5,3), steps taken freely, the output from its dense output; everything below about
+ * steps landing on T1 and the step state is the GSL steppers' and the midpoint rule's):
  *
  *   Adaptive (GSL odeiv2: rk8pd, rkf45, rkck, rk4, msadams, msbdf).  Each step is taken with
  *   gsl_odeiv2_evolve_apply () bounded by the output time T1, so the last step lands on T1

@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Wraps GSL odeiv2 steppers (adaptive, error-controlled) and adds a symmetric,
- * structure-preserving method (implicit midpoint rule, fixed step), plus projection
- * onto a constraint set after each accepted step.  The integrator never allocates while
+ * structure-preserving method (implicit midpoint rule, fixed step) and Dormand–Prince
+ * 8(5,3) with dense output (dop853, cml-dop853.h), plus projection onto a constraint set
+ * after each accepted step.  The integrator never allocates while
  * advancing.  One integrator is used by one thread at a time.
  */
 #pragma once
