@@ -6,10 +6,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The method (E. Hairer, S. P. Nørsett, G. Wanner, Solving Ordinary Differential Equations I,
- * 2nd ed., Springer 1993, §II.10 and §II.6; J. R. Dormand, P. J. Prince, "A family of
- * embedded Runge-Kutta formulae", J. Comp. Appl. Math. 6, 1980, and Prince & Dormand, "High
- * order embedded Runge-Kutta formulae", J. Comp. Appl. Math. 7, 1981): twelve stages
+ * The method (Dormand and Prince's pair of order 8(5,3) as E. Hairer, S. P. Nørsett and
+ * G. Wanner give it, Solving Ordinary Differential Equations I, 2nd ed., Springer 1993,
+ * §II.10; dense output §II.6): twelve stages
  *
  *   k_i = f(t + c_i h, y0 + h sum_j a_ij k_j),   y1 = y0 + h sum_i b_i k_i     (order 8),
  *

@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The order conditions (Hairer, Nørsett, Wanner, Solving ODEs I, §II.2, Theorem 2.13): for
+ * The order conditions (Hairer, Nørsett, Wanner, Solving ODEs I, 2nd ed., 1993, §II.2): for
  * every rooted tree τ with at most p vertices, sum_i b_i Φ_i(τ) = 1/γ(τ), where for τ =
  * [τ1, …, τm] Φ_i(τ) = prod_k sum_j a_ij Φ_j(τk) and γ(τ) = |τ| prod_k γ(τk).  The trees are
  * generated here (200 up to order 8) and the sums taken in long double.
