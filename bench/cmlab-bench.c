@@ -8,7 +8,7 @@
  * (bench/) through $CMLAB_BENCH_DIR, else the source tree it was built from, and the
  * cmlab-cli it measures through $CMLAB_CLI, else the one built beside it.
  *
- * Seven figures, each a ratio or a comparison measured in one run (bench/README.md
+ * Ten figures, each a ratio or a comparison measured in one run (bench/README.md
  * explains every number):
  *
  *   1. engine overhead — the generic right-hand side compiled from models/NAME.cml against
@@ -28,11 +28,17 @@
  *   5. constraint residuals (and the attitude quaternion's norm) with and without the
  *      projection after every step;
  *   6. exports — a plot of 10⁶ samples and a 10 s 720p60 video through cmlab-cli;
- *   7. the window's frame statistics (cmlab --frame-stats).
+ *   7. the window's frame statistics (cmlab --frame-stats);
+ *   8. the variational integrators on long runs (bench-variational.c);
+ *   9. the start-up of cmlab-cli (bench-startup.c);
+ *  10. a parameter sweep on one thread and on two (bench-sweep.c);
+ *  11. the Taylor integrator against rk8pd at equal error (bench-taylor.c).
  *
  * Timings are medians of repetitions; the machine's load average is recorded with them.
  */
 #define G_LOG_DOMAIN "cmlab-bench"
+
+#include "bench-sweep.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -56,6 +62,7 @@
 #include "bench-shoot.h"
 #include "bench-variational.h"
 #include "bench-startup.h"
+#include "bench-taylor.h"
 #include "bench-dop853.h"
 
 /* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
@@ -78,7 +85,7 @@
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
-                                            "residuals", "variational", "startup", "dop853", NULL };
+                                            "residuals", "variational", "startup", "sweep", "taylor", "dop853", NULL };
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
  * partial file.  The file gets the mode a plain create would give it. */
@@ -2248,7 +2255,7 @@ main (int argc, char **argv)
     if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
       {
         fprintf (stderr, "cmlab-bench: --only: “%s” is neither a figure (overhead, peers, work-precision,"
-                         " long-runs, residuals, exports, frames) nor a built-in model\n",
+                         " long-runs, residuals, exports, frames, variational, startup, sweep, taylor) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;
       }
@@ -2302,8 +2309,11 @@ main (int argc, char **argv)
     fig_frames (&b);
   fflush (stdout);
   b.run_failed |= !bench_shoot (b.json, b.quick);
+  if (want_figure (&b, "sweep"))
+    bench_sweep (b.quick, b.json);
 
   bench_variational (b.quick, (const char *const *) b.only);
+  bench_taylor (b.quick, (const char *const *) b.only);
   b.run_failed |= !bench_startup (b.cli, b.json, b.quick, (const char *const *) b.only);
   b.run_failed |= !bench_dop853 (b.cli, b.bench_dir, CMLAB_BENCH_BOOST_PEER, b.json, b.quick,
                                  (const char *const *) b.only);

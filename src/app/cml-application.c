@@ -67,8 +67,8 @@ static const GOptionEntry option_entries[] = {
     "Give an initial value and start from it (as Apply & restart would)", "NAME=VALUE" },
   { "table-frame", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the trails in the turning table's frame", NULL },
   { "closed-form", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw the model's closed forms over the plots", NULL },
-  { "page", 0, 0, G_OPTION_ARG_STRING, NULL, "Show the plots, the equations or the Poincaré section beside the view",
-    "plots|equations|section" },
+  { "page", 0, 0, G_OPTION_ARG_STRING, NULL, "Show the plots, the equations, the Poincaré section or the sweep beside the view",
+    "plots|equations|section|sweep" },
   { "orbit", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
     "Start an orbit of the Poincaré section page from this point of its plot (shows the page)", "X,Y" },
   { "target", 0, 0, G_OPTION_ARG_STRING, NULL,
@@ -167,9 +167,9 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_variant_dict_lookup (options, "set", "^as", &self->set);
   g_variant_dict_lookup (options, "init", "^as", &self->init);
   if (self->page && g_strcmp0 (self->page, "plots") != 0 && g_strcmp0 (self->page, "equations") != 0
-      && g_strcmp0 (self->page, "section") != 0)
+      && g_strcmp0 (self->page, "section") != 0 && g_strcmp0 (self->page, "sweep") != 0)
     {
-      g_printerr ("cmlab: --page takes plots, equations or section, not “%s”\n", self->page);
+      g_printerr ("cmlab: --page takes plots, equations, section or sweep, not “%s”\n", self->page);
       return 2;
     }
   for (int pass = 0; pass < 2; pass++)

@@ -23,5 +23,7 @@ const char    *cml_parameter_panel_get_input_error (CmlParameterPanel *self);
  * pixels); TRUE when the panel scrolled instead of the value changing. */
 gboolean       cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidget *widget, double dy,
                                                gboolean notches);
+/* What a row's "Sweep this parameter…" does: emits ::sweep-requested for NAME. */
+void           cml_parameter_panel_request_sweep (CmlParameterPanel *self, const char *name);
 
 G_END_DECLS

@@ -85,6 +85,7 @@ enum
 {
   PARAM_CHANGED,
   RESTART_REQUESTED,
+  SWEEP_REQUESTED,
   N_SIGNALS
 };
 
@@ -570,6 +571,16 @@ param_row_set_value (ParamRow *row, double value)
     gtk_spin_button_set_value (row->spin, value);
 }
 
+/* A row's "Sweep this parameter…" */
+static void
+on_sweep_clicked (GtkButton *button, ParamRow *row)
+{
+  GtkWidget *popover = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_POPOVER);
+  if (popover)
+    gtk_popover_popdown (GTK_POPOVER (popover));
+  g_signal_emit (row->self, signals[SWEEP_REQUESTED], 0, row->name);
+}
+
 static void
 add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 {
@@ -667,6 +678,24 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
   else
     gtk_grid_attach (self->param_grid, value_widget, 2, r, 1, 1);
   gtk_grid_attach (self->param_grid, unit, 3, r, 1, 1);
+  if (!p->choices)
+    {
+      /* the row's menu: "Sweep this parameter…" (the Sweep page, over the slider's range) */
+      GtkWidget *sweep = gtk_button_new_with_label ("Sweep this parameter…");
+      gtk_button_set_has_frame (GTK_BUTTON (sweep), FALSE);
+      GtkWidget *popover = gtk_popover_new ();
+      gtk_popover_set_child (GTK_POPOVER (popover), sweep);
+      g_signal_connect (sweep, "clicked", G_CALLBACK (on_sweep_clicked), row);
+      GtkWidget *more = gtk_menu_button_new ();
+      gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (more), "view-more-symbolic");
+      gtk_menu_button_set_popover (GTK_MENU_BUTTON (more), popover);
+      gtk_menu_button_set_has_frame (GTK_MENU_BUTTON (more), FALSE);
+      gtk_widget_set_valign (more, GTK_ALIGN_CENTER);
+      g_autofree char *more_tip = g_strdup_printf ("More for %s: sweep it over its range and plot a quantity "
+                                                   "against it", shown);
+      gtk_widget_set_tooltip_text (more, more_tip);
+      gtk_grid_attach (self->param_grid, more, 4, r, 1, 1);
+    }
 
   g_ptr_array_add (self->params, row);
 }
@@ -1303,6 +1332,10 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
   signals[RESTART_REQUESTED] = g_signal_new ("restart-requested", G_TYPE_FROM_CLASS (klass),
                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                              G_TYPE_NONE, 1, G_TYPE_HASH_TABLE);
+  /* CmlParameterPanel::sweep-requested (name): "Sweep this parameter…" was chosen */
+  signals[SWEEP_REQUESTED] = g_signal_new ("sweep-requested", G_TYPE_FROM_CLASS (klass),
+                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                           G_TYPE_NONE, 1, G_TYPE_STRING);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-parameter-panel.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -1346,6 +1379,13 @@ cml_parameter_panel_init (CmlParameterPanel *self)
   self->undo = g_ptr_array_new_with_free_func (undo_step_free);
   self->redo = g_ptr_array_new_with_free_func (undo_step_free);
   cml_parameter_panel_set_system (self, NULL);
+}
+
+void
+cml_parameter_panel_request_sweep (CmlParameterPanel *self, const char *name)
+{
+  g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
+  g_signal_emit (self, signals[SWEEP_REQUESTED], 0, name);
 }
 
 GtkWidget *

@@ -234,6 +234,9 @@ gboolean cml_window_get_dark (CmlWindow *self);
 void cml_window_set_dark (CmlWindow *self, gboolean dark);
 void cml_window_set_presentation (CmlWindow *self, gboolean presentation);
 void cml_window_show_integrator_choice (CmlWindow *self);
+/* the header bar's dropdowns (cml-window-run-controls.c) */
+void cml_window_on_speed_selected (CmlWindow *self);
+void cml_window_on_integrator_selected (CmlWindow *self);
 void cml_window_set_table_frame (CmlWindow *self, gboolean table_frame);
 
 G_END_DECLS

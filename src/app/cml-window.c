@@ -13,17 +13,14 @@
 #include "cml-window-private.h"
 
 #include "cml-atomic-file.h"
-#include "cml-error.h"
 #include "cml-resources.h"
 #include "cml-run-failure.h"
+#include "cml-window-sweep.h"
 #include "cml-window-steer.h"
 
 #include <math.h>
 #include <string.h>
 
-const double cml_window_speeds[CML_N_SPEEDS] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 };
-const double cml_window_tolerances[CML_N_TOLERANCES] = { 1e-6, 1e-8, 1e-10, 1e-12 };
-const double cml_window_steps[CML_N_STEPS] = { 0.2, 0.1, 0.05, 0.01, 0.001 };
 
 #define HISTORY_ROWS    4096     /* rows copied per read */
 #define STATUS_US       (100000) /* status line: 10 Hz */
@@ -217,6 +214,7 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   cml_parameter_panel_set_system (self->parameter_panel, sys);
   cml_equations_panel_set_system (self->equations_panel, sys);
   cml_section_view_set_system (self->section_view, sys, self->runner);
+  cml_sweep_view_set_system (cml_window_sweep_view (self), sys, self->runner);
   cml_model_picker_set_selected (self->model_picker, model);
   gtk_stack_set_visible_child_name (self->scene_stack, "scene");
   g_clear_pointer (&self->failed_path, g_free);
@@ -387,110 +385,6 @@ on_show_reference (CmlWindow *self)
   cml_scene_view_set_show_reference (self->scene_view, show);
 }
 
-/* ---- run controls ---------------------------------------------------------------------- */
-
-void
-cml_window_play (CmlWindow *self)
-{
-  g_return_if_fail (CML_IS_WINDOW (self));
-
-  if (self->runner)
-    cml_runner_play (self->runner);
-  cml_window_compare_play (self, TRUE);
-}
-
-void
-cml_window_set_speed_index (CmlWindow *self, guint index)
-{
-  index = MIN (index, CML_N_SPEEDS - 1);
-  if (gtk_drop_down_get_selected (self->speed_dropdown) != index)
-    {
-      /* the dropdown's handler comes back here */
-      gtk_drop_down_set_selected (self->speed_dropdown, index);
-      return;
-    }
-  self->speed_index = index;
-  if (self->runner)
-    cml_runner_set_speed (self->runner, cml_window_speeds[index]);
-  cml_window_compare_speed (self, cml_window_speeds[index]);
-  cml_window_update_actions (self);
-}
-
-static void
-on_speed_selected (CmlWindow *self)
-{
-  guint i = gtk_drop_down_get_selected (self->speed_dropdown);
-
-  if (i < CML_N_SPEEDS)
-    cml_window_set_speed_index (self, i);
-}
-
-double
-cml_window_step_size (CmlWindow *self)
-{
-  /* what a tenth of a second shows at the current speed */
-  return 0.1 * cml_window_speeds[self->speed_index];
-}
-
-gboolean
-cml_window_set_integrator (CmlWindow *self, const char *name, double step, GError **error)
-{
-  CmlIntegratorKind kind;
-
-  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
-  if (!cml_integrator_kind_from_string (name, &kind))
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "there is no integrator “%s” (cmlab-cli list integrators)",
-                   name);
-      return FALSE;
-    }
-  if (step > 0)
-    {
-      guint best = CML_DEFAULT_STEP_INDEX;
-      for (guint k = 0; k < CML_N_STEPS; k++)
-        if (fabs (log (step / cml_window_steps[k])) < fabs (log (step / cml_window_steps[best])))
-          best = k;
-      gtk_drop_down_set_selected (self->step_dropdown, best);
-    }
-  gtk_drop_down_set_selected (self->integrator_dropdown, kind);
-  return TRUE;
-}
-
-/* Beside the integrator, its tolerance (adaptive methods) or its step (fixed-step ones);
- * neither in presentation mode. */
-void
-cml_window_show_integrator_choice (CmlWindow *self)
-{
-  gboolean fixed = cml_integrator_kind_is_fixed_step (self->integrator.kind);
-  gboolean presentation = self->presentation;
-
-  /* (not once the window's children are gone) */
-  if (self->tolerance_dropdown == NULL || self->step_dropdown == NULL)
-    return;
-  gtk_widget_set_visible (GTK_WIDGET (self->tolerance_dropdown), !presentation && !fixed);
-  gtk_widget_set_visible (GTK_WIDGET (self->step_dropdown), !presentation && fixed);
-}
-
-static void
-on_integrator_selected (CmlWindow *self)
-{
-  guint kind = gtk_drop_down_get_selected (self->integrator_dropdown);
-  guint tol = gtk_drop_down_get_selected (self->tolerance_dropdown);
-  guint step = gtk_drop_down_get_selected (self->step_dropdown);
-
-  if (kind >= CML_INTEGRATOR_N_KINDS || tol >= CML_N_TOLERANCES || step >= CML_N_STEPS)
-    return;
-  self->integrator.kind = kind;
-  self->integrator.rtol = cml_window_tolerances[tol];
-  self->integrator.atol = 1e-2 * cml_window_tolerances[tol];
-  self->integrator.h_fixed = cml_window_steps[step];
-  /* the fixed-step rules have a step instead of error control */
-  cml_window_show_integrator_choice (self);
-  if (self->runner)
-    cml_runner_set_integrator (self->runner, &self->integrator);
-  cml_window_compare_integrator (self, &self->integrator);
-}
-
 /* ---- view settings --------------------------------------------------------------------- */
 
 gboolean
@@ -520,6 +414,7 @@ on_dark_changed (CmlWindow *self)
   cml_plot_view_set_dark (self->time_plot, dark);
   cml_plot_view_set_dark (self->phase_plot, dark);
   cml_section_view_set_style (self->section_view, dark, self->presentation);
+  cml_sweep_view_set_style (cml_window_sweep_view (self), dark, self->presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
 }
 
@@ -583,6 +478,7 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);
   cml_section_view_set_style (self->section_view, cml_window_get_dark (self), presentation);
+  cml_sweep_view_set_style (cml_window_sweep_view (self), cml_window_get_dark (self), presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
 }
 
@@ -1308,6 +1204,7 @@ cml_window_dispose (GObject *object)
     }
   /* stop the workers before the views that show their frames go */
   cml_window_compare_stop (self);
+  cml_window_sweep_stop (self);
   g_clear_pointer (&self->runner, cml_runner_free);
 
   /* no gtk_widget_dispose_template () here: GtkWindow unparents its titlebar and child
@@ -1449,6 +1346,7 @@ cml_window_init (CmlWindow *self)
 
   load_style (GTK_WIDGET (self));
   gtk_widget_init_template (GTK_WIDGET (self));
+  cml_window_sweep_init (self);
   /* both plots show one run: the phase portrait reads the time plot's columns */
   cml_plot_view_share_data (self->phase_plot, self->time_plot);
 
@@ -1486,10 +1384,10 @@ cml_window_init (CmlWindow *self)
   g_signal_connect_swapped (self->phase_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->scene_view, "drag-initial", G_CALLBACK (on_pick_initial), self);
   g_signal_connect_swapped (self->time_plot, "notify::show-reference", G_CALLBACK (on_show_reference), self);
-  g_signal_connect_swapped (self->speed_dropdown, "notify::selected", G_CALLBACK (on_speed_selected), self);
-  g_signal_connect_swapped (self->integrator_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
-  g_signal_connect_swapped (self->tolerance_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
-  g_signal_connect_swapped (self->step_dropdown, "notify::selected", G_CALLBACK (on_integrator_selected), self);
+  g_signal_connect_swapped (self->speed_dropdown, "notify::selected", G_CALLBACK (cml_window_on_speed_selected), self);
+  g_signal_connect_swapped (self->integrator_dropdown, "notify::selected", G_CALLBACK (cml_window_on_integrator_selected), self);
+  g_signal_connect_swapped (self->tolerance_dropdown, "notify::selected", G_CALLBACK (cml_window_on_integrator_selected), self);
+  g_signal_connect_swapped (self->step_dropdown, "notify::selected", G_CALLBACK (cml_window_on_integrator_selected), self);
   g_signal_connect_swapped (gtk_widget_get_settings (GTK_WIDGET (self)),
                             "notify::gtk-application-prefer-dark-theme",
                             G_CALLBACK (on_dark_changed), self);

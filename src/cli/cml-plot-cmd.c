@@ -1,12 +1,14 @@
 /* cml-plot-cmd.c — `cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T
  *                  --y COL[,COL...] [--x COL] [--size WxH] [--samples N] [--title TEXT]
  *                  [--no-equal-scales] [--dark] -o FILE.{png,svg,pdf}`
+ *                  and `cmlab-cli plot SWEEP.csv [--y COL[,COL...]] … -o FILE`
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Runs the model, collects the chosen observables, and draws them with the same plot
  * model and Cairo backend as the window's export, so a figure from the command line
  * looks like one from the window.  The file is written completely or not at all.
+ * A sweep file in the model's place is drawn by cml-plot-sweep.c.
  */
 #define G_LOG_DOMAIN "cmlab-cli"
 
@@ -21,6 +23,7 @@
 #include "cml-plot-cairo.h"
 #include "cml-plot-figure.h"
 #include "cml-plot.h"
+#include "cml-plot-sweep.h"
 
 static const char *plot_usage =
   "Usage: cmlab-cli plot MODEL [--set P=V]... [--init S=V]... --t-end T --y COL[,COL...]\n"
@@ -32,7 +35,13 @@ static const char *plot_usage =
   "The figure is titled with the model and what is plotted, with a line of the parameters\n"
   "below; --title TEXT replaces the title, --title '' leaves both out.  When both axes have\n"
   "one unit (y [m] against x [m]) they get equal scales, so a circle is round;\n"
-  "--no-equal-scales lets each axis fill the frame.\n";
+  "--no-equal-scales lets each axis fill the frame.\n"
+  "\n"
+  "       cmlab-cli plot SWEEP.csv [--y COL[,COL...]] [--size WxH] [--title TEXT] [--dark]\n"
+  "                  -o FILE.{png,svg,pdf}\n"
+  "Draws a file cmlab-cli sweep wrote: one varied parameter gives a curve of each measured\n"
+  "column (or the --y columns) against it, two a heat map of one measured column (the\n"
+  "first, or --y COL) over the grid, with a colour bar.\n";
 
 /* plot's own options (the run options are cml-cli-common.c's) */
 typedef struct
@@ -122,6 +131,25 @@ cml_plot_main (int argc, char **argv)
   const char *title = po.title;
   double t_end = ro.t_end, samples = po.samples;
   gboolean dark = po.dark, equal_scales = po.equal_scales;
+
+  if (cml_plot_sweep_is_file (model))
+    {
+      g_autofree char *why = NULL;
+      if (ro.has_t_end || ro.sets->len || ro.inits->len || xcol || ro.session_path)
+        return cml_cli_usage_error (plot_usage, "a sweep file is plotted as it is: no --t-end, --set, --init, --x "
+                                    "or --session");
+      if (output == NULL)
+        return cml_cli_usage_error (plot_usage, "plot needs -o FILE");
+      if (sscanf (size, "%dx%d", &width, &height) != 2 || width < 50 || height < 50 || width > 10000
+          || height > 10000)
+        return cml_cli_usage_error (plot_usage, "--size reads WxH with each from 50 to 10000, not “%s”", size);
+      if (!g_str_has_suffix (output, ".png") && !g_str_has_suffix (output, ".svg")
+          && !g_str_has_suffix (output, ".pdf"))
+        return cml_cli_usage_error (plot_usage, "the output must end in .png, .svg or .pdf, not “%s”", output);
+      if (!cml_cli_check_output_path ("-o", output, &why))
+        return cml_cli_usage_error (plot_usage, "%s", why);
+      return cml_plot_sweep_draw (model, ycols, title, width, height, dark, output);
+    }
 
   if (!ro.has_t_end || ycols == NULL || output == NULL)
     return cml_cli_usage_error (plot_usage, "plot needs --t-end T, --y COL and -o FILE");

@@ -14,8 +14,12 @@
  * simulation, and the rows are written in grid order as soon as the next one is done.
  * A point whose run fails gets nan from the failure on, and a note on standard error.
  *
+ * The output opens with one comment line, "# cmlab sweep: model NAME; vary P, Q", that
+ * `cmlab-cli plot` reads, then the column names.
+ *
  * --shard I/N keeps the points whose grid index k has k mod N = I − 1, with the same
- * header: the rows of the N shards, merged in grid order, are the unsharded file's.
+ * two header lines: the rows of the N shards, merged in grid order, are the unsharded
+ * file's.  The runs themselves are cml-sweep.c's.
  */
 #define G_LOG_DOMAIN "cmlab-cli"
 
@@ -29,6 +33,7 @@
 #include "cml-atomic-file.h"
 #include "cml-cli-common.h"
 #include "cml-error.h"
+#include "cml-sweep.h"
 
 static const char *sweep_usage =
   "Usage: cmlab-cli sweep MODEL --vary P=A:B:N [--vary Q=C:D:M]... --t-end T\n"
@@ -37,20 +42,13 @@ static const char *sweep_usage =
   "                  [--step H] [--session FILE] [-o FILE]\n"
   "Runs the model at every point of the grid of parameter values (the product of the\n"
   "--vary ranges: N values from A to B inclusive, N = 1 is A alone) and writes one CSV row\n"
-  "per point, in grid order (the last --vary varies fastest): the parameters, then each\n"
+  "per point, in grid order (the last --vary varies fastest), after a line\n"
+  "“# cmlab sweep: model NAME; vary P, Q” and the header: the parameters, then each\n"
   "--measure quantity at each --at time (default: at T alone; the columns are NAME@T1, …).\n"
   "--shard I/N: only the points whose grid index k has k mod N = I − 1 (same header).\n"
   "--jobs J: J runs at a time (default: one per processor).\n";
 
 #define SWEEP_MAX_POINTS ((guint64) CML_CLI_MAX_ROWS)
-
-typedef struct
-{
-  char  *name;
-  double a, b;
-  guint  n;
-  int    param; /* index in the model's parameters */
-} Vary;
 
 typedef struct
 {
@@ -111,7 +109,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SweepOptions, sweep_options_clear)
 
 /* "P=A:B:N" -> V (its param index is set later).  FALSE with a message in *WHY. */
 static gboolean
-parse_vary (const char *arg, Vary *v, char **why)
+parse_vary (const char *arg, CmlSweepVary *v, char **why)
 {
   g_auto (GStrv) parts = NULL;
   const char *eq = strchr (arg, '=');
@@ -148,17 +146,6 @@ bad:
   return FALSE;
 }
 
-/* The I-th of V's N values: A, …, B, evenly spaced; A alone when N = 1. */
-static double
-vary_value (const Vary *v, guint i)
-{
-  if (v->n == 1 || i == 0)
-    return v->a;
-  if (i == v->n - 1)
-    return v->b;
-  return v->a + (v->b - v->a) * ((double) i / (double) (v->n - 1));
-}
-
 /* Numbers as simulate writes them: 17 significant digits in the C locale. */
 static void
 append_number (GString *s, double v)
@@ -169,108 +156,6 @@ append_number (GString *s, double v)
     g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
   else
     g_string_append (s, isnan (v) ? "nan" : v > 0 ? "inf" : "-inf");
-}
-
-/* The sweep, shared by the threads.  Read-only while they run but for what the lock
- * guards (done, why) and the counter. */
-typedef struct
-{
-  CmlSystem                  *sys;
-  const double               *base;      /* every parameter, --set applied */
-  guint                       n_params;
-  const Vary                 *vary;
-  guint                       n_vary;
-  guint64                     shard_i, shard_n; /* 0-based shard and the count */
-  guint64                     n_points;  /* in this shard */
-  const CmlIntegratorOptions *iopt;
-  GHashTable                 *given;     /* --init */
-  const double               *at;
-  guint                       n_at;
-  const int                  *measure;   /* observable indices */
-  guint                       n_measures;
-  guint                       n_obs;
-  double                     *values;    /* n_points × n_measures × n_at */
-  gint                        next;      /* the next point to take (atomic) */
-  GMutex                      lock;
-  GCond                       cond;
-  gboolean                   *done;
-  char                      **why;       /* a failed point's reason, or NULL */
-} Sweep;
-
-/* The grid index of the K-th point of the shard, and its indices along each --vary. */
-static guint64
-grid_index (const Sweep *sw, guint64 k, guint *idx)
-{
-  guint64 g = sw->shard_i + k * sw->shard_n, rest = g;
-
-  for (guint v = sw->n_vary; v-- > 0;)
-    {
-      idx[v] = (guint) (rest % sw->vary[v].n);
-      rest /= sw->vary[v].n;
-    }
-  return g;
-}
-
-/* One point, in a thread of its own: its values, or a reason in *WHY. */
-static void
-run_point (Sweep *sw, guint64 k, double *values, char **why)
-{
-  g_autoptr (CmlSimulation) sim = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree guint *idx = g_new (guint, sw->n_vary);
-  g_autofree double *obs = g_new (double, sw->n_obs);
-  CmlModel *model = cml_system_get_model (sw->sys);
-  guint a = 0;
-
-  for (guint i = 0; i < sw->n_measures * sw->n_at; i++)
-    values[i] = NAN;
-  grid_index (sw, k, idx);
-  sim = cml_simulation_new (sw->sys, &error);
-  if (sim == NULL)
-    goto failed;
-  for (guint p = 0; p < sw->n_params; p++)
-    if (!cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[p])->name, sw->base[p], &error))
-      goto failed;
-  for (guint v = 0; v < sw->n_vary; v++)
-    if (!cml_simulation_set_param (sim, sw->vary[v].name, vary_value (&sw->vary[v], idx[v]), &error))
-      goto failed;
-  if (!cml_simulation_set_integrator (sim, sw->iopt, &error) || !cml_simulation_reset (sim, sw->given, &error))
-    goto failed;
-  for (a = 0; a < sw->n_at; a++)
-    {
-      if (!cml_simulation_advance (sim, sw->at[a], &error))
-        goto failed;
-      cml_simulation_observe (sim, obs);
-      for (guint m = 0; m < sw->n_measures; m++)
-        values[m * sw->n_at + a] = obs[sw->measure[m]];
-    }
-  return;
-
-failed:
-  *why = g_strdup (error ? error->message : "the run failed");
-}
-
-static gpointer
-sweep_thread (gpointer data)
-{
-  Sweep *sw = data;
-  const guint n_cols = sw->n_measures * sw->n_at;
-
-  for (;;)
-    {
-      gint k = g_atomic_int_add (&sw->next, 1);
-      char *why = NULL;
-
-      if (k < 0 || (guint64) k >= sw->n_points)
-        break;
-      run_point (sw, (guint64) k, sw->values + (gsize) k * n_cols, &why);
-      g_mutex_lock (&sw->lock);
-      sw->why[k] = why;
-      sw->done[k] = TRUE;
-      g_cond_broadcast (&sw->cond);
-      g_mutex_unlock (&sw->lock);
-    }
-  return NULL;
 }
 
 /* The sweep's progress on a terminal, as simulate's: after the first second, at most
@@ -304,6 +189,59 @@ progress_done (Progress *p)
   if (p->shown)
     fputs ("\r\033[K", stderr);
   p->shown = FALSE;
+}
+
+/* Where the rows go, as the sweep hands them out. */
+typedef struct
+{
+  FILE         *fp;
+  GString      *line;
+  const GArray *vary; /* CmlSweepVary */
+  guint         n_cols;
+  Progress      progress;
+  guint64       n_failed;
+} SweepOutput;
+
+static void
+write_row (guint64 k, guint64 g, const guint *idx, const double *values, const char *why, gpointer data)
+{
+  SweepOutput *out = data;
+  const GArray *vary = out->vary;
+  GString *line = out->line;
+
+  g_string_truncate (line, 0);
+  for (guint j = 0; j < vary->len; j++)
+    {
+      if (j)
+        g_string_append_c (line, ',');
+      append_number (line, cml_sweep_vary_value (&g_array_index (vary, CmlSweepVary, j), idx[j]));
+    }
+  for (guint c = 0; c < out->n_cols; c++)
+    {
+      g_string_append_c (line, ',');
+      append_number (line, values[c]);
+    }
+  g_string_append_c (line, '\n');
+  if (why)
+    {
+      g_autoptr (GString) point = g_string_new (NULL);
+      for (guint j = 0; j < vary->len; j++)
+        {
+          g_string_append_printf (point, "%s%s=", j ? ", " : "", g_array_index (vary, CmlSweepVary, j).name);
+          append_number (point, cml_sweep_vary_value (&g_array_index (vary, CmlSweepVary, j), idx[j]));
+        }
+      progress_done (&out->progress);
+      fprintf (stderr, "note: point %" G_GUINT64_FORMAT " (%s): %s\n", g, point->str, why);
+      out->n_failed++;
+    }
+  fputs (line->str, out->fp);
+  fflush (out->fp);
+}
+
+static void
+show_progress (guint64 done, guint64 total, gpointer data)
+{
+  progress_update (&((SweepOutput *) data)->progress, done, total);
 }
 
 /* "T1,T2" (times >= 0, increasing, at most T) -> AT, and the names of the header. */
@@ -349,7 +287,7 @@ parse_shard (const char *text, guint64 *i, guint64 *n)
 static void
 vary_clear (gpointer data)
 {
-  g_free (((Vary *) data)->name);
+  g_free (((CmlSweepVary *) data)->name);
 }
 
 int
@@ -361,7 +299,7 @@ cml_sweep_main (int argc, char **argv)
   g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (CmlSimulation) sim = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GArray) vary = g_array_new (FALSE, TRUE, sizeof (Vary));
+  g_autoptr (GArray) vary = g_array_new (FALSE, TRUE, sizeof (CmlSweepVary));
   g_autoptr (GArray) at = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GPtrArray) at_labels = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GArray) measure = g_array_new (FALSE, FALSE, sizeof (int));
@@ -385,16 +323,16 @@ cml_sweep_main (int argc, char **argv)
     return cml_cli_usage_error (sweep_usage, "sweep needs --vary P=A:B:N, --measure NAME and --t-end T");
   for (guint k = 0; k < so.varies->len; k++)
     {
-      Vary v = { 0 };
+      CmlSweepVary v = { 0 };
       g_autofree char *why = NULL;
 
       if (!parse_vary (so.varies->pdata[k], &v, &why))
         return cml_cli_usage_error (sweep_usage, "%s", why);
       for (guint j = 0; j < vary->len; j++)
-        if (g_str_equal (g_array_index (vary, Vary, j).name, v.name))
+        if (g_str_equal (g_array_index (vary, CmlSweepVary, j).name, v.name))
           {
             g_free (v.name);
-            return cml_cli_usage_error (sweep_usage, "--vary names %s twice", g_array_index (vary, Vary, j).name);
+            return cml_cli_usage_error (sweep_usage, "--vary names %s twice", g_array_index (vary, CmlSweepVary, j).name);
           }
       g_array_append_val (vary, v);
       if (n_grid > SWEEP_MAX_POINTS / v.n)
@@ -434,13 +372,13 @@ cml_sweep_main (int argc, char **argv)
   /* the names, and every value of the grid within its parameter's range */
   for (guint j = 0; j < vary->len; j++)
     {
-      Vary *v = &g_array_index (vary, Vary, j);
+      CmlSweepVary *v = &g_array_index (vary, CmlSweepVary, j);
 
       v->param = cml_model_param_index (model, v->name);
       if (v->param < 0)
         return cml_cli_usage_error (NULL, "%s has no parameter “%s” for --vary", model->name, v->name);
       for (guint i = 0; i < v->n; i++)
-        if (!cml_model_check_param (model, model->params->pdata[v->param], vary_value (v, i), &error))
+        if (!cml_model_check_param (model, model->params->pdata[v->param], cml_sweep_vary_value (v, i), &error))
           return cml_cli_usage_error (NULL, "--vary %s: %s", v->name, error->message);
     }
   names = g_strsplit (so.measures, ",", -1);
@@ -481,10 +419,15 @@ cml_sweep_main (int argc, char **argv)
 
   n_points = n_grid > shard_i ? (n_grid - shard_i - 1) / shard_n + 1 : 0;
 
-  /* the header */
+  /* the header: a comment line saying what was swept (the same in every shard), then the
+   * columns */
   g_autoptr (GString) line = g_string_new (NULL);
+  g_string_append_printf (line, "%s%s; vary ", CML_SWEEP_FILE_TAG, model->name);
   for (guint j = 0; j < vary->len; j++)
-    g_string_append_printf (line, "%s%s", j ? "," : "", g_array_index (vary, Vary, j).name);
+    g_string_append_printf (line, "%s%s", j ? ", " : "", g_array_index (vary, CmlSweepVary, j).name);
+  g_string_append_c (line, '\n');
+  for (guint j = 0; j < vary->len; j++)
+    g_string_append_printf (line, "%s%s", j ? "," : "", g_array_index (vary, CmlSweepVary, j).name);
   for (guint m = 0; m < measure->len; m++)
     for (guint a = 0; a < at->len; a++)
       {
@@ -505,90 +448,22 @@ cml_sweep_main (int argc, char **argv)
   fputs (line->str, fp);
   fflush (fp);
 
-  /* the runs */
-  const guint n_cols = measure->len * at->len;
-  Sweep sw = {
-    .sys = sys, .base = base, .n_params = model->params->len,
-    .vary = (const Vary *) vary->data, .n_vary = vary->len,
-    .shard_i = shard_i, .shard_n = shard_n, .n_points = n_points,
+  /* the runs, and the rows in grid order */
+  CmlSweepSpec spec = {
+    .sys = sys, .base = base,
+    .vary = (const CmlSweepVary *) vary->data, .n_vary = vary->len,
+    .shard_i = shard_i, .shard_n = shard_n,
     .iopt = &iopt, .given = given,
     .at = (const double *) at->data, .n_at = at->len,
     .measure = (const int *) measure->data, .n_measures = measure->len,
-    .n_obs = cml_system_n_observables (sys),
+    .jobs = so.jobs,
   };
-  guint jobs = so.jobs ? so.jobs : g_get_num_processors ();
-  jobs = (guint) MIN ((guint64) jobs, MAX (n_points, 1));
-  g_autofree GThread **threads = g_new0 (GThread *, jobs);
-  g_autofree guint *idx = g_new (guint, vary->len);
-  Progress progress = { .tty = isatty (STDERR_FILENO), .start = g_get_monotonic_time () };
-  guint64 n_failed = 0;
-
-  sw.values = g_new (double, MAX (n_points * n_cols, 1));
-  sw.done = g_new0 (gboolean, MAX (n_points, 1));
-  sw.why = g_new0 (char *, MAX (n_points, 1));
-  g_mutex_init (&sw.lock);
-  g_cond_init (&sw.cond);
-  for (guint j = 0; j < jobs; j++)
-    threads[j] = g_thread_new ("sweep", sweep_thread, &sw);
-
-  /* the rows in grid order, each as soon as it and those before it are done */
-  for (guint64 k = 0; k < n_points; k++)
-    {
-      char *why;
-      guint64 g;
-
-      g_mutex_lock (&sw.lock);
-      while (!sw.done[k])
-        {
-          gint64 until = g_get_monotonic_time () + G_USEC_PER_SEC / 4;
-          g_cond_wait_until (&sw.cond, &sw.lock, until);
-          g_mutex_unlock (&sw.lock);
-          progress_update (&progress, k, n_points);
-          g_mutex_lock (&sw.lock);
-        }
-      why = sw.why[k];
-      g_mutex_unlock (&sw.lock);
-
-      g = grid_index (&sw, k, idx);
-      g_string_truncate (line, 0);
-      for (guint j = 0; j < vary->len; j++)
-        {
-          if (j)
-            g_string_append_c (line, ',');
-          append_number (line, vary_value (&g_array_index (vary, Vary, j), idx[j]));
-        }
-      for (guint c = 0; c < n_cols; c++)
-        {
-          g_string_append_c (line, ',');
-          append_number (line, sw.values[k * n_cols + c]);
-        }
-      g_string_append_c (line, '\n');
-      if (why)
-        {
-          g_autoptr (GString) point = g_string_new (NULL);
-          for (guint j = 0; j < vary->len; j++)
-            {
-              g_string_append_printf (point, "%s%s=", j ? ", " : "", g_array_index (vary, Vary, j).name);
-              append_number (point, vary_value (&g_array_index (vary, Vary, j), idx[j]));
-            }
-          progress_done (&progress);
-          fprintf (stderr, "note: point %" G_GUINT64_FORMAT " (%s): %s\n", g, point->str, why);
-          n_failed++;
-        }
-      fputs (line->str, fp);
-      fflush (fp);
-      progress_update (&progress, k + 1, n_points);
-    }
-  for (guint j = 0; j < jobs; j++)
-    g_thread_join (threads[j]);
-  progress_done (&progress);
-  for (guint64 k = 0; k < n_points; k++)
-    g_free (sw.why[k]);
-  g_free (sw.why);
-  g_free (sw.done);
-  g_free (sw.values);
-  g_mutex_clear (&sw.lock);
-  g_cond_clear (&sw.cond);
+  SweepOutput out = {
+    .fp = fp, .line = line, .vary = vary, .n_cols = measure->len * at->len,
+    .progress = { .tty = isatty (STDERR_FILENO), .start = g_get_monotonic_time () },
+  };
+  cml_sweep_run (&spec, write_row, show_progress, &out, NULL);
+  progress_done (&out.progress);
 
   if (file && !cml_atomic_file_commit (file, &error))
     {
@@ -600,8 +475,8 @@ cml_sweep_main (int argc, char **argv)
       fprintf (stderr, "cmlab-cli: writing the output failed\n");
       return CML_CLI_EXIT_USAGE;
     }
-  if (n_failed)
-    fprintf (stderr, "cmlab-cli: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " points failed (nan)\n", n_failed,
+  if (out.n_failed)
+    fprintf (stderr, "cmlab-cli: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " points failed (nan)\n", out.n_failed,
              n_points);
   return 0;
 }

@@ -88,6 +88,7 @@
 
 #include "cml-dop853.h"
 #include "cml-error.h"
+#include "cml-taylor.h"
 
 #include <float.h>
 #include <math.h>
@@ -157,6 +158,7 @@ struct _CmlIntegrator
   guint64 n_rejected;
   guint64 n_rhs;
 
+  CmlTaylor *taylor;  /* the Taylor method (cml-taylor.h); NULL for the others */
   /* dop853: the whole integrator is cml-dop853.c's */
   CmlDop853 *dop;
 };
@@ -171,6 +173,7 @@ static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
   [CML_INTEGRATOR_IMPLICIT_MIDPOINT] = "implicit-midpoint",
   [CML_INTEGRATOR_VARIATIONAL] = "variational",
   [CML_INTEGRATOR_VARIATIONAL4] = "variational4",
+  [CML_INTEGRATOR_TAYLOR] = "taylor",
   [CML_INTEGRATOR_DOP853] = "dop853",
 };
 
@@ -285,6 +288,7 @@ gsl_step_type (CmlIntegratorKind kind)
     case CML_INTEGRATOR_IMPLICIT_MIDPOINT:
     case CML_INTEGRATOR_VARIATIONAL:
     case CML_INTEGRATOR_VARIATIONAL4:
+    case CML_INTEGRATOR_TAYLOR:
     case CML_INTEGRATOR_DOP853:
     case CML_INTEGRATOR_N_KINDS:
     default:
@@ -315,6 +319,7 @@ cml_integrator_options_describe (const CmlIntegratorOptions *o)
 static gboolean
 check_options (const CmlOde               *ode,
                const CmlIntegratorOptions *options,
+               gboolean                    taylor,
                GError                    **error)
 {
   const CmlIntegratorOptions *o = options;
@@ -361,6 +366,14 @@ check_options (const CmlOde               *ode,
       return FALSE;
     }
 
+  if (o->kind == CML_INTEGRATOR_TAYLOR && !taylor)
+    {
+      g_set_error_literal (error, CML_ERROR, CML_ERROR_USAGE,
+                           "taylor differentiates the expressions of the right-hand side, not an ODE given "
+                           "as a function: it runs through a simulation (cml_simulation_set_integrator)");
+      return FALSE;
+    }
+
   if (o->kind == CML_INTEGRATOR_MSBDF && ode->jacobian == NULL)
     {
       g_set_error_literal (error, CML_ERROR, CML_ERROR_USAGE,
@@ -385,7 +398,7 @@ cml_integrator_new (const CmlOde               *ode,
   g_return_val_if_fail (options != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!check_options (ode, options, error))
+  if (!check_options (ode, options, FALSE, error))
     return NULL;
 
   dim = ode->dim;
@@ -460,11 +473,37 @@ cml_integrator_new (const CmlOde               *ode,
   return g_steal_pointer (&integ);
 }
 
+CmlIntegrator *
+cml_integrator_new_taylor (const CmlOde               *ode,
+                           gpointer                    taylor,
+                           const CmlIntegratorOptions *options,
+                           GError                    **error)
+{
+  CmlIntegrator *integ;
+
+  g_return_val_if_fail (ode != NULL && ode->dim > 0 && taylor != NULL, NULL);
+  g_return_val_if_fail (options != NULL && options->kind == CML_INTEGRATOR_TAYLOR, NULL);
+
+  if (!check_options (ode, options, TRUE, error))
+    {
+      cml_taylor_free (taylor);
+      return NULL;
+    }
+  integ = g_new0 (CmlIntegrator, 1);
+  integ->ode = *ode;
+  integ->options = *options;
+  integ->z_good = g_new (double, ode->dim);
+  integ->taylor = taylor;
+  return integ;
+}
+
 void
 cml_integrator_free (CmlIntegrator *integ)
 {
   if (integ == NULL)
     return;
+
+  g_clear_pointer (&integ->taylor, cml_taylor_free);
 
   g_clear_pointer (&integ->dop, cml_dop853_free);
   if (integ->evolve != NULL)
@@ -504,6 +543,8 @@ cml_integrator_reset (CmlIntegrator *integ)
     gsl_odeiv2_step_reset (integ->step);
   integ->h = 0.0;
   integ->comp_valid = FALSE;
+  if (integ->taylor != NULL)
+    cml_taylor_reset (integ->taylor);
   if (integ->dop != NULL)
     cml_dop853_reset (integ->dop);
 }
@@ -570,6 +611,8 @@ cml_integrator_get_stats (const CmlIntegrator *integ,
   stats->n_rejected = integ->n_rejected;
   stats->n_rhs = integ->n_rhs;
   stats->h = integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? integ->options.h_fixed : integ->h;
+  if (integ->taylor != NULL)
+    stats->h = cml_taylor_last_step (integ->taylor);
   stats->h_rho = integ->h_rho;
   stats->n_stiff_checks = integ->n_stiff_checks;
   stats->n_stiff = integ->n_stiff;
@@ -697,6 +740,8 @@ cml_integrator_step_state_size (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
+  if (integ->taylor != NULL)
+    return cml_taylor_step_state_size (integ->taylor);
   if (integ->dop != NULL)
     return cml_dop853_step_state_size (integ->dop);
   return 1 + integ->ode.dim;
@@ -717,6 +762,11 @@ cml_integrator_save_step_state (const CmlIntegrator *integ,
 {
   const guint dim = integ->ode.dim;
 
+  if (integ->taylor != NULL)
+    {
+      cml_taylor_save_step_state (integ->taylor, z, out);
+      return;
+    }
   if (integ->dop != NULL)
     {
       cml_dop853_save_step_state (integ->dop, z, out);
@@ -740,6 +790,11 @@ cml_integrator_restore_step_state (CmlIntegrator *integ,
   const guint dim = integ->ode.dim;
 
   cml_integrator_reset (integ);
+  if (integ->taylor != NULL)
+    {
+      cml_taylor_restore_step_state (integ->taylor, &integ->ode, &integ->options, z, in);
+      return;
+    }
   if (integ->dop != NULL)
     {
       cml_dop853_restore_step_state (integ->dop, z, in);
@@ -1209,8 +1264,11 @@ cml_integrator_advance (CmlIntegrator *integ,
       return FALSE;
     }
 
-  gboolean ok = integ->dop != NULL ? cml_dop853_advance (integ->dop, t, t1, z, error)
-                : integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT
+  gboolean ok = integ->taylor != NULL
+                  ? cml_taylor_advance (integ->taylor, &integ->ode, &integ->options, t, t1, z, &integ->n_steps,
+                                        &integ->n_rhs, error)
+                : integ->dop != NULL ? cml_dop853_advance (integ->dop, t, t1, z, error)
+                  : integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT
                   ? advance_midpoint (integ, t, t1, z, error)
                   : advance_gsl (integ, t, t1, z, error);
   publish_stats (integ);

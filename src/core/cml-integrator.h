@@ -45,14 +45,15 @@ typedef enum
   CML_INTEGRATOR_VARIATIONAL,       /* discrete Lagrange–d'Alembert, midpoint, fixed step, order 2:
                                      * needs the system (cml-variational.h), not only its ODE */
   CML_INTEGRATOR_VARIATIONAL4,      /* its symmetric triple jump (Yoshida), order 4 */
+  CML_INTEGRATOR_TAYLOR,            /* Taylor series of the solution from the expressions of f
+                                     * (cml-taylor.h): runs through a simulation */
   CML_INTEGRATOR_DOP853,            /* Dormand–Prince 8(5,3) with dense output (cml-dop853.c) */
   CML_INTEGRATOR_N_KINDS
 } CmlIntegratorKind;
 
 /* The kinds cml_integrator_new () takes: those that step an ODE (all before the variational
- * ones, which a simulation runs through cml-variational.h, and those appended after them). */
+ * ones, which a simulation runs through cml-variational.h). */
 #define CML_INTEGRATOR_N_ODE_KINDS CML_INTEGRATOR_VARIATIONAL
-#define CML_INTEGRATOR_KIND_IS_ODE(k) ((k) < CML_INTEGRATOR_VARIATIONAL || (k) == CML_INTEGRATOR_DOP853)
 
 /* What an integrator has done, for progress reports and a word on stiffness. */
 typedef struct
@@ -111,8 +112,13 @@ char       *cml_integrator_options_describe (const CmlIntegratorOptions *o);
 typedef struct _CmlIntegrator CmlIntegrator;
 
 /* Errors: CML_ERROR_USAGE (bad options, msbdf without a Jacobian, a variational kind: those
- * need the mechanical system and run through a CmlSimulation). */
+ * need the mechanical system and run through a CmlSimulation; taylor: it needs the
+ * expressions of f, cml_integrator_new_taylor). */
 CmlIntegrator *cml_integrator_new (const CmlOde *ode, const CmlIntegratorOptions *options, GError **error);
+/* The Taylor method (OPTIONS->kind == CML_INTEGRATOR_TAYLOR) with the Taylor program TAYLOR
+ * of ODE's right-hand side (a CmlTaylor, cml-taylor.h), which the integrator then owns. */
+CmlIntegrator *cml_integrator_new_taylor (const CmlOde *ode, gpointer taylor, const CmlIntegratorOptions *options,
+                                          GError **error);
 void           cml_integrator_free (CmlIntegrator *integ);
 
 /* Advances the state Z from *T to exactly T1, projecting after every accepted step when

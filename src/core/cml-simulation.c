@@ -22,6 +22,7 @@
 #include "cml-dop853-core.h"
 #include "cml-error.h"
 #include "cml-symsolve.h"
+#include "cml-taylor.h"
 
 /* ---- simulation -------------------------------------------------------------------- */
 
@@ -756,7 +757,15 @@ make_integrator (CmlSimulation *sim, GError **error)
     .project = (sys->h->len || sys->model->quaternions->len) ? sim_project : NULL,
     .user_data = sim,
   };
-  CmlIntegrator *integ = cml_integrator_new (&ode, &sim->options, error);
+  CmlIntegrator *integ;
+  if (sim->options.kind == CML_INTEGRATOR_TAYLOR)
+    {
+      /* from the expressions of the right-hand side (cml-taylor.h) */
+      CmlTaylor *tp = cml_taylor_new_for_system (sys, sim->params, &sim->options, sim->rhs_fn != NULL, error);
+      integ = tp ? cml_integrator_new_taylor (&ode, tp, &sim->options, error) : NULL;
+    }
+  else
+    integ = cml_integrator_new (&ode, &sim->options, error);
   if (integ == NULL)
     return FALSE;
   g_clear_pointer (&sim->integ, cml_integrator_free);

@@ -9,6 +9,8 @@
 #define G_LOG_DOMAIN "cml-system"
 
 #include "cml-system-private.h"
+#include "cml-taylor.h"
+#include "cml-error.h"
 #include "cml-native-step.h"
 
 #include <math.h>
@@ -105,6 +107,44 @@ gboolean
 cml_simulation_is_native (const CmlSimulation *sim)
 {
   return sim->rhs_fn != NULL;
+}
+
+/* The Taylor program of the right-hand side and its native code (cml-taylor.h). */
+CmlTaylor *
+cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegratorOptions *o, gboolean native,
+                           GError **error)
+{
+  g_autoptr (GError) err = NULL;
+  g_autoptr (GString) src = NULL;
+  CmlTaylor *tp;
+
+  if (sys->na)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
+                   "taylor cannot integrate %s: its free velocities are found by Newton's method, not "
+                   "given by expressions", sys->model->name);
+      return NULL;
+    }
+  tp = cml_taylor_compile (sys->ctx, sys->rhs, sys->dim, sys->fast_sym[0], sys->fast_sym + 1, sys->param_sym,
+                           sys->n_params, cml_taylor_order_for_tolerance (o->rtol, o->atol), &err);
+  if (tp == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED, "taylor cannot integrate %s: %s", sys->model->name,
+                   err->message);
+      return NULL;
+    }
+  cml_taylor_set_params (tp, params);
+  src = g_string_new (NULL);
+  if (native && cml_native_available () && cml_taylor_emit_c (tp, "cml_taylor", src)
+      && src->len <= CML_PROGRAM_MAX_C_BYTES)
+    {
+      CmlNative *nat = cml_native_build (src->str, &err);
+      if (nat)
+        cml_taylor_set_native (tp, nat, "cml_taylor");
+      else
+        g_debug ("native Taylor code for %s: %s; the interpreter runs it", sys->model->name, err->message);
+    }
+  return tp;
 }
 
 /* ---- the whole DOP853 step in native code ------------------------------------------ */

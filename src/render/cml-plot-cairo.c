@@ -22,6 +22,7 @@
 
 #include "cml-atomic-file.h"
 #include "cml-error.h"
+#include "cml-plot-private.h"
 
 typedef struct
 {
@@ -146,8 +147,10 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
   TextCtx tc = { cr, style, pango_cairo_create_layout (cr),
                  pango_font_description_from_string (style->font_family) };
   CmlPlotLayout L;
+  /* a heat map's colour bar stands right of the frame */
+  double bar_w = cml_plot_color_bar_width (plot, style, measure_text, &tc);
 
-  cml_plot_layout (plot, style, width, height, measure_text, &tc, &L);
+  cml_plot_layout (plot, style, width - bar_w, height, measure_text, &tc, &L);
 
   cairo_save (cr);
 
@@ -185,6 +188,11 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
   for (guint i = 0; i < cml_plot_get_n_series (plot); i++)
     {
       CmlPlotRgba c;
+      if (cml_plot_series_is_heatmap (cml_plot_get_series (plot, i)))
+        {
+          cml_plot_heatmap_cairo_cells (cr, &L, cml_plot_get_series (plot, i), style);
+          continue;
+        }
       g_array_set_size (points, 0);
       cml_plot_series_get_color (cml_plot_get_series (plot, i), style, &c);
       set_rgba (cr, &c);
@@ -255,6 +263,16 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
       draw_label (&tc, l, &style->foreground);
     }
 
+  if (bar_w > 0)
+    {
+      CmlPlotColorBar bar;
+      cml_plot_color_bar_layout (plot, style, &L, width - bar_w, measure_text, &tc, &bar);
+      cml_plot_color_bar_cairo (cr, &bar, style);
+      for (guint i = 0; i < bar.labels->len; i++)
+        draw_label (&tc, g_ptr_array_index (bar.labels, i), &style->foreground);
+      cml_plot_color_bar_clear (&bar);
+    }
+
   /* a hint in an empty plot */
   if (L.empty_message)
     {
@@ -306,7 +324,8 @@ cml_plot_cairo_pick (CmlPlot *plot, double width, double height, const CmlPlotSt
   cairo_t *cr = cairo_create (surface);
   TextCtx tc = { cr, style, pango_cairo_create_layout (cr), pango_font_description_from_string (style->font_family) };
   CmlPlotLayout L;
-  cml_plot_layout (plot, style, width, height, measure_text, &tc, &L);
+  cml_plot_layout (plot, style, width - cml_plot_color_bar_width (plot, style, measure_text, &tc), height,
+                   measure_text, &tc, &L);
   gboolean inside = L.area_w > 0 && L.area_h > 0 && px >= L.area_x && px <= L.area_x + L.area_w
                     && py >= L.area_y && py <= L.area_y + L.area_h;
   if (inside)

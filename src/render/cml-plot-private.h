@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include <cairo.h>
+
 #include "cml-plot.h"
 
 /* Level k of the pyramid holds, for block j of 2^(BASE_SHIFT + k) samples, the minimum
@@ -42,6 +44,19 @@ guint column_upper_bound (const CmlPlotColumn *column, double x);
 
 typedef struct _CmlPlotPhaseCache CmlPlotPhaseCache;
 
+/* A heat map's grid (cml-plot-heatmap.c): NX × NY values, row by row (values[j·nx + i] at
+ * x_i, y_j), the centres from (X0, Y0) to (X1, Y1); the range of the finite values. */
+typedef struct
+{
+  guint    nx, ny;
+  double   x0, x1, y0, y1;
+  double  *values;
+  double   vmin, vmax;
+  gboolean has_nan;
+} CmlPlotHeatmap;
+
+void cml_plot_heatmap_free (CmlPlotHeatmap *map);
+
 struct _CmlPlotSeries
 {
   gint           ref_count;
@@ -54,6 +69,7 @@ struct _CmlPlotSeries
   gboolean       dashed;        /* drawn dashed: a closed form */
   gboolean       markers;       /* drawn as a dot per sample: a Poincaré section */
   CmlPlotPhaseCache *phase;     /* the last phase-portrait polyline (cml-plot-series.c) */
+  CmlPlotHeatmap *heatmap;      /* a heat map: drawn as cells, not a line (else NULL) */
 };
 
 struct _CmlPlotAxis
@@ -87,3 +103,10 @@ char *label_with_unit (const char *label, const char *unit);
 /* The ticks of the range [MIN, MAX] (an axis' own, or the wider one of equal scales). */
 guint ticks_for_range (double min, double max, guint max_intervals, CmlPlotTick *ticks,
                        guint n_max, double *step_out);
+
+/* Drawing a heat map with Cairo (cml-plot-heatmap.c): the cells of SERIES in LAYOUT's plot
+ * area (the caller clips), and the colour bar (its gradient, outline, tick marks and the
+ * hatched swatch for cells without a value; the caller draws its labels). */
+void cml_plot_heatmap_cairo_cells (cairo_t *cr, const CmlPlotLayout *layout, const CmlPlotSeries *series,
+                                   const CmlPlotStyle *style);
+void cml_plot_color_bar_cairo (cairo_t *cr, const CmlPlotColorBar *bar, const CmlPlotStyle *style);

@@ -62,6 +62,7 @@ cml_plot_series_unref (CmlPlotSeries *series)
   cml_plot_column_unref (series->x);
   cml_plot_column_unref (series->y);
   phase_cache_free (series->phase);
+  cml_plot_heatmap_free (series->heatmap);
   g_free (series);
 }
 

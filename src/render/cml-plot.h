@@ -408,6 +408,52 @@ guint          cml_plot_layout_series_markers (const CmlPlotLayout *layout, CmlP
  * of dashes. */
 guint          cml_plot_dash_polyline (const GArray *points_f, double on, double off, GArray *out_f);
 
+/* ---- heat maps (cml-plot-heatmap.c) -------------------------------------------------- */
+
+/* A heat map of NX × NY VALUES (row by row: values[j·nx + i] is at x_i, y_j; the points
+ * evenly spaced from (X0, Y0) to (X1, Y1)), each drawn as a cell in the viridis colour of
+ * its value from the smallest finite value to the largest; NaN cells are a hatched grey.
+ * NAME and UNIT title the colour bar.  The series' x and y data are the corners of the
+ * cells' rectangle, so auto-scaled axes show them all.  Drawn by the Cairo backend (a
+ * plot with a heat map gets a colour bar right of its frame). */
+CmlPlotSeries *cml_plot_series_new_heatmap (const char *name, const char *unit, guint nx, guint ny,
+                                            double x0, double x1, double y0, double y1,
+                                            const double *values);
+gboolean       cml_plot_series_is_heatmap (const CmlPlotSeries *series);
+/* The smallest and largest finite values (FALSE: none). */
+gboolean       cml_plot_heatmap_get_range (const CmlPlotSeries *series, double *min, double *max);
+/* Whether some cell has no value (NaN). */
+gboolean       cml_plot_heatmap_has_nan (const CmlPlotSeries *series);
+/* The colour of VALUE in the heat map (FALSE for NaN: see cml_plot_heatmap_nan_colors). */
+gboolean       cml_plot_heatmap_color (const CmlPlotSeries *series, double value, CmlPlotRgba *rgba);
+/* Viridis at F in [0, 1] (clamped). */
+void           cml_plot_colormap_viridis (double f, CmlPlotRgba *rgba);
+/* A cell without a value: its grey and the colour of its hatching, for STYLE's background. */
+void           cml_plot_heatmap_nan_colors (const CmlPlotStyle *style, CmlPlotRgba *fill, CmlPlotRgba *hatch);
+
+/* The colour bar of a plot's first heat map, right of the frame: the bar (px), its range,
+ * tick marks (pos: y px) and labels (tick values, the rotated title "name [unit]", the entry
+ * for cells without a value beside its swatch). */
+typedef struct
+{
+  const CmlPlotSeries *series;  /* NULL: no colour bar */
+  double     x, y, w, h;
+  double     min, max;
+  GArray    *ticks;             /* CmlPlotTickMark */
+  GPtrArray *labels;            /* CmlPlotLabel* */
+  double     nan_x, nan_y, nan_size; /* the hatched swatch (nan_size 0: no entry) */
+} CmlPlotColorBar;
+
+/* The width the colour bar takes right of the frame (0: PLOT has no heat map). */
+double         cml_plot_color_bar_width (CmlPlot *plot, const CmlPlotStyle *style,
+                                         CmlPlotMeasureFunc measure, gpointer user_data);
+/* Lays the colour bar out in the strip from X to the right of a frame laid out as LAYOUT
+ * (the bar spans its plot area's height).  Free with cml_plot_color_bar_clear. */
+void           cml_plot_color_bar_layout (CmlPlot *plot, const CmlPlotStyle *style, const CmlPlotLayout *layout,
+                                          double x, CmlPlotMeasureFunc measure, gpointer user_data,
+                                          CmlPlotColorBar *bar);
+void           cml_plot_color_bar_clear (CmlPlotColorBar *bar);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlPlotColumn, cml_plot_column_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlPlotSeries, cml_plot_series_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlPlotAxis, cml_plot_axis_free)

@@ -85,9 +85,10 @@ test_sweep_matches_simulate (void)
   g_assert_cmpint (cli_run (&out, &err, "sweep", "rolling-ball", "--vary", "Omega=-1:2:7", "--t-end", "3",
                             "--measure", "x", NULL), ==, 0);
   lines = csv_lines (out);
-  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 7);
-  g_assert_cmpstr (lines[0], ==, "Omega,x");
-  for (guint k = 1; lines[k]; k++)
+  g_assert_cmpuint (g_strv_length (lines), ==, 2 + 7);
+  g_assert_cmpstr (lines[0], ==, "# cmlab sweep: model rolling-ball; vary Omega");
+  g_assert_cmpstr (lines[1], ==, "Omega,x");
+  for (guint k = 2; lines[k]; k++)
     {
       g_auto (GStrv) cells = g_strsplit (lines[k], ",", -1);
       g_autofree char *set = NULL, *sim_out = NULL, *x = NULL;
@@ -100,9 +101,9 @@ test_sweep_matches_simulate (void)
       g_assert_cmpstr (cells[1], ==, x);
     }
   /* the grid: -1, -0.5, …, 2 */
-  g_assert_true (g_str_has_prefix (lines[1], "-1,"));
-  g_assert_true (g_str_has_prefix (lines[2], "-0.5,"));
-  g_assert_true (g_str_has_prefix (lines[7], "2,"));
+  g_assert_true (g_str_has_prefix (lines[2], "-1,"));
+  g_assert_true (g_str_has_prefix (lines[3], "-0.5,"));
+  g_assert_true (g_str_has_prefix (lines[8], "2,"));
 }
 
 static const char *const grid_args[] = {
@@ -130,7 +131,8 @@ run_grid (const char *extra0, ...)
 }
 
 /* Three shards of a 2-D sweep, their rows merged in grid order (row j of shard i is the
- * grid's point 3j + i − 1), are the unsharded rows; the headers are the same. */
+ * grid's point 3j + i − 1), are the unsharded rows; the two header lines (the comment
+ * naming the sweep and the columns) are the same. */
 static void
 test_sweep_shards (void)
 {
@@ -139,12 +141,13 @@ test_sweep_shards (void)
   g_autoptr (GString) merged = g_string_new (NULL);
   GStrv shard_lines[3];
 
-  g_assert_cmpuint (g_strv_length (whole_lines), ==, 1 + 12);
-  g_assert_cmpstr (whole_lines[0], ==, "Omega,k2,x@1,x@2,y@1,y@2");
+  g_assert_cmpuint (g_strv_length (whole_lines), ==, 2 + 12);
+  g_assert_cmpstr (whole_lines[0], ==, "# cmlab sweep: model rolling-ball; vary Omega, k2");
+  g_assert_cmpstr (whole_lines[1], ==, "Omega,k2,x@1,x@2,y@1,y@2");
   /* the last --vary varies fastest */
-  g_assert_true (g_str_has_prefix (whole_lines[1], "0,0.20000000000000001,"));
-  g_assert_true (g_str_has_prefix (whole_lines[2], "0,0.40000000000000002,"));
-  g_assert_true (g_str_has_prefix (whole_lines[4], "0.66666666666666663,0.20000000000000001,"));
+  g_assert_true (g_str_has_prefix (whole_lines[2], "0,0.20000000000000001,"));
+  g_assert_true (g_str_has_prefix (whole_lines[3], "0,0.40000000000000002,"));
+  g_assert_true (g_str_has_prefix (whole_lines[5], "0.66666666666666663,0.20000000000000001,"));
   for (guint i = 0; i < 3; i++)
     {
       g_autofree char *shard = g_strdup_printf ("%u/3", i + 1);
@@ -152,14 +155,15 @@ test_sweep_shards (void)
 
       shard_lines[i] = csv_lines (out);
       g_assert_cmpstr (shard_lines[i][0], ==, whole_lines[0]);
-      g_assert_cmpuint (g_strv_length (shard_lines[i]), ==, 1 + 4);
+      g_assert_cmpstr (shard_lines[i][1], ==, whole_lines[1]);
+      g_assert_cmpuint (g_strv_length (shard_lines[i]), ==, 2 + 4);
     }
   for (guint k = 0; k < 12; k++)
     {
-      g_string_append (merged, shard_lines[k % 3][1 + k / 3]);
+      g_string_append (merged, shard_lines[k % 3][2 + k / 3]);
       g_string_append_c (merged, '\n');
     }
-  g_assert_cmpstr (merged->str, ==, strchr (whole, '\n') + 1);
+  g_assert_cmpstr (merged->str, ==, strchr (strchr (whole, '\n') + 1, '\n') + 1);
   for (guint i = 0; i < 3; i++)
     g_strfreev (shard_lines[i]);
 }
@@ -194,7 +198,7 @@ test_sweep_failed_point (void)
 
   g_assert_cmpint (cli_run (&out, &err, "sweep", model, "--vary", "a=0:1:2", "--t-end", "1", "--measure", "x,u",
                             "--jobs", "2", NULL), ==, 0);
-  g_assert_cmpstr (out, ==, "a,x,u\n0,1.9999999999999996,1\n1,nan,nan\n");
+  g_assert_cmpstr (out, ==, "# cmlab sweep: model blowup; vary a\na,x,u\n0,1.9999999999999996,1\n1,nan,nan\n");
   g_assert_nonnull (strstr (err, "note: point 1 (a=1): "));
   g_unlink (model);
   g_rmdir (dir);

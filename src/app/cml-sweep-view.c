@@ -1,0 +1,848 @@
+/* cml-sweep-view.c — the Sweep page: a parameter swept over a range, a measured quantity
+ * plotted against it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The page asks for the parameter, its range (the slider's), the number of points, the
+ * quantity measured and the time it is measured at.  Every point is a fresh run from the
+ * run's initial values with the run's parameters, integrator and tolerances and the
+ * point's value of the swept parameter (what `cmlab-cli sweep` does: the core's
+ * cml-sweep.c, on worker threads, the window's run going on meanwhile).  The points come
+ * in order, with a progress bar and Cancel; the curve shows them as they come, and a
+ * dashed line marks the run's present value of the parameter.  A click on the curve
+ * sets the parameter to the nearest point's value (one step to undo, as a slider's).
+ */
+#define G_LOG_DOMAIN "cml-sweep-view"
+
+#include "cml-sweep-view.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cml-error.h"
+#include "cml-expr.h"
+#include "cml-plot-cairo.h"
+#include "cml-plot.h"
+#include "cml-sweep.h"
+
+#define DEFAULT_POINTS 41
+#define DEFAULT_TIME   10.0
+#define POLL_MS        100
+
+/* ---- a sweep, on worker threads ----------------------------------------------------------- */
+
+typedef struct
+{
+  gint                 ref_count;
+  gint                 cancel;    /* atomic: set by Cancel */
+  CmlSystem           *sys;
+  double              *base;
+  CmlSweepVary         vary;
+  CmlIntegratorOptions iopt;
+  GHashTable          *given;     /* NULL: the model's initial data */
+  double               at;
+  int                  measure;
+  GMutex               lock;      /* guards what follows */
+  GArray              *rows;      /* (value, measure) pairs in grid order */
+  guint64              done;
+  guint                n_failed;
+  char                *first_failure;
+  gint64               started;
+} Job;
+
+static Job *
+job_ref (Job *job)
+{
+  g_atomic_int_inc (&job->ref_count);
+  return job;
+}
+
+static void
+job_unref (Job *job)
+{
+  if (!g_atomic_int_dec_and_test (&job->ref_count))
+    return;
+  cml_system_unref (job->sys);
+  g_free (job->base);
+  g_free (job->vary.name);
+  g_clear_pointer (&job->given, g_hash_table_unref);
+  g_mutex_clear (&job->lock);
+  g_array_unref (job->rows);
+  g_free (job->first_failure);
+  g_free (job);
+}
+
+static void
+on_row (guint64 k, guint64 g, const guint *idx, const double *values, const char *why, gpointer data)
+{
+  Job *job = data;
+  double xy[2] = { cml_sweep_vary_value (&job->vary, idx[0]), values[0] };
+
+  g_mutex_lock (&job->lock);
+  g_array_append_vals (job->rows, xy, 2);
+  if (why)
+    {
+      job->n_failed++;
+      if (job->first_failure == NULL)
+        job->first_failure = g_strdup_printf ("%s = %g: %s", job->vary.name, xy[0], why);
+    }
+  g_mutex_unlock (&job->lock);
+}
+
+static void
+on_progress (guint64 done, guint64 total, gpointer data)
+{
+  Job *job = data;
+  g_mutex_lock (&job->lock);
+  job->done = done;
+  g_mutex_unlock (&job->lock);
+}
+
+static void
+sweep_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  Job *job = data;
+  CmlSweepSpec spec = {
+    .sys = job->sys, .base = job->base,
+    .vary = &job->vary, .n_vary = 1,
+    .iopt = &job->iopt, .given = job->given,
+    .at = &job->at, .n_at = 1,
+    .measure = &job->measure, .n_measures = 1,
+  };
+  g_task_return_boolean (task, cml_sweep_run (&spec, on_row, on_progress, job, &job->cancel));
+}
+
+/* ---- the page ------------------------------------------------------------------------------ */
+
+struct _CmlSweepView
+{
+  GtkWidget          parent_instance;
+
+  GtkDropDown       *param_drop, *measure_drop;
+  GtkStringList     *param_names, *measure_names;
+  GtkSpinButton     *from, *to, *n_points, *time;
+  GtkWidget         *run, *cancel;
+  GtkProgressBar    *progress;
+  GtkLabel          *status;
+  GtkDrawingArea    *area;
+
+  CmlSystem         *sys;
+  CmlRunner         *runner;
+  CmlSweepRunSource  source;
+  gpointer           source_data;
+
+  CmlPlot           *plot;
+  CmlPlotSeries     *curve, *now;
+  char              *param;     /* the curve's parameter */
+  double             now_value; /* the run's value of it, as marked */
+  GArray            *points;    /* the curve's (value, measure) pairs */
+  guint64            total;
+  Job               *job;       /* the running sweep, or NULL */
+  guint              timer;
+  gboolean           dark, presentation;
+};
+
+G_DEFINE_FINAL_TYPE (CmlSweepView, cml_sweep_view, GTK_TYPE_WIDGET)
+
+enum
+{
+  PARAM_PICKED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static guint
+list_position (GtkStringList *list, const char *name)
+{
+  for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (list)); k++)
+    if (g_str_equal (gtk_string_list_get_string (list, k), name))
+      return k;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+static const char *
+selected_name (GtkDropDown *drop, GtkStringList *list)
+{
+  guint i = gtk_drop_down_get_selected (drop);
+  return i != GTK_INVALID_LIST_POSITION && i < g_list_model_get_n_items (G_LIST_MODEL (list))
+           ? gtk_string_list_get_string (list, i)
+           : NULL;
+}
+
+static void
+set_status (CmlSweepView *self, const char *text)
+{
+  gtk_label_set_text (self->status, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status), text);
+}
+
+static void
+update_buttons (CmlSweepView *self)
+{
+  gtk_widget_set_sensitive (self->run, self->sys != NULL && self->job == NULL);
+  gtk_widget_set_visible (self->cancel, self->job != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->progress), self->job != NULL);
+}
+
+/* The dashed line at the run's value of the parameter, across the curve's range. */
+static void
+update_marker (CmlSweepView *self)
+{
+  double lo = INFINITY, hi = -INFINITY;
+  const double *xy = (const double *) (gpointer) self->points->data;
+
+  for (guint k = 0; k < self->points->len / 2; k++)
+    if (isfinite (xy[2 * k + 1]))
+      lo = MIN (lo, xy[2 * k + 1]), hi = MAX (hi, xy[2 * k + 1]);
+  cml_plot_column_clear (cml_plot_series_get_x_column (self->now));
+  cml_plot_column_clear (cml_plot_series_get_y_column (self->now));
+  cml_plot_column_clear (cml_plot_series_get_time_column (self->now));
+  if (lo <= hi && isfinite (self->now_value))
+    {
+      double x[2] = { self->now_value, self->now_value }, y[2] = { lo, hi };
+      cml_plot_series_append (self->now, x, y, 2);
+    }
+}
+
+/* The rows the worker has handed out since the last look, onto the curve; the progress. */
+static void
+take_rows (CmlSweepView *self)
+{
+  Job *job = self->job;
+  guint64 done;
+  guint had = self->points->len;
+
+  if (job == NULL)
+    return;
+  g_mutex_lock (&job->lock);
+  if (job->rows->len > had)
+    g_array_append_vals (self->points, &g_array_index (job->rows, double, had), job->rows->len - had);
+  done = job->done;
+  g_mutex_unlock (&job->lock);
+  for (guint k = had; k < self->points->len; k += 2)
+    cml_plot_series_append (self->curve, &g_array_index (self->points, double, k),
+                            &g_array_index (self->points, double, k + 1), 1);
+  if (self->points->len > had)
+    {
+      update_marker (self);
+      gtk_widget_queue_draw (GTK_WIDGET (self->area));
+    }
+
+  double f = self->total ? (double) done / self->total : 0;
+  double elapsed = (g_get_monotonic_time () - job->started) / 1e6;
+  g_autofree char *text = NULL;
+  gtk_progress_bar_set_fraction (self->progress, f);
+  if (f > 0 && elapsed > 1)
+    text = g_strdup_printf ("Point %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " · about %.0f s left", done,
+                            self->total, ceil (elapsed / f * (1 - f)));
+  else
+    text = g_strdup_printf ("Point %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, done, self->total);
+  gtk_progress_bar_set_text (self->progress, text);
+}
+
+/* Every tenth of a second: the sweep's progress, and the run's value of the parameter. */
+static gboolean
+poll (gpointer data)
+{
+  CmlSweepView *self = data;
+
+  take_rows (self);
+  if (self->runner && self->sys && self->param)
+    {
+      CmlFrame *frame = cml_runner_get_frame (self->runner);
+      int p = cml_model_param_index (cml_system_get_model (self->sys), self->param);
+      double v = frame->system == self->sys && p >= 0 && (guint) p < frame->n_params ? frame->params[p] : NAN;
+      cml_frame_unref (frame);
+      if (v != self->now_value && !(isnan (v) && isnan (self->now_value)))
+        {
+          self->now_value = v;
+          update_marker (self);
+          gtk_widget_queue_draw (GTK_WIDGET (self->area));
+        }
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+sweep_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  CmlSweepView *self = CML_SWEEP_VIEW (source);
+  Job *job = g_task_get_task_data (G_TASK (result));
+  gboolean complete = g_task_propagate_boolean (G_TASK (result), NULL);
+  g_autofree char *text = NULL;
+
+  if (self->job != job)
+    return; /* a sweep left behind by a change of system */
+  take_rows (self);
+  guint n = self->points->len / 2;
+  if (!complete)
+    text = g_strdup_printf ("Cancelled after %u of %" G_GUINT64_FORMAT " points.", n, self->total);
+  else if (job->n_failed)
+    text = g_strdup_printf ("%u of %u runs failed (no point drawn there); the first, %s", job->n_failed, n,
+                            job->first_failure);
+  else
+    {
+      g_autofree char *shown = cml_expr_pretty_name (job->vary.name, FALSE);
+      text = g_strdup_printf ("%u points in %.2g s. Click the curve to set %s.", n,
+                              (g_get_monotonic_time () - job->started) / 1e6, shown);
+    }
+  set_status (self, text);
+  job_unref (self->job);
+  self->job = NULL;
+  update_buttons (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+/* ---- fields -------------------------------------------------------------------------------- */
+
+static const CmlParam *
+find_param (CmlSweepView *self, const char *name)
+{
+  return self->sys && name ? cml_model_find_param (cml_system_get_model (self->sys), name) : NULL;
+}
+
+static void
+on_param_selected (CmlSweepView *self)
+{
+  const CmlParam *p = find_param (self, selected_name (self->param_drop, self->param_names));
+  if (p == NULL)
+    return;
+  double step = (p->max - p->min) / 100;
+  gtk_spin_button_set_range (self->from, p->min, p->max);
+  gtk_spin_button_set_range (self->to, p->min, p->max);
+  gtk_spin_button_set_increments (self->from, step, 10 * step);
+  gtk_spin_button_set_increments (self->to, step, 10 * step);
+  gtk_spin_button_set_value (self->from, p->min);
+  gtk_spin_button_set_value (self->to, p->max);
+}
+
+gboolean
+cml_sweep_view_prepare (CmlSweepView *self, const char *name)
+{
+  g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), FALSE);
+
+  guint i = list_position (self->param_names, name);
+  if (self->sys == NULL || i == GTK_INVALID_LIST_POSITION)
+    return FALSE;
+  gtk_drop_down_set_selected (self->param_drop, i);
+  on_param_selected (self);
+  gtk_spin_button_set_value (self->n_points, DEFAULT_POINTS);
+
+  /* the first monitor, else the first coordinate */
+  CmlModel *model = cml_system_get_model (self->sys);
+  const char *measure = model->monitors->len ? ((CmlNamedExpr *) model->monitors->pdata[0])->name
+                        : model->m ? model->base[0]
+                                   : cml_system_observable_name (self->sys, 0);
+  guint m = list_position (self->measure_names, measure);
+  if (m != GTK_INVALID_LIST_POSITION)
+    gtk_drop_down_set_selected (self->measure_drop, m);
+
+  /* the run's present time, or 10 at its start */
+  double t = DEFAULT_TIME;
+  if (self->runner)
+    {
+      CmlFrame *frame = cml_runner_get_frame (self->runner);
+      if (frame->system == self->sys && frame->t > 0 && isfinite (frame->t))
+        t = frame->t;
+      cml_frame_unref (frame);
+    }
+  gtk_spin_button_set_value (self->time, t);
+  if (self->job == NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("Sweep %s over its range: press Run.", name);
+      set_status (self, text);
+    }
+  return TRUE;
+}
+
+gboolean
+cml_sweep_view_set_sweep (CmlSweepView *self, const char *name, double from, double to, guint n, const char *measure,
+                          double t, GError **error)
+{
+  g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), FALSE);
+
+  if (!cml_sweep_view_prepare (self, name))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, "no parameter “%s” to sweep", name);
+      return FALSE;
+    }
+  guint m = list_position (self->measure_names, measure);
+  if (m == GTK_INVALID_LIST_POSITION)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, "no quantity “%s” to measure", measure);
+      return FALSE;
+    }
+  gtk_drop_down_set_selected (self->measure_drop, m);
+  gtk_spin_button_set_value (self->from, from);
+  gtk_spin_button_set_value (self->to, to);
+  gtk_spin_button_set_value (self->n_points, n);
+  gtk_spin_button_set_value (self->time, t);
+  return TRUE;
+}
+
+gboolean
+cml_sweep_view_start (CmlSweepView *self, GError **error)
+{
+  g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), FALSE);
+
+  const char *name = selected_name (self->param_drop, self->param_names);
+  const char *measure = selected_name (self->measure_drop, self->measure_names);
+  const CmlParam *p = find_param (self, name);
+  if (self->job)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "a sweep is running");
+      return FALSE;
+    }
+  if (self->sys == NULL || self->runner == NULL || p == NULL || measure == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "choose a parameter and a quantity to sweep");
+      return FALSE;
+    }
+  CmlModel *model = cml_system_get_model (self->sys);
+  Job *job = g_new0 (Job, 1);
+  job->ref_count = 1;
+  job->sys = cml_system_ref (self->sys);
+  job->vary.name = g_strdup (name);
+  job->vary.a = gtk_spin_button_get_value (self->from);
+  job->vary.b = gtk_spin_button_get_value (self->to);
+  job->vary.n = (guint) gtk_spin_button_get_value_as_int (self->n_points);
+  job->vary.param = cml_model_param_index (model, name);
+  job->at = gtk_spin_button_get_value (self->time);
+  job->measure = cml_system_observable_index (self->sys, measure);
+  job->iopt = cml_integrator_options_default ();
+  g_mutex_init (&job->lock);
+  job->rows = g_array_new (FALSE, FALSE, sizeof (double));
+
+  /* the run as it is now: its parameters, integrator and initial values */
+  CmlFrame *frame = cml_runner_get_frame (self->runner);
+  gboolean same = frame->system == self->sys;
+  job->base = g_new0 (double, model->params->len + 1);
+  for (guint k = 0; same && k < model->params->len; k++)
+    job->base[k] = k < frame->n_params ? frame->params[k] : ((CmlParam *) model->params->pdata[k])->value;
+  self->now_value = job->vary.param >= 0 && (guint) job->vary.param < frame->n_params ? frame->params[job->vary.param]
+                                                                                      : NAN;
+  cml_frame_unref (frame);
+  if (self->source)
+    {
+      GHashTable *given = self->source (self->source_data, &job->iopt);
+      if (given)
+        {
+          GHashTableIter it;
+          gpointer key, value;
+          job->given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+          g_hash_table_iter_init (&it, given);
+          while (g_hash_table_iter_next (&it, &key, &value))
+            g_hash_table_insert (job->given, g_strdup (key), g_memdup2 (value, sizeof (double)));
+        }
+    }
+  const char *why = !same ? "the run is switching models: try again"
+                    : job->measure < 0 ? "no such quantity"
+                    : job->vary.n < 1  ? "at least one point"
+                    : !(job->at > 0)   ? "the time must be positive"
+                                       : NULL;
+  for (guint i = 0; why == NULL && i < job->vary.n; i++)
+    if (!cml_model_check_param (model, p, cml_sweep_vary_value (&job->vary, i), error))
+      {
+        job_unref (job);
+        return FALSE;
+      }
+  if (why)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s", why);
+      job_unref (job);
+      return FALSE;
+    }
+
+  /* a fresh curve */
+  g_free (self->param);
+  self->param = g_strdup (name);
+  g_array_set_size (self->points, 0);
+  self->total = job->vary.n;
+  cml_plot_remove_all_series (self->plot);
+  g_clear_pointer (&self->curve, cml_plot_series_unref);
+  g_clear_pointer (&self->now, cml_plot_series_unref);
+  self->curve = cml_plot_series_new (measure, cml_model_unit (model, measure));
+  g_autofree char *shown = cml_expr_pretty_name (name, FALSE);
+  g_autofree char *now_name = g_strdup_printf ("the run's %s", shown);
+  self->now = cml_plot_series_new (now_name, "");
+  cml_plot_series_set_dashed (self->now, TRUE);
+  cml_plot_add_series (self->plot, self->curve);
+  cml_plot_add_series (self->plot, self->now);
+  update_marker (self);
+  cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), name, cml_model_unit (model, name));
+  cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), measure, cml_model_unit (model, measure));
+  g_autofree char *time_unit = cml_plot_format_unit (model->time_unit);
+  g_autofree char *title = g_strdup_printf ("%s at t = %g%s%s", measure, job->at, *time_unit ? " " : "",
+                                            time_unit);
+  cml_plot_set_title (self->plot, title);
+  cml_plot_reset_ranges (self->plot);
+  {
+    /* x: the swept range (and the run's value) from the start, so the curve grows into a
+     * frame that stays put */
+    double lo = MIN (job->vary.a, job->vary.b), hi = MAX (job->vary.a, job->vary.b);
+    if (isfinite (self->now_value))
+      lo = MIN (lo, self->now_value), hi = MAX (hi, self->now_value);
+    double pad = hi > lo ? 0.03 * (hi - lo) : MAX (0.1 * fabs (lo), 1.0);
+    cml_plot_axis_set_range (cml_plot_get_x_axis (self->plot), lo - pad, hi + pad);
+  }
+
+  job->started = g_get_monotonic_time ();
+  self->job = job_ref (job);
+  GTask *task = g_task_new (self, NULL, sweep_done, NULL);
+  g_task_set_task_data (task, job, (GDestroyNotify) job_unref);
+  g_task_run_in_thread (task, sweep_thread);
+  g_object_unref (task);
+  set_status (self, "Sweeping — the window's run goes on meanwhile.");
+  update_buttons (self);
+  take_rows (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+  return TRUE;
+}
+
+void
+cml_sweep_view_cancel (CmlSweepView *self)
+{
+  g_return_if_fail (CML_IS_SWEEP_VIEW (self));
+  if (self->job)
+    g_atomic_int_set (&self->job->cancel, 1);
+}
+
+gboolean
+cml_sweep_view_is_running (CmlSweepView *self)
+{
+  g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), FALSE);
+  return self->job != NULL;
+}
+
+const double *
+cml_sweep_view_get_points (CmlSweepView *self, guint *n)
+{
+  g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), NULL);
+  take_rows (self);
+  *n = self->points->len / 2;
+  return (const double *) (gpointer) self->points->data;
+}
+
+const char *
+cml_sweep_view_get_status (CmlSweepView *self)
+{
+  g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), NULL);
+  return gtk_label_get_text (self->status);
+}
+
+gboolean
+cml_sweep_view_pick (CmlSweepView *self, double x)
+{
+  g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), FALSE);
+
+  const double *xy = (const double *) (gpointer) self->points->data;
+  double best = NAN, best_d = INFINITY;
+  for (guint k = 0; k < self->points->len / 2; k++)
+    if (isfinite (xy[2 * k + 1]) && fabs (xy[2 * k] - x) < best_d)
+      best_d = fabs (xy[2 * k] - x), best = xy[2 * k];
+  if (self->param == NULL || isnan (best))
+    return FALSE;
+  g_signal_emit (self, signals[PARAM_PICKED], 0, self->param, best);
+  return TRUE;
+}
+
+/* ---- the system ------------------------------------------------------------------------------ */
+
+void
+cml_sweep_view_set_system (CmlSweepView *self, CmlSystem *sys, CmlRunner *runner)
+{
+  g_return_if_fail (CML_IS_SWEEP_VIEW (self));
+
+  if (self->job)
+    {
+      g_atomic_int_set (&self->job->cancel, 1);
+      g_clear_pointer (&self->job, job_unref);
+    }
+  if (sys)
+    cml_system_ref (sys);
+  g_clear_pointer (&self->sys, cml_system_unref);
+  self->sys = sys;
+  self->runner = runner;
+  g_clear_pointer (&self->param, g_free);
+  g_array_set_size (self->points, 0);
+  cml_plot_remove_all_series (self->plot);
+  g_clear_pointer (&self->curve, cml_plot_series_unref);
+  cml_plot_set_title (self->plot, "");
+  cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "", "");
+  cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), "", "");
+
+  /* the parameters a slider sets (not a set of choices), and every quantity */
+  guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->param_names));
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  CmlModel *model = sys ? cml_system_get_model (sys) : NULL;
+  for (guint k = 0; model && k < model->params->len; k++)
+    {
+      const CmlParam *p = model->params->pdata[k];
+      if (p->choices == NULL && p->max > p->min)
+        g_ptr_array_add (names, p->name);
+    }
+  g_ptr_array_add (names, NULL);
+  gtk_string_list_splice (self->param_names, 0, n_old, (const char *const *) names->pdata);
+  n_old = g_list_model_get_n_items (G_LIST_MODEL (self->measure_names));
+  guint n = sys ? cml_system_n_observables (sys) : 0;
+  g_autofree const char **obs = g_new0 (const char *, n + 1);
+  for (guint k = 0; k < n; k++)
+    obs[k] = cml_system_observable_name (sys, k);
+  gtk_string_list_splice (self->measure_names, 0, n_old, obs);
+
+  if (names->len > 1)
+    cml_sweep_view_prepare (self, names->pdata[0]);
+  set_status (self, sys ? "Choose the parameter, its range and the quantity, then Run." : "");
+  update_buttons (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+void
+cml_sweep_view_set_run_source (CmlSweepView *self, CmlSweepRunSource source, gpointer user_data)
+{
+  g_return_if_fail (CML_IS_SWEEP_VIEW (self));
+  self->source = source;
+  self->source_data = user_data;
+}
+
+/* ---- drawing and the pointer ------------------------------------------------------------------ */
+
+static void
+draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  CmlSweepView *self = data;
+  CmlPlotStyle style;
+
+  cml_plot_style_init (&style, self->dark, self->presentation);
+  cml_plot_cairo_draw (self->plot, cr, width, height, &style);
+}
+
+static void
+on_pressed (GtkGestureClick *click, int n_press, double wx, double wy, CmlSweepView *self)
+{
+  double x, y;
+  CmlPlotStyle style;
+
+  cml_plot_style_init (&style, self->dark, self->presentation);
+  if (self->points->len && cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self->area)),
+                                                gtk_widget_get_height (GTK_WIDGET (self->area)), &style, wx, wy,
+                                                &x, &y))
+    cml_sweep_view_pick (self, x);
+}
+
+static void
+on_run_clicked (CmlSweepView *self)
+{
+  g_autoptr (GError) error = NULL;
+  if (!cml_sweep_view_start (self, &error))
+    set_status (self, error->message);
+}
+
+void
+cml_sweep_view_set_style (CmlSweepView *self, gboolean dark, gboolean presentation)
+{
+  g_return_if_fail (CML_IS_SWEEP_VIEW (self));
+  self->dark = !!dark;
+  self->presentation = !!presentation;
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+/* ---- GObject ----------------------------------------------------------------------------------- */
+
+static void
+cml_sweep_view_dispose (GObject *object)
+{
+  CmlSweepView *self = CML_SWEEP_VIEW (object);
+  GtkWidget *child;
+
+  if (self->job)
+    {
+      g_atomic_int_set (&self->job->cancel, 1);
+      g_clear_pointer (&self->job, job_unref);
+    }
+  if (self->timer)
+    g_source_remove (self->timer);
+  self->timer = 0;
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (cml_sweep_view_parent_class)->dispose (object);
+}
+
+static void
+cml_sweep_view_finalize (GObject *object)
+{
+  CmlSweepView *self = CML_SWEEP_VIEW (object);
+
+  g_clear_pointer (&self->sys, cml_system_unref);
+  g_clear_pointer (&self->curve, cml_plot_series_unref);
+  g_clear_pointer (&self->now, cml_plot_series_unref);
+  g_clear_pointer (&self->plot, cml_plot_unref);
+  g_clear_pointer (&self->points, g_array_unref);
+  g_clear_object (&self->param_names);
+  g_clear_object (&self->measure_names);
+  g_free (self->param);
+  G_OBJECT_CLASS (cml_sweep_view_parent_class)->finalize (object);
+}
+
+static void
+cml_sweep_view_class_init (CmlSweepViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = cml_sweep_view_dispose;
+  object_class->finalize = cml_sweep_view_finalize;
+  /* CmlSweepView::param-picked (name, value): a click on the curve chose VALUE for NAME */
+  signals[PARAM_PICKED] = g_signal_new ("param-picked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                        NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_DOUBLE);
+  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "cmlsweepview");
+}
+
+static GtkWidget *
+labelled (const char *text, const char *tooltip)
+{
+  GtkWidget *l = gtk_label_new (text);
+  gtk_widget_add_css_class (l, "dim-label");
+  gtk_widget_set_tooltip_text (l, tooltip);
+  return l;
+}
+
+static GtkSpinButton *
+spin (double min, double max, double step, guint digits, const char *tooltip)
+{
+  GtkSpinButton *s = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (min, max, step));
+  gtk_spin_button_set_digits (s, digits);
+  gtk_editable_set_width_chars (GTK_EDITABLE (s), 5);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (s), tooltip);
+  return s;
+}
+
+static GtkWidget *
+row_box (void)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_margin_start (row, 6);
+  gtk_widget_set_margin_end (row, 6);
+  return row;
+}
+
+static void
+cml_sweep_view_init (CmlSweepView *self)
+{
+  GtkBoxLayout *layout = GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self)));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+  gtk_box_layout_set_spacing (layout, 6);
+
+  self->plot = cml_plot_new ();
+  cml_plot_set_against_time (self->plot, FALSE);
+  cml_plot_set_show_all (self->plot, TRUE);
+  cml_plot_set_equal_scales (self->plot, FALSE);
+  cml_plot_set_empty_hint (self->plot, "Run a sweep to see how the quantity depends on the parameter");
+  self->now = cml_plot_series_new ("now", "");
+  cml_plot_series_set_dashed (self->now, TRUE);
+  self->points = g_array_new (FALSE, FALSE, sizeof (double));
+  self->param_names = gtk_string_list_new (NULL);
+  self->measure_names = gtk_string_list_new (NULL);
+  self->now_value = NAN;
+
+  /* the parameter, its range and the number of points; what is measured and when; Run,
+   * Cancel and the progress — in rows narrow enough for the side pane */
+  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
+  gtk_grid_set_row_spacing (grid, 6);
+  gtk_grid_set_column_spacing (grid, 6);
+  gtk_widget_set_margin_start (GTK_WIDGET (grid), 6);
+  gtk_widget_set_margin_end (GTK_WIDGET (grid), 6);
+  gtk_widget_set_margin_top (GTK_WIDGET (grid), 6);
+
+  GtkWidget *label = labelled ("Sweep", "The parameter swept");
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_grid_attach (grid, label, 0, 0, 1, 1);
+  GtkWidget *row = row_box ();
+  gtk_widget_set_margin_start (row, 0);
+  self->param_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->param_names)), NULL));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->param_drop), "The parameter swept");
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->param_drop));
+  gtk_box_append (GTK_BOX (row), labelled ("in", NULL));
+  self->n_points = spin (1, 100000, 1, 0, "How many values, evenly spaced, ends included");
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->n_points));
+  gtk_box_append (GTK_BOX (row), labelled ("points", NULL));
+  gtk_grid_attach (grid, row, 1, 0, 1, 1);
+
+  label = labelled ("from", "The first and the last value (default: the slider's range)");
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_grid_attach (grid, label, 0, 1, 1, 1);
+  row = row_box ();
+  gtk_widget_set_margin_start (row, 0);
+  self->from = spin (0, 1, 0.01, 3, "The first value (default: the slider's least)");
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->from));
+  gtk_box_append (GTK_BOX (row), labelled ("to", NULL));
+  self->to = spin (0, 1, 0.01, 3, "The last value (default: the slider's greatest)");
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->to));
+  gtk_grid_attach (grid, row, 1, 1, 1, 1);
+
+  label = labelled ("Measure", "The quantity read at the end of each run");
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_grid_attach (grid, label, 0, 2, 1, 1);
+  row = row_box ();
+  gtk_widget_set_margin_start (row, 0);
+  self->measure_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->measure_names)), NULL));
+  gtk_drop_down_set_enable_search (self->measure_drop, TRUE);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->measure_drop), "The quantity read at the end of each run");
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->measure_drop));
+  gtk_box_append (GTK_BOX (row), labelled ("at t =", "When each run is measured, in the model's time unit"));
+  self->time = spin (0.001, 1e6, 1, 2, "When each run is measured (default: the run's present time)");
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->time), 8);
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->time));
+  gtk_grid_attach (grid, row, 1, 2, 1, 1);
+  gtk_widget_set_parent (GTK_WIDGET (grid), GTK_WIDGET (self));
+
+  row = row_box ();
+  self->run = gtk_button_new_with_mnemonic ("_Run");
+  gtk_widget_add_css_class (self->run, "suggested-action");
+  gtk_widget_set_tooltip_text (self->run, "Run the model at every point, on worker threads");
+  gtk_box_append (GTK_BOX (row), self->run);
+  self->cancel = gtk_button_new_with_mnemonic ("_Cancel");
+  gtk_widget_set_tooltip_text (self->cancel, "Stop the sweep; the points done stay");
+  gtk_box_append (GTK_BOX (row), self->cancel);
+  self->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  gtk_progress_bar_set_show_text (self->progress, TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->progress), TRUE);
+  gtk_widget_set_valign (GTK_WIDGET (self->progress), GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->progress));
+  gtk_widget_set_parent (row, GTK_WIDGET (self));
+
+  self->area = GTK_DRAWING_AREA (gtk_drawing_area_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->area), TRUE);
+  gtk_widget_set_size_request (GTK_WIDGET (self->area), 200, 100);
+  gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "pointer");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
+                               "Click the curve to set the parameter to the nearest point's value");
+  GtkGesture *click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
+  gtk_widget_set_parent (GTK_WIDGET (self->area), GTK_WIDGET (self));
+
+  self->status = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->status, 0);
+  /* one line, ellipsized, the whole text in its tooltip (a wrapping label would make the
+   * side pane's height depend on its width) */
+  gtk_label_set_ellipsize (self->status, PANGO_ELLIPSIZE_END);
+  gtk_widget_set_margin_start (GTK_WIDGET (self->status), 6);
+  gtk_widget_set_margin_end (GTK_WIDGET (self->status), 6);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->status), 6);
+  gtk_widget_set_parent (GTK_WIDGET (self->status), GTK_WIDGET (self));
+
+  g_signal_connect_swapped (self->param_drop, "notify::selected", G_CALLBACK (on_param_selected), self);
+  g_signal_connect_swapped (self->run, "clicked", G_CALLBACK (on_run_clicked), self);
+  g_signal_connect_swapped (self->cancel, "clicked", G_CALLBACK (cml_sweep_view_cancel), self);
+  self->timer = g_timeout_add (POLL_MS, poll, self);
+  update_buttons (self);
+}
+
+GtkWidget *
+cml_sweep_view_new (void)
+{
+  return g_object_new (CML_TYPE_SWEEP_VIEW, NULL);
+}

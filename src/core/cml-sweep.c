@@ -1,0 +1,212 @@
+/* cml-sweep.c — a parameter sweep: the grid of parameter values and its runs, one fresh
+ * simulation per point, on worker threads.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The grid is the Cartesian product of the varied ranges (N points from A to B
+ * inclusive; N = 1 is A alone), in grid order — the first varies slowest, the last
+ * fastest, so grid index g = ((i_P · M) + i_Q) · … .  Every point is one fresh simulation
+ * of the same (immutable, shared) system: the base parameters, the point's parameters,
+ * a reset from the initial data and a run to each of the measuring times, where the
+ * measured observables are read.  The threads take the points in turn; each owns its
+ * simulation, so the numbers do not depend on the number of threads.  The rows are
+ * handed out in grid order as soon as the next one is done.  A point whose run fails
+ * gets nan from the failure on, and its reason.
+ */
+#define G_LOG_DOMAIN "cml-sweep"
+
+#include "cml-sweep.h"
+
+#include <math.h>
+
+/* The sweep, shared by the threads.  Read-only while they run but for what the lock
+ * guards (done, why) and the counter. */
+typedef struct
+{
+  const CmlSweepSpec *spec;
+  guint               n_params;
+  guint64             shard_i, shard_n; /* 0-based shard and the count */
+  guint64             n_points;  /* in this shard */
+  guint               n_obs;
+  double             *values;    /* n_points × n_measures × n_at */
+  gint                next;      /* the next point to take (atomic) */
+  const gint         *cancel;
+  GMutex              lock;
+  GCond               cond;
+  gboolean           *done;
+  char              **why;       /* a failed point's reason, or NULL */
+} Sweep;
+
+double
+cml_sweep_vary_value (const CmlSweepVary *v, guint i)
+{
+  if (v->n == 1 || i == 0)
+    return v->a;
+  if (i == v->n - 1)
+    return v->b;
+  return v->a + (v->b - v->a) * ((double) i / (double) (v->n - 1));
+}
+
+guint64
+cml_sweep_n_points (const CmlSweepSpec *spec)
+{
+  guint64 n_grid = 1, shard_n = MAX (spec->shard_n, 1);
+
+  for (guint v = 0; v < spec->n_vary; v++)
+    n_grid *= spec->vary[v].n;
+  return n_grid > spec->shard_i ? (n_grid - spec->shard_i - 1) / shard_n + 1 : 0;
+}
+
+guint64
+cml_sweep_grid_index (const CmlSweepSpec *spec, guint64 k, guint *idx)
+{
+  guint64 g = spec->shard_i + k * MAX (spec->shard_n, 1), rest = g;
+
+  for (guint v = spec->n_vary; v-- > 0;)
+    {
+      idx[v] = (guint) (rest % spec->vary[v].n);
+      rest /= spec->vary[v].n;
+    }
+  return g;
+}
+
+/* One point, in a thread of its own: its values, or a reason in *WHY. */
+static void
+run_point (Sweep *sw, guint64 k, double *values, char **why)
+{
+  const CmlSweepSpec *spec = sw->spec;
+  g_autoptr (CmlSimulation) sim = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree guint *idx = g_new (guint, MAX (spec->n_vary, 1));
+  g_autofree double *obs = g_new (double, sw->n_obs);
+  CmlModel *model = cml_system_get_model (spec->sys);
+  guint a = 0;
+
+  for (guint i = 0; i < spec->n_measures * spec->n_at; i++)
+    values[i] = NAN;
+  cml_sweep_grid_index (spec, k, idx);
+  sim = cml_simulation_new (spec->sys, &error);
+  if (sim == NULL)
+    goto failed;
+  for (guint p = 0; p < sw->n_params; p++)
+    if (!cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[p])->name, spec->base[p], &error))
+      goto failed;
+  for (guint v = 0; v < spec->n_vary; v++)
+    if (!cml_simulation_set_param (sim, spec->vary[v].name, cml_sweep_vary_value (&spec->vary[v], idx[v]), &error))
+      goto failed;
+  if (!cml_simulation_set_integrator (sim, spec->iopt, &error) || !cml_simulation_reset (sim, spec->given, &error))
+    goto failed;
+  for (a = 0; a < spec->n_at; a++)
+    {
+      if (!cml_simulation_advance (sim, spec->at[a], &error))
+        goto failed;
+      cml_simulation_observe (sim, obs);
+      for (guint m = 0; m < spec->n_measures; m++)
+        values[m * spec->n_at + a] = obs[spec->measure[m]];
+    }
+  return;
+
+failed:
+  *why = g_strdup (error ? error->message : "the run failed");
+}
+
+static gboolean
+cancelled (const Sweep *sw)
+{
+  return sw->cancel && g_atomic_int_get (sw->cancel) != 0;
+}
+
+static gpointer
+sweep_thread (gpointer data)
+{
+  Sweep *sw = data;
+  const guint n_cols = sw->spec->n_measures * sw->spec->n_at;
+
+  for (;;)
+    {
+      gint k = g_atomic_int_add (&sw->next, 1);
+      char *why = NULL;
+
+      if (k < 0 || (guint64) k >= sw->n_points || cancelled (sw))
+        break;
+      run_point (sw, (guint64) k, sw->values + (gsize) k * n_cols, &why);
+      g_mutex_lock (&sw->lock);
+      sw->why[k] = why;
+      sw->done[k] = TRUE;
+      g_cond_broadcast (&sw->cond);
+      g_mutex_unlock (&sw->lock);
+    }
+  /* the row awaited may never come: wake the waiter to see the flag */
+  g_mutex_lock (&sw->lock);
+  g_cond_broadcast (&sw->cond);
+  g_mutex_unlock (&sw->lock);
+  return NULL;
+}
+
+gboolean
+cml_sweep_run (const CmlSweepSpec *spec, CmlSweepRowFunc row, CmlSweepProgressFunc progress, gpointer user_data,
+               const gint *cancel)
+{
+  CmlModel *model = cml_system_get_model (spec->sys);
+  const guint n_cols = spec->n_measures * spec->n_at;
+  Sweep sw = {
+    .spec = spec, .n_params = model->params->len,
+    .shard_i = spec->shard_i, .shard_n = MAX (spec->shard_n, 1),
+    .n_points = cml_sweep_n_points (spec),
+    .n_obs = cml_system_n_observables (spec->sys),
+    .cancel = cancel,
+  };
+  guint jobs = spec->jobs ? spec->jobs : g_get_num_processors ();
+  jobs = (guint) MIN ((guint64) jobs, MAX (sw.n_points, 1));
+  g_autofree GThread **threads = g_new0 (GThread *, jobs);
+  g_autofree guint *idx = g_new (guint, MAX (spec->n_vary, 1));
+  guint64 k;
+
+  sw.values = g_new (double, MAX (sw.n_points * n_cols, 1));
+  sw.done = g_new0 (gboolean, MAX (sw.n_points, 1));
+  sw.why = g_new0 (char *, MAX (sw.n_points, 1));
+  g_mutex_init (&sw.lock);
+  g_cond_init (&sw.cond);
+  for (guint j = 0; j < jobs; j++)
+    threads[j] = g_thread_new ("sweep", sweep_thread, &sw);
+
+  /* the rows in grid order, each as soon as it and those before it are done */
+  for (k = 0; k < sw.n_points && !cancelled (&sw); k++)
+    {
+      char *why;
+      guint64 g;
+
+      g_mutex_lock (&sw.lock);
+      while (!sw.done[k] && !cancelled (&sw))
+        {
+          gint64 until = g_get_monotonic_time () + G_USEC_PER_SEC / 4;
+          g_cond_wait_until (&sw.cond, &sw.lock, until);
+          g_mutex_unlock (&sw.lock);
+          if (progress)
+            progress (k, sw.n_points, user_data);
+          g_mutex_lock (&sw.lock);
+        }
+      if (!sw.done[k])
+        {
+          g_mutex_unlock (&sw.lock);
+          break;
+        }
+      why = sw.why[k];
+      g_mutex_unlock (&sw.lock);
+
+      g = cml_sweep_grid_index (spec, k, idx);
+      row (k, g, idx, sw.values + k * n_cols, why, user_data);
+      if (progress)
+        progress (k + 1, sw.n_points, user_data);
+    }
+  for (guint j = 0; j < jobs; j++)
+    g_thread_join (threads[j]);
+  for (guint64 i = 0; i < sw.n_points; i++)
+    g_free (sw.why[i]);
+  g_free (sw.why);
+  g_free (sw.done);
+  g_free (sw.values);
+  g_mutex_clear (&sw.lock);
+  g_cond_clear (&sw.cond);
+  return k == sw.n_points;
+}

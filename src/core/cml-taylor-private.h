@@ -1,0 +1,101 @@
+/* cml-taylor-private.h — the layout of a Taylor program, shared by its compiler and
+ * interpreter (cml-taylor.c), its C text (cml-taylor-emit.c) and its steps
+ * (cml-taylor-step.c).  Not for use outside src/core.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * S holds one row of N = p + 1 coefficients per series: row 0 is time, rows 1 … dim the
+ * state, then one row per operation's result.  C holds the numbers (constants and what
+ * depends on the parameters only), computed by taylor_prepare ().
+ */
+#pragma once
+
+#include "cml-taylor.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  T_CONST,  /* d = (C[c], 0, 0, …) */
+  T_LIN,    /* d = C[c] + Σ w_i src_i (constant sources count at order 0 only) */
+  T_SCALE,  /* d = C[c] a */
+  T_MUL,    /* d = a b */
+  T_SQR,    /* d = a² */
+  T_DIV,    /* d = a / b */
+  T_DIVC,   /* d = C[c] / b */
+  T_SQRT,   /* d = √a */
+  T_POWR,   /* d = a^C[c] */
+  T_DP,     /* ḋ = sg ȧ q, d_[0] = fn (a_[0]) */
+  T_DQ,     /* q ḋ = sg ȧ, d_[0] = fn (a_[0]) */
+  T_ATAN2,  /* d = atan2 (a, b), q = a² + b² */
+  T_ABS,    /* d = |a| */
+  T_SIGN,   /* d = sign (a) */
+} TOpKind;
+
+typedef struct
+{
+  guint8 op;     /* TOpKind */
+  guint8 fn;     /* CmlFunc of T_DP / T_DQ */
+  int    d, a, b, q;  /* rows; -1 when unused */
+  int    c;      /* index into C; -1 when unused */
+  double sg;     /* ±1 */
+  guint  first, n;    /* T_LIN: its terms */
+} TOp;
+
+typedef struct
+{
+  double w;
+  int    src;    /* a row, or -1 - (index into C) */
+} TTerm;
+
+typedef enum
+{
+  TC_NUM,      /* value */
+  TC_EVAL,     /* e at the parameters */
+  TC_PRODUCT,  /* value × Π C[factors] */
+  TC_LOG,      /* log C[arg] */
+} TConstKind;
+
+typedef struct
+{
+  int            kind;
+  double         value;
+  const CmlExpr *e;
+  int            arg;
+  int           *factors;
+  guint          n_factors;
+} TConst;
+
+typedef void (*TaylorNativeFunc) (double *S, const double *C);
+
+struct _CmlTaylor
+{
+  guint   dim, order, N;
+  guint   n_rows;
+  GArray *ops;      /* TOp */
+  GArray *terms;    /* TTerm */
+  GArray *consts;   /* TConst */
+  int    *f_row;    /* dim: the row of f_i */
+  guint   n_sym, n_params;
+  int    *param_ids;
+  const double *params;
+  double *values;   /* n_sym: the parameters at their symbol ids, for TC_EVAL */
+  double *S, *C;
+
+  CmlNative       *native;
+  TaylorNativeFunc native_fn;
+
+  /* stepping (cml-taylor-step.c): the step [t_a, t_b] under way, its coefficients X
+   * (dim × N), its start z_a and its (projected) end z_b; the output last returned */
+  gboolean have_step;
+  double   t_a, t_b, h;
+  double  *z_a, *z_b, *X;
+  gboolean have_out;
+  double   t_out;
+  double  *z_out;
+};
+
+const char *taylor_kernels_text (void);
+void        taylor_prepare (CmlTaylor *tp);
+
+G_END_DECLS

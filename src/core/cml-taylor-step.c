@@ -1,0 +1,272 @@
+/* cml-taylor-step.c — the steps of the Taylor method: order and step size from the
+ * tolerances, dense output from the Taylor polynomial, projection, both directions.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Order and step (Jorba & Zou, "A software package for the numerical integration of ODEs
+ * by means of high-order Taylor methods", Experimental Mathematics 14 (2005); docs/theory.md,
+ * "The Taylor integrator"): with ε the smaller tolerance, the order is
+ * p = ⌈−½ ln ε + 1⌉; with the coefficients z_[k] of the step's start and
+ * s = (atol + rtol ‖z_[0]‖∞)/ε,
+ *
+ *   ρ_m = (s / ‖z_[m]‖∞)^(1/m)  (m = p − 1, p),    h = min (ρ_{p−1}, ρ_p) e^(−2) e^(−0.7/(p−1)),
+ *
+ * so that the first neglected terms are about ε s: the error per step is about
+ * atol + rtol ‖z‖.  No step is rejected.  A step is never shortened to land on an output
+ * time: the output at t1 inside a step is its Taylor polynomial at t1 − t_a (Horner),
+ * projected like the states the steps end at; the next call goes on from the end of the
+ * step (t_b, z_b).  When the caller gives back a state other than the one last returned,
+ * or the direction of time changes, the steps start again from that state.
+ */
+#define G_LOG_DOMAIN "cml-taylor"
+
+#include "cml-taylor-private.h"
+#include "cml-error.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Σ_k X[i][k] τ^k for every component, into Z. */
+static void
+horner (const CmlTaylor *tp, double tau, double *z)
+{
+  const guint N = tp->N;
+
+  for (guint i = 0; i < tp->dim; i++)
+    {
+      const double *x = tp->X + (gsize) i * N;
+      double s = x[N - 1];
+      for (int k = (int) N - 2; k >= 0; k--)
+        s = s * tau + x[k];
+      z[i] = s;
+    }
+}
+
+static gboolean
+finite_all (const double *v, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (!isfinite (v[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* The step size (positive) from the coefficients in X; INFINITY when the solution is a
+ * polynomial of degree below p − 1. */
+static double
+step_size (const CmlTaylor *tp, const CmlIntegratorOptions *o)
+{
+  const guint N = tp->N, p = tp->order;
+  double n0 = 0, np1 = 0, np = 0;
+  double rtol = o->rtol, atol = o->atol;
+  double eps = rtol > 0 && atol > 0 ? MIN (rtol, atol) : MAX (rtol, atol);
+
+  for (guint i = 0; i < tp->dim; i++)
+    {
+      const double *x = tp->X + (gsize) i * N;
+      n0 = MAX (n0, fabs (x[0]));
+      np1 = MAX (np1, fabs (x[p - 1]));
+      np = MAX (np, fabs (x[p]));
+    }
+  double s = (atol + rtol * n0) / eps;
+  double r1 = np1 > 0 ? pow (s / np1, 1.0 / (p - 1)) : INFINITY;
+  double r2 = np > 0 ? pow (s / np, 1.0 / p) : INFINITY;
+  return MIN (r1, r2) * exp (-2.0 - 0.7 / (p - 1));
+}
+
+static gboolean
+project (const CmlOde *ode, const CmlIntegratorOptions *o, double t, double *z, GError **error)
+{
+  if (!o->project || ode->project == NULL)
+    return TRUE;
+  if (ode->project (t, z, ode->user_data) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "projection failed at t = %.6g", t);
+      return FALSE;
+    }
+  if (!finite_all (z, ode->dim))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.6g (after projection)", t);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The coefficients at (t_a, z_a) into X, and the end of the step of size H (signed; 0:
+ * chosen from them in direction DIR). */
+static gboolean
+take_step (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, double h, int dir,
+           double t_limit, GError **error)
+{
+  cml_taylor_jet (tp, tp->t_a, tp->z_a, tp->X);
+  if (!finite_all (tp->X, (gsize) tp->dim * tp->N))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                   "non-finite Taylor coefficients at t = %.17g: the right-hand side or one of its "
+                   "derivatives is not finite there (a division by zero, a root or logarithm of a "
+                   "non-positive number, |x| at x = 0)", tp->t_a);
+      return FALSE;
+    }
+  if (h == 0)
+    {
+      double a = step_size (tp, o);
+      if (!isfinite (a))
+        a = MAX (fabs (t_limit - tp->t_a), 1.0);
+      if (!(a >= o->h_min) || tp->t_a + dir * a == tp->t_a)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "step size underflow at t = %.17g (step %.3g < h_min %.3g)", tp->t_a, a, o->h_min);
+          return FALSE;
+        }
+      h = dir * a;
+    }
+  tp->h = h;
+  tp->t_b = tp->t_a + h;
+  horner (tp, h, tp->z_b);
+  if (!finite_all (tp->z_b, tp->dim))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.17g", tp->t_a);
+      return FALSE;
+    }
+  if (!project (ode, o, tp->t_b, tp->z_b, error))
+    return FALSE;
+  tp->have_step = TRUE;
+  return TRUE;
+}
+
+static inline gboolean
+within (double t, double a, double b)
+{
+  return a <= b ? t >= a && t <= b : t <= a && t >= b;
+}
+
+gboolean
+cml_taylor_advance (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, double *t, double t1,
+                    double *z, guint64 *n_steps, guint64 *n_jets, GError **error)
+{
+  const guint dim = tp->dim;
+  const int dir = t1 > *t ? 1 : -1;
+  const double t_start = *t;
+  guint64 n = 0;
+
+  /* go on from the step under way only from the output it last gave, in its direction */
+  if (!tp->have_step || !tp->have_out || tp->t_out != *t || memcmp (tp->z_out, z, dim * sizeof (double)) != 0
+      || (tp->h > 0) != (dir > 0))
+    {
+      tp->have_step = FALSE;
+      tp->t_b = *t;
+      memcpy (tp->z_b, z, dim * sizeof (double));
+    }
+
+  while (!tp->have_step || !within (t1, tp->t_a, tp->t_b))
+    {
+      if (o->max_steps > 0 && n >= o->max_steps)
+        {
+          /* begins as cml_integrator_error_is_budget () expects */
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                       "the integrator took %" G_GUINT64_FORMAT " steps between t = %.6g and t = %.6g without "
+                       "reaching t = %.6g: its steps (%.3g now) are far too short for the span; a shorter "
+                       "span, or for a stiff system an implicit method (msbdf), may reach it",
+                       n, t_start, tp->t_b, t1, tp->h);
+          goto fail;
+        }
+      tp->t_a = tp->t_b;
+      memcpy (tp->z_a, tp->z_b, dim * sizeof (double));
+      (*n_jets)++;
+      if (!take_step (tp, ode, o, 0, dir, t1, error))
+        {
+          /* back to the start of the failed step, the last good state */
+          tp->have_step = FALSE;
+          tp->t_b = tp->t_a;
+          memcpy (tp->z_b, tp->z_a, dim * sizeof (double));
+          goto fail;
+        }
+      n++;
+      (*n_steps)++;
+    }
+
+  if (t1 == tp->t_b)
+    memcpy (z, tp->z_b, dim * sizeof (double));
+  else if (t1 == tp->t_a)
+    memcpy (z, tp->z_a, dim * sizeof (double));
+  else
+    {
+      horner (tp, t1 - tp->t_a, z);
+      if (!finite_all (z, dim))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.17g", t1);
+          goto fail;
+        }
+      if (!project (ode, o, t1, z, error))
+        goto fail;
+    }
+  *t = t1;
+  tp->have_out = TRUE;
+  tp->t_out = t1;
+  memcpy (tp->z_out, z, dim * sizeof (double));
+  return TRUE;
+
+fail:
+  *t = tp->t_b;
+  memcpy (z, tp->z_b, dim * sizeof (double));
+  tp->have_out = TRUE;
+  tp->t_out = *t;
+  memcpy (tp->z_out, z, dim * sizeof (double));
+  return FALSE;
+}
+
+void
+cml_taylor_reset (CmlTaylor *tp)
+{
+  taylor_prepare (tp);
+  tp->have_step = FALSE;
+  tp->have_out = FALSE;
+  tp->h = 0;
+}
+
+double
+cml_taylor_last_step (const CmlTaylor *tp)
+{
+  return tp->have_step ? tp->h : 0.0;
+}
+
+/* [valid, t_out, t_a, h, z_a …] */
+guint
+cml_taylor_step_state_size (const CmlTaylor *tp)
+{
+  return 4 + tp->dim;
+}
+
+void
+cml_taylor_save_step_state (const CmlTaylor *tp, const double *z, double *out)
+{
+  gboolean valid = tp->have_step && tp->have_out && memcmp (z, tp->z_out, tp->dim * sizeof (double)) == 0;
+
+  memset (out, 0, cml_taylor_step_state_size (tp) * sizeof (double));
+  if (!valid)
+    return;
+  out[0] = 1;
+  out[1] = tp->t_out;
+  out[2] = tp->t_a;
+  out[3] = tp->h;
+  memcpy (out + 4, tp->z_a, tp->dim * sizeof (double));
+}
+
+void
+cml_taylor_restore_step_state (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, const double *z,
+                               const double *in)
+{
+  cml_taylor_reset (tp);
+  if (in[0] != 1)
+    return;
+  tp->t_a = in[2];
+  memcpy (tp->z_a, in + 4, tp->dim * sizeof (double));
+  if (!take_step (tp, ode, o, in[3], in[3] > 0 ? 1 : -1, tp->t_a, NULL))
+    {
+      tp->have_step = FALSE;
+      return;
+    }
+  tp->have_out = TRUE;
+  tp->t_out = in[1];
+  memcpy (tp->z_out, z, tp->dim * sizeof (double));
+}

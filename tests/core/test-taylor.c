@@ -1,0 +1,473 @@
+/* test-taylor.c — the Taylor integrator (cml-taylor.h): every recurrence against the exact
+ * Taylor coefficients of known functions, native code against the interpreter bit for bit,
+ * convergence with the tolerance, the closed forms of the built-ins, backward integration,
+ * dense output, restarting from a saved step state, and what it refuses.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-taylor"
+
+#include <math.h>
+#include <string.h>
+
+#include "cml-error.h"
+#include "cml-expr.h"
+#include "cml-integrator.h"
+#include "cml-model.h"
+#include "cml-native.h"
+#include "cml-reference.h"
+#include "cml-simulation.h"
+#include "cml-system.h"
+#include "cml-taylor.h"
+
+#define ORDER 20
+
+/* The program of y' = g(t) (y the only state): its coefficients give g's, g_[k] = (k + 1) y_[k+1]. */
+static CmlTaylor *
+compile_g (CmlExprCtx *ctx, const char *g, guint order, GError **error)
+{
+  int t = cml_expr_ctx_intern (ctx, "t"), y = cml_expr_ctx_intern (ctx, "y");
+  g_autoptr (GError) perr = NULL;
+  CmlExpr *e = cml_expr_parse (ctx, g, NULL, &perr);
+  g_assert_no_error (perr);
+  return cml_taylor_compile (ctx, &e, 1, t, &y, NULL, 0, order, error);
+}
+
+/* g's coefficients at T0 into OUT (ORDER of them). */
+static void
+g_coefficients (CmlTaylor *tp, double t0, double *out)
+{
+  double y0 = 0, X[ORDER + 1];
+  cml_taylor_jet (tp, t0, &y0, X);
+  for (guint k = 0; k < ORDER; k++)
+    out[k] = (k + 1) * X[k + 1];
+}
+
+static double
+binom (double a, guint k)
+{
+  double r = 1;
+  for (guint j = 0; j < k; j++)
+    r *= (a - j) / (j + 1);
+  return r;
+}
+
+static double
+fact (guint k)
+{
+  double r = 1;
+  for (guint j = 2; j <= k; j++)
+    r *= j;
+  return r;
+}
+
+typedef double (*ExactFunc) (guint k);
+
+static double ex_sin_exp (guint k) { return pow (2, k / 2.0) * sin (k * G_PI / 4) / fact (k); }
+static double ex_geom (guint k) { return 1; }
+static double ex_sqrt (guint k) { return binom (0.5, k); }
+static double ex_log (guint k) { return k == 0 ? 0 : (k % 2 ? 1.0 : -1.0) / k; }
+static double ex_tan (guint k)
+{
+  static const double c[] = { 0, 1, 0, 1.0 / 3, 0, 2.0 / 15, 0, 17.0 / 315, 0, 62.0 / 2835, 0, 1382.0 / 155925 };
+  return k < G_N_ELEMENTS (c) ? c[k] : NAN;
+}
+static double ex_tanh (guint k) { return ex_tan (k) * (k % 4 == 3 ? -1 : 1); }
+static double ex_atan (guint k) { return k % 2 ? ((k / 2) % 2 ? -1.0 : 1.0) / k : 0; }
+static double ex_asin (guint k)
+{
+  if (k % 2 == 0)
+    return 0;
+  guint j = k / 2;
+  return fact (2 * j) / (pow (4, j) * fact (j) * fact (j) * (2 * j + 1));
+}
+static double ex_acos (guint k) { return (k == 0 ? G_PI / 2 : 0) - ex_asin (k); }
+static double ex_sinh (guint k) { return k % 2 ? 1 / fact (k) : 0; }
+static double ex_cosh (guint k) { return k % 2 ? 0 : 1 / fact (k); }
+static double ex_cos (guint k) { return k % 2 ? 0 : ((k / 2) % 2 ? -1 : 1) / fact (k); }
+static double ex_pow25 (guint k) { return binom (2.5, k); }
+static double ex_pow3 (guint k) { return binom (3, k); }
+static double ex_powm2 (guint k) { return (k % 2 ? -1.0 : 1.0) * (k + 1); }
+static double ex_powm15 (guint k) { return binom (-1.5, k); }
+static double ex_pow07 (guint k) { return binom (0.7, k); }
+static double ex_2t (guint k) { return pow (G_LN2, k) / fact (k); }
+static double ex_atan2 (guint k) { return (k == 0 ? G_PI / 4 : 0) + ex_atan (k); }
+static double ex_abs (guint k) { return k == 0 ? 2 : k == 1 ? -1 : 0; }
+static double ex_sign (guint k) { return k == 0 ? -1 : 0; }
+static double ex_quot (guint k) { return k == 0 ? 1 : 2; } /* (1 + t)/(1 - t) */
+static double ex_tpow (guint k)
+{
+  /* (1 + t)^t = exp (t log (1 + t)) */
+  static const double c[] = { 1, 0, 1, -0.5, 5.0 / 6 };
+  return k < G_N_ELEMENTS (c) ? c[k] : NAN;
+}
+
+typedef struct
+{
+  const char *g;
+  ExactFunc   exact;
+  guint       n;  /* coefficients compared */
+} Case;
+
+static const Case cases[] = {
+  { "sin(t)*exp(t)", ex_sin_exp, ORDER },
+  { "1/(1 - t)", ex_geom, ORDER },
+  { "sqrt(1 + t)", ex_sqrt, ORDER },
+  { "log(1 + t)", ex_log, ORDER },
+  { "tan(t)", ex_tan, 12 },
+  { "tanh(t)", ex_tanh, 12 },
+  { "atan(t)", ex_atan, ORDER },
+  { "asin(t)", ex_asin, ORDER },
+  { "acos(t)", ex_acos, ORDER },
+  { "sinh(t)", ex_sinh, ORDER },
+  { "cosh(t)", ex_cosh, ORDER },
+  { "cos(t)", ex_cos, ORDER },
+  { "(1 + t)^2.5", ex_pow25, ORDER },
+  { "(1 + t)^3", ex_pow3, ORDER },
+  { "(1 + t)^-2", ex_powm2, ORDER },
+  { "(1 + t)^-1.5", ex_powm15, ORDER },
+  { "(1 + t)^0.7", ex_pow07, ORDER },
+  { "2^t", ex_2t, ORDER },
+  { "atan2(1 + t, 1 - t)", ex_atan2, ORDER },
+  { "abs(t - 2)", ex_abs, ORDER },
+  { "sign(t - 2)", ex_sign, ORDER },
+  { "(1 + t)/(1 - t)", ex_quot, ORDER },
+  { "(1 + t)^t", ex_tpow, 5 },
+};
+
+static void
+test_recurrences (void)
+{
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlTaylor) tp = compile_g (ctx, cases[c].g, ORDER, &error);
+      double got[ORDER];
+      g_assert_no_error (error);
+      g_coefficients (tp, 0.0, got);
+      for (guint k = 0; k < cases[c].n; k++)
+        {
+          double ex = cases[c].exact (k);
+          if (fabs (got[k] - ex) > 1e-14 * MAX (1.0, fabs (ex)) * (k + 1))
+            g_error ("%s: coefficient %u is %.17g, not %.17g", cases[c].g, k, got[k], ex);
+        }
+    }
+}
+
+/* A state-dependent right-hand side: y' = y², y(0) = 1 gives 1/(1 − t); y' = -y e^(-t). */
+static void
+test_state_recurrences (void)
+{
+  g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+  g_autoptr (GError) error = NULL;
+  int t = cml_expr_ctx_intern (ctx, "t"), y = cml_expr_ctx_intern (ctx, "y");
+  CmlExpr *e = cml_expr_parse (ctx, "y^2", NULL, &error);
+  g_autoptr (CmlTaylor) tp = cml_taylor_compile (ctx, &e, 1, t, &y, NULL, 0, ORDER, &error);
+  double y0 = 1, X[ORDER + 1];
+  g_assert_no_error (error);
+  cml_taylor_jet (tp, 0, &y0, X);
+  for (guint k = 0; k <= ORDER; k++)
+    g_assert_cmpfloat_with_epsilon (X[k], 1.0, 1e-15 * (k + 1));
+
+  e = cml_expr_parse (ctx, "-y", NULL, &error);
+  g_autoptr (CmlTaylor) tp2 = cml_taylor_compile (ctx, &e, 1, t, &y, NULL, 0, ORDER, &error);
+  g_assert_no_error (error);
+  cml_taylor_jet (tp2, 0, &y0, X);
+  for (guint k = 0; k <= ORDER; k++)
+    g_assert_cmpfloat_with_epsilon (X[k], (k % 2 ? -1 : 1) / fact (k), 1e-16);
+}
+
+/* ---- native code ----------------------------------------------------------------------- */
+
+static gboolean
+attach_native (CmlTaylor *tp)
+{
+  g_autoptr (GString) src = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cml_taylor_emit_c (tp, "cml_taylor", src));
+  g_assert_nonnull (strstr (src->str, "generator version"));
+  CmlNative *nat = cml_native_build (src->str, &error);
+  g_assert_no_error (error);
+  cml_taylor_set_native (tp, nat, "cml_taylor");
+  return cml_taylor_is_native (tp);
+}
+
+static void
+test_native_identical (void)
+{
+  if (!cml_native_available ())
+    {
+      g_test_skip ("no C compiler");
+      return;
+    }
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlTaylor) a = compile_g (ctx, cases[c].g, ORDER, &error);
+      g_autoptr (CmlTaylor) b = compile_g (ctx, cases[c].g, ORDER, &error);
+      double ga[ORDER], gb[ORDER];
+      g_assert_true (attach_native (b));
+      for (double t0 = -0.4; t0 < 0.5; t0 += 0.3)
+        {
+          g_coefficients (a, t0, ga);
+          g_coefficients (b, t0, gb);
+          if (memcmp (ga, gb, sizeof ga) != 0)
+            g_error ("%s at t = %g: native code differs from the interpreter", cases[c].g, t0);
+        }
+    }
+}
+
+/* ---- built-in models ------------------------------------------------------------------ */
+
+static const char *const builtins[] = {
+  "rigid-body", "heavy-top", "chaplygin-sleigh", "vertical-disk", "martinet", "rolling-ball",
+  "rolling-ball-varying", "plate-ball", "capri-kobayashi", "capri-kobayashi-full",
+};
+
+static CmlSimulation *
+open_sim (const char *name, double tol, gboolean native)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (name, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  CmlSimulation *sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  if (!native)
+    cml_simulation_set_native (sim, FALSE);
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  o.kind = CML_INTEGRATOR_TAYLOR;
+  o.rtol = o.atol = tol;
+  if (!cml_simulation_set_integrator (sim, &o, &error))
+    g_error ("%s: %s", name, error->message);
+  return sim;
+}
+
+static void
+test_builtins_native (void)
+{
+  if (!cml_native_available ())
+    {
+      g_test_skip ("no C compiler");
+      return;
+    }
+  for (guint m = 0; m < G_N_ELEMENTS (builtins); m++)
+    {
+      g_autoptr (CmlSimulation) a = open_sim (builtins[m], 1e-12, TRUE);
+      g_autoptr (CmlSimulation) b = open_sim (builtins[m], 1e-12, FALSE);
+      g_autoptr (GError) error = NULL;
+      guint dim = cml_system_dim (cml_simulation_get_system (a));
+      for (int i = 1; i <= 5; i++)
+        {
+          g_assert_true (cml_simulation_advance (a, i * 0.7, &error));
+          g_assert_true (cml_simulation_advance (b, i * 0.7, &error));
+          if (memcmp (cml_simulation_get_state (a), cml_simulation_get_state (b), dim * sizeof (double)) != 0)
+            g_error ("%s: native and interpreted Taylor steps differ at t = %g", builtins[m], i * 0.7);
+        }
+    }
+}
+
+/* Every built-in's closed forms ([reference]) at tight tolerances. */
+static void
+test_reference (void)
+{
+  static const double tols[] = { 1e-12, 1e-14 };
+  for (guint m = 0; m < G_N_ELEMENTS (builtins); m++)
+    for (guint it = 0; it < G_N_ELEMENTS (tols); it++)
+      {
+        g_autoptr (CmlSimulation) sim = open_sim (builtins[m], tols[it], TRUE);
+        g_autoptr (GError) error = NULL;
+        CmlSystem *sys = cml_simulation_get_system (sim);
+        g_autoptr (CmlReference) ref = cml_reference_new (sys, &error);
+        g_assert_no_error (error);
+        if (ref == NULL)
+          continue;
+        guint n_obs = cml_system_n_observables (sys), n = cml_reference_get_n (ref);
+        g_autofree double *obs = g_new (double, n_obs);
+        g_autofree double *val = g_new (double, n), *err = g_new (double, n), *scale = g_new0 (double, n);
+        double worst = 0;
+        cml_simulation_observe (sim, obs);
+        cml_reference_start_from_simulation (ref, sim);
+        for (int i = 1; i <= 40; i++)
+          {
+            double t = i * 0.5;
+            if (!cml_simulation_advance (sim, t, &error))
+              g_error ("%s: %s", builtins[m], error->message);
+            cml_simulation_observe (sim, obs);
+            cml_reference_compare (ref, t, obs, val, err);
+            for (guint r = 0; r < n; r++)
+              {
+                scale[r] = MAX (scale[r], MAX (1.0, fabs (val[r])));
+                worst = MAX (worst, fabs (err[r]) / scale[r]);
+              }
+          }
+        g_test_message ("%s at %g: worst relative error %.3g", builtins[m], tols[it], worst);
+        if (!(worst < 1e3 * tols[it]))
+          g_error ("%s at tolerance %g: the closed forms are missed by %.3g", builtins[m], tols[it], worst);
+      }
+}
+
+/* ---- the integrator on a small ODE ------------------------------------------------------ */
+
+static int
+no_rhs (double t, const double *z, double *dz, void *data)
+{
+  return 1;
+}
+
+/* x' = v, v' = -x (and a forcing term in t): the harmonic oscillator. */
+static CmlIntegrator *
+oscillator (double tol, CmlTaylor **out)
+{
+  CmlExprCtx *ctx = cml_expr_ctx_new ();
+  g_autoptr (GError) error = NULL;
+  int ids[2] = { cml_expr_ctx_intern (ctx, "x"), cml_expr_ctx_intern (ctx, "v") };
+  int t = cml_expr_ctx_intern (ctx, "t");
+  CmlExpr *f[2] = { cml_expr_parse (ctx, "v", NULL, &error), cml_expr_parse (ctx, "-x", NULL, &error) };
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  o.kind = CML_INTEGRATOR_TAYLOR;
+  o.rtol = o.atol = tol;
+  CmlTaylor *tp = cml_taylor_compile (ctx, f, 2, t, ids, NULL, 0, cml_taylor_order_for_tolerance (tol, tol), &error);
+  g_assert_no_error (error);
+  /* the program holds no pointer into the context's nodes once compiled without parameters */
+  CmlOde ode = { 2, no_rhs, NULL, NULL, NULL };
+  CmlIntegrator *integ = cml_integrator_new_taylor (&ode, tp, &o, &error);
+  g_assert_no_error (error);
+  if (out)
+    *out = tp;
+  cml_expr_ctx_free (ctx);
+  return integ;
+}
+
+static void
+test_convergence (void)
+{
+  static const double tols[] = { 1e-6, 1e-8, 1e-10, 1e-12, 1e-14 };
+  double last = INFINITY;
+
+  g_assert_cmpuint (cml_taylor_order_for_tolerance (1e-14, 1e-14), ==, 18);
+  for (guint i = 0; i < G_N_ELEMENTS (tols); i++)
+    {
+      g_autoptr (CmlIntegrator) integ = oscillator (tols[i], NULL);
+      g_autoptr (GError) error = NULL;
+      double t = 0, z[2] = { 1, 0 };
+      g_assert_true (cml_integrator_advance (integ, &t, 20, z, &error));
+      double e = MAX (fabs (z[0] - cos (20.0)), fabs (z[1] + sin (20.0)));
+      g_test_message ("tolerance %g: error %.3g in %" G_GUINT64_FORMAT " steps", tols[i], e,
+                      cml_integrator_n_steps (integ));
+      /* proportional to the tolerance (over the span), and decreasing with it */
+      g_assert_cmpfloat (e, <, 100 * tols[i] + 1e-14);
+      g_assert_cmpfloat (e, <=, last);
+      last = e;
+    }
+}
+
+/* Outputs inside the steps come from the polynomial: the steps are the same whatever the
+ * output times, and backwards the run comes back to its start. */
+static void
+test_dense_and_backward (void)
+{
+  g_autoptr (CmlIntegrator) a = oscillator (1e-13, NULL);
+  g_autoptr (CmlIntegrator) b = oscillator (1e-13, NULL);
+  g_autoptr (GError) error = NULL;
+  double ta = 0, tb = 0, za[2] = { 1, 0 }, zb[2] = { 1, 0 };
+
+  for (int i = 1; i <= 1000; i++)
+    {
+      g_assert_true (cml_integrator_advance (a, &ta, i * 0.01, za, &error));
+      g_assert_cmpfloat (fabs (za[0] - cos (ta)), <, 1e-12);
+    }
+  g_assert_true (cml_integrator_advance (b, &tb, 10, zb, &error));
+  g_assert_cmpfloat (ta, ==, 10);
+  g_assert_cmpuint (cml_integrator_n_steps (a), ==, cml_integrator_n_steps (b));
+  g_assert_true (memcmp (za, zb, sizeof za) == 0);
+
+  g_assert_true (cml_integrator_advance (b, &tb, 0, zb, &error));
+  g_assert_cmpfloat (tb, ==, 0);
+  g_assert_cmpfloat (fabs (zb[0] - 1), <, 1e-11);
+  g_assert_cmpfloat (fabs (zb[1]), <, 1e-11);
+  g_assert_true (cml_integrator_advance (b, &tb, -3, zb, &error));
+  g_assert_cmpfloat (fabs (zb[0] - cos (3.0)), <, 1e-11);
+}
+
+/* A saved step state continues bit for bit. */
+static void
+test_step_state (void)
+{
+  g_autoptr (CmlSimulation) sim = open_sim ("heavy-top", 1e-12, TRUE);
+  g_autoptr (GError) error = NULL;
+  guint dim = cml_system_dim (cml_simulation_get_system (sim));
+  guint n = cml_simulation_step_state_size (sim);
+  g_autofree double *st = g_new (double, n), *z1 = g_new (double, dim), *z2 = g_new (double, dim);
+
+  g_assert_true (cml_simulation_step_state_is_exact (sim));
+  g_assert_true (cml_simulation_advance (sim, 1.3, &error));
+  memcpy (z1, cml_simulation_get_state (sim), dim * sizeof (double));
+  cml_simulation_save_step_state (sim, st);
+  g_assert_true (cml_simulation_advance (sim, 2.9, &error));
+  memcpy (z2, cml_simulation_get_state (sim), dim * sizeof (double));
+
+  cml_simulation_restore (sim, 1.3, z1, st);
+  g_assert_true (cml_simulation_advance (sim, 2.9, &error));
+  g_assert_true (memcmp (z2, cml_simulation_get_state (sim), dim * sizeof (double)) == 0);
+}
+
+static void
+test_refusals (void)
+{
+  g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+  g_autoptr (GError) error = NULL;
+  int t = cml_expr_ctx_intern (ctx, "t"), y = cml_expr_ctx_intern (ctx, "y");
+  cml_expr_ctx_intern (ctx, "mystery");
+  CmlExpr *e = cml_expr_parse (ctx, "sin(mystery*y)", NULL, &error);
+  g_assert_no_error (error);
+  CmlTaylor *tp = cml_taylor_compile (ctx, &e, 1, t, &y, NULL, 0, 10, &error);
+  g_assert_null (tp);
+  g_assert_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "mystery"));
+  g_clear_error (&error);
+
+  /* an ODE given only as a function has no expressions to differentiate */
+  CmlOde ode = { 1, no_rhs, NULL, NULL, NULL };
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  o.kind = CML_INTEGRATOR_TAYLOR;
+  g_assert_null (cml_integrator_new (&ode, &o, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  g_assert_nonnull (strstr (error->message, "taylor"));
+  g_clear_error (&error);
+
+  /* a failure names the time and the reason: y' = 1/(1 - t) ends at t = 1 */
+  {
+    CmlExpr *g = cml_expr_parse (ctx, "1/(1 - t)", NULL, &error);
+    CmlTaylor *tq = cml_taylor_compile (ctx, &g, 1, t, &y, NULL, 0, 12, &error);
+    g_assert_no_error (error);
+    CmlIntegratorOptions q = cml_integrator_options_default ();
+    q.kind = CML_INTEGRATOR_TAYLOR;
+    g_autoptr (CmlIntegrator) integ = cml_integrator_new_taylor (&ode, tq, &q, &error);
+    double tt = 0, z = 0;
+    g_assert_false (cml_integrator_advance (integ, &tt, 2, &z, &error));
+    g_assert_error (error, CML_ERROR, CML_ERROR_NUMERIC);
+    g_assert_nonnull (strstr (error->message, "t = "));
+    g_assert_cmpfloat (tt, <, 1);
+    g_assert_cmpfloat (tt, >, 0.99);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/taylor/recurrences", test_recurrences);
+  g_test_add_func ("/taylor/state-recurrences", test_state_recurrences);
+  g_test_add_func ("/taylor/native-identical", test_native_identical);
+  g_test_add_func ("/taylor/builtins-native", test_builtins_native);
+  g_test_add_func ("/taylor/reference", test_reference);
+  g_test_add_func ("/taylor/convergence", test_convergence);
+  g_test_add_func ("/taylor/dense-and-backward", test_dense_and_backward);
+  g_test_add_func ("/taylor/step-state", test_step_state);
+  g_test_add_func ("/taylor/refusals", test_refusals);
+  return g_test_run ();
+}
