@@ -63,10 +63,14 @@
 #include "bench-variational.h"
 #include "bench-startup.h"
 #include "bench-taylor.h"
+#include "bench-dop853.h"
 
 /* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
 #ifndef CMLAB_BENCH_SOURCE_DIR
 #define CMLAB_BENCH_SOURCE_DIR "bench"
+#endif
+#ifndef CMLAB_BENCH_BOOST_PEER
+#define CMLAB_BENCH_BOOST_PEER NULL  /* bench/boost-peer.cpp, when built */
 #endif
 #ifndef CMLAB_BENCH_CLI
 #define CMLAB_BENCH_CLI "cmlab-cli"
@@ -81,7 +85,7 @@
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
-                                            "residuals", "variational", "startup", "sweep", "taylor", NULL };
+                                            "residuals", "variational", "startup", "sweep", "taylor", "dop853", NULL };
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
  * partial file.  The file gets the mode a plain create would give it. */
@@ -2311,6 +2315,8 @@ main (int argc, char **argv)
   bench_variational (b.quick, (const char *const *) b.only);
   bench_taylor (b.quick, (const char *const *) b.only);
   b.run_failed |= !bench_startup (b.cli, b.json, b.quick, (const char *const *) b.only);
+  b.run_failed |= !bench_dop853 (b.cli, b.bench_dir, CMLAB_BENCH_BOOST_PEER, b.json, b.quick,
+                                 (const char *const *) b.only);
   report_targets (&b);
   read_loadavg (load1);
   printf ("\nload average %.2f %.2f %.2f at the end; %.0f s in all\n", load1[0], load1[1], load1[2],

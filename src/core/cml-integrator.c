@@ -2,7 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Two families of methods:
+ * Two families of methods, and a third kind run by cml-dop853.c (dop853: Dormand–Prince
+ * 8(5,3), steps taken freely, the output from its dense output; everything below about
+ * steps landing on T1 and the step state is the GSL steppers' and the midpoint rule's):
  *
  *   Adaptive (GSL odeiv2: rk8pd, rkf45, rkck, rk4, msadams, msbdf).  Each step is taken with
  *   gsl_odeiv2_evolve_apply () bounded by the output time T1, so the last step lands on T1
@@ -84,6 +86,7 @@
 
 #include "cml-integrator.h"
 
+#include "cml-dop853.h"
 #include "cml-error.h"
 #include "cml-taylor.h"
 
@@ -156,6 +159,8 @@ struct _CmlIntegrator
   guint64 n_rhs;
 
   CmlTaylor *taylor;  /* the Taylor method (cml-taylor.h); NULL for the others */
+  /* dop853: the whole integrator is cml-dop853.c's */
+  CmlDop853 *dop;
 };
 
 static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
@@ -169,6 +174,7 @@ static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
   [CML_INTEGRATOR_VARIATIONAL] = "variational",
   [CML_INTEGRATOR_VARIATIONAL4] = "variational4",
   [CML_INTEGRATOR_TAYLOR] = "taylor",
+  [CML_INTEGRATOR_DOP853] = "dop853",
 };
 
 CmlIntegratorOptions
@@ -283,6 +289,7 @@ gsl_step_type (CmlIntegratorKind kind)
     case CML_INTEGRATOR_VARIATIONAL:
     case CML_INTEGRATOR_VARIATIONAL4:
     case CML_INTEGRATOR_TAYLOR:
+    case CML_INTEGRATOR_DOP853:
     case CML_INTEGRATOR_N_KINDS:
     default:
       return NULL;
@@ -418,6 +425,12 @@ cml_integrator_new (const CmlOde               *ode,
       return g_steal_pointer (&integ);
     }
 
+  if (options->kind == CML_INTEGRATOR_DOP853)
+    {
+      integ->dop = cml_dop853_new (ode, options);
+      return g_steal_pointer (&integ);
+    }
+
   /* GSL system, stepper, error control and evolution. */
   integ->sys.function = gsl_rhs;
   integ->sys.jacobian = ode->jacobian != NULL ? gsl_jacobian : NULL;
@@ -492,6 +505,7 @@ cml_integrator_free (CmlIntegrator *integ)
 
   g_clear_pointer (&integ->taylor, cml_taylor_free);
 
+  g_clear_pointer (&integ->dop, cml_dop853_free);
   if (integ->evolve != NULL)
     gsl_odeiv2_evolve_free (integ->evolve);
   if (integ->control != NULL)
@@ -531,6 +545,26 @@ cml_integrator_reset (CmlIntegrator *integ)
   integ->comp_valid = FALSE;
   if (integ->taylor != NULL)
     cml_taylor_reset (integ->taylor);
+  if (integ->dop != NULL)
+    cml_dop853_reset (integ->dop);
+}
+
+void
+cml_integrator_set_dop853_step (CmlIntegrator *integ,
+                                int          (*func) (CmlDop853Step *step, void *data),
+                                void          *data)
+{
+  g_return_if_fail (integ != NULL && integ->dop != NULL);
+
+  cml_dop853_set_step_func (integ->dop, func, data);
+}
+
+guint64
+cml_integrator_n_dop853_func_steps (const CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, 0);
+
+  return integ->dop != NULL ? cml_dop853_n_func_steps (integ->dop) : 0;
 }
 
 guint64
@@ -538,6 +572,12 @@ cml_integrator_n_steps (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
+  if (integ->dop != NULL)
+    {
+      CmlIntegratorStats st;
+      cml_dop853_get_stats (integ->dop, &st);
+      return st.n_steps;
+    }
   return integ->n_steps;
 }
 
@@ -546,6 +586,12 @@ cml_integrator_n_rhs (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
+  if (integ->dop != NULL)
+    {
+      CmlIntegratorStats st;
+      cml_dop853_get_stats (integ->dop, &st);
+      return st.n_rhs;
+    }
   return integ->n_rhs;
 }
 
@@ -556,6 +602,11 @@ cml_integrator_get_stats (const CmlIntegrator *integ,
   g_return_if_fail (integ != NULL);
   g_return_if_fail (stats != NULL);
 
+  if (integ->dop != NULL)
+    {
+      cml_dop853_get_stats (integ->dop, stats);
+      return;
+    }
   stats->n_steps = integ->n_steps;
   stats->n_rejected = integ->n_rejected;
   stats->n_rhs = integ->n_rhs;
@@ -691,6 +742,8 @@ cml_integrator_step_state_size (const CmlIntegrator *integ)
 
   if (integ->taylor != NULL)
     return cml_taylor_step_state_size (integ->taylor);
+  if (integ->dop != NULL)
+    return cml_dop853_step_state_size (integ->dop);
   return 1 + integ->ode.dim;
 }
 
@@ -714,6 +767,11 @@ cml_integrator_save_step_state (const CmlIntegrator *integ,
       cml_taylor_save_step_state (integ->taylor, z, out);
       return;
     }
+  if (integ->dop != NULL)
+    {
+      cml_dop853_save_step_state (integ->dop, z, out);
+      return;
+    }
   /* the suggested next step (signed; 0 = none yet) */
   out[0] = integ->h;
   /* the midpoint rule's compensation, which belongs to the state its last step returned */
@@ -735,6 +793,11 @@ cml_integrator_restore_step_state (CmlIntegrator *integ,
   if (integ->taylor != NULL)
     {
       cml_taylor_restore_step_state (integ->taylor, &integ->ode, &integ->options, z, in);
+      return;
+    }
+  if (integ->dop != NULL)
+    {
+      cml_dop853_restore_step_state (integ->dop, z, in);
       return;
     }
   integ->h = in[0];
@@ -1204,6 +1267,7 @@ cml_integrator_advance (CmlIntegrator *integ,
   gboolean ok = integ->taylor != NULL
                   ? cml_taylor_advance (integ->taylor, &integ->ode, &integ->options, t, t1, z, &integ->n_steps,
                                         &integ->n_rhs, error)
+                : integ->dop != NULL ? cml_dop853_advance (integ->dop, t, t1, z, error)
                   : integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT
                   ? advance_midpoint (integ, t, t1, z, error)
                   : advance_gsl (integ, t, t1, z, error);

@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Wraps GSL odeiv2 steppers (adaptive, error-controlled) and adds a symmetric,
- * structure-preserving method (implicit midpoint rule, fixed step), plus projection
- * onto a constraint set after each accepted step.  The integrator never allocates while
+ * structure-preserving method (implicit midpoint rule, fixed step) and Dormand–Prince
+ * 8(5,3) with dense output (dop853, cml-dop853.h), plus projection onto a constraint set
+ * after each accepted step.  The integrator never allocates while
  * advancing.  One integrator is used by one thread at a time.
  */
 #pragma once
@@ -46,6 +47,7 @@ typedef enum
   CML_INTEGRATOR_VARIATIONAL4,      /* its symmetric triple jump (Yoshida), order 4 */
   CML_INTEGRATOR_TAYLOR,            /* Taylor series of the solution from the expressions of f
                                      * (cml-taylor.h): runs through a simulation */
+  CML_INTEGRATOR_DOP853,            /* Dormand–Prince 8(5,3) with dense output (cml-dop853.c) */
   CML_INTEGRATOR_N_KINDS
 } CmlIntegratorKind;
 
@@ -95,7 +97,8 @@ typedef struct
 CmlIntegratorOptions cml_integrator_options_default (void);
 
 const char *cml_integrator_kind_to_string (CmlIntegratorKind kind);   /* "rk8pd", … "implicit-midpoint",
-                                                                         * "variational", "variational4" */
+                                                                         * "variational", "variational4",
+                                                                         * "dop853" */
 /* Accepts the names above (and "midpoint" for the implicit midpoint rule); FALSE if unknown. */
 gboolean    cml_integrator_kind_from_string (const char *name, CmlIntegratorKind *kind);
 
@@ -145,6 +148,15 @@ guint    cml_integrator_step_state_size (const CmlIntegrator *integ);
 gboolean cml_integrator_step_state_is_exact (const CmlIntegrator *integ);
 void     cml_integrator_save_step_state (const CmlIntegrator *integ, const double *z, double *out);
 void     cml_integrator_restore_step_state (CmlIntegrator *integ, const double *z, const double *in);
+
+/* dop853 only: lets FUNC take the steps (a system's native code, cml-dop853.h); FUNC
+ * returns -1 for a step it cannot take, which the generic step then takes. */
+typedef struct CmlDop853Step CmlDop853Step;
+void     cml_integrator_set_dop853_step (CmlIntegrator *integ,
+                                         int (*func) (CmlDop853Step *step, void *data),
+                                         void *data);
+/* dop853 only: the steps FUNC took since creation. */
+guint64  cml_integrator_n_dop853_func_steps (const CmlIntegrator *integ);
 
 /* Counters since creation: accepted steps and right-hand-side evaluations. */
 guint64  cml_integrator_n_steps (const CmlIntegrator *integ);

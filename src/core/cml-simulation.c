@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cml-dop853-core.h"
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-taylor.h"
@@ -713,6 +714,27 @@ sim_project (double t, double *z, void *data)
   return 1;
 }
 
+/* The pivot check sim_rhs makes, for native code that repeats it (cml-system-native.c);
+ * FALSE when at these parameters every evaluation takes the fallback or fails. */
+gboolean
+simulation_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out)
+{
+  CmlSystem *sys = sim->sys;
+  CmlPivotCheck *pc = sim->pivot_check;
+
+  out->fb = sys->fb_prog != NULL;
+  out->d_off = sys->fb_vak_nf ? 0 : sys->m;
+  out->nd = sys->fb_vak_nf ? sys->dim : sys->n;
+  out->fast = out->fb ? pc->fast : sys->fast_pivots;
+  out->n_fast = out->fb ? pc->n_fast : sys->n_fast_pivots;
+  out->cmp = pc->cmp;
+  out->head = pc->head;
+  out->n_cmp = pc->n_cmp;
+  out->max = pc->max;
+  out->ratio_min = PIVOT_RATIO_MIN;
+  return sim->slow_pivot_bad < 0 && !(out->fb && pc->slow_tiny);
+}
+
 static gboolean
 make_integrator (CmlSimulation *sim, GError **error)
 {
@@ -749,6 +771,8 @@ make_integrator (CmlSimulation *sim, GError **error)
   g_clear_pointer (&sim->integ, cml_integrator_free);
   g_clear_pointer (&sim->var, cml_variational_free);
   sim->integ = integ;
+  if (sim->options.kind == CML_INTEGRATOR_DOP853)
+    simulation_attach_native_step (sim); /* the whole step in native code, when there is one */
   return TRUE;
 }
 

@@ -1,6 +1,8 @@
 /* cml-system-native.c — native code for a system: its right-hand side, Jacobian and
  * constraint functions written out as C, compiled and loaded once per system
- * (cml-native.c), and a simulation's choice between native code and the interpreter.
+ * (cml-native.c), and a simulation's choice between native code and the interpreter; and
+ * the whole DOP853 step as native code (cml-native-step.c), attached to a simulation
+ * that runs dop853.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -9,6 +11,7 @@
 #include "cml-system-private.h"
 #include "cml-taylor.h"
 #include "cml-error.h"
+#include "cml-native-step.h"
 
 #include <math.h>
 
@@ -142,4 +145,66 @@ cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegr
         g_debug ("native Taylor code for %s: %s; the interpreter runs it", sys->model->name, err->message);
     }
   return tp;
+}
+
+/* ---- the whole DOP853 step in native code ------------------------------------------ */
+
+/* Builds (or finds in the cache) the DOP853 step with the right-hand side inlined, once per
+ * system, for the first simulation that runs dop853.  Not for the vakonomic systems whose
+ * free velocities are solved by Newton's method at every evaluation. */
+static void
+system_ensure_native_step (CmlSystem *sys)
+{
+  g_autoptr (GString) src = NULL;
+  g_autoptr (GError) error = NULL;
+
+  system_ensure_native (sys);
+  g_mutex_lock (&sys->native_lock);
+  if (sys->native_step_tried)
+    {
+      g_mutex_unlock (&sys->native_lock);
+      return;
+    }
+  sys->native_step_tried = TRUE;
+  if (sys->rhs_fn != NULL && sys->na == 0)
+    {
+      src = g_string_new (NULL);
+      if (!cml_native_step_dop853_source (sys->rhs_prog, sys->dim, src))
+        g_debug ("the DOP853 step of %s cannot be written out", sys->model->name);
+      else if ((sys->native_step = cml_native_build (src->str, &error)) == NULL)
+        g_debug ("the DOP853 step of %s: %s; the generic step runs", sys->model->name, error->message);
+      else if ((sys->native_step_fn = (gpointer) cml_native_lookup (sys->native_step, CML_NATIVE_STEP_DOP853)) == NULL)
+        g_clear_pointer (&sys->native_step, cml_native_free);
+    }
+  g_mutex_unlock (&sys->native_lock);
+}
+
+/* A DOP853 step in native code, or -1 (the generic step) when this simulation does not run
+ * native code or its parameters send every evaluation to sim_rhs's fallback; the step
+ * itself returns 3 where one evaluation needs the fallback (the generic step goes on). */
+static int
+native_dop853_step (CmlDop853Step *step, void *data)
+{
+  CmlSimulation *sim = data;
+  CmlSystem *sys = sim->sys;
+  CmlNativeDop853Func fn = (CmlNativeDop853Func) sys->native_step_fn;
+  CmlDop853Pivots pc;
+
+  if (sim->rhs_fn == NULL || !simulation_pivot_check (sim, &pc))
+    return -1;
+  return fn (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc);
+}
+
+void
+simulation_attach_native_step (CmlSimulation *sim)
+{
+  system_ensure_native_step (sim->sys);
+  if (sim->sys->native_step_fn != NULL)
+    cml_integrator_set_dop853_step (sim->integ, native_dop853_step, sim);
+}
+
+guint64
+cml_simulation_n_native_steps (const CmlSimulation *sim)
+{
+  return sim->integ != NULL ? cml_integrator_n_dop853_func_steps (sim->integ) : 0;
 }

@@ -91,6 +91,10 @@ struct _CmlSystem
   gboolean     native_tried;
   CmlNative   *native;
   char        *native_error;
+  /* the whole DOP853 step as native code, built on first use (cml-system-native.c) */
+  gboolean     native_step_tried;
+  CmlNative   *native_step;
+  gpointer     native_step_fn;
   CmlNativeFunc rhs_fn, jac_fn, proj_fn;
   CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
@@ -199,6 +203,10 @@ gboolean compile_programs (CmlSystem *sys, GError **error);
 
 /* cml-system-native.c */
 void system_ensure_native (CmlSystem *sys);
+void simulation_attach_native_step (CmlSimulation *sim);
+/* cml-simulation.c: the pivot check of its right-hand side, for the native step */
+typedef struct CmlDop853Pivots CmlDop853Pivots;
+gboolean simulation_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out);
 
 /* cml-simulation.c */
 void fill_fast (CmlSimulation *sim, double t, const double *z);

@@ -584,6 +584,7 @@ test_kind_strings (void)
 {
   static const char *const names[] = {
     "rk8pd", "rkf45", "rkck", "rk4", "msadams", "msbdf", "implicit-midpoint", "variational", "variational4", "taylor",
+    "dop853",
   };
   CmlIntegratorKind kind;
 

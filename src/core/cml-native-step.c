@@ -1,0 +1,97 @@
+/* cml-native-step.c — the C source of a system's whole DOP853 step: the step of
+ * cml-dop853-core.h around the system's right-hand side, inlined.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The source is
+ *
+ *   <cml-dop853-core.h>                         its types
+ *   static inline void cml_dop853_rhs (…)        the right-hand side (cml_program_emit_c)
+ *   static inline int cml_dop853_check (…)      the check sim_rhs makes of the pivots
+ *   #define DOP_N <dim>                         the dimension, a constant
+ *   <cml-dop853-core.h>                         the step, the same text the library compiles
+ *   int cml_dop853_step (…)                     the exported entry point
+ *
+ * compiled with cml-native.c's flags (no contraction, libm calls kept), so that it gives
+ * the numbers of the library's generic step with the right-hand side through its callback.
+ */
+#define G_LOG_DOMAIN "cml-native"
+
+#include "cml-native-step.h"
+
+#include "cml-dop853-core-text.h"
+
+gboolean
+cml_native_step_dop853_source (const CmlProgram *rhs_prog,
+                               guint             dim,
+                               GString          *s)
+{
+  g_return_val_if_fail (rhs_prog != NULL && s != NULL && dim > 0, FALSE);
+
+  g_string_append_printf (s, "/* cmlab: the whole DOP853 step, generator version %d */\n\n",
+                          CML_NATIVE_STEP_VERSION);
+  /* the types first: the check reads CmlDop853Pivots */
+  g_string_append (s, cml_dop853_core_text);
+  g_string_append (s, "\nstatic inline ");
+  if (!cml_program_emit_c (rhs_prog, "cml_dop853_rhs", dim, dim, s))
+    return FALSE;
+  g_string_append (s,
+                   "\n"
+                   "/* the pivot check of the system's right-hand side (CmlDop853Pivots): 0 the\n"
+                   " * derivatives stand, 1 the right-hand side fails, 2 its fallback is needed */\n"
+                   "static inline __attribute__ ((always_inline)) int\n"
+                   "cml_dop853_check (const double *dz, const double *o1, const CmlDop853Pivots *pc)\n"
+                   "{\n"
+                   "  unsigned i;\n"
+                   "  if (!pc->fb)\n"
+                   "    {\n"
+                   "      for (i = 0; i < pc->n_fast; i++)\n"
+                   "        {\n"
+                   "          double p = o1[pc->fast[i]];\n"
+                   "          if (p == 0.0 || !(p - p == 0.0))\n"
+                   "            return 1;\n"
+                   "        }\n"
+                   "      return 0;\n"
+                   "    }\n"
+                   "  for (i = 0; i < pc->nd; i++)\n"
+                   "    if (!(dz[pc->d_off + i] - dz[pc->d_off + i] == 0.0))\n"
+                   "      return 2;\n"
+                   "  for (i = 0; i < pc->n_fast; i++)\n"
+                   "    {\n"
+                   "      double a = fabs (o1[pc->fast[i]]);\n"
+                   "      if (!(a > 0 && a <= 1.7976931348623157e308))\n"
+                   "        return 2;\n"
+                   "    }\n"
+                   "  if (pc->n_cmp == 0)\n"
+                   "    return 0;\n"
+                   "  for (i = 0; i < pc->n_cmp; i++)\n"
+                   "    {\n"
+                   "      unsigned h = pc->head[i];\n"
+                   "      double a = fabs (o1[pc->cmp[i]]);\n"
+                   "      pc->max[h] = h == i ? a : (pc->max[h] > a ? pc->max[h] : a);\n"
+                   "    }\n"
+                   "  for (i = 0; i < pc->n_cmp; i++)\n"
+                   "    if (fabs (o1[pc->cmp[i]]) < pc->ratio_min * pc->max[pc->head[i]])\n"
+                   "      return 2;\n"
+                   "  return 0;\n"
+                   "}\n\n");
+  g_string_append (s, "#define DOP_STEP_FN cml_dop853_step_inline\n");
+  g_string_append_printf (s, "#define DOP_N %u\n", dim);
+  g_string_append (s,
+                   "#define DOP_EXTRA_PARAMS , const double *aux, const double *R, double *o1, "
+                   "const CmlDop853Pivots *pc\n"
+                   "#define DOP_RHS(T, Z, DZ) (cml_dop853_rhs ((T), (Z), aux, R, (DZ), o1), "
+                   "cml_dop853_check ((DZ), o1, pc))\n\n");
+  /* the core again, now with DOP_STEP_FN: the step itself */
+  g_string_append (s, cml_dop853_core_text);
+  g_string_append (s,
+                   "\nint cml_dop853_step (CmlDop853Step *s, const double *aux, const double *R, double *o1,\n"
+                   "                     const CmlDop853Pivots *pc);\n"
+                   "int\n"
+                   "cml_dop853_step (CmlDop853Step *s, const double *aux, const double *R, double *o1,\n"
+                   "                 const CmlDop853Pivots *pc)\n"
+                   "{\n"
+                   "  return cml_dop853_step_inline (s, aux, R, o1, pc);\n"
+                   "}\n");
+  return TRUE;
+}

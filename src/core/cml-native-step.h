@@ -1,0 +1,39 @@
+/* cml-native-step.h — a system's whole integration step as native code.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The DOP853 step (cml-dop853-core.h) written out as C with the system's right-hand side
+ * inlined (the C of cml_program_emit_c as a static inline function in the same translation
+ * unit) and the dimension a compile-time constant; cml-system-native.c compiles it with
+ * cml_native_build () (the same cache) and a simulation running dop853 takes its steps
+ * there.  The numbers are those of the generic step, bit for bit.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-dop853-core.h"
+#include "cml-native.h"
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+/* The generator's version: part of the source, hence of the cache key. */
+#define CML_NATIVE_STEP_VERSION 2
+
+/* The exported function's name and type: one accepted step (cml-dop853-core.h's contract),
+ * the right-hand side called with AUX, the prepared registers R and the pivot outputs O1,
+ * which are checked as PC says. */
+#define CML_NATIVE_STEP_DOP853 "cml_dop853_step"
+typedef int (*CmlNativeDop853Func) (CmlDop853Step *step, const double *aux, const double *R, double *o1,
+                                    const CmlDop853Pivots *pc);
+
+/* Appends the C source of the step for the right-hand side RHS_PROG (DIM state components,
+ * its first DIM outputs the derivatives, the rest the pivots).  FALSE when the program
+ * cannot be written out. */
+gboolean cml_native_step_dop853_source (const CmlProgram *rhs_prog, guint dim, GString *s);
+
+/* How many steps of SIM's integrator native code took (dop853 with a native step). */
+guint64  cml_simulation_n_native_steps (const CmlSimulation *sim);
+
+G_END_DECLS
