@@ -14,7 +14,10 @@
  *               and integrator, the multipliers starting at zero;
  *   integrator  the same run with another integrator and tolerance (rkf45 at 10⁻⁶, or
  *               rk8pd at 10⁻¹⁰ when the first run already uses rkf45): the invariants'
- *               drift curves side by side.
+ *               drift curves side by side.  A first run with a fixed-step method gets the
+ *               classical Runge–Kutta method at the same step (rk4-fixed; the implicit
+ *               midpoint rule when the first run is that one): what a structure-preserving
+ *               method keeps, next to one that does not, step for step.
  *
  * The scene draws the second run translucent with its own trail, the plots draw its
  * quantities faint under the first run's (or their difference); the legends name it.
@@ -52,7 +55,11 @@ static void
 other_integrator (const CmlIntegratorOptions *first, CmlIntegratorOptions *other)
 {
   *other = *first;
-  if (first->kind == CML_INTEGRATOR_RKF45)
+  if (first->kind == CML_INTEGRATOR_RK4_FIXED)
+    other->kind = CML_INTEGRATOR_IMPLICIT_MIDPOINT;
+  else if (cml_integrator_kind_is_fixed_step (first->kind))
+    other->kind = CML_INTEGRATOR_RK4_FIXED;
+  else if (first->kind == CML_INTEGRATOR_RKF45)
     {
       other->kind = CML_INTEGRATOR_RK8PD;
       other->rtol = 1e-10;
@@ -69,6 +76,9 @@ other_integrator (const CmlIntegratorOptions *first, CmlIntegratorOptions *other
 static char *
 integrator_label (const CmlIntegratorOptions *o)
 {
+  if (cml_integrator_kind_is_fixed_step (o->kind))
+    /* TRANSLATORS: an integrator's name (not translated) and its fixed time step */
+    return g_strdup_printf (_("%s, step %g"), cml_integrator_kind_to_string (o->kind), o->h_fixed);
   /* TRANSLATORS: an integrator's name (not translated) and its relative tolerance */
   return g_strdup_printf (_("%s, tolerance %.0e"), cml_integrator_kind_to_string (o->kind), o->rtol);
 }

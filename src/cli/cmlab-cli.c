@@ -62,7 +62,7 @@ static const char *usage_text =
   "vakonomic principle (the constraints solved for its solve-for velocities; the multipliers\n"
   "start at zero unless given with --init).\n"
   "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint, variational, variational4, taylor,\n"
-  "dop853.\n");
+  "dop853, rk4-fixed.\n");
 
 static const char *simulate_usage =
   N_("Usage: cmlab-cli simulate MODEL --t-end T --dt-out H [--t-start T0] [--set P=V]...\n"

@@ -140,6 +140,7 @@ struct _CmlIntegrator
   double          *zm;       /* midpoint value (z0 + z1)/2, the unknown of the stage equation */
   double          *f;        /* f(t, z) */
   double          *delta;    /* Newton / fixed-point correction */
+  double          *rk4;      /* rk4-fixed: k1 … k4 and the stage state, 5 × dim */
   double          *w;        /* the increment zm - z0 */
   double          *comp;     /* compensated summation of the updates: what rounding lost */
   double          *z_last;   /* the state the last step returned (the compensation's owner) */
@@ -171,6 +172,7 @@ static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
   [CML_INTEGRATOR_MSADAMS] = "msadams",
   [CML_INTEGRATOR_MSBDF] = "msbdf",
   [CML_INTEGRATOR_IMPLICIT_MIDPOINT] = "implicit-midpoint",
+  [CML_INTEGRATOR_RK4_FIXED] = "rk4-fixed",
   [CML_INTEGRATOR_VARIATIONAL] = "variational",
   [CML_INTEGRATOR_VARIATIONAL4] = "variational4",
   [CML_INTEGRATOR_TAYLOR] = "taylor",
@@ -290,6 +292,7 @@ gsl_step_type (CmlIntegratorKind kind)
     case CML_INTEGRATOR_VARIATIONAL4:
     case CML_INTEGRATOR_TAYLOR:
     case CML_INTEGRATOR_DOP853:
+    case CML_INTEGRATOR_RK4_FIXED:
     case CML_INTEGRATOR_N_KINDS:
     default:
       return NULL;
@@ -300,7 +303,7 @@ gboolean
 cml_integrator_kind_is_fixed_step (CmlIntegratorKind kind)
 {
   return kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT || kind == CML_INTEGRATOR_VARIATIONAL
-         || kind == CML_INTEGRATOR_VARIATIONAL4;
+         || kind == CML_INTEGRATOR_VARIATIONAL4 || kind == CML_INTEGRATOR_RK4_FIXED;
 }
 
 char *
@@ -339,7 +342,7 @@ check_options (const CmlOde               *ode,
       return FALSE;
     }
 
-  if (o->kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
+  if (o->kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT || o->kind == CML_INTEGRATOR_RK4_FIXED)
     {
       if (!(isfinite (o->h_fixed) && o->h_fixed > 0.0))
         {
@@ -431,6 +434,12 @@ cml_integrator_new (const CmlOde               *ode,
       return g_steal_pointer (&integ);
     }
 
+  if (options->kind == CML_INTEGRATOR_RK4_FIXED)
+    {
+      integ->rk4 = g_new (double, 5 * dim);
+      return g_steal_pointer (&integ);
+    }
+
   /* GSL system, stepper, error control and evolution. */
   integ->sys.function = gsl_rhs;
   integ->sys.jacobian = ode->jacobian != NULL ? gsl_jacobian : NULL;
@@ -518,6 +527,7 @@ cml_integrator_free (CmlIntegrator *integ)
     gsl_permutation_free (integ->perm);
   g_free (integ->dfdt);
   g_free (integ->delta);
+  g_free (integ->rk4);
   g_free (integ->w);
   g_free (integ->comp);
   g_free (integ->z_last);
@@ -610,7 +620,9 @@ cml_integrator_get_stats (const CmlIntegrator *integ,
   stats->n_steps = integ->n_steps;
   stats->n_rejected = integ->n_rejected;
   stats->n_rhs = integ->n_rhs;
-  stats->h = integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? integ->options.h_fixed : integ->h;
+  stats->h = integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT || integ->options.kind == CML_INTEGRATOR_RK4_FIXED
+               ? integ->options.h_fixed
+               : integ->h;
   if (integ->taylor != NULL)
     stats->h = cml_taylor_last_step (integ->taylor);
   stats->h_rho = integ->h_rho;
@@ -1167,6 +1179,44 @@ midpoint_step (CmlIntegrator *integ,
   return TRUE;
 }
 
+/* One step of the classical Runge–Kutta method at the step H (rk4-fixed), four
+ * right-hand sides and no error estimate:
+ *   k1 = f(t, z), k2 = f(t + h/2, z + h/2 k1), k3 = f(t + h/2, z + h/2 k2),
+ *   k4 = f(t + h, z + h k3),  z ← z + h/6 (k1 + 2 k2 + 2 k3 + k4). */
+static gboolean
+rk4_step (CmlIntegrator *integ,
+          double         t0,
+          double         h,
+          double        *z,
+          GError       **error)
+{
+  const guint dim = integ->ode.dim;
+  double *k[4] = { integ->rk4, integ->rk4 + dim, integ->rk4 + 2 * dim, integ->rk4 + 3 * dim };
+  double *zs = integ->rk4 + 4 * dim;
+  static const double c[4] = { 0.0, 0.5, 0.5, 1.0 };
+
+  for (int s = 0; s < 4; s++)
+    {
+      const double *in = z;
+      if (s > 0)
+        {
+          for (guint i = 0; i < dim; i++)
+            zs[i] = z[i] + c[s] * h * k[s - 1][i];
+          in = zs;
+        }
+      integ->n_rhs++;
+      if (integ->ode.rhs (t0 + c[s] * h, in, k[s], integ->ode.user_data) != 0)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "right-hand side failed at t = %.6g", t0 + c[s] * h);
+          return FALSE;
+        }
+    }
+  for (guint i = 0; i < dim; i++)
+    z[i] += h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
+  return TRUE;
+}
+
+/* The fixed-step methods that step the ODE: the implicit midpoint rule and rk4-fixed. */
 static gboolean
 advance_midpoint (CmlIntegrator *integ,
                   double        *t,
@@ -1213,8 +1263,12 @@ advance_midpoint (CmlIntegrator *integ,
         }
 
       memcpy (integ->z_good, z, dim * sizeof (double));
-      if (!midpoint_step (integ, t_good, h, z, error))
-        return FALSE;
+      if (!(o->kind == CML_INTEGRATOR_RK4_FIXED ? rk4_step (integ, t_good, h, z, error)
+                                                 : midpoint_step (integ, t_good, h, z, error)))
+        {
+          restore_good (integ, t, t_good, z);
+          return FALSE;
+        }
 
       if (!all_finite (z, dim))
         {
@@ -1234,8 +1288,11 @@ advance_midpoint (CmlIntegrator *integ,
           return FALSE;
         }
       /* the compensation belongs to this state; a caller that changes it starts afresh */
-      memcpy (integ->z_last, z, dim * sizeof (double));
-      integ->comp_valid = TRUE;
+      if (integ->z_last != NULL)
+        {
+          memcpy (integ->z_last, z, dim * sizeof (double));
+          integ->comp_valid = TRUE;
+        }
     }
 
   return TRUE;
@@ -1269,6 +1326,7 @@ cml_integrator_advance (CmlIntegrator *integ,
                                         &integ->n_rhs, error)
                 : integ->dop != NULL ? cml_dop853_advance (integ->dop, t, t1, z, error)
                   : integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT
+                      || integ->options.kind == CML_INTEGRATOR_RK4_FIXED
                   ? advance_midpoint (integ, t, t1, z, error)
                   : advance_gsl (integ, t, t1, z, error);
   publish_stats (integ);

@@ -48,6 +48,9 @@ typedef enum
   CML_INTEGRATOR_TAYLOR,            /* Taylor series of the solution from the expressions of f
                                      * (cml-taylor.h): runs through a simulation */
   CML_INTEGRATOR_DOP853,            /* Dormand–Prince 8(5,3) with dense output (cml-dop853.c) */
+  CML_INTEGRATOR_RK4_FIXED,         /* the classical Runge–Kutta method at a fixed step, no error
+                                     * control: the plain method beside the structure-preserving
+                                     * ones at the same step */
   CML_INTEGRATOR_N_KINDS
 } CmlIntegratorKind;
 

@@ -396,6 +396,50 @@ test_midpoint_order (void)
   g_assert_cmpfloat_with_epsilon (err[1] / err[2], 4.0, 0.05);
 }
 
+/* rk4-fixed is the classical fourth-order method at the step given: the error falls 16×
+ * when the step halves, 4 right-hand sides a step, the last output time exact, backwards
+ * as well; and it does not keep the oscillator's |z|², which shrinks by a known factor a
+ * step (|R(ih)|² = 1 − h⁶/72 + h⁸/576 for the stability function R of RK4). */
+static void
+test_rk4_fixed (void)
+{
+  CmlOde ode = oscillator (FALSE);
+  double err[3];
+
+  for (int i = 0; i < 3; i++)
+    {
+      CmlIntegratorOptions options = cml_integrator_options_default ();
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlIntegrator) integ = NULL;
+      double z[2] = { 1.0, 0.0 };
+      double t = 0.0;
+
+      options.kind = CML_INTEGRATOR_RK4_FIXED;
+      options.h_fixed = 0.1 / (1 << i);
+      integ = cml_integrator_new (&ode, &options, &error);
+      g_assert_no_error (error);
+      g_assert_true (cml_integrator_kind_is_fixed_step (options.kind));
+      g_assert_true (cml_integrator_advance (integ, &t, 1.0, z, &error));
+      g_assert_no_error (error);
+      g_assert_cmpfloat (t, ==, 1.0);
+      g_assert_cmpuint (cml_integrator_n_steps (integ), ==, 10u << i);
+      g_assert_cmpuint (cml_integrator_n_rhs (integ), ==, 4 * (10u << i));
+      err[i] = hypot (z[0] - cos (1.0), z[1] + sin (1.0));
+      if (i == 0)
+        {
+          double h = 0.1, shrink = 1 - pow (h, 6) / 72 + pow (h, 8) / 576;
+          g_assert_cmpfloat_with_epsilon (z[0] * z[0] + z[1] * z[1], pow (shrink, 10), 1e-14);
+          /* and back to t = 0 (to the method's error: RK4 is not symmetric) */
+          g_assert_true (cml_integrator_advance (integ, &t, 0.0, z, &error));
+          g_assert_cmpfloat (t, ==, 0.0);
+          g_assert_cmpfloat (fabs (z[0] - 1.0), <, 1e-6);
+        }
+    }
+  g_test_message ("errors %.3g %.3g %.3g", err[0], err[1], err[2]);
+  g_assert_cmpfloat_with_epsilon (err[0] / err[1], 16.0, 0.5);
+  g_assert_cmpfloat_with_epsilon (err[1] / err[2], 16.0, 0.5);
+}
+
 /* The projection is called after every one-step step and keeps |z| = 1; without it the
  * norm drifts. */
 static void
@@ -584,7 +628,7 @@ test_kind_strings (void)
 {
   static const char *const names[] = {
     "rk8pd", "rkf45", "rkck", "rk4", "msadams", "msbdf", "implicit-midpoint", "variational", "variational4", "taylor",
-    "dop853",
+    "dop853", "rk4-fixed",
   };
   CmlIntegratorKind kind;
 
@@ -949,6 +993,7 @@ main (int argc, char *argv[])
   g_test_add_data_func ("/core/integrator/midpoint/long-run-fixed-point", GINT_TO_POINTER (FALSE),
                         test_midpoint_long_run);
   g_test_add_func ("/core/integrator/midpoint/second-order", test_midpoint_order);
+  g_test_add_func ("/core/integrator/rk4-fixed", test_rk4_fixed);
 
   g_test_add_func ("/core/integrator/projection", test_projection);
   g_test_add_func ("/core/integrator/projection-multistep", test_projection_multistep);

@@ -154,6 +154,32 @@ test_integrator (void)
   window_free (win);
 }
 
+/* A fixed-step first run is compared with the classical Runge–Kutta method at the same
+ * step (what a structure-preserving method keeps, next to one that does not), and both run. */
+static void
+test_integrator_fixed_step (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("vertical-disk");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (cml_window_set_integrator (win, "variational", 0.1, &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_window_compare_with (win, "integrator", &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (win->ghost_label, ==, "rk4-fixed, step 0.1");
+  cml_window_play (win);
+  Wait w = { win, 1.0 };
+  g_assert_true (spin_until (both_past, &w, 30));
+  cml_window_compare_with (win, "none", NULL);
+
+  g_assert_true (cml_window_set_integrator (win, "rk4-fixed", 0.05, &error));
+  g_assert_true (cml_window_compare_with (win, "integrator", &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (win->ghost_label, ==, "implicit-midpoint, step 0.05");
+  window_free (win);
+}
+
 /* What cannot be compared says why, and a model switch ends the comparison. */
 static void
 test_refused (void)
@@ -186,6 +212,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/compare/vakonomic", test_vakonomic);
   g_test_add_func ("/ui/compare/copy", test_copy);
   g_test_add_func ("/ui/compare/integrator", test_integrator);
+  g_test_add_func ("/ui/compare/integrator-fixed-step", test_integrator_fixed_step);
   g_test_add_func ("/ui/compare/refused", test_refused);
   return g_test_run ();
 }
