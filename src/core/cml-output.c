@@ -18,6 +18,7 @@
 #include "cml-atomic-file.h"
 #include "cml-error.h"
 #include "cml-json.h"
+#include "cml-number-text.h"
 
 /* A unit as people read it in a header: a dimensionless quantity (unit "1", or none
  * given) is "-", not "1", which reads as a number. */
@@ -40,6 +41,8 @@ struct _CmlOutput
   double *obs;
   CmlReference *ref;   /* closed forms written as NAME_ref, NAME_err, or NULL (not owned) */
   double *ref_values, *ref_errors;
+  char   *line;     /* a CSV row, formatted here and written at once */
+  gsize   line_size;
   guint64 n_rows;
   gboolean done;
 };
@@ -129,35 +132,24 @@ comment_text (FILE *fp, const char *text)
   fputs (s->str, fp);
 }
 
-/* Numbers for machines: C syntax whatever the locale (no decimal comma). */
-static void
-number_fmt (FILE *fp, const char *fmt, double v)
+/* Numbers for machines: %.17g, C syntax whatever the locale (no decimal comma); the
+ * characters come from cml-number-text.c, which writes what printf would, faster. */
+static int
+number_text (char *buf, double v)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  fputs (g_ascii_formatd (buf, sizeof buf, fmt, v), fp);
+  if (isfinite (v))
+    return cml_number_text_g17 (buf, v);
+  const char *s = isnan (v) ? "nan" : v > 0 ? "inf" : "-inf";
+  int n = (int) strlen (s);
+  memcpy (buf, s, (size_t) n + 1);
+  return n;
 }
 
 static void
 number (FILE *fp, double v)
 {
-  if (isfinite (v))
-    number_fmt (fp, "%.17g", v);
-  else
-    fputs (isnan (v) ? "nan" : v > 0 ? "inf" : "-inf", fp);
-}
-
-/* One number of a row: a CSV field after its comma, or a JSON array member. */
-static void
-row_number (CmlOutput *out, gboolean first, double v)
-{
-  if (out->json)
-    cml_json_number (out->json, NULL, v);
-  else
-    {
-      if (!first)
-        fputc (',', out->fp);
-      number (out->fp, v);
-    }
+  char buf[CML_NUMBER_TEXT_SIZE];
+  fwrite (buf, 1, (size_t) number_text (buf, v), fp);
 }
 
 void
@@ -188,18 +180,24 @@ n_ref_columns (CmlOutput *out)
   return out->ref ? 2 * cml_reference_get_n (out->ref) : 0;
 }
 
-/* The reference columns of a row at T with observables OBS. */
+/* A JSON row: an array of the numbers, one line. */
 static void
-ref_row (CmlOutput *out, double t, const double *obs)
+json_row (CmlOutput *out, double t, const double *obs)
 {
-  if (out->ref == NULL)
-    return;
-  cml_reference_compare (out->ref, t, obs, out->ref_values, out->ref_errors);
-  for (guint i = 0; i < cml_reference_get_n (out->ref); i++)
+  cml_json_begin_array (out->json, NULL, CML_JSON_PACKED);
+  cml_json_number (out->json, NULL, t);
+  for (guint k = 0; k < out->n_cols; k++)
+    cml_json_number (out->json, NULL, obs[out->cols[k]]);
+  if (out->ref)
     {
-      row_number (out, FALSE, out->ref_values[i]);
-      row_number (out, FALSE, out->ref_errors[i]);
+      cml_reference_compare (out->ref, t, obs, out->ref_values, out->ref_errors);
+      for (guint i = 0; i < cml_reference_get_n (out->ref); i++)
+        {
+          cml_json_number (out->json, NULL, out->ref_values[i]);
+          cml_json_number (out->json, NULL, out->ref_errors[i]);
+        }
     }
+  cml_json_end (out->json);
 }
 
 gboolean
@@ -320,18 +318,7 @@ gboolean
 cml_output_row (CmlOutput *out, CmlSimulation *sim, GError **error)
 {
   cml_simulation_observe (sim, out->obs);
-  if (out->json)
-    cml_json_begin_array (out->json, NULL, CML_JSON_PACKED);
-  row_number (out, TRUE, cml_simulation_get_time (sim));
-  for (guint k = 0; k < out->n_cols; k++)
-    row_number (out, FALSE, out->obs[out->cols[k]]);
-  ref_row (out, cml_simulation_get_time (sim), out->obs);
-  if (out->json)
-    cml_json_end (out->json);
-  else
-    fputc ('\n', out->fp);
-  out->n_rows++;
-  return check_stream (out, error);
+  return cml_output_row_obs (out, cml_simulation_get_time (sim), out->obs, error);
 }
 
 gboolean
@@ -345,19 +332,49 @@ cml_output_comment (CmlOutput *out, const char *text, GError **error)
   return check_stream (out, error);
 }
 
+/* A CSV row: its numbers formatted into OUT's line, written with one call. */
+static void
+csv_row (CmlOutput *out, double t, const double *obs)
+{
+  guint n_ref = out->ref ? cml_reference_get_n (out->ref) : 0;
+  gsize need = (1 + out->n_cols + 2 * (gsize) n_ref) * (CML_NUMBER_TEXT_SIZE + 1) + 1;
+  char *p;
+
+  if (need > out->line_size)
+    {
+      g_free (out->line);
+      out->line = g_malloc (need);
+      out->line_size = need;
+    }
+  p = out->line;
+  p += number_text (p, t);
+  for (guint k = 0; k < out->n_cols; k++)
+    {
+      *p++ = ',';
+      p += number_text (p, obs[out->cols[k]]);
+    }
+  if (out->ref)
+    {
+      cml_reference_compare (out->ref, t, obs, out->ref_values, out->ref_errors);
+      for (guint i = 0; i < n_ref; i++)
+        {
+          *p++ = ',';
+          p += number_text (p, out->ref_values[i]);
+          *p++ = ',';
+          p += number_text (p, out->ref_errors[i]);
+        }
+    }
+  *p++ = '\n';
+  fwrite (out->line, 1, (gsize) (p - out->line), out->fp);
+}
+
 gboolean
 cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error)
 {
   if (out->json)
-    cml_json_begin_array (out->json, NULL, CML_JSON_PACKED);
-  row_number (out, TRUE, t);
-  for (guint k = 0; k < out->n_cols; k++)
-    row_number (out, FALSE, obs[out->cols[k]]);
-  ref_row (out, t, obs);
-  if (out->json)
-    cml_json_end (out->json);
+    json_row (out, t, obs);
   else
-    fputc ('\n', out->fp);
+    csv_row (out, t, obs);
   out->n_rows++;
   return check_stream (out, error);
 }
@@ -433,5 +450,6 @@ cml_output_free (CmlOutput *out)
   g_free (out->obs);
   g_free (out->ref_values);
   g_free (out->ref_errors);
+  g_free (out->line);
   g_free (out);
 }
