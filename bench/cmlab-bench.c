@@ -64,6 +64,7 @@
 #include "bench-startup.h"
 #include "bench-taylor.h"
 #include "bench-dop853.h"
+#include "bench-wp.h"
 
 /* bench/ of the source tree and the built cmlab-cli (bench/meson.build passes both) */
 #ifndef CMLAB_BENCH_SOURCE_DIR
@@ -85,7 +86,8 @@
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
-                                            "residuals", "variational", "startup", "sweep", "taylor", "dop853", NULL };
+                                            "residuals", "variational", "startup", "sweep", "taylor", "dop853",
+                                            "work-precision-figures", "interpreter", NULL };
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
  * partial file.  The file gets the mode a plain create would give it. */
@@ -2188,9 +2190,11 @@ static const char *bench_usage =
   "  --quick      shorter runs and fewer repetitions (about two minutes)\n"
   "  --json FILE  also write every number as JSON (atomically)\n"
   "  --only NAME  only these figures (overhead, peers, work-precision, long-runs, residuals,\n"
-  "               exports, frames)\n"
+  "               exports, frames, variational, startup, sweep, taylor, dop853,\n"
+  "               work-precision-figures, interpreter)\n"
   "               and/or these built-in models; may be repeated or comma-separated\n"
-  "  --csv DIR    the variational benchmark's energy errors against time, as CSV and PNG in DIR\n";
+  "  --csv DIR    the variational benchmark's energy errors against time, and the\n"
+  "               work-precision figures, as CSV and PNG (and SVG) in DIR\n";
 
 int
 main (int argc, char **argv)
@@ -2218,7 +2222,10 @@ main (int argc, char **argv)
       else if (g_str_equal (a, "--quick"))
         b.quick = TRUE;
       else if (g_str_equal (a, "--csv") && i + 1 < argc)
-        bench_variational_set_csv_dir (argv[++i]);
+        {
+          bench_variational_set_csv_dir (argv[i + 1]);
+          bench_wp_set_csv_dir (argv[++i]);
+        }
       else if (g_str_equal (a, "--json") || g_str_equal (a, "--only"))
         {
           if (i + 1 >= argc)
@@ -2252,10 +2259,12 @@ main (int argc, char **argv)
         }
     }
   for (guint k = 0; k < only->len; k++)
-    if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL)
+    if (!g_strv_contains (figure_names, only->pdata[k]) && cml_ref_system_lookup (only->pdata[k]) == NULL
+        && !bench_wp_is_builtin (only->pdata[k]))
       {
         fprintf (stderr, "cmlab-bench: --only: “%s” is neither a figure (overhead, peers, work-precision,"
-                         " long-runs, residuals, exports, frames, variational, startup, sweep, taylor) nor a built-in model\n",
+                         " long-runs, residuals, exports, frames, variational, startup, sweep, taylor, dop853,"
+                         " work-precision-figures, interpreter) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;
       }
@@ -2317,6 +2326,8 @@ main (int argc, char **argv)
   b.run_failed |= !bench_startup (b.cli, b.json, b.quick, (const char *const *) b.only);
   b.run_failed |= !bench_dop853 (b.cli, b.bench_dir, CMLAB_BENCH_BOOST_PEER, b.json, b.quick,
                                  (const char *const *) b.only);
+  bench_wp_figures (b.cli, b.json, b.quick, (const char *const *) b.only);
+  bench_interp (b.json, b.quick, (const char *const *) b.only);
   report_targets (&b);
   read_loadavg (load1);
   printf ("\nload average %.2f %.2f %.2f at the end; %.0f s in all\n", load1[0], load1[1], load1[2],
