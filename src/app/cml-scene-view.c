@@ -802,6 +802,10 @@ update_steer_button (CmlSceneView *self)
   /* the on-screen style does not grey out what cannot be used: faded, it says so */
   gtk_widget_set_opacity (GTK_WIDGET (self->steer_button), ok ? 1.0 : 0.5);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->steer_button), tip);
+  /* steering is for extremals: a system of another kind does not show the button at all
+   * (a vakonomic one whose scene has nothing to aim at shows it faded, with the reason) */
+  gtk_widget_set_visible (GTK_WIDGET (self->steer_button),
+                          self->sys != NULL && cml_system_get_formalism (self->sys) == CML_FORMALISM_VAKONOMIC);
   if (!ok)
     gtk_toggle_button_set_active (self->steer_button, FALSE);
 }
