@@ -17,6 +17,7 @@
 #define G_LOG_DOMAIN "cmlab-bench"
 
 #include "bench-dop853.h"
+#include "bench-csv.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -100,60 +101,6 @@ get_pairs (gpointer data, const char *name)
 {
   double *v = g_hash_table_lookup (data, name);
   return v ? *v : NAN;
-}
-
-/* "name value" lines into a table. */
-static GHashTable *
-parse_pairs (const char *text)
-{
-  GHashTable *values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      g_auto (GStrv) kv = g_strsplit (g_strstrip (lines[i]), " ", 2);
-      if (kv[0] && kv[1])
-        {
-          double v = g_ascii_strtod (kv[1], NULL);
-          g_hash_table_insert (values, g_strdup (kv[0]), g_memdup2 (&v, sizeof v));
-        }
-    }
-  return values;
-}
-
-/* The last row of a `cmlab-cli simulate` CSV file as name → value. */
-static GHashTable *
-parse_csv_last (const char *path)
-{
-  g_autofree char *text = NULL;
-  g_auto (GStrv) lines = NULL, header = NULL, cells = NULL;
-  const char *last = NULL;
-  GHashTable *values;
-
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return NULL;
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      char *l = g_strstrip (lines[i]);
-      if (*l == '\0' || *l == '#')
-        continue;
-      if (header == NULL)
-        header = g_strsplit (l, ",", -1);
-      else
-        last = l;
-    }
-  if (header == NULL || last == NULL)
-    return NULL;
-  cells = g_strsplit (last, ",", -1);
-  if (g_strv_length (cells) != g_strv_length (header))
-    return NULL;
-  values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  for (guint i = 0; header[i]; i++)
-    {
-      double v = g_ascii_strtod (cells[i], NULL);
-      g_hash_table_insert (values, g_strdup (g_strstrip (header[i])), g_memdup2 (&v, sizeof v));
-    }
-  return values;
 }
 
 /* XPPAUT's last row: t, the state, then the error columns scaled by 1e12 (bench/martinet.ode). */
@@ -460,13 +407,13 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
               tl->err = xpp_error (xpp_out, t_end);
             else if (tl->is_boost || tl->is_scipy)
               {
-                v = parse_pairs (out);
+                v = bench_parse_pairs (out);
                 tl->err = martinet_error (get_pairs (v, "t"), get_pairs, v);
                 tl->inproc_ms = get_pairs (v, "solve_cpu_seconds") * 1e3;
               }
             else
               {
-                v = parse_csv_last (i == 0 ? csv_dop : csv_rk);
+                v = bench_csv_last_row (i == 0 ? csv_dop : csv_rk, NULL);
                 tl->err = v ? martinet_error (get_pairs (v, "t"), get_pairs, v) : NAN;
               }
             continue;

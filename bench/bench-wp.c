@@ -16,6 +16,7 @@
 #define G_LOG_DOMAIN "cmlab-bench"
 
 #include "bench-wp.h"
+#include "bench-csv.h"
 
 #ifdef CMLAB_BENCH_HAVE_RENDER
 #include "cml-plot-cairo.h"
@@ -236,40 +237,22 @@ wp_point (BenchWpModel *m, const WpMethod *me, double x, double budget, WpPoint 
 static double
 process_error (BenchWpModel *m, const char *path)
 {
-  g_autofree char *text = NULL;
-  g_auto (GStrv) lines = NULL, header = NULL, cells = NULL;
-  const char *last = NULL, *names[16];
-  double exact[16], err = 0, t = NAN;
+  g_autoptr (GHashTable) row = bench_csv_last_row (path, NULL);
+  const char *names[16];
+  double exact[16], err = 0;
   guint n;
 
-  if (!g_file_get_contents (path, &text, NULL, NULL))
+  if (row == NULL || !g_hash_table_contains (row, "t"))
     return NAN;
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      char *l = g_strstrip (lines[i]);
-      if (*l == '\0' || *l == '#')
-        continue;
-      if (header == NULL)
-        header = g_strsplit (l, ",", -1);
-      else
-        last = l;
-    }
-  if (header == NULL || last == NULL)
-    return NAN;
-  cells = g_strsplit (last, ",", -1);
-  if (g_strv_length (cells) != g_strv_length (header))
-    return NAN;
-  for (guint i = 0; header[i]; i++)
-    if (g_str_equal (g_strstrip (header[i]), "t"))
-      t = g_ascii_strtod (cells[i], NULL);
-  n = cml_ref_exact (m->ref, &m->params, m->z0, t, names, exact, 16);
+  n = cml_ref_exact (m->ref, &m->params, m->z0, *(double *) g_hash_table_lookup (row, "t"), names, exact, 16);
   if (n == 0)
     return NAN;
   for (guint k = 0; k < n; k++)
-    for (guint i = 0; header[i]; i++)
-      if (g_str_equal (header[i], names[k]))
-        err = MAX (err, fabs (g_ascii_strtod (cells[i], NULL) - exact[k]));
+    {
+      double *v = g_hash_table_lookup (row, names[k]);
+      if (v)
+        err = MAX (err, fabs (*v - exact[k]));
+    }
   return err;
 }
 

@@ -38,6 +38,7 @@
  */
 #define G_LOG_DOMAIN "cmlab-bench"
 
+#include "bench-csv.h"
 #include "bench-sweep.h"
 
 #include <errno.h>
@@ -732,42 +733,10 @@ last_line (const char *text)
 static GHashTable *
 parse_simulate_csv (const char *path, double *t, GError **error)
 {
-  g_autofree char *text = NULL;
-  g_autoptr (GHashTable) values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_auto (GStrv) lines = NULL;
-  g_auto (GStrv) header = NULL;
-  g_auto (GStrv) cells = NULL;
-  const char *last = NULL;
+  g_autoptr (GHashTable) values = bench_csv_last_row (path, error);
 
-  if (!g_file_get_contents (path, &text, NULL, error))
+  if (values == NULL)
     return NULL;
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      char *l = g_strstrip (lines[i]);
-      if (*l == '\0' || *l == '#')
-        continue;
-      if (header == NULL)
-        header = g_strsplit (l, ",", -1);
-      else
-        last = l;
-    }
-  if (header == NULL || last == NULL)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: no rows", path);
-      return NULL;
-    }
-  cells = g_strsplit (last, ",", -1);
-  if (g_strv_length (cells) != g_strv_length (header))
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: the last row does not match the header", path);
-      return NULL;
-    }
-  for (guint i = 0; header[i]; i++)
-    {
-      double v = g_ascii_strtod (cells[i], NULL);
-      g_hash_table_insert (values, g_strdup (g_strstrip (header[i])), g_memdup2 (&v, sizeof v));
-    }
   if (!g_hash_table_contains (values, "t"))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "%s: no column t", path);
@@ -775,24 +744,6 @@ parse_simulate_csv (const char *path, double *t, GError **error)
     }
   *t = *(double *) g_hash_table_lookup (values, "t");
   return g_steal_pointer (&values);
-}
-
-/* Name → value from "name value" lines (peers.py). */
-static GHashTable *
-parse_pairs (const char *text)
-{
-  GHashTable *values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      g_auto (GStrv) kv = g_strsplit (g_strstrip (lines[i]), " ", 2);
-      if (kv[0] && kv[1])
-        {
-          double v = g_ascii_strtod (kv[1], NULL);
-          g_hash_table_insert (values, g_strdup (kv[0]), g_memdup2 (&v, sizeof v));
-        }
-    }
-  return values;
 }
 
 static double
@@ -1013,7 +964,7 @@ static gboolean
 check_scipy (const char *out, gpointer data, PeerResult *r, GError **error)
 {
   PeerData *d = data;
-  g_autoptr (GHashTable) v = parse_pairs (out ? out : "");
+  g_autoptr (GHashTable) v = bench_parse_pairs (out ? out : "");
   double t = lookup_num (v, "t");
   if (!(fabs (t - d->t_end) <= 1e-9 * d->t_end))
     {
