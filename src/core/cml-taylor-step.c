@@ -6,13 +6,15 @@
  * Order and step (Jorba & Zou, "A software package for the numerical integration of ODEs
  * by means of high-order Taylor methods", Experimental Mathematics 14 (2005); docs/theory.md,
  * "The Taylor integrator"): with ε the smaller tolerance, the order is
- * p = ⌈−½ ln ε + 1⌉; with the coefficients z_[k] of the step's start and
- * s = (atol + rtol ‖z_[0]‖∞)/ε,
+ * p = ⌈−½ ln ε + 1⌉; with the coefficients z_i[k] of the step's start and, for every
+ * component, s_i = (atol + rtol |z_i[0]|)/ε,
  *
- *   ρ_m = (s / ‖z_[m]‖∞)^(1/m)  (m = p − 1, p),    h = min (ρ_{p−1}, ρ_p) e^(−2) e^(−0.7/(p−1)),
+ *   ρ_m = min_i (s_i / |z_i[m]|)^(1/m)  (m = p − 1, p),    h = min (ρ_{p−1}, ρ_p) e^(−2) e^(−0.7/(p−1)),
  *
- * so that the first neglected terms are about ε s: the error per step is about
- * atol + rtol ‖z‖.  No step is rejected.  A step is never shortened to land on an output
+ * so that the first neglected terms of every component are about ε s_i: its error per step
+ * is about atol + rtol |z_i|, whatever the size of the other components (Jorba and Zou take
+ * norms of the whole state, which lets one large component, a coordinate drifting far from
+ * the origin, loosen the tolerance of all the others).  No step is rejected.  A step is never shortened to land on an output
  * time: the output at t1 inside a step is its Taylor polynomial at t1 − t_a (Horner),
  * projected like the states the steps end at; the next call goes on from the end of the
  * step (t_b, z_b).  When the caller gives back a state other than the one last returned,
@@ -52,25 +54,28 @@ finite_all (const double *v, gsize n)
 }
 
 /* The step size (positive) from the coefficients in X; INFINITY when the solution is a
- * polynomial of degree below p − 1. */
+ * polynomial of degree below p − 1.  Every component is held to its own tolerance: the
+ * smallest of the ratios s_i / |x_i[m]| (one pow for each m, which is monotonic). */
 static double
 step_size (const CmlTaylor *tp, const CmlIntegratorOptions *o)
 {
   const guint N = tp->N, p = tp->order;
-  double n0 = 0, np1 = 0, np = 0;
+  double q1 = INFINITY, q2 = INFINITY;
   double rtol = o->rtol, atol = o->atol;
   double eps = rtol > 0 && atol > 0 ? MIN (rtol, atol) : MAX (rtol, atol);
 
   for (guint i = 0; i < tp->dim; i++)
     {
       const double *x = tp->X + (gsize) i * N;
-      n0 = MAX (n0, fabs (x[0]));
-      np1 = MAX (np1, fabs (x[p - 1]));
-      np = MAX (np, fabs (x[p]));
+      double s = (atol + rtol * fabs (x[0])) / eps;
+      double a1 = fabs (x[p - 1]), a2 = fabs (x[p]);
+      if (a1 > 0)
+        q1 = MIN (q1, s / a1);
+      if (a2 > 0)
+        q2 = MIN (q2, s / a2);
     }
-  double s = (atol + rtol * n0) / eps;
-  double r1 = np1 > 0 ? pow (s / np1, 1.0 / (p - 1)) : INFINITY;
-  double r2 = np > 0 ? pow (s / np, 1.0 / p) : INFINITY;
+  double r1 = isfinite (q1) ? pow (q1, 1.0 / (p - 1)) : INFINITY;
+  double r2 = isfinite (q2) ? pow (q2, 1.0 / p) : INFINITY;
   return MIN (r1, r2) * exp (-2.0 - 0.7 / (p - 1));
 }
 

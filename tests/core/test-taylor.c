@@ -365,6 +365,50 @@ test_convergence (void)
     }
 }
 
+/* The tolerances hold for every component on its own: a third component far larger than
+ * the oscillator's (c' = 0, c = 1e6, as a coordinate that drifts far from the origin) leaves
+ * the oscillator's error where it is without it, instead of scaling its tolerance by the
+ * largest component of the state. */
+static void
+test_tolerance_per_component (void)
+{
+  static const double tols[] = { 1e-8, 1e-10, 1e-12 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (tols); i++)
+    {
+      double e[2];
+      guint64 steps[2];
+      for (int big = 0; big < 2; big++)
+        {
+          CmlExprCtx *ctx = cml_expr_ctx_new ();
+          g_autoptr (GError) error = NULL;
+          int ids[3] = { cml_expr_ctx_intern (ctx, "x"), cml_expr_ctx_intern (ctx, "v"), cml_expr_ctx_intern (ctx, "c") };
+          int t = cml_expr_ctx_intern (ctx, "t");
+          CmlExpr *f[3] = { cml_expr_parse (ctx, "v", NULL, &error), cml_expr_parse (ctx, "-x", NULL, &error),
+                            cml_expr_parse (ctx, "0", NULL, &error) };
+          CmlIntegratorOptions o = cml_integrator_options_default ();
+          o.kind = CML_INTEGRATOR_TAYLOR;
+          o.rtol = o.atol = tols[i];
+          CmlTaylor *tp = cml_taylor_compile (ctx, f, 3, t, ids, NULL, 0,
+                                              cml_taylor_order_for_tolerance (tols[i], tols[i]), &error);
+          g_assert_no_error (error);
+          CmlOde ode = { 3, no_rhs, NULL, NULL, NULL };
+          g_autoptr (CmlIntegrator) integ = cml_integrator_new_taylor (&ode, tp, &o, &error);
+          g_assert_no_error (error);
+          cml_expr_ctx_free (ctx);
+          double tt = 0, z[3] = { 1, 0, big ? 1e6 : 0 };
+          g_assert_true (cml_integrator_advance (integ, &tt, 20, z, &error));
+          e[big] = MAX (fabs (z[0] - cos (20.0)), fabs (z[1] + sin (20.0)));
+          steps[big] = cml_integrator_n_steps (integ);
+          g_assert_cmpfloat (z[2], ==, big ? 1e6 : 0);
+        }
+      g_test_message ("tolerance %g: error %.3g in %" G_GUINT64_FORMAT " steps, with c = 1e6 %.3g in %"
+                      G_GUINT64_FORMAT " steps", tols[i], e[0], steps[0], e[1], steps[1]);
+      g_assert_cmpfloat (e[1], <, 100 * tols[i] + 1e-14);
+      g_assert_cmpfloat (e[1], <, 10 * e[0] + 1e-14);
+    }
+}
+
 /* Outputs inside the steps come from the polynomial: the steps are the same whatever the
  * output times, and backwards the run comes back to its start. */
 static void
@@ -466,6 +510,7 @@ main (int argc, char **argv)
   g_test_add_func ("/taylor/builtins-native", test_builtins_native);
   g_test_add_func ("/taylor/reference", test_reference);
   g_test_add_func ("/taylor/convergence", test_convergence);
+  g_test_add_func ("/taylor/tolerance-per-component", test_tolerance_per_component);
   g_test_add_func ("/taylor/dense-and-backward", test_dense_and_backward);
   g_test_add_func ("/taylor/step-state", test_step_state);
   g_test_add_func ("/taylor/refusals", test_refusals);
