@@ -64,6 +64,8 @@ typedef struct
   guint32 d, a, b, c;
 } Instr;
 
+typedef struct _Code Code;
+
 struct _CmlProgram
 {
   guint   n_regs;
@@ -79,6 +81,10 @@ struct _CmlProgram
   guint   n_slow_code;
   Instr  *fast_code;
   guint   n_fast_code;
+  /* the interpreter's form of the code (translate()) */
+  Code   *slow_run;
+  Code   *fast_run;
+  guint   n_fast_run;
 };
 
 /* ---- compiler ------------------------------------------------------------------------- */
@@ -228,6 +234,8 @@ emit2 (Compiler *c,
 }
 
 static Val compile_node (Compiler *c, CmlExpr *e);
+static Code *translate (const Instr *code, guint n, gboolean fuse_ops, guint n_regs,
+                        const guint *out_reg, guint n_out, guint *n_code);
 
 static int
 val_tier_cmp (const void *pa,
@@ -580,7 +588,7 @@ cml_program_compile (CmlExprCtx      *ctx,
 {
   Compiler c = { 0 };
   CmlProgram *prog;
-  guint n_syms;
+  guint n_syms, n_run;
 
   g_return_val_if_fail (ctx != NULL, NULL);
   g_return_val_if_fail (n_outputs == 0 || outputs != NULL, NULL);
@@ -657,6 +665,9 @@ cml_program_compile (CmlExprCtx      *ctx,
       cml_program_free (prog);
       return NULL;
     }
+  prog->slow_run = translate (prog->slow_code, prog->n_slow_code, FALSE, prog->n_regs, NULL, 0, &n_run);
+  prog->fast_run = translate (prog->fast_code, prog->n_fast_code, TRUE, prog->n_regs, prog->out_reg,
+                              prog->n_outputs, &prog->n_fast_run);
   return prog;
 }
 
@@ -671,6 +682,8 @@ cml_program_free (CmlProgram *prog)
   g_free (prog->const_val);
   g_free (prog->slow_code);
   g_free (prog->fast_code);
+  g_free (prog->slow_run);
+  g_free (prog->fast_run);
   g_free (prog);
 }
 
@@ -700,9 +713,18 @@ cml_program_n_fast_instructions (const CmlProgram *prog)
 
 /* ---- execution ------------------------------------------------------------------------ */
 
-/* The interpreter.  With GCC and Clang it uses threaded dispatch (a computed goto at the
- * end of every operation), which lets the branch predictor learn the sequence of
- * operations instead of sharing one indirect jump. */
+/* The interpreter runs its own form of the code (Code, built once by translate()): every
+ * instruction carries the address of its operation's body (threaded dispatch: a computed
+ * goto at the end of every body, so the branch predictor learns the sequence of operations
+ * instead of sharing one indirect jump), the code ends in OP_END instead of a count, and
+ * in the fast code an operation whose result has no other use is merged into the one
+ * that uses it (fuse()): one dispatch for a*b - c*d instead of three.  A merged operation
+ * computes exactly what its parts computed, each part rounded as before (no fused
+ * multiply-add: the sources are compiled with -ffp-contract=off), so native code, which is
+ * written from the unmerged instructions, stays bit for bit the same.
+ *
+ * OP_LIST holds the instructions of the compiler (and cml_program_emit_c's text of them),
+ * FUSED_LIST the merged operations only the interpreter runs. */
 #define OP_LIST(X) \
   X (OP_NEG, r[ins->d] = -r[ins->a]) \
   X (OP_ADD, r[ins->d] = r[ins->a] + r[ins->b]) \
@@ -729,58 +751,273 @@ cml_program_n_fast_instructions (const CmlProgram *prog)
   X (OP_SIGN, r[ins->d] = r[ins->a] > 0.0 ? 1.0 : r[ins->a] < 0.0 ? -1.0 : 0.0) \
   X (OP_ATAN2, r[ins->d] = atan2 (r[ins->a], r[ins->b]))
 
+#define FUSED_LIST(X) \
+  X (OP_MUL_MUL_L, r[ins->d] = (r[ins->a] * r[ins->b]) * r[ins->c]) \
+  X (OP_MUL_MUL_R, r[ins->d] = r[ins->a] * (r[ins->b] * r[ins->c])) \
+  X (OP_MUL_SQR_R, r[ins->d] = r[ins->a] * (r[ins->b] * r[ins->b])) \
+  X (OP_MUL_ADD_L, r[ins->d] = (r[ins->a] + r[ins->b]) * r[ins->c]) \
+  X (OP_MUL_ADD_R, r[ins->d] = r[ins->a] * (r[ins->b] + r[ins->c])) \
+  X (OP_MUL_SUB_L, r[ins->d] = (r[ins->a] - r[ins->b]) * r[ins->c]) \
+  X (OP_MUL_SUB_R, r[ins->d] = r[ins->a] * (r[ins->b] - r[ins->c])) \
+  X (OP_DIV_MUL_L, r[ins->d] = (r[ins->a] * r[ins->b]) / r[ins->c]) \
+  X (OP_ADD_MUL_L, r[ins->d] = r[ins->a] * r[ins->b] + r[ins->c]) \
+  X (OP_SUB_MUL_L, r[ins->d] = r[ins->a] * r[ins->b] - r[ins->c]) \
+  X (OP_SUB_MUL_R, r[ins->d] = r[ins->a] - r[ins->b] * r[ins->c]) \
+  X (OP_ADD_MUL_MUL, r[ins->d] = r[ins->a] * r[ins->b] + r[ins->c] * r[ins->e]) \
+  X (OP_SUB_MUL_MUL, r[ins->d] = r[ins->a] * r[ins->b] - r[ins->c] * r[ins->e]) \
+  X (OP_MULADD_MUL_R, r[ins->d] = r[ins->a] + r[ins->b] * (r[ins->c] * r[ins->e]))
+
+#define OP_ENUM(OPC, STMT) OPC,
+enum
+{
+  OP_FUSED_FIRST = OP_ATAN2 + 1,
+  OP_FUSED_BEFORE = OP_ATAN2,
+  FUSED_LIST (OP_ENUM)
+  OP_END,
+  N_CODE_OPS
+};
+#undef OP_ENUM
+
+G_STATIC_ASSERT (OP_MUL_MUL_L == OP_FUSED_FIRST);
+
+/* One instruction of the interpreter: the address of its body (threaded dispatch) or,
+ * without GNU C, its operation, then up to five registers. */
+struct _Code
+{
+  union
+  {
+    const void *label;
+    guintptr    op;
+  };
+  guint32 d, a, b, c, e;
+};
+
 #if defined(__GNUC__)
 
+/* Runs CODE (ending in OP_END) on the register file R.  Called with LABELS != NULL, only
+ * gives the table of the operations' bodies, by operation. */
 static void
-execute (const Instr *code,
-         guint        n,
-         double      *restrict r)
+execute (const Code          *code,
+         double *restrict     r,
+         const void *const  **labels)
 {
 #define LABEL_ADDRESS(OPC, STMT) [OPC] = &&label_##OPC,
-  static const void *const labels[] = { OP_LIST (LABEL_ADDRESS) };
+  static const void *const table[N_CODE_OPS] = {
+    OP_LIST (LABEL_ADDRESS)
+    FUSED_LIST (LABEL_ADDRESS)
+    [OP_END] = &&label_OP_END,
+  };
 #undef LABEL_ADDRESS
-  const Instr *ins = code;
-  const Instr *end;
+  const Code *ins = code;
 
-  /* an empty program may have no code array at all: NULL + 0 is undefined */
-  if (n == 0)
-    return;
-  end = code + n;
-  goto *labels[ins->op];
+  if (G_UNLIKELY (labels != NULL))
+    {
+      *labels = table;
+      return;
+    }
+  goto *ins->label;
 
 #define OP_BODY(OPC, STMT) \
   label_##OPC: \
     STMT; \
-    if (++ins == end) \
-      return; \
-    goto *labels[ins->op];
+    ins++; \
+    goto *ins->label;
   OP_LIST (OP_BODY)
+  FUSED_LIST (OP_BODY)
 #undef OP_BODY
+label_OP_END:
+  return;
 }
+
+static guintptr
+code_op_word (guint op)
+{
+  const void *const *table = NULL;
+
+  execute (NULL, NULL, &table);
+  return (guintptr) table[op];
+}
+
+#define CODE_SET_OP(CODE, OP) ((CODE)->label = (const void *) code_op_word (OP))
+#define code_op_word_of(CODE) ((guintptr) (CODE)->label)
 
 #else
 
 static void
-execute (const Instr *code,
-         guint        n,
-         double      *restrict r)
+execute (const Code          *code,
+         double *restrict     r,
+         const void *const  **labels)
 {
-  if (n == 0)
-    return;
-  for (const Instr *ins = code, *end = code + n; ins < end; ins++)
+  (void) labels;
+  for (const Code *ins = code;; ins++)
     {
-      switch ((Op) ins->op)
+      switch (ins->op)
         {
 #define OP_CASE(OPC, STMT) case OPC: STMT; break;
           OP_LIST (OP_CASE)
+          FUSED_LIST (OP_CASE)
 #undef OP_CASE
+        case OP_END:
+          return;
         default:
           g_assert_not_reached ();
         }
     }
 }
 
+#define CODE_SET_OP(CODE, OP) ((CODE)->op = (OP))
+#define code_op_word(OP) ((guintptr) (OP))
+#define code_op_word_of(CODE) ((CODE)->op)
+
 #endif
+
+/* Registers that operation OP reads: 1 to 3, in order a, b, c. */
+static guint
+op_arity (guint32 op)
+{
+  switch (op)
+    {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_POW: case OP_ATAN2:
+      return 2;
+    case OP_MULADD:
+      return 3;
+    default:
+      return 1;
+    }
+}
+
+/* Merges into instruction X the producers of its operands P[0..2] (NULL: an operand
+ * that is not the single use of a value computed just for it) where a merged operation
+ * exists; marks the merged producers in USED.  Returns the interpreter's instruction. */
+static Code
+fuse (const Instr  *x,
+      const Instr  *p[3],
+      gboolean      used[3])
+{
+  Code k = { .d = x->d, .a = x->a, .b = x->b, .c = x->c, .e = G_MAXUINT32 };
+  guint32 op = x->op;
+  guint32 pa = p[0] ? p[0]->op : G_MAXUINT32;
+  guint32 pb = p[1] ? p[1]->op : G_MAXUINT32;
+  guint32 pc = p[2] ? p[2]->op : G_MAXUINT32;
+
+#define TAKE(I) (used[I] = TRUE)
+  switch (x->op)
+    {
+    case OP_MUL:
+      if (pa == OP_MUL)
+        op = OP_MUL_MUL_L, k.a = p[0]->a, k.b = p[0]->b, k.c = x->b, TAKE (0);
+      else if (pb == OP_MUL)
+        op = OP_MUL_MUL_R, k.b = p[1]->a, k.c = p[1]->b, TAKE (1);
+      else if (pb == OP_SQR)
+        op = OP_MUL_SQR_R, k.b = p[1]->a, TAKE (1);
+      else if (pb == OP_SUB || pb == OP_ADD)
+        op = pb == OP_SUB ? OP_MUL_SUB_R : OP_MUL_ADD_R, k.b = p[1]->a, k.c = p[1]->b, TAKE (1);
+      else if (pa == OP_SUB || pa == OP_ADD)
+        op = pa == OP_SUB ? OP_MUL_SUB_L : OP_MUL_ADD_L, k.a = p[0]->a, k.b = p[0]->b, k.c = x->b,
+        TAKE (0);
+      break;
+    case OP_DIV:
+      if (pa == OP_MUL)
+        op = OP_DIV_MUL_L, k.a = p[0]->a, k.b = p[0]->b, k.c = x->b, TAKE (0);
+      break;
+    case OP_ADD:
+    case OP_SUB:
+      if (pa == OP_MUL && pb == OP_MUL)
+        op = x->op == OP_ADD ? OP_ADD_MUL_MUL : OP_SUB_MUL_MUL, k.a = p[0]->a, k.b = p[0]->b,
+        k.c = p[1]->a, k.e = p[1]->b, TAKE (0), TAKE (1);
+      else if (pb == OP_MUL)
+        op = x->op == OP_ADD ? OP_MULADD : OP_SUB_MUL_R, k.b = p[1]->a, k.c = p[1]->b, TAKE (1);
+      else if (pa == OP_MUL)
+        op = x->op == OP_ADD ? OP_ADD_MUL_L : OP_SUB_MUL_L, k.a = p[0]->a, k.b = p[0]->b,
+        k.c = x->b, TAKE (0);
+      break;
+    case OP_MULADD:
+      if (pc == OP_MUL)
+        op = OP_MULADD_MUL_R, k.c = p[2]->a, k.e = p[2]->b, TAKE (2);
+      break;
+    default:
+      break;
+    }
+#undef TAKE
+  CODE_SET_OP (&k, op);
+  return k;
+}
+
+/* The interpreter's form of CODE (N instructions), ending in OP_END.  With FUSE, an
+ * instruction whose result is read once, by a later instruction of CODE, and is not one
+ * of the N_OUT registers OUT_REG, may be merged into that instruction.  The number of
+ * instructions into N_CODE. */
+static Code *
+translate (const Instr *code,
+           guint        n,
+           gboolean     fuse_ops,
+           guint        n_regs,
+           const guint *out_reg,
+           guint        n_out,
+           guint       *n_code)
+{
+  Code *out = g_new (Code, n + 1);
+  guint m = 0;
+
+  if (fuse_ops && n > 0)
+    {
+      g_autofree guint *uses = g_new0 (guint, n_regs);
+      g_autofree guint *def = g_new (guint, n_regs);
+      g_autofree gboolean *merged = g_new0 (gboolean, n);  /* merged into its user */
+      g_autofree gboolean *fused = g_new0 (gboolean, n);   /* has merged a producer */
+      g_autofree Code *k = g_new (Code, n);
+
+      for (guint r = 0; r < n_regs; r++)
+        def[r] = G_MAXUINT;
+      for (guint i = 0; i < n_out; i++)
+        uses[out_reg[i]] += 2;
+      for (guint i = 0; i < n; i++)
+        {
+          const guint32 *opnd = &code[i].a;
+
+          def[code[i].d] = i;
+          for (guint j = 0; j < op_arity (code[i].op); j++)
+            uses[opnd[j]]++;
+        }
+      for (guint i = 0; i < n; i++)
+        {
+          const guint32 *opnd = &code[i].a;
+          const Instr *p[3] = { NULL, NULL, NULL };
+          gboolean used[3] = { FALSE, FALSE, FALSE };
+
+          for (guint j = 0; j < op_arity (code[i].op); j++)
+            {
+              guint q = def[opnd[j]];
+
+              if (q < i && uses[opnd[j]] == 1 && !fused[q])
+                p[j] = &code[q];
+            }
+          k[i] = fuse (&code[i], p, used);
+          for (guint j = 0; j < 3; j++)
+            if (used[j])
+              {
+                merged[def[opnd[j]]] = TRUE;
+                fused[i] = TRUE;
+              }
+        }
+      for (guint i = 0; i < n; i++)
+        if (!merged[i])
+          out[m++] = k[i];
+    }
+  else
+    for (guint i = 0; i < n; i++)
+      {
+        Code k = { .d = code[i].d, .a = code[i].a, .b = code[i].b, .c = code[i].c,
+                   .e = G_MAXUINT32 };
+
+        CODE_SET_OP (&k, code[i].op);
+        out[m++] = k;
+      }
+  memset (&out[m], 0, sizeof out[m]);
+  CODE_SET_OP (&out[m], OP_END);
+  *n_code = m;
+  return out;
+}
 
 void
 cml_program_prepare (const CmlProgram *prog,
@@ -795,7 +1032,7 @@ cml_program_prepare (const CmlProgram *prog,
     regs[prog->const_reg[i]] = prog->const_val[i];
   for (guint k = 0; k < prog->n_slow; k++)
     regs[prog->slow_reg[k]] = slow[k];
-  execute (prog->slow_code, prog->n_slow_code, regs);
+  execute (prog->slow_run, regs, NULL);
 }
 
 void
@@ -808,9 +1045,47 @@ cml_program_run (const CmlProgram *prog,
 
   if (prog->n_fast > 0)
     memcpy (regs, fast, prog->n_fast * sizeof (double));
-  execute (prog->fast_code, prog->n_fast_code, regs);
+  execute (prog->fast_run, regs, NULL);
   for (guint i = 0; i < prog->n_outputs; i++)
     out[i] = regs[out_reg[i]];
+}
+
+char *
+cml_program_describe (const CmlProgram *prog)
+{
+  static const char *const names[N_CODE_OPS] = {
+#define OP_NAME(OPC, STMT) [OPC] = #OPC,
+    OP_LIST (OP_NAME)
+    FUSED_LIST (OP_NAME)
+#undef OP_NAME
+    [OP_END] = "OP_END",
+  };
+  GString *s = g_string_new (NULL);
+
+  g_return_val_if_fail (prog != NULL, NULL);
+
+  for (const Code *ins = prog->fast_run;; ins++)
+    {
+      guint op = 0;
+
+      while (op < OP_END && code_op_word (op) != code_op_word_of (ins))
+        op++;
+      if (op == OP_END)
+        break;
+      g_string_append_printf (s, "%s r%u =", names[op] + strlen ("OP_"), ins->d);
+      for (const guint32 *r = &ins->a; r <= &ins->e && *r != G_MAXUINT32; r++)
+        g_string_append_printf (s, " r%u", *r);
+      g_string_append_c (s, '\n');
+    }
+  return g_string_free (s, FALSE);
+}
+
+guint
+cml_program_n_dispatches (const CmlProgram *prog)
+{
+  g_return_val_if_fail (prog != NULL, 0);
+
+  return prog->n_fast_run;
 }
 
 /* ---- C source for native code ---------------------------------------------------------- */

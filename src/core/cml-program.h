@@ -34,6 +34,13 @@ guint cml_program_n_registers (const CmlProgram *prog);
 guint cml_program_n_outputs (const CmlProgram *prog);
 /* Number of instructions run by cml_program_run (a cost measure). */
 guint cml_program_n_fast_instructions (const CmlProgram *prog);
+/* Number of operations the interpreter dispatches in cml_program_run: at most
+ * cml_program_n_fast_instructions(), less where it merges an instruction into the one
+ * that uses its result. */
+guint cml_program_n_dispatches (const CmlProgram *prog);
+/* The interpreter's fast code as text, one operation a line: its name, the register it
+ * writes and those it reads ("MUL_MUL_L r26 = r13 r5 r6").  For tests and debugging. */
+char *cml_program_describe (const CmlProgram *prog);
 /* At least the number of bytes cml_program_emit_c() writes for PROG as the function NAME
  * (and not much more), without writing it: native code is requested only for programs
  * whose C stays within CML_PROGRAM_MAX_C_BYTES; larger ones run in the interpreter. */
