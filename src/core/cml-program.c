@@ -773,6 +773,9 @@ enum
   OP_FUSED_FIRST = OP_ATAN2 + 1,
   OP_FUSED_BEFORE = OP_ATAN2,
   FUSED_LIST (OP_ENUM)
+  /* d = ((k1*(x1*y1) + k2*(x2*y2)) + k3*(x3*y3)) + …: a chain of MUL_MUL_R and
+   * MULADD_MUL_R (a weighted sum of products), its A terms in the B slots after it */
+  OP_KPROD_SUM,
   OP_END,
   N_CODE_OPS
 };
@@ -786,11 +789,34 @@ struct _Code
 {
   union
   {
-    const void *label;
-    guintptr    op;
+    struct
+    {
+      union
+      {
+        const void *label;
+        guintptr    op;
+      };
+      guint32 d, a, b, c, e;
+    };
+    guint32 w[8];  /* the operands of a long operation, in the slots after its first */
   };
-  guint32 d, a, b, c, e;
 };
+
+G_STATIC_ASSERT (sizeof (Code) == 8 * sizeof (guint32));
+
+/* Runs an OP_KPROD_SUM at INS and moves INS past its operands: the same operations in the
+ * same order as the chain it replaces. */
+#define KPROD_SUM_BODY \
+  do \
+    { \
+      const guint32 *w = ins[1].w; \
+      double acc = r[w[0]] * (r[w[1]] * r[w[2]]); \
+      for (guint32 i = 1; i < ins->a; i++) \
+        acc = acc + r[w[3 * i]] * (r[w[3 * i + 1]] * r[w[3 * i + 2]]); \
+      r[ins->d] = acc; \
+      ins += 1 + ins->b; \
+    } \
+  while (0)
 
 #if defined(__GNUC__)
 
@@ -805,6 +831,7 @@ execute (const Code          *code,
   static const void *const table[N_CODE_OPS] = {
     OP_LIST (LABEL_ADDRESS)
     FUSED_LIST (LABEL_ADDRESS)
+    [OP_KPROD_SUM] = &&label_OP_KPROD_SUM,
     [OP_END] = &&label_OP_END,
   };
 #undef LABEL_ADDRESS
@@ -825,6 +852,9 @@ execute (const Code          *code,
   OP_LIST (OP_BODY)
   FUSED_LIST (OP_BODY)
 #undef OP_BODY
+label_OP_KPROD_SUM:
+  KPROD_SUM_BODY;
+  goto *ins->label;
 label_OP_END:
   return;
 }
@@ -857,6 +887,10 @@ execute (const Code          *code,
           OP_LIST (OP_CASE)
           FUSED_LIST (OP_CASE)
 #undef OP_CASE
+        case OP_KPROD_SUM:
+          KPROD_SUM_BODY;
+          ins--;  /* the loop's ins++ */
+          break;
         case OP_END:
           return;
         default:
@@ -888,11 +922,13 @@ op_arity (guint32 op)
 
 /* Merges into instruction X the producers of its operands P[0..2] (NULL: an operand
  * that is not the single use of a value computed just for it) where a merged operation
- * exists; marks the merged producers in USED.  Returns the interpreter's instruction. */
+ * exists; marks the merged producers in USED.  Returns the interpreter's instruction, its
+ * operation in *OP (the label is set later). */
 static Code
 fuse (const Instr  *x,
       const Instr  *p[3],
-      gboolean      used[3])
+      gboolean      used[3],
+      guint32      *op_out)
 {
   Code k = { .d = x->d, .a = x->a, .b = x->b, .c = x->c, .e = G_MAXUINT32 };
   guint32 op = x->op;
@@ -939,14 +975,45 @@ fuse (const Instr  *x,
       break;
     }
 #undef TAKE
-  CODE_SET_OP (&k, op);
+  *op_out = op;
   return k;
+}
+
+/* Appends instruction K with operation OP to OUT; an OP_KPROD_SUM takes its N terms
+ * (TERMS, three registers each) into the slots after it. */
+static void
+append_code (GArray        *out,
+             Code           k,
+             guint32        op,
+             const guint32 *terms,
+             guint          n)
+{
+  CODE_SET_OP (&k, op);
+  if (op == OP_KPROD_SUM)
+    {
+      guint n_slots = (3 * n + 7) / 8;
+
+      k.a = n;
+      k.b = n_slots;
+      g_array_append_val (out, k);
+      for (guint s = 0; s < n_slots; s++)
+        {
+          Code w;
+
+          memset (&w, 0xff, sizeof w);
+          for (guint j = 0; j < 8 && 8 * s + j < 3 * n; j++)
+            w.w[j] = terms[8 * s + j];
+          g_array_append_val (out, w);
+        }
+    }
+  else
+    g_array_append_val (out, k);
 }
 
 /* The interpreter's form of CODE (N instructions), ending in OP_END.  With FUSE, an
  * instruction whose result is read once, by a later instruction of CODE, and is not one
- * of the N_OUT registers OUT_REG, may be merged into that instruction.  The number of
- * instructions into N_CODE. */
+ * of the N_OUT registers OUT_REG, may be merged into that instruction, and chains of
+ * weighted products into one OP_KPROD_SUM.  The number of operations run into N_CODE. */
 static Code *
 translate (const Instr *code,
            guint        n,
@@ -956,7 +1023,8 @@ translate (const Instr *code,
            guint        n_out,
            guint       *n_code)
 {
-  Code *out = g_new (Code, n + 1);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Code), n + 1);
+  Code end;
   guint m = 0;
 
   if (fuse_ops && n > 0)
@@ -966,6 +1034,8 @@ translate (const Instr *code,
       g_autofree gboolean *merged = g_new0 (gboolean, n);  /* merged into its user */
       g_autofree gboolean *fused = g_new0 (gboolean, n);   /* has merged a producer */
       g_autofree Code *k = g_new (Code, n);
+      g_autofree guint32 *ops = g_new (guint32, n);
+      g_autofree GArray **terms = g_new0 (GArray *, n);    /* of an OP_KPROD_SUM */
 
       for (guint r = 0; r < n_regs; r++)
         def[r] = G_MAXUINT;
@@ -984,25 +1054,53 @@ translate (const Instr *code,
           const guint32 *opnd = &code[i].a;
           const Instr *p[3] = { NULL, NULL, NULL };
           gboolean used[3] = { FALSE, FALSE, FALSE };
+          guint q;
 
           for (guint j = 0; j < op_arity (code[i].op); j++)
             {
-              guint q = def[opnd[j]];
-
+              q = def[opnd[j]];
               if (q < i && uses[opnd[j]] == 1 && !fused[q])
                 p[j] = &code[q];
             }
-          k[i] = fuse (&code[i], p, used);
+          k[i] = fuse (&code[i], p, used, &ops[i]);
           for (guint j = 0; j < 3; j++)
             if (used[j])
               {
                 merged[def[opnd[j]]] = TRUE;
                 fused[i] = TRUE;
               }
+
+          /* acc + k*(x*y) whose acc is k*(x*y) or such a chain, read only here */
+          q = def[k[i].a];
+          if (ops[i] == OP_MULADD_MUL_R && q < i && uses[k[i].a] == 1 && !merged[q]
+              && (ops[q] == OP_MUL_MUL_R || ops[q] == OP_KPROD_SUM))
+            {
+              guint32 t[3] = { k[i].b, k[i].c, k[i].e };
+
+              if (terms[q] == NULL)
+                {
+                  guint32 t0[3] = { k[q].a, k[q].b, k[q].c };
+
+                  terms[q] = g_array_new (FALSE, FALSE, sizeof (guint32));
+                  g_array_append_vals (terms[q], t0, 3);
+                }
+              terms[i] = terms[q];
+              terms[q] = NULL;
+              g_array_append_vals (terms[i], t, 3);
+              merged[q] = TRUE;
+              ops[i] = OP_KPROD_SUM;
+            }
         }
       for (guint i = 0; i < n; i++)
         if (!merged[i])
-          out[m++] = k[i];
+          {
+            append_code (out, k[i], ops[i], terms[i] ? (guint32 *) terms[i]->data : NULL,
+                         terms[i] ? terms[i]->len / 3 : 0);
+            m++;
+          }
+      for (guint i = 0; i < n; i++)
+        if (terms[i] != NULL)
+          g_array_unref (terms[i]);
     }
   else
     for (guint i = 0; i < n; i++)
@@ -1010,13 +1108,14 @@ translate (const Instr *code,
         Code k = { .d = code[i].d, .a = code[i].a, .b = code[i].b, .c = code[i].c,
                    .e = G_MAXUINT32 };
 
-        CODE_SET_OP (&k, code[i].op);
-        out[m++] = k;
+        append_code (out, k, code[i].op, NULL, 0);
+        m++;
       }
-  memset (&out[m], 0, sizeof out[m]);
-  CODE_SET_OP (&out[m], OP_END);
+  memset (&end, 0, sizeof end);
+  CODE_SET_OP (&end, OP_END);
+  g_array_append_val (out, end);
   *n_code = m;
-  return out;
+  return (Code *) g_array_free (out, FALSE);
 }
 
 void
@@ -1050,6 +1149,25 @@ cml_program_run (const CmlProgram *prog,
     out[i] = regs[out_reg[i]];
 }
 
+void
+cml_program_run_unmerged (const CmlProgram *prog,
+                          const double     *fast,
+                          double           *regs,
+                          double           *out)
+{
+  guint n;
+  g_autofree Code *code = NULL;
+
+  g_return_if_fail (prog != NULL);
+
+  code = translate (prog->fast_code, prog->n_fast_code, FALSE, prog->n_regs, NULL, 0, &n);
+  if (prog->n_fast > 0)
+    memcpy (regs, fast, prog->n_fast * sizeof (double));
+  execute (code, regs, NULL);
+  for (guint i = 0; i < prog->n_outputs; i++)
+    out[i] = regs[prog->out_reg[i]];
+}
+
 char *
 cml_program_describe (const CmlProgram *prog)
 {
@@ -1058,6 +1176,7 @@ cml_program_describe (const CmlProgram *prog)
     OP_LIST (OP_NAME)
     FUSED_LIST (OP_NAME)
 #undef OP_NAME
+    [OP_KPROD_SUM] = "OP_KPROD_SUM",
     [OP_END] = "OP_END",
   };
   GString *s = g_string_new (NULL);
@@ -1073,8 +1192,15 @@ cml_program_describe (const CmlProgram *prog)
       if (op == OP_END)
         break;
       g_string_append_printf (s, "%s r%u =", names[op] + strlen ("OP_"), ins->d);
-      for (const guint32 *r = &ins->a; r <= &ins->e && *r != G_MAXUINT32; r++)
-        g_string_append_printf (s, " r%u", *r);
+      if (op == OP_KPROD_SUM)
+        {
+          for (guint j = 0; j < 3 * ins->a; j++)
+            g_string_append_printf (s, " r%u", ins[1].w[j]);
+          ins += ins->b;
+        }
+      else
+        for (const guint32 *r = &ins->a; r <= &ins->e && *r != G_MAXUINT32; r++)
+          g_string_append_printf (s, " r%u", *r);
       g_string_append_c (s, '\n');
     }
   return g_string_free (s, FALSE);

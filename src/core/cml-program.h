@@ -41,6 +41,11 @@ guint cml_program_n_dispatches (const CmlProgram *prog);
 /* The interpreter's fast code as text, one operation a line: its name, the register it
  * writes and those it reads ("MUL_MUL_L r26 = r13 r5 r6").  For tests and debugging. */
 char *cml_program_describe (const CmlProgram *prog);
+/* As cml_program_run(), but runs the compiler's instructions one by one, none merged into
+ * another: the reference the merged operations must match bit for bit.  Allocates; for
+ * tests. */
+void  cml_program_run_unmerged (const CmlProgram *prog, const double *fast, double *regs,
+                                double *out);
 /* At least the number of bytes cml_program_emit_c() writes for PROG as the function NAME
  * (and not much more), without writing it: native code is requested only for programs
  * whose C stays within CML_PROGRAM_MAX_C_BYTES; larger ones run in the interpreter. */
