@@ -844,16 +844,20 @@ execute (const Code          *code,
     }
   goto *ins->label;
 
+/* (the empty asm, different in every body, keeps GCC from merging the bodies' identical
+ * ends, which would share one indirect jump between several operations) */
 #define OP_BODY(OPC, STMT) \
   label_##OPC: \
     STMT; \
     ins++; \
+    __asm__ volatile ("# " #OPC); \
     goto *ins->label;
   OP_LIST (OP_BODY)
   FUSED_LIST (OP_BODY)
 #undef OP_BODY
 label_OP_KPROD_SUM:
   KPROD_SUM_BODY;
+  __asm__ volatile ("# OP_KPROD_SUM");
   goto *ins->label;
 label_OP_END:
   return;
@@ -1140,12 +1144,16 @@ cml_program_run (const CmlProgram *prog,
                  double           *regs,
                  double           *out)
 {
-  const guint *out_reg = prog->out_reg;
+  const guint *restrict out_reg = prog->out_reg;
+  guint n_fast = prog->n_fast, n_outputs = prog->n_outputs;
 
-  if (prog->n_fast > 0)
-    memcpy (regs, fast, prog->n_fast * sizeof (double));
+  /* element by element, not memcpy(): the inputs were just written one by one, and the
+   * wide loads of memcpy() would wait for those stores to retire instead of taking their
+   * values from the store buffer */
+  for (guint k = 0; k < n_fast; k++)
+    regs[k] = fast[k];
   execute (prog->fast_run, regs, NULL);
-  for (guint i = 0; i < prog->n_outputs; i++)
+  for (guint i = 0; i < n_outputs; i++)
     out[i] = regs[out_reg[i]];
 }
 
