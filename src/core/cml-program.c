@@ -765,7 +765,23 @@ cml_program_n_fast_instructions (const CmlProgram *prog)
   X (OP_SUB_MUL_R, r[ins->d] = r[ins->a] - r[ins->b] * r[ins->c]) \
   X (OP_ADD_MUL_MUL, r[ins->d] = r[ins->a] * r[ins->b] + r[ins->c] * r[ins->e]) \
   X (OP_SUB_MUL_MUL, r[ins->d] = r[ins->a] * r[ins->b] - r[ins->c] * r[ins->e]) \
-  X (OP_MULADD_MUL_R, r[ins->d] = r[ins->a] + r[ins->b] * (r[ins->c] * r[ins->e]))
+  X (OP_MULADD_MUL_R, r[ins->d] = r[ins->a] + r[ins->b] * (r[ins->c] * r[ins->e])) \
+  X (OP_MUL_MULADD_R, r[ins->d] = r[ins->a] * (r[ins->b] + r[ins->c] * r[ins->e])) \
+  X (OP_MUL_SUB_MUL_R_R, r[ins->d] = r[ins->a] * (r[ins->b] - r[ins->c] * r[ins->e])) \
+  X (OP_MUL_ADD_MUL_L_R, r[ins->d] = r[ins->a] * (r[ins->b] * r[ins->c] + r[ins->e])) \
+  X (OP_MUL_SUB_MUL_L_R, r[ins->d] = r[ins->a] * (r[ins->b] * r[ins->c] - r[ins->e])) \
+  X (OP_MUL_ADD_MUL_MUL_R, \
+     r[ins->d] = r[ins->a] * (r[ins->b] * r[ins->c] + r[ins->e] * r[ins->f])) \
+  X (OP_MUL_SUB_MUL_MUL_R, \
+     r[ins->d] = r[ins->a] * (r[ins->b] * r[ins->c] - r[ins->e] * r[ins->f])) \
+  X (OP_MUL_MULADD_L, r[ins->d] = (r[ins->a] + r[ins->b] * r[ins->c]) * r[ins->f]) \
+  X (OP_MUL_SUB_MUL_R_L, r[ins->d] = (r[ins->a] - r[ins->b] * r[ins->c]) * r[ins->f]) \
+  X (OP_MUL_ADD_MUL_L_L, r[ins->d] = (r[ins->a] * r[ins->b] + r[ins->c]) * r[ins->f]) \
+  X (OP_MUL_SUB_MUL_L_L, r[ins->d] = (r[ins->a] * r[ins->b] - r[ins->c]) * r[ins->f]) \
+  X (OP_MUL_ADD_MUL_MUL_L, \
+     r[ins->d] = (r[ins->a] * r[ins->b] + r[ins->c] * r[ins->e]) * r[ins->f]) \
+  X (OP_MUL_SUB_MUL_MUL_L, \
+     r[ins->d] = (r[ins->a] * r[ins->b] - r[ins->c] * r[ins->e]) * r[ins->f])
 
 #define OP_ENUM(OPC, STMT) OPC,
 enum
@@ -796,7 +812,7 @@ struct _Code
         const void *label;
         guintptr    op;
       };
-      guint32 d, a, b, c, e;
+      guint32 d, a, b, c, e, f;
     };
     guint32 w[8];  /* the operands of a long operation, in the slots after its first */
   };
@@ -934,7 +950,7 @@ fuse (const Instr  *x,
       gboolean      used[3],
       guint32      *op_out)
 {
-  Code k = { .d = x->d, .a = x->a, .b = x->b, .c = x->c, .e = G_MAXUINT32 };
+  Code k = { .d = x->d, .a = x->a, .b = x->b, .c = x->c, .e = G_MAXUINT32, .f = G_MAXUINT32 };
   guint32 op = x->op;
   guint32 pa = p[0] ? p[0]->op : G_MAXUINT32;
   guint32 pb = p[1] ? p[1]->op : G_MAXUINT32;
@@ -981,6 +997,24 @@ fuse (const Instr  *x,
 #undef TAKE
   *op_out = op;
   return k;
+}
+
+/* The operation a*(…) (LEFT: (…)*b) where … is an operation OP of the sum of two terms
+ * (OP_MUL: none). */
+static guint32
+merge_outer_mul (guint32  op,
+                 gboolean left)
+{
+  switch (op)
+    {
+    case OP_MULADD: return left ? OP_MUL_MULADD_L : OP_MUL_MULADD_R;
+    case OP_SUB_MUL_R: return left ? OP_MUL_SUB_MUL_R_L : OP_MUL_SUB_MUL_R_R;
+    case OP_ADD_MUL_L: return left ? OP_MUL_ADD_MUL_L_L : OP_MUL_ADD_MUL_L_R;
+    case OP_SUB_MUL_L: return left ? OP_MUL_SUB_MUL_L_L : OP_MUL_SUB_MUL_L_R;
+    case OP_ADD_MUL_MUL: return left ? OP_MUL_ADD_MUL_MUL_L : OP_MUL_ADD_MUL_MUL_R;
+    case OP_SUB_MUL_MUL: return left ? OP_MUL_SUB_MUL_MUL_L : OP_MUL_SUB_MUL_MUL_R;
+    default: return OP_MUL;
+    }
 }
 
 /* Appends instruction K with operation OP to OUT; an OP_KPROD_SUM takes its N terms
@@ -1074,6 +1108,26 @@ translate (const Instr *code,
                 fused[i] = TRUE;
               }
 
+          /* a*(…) or (…)*b where … is a merged operation of the sum of two terms, read
+           * only here (the right operand first, as for the other merges) */
+          for (guint side = 0; side < 2 && ops[i] == OP_MUL; side++)
+            {
+              guint32 x = side == 0 ? k[i].b : k[i].a;
+              guint32 outer;
+
+              q = def[x];
+              if (q >= i || uses[x] != 1 || merged[q]
+                  || (outer = merge_outer_mul (ops[q], side == 1)) == OP_MUL)
+                continue;
+              if (side == 0)
+                k[i].b = k[q].a, k[i].c = k[q].b, k[i].e = k[q].c, k[i].f = k[q].e;
+              else
+                k[i].f = k[i].b, k[i].a = k[q].a, k[i].b = k[q].b, k[i].c = k[q].c, k[i].e = k[q].e;
+              ops[i] = outer;
+              merged[q] = TRUE;
+              fused[i] = TRUE;
+            }
+
           /* acc + k*(x*y) whose acc is k*(x*y) or such a chain, read only here */
           q = def[k[i].a];
           if (ops[i] == OP_MULADD_MUL_R && q < i && uses[k[i].a] == 1 && !merged[q]
@@ -1092,6 +1146,7 @@ translate (const Instr *code,
               terms[q] = NULL;
               g_array_append_vals (terms[i], t, 3);
               merged[q] = TRUE;
+              fused[i] = TRUE;
               ops[i] = OP_KPROD_SUM;
             }
         }
@@ -1110,7 +1165,7 @@ translate (const Instr *code,
     for (guint i = 0; i < n; i++)
       {
         Code k = { .d = code[i].d, .a = code[i].a, .b = code[i].b, .c = code[i].c,
-                   .e = G_MAXUINT32 };
+                   .e = G_MAXUINT32, .f = G_MAXUINT32 };
 
         append_code (out, k, code[i].op, NULL, 0);
         m++;
@@ -1207,8 +1262,9 @@ cml_program_describe (const CmlProgram *prog)
           ins += ins->b;
         }
       else
-        for (const guint32 *r = &ins->a; r <= &ins->e && *r != G_MAXUINT32; r++)
-          g_string_append_printf (s, " r%u", *r);
+        for (const guint32 *r = &ins->a; r <= &ins->f; r++)
+          if (*r != G_MAXUINT32)
+            g_string_append_printf (s, " r%u", *r);
       g_string_append_c (s, '\n');
     }
   return g_string_free (s, FALSE);

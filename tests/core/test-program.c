@@ -404,6 +404,18 @@ static double f_muladd (double x, double y, double a, double b) { return x + a *
 static double f_mul_add_l (double x, double y, double a, double b) { return (x + y) * sin (b); }
 static double f_mul_sub_l (double x, double y, double a, double b) { return (b - a) * exp (b); }
 static double f_muladd_mul_r (double x, double y, double a, double b) { return x + 0.5 * (a * b); }
+static double f_mul_muladd_r (double x, double y, double a, double b) { return sin (y) * (x + a * b); }
+static double f_mul_sub_mul_r_r (double x, double y, double a, double b) { return sin (y) * (b - x * y); }
+static double f_mul_add_mul_l_r (double x, double y, double a, double b) { return cos (b) * (x * y + sin (a)); }
+static double f_mul_sub_mul_l_r (double x, double y, double a, double b) { return sin (y) * (a * b - x); }
+static double f_mul_add_mul_mul_r (double x, double y, double a, double b) { return sin (y) * (a * b + x * y); }
+static double f_mul_sub_mul_mul_r (double x, double y, double a, double b) { return sin (y) * (a * b - x * y); }
+static double f_mul_muladd_l (double x, double y, double a, double b) { return (x + a * b) * exp (b); }
+static double f_mul_sub_mul_r_l (double x, double y, double a, double b) { return (b - x * y) * exp (b); }
+static double f_mul_add_mul_l_l (double x, double y, double a, double b) { return (x * y + sin (a)) * exp (b); }
+static double f_mul_sub_mul_l_l (double x, double y, double a, double b) { return (a * b - x) * exp (b); }
+static double f_mul_add_mul_mul_l (double x, double y, double a, double b) { return (x * y + a * b) * exp (b); }
+static double f_mul_sub_mul_mul_l (double x, double y, double a, double b) { return (a * b - x * y) * exp (b); }
 static double f_kprod (double x, double y, double a, double b)
 {
   return 0.5 * (x * y) + -0.25 * (a * b);
@@ -448,6 +460,18 @@ test_fused (void)
     { "(x + y)*sin(b)", "MUL_ADD_L ", f_mul_add_l },
     { "(b - a)*exp(b)", "MUL_SUB_L ", f_mul_sub_l },
     { "x + 0.5*a*b", "MULADD_MUL_R ", f_muladd_mul_r },
+    { "sin(y)*(x + a*b)", "MUL_MULADD_R ", f_mul_muladd_r },
+    { "sin(y)*(b - x*y)", "MUL_SUB_MUL_R_R ", f_mul_sub_mul_r_r },
+    { "cos(b)*(x*y + sin(a))", "MUL_ADD_MUL_L_R ", f_mul_add_mul_l_r },
+    { "sin(y)*(a*b - x)", "MUL_SUB_MUL_L_R ", f_mul_sub_mul_l_r },
+    { "sin(y)*(x*y + a*b)", "MUL_ADD_MUL_MUL_R ", f_mul_add_mul_mul_r },
+    { "sin(y)*(a*b - x*y)", "MUL_SUB_MUL_MUL_R ", f_mul_sub_mul_mul_r },
+    { "(x + a*b)*exp(b)", "MUL_MULADD_L ", f_mul_muladd_l },
+    { "(b - x*y)*exp(b)", "MUL_SUB_MUL_R_L ", f_mul_sub_mul_r_l },
+    { "(x*y + sin(a))*exp(b)", "MUL_ADD_MUL_L_L ", f_mul_add_mul_l_l },
+    { "(a*b - x)*exp(b)", "MUL_SUB_MUL_L_L ", f_mul_sub_mul_l_l },
+    { "(x*y + a*b)*exp(b)", "MUL_ADD_MUL_MUL_L ", f_mul_add_mul_mul_l },
+    { "(a*b - x*y)*exp(b)", "MUL_SUB_MUL_MUL_L ", f_mul_sub_mul_mul_l },
     { "0.5*x*y - 0.25*a*b", "MUL_MUL_R ", f_kprod, "0.5*x*y + 0.25*a*sin(b)" },
     { "0.5*x*y - 0.25*a*b", "KPROD_SUM ", f_kprod },
     { "0.5*x*y - 0.25*a*b + 2*x*b", "KPROD_SUM ", f_kprod3 },
@@ -456,11 +480,13 @@ test_fused (void)
     0.0, -0.0, 1.0, -1.5, 3.0, INFINITY, -INFINITY, NAN, 1e308, -1e308, 4.9e-324, 1e-300,
   };
   const guint nv = G_N_ELEMENTS (values);
-  g_autoptr (CmlExprCtx) ctx = new_ctx ();
-  int fast[] = { S (ctx, "x"), S (ctx, "y"), S (ctx, "a"), S (ctx, "b") };
 
+  /* each in a context of its own: the order of a product's factors, and so which of the
+   * operations a program gets, follows the order in which expressions were made */
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
+      g_autoptr (CmlExprCtx) ctx = new_ctx ();
+      int fast[] = { S (ctx, "x"), S (ctx, "y"), S (ctx, "a"), S (ctx, "b") };
       CmlExpr *out[2] = { P (ctx, cases[i].text), cases[i].other ? P (ctx, cases[i].other) : NULL };
       guint n_out = cases[i].other ? 2 : 1;
       g_autoptr (GError) error = NULL;
