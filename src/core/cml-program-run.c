@@ -93,12 +93,16 @@ struct _Code
 
 G_STATIC_ASSERT (sizeof (Code) == 8 * sizeof (guint32));
 
+/* The operand words of a long operation at INS: those of the slots after it, read as one
+ * array (the slots are contiguous). */
+#define CODE_WORDS(INS) ((const guint32 *) (const void *) ((INS) + 1))
+
 /* Runs an OP_KPROD_SUM at INS and moves INS past its operands: the same operations in the
  * same order as the chain it replaces. */
 #define KPROD_SUM_BODY \
   do \
     { \
-      const guint32 *w = ins[1].w; \
+      const guint32 *w = CODE_WORDS (ins); \
       double acc = r[w[0]] * (r[w[1]] * r[w[2]]); \
       for (guint32 i = 1; i < ins->a; i++) \
         acc = acc + r[w[3 * i]] * (r[w[3 * i + 1]] * r[w[3 * i + 2]]); \
@@ -532,7 +536,7 @@ cml_program_describe (const CmlProgram *prog)
       if (op == OP_KPROD_SUM)
         {
           for (guint j = 0; j < 3 * ins->a; j++)
-            g_string_append_printf (s, " r%u", ins[1].w[j]);
+            g_string_append_printf (s, " r%u", CODE_WORDS (ins)[j]);
           ins += ins->b;
         }
       else
