@@ -32,7 +32,8 @@ void  cml_program_free (CmlProgram *prog);
 /* Size of the register file (doubles) the caller allocates for prepare/run. */
 guint cml_program_n_registers (const CmlProgram *prog);
 guint cml_program_n_outputs (const CmlProgram *prog);
-/* Number of instructions run by cml_program_run (a cost measure). */
+/* Number of instructions of the fast code, each one operation of native code (a cost
+ * measure; the interpreter runs fewer, cml_program_n_dispatches). */
 guint cml_program_n_fast_instructions (const CmlProgram *prog);
 /* Number of operations the interpreter dispatches in cml_program_run: at most
  * cml_program_n_fast_instructions(), less where it merges an instruction into the one
