@@ -14,16 +14,18 @@
 /* The interpreter runs its own form of the code (Code, built once by
  * cml_program_translate()): every instruction carries the address of its operation's body
  * (threaded dispatch: a computed goto at the end of every body, so the branch predictor
- * learns the sequence of operations instead of sharing one indirect jump), the code ends
- * in OP_END instead of a count, and in the fast code an operation whose result has no
- * other use is merged into the one that uses it (fuse()): one dispatch for a*b - c*d
- * instead of three.  A merged operation
- * computes exactly what its parts computed, each part rounded as before (no fused
- * multiply-add: the sources are compiled with -ffp-contract=off), so native code, which is
- * written from the unmerged instructions, stays bit for bit the same.
+ * learns the sequence of operations instead of sharing one indirect jump), and the code
+ * ends in OP_END instead of a count.  In the fast code, an operation whose result has no
+ * other use is merged into the one that uses it: one dispatch for a*b - c*d instead of
+ * three (fuse()), for a*(b - c*d) instead of three, for a chain of weighted products
+ * k1*(x1*y1) + k2*(x2*y2) + k3*(x3*y3) instead of six (OP_KPROD_SUM).  A merged
+ * operation computes exactly what its parts computed, in the same order, each part rounded
+ * as before (no fused multiply-add: the sources are compiled with -ffp-contract=off), so
+ * native code, which is written from the unmerged instructions, stays bit for bit the
+ * same.
  *
- * OP_LIST holds the instructions of the compiler (and cml_program_emit_c's text of them),
- * FUSED_LIST the merged operations only the interpreter runs. */
+ * OP_LIST (cml-program-private.h) holds the instructions of the compiler, FUSED_LIST the
+ * merged operations only the interpreter runs. */
 #define FUSED_LIST(X) \
   X (OP_MUL_MUL_L, r[ins->d] = (r[ins->a] * r[ins->b]) * r[ins->c]) \
   X (OP_MUL_MUL_R, r[ins->d] = r[ins->a] * (r[ins->b] * r[ins->c])) \
@@ -59,8 +61,7 @@
 #define OP_ENUM(OPC, STMT) OPC,
 enum
 {
-  OP_FUSED_FIRST = OP_ATAN2 + 1,
-  OP_FUSED_BEFORE = OP_ATAN2,
+  OP_FUSED_BEFORE = OP_ATAN2,  /* numbered after the compiler's instructions */
   FUSED_LIST (OP_ENUM)
   /* d = ((k1*(x1*y1) + k2*(x2*y2)) + k3*(x3*y3)) + …: a chain of MUL_MUL_R and
    * MULADD_MUL_R (a weighted sum of products), its A terms in the B slots after it */
@@ -70,10 +71,10 @@ enum
 };
 #undef OP_ENUM
 
-G_STATIC_ASSERT (OP_MUL_MUL_L == OP_FUSED_FIRST);
+G_STATIC_ASSERT (OP_MUL_MUL_L == OP_ATAN2 + 1);
 
 /* One instruction of the interpreter: the address of its body (threaded dispatch) or,
- * without GNU C, its operation, then up to five registers. */
+ * without GNU C, its operation, then the register it writes and up to five it reads. */
 struct _Code
 {
   union
