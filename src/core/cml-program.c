@@ -13,7 +13,8 @@
  * Register file: [0, n_fast) fast inputs, [n_fast, n_fast + n_slow) slow inputs, then
  * constants and computed values.  cml_program_prepare() writes the constants and slow
  * inputs and runs the slow code; cml_program_run() copies the fast inputs, runs the
- * fast code and copies the outputs — no allocation, no look-ups.
+ * fast code and copies the outputs — no allocation, no look-ups.  Both run the
+ * interpreter's own form of the code (cml-program-run.c).
  *
  * Powers: x^n for integer |n| <= 64 by squaring and multiplying (x^2 = x*x, x^3 = x^2*x,
  * intermediate powers shared with the rest of the program), x^-n = 1/x^n, x^0.5 = sqrt,
@@ -22,64 +23,13 @@
  */
 #define G_LOG_DOMAIN "cml-program"
 
-#include "cml-program.h"
+#include "cml-program-private.h"
 #include "cml-expr-private.h"
 #include "cml-error.h"
 #include "cml-native.h"
 
 #include <math.h>
 #include <string.h>
-
-typedef enum
-{
-  OP_NEG,
-  OP_ADD,
-  OP_SUB,
-  OP_MUL,
-  OP_DIV,
-  OP_MULADD,  /* d = a + b*c */
-  OP_SQR,
-  OP_RECIP,
-  OP_SQRT,
-  OP_POW,
-  OP_SIN,
-  OP_COS,
-  OP_TAN,
-  OP_ASIN,
-  OP_ACOS,
-  OP_ATAN,
-  OP_SINH,
-  OP_COSH,
-  OP_TANH,
-  OP_EXP,
-  OP_LOG,
-  OP_ABS,
-  OP_SIGN,
-  OP_ATAN2,
-} Op;
-
-typedef struct
-{
-  guint32 op;
-  guint32 d, a, b, c;
-} Instr;
-
-struct _CmlProgram
-{
-  guint   n_regs;
-  guint   n_outputs;
-  guint   n_slow;
-  guint   n_fast;
-  guint  *slow_reg;
-  guint  *out_reg;
-  guint   n_consts;
-  guint  *const_reg;
-  double *const_val;
-  Instr  *slow_code;
-  guint   n_slow_code;
-  Instr  *fast_code;
-  guint   n_fast_code;
-};
 
 /* ---- compiler ------------------------------------------------------------------------- */
 
@@ -580,7 +530,7 @@ cml_program_compile (CmlExprCtx      *ctx,
 {
   Compiler c = { 0 };
   CmlProgram *prog;
-  guint n_syms;
+  guint n_syms, n_run;
 
   g_return_val_if_fail (ctx != NULL, NULL);
   g_return_val_if_fail (n_outputs == 0 || outputs != NULL, NULL);
@@ -657,6 +607,10 @@ cml_program_compile (CmlExprCtx      *ctx,
       cml_program_free (prog);
       return NULL;
     }
+  prog->slow_run = cml_program_translate (prog->slow_code, prog->n_slow_code, FALSE, prog->n_regs,
+                                          NULL, 0, &n_run);
+  prog->fast_run = cml_program_translate (prog->fast_code, prog->n_fast_code, TRUE, prog->n_regs,
+                                          prog->out_reg, prog->n_outputs, &prog->n_fast_run);
   return prog;
 }
 
@@ -671,6 +625,8 @@ cml_program_free (CmlProgram *prog)
   g_free (prog->const_val);
   g_free (prog->slow_code);
   g_free (prog->fast_code);
+  g_free (prog->slow_run);
+  g_free (prog->fast_run);
   g_free (prog);
 }
 
@@ -696,121 +652,6 @@ cml_program_n_fast_instructions (const CmlProgram *prog)
   g_return_val_if_fail (prog != NULL, 0);
 
   return prog->n_fast_code;
-}
-
-/* ---- execution ------------------------------------------------------------------------ */
-
-/* The interpreter.  With GCC and Clang it uses threaded dispatch (a computed goto at the
- * end of every operation), which lets the branch predictor learn the sequence of
- * operations instead of sharing one indirect jump. */
-#define OP_LIST(X) \
-  X (OP_NEG, r[ins->d] = -r[ins->a]) \
-  X (OP_ADD, r[ins->d] = r[ins->a] + r[ins->b]) \
-  X (OP_SUB, r[ins->d] = r[ins->a] - r[ins->b]) \
-  X (OP_MUL, r[ins->d] = r[ins->a] * r[ins->b]) \
-  X (OP_DIV, r[ins->d] = r[ins->a] / r[ins->b]) \
-  X (OP_MULADD, r[ins->d] = r[ins->a] + r[ins->b] * r[ins->c]) \
-  X (OP_SQR, r[ins->d] = r[ins->a] * r[ins->a]) \
-  X (OP_RECIP, r[ins->d] = 1.0 / r[ins->a]) \
-  X (OP_SQRT, r[ins->d] = sqrt (r[ins->a])) \
-  X (OP_POW, r[ins->d] = pow (r[ins->a], r[ins->b])) \
-  X (OP_SIN, r[ins->d] = sin (r[ins->a])) \
-  X (OP_COS, r[ins->d] = cos (r[ins->a])) \
-  X (OP_TAN, r[ins->d] = tan (r[ins->a])) \
-  X (OP_ASIN, r[ins->d] = asin (r[ins->a])) \
-  X (OP_ACOS, r[ins->d] = acos (r[ins->a])) \
-  X (OP_ATAN, r[ins->d] = atan (r[ins->a])) \
-  X (OP_SINH, r[ins->d] = sinh (r[ins->a])) \
-  X (OP_COSH, r[ins->d] = cosh (r[ins->a])) \
-  X (OP_TANH, r[ins->d] = tanh (r[ins->a])) \
-  X (OP_EXP, r[ins->d] = exp (r[ins->a])) \
-  X (OP_LOG, r[ins->d] = log (r[ins->a])) \
-  X (OP_ABS, r[ins->d] = fabs (r[ins->a])) \
-  X (OP_SIGN, r[ins->d] = r[ins->a] > 0.0 ? 1.0 : r[ins->a] < 0.0 ? -1.0 : 0.0) \
-  X (OP_ATAN2, r[ins->d] = atan2 (r[ins->a], r[ins->b]))
-
-#if defined(__GNUC__)
-
-static void
-execute (const Instr *code,
-         guint        n,
-         double      *restrict r)
-{
-#define LABEL_ADDRESS(OPC, STMT) [OPC] = &&label_##OPC,
-  static const void *const labels[] = { OP_LIST (LABEL_ADDRESS) };
-#undef LABEL_ADDRESS
-  const Instr *ins = code;
-  const Instr *end;
-
-  /* an empty program may have no code array at all: NULL + 0 is undefined */
-  if (n == 0)
-    return;
-  end = code + n;
-  goto *labels[ins->op];
-
-#define OP_BODY(OPC, STMT) \
-  label_##OPC: \
-    STMT; \
-    if (++ins == end) \
-      return; \
-    goto *labels[ins->op];
-  OP_LIST (OP_BODY)
-#undef OP_BODY
-}
-
-#else
-
-static void
-execute (const Instr *code,
-         guint        n,
-         double      *restrict r)
-{
-  if (n == 0)
-    return;
-  for (const Instr *ins = code, *end = code + n; ins < end; ins++)
-    {
-      switch ((Op) ins->op)
-        {
-#define OP_CASE(OPC, STMT) case OPC: STMT; break;
-          OP_LIST (OP_CASE)
-#undef OP_CASE
-        default:
-          g_assert_not_reached ();
-        }
-    }
-}
-
-#endif
-
-void
-cml_program_prepare (const CmlProgram *prog,
-                     const double     *slow,
-                     double           *regs)
-{
-  g_return_if_fail (prog != NULL);
-  g_return_if_fail (regs != NULL);
-  g_return_if_fail (prog->n_slow == 0 || slow != NULL);
-
-  for (guint i = 0; i < prog->n_consts; i++)
-    regs[prog->const_reg[i]] = prog->const_val[i];
-  for (guint k = 0; k < prog->n_slow; k++)
-    regs[prog->slow_reg[k]] = slow[k];
-  execute (prog->slow_code, prog->n_slow_code, regs);
-}
-
-void
-cml_program_run (const CmlProgram *prog,
-                 const double     *fast,
-                 double           *regs,
-                 double           *out)
-{
-  const guint *out_reg = prog->out_reg;
-
-  if (prog->n_fast > 0)
-    memcpy (regs, fast, prog->n_fast * sizeof (double));
-  execute (prog->fast_code, prog->n_fast_code, regs);
-  for (guint i = 0; i < prog->n_outputs; i++)
-    out[i] = regs[out_reg[i]];
 }
 
 /* ---- C source for native code ---------------------------------------------------------- */

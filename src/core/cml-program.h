@@ -32,8 +32,21 @@ void  cml_program_free (CmlProgram *prog);
 /* Size of the register file (doubles) the caller allocates for prepare/run. */
 guint cml_program_n_registers (const CmlProgram *prog);
 guint cml_program_n_outputs (const CmlProgram *prog);
-/* Number of instructions run by cml_program_run (a cost measure). */
+/* Number of instructions of the fast code, each one operation of native code (a cost
+ * measure; the interpreter runs fewer, cml_program_n_dispatches). */
 guint cml_program_n_fast_instructions (const CmlProgram *prog);
+/* Number of operations the interpreter dispatches in cml_program_run: at most
+ * cml_program_n_fast_instructions(), less where it merges an instruction into the one
+ * that uses its result. */
+guint cml_program_n_dispatches (const CmlProgram *prog);
+/* The interpreter's fast code as text, one operation a line: its name, the register it
+ * writes and those it reads ("MUL_MUL_L r26 = r13 r5 r6").  For tests and debugging. */
+char *cml_program_describe (const CmlProgram *prog);
+/* As cml_program_run(), but runs the compiler's instructions one by one, none merged into
+ * another: the reference the merged operations must match bit for bit.  Allocates; for
+ * tests. */
+void  cml_program_run_unmerged (const CmlProgram *prog, const double *fast, double *regs,
+                                double *out);
 /* At least the number of bytes cml_program_emit_c() writes for PROG as the function NAME
  * (and not much more), without writing it: native code is requested only for programs
  * whose C stays within CML_PROGRAM_MAX_C_BYTES; larger ones run in the interpreter. */

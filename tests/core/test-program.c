@@ -389,6 +389,199 @@ test_threads (void)
     }
 }
 
+/* ---- merged operations ----------------------------------------------------------------- */
+
+static double f_sub_mul_mul (double x, double y, double a, double b) { return x * y - a * b; }
+static double f_add_mul_mul (double x, double y, double a, double b) { return x * y + a * b; }
+static double f_mul_mul_l (double x, double y, double a, double b) { return (x * y) * a; }
+static double f_mul_sqr_r (double x, double y, double a, double b) { return x * (a * a); }
+static double f_mul_add_r (double x, double y, double a, double b) { return x * (a + b); }
+static double f_mul_sub_r (double x, double y, double a, double b) { return x * (b - a); }
+static double f_div_mul_l (double x, double y, double a, double b) { return (x * y) / a; }
+static double f_sub_mul_r (double x, double y, double a, double b) { return x - a * b; }
+static double f_sub_mul_l (double x, double y, double a, double b) { return x * y - a; }
+static double f_muladd (double x, double y, double a, double b) { return x + a * b; }
+static double f_mul_add_l (double x, double y, double a, double b) { return (x + y) * sin (b); }
+static double f_mul_sub_l (double x, double y, double a, double b) { return (b - a) * exp (b); }
+static double f_muladd_mul_r (double x, double y, double a, double b) { return x + 0.5 * (a * b); }
+static double f_mul_muladd_r (double x, double y, double a, double b) { return sin (y) * (x + a * b); }
+static double f_mul_sub_mul_r_r (double x, double y, double a, double b) { return sin (y) * (b - x * y); }
+static double f_mul_add_mul_l_r (double x, double y, double a, double b) { return cos (b) * (x * y + sin (a)); }
+static double f_mul_sub_mul_l_r (double x, double y, double a, double b) { return sin (y) * (a * b - x); }
+static double f_mul_add_mul_mul_r (double x, double y, double a, double b) { return sin (y) * (a * b + x * y); }
+static double f_mul_sub_mul_mul_r (double x, double y, double a, double b) { return sin (y) * (a * b - x * y); }
+static double f_mul_muladd_l (double x, double y, double a, double b) { return (x + a * b) * exp (b); }
+static double f_mul_sub_mul_r_l (double x, double y, double a, double b) { return (b - x * y) * exp (b); }
+static double f_mul_add_mul_l_l (double x, double y, double a, double b) { return (x * y + sin (a)) * exp (b); }
+static double f_mul_sub_mul_l_l (double x, double y, double a, double b) { return (a * b - x) * exp (b); }
+static double f_mul_add_mul_mul_l (double x, double y, double a, double b) { return (x * y + a * b) * exp (b); }
+static double f_mul_sub_mul_mul_l (double x, double y, double a, double b) { return (a * b - x * y) * exp (b); }
+static double f_kprod (double x, double y, double a, double b)
+{
+  return 0.5 * (x * y) + -0.25 * (a * b);
+}
+static double f_kprod3 (double x, double y, double a, double b)
+{
+  return (0.5 * (x * y) + -0.25 * (a * b)) + 2.0 * (x * b);
+}
+
+/* Equal bit for bit, or both NaN (a NaN's payload may depend on the order of the
+ * operands of a commutative operation, which C leaves to the compiler). */
+static gboolean
+same_double (double u, double v)
+{
+  return (isnan (u) && isnan (v)) || memcmp (&u, &v, sizeof u) == 0;
+}
+
+/* Every merged operation of the interpreter computes what its parts compute, each part
+ * rounded (never a fused multiply-add): the program against the same expression in C, on
+ * a grid of values with signed zeros, infinities, NaN, huge and subnormal numbers (so
+ * overflow, 0 * inf, inf - inf and division by zero), bit for bit. */
+static void
+test_fused (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *op;  /* an operation its interpreter code must contain */
+    double    (*f) (double, double, double, double);
+    const char *other;  /* a second output (a value used twice is not merged) */
+  } cases[] = {
+    { "x*y - a*b", "SUB_MUL_MUL ", f_sub_mul_mul },
+    { "x*y + a*b", "ADD_MUL_MUL ", f_add_mul_mul },
+    { "x*y*a", "MUL_MUL_L ", f_mul_mul_l },
+    { "x*a^2", "MUL_SQR_R ", f_mul_sqr_r },
+    { "x*(a + b)", "MUL_ADD_R ", f_mul_add_r },
+    { "x*(b - a)", "MUL_SUB_R ", f_mul_sub_r },
+    { "x*y/a", "DIV_MUL_L ", f_div_mul_l },
+    { "x - a*b", "SUB_MUL_R ", f_sub_mul_r },
+    { "x*y - a", "SUB_MUL_L ", f_sub_mul_l },
+    { "x + a*b", "MULADD ", f_muladd },
+    { "(x + y)*sin(b)", "MUL_ADD_L ", f_mul_add_l },
+    { "(b - a)*exp(b)", "MUL_SUB_L ", f_mul_sub_l },
+    { "x + 0.5*a*b", "MULADD_MUL_R ", f_muladd_mul_r },
+    { "sin(y)*(x + a*b)", "MUL_MULADD_R ", f_mul_muladd_r },
+    { "sin(y)*(b - x*y)", "MUL_SUB_MUL_R_R ", f_mul_sub_mul_r_r },
+    { "cos(b)*(x*y + sin(a))", "MUL_ADD_MUL_L_R ", f_mul_add_mul_l_r },
+    { "sin(y)*(a*b - x)", "MUL_SUB_MUL_L_R ", f_mul_sub_mul_l_r },
+    { "sin(y)*(x*y + a*b)", "MUL_ADD_MUL_MUL_R ", f_mul_add_mul_mul_r },
+    { "sin(y)*(a*b - x*y)", "MUL_SUB_MUL_MUL_R ", f_mul_sub_mul_mul_r },
+    { "(x + a*b)*exp(b)", "MUL_MULADD_L ", f_mul_muladd_l },
+    { "(b - x*y)*exp(b)", "MUL_SUB_MUL_R_L ", f_mul_sub_mul_r_l },
+    { "(x*y + sin(a))*exp(b)", "MUL_ADD_MUL_L_L ", f_mul_add_mul_l_l },
+    { "(a*b - x)*exp(b)", "MUL_SUB_MUL_L_L ", f_mul_sub_mul_l_l },
+    { "(x*y + a*b)*exp(b)", "MUL_ADD_MUL_MUL_L ", f_mul_add_mul_mul_l },
+    { "(a*b - x*y)*exp(b)", "MUL_SUB_MUL_MUL_L ", f_mul_sub_mul_mul_l },
+    { "0.5*x*y - 0.25*a*b", "MUL_MUL_R ", f_kprod, "0.5*x*y + 0.25*a*sin(b)" },
+    { "0.5*x*y - 0.25*a*b", "KPROD_SUM ", f_kprod },
+    { "0.5*x*y - 0.25*a*b + 2*x*b", "KPROD_SUM ", f_kprod3 },
+  };
+  static const double values[] = {
+    0.0, -0.0, 1.0, -1.5, 3.0, INFINITY, -INFINITY, NAN, 1e308, -1e308, 4.9e-324, 1e-300,
+  };
+  const guint nv = G_N_ELEMENTS (values);
+
+  /* each in a context of its own: the order of a product's factors, and so which of the
+   * operations a program gets, follows the order in which expressions were made */
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (CmlExprCtx) ctx = new_ctx ();
+      int fast[] = { S (ctx, "x"), S (ctx, "y"), S (ctx, "a"), S (ctx, "b") };
+      CmlExpr *out[2] = { P (ctx, cases[i].text), cases[i].other ? P (ctx, cases[i].other) : NULL };
+      guint n_out = cases[i].other ? 2 : 1;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlProgram) prog = cml_program_compile (ctx, out, n_out, NULL, 0, fast, 4, &error);
+      g_autofree double *regs = NULL;
+      g_autofree char *code = NULL;
+
+      g_assert_no_error (error);
+      code = cml_program_describe (prog);
+      if (g_test_verbose ())
+        g_printerr ("%s:\n%s", cases[i].text, code);
+      if (strstr (code, cases[i].op) == NULL)
+        g_error ("%s: no %s in\n%s", cases[i].text, cases[i].op, code);
+      g_assert_cmpuint (cml_program_n_dispatches (prog), <, cml_program_n_fast_instructions (prog));
+      regs = g_new0 (double, cml_program_n_registers (prog));
+      cml_program_prepare (prog, NULL, regs);
+      for (guint n = 0; n < nv * nv * nv * nv; n++)
+        {
+          double v[4] = { values[n % nv], values[n / nv % nv], values[n / nv / nv % nv],
+                          values[n / nv / nv / nv] };
+          double got[2] = { -12345.0, -12345.0 }, want = cases[i].f (v[0], v[1], v[2], v[3]);
+
+          cml_program_run (prog, v, regs, got);
+          if (!same_double (got[0], want))
+            g_error ("%s at x = %g, y = %g, a = %g, b = %g: got %a, want %a", cases[i].text, v[0], v[1],
+                     v[2], v[3], got[0], want);
+          cml_program_run_unmerged (prog, v, regs, got);
+          if (!same_double (got[0], want))
+            g_error ("%s at x = %g, y = %g, a = %g, b = %g: got %a, want %a", cases[i].text, v[0], v[1],
+                     v[2], v[3], got[0], want);
+        }
+    }
+}
+
+/* Long sums of weighted products (chains of four and more terms, whose operands take
+ * several slots of the interpreter's code) and a mix of everything: the merged code
+ * against the compiler's instructions one by one, at random points built from special
+ * values and ordinary numbers. */
+static void
+test_fused_long (void)
+{
+  static const char *const names[] = { "x", "y", "t", "m", "g", "a", "b", "l" };
+  static const char *const texts[] = {
+    "0.5*x*y - 0.25*a*b + 2*x*b - 3*y*a + 5*x*a + 0.125*t*m - 7*g*l + 1.5*x*l + 0.75*y*t"
+    " - 1.25*m*g + 3.5*a*l + 0.375*b*t - 2.5*x*g + 1.75*y*m - 0.625*a*t + 4.5*b*l",
+    "x*y - a*b + (x + y)*sin(b) - (b - a)*exp(t)*m + x*y*a/(g + 2) - l*a^2 + 0.5*x*y*m",
+    "(x*y - a*b)*(t*m + g*l) - 0.5*(x*l - y*t)*(a*g + b*m)",
+  };
+  static const double special[] = {
+    0.0, -0.0, 1.0, -1.5, INFINITY, -INFINITY, NAN, 1e308, 4.9e-324, -1e-300,
+  };
+  g_autoptr (CmlExprCtx) ctx = new_ctx ();
+  int fast[G_N_ELEMENTS (names)];
+
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    fast[k] = S (ctx, names[k]);
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      CmlExpr *out = P (ctx, texts[i]);
+      g_autoptr (CmlProgram) prog = cml_program_compile (ctx, &out, 1, NULL, 0, fast, 8, NULL);
+      g_autofree double *regs = NULL;
+      g_autofree char *code = NULL;
+
+      g_assert_nonnull (prog);
+      code = cml_program_describe (prog);
+      if (g_test_verbose ())
+        g_printerr ("%s:\n%s", texts[i], code);
+      g_assert_cmpuint (cml_program_n_dispatches (prog), <, cml_program_n_fast_instructions (prog));
+      if (i == 0)
+        g_assert_nonnull (strstr (code, "KPROD_SUM"));
+      regs = g_new0 (double, cml_program_n_registers (prog));
+      cml_program_prepare (prog, NULL, regs);
+      for (guint n = 0; n < 20000; n++)
+        {
+          double v[G_N_ELEMENTS (names)], got = -1, want = -2;
+
+          for (guint k = 0; k < G_N_ELEMENTS (v); k++)
+            v[k] = g_test_rand_bit () ? special[g_test_rand_int_range (0, G_N_ELEMENTS (special))]
+                                      : g_test_rand_double_range (-3, 3);
+          cml_program_run (prog, v, regs, &got);
+          cml_program_run_unmerged (prog, v, regs, &want);
+          if (!same_double (got, want))
+            g_error ("%s: got %a, want %a", texts[i], got, want);
+          if (n < 200)
+            {
+              for (guint k = 0; k < G_N_ELEMENTS (v); k++)
+                v[k] = g_test_rand_double_range (-3, 3);
+              cml_program_run (prog, v, regs, &got);
+              cml_program_run_unmerged (prog, v, regs, &want);
+              g_assert_true (memcmp (&got, &want, sizeof got) == 0);
+            }
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -402,6 +595,8 @@ main (int   argc,
   g_test_add_func ("/core/program/empty", test_empty);
   g_test_add_func ("/core/program/big", test_big);
   g_test_add_func ("/core/program/threads", test_threads);
+  g_test_add_func ("/core/program/fused", test_fused);
+  g_test_add_func ("/core/program/fused-long", test_fused_long);
 
   return g_test_run ();
 }
