@@ -613,7 +613,7 @@ load_definitions (Loader *ld)
   for (int k = 0; keys && keys[k]; k++)
     {
       int line = line_of (ld, "definitions", keys[k]);
-      g_autofree char *what = g_strdup_printf ("the definition of “%s”", keys[k]);
+      g_autofree char *what = g_strconcat ("the definition of “", keys[k], "”", NULL);
       CmlExpr *e = parse_key (ld, "definitions", keys[k],
                               SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_RECON, what);
       if (e == NULL)
@@ -657,7 +657,7 @@ load_reconstruction (Loader *ld)
   for (guint k = 0; k < model->reconstruction->len; k++)
     {
       CmlNamedExpr *ne = model->reconstruction->pdata[k];
-      g_autofree char *what = g_strdup_printf ("the rate of “%s”", ne->name);
+      g_autofree char *what = g_strconcat ("the rate of “", ne->name, "”", NULL);
       ne->expr = parse_key (ld, "reconstruction", ne->name,
                             SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON, what);
       if (ne->expr == NULL)
@@ -703,7 +703,7 @@ load_monitors (Loader *ld)
   for (int k = 0; keys && keys[k]; k++)
     {
       CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
-      g_autofree char *what = g_strdup_printf ("the monitor “%s”", keys[k]);
+      g_autofree char *what = g_strconcat ("the monitor “", keys[k], "”", NULL);
       ne->name = g_strdup (keys[k]);
       ne->line = line_of (ld, "monitors", keys[k]);
       g_ptr_array_add (model->monitors, ne);
@@ -764,7 +764,7 @@ declare_multipliers (Loader *ld)
   for (guint a = 0; a < model->constraints->len; a++)
     {
       CmlNamedExpr *ne = model->constraints->pdata[a];
-      g_autofree char *name = g_strdup_printf ("%s_%s", vak ? "mu" : "lambda", ne->name);
+      g_autofree char *name = g_strconcat (vak ? "mu_" : "lambda_", ne->name, NULL);
       model->multiplier_sym[a] = -1;
       if (cml_expr_ctx_lookup (model->ctx, name) >= 0 || !is_identifier (name)
           || g_key_file_has_key (ld->kf, "monitors", name, NULL))

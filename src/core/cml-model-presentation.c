@@ -244,9 +244,9 @@ load_scene_object (Loader *ld, const char *group)
                      keys[k], st->type, st->arity[j], parts->len);
       GPtrArray *exprs = g_ptr_array_new ();
       g_hash_table_insert (so->props, g_strdup (keys[k]), exprs);
+      g_autofree char *what = g_strconcat ("“", keys[k], "” of the scene object “", so->name, "”", NULL);
       for (guint c = 0; c < parts->len; c++)
         {
-          g_autofree char *what = g_strdup_printf ("“%s” of the scene object “%s”", keys[k], so->name);
           CmlExpr *e = parse_at (ld, parts->pdata[c], line, p->value_col + g_array_index (offs, int, c),
                                  SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR
                                    | SYM_MULTIPLIER,
@@ -292,7 +292,7 @@ load_reference (Loader *ld)
     {
       if (!(sym_kind (ld, (int) id) & observable))
         continue;
-      g_autofree char *zero = g_strdup_printf ("%s_0", cml_expr_ctx_symbol_name (ctx, (int) id));
+      g_autofree char *zero = g_strconcat (cml_expr_ctx_symbol_name (ctx, (int) id), "_0", NULL);
       if (cml_expr_ctx_lookup (ctx, zero) >= 0)
         return fail (ld, line_of (ld, "reference", NULL), 0, CML_ERROR_MODEL,
                      "[reference] writes the value of “%s” at t = 0 as “%s”, but the model has a %s of that "
@@ -309,7 +309,7 @@ load_reference (Loader *ld)
     {
       int line = line_of (ld, "reference", keys[k]);
       int id = cml_expr_ctx_lookup (ctx, keys[k]);
-      g_autofree char *what = g_strdup_printf ("the closed form of “%s”", keys[k]);
+      g_autofree char *what = g_strconcat ("the closed form of “", keys[k], "”", NULL);
 
       if (id < 0)
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,

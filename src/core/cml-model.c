@@ -54,11 +54,31 @@ fail (Loader *ld, int line, int col, int code, const char *fmt, ...)
   return FALSE;
 }
 
+/* The line map's key of GROUP and KEY: "group\nkey" (or "group"), in BUF when it fits,
+ * else allocated into *HEAP. */
+static const char *
+pos_key (const char *group, const char *key, char *buf, gsize size, char **heap)
+{
+  gsize lg = strlen (group), lk;
+
+  if (key == NULL)
+    return group;
+  lk = strlen (key);
+  if (lg + lk + 2 > size)
+    return *heap = g_strconcat (group, "\n", key, NULL);
+  memcpy (buf, group, lg);
+  buf[lg] = '\n';
+  memcpy (buf + lg + 1, key, lk + 1);
+  return buf;
+}
+
 Pos *
 pos_of (Loader *ld, const char *group, const char *key)
 {
-  g_autofree char *k = key ? g_strdup_printf ("%s\n%s", group, key) : g_strdup (group);
-  return g_hash_table_lookup (ld->pos, k);
+  char buf[256];
+  g_autofree char *heap = NULL;
+
+  return g_hash_table_lookup (ld->pos, pos_key (group, key, buf, sizeof buf, &heap));
 }
 
 int
@@ -119,7 +139,7 @@ scan_lines (Loader *ld, const char *text)
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "missing key before '='");
       if (strpbrk (key, "[]") != NULL)
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "“%s” is not a valid key (no [ or ] in keys)", key);
-      g_autofree char *k = g_strdup_printf ("%s\n%s", group, key);
+      g_autofree char *k = g_strconcat (group, "\n", key, NULL);
       if (g_hash_table_contains (ld->pos, k))
         return fail (ld, lineno, 0, CML_ERROR_MODEL, "key “%s” appears twice in [%s]", key, group);
       const char *v = eq + 1;
@@ -373,7 +393,7 @@ eval_constant (Loader *ld, const char *group, const char *key, const char *text,
   Pos *p = pos_of (ld, group, key);
   int line = p ? p->line : 1, col = p ? p->value_col : 0;
   CmlModel *model = ld->model;
-  g_autofree char *what = g_strdup_printf ("the value of “%s”", key);
+  g_autofree char *what = g_strconcat ("the value of “", key, "”", NULL);
 
   if (parse_number (text, out))
     return TRUE;
