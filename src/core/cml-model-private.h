@@ -66,6 +66,11 @@ CmlExpr    *parse_key (Loader *ld, const char *group, const char *key, guint all
 gboolean    parse_number (const char *s, double *out);
 gboolean    eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out);
 gboolean    check_keys (Loader *ld, const char *group, const char *const *known);
+gboolean    kf_has_group (Loader *ld, const char *group);
+gboolean    kf_has_key (Loader *ld, const char *group, const char *key);
+char       *kf_value (Loader *ld, const char *group, const char *key);
+char      **kf_keys (Loader *ld, const char *group);
+char      **kf_groups (Loader *ld);
 char       *get_string (Loader *ld, const char *group, const char *key);
 
 /* cml-model-mechanics.c */

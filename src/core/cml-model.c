@@ -368,7 +368,7 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
 CmlExpr *
 parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what)
 {
-  g_autofree char *v = g_key_file_get_value (ld->kf, group, key, NULL);
+  g_autofree char *v = kf_value (ld, group, key);
   Pos *p = pos_of (ld, group, key);
   return parse_at (ld, g_strstrip (v), p ? p->line : 1, p ? p->value_col : 0, allowed, what);
 }
@@ -417,7 +417,7 @@ eval_constant (Loader *ld, const char *group, const char *key, const char *text,
 gboolean
 check_keys (Loader *ld, const char *group, const char *const *known)
 {
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, group, NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, group);
   for (int i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (known, keys[i]))
       {
@@ -426,6 +426,41 @@ check_keys (Loader *ld, const char *group, const char *const *known)
                      "unknown key “%s” in [%s] (known: %s)", keys[i], group, list);
       }
   return TRUE;
+}
+
+/* The file's groups and keys, as GKeyFile reads them. */
+gboolean
+kf_has_group (Loader *ld, const char *group)
+{
+  return g_key_file_has_group (ld->kf, group);
+}
+
+gboolean
+kf_has_key (Loader *ld, const char *group, const char *key)
+{
+  return g_key_file_has_key (ld->kf, group, key, NULL);
+}
+
+/* KEY's value in GROUP: the text after '=' and the blanks that follow it, to the end of
+ * the line; NULL when there is no such key. */
+char *
+kf_value (Loader *ld, const char *group, const char *key)
+{
+  return g_key_file_get_value (ld->kf, group, key, NULL);
+}
+
+/* GROUP's keys in the order of the file; NULL when there is no such group. */
+char **
+kf_keys (Loader *ld, const char *group)
+{
+  return g_key_file_get_keys (ld->kf, group, NULL, NULL);
+}
+
+/* The groups in the order of the file. */
+char **
+kf_groups (Loader *ld)
+{
+  return g_key_file_get_groups (ld->kf, NULL);
 }
 
 /* A key file's text value with its escapes (\s \n \t \r \\) replaced.  Not
@@ -459,7 +494,7 @@ unescape_value (const char *raw)
 char *
 get_string (Loader *ld, const char *group, const char *key)
 {
-  g_autofree char *raw = g_key_file_get_value (ld->kf, group, key, NULL);
+  g_autofree char *raw = kf_value (ld, group, key);
 
   if (raw == NULL)
     return NULL;
@@ -474,7 +509,7 @@ check_groups (Loader *ld)
     "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "output",
     "reference", NULL
   };
-  g_auto (GStrv) groups = g_key_file_get_groups (ld->kf, NULL);
+  g_auto (GStrv) groups = kf_groups (ld);
 
   for (int k = 0; groups[k]; k++)
     if (!g_strv_contains (known, groups[k]) && !g_str_has_prefix (groups[k], "preset ")
@@ -568,7 +603,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
        && load_units (&ld) && load_meanings (&ld) && load_output (&ld);
   if (ok)
     {
-      g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+      g_auto (GStrv) groups = kf_groups (&ld);
       for (int k = 0; ok && groups[k]; k++)
         {
           if (g_str_has_prefix (groups[k], "preset "))
