@@ -563,26 +563,26 @@ kf_groups (Loader *ld)
 static char *
 unescape_value (const char *raw)
 {
-  GString *s = g_string_sized_new (strlen (raw));
+  char *out = g_malloc (strlen (raw) + 1), *o = out; /* never longer than RAW */
+  const char *p = raw, *bs;
 
-  for (const char *p = raw; *p; p++)
+  while ((bs = strchr (p, '\\')) != NULL && bs[1] != '\0')
     {
-      if (*p != '\\' || p[1] == '\0')
+      memcpy (o, p, bs - p);
+      o += bs - p;
+      switch (bs[1])
         {
-          g_string_append_c (s, *p);
-          continue;
+        case 's':  *o++ = ' '; break;
+        case 'n':  *o++ = '\n'; break;
+        case 't':  *o++ = '\t'; break;
+        case 'r':  *o++ = '\r'; break;
+        case '\\': *o++ = '\\'; break;
+        default:   *o++ = '\\'; *o++ = bs[1]; break;
         }
-      switch (*++p)
-        {
-        case 's':  g_string_append_c (s, ' '); break;
-        case 'n':  g_string_append_c (s, '\n'); break;
-        case 't':  g_string_append_c (s, '\t'); break;
-        case 'r':  g_string_append_c (s, '\r'); break;
-        case '\\': g_string_append_c (s, '\\'); break;
-        default:   g_string_append_c (s, '\\'); g_string_append_c (s, *p); break;
-        }
+      p = bs + 2;
     }
-  return g_string_free (s, FALSE);
+  strcpy (o, p);
+  return out;
 }
 
 char *
