@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sys/statvfs.h>
@@ -23,6 +24,54 @@
 #include "cml-model.h"
 #include "cml-as-vakonomic.h"
 #include "cml-session.h"
+
+/* The environment variable NAME, NULL when unset or empty (as setlocale () reads it). */
+static const char *
+locale_variable (const char *name)
+{
+  const char *v = getenv (name);
+  return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/* setlocale (LC_ALL, ""), loading only the categories the command-line programs use: the
+ * characters (LC_CTYPE), the numbers in messages (LC_NUMERIC) and the messages
+ * (LC_MESSAGES) — each category is a file of its own to find, open and map, and the
+ * other nine would cost three times as much again.  It is the same whenever the other categories
+ * name the locale LC_CTYPE names (the usual LANG=… or LC_ALL=…); otherwise the whole of
+ * setlocale (LC_ALL, "") runs, so that a locale that does not load in one category leaves
+ * every category in C, as it always did. */
+static void
+set_locale_from_environment (void)
+{
+  static const int used[] = { LC_CTYPE, LC_NUMERIC, LC_MESSAGES };
+  static const char *const unused[] = {
+    "LC_COLLATE", "LC_TIME", "LC_MONETARY", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+    "LC_MEASUREMENT", "LC_IDENTIFICATION",
+  };
+  const char *lang = locale_variable ("LANG");
+  const char *ctype = locale_variable ("LC_CTYPE");
+
+  /* LC_ALL, when set, names the locale of every category; else a category's own variable,
+   * else LANG */
+  if (locale_variable ("LC_ALL") == NULL)
+    for (guint k = 0; k < G_N_ELEMENTS (unused); k++)
+      {
+        const char *v = locale_variable (unused[k]);
+        if (g_strcmp0 (v ? v : lang, ctype ? ctype : lang) != 0)
+          {
+            setlocale (LC_ALL, "");
+            return;
+          }
+      }
+  for (guint k = 0; k < G_N_ELEMENTS (used); k++)
+    if (setlocale (used[k], "") == NULL)
+      {
+        /* as setlocale (LC_ALL, "") fails: nothing changed */
+        for (guint j = 0; j < k; j++)
+          setlocale (used[j], "C");
+        return;
+      }
+}
 
 /* The locale and the translations: installed in LOCALEDIR, or the build tree's po/ for a
  * program run from the build tree (build.ninja two levels above it).  Numbers in files
@@ -35,7 +84,7 @@ cml_cli_init_i18n (void)
   g_autofree char *ninja = dir ? g_build_filename (dir, "..", "..", "build.ninja", NULL) : NULL;
   g_autofree char *build_po = dir ? g_build_filename (dir, "..", "..", "po", NULL) : NULL;
 
-  setlocale (LC_ALL, "");
+  set_locale_from_environment ();
   bindtextdomain (GETTEXT_PACKAGE, ninja && g_file_test (ninja, G_FILE_TEST_IS_REGULAR) ? build_po : LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);

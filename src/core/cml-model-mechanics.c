@@ -21,7 +21,7 @@ load_model_group (Loader *ld)
   static const char *known[] = { "name", "title", "description", "about", "citation", "source", "errata",
                                  "time-unit", NULL };
 
-  if (!g_key_file_has_group (ld->kf, "model"))
+  if (!kf_has_group (ld, "model"))
     return fail (ld, 1, 0, CML_ERROR_MODEL, "missing group [model] (with name and title)");
   if (!check_keys (ld, "model", known))
     return FALSE;
@@ -61,12 +61,12 @@ gboolean
 load_parameters (Loader *ld)
 {
   CmlModel *model = ld->model;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "parameters", NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, "parameters");
 
   for (int i = 0; keys && keys[i]; i++)
     {
       int line = line_of (ld, "parameters", keys[i]);
-      g_autofree char *v = g_key_file_get_value (ld->kf, "parameters", keys[i], NULL);
+      g_autofree char *v = kf_value (ld, "parameters", keys[i]);
       g_autoptr (GPtrArray) parts = split_top (v, '|', NULL);
       CmlParam *par;
       int sym;
@@ -179,7 +179,7 @@ load_algebroid_names (Loader *ld)
   static const char *known[] = { "base", "fibre", "sections", "momenta", NULL };
   g_autofree char *base = NULL, *fibre = NULL, *sections = NULL, *momenta = NULL;
 
-  if (!g_key_file_has_group (ld->kf, "algebroid"))
+  if (!kf_has_group (ld, "algebroid"))
     return fail (ld, 1, 0, CML_ERROR_MODEL, "missing group [algebroid] (base and fibre coordinates)");
   if (!check_keys (ld, "algebroid", known))
     return FALSE;
@@ -261,7 +261,7 @@ load_anchor (Loader *ld)
 {
   CmlModel *model = ld->model;
   CmlExprCtx *ctx = model->ctx;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "anchor", NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, "anchor");
 
   model->anchor = g_new (CmlExpr *, MAX (model->m * model->n, 1));
   for (guint k = 0; k < model->m * model->n; k++)
@@ -277,7 +277,7 @@ load_anchor (Loader *ld)
           return fail (ld, p->line, 0, CML_ERROR_UNKNOWN_NAME, "“%s” is not a section (sections: %s)",
                        keys[k], list);
         }
-      g_autofree char *v = g_key_file_get_value (ld->kf, "anchor", keys[k], NULL);
+      g_autofree char *v = kf_value (ld, "anchor", keys[k]);
       g_autoptr (GArray) offs = g_array_new (FALSE, FALSE, sizeof (int));
       g_autoptr (GPtrArray) items = split_top (v, ';', offs);
       for (guint j = 0; j < items->len; j++)
@@ -352,7 +352,7 @@ load_brackets (Loader *ld)
   CmlModel *model = ld->model;
   CmlExprCtx *ctx = model->ctx;
   guint n = model->n;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "brackets", NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, "brackets");
   g_autofree gboolean *given = g_new0 (gboolean, n * n);
   g_autofree int *sec_sym = g_new (int, n);
 
@@ -497,11 +497,11 @@ load_dynamics (Loader *ld)
   static const char *known[] = { "lagrangian", "constraints", "solve-for", NULL };
   g_autofree char *kind = NULL;
 
-  if (!g_key_file_has_group (ld->kf, "dynamics"))
+  if (!kf_has_group (ld, "dynamics"))
     return fail (ld, 1, 0, CML_ERROR_MODEL, "missing group [dynamics] (with the lagrangian)");
   if (!check_keys (ld, "dynamics", known))
     return FALSE;
-  if (!g_key_file_has_key (ld->kf, "dynamics", "lagrangian", NULL))
+  if (!kf_has_key (ld, "dynamics", "lagrangian"))
     return fail (ld, line_of (ld, "dynamics", NULL), 0, CML_ERROR_MODEL, "[dynamics] needs a lagrangian");
   model->lagrangian_line = line_of (ld, "dynamics", "lagrangian");
   model->lagrangian = parse_key (ld, "dynamics", "lagrangian",
@@ -520,7 +520,7 @@ load_dynamics (Loader *ld)
     return fail (ld, line_of (ld, "dynamics", "constraints"), 0, CML_ERROR_MODEL,
                  "constraints must be none, nonholonomic or vakonomic, not “%s”", kind);
 
-  gboolean has_group = g_key_file_has_group (ld->kf, "constraints");
+  gboolean has_group = kf_has_group (ld, "constraints");
   model->constraints_line = has_group ? line_of (ld, "constraints", NULL) : line_of (ld, "dynamics", "constraints");
   if (model->kind == CML_CONSTRAINTS_NONE && has_group)
     return fail (ld, line_of (ld, "constraints", NULL), 0, CML_ERROR_MODEL,
@@ -529,7 +529,7 @@ load_dynamics (Loader *ld)
     return fail (ld, line_of (ld, "dynamics", "constraints"), 0, CML_ERROR_MODEL,
                  "%s constraints need a [constraints] group", kind);
 
-  g_auto (GStrv) keys = has_group ? g_key_file_get_keys (ld->kf, "constraints", NULL, NULL) : NULL;
+  g_auto (GStrv) keys = has_group ? kf_keys (ld, "constraints") : NULL;
   if (has_group && (keys == NULL || keys[0] == NULL))
     return fail (ld, line_of (ld, "constraints", NULL), 0, CML_ERROR_MODEL, "[constraints] is empty");
 
@@ -564,7 +564,7 @@ load_dynamics (Loader *ld)
     }
   else if (model->kind == CML_CONSTRAINTS_VAKONOMIC)
     {
-      if (g_key_file_has_key (ld->kf, "dynamics", "solve-for", NULL))
+      if (kf_has_key (ld, "dynamics", "solve-for"))
         return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_MODEL,
                      "solve-for is for nonholonomic constraints and singular Lagrangians; the velocities of a "
                      "vakonomic system follow from its momenta (its constraints are graphs y = Psi)");
@@ -608,12 +608,12 @@ load_dynamics (Loader *ld)
 gboolean
 load_definitions (Loader *ld)
 {
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "definitions", NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, "definitions");
 
   for (int k = 0; keys && keys[k]; k++)
     {
       int line = line_of (ld, "definitions", keys[k]);
-      g_autofree char *what = g_strdup_printf ("the definition of “%s”", keys[k]);
+      g_autofree char *what = g_strconcat ("the definition of “", keys[k], "”", NULL);
       CmlExpr *e = parse_key (ld, "definitions", keys[k],
                               SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_RECON, what);
       if (e == NULL)
@@ -632,7 +632,7 @@ gboolean
 declare_reconstruction (Loader *ld)
 {
   CmlModel *model = ld->model;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "reconstruction", NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, "reconstruction");
 
   if (keys && g_strv_length (keys) > CML_MODEL_MAX_RECONSTRUCTION)
     return fail (ld, line_of (ld, "reconstruction", keys[CML_MODEL_MAX_RECONSTRUCTION]), 0, CML_ERROR_MODEL,
@@ -657,18 +657,18 @@ load_reconstruction (Loader *ld)
   for (guint k = 0; k < model->reconstruction->len; k++)
     {
       CmlNamedExpr *ne = model->reconstruction->pdata[k];
-      g_autofree char *what = g_strdup_printf ("the rate of “%s”", ne->name);
+      g_autofree char *what = g_strconcat ("the rate of “", ne->name, "”", NULL);
       ne->expr = parse_key (ld, "reconstruction", ne->name,
                             SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON, what);
       if (ne->expr == NULL)
         return FALSE;
     }
 
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "quaternions", NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, "quaternions");
   for (int k = 0; keys && keys[k]; k++)
     {
       int line = line_of (ld, "quaternions", keys[k]);
-      g_autofree char *v = g_key_file_get_value (ld->kf, "quaternions", keys[k], NULL);
+      g_autofree char *v = kf_value (ld, "quaternions", keys[k]);
       g_autoptr (GPtrArray) names = name_list (v);
       if (names->len != 4)
         return fail (ld, line, 0, CML_ERROR_MODEL, "a quaternion has 4 components, not %u", names->len);
@@ -696,20 +696,20 @@ load_monitors (Loader *ld)
 {
   CmlModel *model = ld->model;
   CmlExprCtx *ctx = model->ctx;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "monitors", NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, "monitors");
   g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr (GPtrArray) exprs = g_ptr_array_new ();
 
   for (int k = 0; keys && keys[k]; k++)
     {
       CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
-      g_autofree char *what = g_strdup_printf ("the monitor “%s”", keys[k]);
+      g_autofree char *what = g_strconcat ("the monitor “", keys[k], "”", NULL);
       ne->name = g_strdup (keys[k]);
       ne->line = line_of (ld, "monitors", keys[k]);
       g_ptr_array_add (model->monitors, ne);
       {
         /* "expression" or "expression | conserved" */
-        g_autofree char *v = g_key_file_get_value (ld->kf, "monitors", keys[k], NULL);
+        g_autofree char *v = kf_value (ld, "monitors", keys[k]);
         g_autoptr (GPtrArray) parts = split_top (v, '|', NULL);
         Pos *p = pos_of (ld, "monitors", keys[k]);
         if (parts->len > 2)
@@ -764,10 +764,10 @@ declare_multipliers (Loader *ld)
   for (guint a = 0; a < model->constraints->len; a++)
     {
       CmlNamedExpr *ne = model->constraints->pdata[a];
-      g_autofree char *name = g_strdup_printf ("%s_%s", vak ? "mu" : "lambda", ne->name);
+      g_autofree char *name = g_strconcat (vak ? "mu_" : "lambda_", ne->name, NULL);
       model->multiplier_sym[a] = -1;
       if (cml_expr_ctx_lookup (model->ctx, name) >= 0 || !is_identifier (name)
-          || g_key_file_has_key (ld->kf, "monitors", name, NULL))
+          || kf_has_key (ld, "monitors", name))
         continue;
       model->multiplier_sym[a] = cml_expr_ctx_intern (model->ctx, name);
       g_hash_table_insert (ld->kinds, GINT_TO_POINTER (model->multiplier_sym[a]), GINT_TO_POINTER (SYM_MULTIPLIER));
@@ -794,12 +794,12 @@ gboolean
 load_initial (Loader *ld)
 {
   CmlModel *model = ld->model;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, "initial", NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, "initial");
 
   for (int k = 0; keys && keys[k]; k++)
     {
       int line = line_of (ld, "initial", keys[k]);
-      g_autofree char *v = g_key_file_get_value (ld->kf, "initial", keys[k], NULL);
+      g_autofree char *v = kf_value (ld, "initial", keys[k]);
       double val;
       if (!is_state_name (ld, keys[k]))
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,

@@ -18,7 +18,7 @@ static gboolean
 load_name_texts (Loader *ld, const char *group, GHashTable *table)
 {
   CmlModel *model = ld->model;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, group, NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, group);
 
   for (int k = 0; keys && keys[k]; k++)
     {
@@ -52,7 +52,7 @@ load_output (Loader *ld)
 
   if (!check_keys (ld, "output", known))
     return FALSE;
-  if (g_key_file_has_key (ld->kf, "output", "columns", NULL))
+  if (kf_has_key (ld, "output", "columns"))
     {
       g_autofree char *v = get_string (ld, "output", "columns");
       g_autoptr (GPtrArray) names = name_list (v);
@@ -110,7 +110,7 @@ load_preset (Loader *ld, const char *group)
 {
   CmlModel *model = ld->model;
   CmlPreset *pr = g_new0 (CmlPreset, 1);
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, group, NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, group);
 
   pr->name = g_strstrip (g_strdup (group + strlen ("preset ")));
   pr->values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -129,7 +129,7 @@ load_preset (Loader *ld, const char *group)
       if (par == NULL && !is_state_name (ld, keys[k]))
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
                      "“%s” is not a parameter or an initial datum", keys[k]);
-      g_autofree char *v = g_key_file_get_value (ld->kf, group, keys[k], NULL);
+      g_autofree char *v = kf_value (ld, group, keys[k]);
       double val;
       if (!eval_constant (ld, group, keys[k], g_strstrip (v), &val))
         return FALSE;
@@ -201,7 +201,7 @@ load_scene_object (Loader *ld, const char *group)
   CmlModel *model = ld->model;
   CmlSceneObject *so = g_new0 (CmlSceneObject, 1);
   const SceneType *st = NULL;
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, group, NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, group);
   int gline = line_of (ld, group, NULL);
 
   so->name = g_strstrip (g_strdup (group + strlen ("scene ")));
@@ -236,7 +236,7 @@ load_scene_object (Loader *ld, const char *group)
       if (j == 6 || st->keys[j] == NULL)
         return fail (ld, line, 0, CML_ERROR_MODEL, "a %s has no property “%s”", st->type, keys[k]);
       Pos *p = pos_of (ld, group, keys[k]);
-      g_autofree char *v = g_key_file_get_value (ld->kf, group, keys[k], NULL);
+      g_autofree char *v = kf_value (ld, group, keys[k]);
       g_autoptr (GArray) offs = g_array_new (FALSE, FALSE, sizeof (int));
       g_autoptr (GPtrArray) parts = split_top (g_strstrip (v), ',', offs);
       if ((int) parts->len != st->arity[j])
@@ -244,9 +244,9 @@ load_scene_object (Loader *ld, const char *group)
                      keys[k], st->type, st->arity[j], parts->len);
       GPtrArray *exprs = g_ptr_array_new ();
       g_hash_table_insert (so->props, g_strdup (keys[k]), exprs);
+      g_autofree char *what = g_strconcat ("“", keys[k], "” of the scene object “", so->name, "”", NULL);
       for (guint c = 0; c < parts->len; c++)
         {
-          g_autofree char *what = g_strdup_printf ("“%s” of the scene object “%s”", keys[k], so->name);
           CmlExpr *e = parse_at (ld, parts->pdata[c], line, p->value_col + g_array_index (offs, int, c),
                                  SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR
                                    | SYM_MULTIPLIER,
@@ -282,7 +282,7 @@ load_reference (Loader *ld)
   const SymKind observable = SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR;
   g_auto (GStrv) keys = NULL;
 
-  if (!g_key_file_has_group (ld->kf, "reference"))
+  if (!kf_has_group (ld, "reference"))
     return TRUE;
 
   /* the initial values: one NAME_0 per observable, unless the model already uses that
@@ -292,7 +292,7 @@ load_reference (Loader *ld)
     {
       if (!(sym_kind (ld, (int) id) & observable))
         continue;
-      g_autofree char *zero = g_strdup_printf ("%s_0", cml_expr_ctx_symbol_name (ctx, (int) id));
+      g_autofree char *zero = g_strconcat (cml_expr_ctx_symbol_name (ctx, (int) id), "_0", NULL);
       if (cml_expr_ctx_lookup (ctx, zero) >= 0)
         return fail (ld, line_of (ld, "reference", NULL), 0, CML_ERROR_MODEL,
                      "[reference] writes the value of “%s” at t = 0 as “%s”, but the model has a %s of that "
@@ -304,12 +304,12 @@ load_reference (Loader *ld)
       g_array_append_val (model->initial_syms, is);
     }
 
-  keys = g_key_file_get_keys (ld->kf, "reference", NULL, NULL);
+  keys = kf_keys (ld, "reference");
   for (int k = 0; keys && keys[k]; k++)
     {
       int line = line_of (ld, "reference", keys[k]);
       int id = cml_expr_ctx_lookup (ctx, keys[k]);
-      g_autofree char *what = g_strdup_printf ("the closed form of “%s”", keys[k]);
+      g_autofree char *what = g_strconcat ("the closed form of “", keys[k], "”", NULL);
 
       if (id < 0)
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,

@@ -28,17 +28,21 @@ typedef enum
   SYM_MULTIPLIER = 1 << 10, /* a constraint's multiplier, "lambda_roll_x" (scene, units, meanings, columns) */
 } SymKind;
 
+/* Where a group or a key stands in the file, and what it holds. */
 typedef struct
 {
-  int line;
-  int value_col; /* 1-based column where the value starts */
+  int        line;
+  int        value_col; /* 1-based column where the value starts */
+  char      *value;     /* a key's value, as kf_value () gives it; NULL for a group */
+  GPtrArray *keys;      /* a group's keys (char*) in the order of the file; NULL for a key */
 } Pos;
 
 typedef struct
 {
   const char *path;
   CmlModel   *model;
-  GKeyFile   *kf;
+  GKeyFile   *kf;        /* NULL unless the file needs GKeyFile's reading (cml-model.c) */
+  GPtrArray  *groups;    /* the groups' names in the order of the file (owned by pos) */
   GHashTable *pos;       /* "group\nkey" or "group" -> Pos* */
   GHashTable *kinds;     /* symbol id -> SymKind (GINT_TO_POINTER) */
   GArray     *def_ids;   /* int */
@@ -66,6 +70,11 @@ CmlExpr    *parse_key (Loader *ld, const char *group, const char *key, guint all
 gboolean    parse_number (const char *s, double *out);
 gboolean    eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out);
 gboolean    check_keys (Loader *ld, const char *group, const char *const *known);
+gboolean    kf_has_group (Loader *ld, const char *group);
+gboolean    kf_has_key (Loader *ld, const char *group, const char *key);
+char       *kf_value (Loader *ld, const char *group, const char *key);
+char      **kf_keys (Loader *ld, const char *group);
+char      **kf_groups (Loader *ld);
 char       *get_string (Loader *ld, const char *group, const char *key);
 
 /* cml-model-mechanics.c */

@@ -6,7 +6,7 @@
  * Parsing a model file (expressions, definitions, scene) takes some 0.4 ms; listing ten
  * of them was most of what `cmlab-cli list` did.  The cache holds, for each models
  * directory, one file: per model its name, its title, and the key of the text it was read
- * from — the length and a 64-bit FNV-1a hash of the bytes.  Listing reads every model
+ * from — the length and a 64-bit hash of the bytes (text_hash).  Listing reads every model
  * file (a few kilobytes each), hashes it, and takes the title from the cache when the key
  * is the one recorded; anything else (a new or edited model, one that does not load, a
  * name that cml_model_load() would resolve elsewhere) goes through cml_model_load(), so
@@ -40,7 +40,7 @@
 #define CMLAB_VERSION "unknown"
 #endif
 
-#define TITLES_FORMAT        "cmlab-titles 1 " CMLAB_VERSION
+#define TITLES_FORMAT        "cmlab-titles 2 " CMLAB_VERSION
 #define TITLES_SUFFIX        ".titles"
 #define DEFAULT_CACHE_LIMIT  (G_GUINT64_CONSTANT (1) << 20) /* bytes */
 
@@ -59,12 +59,25 @@ entry_free (gpointer p)
   g_free (e);
 }
 
-/* 64-bit FNV-1a: a key for the text, not a defence (the directory is ours alone) */
+/* A 64-bit key for the text, not a defence (the directory is ours alone): FNV-1a taken
+ * eight bytes at a time, each step h = (h ^ w) · P followed by h ^= h >> 32 to bring the
+ * high bits down.  Every step is a bijection of h, so two texts of the same length that
+ * differ in one word always differ in their keys.  A byte at a time, the hash was most of
+ * what listing cost (the built-in models are some 80 KB). */
 static guint64
 text_hash (const char *text, gsize len)
 {
   guint64 h = G_GUINT64_CONSTANT (14695981039346656037);
-  for (gsize i = 0; i < len; i++)
+  gsize i = 0;
+
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 w;
+      memcpy (&w, text + i, 8);
+      h = (h ^ GUINT64_FROM_LE (w)) * G_GUINT64_CONSTANT (1099511628211);
+      h ^= h >> 32;
+    }
+  for (; i < len; i++)
     {
       h ^= (guchar) text[i];
       h *= G_GUINT64_CONSTANT (1099511628211);

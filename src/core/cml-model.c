@@ -3,13 +3,18 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The file is a GLib key file.  GKeyFile does not report line numbers, so a first pass
- * over the text records where every group and key stands (and rejects lines that are not
- * a group, a key = value line or a comment); every later error names that line.  Names
- * are declared in a fixed order — parameters, time, coordinates, momenta, sections,
- * reconstruction variables — before any expression is parsed, so that the parser can
- * reject unknown names.  Each category of expression then may use only some kinds of
- * names (the Lagrangian may not use a momentum, …), which is checked after parsing.
+ * The file is a GLib key file.  A first pass over the text records where every group and
+ * key stands and what each key holds (and rejects lines that are not a group, a key =
+ * value line or a comment); every later error names that line, and the groups read their
+ * keys from it.  GKeyFile, which reports no line numbers and was a quarter of the cost of
+ * loading a model, reads only a file with something on which it might differ from the
+ * line map (a carriage return, other white space than blanks after a group header, a
+ * group name it refuses, a key "Encoding"): its messages and values stay GKeyFile's
+ * there.  Names are declared in a fixed order — parameters, time, coordinates, momenta,
+ * sections, reconstruction variables — before any expression is parsed, so that the
+ * parser can reject unknown names.  Each category of expression then may use only some
+ * kinds of names (the Lagrangian may not use a momentum, …), which is checked after
+ * parsing.
  * The groups themselves are read in cml-model-mechanics.c (what defines the system) and
  * cml-model-presentation.c (how it is shown and checked).
  */
@@ -54,11 +59,31 @@ fail (Loader *ld, int line, int col, int code, const char *fmt, ...)
   return FALSE;
 }
 
+/* The line map's key of GROUP and KEY: "group\nkey" (or "group"), in BUF when it fits,
+ * else allocated into *HEAP. */
+static const char *
+pos_key (const char *group, const char *key, char *buf, gsize size, char **heap)
+{
+  gsize lg = strlen (group), lk;
+
+  if (key == NULL)
+    return group;
+  lk = strlen (key);
+  if (lg + lk + 2 > size)
+    return *heap = g_strconcat (group, "\n", key, NULL);
+  memcpy (buf, group, lg);
+  buf[lg] = '\n';
+  memcpy (buf + lg + 1, key, lk + 1);
+  return buf;
+}
+
 Pos *
 pos_of (Loader *ld, const char *group, const char *key)
 {
-  g_autofree char *k = key ? g_strdup_printf ("%s\n%s", group, key) : g_strdup (group);
-  return g_hash_table_lookup (ld->pos, k);
+  char buf[256];
+  g_autofree char *heap = NULL;
+
+  return g_hash_table_lookup (ld->pos, pos_key (group, key, buf, sizeof buf, &heap));
 }
 
 int
@@ -72,63 +97,122 @@ line_of (Loader *ld, const char *group, const char *key)
 
 /* ---- first pass: the line map ------------------------------------------------------- */
 
-static gboolean
-scan_lines (Loader *ld, const char *text)
+static void
+pos_free (gpointer p)
 {
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  Pos *pos = p;
+
+  g_free (pos->value);
+  if (pos->keys)
+    g_ptr_array_unref (pos->keys);
+  g_free (pos);
+}
+
+/* Whether GKeyFile could read the line from START to END (a group header whose stripped
+ * text runs to CLOSE, its ']') otherwise than the line map does: it allows only blanks
+ * and tabs after a header's ']', and refuses an empty group name or one with control
+ * characters. */
+static gboolean
+header_unusual (const char *start, const char *close, const char *end)
+{
+  if (close == start + 1)
+    return TRUE;
+  for (const char *c = start + 1; c < close; c++)
+    if (g_ascii_iscntrl (*c))
+      return TRUE;
+  for (const char *c = close + 1; c < end; c++)
+    if (*c != ' ' && *c != '\t')
+      return TRUE;
+  return FALSE;
+}
+
+/* Records where every group and key stands and what each key holds (the line map), and
+ * refuses the lines a model file may not have.  Returns whether the text is good; *UNUSUAL
+ * says whether it has anything on which GKeyFile, which read model files before, might
+ * differ from the map: a carriage return, a header with other white space after its ']'
+ * or a name GKeyFile refuses, or a key "Encoding" (which GKeyFile checks) — such a file
+ * is read by GKeyFile, its messages included. */
+static gboolean
+scan_lines (Loader *ld, const char *text, gboolean *unusual)
+{
   g_autofree char *group = NULL;
+  Pos *group_pos = NULL;
   guint n_groups = 0, n_keys = 0;
+  int lineno = 0;
 
-  for (int i = 0; lines[i]; i++)
+  *unusual = strchr (text, '\r') != NULL;
+  for (const char *raw = text, *next; raw != NULL; raw = next)
     {
-      const char *raw = lines[i];
-      g_autofree char *s = g_strstrip (g_strdup (raw));
-      int lineno = i + 1;
+      const char *nl = strchr (raw, '\n');
+      const char *end = nl ? nl : raw + strlen (raw);
+      const char *s = raw, *s_end = end;
 
-      if (*s == '\0' || *s == '#')
+      next = nl ? nl + 1 : NULL;
+      lineno++;
+      /* the line without the white space at either end */
+      while (s < s_end && g_ascii_isspace (*s))
+        s++;
+      while (s_end > s && g_ascii_isspace (s_end[-1]))
+        s_end--;
+      if (s == s_end || *s == '#')
         continue;
       if (*s == '[')
         {
-          const char *end = strchr (s, ']');
-          if (end == NULL || end[1] != '\0' || strchr (s + 1, '[') != NULL)
+          const char *close = memchr (s, ']', s_end - s);
+          if (close == NULL || close + 1 != s_end || memchr (s + 1, '[', s_end - s - 1) != NULL)
             return fail (ld, lineno, 0, CML_ERROR_PARSE, "a group header must look like [name]");
           g_free (group);
-          group = g_strndup (s + 1, end - s - 1);
+          group = g_strndup (s + 1, close - s - 1);
           n_keys = 0;
           if (++n_groups > CML_MODEL_MAX_GROUPS)
             return fail (ld, lineno, 0, CML_ERROR_MODEL, "more than %d groups, the limit for a model",
                          CML_MODEL_MAX_GROUPS);
           if (g_hash_table_contains (ld->pos, group))
             return fail (ld, lineno, 0, CML_ERROR_MODEL, "group [%s] appears twice", group);
-          Pos *p = g_new0 (Pos, 1);
-          p->line = lineno;
-          g_hash_table_insert (ld->pos, g_strdup (group), p);
+          *unusual = *unusual || header_unusual (s, close, end);
+          group_pos = g_new0 (Pos, 1);
+          group_pos->line = lineno;
+          group_pos->keys = g_ptr_array_new_with_free_func (g_free);
+          char *name = g_strdup (group);
+          g_hash_table_insert (ld->pos, name, group_pos);
+          g_ptr_array_add (ld->groups, name);
           continue;
         }
-      const char *eq = strchr (raw, '=');
+      const char *eq = memchr (raw, '=', end - raw);
       if (eq == NULL)
-        return fail (ld, lineno, 0, CML_ERROR_PARSE,
-                     "“%s” is not a key = value line, a [group] or a # comment", s);
+        {
+          g_autofree char *line = g_strndup (s, s_end - s);
+          return fail (ld, lineno, 0, CML_ERROR_PARSE,
+                       "“%s” is not a key = value line, a [group] or a # comment", line);
+        }
       if (group == NULL)
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "key before the first [group]");
       if (++n_keys > CML_MODEL_MAX_KEYS)
         return fail (ld, lineno, 0, CML_ERROR_MODEL, "more than %d keys in [%s], the limit for a group",
                      CML_MODEL_MAX_KEYS, group);
-      g_autofree char *key = g_strstrip (g_strndup (raw, eq - raw));
+      const char *key_end = eq;
+      while (key_end > s && g_ascii_isspace (key_end[-1]))
+        key_end--;
+      g_autofree char *key = g_strndup (s, key_end > s ? key_end - s : 0);
       if (*key == '\0')
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "missing key before '='");
       if (strpbrk (key, "[]") != NULL)
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "“%s” is not a valid key (no [ or ] in keys)", key);
-      g_autofree char *k = g_strdup_printf ("%s\n%s", group, key);
+      g_autofree char *k = g_strconcat (group, "\n", key, NULL);
       if (g_hash_table_contains (ld->pos, k))
         return fail (ld, lineno, 0, CML_ERROR_MODEL, "key “%s” appears twice in [%s]", key, group);
-      const char *v = eq + 1;
+      *unusual = *unusual || g_str_equal (key, "Encoding");
+      const char *v = eq + 1, *value = eq + 1;
       while (*v == ' ' || *v == '\t')
         v++;
+      while (value < end && g_ascii_isspace (*value))
+        value++;
       Pos *p = g_new0 (Pos, 1);
       p->line = lineno;
       p->value_col = (int) g_utf8_pointer_to_offset (raw, v) + 1;
+      p->value = g_strndup (value, end - value);
       g_hash_table_insert (ld->pos, g_steal_pointer (&k), p);
+      g_ptr_array_add (group_pos->keys, g_steal_pointer (&key));
     }
   return TRUE;
 }
@@ -348,7 +432,7 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
 CmlExpr *
 parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what)
 {
-  g_autofree char *v = g_key_file_get_value (ld->kf, group, key, NULL);
+  g_autofree char *v = kf_value (ld, group, key);
   Pos *p = pos_of (ld, group, key);
   return parse_at (ld, g_strstrip (v), p ? p->line : 1, p ? p->value_col : 0, allowed, what);
 }
@@ -373,7 +457,7 @@ eval_constant (Loader *ld, const char *group, const char *key, const char *text,
   Pos *p = pos_of (ld, group, key);
   int line = p ? p->line : 1, col = p ? p->value_col : 0;
   CmlModel *model = ld->model;
-  g_autofree char *what = g_strdup_printf ("the value of “%s”", key);
+  g_autofree char *what = g_strconcat ("the value of “", key, "”", NULL);
 
   if (parse_number (text, out))
     return TRUE;
@@ -397,7 +481,7 @@ eval_constant (Loader *ld, const char *group, const char *key, const char *text,
 gboolean
 check_keys (Loader *ld, const char *group, const char *const *known)
 {
-  g_auto (GStrv) keys = g_key_file_get_keys (ld->kf, group, NULL, NULL);
+  g_auto (GStrv) keys = kf_keys (ld, group);
   for (int i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (known, keys[i]))
       {
@@ -408,38 +492,103 @@ check_keys (Loader *ld, const char *group, const char *const *known)
   return TRUE;
 }
 
+/* The file's groups and keys: from the line map, or from GKeyFile for a file that needs
+ * its reading (scan_lines). */
+gboolean
+kf_has_group (Loader *ld, const char *group)
+{
+  if (ld->kf)
+    return g_key_file_has_group (ld->kf, group);
+  return pos_of (ld, group, NULL) != NULL;
+}
+
+gboolean
+kf_has_key (Loader *ld, const char *group, const char *key)
+{
+  if (ld->kf)
+    return g_key_file_has_key (ld->kf, group, key, NULL);
+  return pos_of (ld, group, key) != NULL;
+}
+
+/* KEY's value in GROUP: the text after '=' and the white space that follows it, to the
+ * end of the line; NULL when there is no such key. */
+char *
+kf_value (Loader *ld, const char *group, const char *key)
+{
+  Pos *p;
+
+  if (ld->kf)
+    return g_key_file_get_value (ld->kf, group, key, NULL);
+  p = pos_of (ld, group, key);
+  return p ? g_strdup (p->value) : NULL;
+}
+
+/* GROUP's keys in the order of the file; NULL when there is no such group. */
+char **
+kf_keys (Loader *ld, const char *group)
+{
+  Pos *p;
+  char **keys;
+
+  if (ld->kf)
+    return g_key_file_get_keys (ld->kf, group, NULL, NULL);
+  p = pos_of (ld, group, NULL);
+  if (p == NULL)
+    return NULL;
+  keys = g_new (char *, p->keys->len + 1);
+  for (guint k = 0; k < p->keys->len; k++)
+    keys[k] = g_strdup (p->keys->pdata[k]);
+  keys[p->keys->len] = NULL;
+  return keys;
+}
+
+/* The groups in the order of the file. */
+char **
+kf_groups (Loader *ld)
+{
+  char **groups;
+
+  if (ld->kf)
+    return g_key_file_get_groups (ld->kf, NULL);
+  groups = g_new (char *, ld->groups->len + 1);
+  for (guint k = 0; k < ld->groups->len; k++)
+    groups[k] = g_strdup (ld->groups->pdata[k]);
+  groups[ld->groups->len] = NULL;
+  return groups;
+}
+
 /* A key file's text value with its escapes (\s \n \t \r \\) replaced.  Not
  * g_key_file_get_string(): on a value with an unknown escape and a backslash at its end
  * it sets its GError twice (a GLib warning); here a stray backslash is kept as written. */
 static char *
 unescape_value (const char *raw)
 {
-  GString *s = g_string_sized_new (strlen (raw));
+  char *out = g_malloc (strlen (raw) + 1), *o = out; /* never longer than RAW */
+  const char *p = raw, *bs;
 
-  for (const char *p = raw; *p; p++)
+  while ((bs = strchr (p, '\\')) != NULL && bs[1] != '\0')
     {
-      if (*p != '\\' || p[1] == '\0')
+      memcpy (o, p, bs - p);
+      o += bs - p;
+      switch (bs[1])
         {
-          g_string_append_c (s, *p);
-          continue;
+        case 's':  *o++ = ' '; break;
+        case 'n':  *o++ = '\n'; break;
+        case 't':  *o++ = '\t'; break;
+        case 'r':  *o++ = '\r'; break;
+        case '\\': *o++ = '\\'; break;
+        default:   *o++ = '\\'; *o++ = bs[1]; break;
         }
-      switch (*++p)
-        {
-        case 's':  g_string_append_c (s, ' '); break;
-        case 'n':  g_string_append_c (s, '\n'); break;
-        case 't':  g_string_append_c (s, '\t'); break;
-        case 'r':  g_string_append_c (s, '\r'); break;
-        case '\\': g_string_append_c (s, '\\'); break;
-        default:   g_string_append_c (s, '\\'); g_string_append_c (s, *p); break;
-        }
+      p = bs + 2;
     }
-  return g_string_free (s, FALSE);
+  strcpy (o, p);
+  return out;
 }
 
 char *
 get_string (Loader *ld, const char *group, const char *key)
 {
-  g_autofree char *raw = g_key_file_get_value (ld->kf, group, key, NULL);
+  g_autofree char *raw = kf_value (ld, group, key);
 
   if (raw == NULL)
     return NULL;
@@ -454,7 +603,7 @@ check_groups (Loader *ld)
     "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "output",
     "reference", NULL
   };
-  g_auto (GStrv) groups = g_key_file_get_groups (ld->kf, NULL);
+  g_auto (GStrv) groups = kf_groups (ld);
 
   for (int k = 0; groups[k]; k++)
     if (!g_strv_contains (known, groups[k]) && !g_str_has_prefix (groups[k], "preset ")
@@ -492,10 +641,10 @@ CmlModel *
 cml_model_new_from_data (const char *text, const char *display_name, GError **error)
 {
   g_autoptr (CmlModel) model = NULL;
-  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GKeyFile) kf = NULL;
   g_autoptr (GError) kerr = NULL;
   Loader ld = { 0 };
-  gboolean ok;
+  gboolean ok, unusual = FALSE;
 
   g_return_val_if_fail (text != NULL, NULL);
   /* a UTF-8 byte-order mark (some editors write one) is not part of the text */
@@ -514,8 +663,8 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
 
   ld.path = model->path;
   ld.model = model;
-  ld.kf = kf;
-  ld.pos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ld.groups = g_ptr_array_new ();
+  ld.pos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, pos_free);
   ld.kinds = g_hash_table_new (g_direct_hash, g_direct_equal);
   ld.def_ids = g_array_new (FALSE, FALSE, sizeof (int));
   ld.def_exprs = g_ptr_array_new ();
@@ -533,9 +682,15 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       ok = fail (&ld, line, 0, CML_ERROR_PARSE, "the file is not UTF-8 text");
     }
   else
-    ok = scan_lines (&ld, text);
-  if (ok && !g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &kerr))
-    ok = fail (&ld, 1, 0, CML_ERROR_PARSE, "%s", kerr->message);
+    ok = scan_lines (&ld, text, &unusual);
+  /* the line map holds the file's groups and keys; a file with something on which
+   * GKeyFile might read otherwise is read by GKeyFile, as all files were before */
+  if (ok && unusual)
+    {
+      ld.kf = kf = g_key_file_new ();
+      if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &kerr))
+        ok = fail (&ld, 1, 0, CML_ERROR_PARSE, "%s", kerr->message);
+    }
 
   if (ok)
     {
@@ -548,7 +703,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
        && load_units (&ld) && load_meanings (&ld) && load_output (&ld);
   if (ok)
     {
-      g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+      g_auto (GStrv) groups = kf_groups (&ld);
       for (int k = 0; ok && groups[k]; k++)
         {
           if (g_str_has_prefix (groups[k], "preset "))
@@ -575,6 +730,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
         }
     }
 
+  g_ptr_array_unref (ld.groups);
   g_hash_table_unref (ld.pos);
   g_hash_table_unref (ld.kinds);
   g_array_unref (ld.def_ids);

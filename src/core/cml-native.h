@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A program's fast code is written out as C (cml_program_emit_c), compiled once by the
- * system's C compiler into a shared object kept in a cache and loaded with GModule.  The
+ * system's C compiler into a shared object kept in a cache and loaded with dlopen.  The
  * native function computes bit for bit what the interpreter computes; it is an
  * acceleration only, and everything works without it (no compiler, CMLAB_NATIVE=0).
  */
