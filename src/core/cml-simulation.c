@@ -29,8 +29,13 @@
 void
 fill_fast (CmlSimulation *sim, double t, const double *z)
 {
+  const guint dim = sim->sys->dim;
+
+  /* one value at a time, like the programs' own copies: a wide copy would read what was
+   * just stored one value at a time, and wait for it */
   sim->fast[0] = t;
-  memcpy (sim->fast + 1, z, sim->sys->dim * sizeof (double));
+  for (guint i = 0; i < dim; i++)
+    sim->fast[1 + i] = z[i];
 }
 
 /* The constraint functions h and their Jacobian into sim->proj_out. */
@@ -566,7 +571,8 @@ sim_rhs (double t, const double *z, double *dz, void *data)
       if (!sys->na)
         fill_fast (sim, t, z);
       cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
-      memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
+      for (guint i = 0; i < sys->dim; i++)
+        dz[i] = sim->rhs_out[i];
     }
   /* A pivot is chosen once, at a sample point; at this state it may be small against the
    * other pivots of its matrix (or 0) although the matrix is not singular.  Then the
