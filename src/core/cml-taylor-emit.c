@@ -122,6 +122,9 @@ cml_taylor_emit_c (const CmlTaylor *tp, const char *name, GString *s)
         case T_SQR:
           g_string_append_printf (s, "S[%u + k] = tk_sqr (S + %u, k);\n", D, A);
           break;
+        case T_MULC:
+          g_string_append_printf (s, "S[%u + k] = 0.0 + S[%u + k] * S[%u];\n", D, A, B);
+          break;
         case T_DIV:
           g_string_append_printf (s, "S[%u + k] = tk_div (S + %u, S[%u + k], S + %u, k);\n", D, D, A, B);
           break;

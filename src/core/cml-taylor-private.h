@@ -30,6 +30,7 @@ typedef enum
   T_ATAN2,  /* d = atan2 (a, b), q = a² + b² */
   T_ABS,    /* d = |a| */
   T_SIGN,   /* d = sign (a) */
+  T_MULC,   /* d = a b with b constant along the solution: d_[k] = 0 + a_[k] b_[0] */
 } TOpKind;
 
 typedef struct

@@ -22,6 +22,17 @@
  *   |a|, sign (a)    sign (a_[0]) a_[k], and (sign (a_[0]), 0, 0, …): smooth away from
  *                    a = 0; |a| at a_[0] = 0 gives a non-finite coefficient
  *
+ * A state whose equation is ż = 0 (a conserved momentum carried as a state) is a constant
+ * series (z_[0], 0, 0, …), and so is what is made of such series by sums, scalings and
+ * products: a product with one, c = a b with b constant, is
+ *
+ *   c_[k] = 0 + a_[k] b_[0],
+ *
+ * the number the convolution gives, bit for bit, when the coefficients are finite (its
+ * other terms are zeros, and a running sum that starts at +0 and adds zeros stays +0;
+ * +0 plus the one product is that product, or +0 for −0, as in the convolution): one
+ * multiplication per order instead of k + 1.
+ *
  * Integer powers are products (a² by the symmetric square, a^n by squaring), negative
  * ones a division, half-integer ones √a times an integer power; a^b with b varying is
  * exp (b log a).  Parts of f that depend on the parameters only are numbers, computed when
@@ -517,6 +528,68 @@ tconst_clear (gpointer p)
   g_free (k->factors);
 }
 
+/* Marks the rows that are constant series (coefficients 0 from order 1 on: the states
+ * with ż = 0 and what sums, scalings and products make of them) and turns the products
+ * with such a row into T_MULC. */
+static void
+use_constant_series (CmlTaylor *tp)
+{
+  g_autofree gboolean *flat = g_new0 (gboolean, tp->n_rows);
+  TOp *ops = (TOp *) tp->ops->data;
+  const TConst *consts = (const TConst *) tp->consts->data;
+  GHashTable *f_op = g_hash_table_new (NULL, NULL);
+
+  for (guint j = 0; j < tp->ops->len; j++)
+    g_hash_table_insert (f_op, GINT_TO_POINTER (ops[j].d), &ops[j]);
+  for (guint i = 0; i < tp->dim; i++)
+    {
+      const TOp *o = g_hash_table_lookup (f_op, GINT_TO_POINTER (tp->f_row[i]));
+      if (o != NULL && o->op == T_CONST && o->c >= 0 && consts[o->c].kind == TC_NUM
+          && consts[o->c].value == 0.0)
+        flat[1 + i] = TRUE;
+    }
+  g_hash_table_unref (f_op);
+
+  for (guint j = 0; j < tp->ops->len; j++)
+    {
+      TOp *o = &ops[j];
+      switch (o->op)
+        {
+        case T_CONST:
+          flat[o->d] = TRUE;
+          break;
+        case T_SCALE:
+        case T_SQR:
+          flat[o->d] = flat[o->a];
+          break;
+        case T_LIN:
+          {
+            const TTerm *t = &g_array_index (tp->terms, TTerm, o->first);
+            gboolean all = TRUE;
+            for (guint i = 0; i < o->n; i++)
+              all = all && (IS_CONST (t[i].src) || flat[t[i].src]);
+            flat[o->d] = all;
+            break;
+          }
+        case T_MUL:
+          if (flat[o->a] && !flat[o->b])
+            {
+              int a = o->a;
+              o->a = o->b;
+              o->b = a;
+            }
+          if (flat[o->b])
+            {
+              o->op = T_MULC;
+              flat[o->d] = flat[o->a];
+            }
+          break;
+        default:
+          break;
+        }
+    }
+}
+
 CmlTaylor *
 cml_taylor_compile (CmlExprCtx      *ctx,
                     CmlExpr *const  *rhs,
@@ -578,6 +651,8 @@ cml_taylor_compile (CmlExprCtx      *ctx,
   for (guint i = 0; i < dim && ok && !c.failed; i++)
     tp->f_row[i] = as_row (&c, compile_node (&c, rhs[i]));
   ok = ok && !c.failed;
+  if (ok)
+    use_constant_series (tp);
 
   g_free (c.sym_row);
   g_free (c.sym_param);
@@ -764,6 +839,9 @@ run_op (const CmlTaylor *tp, const TOp *o, int k)
       break;
     case T_MUL:
       D[k] = tk_mul (A, B, k);
+      break;
+    case T_MULC:
+      D[k] = 0.0 + A[k] * B[0];
       break;
     case T_SQR:
       D[k] = tk_sqr (A, k);

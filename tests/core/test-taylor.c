@@ -219,6 +219,59 @@ test_native_identical (void)
     }
 }
 
+/* A state with ż = 0 is a constant series, and products with it one multiplication per
+ * order: the coefficients are those of the same system whose third equation, ċ = p with
+ * p = 0, leaves c an ordinary series (the full convolutions), bit for bit — also for
+ * zero and negative values, where the convolutions' signed zeros show. */
+static void
+test_constant_series (void)
+{
+  static const char *const rhs[] = { "c*y", "-c*x - c*c*y + x*x*c", "0" };
+  double zs[][3] = { { 0.3, -0.7, 1.5 }, { -1.2, 0.0, -2.0 }, { 0.0, -0.0, 0.0 }, { 2.0, 1e-300, -1e10 } };
+  g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+  g_autoptr (GError) error = NULL;
+  int ids[3] = { cml_expr_ctx_intern (ctx, "x"), cml_expr_ctx_intern (ctx, "y"), cml_expr_ctx_intern (ctx, "c") };
+  int t = cml_expr_ctx_intern (ctx, "t"), p = cml_expr_ctx_intern (ctx, "p");
+  CmlExpr *fa[3], *fb[3];
+  for (int i = 0; i < 3; i++)
+    {
+      fa[i] = cml_expr_parse (ctx, rhs[i], NULL, &error);
+      g_assert_no_error (error);
+      fb[i] = i < 2 ? fa[i] : cml_expr_parse (ctx, "p", NULL, &error);
+    }
+  g_autoptr (CmlTaylor) a = cml_taylor_compile (ctx, fa, 3, t, ids, NULL, 0, ORDER, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlTaylor) b = cml_taylor_compile (ctx, fb, 3, t, ids, &p, 1, ORDER, &error);
+  g_assert_no_error (error);
+  double zero = 0.0;
+  cml_taylor_set_params (b, &zero);
+
+  /* a's products with c are the one-multiplication kind, b's are convolutions */
+  g_autoptr (GString) ca = g_string_new (NULL), cb = g_string_new (NULL);
+  g_assert_true (cml_taylor_emit_c (a, "fa", ca) && cml_taylor_emit_c (b, "fb", cb));
+  guint na = 0, nb = 0;
+  for (const char *q = ca->str; (q = strstr (q, "tk_mul (S")) != NULL; q++)
+    na++;
+  for (const char *q = cb->str; (q = strstr (q, "tk_mul (S")) != NULL; q++)
+    nb++;
+  g_assert_cmpuint (na, <, nb);
+
+  for (int native = 0; native < 2; native++)
+    {
+      if (native && !(cml_native_available () && attach_native (a) && attach_native (b)))
+        break;
+      for (guint i = 0; i < G_N_ELEMENTS (zs); i++)
+        {
+          double xa[3 * (ORDER + 1)], xb[3 * (ORDER + 1)];
+          cml_taylor_jet (a, 0.25, zs[i], xa);
+          cml_taylor_jet (b, 0.25, zs[i], xb);
+          if (memcmp (xa, xb, sizeof xa) != 0)
+            g_error ("state %u (%s): the constant series' products differ from the convolutions", i,
+                     native ? "native" : "interpreted");
+        }
+    }
+}
+
 /* ---- built-in models ------------------------------------------------------------------ */
 
 static const char *const builtins[] = {
@@ -508,6 +561,7 @@ main (int argc, char **argv)
   g_test_add_func ("/taylor/state-recurrences", test_state_recurrences);
   g_test_add_func ("/taylor/native-identical", test_native_identical);
   g_test_add_func ("/taylor/builtins-native", test_builtins_native);
+  g_test_add_func ("/taylor/constant-series", test_constant_series);
   g_test_add_func ("/taylor/reference", test_reference);
   g_test_add_func ("/taylor/convergence", test_convergence);
   g_test_add_func ("/taylor/tolerance-per-component", test_tolerance_per_component);
