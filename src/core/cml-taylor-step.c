@@ -76,7 +76,7 @@ step_size (const CmlTaylor *tp, const CmlIntegratorOptions *o)
     }
   double r1 = isfinite (q1) ? pow (q1, 1.0 / (p - 1)) : INFINITY;
   double r2 = isfinite (q2) ? pow (q2, 1.0 / p) : INFINITY;
-  return MIN (r1, r2) * exp (-2.0 - 0.7 / (p - 1));
+  return MIN (r1, r2) * tp->step_factor;
 }
 
 static gboolean

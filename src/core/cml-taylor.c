@@ -671,6 +671,7 @@ cml_taylor_compile (CmlExprCtx      *ctx,
   tp->z_b = g_new0 (double, dim);
   tp->z_out = g_new0 (double, dim);
   tp->X = g_new0 (double, (gsize) dim * tp->N);
+  tp->step_factor = exp (-2.0 - 0.7 / (order - 1.0));
   taylor_prepare (tp);
   return g_steal_pointer (&tp);
 }
