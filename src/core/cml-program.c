@@ -665,6 +665,23 @@ cml_program_n_fast_instructions (const CmlProgram *prog)
  * cml_program_prepare() filled.  Nothing of a model's text reaches the source: only
  * numbers and register indices. */
 
+/* PREFIX, then V in decimal, then SUFFIX: what "PREFIX%uSUFFIX" prints, without printf (the
+ * C text is written at every start, to find the cached object by its digest). */
+static void
+append_uint (GString *s, const char *prefix, guint v, const char *suffix)
+{
+  char b[12];
+  int n = 0;
+
+  g_string_append (s, prefix);
+  do
+    b[n++] = (char) ('0' + v % 10);
+  while ((v /= 10) != 0);
+  while (n > 0)
+    g_string_append_c (s, b[--n]);
+  g_string_append (s, suffix);
+}
+
 /* V as an exact C hexadecimal literal, as "%a" writes it in the C locale — but never with
  * a decimal comma: "%a" follows LC_NUMERIC, and 0x1,33p-1 is not C.  V is finite. */
 static void
@@ -687,15 +704,17 @@ append_hex_double (GString *s, double v)
   g_string_append (s, exp == 0 ? "0x0" : "0x1");
   if (mant != 0)
     {
-      char digits[14];
+      char digits[13];
       int n = 13;
-      g_snprintf (digits, sizeof digits, "%013" G_GINT64_MODIFIER "x", mant);
+      for (int i = 12; i >= 0; i--, mant >>= 4)
+        digits[i] = "0123456789abcdef"[mant & 0xf];
       while (n > 0 && digits[n - 1] == '0')
         n--;
       g_string_append_c (s, '.');
       g_string_append_len (s, digits, n);
     }
-  g_string_append_printf (s, "p%+d", exp == 0 ? -1022 : exp - 1023);
+  int e = exp == 0 ? -1022 : exp - 1023;
+  append_uint (s, e < 0 ? "p-" : "p+", (guint) ABS (e), "");
 }
 
 static void
@@ -712,12 +731,12 @@ emit_operand (GString          *s,
       if (r == 0)
         g_string_append (s, "t");
       else if (r <= n_state)
-        g_string_append_printf (s, "z[%u]", r - 1);
+        append_uint (s, "z[", r - 1, "]");
       else
-        g_string_append_printf (s, "aux[%u]", r - 1 - n_state);
+        append_uint (s, "aux[", r - 1 - n_state, "]");
     }
   else if (is_local[r])
-    g_string_append_printf (s, "v%u", r);
+    append_uint (s, "v", r, "");
   else if (is_const[r] && isfinite (const_of[r]))
     {
       g_string_append_c (s, '(');
@@ -725,7 +744,7 @@ emit_operand (GString          *s,
       g_string_append_c (s, ')');
     }
   else
-    g_string_append_printf (s, "R[%u]", r);
+    append_uint (s, "R[", r, "]");
 }
 
 #define OP_TEXT(OPC, STMT) [OPC] = #STMT,
@@ -778,7 +797,7 @@ cml_program_emit_c (const CmlProgram *prog,
       g_string_append (s, "  double");
       for (guint r = 0; r < prog->n_regs; r++)
         if (is_local[r])
-          g_string_append_printf (s, "%s v%u", k++ ? "," : "", r);
+          append_uint (s, k++ ? ", v" : " v", r, "");
       g_string_append (s, ";\n");
     }
 
@@ -791,7 +810,7 @@ cml_program_emit_c (const CmlProgram *prog,
       /* the interpreter's own statement, its registers replaced by C operands */
       if (!g_str_has_prefix (p, "r[ins->d] = "))
         return FALSE;
-      g_string_append_printf (s, "  v%u = ", ins->d);
+      append_uint (s, "  v", ins->d, " = ");
       for (p += strlen ("r[ins->d] = "); *p != '\0';)
         if (g_str_has_prefix (p, "r[ins->") && p[8] == ']')
           {
@@ -805,9 +824,9 @@ cml_program_emit_c (const CmlProgram *prog,
   for (guint i = 0; i < prog->n_outputs; i++)
     {
       if (i < n_out0)
-        g_string_append_printf (s, "  o0[%u] = ", i);
+        append_uint (s, "  o0[", i, "] = ");
       else
-        g_string_append_printf (s, "  o1[%u] = ", i - n_out0);
+        append_uint (s, "  o1[", i - n_out0, "] = ");
       OPND (prog->out_reg[i]);
       g_string_append (s, ";\n");
     }
