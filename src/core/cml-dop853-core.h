@@ -30,7 +30,8 @@
  *
  *   y(t + s h) = c0 + s (c1 + s' (c2 + s (c3 + s' (c4 + s (c5 + s' (c6 + s c7)))))),  s' = 1 - s.
  *
- * The includer defines DOP_STEP_FN (the function's name), DOP_N (the dimension),
+ * The includer defines DOP_STEP_FN (the function's name), DOP_N (the dimension), maybe
+ * DOP_READS (which components the right-hand side reads, below),
  * DOP_EXTRA_PARAMS (more parameters, starting with a comma) and DOP_RHS (t, z, dz), which
  * evaluates the right-hand side: 0, 1 when it fails, 2 when this code cannot evaluate it
  * there (native code at a state where the system's own right-hand side takes another way:
@@ -88,6 +89,15 @@ typedef struct CmlDop853Pivots
 #endif
 
 #ifdef DOP_STEP_FN
+
+/* DOP_READS (i): whether the right-hand side reads component i of its argument.  Native
+ * code knows it from the program (cml-native-step.c) and leaves the stage arguments of the
+ * others (a reconstruction coordinate, which nothing reads back) uncomputed: the stages
+ * come out the same, bit for bit.  Stage 12's argument is computed whole, for the
+ * stiffness estimate. */
+#ifndef DOP_READS
+#define DOP_READS(I) 1
+#endif
 
 /* The nodes, the Runge–Kutta matrix, the weights (Hairer, Nørsett, Wanner, §II.10; the
  * order conditions are checked in tests/core/test-dop853.c). */
@@ -295,7 +305,8 @@ DOP_STEP_FN (CmlDop853Step *s DOP_EXTRA_PARAMS)
 #define DOP_STAGE(K, C, EXPR)                                   \
   do {                                                          \
       for (i = 0; i < n; i++)                                   \
-        ys[i] = y0[i] + h * (EXPR);                             \
+        if (DOP_READS (i))                                      \
+          ys[i] = y0[i] + h * (EXPR);                           \
       s->n_rhs += 1;                                            \
       if ((rc = DOP_RHS (t + (C) * h, ys, K)) != 0)             \
         {                                                       \
@@ -454,7 +465,8 @@ DOP_STEP_FN (CmlDop853Step *s DOP_EXTRA_PARAMS)
 #define DOP_STAGE(K, C, EXPR)                                   \
   do {                                                          \
       for (i = 0; i < n; i++)                                   \
-        ys[i] = y0[i] + h * (EXPR);                             \
+        if (DOP_READS (i))                                      \
+          ys[i] = y0[i] + h * (EXPR);                           \
       s->n_rhs += 1;                                            \
       if ((rc = DOP_RHS (t + (C) * h, ys, K)) != 0)             \
         {                                                       \

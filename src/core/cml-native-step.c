@@ -77,6 +77,22 @@ cml_native_step_dop853_source (const CmlProgram *rhs_prog,
                    "}\n\n");
   g_string_append (s, "#define DOP_STEP_FN cml_dop853_step_inline\n");
   g_string_append_printf (s, "#define DOP_N %u\n", dim);
+  /* the components the right-hand side reads: the others' stage arguments are not needed */
+  {
+    guint n_in = cml_program_n_fast_inputs (rhs_prog);
+    g_autofree guint8 *read = g_new0 (guint8, MAX (n_in, 1 + dim));
+    gboolean all = TRUE;
+    cml_program_inputs_read (rhs_prog, read);
+    for (guint i = 0; i < dim; i++)
+      all = all && read[1 + i];
+    if (!all)
+      {
+        g_string_append (s, "static const unsigned char dop_reads[DOP_N] = {");
+        for (guint i = 0; i < dim; i++)
+          g_string_append (s, i ? (read[1 + i] ? ", 1" : ", 0") : (read[1 + i] ? " 1" : " 0"));
+        g_string_append (s, " };\n#define DOP_READS(I) dop_reads[I]\n");
+      }
+  }
   g_string_append (s,
                    "#define DOP_EXTRA_PARAMS , const double *aux, const double *R, double *o1, "
                    "const CmlDop853Pivots *pc\n"

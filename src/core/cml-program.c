@@ -835,6 +835,35 @@ cml_program_emit_c (const CmlProgram *prog,
   return TRUE;
 }
 
+void
+cml_program_inputs_read (const CmlProgram *prog, guint8 *read)
+{
+  g_return_if_fail (prog != NULL && read != NULL);
+
+  memset (read, 0, prog->n_fast);
+  for (guint i = 0; i < prog->n_fast_code; i++)
+    {
+      const Instr *ins = &prog->fast_code[i];
+      const char *p = op_text[ins->op];
+      /* the operands the instruction's statement uses */
+      if (strstr (p, "r[ins->a]") && ins->a < prog->n_fast)
+        read[ins->a] = 1;
+      if (strstr (p, "r[ins->b]") && ins->b < prog->n_fast)
+        read[ins->b] = 1;
+      if (strstr (p, "r[ins->c]") && ins->c < prog->n_fast)
+        read[ins->c] = 1;
+    }
+  for (guint i = 0; i < prog->n_outputs; i++)
+    if (prog->out_reg[i] < prog->n_fast)
+      read[prog->out_reg[i]] = 1;
+}
+
+guint
+cml_program_n_fast_inputs (const CmlProgram *prog)
+{
+  return prog->n_fast;
+}
+
 /* Each part of cml_program_emit_c's text at its longest: an operand is at most
  * "(-0x1.fffffffffffffp+1023)" (26 bytes) where the interpreter's statement has
  * "r[ins->a]" (9), a statement adds "  v4294967295 = ;\n", a local " v4294967295,", an

@@ -51,6 +51,10 @@ void  cml_program_run_unmerged (const CmlProgram *prog, const double *fast, doub
  * (and not much more), without writing it: native code is requested only for programs
  * whose C stays within CML_PROGRAM_MAX_C_BYTES; larger ones run in the interpreter. */
 gsize cml_program_estimate_c_size (const CmlProgram *prog, const char *name);
+/* Which of the fast inputs (0: t, 1 … n_state: the state, then aux) the program reads,
+ * into READ (n_fast entries, 1 or 0): an instruction's operand or an output. */
+void  cml_program_inputs_read (const CmlProgram *prog, guint8 *read);
+guint cml_program_n_fast_inputs (const CmlProgram *prog);
 #define CML_PROGRAM_MAX_C_BYTES (4 * 1024 * 1024)
 /* Fills the slow part of REGS from SLOW (n_slow values, in compile order).
  * Call once after the parameters change.  No allocation. */
