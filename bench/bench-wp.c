@@ -276,8 +276,10 @@ process_point (BenchWpModel *m, const char *cli, const char *tmp, const WpMethod
     {
       int status = -1;
       double t0 = wall_s ();
-      if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL,
-                         NULL, &status, NULL)
+      /* by vfork (descriptors left open), as bench-startup.c spawns */
+      if (!g_spawn_sync (NULL, argv, NULL,
+                         G_SPAWN_LEAVE_DESCRIPTORS_OPEN | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                         NULL, NULL, NULL, NULL, &status, NULL)
           || !g_spawn_check_wait_status (status, NULL))
         return FALSE;
       if (r > 0) /* the first run fills the native-code cache */
