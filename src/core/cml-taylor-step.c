@@ -14,10 +14,10 @@
  * so that the first neglected terms of every component are about ε s_i: its error per step
  * is about atol + rtol |z_i|, whatever the size of the other components (Jorba and Zou take
  * norms of the whole state, which lets one large component, a coordinate drifting far from
- * the origin, loosen the tolerance of all the others).  No step is rejected.  A step is never shortened to land on an output
- * time: the output at t1 inside a step is its Taylor polynomial at t1 − t_a (Horner),
- * projected like the states the steps end at; the next call goes on from the end of the
- * step (t_b, z_b).  When the caller gives back a state other than the one last returned,
+ * the origin, loosen the tolerance of all the others).  No step is rejected.  A step is
+ * never shortened to land on an output time: the output at t1 inside a step is its Taylor
+ * polynomial at t1 − t_a (Horner), projected like the states the steps end at; the next
+ * call goes on from the end of the step (t_b, z_b).  When the caller gives back a state other than the one last returned,
  * or the direction of time changes, the steps start again from that state.
  */
 #define G_LOG_DOMAIN "cml-taylor"
