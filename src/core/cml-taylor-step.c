@@ -17,8 +17,9 @@
  * the origin, loosen the tolerance of all the others).  No step is rejected.  A step is
  * never shortened to land on an output time: the output at t1 inside a step is its Taylor
  * polynomial at t1 − t_a (Horner), projected like the states the steps end at; the next
- * call goes on from the end of the step (t_b, z_b).  When the caller gives back a state other than the one last returned,
- * or the direction of time changes, the steps start again from that state.
+ * call goes on from the end of the step (t_b, z_b).  When the caller gives back a state
+ * other than the one last returned, or the direction of time changes, the steps start
+ * again from that state.
  */
 #define G_LOG_DOMAIN "cml-taylor"
 
