@@ -378,8 +378,8 @@ term_cmp (Printer *pr,
 
 void print_expr (Printer *pr, CmlExpr *e, int need);
 
-static const char *
-func_name (CmlFunc fn)
+const char *
+cml_expr_func_name (CmlFunc fn)
 {
   switch (fn)
     {
@@ -423,7 +423,7 @@ pretty_func_name (CmlFunc fn)
     case CML_FN_ABS:
     case CML_FN_SIGN:
     case CML_FN_ATAN2:
-    default: return func_name (fn);
+    default: return cml_expr_func_name (fn);
     }
 }
 
@@ -1003,7 +1003,7 @@ print_body (Printer *pr,
           g_string_append_c (pr->s, '|');
           break;
         }
-      g_string_append (pr->s, pr->pretty ? pretty_func_name ((CmlFunc) e->fn) : func_name ((CmlFunc) e->fn));
+      g_string_append (pr->s, pr->pretty ? pretty_func_name ((CmlFunc) e->fn) : cml_expr_func_name ((CmlFunc) e->fn));
       g_string_append_c (pr->s, '(');
       for (guint i = 0; i < e->n; i++)
         {
@@ -1121,7 +1121,7 @@ estimate_length (const CmlExprCtx *ctx,
       break;
     case CML_EXPR_FUNC:
     case CML_EXPR_FUNC2: /* "sin(a)", "atan2(a, b)" */
-      len += strlen (func_name ((CmlFunc) e->fn)) + 2.0 + 2.0 * (e->n - 1);
+      len += strlen (cml_expr_func_name ((CmlFunc) e->fn)) + 2.0 + 2.0 * (e->n - 1);
       break;
     case CML_EXPR_NUM:
     case CML_EXPR_SYM:

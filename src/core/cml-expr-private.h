@@ -102,5 +102,8 @@ CmlExpr *mul_list (CmlExprCtx *ctx, double coef, CmlExpr *const *in, guint n_in)
 CmlExpr *mul_coef (CmlExprCtx *ctx, double c, CmlExpr *e);
 gboolean fold_pow (double base, double exp, double *result);
 CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
+/* The name of FN in the model language ("?" for none), which is also libm's for the
+ * functions libm has. */
+const char *cml_expr_func_name (CmlFunc fn);
 
 G_END_DECLS

@@ -684,8 +684,8 @@ append_uint (GString *s, const char *prefix, guint v, const char *suffix)
 
 /* V as an exact C hexadecimal literal, as "%a" writes it in the C locale — but never with
  * a decimal comma: "%a" follows LC_NUMERIC, and 0x1,33p-1 is not C.  V is finite. */
-static void
-append_hex_double (GString *s, double v)
+void
+cml_program_append_c_double (GString *s, double v)
 {
   guint64 bits, mant;
   int exp;
@@ -740,7 +740,7 @@ emit_operand (GString          *s,
   else if (is_const[r] && isfinite (const_of[r]))
     {
       g_string_append_c (s, '(');
-      append_hex_double (s, const_of[r]);
+      cml_program_append_c_double (s, const_of[r]);
       g_string_append_c (s, ')');
     }
   else

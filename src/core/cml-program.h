@@ -54,6 +54,9 @@ gsize cml_program_estimate_c_size (const CmlProgram *prog, const char *name);
 /* Which of the fast inputs (0: t, 1 … n_state: the state, then aux) the program reads,
  * into READ (n_fast entries, 1 or 0): an instruction's operand or an output. */
 void  cml_program_inputs_read (const CmlProgram *prog, guint8 *read);
+/* Appends the finite V as an exact C hexadecimal literal (what "%a" writes in the C
+ * locale), as the generated C text writes its numbers. */
+void  cml_program_append_c_double (GString *s, double v);
 guint cml_program_n_fast_inputs (const CmlProgram *prog);
 #define CML_PROGRAM_MAX_C_BYTES (4 * 1024 * 1024)
 /* Fills the slow part of REGS from SLOW (n_slow values, in compile order).

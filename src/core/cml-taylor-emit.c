@@ -8,60 +8,28 @@
 #define G_LOG_DOMAIN "cml-taylor"
 
 #include "cml-taylor-private.h"
+#include "cml-expr-private.h"
+#include "cml-program.h"
 
 #include <math.h>
 #include <string.h>
 
-/* V as an exact C hexadecimal literal, whatever the locale. */
+/* V as an exact C hexadecimal literal in parentheses, as the programs' C text writes it. */
 static void
 append_hex (GString *s, double v)
 {
-  guint64 bits, mant;
-  int exp;
-
-  memcpy (&bits, &v, sizeof bits);
-  mant = bits & G_GUINT64_CONSTANT (0xfffffffffffff);
-  exp = (int) ((bits >> 52) & 0x7ff);
   g_string_append_c (s, '(');
-  if (bits >> 63)
-    g_string_append_c (s, '-');
-  if (exp == 0 && mant == 0)
-    {
-      g_string_append (s, "0x0p+0)");
-      return;
-    }
-  g_string_append (s, exp == 0 ? "0x0" : "0x1");
-  if (mant != 0)
-    {
-      char digits[14];
-      int n = 13;
-      g_snprintf (digits, sizeof digits, "%013" G_GINT64_MODIFIER "x", mant);
-      while (n > 0 && digits[n - 1] == '0')
-        n--;
-      g_string_append_c (s, '.');
-      g_string_append_len (s, digits, n);
-    }
-  g_string_append_printf (s, "p%+d)", exp == 0 ? -1022 : exp - 1023);
+  cml_program_append_c_double (s, v);
+  g_string_append_c (s, ')');
 }
 
+/* The libm function of a T_DP or T_DQ operation's value at order 0: the model language's
+ * name of its function, which is libm's; NULL for none. */
 static const char *
 f0_name (guint8 fn)
 {
-  switch (fn)
-    {
-    case CML_FN_SIN: return "sin";
-    case CML_FN_COS: return "cos";
-    case CML_FN_TAN: return "tan";
-    case CML_FN_ASIN: return "asin";
-    case CML_FN_ACOS: return "acos";
-    case CML_FN_ATAN: return "atan";
-    case CML_FN_SINH: return "sinh";
-    case CML_FN_COSH: return "cosh";
-    case CML_FN_TANH: return "tanh";
-    case CML_FN_EXP: return "exp";
-    case CML_FN_LOG: return "log";
-    default: return NULL;
-    }
+  const char *name = cml_expr_func_name ((CmlFunc) fn);
+  return g_str_equal (name, "?") ? NULL : name;
 }
 
 gboolean
