@@ -371,28 +371,44 @@ no_rhs (double t, const double *z, double *dz, void *data)
   return 1;
 }
 
-/* x' = v, v' = -x (and a forcing term in t): the harmonic oscillator. */
+/* The Taylor integrator of ż = f(z) for the states NAMES with right-hand sides RHS (DIM of
+ * each), at rtol = atol = TOL; its program into *OUT when OUT is given. */
 static CmlIntegrator *
-oscillator (double tol, CmlTaylor **out)
+taylor_ode (guint dim, const char *const *names, const char *const *rhs, double tol, CmlTaylor **out)
 {
   CmlExprCtx *ctx = cml_expr_ctx_new ();
   g_autoptr (GError) error = NULL;
-  int ids[2] = { cml_expr_ctx_intern (ctx, "x"), cml_expr_ctx_intern (ctx, "v") };
+  g_autofree int *ids = g_new (int, dim);
+  g_autofree CmlExpr **f = g_new (CmlExpr *, dim);
   int t = cml_expr_ctx_intern (ctx, "t");
-  CmlExpr *f[2] = { cml_expr_parse (ctx, "v", NULL, &error), cml_expr_parse (ctx, "-x", NULL, &error) };
+  for (guint i = 0; i < dim; i++)
+    ids[i] = cml_expr_ctx_intern (ctx, names[i]);
+  for (guint i = 0; i < dim; i++)
+    {
+      f[i] = cml_expr_parse (ctx, rhs[i], NULL, &error);
+      g_assert_no_error (error);
+    }
   CmlIntegratorOptions o = cml_integrator_options_default ();
   o.kind = CML_INTEGRATOR_TAYLOR;
   o.rtol = o.atol = tol;
-  CmlTaylor *tp = cml_taylor_compile (ctx, f, 2, t, ids, NULL, 0, cml_taylor_order_for_tolerance (tol, tol), &error);
+  CmlTaylor *tp = cml_taylor_compile (ctx, f, dim, t, ids, NULL, 0, cml_taylor_order_for_tolerance (tol, tol), &error);
   g_assert_no_error (error);
   /* the program holds no pointer into the context's nodes once compiled without parameters */
-  CmlOde ode = { 2, no_rhs, NULL, NULL, NULL };
+  CmlOde ode = { dim, no_rhs, NULL, NULL, NULL };
   CmlIntegrator *integ = cml_integrator_new_taylor (&ode, tp, &o, &error);
   g_assert_no_error (error);
   if (out)
     *out = tp;
   cml_expr_ctx_free (ctx);
   return integ;
+}
+
+/* x' = v, v' = -x: the harmonic oscillator. */
+static CmlIntegrator *
+oscillator (double tol, CmlTaylor **out)
+{
+  static const char *const names[] = { "x", "v" }, *const rhs[] = { "v", "-x" };
+  return taylor_ode (2, names, rhs, tol, out);
 }
 
 static void
@@ -433,22 +449,9 @@ test_tolerance_per_component (void)
       guint64 steps[2];
       for (int big = 0; big < 2; big++)
         {
-          CmlExprCtx *ctx = cml_expr_ctx_new ();
+          static const char *const names[] = { "x", "v", "c" }, *const rhs[] = { "v", "-x", "0" };
           g_autoptr (GError) error = NULL;
-          int ids[3] = { cml_expr_ctx_intern (ctx, "x"), cml_expr_ctx_intern (ctx, "v"), cml_expr_ctx_intern (ctx, "c") };
-          int t = cml_expr_ctx_intern (ctx, "t");
-          CmlExpr *f[3] = { cml_expr_parse (ctx, "v", NULL, &error), cml_expr_parse (ctx, "-x", NULL, &error),
-                            cml_expr_parse (ctx, "0", NULL, &error) };
-          CmlIntegratorOptions o = cml_integrator_options_default ();
-          o.kind = CML_INTEGRATOR_TAYLOR;
-          o.rtol = o.atol = tols[i];
-          CmlTaylor *tp = cml_taylor_compile (ctx, f, 3, t, ids, NULL, 0,
-                                              cml_taylor_order_for_tolerance (tols[i], tols[i]), &error);
-          g_assert_no_error (error);
-          CmlOde ode = { 3, no_rhs, NULL, NULL, NULL };
-          g_autoptr (CmlIntegrator) integ = cml_integrator_new_taylor (&ode, tp, &o, &error);
-          g_assert_no_error (error);
-          cml_expr_ctx_free (ctx);
+          g_autoptr (CmlIntegrator) integ = taylor_ode (3, names, rhs, tols[i], NULL);
           double tt = 0, z[3] = { 1, 0, big ? 1e6 : 0 };
           g_assert_true (cml_integrator_advance (integ, &tt, 20, z, &error));
           e[big] = MAX (fabs (z[0] - cos (20.0)), fabs (z[1] + sin (20.0)));
