@@ -14,8 +14,7 @@ if ! command -v zsh >/dev/null; then
     echo "1..0 # SKIP zsh is not installed"
     exit 0
 fi
-n=0
-fail=0
+here=$(dirname "$(realpath "$0")")
 dir=$(mktemp -d)
 cd "$dir" || exit 1
 touch mine.cml other.txt
@@ -48,32 +47,13 @@ print -rl -- ${=out}
 EOF
 )
 
-# check EXPECTED LINE: completing LINE (cmlab-cli found on PATH) offers exactly EXPECTED
-# (sorted as fish sorts them; zsh lays them out in columns); a completion that hangs fails
-# after 10 s
-check()
+# the candidates zsh lists for the line $1, sorted as fish sorts them (zsh lays them out in
+# columns); a completion that hangs gives nothing after 10 s
+complete_line()
 {
-    local expected=$1 line=$2 got
-    got=$(PATH="$(dirname "$cli"):$PATH" TERM=xterm timeout 10 zsh -f -c "$lister" zsh "$(dirname "$script")" "$line" 2>&1 |
-        LC_ALL=C sort -f | tr '\n' ' ')
-    got=${got% }
-    n=$((n + 1))
-    if [[ $got == "$expected" ]]; then
-        echo "ok $n - $line"
-    else
-        echo "not ok $n - $line: expected [$expected], got [$got]"
-        fail=1
-    fi
+    PATH="$(dirname "$cli"):$PATH" TERM=xterm timeout 10 zsh -f -c "$lister" zsh "$(dirname "$script")" "$1" 2>&1 |
+        LC_ALL=C sort -f
 }
-check "simulate" "cmlab-cli sim"
-check "rolling-ball rolling-ball-varying" "cmlab-cli simulate roll"
-check "mine.cml" "cmlab-cli simulate mi"
-check "k2= m= Omega= r=" "cmlab-cli simulate rolling-ball --set "
-check "variational variational4" "cmlab-cli simulate rolling-ball --integrator var"
-check "--integrator" "cmlab-cli simulate rolling-ball --integ"
-check "x1= x2= x3=" "cmlab-cli shoot martinet --t-end 1 --target x"
-check "parameters" "cmlab-cli list par"
-check "lambda_roll_x lambda_roll_y" "cmlab-cli simulate rolling-ball --columns lam"
+source "$here/completion-cases.sh"
 rm -rf "$dir"
-echo "1..$n"
 exit $fail

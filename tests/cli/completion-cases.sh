@@ -1,0 +1,31 @@
+# completion-cases.sh — what the fish and the zsh completion of cmlab-cli must offer, the
+# same for both: sourced by test-completion-fish.sh and test-completion-zsh.sh, each of
+# which first defines `complete_line LINE` (the candidates for LINE, one a line, in fish's
+# order) and runs this in a folder holding mine.cml and other.txt.  Prints TAP and sets
+# $fail.
+n=0
+fail=0
+# check EXPECTED LINE: completing LINE (cmlab-cli found on PATH) offers exactly EXPECTED
+check()
+{
+    local expected=$1 line=$2 got
+    got=$(complete_line "$line" | tr '\n' ' ')
+    got=${got% }
+    n=$((n + 1))
+    if [[ $got == "$expected" ]]; then
+        echo "ok $n - $line"
+    else
+        echo "not ok $n - $line: expected [$expected], got [$got]"
+        fail=1
+    fi
+}
+check "simulate" "cmlab-cli sim"
+check "rolling-ball rolling-ball-varying" "cmlab-cli simulate roll"
+check "mine.cml" "cmlab-cli simulate mi"
+check "k2= m= Omega= r=" "cmlab-cli simulate rolling-ball --set "
+check "variational variational4" "cmlab-cli simulate rolling-ball --integrator var"
+check "--integrator" "cmlab-cli simulate rolling-ball --integ"
+check "x1= x2= x3=" "cmlab-cli shoot martinet --t-end 1 --target x"
+check "parameters" "cmlab-cli list par"
+check "lambda_roll_x lambda_roll_y" "cmlab-cli simulate rolling-ball --columns lam"
+echo "1..$n"
