@@ -16,6 +16,7 @@
  */
 #define G_LOG_DOMAIN "cmlab-bench"
 
+#include "bench-stats.h"
 #include "bench-dop853.h"
 #include "bench-csv.h"
 
@@ -24,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cml-error.h"
 #include "cml-integrator.h"
@@ -48,28 +48,6 @@ typedef struct
   double      err;
   gboolean    is_boost, is_scipy, is_xpp, ok;
 } Tool;
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
-static double
-median_of (double *v, guint n)
-{
-  qsort (v, n, sizeof *v, cmp_double);
-  return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : NAN;
-}
-
-static double
-cpu_now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
 
 /* Martinet's closed form at T (x1, p_u, p_y1, x2 from bench/reference-rhs.c), against the
  * values looked up by NAME through GET. */
@@ -201,7 +179,7 @@ cmlab_inproc (CmlIntegratorKind kind, double t_end, double dt, guint reps, doubl
     {
       if (!cml_simulation_reset (sim, NULL, NULL))
         return NAN;
-      double t0 = cpu_now_s ();
+      double t0 = bench_thread_cpu_s ();
       cml_simulation_observe (sim, obs);
       for (guint k = 1; k <= n; k++)
         {
@@ -209,13 +187,13 @@ cmlab_inproc (CmlIntegratorKind kind, double t_end, double dt, guint reps, doubl
             return NAN;
           cml_simulation_observe (sim, obs);
         }
-      times[r] = cpu_now_s () - t0;
+      times[r] = bench_thread_cpu_s () - t0;
     }
   g_autoptr (GHashTable) v = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (guint i = 0; i < cml_system_n_observables (sys); i++)
     g_hash_table_insert (v, g_strdup (cml_system_observable_name (sys, i)), g_memdup2 (&obs[i], sizeof (double)));
   *err = martinet_error (cml_simulation_get_time (sim), get_pairs, v);
-  return median_of (times, reps) * 1e3;
+  return bench_median (times, reps) * 1e3;
 }
 
 /* dop853 against rk8pd on the built-ins with closed forms: the error at the end and the CPU
@@ -276,14 +254,14 @@ against_rk8pd (CmlJson *json, gboolean quick)
                 {
                   if (!cml_simulation_reset (sim, NULL, NULL))
                     break;
-                  double t0 = cpu_now_s ();
+                  double t0 = bench_thread_cpu_s ();
                   gboolean ok = TRUE;
                   for (int k = 1; k <= (int) n_periods && ok; k++)
                     {
                       ok = cml_simulation_advance (sim, k * T, NULL);
                       cml_simulation_observe (sim, obs);
                     }
-                  best = MIN (best, cpu_now_s () - t0);
+                  best = MIN (best, bench_thread_cpu_s () - t0);
                 }
               guint n = cml_ref_exact (ref, &p, z0, cml_simulation_get_time (sim), names, exact, 16);
               cml_simulation_observe (sim, obs);
@@ -426,7 +404,7 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
       }
   for (guint i = 0; i < nt; i++)
     if (tools[i].ok)
-      tools[i].wall_ms = median_of (tools[i].wall, tools[i].is_scipy ? 1 : rounds) * 1e3;
+      tools[i].wall_ms = bench_median (tools[i].wall, tools[i].is_scipy ? 1 : rounds) * 1e3;
   {
     double e;
     tools[0].inproc_ms = cmlab_inproc (CML_INTEGRATOR_DOP853, t_end, T, quick ? 5 : 21, &e);

@@ -13,6 +13,7 @@
  */
 #define G_LOG_DOMAIN "cmlab-bench"
 
+#include "bench-stats.h"
 #include "bench-wp.h"
 
 #include "cml-integrator.h"
@@ -22,24 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define INTERP_TARGET 3.0
-
-static double
-wall_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
 
 /* One run with native code or the interpreter: its wall time; the evaluations and the
  * final state into N_RHS and Z (dim components). */
@@ -53,10 +38,10 @@ one_run (BenchWpModel *m, gboolean native, guint64 *n_rhs, double *z, GError **e
   cml_simulation_set_native (m->sim, native);
   if (!cml_simulation_set_integrator (m->sim, &o, error) || !cml_simulation_reset (m->sim, NULL, error))
     return NAN;
-  t0 = wall_s ();
+  t0 = bench_wall_s ();
   if (!cml_simulation_advance (m->sim, m->span, error))
     return NAN;
-  t0 = wall_s () - t0;
+  t0 = bench_wall_s () - t0;
   *n_rhs = cml_simulation_n_rhs (m->sim);
   memcpy (z, cml_simulation_get_state (m->sim), cml_system_dim (m->sys) * sizeof (double));
   return t0;
@@ -122,9 +107,7 @@ bench_interp (CmlJson *json, gboolean quick, const char *const *only)
           bench_wp_model_close (&m);
           continue;
         }
-      qsort (tn, reps, sizeof (double), cmp_double);
-      qsort (ti, reps, sizeof (double), cmp_double);
-      double mn = tn[reps / 2], mi_ = ti[reps / 2], ratio = mi_ / mn;
+      double mn = bench_median (tn, reps), mi_ = bench_median (ti, reps), ratio = mi_ / mn;
       gboolean same = nn == ni && memcmp (zn, zi, dim * sizeof (double)) == 0;
       gboolean holds = ratio <= INTERP_TARGET;
       n_all++;

@@ -7,6 +7,7 @@
  */
 #define G_LOG_DOMAIN "cmlab-bench"
 
+#include "bench-stats.h"
 #include "bench-shoot.h"
 
 #include <math.h>
@@ -17,13 +18,6 @@
 #include "cml-system.h"
 
 #define SHOOT_TARGET_MS 50.0
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
 
 static void
 reset (CmlSimulation *sim, double u, double y1, double k)
@@ -98,7 +92,7 @@ bench_shoot (CmlJson *json, gboolean quick)
             for (guint j = 0; j < 3; j++)
               worst_err = MAX (worst_err, fabs (res->momenta[j] - truth[j]));
           }
-      qsort (ms, reps * n_guess, sizeof (double), cmp_double);
+      qsort (ms, reps * n_guess, sizeof (double), bench_cmp_double);
       double median = ms[reps * n_guess / 2], worst = ms[reps * n_guess - 1];
       const char *what = with_conjugate ? "with the conjugate times" : "shooting alone";
       printf ("   %-26s median %7.2f ms, slowest %7.2f ms, at most %u iterations, momenta to %.1e  %s\n", what,

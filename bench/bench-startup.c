@@ -12,6 +12,7 @@
  */
 #define G_LOG_DOMAIN "cmlab-bench"
 
+#include "bench-stats.h"
 #include "bench-startup.h"
 
 #include <math.h>
@@ -20,13 +21,6 @@
 #include <sys/resource.h>
 
 #define STARTUP_TARGET_MS 2.0
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
 
 static double
 children_cpu_s (void)
@@ -77,11 +71,9 @@ time_command (char **argv, guint reps, Row *row)
       row->min_ms = row->median_ms = row->cpu_ms = NAN;
       return;
     }
-  qsort (wall, reps, sizeof (double), cmp_double);
-  qsort (cpu, reps, sizeof (double), cmp_double);
+  row->median_ms = bench_median (wall, reps); /* sorts: the least is first */
   row->min_ms = wall[0];
-  row->median_ms = reps % 2 ? wall[reps / 2] : 0.5 * (wall[reps / 2 - 1] + wall[reps / 2]);
-  row->cpu_ms = reps % 2 ? cpu[reps / 2] : 0.5 * (cpu[reps / 2 - 1] + cpu[reps / 2]);
+  row->cpu_ms = bench_median (cpu, reps);
 }
 
 gboolean

@@ -17,6 +17,7 @@
  */
 #define G_LOG_DOMAIN "cmlab-bench"
 
+#include "bench-stats.h"
 #include "bench-taylor.h"
 
 #include <math.h>
@@ -43,13 +44,6 @@ typedef struct
   guint64 steps;
   gboolean ok;
 } Run;
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 static Run
 run_once (CmlSystem *sys, CmlIntegratorKind kind, double tol, double span)
@@ -91,8 +85,7 @@ run_once (CmlSystem *sys, CmlIntegratorKind kind, double tol, double span)
         }
       times[rep] = (g_get_monotonic_time () - start) * 1e-6;
     }
-  qsort (times, 3, sizeof (double), cmp_double);
-  r.seconds = times[1];
+  r.seconds = bench_median (times, 3);
 
   cml_simulation_set_state (sim, 0, z0);
   cml_reference_start_from_simulation (ref, sim);

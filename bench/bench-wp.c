@@ -15,6 +15,7 @@
  */
 #define G_LOG_DOMAIN "cmlab-bench"
 
+#include "bench-stats.h"
 #include "bench-wp.h"
 #include "bench-csv.h"
 
@@ -32,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct
 {
@@ -65,25 +65,10 @@ bench_wp_set_csv_dir (const char *dir)
   csv_dir = g_strdup (dir);
 }
 
-static double
-wall_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
 static int
 cmp_point (const void *a, const void *b)
 {
-  return cmp_double (&((const WpPoint *) a)->secs, &((const WpPoint *) b)->secs);
+  return bench_cmp_double (&((const WpPoint *) a)->secs, &((const WpPoint *) b)->secs);
 }
 
 gboolean
@@ -210,10 +195,10 @@ wp_point (BenchWpModel *m, const WpMethod *me, double x, double budget, WpPoint 
   p->x = x;
   if (!set_method (m->sim, me->kind, me->fixed, x, error))
     return FALSE;
-  t0 = wall_s ();
+  t0 = bench_wall_s ();
   if (!cml_simulation_advance (m->sim, m->span, error))
     return FALSE;
-  first = wall_s () - t0;
+  first = bench_wall_s () - t0;
   p->err = bench_wp_model_error (m);
   p->n_rhs = cml_simulation_n_rhs (m->sim);
   reps = first > budget ? 1 : (guint) CLAMP (budget / MAX (first, 1e-6), 1, 21);
@@ -221,13 +206,12 @@ wp_point (BenchWpModel *m, const WpMethod *me, double x, double budget, WpPoint 
     {
       if (!set_method (m->sim, me->kind, me->fixed, x, error))
         return FALSE;
-      t0 = wall_s ();
+      t0 = bench_wall_s ();
       if (!cml_simulation_advance (m->sim, m->span, error))
         return FALSE;
-      times[r] = wall_s () - t0;
+      times[r] = bench_wall_s () - t0;
     }
-  qsort (times, reps, sizeof (double), cmp_double);
-  p->secs = times[reps / 2];
+  p->secs = bench_median (times, reps);
   return TRUE;
 }
 
@@ -275,7 +259,7 @@ process_point (BenchWpModel *m, const char *cli, const char *tmp, const WpMethod
   for (guint r = 0; r <= reps; r++)
     {
       int status = -1;
-      double t0 = wall_s ();
+      double t0 = bench_wall_s ();
       /* by vfork (descriptors left open), as bench-startup.c spawns */
       if (!g_spawn_sync (NULL, argv, NULL,
                          G_SPAWN_LEAVE_DESCRIPTORS_OPEN | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
@@ -283,10 +267,9 @@ process_point (BenchWpModel *m, const char *cli, const char *tmp, const WpMethod
           || !g_spawn_check_wait_status (status, NULL))
         return FALSE;
       if (r > 0) /* the first run fills the native-code cache */
-        times[r - 1] = wall_s () - t0;
+        times[r - 1] = bench_wall_s () - t0;
     }
-  qsort (times, reps, sizeof (double), cmp_double);
-  p->secs = times[reps / 2];
+  p->secs = bench_median (times, reps);
   p->err = process_error (m, csv);
   p->n_rhs = 0;
   g_unlink (csv);

@@ -38,6 +38,7 @@
  */
 #define G_LOG_DOMAIN "cmlab-bench"
 
+#include "bench-stats.h"
 #include "bench-csv.h"
 #include "bench-sweep.h"
 
@@ -142,41 +143,6 @@ write_atomically (const char *path, const char *contents, GError **error)
 }
 
 /* ---- small helpers ------------------------------------------------------------------------ */
-
-static double
-now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-/* CPU time of the calling thread: in-process timings count only the time this thread ran,
- * not the time it waited for a CPU on a busy machine. */
-static double
-cpu_now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* The median of N values (NaN when N = 0); V is left sorted. */
-static double
-median (double *v, guint n)
-{
-  if (n == 0)
-    return NAN;
-  qsort (v, n, sizeof (double), cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void
 read_loadavg (double la[3])
@@ -484,64 +450,64 @@ measure_overhead (Bench *b, Case *c, Overhead *o)
     {
       double t0, t1;
 
-      t0 = cpu_now_s ();
+      t0 = bench_thread_cpu_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           guint s = k & (N_STATES - 1);
           rhs (ts[s], zs + s * dim, dh, pp);
           acc += dh[0];
         }
-      t1 = cpu_now_s ();
+      t1 = bench_thread_cpu_s ();
       hand[r] = (t1 - t0) / n_eval * 1e9;
 
-      t0 = cpu_now_s ();
+      t0 = bench_thread_cpu_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           guint s = k & (N_STATES - 1);
           cml_simulation_eval_rhs_at (c->sim, ts[s], zs + s * dim, dz, NULL);
           acc += dz[0];
         }
-      t1 = cpu_now_s ();
+      t1 = bench_thread_cpu_s ();
       gen[r] = (t1 - t0) / n_eval * 1e9;
 
       cml_simulation_set_native (c->sim, FALSE);
-      t0 = cpu_now_s ();
+      t0 = bench_thread_cpu_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           guint s = k & (N_STATES - 1);
           cml_simulation_eval_rhs_at (c->sim, ts[s], zs + s * dim, dz, NULL);
           acc += dz[0];
         }
-      t1 = cpu_now_s ();
+      t1 = bench_thread_cpu_s ();
       interp[r] = (t1 - t0) / n_eval * 1e9;
       cml_simulation_set_native (c->sim, o->native);
 
       cml_simulation_set_state (c->sim, ts[0], zs);
-      t0 = cpu_now_s ();
+      t0 = bench_thread_cpu_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           cml_simulation_eval_rhs (c->sim, dz, NULL);
           acc += dz[0];
         }
-      t1 = cpu_now_s ();
+      t1 = bench_thread_cpu_s ();
       gen_fixed[r] = (t1 - t0) / n_eval * 1e9;
 
-      t0 = cpu_now_s ();
+      t0 = bench_thread_cpu_s ();
       for (guint k = 0; k < n_eval; k++)
         {
           rhs (ts[0], zs, dh, pp);
           acc += dh[0];
         }
-      t1 = cpu_now_s ();
+      t1 = bench_thread_cpu_s ();
       hand_fixed[r] = (t1 - t0) / n_eval * 1e9;
     }
   sink = acc;
-  o->hand_ns = median (hand + 1, reps - 1);
-  o->generic_ns = median (gen + 1, reps - 1);
-  o->interp_ns = median (interp + 1, reps - 1);
+  o->hand_ns = bench_median (hand + 1, reps - 1);
+  o->generic_ns = bench_median (gen + 1, reps - 1);
+  o->interp_ns = bench_median (interp + 1, reps - 1);
   o->interp_ratio = o->interp_ns / o->hand_ns;
-  o->generic_fixed_ns = median (gen_fixed + 1, reps - 1);
-  o->hand_fixed_ns = median (hand_fixed + 1, reps - 1);
+  o->generic_fixed_ns = bench_median (gen_fixed + 1, reps - 1);
+  o->hand_fixed_ns = bench_median (hand_fixed + 1, reps - 1);
   o->ratio = o->generic_ns / o->hand_ns;
 
   /* a whole rk8pd integration (rtol = atol = 1e-10, no projection) with each right-hand
@@ -575,15 +541,15 @@ measure_overhead (Bench *b, Case *c, Overhead *o)
 
         cml_simulation_reset (c->sim, NULL, NULL);
         n0 = cml_simulation_n_rhs (c->sim);
-        t0 = cpu_now_s ();
+        t0 = bench_thread_cpu_s ();
         ok = cml_simulation_advance (c->sim, t_end, &error);
-        tg[r] = cpu_now_s () - t0;
+        tg[r] = bench_thread_cpu_s () - t0;
         o->int_generic_rhs = cml_simulation_n_rhs (c->sim) - n0;
 
         memcpy (zh, c->z0, dim * sizeof (double));
-        t0 = cpu_now_s ();
+        t0 = bench_thread_cpu_s ();
         ok = ok && cml_integrator_advance (integ, &t, t_end, zh, &error);
-        th[r] = cpu_now_s () - t0;
+        th[r] = bench_thread_cpu_s () - t0;
         o->int_hand_rhs = cml_integrator_n_rhs (integ);
         if (!ok)
           {
@@ -594,8 +560,8 @@ measure_overhead (Bench *b, Case *c, Overhead *o)
         for (guint i = 0; i < dim; i++)
           o->int_state_diff = MAX (o->int_state_diff, fabs (zh[i] - cml_simulation_get_state (c->sim)[i]));
       }
-    o->int_generic_s = median (tg, ireps);
-    o->int_hand_s = median (th, ireps);
+    o->int_generic_s = bench_median (tg, ireps);
+    o->int_hand_s = bench_median (th, ireps);
     o->int_ratio = (o->int_generic_s / o->int_generic_rhs) / (o->int_hand_s / o->int_hand_rhs);
     o->int_callback_ns = o->hand_ns
                          + 1e9 * (o->int_generic_s / o->int_generic_rhs - o->int_hand_s / o->int_hand_rhs);
@@ -697,11 +663,11 @@ run_process (char **argv, const char *cwd, char **out, char **err, double *cpu, 
 {
   g_autofree char *sout = NULL, *serr = NULL;
   int status;
-  double c0 = children_cpu_s (), t0 = now_s (), t;
+  double c0 = children_cpu_s (), t0 = bench_wall_s (), t;
 
   if (!g_spawn_sync (cwd, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &sout, &serr, &status, error))
     return NAN;
-  t = now_s () - t0;
+  t = bench_wall_s () - t0;
   if (cpu)
     *cpu = children_cpu_s () - c0;
   if (!g_spawn_check_wait_status (status, NULL))
@@ -788,7 +754,7 @@ cmlab_in_process (Case *c, double t_end, double dt_out, double tol, guint reps, 
     {
       double t0;
       cml_simulation_reset (c->sim, NULL, NULL);
-      t0 = cpu_now_s ();
+      t0 = bench_thread_cpu_s ();
       cml_simulation_observe (c->sim, c->obs);
       for (guint k = 1; k <= n_rows; k++)
         {
@@ -799,10 +765,10 @@ cmlab_in_process (Case *c, double t_end, double dt_out, double tol, guint reps, 
         }
       if (cml_simulation_get_time (c->sim) < t_end && !cml_simulation_advance (c->sim, t_end, NULL))
         return NAN;
-      times[r] = cpu_now_s () - t0;
+      times[r] = bench_thread_cpu_s () - t0;
     }
   *err = case_error_now (c);
-  return median (times, reps);
+  return bench_median (times, reps);
 }
 
 /* The loosest tolerance (1e-10 · 10^(k/4), k = 0…16) at which cmlab's error is still at most
@@ -887,10 +853,10 @@ time_peers (PeerTool *tools, guint n, const char *cwd, guint reps)
       PeerTool *p = &tools[i];
       if (p->active)
         {
-          p->r->total_s = median (p->tt, reps);
-          p->r->startup_s = median (p->ts, reps);
-          p->r->net_s = median (p->tn, reps);
-          p->r->cpu_net_s = median (p->cn, reps);
+          p->r->total_s = bench_median (p->tt, reps);
+          p->r->startup_s = bench_median (p->ts, reps);
+          p->r->net_s = bench_median (p->tn, reps);
+          p->r->cpu_net_s = bench_median (p->cn, reps);
           p->r->available = TRUE;
         }
       g_free (p->tt);
@@ -1163,7 +1129,7 @@ fig_peers (Bench *b)
             cm.extra = cmlab_in_process (&c, t_end, T, tol, reps, &e);
           }
         if (sp.available)
-          sp.extra = median (solve + 1, d_sp.n_extra - 1);
+          sp.extra = bench_median (solve + 1, d_sp.n_extra - 1);
       }
 
       /* cmlab at the loosest tolerance that still gives the peers' (smaller) error */
@@ -1300,14 +1266,14 @@ wp_point (Case *c, CmlIntegratorKind kind, double x, double t_end, WpPoint *p)
       p->failure = g_strdup (error->message);
       return;
     }
-  t0 = cpu_now_s ();
+  t0 = bench_thread_cpu_s ();
   if (!cml_simulation_advance (c->sim, t_end, &error))
     {
       p->failure = g_strdup (error->message);
       p->n_rhs = cml_simulation_n_rhs (c->sim);
       return;
     }
-  p->secs = cpu_now_s () - t0;
+  p->secs = bench_thread_cpu_s () - t0;
   p->n_rhs = cml_simulation_n_rhs (c->sim);
   p->err = case_error_now (c);
 }
@@ -1544,7 +1510,7 @@ long_run (Case *c, CmlIntegratorKind kind, double x, const char *invariant, doub
   cml_simulation_observe (c->sim, c->obs);
   m0 = c->obs[idx];
   r->max1 = r->max2 = 0.0;
-  t0 = cpu_now_s ();
+  t0 = bench_thread_cpu_s ();
   for (guint k = 1; k <= n_checks; k++)
     {
       double e;
@@ -1576,7 +1542,7 @@ long_run (Case *c, CmlIntegratorKind kind, double x, const char *invariant, doub
           r->sol2 = case_error_now (c);
         }
     }
-  r->secs = cpu_now_s () - t0;
+  r->secs = bench_thread_cpu_s () - t0;
   r->epp = cml_simulation_n_rhs (c->sim) / MAX (cml_simulation_get_time (c->sim) / c->period, 1e-300);
   r->growth = r->max2 / r->max1;
 }
@@ -1945,7 +1911,7 @@ fig_residuals (Bench *b)
             label = g_strdup_printf ("%s rtol %g atol %g", cml_integrator_kind_to_string (o.kind), o.rtol, o.atol);
             if (!case_restart (&c, &o, &error))
               failure = error->message;
-            t0 = cpu_now_s ();
+            t0 = bench_thread_cpu_s ();
             for (guint k = 1; k <= n_checks && !failure; k++)
               {
                 if (!cml_simulation_advance (c.sim, k * (periods / n_checks) * c.period, &error))
@@ -1961,7 +1927,7 @@ fig_residuals (Bench *b)
                     qn = MAX (qn, fabs (sqrt (n2) - 1.0));
                   }
               }
-            secs = cpu_now_s () - t0;
+            secs = bench_thread_cpu_s () - t0;
             printf ("   %-21s %-28s %-8s %12s %12s %7.1f%s%s\n", models[m], label, proj ? "yes" : "no",
                     FE (res), FE (qn), secs, failure ? "  failed: " : "", failure ? failure : "");
             cml_json_begin_object (b->json, NULL, CML_JSON_BLOCK);
@@ -2152,7 +2118,7 @@ main (int argc, char **argv)
 {
   Bench b = { 0 };
   g_autoptr (GPtrArray) only = g_ptr_array_new_with_free_func (g_free);
-  double load0[3], load1[3], t_start = now_s ();
+  double load0[3], load1[3], t_start = bench_wall_s ();
   int status;
 
   setlocale (LC_ALL, "");
@@ -2282,12 +2248,12 @@ main (int argc, char **argv)
   report_targets (&b);
   read_loadavg (load1);
   printf ("\nload average %.2f %.2f %.2f at the end; %.0f s in all\n", load1[0], load1[1], load1[2],
-          now_s () - t_start);
+          bench_wall_s () - t_start);
   cml_json_begin_array (b.json, "load_average_end", CML_JSON_BLOCK);
   for (int i = 0; i < 3; i++)
     cml_json_number (b.json, NULL, load1[i]);
   cml_json_end (b.json);
-  cml_json_number (b.json, "seconds", now_s () - t_start);
+  cml_json_number (b.json, "seconds", bench_wall_s () - t_start);
   cml_json_bool (b.json, "rhs_check_passed", !b.rhs_mismatch);
   cml_json_end (b.json);
 
