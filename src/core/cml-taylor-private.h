@@ -82,6 +82,8 @@ struct _CmlTaylor
   const double *params;
   double *values;   /* n_sym: the parameters at their symbol ids, for TC_EVAL */
   double *S, *C;
+  double *inv;      /* N: inv[k] = 1/k, so that z_[k] = f_[k−1] inv[k] (a multiplication,
+                     * not a division, on the path from one order to the next) */
 
   CmlNative       *native;
   TaylorNativeFunc native_fn;

@@ -29,20 +29,20 @@
 #include <math.h>
 #include <string.h>
 
-/* Σ_k X[i][k] τ^k for every component, into Z. */
+/* Σ_k X[i][k] τ^k for every component, into Z: Horner's rule, the components side by
+ * side (each component's chain of multiply-and-add waits for its previous step; with the
+ * components interleaved they wait together). */
 static void
 horner (const CmlTaylor *tp, double tau, double *z)
 {
-  const guint N = tp->N;
+  const guint N = tp->N, dim = tp->dim;
+  const double *X = tp->X;
 
-  for (guint i = 0; i < tp->dim; i++)
-    {
-      const double *x = tp->X + (gsize) i * N;
-      double s = x[N - 1];
-      for (int k = (int) N - 2; k >= 0; k--)
-        s = s * tau + x[k];
-      z[i] = s;
-    }
+  for (guint i = 0; i < dim; i++)
+    z[i] = X[(gsize) i * N + N - 1];
+  for (int k = (int) N - 2; k >= 0; k--)
+    for (guint i = 0; i < dim; i++)
+      z[i] = z[i] * tau + X[(gsize) i * N + k];
 }
 
 static gboolean
@@ -98,21 +98,28 @@ project (const CmlOde *ode, const CmlIntegratorOptions *o, double t, double *z, 
   return TRUE;
 }
 
+/* FALSE with the error when a coefficient in X is not finite. */
+static gboolean
+coefficients_finite (const CmlTaylor *tp, GError **error)
+{
+  if (finite_all (tp->X, (gsize) tp->dim * tp->N))
+    return TRUE;
+  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+               "non-finite Taylor coefficients at t = %.17g: the right-hand side or one of its "
+               "derivatives is not finite there (a division by zero, a root or logarithm of a "
+               "non-positive number, |x| at x = 0)", tp->t_a);
+  return FALSE;
+}
+
 /* The coefficients at (t_a, z_a) into X, and the end of the step of size H (signed; 0:
- * chosen from them in direction DIR). */
+ * chosen from them in direction DIR).  The coefficients are looked at only when something
+ * fails: one that is not finite makes the end of the step not finite (Horner's sums with
+ * τ ≠ 0 carry an infinity or a NaN through) or, through the step size, the step zero. */
 static gboolean
 take_step (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, double h, int dir,
            double t_limit, GError **error)
 {
   cml_taylor_jet (tp, tp->t_a, tp->z_a, tp->X);
-  if (!finite_all (tp->X, (gsize) tp->dim * tp->N))
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                   "non-finite Taylor coefficients at t = %.17g: the right-hand side or one of its "
-                   "derivatives is not finite there (a division by zero, a root or logarithm of a "
-                   "non-positive number, |x| at x = 0)", tp->t_a);
-      return FALSE;
-    }
   if (h == 0)
     {
       double a = step_size (tp, o);
@@ -120,6 +127,8 @@ take_step (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, doub
         a = MAX (fabs (t_limit - tp->t_a), 1.0);
       if (!(a >= o->h_min) || tp->t_a + dir * a == tp->t_a)
         {
+          if (!coefficients_finite (tp, error))
+            return FALSE;
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "step size underflow at t = %.17g (step %.3g < h_min %.3g)", tp->t_a, a, o->h_min);
           return FALSE;
@@ -131,6 +140,8 @@ take_step (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, doub
   horner (tp, h, tp->z_b);
   if (!finite_all (tp->z_b, tp->dim))
     {
+      if (!coefficients_finite (tp, error))
+        return FALSE;
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.17g", tp->t_a);
       return FALSE;
     }

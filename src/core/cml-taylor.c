@@ -80,6 +80,7 @@ typedef struct
   GHashTable *series;   /* CmlExpr* -> 1 (constant) / 2 (varies along the solution) */
   GHashTable *pairs;    /* (fn, row) -> the row of the partner (sin/cos, sinh/cosh) */
   GHashTable *powi;     /* (row, n) -> row of row^n */
+  GHashTable *binops;   /* (op, a, b) -> row of a × b or a / b */
   GHashTable *nums;     /* double bits -> const index + 1 */
   int        *sym_row;  /* symbol id -> row (time, states) or -1 */
   gboolean   *sym_param;
@@ -190,11 +191,21 @@ as_row (Compiler *c, int v)
   return d;
 }
 
+/* A × B or A / B (rows); memoised, so that a product that two terms share (I₂ W₂ W₃ and
+ * I₃ W₂ W₃) is computed once: the same operation on the same rows, the same numbers. */
 static int
 op_binary (Compiler *c, guint8 op, int a, int b)
 {
+  g_assert (a >= 0 && b >= 0 && a < (1 << 29) && b < (1 << 29));
+  gint64 key = ((gint64) op << 58) | ((gint64) a << 29) | (gint64) b;
+  gpointer found = g_hash_table_lookup (c->binops, &key);
+  if (found)
+    return GPOINTER_TO_INT (found) - 1;
   int d = (int) new_row (c);
   push_op (c, op, d, a, b, -1, -1);
+  gint64 *k = g_new (gint64, 1);
+  *k = key;
+  g_hash_table_insert (c->binops, k, GINT_TO_POINTER (d + 1));
   return d;
 }
 
@@ -641,6 +652,7 @@ cml_taylor_compile (CmlExprCtx      *ctx,
   c.series = g_hash_table_new (NULL, NULL);
   c.pairs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   c.powi = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  c.binops = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   c.nums = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   seen = g_hash_table_new (NULL, NULL);
 
@@ -660,6 +672,7 @@ cml_taylor_compile (CmlExprCtx      *ctx,
   g_hash_table_unref (c.series);
   g_hash_table_unref (c.pairs);
   g_hash_table_unref (c.powi);
+  g_hash_table_unref (c.binops);
   g_hash_table_unref (c.nums);
   if (!ok)
     return NULL;
@@ -671,6 +684,9 @@ cml_taylor_compile (CmlExprCtx      *ctx,
   tp->z_b = g_new0 (double, dim);
   tp->z_out = g_new0 (double, dim);
   tp->X = g_new0 (double, (gsize) dim * tp->N);
+  tp->inv = g_new0 (double, tp->N);
+  for (guint k = 1; k < tp->N; k++)
+    tp->inv[k] = 1.0 / k;
   tp->step_factor = exp (-2.0 - 0.7 / (order - 1.0));
   taylor_prepare (tp);
   return g_steal_pointer (&tp);
@@ -693,6 +709,7 @@ cml_taylor_free (CmlTaylor *tp)
   g_free (tp->z_b);
   g_free (tp->z_out);
   g_free (tp->X);
+  g_free (tp->inv);
   g_clear_pointer (&tp->native, cml_native_free);
   g_free (tp);
 }
@@ -891,12 +908,12 @@ interpret (CmlTaylor *tp)
     {
       if (k > 0)
         for (guint i = 0; i < tp->dim; i++)
-          S[(1 + i) * N + k] = S[tp->f_row[i] * N + k - 1] / k;
+          S[(1 + i) * N + k] = S[tp->f_row[i] * N + k - 1] * tp->inv[k];
       for (guint j = 0; j < n_ops; j++)
         run_op (tp, &ops[j], k);
     }
   for (guint i = 0; i < tp->dim; i++)
-    S[(1 + i) * N + P] = S[tp->f_row[i] * N + P - 1] / P;
+    S[(1 + i) * N + P] = S[tp->f_row[i] * N + P - 1] * tp->inv[P];
 }
 
 void
