@@ -89,7 +89,8 @@ struct _CmlTaylor
   TaylorNativeFunc native_fn;
 
   /* stepping (cml-taylor-step.c): the step [t_a, t_b] under way, its coefficients X
-   * (dim × N), its start z_a and its (projected) end z_b; the output last returned */
+   * (dim × N: the state rows of S, valid until the next jet), its start z_a and its
+   * (projected) end z_b; the output last returned */
   double   step_factor;  /* e^(−2) e^(−0.7/(p−1)), the step's fraction of ρ */
   gboolean have_step;
   double   t_a, t_b, h;

@@ -29,20 +29,51 @@
 #include <math.h>
 #include <string.h>
 
-/* Σ_k X[i][k] τ^k for every component, into Z: Horner's rule, the components side by
- * side (each component's chain of multiply-and-add waits for its previous step; with the
- * components interleaved they wait together). */
+/* Σ_k X[i][k] τ^k for every component, into Z: Horner's rule, for four components at a
+ * time, then two, then one (each component's chain of multiply-and-add waits on its
+ * previous step; chains side by side wait together). */
 static void
 horner (const CmlTaylor *tp, double tau, double *z)
 {
-  const guint N = tp->N, dim = tp->dim;
-  const double *X = tp->X;
+  const int N = (int) tp->N, dim = (int) tp->dim;
+  int i = 0;
 
-  for (guint i = 0; i < dim; i++)
-    z[i] = X[(gsize) i * N + N - 1];
-  for (int k = (int) N - 2; k >= 0; k--)
-    for (guint i = 0; i < dim; i++)
-      z[i] = z[i] * tau + X[(gsize) i * N + k];
+  for (; i + 3 < dim; i += 4)
+    {
+      const double *a = tp->X + (gsize) i * N, *b = a + N, *c = b + N, *d = c + N;
+      double sa = a[N - 1], sb = b[N - 1], sc = c[N - 1], sd = d[N - 1];
+      for (int k = N - 2; k >= 0; k--)
+        {
+          sa = sa * tau + a[k];
+          sb = sb * tau + b[k];
+          sc = sc * tau + c[k];
+          sd = sd * tau + d[k];
+        }
+      z[i] = sa;
+      z[i + 1] = sb;
+      z[i + 2] = sc;
+      z[i + 3] = sd;
+    }
+  for (; i + 1 < dim; i += 2)
+    {
+      const double *a = tp->X + (gsize) i * N, *b = a + N;
+      double sa = a[N - 1], sb = b[N - 1];
+      for (int k = N - 2; k >= 0; k--)
+        {
+          sa = sa * tau + a[k];
+          sb = sb * tau + b[k];
+        }
+      z[i] = sa;
+      z[i + 1] = sb;
+    }
+  for (; i < dim; i++)
+    {
+      const double *a = tp->X + (gsize) i * N;
+      double sa = a[N - 1];
+      for (int k = N - 2; k >= 0; k--)
+        sa = sa * tau + a[k];
+      z[i] = sa;
+    }
 }
 
 static gboolean

@@ -683,7 +683,7 @@ cml_taylor_compile (CmlExprCtx      *ctx,
   tp->z_a = g_new0 (double, dim);
   tp->z_b = g_new0 (double, dim);
   tp->z_out = g_new0 (double, dim);
-  tp->X = g_new0 (double, (gsize) dim * tp->N);
+  tp->X = tp->S + tp->N; /* the state rows, where the program leaves them */
   tp->inv = g_new0 (double, tp->N);
   for (guint k = 1; k < tp->N; k++)
     tp->inv[k] = 1.0 / k;
@@ -708,7 +708,6 @@ cml_taylor_free (CmlTaylor *tp)
   g_free (tp->z_a);
   g_free (tp->z_b);
   g_free (tp->z_out);
-  g_free (tp->X);
   g_free (tp->inv);
   g_clear_pointer (&tp->native, cml_native_free);
   g_free (tp);
@@ -931,5 +930,6 @@ cml_taylor_jet (CmlTaylor *tp, double t, const double *z, double *coefs)
     tp->native_fn (S, tp->C);
   else
     interpret (tp);
-  memcpy (coefs, S + N, (gsize) tp->dim * N * sizeof (double));
+  if (coefs != tp->X)
+    memcpy (coefs, tp->X, (gsize) tp->dim * N * sizeof (double));
 }

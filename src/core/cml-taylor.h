@@ -57,7 +57,8 @@ const char *cml_taylor_kind_of_rhs (const CmlTaylor *tp);
 void        cml_taylor_set_params (CmlTaylor *tp, const double *params);
 
 /* The Taylor coefficients of the solution through (T, Z) into COEFS (dim rows of order + 1
- * coefficients: coefs[i * (order + 1) + k] = z_i^(k)(t)/k!). */
+ * coefficients: coefs[i * (order + 1) + k] = z_i^(k)(t)/k!).  The steps keep their
+ * coefficients where the program leaves them: a jet ends the step under way. */
 void        cml_taylor_jet (CmlTaylor *tp, double t, const double *z, double *coefs);
 
 /* Native code: appends the C function NAME (void NAME (double *S, const double *C)) that
