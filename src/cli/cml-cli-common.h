@@ -125,7 +125,8 @@ gboolean cml_cli_check_output_path (const char *option, const char *path, char *
 gboolean cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **why);
 
 /* Whether the run from the simulation's state to T_END can be taken: a probe of at most
- * CML_CLI_PROBE_STEPS integrator steps towards T_END, extrapolated.  A run that would take
+ * CML_CLI_PROBE_STEPS integrator steps towards T_END, extrapolated (its first tenth
+ * settles it when its pace is a hundred times short of the limit).  A run that would take
  * more than CML_CLI_MAX_RUN_STEPS steps — a span no run reaches in a day: t = 1e308 with
  * steps of 0.01 — is refused: FALSE with a message in *WHY (free it) that names the
  * estimate and suggests a shorter --t-end.  A probe that fails for another reason says
