@@ -14,6 +14,10 @@
  *                                             weight 1 on the state, 0 on the derivative, so
  *                                             atol and rtol mean what the options say)
  *
+ *   With native code, rk8pd's steps are the same steps written out around the system's
+ *   right-hand side (cml-rk8pd-core.h, cml_integrator_set_rk8pd_step): GSL's numbers bit for
+ *   bit, in GSL's own arrays, GSL taking any step the native one leaves.
+ *
  *   After each accepted step the state is checked to be finite and, when asked, projected
  *   onto the constraint set.  The step size suggested by the controller is kept across
  *   advance () calls: a last step shortened to land on T1 does not shrink the next one.
@@ -87,6 +91,7 @@
 #include "cml-integrator.h"
 
 #include "cml-dop853.h"
+#include "cml-rk8pd-core.h"
 #include "cml-error.h"
 #include "cml-taylor.h"
 
@@ -158,6 +163,13 @@ struct _CmlIntegrator
   guint64 n_steps;
   guint64 n_rejected;
   guint64 n_rhs;
+
+  /* rk8pd: a step function that takes GSL's steps with GSL's numbers (cml-rk8pd-core.h,
+   * in a system's native code), and its work arrays; GSL takes the steps it leaves */
+  int         (*rk_func) (CmlRk8pdStep *step, void *data);
+  void         *rk_data;
+  CmlRk8pdStep  rk;
+  guint64       rk_func_steps;
 
   CmlTaylor *taylor;  /* the Taylor method (cml-taylor.h); NULL for the others */
   /* dop853: the whole integrator is cml-dop853.c's */
@@ -534,6 +546,7 @@ cml_integrator_free (CmlIntegrator *integ)
   g_free (integ->f);
   g_free (integ->zm);
   g_free (integ->z_good);
+  g_free (integ->rk.work);
   g_free (integ->sv);
   g_free (integ->sf0);
   g_free (integ->sf1);
@@ -569,12 +582,27 @@ cml_integrator_set_dop853_step (CmlIntegrator *integ,
   cml_dop853_set_step_func (integ->dop, func, data);
 }
 
+void
+cml_integrator_set_rk8pd_step (CmlIntegrator *integ,
+                               int          (*func) (CmlRk8pdStep *step, void *data),
+                               void          *data)
+{
+  g_return_if_fail (integ != NULL && integ->options.kind == CML_INTEGRATOR_RK8PD);
+
+  integ->rk_func = func;
+  integ->rk_data = data;
+  integ->rk.rtol = integ->options.rtol;
+  integ->rk.atol = integ->options.atol;
+  if (integ->rk.work == NULL)
+    integ->rk.work = g_new0 (double, 15 * (gsize) integ->ode.dim);
+}
+
 guint64
-cml_integrator_n_dop853_func_steps (const CmlIntegrator *integ)
+cml_integrator_n_func_steps (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
-  return integ->dop != NULL ? cml_dop853_n_func_steps (integ->dop) : 0;
+  return integ->dop != NULL ? cml_dop853_n_func_steps (integ->dop) : integ->rk_func_steps;
 }
 
 guint64
@@ -879,6 +907,37 @@ before (double t,
   return dir > 0 ? t < t1 : t > t1;
 }
 
+/* One step of gsl_odeiv2_evolve_apply () taken by the step function (rk8pd in native code),
+ * in the evolution's own arrays and with its counters as GSL keeps them: TRUE when it took
+ * it, FALSE when it leaves it to GSL (Z as it was). */
+static gboolean
+func_step (CmlIntegrator *integ, double *t, double t1, double *z)
+{
+  CmlRk8pdStep *rk = &integ->rk;
+  gsl_odeiv2_evolve *e = integ->evolve;
+
+  rk->t = *t;
+  rk->t1 = t1;
+  rk->h = integ->h;
+  rk->y = z;
+  rk->f0 = e->dydt_in;
+  rk->f1 = e->dydt_out;
+  rk->fresh = e->count == 0;
+  rk->tries = 0;
+  rk->n_rhs = 0;
+  int rc = integ->rk_func (rk, integ->rk_data);
+  integ->n_rhs += rk->n_rhs;
+  if (rc != 0)
+    return FALSE;
+  *t = rk->t;
+  integ->h = rk->h;
+  e->count += rk->tries;
+  e->failed_steps += rk->tries - 1;
+  e->last_step = rk->last;
+  integ->rk_func_steps++;
+  return TRUE;
+}
+
 static gboolean
 advance_gsl (CmlIntegrator *integ,
              double        *t,
@@ -923,8 +982,11 @@ advance_gsl (CmlIntegrator *integ,
       memcpy (integ->z_good, z, dim * sizeof (double));
       integ->callback_status = CALLBACK_OK;
       const unsigned long failed_before = integ->evolve->failed_steps;
-      status = gsl_odeiv2_evolve_apply (integ->evolve, integ->control, integ->step,
-                                        &integ->sys, &t_new, t1, &integ->h, z);
+      if (integ->rk_func == NULL || !func_step (integ, &t_new, t1, z))
+        status = gsl_odeiv2_evolve_apply (integ->evolve, integ->control, integ->step,
+                                          &integ->sys, &t_new, t1, &integ->h, z);
+      else
+        status = GSL_SUCCESS;
       if (integ->evolve->failed_steps > failed_before)
         integ->n_rejected += integ->evolve->failed_steps - failed_before;
 

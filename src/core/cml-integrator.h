@@ -158,8 +158,15 @@ typedef struct CmlDop853Step CmlDop853Step;
 void     cml_integrator_set_dop853_step (CmlIntegrator *integ,
                                          int (*func) (CmlDop853Step *step, void *data),
                                          void *data);
-/* dop853 only: the steps FUNC took since creation. */
-guint64  cml_integrator_n_dop853_func_steps (const CmlIntegrator *integ);
+/* rk8pd only: lets FUNC take GSL's steps with GSL's numbers (a system's native code,
+ * cml-rk8pd-core.h); FUNC returns -1 for a step it cannot take and 1 for one it leaves to
+ * GSL, which then takes it. */
+typedef struct CmlRk8pdStep CmlRk8pdStep;
+void     cml_integrator_set_rk8pd_step (CmlIntegrator *integ,
+                                        int (*func) (CmlRk8pdStep *step, void *data),
+                                        void *data);
+/* The steps the step function of dop853 or rk8pd took since creation. */
+guint64  cml_integrator_n_func_steps (const CmlIntegrator *integ);
 
 /* Counters since creation: accepted steps and right-hand-side evaluations. */
 guint64  cml_integrator_n_steps (const CmlIntegrator *integ);

@@ -1,5 +1,6 @@
 /* cml-native-step.c — the C source of a system's whole DOP853 step: the step of
- * cml-dop853-core.h around the system's right-hand side, inlined.
+ * cml-dop853-core.h around the system's right-hand side, inlined; and likewise of its rk8pd
+ * step (cml-rk8pd-core.h, GSL's step and control, whose numbers it gives bit for bit).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -20,22 +21,12 @@
 #include "cml-native-step.h"
 
 #include "cml-dop853-core-text.h"
+#include "cml-rk8pd-core-text.h"
 
-gboolean
-cml_native_step_dop853_source (const CmlProgram *rhs_prog,
-                               guint             dim,
-                               GString          *s)
-{
-  g_return_val_if_fail (rhs_prog != NULL && s != NULL && dim > 0, FALSE);
+#include <string.h>
 
-  g_string_append_printf (s, "/* cmlab: the whole DOP853 step, generator version %d */\n\n",
-                          CML_NATIVE_STEP_VERSION);
-  /* the types first: the check reads CmlDop853Pivots */
-  g_string_append (s, cml_dop853_core_text);
-  g_string_append (s, "\nstatic inline ");
-  if (!cml_program_emit_c (rhs_prog, "cml_dop853_rhs", dim, dim, s))
-    return FALSE;
-  g_string_append (s,
+/* The pivot check of the system's right-hand side (CmlDop853Pivots), as sim_rhs makes it. */
+static const char pivot_check_text[] =
                    "\n"
                    "/* the pivot check of the system's right-hand side (CmlDop853Pivots): 0 the\n"
                    " * derivatives stand, 1 the right-hand side fails, 2 its fallback is needed */\n"
@@ -74,25 +65,48 @@ cml_native_step_dop853_source (const CmlProgram *rhs_prog,
                    "    if (fabs (o1[pc->cmp[i]]) < pc->ratio_min * pc->max[pc->head[i]])\n"
                    "      return 2;\n"
                    "  return 0;\n"
-                   "}\n\n");
+                   "}\n\n";
+
+/* The components the right-hand side reads, as the array NAME (of the size the macro SIZE
+ * gives) and the macro MACRO (I); nothing when it reads them all (the macro's default, 1). */
+static void
+append_reads (const CmlProgram *rhs_prog, guint dim, const char *name, const char *size, const char *macro,
+              GString *s)
+{
+  guint n_in = cml_program_n_fast_inputs (rhs_prog);
+  g_autofree guint8 *read = g_new0 (guint8, MAX (n_in, 1 + dim));
+  gboolean all = TRUE;
+
+  cml_program_inputs_read (rhs_prog, read);
+  for (guint i = 0; i < dim; i++)
+    all = all && read[1 + i];
+  if (all)
+    return;
+  g_string_append_printf (s, "static const unsigned char %s[%s] = {", name, size);
+  for (guint i = 0; i < dim; i++)
+    g_string_append (s, i ? (read[1 + i] ? ", 1" : ", 0") : (read[1 + i] ? " 1" : " 0"));
+  g_string_append_printf (s, " };\n#define %s(I) %s[I]\n", macro, name);
+}
+
+gboolean
+cml_native_step_dop853_source (const CmlProgram *rhs_prog,
+                               guint             dim,
+                               GString          *s)
+{
+  g_return_val_if_fail (rhs_prog != NULL && s != NULL && dim > 0, FALSE);
+
+  g_string_append_printf (s, "/* cmlab: the whole DOP853 step, generator version %d */\n\n",
+                          CML_NATIVE_STEP_VERSION);
+  /* the types first: the check reads CmlDop853Pivots */
+  g_string_append (s, cml_dop853_core_text);
+  g_string_append (s, "\nstatic inline ");
+  if (!cml_program_emit_c (rhs_prog, "cml_dop853_rhs", dim, dim, s))
+    return FALSE;
+  g_string_append (s, pivot_check_text);
   g_string_append (s, "#define DOP_STEP_FN cml_dop853_step_inline\n");
   g_string_append_printf (s, "#define DOP_N %u\n", dim);
   /* the components the right-hand side reads: the others' stage arguments are not needed */
-  {
-    guint n_in = cml_program_n_fast_inputs (rhs_prog);
-    g_autofree guint8 *read = g_new0 (guint8, MAX (n_in, 1 + dim));
-    gboolean all = TRUE;
-    cml_program_inputs_read (rhs_prog, read);
-    for (guint i = 0; i < dim; i++)
-      all = all && read[1 + i];
-    if (!all)
-      {
-        g_string_append (s, "static const unsigned char dop_reads[DOP_N] = {");
-        for (guint i = 0; i < dim; i++)
-          g_string_append (s, i ? (read[1 + i] ? ", 1" : ", 0") : (read[1 + i] ? " 1" : " 0"));
-        g_string_append (s, " };\n#define DOP_READS(I) dop_reads[I]\n");
-      }
-  }
+  append_reads (rhs_prog, dim, "dop_reads", "DOP_N", "DOP_READS", s);
   g_string_append (s,
                    "#define DOP_EXTRA_PARAMS , const double *aux, const double *R, double *o1, "
                    "const CmlDop853Pivots *pc\n"
@@ -108,6 +122,49 @@ cml_native_step_dop853_source (const CmlProgram *rhs_prog,
                    "                 const CmlDop853Pivots *pc)\n"
                    "{\n"
                    "  return cml_dop853_step_inline (s, aux, R, o1, pc);\n"
+                   "}\n");
+  return TRUE;
+}
+
+gboolean
+cml_native_step_rk8pd_source (const CmlProgram *rhs_prog,
+                              guint             dim,
+                              GString          *s)
+{
+  g_return_val_if_fail (rhs_prog != NULL && s != NULL && dim > 0, FALSE);
+
+  g_string_append_printf (s, "/* cmlab: the whole rk8pd step, generator version %d */\n\n",
+                          CML_NATIVE_STEP_VERSION);
+  /* the types: the pivots' (as the DOP853 step's text defines them) and the step's */
+  {
+    const char *a = strstr (cml_dop853_core_text, "typedef struct CmlDop853Pivots");
+    const char *b = a ? strstr (a, "} CmlDop853Pivots;") : NULL;
+    g_return_val_if_fail (b != NULL, FALSE);
+    g_string_append_len (s, a, b - a);
+    g_string_append (s, "} CmlDop853Pivots;\n");
+  }
+  g_string_append (s, cml_rk8pd_core_text);
+  g_string_append (s, "\nstatic inline ");
+  if (!cml_program_emit_c (rhs_prog, "cml_rk8pd_rhs", dim, dim, s))
+    return FALSE;
+  g_string_append (s, pivot_check_text);
+  g_string_append (s, "#define RK_STEP_FN cml_rk8pd_step_inline\n");
+  g_string_append_printf (s, "#define RK_N %u\n", dim);
+  append_reads (rhs_prog, dim, "rk_reads", "RK_N", "RK_READS", s);
+  g_string_append (s,
+                   "#define RK_EXTRA_PARAMS , const double *aux, const double *R, double *o1, "
+                   "const CmlDop853Pivots *pc\n"
+                   "#define RK_RHS(T, Z, DZ) (cml_rk8pd_rhs ((T), (Z), aux, R, (DZ), o1), "
+                   "cml_dop853_check ((DZ), o1, pc))\n\n");
+  g_string_append (s, cml_rk8pd_core_text);
+  g_string_append (s,
+                   "\nint cml_rk8pd_step (CmlRk8pdStep *s, const double *aux, const double *R, double *o1,\n"
+                   "                    const CmlDop853Pivots *pc);\n"
+                   "int\n"
+                   "cml_rk8pd_step (CmlRk8pdStep *s, const double *aux, const double *R, double *o1,\n"
+                   "                const CmlDop853Pivots *pc)\n"
+                   "{\n"
+                   "  return cml_rk8pd_step_inline (s, aux, R, o1, pc);\n"
                    "}\n");
   return TRUE;
 }

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "cml-dop853-core.h"
+#include "cml-rk8pd-core.h"
 #include "cml-native.h"
 #include "cml-system.h"
 
@@ -33,7 +34,17 @@ typedef int (*CmlNativeDop853Func) (CmlDop853Step *step, const double *aux, cons
  * cannot be written out. */
 gboolean cml_native_step_dop853_source (const CmlProgram *rhs_prog, guint dim, GString *s);
 
-/* How many steps of SIM's integrator native code took (dop853 with a native step). */
+/* The rk8pd step (cml-rk8pd-core.h's contract), called likewise. */
+#define CML_NATIVE_STEP_RK8PD "cml_rk8pd_step"
+typedef int (*CmlNativeRk8pdFunc) (CmlRk8pdStep *step, const double *aux, const double *R, double *o1,
+                                   const CmlDop853Pivots *pc);
+gboolean cml_native_step_rk8pd_source (const CmlProgram *rhs_prog, guint dim, GString *s);
+
+/* Builds (or loads from the cache) the native step of SIM's integrator now, not on its first
+ * step (rk8pd builds it then): for a caller that must not wait in the middle of a run. */
+void     cml_simulation_prepare_native_step (CmlSimulation *sim);
+
+/* How many steps of SIM's integrator native code took (dop853 or rk8pd with a native step). */
 guint64  cml_simulation_n_native_steps (const CmlSimulation *sim);
 
 G_END_DECLS

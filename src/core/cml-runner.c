@@ -43,6 +43,7 @@
 #define G_LOG_DOMAIN "cml-runner"
 
 #include "cml-runner.h"
+#include "cml-native-step.h"
 
 #include "cml-error.h"
 
@@ -634,7 +635,10 @@ restore_settings (CmlRunner *r, guint slot)
       || want->h_init != have->h_init || want->h_fixed != have->h_fixed
       || want->h_min != have->h_min || want->project != have->project
       || want->max_steps != have->max_steps)
-    (void) cml_simulation_set_integrator (r->sim, want, NULL);
+    {
+      (void) cml_simulation_set_integrator (r->sim, want, NULL);
+      cml_simulation_prepare_native_step (r->sim);
+    }
 }
 
 /* Pauses and shows the recorded row nearest to T.  Worker. */
@@ -852,6 +856,7 @@ do_set_system (CmlRunner *r, CmlSystem *sys)
   /* keep the integrator the user chose, if the new system can use it */
   if (!cml_simulation_set_integrator (sim, cml_simulation_get_integrator (r->sim), NULL))
     g_debug ("the new system keeps its default integrator");
+  cml_simulation_prepare_native_step (sim); /* now, not in the middle of the run */
   cml_simulation_free (r->sim);
   r->sim = sim;
   r->generation++;
@@ -925,6 +930,7 @@ run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
         set_message (r, error->message);
       else if (r->state != CML_RUNNER_FAILED)
         g_clear_pointer (&r->message, g_free);
+      cml_simulation_prepare_native_step (r->sim);
       break;
 
     case CMD_SYSTEM:
@@ -1049,6 +1055,7 @@ cml_runner_new (CmlSystem *sys, const CmlRunnerOptions *options, GError **error)
   sim = cml_simulation_new (sys, error);
   if (sim == NULL)
     return NULL;
+  cml_simulation_prepare_native_step (sim);
 
   r = g_new0 (CmlRunner, 1);
   r->opts = options ? *options : defaults;

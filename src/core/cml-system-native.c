@@ -147,35 +147,42 @@ cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegr
   return tp;
 }
 
-/* ---- the whole DOP853 step in native code ------------------------------------------ */
+/* ---- the whole step in native code ------------------------------------------------- */
 
-/* Builds (or finds in the cache) the DOP853 step with the right-hand side inlined, once per
- * system, for the first simulation that runs dop853.  Not for the vakonomic systems whose
- * free velocities are solved by Newton's method at every evaluation. */
+typedef gboolean (*StepSource) (const CmlProgram *rhs_prog, guint dim, GString *s);
+
+/* Builds (or finds in the cache) a step with the right-hand side inlined — the source
+ * SOURCE writes, the function NAME — once per system, into *OBJ and *FN.  Not for the
+ * vakonomic systems whose free velocities are solved by Newton's method at every
+ * evaluation. */
 static void
-system_ensure_native_step (CmlSystem *sys)
+system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *fn, StepSource source,
+                    const char *name, const char *what)
 {
   g_autoptr (GString) src = NULL;
   g_autoptr (GError) error = NULL;
 
   system_ensure_native (sys);
   g_mutex_lock (&sys->native_lock);
-  if (sys->native_step_tried)
+  if (*tried)
     {
       g_mutex_unlock (&sys->native_lock);
       return;
     }
-  sys->native_step_tried = TRUE;
   if (sys->rhs_fn != NULL && sys->na == 0)
     {
+      gpointer f = NULL;
       src = g_string_new (NULL);
-      if (!cml_native_step_dop853_source (sys->rhs_prog, sys->dim, src))
-        g_debug ("the DOP853 step of %s cannot be written out", sys->model->name);
-      else if ((sys->native_step = cml_native_build (src->str, &error)) == NULL)
-        g_debug ("the DOP853 step of %s: %s; the generic step runs", sys->model->name, error->message);
-      else if ((sys->native_step_fn = (gpointer) cml_native_lookup (sys->native_step, CML_NATIVE_STEP_DOP853)) == NULL)
-        g_clear_pointer (&sys->native_step, cml_native_free);
+      if (!source (sys->rhs_prog, sys->dim, src))
+        g_debug ("the %s step of %s cannot be written out", what, sys->model->name);
+      else if ((*obj = cml_native_build (src->str, &error)) == NULL)
+        g_debug ("the %s step of %s: %s; the generic step runs", what, sys->model->name, error->message);
+      else if ((f = (gpointer) cml_native_lookup (*obj, name)) == NULL)
+        g_clear_pointer (obj, cml_native_free);
+      /* read without the lock by the steps of the system's simulations */
+      g_atomic_pointer_set (fn, f);
     }
+  g_atomic_int_set (tried, TRUE);
   g_mutex_unlock (&sys->native_lock);
 }
 
@@ -195,16 +202,62 @@ native_dop853_step (CmlDop853Step *step, void *data)
   return fn (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc);
 }
 
+static void
+system_ensure_rk8pd (CmlSystem *sys)
+{
+  system_ensure_step (sys, &sys->native_rk8pd_tried, &sys->native_rk8pd, &sys->native_rk8pd_fn,
+                      cml_native_step_rk8pd_source, CML_NATIVE_STEP_RK8PD, "rk8pd");
+}
+
+/* An rk8pd step in native code, likewise: -1 when this simulation cannot take it there,
+ * 1 when the step leaves it to GSL.  The object is built (or loaded from the cache) on the
+ * first step, so that a run that takes none (--t-end 0) does not pay for it; the window
+ * asks for it beforehand (cml_simulation_prepare_native_step). */
+static int
+native_rk8pd_step (CmlRk8pdStep *step, void *data)
+{
+  CmlSimulation *sim = data;
+  CmlSystem *sys = sim->sys;
+  CmlDop853Pivots pc;
+
+  if (sim->rhs_fn == NULL || !simulation_pivot_check (sim, &pc))
+    return -1;
+  gpointer fn = g_atomic_pointer_get (&sys->native_rk8pd_fn);
+  if (fn == NULL && !g_atomic_int_get (&sys->native_rk8pd_tried))
+    {
+      system_ensure_rk8pd (sys);
+      fn = g_atomic_pointer_get (&sys->native_rk8pd_fn);
+    }
+  if (fn == NULL)
+    return -1;
+  return ((CmlNativeRk8pdFunc) fn) (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc);
+}
+
+void
+cml_simulation_prepare_native_step (CmlSimulation *sim)
+{
+  if (sim->options.kind == CML_INTEGRATOR_RK8PD && sim->rhs_fn != NULL)
+    system_ensure_rk8pd (sim->sys);
+}
+
 void
 simulation_attach_native_step (CmlSimulation *sim)
 {
-  system_ensure_native_step (sim->sys);
-  if (sim->sys->native_step_fn != NULL)
+  CmlSystem *sys = sim->sys;
+
+  if (sim->options.kind == CML_INTEGRATOR_RK8PD)
+    {
+      cml_integrator_set_rk8pd_step (sim->integ, native_rk8pd_step, sim);
+      return;
+    }
+  system_ensure_step (sys, &sys->native_step_tried, &sys->native_step, &sys->native_step_fn,
+                      cml_native_step_dop853_source, CML_NATIVE_STEP_DOP853, "DOP853");
+  if (sys->native_step_fn != NULL)
     cml_integrator_set_dop853_step (sim->integ, native_dop853_step, sim);
 }
 
 guint64
 cml_simulation_n_native_steps (const CmlSimulation *sim)
 {
-  return sim->integ != NULL ? cml_integrator_n_dop853_func_steps (sim->integ) : 0;
+  return sim->integ != NULL ? cml_integrator_n_func_steps (sim->integ) : 0;
 }

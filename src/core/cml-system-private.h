@@ -95,6 +95,10 @@ struct _CmlSystem
   gboolean     native_step_tried;
   CmlNative   *native_step;
   gpointer     native_step_fn;
+  /* … and the rk8pd step, built when a simulation first takes a step with rk8pd */
+  gboolean     native_rk8pd_tried;
+  CmlNative   *native_rk8pd;
+  gpointer     native_rk8pd_fn;
   CmlNativeFunc rhs_fn, jac_fn, proj_fn;
   CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
