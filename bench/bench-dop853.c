@@ -41,6 +41,8 @@ typedef struct
   const char *label;
   char      **argv;          /* NULL: not available */
   char      **argv0;         /* the untimed first run that gives the result (NULL: argv) */
+  const char *csv;           /* cmlab's rows */
+  int         kind;          /* cmlab's integrator (CmlIntegratorKind), -1 for a peer */
   char       *why;           /* why not */
   double     *wall;          /* per round */
   double      wall_ms;       /* median */
@@ -302,6 +304,7 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
   g_autofree char *tol_s = g_strdup_printf ("%g", TOL);
   g_autofree char *csv_dop = g_build_filename (tmp, "dop853.csv", NULL);
   g_autofree char *csv_rk = g_build_filename (tmp, "rk8pd.csv", NULL);
+  g_autofree char *csv_ty = g_build_filename (tmp, "taylor.csv", NULL);
   g_autofree char *ode_src = g_build_filename (bench_dir, "martinet.ode", NULL);
   g_autofree char *ode = g_build_filename (tmp, "run.ode", NULL);
   g_autofree char *xpp_out = g_build_filename (tmp, "xpp.dat", NULL);
@@ -318,6 +321,8 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
                        "--atol", tol_s, "--integrator", "dop853", "-o", csv_dop, NULL };
   char *argv_rk[] = { (char *) cli, "simulate", "martinet", "--t-end", t_end_s, "--dt-out", dt_s, "--rtol", tol_s,
                       "--atol", tol_s, "--integrator", "rk8pd", "-o", csv_rk, NULL };
+  char *argv_ty[] = { (char *) cli, "simulate", "martinet", "--t-end", t_end_s, "--dt-out", dt_s, "--rtol", tol_s,
+                      "--atol", tol_s, "--integrator", "taylor", "-o", csv_ty, NULL };
   char *argv_xpp[] = { xpp, ode, "-silent", "-quiet", "1", "-outfile", xpp_out, NULL };
   /* Boost: one integration per timed process; the first run repeats it for its in-process
    * median */
@@ -327,33 +332,35 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
   char *argv_bd5_0[] = { (char *) boost_peer, "dopri5", t_end_s, dt_s, tol_s, tol_s, "21", NULL };
   char *argv_sp[] = { "/usr/bin/python3", peers_py, "martinet", "--t-end", t_end_s, "--dt-out", dt_s, "--rtol",
                       tol_s, "--atol", tol_s, NULL };
+  enum { T_DOP, T_RK, T_TAYLOR, T_XPP, T_B78, T_BD5, T_SCIPY };
   Tool tools[] = {
-    { "cmlab-cli simulate --integrator dop853", argv_dop },
-    { "cmlab-cli simulate --integrator rk8pd", argv_rk },
-    { "XPPAUT 83dp", argv_xpp, .is_xpp = TRUE },
-    { "Boost.Odeint rkf78 (controlled)", argv_b78, argv_b78_0, .is_boost = TRUE },
-    { "Boost.Odeint dopri5 (dense output)", argv_bd5, argv_bd5_0, .is_boost = TRUE },
-    { "SciPy solve_ivp DOP853", argv_sp, .is_scipy = TRUE },
+    [T_DOP] = { "cmlab-cli simulate --integrator dop853", argv_dop, .csv = csv_dop, .kind = CML_INTEGRATOR_DOP853 },
+    [T_RK] = { "cmlab-cli simulate --integrator rk8pd", argv_rk, .csv = csv_rk, .kind = CML_INTEGRATOR_RK8PD },
+    [T_TAYLOR] = { "cmlab-cli simulate --integrator taylor", argv_ty, .csv = csv_ty, .kind = CML_INTEGRATOR_TAYLOR },
+    [T_XPP] = { "XPPAUT 83dp", argv_xpp, .is_xpp = TRUE, .kind = -1 },
+    [T_B78] = { "Boost.Odeint rkf78 (controlled)", argv_b78, argv_b78_0, .is_boost = TRUE, .kind = -1 },
+    [T_BD5] = { "Boost.Odeint dopri5 (dense output)", argv_bd5, argv_bd5_0, .is_boost = TRUE, .kind = -1 },
+    [T_SCIPY] = { "SciPy solve_ivp DOP853", argv_sp, .is_scipy = TRUE, .kind = -1 },
   };
   const guint nt = G_N_ELEMENTS (tools);
 
   if (xpp == NULL || !write_ode (ode_src, ode, t_end))
     {
-      tools[2].argv = NULL;
-      tools[2].why = g_strdup ("xppaut not installed");
+      tools[T_XPP].argv = NULL;
+      tools[T_XPP].why = g_strdup ("xppaut not installed");
     }
   if (boost_peer == NULL || !g_file_test (boost_peer, G_FILE_TEST_IS_EXECUTABLE))
     {
-      tools[3].argv = tools[4].argv = NULL;
-      tools[3].why = g_strdup ("no Boost.Odeint (libboost-dev) or no C++ compiler at build time");
-      tools[4].why = g_strdup (tools[3].why);
+      tools[T_B78].argv = tools[T_BD5].argv = NULL;
+      tools[T_B78].why = g_strdup ("no Boost.Odeint (libboost-dev) or no C++ compiler at build time");
+      tools[T_BD5].why = g_strdup (tools[T_B78].why);
     }
   {
     char *check[] = { "/usr/bin/python3", "-c", "import scipy", NULL };
     if (isnan (run (check, NULL)))
       {
-        tools[5].argv = NULL;
-        tools[5].why = g_strdup ("python3-scipy not installed");
+        tools[T_SCIPY].argv = NULL;
+        tools[T_SCIPY].why = g_strdup ("python3-scipy not installed");
       }
   }
 
@@ -395,7 +402,7 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
               }
             else
               {
-                v = bench_csv_last_row (i == 0 ? csv_dop : csv_rk, NULL);
+                v = bench_csv_last_row (tl->csv, NULL);
                 tl->err = v ? martinet_error (get_pairs (v, "t"), get_pairs, v) : NAN;
               }
             continue;
@@ -405,11 +412,12 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
   for (guint i = 0; i < nt; i++)
     if (tools[i].ok)
       tools[i].wall_ms = bench_median (tools[i].wall, tools[i].is_scipy ? 1 : rounds) * 1e3;
-  {
-    double e;
-    tools[0].inproc_ms = cmlab_inproc (CML_INTEGRATOR_DOP853, t_end, T, quick ? 5 : 21, &e);
-    tools[1].inproc_ms = cmlab_inproc (CML_INTEGRATOR_RK8PD, t_end, T, quick ? 5 : 21, &e);
-  }
+  for (guint i = 0; i < nt; i++)
+    if (tools[i].kind >= 0)
+      {
+        double e;
+        tools[i].inproc_ms = cmlab_inproc (tools[i].kind, t_end, T, quick ? 5 : 21, &e);
+      }
 
   printf ("\n== dop853: Martinet, %d periods, rtol = atol = %g, a row every period ==\n", periods, TOL);
   printf ("   %-40s %14s %14s %10s\n", "tool", "process ms", "in-process ms", "error");
@@ -426,22 +434,25 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
         g_snprintf (inproc, sizeof inproc, "%.1f", tl->inproc_ms);
       printf ("   %-40s %14.1f %14s %10.1e\n", tl->label, tl->wall_ms, inproc, tl->err);
     }
-  /* the targets */
-  {
-    Tool *d = &tools[0], *x = &tools[2], *b = &tools[3];
-    if (d->ok && x->ok)
-      printf ("   target: dop853 whole process ≥ 6× faster than XPPAUT: %.1f× — %s; error %s XPPAUT's\n",
-              x->wall_ms / d->wall_ms, x->wall_ms >= 6 * d->wall_ms ? "holds" : "does not hold",
-              d->err <= x->err ? "no larger than" : "larger than");
-    if (d->ok && b->ok)
-      printf ("   target: dop853 whole process at least as fast as Boost rkf78 in-process: %.1f ms vs %.1f ms — %s; "
-              "error %s Boost's\n",
-              d->wall_ms, b->inproc_ms, d->wall_ms <= b->inproc_ms ? "holds" : "does not hold",
-              d->err <= b->err ? "no larger than" : "larger than");
-    if (d->ok && b->ok)
-      printf ("   (in-process: dop853 %.1f ms vs Boost rkf78 %.1f ms: %.2f×)\n", d->inproc_ms, b->inproc_ms,
-              b->inproc_ms / d->inproc_ms);
-  }
+  /* the targets, for dop853 and for cmlab's fastest at this tolerance (its error no larger
+   * than the peers') */
+  for (int c = T_DOP; c <= T_TAYLOR; c += T_TAYLOR - T_DOP)
+    {
+      Tool *d = &tools[c], *x = &tools[T_XPP], *b = &tools[T_B78];
+      const char *name = cml_integrator_kind_to_string (d->kind);
+      if (d->ok && x->ok)
+        printf ("   target: %s whole process ≥ 6× faster than XPPAUT: %.1f× — %s; error %s XPPAUT's\n", name,
+                x->wall_ms / d->wall_ms, x->wall_ms >= 6 * d->wall_ms ? "holds" : "does not hold",
+                d->err <= x->err ? "no larger than" : "larger than");
+      if (d->ok && b->ok)
+        printf ("   target: %s whole process at least as fast as Boost rkf78 in-process: %.1f ms vs %.1f ms — %s; "
+                "error %s Boost's\n",
+                name, d->wall_ms, b->inproc_ms, d->wall_ms <= b->inproc_ms ? "holds" : "does not hold",
+                d->err <= b->err ? "no larger than" : "larger than");
+      if (d->ok && b->ok)
+        printf ("   (in-process: %s %.1f ms vs Boost rkf78 %.1f ms: %.2f×)\n", name, d->inproc_ms, b->inproc_ms,
+                b->inproc_ms / d->inproc_ms);
+    }
 
   against_rk8pd (json, quick);
 
@@ -467,6 +478,7 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
     }
   g_unlink (csv_dop);
   g_unlink (csv_rk);
+  g_unlink (csv_ty);
   g_unlink (ode);
   g_unlink (xpp_out);
   g_rmdir (tmp);
