@@ -6,7 +6,8 @@
  * inlined (the C of cml_program_emit_c as a static inline function in the same translation
  * unit) and the dimension a compile-time constant; cml-system-native.c compiles it with
  * cml_native_build () (the same cache) and a simulation running dop853 takes its steps
- * there.  The numbers are those of the generic step, bit for bit.
+ * there.  The numbers are those of the generic step, bit for bit.  Likewise rk8pd's step
+ * (cml-rk8pd-core.h), whose numbers are GSL's.
  */
 #pragma once
 

@@ -194,13 +194,11 @@ needs_fallback (CmlSimulation *sim, const double *dz)
   const double *d = sys->fb_vak_nf ? dz : dz + sys->m;
   const guint nd = sys->fb_vak_nf ? sys->dim : sys->n;
 
-  /* x − x is +0 for a finite x and NaN otherwise: the sum of them is +0 exactly when
-   * every acceleration is finite (one test instead of one per component) */
-  double nonfinite = 0.0;
-  for (guint i = 0; i < nd; i++)
-    nonfinite += d[i] - d[i];
-  if (pc->slow_tiny || !(nonfinite == 0.0))
+  if (pc->slow_tiny)
     return TRUE;
+  for (guint i = 0; i < nd; i++)
+    if (!isfinite (d[i]))
+      return TRUE;
   for (guint i = 0; i < pc->n_fast; i++)
     {
       double a = fabs (pv[pc->fast[i]]);
