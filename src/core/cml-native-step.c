@@ -88,41 +88,93 @@ append_reads (const CmlProgram *rhs_prog, guint dim, const char *name, const cha
   g_string_append_printf (s, " };\n#define %s(I) %s[I]\n", macro, name);
 }
 
+/* What sets one step's source apart: its name in words, its identifier ID (the functions
+ * cml_ID_rhs, cml_ID_step_inline and the exported cml_ID_step), the prefix of the
+ * core's macros (PREFIX_STEP_FN, _N, _READS, _EXTRA_PARAMS, _RHS), the step's type, and
+ * the core's text. */
+typedef struct
+{
+  const char *title, *id, *prefix, *step_type, *core;
+} StepText;
+
+/* The source of a step: the types (written by TYPES), the right-hand side as a static
+ * inline function, the pivot check, the macros the core reads, the core, the entry point. */
+static gboolean
+step_source (const CmlProgram *rhs_prog, guint dim, const StepText *t, gboolean (*types) (GString *s),
+             GString *s)
+{
+  g_return_val_if_fail (rhs_prog != NULL && s != NULL && dim > 0, FALSE);
+
+  g_autofree char *lower = g_ascii_strdown (t->prefix, -1);
+  g_autofree char *rhs_name = g_strdup_printf ("cml_%s_rhs", t->id);
+  g_autofree char *reads = g_strdup_printf ("%s_reads", lower);
+  g_autofree char *n_macro = g_strdup_printf ("%s_N", t->prefix);
+  g_autofree char *reads_macro = g_strdup_printf ("%s_READS", t->prefix);
+  /* the exported function's parameters, aligned under its parenthesis */
+  g_autofree char *pad_decl = g_strnfill (strlen ("int cml__step (") + strlen (t->id), ' ');
+  g_autofree char *pad_def = g_strnfill (strlen ("cml__step (") + strlen (t->id), ' ');
+
+  g_string_append_printf (s, "/* cmlab: the whole %s step, generator version %d */\n\n", t->title,
+                          CML_NATIVE_STEP_VERSION);
+  if (!types (s))
+    return FALSE;
+  g_string_append (s, "\nstatic inline ");
+  if (!cml_program_emit_c (rhs_prog, rhs_name, dim, dim, s))
+    return FALSE;
+  g_string_append (s, pivot_check_text);
+  g_string_append_printf (s, "#define %s_STEP_FN cml_%s_step_inline\n", t->prefix, t->id);
+  g_string_append_printf (s, "#define %s %u\n", n_macro, dim);
+  /* the components the right-hand side reads: the others' stage arguments are not needed */
+  append_reads (rhs_prog, dim, reads, n_macro, reads_macro, s);
+  g_string_append_printf (s,
+                          "#define %s_EXTRA_PARAMS , const double *aux, const double *R, double *o1, "
+                          "const CmlDop853Pivots *pc\n"
+                          "#define %s_RHS(T, Z, DZ) (%s ((T), (Z), aux, R, (DZ), o1), "
+                          "cml_dop853_check ((DZ), o1, pc))\n\n",
+                          t->prefix, t->prefix, rhs_name);
+  /* the core again, now with the step's name defined: the step itself */
+  g_string_append (s, t->core);
+  g_string_append_printf (s,
+                          "\nint cml_%s_step (%s *s, const double *aux, const double *R, double *o1,\n"
+                          "%sconst CmlDop853Pivots *pc);\n"
+                          "int\n"
+                          "cml_%s_step (%s *s, const double *aux, const double *R, double *o1,\n"
+                          "%sconst CmlDop853Pivots *pc)\n"
+                          "{\n"
+                          "  return cml_%s_step_inline (s, aux, R, o1, pc);\n"
+                          "}\n",
+                          t->id, t->step_type, pad_decl, t->id, t->step_type, pad_def, t->id);
+  return TRUE;
+}
+
+/* DOP853's types: the core's text without the step (it defines the pivots' type too). */
+static gboolean
+dop853_types (GString *s)
+{
+  g_string_append (s, cml_dop853_core_text);
+  return TRUE;
+}
+
 gboolean
 cml_native_step_dop853_source (const CmlProgram *rhs_prog,
                                guint             dim,
                                GString          *s)
 {
-  g_return_val_if_fail (rhs_prog != NULL && s != NULL && dim > 0, FALSE);
+  static const StepText t = { "DOP853", "dop853", "DOP", "CmlDop853Step", cml_dop853_core_text };
+  return step_source (rhs_prog, dim, &t, dop853_types, s);
+}
 
-  g_string_append_printf (s, "/* cmlab: the whole DOP853 step, generator version %d */\n\n",
-                          CML_NATIVE_STEP_VERSION);
-  /* the types first: the check reads CmlDop853Pivots */
-  g_string_append (s, cml_dop853_core_text);
-  g_string_append (s, "\nstatic inline ");
-  if (!cml_program_emit_c (rhs_prog, "cml_dop853_rhs", dim, dim, s))
-    return FALSE;
-  g_string_append (s, pivot_check_text);
-  g_string_append (s, "#define DOP_STEP_FN cml_dop853_step_inline\n");
-  g_string_append_printf (s, "#define DOP_N %u\n", dim);
-  /* the components the right-hand side reads: the others' stage arguments are not needed */
-  append_reads (rhs_prog, dim, "dop_reads", "DOP_N", "DOP_READS", s);
-  g_string_append (s,
-                   "#define DOP_EXTRA_PARAMS , const double *aux, const double *R, double *o1, "
-                   "const CmlDop853Pivots *pc\n"
-                   "#define DOP_RHS(T, Z, DZ) (cml_dop853_rhs ((T), (Z), aux, R, (DZ), o1), "
-                   "cml_dop853_check ((DZ), o1, pc))\n\n");
-  /* the core again, now with DOP_STEP_FN: the step itself */
-  g_string_append (s, cml_dop853_core_text);
-  g_string_append (s,
-                   "\nint cml_dop853_step (CmlDop853Step *s, const double *aux, const double *R, double *o1,\n"
-                   "                     const CmlDop853Pivots *pc);\n"
-                   "int\n"
-                   "cml_dop853_step (CmlDop853Step *s, const double *aux, const double *R, double *o1,\n"
-                   "                 const CmlDop853Pivots *pc)\n"
-                   "{\n"
-                   "  return cml_dop853_step_inline (s, aux, R, o1, pc);\n"
-                   "}\n");
+/* rk8pd's types: the pivots' (as the DOP853 core defines them) and the step's. */
+static gboolean
+rk8pd_types (GString *s)
+{
+  const char *a = strstr (cml_dop853_core_text, "typedef struct CmlDop853Pivots");
+  const char *b = a ? strstr (a, "} CmlDop853Pivots;") : NULL;
+
+  g_return_val_if_fail (b != NULL, FALSE);
+  g_string_append_len (s, a, b - a);
+  g_string_append (s, "} CmlDop853Pivots;\n");
+  g_string_append (s, cml_rk8pd_core_text);
   return TRUE;
 }
 
@@ -131,40 +183,6 @@ cml_native_step_rk8pd_source (const CmlProgram *rhs_prog,
                               guint             dim,
                               GString          *s)
 {
-  g_return_val_if_fail (rhs_prog != NULL && s != NULL && dim > 0, FALSE);
-
-  g_string_append_printf (s, "/* cmlab: the whole rk8pd step, generator version %d */\n\n",
-                          CML_NATIVE_STEP_VERSION);
-  /* the types: the pivots' (as the DOP853 step's text defines them) and the step's */
-  {
-    const char *a = strstr (cml_dop853_core_text, "typedef struct CmlDop853Pivots");
-    const char *b = a ? strstr (a, "} CmlDop853Pivots;") : NULL;
-    g_return_val_if_fail (b != NULL, FALSE);
-    g_string_append_len (s, a, b - a);
-    g_string_append (s, "} CmlDop853Pivots;\n");
-  }
-  g_string_append (s, cml_rk8pd_core_text);
-  g_string_append (s, "\nstatic inline ");
-  if (!cml_program_emit_c (rhs_prog, "cml_rk8pd_rhs", dim, dim, s))
-    return FALSE;
-  g_string_append (s, pivot_check_text);
-  g_string_append (s, "#define RK_STEP_FN cml_rk8pd_step_inline\n");
-  g_string_append_printf (s, "#define RK_N %u\n", dim);
-  append_reads (rhs_prog, dim, "rk_reads", "RK_N", "RK_READS", s);
-  g_string_append (s,
-                   "#define RK_EXTRA_PARAMS , const double *aux, const double *R, double *o1, "
-                   "const CmlDop853Pivots *pc\n"
-                   "#define RK_RHS(T, Z, DZ) (cml_rk8pd_rhs ((T), (Z), aux, R, (DZ), o1), "
-                   "cml_dop853_check ((DZ), o1, pc))\n\n");
-  g_string_append (s, cml_rk8pd_core_text);
-  g_string_append (s,
-                   "\nint cml_rk8pd_step (CmlRk8pdStep *s, const double *aux, const double *R, double *o1,\n"
-                   "                    const CmlDop853Pivots *pc);\n"
-                   "int\n"
-                   "cml_rk8pd_step (CmlRk8pdStep *s, const double *aux, const double *R, double *o1,\n"
-                   "                const CmlDop853Pivots *pc)\n"
-                   "{\n"
-                   "  return cml_rk8pd_step_inline (s, aux, R, o1, pc);\n"
-                   "}\n");
-  return TRUE;
+  static const StepText t = { "rk8pd", "rk8pd", "RK", "CmlRk8pdStep", cml_rk8pd_core_text };
+  return step_source (rhs_prog, dim, &t, rk8pd_types, s);
 }

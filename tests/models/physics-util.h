@@ -29,6 +29,20 @@ static const char *const extra_models[] G_GNUC_UNUSED = {
   "vertical-disk", "chaplygin-sleigh", "rigid-body", "heavy-top", NULL,
 };
 
+/* Adds the test FN as PREFIX/MODEL for every built-in, basic and extra, that ONLY (when
+ * given) accepts, MODEL the test's data. */
+static inline void
+add_model_tests (const char *prefix, GTestDataFunc fn, gboolean (*only) (const char *model))
+{
+  for (const char *const *lists[] = { builtin_models, extra_models }, *const *const *l = lists; l < lists + 2; l++)
+    for (const char *const *m = *l; *m != NULL; m++)
+      if (only == NULL || only (*m))
+        {
+          g_autofree char *path = g_strdup_printf ("%s/%s", prefix, *m);
+          g_test_add_data_func (path, *m, fn);
+        }
+}
+
 /* |a − b| ≤ tol, with both numbers in the message. */
 #define assert_close(a, b, tol)                                                                    \
   G_STMT_START {                                                                                   \

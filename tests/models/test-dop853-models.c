@@ -177,18 +177,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  for (const char *const *lists[] = { builtin_models, extra_models }, *const *const *l = lists;
-       l < lists + 2; l++)
-    for (const char *const *m = *l; *m != NULL; m++)
-      {
-        g_autofree char *p1 = g_strdup_printf ("/models/dop853/native-identical/%s", *m);
-        g_test_add_data_func (p1, *m, test_native_identical);
-        if (has_references (*m))
-          {
-            g_autofree char *p2 = g_strdup_printf ("/models/dop853/references/%s", *m);
-            g_test_add_data_func (p2, *m, test_references);
-          }
-      }
+  add_model_tests ("/models/dop853/native-identical", test_native_identical, NULL);
+  add_model_tests ("/models/dop853/references", test_references, has_references);
   g_test_add_data_func ("/models/dop853/restore/rolling-ball", "rolling-ball", test_restore);
   g_test_add_data_func ("/models/dop853/restore/martinet", "martinet", test_restore);
 

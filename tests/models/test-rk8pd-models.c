@@ -94,12 +94,6 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
-  for (const char *const *lists[] = { builtin_models, extra_models }, *const *const *l = lists;
-       l < lists + 2; l++)
-    for (const char *const *m = *l; *m != NULL; m++)
-      {
-        g_autofree char *p = g_strdup_printf ("/models/rk8pd/native-identical/%s", *m);
-        g_test_add_data_func (p, *m, test_native_identical);
-      }
+  add_model_tests ("/models/rk8pd/native-identical", test_native_identical, NULL);
   return g_test_run ();
 }
