@@ -602,6 +602,8 @@ cml_integrator_n_func_steps (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
+  if (integ->taylor != NULL)
+    return cml_taylor_n_native_steps (integ->taylor);
   return integ->dop != NULL ? cml_dop853_n_func_steps (integ->dop) : integ->rk_func_steps;
 }
 

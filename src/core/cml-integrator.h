@@ -165,7 +165,7 @@ typedef struct CmlRk8pdStep CmlRk8pdStep;
 void     cml_integrator_set_rk8pd_step (CmlIntegrator *integ,
                                         int (*func) (CmlRk8pdStep *step, void *data),
                                         void *data);
-/* The steps the step function of dop853 or rk8pd took since creation. */
+/* The steps the native step function of dop853, rk8pd or taylor took since creation. */
 guint64  cml_integrator_n_func_steps (const CmlIntegrator *integ);
 
 /* Counters since creation: accepted steps and right-hand-side evaluations. */

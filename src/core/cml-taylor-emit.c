@@ -8,9 +8,9 @@
  * and the products of a round (up to FUSE_MAX at a time) share one loop over j, each with
  * its own running sum
  *
- *   s_m = 0;  s_m += a_m[j] b_m[k − j]  (j = 0 … k),   d_m[k] = s_m,
+ *   s_m = 0;  s_m += a_m[j] b_m[k − j]  (j = 1 … k − 1, then j = 0, then j = k),   d_m[k] = s_m,
  *
- * the sums tk_mul forms, term by term in the same order.  Every row is written by one
+ * the sums tk_mul forms, term by term in the same order (the newest coefficients last).  Every row is written by one
  * operation, so any order in which each operation comes after those it reads gives the
  * same numbers.  One loop exit per round instead of one per product (a loop whose length
  * changes with k ends in a mispredicted branch) and independent sums side by side make the
@@ -23,6 +23,7 @@
 #include "cml-taylor-private.h"
 #include "cml-expr-private.h"
 #include "cml-program.h"
+#include "cml-taylor-core-text.h"
 
 #include <math.h>
 #include <string.h>
@@ -149,10 +150,16 @@ emit_products (const CmlTaylor *tp, const TOp *const *prod, guint n, GString *s)
   g_string_append (s, "      { double s0 = 0.0");
   for (guint m = 1; m < n; m++)
     g_string_append_printf (s, ", s%u = 0.0", m);
-  g_string_append (s, ";\n        for (int j = 0; j <= k; j++) {");
+  g_string_append (s, ";\n        for (int j = 1; j < k; j++) {");
   for (guint m = 0; m < n; m++)
     g_string_append_printf (s, " s%u += S[%u + j] * S[%u + k - j];", m, prod[m]->a * N, prod[m]->b * N);
+  g_string_append (s, " }\n        if (k > 0) {");
+  for (guint m = 0; m < n; m++)
+    g_string_append_printf (s, " s%u += S[%u] * S[%u + k];", m, prod[m]->a * N, prod[m]->b * N);
   g_string_append (s, " }\n       ");
+  for (guint m = 0; m < n; m++)
+    g_string_append_printf (s, " s%u += S[%u + k] * S[%u];", m, prod[m]->a * N, prod[m]->b * N);
+  g_string_append (s, "\n       ");
   for (guint m = 0; m < n; m++)
     g_string_append_printf (s, " S[%u + k] = s%u;", prod[m]->d * N, m);
   g_string_append (s, " }\n");
@@ -241,6 +248,18 @@ cml_taylor_emit_c (const CmlTaylor *tp, const char *name, GString *s)
   for (guint i = 0; i < tp->dim; i++)
     g_string_append_printf (s, "  S[%u] = S[%u] * tk_inv[%u];\n", (1 + i) * N + P, tp->f_row[i] * N + P - 1, P);
   g_string_append (s, "}\n\n");
+
+  /* the whole step around it, with the dimension and the order constants */
+  g_string_append_printf (s,
+                          "#define TK_STEP_FN %s_step_inline\n#define TK_JET(S, C) %s ((S), (C))\n"
+                          "#define TK_EXTRA_PARAMS\n",
+                          name, name);
+  g_string_append (s, cml_taylor_core_text);
+  g_string_append_printf (s,
+                          "\nint %s_step (double *S, const double *C, CmlTaylorStep *s);\n"
+                          "int\n%s_step (double *S, const double *C, CmlTaylorStep *s)\n{\n"
+                          "  return %s_step_inline (S, C, s, %u, %u);\n}\n",
+                          name, name, name, tp->dim, N);
   return TRUE;
 }
 
@@ -249,8 +268,11 @@ cml_taylor_set_native (CmlTaylor *tp, CmlNative *native, const char *name)
 {
   g_clear_pointer (&tp->native, cml_native_free);
   tp->native_fn = NULL;
+  tp->native_step = NULL;
   if (native == NULL)
     return;
   tp->native = native;
   tp->native_fn = (TaylorNativeFunc) (void (*) (void)) cml_native_lookup (native, name);
+  g_autofree char *step = g_strconcat (name, "_step", NULL);
+  tp->native_step = tp->native_fn ? (TaylorNativeStep) (void (*) (void)) cml_native_lookup (native, step) : NULL;
 }

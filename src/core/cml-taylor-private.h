@@ -68,6 +68,8 @@ typedef struct
 } TConst;
 
 typedef void (*TaylorNativeFunc) (double *S, const double *C);
+struct CmlTaylorStep;
+typedef int (*TaylorNativeStep) (double *S, const double *C, struct CmlTaylorStep *s);
 
 struct _CmlTaylor
 {
@@ -87,6 +89,8 @@ struct _CmlTaylor
 
   CmlNative       *native;
   TaylorNativeFunc native_fn;
+  TaylorNativeStep native_step;     /* the whole step (cml-taylor-core.h) around native_fn */
+  guint64          n_native_steps;  /* the steps it took */
 
   /* stepping (cml-taylor-step.c): the step [t_a, t_b] under way, its coefficients X
    * (dim × N: the state rows of S, valid until the next jet), its start z_a and its
@@ -102,5 +106,7 @@ struct _CmlTaylor
 
 const char *taylor_kernels_text (void);
 void        taylor_prepare (CmlTaylor *tp);
+/* The program, once S holds rows 0 … dim at order 0: native code or the interpreter. */
+void        taylor_run (CmlTaylor *tp);
 
 G_END_DECLS

@@ -5,17 +5,12 @@
  *
  * Order and step (Jorba & Zou, "A software package for the numerical integration of ODEs
  * by means of high-order Taylor methods", Experimental Mathematics 14 (2005); docs/theory.md,
- * "The Taylor integrator"): with ε the smaller tolerance, the order is
- * p = ⌈−½ ln ε + 1⌉; with the coefficients z_i[k] of the step's start and, for every
- * component, s_i = (atol + rtol |z_i[0]|)/ε,
- *
- *   ρ_m = min_i (s_i / |z_i[m]|)^(1/m)  (m = p − 1, p),    h = min (ρ_{p−1}, ρ_p) e^(−2) e^(−0.7/(p−1)),
- *
- * so that the first neglected terms of every component are about ε s_i: its error per step
- * is about atol + rtol |z_i|, whatever the size of the other components (Jorba and Zou take
- * norms of the whole state, which lets one large component, a coordinate drifting far from
- * the origin, loosen the tolerance of all the others).  No step is rejected.  A step is
- * never shortened to land on an output time: the output at t1 inside a step is its Taylor
+ * "The Taylor integrator"): with ε the smaller tolerance, the order is p = ⌈−½ ln ε + 1⌉
+ * (cml_taylor_order_for_tolerance); the step, chosen from the coefficients of its start so
+ * that the first neglected terms of every component are about atol + rtol |z_i|, whatever
+ * the size of the other components, is cml-taylor-core.h's — the same text as the native
+ * code's step, so that both take the same steps.  No step is rejected.  A step is never
+ * shortened to land on an output time: the output at t1 inside a step is its Taylor
  * polynomial at t1 − t_a (Horner), projected like the states the steps end at; the next
  * call goes on from the end of the step (t_b, z_b).  When the caller gives back a state
  * other than the one last returned, or the direction of time changes, the steps start
@@ -29,52 +24,12 @@
 #include <math.h>
 #include <string.h>
 
-/* Σ_k X[i][k] τ^k for every component, into Z: Horner's rule, for four components at a
- * time, then two, then one (each component's chain of multiply-and-add waits on its
- * previous step; chains side by side wait together). */
-static void
-horner (const CmlTaylor *tp, double tau, double *z)
-{
-  const int N = (int) tp->N, dim = (int) tp->dim;
-  int i = 0;
-
-  for (; i + 3 < dim; i += 4)
-    {
-      const double *a = tp->X + (gsize) i * N, *b = a + N, *c = b + N, *d = c + N;
-      double sa = a[N - 1], sb = b[N - 1], sc = c[N - 1], sd = d[N - 1];
-      for (int k = N - 2; k >= 0; k--)
-        {
-          sa = sa * tau + a[k];
-          sb = sb * tau + b[k];
-          sc = sc * tau + c[k];
-          sd = sd * tau + d[k];
-        }
-      z[i] = sa;
-      z[i + 1] = sb;
-      z[i + 2] = sc;
-      z[i + 3] = sd;
-    }
-  for (; i + 1 < dim; i += 2)
-    {
-      const double *a = tp->X + (gsize) i * N, *b = a + N;
-      double sa = a[N - 1], sb = b[N - 1];
-      for (int k = N - 2; k >= 0; k--)
-        {
-          sa = sa * tau + a[k];
-          sb = sb * tau + b[k];
-        }
-      z[i] = sa;
-      z[i + 1] = sb;
-    }
-  for (; i < dim; i++)
-    {
-      const double *a = tp->X + (gsize) i * N;
-      double sa = a[N - 1];
-      for (int k = N - 2; k >= 0; k--)
-        sa = sa * tau + a[k];
-      z[i] = sa;
-    }
-}
+/* The library's step: the core around the program's jet (native code or the interpreter);
+ * a program with native code has the same step compiled around it (tp->native_step). */
+#define TK_STEP_FN taylor_step_library
+#define TK_JET(S, C) taylor_run (tp)
+#define TK_EXTRA_PARAMS , CmlTaylor *tp
+#include "cml-taylor-core.h"
 
 static gboolean
 finite_all (const double *v, gsize n)
@@ -83,32 +38,6 @@ finite_all (const double *v, gsize n)
     if (!isfinite (v[i]))
       return FALSE;
   return TRUE;
-}
-
-/* The step size (positive) from the coefficients in X; INFINITY when the solution is a
- * polynomial of degree below p − 1.  Every component is held to its own tolerance: the
- * smallest of the ratios s_i / |x_i[m]| (one pow for each m, which is monotonic). */
-static double
-step_size (const CmlTaylor *tp, const CmlIntegratorOptions *o)
-{
-  const guint N = tp->N, p = tp->order;
-  double q1 = INFINITY, q2 = INFINITY;
-  double rtol = o->rtol, atol = o->atol;
-  double eps = rtol > 0 && atol > 0 ? MIN (rtol, atol) : MAX (rtol, atol);
-
-  for (guint i = 0; i < tp->dim; i++)
-    {
-      const double *x = tp->X + (gsize) i * N;
-      double s = (atol + rtol * fabs (x[0])) / eps;
-      double a1 = fabs (x[p - 1]), a2 = fabs (x[p]);
-      if (a1 > 0)
-        q1 = MIN (q1, s / a1);
-      if (a2 > 0)
-        q2 = MIN (q2, s / a2);
-    }
-  double r1 = isfinite (q1) ? pow (q1, 1.0 / (p - 1)) : INFINITY;
-  double r2 = isfinite (q2) ? pow (q2, 1.0 / p) : INFINITY;
-  return MIN (r1, r2) * tp->step_factor;
 }
 
 static gboolean
@@ -150,26 +79,30 @@ static gboolean
 take_step (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, double h, int dir,
            double t_limit, GError **error)
 {
-  cml_taylor_jet (tp, tp->t_a, tp->z_a, tp->X);
-  if (h == 0)
+  CmlTaylorStep s = {
+    .t = tp->t_a, .h = h, .dir = dir, .rtol = o->rtol, .atol = o->atol, .factor = tp->step_factor,
+    .h_min = o->h_min, .fallback = MAX (fabs (t_limit - tp->t_a), 1.0), .z = tp->z_a, .zb = tp->z_b,
+  };
+  int r;
+
+  if (tp->native_step)
     {
-      double a = step_size (tp, o);
-      if (!isfinite (a))
-        a = MAX (fabs (t_limit - tp->t_a), 1.0);
-      if (!(a >= o->h_min) || tp->t_a + dir * a == tp->t_a)
-        {
-          if (!coefficients_finite (tp, error))
-            return FALSE;
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       "step size underflow at t = %.17g (step %.3g < h_min %.3g)", tp->t_a, a, o->h_min);
-          return FALSE;
-        }
-      h = dir * a;
+      r = tp->native_step (tp->S, tp->C, &s);
+      tp->n_native_steps++;
     }
-  tp->h = h;
-  tp->t_b = tp->t_a + h;
-  horner (tp, h, tp->z_b);
-  if (!finite_all (tp->z_b, tp->dim))
+  else
+    r = taylor_step_library (tp->S, tp->C, &s, (int) tp->dim, (int) tp->N, tp);
+  if (r == 1)
+    {
+      if (!coefficients_finite (tp, error))
+        return FALSE;
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                   "step size underflow at t = %.17g (step %.3g < h_min %.3g)", tp->t_a, s.h, o->h_min);
+      return FALSE;
+    }
+  tp->h = s.h;
+  tp->t_b = tp->t_a + s.h;
+  if (r == 2)
     {
       if (!coefficients_finite (tp, error))
         return FALSE;
@@ -239,7 +172,7 @@ cml_taylor_advance (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions
     memcpy (z, tp->z_a, dim * sizeof (double));
   else
     {
-      horner (tp, t1 - tp->t_a, z);
+      cml_tk_horner (tp->X, (int) dim, (int) tp->N, t1 - tp->t_a, z);
       if (!finite_all (z, dim))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.17g", t1);

@@ -717,6 +717,7 @@ guint cml_taylor_order (const CmlTaylor *tp) { return tp->order; }
 guint cml_taylor_dim (const CmlTaylor *tp) { return tp->dim; }
 guint cml_taylor_n_series (const CmlTaylor *tp) { return tp->n_rows; }
 gboolean cml_taylor_is_native (const CmlTaylor *tp) { return tp->native_fn != NULL; }
+guint64 cml_taylor_n_native_steps (const CmlTaylor *tp) { return tp->n_native_steps; }
 
 const char *
 cml_taylor_kind_of_rhs (const CmlTaylor *tp)
@@ -916,6 +917,15 @@ interpret (CmlTaylor *tp)
 }
 
 void
+taylor_run (CmlTaylor *tp)
+{
+  if (tp->native_fn)
+    tp->native_fn (tp->S, tp->C);
+  else
+    interpret (tp);
+}
+
+void
 cml_taylor_jet (CmlTaylor *tp, double t, const double *z, double *coefs)
 {
   const guint N = tp->N;
@@ -926,10 +936,7 @@ cml_taylor_jet (CmlTaylor *tp, double t, const double *z, double *coefs)
   S[1] = 1.0;
   for (guint i = 0; i < tp->dim; i++)
     S[(1 + i) * N] = z[i];
-  if (tp->native_fn)
-    tp->native_fn (S, tp->C);
-  else
-    interpret (tp);
+  taylor_run (tp);
   if (coefs != tp->X)
     memcpy (coefs, tp->X, (gsize) tp->dim * N * sizeof (double));
 }

@@ -62,14 +62,16 @@ void        cml_taylor_set_params (CmlTaylor *tp, const double *params);
 void        cml_taylor_jet (CmlTaylor *tp, double t, const double *z, double *coefs);
 
 /* Native code: appends the C function NAME (void NAME (double *S, const double *C)) that
- * runs the program; the text begins with the generator's version, which so enters the key
- * of the native-code cache. */
-#define CML_TAYLOR_GENERATOR_VERSION 3
+ * runs the program, and NAME_step, the whole step around it (cml-taylor-core.h); the text
+ * begins with the generator's version, which so enters the key of the native-code cache. */
+#define CML_TAYLOR_GENERATOR_VERSION 4
 gboolean    cml_taylor_emit_c (const CmlTaylor *tp, const char *name, GString *s);
 /* Uses FN (looked up in NATIVE, which TP then owns) instead of the interpreter; NULL goes
  * back to the interpreter. */
 void        cml_taylor_set_native (CmlTaylor *tp, CmlNative *native, const char *name);
 gboolean    cml_taylor_is_native (const CmlTaylor *tp);
+/* The steps the native code's whole step took (the others ran the library's step). */
+guint64     cml_taylor_n_native_steps (const CmlTaylor *tp);
 
 /* The Taylor program of SYS's right-hand side (cml-system.h) at the order for O's
  * tolerances, with the parameter values PARAMS (kept by pointer), and with NATIVE its
