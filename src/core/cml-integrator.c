@@ -172,6 +172,7 @@ struct _CmlIntegrator
   guint64       rk_func_steps;
 
   CmlTaylor *taylor;  /* the Taylor method (cml-taylor.h); NULL for the others */
+  guint64    taylor_steps0; /* its native steps before this integrator (a program passed on) */
   /* dop853: the whole integrator is cml-dop853.c's */
   CmlDop853 *dop;
 };
@@ -506,16 +507,29 @@ cml_integrator_new_taylor (const CmlOde               *ode,
   g_return_val_if_fail (options != NULL && options->kind == CML_INTEGRATOR_TAYLOR, NULL);
 
   if (!check_options (ode, options, TRUE, error))
-    {
-      cml_taylor_free (taylor);
-      return NULL;
-    }
+    return NULL;
   integ = g_new0 (CmlIntegrator, 1);
   integ->ode = *ode;
   integ->options = *options;
   integ->z_good = g_new (double, ode->dim);
   integ->taylor = taylor;
+  integ->taylor_steps0 = cml_taylor_n_native_steps (taylor);
+  cml_taylor_reset (taylor);
   return integ;
+}
+
+gpointer
+cml_integrator_get_taylor (CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, NULL);
+  return integ->taylor;
+}
+
+gpointer
+cml_integrator_steal_taylor (CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, NULL);
+  return g_steal_pointer (&integ->taylor);
 }
 
 void
@@ -603,7 +617,7 @@ cml_integrator_n_func_steps (const CmlIntegrator *integ)
   g_return_val_if_fail (integ != NULL, 0);
 
   if (integ->taylor != NULL)
-    return cml_taylor_n_native_steps (integ->taylor);
+    return cml_taylor_n_native_steps (integ->taylor) - integ->taylor_steps0;
   return integ->dop != NULL ? cml_dop853_n_func_steps (integ->dop) : integ->rk_func_steps;
 }
 

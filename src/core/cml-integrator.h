@@ -119,9 +119,14 @@ typedef struct _CmlIntegrator CmlIntegrator;
  * expressions of f, cml_integrator_new_taylor). */
 CmlIntegrator *cml_integrator_new (const CmlOde *ode, const CmlIntegratorOptions *options, GError **error);
 /* The Taylor method (OPTIONS->kind == CML_INTEGRATOR_TAYLOR) with the Taylor program TAYLOR
- * of ODE's right-hand side (a CmlTaylor, cml-taylor.h), which the integrator then owns. */
+ * of ODE's right-hand side (a CmlTaylor, cml-taylor.h), which the integrator then owns and
+ * resets (on failure the caller keeps it). */
 CmlIntegrator *cml_integrator_new_taylor (const CmlOde *ode, gpointer taylor, const CmlIntegratorOptions *options,
                                           GError **error);
+/* A Taylor integrator's program (NULL for the other kinds): borrowed, or taken away (the
+ * integrator must not advance after that), for a new integrator of the same order. */
+gpointer       cml_integrator_get_taylor (CmlIntegrator *integ);
+gpointer       cml_integrator_steal_taylor (CmlIntegrator *integ);
 void           cml_integrator_free (CmlIntegrator *integ);
 
 /* Advances the state Z from *T to exactly T1, projecting after every accepted step when

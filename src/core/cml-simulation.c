@@ -766,9 +766,20 @@ make_integrator (CmlSimulation *sim, GError **error)
   CmlIntegrator *integ;
   if (sim->options.kind == CML_INTEGRATOR_TAYLOR)
     {
-      /* from the expressions of the right-hand side (cml-taylor.h) */
-      CmlTaylor *tp = cml_taylor_new_for_system (sys, sim->params, &sim->options, sim->rhs_fn != NULL, error);
+      /* from the expressions of the right-hand side (cml-taylor.h); the program of the
+       * integrator replaced when it has the order and the native code wanted (a change of
+       * the step budget, as the CLI's probe of the span makes, keeps it: compiling it and
+       * loading its native code are most of a Taylor integrator's start-up) */
+      CmlTaylor *tp = sim->integ ? cml_integrator_get_taylor (sim->integ) : NULL;
+      gboolean reuse = tp != NULL && cml_taylor_order (tp) == cml_taylor_order_for_tolerance (sim->options.rtol, sim->options.atol)
+                       && cml_taylor_is_native (tp) == (sim->rhs_fn != NULL);
+      if (!reuse)
+        tp = cml_taylor_new_for_system (sys, sim->params, &sim->options, sim->rhs_fn != NULL, error);
       integ = tp ? cml_integrator_new_taylor (&ode, tp, &sim->options, error) : NULL;
+      if (integ != NULL && reuse)
+        cml_integrator_steal_taylor (sim->integ);
+      else if (integ == NULL && tp != NULL && !reuse)
+        cml_taylor_free (tp);
     }
   else
     integ = cml_integrator_new (&ode, &sim->options, error);

@@ -412,6 +412,54 @@ test_builtins_native (void)
     }
 }
 
+/* A new integrator of the same order takes the program of the one it replaces (the CLI's
+ * probe of the span changes only the step budget): the run afterwards is a fresh
+ * integrator's, bit for bit; a tolerance of another order, or the interpreter asked for,
+ * gets a program of its own. */
+static void
+test_program_kept (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSimulation) fresh = open_sim ("heavy-top", 1e-12, TRUE);
+  g_autoptr (CmlSimulation) sim = open_sim ("heavy-top", 1e-12, TRUE);
+  g_autoptr (CmlSimulation) loose = open_sim ("heavy-top", 1e-6, TRUE);
+  guint dim = cml_system_dim (cml_simulation_get_system (sim));
+  CmlIntegratorOptions o = *cml_simulation_get_integrator (sim), budget = o;
+
+  budget.max_steps = 3;
+  g_assert_true (cml_simulation_set_integrator (sim, &budget, &error));
+  g_assert_false (cml_simulation_advance (sim, 50, &error));
+  g_assert_true (cml_integrator_error_is_budget (error));
+  g_clear_error (&error);
+  g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
+  g_assert_true (cml_simulation_reset (sim, NULL, &error));
+  g_assert_true (cml_simulation_advance (sim, 2.5, &error));
+  g_assert_true (cml_simulation_advance (fresh, 2.5, &error));
+  g_assert_cmpmem (cml_simulation_get_state (sim), dim * sizeof (double), cml_simulation_get_state (fresh),
+                   dim * sizeof (double));
+  if (cml_native_available ())
+    g_assert_cmpuint (cml_simulation_n_native_steps (sim), ==, cml_simulation_n_native_steps (fresh));
+
+  /* another order: the steps of a program of that order */
+  CmlIntegratorOptions lo = o;
+  lo.rtol = lo.atol = 1e-6;
+  g_assert_true (cml_simulation_set_integrator (sim, &lo, &error));
+  g_assert_true (cml_simulation_reset (sim, NULL, &error));
+  g_assert_true (cml_simulation_advance (sim, 2.5, &error));
+  g_assert_true (cml_simulation_advance (loose, 2.5, &error));
+  g_assert_cmpmem (cml_simulation_get_state (sim), dim * sizeof (double), cml_simulation_get_state (loose),
+                   dim * sizeof (double));
+
+  /* the interpreter asked for: no native step runs */
+  cml_simulation_set_native (sim, FALSE);
+  g_assert_true (cml_simulation_set_integrator (sim, &lo, &error));
+  g_assert_true (cml_simulation_reset (sim, NULL, &error));
+  g_assert_true (cml_simulation_advance (sim, 2.5, &error));
+  g_assert_cmpuint (cml_simulation_n_native_steps (sim), ==, 0);
+  g_assert_cmpmem (cml_simulation_get_state (sim), dim * sizeof (double), cml_simulation_get_state (loose),
+                   dim * sizeof (double));
+}
+
 /* Every built-in's closed forms ([reference]) at tight tolerances. */
 static void
 test_reference (void)
@@ -675,6 +723,7 @@ main (int argc, char **argv)
   g_test_add_func ("/taylor/state-recurrences", test_state_recurrences);
   g_test_add_func ("/taylor/native-identical", test_native_identical);
   g_test_add_func ("/taylor/builtins-native", test_builtins_native);
+  g_test_add_func ("/taylor/program-kept", test_program_kept);
   g_test_add_func ("/taylor/constant-series", test_constant_series);
   g_test_add_func ("/taylor/products", test_products);
   g_test_add_func ("/taylor/reference", test_reference);
