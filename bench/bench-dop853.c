@@ -49,6 +49,7 @@ typedef struct
   double      inproc_ms;     /* NaN when not measured */
   double      err;
   gboolean    is_boost, is_scipy, is_xpp, ok;
+  gboolean    rows_out;      /* cmlab writing its rows to standard output instead of -o FILE */
 } Tool;
 
 /* Martinet's closed form at T (x1, p_u, p_y1, x2 from bench/reference-rhs.c), against the
@@ -323,6 +324,9 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
                       "--atol", tol_s, "--integrator", "rk8pd", "-o", csv_rk, NULL };
   char *argv_ty[] = { (char *) cli, "simulate", "martinet", "--t-end", t_end_s, "--dt-out", dt_s, "--rtol", tol_s,
                       "--atol", tol_s, "--integrator", "taylor", "-o", csv_ty, NULL };
+  char *argv_ty_out[] = { (char *) cli, "simulate", "martinet", "--t-end", t_end_s, "--dt-out", dt_s, "--rtol",
+                          tol_s, "--atol", tol_s, "--integrator", "taylor", NULL };
+  g_autofree char *csv_ty_out = g_build_filename (tmp, "taylor-stdout.csv", NULL);
   char *argv_xpp[] = { xpp, ode, "-silent", "-quiet", "1", "-outfile", xpp_out, NULL };
   /* Boost: one integration per timed process; the first run repeats it for its in-process
    * median */
@@ -332,11 +336,15 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
   char *argv_bd5_0[] = { (char *) boost_peer, "dopri5", t_end_s, dt_s, tol_s, tol_s, "21", NULL };
   char *argv_sp[] = { "/usr/bin/python3", peers_py, "martinet", "--t-end", t_end_s, "--dt-out", dt_s, "--rtol",
                       tol_s, "--atol", tol_s, NULL };
-  enum { T_DOP, T_RK, T_TAYLOR, T_XPP, T_B78, T_BD5, T_SCIPY };
+  enum { T_DOP, T_RK, T_TAYLOR, T_TAYLOR_OUT, T_XPP, T_B78, T_BD5, T_SCIPY };
   Tool tools[] = {
     [T_DOP] = { "cmlab-cli simulate --integrator dop853", argv_dop, .csv = csv_dop, .kind = CML_INTEGRATOR_DOP853 },
     [T_RK] = { "cmlab-cli simulate --integrator rk8pd", argv_rk, .csv = csv_rk, .kind = CML_INTEGRATOR_RK8PD },
     [T_TAYLOR] = { "cmlab-cli simulate --integrator taylor", argv_ty, .csv = csv_ty, .kind = CML_INTEGRATOR_TAYLOR },
+    /* the same, its rows through a pipe like Boost's, without the complete-or-absent file
+     * (a temporary synced to disk and renamed) that -o FILE writes */
+    [T_TAYLOR_OUT] = { "  … taylor, rows to standard output", argv_ty_out, .csv = csv_ty_out,
+                       .kind = CML_INTEGRATOR_TAYLOR, .rows_out = TRUE },
     [T_XPP] = { "XPPAUT 83dp", argv_xpp, .is_xpp = TRUE, .kind = -1 },
     [T_B78] = { "Boost.Odeint rkf78 (controlled)", argv_b78, argv_b78_0, .is_boost = TRUE, .kind = -1 },
     [T_BD5] = { "Boost.Odeint dopri5 (dense output)", argv_bd5, argv_bd5_0, .is_boost = TRUE, .kind = -1 },
@@ -402,6 +410,11 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
               }
             else
               {
+                if (tl->rows_out && !g_file_set_contents (tl->csv, out ? out : "", -1, NULL))
+                  {
+                    tl->ok = FALSE;
+                    continue;
+                  }
                 v = bench_csv_last_row (tl->csv, NULL);
                 tl->err = v ? martinet_error (get_pairs (v, "t"), get_pairs, v) : NAN;
               }
@@ -413,11 +426,12 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
     if (tools[i].ok)
       tools[i].wall_ms = bench_median (tools[i].wall, tools[i].is_scipy ? 1 : rounds) * 1e3;
   for (guint i = 0; i < nt; i++)
-    if (tools[i].kind >= 0)
+    if (tools[i].kind >= 0 && !tools[i].rows_out)
       {
         double e;
         tools[i].inproc_ms = cmlab_inproc (tools[i].kind, t_end, T, quick ? 5 : 21, &e);
       }
+  tools[T_TAYLOR_OUT].inproc_ms = tools[T_TAYLOR].inproc_ms;
 
   printf ("\n== dop853: Martinet, %d periods, rtol = atol = %g, a row every period ==\n", periods, TOL);
   printf ("   %-40s %14s %14s %10s\n", "tool", "process ms", "in-process ms", "error");
@@ -436,10 +450,12 @@ bench_dop853 (const char *cli, const char *bench_dir, const char *boost_peer, Cm
     }
   /* the targets, for dop853 and for cmlab's fastest at this tolerance (its error no larger
    * than the peers') */
-  for (int c = T_DOP; c <= T_TAYLOR; c += T_TAYLOR - T_DOP)
+  static const int judged[] = { T_DOP, T_TAYLOR, T_TAYLOR_OUT };
+  for (guint j = 0; j < G_N_ELEMENTS (judged); j++)
     {
-      Tool *d = &tools[c], *x = &tools[T_XPP], *b = &tools[T_B78];
-      const char *name = cml_integrator_kind_to_string (d->kind);
+      Tool *d = &tools[judged[j]], *x = &tools[T_XPP], *b = &tools[T_B78];
+      g_autofree char *name = g_strdup_printf ("%s%s", cml_integrator_kind_to_string (d->kind),
+                                               d->rows_out ? " (rows to standard output)" : "");
       if (d->ok && x->ok)
         printf ("   target: %s whole process ≥ 6× faster than XPPAUT: %.1f× — %s; error %s XPPAUT's\n", name,
                 x->wall_ms / d->wall_ms, x->wall_ms >= 6 * d->wall_ms ? "holds" : "does not hold",
