@@ -771,7 +771,8 @@ make_integrator (CmlSimulation *sim, GError **error)
        * the step budget, as the CLI's probe of the span makes, keeps it: compiling it and
        * loading its native code are most of a Taylor integrator's start-up) */
       CmlTaylor *tp = sim->integ ? cml_integrator_get_taylor (sim->integ) : NULL;
-      gboolean reuse = tp != NULL && cml_taylor_order (tp) == cml_taylor_order_for_tolerance (sim->options.rtol, sim->options.atol)
+      guint order = cml_taylor_order_for_tolerance (sim->options.rtol, sim->options.atol);
+      gboolean reuse = tp != NULL && cml_taylor_order (tp) == order
                        && cml_taylor_is_native (tp) == (sim->rhs_fn != NULL);
       if (!reuse)
         tp = cml_taylor_new_for_system (sys, sim->params, &sim->options, sim->rhs_fn != NULL, error);

@@ -10,11 +10,12 @@
  *
  *   s_m = 0;  s_m += a_m[j] b_m[k − j]  (j = 1 … k − 1, then j = 0, then j = k),   d_m[k] = s_m,
  *
- * the sums tk_mul forms, term by term in the same order (the newest coefficients last).  Every row is written by one
- * operation, so any order in which each operation comes after those it reads gives the
- * same numbers.  One loop exit per round instead of one per product (a loop whose length
- * changes with k ends in a mispredicted branch) and independent sums side by side make the
- * programs of the heavy top and the rigid body 1.7–1.9 times faster.
+ * the sums tk_mul forms, term by term in the same order (the newest coefficients last).
+ * Every row is written by one operation, so any order in which each operation comes after
+ * those it reads gives the same numbers.  One loop exit per round instead of one per
+ * product (a loop whose length changes with k ends in a mispredicted branch) and
+ * independent sums side by side make the programs of the heavy top and the rigid body
+ * 1.7–1.9 times faster.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
