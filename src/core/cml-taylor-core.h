@@ -44,6 +44,20 @@ typedef struct CmlTaylorStep
   double *zb;             /* out: the state at t + h (dim) */
 } CmlTaylorStep;
 
+/* S's rows at order 0 for the jet at (T, Z): time (T, 1, 0, …) and the state. */
+static inline __attribute__ ((always_inline)) void
+cml_tk_start (double *S, int dim, int N, double t, const double *z)
+{
+  int i;
+
+  S[0] = t;
+  S[1] = 1.0;
+  for (i = 2; i < N; i++)
+    S[i] = 0.0;
+  for (i = 0; i < dim; i++)
+    S[(1 + i) * N] = z[i];
+}
+
 /* Σ_k X[i][k] τ^k for every component, into Z: Horner's rule in τ² for the even and the
  * odd coefficients, E(τ²) + τ O(τ²) — two chains of multiply-and-add half as long as one in
  * τ, each link waiting on the last — for two components side by side. */
@@ -121,12 +135,7 @@ TK_STEP_FN (double *S, const double *C, CmlTaylorStep *s, int dim, int N TK_EXTR
   double h = s->h;
   int i;
 
-  S[0] = s->t;
-  S[1] = 1.0;
-  for (i = 2; i < N; i++)
-    S[i] = 0.0;
-  for (i = 0; i < dim; i++)
-    S[(1 + i) * N] = s->z[i];
+  cml_tk_start (S, dim, N, s->t, s->z);
   TK_JET (S, C);
   if (h == 0)
     {

@@ -54,6 +54,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "cml-taylor-core.h" /* its helpers (cml_tk_start); it includes nothing itself */
+
 #define TK(...) __VA_ARGS__
 #include "cml-taylor-kernels.inc"
 #undef TK
@@ -931,11 +933,7 @@ cml_taylor_jet (CmlTaylor *tp, double t, const double *z, double *coefs)
   const guint N = tp->N;
   double *S = tp->S;
 
-  memset (S, 0, N * sizeof (double));
-  S[0] = t;
-  S[1] = 1.0;
-  for (guint i = 0; i < tp->dim; i++)
-    S[(1 + i) * N] = z[i];
+  cml_tk_start (S, (int) tp->dim, (int) N, t, z);
   taylor_run (tp);
   if (coefs != tp->X)
     memcpy (coefs, tp->X, (gsize) tp->dim * N * sizeof (double));

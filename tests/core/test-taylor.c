@@ -678,12 +678,8 @@ test_refusals (void)
 
   /* a failure names the time and the reason: y' = 1/(1 - t) ends at t = 1 */
   {
-    CmlExpr *g = cml_expr_parse (ctx, "1/(1 - t)", NULL, &error);
-    CmlTaylor *tq = cml_taylor_compile (ctx, &g, 1, t, &y, NULL, 0, 12, &error);
-    g_assert_no_error (error);
-    CmlIntegratorOptions q = cml_integrator_options_default ();
-    q.kind = CML_INTEGRATOR_TAYLOR;
-    g_autoptr (CmlIntegrator) integ = cml_integrator_new_taylor (&ode, tq, &q, &error);
+    static const char *const names[] = { "y" }, *const rhs[] = { "1/(1 - t)" };
+    g_autoptr (CmlIntegrator) integ = taylor_ode (1, names, rhs, 1e-10, NULL);
     double tt = 0, z = 0;
     g_assert_false (cml_integrator_advance (integ, &tt, 2, &z, &error));
     g_assert_error (error, CML_ERROR, CML_ERROR_NUMERIC);
@@ -695,15 +691,10 @@ test_refusals (void)
   /* coefficients that are not finite where the run starts (√y at y = 0, |y| at 0) are
    * named as such, at that time, and the state stays where it was */
   g_clear_error (&error);
-  static const char *const singular[] = { "sqrt(y)", "abs(y)" };
+  static const char *const names[] = { "y" }, *const singular[] = { "sqrt(y)", "abs(y)" };
   for (guint i = 0; i < G_N_ELEMENTS (singular); i++)
     {
-      CmlExpr *g = cml_expr_parse (ctx, singular[i], NULL, &error);
-      CmlTaylor *tq = cml_taylor_compile (ctx, &g, 1, t, &y, NULL, 0, 12, &error);
-      g_assert_no_error (error);
-      CmlIntegratorOptions q = cml_integrator_options_default ();
-      q.kind = CML_INTEGRATOR_TAYLOR;
-      g_autoptr (CmlIntegrator) integ = cml_integrator_new_taylor (&ode, tq, &q, &error);
+      g_autoptr (CmlIntegrator) integ = taylor_ode (1, names, &singular[i], 1e-10, NULL);
       double tt = 0.5, z = 0;
       g_assert_false (cml_integrator_advance (integ, &tt, 2, &z, &error));
       g_assert_error (error, CML_ERROR, CML_ERROR_NUMERIC);
