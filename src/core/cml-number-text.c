@@ -10,8 +10,8 @@
  * exactly: for 16 − X = k ≥ 0 as m·10^k, a multi-word integer, shifted right by −e
  * with the dropped bits compared to one half; for k < 0 (|v| ≥ 10^17) as m·2^e divided
  * by 10^−k in 128-bit integers, which covers |v| < 2^128 (≈ 3.4e38).  Larger numbers are
- * left to snprintf.  X comes from log10 and is corrected until ⌊|v|·10^(16−X)⌋ has
- * 17 digits.
+ * left to snprintf.  X is estimated from the binary exponent and corrected until
+ * ⌊|v|·10^(16−X)⌋ has 17 digits; the digits are written two at a time.
  *
  * Then C's rule for %g with precision P = 17 (C17 7.21.6.1): the f style with 16 − X
  * decimals when 17 > X ≥ −4, otherwise the e style with 16 decimals and an exponent of at
@@ -19,7 +19,6 @@
  */
 #include "cml-number-text.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,21 +29,28 @@ typedef unsigned __int128 u128;
 
 /* ⌊|v|·10^k⌋ for |v| = m·2^e, and how the rest compares to one half (−1, 0, +1).
  * FALSE when the exact product is beyond what is computed here. */
+static const uint64_t pow10_u64[20] = {
+  UINT64_C (1), UINT64_C (10), UINT64_C (100), UINT64_C (1000), UINT64_C (10000), UINT64_C (100000),
+  UINT64_C (1000000), UINT64_C (10000000), UINT64_C (100000000), UINT64_C (1000000000),
+  UINT64_C (10000000000), UINT64_C (100000000000), UINT64_C (1000000000000), UINT64_C (10000000000000),
+  UINT64_C (100000000000000), UINT64_C (1000000000000000), UINT64_C (10000000000000000),
+  UINT64_C (100000000000000000), UINT64_C (1000000000000000000), UINT64_C (10000000000000000000),
+};
+
 static int
 scaled (uint64_t m, int e, int k, uint64_t *q, int *half)
 {
   if (k >= 0)
     {
-      uint64_t x[LIMBS] = { m };
+      uint64_t x[LIMBS]; /* limbs 0 … n−1 hold the product; those above are zeros */
       int n = 1;
 
+      x[0] = m;
       for (int left = k; left > 0;)
         {
           int step = left > 19 ? 19 : left;
-          uint64_t p = 1, carry = 0;
+          uint64_t p = pow10_u64[step], carry = 0;
 
-          for (int i = 0; i < step; i++)
-            p *= 10;
           left -= step;
           for (int i = 0; i < n; i++)
             {
@@ -91,7 +97,7 @@ scaled (uint64_t m, int e, int k, uint64_t *q, int *half)
       uint64_t hword = hw < n ? x[hw] : 0;
       int rest = (hword & ((UINT64_C (1) << hbit) - 1)) != 0;
 
-      for (int i = 0; i < hw && !rest; i++)
+      for (int i = 0; i < hw && i < n && !rest; i++)
         rest = x[i] != 0;
       if (!((hword >> hbit) & 1))
         *half = -1;
@@ -102,12 +108,11 @@ scaled (uint64_t m, int e, int k, uint64_t *q, int *half)
   else
     {
       int p = -k;
-      u128 d = 1, num, r;
+      u128 d, num, r;
 
       if (e < 0 || e > 74 || p > 38)
         return 0;
-      for (int i = 0; i < p; i++)
-        d *= 10;
+      d = p > 19 ? (u128) pow10_u64[19] * pow10_u64[p - 19] : pow10_u64[p];
       num = (u128) m << e;
       r = num % d;
       num /= d;
@@ -117,6 +122,25 @@ scaled (uint64_t m, int e, int k, uint64_t *q, int *half)
       *half = 2 * r < d ? -1 : 2 * r == d ? 0 : 1;
       return 1;
     }
+}
+
+/* The two digits of 0 … 99, as text. */
+static const char digit_pairs[201] = "0001020304050607080910111213141516171819"
+                                     "2021222324252627282930313233343536373839"
+                                     "4041424344454647484950515253545556575859"
+                                     "6061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+/* The 8 digits of N < 10^8 into D: four pairs, each from its own division. */
+static inline void
+put8 (char *d, uint32_t n)
+{
+  uint32_t a = n / 10000, b = n % 10000;
+
+  memcpy (d, digit_pairs + 2 * (a / 100), 2);
+  memcpy (d + 2, digit_pairs + 2 * (a % 100), 2);
+  memcpy (d + 4, digit_pairs + 2 * (b / 100), 2);
+  memcpy (d + 6, digit_pairs + 2 * (b % 100), 2);
 }
 
 static int
@@ -160,7 +184,12 @@ cml_number_text_g17 (char *buf, double v)
       e = be - 1075;
     }
 
-  x = (int) floor (log10 (fabs (v)));
+  /* 2^E ≤ |v| < 2^(E+1): X is ⌊E log10 2⌋ or one more (78913 / 2^18 is log10 2 to within
+   * 8e−7, which may put the estimate one further off: corrected below) */
+  {
+    int E = e + 63 - __builtin_clzll (m);
+    x = E >= 0 ? (E * 78913) >> 18 : -((-E * 78913 + (1 << 18) - 1) >> 18);
+  }
   for (int tries = 0; tries < 3; tries++)
     {
       if (!scaled (m, e, 16 - x, &q, &half))
@@ -186,11 +215,13 @@ cml_number_text_g17 (char *buf, double v)
     }
 
   /* the 17 digits, then without trailing zeros */
-  for (int i = 16; i >= 0; i--)
-    {
-      digits[i] = (char) ('0' + q % 10);
-      q /= 10;
-    }
+  {
+    uint64_t hi = q / 100000000; /* below 10^9 */
+
+    digits[0] = (char) ('0' + hi / 100000000);
+    put8 (digits + 1, (uint32_t) (hi % 100000000));
+    put8 (digits + 9, (uint32_t) (q % 100000000));
+  }
   nd = 17;
   while (nd > 1 && digits[nd - 1] == '0')
     nd--;
