@@ -48,4 +48,8 @@ void     cml_simulation_prepare_native_step (CmlSimulation *sim);
 /* How many steps of SIM's integrator native code took (dop853 or rk8pd with a native step). */
 guint64  cml_simulation_n_native_steps (const CmlSimulation *sim);
 
+/* How many projections of SIM's states native code made (cml-project-core.h compiled
+ * around the system's constraint functions). */
+guint64  cml_simulation_n_native_projections (const CmlSimulation *sim);
+
 G_END_DECLS

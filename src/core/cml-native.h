@@ -21,6 +21,12 @@ G_BEGIN_DECLS
 typedef void (*CmlNativeFunc) (double t, const double *z, const double *aux, const double *R,
                                double *o0, double *o1);
 
+/* A system's projection in native code (cml-project-core.h, cml-system-native.c): Z
+ * projected in place at time T; OUT receives h and its Jacobian, A and B are scratch of
+ * k² and k doubles; returns the core's code (0 on the constraint set), *RESID set with 3. */
+typedef int (*CmlNativeProjectFunc) (double t, double *z, const double *aux, const double *R, double *out,
+                                     double *A, double *b, double *resid);
+
 /* Appends a C function NAME computing PROG's fast code and outputs.  FALSE when the
  * program cannot be written out (never for programs of cml_program_compile). */
 gboolean cml_program_emit_c (const CmlProgram *prog,

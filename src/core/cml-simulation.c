@@ -618,91 +618,51 @@ sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
   return 0;
 }
 
-/* Moves the components [from, to) of Z by the least change that makes the constraint
- * functions vanish (Gauss–Newton, minimum norm), then renormalises quaternions. */
+/* The projection's text around the constraint program as the simulation runs it (native
+ * code or the interpreter, run_proj); a system with native code has the same text compiled
+ * around its constraint functions (sim->project_fn). */
+#define CML_PJ_FN project_library
+#define CML_PJ_RUN(T, Z) run_proj (sim, (T), (Z))
+#define CML_PJ_EXTRA_PARAMS , CmlSimulation *sim
+#include "cml-project-core.h"
+
+/* Moves the components [from, to) of Z (those MASK marks, or all) by the least change
+ * that makes the constraint functions vanish (Gauss–Newton, minimum norm), then
+ * renormalises quaternions (cml-project-core.h); nonzero with sim->reason when it cannot. */
 int
 project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask)
 {
   CmlSystem *sys = sim->sys;
-  guint k = sys->h->len, dim = sys->dim;
-  double *h = sim->proj_out, *J = sim->proj_out + k;
-
-  for (int it = 0; k && it < 20; it++)
-    {
-      double hn = 0, zn = 0;
-      run_proj (sim, t, z);
-      for (guint a = 0; a < k; a++)
-        hn = MAX (hn, fabs (h[a]));
-      for (guint j = from; j < to; j++)
-        zn = MAX (zn, fabs (z[j]));
-      if (!isfinite (hn))
-        {
-          g_snprintf (sim->reason, sizeof sim->reason, "the constraint functions are not finite at this state");
-          return 1;
-        }
-      if (hn <= 1e-15 * (1 + zn))
-        break;
-      /* (J Jᵀ) μ = h over the movable columns; z -= Jᵀ μ */
-      for (guint a = 0; a < k; a++)
-        {
-          for (guint b = 0; b < k; b++)
-            {
-              double s = 0;
-              for (guint j = from; j < to; j++)
-                if (!mask || mask[j])
-                  s += J[a * dim + j] * J[b * dim + j];
-              sim->work[a * k + b] = s;
-            }
-          sim->work2[a] = h[a];
-        }
-      if (!cml_small_solve (k, sim->work, sim->work2, 1e-14))
-        {
-          g_snprintf (sim->reason, sizeof sim->reason, "the constraints cannot be solved for the chosen coordinates");
-          return 1;
-        }
-      double step = 0;
-      for (guint j = from; j < to; j++)
-        if (!mask || mask[j])
-          {
-            double s = 0;
-            for (guint a = 0; a < k; a++)
-              s += J[a * dim + j] * sim->work2[a];
-            z[j] -= s;
-            step = MAX (step, fabs (s));
-          }
-      if (step <= 1e-16 * (1 + zn))
-        break;
-      if (it == 19)
-        {
-          /* still off the constraint set after 20 Gauss–Newton steps */
-          run_proj (sim, t, z);
-          double hn2 = 0;
-          for (guint a = 0; a < k; a++)
-            hn2 = MAX (hn2, fabs (h[a]));
-          if (!(hn2 <= 1e-9 * (1 + zn)))
-            {
-              g_snprintf (sim->reason, sizeof sim->reason,
-                          "the state cannot be brought onto the constraint set (residual %.3g)", hn2);
-              return 1;
-            }
-        }
-    }
-  /* unit quaternions */
   GArray *q = sys->model->quaternions;
-  for (guint i = 0; i + 3 < q->len; i += 4)
+  double resid = 0;
+  int r;
+
+  if (sim->project_fn != NULL && mask == NULL && from == sys->movable_from && to == sys->movable_to)
     {
-      guint base = sys->m + sys->n;
-      double s = 0;
-      for (guint c = 0; c < 4; c++)
-        s += z[base + g_array_index (q, guint, i + c)] * z[base + g_array_index (q, guint, i + c)];
-      if (s > 0 && isfinite (s))
-        {
-          s = 1 / sqrt (s);
-          for (guint c = 0; c < 4; c++)
-            z[base + g_array_index (q, guint, i + c)] *= s;
-        }
+      r = sim->project_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_proj, sim->proj_out, sim->work, sim->work2,
+                           &resid);
+      sim->n_native_projections++;
     }
-  return 0;
+  else
+    r = project_library (t, z, (int) sys->h->len, (int) sys->dim, (int) from, (int) to, mask,
+                         (const unsigned *) q->data, (int) q->len, (int) (sys->m + sys->n), sim->proj_out,
+                         sim->work, sim->work2, &resid, sim);
+  switch (r)
+    {
+    case 0:
+      return 0;
+    case 1:
+      g_snprintf (sim->reason, sizeof sim->reason, "the constraint functions are not finite at this state");
+      break;
+    case 2:
+      g_snprintf (sim->reason, sizeof sim->reason, "the constraints cannot be solved for the chosen coordinates");
+      break;
+    default:
+      g_snprintf (sim->reason, sizeof sim->reason,
+                  "the state cannot be brought onto the constraint set (residual %.3g)", resid);
+      break;
+    }
+  return 1;
 }
 
 static int
@@ -875,6 +835,8 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->rhs_fn = sys->rhs_fn;
   sim->jac_fn = sys->jac_fn;
   sim->proj_fn = sys->proj_fn;
+  sim->obs_fn = sys->obs_fn;
+  sim->project_fn = sys->project_fn;
   sim->pivot_check = pivot_check_new (sys);
   prepare_all (sim);
   if (!make_integrator (sim, error))
@@ -1177,7 +1139,10 @@ cml_simulation_observe (CmlSimulation *sim, double *out)
   fill_fast (sim, sim->t, sim->z);
   if (sim->sys->na)
     solve_aux (sim);
-  cml_program_run (sim->sys->obs_prog, sim->fast, sim->regs_obs, out);
+  if (sim->obs_fn)
+    sim->obs_fn (sim->t, sim->z, sim->fast + 1 + sim->sys->dim, sim->regs_obs, out, NULL);
+  else
+    cml_program_run (sim->sys->obs_prog, sim->fast, sim->regs_obs, out);
 }
 
 gboolean
@@ -1213,6 +1178,15 @@ cml_simulation_residual (CmlSimulation *sim)
   for (guint a = 0; a < sys->h->len; a++)
     s += sim->proj_out[a] * sim->proj_out[a];
   return sqrt (s);
+}
+
+gboolean
+cml_simulation_project (CmlSimulation *sim, double t, double *z, GError **error)
+{
+  if (sim_project (t, z, sim) == 0)
+    return TRUE;
+  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s at t = %.17g", sim->reason, t);
+  return FALSE;
 }
 
 guint

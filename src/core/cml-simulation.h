@@ -80,6 +80,10 @@ gboolean      cml_simulation_set_native (CmlSimulation *sim, gboolean native);
 gboolean      cml_simulation_is_native (const CmlSimulation *sim);
 /* Norm of the constraint functions at the current state (0 without constraints). */
 double        cml_simulation_residual (CmlSimulation *sim);
+/* Moves Z (a state, in place) at time T onto the constraint set and its quaternions to
+ * unit length, as the integrators do after every step; FALSE with the reason when it
+ * cannot (Z is then partly moved). */
+gboolean      cml_simulation_project (CmlSimulation *sim, double t, double *z, GError **error);
 /* The regularity matrix at the current state (W, C or R_ab as the formalism has it;
  * NULL-free: *rows gives its size, 0 for the constraint algorithm). */
 guint         cml_simulation_regularity_matrix (CmlSimulation *sim, double *out, guint max_entries);

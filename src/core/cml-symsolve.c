@@ -16,6 +16,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "cml-project-core.h"
+
 gboolean
 cml_symsolve (CmlExprCtx     *ctx,
               guint           n,
@@ -110,51 +112,10 @@ cml_symsolve (CmlExprCtx     *ctx,
   return TRUE;
 }
 
+/* Gaussian elimination with partial pivoting: the projection's solver, one text for the
+ * library and native code (cml-project-core.h). */
 gboolean
 cml_small_solve (guint n, double *A, double *b, double tiny)
 {
-  double scale = 0;
-
-  for (guint i = 0; i < n * n; i++)
-    scale = MAX (scale, fabs (A[i]));
-  if (!(scale > 0))
-    return n == 0;
-  for (guint c = 0; c < n; c++)
-    {
-      guint p = c;
-      for (guint r = c + 1; r < n; r++)
-        if (fabs (A[r * n + c]) > fabs (A[p * n + c]))
-          p = r;
-      if (!(fabs (A[p * n + c]) > tiny * scale))
-        return FALSE;
-      if (p != c)
-        {
-          for (guint j = 0; j < n; j++)
-            {
-              double t = A[c * n + j];
-              A[c * n + j] = A[p * n + j];
-              A[p * n + j] = t;
-            }
-          double t = b[c];
-          b[c] = b[p];
-          b[p] = t;
-        }
-      for (guint r = c + 1; r < n; r++)
-        {
-          double f = A[r * n + c] / A[c * n + c];
-          if (f == 0)
-            continue;
-          for (guint j = c; j < n; j++)
-            A[r * n + j] -= f * A[c * n + j];
-          b[r] -= f * b[c];
-        }
-    }
-  for (guint c = n; c-- > 0;)
-    {
-      double s = b[c];
-      for (guint j = c + 1; j < n; j++)
-        s -= A[c * n + j] * b[j];
-      b[c] = s / A[c * n + c];
-    }
-  return TRUE;
+  return cml_pj_solve (n, A, b, tiny);
 }

@@ -1,8 +1,8 @@
-/* cml-system-native.c — native code for a system: its right-hand side, Jacobian and
- * constraint functions written out as C, compiled and loaded once per system
- * (cml-native.c), and a simulation's choice between native code and the interpreter; and
- * the whole DOP853 step as native code (cml-native-step.c), attached to a simulation
- * that runs dop853.
+/* cml-system-native.c — native code for a system: its right-hand side, Jacobian,
+ * observables, constraint functions and projection (cml-project-core.h) written out as C,
+ * compiled and loaded once per system (cml-native.c), and a simulation's choice between
+ * native code and the interpreter; and the whole DOP853 step as native code
+ * (cml-native-step.c), attached to a simulation that runs dop853.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -12,6 +12,7 @@
 #include "cml-taylor.h"
 #include "cml-error.h"
 #include "cml-native-step.h"
+#include "cml-project-core-text.h"
 
 #include <math.h>
 
@@ -21,8 +22,62 @@
  * the program, and such systems spend their time elsewhere. */
 #define NATIVE_MAX_INSTRUCTIONS 50000
 
-/* Builds (or finds in the cache) native code for the right-hand side, its Jacobian and
- * the constraint functions, once per system, on the first simulation. */
+/* Whether the system's states are projected: constraints to keep, or unit quaternions. */
+static gboolean
+has_projection (const CmlSystem *sys)
+{
+  return (sys->h->len > 0 && sys->proj_prog != NULL) || sys->model->quaternions->len >= 4;
+}
+
+/* The constraint functions and their Jacobian: cml_proj, exported for the simulation's
+ * run_proj, around the program as a static function that the projection inlines. */
+static gboolean
+emit_proj (const CmlSystem *sys, GString *src)
+{
+  g_string_append (src, "\nstatic inline ");
+  if (!cml_program_emit_c (sys->proj_prog, "cml_proj_body", sys->dim, cml_program_n_outputs (sys->proj_prog), src))
+    return FALSE;
+  g_string_append (src, "\nvoid cml_proj (double t, const double *restrict z, const double *restrict aux,\n"
+                        "               const double *restrict R, double *restrict o0, double *restrict o1)\n"
+                        "{\n"
+                        "  cml_proj_body (t, z, aux, R, o0, o1);\n"
+                        "}\n");
+  return TRUE;
+}
+
+/* The whole projection, cml_project (CmlNativeProjectFunc): cml-project-core.h's text
+ * around cml_proj_body, with the dimension, the number of constraints, the movable range
+ * and the quaternions' places as constants. */
+static void
+emit_project (const CmlSystem *sys, GString *src)
+{
+  GArray *q = sys->model->quaternions;
+  guint k = sys->proj_prog ? sys->h->len : 0;
+
+  g_string_append (src, "\n#define CML_PJ_FN cml_project_inline\n");
+  if (k > 0)
+    g_string_append (src, "#define CML_PJ_RUN(T, Z) cml_proj_body ((T), (Z), aux, R, out, 0)\n");
+  else
+    g_string_append (src, "#define CML_PJ_RUN(T, Z) ((void) 0)\n");
+  g_string_append (src, "#define CML_PJ_EXTRA_PARAMS , const double *aux, const double *R\n");
+  g_string_append (src, cml_project_core_text);
+  g_string_append (src, "\nstatic const unsigned cml_pj_quat[] = { 0");
+  for (guint i = 0; i < q->len; i++)
+    g_string_append_printf (src, ", %u", g_array_index (q, guint, i));
+  g_string_append_printf (src,
+                          " };\n"
+                          "int cml_project (double t, double *z, const double *aux, const double *R, double *out,\n"
+                          "                 double *A, double *b, double *resid)\n"
+                          "{\n"
+                          "  return cml_project_inline (t, z, %u, %u, %u, %u, (const int *) 0, cml_pj_quat + 1, %u, %u,\n"
+                          "                             out, A, b, resid, aux, R);\n"
+                          "}\n",
+                          k, sys->dim, sys->movable_from, sys->movable_to, q->len, sys->m + sys->n);
+}
+
+/* Builds (or finds in the cache) native code for the right-hand side, its Jacobian, the
+ * observables, the constraint functions and the projection, once per system, on the first
+ * simulation. */
 void
 system_ensure_native (CmlSystem *sys)
 {
@@ -41,12 +96,14 @@ system_ensure_native (CmlSystem *sys)
   sys->native_tried = TRUE;
   size = cml_program_n_fast_instructions (sys->rhs_prog)
          + (sys->jac_prog ? cml_program_n_fast_instructions (sys->jac_prog) : 0)
-         + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0);
+         + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0)
+         + cml_program_n_fast_instructions (sys->obs_prog);
   /* the C source's size, estimated before it is written (the Jacobian of a large state
    * has dim² outputs: 10⁴ variables once wrote 2.7 GB of C) */
   c_size = cml_program_estimate_c_size (sys->rhs_prog, "cml_rhs")
            + (sys->jac_prog ? cml_program_estimate_c_size (sys->jac_prog, "cml_jac") : 0)
-           + (sys->proj_prog ? cml_program_estimate_c_size (sys->proj_prog, "cml_proj") : 0);
+           + (sys->proj_prog ? cml_program_estimate_c_size (sys->proj_prog, "cml_proj") : 0)
+           + cml_program_estimate_c_size (sys->obs_prog, "cml_obs");
   if (!cml_native_available ())
     sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
   else if (size > NATIVE_MAX_INSTRUCTIONS)
@@ -60,9 +117,12 @@ system_ensure_native (CmlSystem *sys)
       ok = cml_program_emit_c (sys->rhs_prog, "cml_rhs", sys->dim, sys->dim, src);
       if (ok && sys->jac_prog)
         ok = cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src);
+      if (ok)
+        ok = cml_program_emit_c (sys->obs_prog, "cml_obs", sys->dim, cml_program_n_outputs (sys->obs_prog), src);
       if (ok && sys->proj_prog)
-        ok = cml_program_emit_c (sys->proj_prog, "cml_proj", sys->dim,
-                                 cml_program_n_outputs (sys->proj_prog), src);
+        ok = emit_proj (sys, src);
+      if (ok && has_projection (sys))
+        emit_project (sys, src);
       if (!ok)
         sys->native_error = g_strdup ("a program could not be written out as C");
       else if ((sys->native = cml_native_build (src->str, &error)) == NULL)
@@ -72,10 +132,15 @@ system_ensure_native (CmlSystem *sys)
           sys->rhs_fn = cml_native_lookup (sys->native, "cml_rhs");
           sys->jac_fn = sys->jac_prog ? cml_native_lookup (sys->native, "cml_jac") : NULL;
           sys->proj_fn = sys->proj_prog ? cml_native_lookup (sys->native, "cml_proj") : NULL;
-          if (sys->rhs_fn == NULL || (sys->jac_prog && sys->jac_fn == NULL)
-              || (sys->proj_prog && sys->proj_fn == NULL))
+          sys->obs_fn = cml_native_lookup (sys->native, "cml_obs");
+          sys->project_fn = has_projection (sys)
+                              ? (CmlNativeProjectFunc) (void (*) (void)) cml_native_lookup (sys->native, "cml_project")
+                              : NULL;
+          if (sys->rhs_fn == NULL || sys->obs_fn == NULL || (sys->jac_prog && sys->jac_fn == NULL)
+              || (sys->proj_prog && sys->proj_fn == NULL) || (has_projection (sys) && sys->project_fn == NULL))
             {
-              sys->rhs_fn = sys->jac_fn = sys->proj_fn = NULL;
+              sys->rhs_fn = sys->jac_fn = sys->proj_fn = sys->obs_fn = NULL;
+              sys->project_fn = NULL;
               sys->native_error = g_strdup ("the compiled object lacks a function");
             }
         }
@@ -100,6 +165,8 @@ cml_simulation_set_native (CmlSimulation *sim, gboolean native)
   sim->rhs_fn = native ? sys->rhs_fn : NULL;
   sim->jac_fn = native ? sys->jac_fn : NULL;
   sim->proj_fn = native ? sys->proj_fn : NULL;
+  sim->obs_fn = native ? sys->obs_fn : NULL;
+  sim->project_fn = native ? sys->project_fn : NULL;
   return sim->rhs_fn != NULL;
 }
 
@@ -260,4 +327,10 @@ guint64
 cml_simulation_n_native_steps (const CmlSimulation *sim)
 {
   return sim->integ != NULL ? cml_integrator_n_func_steps (sim->integ) : 0;
+}
+
+guint64
+cml_simulation_n_native_projections (const CmlSimulation *sim)
+{
+  return sim->n_native_projections;
 }

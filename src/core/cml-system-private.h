@@ -99,7 +99,8 @@ struct _CmlSystem
   gboolean     native_rk8pd_tried;
   CmlNative   *native_rk8pd;
   gpointer     native_rk8pd_fn;
-  CmlNativeFunc rhs_fn, jac_fn, proj_fn;
+  CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn;
+  CmlNativeProjectFunc project_fn; /* the whole projection (cml-project-core.h), or NULL */
   CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
   guint        n_scene;
@@ -126,7 +127,9 @@ struct _CmlSimulation
   double      *newton_out;
   double      *work;       /* small dense solves */
   double      *work2;
-  CmlNativeFunc rhs_fn, jac_fn, proj_fn;  /* NULL: the interpreter */
+  CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn; /* NULL: the interpreter */
+  CmlNativeProjectFunc project_fn;        /* NULL: the projection's library text */
+  guint64      n_native_projections;
   int          slow_pivot_bad;  /* a parameter-only pivot that is 0 or not finite, or -1 */
   struct _CmlPivotCheck *pivot_check; /* the pivots each evaluation must look at (cml-simulation.c) */
   CmlIntegrator *integ;

@@ -13,6 +13,7 @@
 
 #include "physics-util.h"
 #include "cml-native.h"
+#include "cml-native-step.h"
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -172,6 +173,107 @@ test_trajectory_bits (gconstpointer data)
       cml_simulation_free (b);
     }
   g_assert_cmpuint (ran, >=, 2);
+}
+
+/* The observables (state, monitors, closed forms' inputs): native code gives the
+ * interpreter's numbers bit for bit at states around the initial one. */
+static void
+test_observables_bits (gconstpointer data)
+{
+  const char *name = data;
+  CmlSimulation *a, *b;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (6174);
+
+  if (!require_native ())
+    return;
+  open_pair (name, &a, &b);
+  CmlSystem *sys = cml_simulation_get_system (a);
+  guint dim = cml_system_dim (sys), n_obs = cml_system_n_observables (sys);
+  g_autofree double *z0 = g_memdup2 (cml_simulation_get_state (a), dim * sizeof (double));
+  g_autofree double *z = g_new (double, dim);
+  g_autofree double *oa = g_new (double, n_obs);
+  g_autofree double *ob = g_new (double, n_obs);
+
+  g_assert_cmpuint (n_obs, >, dim);
+  for (guint k = 0; k < 256; k++)
+    {
+      double t = g_rand_double_range (rand, 0, 20);
+      guint where = 0;
+
+      for (guint i = 0; i < dim; i++)
+        z[i] = z0[i] * g_rand_double_range (rand, 0.5, 1.5) + g_rand_double_range (rand, -0.5, 0.5);
+      cml_simulation_set_state (a, t, z);
+      cml_simulation_set_state (b, t, z);
+      cml_simulation_observe (a, oa);
+      cml_simulation_observe (b, ob);
+      if (!same_bits (oa, ob, n_obs, &where))
+        g_error ("%s: observable %s at t = %.17g differs: native %a, interpreter %a", name,
+                 cml_system_observable_name (sys, where), t, oa[where], ob[where]);
+    }
+  cml_simulation_free (a);
+  cml_simulation_free (b);
+}
+
+/* The projection onto the constraint set and unit quaternions: native code (the text of
+ * cml-project-core.h around the compiled constraint functions, with the sizes as
+ * constants) moves every state to the same numbers as the library's text around the
+ * interpreter, or fails with the same reason — at states off the constraint set, and at
+ * one that is not finite. */
+static void
+test_projection_bits (gconstpointer data)
+{
+  const char *name = data;
+  CmlSimulation *a, *b;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (4104);
+  guint moved = 0;
+
+  if (!require_native ())
+    return;
+  open_pair (name, &a, &b);
+  CmlSystem *sys = cml_simulation_get_system (a);
+  const CmlModel *md = cml_system_get_model (sys);
+  /* quaternions or nonholonomic constraints are projected (and the constraints the
+   * constraint algorithm finds; a vakonomic system's are solved for its velocities) */
+  gboolean projects = md->quaternions->len >= 4 || md->kind == CML_CONSTRAINTS_NONHOLONOMIC;
+  guint dim = cml_system_dim (sys);
+  const double *z0 = cml_simulation_get_state (a);
+  g_autofree double *za = g_new (double, dim);
+  g_autofree double *zb = g_new (double, dim);
+  /* (both projected their initial state natively when they were made) */
+  guint64 before = cml_simulation_n_native_projections (a), before_b = cml_simulation_n_native_projections (b);
+
+  for (guint k = 0; k < 257; k++)
+    {
+      g_autoptr (GError) ea = NULL;
+      g_autoptr (GError) eb = NULL;
+      double t = g_rand_double_range (rand, 0, 20);
+      guint where = 0;
+
+      for (guint i = 0; i < dim; i++)
+        za[i] = z0[i] * g_rand_double_range (rand, 0.9, 1.1) + g_rand_double_range (rand, -0.1, 0.1);
+      if (k == 256)
+        za[dim - 1] = NAN; /* the last: not finite */
+      memcpy (zb, za, dim * sizeof (double));
+      gboolean oka = cml_simulation_project (a, t, za, &ea);
+      gboolean okb = cml_simulation_project (b, t, zb, &eb);
+      g_assert_cmpint (oka, ==, okb);
+      if (!oka)
+        g_assert_cmpstr (ea->message, ==, eb->message);
+      if (!same_bits (za, zb, dim, &where))
+        g_error ("%s: %s projected at t = %.17g differs: native %a, interpreter %a", name,
+                 cml_system_state_name (sys, where), t, za[where], zb[where]);
+      if (oka)
+        moved++;
+    }
+  /* native code made the projections of the one, the library's text those of the other */
+  guint64 n_native = cml_simulation_n_native_projections (a) - before;
+  g_assert_true (n_native == 257 || (n_native == 0 && !projects));
+  projects = n_native > 0;
+  g_assert_cmpuint (cml_simulation_n_native_projections (b), ==, before_b);
+  if (projects)
+    g_assert_cmpuint (moved, >=, 128);
+  cml_simulation_free (a);
+  cml_simulation_free (b);
 }
 
 /* The pivots of the symbolic solve: those that depend on parameters only are checked when
@@ -752,8 +854,12 @@ main (int argc, char **argv)
       const char *name = names[i];
       g_autofree char *p1 = g_strdup_printf ("/native/rhs-bits/%s", name);
       g_autofree char *p2 = g_strdup_printf ("/native/trajectory-bits/%s", name);
+      g_autofree char *p3 = g_strdup_printf ("/native/projection-bits/%s", name);
+      g_autofree char *p4 = g_strdup_printf ("/native/observables-bits/%s", name);
       g_test_add_data_func (p1, name, test_rhs_bits);
       g_test_add_data_func (p2, name, test_trajectory_bits);
+      g_test_add_data_func (p3, name, test_projection_bits);
+      g_test_add_data_func (p4, name, test_observables_bits);
     }
   g_test_add_func ("/native/cache", test_cache);
   g_test_add_func ("/native/pivots", test_pivots);
