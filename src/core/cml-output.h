@@ -52,6 +52,8 @@ gboolean   cml_output_finish (CmlOutput *out, GError **error);
 /* Drops a partial file. */
 void       cml_output_abort (CmlOutput *out);
 void       cml_output_free (CmlOutput *out);
+/* How many rows a thread of their own wrote (those after the first few thousand). */
+guint64    cml_output_n_thread_rows (const CmlOutput *out);
 
 /* TEXT on one line for a "#" comment of a CSV file: line breaks, tabs and other control
  * characters written as \n, \r, \t, \xHH. */
