@@ -971,7 +971,9 @@ dead_pid (void)
 }
 
 /* SIGTERM (or Ctrl-C) in the middle of `simulate -o`: no file and no temporary file stay,
- * the process ends by the signal (or non-zero) and says why. */
+ * the process ends by the signal (or non-zero) and says why.  The signal comes when the
+ * file has 2 MB, past the first 4096 rows (about 0.7 MB), so while its rows are written by
+ * the output's own thread (cml-output.c). */
 static void
 check_interrupted (int sig)
 {
@@ -997,7 +999,7 @@ check_interrupted (int sig)
         {
           g_autofree char *p = g_build_filename (dir, name, NULL);
           GStatBuf st;
-          if (g_stat (p, &st) == 0 && st.st_size > 100000)
+          if (g_stat (p, &st) == 0 && st.st_size > 2000000)
             writing = TRUE;
         }
     }
