@@ -72,6 +72,7 @@ struct _CmlOutput
   /* the writer thread (see above): it owns FP, JSON and the reference's buffers while it
    * runs */
   gboolean        writing;  /* the thread runs */
+  gboolean        no_thread; /* none could be started: the rows are written directly */
   pthread_t       writer;
   pthread_mutex_t lock;
   pthread_cond_t  filled;   /* a block to write, or the end (wakes the writer) */
@@ -127,8 +128,9 @@ cml_output_new (const char *path, CmlOutputFormat format, GError **error)
   return g_steal_pointer (&out);
 }
 
+/* FALSE, with the error, when a signal stopped the rows of a file. */
 static gboolean
-check_stream (CmlOutput *out, GError **error)
+check_signal (CmlOutput *out, GError **error)
 {
   int sig = out->holds_signals ? cml_atomic_file_interrupted () : 0;
   if (sig != 0)
@@ -136,6 +138,15 @@ check_stream (CmlOutput *out, GError **error)
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "interrupted (%s); %s not written", g_strsignal (sig), out->path);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* FALSE, with the error, when a signal stopped the rows or the stream failed. */
+static gboolean
+check_stream (CmlOutput *out, GError **error)
+{
+  if (!check_signal (out, error))
+    return FALSE;
   if (ferror (out->fp))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "writing %s failed: %s",
@@ -472,6 +483,7 @@ writer_start (CmlOutput *out)
   if (pthread_create (&out->writer, NULL, writer_main, out) != 0)
     {
       /* no thread: the rows go on being written directly */
+      out->no_thread = TRUE;
       pthread_mutex_destroy (&out->lock);
       pthread_cond_destroy (&out->filled);
       pthread_cond_destroy (&out->written);
@@ -536,7 +548,7 @@ writer_add (CmlOutput *out, double t, const double *obs)
 gboolean
 cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error)
 {
-  if (!out->writing && out->n_rows >= ASYNC_AFTER && out->n_obs > 0)
+  if (!out->writing && !out->no_thread && out->n_rows >= ASYNC_AFTER && out->n_obs > 0)
     writer_start (out);
   if (!out->writing)
     {
@@ -553,13 +565,7 @@ cml_output_row_obs (CmlOutput *out, double t, const double *obs, GError **error)
   writer_add (out, t, obs);
   out->n_rows++;
   out->n_thread_rows++;
-  int sig = out->holds_signals ? cml_atomic_file_interrupted () : 0;
-  if (sig != 0)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "interrupted (%s); %s not written", g_strsignal (sig), out->path);
-      return FALSE;
-    }
-  return TRUE;
+  return check_signal (out, error);
 }
 
 /* Puts the signal handlers back (a signal that came meanwhile ends the process now,
