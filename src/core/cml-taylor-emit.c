@@ -109,12 +109,15 @@ emit_op (const CmlTaylor *tp, const TOp *o, GString *s)
                               D, A, o->c, D, A, o->c);
       break;
     case T_DP:
+    case T_DPL:
     case T_DQ:
       if (f0_name (o->fn) == NULL)
         return FALSE;
       g_string_append_printf (s, "S[%u + k] = k == 0 ? %s (S[%u]) : ", D, f0_name (o->fn), A);
       if (o->op == T_DP)
         g_string_append_printf (s, "tk_dp (S + %u, S + %u, ", A, Q);
+      else if (o->op == T_DPL)
+        g_string_append_printf (s, "tk_dpl (S + %u, S + %u, ", A, Q);
       else
         g_string_append_printf (s, "tk_dq (S + %u, S + %u, S + %u, ", D, A, Q);
       append_hex (s, o->sg);

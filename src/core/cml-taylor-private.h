@@ -31,6 +31,7 @@ typedef enum
   T_ABS,    /* d = |a| */
   T_SIGN,   /* d = sign (a) */
   T_MULC,   /* d = a b with b constant along the solution: d_[k] = 0 + a_[k] b_[0] */
+  T_DPL,    /* T_DP with a linear in time (a_[k] = 0 from k = 2 on): ḋ_[k−1] = sg a_[1] q_[k−1] */
 } TOpKind;
 
 typedef struct

@@ -543,11 +543,14 @@ tconst_clear (gpointer p)
 
 /* Marks the rows that are constant series (coefficients 0 from order 1 on: the states
  * with ż = 0 and what sums, scalings and products make of them) and turns the products
- * with such a row into T_MULC. */
+ * with such a row into T_MULC; marks the rows linear in time (0 from order 2 on: time, the
+ * states whose ż is constant, and their sums and scalings) and turns sin, cos and exp of
+ * such a row into T_DPL. */
 static void
 use_constant_series (CmlTaylor *tp)
 {
   g_autofree gboolean *flat = g_new0 (gboolean, tp->n_rows);
+  g_autofree gboolean *linear = g_new0 (gboolean, tp->n_rows);
   TOp *ops = (TOp *) tp->ops->data;
   const TConst *consts = (const TConst *) tp->consts->data;
   GHashTable *f_op = g_hash_table_new (NULL, NULL);
@@ -560,8 +563,11 @@ use_constant_series (CmlTaylor *tp)
       if (o != NULL && o->op == T_CONST && o->c >= 0 && consts[o->c].kind == TC_NUM
           && consts[o->c].value == 0.0)
         flat[1 + i] = TRUE;
+      if (o != NULL && o->op == T_CONST)
+        linear[1 + i] = TRUE;
     }
   g_hash_table_unref (f_op);
+  linear[0] = TRUE; /* time: t, 1, 0, 0, … */
 
   for (guint j = 0; j < tp->ops->len; j++)
     {
@@ -569,21 +575,32 @@ use_constant_series (CmlTaylor *tp)
       switch (o->op)
         {
         case T_CONST:
-          flat[o->d] = TRUE;
+          flat[o->d] = linear[o->d] = TRUE;
           break;
         case T_SCALE:
-        case T_SQR:
           flat[o->d] = flat[o->a];
+          linear[o->d] = linear[o->a];
+          break;
+        case T_SQR:
+          flat[o->d] = linear[o->d] = flat[o->a];
           break;
         case T_LIN:
           {
             const TTerm *t = &g_array_index (tp->terms, TTerm, o->first);
-            gboolean all = TRUE;
+            gboolean all = TRUE, lin = TRUE;
             for (guint i = 0; i < o->n; i++)
-              all = all && (IS_CONST (t[i].src) || flat[t[i].src]);
+              {
+                all = all && (IS_CONST (t[i].src) || flat[t[i].src]);
+                lin = lin && (IS_CONST (t[i].src) || linear[t[i].src]);
+              }
             flat[o->d] = all;
+            linear[o->d] = lin;
             break;
           }
+        case T_DP:
+          if (linear[o->a])
+            o->op = T_DPL;
+          break;
         case T_MUL:
           if (flat[o->a] && !flat[o->b])
             {
@@ -595,6 +612,7 @@ use_constant_series (CmlTaylor *tp)
             {
               o->op = T_MULC;
               flat[o->d] = flat[o->a];
+              linear[o->d] = linear[o->a];
             }
           break;
         default:
@@ -739,6 +757,7 @@ cml_taylor_kind_of_rhs (const CmlTaylor *tp)
       case T_SIGN:
         return "rational or algebraic";
       case T_DP:
+      case T_DPL:
         trig = TRUE;
         break;
       default:
@@ -880,6 +899,9 @@ run_op (const CmlTaylor *tp, const TOp *o, int k)
       break;
     case T_DP:
       D[k] = k == 0 ? f0 (o->fn, A[0]) : tk_dp (A, Q, o->sg, k);
+      break;
+    case T_DPL:
+      D[k] = k == 0 ? f0 (o->fn, A[0]) : tk_dpl (A, Q, o->sg, k);
       break;
     case T_DQ:
       D[k] = k == 0 ? f0 (o->fn, A[0]) : tk_dq (D, A, Q, o->sg, k);

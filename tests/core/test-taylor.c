@@ -281,6 +281,71 @@ test_constant_series (void)
     }
 }
 
+/* sin, cos and exp of a series linear in time — w t + φ, or a state θ with θ̇ = w — take
+ * one term per order (tk_dpl) instead of k (tk_dp): the coefficients are those of the same
+ * system whose arguments carry a "+ p x" with p = 0 (which the program cannot know to be
+ * linear), bit for bit, interpreted and native, signed zeros included; sin (t²) keeps the
+ * general recurrence. */
+static void
+test_linear_argument (void)
+{
+  static const char *const rhs[] = { "sin(w*t + 0.3)*y + cos(theta)", "-x*cos(w*t) + exp(0.5*t - 1) + sin(t*t)",
+                                     "w" };
+  static const char *const rhs_b[] = { "sin(w*t + 0.3 + p*x)*y + cos(theta + p*x)",
+                                       "-x*cos(w*t + p*y) + exp(0.5*t - 1 + p*x) + sin(t*t + p*y)", "w" };
+  double zs[][3] = { { 0.3, -0.7, 1.5 }, { -1.2, 0.0, -2.0 }, { 0.0, -0.0, 0.0 }, { 2.0, 1e-300, -1e10 } };
+  double ts[] = { 0.25, -3.0, 0.0 };
+  g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+  g_autoptr (GError) error = NULL;
+  int ids[3] = { cml_expr_ctx_intern (ctx, "x"), cml_expr_ctx_intern (ctx, "y"), cml_expr_ctx_intern (ctx, "theta") };
+  int t = cml_expr_ctx_intern (ctx, "t");
+  int params[2] = { cml_expr_ctx_intern (ctx, "w"), cml_expr_ctx_intern (ctx, "p") };
+  double pv[2] = { 1.7, 0.0 };
+  CmlExpr *fa[3], *fb[3];
+  for (int i = 0; i < 3; i++)
+    {
+      fa[i] = cml_expr_parse (ctx, rhs[i], NULL, &error);
+      g_assert_no_error (error);
+      fb[i] = cml_expr_parse (ctx, rhs_b[i], NULL, &error);
+      g_assert_no_error (error);
+    }
+  g_autoptr (CmlTaylor) a = cml_taylor_compile (ctx, fa, 3, t, ids, params, 2, ORDER, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlTaylor) b = cml_taylor_compile (ctx, fb, 3, t, ids, params, 2, ORDER, &error);
+  g_assert_no_error (error);
+  cml_taylor_set_params (a, pv);
+  cml_taylor_set_params (b, pv);
+
+  /* a's four functions of linear arguments (sin, cos twice, exp; and the cos and sin that
+   * come with sin and cos) are the one-term kind, b's none */
+  g_autoptr (GString) ca = g_string_new (NULL), cb = g_string_new (NULL);
+  g_assert_true (cml_taylor_emit_c (a, "fa", ca) && cml_taylor_emit_c (b, "fb", cb));
+  guint na = 0, nb = 0;
+  for (const char *q = ca->str; (q = strstr (q, "tk_dpl (S")) != NULL; q++)
+    na++;
+  for (const char *q = cb->str; (q = strstr (q, "tk_dpl (S")) != NULL; q++)
+    nb++;
+  g_assert_cmpuint (na, >=, 4);
+  g_assert_cmpuint (nb, ==, 0);
+
+  for (int native = 0; native < 2; native++)
+    {
+      if (native && !(cml_native_available () && attach_native (a) && attach_native (b)))
+        break;
+      for (guint i = 0; i < G_N_ELEMENTS (zs); i++)
+        for (guint j = 0; j < G_N_ELEMENTS (ts); j++)
+          {
+            double xa[3 * (ORDER + 1)], xb[3 * (ORDER + 1)];
+            cml_taylor_jet (a, ts[j], zs[i], xa);
+            cml_taylor_jet (b, ts[j], zs[i], xb);
+            for (guint m = 0; m < G_N_ELEMENTS (xa); m++)
+              if (memcmp (&xa[m], &xb[m], sizeof (double)) != 0)
+                g_error ("state %u, t = %g (%s): coefficient %u of row %u is %a, not %a", i, ts[j],
+                         native ? "native" : "interpreted", m % (ORDER + 1), m / (ORDER + 1), xa[m], xb[m]);
+          }
+    }
+}
+
 /* Products that two terms share are computed once (I₂ W₂ W₃ and I₃ W₂ W₃ in Euler's
  * equations), and products ready together share one loop in the native code — more of them
  * than one loop takes, some reading others — with the interpreter's numbers bit for bit. */
@@ -716,6 +781,7 @@ main (int argc, char **argv)
   g_test_add_func ("/taylor/builtins-native", test_builtins_native);
   g_test_add_func ("/taylor/program-kept", test_program_kept);
   g_test_add_func ("/taylor/constant-series", test_constant_series);
+  g_test_add_func ("/taylor/linear-argument", test_linear_argument);
   g_test_add_func ("/taylor/products", test_products);
   g_test_add_func ("/taylor/reference", test_reference);
   g_test_add_func ("/taylor/convergence", test_convergence);
