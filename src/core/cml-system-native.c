@@ -85,7 +85,7 @@ system_ensure_native (CmlSystem *sys)
   g_autoptr (GError) error = NULL;
   guint size;
   gsize c_size;
-  gboolean ok;
+  gboolean ok, with_obs;
 
   g_mutex_lock (&sys->native_lock);
   if (sys->native_tried)
@@ -96,14 +96,16 @@ system_ensure_native (CmlSystem *sys)
   sys->native_tried = TRUE;
   size = cml_program_n_fast_instructions (sys->rhs_prog)
          + (sys->jac_prog ? cml_program_n_fast_instructions (sys->jac_prog) : 0)
-         + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0)
-         + cml_program_n_fast_instructions (sys->obs_prog);
+         + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0);
   /* the C source's size, estimated before it is written (the Jacobian of a large state
    * has dim² outputs: 10⁴ variables once wrote 2.7 GB of C) */
   c_size = cml_program_estimate_c_size (sys->rhs_prog, "cml_rhs")
            + (sys->jac_prog ? cml_program_estimate_c_size (sys->jac_prog, "cml_jac") : 0)
-           + (sys->proj_prog ? cml_program_estimate_c_size (sys->proj_prog, "cml_proj") : 0)
-           + cml_program_estimate_c_size (sys->obs_prog, "cml_obs");
+           + (sys->proj_prog ? cml_program_estimate_c_size (sys->proj_prog, "cml_proj") : 0);
+  /* the observables join them only within the same limits: a model with many monitors
+   * keeps its right-hand side native, its observables interpreted */
+  with_obs = size + cml_program_n_fast_instructions (sys->obs_prog) <= NATIVE_MAX_INSTRUCTIONS
+             && c_size + cml_program_estimate_c_size (sys->obs_prog, "cml_obs") <= CML_PROGRAM_MAX_C_BYTES;
   if (!cml_native_available ())
     sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
   else if (size > NATIVE_MAX_INSTRUCTIONS)
@@ -117,7 +119,7 @@ system_ensure_native (CmlSystem *sys)
       ok = cml_program_emit_c (sys->rhs_prog, "cml_rhs", sys->dim, sys->dim, src);
       if (ok && sys->jac_prog)
         ok = cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src);
-      if (ok)
+      if (ok && with_obs)
         ok = cml_program_emit_c (sys->obs_prog, "cml_obs", sys->dim, cml_program_n_outputs (sys->obs_prog), src);
       if (ok && sys->proj_prog)
         ok = emit_proj (sys, src);
@@ -132,11 +134,11 @@ system_ensure_native (CmlSystem *sys)
           sys->rhs_fn = cml_native_lookup (sys->native, "cml_rhs");
           sys->jac_fn = sys->jac_prog ? cml_native_lookup (sys->native, "cml_jac") : NULL;
           sys->proj_fn = sys->proj_prog ? cml_native_lookup (sys->native, "cml_proj") : NULL;
-          sys->obs_fn = cml_native_lookup (sys->native, "cml_obs");
+          sys->obs_fn = with_obs ? cml_native_lookup (sys->native, "cml_obs") : NULL;
           sys->project_fn = has_projection (sys)
                               ? (CmlNativeProjectFunc) (void (*) (void)) cml_native_lookup (sys->native, "cml_project")
                               : NULL;
-          if (sys->rhs_fn == NULL || sys->obs_fn == NULL || (sys->jac_prog && sys->jac_fn == NULL)
+          if (sys->rhs_fn == NULL || (with_obs && sys->obs_fn == NULL) || (sys->jac_prog && sys->jac_fn == NULL)
               || (sys->proj_prog && sys->proj_fn == NULL) || (has_projection (sys) && sys->project_fn == NULL))
             {
               sys->rhs_fn = sys->jac_fn = sys->proj_fn = sys->obs_fn = NULL;

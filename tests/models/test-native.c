@@ -791,6 +791,48 @@ test_constants (void)
   cml_simulation_free (b);
 }
 
+/* Observables too large for native code (a thousand monitors, about 5 MB of C) stay with
+ * the interpreter, and the right-hand side is still native code; the observables come out
+ * the same either way. */
+static void
+test_many_observables (void)
+{
+  g_autoptr (GString) text = g_string_new ("[model]\nname = many-monitors\ntitle = many monitors\n"
+                                           "[algebroid]\nbase = x\nfibre = u\n[anchor]\ne1 = x: 1\n"
+                                           "[dynamics]\nlagrangian = u^2/2 - x^2/2\n"
+                                           "[initial]\nx = 1\nu = 0\n[monitors]\n");
+  g_autoptr (GError) error = NULL;
+
+  if (!require_native ())
+    return;
+  for (guint k = 1; k <= 1000; k++)
+    {
+      g_string_append_printf (text, "m%u = 0", k);
+      for (guint j = 1; j <= 8; j++)
+        g_string_append_printf (text, " + sin(%u*x + %u)*cos(%u*u - %u)", j, k, j, k);
+      g_string_append_c (text, '\n');
+    }
+  g_autoptr (CmlModel) model = cml_model_new_from_data (text->str, "many-monitors.cml", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_assert_null (cml_system_native_status (sys));
+  CmlSimulation *a = cml_simulation_new (sys, &error);
+  CmlSimulation *b = cml_simulation_new (sys, &error);
+  g_assert_true (cml_simulation_is_native (a));
+  cml_simulation_set_native (b, FALSE);
+  guint n_obs = cml_system_n_observables (sys);
+  g_assert_cmpuint (n_obs, >, 1000);
+  g_autofree double *oa = g_new (double, n_obs), *ob = g_new (double, n_obs);
+  g_assert_true (cml_simulation_advance (a, 1.0, &error));
+  g_assert_true (cml_simulation_advance (b, 1.0, &error));
+  cml_simulation_observe (a, oa);
+  cml_simulation_observe (b, ob);
+  g_assert_cmpint (memcmp (oa, ob, n_obs * sizeof (double)), ==, 0);
+  cml_simulation_free (a);
+  cml_simulation_free (b);
+}
+
 /* CMLAB_CC names a compiler that fails: the interpreter runs, with the reason. */
 static void
 test_broken_compiler (void)
@@ -866,6 +908,7 @@ main (int argc, char **argv)
   g_test_add_func ("/native/broken-compiler", test_broken_compiler);
   g_test_add_func ("/native/switched-off", test_switched_off);
   g_test_add_func ("/native/constants", test_constants);
+  g_test_add_func ("/native/many-observables", test_many_observables);
   g_test_add_func ("/native/planted-object", test_planted_object);
   g_test_add_func ("/native/unsafe-cache", test_unsafe_cache);
   g_test_add_func ("/native/eviction", test_eviction);
