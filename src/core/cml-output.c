@@ -467,6 +467,17 @@ writer_main (void *data)
     }
 }
 
+/* The hand-off's lock, conditions and blocks, when no writer runs. */
+static void
+writer_release (CmlOutput *out)
+{
+  pthread_mutex_destroy (&out->lock);
+  pthread_cond_destroy (&out->filled);
+  pthread_cond_destroy (&out->written);
+  for (guint i = 0; i < N_BLOCKS; i++)
+    g_clear_pointer (&out->blocks[i].data, g_free);
+}
+
 static void
 writer_start (CmlOutput *out)
 {
@@ -484,11 +495,7 @@ writer_start (CmlOutput *out)
     {
       /* no thread: the rows go on being written directly */
       out->no_thread = TRUE;
-      pthread_mutex_destroy (&out->lock);
-      pthread_cond_destroy (&out->filled);
-      pthread_cond_destroy (&out->written);
-      for (guint i = 0; i < N_BLOCKS; i++)
-        g_clear_pointer (&out->blocks[i].data, g_free);
+      writer_release (out);
       return;
     }
   out->writing = TRUE;
@@ -525,11 +532,7 @@ writer_stop (CmlOutput *out)
   pthread_mutex_unlock (&out->lock);
   pthread_join (out->writer, NULL);
   out->writing = FALSE;
-  pthread_mutex_destroy (&out->lock);
-  pthread_cond_destroy (&out->filled);
-  pthread_cond_destroy (&out->written);
-  for (guint i = 0; i < N_BLOCKS; i++)
-    g_clear_pointer (&out->blocks[i].data, g_free);
+  writer_release (out);
 }
 
 /* The row into the block being filled; a full block to the writer. */

@@ -233,6 +233,32 @@ count_convolutions (const char *text)
   return n;
 }
 
+/* Two programs of three states give the same coefficients bit for bit, interpreted and
+ * native, at times TS and at states of both signs, zeros of both signs among them: the
+ * special recurrences of A against B's general ones (WHAT says which). */
+static void
+assert_same_jets (CmlTaylor *a, CmlTaylor *b, const double *ts, guint n_t, const char *what)
+{
+  static const double zs[][3] = { { 0.3, -0.7, 1.5 }, { -1.2, 0.0, -2.0 }, { 0.0, -0.0, 0.0 }, { 2.0, 1e-300, -1e10 } };
+
+  for (int native = 0; native < 2; native++)
+    {
+      if (native && !(cml_native_available () && attach_native (a) && attach_native (b)))
+        break;
+      for (guint i = 0; i < G_N_ELEMENTS (zs); i++)
+        for (guint j = 0; j < n_t; j++)
+          {
+            double xa[3 * (ORDER + 1)], xb[3 * (ORDER + 1)];
+            cml_taylor_jet (a, ts[j], zs[i], xa);
+            cml_taylor_jet (b, ts[j], zs[i], xb);
+            for (guint m = 0; m < G_N_ELEMENTS (xa); m++)
+              if (memcmp (&xa[m], &xb[m], sizeof (double)) != 0)
+                g_error ("%s, state %u, t = %g (%s): coefficient %u of row %u is %a, not %a", what, i, ts[j],
+                         native ? "native" : "interpreted", m % (ORDER + 1), m / (ORDER + 1), xa[m], xb[m]);
+          }
+    }
+}
+
 /* A state with ż = 0 is a constant series, and products with it one multiplication per
  * order: the coefficients are those of the same system whose third equation, ċ = p with
  * p = 0, leaves c an ordinary series (the full convolutions), bit for bit — also for
@@ -241,7 +267,7 @@ static void
 test_constant_series (void)
 {
   static const char *const rhs[] = { "c*y", "-c*x - c*c*y + x*x*c", "0" };
-  double zs[][3] = { { 0.3, -0.7, 1.5 }, { -1.2, 0.0, -2.0 }, { 0.0, -0.0, 0.0 }, { 2.0, 1e-300, -1e10 } };
+  static const double ts[] = { 0.25 };
   g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
   g_autoptr (GError) error = NULL;
   int ids[3] = { cml_expr_ctx_intern (ctx, "x"), cml_expr_ctx_intern (ctx, "y"), cml_expr_ctx_intern (ctx, "c") };
@@ -264,21 +290,7 @@ test_constant_series (void)
   g_autoptr (GString) ca = g_string_new (NULL), cb = g_string_new (NULL);
   g_assert_true (cml_taylor_emit_c (a, "fa", ca) && cml_taylor_emit_c (b, "fb", cb));
   g_assert_cmpuint (count_convolutions (ca->str), <, count_convolutions (cb->str));
-
-  for (int native = 0; native < 2; native++)
-    {
-      if (native && !(cml_native_available () && attach_native (a) && attach_native (b)))
-        break;
-      for (guint i = 0; i < G_N_ELEMENTS (zs); i++)
-        {
-          double xa[3 * (ORDER + 1)], xb[3 * (ORDER + 1)];
-          cml_taylor_jet (a, 0.25, zs[i], xa);
-          cml_taylor_jet (b, 0.25, zs[i], xb);
-          if (memcmp (xa, xb, sizeof xa) != 0)
-            g_error ("state %u (%s): the constant series' products differ from the convolutions", i,
-                     native ? "native" : "interpreted");
-        }
-    }
+  assert_same_jets (a, b, ts, G_N_ELEMENTS (ts), "the constant series' products against the convolutions");
 }
 
 /* sin, cos and exp of a series linear in time — w t + φ, or a state θ with θ̇ = w — take
@@ -293,7 +305,6 @@ test_linear_argument (void)
                                      "w" };
   static const char *const rhs_b[] = { "sin(w*t + 0.3 + p*x)*y + cos(theta + p*x)",
                                        "-x*cos(w*t + p*y) + exp(0.5*t - 1 + p*x) + sin(t*t + p*y)", "w" };
-  double zs[][3] = { { 0.3, -0.7, 1.5 }, { -1.2, 0.0, -2.0 }, { 0.0, -0.0, 0.0 }, { 2.0, 1e-300, -1e10 } };
   double ts[] = { 0.25, -3.0, 0.0 };
   g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
   g_autoptr (GError) error = NULL;
@@ -327,23 +338,7 @@ test_linear_argument (void)
     nb++;
   g_assert_cmpuint (na, >=, 4);
   g_assert_cmpuint (nb, ==, 0);
-
-  for (int native = 0; native < 2; native++)
-    {
-      if (native && !(cml_native_available () && attach_native (a) && attach_native (b)))
-        break;
-      for (guint i = 0; i < G_N_ELEMENTS (zs); i++)
-        for (guint j = 0; j < G_N_ELEMENTS (ts); j++)
-          {
-            double xa[3 * (ORDER + 1)], xb[3 * (ORDER + 1)];
-            cml_taylor_jet (a, ts[j], zs[i], xa);
-            cml_taylor_jet (b, ts[j], zs[i], xb);
-            for (guint m = 0; m < G_N_ELEMENTS (xa); m++)
-              if (memcmp (&xa[m], &xb[m], sizeof (double)) != 0)
-                g_error ("state %u, t = %g (%s): coefficient %u of row %u is %a, not %a", i, ts[j],
-                         native ? "native" : "interpreted", m % (ORDER + 1), m / (ORDER + 1), xa[m], xb[m]);
-          }
-    }
+  assert_same_jets (a, b, ts, G_N_ELEMENTS (ts), "the linear arguments' recurrences against the general ones");
 }
 
 /* Products that two terms share are computed once (I₂ W₂ W₃ and I₃ W₂ W₃ in Euler's

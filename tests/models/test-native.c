@@ -76,6 +76,18 @@ same_bits (const double *a, const double *b, guint n, guint *where)
   return TRUE;
 }
 
+/* A random time in [0, 20] and, into Z, a state around Z0: each component scaled by a
+ * factor within SPREAD of 1 and moved by up to SPREAD. */
+static double
+random_state (GRand *rand, const double *z0, guint dim, double spread, double *z)
+{
+  double t = g_rand_double_range (rand, 0, 20);
+
+  for (guint i = 0; i < dim; i++)
+    z[i] = z0[i] * g_rand_double_range (rand, 1 - spread, 1 + spread) + g_rand_double_range (rand, -spread, spread);
+  return t;
+}
+
 static void
 test_rhs_bits (gconstpointer data)
 {
@@ -97,13 +109,11 @@ test_rhs_bits (gconstpointer data)
     {
       g_autoptr (GError) ea = NULL;
       g_autoptr (GError) eb = NULL;
-      double t = g_rand_double_range (rand, 0, 20);
+      /* around the initial state, where the right-hand side is defined */
+      double t = random_state (rand, z0, dim, 0.5, z);
       guint where = 0;
       gboolean oka, okb;
 
-      /* around the initial state, where the right-hand side is defined */
-      for (guint i = 0; i < dim; i++)
-        z[i] = z0[i] * g_rand_double_range (rand, 0.5, 1.5) + g_rand_double_range (rand, -0.5, 0.5);
       oka = cml_simulation_eval_rhs_at (a, t, z, da, &ea);
       okb = cml_simulation_eval_rhs_at (b, t, z, db, &eb);
       g_assert_cmpint (oka, ==, okb);
@@ -197,11 +207,9 @@ test_observables_bits (gconstpointer data)
   g_assert_cmpuint (n_obs, >, dim);
   for (guint k = 0; k < 256; k++)
     {
-      double t = g_rand_double_range (rand, 0, 20);
+      double t = random_state (rand, z0, dim, 0.5, z);
       guint where = 0;
 
-      for (guint i = 0; i < dim; i++)
-        z[i] = z0[i] * g_rand_double_range (rand, 0.5, 1.5) + g_rand_double_range (rand, -0.5, 0.5);
       cml_simulation_set_state (a, t, z);
       cml_simulation_set_state (b, t, z);
       cml_simulation_observe (a, oa);
@@ -246,11 +254,9 @@ test_projection_bits (gconstpointer data)
     {
       g_autoptr (GError) ea = NULL;
       g_autoptr (GError) eb = NULL;
-      double t = g_rand_double_range (rand, 0, 20);
+      double t = random_state (rand, z0, dim, 0.1, za);
       guint where = 0;
 
-      for (guint i = 0; i < dim; i++)
-        za[i] = z0[i] * g_rand_double_range (rand, 0.9, 1.1) + g_rand_double_range (rand, -0.1, 0.1);
       if (k == 256)
         za[dim - 1] = NAN; /* the last: not finite */
       memcpy (zb, za, dim * sizeof (double));
