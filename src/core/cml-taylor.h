@@ -64,7 +64,7 @@ void        cml_taylor_jet (CmlTaylor *tp, double t, const double *z, double *co
 /* Native code: appends the C function NAME (void NAME (double *S, const double *C)) that
  * runs the program, and NAME_step, the whole step around it (cml-taylor-core.h); the text
  * begins with the generator's version, which so enters the key of the native-code cache. */
-#define CML_TAYLOR_GENERATOR_VERSION 5
+#define CML_TAYLOR_GENERATOR_VERSION 6
 gboolean    cml_taylor_emit_c (const CmlTaylor *tp, const char *name, GString *s);
 /* Uses FN (looked up in NATIVE, which TP then owns) instead of the interpreter; NULL goes
  * back to the interpreter. */

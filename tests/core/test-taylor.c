@@ -221,14 +221,14 @@ test_native_identical (void)
 }
 
 /* The convolutions in a Taylor program's C text: calls of tk_mul and sums in a shared
- * loop (s += S[a + j] * S[b + k - j]). */
+ * loop (v += r * (tk_v2) { S[b + k - j - 1], S[b + k - j] }). */
 static guint
 count_convolutions (const char *text)
 {
   guint n = 0;
   for (const char *q = text; (q = strstr (q, "tk_mul (S")) != NULL; q++)
     n++;
-  for (const char *q = text; (q = strstr (q, " + k - j]")) != NULL; q++)
+  for (const char *q = text; (q = strstr (q, " + k - j] }")) != NULL; q++)
     n++;
   return n;
 }
