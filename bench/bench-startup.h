@@ -12,4 +12,4 @@
  * their caches filled), prints a table and adds a "startup" object to JSON.  Nothing when
  * ONLY (NULL-terminated, or NULL for everything) does not name "startup".  FALSE if a
  * command failed. */
-gboolean bench_startup (const char *cli, CmlJson *json, gboolean quick, const char *const *only);
+gboolean bench_startup (const char *cli, const char *bench_dir, CmlJson *json, gboolean quick, const char *const *only);

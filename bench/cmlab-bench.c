@@ -2240,7 +2240,7 @@ main (int argc, char **argv)
 
   bench_variational (b.quick, (const char *const *) b.only);
   bench_taylor (b.quick, (const char *const *) b.only);
-  b.run_failed |= !bench_startup (b.cli, b.json, b.quick, (const char *const *) b.only);
+  b.run_failed |= !bench_startup (b.cli, b.bench_dir, b.json, b.quick, (const char *const *) b.only);
   b.run_failed |= !bench_dop853 (b.cli, b.bench_dir, CMLAB_BENCH_BOOST_PEER, b.json, b.quick,
                                  (const char *const *) b.only);
   bench_wp_figures (b.cli, b.json, b.quick, (const char *const *) b.only);

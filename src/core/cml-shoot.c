@@ -451,7 +451,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
                    md->name, cml_formalism_to_string (cml_system_get_formalism (sys)));
       return NULL;
     }
-  if (sys->jac_prog == NULL)
+  if (!simulation_ensure_jacobian (sim))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    "shooting needs the exact Jacobian of the equations of %s, which cmlab derives only when the "

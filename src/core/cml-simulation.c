@@ -599,12 +599,33 @@ sim_rhs (double t, const double *z, double *dz, void *data)
   return 0;
 }
 
+/* Makes the Jacobian ready for SIM (system_ensure_jacobian): its registers, prepared with
+ * the simulation's parameters, and its native code when the simulation runs native code.
+ * FALSE when the system has none. */
+gboolean
+simulation_ensure_jacobian (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  CmlProgram *jac;
+
+  if (sim->regs_jac != NULL)
+    return TRUE;
+  if ((jac = system_ensure_jacobian (sys)) == NULL)
+    return FALSE;
+  sim->regs_jac = g_new0 (double, cml_program_n_registers (jac));
+  cml_program_prepare (jac, sim->params, sim->regs_jac);
+  sim->jac_fn = sim->rhs_fn != NULL ? sys->jac_fn : NULL;
+  return TRUE;
+}
+
 static int
 sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
 {
   CmlSimulation *sim = data;
   CmlSystem *sys = sim->sys;
   guint dim = sys->dim;
+  if (!simulation_ensure_jacobian (sim))
+    return 1;
   if (sim->jac_fn)
     {
       sim->jac_fn (t, z, sim->fast + 1 + dim, sim->regs_jac, dfdz, dfdt);
@@ -716,10 +737,16 @@ make_integrator (CmlSimulation *sim, GError **error)
       sim->var = var;
       return TRUE;
     }
+  /* the exact Jacobian for the methods that use it: the implicit ones, which get it now, on
+   * the first such integrator, and the stiffness estimate of the explicit ones, which gets it
+   * at its first estimate (after CML_INTEGRATOR_STIFF_EVERY steps: a short run never
+   * derives it) */
+  gboolean implicit = sim->options.kind == CML_INTEGRATOR_MSBDF || sim->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT;
+  gboolean jac = sys->na == 0 && (implicit ? simulation_ensure_jacobian (sim) : sim->options.stats != NULL);
   CmlOde ode = {
     .dim = sys->dim,
     .rhs = sim_rhs,
-    .jacobian = sys->jac_prog ? sim_jac : NULL,
+    .jacobian = jac ? sim_jac : NULL,
     .project = (sys->h->len || sys->model->quaternions->len) ? sim_project : NULL,
     .user_data = sim,
   };
@@ -768,7 +795,7 @@ prepare_all (CmlSimulation *sim)
     }
   pivot_check_prepare (sim);
   cml_program_prepare (sys->obs_prog, sim->params, sim->regs_obs);
-  if (sys->jac_prog)
+  if (sim->regs_jac)
     cml_program_prepare (sys->jac_prog, sim->params, sim->regs_jac);
   if (sys->proj_prog)
     cml_program_prepare (sys->proj_prog, sim->params, sim->regs_proj);
@@ -800,8 +827,6 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->fast = g_new0 (double, sys->n_fast);
   sim->regs_rhs = g_new0 (double, cml_program_n_registers (sys->rhs_prog));
   sim->regs_obs = g_new0 (double, cml_program_n_registers (sys->obs_prog));
-  if (sys->jac_prog)
-    sim->regs_jac = g_new0 (double, cml_program_n_registers (sys->jac_prog));
   if (sys->proj_prog)
     sim->regs_proj = g_new0 (double, cml_program_n_registers (sys->proj_prog));
   if (sys->reg_prog)
@@ -833,7 +858,6 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->options = cml_integrator_options_default ();
   system_ensure_native (sys);
   sim->rhs_fn = sys->rhs_fn;
-  sim->jac_fn = sys->jac_fn;
   sim->proj_fn = sys->proj_fn;
   sim->obs_fn = sys->obs_fn;
   sim->project_fn = sys->project_fn;

@@ -72,10 +72,14 @@ gboolean      cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const do
  * functions run as machine code compiled from the model when a C compiler is at hand, and
  * through the interpreter otherwise — bit for bit the same numbers either way.
  * cml_system_native_status() builds it if not yet tried and returns NULL when native code
- * is in use, else why not.  A new simulation uses native code when there is some;
+ * is in use, else why not.  The exact Jacobian is derived and compiled only when first
+ * needed (an implicit method, the stiffness estimate, shooting);
+ * cml_system_jacobian_status() derives it if not yet done and returns NULL when it runs
+ * as native code, else why not.  A new simulation uses native code when there is some;
  * cml_simulation_set_native() switches (FALSE: the interpreter) and returns whether
  * native code now runs. */
 const char   *cml_system_native_status (CmlSystem *sys);
+const char   *cml_system_jacobian_status (CmlSystem *sys);
 gboolean      cml_simulation_set_native (CmlSimulation *sim, gboolean native);
 gboolean      cml_simulation_is_native (const CmlSimulation *sim);
 /* Norm of the constraint functions at the current state (0 without constraints). */

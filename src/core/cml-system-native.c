@@ -1,8 +1,8 @@
-/* cml-system-native.c — native code for a system: its right-hand side, Jacobian,
- * observables, constraint functions and projection (cml-project-core.h) written out as C,
- * compiled and loaded once per system (cml-native.c), and a simulation's choice between
- * native code and the interpreter; and the whole DOP853 step as native code
- * (cml-native-step.c), attached to a simulation that runs dop853.
+/* cml-system-native.c — native code for a system: its right-hand side, observables,
+ * constraint functions and projection (cml-project-core.h) written out as C, compiled and
+ * loaded once per system (cml-native.c), its Jacobian apart when it is first needed, and a
+ * simulation's choice between native code and the interpreter; and the whole DOP853 step
+ * as native code (cml-native-step.c), attached to a simulation that runs dop853.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -75,9 +75,9 @@ emit_project (const CmlSystem *sys, GString *src)
                           k, sys->dim, sys->movable_from, sys->movable_to, q->len, sys->m + sys->n);
 }
 
-/* Builds (or finds in the cache) native code for the right-hand side, its Jacobian, the
- * observables, the constraint functions and the projection, once per system, on the first
- * simulation. */
+/* Builds (or finds in the cache) native code for the right-hand side, the observables,
+ * the constraint functions and the projection, once per system, on the first simulation
+ * (the Jacobian has its own, system_native_jacobian). */
 void
 system_ensure_native (CmlSystem *sys)
 {
@@ -95,12 +95,10 @@ system_ensure_native (CmlSystem *sys)
     }
   sys->native_tried = TRUE;
   size = cml_program_n_fast_instructions (sys->rhs_prog)
-         + (sys->jac_prog ? cml_program_n_fast_instructions (sys->jac_prog) : 0)
          + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0);
   /* the C source's size, estimated before it is written (the Jacobian of a large state
    * has dim² outputs: 10⁴ variables once wrote 2.7 GB of C) */
   c_size = cml_program_estimate_c_size (sys->rhs_prog, "cml_rhs")
-           + (sys->jac_prog ? cml_program_estimate_c_size (sys->jac_prog, "cml_jac") : 0)
            + (sys->proj_prog ? cml_program_estimate_c_size (sys->proj_prog, "cml_proj") : 0);
   /* the observables join them only within the same limits: a model with many monitors
    * keeps its right-hand side native, its observables interpreted */
@@ -117,8 +115,6 @@ system_ensure_native (CmlSystem *sys)
     {
       src = g_string_new (NULL);
       ok = cml_program_emit_c (sys->rhs_prog, "cml_rhs", sys->dim, sys->dim, src);
-      if (ok && sys->jac_prog)
-        ok = cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src);
       if (ok && with_obs)
         ok = cml_program_emit_c (sys->obs_prog, "cml_obs", sys->dim, cml_program_n_outputs (sys->obs_prog), src);
       if (ok && sys->proj_prog)
@@ -132,16 +128,15 @@ system_ensure_native (CmlSystem *sys)
       else
         {
           sys->rhs_fn = cml_native_lookup (sys->native, "cml_rhs");
-          sys->jac_fn = sys->jac_prog ? cml_native_lookup (sys->native, "cml_jac") : NULL;
           sys->proj_fn = sys->proj_prog ? cml_native_lookup (sys->native, "cml_proj") : NULL;
           sys->obs_fn = with_obs ? cml_native_lookup (sys->native, "cml_obs") : NULL;
           sys->project_fn = has_projection (sys)
                               ? (CmlNativeProjectFunc) (void (*) (void)) cml_native_lookup (sys->native, "cml_project")
                               : NULL;
-          if (sys->rhs_fn == NULL || (with_obs && sys->obs_fn == NULL) || (sys->jac_prog && sys->jac_fn == NULL)
+          if (sys->rhs_fn == NULL || (with_obs && sys->obs_fn == NULL)
               || (sys->proj_prog && sys->proj_fn == NULL) || (has_projection (sys) && sys->project_fn == NULL))
             {
-              sys->rhs_fn = sys->jac_fn = sys->proj_fn = sys->obs_fn = NULL;
+              sys->rhs_fn = sys->proj_fn = sys->obs_fn = NULL;
               sys->project_fn = NULL;
               sys->native_error = g_strdup ("the compiled object lacks a function");
             }
@@ -150,6 +145,47 @@ system_ensure_native (CmlSystem *sys)
         g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
     }
   g_mutex_unlock (&sys->native_lock);
+}
+
+/* Native code for the Jacobian program, cml_jac, beside the system's when the system has
+ * native code and within the same limits; called once, with native_lock held, when the
+ * program is first compiled (system_ensure_jacobian). */
+void
+system_native_jacobian (CmlSystem *sys)
+{
+  g_autoptr (GString) src = NULL;
+  g_autoptr (GError) error = NULL;
+  guint size = cml_program_n_fast_instructions (sys->jac_prog);
+  gsize c_size = cml_program_estimate_c_size (sys->jac_prog, "cml_jac");
+
+  if (sys->rhs_fn == NULL)
+    sys->jac_error = g_strdup_printf ("the right-hand side has none (%s)", sys->native_error);
+  else if (size > NATIVE_MAX_INSTRUCTIONS)
+    sys->jac_error = g_strdup_printf ("%u instructions, more than %u", size, NATIVE_MAX_INSTRUCTIONS);
+  else if (c_size > CML_PROGRAM_MAX_C_BYTES)
+    sys->jac_error = g_strdup_printf ("about %.1f MB of C, more than %d MB", c_size / 1048576.0,
+                                      CML_PROGRAM_MAX_C_BYTES / (1024 * 1024));
+  else
+    {
+      src = g_string_new (NULL);
+      if (!cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src))
+        sys->jac_error = g_strdup ("the program could not be written out as C");
+      else if ((sys->jac_native = cml_native_build (src->str, &error)) == NULL)
+        sys->jac_error = g_strdup (error->message);
+      else if ((sys->jac_fn = cml_native_lookup (sys->jac_native, "cml_jac")) == NULL)
+        sys->jac_error = g_strdup ("the compiled object lacks a function");
+    }
+  if (sys->jac_error)
+    g_debug ("native code for the Jacobian of %s: %s; the interpreter runs it", sys->model->name, sys->jac_error);
+}
+
+const char *
+cml_system_jacobian_status (CmlSystem *sys)
+{
+  if (sys->na != 0)
+    return "the system has no exact Jacobian (its free velocities are found by Newton's method)";
+  system_ensure_jacobian (sys);
+  return sys->jac_fn ? NULL : sys->jac_error;
 }
 
 const char *
@@ -165,7 +201,7 @@ cml_simulation_set_native (CmlSimulation *sim, gboolean native)
   CmlSystem *sys = sim->sys;
 
   sim->rhs_fn = native ? sys->rhs_fn : NULL;
-  sim->jac_fn = native ? sys->jac_fn : NULL;
+  sim->jac_fn = native && sim->regs_jac != NULL ? sys->jac_fn : NULL;
   sim->proj_fn = native ? sys->proj_fn : NULL;
   sim->obs_fn = native ? sys->obs_fn : NULL;
   sim->project_fn = native ? sys->project_fn : NULL;

@@ -85,7 +85,13 @@ struct _CmlSystem
   double      *fb_Kc, *fb_K;
   guint       *fb_P, *fb_Q, *fb_F, *fb_cols;
 
-  CmlProgram  *rhs_prog, *jac_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
+  CmlProgram  *rhs_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
+  /* the exact Jacobian, derived and compiled on first use (system_ensure_jacobian), with its
+   * native code, under native_lock; read without it once jac_tried is set */
+  gint         jac_tried;
+  CmlProgram  *jac_prog;
+  CmlNative   *jac_native;
+  char        *jac_error;   /* why the Jacobian has no native code, or NULL */
   /* native code of the hot programs, built on first use (cml-native.c) */
   GMutex       native_lock;
   gboolean     native_tried;
@@ -208,8 +214,11 @@ CmlExpr *user_expr (CmlSystem *sys, CmlExpr *e);
 void add_observable (CmlSystem *sys, const char *name, CmlExpr *e);
 gboolean compile_programs (CmlSystem *sys, GError **error);
 
+CmlProgram *system_ensure_jacobian (CmlSystem *sys);
+
 /* cml-system-native.c */
 void system_ensure_native (CmlSystem *sys);
+void system_native_jacobian (CmlSystem *sys);
 void simulation_attach_native_step (CmlSimulation *sim);
 /* cml-simulation.c: the pivot check of its right-hand side, for the native step */
 typedef struct CmlDop853Pivots CmlDop853Pivots;
@@ -220,6 +229,7 @@ void fill_fast (CmlSimulation *sim, double t, const double *z);
 void run_proj (CmlSimulation *sim, double t, const double *z);
 int solve_aux (CmlSimulation *sim);
 int project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
+gboolean simulation_ensure_jacobian (CmlSimulation *sim);
 int state_index (CmlSystem *sys, const char *name);
 gboolean check_regular (CmlSimulation *sim, GError **error);
 

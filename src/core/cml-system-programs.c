@@ -1,6 +1,7 @@
 /* cml-system-programs.c — a system's observables, and its derived expressions compiled
  * into register programs: right-hand side, Jacobian, observables, projection, regularity
- * matrix, Newton's method for the vakonomic free velocities, numeric fallback and scene.
+ * matrix, Newton's method for the vakonomic free velocities, numeric fallback and scene;
+ * the Jacobian on first use.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -65,17 +66,6 @@ compile_programs (CmlSystem *sys, GError **error)
           }
       }
   }
-  if (sys->na == 0)
-    {
-      /* the exact Jacobian ∂f/∂z and ∂f/∂t, for implicit methods */
-      g_autoptr (GPtrArray) outs = g_ptr_array_new ();
-      for (guint i = 0; i < dim; i++)
-        for (guint j = 0; j < dim; j++)
-          g_ptr_array_add (outs, cml_expr_diff (ctx, sys->rhs[i], sys->state_sym[j]));
-      for (guint i = 0; i < dim; i++)
-        g_ptr_array_add (outs, cml_expr_diff (ctx, sys->rhs[i], sys->model->t_sym));
-      COMPILE (sys->jac_prog, (CmlExpr **) outs->pdata, outs->len);
-    }
   COMPILE (sys->obs_prog, (CmlExpr **) sys->obs->pdata, sys->obs->len);
   if (sys->h->len)
     {
@@ -131,4 +121,47 @@ compile_programs (CmlSystem *sys, GError **error)
   }
 #undef COMPILE
   return TRUE;
+}
+
+/* The exact Jacobian ∂f/∂z (dim² outputs, row by row) and ∂f/∂t (dim) as a program, and its
+ * native code when the right-hand side has native code: derived and compiled once, on
+ * first use — by an implicit method, the stiffness estimate or shooting — rather than with
+ * the system, because most runs never use it and for a larger system it was most of the
+ * start-up (a five-link pendulum written as a model: 19 of its 27 million instructions
+ * before the first step).
+ * NULL for the systems whose free velocities Newton's method finds at every evaluation,
+ * and when the program cannot be compiled (the reason in jac_error). */
+CmlProgram *
+system_ensure_jacobian (CmlSystem *sys)
+{
+  g_autoptr (GError) error = NULL;
+  guint dim = sys->dim;
+
+  if (sys->na != 0)
+    return NULL;
+  if (g_atomic_int_get (&sys->jac_tried))
+    return sys->jac_prog;
+  system_ensure_native (sys); /* whether the system runs native code */
+  g_mutex_lock (&sys->native_lock);
+  if (!sys->jac_tried)
+    {
+      g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+      for (guint i = 0; i < dim; i++)
+        for (guint j = 0; j < dim; j++)
+          g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->rhs[i], sys->state_sym[j]));
+      for (guint i = 0; i < dim; i++)
+        g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->rhs[i], sys->model->t_sym));
+      sys->jac_prog = cml_program_compile (sys->ctx, (CmlExpr **) outs->pdata, outs->len, sys->param_sym,
+                                           sys->n_params, sys->fast_sym, sys->n_fast, &error);
+      if (sys->jac_prog == NULL)
+        {
+          g_debug ("the Jacobian of %s: %s", sys->model->name, error->message);
+          sys->jac_error = g_strdup (error->message);
+        }
+      else
+        system_native_jacobian (sys);
+      g_atomic_int_set (&sys->jac_tried, TRUE);
+    }
+  g_mutex_unlock (&sys->native_lock);
+  return sys->jac_prog;
 }

@@ -363,6 +363,8 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->native, cml_native_free);
   g_clear_pointer (&sys->native_step, cml_native_free);
   g_clear_pointer (&sys->native_rk8pd, cml_native_free);
+  g_clear_pointer (&sys->jac_native, cml_native_free);
+  g_free (sys->jac_error);
   g_free (sys->native_error);
   g_mutex_clear (&sys->native_lock);
   g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);

@@ -5,7 +5,7 @@
  * Native code is an acceleration only: for every model in models/ it must give the same
  * right-hand side, bit for bit, as the interpreter at many states, and the same
  * trajectories with an explicit, an implicit (Jacobian) and the structure-preserving
- * integrator, with projection.  Also: the object cache is used the second time and an
+ * integrator, with projection; the Jacobian is derived only when first asked for.  Also: the object cache is used the second time and an
  * object that does not load is rebuilt; a broken or absent compiler leaves the
  * interpreter running, with the reason.
  */
@@ -164,6 +164,13 @@ test_trajectory_bits (gconstpointer data)
         }
       g_assert_true (cml_simulation_set_integrator (b, &o, &error));
       g_assert_no_error (error);
+      if (kinds[k] != CML_INTEGRATOR_RK8PD)
+        {
+          /* the Jacobian the implicit methods take: native code in a, the interpreter in b */
+          const char *why = cml_system_jacobian_status (cml_simulation_get_system (a));
+          if (why != NULL)
+            g_error ("%s: the Jacobian has no native code: %s", name, why);
+        }
       g_assert_true (cml_simulation_reset (a, NULL, &error));
       g_assert_true (cml_simulation_reset (b, NULL, &error));
       gboolean oka = cml_simulation_advance (a, 1.0, NULL);
@@ -889,6 +896,44 @@ test_switched_off (void)
   g_test_trap_assert_passed ();
 }
 
+/* The exact Jacobian is derived when a method first asks for it, once per system: a run
+ * with rk8pd adds nothing to the model's expressions, the first implicit integrator does,
+ * a second simulation of the system nothing more — and a simulation made after it runs
+ * the same numbers. */
+static void
+test_jacobian_on_first_use (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load ("rolling-ball", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) a = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  gsize before = cml_expr_ctx_memory (model->ctx);
+
+  g_assert_true (cml_simulation_advance (a, 2.0, &error));
+  g_assert_cmpuint (cml_expr_ctx_memory (model->ctx), ==, before);
+  o.kind = CML_INTEGRATOR_MSBDF;
+  g_assert_true (cml_simulation_set_integrator (a, &o, &error));
+  gsize derived = cml_expr_ctx_memory (model->ctx);
+  g_assert_cmpuint (derived, >, before);
+
+  g_autoptr (CmlSimulation) b = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_simulation_set_integrator (b, &o, &error));
+  g_assert_cmpuint (cml_expr_ctx_memory (model->ctx), ==, derived);
+  g_assert_true (cml_simulation_reset (a, NULL, &error));
+  g_assert_true (cml_simulation_advance (a, 1.0, &error));
+  g_assert_true (cml_simulation_advance (b, 1.0, &error));
+  guint where = 0;
+  if (!same_bits (cml_simulation_get_state (a), cml_simulation_get_state (b), cml_system_dim (sys), &where))
+    g_error ("msbdf: %s differs between the simulation that derived the Jacobian and the next",
+             cml_system_state_name (sys, where));
+  g_assert_cmpuint (cml_simulation_n_rhs (a), ==, cml_simulation_n_rhs (b));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -909,6 +954,7 @@ main (int argc, char **argv)
       g_test_add_data_func (p3, name, test_projection_bits);
       g_test_add_data_func (p4, name, test_observables_bits);
     }
+  g_test_add_func ("/native/jacobian-on-first-use", test_jacobian_on_first_use);
   g_test_add_func ("/native/cache", test_cache);
   g_test_add_func ("/native/pivots", test_pivots);
   g_test_add_func ("/native/broken-compiler", test_broken_compiler);
