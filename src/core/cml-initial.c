@@ -162,6 +162,54 @@ vakonomic_momentum_expr (CmlSystem *sys, guint A)
   return Ga;
 }
 
+/* The index + 1 of the constraint whose constrained velocity is y^A, or 0, into CON (n). */
+static void
+constrained_directions (const CmlModel *md, int *con)
+{
+  for (guint A = 0; A < md->n; A++)
+    con[A] = 0;
+  for (guint a = 0; a < md->constraints->len; a++)
+    for (guint A = 0; A < md->n; A++)
+      if (((CmlNamedExpr *) md->constraints->pdata[a])->sym == md->fibre_sym[A])
+        con[A] = a + 1;
+}
+
+/* G_A, F_A = p_A − G_A and ∂F_A/∂y^B for every pair of free directions, derived once per
+ * system — on its first reset, under its lock — and only evaluated by the resets after:
+ * simulations of one system reset on several threads at once (a sweep's), and none of
+ * them may add to the expression context while another reads it. */
+static void
+vakonomic_exprs (CmlSystem *sys)
+{
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = sys->ctx;
+  guint n = md->n;
+
+  if (g_atomic_int_get (&sys->vak_ready))
+    return;
+  g_mutex_lock (&sys->native_lock);
+  if (!sys->vak_ready)
+    {
+      g_autofree int *con = g_new (int, MAX (n, 1));
+      constrained_directions (md, con);
+      sys->vak_G = g_new0 (CmlExpr *, MAX (n, 1));
+      sys->vak_F = g_new0 (CmlExpr *, MAX (n, 1));
+      sys->vak_J = g_new0 (CmlExpr *, MAX (n * n, 1));
+      for (guint A = 0; A < n; A++)
+        if (!con[A])
+          {
+            sys->vak_G[A] = vakonomic_momentum_expr (sys, A);
+            sys->vak_F[A] = cml_expr_sub (ctx, cml_expr_sym (ctx, md->momenta_sym[A]), sys->vak_G[A]);
+          }
+      for (guint A = 0; A < n; A++)
+        for (guint B = 0; B < n; B++)
+          if (!con[A] && !con[B])
+            sys->vak_J[A * n + B] = cml_expr_diff (ctx, sys->vak_F[A], md->fibre_sym[B]);
+      g_atomic_int_set (&sys->vak_ready, TRUE);
+    }
+  g_mutex_unlock (&sys->native_lock);
+}
+
 /* Vakonomic initial data (see above).  For each free direction a one of y^a, p_a is
  * held fixed — the user's (both if both are given), else the file's momentum, else the
  * file's velocity, else p_a = 0 — and the W1 relations F_a = p_a − G_a(x, p_α, y) = 0 of
@@ -177,17 +225,16 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
   guint m = sys->m, n = sys->n, dim = sys->dim, ns = cml_expr_ctx_n_symbols (ctx);
   g_autofree double *vals = g_new0 (double, ns);
   g_autofree int *con = g_new0 (int, n);            /* constraint index + 1, or 0 */
+  CmlExpr *const *G;
   g_autofree gboolean *p_fixed = g_new0 (gboolean, n);
   g_autofree gboolean *y_fixed = g_new0 (gboolean, n);
   g_autofree gboolean *y_user = g_new0 (gboolean, n);
   g_autofree gboolean *p_user = g_new0 (gboolean, n);
-  g_autofree CmlExpr **G = g_new0 (CmlExpr *, n);
   g_autoptr (GArray) unknown = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  for (guint a = 0; a < md->constraints->len; a++)
-    for (guint A = 0; A < n; A++)
-      if (((CmlNamedExpr *) md->constraints->pdata[a])->sym == md->fibre_sym[A])
-        con[A] = a + 1;
+  constrained_directions (md, con);
+  vakonomic_exprs (sys);
+  G = sys->vak_G;
   for (guint k = 0; k < sys->n_params; k++)
     vals[sys->param_sym[k]] = sim->params[k];
   vals[md->t_sym] = 0;
@@ -227,10 +274,9 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
       for (guint a = 0; a < q; a++)
         {
           guint A = g_array_index (unknown, guint, a);
-          G[A] = vakonomic_momentum_expr (sys, A);
-          F[a] = cml_expr_sub (ctx, cml_expr_sym (ctx, md->momenta_sym[A]), G[A]);
+          F[a] = sys->vak_F[A];
           for (guint b = 0; b < q; b++)
-            J[a * q + b] = cml_expr_diff (ctx, F[a], md->fibre_sym[g_array_index (unknown, guint, b)]);
+            J[a * q + b] = sys->vak_J[A * n + g_array_index (unknown, guint, b)];
         }
       for (int it = 0; it < 50 && !converged; it++)
         {
@@ -288,8 +334,6 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
     {
       if (con[A] || !y_fixed[A])
         continue;
-      if (G[A] == NULL)
-        G[A] = vakonomic_momentum_expr (sys, A);
       double g = cml_expr_eval (G[A], vals);
       if (!p_fixed[A])
         {

@@ -108,6 +108,11 @@ struct _CmlSystem
   CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn;
   CmlNativeProjectFunc project_fn; /* the whole projection (cml-project-core.h), or NULL */
   CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
+  /* vakonomic initial data (cml-initial.c): G_A, F_A = p_A − G_A and ∂F_A/∂y^B (n, n, n²;
+   * NULL for the constrained directions), derived on the first reset under native_lock and
+   * only evaluated after */
+  gint         vak_ready;
+  CmlExpr    **vak_G, **vak_F, **vak_J;
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
   guint        n_scene;
 
