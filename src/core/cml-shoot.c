@@ -451,12 +451,18 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
                    md->name, cml_formalism_to_string (cml_system_get_formalism (sys)));
       return NULL;
     }
-  if (!simulation_ensure_jacobian (sim))
+  if (sys->na != 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    "shooting needs the exact Jacobian of the equations of %s, which cmlab derives only when the "
                    "W1 relation is linear in the free velocities",
                    md->name);
+      return NULL;
+    }
+  if (!simulation_ensure_jacobian (sim))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
+                   "shooting needs the exact Jacobian of the equations of %s, and %s", md->name, sys->jac_error);
       return NULL;
     }
   double t0 = cml_simulation_get_time (sim);

@@ -743,6 +743,9 @@ make_integrator (CmlSimulation *sim, GError **error)
    * derives it) */
   gboolean implicit = sim->options.kind == CML_INTEGRATOR_MSBDF || sim->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT;
   gboolean jac = sys->na == 0 && (implicit ? simulation_ensure_jacobian (sim) : sim->options.stats != NULL);
+  if (sim->options.kind == CML_INTEGRATOR_MSBDF && sys->na == 0 && !jac)
+    return fail_model (sys, error, sys->model->lagrangian_line, CML_ERROR_UNSUPPORTED,
+                       "msbdf needs the exact Jacobian of the equations, and %s", sys->jac_error);
   CmlOde ode = {
     .dim = sys->dim,
     .rhs = sim_rhs,

@@ -1,7 +1,7 @@
 /* cml-system-programs.c — a system's observables, and its derived expressions compiled
- * into register programs: right-hand side, Jacobian, observables, projection, regularity
- * matrix, Newton's method for the vakonomic free velocities, numeric fallback and scene;
- * the Jacobian on first use.
+ * into register programs: right-hand side, observables, projection, regularity matrix,
+ * Newton's method for the vakonomic free velocities, numeric fallback and scene; and the
+ * Jacobian, on first use.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -130,7 +130,9 @@ compile_programs (CmlSystem *sys, GError **error)
  * start-up (a five-link pendulum written as a model: 19 of its 27 million instructions
  * before the first step).
  * NULL for the systems whose free velocities Newton's method finds at every evaluation,
- * and when the program cannot be compiled (the reason in jac_error). */
+ * and when the derivatives cannot be computed in double precision (a coefficient that
+ * overflows, as in x^1e200 differentiated twice: the equations themselves are finite) or
+ * the program cannot be compiled — the reason in jac_error. */
 CmlProgram *
 system_ensure_jacobian (CmlSystem *sys)
 {
@@ -146,14 +148,21 @@ system_ensure_jacobian (CmlSystem *sys)
   if (!sys->jac_tried)
     {
       g_autoptr (GPtrArray) outs = g_ptr_array_new ();
+      guint64 nonfinite0 = cml_expr_ctx_n_nonfinite (sys->ctx);
       for (guint i = 0; i < dim; i++)
         for (guint j = 0; j < dim; j++)
           g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->rhs[i], sys->state_sym[j]));
       for (guint i = 0; i < dim; i++)
         g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->rhs[i], sys->model->t_sym));
-      sys->jac_prog = cml_program_compile (sys->ctx, (CmlExpr **) outs->pdata, outs->len, sys->param_sym,
-                                           sys->n_params, sys->fast_sym, sys->n_fast, &error);
-      if (sys->jac_prog == NULL)
+      if (cml_expr_ctx_n_nonfinite (sys->ctx) != nonfinite0)
+        sys->jac_error = g_strdup ("a numeric coefficient of its derivatives is not finite (it overflows double "
+                                   "precision while they are taken): rescale the model's numbers");
+      else
+        sys->jac_prog = cml_program_compile (sys->ctx, (CmlExpr **) outs->pdata, outs->len, sys->param_sym,
+                                             sys->n_params, sys->fast_sym, sys->n_fast, &error);
+      if (sys->jac_error != NULL)
+        g_debug ("the Jacobian of %s: %s", sys->model->name, sys->jac_error);
+      else if (sys->jac_prog == NULL)
         {
           g_debug ("the Jacobian of %s: %s", sys->model->name, error->message);
           sys->jac_error = g_strdup (error->message);

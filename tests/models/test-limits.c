@@ -258,6 +258,43 @@ test_native_too_large (void)
     g_assert_nonnull (cml_system_native_status (sys));
 }
 
+/* A potential whose equations are finite but whose Jacobian is not computable in double
+ * precision (x^1e200: its second derivative's coefficient overflows).  It loads and runs
+ * with the explicit methods and the implicit midpoint rule (which does without a
+ * Jacobian); msbdf, which needs one, is refused at the Lagrangian's line, saying why. */
+static void
+test_jacobian_overflow (void)
+{
+  static const char text[] = HEAD SMALL_ALGEBROID "[dynamics]\nlagrangian = u^2/2 - x^1e200\n\n"
+                             "[initial]\nx = 0.5\nu = 0.25\n";
+  g_autofree char *path = write_model ("jacobian-overflow.cml", text, -1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+
+  /* x^1e200 and its derivative vanish at x = 0.5: the ball moves at u = 0.25 */
+  g_assert_true (cml_simulation_advance (sim, 1.0, &error));
+  g_assert_cmpfloat_with_epsilon (cml_simulation_get_state (sim)[0], 0.75, 1e-12);
+  const char *why = cml_system_jacobian_status (sys);
+  g_assert_nonnull (why);
+  g_assert_nonnull (strstr (why, "not finite"));
+  o.kind = CML_INTEGRATOR_MSBDF;
+  g_assert_false (cml_simulation_set_integrator (sim, &o, &error));
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "jacobian-overflow.cml:13: msbdf needs the exact Jacobian"));
+  g_assert_nonnull (strstr (error->message, "not finite"));
+  g_clear_error (&error);
+  o.kind = CML_INTEGRATOR_IMPLICIT_MIDPOINT;
+  g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
+  g_assert_true (cml_simulation_advance (sim, 2.0, &error));
+  g_assert_no_error (error);
+}
+
 /* The estimate is at least what cml_program_emit_c writes, and not far above. */
 static void
 test_estimate_c_size (void)
@@ -405,6 +442,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/limits/chained-definitions", test_chained_definitions);
   g_test_add_func ("/models/limits/definitions-expression-budget", test_definitions_expression_budget);
   g_test_add_func ("/models/limits/native-too-large", test_native_too_large);
+  g_test_add_func ("/models/limits/jacobian-overflow", test_jacobian_overflow);
   g_test_add_func ("/models/limits/estimate-c-size", test_estimate_c_size);
   g_test_add_func ("/models/limits/byte-order-mark", test_byte_order_mark);
   g_test_add_func ("/models/limits/session-project-not-boolean", test_session_project_not_boolean);
