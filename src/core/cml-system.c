@@ -96,10 +96,10 @@ add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix)
   g_ptr_array_add (sys->pivot_names, (gpointer) matrix);
 }
 
-/* A numeric coefficient overflowed (to ±inf or NaN) while the equations were derived or
- * differentiated for the Jacobian: y^5.5e76 differentiated twice has a coefficient of
- * 3e153, and a few more products reach inf.  The model is valid, its equations are not
- * computable in double precision. */
+/* A numeric coefficient overflowed (to ±inf or NaN) while the equations were derived:
+ * y^5.5e76 differentiated twice has a coefficient of 3e153, and a few more products reach
+ * inf.  The model is valid, its equations are not computable in double precision.  (The
+ * Jacobian, derived on first use, has its own check: system_ensure_jacobian.) */
 static gboolean
 fail_nonfinite (CmlSystem *sys, GError **error)
 {
