@@ -250,6 +250,9 @@ cml_scene_shoot_async (CmlSimulation *sim, const CmlSceneAim *aim, const double 
   job->t_end = t_end;
   job->also = g_strdupv ((char **) also);
 
+  /* shooting takes the exact Jacobian, derived from the model's expressions on first use:
+   * here on the window's thread, which goes on using them, not in the shooting thread */
+  (void) cml_system_jacobian_status (cml_simulation_get_system (sim));
   GTask *task = g_task_new (NULL, cancel, callback, data);
   g_task_set_source_tag (task, cml_scene_shoot_async);
   g_task_set_return_on_cancel (task, FALSE);

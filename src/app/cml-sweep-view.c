@@ -494,6 +494,9 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
 
   job->started = g_get_monotonic_time ();
   self->job = job_ref (job);
+  /* what the sweep's simulations derive from the model's expressions on first use, here on
+   * the window's thread, which goes on using them (cml_system_prepare) */
+  cml_system_prepare (job->sys, job->iopt.kind);
   GTask *task = g_task_new (self, NULL, sweep_done, NULL);
   g_task_set_task_data (task, job, (GDestroyNotify) job_unref);
   g_task_run_in_thread (task, sweep_thread);

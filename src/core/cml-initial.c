@@ -210,6 +210,13 @@ vakonomic_exprs (CmlSystem *sys)
   g_mutex_unlock (&sys->native_lock);
 }
 
+void
+system_prepare_initial (CmlSystem *sys)
+{
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC)
+    vakonomic_exprs (sys);
+}
+
 /* Vakonomic initial data (see above).  For each free direction a one of y^a, p_a is
  * held fixed — the user's (both if both are given), else the file's momentum, else the
  * file's velocity, else p_a = 0 — and the W1 relations F_a = p_a − G_a(x, p_α, y) = 0 of

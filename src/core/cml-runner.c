@@ -126,6 +126,12 @@ struct _CmlRunner
   guint           *ring_gen;        /* ring_cap */
   double          *ring_vals;       /* ring_cap × ring_cols */
 
+  /* the caller's side (cml_runner_new, _set_system, _set_integrator): the system it last
+   * gave and the integrator it last chose, prepared there before the worker gets them, so
+   * that the worker adds nothing to the model's expressions (cml_system_prepare) */
+  CmlSystem       *caller_sys;
+  CmlIntegratorKind caller_kind;
+
   /* the worker's own */
   CmlSimulation   *sim;
   CmlRunnerState   state;
@@ -1058,6 +1064,9 @@ cml_runner_new (CmlSystem *sys, const CmlRunnerOptions *options, GError **error)
   cml_simulation_prepare_native_step (sim);
 
   r = g_new0 (CmlRunner, 1);
+  r->caller_sys = cml_system_ref (sys);
+  r->caller_kind = cml_simulation_get_integrator (sim)->kind;
+  cml_system_prepare (sys, r->caller_kind);
   r->opts = options ? *options : defaults;
   if (!(r->opts.sample_dt > 0))
     r->opts.sample_dt = defaults.sample_dt;
@@ -1129,6 +1138,7 @@ cml_runner_free (CmlRunner *runner)
   while ((cmd = g_queue_pop_head (&runner->commands)))
     command_free (cmd);
   cml_simulation_free (runner->sim);
+  cml_system_unref (runner->caller_sys);
   cml_frame_unref (runner->frame);
   g_free (runner->message);
   g_free (runner->row);
@@ -1290,7 +1300,7 @@ cml_runner_set_param (CmlRunner *runner, const char *name, double value)
   push (runner, cmd);
 }
 
-/* Any thread. */
+/* The caller's thread, the one that uses the model's expressions (see the header). */
 void
 cml_runner_set_integrator (CmlRunner *runner, const CmlIntegratorOptions *options)
 {
@@ -1299,12 +1309,14 @@ cml_runner_set_integrator (CmlRunner *runner, const CmlIntegratorOptions *option
   g_return_if_fail (runner != NULL);
   g_return_if_fail (options != NULL);
 
+  runner->caller_kind = options->kind;
+  cml_system_prepare (runner->caller_sys, options->kind);
   cmd = command_new (CMD_INTEGRATOR);
   cmd->integ = *options;
   push (runner, cmd);
 }
 
-/* Any thread. */
+/* The caller's thread, the one that uses the model's expressions (see the header). */
 void
 cml_runner_set_system (CmlRunner *runner, CmlSystem *sys)
 {
@@ -1313,6 +1325,10 @@ cml_runner_set_system (CmlRunner *runner, CmlSystem *sys)
   g_return_if_fail (runner != NULL);
   g_return_if_fail (sys != NULL);
 
+  cml_system_prepare (sys, runner->caller_kind);
+  cml_system_ref (sys);
+  cml_system_unref (runner->caller_sys);
+  runner->caller_sys = sys;
   cmd = command_new (CMD_SYSTEM);
   cmd->sys = cml_system_ref (sys);
   push (runner, cmd);

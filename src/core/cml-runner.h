@@ -143,6 +143,9 @@ void cml_runner_reset (CmlRunner *runner, GHashTable *given);
 void cml_runner_set_speed (CmlRunner *runner, double speed);
 /* Takes effect live: the integrator is reset in place, the state is kept. */
 void cml_runner_set_param (CmlRunner *runner, const char *name, double value);
+/* Both below first derive on the caller's thread what the worker would derive from the
+ * model's expressions (cml_system_prepare), so that only the caller uses them; call them
+ * from one thread, the one that uses the model's expressions (the window's). */
 void cml_runner_set_integrator (CmlRunner *runner, const CmlIntegratorOptions *options);
 /* Switches to another system (a model switch) with its default parameters and initial
  * data, paused or running as before.  Starts a new generation. */

@@ -162,6 +162,8 @@ cml_sweep_run (const CmlSweepSpec *spec, CmlSweepRowFunc row, CmlSweepProgressFu
   g_autofree guint *idx = g_new (guint, MAX (spec->n_vary, 1));
   guint64 k;
 
+  /* what the simulations derive on first use, now, before the threads share the system */
+  cml_system_prepare (spec->sys, spec->iopt->kind);
   sw.values = g_new (double, MAX (sw.n_points * n_cols, 1));
   sw.done = g_new0 (gboolean, MAX (sw.n_points, 1));
   sw.why = g_new0 (char *, MAX (sw.n_points, 1));

@@ -235,6 +235,12 @@ void run_proj (CmlSimulation *sim, double t, const double *z);
 int solve_aux (CmlSimulation *sim);
 int project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
 gboolean simulation_ensure_jacobian (CmlSimulation *sim);
+
+/* cml-initial.c: a vakonomic system's relations for its initial data, derived once */
+void system_prepare_initial (CmlSystem *sys);
+
+/* cml-variational.c: the variational integrators' program, when the system supports them */
+void variational_prepare (CmlSystem *sys);
 int state_index (CmlSystem *sys, const char *name);
 gboolean check_regular (CmlSimulation *sim, GError **error);
 

@@ -1,13 +1,14 @@
 /* cml-system-programs.c — a system's observables, and its derived expressions compiled
  * into register programs: right-hand side, observables, projection, regularity matrix,
  * Newton's method for the vakonomic free velocities, numeric fallback and scene; and the
- * Jacobian, on first use.
+ * Jacobian, on first use (or beforehand: cml_system_prepare).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "cml-system"
 
 #include "cml-system-private.h"
+#include "cml-simulation.h"
 
 #include <math.h>
 #include <string.h>
@@ -173,4 +174,16 @@ system_ensure_jacobian (CmlSystem *sys)
     }
   g_mutex_unlock (&sys->native_lock);
   return sys->jac_prog;
+}
+
+void
+cml_system_prepare (CmlSystem *sys, CmlIntegratorKind kind)
+{
+  g_return_if_fail (sys != NULL);
+
+  system_prepare_initial (sys);
+  if (kind == CML_INTEGRATOR_MSBDF || kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
+    (void) system_ensure_jacobian (sys);
+  else if (kind == CML_INTEGRATOR_VARIATIONAL || kind == CML_INTEGRATOR_VARIATIONAL4)
+    variational_prepare (sys);
 }

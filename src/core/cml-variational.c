@@ -321,6 +321,13 @@ ensure_program (CmlSystem *sys, GError **error)
   return prog;
 }
 
+void
+variational_prepare (CmlSystem *sys)
+{
+  if (cml_variational_supports (sys, NULL))
+    (void) ensure_program (sys, NULL);
+}
+
 CmlVariational *
 cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params, GError **error)
 {

@@ -272,6 +272,45 @@ test_step (void)
   history_clear (&h);
 }
 
+/* What simulations derive from the model's expressions on first use — the exact Jacobian,
+ * a vakonomic system's relations for its initial data — the runner derives on the
+ * caller's thread, in set_integrator and set_system, before the worker gets the command:
+ * the expressions grow before the call returns, and not while the worker runs. */
+static void
+test_prepares_on_caller (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (CmlSystem) martinet = load_system ("martinet");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlRunner) runner = cml_runner_new (sys, NULL, &error);
+  CmlExprCtx *ctx = cml_system_get_model (sys)->ctx, *ctx2 = cml_system_get_model (martinet)->ctx;
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  CmlFrame *f;
+
+  watchdog (30);
+  g_assert_no_error (error);
+  gsize before = cml_expr_ctx_memory (ctx);
+  o.kind = CML_INTEGRATOR_MSBDF;
+  cml_runner_set_integrator (runner, &o);
+  gsize derived = cml_expr_ctx_memory (ctx);
+  g_assert_cmpuint (derived, >, before);
+  cml_runner_step (runner, 0.5);
+  cml_runner_sync (runner);
+  g_assert_cmpuint (cml_expr_ctx_memory (ctx), ==, derived);
+
+  /* a model switch keeps msbdf: the new system's Jacobian and initial-data relations, here */
+  gsize before2 = cml_expr_ctx_memory (ctx2);
+  cml_runner_set_system (runner, martinet);
+  gsize derived2 = cml_expr_ctx_memory (ctx2);
+  g_assert_cmpuint (derived2, >, before2);
+  cml_runner_step (runner, 0.5);
+  cml_runner_sync (runner);
+  f = cml_runner_get_frame (runner);
+  g_assert_cmpfloat_with_epsilon (f->t, 0.5, 1e-12);
+  cml_frame_unref (f);
+  g_assert_cmpuint (cml_expr_ctx_memory (ctx2), ==, derived2);
+}
+
 /* A parameter change takes effect live: with the table stopped (Omega = 0) the ball rolls
  * on a straight line at constant velocity. */
 static void
@@ -1078,6 +1117,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/runner/lagging", test_lagging);
   g_test_add_func ("/core/runner/free-while-busy", test_free_while_busy);
   g_test_add_func ("/core/runner/storm", test_storm);
+  g_test_add_func ("/core/runner/prepares-on-caller", test_prepares_on_caller);
   g_test_add_data_func ("/core/runner/seek-bit-for-bit/rk8pd", GINT_TO_POINTER (CML_INTEGRATOR_RK8PD),
                         test_seek_bit_for_bit);
   g_test_add_data_func ("/core/runner/seek-bit-for-bit/rkf45", GINT_TO_POINTER (CML_INTEGRATOR_RKF45),
