@@ -386,6 +386,39 @@ test_lie_bases (void)
   g_assert_nonnull (strstr (error->message, "not so(3)"));
 }
 
+/* cml_system_prepare derives the variational program beforehand (once per system, for
+ * both orders): the integrators set afterwards add nothing to the model's expressions;
+ * for a system they do not support it derives nothing. */
+static void
+test_prepared (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load ("chaplygin-sleigh", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  gsize before = cml_expr_ctx_memory (model->ctx);
+  cml_system_prepare (sys, CML_INTEGRATOR_VARIATIONAL);
+  gsize derived = cml_expr_ctx_memory (model->ctx);
+  g_assert_cmpuint (derived, >, before);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  use (sim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+  advance (sim, 1);
+  g_assert_cmpuint (cml_expr_ctx_memory (model->ctx), ==, derived);
+
+  /* Martinet is vakonomic, which the variational integrators refuse */
+  g_autoptr (CmlModel) martinet = cml_model_load ("martinet", &error);
+  g_autoptr (CmlSystem) msys = cml_system_new (martinet, &error);
+  g_assert_no_error (error);
+  g_assert_false (cml_variational_supports (msys, NULL));
+  cml_system_prepare (msys, CML_INTEGRATOR_RK8PD);
+  gsize initial = cml_expr_ctx_memory (martinet->ctx);
+  cml_system_prepare (msys, CML_INTEGRATOR_VARIATIONAL);
+  g_assert_cmpuint (cml_expr_ctx_memory (martinet->ctx), ==, initial);
+}
+
 /* Two runs agree bit for bit, and a restart from a saved step state continues exactly. */
 static void
 test_deterministic (void)
@@ -472,5 +505,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/variational/casimir", test_casimir);
   g_test_add_func ("/models/variational/lie-bases", test_lie_bases);
   g_test_add_func ("/models/variational/deterministic", test_deterministic);
+  g_test_add_func ("/models/variational/prepared", test_prepared);
   return g_test_run ();
 }
