@@ -7,6 +7,7 @@
 #define G_LOG_DOMAIN "cml-cli-common"
 
 #include "cml-cli-common.h"
+#include "cml-error.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -137,6 +138,13 @@ cml_cli_usage_error (const char *usage, const char *fmt, ...)
   if (usage)
     fputs (_(usage), stderr);
   return CML_CLI_EXIT_USAGE;
+}
+
+int
+cml_cli_integrator_error (const char *usage, const GError *error)
+{
+  gboolean usage_wrong = error->domain == CML_ERROR && error->code == CML_ERROR_USAGE;
+  return cml_cli_usage_error (usage_wrong ? usage : NULL, "%s", error->message);
 }
 
 int

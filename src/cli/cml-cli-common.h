@@ -99,6 +99,11 @@ gboolean cml_cli_parse_double (const char *s, double *out);
  * CML_CLI_EXIT_USAGE. */
 int      cml_cli_usage_error (const char *usage, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
+/* An integrator the simulation refused (ERROR): with USAGE (may be NULL) when the options
+ * themselves are wrong (CML_ERROR_USAGE), the message alone when the model cannot take
+ * that integrator; returns CML_CLI_EXIT_USAGE. */
+int      cml_cli_integrator_error (const char *usage, const GError *error);
+
 /* Loads MODEL (a file or a built-in name; with --session, the session's model and
  * parameters instead), derives the system, prints the model's warnings, makes a
  * simulation and applies SETS ("P=V" strings).  Returns 0 with *OUT set, or an exit

@@ -174,7 +174,7 @@ cml_plot_main (int argc, char **argv)
     return status;
   cml_cli_progress_init (&progress, "simulating", &iopt);
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_usage_error (plot_usage, "%s", error->message);
+    return cml_cli_integrator_error (plot_usage, error);
   if (!cml_simulation_reset (sim, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

@@ -189,7 +189,7 @@ cml_shoot_main (int argc, char **argv)
   if ((status = cml_cli_open_simulation (model_name, ro.sets, shoot_usage, &sim)) != 0)
     return status;
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_usage_error (shoot_usage, "%s", error->message);
+    return cml_cli_integrator_error (shoot_usage, error);
   if (!cml_simulation_reset (sim, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

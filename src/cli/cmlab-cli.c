@@ -206,7 +206,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
     return status;
   cml_cli_progress_init (&progress, "simulating", &iopt);
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return usage_error ("%s", error->message);
+    return cml_cli_integrator_error (usage_text, error);
   if (!cml_simulation_reset (sim, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

@@ -98,6 +98,40 @@ test_malformed (void)
   cli_remove_dir (dir);
 }
 
+/* A model the integrator cannot take: its message alone, at the model's line, exit 2 —
+ * no usage text, which is for options that are wrong themselves (a negative --rtol).  The
+ * potential's second derivative overflows, so msbdf has no Jacobian; rk8pd runs. */
+static void
+test_integrator_refused (void)
+{
+  static const char text[] = "[model]\nname = jac-overflow\ntitle = a potential whose Jacobian overflows\n\n"
+                             "[algebroid]\nbase = x\nfibre = u\n\n[anchor]\ne1 = x: 1\n\n"
+                             "[dynamics]\nlagrangian = u^2/2 - x^1e200\n\n[initial]\nx = 0.5\nu = 0.25\n";
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *model = cli_write_file (dir, "jac-overflow.cml", text);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autofree char *prefix = g_strconcat ("cmlab-cli: ", model, ":13: msbdf needs the exact Jacobian", NULL);
+
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "1", "--integrator", "msbdf",
+                            NULL), ==, 2);
+  g_test_message ("stderr: %s", err);
+  g_assert_true (g_str_has_prefix (err, prefix));
+  g_assert_nonnull (strstr (err, "not finite"));
+  g_assert_null (strstr (err, "Usage"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "1", NULL), ==, 0);
+  /* x = 0.5 + 0.25 t: x^1e200 and its derivative vanish there */
+  const char *last = strstr (out, "\n1,");
+  g_assert_nonnull (last);
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (last + 3, NULL), 0.75, 1e-12);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "1", "--rtol", "-1", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "Usage"));
+  cli_remove_dir (dir);
+}
+
 /* The CSV without its leading "#" comment lines (model, parameters, initial state …). */
 static char **
 csv_lines (const char *out)
@@ -1125,6 +1159,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/models/cli/diverging-run-exit-1", test_diverging);
   g_test_add_func ("/models/cli/malformed-file-exit-2", test_malformed);
+  g_test_add_func ("/models/cli/integrator-refused", test_integrator_refused);
   g_test_add_func ("/models/rolling-ball/cli-csv", test_csv);
   g_test_add_func ("/models/rolling-ball/cli-csv-file", test_csv_file);
   g_test_add_func ("/models/rolling-ball/cli-json", test_json);
