@@ -127,10 +127,11 @@ struct _CmlRunner
   double          *ring_vals;       /* ring_cap × ring_cols */
 
   /* the caller's side (cml_runner_new, _set_system, _set_integrator): the system it last
-   * gave and the integrator it last chose, prepared there before the worker gets them, so
+   * gave and every integrator kind it chose (a bit each: a seek can bring back an older
+   * one, which a model switch then keeps), prepared there before the worker gets them, so
    * that the worker adds nothing to the model's expressions (cml_system_prepare) */
   CmlSystem       *caller_sys;
-  CmlIntegratorKind caller_kind;
+  guint64          caller_kinds;      /* bit k: CmlIntegratorKind k (G_STATIC_ASSERT below) */
 
   /* the worker's own */
   CmlSimulation   *sim;
@@ -162,6 +163,8 @@ struct _CmlRunner
   guint            n_dist;          /* base + fibre: the components of the distance */
   const char      *dist_unit;       /* their common unit or NULL */
 };
+
+G_STATIC_ASSERT (CML_INTEGRATOR_N_KINDS <= 64);
 
 static double
 wall_now (void)
@@ -1065,8 +1068,8 @@ cml_runner_new (CmlSystem *sys, const CmlRunnerOptions *options, GError **error)
 
   r = g_new0 (CmlRunner, 1);
   r->caller_sys = cml_system_ref (sys);
-  r->caller_kind = cml_simulation_get_integrator (sim)->kind;
-  cml_system_prepare (sys, r->caller_kind);
+  r->caller_kinds = G_GUINT64_CONSTANT (1) << cml_simulation_get_integrator (sim)->kind;
+  cml_system_prepare (sys, cml_simulation_get_integrator (sim)->kind);
   r->opts = options ? *options : defaults;
   if (!(r->opts.sample_dt > 0))
     r->opts.sample_dt = defaults.sample_dt;
@@ -1309,7 +1312,7 @@ cml_runner_set_integrator (CmlRunner *runner, const CmlIntegratorOptions *option
   g_return_if_fail (runner != NULL);
   g_return_if_fail (options != NULL);
 
-  runner->caller_kind = options->kind;
+  runner->caller_kinds |= G_GUINT64_CONSTANT (1) << options->kind;
   cml_system_prepare (runner->caller_sys, options->kind);
   cmd = command_new (CMD_INTEGRATOR);
   cmd->integ = *options;
@@ -1325,7 +1328,9 @@ cml_runner_set_system (CmlRunner *runner, CmlSystem *sys)
   g_return_if_fail (runner != NULL);
   g_return_if_fail (sys != NULL);
 
-  cml_system_prepare (sys, runner->caller_kind);
+  for (guint k = 0; k < CML_INTEGRATOR_N_KINDS; k++)
+    if (runner->caller_kinds & (G_GUINT64_CONSTANT (1) << k))
+      cml_system_prepare (sys, (CmlIntegratorKind) k);
   cml_system_ref (sys);
   cml_system_unref (runner->caller_sys);
   runner->caller_sys = sys;

@@ -274,8 +274,9 @@ test_step (void)
 
 /* What simulations derive from the model's expressions on first use — the exact Jacobian,
  * a vakonomic system's relations for its initial data — the runner derives on the
- * caller's thread, in set_integrator and set_system, before the worker gets the command:
- * the expressions grow before the call returns, and not while the worker runs. */
+ * caller's thread, in set_integrator and set_system (for every integrator chosen so far),
+ * before the worker gets the command: the expressions grow before the call returns, and
+ * not while the worker runs. */
 static void
 test_prepares_on_caller (void)
 {
@@ -297,6 +298,19 @@ test_prepares_on_caller (void)
   cml_runner_step (runner, 0.5);
   cml_runner_sync (runner);
   g_assert_cmpuint (cml_expr_ctx_memory (ctx), ==, derived);
+
+  /* back to rk8pd, then a model switch: a seek could bring msbdf back, which the switch
+   * would keep, so the new system's Jacobian is derived here too */
+  g_autoptr (CmlSystem) top = load_system ("heavy-top");
+  CmlExprCtx *ctx3 = cml_system_get_model (top)->ctx;
+  o.kind = CML_INTEGRATOR_RK8PD;
+  cml_runner_set_integrator (runner, &o);
+  gsize before3 = cml_expr_ctx_memory (ctx3);
+  cml_runner_set_system (runner, top);
+  g_assert_cmpuint (cml_expr_ctx_memory (ctx3), >, before3);
+  cml_runner_sync (runner);
+  o.kind = CML_INTEGRATOR_MSBDF;
+  cml_runner_set_integrator (runner, &o);
 
   /* a model switch keeps msbdf: the new system's Jacobian and initial-data relations, here */
   gsize before2 = cml_expr_ctx_memory (ctx2);
