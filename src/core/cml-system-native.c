@@ -22,6 +22,19 @@
  * the program, and such systems spend their time elsewhere. */
 #define NATIVE_MAX_INSTRUCTIONS 50000
 
+/* Why a program of SIZE fast instructions and about C_SIZE bytes of C is left to the
+ * interpreter, or NULL when it is within the limits. */
+static char *
+too_large (guint size, gsize c_size)
+{
+  if (size > NATIVE_MAX_INSTRUCTIONS)
+    return g_strdup_printf ("%u instructions, more than %u", size, NATIVE_MAX_INSTRUCTIONS);
+  if (c_size > CML_PROGRAM_MAX_C_BYTES)
+    return g_strdup_printf ("about %.1f MB of C, more than %d MB", c_size / 1048576.0,
+                            CML_PROGRAM_MAX_C_BYTES / (1024 * 1024));
+  return NULL;
+}
+
 /* Whether the system's states are projected: constraints to keep, or unit quaternions. */
 static gboolean
 has_projection (const CmlSystem *sys)
@@ -106,12 +119,7 @@ system_ensure_native (CmlSystem *sys)
              && c_size + cml_program_estimate_c_size (sys->obs_prog, "cml_obs") <= CML_PROGRAM_MAX_C_BYTES;
   if (!cml_native_available ())
     sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
-  else if (size > NATIVE_MAX_INSTRUCTIONS)
-    sys->native_error = g_strdup_printf ("%u instructions, more than %u", size, NATIVE_MAX_INSTRUCTIONS);
-  else if (c_size > CML_PROGRAM_MAX_C_BYTES)
-    sys->native_error = g_strdup_printf ("about %.1f MB of C, more than %d MB", c_size / 1048576.0,
-                                         CML_PROGRAM_MAX_C_BYTES / (1024 * 1024));
-  else
+  else if ((sys->native_error = too_large (size, c_size)) == NULL)
     {
       src = g_string_new (NULL);
       ok = cml_program_emit_c (sys->rhs_prog, "cml_rhs", sys->dim, sys->dim, src);
@@ -155,17 +163,11 @@ system_native_jacobian (CmlSystem *sys)
 {
   g_autoptr (GString) src = NULL;
   g_autoptr (GError) error = NULL;
-  guint size = cml_program_n_fast_instructions (sys->jac_prog);
-  gsize c_size = cml_program_estimate_c_size (sys->jac_prog, "cml_jac");
 
   if (sys->rhs_fn == NULL)
     sys->jac_error = g_strdup_printf ("the right-hand side has none (%s)", sys->native_error);
-  else if (size > NATIVE_MAX_INSTRUCTIONS)
-    sys->jac_error = g_strdup_printf ("%u instructions, more than %u", size, NATIVE_MAX_INSTRUCTIONS);
-  else if (c_size > CML_PROGRAM_MAX_C_BYTES)
-    sys->jac_error = g_strdup_printf ("about %.1f MB of C, more than %d MB", c_size / 1048576.0,
-                                      CML_PROGRAM_MAX_C_BYTES / (1024 * 1024));
-  else
+  else if ((sys->jac_error = too_large (cml_program_n_fast_instructions (sys->jac_prog),
+                                        cml_program_estimate_c_size (sys->jac_prog, "cml_jac"))) == NULL)
     {
       src = g_string_new (NULL);
       if (!cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src))
