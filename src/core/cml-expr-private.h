@@ -102,6 +102,13 @@ CmlExpr *mul_list (CmlExprCtx *ctx, double coef, CmlExpr *const *in, guint n_in)
 CmlExpr *mul_coef (CmlExprCtx *ctx, double c, CmlExpr *e);
 gboolean fold_pow (double base, double exp, double *result);
 CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
+/* For the derived-system cache (cml-system-cache.c): the nodes of CTX by id (pdata[id],
+ * every id below the next one), and the node made of these parts as the constructors make
+ * it when it is new — the parts taken as canonical, not simplified (an existing equal node
+ * is returned as it is); NULL when they do not make a node of kind KIND. */
+GPtrArray *cml_expr_ctx_nodes_by_id (CmlExprCtx *ctx);
+CmlExpr   *cml_expr_restore (CmlExprCtx *ctx, CmlExprKind kind, CmlFunc fn, double value, guint n,
+                             CmlExpr **args, const double *coefs);
 /* The name of FN in the model language ("?" for none), which is also libm's for the
  * functions libm has. */
 const char *cml_expr_func_name (CmlFunc fn);

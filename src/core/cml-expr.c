@@ -247,6 +247,50 @@ key_init (CmlExpr     *key,
   key->sym = -1;
 }
 
+/* ---- the derived-system cache (cml-system-cache.c) ------------------------------------ */
+
+GPtrArray *
+cml_expr_ctx_nodes_by_id (CmlExprCtx *ctx)
+{
+  GPtrArray *by_id = g_ptr_array_sized_new (ctx->next_id);
+  GHashTableIter it;
+  gpointer node;
+
+  g_ptr_array_set_size (by_id, ctx->next_id);
+  g_hash_table_iter_init (&it, ctx->nodes);
+  while (g_hash_table_iter_next (&it, &node, NULL))
+    by_id->pdata[((CmlExpr *) node)->id] = node;
+  return by_id;
+}
+
+CmlExpr *
+cml_expr_restore (CmlExprCtx *ctx, CmlExprKind kind, CmlFunc fn, double value, guint n, CmlExpr **args,
+                  const double *coefs)
+{
+  CmlExpr key;
+  gboolean ok;
+
+  switch (kind)
+    {
+    case CML_EXPR_NUM: ok = n == 0 && coefs == NULL; break;
+    case CML_EXPR_ADD: ok = n >= 1 && coefs != NULL; break;
+    case CML_EXPR_MUL: ok = n >= 1 && coefs == NULL && value != 0.0; break;
+    case CML_EXPR_POW: ok = n == 2 && coefs == NULL; break;
+    case CML_EXPR_FUNC: ok = n == 1 && coefs == NULL && fn < CML_FN_ATAN2; break;
+    case CML_EXPR_FUNC2: ok = n == 2 && coefs == NULL && fn == CML_FN_ATAN2; break;
+    default: ok = FALSE; break;
+    }
+  if (!ok)
+    return NULL;
+  key_init (&key, kind);
+  key.fn = kind == CML_EXPR_FUNC || kind == CML_EXPR_FUNC2 ? fn : 0;
+  key.value = kind == CML_EXPR_NUM || kind == CML_EXPR_ADD || kind == CML_EXPR_MUL ? value : 0.0;
+  key.n = n;
+  key.args = args;
+  key.coefs = (double *) coefs;
+  return intern_node (ctx, &key);
+}
+
 /* ---- context and symbols -------------------------------------------------------------- */
 
 CmlExprCtx *
@@ -330,6 +374,14 @@ cml_expr_ctx_symbol_name (const CmlExprCtx *ctx,
   g_return_val_if_fail (id >= 0 && (guint) id < ctx->sym_names->len, NULL);
 
   return g_ptr_array_index (ctx->sym_names, id);
+}
+
+guint
+cml_expr_ctx_n_nodes (const CmlExprCtx *ctx)
+{
+  g_return_val_if_fail (ctx != NULL, 0);
+
+  return ctx->next_id;
 }
 
 guint

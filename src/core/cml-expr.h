@@ -73,6 +73,8 @@ int         cml_expr_ctx_intern (CmlExprCtx *ctx, const char *name);
 int         cml_expr_ctx_lookup (const CmlExprCtx *ctx, const char *name);
 const char *cml_expr_ctx_symbol_name (const CmlExprCtx *ctx, int id);
 guint       cml_expr_ctx_n_symbols (const CmlExprCtx *ctx);
+/* The number of expressions made in CTX so far (every distinct one once). */
+guint       cml_expr_ctx_n_nodes (const CmlExprCtx *ctx);
 /* How many times a constructor of CTX has returned a node holding a numeric constant that
  * is not finite (±inf, NaN): coefficients that overflowed, as in 1e200*x*1e200 or high
  * derivatives of x^1e100.  Such nodes are valid but their numbers are meaningless; compare

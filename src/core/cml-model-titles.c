@@ -6,7 +6,7 @@
  * Parsing a model file (expressions, definitions, scene) takes some 0.4 ms; listing ten
  * of them was most of what `cmlab-cli list` did.  The cache holds, for each models
  * directory, one file: per model its name, its title, and the key of the text it was read
- * from — the length and a 64-bit hash of the bytes (text_hash).  Listing reads every model
+ * from — the length and a 64-bit hash of the bytes (cml_cache_hash64).  Listing reads every model
  * file (a few kilobytes each), hashes it, and takes the title from the cache when the key
  * is the one recorded; anything else (a new or edited model, one that does not load, a
  * name that cml_model_load() would resolve elsewhere) goes through cml_model_load(), so
@@ -26,14 +26,10 @@
 
 #include "cml-model-titles.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cml-atomic-file.h"
+#include "cml-cache-dir.h"
 #include "cml-model.h"
 
 #ifndef CMLAB_VERSION
@@ -57,63 +53,6 @@ entry_free (gpointer p)
   Entry *e = p;
   g_free (e->title);
   g_free (e);
-}
-
-/* A 64-bit key for the text, not a defence (the directory is ours alone): FNV-1a taken
- * eight bytes at a time, each step h = (h ^ w) · P followed by h ^= h >> 32 to bring the
- * high bits down.  Every step is a bijection of h, so two texts of the same length that
- * differ in one word always differ in their keys.  A byte at a time, the hash was most of
- * what listing cost (the built-in models are some 80 KB). */
-static guint64
-text_hash (const char *text, gsize len)
-{
-  guint64 h = G_GUINT64_CONSTANT (14695981039346656037);
-  gsize i = 0;
-
-  for (; i + 8 <= len; i += 8)
-    {
-      guint64 w;
-      memcpy (&w, text + i, 8);
-      h = (h ^ GUINT64_FROM_LE (w)) * G_GUINT64_CONSTANT (1099511628211);
-      h ^= h >> 32;
-    }
-  for (; i < len; i++)
-    {
-      h ^= (guchar) text[i];
-      h *= G_GUINT64_CONSTANT (1099511628211);
-    }
-  return h;
-}
-
-static guint64
-cache_limit (void)
-{
-  const char *v = g_getenv ("CMLAB_TITLES_CACHE_LIMIT");
-  guint64 n = 0;
-
-  if (v == NULL || !g_ascii_string_to_unsigned (v, 10, 1, G_MAXUINT64, &n, NULL))
-    return DEFAULT_CACHE_LIMIT;
-  return n;
-}
-
-/* The cache directory, made 0700 if needed; NULL (and no cache) when it is not ours
- * alone. */
-static char *
-cache_dir (void)
-{
-  const char *env = g_getenv ("CMLAB_TITLES_CACHE");
-  g_autofree char *dir = env && *env ? g_strdup (env) : g_build_filename (g_get_user_cache_dir (), "cmlab", "titles", NULL);
-  GStatBuf st;
-
-  if (g_mkdir_with_parents (dir, 0700) != 0 && errno != EEXIST)
-    return NULL;
-  if (g_lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid ()
-      || (st.st_mode & (S_IWGRP | S_IWOTH)))
-    {
-      g_debug ("the titles cache %s is not used: not a private directory of ours", dir);
-      return NULL;
-    }
-  return g_steal_pointer (&dir);
 }
 
 /* The cache file of the models directory DIR (one per directory and cmlab version). */
@@ -180,63 +119,13 @@ read_cache (const char *path)
   return entries;
 }
 
-typedef struct
-{
-  char  *path;
-  gint64 used;
-  gint64 bytes;
-} CacheFile;
-
-static gint
-by_use (gconstpointer a, gconstpointer b)
-{
-  const CacheFile *x = a, *y = b;
-  return x->used < y->used ? -1 : x->used > y->used;
-}
-
-/* Removes the least recently used cache files until the directory fits LIMIT; KEEP (just
- * written) stays. */
-static void
-trim_cache (const char *cdir, guint64 limit, const char *keep)
-{
-  g_autoptr (GDir) d = g_dir_open (cdir, 0, NULL);
-  g_autoptr (GArray) files = g_array_new (FALSE, FALSE, sizeof (CacheFile));
-  guint64 total = 0;
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (cdir, name, NULL);
-      GStatBuf st;
-
-      if (g_lstat (p, &st) != 0 || !S_ISREG (st.st_mode))
-        continue;
-      total += st.st_size;
-      if (cml_atomic_file_is_temporary (name, NULL) || !g_str_has_suffix (name, TITLES_SUFFIX)
-          || g_str_equal (p, keep))
-        continue;
-      CacheFile f = { g_steal_pointer (&p),
-                      (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec,
-                      st.st_size };
-      g_array_append_val (files, f);
-    }
-  g_array_sort (files, by_use);
-  for (guint i = 0; i < files->len; i++)
-    {
-      CacheFile *f = &g_array_index (files, CacheFile, i);
-      if (total > limit && g_unlink (f->path) == 0)
-        total -= MIN (total, (guint64) f->bytes);
-      g_free (f->path);
-    }
-}
-
 /* Writes the entries (model name → Entry) as the cache file PATH. */
 static void
 write_cache (const char *cdir, const char *path, const char *const *names, GHashTable *entries)
 {
   g_autoptr (GString) s = g_string_new (TITLES_FORMAT "\n");
   g_autoptr (GError) error = NULL;
-  guint64 limit = cache_limit ();
+  guint64 limit = cml_cache_env_number ("CMLAB_TITLES_CACHE_LIMIT", DEFAULT_CACHE_LIMIT);
 
   for (guint k = 0; names[k]; k++)
     {
@@ -257,14 +146,14 @@ write_cache (const char *cdir, const char *path, const char *const *names, GHash
       g_debug ("%s", error->message);
       return;
     }
-  trim_cache (cdir, limit, path);
+  cml_cache_dir_trim (cdir, TITLES_SUFFIX, limit, path);
 }
 
 char **
 cml_model_builtin_titles (const char *const *names, guint *n_cached)
 {
   const char *models_dir = cml_model_builtin_dir ();
-  g_autofree char *cdir = cache_dir ();
+  g_autofree char *cdir = cml_cache_dir_open ("CMLAB_TITLES_CACHE", "titles");
   g_autofree char *path = cdir ? cache_file (cdir, models_dir) : NULL;
   g_autoptr (GHashTable) entries = path ? read_cache (path) : NULL;
   g_autoptr (GHashTable) fresh = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, entry_free);
@@ -287,7 +176,7 @@ cml_model_builtin_titles (const char *const *names, guint *n_cached)
           && g_file_get_contents (model_path, &text, &len, NULL) && len <= CML_MODEL_MAX_BYTES)
         {
           keyed = TRUE;
-          hash = text_hash (text, len);
+          hash = cml_cache_hash64 (text, len);
           Entry *e = g_hash_table_lookup (entries, name);
           if (e && e->hash == hash && e->size == len)
             {
@@ -315,8 +204,7 @@ cml_model_builtin_titles (const char *const *names, guint *n_cached)
       if (hits == recorded && hits == g_hash_table_size (entries))
         {
           /* nothing new: used now, the last to be evicted */
-          if (utimensat (AT_FDCWD, path, NULL, 0) != 0)
-            g_debug ("cannot touch %s: %s", path, g_strerror (errno));
+          cml_cache_touch (path);
         }
       else
         write_cache (cdir, path, names, fresh);

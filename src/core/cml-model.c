@@ -742,6 +742,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
     return NULL;
   if (model->definitions == NULL)
     model->definitions = g_ptr_array_new_with_free_func (named_expr_free);
+  model->parsed_nodes = cml_expr_ctx_n_nodes (model->ctx);
   return g_steal_pointer (&model);
 }
 

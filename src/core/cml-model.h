@@ -86,6 +86,8 @@ struct _CmlModel
 {
   /*< private >*/
   gint        ref_count;
+  guint       parsed_nodes; /* expressions the loader made: while ctx has no more, it is as
+                             * loading left it (the derived-system cache) */
   /*< public, read-only >*/
   char       *path;        /* as given to the loader, for messages */
   char       *text;        /* the file's text (embedded in sessions) */

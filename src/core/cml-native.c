@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "cml-atomic-file.h"
+#include "cml-cache-dir.h"
 
 /* bump when the generated code's calling convention changes */
 #define NATIVE_FORMAT "cmlab-native-1"
@@ -138,28 +139,6 @@ cml_native_available (void)
   return cml_native_compiler () != NULL;
 }
 
-static char *
-cache_dir (void)
-{
-  const char *env = g_getenv ("CMLAB_NATIVE_CACHE");
-
-  if (env != NULL && *env != '\0')
-    return g_strdup (env);
-  return g_build_filename (g_get_user_cache_dir (), "cmlab", "native", NULL);
-}
-
-/* A positive number from the environment variable NAME, else DEF. */
-static guint64
-env_number (const char *name, guint64 def)
-{
-  const char *v = g_getenv (name);
-  guint64 n = 0;
-
-  if (v == NULL || !g_ascii_string_to_unsigned (v, 10, 1, G_MAXUINT64, &n, NULL))
-    return def;
-  return n;
-}
-
 /* Says once per process, on standard error, why native code is off. */
 static void
 warn_once (const char *message)
@@ -173,35 +152,22 @@ warn_once (const char *message)
     }
 }
 
-/* Makes DIR (0700) if needed and checks that it is ours only: a directory, not a
- * symbolic link, owned by us, not writable by group or others. */
+/* Makes DIR (0700) if needed and checks that it is ours only (cml_cache_dir_unusable). */
 static gboolean
 check_cache_dir (const char *dir, GError **error)
 {
-  GStatBuf st;
-  const char *why = NULL;
+  gboolean cannot_create;
+  const char *why = cml_cache_dir_unusable (dir, &cannot_create);
 
-  if (g_mkdir_with_parents (dir, 0700) != 0 && errno != EEXIST)
-    {
-      int e = errno;
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot create the native-code cache %s: %s", dir,
-                   g_strerror (e));
-      return FALSE;
-    }
-  if (g_lstat (dir, &st) != 0)
-    why = g_strerror (errno);
-  else if (S_ISLNK (st.st_mode))
-    why = "it is a symbolic link";
-  else if (!S_ISDIR (st.st_mode))
-    why = "it is not a directory";
-  else if (st.st_uid != geteuid ())
-    why = "it belongs to another user";
-  else if (st.st_mode & (S_IWGRP | S_IWOTH))
-    why = "others may write to it (chmod 700 makes it private)";
   if (why == NULL)
     return TRUE;
-  g_set_error (error, CML_ERROR, CML_ERROR_IO, "the native-code cache %s is not used: %s", dir, why);
-  warn_once ((*error)->message);
+  if (cannot_create)
+    g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot create the native-code cache %s: %s", dir, why);
+  else
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "the native-code cache %s is not used: %s", dir, why);
+      warn_once ((*error)->message);
+    }
   return FALSE;
 }
 
@@ -391,7 +357,7 @@ hashed_name (const char *name, const char **rest)
 static void
 remove_entry (const char *dir, const char *hash)
 {
-  static const char *const suffixes[] = { ".so", ".so.sha256", ".c" };
+  static const char *const suffixes[] = { ".so", ".so.sha256", ".c", ".key" };
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
       g_autofree char *base = g_strconcat (hash, suffixes[i], NULL);
@@ -427,7 +393,8 @@ trim_cache (const char *dir, guint64 limit, const char *keep)
           continue;
         }
       if (!hashed_name (name, &rest)
-          || !(g_str_equal (rest, ".so") || g_str_equal (rest, ".so.sha256") || g_str_equal (rest, ".c")))
+          || !(g_str_equal (rest, ".so") || g_str_equal (rest, ".so.sha256") || g_str_equal (rest, ".c")
+               || g_str_equal (rest, ".key")))
         {
           /* earlier versions compiled to NAME.so.XXXXXX: a killed compile left it */
           if (now - (gint64) st.st_mtime > STALE_AGE)
@@ -480,36 +447,66 @@ native_new (void *module, char *path, gboolean cached)
   return native;
 }
 
-CmlNative *
-cml_native_build (const char *source, GError **error)
+/* The SHA-256 (hex) naming an object: the format, the compiler, its flags and TEXT, with
+ * PURPOSE before TEXT ("" for C source, "memo" for a memo's key). */
+static char *
+native_hash (const char *purpose, const char *text)
 {
-  g_autoptr (GChecksum) sum = NULL;
-  g_autofree char *dir = NULL, *so = NULL, *c_file = NULL, *digest_path = NULL, *full = NULL;
-  g_autofree char *digest = NULL;
-  g_autoptr (CmlAtomicFile) object = NULL;
-  const char *hash;
-  guint64 limit;
-  void *module;
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
 
-  g_return_val_if_fail (source != NULL, NULL);
-
-  if (!cml_native_available ())
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
-                   "no C compiler found (set CMLAB_CC, or install gcc)");
-      return NULL;
-    }
-
-  full = g_strconcat (source_prologue, source, NULL);
-  sum = g_checksum_new (G_CHECKSUM_SHA256);
   g_checksum_update (sum, (const guchar *) NATIVE_FORMAT, -1);
   g_checksum_update (sum, (const guchar *) compiler_id, strlen (compiler_id) + 1);
   for (guint i = 0; i < G_N_ELEMENTS (compile_flags); i++)
     g_checksum_update (sum, (const guchar *) compile_flags[i], strlen (compile_flags[i]) + 1);
-  g_checksum_update (sum, (const guchar *) full, -1);
-  hash = g_checksum_get_string (sum);
+  if (*purpose != '\0')
+    g_checksum_update (sum, (const guchar *) purpose, strlen (purpose) + 1);
+  g_checksum_update (sum, (const guchar *) text, -1);
+  return g_strdup (g_checksum_get_string (sum));
+}
 
-  dir = cache_dir ();
+/* The cached object HASH of DIR, loaded if its bytes are those we built; NULL when it is
+ * not there (a damaged one is removed, to be built again). */
+static CmlNative *
+load_cached (const char *dir, const char *hash)
+{
+  g_autofree char *base = g_strconcat (hash, ".so", NULL);
+  g_autofree char *so = g_build_filename (dir, base, NULL);
+  g_autofree char *digest_path = g_strconcat (so, ".sha256", NULL);
+  void *module;
+
+  if (!g_file_test (so, G_FILE_TEST_EXISTS))
+    return NULL;
+  if (object_verified (so))
+    {
+      module = open_object (so);
+      if (module != NULL)
+        {
+          cml_cache_touch (so); /* used now: the last to be evicted */
+          return native_new (module, g_steal_pointer (&so), TRUE);
+        }
+      g_debug ("%s does not load (%s): building it again", so, load_error ());
+    }
+  else
+    g_debug ("%s does not match its digest: building it again", so);
+  g_unlink (so);
+  g_unlink (digest_path);
+  return NULL;
+}
+
+/* cml_native_build (), the object's hash in *HASH_OUT. */
+static CmlNative *
+build_source (const char *source, char **hash_out, GError **error)
+{
+  g_autofree char *dir = NULL, *so = NULL, *c_file = NULL, *digest_path = NULL, *full = NULL;
+  g_autofree char *digest = NULL, *hash = NULL;
+  g_autoptr (CmlAtomicFile) object = NULL;
+  CmlNative *native;
+  guint64 limit;
+  void *module;
+
+  full = g_strconcat (source_prologue, source, NULL);
+  hash = native_hash ("", full);
+  dir = cml_cache_dir_path ("CMLAB_NATIVE_CACHE", "native");
   if (!check_cache_dir (dir, error))
     return NULL;
   {
@@ -519,27 +516,14 @@ cml_native_build (const char *source, GError **error)
     c_file = g_build_filename (dir, cbase, NULL);
     digest_path = g_strconcat (so, ".sha256", NULL);
   }
-  limit = env_number ("CMLAB_NATIVE_CACHE_LIMIT", DEFAULT_CACHE_LIMIT);
+  limit = cml_cache_env_number ("CMLAB_NATIVE_CACHE_LIMIT", DEFAULT_CACHE_LIMIT);
 
   /* in the cache: loaded only if its bytes are those we built */
-  if (g_file_test (so, G_FILE_TEST_EXISTS))
+  if ((native = load_cached (dir, hash)) != NULL)
     {
-      if (object_verified (so))
-        {
-          module = open_object (so);
-          if (module != NULL)
-            {
-              /* used now: the last to be evicted */
-              if (utimensat (AT_FDCWD, so, NULL, 0) != 0)
-                g_debug ("cannot touch %s: %s", so, g_strerror (errno));
-              return native_new (module, g_steal_pointer (&so), TRUE);
-            }
-          g_debug ("%s does not load (%s): building it again", so, load_error ());
-        }
-      else
-        g_debug ("%s does not match its digest: building it again", so);
-      g_unlink (so);
-      g_unlink (digest_path);
+      if (hash_out)
+        *hash_out = g_steal_pointer (&hash);
+      return native;
     }
 
   if (strlen (full) > limit / 2)
@@ -556,7 +540,7 @@ cml_native_build (const char *source, GError **error)
   if (object == NULL)
     return NULL;
   if (!run_compiler (c_file, cml_atomic_file_get_write_path (object),
-                     (guint) MIN (env_number ("CMLAB_NATIVE_TIMEOUT", DEFAULT_TIMEOUT), 86400), error))
+                     (guint) MIN (cml_cache_env_number ("CMLAB_NATIVE_TIMEOUT", DEFAULT_TIMEOUT), 86400), error))
     return NULL; /* the free removes the partial object */
   digest = file_digest (cml_atomic_file_get_write_path (object));
   if (digest == NULL)
@@ -581,7 +565,95 @@ cml_native_build (const char *source, GError **error)
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot load %s: %s", so, load_error ());
       return NULL;
     }
+  if (hash_out)
+    *hash_out = g_steal_pointer (&hash);
   return native_new (module, g_steal_pointer (&so), FALSE);
+}
+
+static gboolean
+check_available (GError **error)
+{
+  if (cml_native_available ())
+    return TRUE;
+  g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED, "no C compiler found (set CMLAB_CC, or install gcc)");
+  return FALSE;
+}
+
+CmlNative *
+cml_native_build (const char *source, GError **error)
+{
+  g_return_val_if_fail (source != NULL, NULL);
+
+  if (!check_available (error))
+    return NULL;
+  return build_source (source, NULL, error);
+}
+
+/* Whether a memo's object must be checked against its source ($CMLAB_NATIVE_MEMO_CHECK=1,
+ * which the tests set): the source is written and hashed anyway, and a memo that names
+ * another object than the source's is a bug in what KEY was said to fix. */
+static gboolean
+memo_check (void)
+{
+  const char *v = g_getenv ("CMLAB_NATIVE_MEMO_CHECK");
+  return v != NULL && g_str_equal (v, "1");
+}
+
+CmlNative *
+cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, GError **error)
+{
+  g_autoptr (GString) src = NULL;
+  g_autofree char *dir = NULL, *memo = NULL, *line = NULL, *hash = NULL;
+  CmlNative *native = NULL;
+
+  if (!check_available (error))
+    return NULL;
+  if (key != NULL)
+    {
+      g_autofree char *mhash = native_hash ("memo", key);
+      g_autofree char *base = g_strconcat (mhash, ".key", NULL);
+      const char *rest;
+      dir = cml_cache_dir_path ("CMLAB_NATIVE_CACHE", "native");
+      memo = g_build_filename (dir, base, NULL);
+      g_autoptr (GError) derr = NULL;
+      if (check_cache_dir (dir, &derr) && g_file_get_contents (memo, &line, NULL, NULL) && hashed_name (line, &rest)
+          && g_str_equal (rest, "\n"))
+        {
+          line[HASH_LEN] = '\0';
+          native = load_cached (dir, line);
+        }
+    }
+  if (native != NULL && !memo_check ())
+    {
+      cml_cache_touch (memo);
+      return native;
+    }
+  src = g_string_new (NULL);
+  if (!source (data, src))
+    {
+      g_clear_pointer (&native, cml_native_free);
+      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED, "the program could not be written out as C");
+      return NULL;
+    }
+  if (native != NULL)
+    {
+      /* $CMLAB_NATIVE_MEMO_CHECK */
+      g_autofree char *full = g_strconcat (source_prologue, src->str, NULL);
+      g_autofree char *expected = native_hash ("", full);
+      if (g_str_equal (expected, line))
+        return native;
+      g_critical ("the native-code memo %s names %s, but its source is %s", memo, line, expected);
+      g_clear_pointer (&native, cml_native_free);
+    }
+  native = build_source (src->str, &hash, error);
+  if (native != NULL && memo != NULL)
+    {
+      g_autoptr (GError) merr = NULL;
+      g_autofree char *text = g_strconcat (hash, "\n", NULL);
+      if (!cml_atomic_file_set_contents (memo, text, strlen (text), &merr))
+        g_debug ("%s", merr->message);
+    }
+  return native;
 }
 
 CmlNativeFunc

@@ -51,6 +51,14 @@ const char    *cml_native_compiler (void);
  * $XDG_CACHE_HOME/cmlab/native, keyed by a SHA-256 of the compiler, its flags and SOURCE)
  * and loads it. */
 CmlNative     *cml_native_build  (const char *source, GError **error);
+/* Appends a C source to S; FALSE when it cannot be written. */
+typedef gboolean (*CmlNativeSource) (gpointer data, GString *s);
+/* cml_native_build (SOURCE (DATA)), but the object is first looked for by KEY — a text
+ * that fixes the source for this build of cmlab (a derived system's cache entry and what
+ * the object is for, cml-system-cache.c) — in a memo beside the objects that names the
+ * object the source made last time: then the source is neither written nor hashed.  KEY
+ * NULL: no memo. */
+CmlNative     *cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, GError **error);
 CmlNativeFunc  cml_native_lookup (CmlNative *native, const char *name);
 /* Whether the last cml_native_build() found its object in the cache. */
 gboolean       cml_native_was_cached (const CmlNative *native);

@@ -630,6 +630,111 @@ cml_program_free (CmlProgram *prog)
   g_free (prog);
 }
 
+/* ---- the program as a binary record (the derived-system cache) ----------------------- */
+
+void
+cml_program_write (const CmlProgram *prog, GByteArray *out)
+{
+  cml_bytes_put_u32 (out, prog->n_regs);
+  cml_bytes_put_u32 (out, prog->n_outputs);
+  cml_bytes_put_u32 (out, prog->n_slow);
+  cml_bytes_put_u32 (out, prog->n_fast);
+  cml_bytes_put_u32 (out, prog->n_consts);
+  cml_bytes_put_u32 (out, prog->n_slow_code);
+  cml_bytes_put_u32 (out, prog->n_fast_code);
+  cml_bytes_put (out, prog->slow_reg, prog->n_slow * sizeof (guint));
+  cml_bytes_put (out, prog->out_reg, prog->n_outputs * sizeof (guint));
+  cml_bytes_put (out, prog->const_reg, prog->n_consts * sizeof (guint));
+  cml_bytes_put (out, prog->const_val, prog->n_consts * sizeof (double));
+  cml_bytes_put (out, prog->slow_code, prog->n_slow_code * sizeof (Instr));
+  cml_bytes_put (out, prog->fast_code, prog->n_fast_code * sizeof (Instr));
+}
+
+/* Whether CODE (N instructions) writes registers of its own, each once (WRITTEN marks
+ * them), and reads registers that exist. */
+static gboolean
+code_valid (const Instr *code, guint n, guint n_inputs, guint n_regs, guint8 *written)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      const Instr *ins = &code[i];
+      guint arity = ins->op == OP_MULADD ? 3 : (ins->op == OP_ADD || ins->op == OP_SUB || ins->op == OP_MUL
+                                                || ins->op == OP_DIV || ins->op == OP_POW || ins->op == OP_ATAN2)
+                                                 ? 2
+                                                 : 1;
+      const guint32 opnd[3] = { ins->a, ins->b, ins->c };
+
+      if (ins->op > OP_ATAN2 || ins->d < n_inputs || ins->d >= n_regs || written[ins->d])
+        return FALSE;
+      written[ins->d] = 1;
+      for (guint j = 0; j < arity; j++)
+        if (opnd[j] >= n_regs)
+          return FALSE;
+    }
+  return TRUE;
+}
+
+CmlProgram *
+cml_program_read (CmlBytesReader *r, guint n_fast, guint n_slow, guint n_outputs)
+{
+  g_autoptr (CmlProgram) prog = g_new0 (CmlProgram, 1);
+  g_autofree guint8 *written = NULL;
+  guint n_run;
+
+  prog->n_regs = cml_bytes_get_u32 (r);
+  prog->n_outputs = cml_bytes_get_u32 (r);
+  prog->n_slow = cml_bytes_get_u32 (r);
+  prog->n_fast = cml_bytes_get_u32 (r);
+  prog->n_consts = cml_bytes_get_u32 (r);
+  prog->n_slow_code = cml_bytes_get_u32 (r);
+  prog->n_fast_code = cml_bytes_get_u32 (r);
+  /* every register is an input, a constant or an instruction's result (cml_program_compile) */
+  if (r->bad || prog->n_fast != n_fast || prog->n_slow != n_slow || prog->n_outputs != n_outputs
+      || (guint64) prog->n_regs
+           != (guint64) n_fast + n_slow + prog->n_consts + prog->n_slow_code + prog->n_fast_code)
+    {
+      r->bad = TRUE;
+      return NULL;
+    }
+  prog->slow_reg = cml_bytes_get_array (r, prog->n_slow, sizeof (guint));
+  prog->out_reg = cml_bytes_get_array (r, prog->n_outputs, sizeof (guint));
+  prog->const_reg = cml_bytes_get_array (r, prog->n_consts, sizeof (guint));
+  prog->const_val = cml_bytes_get_array (r, prog->n_consts, sizeof (double));
+  prog->slow_code = cml_bytes_get_array (r, prog->n_slow_code, sizeof (Instr));
+  prog->fast_code = cml_bytes_get_array (r, prog->n_fast_code, sizeof (Instr));
+  if (r->bad)
+    return NULL;
+
+  written = g_new0 (guint8, MAX (prog->n_regs, 1));
+  for (guint k = 0; k < n_slow; k++)
+    if (prog->slow_reg[k] != n_fast + k)
+      r->bad = TRUE;
+  for (guint k = 0; k < prog->n_consts && !r->bad; k++)
+    {
+      guint reg = prog->const_reg[k];
+      if (reg < n_fast + n_slow || reg >= prog->n_regs || written[reg])
+        r->bad = TRUE;
+      else
+        written[reg] = 1;
+    }
+  if (r->bad || !code_valid (prog->slow_code, prog->n_slow_code, n_fast + n_slow, prog->n_regs, written)
+      || !code_valid (prog->fast_code, prog->n_fast_code, n_fast + n_slow, prog->n_regs, written))
+    {
+      r->bad = TRUE;
+      return NULL;
+    }
+  for (guint i = 0; i < prog->n_outputs; i++)
+    if (prog->out_reg[i] >= prog->n_regs)
+      {
+        r->bad = TRUE;
+        return NULL;
+      }
+  prog->slow_run = cml_program_translate (prog->slow_code, prog->n_slow_code, FALSE, prog->n_regs, NULL, 0, &n_run);
+  prog->fast_run = cml_program_translate (prog->fast_code, prog->n_fast_code, TRUE, prog->n_regs, prog->out_reg,
+                                          prog->n_outputs, &prog->n_fast_run);
+  return g_steal_pointer (&prog);
+}
+
 guint
 cml_program_n_registers (const CmlProgram *prog)
 {

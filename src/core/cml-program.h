@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "cml-bytes.h"
 #include "cml-expr.h"
 
 G_BEGIN_DECLS
@@ -65,6 +66,14 @@ void  cml_program_prepare (const CmlProgram *prog, const double *slow, double *r
 /* Evaluates all outputs into OUT from FAST (n_fast values) and the prepared REGS.
  * No allocation, no name look-ups; REGS must not be shared between threads. */
 void  cml_program_run (const CmlProgram *prog, const double *fast, double *regs, double *out);
+
+/* The program as a binary record (cml-bytes.h), for the derived-system cache. */
+void  cml_program_write (const CmlProgram *prog, GByteArray *out);
+/* The program that cml_program_write() wrote, checked before it is used: every register
+ * an input, a constant or written once by an instruction, every register read within the
+ * register file, every operation one the interpreter knows, N_FAST and N_SLOW inputs and
+ * N_OUTPUTS outputs.  NULL, and R marked bad, when the record is not such a program. */
+CmlProgram *cml_program_read (CmlBytesReader *r, guint n_fast, guint n_slow, guint n_outputs);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlProgram, cml_program_free)
 

@@ -88,17 +88,49 @@ emit_project (const CmlSystem *sys, GString *src)
                           k, sys->dim, sys->movable_from, sys->movable_to, q->len, sys->m + sys->n);
 }
 
+/* The key of a native object's memo (cml_native_build_keyed): the system's entry in the
+ * derived-system cache and what the object is for — only for objects whose source follows
+ * from the programs that entry holds; NULL when the system is not in that cache. */
+static char *
+memo_key (const CmlSystem *sys, const char *what)
+{
+  return sys->cache_key ? g_strconcat (sys->cache_key, " ", what, NULL) : NULL;
+}
+
+typedef struct
+{
+  CmlSystem *sys;
+  gboolean   with_obs;
+} SystemSource;
+
+/* The source of the system's object: cml_rhs, cml_obs (WITH_OBS), cml_proj and
+ * cml_project. */
+static gboolean
+system_source (gpointer data, GString *src)
+{
+  SystemSource *ss = data;
+  CmlSystem *sys = ss->sys;
+  gboolean ok = cml_program_emit_c (sys->rhs_prog, "cml_rhs", sys->dim, sys->dim, src);
+
+  if (ok && ss->with_obs)
+    ok = cml_program_emit_c (sys->obs_prog, "cml_obs", sys->dim, cml_program_n_outputs (sys->obs_prog), src);
+  if (ok && sys->proj_prog)
+    ok = emit_proj (sys, src);
+  if (ok && has_projection (sys))
+    emit_project (sys, src);
+  return ok;
+}
+
 /* Builds (or finds in the cache) native code for the right-hand side, the observables,
  * the constraint functions and the projection, once per system, on the first simulation
  * (the Jacobian has its own, system_native_jacobian). */
 void
 system_ensure_native (CmlSystem *sys)
 {
-  g_autoptr (GString) src = NULL;
   g_autoptr (GError) error = NULL;
   guint size;
   gsize c_size;
-  gboolean ok, with_obs;
+  gboolean with_obs;
 
   g_mutex_lock (&sys->native_lock);
   if (sys->native_tried)
@@ -121,17 +153,9 @@ system_ensure_native (CmlSystem *sys)
     sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
   else if ((sys->native_error = too_large (size, c_size)) == NULL)
     {
-      src = g_string_new (NULL);
-      ok = cml_program_emit_c (sys->rhs_prog, "cml_rhs", sys->dim, sys->dim, src);
-      if (ok && with_obs)
-        ok = cml_program_emit_c (sys->obs_prog, "cml_obs", sys->dim, cml_program_n_outputs (sys->obs_prog), src);
-      if (ok && sys->proj_prog)
-        ok = emit_proj (sys, src);
-      if (ok && has_projection (sys))
-        emit_project (sys, src);
-      if (!ok)
-        sys->native_error = g_strdup ("a program could not be written out as C");
-      else if ((sys->native = cml_native_build (src->str, &error)) == NULL)
+      SystemSource ss = { sys, with_obs };
+      g_autofree char *key = memo_key (sys, "system");
+      if ((sys->native = cml_native_build_keyed (key, system_source, &ss, &error)) == NULL)
         sys->native_error = g_strdup (error->message);
       else
         {
@@ -216,13 +240,19 @@ cml_simulation_is_native (const CmlSimulation *sim)
   return sim->rhs_fn != NULL;
 }
 
+/* The source of a Taylor program's object, within the size native code may have. */
+static gboolean
+taylor_source (gpointer data, GString *src)
+{
+  return cml_taylor_emit_c (data, "cml_taylor", src) && src->len <= CML_PROGRAM_MAX_C_BYTES;
+}
+
 /* The Taylor program of the right-hand side and its native code (cml-taylor.h). */
 CmlTaylor *
 cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegratorOptions *o, gboolean native,
                            GError **error)
 {
   g_autoptr (GError) err = NULL;
-  g_autoptr (GString) src = NULL;
   CmlTaylor *tp;
 
   if (sys->na)
@@ -241,11 +271,12 @@ cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegr
       return NULL;
     }
   cml_taylor_set_params (tp, params);
-  src = g_string_new (NULL);
-  if (native && cml_native_available () && cml_taylor_emit_c (tp, "cml_taylor", src)
-      && src->len <= CML_PROGRAM_MAX_C_BYTES)
+  if (native && cml_native_available ())
     {
-      CmlNative *nat = cml_native_build (src->str, &err);
+      /* the Taylor program follows from the right-hand side's expressions and the order */
+      g_autofree char *what = g_strdup_printf ("taylor %u", cml_taylor_order (tp));
+      g_autofree char *key = memo_key (sys, what);
+      CmlNative *nat = cml_native_build_keyed (key, taylor_source, tp, &err);
       if (nat)
         cml_taylor_set_native (tp, nat, "cml_taylor");
       else
@@ -258,6 +289,19 @@ cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegr
 
 typedef gboolean (*StepSource) (const CmlProgram *rhs_prog, guint dim, GString *s);
 
+typedef struct
+{
+  StepSource source;
+  CmlSystem *sys;
+} StepData;
+
+static gboolean
+step_source (gpointer data, GString *src)
+{
+  StepData *sd = data;
+  return sd->source (sd->sys->rhs_prog, sd->sys->dim, src);
+}
+
 /* Builds (or finds in the cache) a step with the right-hand side inlined — the source
  * SOURCE writes, the function NAME — once per system, into *OBJ and *FN.  Not for the
  * vakonomic systems whose free velocities are solved by Newton's method at every
@@ -266,7 +310,6 @@ static void
 system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *fn, StepSource source,
                     const char *name, const char *what)
 {
-  g_autoptr (GString) src = NULL;
   g_autoptr (GError) error = NULL;
 
   system_ensure_native (sys);
@@ -279,10 +322,9 @@ system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *
   if (sys->rhs_fn != NULL && sys->na == 0)
     {
       gpointer f = NULL;
-      src = g_string_new (NULL);
-      if (!source (sys->rhs_prog, sys->dim, src))
-        g_debug ("the %s step of %s cannot be written out", what, sys->model->name);
-      else if ((*obj = cml_native_build (src->str, &error)) == NULL)
+      StepData sd = { source, sys };
+      g_autofree char *key = memo_key (sys, name);
+      if ((*obj = cml_native_build_keyed (key, step_source, &sd, &error)) == NULL)
         g_debug ("the %s step of %s: %s; the generic step runs", what, sys->model->name, error->message);
       else if ((f = (gpointer) cml_native_lookup (*obj, name)) == NULL)
         g_clear_pointer (obj, cml_native_free);

@@ -92,6 +92,10 @@ struct _CmlSystem
   CmlProgram  *jac_prog;
   CmlNative   *jac_native;
   char        *jac_error;   /* why the Jacobian has no native code, or NULL */
+  /* the derived-system cache's entry (cml-system-cache.c) that holds this system, or NULL:
+   * with the role of a native object, the key of its memo (cml_native_build_keyed) */
+  char        *cache_key;
+  gboolean     from_cache;  /* read from that entry, not derived */
   /* native code of the hot programs, built on first use (cml-native.c) */
   GMutex       native_lock;
   gboolean     native_tried;
@@ -218,6 +222,8 @@ gboolean derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
 CmlExpr *user_expr (CmlSystem *sys, CmlExpr *e);
 void add_observable (CmlSystem *sys, const char *name, CmlExpr *e);
 gboolean compile_programs (CmlSystem *sys, GError **error);
+void classify_pivots (CmlSystem *sys);
+void scene_layout (CmlSystem *sys, GPtrArray *outs);
 
 CmlProgram *system_ensure_jacobian (CmlSystem *sys);
 
@@ -235,6 +241,15 @@ void run_proj (CmlSimulation *sim, double t, const double *z);
 int solve_aux (CmlSimulation *sim);
 int project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
 gboolean simulation_ensure_jacobian (CmlSimulation *sim);
+
+/* cml-system.c: the fast inputs t, the state, then the free velocities (fast_sym) */
+void system_set_fast_inputs (CmlSystem *sys);
+
+/* cml-system-cache.c: the derived system from the cache, or FALSE (SYS as it was: derive
+ * it); a derivation that succeeded into the cache (NODES0, SYMS0: the context's
+ * expressions and symbols before it) */
+gboolean system_cache_load (CmlSystem *sys);
+void system_cache_save (CmlSystem *sys, guint nodes0, guint syms0);
 
 /* cml-initial.c: a vakonomic system's relations for its initial data, derived once */
 void system_prepare_initial (CmlSystem *sys);

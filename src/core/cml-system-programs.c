@@ -30,6 +30,57 @@ add_observable (CmlSystem *sys, const char *name, CmlExpr *e)
   g_ptr_array_add (sys->obs, e);
 }
 
+/* Which pivots change with the state (checked at every evaluation) and which with the
+ * parameters only (checked when they change, from the register that holds them), from the
+ * right-hand side's program. */
+void
+classify_pivots (CmlSystem *sys)
+{
+  sys->fast_pivots = g_new (guint, sys->pivots->len + 1);
+  sys->slow_pivots = g_new (guint, sys->pivots->len + 1);
+  sys->slow_pivot_regs = g_new (guint, sys->pivots->len + 1);
+  for (guint i = 0; i < sys->pivots->len; i++)
+    {
+      gboolean fast;
+      guint reg = cml_program_output_register (sys->rhs_prog, sys->dim + i, &fast);
+      if (fast)
+        sys->fast_pivots[sys->n_fast_pivots++] = i;
+      else
+        {
+          sys->slow_pivots[sys->n_slow_pivots] = i;
+          sys->slow_pivot_regs[sys->n_slow_pivots++] = reg;
+        }
+    }
+}
+
+/* The scene program's outputs: every scene property, flattened in model order, its offset
+ * in scene_offsets; its expressions appended to OUTS (or only counted, OUTS NULL). */
+void
+scene_layout (CmlSystem *sys, GPtrArray *outs)
+{
+  CmlModel *md = sys->model;
+  guint n = 0;
+
+  sys->scene_offsets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint k = 0; k < md->scene->len; k++)
+    {
+      CmlSceneObject *so = md->scene->pdata[k];
+      GHashTableIter it;
+      gpointer key, val;
+      g_hash_table_iter_init (&it, so->props);
+      while (g_hash_table_iter_next (&it, &key, &val))
+        {
+          GPtrArray *exprs = val;
+          g_hash_table_insert (sys->scene_offsets, g_strdup_printf ("%u\n%s", k, (char *) key),
+                               GUINT_TO_POINTER (n + 1));
+          for (guint c = 0; outs && c < exprs->len; c++)
+            g_ptr_array_add (outs, user_expr (sys, exprs->pdata[c]));
+          n += exprs->len;
+        }
+    }
+  sys->n_scene = n;
+}
+
 gboolean
 compile_programs (CmlSystem *sys, GError **error)
 {
@@ -51,21 +102,7 @@ compile_programs (CmlSystem *sys, GError **error)
     for (guint i = 0; i < sys->pivots->len; i++)
       g_ptr_array_add (outs, sys->pivots->pdata[i]);
     COMPILE (sys->rhs_prog, (CmlExpr **) outs->pdata, outs->len);
-    sys->fast_pivots = g_new (guint, sys->pivots->len + 1);
-    sys->slow_pivots = g_new (guint, sys->pivots->len + 1);
-    sys->slow_pivot_regs = g_new (guint, sys->pivots->len + 1);
-    for (guint i = 0; i < sys->pivots->len; i++)
-      {
-        gboolean fast;
-        guint reg = cml_program_output_register (sys->rhs_prog, dim + i, &fast);
-        if (fast)
-          sys->fast_pivots[sys->n_fast_pivots++] = i;
-        else
-          {
-            sys->slow_pivots[sys->n_slow_pivots] = i;
-            sys->slow_pivot_regs[sys->n_slow_pivots++] = reg;
-          }
-      }
+    classify_pivots (sys);
   }
   COMPILE (sys->obs_prog, (CmlExpr **) sys->obs->pdata, sys->obs->len);
   if (sys->h->len)
@@ -96,26 +133,8 @@ compile_programs (CmlSystem *sys, GError **error)
         return FALSE;
     }
   {
-    /* every scene property, flattened in model order */
     g_autoptr (GPtrArray) outs = g_ptr_array_new ();
-    CmlModel *md = sys->model;
-    sys->scene_offsets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-    for (guint k = 0; k < md->scene->len; k++)
-      {
-        CmlSceneObject *so = md->scene->pdata[k];
-        GHashTableIter it;
-        gpointer key, val;
-        g_hash_table_iter_init (&it, so->props);
-        while (g_hash_table_iter_next (&it, &key, &val))
-          {
-            GPtrArray *exprs = val;
-            g_hash_table_insert (sys->scene_offsets, g_strdup_printf ("%u\n%s", k, (char *) key),
-                                 GUINT_TO_POINTER (outs->len + 1));
-            for (guint c = 0; c < exprs->len; c++)
-              g_ptr_array_add (outs, user_expr (sys, exprs->pdata[c]));
-          }
-      }
-    sys->n_scene = outs->len;
+    scene_layout (sys, outs);
     if (outs->len == 0)
       g_ptr_array_add (outs, ZERO (ctx));
     COMPILE (sys->scene_prog, (CmlExpr **) outs->pdata, outs->len);

@@ -108,6 +108,31 @@ fail_nonfinite (CmlSystem *sys, GError **error)
                      "double precision while the derivatives are taken): rescale the model's numbers");
 }
 
+void
+system_set_fast_inputs (CmlSystem *sys)
+{
+  sys->n_fast = 1 + sys->dim + sys->na;
+  sys->fast_sym = g_new (int, sys->n_fast);
+  sys->fast_sym[0] = sys->model->t_sym;
+  for (guint i = 0; i < sys->dim; i++)
+    sys->fast_sym[1 + i] = sys->state_sym[i];
+  for (guint a = 0; a < sys->na; a++)
+    sys->fast_sym[1 + sys->dim + a] = sys->aux_sym[a];
+}
+
+/* The structure equations of the algebroid: whether it is a Lie algebroid, and a warning
+ * (naming the model's file) when it is not. */
+static void
+check_structure (CmlSystem *sys)
+{
+  char *msg = NULL;
+
+  sys->structure_defect = structure_defect (sys, &msg);
+  sys->lie = sys->structure_defect < 1e-9;
+  if (msg)
+    g_ptr_array_add (sys->model->warnings, msg);
+}
+
 CmlSystem *
 cml_system_new (CmlModel *model, GError **error)
 {
@@ -152,17 +177,18 @@ cml_system_new (CmlModel *model, GError **error)
   for (guint i = 0; i < sys->dim; i++)
     sys->state_names[i] = g_strdup (cml_expr_ctx_symbol_name (ctx, sys->state_sym[i]));
 
+  /* a text derived before: from the cache (cml-system-cache.c) */
+  guint nodes0 = cml_expr_ctx_n_nodes (ctx), syms0 = cml_expr_ctx_n_symbols (ctx);
+  if (system_cache_load (sys))
+    {
+      check_structure (sys);
+      return g_steal_pointer (&sys);
+    }
+
   /* numbers that overflow while deriving make the equations meaningless (see the end) */
   guint64 nonfinite0 = cml_expr_ctx_n_nonfinite (ctx);
 
-  /* structure equations */
-  {
-    char *msg = NULL;
-    sys->structure_defect = structure_defect (sys, &msg);
-    sys->lie = sys->structure_defect < 1e-9;
-    if (msg)
-      g_ptr_array_add (model->warnings, msg);
-  }
+  check_structure (sys);
 
   {
     g_autofree double *sample = make_sample (sys, 1);
@@ -269,14 +295,7 @@ cml_system_new (CmlModel *model, GError **error)
       g_ptr_array_add (sys->fb2, cml_expr_subs (ctx, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr, n,
                                                 sys->subs_ids, sys->fb_yhat));
 
-  /* fast inputs */
-  sys->n_fast = 1 + sys->dim + sys->na;
-  sys->fast_sym = g_new (int, sys->n_fast);
-  sys->fast_sym[0] = model->t_sym;
-  for (guint i = 0; i < sys->dim; i++)
-    sys->fast_sym[1 + i] = sys->state_sym[i];
-  for (guint a = 0; a < sys->na; a++)
-    sys->fast_sym[1 + sys->dim + a] = sys->aux_sym[a];
+  system_set_fast_inputs (sys);
 
   /* observables */
   for (guint i = 0; i < m; i++)
@@ -326,6 +345,7 @@ cml_system_new (CmlModel *model, GError **error)
       fail_nonfinite (sys, error);
       return NULL;
     }
+  system_cache_save (sys, nodes0, syms0);
   return g_steal_pointer (&sys);
 }
 
@@ -369,6 +389,7 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->jac_native, cml_native_free);
   g_free (sys->jac_error);
   g_free (sys->native_error);
+  g_free (sys->cache_key);
   g_mutex_clear (&sys->native_lock);
   g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
   g_free (sys->rhs);
@@ -406,6 +427,7 @@ gboolean cml_system_is_lie_algebroid (const CmlSystem *sys) { return sys->lie; }
 const GPtrArray *cml_system_algorithm_steps (const CmlSystem *sys) { return sys->steps; }
 gboolean cml_system_has_gauge_freedom (const CmlSystem *sys) { return sys->gauge; }
 double cml_system_structure_defect (const CmlSystem *sys) { return sys->structure_defect; }
+gboolean cml_system_was_cached (const CmlSystem *sys) { return sys->from_cache; }
 
 int
 cml_system_observable_index (const CmlSystem *sys, const char *name)

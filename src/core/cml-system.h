@@ -67,6 +67,10 @@ char       *cml_system_describe (const CmlSystem *sys);
  * and its conserved quantities apart from the others.  For people, not for parsing. */
 char       *cml_system_describe_readable (const CmlSystem *sys);
 
+/* Whether the system was read from the derived-system cache rather than derived: its
+ * model's text was derived before by this build of cmlab (cml-system-cache.c). */
+gboolean    cml_system_was_cached (const CmlSystem *sys);
+
 /* Evaluates the structure-equation residuals and returns the largest at random points
  * (for tests; 0 for a Lie algebroid). */
 double      cml_system_structure_defect (const CmlSystem *sys);

@@ -423,11 +423,13 @@ test_cache (void)
       {
         g_autofree char *p = g_build_filename (dir, e, NULL);
         g_assert_true (g_str_has_suffix (e, ".so") || g_str_has_suffix (e, ".c")
-                       || g_str_has_suffix (e, ".so.sha256"));
+                       || g_str_has_suffix (e, ".so.sha256") || g_str_has_suffix (e, ".key"));
         g_unlink (p);
         n++;
       }
-    g_assert_cmpuint (n, ==, 6);
+    /* two objects, each with its source and digest, and the system's memo (its text is
+     * in the derived-system cache) */
+    g_assert_cmpuint (n, ==, 7);
   }
   g_rmdir (dir);
 }
@@ -623,6 +625,108 @@ test_unsafe_cache (void)
   /* one line, once */
   g_test_trap_assert_stderr ("*native-code cache*interpreter*");
   g_test_trap_assert_stderr_unmatched ("*\n*\n*");
+}
+
+/* ---- the memo: an object found by what fixes its source ------------------------------- */
+
+static guint n_sources;
+
+/* A source for cml_native_build_keyed: the text DATA, counted. */
+static gboolean
+counted_source (gpointer data, GString *s)
+{
+  n_sources++;
+  g_string_append (s, data);
+  return TRUE;
+}
+
+/* The memo files of DIR: the one there is. */
+static char *
+memo_file (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *e;
+  char *found = NULL;
+  while (d && (e = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (e, ".key"))
+      {
+        g_assert_null (found);
+        found = g_build_filename (dir, e, NULL);
+      }
+  g_assert_nonnull (found);
+  return found;
+}
+
+/* The second build of one key writes no source: the memo names the object, the same one
+ * cml_native_build finds for the source; a damaged object is built again from the source;
+ * with $CMLAB_NATIVE_MEMO_CHECK=1 a memo that names another object than its source's is
+ * refused loudly. */
+static void
+test_memo (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *src = source_times ("3.0"), *other = source_times ("5.0");
+  g_autofree char *check = g_strdup (g_getenv ("CMLAB_NATIVE_MEMO_CHECK"));
+
+  if (!require_native ())
+    return;
+  if (g_test_subprocess ())
+    {
+      /* a memo that names the object of another source (in the cache the test made) */
+      dir = g_strdup (g_getenv ("CMLAB_NATIVE_CACHE"));
+      g_autoptr (CmlNative) a = cml_native_build_keyed ("a key", counted_source, src, &error);
+      g_autoptr (CmlNative) b = cml_native_build (other, &error);
+      g_autofree char *memo = memo_file (dir);
+      g_autofree char *base = g_path_get_basename (cml_native_path (b));
+      g_autofree char *line = g_strdup_printf ("%.64s\n", base);
+      g_assert_true (g_file_set_contents (memo, line, -1, &error));
+      g_setenv ("CMLAB_NATIVE_MEMO_CHECK", "1", TRUE);
+      g_autoptr (CmlNative) c = cml_native_build_keyed ("a key", counted_source, src, &error);
+      return;
+    }
+  dir = fresh_cache ();
+  g_unsetenv ("CMLAB_NATIVE_MEMO_CHECK");
+  n_sources = 0;
+  g_autoptr (CmlNative) a = cml_native_build_keyed ("a key", counted_source, src, &error);
+  g_assert_no_error (error);
+  g_assert_false (cml_native_was_cached (a));
+  g_assert_cmpuint (n_sources, ==, 1);
+  g_assert_cmpfloat (run_f (a), ==, 6.0);
+
+  g_autoptr (CmlNative) b = cml_native_build_keyed ("a key", counted_source, src, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_native_was_cached (b));
+  g_assert_cmpuint (n_sources, ==, 1);
+  g_assert_cmpstr (cml_native_path (b), ==, cml_native_path (a));
+  g_autoptr (CmlNative) c = cml_native_build (src, &error);
+  g_assert_cmpstr (cml_native_path (c), ==, cml_native_path (a));
+
+  /* another key, and no key: the source is written */
+  g_autoptr (CmlNative) d = cml_native_build_keyed (NULL, counted_source, src, &error);
+  g_assert_cmpuint (n_sources, ==, 2);
+  g_assert_cmpstr (cml_native_path (d), ==, cml_native_path (a));
+
+  /* the object the memo names is damaged: built again from the source */
+  g_assert_true (g_file_set_contents (cml_native_path (a), "not an object", -1, &error));
+  g_autoptr (CmlNative) e = cml_native_build_keyed ("a key", counted_source, src, &error);
+  g_assert_no_error (error);
+  g_assert_false (cml_native_was_cached (e));
+  g_assert_cmpuint (n_sources, ==, 3);
+  g_assert_cmpfloat (run_f (e), ==, 6.0);
+  g_clear_pointer (&a, cml_native_free);
+  g_clear_pointer (&b, cml_native_free);
+  g_clear_pointer (&c, cml_native_free);
+  g_clear_pointer (&d, cml_native_free);
+  g_clear_pointer (&e, cml_native_free);
+  remove_cache (dir);
+  if (check)
+    g_setenv ("CMLAB_NATIVE_MEMO_CHECK", check, TRUE);
+
+  g_autofree char *dir2 = fresh_cache ();
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*memo*names*but its source is*");
+  remove_cache (dir2);
 }
 
 /* The cache is kept under its size limit, the least recently used objects going first. */
@@ -964,6 +1068,7 @@ main (int argc, char **argv)
   g_test_add_func ("/native/planted-object", test_planted_object);
   g_test_add_func ("/native/unsafe-cache", test_unsafe_cache);
   g_test_add_func ("/native/eviction", test_eviction);
+  g_test_add_func ("/native/memo", test_memo);
   g_test_add_func ("/native/partial-files", test_partial_files);
   g_test_add_func ("/native/compiler-time-limit", test_compiler_time_limit);
   int status = g_test_run ();
