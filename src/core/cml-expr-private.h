@@ -107,7 +107,7 @@ CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
  * it when it is new — the parts taken as canonical, not simplified (an existing equal node
  * is returned as it is); NULL when they do not make a node of kind KIND. */
 GPtrArray *cml_expr_ctx_nodes_by_id (CmlExprCtx *ctx);
-CmlExpr   *cml_expr_restore (CmlExprCtx *ctx, CmlExprKind kind, CmlFunc fn, double value, guint n,
+CmlExpr   *cml_expr_restore (CmlExprCtx *ctx, guint kind, guint fn, double value, guint n,
                              CmlExpr **args, const double *coefs);
 /* The name of FN in the model language ("?" for none), which is also libm's for the
  * functions libm has. */

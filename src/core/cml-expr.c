@@ -264,25 +264,30 @@ cml_expr_ctx_nodes_by_id (CmlExprCtx *ctx)
 }
 
 CmlExpr *
-cml_expr_restore (CmlExprCtx *ctx, CmlExprKind kind, CmlFunc fn, double value, guint n, CmlExpr **args,
+cml_expr_restore (CmlExprCtx *ctx, guint kind, guint fn, double value, guint n, CmlExpr **args,
                   const double *coefs)
 {
   CmlExpr key;
   gboolean ok;
 
-  switch (kind)
-    {
-    case CML_EXPR_NUM: ok = n == 0 && coefs == NULL; break;
-    case CML_EXPR_ADD: ok = n >= 1 && coefs != NULL; break;
-    case CML_EXPR_MUL: ok = n >= 1 && coefs == NULL && value != 0.0; break;
-    case CML_EXPR_POW: ok = n == 2 && coefs == NULL; break;
-    case CML_EXPR_FUNC: ok = n == 1 && coefs == NULL && fn < CML_FN_ATAN2; break;
-    case CML_EXPR_FUNC2: ok = n == 2 && coefs == NULL && fn == CML_FN_ATAN2; break;
-    default: ok = FALSE; break;
-    }
+  /* (the numbers as read: checked before they become a kind and a function) */
+  if (kind == CML_EXPR_NUM)
+    ok = n == 0 && coefs == NULL;
+  else if (kind == CML_EXPR_ADD)
+    ok = n >= 1 && coefs != NULL;
+  else if (kind == CML_EXPR_MUL)
+    ok = n >= 1 && coefs == NULL && value != 0.0;
+  else if (kind == CML_EXPR_POW)
+    ok = n == 2 && coefs == NULL;
+  else if (kind == CML_EXPR_FUNC)
+    ok = n == 1 && coefs == NULL && fn < CML_FN_ATAN2;
+  else if (kind == CML_EXPR_FUNC2)
+    ok = n == 2 && coefs == NULL && fn == CML_FN_ATAN2;
+  else
+    ok = FALSE;
   if (!ok)
     return NULL;
-  key_init (&key, kind);
+  key_init (&key, (CmlExprKind) kind);
   key.fn = kind == CML_EXPR_FUNC || kind == CML_EXPR_FUNC2 ? fn : 0;
   key.value = kind == CML_EXPR_NUM || kind == CML_EXPR_ADD || kind == CML_EXPR_MUL ? value : 0.0;
   key.n = n;

@@ -288,9 +288,11 @@ c_system (Codec *c)
   guint n = s->n;
 
   c_u32 (c, &formalism);
-  s->formalism = (CmlFormalism) formalism;
+  /* checked before it becomes a formalism */
   if (c->mode == READ && formalism > CML_FORMALISM_SINGULAR)
     c->r.bad = TRUE;
+  else
+    s->formalism = (CmlFormalism) formalism;
   c_u32 (c, &s->na);
   if (c->mode == READ && s->na > 4096)
     c->r.bad = TRUE;
@@ -557,7 +559,7 @@ read_expressions (CmlSystem *sys, CmlBytesReader *r, GPtrArray *by_id)
           if (cml_bytes_get_u32 (r) != 0)
             coefs = cml_bytes_get_array (r, n, sizeof (double));
           if (ok && !r->bad)
-            e = cml_expr_restore (sys->ctx, (CmlExprKind) kind, (CmlFunc) fn, value, n, args, coefs);
+            e = cml_expr_restore (sys->ctx, kind, fn, value, n, args, coefs);
         }
       /* new, with the id it had */
       if (e == NULL || e->id != by_id->len)
