@@ -14,7 +14,11 @@
  * Besides the sanitizers (ASan, UBSan, LeakSanitizer) it checks the loader's contract:
  * every failure sets a CML_ERROR that starts with "FILE:LINE:" (models/README.md: "Every
  * problem is reported as FILE:LINE: message"); a failure without an error, or with an
- * unlocated one, aborts (a finding).
+ * unlocated one, aborts (a finding).  And the derived-system cache's (cml-system-cache.c):
+ * a system derived and written is read back from the same text as the same system — as
+ * many expressions, the same description, the same right-hand side bit for bit at the
+ * initial state — or it is a finding.  The cache is $CMLAB_DERIVED_CACHE (tools/fuzz: in
+ * its output directory, emptied at each run).
  *
  * Inputs with a NUL byte are skipped: cml_model_new_from_file () refuses them before the
  * parser runs, and cml_model_new_from_data () takes a C string.
@@ -166,6 +170,58 @@ exercise_simulation (CmlSystem *sys, CmlSimulation *sim)
   cml_simulation_eval_scene (sim, scene);
 }
 
+/* The system derived from TEXT (SYS, with N_NODES expressions in its context when it was
+ * made) read back from the derived-system cache: the same system, or abort (). */
+static void
+check_round_trip (const char *text, CmlSystem *sys, guint n_nodes)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_data (text, DISPLAY_NAME, &error);
+  g_autoptr (CmlSystem) back = model ? cml_system_new (model, &error) : NULL;
+  g_autoptr (CmlSimulation) s1 = NULL, s2 = NULL;
+  g_autofree char *d1 = NULL, *d2 = NULL;
+  guint dim = cml_system_dim (sys);
+
+  if (back == NULL)
+    {
+      fprintf (stderr, "fuzz-model: derived once, but not the second time: %s\n", error ? error->message : "?");
+      abort ();
+    }
+  if (!cml_system_was_cached (back))
+    return; /* not written (too large for the cache) */
+  if (cml_expr_ctx_n_nodes (model->ctx) != n_nodes || cml_system_dim (back) != dim
+      || cml_system_n_observables (back) != cml_system_n_observables (sys))
+    {
+      fprintf (stderr, "fuzz-model: the system read back is not the one derived (%u against %u expressions)\n",
+               cml_expr_ctx_n_nodes (model->ctx), n_nodes);
+      abort ();
+    }
+  d1 = cml_system_describe (sys);
+  d2 = cml_system_describe (back);
+  if (strcmp (d1, d2) != 0)
+    {
+      fprintf (stderr, "fuzz-model: the system read back describes itself otherwise\n");
+      abort ();
+    }
+  s1 = cml_simulation_new (sys, NULL);
+  s2 = cml_simulation_new (back, NULL);
+  if ((s1 == NULL) != (s2 == NULL))
+    {
+      fprintf (stderr, "fuzz-model: one of the two systems starts a simulation, the other does not\n");
+      abort ();
+    }
+  if (s1 != NULL)
+    {
+      g_autofree double *f1 = g_new0 (double, dim + 1), *f2 = g_new0 (double, dim + 1);
+      gboolean ok1 = cml_simulation_eval_rhs (s1, f1, NULL), ok2 = cml_simulation_eval_rhs (s2, f2, NULL);
+      if (ok1 != ok2 || (ok1 && memcmp (f1, f2, dim * sizeof (double)) != 0))
+        {
+          fprintf (stderr, "fuzz-model: the right-hand sides differ at the initial state\n");
+          abort ();
+        }
+    }
+}
+
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -228,6 +284,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       check_error ("cml_system_new", error);
       return 0;
     }
+  if (!cml_system_was_cached (sys))
+    check_round_trip (text, sys, cml_expr_ctx_n_nodes (model->ctx));
   g_free (cml_system_describe (sys));
 
   sim = cml_simulation_new (sys, &error);
