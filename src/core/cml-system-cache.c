@@ -48,6 +48,7 @@
 #include "cml-bytes.h"
 #include "cml-cache-dir.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define CACHE_MAGIC         "cmlab-derived-1\n"
@@ -275,11 +276,81 @@ c_program (Codec *c, CmlProgram **prog, guint n_fast, guint n_out)
     g_clear_pointer (prog, cml_program_free);
 }
 
+static int
+by_text (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The scene program's layout: the offset of every scene property among its outputs, as
+ * the derivation laid them out (scene_layout, in the order GLib's hash tables give) — kept,
+ * not laid out again, so that the program read back and its offsets always agree. */
+static void
+c_scene (Codec *c)
+{
+  CmlSystem *s = c->sys;
+  CmlModel *md = s->model;
+  guint n = s->scene_offsets ? g_hash_table_size (s->scene_offsets) : 0, n_props = 0;
+
+  if (c->mode == CLEAR)
+    {
+      g_clear_pointer (&s->scene_offsets, g_hash_table_unref);
+      s->n_scene = 0;
+      return;
+    }
+  c_u32 (c, &n);
+  if (c->mode == WRITE)
+    {
+      g_autofree gpointer *keys = g_hash_table_get_keys_as_array (s->scene_offsets, NULL);
+      qsort (keys, n, sizeof (gpointer), by_text);
+      for (guint i = 0; i < n; i++)
+        {
+          cml_bytes_put_str (c->out, keys[i]);
+          cml_bytes_put_u32 (c->out, GPOINTER_TO_UINT (g_hash_table_lookup (s->scene_offsets, keys[i])));
+        }
+      cml_bytes_put_u32 (c->out, s->n_scene);
+      return;
+    }
+  s->scene_offsets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < n && !c->r.bad; i++)
+    {
+      gboolean none;
+      char *key = cml_bytes_get_str (&c->r, &none);
+      guint off = cml_bytes_get_u32 (&c->r);
+      if (key == NULL || off == 0 || g_hash_table_contains (s->scene_offsets, key))
+        {
+          g_free (key);
+          c->r.bad = TRUE;
+          break;
+        }
+      g_hash_table_insert (s->scene_offsets, key, GUINT_TO_POINTER (off));
+    }
+  s->n_scene = cml_bytes_get_u32 (&c->r);
+  /* every property of the model's scene, its values within the outputs */
+  for (guint k = 0; k < md->scene->len && !c->r.bad; k++)
+    {
+      CmlSceneObject *so = md->scene->pdata[k];
+      GHashTableIter it;
+      gpointer key, val;
+      g_hash_table_iter_init (&it, so->props);
+      while (g_hash_table_iter_next (&it, &key, &val))
+        {
+          g_autofree char *name = g_strdup_printf ("%u\n%s", k, (char *) key);
+          guint off = GPOINTER_TO_UINT (g_hash_table_lookup (s->scene_offsets, name));
+          if (off == 0 || (guint64) off - 1 + ((GPtrArray *) val)->len > s->n_scene)
+            c->r.bad = TRUE;
+          n_props++;
+        }
+    }
+  if (n_props != n)
+    c->r.bad = TRUE;
+}
+
 /* ---- the system ------------------------------------------------------------------------ */
 
 /* Every field the derivation fills, in one order for writing, reading and clearing.
- * Before the programs, what their sizes follow from: the fast inputs and the scene's
- * layout (set_fast_inputs, scene_layout) — READ sets them up itself. */
+ * Before the programs, what their sizes follow from: the fast inputs (READ sets them up as
+ * the derivation does, system_set_fast_inputs) and the scene's layout (c_scene). */
 static void
 c_system (Codec *c)
 {
@@ -499,6 +570,7 @@ system_cache_save (CmlSystem *sys, guint nodes0, guint syms0)
     }
   c.out = out;
   c_system (&c);
+  c_scene (&c);
   c_programs (&c);
   cml_bytes_put (out, CACHE_MAGIC, strlen (CACHE_MAGIC));
 
@@ -609,7 +681,7 @@ system_cache_load (CmlSystem *sys)
       if (!c.r.bad)
         {
           system_set_fast_inputs (sys);
-          scene_layout (sys, NULL);
+          c_scene (&c);
           c_programs (&c);
         }
       if (!c.r.bad && (!cml_bytes_have (&c.r, m, 1) || memcmp (c.r.p, CACHE_MAGIC, m) != 0 || c.r.p + m != c.r.end))
@@ -624,11 +696,10 @@ system_cache_load (CmlSystem *sys)
       g_debug ("%s does not describe a system of %s: deriving it", path, md->path);
       c.mode = CLEAR;
       c_system (&c);
+      c_scene (&c);
       c_programs (&c);
       g_clear_pointer (&sys->fast_sym, g_free);
       sys->n_fast = 0;
-      g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
-      sys->n_scene = 0;
       return FALSE;
     }
   classify_pivots (sys);

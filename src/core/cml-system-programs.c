@@ -54,7 +54,7 @@ classify_pivots (CmlSystem *sys)
 }
 
 /* The scene program's outputs: every scene property, flattened in model order, its offset
- * in scene_offsets; its expressions appended to OUTS (or only counted, OUTS NULL). */
+ * in scene_offsets; its expressions appended to OUTS. */
 void
 scene_layout (CmlSystem *sys, GPtrArray *outs)
 {
@@ -73,7 +73,7 @@ scene_layout (CmlSystem *sys, GPtrArray *outs)
           GPtrArray *exprs = val;
           g_hash_table_insert (sys->scene_offsets, g_strdup_printf ("%u\n%s", k, (char *) key),
                                GUINT_TO_POINTER (n + 1));
-          for (guint c = 0; outs && c < exprs->len; c++)
+          for (guint c = 0; c < exprs->len; c++)
             g_ptr_array_add (outs, user_expr (sys, exprs->pdata[c]));
           n += exprs->len;
         }

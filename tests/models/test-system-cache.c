@@ -167,7 +167,8 @@ trajectory (CmlSystem *sys, CmlIntegratorKind kind)
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   GByteArray *out = g_byte_array_new ();
   guint dim = cml_system_dim (sys), n_obs = cml_system_n_observables (sys);
-  g_autofree double *obs = g_new0 (double, n_obs + 1);
+  guint n_scene = cml_system_n_scene_values (sys);
+  g_autofree double *obs = g_new0 (double, n_obs + 1), *scene = g_new0 (double, n_scene + 1);
 
   if (sim == NULL)
     {
@@ -191,6 +192,8 @@ trajectory (CmlSystem *sys, CmlIntegratorKind kind)
       g_byte_array_append (out, (const guint8 *) cml_simulation_get_state (sim), dim * sizeof (double));
       cml_simulation_observe (sim, obs);
       g_byte_array_append (out, (const guint8 *) obs, n_obs * sizeof (double));
+      cml_simulation_eval_scene (sim, scene);
+      g_byte_array_append (out, (const guint8 *) scene, n_scene * sizeof (double));
     }
   return out;
 }
@@ -208,6 +211,20 @@ assert_same_system (CmlSystem *a, CmlSystem *b)
   g_assert_cmpuint (a->n_fast_pivots, ==, b->n_fast_pivots);
   g_assert_cmpuint (a->n_slow_pivots, ==, b->n_slow_pivots);
   g_assert_cmpuint (a->n_scene, ==, b->n_scene);
+  /* every scene property at the same place among the scene program's outputs */
+  {
+    CmlModel *md = cml_system_get_model (a);
+    g_assert_cmpuint (g_hash_table_size (a->scene_offsets), ==, g_hash_table_size (b->scene_offsets));
+    for (guint k = 0; k < md->scene->len; k++)
+      {
+        CmlSceneObject *so = md->scene->pdata[k];
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init (&it, so->props);
+        while (g_hash_table_iter_next (&it, &key, NULL))
+          g_assert_cmpint (cml_system_scene_offset (a, k, key), ==, cml_system_scene_offset (b, k, key));
+      }
+  }
   g_assert_true (a->lie == b->lie && a->gauge == b->gauge);
   for (guint i = 0; i < a->dim; i++)
     g_assert_true (a->rhs[i]->id == b->rhs[i]->id);
