@@ -428,6 +428,16 @@ c_programs (Codec *c)
   c_program (c, &s->scene_prog, s->n_fast, MAX (s->n_scene, 1));
 }
 
+/* Whether none of the N expressions of A (or A NULL) is missing. */
+static gboolean
+all_set (CmlExpr *const *a, guint n)
+{
+  for (guint i = 0; a != NULL && i < n; i++)
+    if (a[i] == NULL)
+      return FALSE;
+  return TRUE;
+}
+
 /* Whether what READ filled fits together: the programs every system has, names for every
  * pivot and observable, symbols and indices within the model's. */
 static gboolean
@@ -453,9 +463,11 @@ consistent (CmlSystem *s)
           : ns > n || s->fb->len != n * n + n + ns * n + ns)
         return FALSE;
     }
-  for (guint i = 0; i < s->dim; i++)
-    if (s->rhs[i] == NULL)
-      return FALSE;
+  if (!all_set (s->rhs, s->dim) || !all_set (s->reg, s->reg_rows * s->reg_rows)
+      || !all_set (s->newton, s->na + s->na * s->na) || !all_set (s->lambda, s->n_lambda)
+      || !all_set (s->subs_repl, s->n_subs) || !all_set (s->fb_yhat, n) || (s->reg_rows > 0 && s->reg == NULL)
+      || (s->n_lambda > 0 && s->lambda == NULL))
+    return FALSE;
   for (guint a = 0; a < s->na; a++)
     if (s->aux_sym[a] < 0 || (guint) s->aux_sym[a] >= n_syms)
       return FALSE;
