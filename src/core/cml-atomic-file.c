@@ -356,7 +356,7 @@ cml_atomic_file_commit (CmlAtomicFile *f, GError **error)
 
   g_return_val_if_fail (f != NULL && !f->done, FALSE);
 
-  e = close_file (f, TRUE);
+  e = close_file (f, !(f->flags & CML_ATOMIC_FILE_UNSYNCED));
   if (e == 0 && f->tmp_path != NULL)
     {
       /* a program that wrote by name may have made a new file (a linker does) */
@@ -409,7 +409,14 @@ cml_atomic_file_free (CmlAtomicFile *f)
 gboolean
 cml_atomic_file_set_contents (const char *path, const void *data, gsize size, GError **error)
 {
-  g_autoptr (CmlAtomicFile) f = cml_atomic_file_new (path, CML_ATOMIC_FILE_DEFAULT, error);
+  return cml_atomic_file_set_contents_full (path, data, size, CML_ATOMIC_FILE_DEFAULT, error);
+}
+
+gboolean
+cml_atomic_file_set_contents_full (const char *path, const void *data, gsize size, CmlAtomicFileFlags flags,
+                                   GError **error)
+{
+  g_autoptr (CmlAtomicFile) f = cml_atomic_file_new (path, flags, error);
   const guint8 *p = data;
 
   if (f == NULL)

@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A regular file (new or existing) is written under a temporary name beside it,
- * `.NAME.cmlab-tmp-PID-XXXXXX`, synced and renamed over NAME by
+ * `.NAME.cmlab-tmp-PID-XXXXXX`, synced (unless it is a cache's: CML_ATOMIC_FILE_UNSYNCED)
+ * and renamed over NAME by
  * cml_atomic_file_commit(); cml_atomic_file_abort() (and free without commit) removes
  * the temporary.  The new file has the mode a plain create gives (0666 less the umask);
  * a replaced file keeps its mode (and, where we may, its owner).
@@ -38,6 +39,9 @@ typedef enum
   /* another program (ffmpeg, a C compiler) writes the file by its name
    * (cml_atomic_file_get_write_path): no descriptor is kept open */
   CML_ATOMIC_FILE_EXTERNAL = 1 << 0,
+  /* a cache's file, which its reader checks whole: not synced to disk before the rename
+   * (after a crash it may be empty or absent — recomputed, never trusted) */
+  CML_ATOMIC_FILE_UNSYNCED = 1 << 1,
 } CmlAtomicFileFlags;
 
 typedef struct _CmlAtomicFile CmlAtomicFile;
@@ -71,6 +75,13 @@ gboolean       cml_atomic_file_set_contents   (const char         *path,
                                                const void         *data,
                                                gsize               size,
                                                GError            **error);
+
+/* The same with FLAGS (CML_ATOMIC_FILE_UNSYNCED; not EXTERNAL). */
+gboolean       cml_atomic_file_set_contents_full (const char         *path,
+                                                  const void         *data,
+                                                  gsize               size,
+                                                  CmlAtomicFileFlags  flags,
+                                                  GError            **error);
 
 /* Whether BASENAME is one of our temporaries; its writer's PID in *PID (may be NULL). */
 gboolean       cml_atomic_file_is_temporary   (const char         *basename,

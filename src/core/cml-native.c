@@ -650,7 +650,7 @@ cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, 
     {
       g_autoptr (GError) merr = NULL;
       g_autofree char *text = g_strconcat (hash, "\n", NULL);
-      if (!cml_atomic_file_set_contents (memo, text, strlen (text), &merr))
+      if (!cml_atomic_file_set_contents_full (memo, text, strlen (text), CML_ATOMIC_FILE_UNSYNCED, &merr))
         g_debug ("%s", merr->message);
     }
   return native;

@@ -593,7 +593,8 @@ system_cache_save (CmlSystem *sys, guint nodes0, guint syms0)
   sum = cml_cache_hash64 (out->data + head, len);
   memcpy (out->data + strlen (CACHE_MAGIC), &len, sizeof len);
   memcpy (out->data + strlen (CACHE_MAGIC) + sizeof len, &sum, sizeof sum);
-  if (!cml_atomic_file_set_contents (path, (const char *) out->data, out->len, &error))
+  if (!cml_atomic_file_set_contents_full (path, (const char *) out->data, out->len, CML_ATOMIC_FILE_UNSYNCED,
+                                          &error))
     {
       g_debug ("the derived system of %s is not cached: %s", md->path, error->message);
       return;
@@ -690,6 +691,9 @@ system_cache_load (CmlSystem *sys)
   if (read_expressions (sys, &c.r, c.by_id))
     {
       c_system (&c);
+      /* the free velocities are fast inputs: there must be as many as said */
+      if (sys->na > 0 && sys->aux_sym == NULL)
+        c.r.bad = TRUE;
       if (!c.r.bad)
         {
           system_set_fast_inputs (sys);
