@@ -12,6 +12,7 @@
 #define G_LOG_DOMAIN "test-native"
 
 #include "physics-util.h"
+#include "cache-util.h"
 #include "cml-native.h"
 #include "cml-native-step.h"
 
@@ -454,30 +455,6 @@ run_f (CmlNative *native)
   return out;
 }
 
-/* A fresh private cache directory (0700), set as $CMLAB_NATIVE_CACHE. */
-static char *
-fresh_cache (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("cmlab-native-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_setenv ("CMLAB_NATIVE_CACHE", dir, TRUE);
-  return dir;
-}
-
-static void
-remove_cache (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *e;
-  while (d && (e = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, e, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 static guint64
 dir_bytes (const char *dir, guint *n_objects)
 {
@@ -508,7 +485,7 @@ test_planted_object (void)
 
   if (!require_native ())
     return;
-  dir = fresh_cache ();
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
   {
     g_autoptr (CmlNative) a = cml_native_build (src_a, &error);
     g_assert_no_error (error);
@@ -538,7 +515,7 @@ test_planted_object (void)
     g_assert_true (cml_native_was_cached (a));
     g_assert_cmpfloat (run_f (a), ==, 6.0);
   }
-  remove_cache (dir);
+  cache_dir_remove (dir);
 }
 
 /* A cache directory others may write to, a symbolic link, or someone else's: not used
@@ -610,7 +587,7 @@ test_unsafe_cache (void)
         g_assert_cmpint (g_stat (fresh, &st), ==, 0);
         g_assert_cmpint (st.st_mode & 0777, ==, 0700);
         g_assert_cmpfloat (run_f (ok), ==, 14.0);
-        remove_cache (fresh);
+        cache_dir_remove (fresh);
         g_autofree char *parent = g_path_get_dirname (fresh);
         g_rmdir (parent);
       }
@@ -684,7 +661,7 @@ test_memo (void)
       g_autoptr (CmlNative) c = cml_native_build_keyed ("a key", counted_source, src, &error);
       return;
     }
-  dir = fresh_cache ();
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
   g_unsetenv ("CMLAB_NATIVE_MEMO_CHECK");
   n_sources = 0;
   g_autoptr (CmlNative) a = cml_native_build_keyed ("a key", counted_source, src, &error);
@@ -718,15 +695,15 @@ test_memo (void)
   g_clear_pointer (&c, cml_native_free);
   g_clear_pointer (&d, cml_native_free);
   g_clear_pointer (&e, cml_native_free);
-  remove_cache (dir);
+  cache_dir_remove (dir);
   if (check)
     g_setenv ("CMLAB_NATIVE_MEMO_CHECK", check, TRUE);
 
-  g_autofree char *dir2 = fresh_cache ();
+  g_autofree char *dir2 = cache_dir_new ("CMLAB_NATIVE_CACHE");
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_failed ();
   g_test_trap_assert_stderr ("*memo*names*but its source is*");
-  remove_cache (dir2);
+  cache_dir_remove (dir2);
 }
 
 /* The cache is kept under its size limit, the least recently used objects going first. */
@@ -740,7 +717,7 @@ test_eviction (void)
 
   if (!require_native ())
     return;
-  dir = fresh_cache ();
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
   {
     g_autofree char *src = source_times ("1.5");
     g_autoptr (CmlNative) first = cml_native_build (src, &error);
@@ -781,7 +758,7 @@ test_eviction (void)
   /* the last and the one used again stayed */
   g_assert_true (g_file_test (keep_path, G_FILE_TEST_EXISTS));
   g_unsetenv ("CMLAB_NATIVE_CACHE_LIMIT");
-  remove_cache (dir);
+  cache_dir_remove (dir);
 }
 
 /* Partial files of killed compiles (our temporaries whose process is gone, and the
@@ -797,7 +774,7 @@ test_partial_files (void)
 
   if (!require_native ())
     return;
-  dir = fresh_cache ();
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
   g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL));
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -820,7 +797,7 @@ test_partial_files (void)
   g_assert_false (g_file_test (t2, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
-  remove_cache (dir);
+  cache_dir_remove (dir);
 }
 
 /* A compiler that does not finish is stopped at the time limit; the interpreter runs. */
@@ -830,7 +807,7 @@ test_compiler_time_limit (void)
   if (g_test_subprocess ())
     {
       g_autoptr (GError) error = NULL;
-      g_autofree char *dir = fresh_cache ();
+      g_autofree char *dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
       g_autofree char *bin = g_dir_make_tmp ("cmlab-slow-cc-XXXXXX", NULL);
       g_autofree char *script = g_build_filename (bin, "slow-cc", NULL);
       g_autofree char *src = source_times ("11.0");
@@ -862,7 +839,7 @@ test_compiler_time_limit (void)
           if (!g_str_has_suffix (e, ".c"))
             g_error ("left in the cache: %s", e);
       }
-      remove_cache (dir);
+      cache_dir_remove (dir);
       g_unlink (script);
       g_rmdir (bin);
       return;

@@ -15,6 +15,7 @@
  */
 #define G_LOG_DOMAIN "test-system-cache"
 
+#include "cache-util.h"
 #include "cml-atomic-file.h"
 #include "cml-build-id.h"
 #include "cml-cache-dir.h"
@@ -28,28 +29,6 @@
 #include <unistd.h>
 
 #define MAGIC_LEN 16 /* "cmlab-derived-1\n" */
-
-static char *
-fresh_cache (void)
-{
-  char *dir = g_dir_make_tmp ("cmlab-derived-XXXXXX", NULL);
-  g_assert_nonnull (dir);
-  g_setenv ("CMLAB_DERIVED_CACHE", dir, TRUE);
-  return dir;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *e;
-  while (d && (e = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, e, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
 
 static gint
 by_name (gconstpointer a, gconstpointer b)
@@ -78,17 +57,7 @@ n_entries (const char *dir)
   return a->len;
 }
 
-/* A vakonomic system whose W1 relations are nonlinear in the free velocities (u1^4): they
- * are solved by Newton's method (the fields na, aux_sym, newton). */
-static const char nonlinear_vakonomic[] =
-  "[model]\nname = nonlinear-vakonomic\ntitle = W1 relations nonlinear in the velocities\n\n"
-  "[algebroid]\nbase = x1, x2, x3\nfibre = u1, u2, u3\n\n"
-  "[anchor]\ne1 = x1: 1\ne2 = x2: 1\ne3 = x3: 1\n\n"
-  "[dynamics]\nlagrangian = (u1^2 + u2^2)/2 + u1^4/4\nconstraints = vakonomic\n\n"
-  "[constraints]\nu3 = x1*u2\n\n[initial]\np1 = 1\n";
-
-/* Every model the tests know: built-ins, tests/models/data, bench/models, and the model
- * texts above (a name that starts with "["). */
+/* Every model the tests know: built-ins, tests/models/data, bench/models. */
 static GPtrArray *
 all_models (void)
 {
@@ -111,7 +80,6 @@ all_models (void)
       for (guint i = 0; i < files->len; i++)
         g_ptr_array_add (a, g_strdup (files->pdata[i]));
     }
-  g_ptr_array_add (a, g_strdup (nonlinear_vakonomic));
   return a;
 }
 
@@ -119,8 +87,7 @@ all_models (void)
 static CmlSystem *
 load (const char *name, GError **error)
 {
-  g_autoptr (CmlModel) model = name[0] == '[' ? cml_model_new_from_data (name, "inline.cml", error)
-                                               : cml_model_load (name, error);
+  g_autoptr (CmlModel) model = cml_model_load (name, error);
   return model ? cml_system_new (model, error) : NULL;
 }
 
@@ -258,7 +225,7 @@ assert_same_system (CmlSystem *a, CmlSystem *b)
 static void
 test_same_system (void)
 {
-  g_autofree char *dir = fresh_cache ();
+  g_autofree char *dir = cache_dir_new ("CMLAB_DERIVED_CACHE");
   g_autoptr (GPtrArray) models = all_models ();
   guint seen[CML_FORMALISM_SINGULAR + 1] = { 0 }, newton = 0, varying = 0, constant = 0, vak_fb = 0, cached = 0;
 
@@ -266,7 +233,7 @@ test_same_system (void)
     {
       const char *name = models->pdata[i];
       g_autoptr (GError) e1 = NULL, e2 = NULL;
-      g_test_message ("%s", name[0] == '[' ? "(a model text)" : name);
+      g_test_message ("%s", name);
       guint before = n_entries (dir);
       g_autoptr (CmlSystem) fresh = load (name, &e1);
       if (fresh == NULL)
@@ -299,7 +266,7 @@ test_same_system (void)
   g_assert_cmpuint (varying, >, 0);
   g_assert_cmpuint (constant, >, 0);
   g_assert_cmpuint (vak_fb, >, 0);
-  remove_dir (dir);
+  cache_dir_remove (dir);
 }
 
 /* The single entry of DIR, read whole. */
@@ -315,6 +282,18 @@ read_entry (const char *dir, char **path_out)
   g_assert_true (g_file_get_contents (a->pdata[0], &data, &len, &error));
   *path_out = g_strdup (a->pdata[0]);
   return g_bytes_new_take (data, len);
+}
+
+/* NAME derived into a new cache ($CMLAB_DERIVED_CACHE, *DIR): the entry it wrote (at
+ * *PATH), read whole. */
+static GBytes *
+derived_entry (const char *name, char **dir, char **path)
+{
+  g_autoptr (GError) error = NULL;
+  *dir = cache_dir_new ("CMLAB_DERIVED_CACHE");
+  g_autoptr (CmlSystem) fresh = load (name, &error);
+  g_assert_no_error (error);
+  return read_entry (*dir, path);
 }
 
 /* DATA written as the entry PATH, its header's checksum made to match (RESEAL). */
@@ -339,12 +318,9 @@ static void
 test_damaged (gconstpointer data)
 {
   const char *name = data;
-  g_autofree char *dir = fresh_cache ();
-  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL, *path = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (CmlSystem) fresh = load (name, &error);
-  g_assert_no_error (error);
-  g_autoptr (GBytes) good = read_entry (dir, &path);
+  g_autoptr (GBytes) good = derived_entry (name, &dir, &path);
   gsize len;
   const guint8 *bytes = g_bytes_get_data (good, &len);
   struct
@@ -379,7 +355,7 @@ test_damaged (gconstpointer data)
       g_autoptr (CmlSystem) again = load (name, &error);
       g_assert_true (cml_system_was_cached (again));
     }
-  remove_dir (dir);
+  cache_dir_remove (dir);
 }
 
 /* Random changes with the checksum made to match: the loader reads a system or derives
@@ -389,12 +365,9 @@ static void
 test_mutations (gconstpointer data)
 {
   const char *name = data;
-  g_autofree char *dir = fresh_cache ();
-  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL, *path = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (CmlSystem) fresh = load (name, &error);
-  g_assert_no_error (error);
-  g_autoptr (GBytes) good = read_entry (dir, &path);
+  g_autoptr (GBytes) good = derived_entry (name, &dir, &path);
   gsize len;
   const guint8 *bytes = g_bytes_get_data (good, &len);
   guint n_read = 0, n_derived = 0;
@@ -421,7 +394,7 @@ test_mutations (gconstpointer data)
     }
   g_test_message ("%s: %u changed files read, %u refused", name, n_read, n_derived);
   g_assert_cmpuint (n_derived, >, 0);
-  remove_dir (dir);
+  cache_dir_remove (dir);
 }
 
 /* Every byte of the entry in turn (for the larger entries every 31st, starting at a
@@ -432,7 +405,7 @@ static void
 test_every_byte (gconstpointer data)
 {
   const char *name = data;
-  const gsize stride = strstr (name, "martinet") || name[0] == '[' ? 1 : 31;
+  const gsize stride = strstr (name, "martinet") || strstr (name, "nonlinear-vakonomic") ? 1 : 31;
 
   /* interpreted, in a process of its own: each changed system that is read would
    * otherwise compile its own native code */
@@ -444,12 +417,9 @@ test_every_byte (gconstpointer data)
       g_test_trap_assert_passed ();
       return;
     }
-  g_autofree char *dir = fresh_cache ();
-  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL, *path = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (CmlSystem) fresh = load (name, &error);
-  g_assert_no_error (error);
-  g_autoptr (GBytes) good = read_entry (dir, &path);
+  g_autoptr (GBytes) good = derived_entry (name, &dir, &path);
   gsize len;
   const guint8 *bytes = g_bytes_get_data (good, &len);
   guint n_read = 0;
@@ -467,9 +437,9 @@ test_every_byte (gconstpointer data)
           g_autoptr (GByteArray) t = trajectory (sys, CML_INTEGRATOR_RK8PD);
         }
     }
-  g_test_message ("%s: %u changed files read, of %" G_GSIZE_FORMAT " bytes every %" G_GSIZE_FORMAT,
-                  name[0] == '[' ? "(a model text)" : name, n_read, len - MAGIC_LEN - 16, stride);
-  remove_dir (dir);
+  g_test_message ("%s: %u changed files read, of %" G_GSIZE_FORMAT " bytes every %" G_GSIZE_FORMAT, name, n_read,
+                  len - MAGIC_LEN - 16, stride);
+  cache_dir_remove (dir);
 }
 
 /* A model whose context holds more than parsing made is derived, not read, and its
@@ -477,7 +447,7 @@ test_every_byte (gconstpointer data)
 static void
 test_not_fresh (void)
 {
-  g_autofree char *dir = fresh_cache ();
+  g_autofree char *dir = cache_dir_new ("CMLAB_DERIVED_CACHE");
   g_autofree char *path = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (CmlSystem) first = load ("heavy-top", &error);
@@ -498,14 +468,14 @@ test_not_fresh (void)
   g_autofree char *path2 = NULL;
   g_autoptr (GBytes) after = read_entry (dir, &path2);
   g_assert_true (g_bytes_equal (before, after));
-  remove_dir (dir);
+  cache_dir_remove (dir);
 }
 
 /* A directory others may write to is not used: nothing written, nothing read. */
 static void
 test_private (void)
 {
-  g_autofree char *dir = fresh_cache ();
+  g_autofree char *dir = cache_dir_new ("CMLAB_DERIVED_CACHE");
   g_autoptr (GError) error = NULL;
 
   g_assert_cmpint (g_chmod (dir, 0777), ==, 0);
@@ -516,14 +486,14 @@ test_private (void)
   g_autoptr (CmlSystem) b = load ("martinet", &error);
   g_assert_false (cml_system_was_cached (b));
   g_assert_cmpuint (n_entries (dir), ==, 1);
-  remove_dir (dir);
+  cache_dir_remove (dir);
 }
 
 /* The cache keeps under $CMLAB_DERIVED_CACHE_LIMIT, the least recently used going first. */
 static void
 test_limit (void)
 {
-  g_autofree char *dir = fresh_cache ();
+  g_autofree char *dir = cache_dir_new ("CMLAB_DERIVED_CACHE");
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) models = all_models ();
   guint64 total = 0, limit = 60000;
@@ -548,7 +518,7 @@ test_limit (void)
   g_assert_no_error (error);
   g_assert_true (cml_system_was_cached (last));
   g_unsetenv ("CMLAB_DERIVED_CACHE_LIMIT");
-  remove_dir (dir);
+  cache_dir_remove (dir);
 }
 
 /* The build ID is the one the linker wrote (readelf reads it from the file). */
@@ -588,10 +558,9 @@ main (int argc, char **argv)
    * vakonomic with the numeric fallback (fb2), singular with a constant and with a varying
    * kernel, nonholonomic with projection */
   g_test_add_data_func ("/system-cache/every-byte/martinet", "martinet", test_every_byte);
-  g_test_add_data_func ("/system-cache/every-byte/nonlinear-vakonomic", nonlinear_vakonomic, test_every_byte);
   {
-    static char *files[3];
-    const char *names[] = { "rolling-ball-vakonomic", "kernel-pivot", "varying-kernel" };
+    static char *files[4];
+    const char *names[] = { "nonlinear-vakonomic", "rolling-ball-vakonomic", "kernel-pivot", "varying-kernel" };
     for (guint k = 0; k < G_N_ELEMENTS (names); k++)
       {
         g_autofree char *base = g_strconcat (names[k], ".cml", NULL);
