@@ -19,7 +19,7 @@ cache_dir_new (const char *env)
   return dir;
 }
 
-/* DIR and the files in it. */
+/* DIR and the files in it (any flat temporary directory of a test). */
 static inline void
 cache_dir_remove (const char *dir)
 {

@@ -19,6 +19,7 @@
 #include "cml-session.h"
 #include "cml-system.h"
 #include "physics-util.h"
+#include "cache-util.h"
 
 #define CASE_TIMEOUT_USEC (30 * G_USEC_PER_SEC)
 
@@ -448,16 +449,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/limits/session-view-bounded", test_session_view_bounded);
 
   int status = g_test_run ();
-  {
-    g_autoptr (GDir) d = g_dir_open (tmp_dir, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *p = g_build_filename (tmp_dir, name, NULL);
-        g_unlink (p);
-      }
-    g_rmdir (tmp_dir);
-  }
+  cache_dir_remove (tmp_dir);
   g_free (tmp_dir);
   return status;
 }
