@@ -63,6 +63,8 @@ typedef struct CmlDop853Step
   double hlamb;            /* |h| times the estimate of |df/dz| along the step (stiff_check) */
   double t_fail;           /* where the right-hand side failed; its argument is left in ys */
   double n_rhs, n_rejected;
+  int    projected;        /* set by a native step's caller: 0 the end is not projected yet,
+                            * 1 projected and unchanged, 2 projected and moved */
   /* arrays */
   double *z;               /* dim: y0, then y1 */
   double *k;               /* 16 dim: the stage derivatives k1 … k16 */

@@ -305,6 +305,7 @@ cml_dop853_advance (CmlDop853     *dop,
         }
 
       st->stiff_check = (dop->n_steps + 1) % CML_INTEGRATOR_STIFF_EVERY == 0 || dop->iasti > 0;
+      st->projected = 0;
       if (dop->func != NULL)
         {
           r = dop->func (st, dop->func_data);
@@ -368,8 +369,14 @@ cml_dop853_advance (CmlDop853     *dop,
             dop->iasti = 0;
         }
 
-      /* back onto the constraint set; a moved state needs its own f */
-      if (o->project && dop->ode.project != NULL)
+      /* back onto the constraint set; a moved state needs its own f (a native step may have
+       * projected its end itself, the same projection: cml-native-step.h) */
+      if (o->project && dop->ode.project != NULL && st->projected)
+        {
+          if (st->projected == 2)
+            st->k1_valid = 0;
+        }
+      else if (o->project && dop->ode.project != NULL)
         {
           memcpy (dop->scratch, st->z, dim * sizeof (double));
           if (!project (dop, st->t, st->z, error))

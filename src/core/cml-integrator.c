@@ -941,6 +941,7 @@ func_step (CmlIntegrator *integ, double *t, double t1, double *z)
   rk->fresh = e->count == 0;
   rk->tries = 0;
   rk->n_rhs = 0;
+  rk->projected = 0;
   int rc = integ->rk_func (rk, integ->rk_data);
   integ->n_rhs += rk->n_rhs;
   if (rc != 0)
@@ -998,11 +999,15 @@ advance_gsl (CmlIntegrator *integ,
       memcpy (integ->z_good, z, dim * sizeof (double));
       integ->callback_status = CALLBACK_OK;
       const unsigned long failed_before = integ->evolve->failed_steps;
+      gboolean projected = FALSE; /* by the native step itself (cml-native-step.h) */
       if (integ->rk_func == NULL || !func_step (integ, &t_new, t1, z))
         status = gsl_odeiv2_evolve_apply (integ->evolve, integ->control, integ->step,
                                           &integ->sys, &t_new, t1, &integ->h, z);
       else
-        status = GSL_SUCCESS;
+        {
+          status = GSL_SUCCESS;
+          projected = integ->rk.projected;
+        }
       if (integ->evolve->failed_steps > failed_before)
         integ->n_rejected += integ->evolve->failed_steps - failed_before;
 
@@ -1068,7 +1073,7 @@ advance_gsl (CmlIntegrator *integ,
       integ->n_steps++;
 
       /* Back onto the constraint set after every step (one-step methods only). */
-      if (project_each_step && !project_state (integ, *t, z, error))
+      if (project_each_step && !projected && !project_state (integ, *t, z, error))
         {
           restore_good (integ, t, t_good, z);
           return FALSE;

@@ -90,20 +90,21 @@ append_reads (const CmlProgram *rhs_prog, guint dim, const char *name, const cha
 
 /* What sets one step's source apart: its name in words, its identifier ID (the functions
  * cml_ID_rhs, cml_ID_step_inline and the exported cml_ID_step), the prefix of the
- * core's macros (PREFIX_STEP_FN, _N, _READS, _EXTRA_PARAMS, _RHS), the step's type, and
- * the core's text. */
+ * core's macros (PREFIX_STEP_FN, _N, _READS, _EXTRA_PARAMS, _RHS), the step's type, the
+ * core's text, and the fields of the step's type that hold the end of a step taken. */
 typedef struct
 {
-  const char *title, *id, *prefix, *step_type, *core;
+  const char *title, *id, *prefix, *step_type, *core, *t_field, *z_field;
 } StepText;
 
 /* The source of a step: the types (written by TYPES), the right-hand side as a static
- * inline function, the pivot check, the macros the core reads, the core, the entry point. */
+ * inline function, the pivot check, the macros the core reads, the core, the projection
+ * (PROJECTION), the entry point. */
 static gboolean
-step_source (const CmlProgram *rhs_prog, guint dim, const StepText *t, gboolean (*types) (GString *s),
-             GString *s)
+step_source (const CmlProgram *rhs_prog, guint dim, const char *projection, const StepText *t,
+             gboolean (*types) (GString *s), GString *s)
 {
-  g_return_val_if_fail (rhs_prog != NULL && s != NULL && dim > 0, FALSE);
+  g_return_val_if_fail (rhs_prog != NULL && projection != NULL && s != NULL && dim > 0, FALSE);
 
   g_autofree char *lower = g_ascii_strdown (t->prefix, -1);
   g_autofree char *rhs_name = g_strdup_printf ("cml_%s_rhs", t->id);
@@ -134,16 +135,23 @@ step_source (const CmlProgram *rhs_prog, guint dim, const StepText *t, gboolean 
                           t->prefix, t->prefix, rhs_name);
   /* the core again, now with the step's name defined: the step itself */
   g_string_append (s, t->core);
+  g_string_append (s, projection);
   g_string_append_printf (s,
                           "\nint cml_%s_step (%s *s, const double *aux, const double *R, double *o1,\n"
-                          "%sconst CmlDop853Pivots *pc);\n"
+                          "%sconst CmlDop853Pivots *pc, CmlProjectFused *pj);\n"
                           "int\n"
                           "cml_%s_step (%s *s, const double *aux, const double *R, double *o1,\n"
-                          "%sconst CmlDop853Pivots *pc)\n"
+                          "%sconst CmlDop853Pivots *pc, CmlProjectFused *pj)\n"
                           "{\n"
-                          "  return cml_%s_step_inline (s, aux, R, o1, pc);\n"
+                          "  int r = cml_%s_step_inline (s, aux, R, o1, pc);\n"
+                          "#ifdef CML_PJ_FUSED_FN\n"
+                          "  if (r == 0 && pj)\n"
+                          "    cml_pj_fused (s->%s, s->%s, pj);\n"
+                          "#endif\n"
+                          "  return r;\n"
                           "}\n",
-                          t->id, t->step_type, pad_decl, t->id, t->step_type, pad_def, t->id);
+                          t->id, t->step_type, pad_decl, t->id, t->step_type, pad_def, t->id, t->t_field,
+                          t->z_field);
   return TRUE;
 }
 
@@ -158,10 +166,11 @@ dop853_types (GString *s)
 gboolean
 cml_native_step_dop853_source (const CmlProgram *rhs_prog,
                                guint             dim,
+                               const char       *projection,
                                GString          *s)
 {
-  static const StepText t = { "DOP853", "dop853", "DOP", "CmlDop853Step", cml_dop853_core_text };
-  return step_source (rhs_prog, dim, &t, dop853_types, s);
+  static const StepText t = { "DOP853", "dop853", "DOP", "CmlDop853Step", cml_dop853_core_text, "t", "z" };
+  return step_source (rhs_prog, dim, projection, &t, dop853_types, s);
 }
 
 /* rk8pd's types: the pivots' (as the DOP853 core defines them) and the step's. */
@@ -181,8 +190,9 @@ rk8pd_types (GString *s)
 gboolean
 cml_native_step_rk8pd_source (const CmlProgram *rhs_prog,
                               guint             dim,
+                              const char       *projection,
                               GString          *s)
 {
-  static const StepText t = { "rk8pd", "rk8pd", "RK", "CmlRk8pdStep", cml_rk8pd_core_text };
-  return step_source (rhs_prog, dim, &t, rk8pd_types, s);
+  static const StepText t = { "rk8pd", "rk8pd", "RK", "CmlRk8pdStep", cml_rk8pd_core_text, "t", "y" };
+  return step_source (rhs_prog, dim, projection, &t, rk8pd_types, s);
 }

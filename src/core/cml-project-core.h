@@ -25,8 +25,17 @@
  * CML_PJ_EXTRA_PARAMS (more parameters, starting with a comma).  The projection returns 0
  * when the state is on the constraint set, 1 when h is not finite, 2 when J Jᵀ is singular,
  * 3 when 20 steps leave the residual *RESID above the bound.  Without CML_PJ_FN only the
- * solver is defined.  No header is included: native code compiles this text with sqrt and
- * fabs declared and nothing else.
+ * solver and the type CmlProjectFused are defined.  No header is included: native code
+ * compiles this text with sqrt and fabs declared and nothing else.
+ *
+ * Fused into a native step (cml-native-step.c, the Taylor step of cml-system-native.c): the
+ * includer also defines CML_PJ_FUSED_FN (the name), CML_PJ_FUSED_N (the dimension) and
+ * CML_PJ_FUSED_RUN (T, Z, PJ, RESID) (the projection above with its constants); the step's
+ * exported function projects its end with it, so that a step and its projection are one
+ * call.  It projects only a finite state, and keeps the projection only when it succeeds
+ * and leaves the state finite; otherwise it puts the state back as the step left it and
+ * says so (done = 0), and the caller projects as it would have without it — the same
+ * projection, failing the same way, with the library's message.
  */
 #ifndef CML_PROJECT_CORE_SOLVE
 #define CML_PROJECT_CORE_SOLVE
@@ -82,6 +91,22 @@ cml_pj_solve (unsigned n, double *A, double *b, double tiny)
     }
   return 1;
 }
+
+#endif
+
+#ifndef CML_PROJECT_FUSED_TYPE
+#define CML_PROJECT_FUSED_TYPE
+
+/* What a fused projection reads and writes; the arrays belong to the caller. */
+typedef struct CmlProjectFused
+{
+  const double *aux, *R;  /* the constraint program's inputs and prepared registers */
+  double *out, *A, *b;    /* scratch: h and J (k + k dim), J Jᵀ (k × k), μ (k) */
+  double *z0;             /* scratch: the state as the step left it (dim) */
+  int done;               /* out: 0 not projected (the caller projects), 1 projected and
+                           * unchanged, 2 projected and moved */
+  unsigned long n;        /* the projections made (done ≠ 0), counted on */
+} CmlProjectFused;
 
 #endif
 
@@ -161,6 +186,40 @@ CML_PJ_FN (double t, double *z, int k, int dim, int from, int to, const int *mas
         }
     }
   return 0;
+}
+
+#endif
+
+#ifdef CML_PJ_FUSED_FN
+
+/* Projects the end (T, Z) of a step taken (CML_PJ_FUSED_RUN), or leaves it as it is with
+ * PJ->done = 0. */
+static inline __attribute__ ((always_inline)) void
+CML_PJ_FUSED_FN (double t, double *z, CmlProjectFused *pj)
+{
+  double resid = 0;
+  int i;
+
+  pj->done = 0;
+  for (i = 0; i < CML_PJ_FUSED_N; i++)
+    {
+      if (!(z[i] - z[i] == 0.0))
+        return;
+      pj->z0[i] = z[i];
+    }
+  if (CML_PJ_FUSED_RUN (t, z, pj, &resid) == 0)
+    {
+      for (i = 0; i < CML_PJ_FUSED_N && z[i] - z[i] == 0.0; i++)
+        ;
+      if (i == CML_PJ_FUSED_N)
+        {
+          pj->done = __builtin_memcmp (pj->z0, z, CML_PJ_FUSED_N * sizeof (double)) != 0 ? 2 : 1;
+          pj->n++;
+          return;
+        }
+    }
+  for (i = 0; i < CML_PJ_FUSED_N; i++)
+    z[i] = pj->z0[i];
 }
 
 #endif

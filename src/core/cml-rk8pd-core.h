@@ -49,6 +49,8 @@ typedef struct CmlRk8pdStep
   unsigned long tries;    /* out: the tries (the step and those rejected on the way) */
   unsigned long n_rhs;    /* out: the evaluations made */
   int    fresh;           /* in: evaluate k_1 = f(t, y) (the first step after a reset) */
+  int    projected;       /* out, set by a native step's caller: 0 the end is not projected
+                           * yet, 1 projected (and maybe moved) */
   double *y;              /* the state, in and out */
   double *f0, *f1;        /* k_1, in, and f(t + h, y1), out (then copied into f0) */
   double *work;           /* 15 dim: y0, err, ytmp, k2 … k13 */

@@ -779,7 +779,8 @@ make_integrator (CmlSimulation *sim, GError **error)
   g_clear_pointer (&sim->integ, cml_integrator_free);
   g_clear_pointer (&sim->var, cml_variational_free);
   sim->integ = integ;
-  if (sim->options.kind == CML_INTEGRATOR_DOP853 || sim->options.kind == CML_INTEGRATOR_RK8PD)
+  if (sim->options.kind == CML_INTEGRATOR_DOP853 || sim->options.kind == CML_INTEGRATOR_RK8PD
+      || sim->options.kind == CML_INTEGRATOR_TAYLOR)
     simulation_attach_native_step (sim); /* the whole step in native code, when there is one */
   return TRUE;
 }
@@ -864,6 +865,8 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->proj_fn = sys->proj_fn;
   sim->obs_fn = sys->obs_fn;
   sim->project_fn = sys->project_fn;
+  sim->fused = (CmlProjectFused) { .aux = sim->fast + 1 + dim, .R = sim->regs_proj, .out = sim->proj_out,
+                                   .A = sim->work, .b = sim->work2, .z0 = g_new (double, dim) };
   sim->pivot_check = pivot_check_new (sys);
   prepare_all (sim);
   if (!make_integrator (sim, error))
@@ -919,6 +922,7 @@ cml_simulation_free (CmlSimulation *sim)
   g_free (sim->newton_out);
   g_free (sim->work);
   g_free (sim->work2);
+  g_free (sim->fused.z0);
   pivot_check_free (sim->pivot_check);
   g_ptr_array_unref (sim->report);
   g_clear_error (&sim->pending);

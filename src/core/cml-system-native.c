@@ -58,34 +58,88 @@ emit_proj (const CmlSystem *sys, GString *src)
   return TRUE;
 }
 
-/* The whole projection, cml_project (CmlNativeProjectFunc): cml-project-core.h's text
- * around cml_proj_body, with the dimension, the number of constraints, the movable range
- * and the quaternions' places as constants. */
+/* The whole projection: cml-project-core.h's text around cml_proj_body, with the
+ * dimension, the number of constraints, the movable range and the quaternions' places as
+ * constants — exported as cml_project (CmlNativeProjectFunc), or, FUSED, as the
+ * projection a native step makes of its end (CML_PJ_FUSED_FN, cml_pj_fused). */
 static void
-emit_project (const CmlSystem *sys, GString *src)
+emit_project (const CmlSystem *sys, GString *src, gboolean fused)
 {
   GArray *q = sys->model->quaternions;
   guint k = sys->proj_prog ? sys->h->len : 0;
+  g_autofree char *constants = g_strdup_printf ("%u, %u, %u, %u, (const int *) 0, cml_pj_quat + 1, %u, %u", k,
+                                                sys->dim, sys->movable_from, sys->movable_to, q->len,
+                                                sys->m + sys->n);
 
-  g_string_append (src, "\n#define CML_PJ_FN cml_project_inline\n");
+  g_string_append (src, "\nstatic const unsigned cml_pj_quat[] = { 0");
+  for (guint i = 0; i < q->len; i++)
+    g_string_append_printf (src, ", %u", g_array_index (q, guint, i));
+  g_string_append (src, " };\n#define CML_PJ_FN cml_project_inline\n");
   if (k > 0)
     g_string_append (src, "#define CML_PJ_RUN(T, Z) cml_proj_body ((T), (Z), aux, R, out, 0)\n");
   else
     g_string_append (src, "#define CML_PJ_RUN(T, Z) ((void) 0)\n");
   g_string_append (src, "#define CML_PJ_EXTRA_PARAMS , const double *aux, const double *R\n");
+  if (fused)
+    g_string_append_printf (src,
+                            "#define CML_PJ_FUSED_FN cml_pj_fused\n"
+                            "#define CML_PJ_FUSED_N %u\n"
+                            "#define CML_PJ_FUSED_RUN(T, Z, PJ, RESID) \\\n"
+                            "  cml_project_inline ((T), (Z), %s, \\\n"
+                            "                      (PJ)->out, (PJ)->A, (PJ)->b, (RESID), (PJ)->aux, (PJ)->R)\n",
+                            sys->dim, constants);
   g_string_append (src, cml_project_core_text);
-  g_string_append (src, "\nstatic const unsigned cml_pj_quat[] = { 0");
-  for (guint i = 0; i < q->len; i++)
-    g_string_append_printf (src, ", %u", g_array_index (q, guint, i));
-  g_string_append_printf (src,
-                          " };\n"
-                          "int cml_project (double t, double *z, const double *aux, const double *R, double *out,\n"
-                          "                 double *A, double *b, double *resid)\n"
-                          "{\n"
-                          "  return cml_project_inline (t, z, %u, %u, %u, %u, (const int *) 0, cml_pj_quat + 1, %u, %u,\n"
-                          "                             out, A, b, resid, aux, R);\n"
-                          "}\n",
-                          k, sys->dim, sys->movable_from, sys->movable_to, q->len, sys->m + sys->n);
+  if (!fused)
+    g_string_append_printf (src,
+                            "int cml_project (double t, double *z, const double *aux, const double *R, double *out,\n"
+                            "                 double *A, double *b, double *resid)\n"
+                            "{\n"
+                            "  return cml_project_inline (t, z, %s,\n"
+                            "                             out, A, b, resid, aux, R);\n"
+                            "}\n",
+                            constants);
+}
+
+/* The projection a native step makes of its end (cml-native-step.h): the constraint
+ * functions as a static function and the fused projection around them — or, for a system
+ * whose states are not projected, only the types of cml-project-core.h's text. */
+static char *
+fused_projection_source (const CmlSystem *sys)
+{
+  GString *src = g_string_new ("\n/* the projection of the step's end */\n");
+
+  if (!has_projection (sys))
+    g_string_append (src, cml_project_core_text);
+  else
+    {
+      if (sys->proj_prog)
+        {
+          g_string_append (src, "static inline ");
+          if (!cml_program_emit_c (sys->proj_prog, "cml_proj_body", sys->dim,
+                                   cml_program_n_outputs (sys->proj_prog), src))
+            {
+              g_string_free (src, TRUE);
+              return NULL;
+            }
+        }
+      emit_project (sys, src, TRUE);
+    }
+  return g_string_free (src, FALSE);
+}
+
+/* The fused projection of SIM's native steps (cml-native-step.h), or NULL when its steps'
+ * ends are projected by the integrator: no native projection, or none asked for. */
+static CmlProjectFused *
+fused_projection (CmlSimulation *sim)
+{
+  return sim->project_fn != NULL && sim->options.project ? &sim->fused : NULL;
+}
+
+/* After a native step: whether it projected its end (the step's PROJECTED field). */
+static int
+fused_done (CmlProjectFused *pj)
+{
+  return pj != NULL ? pj->done : 0;
 }
 
 /* The key of a native object's memo (cml_native_build_keyed): the system's entry in the
@@ -117,7 +171,7 @@ system_source (gpointer data, GString *src)
   if (ok && sys->proj_prog)
     ok = emit_proj (sys, src);
   if (ok && has_projection (sys))
-    emit_project (sys, src);
+    emit_project (sys, src, FALSE);
   return ok;
 }
 
@@ -231,6 +285,8 @@ cml_simulation_set_native (CmlSimulation *sim, gboolean native)
   sim->proj_fn = native ? sys->proj_fn : NULL;
   sim->obs_fn = native ? sys->obs_fn : NULL;
   sim->project_fn = native ? sys->project_fn : NULL;
+  if (sim->integ != NULL && sim->options.kind == CML_INTEGRATOR_TAYLOR)
+    cml_taylor_set_fused_projection (cml_integrator_get_taylor (sim->integ), fused_projection (sim));
   return sim->rhs_fn != NULL;
 }
 
@@ -240,11 +296,40 @@ cml_simulation_is_native (const CmlSimulation *sim)
   return sim->rhs_fn != NULL;
 }
 
-/* The source of a Taylor program's object, within the size native code may have. */
+typedef struct
+{
+  CmlTaylor *tp;
+  CmlSystem *sys;
+} TaylorSource;
+
+/* The source of a Taylor program's object, within the size native code may have: the
+ * program and its step (cml_taylor, cml_taylor_step), and for a system whose states are
+ * projected the step with its end projected, cml_taylor_step_projected. */
 static gboolean
 taylor_source (gpointer data, GString *src)
 {
-  return cml_taylor_emit_c (data, "cml_taylor", src) && src->len <= CML_PROGRAM_MAX_C_BYTES;
+  TaylorSource *ts = data;
+
+  if (!cml_taylor_emit_c (ts->tp, "cml_taylor", src))
+    return FALSE;
+  if (has_projection (ts->sys))
+    {
+      g_autofree char *projection = fused_projection_source (ts->sys);
+      if (projection == NULL)
+        return FALSE;
+      g_string_append (src, projection);
+      g_string_append (src, "\nint cml_taylor_step_projected (double *S, const double *C, CmlTaylorStep *s,\n"
+                            "                               CmlProjectFused *pj);\n"
+                            "int\n"
+                            "cml_taylor_step_projected (double *S, const double *C, CmlTaylorStep *s, CmlProjectFused *pj)\n"
+                            "{\n"
+                            "  int r = cml_taylor_step (S, C, s);\n"
+                            "  if (r == 0)\n"
+                            "    cml_pj_fused (s->t + s->h, s->zb, pj);\n"
+                            "  return r;\n"
+                            "}\n");
+    }
+  return src->len <= CML_PROGRAM_MAX_C_BYTES;
 }
 
 /* The Taylor program of the right-hand side and its native code (cml-taylor.h). */
@@ -276,7 +361,8 @@ cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegr
       /* the Taylor program follows from the right-hand side's expressions and the order */
       g_autofree char *what = g_strdup_printf ("taylor %u", cml_taylor_order (tp));
       g_autofree char *key = memo_key (sys, what);
-      CmlNative *nat = cml_native_build_keyed (key, taylor_source, tp, &err);
+      TaylorSource ts = { tp, sys };
+      CmlNative *nat = cml_native_build_keyed (key, taylor_source, &ts, &err);
       if (nat)
         cml_taylor_set_native (tp, nat, "cml_taylor");
       else
@@ -287,7 +373,7 @@ cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegr
 
 /* ---- the whole step in native code ------------------------------------------------- */
 
-typedef gboolean (*StepSource) (const CmlProgram *rhs_prog, guint dim, GString *s);
+typedef gboolean (*StepSource) (const CmlProgram *rhs_prog, guint dim, const char *projection, GString *s);
 
 typedef struct
 {
@@ -299,7 +385,8 @@ static gboolean
 step_source (gpointer data, GString *src)
 {
   StepData *sd = data;
-  return sd->source (sd->sys->rhs_prog, sd->sys->dim, src);
+  g_autofree char *projection = fused_projection_source (sd->sys);
+  return projection != NULL && sd->source (sd->sys->rhs_prog, sd->sys->dim, projection, src);
 }
 
 /* Builds (or finds in the cache) a step with the right-hand side inlined — the source
@@ -348,7 +435,10 @@ native_dop853_step (CmlDop853Step *step, void *data)
 
   if (sim->rhs_fn == NULL || !simulation_pivot_check (sim, &pc))
     return -1;
-  return fn (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc);
+  CmlProjectFused *pj = fused_projection (sim);
+  int r = fn (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc, pj);
+  step->projected = r == 0 ? fused_done (pj) : 0;
+  return r;
 }
 
 static void
@@ -379,7 +469,10 @@ native_rk8pd_step (CmlRk8pdStep *step, void *data)
     }
   if (fn == NULL)
     return -1;
-  return ((CmlNativeRk8pdFunc) fn) (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc);
+  CmlProjectFused *pj = fused_projection (sim);
+  int r = ((CmlNativeRk8pdFunc) fn) (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc, pj);
+  step->projected = r == 0 && fused_done (pj) != 0;
+  return r;
 }
 
 void
@@ -394,6 +487,11 @@ simulation_attach_native_step (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
 
+  if (sim->options.kind == CML_INTEGRATOR_TAYLOR)
+    {
+      cml_taylor_set_fused_projection (cml_integrator_get_taylor (sim->integ), fused_projection (sim));
+      return;
+    }
   if (sim->options.kind == CML_INTEGRATOR_RK8PD)
     {
       cml_integrator_set_rk8pd_step (sim->integ, native_rk8pd_step, sim);
@@ -414,5 +512,11 @@ cml_simulation_n_native_steps (const CmlSimulation *sim)
 guint64
 cml_simulation_n_native_projections (const CmlSimulation *sim)
 {
-  return sim->n_native_projections;
+  return sim->n_native_projections + sim->fused.n;
+}
+
+guint64
+cml_simulation_n_fused_projections (const CmlSimulation *sim)
+{
+  return sim->fused.n;
 }

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <glib.h>
+#include <math.h>
 
 #include "cml-system.h"
 #include "cml-native.h"
+#include "cml-project-core.h"
 #include "cml-variational.h"
 
 G_BEGIN_DECLS
@@ -145,6 +147,7 @@ struct _CmlSimulation
   CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn; /* NULL: the interpreter */
   CmlNativeProjectFunc project_fn;        /* NULL: the projection's library text */
   guint64      n_native_projections;
+  CmlProjectFused fused;   /* the projection fused into native steps (cml-system-native.c) */
   int          slow_pivot_bad;  /* a parameter-only pivot that is 0 or not finite, or -1 */
   struct _CmlPivotCheck *pivot_check; /* the pivots each evaluation must look at (cml-simulation.c) */
   CmlIntegrator *integ;

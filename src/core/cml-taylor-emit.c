@@ -299,10 +299,21 @@ cml_taylor_set_native (CmlTaylor *tp, CmlNative *native, const char *name)
   g_clear_pointer (&tp->native, cml_native_free);
   tp->native_fn = NULL;
   tp->native_step = NULL;
+  tp->native_step_projected = NULL;
   if (native == NULL)
     return;
   tp->native = native;
   tp->native_fn = (TaylorNativeFunc) (void (*) (void)) cml_native_lookup (native, name);
   g_autofree char *step = g_strconcat (name, "_step", NULL);
+  g_autofree char *projected = g_strconcat (name, "_step_projected", NULL);
   tp->native_step = tp->native_fn ? (TaylorNativeStep) (void (*) (void)) cml_native_lookup (native, step) : NULL;
+  if (tp->native_step)
+    tp->native_step_projected =
+      (TaylorNativeStepProjected) (void (*) (void)) cml_native_lookup (native, projected);
+}
+
+void
+cml_taylor_set_fused_projection (CmlTaylor *tp, struct CmlProjectFused *pj)
+{
+  tp->pj = pj;
 }

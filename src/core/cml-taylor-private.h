@@ -71,6 +71,8 @@ typedef struct
 typedef void (*TaylorNativeFunc) (double *S, const double *C);
 struct CmlTaylorStep;
 typedef int (*TaylorNativeStep) (double *S, const double *C, struct CmlTaylorStep *s);
+typedef int (*TaylorNativeStepProjected) (double *S, const double *C, struct CmlTaylorStep *s,
+                                          struct CmlProjectFused *pj);
 
 struct _CmlTaylor
 {
@@ -91,6 +93,8 @@ struct _CmlTaylor
   CmlNative       *native;
   TaylorNativeFunc native_fn;
   TaylorNativeStep native_step;     /* the whole step (cml-taylor-core.h) around native_fn */
+  TaylorNativeStepProjected native_step_projected; /* the same, then its end projected, or NULL */
+  struct CmlProjectFused *pj;       /* native_step_projected's projection (NULL: not fused) */
   guint64          n_native_steps;  /* the steps it took */
 
   /* stepping (cml-taylor-step.c): the step [t_a, t_b] under way, its coefficients X

@@ -24,6 +24,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "cml-project-core.h" /* CmlProjectFused */
+
 /* The library's step: the core around the program's jet (native code or the interpreter);
  * a program with native code has the same step compiled around it (tp->native_step). */
 #define TK_STEP_FN taylor_step_library
@@ -83,9 +85,16 @@ take_step (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, doub
     .t = tp->t_a, .h = h, .dir = dir, .rtol = o->rtol, .atol = o->atol, .factor = tp->step_factor,
     .h_min = o->h_min, .fallback = MAX (fabs (t_limit - tp->t_a), 1.0), .z = tp->z_a, .zb = tp->z_b,
   };
+  gboolean projected = FALSE; /* the end projected by the native step itself */
   int r;
 
-  if (tp->native_step)
+  if (tp->native_step_projected && tp->pj && o->project && ode->project)
+    {
+      r = tp->native_step_projected (tp->S, tp->C, &s, tp->pj);
+      projected = r == 0 && tp->pj->done != 0;
+      tp->n_native_steps++;
+    }
+  else if (tp->native_step)
     {
       r = tp->native_step (tp->S, tp->C, &s);
       tp->n_native_steps++;
@@ -109,7 +118,7 @@ take_step (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, doub
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.17g", tp->t_a);
       return FALSE;
     }
-  if (!project (ode, o, tp->t_b, tp->z_b, error))
+  if (!projected && !project (ode, o, tp->t_b, tp->z_b, error))
     return FALSE;
   tp->have_step = TRUE;
   return TRUE;

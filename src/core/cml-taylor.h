@@ -70,6 +70,12 @@ gboolean    cml_taylor_emit_c (const CmlTaylor *tp, const char *name, GString *s
  * back to the interpreter. */
 void        cml_taylor_set_native (CmlTaylor *tp, CmlNative *native, const char *name);
 gboolean    cml_taylor_is_native (const CmlTaylor *tp);
+/* Native code whose source also has NAME_step_projected (the step, then its end projected
+ * by cml-project-core.h's fused projection: a system's Taylor object, cml-system-native.c)
+ * takes its steps there with PJ, when the integrator's options ask for projection; NULL
+ * leaves the projection to the integrator's callback. */
+struct CmlProjectFused; /* cml-project-core.h */
+void        cml_taylor_set_fused_projection (CmlTaylor *tp, struct CmlProjectFused *pj);
 /* The steps the native code's whole step took (the others ran the library's step). */
 guint64     cml_taylor_n_native_steps (const CmlTaylor *tp);
 

@@ -442,6 +442,7 @@ test_builtins_native (void)
       g_test_skip ("no C compiler");
       return;
     }
+  guint n_fused = 0;
   for (guint m = 0; m < G_N_ELEMENTS (builtins); m++)
     {
       g_autoptr (CmlSimulation) a = open_sim (builtins[m], 1e-12, TRUE);
@@ -466,10 +467,18 @@ test_builtins_native (void)
           if (memcmp (cml_simulation_get_state (a), cml_simulation_get_state (b), dim * sizeof (double)) != 0)
             g_error ("%s: native and interpreted Taylor steps differ at t = %g", builtins[m], t);
         }
-      g_test_message ("%s: %" G_GUINT64_FORMAT " native steps", builtins[m], cml_simulation_n_native_steps (a));
+      g_test_message ("%s: %" G_GUINT64_FORMAT " native steps, %" G_GUINT64_FORMAT " projections fused into them",
+                      builtins[m], cml_simulation_n_native_steps (a), cml_simulation_n_fused_projections (a));
       g_assert_cmpuint (cml_simulation_n_native_steps (a), >, 0);
       g_assert_cmpuint (cml_simulation_n_native_steps (b), ==, 0);
+      /* a model whose states are projected (unit quaternions, nonholonomic constraints) has
+       * every step's end projected inside the native step, to the library's bits */
+      g_assert_cmpuint (cml_simulation_n_fused_projections (b), ==, 0);
+      if (md->quaternions->len >= 4 || md->kind == CML_CONSTRAINTS_NONHOLONOMIC)
+        g_assert_cmpuint (cml_simulation_n_fused_projections (a), ==, cml_simulation_n_native_steps (a));
+      n_fused += cml_simulation_n_fused_projections (a) > 0;
     }
+  g_assert_cmpuint (n_fused, >=, 3); /* the rigid body, the rolling balls, the heavy top … */
 }
 
 /* A new integrator of the same order takes the program of the one it replaces (the CLI's

@@ -17,6 +17,7 @@
 #include "cml-expr.h"
 #include "cml-integrator.h"
 #include "cml-model.h"
+#include "cml-native-step.h"
 #include "cml-system.h"
 
 /* The built-in models of docs/theory.md §9 (worked examples of the papers of docs/theory.md §12). */
@@ -66,6 +67,23 @@ sim_from_model (CmlModel *model)
   g_assert_no_error (error);
   g_assert_nonnull (sim);
   return sim;
+}
+
+/* After a run with native code (NATIVE) beside its interpreted twin (INTERP), which the
+ * caller compared bit for bit: the native steps projected their ends themselves, fused into
+ * the step (cml-native-step.h) — every one of them when the model's states are projected
+ * (unit quaternions, nonholonomic constraints), every one or none otherwise — and the
+ * interpreted run none.  TRUE when the native run fused its projections. */
+static inline gboolean
+sim_check_fused (CmlSimulation *native, CmlSimulation *interp)
+{
+  const CmlModel *md = cml_system_get_model (cml_simulation_get_system (native));
+  gboolean projects = md->quaternions->len >= 4 || md->kind == CML_CONSTRAINTS_NONHOLONOMIC;
+  guint64 steps = cml_simulation_n_native_steps (native), fused = cml_simulation_n_fused_projections (native);
+
+  g_assert_cmpuint (cml_simulation_n_fused_projections (interp), ==, 0);
+  g_assert_true (fused == steps || (fused == 0 && !projects));
+  return fused > 0;
 }
 
 /* A simulation of the built-in NAME at its defaults (default integrator). */
