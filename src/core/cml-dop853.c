@@ -371,24 +371,24 @@ cml_dop853_advance (CmlDop853     *dop,
 
       /* back onto the constraint set; a moved state needs its own f (a native step may have
        * projected its end itself, the same projection: cml-native-step.h) */
-      if (o->project && dop->ode.project != NULL && st->projected)
+      if (o->project && dop->ode.project != NULL)
         {
-          if (st->projected == 2)
-            st->k1_valid = 0;
-        }
-      else if (o->project && dop->ode.project != NULL)
-        {
-          memcpy (dop->scratch, st->z, dim * sizeof (double));
-          if (!project (dop, st->t, st->z, error))
+          gboolean moved = st->projected == 2;
+          if (!st->projected)
             {
-              memcpy (st->z, st->y0, dim * sizeof (double));
-              st->t = t_prev;
-              st->k1_valid = 0;
-              st->dense = 0;
-              give_last_good (dop, t, z);
-              return FALSE;
+              memcpy (dop->scratch, st->z, dim * sizeof (double));
+              if (!project (dop, st->t, st->z, error))
+                {
+                  memcpy (st->z, st->y0, dim * sizeof (double));
+                  st->t = t_prev;
+                  st->k1_valid = 0;
+                  st->dense = 0;
+                  give_last_good (dop, t, z);
+                  return FALSE;
+                }
+              moved = memcmp (dop->scratch, st->z, dim * sizeof (double)) != 0;
             }
-          if (memcmp (dop->scratch, st->z, dim * sizeof (double)) != 0)
+          if (moved)
             st->k1_valid = 0;
         }
     }
