@@ -37,6 +37,25 @@ cli_limit_file_size (gpointer data)
   signal (SIGXFSZ, SIG_IGN);
 }
 
+/* The environment cmlab-cli runs ARGS in: ENVP (NULL: ours), and for `render` leaks not
+ * scanned.  `render` draws with Mesa's OpenGL, whose threads are still being torn down
+ * when the process exits: LeakSanitizer's end-of-run scan can crash on them ("Tracer
+ * caught signal 11") or find their memory.  As for the window's tests (tests/meson.build,
+ * ui_env), leaks are not scanned there; memory errors still abort.  NULL when ENVP serves
+ * as it is. */
+static inline char **
+cli_env_for (char **envp, const char *const *args)
+{
+  if (g_strcmp0 (args[0], "render") == 0)
+    {
+      const char *asan = envp ? g_environ_getenv (envp, "ASAN_OPTIONS") : g_getenv ("ASAN_OPTIONS");
+      g_autofree char *opts = g_strconcat (asan ? asan : "", asan && *asan ? ":" : "", "detect_leaks=0", NULL);
+
+      return g_environ_setenv (envp ? g_strdupv (envp) : g_get_environ (), "ASAN_OPTIONS", opts, TRUE);
+    }
+  return NULL;
+}
+
 /* Runs cmlab-cli with ARGS (NULL-terminated, without the program name) in the
  * environment ENVP (NULL: ours), its files limited to FSIZE bytes (0: no limit).
  * Returns the exit status; standard output and error in *OUT and *ERR (NULL: thrown
@@ -48,30 +67,17 @@ cli_run_argv (char **envp, gsize fsize, char **out, char **err, const char *cons
   g_autoptr (GError) error = NULL;
   GSpawnFlags flags = G_SPAWN_DEFAULT;
   int wait_status = 0;
-
-  g_auto (GStrv) render_env = NULL;
+  g_auto (GStrv) env = cli_env_for (envp, args);
 
   g_ptr_array_add (argv, (char *) cli_path ());
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
-  /* `render` draws with Mesa's OpenGL, whose threads are still being torn down when the
-   * process exits: LeakSanitizer's end-of-run scan can crash on them ("Tracer caught signal
-   * 11").  As for the window's tests (tests/meson.build, ui_env), leaks are not scanned
-   * there; memory errors still abort. */
-  if (g_strcmp0 (args[0], "render") == 0)
-    {
-      const char *asan = envp ? g_environ_getenv (envp, "ASAN_OPTIONS") : g_getenv ("ASAN_OPTIONS");
-      g_autofree char *opts = g_strconcat (asan ? asan : "", asan && *asan ? ":" : "", "detect_leaks=0", NULL);
-
-      render_env = g_environ_setenv (envp ? g_strdupv (envp) : g_get_environ (), "ASAN_OPTIONS", opts, TRUE);
-      envp = render_env;
-    }
   if (out == NULL)
     flags |= G_SPAWN_STDOUT_TO_DEV_NULL;
   if (err == NULL)
     flags |= G_SPAWN_STDERR_TO_DEV_NULL;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, flags,
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env ? env : envp, flags,
                                fsize ? cli_limit_file_size : NULL, GSIZE_TO_POINTER (fsize), out,
                                err, &wait_status, &error));
   g_assert_no_error (error);
@@ -82,13 +88,15 @@ cli_run_argv (char **envp, gsize fsize, char **out, char **err, const char *cons
 }
 
 /* cli_run_argv with a time limit of SECONDS: a run still going then is killed, and the
- * status is -1 (a hang fails its own case, not the whole test run by its timeout). */
+ * status is -1 (a hang fails its own case, not the whole test run by its timeout); a run
+ * that dies of a signal fails the test with its standard error. */
 static inline int
 cli_run_argv_timed (int seconds, char **out, char **err, const char *const *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) error = NULL;
   int wait_status = 0;
+  g_auto (GStrv) env = cli_env_for (NULL, args);
 
   g_ptr_array_add (argv, g_strdup ("timeout"));
   g_ptr_array_add (argv, g_strdup ("-s"));
@@ -98,10 +106,15 @@ cli_run_argv_timed (int seconds, char **out, char **err, const char *const *args
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, g_strdup (args[i]));
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, err,
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_SEARCH_PATH, NULL, NULL, out, err,
                                &wait_status, &error));
   g_assert_no_error (error);
-  if (!WIFEXITED (wait_status) || WEXITSTATUS (wait_status) == 128 + SIGKILL)
+  /* timeout(1) exits with 128 + 9 when it killed the run, and dies of the signal that
+   * ended the run otherwise */
+  if (!WIFEXITED (wait_status))
+    g_error ("%s %s did not exit (wait status 0x%x)%s%s", cli_path (), args[0], wait_status,
+             err && *err ? "; its standard error:\n" : "", err && *err ? *err : "");
+  if (WEXITSTATUS (wait_status) == 128 + SIGKILL)
     return -1;
   return WEXITSTATUS (wait_status);
 }
