@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <execinfo.h>
 #include <glib/gi18n.h>
 #include <gsl/gsl_errno.h>
 #include <gtk/gtk.h>
@@ -88,11 +89,26 @@ window_free (CmlWindow *win)
   g_assert_finalize_object (win);
 }
 
+/* A message that ends a test (a critical from GTK's checks, say, raised by a timer long
+ * after the code that armed it) says where it came from: the call stack goes to the test
+ * log before the test aborts. */
+static gboolean
+fatal_with_backtrace (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  void *frames[64];
+  int n = backtrace (frames, G_N_ELEMENTS (frames));
+
+  g_printerr ("fatal message (%s): %s\ncall stack:\n", domain ? domain : "", message);
+  backtrace_symbols_fd (frames, n, 2);
+  return TRUE; /* abort, as without this handler */
+}
+
 /* After g_test_init (): a quiet, private environment for the window, then the display. */
 static inline void
 ui_test_init (void)
 {
   gsl_set_error_handler_off ();
+  g_test_log_set_fatal_handler (fatal_with_backtrace, NULL);
   /* errors go to the test log, not to modal dialogs nobody closes */
   g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE);
   /* no accessibility bus under a bare Xvfb (its absence is a warning, fatal in tests) */
