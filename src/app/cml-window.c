@@ -1189,10 +1189,25 @@ cml_window_set_property (GObject *object, guint prop_id, const GValue *value, GP
     }
 }
 
+/* Disconnects from WIDGET and everything under it every handler that calls SELF. */
+static void
+let_go_of (GtkWidget *widget, CmlWindow *self)
+{
+  g_signal_handlers_disconnect_by_data (widget, self);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    let_go_of (c, self);
+}
+
 static void
 cml_window_dispose (GObject *object)
 {
   CmlWindow *self = CML_WINDOW (object);
+
+  /* GtkWindow's own dispose, after this one, unparents the children, and what they emit
+   * on the way out (a drop-down's selection cleared, a panel's last change) would reach a
+   * window whose other widgets may be freed already: they let go of it first */
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self)); c; c = gtk_widget_get_next_sibling (c))
+    let_go_of (c, self);
 
   if (self->tick_id)
     {

@@ -938,6 +938,42 @@ test_data_export (void)
   window_free (win);
 }
 
+/* A window going away lets go of its children first: GtkWindow's own dispose unparents
+ * them after the window's, and what they emit on the way out (a drop-down's selection
+ * cleared, say) must not reach a window whose widgets are half gone — it once reached
+ * the integrator's choice, which showed or hid a tolerance chooser already freed. */
+static void
+test_children_let_go (void)
+{
+  CmlWindow *win;
+  GPtrArray *held = g_ptr_array_new_with_free_func (g_object_unref);
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  spin_for (0.3);
+  g_ptr_array_add (held, g_object_ref (win->integrator_dropdown));
+  g_ptr_array_add (held, g_object_ref (win->tolerance_dropdown));
+  g_ptr_array_add (held, g_object_ref (win->step_dropdown));
+  g_ptr_array_add (held, g_object_ref (win->speed_dropdown));
+  g_ptr_array_add (held, g_object_ref (win->parameter_panel));
+  g_ptr_array_add (held, g_object_ref (win->timeline));
+  g_ptr_array_add (held, g_object_ref (win->time_plot));
+  g_ptr_array_add (held, g_object_ref (win->scene_view));
+  for (guint i = 0; i < held->len; i++)
+    g_assert_cmpuint (g_signal_handler_find (g_ptr_array_index (held, i), G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, win),
+                      !=, 0);
+  window_free (win);
+  for (guint i = 0; i < held->len; i++)
+    {
+      GObject *child = g_ptr_array_index (held, i);
+
+      if (g_signal_handler_find (child, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, win) != 0)
+        g_error ("a %s still calls the window it belonged to", G_OBJECT_TYPE_NAME (child));
+    }
+  g_ptr_array_unref (held);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -958,6 +994,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/session-roundtrip", test_session_roundtrip);
   g_test_add_func ("/ui/window/session-forged", test_session_forged);
   g_test_add_func ("/ui/window/data-export", test_data_export);
+  g_test_add_func ("/ui/window/children-let-go", test_children_let_go);
 
   return g_test_run ();
 }
