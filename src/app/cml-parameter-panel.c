@@ -144,14 +144,24 @@ on_spin_output (GtkSpinButton *spin, gpointer user_data)
 
 /* ---- typed values ------------------------------------------------------------------------ */
 
+/* The message's time is up. */
 static gboolean
-hide_input_error (gpointer data)
+input_error_expired (gpointer data)
 {
   CmlParameterPanel *self = data;
 
   self->input_error_id = 0;
   gtk_widget_set_visible (GTK_WIDGET (self->input_error_label), FALSE);
   return G_SOURCE_REMOVE;
+}
+
+/* A good value followed: the message goes now, and its timer with it (a timer left behind
+ * would outlive the panel). */
+static void
+hide_input_error (CmlParameterPanel *self)
+{
+  g_clear_handle_id (&self->input_error_id, g_source_remove);
+  gtk_widget_set_visible (GTK_WIDGET (self->input_error_label), FALSE);
 }
 
 /* Says why a typed value was refused, below the fields where it stays in view. */
@@ -161,7 +171,7 @@ show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text)
   gtk_label_set_text (self->input_error_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->input_error_label), TRUE);
   g_clear_handle_id (&self->input_error_id, g_source_remove);
-  self->input_error_id = g_timeout_add_seconds (8, hide_input_error, self);
+  self->input_error_id = g_timeout_add_seconds (8, input_error_expired, self);
   if (field)
     gtk_widget_error_bell (field);
 }

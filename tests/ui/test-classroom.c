@@ -299,6 +299,30 @@ test_wheel_scrolls_panel (void)
   window_free (win);
 }
 
+/* The message under the fields hides itself after a while, or at once when a good value
+ * follows; then its timer goes too — it once stayed, and hid the message of a panel that
+ * was gone by then (a critical, or the message of the next window's panel). */
+static void
+test_input_message_timer (void)
+{
+  CmlWindow *win;
+  GtkSpinButton *r;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = sized_window ("rolling-ball", 1280, 720);
+  r = cml_parameter_panel_get_param_spin (win->parameter_panel, "r");
+  gtk_editable_set_text (GTK_EDITABLE (r), "abc");
+  gtk_spin_button_update (r);
+  g_assert_nonnull (cml_parameter_panel_get_input_error (win->parameter_panel));
+  gtk_editable_set_text (GTK_EDITABLE (r), "2");
+  gtk_spin_button_update (r);
+  g_assert_null (cml_parameter_panel_get_input_error (win->parameter_panel));
+  window_free (win);
+  /* the message would have hidden itself 8 s after it was shown: nothing may run then */
+  spin_for (9.0);
+}
+
 static void
 test_typed_values (void)
 {
@@ -580,6 +604,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/classroom/layout/every-model", test_layout_every_model);
   g_test_add_func ("/ui/classroom/input/wheel-scrolls-panel", test_wheel_scrolls_panel);
   g_test_add_func ("/ui/classroom/input/typed-values", test_typed_values);
+  g_test_add_func ("/ui/classroom/input/message-timer", test_input_message_timer);
   g_test_add_func ("/ui/classroom/input/undo-redo", test_undo_redo);
   g_test_add_func ("/ui/classroom/errors/load-error-in-window", test_load_error_in_window);
   g_test_add_func ("/ui/classroom/errors/failure-in-plain-words", test_failure_in_plain_words);
