@@ -940,8 +940,8 @@ test_data_export (void)
 
 /* A window going away lets go of its children first: GtkWindow's own dispose unparents
  * them after the window's, and what they emit on the way out (a drop-down's selection
- * cleared, say) must not reach a window whose widgets are half gone — it once reached
- * the integrator's choice, which showed or hid a tolerance chooser already freed. */
+ * cleared, say) must not reach a window whose widgets are half gone (the integrator's
+ * choice has been reached that way, and checks for its choosers gone). */
 static void
 test_children_let_go (void)
 {
