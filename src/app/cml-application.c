@@ -446,7 +446,7 @@ cml_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-session", open_session_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.presentation", presentation_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.help", help_accels);
-
+  cml_window_state_watch (GTK_APPLICATION (app));
 }
 
 static void

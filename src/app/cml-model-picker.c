@@ -20,8 +20,7 @@ struct _CmlModelPicker
   GtkListBox *list_box;
   GtkScrolledWindow *scroller;
 
-  gboolean    quiet;
-  guint       scroll_tick;   /* brings the selected row into view after the next layout */ /* selecting from code: no ::model-selected */
+  guint       scroll_tick;   /* brings the selected row into view after the next layout */
 };
 
 G_DEFINE_FINAL_TYPE (CmlModelPicker, cml_model_picker, GTK_TYPE_WIDGET)
@@ -237,12 +236,16 @@ update_header (GtkListBoxRow *row, GtkListBoxRow *before, gpointer user_data)
     }
 }
 
+/* A row chosen with a click, or with Enter after the arrow keys.  Selection alone never
+ * chooses: the list box selects the row that takes the focus, and it takes the focus as
+ * the list opens; a system switched (and the list closed) from inside the opening is
+ * what left the list unmapped and its grab holding every key. */
 static void
-on_row_selected (CmlModelPicker *self, GtkListBoxRow *row)
+on_row_activated (CmlModelPicker *self, GtkListBoxRow *row)
 {
   CmlModel *model = row_model (row);
 
-  if (self->quiet || model == NULL)
+  if (model == NULL)
     return;
   g_signal_emit (self, signals[MODEL_SELECTED], 0, model);
 }
@@ -327,9 +330,7 @@ cml_model_picker_add_model (CmlModelPicker *self, CmlModel *model)
     {
       position = gtk_list_box_row_get_index (old);
       was_selected = gtk_list_box_row_is_selected (old);
-      self->quiet = TRUE;
       gtk_list_box_remove (self->list_box, GTK_WIDGET (old));
-      self->quiet = FALSE;
     }
   else
     {
@@ -343,9 +344,7 @@ cml_model_picker_add_model (CmlModelPicker *self, CmlModel *model)
   gtk_list_box_insert (self->list_box, row, position);
   if (was_selected)
     {
-      self->quiet = TRUE;
       gtk_list_box_select_row (self->list_box, GTK_LIST_BOX_ROW (row));
-      self->quiet = FALSE;
     }
   gtk_list_box_invalidate_headers (self->list_box);
 }
@@ -413,12 +412,10 @@ cml_model_picker_set_selected (CmlModelPicker *self, CmlModel *model)
   g_return_if_fail (CML_IS_MODEL_PICKER (self));
 
   row = model ? find_row_of_model (self, model) : NULL;
-  self->quiet = TRUE;
   if (row)
     gtk_list_box_select_row (self->list_box, row);
   else
     gtk_list_box_unselect_all (self->list_box);
-  self->quiet = FALSE;
   queue_scroll_to_selected (self);
 }
 
@@ -442,10 +439,8 @@ cml_model_picker_pick (CmlModelPicker *self, const char *name_or_path)
     row = find_row (self, name_or_path, FALSE);
   if (row == NULL || row_model (row) == NULL)
     return FALSE;
-  if (gtk_list_box_get_selected_row (self->list_box) == row)
-    on_row_selected (self, row);
-  else
-    gtk_list_box_select_row (self->list_box, row);
+  gtk_list_box_select_row (self->list_box, row);
+  on_row_activated (self, row);
   return TRUE;
 }
 
@@ -503,7 +498,7 @@ cml_model_picker_class_init (CmlModelPickerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, heading);
   gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, list_box);
   gtk_widget_class_bind_template_child (widget_class, CmlModelPicker, scroller);
-  gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_row_activated);
 }
 
 static void

@@ -303,6 +303,11 @@ make_spin (CmlParameterPanel *self, const char *name, const char *unit,
   info->name = name;
   info->unit = unit;
   g_object_set_data_full (G_OBJECT (spin), "cml-field", info, g_free);
+  {
+    /* what the field is, for the tests that click it from outside (cml-window-state.c) */
+    g_autofree char *id = g_strconcat ("cml-field:", name, NULL);
+    gtk_widget_set_name (spin, id);
+  }
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
   gtk_spin_button_set_update_policy (GTK_SPIN_BUTTON (spin), GTK_UPDATE_IF_VALID);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 7);

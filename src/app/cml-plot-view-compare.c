@@ -145,6 +145,7 @@ cml_plot_view_compare_update_difference (CmlPlotView *self)
         cml_plot_column_append (g_ptr_array_index (self->diff_columns, j), &row[j], 1, 1);
     }
   self->diff_done = i;
+  cml_plot_columns_keep_last (self->diff_t, self->diff_columns, CML_PLOT_VIEW_KEEP);
 }
 
 void
@@ -186,6 +187,7 @@ cml_plot_view_push_ghost_samples (CmlPlotView *self, const double *t, const doub
   cml_plot_column_append (self->ghost_t, t, n, 1);
   for (guint j = 0; j < n_obs; j++)
     cml_plot_column_append (g_ptr_array_index (self->ghost_columns, j), rows + j, n, n_cols);
+  cml_plot_columns_keep_last (self->ghost_t, self->ghost_columns, CML_PLOT_VIEW_KEEP);
   cml_plot_view_compare_update_difference (self);
   cml_plot_view_queue_render (self);
 }

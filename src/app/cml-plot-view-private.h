@@ -11,6 +11,15 @@
 
 G_BEGIN_DECLS
 
+/* The samples a live plot keeps of a run, and of the other run beside it: the newest
+ * CML_PLOT_VIEW_KEEP (the runner's record: 65 536 samples, 9 min at 1/120 s), and at
+ * most an eighth more between two trims, so a lecture-long run takes bounded memory. */
+#define CML_PLOT_VIEW_KEEP 65536u
+
+/* Drops the oldest samples of T and of every column in OTHERS alike when T holds more
+ * than KEEP + KEEP / 8, leaving KEEP; returns how many were dropped (cml-plot-view.c). */
+guint cml_plot_columns_keep_last (CmlPlotColumn *t, GPtrArray *others, guint keep);
+
 struct _CmlPlotView
 {
   GtkWidget       parent_instance;

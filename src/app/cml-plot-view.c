@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The view owns the data (one CmlPlotColumn per observable plus the time column, for
- * the whole run) and a CmlPlot whose series point into those columns; choosing other
+ * the run's newest CML_PLOT_VIEW_KEEP samples) and a CmlPlot whose series point into those columns; choosing other
  * quantities only makes new series over the same columns.  Drawing is cml-plot-gl's.
  */
 #define G_LOG_DOMAIN "cml-plot-view"
@@ -1099,8 +1099,49 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
           cml_plot_column_append (g_ptr_array_index (self->ref_columns, 2 * i + 1), out + n_ref / 2 + i, n, n_ref);
         }
     }
+
+  /* the newest samples only: the closed forms' columns go with the run's */
+  if (cml_plot_column_get_n (self->t_column) > CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8)
+    {
+      guint dropped = cml_plot_column_get_n (self->t_column) - CML_PLOT_VIEW_KEEP;
+
+      for (guint j = 0; j < self->ref_columns->len; j++)
+        cml_plot_column_drop_front (g_ptr_array_index (self->ref_columns, j), dropped);
+      cml_plot_columns_keep_last (self->t_column, self->columns, CML_PLOT_VIEW_KEEP);
+      self->diff_done = self->diff_done > dropped ? self->diff_done - dropped : 0;
+    }
   cml_plot_view_compare_update_difference (self);
   gtk_gl_area_queue_render (self->area);
+}
+
+gboolean
+cml_plot_view_shows_data (CmlPlotView *self)
+{
+  double a, b;
+
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  return cml_plot_get_n_series (self->plot) > 0 && cml_plot_get_time_extent (self->plot, &a, &b);
+}
+
+guint
+cml_plot_view_get_n_samples (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), 0);
+  return cml_plot_column_get_n (self->t_column);
+}
+
+guint
+cml_plot_columns_keep_last (CmlPlotColumn *t, GPtrArray *others, guint keep)
+{
+  guint n = cml_plot_column_get_n (t), dropped;
+
+  if (n <= keep + keep / 8)
+    return 0;
+  dropped = n - keep;
+  cml_plot_column_drop_front (t, dropped);
+  for (guint j = 0; j < others->len; j++)
+    cml_plot_column_drop_front (g_ptr_array_index (others, j), dropped);
+  return dropped;
 }
 
 void

@@ -101,6 +101,11 @@ char      **cml_plot_view_dup_y_names (CmlPlotView *self);
 gboolean    cml_plot_view_get_show_all (CmlPlotView *self);
 void        cml_plot_view_set_show_all (CmlPlotView *self, gboolean show_all);
 
+/* What the plot shows now: whether a curve has data in the plotted range (FALSE: the
+ * plot says "No data yet" or "No series selected"), and how many samples it keeps. */
+gboolean   cml_plot_view_shows_data (CmlPlotView *self);
+guint      cml_plot_view_get_n_samples (CmlPlotView *self);
+
 /* For tests: renders the plot now (off-screen, at the widget's size or 640×360
  * if it has none) and stores in *FRACTION the fraction of pixels that differ
  * from the background.  Returns FALSE when no GL context can be made. */

@@ -474,8 +474,35 @@ base_name (CmlModel *model, CmlExpr *e)
   return NULL;
 }
 
-/* The body under widget point (WX, WY) that can be dragged — a sphere, disc or point
- * whose centre's x and y are base coordinates — its names and centre; FALSE if none. */
+/* Where scene object O is drawn when it is a body that can be dragged — a sphere, disc
+ * or point whose centre's x and y are base coordinates: its names, its centre P and the
+ * centre's widget point (PX, PY) in a W × H view; FALSE if O is no such body. */
+static gboolean
+draggable_body (CmlSceneView *self, CmlSceneObject *o, const double *vals, int w, int h,
+                const char **names, double p[3], double *px, double *py)
+{
+  CmlModel *model = cml_system_get_model (self->sys);
+  const char *key = g_str_equal (o->type, "sphere") ? "center" : "position";
+  GPtrArray *c = g_hash_table_lookup (o->props, key);
+  double ndc[3];
+
+  if (c == NULL || c->len != 3 || !g_strv_contains ((const char *const[]) { "sphere", "disc", "point", NULL }, o->type))
+    return FALSE;
+  names[0] = base_name (model, c->pdata[0]);
+  names[1] = base_name (model, c->pdata[1]);
+  if (names[0] == NULL || names[1] == NULL)
+    return FALSE;
+  for (int j = 0; j < 3; j++)
+    p[j] = cml_expr_eval (c->pdata[j], vals);
+  if (!isfinite (p[0]) || !isfinite (p[1]) || !isfinite (p[2]))
+    return FALSE;
+  cml_camera_project (&self->camera, (double) w / h, p, ndc);
+  *px = 0.5 * (ndc[0] + 1) * w, *py = 0.5 * (1 - ndc[1]) * h;
+  return TRUE;
+}
+
+/* The body under widget point (WX, WY) that can be dragged, its names and centre; FALSE
+ * if none. */
 static gboolean
 body_at (CmlSceneView *self, double wx, double wy, const char **names, double center[3])
 {
@@ -491,18 +518,10 @@ body_at (CmlSceneView *self, double wx, double wy, const char **names, double ce
   for (guint k = 0; k < model->scene->len; k++)
     {
       CmlSceneObject *o = g_ptr_array_index (model->scene, k);
-      const char *key = g_str_equal (o->type, "sphere") ? "center" : "position";
-      GPtrArray *c = g_hash_table_lookup (o->props, key);
-      if (c == NULL || c->len != 3 || !g_strv_contains ((const char *const[]) { "sphere", "disc", "point", NULL }, o->type))
+      const char *nm[2];
+      double p[3], px, py;
+      if (!draggable_body (self, o, vals, w, h, nm, p, &px, &py))
         continue;
-      const char *xn = base_name (model, c->pdata[0]), *yn = base_name (model, c->pdata[1]);
-      if (xn == NULL || yn == NULL)
-        continue;
-      double p[3], ndc[3];
-      for (int j = 0; j < 3; j++)
-        p[j] = cml_expr_eval (c->pdata[j], vals);
-      cml_camera_project (&self->camera, (double) w / h, p, ndc);
-      double px = 0.5 * (ndc[0] + 1) * w, py = 0.5 * (1 - ndc[1]) * h;
       /* its drawn size, and at least a finger's width */
       GPtrArray *radius = g_hash_table_lookup (o->props, "radius");
       double reach = 16;
@@ -510,15 +529,43 @@ body_at (CmlSceneView *self, double wx, double wy, const char **names, double ce
         reach = MAX (reach, cml_expr_eval (radius->pdata[0], vals)
                               / cml_camera_units_per_pixel (&self->camera, cml_camera_depth (&self->camera, p), h));
       double d = hypot (px - wx, py - wy);
-      if (d <= reach && d < best && isfinite (p[0]) && isfinite (p[1]) && isfinite (p[2]))
+      if (d <= reach && d < best)
         {
           best = d;
-          names[0] = xn;
-          names[1] = yn;
+          names[0] = nm[0];
+          names[1] = nm[1];
           memcpy (center, p, sizeof p);
         }
     }
   return isfinite (best);
+}
+
+gboolean
+cml_scene_view_get_body_point (CmlSceneView *self, double *wx, double *wy)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  if (self->sys == NULL || w <= 0 || h <= 0)
+    return FALSE;
+  CmlModel *model = cml_system_get_model (self->sys);
+  g_autofree double *vals = frame_symbols (self->sys, self->frame);
+  if (vals == NULL || model->scene == NULL)
+    return FALSE;
+  for (guint k = 0; k < model->scene->len; k++)
+    {
+      const char *nm[2];
+      double p[3], px, py;
+      graphene_point_t out;
+      if (!draggable_body (self, g_ptr_array_index (model->scene, k), vals, w, h, nm, p, &px, &py))
+        continue;
+      if (!gtk_widget_compute_point (GTK_WIDGET (self->area), GTK_WIDGET (self),
+                                     &GRAPHENE_POINT_INIT (px, py), &out))
+        return FALSE;
+      *wx = out.x, *wy = out.y;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* The starting quantity expression E is (a coordinate, a velocity or a vakonomic

@@ -65,6 +65,9 @@ void       cml_scene_view_clear_ghost_trails (CmlSceneView *self);
  * when the drag starts elsewhere.  drag_body does what a drag from widget point (X0, Y0)
  * to (X1, Y1) does (FALSE: nothing to drag there). */
 gboolean   cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, double y1);
+/* The view's point (in its own coordinates) where the first body that can be dragged has
+ * its centre; FALSE if there is none. */
+gboolean   cml_scene_view_get_body_point (CmlSceneView *self, double *x, double *y);
 /* The model's closed form ([reference]) drawn faint over the run — the bodies where the
  * closed form puts them, with their own trail — as the plots show it dashed.  Nothing
  * for a model without closed forms.  get_reference_scene: the closed form's scene values

@@ -1344,12 +1344,15 @@ cml_window_class_init (CmlWindowClass *klass)
   cml_window_class_add_io_actions (widget_class);
 }
 
-/* The list of systems at its full height, as far as the window allows. */
+/* The list of systems at its full height, as far as the window allows, the running system
+ * selected (arrow keys may have moved the selection the last time it was open). */
 static void
 on_systems_popover_show (CmlWindow *self)
 {
   int h = gtk_widget_get_height (GTK_WIDGET (self));
 
+  cml_model_picker_set_selected (self->model_picker,
+                                 self->system ? cml_system_get_model (self->system) : NULL);
   gtk_widget_set_size_request (GTK_WIDGET (self->model_picker), 440, CLAMP (h - 110, 240, 720));
 }
 

@@ -95,4 +95,8 @@ gboolean    cml_window_compare_with (CmlWindow *self, const char *what, GError *
  * has its first frame (as a click there would). */
 void        cml_window_start_orbit (CmlWindow *self, double x, double y);
 
+/* On SIGUSR1, the active window writes what it shows to $CMLAB_STATE_FILE, when that is
+ * set (cml-window-state.c; the tests that drive the window from outside read it). */
+void cml_window_state_watch (GtkApplication *app);
+
 G_END_DECLS

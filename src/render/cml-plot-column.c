@@ -154,6 +154,28 @@ cml_plot_column_clear (CmlPlotColumn *column)
   column->stamp = new_stamp ();
 }
 
+/* Drops the N oldest samples (all when N ≥ the count): the rest move to the front and
+ * the pyramid is built again, O(count).  A dropped front shifts every index, so the
+ * column gets a new stamp and caches built on it start over. */
+void
+cml_plot_column_drop_front (CmlPlotColumn *column, guint n)
+{
+  g_return_if_fail (column != NULL);
+
+  if (n == 0)
+    return;
+  if (n >= column->n)
+    {
+      cml_plot_column_clear (column);
+      return;
+    }
+  memmove (column->data, column->data + n, (column->n - n) * sizeof (double));
+  column->n -= n;
+  column->n_levels = 0;
+  column_update_pyramid (column, 0);
+  column->stamp = new_stamp ();
+}
+
 guint
 cml_plot_column_get_n (const CmlPlotColumn *column)
 {

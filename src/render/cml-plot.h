@@ -96,6 +96,7 @@ void           cml_plot_column_unref (CmlPlotColumn *column);
 void           cml_plot_column_append (CmlPlotColumn *column, const double *values, guint n,
                                        guint stride);
 void           cml_plot_column_clear (CmlPlotColumn *column);
+void           cml_plot_column_drop_front (CmlPlotColumn *column, guint n);
 guint          cml_plot_column_get_n (const CmlPlotColumn *column);
 const double  *cml_plot_column_get_data (const CmlPlotColumn *column);
 /* Minimum and maximum of the finite values with index in [I0, I1), in O(log N).

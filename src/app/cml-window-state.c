@@ -1,0 +1,252 @@
+/* cml-window-state.c — what the window shows, for an observer outside the process.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The tests that drive the real window with keys and the pointer from outside
+ * (tests/e2e) see the screen as pictures; what the window *means* they learn here.  When
+ * the environment names a file in CMLAB_STATE_FILE, each SIGUSR1 makes the main loop
+ * write it anew (whole, replaced atomically) as one JSON object:
+ *
+ *   serial        how many times it was written (a test waits for a larger one)
+ *   model, state  the running system's name; "running", "paused" or "failed"
+ *   t, speed      the simulated time shown, the speed chosen
+ *   presentation, sidebar
+ *   window        [width, height] of the window; min_size its smallest [width, height];
+ *                 surface_offset where the window's (0, 0) lies in its X window (the
+ *                 shadow's width): every point below is in the window's coordinates
+ *   controls      every shown menu button, drop-down, slider and value field with its
+ *                 centre: {"kind", "name" (its builder id, or a field's parameter or
+ *                 variable), "at": [x, y]} — what a person would click
+ *   outside       every shown widget that reaches past the window's edge ("GtkBox at
+ *                 (748, 68) 552×603"): none when nothing is cut off
+ *   popovers      how many popovers are open (the list of systems, a menu …)
+ *   windows       how many windows the program shows (the main window, dialogs)
+ *   focus         the focused widget's type, and its text when it is a text field
+ *   body          [x, y] in the window of the centre of the body a drag would move, or null
+ *   time_plot, phase_plot   {"data": whether a curve is drawn, "samples": kept}
+ *   params        the parameters the run uses, by name
+ *
+ * A window whose main loop does not run writes nothing, so a test that waits for the
+ * next serial also learns that the window still answers.
+ */
+#define G_LOG_DOMAIN "cml-window"
+
+#include "cml-window-private.h"
+
+#include <glib-unix.h>
+
+#include <signal.h>
+#include <string.h>
+
+#include "cml-json.h"
+#include "cml-runner.h"
+
+static guint64 serial;
+
+static const char *
+control_kind (GtkWidget *w)
+{
+  if (GTK_IS_MENU_BUTTON (w))
+    return "menu";
+  if (GTK_IS_DROP_DOWN (w))
+    return "dropdown";
+  if (GTK_IS_SCALE (w))
+    return "slider";
+  if (GTK_IS_SPIN_BUTTON (w) || GTK_IS_ENTRY (w))
+    return "field";
+  if (GTK_IS_CHECK_BUTTON (w))
+    return "check";
+  if (GTK_IS_BUTTON (w) || GTK_IS_TOGGLE_BUTTON (w))
+    return "button";
+  return NULL;
+}
+
+/* The shown controls a person would click, with their centres. */
+static void
+collect_controls (GtkWidget *widget, GtkWidget *window, CmlJson *json)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      const char *kind = control_kind (c);
+      graphene_rect_t r;
+
+      if (GTK_IS_NATIVE (c) || !gtk_widget_get_mapped (c))
+        continue;
+      if (kind && gtk_widget_compute_bounds (c, window, &r))
+        {
+          const char *name = gtk_buildable_get_buildable_id (GTK_BUILDABLE (c));
+
+          if (name == NULL && g_str_has_prefix (gtk_widget_get_name (c), "cml-field:"))
+            name = gtk_widget_get_name (c) + strlen ("cml-field:");
+          if (name == NULL && GTK_IS_BUTTON (c) && gtk_button_get_label (GTK_BUTTON (c)))
+            name = gtk_button_get_label (GTK_BUTTON (c));
+          if (name == NULL)
+            name = gtk_widget_get_tooltip_text (c);
+          cml_json_begin_object (json, NULL, CML_JSON_LINE);
+          cml_json_string (json, "kind", kind);
+          cml_json_string (json, "name", name);
+          if (GTK_IS_EDITABLE (c))
+            cml_json_string (json, "text", gtk_editable_get_text (GTK_EDITABLE (c)));
+          cml_json_begin_array (json, "at", CML_JSON_LINE);
+          cml_json_number (json, NULL, r.origin.x + 0.5 * r.size.width);
+          cml_json_number (json, NULL, r.origin.y + 0.5 * r.size.height);
+          cml_json_end (json);
+          cml_json_end (json);
+          if (!GTK_IS_SCALE (c))
+            continue;
+        }
+      collect_controls (c, window, json);
+    }
+}
+
+static void
+collect (GtkWidget *widget, GtkWidget *window, int ww, int wh, CmlJson *json, guint *n_popovers)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      graphene_rect_t r;
+
+      if (GTK_IS_POPOVER (c))
+        {
+          if (gtk_widget_get_mapped (c))
+            (*n_popovers)++;
+          collect (c, window, ww, wh, NULL, n_popovers);
+          continue;
+        }
+      if (!gtk_widget_get_mapped (c))
+        continue;
+      if (json && gtk_widget_compute_bounds (c, window, &r)
+          && (r.origin.x < -1 || r.origin.y < -1 || r.origin.x + r.size.width > ww + 1
+              || r.origin.y + r.size.height > wh + 1))
+        {
+          g_autofree char *text = g_strdup_printf ("%s at (%.0f, %.0f) %.0f×%.0f", G_OBJECT_TYPE_NAME (c),
+                                                   r.origin.x, r.origin.y, r.size.width, r.size.height);
+          cml_json_string (json, NULL, text);
+        }
+      /* what scrolls inside a scrolled window may lie past its edges */
+      collect (c, window, ww, wh, GTK_IS_SCROLLED_WINDOW (c) ? NULL : json, n_popovers);
+    }
+}
+
+static void
+write_plot (CmlJson *json, const char *key, CmlPlotView *plot)
+{
+  cml_json_begin_object (json, key, CML_JSON_LINE);
+  cml_json_bool (json, "data", cml_plot_view_shows_data (plot));
+  cml_json_int (json, "samples", cml_plot_view_get_n_samples (plot));
+  cml_json_end (json);
+}
+
+static char *
+describe (CmlWindow *self)
+{
+  GtkWidget *window = GTK_WIDGET (self);
+  int ww = gtk_widget_get_width (window), wh = gtk_widget_get_height (window);
+  int min_w = 0, min_h = 0;
+  guint n_popovers = 0, n_windows = 0;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  g_autoptr (GString) out = g_string_new (NULL);
+  CmlJson *json = cml_json_new_string (out);
+  CmlFrame *frame = self->runner ? cml_runner_get_frame (self->runner) : NULL;
+  double bx, by, sx, sy;
+  graphene_point_t body;
+
+  gtk_widget_measure (window, GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
+  gtk_widget_measure (window, GTK_ORIENTATION_VERTICAL, MAX (ww, min_w), &min_h, NULL, NULL, NULL);
+  GListModel *toplevels = gtk_window_get_toplevels (); /* not ours */
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GtkWidget) w = g_list_model_get_item (toplevels, i);
+      n_windows += gtk_widget_get_mapped (w);
+    }
+
+  cml_json_set_digits (json, 10);
+  cml_json_begin_object (json, NULL, CML_JSON_BLOCK);
+  cml_json_int (json, "serial", (gint64) ++serial);
+  cml_json_string (json, "model", self->system ? cml_system_get_model (self->system)->name : NULL);
+  cml_json_string (json, "state", frame == NULL ? NULL
+                                  : frame->state == CML_RUNNER_RUNNING ? "running"
+                                  : frame->state == CML_RUNNER_FAILED  ? "failed"
+                                                                       : "paused");
+  cml_json_number (json, "t", frame ? frame->t : NAN);
+  cml_json_number (json, "speed", cml_window_speeds[self->speed_index]);
+  cml_json_bool (json, "presentation", self->presentation);
+  cml_json_bool (json, "sidebar", self->sidebar_visible);
+  cml_json_begin_array (json, "window", CML_JSON_LINE);
+  cml_json_int (json, NULL, ww);
+  cml_json_int (json, NULL, wh);
+  cml_json_end (json);
+  cml_json_begin_array (json, "min_size", CML_JSON_LINE);
+  cml_json_int (json, NULL, min_w);
+  cml_json_int (json, NULL, min_h);
+  cml_json_end (json);
+  gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+  cml_json_begin_array (json, "surface_offset", CML_JSON_LINE);
+  cml_json_number (json, NULL, sx);
+  cml_json_number (json, NULL, sy);
+  cml_json_end (json);
+  cml_json_begin_array (json, "controls", CML_JSON_BLOCK);
+  collect_controls (window, window, json);
+  cml_json_end (json);
+  cml_json_begin_array (json, "outside", CML_JSON_BLOCK);
+  collect (window, window, ww, wh, json, &n_popovers);
+  cml_json_end (json);
+  cml_json_int (json, "popovers", n_popovers);
+  cml_json_int (json, "windows", n_windows);
+  cml_json_begin_object (json, "focus", CML_JSON_LINE);
+  cml_json_string (json, "type", focus ? G_OBJECT_TYPE_NAME (focus) : NULL);
+  cml_json_string (json, "text", focus && GTK_IS_EDITABLE (focus) ? gtk_editable_get_text (GTK_EDITABLE (focus)) : NULL);
+  cml_json_end (json);
+  if (cml_scene_view_get_body_point (self->scene_view, &bx, &by)
+      && gtk_widget_compute_point (GTK_WIDGET (self->scene_view), window, &GRAPHENE_POINT_INIT (bx, by), &body))
+    {
+      cml_json_begin_array (json, "body", CML_JSON_LINE);
+      cml_json_number (json, NULL, body.x);
+      cml_json_number (json, NULL, body.y);
+      cml_json_end (json);
+    }
+  else
+    cml_json_null (json, "body");
+  write_plot (json, "time_plot", self->time_plot);
+  write_plot (json, "phase_plot", self->phase_plot);
+  cml_json_begin_object (json, "params", CML_JSON_LINE);
+  if (frame && self->system && frame->system == self->system)
+    {
+      CmlModel *model = cml_system_get_model (self->system);
+
+      for (guint i = 0; i < model->params->len && i < frame->n_params; i++)
+        cml_json_number (json, ((CmlParam *) model->params->pdata[i])->name, frame->params[i]);
+    }
+  cml_json_end (json);
+  cml_json_end (json);
+  cml_json_free (json);
+  g_clear_pointer (&frame, cml_frame_unref);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  GtkApplication *app = user_data;
+  const char *path = g_getenv ("CMLAB_STATE_FILE");
+  GtkWindow *active = gtk_application_get_active_window (app);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (active == NULL || !CML_IS_WINDOW (active) || path == NULL)
+    return G_SOURCE_CONTINUE;
+  text = describe (CML_WINDOW (active));
+  if (!g_file_set_contents (path, text, -1, &error))
+    g_warning ("CMLAB_STATE_FILE: %s", error->message);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+cml_window_state_watch (GtkApplication *app)
+{
+  const char *path = g_getenv ("CMLAB_STATE_FILE");
+
+  if (path == NULL || *path == '\0')
+    return;
+  g_unix_signal_add (SIGUSR1, on_signal, app);
+}
