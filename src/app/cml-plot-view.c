@@ -987,8 +987,13 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
         }
       g_ptr_array_set_size (self->columns, 0);
       cml_plot_column_clear (self->t_column);
+      /* the memory of the samples kept is taken now, not over the first minutes of a run */
+      cml_plot_column_reserve (self->t_column, CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8);
       for (guint i = 0; i < n; i++)
-        g_ptr_array_add (self->columns, cml_plot_column_new ());
+        {
+          g_ptr_array_add (self->columns, cml_plot_column_new ());
+          cml_plot_column_reserve (g_ptr_array_index (self->columns, i), CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8);
+        }
       g_ptr_array_set_size (self->ref_columns, 0);
       for (guint i = 0; i < n_ref; i++)
         g_ptr_array_add (self->ref_columns, cml_plot_column_new ());

@@ -233,12 +233,41 @@ legend_style (CmlSceneView *self)
   return style;
 }
 
+/* Drawn smaller, all of it, when the view is narrower than the legend (a 4:3 projector
+ * with the side panel open): never cut off at the view's edge. */
 static void
 legend_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
   CmlSceneView *self = data;
   CmlSceneStyle style = legend_style (self);
+  double s = 1.0;
+
+  if (self->legend_w > width || self->legend_h > height)
+    s = MIN (width / MAX (self->legend_w, 1.0), height / MAX (self->legend_h, 1.0));
+  cairo_scale (cr, s, s);
   cml_scene_legend_draw (self->sys, cr, &style);
+}
+
+/* The legend's place in the overlay: bottom left, at its size or, where the view is
+ * narrower, at the largest size that fits beside the margins (legend_draw scales it). */
+static gboolean
+legend_position (GtkOverlay *overlay, GtkWidget *child, GdkRectangle *allocation, gpointer data)
+{
+  CmlSceneView *self = data;
+  int ow = gtk_widget_get_width (GTK_WIDGET (overlay)), oh = gtk_widget_get_height (GTK_WIDGET (overlay));
+  double w = ceil (self->legend_w), h = ceil (self->legend_h);
+  double room = ow - 2.0 * LEGEND_MARGIN, s = 1.0;
+
+  if (child != GTK_WIDGET (self->legend) || w <= 0 || h <= 0 || ow <= 0)
+    return FALSE;
+  if (w > room)
+    s = MAX (room, 1.0) / w;
+  /* the allocation holds the legend's margins (start and bottom, LEGEND_MARGIN each) */
+  allocation->width = (int) floor (w * s) + LEGEND_MARGIN;
+  allocation->height = (int) floor (h * s) + LEGEND_MARGIN;
+  allocation->x = 0;
+  allocation->y = MAX (oh - allocation->height, 0);
+  return TRUE;
 }
 
 /* The legend follows the system, the frame the paths are shown in, light or dark and
@@ -1065,6 +1094,7 @@ cml_scene_view_init (CmlSceneView *self)
   self->pending_t = g_array_new (FALSE, FALSE, sizeof (double));
   self->pending_rows = g_array_new (FALSE, FALSE, sizeof (double));
   gtk_drawing_area_set_draw_func (self->legend, legend_draw, self, NULL);
+  g_signal_connect (self->overlay, "get-child-position", G_CALLBACK (legend_position), self);
   self->ghost_legend = gtk_label_new (NULL);
   gtk_widget_set_halign (self->ghost_legend, GTK_ALIGN_START);
   gtk_widget_set_valign (self->ghost_legend, GTK_ALIGN_START);

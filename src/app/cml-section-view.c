@@ -645,17 +645,23 @@ cml_section_view_init (CmlSectionView *self)
   gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->y_drop));
   gtk_box_append (GTK_BOX (row2), labelled (C_("plot axes", "against"), NULL));
   gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->x_drop));
-  GtkWidget *spacer = gtk_label_new (NULL);
-  gtk_widget_set_hexpand (spacer, TRUE);
-  gtk_box_append (GTK_BOX (row2), spacer);
-  gtk_box_append (GTK_BOX (row2), labelled (C_("orbit duration", "orbit"), _("How long each orbit runs, in the model's time unit")));
+  gtk_widget_set_parent (row2, GTK_WIDGET (self));
+
+  /* a row of its own, so that the page fits the plots' column on a 4:3 projector */
+  GtkWidget *row3 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_margin_start (row3, 6);
+  gtk_widget_set_margin_end (row3, 6);
+  gtk_box_append (GTK_BOX (row3), labelled (C_("orbit duration", "orbit"), _("How long each orbit runs, in the model's time unit")));
   self->orbit_time = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (1, 100000, 10));
   gtk_spin_button_set_value (self->orbit_time, DEFAULT_ORBIT_TIME);
-  gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->orbit_time));
+  gtk_box_append (GTK_BOX (row3), GTK_WIDGET (self->orbit_time));
+  GtkWidget *spacer = gtk_label_new (NULL);
+  gtk_widget_set_hexpand (spacer, TRUE);
+  gtk_box_append (GTK_BOX (row3), spacer);
   GtkWidget *clear = gtk_button_new_with_mnemonic (_("C_lear"));
   gtk_widget_set_tooltip_text (clear, _("Remove every orbit"));
-  gtk_box_append (GTK_BOX (row2), clear);
-  gtk_widget_set_parent (row2, GTK_WIDGET (self));
+  gtk_box_append (GTK_BOX (row3), clear);
+  gtk_widget_set_parent (row3, GTK_WIDGET (self));
 
   self->area = GTK_DRAWING_AREA (gtk_drawing_area_new ());
   gtk_widget_set_vexpand (GTK_WIDGET (self->area), TRUE);

@@ -72,6 +72,7 @@ struct _CmlWindow
   GtkRevealer       *toast_revealer;
   GtkLabel          *toast_label;
   GtkStack          *side_stack;
+  GtkStackSwitcher  *side_switcher;
   GtkPaned          *plots_paned;
   CmlPlotView       *time_plot;
   CmlPlotView       *phase_plot;

@@ -17,8 +17,11 @@
  *   controls      every shown menu button, drop-down, slider and value field with its
  *                 centre: {"kind", "name" (its builder id, or a field's parameter or
  *                 variable), "at": [x, y]} — what a person would click
- *   outside       every shown widget that reaches past the window's edge ("GtkBox at
- *                 (748, 68) 552×603"): none when nothing is cut off
+ *   min_widths    the smallest widths of the window's parts: header bar, side panel, 3-D
+ *                 view, plots column, status line (what makes min_size what it is)
+ *   outside       every shown widget that reaches past the widget holding it, or past the
+ *                 window's edge ("GtkBox at (748, 68) 552×603 reaches past the window at
+ *                 (0, 0) 1280×720"): none when nothing is cut off
  *   popovers      how many popovers are open (the list of systems, a menu …)
  *   windows       how many windows the program shows (the main window, dialogs)
  *   focus         the focused widget's type, and its text when it is a text field
@@ -99,8 +102,12 @@ collect_controls (GtkWidget *widget, GtkWidget *window, CmlJson *json)
     }
 }
 
+/* Every shown widget that reaches past the widget that holds it (so past the window, for
+ * the outermost): it is cut off, or drawn over its neighbours.  AREA is WIDGET's rectangle
+ * in the window's coordinates; JSON NULL: only count the open popovers. */
 static void
-collect (GtkWidget *widget, GtkWidget *window, int ww, int wh, CmlJson *json, guint *n_popovers)
+collect (GtkWidget *widget, const graphene_rect_t *area, GtkWidget *window, CmlJson *json,
+         guint *n_popovers)
 {
   for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
     {
@@ -110,21 +117,28 @@ collect (GtkWidget *widget, GtkWidget *window, int ww, int wh, CmlJson *json, gu
         {
           if (gtk_widget_get_mapped (c))
             (*n_popovers)++;
-          collect (c, window, ww, wh, NULL, n_popovers);
+          collect (c, area, window, NULL, n_popovers);
           continue;
         }
-      if (!gtk_widget_get_mapped (c))
+      if (!gtk_widget_get_mapped (c) || !gtk_widget_compute_bounds (c, window, &r))
         continue;
-      if (json && gtk_widget_compute_bounds (c, window, &r)
-          && (r.origin.x < -1 || r.origin.y < -1 || r.origin.x + r.size.width > ww + 1
-              || r.origin.y + r.size.height > wh + 1))
+      if (json && (r.origin.x < area->origin.x - 1 || r.origin.y < area->origin.y - 1
+                   || r.origin.x + r.size.width > area->origin.x + area->size.width + 1
+                   || r.origin.y + r.size.height > area->origin.y + area->size.height + 1))
         {
-          g_autofree char *text = g_strdup_printf ("%s at (%.0f, %.0f) %.0f×%.0f", G_OBJECT_TYPE_NAME (c),
-                                                   r.origin.x, r.origin.y, r.size.width, r.size.height);
+          /* the outermost widget cut off names the place; what it holds is cut off too */
+          g_autofree char *text = g_strdup_printf ("%s at (%.0f, %.0f) %.0f×%.0f reaches past %s at (%.0f, %.0f) %.0f×%.0f",
+                                                   G_OBJECT_TYPE_NAME (c), r.origin.x, r.origin.y, r.size.width, r.size.height,
+                                                   widget == window ? "the window" : G_OBJECT_TYPE_NAME (widget),
+                                                   area->origin.x, area->origin.y, area->size.width, area->size.height);
           cml_json_string (json, NULL, text);
+          collect (c, &r, window, NULL, n_popovers);
+          continue;
         }
-      /* what scrolls inside a scrolled window may lie past its edges */
-      collect (c, window, ww, wh, GTK_IS_SCROLLED_WINDOW (c) ? NULL : json, n_popovers);
+      /* what scrolls inside a scrolled window may lie past its edges, and a slider's knob
+       * past its trough */
+      collect (c, &r, window, GTK_IS_SCROLLED_WINDOW (c) || GTK_IS_VIEWPORT (c) || GTK_IS_RANGE (c) ? NULL : json,
+               n_popovers);
     }
 }
 
@@ -188,8 +202,26 @@ describe (CmlWindow *self)
   cml_json_begin_array (json, "controls", CML_JSON_BLOCK);
   collect_controls (window, window, json);
   cml_json_end (json);
+  cml_json_begin_object (json, "min_widths", CML_JSON_LINE);
+  {
+    struct { const char *name; GtkWidget *w; } parts[] = {
+      { "header_bar", GTK_WIDGET (self->header_bar) },
+      { "side_panel", GTK_WIDGET (self->parameter_panel) },
+      { "view", GTK_WIDGET (self->scene_stack) },
+      { "plots", gtk_paned_get_end_child (self->content_paned) },
+      { "status_line", gtk_widget_get_parent (GTK_WIDGET (self->time_label)) },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+      {
+        int m = 0;
+        if (parts[i].w && gtk_widget_get_visible (parts[i].w))
+          gtk_widget_measure (parts[i].w, GTK_ORIENTATION_HORIZONTAL, -1, &m, NULL, NULL, NULL);
+        cml_json_int (json, parts[i].name, m);
+      }
+  }
+  cml_json_end (json);
   cml_json_begin_array (json, "outside", CML_JSON_BLOCK);
-  collect (window, window, ww, wh, json, &n_popovers);
+  collect (window, &GRAPHENE_RECT_INIT (0, 0, ww, wh), window, json, &n_popovers);
   cml_json_end (json);
   cml_json_int (json, "popovers", n_popovers);
   cml_json_int (json, "windows", n_windows);
@@ -233,7 +265,7 @@ on_signal (gpointer user_data)
   g_autofree char *text = NULL;
   g_autoptr (GError) error = NULL;
 
-  if (active == NULL || !CML_IS_WINDOW (active) || path == NULL)
+  if (active == NULL || !CML_IS_WINDOW (active) || path == NULL || *path == '\0')
     return G_SOURCE_CONTINUE;
   text = describe (CML_WINDOW (active));
   if (!g_file_set_contents (path, text, -1, &error))
@@ -244,9 +276,6 @@ on_signal (gpointer user_data)
 void
 cml_window_state_watch (GtkApplication *app)
 {
-  const char *path = g_getenv ("CMLAB_STATE_FILE");
-
-  if (path == NULL || *path == '\0')
-    return;
+  /* installed always: a stray SIGUSR1 is ignored rather than ending the program */
   g_unix_signal_add (SIGUSR1, on_signal, app);
 }

@@ -925,16 +925,17 @@ finish_frame_stats (CmlWindow *self, CmlFrame *frame)
 /* The split between the 3-D view and the plots, once the window has its size: the plots
  * get a readable column (their natural width, within 38–50 % of the space, but not less
  * than their minimum) and the view the rest.  In presentation mode the view, which the
- * hall watches, gets at least 55 %.  Only when the view would get less than 360 pixels is
- * the column made narrower than the plots' minimum (the paned may shrink it), rather than
- * push the window off a small screen.  Done again when presentation mode changes the
- * sizes; a position the user chose (or the one remembered) is kept otherwise. */
+ * hall watches, gets at least 55 %.  Neither gets less than its minimum (the window is
+ * never narrower than both: a 1024-pixel screen holds them), so nothing is cut off.  Done
+ * again when presentation mode changes the sizes; a position the user chose (or the one
+ * remembered) is kept otherwise. */
 static void
 initial_layout (CmlWindow *self)
 {
   GtkWidget *column = gtk_paned_get_end_child (self->content_paned);
+  GtkWidget *view = gtk_paned_get_start_child (self->content_paned);
   int w = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
-  int min = 0, nat = 0, right;
+  int min = 0, nat = 0, view_min = 0, right;
   double hi = self->presentation ? 0.45 : 0.50;
 
   if (self->layout_done || w <= 0)
@@ -948,8 +949,9 @@ initial_layout (CmlWindow *self)
       return;
     }
   gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+  gtk_widget_measure (view, GTK_ORIENTATION_HORIZONTAL, -1, &view_min, NULL, NULL, NULL);
   right = MAX (CLAMP (nat, (int) (0.38 * w), (int) (hi * w)), min);
-  right = MIN (right, w - 360);
+  right = MAX (MIN (right, w - view_min), min);
   gtk_paned_set_position (self->content_paned, MAX (w - right, 0));
   self->layout_done = TRUE;
 }
@@ -1325,6 +1327,7 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, parameter_panel);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, scene_view);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, side_switcher);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, plots_paned);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, time_plot);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, phase_plot);
@@ -1406,6 +1409,8 @@ cml_window_init (CmlWindow *self)
   self->settings = cml_window_open_settings ();
   cml_window_choose_size (self);
   g_signal_connect_swapped (self->systems_popover, "show", G_CALLBACK (on_systems_popover_show), self);
+  /* tabs as wide as their names, not all as wide as the widest: the column fits 1024 px */
+  gtk_box_layout_set_homogeneous (GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self->side_switcher))), FALSE);
 
   g_signal_connect_swapped (self->model_picker, "model-selected", G_CALLBACK (on_model_selected), self);
   /* timeline */

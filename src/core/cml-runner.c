@@ -343,6 +343,16 @@ n_cols_of (CmlSystem *sys)
   return cml_system_n_observables (sys) + cml_system_n_scene_values (sys);
 }
 
+/* Writes to every page of P (BYTES long), so that the ring's memory is resident from the
+ * start: its bound is taken when a model loads, not over the first minutes of a lecture
+ * as the ring fills (a soak then sees the memory flat from the first minute). */
+static void
+make_resident (void *p, gsize bytes)
+{
+  for (gsize i = 0; i < bytes; i += 4096)
+    ((volatile char *) p)[i] = 0;
+}
+
 /* Gives the ring a new row layout (a model switch): rows written so far become
  * unreadable.  Worker (or new ()). */
 static void
@@ -351,6 +361,7 @@ ring_set_layout (CmlRunner *r, guint n_cols)
   double *vals = g_new (double, (gsize) r->ring_cap * MAX (n_cols, 1));
   double *old_vals;
 
+  make_resident (vals, (gsize) r->ring_cap * MAX (n_cols, 1) * sizeof (double));
   pthread_mutex_lock (&r->ring_lock);
   old_vals = r->ring_vals;
   r->ring_vals = vals;
@@ -382,6 +393,10 @@ ring_set_layout (CmlRunner *r, guint n_cols)
     r->ring_params = g_new0 (double, (gsize) r->ring_cap * MAX (r->n_params, 1));
     r->ring_integ = g_new0 (CmlIntegratorOptions, r->ring_cap);
     r->z_start = g_new0 (double, r->dim);
+    make_resident (r->ring_z, (gsize) r->ring_cap * r->dim * sizeof (double));
+    make_resident (r->ring_step, (gsize) r->ring_cap * r->step_len * sizeof (double));
+    make_resident (r->ring_params, (gsize) r->ring_cap * MAX (r->n_params, 1) * sizeof (double));
+    make_resident (r->ring_integ, (gsize) r->ring_cap * sizeof (CmlIntegratorOptions));
     r->gen_first = r->ring_base;
 
     /* the distance runs over base and fibre coordinates; a unit when they share one */

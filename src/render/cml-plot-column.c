@@ -65,6 +65,19 @@ column_grow (CmlPlotColumn *column, guint n_new)
   column->cap = cap;
 }
 
+/* Makes room for N samples at once and makes that memory resident (a write to every
+ * page), so that a column that will hold N samples takes its memory now rather than
+ * creeping up as it fills. */
+void
+cml_plot_column_reserve (CmlPlotColumn *column, guint n)
+{
+  g_return_if_fail (column != NULL);
+
+  column_grow (column, n);
+  for (gsize i = 0; i < column->cap; i += 512)
+    ((volatile double *) column->data)[i] = 0.0;
+}
+
 /* Recomputes the pyramid blocks that contain samples [n_old, n). */
 static void
 column_update_pyramid (CmlPlotColumn *column, guint n_old)

@@ -97,6 +97,8 @@ void           cml_plot_column_append (CmlPlotColumn *column, const double *valu
                                        guint stride);
 void           cml_plot_column_clear (CmlPlotColumn *column);
 void           cml_plot_column_drop_front (CmlPlotColumn *column, guint n);
+/* Room for N samples, taken now (resident), so that the memory does not grow as they come. */
+void           cml_plot_column_reserve (CmlPlotColumn *column, guint n);
 guint          cml_plot_column_get_n (const CmlPlotColumn *column);
 const double  *cml_plot_column_get_data (const CmlPlotColumn *column);
 /* Minimum and maximum of the finite values with index in [I0, I1), in O(log N).

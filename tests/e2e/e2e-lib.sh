@@ -12,6 +12,9 @@
 # program in $CMLAB_APP and nothing installed.
 
 set -u
+for tool in Xvfb openbox xdotool xprop python3; do
+  command -v "$tool" >/dev/null || { echo "Bail out! $tool is needed (tools/debian-packages lists it)"; exit 1; }
+done
 E2E_TRIES=${E2E_TRIES:-1200}
 e2e_tmp=$(mktemp -d)
 e2e_pids=()
@@ -46,14 +49,18 @@ e2e_screen () {
   local i; for i in $(seq 1 "$E2E_TRIES"); do [ -s "$fd" ] && break; sleep 0.1; done
   [ -s "$fd" ] || { echo "Bail out! Xvfb did not start"; exit 1; }
   export DISPLAY=:$(cat "$fd")
-  openbox >/dev/null 2>&1 &
-  e2e_pids+=($!)
-  # the window manager is there when it names itself on the root window
+  # the window manager is there when it names itself on the root window (started again
+  # if it gave up: it may come up before the new server takes connections)
+  local wm=""
   for i in $(seq 1 "$E2E_TRIES"); do
+    if [ -z "$wm" ] || ! kill -0 "$wm" 2>/dev/null; then
+      openbox >"$e2e_tmp/openbox.log" 2>&1 &
+      wm=$!; e2e_pids+=($wm)
+    fi
     xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && return 0
     sleep 0.1
   done
-  echo "Bail out! openbox did not start"; exit 1
+  echo "Bail out! openbox did not start"; e2e_diag <"$e2e_tmp/openbox.log"; exit 1
 }
 
 e2e_screen_close () {
