@@ -311,6 +311,9 @@ make_spin (CmlParameterPanel *self, const char *name, const char *unit,
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
   gtk_spin_button_set_update_policy (GTK_SPIN_BUTTON (spin), GTK_UPDATE_IF_VALID);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 7);
+  /* Ctrl+Z is the panel's (the parameter's last change, field and slider together), not
+   * the text's own: with the text's undo the field would go back alone */
+  gtk_editable_set_enable_undo (GTK_EDITABLE (spin), FALSE);
   g_signal_connect (spin, "output", G_CALLBACK (on_spin_output), NULL);
   g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
   /* the default formatting ran before "output" was connected */

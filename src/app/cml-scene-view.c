@@ -402,8 +402,11 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
       keep_out[0] = (self->legend_w + LEGEND_MARGIN) * scale / width;
       keep_out[1] = (self->legend_h + LEGEND_MARGIN) * scale / height;
     }
-  cml_camera_fit_points (&self->camera, (double *) points->data, points->len, (double) width / height,
-                         keep_out, FALSE);
+  /* while a body is dragged the camera holds still: framing the new place (a turntable
+   * growing under the ball) would move the ground under the pointer, and the ball with it */
+  if (!self->body_drag)
+    cml_camera_fit_points (&self->camera, (double *) points->data, points->len, (double) width / height,
+                           keep_out, FALSE);
 }
 
 static gboolean

@@ -235,6 +235,11 @@ run_shortcut (GtkWidget *widget, GVariant *args, gpointer user_data)
 
   if (focus)
     {
+      /* undo and redo in a field without a text undo of its own (the value fields: their
+       * Ctrl+Z undoes the parameter, field and slider together) are the panel's */
+      gboolean undo = g_str_equal (action, "win.undo") || g_str_equal (action, "win.redo");
+      if (undo && GTK_IS_EDITABLE (focus) && !gtk_editable_get_enable_undo (GTK_EDITABLE (focus)))
+        return gtk_widget_activate_action (widget, action, NULL);
       if (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT_VIEW (focus)
           || gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER) != NULL)
         return FALSE;
@@ -269,5 +274,7 @@ cml_window_add_shortcuts (CmlWindow *self)
   add_shortcut (sc, "r|<Shift>r", "win.reset");
   add_shortcut (sc, "plus|equal|KP_Add", "win.faster");
   add_shortcut (sc, "minus|KP_Subtract", "win.slower");
+  add_shortcut (sc, "<Control>z", "win.undo");
+  add_shortcut (sc, "<Control><Shift>z|<Control>y", "win.redo");
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
 }

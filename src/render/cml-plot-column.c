@@ -65,6 +65,20 @@ column_grow (CmlPlotColumn *column, guint n_new)
   column->cap = cap;
 }
 
+/* Room for N_BLOCKS blocks (a minimum and a maximum each) in level K of the pyramid. */
+static void
+level_grow (CmlPlotColumn *column, guint k, guint n_blocks)
+{
+  if (n_blocks > column->level_cap[k])
+    {
+      guint cap = MAX (column->level_cap[k], 64u);
+      while (cap < n_blocks)
+        cap *= 2;
+      column->level[k] = g_renew (double, column->level[k], 2 * (gsize) cap);
+      column->level_cap[k] = cap;
+    }
+}
+
 /* Makes room for N samples at once and makes that memory resident (a write to every
  * page), so that a column that will hold N samples takes its memory now rather than
  * creeping up as it fills. */
@@ -76,6 +90,18 @@ cml_plot_column_reserve (CmlPlotColumn *column, guint n)
   column_grow (column, n);
   for (gsize i = 0; i < column->cap; i += 512)
     ((volatile double *) column->data)[i] = 0.0;
+  /* and the pyramid's levels, as column_update_pyramid () sizes them for N samples */
+  for (guint k = 0; k < MAX_LEVELS; k++)
+    {
+      guint bs = block_size (k);
+      guint n_blocks = (guint) (((guint64) n + bs - 1) / bs);
+
+      if (k > 0 && ((guint64) n + (bs >> 1) - 1) / (bs >> 1) <= 1)
+        break;
+      level_grow (column, k, n_blocks);
+      for (gsize i = 0; i < 2 * (gsize) column->level_cap[k]; i += 512)
+        ((volatile double *) column->level[k])[i] = 0.0;
+    }
 }
 
 /* Recomputes the pyramid blocks that contain samples [n_old, n). */
@@ -93,14 +119,7 @@ column_update_pyramid (CmlPlotColumn *column, guint n_old)
       if (k > 0 && ((guint64) n + (bs >> 1) - 1) / (bs >> 1) <= 1)
         break;
 
-      if (n_blocks > column->level_cap[k])
-        {
-          guint cap = MAX (column->level_cap[k], 64u);
-          while (cap < n_blocks)
-            cap *= 2;
-          column->level[k] = g_renew (double, column->level[k], 2 * (gsize) cap);
-          column->level_cap[k] = cap;
-        }
+      level_grow (column, k, n_blocks);
 
       double *lv = column->level[k];
       for (guint j = n_old / bs; j < n_blocks; j++)
