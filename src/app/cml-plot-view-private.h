@@ -62,6 +62,7 @@ struct _CmlPlotView
   CmlPlotGl      *renderer;
   gboolean        renderer_failed;
   gboolean        presentation, dark;
+  double          text_scale;    /* presentation type and lines: this times their size (≥ 1) */
   guint           n_frames;
 
   /* a second run drawn beside this one, for comparison (cml-plot-view-compare.c) */

@@ -107,6 +107,10 @@ view_style (CmlPlotView *self, CmlPlotStyle *style)
 {
   cml_plot_style_init (style, self->dark, self->presentation);
   style->scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  /* on a projector the type and lines grow with the window (style->scale multiplies every
+   * size; positions come from the layout) */
+  if (self->presentation)
+    style->scale *= self->text_scale;
 }
 
 /* ---- selectors ------------------------------------------------------------------------- */
@@ -901,6 +905,7 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
 static void
 cml_plot_view_init (CmlPlotView *self)
 {
+  self->text_scale = 1.0;
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_layout_manager (GTK_WIDGET (self),
                                  gtk_custom_layout_new (layout_request_mode, layout_measure,
@@ -1180,6 +1185,27 @@ cml_plot_view_set_presentation (CmlPlotView *self, gboolean on)
       gtk_widget_set_visible (c, !self->presentation);
   cml_plot_reset_ranges (self->plot);
   gtk_gl_area_queue_render (self->area);
+}
+
+void
+cml_plot_view_set_text_scale (CmlPlotView *self, double scale)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  scale = MAX (scale, 1.0);
+  if (scale == self->text_scale)
+    return;
+  self->text_scale = scale;
+  gtk_gl_area_queue_render (self->area);
+}
+
+double
+cml_plot_view_get_font (CmlPlotView *self)
+{
+  CmlPlotStyle style;
+
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), 0);
+  view_style (self, &style);
+  return style.font_size * style.scale / gtk_widget_get_scale_factor (GTK_WIDGET (self));
 }
 
 void

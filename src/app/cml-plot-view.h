@@ -55,6 +55,10 @@ void       cml_plot_view_share_data (CmlPlotView *self, CmlPlotView *owner);
 /* Presentation mode: large fonts and thick lines, for a projector. */
 void       cml_plot_view_set_presentation (CmlPlotView *self, gboolean on);
 void       cml_plot_view_set_dark (CmlPlotView *self, gboolean dark);
+/* In presentation mode type and lines are SCALE times their size (≥ 1: the window makes
+ * them grow with its height); the tick labels' font size as drawn, in logical pixels. */
+void       cml_plot_view_set_text_scale (CmlPlotView *self, double scale);
+double     cml_plot_view_get_font (CmlPlotView *self);
 
 /* The plot model (owned by the view), e.g. for cml_plot_export(). */
 CmlPlot   *cml_plot_view_get_plot (CmlPlotView *self);

@@ -79,6 +79,7 @@ struct _CmlSceneView
   /* dragging a body to where the run should start: the base coordinates its centre's
    * x and y are, and the height it moves at */
   gboolean          body_drag;
+  double            text_scale;      /* the legend's size in presentation mode (1: as designed) */
   gboolean          arrow_drag;      /* the tip of a velocity arrow, not a body */
   char             *drag_names[2];
   double            drag_z;
@@ -229,7 +230,7 @@ static CmlSceneStyle
 legend_style (CmlSceneView *self)
 {
   CmlSceneStyle style = self->style;
-  style.scale = 1;
+  style.scale = self->style.presentation ? self->text_scale : 1;
   return style;
 }
 
@@ -1094,6 +1095,7 @@ cml_scene_view_init (CmlSceneView *self)
   /* multisampling costs 6–10× under software GL; the shaders smooth edges instead */
   self->style.samples = 0;
   self->last_frame_t = -INFINITY;
+  self->text_scale = 1.0;
   self->pending_t = g_array_new (FALSE, FALSE, sizeof (double));
   self->pending_rows = g_array_new (FALSE, FALSE, sizeof (double));
   gtk_drawing_area_set_draw_func (self->legend, legend_draw, self, NULL);
@@ -1274,6 +1276,32 @@ cml_scene_view_set_presentation (CmlSceneView *self, gboolean presentation)
 
   self->style.presentation = !!presentation;
   update_legend (self);
+}
+
+void
+cml_scene_view_set_text_scale (CmlSceneView *self, double scale)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  scale = MAX (scale, 1.0);
+  if (scale == self->text_scale)
+    return;
+  self->text_scale = scale;
+  update_legend (self);
+}
+
+double
+cml_scene_view_get_legend_font (CmlSceneView *self)
+{
+  CmlSceneStyle style;
+  double w, h;
+
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), 0);
+  style = legend_style (self);
+  if (!cml_scene_legend_measure (self->sys, &style, &w, &h))
+    return 0;
+  /* the legend as drawn: smaller where the view is narrower than it (legend_draw) */
+  return cml_scene_legend_font_size (&style) * MIN (1.0, gtk_widget_get_width (GTK_WIDGET (self->legend)) / MAX (self->legend_w, 1.0));
 }
 
 void

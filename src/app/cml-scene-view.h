@@ -45,6 +45,10 @@ gboolean   cml_scene_view_get_table_frame (CmlSceneView *self);
 /* Thick lines and larger points, for a projector. */
 void       cml_scene_view_set_presentation (CmlSceneView *self, gboolean presentation);
 void       cml_scene_view_set_dark (CmlSceneView *self, gboolean dark);
+/* In presentation mode the legend's type is SCALE times its size (≥ 1: the window makes
+ * it grow with its height); the legend's font size as drawn, in logical pixels. */
+void       cml_scene_view_set_text_scale (CmlSceneView *self, double scale);
+double     cml_scene_view_get_legend_font (CmlSceneView *self);
 
 /* For tests: renders now and stores in *FRACTION the fraction of pixels that differ from
  * the background.  FALSE (and *FRACTION untouched) when no GL context could be made. */

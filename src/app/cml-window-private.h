@@ -126,6 +126,8 @@ struct _CmlWindow
   int                last_layout_w;           /* the content's width at the last tick */
   int                layout_wait;             /* ticks to wait before laying out again */
   gboolean           presentation;
+  double             text_scale;              /* presentation type: window height / 800, ≥ 1 */
+  GtkCssProvider    *text_css;                /* the presentation font size it gives */
   gboolean           table_frame;
   gboolean           sidebar_visible;
   /* the layout presentation mode replaced, restored when it ends */

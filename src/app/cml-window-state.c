@@ -28,6 +28,8 @@
  *   body          [x, y] in the window of the centre of the body a drag would move, or null
  *   time_plot, phase_plot   {"data": whether a curve is drawn, "samples": kept}
  *   params        the parameters the run uses, by name
+ *   text_px       the font sizes drawn, in pixels: the plots' tick labels, the 3-D view's
+ *                 legend, the status line
  *
  * A window whose main loop does not run writes nothing, so a test that waits for the
  * next serial also learns that the window still answers.
@@ -241,6 +243,16 @@ describe (CmlWindow *self)
     cml_json_null (json, "body");
   write_plot (json, "time_plot", self->time_plot);
   write_plot (json, "phase_plot", self->phase_plot);
+  cml_json_begin_object (json, "text_px", CML_JSON_LINE);
+  cml_json_number (json, "plots", cml_plot_view_get_font (self->time_plot));
+  cml_json_number (json, "legend", cml_scene_view_get_legend_font (self->scene_view));
+  {
+    PangoFontDescription *font = pango_context_get_font_description (gtk_widget_get_pango_context (GTK_WIDGET (self->speed_label)));
+    double size = font ? pango_font_description_get_size (font) / (double) PANGO_SCALE : 0;
+    /* points at 96 dots per inch, unless the size is already in pixels */
+    cml_json_number (json, "status", font && pango_font_description_get_size_is_absolute (font) ? size : size * 96.0 / 72.0);
+  }
+  cml_json_end (json);
   cml_json_begin_object (json, "params", CML_JSON_LINE);
   if (frame && self->system && frame->system == self->system)
     {

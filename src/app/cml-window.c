@@ -922,6 +922,40 @@ finish_frame_stats (CmlWindow *self, CmlFrame *frame)
   g_clear_pointer (&self->frame_stats_path, g_free);
 }
 
+/* On a projector the type grows with the screen: in presentation mode every text and
+ * line is window height / 800 times its size (at least its size), so that the plots'
+ * labels, the legend and the status line stay above 2.5 % of the height from 768 lines
+ * to 4K.  Checked every frame (a resize, a move to another screen, F5). */
+static void
+update_text_scale (CmlWindow *self)
+{
+  double scale = self->presentation ? MAX (1.0, gtk_widget_get_height (GTK_WIDGET (self)) / 800.0) : 1.0;
+  char size[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *css = NULL;
+
+  /* up to the next step of 1/20: a window a pixel taller changes nothing */
+  scale = ceil (scale * 20.0) / 20.0;
+  if (scale == self->text_scale)
+    return;
+  self->text_scale = scale;
+  cml_plot_view_set_text_scale (self->time_plot, scale);
+  cml_plot_view_set_text_scale (self->phase_plot, scale);
+  cml_scene_view_set_text_scale (self->scene_view, scale);
+  if (self->text_css == NULL)
+    {
+      self->text_css = gtk_css_provider_new ();
+      gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
+                                                  GTK_STYLE_PROVIDER (self->text_css),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 1);
+    }
+  g_ascii_formatd (size, sizeof size, "%.2f", 15.0 * scale);
+  css = scale > 1.0 ? g_strdup_printf ("window.presentation { font-size: %spt; }", size) : g_strdup ("");
+  gtk_css_provider_load_from_data (self->text_css, css, -1);
+  /* the sizes changed: the split is made again for them */
+  self->layout_done = FALSE;
+  self->layout_wait = 2;
+}
+
 /* The split between the 3-D view and the plots, once the window has its size: the plots
  * get a readable column (their natural width, within 38–50 % of the space, but not less
  * than their minimum) and the view the rest.  In presentation mode the view, which the
@@ -1033,6 +1067,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     self->first_frame_us = now;
   cml_window_fit_fixed_size (self);
   cml_window_apply_remembered_split (self);
+  update_text_scale (self);
   initial_layout (self);
   if (self->runner == NULL)
     {
@@ -1246,6 +1281,10 @@ cml_window_dispose (GObject *object)
   g_clear_pointer (&self->shown_system, cml_system_unref);
   self->system = NULL; /* owned by the systems table */
   g_clear_pointer (&self->systems, g_hash_table_unref);
+  if (self->text_css)
+    gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
+                                                   GTK_STYLE_PROVIDER (self->text_css));
+  g_clear_object (&self->text_css);
   g_clear_pointer (&self->frame_stats, cml_frame_stats_free);
   g_clear_pointer (&self->frame_stats_path, g_free);
   g_clear_pointer (&self->history_t, g_free);
@@ -1395,6 +1434,7 @@ cml_window_init (CmlWindow *self)
   self->integrator.rtol = cml_window_tolerances[CML_DEFAULT_TOLERANCE_INDEX];
   self->integrator.atol = 1e-2 * self->integrator.rtol;
   self->history_cap = HISTORY_ROWS;
+  self->text_scale = 1.0;
   self->history_t = g_new (double, self->history_cap);
   for (guint k = 0; k < 2; k++)
     {

@@ -101,6 +101,25 @@ equalize_ranges (double aw, double ah, double *x0, double *x1, double *y0, doubl
     }
 }
 
+/* The x ticks for X_INTERVALS at most, their labels made in LABELS; *WIDEST their widest
+ * label.  Returns how many. */
+static guint
+x_ticks (CmlPlotLayout *layout, guint x_intervals, double font, CmlPlotMeasureFunc measure,
+         gpointer user_data, CmlPlotTick *ticks, GPtrArray *labels, double *widest)
+{
+  guint n = ticks_for_range (layout->x0, layout->x1, x_intervals, ticks, MAX_TICKS, NULL);
+
+  g_ptr_array_set_size (labels, 0);
+  *widest = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      CmlPlotLabel *l = label_new (ticks[i].label, font, measure, user_data);
+      *widest = MAX (*widest, l->w);
+      g_ptr_array_add (labels, l);
+    }
+  return n;
+}
+
 void
 cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double height,
                  CmlPlotMeasureFunc measure, gpointer user_data, CmlPlotLayout *layout)
@@ -307,25 +326,27 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
         g_ptr_array_add (y_labels, label_new (ticks[i].label, font, measure, user_data));
     }
 
-  /* x ticks: as many as fit with min_tick_spacing between the labels */
-  guint x_intervals = (guint) CLAMP (layout->area_w / (tw + style->min_tick_spacing * sc), 1, 16);
+  /* x ticks: as many as fit with min_tick_spacing between the labels, tried from many
+   * to few; and never fewer than three where three fit without the labels touching (a
+   * lone "0" tells nothing about the scale) */
+  guint x_intervals = 16;
   GPtrArray *x_labels = g_ptr_array_new_with_free_func (label_free);
-  guint n_x = 0;
+  guint n_x = 0, three_intervals = 0;
   for (;;)
     {
-      n_x = ticks_for_range (layout->x0, layout->x1, x_intervals, ticks, MAX_TICKS, NULL);
-      g_ptr_array_set_size (x_labels, 0);
       double widest = 0;
-      for (guint i = 0; i < n_x; i++)
-        {
-          CmlPlotLabel *l = label_new (ticks[i].label, font, measure, user_data);
-          widest = MAX (widest, l->w);
-          g_ptr_array_add (x_labels, l);
-        }
+      n_x = x_ticks (layout, x_intervals, font, measure, user_data, ticks, x_labels, &widest);
       double spacing = n_x > 1 ? layout->area_w * (ticks[1].value - ticks[0].value) / (layout->x1 - layout->x0) : G_MAXDOUBLE;
       if (spacing >= widest + style->min_tick_spacing * sc || x_intervals <= 1)
         break;
+      if (n_x >= 3 && spacing >= widest + 0.5 * font)
+        three_intervals = x_intervals;
       x_intervals = MAX (1u, x_intervals * 2 / 3);
+    }
+  if (n_x < 3 && three_intervals > 0)
+    {
+      double widest = 0;
+      n_x = x_ticks (layout, three_intervals, font, measure, user_data, ticks, x_labels, &widest);
     }
 
   /* place everything */

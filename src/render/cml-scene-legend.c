@@ -117,8 +117,16 @@ static LegendMetrics
 legend_metrics (const CmlSceneStyle *style)
 {
   double scale = style && style->scale > 0 ? style->scale : 1.0;
-  double font = (style && style->presentation ? 18.0 : 13.0) * scale;
+  /* presentation type: 20 px, 2.5 % of an 800-pixel window (the window scales it with its
+   * height above that) */
+  double font = (style && style->presentation ? 20.0 : 13.0) * scale;
   return (LegendMetrics) { font, 1.55 * font, 2.0 * font, 0.8 * font, 0.6 * font };
+}
+
+double
+cml_scene_legend_font_size (const CmlSceneStyle *style)
+{
+  return legend_metrics (style).font;
 }
 
 static PangoLayout *

@@ -143,5 +143,7 @@ gboolean cml_scene_legend_measure (CmlSystem *sys, const CmlSceneStyle *style, d
                                    double *height);
 /* Draws the card with its top-left corner at CR's origin. */
 void     cml_scene_legend_draw (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style);
+/* The legend's font size in the style, in Cairo units. */
+double   cml_scene_legend_font_size (const CmlSceneStyle *style);
 
 G_END_DECLS

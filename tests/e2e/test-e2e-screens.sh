@@ -44,6 +44,8 @@ for lang in en es; do
     e2e_wait "s['presentation']"
     e2e_ok $? "$lang $size: F5 turns presentation mode on"
     check_fits "$lang $size, presentation mode" "$sw" "$sh"
+    e2e_wait "all(v >= 0.025 * s['window'][1] for v in s['text_px'].values())"
+    e2e_ok $? "$lang $size: in presentation mode the plots' labels, the legend and the status line are at least 2.5 % of the height"
     e2e_picture "screens-$lang-$size-presentation"
     e2e_key F5
     e2e_wait "not s['presentation'] and s['sidebar']"

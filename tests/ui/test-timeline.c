@@ -128,13 +128,14 @@ test_scrub (void)
   spin_for (0.5);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
   cml_runner_sync (runner);
-  spin_for (0.2);
   f = frame_of (win);
   g_assert_false (f->in_record);
   g_assert_cmpfloat (f->recorded_t1, <, 2.0);
   g_assert_cmpfloat (f->recorded_t1, >, 0.5);
+  /* the plots catch up with the record (on a busy machine a frame or many later) */
+  w.t = f->recorded_t1;
+  g_assert_true (spin_until (plot_cut_at, &w, 60));
   g_assert_cmpfloat (cml_plot_column_get_data (cml_plot_view_get_time_column (win->time_plot))[0], ==, 0.0);
-  g_assert_cmpfloat (fabs (plot_last_t (win) - f->recorded_t1), <, 1e-9);
   cml_frame_unref (f);
 
   window_free (win);
