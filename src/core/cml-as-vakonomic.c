@@ -305,6 +305,14 @@ cml_model_vakonomic_text (const CmlModel *model, GError **error)
     "constraints written as a graph over the free velocities and the motion given by the "
     "vakonomic (variational) principle instead of the Lagrange–d'Alembert one.", copy->title);
   g_key_file_set_value (kf, "model", "description", description);
+  /* the original's translations of these texts would hide the new ones */
+  {
+    g_auto (GStrv) keys = g_key_file_get_keys (kf, "model", NULL, NULL);
+    for (guint j = 0; keys && keys[j]; j++)
+      if (g_str_has_prefix (keys[j], "title[") || g_str_has_prefix (keys[j], "about[")
+          || g_str_has_prefix (keys[j], "description["))
+        g_key_file_remove_key (kf, "model", keys[j], NULL);
+  }
 
   /* [dynamics] and [constraints]: the graph instead of the functions */
   g_key_file_set_value (kf, "dynamics", "constraints", "vakonomic");

@@ -26,12 +26,12 @@ load_model_group (Loader *ld)
   if (!check_keys (ld, "model", known))
     return FALSE;
   model->name = get_string (ld, "model", "name");
-  model->title = get_string (ld, "model", "title");
-  model->description = get_string (ld, "model", "description");
-  model->about = get_string (ld, "model", "about");
+  model->title = get_locale_string (ld, "model", "title");
+  model->description = get_locale_string (ld, "model", "description");
+  model->about = get_locale_string (ld, "model", "about");
   model->citation = get_string (ld, "model", "citation");
-  model->source = get_string (ld, "model", "source");
-  model->errata = get_string (ld, "model", "errata");
+  model->source = get_locale_string (ld, "model", "source");
+  model->errata = get_locale_string (ld, "model", "errata");
   model->time_unit = get_string (ld, "model", "time-unit");
   if (model->time_unit == NULL)
     model->time_unit = g_strdup ("s");
@@ -127,6 +127,13 @@ load_parameters (Loader *ld)
         for (guint k = 3; k < parts->len; k++)
           g_string_append_printf (meaning, "%s%s", k > 3 ? " | " : "", (char *) parts->pdata[k]);
         par->meaning = g_string_free (meaning, FALSE);
+        /* a translation ("m[es] = masa de la bola") holds the meaning only */
+        char *translated = get_translation (ld, "parameters", keys[i]);
+        if (translated)
+          {
+            g_free (par->meaning);
+            par->meaning = translated;
+          }
       }
       {
         g_autoptr (GError) err = NULL;

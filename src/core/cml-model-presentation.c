@@ -13,9 +13,10 @@
 
 #include "cml-error.h"
 
-/* A group of NAME = text for the model's names ([units], [meanings]) into TABLE. */
+/* A group of NAME = text for the model's names ([units], [meanings]) into TABLE; the texts
+ * in the user's language when LOCALIZED ([meanings]). */
 static gboolean
-load_name_texts (Loader *ld, const char *group, GHashTable *table)
+load_name_texts (Loader *ld, const char *group, GHashTable *table, gboolean localized)
 {
   CmlModel *model = ld->model;
   g_auto (GStrv) keys = kf_keys (ld, group);
@@ -26,7 +27,8 @@ load_name_texts (Loader *ld, const char *group, GHashTable *table)
       if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION | SYM_MULTIPLIER)))
         return fail (ld, line_of (ld, group, keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
                      "“%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier", keys[k]);
-      g_hash_table_insert (table, g_strdup (keys[k]), get_string (ld, group, keys[k]));
+      g_hash_table_insert (table, g_strdup (keys[k]),
+                           localized ? get_locale_string (ld, group, keys[k]) : get_string (ld, group, keys[k]));
     }
   return TRUE;
 }
@@ -34,13 +36,13 @@ load_name_texts (Loader *ld, const char *group, GHashTable *table)
 gboolean
 load_units (Loader *ld)
 {
-  return load_name_texts (ld, "units", ld->model->units);
+  return load_name_texts (ld, "units", ld->model->units, FALSE);
 }
 
 gboolean
 load_meanings (Loader *ld)
 {
-  return load_name_texts (ld, "meanings", ld->model->meanings);
+  return load_name_texts (ld, "meanings", ld->model->meanings, TRUE);
 }
 
 gboolean
@@ -122,7 +124,7 @@ load_preset (Loader *ld, const char *group)
       int line = line_of (ld, group, keys[k]);
       if (g_str_equal (keys[k], "title"))
         {
-          pr->title = get_string (ld, group, keys[k]);
+          pr->title = get_locale_string (ld, group, keys[k]);
           continue;
         }
       const CmlParam *par = cml_model_find_param (model, keys[k]);
@@ -217,7 +219,7 @@ load_scene_object (Loader *ld, const char *group)
     return fail (ld, line_of (ld, group, "type"), 0, CML_ERROR_MODEL,
                  "unknown scene object type “%s” (sphere, turntable, plane, point, trail, disc, arrow)", so->type);
   so->color = get_string (ld, group, "color");
-  so->label = get_string (ld, group, "label");
+  so->label = get_locale_string (ld, group, "label");
   if (so->color && !color_known (so->color))
     {
       g_autofree char *list = g_strjoinv (", ", (char **) scene_colors);

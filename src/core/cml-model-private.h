@@ -76,6 +76,9 @@ char       *kf_value (Loader *ld, const char *group, const char *key);
 char      **kf_keys (Loader *ld, const char *group);
 char      **kf_groups (Loader *ld);
 char       *get_string (Loader *ld, const char *group, const char *key);
+gboolean    locale_key_split (const char *key, char **base, char **locale);
+char       *get_translation (Loader *ld, const char *group, const char *key);
+char       *get_locale_string (Loader *ld, const char *group, const char *key);
 
 /* cml-model-mechanics.c */
 gboolean load_model_group (Loader *ld);

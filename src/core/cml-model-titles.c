@@ -5,7 +5,7 @@
  *
  * Parsing a model file (expressions, definitions, scene) takes some 0.4 ms; listing ten
  * of them was most of what `cmlab-cli list` did.  The cache holds, for each models
- * directory, one file: per model its name, its title, and the key of the text it was read
+ * directory and language, one file: per model its name, its title, and the key of the text it was read
  * from — the length and a 64-bit hash of the bytes (cml_cache_hash64).  Listing reads every model
  * file (a few kilobytes each), hashes it, and takes the title from the cache when the key
  * is the one recorded; anything else (a new or edited model, one that does not load, a
@@ -55,12 +55,15 @@ entry_free (gpointer p)
   g_free (e);
 }
 
-/* The cache file of the models directory DIR (one per directory and cmlab version). */
+/* The cache file of the models directory DIR (one per directory, cmlab version and user's
+ * language: a title is read in that language, "title[es]", so another language's titles are
+ * another file). */
 static char *
 cache_file (const char *cdir, const char *models_dir)
 {
   g_autofree char *abs = g_canonicalize_filename (models_dir, NULL);
-  g_autofree char *key = g_strconcat (TITLES_FORMAT, "\n", abs, NULL);
+  g_autofree char *langs = g_strjoinv (":", (char **) g_get_language_names ());
+  g_autofree char *key = g_strconcat (TITLES_FORMAT, "\n", abs, "\n", langs, NULL);
   g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key, -1);
   g_autofree char *base = g_strconcat (hash, TITLES_SUFFIX, NULL);
 

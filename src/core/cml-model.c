@@ -95,6 +95,32 @@ line_of (Loader *ld, const char *group, const char *key)
   return p ? p->line : 1;
 }
 
+/* ---- translations ------------------------------------------------------------------- */
+
+/* Whether KEY is a translated key, "BASE[LOCALE]" as GKeyFile reads it: BASE not empty, without
+ * [ or ] and not ending in a blank, LOCALE not empty, of letters, digits and - _ . @.  Sets
+ * *BASE and *LOCALE (may be NULL) to newly allocated strings. */
+gboolean
+locale_key_split (const char *key, char **base, char **locale)
+{
+  const char *open = strchr (key, '['), *close;
+  gsize len = strlen (key);
+
+  if (open == NULL || open == key || len < 3 || key[len - 1] != ']' || open[-1] == ' ' || open[-1] == '\t')
+    return FALSE;
+  close = key + len - 1;
+  if (close == open + 1 || memchr (key, ']', (gsize) (close - key)) != NULL)
+    return FALSE;
+  for (const char *c = open + 1; c < close; c++)
+    if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.' || *c == '@'))
+      return FALSE;
+  if (base)
+    *base = g_strndup (key, open - key);
+  if (locale)
+    *locale = g_strndup (open + 1, close - open - 1);
+  return TRUE;
+}
+
 /* ---- first pass: the line map ------------------------------------------------------- */
 
 static void
@@ -196,8 +222,10 @@ scan_lines (Loader *ld, const char *text, gboolean *unusual)
       g_autofree char *key = g_strndup (s, key_end > s ? key_end - s : 0);
       if (*key == '\0')
         return fail (ld, lineno, 0, CML_ERROR_PARSE, "missing key before '='");
-      if (strpbrk (key, "[]") != NULL)
-        return fail (ld, lineno, 0, CML_ERROR_PARSE, "“%s” is not a valid key (no [ or ] in keys)", key);
+      if (strpbrk (key, "[]") != NULL && !locale_key_split (key, NULL, NULL))
+        return fail (ld, lineno, 0, CML_ERROR_PARSE,
+                     "“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in title[es])",
+                     key);
       g_autofree char *k = g_strconcat (group, "\n", key, NULL);
       if (g_hash_table_contains (ld->pos, k))
         return fail (ld, lineno, 0, CML_ERROR_MODEL, "key “%s” appears twice in [%s]", key, group);
@@ -523,9 +551,10 @@ kf_value (Loader *ld, const char *group, const char *key)
   return p ? g_strdup (p->value) : NULL;
 }
 
-/* GROUP's keys in the order of the file; NULL when there is no such group. */
-char **
-kf_keys (Loader *ld, const char *group)
+/* GROUP's keys in the order of the file, translations ("title[es]") included; NULL when
+ * there is no such group. */
+static char **
+kf_all_keys (Loader *ld, const char *group)
 {
   Pos *p;
   char **keys;
@@ -539,6 +568,24 @@ kf_keys (Loader *ld, const char *group)
   for (guint k = 0; k < p->keys->len; k++)
     keys[k] = g_strdup (p->keys->pdata[k]);
   keys[p->keys->len] = NULL;
+  return keys;
+}
+
+/* GROUP's keys in the order of the file, without the translations (check_translations()
+ * checks those); NULL when there is no such group. */
+char **
+kf_keys (Loader *ld, const char *group)
+{
+  char **keys = kf_all_keys (ld, group);
+  guint n = 0;
+
+  for (guint k = 0; keys && keys[k]; k++)
+    if (strchr (keys[k], '[') == NULL)
+      keys[n++] = keys[k];
+    else
+      g_free (keys[k]);
+  if (keys)
+    keys[n] = NULL;
   return keys;
 }
 
@@ -593,6 +640,91 @@ get_string (Loader *ld, const char *group, const char *key)
   if (raw == NULL)
     return NULL;
   return g_strstrip (unescape_value (raw));
+}
+
+/* KEY's translation into the user's language, or NULL: the value of the first of
+ * "KEY[LANG]" for LANG in g_get_language_names () (LANGUAGE, then LC_ALL, LC_MESSAGES and
+ * LANG: for LANG=es_ES.UTF-8, es_ES.UTF-8, es_ES, es.UTF-8, es, C) that GROUP has — the
+ * lookup of g_key_file_get_locale_string(), made on the line map, with the escapes read as
+ * get_string() reads them. */
+char *
+get_translation (Loader *ld, const char *group, const char *key)
+{
+  const char *const *langs = g_get_language_names ();
+
+  for (guint i = 0; langs[i]; i++)
+    {
+      g_autofree char *k = g_strconcat (key, "[", langs[i], "]", NULL);
+      if (kf_has_key (ld, group, k))
+        return get_string (ld, group, k);
+    }
+  return NULL;
+}
+
+/* The text of KEY in the user's language (get_translation()), else its untranslated value;
+ * NULL when GROUP has neither. */
+char *
+get_locale_string (Loader *ld, const char *group, const char *key)
+{
+  char *t = get_translation (ld, group, key);
+
+  return t ? t : get_string (ld, group, key);
+}
+
+/* Whether KEY of GROUP is a text for people that a model file may translate. */
+static gboolean
+key_translatable (const char *group, const char *key)
+{
+  static const char *const model_texts[] = { "title", "description", "about", "source", "errata", NULL };
+
+  if (g_str_equal (group, "model"))
+    return g_strv_contains (model_texts, key);
+  if (g_str_equal (group, "parameters") || g_str_equal (group, "meanings"))
+    return TRUE;
+  if (g_str_has_prefix (group, "preset "))
+    return g_str_equal (key, "title");
+  if (g_str_has_prefix (group, "scene "))
+    return g_str_equal (key, "label");
+  return FALSE;
+}
+
+/* Every translated key ("title[es]") translates a text for people that its group gives
+ * untranslated, and is not empty. */
+static gboolean
+check_translations (Loader *ld)
+{
+  g_auto (GStrv) groups = kf_groups (ld);
+
+  for (int g = 0; groups[g]; g++)
+    {
+      g_auto (GStrv) keys = kf_all_keys (ld, groups[g]);
+      for (int k = 0; keys && keys[k]; k++)
+        {
+          g_autofree char *base = NULL, *locale = NULL;
+          if (!locale_key_split (keys[k], &base, &locale))
+            {
+              if (strchr (keys[k], '[') == NULL)
+                continue;
+              return fail (ld, line_of (ld, groups[g], keys[k]), 0, CML_ERROR_PARSE,
+                           "“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in "
+                           "title[es])", keys[k]);
+            }
+          int line = line_of (ld, groups[g], keys[k]);
+          if (!key_translatable (groups[g], base))
+            return fail (ld, line, 0, CML_ERROR_MODEL,
+                         "“%s” is not a valid key: only the texts people read are translated ([model] title, "
+                         "description, about, source and errata; a parameter's meaning; [meanings]; a preset's "
+                         "title; a scene object's label)", keys[k]);
+          if (!kf_has_key (ld, groups[g], base))
+            return fail (ld, line, 0, CML_ERROR_MODEL,
+                         "“%s” translates “%s”, which [%s] does not give (write the untranslated text too)",
+                         keys[k], base, groups[g]);
+          g_autofree char *v = get_string (ld, groups[g], keys[k]);
+          if (*v == '\0')
+            return fail (ld, line, 0, CML_ERROR_MODEL, "the translation “%s” is empty", keys[k]);
+        }
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -688,7 +820,8 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   if (ok && unusual)
     {
       ld.kf = kf = g_key_file_new ();
-      if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &kerr))
+      /* every translation kept, so that it is checked whatever the user's language */
+      if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_KEEP_TRANSLATIONS, &kerr))
         ok = fail (&ld, 1, 0, CML_ERROR_PARSE, "%s", kerr->message);
     }
 
@@ -697,7 +830,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       model->t_sym = cml_expr_ctx_intern (model->ctx, "t");
       g_hash_table_insert (ld.kinds, GINT_TO_POINTER (model->t_sym), GINT_TO_POINTER (SYM_TIME));
     }
-  ok = ok && check_groups (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_algebroid_names (&ld)
+  ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
        && load_dynamics (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
        && load_units (&ld) && load_meanings (&ld) && load_output (&ld);
