@@ -94,6 +94,48 @@ test_same_as_loading (void)
     g_assert_cmpstr (second[k], ==, first[k]);
 }
 
+/* A title is read in the user's language (title[es]): the cache never gives one
+ * language's title to another, and each language keeps its own titles. */
+static void
+test_language (void)
+{
+  g_autofree char *models = NULL, *cache = NULL;
+  g_autofree char *saved = g_strdup (g_getenv ("LANGUAGE"));
+  setup_dirs ("language", &models, &cache);
+  g_auto (GStrv) names = cml_model_list_builtin ();
+  guint n = g_strv_length (names), cached = 99, ball = n;
+
+  for (guint k = 0; k < n; k++)
+    if (g_str_equal (names[k], "rolling-ball"))
+      ball = k;
+  g_assert_cmpuint (ball, <, n);
+
+  g_setenv ("LANGUAGE", "en", TRUE);
+  g_auto (GStrv) en = cml_model_builtin_titles ((const char *const *) names, &cached);
+  g_assert_cmpuint (cached, ==, 0);
+  g_assert_cmpstr (en[ball], ==, "Rolling ball on a rotating table");
+
+  g_setenv ("LANGUAGE", "es", TRUE);
+  g_auto (GStrv) es = cml_model_builtin_titles ((const char *const *) names, &cached);
+  g_assert_cmpuint (cached, ==, 0);
+  g_assert_cmpstr (es[ball], ==, "Bola que rueda sobre una mesa giratoria");
+  assert_as_loaded (names, es);
+  g_auto (GStrv) es2 = cml_model_builtin_titles ((const char *const *) names, &cached);
+  g_assert_cmpuint (cached, ==, n);
+  g_assert_cmpstr (es2[ball], ==, es[ball]);
+
+  g_setenv ("LANGUAGE", "en", TRUE);
+  g_auto (GStrv) en2 = cml_model_builtin_titles ((const char *const *) names, &cached);
+  g_assert_cmpuint (cached, ==, n);
+  g_assert_cmpstr (en2[ball], ==, en[ball]);
+  assert_as_loaded (names, en2);
+
+  if (saved)
+    g_setenv ("LANGUAGE", saved, TRUE);
+  else
+    g_unsetenv ("LANGUAGE");
+}
+
 /* An edited model (same length, so only its text tells), a broken one and a new one are
  * loaded, not taken from the cache. */
 static void
@@ -313,6 +355,7 @@ main (int argc, char **argv)
   g_assert_nonnull (tmpdir);
   g_test_add_func ("/model-titles/same-as-loading", test_same_as_loading);
   g_test_add_func ("/model-titles/stale", test_stale);
+  g_test_add_func ("/model-titles/language", test_language);
   g_test_add_func ("/model-titles/damaged", test_damaged);
   g_test_add_func ("/model-titles/size-limit", test_size_limit);
   g_test_add_func ("/model-titles/concurrent-writers", test_concurrent_writers);
