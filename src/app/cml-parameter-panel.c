@@ -228,6 +228,16 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
       *new_value = gtk_adjustment_get_value (adj);
       return TRUE;
     }
+  if (text[strspn (text, " \t")] == '\0')
+    {
+      /* an emptied field: say what it wants, not that nothing is not a number */
+      /* TRANSLATORS: the quantity's name, its value, a space and its unit (or nothing) */
+      g_autofree char *msg = g_strdup_printf (_("Type a number for %s; it stays %g%s%s."), name,
+                                              gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
+      if (info)
+        show_input_error (info->self, GTK_WIDGET (spin), msg);
+      return GTK_INPUT_ERROR;
+    }
   if (!parse_typed (text, &v))
     {
       /* TRANSLATORS: the text typed, the quantity's name, its value, a space and its unit (or nothing) */

@@ -24,7 +24,15 @@ play_pause_action (GtkWidget *widget, const char *action_name, GVariant *param)
   if (frame->state == CML_RUNNER_RUNNING)
     cml_runner_pause (self->runner);
   else
-    cml_runner_play (self->runner);
+    {
+      /* at the start with time reversed there is nowhere to go: play forward, and say so */
+      if (frame->direction < 0 && frame->t <= 0)
+        {
+          cml_timeline_set_reversed (self->timeline, FALSE);
+          cml_window_show_toast (self, _("At t = 0 time cannot run further back: Reverse is off, the run goes forward."));
+        }
+      cml_runner_play (self->runner);
+    }
   cml_window_compare_play (self, frame->state != CML_RUNNER_RUNNING);
   cml_frame_unref (frame);
 }

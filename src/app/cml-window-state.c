@@ -28,6 +28,8 @@
  *   body          [x, y] in the window of the centre of the body a drag would move, or null
  *   time_plot, phase_plot   {"data": whether a curve is drawn, "samples": kept}
  *   params        the parameters the run uses, by name
+ *   panel_message what the side panel says about a value typed (a refused value's reason),
+ *                 or null; toast the passing note over the view, or null
  *   text_px       the font sizes drawn, in pixels: the plots' tick labels, the 3-D view's
  *                 legend, the status line
  *
@@ -44,6 +46,7 @@
 #include <string.h>
 
 #include "cml-json.h"
+#include "cml-parameter-panel-private.h"
 #include "cml-runner.h"
 
 static guint64 serial;
@@ -243,6 +246,9 @@ describe (CmlWindow *self)
     cml_json_null (json, "body");
   write_plot (json, "time_plot", self->time_plot);
   write_plot (json, "phase_plot", self->phase_plot);
+  cml_json_string (json, "panel_message", cml_parameter_panel_get_input_error (self->parameter_panel));
+  cml_json_string (json, "toast", gtk_revealer_get_reveal_child (self->toast_revealer)
+                                    ? gtk_label_get_text (self->toast_label) : NULL);
   cml_json_begin_object (json, "text_px", CML_JSON_LINE);
   cml_json_number (json, "plots", cml_plot_view_get_font (self->time_plot));
   cml_json_number (json, "legend", cml_scene_view_get_legend_font (self->scene_view));

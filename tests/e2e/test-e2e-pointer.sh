@@ -72,6 +72,21 @@ e2e_ok $? "Ctrl+Z in the field gives m = 1 back to the run and to the field"
 e2e_query "[c['text'] for c in s['controls'] if c['kind'] == 'field' and c['name'] == 'm'][0]" >"$e2e_tmp/text"
 [ "$(cat "$e2e_tmp/text")" = 1 ]
 e2e_ok $? "the field shows 1 (it shows “$(cat "$e2e_tmp/text")”)"
+# an emptied field: told what it wants, the value stays
+read -r x y < <(e2e_control field m)
+xdotool mousemove --window "$e2e_win" "$x" "$y" click --repeat 3 1
+e2e_key ctrl+a BackSpace Return
+e2e_wait "s['panel_message'] is not None and 'number' in s['panel_message'] and '“”' not in s['panel_message'] and s['params']['m'] == 1"
+e2e_ok $? "an emptied field asks for a number and m stays 1"
+e2e_quit
+e2e_ok $? "Ctrl+Q ends the program"
+# ---- Play at t = 0 with Reverse ticked: the run goes forward, and the window says so ----
+e2e_start --model rolling-ball
+e2e_wait "s['state'] == 'paused' and s['t'] == 0"
+e2e_key b
+e2e_key space
+e2e_wait "s['state'] == 'running' and s['t'] > 0 and s['toast'] is not None"
+e2e_ok $? "Play at t = 0 with Reverse ticked plays forward and says why"
 e2e_quit
 e2e_ok $? "Ctrl+Q ends the program"
 e2e_done
