@@ -9,6 +9,7 @@
 #include "cml-system-private.h"
 #include "cml-conserved.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -140,36 +141,37 @@ describe (CmlSystem *sys, gboolean pretty)
     g_string_append_printf (s, "%s\n", md->description);
   if (md->about)
     {
-      g_string_append (s, "\nAbout this system:\n");
+      g_string_append_printf (s, "\n%s\n", _("About this system:"));
       append_wrapped (s, md->about, "  ", DESCRIBE_WRAP);
     }
   if (md->citation)
     {
-      g_string_append (s, "\nReferences:\n");
+      g_string_append_printf (s, "\n%s\n", _("References:"));
       append_wrapped (s, md->citation, "  ", DESCRIBE_WRAP);
     }
   if (md->source)
-    g_string_append_printf (s, "\nSource: %s\n", md->source);
+    g_string_append_printf (s, _("\nSource: %s\n"), md->source);
   if (md->errata)
-    g_string_append_printf (s, "%sNote on the printed formulas: %s\n", md->source ? "" : "\n", md->errata);
-  g_string_append_printf (s, "\nKind: %s\n", cml_formalism_to_string (sys->formalism));
+    g_string_append_printf (s, _("%sNote on the printed formulas: %s\n"), md->source ? "" : "\n", md->errata);
+  /* the kinds' names are translated where the window shows them (src/app) */
+  g_string_append_printf (s, _("\nKind: %s\n"), _(cml_formalism_to_string (sys->formalism)));
 
-  g_string_append_printf (s, "\nLie algebroid: rank %u over a base of dimension %u%s\n", n, m,
-                          sys->lie ? " (structure equations hold)" : " (structure equations FAIL: general algebroid)");
-  g_string_append (s, "  base coordinates:  ");
+  g_string_append_printf (s, _("\nLie algebroid: rank %u over a base of dimension %u%s\n"), n, m,
+                          sys->lie ? _(" (structure equations hold)") : _(" (structure equations FAIL: general algebroid)"));
+  g_string_append (s, _("  base coordinates:  "));
   for (guint i = 0; i < m; i++)
     {
       g_autofree char *b = name_text (md->base[i], pretty);
       g_string_append_printf (s, "%s%s", i ? ", " : "", b);
     }
-  g_string_append (s, m ? "\n" : "(none: a Lie algebra)\n");
-  g_string_append (s, "  fibre coordinates: ");
+  g_string_append (s, m ? "\n" : _("(none: a Lie algebra)\n"));
+  g_string_append (s, _("  fibre coordinates: "));
   for (guint A = 0; A < n; A++)
     {
       g_autofree char *f = name_text (md->fibre[A], pretty);
-      g_string_append_printf (s, "%s%s (along %s)", A ? ", " : "", f, sec[A]);
+      g_string_append_printf (s, _("%s%s (along %s)"), A ? ", " : "", f, sec[A]);
     }
-  g_string_append (s, "\n  anchor:\n");
+  g_string_append (s, _("\n  anchor:\n"));
   for (guint A = 0; A < n; A++)
     {
       GString *v = g_string_new (NULL);
@@ -183,7 +185,7 @@ describe (CmlSystem *sys, gboolean pretty)
       g_string_append_printf (s, "    %s(%s) = %s\n", pretty ? "ρ" : "rho", sec[A], v->len ? v->str : "0");
       g_string_free (v, TRUE);
     }
-  g_string_append (s, "  brackets:\n");
+  g_string_append (s, _("  brackets:\n"));
   gboolean any = FALSE;
   for (guint A = 0; A < n; A++)
     for (guint B = A + 1; B < n; B++)
@@ -203,16 +205,16 @@ describe (CmlSystem *sys, gboolean pretty)
         g_string_free (v, TRUE);
       }
   if (!any)
-    g_string_append (s, "    all zero\n");
+    g_string_append (s, _("    all zero\n"));
   for (guint A = 0; A < n; A++)
     g_free (sec[A]);
 
-  g_string_append (s, "\nLagrangian:\n");
+  g_string_append (s, _("\nLagrangian:\n"));
   append_expr_line (s, sys, "L", md->lagrangian, pretty);
   if (md->constraints->len)
     {
-      g_string_append_printf (s, "\n%s constraints:\n",
-                              md->kind == CML_CONSTRAINTS_VAKONOMIC ? "Vakonomic" : "Nonholonomic");
+      g_string_append (s, md->kind == CML_CONSTRAINTS_VAKONOMIC ? _("\nVakonomic constraints:\n")
+                                                           : _("\nNonholonomic constraints:\n"));
       for (guint a = 0; a < md->constraints->len; a++)
         {
           CmlNamedExpr *ne = md->constraints->pdata[a];
@@ -227,8 +229,8 @@ describe (CmlSystem *sys, gboolean pretty)
 
   if (sys->steps->len)
     {
-      g_string_append (s, "\nConstraint algorithm (Gotay–Nester–Hinds with the second-order condition, "
-                          "on a Lie algebroid: Iglesias, Marrero, Martín de Diego and Sosa 2008):\n");
+      g_string_append (s, _("\nConstraint algorithm (Gotay–Nester–Hinds with the second-order condition, "
+                          "on a Lie algebroid: Iglesias, Marrero, Martín de Diego and Sosa 2008):\n"));
       for (guint k = 0; k < sys->steps->len; k++)
         {
           /* a step shows up to three expressions, not all of them cut */
@@ -243,10 +245,10 @@ describe (CmlSystem *sys, gboolean pretty)
         }
     }
 
-  g_string_append (s, "\nRegularity: ");
+  g_string_append (s, _("\nRegularity: "));
   if (sys->reg_rows)
     {
-      g_string_append_printf (s, "%s (%u×%u) must be invertible; the right-hand side checks its pivots\n",
+      g_string_append_printf (s, _("%s (%u×%u) must be invertible; the right-hand side checks its pivots\n"),
                               sys->reg_name, sys->reg_rows, sys->reg_rows);
       for (guint a = 0; a < sys->reg_rows; a++)
         {
@@ -260,12 +262,12 @@ describe (CmlSystem *sys, gboolean pretty)
         }
     }
   else
-    g_string_append (s, "nothing to invert\n");
+    g_string_append (s, _("nothing to invert\n"));
   if (sys->na)
-    g_string_append (s, "  The W1 equations are nonlinear in the free velocities: Newton's method solves them at every step.\n");
+    g_string_append (s, _("  The W1 equations are nonlinear in the free velocities: Newton's method solves them at every step.\n"));
 
-  g_string_append (s, pretty ? "\nEquations of motion (derived; a dot is d/dt):\n"
-                             : "\nEquations of motion (derived; ' is d/dt):\n");
+  g_string_append (s, pretty ? _("\nEquations of motion (derived; a dot is d/dt):\n")
+                             : _("\nEquations of motion (derived; ' is d/dt):\n"));
   for (guint i = 0; i < sys->dim; i++)
     {
       g_autofree char *lhs = pretty ? cml_expr_pretty_name (sys->state_names[i], TRUE)
@@ -275,7 +277,7 @@ describe (CmlSystem *sys, gboolean pretty)
   if (md->kind == CML_CONSTRAINTS_VAKONOMIC)
     {
       GString *solved = g_string_new (NULL);
-      g_string_append (s, "  with the velocities\n");
+      g_string_append (s, _("  with the velocities\n"));
       for (guint A = 0; A < n; A++)
         {
           g_autofree char *nm = name_text (md->fibre[A], pretty);
@@ -286,12 +288,12 @@ describe (CmlSystem *sys, gboolean pretty)
             append_expr_line (s, sys, nm, sys->subs_repl[A], pretty);
         }
       if (solved->len)
-        g_string_append_printf (s, "    %s: solved from the W1 relations by Newton's method at every step\n", solved->str);
+        g_string_append_printf (s, _("    %s: solved from the W1 relations by Newton's method at every step\n"), solved->str);
       g_string_free (solved, TRUE);
     }
   if (sys->h->len)
     {
-      g_string_append (s, "  kept on the constraint set by projection after every step:\n");
+      g_string_append (s, _("  kept on the constraint set by projection after every step:\n"));
       for (guint a = 0; a < sys->h->len; a++)
         {
           g_autofree char *t = NULL;
@@ -306,7 +308,10 @@ describe (CmlSystem *sys, gboolean pretty)
         }
     }
   if (md->quaternions->len)
-    g_string_append_printf (s, "  %u attitude quaternion(s) renormalised after every step\n", md->quaternions->len / 4);
+    g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE, "  %u attitude quaternion renormalised after every step\n",
+                                          "  %u attitude quaternions renormalised after every step\n",
+                                          md->quaternions->len / 4),
+                          md->quaternions->len / 4);
 
   if (md->monitors->len)
     {
@@ -323,9 +328,9 @@ describe (CmlSystem *sys, gboolean pretty)
             continue;
           if (pass == 1 && !any_other)
             continue;
-          g_string_append (s, pass == 0 ? "\nConserved quantities (they stay constant along every motion):\n"
-                                        : any_conserved ? "\nOther quantities (not conserved in general):\n"
-                                                        : "\nMonitored quantities:\n");
+          g_string_append (s, pass == 0 ? _("\nConserved quantities (they stay constant along every motion):\n")
+                                        : any_conserved ? _("\nOther quantities (not conserved in general):\n")
+                                                        : _("\nMonitored quantities:\n"));
           for (guint k = 0; k < md->monitors->len; k++)
             {
               CmlNamedExpr *ne = md->monitors->pdata[k];
@@ -342,7 +347,7 @@ describe (CmlSystem *sys, gboolean pretty)
     }
   if (pretty && g_hash_table_size (md->meanings) > 0)
     {
-      g_string_append (s, "\nWhat the variables mean:\n");
+      g_string_append (s, _("\nWhat the variables mean:\n"));
       for (guint i = 0; i < sys->dim; i++)
         {
           const char *meaning = cml_model_meaning (md, sys->state_names[i]);
@@ -364,7 +369,7 @@ describe (CmlSystem *sys, gboolean pretty)
       g_string_append (s, text);
     }
   for (guint k = 0; k < md->warnings->len; k++)
-    g_string_append_printf (s, "\nWarning: %s\n", (char *) md->warnings->pdata[k]);
+    g_string_append_printf (s, _("\nWarning: %s\n"), (char *) md->warnings->pdata[k]);
   return g_string_free (s, FALSE);
 }
 
