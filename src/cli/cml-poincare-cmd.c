@@ -197,7 +197,7 @@ cml_poincare_main (int argc, char **argv)
   rows.ia = cml_system_observable_index (sys, cols[0]);
   rows.ib = cml_system_observable_index (sys, cols[1]);
   g_string_append_printf (rows.out, "# cmlab poincare: %s (%s)\n# section: %s, crossed %s\n# ", model->name,
-                          model->title, po.section,
+                          model->title_untranslated, po.section,
                           direction == CML_SECTION_UP ? "upwards" : direction == CML_SECTION_DOWN ? "downwards"
                                                                                                   : "both ways");
   {

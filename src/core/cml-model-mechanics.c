@@ -27,6 +27,7 @@ load_model_group (Loader *ld)
     return FALSE;
   model->name = get_string (ld, "model", "name");
   model->title = get_locale_string (ld, "model", "title");
+  model->title_untranslated = get_string (ld, "model", "title");
   model->description = get_locale_string (ld, "model", "description");
   model->about = get_locale_string (ld, "model", "about");
   model->citation = get_string (ld, "model", "citation");

@@ -1053,6 +1053,7 @@ cml_model_unref (CmlModel *model)
   g_free (model->text);
   g_free (model->name);
   g_free (model->title);
+  g_free (model->title_untranslated);
   g_free (model->description);
   g_free (model->source);
   g_free (model->about);

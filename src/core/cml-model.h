@@ -94,6 +94,10 @@ struct _CmlModel
   char       *name, *title, *description, *source, *errata, *time_unit;
   char       *about;       /* what to watch for, two or three sentences (or NULL) */
   char       *citation;    /* the references, for people (or NULL) */
+  /* title, description, source, errata, about, the meanings, the presets' titles and the
+   * scene's labels are in the user's language (a model file's "title[es]"); the untranslated
+   * title names the model in files written for programs (CSV, JSON), the same in every language */
+  char       *title_untranslated;
 
   CmlExprCtx *ctx;
   int         t_sym;

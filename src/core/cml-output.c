@@ -275,7 +275,7 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
       const double *z = cml_simulation_get_state (sim);
       const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
       fprintf (out->fp, "# cmlab %s: ", model->name);
-      comment_text (out->fp, model->title);
+      comment_text (out->fp, model->title_untranslated);
       fputs ("\n# parameters:", out->fp);
       for (guint k = 0; k < model->params->len; k++)
         {
@@ -338,7 +338,7 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
           cml_json_number (j, p->name, cml_simulation_get_param (sim, p->name));
         }
       cml_json_end (j);
-      cml_json_string (j, "title", model->title);
+      cml_json_string (j, "title", model->title_untranslated);
       cml_json_begin_object (j, "initial", CML_JSON_LINE);
       for (guint i = 0; i < cml_system_dim (sys); i++)
         cml_json_number (j, cml_system_state_name (sys, i), z[i]);
