@@ -138,6 +138,20 @@ cml_help_show (GtkWindow *parent, const char *topic)
         return;
       g_warning ("could not start yelp: %s", error->message);
     }
+  /* the HTML guide wants a web browser: without one the launch "succeeds" and nothing
+   * shows, so say so here instead */
+  if (g_str_has_prefix (uri, "file:"))
+    {
+      g_autoptr (GAppInfo) browser = g_app_info_get_default_for_type ("text/html", FALSE);
+
+      if (browser == NULL)
+        {
+          g_autofree char *detail = g_strdup_printf (_("No web browser is installed to open %s."), uri);
+
+          show_missing (parent, detail);
+          return;
+        }
+    }
   if (parent)
     {
       ShowData *data = g_new0 (ShowData, 1);

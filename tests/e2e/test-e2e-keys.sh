@@ -28,8 +28,7 @@ e2e_ok $? "and Space plays again"
 
 # a click on the title opens the same list
 read -r x y < <(e2e_control menu systems_button)
-xdotool mousemove --window "$e2e_win" "$x" "$y" click 1
-e2e_wait "s['popovers'] == 1"
+e2e_click "$x" "$y" "s['popovers'] == 1"
 e2e_ok $? "a click on the title opens the list of systems"
 e2e_key Escape
 e2e_wait "s['popovers'] == 0"
@@ -45,8 +44,7 @@ while read -r kind name; do
   k=${seen["$kind $name"]:-0}; seen["$kind $name"]=$((k + 1))
   read -r x y < <(e2e_control "$kind" "$name" "$k")
   if [ -z "${x:-}" ]; then e2e_ok 1 "$kind $name is there to click"; continue; fi
-  xdotool mousemove --window "$e2e_win" "$x" "$y" click 1
-  e2e_wait "s['popovers'] >= 1"
+  e2e_click "$x" "$y" "s['popovers'] >= 1"
   e2e_ok $? "a click on $kind “$name” opens it"
   e2e_key Escape
   e2e_wait "s['popovers'] == 0"
@@ -60,6 +58,15 @@ e2e_picture keys-open-dialog
 e2e_key Escape
 e2e_wait "s['windows'] == 1"
 e2e_ok $? "Escape closes the file dialog"
+
+# F1 without the guide installed (the build tree) or without a viewer: a dialog says why
+e2e_key F1
+e2e_wait "s['windows'] == 2"
+e2e_ok $? "F1 shows the guide or says why it cannot"
+e2e_picture keys-help
+e2e_key Escape
+e2e_wait "s['windows'] == 1"
+e2e_ok $? "Escape closes that"
 
 e2e_key space
 e2e_wait "s['state'] == 'paused'"
