@@ -338,6 +338,20 @@ cml_model_vakonomic_text (const CmlModel *model, GError **error)
     if (g_str_has_prefix (groups[g], "preset"))
       for (guint j = 0; j < k; j++)
         g_key_file_remove_key (kf, groups[g], copy->fibre[alpha[j]], NULL);
+  /* the translations of the texts removed above ("I[es]" without "I") go with them */
+  for (guint g = 0; groups[g] != NULL; g++)
+    {
+      g_auto (GStrv) keys = g_key_file_get_keys (kf, groups[g], NULL, NULL);
+      for (guint j = 0; keys && keys[j]; j++)
+        {
+          const char *open = strchr (keys[j], '[');
+          if (open == NULL)
+            continue;
+          g_autofree char *base = g_strndup (keys[j], open - keys[j]);
+          if (!g_key_file_has_key (kf, groups[g], base, NULL))
+            g_key_file_remove_key (kf, groups[g], keys[j], NULL);
+        }
+    }
 
   return g_key_file_to_data (kf, NULL, NULL);
 }
