@@ -104,8 +104,15 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   gtk_widget_set_visible (GTK_WIDGET (self->span_label), frame->state != CML_RUNNER_FAILED);
   gtk_widget_set_visible (GTK_WIDGET (self->distance_label), frame->state != CML_RUNNER_FAILED);
 
-  /* TRANSLATORS: the recorded span beside the scrubber, "of 8.08 s" */
-  g_snprintf (buf, sizeof buf, C_("timeline span", "of %.2f%s%s"), upper, *unit ? " " : "", unit);
+  /* the record keeps the newest samples only: once its start has moved on from t = 0, the
+   * span says where it begins */
+  if (lower > 0)
+    /* TRANSLATORS: the recorded span beside the scrubber once its start has moved on,
+     * "136.53–682.67 s" */
+    g_snprintf (buf, sizeof buf, C_("timeline span", "%.2f–%.2f%s%s"), lower, upper, *unit ? " " : "", unit);
+  else
+    /* TRANSLATORS: the recorded span beside the scrubber, "of 8.08 s" */
+    g_snprintf (buf, sizeof buf, C_("timeline span", "of %.2f%s%s"), upper, *unit ? " " : "", unit);
   gtk_label_set_text (self->span_label, buf);
 
   g_free (self->distance_text);
