@@ -125,6 +125,25 @@ cml_model_short_citation (const char *citation)
   return g_string_free (out, FALSE);
 }
 
+/* A row's tooltip wraps at a readable width (a plain tooltip runs the description and
+ * the reference on one line, off a 1024-pixel screen). */
+static gboolean
+on_row_query_tooltip (GtkWidget *row, int x, int y, gboolean keyboard, GtkTooltip *tooltip, gpointer data)
+{
+  const char *markup = g_object_get_data (G_OBJECT (row), "cml-tip");
+  GtkWidget *label;
+
+  if (markup == NULL)
+    return FALSE;
+  label = gtk_label_new (NULL);
+  gtk_label_set_markup (GTK_LABEL (label), markup);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_tooltip_set_custom (tooltip, label);
+  return TRUE;
+}
+
 static GtkWidget *
 make_row (CmlModel *model, const char *name, gboolean builtin, const char *failure)
 {
@@ -180,7 +199,9 @@ make_row (CmlModel *model, const char *name, gboolean builtin, const char *failu
                                                       model->title ? model->title : model->name,
                                                       model->description ? model->description : "",
                                                       first_ref);
-      gtk_widget_set_tooltip_markup (row, tip);
+      g_object_set_data_full (G_OBJECT (row), "cml-tip", g_steal_pointer (&tip), g_free);
+      gtk_widget_set_has_tooltip (row, TRUE);
+      g_signal_connect (row, "query-tooltip", G_CALLBACK (on_row_query_tooltip), NULL);
       g_object_set_data_full (G_OBJECT (row), ROW_MODEL, cml_model_ref (model),
                               (GDestroyNotify) cml_model_unref);
     }
