@@ -951,9 +951,13 @@ update_text_scale (CmlWindow *self)
   g_ascii_formatd (size, sizeof size, "%.2f", 15.0 * scale);
   css = scale > 1.0 ? g_strdup_printf ("window.presentation { font-size: %spt; }", size) : g_strdup ("");
   gtk_css_provider_load_from_data (self->text_css, css, -1);
-  /* the sizes changed: the split is made again for them */
-  self->layout_done = FALSE;
-  self->layout_wait = 2;
+  /* the sizes changed: in presentation mode the split is made again for them (leaving it
+   * restores the split the normal layout had) */
+  if (self->presentation)
+    {
+      self->layout_done = FALSE;
+      self->layout_wait = 2;
+    }
 }
 
 /* The split between the 3-D view and the plots, once the window has its size: the plots

@@ -151,6 +151,30 @@ typedef struct
   int         w, h;
 } LayoutCase;
 
+typedef struct
+{
+  CmlWindow *win;
+  int        scene_w;   /* the view's width in the normal layout */
+  int        position;  /* the split in the normal layout (-1: any) */
+  gboolean   presentation;
+} Settled;
+
+/* The layout has settled in or out of presentation mode: the split made anew (a frame or
+ * two after the sizes change; on a busy machine many), the view wider in presentation
+ * mode, the split as it was after. */
+static gboolean
+layout_settled (gpointer data)
+{
+  Settled *s = data;
+  CmlWindow *win = s->win;
+
+  if (!win->layout_done || gtk_widget_get_visible (GTK_WIDGET (win->parameter_panel)) == s->presentation)
+    return FALSE;
+  if (s->presentation)
+    return gtk_widget_get_width (GTK_WIDGET (win->scene_view)) > s->scene_w + 100;
+  return gtk_paned_get_position (win->content_paned) == s->position;
+}
+
 static void
 test_layout (gconstpointer data)
 {
@@ -176,15 +200,18 @@ test_layout (gconstpointer data)
     int pos = gtk_paned_get_position (win->content_paned);
     g_autofree char *pres = g_strdup_printf ("%s, presentation mode", what);
 
+    Settled settled = { win, scene_w, pos, TRUE };
+
     g_object_set (win, "presentation", TRUE, NULL);
-    spin_for (0.6);
+    spin_until (layout_settled, &settled, 60);
     g_assert_false (gtk_widget_get_visible (GTK_WIDGET (win->parameter_panel)));
     g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (win->scene_view)), >, scene_w + 100);
     assert_fits (win, pres);
 
     /* and back: the panel and the split as they were */
     g_object_set (win, "presentation", FALSE, NULL);
-    spin_for (0.6);
+    settled.presentation = FALSE;
+    spin_until (layout_settled, &settled, 60);
     g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->parameter_panel)));
     g_assert_cmpint (gtk_paned_get_position (win->content_paned), ==, pos);
     assert_fits (win, what);
