@@ -507,6 +507,24 @@ base_name (CmlModel *model, CmlExpr *e)
   return NULL;
 }
 
+/* What the scene shows now, for the pointer: the model, the view's size and the symbols'
+ * values at the newest frame (free them); NULL when there is no scene to point at, or
+ * (LAB_ONLY) when the paths are shown in the table's frame, where a drag has no meaning. */
+static double *
+scene_now (CmlSceneView *self, gboolean lab_only, CmlModel **model, int *w, int *h)
+{
+  double *vals;
+
+  *w = gtk_widget_get_width (GTK_WIDGET (self->area)), *h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  if (self->sys == NULL || (lab_only && self->style.table_frame) || *w <= 0 || *h <= 0)
+    return NULL;
+  *model = cml_system_get_model (self->sys);
+  if ((*model)->scene == NULL)
+    return NULL;
+  vals = frame_symbols (self->sys, self->frame);
+  return vals;
+}
+
 /* Where scene object O is drawn when it is a body that can be dragged — a sphere, disc
  * or point whose centre's x and y are base coordinates: its names, its centre P and the
  * centre's widget point (PX, PY) in a W × H view; FALSE if O is no such body. */
@@ -539,12 +557,10 @@ draggable_body (CmlSceneView *self, CmlSceneObject *o, const double *vals, int w
 static gboolean
 body_at (CmlSceneView *self, double wx, double wy, const char **names, double center[3])
 {
-  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
-  if (self->sys == NULL || self->style.table_frame || w <= 0 || h <= 0)
-    return FALSE;
-  CmlModel *model = cml_system_get_model (self->sys);
-  g_autofree double *vals = frame_symbols (self->sys, self->frame);
-  if (vals == NULL || model->scene == NULL)
+  int w, h;
+  CmlModel *model;
+  g_autofree double *vals = scene_now (self, TRUE, &model, &w, &h);
+  if (vals == NULL)
     return FALSE;
 
   double best = INFINITY;
@@ -578,12 +594,10 @@ cml_scene_view_get_body_point (CmlSceneView *self, double *wx, double *wy)
 {
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
 
-  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
-  if (self->sys == NULL || w <= 0 || h <= 0)
-    return FALSE;
-  CmlModel *model = cml_system_get_model (self->sys);
-  g_autofree double *vals = frame_symbols (self->sys, self->frame);
-  if (vals == NULL || model->scene == NULL)
+  int w, h;
+  CmlModel *model;
+  g_autofree double *vals = scene_now (self, FALSE, &model, &w, &h);
+  if (vals == NULL)
     return FALSE;
   for (guint k = 0; k < model->scene->len; k++)
     {
@@ -619,12 +633,10 @@ starting_name (CmlModel *model, CmlExpr *e)
 static gboolean
 arrow_at (CmlSceneView *self, double wx, double wy, const char **names, double from[3], double tip[3])
 {
-  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
-  if (self->sys == NULL || self->style.table_frame || w <= 0 || h <= 0)
-    return FALSE;
-  CmlModel *model = cml_system_get_model (self->sys);
-  g_autofree double *vals = frame_symbols (self->sys, self->frame);
-  if (vals == NULL || model->scene == NULL)
+  int w, h;
+  CmlModel *model;
+  g_autofree double *vals = scene_now (self, TRUE, &model, &w, &h);
+  if (vals == NULL)
     return FALSE;
   for (guint k = 0; k < model->scene->len; k++)
     {

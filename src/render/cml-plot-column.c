@@ -65,6 +65,28 @@ column_grow (CmlPlotColumn *column, guint n_new)
   column->cap = cap;
 }
 
+/* Level K's blocks for N samples; a level is worth having while the level below has
+ * more than one block. */
+static guint
+level_blocks (guint n, guint k)
+{
+  return (guint) (((guint64) n + block_size (k) - 1) / block_size (k));
+}
+
+static gboolean
+level_wanted (guint n, guint k)
+{
+  return k == 0 || level_blocks (n, k - 1) > 1;
+}
+
+/* Writes to every page of the N doubles at P, so that they are resident now. */
+static void
+touch (double *p, gsize n)
+{
+  for (gsize i = 0; i < n; i += 512)
+    ((volatile double *) p)[i] = 0.0;
+}
+
 /* Room for N_BLOCKS blocks (a minimum and a maximum each) in level K of the pyramid. */
 static void
 level_grow (CmlPlotColumn *column, guint k, guint n_blocks)
@@ -88,19 +110,12 @@ cml_plot_column_reserve (CmlPlotColumn *column, guint n)
   g_return_if_fail (column != NULL);
 
   column_grow (column, n);
-  for (gsize i = 0; i < column->cap; i += 512)
-    ((volatile double *) column->data)[i] = 0.0;
+  touch (column->data, column->cap);
   /* and the pyramid's levels, as column_update_pyramid () sizes them for N samples */
-  for (guint k = 0; k < MAX_LEVELS; k++)
+  for (guint k = 0; k < MAX_LEVELS && level_wanted (n, k); k++)
     {
-      guint bs = block_size (k);
-      guint n_blocks = (guint) (((guint64) n + bs - 1) / bs);
-
-      if (k > 0 && ((guint64) n + (bs >> 1) - 1) / (bs >> 1) <= 1)
-        break;
-      level_grow (column, k, n_blocks);
-      for (gsize i = 0; i < 2 * (gsize) column->level_cap[k]; i += 512)
-        ((volatile double *) column->level[k])[i] = 0.0;
+      level_grow (column, k, level_blocks (n, k));
+      touch (column->level[k], 2 * (gsize) column->level_cap[k]);
     }
 }
 
@@ -113,10 +128,9 @@ column_update_pyramid (CmlPlotColumn *column, guint n_old)
   for (guint k = 0; k < MAX_LEVELS; k++)
     {
       guint bs = block_size (k);
-      guint n_blocks = (guint) (((guint64) n + bs - 1) / bs);
+      guint n_blocks = level_blocks (n, k);
 
-      /* a level is worth having while the level below has more than one block */
-      if (k > 0 && ((guint64) n + (bs >> 1) - 1) / (bs >> 1) <= 1)
+      if (!level_wanted (n, k))
         break;
 
       level_grow (column, k, n_blocks);
