@@ -346,7 +346,8 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   if (n_x < 3 && three_intervals > 0)
     {
       double widest = 0;
-      n_x = x_ticks (layout, three_intervals, font, measure, user_data, ticks, x_labels, &widest);
+      x_intervals = three_intervals;  /* the ticks are made again from it below */
+      n_x = x_ticks (layout, x_intervals, font, measure, user_data, ticks, x_labels, &widest);
     }
 
   /* place everything */
