@@ -982,10 +982,20 @@ cml_model_builtin_dir (void)
       if (g_file_test (CMLAB_MODELS_INSTALL_DIR, G_FILE_TEST_IS_DIR))
         dir = g_strdup (CMLAB_MODELS_INSTALL_DIR);
 #endif
-#ifdef CMLAB_MODELS_SOURCE_DIR
-      if (dir == NULL && g_file_test (CMLAB_MODELS_SOURCE_DIR, G_FILE_TEST_IS_DIR))
-        dir = g_strdup (CMLAB_MODELS_SOURCE_DIR);
-#endif
+      /* a program run from its build tree (BUILD/src/cli/cmlab-cli, BUILD/bench/cmlab-bench):
+       * BUILD/models links to the source's models (meson.build) */
+      g_autofree char *self = dir == NULL ? g_file_read_link ("/proc/self/exe", NULL) : NULL;
+      g_autofree char *up = self ? g_path_get_dirname (self) : NULL;
+      for (guint level = 0; up != NULL && dir == NULL && level < 2; level++)
+        {
+          char *parent = g_path_get_dirname (up);
+          g_autofree char *marker = g_build_filename (parent, "meson-private", NULL);
+          g_autofree char *models = g_build_filename (parent, "models", NULL);
+          g_free (up);
+          up = parent;
+          if (g_file_test (marker, G_FILE_TEST_IS_DIR) && g_file_test (models, G_FILE_TEST_IS_DIR))
+            dir = g_steal_pointer (&models);
+        }
       if (dir == NULL)
         dir = g_strdup ("models");
     }
