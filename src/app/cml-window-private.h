@@ -10,6 +10,7 @@
 #include "cml-frame-stats.h"
 #include "cml-model-picker.h"
 #include "cml-parameter-panel.h"
+#include "cml-plot-queue.h"
 #include "cml-plot-view.h"
 #include "cml-scene-view.h"
 #include "cml-section-view.h"
@@ -31,13 +32,6 @@ extern const double cml_window_tolerances[CML_N_TOLERANCES];
 #define CML_N_STEPS 5
 extern const double cml_window_steps[CML_N_STEPS];
 #define CML_DEFAULT_STEP_INDEX 4 /* 0.001 s, the integrator's default */
-
-/* History rows waiting for a plot (the plots take turns at redrawing). */
-typedef struct
-{
-  GArray *t;     /* double */
-  GArray *rows;  /* double, history_cols per row */
-} PlotQueue;
 
 struct _CmlWindow
 {
@@ -106,7 +100,7 @@ struct _CmlWindow
   double            *history_rows;
   guint              history_cap;    /* rows the buffers hold */
   guint              history_cols;   /* n_observables + n_scene_values of shown_system */
-  PlotQueue          plot_queue[2];  /* time_plot, phase_plot */
+  CmlPlotQueue      *plot_queue[2];  /* time_plot, phase_plot: rows waiting (they take turns at redrawing) */
   guint64            tick_count;
   double             last_sample_t;  /* a row at or before it starts a new run */
   guint              run_generation; /* the frame generation of the run the views show */

@@ -511,24 +511,29 @@ cml_window_set_table_frame (CmlWindow *self, gboolean table_frame)
 
 /* ---- the tick callback ----------------------------------------------------------------- */
 
-static void
-plot_queue_clear (PlotQueue *q)
+typedef struct
 {
-  g_array_set_size (q->t, 0);
-  g_array_set_size (q->rows, 0);
+  CmlWindow   *self;
+  CmlPlotView *plot;
+} FlushTarget;
+
+static void
+flush_slice (const double *t, const double *rows, guint n, guint n_cols, gpointer data)
+{
+  FlushTarget *ft = data;
+
+  cml_plot_view_push_samples (ft->plot, t, rows, n, n_cols, cml_system_n_observables (ft->self->shown_system));
 }
 
 /* Hands the queued rows to the plot. */
 static void
-plot_queue_flush (CmlWindow *self, PlotQueue *q, CmlPlotView *plot)
+plot_queue_flush (CmlWindow *self, CmlPlotQueue *q, CmlPlotView *plot)
 {
-  guint n = q->t->len;
+  FlushTarget ft = { self, plot };
 
-  if (n == 0 || self->shown_system == NULL)
+  if (cml_plot_queue_get_n (q) == 0 || self->shown_system == NULL)
     return;
-  cml_plot_view_push_samples (plot, (double *) (void *) q->t->data, (double *) (void *) q->rows->data,
-                              n, self->history_cols, cml_system_n_observables (self->shown_system));
-  plot_queue_clear (q);
+  cml_plot_queue_flush (q, flush_slice, &ft);
 }
 
 /* The observable that expression E of SYS's model is, if it is a plain name; else NULL. */
@@ -657,8 +662,8 @@ show_system (CmlWindow *self, CmlSystem *sys)
       g_free (self->history_rows);
       self->history_rows = g_new (double, (gsize) self->history_cap * MAX (cols, 1));
     }
-  plot_queue_clear (&self->plot_queue[0]);
-  plot_queue_clear (&self->plot_queue[1]);
+  cml_plot_queue_clear (self->plot_queue[0]);
+  cml_plot_queue_clear (self->plot_queue[1]);
   self->last_sample_t = -INFINITY;
   self->run_generation = 0;
   self->rate_wall0 = 0;
@@ -674,8 +679,8 @@ start_run (CmlWindow *self, const double *row)
   cml_scene_view_clear_trails (self->scene_view);
   cml_plot_view_clear (self->time_plot);
   cml_plot_view_clear (self->phase_plot);
-  plot_queue_clear (&self->plot_queue[0]);
-  plot_queue_clear (&self->plot_queue[1]);
+  cml_plot_queue_clear (self->plot_queue[0]);
+  cml_plot_queue_clear (self->plot_queue[1]);
   cml_parameter_panel_show_initial (self->parameter_panel, self->shown_system, row, n_obs);
   cml_equations_panel_set_baseline (self->equations_panel, self->shown_system, row, n_obs);
   self->rate_wall0 = 0;
@@ -693,10 +698,7 @@ push_rows (CmlWindow *self, guint start, guint end)
     return;
   cml_scene_view_push_samples (self->scene_view, t, rows, end - start, self->history_cols, n_obs);
   for (guint k = 0; k < 2; k++)
-    {
-      g_array_append_vals (self->plot_queue[k].t, t, end - start);
-      g_array_append_vals (self->plot_queue[k].rows, rows, (end - start) * self->history_cols);
-    }
+    cml_plot_queue_push (self->plot_queue[k], t, rows, end - start, self->history_cols);
 }
 
 /* Copies the new history rows and hands them on.  A run's rows start at t = 0 and their
@@ -763,8 +765,8 @@ timeline_show_until (CmlWindow *self, CmlFrame *frame, gint64 now)
   cml_scene_view_clear_trails (self->scene_view);
   cml_plot_view_clear (self->time_plot);
   cml_plot_view_clear (self->phase_plot);
-  plot_queue_clear (&self->plot_queue[0]);
-  plot_queue_clear (&self->plot_queue[1]);
+  cml_plot_queue_clear (self->plot_queue[0]);
+  cml_plot_queue_clear (self->plot_queue[1]);
   for (;;)
     {
       guint n = cml_runner_read_history (self->runner, &cursor, self->history_cols, self->history_t,
@@ -1102,9 +1104,9 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
    * frame never pays for all three GL views: on software OpenGL that keeps 60 Hz */
   self->tick_count++;
   if (self->tick_count % 2 == 0)
-    plot_queue_flush (self, &self->plot_queue[0], self->time_plot);
+    plot_queue_flush (self, self->plot_queue[0], self->time_plot);
   else
-    plot_queue_flush (self, &self->plot_queue[1], self->phase_plot);
+    plot_queue_flush (self, self->plot_queue[1], self->phase_plot);
 
   if (frame->state != self->shown_state)
     {
@@ -1294,10 +1296,7 @@ cml_window_dispose (GObject *object)
   g_clear_pointer (&self->history_t, g_free);
   g_clear_pointer (&self->history_rows, g_free);
   for (guint k = 0; k < 2; k++)
-    {
-      g_clear_pointer (&self->plot_queue[k].t, g_array_unref);
-      g_clear_pointer (&self->plot_queue[k].rows, g_array_unref);
-    }
+    g_clear_pointer (&self->plot_queue[k], cml_plot_queue_free);
 
   G_OBJECT_CLASS (cml_window_parent_class)->dispose (object);
 }
@@ -1441,10 +1440,7 @@ cml_window_init (CmlWindow *self)
   self->text_scale = 1.0;
   self->history_t = g_new (double, self->history_cap);
   for (guint k = 0; k < 2; k++)
-    {
-      self->plot_queue[k].t = g_array_new (FALSE, FALSE, sizeof (double));
-      self->plot_queue[k].rows = g_array_new (FALSE, FALSE, sizeof (double));
-    }
+    self->plot_queue[k] = cml_plot_queue_new ();
   self->shown_state = (CmlRunnerState) -1;
   self->last_sample_t = -INFINITY;
   self->sidebar_visible = TRUE;
