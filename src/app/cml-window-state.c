@@ -32,6 +32,8 @@
  *                 or null; toast the passing note over the view, or null
  *   text_px       the font sizes drawn, in pixels: the plots' tick labels, the 3-D view's
  *                 legend, the status line
+ *   heap          the C library's allocator, in bytes (for the soak): in_use by the
+ *                 program, free (kept but unused), mapped (large blocks of their own)
  *
  * A window whose main loop does not run writes nothing, so a test that waits for the
  * next serial also learns that the window still answers.
@@ -42,6 +44,7 @@
 
 #include <glib-unix.h>
 
+#include <malloc.h>
 #include <signal.h>
 #include <string.h>
 
@@ -259,6 +262,16 @@ describe (CmlWindow *self)
     cml_json_number (json, "status", font && pango_font_description_get_size_is_absolute (font) ? size : size * 96.0 / 72.0);
   }
   cml_json_end (json);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  {
+    struct mallinfo2 mi = mallinfo2 ();
+    cml_json_begin_object (json, "heap", CML_JSON_LINE);
+    cml_json_int (json, "in_use", (gint64) (mi.uordblks + mi.hblkhd));
+    cml_json_int (json, "free", (gint64) mi.fordblks);
+    cml_json_int (json, "mapped", (gint64) mi.hblkhd);
+    cml_json_end (json);
+  }
+#endif
   cml_json_begin_object (json, "params", CML_JSON_LINE);
   if (frame && self->system && frame->system == self->system)
     {
