@@ -5,7 +5,9 @@
 #define G_LOG_DOMAIN "cmlab"
 
 #include <glib/gi18n.h>
+#include <gtk/gtk.h>
 #include <locale.h>
+#include <string.h>
 
 #include "cml-application.h"
 
@@ -28,7 +30,22 @@ main (int argc, char **argv)
 {
   g_autofree char *locales = locale_dir ();
 
+  /* the locale is set here, not by GTK, so that LANGUAGE is followed under the C locale
+   * too (LANG unset): gettext alone ignores it there; C.UTF-8 is C for everything else */
+  gtk_disable_setlocale ();
   setlocale (LC_ALL, "");
+  {
+    const char *language = g_getenv ("LANGUAGE");
+    const char *messages = setlocale (LC_MESSAGES, NULL);
+    if (language && *language && messages && (g_str_equal (messages, "C") || g_str_equal (messages, "POSIX")))
+      {
+        setlocale (LC_MESSAGES, "C.UTF-8");
+        /* and the characters written, in UTF-8 as the catalogues give them */
+        const char *ctype = setlocale (LC_CTYPE, NULL);
+        if (ctype && (strcmp (ctype, "C") == 0 || strcmp (ctype, "POSIX") == 0))
+          setlocale (LC_CTYPE, "C.UTF-8");
+      }
+  }
   bindtextdomain (GETTEXT_PACKAGE, locales);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);

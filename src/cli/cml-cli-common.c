@@ -87,6 +87,22 @@ cml_cli_init_i18n (void)
   g_autofree char *build_po = dir ? g_build_filename (dir, "..", "..", "po", NULL) : NULL;
 
   set_locale_from_environment ();
+  /* LANGUAGE names the languages of messages, as for every GNU program — but gettext
+   * ignores it under the locale named "C" (LANG unset: a bare container, a cron job, ssh
+   * without the client's locale): messages then follow LANGUAGE in C.UTF-8, which is C for
+   * everything else */
+  {
+    const char *language = g_getenv ("LANGUAGE");
+    const char *messages = setlocale (LC_MESSAGES, NULL);
+    if (language && *language && messages && (strcmp (messages, "C") == 0 || strcmp (messages, "POSIX") == 0))
+      {
+        setlocale (LC_MESSAGES, "C.UTF-8");
+        /* and the characters written, in UTF-8 as the catalogues give them */
+        const char *ctype = setlocale (LC_CTYPE, NULL);
+        if (ctype && (strcmp (ctype, "C") == 0 || strcmp (ctype, "POSIX") == 0))
+          setlocale (LC_CTYPE, "C.UTF-8");
+      }
+  }
   bindtextdomain (GETTEXT_PACKAGE, ninja && g_file_test (ninja, G_FILE_TEST_IS_REGULAR) ? build_po : LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);

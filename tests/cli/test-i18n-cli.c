@@ -72,6 +72,23 @@ test_messages_in_spanish (void)
   }
 }
 
+/* LANGUAGE=es with no locale set at all (LANG, LC_ALL unset: the C locale, where gettext
+ * alone would ignore LANGUAGE): Spanish, as GNU programs do. */
+static void
+test_language_without_locale (void)
+{
+  g_auto (GStrv) env = g_get_environ ();
+  g_autofree char *out = NULL;
+  const char *args[] = { "--help", NULL };
+  const char *const unset[] = { "LANG", "LC_ALL", "LC_MESSAGES", "LC_CTYPE", "LC_NUMERIC", "LOCPATH" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (unset); k++)
+    env = g_environ_unsetenv (env, unset[k]);
+  env = g_environ_setenv (env, "LANGUAGE", "es", TRUE);
+  g_assert_cmpint (cli_run_argv (env, 0, &out, NULL, args), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "Uso:\n"));
+}
+
 /* The CSV (its '#' lines too) is the same in Spanish as in C. */
 static void
 test_csv_unchanged (void)
@@ -133,6 +150,7 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/i18n/messages-in-spanish", test_messages_in_spanish);
+  g_test_add_func ("/cli/i18n/language-without-locale", test_language_without_locale);
   g_test_add_func ("/cli/i18n/csv-unchanged", test_csv_unchanged);
   g_test_add_func ("/cli/i18n/spanish-locale", test_spanish_locale);
   return g_test_run ();
