@@ -35,7 +35,7 @@
 
 static const char *usage_text =
   N_("Usage:\n"
-  "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... [--t-start T0] --t-end T --dt-out H\n"
+  "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... [--t-start T0] --t-end T [--dt-out H]\n"
   "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
   "            [--reference] [--columns A,B,...]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
@@ -52,7 +52,7 @@ static const char *usage_text =
   "            [--columns A,B,...] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
   "  cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
-  "                  observables MODEL]\n"
+  "                  observables MODEL]\n"  "  cmlab-cli --version\n"
   "\n"
   "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).  simulate, plot,\n"
   "render and poincare take --session FILE instead (a session saved by the window): its\n"
@@ -65,14 +65,15 @@ static const char *usage_text =
   "dop853, rk4-fixed.\n");
 
 static const char *simulate_usage =
-  N_("Usage: cmlab-cli simulate MODEL --t-end T --dt-out H [--t-start T0] [--set P=V]...\n"
+  N_("Usage: cmlab-cli simulate MODEL --t-end T [--dt-out H] [--t-start T0] [--set P=V]...\n"
   "                  [--init S=V]... [--integrator NAME] [--rtol R] [--atol A] [--step H]\n"
   "                  [--format csv|json] [--columns A,B,...] [--reference] [--session FILE]\n"
   "                  [--as vakonomic] [-o FILE]\n"
-  "Runs the model from T0 (default 0) to T and writes a row every H: CSV with '#' header\n"
-  "lines, or one JSON document.  --columns: any observables (cmlab-cli list observables\n"
-  "MODEL), e.g. the constraint multipliers lambda_NAME; --reference adds NAME_ref and\n"
-  "NAME_err columns from the model's closed forms.  Integrators: cmlab-cli list integrators.\n");
+  "Runs the model from T0 (default 0) to T and writes a row every H (default: (T - T0)/1000,\n"
+  "a thousand rows after the first): CSV with '#' header lines, or one JSON document.\n"
+  "--columns: any observables (cmlab-cli list observables MODEL), e.g. the constraint\n"
+  "multipliers lambda_NAME; --reference adds NAME_ref and NAME_err columns from the model's\n"
+  "closed forms.  Integrators: cmlab-cli list integrators.\n");
 
 static const char *info_usage =
   N_("Usage: cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
@@ -176,27 +177,29 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
   const char *output = ro->output;
   int status;
 
-  if (!ro->has_t_end || !so->has_dt_out)
-    return usage_error (_("simulate needs --t-end T and --dt-out H"));
+  if (!ro->has_t_end)
+    return usage_error (_("simulate needs --t-end T"));
   if (!so->has_t_start && ro->t_end < 0)
     return usage_error (_("--t-end needs a number >= 0 (or --t-start T0 > T to run backwards), not %g"), ro->t_end);
   /* from T0 (0 unless --t-start) to T, backwards when T < T0 */
   const double t0 = so->has_t_start ? so->t_start : 0.0, span = fabs (ro->t_end - t0);
   const double dir = ro->t_end < t0 ? -1.0 : 1.0;
+  /* without --dt-out: a thousand rows after the first */
+  const double dt_out = so->has_dt_out ? so->dt_out : span > 0 ? span / 1000 : 1.0;
   if (!cml_output_format_from_string (so->format, &format))
     return usage_error (_("--format must be csv or json, not “%s”"), so->format);
   if ((status = cml_cli_run_options_integrator (ro, &iopt, usage_text)) != 0)
     return status;
   /* before anything is simulated: where the output goes, and whether it fits (a row is at
    * least t and one column at full precision, "-1.2345678901234567e-100,") */
-  double n_rows_d = floor (span / so->dt_out * (1 + 1e-12)) + 2;
+  double n_rows_d = floor (span / dt_out * (1 + 1e-12)) + 2;
   guint64 n_rows_max = n_rows_d > 1e18 ? G_MAXUINT64 : (guint64) n_rows_d;
   {
     g_autofree char *why = NULL;
     if (!cml_cli_check_output_path ("-o", output, &why))
       return usage_error ("%s", why);
     if (!cml_cli_check_rows (output, n_rows_max, 2 * ROW_BYTES_PER_COLUMN, &why))
-      return usage_error (_("--t-end %g and --dt-out %g ask for %s"), ro->t_end, so->dt_out, why);
+      return usage_error (_("--t-end %g and --dt-out %g ask for %s"), ro->t_end, dt_out, why);
   }
 
   if ((status = cml_cli_parse_inits (ro->inits, given, usage_text)) != 0)
@@ -236,7 +239,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
     g_autofree char *why = NULL;
     if (!cml_cli_check_rows (output, n_rows_max, (1 + g_strv_length ((char **) columns)) * ROW_BYTES_PER_COLUMN, &why))
       {
-        fprintf (stderr, _("cmlab-cli: --t-end %g and --dt-out %g ask for %s\n"), ro->t_end, so->dt_out, why);
+        fprintf (stderr, _("cmlab-cli: --t-end %g and --dt-out %g ask for %s\n"), ro->t_end, dt_out, why);
         return EXIT_USAGE;
       }
   }
@@ -270,7 +273,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
     }
 
   /* rows at t = T0, T0 ± H, T0 ± 2H, … and a last one at T */
-  double t_end = ro->t_end, dt_out = so->dt_out;
+  double t_end = ro->t_end;
   guint64 n_rows = (guint64) floor (span / dt_out * (1 + 1e-12));
   gboolean ok = cml_output_row (out, sim, &error);
   for (guint64 k = 1; ok && k <= n_rows; k++)
@@ -447,6 +450,15 @@ main (int argc, char **argv)
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
       fputs (_(usage_text), stdout);
+      return 0;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      /* as GNU programs say it: the program, the package and its version, the licence */
+      printf ("cmlab-cli (cmlab) %s\n", CMLAB_VERSION);
+      printf ("%s\n", _("License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.\n"
+                        "This is free software: you are free to change and redistribute it.\n"
+                        "There is NO WARRANTY, to the extent permitted by law."));
       return 0;
     }
   if (g_str_equal (argv[1], "simulate"))

@@ -274,8 +274,10 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
       /* what produced the data, as comment lines before the header */
       const double *z = cml_simulation_get_state (sim);
       const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
+      g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, model->text, -1);
       fprintf (out->fp, "# cmlab %s: ", model->name);
       comment_text (out->fp, model->title_untranslated);
+      fprintf (out->fp, "\n# made by cmlab %s from the model text with SHA-256 %s", CMLAB_VERSION, sha);
       fputs ("\n# parameters:", out->fp);
       for (guint k = 0; k < model->params->len; k++)
         {
@@ -343,7 +345,24 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
       for (guint i = 0; i < cml_system_dim (sys); i++)
         cml_json_number (j, cml_system_state_name (sys, i), z[i]);
       cml_json_end (j);
-      cml_json_string (j, "integrator", cml_integrator_kind_to_string (cml_simulation_get_integrator (sim)->kind));
+      {
+        const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
+        g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, model->text, -1);
+        g_autofree char *program = g_strdup_printf ("cmlab %s", CMLAB_VERSION);
+
+        cml_json_string (j, "program", program);
+        cml_json_string (j, "model_sha256", sha);
+        cml_json_number (j, "t_start", cml_simulation_get_time (sim));
+        cml_json_string (j, "integrator", cml_integrator_kind_to_string (io->kind));
+        /* the fixed-step rule has a step, not tolerances */
+        if (cml_integrator_kind_is_fixed_step (io->kind))
+          cml_json_number (j, "step", io->h_fixed);
+        else
+          {
+            cml_json_number (j, "rtol", io->rtol);
+            cml_json_number (j, "atol", io->atol);
+          }
+      }
       cml_json_begin_array (j, "columns", CML_JSON_LINE);
       cml_json_string (j, NULL, "t");
       for (guint k = 0; k < n; k++)

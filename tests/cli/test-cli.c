@@ -161,6 +161,54 @@ test_csv_comments (void)
   g_assert_nonnull (strstr (out, "\nt,x,y,u,v,w1,w2,w3,energy\n"));
 }
 
+/* What made the data: the program and its version, the model text's SHA-256 (of the text
+ * the model file holds), the integrator and its tolerances — in the CSV's comments and in
+ * the JSON's fields. */
+static void
+test_outputs_name_their_making (void)
+{
+  g_autofree char *csv = NULL, *json = NULL, *version = NULL, *text = NULL, *path = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (cli_run (&version, NULL, "--version", NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (version, "cmlab-cli (cmlab) "));
+  g_autofree char *number = g_strndup (version + strlen ("cmlab-cli (cmlab) "),
+                                       strcspn (version + strlen ("cmlab-cli (cmlab) "), "\n"));
+  g_assert_cmpuint (strlen (number), >, 0);
+  path = g_build_filename (g_getenv ("CMLAB_MODELS_DIR"), "rolling-ball.cml", NULL);
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+
+  g_assert_cmpint (cli_run (&csv, NULL, "simulate", "rolling-ball", "--t-end", "0.5", "--dt-out", "0.5", "--rtol", "1e-9",
+                            "--atol", "1e-11", NULL), ==, 0);
+  g_autofree char *made = g_strdup_printf ("\n# made by cmlab %s from the model text with SHA-256 %s\n", number, sha);
+  g_assert_nonnull (strstr (csv, made));
+  g_assert_nonnull (strstr (csv, "\n# integrator: rk8pd, rtol = 1e-09, atol = 1e-11\n"));
+
+  g_assert_cmpint (cli_run (&json, NULL, "simulate", "rolling-ball", "--t-end", "0.5", "--dt-out", "0.5", "--rtol", "1e-9",
+                            "--atol", "1e-11", "--format", "json", NULL), ==, 0);
+  g_autofree char *program = g_strdup_printf ("\"program\": \"cmlab %s\"", number);
+  g_autofree char *model_sha = g_strdup_printf ("\"model_sha256\": \"%s\"", sha);
+  g_assert_nonnull (strstr (json, program));
+  g_assert_nonnull (strstr (json, model_sha));
+  g_assert_nonnull (strstr (json, "\"rtol\": 1.0000000000000001e-09"));
+  g_assert_nonnull (strstr (json, "\"atol\": 9.9999999999999994e-12"));
+  g_assert_nonnull (strstr (json, "\"t_start\": 0"));
+}
+
+/* simulate without --dt-out writes a thousand rows after the first, from T0 to T. */
+static void
+test_default_dt_out (void)
+{
+  g_autofree char *out = NULL;
+  g_assert_cmpint (cli_run (&out, NULL, "simulate", "rolling-ball", "--t-end", "5", NULL), ==, 0);
+  g_auto (GStrv) lines = csv_lines (out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 1001);
+  g_assert_true (g_str_has_prefix (lines[1], "0,"));
+  g_assert_true (g_str_has_prefix (lines[2], "0.0050000000000000001,"));
+  g_assert_true (g_str_has_prefix (lines[1001], "5,"));
+}
+
 /* The rows of `simulate rolling-ball --t-end 1 --dt-out 0.3`: t = 0, 0.3, 0.6, 0.9 (as k*0.3)
  * and 1, full precision, values of oracle O1 at the default tolerances. */
 static void
@@ -329,7 +377,7 @@ test_usage_errors (void)
     { { "simulate", "rolling-ball", "--set", "r=100", "--t-end", "1", "--dt-out", "0.1" }, "--set out of range" },
     { { "simulate", "plate-ball", "--set", "sigma=0.5", "--t-end", "1", "--dt-out", "0.1" }, "--set not a choice" },
     { { "simulate", "rolling-ball", "--set", "nosuch=1", "--t-end", "1", "--dt-out", "0.1" }, "--set unknown parameter" },
-    { { "simulate", "rolling-ball", "--t-end", "1", NULL }, "missing --dt-out" },
+    { { "simulate", "rolling-ball", "--dt-out", "0.1", NULL }, "missing --t-end" },
     { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "--integrator", "euler" }, "unknown integrator" },
     { { "simulate", "rolling-ball", "--init", "nosuch=1", "--t-end", "1", "--dt-out", "0.1" }, "unknown initial datum" },
     { { "info", "no-such-model-here", NULL }, "info of an unknown model" },
@@ -1155,6 +1203,8 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/models/cli/csv-comments", test_csv_comments);
+  g_test_add_func ("/models/cli/outputs-name-their-making", test_outputs_name_their_making);
+  g_test_add_func ("/models/cli/default-dt-out", test_default_dt_out);
   gsl_set_error_handler_off ();
 
   g_test_add_func ("/models/cli/diverging-run-exit-1", test_diverging);
