@@ -68,6 +68,7 @@ struct _CmlPlotSeries
   int            palette_index; /* -1: not yet given one */
   gboolean       dashed;        /* drawn dashed: a closed form */
   gboolean       markers;       /* drawn as a dot per sample: a Poincaré section */
+  gboolean       x_marker;      /* a vertical line across the plot at its one x value */
   CmlPlotPhaseCache *phase;     /* the last phase-portrait polyline (cml-plot-series.c) */
   CmlPlotHeatmap *heatmap;      /* a heat map: drawn as cells, not a line (else NULL) */
 };

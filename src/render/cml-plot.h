@@ -146,6 +146,12 @@ gboolean       cml_plot_series_get_dashed (const CmlPlotSeries *series);
 /* Drawn as a dot per sample, not a line (a Poincaré section's crossings; default FALSE). */
 void           cml_plot_series_set_markers (CmlPlotSeries *series, gboolean markers);
 gboolean       cml_plot_series_get_markers (const CmlPlotSeries *series);
+/* A mark of one value on the x axis (the run's value of a swept parameter): a vertical
+ * line at X from the bottom of the plot area to its top, whatever the y range, dashed like
+ * any series set so.  It takes no part in the y axis' range.  X not finite: not drawn. */
+CmlPlotSeries *cml_plot_series_new_x_marker (const char *name, double x);
+void           cml_plot_series_set_x_marker (CmlPlotSeries *series, double x);
+gboolean       cml_plot_series_is_x_marker (const CmlPlotSeries *series);
 
 /* Appends N samples (x[k], y[k]) to a series made with cml_plot_series_new (x is also
  * the time column). */
@@ -235,8 +241,9 @@ void           cml_plot_axis_set_padding (CmlPlotAxis *axis, double fraction);
 /* Auto-scaling: makes the range show [DATA_MIN, DATA_MAX] with padding, rounded
  * outwards to the tick step (positive data stop at zero, not below).  The range is kept
  * while the data fit inside it and fill at least a third of it, so a live plot does not
- * jitter.  A nearly constant quantity (a conserved energy) gets a span of at least 1e-6
- * of its magnitude, so rounding noise does not fill the plot; an exactly constant one
+ * jitter.  A nearly constant quantity (a conserved energy, a sweep of a quantity the
+ * parameter does not change) gets a span of at least 2·10⁻³ of its magnitude (±0.1 %),
+ * so it is drawn flat and rounding noise does not fill the plot; an exactly constant one
  * (a single sample) ±10 % of it, and zero [−1, 1].  No-op when auto-scaling is off.
  * RESET forgets the current range first. */
 void           cml_plot_axis_fit (CmlPlotAxis *axis, double data_min, double data_max,
