@@ -403,6 +403,9 @@ label_with_unit (const char *label, const char *unit)
 
   if (u[0] != '\0' && name[0] != '\0')
     return g_strdup_printf ("%s [%s]", name, u);
+  /* an axis of several quantities too long to name still says its unit */
+  if (u[0] != '\0')
+    return g_strdup_printf ("[%s]", u);
   return g_steal_pointer (&name);
 }
 

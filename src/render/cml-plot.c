@@ -112,11 +112,18 @@ gboolean
 cml_plot_get_equal_scales_apply (const CmlPlot *plot)
 {
   g_return_val_if_fail (plot != NULL, FALSE);
+  return plot->equal_scales && cml_plot_get_equal_scales_possible (plot);
+}
+
+gboolean
+cml_plot_get_equal_scales_possible (const CmlPlot *plot)
+{
+  g_return_val_if_fail (plot != NULL, FALSE);
   /* one unit on both axes: the picture is a piece of the plane (an orbit in metres, or
    * the components of a unit vector, both declared dimensionless), whose shape is what it
    * shows; mixed units (u [m/s] against x [m]) have no shape to keep, and quantities whose
    * units the model does not give say nothing */
-  return plot->equal_scales && !plot->against_time &&
+  return !plot->against_time &&
          plot->x_axis->unit != NULL && plot->x_axis->unit[0] != '\0' &&
          g_strcmp0 (plot->x_axis->unit, plot->y_axis->unit) == 0;
 }

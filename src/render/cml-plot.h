@@ -213,7 +213,7 @@ void           cml_plot_axis_set_label (CmlPlotAxis *axis, const char *label, co
 const char    *cml_plot_axis_get_label (const CmlPlotAxis *axis);
 const char    *cml_plot_axis_get_unit (const CmlPlotAxis *axis);
 /* The axis title: "label [unit]", or "label" without a unit (or a dimensionless one),
- * never "[]" or "[1]"; the unit as cml_plot_format_unit writes it. */
+ * "[unit]" without a label, never "[]" or "[1]"; the unit as cml_plot_format_unit writes it. */
 char          *cml_plot_axis_dup_title (const CmlPlotAxis *axis);
 
 /* A unit as people write it: "m^2/s" → "m²/s", "kg*m" → "kg·m", "s^-1" → "s⁻¹".  A
@@ -315,6 +315,9 @@ gboolean       cml_plot_get_equal_scales (const CmlPlot *plot);
 /* Whether the layout makes the scales equal now: the toggle is on, the plot is a phase
  * portrait and both axes have the same dimensional unit. */
 gboolean       cml_plot_get_equal_scales_apply (const CmlPlot *plot);
+/* Whether equal scales can apply (the toggle aside): a phase portrait whose axes have the
+ * same dimensional unit. */
+gboolean       cml_plot_get_equal_scales_possible (const CmlPlot *plot);
 
 /* Adds a series (a reference is taken); it gets the next palette entry unless it has a
  * colour of its own. */

@@ -751,6 +751,13 @@ test_units (void)
   cml_plot_axis_set_label (axis, "energy, pr", "J");
   g_autofree char *several = cml_plot_axis_dup_title (axis);
   g_assert_cmpstr (several, ==, "energy, pr [J]");
+  /* an axis of quantities too many to name still says its unit; no unit, no brackets */
+  cml_plot_axis_set_label (axis, "", "J");
+  g_autofree char *unit_only = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (unit_only, ==, "[J]");
+  cml_plot_axis_set_label (axis, "", "1");
+  g_autofree char *nothing = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (nothing, ==, "");
 
   /* units as people write them */
   cml_plot_axis_set_label (axis, "H", "m^2/s^2");
