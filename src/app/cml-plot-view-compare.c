@@ -161,6 +161,7 @@ cml_plot_view_set_ghost (CmlPlotView *self, CmlSystem *sys, const char *label)
   self->ghost_system = sys;
   g_free (self->ghost_label);
   self->ghost_label = g_strdup (label ? label : _("other run"));
+  cml_plot_view_set_ghost_note (self, NULL);
 
   guint n = sys ? cml_system_n_observables (sys) : 0;
   cml_plot_column_clear (self->ghost_t);
@@ -223,6 +224,26 @@ cml_plot_view_get_show_difference (CmlPlotView *self)
 {
   g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
   return self->show_difference;
+}
+
+void
+cml_plot_view_set_ghost_note (CmlPlotView *self, const char *note)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+
+  /* the live plot has no title: its subtitle line is free for the note (an export puts the
+   * figure's own there and gives it back) */
+  if (g_strcmp0 (cml_plot_get_subtitle (self->plot), note ? note : "") == 0)
+    return;
+  cml_plot_set_subtitle (self->plot, note);
+  cml_plot_view_queue_render (self);
+}
+
+const char *
+cml_plot_view_get_ghost_note (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), NULL);
+  return cml_plot_get_subtitle (self->plot);
 }
 
 guint

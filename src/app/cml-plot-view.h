@@ -123,6 +123,10 @@ void       cml_plot_view_set_ghost (CmlPlotView *self, CmlSystem *sys, const cha
 void       cml_plot_view_push_ghost_samples (CmlPlotView *self, const double *t, const double *rows,
                                              guint n, guint n_cols);
 void       cml_plot_view_clear_ghost (CmlPlotView *self);
+/* A line on the plot about the other run, in plain words (why its curves end where they
+ * do: it stopped, or it is behind); NULL or "" for none.  Shown under the plot's title. */
+void       cml_plot_view_set_ghost_note (CmlPlotView *self, const char *note);
+const char *cml_plot_view_get_ghost_note (CmlPlotView *self);
 /* Against time, while comparing: each quantity as this run minus the other ("Δx"),
  * at this run's sample times (the other run interpolated linearly). */
 void       cml_plot_view_set_show_difference (CmlPlotView *self, gboolean show);
