@@ -38,6 +38,7 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static void rebuild_series (CmlPlotView *self);
+static void sync_zoom (CmlPlotView *self);
 static void current_parameters (CmlPlotView *self, CmlModel *model, double *values);
 
 /* ---- helpers --------------------------------------------------------------------------- */
@@ -505,6 +506,7 @@ rebuild_series (CmlPlotView *self)
 
   cml_plot_reset_ranges (plot);
   sync_selectors (self);
+  sync_zoom (self);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -639,6 +641,75 @@ probe_draw (gpointer view, CmlGlProbeImage *image)
   image->background[3] = style.background.a;
   gtk_gl_area_queue_render (self->area);
   return CML_GL_PROBE_DRAWN;
+}
+
+/* ---- zoom ------------------------------------------------------------------------------ */
+
+static void
+sync_zoom (CmlPlotView *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.reset-zoom", cml_plot_get_zoomed (self->plot));
+}
+
+gboolean
+cml_plot_view_zoom_at (CmlPlotView *self, double wx, double wy, double steps)
+{
+  double x, y;
+  int scale;
+
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  scale = gtk_widget_get_scale_factor (GTK_WIDGET (self->area));
+  /* around the data point under the pointer; outside the plot area the wheel is not ours */
+  if (self->renderer == NULL || steps == 0 || !cml_plot_gl_pick (self->renderer, wx * scale, wy * scale, &x, &y))
+    return FALSE;
+  cml_plot_zoom (self->plot, x, y, pow (1.25, steps));
+  sync_zoom (self);
+  gtk_gl_area_queue_render (self->area);
+  return TRUE;
+}
+
+void
+cml_plot_view_reset_zoom (CmlPlotView *self)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  cml_plot_reset_zoom (self->plot);
+  sync_zoom (self);
+  gtk_gl_area_queue_render (self->area);
+}
+
+gboolean
+cml_plot_view_get_zoomed (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  return cml_plot_get_zoomed (self->plot);
+}
+
+static void
+on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self)
+{
+  self->pointer_x = x;
+  self->pointer_y = y;
+}
+
+/* The wheel over the plot area zooms around the pointer (down: out); anywhere else it is
+ * left to what is under it. */
+static gboolean
+on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, CmlPlotView *self)
+{
+  return cml_plot_view_zoom_at (self, self->pointer_x, self->pointer_y, dy);
+}
+
+static void
+on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self)
+{
+  if (n_press == 2 && cml_plot_get_zoomed (self->plot))
+    cml_plot_view_reset_zoom (self);
+}
+
+static void
+reset_zoom_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  cml_plot_view_reset_zoom (CML_PLOT_VIEW (widget));
 }
 
 /* ---- export ---------------------------------------------------------------------------- */
@@ -1014,6 +1085,7 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_area_render);
 
   gtk_widget_class_install_action (widget_class, "plot.export", "s", export_action);
+  gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL, reset_zoom_action);
   gtk_widget_class_install_property_action (widget_class, "plot.equal-scales", "equal-scales");
   gtk_widget_class_install_property_action (widget_class, "plot.show-reference", "show-reference");
   gtk_widget_class_set_css_name (widget_class, "cmlplotview");
@@ -1046,6 +1118,18 @@ cml_plot_view_init (CmlPlotView *self)
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");
 
   g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (on_x_selected), self);
+
+  /* the wheel zooms, a double click (or the menu) goes back */
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", G_CALLBACK (on_pointer_motion), self);
+  g_signal_connect (motion, "enter", G_CALLBACK (on_pointer_motion), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), motion);
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), scroll);
+  GtkGesture *click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (on_double_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
 
   /* "Equal Scales" in the menu: a check button of ours, for its tooltip */
   self->equal_check = GTK_CHECK_BUTTON (gtk_check_button_new_with_mnemonic (_("_Equal Scales")));

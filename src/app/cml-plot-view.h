@@ -137,6 +137,14 @@ gboolean   cml_plot_view_get_show_difference (CmlPlotView *self);
  * nothing there to pick). */
 gboolean   cml_plot_view_can_pick (CmlPlotView *self);
 gboolean   cml_plot_view_pick (CmlPlotView *self, double wx, double wy);
+/* Zoom: the mouse wheel over the plot area zooms around the pointer (against time the time
+ * axis holds a fixed interval, y scales to it; a phase portrait zooms both axes); a double
+ * click or the menu's "Reset Zoom" ("plot.reset-zoom") goes back to following the run.
+ * cml_plot_view_zoom_at does what STEPS wheel steps at widget point (WX, WY) do (negative:
+ * in; FALSE when the point is outside the plot area or nothing is drawn yet). */
+gboolean   cml_plot_view_zoom_at (CmlPlotView *self, double wx, double wy, double steps);
+void       cml_plot_view_reset_zoom (CmlPlotView *self);
+gboolean   cml_plot_view_get_zoomed (CmlPlotView *self);
 /* TRUE once a frame was drawn (its plot area known). */
 gboolean   cml_plot_view_has_frame (CmlPlotView *self);
 /* The number of samples of the other run held (tests). */

@@ -96,6 +96,8 @@ struct _CmlPlot
   int          legend;        /* -1 automatic, 0 hidden, 1 shown */
   gboolean     equal_scales;  /* the user's toggle (applies when the units match) */
   gboolean     reset_pending; /* the next update forgets the auto-scaled ranges */
+  gboolean     zoomed;        /* a zoom holds the view (cml_plot_zoom) */
+  double       zoom_t0, zoom_t1; /* against time: the time interval shown while zoomed */
 };
 
 /* LABEL as the equations write it, with "[UNIT]" after it when the unit has a dimension. */

@@ -340,6 +340,13 @@ void           cml_plot_get_visible_time (const CmlPlot *plot, double *t0, doubl
  * x range (O(series · log N)).  Backends call it before drawing; RESET drops the
  * current auto-scaled ranges (after a change of selection). */
 void           cml_plot_update_ranges (CmlPlot *plot, gboolean reset);
+/* Zooms by FACTOR (< 1 in, > 1 out) around the data point (X, Y): against time the time
+ * axis shows a fixed interval (the run goes on beyond it) and y scales to the data in it;
+ * a phase portrait's two axes get fixed ranges.  The point stays where it was. */
+void           cml_plot_zoom (CmlPlot *plot, double x, double y, double factor);
+/* Back to the view that follows the data (the time window, auto-scaled axes). */
+void           cml_plot_reset_zoom (CmlPlot *plot);
+gboolean       cml_plot_get_zoomed (const CmlPlot *plot);
 /* Forgets auto-scaled ranges so the next update starts afresh. */
 void           cml_plot_reset_ranges (CmlPlot *plot);
 

@@ -1258,6 +1258,70 @@ test_x_marker (void)
   cml_plot_layout_clear (&L);
 }
 
+/* Zoom: against time the time axis shows a fixed interval around the point (kept in
+ * place), y scales to the data in it, and a reset follows the run again; a phase
+ * portrait's axes both shrink around the point. */
+static void
+test_zoom (void)
+{
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) s = cml_plot_series_new ("x", "m");
+
+  for (int k = 0; k <= 400; k++)
+    {
+      double t = 0.1 * k, y = t; /* a ramp: y in view follows the time shown */
+      cml_plot_series_append (s, &t, &y, 1);
+    }
+  cml_plot_add_series (plot, s);
+  cml_plot_update_ranges (plot, TRUE);
+  double t0, t1, lo, hi;
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (t0, ==, 20);
+  g_assert_cmpfloat (t1, ==, 40);
+  g_assert_false (cml_plot_get_zoomed (plot));
+
+  /* in by 2 around t = 30: [25, 35], and y scales to the ramp there */
+  cml_plot_zoom (plot, 30, 30, 0.5);
+  g_assert_true (cml_plot_get_zoomed (plot));
+  cml_plot_update_ranges (plot, FALSE);
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (fabs (t0 - 25), <, 1e-12);
+  g_assert_cmpfloat (fabs (t1 - 35), <, 1e-12);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (fabs (lo - 25), <, 1e-12);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (lo, >=, 20);
+  g_assert_cmpfloat (hi, <=, 40);
+  /* the run goes on: the zoomed view stays */
+  double t = 50, y = 50;
+  cml_plot_series_append (s, &t, &y, 1);
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (fabs (t1 - 35), <, 1e-12);
+  /* and back */
+  cml_plot_reset_zoom (plot);
+  g_assert_false (cml_plot_get_zoomed (plot));
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (t1, ==, 50);
+
+  /* a phase portrait */
+  cml_plot_set_against_time (plot, FALSE);
+  cml_plot_set_show_all (plot, TRUE);
+  cml_plot_update_ranges (plot, TRUE);
+  double x0, x1, y0, y1;
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot), &x0, &x1);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (plot), &y0, &y1);
+  cml_plot_zoom (plot, 10, 10, 0.5);
+  cml_plot_update_ranges (plot, FALSE);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (fabs ((hi - lo) - 0.5 * (x1 - x0)), <, 1e-9);
+  g_assert_cmpfloat (fabs ((10 - lo) - 0.5 * (10 - x0)), <, 1e-9);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (fabs ((hi - lo) - 0.5 * (y1 - y0)), <, 1e-9);
+  cml_plot_reset_zoom (plot);
+  g_assert_true (cml_plot_axis_get_auto_scale (cml_plot_get_x_axis (plot)));
+  g_assert_true (cml_plot_axis_get_auto_scale (cml_plot_get_y_axis (plot)));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1278,6 +1342,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/render/plot/dash-polyline", test_dash_polyline);
   g_test_add_func ("/render/plot/dashed", test_dashed);
   g_test_add_func ("/render/plot/x-marker", test_x_marker);
+  g_test_add_func ("/render/plot/zoom", test_zoom);
 
   int status = g_test_run ();
   /* drop the font caches, so that a leak checker sees only our own memory */

@@ -657,6 +657,59 @@ test_display_names (void)
   g_assert_finalize_object (view);
 }
 
+static gboolean
+frame_drawn (gpointer data)
+{
+  return cml_plot_view_has_frame (data);
+}
+
+/* The wheel over the plot zooms around the pointer; outside the plot area it does not
+ * (it is left to what is there); a reset follows the run again. */
+static void
+test_zoom_view (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  GtkWidget *window = gtk_window_new ();
+  CmlPlotView *view = CML_PLOT_VIEW (cml_plot_view_new ());
+  CmlPlot *plot = cml_plot_view_get_plot (view);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 400);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (window));
+  cml_plot_view_set_system (view, sys);
+  for (int chunk = 0; chunk < 40; chunk++)
+    push_synthetic (view, cml_system_n_observables (sys), 120, chunk);
+  gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!frame_drawn (view) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+  if (!frame_drawn (view))
+    {
+      g_test_skip ("no GL frame drawn");
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
+  double t0, t1, z0, z1;
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  GtkWidget *area = gtk_widget_get_last_child (GTK_WIDGET (view));
+  double w = gtk_widget_get_width (area), h = gtk_widget_get_height (area);
+  /* the corner is outside the plot area (the tick labels are there) */
+  g_assert_false (cml_plot_view_zoom_at (view, 1, h - 1, -1));
+  g_assert_false (cml_plot_view_get_zoomed (view));
+  /* two steps in at the middle */
+  g_assert_true (cml_plot_view_zoom_at (view, 0.6 * w, 0.5 * h, -2));
+  g_assert_true (cml_plot_view_get_zoomed (view));
+  cml_plot_get_visible_time (plot, &z0, &z1);
+  g_assert_cmpfloat (fabs ((z1 - z0) - (t1 - t0) / 1.5625), <, 1e-9);
+  g_assert_cmpfloat (z0, >, t0);
+  g_assert_cmpfloat (z1, <, t1);
+  /* back */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "plot.reset-zoom", NULL));
+  g_assert_false (cml_plot_view_get_zoomed (view));
+  cml_plot_get_visible_time (plot, &z0, &z1);
+  g_assert_cmpfloat (z1, ==, t1);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -679,6 +732,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/plot-view/equal-scales-menu", test_equal_scales_menu);
   g_test_add_func ("/ui/plot-view/one-unit", test_one_unit);
   g_test_add_func ("/ui/plot-view/display-names", test_display_names);
+  g_test_add_func ("/ui/plot-view/zoom", test_zoom_view);
 
   return g_test_run ();
 }
