@@ -230,12 +230,10 @@ cml_window_compare_tick (CmlWindow *self)
   double behind = mine->direction < 0 ? frame->t - mine->t : mine->t - frame->t;
   if (frame->state == CML_RUNNER_FAILED)
     /* TRANSLATORS: the other run's name ("vakonomic") and the time it stopped ("t = 38.7 s") */
-    note = g_strdup_printf (_("The %s run stopped at %s: it could not be computed further, so its curves end there"),
-                            self->ghost_label, at);
+    note = g_strdup_printf (_("The %s run: stopped at %s, it could not go on"), self->ghost_label, at);
   else if (behind > MAX (1.0, 0.5 * mine->speed))
     /* TRANSLATORS: the other run's name ("vakonomic") and how far it has got ("t = 35.0 s") */
-    note = g_strdup_printf (_("The %s run is slower to compute and has only reached %s: its curves end there for now"),
-                            self->ghost_label, at);
+    note = g_strdup_printf (_("The %s run: only at %s, slower to compute"), self->ghost_label, at);
   cml_plot_view_set_ghost_note (self->time_plot, note);
   cml_plot_view_set_ghost_note (self->phase_plot, note);
   cml_frame_unref (mine);
