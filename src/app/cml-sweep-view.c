@@ -172,6 +172,22 @@ selected_name (GtkDropDown *drop, GtkStringList *list)
            : NULL;
 }
 
+/* How the drop-downs show a parameter or a quantity NAME: as people write it ("Ω", "I₁",
+ * "|Γ|²"); the lists themselves keep the names. */
+static char *
+display_of (GtkStringObject *item, const char *name, CmlSweepView *self)
+{
+  CmlModel *model = self->sys ? cml_system_get_model (self->sys) : NULL;
+  return model && name ? cml_model_display_name (model, name) : g_strdup (name ? name : "");
+}
+
+static GtkExpression *
+display_expression (CmlSweepView *self)
+{
+  GtkExpression *string = gtk_property_expression_new (GTK_TYPE_STRING_OBJECT, NULL, "string");
+  return gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 1, &string, G_CALLBACK (display_of), self, NULL);
+}
+
 static void
 set_status (CmlSweepView *self, const char *text)
 {
@@ -761,7 +777,7 @@ cml_sweep_view_init (CmlSweepView *self)
   gtk_grid_attach (grid, label, 0, 0, 1, 1);
   GtkWidget *row = row_box ();
   gtk_widget_set_margin_start (row, 0);
-  self->param_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->param_names)), NULL));
+  self->param_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->param_names)), display_expression (self)));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->param_drop), _("The parameter swept"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->param_drop));
   gtk_box_append (GTK_BOX (row), labelled (C_("sweep points", "in"), NULL));
@@ -787,7 +803,7 @@ cml_sweep_view_init (CmlSweepView *self)
   gtk_grid_attach (grid, label, 0, 2, 1, 1);
   row = row_box ();
   gtk_widget_set_margin_start (row, 0);
-  self->measure_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->measure_names)), NULL));
+  self->measure_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->measure_names)), display_expression (self)));
   gtk_drop_down_set_enable_search (self->measure_drop, TRUE);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->measure_drop), _("The quantity read at the end of each run"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->measure_drop));
