@@ -23,6 +23,7 @@
 #include <glib/gi18n.h>
 
 #include "cml-error.h"
+#include "cml-plot.h"
 #include "cml-session.h"
 
 #include <errno.h>
@@ -819,6 +820,15 @@ add_take (GPtrArray *argv, char *a)
 }
 
 /* cmlab-cli render with the run in the session file SESSION and the dialog's settings. */
+/* The quantity at POS of the plot list: the list shows it as people write it ("ρ [m]"),
+ * each entry keeps its name. */
+static const char *
+plot_name (CmlExportDialog *self, guint pos)
+{
+  g_autoptr (GObject) item = g_list_model_get_item (G_LIST_MODEL (self->plot_names), pos);
+  return item ? g_object_get_data (item, "cml-name") : NULL;
+}
+
 static GPtrArray *
 build_argv (CmlExportDialog *self, const char *cli, const char *session)
 {
@@ -843,7 +853,7 @@ build_argv (CmlExportDialog *self, const char *cli, const char *session)
   if (plot > 0 && plot < g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)))
     {
       add (argv, "--with-plot");
-      add (argv, gtk_string_list_get_string (self->plot_names, plot));
+      add (argv, plot_name (self, plot));
     }
   add (argv, "--progress");
   add (argv, "lines");
@@ -1116,7 +1126,7 @@ cml_export_dialog_refresh (CmlExportDialog *self)
   /* the plot's quantities are the model's: keep the one chosen if the model has it */
   sel = gtk_drop_down_get_selected (self->plot_dropdown);
   if (sel > 0 && sel < g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)))
-    plotted = g_strdup (gtk_string_list_get_string (self->plot_names, sel));
+    plotted = g_strdup (plot_name (self, sel));
   gtk_string_list_splice (self->plot_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)), NULL);
   gtk_string_list_append (self->plot_names, _("None"));
   sel = 0;
@@ -1124,8 +1134,15 @@ cml_export_dialog_refresh (CmlExportDialog *self)
     for (guint j = 0; j < cml_system_n_observables (sys); j++)
       {
         const char *name = cml_system_observable_name (sys, j);
+        CmlModel *md = cml_system_get_model (sys);
+        g_autofree char *shown = cml_model_display_name (md, name);
+        g_autofree char *unit = cml_plot_format_unit (cml_model_unit (md, name));
+        g_autofree char *text = unit[0] ? g_strdup_printf ("%s [%s]", shown, unit) : g_strdup (shown);
+        guint at = g_list_model_get_n_items (G_LIST_MODEL (self->plot_names));
 
-        gtk_string_list_append (self->plot_names, name);
+        gtk_string_list_append (self->plot_names, text);
+        g_autoptr (GObject) item = g_list_model_get_item (G_LIST_MODEL (self->plot_names), at);
+        g_object_set_data_full (item, "cml-name", g_strdup (name), g_free);
         if (g_strcmp0 (name, plotted) == 0)
           sel = j + 1;
       }

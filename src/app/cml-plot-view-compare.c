@@ -49,7 +49,8 @@ ghost_column_of (CmlPlotView *self, const char *name)
 }
 
 void
-cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *unit, guint colour)
+cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *shown, const char *unit,
+                                  guint colour)
 {
   CmlPlotColumn *y = ghost_column_of (self, name);
   CmlPlotColumn *x = self->x_name ? ghost_column_of (self, self->x_name) : self->ghost_t;
@@ -60,14 +61,15 @@ cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const cha
   cml_plot_view_get_style (self, &style);
   CmlPlotRgba c = style.palette[colour % CML_PLOT_PALETTE_SIZE];
   c.a *= GHOST_ALPHA;
-  g_autofree char *label = g_strdup_printf ("%s (%s)", name, self->ghost_label);
+  g_autofree char *label = g_strdup_printf ("%s (%s)", shown, self->ghost_label);
   g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (label, unit, self->ghost_t, x, y);
   cml_plot_series_set_color (series, &c);
   cml_plot_add_series (self->plot, series);
 }
 
 gboolean
-cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *unit, guint colour)
+cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *shown, const char *unit,
+                                      guint colour)
 {
   if (!self->show_difference || self->ghost_system == NULL || ghost_column_of (self, name) == NULL)
     return FALSE;
@@ -75,7 +77,7 @@ cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const
   if (i < 0 || (guint) i >= self->diff_columns->len)
     return FALSE;
 
-  g_autofree char *label = g_strdup_printf ("Δ%s = %s − %s (%s)", name, name, name, self->ghost_label);
+  g_autofree char *label = g_strdup_printf ("Δ%s = %s − %s (%s)", shown, shown, shown, self->ghost_label);
   g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (label, unit, self->diff_t, self->diff_t,
                                                                        g_ptr_array_index (self->diff_columns, i));
   cml_plot_series_set_palette_index (series, colour);
@@ -159,6 +161,7 @@ cml_plot_view_set_ghost (CmlPlotView *self, CmlSystem *sys, const char *label)
   self->ghost_system = sys;
   g_free (self->ghost_label);
   self->ghost_label = g_strdup (label ? label : _("other run"));
+  cml_plot_view_set_ghost_note (self, NULL);
 
   guint n = sys ? cml_system_n_observables (sys) : 0;
   cml_plot_column_clear (self->ghost_t);
@@ -221,6 +224,26 @@ cml_plot_view_get_show_difference (CmlPlotView *self)
 {
   g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
   return self->show_difference;
+}
+
+void
+cml_plot_view_set_ghost_note (CmlPlotView *self, const char *note)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+
+  /* the live plot has no title: its subtitle line is free for the note (an export puts the
+   * figure's own there and gives it back) */
+  if (g_strcmp0 (cml_plot_get_subtitle (self->plot), note ? note : "") == 0)
+    return;
+  cml_plot_set_subtitle (self->plot, note);
+  cml_plot_view_queue_render (self);
+}
+
+const char *
+cml_plot_view_get_ghost_note (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), NULL);
+  return cml_plot_get_subtitle (self->plot);
 }
 
 guint

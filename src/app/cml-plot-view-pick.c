@@ -124,7 +124,8 @@ on_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *se
 
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), inside ? "crosshair" : NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               inside ? _("Click or drag to start the run from this point") : NULL);
+                               inside ? _("Click or drag to start the run from this point")
+                                      : _("Mouse wheel: zoom around the pointer; double click: back to the whole view"));
 }
 
 void

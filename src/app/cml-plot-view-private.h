@@ -40,6 +40,8 @@ struct _CmlPlotView
   GtkToggleButton *all_button;
   GtkGLArea      *area;
   GtkMenuButton  *export_button;
+  GtkCheckButton *equal_check;
+  double          pointer_x, pointer_y; /* the pointer over the plot area (widget px) */   /* the menu's "Equal Scales" (insensitive where it cannot apply) */
   GtkFileChooserNative *chooser; /* the export dialog while it is open */
   char           *export_format; /* "png", "svg" or "pdf" of the open dialog */
 
@@ -81,14 +83,15 @@ CmlPlotColumn *cml_plot_view_column_of (CmlPlotView *self, const char *name);
 void           cml_plot_view_rebuild (CmlPlotView *self);
 void           cml_plot_view_queue_render (CmlPlotView *self);
 
-/* cml-plot-view-compare.c: the other run's series for quantity NAME (UNIT) in palette
- * colour COLOUR, against X_NAME (NULL: time), added to the plot; and the difference */
+/* cml-plot-view-compare.c: the other run's series for quantity NAME (UNIT; SHOWN: how it
+ * is named to people) in palette colour COLOUR, against X_NAME (NULL: time), added to the
+ * plot; and the difference */
 void     cml_plot_view_compare_init (CmlPlotView *self);
 void     cml_plot_view_compare_finalize (CmlPlotView *self);
-void     cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *unit,
-                                           guint colour);
-gboolean cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *unit,
-                                               guint colour);
+void     cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *shown,
+                                           const char *unit, guint colour);
+gboolean cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *shown,
+                                               const char *unit, guint colour);
 void     cml_plot_view_compare_clear_difference (CmlPlotView *self);
 /* fresh difference columns for this run's observables (none without a comparison) */
 void     cml_plot_view_compare_reset (CmlPlotView *self);

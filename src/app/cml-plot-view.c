@@ -38,6 +38,7 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static void rebuild_series (CmlPlotView *self);
+static void sync_zoom (CmlPlotView *self);
 static void current_parameters (CmlPlotView *self, CmlModel *model, double *values);
 
 /* ---- helpers --------------------------------------------------------------------------- */
@@ -85,6 +86,49 @@ time_unit (CmlPlotView *self)
   return model->time_unit;
 }
 
+/* How quantity NAME is named to people: its symbol or its name typeset ("ρ", "pᵣ", "|Γ|²"),
+ * a closed form's value and error in words.  Newly allocated. */
+static char *
+display_name (CmlPlotView *self, const char *name)
+{
+  CmlModel *model = view_model (self);
+  int r;
+
+  if (model == NULL)
+    return g_strdup (name);
+  if ((r = reference_of (self, name, "_err")) >= 0)
+    {
+      g_autofree char *base = cml_model_display_name (model, cml_reference_get_name (self->reference, (guint) r));
+      /* TRANSLATORS: a quantity's symbol: the run's value minus its closed form */
+      return g_strdup_printf (_("error in %s"), base);
+    }
+  if ((r = reference_of (self, name, "_ref")) >= 0)
+    {
+      g_autofree char *base = cml_model_display_name (model, cml_reference_get_name (self->reference, (guint) r));
+      return g_strdup_printf (_("%s (closed form)"), base);
+    }
+  return cml_model_display_name (model, name);
+}
+
+/* "ρ [m]", or the name alone for a dimensionless quantity. */
+static char *
+display_name_with_unit (CmlPlotView *self, const char *name)
+{
+  g_autofree char *shown = display_name (self, name);
+  g_autofree char *unit = cml_plot_format_unit (unit_of (self, name));
+  return unit[0] ? g_strdup_printf ("%s [%s]", shown, unit) : g_steal_pointer (&shown);
+}
+
+/* Whether quantities of units A and B can share an axis: the same unit as written
+ * (undeclared and dimensionless alike: no unit). */
+static gboolean
+same_unit (const char *a, const char *b)
+{
+  g_autofree char *fa = cml_plot_format_unit (a);
+  g_autofree char *fb = cml_plot_format_unit (b);
+  return g_str_equal (fa, fb);
+}
+
 /* The model's monitors that are observables (energy, invariants). */
 static GPtrArray *
 monitor_names (CmlPlotView *self)
@@ -115,6 +159,42 @@ view_style (CmlPlotView *self, CmlPlotStyle *style)
 
 /* ---- selectors ------------------------------------------------------------------------- */
 
+/* The menu's "Equal Scales": ticked when the scales are equal, insensitive where they
+ * cannot be (against time, or axes in different units), with the reason in its tooltip. */
+static void
+sync_equal_scales (CmlPlotView *self)
+{
+  CmlPlot *plot = self->plot;
+  gboolean possible = cml_plot_get_equal_scales_possible (plot);
+  g_autofree char *tip = NULL;
+
+  if (possible)
+    tip = g_strdup (_("One unit as long across as up: a circle is drawn round"));
+  else if (cml_plot_get_against_time (plot))
+    tip = g_strdup (_("Only for a phase portrait: here the horizontal axis is time"));
+  else
+    {
+      g_autofree char *ux = cml_plot_format_unit (cml_plot_axis_get_unit (cml_plot_get_x_axis (plot)));
+      g_autofree char *uy = cml_plot_format_unit (cml_plot_axis_get_unit (cml_plot_get_y_axis (plot)));
+      /* TRANSLATORS: the units of the two axes ("m/s", "m"), or "no unit" */
+      tip = g_strdup_printf (_("Only when both axes are in one unit: here %s up against %s across"),
+                             uy[0] ? uy : _("no unit"), ux[0] ? ux : _("no unit"));
+    }
+  self->syncing = TRUE;
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.equal-scales", possible);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->equal_check), possible);
+  gtk_check_button_set_active (self->equal_check, possible && cml_plot_get_equal_scales (plot));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->equal_check), tip);
+  self->syncing = FALSE;
+}
+
+static void
+on_equal_check_toggled (CmlPlotView *self)
+{
+  if (!self->syncing)
+    cml_plot_view_set_equal_scales (self, gtk_check_button_get_active (self->equal_check));
+}
+
 /* Shows the current selection in the header without reacting to it. */
 static void
 sync_selectors (CmlPlotView *self)
@@ -139,15 +219,40 @@ sync_selectors (CmlPlotView *self)
     }
   gtk_drop_down_set_selected (self->x_dropdown, x_pos);
 
+  /* a quantity in another unit than those plotted is plotted alone (one axis, one unit):
+   * its tooltip says so before it is ticked */
+  const char *axis_unit = self->y_names->len ? unit_of (self, g_ptr_array_index (self->y_names, 0)) : NULL;
+  for (guint i = 0; i < self->checks->len; i++)
+    {
+      const char *name = cml_system_observable_name (self->system, i);
+      CmlModel *model = view_model (self);
+      const char *meaning = model ? cml_model_meaning (model, name) : NULL;
+      g_autoptr (GString) tip = g_string_new (meaning);
+      if (axis_unit && !same_unit (axis_unit, unit_of (self, name)))
+        {
+          g_autofree char *u = cml_plot_format_unit (unit_of (self, name));
+          g_autofree char *v = cml_plot_format_unit (axis_unit);
+          g_autofree char *note = g_strdup_printf (
+            /* TRANSLATORS: units of a quantity and of those plotted ("m/s", "J"); "no unit" for a dimensionless one */
+            _("In %s, not in %s like the quantities plotted: ticking it plots it on its own, as one axis shows one unit"),
+            u[0] ? u : _("no unit"), v[0] ? v : _("no unit"));
+          g_string_append_printf (tip, "%s%s", tip->len ? "\n" : "", note);
+        }
+      gtk_widget_set_tooltip_text (g_ptr_array_index (self->checks, i), tip->len ? tip->str : NULL);
+    }
+
   /* the button names what is shown */
   g_autoptr (GString) label = g_string_new (NULL);
   for (guint k = 0; k < self->y_names->len; k++)
-    g_string_append_printf (label, "%s%s", k ? ", " : "", (char *) g_ptr_array_index (self->y_names, k));
+    {
+      g_autofree char *shown = display_name (self, g_ptr_array_index (self->y_names, k));
+      g_string_append_printf (label, "%s%s", k ? ", " : "", shown);
+    }
   if (label->len == 0)
     g_string_assign (label, _("Choose…"));
   else if (g_utf8_strlen (label->str, -1) > 20)
     {
-      g_autofree char *first = g_strdup (g_ptr_array_index (self->y_names, 0));
+      g_autofree char *first = display_name (self, g_ptr_array_index (self->y_names, 0));
       /* TRANSLATORS: the quantities chosen for a plot: the first one's name and how many others */
       g_string_printf (label, _("%s + %u more"), first, self->y_names->len - 1);
     }
@@ -160,6 +265,7 @@ sync_selectors (CmlPlotView *self)
   gtk_widget_set_visible (self->error_button, self->reference != NULL);
 
   self->syncing = FALSE;
+  sync_equal_scales (self);
 }
 
 static void
@@ -176,11 +282,20 @@ on_check_toggled (GtkCheckButton *check, CmlPlotView *self)
   if (self->syncing)
     return;
 
-  /* the selection in observable order */
+  /* the selection in observable order; a quantity ticked in another unit than the others
+   * is plotted on its own (one axis, one unit) */
+  const char *unit = NULL;
+  guint ticked;
+  if (gtk_check_button_get_active (check) && g_ptr_array_find (self->checks, check, &ticked))
+    unit = unit_of (self, cml_system_observable_name (self->system, ticked));
   g_ptr_array_set_size (self->y_names, 0);
   for (guint i = 0; i < self->checks->len; i++)
-    if (gtk_check_button_get_active (g_ptr_array_index (self->checks, i)))
-      g_ptr_array_add (self->y_names, g_strdup (cml_system_observable_name (self->system, i)));
+    {
+      const char *name = cml_system_observable_name (self->system, i);
+      if (gtk_check_button_get_active (g_ptr_array_index (self->checks, i))
+          && (unit == NULL || same_unit (unit, unit_of (self, name))))
+        g_ptr_array_add (self->y_names, g_strdup (name));
+    }
   rebuild_series (self);
 }
 
@@ -254,13 +369,12 @@ fill_selectors (CmlPlotView *self)
   for (guint i = 0; i < n; i++)
     {
       const char *name = cml_system_observable_name (self->system, i);
-      const char *unit = unit_of (self, name);
-      g_autofree char *text = unit[0] ? g_strdup_printf ("%s [%s]", name, unit) : g_strdup (name);
+      g_autofree char *text = display_name_with_unit (self, name);
       GtkWidget *check = gtk_check_button_new_with_label (text);
       g_signal_connect (check, "toggled", G_CALLBACK (on_check_toggled), self);
       gtk_box_append (self->y_list, check);
       g_ptr_array_add (self->checks, check);
-      g_ptr_array_add (items, g_strdup (name));
+      g_ptr_array_add (items, g_steal_pointer (&text));
     }
   g_ptr_array_add (items, NULL);
   gtk_string_list_splice (self->x_model, 0, n_old, (const char *const *) items->pdata);
@@ -318,14 +432,17 @@ rebuild_series (CmlPlotView *self)
     }
   cml_plot_set_against_time (plot, self->x_name == NULL);
   if (self->x_name)
-    cml_plot_axis_set_label (cml_plot_get_x_axis (plot), self->x_name, unit_of (self, self->x_name));
+    {
+      g_autofree char *x_shown = display_name (self, self->x_name);
+      cml_plot_axis_set_label (cml_plot_get_x_axis (plot), x_shown, unit_of (self, self->x_name));
+    }
   else
     cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", time_unit (self));
 
-  /* the series; units decide the y axis title: one series names it, several with one
-   * unit share "[unit]", mixed units leave the legend to tell */
+  /* the series, all in one unit: the y axis shows one unit, titled with it (a quantity of
+   * another unit is plotted on its own: the selector replaces the selection with it, and
+   * a selection made in code keeps those of its first quantity's unit) */
   const char *common_unit = NULL;
-  gboolean mixed = FALSE;
   guint n_primary = 0;
   g_autoptr (GString) names = g_string_new (NULL);
   for (guint k = 0; k < self->y_names->len; k++)
@@ -340,18 +457,23 @@ rebuild_series (CmlPlotView *self)
           continue;
         }
       const char *unit = unit_of (self, name);
-      guint colour = n_primary++;
-      /* comparing two runs, against time: this one minus the other instead of both */
-      if (self->x_name == NULL && cml_plot_view_compare_add_difference (self, name, unit, colour))
+      if (common_unit != NULL && !same_unit (common_unit, unit))
         {
-          if (common_unit == NULL)
-            common_unit = unit;
-          else if (g_strcmp0 (common_unit, unit) != 0)
-            mixed = TRUE;
-          g_string_append_printf (names, "%sΔ%s", names->len ? ", " : "", name);
+          g_debug ("“%s” (%s) left out of a plot in %s: one axis, one unit", name, unit, common_unit);
+          g_ptr_array_remove_index (self->y_names, k--);
           continue;
         }
-      g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (name, unit, self->t_column,
+      if (common_unit == NULL)
+        common_unit = unit;
+      g_autofree char *shown = display_name (self, name);
+      guint colour = n_primary++;
+      /* comparing two runs, against time: this one minus the other instead of both */
+      if (self->x_name == NULL && cml_plot_view_compare_add_difference (self, name, shown, unit, colour))
+        {
+          g_string_append_printf (names, "%sΔ%s", names->len ? ", " : "", shown);
+          continue;
+        }
+      g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (shown, unit, self->t_column,
                                                                            x_column, y_column);
       cml_plot_series_set_palette_index (series, colour);
       /* its closed form, dashed in the same colour (a phase portrait needs both axes'),
@@ -360,7 +482,7 @@ rebuild_series (CmlPlotView *self)
       CmlPlotColumn *x_ref = self->x_name ? reference_column_of (self, self->x_name) : self->t_column;
       if (y_ref && x_ref)
         {
-          g_autofree char *label = g_strdup_printf (_("%s (closed form)"), name);
+          g_autofree char *label = g_strdup_printf (_("%s (closed form)"), shown);
           g_autoptr (CmlPlotSeries) closed = cml_plot_series_new_for_columns (label, unit, self->t_column, x_ref,
                                                                                y_ref);
           cml_plot_series_set_palette_index (closed, colour);
@@ -368,26 +490,23 @@ rebuild_series (CmlPlotView *self)
           cml_plot_add_series (plot, closed);
         }
       /* the other run being compared, faint, under this one */
-      cml_plot_view_compare_add_series (self, name, unit, colour);
+      cml_plot_view_compare_add_series (self, name, shown, unit, colour);
       cml_plot_add_series (plot, series);
-      if (common_unit == NULL)
-        common_unit = unit;
-      else if (g_strcmp0 (common_unit, unit) != 0)
-        mixed = TRUE;
-      g_string_append_printf (names, "%s%s", names->len ? ", " : "", name);
+      g_string_append_printf (names, "%s%s", names->len ? ", " : "", shown);
     }
 
+  /* the y axis: the quantities' names when they fit, and always their unit */
   CmlPlotAxis *y_axis = cml_plot_get_y_axis (plot);
-  guint n_series = n_primary;
-  if (n_series == 1)
+  if (n_primary == 1)
     cml_plot_axis_set_label (y_axis, names->str, common_unit);
-  else if (n_series > 1 && !mixed)
+  else if (n_primary > 1)
     cml_plot_axis_set_label (y_axis, g_utf8_strlen (names->str, -1) <= 24 ? names->str : "", common_unit);
   else
     cml_plot_axis_set_label (y_axis, "", "");
 
   cml_plot_reset_ranges (plot);
   sync_selectors (self);
+  sync_zoom (self);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -522,6 +641,75 @@ probe_draw (gpointer view, CmlGlProbeImage *image)
   image->background[3] = style.background.a;
   gtk_gl_area_queue_render (self->area);
   return CML_GL_PROBE_DRAWN;
+}
+
+/* ---- zoom ------------------------------------------------------------------------------ */
+
+static void
+sync_zoom (CmlPlotView *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.reset-zoom", cml_plot_get_zoomed (self->plot));
+}
+
+gboolean
+cml_plot_view_zoom_at (CmlPlotView *self, double wx, double wy, double steps)
+{
+  double x, y;
+  int scale;
+
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  scale = gtk_widget_get_scale_factor (GTK_WIDGET (self->area));
+  /* around the data point under the pointer; outside the plot area the wheel is not ours */
+  if (self->renderer == NULL || steps == 0 || !cml_plot_gl_pick (self->renderer, wx * scale, wy * scale, &x, &y))
+    return FALSE;
+  cml_plot_zoom (self->plot, x, y, pow (1.25, steps));
+  sync_zoom (self);
+  gtk_gl_area_queue_render (self->area);
+  return TRUE;
+}
+
+void
+cml_plot_view_reset_zoom (CmlPlotView *self)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  cml_plot_reset_zoom (self->plot);
+  sync_zoom (self);
+  gtk_gl_area_queue_render (self->area);
+}
+
+gboolean
+cml_plot_view_get_zoomed (CmlPlotView *self)
+{
+  g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
+  return cml_plot_get_zoomed (self->plot);
+}
+
+static void
+on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self)
+{
+  self->pointer_x = x;
+  self->pointer_y = y;
+}
+
+/* The wheel over the plot area zooms around the pointer (down: out); anywhere else it is
+ * left to what is under it. */
+static gboolean
+on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, CmlPlotView *self)
+{
+  return cml_plot_view_zoom_at (self, self->pointer_x, self->pointer_y, dy);
+}
+
+static void
+on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self)
+{
+  if (n_press == 2 && cml_plot_get_zoomed (self->plot))
+    cml_plot_view_reset_zoom (self);
+}
+
+static void
+reset_zoom_action (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  cml_plot_view_reset_zoom (CML_PLOT_VIEW (widget));
 }
 
 /* ---- export ---------------------------------------------------------------------------- */
@@ -897,6 +1085,7 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_area_render);
 
   gtk_widget_class_install_action (widget_class, "plot.export", "s", export_action);
+  gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL, reset_zoom_action);
   gtk_widget_class_install_property_action (widget_class, "plot.equal-scales", "equal-scales");
   gtk_widget_class_install_property_action (widget_class, "plot.show-reference", "show-reference");
   gtk_widget_class_set_css_name (widget_class, "cmlplotview");
@@ -929,6 +1118,25 @@ cml_plot_view_init (CmlPlotView *self)
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");
 
   g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (on_x_selected), self);
+
+  /* the wheel zooms, a double click (or the menu) goes back */
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", G_CALLBACK (on_pointer_motion), self);
+  g_signal_connect (motion, "enter", G_CALLBACK (on_pointer_motion), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), motion);
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), scroll);
+  GtkGesture *click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (on_double_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
+
+  /* "Equal Scales" in the menu: a check button of ours, for its tooltip */
+  self->equal_check = GTK_CHECK_BUTTON (gtk_check_button_new_with_mnemonic (_("_Equal Scales")));
+  gtk_widget_add_css_class (GTK_WIDGET (self->equal_check), "plot-equal-scales");
+  g_signal_connect_swapped (self->equal_check, "toggled", G_CALLBACK (on_equal_check_toggled), self);
+  gtk_popover_menu_add_child (GTK_POPOVER_MENU (gtk_menu_button_get_popover (self->export_button)),
+                              GTK_WIDGET (self->equal_check), "equal-scales");
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-reference", FALSE);
   sync_selectors (self);
 }
@@ -1309,6 +1517,7 @@ cml_plot_view_set_equal_scales (CmlPlotView *self, gboolean equal_scales)
   if (cml_plot_get_equal_scales (self->plot) == equal_scales)
     return;
   cml_plot_set_equal_scales (self->plot, equal_scales);
+  sync_equal_scales (self);
   gtk_gl_area_queue_render (self->area);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EQUAL_SCALES]);
 }

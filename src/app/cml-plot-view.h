@@ -123,6 +123,10 @@ void       cml_plot_view_set_ghost (CmlPlotView *self, CmlSystem *sys, const cha
 void       cml_plot_view_push_ghost_samples (CmlPlotView *self, const double *t, const double *rows,
                                              guint n, guint n_cols);
 void       cml_plot_view_clear_ghost (CmlPlotView *self);
+/* A line on the plot about the other run, in plain words (why its curves end where they
+ * do: it stopped, or it is behind); NULL or "" for none.  Shown under the plot's title. */
+void       cml_plot_view_set_ghost_note (CmlPlotView *self, const char *note);
+const char *cml_plot_view_get_ghost_note (CmlPlotView *self);
 /* Against time, while comparing: each quantity as this run minus the other ("Δx"),
  * at this run's sample times (the other run interpolated linearly). */
 void       cml_plot_view_set_show_difference (CmlPlotView *self, gboolean show);
@@ -133,6 +137,14 @@ gboolean   cml_plot_view_get_show_difference (CmlPlotView *self);
  * nothing there to pick). */
 gboolean   cml_plot_view_can_pick (CmlPlotView *self);
 gboolean   cml_plot_view_pick (CmlPlotView *self, double wx, double wy);
+/* Zoom: the mouse wheel over the plot area zooms around the pointer (against time the time
+ * axis holds a fixed interval, y scales to it; a phase portrait zooms both axes); a double
+ * click or the menu's "Reset Zoom" ("plot.reset-zoom") goes back to following the run.
+ * cml_plot_view_zoom_at does what STEPS wheel steps at widget point (WX, WY) do (negative:
+ * in; FALSE when the point is outside the plot area or nothing is drawn yet). */
+gboolean   cml_plot_view_zoom_at (CmlPlotView *self, double wx, double wy, double steps);
+void       cml_plot_view_reset_zoom (CmlPlotView *self);
+gboolean   cml_plot_view_get_zoomed (CmlPlotView *self);
 /* TRUE once a frame was drawn (its plot area known). */
 gboolean   cml_plot_view_has_frame (CmlPlotView *self);
 /* The number of samples of the other run held (tests). */

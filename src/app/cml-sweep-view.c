@@ -172,6 +172,22 @@ selected_name (GtkDropDown *drop, GtkStringList *list)
            : NULL;
 }
 
+/* How the drop-downs show a parameter or a quantity NAME: as people write it ("Ω", "I₁",
+ * "|Γ|²"); the lists themselves keep the names. */
+static char *
+display_of (GtkStringObject *item, const char *name, CmlSweepView *self)
+{
+  CmlModel *model = self->sys ? cml_system_get_model (self->sys) : NULL;
+  return model && name ? cml_model_display_name (model, name) : g_strdup (name ? name : "");
+}
+
+static GtkExpression *
+display_expression (CmlSweepView *self)
+{
+  GtkExpression *string = gtk_property_expression_new (GTK_TYPE_STRING_OBJECT, NULL, "string");
+  return gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 1, &string, G_CALLBACK (display_of), self, NULL);
+}
+
 static void
 set_status (CmlSweepView *self, const char *text)
 {
@@ -187,24 +203,17 @@ update_buttons (CmlSweepView *self)
   gtk_widget_set_visible (GTK_WIDGET (self->progress), self->job != NULL);
 }
 
-/* The dashed line at the run's value of the parameter, across the curve's range. */
+/* The dashed line at the run's value of the parameter, across the plot's height (shown
+ * once the curve has a point). */
 static void
 update_marker (CmlSweepView *self)
 {
-  double lo = INFINITY, hi = -INFINITY;
+  gboolean any = FALSE;
   const double *xy = (const double *) (gpointer) self->points->data;
 
-  for (guint k = 0; k < self->points->len / 2; k++)
-    if (isfinite (xy[2 * k + 1]))
-      lo = MIN (lo, xy[2 * k + 1]), hi = MAX (hi, xy[2 * k + 1]);
-  cml_plot_column_clear (cml_plot_series_get_x_column (self->now));
-  cml_plot_column_clear (cml_plot_series_get_y_column (self->now));
-  cml_plot_column_clear (cml_plot_series_get_time_column (self->now));
-  if (lo <= hi && isfinite (self->now_value))
-    {
-      double x[2] = { self->now_value, self->now_value }, y[2] = { lo, hi };
-      cml_plot_series_append (self->now, x, y, 2);
-    }
+  for (guint k = 0; k < self->points->len / 2 && !any; k++)
+    any = isfinite (xy[2 * k + 1]);
+  cml_plot_series_set_x_marker (self->now, any ? self->now_value : NAN);
 }
 
 /* The rows the worker has handed out since the last look, onto the curve; the progress. */
@@ -470,7 +479,7 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
   g_autofree char *shown = cml_expr_pretty_name (name, FALSE);
   /* TRANSLATORS: a quantity's name (not translated): its value in the window's run */
   g_autofree char *now_name = g_strdup_printf (_("the run's %s"), shown);
-  self->now = cml_plot_series_new (now_name, "");
+  self->now = cml_plot_series_new_x_marker (now_name, NAN);
   cml_plot_series_set_dashed (self->now, TRUE);
   cml_plot_add_series (self->plot, self->curve);
   cml_plot_add_series (self->plot, self->now);
@@ -747,7 +756,7 @@ cml_sweep_view_init (CmlSweepView *self)
   cml_plot_set_show_all (self->plot, TRUE);
   cml_plot_set_equal_scales (self->plot, FALSE);
   cml_plot_set_empty_hint (self->plot, _("Run a sweep to see how the quantity depends on the parameter"));
-  self->now = cml_plot_series_new ("now", "");
+  self->now = cml_plot_series_new_x_marker ("now", NAN);
   cml_plot_series_set_dashed (self->now, TRUE);
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
   self->param_names = gtk_string_list_new (NULL);
@@ -768,7 +777,7 @@ cml_sweep_view_init (CmlSweepView *self)
   gtk_grid_attach (grid, label, 0, 0, 1, 1);
   GtkWidget *row = row_box ();
   gtk_widget_set_margin_start (row, 0);
-  self->param_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->param_names)), NULL));
+  self->param_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->param_names)), display_expression (self)));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->param_drop), _("The parameter swept"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->param_drop));
   gtk_box_append (GTK_BOX (row), labelled (C_("sweep points", "in"), NULL));
@@ -794,7 +803,7 @@ cml_sweep_view_init (CmlSweepView *self)
   gtk_grid_attach (grid, label, 0, 2, 1, 1);
   row = row_box ();
   gtk_widget_set_margin_start (row, 0);
-  self->measure_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->measure_names)), NULL));
+  self->measure_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->measure_names)), display_expression (self)));
   gtk_drop_down_set_enable_search (self->measure_drop, TRUE);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->measure_drop), _("The quantity read at the end of each run"));
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->measure_drop));

@@ -220,6 +220,23 @@ cml_window_compare_tick (CmlWindow *self)
     }
   else if (frame->state != CML_RUNNER_FAILED)
     self->ghost_failures = 0;
+
+  /* the plots say in words why the other run's curves end before this run's: it stopped,
+   * or it is slower to compute and behind (by more than half a second of the run's pace) */
+  CmlFrame *mine = cml_runner_get_frame (self->runner);
+  g_autofree char *time_unit = cml_plot_format_unit (cml_system_get_model (self->system)->time_unit);
+  g_autofree char *at = g_strdup_printf ("t = %.1f%s%s", frame->t, time_unit[0] ? " " : "", time_unit);
+  g_autofree char *note = NULL;
+  double behind = mine->direction < 0 ? frame->t - mine->t : mine->t - frame->t;
+  if (frame->state == CML_RUNNER_FAILED)
+    /* TRANSLATORS: the other run's name ("vakonomic") and the time it stopped ("t = 38.7 s") */
+    note = g_strdup_printf (_("The %s run: stopped at %s, it could not go on"), self->ghost_label, at);
+  else if (behind > MAX (1.0, 0.5 * mine->speed))
+    /* TRANSLATORS: the other run's name ("vakonomic") and how far it has got ("t = 35.0 s") */
+    note = g_strdup_printf (_("The %s run: only at %s, slower to compute"), self->ghost_label, at);
+  cml_plot_view_set_ghost_note (self->time_plot, note);
+  cml_plot_view_set_ghost_note (self->phase_plot, note);
+  cml_frame_unref (mine);
   cml_frame_unref (frame);
 
   for (guint round = 0; round < 16; round++)

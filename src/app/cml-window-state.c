@@ -26,7 +26,9 @@
  *   windows       how many windows the program shows (the main window, dialogs)
  *   focus         the focused widget's type, and its text when it is a text field
  *   body          [x, y] in the window of the centre of the body a drag would move, or null
- *   time_plot, phase_plot   {"data": whether a curve is drawn, "samples": kept}
+ *   time_plot, phase_plot   {"data": whether a curve is drawn, "samples": kept,
+ *                 "zoomed": a wheel zoom holds the view, "note": the line about the other
+ *                 run compared ("" none), "at": the middle of the drawing, or null}
  *   params        the parameters the run uses, by name
  *   panel_message what the side panel says about a value typed (a refused value's reason),
  *                 or null; toast the passing note over the view, or null
@@ -151,11 +153,26 @@ collect (GtkWidget *widget, const graphene_rect_t *area, GtkWidget *window, CmlJ
 }
 
 static void
-write_plot (CmlJson *json, const char *key, CmlPlotView *plot)
+write_plot (CmlJson *json, const char *key, CmlPlotView *plot, GtkWidget *window)
 {
+  /* the drawing is the view's last child: where its middle is, for the pointer */
+  GtkWidget *area = gtk_widget_get_last_child (GTK_WIDGET (plot));
+  graphene_rect_t r;
+
   cml_json_begin_object (json, key, CML_JSON_LINE);
   cml_json_bool (json, "data", cml_plot_view_shows_data (plot));
   cml_json_int (json, "samples", cml_plot_view_get_n_samples (plot));
+  cml_json_bool (json, "zoomed", cml_plot_view_get_zoomed (plot));
+  cml_json_string (json, "note", cml_plot_view_get_ghost_note (plot));
+  if (area && gtk_widget_get_mapped (area) && gtk_widget_compute_bounds (area, window, &r))
+    {
+      cml_json_begin_array (json, "at", CML_JSON_LINE);
+      cml_json_number (json, NULL, r.origin.x + 0.5 * r.size.width);
+      cml_json_number (json, NULL, r.origin.y + 0.5 * r.size.height);
+      cml_json_end (json);
+    }
+  else
+    cml_json_null (json, "at");
   cml_json_end (json);
 }
 
@@ -247,8 +264,8 @@ describe (CmlWindow *self)
     }
   else
     cml_json_null (json, "body");
-  write_plot (json, "time_plot", self->time_plot);
-  write_plot (json, "phase_plot", self->phase_plot);
+  write_plot (json, "time_plot", self->time_plot, window);
+  write_plot (json, "phase_plot", self->phase_plot, window);
   cml_json_string (json, "panel_message", cml_parameter_panel_get_input_error (self->parameter_panel));
   cml_json_string (json, "toast", gtk_revealer_get_reveal_child (self->toast_revealer)
                                     ? gtk_label_get_text (self->toast_label) : NULL);

@@ -206,6 +206,7 @@ drop_multiplier_uses (const CmlModel *model, GKeyFile *kf)
     {
       g_key_file_remove_key (kf, "units", names->pdata[k], NULL);
       g_key_file_remove_key (kf, "meanings", names->pdata[k], NULL);
+      g_key_file_remove_key (kf, "symbols", names->pdata[k], NULL);
     }
   g_autofree char *columns = g_key_file_get_value (kf, "output", "columns", NULL);
   if (columns != NULL)

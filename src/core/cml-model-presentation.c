@@ -1,5 +1,5 @@
 /* cml-model-presentation.c — the groups of a model file about showing and checking the
- * system rather than defining it: [units], [meanings], [output], [preset …] groups,
+ * system rather than defining it: [units], [meanings], [symbols], [output], [preset …] groups,
  * [scene …] objects and the [reference] values.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -43,6 +43,12 @@ gboolean
 load_meanings (Loader *ld)
 {
   return load_name_texts (ld, "meanings", ld->model->meanings, TRUE);
+}
+
+gboolean
+load_symbols (Loader *ld)
+{
+  return load_name_texts (ld, "symbols", ld->model->symbols, FALSE);
 }
 
 gboolean

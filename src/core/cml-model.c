@@ -732,7 +732,7 @@ check_groups (Loader *ld)
 {
   static const char *known[] = {
     "model", "parameters", "definitions", "algebroid", "anchor", "brackets", "dynamics",
-    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "output",
+    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "symbols", "output",
     "reference", NULL
   };
   g_auto (GStrv) groups = kf_groups (ld);
@@ -761,6 +761,7 @@ model_alloc (void)
   model->initial = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->units = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->meanings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  model->symbols = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->presets = g_ptr_array_new_with_free_func (preset_free);
   model->scene = g_ptr_array_new_with_free_func (scene_object_free);
   model->warnings = g_ptr_array_new_with_free_func (g_free);
@@ -833,7 +834,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
        && load_dynamics (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
-       && load_units (&ld) && load_meanings (&ld) && load_output (&ld);
+       && load_units (&ld) && load_meanings (&ld) && load_symbols (&ld) && load_output (&ld);
   if (ok)
     {
       g_auto (GStrv) groups = kf_groups (&ld);
@@ -1091,6 +1092,7 @@ cml_model_unref (CmlModel *model)
   g_hash_table_unref (model->initial);
   g_hash_table_unref (model->units);
   g_hash_table_unref (model->meanings);
+  g_hash_table_unref (model->symbols);
   g_strfreev (model->columns);
   g_ptr_array_unref (model->presets);
   g_ptr_array_unref (model->scene);
@@ -1159,6 +1161,18 @@ cml_model_unit (const CmlModel *model, const char *name)
   if (g_str_equal (name, "t"))
     return model->time_unit;
   return "";
+}
+
+char *
+cml_model_display_name (const CmlModel *model, const char *name)
+{
+  g_return_val_if_fail (model != NULL && name != NULL, NULL);
+  const char *symbol = g_hash_table_lookup (model->symbols, name);
+  if (symbol)
+    return g_strdup (symbol);
+  if (g_str_equal (name, "residual") && cml_expr_ctx_lookup (model->ctx, name) < 0)
+    return g_strdup (g_dgettext (GETTEXT_PACKAGE, "constraint residual"));
+  return cml_expr_pretty_name (name, FALSE);
 }
 
 const char *

@@ -174,7 +174,9 @@ cml_plot_axis_fit (CmlPlotAxis *axis, double data_min, double data_max, gboolean
   if (!isfinite (data_min) || !isfinite (data_max) || data_min > data_max)
     return;
 
-  /* a nearly constant quantity gets a span of 1e-6 of its size, zero [−1, 1] */
+  /* a flat quantity gets a span of 2·10⁻³ of its size (±0.1 %), zero [−1, 1]: a constant
+   * 7.05 swept over a parameter, or a conserved energy, is drawn as the flat line it is
+   * (7.04 … 7.06), not as rounding noise blown up to fill the plot (7.049996 … 7.050004) */
   double mag = MAX (fabs (data_min), fabs (data_max));
   if (mag == 0)
     {
@@ -188,7 +190,7 @@ cml_plot_axis_fit (CmlPlotAxis *axis, double data_min, double data_max, gboolean
     }
   /* (exactly constant: a single sample, or a quantity that does not move at all, gets
    * room to show where it is, ±10 %) */
-  double min_span = data_max == data_min ? mag * 0.2 : mag * 1e-6;
+  double min_span = data_max == data_min ? mag * 0.2 : mag * 2e-3;
   if (data_max - data_min < min_span)
     {
       double mid = 0.5 * (data_min + data_max);
@@ -401,6 +403,9 @@ label_with_unit (const char *label, const char *unit)
 
   if (u[0] != '\0' && name[0] != '\0')
     return g_strdup_printf ("%s [%s]", name, u);
+  /* an axis of several quantities too long to name still says its unit */
+  if (u[0] != '\0')
+    return g_strdup_printf ("[%s]", u);
   return g_steal_pointer (&name);
 }
 

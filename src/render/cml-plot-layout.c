@@ -483,6 +483,18 @@ cml_plot_layout_series_points (const CmlPlotLayout *layout, CmlPlot *plot, guint
   g_return_val_if_fail (g_array_get_element_size (points_f) == sizeof (float), 0);
 
   CmlPlotSeries *s = g_ptr_array_index (plot->series, i);
+  if (s->x_marker)
+    {
+      /* from the bottom of the plot area to its top, at its x if that is in view */
+      guint n = cml_plot_column_get_n (s->x);
+      double x = n > 0 ? cml_plot_column_get_data (s->x)[n - 1] : NAN;
+      if (!(isfinite (x) && x >= MIN (layout->x0, layout->x1) && x <= MAX (layout->x0, layout->x1)))
+        return 0;
+      float px = (float) cml_plot_layout_map_x (layout, x);
+      float line[4] = { px, (float) (layout->area_y + layout->area_h), px, (float) layout->area_y };
+      g_array_append_vals (points_f, line, 4);
+      return 2;
+    }
   g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (double));
   double t0, t1;
   cml_plot_get_visible_time (plot, &t0, &t1);

@@ -68,6 +68,7 @@ struct _CmlPlotSeries
   int            palette_index; /* -1: not yet given one */
   gboolean       dashed;        /* drawn dashed: a closed form */
   gboolean       markers;       /* drawn as a dot per sample: a Poincaré section */
+  gboolean       x_marker;      /* a vertical line across the plot at its one x value */
   CmlPlotPhaseCache *phase;     /* the last phase-portrait polyline (cml-plot-series.c) */
   CmlPlotHeatmap *heatmap;      /* a heat map: drawn as cells, not a line (else NULL) */
 };
@@ -95,6 +96,8 @@ struct _CmlPlot
   int          legend;        /* -1 automatic, 0 hidden, 1 shown */
   gboolean     equal_scales;  /* the user's toggle (applies when the units match) */
   gboolean     reset_pending; /* the next update forgets the auto-scaled ranges */
+  gboolean     zoomed;        /* a zoom holds the view (cml_plot_zoom) */
+  double       zoom_t0, zoom_t1; /* against time: the time interval shown while zoomed */
 };
 
 /* LABEL as the equations write it, with "[UNIT]" after it when the unit has a dimension. */

@@ -125,6 +125,35 @@ cml_plot_series_get_markers (const CmlPlotSeries *series)
   return series->markers;
 }
 
+CmlPlotSeries *
+cml_plot_series_new_x_marker (const char *name, double x)
+{
+  CmlPlotSeries *series = cml_plot_series_new (name, "");
+  series->x_marker = TRUE;
+  cml_plot_series_set_x_marker (series, x);
+  return series;
+}
+
+void
+cml_plot_series_set_x_marker (CmlPlotSeries *series, double x)
+{
+  g_return_if_fail (series != NULL && series->x_marker);
+  /* one sample at X, with no y value: the y axis does not scale to it (only finite values
+   * count), and the layout draws it across the plot area */
+  double y = NAN;
+  cml_plot_column_clear (series->x);
+  cml_plot_column_clear (series->y);
+  if (isfinite (x))
+    cml_plot_series_append (series, &x, &y, 1);
+}
+
+gboolean
+cml_plot_series_is_x_marker (const CmlPlotSeries *series)
+{
+  g_return_val_if_fail (series != NULL, FALSE);
+  return series->x_marker;
+}
+
 gboolean
 cml_plot_series_get_dashed (const CmlPlotSeries *series)
 {

@@ -112,11 +112,18 @@ gboolean
 cml_plot_get_equal_scales_apply (const CmlPlot *plot)
 {
   g_return_val_if_fail (plot != NULL, FALSE);
+  return plot->equal_scales && cml_plot_get_equal_scales_possible (plot);
+}
+
+gboolean
+cml_plot_get_equal_scales_possible (const CmlPlot *plot)
+{
+  g_return_val_if_fail (plot != NULL, FALSE);
   /* one unit on both axes: the picture is a piece of the plane (an orbit in metres, or
    * the components of a unit vector, both declared dimensionless), whose shape is what it
    * shows; mixed units (u [m/s] against x [m]) have no shape to keep, and quantities whose
    * units the model does not give say nothing */
-  return plot->equal_scales && !plot->against_time &&
+  return !plot->against_time &&
          plot->x_axis->unit != NULL && plot->x_axis->unit[0] != '\0' &&
          g_strcmp0 (plot->x_axis->unit, plot->y_axis->unit) == 0;
 }
@@ -139,6 +146,7 @@ void
 cml_plot_set_against_time (CmlPlot *plot, gboolean against_time)
 {
   g_return_if_fail (plot != NULL);
+  cml_plot_reset_zoom (plot);
   plot->against_time = !!against_time;
   plot->reset_pending = TRUE;
 }
@@ -271,6 +279,12 @@ cml_plot_get_visible_time (const CmlPlot *plot, double *t0, double *t1)
   g_return_if_fail (plot != NULL && t0 != NULL && t1 != NULL);
 
   double first, last;
+  if (plot->zoomed && plot->against_time)
+    {
+      *t0 = plot->zoom_t0;
+      *t1 = plot->zoom_t1;
+      return;
+    }
   if (!cml_plot_get_time_extent (plot, &first, &last))
     {
       *t0 = 0;
@@ -293,6 +307,66 @@ cml_plot_get_visible_time (const CmlPlot *plot, double *t0, double *t1)
       *t0 = last - plot->window;
       *t1 = last;
     }
+}
+
+void
+cml_plot_zoom (CmlPlot *plot, double x, double y, double factor)
+{
+  g_return_if_fail (plot != NULL);
+  if (!(factor > 0) || !isfinite (factor) || !isfinite (x) || !isfinite (y))
+    return;
+
+  if (plot->against_time)
+    {
+      double t0, t1;
+      cml_plot_get_visible_time (plot, &t0, &t1);
+      double a = x - (x - t0) * factor, b = x + (t1 - x) * factor;
+      /* not below what a double tells apart at this time */
+      if (!(b - a > 1e-9 * MAX (fabs (x), 1.0)))
+        return;
+      plot->zoomed = TRUE;
+      plot->zoom_t0 = a;
+      plot->zoom_t1 = b;
+      plot->reset_pending = TRUE;
+      return;
+    }
+  CmlPlotAxis *axes[2] = { plot->x_axis, plot->y_axis };
+  double at[2] = { x, y };
+  for (int k = 0; k < 2; k++)
+    {
+      double lo = axes[k]->min, hi = axes[k]->max;
+      double a = at[k] - (at[k] - lo) * factor, b = at[k] + (hi - at[k]) * factor;
+      if (!(b - a > 1e-12 * MAX (fabs (at[k]), 1.0)))
+        return;
+    }
+  for (int k = 0; k < 2; k++)
+    {
+      double lo = axes[k]->min, hi = axes[k]->max;
+      cml_plot_axis_set_range (axes[k], at[k] - (at[k] - lo) * factor, at[k] + (hi - at[k]) * factor);
+    }
+  plot->zoomed = TRUE;
+}
+
+void
+cml_plot_reset_zoom (CmlPlot *plot)
+{
+  g_return_if_fail (plot != NULL);
+  if (!plot->zoomed)
+    return;
+  if (!plot->against_time)
+    {
+      cml_plot_axis_set_auto_scale (plot->x_axis, TRUE);
+      cml_plot_axis_set_auto_scale (plot->y_axis, TRUE);
+    }
+  plot->zoomed = FALSE;
+  plot->reset_pending = TRUE;
+}
+
+gboolean
+cml_plot_get_zoomed (const CmlPlot *plot)
+{
+  g_return_val_if_fail (plot != NULL, FALSE);
+  return plot->zoomed;
 }
 
 void

@@ -146,6 +146,12 @@ gboolean       cml_plot_series_get_dashed (const CmlPlotSeries *series);
 /* Drawn as a dot per sample, not a line (a Poincaré section's crossings; default FALSE). */
 void           cml_plot_series_set_markers (CmlPlotSeries *series, gboolean markers);
 gboolean       cml_plot_series_get_markers (const CmlPlotSeries *series);
+/* A mark of one value on the x axis (the run's value of a swept parameter): a vertical
+ * line at X from the bottom of the plot area to its top, whatever the y range, dashed like
+ * any series set so.  It takes no part in the y axis' range.  X not finite: not drawn. */
+CmlPlotSeries *cml_plot_series_new_x_marker (const char *name, double x);
+void           cml_plot_series_set_x_marker (CmlPlotSeries *series, double x);
+gboolean       cml_plot_series_is_x_marker (const CmlPlotSeries *series);
 
 /* Appends N samples (x[k], y[k]) to a series made with cml_plot_series_new (x is also
  * the time column). */
@@ -207,7 +213,7 @@ void           cml_plot_axis_set_label (CmlPlotAxis *axis, const char *label, co
 const char    *cml_plot_axis_get_label (const CmlPlotAxis *axis);
 const char    *cml_plot_axis_get_unit (const CmlPlotAxis *axis);
 /* The axis title: "label [unit]", or "label" without a unit (or a dimensionless one),
- * never "[]" or "[1]"; the unit as cml_plot_format_unit writes it. */
+ * "[unit]" without a label, never "[]" or "[1]"; the unit as cml_plot_format_unit writes it. */
 char          *cml_plot_axis_dup_title (const CmlPlotAxis *axis);
 
 /* A unit as people write it: "m^2/s" → "m²/s", "kg*m" → "kg·m", "s^-1" → "s⁻¹".  A
@@ -235,8 +241,9 @@ void           cml_plot_axis_set_padding (CmlPlotAxis *axis, double fraction);
 /* Auto-scaling: makes the range show [DATA_MIN, DATA_MAX] with padding, rounded
  * outwards to the tick step (positive data stop at zero, not below).  The range is kept
  * while the data fit inside it and fill at least a third of it, so a live plot does not
- * jitter.  A nearly constant quantity (a conserved energy) gets a span of at least 1e-6
- * of its magnitude, so rounding noise does not fill the plot; an exactly constant one
+ * jitter.  A nearly constant quantity (a conserved energy, a sweep of a quantity the
+ * parameter does not change) gets a span of at least 2·10⁻³ of its magnitude (±0.1 %),
+ * so it is drawn flat and rounding noise does not fill the plot; an exactly constant one
  * (a single sample) ±10 % of it, and zero [−1, 1].  No-op when auto-scaling is off.
  * RESET forgets the current range first. */
 void           cml_plot_axis_fit (CmlPlotAxis *axis, double data_min, double data_max,
@@ -308,6 +315,9 @@ gboolean       cml_plot_get_equal_scales (const CmlPlot *plot);
 /* Whether the layout makes the scales equal now: the toggle is on, the plot is a phase
  * portrait and both axes have the same dimensional unit. */
 gboolean       cml_plot_get_equal_scales_apply (const CmlPlot *plot);
+/* Whether equal scales can apply (the toggle aside): a phase portrait whose axes have the
+ * same dimensional unit. */
+gboolean       cml_plot_get_equal_scales_possible (const CmlPlot *plot);
 
 /* Adds a series (a reference is taken); it gets the next palette entry unless it has a
  * colour of its own. */
@@ -330,6 +340,13 @@ void           cml_plot_get_visible_time (const CmlPlot *plot, double *t0, doubl
  * x range (O(series · log N)).  Backends call it before drawing; RESET drops the
  * current auto-scaled ranges (after a change of selection). */
 void           cml_plot_update_ranges (CmlPlot *plot, gboolean reset);
+/* Zooms by FACTOR (< 1 in, > 1 out) around the data point (X, Y): against time the time
+ * axis shows a fixed interval (the run goes on beyond it) and y scales to the data in it;
+ * a phase portrait's two axes get fixed ranges.  The point stays where it was. */
+void           cml_plot_zoom (CmlPlot *plot, double x, double y, double factor);
+/* Back to the view that follows the data (the time window, auto-scaled axes). */
+void           cml_plot_reset_zoom (CmlPlot *plot);
+gboolean       cml_plot_get_zoomed (const CmlPlot *plot);
 /* Forgets auto-scaled ranges so the next update starts afresh. */
 void           cml_plot_reset_ranges (CmlPlot *plot);
 

@@ -7,6 +7,7 @@
 #include <pango/pangocairo.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cml-error.h"
@@ -120,13 +121,28 @@ test_auto_scale (void)
   g_assert_cmpfloat (hi2, >=, 0.01);
   g_assert_cmpfloat (hi2 - lo2, <, 0.05);
 
-  /* a conserved energy: rounding noise must not fill the plot */
+  /* a conserved energy: rounding noise must not fill the plot, it is drawn flat */
   cml_plot_axis_fit (axis, 4.9999999999, 5.0000000001, TRUE);
   cml_plot_axis_get_range (axis, &lo2, &hi2);
-  g_assert_cmpfloat (lo2, <=, 4.9999999999);
-  g_assert_cmpfloat (hi2, >=, 5.0000000001);
-  g_assert_cmpfloat (hi2 - lo2, >=, 5e-6);
-  g_assert_cmpfloat (hi2 - lo2, <, 1e-4);
+  g_assert_cmpfloat (lo2, <=, 4.995);
+  g_assert_cmpfloat (hi2, >=, 5.005);
+  g_assert_cmpfloat (hi2 - lo2, <, 0.05);
+
+  /* a sweep of a quantity the parameter does not change (7.05 up to rounding): a span of
+   * ±0.1 % at least, whose ticks read 7.04 … 7.06, not 7.049996 … 7.050004 */
+  cml_plot_axis_fit (axis, 7.05 - 3e-15, 7.05 + 2e-15, TRUE);
+  cml_plot_axis_get_range (axis, &lo2, &hi2);
+  g_assert_cmpfloat (lo2, <=, 7.05 * (1 - 1e-3));
+  g_assert_cmpfloat (hi2, >=, 7.05 * (1 + 1e-3));
+  g_assert_cmpfloat (hi2 - lo2, <, 0.05 * 7.05);
+  {
+    CmlPlotTick flat[8];
+    double step;
+    guint n_flat = cml_plot_axis_ticks (axis, 4, flat, G_N_ELEMENTS (flat), &step);
+    g_assert_cmpuint (n_flat, >=, 2);
+    for (guint k = 0; k < n_flat; k++)
+      g_assert_cmpuint (strlen (flat[k].label), <=, 5); /* "7.045" at most */
+  }
 
   /* exactly constant (one sample): ±10 % */
   cml_plot_axis_fit (axis, 1.0, 1.0, TRUE);
@@ -735,6 +751,13 @@ test_units (void)
   cml_plot_axis_set_label (axis, "energy, pr", "J");
   g_autofree char *several = cml_plot_axis_dup_title (axis);
   g_assert_cmpstr (several, ==, "energy, pr [J]");
+  /* an axis of quantities too many to name still says its unit; no unit, no brackets */
+  cml_plot_axis_set_label (axis, "", "J");
+  g_autofree char *unit_only = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (unit_only, ==, "[J]");
+  cml_plot_axis_set_label (axis, "", "1");
+  g_autofree char *nothing = cml_plot_axis_dup_title (axis);
+  g_assert_cmpstr (nothing, ==, "");
 
   /* units as people write them */
   cml_plot_axis_set_label (axis, "H", "m^2/s^2");
@@ -1162,6 +1185,143 @@ test_markers (void)
   cairo_surface_destroy (img);
 }
 
+/* The run's value of a swept parameter: a dashed vertical line across the whole plot area
+ * at that value, whatever the curve's values (a flat curve made it a tick), and the y axis
+ * does not scale to it. */
+static void
+test_x_marker (void)
+{
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) curve = cml_plot_series_new ("energy", "J");
+  g_autoptr (CmlPlotSeries) now = cml_plot_series_new_x_marker ("the run's r", 2.0);
+  CmlPlotStyle style;
+
+  for (int k = 0; k <= 20; k++)
+    {
+      double x = 1 + 0.1 * k, y = 7.05 + 1e-15 * (k % 2); /* constant up to rounding */
+      cml_plot_series_append (curve, &x, &y, 1);
+    }
+  cml_plot_set_against_time (plot, FALSE);
+  cml_plot_set_show_all (plot, TRUE);
+  cml_plot_series_set_dashed (now, TRUE);
+  cml_plot_add_series (plot, curve);
+  cml_plot_add_series (plot, now);
+  g_assert_true (cml_plot_series_is_x_marker (now));
+  g_assert_false (cml_plot_series_is_x_marker (curve));
+  cml_plot_style_init (&style, FALSE, FALSE);
+
+  CmlPlotLayout L;
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  cml_plot_layout (plot, &style, 640, 360, pango_measure, pl, &L);
+  /* the flat curve keeps its own range: the marker has no say in it */
+  g_assert_cmpfloat (L.y0, >, 7.0);
+  g_assert_cmpfloat (L.y1, <, 7.1);
+  g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (float));
+  guint n = cml_plot_layout_series_points (&L, plot, 1, 1.0, style.line_width, pts);
+  g_assert_cmpuint (n, ==, 2);
+  const float *p = (const float *) (gpointer) pts->data;
+  double px = cml_plot_layout_map_x (&L, 2.0);
+  g_assert_cmpfloat (fabs (p[0] - px), <, 0.5);
+  g_assert_cmpfloat (fabs (p[2] - px), <, 0.5);
+  /* from the bottom of the plot area to its top */
+  g_assert_cmpfloat (fabs (fabs (p[3] - p[1]) - L.area_h), <, 1.0);
+  double area_h = L.area_h;
+  cml_plot_layout_clear (&L);
+
+  /* drawn: dashes down the whole height at x = 2 */
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 640, 360);
+  cairo_t *cr = cairo_create (img);
+  cml_plot_cairo_draw (plot, cr, 640, 360, &style);
+  cairo_destroy (cr);
+  cairo_surface_flush (img);
+  CmlPlotRgba c;
+  cml_plot_series_get_color (now, &style, &c);
+  const guint8 *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img);
+  int col = (int) round (px), inked_top = 360, inked_bottom = -1;
+  for (int y = 0; y < 360; y++)
+    for (int x = col - 1; x <= col + 1; x++)
+      {
+        const guint8 *q = data + y * stride + 4 * x; /* BGRA */
+        if (abs (q[2] - (int) (c.r * 255)) < 40 && abs (q[1] - (int) (c.g * 255)) < 40
+            && abs (q[0] - (int) (c.b * 255)) < 40)
+          inked_top = MIN (inked_top, y), inked_bottom = MAX (inked_bottom, y);
+      }
+  g_assert_cmpint (inked_bottom - inked_top, >, 0.8 * area_h);
+  cairo_surface_destroy (img);
+
+  /* no value: nothing drawn */
+  cml_plot_series_set_x_marker (now, NAN);
+  cml_plot_layout (plot, &style, 640, 360, pango_measure, pl, &L);
+  g_array_set_size (pts, 0);
+  g_assert_cmpuint (cml_plot_layout_series_points (&L, plot, 1, 1.0, style.line_width, pts), ==, 0);
+  cml_plot_layout_clear (&L);
+}
+
+/* Zoom: against time the time axis shows a fixed interval around the point (kept in
+ * place), y scales to the data in it, and a reset follows the run again; a phase
+ * portrait's axes both shrink around the point. */
+static void
+test_zoom (void)
+{
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) s = cml_plot_series_new ("x", "m");
+
+  for (int k = 0; k <= 400; k++)
+    {
+      double t = 0.1 * k, y = t; /* a ramp: y in view follows the time shown */
+      cml_plot_series_append (s, &t, &y, 1);
+    }
+  cml_plot_add_series (plot, s);
+  cml_plot_update_ranges (plot, TRUE);
+  double t0, t1, lo, hi;
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (t0, ==, 20);
+  g_assert_cmpfloat (t1, ==, 40);
+  g_assert_false (cml_plot_get_zoomed (plot));
+
+  /* in by 2 around t = 30: [25, 35], and y scales to the ramp there */
+  cml_plot_zoom (plot, 30, 30, 0.5);
+  g_assert_true (cml_plot_get_zoomed (plot));
+  cml_plot_update_ranges (plot, FALSE);
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (fabs (t0 - 25), <, 1e-12);
+  g_assert_cmpfloat (fabs (t1 - 35), <, 1e-12);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (fabs (lo - 25), <, 1e-12);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (lo, >=, 20);
+  g_assert_cmpfloat (hi, <=, 40);
+  /* the run goes on: the zoomed view stays */
+  double t = 50, y = 50;
+  cml_plot_series_append (s, &t, &y, 1);
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (fabs (t1 - 35), <, 1e-12);
+  /* and back */
+  cml_plot_reset_zoom (plot);
+  g_assert_false (cml_plot_get_zoomed (plot));
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  g_assert_cmpfloat (t1, ==, 50);
+
+  /* a phase portrait */
+  cml_plot_set_against_time (plot, FALSE);
+  cml_plot_set_show_all (plot, TRUE);
+  cml_plot_update_ranges (plot, TRUE);
+  double x0, x1, y0, y1;
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot), &x0, &x1);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (plot), &y0, &y1);
+  cml_plot_zoom (plot, 10, 10, 0.5);
+  cml_plot_update_ranges (plot, FALSE);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (fabs ((hi - lo) - 0.5 * (x1 - x0)), <, 1e-9);
+  g_assert_cmpfloat (fabs ((10 - lo) - 0.5 * (10 - x0)), <, 1e-9);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (plot), &lo, &hi);
+  g_assert_cmpfloat (fabs ((hi - lo) - 0.5 * (y1 - y0)), <, 1e-9);
+  cml_plot_reset_zoom (plot);
+  g_assert_true (cml_plot_axis_get_auto_scale (cml_plot_get_x_axis (plot)));
+  g_assert_true (cml_plot_axis_get_auto_scale (cml_plot_get_y_axis (plot)));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1181,6 +1341,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/render/plot/export-empty", test_export_empty);
   g_test_add_func ("/render/plot/dash-polyline", test_dash_polyline);
   g_test_add_func ("/render/plot/dashed", test_dashed);
+  g_test_add_func ("/render/plot/x-marker", test_x_marker);
+  g_test_add_func ("/render/plot/zoom", test_zoom);
 
   int status = g_test_run ();
   /* drop the font caches, so that a leak checker sees only our own memory */

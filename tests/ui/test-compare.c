@@ -8,6 +8,7 @@
 #include "ui-util.h"
 
 #include <math.h>
+#include <string.h>
 
 static CmlFrame *
 ghost_frame (CmlWindow *win)
@@ -204,6 +205,70 @@ test_refused (void)
   window_free (win);
 }
 
+/* A line on the plots says why the other run's curves end early (here it is held back, as
+ * a run slower to compute is); the plot's menu offers the difference while comparing. */
+static gboolean
+has_note (gpointer data)
+{
+  CmlWindow *win = data;
+  const char *note = cml_plot_view_get_ghost_note (win->time_plot);
+  return note && strstr (note, "vakonomic") && strstr (note, "t = 0.0");
+}
+
+static gboolean
+menu_has_action (GMenuModel *menu, const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autofree char *a = NULL;
+      if (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_ACTION, "s", &a) && g_str_equal (a, action))
+        return TRUE;
+      g_autoptr (GMenuModel) section = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
+      if (section && menu_has_action (section, action))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static GtkMenuButton *
+plot_menu_button (GtkWidget *root)
+{
+  if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (root)))
+    return GTK_MENU_BUTTON (root);
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkMenuButton *b = plot_menu_button (c);
+      if (b)
+        return b;
+    }
+  return NULL;
+}
+
+static void
+test_ghost_note (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+
+  GtkMenuButton *menu = plot_menu_button (GTK_WIDGET (win->time_plot));
+  g_assert_nonnull (menu);
+  g_assert_true (menu_has_action (gtk_menu_button_get_menu_model (menu), "win.compare-difference"));
+
+  g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (cml_plot_view_get_ghost_note (win->time_plot), ==, "");
+  /* the other run held at t = 0 while this one plays on */
+  cml_window_play (win);
+  cml_runner_pause (win->ghost_runner);
+  g_assert_true (spin_until (has_note, win, 60));
+  g_assert_nonnull (strstr (cml_plot_view_get_ghost_note (win->phase_plot), "vakonomic"));
+  /* the note goes with the comparison */
+  g_assert_true (cml_window_compare_with (win, "none", &error));
+  g_assert_cmpstr (cml_plot_view_get_ghost_note (win->time_plot), ==, "");
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -214,5 +279,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/compare/integrator", test_integrator);
   g_test_add_func ("/ui/compare/integrator-fixed-step", test_integrator_fixed_step);
   g_test_add_func ("/ui/compare/refused", test_refused);
+  g_test_add_func ("/ui/compare/ghost-note", test_ghost_note);
   return g_test_run ();
 }

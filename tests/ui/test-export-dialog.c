@@ -155,16 +155,23 @@ test_dialog (void)
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (child (dlg, "summary_label"))), ==,
                    "300 frames · 10 s of video");
 
-  /* the plot offers the model's quantities; the ball has a turning table */
+  /* the plot offers the model's quantities, named as people write them, with their
+   * units; the ball has a turning table */
   plot = GTK_DROP_DOWN (child (dlg, "plot_dropdown"));
   {
     GListModel *names = gtk_drop_down_get_model (plot);
-    gboolean energy = FALSE;
+    gboolean energy = FALSE, w1 = FALSE;
 
     g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (names), 0), ==, "None");
     for (guint i = 0; i < g_list_model_get_n_items (names); i++)
-      energy |= g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (names), i), "energy") == 0;
+      {
+        const char *s = gtk_string_list_get_string (GTK_STRING_LIST (names), i);
+        energy |= g_strcmp0 (s, "energy [J]") == 0;
+        w1 |= g_strcmp0 (s, "w₁ [rad/s]") == 0;
+        g_assert_cmpstr (s, !=, "w1");
+      }
     g_assert_true (energy);
+    g_assert_true (w1);
   }
   frame = GTK_DROP_DOWN (child (dlg, "frame_dropdown"));
   g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (frame)));
@@ -600,7 +607,7 @@ test_arguments (void)
     GListModel *names = gtk_drop_down_get_model (plot);
 
     for (guint i = 0; i < g_list_model_get_n_items (names); i++)
-      if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (names), i), "energy") == 0)
+      if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (names), i), "energy [J]") == 0)
         gtk_drop_down_set_selected (plot, i);
   }
   cml_export_dialog_set_output (dlg, out);

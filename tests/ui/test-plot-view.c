@@ -477,14 +477,14 @@ test_reference (void)
     {
       CmlPlotSeries *s = cml_plot_get_series (plot, i);
       g_assert_false (cml_plot_series_get_dashed (s));
-      g_assert_true (g_str_has_suffix (cml_plot_series_get_name (s), "_err"));
+      g_assert_true (g_str_has_prefix (cml_plot_series_get_name (s), "error in "));
       g_assert_cmpuint (cml_plot_series_get_n (s), ==, n);
       double lo = 0, hi = 0;
       g_assert_true (cml_plot_column_range (cml_plot_series_get_y_column (s), 0, n, &lo, &hi));
       g_assert_cmpfloat (MAX (fabs (lo), fabs (hi)), <, 1e-8);
     }
   g_autofree char *x_err_label = cml_plot_series_dup_label (cml_plot_get_series (plot, 0));
-  g_assert_cmpstr (x_err_label, ==, "x_err [m]");
+  g_assert_cmpstr (x_err_label, ==, "error in x [m]");
 
   /* a new run (time goes back) starts the closed forms afresh */
   cml_plot_view_clear (view);
@@ -519,6 +519,197 @@ test_no_reference (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* ---- what the header and the menu say ------------------------------------------------------ */
+
+/* The first widget under ROOT (popovers included) of type TYPE whose label is LABEL (any
+ * label when NULL) or that has CSS class CLASS. */
+static GtkWidget *
+find_widget (GtkWidget *root, GType type, const char *label, const char *css_class)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    {
+      const char *text = GTK_IS_CHECK_BUTTON (root) ? gtk_check_button_get_label (GTK_CHECK_BUTTON (root))
+                         : GTK_IS_BUTTON (root)     ? gtk_button_get_label (GTK_BUTTON (root))
+                                                    : NULL;
+      if ((css_class && gtk_widget_has_css_class (root, css_class)) || (label && g_strcmp0 (text, label) == 0)
+          || (!label && !css_class))
+        return root;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type, label, css_class);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* "Equal Scales" is off and cannot be ticked where it has no meaning (against time, or
+ * axes in different units); its tooltip says why. */
+static void
+test_equal_scales_menu (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  CmlPlotView *view = g_object_ref_sink (CML_PLOT_VIEW (cml_plot_view_new ()));
+  const char *ys[] = { "y", NULL }, *us[] = { "u", NULL };
+
+  cml_plot_view_set_system (view, sys);
+  GtkWidget *check = find_widget (GTK_WIDGET (view), GTK_TYPE_CHECK_BUTTON, NULL, "plot-equal-scales");
+  g_assert_nonnull (check);
+  /* energy against time */
+  g_assert_false (gtk_widget_get_sensitive (check));
+  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (check), "time"));
+  /* y [m] against x [m] */
+  cml_plot_view_set_series (view, "x", ys);
+  g_assert_true (gtk_widget_get_sensitive (check));
+  g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), FALSE);
+  g_assert_false (cml_plot_view_get_equal_scales (view));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+  g_assert_true (cml_plot_view_get_equal_scales (view));
+  /* u [m/s] against x [m]: the tooltip names both units */
+  cml_plot_view_set_series (view, "x", us);
+  g_assert_false (gtk_widget_get_sensitive (check));
+  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (check), "m/s"));
+  cml_plot_view_set_system (view, NULL);
+  g_assert_finalize_object (view);
+}
+
+/* One y axis, one unit, always titled with it: a quantity of another unit is not drawn
+ * on the same axis; ticking it in the selector plots it on its own. */
+static void
+test_one_unit (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  CmlPlotView *view = g_object_ref_sink (CML_PLOT_VIEW (cml_plot_view_new ()));
+  CmlPlot *plot = cml_plot_view_get_plot (view);
+  const char *mixed[] = { "energy", "u", NULL }, *speeds[] = { "u", "v", NULL };
+
+  cml_plot_view_set_system (view, sys);
+  cml_plot_view_set_series (view, NULL, mixed);
+  g_assert_cmpuint (cml_plot_get_n_series (plot), ==, 1);
+  g_auto (GStrv) kept = cml_plot_view_dup_y_names (view);
+  g_assert_cmpuint (g_strv_length (kept), ==, 1);
+  g_assert_cmpstr (kept[0], ==, "energy");
+  g_autofree char *title = cml_plot_axis_dup_title (cml_plot_get_y_axis (plot));
+  g_assert_cmpstr (title, ==, "energy [J]");
+
+  /* two speeds share the axis, titled with both and the unit */
+  cml_plot_view_set_series (view, NULL, speeds);
+  g_assert_cmpuint (cml_plot_get_n_series (plot), ==, 2);
+  g_free (title);
+  title = cml_plot_axis_dup_title (cml_plot_get_y_axis (plot));
+  g_assert_cmpstr (title, ==, "u, v [m/s]");
+
+  /* ticking energy [J] beside them plots energy alone; its tooltip said so */
+  GtkWidget *energy = find_widget (GTK_WIDGET (view), GTK_TYPE_CHECK_BUTTON, "energy [J]", NULL);
+  g_assert_nonnull (energy);
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (energy), "on its own"));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (energy), TRUE);
+  g_auto (GStrv) now = cml_plot_view_dup_y_names (view);
+  g_assert_cmpuint (g_strv_length (now), ==, 1);
+  g_assert_cmpstr (now[0], ==, "energy");
+
+  cml_plot_view_set_system (view, NULL);
+  g_assert_finalize_object (view);
+}
+
+/* Every place the view names a quantity writes it as people do, with its unit: "ρ [m]"
+ * and "pᵣ" in the selectors as in the legend, "|Γ|²" for the heavy top's Casimir. */
+static void
+test_display_names (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("capri-kobayashi");
+  CmlPlotView *view = g_object_ref_sink (CML_PLOT_VIEW (cml_plot_view_new ()));
+  CmlPlot *plot = cml_plot_view_get_plot (view);
+  const char *ys[] = { "rho", NULL };
+
+  cml_plot_view_set_system (view, sys);
+  cml_plot_view_set_series (view, "pr", ys);
+  g_assert_cmpstr (cml_plot_series_get_name (cml_plot_get_series (plot, 0)), ==, "ρ");
+  g_autofree char *x_title = cml_plot_axis_dup_title (cml_plot_get_x_axis (plot));
+  g_assert_true (g_str_has_prefix (x_title, "pᵣ"));
+  /* the quantities' list and the "against" list */
+  g_assert_nonnull (find_widget (GTK_WIDGET (view), GTK_TYPE_CHECK_BUTTON, "ρ [m]", NULL));
+  g_assert_null (find_widget (GTK_WIDGET (view), GTK_TYPE_CHECK_BUTTON, "rho [m]", NULL));
+  GtkDropDown *x_drop = GTK_DROP_DOWN (find_widget (GTK_WIDGET (view), GTK_TYPE_DROP_DOWN, NULL, NULL));
+  GListModel *items = gtk_drop_down_get_model (x_drop);
+  gboolean rho = FALSE;
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      const char *s = gtk_string_list_get_string (GTK_STRING_LIST (items), i);
+      g_assert_false (g_str_has_prefix (s, "rho") || g_str_has_prefix (s, "pr"));
+      rho |= g_str_equal (s, "ρ [m]");
+    }
+  g_assert_true (rho);
+  /* the button names what is plotted */
+  GtkWidget *button = find_widget (GTK_WIDGET (view), GTK_TYPE_MENU_BUTTON, NULL, NULL);
+  g_assert_cmpstr (gtk_menu_button_get_label (GTK_MENU_BUTTON (button)), ==, "ρ");
+
+  g_autoptr (CmlSystem) top = load_system ("heavy-top");
+  const char *casimir[] = { "casimir", NULL };
+  cml_plot_view_set_system (view, top);
+  cml_plot_view_set_series (view, NULL, casimir);
+  g_assert_cmpstr (cml_plot_series_get_name (cml_plot_get_series (plot, 0)), ==, "|Γ|²");
+  cml_plot_view_set_system (view, NULL);
+  g_assert_finalize_object (view);
+}
+
+static gboolean
+frame_drawn (gpointer data)
+{
+  return cml_plot_view_has_frame (data);
+}
+
+/* The wheel over the plot zooms around the pointer; outside the plot area it does not
+ * (it is left to what is there); a reset follows the run again. */
+static void
+test_zoom_view (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  GtkWidget *window = gtk_window_new ();
+  CmlPlotView *view = CML_PLOT_VIEW (cml_plot_view_new ());
+  CmlPlot *plot = cml_plot_view_get_plot (view);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 400);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (window));
+  cml_plot_view_set_system (view, sys);
+  for (int chunk = 0; chunk < 40; chunk++)
+    push_synthetic (view, cml_system_n_observables (sys), 120, chunk);
+  gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!frame_drawn (view) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+  if (!frame_drawn (view))
+    {
+      g_test_skip ("no GL frame drawn");
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
+  double t0, t1, z0, z1;
+  cml_plot_get_visible_time (plot, &t0, &t1);
+  GtkWidget *area = gtk_widget_get_last_child (GTK_WIDGET (view));
+  double w = gtk_widget_get_width (area), h = gtk_widget_get_height (area);
+  /* the corner is outside the plot area (the tick labels are there) */
+  g_assert_false (cml_plot_view_zoom_at (view, 1, h - 1, -1));
+  g_assert_false (cml_plot_view_get_zoomed (view));
+  /* two steps in at the middle */
+  g_assert_true (cml_plot_view_zoom_at (view, 0.6 * w, 0.5 * h, -2));
+  g_assert_true (cml_plot_view_get_zoomed (view));
+  cml_plot_get_visible_time (plot, &z0, &z1);
+  g_assert_cmpfloat (fabs ((z1 - z0) - (t1 - t0) / 1.5625), <, 1e-9);
+  g_assert_cmpfloat (z0, >, t0);
+  g_assert_cmpfloat (z1, <, t1);
+  /* back */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "plot.reset-zoom", NULL));
+  g_assert_false (cml_plot_view_get_zoomed (view));
+  cml_plot_get_visible_time (plot, &z0, &z1);
+  g_assert_cmpfloat (z1, ==, t1);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -538,6 +729,10 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/plot-view/export-titles", test_export_titles);
   g_test_add_func ("/ui/plot-view/reference", test_reference);
   g_test_add_func ("/ui/plot-view/no-reference", test_no_reference);
+  g_test_add_func ("/ui/plot-view/equal-scales-menu", test_equal_scales_menu);
+  g_test_add_func ("/ui/plot-view/one-unit", test_one_unit);
+  g_test_add_func ("/ui/plot-view/display-names", test_display_names);
+  g_test_add_func ("/ui/plot-view/zoom", test_zoom_view);
 
   return g_test_run ();
 }

@@ -70,6 +70,26 @@ test_sweep (void)
   cml_parameter_panel_request_sweep (win->parameter_panel, "Omega");
   g_assert_cmpstr (gtk_stack_get_visible_child_name (win->side_stack), ==, "sweep");
 
+  /* the drop-downs show the parameter and the quantity as people write them: Ω, not Omega */
+  {
+    GtkWidget *drop = GTK_WIDGET (view);
+    while (drop && !GTK_IS_DROP_DOWN (drop))
+      drop = gtk_widget_get_first_child (drop) ? gtk_widget_get_first_child (drop) : gtk_widget_get_next_sibling (drop);
+    g_assert_nonnull (drop);
+    GListModel *names = gtk_drop_down_get_model (GTK_DROP_DOWN (drop));
+    GtkExpression *shown = gtk_drop_down_get_expression (GTK_DROP_DOWN (drop));
+    g_assert_nonnull (shown);
+    gboolean omega = FALSE;
+    for (guint i = 0; i < g_list_model_get_n_items (names); i++)
+      {
+        g_autoptr (GObject) item = g_list_model_get_item (names, i);
+        g_auto (GValue) value = G_VALUE_INIT;
+        g_assert_true (gtk_expression_evaluate (shown, item, &value));
+        omega |= g_strcmp0 (g_value_get_string (&value), "Ω") == 0;
+      }
+    g_assert_true (omega);
+  }
+
   /* four points, each the run a fresh simulation makes */
   g_assert_true (cml_sweep_view_set_sweep (view, "Omega", 0.5, 2, 4, "x", 2, &error));
   g_assert_no_error (error);
