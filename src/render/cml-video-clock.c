@@ -14,7 +14,6 @@
 
 #include "cml-video-clock.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 
