@@ -245,11 +245,11 @@ update_span (CmlExportDialog *self)
   g_snprintf (end, sizeof end, "%g", gtk_spin_button_get_value (self->duration_spin));
   if (self->time_unit)
     /* TRANSLATORS: the span of simulated time an exported video shows, e.g. "to t = 18 s" */
-    text = g_strdup_printf (_("The video shows the run from its start, t = 0, to t = %s %s: it is simulated "
+    text = g_strdup_printf (_("The video shows the run from its start, t = 0, to t = %s %s: it is simulated "
                               "again from the initial values, whatever time the window shows now."),
                             end, self->time_unit);
   else
-    text = g_strdup_printf (_("The video shows the run from its start, t = 0, to t = %s: it is simulated "
+    text = g_strdup_printf (_("The video shows the run from its start, t = 0, to t = %s: it is simulated "
                               "again from the initial values, whatever time the window shows now."),
                             end);
   gtk_label_set_text (self->span_label, text);
@@ -297,7 +297,8 @@ update_file_labels (CmlExportDialog *self)
     }
   else
     {
-      g_autofree char *where = g_strdup_printf ("in %s", shown_dir);
+      /* TRANSLATORS: the folder the video goes into, e.g. "in ~/Videos" */
+      g_autofree char *where = g_strdup_printf (_("in %s"), shown_dir);
 
       gtk_label_set_text (self->file_label, base);
       gtk_label_set_text (self->folder_label, where);

@@ -158,10 +158,10 @@ test_dialog (void)
                    "300 frames · 10 s of video");
   /* the span of the run it shows: from the start, whatever the window shows now */
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (child (dlg, "span_label"))), ==,
-                   "The video shows the run from its start, t = 0, to t = 10 s: it is simulated again from the "
+                   "The video shows the run from its start, t = 0, to t = 10 s: it is simulated again from the "
                    "initial values, whatever time the window shows now.");
   set_spin (dlg, "duration_spin", 18);
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (child (dlg, "span_label"))), "to t = 18 s:"));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (child (dlg, "span_label"))), "to t = 18 s:"));
   set_spin (dlg, "duration_spin", 10);
   /* the clock is on unless unticked */
   g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (child (dlg, "clock_check"))));
