@@ -71,6 +71,8 @@
 #define MAX_FPS            240.0
 #define MIN_FPS            0.01
 #define READ_DEPTH         2       /* frames drawn before the oldest is collected */
+#define ESTIMATE_MIN_FRAMES  3    /* frames timed after the first before the time left is said */
+#define ESTIMATE_MIN_SECONDS 1.0  /* and seconds they took, at least */
 #define SCENE_SAMPLES      0       /* no MSAA: 4× makes drawing (llvmpipe) 3.4 times as costly
                                     * and a 720p60 export nearly twice as long */
 
@@ -648,17 +650,33 @@ render_clear (Render *R)
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
+/* On a terminal: the frame, and the time left measured over the frames after the first
+ * (which carries the start-up: the encoder, the first frame's shaders) once there are
+ * ESTIMATE_MIN_FRAMES of them over ESTIMATE_MIN_SECONDS; until then it says it is
+ * estimating. */
 static void
 show_progress (guint done, guint total, double elapsed, gboolean *shown)
 {
   static double last = -1;
+  static guint base_done = 0;
+  static double base_elapsed = -1;
+  if (base_elapsed < 0 && done > 0)
+    {
+      base_done = done;
+      base_elapsed = elapsed;
+    }
   if (last >= 0 && elapsed - last < 0.25 && done < total)
     return;
   last = elapsed;
-  double left = done > 0 ? elapsed / done * (total - done) : 0;
+  guint measured = base_elapsed >= 0 ? done - base_done : 0;
+  double spent = base_elapsed >= 0 ? elapsed - base_elapsed : 0;
   fputs ("\r\033[K", stderr);
-  fprintf (stderr, _("rendering: frame %u of %u (%.0f%%), %s%.0f s left"), done, total,
-           100.0 * done / total, done > 0 ? "" : "~", ceil (left));
+  if (measured >= ESTIMATE_MIN_FRAMES && spent >= ESTIMATE_MIN_SECONDS)
+    fprintf (stderr, _("rendering: frame %u of %u (%.0f%%), %s%.0f s left"), done, total,
+             100.0 * done / total, "", ceil (spent / measured * (total - done)));
+  else
+    fprintf (stderr, _("rendering: frame %u of %u (%.0f%%), estimating the time left…"), done, total,
+             100.0 * done / total);
   fflush (stderr);
   *shown = TRUE;
 }

@@ -351,6 +351,40 @@ test_clock (void)
   cli_remove_dir (plain);
 }
 
+/* On a terminal the progress line gives no time left until it has timed some frames
+ * after the first (which carries the start-up): "estimating", never a guess from it. */
+static void
+test_terminal_estimate (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *script = g_find_program_in_path ("script");
+  if (script == NULL)
+    {
+      g_test_skip ("no script(1) to give the command a terminal");
+      return;
+    }
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "e%d.png", NULL);
+  g_autofree char *command = g_strdup_printf ("'%s' render rolling-ball --t-end 1 --fps 10 --size 160x120 -o '%s'",
+                                              g_getenv ("CMLAB_CLI"), out);
+  const char *argv[] = { script, "-q", "-e", "-c", command, "/dev/null", NULL };
+  g_autofree char *tty = NULL;
+  int status = -1;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "LANGUAGE", "C", TRUE);
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &tty, NULL,
+                               &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s", tty);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  /* the first frame's line */
+  g_assert_nonnull (strstr (tty, "rendering: frame 1 of 10 (10%), estimating the time left"));
+  g_assert_null (strstr (tty, "~"));
+  cli_remove_dir (dir);
+}
+
 /* --frame table: the trail drawn in the turning table's frame (the rosette) */
 static void
 test_table_frame (void)
@@ -828,6 +862,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/render-cli/with-plot", test_with_plot);
   g_test_add_func ("/models/render-cli/table-frame", test_table_frame);
   g_test_add_func ("/models/render-cli/clock", test_clock);
+  g_test_add_func ("/models/render-cli/terminal-estimate", test_terminal_estimate);
   g_test_add_func ("/models/render-cli/bad-input-exit-2", test_bad_input);
   g_test_add_func ("/models/render-cli/no-ffmpeg-exit-2", test_no_ffmpeg);
   g_test_add_func ("/models/render-cli/unreachable-and-run-options", test_unreachable_and_run_options);
