@@ -17,8 +17,8 @@
 
 #include <epoxy/gl.h>
 
-#include "cml-gl-probe.h"
 #include "cml-export-folder.h"
+#include "cml-gl-probe.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot-figure.h"
 #include "cml-plot-gl.h"
@@ -1283,9 +1283,12 @@ figure_titles (CmlPlotView *self)
       g_autofree double *initial = g_new (double, MAX (dim, 1));
       for (guint i = 0; i < dim; i++)
         {
-          const double *v = g_hash_table_lookup (session->initial, cml_system_state_name (session->system, i));
-          if (v)
-            names[n] = cml_system_state_name (session->system, i), initial[n++] = *v;
+          const char *name = cml_system_state_name (session->system, i);
+          const double *v = g_hash_table_lookup (session->initial, name);
+          if (v == NULL)
+            continue;
+          names[n] = name;
+          initial[n++] = *v;
         }
       cml_plot_add_figure_initial (self->plot, model, names, initial, n);
     }
