@@ -23,6 +23,7 @@
 #include <glib/gi18n.h>
 
 #include "cml-error.h"
+#include "cml-export-folder.h"
 #include "cml-plot.h"
 #include "cml-session.h"
 
@@ -38,6 +39,11 @@
 #define KILL_AFTER_S     10      /* after SIGTERM, SIGKILL if the child has not exited */
 #define MAX_MESSAGES     16384   /* bytes of the child's messages kept (the end) */
 #define PREPARE_SHARE    0.1     /* of the bar given to the preparation */
+/* The time left is estimated from the frames drawn after the first one reported (which
+ * carries the start-up: the encoder, the first frame's shaders), once there are this
+ * many over this long; until then it says it is estimating. */
+#define ESTIMATE_MIN_FRAMES  3
+#define ESTIMATE_MIN_SECONDS 1.0
 
 typedef enum
 {
@@ -70,6 +76,10 @@ typedef struct
   guint             prep_done, prep_total, done, total;
   double            seconds;     /* drawing time so far */
   gboolean          finishing;
+  /* the first progress line: the time left is measured from it */
+  gboolean          has_base;
+  guint             base_done;
+  double            base_seconds;
 } Job;
 
 struct _CmlExportDialog
@@ -96,6 +106,8 @@ struct _CmlExportDialog
   GtkSpinButton  *speed_spin;
   GtkDropDown    *frame_dropdown;
   GtkDropDown    *plot_dropdown;
+  GtkCheckButton *clock_check;
+  GtkLabel       *span_label;
   GtkLabel       *summary_label;
   GtkRevealer    *progress_revealer;
   GtkProgressBar *progress_bar;
@@ -105,6 +117,8 @@ struct _CmlExportDialog
   CmlWindow      *window;        /* weak */
   GtkStringList  *plot_names;    /* "None", then the quantities */
   char           *output;        /* the -o argument */
+  gboolean        folder_chosen; /* the output's folder was chosen, not the default */
+  char           *time_unit;     /* the model's, or NULL (none) */
   Format          format;
   gboolean        refreshed;     /* the window's speed and frame taken once */
   gboolean        setting_format;
@@ -221,6 +235,27 @@ frame_count (CmlExportDialog *self)
   return MAX (1.0, ceil (t * fps / speed - 1e-9));
 }
 
+/* Which part of the run the video shows: always from its start, since the export
+ * simulates the run again from its initial values, whatever time the window shows. */
+static void
+update_span (CmlExportDialog *self)
+{
+  char end[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *text = NULL;
+
+  g_snprintf (end, sizeof end, "%g", gtk_spin_button_get_value (self->duration_spin));
+  if (self->time_unit)
+    /* TRANSLATORS: the span of simulated time an exported video shows, e.g. "to t = 18 s" */
+    text = g_strdup_printf (_("The video shows the run from its start, t = 0, to t = %s %s: it is simulated "
+                              "again from the initial values, whatever time the window shows now."),
+                            end, self->time_unit);
+  else
+    text = g_strdup_printf (_("The video shows the run from its start, t = 0, to t = %s: it is simulated "
+                              "again from the initial values, whatever time the window shows now."),
+                            end);
+  gtk_label_set_text (self->span_label, text);
+}
+
 static void
 update_summary (CmlExportDialog *self)
 {
@@ -236,6 +271,7 @@ update_summary (CmlExportDialog *self)
     g_snprintf (len, sizeof len, _("%d min %02d s"), (int) (secs / 60), (int) fmod (secs, 60));
   text = g_strdup_printf (_("%.0f frames · %s of video"), n, len);
   gtk_label_set_text (self->summary_label, text);
+  update_span (self);
 }
 
 static void
@@ -262,7 +298,8 @@ update_file_labels (CmlExportDialog *self)
     }
   else
     {
-      g_autofree char *where = g_strdup_printf ("in %s", shown_dir);
+      /* TRANSLATORS: the folder the video goes into, e.g. "in ~/Videos" */
+      g_autofree char *where = g_strdup_printf (_("in %s"), shown_dir);
 
       gtk_label_set_text (self->file_label, base);
       gtk_label_set_text (self->folder_label, where);
@@ -270,14 +307,11 @@ update_file_labels (CmlExportDialog *self)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->folder_label), dir);
 }
 
-void
-cml_export_dialog_set_output (CmlExportDialog *self, const char *path)
+static void
+set_output (CmlExportDialog *self, const char *path)
 {
   Format format;
   char *out;
-
-  g_return_if_fail (CML_IS_EXPORT_DIALOG (self));
-  g_return_if_fail (path != NULL);
 
   if (format_from_path (path, &format))
     {
@@ -301,6 +335,16 @@ cml_export_dialog_set_output (CmlExportDialog *self, const char *path)
   gtk_drop_down_set_selected (self->format_dropdown, format);
   self->setting_format = FALSE;
   update_file_labels (self);
+}
+
+void
+cml_export_dialog_set_output (CmlExportDialog *self, const char *path)
+{
+  g_return_if_fail (CML_IS_EXPORT_DIALOG (self));
+  g_return_if_fail (path != NULL);
+
+  self->folder_chosen = TRUE;
+  set_output (self, path);
 }
 
 const char *
@@ -329,8 +373,7 @@ on_format_selected (CmlExportDialog *self)
 static char *
 default_output (CmlExportDialog *self)
 {
-  const char *videos = g_get_user_special_dir (G_USER_DIRECTORY_VIDEOS);
-  const char *dir = videos && g_file_test (videos, G_FILE_TEST_IS_DIR) ? videos : g_get_home_dir ();
+  g_autofree char *dir = cml_export_folder_get (CML_EXPORT_FOLDER_VIDEOS);
   const char *name = "cmlab";
 
   g_autoptr (CmlSession) session = self->window ? cml_window_get_session (self->window, NULL) : NULL;
@@ -471,8 +514,12 @@ show_progress (CmlExportDialog *self, Job *job)
     }
   else if (job->total > 0)
     {
-      double rate = job->done > 0 ? job->seconds / job->done : 0;
-      g_autofree char *left = time_left (rate * (job->total - job->done));
+      /* measured over the frames since the first reported, once there are enough */
+      guint measured = job->has_base ? job->done - job->base_done : 0;
+      double spent = job->has_base ? job->seconds - job->base_seconds : 0;
+      gboolean known = measured >= ESTIMATE_MIN_FRAMES && spent >= ESTIMATE_MIN_SECONDS;
+      g_autofree char *left = known ? time_left (spent / measured * (job->total - job->done))
+                                    : g_strdup (_("estimating the time left…"));
 
       fraction = PREPARE_SHARE + (1 - PREPARE_SHARE) * job->done / job->total;
       text = job->done > 0 ? g_strdup_printf (_("Frame %u of %u · %s"), job->done, job->total, left)
@@ -684,6 +731,12 @@ parse_progress (Job *job, const char *line)
       job->done = (guint) g_ascii_strtoull (f[1], NULL, 10);
       job->total = (guint) g_ascii_strtoull (f[2], NULL, 10);
       job->seconds = g_ascii_strtod (f[3], NULL);
+      if (!job->has_base && job->done > 0)
+        {
+          job->has_base = TRUE;
+          job->base_done = job->done;
+          job->base_seconds = job->seconds;
+        }
     }
   return TRUE;
 }
@@ -855,6 +908,8 @@ build_argv (CmlExportDialog *self, const char *cli, const char *session)
       add (argv, "--with-plot");
       add (argv, plot_name (self, plot));
     }
+  if (!gtk_check_button_get_active (self->clock_check))
+    add (argv, "--no-clock");
   add (argv, "--progress");
   add (argv, "lines");
   add (argv, "-o");
@@ -952,6 +1007,9 @@ cml_export_dialog_start (CmlExportDialog *self)
   g_data_input_stream_set_newline_type (job->out, G_DATA_STREAM_NEWLINE_TYPE_LF);
 
   self->job = job;  /* the dialog's reference */
+  /* the next export, of an animation or a plot, opens in this folder */
+  cml_export_folder_remember (self->output);
+  self->folder_chosen = FALSE;  /* from now on the folder follows the last export */
   set_state (self, CML_EXPORT_RUNNING);
   show_progress (self, job);
   read_next_line (job);
@@ -1109,7 +1167,20 @@ cml_export_dialog_refresh (CmlExportDialog *self)
   if (self->output == NULL)
     {
       g_autofree char *path = default_output (self);
-      cml_export_dialog_set_output (self, path);
+      set_output (self, path);
+    }
+  else if (!self->folder_chosen)
+    {
+      /* not chosen here: the folder the last export (maybe a plot's) went to */
+      g_autofree char *folder = cml_export_folder_get (CML_EXPORT_FOLDER_VIDEOS);
+      g_autofree char *dir = g_path_get_dirname (self->output);
+
+      if (g_strcmp0 (folder, dir) != 0)
+        {
+          g_autofree char *base = g_path_get_basename (self->output);
+          g_autofree char *path = g_build_filename (folder, base, NULL);
+          set_output (self, path);
+        }
     }
   if (!self->refreshed)
     {
@@ -1160,8 +1231,10 @@ cml_export_dialog_refresh (CmlExportDialog *self)
   if (!has_table)
     gtk_drop_down_set_selected (self->frame_dropdown, 0);
   gtk_widget_set_sensitive (GTK_WIDGET (self->frame_dropdown), has_table);
+  g_clear_pointer (&self->time_unit, g_free);
   if (model && model->time_unit && !g_str_equal (model->time_unit, "1"))
     {
+      self->time_unit = g_strdup (model->time_unit);
       /* TRANSLATORS: the model's time unit, e.g. "s simulated" beside the duration field */
       g_autofree char *unit = g_strdup_printf (_("%s simulated"), model->time_unit);
       gtk_label_set_text (self->duration_unit_label, unit);
@@ -1217,6 +1290,7 @@ cml_export_dialog_finalize (GObject *object)
 
   g_clear_object (&self->plot_names);
   g_free (self->output);
+  g_free (self->time_unit);
   g_free (self->done_path);
 
   G_OBJECT_CLASS (cml_export_dialog_parent_class)->finalize (object);
@@ -1253,6 +1327,8 @@ cml_export_dialog_class_init (CmlExportDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, speed_spin);
   gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, frame_dropdown);
   gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, plot_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, clock_check);
+  gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, span_label);
   gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, summary_label);
   gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, progress_revealer);
   gtk_widget_class_bind_template_child (widget_class, CmlExportDialog, progress_bar);

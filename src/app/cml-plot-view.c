@@ -17,6 +17,7 @@
 
 #include <epoxy/gl.h>
 
+#include "cml-export-folder.h"
 #include "cml-gl-probe.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot-figure.h"
@@ -815,6 +816,8 @@ on_export_response (GtkNativeDialog *chooser, int response, CmlPlotView *self)
         }
       if (!cml_plot_view_export (self, path, &error))
         show_export_error (self, path, error->message);
+      else
+        cml_export_folder_remember (path);  /* the next export opens there */
     }
   close_chooser (self);
 }
@@ -843,6 +846,12 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *param)
                                                GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   self->export_format = g_strdup (format);
   name = suggested_name (self, format);
+  {
+    /* the folder the last export went to, else Pictures, else home: not the working one */
+    g_autofree char *dir = cml_export_folder_get (CML_EXPORT_FOLDER_PICTURES);
+    g_autoptr (GFile) folder = g_file_new_for_path (dir);
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (self->chooser), folder, NULL);
+  }
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
   pattern = g_strdup_printf ("*.%s", format);
   gtk_file_filter_set_name (filter, upper);
@@ -1471,6 +1480,26 @@ figure_titles (CmlPlotView *self)
   current_parameters (self, model, values);
   cml_plot_set_figure_titles (self->plot, model, (const char *const *) self->y_names->pdata, self->y_names->len,
                               self->x_name, values);
+
+  /* and the initial values the window's run started from (its session has them all) */
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  g_autoptr (CmlSession) session = CML_IS_WINDOW (root) ? cml_window_get_session (CML_WINDOW (root), NULL) : NULL;
+  if (session && session->system && g_strcmp0 (session->model->name, model->name) == 0)
+    {
+      guint dim = cml_system_dim (session->system), n = 0;
+      g_autofree const char **names = g_new (const char *, MAX (dim, 1));
+      g_autofree double *initial = g_new (double, MAX (dim, 1));
+      for (guint i = 0; i < dim; i++)
+        {
+          const char *name = cml_system_state_name (session->system, i);
+          const double *v = g_hash_table_lookup (session->initial, name);
+          if (v == NULL)
+            continue;
+          names[n] = name;
+          initial[n++] = *v;
+        }
+      cml_plot_add_figure_initial (self->plot, model, names, initial, n);
+    }
 }
 
 gboolean

@@ -218,6 +218,12 @@ cml_plot_main (int argc, char **argv)
       for (guint k = 0; k < md->params->len; k++)
         values[k] = cml_simulation_get_param (sim, ((const CmlParam *) g_ptr_array_index (md->params, k))->name);
       cml_plot_set_figure_titles (plot, md, (const char *const *) names, g_strv_length (names), xcol, values);
+      /* and the state it starts from: the simulation is still at t = 0 */
+      guint dim = cml_system_dim (sys);
+      g_autofree const char **state_names = g_new (const char *, MAX (dim, 1));
+      for (guint i = 0; i < dim; i++)
+        state_names[i] = cml_system_state_name (sys, i);
+      cml_plot_add_figure_initial (plot, md, state_names, cml_simulation_get_state (sim), dim);
     }
   else
     cml_plot_set_title (plot, title); /* '' : neither title nor parameters */

@@ -26,7 +26,8 @@
  *      drawing each frame: the scene through OpenGL, read back through a ring of
  *      pixel-buffer objects (so the CPU steps and draws frame k+1 while frame k is copied
  *      out), the scene's legend over its bottom-left corner and the plot with Cairo beside
- *      or below it; then the file is finished.
+ *      or below it, and the clock (the simulated time, cml-video-clock.c) over its top-left
+ *      corner unless --no-clock; then the file is finished.
  * Every file goes through cml-atomic-file.c: a video is written by ffmpeg under a
  * temporary name of ours in the target's directory (`.NAME.cmlab-tmp-PID-XXXXXX`) and
  * renamed only when ffmpeg has finished well; a failure or an interruption (SIGINT,
@@ -57,6 +58,7 @@
 #include "cml-plot.h"
 #include "cml-scene-fit.h"
 #include "cml-scene-renderer.h"
+#include "cml-video-clock.h"
 #include "cml-video.h"
 
 #define EXIT_INTERRUPTED   130
@@ -69,6 +71,8 @@
 #define MAX_FPS            240.0
 #define MIN_FPS            0.01
 #define READ_DEPTH         2       /* frames drawn before the oldest is collected */
+#define ESTIMATE_MIN_FRAMES  3    /* frames timed after the first before the time left is said */
+#define ESTIMATE_MIN_SECONDS 1.0  /* and seconds they took, at least */
 #define SCENE_SAMPLES      0       /* no MSAA: 4× makes drawing (llvmpipe) 3.4 times as costly
                                     * and a 720p60 export nearly twice as long */
 
@@ -76,11 +80,14 @@ static const char *render_usage =
   N_("Usage:\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
-  "            [--rtol R] [--atol A] [--step H] [--progress lines] -o FILE.{mp4,webm,gif}\n"
+  "            [--rtol R] [--atol A] [--step H] [--no-clock] [--progress lines]\n"
+  "            -o FILE.{mp4,webm,gif}\n"
   "  cmlab-cli render MODEL ... -o DIR/frame-%05d.png      (numbered PNG frames)\n"
   "\n"
   "Frame k shows simulated time k·S/F for every k with k·S/F < T: a video T/S seconds\n"
   "long.  Defaults: --fps 30, --size 1280x720, --speed 1, --frame lab.\n"
+  "Every frame shows the simulated time (\"t = 12.3 s\") in its top-left corner;\n"
+  "--no-clock leaves it out.\n"
   "--progress lines prints, on standard output, `prepare DONE TOTAL SECONDS` while the run\n"
   "is simulated and the camera placed, then `progress DONE TOTAL SECONDS` as frames are\n"
   "drawn (SECONDS: since drawing began), then `finishing` while the file is completed.\n");
@@ -121,6 +128,7 @@ typedef struct
   char       *plot_column;
   const char *output;
   gboolean    progress_lines;  /* --progress lines: machine-readable progress on stdout */
+  gboolean    no_clock;        /* --no-clock: no simulated time on the frames */
 } RenderOptions;
 
 /* "1280x720" (or 1280×720) -> 1280, 720 */
@@ -198,6 +206,8 @@ render_option (const char *a, const char *val, gpointer data, GError **error)
       if (!cml_cli_parse_double (val, &o->speed) || !(o->speed > 0))
         return cml_cli_option_error (error, _("--speed needs simulated seconds per second of video > 0, not “%s”"), val);
     }
+  else if (g_str_equal (a, "--no-clock"))
+    o->no_clock = TRUE;
   else /* --progress */
     {
       if (g_str_equal (val, "lines"))
@@ -220,6 +230,7 @@ static const GOptionEntry render_entries[] = {
   RENDER_ENTRY ("with-plot", "COL"),
   RENDER_ENTRY ("speed", "S"),
   RENDER_ENTRY ("progress", "lines|auto"),
+  { "no-clock", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) render_option, "", NULL },
   G_OPTION_ENTRY_NULL
 };
 
@@ -309,6 +320,11 @@ typedef struct
   /* the scene's legend, drawn once (premultiplied ARGB32), laid over every frame */
   cairo_surface_t  *legend;
   int               legend_x, legend_y;
+  /* the clock: the simulated time on every frame (none with --no-clock) */
+  gboolean          has_clock;
+  CmlVideoClock     clock;
+  cairo_surface_t  *clock_surface;
+  int               clock_x, clock_y;
 
   CmlPlot          *plot;
   CmlPlotSeries    *series;
@@ -449,20 +465,18 @@ make_legend (Render *R)
   R->legend_y = R->scene_y + R->scene_h - margin - lh;
 }
 
-/* Lays the legend over the RGBA frame FRAME (premultiplied over opaque). */
+/* Lays the card CARD over the RGBA frame FRAME at (X0, Y0) (premultiplied over opaque). */
 static void
-draw_legend (Render *R, guint8 *frame)
+draw_card (Render *R, cairo_surface_t *card, int x0, int y0, guint8 *frame)
 {
-  if (R->legend == NULL)
-    return;
-  const guint8 *src = cairo_image_surface_get_data (R->legend);
-  int src_stride = cairo_image_surface_get_stride (R->legend);
-  int lw = cairo_image_surface_get_width (R->legend), lh = cairo_image_surface_get_height (R->legend);
+  const guint8 *src = cairo_image_surface_get_data (card);
+  int src_stride = cairo_image_surface_get_stride (card);
+  int lw = cairo_image_surface_get_width (card), lh = cairo_image_surface_get_height (card);
   gsize stride = (gsize) R->o->width * 4;
   for (int y = 0; y < lh; y++)
     {
       const guint32 *s = (const guint32 *) (src + (gsize) y * src_stride);
-      guint8 *d = frame + (gsize) (R->legend_y + y) * stride + (gsize) R->legend_x * 4;
+      guint8 *d = frame + (gsize) (y0 + y) * stride + (gsize) x0 * 4;
       for (int x = 0; x < lw; x++)
         {
           guint32 p = s[x];
@@ -475,6 +489,50 @@ draw_legend (Render *R, guint8 *frame)
           d[4 * x + 2] = (p & 0xff) + (d[4 * x + 2] * inv + 127) / 255;
         }
     }
+}
+
+/* Lays the legend over the RGBA frame FRAME. */
+static void
+draw_legend (Render *R, guint8 *frame)
+{
+  if (R->legend)
+    draw_card (R, R->legend, R->legend_x, R->legend_y, frame);
+}
+
+/* The clock's card, in the scene's top-left corner (the legend has the bottom-left),
+ * if it fits there. */
+static void
+make_clock (Render *R)
+{
+  CmlModel *model = cml_system_get_model (R->sys);
+  if (R->o->no_clock)
+    return;
+  cml_video_clock_init (&R->clock, frame_time (R, R->n_frames - 1), R->frame_dt, model->time_unit, R->o->height,
+                        &R->style);
+  int margin = (int) lround (10 * CLAMP (R->o->height / 720.0, 0.5, 4.0));
+  int cw = (int) R->clock.width, ch = (int) R->clock.height;
+  if (cw + 2 * margin > R->scene_w || ch + 2 * margin > R->scene_h / 2)
+    return;  /* a thumbnail: no room to read it */
+  R->has_clock = TRUE;
+  R->clock_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, cw, ch);
+  R->clock_x = R->scene_x + margin;
+  R->clock_y = R->scene_y + margin;
+}
+
+/* Lays the clock reading the time of frame K over the RGBA frame FRAME. */
+static void
+draw_clock (Render *R, guint k, guint8 *frame)
+{
+  if (!R->has_clock)
+    return;
+  cairo_t *cr = cairo_create (R->clock_surface);
+  cairo_set_operator (cr, CAIRO_OPERATOR_CLEAR);
+  cairo_paint (cr);
+  cairo_set_operator (cr, CAIRO_OPERATOR_OVER);
+  cml_video_clock_draw (&R->clock, cr, frame_time (R, k));
+  cairo_destroy (cr);
+  cairo_surface_flush (R->clock_surface);
+  draw_card (R, R->clock_surface, R->clock_x, R->clock_y, frame);
 }
 
 /* The camera: the window's default three-quarter view, fitted as the window fits it to
@@ -579,6 +637,8 @@ render_clear (Render *R)
   g_clear_pointer (&R->off, cml_offscreen_free);
   g_clear_pointer (&R->plot_surface, cairo_surface_destroy);
   g_clear_pointer (&R->legend, cairo_surface_destroy);
+  g_clear_pointer (&R->clock_surface, cairo_surface_destroy);
+  cml_video_clock_clear (&R->clock);
   g_clear_pointer (&R->series, cml_plot_series_unref);
   g_clear_pointer (&R->plot, cml_plot_unref);
   g_clear_pointer (&R->sim, cml_simulation_free);
@@ -590,17 +650,33 @@ render_clear (Render *R)
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
+/* On a terminal: the frame, and the time left measured over the frames after the first
+ * (which carries the start-up: the encoder, the first frame's shaders) once there are
+ * ESTIMATE_MIN_FRAMES of them over ESTIMATE_MIN_SECONDS; until then it says it is
+ * estimating. */
 static void
 show_progress (guint done, guint total, double elapsed, gboolean *shown)
 {
   static double last = -1;
+  static guint base_done = 0;
+  static double base_elapsed = -1;
+  if (base_elapsed < 0 && done > 0)
+    {
+      base_done = done;
+      base_elapsed = elapsed;
+    }
   if (last >= 0 && elapsed - last < 0.25 && done < total)
     return;
   last = elapsed;
-  double left = done > 0 ? elapsed / done * (total - done) : 0;
+  guint measured = base_elapsed >= 0 ? done - base_done : 0;
+  double spent = base_elapsed >= 0 ? elapsed - base_elapsed : 0;
   fputs ("\r\033[K", stderr);
-  fprintf (stderr, _("rendering: frame %u of %u (%.0f%%), %s%.0f s left"), done, total,
-           100.0 * done / total, done > 0 ? "" : "~", ceil (left));
+  if (measured >= ESTIMATE_MIN_FRAMES && spent >= ESTIMATE_MIN_SECONDS)
+    fprintf (stderr, _("rendering: frame %u of %u (%.0f%%), %s%.0f s left"), done, total,
+             100.0 * done / total, "", ceil (spent / measured * (total - done)));
+  else
+    fprintf (stderr, _("rendering: frame %u of %u (%.0f%%), estimating the time left…"), done, total,
+             100.0 * done / total);
   fflush (stderr);
   *shown = TRUE;
 }
@@ -627,6 +703,7 @@ collect_frame (Render *R, GQueue *pending)
   if (!cml_offscreen_read_end (R->off, dst, stride))
     memset (dst, 0, stride * R->scene_h);
   draw_legend (R, b->rgba);
+  draw_clock (R, b->index, b->rgba);
   cml_video_submit_frame (R->video, b);
 }
 
@@ -865,6 +942,7 @@ pre_run (Render *R)
     }
   cml_cli_progress_done (&R->sim_progress);
   make_legend (R);
+  make_clock (R);
   frame_scene (R);
   g_debug ("pre-run %.3f s", (g_get_monotonic_time () - R->t_start) / 1e6);
   if (interrupted)

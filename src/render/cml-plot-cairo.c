@@ -5,6 +5,13 @@
  * Only draws: the layout (margins, ticks, labels, legend) and the decimated polylines
  * come from the plot model (cml-plot-layout.c), so an exported figure matches the live
  * view.
+ *
+ * SVG text: Cairo's SVG surface writes every glyph as an outline, which no editor can
+ * change.  For SVG the labels are therefore not drawn by Cairo: each line is collected as
+ * an SVG <text> element (the label's font, size, weight and colour, on the baseline Pango
+ * puts it, turned for a rotated label) and the elements are added over Cairo's drawing
+ * before the file is written, so Inkscape or Illustrator open a figure whose words can be
+ * edited, searched and restyled.
  */
 #define G_LOG_DOMAIN "cml-plot-cairo"
 
@@ -30,6 +37,7 @@ typedef struct
   const CmlPlotStyle  *style;
   PangoLayout         *layout;
   PangoFontDescription *font;
+  GString             *svg_text;  /* SVG export: the labels as <text> elements, not drawn */
 } TextCtx;
 
 static void
@@ -62,6 +70,70 @@ set_rgba (cairo_t *cr, const CmlPlotRgba *c)
   cairo_set_source_rgba (cr, c->r, c->g, c->b, c->a);
 }
 
+/* The family fontconfig chose for the layout's font ("DejaVu Sans"): the SVG names it
+ * first, so a viewer draws what was measured. */
+static char *
+resolved_family (TextCtx *tc)
+{
+  PangoContext *context = pango_layout_get_context (tc->layout);
+  PangoFont *font = pango_context_load_font (context, tc->font);
+  char *family = NULL;
+  if (font)
+    {
+      PangoFontDescription *d = pango_font_describe (font);
+      family = g_strdup (pango_font_description_get_family (d));
+      pango_font_description_free (d);
+      g_object_unref (font);
+    }
+  return family;
+}
+
+/* Appends LABEL (already set in the layout) to TC->svg_text: one <text> a line, at the
+ * point where Cairo would have drawn it (the current point, in CR's current matrix). */
+static void
+svg_label (TextCtx *tc, const CmlPlotLabel *label, const CmlPlotRgba *color)
+{
+  cairo_t *cr = tc->cr;
+  double ox, oy;
+  cairo_get_current_point (cr, &ox, &oy);
+  g_autofree char *family = resolved_family (tc);
+  g_autofree char *font_attr = g_markup_printf_escaped ("%s, sans-serif", family ? family : "sans-serif");
+  char size[G_ASCII_DTOSTR_BUF_SIZE], alpha[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (size, sizeof size, "%.2f", label->size);
+  g_ascii_formatd (alpha, sizeof alpha, "%.3f", color->a);
+
+  PangoLayoutIter *iter = pango_layout_get_iter (tc->layout);
+  do
+    {
+      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+      PangoRectangle logical;
+      pango_layout_iter_get_line_extents (iter, NULL, &logical);
+      double bx = ox + (double) logical.x / PANGO_SCALE;
+      double by = oy + (double) pango_layout_iter_get_baseline (iter) / PANGO_SCALE;
+      const char *text = pango_layout_get_text (tc->layout) + line->start_index;
+      g_autofree char *escaped = g_markup_escape_text (text, line->length);
+      if (line->length == 0)
+        continue;
+      cairo_user_to_device (cr, &bx, &by);
+      char xs[G_ASCII_DTOSTR_BUF_SIZE], ys[G_ASCII_DTOSTR_BUF_SIZE];
+      g_ascii_formatd (xs, sizeof xs, "%.2f", bx);
+      g_ascii_formatd (ys, sizeof ys, "%.2f", by);
+      g_string_append_printf (tc->svg_text, "<text x=\"%s\" y=\"%s\"", xs, ys);
+      if (label->rotated)
+        g_string_append_printf (tc->svg_text, " transform=\"rotate(-90 %s %s)\"", xs, ys);
+      g_string_append_printf (tc->svg_text,
+                              " font-family=\"%s\" font-size=\"%s\"%s fill=\"#%02x%02x%02x\"",
+                              font_attr, size, label->bold ? " font-weight=\"bold\"" : "",
+                              (guint) lround (CLAMP (color->r, 0, 1) * 255), (guint) lround (CLAMP (color->g, 0, 1) * 255),
+                              (guint) lround (CLAMP (color->b, 0, 1) * 255));
+      if (color->a < 1)
+        g_string_append_printf (tc->svg_text, " fill-opacity=\"%s\"", alpha);
+      g_string_append_printf (tc->svg_text, " xml:space=\"preserve\">%s</text>\n", escaped);
+    }
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+}
+
 static void
 draw_label (TextCtx *tc, const CmlPlotLabel *label, const CmlPlotRgba *color)
 {
@@ -80,7 +152,10 @@ draw_label (TextCtx *tc, const CmlPlotLabel *label, const CmlPlotRgba *color)
   else
     cairo_move_to (cr, label->x, label->y);
   pango_cairo_update_layout (cr, tc->layout);
-  pango_cairo_show_layout (cr, tc->layout);
+  if (tc->svg_text)
+    svg_label (tc, label, color);
+  else
+    pango_cairo_show_layout (cr, tc->layout);
   cairo_restore (cr);
 }
 
@@ -139,13 +214,14 @@ crisp (double v, double lw)
   return ((long) lrint (lw) % 2 == 1) ? floor (v) + 0.5 : round (v);
 }
 
+/* SVG_TEXT: NULL to draw the text, else where the labels go as SVG <text> elements. */
 static void
 draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
-                 const CmlPlotStyle *style, double oversample)
+                 const CmlPlotStyle *style, double oversample, GString *svg_text)
 {
   const double sc = style->scale > 0 ? style->scale : 1.0;
   TextCtx tc = { cr, style, pango_cairo_create_layout (cr),
-                 pango_font_description_from_string (style->font_family) };
+                 pango_font_description_from_string (style->font_family), svg_text };
   CmlPlotLayout L;
   /* a heat map's colour bar stands right of the frame */
   double bar_w = cml_plot_color_bar_width (plot, style, measure_text, &tc);
@@ -310,7 +386,7 @@ cml_plot_cairo_draw (CmlPlot *plot, cairo_t *cr, double width, double height,
    * enlarged */
   cairo_surface_type_t type = cairo_surface_get_type (cairo_get_target (cr));
   double oversample = type == CAIRO_SURFACE_TYPE_IMAGE ? 1.0 : 3.0;
-  draw_with_style (plot, cr, width, height, style, oversample);
+  draw_with_style (plot, cr, width, height, style, oversample, NULL);
 }
 
 gboolean
@@ -322,7 +398,8 @@ cml_plot_cairo_pick (CmlPlot *plot, double width, double height, const CmlPlotSt
   /* laid out as cml_plot_cairo_draw lays it out: text measured on an image surface */
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
   cairo_t *cr = cairo_create (surface);
-  TextCtx tc = { cr, style, pango_cairo_create_layout (cr), pango_font_description_from_string (style->font_family) };
+  TextCtx tc = { cr, style, pango_cairo_create_layout (cr), pango_font_description_from_string (style->font_family),
+                 NULL };
   CmlPlotLayout L;
   cml_plot_layout (plot, style, width - cml_plot_color_bar_width (plot, style, measure_text, &tc), height,
                    measure_text, &tc, &L);
@@ -399,8 +476,27 @@ describe (CmlPlot *plot)
   return g_string_free (s, FALSE);
 }
 
-/* Cairo writes SVG text as glyph outlines: add a <title> and <desc> after the root
- * element's start tag so the words are in the file too. */
+/* Adds the labels' <text> elements TEXT over Cairo's drawing, before the root element's
+ * end tag. */
+static void
+svg_add_text (GByteArray *svg, const GString *text)
+{
+  static const char end_tag[] = "</svg>";
+  guint n = sizeof end_tag - 1, at = svg->len;
+  while (at >= n && memcmp (svg->data + at - n, end_tag, n) != 0)
+    at--;
+  if (at < n)
+    return;
+  at -= n;
+  g_autofree char *insert = g_strdup_printf ("<g id=\"text\">\n%s</g>\n", text->str);
+  guint len = (guint) strlen (insert), tail = svg->len - at;
+  g_byte_array_set_size (svg, svg->len + len);
+  memmove (svg->data + at + len, svg->data + at, tail);
+  memcpy (svg->data + at, insert, len);
+}
+
+/* Add a <title> and <desc> after the root element's start tag, so that the figure can
+ * be found and read without drawing it. */
 static void
 svg_add_description (GByteArray *svg, CmlPlot *plot)
 {
@@ -479,7 +575,11 @@ cml_plot_export_with_style (CmlPlot *plot, const char *path, int width, int heig
     }
 
   cairo_t *cr = cairo_create (surface);
-  cml_plot_cairo_draw (plot, cr, width, height, style);
+  g_autoptr (GString) svg_text = format == FORMAT_SVG ? g_string_new (NULL) : NULL;
+  if (format == FORMAT_SVG)
+    draw_with_style (plot, cr, width, height, style, 3.0, svg_text);  /* as cml_plot_cairo_draw for vectors */
+  else
+    cml_plot_cairo_draw (plot, cr, width, height, style);
   cairo_status_t status = cairo_status (cr);
   cairo_destroy (cr);
   if (status == CAIRO_STATUS_SUCCESS && format == FORMAT_PNG)
@@ -496,7 +596,10 @@ cml_plot_export_with_style (CmlPlot *plot, const char *path, int width, int heig
     }
 
   if (format == FORMAT_SVG)
-    svg_add_description (bytes, plot);
+    {
+      svg_add_text (bytes, svg_text);
+      svg_add_description (bytes, plot);
+    }
 
   /* all or nothing, and never in place of a device, a link or a read-only file */
   return cml_atomic_file_set_contents (path, bytes->data, bytes->len, error);

@@ -15,4 +15,9 @@ G_BEGIN_DECLS
 void cml_plot_set_figure_titles (CmlPlot *plot, const CmlModel *model, const char *const *ys, guint n_ys,
                                  const char *x, const double *values);
 
+/* Adds to PLOT's subtitle a line of the initial values the run started from: the N
+ * state components NAMES at VALUES with their units ("from x = 1 m, y = 0 m, …"). */
+void cml_plot_add_figure_initial (CmlPlot *plot, const CmlModel *model, const char *const *names,
+                                  const double *values, guint n);
+
 G_END_DECLS

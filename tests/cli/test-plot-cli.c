@@ -109,10 +109,13 @@ test_figure (void)
   g_autofree char *free_png = g_build_filename (tmpdir, "free.png", NULL);
 
   g_assert_cmpint (run_cli (&err, "rolling-ball", "--t-end", "30", "--y", "y", "--x", "x", "--set", "Omega=1",
-                            "-o", spath, NULL), ==, 0);
+                            "--init", "x=0.3", "-o", spath, NULL), ==, 0);
   g_assert_true (g_file_get_contents (spath, &svg, NULL, NULL));
   g_assert_nonnull (strstr (svg, "<title>Rolling ball on a rotating table — y against x</title>"));
   g_assert_nonnull (strstr (svg, "m = 1 kg, r = 1 m, k₂ = 0.4 m², Ω = 1 rad/s"));
+  /* and the initial values it was run from (--init given, the rest the model's), as text */
+  g_assert_nonnull (strstr (svg, ">from x = 0.3 m, y = 0 m, "));
+  g_assert_nonnull (strstr (svg, "α = 0 rad</text>"));
   g_clear_pointer (&err, g_free);
 
   /* --title '': neither title nor parameters */
@@ -121,6 +124,7 @@ test_figure (void)
   g_assert_true (g_file_get_contents (bpath, &bare, NULL, NULL));
   g_assert_null (strstr (bare, "Rolling ball on"));
   g_assert_null (strstr (bare, "k₂ = "));
+  g_assert_null (strstr (bare, "from x = "));
   g_clear_pointer (&err, g_free);
 
   /* a circle in a 16:9 frame: round, or (free scales) as wide as the frame lets it */

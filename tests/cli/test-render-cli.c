@@ -286,6 +286,105 @@ test_with_plot (void)
   cli_remove_dir (dir);
 }
 
+/* Pixels of the rectangle (X0, Y0)–(X1, Y1) that differ between A and B. */
+static guint
+count_different (cairo_surface_t *a, cairo_surface_t *b, int x0, int y0, int x1, int y1)
+{
+  const guint8 *da = cairo_image_surface_get_data (a), *db = cairo_image_surface_get_data (b);
+  int stride = cairo_image_surface_get_stride (a);
+  guint n = 0;
+  g_assert_cmpint (stride, ==, cairo_image_surface_get_stride (b));
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      if (*(const guint32 *) (da + (gsize) y * stride + x * 4) != *(const guint32 *) (db + (gsize) y * stride + x * 4))
+        n++;
+  return n;
+}
+
+/* Frame K of the frames "DIR/c%d.png" (freed by the caller). */
+static cairo_surface_t *
+load_frame (const char *dir, guint k)
+{
+  g_autofree char *name = g_strdup_printf ("c%u.png", k);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  return check_png (path, 320, 240);
+}
+
+/* The clock: every frame carries the simulated time in the scene's top-left corner (the
+ * corner's pixels change from frame to frame as the reading does, while the scene there
+ * stays the same), and --no-clock leaves it out. */
+static void
+test_clock (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *plain = cli_make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "c%d.png", NULL);
+  g_autofree char *out_plain = g_build_filename (plain, "c%d.png", NULL);
+  g_autofree char *err = NULL;
+  const char *args[] = { "render", "rolling-ball", "--t-end", "1", "--fps", "10", "--size",
+                         "320x240", "-o", out, NULL };
+  const char *args_plain[] = { "render", "rolling-ball", "--t-end", "1", "--fps", "10", "--size",
+                               "320x240", "--no-clock", "-o", out_plain, NULL };
+
+  g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, args), ==, 0);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run_argv (NULL, 0, NULL, &err, args_plain), ==, 0);
+  cairo_surface_t *c0 = load_frame (dir, 0), *c5 = load_frame (dir, 5);
+  cairo_surface_t *p0 = load_frame (plain, 0), *p5 = load_frame (plain, 5);
+
+  /* the corner: a fifth of the width, a sixth of the height */
+  int cx = 320 / 5, cy = 240 / 6;
+  /* without the clock the corner is the scene's, the same at t = 0 and t = 0.5 */
+  g_assert_cmpuint (count_different (p0, p5, 0, 0, cx, cy), ==, 0);
+  /* with it, the card covers part of the corner and its reading changes */
+  g_assert_cmpuint (count_different (c0, p0, 0, 0, cx, cy), >, (guint) (cx * cy / 10));
+  g_assert_cmpuint (count_different (c0, c5, 0, 0, cx, cy), >, 5);
+  /* and nothing else of the frame differs */
+  g_assert_cmpuint (count_different (c5, p5, 0, 0, 320, 240), ==, count_different (c5, p5, 0, 0, 320 / 2, 240 / 4));
+  cairo_surface_destroy (c0);
+  cairo_surface_destroy (c5);
+  cairo_surface_destroy (p0);
+  cairo_surface_destroy (p5);
+  cli_remove_dir (dir);
+  cli_remove_dir (plain);
+}
+
+/* On a terminal the progress line gives no time left until it has timed some frames
+ * after the first (which carries the start-up): "estimating", never a guess from it. */
+static void
+test_terminal_estimate (void)
+{
+  if (skip_without_gl ())
+    return;
+  g_autofree char *script = g_find_program_in_path ("script");
+  if (script == NULL)
+    {
+      g_test_skip ("no script(1) to give the command a terminal");
+      return;
+    }
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *out = g_build_filename (dir, "e%d.png", NULL);
+  g_autofree char *command = g_strdup_printf ("'%s' render rolling-ball --t-end 1 --fps 10 --size 160x120 -o '%s'",
+                                              g_getenv ("CMLAB_CLI"), out);
+  const char *argv[] = { script, "-q", "-e", "-c", command, "/dev/null", NULL };
+  g_autofree char *tty = NULL;
+  int status = -1;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "LANGUAGE", "C", TRUE);
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &tty, NULL,
+                               &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s", tty);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  /* the first frame's line */
+  g_assert_nonnull (strstr (tty, "rendering: frame 1 of 10 (10%), estimating the time left"));
+  g_assert_null (strstr (tty, "~"));
+  cli_remove_dir (dir);
+}
+
 /* --frame table: the trail drawn in the turning table's frame (the rosette) */
 static void
 test_table_frame (void)
@@ -762,6 +861,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/render-cli/png-frames", test_png_frames);
   g_test_add_func ("/models/render-cli/with-plot", test_with_plot);
   g_test_add_func ("/models/render-cli/table-frame", test_table_frame);
+  g_test_add_func ("/models/render-cli/clock", test_clock);
+  g_test_add_func ("/models/render-cli/terminal-estimate", test_terminal_estimate);
   g_test_add_func ("/models/render-cli/bad-input-exit-2", test_bad_input);
   g_test_add_func ("/models/render-cli/no-ffmpeg-exit-2", test_no_ffmpeg);
   g_test_add_func ("/models/render-cli/unreachable-and-run-options", test_unreachable_and_run_options);

@@ -939,6 +939,11 @@ test_export (void)
   g_assert_nonnull (strstr (svg_text, "energy [J]"));
   g_assert_nonnull (strstr (svg_text, "t [s]"));
   g_assert_null (strstr (svg_text, "<image")); /* no bitmap inside */
+  /* the words as text an editor can change, not glyph outlines: each label a <text> */
+  g_assert_nonnull (strstr (svg_text, ">energy [J]</text>"));
+  g_assert_nonnull (strstr (svg_text, ">t [s]</text>"));
+  g_assert_nonnull (strstr (svg_text, "transform=\"rotate(-90 "));  /* the y axis' title reads upwards */
+  g_assert_null (strstr (svg_text, "glyph"));
 
   /* PDF */
   g_autofree char *pdf = g_build_filename (dir, "Energy.PDF", NULL);

@@ -17,7 +17,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "cml-export-folder.h"
 #include "cml-parameter-panel-private.h"
+#include "cml-plot-view-private.h"
 #include "cml-window-private.h"
 #include "ui-util.h"
 #include "../cli/cli-util.h"
@@ -154,6 +156,15 @@ test_dialog (void)
   g_assert_cmpstr (message, ==, "");
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (child (dlg, "summary_label"))), ==,
                    "300 frames · 10 s of video");
+  /* the span of the run it shows: from the start, whatever the window shows now */
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (child (dlg, "span_label"))), ==,
+                   "The video shows the run from its start, t = 0, to t = 10 s: it is simulated again from the "
+                   "initial values, whatever time the window shows now.");
+  set_spin (dlg, "duration_spin", 18);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (child (dlg, "span_label"))), "to t = 18 s:"));
+  set_spin (dlg, "duration_spin", 10);
+  /* the clock is on unless unticked */
+  g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (child (dlg, "clock_check"))));
 
   /* the plot offers the model's quantities, named as people write them, with their
    * units; the ball has a turning table */
@@ -505,14 +516,16 @@ write_fake_cli (const char *dir, int status, int pause)
     "echo 'prepare 0 50 0.1'\n"
     "echo 'prepare 50 50 0.2'\n"
     "echo 'a line that is not progress'\n"
-    "echo 'progress 4 20 2.0'\n"
+    "echo 'progress 1 20 1.6'\n"
+    "sleep %d\n"
+    "echo 'progress 6 20 2.8'\n"
     "sleep %d\n"
     "echo 'progress 20 20 10.0'\n"
     "echo finishing\n"
     "echo 'cmlab-cli: writing the video failed: No space left on device' >&2\n"
     "echo 'ffmpeg: av_interleaved_write_frame(): No space left on device' >&2\n"
     "exit %d\n",
-    dir, dir, pause, status);
+    dir, dir, pause, pause, status);
   char *path = g_build_filename (dir, "fake-cmlab-cli", NULL);
 
   g_assert_true (g_file_set_contents (path, script, -1, NULL));
@@ -547,6 +560,14 @@ progress_seen (gpointer data)
   CmlExportDialog *dlg = data;
 
   return export_ended (dlg) || cml_export_dialog_get_fraction (dlg) > 0.2;
+}
+
+static gboolean
+first_frame_seen (gpointer data)
+{
+  CmlExportDialog *dlg = data;
+
+  return export_ended (dlg) || cml_export_dialog_get_fraction (dlg) > 0.12;
 }
 
 static char **
@@ -615,15 +636,24 @@ test_arguments (void)
 
   /* the progress lines move the bar and the text */
   longest_gap = 0;
+  g_assert_true (spin_until (first_frame_seen, dlg, 30));
+  if (!export_ended (dlg))
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (child (dlg, "progress_label")));
+
+      /* the first frame carries the start-up (1.6 s): no guess from it */
+      g_test_message ("progress: %s", text);
+      g_assert_cmpstr (text, ==, "Frame 1 of 20 · estimating the time left…");
+    }
   g_assert_true (spin_until (progress_seen, dlg, 30));
   if (!export_ended (dlg))
     {
       const char *text = gtk_label_get_text (GTK_LABEL (child (dlg, "progress_label")));
 
       g_test_message ("progress: %s", text);
-      /* 4 of 20 frames in 2 s: 8 s left */
-      g_assert_cmpstr (text, ==, "Frame 4 of 20 · about 8 s left");
-      g_assert_cmpfloat_with_epsilon (cml_export_dialog_get_fraction (dlg), 0.1 + 0.9 * 4 / 20, 1e-9);
+      /* measured from the frames after the first: 5 in 1.2 s, 14 to go: 3.4 s */
+      g_assert_cmpstr (text, ==, "Frame 6 of 20 · about 4 s left");
+      g_assert_cmpfloat_with_epsilon (cml_export_dialog_get_fraction (dlg), 0.1 + 0.9 * 6 / 20, 1e-9);
     }
   g_assert_true (spin_until (export_ended, dlg, 30));
   /* the child's 3 s pause never held the loop (the margin is for a busy machine) */
@@ -695,6 +725,9 @@ test_arguments (void)
     ONE ("--progress", "lines");
     ONE ("-o", out);
 #undef ONE
+    /* the clock is left on */
+    for (guint i = 0; args[i]; i++)
+      g_assert_cmpstr (args[i], !=, "--no-clock");
   }
 
   /* a model of a file: its text as it was loaded, also once the file has changed since */
@@ -742,6 +775,19 @@ test_arguments (void)
     }
   }
 
+  /* the clock unticked: --no-clock */
+  {
+    gboolean no_clock = FALSE;
+
+    gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dlg, "clock_check")), FALSE);
+    g_assert_true (cml_export_dialog_start (dlg));
+    g_assert_true (spin_until (export_ended, dlg, 30));
+    g_auto (GStrv) a = read_args (dir);
+    for (guint i = 0; a[i]; i++)
+      no_clock |= g_str_equal (a[i], "--no-clock");
+    g_assert_true (no_clock);
+  }
+
   /* a failing child: its first "cmlab-cli:" line, then what follows */
   {
     g_autofree char *failing = write_fake_cli (dir, 2, 0);
@@ -761,6 +807,114 @@ test_arguments (void)
   window_free (win);
 }
 
+/* ---- where the file choosers open ------------------------------------------------------- */
+
+static char *
+special_or_home (GUserDirectory which)
+{
+  const char *dir = g_get_user_special_dir (which);
+
+  return g_strdup (dir && g_file_test (dir, G_FILE_TEST_IS_DIR) ? dir : g_get_home_dir ());
+}
+
+static gboolean
+chooser_has_folder (gpointer data)
+{
+  g_autoptr (GFile) folder = gtk_file_chooser_get_current_folder (data);
+
+  return folder != NULL;
+}
+
+/* The chooser is in a folder named "talk". */
+static gboolean
+chooser_in_talk (gpointer data)
+{
+  g_autoptr (GFile) folder = gtk_file_chooser_get_current_folder (data);
+  g_autofree char *base = folder ? g_file_get_basename (folder) : NULL;
+
+  return g_strcmp0 (base, "talk") == 0;
+}
+
+/* The folder the plot's export chooser opens in. */
+static char *
+plot_chooser_folder (CmlWindow *win)
+{
+  CmlPlotView *plot = win->time_plot;
+  g_autoptr (GFile) folder = NULL;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (plot), "plot.export", "s", "svg"));
+  g_assert_nonnull (plot->chooser);
+  /* the chooser takes its folder as it opens */
+  spin_until (chooser_has_folder, plot->chooser, 10);
+  folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (plot->chooser));
+  return folder ? g_file_get_path (folder) : g_strdup ("(none)");
+}
+
+/* Animations and plots open in one folder: Videos (animations) or Pictures (plots), else
+ * home — never the working folder — until an export is made; then the folder it went to,
+ * for both.  The plot exported on the way states the run's initial values. */
+static void
+test_folder (void)
+{
+  CmlWindow *win;
+  CmlExportDialog *dlg;
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *videos = special_or_home (G_USER_DIRECTORY_VIDEOS);
+  g_autofree char *pictures = special_or_home (G_USER_DIRECTORY_PICTURES);
+  g_autofree char *cwd = g_get_current_dir ();
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  cml_export_folder_forget ();
+  /* a working folder that is none of them, as when started from a terminal elsewhere */
+  g_assert_cmpint (g_chdir (dir), ==, 0);
+  win = window_new ("rolling-ball");
+  dlg = open_dialog (win);
+  {
+    g_autofree char *out_dir = g_path_get_dirname (cml_export_dialog_get_output (dlg));
+    g_autofree char *plot_dir = plot_chooser_folder (win);
+
+    g_assert_cmpstr (out_dir, ==, videos);
+    g_assert_cmpstr (plot_dir, ==, pictures);
+  }
+
+  /* a plot exported into a folder of the user's: both open there from now on */
+  {
+    g_autofree char *talk = g_build_filename (dir, "talk", NULL);
+    g_autofree char *svg = g_build_filename (talk, "energy.svg", NULL);
+    g_autoptr (GFile) file = g_file_new_for_path (svg);
+    g_autoptr (GFile) folder = g_file_new_for_path (talk);
+    CmlPlotView *plot = win->time_plot;
+
+    g_assert_cmpint (g_mkdir (talk, 0700), ==, 0);
+    g_assert_nonnull (plot->chooser);
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (plot->chooser), folder, NULL);
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (plot->chooser), "energy.svg");
+    g_assert_true (spin_until (chooser_in_talk, plot->chooser, 10));
+    g_signal_emit_by_name (plot->chooser, "response", GTK_RESPONSE_ACCEPT);
+    g_assert_true (g_file_test (svg, G_FILE_TEST_IS_REGULAR));
+    {
+      /* the figure states the parameters and the initial values the run started from */
+      g_autofree char *text = NULL;
+
+      g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, "Ω = 1 rad/s"));
+      g_assert_nonnull (strstr (text, ">from x = "));
+    }
+
+    gtk_widget_activate_action (GTK_WIDGET (win), "win.export-animation", NULL);
+    g_autofree char *out_dir = g_path_get_dirname (cml_export_dialog_get_output (dlg));
+    g_autofree char *plot_dir = plot_chooser_folder (win);
+    g_assert_cmpstr (out_dir, ==, talk);
+    g_assert_cmpstr (plot_dir, ==, talk);
+  }
+
+  window_free (win);
+  cml_export_folder_forget ();
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  cli_remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -773,6 +927,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/export-dialog/cancel", test_cancel);
   g_test_add_func ("/ui/export-dialog/window-closed", test_window_closed);
   g_test_add_func ("/ui/export-dialog/errors", test_errors);
+  g_test_add_func ("/ui/export-dialog/folder", test_folder);
 
   return g_test_run ();
 }
