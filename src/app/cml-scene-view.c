@@ -51,6 +51,7 @@ struct _CmlSceneView
   CmlCamera         camera;
   CmlSceneStyle     style;
   double            drag_x, drag_y;  /* offsets already applied in this drag */
+  gint64            last_fit_time;   /* monotonic time of the last framing, µs (0: none) */
 
   /* trails: fed by push_samples, else by the frames */
   gboolean          samples_pushed;
@@ -385,15 +386,20 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
 {
   double keep_out[2] = { 0, 0 };
   g_autoptr (GArray) points = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+  g_autoptr (GArray) bodies = g_array_new (FALSE, FALSE, 3 * sizeof (double));
 
   self->style.scale = scale;
-  cml_scene_renderer_get_frame_points (self->renderer, values, &self->style, points);
+  /* what is shown now (the trails as kept): a body that travels stays in view */
+  cml_scene_renderer_get_view_points (self->renderer, values, &self->style, points, bodies);
   /* the second run is framed too */
   if (self->ghost_renderer)
     {
       g_autoptr (GArray) more = g_array_new (FALSE, FALSE, 3 * sizeof (double));
-      cml_scene_renderer_get_frame_points (self->ghost_renderer, ghost_values (self), &self->style, more);
+      g_autoptr (GArray) more_bodies = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+      cml_scene_renderer_get_view_points (self->ghost_renderer, ghost_values (self), &self->style, more,
+                                          more_bodies);
       g_array_append_vals (points, more->data, more->len);
+      g_array_append_vals (points, more_bodies->data, more_bodies->len);
     }
   /* the target and the conjugate points are framed too */
   cml_scene_steer_add_frame_points (self->steer, points);
@@ -403,11 +409,15 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
       keep_out[0] = (self->legend_w + LEGEND_MARGIN) * scale / width;
       keep_out[1] = (self->legend_h + LEGEND_MARGIN) * scale / height;
     }
+  /* the camera glides over the (wall) time between two frames drawn */
+  gint64 now = g_get_monotonic_time ();
+  double dt = self->last_fit_time > 0 && now > self->last_fit_time ? (now - self->last_fit_time) * 1e-6 : 0;
+  self->last_fit_time = now;
   /* while a body is dragged the camera holds still: framing the new place (a turntable
    * growing under the ball) would move the ground under the pointer, and the ball with it */
   if (!self->body_drag)
-    cml_camera_fit_points (&self->camera, (double *) points->data, points->len, (double) width / height,
-                           keep_out, FALSE);
+    cml_camera_follow (&self->camera, (double *) points->data, points->len, (double *) bodies->data, bodies->len,
+                       (double) width / height, keep_out, dt);
 }
 
 static gboolean
@@ -613,6 +623,24 @@ cml_scene_view_get_body_point (CmlSceneView *self, double *wx, double *wy)
       return TRUE;
     }
   return FALSE;
+}
+
+gboolean
+cml_scene_view_project_point (CmlSceneView *self, const double p[3], double *wx, double *wy)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  double ndc[3];
+  graphene_point_t out;
+  if (w <= 0 || h <= 0)
+    return FALSE;
+  cml_camera_project (&self->camera, (double) w / h, p, ndc);
+  if (!gtk_widget_compute_point (GTK_WIDGET (self->area), GTK_WIDGET (self),
+                                 &GRAPHENE_POINT_INIT (0.5 * (ndc[0] + 1) * w, 0.5 * (1 - ndc[1]) * h), &out))
+    return FALSE;
+  *wx = out.x, *wy = out.y;
+  return TRUE;
 }
 
 /* The starting quantity expression E is (a coordinate, a velocity or a vakonomic
@@ -1236,8 +1264,10 @@ cml_scene_view_frame_run (CmlSceneView *self)
 {
   g_return_if_fail (CML_IS_SCENE_VIEW (self));
 
-  /* the user's direction of view stays; distance and target follow the run again */
+  /* the user's direction of view stays; distance and target follow the run again, from
+   * a fresh framing */
   self->camera.auto_fit = TRUE;
+  self->camera.settled = FALSE;
   gtk_gl_area_queue_render (self->area);
 }
 

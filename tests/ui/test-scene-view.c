@@ -240,6 +240,81 @@ test_no_scene (Fixture *fx, gconstpointer data)
   g_assert_cmpfloat (fraction, >, 0.01);
 }
 
+/* The camera follows a body that travels: Martinet's point and the Chaplygin sleigh,
+ * played for 45 s of simulated time in the window's ticks (half a second of history,
+ * then the frame, then a frame drawn), keep their centre well inside the view — a tenth
+ * of its size from every edge — at every tick. */
+static void
+check_follows (Fixture *fx, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (name, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  guint n_obs = cml_system_n_observables (sys);
+  guint n_cols = n_obs + cml_system_n_scene_values (sys);
+  guint per_tick = 30;
+  g_autofree double *t = g_new (double, per_tick);
+  g_autofree double *rows = g_new0 (double, (gsize) per_tick * n_cols);
+  double fraction, worst = 0;
+  guint k = 0;
+  /* the moving body: the model's point (Martinet's current point, the sleigh's centre) */
+  int body = -1;
+  for (guint i = 0; i < model->scene->len && body < 0; i++)
+    if (g_str_equal (((CmlSceneObject *) model->scene->pdata[i])->type, "point"))
+      body = cml_system_scene_offset (sys, i, "position");
+  g_assert_cmpint (body, >=, 0);
+  g_autofree double *v = g_new0 (double, cml_system_n_scene_values (sys));
+
+  cml_scene_view_set_system (fx->view, sys);
+  for (int tick = 0; tick < 90; tick++)
+    {
+      for (guint i = 0; i < per_tick; i++, k++)
+        {
+          if (k > 0)
+            g_assert_true (cml_simulation_advance (sim, k * SAMPLE_DT, &error));
+          t[i] = cml_simulation_get_time (sim);
+          cml_simulation_observe (sim, rows + (gsize) i * n_cols);
+          cml_simulation_eval_scene (sim, rows + (gsize) i * n_cols + n_obs);
+        }
+      cml_scene_view_push_samples (fx->view, t, rows, per_tick, n_cols, n_obs);
+      CmlFrame *frame = frame_of (sim, 1);
+      cml_scene_view_set_frame (fx->view, frame);
+      cml_frame_unref (frame);
+      if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+        {
+          g_test_skip ("no GL context");
+          return;
+        }
+      double x, y;
+      int w = gtk_widget_get_width (GTK_WIDGET (fx->view)), h = gtk_widget_get_height (GTK_WIDGET (fx->view));
+      cml_simulation_eval_scene (sim, v);
+      g_assert_true (cml_scene_view_project_point (fx->view, v + body, &x, &y));
+      double off = MAX (fabs (2 * x / w - 1), fabs (2 * y / h - 1));
+      worst = MAX (worst, off);
+      if (!(off <= CML_CAMERA_FOLLOW_HARD + 1e-3))
+        g_error ("%s at t = %.1f s: the body is drawn at (%.0f, %.0f) of a %d × %d view, %.2f of the "
+                 "half-view from its centre",
+                 name, cml_simulation_get_time (sim), x, y, w, h, off);
+    }
+  g_test_message ("%s: the body reached %.2f of the half-view in 45 s", name, worst);
+}
+
+static void
+test_follows_martinet (Fixture *fx, gconstpointer data)
+{
+  check_follows (fx, "martinet");
+}
+
+static void
+test_follows_sleigh (Fixture *fx, gconstpointer data)
+{
+  check_follows (fx, "chaplygin-sleigh");
+}
+
 static void
 on_notify (GObject *object, GParamSpec *pspec, guint *count)
 {
@@ -364,6 +439,8 @@ main (int argc, char **argv)
     { "/ui/scene-view/builtins", test_builtins },
     { "/ui/scene-view/styles-and-frames-only", test_styles_and_frames_only },
     { "/ui/scene-view/no-scene", test_no_scene },
+    { "/ui/scene-view/follows-martinet", test_follows_martinet },
+    { "/ui/scene-view/follows-sleigh", test_follows_sleigh },
   };
 
   /* no accessibility bus under Xvfb: GTK would warn, and warnings are fatal in tests */
