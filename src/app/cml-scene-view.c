@@ -232,6 +232,8 @@ legend_style (CmlSceneView *self)
 {
   CmlSceneStyle style = self->style;
   style.scale = self->style.presentation ? self->text_scale : 1;
+  /* the window's legend says what the pointer can move */
+  style.interactive = TRUE;
   return style;
 }
 

@@ -99,7 +99,7 @@ struct _CmlSceneRenderer
   Program *cur;  /* in use */
   float    ghost_alpha; /* 1, or the opacity of a second run drawn over a first (style->ghost) */
 
-  CmlMesh *ball, *small_sphere, *table, *disc, *cylinder, *cone, *quad;
+  CmlMesh *ball, *small_sphere, *table, *disc, *cylinder, *tube, *cone, *quad;
   CmlMesh *grid_lines, *grid_axes;  /* remade every frame */
 
   CmlSystem *sys;

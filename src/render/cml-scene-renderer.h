@@ -39,6 +39,8 @@ typedef struct
                            * onto the turning table (the rolling ball's rosette) */
   double   scale;         /* device pixels per logical pixel (line widths); 1 */
   guint    samples;       /* multisample antialiasing: 0 or 1 = off, else 2, 4 … */
+  gboolean interactive;   /* the window's legend: says what can be dragged (not in
+                           * exported pictures and videos) */
   gboolean ghost;         /* a second run drawn over a scene already drawn: translucent
                            * bodies and trails only (no background, grid, floor or table) */
 } CmlSceneStyle;
