@@ -31,6 +31,8 @@
 
 #define PENDING_MAX   30000  /* rows kept while there is no renderer */
 #define LEGEND_MARGIN 8      /* logical pixels between the legend and the view's edges */
+#define GHOST_REACH   2.0    /* a second run is framed within this many half-sizes of the
+                              * first run's box from its centre */
 
 struct _CmlSceneView
 {
@@ -393,15 +395,40 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
   self->style.scale = scale;
   /* what is shown now (the trails as kept): a body that travels stays in view */
   cml_scene_renderer_get_view_points (self->renderer, values, &self->style, points, bodies);
-  /* the second run is framed too */
+  /* the second run is framed too, as far as it stays near the first: one that runs away
+   * (the vakonomic reading of the rolling ball) must not shrink the first run, which the
+   * view is about, to a dot */
   if (self->ghost_renderer)
     {
       g_autoptr (GArray) more = g_array_new (FALSE, FALSE, 3 * sizeof (double));
       g_autoptr (GArray) more_bodies = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+      double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
       cml_scene_renderer_get_view_points (self->ghost_renderer, ghost_values (self), &self->style, more,
                                           more_bodies);
-      g_array_append_vals (points, more->data, more->len);
-      g_array_append_vals (points, more_bodies->data, more_bodies->len);
+      g_array_append_vals (more, more_bodies->data, more_bodies->len);
+      for (guint a = 0; a < 2; a++)
+        {
+          GArray *arr = a ? bodies : points;
+          for (guint k = 0; k < arr->len; k++)
+            for (int i = 0; i < 3; i++)
+              {
+                lo[i] = MIN (lo[i], g_array_index (arr, double, 3 * k + i));
+                hi[i] = MAX (hi[i], g_array_index (arr, double, 3 * k + i));
+              }
+        }
+      for (guint k = 0; k < more->len; k++)
+        {
+          const double *p = &g_array_index (more, double, 3 * k);
+          gboolean near = TRUE;
+          for (int i = 0; i < 3 && isfinite (lo[i]); i++)
+            {
+              double c = 0.5 * (lo[i] + hi[i]), half = MAX (0.5 * (hi[i] - lo[i]), 0.5);
+              if (fabs (p[i] - c) > GHOST_REACH * half)
+                near = FALSE;
+            }
+          if (near)
+            g_array_append_vals (points, p, 1);
+        }
     }
   /* the target and the conjugate points are framed too */
   cml_scene_steer_add_frame_points (self->steer, points);

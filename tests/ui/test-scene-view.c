@@ -13,6 +13,7 @@
 #include <gtk/gtk.h>
 #include <math.h>
 
+#include "cml-as-vakonomic.h"
 #include "cml-camera.h"
 #include "cml-mesh.h"
 #include "cml-scene-renderer.h"
@@ -315,6 +316,81 @@ test_follows_sleigh (Fixture *fx, gconstpointer data)
   check_follows (fx, "chaplygin-sleigh");
 }
 
+/* Comparing the rolling ball with its vakonomic reading, which runs away within seconds:
+ * the view stays on the first run — its turntable (radius 4) stays at least a third of the
+ * view wide — while the second one leaves. */
+static void
+test_compare_keeps_first (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load ("rolling-ball", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlModel) vmodel = cml_model_new_as_vakonomic (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) vsys = cml_system_new (vmodel, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) vsim = cml_simulation_new (vsys, &error);
+  g_assert_no_error (error);
+  double fraction;
+
+  cml_scene_view_set_system (fx->view, sys);
+  cml_scene_view_set_ghost (fx->view, vsys, "vakonomic");
+  CmlSimulation *sims[2] = { sim, vsim };
+  for (int tick = 0; tick < 24; tick++)
+    {
+      for (int s = 0; s < 2; s++)
+        {
+          CmlSystem *sy = cml_simulation_get_system (sims[s]);
+          guint n_obs = cml_system_n_observables (sy), n_cols = n_obs + cml_system_n_scene_values (sy);
+          double t[30];
+          g_autofree double *rows = g_new0 (double, 30 * n_cols);
+          for (guint i = 0; i < 30; i++)
+            {
+              double ti = tick * 0.5 + i / 60.0;
+              if (ti > 0 && !cml_simulation_advance (sims[s], ti, NULL))
+                break;
+              t[i] = cml_simulation_get_time (sims[s]);
+              cml_simulation_observe (sims[s], rows + i * n_cols);
+              cml_simulation_eval_scene (sims[s], rows + i * n_cols + n_obs);
+            }
+          CmlFrame *frame = frame_of (sims[s], 1);
+          if (s == 0)
+            {
+              cml_scene_view_push_samples (fx->view, t, rows, 30, n_cols, n_obs);
+              cml_scene_view_set_frame (fx->view, frame);
+            }
+          else
+            {
+              cml_scene_view_push_ghost_samples (fx->view, t, rows, 30, n_cols, n_obs);
+              cml_scene_view_set_ghost_frame (fx->view, frame);
+            }
+          cml_frame_unref (frame);
+        }
+      if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+        {
+          g_test_skip ("no GL context");
+          return;
+        }
+    }
+  /* the second run has gone far */
+  g_autofree double *obs = g_new0 (double, cml_system_n_observables (vsys));
+  cml_simulation_observe (vsim, obs);
+  g_test_message ("the vakonomic ball is at x = %g", obs[cml_system_observable_index (vsys, "x")]);
+  g_assert_cmpfloat (fabs (obs[cml_system_observable_index (vsys, "x")]), >, 20);
+
+  double x0, y0, x1, y1;
+  g_assert_true (cml_scene_view_project_point (fx->view, (double[]) { -4, 0, 0 }, &x0, &y0));
+  g_assert_true (cml_scene_view_project_point (fx->view, (double[]) { 4, 0, 0 }, &x1, &y1));
+  int w = gtk_widget_get_width (GTK_WIDGET (fx->view));
+  g_test_message ("the table is drawn %.0f px wide in a view of %d", hypot (x1 - x0, y1 - y0), w);
+  g_assert_cmpfloat (hypot (x1 - x0, y1 - y0), >, w / 3.0);
+  cml_scene_view_set_ghost (fx->view, NULL, NULL);
+}
+
 static void
 on_notify (GObject *object, GParamSpec *pspec, guint *count)
 {
@@ -441,6 +517,7 @@ main (int argc, char **argv)
     { "/ui/scene-view/no-scene", test_no_scene },
     { "/ui/scene-view/follows-martinet", test_follows_martinet },
     { "/ui/scene-view/follows-sleigh", test_follows_sleigh },
+    { "/ui/scene-view/compare-keeps-first", test_compare_keeps_first },
   };
 
   /* no accessibility bus under Xvfb: GTK would warn, and warnings are fatal in tests */
