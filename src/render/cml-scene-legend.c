@@ -76,6 +76,28 @@ legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
       hex_to_rgb (0xe01b24, point.rgb);
       g_array_append_val (entries, point);
       g_array_append_val (entries, path);
+      /* what the axes measure, with their units: the picture is a graph of the state */
+      int obs[3];
+      const char *names[3];
+      static const guint32 hex[3] = { AXIS_HEX_X, AXIS_HEX_Y, AXIS_HEX_Z };
+      const char *axis[3] = {
+        /* TRANSLATORS: the axes of the picture of a model without a scene; %s is a
+         * coordinate's name, with its unit in brackets when it has one */
+        N_("red axis: %s"), N_("green axis: %s"), N_("blue axis: %s"),
+      };
+      default_coordinates (sys, obs, names);
+      for (guint k = 0; k < 3; k++)
+        {
+          if (names[k] == NULL)
+            continue;
+          const char *unit = cml_model_unit (model, names[k]);
+          g_autofree char *name = unit && *unit && g_strcmp0 (unit, "1") != 0
+                                    ? g_strdup_printf ("%s [%s]", names[k], unit)
+                                    : g_strdup (names[k]);
+          LegendEntry e = { OBJ_ARROW, { 0 }, g_strdup_printf (_(axis[k]), name) };
+          hex_to_rgb (hex[k], e.rgb);
+          g_array_append_val (entries, e);
+        }
       return entries;
     }
 

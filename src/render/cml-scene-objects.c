@@ -38,7 +38,7 @@ cml_scene_values_are_observables (CmlSystem *sys)
  * filled up with fibre coordinates when the base has fewer than two (a Lie algebra, or a
  * base of one: the velocity beside the position shows the motion as a phase portrait).
  * OBS gets their observable indices (-1: none, drawn at 0), NAMES their names. */
-static guint
+guint
 default_coordinates (CmlSystem *sys, int obs[3], const char *names[3])
 {
   CmlModel *model = cml_system_get_model (sys);

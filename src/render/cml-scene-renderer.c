@@ -1041,6 +1041,28 @@ draw_default (CmlSceneRenderer *r, const DrawCtx *dc)
   glDisable (GL_CULL_FACE);
 }
 
+/* The axes of the default picture of a model without a scene, from the origin, two grid
+ * steps long, in the colours the legend names them by: the picture is a graph of the
+ * state, and the legend says what each axis measures. */
+static void
+draw_default_axes (CmlSceneRenderer *r, const DrawCtx *dc)
+{
+  static const guint32 hex[3] = { AXIS_HEX_X, AXIS_HEX_Y, AXIS_HEX_Z };
+  static const double origin[3] = { 0, 0, 0 };
+  double len = dc->has_grid ? 2 * dc->grid_step : 1.0;
+  glEnable (GL_CULL_FACE);
+  for (int k = 0; k < 3; k++)
+    if (r->default_obs[k] >= 0)
+      {
+        double vec[3] = { 0, 0, 0 };
+        float rgb[3];
+        vec[k] = len;
+        hex_to_rgb (hex[k], rgb);
+        draw_arrow (r, dc, origin, vec, rgb);
+      }
+  glDisable (GL_CULL_FACE);
+}
+
 static gboolean
 has_floor (CmlSceneRenderer *r)
 {
@@ -1198,6 +1220,8 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
           draw_grid (r, &dc);
           draw_contact_shadows (r, &dc, v);
         }
+      if (r->defaults && !style->ghost)
+        draw_default_axes (r, &dc);
       draw_trails (r, &dc, v, style);
       draw_translucent (r, &dc, v);
     }

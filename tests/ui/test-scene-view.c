@@ -217,9 +217,11 @@ test_no_scene (Fixture *fx, gconstpointer data)
   g_assert_true (cml_scene_values_are_observables (sys));
   CmlSceneStyle style = cml_scene_style_default ();
   g_auto (GStrv) lines = cml_scene_legend_lines (sys, &style);
-  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_cmpuint (g_strv_length (lines), ==, 5);
   g_assert_cmpstr (lines[0], ==, "state (W1, W2, W3)");
   g_assert_cmpstr (lines[1], ==, "path of (W1, W2, W3)");
+  g_assert_cmpstr (lines[2], ==, "red axis: W1");
+  g_assert_cmpstr (lines[4], ==, "blue axis: W3");
 
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   g_assert_no_error (error);
