@@ -672,6 +672,31 @@ cml_scene_view_project_point (CmlSceneView *self, const double p[3], double *wx,
   return TRUE;
 }
 
+gboolean
+cml_scene_view_get_moving_point (CmlSceneView *self, double *wx, double *wy)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+
+  const double *v = current_values (self);
+  if (v == NULL || uses_observables (self))
+    return FALSE;
+  CmlModel *model = cml_system_get_model (self->sys);
+  for (guint k = 0; k < model->scene->len; k++)
+    {
+      const CmlSceneObject *o = g_ptr_array_index (model->scene, k);
+      int at = g_str_equal (o->type, "sphere") ? cml_system_scene_offset (self->sys, k, "center")
+               : g_str_equal (o->type, "point") || g_str_equal (o->type, "disc")
+                 ? cml_system_scene_offset (self->sys, k, "position")
+                 : -1;
+      /* a fixed point (the heavy top's pivot) does not move */
+      if (at < 0 || (g_str_equal (o->type, "point") && v[at] == 0 && v[at + 1] == 0 && v[at + 2] == 0))
+        continue;
+      return isfinite (v[at]) && isfinite (v[at + 1]) && isfinite (v[at + 2])
+             && cml_scene_view_project_point (self, v + at, wx, wy);
+    }
+  return FALSE;
+}
+
 /* The starting quantity expression E is (a coordinate, a velocity or a vakonomic
  * system's momentum), or NULL. */
 static const char *
