@@ -21,6 +21,7 @@
 #include <glib/gi18n.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "cml-camera.h"
 #include "cml-gl-probe.h"
@@ -54,6 +55,8 @@ struct _CmlSceneView
   CmlSceneStyle     style;
   double            drag_x, drag_y;  /* offsets already applied in this drag */
   gint64            last_fit_time;   /* monotonic time of the last framing, µs (0: none) */
+  double           *last_good;       /* the last finite values drawn (see current_values) */
+  guint             n_last_good;
 
   /* trails: fed by push_samples, else by the frames */
   gboolean          samples_pushed;
@@ -132,9 +135,9 @@ n_scene (CmlSceneView *self)
                                  : cml_system_n_scene_values (self->sys);
 }
 
-/* The newest values for the renderer, if the frame belongs to the system shown. */
+/* The newest frame's values for the renderer, if the frame belongs to the system shown. */
 static const double *
-current_values (CmlSceneView *self)
+frame_values (CmlSceneView *self)
 {
   CmlFrame *f = self->frame;
   if (f == NULL || self->sys == NULL || f->system != self->sys)
@@ -142,6 +145,41 @@ current_values (CmlSceneView *self)
   if (uses_observables (self))
     return f->n_obs == n_scene (self) ? f->obs : NULL;
   return f->n_scene == n_scene (self) ? f->scene : NULL;
+}
+
+/* The values drawn: the newest frame's, or — when a run that diverged left values that
+ * are not finite there — the last finite ones of this system (the last good state the
+ * failure message speaks of), rather than an empty view. */
+static const double *
+current_values (CmlSceneView *self)
+{
+  const double *v = frame_values (self);
+  if (v == NULL || self->last_good == NULL)
+    return v;
+  for (guint i = 0; i < self->n_last_good; i++)
+    if (!isfinite (v[i]))
+      return self->last_good;
+  return v;
+}
+
+/* Keeps the newest frame's values when they are all finite. */
+static void
+keep_last_good (CmlSceneView *self)
+{
+  const double *v = frame_values (self);
+  guint n = n_scene (self);
+  if (v == NULL || n == 0)
+    return;
+  for (guint i = 0; i < n; i++)
+    if (!isfinite (v[i]))
+      return;
+  if (self->n_last_good != n)
+    {
+      g_free (self->last_good);
+      self->last_good = g_new (double, n);
+      self->n_last_good = n;
+    }
+  memcpy (self->last_good, v, n * sizeof (double));
 }
 
 /* The second run's newest values for its renderer, or NULL. */
@@ -1122,6 +1160,7 @@ cml_scene_view_finalize (GObject *object)
   g_clear_pointer (&self->reference, cml_reference_free);
   g_free (self->ref_now);
   g_free (self->ghost_label);
+  g_free (self->last_good);
   cml_scene_steer_free (self->steer);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
@@ -1234,6 +1273,8 @@ cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys)
   self->sys = sys;
 
   clear_pending (self);
+  g_clear_pointer (&self->last_good, g_free);
+  self->n_last_good = 0;
   self->samples_pushed = FALSE;
   self->last_frame_t = -INFINITY;
   if (self->renderer)
@@ -1260,6 +1301,7 @@ cml_scene_view_set_frame (CmlSceneView *self, CmlFrame *frame)
   g_clear_pointer (&self->frame, cml_frame_unref);
   self->frame = frame;
   reference_now (self, frame);
+  keep_last_good (self);
 
   const double *values = current_values (self);
   if (values && !self->samples_pushed)

@@ -393,6 +393,44 @@ test_compare_keeps_first (Fixture *fx, gconstpointer data)
   cml_scene_view_set_ghost (fx->view, NULL, NULL);
 }
 
+/* After a run diverges, a frame whose scene values are no longer finite still shows the
+ * last good state: the body is drawn where it last was. */
+static void
+test_diverged_shows_last_good (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load ("rolling-ball", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  double fraction, x0, y0, x1, y1;
+
+  cml_scene_view_set_system (fx->view, sys);
+  g_assert_true (cml_simulation_advance (sim, 1.0, &error));
+  CmlFrame *frame = frame_of (sim, 1);
+  cml_scene_view_set_frame (fx->view, frame);
+  cml_frame_unref (frame);
+  if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+    {
+      g_test_skip ("no GL context");
+      return;
+    }
+  g_assert_true (cml_scene_view_get_moving_point (fx->view, &x0, &y0));
+  /* the failed run's frame: its values overflowed */
+  frame = frame_of (sim, 1);
+  frame->state = CML_RUNNER_FAILED;
+  for (guint i = 0; i < frame->n_scene; i++)
+    frame->scene[i] = NAN;
+  cml_scene_view_set_frame (fx->view, frame);
+  cml_frame_unref (frame);
+  g_assert_true (cml_scene_view_probe_pixels (fx->view, &fraction));
+  g_assert_true (cml_scene_view_get_moving_point (fx->view, &x1, &y1));
+  g_assert_cmpfloat (hypot (x1 - x0, y1 - y0), <, 2);
+  g_assert_cmpfloat (fraction, >, 0.05);
+}
+
 static void
 on_notify (GObject *object, GParamSpec *pspec, guint *count)
 {
@@ -520,6 +558,7 @@ main (int argc, char **argv)
     { "/ui/scene-view/follows-martinet", test_follows_martinet },
     { "/ui/scene-view/follows-sleigh", test_follows_sleigh },
     { "/ui/scene-view/compare-keeps-first", test_compare_keeps_first },
+    { "/ui/scene-view/diverged-shows-last-good", test_diverged_shows_last_good },
   };
 
   /* no accessibility bus under Xvfb: GTK would warn, and warnings are fatal in tests */
