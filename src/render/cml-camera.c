@@ -293,7 +293,7 @@ cml_camera_follow (CmlCamera *cam, const double *xyz, guint n, const double *bod
     shift += (target[i] - cam->target[i]) * (target[i] - cam->target[i]);
   shift = sqrt (shift) / distance;
   double zoom = fabs (log (cam->distance / distance));
-  gboolean good = all_within (cam, xyz, n, aspect, NULL, 0.98)
+  gboolean good = all_within (cam, xyz, n, aspect, keep_out, 0.98)
                   && all_within (cam, bodies, n_bodies, aspect, keep_out, CML_CAMERA_FOLLOW_SOFT)
                   && cam->distance < 1.4 * distance;
   if (good && !cam->easing)
