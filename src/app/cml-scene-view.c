@@ -21,6 +21,7 @@
 #include <glib/gi18n.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "cml-camera.h"
 #include "cml-gl-probe.h"
@@ -31,6 +32,8 @@
 
 #define PENDING_MAX   30000  /* rows kept while there is no renderer */
 #define LEGEND_MARGIN 8      /* logical pixels between the legend and the view's edges */
+#define GHOST_REACH   2.0    /* a second run is framed within this many half-sizes of the
+                              * first run's box from its centre */
 
 struct _CmlSceneView
 {
@@ -51,6 +54,9 @@ struct _CmlSceneView
   CmlCamera         camera;
   CmlSceneStyle     style;
   double            drag_x, drag_y;  /* offsets already applied in this drag */
+  gint64            last_fit_time;   /* monotonic time of the last framing, µs (0: none) */
+  double           *last_good;       /* the last finite values drawn (see current_values) */
+  guint             n_last_good;
 
   /* trails: fed by push_samples, else by the frames */
   gboolean          samples_pushed;
@@ -129,9 +135,9 @@ n_scene (CmlSceneView *self)
                                  : cml_system_n_scene_values (self->sys);
 }
 
-/* The newest values for the renderer, if the frame belongs to the system shown. */
+/* The newest frame's values for the renderer, if the frame belongs to the system shown. */
 static const double *
-current_values (CmlSceneView *self)
+frame_values (CmlSceneView *self)
 {
   CmlFrame *f = self->frame;
   if (f == NULL || self->sys == NULL || f->system != self->sys)
@@ -139,6 +145,41 @@ current_values (CmlSceneView *self)
   if (uses_observables (self))
     return f->n_obs == n_scene (self) ? f->obs : NULL;
   return f->n_scene == n_scene (self) ? f->scene : NULL;
+}
+
+/* The values drawn: the newest frame's, or — when a run that diverged left values that
+ * are not finite there — the last finite ones of this system (the last good state the
+ * failure message speaks of), rather than an empty view. */
+static const double *
+current_values (CmlSceneView *self)
+{
+  const double *v = frame_values (self);
+  if (v == NULL || self->last_good == NULL)
+    return v;
+  for (guint i = 0; i < self->n_last_good; i++)
+    if (!isfinite (v[i]))
+      return self->last_good;
+  return v;
+}
+
+/* Keeps the newest frame's values when they are all finite. */
+static void
+keep_last_good (CmlSceneView *self)
+{
+  const double *v = frame_values (self);
+  guint n = n_scene (self);
+  if (v == NULL || n == 0)
+    return;
+  for (guint i = 0; i < n; i++)
+    if (!isfinite (v[i]))
+      return;
+  if (self->n_last_good != n)
+    {
+      g_free (self->last_good);
+      self->last_good = g_new (double, n);
+      self->n_last_good = n;
+    }
+  memcpy (self->last_good, v, n * sizeof (double));
 }
 
 /* The second run's newest values for its renderer, or NULL. */
@@ -231,6 +272,8 @@ legend_style (CmlSceneView *self)
 {
   CmlSceneStyle style = self->style;
   style.scale = self->style.presentation ? self->text_scale : 1;
+  /* the window's legend says what the pointer can move */
+  style.interactive = TRUE;
   return style;
 }
 
@@ -385,15 +428,45 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
 {
   double keep_out[2] = { 0, 0 };
   g_autoptr (GArray) points = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+  g_autoptr (GArray) bodies = g_array_new (FALSE, FALSE, 3 * sizeof (double));
 
   self->style.scale = scale;
-  cml_scene_renderer_get_frame_points (self->renderer, values, &self->style, points);
-  /* the second run is framed too */
+  /* what is shown now (the trails as kept): a body that travels stays in view */
+  cml_scene_renderer_get_view_points (self->renderer, values, &self->style, points, bodies);
+  /* the second run is framed too, as far as it stays near the first: one that runs away
+   * (the vakonomic reading of the rolling ball) must not shrink the first run, which the
+   * view is about, to a dot */
   if (self->ghost_renderer)
     {
       g_autoptr (GArray) more = g_array_new (FALSE, FALSE, 3 * sizeof (double));
-      cml_scene_renderer_get_frame_points (self->ghost_renderer, ghost_values (self), &self->style, more);
-      g_array_append_vals (points, more->data, more->len);
+      g_autoptr (GArray) more_bodies = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+      double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+      cml_scene_renderer_get_view_points (self->ghost_renderer, ghost_values (self), &self->style, more,
+                                          more_bodies);
+      g_array_append_vals (more, more_bodies->data, more_bodies->len);
+      for (guint a = 0; a < 2; a++)
+        {
+          GArray *arr = a ? bodies : points;
+          for (guint k = 0; k < arr->len; k++)
+            for (int i = 0; i < 3; i++)
+              {
+                lo[i] = MIN (lo[i], g_array_index (arr, double, 3 * k + i));
+                hi[i] = MAX (hi[i], g_array_index (arr, double, 3 * k + i));
+              }
+        }
+      for (guint k = 0; k < more->len; k++)
+        {
+          const double *p = &g_array_index (more, double, 3 * k);
+          gboolean near = TRUE;
+          for (int i = 0; i < 3 && isfinite (lo[i]); i++)
+            {
+              double c = 0.5 * (lo[i] + hi[i]), half = MAX (0.5 * (hi[i] - lo[i]), 0.5);
+              if (fabs (p[i] - c) > GHOST_REACH * half)
+                near = FALSE;
+            }
+          if (near)
+            g_array_append_vals (points, p, 1);
+        }
     }
   /* the target and the conjugate points are framed too */
   cml_scene_steer_add_frame_points (self->steer, points);
@@ -403,11 +476,15 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
       keep_out[0] = (self->legend_w + LEGEND_MARGIN) * scale / width;
       keep_out[1] = (self->legend_h + LEGEND_MARGIN) * scale / height;
     }
+  /* the camera glides over the (wall) time between two frames drawn */
+  gint64 now = g_get_monotonic_time ();
+  double dt = self->last_fit_time > 0 && now > self->last_fit_time ? (now - self->last_fit_time) * 1e-6 : 0;
+  self->last_fit_time = now;
   /* while a body is dragged the camera holds still: framing the new place (a turntable
    * growing under the ball) would move the ground under the pointer, and the ball with it */
   if (!self->body_drag)
-    cml_camera_fit_points (&self->camera, (double *) points->data, points->len, (double) width / height,
-                           keep_out, FALSE);
+    cml_camera_follow (&self->camera, (double *) points->data, points->len, (double *) bodies->data, bodies->len,
+                       (double) width / height, keep_out, dt);
 }
 
 static gboolean
@@ -611,6 +688,49 @@ cml_scene_view_get_body_point (CmlSceneView *self, double *wx, double *wy)
         return FALSE;
       *wx = out.x, *wy = out.y;
       return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+cml_scene_view_project_point (CmlSceneView *self, const double p[3], double *wx, double *wy)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  double ndc[3];
+  graphene_point_t out;
+  if (w <= 0 || h <= 0)
+    return FALSE;
+  cml_camera_project (&self->camera, (double) w / h, p, ndc);
+  if (!gtk_widget_compute_point (GTK_WIDGET (self->area), GTK_WIDGET (self),
+                                 &GRAPHENE_POINT_INIT (0.5 * (ndc[0] + 1) * w, 0.5 * (1 - ndc[1]) * h), &out))
+    return FALSE;
+  *wx = out.x, *wy = out.y;
+  return TRUE;
+}
+
+gboolean
+cml_scene_view_get_moving_point (CmlSceneView *self, double *wx, double *wy)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+
+  const double *v = current_values (self);
+  if (v == NULL || uses_observables (self))
+    return FALSE;
+  CmlModel *model = cml_system_get_model (self->sys);
+  for (guint k = 0; k < model->scene->len; k++)
+    {
+      const CmlSceneObject *o = g_ptr_array_index (model->scene, k);
+      int at = g_str_equal (o->type, "sphere") ? cml_system_scene_offset (self->sys, k, "center")
+               : g_str_equal (o->type, "point") || g_str_equal (o->type, "disc")
+                 ? cml_system_scene_offset (self->sys, k, "position")
+                 : -1;
+      /* a fixed point (the heavy top's pivot) does not move */
+      if (at < 0 || (g_str_equal (o->type, "point") && v[at] == 0 && v[at + 1] == 0 && v[at + 2] == 0))
+        continue;
+      return isfinite (v[at]) && isfinite (v[at + 1]) && isfinite (v[at + 2])
+             && cml_scene_view_project_point (self, v + at, wx, wy);
     }
   return FALSE;
 }
@@ -1040,6 +1160,7 @@ cml_scene_view_finalize (GObject *object)
   g_clear_pointer (&self->reference, cml_reference_free);
   g_free (self->ref_now);
   g_free (self->ghost_label);
+  g_free (self->last_good);
   cml_scene_steer_free (self->steer);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
@@ -1152,6 +1273,8 @@ cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys)
   self->sys = sys;
 
   clear_pending (self);
+  g_clear_pointer (&self->last_good, g_free);
+  self->n_last_good = 0;
   self->samples_pushed = FALSE;
   self->last_frame_t = -INFINITY;
   if (self->renderer)
@@ -1178,6 +1301,7 @@ cml_scene_view_set_frame (CmlSceneView *self, CmlFrame *frame)
   g_clear_pointer (&self->frame, cml_frame_unref);
   self->frame = frame;
   reference_now (self, frame);
+  keep_last_good (self);
 
   const double *values = current_values (self);
   if (values && !self->samples_pushed)
@@ -1236,8 +1360,10 @@ cml_scene_view_frame_run (CmlSceneView *self)
 {
   g_return_if_fail (CML_IS_SCENE_VIEW (self));
 
-  /* the user's direction of view stays; distance and target follow the run again */
+  /* the user's direction of view stays; distance and target follow the run again, from
+   * a fresh framing */
   self->camera.auto_fit = TRUE;
+  self->camera.settled = FALSE;
   gtk_gl_area_queue_render (self->area);
 }
 

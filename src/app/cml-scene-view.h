@@ -72,6 +72,12 @@ gboolean   cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, d
 /* The view's point (in its own coordinates) where the first body that can be dragged has
  * its centre; FALSE if there is none. */
 gboolean   cml_scene_view_get_body_point (CmlSceneView *self, double *x, double *y);
+/* Where the world point P is drawn now, in the view's own coordinates (through the camera
+ * of the last frame drawn); FALSE before the view has a size. */
+gboolean   cml_scene_view_project_point (CmlSceneView *self, const double p[3], double *x, double *y);
+/* Where the first moving body of the scene (a sphere, point or disc, model order) is drawn
+ * now, in the view's own coordinates; FALSE if there is none. */
+gboolean   cml_scene_view_get_moving_point (CmlSceneView *self, double *x, double *y);
 /* The model's closed form ([reference]) drawn faint over the run — the bodies where the
  * closed form puts them, with their own trail — as the plots show it dashed.  Nothing
  * for a model without closed forms.  get_reference_scene: the closed form's scene values

@@ -26,6 +26,9 @@
  *   windows       how many windows the program shows (the main window, dialogs)
  *   focus         the focused widget's type, and its text when it is a text field
  *   body          [x, y] in the window of the centre of the body a drag would move, or null
+ *   scene_body    [x, y] in the window of where the 3-D view draws the first moving body
+ *                 (a sphere, point or disc of the model's scene), or null; scene_view the
+ *                 3-D view's [x, y, width, height]
  *   time_plot, phase_plot   {"data": whether a curve is drawn, "samples": kept,
  *                 "zoomed": a wheel zoom holds the view, "note": the line about the other
  *                 run compared ("" none), "at": the middle of the drawing, or null}
@@ -264,6 +267,31 @@ describe (CmlWindow *self)
     }
   else
     cml_json_null (json, "body");
+  /* where the 3-D view shows the moving body, and the view's rectangle */
+  {
+    graphene_rect_t view;
+    if (cml_scene_view_get_moving_point (self->scene_view, &bx, &by)
+        && gtk_widget_compute_point (GTK_WIDGET (self->scene_view), window, &GRAPHENE_POINT_INIT (bx, by), &body))
+      {
+        cml_json_begin_array (json, "scene_body", CML_JSON_LINE);
+        cml_json_number (json, NULL, body.x);
+        cml_json_number (json, NULL, body.y);
+        cml_json_end (json);
+      }
+    else
+      cml_json_null (json, "scene_body");
+    if (gtk_widget_compute_bounds (GTK_WIDGET (self->scene_view), window, &view))
+      {
+        cml_json_begin_array (json, "scene_view", CML_JSON_LINE);
+        cml_json_number (json, NULL, view.origin.x);
+        cml_json_number (json, NULL, view.origin.y);
+        cml_json_number (json, NULL, view.size.width);
+        cml_json_number (json, NULL, view.size.height);
+        cml_json_end (json);
+      }
+    else
+      cml_json_null (json, "scene_view");
+  }
   write_plot (json, "time_plot", self->time_plot, window);
   write_plot (json, "phase_plot", self->phase_plot, window);
   cml_json_string (json, "panel_message", cml_parameter_panel_get_input_error (self->parameter_panel));

@@ -7,6 +7,7 @@
 #include "cml-camera.h"
 
 #include <math.h>
+#include <string.h>
 
 #define DEFAULT_YAW   (-G_PI / 2 + 0.45)  /* from the front (−y), a little to the right */
 #define DEFAULT_PITCH (0.62)              /* about 36° above the table */
@@ -27,6 +28,7 @@ cml_camera_init (CmlCamera *cam)
     .target = { 0, 0, 0 },
     .fovy = 35.0 * G_PI / 180.0,
     .auto_fit = TRUE,
+    .settled = FALSE,
   };
 }
 
@@ -38,6 +40,7 @@ cml_camera_reset (CmlCamera *cam)
   cam->yaw = DEFAULT_YAW;
   cam->pitch = DEFAULT_PITCH;
   cam->auto_fit = TRUE;
+  cam->settled = FALSE;
 }
 
 /* The camera's axes: RIGHT and UP across the view, TOWARD from the target to the eye. */
@@ -54,33 +57,42 @@ camera_axes (const CmlCamera *cam, double right[3], double up[3], double toward[
  * along RIGHT or UP, and TOWARD) must land between LO and HI (−1 < LO < 0 < HI < 1) of the
  * half-view whose tangent is T.  The eye at (E, D) sees a point there iff
  *   x − E ≤ T·HI·(D − z)   and   E − x ≤ T·|LO|·(D − z),
- * i.e. D ≥ A − E/a and D ≥ B + E/b with a = T·HI, b = T·|LO|, A = max (z + x/a),
- * B = max (z − x/b).  The least D makes both equal: E = (A − B)/(1/a + 1/b). */
+ * i.e. E ≥ a (A − D) and E ≤ b (D − B) with a = T·HI, b = T·|LO|, A = max (z + x/a),
+ * B = max (z − x/b).  Two groups of points may have regions of their own (what is shown,
+ * and the moving bodies held farther from the edges): E must satisfy every group's pair,
+ * which it can iff D ≥ (a_g A_g + b_h B_h) / (a_g + b_h) for every two groups g, h; the
+ * least such D is the eye's depth. */
+#define N_GROUPS 2
+
 typedef struct
 {
-  double a, b, A, B;
+  double a[N_GROUPS], b[N_GROUPS], A[N_GROUPS], B[N_GROUPS];
 } Side;
 
 static void
-side_init (Side *s, double tan_half, double lo, double hi)
+side_init (Side *s, int g, double tan_half, double lo, double hi)
 {
-  s->a = tan_half * hi;
-  s->b = tan_half * -lo;
-  s->A = s->B = -INFINITY;
+  s->a[g] = tan_half * hi;
+  s->b[g] = tan_half * -lo;
+  s->A[g] = s->B[g] = -INFINITY;
 }
 
 static void
-side_add (Side *s, double x, double z)
+side_add (Side *s, int g, double x, double z)
 {
-  s->A = MAX (s->A, z + x / s->a);
-  s->B = MAX (s->B, z - x / s->b);
+  s->A[g] = MAX (s->A[g], z + x / s->a[g]);
+  s->B[g] = MAX (s->B[g], z - x / s->b[g]);
 }
 
 static double
 side_depth (const Side *s)
 {
-  double e = (s->A - s->B) / (1 / s->a + 1 / s->b);
-  return s->A - e / s->a;
+  double d = -INFINITY;
+  for (int g = 0; g < N_GROUPS; g++)
+    for (int h = 0; h < N_GROUPS; h++)
+      if (isfinite (s->A[g]) && isfinite (s->B[h]))
+        d = MAX (d, (s->a[g] * s->A[g] + s->b[h] * s->B[h]) / (s->a[g] + s->b[h]));
+  return d;
 }
 
 /* The sideways position for an eye at depth D ≥ side_depth: the middle of the positions
@@ -88,24 +100,37 @@ side_depth (const Side *s)
 static double
 side_offset (const Side *s, double d)
 {
-  double e_min = s->a * (s->A - d), e_max = s->b * (d - s->B);
-  return 0.5 * (e_min + e_max);
+  double e_min = -INFINITY, e_max = INFINITY;
+  for (int g = 0; g < N_GROUPS; g++)
+    if (isfinite (s->A[g]))
+      {
+        e_min = MAX (e_min, s->a[g] * (s->A[g] - d));
+        e_max = MIN (e_max, s->b[g] * (d - s->B[g]));
+      }
+  return isfinite (e_min) && isfinite (e_max) ? 0.5 * (e_min + e_max) : 0;
 }
 
-/* Fits the box's corners P (N of them, in camera axes about the box's centre) into the
- * region [XLO, XHI] × [YLO, YHI] of the view; returns the eye's depth, sets EX, EY. */
+/* Fits the points P (N of them, in camera axes about the centre of their box; the first
+ * N_SHOWN what is shown, the rest the moving bodies) into the region [XLO, XHI] × [YLO,
+ * YHI] of the view, the bodies into its middle part (CML_CAMERA_BODY_MARGIN of its
+ * half-size off each edge); returns the eye's depth, sets EX, EY. */
 static double
-fit_region (const double (*p)[3], guint n, double tan_h, double tan_v, double xlo, double xhi,
-            double ylo, double yhi, double *ex, double *ey)
+fit_region (const double (*p)[3], guint n, guint n_shown, double tan_h, double tan_v, double xlo,
+            double xhi, double ylo, double yhi, double *ex, double *ey)
 {
   Side sx, sy;
   double zmax = -INFINITY;
-  side_init (&sx, tan_h, xlo, xhi);
-  side_init (&sy, tan_v, ylo, yhi);
+  double xm = 0.5 * (xlo + xhi), xh = 0.5 * (xhi - xlo) * (1 - CML_CAMERA_BODY_MARGIN);
+  double ym = 0.5 * (ylo + yhi), yh = 0.5 * (yhi - ylo) * (1 - CML_CAMERA_BODY_MARGIN);
+  side_init (&sx, 0, tan_h, xlo, xhi);
+  side_init (&sy, 0, tan_v, ylo, yhi);
+  side_init (&sx, 1, tan_h, MIN (xm - xh, -0.05), MAX (xm + xh, 0.05));
+  side_init (&sy, 1, tan_v, MIN (ym - yh, -0.05), MAX (ym + yh, 0.05));
   for (guint i = 0; i < n; i++)
     {
-      side_add (&sx, p[i][0], p[i][2]);
-      side_add (&sy, p[i][1], p[i][2]);
+      int g = i < n_shown ? 0 : 1;
+      side_add (&sx, g, p[i][0], p[i][2]);
+      side_add (&sy, g, p[i][1], p[i][2]);
       zmax = MAX (zmax, p[i][2]);
     }
   double d = MAX (side_depth (&sx), side_depth (&sy));
@@ -129,37 +154,40 @@ cml_camera_fit (CmlCamera *cam, const double min[3], const double max[3], double
   cml_camera_fit_points (cam, &corners[0][0], 8, aspect, keep_out, force);
 }
 
-void
-cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect,
-                       const double keep_out[2], gboolean force)
+/* The target and distance that fit the N points XYZ and the N_BODIES points BODIES (see
+ * cml_camera_follow) in CAM's direction; FALSE when there is nothing finite to fit. */
+static gboolean
+fit_target (const CmlCamera *cam, const double *xyz, guint n, const double *bodies, guint n_bodies,
+            double aspect, const double keep_out[2], double target[3], double *distance)
 {
-  g_return_if_fail (cam != NULL && (n == 0 || xyz != NULL));
-
-  if ((!cam->auto_fit && !force) || n == 0)
-    return;
+  guint total = n + n_bodies;
+  if (total == 0)
+    return FALSE;
   double min[3] = { INFINITY, INFINITY, INFINITY }, max[3] = { -INFINITY, -INFINITY, -INFINITY };
-  for (guint k = 0; k < n; k++)
+  for (guint k = 0; k < total; k++)
     for (int i = 0; i < 3; i++)
       {
-        if (!isfinite (xyz[3 * k + i]))
-          return;
-        min[i] = MIN (min[i], xyz[3 * k + i]);
-        max[i] = MAX (max[i], xyz[3 * k + i]);
+        double x = k < n ? xyz[3 * k + i] : bodies[3 * (k - n) + i];
+        if (!isfinite (x))
+          return FALSE;
+        min[i] = MIN (min[i], x);
+        max[i] = MAX (max[i], x);
       }
   if (!(aspect > 0))
     aspect = 1.0;
 
   /* the points in the camera's axes, about the centre of their box */
   double right[3], up[3], toward[3], c[3];
-  g_autofree double (*p)[3] = g_malloc_n (n, sizeof *p);
+  g_autofree double (*p)[3] = g_malloc_n (total, sizeof *p);
   camera_axes (cam, right, up, toward);
   for (int i = 0; i < 3; i++)
     c[i] = 0.5 * (min[i] + max[i]);
-  for (guint k = 0; k < n; k++)
+  for (guint k = 0; k < total; k++)
     {
       double q[3];
+      const double *x = k < n ? xyz + 3 * k : bodies + 3 * (k - n);
       for (int i = 0; i < 3; i++)
-        q[i] = xyz[3 * k + i] - c[i];
+        q[i] = x[i] - c[i];
       p[k][0] = q[0] * right[0] + q[1] * right[1] + q[2] * right[2];
       p[k][1] = q[0] * up[0] + q[1] * up[1] + q[2] * up[2];
       p[k][2] = q[0] * toward[0] + q[1] * toward[1] + q[2] * toward[2];
@@ -170,15 +198,15 @@ cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect
   double tan_v = tan (cam->fovy / 2), tan_h = tan_v * aspect;
   double lo = -1 + CML_CAMERA_FIT_MARGIN, hi = 1 - CML_CAMERA_FIT_MARGIN;
   double ex, ey;
-  double d = fit_region ((const double (*)[3]) p, n, tan_h, tan_v, lo, hi, lo, hi, &ex, &ey);
+  double d = fit_region ((const double (*)[3]) p, total, n, tan_h, tan_v, lo, hi, lo, hi, &ex, &ey);
   if (keep_out && keep_out[0] > 0 && keep_out[1] > 0)
     {
       double kw = MIN (keep_out[0], 0.45), kh = MIN (keep_out[1], 0.45);
       double ex1, ey1, ex2, ey2;
-      double d1 = fit_region ((const double (*)[3]) p, n, tan_h, tan_v, -1 + 2 * kw + CML_CAMERA_FIT_MARGIN, hi, lo, hi,
-                              &ex1, &ey1);
-      double d2 = fit_region ((const double (*)[3]) p, n, tan_h, tan_v, lo, hi, -1 + 2 * kh + CML_CAMERA_FIT_MARGIN, hi,
-                              &ex2, &ey2);
+      double d1 = fit_region ((const double (*)[3]) p, total, n, tan_h, tan_v, -1 + 2 * kw + CML_CAMERA_FIT_MARGIN,
+                              hi, lo, hi, &ex1, &ey1);
+      double d2 = fit_region ((const double (*)[3]) p, total, n, tan_h, tan_v, lo, hi,
+                              -1 + 2 * kh + CML_CAMERA_FIT_MARGIN, hi, &ex2, &ey2);
       if (d1 <= d2)
         d = d1, ex = ex1, ey = ey1;
       else
@@ -187,10 +215,116 @@ cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect
 
   /* the eye sits at (EX, EY, D) in these axes; the target straight ahead of it, level
    * with the box's centre */
-  d = MAX (d, 1e-3);
   for (int i = 0; i < 3; i++)
-    cam->target[i] = c[i] + ex * right[i] + ey * up[i];
-  cam->distance = d;
+    target[i] = c[i] + ex * right[i] + ey * up[i];
+  *distance = MAX (d, 1e-3);
+  return TRUE;
+}
+
+void
+cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect,
+                       const double keep_out[2], gboolean force)
+{
+  g_return_if_fail (cam != NULL && (n == 0 || xyz != NULL));
+
+  double target[3], distance;
+  if ((!cam->auto_fit && !force) || n == 0)
+    return;
+  /* (no bodies: the whole region is theirs) */
+  if (!fit_target (cam, xyz, n, NULL, 0, aspect, keep_out, target, &distance))
+    return;
+  memcpy (cam->target, target, sizeof target);
+  cam->distance = distance;
+}
+
+/* Whether the N points XYZ land within LIMIT of the half-view of CAM, and off the corner
+ * KEEP_OUT (NULL: none). */
+static gboolean
+all_within (const CmlCamera *cam, const double *xyz, guint n, double aspect, const double keep_out[2],
+            double limit)
+{
+  for (guint k = 0; k < n; k++)
+    {
+      double ndc[3];
+      cml_camera_project (cam, aspect, xyz + 3 * k, ndc);
+      if (!(fabs (ndc[0]) <= limit && fabs (ndc[1]) <= limit && fabs (ndc[2]) < 1))
+        return FALSE;
+      if (keep_out && keep_out[0] > 0 && keep_out[1] > 0 && ndc[0] < -1 + 2 * MIN (keep_out[0], 0.45)
+          && ndc[1] < -1 + 2 * MIN (keep_out[1], 0.45))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* CAM moved the part K of the way from FROM (target, distance) to TO (the distance on a
+ * logarithmic scale, so that zooming looks even). */
+static void
+blend (CmlCamera *cam, const double from_target[3], double from_distance, const double to_target[3],
+       double to_distance, double k)
+{
+  for (int i = 0; i < 3; i++)
+    cam->target[i] = from_target[i] + k * (to_target[i] - from_target[i]);
+  cam->distance = exp (log (from_distance) + k * (log (to_distance) - log (from_distance)));
+}
+
+void
+cml_camera_follow (CmlCamera *cam, const double *xyz, guint n, const double *bodies, guint n_bodies,
+                   double aspect, const double keep_out[2], double dt)
+{
+  g_return_if_fail (cam != NULL && (n == 0 || xyz != NULL) && (n_bodies == 0 || bodies != NULL));
+
+  double target[3], distance;
+  if (!cam->auto_fit || !fit_target (cam, xyz, n, bodies, n_bodies, aspect, keep_out, target, &distance))
+    return;
+  if (!cam->settled || !(cam->distance > 0) || !isfinite (cam->distance))
+    {
+      /* a new run, a reset: straight to the fit */
+      memcpy (cam->target, target, sizeof target);
+      cam->distance = distance;
+      cam->settled = TRUE;
+      cam->easing = FALSE;
+      return;
+    }
+
+  /* the view holds still while everything is in it, the bodies away from its edges and
+   * the picture not much smaller than it could be; else it glides towards the fit */
+  double shift = 0;
+  for (int i = 0; i < 3; i++)
+    shift += (target[i] - cam->target[i]) * (target[i] - cam->target[i]);
+  shift = sqrt (shift) / distance;
+  double zoom = fabs (log (cam->distance / distance));
+  gboolean good = all_within (cam, xyz, n, aspect, keep_out, 0.98)
+                  && all_within (cam, bodies, n_bodies, aspect, keep_out, CML_CAMERA_FOLLOW_SOFT)
+                  && cam->distance < 1.4 * distance;
+  if (good && !cam->easing)
+    return;
+  if (shift < 0.01 && zoom < 0.01)
+    {
+      cam->easing = FALSE;
+      return;
+    }
+  cam->easing = TRUE;
+
+  double from[3], from_distance = cam->distance;
+  memcpy (from, cam->target, sizeof from);
+  double k = 1 - exp (-CLAMP (dt, 0.0, 0.25) / CML_CAMERA_FOLLOW_TIME);
+  blend (cam, from, from_distance, target, distance, k);
+  /* however fast the run, the bodies never leave the view: the least further step that
+   * keeps them within CML_CAMERA_FOLLOW_HARD of it (the fit itself does) */
+  if (!all_within (cam, bodies, n_bodies, aspect, keep_out, CML_CAMERA_FOLLOW_HARD))
+    {
+      double lo = k, hi = 1;
+      for (int it = 0; it < 24; it++)
+        {
+          double mid = 0.5 * (lo + hi);
+          blend (cam, from, from_distance, target, distance, mid);
+          if (all_within (cam, bodies, n_bodies, aspect, keep_out, CML_CAMERA_FOLLOW_HARD))
+            hi = mid;
+          else
+            lo = mid;
+        }
+      blend (cam, from, from_distance, target, distance, hi);
+    }
 }
 
 void

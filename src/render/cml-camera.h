@@ -26,6 +26,8 @@ typedef struct
   double   target[3];  /* world point looked at */
   double   fovy;       /* vertical field of view, radians */
   gboolean auto_fit;   /* follow cml_camera_fit() (see above) */
+  gboolean settled;    /* cml_camera_follow() has framed the run once (else it jumps) */
+  gboolean easing;     /* cml_camera_follow() is gliding towards a new framing */
 } CmlCamera;
 
 /* The default view: from the front right, a little above, auto-fit on. */
@@ -51,6 +53,24 @@ void cml_camera_fit (CmlCamera *cam, const double min[3], const double max[3], d
  * their convex hull. */
 void cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect,
                             const double keep_out[2], gboolean force);
+/* Following a run (the window): the moving bodies are held CML_CAMERA_BODY_MARGIN of the
+ * half-view farther from the edges than what is shown; the view holds still while they
+ * are within CML_CAMERA_FOLLOW_SOFT of the half-view, and else glides to a new framing
+ * with the time constant CML_CAMERA_FOLLOW_TIME (seconds), never letting them pass
+ * CML_CAMERA_FOLLOW_HARD. */
+#define CML_CAMERA_BODY_MARGIN 0.3
+#define CML_CAMERA_FOLLOW_SOFT 0.72
+#define CML_CAMERA_FOLLOW_HARD 0.8
+#define CML_CAMERA_FOLLOW_TIME 0.3
+
+/* Frames what a running scene shows now — the N points XYZ (trails as kept, tables' rims,
+ * corners of boxes) and the N_BODIES points BODIES (the centres of what moves) — as
+ * cml_camera_fit_points does, with the bodies held well inside the view (see above); the
+ * view moves smoothly: it holds still while the framing is good enough, and glides
+ * towards the fit otherwise, DT seconds after the last call.  The first call after init,
+ * reset or a cleared SETTLED goes straight to the fit.  Only when auto-fit is on. */
+void cml_camera_follow (CmlCamera *cam, const double *xyz, guint n, const double *bodies, guint n_bodies,
+                        double aspect, const double keep_out[2], double dt);
 /* Where the world point P lands in normalized device coordinates (x right, y up, −1 … 1
  * inside the view; z −1 … 1 between the near and far planes) for a view of ASPECT. */
 void cml_camera_project (const CmlCamera *cam, double aspect, const double p[3], double ndc[3]);

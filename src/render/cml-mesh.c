@@ -146,6 +146,14 @@ cml_mesh_data_add_cylinder (CmlMeshData *data, guint segments)
 }
 
 void
+cml_mesh_data_add_tube (CmlMeshData *data, guint segments)
+{
+  g_return_if_fail (segments >= 3);
+
+  add_tube (data, segments, 0, 1, 1, 1, 0.f);
+}
+
+void
 cml_mesh_data_add_cone (CmlMeshData *data, guint segments)
 {
   g_return_if_fail (segments >= 3);

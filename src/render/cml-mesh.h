@@ -45,6 +45,8 @@ void cml_mesh_data_add_sphere (CmlMeshData *data, guint slices, guint stacks);
 void cml_mesh_data_add_disc (CmlMeshData *data, guint segments, float thickness);
 /* Unit cylinder about z from z = 0 to 1, with the bottom cap. */
 void cml_mesh_data_add_cylinder (CmlMeshData *data, guint segments);
+/* The side of that cylinder only, open at both ends (a wheel's tread). */
+void cml_mesh_data_add_tube (CmlMeshData *data, guint segments);
 /* Unit cone: base of radius 1 at z = 0 (capped), apex at z = 1. */
 void cml_mesh_data_add_cone (CmlMeshData *data, guint segments);
 /* The square [−1, 1]² in z = 0 facing +z. */

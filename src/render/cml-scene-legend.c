@@ -35,6 +35,27 @@ legend_entry_clear (gpointer p)
   g_free (((LegendEntry *) p)->text);
 }
 
+/* Whether the window lets the tip of arrow SO be dragged: its vector's x and y are
+ * velocities (momenta, for a vakonomic system), as the scene view's arrow_at asks. */
+static gboolean
+arrow_can_be_dragged (const CmlModel *model, const CmlSceneObject *so)
+{
+  GPtrArray *vec = g_hash_table_lookup (so->props, "vector");
+  if (!g_str_equal (so->type, "arrow") || vec == NULL || vec->len != 3)
+    return FALSE;
+  for (guint j = 0; j < 2; j++)
+    {
+      int id = cml_expr_symbol_id (vec->pdata[j]);
+      gboolean starting = FALSE;
+      for (guint a = 0; id >= 0 && a < model->n; a++)
+        if (model->kind == CML_CONSTRAINTS_VAKONOMIC ? model->momenta_sym[a] == id : model->fibre_sym[a] == id)
+          starting = TRUE;
+      if (!starting)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static GArray *
 legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
 {
@@ -55,6 +76,28 @@ legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
       hex_to_rgb (0xe01b24, point.rgb);
       g_array_append_val (entries, point);
       g_array_append_val (entries, path);
+      /* what the axes measure, with their units: the picture is a graph of the state */
+      int obs[3];
+      const char *names[3];
+      static const guint32 hex[3] = { AXIS_HEX_X, AXIS_HEX_Y, AXIS_HEX_Z };
+      const char *axis[3] = {
+        /* TRANSLATORS: the axes of the picture of a model without a scene; %s is a
+         * coordinate's name, with its unit in brackets when it has one */
+        N_("red axis: %s"), N_("green axis: %s"), N_("blue axis: %s"),
+      };
+      default_coordinates (sys, obs, names);
+      for (guint k = 0; k < 3; k++)
+        {
+          if (names[k] == NULL)
+            continue;
+          const char *unit = cml_model_unit (model, names[k]);
+          g_autofree char *name = unit && *unit && g_strcmp0 (unit, "1") != 0
+                                    ? g_strdup_printf ("%s [%s]", names[k], unit)
+                                    : g_strdup (names[k]);
+          LegendEntry e = { OBJ_ARROW, { 0 }, g_strdup_printf (_(axis[k]), name) };
+          hex_to_rgb (hex[k], e.rgb);
+          g_array_append_val (entries, e);
+        }
       return entries;
     }
 
@@ -80,7 +123,12 @@ legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
       for (guint k = 0; k < G_N_ELEMENTS (types); k++)
         if (g_str_equal (so->type, types[k].type))
           {
-            LegendEntry e = { types[k].kind, { 0 }, g_strdup (so->label) };
+            LegendEntry e = { types[k].kind, { 0 }, NULL };
+            if (style && style->interactive && arrow_can_be_dragged (model, so))
+              /* TRANSLATORS: after the label of a velocity arrow in the window's legend */
+              e.text = g_strdup_printf (_("%s (drag its tip)"), so->label);
+            else
+              e.text = g_strdup (so->label);
             parse_color (so->color, types[k].color, e.rgb);
             g_array_append_val (entries, e);
           }

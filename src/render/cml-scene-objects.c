@@ -38,7 +38,7 @@ cml_scene_values_are_observables (CmlSystem *sys)
  * filled up with fibre coordinates when the base has fewer than two (a Lie algebra, or a
  * base of one: the velocity beside the position shows the motion as a phase portrait).
  * OBS gets their observable indices (-1: none, drawn at 0), NAMES their names. */
-static guint
+guint
 default_coordinates (CmlSystem *sys, int obs[3], const char *names[3])
 {
   CmlModel *model = cml_system_get_model (sys);
@@ -503,4 +503,152 @@ cml_scene_renderer_get_frame_points (CmlSceneRenderer *r, const double *scene_va
           g_array_append_vals (points, p, 1);
         }
     }
+}
+
+/* ---- what is shown now, for a camera that follows the run ------------------------------ */
+
+#define VIEW_TRAIL_POINTS 400  /* of each trail, for framing */
+
+static void
+append_point (GArray *a, double x, double y, double z)
+{
+  double p[3] = { x, y, z };
+  if (finite_n (p, 3))
+    g_array_append_vals (a, p, 1);
+}
+
+/* The six points a body of RADIUS at C reaches along the axes. */
+static void
+append_body (GArray *points, const double c[3], double radius)
+{
+  if (!(radius >= 0) || !isfinite (radius))
+    radius = 0;
+  for (int k = 0; k < 3; k++)
+    for (int s = -1; s <= 1; s += 2)
+      append_point (points, c[0] + (k == 0) * s * radius, c[1] + (k == 1) * s * radius,
+                    c[2] + (k == 2) * s * radius);
+}
+
+void
+cml_scene_renderer_get_view_points (CmlSceneRenderer *r, const double *scene_values,
+                                    const CmlSceneStyle *style, GArray *points, GArray *bodies)
+{
+  g_return_if_fail (r != NULL && points != NULL && bodies != NULL);
+  g_return_if_fail (g_array_get_element_size (points) == 3 * sizeof (double));
+  g_return_if_fail (g_array_get_element_size (bodies) == 3 * sizeof (double));
+
+  static const double origin[3] = { 0, 0, 0 };
+  double min[3], max[3], scratch[3];
+  g_array_set_size (points, 0);
+  g_array_set_size (bodies, 0);
+  /* brings the tables' reach and rims up to date */
+  cml_scene_renderer_get_bounds (r, scene_values, style, min, max);
+  const double *v = object_values (r, scene_values, scratch);
+
+  if (r->objects->len == 0)
+    {
+      /* the default axes */
+      for (int c = 0; c < 8; c++)
+        append_point (points, c & 1 ? 1.2 : -1.2, c & 2 ? 1.2 : -1.2, c & 4 ? 1.6 : -0.8);
+      return;
+    }
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      SceneObj *o = r->objects->pdata[i];
+      switch (o->kind)
+        {
+        case OBJ_SPHERE:
+          if (v && finite_n (v + o->center, 3))
+            {
+              append_body (points, v + o->center, v[o->radius]);
+              g_array_append_vals (bodies, v + o->center, 1);
+            }
+          break;
+        case OBJ_POINT:
+        case OBJ_DISC:
+          if (v && finite_n (v + o->position, 3))
+            {
+              double radius = o->radius >= 0 ? v[o->radius] : 0;
+              append_body (points, v + o->position, radius);
+              g_array_append_vals (bodies, v + o->position, 1);
+            }
+          break;
+        case OBJ_ARROW:
+          if (v && finite_n (v + o->from, 3) && finite_n (v + o->vector, 3))
+            {
+              append_point (points, v[o->from], v[o->from + 1], v[o->from + 2]);
+              append_point (points, v[o->from] + v[o->vector], v[o->from + 1] + v[o->vector + 1],
+                            v[o->from + 2] + v[o->vector + 2]);
+            }
+          break;
+        case OBJ_TURNTABLE:
+          {
+            /* its rim at the largest size drawn (it does not shrink back) */
+            const double *c = o->rim_radius > 0 ? o->rim_center : v && o->center >= 0 ? v + o->center : origin;
+            double rr = o->rim_radius > 0 ? o->rim_radius : v ? table_drawn_radius (o, v) : 0;
+            if (!(rr > 0))
+              break;
+            rr /= cos (G_PI / RIM_POINTS);
+            for (int k = 0; k < RIM_POINTS; k++)
+              {
+                double a = 2 * G_PI * k / RIM_POINTS;
+                append_point (points, c[0] + rr * cos (a), c[1] + rr * sin (a), c[2]);
+              }
+            break;
+          }
+        case OBJ_TRAIL:
+          {
+            /* the points kept (as drawn: in the table frame, turned as draw_trails turns
+             * them), a few hundred of them */
+            guint n = trail_n (o);
+            gboolean table = style && style->table_frame && o->frame_angle >= 0;
+            double a_now = table && v && isfinite (v[o->frame_angle]) ? v[o->frame_angle]
+                           : n ? trail_at (o, n - 1)->angle : 0;
+            guint stride = MAX (1, n / VIEW_TRAIL_POINTS);
+            for (guint j = 0; j < n; j++)
+              {
+                if (j % stride != 0 && j != n - 1)
+                  continue;
+                const TrailPoint *tp = trail_at (o, j);
+                double x = tp->p[0], y = tp->p[1];
+                if (table)
+                  {
+                    double a = a_now - tp->angle, c = cos (a), s = sin (a);
+                    x = c * tp->p[0] - s * tp->p[1];
+                    y = s * tp->p[0] + c * tp->p[1];
+                  }
+                append_point (points, x, y, tp->p[2]);
+              }
+            break;
+          }
+        case OBJ_PLANE:
+          /* a backdrop */
+          break;
+        }
+    }
+  if (points->len == 0 && bodies->len == 0)
+    {
+      for (int c = 0; c < 8; c++)
+        append_point (points, c & 1 ? max[0] : min[0], c & 2 ? max[1] : min[1], c & 4 ? max[2] : min[2]);
+      return;
+    }
+  /* a lone point or a short trail must not fill the screen: at least a unit across */
+  double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+  for (guint a = 0; a < 2; a++)
+    {
+      GArray *arr = a ? bodies : points;
+      for (guint k = 0; k < arr->len; k++)
+        for (int i = 0; i < 3; i++)
+          {
+            lo[i] = MIN (lo[i], g_array_index (arr, double, 3 * k + i));
+            hi[i] = MAX (hi[i], g_array_index (arr, double, 3 * k + i));
+          }
+    }
+  for (int k = 0; k < 2; k++)
+    if (hi[k] - lo[k] < 1.0)
+      {
+        double c = 0.5 * (lo[k] + hi[k]);
+        append_point (points, k == 0 ? c - 0.5 : 0.5 * (lo[0] + hi[0]), k == 1 ? c - 0.5 : 0.5 * (lo[1] + hi[1]), lo[2]);
+        append_point (points, k == 0 ? c + 0.5 : 0.5 * (lo[0] + hi[0]), k == 1 ? c + 0.5 : 0.5 * (lo[1] + hi[1]), lo[2]);
+      }
 }

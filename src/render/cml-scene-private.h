@@ -99,7 +99,7 @@ struct _CmlSceneRenderer
   Program *cur;  /* in use */
   float    ghost_alpha; /* 1, or the opacity of a second run drawn over a first (style->ghost) */
 
-  CmlMesh *ball, *small_sphere, *table, *disc, *cylinder, *cone, *quad;
+  CmlMesh *ball, *small_sphere, *table, *disc, *cylinder, *tube, *cone, *quad;
   CmlMesh *grid_lines, *grid_axes;  /* remade every frame */
 
   CmlSystem *sys;
@@ -144,6 +144,13 @@ void lab_add (CmlSceneRenderer *r, const double c[3], double radius);
 void reset_bounds (CmlSceneRenderer *r);
 /* "x, y, theta" */
 char *default_names_joined (CmlSystem *sys);
+/* The default picture's coordinates: their observable indices OBS (-1: none) and NAMES
+ * (NULL: none), along x, y and z; returns how many there are. */
+guint default_coordinates (CmlSystem *sys, int obs[3], const char *names[3]);
+/* The colours of the default picture's axes x, y, z. */
+#define AXIS_HEX_X 0xe01b24
+#define AXIS_HEX_Y 0x26a269
+#define AXIS_HEX_Z 0x1c71d8
 /* The values the objects read: the scene values as given, or for the default picture
  * the point gathered from the observables V into SCRATCH (3). */
 const double *object_values (CmlSceneRenderer *r, const double *v, double *scratch);

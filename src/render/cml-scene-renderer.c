@@ -83,6 +83,8 @@ cml_scene_renderer_new (GError **error)
     r->disc = upload_mesh (data);
     cml_mesh_data_add_cylinder (data, 20);
     r->cylinder = upload_mesh (data);
+    cml_mesh_data_add_tube (data, 40);
+    r->tube = upload_mesh (data);
     cml_mesh_data_add_cone (data, 24);
     r->cone = upload_mesh (data);
     cml_mesh_data_add_quad (data);
@@ -143,6 +145,7 @@ cml_scene_renderer_free (CmlSceneRenderer *r)
   cml_mesh_free (r->table);
   cml_mesh_free (r->disc);
   cml_mesh_free (r->cylinder);
+  cml_mesh_free (r->tube);
   cml_mesh_free (r->cone);
   cml_mesh_free (r->quad);
   cml_mesh_free (r->grid_lines);
@@ -386,6 +389,41 @@ draw_disc (CmlSceneRenderer *r, const float p[3], const float n[3], float radius
   model_along (&m, at, dir, radius, radius);
   set_model (r, &m);
   cml_mesh_draw (r->disc);
+}
+
+/* A disc without marks standing on its edge (its normal within 60° of the horizontal) is
+ * a wheel, drawn solid: a tread WHEEL_WIDTH of its radius wide between two faces.  Drawn
+ * as a thin translucent disc it is a dark sliver when seen near its edge or from its back. */
+#define WHEEL_WIDTH 0.12
+
+static gboolean
+is_wheel (const SceneObj *o, const double *v)
+{
+  if (o->kind != OBJ_DISC || o->marks != NULL || v == NULL || !finite_n (v + o->normal, 3))
+    return FALSE;
+  const double *n = v + o->normal;
+  double len = sqrt (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  return len > 0 && fabs (n[2]) < 0.5 * len;
+}
+
+/* The wheel O's tread at V (its faces are drawn with the translucent things). */
+static void
+draw_wheel_tread (CmlSceneRenderer *r, const DrawCtx *dc, const SceneObj *o, const double *v, double radius)
+{
+  const double *n = v + o->normal;
+  double len = sqrt (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), width = WHEEL_WIDTH * radius, foot[3];
+  float dark[3], black[3] = { 0, 0, 0 };
+  for (int k = 0; k < 3; k++)
+    foot[k] = v[o->position + k] - 0.5 * width * n[k] / len;
+  mix3 (o->rgb, black, 0.25f, dark);
+  use (r, PATTERN_MARK);
+  set_colors (r, dark, 1.f, dark, dark);
+  CmlMat4 m;
+  model_along (&m, foot, n, radius, width);
+  set_model (r, &m);
+  glEnable (GL_CULL_FACE);
+  cml_mesh_draw (r->tube);
+  glDisable (GL_CULL_FACE);
 }
 
 /* A "nice" grid spacing (1, 2 or 5 × 10^k) near SPAN / 10. */
@@ -638,6 +676,7 @@ typedef struct
   float  radius;
   const float *rgb;
   float  alpha;
+  gboolean face;  /* a wheel's face: one-sided, lit as seen from the outside */
 } Translucent;
 
 static int
@@ -651,7 +690,8 @@ static void
 draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
 {
   g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (Translucent));
-  g_autofree float *current = g_new0 (float, 7 * r->objects->len);
+  /* per object: the current disc (7 floats), then wheel faces (12 floats) */
+  g_autofree float *current = g_new0 (float, 19 * r->objects->len);
 
   for (guint i = 0; i < r->objects->len; i++)
     {
@@ -662,7 +702,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
         for (guint j = o->marks_start; j < o->marks->len; j++)
           {
             const DiscMark *dm = &g_array_index (o->marks, DiscMark, j);
-            Translucent it = { 0, dm->p, dm->n, dm->radius, o->rgb, 0.32f };
+            Translucent it = { 0, dm->p, dm->n, dm->radius, o->rgb, 0.32f, FALSE };
             g_array_append_val (items, it);
           }
       if (v && finite_n (v + o->position, 3) && finite_n (v + o->normal, 3) && isfinite (v[o->radius]))
@@ -675,7 +715,30 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
               c[3 + k] = v[o->normal + k];
             }
           c[6] = isfinite (v[o->radius]) ? body_drawn_radius (dc, o, v) : NAN;
-          Translucent it = { 0, c, c + 3, c[6], o->rgb, o->marks ? 0.55f : 0.8f };
+          if (is_wheel (o, v))
+            {
+              /* both faces, at the sides of the tread, facing out (only the one towards
+               * the eye is drawn): nearly opaque, in the legend's own colour, with the
+               * marks on the wheel showing through */
+              float *faces = current + 7 * r->objects->len + 12 * i;
+              float len = sqrtf (c[3] * c[3] + c[4] * c[4] + c[5] * c[5]);
+              for (int side = 0; side < 2; side++)
+                {
+                  float sign = side ? -1.f : 1.f;
+                  for (int k = 0; k < 3; k++)
+                    {
+                      faces[6 * side + 3 + k] = sign * c[3 + k] / len;
+                      /* just outside the tread's ends (its cap would fight the face) */
+                      faces[6 * side + k] = c[k] + (0.5f * WHEEL_WIDTH + 0.01f) * c[6] * faces[6 * side + 3 + k];
+                    }
+                  Translucent it = { 0, faces + 6 * side, faces + 6 * side + 3, c[6], o->rgb, 0.72f, TRUE };
+                  g_array_append_val (items, it);
+                }
+              continue;
+            }
+          /* a disc lying flat (the plate on the plate–ball) is see-through: what
+           * it covers shows */
+          Translucent it = { 0, c, c + 3, c[6], o->rgb, o->marks ? 0.55f : 0.45f, FALSE };
           g_array_append_val (items, it);
         }
     }
@@ -699,6 +762,22 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
     {
       const Translucent *it = &g_array_index (items, Translucent, j);
       float dark[3], black[3] = { 0, 0, 0 };
+      if (it->face)
+        {
+          /* a wheel's face in the legend's colour, barely shaded: the scene's light
+           * leaves an upright face at half its colour, and orange at half is brown */
+          float lit[3], f = 0.85f + 0.2f * fabsf (it->n[0] * dc->light[0] + it->n[1] * dc->light[1]
+                                                 + it->n[2] * dc->light[2]);
+          for (int k = 0; k < 3; k++)
+            lit[k] = MIN (it->rgb[k] * f, 1.f);
+          use (r, PATTERN_FLOOR);
+          set_colors (r, lit, it->alpha, lit, lit);
+          glEnable (GL_CULL_FACE);
+          draw_disc (r, it->p, it->n, it->radius);
+          glDisable (GL_CULL_FACE);
+          use (r, PATTERN_DISC);
+          continue;
+        }
       mix3 (it->rgb, black, 0.35f, dark);
       set_colors (r, it->rgb, it->alpha, dark, dark);
       draw_disc (r, it->p, it->n, it->radius);
@@ -707,6 +786,33 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
 }
 
 static gboolean floor_height (CmlSceneRenderer *r, const double *v, double *z);
+
+/* Where arrow O is drawn from at V: its foot, or — when the foot is a sphere's contact
+ * point and the arrow lies flat (the table's force on the rolling ball) — the edge of the
+ * sphere's footprint in the arrow's direction: drawn from the contact point itself it
+ * would be hidden under the ball whenever it is shorter than the ball's radius. */
+static void
+arrow_foot (CmlSceneRenderer *r, const DrawCtx *dc, const SceneObj *o, const double *v, double from[3])
+{
+  const double *f = v + o->from, *vec = v + o->vector;
+  double flat = hypot (vec[0], vec[1]);
+  memcpy (from, f, 3 * sizeof (double));
+  if (!(flat > 0) || fabs (vec[2]) > 0.1 * flat)
+    return;
+  for (guint i = 0; i < r->objects->len; i++)
+    {
+      const SceneObj *s = r->objects->pdata[i];
+      if (s->kind != OBJ_SPHERE || !finite_n (v + s->center, 3) || !(v[s->radius] > 0))
+        continue;
+      const double *c = v + s->center;
+      double radius = v[s->radius], drawn = body_drawn_radius (dc, s, v);
+      if (hypot (f[0] - c[0], f[1] - c[1]) > 0.05 * radius || fabs (f[2] - (c[2] - radius)) > 0.1 * radius)
+        continue;
+      from[0] = c[0] + drawn * vec[0] / flat;
+      from[1] = c[1] + drawn * vec[1] / flat;
+      return;
+    }
+}
 
 static void
 draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
@@ -848,13 +954,19 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
         case OBJ_ARROW:
           if (finite_n (v + o->from, 3) && finite_n (v + o->vector, 3))
             {
+              double from[3];
+              arrow_foot (r, dc, o, v, from);
               glEnable (GL_CULL_FACE);
-              draw_arrow (r, dc, v + o->from, v + o->vector, o->rgb);
+              draw_arrow (r, dc, from, v + o->vector, o->rgb);
               glDisable (GL_CULL_FACE);
             }
           break;
-        case OBJ_TRAIL:
         case OBJ_DISC:
+          /* a wheel's tread is solid; its faces and other discs are translucent (later) */
+          if (is_wheel (o, v) && finite_n (v + o->position, 3) && isfinite (v[o->radius]))
+            draw_wheel_tread (r, dc, o, v, body_drawn_radius (dc, o, v));
+          break;
+        case OBJ_TRAIL:
           break; /* later passes */
         }
     }
@@ -926,6 +1038,28 @@ draw_default (CmlSceneRenderer *r, const DrawCtx *dc)
   use (r, PATTERN_MARK);
   set_colors (r, grey, 1.f, grey, grey);
   draw_sphere_mesh (r, r->small_sphere, origin, 0.06, NULL);
+  glDisable (GL_CULL_FACE);
+}
+
+/* The axes of the default picture of a model without a scene, from the origin, two grid
+ * steps long, in the colours the legend names them by: the picture is a graph of the
+ * state, and the legend says what each axis measures. */
+static void
+draw_default_axes (CmlSceneRenderer *r, const DrawCtx *dc)
+{
+  static const guint32 hex[3] = { AXIS_HEX_X, AXIS_HEX_Y, AXIS_HEX_Z };
+  static const double origin[3] = { 0, 0, 0 };
+  double len = dc->has_grid ? 2 * dc->grid_step : 1.0;
+  glEnable (GL_CULL_FACE);
+  for (int k = 0; k < 3; k++)
+    if (r->default_obs[k] >= 0)
+      {
+        double vec[3] = { 0, 0, 0 };
+        float rgb[3];
+        vec[k] = len;
+        hex_to_rgb (hex[k], rgb);
+        draw_arrow (r, dc, origin, vec, rgb);
+      }
   glDisable (GL_CULL_FACE);
 }
 
@@ -1086,6 +1220,8 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
           draw_grid (r, &dc);
           draw_contact_shadows (r, &dc, v);
         }
+      if (r->defaults && !style->ghost)
+        draw_default_axes (r, &dc);
       draw_trails (r, &dc, v, style);
       draw_translucent (r, &dc, v);
     }

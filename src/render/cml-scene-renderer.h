@@ -39,6 +39,8 @@ typedef struct
                            * onto the turning table (the rolling ball's rosette) */
   double   scale;         /* device pixels per logical pixel (line widths); 1 */
   guint    samples;       /* multisample antialiasing: 0 or 1 = off, else 2, 4 … */
+  gboolean interactive;   /* the window's legend: says what can be dragged (not in
+                           * exported pictures and videos) */
   gboolean ghost;         /* a second run drawn over a scene already drawn: translucent
                            * bodies and trails only (no background, grid, floor or table) */
 } CmlSceneStyle;
@@ -116,6 +118,15 @@ void cml_scene_renderer_get_bounds (CmlSceneRenderer *r, const double *scene_val
  * first.  No GL. */
 void cml_scene_renderer_get_frame_points (CmlSceneRenderer *r, const double *scene_values,
                                           const CmlSceneStyle *style, GArray *points);
+
+/* What a camera that follows the run frames (cml_camera_follow): POINTS, what is shown
+ * now — the trails as kept (as STYLE shows them), the bodies' extents and the arrows at
+ * SCENE_VALUES, each turntable's rim at the largest size it has been drawn — and BODIES,
+ * the centres of the spheres, points and discs (what moves, for the eye to follow).
+ * Unlike get_frame_points it forgets what the trails have dropped, so the view follows a
+ * body that travels.  Both GArrays of double[3], emptied first.  No GL. */
+void cml_scene_renderer_get_view_points (CmlSceneRenderer *r, const double *scene_values,
+                                         const CmlSceneStyle *style, GArray *points, GArray *bodies);
 
 /* Draws into the framebuffer bound now, viewport WIDTH × HEIGHT device pixels.
  * SCENE_VALUES (cml_system_n_scene_values of the system; NULL: only what needs no

@@ -370,7 +370,8 @@ test_default_scene (void)
     "[algebroid]\nbase = x, y\nfibre = u, v\n"
     "[anchor]\ne1 = x: 1\ne2 = y: 1\n"
     "[dynamics]\nlagrangian = (u^2 + v^2)/2 - (x^2 + 4*y^2)/2\n"
-    "[initial]\nx = 1\nv = 1\n";
+    "[initial]\nx = 1\nv = 1\n"
+    "[units]\nx = m\ny = m\nu = m/s\nv = m/s\n";
   g_autoptr (GError) error = NULL;
   g_autoptr (CmlModel) model = cml_model_new_from_data (text, "oscillator.cml", &error);
   g_assert_no_error (error);
@@ -382,9 +383,12 @@ test_default_scene (void)
   /* the legend needs no renderer */
   CmlSceneStyle style = cml_scene_style_default ();
   g_auto (GStrv) lines = cml_scene_legend_lines (sys, &style);
-  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
   g_assert_cmpstr (lines[0], ==, "state (x, y)");
   g_assert_cmpstr (lines[1], ==, "path of (x, y)");
+  /* the axes are named, with their units */
+  g_assert_cmpstr (lines[2], ==, "red axis: x [m]");
+  g_assert_cmpstr (lines[3], ==, "green axis: y [m]");
 
   g_autoptr (CmlOffscreen) off = offscreen_or_skip ();
   if (off == NULL)

@@ -13,6 +13,7 @@
 #include <gtk/gtk.h>
 #include <math.h>
 
+#include "cml-as-vakonomic.h"
 #include "cml-camera.h"
 #include "cml-mesh.h"
 #include "cml-scene-renderer.h"
@@ -216,9 +217,11 @@ test_no_scene (Fixture *fx, gconstpointer data)
   g_assert_true (cml_scene_values_are_observables (sys));
   CmlSceneStyle style = cml_scene_style_default ();
   g_auto (GStrv) lines = cml_scene_legend_lines (sys, &style);
-  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_cmpuint (g_strv_length (lines), ==, 5);
   g_assert_cmpstr (lines[0], ==, "state (W1, W2, W3)");
   g_assert_cmpstr (lines[1], ==, "path of (W1, W2, W3)");
+  g_assert_cmpstr (lines[2], ==, "red axis: W1");
+  g_assert_cmpstr (lines[4], ==, "blue axis: W3");
 
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   g_assert_no_error (error);
@@ -238,6 +241,194 @@ test_no_scene (Fixture *fx, gconstpointer data)
   cml_scene_view_set_system (fx->view, NULL);
   g_assert_true (cml_scene_view_probe_pixels (fx->view, &fraction));
   g_assert_cmpfloat (fraction, >, 0.01);
+}
+
+/* The camera follows a body that travels: Martinet's point and the Chaplygin sleigh,
+ * played for 45 s of simulated time in the window's ticks (half a second of history,
+ * then the frame, then a frame drawn), keep their centre well inside the view — a tenth
+ * of its size from every edge — at every tick. */
+static void
+check_follows (Fixture *fx, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (name, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  guint n_obs = cml_system_n_observables (sys);
+  guint n_cols = n_obs + cml_system_n_scene_values (sys);
+  guint per_tick = 30;
+  g_autofree double *t = g_new (double, per_tick);
+  g_autofree double *rows = g_new0 (double, (gsize) per_tick * n_cols);
+  double fraction, worst = 0;
+  guint k = 0;
+  /* the moving body: the model's point (Martinet's current point, the sleigh's centre) */
+  int body = -1;
+  for (guint i = 0; i < model->scene->len && body < 0; i++)
+    if (g_str_equal (((CmlSceneObject *) model->scene->pdata[i])->type, "point"))
+      body = cml_system_scene_offset (sys, i, "position");
+  g_assert_cmpint (body, >=, 0);
+  g_autofree double *v = g_new0 (double, cml_system_n_scene_values (sys));
+
+  cml_scene_view_set_system (fx->view, sys);
+  for (int tick = 0; tick < 90; tick++)
+    {
+      for (guint i = 0; i < per_tick; i++, k++)
+        {
+          if (k > 0)
+            g_assert_true (cml_simulation_advance (sim, k * SAMPLE_DT, &error));
+          t[i] = cml_simulation_get_time (sim);
+          cml_simulation_observe (sim, rows + (gsize) i * n_cols);
+          cml_simulation_eval_scene (sim, rows + (gsize) i * n_cols + n_obs);
+        }
+      cml_scene_view_push_samples (fx->view, t, rows, per_tick, n_cols, n_obs);
+      CmlFrame *frame = frame_of (sim, 1);
+      cml_scene_view_set_frame (fx->view, frame);
+      cml_frame_unref (frame);
+      if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+        {
+          g_test_skip ("no GL context");
+          return;
+        }
+      double x, y;
+      int w = gtk_widget_get_width (GTK_WIDGET (fx->view)), h = gtk_widget_get_height (GTK_WIDGET (fx->view));
+      cml_simulation_eval_scene (sim, v);
+      g_assert_true (cml_scene_view_project_point (fx->view, v + body, &x, &y));
+      double off = MAX (fabs (2 * x / w - 1), fabs (2 * y / h - 1));
+      worst = MAX (worst, off);
+      if (!(off <= CML_CAMERA_FOLLOW_HARD + 1e-3))
+        g_error ("%s at t = %.1f s: the body is drawn at (%.0f, %.0f) of a %d × %d view, %.2f of the "
+                 "half-view from its centre",
+                 name, cml_simulation_get_time (sim), x, y, w, h, off);
+    }
+  g_test_message ("%s: the body reached %.2f of the half-view in 45 s", name, worst);
+}
+
+static void
+test_follows_martinet (Fixture *fx, gconstpointer data)
+{
+  check_follows (fx, "martinet");
+}
+
+static void
+test_follows_sleigh (Fixture *fx, gconstpointer data)
+{
+  check_follows (fx, "chaplygin-sleigh");
+}
+
+/* Comparing the rolling ball with its vakonomic reading, which runs away within seconds:
+ * the view stays on the first run — its turntable (radius 4) stays at least a third of the
+ * view wide — while the second one leaves. */
+static void
+test_compare_keeps_first (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load ("rolling-ball", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlModel) vmodel = cml_model_new_as_vakonomic (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) vsys = cml_system_new (vmodel, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) vsim = cml_simulation_new (vsys, &error);
+  g_assert_no_error (error);
+  double fraction;
+
+  cml_scene_view_set_system (fx->view, sys);
+  cml_scene_view_set_ghost (fx->view, vsys, "vakonomic");
+  CmlSimulation *sims[2] = { sim, vsim };
+  for (int tick = 0; tick < 24; tick++)
+    {
+      for (int s = 0; s < 2; s++)
+        {
+          CmlSystem *sy = cml_simulation_get_system (sims[s]);
+          guint n_obs = cml_system_n_observables (sy), n_cols = n_obs + cml_system_n_scene_values (sy);
+          double t[30];
+          g_autofree double *rows = g_new0 (double, 30 * n_cols);
+          for (guint i = 0; i < 30; i++)
+            {
+              double ti = tick * 0.5 + i / 60.0;
+              if (ti > 0 && !cml_simulation_advance (sims[s], ti, NULL))
+                break;
+              t[i] = cml_simulation_get_time (sims[s]);
+              cml_simulation_observe (sims[s], rows + i * n_cols);
+              cml_simulation_eval_scene (sims[s], rows + i * n_cols + n_obs);
+            }
+          CmlFrame *frame = frame_of (sims[s], 1);
+          if (s == 0)
+            {
+              cml_scene_view_push_samples (fx->view, t, rows, 30, n_cols, n_obs);
+              cml_scene_view_set_frame (fx->view, frame);
+            }
+          else
+            {
+              cml_scene_view_push_ghost_samples (fx->view, t, rows, 30, n_cols, n_obs);
+              cml_scene_view_set_ghost_frame (fx->view, frame);
+            }
+          cml_frame_unref (frame);
+        }
+      if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+        {
+          g_test_skip ("no GL context");
+          return;
+        }
+    }
+  /* the second run has gone far */
+  g_autofree double *obs = g_new0 (double, cml_system_n_observables (vsys));
+  cml_simulation_observe (vsim, obs);
+  g_test_message ("the vakonomic ball is at x = %g", obs[cml_system_observable_index (vsys, "x")]);
+  g_assert_cmpfloat (fabs (obs[cml_system_observable_index (vsys, "x")]), >, 20);
+
+  double x0, y0, x1, y1;
+  g_assert_true (cml_scene_view_project_point (fx->view, (double[]) { -4, 0, 0 }, &x0, &y0));
+  g_assert_true (cml_scene_view_project_point (fx->view, (double[]) { 4, 0, 0 }, &x1, &y1));
+  int w = gtk_widget_get_width (GTK_WIDGET (fx->view));
+  g_test_message ("the table is drawn %.0f px wide in a view of %d", hypot (x1 - x0, y1 - y0), w);
+  g_assert_cmpfloat (hypot (x1 - x0, y1 - y0), >, w / 3.0);
+  cml_scene_view_set_ghost (fx->view, NULL, NULL);
+}
+
+/* After a run diverges, a frame whose scene values are no longer finite still shows the
+ * last good state: the body is drawn where it last was. */
+static void
+test_diverged_shows_last_good (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load ("rolling-ball", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  double fraction, x0, y0, x1, y1;
+
+  cml_scene_view_set_system (fx->view, sys);
+  g_assert_true (cml_simulation_advance (sim, 1.0, &error));
+  CmlFrame *frame = frame_of (sim, 1);
+  cml_scene_view_set_frame (fx->view, frame);
+  cml_frame_unref (frame);
+  if (!cml_scene_view_probe_pixels (fx->view, &fraction))
+    {
+      g_test_skip ("no GL context");
+      return;
+    }
+  g_assert_true (cml_scene_view_get_moving_point (fx->view, &x0, &y0));
+  /* the failed run's frame: its values overflowed */
+  frame = frame_of (sim, 1);
+  frame->state = CML_RUNNER_FAILED;
+  for (guint i = 0; i < frame->n_scene; i++)
+    frame->scene[i] = NAN;
+  cml_scene_view_set_frame (fx->view, frame);
+  cml_frame_unref (frame);
+  g_assert_true (cml_scene_view_probe_pixels (fx->view, &fraction));
+  g_assert_true (cml_scene_view_get_moving_point (fx->view, &x1, &y1));
+  g_assert_cmpfloat (hypot (x1 - x0, y1 - y0), <, 2);
+  g_assert_cmpfloat (fraction, >, 0.05);
 }
 
 static void
@@ -364,6 +555,10 @@ main (int argc, char **argv)
     { "/ui/scene-view/builtins", test_builtins },
     { "/ui/scene-view/styles-and-frames-only", test_styles_and_frames_only },
     { "/ui/scene-view/no-scene", test_no_scene },
+    { "/ui/scene-view/follows-martinet", test_follows_martinet },
+    { "/ui/scene-view/follows-sleigh", test_follows_sleigh },
+    { "/ui/scene-view/compare-keeps-first", test_compare_keeps_first },
+    { "/ui/scene-view/diverged-shows-last-good", test_diverged_shows_last_good },
   };
 
   /* no accessibility bus under Xvfb: GTK would warn, and warnings are fatal in tests */
