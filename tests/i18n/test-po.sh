@@ -18,7 +18,7 @@ listed=$(grep -v '^#' "$po/POTFILES.in" | sed '/^$/d')
 
 # every file with strings to translate is listed, and every listed file exists
 cd "$src" || exit 1
-for f in $(grep -rlE '(^|[^A-Za-z0-9_])(N?C?_|ngettext) ?\(|translatable="yes"' src/app src/cli src/render ui data | sort); do
+for f in $(grep -rlE '(^|[^A-Za-z0-9_])(N?C?_|ngettext) ?\(|translatable="yes"' src/app src/cli src/core src/render ui data | sort); do
   if grep -qxF "$f" <<<"$listed"; then ok "$f is in POTFILES.in"; else not_ok "$f has strings to translate but is not in POTFILES.in"; fi
 done
 for f in $listed; do
