@@ -55,5 +55,19 @@ for lang in $(grep -v '^#' "$po/LINGUAS"); do
   fi
 done
 
+# Reverse (time runs backwards) has one Spanish name wherever it is named, and not
+# «Invertir», which reads as "invert"
+if msgattrib --no-wrap --no-obsolete "$po/es.po" >"$tmp/es-nowrap.po" 2>/dev/null; then
+  reverse=$(grep -A1 -x 'msgid "Reverse"' "$tmp/es-nowrap.po" | sed -n 's/^msgstr "\(.*\)"$/\1/p')
+  if [ -n "$reverse" ] && [ "$reverse" != "Invertir" ]; then
+    ok "es.po: Reverse is «$reverse»"
+  else
+    not_ok "es.po: Reverse is «$reverse» (it reads as “invert”: say that time runs backwards)"
+  fi
+  # every other message that names the check box (by its capital R) uses the same word
+  others=$(grep -A1 -E '^msgid ".*(^|[^A-Za-z])Reverse([^A-Za-z]|$)' "$tmp/es-nowrap.po" | grep '^msgstr' | grep -vF "$reverse")
+  if [ -z "$others" ]; then ok "es.po: every message naming Reverse says «$reverse»"; else not_ok "es.po: messages naming Reverse with another word: $others"; fi
+fi
+
 echo "1..$n"
 exit $fail
