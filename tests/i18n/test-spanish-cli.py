@@ -43,7 +43,7 @@ def ok(cond, what):
         failed = True
 
 
-def run(args, lang):
+def run(args, lang, stream="stdout"):
     env = dict(os.environ)
     for k in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
         env.pop(k, None)
@@ -52,7 +52,7 @@ def run(args, lang):
     if lang:
         env["LANGUAGE"] = lang
     p = subprocess.run([cli] + args, env=env, capture_output=True, text=True, timeout=600)
-    return p.returncode, p.stdout
+    return p.returncode, getattr(p, stream)
 
 
 # ---- the English pieces of the catalogue ---------------------------------------------------
@@ -136,6 +136,14 @@ for m in models:
     rc, out = run(["info", m, "--as", "vakonomic"], "es")
     if rc == 0:
         check("LANGUAGE=es cmlab-cli info %s --as vakonomic" % m, out)
+
+# what a mistyped command line is told
+for args in (["info", "no-such-model"], ["simulate", "rolling-ball", "--set", "r=99", "--t-end", "1", "--dt-out", "1"],
+             ["simulate", "plate-ball", "--set", "sigma=0.5", "--t-end", "1", "--dt-out", "1"],
+             ["simulate", "heavy-top", "--set", "sigma=1", "--t-end", "1", "--dt-out", "1"]):
+    rc, err = run(args, "es", "stderr")
+    ok(rc != 0 and err.strip(), "LANGUAGE=es cmlab-cli %s is refused" % " ".join(args))
+    check("LANGUAGE=es cmlab-cli %s (its error)" % " ".join(args), err)
 
 # the check itself: the English account trips it
 rc, out = run(["info", "rolling-ball"], "en")
