@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1030,7 +1031,7 @@ cml_model_load (const char *path_or_name, GError **error)
       g_auto (GStrv) names = cml_model_list_builtin ();
       g_autofree char *list = g_strjoinv (", ", names);
       g_set_error (error, CML_ERROR, CML_ERROR_IO,
-                   "“%s” is neither a model file nor a built-in model (built-in: %s)", path_or_name, list);
+                   _("“%s” is neither a model file nor a built-in model (built-in: %s)"), path_or_name, list);
       return NULL;
     }
   return cml_model_new_from_file (path, error);
@@ -1123,14 +1124,14 @@ cml_model_check_param (const CmlModel *model, const CmlParam *param, double valu
       GString *s = g_string_new (NULL);
       for (guint k = 0; k < param->n_choices; k++)
         g_string_append_printf (s, "%s%g", k ? ", " : "", param->choices[k]);
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s = %g is not allowed (allowed: %s)", param->name,
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s = %g is not allowed (allowed: %s)"), param->name,
                    value, s->str);
       g_string_free (s, TRUE);
       return FALSE;
     }
   if (value < param->min || value > param->max)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s = %g is outside its range [%g, %g]", param->name,
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s = %g is outside its range [%g, %g]"), param->name,
                    value, param->min, param->max);
       return FALSE;
     }

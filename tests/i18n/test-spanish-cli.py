@@ -138,7 +138,7 @@ for m in models:
         check("LANGUAGE=es cmlab-cli info %s --as vakonomic" % m, out)
 
 # what a mistyped command line is told
-for args in (["info", "no-such-model"], ["simulate", "rolling-ball", "--set", "r=99", "--t-end", "1", "--dt-out", "1"],
+for args in (["info", "ninguno"], ["simulate", "rolling-ball", "--set", "r=99", "--t-end", "1", "--dt-out", "1"],
              ["simulate", "plate-ball", "--set", "sigma=0.5", "--t-end", "1", "--dt-out", "1"],
              ["simulate", "heavy-top", "--set", "sigma=1", "--t-end", "1", "--dt-out", "1"]):
     rc, err = run(args, "es", "stderr")
