@@ -1,7 +1,8 @@
-/* test-equations-es.c — the window's equations page in Spanish: its kind, Lie algebroid and
- * regularity lines come from the account of the system (cml-describe.c) in Spanish, and
- * its equations view holds the account from the algebroid to the equations, not the
- * texts shown above it nor the conserved quantities listed beside it.
+/* test-equations-es.c — the window's equations page and plots in Spanish: the page's kind,
+ * Lie algebroid and regularity lines come from the account of the system (cml-describe.c)
+ * in Spanish, and its equations view holds the account from the algebroid to the
+ * equations, not the texts shown above it nor the conserved quantities listed beside it;
+ * the plots name a monitor by its Spanish label ("energía", not "energy").
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -22,6 +23,13 @@ static gboolean
 label_filled (gpointer data)
 {
   return gtk_label_get_text (data)[0] != '\0';
+}
+
+static gboolean
+plot_has_series (gpointer data)
+{
+  CmlWindow *win = data;
+  return cml_plot_get_n_series (cml_plot_view_get_plot (win->time_plot)) > 0;
 }
 
 static void
@@ -69,6 +77,35 @@ test_equations_page (void)
   window_free (win);
 }
 
+/* the energy plot's selector and legend say "energía" */
+static void
+test_plot_labels (void)
+{
+  CmlWindow *win;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  GObject *button = gtk_widget_get_template_child (GTK_WIDGET (win->time_plot), CML_TYPE_PLOT_VIEW, "y_button");
+  g_assert_nonnull (button);
+  g_assert_true (spin_until (plot_has_series, win, 60));
+
+  const char *label = gtk_menu_button_get_label (GTK_MENU_BUTTON (button));
+  g_test_message ("selector: %s", label);
+  g_assert_true (g_str_has_prefix (label, "energía"));
+
+  CmlPlot *plot = cml_plot_view_get_plot (win->time_plot);
+  gboolean energy = FALSE;
+  for (guint i = 0; i < cml_plot_get_n_series (plot); i++)
+    {
+      const char *name = cml_plot_series_get_name (cml_plot_get_series (plot, i));
+      g_test_message ("series: %s", name);
+      g_assert_cmpstr (name, !=, "energy");
+      energy |= g_str_equal (name, "energía");
+    }
+  g_assert_true (energy);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -81,5 +118,6 @@ main (int argc, char *argv[])
     g_error ("CMLAB_LOCALEDIR must name the build tree's po/ (tests/meson.build sets it)");
 
   g_test_add_func ("/i18n/equations-page", test_equations_page);
+  g_test_add_func ("/i18n/plot-labels", test_plot_labels);
   return g_test_run ();
 }
