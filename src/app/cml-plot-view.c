@@ -75,6 +75,16 @@ unit_of (CmlPlotView *self, const char *name)
   return unit ? unit : "";
 }
 
+/* How the plots name a quantity: the model's label for it in the user's language
+ * ([labels]: "energía" for "energy"), else its name. */
+static const char *
+shown_name (CmlPlotView *self, const char *name)
+{
+  CmlModel *model = view_model (self);
+  const char *label = model ? cml_model_label (model, name) : NULL;
+  return label ? label : name;
+}
+
 static const char *
 time_unit (CmlPlotView *self)
 {
@@ -142,12 +152,12 @@ sync_selectors (CmlPlotView *self)
   /* the button names what is shown */
   g_autoptr (GString) label = g_string_new (NULL);
   for (guint k = 0; k < self->y_names->len; k++)
-    g_string_append_printf (label, "%s%s", k ? ", " : "", (char *) g_ptr_array_index (self->y_names, k));
+    g_string_append_printf (label, "%s%s", k ? ", " : "", shown_name (self, g_ptr_array_index (self->y_names, k)));
   if (label->len == 0)
     g_string_assign (label, _("Choose…"));
   else if (g_utf8_strlen (label->str, -1) > 20)
     {
-      g_autofree char *first = g_strdup (g_ptr_array_index (self->y_names, 0));
+      g_autofree char *first = g_strdup (shown_name (self, g_ptr_array_index (self->y_names, 0)));
       /* TRANSLATORS: the quantities chosen for a plot: the first one's name and how many others */
       g_string_printf (label, _("%s + %u more"), first, self->y_names->len - 1);
     }
@@ -255,12 +265,13 @@ fill_selectors (CmlPlotView *self)
     {
       const char *name = cml_system_observable_name (self->system, i);
       const char *unit = unit_of (self, name);
-      g_autofree char *text = unit[0] ? g_strdup_printf ("%s [%s]", name, unit) : g_strdup (name);
+      const char *shown = shown_name (self, name);
+      g_autofree char *text = unit[0] ? g_strdup_printf ("%s [%s]", shown, unit) : g_strdup (shown);
       GtkWidget *check = gtk_check_button_new_with_label (text);
       g_signal_connect (check, "toggled", G_CALLBACK (on_check_toggled), self);
       gtk_box_append (self->y_list, check);
       g_ptr_array_add (self->checks, check);
-      g_ptr_array_add (items, g_strdup (name));
+      g_ptr_array_add (items, g_strdup (shown));
     }
   g_ptr_array_add (items, NULL);
   gtk_string_list_splice (self->x_model, 0, n_old, (const char *const *) items->pdata);
@@ -351,7 +362,7 @@ rebuild_series (CmlPlotView *self)
           g_string_append_printf (names, "%sΔ%s", names->len ? ", " : "", name);
           continue;
         }
-      g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (name, unit, self->t_column,
+      g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (shown_name (self, name), unit, self->t_column,
                                                                            x_column, y_column);
       cml_plot_series_set_palette_index (series, colour);
       /* its closed form, dashed in the same colour (a phase portrait needs both axes'),
@@ -360,7 +371,7 @@ rebuild_series (CmlPlotView *self)
       CmlPlotColumn *x_ref = self->x_name ? reference_column_of (self, self->x_name) : self->t_column;
       if (y_ref && x_ref)
         {
-          g_autofree char *label = g_strdup_printf (_("%s (closed form)"), name);
+          g_autofree char *label = g_strdup_printf (_("%s (closed form)"), shown_name (self, name));
           g_autoptr (CmlPlotSeries) closed = cml_plot_series_new_for_columns (label, unit, self->t_column, x_ref,
                                                                                y_ref);
           cml_plot_series_set_palette_index (closed, colour);
@@ -374,7 +385,7 @@ rebuild_series (CmlPlotView *self)
         common_unit = unit;
       else if (g_strcmp0 (common_unit, unit) != 0)
         mixed = TRUE;
-      g_string_append_printf (names, "%s%s", names->len ? ", " : "", name);
+      g_string_append_printf (names, "%s%s", names->len ? ", " : "", shown_name (self, name));
     }
 
   CmlPlotAxis *y_axis = cml_plot_get_y_axis (plot);

@@ -160,6 +160,18 @@ uses_multiplier (const CmlModel *model, const CmlExpr *e, const gboolean *is_mul
   return FALSE;
 }
 
+/* Removes KEY of GROUP from KF with its translations (KEY[LANG]). */
+static void
+remove_texts (GKeyFile *kf, const char *group, const char *key)
+{
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  gsize len = strlen (key);
+
+  for (guint j = 0; keys && keys[j]; j++)
+    if (strncmp (keys[j], key, len) == 0 && (keys[j][len] == '\0' || keys[j][len] == '['))
+      g_key_file_remove_key (kf, group, keys[j], NULL);
+}
+
 /* Removes from KF what uses the nonholonomic multipliers lambda_<constraint>, which the
  * vakonomic reading does not have (its multipliers are costates, mu_<coordinate>): the
  * monitors and scene objects that use them, and their names in [units], [meanings] and
@@ -206,7 +218,8 @@ drop_multiplier_uses (const CmlModel *model, GKeyFile *kf)
   for (guint k = 0; k < names->len; k++)
     {
       g_key_file_remove_key (kf, "units", names->pdata[k], NULL);
-      g_key_file_remove_key (kf, "meanings", names->pdata[k], NULL);
+      remove_texts (kf, "meanings", names->pdata[k]);
+      remove_texts (kf, "labels", names->pdata[k]);
     }
   g_autofree char *columns = g_key_file_get_value (kf, "output", "columns", NULL);
   if (columns != NULL)

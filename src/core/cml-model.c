@@ -680,7 +680,7 @@ key_translatable (const char *group, const char *key)
 
   if (g_str_equal (group, "model"))
     return g_strv_contains (model_texts, key);
-  if (g_str_equal (group, "parameters") || g_str_equal (group, "meanings"))
+  if (g_str_equal (group, "parameters") || g_str_equal (group, "meanings") || g_str_equal (group, "labels"))
     return TRUE;
   if (g_str_has_prefix (group, "preset "))
     return g_str_equal (key, "title");
@@ -714,7 +714,7 @@ check_translations (Loader *ld)
           if (!key_translatable (groups[g], base))
             return fail (ld, line, 0, CML_ERROR_MODEL,
                          "“%s” is not a valid key: only the texts people read are translated ([model] title, "
-                         "description, about, source and errata; a parameter's meaning; [meanings]; a preset's "
+                         "description, about, source and errata; a parameter's meaning; [meanings]; [labels]; a preset's "
                          "title; a scene object's label)", keys[k]);
           if (!kf_has_key (ld, groups[g], base))
             return fail (ld, line, 0, CML_ERROR_MODEL,
@@ -733,7 +733,7 @@ check_groups (Loader *ld)
 {
   static const char *known[] = {
     "model", "parameters", "definitions", "algebroid", "anchor", "brackets", "dynamics",
-    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "output",
+    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "labels", "output",
     "reference", NULL
   };
   g_auto (GStrv) groups = kf_groups (ld);
@@ -762,6 +762,7 @@ model_alloc (void)
   model->initial = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->units = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->meanings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  model->labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->presets = g_ptr_array_new_with_free_func (preset_free);
   model->scene = g_ptr_array_new_with_free_func (scene_object_free);
   model->warnings = g_ptr_array_new_with_free_func (g_free);
@@ -834,7 +835,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
        && load_dynamics (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
-       && load_units (&ld) && load_meanings (&ld) && load_output (&ld);
+       && load_units (&ld) && load_meanings (&ld) && load_labels (&ld) && load_output (&ld);
   if (ok)
     {
       g_auto (GStrv) groups = kf_groups (&ld);
@@ -1082,6 +1083,7 @@ cml_model_unref (CmlModel *model)
   g_hash_table_unref (model->initial);
   g_hash_table_unref (model->units);
   g_hash_table_unref (model->meanings);
+  g_hash_table_unref (model->labels);
   g_strfreev (model->columns);
   g_ptr_array_unref (model->presets);
   g_ptr_array_unref (model->scene);
@@ -1150,6 +1152,13 @@ cml_model_unit (const CmlModel *model, const char *name)
   if (g_str_equal (name, "t"))
     return model->time_unit;
   return "";
+}
+
+const char *
+cml_model_label (const CmlModel *model, const char *name)
+{
+  g_return_val_if_fail (model != NULL && name != NULL, NULL);
+  return g_hash_table_lookup (model->labels, name);
 }
 
 const char *

@@ -135,6 +135,7 @@ struct _CmlModel
   GHashTable *initial;        /* name -> double* */
   GHashTable *units;          /* name -> char* */
   GHashTable *meanings;       /* name -> char*: what a variable or monitor means, for people */
+  GHashTable *labels;         /* name -> char*: how plots name a monitor ([labels]), for people */
   char      **columns;        /* output columns (NULL-terminated) */
   GPtrArray  *presets;        /* CmlPreset* */
   GPtrArray  *scene;          /* CmlSceneObject* */
@@ -169,6 +170,9 @@ gboolean        cml_model_check_param (const CmlModel *model, const CmlParam *pa
 const char     *cml_model_unit (const CmlModel *model, const char *name);
 /* What a coordinate, momentum, monitor … means ([meanings]), or NULL. */
 const char     *cml_model_meaning (const CmlModel *model, const char *name);
+/* How plots and lists name a monitor or variable whose name is a word ([labels], in the
+ * user's language: "energía" for "energy"), or NULL: then its name is shown. */
+const char     *cml_model_label (const CmlModel *model, const char *name);
 /* The line of "key" in "[group]" (0 if unknown). */
 int             cml_model_line (const CmlModel *model, const char *group, const char *key);
 
