@@ -74,11 +74,25 @@ monitor_row_free (MonitorRow *row)
   g_free (row);
 }
 
-/* The rest of the line of TEXT that starts with PREFIX, or NULL. */
+/* The heading that starts a line of the account of the system (the message MSGID of
+ * cml-describe.c, in the user's language): its text up to its first colon, with it. */
 static char *
-describe_line (const char *text, const char *prefix)
+describe_heading (const char *msgid)
+{
+  const char *t = _(msgid);
+
+  while (*t == '\n')
+    t++;
+  const char *colon = strchr (t, ':');
+  return g_strndup (t, colon ? (gsize) (colon - t + 1) : strlen (t));
+}
+
+/* The rest of the line of TEXT that starts with the heading of MSGID, or NULL. */
+static char *
+describe_line (const char *text, const char *msgid)
 {
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autofree char *prefix = describe_heading (msgid);
 
   for (guint i = 0; lines[i]; i++)
     if (g_str_has_prefix (lines[i], prefix))
@@ -363,7 +377,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
   show_about (self, model);
 
-  kind = describe_line (text, "Kind:");
+  kind = describe_line (text, N_("\nKind: %s\n"));
   if (kind == NULL)
     kind = g_strdup (cml_formalism_to_string (cml_system_get_formalism (sys)));
   {
@@ -371,7 +385,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
     gtk_label_set_text (self->kind_label, k);
   }
 
-  algebroid = describe_line (text, "Lie algebroid:");
+  algebroid = describe_line (text, N_("\nLie algebroid: rank %u over a base of dimension %u%s\n"));
   if (algebroid)
     {
       g_autofree char *a = g_strdup_printf (_("Lie algebroid: %s"), algebroid);
@@ -380,7 +394,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   else
     gtk_label_set_text (self->algebroid_label, "");
 
-  regularity = describe_line (text, "Regularity:");
+  regularity = describe_line (text, N_("\nRegularity: "));
   gtk_label_set_text (self->regularity_label,
                       regularity ? regularity : _("No regularity condition to check."));
   gtk_label_set_text (self->regularity_value_label, "");
@@ -401,8 +415,10 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   /* the account from the algebroid on: what comes before it is shown above, and so is
    * the inspector's section (its list, build_inspector) */
   {
-    const char *from = strstr (text, "\nLie algebroid:");
-    const char *to = strstr (text, "\nConserved quantities, derived");
+    g_autofree char *heading = describe_heading (N_("\nLie algebroid: rank %u over a base of dimension %u%s\n"));
+    g_autofree char *line = g_strconcat ("\n", heading, NULL);
+    const char *from = strstr (text, line);
+    const char *to = strstr (text, _("\nConserved quantities, derived and checked along the equations of motion:\n"));
 
     from = from ? from + 1 : text;
     gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), from,

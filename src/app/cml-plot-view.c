@@ -87,7 +87,8 @@ time_unit (CmlPlotView *self)
   return model->time_unit;
 }
 
-/* How quantity NAME is named to people: its symbol or its name typeset ("ρ", "pᵣ", "|Γ|²"),
+/* How quantity NAME is named to people: its label in the user's language, its symbol or
+ * its name typeset ("energía", "ρ", "pᵣ", "|Γ|²"),
  * a closed form's value and error in words.  Newly allocated. */
 static char *
 display_name (CmlPlotView *self, const char *name)

@@ -29,6 +29,7 @@
 
 #include "cml-as-vakonomic.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -99,9 +100,9 @@ solve_graph (const CmlModel *model, guint *alpha, CmlExpr **psi, GError **error)
           if (depends_on_fibre (model, d))
             {
               g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
-                           "%s:%d: the constraint “%s” is not linear in the velocities (it depends "
-                           "on %s through a nonlinear term), so it cannot be read as a graph "
-                           "%s = Ψ(t, x, y) for the vakonomic principle",
+                           _("%s:%d: the constraint “%s” is not linear in the velocities (it depends "
+                             "on %s through a nonlinear term), so it cannot be read as a graph "
+                             "%s = Ψ(t, x, y) for the vakonomic principle"),
                            model->path, phi->line, phi->name, model->fibre[B],
                            model->fibre[alpha[MIN (i, k - 1)]]);
               return FALSE;
@@ -120,8 +121,8 @@ solve_graph (const CmlModel *model, guint *alpha, CmlExpr **psi, GError **error)
       for (guint j = 0; j < k; j++)
         g_string_append_printf (names, "%s%s", j ? ", " : "", model->fibre[alpha[j]]);
       g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
-                   "%s:%d: the constraints cannot be solved for %s (the solve-for coordinates): "
-                   "their matrix has rank %u, not %u, at the initial point",
+                   _("%s:%d: the constraints cannot be solved for %s (the solve-for coordinates): "
+                     "their matrix has rank %u, not %u, at the initial point"),
                    model->path, model->constraints_line, names->str, rank, k);
       return FALSE;
     }
@@ -157,6 +158,18 @@ uses_multiplier (const CmlModel *model, const CmlExpr *e, const gboolean *is_mul
     if (deps[id] && is_mult[id])
       return TRUE;
   return FALSE;
+}
+
+/* Removes KEY of GROUP from KF with its translations (KEY[LANG]). */
+static void
+remove_texts (GKeyFile *kf, const char *group, const char *key)
+{
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  gsize len = strlen (key);
+
+  for (guint j = 0; keys && keys[j]; j++)
+    if (strncmp (keys[j], key, len) == 0 && (keys[j][len] == '\0' || keys[j][len] == '['))
+      g_key_file_remove_key (kf, group, keys[j], NULL);
 }
 
 /* Removes from KF what uses the nonholonomic multipliers lambda_<constraint>, which the
@@ -205,7 +218,8 @@ drop_multiplier_uses (const CmlModel *model, GKeyFile *kf)
   for (guint k = 0; k < names->len; k++)
     {
       g_key_file_remove_key (kf, "units", names->pdata[k], NULL);
-      g_key_file_remove_key (kf, "meanings", names->pdata[k], NULL);
+      remove_texts (kf, "meanings", names->pdata[k]);
+      remove_texts (kf, "labels", names->pdata[k]);
       g_key_file_remove_key (kf, "symbols", names->pdata[k], NULL);
     }
   g_autofree char *columns = g_key_file_get_value (kf, "output", "columns", NULL);
@@ -234,17 +248,20 @@ cml_model_vakonomic_text (const CmlModel *model, GError **error)
   if (model->kind != CML_CONSTRAINTS_NONHOLONOMIC)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
-                   "%s: only a nonholonomic model can be read by the vakonomic principle; "
-                   "this one has %s constraints",
-                   model->path, cml_constraint_kind_to_string (model->kind));
+                   model->kind == CML_CONSTRAINTS_VAKONOMIC
+                     ? _("%s: only a nonholonomic model can be read by the vakonomic principle; "
+                         "this one is vakonomic already")
+                     : _("%s: only a nonholonomic model can be read by the vakonomic principle; "
+                         "this one has no constraints"),
+                   model->path);
       return NULL;
     }
   if (model->n_solve_for != model->constraints->len)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
-                   "%s: to be read by the vakonomic principle the model must say which velocities "
-                   "the constraints determine: add “solve-for = …” (one fibre coordinate per "
-                   "constraint) to [dynamics]",
+                   _("%s: to be read by the vakonomic principle the model must say which velocities "
+                     "the constraints determine: add “solve-for = …” (one fibre coordinate per "
+                     "constraint) to [dynamics]"),
                    model->path);
       return NULL;
     }
@@ -252,8 +269,8 @@ cml_model_vakonomic_text (const CmlModel *model, GError **error)
     if (model->solve_for[j] < (int) model->m)
       {
         g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
-                     "%s: solve-for names the base coordinate %s; the vakonomic graph needs "
-                     "fibre coordinates",
+                     _("%s: solve-for names the base coordinate %s; the vakonomic graph needs "
+                       "fibre coordinates"),
                      model->path, model->base[model->solve_for[j]]);
         return NULL;
       }
@@ -276,35 +293,38 @@ cml_model_vakonomic_text (const CmlModel *model, GError **error)
 
   /* [model]: say what this is */
   g_autofree char *name = g_strdup_printf ("%s-vakonomic", copy->name);
-  g_autofree char *title = g_strdup_printf ("%s (vakonomic)", copy->title);
+  g_autofree char *title = g_strdup_printf (_("%s (vakonomic)"), copy->title);
   g_key_file_set_value (kf, "model", "name", name);
   g_key_file_set_value (kf, "model", "title", title);
   g_autoptr (GString) about = g_string_new (NULL);
+  /* these texts are written in the user's language (copy->title is), as the untranslated
+   * keys of the file made here */
   g_string_append_printf (about,
-                          "The Lagrangian and the constraints of “%s”, read by the vakonomic "
-                          "(variational) principle: the motion makes the action stationary among "
-                          "the curves that satisfy the constraints, instead of obeying "
-                          "d'Alembert's principle. The constrained velocities follow the graph ",
+                          _("The Lagrangian and the constraints of “%s”, read by the vakonomic "
+                            "(variational) principle: the motion makes the action stationary among "
+                            "the curves that satisfy the constraints, instead of obeying "
+                            "d'Alembert's principle. The constrained velocities follow the graph "),
                           copy->title);
   for (guint j = 0; j < k; j++)
     {
       g_autofree char *rhs = cml_expr_print_pretty (copy->ctx, psi[j], 200);
       g_autofree char *lhs = cml_expr_pretty_name (copy->fibre[alpha[j]], FALSE);
-      g_string_append_printf (about, "%s%s = %s", j == 0 ? "" : (j + 1 == k ? " and " : ", "),
+      /* TRANSLATORS: " and " joins the last two items of a list: "a, b and c" */
+      g_string_append_printf (about, "%s%s = %s", j == 0 ? "" : (j + 1 == k ? _(" and ") : ", "),
                               lhs, rhs);
     }
-  g_string_append (about, "; the multipliers ");
+  g_string_append (about, _("; the multipliers "));
   for (guint j = 0; j < k; j++)
     {
       g_autofree char *p = cml_expr_pretty_name (copy->momenta[alpha[j]], FALSE);
-      g_string_append_printf (about, "%s%s", j == 0 ? "" : (j + 1 == k ? " and " : ", "), p);
+      g_string_append_printf (about, "%s%s", j == 0 ? "" : (j + 1 == k ? _(" and ") : ", "), p);
     }
-  g_string_append (about, " start at zero unless given.");
+  g_string_append (about, _(" start at zero unless given."));
   g_key_file_set_value (kf, "model", "about", about->str);
   g_autofree char *description = g_strdup_printf (
-    "The vakonomic reading of “%s”: the same algebroid, Lagrangian and constraints, with the "
-    "constraints written as a graph over the free velocities and the motion given by the "
-    "vakonomic (variational) principle instead of the Lagrange–d'Alembert one.", copy->title);
+    _("The vakonomic reading of “%s”: the same algebroid, Lagrangian and constraints, with the "
+      "constraints written as a graph over the free velocities and the motion given by the "
+      "vakonomic (variational) principle instead of the Lagrange–d'Alembert one."), copy->title);
   g_key_file_set_value (kf, "model", "description", description);
   /* the original's translations of these texts would hide the new ones */
   {

@@ -64,6 +64,7 @@
 #include "cml-conserved.h"
 #include "cml-system-private.h"
 
+#include <glib/gi18n-lib.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <string.h>
@@ -117,15 +118,18 @@ cml_conserved_verdict_is_conserved (CmlConservedVerdict verdict)
   return verdict == CML_CONSERVED_EXACTLY || verdict == CML_CONSERVED_TO_ROUNDING;
 }
 
+/* the texts below say how many states (they are whole sentences for the translators) */
+G_STATIC_ASSERT (CML_CONSERVED_N_STATES == 200);
+
 const char *
 cml_conserved_verdict_to_string (CmlConservedVerdict verdict)
 {
   switch (verdict)
     {
-    case CML_CONSERVED_EXACTLY: return "conserved (exactly)";
-    case CML_CONSERVED_TO_ROUNDING: return "conserved (to rounding at " G_STRINGIFY (CML_CONSERVED_N_STATES) " random states)";
-    case CML_CONSERVED_NOT: return "not conserved";
-    case CML_CONSERVED_UNDECIDED: default: return "undecided";
+    case CML_CONSERVED_EXACTLY: return _("conserved (exactly)");
+    case CML_CONSERVED_TO_ROUNDING: return _("conserved (to rounding at 200 random states)");
+    case CML_CONSERVED_NOT: return _("not conserved");
+    case CML_CONSERVED_UNDECIDED: default: return _("undecided");
     }
 }
 
@@ -135,18 +139,18 @@ cml_conserved_verdict_explain (CmlConservedVerdict verdict)
   switch (verdict)
     {
     case CML_CONSERVED_EXACTLY:
-      return "Its time derivative along the equations of motion simplifies to 0 symbolically: "
-             "it is constant along every motion.";
+      return _("Its time derivative along the equations of motion simplifies to 0 symbolically: "
+               "it is constant along every motion.");
     case CML_CONSERVED_TO_ROUNDING:
-      return "Its time derivative along the equations of motion is at rounding level at "
-             G_STRINGIFY (CML_CONSERVED_N_STATES) " random states on the constraint set, with the model's "
-             "parameter values: constant along every motion, as far as numbers can tell.";
+      return _("Its time derivative along the equations of motion is at rounding level at "
+               "200 random states on the constraint set, with the model's "
+               "parameter values: constant along every motion, as far as numbers can tell.");
     case CML_CONSERVED_NOT:
-      return "Its time derivative along the equations of motion is not zero at some state: it changes "
-             "during a motion.";
+      return _("Its time derivative along the equations of motion is not zero at some state: it changes "
+               "during a motion.");
     case CML_CONSERVED_UNDECIDED:
     default:
-      return "Neither the symbolic derivative nor the numbers could decide it.";
+      return _("Neither the symbolic derivative nor the numbers could decide it.");
     }
 }
 
@@ -332,21 +336,21 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
   if (depends_on_aux (sys, c->expr))
     {
       c->verdict = CML_CONSERVED_UNDECIDED;
-      c->reason = g_strdup ("it depends on the free velocities that Newton's method solves at every step");
+      c->reason = g_strdup (_("it depends on the free velocities that Newton's method solves at every step"));
       return;
     }
   d = time_derivative (in, c->expr, grad, &dt);
   if (!depends_on_aux (sys, d) && is_zero_expanded (in->ctx, d))
     {
       c->verdict = CML_CONSERVED_EXACTLY;
-      c->reason = g_strdup ("dF/dt = ∂F/∂t + Σ ∂F/∂z·ż simplifies to 0");
+      c->reason = g_strdup (_("dF/dt = ∂F/∂t + Σ ∂F/∂z·ż simplifies to 0"));
       return;
     }
   if (in->n_states == 0)
     {
       c->verdict = CML_CONSERVED_UNDECIDED;
-      c->reason = g_strdup_printf ("no admissible state to test it at%s%s", in->no_states_reason ? ": " : "",
-                                   in->no_states_reason ? in->no_states_reason : "");
+      c->reason = in->no_states_reason ? g_strdup_printf (_("no admissible state to test it at: %s"), in->no_states_reason)
+                                       : g_strdup (_("no admissible state to test it at"));
       return;
     }
   for (guint k = 0; k < in->n_states; k++)
@@ -385,13 +389,13 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
   if (finite == 0)
     {
       c->verdict = CML_CONSERVED_UNDECIDED;
-      c->reason = g_strdup ("dF/dt is not finite at any of the random admissible states");
+      c->reason = g_strdup (_("dF/dt is not finite at any of the random admissible states"));
       return;
     }
   if (bad == 0)
     {
       c->verdict = CML_CONSERVED_TO_ROUNDING;
-      c->reason = g_strdup_printf ("|dF/dt| ≤ %.1e of the size of its terms at %u random admissible states",
+      c->reason = g_strdup_printf (_("|dF/dt| ≤ %.1e of the size of its terms at %u random admissible states"),
                                    MAX (worst, 1e-17), finite);
       return;
     }
@@ -406,7 +410,7 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
       g_string_append_printf (s, "dF/dt = %s", text);
     else
       g_string_append_printf (s, "dF/dt ≠ 0");
-    g_string_append_printf (s, " (|dF/dt| up to %.2g, %.1e of its terms, at %u of %u random admissible states)",
+    g_string_append_printf (s, _(" (|dF/dt| up to %.2g, %.1e of its terms, at %u of %u random admissible states)"),
                             worst_abs, worst, bad, finite);
     c->reason = g_string_free (s, FALSE);
   }
@@ -541,7 +545,7 @@ add_energies (Inspector *in, CmlConservedReport *r)
   E = user_expr (sys, E);
 
   if (L_t)
-    g_string_append (hint, "L depends on t (∂L/∂t ≠ 0)");
+    g_string_append (hint, _("L depends on t (∂L/∂t ≠ 0)"));
   if (md->kind == CML_CONSTRAINTS_NONHOLONOMIC)
     {
       phi0 = affine_terms (in);
@@ -556,20 +560,24 @@ add_energies (Inspector *in, CmlConservedReport *r)
               g_autofree char *t = pretty (in, phi0[a], 200);
               g_string_append_printf (terms, "%s%s", a ? ", " : "", t);
             }
+          g_string_append (hint, hint->len ? "; " : "");
           g_string_append_printf (hint,
-                                  "%sthe constraints are affine, φ = Φ_y y + φ₀ with φ₀ = (%s) ≠ 0, so "
-                                  "dE_L/dt = −λ·φ₀%s ≠ 0: the reaction of the constraints does work (a moving "
-                                  "support, such as a turning table, does work on the body)",
-                                  hint->len ? "; " : "", terms->str, L_t ? " − ∂L/∂t" : "");
+                                  _("the constraints are affine, φ = Φ_y y + φ₀ with φ₀ = (%s) ≠ 0, so "
+                                    "dE_L/dt = −λ·φ₀%s ≠ 0: the reaction of the constraints does work (a moving "
+                                    "support, such as a turning table, does work on the body)"),
+                                  terms->str, L_t ? " − ∂L/∂t" : "");
           g_string_free (terms, TRUE);
         }
       else if (phi0 == NULL)
-        g_string_append_printf (hint, "%sthe constraints are not affine in the velocities (Chetaev's rule: the "
-                                      "reaction λ·Φ_y y need not vanish)", hint->len ? "; " : "");
+        {
+          g_string_append (hint, hint->len ? "; " : "");
+          g_string_append (hint, _("the constraints are not affine in the velocities (Chetaev's rule: the "
+                                   "reaction λ·Φ_y y need not vanish)"));
+        }
     }
   c = add_candidate (in, r, CML_CANDIDATE_ENERGY, vak ? "H" : "E_L",
-                     vak ? "Hamiltonian on W1, H = p_A y^A − L (the vakonomic energy)"
-                         : "Lagrangian energy, E_L = y^A ∂L/∂y^A − L",
+                     vak ? _("Hamiltonian on W1, H = p_A y^A − L (the vakonomic energy)")
+                         : _("Lagrangian energy, E_L = y^A ∂L/∂y^A − L"),
                      E);
   decide (in, c, hint->len ? hint->str : NULL);
 
@@ -625,13 +633,13 @@ add_energies (Inspector *in, CmlConservedReport *r)
       g_string_append (zt, ")");
       if (g_utf8_strlen (zt->str, -1) > 240)
         g_string_assign (zt, "Z");
-      g_autofree char *what = g_strdup_printf ("moving energy (Fassò and Sansonetto 2016), E_Z = E_L − p·Z with "
-                                               "%s the velocity of the frame in which the constraints are linear",
+      g_autofree char *what = g_strdup_printf (_("moving energy (Fassò and Sansonetto 2016), E_Z = E_L − p·Z with "
+                                                 "%s the velocity of the frame in which the constraints are linear"),
                                                zt->str);
       g_string_free (zt, TRUE);
       c = add_candidate (in, r, CML_CANDIDATE_MOVING_ENERGY, "E_Z", what, cml_expr_sub (ctx, E, pZ));
-      decide (in, c, Zt ? "the frame's velocity Z depends on t (the support does not move steadily)"
-                        : L_t ? "L depends on t" : NULL);
+      decide (in, c, Zt ? _("the frame's velocity Z depends on t (the support does not move steadily)")
+                        : L_t ? _("L depends on t") : NULL);
     }
 }
 
@@ -644,8 +652,8 @@ add_momenta (Inspector *in, CmlConservedReport *r)
   for (guint A = 0; A < md->n; A++)
     {
       CmlExpr *J = vak ? sym (in->ctx, md->momenta_sym[A]) : cml_expr_diff (in->ctx, md->lagrangian, md->fibre_sym[A]);
-      g_autofree char *what = vak ? g_strdup_printf ("momentum (costate) along %s", md->sections[A])
-                                  : g_strdup_printf ("momentum along %s, %s = ∂L/∂%s", md->sections[A],
+      g_autofree char *what = vak ? g_strdup_printf (_("momentum (costate) along %s"), md->sections[A])
+                                  : g_strdup_printf (_("momentum along %s, %s = ∂L/∂%s"), md->sections[A],
                                                      md->momenta[A], md->fibre[A]);
       if (vak && md->momenta_sym[A] < 0)
         continue;
@@ -752,17 +760,22 @@ casimir_exact (Inspector *in, CmlExpr *Cp)
 }
 
 static void
-add_casimir (Inspector *in, CmlConservedReport *r, guint *count, CmlExpr *Cp, gboolean rational, const char *kind)
+add_casimir (Inspector *in, CmlConservedReport *r, guint *count, CmlExpr *Cp, gboolean rational, gboolean quadratic)
 {
   g_autofree char *name = g_strdup_printf ("C%u", ++*count);
   g_autofree char *cp = pretty (in, Cp, 300);
   gboolean exact = casimir_exact (in, Cp);
   gboolean vak = in->sys->model->kind == CML_CONSTRAINTS_VAKONOMIC;
-  g_autofree char *what = g_strdup_printf ("%s Casimir of the Lie–Poisson bracket, C = %s%s (%s)", kind, cp,
-                                           vak ? "" : " through the Legendre map p = ∂L/∂y",
-                                           exact ? "{C, p_A} = 0 exactly"
-                                                 : rational ? "{C, p_A} = 0 not shown symbolically"
-                                                            : "found numerically at the parameters' values");
+  const char *how = exact ? _("{C, p_A} = 0 exactly")
+                    : rational ? _("{C, p_A} = 0 not shown symbolically")
+                               : _("found numerically at the parameters' values");
+  g_autofree char *what = quadratic
+                            ? (vak ? g_strdup_printf (_("quadratic Casimir of the Lie–Poisson bracket, C = %s (%s)"), cp, how)
+                                   : g_strdup_printf (_("quadratic Casimir of the Lie–Poisson bracket, C = %s through the "
+                                                        "Legendre map p = ∂L/∂y (%s)"), cp, how))
+                            : (vak ? g_strdup_printf (_("linear Casimir of the Lie–Poisson bracket, C = %s (%s)"), cp, how)
+                                   : g_strdup_printf (_("linear Casimir of the Lie–Poisson bracket, C = %s through the "
+                                                        "Legendre map p = ∂L/∂y (%s)"), cp, how));
   CmlConservedCandidate *c = add_candidate (in, r, CML_CANDIDATE_CASIMIR, name, what, user_expr (in->sys, Cp));
   decide (in, c, NULL);
 }
@@ -805,7 +818,7 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
         CmlExpr *Cp = ZERO (ctx);
         for (guint A = 0; A < n; A++)
           Cp = madd (ctx, Cp, cml_expr_num (ctx, basis[k * n + A]), sym (ctx, md->momenta_sym[A]));
-        add_casimir (in, r, &count, Cp, rational, "linear");
+        add_casimir (in, r, &count, Cp, rational, FALSE);
       }
   }
   /* quadratic: S^AB = S^BA, unknowns A ≤ B; rows (D, E ≤ B) */
@@ -845,7 +858,7 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
                          cml_expr_mul (ctx, sym (ctx, md->momenta_sym[A]), sym (ctx, md->momenta_sym[B])));
             }
         if (!cml_expr_is_zero (Cp))
-          add_casimir (in, r, &count, Cp, rational, "quadratic");
+          add_casimir (in, r, &count, Cp, rational, TRUE);
       }
   }
 #undef CC
@@ -859,8 +872,8 @@ add_monitors (Inspector *in, CmlConservedReport *r)
   for (guint k = 0; k < md->monitors->len; k++)
     {
       CmlNamedExpr *ne = md->monitors->pdata[k];
-      g_autofree char *what = g_strdup_printf ("monitor of the model%s",
-                                               ne->conserved ? ", declared conserved" : "");
+      g_autofree char *what = g_strdup (ne->conserved ? _("monitor of the model, declared conserved")
+                                                      : _("monitor of the model"));
       CmlConservedCandidate *c = add_candidate (in, r, CML_CANDIDATE_MONITOR, ne->name, what,
                                                 user_expr (in->sys, ne->expr));
       c->declared = ne->conserved;
@@ -869,8 +882,8 @@ add_monitors (Inspector *in, CmlConservedReport *r)
         {
           c->contradiction = TRUE;
           g_ptr_array_add (r->warnings,
-                           g_strdup_printf ("%s:%d: the monitor %s is declared conserved (“| conserved”) but it is "
-                                            "not: %s",
+                           g_strdup_printf (_("%s:%d: the monitor %s is declared conserved (“| conserved”) but it is "
+                                              "not: %s"),
                                             md->path, ne->line, ne->name, c->reason));
         }
     }
@@ -912,7 +925,7 @@ cml_conserved_inspect_at (CmlSystem *sys, const double *params)
 char *
 cml_conserved_report_to_text (const CmlConservedReport *report)
 {
-  GString *s = g_string_new ("\nConserved quantities, derived and checked along the equations of motion:\n");
+  GString *s = g_string_new (_("\nConserved quantities, derived and checked along the equations of motion:\n"));
 
   for (guint k = 0; k < report->candidates->len; k++)
     {
@@ -922,10 +935,10 @@ cml_conserved_report_to_text (const CmlConservedReport *report)
       g_string_append_printf (s, "    %s = %s\n", name, c->formula);
       g_string_append_printf (s, "        %s\n", c->what);
       g_string_append_printf (s, "        %s%s: %s\n", cml_conserved_verdict_to_string (c->verdict),
-                              c->contradiction ? " — CONTRADICTS the model, which declares it conserved" : "",
+                              c->contradiction ? _(" — CONTRADICTS the model, which declares it conserved") : "",
                               c->reason);
     }
   for (guint k = 0; k < report->warnings->len; k++)
-    g_string_append_printf (s, "\nWarning: %s\n", (char *) report->warnings->pdata[k]);
+    g_string_append_printf (s, _("\nWarning: %s\n"), (char *) report->warnings->pdata[k]);
   return g_string_free (s, FALSE);
 }

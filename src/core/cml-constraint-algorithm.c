@@ -26,6 +26,7 @@
 
 #include "cml-system-private.h"
 
+#include <glib/gi18n-lib.h>
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
@@ -414,7 +415,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
                        "algorithm needs W of the same rank everywhere");
   for (guint a = 0; a < r; a++)
     add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
-  sys->reg_name = "W restricted to (ker W)^⊥";
+  sys->reg_name = N_("W restricted to (ker W)^⊥");
   sys->reg_rows = r;
   sys->reg = g_memdup2 (Wpq, r * r * sizeof (CmlExpr *));
   memcpy (Pout, P, r * sizeof (guint));
@@ -439,7 +440,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
       gprim[j] = g;
     }
 
-  g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular", r, n));
+  g_ptr_array_add (sys->steps, g_strdup_printf (_("rank W = %u of %u: the Lagrangian is singular"), r, n));
   {
     GString *s = g_string_new ("ker W = span{");
     for (guint j = 0; j < k; j++)
@@ -452,7 +453,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
           }
         g_string_append (s, ")");
       }
-    g_string_append (s, "} in the basis of sections: it depends on the point");
+    g_string_append (s, _("} in the basis of sections: it depends on the point"));
     g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
   }
   return TRUE;
@@ -670,9 +671,10 @@ singular_accelerations (Singular *st, GError **error)
     }
   else
     {
-      g_ptr_array_add (sys->steps, g_strdup_printf ("rank W = %u of %u: the Lagrangian is singular%s", r, n,
-                                                    r == 0 ? " (first order in the velocities: every velocity "
-                                                             "is in the kernel of W)" : ""));
+      g_ptr_array_add (sys->steps,
+                       r == 0 ? g_strdup_printf (_("rank W = %u of %u: the Lagrangian is singular (first order in the "
+                                                   "velocities: every velocity is in the kernel of W)"), r, n)
+                              : g_strdup_printf (_("rank W = %u of %u: the Lagrangian is singular"), r, n));
       {
         GString *s = g_string_new ("ker W = span{");
         for (guint j = 0; j < k; j++)
@@ -682,7 +684,7 @@ singular_accelerations (Singular *st, GError **error)
               g_string_append_printf (s, "%s%g", A ? ", " : "", K[A * k + j]);
             g_string_append (s, ")");
           }
-        g_string_append (s, "} in the basis of sections");
+        g_string_append (s, _("} in the basis of sections"));
         g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
       }
 
@@ -717,7 +719,7 @@ singular_accelerations (Singular *st, GError **error)
             }
           for (guint a = 0; a < r; a++)
             add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
-          sys->reg_name = "W restricted to (ker W)^⊥";
+          sys->reg_name = N_("W restricted to (ker W)^⊥");
           sys->reg_rows = r;
           sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
         }
@@ -767,10 +769,10 @@ singular_primary (Singular *st)
       g_ptr_array_add (G, g);
       g_ptr_array_add (queue, g);
       g_autofree char *txt = print_constraint (sys, g);
-      g_ptr_array_add (sys->steps, g_strdup_printf ("primary constraint: %s", txt));
+      g_ptr_array_add (sys->steps, g_strdup_printf (_("primary constraint: %s"), txt));
     }
   if (G->len == 0)
-    g_ptr_array_add (sys->steps, g_strdup ("no primary constraints"));
+    g_ptr_array_add (sys->steps, g_strdup (_("no primary constraints")));
   return TRUE;
 }
 
@@ -815,17 +817,17 @@ singular_consistency (Singular *st, GError **error)
         {
           g_ptr_array_add (veq, dg);
           g_ptr_array_add (veq_g, g);
-          g_ptr_array_add (sys->steps, g_strdup_printf ("d/dt (%s) = 0 fixes kernel accelerations", gtxt));
+          g_ptr_array_add (sys->steps, g_strdup_printf (_("d/dt (%s) = 0 fixes kernel accelerations"), gtxt));
         }
       else if (!vanishes_on (sys, dg = drop_multipliers (sys, dg, vsym, k), G, move, m + n, &st->samples))
         {
           g_ptr_array_add (G, dg);
           g_ptr_array_add (queue, dg);
           g_autofree char *txt = print_constraint (sys, dg);
-          g_ptr_array_add (sys->steps, g_strdup_printf ("secondary constraint from d/dt (%s) = 0: %s", gtxt, txt));
+          g_ptr_array_add (sys->steps, g_strdup_printf (_("secondary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
         }
       else
-        g_ptr_array_add (sys->steps, g_strdup_printf ("d/dt (%s) = 0 holds on the constraint set", gtxt));
+        g_ptr_array_add (sys->steps, g_strdup_printf (_("d/dt (%s) = 0 holds on the constraint set"), gtxt));
     }
   if (queue->len)
     {
@@ -935,16 +937,16 @@ singular_kernel_accelerations (Singular *st, GError **error)
         /* κ with a subscript: a name no model can use, so it never reads as a parameter */
         g_autofree char *sub = subscript_digits (j + 1);
         if (fixed[j])
-          g_ptr_array_add (sys->steps, g_strdup_printf ("kernel acceleration κ%s = %s (fixed by the SODE condition)", sub, txt));
+          g_ptr_array_add (sys->steps, g_strdup_printf (_("kernel acceleration κ%s = %s (fixed by the SODE condition)"), sub, txt));
         else
           {
             sys->gauge = TRUE;
             g_ptr_array_add (sys->steps,
-                             g_strdup_printf ("kernel acceleration κ%s is not determined: gauge freedom, set to 0", sub));
+                             g_strdup_printf (_("kernel acceleration κ%s is not determined: gauge freedom, set to 0"), sub));
           }
       }
     if (!sys->gauge)
-      g_ptr_array_add (sys->steps, g_strdup ("no gauge freedom"));
+      g_ptr_array_add (sys->steps, g_strdup (_("no gauge freedom")));
     for (guint A = 0; A < n; A++)
       ydot[A] = cml_expr_subs (ctx, ydot[A], k, vsym, vsol);
 
@@ -1002,7 +1004,7 @@ singular_final (Singular *st, GError **error)
   GPtrArray *G = st->G;
 
   {
-    GString *s = g_string_new ("final constraint set S^X: {");
+    GString *s = g_string_new (_("final constraint set S^X: {"));
     for (guint a = 0; a < G->len; a++)
       {
         g_autofree char *txt = print_constraint (sys, G->pdata[a]);

@@ -240,7 +240,9 @@ describe (CmlSystem *sys, gboolean pretty)
             cut--;
           g_string_append_printf (s, "  %u. %.*s", k + 1, (int) cut, step);
           if (cut < len)
-            g_string_append_printf (s, "… (%" G_GSIZE_FORMAT " more characters)", len - cut);
+            g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE, "… (%lu more character)", "… (%lu more characters)",
+                                                    (gulong) (len - cut)),
+                                    (gulong) (len - cut));
           g_string_append_c (s, '\n');
         }
     }
@@ -249,7 +251,7 @@ describe (CmlSystem *sys, gboolean pretty)
   if (sys->reg_rows)
     {
       g_string_append_printf (s, _("%s (%u×%u) must be invertible; the right-hand side checks its pivots\n"),
-                              sys->reg_name, sys->reg_rows, sys->reg_rows);
+                              _(sys->reg_name), sys->reg_rows, sys->reg_rows);
       for (guint a = 0; a < sys->reg_rows; a++)
         {
           g_string_append (s, "    [ ");

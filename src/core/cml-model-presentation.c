@@ -13,8 +13,8 @@
 
 #include "cml-error.h"
 
-/* A group of NAME = text for the model's names ([units], [meanings]) into TABLE; the texts
- * in the user's language when LOCALIZED ([meanings]). */
+/* A group of NAME = text for the model's names ([units], [meanings], [labels]) into TABLE;
+ * the texts in the user's language when LOCALIZED ([meanings], [labels]). */
 static gboolean
 load_name_texts (Loader *ld, const char *group, GHashTable *table, gboolean localized)
 {
@@ -49,6 +49,12 @@ gboolean
 load_symbols (Loader *ld)
 {
   return load_name_texts (ld, "symbols", ld->model->symbols, FALSE);
+}
+
+gboolean
+load_labels (Loader *ld)
+{
+  return load_name_texts (ld, "labels", ld->model->labels, TRUE);
 }
 
 gboolean

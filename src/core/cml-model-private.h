@@ -101,6 +101,7 @@ gboolean load_initial (Loader *ld);
 gboolean load_units (Loader *ld);
 gboolean load_meanings (Loader *ld);
 gboolean load_symbols (Loader *ld);
+gboolean load_labels (Loader *ld);
 gboolean load_output (Loader *ld);
 void     preset_free (gpointer p);
 gboolean load_preset (Loader *ld, const char *group);

@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdarg.h>
@@ -679,7 +680,7 @@ key_translatable (const char *group, const char *key)
 
   if (g_str_equal (group, "model"))
     return g_strv_contains (model_texts, key);
-  if (g_str_equal (group, "parameters") || g_str_equal (group, "meanings"))
+  if (g_str_equal (group, "parameters") || g_str_equal (group, "meanings") || g_str_equal (group, "labels"))
     return TRUE;
   if (g_str_has_prefix (group, "preset "))
     return g_str_equal (key, "title");
@@ -713,7 +714,7 @@ check_translations (Loader *ld)
           if (!key_translatable (groups[g], base))
             return fail (ld, line, 0, CML_ERROR_MODEL,
                          "“%s” is not a valid key: only the texts people read are translated ([model] title, "
-                         "description, about, source and errata; a parameter's meaning; [meanings]; a preset's "
+                         "description, about, source and errata; a parameter's meaning; [meanings]; [labels]; a preset's "
                          "title; a scene object's label)", keys[k]);
           if (!kf_has_key (ld, groups[g], base))
             return fail (ld, line, 0, CML_ERROR_MODEL,
@@ -732,7 +733,7 @@ check_groups (Loader *ld)
 {
   static const char *known[] = {
     "model", "parameters", "definitions", "algebroid", "anchor", "brackets", "dynamics",
-    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "symbols", "output",
+    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "symbols", "labels", "output",
     "reference", NULL
   };
   g_auto (GStrv) groups = kf_groups (ld);
@@ -762,6 +763,7 @@ model_alloc (void)
   model->units = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->meanings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->symbols = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  model->labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->presets = g_ptr_array_new_with_free_func (preset_free);
   model->scene = g_ptr_array_new_with_free_func (scene_object_free);
   model->warnings = g_ptr_array_new_with_free_func (g_free);
@@ -834,7 +836,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
        && load_dynamics (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
-       && load_units (&ld) && load_meanings (&ld) && load_symbols (&ld) && load_output (&ld);
+       && load_units (&ld) && load_meanings (&ld) && load_symbols (&ld) && load_labels (&ld) && load_output (&ld);
   if (ok)
     {
       g_auto (GStrv) groups = kf_groups (&ld);
@@ -1041,7 +1043,7 @@ cml_model_load (const char *path_or_name, GError **error)
       g_auto (GStrv) names = cml_model_list_builtin ();
       g_autofree char *list = g_strjoinv (", ", names);
       g_set_error (error, CML_ERROR, CML_ERROR_IO,
-                   "“%s” is neither a model file nor a built-in model (built-in: %s)", path_or_name, list);
+                   _("“%s” is neither a model file nor a built-in model (built-in: %s)"), path_or_name, list);
       return NULL;
     }
   return cml_model_new_from_file (path, error);
@@ -1093,6 +1095,7 @@ cml_model_unref (CmlModel *model)
   g_hash_table_unref (model->units);
   g_hash_table_unref (model->meanings);
   g_hash_table_unref (model->symbols);
+  g_hash_table_unref (model->labels);
   g_strfreev (model->columns);
   g_ptr_array_unref (model->presets);
   g_ptr_array_unref (model->scene);
@@ -1135,14 +1138,14 @@ cml_model_check_param (const CmlModel *model, const CmlParam *param, double valu
       GString *s = g_string_new (NULL);
       for (guint k = 0; k < param->n_choices; k++)
         g_string_append_printf (s, "%s%g", k ? ", " : "", param->choices[k]);
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s = %g is not allowed (allowed: %s)", param->name,
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s = %g is not allowed (allowed: %s)"), param->name,
                    value, s->str);
       g_string_free (s, TRUE);
       return FALSE;
     }
   if (value < param->min || value > param->max)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s = %g is outside its range [%g, %g]", param->name,
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s = %g is outside its range [%g, %g]"), param->name,
                    value, param->min, param->max);
       return FALSE;
     }
@@ -1167,12 +1170,23 @@ char *
 cml_model_display_name (const CmlModel *model, const char *name)
 {
   g_return_val_if_fail (model != NULL && name != NULL, NULL);
+  /* a word in the user's language first ([labels]), else a symbol ([symbols]) */
+  const char *label = g_hash_table_lookup (model->labels, name);
   const char *symbol = g_hash_table_lookup (model->symbols, name);
+  if (label)
+    return g_strdup (label);
   if (symbol)
     return g_strdup (symbol);
   if (g_str_equal (name, "residual") && cml_expr_ctx_lookup (model->ctx, name) < 0)
     return g_strdup (g_dgettext (GETTEXT_PACKAGE, "constraint residual"));
   return cml_expr_pretty_name (name, FALSE);
+}
+
+const char *
+cml_model_label (const CmlModel *model, const char *name)
+{
+  g_return_val_if_fail (model != NULL && name != NULL, NULL);
+  return g_hash_table_lookup (model->labels, name);
 }
 
 const char *

@@ -137,6 +137,7 @@ struct _CmlModel
   GHashTable *meanings;       /* name -> char*: what a variable or monitor means, for people */
   GHashTable *symbols;        /* name -> char*: how it is written for people ("pr" -> "pᵣ",
                                * [symbols]); see cml_model_display_name */
+  GHashTable *labels;         /* name -> char*: how plots name a monitor ([labels]), for people */
   char      **columns;        /* output columns (NULL-terminated) */
   GPtrArray  *presets;        /* CmlPreset* */
   GPtrArray  *scene;          /* CmlSceneObject* */
@@ -171,10 +172,14 @@ gboolean        cml_model_check_param (const CmlModel *model, const CmlParam *pa
 const char     *cml_model_unit (const CmlModel *model, const char *name);
 /* What a coordinate, momentum, monitor … means ([meanings]), or NULL. */
 const char     *cml_model_meaning (const CmlModel *model, const char *name);
-/* How a quantity is named to people (plots, legends, lists): its [symbols] entry
+/* How a quantity is named to people (plots, legends, lists): its [labels] entry, a word in
+ * the user's language ("energy" -> "energía"), else its [symbols] entry
  * ("casimir" -> "|Γ|²", "pr" -> "pᵣ"), else its name typeset as the equations write it
  * ("rho" -> "ρ", "x1" -> "x₁"); "residual" is the constraint residual.  Newly allocated. */
 char           *cml_model_display_name (const CmlModel *model, const char *name);
+/* How plots and lists name a monitor or variable whose name is a word ([labels], in the
+ * user's language: "energía" for "energy"), or NULL: then its name is shown. */
+const char     *cml_model_label (const CmlModel *model, const char *name);
 /* The line of "key" in "[group]" (0 if unknown). */
 int             cml_model_line (const CmlModel *model, const char *group, const char *key);
 

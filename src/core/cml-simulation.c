@@ -16,6 +16,7 @@
 
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -948,7 +949,7 @@ cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GE
 
   if (i < 0)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s has no parameter “%s”", md->name, name);
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s has no parameter “%s”"), md->name, name);
       return FALSE;
     }
   if (!cml_model_check_param (md, md->params->pdata[i], value, error))

@@ -7,10 +7,11 @@
  * algebroid through the symbolic differentiation, solving and compiling of
  * cml-euler-lagrange.c … cml-system-programs.c; for a larger model that is most of what
  * `cmlab-cli simulate` does before its first step (a five-link pendulum: 0.4 of 2.4 ms).
- * Its result depends on two things only: the model's text, and the code of cmlab that
- * derived it.  The cache keeps it in a file named by the SHA-256 of both — the text, and
- * the build ID the linker gives the running executable (cml-build-id.c; without one
- * nothing is cached) — in $CMLAB_DERIVED_CACHE, else $XDG_CACHE_HOME/cmlab/derived.
+ * Its result depends on the model's text and the code of cmlab that derived it (and the
+ * language of the constraint algorithm's steps, sentences for people).  The cache keeps it
+ * in a file named by the SHA-256 of these — the text, the build ID the linker gives the
+ * running executable (cml-build-id.c; without one nothing is cached) and the translation
+ * of one of those sentences — in $CMLAB_DERIVED_CACHE, else $XDG_CACHE_HOME/cmlab/derived.
  *
  * What the file holds is the derivation's whole result:
  *   - every expression it made, in the order it made them (a symbol by its name, any
@@ -48,6 +49,7 @@
 #include "cml-bytes.h"
 #include "cml-cache-dir.h"
 
+#include <glib/gi18n-lib.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -505,6 +507,9 @@ cache_path (const CmlModel *md, char **dir_out, char **key_out)
   g_checksum_update (sum, (const guchar *) CACHE_MAGIC, -1);
   g_checksum_update (sum, (const guchar *) bid, strlen (bid) + 1);
   g_checksum_update (sum, (const guchar *) md->text, -1);
+  /* the steps of the constraint algorithm are sentences in the user's language: a system
+   * derived in one language is not read back in another */
+  g_checksum_update (sum, (const guchar *) _("rank W = %u of %u: the Lagrangian is singular"), -1);
   g_autofree char *base = g_strconcat (g_checksum_get_string (sum), CACHE_SUFFIX, NULL);
   char *path = g_build_filename (dir, base, NULL);
   if (dir_out)

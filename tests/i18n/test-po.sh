@@ -18,7 +18,7 @@ listed=$(grep -v '^#' "$po/POTFILES.in" | sed '/^$/d')
 
 # every file with strings to translate is listed, and every listed file exists
 cd "$src" || exit 1
-for f in $(grep -rlE '(^|[^A-Za-z0-9_])(N?C?_|ngettext) ?\(|translatable="yes"' src/app src/cli src/render ui data | sort); do
+for f in $(grep -rlE '(^|[^A-Za-z0-9_])(N?C?_|ngettext) ?\(|translatable="yes"' src/app src/cli src/core src/render ui data | sort); do
   if grep -qxF "$f" <<<"$listed"; then ok "$f is in POTFILES.in"; else not_ok "$f has strings to translate but is not in POTFILES.in"; fi
 done
 for f in $listed; do
@@ -54,6 +54,20 @@ for lang in $(grep -v '^#' "$po/LINGUAS"); do
     not_ok "$lang.po misses strings of the sources (ninja cmlab-update-po, then translate): $(head -c 2000 <<<"$out")"
   fi
 done
+
+# Reverse (time runs backwards) has one Spanish name wherever it is named, and not
+# «Invertir», which reads as "invert"
+if msgattrib --no-wrap --no-obsolete "$po/es.po" >"$tmp/es-nowrap.po" 2>/dev/null; then
+  reverse=$(grep -A1 -x 'msgid "Reverse"' "$tmp/es-nowrap.po" | sed -n 's/^msgstr "\(.*\)"$/\1/p')
+  if [ -n "$reverse" ] && [ "$reverse" != "Invertir" ]; then
+    ok "es.po: Reverse is «$reverse»"
+  else
+    not_ok "es.po: Reverse is «$reverse» (it reads as “invert”: say that time runs backwards)"
+  fi
+  # every other message that names the check box (by its capital R) uses the same word
+  others=$(grep -A1 -E '^msgid ".*(^|[^A-Za-z])Reverse([^A-Za-z]|$)' "$tmp/es-nowrap.po" | grep '^msgstr' | grep -vF "$reverse")
+  if [ -z "$others" ]; then ok "es.po: every message naming Reverse says «$reverse»"; else not_ok "es.po: messages naming Reverse with another word: $others"; fi
+fi
 
 echo "1..$n"
 exit $fail

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "cml-expr.h"
 #include "cml-model.h"
 
 /* The language variables GLib reads (g_get_language_names ()), saved and restored around
@@ -250,7 +251,7 @@ is_text_key (const char *group, const char *key)
     return FALSE;
   if (g_str_equal (group, "model"))
     return g_strv_contains (model_texts, key);
-  if (g_str_equal (group, "parameters") || g_str_equal (group, "meanings"))
+  if (g_str_equal (group, "parameters") || g_str_equal (group, "meanings") || g_str_equal (group, "labels"))
     return TRUE;
   if (g_str_has_prefix (group, "preset "))
     return g_str_equal (key, "title");
@@ -341,6 +342,63 @@ test_builtin_complete (void)
   g_assert_cmpuint (n_texts, >, 250);
 }
 
+/* Whether NAME is a word rather than a symbol ("energy", "table_speed"; not "x1", "Cx",
+ * "theta", which the plots typeset as θ): a name a plot would show in English. */
+static gboolean
+is_word (const char *name)
+{
+  g_autofree char *pretty = cml_expr_pretty_name (name, FALSE);
+
+  if (strlen (name) < 4 || !g_str_equal (pretty, name))
+    return FALSE;
+  for (const char *c = name; *c; c++)
+    if (!g_ascii_islower (*c) && *c != '_')
+      return FALSE;
+  return TRUE;
+}
+
+/* The plots name a series by the model's label in the user's language ([labels]): every
+ * monitor of a built-in model whose name is a word has one in Spanish that is not the
+ * English name (but "casimir", a name in both), and the English is the name or a label
+ * of its own; the rolling ball's energy is "energía". */
+static void
+test_builtin_labels (void)
+{
+  g_auto (GStrv) names = cml_model_list_builtin ();
+  LangEnv env;
+  guint n_words = 0;
+
+  lang_save (&env);
+  for (guint k = 0; names[k]; k++)
+    {
+      lang_set ("es", "C.UTF-8");
+      g_autoptr (CmlModel) es = load (names[k]);
+      for (guint m = 0; m < es->monitors->len; m++)
+        {
+          const char *name = ((CmlNamedExpr *) es->monitors->pdata[m])->name;
+          if (!is_word (name))
+            continue;
+          const char *label = cml_model_label (es, name);
+          if (label == NULL)
+            g_error ("%s: the monitor “%s” has no label ([labels] %s = …, %s[es] = …): the plots show "
+                     "its English name", names[k], name, name, name);
+          if (!g_str_equal (name, "casimir") && g_str_equal (label, name))
+            g_error ("%s: the Spanish label of “%s” is its English name", names[k], name);
+          n_words++;
+        }
+    }
+  g_assert_cmpuint (n_words, >=, 10);
+
+  lang_set ("es", "C.UTF-8");
+  g_autoptr (CmlModel) es = load ("rolling-ball");
+  g_assert_cmpstr (cml_model_label (es, "energy"), ==, "energía");
+  g_assert_null (cml_model_label (es, "Cx"));
+  lang_set ("en", "C.UTF-8");
+  g_autoptr (CmlModel) en = load ("rolling-ball");
+  g_assert_cmpstr (cml_model_label (en, "energy"), ==, "energy");
+  lang_restore (&env);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -348,5 +406,6 @@ main (int argc, char **argv)
   g_test_add_func ("/translations/rolling-ball", test_rolling_ball);
   g_test_add_func ("/translations/user-model", test_user_model);
   g_test_add_func ("/translations/builtin-complete", test_builtin_complete);
+  g_test_add_func ("/translations/builtin-labels", test_builtin_labels);
   return g_test_run ();
 }
