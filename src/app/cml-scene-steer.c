@@ -355,12 +355,17 @@ cml_scene_steer_button_tip (CmlSystem *sys, gboolean *ok)
       g_string_append_printf (names, "%s%s", names->len ? ", " : "", aim.names[j]);
   CmlModel *model = cml_system_get_model (sys);
   const char *unit = model->time_unit;
-  return g_strdup_printf (_("Click where the system should be at the end of the run (or Shift+click): cmlab finds "
-                          "the initial momenta by shooting, and the run starts from them.\nThe click sets %s "
-                          "(where the %s is drawn); the end time is the run's current time, or %g%s%s before it "
-                          "has run.  Conjugate points along the extremal are marked."),
-                          names->str, ((CmlSceneObject *) model->scene->pdata[aim.object])->type,
-                          CML_SCENE_SHOOT_DEFAULT_T, unit ? " " : "", unit ? unit : "");
+  g_autofree char *tip = g_strdup_printf (
+    _("Click where the system should be at the end of the run (or Shift+click): cmlab looks for the starting "
+      "momenta that take it there, draws the path found (dashed) and starts the run from them.\nThe click sets "
+      "%s (where the %s is drawn); the time to get there is the run's present time, or %g%s%s before it has run.  "
+      "Conjugate points, after which the path is no longer the shortest, are marked."),
+    names->str, ((CmlSceneObject *) model->scene->pdata[aim.object])->type, CML_SCENE_SHOOT_DEFAULT_T,
+    unit ? " " : "", unit ? unit : "");
+  if (aim.n < 3)
+    return g_steal_pointer (&tip);
+  return g_strdup_printf ("%s\n%s", tip, _("It moves in space: a click sets where it should be across, at the "
+                                           "height it has now."));
 }
 
 gboolean

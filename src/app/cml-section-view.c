@@ -979,8 +979,8 @@ cml_section_view_init (CmlSectionView *self)
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
                                _("Click to start an orbit from this point, on the run's energy level, crossing the section the way "
-                                 "it counts.  A ring with a cross marks where each orbit started; its dots are "
-                                 "the later crossings."));
+                                 "it counts.  A ring with a cross marks where each orbit started, its first "
+                                 "crossing; its dots are all its crossings."));
   GtkGesture *click = gtk_gesture_click_new ();
   g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));

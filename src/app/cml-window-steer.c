@@ -195,7 +195,7 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
   st->restarting = FALSE;
   if (!started)
     {
-      g_autofree char *msg = g_markup_printf_escaped (_("<b>The run could not start from the extremal found.</b>\n%s"),
+      g_autofree char *msg = g_markup_printf_escaped (_("<b>The run could not start from the motion found.</b>\n%s"),
                                                       error->message);
       cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_NONE, msg, NULL);
       job_free (job);
