@@ -1085,3 +1085,38 @@ cml_section_view_get_ranges (CmlSectionView *self, double x[2], double y[2])
   cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), &x[0], &x[1]);
   cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), &y[0], &y[1]);
 }
+
+gboolean
+cml_section_view_point_at (CmlSectionView *self, double x, double y, GtkWidget *relative, double *wx, double *wy)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  double x0, y0, x1, y1, cx = 0.5 * w, cy = 0.5 * h, ux, uy;
+  CmlPlotStyle style;
+  graphene_point_t out;
+
+  cml_plot_style_init (&style, self->dark, self->presentation);
+  if (w <= 0 || h <= 0 || !cml_plot_cairo_pick (self->plot, w, h, &style, cx, cy, &x0, &y0)
+      || !cml_plot_cairo_pick (self->plot, w, h, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0 || y1 == y0)
+    return FALSE;
+  double px = cx + (x - x0) * 10 / (x1 - x0), py = cy + (y - y0) * 10 / (y1 - y0);
+  if (!cml_plot_cairo_pick (self->plot, w, h, &style, px, py, &ux, &uy)
+      || !gtk_widget_compute_point (GTK_WIDGET (self->area), relative, &GRAPHENE_POINT_INIT (px, py), &out))
+    return FALSE;
+  *wx = out.x, *wy = out.y;
+  return TRUE;
+}
+
+const char *
+cml_section_view_get_status (CmlSectionView *self)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), NULL);
+  return gtk_label_get_text (self->status);
+}
+
+guint
+cml_section_view_get_n_orbits (CmlSectionView *self)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), 0);
+  return self->orbits->len;
+}

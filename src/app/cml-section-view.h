@@ -58,4 +58,13 @@ double     cml_section_view_get_last_start_value (CmlSectionView *self, const ch
 /* The plot's ranges: x from X[0] to X[1], y from Y[0] to Y[1] (tests). */
 void       cml_section_view_get_ranges (CmlSectionView *self, double x[2], double y[2]);
 
+/* Where the plot shows the data point (X, Y), in RELATIVE's coordinates; FALSE outside
+ * the plot area (tests driving the window from outside). */
+gboolean   cml_section_view_point_at (CmlSectionView *self, double x, double y, GtkWidget *relative,
+                                      double *wx, double *wy);
+/* The status line under the plot (tests). */
+const char *cml_section_view_get_status (CmlSectionView *self);
+/* Orbits started (tests). */
+guint      cml_section_view_get_n_orbits (CmlSectionView *self);
+
 G_END_DECLS
