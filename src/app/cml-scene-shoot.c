@@ -131,6 +131,8 @@ cml_scene_shoot_result_free (CmlSceneShootResult *result)
   g_strfreev (result->names);
   g_free (result->values);
   g_free (result->conjugate_points);
+  if (result->path)
+    g_array_unref (result->path);
   g_free (result);
 }
 
@@ -211,29 +213,38 @@ shoot_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
   res->names = (char **) g_ptr_array_free (g_steal_pointer (&nm), FALSE);
   res->values = (double *) (gpointer) g_array_free (g_steal_pointer (&val), FALSE);
 
-  /* where the aimed object is at each conjugate time, and at T */
+  /* where the aimed object is at each conjugate time, along the path (evenly in time:
+   * the planned path the view previews), and at T */
   g_autofree double *scene = g_new (double, MAX (cml_system_n_scene_values (sys), 1));
   GArray *times = shoot->conjugate_times;
+  double t0 = cml_simulation_get_time (sim), p[3];
   res->conjugate_points = g_new (double, 3 * MAX (times->len, 1));
-  for (guint k = 0; k < times->len && !g_cancellable_is_cancelled (cancel); k++)
+  res->path = g_array_new (FALSE, FALSE, sizeof (double));
+  aimed_position (sim, &job->aim, scene, p);
+  g_array_append_vals (res->path, p, 3);
+  guint next = 0;
+  for (guint k = 1; k <= CML_SCENE_SHOOT_PATH_POINTS && !g_cancellable_is_cancelled (cancel); k++)
     {
-      double tk = g_array_index (times, double, k);
+      double tk = k == CML_SCENE_SHOOT_PATH_POINTS ? job->t_end
+                                                   : t0 + (job->t_end - t0) * k / CML_SCENE_SHOOT_PATH_POINTS;
+      for (; next < times->len && g_array_index (times, double, next) <= tk; next++)
+        {
+          if (!cml_simulation_advance (sim, g_array_index (times, double, next), &error))
+            {
+              g_task_return_error (task, error);
+              return;
+            }
+          aimed_position (sim, &job->aim, scene, res->conjugate_points + 3 * next);
+        }
       if (!cml_simulation_advance (sim, tk, &error))
         {
           g_task_return_error (task, error);
           return;
         }
-      aimed_position (sim, &job->aim, scene, res->conjugate_points + 3 * k);
+      aimed_position (sim, &job->aim, scene, p);
+      g_array_append_vals (res->path, p, 3);
     }
-  if (!g_cancellable_is_cancelled (cancel))
-    {
-      if (!cml_simulation_advance (sim, job->t_end, &error))
-        {
-          g_task_return_error (task, error);
-          return;
-        }
-      aimed_position (sim, &job->aim, scene, res->end);
-    }
+  memcpy (res->end, p, sizeof res->end);
   if (g_task_return_error_if_cancelled (task))
     return;
   g_task_return_pointer (task, g_steal_pointer (&res), (GDestroyNotify) cml_scene_shoot_result_free);

@@ -23,6 +23,8 @@ G_BEGIN_DECLS
 
 /* The end time used when the run has not yet run (in the model's time unit). */
 #define CML_SCENE_SHOOT_DEFAULT_T 5.0
+/* The planned path is sampled at this many intervals of [t0, T]. */
+#define CML_SCENE_SHOOT_PATH_POINTS 200
 
 typedef struct
 {
@@ -45,6 +47,8 @@ typedef struct
   double         *values;
   double         *conjugate_points;  /* 3 per conjugate time: the aimed object's position */
   double          end[3];     /* the aimed object's position at T on the extremal found */
+  GArray         *path;       /* double triples: the aimed object's position from t0 to T
+                               * (CML_SCENE_SHOOT_PATH_POINTS + 1 of them, evenly in time) */
 } CmlSceneShootResult;
 
 void cml_scene_shoot_result_free (CmlSceneShootResult *result);

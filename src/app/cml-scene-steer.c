@@ -140,16 +140,109 @@ struct _CmlSceneSteer
   gboolean             has_target;
   double               target[3];
   GArray              *points;   /* double triples: the conjugate points */
+  GArray              *path;     /* double triples: the planned path (may be empty) */
+  CmlSystem           *sys;      /* the system last drawn, and its scene values */
+  GArray              *values;
 };
+
+/* Whether a sphere of the scene (its values as last drawn) lies between the eye and P. */
+static gboolean
+hidden (CmlSceneSteer *s, const double p[3])
+{
+  if (s->sys == NULL || s->values->len == 0)
+    return FALSE;
+  CmlModel *model = cml_system_get_model (s->sys);
+  const double *v = (const double *) (gpointer) s->values->data;
+  double eye[3], d[3], len = 0;
+  cml_camera_get_eye (s->camera, eye);
+  for (int j = 0; j < 3; j++)
+    d[j] = p[j] - eye[j], len += d[j] * d[j];
+  len = sqrt (len);
+  if (!(len > 0))
+    return FALSE;
+  for (guint k = 0; k < model->scene->len; k++)
+    {
+      CmlSceneObject *o = model->scene->pdata[k];
+      int c = cml_system_scene_offset (s->sys, k, "center"), r = cml_system_scene_offset (s->sys, k, "radius");
+      if (!g_str_equal (o->type, "sphere") || c < 0 || r < 0 || (guint) MAX (c + 2, r) >= s->values->len)
+        continue;
+      /* the ray eye + τ d/len meets the sphere before P (a point on its surface facing
+       * away from the eye counts as hidden) */
+      double oc[3], b = 0, cc = 0, rad = v[r];
+      for (int j = 0; j < 3; j++)
+        oc[j] = eye[j] - v[c + j], b += oc[j] * d[j] / len, cc += oc[j] * oc[j];
+      double disc = b * b - (cc - rad * rad);
+      if (!(disc > 0) || !(rad > 0))
+        continue;
+      double tau = -b - sqrt (disc);
+      if (tau > 0 && tau < len - 1e-6 * MAX (rad, 1.0))
+        return TRUE;
+    }
+  return FALSE;
+}
 
 static void
 markers_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
   CmlSceneSteer *s = data;
-  if (!s->has_target || s->style->table_frame)
+  double scale = s->style->presentation ? 1.6 : 1.0, x, y;
+  if (!s->has_target || s->style->table_frame || width <= 0 || height <= 0)
     return;
-  cml_scene_steer_draw_markers (cr, s->camera, width, height, s->target, (const double *) (gpointer) s->points->data,
-                                s->points->len / 3, s->style->presentation ? 1.6 : 1.0);
+
+  /* the planned path, dashed in the target's colour; a piece hidden behind a sphere faint */
+  cairo_save (cr);
+  cairo_set_line_width (cr, 2.0 * scale);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  cairo_set_dash (cr, (const double[]) { 7 * scale, 5 * scale }, 2, 0);
+  const double *path = (const double *) (gpointer) s->path->data;
+  /* in runs of the same visibility, so that the dashes run on along the path */
+  gboolean open = FALSE, run_hidden = FALSE;
+  for (guint k = 0; k <= s->path->len / 3; k++)
+    {
+      gboolean seen = k < s->path->len / 3 && to_view (s->camera, width, height, path + 3 * k, &x, &y);
+      gboolean h = seen && hidden (s, path + 3 * k);
+      if (open && (!seen || h != run_hidden))
+        {
+          if (seen)
+            cairo_line_to (cr, x, y);
+          cairo_set_source_rgba (cr, CML_STEER_TARGET_RGB, run_hidden ? 0.25 : 0.9);
+          cairo_stroke (cr);
+          open = FALSE;
+        }
+      if (!seen)
+        continue;
+      if (!open)
+        {
+          cairo_move_to (cr, x, y);
+          open = TRUE;
+          run_hidden = h;
+        }
+      else
+        cairo_line_to (cr, x, y);
+    }
+  cairo_restore (cr);
+
+  for (guint k = 0; k < s->points->len / 3; k++)
+    {
+      const double *p = (const double *) (gpointer) s->points->data + 3 * k;
+      if (!to_view (s->camera, width, height, p, &x, &y))
+        continue;
+      if (hidden (s, p))
+        cairo_push_group (cr);
+      cml_scene_steer_draw_conjugate_symbol (cr, x, y, scale);
+      if (hidden (s, p))
+        cairo_pop_group_to_source (cr), cairo_paint_with_alpha (cr, 0.3);
+    }
+  if (to_view (s->camera, width, height, s->target, &x, &y))
+    {
+      /* behind the ball: faint, so the ball stays in sight */
+      gboolean h = hidden (s, s->target);
+      if (h)
+        cairo_push_group (cr);
+      cml_scene_steer_draw_target_symbol (cr, x, y, 1.5 * scale);
+      if (h)
+        cairo_pop_group_to_source (cr), cairo_paint_with_alpha (cr, 0.3);
+    }
 }
 
 /* The card's symbols: as large as a line of its text. */
@@ -192,6 +285,8 @@ cml_scene_steer_new (GtkOverlay *overlay, GtkBox *corner, int margin, const CmlC
   s->camera = camera;
   s->style = style;
   s->points = g_array_new (FALSE, FALSE, sizeof (double));
+  s->path = g_array_new (FALSE, FALSE, sizeof (double));
+  s->values = g_array_new (FALSE, FALSE, sizeof (double));
   s->markers = gtk_drawing_area_new ();
   gtk_widget_set_can_target (s->markers, FALSE);
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (s->markers), markers_draw, s, NULL);
@@ -239,6 +334,9 @@ cml_scene_steer_free (CmlSceneSteer *s)
   if (s == NULL)
     return;
   g_array_unref (s->points);
+  g_array_unref (s->path);
+  g_array_unref (s->values);
+  g_clear_pointer (&s->sys, cml_system_unref);
   g_free (s);
 }
 
@@ -257,12 +355,17 @@ cml_scene_steer_button_tip (CmlSystem *sys, gboolean *ok)
       g_string_append_printf (names, "%s%s", names->len ? ", " : "", aim.names[j]);
   CmlModel *model = cml_system_get_model (sys);
   const char *unit = model->time_unit;
-  return g_strdup_printf (_("Click where the system should be at the end of the run (or Shift+click): cmlab finds "
-                          "the initial momenta by shooting, and the run starts from them.\nThe click sets %s "
-                          "(where the %s is drawn); the end time is the run's current time, or %g%s%s before it "
-                          "has run.  Conjugate points along the extremal are marked."),
-                          names->str, ((CmlSceneObject *) model->scene->pdata[aim.object])->type,
-                          CML_SCENE_SHOOT_DEFAULT_T, unit ? " " : "", unit ? unit : "");
+  g_autofree char *tip = g_strdup_printf (
+    _("Click where the system should be at the end of the run (or Shift+click): cmlab looks for the starting "
+      "momenta that take it there, draws the path found (dashed) and starts the run from them.\nThe click sets "
+      "%s (where the %s is drawn); the time to get there is the run's present time, or %g%s%s before it has run.  "
+      "Conjugate points, after which the path is no longer the shortest, are marked."),
+    names->str, ((CmlSceneObject *) model->scene->pdata[aim.object])->type, CML_SCENE_SHOOT_DEFAULT_T,
+    unit ? " " : "", unit ? unit : "");
+  if (aim.n < 3)
+    return g_steal_pointer (&tip);
+  return g_strdup_printf ("%s\n%s", tip, _("It moves in space: a click sets where it should be across, at the "
+                                           "height it has now."));
 }
 
 gboolean
@@ -276,14 +379,24 @@ cml_scene_steer_point_at (CmlSceneSteer *s, CmlSystem *sys, const double *values
       || (off = cml_system_scene_offset (sys, aim.object, aim.key)) < 0)
     return FALSE;
 
-  /* the plane clicks are taken in: where the fixed component keeps its value, else the
-   * plane through the object's present place facing the camera */
+  /* the plane clicks are taken in: where the fixed component keeps its value; with none
+   * fixed (Martinet's point in space) the level plane through the object's present place
+   * (the click sets where it goes across, at the height it has now: a point in space far
+   * behind or below it, as on the floor's grid, is no target a person means), or, seen
+   * nearly edge-on, the plane through it facing the camera */
   double o[3] = { values[off], values[off + 1], values[off + 2] }, u[3] = { 0 }, v[3] = { 0 };
   int fixed = -1;
   for (int j = 0; j < 3; j++)
     if (aim.names[j] == NULL)
       fixed = j;
-  if (aim.n == 2)
+  double eye0[3], dz = 0, dn = 0;
+  cml_camera_get_eye (s->camera, eye0);
+  for (int j = 0; j < 3; j++)
+    dn += (o[j] - eye0[j]) * (o[j] - eye0[j]);
+  dz = fabs (o[2] - eye0[2]);
+  if (aim.n == 3 && dz > 0.25 * sqrt (dn))
+    fixed = 2;
+  if (fixed >= 0)
     {
       u[(fixed + 1) % 3] = 1;
       v[(fixed + 2) % 3] = 1;
@@ -309,7 +422,7 @@ cml_scene_steer_point_at (CmlSceneSteer *s, CmlSystem *sys, const double *values
   /* as fine as a pixel shows, no finer: round numbers to aim at */
   double res = cml_camera_units_per_pixel (s->camera, cml_camera_depth (s->camera, p), h);
   for (int j = 0; j < 3; j++)
-    p[j] = aim.names[j] ? cml_plot_round_to_resolution (p[j], res) : o[j];
+    p[j] = aim.names[j] && j != fixed ? cml_plot_round_to_resolution (p[j], res) : o[j];
   return TRUE;
 }
 
@@ -356,6 +469,8 @@ cml_scene_steer_set_markers (CmlSceneSteer *s, const double *target, const doubl
   if (target)
     memcpy (s->target, target, sizeof s->target);
   g_array_set_size (s->points, 0);
+  if (target == NULL)
+    g_array_set_size (s->path, 0);
   if (target && n > 0)
     g_array_append_vals (s->points, points, 3 * n);
   gtk_widget_queue_draw (s->markers);
@@ -383,8 +498,45 @@ cml_scene_steer_add_frame_points (CmlSceneSteer *s, GArray *points)
 }
 
 void
-cml_scene_steer_queue_draw (CmlSceneSteer *s)
+cml_scene_steer_set_path (CmlSceneSteer *s, const double *points, guint n)
 {
+  g_array_set_size (s->path, 0);
+  if (points && n > 0)
+    g_array_append_vals (s->path, points, 3 * n);
+  gtk_widget_queue_draw (s->markers);
+}
+
+guint
+cml_scene_steer_get_path_length (CmlSceneSteer *s)
+{
+  return s->path->len / 3;
+}
+
+gboolean
+cml_scene_steer_get_target_hidden (CmlSceneSteer *s)
+{
+  return s->has_target && hidden (s, s->target);
+}
+
+const char *
+cml_scene_steer_get_tooltip (CmlSceneSteer *s)
+{
+  return gtk_widget_get_visible (s->card) ? gtk_widget_get_tooltip_text (s->card) : NULL;
+}
+
+void
+cml_scene_steer_queue_draw (CmlSceneSteer *s, CmlSystem *sys, const double *values)
+{
+  if (sys != s->sys)
+    {
+      if (sys)
+        cml_system_ref (sys);
+      g_clear_pointer (&s->sys, cml_system_unref);
+      s->sys = sys;
+    }
+  g_array_set_size (s->values, 0);
+  if (sys && values)
+    g_array_append_vals (s->values, values, cml_system_n_scene_values (sys));
   if (s->has_target)
     gtk_widget_queue_draw (s->markers);
 }

@@ -67,7 +67,16 @@ void           cml_scene_steer_set_markers (CmlSceneSteer *s, const double *targ
 gboolean       cml_scene_steer_get_markers (CmlSceneSteer *s, double target[3], guint *n);
 /* The target and the conjugate points, for the camera to frame (3 doubles each). */
 void           cml_scene_steer_add_frame_points (CmlSceneSteer *s, GArray *points);
-/* After the scene is drawn: the markers follow its camera. */
-void           cml_scene_steer_queue_draw (CmlSceneSteer *s);
+/* The planned path (N points, 3 values each; NULL: none), drawn dashed with the markers;
+ * cleared with the markers. */
+void           cml_scene_steer_set_path (CmlSceneSteer *s, const double *points, guint n);
+guint          cml_scene_steer_get_path_length (CmlSceneSteer *s);
+/* Whether the target is drawn faint, hidden behind a sphere as the scene was last drawn. */
+gboolean       cml_scene_steer_get_target_hidden (CmlSceneSteer *s);
+/* The card's tooltip (NULL: no card or no tooltip). */
+const char    *cml_scene_steer_get_tooltip (CmlSceneSteer *s);
+/* After the scene is drawn: the markers follow its camera; SYS and its scene VALUES (may
+ * be NULL) as drawn, to draw faint what a sphere hides. */
+void           cml_scene_steer_queue_draw (CmlSceneSteer *s, CmlSystem *sys, const double *values);
 
 G_END_DECLS

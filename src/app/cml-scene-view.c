@@ -511,7 +511,7 @@ on_area_render (CmlSceneView *self, GdkGLContext *context)
       cml_scene_renderer_draw (self->ghost_renderer, ghost_values (self), &self->camera, width, height, &ghost);
     }
   /* the markers follow the camera this frame used */
-  cml_scene_steer_queue_draw (self->steer);
+  cml_scene_steer_queue_draw (self->steer, self->sys, values);
   return TRUE;
 }
 
@@ -1100,6 +1100,34 @@ cml_scene_view_get_steer_markers (CmlSceneView *self, double target[3], guint *n
 {
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
   return cml_scene_steer_get_markers (self->steer, target, n);
+}
+
+void
+cml_scene_view_set_steer_path (CmlSceneView *self, const double *points, guint n)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  cml_scene_steer_set_path (self->steer, points, n);
+}
+
+guint
+cml_scene_view_get_steer_path_length (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), 0);
+  return cml_scene_steer_get_path_length (self->steer);
+}
+
+gboolean
+cml_scene_view_get_steer_target_hidden (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  return cml_scene_steer_get_target_hidden (self->steer);
+}
+
+const char *
+cml_scene_view_get_steer_tooltip (CmlSceneView *self)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
+  return cml_scene_steer_get_tooltip (self->steer);
 }
 
 /* ---- GObject -------------------------------------------------------------------------------- */

@@ -113,5 +113,12 @@ const char *cml_scene_view_get_steer_conjugate_note (CmlSceneView *self);
 void        cml_scene_view_set_steer_markers (CmlSceneView *self, const double *target, const double *points,
                                               guint n);
 gboolean    cml_scene_view_get_steer_markers (CmlSceneView *self, double target[3], guint *n);
+/* The planned path to the target (N points, 3 values each; NULL: none), dashed; its
+ * length in points (tests); whether the target is drawn faint behind a sphere (tests);
+ * the steering card's tooltip (tests). */
+void        cml_scene_view_set_steer_path (CmlSceneView *self, const double *points, guint n);
+guint       cml_scene_view_get_steer_path_length (CmlSceneView *self);
+gboolean    cml_scene_view_get_steer_target_hidden (CmlSceneView *self);
+const char *cml_scene_view_get_steer_tooltip (CmlSceneView *self);
 
 G_END_DECLS

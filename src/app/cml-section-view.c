@@ -7,11 +7,17 @@
  * integrator's own solution) in the plane of two chosen quantities.  A click in the plot
  * starts an orbit from that point: the run's current state with the two quantities set
  * to the point, the section's own quantity (for a section "name = value") set to its
- * value, and — where the model has an energy monitor — one velocity solved so that the
- * energy is the run's now, so that every orbit lies on one energy level and the section
- * shows that level's tori, islands and chaos.  The constraints solve or project the rest
- * when the orbit starts (as for any start).  Each orbit runs for the orbit time in a
- * worker thread on a simulation of its own and is drawn in a colour of its own.
+ * value, each conserved quantity of the coordinates alone (|Γ|² of the heavy top) kept
+ * at the run's value by a coordinate neither clicked nor on the section (the root on the
+ * branch of its present value), and — where the model has an energy monitor — one
+ * velocity solved so that the energy is the run's now, on the branch (the sign of that
+ * velocity) whose motion crosses the section the way it counts: so that every orbit lies
+ * on one energy level, its first crossing is the point clicked (marked with a ring), and
+ * the section shows that level's tori, islands and chaos.  A point no such motion passes
+ * through is refused, and the axes open on the region starts exist in.  The constraints
+ * solve or project the rest when the orbit starts (as for any start).  Each orbit runs
+ * for the orbit time in a worker thread on a simulation of its own and is drawn in a
+ * colour of its own.
  */
 #define G_LOG_DOMAIN "cml-section-view"
 
@@ -47,6 +53,9 @@ struct _CmlSectionView
   char           *section_text;
   CmlPlot        *plot;
   GPtrArray      *orbits;     /* CmlPlotSeries*, one per orbit */
+  GArray         *starts;     /* double pairs: where each orbit started (the point clicked) */
+  GArray         *last_start; /* the observables at the last orbit's start (tests) */
+  gboolean        fitted;     /* the axes hold the region a click can start from */
   guint           n_running;
   GCancellable   *cancel;     /* the orbits of the current settings */
   double          last_started, last_level;
@@ -84,6 +93,10 @@ static void
 on_crossing (double t, const double *obs, gpointer data)
 {
   Orbit *o = data;
+  /* the start is the first crossing already (a start on g = 0 within rounding may be
+   * found again at once) */
+  if (t <= 1e-9 * MAX (1.0, o->t_end))
+    return;
   double xy[2] = { obs[o->ix], obs[o->iy] };
   g_array_append_vals (o->out, xy, 2);
 }
@@ -94,6 +107,12 @@ orbit_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
   Orbit *o = data;
   g_autoptr (GError) error = NULL;
   double max_step = MIN (o->t_end / 10000, 0.01);
+  g_autofree double *obs = g_new (double, cml_system_n_observables (cml_simulation_get_system (o->sim)));
+
+  /* the start lies on the section and crosses it the way it counts: the first crossing */
+  cml_simulation_observe (o->sim, obs);
+  double xy[2] = { obs[o->ix], obs[o->iy] };
+  g_array_append_vals (o->out, xy, 2);
 
   for (double t = 0; t < o->t_end && !g_cancellable_is_cancelled (cancel);)
     {
@@ -155,25 +174,6 @@ grow_ranges (CmlSectionView *self)
     }
 }
 
-/* Where clicks start: around the run's present values of the two quantities. */
-static void
-initial_ranges (CmlSectionView *self, const char *xn, const char *yn)
-{
-  if (self->runner == NULL || self->sys == NULL)
-    return;
-  CmlFrame *frame = cml_runner_get_frame (self->runner);
-  const char *names[2] = { xn, yn };
-  for (int a = 0; a < 2; a++)
-    {
-      int i = frame->system == self->sys ? cml_system_observable_index (self->sys, names[a]) : -1;
-      double v = i >= 0 && isfinite (frame->obs[i]) ? frame->obs[i] : 0;
-      double s = MAX (fabs (v), 1.0);
-      cml_plot_axis_set_range (a == 0 ? cml_plot_get_x_axis (self->plot) : cml_plot_get_y_axis (self->plot), v - s,
-                               v + s);
-    }
-  cml_frame_unref (frame);
-}
-
 static void
 orbit_done (GObject *source, GAsyncResult *result, gpointer data)
 {
@@ -212,32 +212,65 @@ energy_monitor (CmlModel *model)
   return NULL;
 }
 
-/* The energy at the start made from GIVEN, or NAN when that start does not exist. */
+/* Whether monitor M is a conserved quantity of the base coordinates alone (as |Γ|² of the
+ * heavy top): the motion keeps it, whatever the velocities, so a start must have it at
+ * the run's value.  *BASE: the base coordinates it depends on (m flags). */
+static gboolean
+held_invariant (CmlModel *model, const CmlNamedExpr *m, gboolean *base)
+{
+  guint ns = cml_expr_ctx_n_symbols (model->ctx);
+  g_autofree gboolean *used = g_new0 (gboolean, ns);
+  gboolean any = FALSE;
+
+  if (!m->conserved)
+    return FALSE;
+  cml_expr_collect_symbols (m->expr, used);
+  for (guint k = 0; k < model->m; k++)
+    base[k] = FALSE;
+  for (guint id = 0; id < ns; id++)
+    {
+      if (!used[id])
+        continue;
+      const char *name = cml_expr_ctx_symbol_name (model->ctx, id);
+      gboolean is_base = FALSE;
+      for (guint k = 0; k < model->m; k++)
+        if (g_str_equal (name, model->base[k]))
+          base[k] = is_base = any = TRUE;
+      if (!is_base && cml_model_find_param (model, name) == NULL)
+        return FALSE;
+    }
+  return any;
+}
+
+/* The value of observable I at the start made from GIVEN, or NAN when that start does
+ * not exist. */
 static double
-energy_at (CmlSimulation *sim, int ie, GHashTable *given, double *obs)
+value_at (CmlSimulation *sim, int i, GHashTable *given, double *obs)
 {
   if (!cml_simulation_reset (sim, given, NULL))
     return NAN;
   cml_simulation_observe (sim, obs);
-  return obs[ie];
+  return obs[i];
 }
 
-/* Solves E(v) = LEVEL for the value of velocity NAME in GIVEN by the secant method from
- * its present value, bracketing first where it can; TRUE when |E − LEVEL| is within
- * rounding. */
+/* Solves F(v) = LEVEL, F observable I, for the value v of NAME in GIVEN by the secant
+ * method from FROM (so the root found is the one nearest FROM, the branch of FROM);
+ * TRUE when |F − LEVEL| ≤ 1e-12 (relative to the level's size). */
 static gboolean
-solve_energy (CmlSimulation *sim, int ie, GHashTable *given, const char *name, double level, double *obs)
+solve_value (CmlSimulation *sim, int i, GHashTable *given, const char *name, double level, double from, double *obs)
 {
   double *v = g_hash_table_lookup (given, name);
-  double v0 = *v, e0 = energy_at (sim, ie, given, obs) - level;
-  double v1 = v0 != 0 ? 1.1 * v0 : 0.1;
+  double v0 = from;
+  *v = v0;
+  double e0 = value_at (sim, i, given, obs) - level;
+  double v1 = v0 != 0 ? v0 + 1e-3 * v0 : 1e-3;
   *v = v1;
-  double e1 = energy_at (sim, ie, given, obs) - level;
-  double tol = 1e-12 * MAX (1.0, fabs (level));
-  for (int it = 0; it < 60 && isfinite (e0) && isfinite (e1); it++)
+  double e1 = value_at (sim, i, given, obs) - level;
+  double scale = MAX (1.0, fabs (level));
+  for (int it = 0; it < 80 && isfinite (e0) && isfinite (e1); it++)
     {
-      if (fabs (e1) <= tol)
-        return TRUE;
+      if (fabs (e1) <= 1e-14 * scale)
+        break;
       if (e1 == e0)
         break;
       double v2 = v1 - e1 * (v1 - v0) / (e1 - e0);
@@ -245,24 +278,79 @@ solve_energy (CmlSimulation *sim, int ie, GHashTable *given, const char *name, d
         break;
       v0 = v1, e0 = e1, v1 = v2;
       *v = v1;
-      e1 = energy_at (sim, ie, given, obs) - level;
+      e1 = value_at (sim, i, given, obs) - level;
     }
-  return isfinite (e1) && fabs (e1) <= 1e-9 * MAX (1.0, fabs (level));
+  if (!(isfinite (e0) && isfinite (e1)))
+    return FALSE;
+  if (fabs (e0) < fabs (e1))
+    {
+      *v = v0;
+      e1 = value_at (sim, i, given, obs) - level;
+    }
+  return isfinite (e1) && fabs (e1) <= 1e-12 * scale;
 }
 
-gboolean
-cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError **error)
+/* What an orbit starts from, as a click would make it: SIM at its start. */
+typedef struct
 {
-  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
+  CmlSimulation *sim;
+  double         level;    /* the energy level (NAN: no energy monitor) */
+  double         started;  /* the energy at the start */
+  CmlSection    *section;
+} Start;
 
+static void
+start_clear (Start *s)
+{
+  g_clear_pointer (&s->sim, cml_simulation_free);
+  g_clear_pointer (&s->section, cml_section_free);
+}
+
+/* "G₁ = 0.5, W₁ = 0.2" */
+static char *
+point_text (const char *xn, double x, const char *yn, double y)
+{
+  g_autofree char *px = cml_expr_pretty_name (xn, FALSE), *py = cml_expr_pretty_name (yn, FALSE);
+  return g_strdup_printf ("%s = %.4g, %s = %.4g", px, x, py, y);
+}
+
+/* What a held invariant stands for, for people: its meaning up to the first comma
+ * ("|Γ|²"), else its name. */
+static char *
+invariant_text (CmlModel *model, const char *name)
+{
+  const char *meaning = cml_model_meaning (model, name);
+  if (meaning && *meaning)
+    {
+      gsize n = strcspn (meaning, ",;(");
+      g_autofree char *head = g_strstrip (g_strndup (meaning, n));
+      if (*head)
+        return g_steal_pointer (&head);
+    }
+  return cml_expr_pretty_name (name, FALSE);
+}
+
+/* Makes the start of an orbit through the point (X, Y) of the section plot (see
+ * cml_section_view_start_orbit), into OUT; FALSE with the reason in plain words when no
+ * motion of the run's energy crosses the section there in its direction. */
+static gboolean
+make_start (CmlSectionView *self, double x, double y, Start *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
   if (self->sys == NULL || self->runner == NULL || self->section_text == NULL)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("no system to start an orbit of"));
       return FALSE;
     }
   CmlModel *model = cml_system_get_model (self->sys);
-  const char *xn = gtk_string_list_get_string (self->names, gtk_drop_down_get_selected (self->x_drop));
-  const char *yn = gtk_string_list_get_string (self->names, gtk_drop_down_get_selected (self->y_drop));
+  guint ixd = gtk_drop_down_get_selected (self->x_drop), iyd = gtk_drop_down_get_selected (self->y_drop);
+  if (ixd == GTK_INVALID_LIST_POSITION || iyd == GTK_INVALID_LIST_POSITION)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("no system to start an orbit of"));
+      return FALSE;
+    }
+  const char *xn = gtk_string_list_get_string (self->names, ixd);
+  const char *yn = gtk_string_list_get_string (self->names, iyd);
   CmlSectionDirection dir = (CmlSectionDirection) (gtk_drop_down_get_selected (self->direction) + 1);
   g_autoptr (CmlSection) section = cml_section_new (self->sys, self->section_text, dir, error);
   if (section == NULL)
@@ -302,6 +390,14 @@ cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError *
   if (em)
     ie = cml_system_observable_index (self->sys, em->name);
   double level = ie >= 0 ? frame->obs[ie] : NAN;
+  /* the invariants of the base coordinates, at the run's values */
+  guint n_mon = model->monitors->len;
+  g_autofree double *inv_level = g_new (double, MAX (n_mon, 1));
+  for (guint k = 0; k < n_mon; k++)
+    {
+      int i = cml_system_observable_index (self->sys, ((CmlNamedExpr *) model->monitors->pdata[k])->name);
+      inv_level[k] = i >= 0 ? frame->obs[i] : NAN;
+    }
   cml_frame_unref (frame);
 
   /* the point clicked, on the section */
@@ -328,22 +424,72 @@ cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError *
         }
       g_hash_table_insert (given, g_strdup (set[k]), g_memdup2 (&at[k], sizeof (double)));
     }
+  g_autofree char *where = point_text (xn, x, yn, y);
 
-  /* on the run's energy level: the velocity with the most effect on the energy is solved */
   CmlSimulation *sim = cml_simulation_new (self->sys, error);
   if (sim == NULL)
     return FALSE;
+  out->sim = sim;
+  out->level = level;
+  out->started = NAN;
   for (guint k = 0; k < n_params && k < model->params->len; k++)
     cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[k])->name, params[k], NULL);
   g_autofree double *obs = g_new (double, cml_system_n_observables (self->sys));
-  double started = NAN;
+
+  /* each invariant of the base coordinates (|Γ|² = 1) kept: a coordinate neither clicked
+   * nor on the section is solved, on the branch of its present value */
+  g_autofree gboolean *base = g_new0 (gboolean, MAX (model->m, 1));
+  g_autofree gboolean *taken = g_new0 (gboolean, MAX (model->m, 1));
+  for (guint k = 0; k < n_mon; k++)
+    {
+      const CmlNamedExpr *m = g_ptr_array_index (model->monitors, k);
+      int im = cml_system_observable_index (self->sys, m->name);
+      if (m == em || im < 0 || !isfinite (inv_level[k]) || !held_invariant (model, m, base))
+        continue;
+      const char *best = NULL;
+      guint best_k = 0;
+      double best_slope = 0, c0 = value_at (sim, im, given, obs);
+      for (guint j = 0; j < model->m && isfinite (c0); j++)
+        {
+          const char *q = model->base[j];
+          if (!base[j] || taken[j] || g_str_equal (q, xn) || g_str_equal (q, yn) || g_str_equal (q, sname)
+              || !g_hash_table_contains (given, q))
+            continue;
+          double *val = g_hash_table_lookup (given, q), keep = *val;
+          *val = keep + 1e-3 * MAX (1.0, fabs (keep));
+          double slope = fabs (value_at (sim, im, given, obs) - c0);
+          *val = keep;
+          if (slope > best_slope)
+            best_slope = slope, best = q, best_k = j;
+        }
+      if (best == NULL)
+        continue; /* nothing left to keep it with: the start shows what it is */
+      double *val = g_hash_table_lookup (given, best);
+      if (!solve_value (sim, im, given, best, inv_level[k], *val, obs))
+        {
+          g_autofree char *what = invariant_text (model, m->name);
+          g_autofree char *solved = cml_expr_pretty_name (best, FALSE);
+          start_clear (out);
+          /* TRANSLATORS: "no motion with this energy passes through G₁ = 1.55, W₁ = 0.2: no value of G₃ keeps |Γ|² at 1
+           * (it is conserved); choose a point where it can" */
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       _("no motion with this energy passes through %s: no value of %s keeps %s at %.6g (it stays constant in "
+                       "every motion); choose a point inside the region shown"),
+                       where, solved, what, inv_level[k]);
+          return FALSE;
+        }
+      taken[best_k] = TRUE;
+    }
+
+  /* on the run's energy level, crossing the section in its direction: the velocities with
+   * the most effect on the energy are tried in turn, each on the branch of its present
+   * value and then on the other, until the start crosses the way the section counts */
   if (ie >= 0 && isfinite (level))
     {
-      const char *best = NULL;
-      double best_slope = 0;
       const char *const *velocities = model->kind == CML_CONSTRAINTS_VAKONOMIC ? (const char *const *) model->momenta
                                                                                : (const char *const *) model->fibre;
-      double e0 = energy_at (sim, ie, given, obs);
+      g_autofree double *slopes = g_new0 (double, MAX (model->n, 1));
+      double e0 = value_at (sim, ie, given, obs);
       for (guint k = 0; k < model->n && isfinite (e0); k++)
         {
           const char *v = velocities[k];
@@ -351,37 +497,157 @@ cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError *
             continue;
           double *val = g_hash_table_lookup (given, v), keep = *val;
           *val = keep + 1e-3 * MAX (1.0, fabs (keep));
-          double slope = fabs (energy_at (sim, ie, given, obs) - e0);
+          double slope = fabs (value_at (sim, ie, given, obs) - e0);
           *val = keep;
-          if (slope > best_slope)
-            best_slope = slope, best = v;
+          slopes[k] = isfinite (slope) ? slope : 0;
         }
-      if (best == NULL || !solve_energy (sim, ie, given, best, level, obs))
+      gboolean found = FALSE, on_level = FALSE;
+      while (!found)
         {
-          cml_simulation_free (sim);
-          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                       _("no motion with the run's energy (%.6g) starts from %s = %.4g, %s = %.4g: choose a point "
-                       "inside the section's curve"), level, xn, x, yn, y);
+          guint best = model->n;
+          for (guint k = 0; k < model->n; k++)
+            if (slopes[k] > 0 && (best == model->n || slopes[k] > slopes[best]))
+              best = k;
+          if (best == model->n)
+            break;
+          slopes[best] = 0;
+          const char *v = velocities[best];
+          double *val = g_hash_table_lookup (given, v), keep = *val;
+          double root = NAN;
+          for (int branch = 0; branch < 2 && !found; branch++)
+            {
+              /* the other branch: from the mirror of the root found (E even in v), else of the guess */
+              double from = branch == 0 ? keep : isfinite (root) ? -root : -keep;
+              if (branch == 1 && from == keep)
+                from = keep + 1;
+              if (!solve_value (sim, ie, given, v, level, from, obs))
+                continue;
+              on_level = TRUE;
+              root = *(double *) g_hash_table_lookup (given, v);
+              double rate = cml_section_rate (section, sim);
+              found = dir == CML_SECTION_BOTH || (dir == CML_SECTION_UP ? rate > 0 : rate < 0);
+            }
+          if (!found)
+            *val = keep;
+        }
+      if (!found)
+        {
+          start_clear (out);
+          if (on_level)
+            g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                         dir == CML_SECTION_UP
+                           ? _("no motion with this energy (%.6g) crosses the section upwards at %s: try another "
+                             "point, or count the crossings both ways")
+                           : _("no motion with this energy (%.6g) crosses the section downwards at %s: try another "
+                             "point, or count the crossings both ways"),
+                         level, where);
+          else
+            g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                         _("no motion with this energy (%.6g) passes through %s: choose a point inside the region "
+                         "shown"), level, where);
           return FALSE;
         }
-      started = energy_at (sim, ie, given, obs);
+      out->started = obs[ie];
     }
   else if (!cml_simulation_reset (sim, given, error))
     {
-      cml_simulation_free (sim);
+      start_clear (out);
       return FALSE;
     }
-  self->last_started = started;
-  self->last_level = level;
+  out->section = g_steal_pointer (&section);
+  return TRUE;
+}
+
+/* Where clicks start: around the run's present values v of the two quantities, v ± max
+ * (|v|, 1), or, where starts stop existing within v ± 2 max (|v|, 1) along the axis
+ * through the present point (an impossible point, as G₁ > 1 where |Γ| = 1, is left
+ * out), up to that edge (found by bisection to a thousandth of the span); padded by 5 %
+ * of the range. */
+static void
+initial_ranges (CmlSectionView *self, const char *xn, const char *yn)
+{
+  if (self->runner == NULL || self->sys == NULL)
+    return;
+  CmlFrame *frame = cml_runner_get_frame (self->runner);
+  const char *names[2] = { xn, yn };
+  double v[2], s[2];
+  gboolean ready = frame->system == self->sys;
+  for (int a = 0; a < 2; a++)
+    {
+      int i = ready ? cml_system_observable_index (self->sys, names[a]) : -1;
+      v[a] = i >= 0 && isfinite (frame->obs[i]) ? frame->obs[i] : 0;
+      s[a] = MAX (fabs (v[a]), 1.0);
+    }
+  cml_frame_unref (frame);
+  Start st;
+  gboolean here = ready && make_start (self, v[0], v[1], &st, NULL);
+  if (here)
+    start_clear (&st);
+  for (int a = 0; a < 2; a++)
+    {
+      double lo = v[a] - s[a], hi = v[a] + s[a];
+      for (int side = -1; here && side <= 1; side += 2)
+        {
+          double good = v[a], bad = NAN;
+          for (int k = 1; k <= 32 && isnan (bad); k++)
+            {
+              double p = v[a] + side * s[a] * k / 16.0;
+              double xy[2] = { v[0], v[1] };
+              xy[a] = p;
+              if (make_start (self, xy[0], xy[1], &st, NULL))
+                start_clear (&st), good = p;
+              else
+                bad = p;
+            }
+          if (isnan (bad))
+            continue; /* nothing cut within twice the span: the span as it was */
+          while (fabs (bad - good) > 1e-3 * s[a])
+            {
+              double mid = 0.5 * (good + bad), xy[2] = { v[0], v[1] };
+              xy[a] = mid;
+              if (make_start (self, xy[0], xy[1], &st, NULL))
+                start_clear (&st), good = mid;
+              else
+                bad = mid;
+            }
+          if (side < 0)
+            lo = good;
+          else
+            hi = good;
+        }
+      double pad = 0.05 * MAX (hi - lo, 1e-9);
+      cml_plot_axis_set_range (a == 0 ? cml_plot_get_x_axis (self->plot) : cml_plot_get_y_axis (self->plot),
+                               lo - pad, hi + pad);
+    }
+  self->fitted = ready;
+}
+
+gboolean
+cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError **error)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
+
+  Start start;
+  if (!make_start (self, x, y, &start, error))
+    return FALSE;
+  self->last_started = start.started;
+  self->last_level = start.level;
+  CmlModel *model = cml_system_get_model (self->sys);
+  const char *xn = gtk_string_list_get_string (self->names, gtk_drop_down_get_selected (self->x_drop));
+  const char *yn = gtk_string_list_get_string (self->names, gtk_drop_down_get_selected (self->y_drop));
 
   /* the orbit, in a worker, on the simulation now at its start */
   Orbit *o = g_new0 (Orbit, 1);
-  o->sim = sim;
-  o->section = g_steal_pointer (&section);
+  o->sim = g_steal_pointer (&start.sim);
+  o->section = g_steal_pointer (&start.section);
   o->t_end = gtk_spin_button_get_value (self->orbit_time);
   o->ix = cml_system_observable_index (self->sys, xn);
   o->iy = cml_system_observable_index (self->sys, yn);
   o->out = g_array_new (FALSE, FALSE, sizeof (double));
+  double xy[2] = { x, y };
+  g_array_append_vals (self->starts, xy, 2);
+  g_array_set_size (self->last_start, cml_system_n_observables (self->sys));
+  cml_simulation_observe (o->sim, (double *) (gpointer) self->last_start->data);
 
   g_autoptr (CmlPlotSeries) series = cml_plot_series_new (xn, cml_model_unit (model, yn));
   cml_plot_series_set_markers (series, TRUE);
@@ -410,6 +676,7 @@ clear_orbits (CmlSectionView *self)
   self->cancel = g_cancellable_new ();
   cml_plot_remove_all_series (self->plot);
   g_ptr_array_set_size (self->orbits, 0);
+  g_array_set_size (self->starts, 0);
   cml_plot_reset_ranges (self->plot);
   update_status (self, NULL);
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
@@ -533,7 +800,45 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
   CmlPlotStyle style;
 
   cml_plot_style_init (&style, self->dark, self->presentation);
+  /* the run had not started when the section was set: the axes now fit what it reaches */
+  if (!self->fitted && self->orbits->len == 0 && self->section_text)
+    {
+      guint ix = gtk_drop_down_get_selected (self->x_drop), iy = gtk_drop_down_get_selected (self->y_drop);
+      if (ix != GTK_INVALID_LIST_POSITION && iy != GTK_INVALID_LIST_POSITION)
+        initial_ranges (self, gtk_string_list_get_string (self->names, ix), gtk_string_list_get_string (self->names, iy));
+    }
   cml_plot_cairo_draw (self->plot, cr, width, height, &style);
+
+  /* where each orbit started: a ring with a cross in the orbit's colour (as the plot maps
+   * data to pixels: found from two points picked, the map being affine) */
+  double x0, y0, x1, y1, cx = 0.5 * width, cy = 0.5 * height;
+  if (self->starts->len == 0
+      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx, cy, &x0, &y0)
+      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0 || y1 == y0)
+    return;
+  double r = self->presentation ? 9 : 6;
+  for (guint k = 0; k < self->starts->len / 2 && k < self->orbits->len; k++)
+    {
+      double dx = g_array_index (self->starts, double, 2 * k), dy = g_array_index (self->starts, double, 2 * k + 1);
+      double px = cx + (dx - x0) * 10 / (x1 - x0), py = cy + (dy - y0) * 10 / (y1 - y0), ux, uy;
+      if (!cml_plot_cairo_pick (self->plot, width, height, &style, px, py, &ux, &uy))
+        continue; /* outside the plot area */
+      CmlPlotRgba c;
+      cml_plot_series_get_color (g_ptr_array_index (self->orbits, k), &style, &c);
+      for (int pass = 0; pass < 2; pass++)
+        {
+          cairo_new_path (cr);
+          if (pass == 0)
+            cairo_set_source_rgba (cr, self->dark ? 0 : 1, self->dark ? 0 : 1, self->dark ? 0 : 1, 0.9),
+              cairo_set_line_width (cr, r * 0.75);
+          else
+            cairo_set_source_rgb (cr, c.r, c.g, c.b), cairo_set_line_width (cr, r * 0.33);
+          cairo_arc (cr, px, py, r, 0, 2 * G_PI);
+          cairo_move_to (cr, px - 1.7 * r, py), cairo_line_to (cr, px + 1.7 * r, py);
+          cairo_move_to (cr, px, py - 1.7 * r), cairo_line_to (cr, px, py + 1.7 * r);
+          cairo_stroke (cr);
+        }
+    }
 }
 
 static void
@@ -575,6 +880,8 @@ cml_section_view_finalize (GObject *object)
   g_clear_pointer (&self->sys, cml_system_unref);
   g_clear_pointer (&self->plot, cml_plot_unref);
   g_clear_pointer (&self->orbits, g_ptr_array_unref);
+  g_clear_pointer (&self->starts, g_array_unref);
+  g_clear_pointer (&self->last_start, g_array_unref);
   g_free (self->section_text);
   G_OBJECT_CLASS (cml_section_view_parent_class)->finalize (object);
 }
@@ -612,6 +919,8 @@ cml_section_view_init (CmlSectionView *self)
   cml_plot_set_legend_visible (self->plot, FALSE);
   cml_plot_set_empty_hint (self->plot, _("Click to start an orbit from a point"));
   self->orbits = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
+  self->starts = g_array_new (FALSE, FALSE, sizeof (double));
+  self->last_start = g_array_new (FALSE, FALSE, sizeof (double));
   self->cancel = g_cancellable_new ();
   self->last_started = self->last_level = NAN;
   self->names = gtk_string_list_new (NULL);
@@ -669,7 +978,9 @@ cml_section_view_init (CmlSectionView *self)
   gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               _("Click to start an orbit from this point, on the run's energy level"));
+                               _("Click to start an orbit from this point, on the run's energy level, crossing the section the way "
+                                 "it counts.  A ring with a cross marks where each orbit started, its first "
+                                 "crossing; its dots are all its crossings."));
   GtkGesture *click = gtk_gesture_click_new ();
   g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
@@ -746,4 +1057,66 @@ cml_section_view_get_last_energy (CmlSectionView *self, double *started, double 
   g_return_if_fail (CML_IS_SECTION_VIEW (self));
   *started = self->last_started;
   *level = self->last_level;
+}
+
+gboolean
+cml_section_view_get_start (CmlSectionView *self, guint k, double *x, double *y)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
+  if (k >= self->starts->len / 2)
+    return FALSE;
+  *x = g_array_index (self->starts, double, 2 * k);
+  *y = g_array_index (self->starts, double, 2 * k + 1);
+  return TRUE;
+}
+
+double
+cml_section_view_get_last_start_value (CmlSectionView *self, const char *name)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), NAN);
+  int i = self->sys ? cml_system_observable_index (self->sys, name) : -1;
+  return i >= 0 && (guint) i < self->last_start->len ? g_array_index (self->last_start, double, i) : NAN;
+}
+
+void
+cml_section_view_get_ranges (CmlSectionView *self, double x[2], double y[2])
+{
+  g_return_if_fail (CML_IS_SECTION_VIEW (self));
+  cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), &x[0], &x[1]);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), &y[0], &y[1]);
+}
+
+gboolean
+cml_section_view_point_at (CmlSectionView *self, double x, double y, GtkWidget *relative, double *wx, double *wy)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  double x0, y0, x1, y1, cx = 0.5 * w, cy = 0.5 * h, ux, uy;
+  CmlPlotStyle style;
+  graphene_point_t out;
+
+  cml_plot_style_init (&style, self->dark, self->presentation);
+  if (w <= 0 || h <= 0 || !cml_plot_cairo_pick (self->plot, w, h, &style, cx, cy, &x0, &y0)
+      || !cml_plot_cairo_pick (self->plot, w, h, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0 || y1 == y0)
+    return FALSE;
+  double px = cx + (x - x0) * 10 / (x1 - x0), py = cy + (y - y0) * 10 / (y1 - y0);
+  if (!cml_plot_cairo_pick (self->plot, w, h, &style, px, py, &ux, &uy)
+      || !gtk_widget_compute_point (GTK_WIDGET (self->area), relative, &GRAPHENE_POINT_INIT (px, py), &out))
+    return FALSE;
+  *wx = out.x, *wy = out.y;
+  return TRUE;
+}
+
+const char *
+cml_section_view_get_status (CmlSectionView *self)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), NULL);
+  return gtk_label_get_text (self->status);
+}
+
+guint
+cml_section_view_get_n_orbits (CmlSectionView *self)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), 0);
+  return self->orbits->len;
 }

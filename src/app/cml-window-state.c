@@ -39,6 +39,11 @@
  *                 legend, the status line
  *   heap          the C library's allocator, in bytes (for the soak): in_use by the
  *                 program, free (kept but unused), mapped (large blocks of their own)
+ *   section       the Poincaré section page: "shown", "status" (its line under the plot),
+ *                 "running" orbits, "x_range" and "y_range" of its axes, "map" [x₀, y₀, x₁,
+ *                 y₁]: where the data points (0, 0) and (1, 1) lie in the window (null when
+ *                 not in view), "starts" [[x, y] …] where the orbits started, "orbits"
+ *                 [{"n", "first": [x, y], "later_x": [lo, hi]} …] their crossings
  *
  * A window whose main loop does not run writes nothing, so a test that waits for the
  * next serial also learns that the window still answers.
@@ -56,6 +61,7 @@
 #include "cml-json.h"
 #include "cml-parameter-panel-private.h"
 #include "cml-runner.h"
+#include "cml-section-view.h"
 
 static guint64 serial;
 
@@ -176,6 +182,85 @@ write_plot (CmlJson *json, const char *key, CmlPlotView *plot, GtkWidget *window
     }
   else
     cml_json_null (json, "at");
+  cml_json_end (json);
+}
+
+static void
+write_section (CmlJson *json, CmlWindow *self)
+{
+  CmlSectionView *sv = self->section_view;
+  double xr[2], yr[2], p0[2], p1[2], x, y;
+
+  cml_json_begin_object (json, "section", CML_JSON_BLOCK);
+  cml_json_bool (json, "shown", gtk_widget_get_mapped (GTK_WIDGET (sv)));
+  cml_json_string (json, "status", cml_section_view_get_status (sv));
+  cml_json_int (json, "running", cml_section_view_get_n_running (sv));
+  cml_section_view_get_ranges (sv, xr, yr);
+  cml_json_begin_array (json, "x_range", CML_JSON_LINE);
+  cml_json_number (json, NULL, xr[0]);
+  cml_json_number (json, NULL, xr[1]);
+  cml_json_end (json);
+  cml_json_begin_array (json, "y_range", CML_JSON_LINE);
+  cml_json_number (json, NULL, yr[0]);
+  cml_json_number (json, NULL, yr[1]);
+  cml_json_end (json);
+  /* two points of the plot area: the map is affine */
+  double ax = 0.5 * (xr[0] + xr[1]), ay = 0.5 * (yr[0] + yr[1]), bx = ax + 0.1 * (xr[1] - xr[0]),
+         by = ay + 0.1 * (yr[1] - yr[0]);
+  if (gtk_widget_get_mapped (GTK_WIDGET (sv))
+      && cml_section_view_point_at (sv, ax, ay, GTK_WIDGET (self), &p0[0], &p0[1])
+      && cml_section_view_point_at (sv, bx, by, GTK_WIDGET (self), &p1[0], &p1[1]))
+    {
+      double sx = (p1[0] - p0[0]) / (bx - ax), sy = (p1[1] - p0[1]) / (by - ay);
+      cml_json_begin_array (json, "map", CML_JSON_LINE);
+      cml_json_number (json, NULL, p0[0] - sx * ax);
+      cml_json_number (json, NULL, p0[1] - sy * ay);
+      cml_json_number (json, NULL, p0[0] + sx * (1 - ax));
+      cml_json_number (json, NULL, p0[1] + sy * (1 - ay));
+      cml_json_end (json);
+    }
+  else
+    cml_json_null (json, "map");
+  cml_json_begin_array (json, "starts", CML_JSON_LINE);
+  for (guint k = 0; cml_section_view_get_start (sv, k, &x, &y); k++)
+    {
+      cml_json_begin_array (json, NULL, CML_JSON_LINE);
+      cml_json_number (json, NULL, x);
+      cml_json_number (json, NULL, y);
+      cml_json_end (json);
+    }
+  cml_json_end (json);
+  cml_json_begin_array (json, "orbits", CML_JSON_BLOCK);
+  for (guint k = 0; k < cml_section_view_get_n_orbits (sv); k++)
+    {
+      guint n = 0;
+      const double *xy = cml_section_view_get_crossings (sv, k, &n);
+      double lo = INFINITY, hi = -INFINITY;
+      for (guint i = 1; xy && i < n; i++)
+        lo = MIN (lo, xy[2 * i]), hi = MAX (hi, xy[2 * i]);
+      cml_json_begin_object (json, NULL, CML_JSON_LINE);
+      cml_json_int (json, "n", n);
+      if (xy && n > 0)
+        {
+          cml_json_begin_array (json, "first", CML_JSON_LINE);
+          cml_json_number (json, NULL, xy[0]);
+          cml_json_number (json, NULL, xy[1]);
+          cml_json_end (json);
+        }
+      else
+        cml_json_null (json, "first");
+      if (n > 1)
+        {
+          cml_json_begin_array (json, "later_x", CML_JSON_LINE);
+          cml_json_number (json, NULL, lo);
+          cml_json_number (json, NULL, hi);
+          cml_json_end (json);
+        }
+      else
+        cml_json_null (json, "later_x");
+      cml_json_end (json);
+    }
+  cml_json_end (json);
   cml_json_end (json);
 }
 
@@ -317,6 +402,7 @@ describe (CmlWindow *self)
     cml_json_end (json);
   }
 #endif
+  write_section (json, self);
   cml_json_begin_object (json, "params", CML_JSON_LINE);
   if (frame && self->system && frame->system == self->system)
     {

@@ -31,6 +31,8 @@ typedef struct
   guint         serial;   /* of the newest shooting */
   gboolean      running;
   gboolean      restarting; /* the run restarts from an extremal found */
+  gboolean      has_target;
+  double        target[3];  /* of the newest shooting */
 } Steer;
 
 typedef struct
@@ -114,6 +116,16 @@ cml_window_steer_is_running (CmlWindow *self)
   return get_steer (self)->running;
 }
 
+gboolean
+cml_window_steer_get_target (CmlWindow *self, double target[3])
+{
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  Steer *st = get_steer (self);
+  if (st->has_target)
+    memcpy (target, st->target, sizeof st->target);
+  return st->has_target;
+}
+
 double
 cml_window_steer_end_time (CmlWindow *self)
 {
@@ -151,17 +163,14 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
 
   if (res == NULL)
     {
-      /* nothing changes: the run goes on as it was */
-      /* the core speaks to the command line; here the guess is the run's start */
-      g_autoptr (GString) reason = g_string_new (error->message);
-      const char *cli = _("; try a closer guess with --init");
-      if (g_str_has_suffix (reason->str, cli))
-        {
-          g_string_truncate (reason, reason->len - strlen (cli));
-          g_string_append (reason, _(" — try a nearer target, or start the run with other momenta as a first guess"));
-        }
-      g_autofree char *msg = g_markup_printf_escaped (_("<b>No extremal reaches %s at T = %s.</b>\n%s"), where, when,
-                                                      reason->str);
+      /* nothing changes: the run goes on as it was.  What the solver met (its residual,
+       * its Newton steps) means nothing to a student: what happened and what to try. */
+      g_debug ("steering to %s at T = %s: %s", where, when, error->message);
+      g_autofree char *msg = g_markup_printf_escaped (
+        _("<b>cmlab could not find a motion that reaches %s at T = %s.</b>\n"
+          "Try a target nearer to where the run goes now, or a longer time: let the run play "
+          "longer before you click (the time to reach the target is the run's present time)."),
+        where, when);
       cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_NONE, msg, NULL);
       job_free (job);
       return;
@@ -186,7 +195,7 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
   st->restarting = FALSE;
   if (!started)
     {
-      g_autofree char *msg = g_markup_printf_escaped (_("<b>The run could not start from the extremal found.</b>\n%s"),
+      g_autofree char *msg = g_markup_printf_escaped (_("<b>The run could not start from the motion found.</b>\n%s"),
                                                       error->message);
       cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_NONE, msg, NULL);
       job_free (job);
@@ -195,23 +204,41 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
 
   GArray *times = res->shoot->conjugate_times;
   cml_scene_view_set_steer_markers (self->scene_view, job->target, res->conjugate_points, times->len);
+  cml_scene_view_set_steer_path (self->scene_view, (const double *) (gpointer) res->path->data, res->path->len / 3);
   g_autofree char *head = g_markup_printf_escaped (_("target %s, reached at T = %s"), where, when);
-  /* the tooltip: why there are no conjugate times, in the core's words */
-  cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_TARGET, head, res->shoot->conjugate_note);
+  /* the tooltip: what a conjugate point is, and why none are shown when none could be
+   * looked for, in plain words (the core's reason is for the command line) */
+  const char *what = _("The dashed line is the path the run will take to the target.  A conjugate point is a "
+                       "place on that path after which it is no longer the shortest way between its ends.");
+  g_autofree char *tip = NULL;
+  if (res->shoot->conjugate_rows == NULL)
+    {
+      g_debug ("conjugate points: %s", res->shoot->conjugate_note);
+      guint n_mom = res->shoot->n_momenta, n_coord = cml_system_dim (job->sys) - n_mom;
+      tip = g_strdup_printf (_("%s\ncmlab finds conjugate points by comparing the path with its neighbours, which "
+                               "needs as many coordinates as momenta to start from; this model has %u coordinates "
+                               "and %u momenta, so they are not looked for here."),
+                             what, n_coord, n_mom);
+    }
+  else if (res->shoot->conjugate_note)
+    tip = g_strdup_printf (_("%s\nThis time they could not be looked for along the whole path."), what);
+  else
+    tip = g_strdup (what);
+  cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_TARGET, head, tip);
   if (times->len > 0)
     {
       g_autoptr (GString) ts = g_string_new (NULL);
       for (guint k = 0; k < times->len; k++)
         g_string_append_printf (ts, "%s%.4g", k ? ", " : "", g_array_index (times, double, k));
-      g_autofree char *conj = g_markup_printf_escaped (_("conjugate point (the extremal stops being minimizing): "
-                                                       "t = %s"), ts->str);
+      g_autofree char *conj = g_markup_printf_escaped (_("conjugate point (the path is no longer the shortest after "
+                                                       "it): t = %s"), ts->str);
       cml_scene_view_set_steer_conjugate_note (self->scene_view, conj, TRUE);
     }
-  else if (res->shoot->conjugate_rows)
-    cml_scene_view_set_steer_conjugate_note (self->scene_view, _("no conjugate point before T"), FALSE);
+  else if (res->shoot->conjugate_rows && !res->shoot->conjugate_note)
+    cml_scene_view_set_steer_conjugate_note (self->scene_view, _("no conjugate point before T: the path is the "
+                                             "shortest all the way"), FALSE);
   else
-    cml_scene_view_set_steer_conjugate_note (self->scene_view, _("conjugate points not computed for this model "
-                                             "(point here for why)"), FALSE);
+    cml_scene_view_set_steer_conjugate_note (self->scene_view, _("conjugate points are not shown for this model"), FALSE);
   job_free (job);
 }
 
@@ -268,12 +295,14 @@ cml_window_steer_to (CmlWindow *self, const double target[3], double t_end, GErr
   job->aim = aim;
   memcpy (job->target, target, sizeof job->target);
   job->t_end = T;
+  st->has_target = TRUE;
+  memcpy (st->target, target, sizeof st->target);
   st->cancel = g_cancellable_new ();
   st->running = TRUE;
 
   g_autofree char *where = target_text (&aim, target);
   g_autofree char *when = time_text (sys, T);
-  g_autofree char *msg = g_markup_printf_escaped (_("Finding the extremal to (%s) at T = %s…"), where, when);
+  g_autofree char *msg = g_markup_printf_escaped (_("Looking for the motion that reaches %s at T = %s…"), where, when);
   cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_BUSY, msg, NULL);
   cml_scene_shoot_async (g_steal_pointer (&sim), &aim, target, T, (const char *const *) also->pdata, st->cancel,
                          shoot_done, job);

@@ -28,6 +28,8 @@ gboolean cml_window_steer_to (CmlWindow *self, const double target[3], double t_
 void     cml_window_steer_when_ready (CmlWindow *self, const double *values, guint n, double t_end);
 void     cml_window_steer_cancel (CmlWindow *self);
 gboolean cml_window_steer_is_running (CmlWindow *self);
+/* The target of the newest shooting (FALSE: none yet) (tests). */
+gboolean cml_window_steer_get_target (CmlWindow *self, double target[3]);
 /* The end time a click would shoot to now. */
 double   cml_window_steer_end_time (CmlWindow *self);
 

@@ -168,6 +168,36 @@ cml_section_value (CmlSection *section, CmlSimulation *sim)
   return cml_simulation_eval_expr (sim, section->g);
 }
 
+double
+cml_section_rate (CmlSection *section, CmlSimulation *sim)
+{
+  g_return_val_if_fail (section != NULL && sim != NULL, NAN);
+
+  guint dim = cml_system_dim (section->sys);
+  double t = cml_simulation_get_time (sim);
+  g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
+  g_autofree double *f = g_new (double, dim), *zh = g_new (double, dim);
+  double zmax = 1, fmax = 0, gp, gm;
+
+  if (!cml_simulation_eval_rhs (sim, f, NULL))
+    return NAN;
+  for (guint i = 0; i < dim; i++)
+    zmax = MAX (zmax, fabs (z[i])), fmax = MAX (fmax, fabs (f[i]));
+  if (!(fmax > 0) || !isfinite (fmax))
+    return isfinite (fmax) ? 0.0 : NAN;
+  double h = 1e-6 * zmax / fmax;
+  for (guint i = 0; i < dim; i++)
+    zh[i] = z[i] + h * f[i];
+  cml_simulation_set_state (sim, t, zh);
+  gp = cml_section_value (section, sim);
+  for (guint i = 0; i < dim; i++)
+    zh[i] = z[i] - h * f[i];
+  cml_simulation_set_state (sim, t, zh);
+  gm = cml_section_value (section, sim);
+  cml_simulation_set_state (sim, t, z);
+  return (gp - gm) / (2 * h);
+}
+
 /* ---- locating a crossing --------------------------------------------------------------- */
 
 typedef struct

@@ -37,6 +37,13 @@ void        cml_section_free (CmlSection *section);
 /* g at SIM's current state. */
 double      cml_section_value (CmlSection *section, CmlSimulation *sim);
 
+/* dg/dt at SIM's current state: the rate at which the run crosses the section there
+ * (> 0 upwards, < 0 downwards), as the central difference of g along the flow,
+ * (g(z + h ż) − g(z − h ż)) / 2h with h a millionth of the time the state takes to move
+ * by its own size; SIM's state is left as it was.  NAN where the right-hand side cannot
+ * be evaluated. */
+double      cml_section_rate (CmlSection *section, CmlSimulation *sim);
+
 /* Called at each crossing with its time and every observable there (cml_system_n_observables
  * values, cml_system_observable_index names them). */
 typedef void (*CmlCrossingFunc) (double t, const double *obs, gpointer data);

@@ -264,6 +264,31 @@ test_cli (void)
   cli_remove_dir (dir);
 }
 
+/* The rate of crossing: on x = cos t, u = −sin t, d(x − 0)/dt = u, so the section x = 0
+ * is crossed downwards at t = π/2 (rate −1) and x + u = 0 at rate u − x; the state is
+ * left as it was. */
+static void
+test_rate (void)
+{
+  g_autoptr (CmlSystem) sys = system_of_text (oscillator);
+  g_autoptr (CmlSimulation) sim = simulation_of (sys);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSection) s = cml_section_new (sys, "x = 0", CML_SECTION_UP, &error);
+  g_autoptr (CmlSection) s2 = cml_section_new (sys, "x + u", CML_SECTION_UP, &error);
+  g_assert_no_error (error);
+
+  for (int k = 0; k < 8; k++)
+    {
+      double t = 0.7 * k, z[2] = { cos (t), -sin (t) };
+      cml_simulation_set_state (sim, t, z);
+      g_assert_cmpfloat (fabs (cml_section_rate (s, sim) - z[1]), <, 1e-9);
+      g_assert_cmpfloat (fabs (cml_section_rate (s2, sim) - (z[1] - z[0])), <, 1e-9);
+      g_assert_cmpfloat (cml_simulation_get_state (sim)[0], ==, z[0]);
+      g_assert_cmpfloat (cml_simulation_get_state (sim)[1], ==, z[1]);
+      g_assert_cmpfloat (cml_simulation_get_time (sim), ==, t);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -272,6 +297,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/section/levels-and-monitors", test_levels_and_monitors);
   g_test_add_func ("/models/section/periodic-orbit", test_periodic_orbit);
   g_test_add_func ("/models/section/bad-sections", test_bad_sections);
+  g_test_add_func ("/models/section/rate", test_rate);
   g_test_add_func ("/models/section/cli", test_cli);
   return g_test_run ();
 }

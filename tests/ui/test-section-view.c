@@ -63,7 +63,7 @@ test_periodic (void)
   /* a point no motion of that energy passes through */
   g_assert_false (cml_section_view_start_orbit (win->section_view, 50, 0, &error));
   g_assert_nonnull (error);
-  g_assert_nonnull (strstr (error->message, "no motion with the run's energy"));
+  g_assert_nonnull (strstr (error->message, "no motion with this energy"));
   g_clear_error (&error);
 
   /* plotting a monitor: no click can start there */
@@ -79,11 +79,84 @@ test_periodic (void)
   window_free (win);
 }
 
+/* The heavy top on the section G₂ = 0 crossed upwards, G₁ against W₁: a click at
+ * G₁ = 0.5 starts a motion that crosses there upwards — |Γ| = 1 kept by G₃, the energy
+ * the run's by the spin, on the branch that crosses upwards — so its crossings lie where
+ * the click was (G₁ > 0, near 0.5), not on the mirror branch G₁ ≈ −0.5; the start is
+ * marked; a point no motion passes through (G₁ = 1.55, where |Γ| = 1 cannot hold) is
+ * refused in plain words; the axes hold the reachable region |G₁| ≤ 1 (padded). */
+static void
+test_heavy_top_branch (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("heavy-top");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (spin_until (views_follow, win, 20));
+  cml_window_show_page (win, "section");
+  g_assert_true (cml_section_view_set_section (win->section_view, "G2 = 0", "up", "G1", "W1", &error));
+  g_assert_no_error (error);
+  double xr[2], yr[2];
+  cml_section_view_get_ranges (win->section_view, xr, yr);
+  g_test_message ("axes: G1 in [%g, %g], W1 in [%g, %g]", xr[0], xr[1], yr[0], yr[1]);
+  g_assert_cmpfloat (xr[1], <=, 1.1);
+  g_assert_cmpfloat (xr[1], >=, 1.0);
+  g_assert_cmpfloat (xr[0], >=, -1.1);
+
+  gboolean ok = cml_section_view_start_orbit (win->section_view, 0.5, 0.2, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  /* the start: on the section, |Γ|² and the energy as the run's, to rounding */
+  double started, level;
+  cml_section_view_get_last_energy (win->section_view, &started, &level);
+  g_assert_cmpfloat (fabs (started - level), <=, 1e-12 * MAX (1.0, fabs (level)));
+  g_assert_cmpfloat (fabs (cml_section_view_get_last_start_value (win->section_view, "casimir") - 1), <=, 1e-12);
+  g_assert_cmpfloat (cml_section_view_get_last_start_value (win->section_view, "G1"), ==, 0.5);
+  g_assert_cmpfloat (cml_section_view_get_last_start_value (win->section_view, "G2"), ==, 0);
+  g_assert_cmpfloat (cml_section_view_get_last_start_value (win->section_view, "W1"), ==, 0.2);
+  double sx = NAN, sy = NAN;
+  g_assert_true (cml_section_view_get_start (win->section_view, 0, &sx, &sy));
+  g_assert_cmpfloat (sx, ==, 0.5);
+  g_assert_cmpfloat (sy, ==, 0.2);
+
+  g_assert_true (spin_until (orbits_done, win->section_view, 120));
+  guint n = 0;
+  const double *xy = cml_section_view_get_crossings (win->section_view, 0, &n);
+  g_assert_nonnull (xy);
+  g_test_message ("%u crossings, first (%g, %g)", n, xy[0], xy[1]);
+  g_assert_cmpuint (n, >=, 3);
+  /* the first dot is the click; the later crossings go on around it, on its side */
+  g_assert_cmpfloat (fabs (xy[0] - 0.5), <, 1e-12);
+  g_assert_cmpfloat (fabs (xy[1] - 0.2), <, 1e-12);
+  double lo = INFINITY, hi = -INFINITY, nearest = INFINITY;
+  for (guint k = 1; k < n; k++)
+    {
+      lo = MIN (lo, xy[2 * k]), hi = MAX (hi, xy[2 * k]);
+      nearest = MIN (nearest, hypot (xy[2 * k] - 0.5, xy[2 * k + 1] - 0.2));
+    }
+  g_test_message ("later crossings: G1 in [%g, %g], nearest the click %g", lo, hi, nearest);
+  g_assert_cmpfloat (lo, >, 0);
+  g_assert_cmpfloat (nearest, <, 0.05);
+
+  /* where |Γ| = 1 cannot hold: refused, nothing started */
+  g_assert_false (cml_section_view_start_orbit (win->section_view, 1.55, 0.2, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "no motion with this energy passes through G₁ = 1.55"));
+  g_assert_null (strstr (error->message, "casimir"));
+  g_clear_error (&error);
+  g_assert_false (cml_section_view_get_start (win->section_view, 1, &sx, &sy));
+  cml_section_view_get_ranges (win->section_view, xr, yr);
+  g_assert_cmpfloat (xr[1], <=, 1.1);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   ui_test_init ();
   g_test_add_func ("/ui/section/periodic", test_periodic);
+  g_test_add_func ("/ui/section/heavy-top-branch", test_heavy_top_branch);
   return g_test_run ();
 }

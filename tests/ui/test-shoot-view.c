@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "cml-error.h"
+#include "cml-scene-shoot.h"
 #include "cml-window-steer.h"
 
 static gboolean
@@ -32,6 +33,12 @@ obs_of (CmlFrame *f, const char *name)
   int i = cml_system_observable_index (f->system, name);
   g_assert_cmpint (i, >=, 0);
   return f->obs[i];
+}
+
+static gboolean
+target_hidden (gpointer data)
+{
+  return cml_scene_view_get_steer_target_hidden (data);
 }
 
 /* The window's run, from t = 0 to T: where it is then. */
@@ -76,13 +83,24 @@ test_plate_ball (void)
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 1.5, 0 }, 5, &error));
   g_assert_no_error (error);
   g_assert_true (cml_window_steer_is_running (win));
-  g_assert_nonnull (strstr (cml_scene_view_get_steer_note (win->scene_view), "Finding the extremal to"));
+  g_assert_nonnull (strstr (cml_scene_view_get_steer_note (win->scene_view), "Looking for the motion that reaches"));
   g_assert_true (spin_until (steer_done, win, 60));
   const char *note = cml_scene_view_get_steer_note (win->scene_view);
   g_test_message ("note: %s / %s", note, cml_scene_view_get_steer_conjugate_note (win->scene_view));
   g_assert_nonnull (strstr (note, "reached at T = 5"));
-  /* five momenta, seven coordinates: no square block, said so */
-  g_assert_nonnull (strstr (cml_scene_view_get_steer_conjugate_note (win->scene_view), "not computed"));
+  /* five momenta, seven coordinates: no conjugate points, said in plain words, and why in
+   * the tooltip (no instruction to point somewhere, no solver's terms) */
+  const char *conj = cml_scene_view_get_steer_conjugate_note (win->scene_view);
+  g_assert_nonnull (strstr (conj, "not shown for this model"));
+  g_assert_null (strstr (conj, "point here"));
+  const char *tip = cml_scene_view_get_steer_tooltip (win->scene_view);
+  g_assert_nonnull (tip);
+  g_test_message ("tooltip: %s", tip);
+  g_assert_nonnull (strstr (tip, "no longer the shortest"));
+  g_assert_null (strstr (tip, "determinant"));
+  g_assert_null (strstr (tip, "∂"));
+  /* the planned path is previewed: from the contact point's start to the target */
+  g_assert_cmpuint (cml_scene_view_get_steer_path_length (win->scene_view), ==, CML_SCENE_SHOOT_PATH_POINTS + 1);
 
   double target[3];
   guint n = 99;
@@ -91,6 +109,13 @@ test_plate_ball (void)
   g_assert_cmpfloat (target[1], ==, 1.5);
   g_assert_cmpfloat (target[2], ==, 0);
   g_assert_cmpuint (n, ==, 0);
+  /* at the end of the run the ball sits on the target: there its marker lies behind the
+   * ball and is drawn faint, not over it */
+  g_assert_false (cml_scene_view_get_steer_target_hidden (win->scene_view));
+  cml_frame_unref (run_to (win, 5));
+  g_assert_true (spin_until (target_hidden, win->scene_view, 20));
+  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+  g_assert_true (cml_parameter_panel_redo (win->parameter_panel));
 
   /* the run starts from the momenta found, the base point held, and reaches the target */
   CmlRunner *runner = cml_window_get_runner (win);
@@ -134,7 +159,7 @@ test_martinet_conjugate (void)
   g_assert_true (spin_until (steer_done, win, 60));
   const char *conj = cml_scene_view_get_steer_conjugate_note (win->scene_view);
   g_test_message ("note: %s / %s", cml_scene_view_get_steer_note (win->scene_view), conj);
-  g_assert_nonnull (strstr (conj, "conjugate point (the extremal stops being minimizing)"));
+  g_assert_nonnull (strstr (conj, "conjugate point (the path is no longer the shortest after it)"));
   double target[3];
   guint n = 0;
   g_assert_true (cml_scene_view_get_steer_markers (win->scene_view, target, &n));
@@ -176,6 +201,32 @@ test_click (void)
   g_assert_cmpfloat (fabs (obs_of (f, "x1") - target[0]), <, 1e-6);
   g_assert_cmpfloat (fabs (obs_of (f, "x2") - target[1]), <, 1e-6);
   cml_frame_unref (f);
+  window_free (win);
+}
+
+/* Martinet's point moves in space: a click low in the view, on the floor's grid, sets a
+ * target at the height the point has now (the level plane through it), not a point far
+ * below it in the plane facing the camera. */
+static void
+test_martinet_click (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = steer_window ("martinet");
+  int w = gtk_widget_get_width (GTK_WIDGET (win->scene_view));
+  int h = gtk_widget_get_height (GTK_WIDGET (win->scene_view));
+
+  cml_scene_view_set_steering (win->scene_view, TRUE);
+  gboolean aimed = FALSE;
+  for (int y = (int) (0.85 * h); y > h / 2 && !aimed; y -= 20)
+    aimed = cml_scene_view_aim_at (win->scene_view, 0.3 * w, y);
+  g_assert_true (aimed);
+  double target[3];
+  g_assert_true (cml_window_steer_get_target (win, target));
+  g_test_message ("clicked (%g, %g, %g)", target[0], target[1], target[2]);
+  /* the point is at x3 = 0 at the start */
+  g_assert_cmpfloat (target[2], ==, 0);
+  g_assert_true (isfinite (target[0]) && isfinite (target[1]));
+  cml_window_steer_cancel (win);
   window_free (win);
 }
 
@@ -254,8 +305,13 @@ test_not_found (void)
   g_assert_true (spin_until (steer_done, win, 60));
   const char *note = cml_scene_view_get_steer_note (win->scene_view);
   g_test_message ("note: %s", note);
-  g_assert_nonnull (strstr (note, "No extremal reaches"));
-  g_assert_nonnull (strstr (note, "Newton"));
+  /* what happened and what to try, without the solver's terms */
+  g_assert_nonnull (strstr (note, "could not find a motion that reaches"));
+  g_assert_nonnull (strstr (note, "Try a target nearer"));
+  static const char *const jargon[] = { "Newton", "residual", "sensitivity", "singular", "continuation",
+                                        "extremal", "--init", NULL };
+  for (guint k = 0; jargon[k]; k++)
+    g_assert_null (strstr (note, jargon[k]));
   g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
   g_assert_false (cml_parameter_panel_undo (win->parameter_panel));
   cml_runner_sync (runner);
@@ -273,6 +329,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/shoot-view/plate-ball", test_plate_ball);
   g_test_add_func ("/ui/shoot-view/martinet-conjugate", test_martinet_conjugate);
   g_test_add_func ("/ui/shoot-view/click", test_click);
+  g_test_add_func ("/ui/shoot-view/martinet-click", test_martinet_click);
   g_test_add_func ("/ui/shoot-view/not-vakonomic", test_not_vakonomic);
   g_test_add_func ("/ui/shoot-view/cancel", test_cancel);
   g_test_add_func ("/ui/shoot-view/not-found", test_not_found);
