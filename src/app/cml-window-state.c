@@ -16,7 +16,8 @@
  *                 shadow's width): every point below is in the window's coordinates
  *   controls      every shown menu button, drop-down, slider and value field with its
  *                 centre: {"kind", "name" (its builder id, or a field's parameter or
- *                 variable), "at": [x, y]} — what a person would click
+ *                 variable), "at": [x, y]} — what a person would click; a field also
+ *                 its "text" and "text_whole" (false: the text is cut by the field's box)
  *   min_widths    the smallest widths of the window's parts: header bar, side panel, 3-D
  *                 view, plots column, status line (what makes min_size what it is)
  *   outside       every shown widget that reaches past the widget holding it, or past the
@@ -29,7 +30,8 @@
  *   time_plot, phase_plot   {"data": whether a curve is drawn, "samples": kept}
  *   params        the parameters the run uses, by name
  *   panel_message what the side panel says about a value typed (a refused value's reason),
- *                 or null; toast the passing note over the view, or null
+ *                 or null; panel_message_at its centre [x, y] (it stands under its field);
+ *                 toast the passing note over the view, or null
  *   text_px       the font sizes drawn, in pixels: the plots' tick labels, the 3-D view's
  *                 legend, the status line
  *
@@ -94,7 +96,17 @@ collect_controls (GtkWidget *widget, GtkWidget *window, CmlJson *json)
           cml_json_string (json, "kind", kind);
           cml_json_string (json, "name", name);
           if (GTK_IS_EDITABLE (c))
-            cml_json_string (json, "text", gtk_editable_get_text (GTK_EDITABLE (c)));
+            {
+              /* whether the text is shown whole: its width against its box's */
+              GtkEditable *delegate = gtk_editable_get_delegate (GTK_EDITABLE (c));
+              GtkWidget *box = delegate ? GTK_WIDGET (delegate) : c;
+              g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (box, gtk_editable_get_text (GTK_EDITABLE (c)));
+              int text_width;
+
+              pango_layout_get_pixel_size (layout, &text_width, NULL);
+              cml_json_string (json, "text", gtk_editable_get_text (GTK_EDITABLE (c)));
+              cml_json_bool (json, "text_whole", text_width <= gtk_widget_get_width (box));
+            }
           cml_json_begin_array (json, "at", CML_JSON_LINE);
           cml_json_number (json, NULL, r.origin.x + 0.5 * r.size.width);
           cml_json_number (json, NULL, r.origin.y + 0.5 * r.size.height);
@@ -247,6 +259,21 @@ describe (CmlWindow *self)
   write_plot (json, "time_plot", self->time_plot);
   write_plot (json, "phase_plot", self->phase_plot);
   cml_json_string (json, "panel_message", cml_parameter_panel_get_input_error (self->parameter_panel));
+  {
+    /* where the message shows (its centre), to tell it stands by its field */
+    GtkWidget *message = cml_parameter_panel_get_input_error_widget (self->parameter_panel);
+    graphene_rect_t r;
+
+    if (message && gtk_widget_get_mapped (message) && gtk_widget_compute_bounds (message, GTK_WIDGET (self), &r))
+      {
+        cml_json_begin_array (json, "panel_message_at", CML_JSON_LINE);
+        cml_json_number (json, NULL, r.origin.x + 0.5 * r.size.width);
+        cml_json_number (json, NULL, r.origin.y + 0.5 * r.size.height);
+        cml_json_end (json);
+      }
+    else
+      cml_json_null (json, "panel_message_at");
+  }
   cml_json_string (json, "toast", gtk_revealer_get_reveal_child (self->toast_revealer)
                                     ? gtk_label_get_text (self->toast_label) : NULL);
   cml_json_begin_object (json, "text_px", CML_JSON_LINE);
