@@ -63,6 +63,8 @@ struct _CmlParameterPanel
   GtkLabel    *input_error_label; /* ours: put in the row under the refused field */
   GtkGrid     *input_error_grid;  /* where it is now (NULL: not shown) … */
   int          input_error_row;   /* … in its own row */
+  guint        reveal_ticks;      /* frames since it was placed (reveal_input_error) */
+  guint        reveal_id;         /* that tick callback, or 0 */
   GtkButton   *restart_button;
   GtkLabel    *projection_label;
 
@@ -145,10 +147,43 @@ on_spin_output (GtkSpinButton *spin, gpointer user_data)
 
 /* ---- typed values ------------------------------------------------------------------------ */
 
+/* Once the message has its place, the panel scrolls as little as brings it whole into
+ * view (a field at the bottom of the visible part has its message below the edge). */
+static gboolean
+reveal_input_error (GtkWidget *label, GdkFrameClock *clock, gpointer data)
+{
+  CmlParameterPanel *self = data;
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->scroller);
+  graphene_rect_t r;
+  double top, bottom, value, page;
+
+  if (self->input_error_grid == NULL)
+    {
+      self->reveal_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  /* the frame that placed it lays it out after this tick: measure on the next */
+  if (self->reveal_ticks++ == 0)
+    return G_SOURCE_CONTINUE;
+  if (!gtk_widget_compute_bounds (label, GTK_WIDGET (self->box), &r) || r.size.height <= 0)
+    return G_SOURCE_CONTINUE; /* not laid out yet: the next frame */
+  top = r.origin.y;
+  bottom = r.origin.y + r.size.height;
+  value = gtk_adjustment_get_value (adj);
+  page = gtk_adjustment_get_page_size (adj);
+  if (bottom > value + page)
+    gtk_adjustment_set_value (adj, MIN (bottom - page, top));
+  self->reveal_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
 /* The message leaves its row (and the row goes). */
 static void
 hide_input_error (CmlParameterPanel *self)
 {
+  if (self->reveal_id)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->input_error_label), self->reveal_id);
+  self->reveal_id = 0;
   if (self->input_error_grid)
     gtk_grid_remove_row (self->input_error_grid, self->input_error_row);
   self->input_error_grid = NULL;
@@ -165,7 +200,7 @@ show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text)
   int column, row = -1, width, height, columns;
 
   hide_input_error (self);
-  if (field && GTK_GRID (parent) == grid)
+  if (field && parent == GTK_WIDGET (grid))
     gtk_grid_query_child (grid, field, &column, &row, &width, &height);
   else
     for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (grid)); c; c = gtk_widget_get_next_sibling (c))
@@ -182,6 +217,9 @@ show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text)
   gtk_grid_attach (grid, GTK_WIDGET (self->input_error_label), 0, row + 1, columns, 1);
   self->input_error_grid = grid;
   self->input_error_row = row + 1;
+  self->reveal_ticks = 0;
+  if (self->reveal_id == 0)
+    self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->input_error_label), reveal_input_error, self, NULL);
   if (field)
     gtk_widget_error_bell (field);
 }

@@ -18,6 +18,9 @@
  *                 centre: {"kind", "name" (its builder id, or a field's parameter or
  *                 variable), "at": [x, y]} — what a person would click; a field also
  *                 its "text" and "text_whole" (false: the text is cut by the field's box)
+ *   popups        every open popover: {"owner" (the builder id of the widget it belongs
+ *                 to, e.g. "preset_dropdown", or null), "width", "height", "scrolls" (true:
+ *                 part of its content must be scrolled to be seen)}
  *   min_widths    the smallest widths of the window's parts: header bar, side panel, 3-D
  *                 view, plots column, status line (what makes min_size what it is)
  *   outside       every shown widget that reaches past the widget holding it, or past the
@@ -116,6 +119,45 @@ collect_controls (GtkWidget *widget, GtkWidget *window, CmlJson *json)
             continue;
         }
       collect_controls (c, window, json);
+    }
+}
+
+/* Whether something shown in WIDGET must be scrolled to be seen whole (a list in a popover
+ * taller than the room it was given). */
+static gboolean
+must_scroll (GtkWidget *widget)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  if (GTK_IS_SCROLLED_WINDOW (widget))
+    {
+      GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (widget));
+
+      if (gtk_adjustment_get_upper (v) - gtk_adjustment_get_lower (v) > gtk_adjustment_get_page_size (v) + 1)
+        return TRUE;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (must_scroll (c))
+      return TRUE;
+  return FALSE;
+}
+
+/* Every open popover's size and whether its content must scroll. */
+static void
+collect_popups (GtkWidget *widget, CmlJson *json)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      if (GTK_IS_POPOVER (c) && gtk_widget_get_mapped (c))
+        {
+          cml_json_begin_object (json, NULL, CML_JSON_LINE);
+          cml_json_string (json, "owner", gtk_buildable_get_buildable_id (GTK_BUILDABLE (widget)));
+          cml_json_int (json, "width", gtk_widget_get_width (c));
+          cml_json_int (json, "height", gtk_widget_get_height (c));
+          cml_json_bool (json, "scrolls", must_scroll (c));
+          cml_json_end (json);
+        }
+      collect_popups (c, json);
     }
 }
 
@@ -241,6 +283,9 @@ describe (CmlWindow *self)
   collect (window, &GRAPHENE_RECT_INIT (0, 0, ww, wh), window, json, &n_popovers);
   cml_json_end (json);
   cml_json_int (json, "popovers", n_popovers);
+  cml_json_begin_array (json, "popups", CML_JSON_BLOCK);
+  collect_popups (window, json);
+  cml_json_end (json);
   cml_json_int (json, "windows", n_windows);
   cml_json_begin_object (json, "focus", CML_JSON_LINE);
   cml_json_string (json, "type", focus ? G_OBJECT_TYPE_NAME (focus) : NULL);

@@ -80,8 +80,7 @@ test_templates (void)
   static const char *const panel_children[] = {
     "box", "params_heading", "defaults_button", "param_grid", "no_params_label", "preset_box",
     "preset_dropdown", "preset_apply_button", "initial_heading", "initial_grid",
-    "restart_button", "projection_label", "scroller", "recon_expander", "recon_grid",
-    "input_error_label", NULL
+    "restart_button", "projection_label", "scroller", "recon_expander", "recon_grid", NULL
   };
   static const char *const equations_children[] = {
     "scroller", "box", "title_label", "kind_label", "algebroid_label", "regularity_label",
