@@ -1268,8 +1268,12 @@ setup_preset_label (GtkSignalListItemFactory *factory, GtkListItem *item, gpoint
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   if (GPOINTER_TO_INT (wrap))
     {
+      /* one fixed width: the list is measured for the height its rows have at the width
+       * they get (with a range of widths it was measured at the widest, where the titles
+       * take fewer lines, and the last item had to be scrolled to) */
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+      gtk_label_set_width_chars (GTK_LABEL (label), 32);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 32);
     }
   else
     {
