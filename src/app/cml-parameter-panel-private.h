@@ -19,6 +19,8 @@ void           cml_parameter_panel_apply_initial (CmlParameterPanel *self);
 void           cml_parameter_panel_apply_preset (CmlParameterPanel *self, guint index);
 /* Why the last typed value was refused, while the message shows; else NULL. */
 const char    *cml_parameter_panel_get_input_error (CmlParameterPanel *self);
+/* The label that shows it (under the refused field), or NULL while none shows. */
+GtkWidget     *cml_parameter_panel_get_input_error_widget (CmlParameterPanel *self);
 /* What the wheel does over WIDGET (a slider or field of the panel): DY notches (or
  * pixels); TRUE when the panel scrolled instead of the value changing. */
 gboolean       cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidget *widget, double dy,

@@ -60,10 +60,13 @@ struct _CmlParameterPanel
   GtkExpander *recon_expander;
   GtkGrid     *recon_grid;
   GtkScrolledWindow *scroller;
-  GtkLabel    *input_error_label;
+  GtkLabel    *input_error_label; /* ours: put in the row under the refused field */
+  GtkGrid     *input_error_grid;  /* where it is now (NULL: not shown) … */
+  int          input_error_row;   /* … in its own row */
+  guint        reveal_ticks;      /* frames since it was placed (reveal_input_error) */
+  guint        reveal_id;         /* that tick callback, or 0 */
   GtkButton   *restart_button;
   GtkLabel    *projection_label;
-  guint        input_error_id;  /* hides the input message */
 
   /* undo and redo: UndoStep*, newest last */
   GPtrArray   *undo;
@@ -144,34 +147,79 @@ on_spin_output (GtkSpinButton *spin, gpointer user_data)
 
 /* ---- typed values ------------------------------------------------------------------------ */
 
-/* The message's time is up. */
+/* Once the message has its place, the panel scrolls as little as brings it whole into
+ * view (a field at the bottom of the visible part has its message below the edge). */
 static gboolean
-input_error_expired (gpointer data)
+reveal_input_error (GtkWidget *label, GdkFrameClock *clock, gpointer data)
 {
   CmlParameterPanel *self = data;
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->scroller);
+  graphene_rect_t r;
+  double top, bottom, value, page;
 
-  self->input_error_id = 0;
-  gtk_widget_set_visible (GTK_WIDGET (self->input_error_label), FALSE);
+  if (self->input_error_grid == NULL)
+    {
+      self->reveal_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  /* the frame that placed it lays it out after this tick: measure on the next */
+  if (self->reveal_ticks++ == 0)
+    return G_SOURCE_CONTINUE;
+  if (!gtk_widget_compute_bounds (label, GTK_WIDGET (self->box), &r) || r.size.height <= 0)
+    return G_SOURCE_CONTINUE; /* not laid out yet: the next frame */
+  top = r.origin.y;
+  bottom = r.origin.y + r.size.height;
+  value = gtk_adjustment_get_value (adj);
+  page = gtk_adjustment_get_page_size (adj);
+  if (bottom > value + page)
+    gtk_adjustment_set_value (adj, MIN (bottom - page, top));
+  self->reveal_id = 0;
   return G_SOURCE_REMOVE;
 }
 
-/* A good value followed: the message goes now, and its timer with it (a timer left behind
- * would outlive the panel). */
+/* The message leaves its row (and the row goes). */
 static void
 hide_input_error (CmlParameterPanel *self)
 {
-  g_clear_handle_id (&self->input_error_id, g_source_remove);
-  gtk_widget_set_visible (GTK_WIDGET (self->input_error_label), FALSE);
+  if (self->reveal_id)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self->input_error_label), self->reveal_id);
+  self->reveal_id = 0;
+  if (self->input_error_grid)
+    gtk_grid_remove_row (self->input_error_grid, self->input_error_row);
+  self->input_error_grid = NULL;
 }
 
-/* Says why a typed value was refused, below the fields where it stays in view. */
+/* Says why a typed value was refused, in a row of its own just under FIELD's row, where the
+ * eye is; it stays until a value is taken or the model changes.  A field outside the grids
+ * (none today) would get it under the parameters. */
 static void
 show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text)
 {
+  GtkWidget *parent = field ? gtk_widget_get_parent (field) : NULL;
+  GtkGrid *grid = parent && GTK_IS_GRID (parent) ? GTK_GRID (parent) : self->param_grid;
+  int column, row = -1, width, height, columns;
+
+  hide_input_error (self);
+  if (field && parent == GTK_WIDGET (grid))
+    gtk_grid_query_child (grid, field, &column, &row, &width, &height);
+  else
+    for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (grid)); c; c = gtk_widget_get_next_sibling (c))
+      {
+        int r;
+
+        gtk_grid_query_child (grid, c, &column, &r, &width, &height);
+        row = MAX (row, r);
+      }
+  /* the parameters' grid has name, slider, value, unit and menu; the others name, value, unit */
+  columns = grid == self->param_grid ? 5 : 3;
   gtk_label_set_text (self->input_error_label, text);
-  gtk_widget_set_visible (GTK_WIDGET (self->input_error_label), TRUE);
-  g_clear_handle_id (&self->input_error_id, g_source_remove);
-  self->input_error_id = g_timeout_add_seconds (8, input_error_expired, self);
+  gtk_grid_insert_row (grid, row + 1);
+  gtk_grid_attach (grid, GTK_WIDGET (self->input_error_label), 0, row + 1, columns, 1);
+  self->input_error_grid = grid;
+  self->input_error_row = row + 1;
+  self->reveal_ticks = 0;
+  if (self->reveal_id == 0)
+    self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->input_error_label), reveal_input_error, self, NULL);
   if (field)
     gtk_widget_error_bell (field);
 }
@@ -181,8 +229,15 @@ cml_parameter_panel_get_input_error (CmlParameterPanel *self)
 {
   g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), NULL);
 
-  return gtk_widget_get_visible (GTK_WIDGET (self->input_error_label))
-           ? gtk_label_get_text (self->input_error_label) : NULL;
+  return self->input_error_grid ? gtk_label_get_text (self->input_error_label) : NULL;
+}
+
+GtkWidget *
+cml_parameter_panel_get_input_error_widget (CmlParameterPanel *self)
+{
+  g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), NULL);
+
+  return self->input_error_grid ? GTK_WIDGET (self->input_error_label) : NULL;
 }
 
 /* A number as typed: "1.5", "-2e-3", with a decimal point or comma. */
@@ -204,7 +259,86 @@ typedef struct
   CmlParameterPanel *self;
   const char        *name;
   const char        *unit;
+  ParamRow          *row;  /* the parameter's row, or NULL for an initial value */
 } FieldInfo;
+
+static ParamRow *find_param (CmlParameterPanel *self, const char *name);
+
+/* A requirement as people read it: "I₁ ≤ I₂ + I₃". */
+static char *
+requirement_pretty (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *c = text; *c;)
+    {
+      if (g_ascii_isalpha (*c) || *c == '_')
+        {
+          const char *end = c;
+
+          while (g_ascii_isalnum (*end) || *end == '_')
+            end++;
+          g_autofree char *name = g_strndup (c, end - c);
+          g_autofree char *pretty = cml_expr_pretty_name (name, FALSE);
+          g_string_append (out, pretty);
+          c = end;
+        }
+      else if ((c[0] == '<' || c[0] == '>') && c[1] == '=')
+        {
+          g_string_append (out, c[0] == '<' ? "≤" : "≥");
+          c += 2;
+        }
+      else if (c[0] == '*')
+        {
+          g_string_append (out, "·");
+          c++;
+        }
+      else
+        g_string_append_c (out, *c++);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Whether ROW's parameter may be VALUE with the others as they are: the model's
+ * requirements (no body has I₁ > I₂ + I₃).  Else MESSAGE says why, for people. */
+static gboolean
+param_possible (ParamRow *row, double value, char **message)
+{
+  CmlParameterPanel *self = row->self;
+  CmlModel *model = self->sys ? cml_system_get_model (self->sys) : NULL;
+  g_autofree double *values = NULL;
+  const CmlRequirement *unmet;
+  g_autofree char *cond = NULL;
+  int index = -1;
+
+  if (model == NULL || model->requirements->len == 0)
+    return TRUE;
+  values = g_new0 (double, model->params->len);
+  for (guint i = 0; i < model->params->len; i++)
+    {
+      const CmlParam *p = model->params->pdata[i];
+      ParamRow *r = find_param (self, p->name);
+
+      values[i] = r == row ? value : r ? r->value : p->value;
+      if (r == row)
+        index = i;
+    }
+  if (index < 0 || (unmet = cml_model_unmet_requirement (model, values)) == NULL)
+    return TRUE;
+  cond = requirement_pretty (unmet->text);
+  if (model->require_message)
+    /* TRANSLATORS: a parameter, its value, a space and its unit (or nothing), why it is not
+     * possible (from the model file), the condition ("I₁ ≤ I₂ + I₃"), the parameter, its value */
+    *message = g_strdup_printf (_("%s = %g%s%s is not possible: %s (%s). %s stays %g."), row->shown, value,
+                                *row->unit ? " " : "", row->unit, model->require_message, cond, row->shown,
+                                row->value);
+  else
+    /* TRANSLATORS: a parameter, its value, a space and its unit (or nothing), the condition
+     * ("I₁ ≤ I₂ + I₃"), the parameter, its value */
+    *message = g_strdup_printf (_("%s = %g%s%s is not possible: the model needs %s. %s stays %g."), row->shown,
+                                value, *row->unit ? " " : "", row->unit, cond, row->shown, row->value);
+  return FALSE;
+}
 
 /* The spin buttons' "input": a value that is not a number, or lies outside the allowed
  * range, is refused with a reason; the field keeps its previous value (the spin buttons
@@ -220,6 +354,7 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
   const char *unit = info && info->unit && *info->unit ? info->unit : NULL;
   double v;
   char shown[64];
+  g_autofree char *msg_possible = NULL;
 
   /* the text as "output" wrote it: the value keeps its full precision */
   g_snprintf (shown, sizeof shown, "%.6g", fabs (gtk_adjustment_get_value (adj)) < 1e-300 ? 0.0 : gtk_adjustment_get_value (adj));
@@ -255,7 +390,12 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
         show_input_error (info->self, GTK_WIDGET (spin), msg);
       return GTK_INPUT_ERROR;
     }
-  if (info && gtk_widget_get_visible (GTK_WIDGET (info->self->input_error_label)))
+  if (info && info->row && !param_possible (info->row, v, &msg_possible))
+    {
+      show_input_error (info->self, GTK_WIDGET (spin), msg_possible);
+      return GTK_INPUT_ERROR;
+    }
+  if (info)
     hide_input_error (info->self);
   *new_value = v;
   return TRUE;
@@ -302,7 +442,7 @@ guard_wheel (CmlParameterPanel *self, GtkWidget *widget)
 }
 
 static GtkSpinButton *
-make_spin (CmlParameterPanel *self, const char *name, const char *unit,
+make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char *unit,
            double lower, double upper, double step, double value)
 {
   GtkAdjustment *adj = gtk_adjustment_new (value, lower, upper, step, 10 * step, 0);
@@ -312,6 +452,7 @@ make_spin (CmlParameterPanel *self, const char *name, const char *unit,
   info->self = self;
   info->name = name;
   info->unit = unit;
+  info->row = row;
   g_object_set_data_full (G_OBJECT (spin), "cml-field", info, g_free);
   {
     /* what the field is, for the tests that click it from outside (cml-window-state.c) */
@@ -320,7 +461,8 @@ make_spin (CmlParameterPanel *self, const char *name, const char *unit,
   }
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
   gtk_spin_button_set_update_policy (GTK_SPIN_BUTTON (spin), GTK_UPDATE_IF_VALID);
-  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 7);
+  /* room for a whole typical value, "-0.333333" or "1.23456e-05" (what "output" writes) */
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 11);
   /* Ctrl+Z is the panel's (the parameter's last change, field and slider together), not
    * the text's own: with the text's undo the field would go back alone */
   gtk_editable_set_enable_undo (GTK_EDITABLE (spin), FALSE);
@@ -549,6 +691,20 @@ on_param_scale_changed (GtkRange *range, ParamRow *row)
   if (row->self->updating)
     return;
   v = CLAMP (scale_to_value (row, gtk_range_get_value (range)), row->min, row->max);
+  {
+    g_autofree char *msg = NULL;
+
+    /* a value no body can have: the slider stays at the last possible one, and says why */
+    if (!param_possible (row, v, &msg))
+      {
+        row->self->updating = TRUE;
+        gtk_range_set_value (range, value_to_scale (row, row->value));
+        row->self->updating = FALSE;
+        show_input_error (row->self, GTK_WIDGET (row->spin), msg);
+        return;
+      }
+  }
+  hide_input_error (row->self);
   /* the spin button follows; its handler sends the value */
   if (fabs (v - gtk_spin_button_get_value (row->spin)) > 1e-12 * MAX (1.0, fabs (v)))
     gtk_spin_button_set_value (row->spin, v);
@@ -673,7 +829,7 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 
       row->log_scale = p->min > 0 && p->max / p->min >= 100.0;
       step = nice_step (p->min, p->max, row->log_scale);
-      row->spin = make_spin (self, row->shown, row->unit, p->min, p->max, step, p->value);
+      row->spin = make_spin (self, row, row->shown, row->unit, p->min, p->max, step, p->value);
       value_widget = GTK_WIDGET (row->spin);
       g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_param_spin_changed), row);
 
@@ -824,7 +980,7 @@ add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gbo
                                     "or it starts at 0.  Edit it to give it."), name);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->label), tip);
 
-  row->spin = make_spin (self, row->shown, row->unit, -1e9, 1e9, 0.1, value);
+  row->spin = make_spin (self, NULL, row->shown, row->unit, -1e9, 1e9, 0.1, value);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->spin), meaning);
   gtk_widget_set_valign (GTK_WIDGET (row->spin), GTK_ALIGN_CENTER);
   g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_initial_changed), row);
@@ -1112,8 +1268,12 @@ setup_preset_label (GtkSignalListItemFactory *factory, GtkListItem *item, gpoint
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   if (GPOINTER_TO_INT (wrap))
     {
+      /* one fixed width: the list is measured for the height its rows have at the width
+       * they get (with a range of widths it was measured at the widest, where the titles
+       * take fewer lines, and the last item had to be scrolled to) */
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+      gtk_label_set_width_chars (GTK_LABEL (label), 32);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 32);
     }
   else
     {
@@ -1177,6 +1337,7 @@ cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys)
   g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
 
   self->updating = TRUE;
+  hide_input_error (self);
   clear_grid (self->param_grid);
   clear_grid (self->initial_grid);
   clear_grid (self->recon_grid);
@@ -1249,6 +1410,18 @@ cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double
     }
   if (!cml_model_check_param (cml_system_get_model (self->sys), p, value, error))
     return FALSE;
+  {
+    g_autofree char *msg = NULL;
+
+    if (!param_possible (row, value, &msg))
+      {
+        g_set_error_literal (error, CML_ERROR, CML_ERROR_USAGE, msg);
+        if (row->spin)
+          show_input_error (self, GTK_WIDGET (row->spin), msg);
+        return FALSE;
+      }
+  }
+  hide_input_error (self);
   param_row_set_value (row, value);
   return TRUE;
 }
@@ -1332,6 +1505,7 @@ cml_parameter_panel_dispose (GObject *object)
 {
   CmlParameterPanel *self = CML_PARAMETER_PANEL (object);
 
+  hide_input_error (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_PARAMETER_PANEL);
   g_clear_pointer (&self->params, g_ptr_array_unref);
   g_clear_pointer (&self->initial, g_ptr_array_unref);
@@ -1342,7 +1516,7 @@ cml_parameter_panel_dispose (GObject *object)
   g_clear_pointer (&self->undo, g_ptr_array_unref);
   g_clear_pointer (&self->redo, g_ptr_array_unref);
   g_clear_pointer (&self->last_param, g_free);
-  g_clear_handle_id (&self->input_error_id, g_source_remove);
+  g_clear_object (&self->input_error_label);
 
   G_OBJECT_CLASS (cml_parameter_panel_parent_class)->dispose (object);
 }
@@ -1385,7 +1559,6 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, recon_expander);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, recon_grid);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, scroller);
-  gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, input_error_label);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, restart_button);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, projection_label);
   gtk_widget_class_bind_template_callback (widget_class, on_restart_clicked);
@@ -1404,6 +1577,17 @@ cml_parameter_panel_init (CmlParameterPanel *self)
     gtk_drop_down_set_factory (self->preset_dropdown, button);
     gtk_drop_down_set_list_factory (self->preset_dropdown, list);
   }
+  /* the message for a refused value: the panel keeps it between the rows it visits */
+  self->input_error_label = GTK_LABEL (g_object_ref_sink (gtk_label_new (NULL)));
+  gtk_label_set_xalign (self->input_error_label, 0);
+  gtk_label_set_wrap (self->input_error_label, TRUE);
+  gtk_label_set_wrap_mode (self->input_error_label, PANGO_WRAP_WORD_CHAR);
+  /* it wraps to the column's width instead of widening it */
+  gtk_label_set_width_chars (self->input_error_label, 10);
+  gtk_label_set_max_width_chars (self->input_error_label, 10);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->input_error_label), FALSE);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->input_error_label), 4);
+  gtk_widget_add_css_class (GTK_WIDGET (self->input_error_label), "input-error");
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) param_row_free);
   self->initial = g_ptr_array_new_with_free_func ((GDestroyNotify) initial_row_free);
   self->note = g_strdup ("");

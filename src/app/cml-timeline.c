@@ -10,6 +10,9 @@
 
 #include <math.h>
 
+#include "cml-model.h"
+#include "cml-plot.h"
+
 /* After the user moves the scrubber, frames do not move it for this long: the worker's
  * answer to a seek arrives a frame or two later, and a drag must not be pulled back. */
 #define USER_HOLD_US 300000
@@ -27,6 +30,7 @@ struct _CmlTimeline
   gboolean         updating;     /* the change comes from a frame, not from the user */
   gint64           user_us;      /* when the user last moved the scrubber */
   char            *distance_text;
+  gconstpointer    tooltip_system; /* the system the distance's tooltip was made for (compared only) */
 };
 
 G_DEFINE_FINAL_TYPE (CmlTimeline, cml_timeline, GTK_TYPE_WIDGET)
@@ -72,6 +76,61 @@ time_unit (CmlFrame *frame)
   return (unit == NULL || *unit == '\0' || g_str_equal (unit, "1")) ? "" : unit;
 }
 
+/* "x, y: 0.52 m from the start" (empty without a position), and its tooltip saying what
+ * it is. */
+static char *
+distance_text (CmlFrame *frame)
+{
+  CmlModel *model = frame->system ? cml_system_get_model (frame->system) : NULL;
+  g_autofree guint *index = NULL;
+  g_autoptr (GString) names = g_string_new (NULL);
+  const char *unit = NULL;
+  guint n;
+
+  if (model == NULL || frame->distance_unit == NULL || !isfinite (frame->distance))
+    return g_strdup ("");
+  index = g_new0 (guint, MAX (model->m, 1));
+  n = cml_model_position_coords (model, index, &unit);
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *shown = cml_expr_pretty_name (model->base[index[k]], FALSE);
+
+      g_string_append_printf (names, "%s%s", k ? ", " : "", shown);
+    }
+  {
+    g_autofree char *unit_text = cml_plot_format_unit (frame->distance_unit);
+
+    /* TRANSLATORS: the body's position coordinates ("x, y"), how far they are from where the
+     * run started, and the unit: "x, y: 0.52 m from the start" */
+    return g_strdup_printf (_("%s: %.3g %s from the start"), names->str, frame->distance, unit_text);
+  }
+}
+
+/* The tooltip: what the number is. */
+static char *
+distance_tooltip (CmlFrame *frame)
+{
+  CmlModel *model = frame->system ? cml_system_get_model (frame->system) : NULL;
+  g_autofree guint *index = NULL;
+  g_autoptr (GString) names = g_string_new (NULL);
+  const char *unit = NULL;
+  guint n;
+
+  if (model == NULL)
+    return NULL;
+  index = g_new0 (guint, MAX (model->m, 1));
+  n = cml_model_position_coords (model, index, &unit);
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *shown = cml_expr_pretty_name (model->base[index[k]], FALSE);
+
+      g_string_append_printf (names, "%sΔ%s²", k ? " + " : "", shown);
+    }
+  /* TRANSLATORS: the sum of squares ("Δx² + Δy²") */
+  return g_strdup_printf (_("How far the body is from where it was when the run (or the last restart) began: "
+                            "the straight-line distance √(%s)"), names->str);
+}
+
 void
 cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
 {
@@ -102,7 +161,10 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   /* a stopped run's reason needs the room in the status line; the scrubber stays, to go
    * back to before it went wrong */
   gtk_widget_set_visible (GTK_WIDGET (self->span_label), frame->state != CML_RUNNER_FAILED);
-  gtk_widget_set_visible (GTK_WIDGET (self->distance_label), frame->state != CML_RUNNER_FAILED);
+  /* shown only for a body with a position in one unit (x, y in m): a distance over angles
+   * and lengths together would mean nothing */
+  gtk_widget_set_visible (GTK_WIDGET (self->distance_label),
+                          frame->state != CML_RUNNER_FAILED && frame->distance_unit && isfinite (frame->distance));
 
   /* the record keeps the newest samples only: once its start has moved on from t = 0, the
    * span says where it begins */
@@ -116,13 +178,15 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   gtk_label_set_text (self->span_label, buf);
 
   g_free (self->distance_text);
-  if (!isfinite (frame->distance))
-    self->distance_text = g_strdup ("");
-  else if (frame->distance_unit)
-    self->distance_text = g_strdup_printf (_("from the start: %.3g %s"), frame->distance, frame->distance_unit);
-  else
-    self->distance_text = g_strdup_printf (_("from the start: %.3g"), frame->distance);
+  self->distance_text = distance_text (frame);
   gtk_label_set_text (self->distance_label, self->distance_text);
+  if (frame->system != self->tooltip_system)
+    {
+      g_autofree char *tip = distance_tooltip (frame);
+
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->distance_label), tip);
+      self->tooltip_system = frame->system;
+    }
 }
 
 gboolean

@@ -16,7 +16,11 @@
  *                 shadow's width): every point below is in the window's coordinates
  *   controls      every shown menu button, drop-down, slider and value field with its
  *                 centre: {"kind", "name" (its builder id, or a field's parameter or
- *                 variable), "at": [x, y]} — what a person would click
+ *                 variable), "at": [x, y]} — what a person would click; a field also
+ *                 its "text" and "text_whole" (false: the text is cut by the field's box)
+ *   popups        every open popover: {"owner" (the builder id of the widget it belongs
+ *                 to, e.g. "preset_dropdown", or null), "width", "height", "scrolls" (true:
+ *                 part of its content must be scrolled to be seen)}
  *   min_widths    the smallest widths of the window's parts: header bar, side panel, 3-D
  *                 view, plots column, status line (what makes min_size what it is)
  *   outside       every shown widget that reaches past the widget holding it, or past the
@@ -34,7 +38,8 @@
  *                 run compared ("" none), "at": the middle of the drawing, or null}
  *   params        the parameters the run uses, by name
  *   panel_message what the side panel says about a value typed (a refused value's reason),
- *                 or null; toast the passing note over the view, or null
+ *                 or null; panel_message_at its centre [x, y] (it stands under its field);
+ *                 toast the passing note over the view, or null
  *   text_px       the font sizes drawn, in pixels: the plots' tick labels, the 3-D view's
  *                 legend, the status line
  *   heap          the C library's allocator, in bytes (for the soak): in_use by the
@@ -108,7 +113,17 @@ collect_controls (GtkWidget *widget, GtkWidget *window, CmlJson *json)
           cml_json_string (json, "kind", kind);
           cml_json_string (json, "name", name);
           if (GTK_IS_EDITABLE (c))
-            cml_json_string (json, "text", gtk_editable_get_text (GTK_EDITABLE (c)));
+            {
+              /* whether the text is shown whole: its width against its box's */
+              GtkEditable *delegate = gtk_editable_get_delegate (GTK_EDITABLE (c));
+              GtkWidget *box = delegate ? GTK_WIDGET (delegate) : c;
+              g_autoptr (PangoLayout) layout = gtk_widget_create_pango_layout (box, gtk_editable_get_text (GTK_EDITABLE (c)));
+              int text_width;
+
+              pango_layout_get_pixel_size (layout, &text_width, NULL);
+              cml_json_string (json, "text", gtk_editable_get_text (GTK_EDITABLE (c)));
+              cml_json_bool (json, "text_whole", text_width <= gtk_widget_get_width (box));
+            }
           cml_json_begin_array (json, "at", CML_JSON_LINE);
           cml_json_number (json, NULL, r.origin.x + 0.5 * r.size.width);
           cml_json_number (json, NULL, r.origin.y + 0.5 * r.size.height);
@@ -118,6 +133,45 @@ collect_controls (GtkWidget *widget, GtkWidget *window, CmlJson *json)
             continue;
         }
       collect_controls (c, window, json);
+    }
+}
+
+/* Whether something shown in WIDGET must be scrolled to be seen whole (a list in a popover
+ * taller than the room it was given). */
+static gboolean
+must_scroll (GtkWidget *widget)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
+  if (GTK_IS_SCROLLED_WINDOW (widget))
+    {
+      GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (widget));
+
+      if (gtk_adjustment_get_upper (v) - gtk_adjustment_get_lower (v) > gtk_adjustment_get_page_size (v) + 1)
+        return TRUE;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (must_scroll (c))
+      return TRUE;
+  return FALSE;
+}
+
+/* Every open popover's size and whether its content must scroll. */
+static void
+collect_popups (GtkWidget *widget, CmlJson *json)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      if (GTK_IS_POPOVER (c) && gtk_widget_get_mapped (c))
+        {
+          cml_json_begin_object (json, NULL, CML_JSON_LINE);
+          cml_json_string (json, "owner", gtk_buildable_get_buildable_id (GTK_BUILDABLE (widget)));
+          cml_json_int (json, "width", gtk_widget_get_width (c));
+          cml_json_int (json, "height", gtk_widget_get_height (c));
+          cml_json_bool (json, "scrolls", must_scroll (c));
+          cml_json_end (json);
+        }
+      collect_popups (c, json);
     }
 }
 
@@ -337,6 +391,9 @@ describe (CmlWindow *self)
   collect (window, &GRAPHENE_RECT_INIT (0, 0, ww, wh), window, json, &n_popovers);
   cml_json_end (json);
   cml_json_int (json, "popovers", n_popovers);
+  cml_json_begin_array (json, "popups", CML_JSON_BLOCK);
+  collect_popups (window, json);
+  cml_json_end (json);
   cml_json_int (json, "windows", n_windows);
   cml_json_begin_object (json, "focus", CML_JSON_LINE);
   cml_json_string (json, "type", focus ? G_OBJECT_TYPE_NAME (focus) : NULL);
@@ -380,6 +437,21 @@ describe (CmlWindow *self)
   write_plot (json, "time_plot", self->time_plot, window);
   write_plot (json, "phase_plot", self->phase_plot, window);
   cml_json_string (json, "panel_message", cml_parameter_panel_get_input_error (self->parameter_panel));
+  {
+    /* where the message shows (its centre), to tell it stands by its field */
+    GtkWidget *message = cml_parameter_panel_get_input_error_widget (self->parameter_panel);
+    graphene_rect_t r;
+
+    if (message && gtk_widget_get_mapped (message) && gtk_widget_compute_bounds (message, GTK_WIDGET (self), &r))
+      {
+        cml_json_begin_array (json, "panel_message_at", CML_JSON_LINE);
+        cml_json_number (json, NULL, r.origin.x + 0.5 * r.size.width);
+        cml_json_number (json, NULL, r.origin.y + 0.5 * r.size.height);
+        cml_json_end (json);
+      }
+    else
+      cml_json_null (json, "panel_message_at");
+  }
   cml_json_string (json, "toast", gtk_revealer_get_reveal_child (self->toast_revealer)
                                     ? gtk_label_get_text (self->toast_label) : NULL);
   cml_json_begin_object (json, "text_px", CML_JSON_LINE);

@@ -223,6 +223,19 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
           return CML_CLI_EXIT_USAGE;
         }
     }
+  /* the values together are possible (each was checked alone above: --set I1=6 --set I3=4
+   * passes through I1 = 6 with I3 = 3 on its way) */
+  {
+    g_autofree double *values = g_new0 (double, MAX (model->params->len, 1));
+
+    for (guint k = 0; k < model->params->len; k++)
+      values[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
+    if (!cml_model_check_params (model, values, &error))
+      {
+        fprintf (stderr, "cmlab-cli: %s\n", error->message);
+        return CML_CLI_EXIT_USAGE;
+      }
+  }
   *out = g_steal_pointer (&sim);
   return 0;
 }

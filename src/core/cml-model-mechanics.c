@@ -72,6 +72,9 @@ load_parameters (Loader *ld)
       CmlParam *par;
       int sym;
 
+      /* what the values must meet together: cml-model-require.c */
+      if (g_str_equal (keys[i], "require") || g_str_equal (keys[i], "require-message"))
+        continue;
       if (parts->len < 2)
         return fail (ld, line, 0, CML_ERROR_PARSE,
                      "a parameter reads “name = default | min .. max | unit | meaning”");

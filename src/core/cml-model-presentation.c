@@ -157,6 +157,22 @@ load_preset (Loader *ld, const char *group)
     }
   if (pr->title == NULL)
     pr->title = g_strdup (pr->name);
+  /* the preset's parameters, with the defaults for the others, are possible together */
+  if (model->requirements->len)
+    {
+      g_autofree double *values = g_new0 (double, MAX (model->params->len, 1));
+      g_autoptr (GError) err = NULL;
+
+      for (guint i = 0; i < model->params->len; i++)
+        {
+          const CmlParam *par = model->params->pdata[i];
+          const double *v = g_hash_table_lookup (pr->values, par->name);
+
+          values[i] = v ? *v : par->value;
+        }
+      if (!cml_model_check_params (model, values, &err))
+        return fail (ld, line_of (ld, group, NULL), 0, CML_ERROR_MODEL, "the preset's parameters: %s", err->message);
+    }
   return TRUE;
 }
 

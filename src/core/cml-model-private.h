@@ -84,6 +84,9 @@ char       *get_locale_string (Loader *ld, const char *group, const char *key);
 gboolean load_model_group (Loader *ld);
 void     param_free (gpointer p);
 gboolean load_parameters (Loader *ld);
+/* cml-model-require.c: [parameters] require */
+gboolean load_requirements (Loader *ld);
+void     requirement_free (gpointer p);
 gboolean load_algebroid_names (Loader *ld);
 gboolean load_anchor (Loader *ld);
 gboolean load_brackets (Loader *ld);

@@ -765,6 +765,7 @@ model_alloc (void)
   model->symbols = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->presets = g_ptr_array_new_with_free_func (preset_free);
+  model->requirements = g_ptr_array_new_with_free_func (requirement_free);
   model->scene = g_ptr_array_new_with_free_func (scene_object_free);
   model->warnings = g_ptr_array_new_with_free_func (g_free);
   model->references = g_ptr_array_new_with_free_func (named_expr_free);
@@ -833,7 +834,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       model->t_sym = cml_expr_ctx_intern (model->ctx, "t");
       g_hash_table_insert (ld.kinds, GINT_TO_POINTER (model->t_sym), GINT_TO_POINTER (SYM_TIME));
     }
-  ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_algebroid_names (&ld)
+  ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_requirements (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
        && load_dynamics (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
        && load_units (&ld) && load_meanings (&ld) && load_symbols (&ld) && load_labels (&ld) && load_output (&ld);
@@ -1074,6 +1075,8 @@ cml_model_unref (CmlModel *model)
   g_free (model->errata);
   g_free (model->time_unit);
   g_ptr_array_unref (model->params);
+  g_ptr_array_unref (model->requirements);
+  g_free (model->require_message);
   g_strfreev (model->base);
   g_free (model->base_sym);
   g_strfreev (model->fibre);
@@ -1203,6 +1206,27 @@ cml_model_meaning (const CmlModel *model, const char *name)
   if (g_str_equal (name, "t"))
     return "time";
   return NULL;
+}
+
+guint
+cml_model_position_coords (const CmlModel *model, guint *index, const char **unit)
+{
+  const char *u0;
+  guint n = 0;
+
+  g_return_val_if_fail (model != NULL, 0);
+
+  *unit = NULL;
+  if (model->m == 0)
+    return 0;
+  u0 = cml_model_unit (model, model->base[0]);
+  if (u0 == NULL || *u0 == '\0' || g_str_equal (u0, "1") || g_str_equal (u0, "rad"))
+    return 0;
+  for (guint i = 0; i < model->m; i++)
+    if (g_strcmp0 (cml_model_unit (model, model->base[i]), u0) == 0)
+      index[n++] = i;
+  *unit = u0;
+  return n;
 }
 
 int

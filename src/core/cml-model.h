@@ -47,6 +47,16 @@ typedef struct
   char    *meaning;
 } CmlParam;
 
+/* [parameters] require: one condition the parameters must meet together, "I1 <= I2 + I3",
+ * kept as  slack >= 0  (or > 0 when strict), slack = I2 + I3 - I1. */
+typedef struct
+{
+  char    *text;     /* as written, for messages */
+  CmlExpr *slack;    /* in the parameters only */
+  CmlExpr *scale;    /* |left| + |right|: the rounding allowed is relative to it */
+  gboolean strict;   /* < or > */
+} CmlRequirement;
+
 typedef struct
 {
   char    *name;
@@ -103,6 +113,8 @@ struct _CmlModel
   int         t_sym;
 
   GPtrArray  *params;      /* CmlParam* */
+  GPtrArray  *requirements;   /* CmlRequirement*: what values are physically possible together */
+  char       *require_message; /* why, for people (user's language), or NULL */
 
   guint       m, n;        /* base dimension, rank */
   char      **base;        /* m names */
@@ -168,6 +180,14 @@ const CmlParam *cml_model_find_param (const CmlModel *model, const char *name);
 int             cml_model_param_index (const CmlModel *model, const char *name);
 /* Checks VALUE against the parameter's range/choices; error names the range. */
 gboolean        cml_model_check_param (const CmlModel *model, const CmlParam *param, double value, GError **error);
+/* Checks VALUES (one per parameter, model order) against every range and the model's
+ * requirements ([parameters] require); the error names the condition that fails and why. */
+gboolean        cml_model_check_params (const CmlModel *model, const double *values, GError **error);
+/* The first requirement VALUES do not meet, or NULL. */
+const CmlRequirement *cml_model_unmet_requirement (const CmlModel *model, const double *values);
+/* The same with parameter INDEX set to VALUE and the others at VALUES. */
+gboolean        cml_model_check_param_with (const CmlModel *model, const double *values, guint index,
+                                            double value, GError **error);
 /* The unit of a coordinate, momentum, monitor …, or "" */
 const char     *cml_model_unit (const CmlModel *model, const char *name);
 /* What a coordinate, momentum, monitor … means ([meanings]), or NULL. */
@@ -180,6 +200,12 @@ char           *cml_model_display_name (const CmlModel *model, const char *name)
 /* How plots and lists name a monitor or variable whose name is a word ([labels], in the
  * user's language: "energía" for "energy"), or NULL: then its name is shown. */
 const char     *cml_model_label (const CmlModel *model, const char *name);
+/* Where the body is, for "how far from the start": the base coordinates that share the unit
+ * of the first one, when that unit is a physical one (not an angle, "rad", nor a pure
+ * number, "1" or none): x and y of the rolling ball (m), not its angles.  Fills INDEX (room
+ * for model->m) with their positions in [algebroid] base and *UNIT (owned by the model);
+ * returns how many, 0 when the model has no such position. */
+guint           cml_model_position_coords (const CmlModel *model, guint *index, const char **unit);
 /* The line of "key" in "[group]" (0 if unknown). */
 int             cml_model_line (const CmlModel *model, const char *group, const char *key);
 

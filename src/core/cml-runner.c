@@ -160,8 +160,9 @@ struct _CmlRunner
   gboolean         on_row;          /* … and it is the row a seek restored, unchanged since */
   int              direction;       /* +1 forward, -1 backwards */
   double          *z_start;         /* dim: the state this generation started from */
-  guint            n_dist;          /* base + fibre: the components of the distance */
-  const char      *dist_unit;       /* their common unit or NULL */
+  guint           *dist_idx;        /* the base coordinates of the body's position … */
+  guint            n_dist;          /* … so many (cml_model_position_coords) */
+  const char      *dist_unit;       /* their unit, or NULL when there is no position */
 };
 
 G_STATIC_ASSERT (CML_INTEGRATOR_N_KINDS <= 64);
@@ -251,15 +252,21 @@ record_span (CmlRunner *r, double *t0, double *t1)
   *t1 = r->ring_t[(end - 1) % r->ring_cap];
 }
 
-/* ‖z − z(0)‖ over base and fibre coordinates.  Worker. */
+/* ‖x − x(0)‖ over the base coordinates of the body's position; NaN without one.  Worker. */
 static double
 distance_from_start (CmlRunner *r)
 {
   const double *z = cml_simulation_get_state (r->sim);
   double s = 0.0;
 
-  for (guint i = 0; i < r->n_dist; i++)
-    s += (z[i] - r->z_start[i]) * (z[i] - r->z_start[i]);
+  if (r->n_dist == 0)
+    return NAN;
+  for (guint k = 0; k < r->n_dist; k++)
+    {
+      guint i = r->dist_idx[k];
+
+      s += (z[i] - r->z_start[i]) * (z[i] - r->z_start[i]);
+    }
   return sqrt (s);
 }
 
@@ -399,19 +406,11 @@ ring_set_layout (CmlRunner *r, guint n_cols)
     make_resident (r->ring_integ, (gsize) r->ring_cap * sizeof (CmlIntegratorOptions));
     r->gen_first = r->ring_base;
 
-    /* the distance runs over base and fibre coordinates; a unit when they share one */
-    r->n_dist = MIN (model->m + model->n, r->dim);
-    for (guint i = 0; i < r->n_dist; i++)
-      {
-        const char *u = cml_model_unit (model, cml_system_state_name (sys, i));
-
-        if (u == NULL || *u == '\0' || (unit != NULL && !g_str_equal (u, unit)))
-          {
-            unit = NULL;
-            break;
-          }
-        unit = u;
-      }
+    /* the distance is the body's: over the base coordinates of its position (x, y), in
+     * their unit; none when the model has no such position (angles, pure numbers) */
+    g_free (r->dist_idx);
+    r->dist_idx = g_new0 (guint, MAX (model->m, 1));
+    r->n_dist = cml_model_position_coords (model, r->dist_idx, &unit);
     r->dist_unit = unit;
   }
 }
@@ -1168,6 +1167,7 @@ cml_runner_free (CmlRunner *runner)
   g_free (runner->ring_params);
   g_free (runner->ring_integ);
   g_free (runner->z_start);
+  g_free (runner->dist_idx);
   pthread_cond_destroy (&runner->cmd_cond);
   pthread_cond_destroy (&runner->sync_cond);
   pthread_mutex_destroy (&runner->cmd_lock);

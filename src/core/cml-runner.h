@@ -78,10 +78,11 @@ typedef struct
   double         recorded_t1; /* … and last sample time of this generation still in the ring */
   gboolean       in_record;   /* a recorded moment with its recorded future (after a seek or
                                * backwards): playing forward drops that future */
-  double         distance;    /* ‖z − z(0)‖ over the base and fibre coordinates, z(0) the
-                               * state this generation started from */
-  const char    *distance_unit; /* their common unit (e.g. "m"), or NULL when they have none
-                                 * in common; owned by the system's model */
+  double         distance;    /* ‖x − x(0)‖ over the base coordinates of the body's position
+                               * (cml_model_position_coords: x, y of the rolling ball), x(0)
+                               * where this generation started; NaN when there is none */
+  const char    *distance_unit; /* their unit (e.g. "m"), or NULL when there is no position;
+                                 * owned by the system's model */
 } CmlFrame;
 
 CmlFrame *cml_frame_ref (CmlFrame *frame);

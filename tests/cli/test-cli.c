@@ -401,7 +401,7 @@ test_input_errors (void)
 {
   g_autofree char *dir = cli_make_temp_dir ();
   g_autofree char *dir_slash = g_strconcat (dir, "/", NULL);
-  struct { const char *args[12]; const char *expect; } cases[] = {
+  struct { const char *args[14]; const char *expect; } cases[] = {
     /* a missing value said "unknown option" */
     { { "simulate", "rolling-ball", "--t-end", "1", "--dt-out", "0.1", "-o" }, "option -o needs a value" },
     { { "simulate", "rolling-ball", "--dt-out", "0.1", "--t-end" }, "option --t-end needs a value" },
@@ -421,6 +421,9 @@ test_input_errors (void)
     { { "simulate", "rolling-ball", "--t-end", "1e308", "--dt-out", "1e300" }, "use a larger --dt-out" },
     /* a raw ffmpeg error */
     { { "render", "rolling-ball", "--t-end", "1", "--fps", "1e-9", "-o", "x.mp4" }, "--fps needs" },
+    /* moments of inertia no body has were run */
+    { { "simulate", "rigid-body", "--t-end", "1", "--dt-out", "0.1", "--set", "I1=5", "--set", "I2=1", "--set", "I3=0.5" },
+      "each principal moment of inertia must be at most the sum of the other two (I1 <= I2 + I3 fails with I1 = 5, I2 = 1, I3 = 0.5)" },
   };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
     {
@@ -437,6 +440,22 @@ test_input_errors (void)
     }
   g_assert_cmpuint (cli_count_entries (dir), ==, 0);
   cli_remove_dir (dir);
+}
+
+/* The parameters set on the command line are checked together, after the last --set: a
+ * possible body reached through an impossible one in between (I₁ = 6 while I₃ is still 3)
+ * runs. */
+static void
+test_require_together (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "simulate", "rigid-body", "--t-end", "0.1", "--dt-out", "0.1", "--set", "I1=6",
+                         "--set", "I3=4", NULL };
+  int st = cli_run_argv (NULL, 0, &out, &err, args);
+
+  g_test_message ("%s", err);
+  g_assert_cmpint (st, ==, 0);
+  g_assert_nonnull (strstr (out, "\n0.1"));
 }
 
 /* Spans no run can cover hung inside one advance, with no progress and no end (t = 1e308
@@ -1210,6 +1229,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/cli/diverging-run-exit-1", test_diverging);
   g_test_add_func ("/models/cli/malformed-file-exit-2", test_malformed);
   g_test_add_func ("/models/cli/integrator-refused", test_integrator_refused);
+  g_test_add_func ("/models/cli/require-together", test_require_together);
   g_test_add_func ("/models/rolling-ball/cli-csv", test_csv);
   g_test_add_func ("/models/rolling-ball/cli-csv-file", test_csv_file);
   g_test_add_func ("/models/rolling-ball/cli-json", test_json);

@@ -119,7 +119,7 @@ test_rolling_ball (void)
   g_assert_cmpstr (cml_model_find_param (en, "r")->meaning, ==, "radius of the ball");
   g_assert_true (g_str_has_prefix (cml_model_meaning (en, "x"), "x coordinate of the contact point"));
   g_assert_cmpstr (find_preset (en, "still-table")->title, ==,
-                   "Still table (Omega = 0): the centre moves on a straight line");
+                   "Still table (Ω = 0): the centre moves on a straight line");
   g_assert_cmpstr (find_scene (en, "path")->label, ==, "path of the contact point");
 
   /* a language the file does not have gives the untranslated texts */
@@ -263,6 +263,43 @@ is_text_key (const char *group, const char *key)
 /* Every built-in model gives KEY[es] for each text for people it gives in English, and a
  * Spanish that is not the English copied; read with GKeyFile, independently of cmlab's
  * reader, and then loaded in Spanish: every text read differs from the English one. */
+/* The presets' titles are read in the window's list: names typeset as the panel shows them
+ * (k², Ω, σ, x₁), never as typed in a file (k2 = 2 r^2/5, Omega, sigma, sqrt(2), x1), in
+ * English and in Spanish. */
+static void
+test_preset_titles_typeset (void)
+{
+  static const char *const ascii[] = { "^", "*", "sqrt", "Omega", "sigma", "rho", "theta", " nu ", "(nu ",
+                                       "k2", "x1", "I1", "I2", "I3", "W3", NULL };
+  g_auto (GStrv) names = cml_model_list_builtin ();
+  static const char *const languages[] = { "en", "es" };
+  LangEnv env;
+  guint n = 0;
+
+  lang_save (&env);
+  for (guint l = 0; l < G_N_ELEMENTS (languages); l++)
+    {
+      lang_set (languages[l], l ? "es_ES.UTF-8" : "C.UTF-8");
+      for (guint k = 0; names[k]; k++)
+        {
+          g_autoptr (CmlModel) model = load (names[k]);
+
+          for (guint i = 0; i < model->presets->len; i++)
+            {
+              const CmlPreset *pr = model->presets->pdata[i];
+
+              for (guint a = 0; ascii[a]; a++)
+                if (strstr (pr->title, ascii[a]))
+                  g_error ("%s, preset %s (%s): “%s” writes “%s” as in a file", names[k], pr->name, languages[l],
+                           pr->title, ascii[a]);
+              n++;
+            }
+        }
+    }
+  lang_restore (&env);
+  g_assert_cmpuint (n, >=, 20);
+}
+
 static void
 test_builtin_complete (void)
 {
@@ -407,5 +444,6 @@ main (int argc, char **argv)
   g_test_add_func ("/translations/user-model", test_user_model);
   g_test_add_func ("/translations/builtin-complete", test_builtin_complete);
   g_test_add_func ("/translations/builtin-labels", test_builtin_labels);
+  g_test_add_func ("/translations/preset-titles-typeset", test_preset_titles_typeset);
   return g_test_run ();
 }

@@ -1,6 +1,7 @@
 /* test-timeline.c — the window's timeline: scrubbing shows a recorded moment and the
  * plots cut there, step back, playing on from it starts the run over from its record,
- * reversed time runs back to t = 0 and says how far the state is from its start.
+ * reversed time runs back to t = 0 and says how far the body is from its start (with
+ * what and in which unit).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -70,14 +71,16 @@ paused_at_start (gpointer data)
   return done;
 }
 
+/* The status line names what it measures and its unit: "x, y: 0 m from the start" (the
+ * rolling ball's contact point), never a bare number over angles and lengths together. */
 static gboolean
 distance_shown (gpointer data)
 {
   Wait *w = data;
+  const char *text = cml_timeline_get_distance_text (w->win->timeline);
 
-  return g_str_has_prefix (cml_timeline_get_distance_text (w->win->timeline), "from the start: ")
-         && g_ascii_strtod (cml_timeline_get_distance_text (w->win->timeline)
-                            + strlen ("from the start: "), NULL) < 1e-8;
+  return g_str_has_prefix (text, "x, y: ") && g_str_has_suffix (text, " m from the start")
+         && g_ascii_strtod (text + strlen ("x, y: "), NULL) < 1e-8;
 }
 
 /* Scrubbing to 0.5 shows the recorded state there, the plots show the run up to 0.5 and
@@ -186,6 +189,39 @@ test_reverse (void)
   window_free (win);
 }
 
+/* A body whose coordinates are angles or pure numbers (the rigid body has none, the
+ * heavy top's are the components of a unit vector) has no distance to show: nothing, rather
+ * than a number without a unit.  The chaplygin sleigh's x, y in m, not its angle. */
+static void
+test_distance_meaning (void)
+{
+  static const struct { const char *model; const char *prefix; } cases[] = {
+    { "rigid-body", NULL }, { "heavy-top", NULL }, { "chaplygin-sleigh", "x, y: " },
+  };
+
+  SKIP_WITHOUT_DISPLAY ();
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      CmlWindow *win = window_new (cases[k].model);
+      CmlRunner *runner = cml_window_get_runner (win);
+      const char *text;
+
+      cml_runner_step (runner, 0.5);
+      cml_runner_sync (runner);
+      spin_for (0.3);
+      text = cml_timeline_get_distance_text (win->timeline);
+      g_test_message ("%s: “%s”", cases[k].model, text);
+      if (cases[k].prefix)
+        {
+          g_assert_true (g_str_has_prefix (text, cases[k].prefix));
+          g_assert_true (g_str_has_suffix (text, " m from the start"));
+        }
+      else
+        g_assert_cmpstr (text, ==, "");
+      window_free (win);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -194,6 +230,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/ui/timeline/scrub", test_scrub);
   g_test_add_func ("/ui/timeline/reverse", test_reverse);
+  g_test_add_func ("/ui/timeline/distance-meaning", test_distance_meaning);
 
   return g_test_run ();
 }

@@ -16,6 +16,7 @@
 #include "cml-frame-stats.h"
 #include "cml-parameter-panel-private.h"
 #include "cml-window-private.h"
+#include "cml-window-sweep.h"
 #include "ui-util.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -79,8 +80,7 @@ test_templates (void)
   static const char *const panel_children[] = {
     "box", "params_heading", "defaults_button", "param_grid", "no_params_label", "preset_box",
     "preset_dropdown", "preset_apply_button", "initial_heading", "initial_grid",
-    "restart_button", "projection_label", "scroller", "recon_expander", "recon_grid",
-    "input_error_label", NULL
+    "restart_button", "projection_label", "scroller", "recon_expander", "recon_grid", NULL
   };
   static const char *const equations_children[] = {
     "scroller", "box", "title_label", "kind_label", "algebroid_label", "regularity_label",
@@ -260,6 +260,59 @@ test_param_live (void)
   g_assert_cmpfloat (frame_param (frame, "Omega"), ==, 0.5);
   g_assert_cmpint (frame->state, ==, CML_RUNNER_RUNNING);
   cml_frame_unref (frame);
+
+  window_free (win);
+}
+
+/* A rigid body no body can be (I₁ > I₂ + I₃): refused from the slider, from a click on a
+ * sweep's curve and from the command line's way in, with the reason under I₁'s field; the
+ * run keeps I₁ = 1.  A possible value still passes. */
+static void
+test_param_impossible (void)
+{
+  CmlWindow *win;
+  CmlFrame *frame;
+  GtkRange *scale;
+  g_autoptr (GError) error = NULL;
+  const char *msg;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rigid-body");
+
+  /* the sweep's click */
+  g_signal_emit_by_name (cml_window_sweep_view (win), "param-picked", "I1", 6.0);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame_param (frame, "I1"), ==, 1.0);
+  cml_frame_unref (frame);
+  msg = cml_parameter_panel_get_input_error (win->parameter_panel);
+  g_test_message ("%s", msg);
+  g_assert_nonnull (msg);
+  g_assert_nonnull (strstr (msg, "I₁ ≤ I₂ + I₃"));
+  g_assert_nonnull (strstr (msg, "each principal moment of inertia must be at most the sum of the other two"));
+  g_assert_true (gtk_revealer_get_reveal_child (win->toast_revealer));
+
+  /* the slider dragged past the possible */
+  scale = cml_parameter_panel_get_param_scale (win->parameter_panel, "I1");
+  gtk_range_set_value (scale, log10 (6.0));
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame_param (frame, "I1"), ==, 1.0);
+  cml_frame_unref (frame);
+  g_assert_cmpfloat_with_epsilon (gtk_range_get_value (scale), 0.0, 1e-9);
+  g_assert_cmpfloat (gtk_spin_button_get_value (cml_parameter_panel_get_param_spin (win->parameter_panel, "I1")), ==, 1.0);
+
+  /* --set's way in */
+  g_assert_false (cml_parameter_panel_set_param (win->parameter_panel, "I1", 5.5, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  g_clear_error (&error);
+
+  /* equality is possible (a flat body: I₁ = I₂ + I₃) */
+  g_assert_true (cml_parameter_panel_set_param (win->parameter_panel, "I1", 5.0, &error));
+  g_assert_no_error (error);
+  frame = synced_frame (win);
+  g_assert_cmpfloat (frame_param (frame, "I1"), ==, 5.0);
+  cml_frame_unref (frame);
+  g_assert_null (cml_parameter_panel_get_input_error (win->parameter_panel));
 
   window_free (win);
 }
@@ -995,6 +1048,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/session-forged", test_session_forged);
   g_test_add_func ("/ui/window/data-export", test_data_export);
   g_test_add_func ("/ui/window/children-let-go", test_children_let_go);
+  g_test_add_func ("/ui/window/param-impossible", test_param_impossible);
 
   return g_test_run ();
 }
