@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """ascii-fallbacks.py — reads a manual page (roff, UTF-8) on standard input and writes it
-with a fallback for every character outside ASCII declared after its .TH line
+with a fallback for every character outside ASCII declared after its .TH line, and one
+long page on a terminal
 (`.fchar`): groff draws a character from the fallback only where the output device has no
 glyph for it — a terminal in the POSIX locale, where man would otherwise warn
 "can't find special character" for ẏ, ᵀ or ⁻ and leave a blank."""
@@ -73,6 +74,9 @@ def main():
             lines.append(".fchar \\[%s] %s" % (n, fb))
     for name in sorted(set(re.findall(r"\\\[([^]]+)\]", text)) & set(NAMED)):
         lines.append(".fchar \\[%s] %s" % (name, NAMED[name]))
+    # on a terminal the page is one long page (as man-db's continuous rendering has it):
+    # a table cell then never "will not fit on one page", wherever the page breaks fall
+    lines.append(".if n .pl 100000v")
     out, done = [], False
     for line in text.splitlines(keepends=True):
         out.append(line)

@@ -1065,7 +1065,7 @@ test_reverse (void)
   far = f->distance;
   g_assert_cmpfloat (far, >, 0.1);
   g_assert_cmpint (f->direction, ==, 1);
-  g_assert_null (f->distance_unit);  /* m and m/s, rad/s: no common unit */
+  g_assert_cmpstr (f->distance_unit, ==, "m");  /* measured over x and y, the positions in m */
   cml_frame_unref (f);
 
   /* one step back in reversed time integrates (off the record) */
