@@ -76,8 +76,8 @@ time_unit (CmlFrame *frame)
   return (unit == NULL || *unit == '\0' || g_str_equal (unit, "1")) ? "" : unit;
 }
 
-/* "x, y: 0.52 m from the start" (empty without a position), and its tooltip saying what
- * it is. */
+/* "x, y: 0.52 m from the start" ("0.52 m from the start" for more than two coordinates;
+ * empty without a position), and its tooltip saying what it is. */
 static char *
 distance_text (CmlFrame *frame)
 {
@@ -100,6 +100,10 @@ distance_text (CmlFrame *frame)
   {
     g_autofree char *unit_text = cml_plot_format_unit (frame->distance_unit);
 
+    /* more than two coordinates would crowd the status line: the tooltip names them */
+    if (n > 2)
+      /* TRANSLATORS: how far the body is from where the run started, and the unit: "0.52 m from the start" */
+      return g_strdup_printf (_("%.3g %s from the start"), frame->distance, unit_text);
     /* TRANSLATORS: the body's position coordinates ("x, y"), how far they are from where the
      * run started, and the unit: "x, y: 0.52 m from the start" */
     return g_strdup_printf (_("%s: %.3g %s from the start"), names->str, frame->distance, unit_text);

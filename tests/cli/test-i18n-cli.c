@@ -43,7 +43,7 @@ test_messages_in_spanish (void)
     g_assert_nonnull (strstr (out, "cmlab-cli simulate MODELO"));
     g_assert_nonnull (strstr (out, "Integradores: rk8pd (predeterminado)"));
     /* option names stay as they are */
-    g_assert_nonnull (strstr (out, "--t-end T --dt-out H"));
+    g_assert_nonnull (strstr (out, "--t-end T [--dt-out H]"));
   }
   {
     g_autofree char *out = NULL;
@@ -53,9 +53,9 @@ test_messages_in_spanish (void)
   }
   {
     g_autofree char *err = NULL;
-    const char *args[] = { "simulate", "rolling-ball", "--t-end", "1", NULL };
+    const char *args[] = { "simulate", "rolling-ball", "--dt-out", "1", NULL };
     g_assert_cmpint (cli_run_argv (es, 0, NULL, &err, args), ==, 2);
-    g_assert_nonnull (strstr (err, "cmlab-cli: simulate necesita --t-end T y --dt-out H"));
+    g_assert_nonnull (strstr (err, "cmlab-cli: simulate necesita --t-end T"));
   }
   {
     g_autofree char *err = NULL;
