@@ -1218,8 +1218,12 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
           cml_plot_column_reserve (g_ptr_array_index (self->columns, i), CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8);
         }
       g_ptr_array_set_size (self->ref_columns, 0);
+      /* and the closed forms' values and errors beside them, likewise */
       for (guint i = 0; i < n_ref; i++)
-        g_ptr_array_add (self->ref_columns, cml_plot_column_new ());
+        {
+          g_ptr_array_add (self->ref_columns, cml_plot_column_new ());
+          cml_plot_column_reserve (g_ptr_array_index (self->ref_columns, i), CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8);
+        }
     }
 
   cml_plot_view_compare_reset (self);
