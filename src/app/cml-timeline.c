@@ -28,6 +28,7 @@ struct _CmlTimeline
   GtkLabel        *distance_label;
 
   gboolean         updating;     /* the change comes from a frame, not from the user */
+  gboolean         compact;      /* presentation mode: the distance without its coordinates' names */
   gint64           user_us;      /* when the user last moved the scrubber */
   char            *distance_text;
   gconstpointer    tooltip_system; /* the system the distance's tooltip was made for (compared only) */
@@ -79,7 +80,7 @@ time_unit (CmlFrame *frame)
 /* "x, y: 0.52 m from the start" ("0.52 m from the start" for more than two coordinates;
  * empty without a position), and its tooltip saying what it is. */
 static char *
-distance_text (CmlFrame *frame)
+distance_text (CmlFrame *frame, gboolean compact)
 {
   CmlModel *model = frame->system ? cml_system_get_model (frame->system) : NULL;
   g_autofree guint *index = NULL;
@@ -100,8 +101,9 @@ distance_text (CmlFrame *frame)
   {
     g_autofree char *unit_text = cml_plot_format_unit (frame->distance_unit);
 
-    /* more than two coordinates would crowd the status line: the tooltip names them */
-    if (n > 2)
+    /* more than two coordinates, or presentation mode's large type, would crowd the status
+     * line: the tooltip names them */
+    if (n > 2 || compact)
       /* TRANSLATORS: how far the body is from where the run started, and the unit: "0.52 m from the start" */
       return g_strdup_printf (_("%.3g %s from the start"), frame->distance, unit_text);
     /* TRANSLATORS: the body's position coordinates ("x, y"), how far they are from where the
@@ -182,7 +184,7 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   gtk_label_set_text (self->span_label, buf);
 
   g_free (self->distance_text);
-  self->distance_text = distance_text (frame);
+  self->distance_text = distance_text (frame, self->compact);
   gtk_label_set_text (self->distance_label, self->distance_text);
   if (frame->system != self->tooltip_system)
     {
@@ -207,6 +209,15 @@ cml_timeline_set_reversed (CmlTimeline *self, gboolean reversed)
   g_return_if_fail (CML_IS_TIMELINE (self));
 
   gtk_check_button_set_active (self->reverse_button, reversed);
+}
+
+/* Presentation mode: the distance from the start without the names of its coordinates
+ * (the tooltip still names them), so that it fits the status line in large type. */
+void
+cml_timeline_set_compact (CmlTimeline *self, gboolean compact)
+{
+  g_return_if_fail (CML_IS_TIMELINE (self));
+  self->compact = !!compact;
 }
 
 const char *

@@ -29,6 +29,7 @@ void       cml_timeline_update (CmlTimeline *self, CmlFrame *frame);
 gboolean   cml_timeline_get_reversed (CmlTimeline *self);
 /* As if the user toggled the button ("reversed" is notified when it changes). */
 void       cml_timeline_set_reversed (CmlTimeline *self, gboolean reversed);
+void       cml_timeline_set_compact (CmlTimeline *self, gboolean compact);
 
 /* The texts shown (tests). */
 const char *cml_timeline_get_distance_text (CmlTimeline *self);

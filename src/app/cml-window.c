@@ -491,6 +491,7 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   cml_window_show_integrator_choice (self);
   gtk_widget_set_visible (GTK_WIDGET (self->open_button), !presentation);
   cml_scene_view_set_presentation (self->scene_view, presentation);
+  cml_timeline_set_compact (self->timeline, presentation);
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);
   cml_section_view_set_style (self->section_view, cml_window_get_dark (self), presentation);
