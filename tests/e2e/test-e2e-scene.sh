@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The 3-D view as a lesson plays it: Martinet's point and the Chaplygin sleigh, played at
-# ×2 past 45 s of simulated time, stay well inside the view (a tenth of its size from
+# ×2 past 45 s of simulated time, stay inside the view (a twentieth of its size from
 # every edge) at every look.
 . "$(dirname "$0")/e2e-lib.sh"
 
 e2e_screen 1280x720
 
-# inside: the moving body is at least a tenth of the view's width and height from its edges
-inside="s['scene_body'] is not None and s['scene_view'] is not None and all(s['scene_view'][i] + 0.1 * s['scene_view'][i + 2] <= s['scene_body'][i] <= s['scene_view'][i] + 0.9 * s['scene_view'][i + 2] for i in (0, 1))"
+# inside: the moving body is at least a twentieth of the view's width and height from its
+# edges.  The camera keeps bodies within 80 % of the half-view (a tenth from the edge,
+# CML_CAMERA_FOLLOW_HARD) for the frame it draws; a look at the state comes a little
+# later, with the body moved on, so the test leaves it half that margin again (before the
+# camera followed, Martinet's point was 3 % from the view's top and then out of it).
+inside="s['scene_body'] is not None and s['scene_view'] is not None and all(s['scene_view'][i] + 0.05 * s['scene_view'][i + 2] <= s['scene_body'][i] <= s['scene_view'][i] + 0.95 * s['scene_view'][i + 2] for i in (0, 1))"
 
 for model in ${E2E_MODELS:-martinet chaplygin-sleigh}; do
   e2e_start --model "$model"
@@ -19,7 +23,7 @@ for model in ${E2E_MODELS:-martinet chaplygin-sleigh}; do
   e2e_wait "s['state'] == 'running'"
   e2e_ok $? "$model: plays at ×2"
   # look at it again and again until 45 s of the run have passed; every look finds the
-  # body well inside the view
+  # body inside the view, off its edges
   bad=0 looks=0
   for _ in $(seq 1 400); do
     e2e_state >"$e2e_tmp/s.json" || { bad=1; break; }
@@ -34,7 +38,7 @@ for model in ${E2E_MODELS:-martinet chaplygin-sleigh}; do
   e2e_wait "s['t'] > 45"
   e2e_ok $? "$model: the run passes 45 s"
   [ "$bad" -eq 0 ]
-  e2e_ok $? "$model: at each of $looks looks the body was well inside the view"
+  e2e_ok $? "$model: at each of $looks looks the body was inside the view, off its edges"
   e2e_picture "scene-$model"
   e2e_quit
   e2e_ok $? "$model: Ctrl+Q ends the program"
