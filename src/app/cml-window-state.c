@@ -89,6 +89,24 @@ control_kind (GtkWidget *w)
 }
 
 /* The shown controls a person would click, with their centres. */
+/* NAME: the point (X, Y) of WIDGET in WINDOW's coordinates, or null when there is none
+ * (not HAVE) or it cannot be placed. */
+static void
+write_point (CmlJson *json, const char *name, GtkWidget *widget, GtkWidget *window, gboolean have, double x, double y)
+{
+  graphene_point_t p;
+
+  if (have && gtk_widget_compute_point (widget, window, &GRAPHENE_POINT_INIT (x, y), &p))
+    {
+      cml_json_begin_array (json, name, CML_JSON_LINE);
+      cml_json_number (json, NULL, p.x);
+      cml_json_number (json, NULL, p.y);
+      cml_json_end (json);
+    }
+  else
+    cml_json_null (json, name);
+}
+
 static void
 collect_controls (GtkWidget *widget, GtkWidget *window, CmlJson *json)
 {
@@ -330,7 +348,6 @@ describe (CmlWindow *self)
   CmlJson *json = cml_json_new_string (out);
   CmlFrame *frame = self->runner ? cml_runner_get_frame (self->runner) : NULL;
   double bx, by, sx, sy;
-  graphene_point_t body;
 
   gtk_widget_measure (window, GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
   gtk_widget_measure (window, GTK_ORIENTATION_VERTICAL, MAX (ww, min_w), &min_h, NULL, NULL, NULL);
@@ -399,29 +416,14 @@ describe (CmlWindow *self)
   cml_json_string (json, "type", focus ? G_OBJECT_TYPE_NAME (focus) : NULL);
   cml_json_string (json, "text", focus && GTK_IS_EDITABLE (focus) ? gtk_editable_get_text (GTK_EDITABLE (focus)) : NULL);
   cml_json_end (json);
-  if (cml_scene_view_get_body_point (self->scene_view, &bx, &by)
-      && gtk_widget_compute_point (GTK_WIDGET (self->scene_view), window, &GRAPHENE_POINT_INIT (bx, by), &body))
-    {
-      cml_json_begin_array (json, "body", CML_JSON_LINE);
-      cml_json_number (json, NULL, body.x);
-      cml_json_number (json, NULL, body.y);
-      cml_json_end (json);
-    }
-  else
-    cml_json_null (json, "body");
+  /* (each point asked for before it is passed: arguments have no order of evaluation) */
+  gboolean have = cml_scene_view_get_body_point (self->scene_view, &bx, &by);
+  write_point (json, "body", GTK_WIDGET (self->scene_view), window, have, bx, by);
   /* where the 3-D view shows the moving body, and the view's rectangle */
+  have = cml_scene_view_get_moving_point (self->scene_view, &bx, &by);
+  write_point (json, "scene_body", GTK_WIDGET (self->scene_view), window, have, bx, by);
   {
     graphene_rect_t view;
-    if (cml_scene_view_get_moving_point (self->scene_view, &bx, &by)
-        && gtk_widget_compute_point (GTK_WIDGET (self->scene_view), window, &GRAPHENE_POINT_INIT (bx, by), &body))
-      {
-        cml_json_begin_array (json, "scene_body", CML_JSON_LINE);
-        cml_json_number (json, NULL, body.x);
-        cml_json_number (json, NULL, body.y);
-        cml_json_end (json);
-      }
-    else
-      cml_json_null (json, "scene_body");
     if (gtk_widget_compute_bounds (GTK_WIDGET (self->scene_view), window, &view))
       {
         cml_json_begin_array (json, "scene_view", CML_JSON_LINE);

@@ -227,20 +227,8 @@ legend_run (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style, gboolean dr
   if (!draw)
     return TRUE;
 
-  /* the card: the scene's background, nearly opaque, and a thin edge */
-  double rr = m.radius, W = *w, H = *h;
   cairo_save (cr);
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, W - rr, rr, rr, -G_PI / 2, 0);
-  cairo_arc (cr, W - rr, H - rr, rr, 0, G_PI / 2);
-  cairo_arc (cr, rr, H - rr, rr, G_PI / 2, G_PI);
-  cairo_arc (cr, rr, rr, rr, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-  cairo_set_source_rgba (cr, bg[0], bg[1], bg[2], 0.9);
-  cairo_fill_preserve (cr);
-  cairo_set_source_rgba (cr, ink[0], ink[1], ink[2], 0.18);
-  cairo_set_line_width (cr, MAX (1.0, m.font / 13));
-  cairo_stroke (cr);
+  cml_scene_draw_card (cr, *w, *h, m.radius, bg, ink, m.font);
 
   for (guint i = 0; i < n; i++)
     {
@@ -356,4 +344,23 @@ cml_scene_legend_draw (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style)
 
   double w, h;
   legend_run (sys, cr, style, TRUE, &w, &h);
+}
+
+void
+cml_scene_draw_card (cairo_t *cr, double w, double h, double radius, const float bg[3], const double ink[3],
+                     double font)
+{
+  double rr = radius;
+
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, w - rr, rr, rr, -G_PI / 2, 0);
+  cairo_arc (cr, w - rr, h - rr, rr, 0, G_PI / 2);
+  cairo_arc (cr, rr, h - rr, rr, G_PI / 2, G_PI);
+  cairo_arc (cr, rr, rr, rr, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+  cairo_set_source_rgba (cr, bg[0], bg[1], bg[2], 0.9);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, ink[0], ink[1], ink[2], 0.18);
+  cairo_set_line_width (cr, MAX (1.0, font / 13));
+  cairo_stroke (cr);
 }

@@ -154,6 +154,11 @@ gboolean cml_scene_legend_measure (CmlSystem *sys, const CmlSceneStyle *style, d
                                    double *height);
 /* Draws the card with its top-left corner at CR's origin. */
 void     cml_scene_legend_draw (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style);
+/* The card the legend and a video's clock sit on: W × H with corners of RADIUS, the scene's
+ * background BG nearly opaque and a thin edge in INK, as thick as type of FONT pixels
+ * asks (cml-scene-legend.c). */
+void     cml_scene_draw_card (cairo_t *cr, double w, double h, double radius, const float bg[3],
+                              const double ink[3], double font);
 /* The legend's font size in the style, in Cairo units. */
 double   cml_scene_legend_font_size (const CmlSceneStyle *style);
 

@@ -88,18 +88,8 @@ cml_video_clock_draw (const CmlVideoClock *clock, cairo_t *cr, double t)
   double ink = clock->dark ? 0.93 : 0.14;
 
   cairo_save (cr);
-  /* the card: as the legend's, the scene's background nearly opaque and a thin edge */
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, W - rr, rr, rr, -G_PI / 2, 0);
-  cairo_arc (cr, W - rr, H - rr, rr, 0, G_PI / 2);
-  cairo_arc (cr, rr, H - rr, rr, G_PI / 2, G_PI);
-  cairo_arc (cr, rr, rr, rr, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-  cairo_set_source_rgba (cr, bg[0], bg[1], bg[2], 0.9);
-  cairo_fill_preserve (cr);
-  cairo_set_source_rgba (cr, ink, ink, ink, 0.18);
-  cairo_set_line_width (cr, MAX (1.0, clock->font / 13));
-  cairo_stroke (cr);
+  /* the card the legend sits on */
+  cml_scene_draw_card (cr, W, H, rr, bg, (const double[3]) { ink, ink, ink }, clock->font);
 
   /* the time, right-aligned so that the unit stays put as the digits change */
   g_autofree char *text = cml_video_clock_text (clock, t);
