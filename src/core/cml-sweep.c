@@ -94,6 +94,14 @@ run_point (Sweep *sw, guint64 k, double *values, char **why)
   for (guint v = 0; v < spec->n_vary; v++)
     if (!cml_simulation_set_param (sim, spec->vary[v].name, cml_sweep_vary_value (&spec->vary[v], idx[v]), &error))
       goto failed;
+  /* values no body has together (the model's requirements) are a gap, not a run */
+  {
+    g_autofree double *params = g_new (double, MAX (sw->n_params, 1));
+    for (guint p = 0; p < sw->n_params; p++)
+      params[p] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[p])->name);
+    if (!cml_model_check_params (model, params, &error))
+      goto failed;
+  }
   if (!cml_simulation_set_integrator (sim, spec->iopt, &error) || !cml_simulation_reset (sim, spec->given, &error))
     goto failed;
   for (a = 0; a < spec->n_at; a++)
