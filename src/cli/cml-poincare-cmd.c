@@ -332,10 +332,15 @@ cml_poincare_main (int argc, char **argv)
                              "of %g\n"), (unsigned long long) rows.n, rows.t_last, ro.t_end);
           return 0;
         }
-      fprintf (stderr, _("cmlab-cli: stopped at %llu crossings, the most poincare writes %s, at t = %.17g of %g: "
-                         "the rows found are written; use a shorter --t-end%s\n"),
-               (unsigned long long) rows.n, file ? _("to a file") : _("to standard output"), rows.t_last, ro.t_end,
-               file ? "" : _(", or -o FILE (up to 10^8)"));
+      if (file)
+        fprintf (stderr, _("cmlab-cli: stopped at %llu crossings, the most poincare writes to a file, at t = %.17g "
+                           "of %g: the rows found are written; use a shorter --t-end\n"),
+                 (unsigned long long) rows.n, rows.t_last, ro.t_end);
+      else
+        fprintf (stderr, _("cmlab-cli: stopped at %llu crossings, the most poincare writes to standard output, at "
+                           "t = %.17g of %g: the rows found are written; use a shorter --t-end, or -o FILE (up to "
+                           "10^8)\n"),
+                 (unsigned long long) rows.n, rows.t_last, ro.t_end);
       return CML_CLI_EXIT_RUN_FAILED;
     }
   return 0;
