@@ -609,10 +609,10 @@ cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions
 
 /* ---- the span ---------------------------------------------------------------------------- */
 
-/* Steps the probe takes towards T_END (N of them at most, from the simulation's state):
- * its extrapolated pace, the steps the whole span would take at it — 0 when the probe
- * reaches T_END, INFINITY when it makes no headway; -1 when it fails for another reason.
- * *T_REACHED: where it stopped. */
+/* Steps the probe takes towards T_END (N of them at most, from the simulation's state at
+ * T_START, forwards or backwards): its extrapolated pace, the steps the whole span would
+ * take at it — 0 when the probe reaches T_END, INFINITY when it makes no headway; -1 when
+ * it fails for another reason.  *T_REACHED: where it stopped. */
 static double
 probe_pace (CmlSimulation *sim, const CmlIntegratorOptions *saved, double t_start, double t_end, guint n,
             guint n_before, double *t_reached)
@@ -629,7 +629,9 @@ probe_pace (CmlSimulation *sim, const CmlIntegratorOptions *saved, double t_star
   if (!cml_integrator_error_is_budget (error))
     return -1;
   *t_reached = cml_simulation_get_time (sim);
-  return *t_reached > t_start ? (n_before + n) * ((t_end - t_start) / (*t_reached - t_start)) : INFINITY;
+  /* the way covered, in the direction of T_END */
+  double covered = (*t_reached - t_start) * (t_end > t_start ? 1 : -1);
+  return covered > 0 ? (n_before + n) * (fabs (t_end - t_start) / covered) : INFINITY;
 }
 
 gboolean
@@ -640,7 +642,8 @@ cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **
   double t0 = cml_simulation_get_time (sim), t_reached = t0;
   gboolean refuse = FALSE;
 
-  if (!(t_end > t0))
+  /* forwards or backwards (simulate --t-start T0 with T < T0) alike */
+  if (!(t_end != t0) || !isfinite (t_end))
     return TRUE;
   /* a tenth of the probe first: a pace a hundred times short of the limit settles it */
   double steps = probe_pace (sim, &saved, t0, t_end, CML_CLI_PROBE_STEPS / 10, 0, &t_reached);

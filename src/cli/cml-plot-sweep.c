@@ -136,6 +136,12 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
     }
   f->columns = g_strsplit (lines[k], ",", -1);
   f->n_cols = g_strv_length (f->columns);
+  if (f->n_cols > CML_CLI_MAX_SWEEP_COLUMNS)
+    {
+      *why = g_strdup_printf (_("%s: line %u names %u columns; plot reads at most %u"), path, k + 1, f->n_cols,
+                              CML_CLI_MAX_SWEEP_COLUMNS);
+      return FALSE;
+    }
   for (guint c = 0; c < f->n_cols; c++)
     g_strstrip (f->columns[c]);
   if (f->n_cols <= n_vary)
@@ -216,11 +222,24 @@ choose_columns (const SweepFile *f, const char *ycols, GArray *chosen, char **wh
 
   if (ycols == NULL)
     {
+      /* a curve each (a heat map shows the first alone) */
+      if (n_vary == 1 && f->n_cols - n_vary > CML_CLI_MAX_SERIES)
+        {
+          *why = g_strdup_printf (_("the sweep file has %u measured columns; a plot draws at most %u: choose them "
+                                  "with --y"), f->n_cols - n_vary, CML_CLI_MAX_SERIES);
+          return FALSE;
+        }
       for (guint c = n_vary; c < f->n_cols; c++)
         g_array_append_val (chosen, c);
       return TRUE;
     }
   g_auto (GStrv) names = g_strsplit (ycols, ",", -1);
+  if (g_strv_length (names) > CML_CLI_MAX_SERIES)
+    {
+      *why = g_strdup_printf (_("--y names %u columns; a plot draws at most %u: make several plots"),
+                              g_strv_length (names), CML_CLI_MAX_SERIES);
+      return FALSE;
+    }
   for (guint k = 0; names[k]; k++)
     {
       guint c = n_vary;

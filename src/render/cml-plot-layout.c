@@ -56,7 +56,9 @@ cml_plot_layout_map_y (const CmlPlotLayout *layout, double y)
 #define MAX_TICKS 64
 
 /* Shortens LABEL with an ellipsis until it is at most MAX_W wide: the last resort for a
- * legend entry or a title wider than the whole frame (cut text would be worse). */
+ * legend entry or a title wider than the whole frame (cut text would be worse).  The
+ * longest start of the text that fits with its ellipsis is found by bisection (its width
+ * grows with its length): log₂ n measures, not n (a title of 3000 names took 13 s). */
 static void
 label_fit (CmlPlotLabel *label, double max_w, CmlPlotMeasureFunc measure, gpointer user_data)
 {
@@ -65,17 +67,25 @@ label_fit (CmlPlotLabel *label, double max_w, CmlPlotMeasureFunc measure, gpoint
 
   g_autofree char *full = label->text;
   glong n = g_utf8_strlen (full, -1);
+  glong fits = -1, too_wide = n; /* the answer lies in [fits, too_wide), -1 for none */
   label->text = NULL;
-  while (n > 0)
+  while (too_wide - fits > 1)
     {
-      n--;
-      const char *end = g_utf8_offset_to_pointer (full, n);
-      g_free (label->text);
-      label->text = g_strdup_printf ("%.*s…", (int) (end - full), full);
-      measure (label->text, label->size, label->bold, &label->w, &label->h, user_data);
-      if (label->w <= max_w)
-        break;
+      glong mid = fits + (too_wide - fits) / 2;
+      const char *end = g_utf8_offset_to_pointer (full, mid);
+      double w, h;
+      g_autofree char *text = g_strdup_printf ("%.*s…", (int) (end - full), full);
+
+      measure (text, label->size, label->bold, &w, &h, user_data);
+      if (w <= max_w)
+        fits = mid;
+      else
+        too_wide = mid;
     }
+  /* nothing fits: the ellipsis alone */
+  const char *end = g_utf8_offset_to_pointer (full, MAX (fits, 0));
+  label->text = g_strdup_printf ("%.*s…", (int) (end - full), full);
+  measure (label->text, label->size, label->bold, &label->w, &label->h, user_data);
 }
 
 /* Equal scales: widens [X0, X1] or [Y0, Y1] around its centre so that one data unit is
