@@ -1006,6 +1006,20 @@ cml_model_builtin_dir (void)
   return dir;
 }
 
+/* Whether the file name F's first LEN bytes make a name to list: not empty, UTF-8, and
+ * without a control character (a newline would split it in a list of one name a line,
+ * an escape sequence would write on the terminal that shows it). */
+static gboolean
+name_is_listable (const char *f, gsize len)
+{
+  if (len == 0 || !g_utf8_validate (f, (gssize) len, NULL))
+    return FALSE;
+  for (const char *c = f; c < f + len; c = g_utf8_next_char (c))
+    if (g_unichar_iscntrl (g_utf8_get_char (c)))
+      return FALSE;
+  return TRUE;
+}
+
 char **
 cml_model_list_builtin (void)
 {
@@ -1014,7 +1028,7 @@ cml_model_list_builtin (void)
   const char *f;
 
   while (d && (f = g_dir_read_name (d)))
-    if (g_str_has_suffix (f, ".cml"))
+    if (g_str_has_suffix (f, ".cml") && name_is_listable (f, strlen (f) - 4))
       g_ptr_array_add (names, g_strndup (f, strlen (f) - 4));
   g_ptr_array_add (names, NULL);
   char **v = (char **) g_ptr_array_free (names, FALSE);
