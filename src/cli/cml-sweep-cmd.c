@@ -203,6 +203,7 @@ typedef struct
   guint         n_cols;
   Progress      progress;
   guint64       n_failed;
+  int           write_errno; /* the first failed write's (ENOSPC on a full disk), or 0 */
 } SweepOutput;
 
 static void
@@ -238,7 +239,8 @@ write_row (guint64 k, guint64 g, const guint *idx, const double *values, const c
       out->n_failed++;
     }
   fputs (line->str, out->fp);
-  fflush (out->fp);
+  if (fflush (out->fp) != 0 && out->write_errno == 0)
+    out->write_errno = errno;
 }
 
 static void
@@ -470,7 +472,11 @@ cml_sweep_main (int argc, char **argv)
 
   if (file && !cml_atomic_file_commit (file, &error))
     {
-      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      /* the failed write's own reason: the stream's error flag alone says EIO */
+      if (out.write_errno)
+        fprintf (stderr, _("cmlab-cli: writing %s failed: %s\n"), output, g_strerror (out.write_errno));
+      else
+        fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return CML_CLI_EXIT_USAGE;
     }
   if (ferror (stdout))
