@@ -141,8 +141,6 @@ cml_session_save (CmlSession *s, const char *path, GError **error)
   return TRUE;
 }
 
-/* The line of KEY in [GROUP] of the session's TEXT, 1 when not found (GKeyFile keeps no
- * line numbers). */
 /* The next line of *CURSOR (stripped, a new string), advancing it; NULL at the end.  One
  * pass over the text, however long (g_strsplit's search for the separator starts over
  * at every piece, which a sanitizer's string checks make quadratic). */
@@ -157,6 +155,8 @@ next_line (const char **cursor)
   return g_strstrip (nl ? g_strndup (s, (gsize) (nl - s)) : g_strdup (s));
 }
 
+/* The line of KEY in [GROUP] of the session's TEXT, 1 when not found (GKeyFile keeps no
+ * line numbers). */
 static int
 key_line (const char *text, const char *group, const char *key)
 {
@@ -180,8 +180,8 @@ key_line (const char *text, const char *group, const char *key)
   return 1;
 }
 
-/* The first line of the session's TEXT that GKeyFile cannot read (neither blank, a comment, a
- * [group] nor KEY = VALUE inside a group), 0 if none is found. */
+/* The first line of the session's TEXT that GKeyFile cannot read (neither blank, a
+ * comment, a [group] nor KEY = VALUE inside a group), 0 if none is found. */
 static int
 malformed_line (const char *text)
 {
