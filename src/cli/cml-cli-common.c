@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -307,6 +308,21 @@ cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **wh
 {
   gboolean to_stdout = path == NULL || g_str_equal (path, "-");
   double bytes = (double) n_rows * row_bytes;
+  struct stat st;
+
+  /* a pipe, a terminal or a device that exists is written to as it is (cml-atomic-file.c):
+   * its free space cannot be known either, as standard output's */
+  if (!to_stdout && stat (path, &st) == 0 && !S_ISREG (st.st_mode))
+    {
+      if (n_rows > CML_CLI_MAX_STDOUT_ROWS)
+        {
+          *why = g_strdup_printf (_("%llu rows (about %.3g GB) to “%s”, not a file but a pipe or a device, more "
+                                  "than 10^7, the limit there (its free space cannot be known): use a larger "
+                                  "--dt-out, or -o FILE"), (unsigned long long) n_rows, bytes / 1e9, path);
+          return FALSE;
+        }
+      return TRUE;
+    }
 
   if (n_rows > CML_CLI_MAX_ROWS)
     {
@@ -490,6 +506,35 @@ takes_value (const char *arg, const GOptionEntry *entries)
   return FALSE;
 }
 
+/* Whether the file OUTPUT (-o) is not the file the run reads, INPUT (a session when
+ * SESSION, else a model file or a built-in name, resolved as cml_model_load does): the
+ * same file by any name (the same device and inode), which the output would replace.
+ * FALSE after printing why. */
+static gboolean
+output_is_not_input (const char *output, const char *input, gboolean session, const char *usage)
+{
+  struct stat out_st, in_st;
+
+  if (output == NULL || input == NULL || g_str_equal (output, "-") || stat (output, &out_st) != 0)
+    return TRUE;
+  g_autofree char *file = g_strconcat (input, ".cml", NULL);
+  g_autofree char *builtin = g_build_filename (cml_model_builtin_dir (), file, NULL);
+  const char *candidates[] = { input, session ? NULL : builtin };
+  for (guint k = 0; k < G_N_ELEMENTS (candidates); k++)
+    if (candidates[k] && stat (candidates[k], &in_st) == 0 && in_st.st_dev == out_st.st_dev
+        && in_st.st_ino == out_st.st_ino && S_ISREG (in_st.st_mode))
+      {
+        if (session)
+          cml_cli_usage_error (usage, _("-o %s is the session file %s: the output would replace it; give another "
+                               "name"), output, candidates[k]);
+        else
+          cml_cli_usage_error (usage, _("-o %s is the model file %s: the output would replace it; give another "
+                               "name"), output, candidates[k]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 int
 cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer data, CmlCliRunOptions *ro,
                     CmlCliRunOptionsKind which, const char *usage, char **model)
@@ -551,6 +596,12 @@ cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer
           g_clear_pointer (model, g_free);
           return cml_cli_usage_error (usage, _("unexpected argument “%s”"), a);
         }
+    }
+  if (!output_is_not_input (ro->output, ro->session_path ? ro->session_path : *model,
+                            ro->session_path != NULL, usage))
+    {
+      g_clear_pointer (model, g_free);
+      return CML_CLI_EXIT_USAGE;
     }
   if (ro->session_path)
     {

@@ -122,8 +122,8 @@ int      cml_cli_parse_inits (GPtrArray *inits, GHashTable *given, const char *u
 gboolean cml_cli_check_output_path (const char *option, const char *path, char **why);
 
 /* Output rows: at most CML_CLI_MAX_ROWS in any case, CML_CLI_MAX_STDOUT_ROWS to standard
- * output (whose free space cannot be known); a file must fit the free space of its file
- * system.  ROW_BYTES is an estimate of one row.  FALSE with a message in *WHY that
+ * output or to a pipe or a device named by -o (whose free space cannot be known); a file
+ * must fit the free space of its file system.  ROW_BYTES is an estimate of one row.  FALSE with a message in *WHY that
  * suggests a larger --dt-out. */
 #define CML_CLI_MAX_ROWS        100000000 /* 10⁸ */
 #define CML_CLI_MAX_STDOUT_ROWS 10000000  /* 10⁷ */

@@ -213,6 +213,7 @@ typedef struct
   guint          n_cols;
   Progress       progress;
   guint64        n_failed;
+  int            write_errno; /* the first failed write's (ENOSPC on a full disk), or 0 */
 } SweepOutput;
 
 /* Ctrl-C, SIGTERM or SIGHUP while -o FILE is written: the temporary file goes, and the
@@ -265,7 +266,8 @@ write_row (guint64 k, guint64 g, const guint *idx, const double *values, const c
       out->n_failed++;
     }
   fputs (line->str, out->fp);
-  fflush (out->fp);
+  if (fflush (out->fp) != 0 && out->write_errno == 0)
+    out->write_errno = errno;
 }
 
 static void
@@ -530,7 +532,11 @@ cml_sweep_main (int argc, char **argv)
       cml_atomic_file_release_signals ();
       if (!committed)
         {
-          fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          /* the failed write's own reason: the stream's error flag alone says EIO */
+          if (out.write_errno)
+            fprintf (stderr, _("cmlab-cli: writing %s failed: %s\n"), output, g_strerror (out.write_errno));
+          else
+            fprintf (stderr, "cmlab-cli: %s\n", error->message);
           return CML_CLI_EXIT_USAGE;
         }
     }

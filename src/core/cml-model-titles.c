@@ -31,6 +31,7 @@
 #include "cml-atomic-file.h"
 #include "cml-cache-dir.h"
 #include "cml-model.h"
+#include "cml-read-file.h"
 
 #ifndef CMLAB_VERSION
 #define CMLAB_VERSION "unknown"
@@ -79,7 +80,11 @@ read_cache (const char *path)
   g_autofree char *text = NULL;
   gsize len = 0;
 
-  if (!g_file_get_contents (path, &text, &len, NULL) || len == 0 || text[len - 1] != '\n'
+  /* a regular file no larger than the cache may hold (a FIFO or /dev/zero planted in its
+   * place is not read) */
+  if (!cml_read_file_capped (path, cml_cache_env_number ("CMLAB_TITLES_CACHE_LIMIT", DEFAULT_CACHE_LIMIT), "", &text,
+                             &len, NULL)
+      || len == 0 || text[len - 1] != '\n'
       || memchr (text, '\0', len) != NULL)
     return entries;
   /* the last line: "sha256 HEX" of everything before it */
@@ -176,7 +181,7 @@ cml_model_builtin_titles (const char *const *names, guint *n_cached)
       /* as cml_model_load (NAME) resolves it: a built-in only when NAME is not a path */
       if (path && !strchr (name, '/') && !g_str_has_suffix (name, ".cml")
           && !g_file_test (name, G_FILE_TEST_IS_REGULAR)
-          && g_file_get_contents (model_path, &text, &len, NULL) && len <= CML_MODEL_MAX_BYTES)
+          && cml_read_file_capped (model_path, CML_MODEL_MAX_BYTES, "", &text, &len, NULL))
         {
           keyed = TRUE;
           hash = cml_cache_hash64 (text, len);

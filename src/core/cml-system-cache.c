@@ -47,6 +47,7 @@
 #include "cml-atomic-file.h"
 #include "cml-build-id.h"
 #include "cml-bytes.h"
+#include "cml-read-file.h"
 #include "cml-cache-dir.h"
 
 #include <glib/gi18n-lib.h>
@@ -671,8 +672,9 @@ system_cache_load (CmlSystem *sys)
   Codec c = { READ, NULL, { NULL, NULL, FALSE }, NULL, sys };
 
   if (cml_expr_ctx_n_nodes (sys->ctx) != md->parsed_nodes || (path = cache_path (md, NULL, &key)) == NULL
-      || !g_file_get_contents (path, &data, &len, NULL))
-    return FALSE;
+      || !cml_read_file_capped (path, cml_cache_env_number ("CMLAB_DERIVED_CACHE_LIMIT", DEFAULT_CACHE_LIMIT) / 2, "",
+                                &data, &len, NULL))
+    return FALSE; /* missing, not a regular file, or larger than an entry may be */
   if (len < m + 2 * sizeof (guint64) || memcmp (data, CACHE_MAGIC, m) != 0)
     return FALSE;
   memcpy (&plen, data + m, sizeof plen);
