@@ -150,32 +150,36 @@ frame_values (CmlSceneView *self)
   return f->n_scene == n_scene (self) ? f->scene : NULL;
 }
 
-/* The values drawn: the newest frame's, or — when a run that diverged left values that
- * are not finite there — the last finite ones of this system (the last good state the
- * failure message speaks of), rather than an empty view. */
+/* The values drawn: the newest frame's, or — when the run failed there, or left values
+ * that cannot be drawn — the last ones of this system that can (the last good state the
+ * failure message speaks of), rather than an empty view: a run that runs away passes
+ * through finite values of 10¹⁹ and more before it stops, which would frame the
+ * picture down to a dot (CML_SCENE_FAR). */
 static const double *
 current_values (CmlSceneView *self)
 {
   const double *v = frame_values (self);
-  if (v == NULL || self->last_good == NULL)
+  if (v == NULL)
     return v;
-  for (guint i = 0; i < self->n_last_good; i++)
-    if (!isfinite (v[i]))
-      return self->last_good;
+  if (self->last_good == NULL)
+    /* (a run that failed before the window drew it: the paths it left, no bodies) */
+    return cml_scene_values_drawable (v, n_scene (self)) ? v : NULL;
+  if (self->frame && self->frame->state == CML_RUNNER_FAILED)
+    return self->last_good;
+  if (!cml_scene_values_drawable (v, self->n_last_good))
+    return self->last_good;
   return v;
 }
 
-/* Keeps the newest frame's values when they are all finite. */
+/* Keeps the newest frame's values when they can all be drawn. */
 static void
 keep_last_good (CmlSceneView *self)
 {
   const double *v = frame_values (self);
   guint n = n_scene (self);
-  if (v == NULL || n == 0)
+  if (v == NULL || n == 0 || (self->frame && self->frame->state == CML_RUNNER_FAILED)
+      || !cml_scene_values_drawable (v, n))
     return;
-  for (guint i = 0; i < n; i++)
-    if (!isfinite (v[i]))
-      return;
   if (self->n_last_good != n)
     {
       g_free (self->last_good);

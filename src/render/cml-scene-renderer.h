@@ -47,6 +47,15 @@ typedef struct
                            * boundaries; 0: no limit */
 } CmlSceneStyle;
 
+/* Farther from the origin than this (in the scene's units, metres as a rule) nothing is
+ * drawn: a run that runs away leaves finite values of 10¹⁹ and more, which framed would
+ * shrink the whole picture to a dot (and overflow the GPU's single precision).  Trails
+ * skip such points; the window draws the last state within it. */
+#define CML_SCENE_FAR 1e9
+
+/* Whether the N values V are all finite and within CML_SCENE_FAR. */
+gboolean cml_scene_values_drawable (const double *v, guint n);
+
 /* Light background, normal lines, lab frame, scale 1, 4× multisampling. */
 CmlSceneStyle cml_scene_style_default (void);
 /* The clear colour for STYLE (straight RGBA, 0..1). */

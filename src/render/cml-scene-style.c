@@ -1,5 +1,6 @@
 /* cml-scene-style.c — how the scene looks: the style (light or dark, presentation,
- * multisampling), the background, and the colours objects are named by.
+ * multisampling), the background, the colours objects are named by, and how far out
+ * anything is drawn.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -7,6 +8,7 @@
 
 #include "cml-scene-private.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- style and colours --------------------------------------------------------------- */
@@ -79,4 +81,15 @@ mix3 (const float a[3], const float b[3], float t, float out[3])
 {
   for (int i = 0; i < 3; i++)
     out[i] = a[i] + (b[i] - a[i]) * t;
+}
+
+gboolean
+cml_scene_values_drawable (const double *v, guint n)
+{
+  g_return_val_if_fail (v != NULL || n == 0, FALSE);
+
+  for (guint i = 0; i < n; i++)
+    if (!(fabs (v[i]) <= CML_SCENE_FAR))
+      return FALSE;
+  return TRUE;
 }
