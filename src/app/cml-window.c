@@ -495,10 +495,9 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   gtk_widget_set_visible (GTK_WIDGET (self->integrator_dropdown), !presentation);
   cml_window_show_integrator_choice (self);
   gtk_widget_set_visible (GTK_WIDGET (self->open_button), !presentation);
-  /* the header bar shows the speed, and the play button whether it runs: the status
-   * line's room goes to the scrubber and the distance */
+  /* the header bar shows the speed: the status line's room goes to the scrubber and the
+   * distance */
   gtk_widget_set_visible (GTK_WIDGET (self->speed_label), !presentation);
-  gtk_widget_set_visible (GTK_WIDGET (self->state_label), !presentation);
   /* on a projector the title is read whole, on two lines when it must, and the model's
    * file name and formalism (the teacher's) make room for it */
   gtk_label_set_single_line_mode (self->title_label, !presentation);
