@@ -235,7 +235,7 @@ cml_timeline_set_compact (CmlTimeline *self, gboolean compact)
   gtk_label_set_max_width_chars (self->distance_label, 24);
   /* and the scrubber gives up room for it: in large type on a 4:3 screen the line is
    * full */
-  gtk_widget_set_size_request (GTK_WIDGET (self->scale), compact ? 40 : 120, -1);
+  gtk_widget_set_size_request (GTK_WIDGET (self->scale), compact ? 60 : 120, -1);
 }
 
 const char *
