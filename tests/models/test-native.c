@@ -13,6 +13,7 @@
 
 #include "physics-util.h"
 #include "cache-util.h"
+#include "cml-atomic-file.h"
 #include "cml-native.h"
 #include "cml-native-step.h"
 
@@ -634,10 +635,10 @@ memo_file (const char *dir)
   return found;
 }
 
-/* The second build of one key writes no source: the memo names the object, the same one
- * cml_native_build finds for the source; a damaged object is built again from the source;
- * with $CMLAB_NATIVE_MEMO_CHECK=1 a memo that names another object than its source's is
- * refused loudly. */
+/* The second build of one key writes no source: the memo names the object; a damaged
+ * object is built again from the source; with $CMLAB_NATIVE_MEMO_CHECK=1 a memo whose
+ * object was built for the key from another source than the key's now is refused
+ * loudly. */
 static void
 test_memo (void)
 {
@@ -649,16 +650,10 @@ test_memo (void)
     return;
   if (g_test_subprocess ())
     {
-      /* a memo that names the object of another source (in the cache the test made) */
-      dir = g_strdup (g_getenv ("CMLAB_NATIVE_CACHE"));
+      /* the key said to fix the source, but another source comes with it */
       g_autoptr (CmlNative) a = cml_native_build_keyed ("a key", counted_source, src, &error);
-      g_autoptr (CmlNative) b = cml_native_build (other, &error);
-      g_autofree char *memo = memo_file (dir);
-      g_autofree char *base = g_path_get_basename (cml_native_path (b));
-      g_autofree char *line = g_strdup_printf ("%.64s\n", base);
-      g_assert_true (g_file_set_contents (memo, line, -1, &error));
       g_setenv ("CMLAB_NATIVE_MEMO_CHECK", "1", TRUE);
-      g_autoptr (CmlNative) c = cml_native_build_keyed ("a key", counted_source, src, &error);
+      g_autoptr (CmlNative) c = cml_native_build_keyed ("a key", counted_source, other, &error);
       return;
     }
   dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
@@ -675,13 +670,15 @@ test_memo (void)
   g_assert_true (cml_native_was_cached (b));
   g_assert_cmpuint (n_sources, ==, 1);
   g_assert_cmpstr (cml_native_path (b), ==, cml_native_path (a));
+  /* without a key: the object of the source alone (it carries no key) */
   g_autoptr (CmlNative) c = cml_native_build (src, &error);
-  g_assert_cmpstr (cml_native_path (c), ==, cml_native_path (a));
+  g_assert_cmpstr (cml_native_path (c), !=, cml_native_path (a));
+  g_assert_cmpfloat (run_f (c), ==, 6.0);
 
-  /* another key, and no key: the source is written */
+  /* no key: the source is written */
   g_autoptr (CmlNative) d = cml_native_build_keyed (NULL, counted_source, src, &error);
   g_assert_cmpuint (n_sources, ==, 2);
-  g_assert_cmpstr (cml_native_path (d), ==, cml_native_path (a));
+  g_assert_cmpstr (cml_native_path (d), ==, cml_native_path (c));
 
   /* the object the memo names is damaged: built again from the source */
   g_assert_true (g_file_set_contents (cml_native_path (a), "not an object", -1, &error));
@@ -704,6 +701,60 @@ test_memo (void)
   g_test_trap_assert_failed ();
   g_test_trap_assert_stderr ("*memo*names*but its source is*");
   cache_dir_remove (dir2);
+}
+
+/* A memo that names the object of another key — another model's, with its own valid
+ * digest (a cache restored from elsewhere, a memo written by hand) — is not trusted, with
+ * or without $CMLAB_NATIVE_MEMO_CHECK: the object is built for this key and gives this
+ * source's numbers, and the memo is written again. */
+static void
+test_memo_of_another_object (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *src = source_times ("3.0"), *other = source_times ("5.0");
+  g_autofree char *check = g_strdup (g_getenv ("CMLAB_NATIVE_MEMO_CHECK"));
+
+  if (!require_native ())
+    return;
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
+  g_unsetenv ("CMLAB_NATIVE_MEMO_CHECK");
+  n_sources = 0;
+  g_autoptr (CmlNative) a = cml_native_build_keyed ("model a", counted_source, src, &error);
+  g_assert_no_error (error);
+  g_autofree char *memo = memo_file (dir);
+  g_autoptr (CmlNative) b = cml_native_build_keyed ("model b", counted_source, other, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (run_f (b), ==, 10.0);
+  g_assert_cmpuint (n_sources, ==, 2);
+  g_autofree char *base_b = g_path_get_basename (cml_native_path (b));
+  g_autofree char *line = g_strdup_printf ("%.64s\n", base_b);
+  g_clear_pointer (&a, cml_native_free);
+  g_clear_pointer (&b, cml_native_free);
+
+  /* A's memo names B's object, whose digest is B's own and right */
+  g_assert_true (g_file_set_contents (memo, line, -1, &error));
+  for (int round = 0; round < 2; round++)
+    {
+      g_autoptr (CmlNative) again = cml_native_build_keyed ("model a", counted_source, src, &error);
+      g_assert_no_error (error);
+      g_assert_cmpfloat (run_f (again), ==, 6.0);
+      /* round 0 wrote the source again (and found A's object by it) and the memo anew;
+       * round 1 found A's object through the memo */
+      g_assert_cmpuint (n_sources, ==, 3);
+      g_autofree char *now = NULL;
+      g_assert_true (g_file_get_contents (memo, &now, NULL, NULL));
+      g_assert_cmpstr (now, !=, line);
+    }
+  /* B is untouched */
+  {
+    g_autoptr (CmlNative) bb = cml_native_build_keyed ("model b", counted_source, other, &error);
+    g_assert_no_error (error);
+    g_assert_true (cml_native_was_cached (bb));
+    g_assert_cmpfloat (run_f (bb), ==, 10.0);
+  }
+  cache_dir_remove (dir);
+  if (check)
+    g_setenv ("CMLAB_NATIVE_MEMO_CHECK", check, TRUE);
 }
 
 /* The cache is kept under its size limit, the least recently used objects going first. */
@@ -761,8 +812,9 @@ test_eviction (void)
   cache_dir_remove (dir);
 }
 
-/* Partial files of killed compiles (our temporaries whose process is gone, and the
- * old-style NAME.so.XXXXXX of earlier versions) are removed by the next build. */
+/* Partial files of killed compiles (our temporaries whose process is gone, on this host
+ * and in this PID namespace, and the old-style NAME.so.XXXXXX of earlier versions) are
+ * removed by the next build. */
 static void
 test_partial_files (void)
 {
@@ -778,14 +830,19 @@ test_partial_files (void)
   g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL));
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-  g_autofree char *t1 = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%d-aB3dE6", dir, hash, (int) pid);
-  g_autofree char *t2 = g_strdup_printf ("%s/.%s.c.cmlab-tmp-%d-aB3dE7", dir, hash, (int) pid);
+  const char *origin = cml_atomic_file_origin ();
+  g_autofree char *t1 = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%s-%d-aB3dE6", dir, hash, origin, (int) pid);
+  g_autofree char *t2 = g_strdup_printf ("%s/.%s.c.cmlab-tmp-%s-%d-aB3dE7", dir, hash, origin, (int) pid);
   g_autofree char *old = g_strdup_printf ("%s/%s.so.Xy12Zw", dir, hash);
-  g_autofree char *live = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%d-aB3dE8", dir, hash, (int) getpid ());
+  g_autofree char *live = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%s-%d-aB3dE8", dir, hash, origin, (int) getpid ());
+  /* a dead PID of another PID namespace (a container, a node sharing the cache) is no
+   * evidence: its temporary stays */
+  g_autofree char *foreign = g_strdup_printf ("%s/.%s.so.cmlab-tmp-elsewhere-01234567-1-%d-aB3dE9", dir, hash, (int) pid);
   g_assert_true (g_file_set_contents (t1, "", 0, NULL));
   g_assert_true (g_file_set_contents (t2, "int x;", -1, NULL));
   g_assert_true (g_file_set_contents (old, "", 0, NULL));
   g_assert_true (g_file_set_contents (live, "", 0, NULL));
+  g_assert_true (g_file_set_contents (foreign, "", 0, NULL));
   {
     /* the old-style one is two hours old: no compile takes that long */
     struct timespec times[2] = { { time (NULL) - 7200, 0 }, { time (NULL) - 7200, 0 } };
@@ -797,6 +854,7 @@ test_partial_files (void)
   g_assert_false (g_file_test (t2, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (foreign, G_FILE_TEST_EXISTS));
   cache_dir_remove (dir);
 }
 
@@ -1046,6 +1104,7 @@ main (int argc, char **argv)
   g_test_add_func ("/native/unsafe-cache", test_unsafe_cache);
   g_test_add_func ("/native/eviction", test_eviction);
   g_test_add_func ("/native/memo", test_memo);
+  g_test_add_func ("/native/memo-of-another-object", test_memo_of_another_object);
   g_test_add_func ("/native/partial-files", test_partial_files);
   g_test_add_func ("/native/compiler-time-limit", test_compiler_time_limit);
   int status = g_test_run ();
