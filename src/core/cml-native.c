@@ -81,13 +81,28 @@
 #define MAX_MEMO             128                             /* bytes of a .key memo */
 #define STAMP_SYMBOL         "cmlab_native_stamp"
 
+/* An object loaded from its descriptor, once per process however many use it.  The
+ * dynamic loader knows an object by the name it was opened with, /proc/self/fd/N, and
+ * would hand out an object still loaded for a later dlopen of the same name: so the
+ * descriptor stays open, its number taken, until the object is unloaded. */
+typedef struct
+{
+  char  *hash;   /* the object's name (its source's SHA-256) */
+  char  *digest; /* the SHA-256 of its bytes, as loaded */
+  void  *module; /* dlopen () handle */
+  int    fd;
+  guint  refs;
+} Loaded;
+
 struct _CmlNative
 {
-  void    *module; /* dlopen () handle */
-  int      fd;     /* the object's descriptor it was loaded from, open while it is loaded */
+  Loaded  *loaded;
   char    *path;
   gboolean cached;
 };
+
+static GMutex loaded_lock;
+static GHashTable *loaded_objects; /* hash → Loaded */
 
 /* No -ffast-math, no contraction; the transcendental functions stay calls to libm, as in
  * the interpreter (GCC could otherwise expand pow or fold identities).  sin and cos are
@@ -544,15 +559,27 @@ read_record (int dfd, const char *hash, Identity *id)
 }
 
 static CmlNative *
-native_new (void *module, int fd, char *path, gboolean cached)
+native_new (Loaded *loaded, char *path, gboolean cached)
 {
   CmlNative *native = g_new0 (CmlNative, 1);
 
-  native->module = module;
-  native->fd = fd;
+  native->loaded = loaded;
   native->path = path;
   native->cached = cached;
   return native;
+}
+
+/* The object HASH with the bytes DIGEST if this process has it loaded already: one more
+ * reference to it, or NULL.  Under loaded_lock. */
+static Loaded *
+find_loaded (const char *hash, const char *digest)
+{
+  Loaded *l = loaded_objects ? g_hash_table_lookup (loaded_objects, hash) : NULL;
+
+  if (l == NULL || !g_str_equal (l->digest, digest))
+    return NULL;
+  l->refs++;
+  return l;
 }
 
 /* The cached object HASH of DFD (whose path is DIR), loaded if it is the one WANT
@@ -606,10 +633,21 @@ load_cached (int dfd, const char *dir, const Identity *want, gboolean cached)
       unlinkat (dfd, record, 0);
       return NULL;
     }
+  g_mutex_lock (&loaded_lock);
+  Loaded *l = find_loaded (want->hash, rec.digest);
+  if (l != NULL)
+    {
+      g_mutex_unlock (&loaded_lock);
+      close (fd);
+      if (cached)
+        cml_cache_touch_at (dfd, base);
+      return native_new (l, g_build_filename (dir, base, NULL), cached);
+    }
   proc = g_strdup_printf ("/proc/self/fd/%d", fd);
   module = dlopen (proc, RTLD_LOCAL | RTLD_LAZY);
   if (module == NULL)
     {
+      g_mutex_unlock (&loaded_lock);
       g_debug ("%s/%s does not load (%s): building it again", dir, base, load_error ());
       close (fd);
       unlinkat (dfd, base, 0);
@@ -621,6 +659,7 @@ load_cached (int dfd, const char *dir, const Identity *want, gboolean cached)
   found = dlsym (module, STAMP_SYMBOL);
   if (found == NULL || strncmp (found, stamp, strlen (stamp) + 1) != 0)
     {
+      g_mutex_unlock (&loaded_lock);
       g_debug ("%s/%s carries another stamp than its record's: building it again", dir, base);
       dlclose (module);
       close (fd);
@@ -628,9 +667,20 @@ load_cached (int dfd, const char *dir, const Identity *want, gboolean cached)
       unlinkat (dfd, record, 0);
       return NULL;
     }
+  l = g_new0 (Loaded, 1);
+  l->hash = g_strdup (want->hash);
+  l->digest = g_strdup (rec.digest);
+  l->module = module;
+  l->fd = fd;
+  l->refs = 1;
+  if (loaded_objects == NULL)
+    loaded_objects = g_hash_table_new (g_str_hash, g_str_equal);
+  /* (an object of this name with other bytes stays loaded for its users, unlisted) */
+  g_hash_table_replace (loaded_objects, l->hash, l);
+  g_mutex_unlock (&loaded_lock);
   if (cached)
     cml_cache_touch_at (dfd, base); /* used now: the last to be evicted */
-  return native_new (module, fd, g_build_filename (dir, base, NULL), cached);
+  return native_new (l, g_build_filename (dir, base, NULL), cached);
 }
 
 /* Removes the private directory TMP and what the compiler left in it. */
@@ -877,7 +927,7 @@ cml_native_lookup (CmlNative *native, const char *name)
 
   g_return_val_if_fail (native != NULL && name != NULL, NULL);
 
-  fn = dlsym (native->module, name);
+  fn = dlsym (native->loaded->module, name);
   return fn ? (CmlNativeFunc) fn : NULL;
 }
 
@@ -898,10 +948,21 @@ cml_native_free (CmlNative *native)
 {
   if (native == NULL)
     return;
-  dlclose (native->module);
-  /* only now: while the object is loaded its /proc/self/fd/N name is not given to another */
-  if (native->fd >= 0)
-    close (native->fd);
+  Loaded *l = native->loaded;
+  g_mutex_lock (&loaded_lock);
+  if (--l->refs == 0)
+    {
+      if (loaded_objects && g_hash_table_lookup (loaded_objects, l->hash) == l)
+        g_hash_table_remove (loaded_objects, l->hash);
+      dlclose (l->module);
+      /* only now: while the object is loaded its /proc/self/fd/N name is not given to
+       * another */
+      close (l->fd);
+      g_free (l->hash);
+      g_free (l->digest);
+      g_free (l);
+    }
+  g_mutex_unlock (&loaded_lock);
   g_free (native->path);
   g_free (native);
 }
