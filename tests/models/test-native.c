@@ -757,6 +757,36 @@ test_memo_of_another_object (void)
     g_setenv ("CMLAB_NATIVE_MEMO_CHECK", check, TRUE);
 }
 
+/* Two users of one object, the first gone, then another object: each runs its own code.
+ * (The loader knows an object by the name it was opened with, /proc/self/fd/N: a number
+ * given back while the object is still loaded for its other user would have named it
+ * again for the next object.) */
+static void
+test_object_shared (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *src_a = source_times ("3.0"), *src_b = source_times ("5.0");
+
+  if (!require_native ())
+    return;
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
+  CmlNative *a1 = cml_native_build (src_a, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlNative) a2 = cml_native_build (src_a, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_native_was_cached (a2));
+  cml_native_free (a1);
+  for (int k = 0; k < 3; k++)
+    {
+      g_autoptr (CmlNative) b = cml_native_build (src_b, &error);
+      g_assert_no_error (error);
+      g_assert_cmpfloat (run_f (b), ==, 10.0);
+      g_assert_cmpfloat (run_f (a2), ==, 6.0);
+    }
+  g_clear_pointer (&a2, cml_native_free);
+  cache_dir_remove (dir);
+}
+
 /* The cache is kept under its size limit, the least recently used objects going first. */
 static void
 test_eviction (void)
@@ -1105,6 +1135,7 @@ main (int argc, char **argv)
   g_test_add_func ("/native/eviction", test_eviction);
   g_test_add_func ("/native/memo", test_memo);
   g_test_add_func ("/native/memo-of-another-object", test_memo_of_another_object);
+  g_test_add_func ("/native/object-shared", test_object_shared);
   g_test_add_func ("/native/partial-files", test_partial_files);
   g_test_add_func ("/native/compiler-time-limit", test_compiler_time_limit);
   int status = g_test_run ();
