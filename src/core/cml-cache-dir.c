@@ -103,7 +103,9 @@ cml_cache_open_file (int dirfd, const char *name, guint64 cap, struct stat *st)
     return -1;
   if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode) || (guint64) st->st_size > cap)
     {
-      int e = !S_ISREG (st->st_mode) ? EINVAL : EFBIG;
+      int e = errno;
+      if (fstat (fd, st) == 0)
+        e = !S_ISREG (st->st_mode) ? EINVAL : EFBIG;
       close (fd);
       errno = e;
       return -1;

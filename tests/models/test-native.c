@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -787,6 +788,126 @@ test_object_shared (void)
   cache_dir_remove (dir);
 }
 
+/* ---- the cache directory exchanged under a running build -------------------------------- */
+
+static volatile gint swapping;
+
+/* Exchanges the two directories of DATA (a NULL-terminated pair) until told to stop. */
+static gpointer
+swap_dirs (gpointer data)
+{
+  char **pair = data;
+  guint64 n = 0;
+  while (g_atomic_int_get (&swapping))
+    if (syscall (SYS_renameat2, AT_FDCWD, pair[0], AT_FDCWD, pair[1], 2 /* RENAME_EXCHANGE */) == 0)
+      n++;
+  return GSIZE_TO_POINTER ((gsize) n);
+}
+
+/* Whether the directory DIR is the cache's own (0700), not the one planted (0777). */
+static gboolean
+is_private (const char *dir)
+{
+  GStatBuf st;
+  return g_lstat (dir, &st) == 0 && (st.st_mode & 0777) == 0700;
+}
+
+/* The cache directory is exchanged, again and again while objects are loaded from it, with
+ * a directory holding an object with a constructor, planted under the name of the right
+ * object with a matching digest and stamp (what another member of a group could do where
+ * the cache's parent is a group folder, with renameat2 (RENAME_EXCHANGE)).  The cache is
+ * checked on the descriptor everything is then reached from: the planted object never
+ * runs, whichever directory a build happens to open.  (Bounded: a fixed number of
+ * builds; whether the race is hit does not decide the result.) */
+static void
+test_exchanged_cache (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *base = NULL, *cache = NULL, *evil = NULL, *marker = NULL, *src = source_times ("3.0");
+  g_autofree char *record_text = NULL, *evil_c = NULL, *evil_so = NULL;
+  g_autofree char *hash = NULL;
+
+  if (!require_native ())
+    return;
+  base = g_dir_make_tmp ("cmlab-exchange-XXXXXX", &error);
+  g_assert_no_error (error);
+  cache = g_build_filename (base, "cache", NULL);
+  evil = g_build_filename (base, "planted", NULL);
+  marker = g_build_filename (base, "constructor-ran", NULL);
+  g_setenv ("CMLAB_NATIVE_CACHE", cache, TRUE);
+  {
+    g_autoptr (CmlNative) a = cml_native_build (src, &error);
+    g_assert_no_error (error);
+    g_autofree char *name = g_path_get_basename (cml_native_path (a));
+    hash = g_strndup (name, 64);
+  }
+  /* the planted object: the right name, its own digest, the real record's other fields
+   * and the real stamp, and a constructor */
+  {
+    g_autofree char *rec = g_strdup_printf ("%s/%s.so.sha256", cache, hash);
+    g_assert_true (g_file_get_contents (rec, &record_text, NULL, NULL));
+  }
+  g_strstrip (record_text);
+  const char *fields = strchr (record_text, ' ');
+  g_auto (GStrv) parts = g_strsplit (record_text, " ", -1);
+  g_autofree char *stamp_value = g_strv_length (parts) == 4 ? g_strdup_printf ("%s %s", parts[2], parts[3]) : g_strdup ("");
+  g_assert_cmpint (g_mkdir (evil, 0700), ==, 0);
+  evil_c = g_build_filename (base, "planted.c", NULL);
+  evil_so = g_strdup_printf ("%s/%s.so", evil, hash);
+  g_autofree char *code = g_strdup_printf (
+    "int open (const char *, int, ...); int close (int);\n"
+    "__attribute__ ((constructor)) static void planted (void)\n"
+    "{ int fd = open (\"%s\", 0101, 0600); if (fd >= 0) close (fd); }\n"
+    "void f (double t, const double *z, const double *aux, const double *R, double *o0, double *o1)"
+    " { o0[0] = -1; }\n"
+    "const char cmlab_native_stamp[] = \"%s\";\n", marker, stamp_value);
+  g_assert_true (g_file_set_contents (evil_c, code, -1, NULL));
+  {
+    const char *argv[] = { cml_native_compiler (), "-shared", "-fPIC", "-o", evil_so, evil_c, NULL };
+    int status;
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_autofree char *bytes = NULL;
+    gsize len;
+    g_assert_true (g_file_get_contents (evil_so, &bytes, &len, NULL));
+    g_autofree char *digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+    g_autofree char *line = g_strdup_printf ("%s%s\n", digest, fields ? fields : "");
+    g_autofree char *rec = g_strdup_printf ("%s/%s.so.sha256", evil, hash);
+    g_assert_true (g_file_set_contents (rec, line, -1, NULL));
+  }
+  /* the planted directory is writable by others: refused if it is checked */
+  g_assert_cmpint (g_chmod (evil, 0777), ==, 0);
+
+  char *pair[] = { cache, evil, NULL };
+  guint loaded = 0, refused = 0;
+  g_atomic_int_set (&swapping, 1);
+  GThread *t = g_thread_new ("swap", swap_dirs, pair);
+  for (int k = 0; k < 2000; k++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autoptr (CmlNative) n = cml_native_build (src, &e);
+      if (n != NULL)
+        {
+          g_assert_cmpfloat (run_f (n), ==, 6.0);
+          loaded++;
+        }
+      else
+        refused++;
+    }
+  g_atomic_int_set (&swapping, 0);
+  guint64 swaps = GPOINTER_TO_SIZE (g_thread_join (t));
+  g_test_message ("%" G_GUINT64_FORMAT " exchanges; %u builds loaded the cache's object, %u found the planted "
+                  "directory and refused it", swaps, loaded, refused);
+  if (!is_private (cache))
+    g_assert_cmpint (syscall (SYS_renameat2, AT_FDCWD, cache, AT_FDCWD, evil, 2 /* RENAME_EXCHANGE */), ==, 0);
+  g_assert_true (is_private (cache));
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  cache_dir_remove (evil);
+  cache_dir_remove (cache);
+  g_unlink (evil_c);
+  g_rmdir (base);
+}
+
 /* The cache is kept under its size limit, the least recently used objects going first. */
 static void
 test_eviction (void)
@@ -1136,6 +1257,7 @@ main (int argc, char **argv)
   g_test_add_func ("/native/memo", test_memo);
   g_test_add_func ("/native/memo-of-another-object", test_memo_of_another_object);
   g_test_add_func ("/native/object-shared", test_object_shared);
+  g_test_add_func ("/native/exchanged-cache", test_exchanged_cache);
   g_test_add_func ("/native/partial-files", test_partial_files);
   g_test_add_func ("/native/compiler-time-limit", test_compiler_time_limit);
   int status = g_test_run ();
