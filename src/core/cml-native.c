@@ -28,18 +28,21 @@
  *     FIFO or device in the cache, is never followed, read or waited on (cml-cache-dir.c);
  *     one that is a symbolic link, someone else's, or writable by group or others is not
  *     used (the interpreter runs; one line on standard error says why);
- *   - the generated C ends with a stamp, `cmlab_native_stamp`: the SHA-256 of the memo key
- *     it was built for ("-" without one) and of the source before the stamp;
+ *   - the generated C ends with a stamp, `cmlab_native_stamp`: the SHA-256 of the source
+ *     before the stamp;
  *   - beside each object NAME.so, NAME.so.sha256 records the SHA-256 of its bytes, NAME
- *     (the hash of its source) and the stamp; before an object is loaded, the record must
- *     name the object asked for (the source's hash, and the key of the memo that led to
- *     it) and the bytes read from the descriptor opened with O_NOFOLLOW must match the
- *     record; the object is then loaded from that descriptor (dlopen of /proc/self/fd/N,
- *     kept open while the object is loaded), and its stamp read with dlsym must be the
- *     record's — a planted, truncated or corrupted object, or the object of another model
- *     named by a memo, is never loaded;
- *   - every read is capped (the cache's size limit for an object, a few hundred bytes for
- *     a digest or a memo);
+ *     (the hash of its whole source), the stamp, and the memo keys (their hashes) whose
+ *     source was found to be this one — written only after the source was made for the
+ *     key and hashed to NAME.  Before an object is loaded, the record must name the object
+ *     asked for (by its source's hash; through a memo, the record must list the memo's
+ *     key) and the bytes read from the descriptor opened with O_NOFOLLOW must match the
+ *     record — before dlopen, which runs an object's constructors; the object is then
+ *     loaded from that descriptor (dlopen of /proc/self/fd/N, kept open while the object
+ *     is loaded), and its stamp read with dlsym must be the record's.  A planted,
+ *     truncated or corrupted object, or the object of another model named by a memo, is
+ *     never loaded; objects are still shared by every key whose source they are;
+ *   - every read is capped (the cache's size limit for an object, a few kilobytes for a
+ *     record or a memo);
  *   - the cache is kept under a size limit ($CMLAB_NATIVE_CACHE_LIMIT bytes, 64 MiB by
  *     default): after a build the least recently used objects (by modification time,
  *     which a cache hit renews) go first, with their sources and digests;
@@ -77,7 +80,8 @@
 #define MAX_COMPILER_MESSAGE 400                             /* bytes kept of its stderr */
 #define STALE_AGE            3600                            /* s: an old-style partial file */
 #define HASH_LEN             64                              /* hex digits of a SHA-256 */
-#define MAX_RECORD           512                             /* bytes of a .so.sha256 record */
+#define MAX_KEYS             64                              /* memo keys kept in a record */
+#define MAX_RECORD           (65 * (MAX_KEYS + 4))           /* bytes of a .so.sha256 record */
 #define MAX_MEMO             128                             /* bytes of a .key memo */
 #define STAMP_SYMBOL         "cmlab_native_stamp"
 
@@ -511,31 +515,24 @@ native_hash (const char *purpose, const char *text)
 /* What an object is, as its record (NAME.so.sha256) and its stamp say. */
 typedef struct
 {
-  char *hash;   /* NAME: the SHA-256 naming it (native_hash of its whole source) */
-  char *key;    /* the memo key's hash it was built for, or "-" */
-  char *body;   /* the SHA-256 of its source before the stamp */
-  char *digest; /* the SHA-256 of the object's bytes (the record only) */
+  char  *hash;   /* NAME: the SHA-256 naming it (native_hash of its whole source) */
+  char  *body;   /* the SHA-256 of its source before the stamp: the stamp's text */
+  char  *digest; /* the SHA-256 of the object's bytes (the record only) */
+  char **keys;   /* the memo keys (their hashes) its source was made for (the record only) */
 } Identity;
 
 static void
 identity_clear (Identity *id)
 {
   g_clear_pointer (&id->hash, g_free);
-  g_clear_pointer (&id->key, g_free);
   g_clear_pointer (&id->body, g_free);
   g_clear_pointer (&id->digest, g_free);
+  g_clear_pointer (&id->keys, g_strfreev);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Identity, identity_clear)
 
-/* The stamp's text: "KEY BODY". */
-static char *
-stamp_text (const Identity *id)
-{
-  return g_strconcat (id->key, " ", id->body, NULL);
-}
-
-/* The record of the object HASH in DFD, "DIGEST HASH KEY BODY\n"; FALSE when it is not
+/* The record of the object HASH in DFD, "DIGEST HASH BODY KEY…\n"; FALSE when it is not
  * there, not a regular file, too long or not such a line. */
 static gboolean
 read_record (int dfd, const char *hash, Identity *id)
@@ -543,19 +540,60 @@ read_record (int dfd, const char *hash, Identity *id)
   g_autofree char *base = g_strconcat (hash, ".so.sha256", NULL);
   g_autofree char *text = cml_cache_read_at (dfd, base, MAX_RECORD, NULL);
   g_auto (GStrv) f = NULL;
+  guint n;
 
   if (text == NULL || !g_str_has_suffix (text, "\n"))
     return FALSE;
   text[strlen (text) - 1] = '\0';
   f = g_strsplit (text, " ", -1);
-  if (g_strv_length (f) != 4 || !is_hash (f[0]) || !is_hash (f[1]) || !(is_hash (f[2]) || g_str_equal (f[2], "-"))
-      || !is_hash (f[3]))
+  n = g_strv_length (f);
+  if (n < 3)
     return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (!is_hash (f[i]))
+      return FALSE;
   id->digest = g_strdup (f[0]);
   id->hash = g_strdup (f[1]);
-  id->key = g_strdup (f[2]);
-  id->body = g_strdup (f[3]);
+  id->body = g_strdup (f[2]);
+  id->keys = g_new0 (char *, n - 2);
+  for (guint i = 3; i < n; i++)
+    id->keys[i - 3] = g_strdup (f[i]);
   return TRUE;
+}
+
+/* Writes the record of ID into DFD. */
+static gboolean
+write_record (int dfd, const Identity *id, GError **error)
+{
+  g_autofree char *base = g_strconcat (id->hash, ".so.sha256", NULL);
+  g_autoptr (GString) s = g_string_new (NULL);
+  guint n = id->keys ? g_strv_length (id->keys) : 0;
+
+  g_string_printf (s, "%s %s %s", id->digest, id->hash, id->body);
+  /* the most recent keys, as many as fit */
+  for (guint i = n > MAX_KEYS ? n - MAX_KEYS : 0; i < n; i++)
+    g_string_append_printf (s, " %s", id->keys[i]);
+  g_string_append_c (s, '\n');
+  return cml_atomic_file_set_contents_at (dfd, base, s->str, s->len, CML_ATOMIC_FILE_UNSYNCED, error);
+}
+
+/* Adds the memo key KEY to the record of the object HASH in DFD (its source, just made
+ * for KEY, is the object's): a memo of KEY may then name it. */
+static void
+record_add_key (int dfd, const char *hash, const char *key)
+{
+  g_auto (Identity) rec = { 0 };
+  g_autoptr (GError) error = NULL;
+  guint n;
+
+  if (!read_record (dfd, hash, &rec) || !g_str_equal (rec.hash, hash) || g_strv_contains ((const char *const *) rec.keys, key))
+    return;
+  n = g_strv_length (rec.keys);
+  rec.keys = g_renew (char *, rec.keys, n + 2);
+  rec.keys[n] = g_strdup (key);
+  rec.keys[n + 1] = NULL;
+  if (!write_record (dfd, &rec, &error))
+    g_debug ("%s", error->message);
 }
 
 static CmlNative *
@@ -582,35 +620,39 @@ find_loaded (const char *hash, const char *digest)
   return l;
 }
 
-/* The cached object HASH of DFD (whose path is DIR), loaded if it is the one WANT
- * describes (its hash and key; its body when not NULL) and its bytes are those we built;
- * NULL when it is not there, or is another (an object that does not match its own record
- * is removed, to be built again). */
+/* The cached object HASH of DFD (whose path is DIR), loaded if its record names it, its
+ * source is BODY (when not NULL) and was made for the memo key KEY (when not NULL), and its
+ * bytes are those we built; NULL when it is not there, or is another (an object that does
+ * not match its own record is removed, to be built again).  *HAS_KEY (may be NULL): whether
+ * the record lists ADD_KEY (may be NULL). */
 static CmlNative *
-load_cached (int dfd, const char *dir, const Identity *want, gboolean cached)
+load_cached (int dfd, const char *dir, const char *hash, const char *body, const char *key, gboolean cached,
+             const char *add_key, gboolean *has_key)
 {
-  g_autofree char *base = g_strconcat (want->hash, ".so", NULL);
-  g_autofree char *record = g_strconcat (want->hash, ".so.sha256", NULL);
-  g_autofree char *actual = NULL, *stamp = NULL, *proc = NULL;
+  g_autofree char *base = g_strconcat (hash, ".so", NULL);
+  g_autofree char *record = g_strconcat (hash, ".so.sha256", NULL);
+  g_autofree char *actual = NULL, *proc = NULL;
   g_auto (Identity) rec = { 0 };
   guint64 cap = cml_cache_env_number ("CMLAB_NATIVE_CACHE_LIMIT", DEFAULT_CACHE_LIMIT);
   const char *found;
   void *module;
   int fd;
 
-  if (!read_record (dfd, want->hash, &rec))
+  if (!read_record (dfd, hash, &rec))
     {
       g_debug ("%s/%s: no valid record", dir, record);
       return NULL;
     }
-  /* the record must name this object, built for this key (a memo naming another model's
-   * object finds a record that says so) */
-  if (!g_str_equal (rec.hash, want->hash) || !g_str_equal (rec.key, want->key)
-      || (want->body != NULL && !g_str_equal (rec.body, want->body)))
+  /* the record must name this object, made from this source, for this memo key (a memo
+   * naming another model's object finds a record that does not list its key) */
+  if (!g_str_equal (rec.hash, hash) || (body != NULL && !g_str_equal (rec.body, body))
+      || (key != NULL && !g_strv_contains ((const char *const *) rec.keys, key)))
     {
-      g_debug ("%s/%s was not built for this (key %s, not %s)", dir, base, rec.key, want->key);
+      g_debug ("%s/%s was not made for this (memo key %s)", dir, base, key ? key : "none");
       return NULL;
     }
+  if (has_key)
+    *has_key = add_key != NULL && g_strv_contains ((const char *const *) rec.keys, add_key);
   fd = cml_cache_open_file (dfd, base, cap, NULL);
   if (fd < 0)
     {
@@ -634,7 +676,7 @@ load_cached (int dfd, const char *dir, const Identity *want, gboolean cached)
       return NULL;
     }
   g_mutex_lock (&loaded_lock);
-  Loaded *l = find_loaded (want->hash, rec.digest);
+  Loaded *l = find_loaded (hash, rec.digest);
   if (l != NULL)
     {
       g_mutex_unlock (&loaded_lock);
@@ -655,9 +697,8 @@ load_cached (int dfd, const char *dir, const Identity *want, gboolean cached)
       return NULL;
     }
   /* and it says itself what it was built from */
-  stamp = stamp_text (&rec);
   found = dlsym (module, STAMP_SYMBOL);
-  if (found == NULL || strncmp (found, stamp, strlen (stamp) + 1) != 0)
+  if (found == NULL || strncmp (found, rec.body, HASH_LEN + 1) != 0)
     {
       g_mutex_unlock (&loaded_lock);
       g_debug ("%s/%s carries another stamp than its record's: building it again", dir, base);
@@ -668,7 +709,7 @@ load_cached (int dfd, const char *dir, const Identity *want, gboolean cached)
       return NULL;
     }
   l = g_new0 (Loaded, 1);
-  l->hash = g_strdup (want->hash);
+  l->hash = g_strdup (hash);
   l->digest = g_strdup (rec.digest);
   l->module = module;
   l->fd = fd;
@@ -702,9 +743,8 @@ static gboolean
 compile_into_cache (int dfd, const char *dir, const char *full, Identity *id, guint64 limit, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autofree char *tmp = NULL, *src = NULL, *out = NULL, *bytes = NULL, *record = NULL;
+  g_autofree char *tmp = NULL, *src = NULL, *out = NULL, *bytes = NULL;
   g_autofree char *base = g_strconcat (id->hash, ".so", NULL);
-  g_autofree char *rbase = g_strconcat (id->hash, ".so.sha256", NULL);
   gsize len = 0;
   gboolean ok = FALSE;
   int fd;
@@ -741,11 +781,10 @@ compile_into_cache (int dfd, const char *dir, const char *full, Identity *id, gu
       goto done;
     }
   id->digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
-  record = g_strdup_printf ("%s %s %s %s\n", id->digest, id->hash, id->key, id->body);
   /* the object, then its record: a record never describes an object not yet in place */
   if (!cml_atomic_file_set_contents_at (dfd, base, bytes, len, CML_ATOMIC_FILE_UNSYNCED, error))
     goto done;
-  if (!cml_atomic_file_set_contents_at (dfd, rbase, record, strlen (record), CML_ATOMIC_FILE_UNSYNCED, error))
+  if (!write_record (dfd, id, error))
     {
       unlinkat (dfd, base, 0);
       goto done;
@@ -757,29 +796,29 @@ done:
 }
 
 /* cml_native_build () into the cache DFD (at DIR), the source made for the memo key KEY
- * (its hash, or "-"); the object's hash in *HASH_OUT. */
+ * (its hash, or NULL); the object's hash in *HASH_OUT. */
 static CmlNative *
 build_source (int dfd, const char *dir, const char *source, const char *key, char **hash_out, GError **error)
 {
   g_autofree char *body = NULL, *full = NULL;
   g_auto (Identity) id = { 0 };
   CmlNative *native;
+  gboolean has_key = FALSE;
   guint64 limit;
 
   body = g_strconcat (source_prologue, source, NULL);
-  id.key = g_strdup (key);
   id.body = g_compute_checksum_for_string (G_CHECKSUM_SHA256, body, -1);
-  {
-    g_autofree char *stamp = stamp_text (&id);
-    full = g_strdup_printf ("%s\n/* what this object was built from (cml-native.c) */\n"
-                            "const char " STAMP_SYMBOL "[] = \"%s\";\n", body, stamp);
-  }
+  full = g_strdup_printf ("%s\n/* what this object was built from (cml-native.c) */\n"
+                          "const char " STAMP_SYMBOL "[] = \"%s\";\n", body, id.body);
   id.hash = native_hash ("", full);
   limit = cml_cache_env_number ("CMLAB_NATIVE_CACHE_LIMIT", DEFAULT_CACHE_LIMIT);
 
   /* in the cache: loaded only if it is what we would build and its bytes are those we built */
-  if ((native = load_cached (dfd, dir, &id, TRUE)) != NULL)
+  if ((native = load_cached (dfd, dir, id.hash, id.body, NULL, TRUE, key, &has_key)) != NULL)
     {
+      /* this source is the object's: a memo of KEY may name it from now on */
+      if (key != NULL && !has_key)
+        record_add_key (dfd, id.hash, key);
       if (hash_out)
         *hash_out = g_strdup (id.hash);
       return native;
@@ -798,10 +837,12 @@ build_source (int dfd, const char *dir, const char *source, const char *key, cha
     if (!cml_atomic_file_set_contents_at (dfd, cbase, full, strlen (full), CML_ATOMIC_FILE_UNSYNCED, error))
       return NULL;
   }
+  id.keys = g_new0 (char *, 2);
+  id.keys[0] = g_strdup (key);
   if (!compile_into_cache (dfd, dir, full, &id, limit, error))
     return NULL;
   trim_cache (dfd, limit, id.hash);
-  native = load_cached (dfd, dir, &id, FALSE);
+  native = load_cached (dfd, dir, id.hash, id.body, NULL, FALSE, NULL, NULL);
   if (native == NULL)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot load %s/%s.so: %s", dir, id.hash,
@@ -836,7 +877,7 @@ cml_native_build (const char *source, GError **error)
   dir = cml_cache_dir_path ("CMLAB_NATIVE_CACHE", "native");
   if ((dfd = open_cache_dir (dir, error)) < 0)
     return NULL;
-  native = build_source (dfd, dir, source, "-", NULL, error);
+  native = build_source (dfd, dir, source, NULL, NULL, error);
   close (dfd);
   return native;
 }
@@ -875,9 +916,8 @@ cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, 
           line[strlen (line) - 1] = '\0';
           if (is_hash (line))
             {
-              /* the memo's object, if it was built for this key */
-              Identity want = { line, mhash, NULL, NULL };
-              native = load_cached (dfd, dir, &want, TRUE);
+              /* the memo's object, if its record lists this key */
+              native = load_cached (dfd, dir, line, NULL, mhash, TRUE, NULL, NULL);
             }
         }
     }
@@ -908,7 +948,7 @@ cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, 
       g_clear_pointer (&native, cml_native_free);
       g_clear_pointer (&hash, g_free);
     }
-  native = build_source (dfd, dir, src->str, mhash ? mhash : "-", &hash, error);
+  native = build_source (dfd, dir, src->str, mhash, &hash, error);
   if (native != NULL && memo != NULL)
     {
       g_autoptr (GError) merr = NULL;
