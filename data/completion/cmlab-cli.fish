@@ -64,8 +64,8 @@ complete -c $cli -f
 complete -c $cli -n __fish_use_subcommand -a '(__cmlab_cli_run list commands)'
 complete -c $cli -n 'not __fish_use_subcommand; and string match -q -- "-*" (commandline -ct)' -a '(__cmlab_cli_options)'
 complete -c $cli -n __cmlab_cli_needs_model \
-    -a '(__cmlab_cli_run list models | string replace -r " .*" ""; __fish_complete_suffix .cml)'
-complete -c $cli -n __cmlab_cli_list_kind -a 'models commands integrators parameters state observables'
+    -a '(__cmlab_cli_run list model-names; __fish_complete_suffix .cml)'
+complete -c $cli -n __cmlab_cli_list_kind -a 'models model-names commands integrators parameters state observables'
 complete -c $cli -l integrator -x -a '(__cmlab_cli_run list integrators)'
 complete -c $cli -l set -x -a '(__cmlab_cli_names parameters | string replace -r "\$" "=")'
 complete -c $cli -l vary -x -a '(__cmlab_cli_names parameters | string replace -r "\$" "=")'

@@ -43,9 +43,12 @@ struct _CmlSceneView
   GtkOverlay      *overlay;
   GtkGLArea       *area;
   GtkToggleButton *table_frame_button;
+  GtkWidget       *corner_buttons;  /* the buttons over the view's top-right corner */
   GtkToggleButton *steer_button;
   GtkDrawingArea  *legend;
   double           legend_w, legend_h;  /* logical pixels; 0 when there is no legend */
+  int              legend_room;         /* the view's width the legend was laid out for */
+  guint            legend_relayout;     /* idle source: lay the legend out for a new width */
 
   CmlSceneRenderer *renderer;        /* realized only */
   gboolean          renderer_failed; /* shaders failed in a working context: a bug */
@@ -274,7 +277,20 @@ legend_style (CmlSceneView *self)
   style.scale = self->style.presentation ? self->text_scale : 1;
   /* the window's legend says what the pointer can move */
   style.interactive = TRUE;
+  /* long lines wrap to the view's width, rather than the whole card shrinking */
+  style.legend_width = self->legend_room > 2 * LEGEND_MARGIN ? self->legend_room - 2 * LEGEND_MARGIN : 0;
   return style;
+}
+
+static void update_legend (CmlSceneView *self);
+
+static gboolean
+legend_relayout (gpointer data)
+{
+  CmlSceneView *self = data;
+  self->legend_relayout = 0;
+  update_legend (self);
+  return G_SOURCE_REMOVE;
 }
 
 /* Drawn smaller, all of it, when the view is narrower than the legend (a 4:3 projector
@@ -302,7 +318,16 @@ legend_position (GtkOverlay *overlay, GtkWidget *child, GdkRectangle *allocation
   double w = ceil (self->legend_w), h = ceil (self->legend_h);
   double room = ow - 2.0 * LEGEND_MARGIN, s = 1.0;
 
-  if (child != GTK_WIDGET (self->legend) || w <= 0 || h <= 0 || ow <= 0)
+  if (child != GTK_WIDGET (self->legend) || ow <= 0)
+    return FALSE;
+  /* a new width: the legend is laid out for it once this layout is done */
+  if (ow != self->legend_room)
+    {
+      self->legend_room = ow;
+      if (self->legend_relayout == 0)
+        self->legend_relayout = g_idle_add (legend_relayout, self);
+    }
+  if (w <= 0 || h <= 0)
     return FALSE;
   if (w > room)
     s = MAX (room, 1.0) / w;
@@ -422,11 +447,29 @@ area_size (CmlSceneView *self, int *width, int *height, int *scale)
   *height = MAX (1, gtk_widget_get_height (GTK_WIDGET (self->area)) * *scale);
 }
 
+/* The part of the view (WIDTH × HEIGHT device pixels at SCALE) the overlay CORNER covers
+ * from its top-right corner, as fractions of its width and height in SIZE: the buttons'
+ * own size and their margins; 0, 0 while none is shown. */
+static void
+corner_size (GtkWidget *corner, int scale, int width, int height, double size[2])
+{
+  size[0] = size[1] = 0;
+  if (!gtk_widget_get_visible (corner) || !gtk_widget_get_child_visible (corner))
+    return;
+  int w = gtk_widget_get_width (corner), h = gtk_widget_get_height (corner);
+  if (w <= 0 || h <= 0)
+    return;
+  w += gtk_widget_get_margin_end (corner) + LEGEND_MARGIN;
+  h += gtk_widget_get_margin_top (corner) + LEGEND_MARGIN;
+  size[0] = (double) w * scale / width;
+  size[1] = (double) h * scale / height;
+}
+
 /* Style and camera for this frame; the camera follows the scene while it auto-fits. */
 static void
 prepare (CmlSceneView *self, const double *values, int width, int height, int scale)
 {
-  double keep_out[2] = { 0, 0 };
+  CmlCameraKeepOut keep_out = { { 0, 0 }, { 0, 0 } };
   g_autoptr (GArray) points = g_array_new (FALSE, FALSE, 3 * sizeof (double));
   g_autoptr (GArray) bodies = g_array_new (FALSE, FALSE, 3 * sizeof (double));
 
@@ -470,12 +513,14 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
     }
   /* the target and the conjugate points are framed too */
   cml_scene_steer_add_frame_points (self->steer, points);
-  /* clear of the legend's corner (sizes in logical pixels, the view's in device ones) */
+  /* clear of the legend's corner and the buttons' (sizes in logical pixels, the view's
+   * in device ones) */
   if (self->legend_w > 0)
     {
-      keep_out[0] = (self->legend_w + LEGEND_MARGIN) * scale / width;
-      keep_out[1] = (self->legend_h + LEGEND_MARGIN) * scale / height;
+      keep_out.legend[0] = (self->legend_w + LEGEND_MARGIN) * scale / width;
+      keep_out.legend[1] = (self->legend_h + LEGEND_MARGIN) * scale / height;
     }
+  corner_size (self->corner_buttons, scale, width, height, keep_out.buttons);
   /* the camera glides over the (wall) time between two frames drawn */
   gint64 now = g_get_monotonic_time ();
   double dt = self->last_fit_time > 0 && now > self->last_fit_time ? (now - self->last_fit_time) * 1e-6 : 0;
@@ -484,7 +529,7 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
    * growing under the ball) would move the ground under the pointer, and the ball with it */
   if (!self->body_drag)
     cml_camera_follow (&self->camera, (double *) points->data, points->len, (double *) bodies->data, bodies->len,
-                       (double) width / height, keep_out, dt);
+                       (double) width / height, &keep_out, dt);
 }
 
 static gboolean
@@ -1167,6 +1212,7 @@ cml_scene_view_dispose (GObject *object)
 {
   CmlSceneView *self = CML_SCENE_VIEW (object);
 
+  g_clear_handle_id (&self->legend_relayout, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_SCENE_VIEW);
   g_clear_pointer (&self->frame, cml_frame_unref);
   g_clear_pointer (&self->sys, cml_system_unref);
@@ -1224,6 +1270,7 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, overlay);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, area);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, table_frame_button);
+  gtk_widget_class_bind_template_child (widget_class, CmlSceneView, corner_buttons);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, steer_button);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, legend);
   gtk_widget_class_bind_template_callback (widget_class, on_area_realize);

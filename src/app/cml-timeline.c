@@ -186,6 +186,18 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   g_free (self->distance_text);
   self->distance_text = distance_text (frame, self->compact);
   gtk_label_set_text (self->distance_label, self->distance_text);
+  /* in presentation mode the distance is read whole: its label takes the room its
+   * longest text so far needs (it only grows, so the scrubber does not jitter) and the
+   * scrubber the rest */
+  if (self->compact)
+    {
+      int chars = (int) g_utf8_strlen (self->distance_text, -1) + 1;
+      if (chars > gtk_label_get_width_chars (self->distance_label))
+        {
+          gtk_label_set_width_chars (self->distance_label, chars);
+          gtk_label_set_max_width_chars (self->distance_label, MAX (chars, 24));
+        }
+    }
   if (frame->system != self->tooltip_system)
     {
       g_autofree char *tip = distance_tooltip (frame);
@@ -218,6 +230,12 @@ cml_timeline_set_compact (CmlTimeline *self, gboolean compact)
 {
   g_return_if_fail (CML_IS_TIMELINE (self));
   self->compact = !!compact;
+  /* the label's room as the interface file gives it, until a text asks for more */
+  gtk_label_set_width_chars (self->distance_label, 8);
+  gtk_label_set_max_width_chars (self->distance_label, 24);
+  /* and the scrubber gives up room for it: in large type on a 4:3 screen the line is
+   * full */
+  gtk_widget_set_size_request (GTK_WIDGET (self->scale), compact ? 60 : 120, -1);
 }
 
 const char *

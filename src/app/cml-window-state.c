@@ -26,6 +26,8 @@
  *   outside       every shown widget that reaches past the widget holding it, or past the
  *                 window's edge ("GtkBox at (748, 68) 552×603 reaches past the window at
  *                 (0, 0) 1280×720"): none when nothing is cut off
+ *   cut           every shown label whose text is cut short ("…"): {"text", "tooltip"
+ *                 (true: it is marked as one a tooltip completes, a title)}
  *   popovers      how many popovers are open (the list of systems, a menu …)
  *   windows       how many windows the program shows (the main window, dialogs)
  *   focus         the focused widget's type, and its text when it is a text field
@@ -190,6 +192,26 @@ collect_popups (GtkWidget *widget, CmlJson *json)
           cml_json_end (json);
         }
       collect_popups (c, json);
+    }
+}
+
+/* Every shown label under WIDGET whose text is cut short. */
+static void
+collect_cut (GtkWidget *widget, CmlJson *json)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      if (GTK_IS_POPOVER (c) || !gtk_widget_get_mapped (c))
+        continue;
+      if (GTK_IS_LABEL (c) && gtk_label_get_ellipsize (GTK_LABEL (c)) != PANGO_ELLIPSIZE_NONE
+          && *gtk_label_get_text (GTK_LABEL (c)) && pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (c))))
+        {
+          cml_json_begin_object (json, NULL, CML_JSON_LINE);
+          cml_json_string (json, "text", gtk_label_get_text (GTK_LABEL (c)));
+          cml_json_bool (json, "tooltip", gtk_widget_has_css_class (c, "may-ellipsize"));
+          cml_json_end (json);
+        }
+      collect_cut (c, json);
     }
 }
 
@@ -407,6 +429,9 @@ describe (CmlWindow *self)
   cml_json_begin_array (json, "outside", CML_JSON_BLOCK);
   collect (window, &GRAPHENE_RECT_INIT (0, 0, ww, wh), window, json, &n_popovers);
   cml_json_end (json);
+  cml_json_begin_array (json, "cut", CML_JSON_BLOCK);
+  collect_cut (window, json);
+  cml_json_end (json);
   cml_json_int (json, "popovers", n_popovers);
   cml_json_begin_array (json, "popups", CML_JSON_BLOCK);
   collect_popups (window, json);
@@ -460,7 +485,7 @@ describe (CmlWindow *self)
   cml_json_number (json, "plots", cml_plot_view_get_font (self->time_plot));
   cml_json_number (json, "legend", cml_scene_view_get_legend_font (self->scene_view));
   {
-    PangoFontDescription *font = pango_context_get_font_description (gtk_widget_get_pango_context (GTK_WIDGET (self->speed_label)));
+    PangoFontDescription *font = pango_context_get_font_description (gtk_widget_get_pango_context (GTK_WIDGET (self->time_label)));
     double size = font ? pango_font_description_get_size (font) / (double) PANGO_SCALE : 0;
     /* points at 96 dots per inch, unless the size is already in pixels */
     cml_json_number (json, "status", font && pango_font_description_get_size_is_absolute (font) ? size : size * 96.0 / 72.0);

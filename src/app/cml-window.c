@@ -163,7 +163,12 @@ update_title (CmlWindow *self)
   gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
   subtitle = g_strdup_printf ("%s · %s", model->name, formalism_label (cml_system_get_formalism (self->system)));
   gtk_label_set_text (self->subtitle_label, subtitle);
-  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), !self->presentation);
+  /* the whole title and the formalism when the header bar cuts them short */
+  {
+    g_autofree char *tip = g_strdup_printf ("%s\n%s", model->title ? model->title : model->name, subtitle);
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->title_label), tip);
+  }
   title = g_strdup_printf ("%s — cmlab", model->title ? model->title : model->name);
   gtk_window_set_title (GTK_WINDOW (self), title);
 }
@@ -490,6 +495,21 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   gtk_widget_set_visible (GTK_WIDGET (self->integrator_dropdown), !presentation);
   cml_window_show_integrator_choice (self);
   gtk_widget_set_visible (GTK_WIDGET (self->open_button), !presentation);
+  /* the header bar shows the speed, and the play button whether it runs: the status
+   * line's room goes to the scrubber and the distance */
+  gtk_widget_set_visible (GTK_WIDGET (self->speed_label), !presentation);
+  gtk_widget_set_visible (GTK_WIDGET (self->state_label), !presentation);
+  /* on a projector the title is read whole, on two lines when it must, and the model's
+   * file name and formalism (the teacher's) make room for it */
+  gtk_label_set_single_line_mode (self->title_label, !presentation);
+  gtk_label_set_wrap (self->title_label, presentation);
+  gtk_label_set_lines (self->title_label, presentation ? 2 : -1);
+  gtk_label_set_justify (self->title_label, GTK_JUSTIFY_CENTER);
+  /* a wrapping label asks for its whole text on one line: bounded, the header bar does
+   * not widen the window for it */
+  gtk_label_set_width_chars (self->title_label, presentation ? 12 : -1);
+  gtk_label_set_max_width_chars (self->title_label, presentation ? 32 : -1);
+  update_title (self);
   cml_scene_view_set_presentation (self->scene_view, presentation);
   cml_timeline_set_compact (self->timeline, presentation);
   cml_plot_view_set_presentation (self->time_plot, presentation);

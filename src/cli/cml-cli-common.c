@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -307,6 +308,21 @@ cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **wh
 {
   gboolean to_stdout = path == NULL || g_str_equal (path, "-");
   double bytes = (double) n_rows * row_bytes;
+  struct stat st;
+
+  /* a pipe, a terminal or a device that exists is written to as it is (cml-atomic-file.c):
+   * its free space cannot be known either, as standard output's */
+  if (!to_stdout && stat (path, &st) == 0 && !S_ISREG (st.st_mode))
+    {
+      if (n_rows > CML_CLI_MAX_STDOUT_ROWS)
+        {
+          *why = g_strdup_printf (_("%llu rows (about %.3g GB) to “%s”, not a file but a pipe or a device, more "
+                                  "than 10^7, the limit there (its free space cannot be known): use a larger "
+                                  "--dt-out, or -o FILE"), (unsigned long long) n_rows, bytes / 1e9, path);
+          return FALSE;
+        }
+      return TRUE;
+    }
 
   if (n_rows > CML_CLI_MAX_ROWS)
     {
@@ -490,6 +506,35 @@ takes_value (const char *arg, const GOptionEntry *entries)
   return FALSE;
 }
 
+/* Whether the file OUTPUT (-o) is not the file the run reads, INPUT (a session when
+ * SESSION, else a model file or a built-in name, resolved as cml_model_load does): the
+ * same file by any name (the same device and inode), which the output would replace.
+ * FALSE after printing why. */
+static gboolean
+output_is_not_input (const char *output, const char *input, gboolean session, const char *usage)
+{
+  struct stat out_st, in_st;
+
+  if (output == NULL || input == NULL || g_str_equal (output, "-") || stat (output, &out_st) != 0)
+    return TRUE;
+  g_autofree char *file = g_strconcat (input, ".cml", NULL);
+  g_autofree char *builtin = g_build_filename (cml_model_builtin_dir (), file, NULL);
+  const char *candidates[] = { input, session ? NULL : builtin };
+  for (guint k = 0; k < G_N_ELEMENTS (candidates); k++)
+    if (candidates[k] && stat (candidates[k], &in_st) == 0 && in_st.st_dev == out_st.st_dev
+        && in_st.st_ino == out_st.st_ino && S_ISREG (in_st.st_mode))
+      {
+        if (session)
+          cml_cli_usage_error (usage, _("-o %s is the session file %s: the output would replace it; give another "
+                               "name"), output, candidates[k]);
+        else
+          cml_cli_usage_error (usage, _("-o %s is the model file %s: the output would replace it; give another "
+                               "name"), output, candidates[k]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 int
 cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer data, CmlCliRunOptions *ro,
                     CmlCliRunOptionsKind which, const char *usage, char **model)
@@ -552,6 +597,12 @@ cml_cli_parse_args (int argc, char **argv, const GOptionEntry *entries, gpointer
           return cml_cli_usage_error (usage, _("unexpected argument “%s”"), a);
         }
     }
+  if (!output_is_not_input (ro->output, ro->session_path ? ro->session_path : *model,
+                            ro->session_path != NULL, usage))
+    {
+      g_clear_pointer (model, g_free);
+      return CML_CLI_EXIT_USAGE;
+    }
   if (ro->session_path)
     {
       g_autoptr (GError) serr = NULL;
@@ -609,10 +660,10 @@ cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions
 
 /* ---- the span ---------------------------------------------------------------------------- */
 
-/* Steps the probe takes towards T_END (N of them at most, from the simulation's state):
- * its extrapolated pace, the steps the whole span would take at it — 0 when the probe
- * reaches T_END, INFINITY when it makes no headway; -1 when it fails for another reason.
- * *T_REACHED: where it stopped. */
+/* Steps the probe takes towards T_END (N of them at most, from the simulation's state at
+ * T_START, forwards or backwards): its extrapolated pace, the steps the whole span would
+ * take at it — 0 when the probe reaches T_END, INFINITY when it makes no headway; -1 when
+ * it fails for another reason.  *T_REACHED: where it stopped. */
 static double
 probe_pace (CmlSimulation *sim, const CmlIntegratorOptions *saved, double t_start, double t_end, guint n,
             guint n_before, double *t_reached)
@@ -629,7 +680,9 @@ probe_pace (CmlSimulation *sim, const CmlIntegratorOptions *saved, double t_star
   if (!cml_integrator_error_is_budget (error))
     return -1;
   *t_reached = cml_simulation_get_time (sim);
-  return *t_reached > t_start ? (n_before + n) * ((t_end - t_start) / (*t_reached - t_start)) : INFINITY;
+  /* the way covered, in the direction of T_END */
+  double covered = (*t_reached - t_start) * (t_end > t_start ? 1 : -1);
+  return covered > 0 ? (n_before + n) * (fabs (t_end - t_start) / covered) : INFINITY;
 }
 
 gboolean
@@ -640,7 +693,8 @@ cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **
   double t0 = cml_simulation_get_time (sim), t_reached = t0;
   gboolean refuse = FALSE;
 
-  if (!(t_end > t0))
+  /* forwards or backwards (simulate --t-start T0 with T < T0) alike */
+  if (!(t_end != t0) || !isfinite (t_end))
     return TRUE;
   /* a tenth of the probe first: a pace a hundred times short of the limit settles it */
   double steps = probe_pace (sim, &saved, t0, t_end, CML_CLI_PROBE_STEPS / 10, 0, &t_reached);

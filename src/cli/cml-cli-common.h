@@ -122,14 +122,20 @@ int      cml_cli_parse_inits (GPtrArray *inits, GHashTable *given, const char *u
 gboolean cml_cli_check_output_path (const char *option, const char *path, char **why);
 
 /* Output rows: at most CML_CLI_MAX_ROWS in any case, CML_CLI_MAX_STDOUT_ROWS to standard
- * output (whose free space cannot be known); a file must fit the free space of its file
- * system.  ROW_BYTES is an estimate of one row.  FALSE with a message in *WHY that
+ * output or to a pipe or a device named by -o (whose free space cannot be known); a file
+ * must fit the free space of its file system.  ROW_BYTES is an estimate of one row.  FALSE with a message in *WHY that
  * suggests a larger --dt-out. */
 #define CML_CLI_MAX_ROWS        100000000 /* 10⁸ */
 #define CML_CLI_MAX_STDOUT_ROWS 10000000  /* 10⁷ */
+/* A plot draws at most CML_CLI_MAX_SERIES series (--y names, a sweep file's curves); a
+ * sweep file is read with at most CML_CLI_MAX_SWEEP_COLUMNS columns.  More is refused
+ * with a message, before anything is drawn or read further. */
+#define CML_CLI_MAX_SERIES        64
+#define CML_CLI_MAX_SWEEP_COLUMNS 4096
 gboolean cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **why);
 
-/* Whether the run from the simulation's state to T_END can be taken: a probe of at most
+/* Whether the run from the simulation's state to T_END (after or before its time: a
+ * backwards run is probed backwards) can be taken: a probe of at most
  * CML_CLI_PROBE_STEPS integrator steps towards T_END, extrapolated (its first tenth
  * settles it when its pace is a hundred times short of the limit).  A run that would take
  * more than CML_CLI_MAX_RUN_STEPS steps — a span no run reaches in a day: t = 1e308 with

@@ -5,7 +5,8 @@
  *
  * Without an argument (or with `models`): the built-in models with their titles, for
  * people.  The other lists are one name per line and nothing else, for scripts and the
- * shell's completion (data/completion): the commands; the integrators; a model's
+ * shell's completion (data/completion): the built-in models' names (`model-names`: a
+ * name may hold spaces or any character but a control character); the commands; the integrators; a model's
  * parameters (what --set takes and --vary varies); its state names (what --init takes:
  * coordinates, velocities, momenta, reconstruction variables); its observables (what
  * --columns, --measure, --x and --y take: those, the monitors, definitions, constraint
@@ -35,12 +36,12 @@ const char *const cml_cli_commands[] = {
 };
 
 static const char *list_usage =
-  N_("Usage: cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
-  "                       observables MODEL]\n"
+  N_("Usage: cmlab-cli list [models | model-names | commands | integrators | parameters MODEL |\n"
+  "                       state MODEL | observables MODEL]\n"
   "Without an argument, the built-in models with their titles.  The other lists print one\n"
-  "name per line (for scripts and shell completion): the commands, the integrators, and a\n"
-  "model's parameters (--set, --vary), state names (--init) or observables (--columns,\n"
-  "--measure, --x, --y).\n");
+  "name per line (for scripts and shell completion): the built-in models' names, the\n"
+  "commands, the integrators, and a model's parameters (--set, --vary), state names\n"
+  "(--init) or observables (--columns, --measure, --x, --y).\n");
 
 static int
 list_usage_error (const char *what)
@@ -107,6 +108,13 @@ cml_list_main (int argc, char **argv)
     }
   if (argc == 0 || (argc == 1 && g_str_equal (argv[0], "models")))
     return list_models ();
+  if (argc == 1 && g_str_equal (argv[0], "model-names"))
+    {
+      g_auto (GStrv) names = cml_model_list_builtin ();
+      for (guint k = 0; names[k]; k++)
+        printf ("%s\n", names[k]);
+      return 0;
+    }
   if (argc == 1 && g_str_equal (argv[0], "commands"))
     {
       for (guint k = 0; cml_cli_commands[k]; k++)

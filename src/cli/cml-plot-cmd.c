@@ -194,6 +194,9 @@ cml_plot_main (int argc, char **argv)
   CmlModel *md = cml_system_get_model (sys);
   g_auto (GStrv) names = g_strsplit (ycols, ",", -1);
   guint ny = g_strv_length (names);
+  if (ny > CML_CLI_MAX_SERIES)
+    return cml_cli_usage_error (NULL, _("--y names %u quantities; a plot draws at most %u: make several plots"), ny,
+                                CML_CLI_MAX_SERIES);
   g_autofree int *yidx = g_new (int, MAX (ny, 1));
   int xidx = -1;
   for (guint k = 0; k < ny; k++)

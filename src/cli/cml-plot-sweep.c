@@ -19,32 +19,48 @@
 #include <glib/gi18n.h>
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cml-cli-common.h"
 #include "cml-model.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot.h"
+#include "cml-read-file.h"
 #include "cml-sweep.h"
 
 #define SWEEP_LINE_HELP "“" CML_SWEEP_FILE_TAG "NAME; vary P[, Q]”"
+
+/* a sweep file, in bytes (some 10⁷ numbers): read whole, the rows kept as doubles */
+#define CML_SWEEP_FILE_MAX_BYTES ((gsize) 256 * 1024 * 1024)
 
 gboolean
 cml_plot_sweep_is_file (const char *arg)
 {
   char head[sizeof CML_SWEEP_FILE_TAG] = { 0 };
-  FILE *fp;
+  gsize n = 0;
+  int fd;
 
   if (arg == NULL)
     return FALSE;
   if (g_str_has_suffix (arg, ".csv") || g_str_has_suffix (arg, ".CSV"))
     return TRUE;
-  if (!g_file_test (arg, G_FILE_TEST_IS_REGULAR) || (fp = fopen (arg, "rb")) == NULL)
+  /* a regular file only (a FIFO would block the read): its first bytes */
+  if ((fd = cml_read_file_open (arg, NULL)) < 0)
     return FALSE;
-  size_t n = fread (head, 1, sizeof head - 1, fp);
-  fclose (fp);
+  while (n < sizeof head - 1)
+    {
+      ssize_t got = read (fd, head + n, sizeof head - 1 - n);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        break;
+      n += (gsize) got;
+    }
+  close (fd);
   return n == sizeof head - 1 && strcmp (head, CML_SWEEP_FILE_TAG) == 0;
 }
 
@@ -62,7 +78,11 @@ parse_cell (const char *s, double *out)
     return (*out = -INFINITY), TRUE;
   errno = 0;
   *out = g_ascii_strtod (s, &end);
-  return *s != '\0' && end != s && *end == '\0' && errno == 0;
+  if (*s == '\0' || end == s || *end != '\0')
+    return FALSE;
+  /* an underflow is the nearest double all the same (5e-324, the smallest subnormal,
+   * which sweep writes, sets ERANGE); an overflow is not a number sweep writes */
+  return errno == 0 || (errno == ERANGE && fabs (*out) <= DBL_MIN);
 }
 
 /* The file read: the model's name, the varied parameters, the columns and the rows. */
@@ -96,9 +116,22 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
   g_auto (GStrv) lines = NULL;
   guint k = 0;
 
-  if (!g_file_get_contents (path, &text, NULL, &error))
+  gsize len = 0;
+  const char *nul;
+
+  /* a regular file of at most CML_SWEEP_FILE_MAX_BYTES, read once */
+  if (!cml_read_file_capped (path, CML_SWEEP_FILE_MAX_BYTES, _("a sweep file"), &text, &len, &error))
     {
-      *why = g_strdup (error->message);
+      *why = g_strdup_printf ("%s: %s", path, error->message);
+      return FALSE;
+    }
+  /* a NUL byte would end the text there, every later row dropped unseen */
+  if ((nul = memchr (text, '\0', len)) != NULL)
+    {
+      guint line = 1;
+      for (const char *c = text; c < nul; c++)
+        line += *c == '\n';
+      *why = g_strdup_printf (_("%s: line %u has a NUL byte: not a text file"), path, line);
       return FALSE;
     }
   lines = g_strsplit (text, "\n", -1);
@@ -118,6 +151,12 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
     }
   f->model = g_strstrip (g_strndup (rest, semi - rest));
   f->vary = g_strsplit (semi + strlen ("; vary "), ",", -1);
+  if (f->vary[0] == NULL || (f->vary[1] == NULL && *g_strstrip (f->vary[0]) == '\0'))
+    {
+      *why = g_strdup_printf (_("%s:1: the sweep varies no parameter: line 1 must read %s, not “%s”"), path,
+                              SWEEP_LINE_HELP, lines[0]);
+      return FALSE;
+    }
   for (guint j = 0; f->vary[j]; j++)
     if (*g_strstrip (f->vary[j]) == '\0')
       {
@@ -136,6 +175,12 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
     }
   f->columns = g_strsplit (lines[k], ",", -1);
   f->n_cols = g_strv_length (f->columns);
+  if (f->n_cols > CML_CLI_MAX_SWEEP_COLUMNS)
+    {
+      *why = g_strdup_printf (_("%s: line %u names %u columns; plot reads at most %u"), path, k + 1, f->n_cols,
+                              CML_CLI_MAX_SWEEP_COLUMNS);
+      return FALSE;
+    }
   for (guint c = 0; c < f->n_cols; c++)
     g_strstrip (f->columns[c]);
   if (f->n_cols <= n_vary)
@@ -216,11 +261,24 @@ choose_columns (const SweepFile *f, const char *ycols, GArray *chosen, char **wh
 
   if (ycols == NULL)
     {
+      /* a curve each (a heat map shows the first alone) */
+      if (n_vary == 1 && f->n_cols - n_vary > CML_CLI_MAX_SERIES)
+        {
+          *why = g_strdup_printf (_("the sweep file has %u measured columns; a plot draws at most %u: choose them "
+                                  "with --y"), f->n_cols - n_vary, CML_CLI_MAX_SERIES);
+          return FALSE;
+        }
       for (guint c = n_vary; c < f->n_cols; c++)
         g_array_append_val (chosen, c);
       return TRUE;
     }
   g_auto (GStrv) names = g_strsplit (ycols, ",", -1);
+  if (g_strv_length (names) > CML_CLI_MAX_SERIES)
+    {
+      *why = g_strdup_printf (_("--y names %u columns; a plot draws at most %u: make several plots"),
+                              g_strv_length (names), CML_CLI_MAX_SERIES);
+      return FALSE;
+    }
   for (guint k = 0; names[k]; k++)
     {
       guint c = n_vary;

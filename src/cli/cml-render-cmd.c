@@ -541,14 +541,14 @@ draw_clock (Render *R, guint k, guint8 *frame)
 static void
 frame_scene (Render *R)
 {
-  double keep_out[2] = { 0, 0 };
+  CmlCameraKeepOut keep_out = { { 0, 0 }, { 0, 0 } };
   if (R->legend)
     {
-      keep_out[0] = (double) (R->legend_x - R->scene_x + cairo_image_surface_get_width (R->legend)) / R->scene_w;
-      keep_out[1] = (double) (R->scene_y + R->scene_h - R->legend_y) / R->scene_h;
+      keep_out.legend[0] = (double) (R->legend_x - R->scene_x + cairo_image_surface_get_width (R->legend)) / R->scene_w;
+      keep_out.legend[1] = (double) (R->scene_y + R->scene_h - R->legend_y) / R->scene_h;
     }
   cml_scene_fit_camera (R->renderer, R->n_values ? R->values : NULL, &R->style, (double) R->scene_w / R->scene_h,
-                        keep_out, &R->camera);
+                        &keep_out, &R->camera);
 }
 
 /* The plot of the chosen observable against time over [0, T], its y range fixed to

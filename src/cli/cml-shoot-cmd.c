@@ -195,6 +195,15 @@ cml_shoot_main (int argc, char **argv)
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return CML_CLI_EXIT_USAGE;
     }
+  {
+    /* a span the integrator cannot cover (--t-end 1e300), as simulate refuses it */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_span (sim, given, ro.t_end, &why))
+      {
+        fprintf (stderr, "cmlab-cli: %s\n", why);
+        return CML_CLI_EXIT_USAGE;
+      }
+  }
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
     fprintf (stderr, _("note: %s\n"), (char *) report->pdata[k]);

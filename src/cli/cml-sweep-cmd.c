@@ -20,6 +20,12 @@
  * --shard I/N keeps the points whose grid index k has k mod N = I − 1, with the same
  * two header lines: the rows of the N shards, merged in grid order, are the unsharded
  * file's.  The runs themselves are cml-sweep.c's.
+ *
+ * Bounds: the rows are written as they come (the sweep holds a window of them, never the
+ * grid); a run writes at most SWEEP_MAX_COLUMNS measured columns a row and
+ * SWEEP_MAX_VALUES numbers in all (points × measured columns; more is split into shards);
+ * --jobs is at most CML_SWEEP_MAX_JOBS, and the sweep runs on the threads the system
+ * gives.  Ctrl-C, SIGTERM or SIGHUP during -o FILE drop the file's temporary.
  */
 #define G_LOG_DOMAIN "cmlab-cli"
 
@@ -50,7 +56,9 @@ static const char *sweep_usage =
   "--shard I/N: only the points whose grid index k has k mod N = I − 1 (same header).\n"
   "--jobs J: J runs at a time (default: one per processor).\n");
 
-#define SWEEP_MAX_POINTS ((guint64) CML_CLI_MAX_ROWS)
+#define SWEEP_MAX_POINTS  ((guint64) CML_CLI_MAX_ROWS)
+#define SWEEP_MAX_COLUMNS 100000u                   /* 10⁵ measured columns a row */
+#define SWEEP_MAX_VALUES  ((guint64) 1000000000)    /* 10⁹ numbers (points × columns) a run */
 
 typedef struct
 {
@@ -75,8 +83,9 @@ sweep_option (const char *name, const char *value, gpointer data, GError **error
   if (g_str_equal (name, "--jobs"))
     {
       guint64 j;
-      if (!g_ascii_string_to_unsigned (value, 10, 1, 4096, &j, NULL))
-        return cml_cli_option_error (error, _("--jobs needs a whole number from 1 to 4096, not “%s”"), value);
+      if (!g_ascii_string_to_unsigned (value, 10, 1, CML_SWEEP_MAX_JOBS, &j, NULL))
+        return cml_cli_option_error (error, _("--jobs needs a whole number from 1 to %u, not “%s”"),
+                                     CML_SWEEP_MAX_JOBS, value);
       so->jobs = (guint) j;
       return TRUE;
     }
@@ -197,13 +206,31 @@ progress_done (Progress *p)
 /* Where the rows go, as the sweep hands them out. */
 typedef struct
 {
-  FILE         *fp;
-  GString      *line;
-  const GArray *vary; /* CmlSweepVary */
-  guint         n_cols;
-  Progress      progress;
-  guint64       n_failed;
+  FILE          *fp;
+  CmlAtomicFile *file; /* -o FILE, or NULL for standard output */
+  GString       *line;
+  const GArray  *vary; /* CmlSweepVary */
+  guint          n_cols;
+  Progress       progress;
+  guint64        n_failed;
+  int            write_errno; /* the first failed write's (ENOSPC on a full disk), or 0 */
 } SweepOutput;
+
+/* Ctrl-C, SIGTERM or SIGHUP while -o FILE is written: the temporary file goes, and the
+ * signal then ends the process as it would have (the runs under way with it). */
+static void
+check_interrupted (SweepOutput *out)
+{
+  if (out->file == NULL || cml_atomic_file_interrupted () == 0)
+    return;
+  progress_done (&out->progress);
+  fprintf (stderr, _("cmlab-cli: interrupted (%s); %s not written\n"), g_strsignal (cml_atomic_file_interrupted ()),
+           cml_atomic_file_get_path (out->file));
+  cml_atomic_file_abort (out->file);
+  cml_atomic_file_release_signals ();
+  /* a signal whose handler was to ignore it: the sweep stops all the same */
+  _exit (CML_CLI_EXIT_USAGE);
+}
 
 static void
 write_row (guint64 k, guint64 g, const guint *idx, const double *values, const char *why, gpointer data)
@@ -212,6 +239,7 @@ write_row (guint64 k, guint64 g, const guint *idx, const double *values, const c
   const GArray *vary = out->vary;
   GString *line = out->line;
 
+  check_interrupted (out);
   g_string_truncate (line, 0);
   for (guint j = 0; j < vary->len; j++)
     {
@@ -238,12 +266,14 @@ write_row (guint64 k, guint64 g, const guint *idx, const double *values, const c
       out->n_failed++;
     }
   fputs (line->str, out->fp);
-  fflush (out->fp);
+  if (fflush (out->fp) != 0 && out->write_errno == 0)
+    out->write_errno = errno;
 }
 
 static void
 show_progress (guint64 done, guint64 total, gpointer data)
 {
+  check_interrupted (data);
   progress_update (&((SweepOutput *) data)->progress, done, total);
 }
 
@@ -311,6 +341,7 @@ cml_sweep_main (int argc, char **argv)
   g_autofree double *base = NULL;
   CmlIntegratorOptions iopt = cml_integrator_options_default ();
   guint64 shard_i = 0, shard_n = 1, n_grid = 1, n_points;
+  guint jobs_run = 0, jobs_asked;
   const char *output;
   int status;
 
@@ -356,6 +387,30 @@ cml_sweep_main (int argc, char **argv)
       g_array_append_val (at, ro.t_end);
       g_ptr_array_add (at_labels, g_strdup (g_ascii_formatd (buf, sizeof buf, "%.17g", ro.t_end)));
     }
+  n_points = n_grid > shard_i ? (n_grid - shard_i - 1) / shard_n + 1 : 0;
+  names = g_strsplit (so.measures, ",", -1);
+  {
+    /* what one run writes: its rows are streamed, but a row is held whole, and a run of
+     * hours is better split into shards that fail alone */
+    guint64 n_cols = (guint64) g_strv_length (names) * at->len;
+
+    if (n_cols > SWEEP_MAX_COLUMNS)
+      return cml_cli_usage_error (sweep_usage, _("%u quantities at %u times make %llu columns a row, more than %u, "
+                                  "the most a sweep writes: measure fewer quantities or at fewer times (--at)"),
+                                  g_strv_length (names), at->len, (unsigned long long) n_cols, SWEEP_MAX_COLUMNS);
+    if (n_cols * n_points > SWEEP_MAX_VALUES)
+      {
+        guint64 parts = (n_cols * n_points + SWEEP_MAX_VALUES - 1) / SWEEP_MAX_VALUES * shard_n;
+        return cml_cli_usage_error (sweep_usage, _("%llu points × %llu columns are %llu numbers, more than 10^9, the "
+                                    "most one sweep writes: split it into %llu shards or more, --shard 1/%llu to "
+                                    "--shard %llu/%llu, each run on its own (on as many machines), and merge their "
+                                    "rows in grid order"),
+                                    (unsigned long long) n_points, (unsigned long long) n_cols,
+                                    (unsigned long long) (n_cols * n_points), (unsigned long long) parts,
+                                    (unsigned long long) parts, (unsigned long long) parts,
+                                    (unsigned long long) parts);
+      }
+  }
   if ((status = cml_cli_run_options_integrator (&ro, &iopt, sweep_usage)) != 0)
     return status;
   {
@@ -380,11 +435,12 @@ cml_sweep_main (int argc, char **argv)
       v->param = cml_model_param_index (model, v->name);
       if (v->param < 0)
         return cml_cli_usage_error (NULL, _("%s has no parameter “%s” for --vary"), model->name, v->name);
-      for (guint i = 0; i < v->n; i++)
-        if (!cml_model_check_param (model, model->params->pdata[v->param], cml_sweep_vary_value (v, i), &error))
+      /* a range's values lie between its ends; a list of allowed values is checked one by one */
+      const CmlParam *par = model->params->pdata[v->param];
+      for (guint i = 0; i < v->n; i = par->choices || i + 1 >= v->n - 1 ? i + 1 : v->n - 1)
+        if (!cml_model_check_param (model, par, cml_sweep_vary_value (v, i), &error))
           return cml_cli_usage_error (NULL, _("--vary %s: %s"), v->name, error->message);
     }
-  names = g_strsplit (so.measures, ",", -1);
   for (guint k = 0; names[k]; k++)
     {
       int i;
@@ -420,8 +476,6 @@ cml_sweep_main (int argc, char **argv)
   for (guint p = 0; p < model->params->len; p++)
     base[p] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[p])->name);
 
-  n_points = n_grid > shard_i ? (n_grid - shard_i - 1) / shard_n + 1 : 0;
-
   /* the header: a comment line saying what was swept (the same in every shard), then the
    * columns */
   g_autoptr (GString) line = g_string_new (NULL);
@@ -447,11 +501,13 @@ cml_sweep_main (int argc, char **argv)
       if (file == NULL)
         return cml_cli_usage_error (NULL, "%s", error->message);
       fp = cml_atomic_file_get_stream (file);
+      cml_atomic_file_hold_signals ();
     }
   fputs (line->str, fp);
   fflush (fp);
 
   /* the runs, and the rows in grid order */
+  jobs_asked = MIN (so.jobs ? so.jobs : g_get_num_processors (), CML_SWEEP_MAX_JOBS);
   CmlSweepSpec spec = {
     .sys = sys, .base = base,
     .vary = (const CmlSweepVary *) vary->data, .n_vary = vary->len,
@@ -459,20 +515,34 @@ cml_sweep_main (int argc, char **argv)
     .iopt = &iopt, .given = given,
     .at = (const double *) at->data, .n_at = at->len,
     .measure = (const int *) measure->data, .n_measures = measure->len,
-    .jobs = so.jobs,
+    .jobs = so.jobs, .jobs_run = &jobs_run,
   };
   SweepOutput out = {
-    .fp = fp, .line = line, .vary = vary, .n_cols = measure->len * at->len,
+    .fp = fp, .file = file, .line = line, .vary = vary, .n_cols = measure->len * at->len,
     .progress = { .tty = isatty (STDERR_FILENO), .start = g_get_monotonic_time () },
   };
   cml_sweep_run (&spec, write_row, show_progress, &out, NULL);
   progress_done (&out.progress);
+  check_interrupted (&out);
 
-  if (file && !cml_atomic_file_commit (file, &error))
+  if (file)
     {
-      fprintf (stderr, "cmlab-cli: %s\n", error->message);
-      return CML_CLI_EXIT_USAGE;
+      gboolean committed = cml_atomic_file_commit (file, &error);
+
+      cml_atomic_file_release_signals ();
+      if (!committed)
+        {
+          /* the failed write's own reason: the stream's error flag alone says EIO */
+          if (out.write_errno)
+            fprintf (stderr, _("cmlab-cli: writing %s failed: %s\n"), output, g_strerror (out.write_errno));
+          else
+            fprintf (stderr, "cmlab-cli: %s\n", error->message);
+          return CML_CLI_EXIT_USAGE;
+        }
     }
+  if (jobs_run < MIN (jobs_asked, MAX (n_points, 1)))
+    fprintf (stderr, _("note: the system gave %u threads of the %u asked for (--jobs): the sweep ran on %u\n"),
+             jobs_run, jobs_asked, jobs_run);
   if (ferror (stdout))
     {
       fprintf (stderr, _("cmlab-cli: writing the output failed\n"));

@@ -217,8 +217,11 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
       return EXIT_USAGE;
     }
   {
-    /* a span the integrator cannot cover (--t-end 1e308) */
+    /* a span the integrator cannot cover (--t-end 1e308, forwards or backwards), probed
+     * from T0; the probe puts the simulation back at its start */
     g_autofree char *why = NULL;
+    if (t0 != 0.0)
+      cml_simulation_set_state (sim, t0, cml_simulation_get_state (sim));
     if (!cml_cli_check_span (sim, given, ro->t_end, &why))
       {
         fprintf (stderr, "cmlab-cli: %s\n", why);

@@ -570,6 +570,14 @@ cml_integrator_free (CmlIntegrator *integ)
 }
 
 void
+cml_integrator_set_max_steps (CmlIntegrator *integ, guint max_steps)
+{
+  g_return_if_fail (integ != NULL);
+
+  integ->options.max_steps = max_steps;
+}
+
+void
 cml_integrator_reset (CmlIntegrator *integ)
 {
   g_return_if_fail (integ != NULL);

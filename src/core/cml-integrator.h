@@ -144,6 +144,8 @@ gboolean cml_integrator_error_is_budget (const GError *error);
 
 /* Forgets step-size and multistep history (after the state was changed from outside). */
 void     cml_integrator_reset (CmlIntegrator *integ);
+/* The step budget of the next advance () calls (options.max_steps; 0 = unlimited). */
+void     cml_integrator_set_max_steps (CmlIntegrator *integ, guint max_steps);
 
 /* What the next steps depend on besides (t, z), so that a run restarted from a saved
  * (t, z, step state) continues bit for bit as the original did: the signed step size

@@ -31,6 +31,7 @@
 #include "cml-atomic-file.h"
 #include "cml-cache-dir.h"
 #include "cml-model.h"
+#include "cml-read-file.h"
 
 #ifndef CMLAB_VERSION
 #define CMLAB_VERSION "unknown"
@@ -177,7 +178,7 @@ cml_model_builtin_titles (const char *const *names, guint *n_cached)
       /* as cml_model_load (NAME) resolves it: a built-in only when NAME is not a path */
       if (path && !strchr (name, '/') && !g_str_has_suffix (name, ".cml")
           && !g_file_test (name, G_FILE_TEST_IS_REGULAR)
-          && g_file_get_contents (model_path, &text, &len, NULL) && len <= CML_MODEL_MAX_BYTES)
+          && cml_read_file_capped (model_path, CML_MODEL_MAX_BYTES, "", &text, &len, NULL))
         {
           keyed = TRUE;
           hash = cml_cache_hash64 (text, len);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cml-error.h"
+#include "cml-read-file.h"
 
 static const char *reserved_names[] = {
   "t", "pi", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
@@ -883,67 +884,6 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   return g_steal_pointer (&model);
 }
 
-/* Reads PATH, at most CML_MODEL_MAX_BYTES: a larger file, or a device that never ends
- * (/dev/zero), is refused after reading one byte more than the limit, not read whole. */
-static gboolean
-read_bounded (const char *path, char **text, gsize *len, GError **error)
-{
-  g_autofree char *buf = NULL;
-  gsize got = 0;
-  GStatBuf st;
-  int fd;
-
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0)
-    {
-      int e = errno;
-      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (e), g_strerror (e));
-      return FALSE;
-    }
-  if (fstat (fd, &st) == 0 && S_ISDIR (st.st_mode))
-    {
-      close (fd);
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "a directory, not a model file");
-      return FALSE;
-    }
-  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > CML_MODEL_MAX_BYTES)
-    {
-      close (fd);
-      g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "1: %.1f MB, more than %d bytes, the limit for a model file",
-                   st.st_size / 1e6, CML_MODEL_MAX_BYTES);
-      return FALSE;
-    }
-  buf = g_malloc (CML_MODEL_MAX_BYTES + 2);
-  while (got < CML_MODEL_MAX_BYTES + 1)
-    {
-      ssize_t n = read (fd, buf + got, CML_MODEL_MAX_BYTES + 1 - got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int e = errno;
-          close (fd);
-          g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (e), g_strerror (e));
-          return FALSE;
-        }
-      if (n == 0)
-        break;
-      got += n;
-    }
-  close (fd);
-  if (got > CML_MODEL_MAX_BYTES)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
-                   "1: more than %d bytes (not a regular file that ends: a device or a pipe?), the limit for a model file",
-                   CML_MODEL_MAX_BYTES);
-      return FALSE;
-    }
-  buf[got] = '\0';
-  *len = got;
-  *text = g_realloc (g_steal_pointer (&buf), got + 1);
-  return TRUE;
-}
-
 CmlModel *
 cml_model_new_from_file (const char *path, GError **error)
 {
@@ -953,11 +893,14 @@ cml_model_new_from_file (const char *path, GError **error)
   const char *nul;
 
   g_return_val_if_fail (path != NULL, NULL);
-  if (!read_bounded (path, &text, &len, &err))
+  /* at most CML_MODEL_MAX_BYTES of a regular file: a FIFO, /dev/zero or a larger file is
+   * refused before it is read */
+  if (!cml_read_file_capped (path, CML_MODEL_MAX_BYTES, _("a model file"), &text, &len, &err))
     {
       /* a size limit names line 1 ("FILE:1: …"), a system error does not */
-      g_set_error (error, CML_ERROR, err->domain == CML_ERROR ? err->code : CML_ERROR_IO,
-                   err->domain == CML_ERROR ? "%s:%s" : "%s: %s", path, err->message);
+      gboolean too_large = g_error_matches (err, CML_ERROR, CML_ERROR_IO);
+      g_set_error (error, CML_ERROR, too_large ? CML_ERROR_MODEL : CML_ERROR_IO, too_large ? "%s:1: %s" : "%s: %s",
+                   path, err->message);
       return NULL;
     }
   if ((nul = memchr (text, 0, len)) != NULL)
@@ -1006,6 +949,20 @@ cml_model_builtin_dir (void)
   return dir;
 }
 
+/* Whether the file name F's first LEN bytes make a name to list: not empty, UTF-8, and
+ * without a control character (a newline would split it in a list of one name a line,
+ * an escape sequence would write on the terminal that shows it). */
+static gboolean
+name_is_listable (const char *f, gsize len)
+{
+  if (len == 0 || !g_utf8_validate (f, (gssize) len, NULL))
+    return FALSE;
+  for (const char *c = f; c < f + len; c = g_utf8_next_char (c))
+    if (g_unichar_iscntrl (g_utf8_get_char (c)))
+      return FALSE;
+  return TRUE;
+}
+
 char **
 cml_model_list_builtin (void)
 {
@@ -1014,7 +971,7 @@ cml_model_list_builtin (void)
   const char *f;
 
   while (d && (f = g_dir_read_name (d)))
-    if (g_str_has_suffix (f, ".cml"))
+    if (g_str_has_suffix (f, ".cml") && name_is_listable (f, strlen (f) - 4))
       g_ptr_array_add (names, g_strndup (f, strlen (f) - 4));
   g_ptr_array_add (names, NULL);
   char **v = (char **) g_ptr_array_free (names, FALSE);
@@ -1039,7 +996,8 @@ cml_model_load (const char *path_or_name, GError **error)
 
   g_autofree char *file = g_strconcat (path_or_name, ".cml", NULL);
   g_autofree char *path = g_build_filename (cml_model_builtin_dir (), file, NULL);
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+  /* one that is there but is not a regular file (a FIFO) is refused by the reader, in words */
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_auto (GStrv) names = cml_model_list_builtin ();
       g_autofree char *list = g_strjoinv (", ", names);

@@ -168,7 +168,9 @@ CmlModel *cml_model_new_from_data (const char *text, const char *display_name, G
  * $CMLAB_MODELS_DIR, else the installed one, else ./models; or loads PATH_OR_NAME as a
  * file when it names one. */
 CmlModel *cml_model_load (const char *path_or_name, GError **error);
-/* The built-in model names found in the models directory, sorted; free with g_strfreev. */
+/* The built-in model names found in the models directory, sorted; free with g_strfreev.
+ * A file whose name is not UTF-8 or has a control character (a newline, an escape) is
+ * not listed. */
 char    **cml_model_list_builtin (void);
 /* Directory searched for built-in models. */
 const char *cml_model_builtin_dir (void);

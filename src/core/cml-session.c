@@ -22,11 +22,13 @@
 
 #include "cml-session.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
 #include "cml-atomic-file.h"
 #include "cml-error.h"
+#include "cml-read-file.h"
 
 static GHashTable *
 new_double_table (void)
@@ -139,8 +141,6 @@ cml_session_save (CmlSession *s, const char *path, GError **error)
   return TRUE;
 }
 
-/* The line of KEY in [GROUP] of the file PATH, 1 when not found (GKeyFile keeps no line
- * numbers; the file is read again only to name the line of an error). */
 /* The next line of *CURSOR (stripped, a new string), advancing it; NULL at the end.  One
  * pass over the text, however long (g_strsplit's search for the separator starts over
  * at every piece, which a sanitizer's string checks make quadratic). */
@@ -155,14 +155,13 @@ next_line (const char **cursor)
   return g_strstrip (nl ? g_strndup (s, (gsize) (nl - s)) : g_strdup (s));
 }
 
+/* The line of KEY in [GROUP] of the session's TEXT, 1 when not found (GKeyFile keeps no
+ * line numbers). */
 static int
-key_line (const char *path, const char *group, const char *key)
+key_line (const char *text, const char *group, const char *key)
 {
-  g_autofree char *text = NULL;
   gboolean in_group = FALSE;
 
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return 1;
   const char *cursor = text;
   char *line;
   for (int i = 0; (line = next_line (&cursor)) != NULL; i++)
@@ -181,16 +180,13 @@ key_line (const char *path, const char *group, const char *key)
   return 1;
 }
 
-/* The first line of the file PATH that GKeyFile cannot read (neither blank, a comment, a
- * [group] nor KEY = VALUE inside a group), 0 if none is found. */
+/* The first line of the session's TEXT that GKeyFile cannot read (neither blank, a
+ * comment, a [group] nor KEY = VALUE inside a group), 0 if none is found. */
 static int
-malformed_line (const char *path)
+malformed_line (const char *text)
 {
-  g_autofree char *text = NULL;
   gboolean in_group = FALSE;
 
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return 0;
   const char *cursor = text;
   char *line;
   for (int i = 0; (line = next_line (&cursor)) != NULL; i++)
@@ -211,21 +207,22 @@ malformed_line (const char *path)
 }
 
 static gboolean
-get_double (GKeyFile *kf, const char *path, const char *group, const char *key, double *out, GError **error)
+get_double (GKeyFile *kf, const char *path, const char *contents, const char *group, const char *key, double *out,
+            GError **error)
 {
   g_autofree char *v = g_key_file_get_value (kf, group, key, NULL);
   char *end = NULL;
   if (v == NULL)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [%s] %s is missing", path,
-                   key_line (path, group, key), group, key);
+                   key_line (contents, group, key), group, key);
       return FALSE;
     }
   *out = g_ascii_strtod (v, &end);
   if (end == v || *end != '\0' || !isfinite (*out))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [%s] %s is not a number: “%s”", path,
-                   key_line (path, group, key), group, key, v);
+                   key_line (contents, group, key), group, key, v);
       return FALSE;
     }
   return TRUE;
@@ -238,13 +235,21 @@ cml_session_load (const char *path, GError **error)
   g_autoptr (GError) err = NULL;
   g_autoptr (CmlSession) s = g_new0 (CmlSession, 1);
   g_autofree char *format = NULL, *text = NULL, *kind = NULL;
-  g_autofree char *display = NULL;
+  g_autofree char *display = NULL, *contents = NULL;
+  gsize len = 0;
 
   g_return_val_if_fail (path != NULL, NULL);
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &err))
+  /* read once, a regular file of at most CML_SESSION_MAX_BYTES (a FIFO, /dev/zero or a
+   * file of megabytes is refused before GKeyFile sees it); errors name lines of this text */
+  if (!cml_read_file_capped (path, CML_SESSION_MAX_BYTES, _("a session file"), &contents, &len, &err))
     {
-      /* a file that is not there has no line to name; one that is, the line it fails at */
-      int line = err->domain == G_FILE_ERROR ? 0 : malformed_line (path);
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, _("%s: not a readable session file: %s"), path, err->message);
+      return NULL;
+    }
+  if (!g_key_file_load_from_data (kf, contents, len, G_KEY_FILE_NONE, &err))
+    {
+      /* the line it fails at */
+      int line = err->domain == G_FILE_ERROR ? 0 : malformed_line (contents);
       g_autofree char *where = line > 0 ? g_strdup_printf ("%s:%d", path, line) : g_strdup (path);
 
       g_set_error (error, CML_ERROR, err->domain == G_FILE_ERROR ? CML_ERROR_IO : CML_ERROR_PARSE,
@@ -255,18 +260,18 @@ cml_session_load (const char *path, GError **error)
   if (g_strcmp0 (format, CML_SESSION_FORMAT) != 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: not a cmlab session (expected format = %s)", path,
-                   key_line (path, "session", "format"), CML_SESSION_FORMAT);
+                   key_line (contents, "session", "format"), CML_SESSION_FORMAT);
       return NULL;
     }
   text = g_key_file_get_string (kf, "session", "model", NULL);
   if (text == NULL)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: the session has no embedded model", path,
-                   key_line (path, "session", "model"));
+                   key_line (contents, "session", "model"));
       return NULL;
     }
   /* the model's errors name its own lines, after the line of the session that holds it */
-  display = g_strdup_printf ("%s:%d: embedded model", path, key_line (path, "session", "model"));
+  display = g_strdup_printf ("%s:%d: embedded model", path, key_line (contents, "session", "model"));
   s->model = cml_model_new_from_data (text, display, error);
   if (s->model == NULL)
     return NULL;
@@ -281,22 +286,30 @@ cml_session_load (const char *path, GError **error)
   if (kind && !cml_integrator_kind_from_string (kind, &s->integrator.kind))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: unknown integrator “%s”", path,
-                   key_line (path, "integrator", "kind"), kind);
+                   key_line (contents, "integrator", "kind"), kind);
       return NULL;
     }
   if ((g_key_file_has_key (kf, "integrator", "rtol", NULL)
-       && !get_double (kf, path, "integrator", "rtol", &s->integrator.rtol, error))
+       && !get_double (kf, path, contents, "integrator", "rtol", &s->integrator.rtol, error))
       || (g_key_file_has_key (kf, "integrator", "atol", NULL)
-          && !get_double (kf, path, "integrator", "atol", &s->integrator.atol, error))
+          && !get_double (kf, path, contents, "integrator", "atol", &s->integrator.atol, error))
       || (g_key_file_has_key (kf, "integrator", "h-fixed", NULL)
-          && !get_double (kf, path, "integrator", "h-fixed", &s->integrator.h_fixed, error)))
+          && !get_double (kf, path, contents, "integrator", "h-fixed", &s->integrator.h_fixed, error)))
     return NULL;
   if (!(s->integrator.rtol > 0 && s->integrator.atol > 0 && s->integrator.h_fixed > 0))
     {
       const char *bad = !(s->integrator.rtol > 0) ? "rtol" : !(s->integrator.atol > 0) ? "atol" : "h-fixed";
 
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: integrator tolerances and step must be > 0", path,
-                   key_line (path, "integrator", bad));
+                   key_line (contents, "integrator", bad));
+      return NULL;
+    }
+  /* as --rtol: a relative tolerance of 1 or more asks for no accuracy at all */
+  if (!(s->integrator.rtol < 1))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE,
+                   _("%s:%d: [integrator] rtol must be between 0 and 1 (e.g. 1e-8), not %g"), path,
+                   key_line (contents, "integrator", "rtol"), s->integrator.rtol);
       return NULL;
     }
   if (g_key_file_has_key (kf, "integrator", "project", NULL))
@@ -308,7 +321,7 @@ cml_session_load (const char *path, GError **error)
       else
         {
           g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [integrator] project must be true or false, not “%s”",
-                       path, key_line (path, "integrator", "project"), v);
+                       path, key_line (contents, "integrator", "project"), v);
           return NULL;
         }
     }
@@ -323,14 +336,14 @@ cml_session_load (const char *path, GError **error)
       if (p == NULL)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s:%d: the model has no parameter “%s”", path,
-                       key_line (path, "parameters", pkeys[k]), pkeys[k]);
+                       key_line (contents, "parameters", pkeys[k]), pkeys[k]);
           return NULL;
         }
-      if (!get_double (kf, path, "parameters", pkeys[k], &v, error))
+      if (!get_double (kf, path, contents, "parameters", pkeys[k], &v, error))
         return NULL;
       if (!cml_model_check_param (s->model, p, v, &perr))
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s:%d: %s", path, key_line (path, "parameters", pkeys[k]),
+          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s:%d: %s", path, key_line (contents, "parameters", pkeys[k]),
                        perr->message);
           return NULL;
         }
@@ -341,7 +354,7 @@ cml_session_load (const char *path, GError **error)
   for (guint k = 0; ikeys && ikeys[k]; k++)
     {
       double v;
-      if (!get_double (kf, path, "initial", ikeys[k], &v, error))
+      if (!get_double (kf, path, contents, "initial", ikeys[k], &v, error))
         return NULL;
       put_double (s->initial, ikeys[k], v);
     }
@@ -350,7 +363,7 @@ cml_session_load (const char *path, GError **error)
   if (n_view > CML_SESSION_MAX_VIEW_KEYS)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [view] has %" G_GSIZE_FORMAT " entries, more than %d",
-                   path, key_line (path, "view", vkeys[CML_SESSION_MAX_VIEW_KEYS]), n_view,
+                   path, key_line (contents, "view", vkeys[CML_SESSION_MAX_VIEW_KEYS]), n_view,
                    CML_SESSION_MAX_VIEW_KEYS);
       return NULL;
     }
@@ -360,7 +373,7 @@ cml_session_load (const char *path, GError **error)
       if (v != NULL && strlen (v) > CML_SESSION_MAX_VIEW_VALUE)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [view] %s is longer than %d bytes", path,
-                       key_line (path, "view", vkeys[k]), vkeys[k], CML_SESSION_MAX_VIEW_VALUE);
+                       key_line (contents, "view", vkeys[k]), vkeys[k], CML_SESSION_MAX_VIEW_VALUE);
           return NULL;
         }
       g_hash_table_insert (s->view, g_strdup (vkeys[k]), g_steal_pointer (&v));

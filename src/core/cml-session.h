@@ -27,6 +27,9 @@ G_BEGIN_DECLS
 #define CML_SESSION_MAX_VIEW_KEYS   64
 #define CML_SESSION_MAX_VIEW_VALUE  4096 /* bytes */
 #define CML_SESSION_MAX_VIEW_PLOTS  16
+/* A session file, in bytes: its model (at most 1 MiB, twice that escaped), the numbers and
+ * [view] fit; a larger file is refused before it is parsed. */
+#define CML_SESSION_MAX_BYTES       (4 * 1024 * 1024)
 
 typedef struct
 {

@@ -32,6 +32,13 @@
  * reconstruction drifts from unit norm only by the integrator's tolerance over [t0, T]).
  * For the implicit methods the augmented Jacobian is taken block-diagonal (J in every
  * block: the term (∂J/∂z) Φ is left out, which only slows their inner Newton iteration).
+ *
+ * Bounds: momenta far from the guess can make the extremal so fast that one run to T
+ * takes millions of steps, and continuation can try many of them.  A run to T from a
+ * Newton trial takes at most SHOOT_RUNAWAY times the steps of the run from the guess (at
+ * least SHOOT_MIN_RUN_STEPS); beyond that the trial counts as failed, and the step is
+ * halved.  All the runs of one shooting take at most CML_SHOOT_MAX_STEPS steps in all;
+ * then it stops and says so.
  */
 #define G_LOG_DOMAIN "cml-shoot"
 
@@ -49,11 +56,14 @@
 #define SHOOT_MIN_DS         1e-3    /* continuation gives up below this step in s */
 #define SHOOT_CONJ_TOL       1e-12   /* conjugate times are refined to this × max (1, |t|) */
 #define SHOOT_RCOND          1e-13   /* singular values below this × the largest count as 0 */
+#define SHOOT_RUNAWAY        100     /* a trial's run to T: at most this × the guess's steps … */
+#define SHOOT_MIN_RUN_STEPS  10000   /* … and never fewer than these */
 
 CmlShootOptions
 cml_shoot_options_default (void)
 {
-  return (CmlShootOptions) { .max_iterations = 50, .tolerance = 1e-10, .continuation = TRUE, .n_samples = 1000 };
+  return (CmlShootOptions) { .max_iterations = 50, .tolerance = 1e-10, .continuation = TRUE, .n_samples = 1000,
+                             .max_steps = CML_SHOOT_MAX_STEPS };
 }
 
 void
@@ -84,6 +94,9 @@ typedef struct
   guint         *tidx;    /* their state indices */
   double        *F, *A;   /* k, k×n */
   double         tol;
+  guint64        budget;    /* steps of all the runs (the integrator's count) */
+  guint64        run_cap;   /* steps of one trial's run to T; 0: none yet */
+  gboolean       exhausted; /* the budget is spent */
 } Shoot;
 
 /* J = ∂f/∂z and ∂f/∂t at (t, z): the system's exact Jacobian, native or interpreted. */
@@ -162,11 +175,23 @@ start_state (Shoot *s, const double *p0, double *Z)
     }
 }
 
-/* Advances Z from T to T1; the error names the time and the reason. */
+/* Advances Z from T to T1 in at most CAP steps (0: the budget's rest); the error names
+ * the time and the reason. */
 static gboolean
-advance (Shoot *s, double t, double t1, double *Z, GError **error)
+advance_capped (Shoot *s, double t, double t1, double *Z, guint64 cap, GError **error)
 {
   g_autoptr (GError) err = NULL;
+  guint64 used = cml_integrator_n_steps (s->integ);
+
+  if (used >= s->budget)
+    {
+      s->exhausted = TRUE;
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "the budget of %llu integrator steps is spent",
+                   (unsigned long long) s->budget);
+      return FALSE;
+    }
+  cap = cap ? MIN (cap, s->budget - used) : s->budget - used;
+  cml_integrator_set_max_steps (s->integ, (guint) MIN (cap, G_MAXUINT));
   cml_integrator_reset (s->integ);
   s->sim->reason[0] = '\0';
   if (cml_integrator_advance (s->integ, &t, t1, Z, &err))
@@ -175,7 +200,15 @@ advance (Shoot *s, double t, double t1, double *Z, GError **error)
     g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s at t = %.6g", s->sim->reason, s->sim->reason_t);
   else
     g_propagate_error (error, g_steal_pointer (&err));
+  if (cml_integrator_n_steps (s->integ) >= s->budget)
+    s->exhausted = TRUE;
   return FALSE;
+}
+
+static gboolean
+advance (Shoot *s, double t, double t1, double *Z, GError **error)
+{
+  return advance_capped (s, t, t1, Z, 0, error);
 }
 
 static double
@@ -191,9 +224,14 @@ norm2 (guint k, const double *v)
 static gboolean
 evaluate (Shoot *s, const double *p0, const double *goal, double *r, GError **error)
 {
+  guint64 before = cml_integrator_n_steps (s->integ);
+
   start_state (s, p0, s->Z);
-  if (!advance (s, s->t0, s->T, s->Z, error))
+  if (!advance_capped (s, s->t0, s->T, s->Z, s->run_cap, error))
     return FALSE;
+  /* the first run is the guess's: the trials' runs are measured against it */
+  if (s->run_cap == 0)
+    s->run_cap = MAX ((cml_integrator_n_steps (s->integ) - before) * SHOOT_RUNAWAY, SHOOT_MIN_RUN_STEPS);
   for (guint i = 0; i < s->k; i++)
     {
       s->F[i] = s->Z[s->tidx[i]] - goal[i];
@@ -301,7 +339,7 @@ newton (Shoot *s, const double *goal, double *p, guint max_it, guint *iters, dou
       double lambda = 1, r_try = INFINITY;
       gboolean accepted = FALSE;
       (*iters)++;
-      for (int h = 0; h <= SHOOT_MAX_HALVINGS; h++, lambda /= 2)
+      for (int h = 0; h <= SHOOT_MAX_HALVINGS && !s->exhausted; h++, lambda /= 2)
         {
           for (guint j = 0; j < n; j++)
             ptry[j] = p[j] + lambda * delta[j];
@@ -484,7 +522,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
     }
 
   Shoot s = { .sim = sim, .sys = sys, .dim = dim, .m = m, .n = n, .nr = nr, .D = dim * (1 + n), .t0 = t0,
-              .T = t_end, .k = n_targets };
+              .T = t_end, .k = n_targets, .budget = opt.max_steps ? opt.max_steps : CML_SHOOT_MAX_STEPS };
   g_autofree guint *tidx = s.tidx = g_new (guint, n_targets);
   for (guint i = 0; i < n_targets; i++)
     {
@@ -565,7 +603,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
           for (guint i = 0; i < n_targets; i++)
             goal0[i] = s.Z[tidx[i]];
           double sp = 0, ds = 0.5, rc = 0;
-          while (sp < 1 && ds >= SHOOT_MIN_DS)
+          while (sp < 1 && ds >= SHOOT_MIN_DS && !s.exhausted)
             {
               double st = MIN (1.0, sp + ds);
               for (guint i = 0; i < n_targets; i++)
@@ -597,6 +635,15 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
               why = g_steal_pointer (&more);
             }
         }
+    }
+  if (!ok && s.exhausted)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                   "no solution within %llu integrator steps (the runs to T = %g from the trial momenta, in all): "
+                   "the targets are far from where the guess goes, or T is long; try a closer guess with --init, "
+                   "nearer targets or a shorter T",
+                   (unsigned long long) s.budget, s.T);
+      return NULL;
     }
   if (!ok)
     {

@@ -24,7 +24,11 @@ typedef struct
                             * point the initial guess reaches (TRUE by default) */
   guint    n_samples;      /* samples of the conjugate-point determinant on (t0, T]: 1000
                             * by default; 0 = no conjugate times */
+  guint64  max_steps;      /* integrator steps of all the runs of one shooting, conjugate
+                            * times included: CML_SHOOT_MAX_STEPS by default (0 reads as it) */
 } CmlShootOptions;
+
+#define CML_SHOOT_MAX_STEPS 20000000 /* 2·10⁷ steps: about a minute of runs at most */
 
 CmlShootOptions cml_shoot_options_default (void);
 

@@ -45,8 +45,20 @@ typedef struct
   guint                       n_at;
   const int                  *measure; /* observable indices */
   guint                       n_measures;
-  guint                       jobs;    /* threads; 0: one per processor */
+  guint                       jobs;    /* threads; 0: one per processor; at most
+                                        * CML_SWEEP_MAX_JOBS */
+  guint                      *jobs_run; /* where to say how many threads ran (may be NULL) */
 } CmlSweepSpec;
+
+/* The most threads a sweep runs, whatever it is asked for. */
+#define CML_SWEEP_MAX_JOBS 256
+
+/* The rows a sweep holds at once (done, waiting for the rows before them to be handed
+ * out): CML_SWEEP_WINDOW_PER_JOB per thread, fewer when the rows are wide (at most
+ * CML_SWEEP_WINDOW_BYTES of values in all), never fewer than the threads. */
+#define CML_SWEEP_WINDOW_PER_JOB 4
+#define CML_SWEEP_WINDOW_BYTES   (64u << 20) /* 64 MiB */
+guint    cml_sweep_window (guint jobs, guint n_cols);
 
 /* Point K of the shard is done: its grid index G, its index along each varied parameter
  * IDX, its N_MEASURES × N_AT VALUES (measure by measure, each at every time; nan from a
@@ -67,7 +79,10 @@ guint64  cml_sweep_n_points (const CmlSweepSpec *spec);
 guint64  cml_sweep_grid_index (const CmlSweepSpec *spec, guint64 k, guint *idx);
 
 /* Runs the sweep on SPEC->jobs threads and hands each point to ROW in grid order as soon
- * as it and every point before it are done; PROGRESS (may be NULL) as it goes.  CANCEL
+ * as it and every point before it are done; PROGRESS (may be NULL) as it goes.  Its
+ * memory does not grow with the grid: a thread runs ahead of the rows handed out by at
+ * most the window (cml_sweep_window ()).  When the system gives fewer threads than asked
+ * for, it runs on those it got (on the calling thread when it gets none).  CANCEL
  * (may be NULL) is read atomically: once non-zero no new point starts, the points being
  * run finish, and no more rows are handed out.  Returns FALSE when cancelled before
  * every row was handed out.  Blocks until the threads have ended. */

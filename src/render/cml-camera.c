@@ -143,7 +143,7 @@ fit_region (const double (*p)[3], guint n, guint n_shown, double tan_h, double t
 
 void
 cml_camera_fit (CmlCamera *cam, const double min[3], const double max[3], double aspect,
-                const double keep_out[2], gboolean force)
+                const CmlCameraKeepOut *keep_out, gboolean force)
 {
   g_return_if_fail (cam != NULL && min != NULL && max != NULL);
 
@@ -154,11 +154,46 @@ cml_camera_fit (CmlCamera *cam, const double min[3], const double max[3], double
   cml_camera_fit_points (cam, &corners[0][0], 8, aspect, keep_out, force);
 }
 
+/* Narrows the region's edges X and Y on the side SIGN (−1: left and bottom, 1: right and
+ * top) past the corner CORNER (width, height in fractions of the view): BEYOND 0 takes the
+ * columns beside it, 1 the rows beyond it.  FALSE when that way is closed (a corner
+ * wider than CML_CAMERA_KEEP_OUT_MAX can only be passed by its rows); nothing to do for
+ * an empty corner, and only one way then. */
+static gboolean
+corner_region (const double corner[2], int beyond, int sign, double *x, double *y)
+{
+  if (!(corner[0] > 0 && corner[1] > 0))
+    return beyond == 0;
+  double w = corner[0], h = MIN (corner[1], CML_CAMERA_KEEP_OUT_MAX);
+  if (beyond == 0)
+    {
+      if (w > CML_CAMERA_KEEP_OUT_MAX)
+        return FALSE;
+      *x = sign * (1 - 2 * w - CML_CAMERA_FIT_MARGIN);
+      return TRUE;
+    }
+  *y = sign * (1 - 2 * h - CML_CAMERA_FIT_MARGIN);
+  return TRUE;
+}
+
+gboolean
+cml_camera_kept_out (const CmlCameraKeepOut *keep_out, double x, double y)
+{
+  if (keep_out == NULL)
+    return FALSE;
+  const double *l = keep_out->legend, *b = keep_out->buttons;
+  if (l[0] > 0 && l[1] > 0 && x < -1 + 2 * l[0] && y < -1 + 2 * MIN (l[1], CML_CAMERA_KEEP_OUT_MAX))
+    return TRUE;
+  if (b[0] > 0 && b[1] > 0 && x > 1 - 2 * b[0] && y > 1 - 2 * MIN (b[1], CML_CAMERA_KEEP_OUT_MAX))
+    return TRUE;
+  return FALSE;
+}
+
 /* The target and distance that fit the N points XYZ and the N_BODIES points BODIES (see
  * cml_camera_follow) in CAM's direction; FALSE when there is nothing finite to fit. */
 static gboolean
 fit_target (const CmlCamera *cam, const double *xyz, guint n, const double *bodies, guint n_bodies,
-            double aspect, const double keep_out[2], double target[3], double *distance)
+            double aspect, const CmlCameraKeepOut *keep_out, double target[3], double *distance)
 {
   guint total = n + n_bodies;
   if (total == 0)
@@ -193,25 +228,29 @@ fit_target (const CmlCamera *cam, const double *xyz, guint n, const double *bodi
       p[k][2] = q[0] * toward[0] + q[1] * toward[1] + q[2] * toward[2];
     }
 
-  /* the whole view less the margin; with a corner kept free, the columns right of it or
-   * the rows above it, whichever gives the larger picture (the nearer eye) */
+  /* the whole view less the margin; with corners kept free, for each of them the part
+   * beside it or beyond it, whichever pair gives the larger picture (the nearer eye) */
   double tan_v = tan (cam->fovy / 2), tan_h = tan_v * aspect;
-  double lo = -1 + CML_CAMERA_FIT_MARGIN, hi = 1 - CML_CAMERA_FIT_MARGIN;
-  double ex, ey;
-  double d = fit_region ((const double (*)[3]) p, total, n, tan_h, tan_v, lo, hi, lo, hi, &ex, &ey);
-  if (keep_out && keep_out[0] > 0 && keep_out[1] > 0)
-    {
-      double kw = MIN (keep_out[0], 0.45), kh = MIN (keep_out[1], 0.45);
-      double ex1, ey1, ex2, ey2;
-      double d1 = fit_region ((const double (*)[3]) p, total, n, tan_h, tan_v, -1 + 2 * kw + CML_CAMERA_FIT_MARGIN,
-                              hi, lo, hi, &ex1, &ey1);
-      double d2 = fit_region ((const double (*)[3]) p, total, n, tan_h, tan_v, lo, hi,
-                              -1 + 2 * kh + CML_CAMERA_FIT_MARGIN, hi, &ex2, &ey2);
-      if (d1 <= d2)
-        d = d1, ex = ex1, ey = ey1;
-      else
-        d = d2, ex = ex2, ey = ey2;
-    }
+  double m = CML_CAMERA_FIT_MARGIN;
+  double d = INFINITY, ex = 0, ey = 0;
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++)
+      {
+        double xlo = -1 + m, xhi = 1 - m, ylo = -1 + m, yhi = 1 - m;
+        if (keep_out && !corner_region (keep_out->legend, a, -1, &xlo, &ylo))
+          continue;
+        if (keep_out && !corner_region (keep_out->buttons, b, 1, &xhi, &yhi))
+          continue;
+        if (xhi - xlo < 0.2 || yhi - ylo < 0.2)
+          continue;
+        double exk, eyk;
+        double dk = fit_region ((const double (*)[3]) p, total, n, tan_h, tan_v, xlo, xhi, ylo, yhi, &exk, &eyk);
+        if (dk < d)
+          d = dk, ex = exk, ey = eyk;
+      }
+  if (!isfinite (d))
+    /* corners that leave no room: the whole view */
+    d = fit_region ((const double (*)[3]) p, total, n, tan_h, tan_v, -1 + m, 1 - m, -1 + m, 1 - m, &ex, &ey);
 
   /* the eye sits at (EX, EY, D) in these axes; the target straight ahead of it, level
    * with the box's centre */
@@ -223,7 +262,7 @@ fit_target (const CmlCamera *cam, const double *xyz, guint n, const double *bodi
 
 void
 cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect,
-                       const double keep_out[2], gboolean force)
+                       const CmlCameraKeepOut *keep_out, gboolean force)
 {
   g_return_if_fail (cam != NULL && (n == 0 || xyz != NULL));
 
@@ -237,10 +276,10 @@ cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect
   cam->distance = distance;
 }
 
-/* Whether the N points XYZ land within LIMIT of the half-view of CAM, and off the corner
- * KEEP_OUT (NULL: none). */
+/* Whether the N points XYZ land within LIMIT of the half-view of CAM, and off the corners
+ * KEEP_OUT covers (NULL: none). */
 static gboolean
-all_within (const CmlCamera *cam, const double *xyz, guint n, double aspect, const double keep_out[2],
+all_within (const CmlCamera *cam, const double *xyz, guint n, double aspect, const CmlCameraKeepOut *keep_out,
             double limit)
 {
   for (guint k = 0; k < n; k++)
@@ -249,8 +288,7 @@ all_within (const CmlCamera *cam, const double *xyz, guint n, double aspect, con
       cml_camera_project (cam, aspect, xyz + 3 * k, ndc);
       if (!(fabs (ndc[0]) <= limit && fabs (ndc[1]) <= limit && fabs (ndc[2]) < 1))
         return FALSE;
-      if (keep_out && keep_out[0] > 0 && keep_out[1] > 0 && ndc[0] < -1 + 2 * MIN (keep_out[0], 0.45)
-          && ndc[1] < -1 + 2 * MIN (keep_out[1], 0.45))
+      if (cml_camera_kept_out (keep_out, ndc[0], ndc[1]))
         return FALSE;
     }
   return TRUE;
@@ -269,7 +307,7 @@ blend (CmlCamera *cam, const double from_target[3], double from_distance, const 
 
 void
 cml_camera_follow (CmlCamera *cam, const double *xyz, guint n, const double *bodies, guint n_bodies,
-                   double aspect, const double keep_out[2], double dt)
+                   double aspect, const CmlCameraKeepOut *keep_out, double dt)
 {
   g_return_if_fail (cam != NULL && (n == 0 || xyz != NULL) && (n_bodies == 0 || bodies != NULL));
 

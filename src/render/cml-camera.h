@@ -38,21 +38,34 @@ void cml_camera_reset (CmlCamera *cam);
 /* Fraction of the half-view left free at each edge by cml_camera_fit(). */
 #define CML_CAMERA_FIT_MARGIN 0.06
 
+/* What covers the view's corners and so is kept free of the picture: the scene's legend
+ * in the bottom-left corner and the buttons in the top-right one, each as its width and
+ * height in fractions of the view's (0, 0: nothing there).  The picture takes the part of
+ * the view beside or beyond each (the columns right of the legend or the rows above it;
+ * the columns left of the buttons or the rows below them), whichever leaves it largest; a
+ * corner more than CML_CAMERA_KEEP_OUT_MAX of the view across can only be passed by the
+ * rows beyond it. */
+typedef struct
+{
+  double legend[2];   /* bottom left */
+  double buttons[2];  /* top right */
+} CmlCameraKeepOut;
+#define CML_CAMERA_KEEP_OUT_MAX 0.45
+
 /* Sets target and distance, keeping the direction, so that the box [MIN, MAX] is as large
  * as it can be in a view of ASPECT (width / height) with every corner inside the view,
  * CML_CAMERA_FIT_MARGIN from its edges (exact for the perspective: the eye is moved
  * sideways as well as back, so a box seen at a slant is not pushed off-centre), and off
- * the rectangle KEEP_OUT (NULL: none) in the view's bottom-left corner: its width and
- * height as fractions of the view's (the scene's legend; the picture then takes the
- * columns right of it or the rows above it, whichever leaves it larger).  Everything inside the
- * box then projects inside that part of the view too.  Only when auto-fit is on, unless
- * FORCE. */
+ * the corners KEEP_OUT covers (NULL: none).  Everything inside the box then projects
+ * inside that part of the view too.  Only when auto-fit is on, unless FORCE. */
 void cml_camera_fit (CmlCamera *cam, const double min[3], const double max[3], double aspect,
-                     const double keep_out[2], gboolean force);
+                     const CmlCameraKeepOut *keep_out, gboolean force);
 /* The same for the N points XYZ (x, y, z each): all of them inside, and so everything in
  * their convex hull. */
 void cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double aspect,
-                            const double keep_out[2], gboolean force);
+                            const CmlCameraKeepOut *keep_out, gboolean force);
+/* Whether the point at NDC (x, y) of the view lies under a corner KEEP_OUT covers. */
+gboolean cml_camera_kept_out (const CmlCameraKeepOut *keep_out, double x, double y);
 /* Following a run (the window): the moving bodies are held CML_CAMERA_BODY_MARGIN of the
  * half-view farther from the edges than what is shown; the view holds still while they
  * are within CML_CAMERA_FOLLOW_SOFT of the half-view, and else glides to a new framing
@@ -70,7 +83,7 @@ void cml_camera_fit_points (CmlCamera *cam, const double *xyz, guint n, double a
  * towards the fit otherwise, DT seconds after the last call.  The first call after init,
  * reset or a cleared SETTLED goes straight to the fit.  Only when auto-fit is on. */
 void cml_camera_follow (CmlCamera *cam, const double *xyz, guint n, const double *bodies, guint n_bodies,
-                        double aspect, const double keep_out[2], double dt);
+                        double aspect, const CmlCameraKeepOut *keep_out, double dt);
 /* Where the world point P lands in normalized device coordinates (x right, y up, −1 … 1
  * inside the view; z −1 … 1 between the near and far planes) for a view of ASPECT. */
 void cml_camera_project (const CmlCamera *cam, double aspect, const double p[3], double ndc[3]);

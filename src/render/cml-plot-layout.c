@@ -56,7 +56,9 @@ cml_plot_layout_map_y (const CmlPlotLayout *layout, double y)
 #define MAX_TICKS 64
 
 /* Shortens LABEL with an ellipsis until it is at most MAX_W wide: the last resort for a
- * legend entry or a title wider than the whole frame (cut text would be worse). */
+ * legend entry or a title wider than the whole frame (cut text would be worse).  The
+ * longest start of the text that fits with its ellipsis is found by bisection (its width
+ * grows with its length): log₂ n measures, not n (a title of 3000 names took 13 s). */
 static void
 label_fit (CmlPlotLabel *label, double max_w, CmlPlotMeasureFunc measure, gpointer user_data)
 {
@@ -65,17 +67,25 @@ label_fit (CmlPlotLabel *label, double max_w, CmlPlotMeasureFunc measure, gpoint
 
   g_autofree char *full = label->text;
   glong n = g_utf8_strlen (full, -1);
+  glong fits = -1, too_wide = n; /* the answer lies in [fits, too_wide), -1 for none */
   label->text = NULL;
-  while (n > 0)
+  while (too_wide - fits > 1)
     {
-      n--;
-      const char *end = g_utf8_offset_to_pointer (full, n);
-      g_free (label->text);
-      label->text = g_strdup_printf ("%.*s…", (int) (end - full), full);
-      measure (label->text, label->size, label->bold, &label->w, &label->h, user_data);
-      if (label->w <= max_w)
-        break;
+      glong mid = fits + (too_wide - fits) / 2;
+      const char *end = g_utf8_offset_to_pointer (full, mid);
+      double w, h;
+      g_autofree char *text = g_strdup_printf ("%.*s…", (int) (end - full), full);
+
+      measure (text, label->size, label->bold, &w, &h, user_data);
+      if (w <= max_w)
+        fits = mid;
+      else
+        too_wide = mid;
     }
+  /* nothing fits: the ellipsis alone */
+  const char *end = g_utf8_offset_to_pointer (full, MAX (fits, 0));
+  label->text = g_strdup_printf ("%.*s…", (int) (end - full), full);
+  measure (label->text, label->size, label->bold, &label->w, &label->h, user_data);
 }
 
 /* Equal scales: widens [X0, X1] or [Y0, Y1] around its centre so that one data unit is
@@ -99,6 +109,27 @@ equalize_ranges (double aw, double ah, double *x0, double *x1, double *y0, doubl
       *y0 = c - h;
       *y1 = c + h;
     }
+}
+
+/* At least three labelled ticks on an axis of LENGTH (pixels) over [LO, HI] where three
+ * fit with their labels (EXTENT each along the axis) not touching: more intervals than
+ * INTERVALS asks for when the nice steps it gives leave one or two (a range from 7.043
+ * to 7.057 in two intervals has a lone tick at 7.05, which tells nothing of the scale).
+ * Returns the intervals to ask for. */
+static guint
+at_least_three (double lo, double hi, guint intervals, double length, double extent)
+{
+  CmlPlotTick ticks[MAX_TICKS];
+  double step;
+  if (ticks_for_range (lo, hi, intervals, ticks, MAX_TICKS, NULL) >= 3)
+    return intervals;
+  for (guint more = intervals + 1; more <= 12; more++)
+    {
+      guint n = ticks_for_range (lo, hi, more, ticks, MAX_TICKS, &step);
+      if (n >= 3)
+        return length * step / (hi - lo) >= extent ? more : intervals;
+    }
+  return intervals;
 }
 
 /* The x ticks for X_INTERVALS at most, their labels made in LABELS; *WIDEST their widest
@@ -288,14 +319,17 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
   /* y ticks (labels about a line apart) and the plot area's width, which their labels'
    * width decides.  Equal scales widen one range to the area's proportions, which may
    * change the y labels and so the width: repeat until it settles (twice, as a rule). */
-  guint y_intervals = (guint) CLAMP (layout->area_h / (1.6 * font_h), 2, 8);
+  const guint y_intervals0 = (guint) CLAMP (layout->area_h / (1.6 * font_h), 2, 8);
+  guint y_intervals = at_least_three (layout->y0, layout->y1, y_intervals0, layout->area_h, font_h);
   gboolean equal = cml_plot_get_equal_scales_apply (plot);
   GPtrArray *y_labels = g_ptr_array_new_with_free_func (label_free);
-  double left0 = left;
+  double left0 = left, y_label_w = 0;
   guint n_y = 0;
   for (guint pass = 0;; pass++)
     {
-      double y_label_w = 0;
+      /* the margin holds the widest labels of every pass (never narrower: the final
+       * ranges' labels must fit it too) */
+      y_intervals = at_least_three (layout->y0, layout->y1, y_intervals0, layout->area_h, font_h);
       n_y = ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
       g_ptr_array_set_size (y_labels, 0);
       for (guint i = 0; i < n_y; i++)
@@ -319,11 +353,31 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
     }
   if (equal)
     {
-      /* the labels of the final ranges (the margin stays as measured) */
-      n_y = ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
-      g_ptr_array_set_size (y_labels, 0);
-      for (guint i = 0; i < n_y; i++)
-        g_ptr_array_add (y_labels, label_new (ticks[i].label, font, measure, user_data));
+      /* the labels of the final ranges; wider than the margin (rarely, after the last
+       * pass moved the ranges), the margin grows for them and the ranges follow the
+       * narrower area once more */
+      for (guint again = 0; again < 2; again++)
+        {
+          double widest = 0;
+          y_intervals = at_least_three (layout->y0, layout->y1, y_intervals0, layout->area_h, font_h);
+          n_y = ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
+          g_ptr_array_set_size (y_labels, 0);
+          for (guint i = 0; i < n_y; i++)
+            {
+              CmlPlotLabel *l = label_new (ticks[i].label, font, measure, user_data);
+              widest = MAX (widest, l->w);
+              g_ptr_array_add (y_labels, l);
+            }
+          if (widest <= y_label_w + 0.5 || again == 1)
+            break;
+          y_label_w = widest;
+          left = left0 + y_label_w + gap + tick;
+          layout->area_x = left;
+          layout->area_w = MAX (width - left - right, 1.0);
+          double x0 = base_x0, x1 = base_x1, y0 = base_y0, y1 = base_y1;
+          equalize_ranges (layout->area_w, layout->area_h, &x0, &x1, &y0, &y1);
+          layout->x0 = x0, layout->x1 = x1, layout->y0 = y0, layout->y1 = y1;
+        }
     }
 
   /* x ticks: as many as fit with min_tick_spacing between the labels, tried from many

@@ -9,7 +9,7 @@
 
 void
 cml_scene_fit_camera (CmlSceneRenderer *r, const double *scene_values, const CmlSceneStyle *style,
-                      double aspect, const double keep_out[2], CmlCamera *cam)
+                      double aspect, const CmlCameraKeepOut *keep_out, CmlCamera *cam)
 {
   g_return_if_fail (r != NULL && cam != NULL && aspect > 0);
 

@@ -18,9 +18,9 @@ G_BEGIN_DECLS
 /* Sets CAM to the window's default three-quarter view (cml_camera_init), fitted as the
  * window fits it (cml_camera_fit_points) to everything R has shown since its last
  * set_system or clear_trails and the objects at SCENE_VALUES (NULL: none), in a view of
- * ASPECT (width / height), off the rectangle KEEP_OUT in its bottom-left corner (NULL:
- * none; fractions of the width and height, see cml_camera_fit); auto-fit off. */
+ * ASPECT (width / height), off the corners KEEP_OUT covers (NULL: none; see
+ * CmlCameraKeepOut); auto-fit off. */
 void cml_scene_fit_camera (CmlSceneRenderer *r, const double *scene_values, const CmlSceneStyle *style,
-                           double aspect, const double keep_out[2], CmlCamera *cam);
+                           double aspect, const CmlCameraKeepOut *keep_out, CmlCamera *cam);
 
 G_END_DECLS

@@ -177,10 +177,16 @@ cml_scene_legend_font_size (const CmlSceneStyle *style)
   return legend_metrics (style).font;
 }
 
+/* A line of the legend; wrapped at WRAP (Cairo units, 0: never). */
 static PangoLayout *
-legend_layout (cairo_t *cr, const LegendMetrics *m, const char *text, gboolean italic)
+legend_layout (cairo_t *cr, const LegendMetrics *m, const char *text, gboolean italic, double wrap)
 {
   PangoLayout *layout = pango_cairo_create_layout (cr);
+  if (wrap > 0)
+    {
+      pango_layout_set_width (layout, (int) (wrap * PANGO_SCALE));
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD);
+    }
   PangoFontDescription *font = pango_font_description_from_string ("Sans");
   pango_font_description_set_absolute_size (font, m->font * PANGO_SCALE);
   if (italic)
@@ -211,19 +217,30 @@ legend_run (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style, gboolean dr
   if (dark)
     ink[0] = ink[1] = ink[2] = 0.93, soft[0] = soft[1] = 0.72, soft[2] = 0.75;
 
-  /* the widest text sets the width */
-  double text_w = 0;
+  /* the widest text sets the width, unless the style bounds it: then long lines wrap
+   * (the frame line spans the swatch column too) and their entries take more rows */
+  double text_w = 0, wrap = 0, extra = 0;
+  if (style && style->legend_width > 0)
+    wrap = MAX (style->legend_width - (2 * m.pad + m.swatch + 0.6 * m.font), 6 * m.font);
+  g_autofree double *extra_before = g_new0 (double, n + 1);
   for (guint i = 0; i < n; i++)
     {
       const char *text = i < entries->len ? g_array_index (entries, LegendEntry, i).text : frame_line;
-      PangoLayout *layout = legend_layout (cr, &m, text, i >= entries->len);
+      gboolean frame = i >= entries->len;
+      PangoLayout *layout = legend_layout (cr, &m, text, frame, wrap > 0 && frame ? wrap + m.swatch + 0.6 * m.font : wrap);
       PangoRectangle logical;
       pango_layout_get_extents (layout, NULL, &logical);
-      text_w = MAX (text_w, logical.width / (double) PANGO_SCALE);
+      double lw = logical.width / (double) PANGO_SCALE;
+      text_w = MAX (text_w, frame ? lw - m.swatch - 0.6 * m.font : lw);
+      int lines = pango_layout_get_line_count (layout);
+      extra_before[i] = extra;
+      if (lines > 1)
+        extra += logical.height / (double) PANGO_SCALE * (lines - 1) / lines;
       g_object_unref (layout);
     }
+  extra_before[n] = extra;
   *w = ceil (2 * m.pad + m.swatch + 0.6 * m.font + text_w);
-  *h = ceil (2 * m.pad + n * m.row - (m.row - m.font * 1.25));
+  *h = ceil (2 * m.pad + n * m.row - (m.row - m.font * 1.25) + extra);
   if (!draw)
     return TRUE;
 
@@ -232,7 +249,7 @@ legend_run (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style, gboolean dr
 
   for (guint i = 0; i < n; i++)
     {
-      double y = m.pad + i * m.row, cy = y + 0.62 * m.font, x0 = m.pad, x1 = m.pad + m.swatch;
+      double y = m.pad + i * m.row + extra_before[i], cy = y + 0.62 * m.font, x0 = m.pad, x1 = m.pad + m.swatch;
       const LegendEntry *e = i < entries->len ? &g_array_index (entries, LegendEntry, i) : NULL;
       cairo_new_path (cr);  /* the text left a current point */
       if (e)
@@ -312,7 +329,8 @@ legend_run (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style, gboolean dr
             }
         }
       const char *text = e ? e->text : frame_line;
-      PangoLayout *layout = legend_layout (cr, &m, text, e == NULL);
+      PangoLayout *layout = legend_layout (cr, &m, text, e == NULL,
+                                           wrap > 0 && e == NULL ? wrap + m.swatch + 0.6 * m.font : wrap);
       const double *c = e ? ink : soft;
       cairo_set_source_rgb (cr, c[0], c[1], c[2]);
       /* the frame line spans the swatch column too */

@@ -517,16 +517,29 @@ append_point (GArray *a, double x, double y, double z)
     g_array_append_vals (a, p, 1);
 }
 
-/* The six points a body of RADIUS at C reaches along the axes. */
+/* A ball of RADIUS at C as the 26 corners of a solid around it, in the directions of
+ * the axes and of the cube's edges and corners at BODY_HULL × RADIUS: the solid's faces
+ * lie at least 0.8866 of the corners' distance from C (its least support, cos 27.5°), so
+ * with 1 / 0.8866 < 1.13 the solid holds the ball, and a view that holds the corners
+ * holds the ball's outline seen from any side (six points on the axes do not: seen
+ * slanted, the outline passes them). */
+#define BODY_HULL 1.13
+
 static void
 append_body (GArray *points, const double c[3], double radius)
 {
   if (!(radius >= 0) || !isfinite (radius))
     radius = 0;
-  for (int k = 0; k < 3; k++)
-    for (int s = -1; s <= 1; s += 2)
-      append_point (points, c[0] + (k == 0) * s * radius, c[1] + (k == 1) * s * radius,
-                    c[2] + (k == 2) * s * radius);
+  for (int i = -1; i <= 1; i++)
+    for (int j = -1; j <= 1; j++)
+      for (int k = -1; k <= 1; k++)
+        {
+          double n = sqrt ((double) (i * i + j * j + k * k));
+          if (n == 0)
+            continue;
+          double s = BODY_HULL * radius / n;
+          append_point (points, c[0] + s * i, c[1] + s * j, c[2] + s * k);
+        }
 }
 
 void

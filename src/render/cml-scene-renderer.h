@@ -43,6 +43,8 @@ typedef struct
                            * exported pictures and videos) */
   gboolean ghost;         /* a second run drawn over a scene already drawn: translucent
                            * bodies and trails only (no background, grid, floor or table) */
+  double   legend_width;  /* the legend's widest (Cairo units): longer lines wrap at word
+                           * boundaries; 0: no limit */
 } CmlSceneStyle;
 
 /* Light background, normal lines, lab frame, scale 1, 4× multisampling. */

@@ -28,4 +28,18 @@ check "--integrator" "cmlab-cli simulate rolling-ball --integ"
 check "x1= x2= x3=" "cmlab-cli shoot martinet --t-end 1 --target x"
 check "parameters" "cmlab-cli list par"
 check "lambda_roll_x lambda_roll_y" "cmlab-cli simulate rolling-ball --columns lam"
+# a models folder holding names that are shell text or hold a colon: offered whole, and
+# nothing in them is run
+hostile=$(mktemp -d)
+for m in 'c:d' '$(>pwned)' '`>pwned`'; do
+    printf '[model]\nname = m\ntitle = t\n\n[algebroid]\nbase = x\nfibre = u\n\n[anchor]\ne1 = x: 1\n\n[dynamics]\nlagrangian = u^2/2\n' >"$hostile/$m.cml"
+done
+saved_models=${CMLAB_MODELS_DIR-}
+export CMLAB_MODELS_DIR=$hostile
+check "c:d" "cmlab-cli simulate c"
+check '$(>pwned)' 'cmlab-cli simulate \$'
+n=$((n + 1))
+if [[ ! -e pwned && ! -e $hostile/pwned ]]; then echo "ok $n - no model name was run"; else echo "not ok $n - a model name was run"; fail=1; fi
+export CMLAB_MODELS_DIR=$saved_models
+rm -rf "$hostile"
 echo "1..$n"

@@ -204,6 +204,27 @@ test_sweep_failed_point (void)
   g_rmdir (dir);
 }
 
+/* Values no body has together are gaps, not runs: the rigid body's I₁ past I₂ + I₃ (or
+ * below I₃ − I₂) breaks its model's requirement, as in the window's side panel. */
+static void
+test_sweep_impossible_point (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+
+  cli_run (&out, &err, "sweep", "rigid-body", "--vary", "I1=0.5:8:6", "--t-end", "1", "--measure", "energy", NULL);
+  g_auto (GStrv) lines = csv_lines (out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 8);
+  /* I₂ = 2, I₃ = 3: I₁ = 0.5 and 6.5, 8 are not possible, 2, 3.5, 5 are */
+  const gboolean possible[] = { FALSE, TRUE, TRUE, TRUE, FALSE, FALSE };
+  for (guint k = 0; k < 6; k++)
+    {
+      g_autofree char *note = g_strdup_printf ("note: point %u (", k);
+      g_assert_true (g_str_has_suffix (lines[2 + k], ",nan") == !possible[k]);
+      g_assert_true ((strstr (err, note) != NULL) == !possible[k]);
+    }
+  g_assert_nonnull (strstr (err, "not possible"));
+}
+
 /* Bad arguments exit 2 with a message that names the problem, and write nothing. */
 static void
 test_sweep_errors (void)
@@ -255,6 +276,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/sweep/shards", test_sweep_shards);
   g_test_add_func ("/cli/sweep/jobs", test_sweep_jobs);
   g_test_add_func ("/cli/sweep/failed-point", test_sweep_failed_point);
+  g_test_add_func ("/cli/sweep/impossible-point", test_sweep_impossible_point);
   g_test_add_func ("/cli/sweep/errors", test_sweep_errors);
   return g_test_run ();
 }

@@ -541,6 +541,117 @@ circle_radii (CmlPlot *plot, const CmlPlotStyle *style, double width, double hei
   cml_plot_layout_clear (&L);
 }
 
+/* No two labels of L overlap (0.5 px allowed). */
+static void
+assert_labels_apart (const CmlPlotLayout *L, const char *what)
+{
+  for (guint i = 0; i < L->labels->len; i++)
+    for (guint j = i + 1; j < L->labels->len; j++)
+      {
+        const CmlPlotLabel *a = L->labels->pdata[i], *b = L->labels->pdata[j];
+        double aw = a->rotated ? a->h : a->w, ah = a->rotated ? a->w : a->h;
+        double bw = b->rotated ? b->h : b->w, bh = b->rotated ? b->w : b->h;
+        if (a->x + aw > b->x + 0.5 && b->x + bw > a->x + 0.5 && a->y + ah > b->y + 0.5 && b->y + bh > a->y + 0.5)
+          g_error ("%s: “%s” at (%.1f, %.1f) %.1f×%.1f overlaps “%s” at (%.1f, %.1f) %.1f×%.1f", what, a->text,
+                   a->x, a->y, aw, ah, b->text, b->x, b->y, bw, bh);
+      }
+}
+
+/* The rolling ball's path in the window's phase plot (y against x, both in metres: equal
+ * scales), from x = 1 round to x = −2, up to y = 1.75: the y tick labels of the ranges
+ * equal scales end with must not run into the axis' title, at any size. */
+static void
+test_equal_scales_labels (void)
+{
+  CmlPlotStyle styles[2];
+  cml_plot_style_init (&styles[0], FALSE, FALSE);
+  cml_plot_style_init (&styles[1], TRUE, TRUE);
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  g_autoptr (CmlPlotColumn) x = cml_plot_column_new ();
+  g_autoptr (CmlPlotColumn) y = cml_plot_column_new ();
+  for (int i = 0; i <= 400; i++)
+    {
+      double th = 2.3 * i / 400, xi = 1.5 * cos (th) - 0.5, yi = 1.75 * sin (th);
+      cml_plot_column_append (x, &xi, 1, 1);
+      cml_plot_column_append (y, &yi, 1, 1);
+    }
+  g_autoptr (CmlPlotSeries) s = cml_plot_series_new_for_columns ("y", "m", x, x, y);
+  cml_plot_set_against_time (plot, FALSE);
+  cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "x", "m");
+  cml_plot_axis_set_label (cml_plot_get_y_axis (plot), "y", "m");
+  cml_plot_add_series (plot, s);
+  g_assert_true (cml_plot_get_equal_scales_apply (plot));
+  for (guint p = 0; p < 2; p++)
+    for (double w = 240; w <= 640; w += 20)
+      for (double h = 160; h <= 480; h += 40)
+        {
+          CmlPlotLayout L;
+          g_autofree char *what = g_strdup_printf ("%s, %g×%g", p ? "presentation" : "normal", w, h);
+          cml_plot_layout (plot, &styles[p], w, h, pango_measure, pl, &L);
+          assert_labels_apart (&L, what);
+          cml_plot_layout_clear (&L);
+        }
+}
+
+/* At least three labelled ticks on each axis wherever three fit: the heavy top's energy
+ * (flat at 7.05 J, drawn over 7.043 … 7.057) and its G₂ (a circle of radius 0.75) in the
+ * short plots of presentation mode on a 4:3 screen had a lone "7.05" and a lone "0". */
+static void
+test_three_ticks (void)
+{
+  CmlPlotStyle presentation;
+  cml_plot_style_init (&presentation, TRUE, TRUE);
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  double digits_w, font_h;
+  pango_measure ("0123456789", presentation.font_size, FALSE, &digits_w, &font_h, pl);
+
+  const double levels[] = { 7.05, 0.75 };
+  for (guint c = 0; c < G_N_ELEMENTS (levels); c++)
+    for (double height = 120; height <= 400; height += 20)
+      {
+        g_autoptr (CmlPlot) plot = cml_plot_new ();
+        g_autoptr (CmlPlotColumn) t = cml_plot_column_new ();
+        g_autoptr (CmlPlotColumn) y = cml_plot_column_new ();
+        for (int i = 0; i <= 200; i++)
+          {
+            double ti = 0.05 * i, yi = c == 0 ? levels[c] : levels[c] * sin (ti);
+            cml_plot_column_append (t, &ti, 1, 1);
+            cml_plot_column_append (y, &yi, 1, 1);
+          }
+        g_autoptr (CmlPlotSeries) s = cml_plot_series_new_for_columns ("y", "J", t, t, y);
+        cml_plot_axis_set_label (cml_plot_get_y_axis (plot), "energy", "J");
+        cml_plot_add_series (plot, s);
+
+        CmlPlotLayout L;
+        cml_plot_layout (plot, &presentation, 300, height, pango_measure, pl, &L);
+        guint n = L.y_ticks->len;
+        /* three fit when a step of 1, 2 or 5 × 10ᵏ puts three ticks on the axis at least a
+         * line apart */
+        gboolean fit = FALSE;
+        for (int k = -6; k <= 3 && !fit; k++)
+          for (int m = 0; m < 3; m++)
+            {
+              double step = (m == 0 ? 1 : m == 1 ? 2 : 5) * pow (10, k);
+              double first = ceil (L.y0 / step - 1e-9), last = floor (L.y1 / step + 1e-9);
+              if (last - first >= 2 && L.area_h * step / (L.y1 - L.y0) >= font_h)
+                fit = TRUE;
+            }
+        if (fit)
+          {
+            g_autofree char *what = g_strdup_printf ("level %g, %g px tall", levels[c], height);
+            assert_labels_apart (&L, what);
+            if (n < 3)
+              g_error ("level %g, a plot %g px tall (area %.0f px over %g … %g, text %.0f px): %u y ticks",
+                       levels[c], height, L.area_h, L.y0, L.y1, font_h, n);
+            for (guint i = 1; i < n; i++)
+              g_assert_cmpfloat (fabs (g_array_index (L.y_ticks, CmlPlotTickMark, i).pos
+                                       - g_array_index (L.y_ticks, CmlPlotTickMark, i - 1).pos), >=, font_h);
+          }
+        cml_plot_layout_clear (&L);
+      }
+}
+
 static void
 test_equal_scales (void)
 {
@@ -1339,6 +1450,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/render/plot/phase-decimation", test_phase_decimation);
   g_test_add_func ("/render/plot/time-window", test_time_window);
   g_test_add_func ("/render/plot/equal-scales", test_equal_scales);
+  g_test_add_func ("/render/plot/three-ticks", test_three_ticks);
+  g_test_add_func ("/render/plot/equal-scales-labels", test_equal_scales_labels);
   g_test_add_func ("/render/plot/legend", test_legend);
   g_test_add_func ("/render/plot/units", test_units);
   g_test_add_func ("/render/plot/figure", test_figure);
