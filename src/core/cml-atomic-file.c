@@ -11,8 +11,10 @@
 
 #include "cml-atomic-file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
@@ -23,7 +25,13 @@
 
 #define TMP_MARK      ".cmlab-tmp-"
 #define MAX_LINKS     40    /* as the kernel's own limit on a chain of symbolic links */
-#define MAX_BASE_KEPT 200   /* bytes of NAME kept in a temporary's name (NAME_MAX is 255) */
+#define MAX_HOST      63    /* bytes of the host name kept in a temporary's name */
+/* bytes of NAME kept in a temporary's name: NAME_MAX (255) less the dot, the mark, the
+ * origin (host, 8 hex digits, a 20-digit namespace), a 10-digit PID and "-XXXXXX" */
+#define MAX_BASE_KEPT 130
+/* s: a temporary whose PID says nothing here (another host's, boot's or PID namespace's)
+ * is removed only when nothing has written to it for a week */
+#define FOREIGN_STALE_AGE (7 * 24 * 3600)
 
 struct _CmlAtomicFile
 {
@@ -41,11 +49,67 @@ struct _CmlAtomicFile
 
 /* ---- stale temporaries --------------------------------------------------------------- */
 
-gboolean
-cml_atomic_file_is_temporary (const char *basename, GPid *pid)
+/* Where this process runs, as written in its temporaries' names: "HOST-BOOT-PIDNS", the
+ * host name (letters, digits, '.' and '_' only, at most MAX_HOST bytes), the first eight
+ * hex digits of the kernel's boot id and the inode of our PID namespace.  A PID means a
+ * process only on the same host, since the same boot, in the same PID namespace. */
+static gpointer
+make_origin (gpointer unused)
 {
-  const char *mark, *p;
+  char host[256] = "";
+  g_autofree char *boot = NULL;
+  GString *s = g_string_new (NULL);
+  GStatBuf st;
+  guint64 ns = 0;
+
+  if (gethostname (host, sizeof host - 1) != 0 || host[0] == '\0')
+    g_strlcpy (host, "localhost", sizeof host);
+  for (const char *c = host; *c && s->len < MAX_HOST; c++)
+    g_string_append_c (s, g_ascii_isalnum (*c) || *c == '.' || *c == '_' ? *c : '_');
+  g_string_append_c (s, '-');
+  if (g_file_get_contents ("/proc/sys/kernel/random/boot_id", &boot, NULL, NULL) && strlen (boot) >= 8
+      && strspn (boot, "0123456789abcdef") >= 8)
+    g_string_append_len (s, boot, 8);
+  else
+    g_string_append (s, "00000000");
+  if (g_stat ("/proc/self/ns/pid", &st) == 0)
+    ns = (guint64) st.st_ino;
+  g_string_append_printf (s, "-%" G_GUINT64_FORMAT, ns);
+  return g_string_free (s, FALSE);
+}
+
+const char *
+cml_atomic_file_origin (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, make_origin, NULL);
+}
+
+/* The digits at P (at most 19), up to END; -1 when there are none or P stops elsewhere. */
+static gint64
+parse_digits (const char *p, const char *end)
+{
   gint64 n = 0;
+
+  if (p >= end || end - p > 19)
+    return -1;
+  for (; p < end; p++)
+    {
+      if (!g_ascii_isdigit (*p))
+        return -1;
+      n = n * 10 + (*p - '0');
+    }
+  return n;
+}
+
+/* Splits a temporary's name: the writer's PID, and its origin ("HOST-BOOT-PIDNS", written
+ * by this version; NULL for the `.NAME.cmlab-tmp-PID-XXXXXX` of earlier ones). */
+static gboolean
+parse_temporary (const char *basename, GPid *pid, char **origin)
+{
+  const char *mark, *p, *end, *dash;
+  gint64 n;
 
   if (basename == NULL || basename[0] != '.')
     return FALSE;
@@ -53,63 +117,158 @@ cml_atomic_file_is_temporary (const char *basename, GPid *pid)
   if (mark == NULL || mark == basename)
     return FALSE;
   p = mark + strlen (TMP_MARK);
-  if (!g_ascii_isdigit (*p))
+  end = p + strlen (p);
+  /* "-XXXXXX" at the end */
+  if (end - p < 8 || end[-7] != '-')
     return FALSE;
-  for (; g_ascii_isdigit (*p) && n < G_MAXINT; p++)
-    n = n * 10 + (*p - '0');
-  if (*p != '-' || strlen (p + 1) != 6 || n <= 0 || n >= G_MAXINT)
+  end -= 7;
+  dash = end;
+  while (dash > p && dash[-1] != '-')
+    dash--;
+  n = parse_digits (dash, end);
+  if (n <= 0 || n >= G_MAXINT)
     return FALSE;
+  if (dash == p)
+    {
+      /* an earlier version's: only the PID */
+      if (origin)
+        *origin = NULL;
+    }
+  else
+    {
+      /* HOST-BOOT-PIDNS before the PID: a host of letters, digits, '.' and '_', eight hex
+       * digits, a number */
+      const char *o_end = dash - 1, *ns = o_end, *boot;
+      while (ns > p && ns[-1] != '-')
+        ns--;
+      if (ns == p || ns == o_end || o_end - ns > 20 || (gsize) (o_end - ns) != strspn (ns, "0123456789"))
+        return FALSE;
+      boot = ns - 1 - 8;
+      if (boot - 1 <= p || boot[-1] != '-' || strspn (boot, "0123456789abcdef") < 8)
+        return FALSE;
+      for (const char *c = p; c < boot - 1; c++)
+        if (!(g_ascii_isalnum (*c) || *c == '.' || *c == '_'))
+          return FALSE;
+      if (origin)
+        *origin = g_strndup (p, o_end - p);
+    }
   if (pid)
     *pid = (GPid) n;
   return TRUE;
 }
 
-guint
-cml_atomic_file_clean_stale (const char *dir)
+gboolean
+cml_atomic_file_is_temporary (const char *basename, GPid *pid)
 {
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
+  return parse_temporary (basename, pid, NULL);
+}
+
+gboolean
+cml_atomic_file_temporary_is_local (const char *basename)
+{
+  g_autofree char *origin = NULL;
+
+  return parse_temporary (basename, NULL, &origin) && origin != NULL
+         && g_str_equal (origin, cml_atomic_file_origin ());
+}
+
+guint
+cml_atomic_file_clean_stale_at (int dirfd)
+{
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  struct dirent *de;
+  /* a descriptor of its own: reading it moves no offset DIRFD shares */
+  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
   guint n = 0;
 
-  while (d && (name = g_dir_read_name (d)) != NULL)
+  if (d == NULL)
     {
+      if (fd >= 0)
+        close (fd);
+      return 0;
+    }
+  while ((de = readdir (d)) != NULL)
+    {
+      const char *name = de->d_name;
+      g_autofree char *origin = NULL;
+      struct stat st;
       GPid pid;
-      GStatBuf st;
 
-      if (!cml_atomic_file_is_temporary (name, &pid) || pid == getpid ())
+      if (!parse_temporary (name, &pid, &origin))
         continue;
-      /* EPERM: alive, another user's; only "no such process" is dead */
-      if (kill (pid, 0) == 0 || errno != ESRCH)
+      if (fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG (st.st_mode)
+          || st.st_uid != geteuid ())
         continue;
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      if (g_lstat (p, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != geteuid ())
-        continue;
-      if (g_unlink (p) == 0)
+      if (origin != NULL && g_str_equal (origin, cml_atomic_file_origin ()))
         {
-          g_debug ("removed %s, left by process %d", p, (int) pid);
+          /* our host, boot and PID namespace: the PID says whether its writer runs (EPERM:
+           * alive, another user's; only "no such process" is dead) */
+          if (pid == getpid () || kill (pid, 0) == 0 || errno != ESRCH)
+            continue;
+        }
+      else if (now - (gint64) st.st_mtime < FOREIGN_STALE_AGE)
+        {
+          /* another host's, another boot's, another PID namespace's, or an earlier
+           * version's: its PID says nothing here; only its age does */
+          continue;
+        }
+      if (unlinkat (dirfd, name, 0) == 0)
+        {
+          g_debug ("removed %s, left by process %d (%s)", name, (int) pid, origin ? origin : "an earlier version");
           n++;
         }
     }
+  closedir (d);
   return n;
 }
 
-/* Cleans DIR the first time this process writes into it. */
+guint
+cml_atomic_file_clean_stale (const char *dir)
+{
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  guint n;
+
+  if (fd < 0)
+    return 0;
+  n = cml_atomic_file_clean_stale_at (fd);
+  close (fd);
+  return n;
+}
+
+/* Cleans the directory DIRFD the first time this process writes into it (known by its
+ * device and inode). */
 static void
-clean_stale_once (const char *dir)
+clean_stale_once (int dirfd)
 {
   static GMutex lock;
   static GHashTable *cleaned;
+  struct stat st;
   gboolean first;
 
+  if (fstat (dirfd, &st) != 0)
+    return;
+  g_autofree char *id = g_strdup_printf ("%ju:%ju", (uintmax_t) st.st_dev, (uintmax_t) st.st_ino);
   g_mutex_lock (&lock);
   if (cleaned == NULL)
     cleaned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  first = !g_hash_table_contains (cleaned, dir);
+  first = !g_hash_table_contains (cleaned, id);
   if (first)
-    g_hash_table_add (cleaned, g_strdup (dir));
+    g_hash_table_add (cleaned, g_steal_pointer (&id));
   g_mutex_unlock (&lock);
   if (first)
-    cml_atomic_file_clean_stale (dir);
+    cml_atomic_file_clean_stale_at (dirfd);
+}
+
+static void
+clean_stale_once_path (const char *dir)
+{
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (fd < 0)
+    return;
+  clean_stale_once (fd);
+  close (fd);
 }
 
 /* ---- opening --------------------------------------------------------------------------- */
@@ -160,9 +319,9 @@ set_errno_error (GError **error, const char *path, int e)
     g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot write %s: %s", path, g_strerror (e));
 }
 
-/* `.NAME.cmlab-tmp-PID-XXXXXX` in DIR, NAME cut (at a character) to fit a file name. */
+/* `.NAME.cmlab-tmp-ORIGIN-PID-XXXXXX`, NAME cut (at a character) to fit a file name. */
 static char *
-temp_template (const char *dir, const char *base)
+temp_name (const char *base)
 {
   gsize n = strlen (base);
 
@@ -172,7 +331,14 @@ temp_template (const char *dir, const char *base)
       while (n > 0 && ((guchar) base[n] & 0xC0) == 0x80)
         n--;
     }
-  g_autofree char *name = g_strdup_printf (".%.*s" TMP_MARK "%d-XXXXXX", (int) n, base, (int) getpid ());
+  return g_strdup_printf (".%.*s" TMP_MARK "%s-%d-XXXXXX", (int) n, base, cml_atomic_file_origin (), (int) getpid ());
+}
+
+/* The same in DIR. */
+static char *
+temp_template (const char *dir, const char *base)
+{
+  g_autofree char *name = temp_name (base);
   return g_build_filename (dir, name, NULL);
 }
 
@@ -256,7 +422,7 @@ cml_atomic_file_new (const char *path, CmlAtomicFileFlags flags, GError **error)
 
   g_autofree char *dir = g_path_get_dirname (f->target);
   g_autofree char *base = g_path_get_basename (f->target);
-  clean_stale_once (dir);
+  clean_stale_once_path (dir);
   f->tmp_path = temp_template (dir, base);
   /* 0666: the kernel takes the umask off, as for any new file */
   f->fd = g_mkstemp_full (f->tmp_path, O_RDWR | O_CLOEXEC, 0666);
@@ -436,6 +602,77 @@ cml_atomic_file_set_contents_full (const char *path, const void *data, gsize siz
       size -= (gsize) n;
     }
   return cml_atomic_file_commit (f, error);
+}
+
+/* ---- in a directory's descriptor --------------------------------------------------------- */
+
+int
+cml_atomic_file_create_temporary_at (int dirfd, const char *name, char **tmp_name)
+{
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  g_autofree char *tmp = temp_name (name);
+  char *x = tmp + strlen (tmp) - 6;
+
+  clean_stale_once (dirfd);
+  for (int attempt = 0; attempt < 100; attempt++)
+    {
+      for (int i = 0; i < 6; i++)
+        x[i] = letters[g_random_int_range (0, sizeof letters - 1)];
+      /* a new name only: O_EXCL never opens what is there, link or not */
+      int fd = openat (dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        {
+          *tmp_name = g_steal_pointer (&tmp);
+          return fd;
+        }
+      if (errno != EEXIST)
+        return -1;
+    }
+  errno = EEXIST;
+  return -1;
+}
+
+gboolean
+cml_atomic_file_set_contents_at (int dirfd, const char *name, const void *data, gsize size,
+                                 CmlAtomicFileFlags flags, GError **error)
+{
+  g_autofree char *tmp = NULL;
+  const guint8 *p = data;
+  int fd, e = 0;
+
+  fd = cml_atomic_file_create_temporary_at (dirfd, name, &tmp);
+  if (fd < 0)
+    {
+      set_errno_error (error, name, errno);
+      return FALSE;
+    }
+  while (size > 0 && e == 0)
+    {
+      ssize_t n = write (fd, p, size);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        e = n < 0 ? errno : EIO;
+      else
+        {
+          p += n;
+          size -= (gsize) n;
+        }
+    }
+  if (e == 0 && !(flags & CML_ATOMIC_FILE_UNSYNCED) && fsync (fd) != 0)
+    e = errno;
+  if (close (fd) != 0 && e == 0)
+    e = errno;
+  /* renameat replaces whatever NAME is — a link stays unfollowed, its target untouched */
+  if (e == 0 && renameat (dirfd, tmp, dirfd, name) != 0)
+    e = errno;
+  if (e != 0)
+    {
+      unlinkat (dirfd, tmp, 0);
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "writing %s failed: %s", name, g_strerror (e));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* ---- interruptions --------------------------------------------------------------------- */

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A regular file (new or existing) is written under a temporary name beside it,
- * `.NAME.cmlab-tmp-PID-XXXXXX`, synced (unless it is a cache's: CML_ATOMIC_FILE_UNSYNCED)
+ * `.NAME.cmlab-tmp-HOST-BOOT-PIDNS-PID-XXXXXX` (see below), synced (unless it is a cache's: CML_ATOMIC_FILE_UNSYNCED)
  * and renamed over NAME by
  * cml_atomic_file_commit(); cml_atomic_file_abort() (and free without commit) removes
  * the temporary.  The new file has the mode a plain create gives (0666 less the umask);
@@ -21,8 +21,14 @@
  *     "FILE: permission denied" and left as it is — even for root.
  *
  * Temporaries of a process that died without cleaning up (SIGKILL, a power cut) are
- * removed the next time any cmlab process writes into the same directory: the PID in
- * their name is no longer alive.  One with a live PID is another writer's, left alone.
+ * removed the next time any cmlab process writes into the same directory — only when the
+ * name proves its writer gone: written on our host (HOST, the host name), since the same
+ * boot (BOOT, the first 8 hex digits of the kernel's boot id) and in our PID namespace
+ * (PIDNS, its inode), by a PID that is no longer alive.  A PID of another host, boot or
+ * PID namespace (a shard on another node of a cluster, a container) says nothing here:
+ * such a temporary, and one of an earlier version (`.NAME.cmlab-tmp-PID-XXXXXX`), is
+ * removed only when nothing has written to it for 7 days.  One with a live PID is
+ * another writer's, left alone.
  *
  * Errors: CML_ERROR_IO, the message naming the file as given.
  */
@@ -83,13 +89,36 @@ gboolean       cml_atomic_file_set_contents_full (const char         *path,
                                                   CmlAtomicFileFlags  flags,
                                                   GError            **error);
 
-/* Whether BASENAME is one of our temporaries; its writer's PID in *PID (may be NULL). */
+/* The same into the directory DIRFD (a cache's, checked by its opener): NAME is reached
+ * only through DIRFD — a temporary created there (O_EXCL, mode 0600) and renamed over
+ * NAME, which replaces a link or anything else named NAME, never follows it.  Errors name
+ * NAME. */
+gboolean       cml_atomic_file_set_contents_at (int                 dirfd,
+                                                const char         *name,
+                                                const void         *data,
+                                                gsize               size,
+                                                CmlAtomicFileFlags  flags,
+                                                GError            **error);
+/* A new temporary for NAME in DIRFD (O_EXCL, 0600), its name in *TMP_NAME: a descriptor,
+ * or -1 with errno set.  The caller renames it (renameat) or removes it (unlinkat). */
+int            cml_atomic_file_create_temporary_at (int          dirfd,
+                                                    const char  *name,
+                                                    char       **tmp_name);
+
+/* Whether BASENAME is one of our temporaries (of this version or an earlier one); its
+ * writer's PID in *PID (may be NULL). */
 gboolean       cml_atomic_file_is_temporary   (const char         *basename,
                                                GPid               *pid);
-/* Removes, in DIR, our temporaries (owned by us, regular files) whose PID is no longer
- * alive; the number removed.  cml_atomic_file_new() does it once per directory and
+/* Whether the temporary BASENAME was written on this host, since this boot, in this PID
+ * namespace: its PID is one of ours. */
+gboolean       cml_atomic_file_temporary_is_local (const char     *basename);
+/* "HOST-BOOT-PIDNS" as this process writes it in its temporaries' names. */
+const char    *cml_atomic_file_origin         (void);
+/* Removes, in DIR, our temporaries (owned by us, regular files) whose writer is gone (see
+ * above); the number removed.  cml_atomic_file_new() does it once per directory and
  * process. */
 guint          cml_atomic_file_clean_stale    (const char         *dir);
+guint          cml_atomic_file_clean_stale_at (int                 dirfd);
 
 /* Interruptions while a file is being written.  Between hold and release, SIGINT,
  * SIGTERM and SIGHUP only set a flag (cml_atomic_file_interrupted() returns the signal

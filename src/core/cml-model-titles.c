@@ -80,12 +80,9 @@ read_cache (const char *path)
   g_autofree char *text = NULL;
   gsize len = 0;
 
-  /* a regular file no larger than the cache may hold (a FIFO or /dev/zero planted in its
-   * place is not read) */
-  if (!cml_read_file_capped (path, cml_cache_env_number ("CMLAB_TITLES_CACHE_LIMIT", DEFAULT_CACHE_LIMIT), "", &text,
-                             &len, NULL)
-      || len == 0 || text[len - 1] != '\n'
-      || memchr (text, '\0', len) != NULL)
+  /* a regular file, never more than the cache writes (half its limit); not a link */
+  text = cml_cache_read (path, cml_cache_env_number ("CMLAB_TITLES_CACHE_LIMIT", DEFAULT_CACHE_LIMIT) / 2, &len);
+  if (text == NULL || len == 0 || text[len - 1] != '\n' || memchr (text, '\0', len) != NULL)
     return entries;
   /* the last line: "sha256 HEX" of everything before it */
   text[len - 1] = '\0';
@@ -149,7 +146,7 @@ write_cache (const char *cdir, const char *path, const char *const *names, GHash
   g_string_append_printf (s, "sha256 %s\n", digest);
   if (s->len > limit / 2)
     return; /* more than the cache may hold: the titles are parsed each time */
-  if (!cml_atomic_file_set_contents (path, s->str, s->len, &error))
+  if (!cml_cache_write (path, s->str, s->len, &error))
     {
       g_debug ("%s", error->message);
       return;

@@ -12,30 +12,50 @@
  * calls by other ones), so native code and interpreter agree bit for bit — the tests
  * check it on every built-in model.
  *
- * Everything is atomic: the C source and the object are written under temporary names
- * (cml-atomic-file.c: `.NAME.cmlab-tmp-PID-XXXXXX`) and renamed into place, so two
- * processes building the same model at once, or one killed half-way, never leave a
- * broken object under the final name; the partial files of a killed build are removed by
- * the next one.
+ * Everything is atomic: the compiler writes into a private temporary directory of its own
+ * (made by mkdtemp under $TMPDIR), the object is read back from there, checked and copied
+ * into the cache under a temporary name (cml-atomic-file.c:
+ * `.NAME.cmlab-tmp-HOST-BOOT-PIDNS-PID-XXXXXX`) renamed into place, so two processes
+ * building the same model at once, or one killed half-way, never leave a broken object
+ * under the final name; the partial files of a killed build are removed by the next one
+ * (on the same host, boot and PID namespace; elsewhere after a week).
  *
  * The cache is code that we load into the process, so it is ours only:
- *   - the directory is created 0700; one that is a symbolic link, someone else's, or
- *     writable by group or others is not used (the interpreter runs; one line on
- *     standard error says why);
- *   - beside each object NAME.so, NAME.so.sha256 holds the SHA-256 of its bytes, written
- *     after a successful compile; an object is loaded only if its bytes match it — a
- *     planted, truncated or corrupted object is rebuilt, never loaded;
+ *   - the directory is created 0700 and opened once (O_DIRECTORY | O_NOFOLLOW); the
+ *     descriptor is checked (fstat: a directory, ours, not writable by group or others)
+ *     and everything inside is reached from it by openat with O_NOFOLLOW, written through
+ *     temporaries renamed with renameat: a directory swapped after the check, or a link,
+ *     FIFO or device in the cache, is never followed, read or waited on (cml-cache-dir.c);
+ *     one that is a symbolic link, someone else's, or writable by group or others is not
+ *     used (the interpreter runs; one line on standard error says why);
+ *   - the generated C ends with a stamp, `cmlab_native_stamp`: the SHA-256 of the source
+ *     before the stamp;
+ *   - beside each object NAME.so, NAME.so.sha256 records the SHA-256 of its bytes, NAME
+ *     (the hash of its whole source), the stamp, and the memo keys (their hashes) whose
+ *     source was found to be this one — written only after the source was made for the
+ *     key and hashed to NAME.  Before an object is loaded, the record must name the object
+ *     asked for (by its source's hash; through a memo, the record must list the memo's
+ *     key) and the bytes read from the descriptor opened with O_NOFOLLOW must match the
+ *     record — before dlopen, which runs an object's constructors; the object is then
+ *     loaded from that descriptor (dlopen of /proc/self/fd/N, kept open while the object
+ *     is loaded), and its stamp read with dlsym must be the record's.  A planted,
+ *     truncated or corrupted object, or the object of another model named by a memo, is
+ *     never loaded; objects are still shared by every key whose source they are;
+ *   - every read is capped (the cache's size limit for an object, a few kilobytes for a
+ *     record or a memo);
  *   - the cache is kept under a size limit ($CMLAB_NATIVE_CACHE_LIMIT bytes, 64 MiB by
  *     default): after a build the least recently used objects (by modification time,
  *     which a cache hit renews) go first, with their sources and digests;
  *   - the compiler gets a time limit ($CMLAB_NATIVE_TIMEOUT seconds, 60 by default); at
- *     the limit it is killed with its process group and the interpreter runs.
+ *     the limit it is killed with its process group and the interpreter runs; it is
+ *     killed too when cmlab dies (PR_SET_PDEATHSIG).
  */
 #define G_LOG_DOMAIN "cml-native"
 
 #include "cml-native.h"
 #include "cml-error.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dlfcn.h>
@@ -44,6 +64,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,13 +80,33 @@
 #define MAX_COMPILER_MESSAGE 400                             /* bytes kept of its stderr */
 #define STALE_AGE            3600                            /* s: an old-style partial file */
 #define HASH_LEN             64                              /* hex digits of a SHA-256 */
+#define MAX_KEYS             64                              /* memo keys kept in a record */
+#define MAX_RECORD           (65 * (MAX_KEYS + 4))           /* bytes of a .so.sha256 record */
+#define MAX_MEMO             128                             /* bytes of a .key memo */
+#define STAMP_SYMBOL         "cmlab_native_stamp"
+
+/* An object loaded from its descriptor, once per process however many use it.  The
+ * dynamic loader knows an object by the name it was opened with, /proc/self/fd/N, and
+ * would hand out an object still loaded for a later dlopen of the same name: so the
+ * descriptor stays open, its number taken, until the object is unloaded. */
+typedef struct
+{
+  char  *hash;   /* the object's name (its source's SHA-256) */
+  char  *digest; /* the SHA-256 of its bytes, as loaded */
+  void  *module; /* dlopen () handle */
+  int    fd;
+  guint  refs;
+} Loaded;
 
 struct _CmlNative
 {
-  void    *module; /* dlopen () handle */
+  Loaded  *loaded;
   char    *path;
   gboolean cached;
 };
+
+static GMutex loaded_lock;
+static GHashTable *loaded_objects; /* hash → Loaded */
 
 /* No -ffast-math, no contraction; the transcendental functions stay calls to libm, as in
  * the interpreter (GCC could otherwise expand pow or fold identities).  sin and cos are
@@ -152,15 +193,17 @@ warn_once (const char *message)
     }
 }
 
-/* Makes DIR (0700) if needed and checks that it is ours only (cml_cache_dir_unusable). */
-static gboolean
-check_cache_dir (const char *dir, GError **error)
+/* Opens the cache directory DIR once (made 0700 if needed) and checks it on its
+ * descriptor (cml_cache_dir_open_fd): the descriptor, or -1. */
+static int
+open_cache_dir (const char *dir, GError **error)
 {
   gboolean cannot_create;
-  const char *why = cml_cache_dir_unusable (dir, &cannot_create);
+  const char *why;
+  int fd = cml_cache_dir_open_fd (dir, &why, &cannot_create);
 
-  if (why == NULL)
-    return TRUE;
+  if (fd >= 0)
+    return fd;
   if (cannot_create)
     g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot create the native-code cache %s: %s", dir, why);
   else
@@ -168,42 +211,34 @@ check_cache_dir (const char *dir, GError **error)
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "the native-code cache %s is not used: %s", dir, why);
       warn_once ((*error)->message);
     }
-  return FALSE;
+  return -1;
 }
 
-/* The SHA-256 of the file at PATH, as hex, or NULL. */
+/* The SHA-256 of the bytes of FD (at most CAP), as hex, or NULL. */
 static char *
-file_digest (const char *path)
+fd_digest (int fd, guint64 cap)
 {
-  g_autofree char *data = NULL;
-  gsize len = 0;
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 buf[16384];
+  guint64 total = 0;
+  off_t at = 0;
 
-  if (!g_file_get_contents (path, &data, &len, NULL))
-    return NULL;
-  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, len);
-}
-
-/* Whether the object at SO has the digest written beside it when it was built. */
-static gboolean
-object_verified (const char *so)
-{
-  g_autofree char *digest_path = g_strconcat (so, ".sha256", NULL);
-  g_autofree char *expected = NULL;
-  g_autofree char *actual = NULL;
-
-  if (!g_file_get_contents (digest_path, &expected, NULL, NULL))
-    return FALSE;
-  g_strstrip (expected);
-  actual = file_digest (so);
-  return actual != NULL && g_str_equal (actual, expected);
-}
-
-/* The object at PATH loaded (dlopen: GModule would look for its module hooks in it, two
- * failing symbol lookups, and its library is one more to load at start-up), or NULL. */
-static void *
-open_object (const char *path)
-{
-  return dlopen (path, RTLD_LOCAL | RTLD_LAZY);
+  for (;;)
+    {
+      ssize_t n = pread (fd, buf, sizeof buf, at);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return NULL;
+      if (n == 0)
+        break;
+      total += (guint64) n;
+      if (total > cap)
+        return NULL;
+      g_checksum_update (sum, buf, n);
+      at += n;
+    }
+  return g_strdup (g_checksum_get_string (sum));
 }
 
 /* Why open_object () failed, in the dynamic loader's words. */
@@ -215,11 +250,18 @@ load_error (void)
 }
 
 /* Runs in the compiler's process between fork and exec: a process group of its own, so
- * that at the time limit its children (cc1, as, ld) are killed with it. */
+ * that at the time limit its children (cc1, as, ld) are killed with it; and killed when
+ * the thread that started it ends — cmlab killed, even by SIGKILL, does not leave it
+ * running (the signal reaches the compiler driver; what it started ends with its current
+ * step).  PARENT is the PID that forked: if it ended before the death signal was asked
+ * for, the compiler does not start. */
 static void
-compiler_child_setup (gpointer unused)
+compiler_child_setup (gpointer parent)
 {
   setpgid (0, 0);
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () != (pid_t) GPOINTER_TO_INT (parent))
+    _exit (127);
 }
 
 /* Runs the compiler on SRC into OUT, for at most TIMEOUT seconds; its messages (the
@@ -246,7 +288,8 @@ run_compiler (const char *src, const char *out, guint timeout, GError **error)
 
   if (!g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL,
                                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
-                                 compiler_child_setup, NULL, &pid, NULL, NULL, &err_fd, &local))
+                                 compiler_child_setup, GINT_TO_POINTER ((int) getpid ()), &pid, NULL, NULL,
+                                 &err_fd, &local))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot run the C compiler %s: %s",
                    compiler_path, local->message);
@@ -354,38 +397,53 @@ hashed_name (const char *name, const char **rest)
   return TRUE;
 }
 
+/* Whether TEXT is a SHA-256 in hex and nothing else. */
+static gboolean
+is_hash (const char *text)
+{
+  const char *rest;
+  return text != NULL && strlen (text) == HASH_LEN && hashed_name (text, &rest);
+}
+
 static void
-remove_entry (const char *dir, const char *hash)
+remove_entry (int dfd, const char *hash)
 {
   static const char *const suffixes[] = { ".so", ".so.sha256", ".c", ".key" };
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     {
       g_autofree char *base = g_strconcat (hash, suffixes[i], NULL);
-      g_autofree char *p = g_build_filename (dir, base, NULL);
-      g_unlink (p);
+      unlinkat (dfd, base, 0);
     }
 }
 
 /* Removes partial files (ours of dead processes, old-style ones that are old), then the
- * least recently used objects until the cache fits LIMIT bytes; KEEP (a hash) stays. */
+ * least recently used objects until the cache DFD fits LIMIT bytes; KEEP (a hash) stays. */
 static void
-trim_cache (const char *dir, guint64 limit, const char *keep)
+trim_cache (int dfd, guint64 limit, const char *keep)
 {
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   g_autoptr (GHashTable) entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, cache_entry_free);
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
   guint64 total = 0;
-  const char *name;
+  struct dirent *de;
+  int fd;
+  DIR *d;
 
-  cml_atomic_file_clean_stale (dir);
-  while (d && (name = g_dir_read_name (d)) != NULL)
+  cml_atomic_file_clean_stale_at (dfd);
+  fd = openat (dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+  d = fd >= 0 ? fdopendir (fd) : NULL;
+  if (d == NULL)
     {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      const char *rest;
-      GStatBuf st;
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
+  while ((de = readdir (d)) != NULL)
+    {
+      const char *name = de->d_name, *rest;
+      struct stat st;
 
-      if (g_lstat (p, &st) != 0 || !S_ISREG (st.st_mode))
+      if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG (st.st_mode))
         continue;
       if (cml_atomic_file_is_temporary (name, NULL))
         {
@@ -398,7 +456,7 @@ trim_cache (const char *dir, guint64 limit, const char *keep)
         {
           /* earlier versions compiled to NAME.so.XXXXXX: a killed compile left it */
           if (now - (gint64) st.st_mtime > STALE_AGE)
-            g_unlink (p);
+            unlinkat (dfd, name, 0);
           else
             total += st.st_size;
           continue;
@@ -423,6 +481,7 @@ trim_cache (const char *dir, guint64 limit, const char *keep)
       else if (!e->has_object)
         e->used = MAX (e->used, (gint64) st.st_mtime * G_GINT64_CONSTANT (1000000000));
     }
+  closedir (d);
 
   g_ptr_array_sort (order, by_use);
   for (guint i = 0; i < order->len && total > limit; i++)
@@ -431,20 +490,9 @@ trim_cache (const char *dir, guint64 limit, const char *keep)
       if (g_strcmp0 (e->hash, keep) == 0)
         continue;
       g_debug ("cache over %" G_GUINT64_FORMAT " bytes: removing %s", limit, e->hash);
-      remove_entry (dir, e->hash);
+      remove_entry (dfd, e->hash);
       total -= MIN (total, e->bytes);
     }
-}
-
-static CmlNative *
-native_new (void *module, char *path, gboolean cached)
-{
-  CmlNative *native = g_new0 (CmlNative, 1);
-
-  native->module = module;
-  native->path = path;
-  native->cached = cached;
-  return native;
 }
 
 /* The SHA-256 (hex) naming an object: the format, the compiler, its flags and TEXT, with
@@ -464,65 +512,315 @@ native_hash (const char *purpose, const char *text)
   return g_strdup (g_checksum_get_string (sum));
 }
 
-/* The cached object HASH of DIR, loaded if its bytes are those we built; NULL when it is
- * not there (a damaged one is removed, to be built again). */
-static CmlNative *
-load_cached (const char *dir, const char *hash)
+/* What an object is, as its record (NAME.so.sha256) and its stamp say. */
+typedef struct
 {
-  g_autofree char *base = g_strconcat (hash, ".so", NULL);
-  g_autofree char *so = g_build_filename (dir, base, NULL);
-  g_autofree char *digest_path = g_strconcat (so, ".sha256", NULL);
-  void *module;
+  char  *hash;   /* NAME: the SHA-256 naming it (native_hash of its whole source) */
+  char  *body;   /* the SHA-256 of its source before the stamp: the stamp's text */
+  char  *digest; /* the SHA-256 of the object's bytes (the record only) */
+  char **keys;   /* the memo keys (their hashes) its source was made for (the record only) */
+} Identity;
 
-  if (!g_file_test (so, G_FILE_TEST_EXISTS))
-    return NULL;
-  if (object_verified (so))
-    {
-      module = open_object (so);
-      if (module != NULL)
-        {
-          cml_cache_touch (so); /* used now: the last to be evicted */
-          return native_new (module, g_steal_pointer (&so), TRUE);
-        }
-      g_debug ("%s does not load (%s): building it again", so, load_error ());
-    }
-  else
-    g_debug ("%s does not match its digest: building it again", so);
-  g_unlink (so);
-  g_unlink (digest_path);
-  return NULL;
+static void
+identity_clear (Identity *id)
+{
+  g_clear_pointer (&id->hash, g_free);
+  g_clear_pointer (&id->body, g_free);
+  g_clear_pointer (&id->digest, g_free);
+  g_clear_pointer (&id->keys, g_strfreev);
 }
 
-/* cml_native_build (), the object's hash in *HASH_OUT. */
-static CmlNative *
-build_source (const char *source, char **hash_out, GError **error)
-{
-  g_autofree char *dir = NULL, *so = NULL, *c_file = NULL, *digest_path = NULL, *full = NULL;
-  g_autofree char *digest = NULL, *hash = NULL;
-  g_autoptr (CmlAtomicFile) object = NULL;
-  CmlNative *native;
-  guint64 limit;
-  void *module;
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Identity, identity_clear)
 
-  full = g_strconcat (source_prologue, source, NULL);
-  hash = native_hash ("", full);
-  dir = cml_cache_dir_path ("CMLAB_NATIVE_CACHE", "native");
-  if (!check_cache_dir (dir, error))
+/* The record of the object HASH in DFD, "DIGEST HASH BODY KEY…\n"; FALSE when it is not
+ * there, not a regular file, too long or not such a line. */
+static gboolean
+read_record (int dfd, const char *hash, Identity *id)
+{
+  g_autofree char *base = g_strconcat (hash, ".so.sha256", NULL);
+  g_autofree char *text = cml_cache_read_at (dfd, base, MAX_RECORD, NULL);
+  g_auto (GStrv) f = NULL;
+  guint n;
+
+  if (text == NULL || !g_str_has_suffix (text, "\n"))
+    return FALSE;
+  text[strlen (text) - 1] = '\0';
+  f = g_strsplit (text, " ", -1);
+  n = g_strv_length (f);
+  if (n < 3)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (!is_hash (f[i]))
+      return FALSE;
+  id->digest = g_strdup (f[0]);
+  id->hash = g_strdup (f[1]);
+  id->body = g_strdup (f[2]);
+  id->keys = g_new0 (char *, n - 2);
+  for (guint i = 3; i < n; i++)
+    id->keys[i - 3] = g_strdup (f[i]);
+  return TRUE;
+}
+
+/* Writes the record of ID into DFD. */
+static gboolean
+write_record (int dfd, const Identity *id, GError **error)
+{
+  g_autofree char *base = g_strconcat (id->hash, ".so.sha256", NULL);
+  g_autoptr (GString) s = g_string_new (NULL);
+  guint n = id->keys ? g_strv_length (id->keys) : 0;
+
+  g_string_printf (s, "%s %s %s", id->digest, id->hash, id->body);
+  /* the most recent keys, as many as fit */
+  for (guint i = n > MAX_KEYS ? n - MAX_KEYS : 0; i < n; i++)
+    g_string_append_printf (s, " %s", id->keys[i]);
+  g_string_append_c (s, '\n');
+  return cml_atomic_file_set_contents_at (dfd, base, s->str, s->len, CML_ATOMIC_FILE_UNSYNCED, error);
+}
+
+/* Adds the memo key KEY to the record of the object HASH in DFD (its source, just made
+ * for KEY, is the object's): a memo of KEY may then name it. */
+static void
+record_add_key (int dfd, const char *hash, const char *key)
+{
+  g_auto (Identity) rec = { 0 };
+  g_autoptr (GError) error = NULL;
+  guint n;
+
+  if (!read_record (dfd, hash, &rec) || !g_str_equal (rec.hash, hash) || g_strv_contains ((const char *const *) rec.keys, key))
+    return;
+  n = g_strv_length (rec.keys);
+  rec.keys = g_renew (char *, rec.keys, n + 2);
+  rec.keys[n] = g_strdup (key);
+  rec.keys[n + 1] = NULL;
+  if (!write_record (dfd, &rec, &error))
+    g_debug ("%s", error->message);
+}
+
+static CmlNative *
+native_new (Loaded *loaded, char *path, gboolean cached)
+{
+  CmlNative *native = g_new0 (CmlNative, 1);
+
+  native->loaded = loaded;
+  native->path = path;
+  native->cached = cached;
+  return native;
+}
+
+/* The object HASH with the bytes DIGEST if this process has it loaded already: one more
+ * reference to it, or NULL.  Under loaded_lock. */
+static Loaded *
+find_loaded (const char *hash, const char *digest)
+{
+  Loaded *l = loaded_objects ? g_hash_table_lookup (loaded_objects, hash) : NULL;
+
+  if (l == NULL || !g_str_equal (l->digest, digest))
     return NULL;
-  {
-    g_autofree char *base = g_strconcat (hash, ".so", NULL);
-    g_autofree char *cbase = g_strconcat (hash, ".c", NULL);
-    so = g_build_filename (dir, base, NULL);
-    c_file = g_build_filename (dir, cbase, NULL);
-    digest_path = g_strconcat (so, ".sha256", NULL);
-  }
+  l->refs++;
+  return l;
+}
+
+/* The cached object HASH of DFD (whose path is DIR), loaded if its record names it, its
+ * source is BODY (when not NULL) and was made for the memo key KEY (when not NULL), and its
+ * bytes are those we built; NULL when it is not there, or is another (an object that does
+ * not match its own record is removed, to be built again).  *HAS_KEY (may be NULL): whether
+ * the record lists ADD_KEY (may be NULL). */
+static CmlNative *
+load_cached (int dfd, const char *dir, const char *hash, const char *body, const char *key, gboolean cached,
+             const char *add_key, gboolean *has_key)
+{
+  g_autofree char *base = g_strconcat (hash, ".so", NULL);
+  g_autofree char *record = g_strconcat (hash, ".so.sha256", NULL);
+  g_autofree char *actual = NULL, *proc = NULL;
+  g_auto (Identity) rec = { 0 };
+  guint64 cap = cml_cache_env_number ("CMLAB_NATIVE_CACHE_LIMIT", DEFAULT_CACHE_LIMIT);
+  const char *found;
+  void *module;
+  int fd;
+
+  if (!read_record (dfd, hash, &rec))
+    {
+      g_debug ("%s/%s: no valid record", dir, record);
+      return NULL;
+    }
+  /* the record must name this object, made from this source, for this memo key (a memo
+   * naming another model's object finds a record that does not list its key) */
+  if (!g_str_equal (rec.hash, hash) || (body != NULL && !g_str_equal (rec.body, body))
+      || (key != NULL && !g_strv_contains ((const char *const *) rec.keys, key)))
+    {
+      g_debug ("%s/%s was not made for this (memo key %s)", dir, base, key ? key : "none");
+      return NULL;
+    }
+  if (has_key)
+    *has_key = add_key != NULL && g_strv_contains ((const char *const *) rec.keys, add_key);
+  fd = cml_cache_open_file (dfd, base, cap, NULL);
+  if (fd < 0)
+    {
+      if (errno != ENOENT)
+        {
+          g_debug ("%s/%s is not a regular file of at most %" G_GUINT64_FORMAT " bytes: building it again", dir,
+                   base, cap);
+          unlinkat (dfd, base, 0);
+        }
+      return NULL;
+    }
+  /* its bytes as read from the descriptor it is loaded from, before anything of it runs
+   * (dlopen runs an object's constructors) */
+  actual = fd_digest (fd, cap);
+  if (actual == NULL || !g_str_equal (actual, rec.digest))
+    {
+      g_debug ("%s/%s does not match its digest: building it again", dir, base);
+      close (fd);
+      unlinkat (dfd, base, 0);
+      unlinkat (dfd, record, 0);
+      return NULL;
+    }
+  g_mutex_lock (&loaded_lock);
+  Loaded *l = find_loaded (hash, rec.digest);
+  if (l != NULL)
+    {
+      g_mutex_unlock (&loaded_lock);
+      close (fd);
+      if (cached)
+        cml_cache_touch_at (dfd, base);
+      return native_new (l, g_build_filename (dir, base, NULL), cached);
+    }
+  proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+  module = dlopen (proc, RTLD_LOCAL | RTLD_LAZY);
+  if (module == NULL)
+    {
+      g_mutex_unlock (&loaded_lock);
+      g_debug ("%s/%s does not load (%s): building it again", dir, base, load_error ());
+      close (fd);
+      unlinkat (dfd, base, 0);
+      unlinkat (dfd, record, 0);
+      return NULL;
+    }
+  /* and it says itself what it was built from */
+  found = dlsym (module, STAMP_SYMBOL);
+  if (found == NULL || strncmp (found, rec.body, HASH_LEN + 1) != 0)
+    {
+      g_mutex_unlock (&loaded_lock);
+      g_debug ("%s/%s carries another stamp than its record's: building it again", dir, base);
+      dlclose (module);
+      close (fd);
+      unlinkat (dfd, base, 0);
+      unlinkat (dfd, record, 0);
+      return NULL;
+    }
+  l = g_new0 (Loaded, 1);
+  l->hash = g_strdup (hash);
+  l->digest = g_strdup (rec.digest);
+  l->module = module;
+  l->fd = fd;
+  l->refs = 1;
+  if (loaded_objects == NULL)
+    loaded_objects = g_hash_table_new (g_str_hash, g_str_equal);
+  /* (an object of this name with other bytes stays loaded for its users, unlisted) */
+  g_hash_table_replace (loaded_objects, l->hash, l);
+  g_mutex_unlock (&loaded_lock);
+  if (cached)
+    cml_cache_touch_at (dfd, base); /* used now: the last to be evicted */
+  return native_new (l, g_build_filename (dir, base, NULL), cached);
+}
+
+/* Removes the private directory TMP and what the compiler left in it. */
+static void
+remove_private_dir (const char *tmp)
+{
+  static const char *const names[] = { "source.c", "object.so" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *p = g_build_filename (tmp, names[i], NULL);
+      g_unlink (p);
+    }
+  g_rmdir (tmp);
+}
+
+/* Compiles FULL in a private directory of our own and puts the object into the cache DFD
+ * as HASH.so, with its record ID. */
+static gboolean
+compile_into_cache (int dfd, const char *dir, const char *full, Identity *id, guint64 limit, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autofree char *tmp = NULL, *src = NULL, *out = NULL, *bytes = NULL;
+  g_autofree char *base = g_strconcat (id->hash, ".so", NULL);
+  gsize len = 0;
+  gboolean ok = FALSE;
+  int fd;
+
+  /* mkdtemp: 0700, ours, a new name — nobody else can put a file or a link in it */
+  tmp = g_dir_make_tmp ("cmlab-cc-XXXXXX", &local);
+  if (tmp == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot make a directory for the C compiler: %s", local->message);
+      return FALSE;
+    }
+  src = g_build_filename (tmp, "source.c", NULL);
+  out = g_build_filename (tmp, "object.so", NULL);
+  if (!g_file_set_contents (src, full, -1, &local))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot write the C source: %s", local->message);
+      goto done;
+    }
+  if (!run_compiler (src, out, (guint) MIN (cml_cache_env_number ("CMLAB_NATIVE_TIMEOUT", DEFAULT_TIMEOUT), 86400),
+                     error))
+    goto done;
+  /* what the compiler wrote, read as a regular file of at most the cache's size */
+  fd = open (out, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      struct stat st;
+      if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size <= limit)
+        bytes = cml_cache_read_fd (fd, limit, &len);
+      close (fd);
+    }
+  if (bytes == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot read the compiled object of %s/%s.c", dir, id->hash);
+      goto done;
+    }
+  id->digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+  /* the object, then its record: a record never describes an object not yet in place */
+  if (!cml_atomic_file_set_contents_at (dfd, base, bytes, len, CML_ATOMIC_FILE_UNSYNCED, error))
+    goto done;
+  if (!write_record (dfd, id, error))
+    {
+      unlinkat (dfd, base, 0);
+      goto done;
+    }
+  ok = TRUE;
+done:
+  remove_private_dir (tmp);
+  return ok;
+}
+
+/* cml_native_build () into the cache DFD (at DIR), the source made for the memo key KEY
+ * (its hash, or NULL); the object's hash in *HASH_OUT. */
+static CmlNative *
+build_source (int dfd, const char *dir, const char *source, const char *key, char **hash_out, GError **error)
+{
+  g_autofree char *body = NULL, *full = NULL;
+  g_auto (Identity) id = { 0 };
+  CmlNative *native;
+  gboolean has_key = FALSE;
+  guint64 limit;
+
+  body = g_strconcat (source_prologue, source, NULL);
+  id.body = g_compute_checksum_for_string (G_CHECKSUM_SHA256, body, -1);
+  full = g_strdup_printf ("%s\n/* what this object was built from (cml-native.c) */\n"
+                          "const char " STAMP_SYMBOL "[] = \"%s\";\n", body, id.body);
+  id.hash = native_hash ("", full);
   limit = cml_cache_env_number ("CMLAB_NATIVE_CACHE_LIMIT", DEFAULT_CACHE_LIMIT);
 
-  /* in the cache: loaded only if its bytes are those we built */
-  if ((native = load_cached (dir, hash)) != NULL)
+  /* in the cache: loaded only if it is what we would build and its bytes are those we built */
+  if ((native = load_cached (dfd, dir, id.hash, id.body, NULL, TRUE, key, &has_key)) != NULL)
     {
+      /* this source is the object's: a memo of KEY may name it from now on */
+      if (key != NULL && !has_key)
+        record_add_key (dfd, id.hash, key);
       if (hash_out)
-        *hash_out = g_steal_pointer (&hash);
+        *hash_out = g_strdup (id.hash);
       return native;
     }
 
@@ -534,40 +832,26 @@ build_source (const char *source, char **hash_out, GError **error)
       return NULL;
     }
   /* the source stays beside the object: it shows what was compiled */
-  if (!cml_atomic_file_set_contents (c_file, full, strlen (full), error))
-    return NULL;
-  object = cml_atomic_file_new (so, CML_ATOMIC_FILE_EXTERNAL, error);
-  if (object == NULL)
-    return NULL;
-  if (!run_compiler (c_file, cml_atomic_file_get_write_path (object),
-                     (guint) MIN (cml_cache_env_number ("CMLAB_NATIVE_TIMEOUT", DEFAULT_TIMEOUT), 86400), error))
-    return NULL; /* the free removes the partial object */
-  digest = file_digest (cml_atomic_file_get_write_path (object));
-  if (digest == NULL)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot read the compiled object of %s", c_file);
-      return NULL;
-    }
-  if (!cml_atomic_file_commit (object, error))
-    return NULL;
   {
-    g_autofree char *line = g_strconcat (digest, "\n", NULL);
-    if (!cml_atomic_file_set_contents (digest_path, line, strlen (line), error))
-      {
-        g_unlink (so);
-        return NULL;
-      }
+    g_autofree char *cbase = g_strconcat (id.hash, ".c", NULL);
+    if (!cml_atomic_file_set_contents_at (dfd, cbase, full, strlen (full), CML_ATOMIC_FILE_UNSYNCED, error))
+      return NULL;
   }
-  trim_cache (dir, limit, hash);
-  module = open_object (so);
-  if (module == NULL)
+  id.keys = g_new0 (char *, 2);
+  id.keys[0] = g_strdup (key);
+  if (!compile_into_cache (dfd, dir, full, &id, limit, error))
+    return NULL;
+  trim_cache (dfd, limit, id.hash);
+  native = load_cached (dfd, dir, id.hash, id.body, NULL, FALSE, NULL, NULL);
+  if (native == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot load %s: %s", so, load_error ());
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "cannot load %s/%s.so: %s", dir, id.hash,
+                   "it does not load, or changed since it was built");
       return NULL;
     }
   if (hash_out)
-    *hash_out = g_steal_pointer (&hash);
-  return native_new (module, g_steal_pointer (&so), FALSE);
+    *hash_out = g_strdup (id.hash);
+  return native;
 }
 
 static gboolean
@@ -582,16 +866,26 @@ check_available (GError **error)
 CmlNative *
 cml_native_build (const char *source, GError **error)
 {
+  g_autofree char *dir = NULL;
+  CmlNative *native;
+  int dfd;
+
   g_return_val_if_fail (source != NULL, NULL);
 
   if (!check_available (error))
     return NULL;
-  return build_source (source, NULL, error);
+  dir = cml_cache_dir_path ("CMLAB_NATIVE_CACHE", "native");
+  if ((dfd = open_cache_dir (dir, error)) < 0)
+    return NULL;
+  native = build_source (dfd, dir, source, NULL, NULL, error);
+  close (dfd);
+  return native;
 }
 
-/* Whether a memo's object must be checked against its source ($CMLAB_NATIVE_MEMO_CHECK=1,
- * which the tests set): the source is written and hashed anyway, and a memo that names
- * another object than the source's is a bug in what KEY was said to fix. */
+/* Whether a memo's object must be checked against its source as well
+ * ($CMLAB_NATIVE_MEMO_CHECK=1, which the tests set): the source is written and hashed
+ * anyway, and a memo that names another object than the source's is a bug in what KEY
+ * was said to fix.  (That the object was built for KEY is checked always.) */
 static gboolean
 memo_check (void)
 {
@@ -603,29 +897,34 @@ CmlNative *
 cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, GError **error)
 {
   g_autoptr (GString) src = NULL;
-  g_autofree char *dir = NULL, *memo = NULL, *line = NULL, *hash = NULL;
+  g_autofree char *dir = NULL, *memo = NULL, *line = NULL, *hash = NULL, *mhash = NULL;
   CmlNative *native = NULL;
+  int dfd;
 
   if (!check_available (error))
     return NULL;
+  dir = cml_cache_dir_path ("CMLAB_NATIVE_CACHE", "native");
+  if ((dfd = open_cache_dir (dir, error)) < 0)
+    return NULL;
   if (key != NULL)
     {
-      g_autofree char *mhash = native_hash ("memo", key);
-      g_autofree char *base = g_strconcat (mhash, ".key", NULL);
-      const char *rest;
-      dir = cml_cache_dir_path ("CMLAB_NATIVE_CACHE", "native");
-      memo = g_build_filename (dir, base, NULL);
-      g_autoptr (GError) derr = NULL;
-      if (check_cache_dir (dir, &derr) && g_file_get_contents (memo, &line, NULL, NULL) && hashed_name (line, &rest)
-          && g_str_equal (rest, "\n"))
+      mhash = native_hash ("memo", key);
+      memo = g_strconcat (mhash, ".key", NULL);
+      line = cml_cache_read_at (dfd, memo, MAX_MEMO, NULL);
+      if (line != NULL && g_str_has_suffix (line, "\n"))
         {
-          line[HASH_LEN] = '\0';
-          native = load_cached (dir, line);
+          line[strlen (line) - 1] = '\0';
+          if (is_hash (line))
+            {
+              /* the memo's object, if its record lists this key */
+              native = load_cached (dfd, dir, line, NULL, mhash, TRUE, NULL, NULL);
+            }
         }
     }
   if (native != NULL && !memo_check ())
     {
-      cml_cache_touch (memo);
+      cml_cache_touch_at (dfd, memo);
+      close (dfd);
       return native;
     }
   src = g_string_new (NULL);
@@ -633,26 +932,31 @@ cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, 
     {
       g_clear_pointer (&native, cml_native_free);
       g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED, "the program could not be written out as C");
+      close (dfd);
       return NULL;
     }
   if (native != NULL)
     {
-      /* $CMLAB_NATIVE_MEMO_CHECK */
-      g_autofree char *full = g_strconcat (source_prologue, src->str, NULL);
-      g_autofree char *expected = native_hash ("", full);
-      if (g_str_equal (expected, line))
-        return native;
-      g_critical ("the native-code memo %s names %s, but its source is %s", memo, line, expected);
+      /* $CMLAB_NATIVE_MEMO_CHECK: the object the source would make */
+      g_autoptr (CmlNative) check = build_source (dfd, dir, src->str, mhash, &hash, error);
+      if (check != NULL && g_str_equal (hash, line))
+        {
+          close (dfd);
+          return native;
+        }
+      g_critical ("the native-code memo %s/%s names %s, but its source is %s", dir, memo, line, hash ? hash : "?");
       g_clear_pointer (&native, cml_native_free);
+      g_clear_pointer (&hash, g_free);
     }
-  native = build_source (src->str, &hash, error);
+  native = build_source (dfd, dir, src->str, mhash, &hash, error);
   if (native != NULL && memo != NULL)
     {
       g_autoptr (GError) merr = NULL;
       g_autofree char *text = g_strconcat (hash, "\n", NULL);
-      if (!cml_atomic_file_set_contents_full (memo, text, strlen (text), CML_ATOMIC_FILE_UNSYNCED, &merr))
+      if (!cml_atomic_file_set_contents_at (dfd, memo, text, strlen (text), CML_ATOMIC_FILE_UNSYNCED, &merr))
         g_debug ("%s", merr->message);
     }
+  close (dfd);
   return native;
 }
 
@@ -663,7 +967,7 @@ cml_native_lookup (CmlNative *native, const char *name)
 
   g_return_val_if_fail (native != NULL && name != NULL, NULL);
 
-  fn = dlsym (native->module, name);
+  fn = dlsym (native->loaded->module, name);
   return fn ? (CmlNativeFunc) fn : NULL;
 }
 
@@ -684,7 +988,21 @@ cml_native_free (CmlNative *native)
 {
   if (native == NULL)
     return;
-  dlclose (native->module);
+  Loaded *l = native->loaded;
+  g_mutex_lock (&loaded_lock);
+  if (--l->refs == 0)
+    {
+      if (loaded_objects && g_hash_table_lookup (loaded_objects, l->hash) == l)
+        g_hash_table_remove (loaded_objects, l->hash);
+      dlclose (l->module);
+      /* only now: while the object is loaded its /proc/self/fd/N name is not given to
+       * another */
+      close (l->fd);
+      g_free (l->hash);
+      g_free (l->digest);
+      g_free (l);
+    }
+  g_mutex_unlock (&loaded_lock);
   g_free (native->path);
   g_free (native);
 }

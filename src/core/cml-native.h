@@ -56,8 +56,9 @@ typedef gboolean (*CmlNativeSource) (gpointer data, GString *s);
 /* cml_native_build (SOURCE (DATA)), but the object is first looked for by KEY — a text
  * that fixes the source for this build of cmlab (a derived system's cache entry and what
  * the object is for, cml-system-cache.c) — in a memo beside the objects that names the
- * object the source made last time: then the source is neither written nor hashed.  KEY
- * NULL: no memo. */
+ * object the source made last time: then the source is neither written nor hashed.  The
+ * memo is trusted only when the object's record lists KEY, which it does once KEY's source
+ * was made and found to be the object's (cml-native.c).  KEY NULL: no memo. */
 CmlNative     *cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, GError **error);
 CmlNativeFunc  cml_native_lookup (CmlNative *native, const char *name);
 /* Whether the last cml_native_build() found its object in the cache. */

@@ -47,7 +47,6 @@
 #include "cml-atomic-file.h"
 #include "cml-build-id.h"
 #include "cml-bytes.h"
-#include "cml-read-file.h"
 #include "cml-cache-dir.h"
 
 #include <glib/gi18n-lib.h>
@@ -599,8 +598,7 @@ system_cache_save (CmlSystem *sys, guint nodes0, guint syms0)
   sum = cml_cache_hash64 (out->data + head, len);
   memcpy (out->data + strlen (CACHE_MAGIC), &len, sizeof len);
   memcpy (out->data + strlen (CACHE_MAGIC) + sizeof len, &sum, sizeof sum);
-  if (!cml_atomic_file_set_contents_full (path, (const char *) out->data, out->len, CML_ATOMIC_FILE_UNSYNCED,
-                                          &error))
+  if (!cml_cache_write (path, out->data, out->len, &error))
     {
       g_debug ("the derived system of %s is not cached: %s", md->path, error->message);
       return;
@@ -671,10 +669,11 @@ system_cache_load (CmlSystem *sys)
   gboolean none;
   Codec c = { READ, NULL, { NULL, NULL, FALSE }, NULL, sys };
 
+  /* a regular file, never more than the cache writes (half its limit); not a link */
   if (cml_expr_ctx_n_nodes (sys->ctx) != md->parsed_nodes || (path = cache_path (md, NULL, &key)) == NULL
-      || !cml_read_file_capped (path, cml_cache_env_number ("CMLAB_DERIVED_CACHE_LIMIT", DEFAULT_CACHE_LIMIT) / 2, "",
-                                &data, &len, NULL))
-    return FALSE; /* missing, not a regular file, or larger than an entry may be */
+      || (data = cml_cache_read (path, cml_cache_env_number ("CMLAB_DERIVED_CACHE_LIMIT", DEFAULT_CACHE_LIMIT) / 2,
+                                 &len)) == NULL)
+    return FALSE;
   if (len < m + 2 * sizeof (guint64) || memcmp (data, CACHE_MAGIC, m) != 0)
     return FALSE;
   memcpy (&plen, data + m, sizeof plen);

@@ -8,6 +8,7 @@
  */
 #define G_LOG_DOMAIN "test-cli"
 
+#include "cml-atomic-file.h"
 #include "cli-util.h"
 #include "physics-util.h"
 
@@ -1050,11 +1051,12 @@ test_output_targets (void)
   cli_remove_dir (dir);
 }
 
-/* A temporary file of ours, `.NAME.cmlab-tmp-PID-XXXXXX`, in DIR. */
+/* A temporary file of ours, `.NAME.cmlab-tmp-HOST-BOOT-PIDNS-PID-XXXXXX` (written on this
+ * host, since this boot, in this PID namespace), in DIR. */
 static char *
 plant_temporary (const char *dir, const char *name, GPid pid)
 {
-  g_autofree char *base = g_strdup_printf (".%s.cmlab-tmp-%d-a1B2c3", name, (int) pid);
+  g_autofree char *base = g_strdup_printf (".%s.cmlab-tmp-%s-%d-a1B2c3", name, cml_atomic_file_origin (), (int) pid);
   return cli_write_file (dir, base, "partial");
 }
 

@@ -13,12 +13,14 @@
 
 #include "physics-util.h"
 #include "cache-util.h"
+#include "cml-atomic-file.h"
 #include "cml-native.h"
 #include "cml-native-step.h"
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -635,9 +637,10 @@ memo_file (const char *dir)
 }
 
 /* The second build of one key writes no source: the memo names the object, the same one
- * cml_native_build finds for the source; a damaged object is built again from the source;
- * with $CMLAB_NATIVE_MEMO_CHECK=1 a memo that names another object than its source's is
- * refused loudly. */
+ * cml_native_build finds for the source; a damaged
+ * object is built again from the source; with $CMLAB_NATIVE_MEMO_CHECK=1 a memo whose
+ * object was built for the key from another source than the key's now is refused
+ * loudly. */
 static void
 test_memo (void)
 {
@@ -649,16 +652,10 @@ test_memo (void)
     return;
   if (g_test_subprocess ())
     {
-      /* a memo that names the object of another source (in the cache the test made) */
-      dir = g_strdup (g_getenv ("CMLAB_NATIVE_CACHE"));
+      /* the key said to fix the source, but another source comes with it */
       g_autoptr (CmlNative) a = cml_native_build_keyed ("a key", counted_source, src, &error);
-      g_autoptr (CmlNative) b = cml_native_build (other, &error);
-      g_autofree char *memo = memo_file (dir);
-      g_autofree char *base = g_path_get_basename (cml_native_path (b));
-      g_autofree char *line = g_strdup_printf ("%.64s\n", base);
-      g_assert_true (g_file_set_contents (memo, line, -1, &error));
       g_setenv ("CMLAB_NATIVE_MEMO_CHECK", "1", TRUE);
-      g_autoptr (CmlNative) c = cml_native_build_keyed ("a key", counted_source, src, &error);
+      g_autoptr (CmlNative) c = cml_native_build_keyed ("a key", counted_source, other, &error);
       return;
     }
   dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
@@ -675,10 +672,11 @@ test_memo (void)
   g_assert_true (cml_native_was_cached (b));
   g_assert_cmpuint (n_sources, ==, 1);
   g_assert_cmpstr (cml_native_path (b), ==, cml_native_path (a));
+  /* the object of the source, whatever key led to it */
   g_autoptr (CmlNative) c = cml_native_build (src, &error);
   g_assert_cmpstr (cml_native_path (c), ==, cml_native_path (a));
 
-  /* another key, and no key: the source is written */
+  /* no key: the source is written */
   g_autoptr (CmlNative) d = cml_native_build_keyed (NULL, counted_source, src, &error);
   g_assert_cmpuint (n_sources, ==, 2);
   g_assert_cmpstr (cml_native_path (d), ==, cml_native_path (a));
@@ -704,6 +702,214 @@ test_memo (void)
   g_test_trap_assert_failed ();
   g_test_trap_assert_stderr ("*memo*names*but its source is*");
   cache_dir_remove (dir2);
+}
+
+/* A memo that names the object of another key — another model's, with its own valid
+ * digest (a cache restored from elsewhere, a memo written by hand) — is not trusted, with
+ * or without $CMLAB_NATIVE_MEMO_CHECK: the object is built for this key and gives this
+ * source's numbers, and the memo is written again. */
+static void
+test_memo_of_another_object (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *src = source_times ("3.0"), *other = source_times ("5.0");
+  g_autofree char *check = g_strdup (g_getenv ("CMLAB_NATIVE_MEMO_CHECK"));
+
+  if (!require_native ())
+    return;
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
+  g_unsetenv ("CMLAB_NATIVE_MEMO_CHECK");
+  n_sources = 0;
+  g_autoptr (CmlNative) a = cml_native_build_keyed ("model a", counted_source, src, &error);
+  g_assert_no_error (error);
+  g_autofree char *memo = memo_file (dir);
+  g_autoptr (CmlNative) b = cml_native_build_keyed ("model b", counted_source, other, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (run_f (b), ==, 10.0);
+  g_assert_cmpuint (n_sources, ==, 2);
+  g_autofree char *base_b = g_path_get_basename (cml_native_path (b));
+  g_autofree char *line = g_strdup_printf ("%.64s\n", base_b);
+  g_clear_pointer (&a, cml_native_free);
+  g_clear_pointer (&b, cml_native_free);
+
+  /* A's memo names B's object, whose digest is B's own and right */
+  g_assert_true (g_file_set_contents (memo, line, -1, &error));
+  for (int round = 0; round < 2; round++)
+    {
+      g_autoptr (CmlNative) again = cml_native_build_keyed ("model a", counted_source, src, &error);
+      g_assert_no_error (error);
+      g_assert_cmpfloat (run_f (again), ==, 6.0);
+      /* round 0 wrote the source again (and found A's object by it) and the memo anew;
+       * round 1 found A's object through the memo */
+      g_assert_cmpuint (n_sources, ==, 3);
+      g_autofree char *now = NULL;
+      g_assert_true (g_file_get_contents (memo, &now, NULL, NULL));
+      g_assert_cmpstr (now, !=, line);
+    }
+  /* B is untouched */
+  {
+    g_autoptr (CmlNative) bb = cml_native_build_keyed ("model b", counted_source, other, &error);
+    g_assert_no_error (error);
+    g_assert_true (cml_native_was_cached (bb));
+    g_assert_cmpfloat (run_f (bb), ==, 10.0);
+  }
+  cache_dir_remove (dir);
+  if (check)
+    g_setenv ("CMLAB_NATIVE_MEMO_CHECK", check, TRUE);
+}
+
+/* Two users of one object, the first gone, then another object: each runs its own code.
+ * (The loader knows an object by the name it was opened with, /proc/self/fd/N: a number
+ * given back while the object is still loaded for its other user would have named it
+ * again for the next object.) */
+static void
+test_object_shared (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *src_a = source_times ("3.0"), *src_b = source_times ("5.0");
+
+  if (!require_native ())
+    return;
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
+  CmlNative *a1 = cml_native_build (src_a, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlNative) a2 = cml_native_build (src_a, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_native_was_cached (a2));
+  cml_native_free (a1);
+  for (int k = 0; k < 3; k++)
+    {
+      g_autoptr (CmlNative) b = cml_native_build (src_b, &error);
+      g_assert_no_error (error);
+      g_assert_cmpfloat (run_f (b), ==, 10.0);
+      g_assert_cmpfloat (run_f (a2), ==, 6.0);
+    }
+  g_clear_pointer (&a2, cml_native_free);
+  cache_dir_remove (dir);
+}
+
+/* ---- the cache directory exchanged under a running build -------------------------------- */
+
+static volatile gint swapping;
+
+/* Exchanges the two directories of DATA (a NULL-terminated pair) until told to stop. */
+static gpointer
+swap_dirs (gpointer data)
+{
+  char **pair = data;
+  guint64 n = 0;
+  while (g_atomic_int_get (&swapping))
+    if (syscall (SYS_renameat2, AT_FDCWD, pair[0], AT_FDCWD, pair[1], 2 /* RENAME_EXCHANGE */) == 0)
+      n++;
+  return GSIZE_TO_POINTER ((gsize) n);
+}
+
+/* Whether the directory DIR is the cache's own (0700), not the one planted (0777). */
+static gboolean
+is_private (const char *dir)
+{
+  GStatBuf st;
+  return g_lstat (dir, &st) == 0 && (st.st_mode & 0777) == 0700;
+}
+
+/* The cache directory is exchanged, again and again while objects are loaded from it, with
+ * a directory holding an object with a constructor, planted under the name of the right
+ * object with a matching digest and stamp (what another member of a group could do where
+ * the cache's parent is a group folder, with renameat2 (RENAME_EXCHANGE)).  The cache is
+ * checked on the descriptor everything is then reached from: the planted object never
+ * runs, whichever directory a build happens to open.  (Bounded: a fixed number of
+ * builds; whether the race is hit does not decide the result.) */
+static void
+test_exchanged_cache (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *base = NULL, *cache = NULL, *evil = NULL, *marker = NULL, *src = source_times ("3.0");
+  g_autofree char *record_text = NULL, *evil_c = NULL, *evil_so = NULL;
+  g_autofree char *hash = NULL;
+
+  if (!require_native ())
+    return;
+  base = g_dir_make_tmp ("cmlab-exchange-XXXXXX", &error);
+  g_assert_no_error (error);
+  cache = g_build_filename (base, "cache", NULL);
+  evil = g_build_filename (base, "planted", NULL);
+  marker = g_build_filename (base, "constructor-ran", NULL);
+  g_setenv ("CMLAB_NATIVE_CACHE", cache, TRUE);
+  {
+    g_autoptr (CmlNative) a = cml_native_build (src, &error);
+    g_assert_no_error (error);
+    g_autofree char *name = g_path_get_basename (cml_native_path (a));
+    hash = g_strndup (name, 64);
+  }
+  /* the planted object: the right name, its own digest, the real record's other fields
+   * and the real stamp, and a constructor */
+  {
+    g_autofree char *rec = g_strdup_printf ("%s/%s.so.sha256", cache, hash);
+    g_assert_true (g_file_get_contents (rec, &record_text, NULL, NULL));
+  }
+  g_strstrip (record_text);
+  const char *fields = strchr (record_text, ' ');
+  g_autofree char *stamp_value = NULL;
+  {
+    g_autoptr (CmlNative) a = cml_native_build (src, &error);
+    gpointer stamp = (gpointer) cml_native_lookup (a, "cmlab_native_stamp");
+    stamp_value = g_strdup (stamp ? (const char *) stamp : "");
+  }
+  g_assert_cmpint (g_mkdir (evil, 0700), ==, 0);
+  evil_c = g_build_filename (base, "planted.c", NULL);
+  evil_so = g_strdup_printf ("%s/%s.so", evil, hash);
+  g_autofree char *code = g_strdup_printf (
+    "int open (const char *, int, ...); int close (int);\n"
+    "__attribute__ ((constructor)) static void planted (void)\n"
+    "{ int fd = open (\"%s\", 0101, 0600); if (fd >= 0) close (fd); }\n"
+    "void f (double t, const double *z, const double *aux, const double *R, double *o0, double *o1)"
+    " { o0[0] = -1; }\n"
+    "const char cmlab_native_stamp[] = \"%s\";\n", marker, stamp_value);
+  g_assert_true (g_file_set_contents (evil_c, code, -1, NULL));
+  {
+    const char *argv[] = { cml_native_compiler (), "-shared", "-fPIC", "-o", evil_so, evil_c, NULL };
+    int status;
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_autofree char *bytes = NULL;
+    gsize len;
+    g_assert_true (g_file_get_contents (evil_so, &bytes, &len, NULL));
+    g_autofree char *digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+    g_autofree char *line = g_strdup_printf ("%s%s\n", digest, fields ? fields : "");
+    g_autofree char *rec = g_strdup_printf ("%s/%s.so.sha256", evil, hash);
+    g_assert_true (g_file_set_contents (rec, line, -1, NULL));
+  }
+  /* the planted directory is writable by others: refused if it is checked */
+  g_assert_cmpint (g_chmod (evil, 0777), ==, 0);
+
+  char *pair[] = { cache, evil, NULL };
+  guint loaded = 0, refused = 0;
+  g_atomic_int_set (&swapping, 1);
+  GThread *t = g_thread_new ("swap", swap_dirs, pair);
+  for (int k = 0; k < 2000; k++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autoptr (CmlNative) n = cml_native_build (src, &e);
+      if (n != NULL)
+        {
+          g_assert_cmpfloat (run_f (n), ==, 6.0);
+          loaded++;
+        }
+      else
+        refused++;
+    }
+  g_atomic_int_set (&swapping, 0);
+  guint64 swaps = GPOINTER_TO_SIZE (g_thread_join (t));
+  g_test_message ("%" G_GUINT64_FORMAT " exchanges; %u builds loaded the cache's object, %u found the planted "
+                  "directory and refused it", swaps, loaded, refused);
+  if (!is_private (cache))
+    g_assert_cmpint (syscall (SYS_renameat2, AT_FDCWD, cache, AT_FDCWD, evil, 2 /* RENAME_EXCHANGE */), ==, 0);
+  g_assert_true (is_private (cache));
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  cache_dir_remove (evil);
+  cache_dir_remove (cache);
+  g_unlink (evil_c);
+  g_rmdir (base);
 }
 
 /* The cache is kept under its size limit, the least recently used objects going first. */
@@ -761,8 +967,9 @@ test_eviction (void)
   cache_dir_remove (dir);
 }
 
-/* Partial files of killed compiles (our temporaries whose process is gone, and the
- * old-style NAME.so.XXXXXX of earlier versions) are removed by the next build. */
+/* Partial files of killed compiles (our temporaries whose process is gone, on this host
+ * and in this PID namespace, and the old-style NAME.so.XXXXXX of earlier versions) are
+ * removed by the next build. */
 static void
 test_partial_files (void)
 {
@@ -778,14 +985,19 @@ test_partial_files (void)
   g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL));
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-  g_autofree char *t1 = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%d-aB3dE6", dir, hash, (int) pid);
-  g_autofree char *t2 = g_strdup_printf ("%s/.%s.c.cmlab-tmp-%d-aB3dE7", dir, hash, (int) pid);
+  const char *origin = cml_atomic_file_origin ();
+  g_autofree char *t1 = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%s-%d-aB3dE6", dir, hash, origin, (int) pid);
+  g_autofree char *t2 = g_strdup_printf ("%s/.%s.c.cmlab-tmp-%s-%d-aB3dE7", dir, hash, origin, (int) pid);
   g_autofree char *old = g_strdup_printf ("%s/%s.so.Xy12Zw", dir, hash);
-  g_autofree char *live = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%d-aB3dE8", dir, hash, (int) getpid ());
+  g_autofree char *live = g_strdup_printf ("%s/.%s.so.cmlab-tmp-%s-%d-aB3dE8", dir, hash, origin, (int) getpid ());
+  /* a dead PID of another PID namespace (a container, a node sharing the cache) is no
+   * evidence: its temporary stays */
+  g_autofree char *foreign = g_strdup_printf ("%s/.%s.so.cmlab-tmp-elsewhere-01234567-1-%d-aB3dE9", dir, hash, (int) pid);
   g_assert_true (g_file_set_contents (t1, "", 0, NULL));
   g_assert_true (g_file_set_contents (t2, "int x;", -1, NULL));
   g_assert_true (g_file_set_contents (old, "", 0, NULL));
   g_assert_true (g_file_set_contents (live, "", 0, NULL));
+  g_assert_true (g_file_set_contents (foreign, "", 0, NULL));
   {
     /* the old-style one is two hours old: no compile takes that long */
     struct timespec times[2] = { { time (NULL) - 7200, 0 }, { time (NULL) - 7200, 0 } };
@@ -797,6 +1009,7 @@ test_partial_files (void)
   g_assert_false (g_file_test (t2, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (foreign, G_FILE_TEST_EXISTS));
   cache_dir_remove (dir);
 }
 
@@ -1046,6 +1259,9 @@ main (int argc, char **argv)
   g_test_add_func ("/native/unsafe-cache", test_unsafe_cache);
   g_test_add_func ("/native/eviction", test_eviction);
   g_test_add_func ("/native/memo", test_memo);
+  g_test_add_func ("/native/memo-of-another-object", test_memo_of_another_object);
+  g_test_add_func ("/native/object-shared", test_object_shared);
+  g_test_add_func ("/native/exchanged-cache", test_exchanged_cache);
   g_test_add_func ("/native/partial-files", test_partial_files);
   g_test_add_func ("/native/compiler-time-limit", test_compiler_time_limit);
   int status = g_test_run ();
