@@ -4,7 +4,9 @@
 # in C, gtk_stack_add_titled (self->side_stack, …)) and says how many there are, names the
 # Steer to a Target button of the 3-D view, and says nothing is "command-line only"; the
 # getting-started page names every key of the keyboard-shortcuts window
-# (ui/gtk/help-overlay.ui).  Usage: check-guide.py SOURCE_ROOT
+# (ui/gtk/help-overlay.ui); no page is still a draft; every figure is shown at the size it
+# was made (its text as readable as on the screen) and fits the page; the HTML's style
+# wraps long lines of code.  Usage: check-guide.py SOURCE_ROOT
 import glob
 import re
 import sys
@@ -75,6 +77,29 @@ for accel in re.findall(r'<property name="accelerator">([^<]+)</property>', over
             shown = "<keyseq>" + "".join("<key>%s</key>" % k for k in keys) + "</keyseq>"
         if shown not in getting_started:
             problems.append("the getting-started page does not name the key %s (%s)" % (one, shown))
+
+# ---- every page read and final; every figure shown at its own size, code that wraps --------
+for page in sorted(glob.glob(src + "/help/C/*.page")):
+    name = page.rsplit("/", 1)[1]
+    text = read(page)
+    for status in re.findall(r'<revision [^>]*status="([^"]+)"', text):
+        if status != "final":
+            problems.append("%s is marked %s (read it against the program, then final)" % (name, status))
+    for media in re.findall(r"<media [^>]*>", text):
+        figure = re.search(r'src="([^"]+)"', media).group(1)
+        with open(src + "/help/C/" + figure, "rb") as f:
+            head = f.read(24)
+        width = int.from_bytes(head[16:20], "big") if head[:8] == b"\x89PNG\r\n\x1a\n" else None
+        shown = re.search(r'width="(\d+)"', media)
+        if shown and width is not None and int(shown.group(1)) != width:
+            problems.append("%s shows %s, %d pixels wide, at %s: its text shrinks (make it at "
+                            "the size shown, tools/help-figures)" % (name, figure, width, shown.group(1)))
+        if width is not None and width > 960:
+            problems.append("%s: %s is %d pixels wide, wider than a figure can be shown on the guide's page (960)"
+                            % (name, figure, width))
+xsl = read(src + "/help/html-custom.xsl")
+if "pre-wrap" not in xsl:
+    problems.append("help/html-custom.xsl does not wrap long lines of code (white-space: pre-wrap)")
 
 for p in problems:
     print(p)
