@@ -9,6 +9,8 @@
 #include "cml-expr-private.h"
 #include "cml-error.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +158,7 @@ parser_next (Parser *p)
         }
       if (!ok)
         {
-          parser_fail (p, CML_ERROR_PARSE, s, "invalid number '%.*s'", (int) (q - s), s);
+          parser_fail (p, CML_ERROR_PARSE, s, _("invalid number '%.*s'"), (int) (q - s), s);
           return FALSE;
         }
       p->tok = TOK_NUM;
@@ -190,7 +192,7 @@ parser_next (Parser *p)
     const char *end = g_utf8_find_next_char (s, NULL);
     int len = end != NULL && g_utf8_validate (s, end - s, NULL) ? (int) (end - s) : 1;
 
-    parser_fail (p, CML_ERROR_PARSE, s, "unexpected character '%.*s'", len, s);
+    parser_fail (p, CML_ERROR_PARSE, s, _("unexpected character '%.*s'"), len, s);
   }
   return FALSE;
 }
@@ -207,9 +209,9 @@ static void
 parser_unexpected (Parser *p)
 {
   if (p->tok == TOK_END)
-    parser_fail (p, CML_ERROR_PARSE, p->tok_start, "unexpected end of expression");
+    parser_fail (p, CML_ERROR_PARSE, p->tok_start, _("unexpected end of expression"));
   else
-    parser_fail (p, CML_ERROR_PARSE, p->tok_start, "unexpected '%.*s'", (int) p->tok_len,
+    parser_fail (p, CML_ERROR_PARSE, p->tok_start, _("unexpected '%.*s'"), (int) p->tok_len,
                  p->tok_start);
 }
 
@@ -220,15 +222,16 @@ parser_close (Parser *p)
   if (tok_is (p, ')'))
     return parser_next (p);
   if (p->tok == TOK_END)
-    parser_fail (p, CML_ERROR_PARSE, p->tok_start, "missing ')'");
+    parser_fail (p, CML_ERROR_PARSE, p->tok_start, _("missing ')'"));
   else
     parser_unexpected (p);
   return FALSE;
 }
 
-/* Fails at AT unless the context's count of non-finite constants is still N_NONFINITE:
- * building the WHAT that starts at AT made a number overflow ("1e200*x*1e200" would hold
- * the coefficient inf, which means nothing and prints as text that does not parse). */
+/* Fails at AT, with the message WHAT, unless the context's count of non-finite constants
+ * is still N_NONFINITE: building the expression that starts at AT made a number overflow
+ * ("1e200*x*1e200" would hold the coefficient inf, which means nothing and prints as text
+ * that does not parse). */
 static gboolean
 parser_check_finite (Parser     *p,
                      guint64     n_nonfinite,
@@ -237,8 +240,7 @@ parser_check_finite (Parser     *p,
 {
   if (p->ctx->n_nonfinite == n_nonfinite)
     return TRUE;
-  parser_fail (p, CML_ERROR_PARSE, at, "the numbers of this %s overflow: a constant is not finite",
-               what);
+  parser_fail (p, CML_ERROR_PARSE, at, "%s", what);
   return FALSE;
 }
 
@@ -257,7 +259,7 @@ parse_call (Parser         *p,
     return NULL;
   if (!tok_is (p, '('))
     {
-      parser_fail (p, CML_ERROR_PARSE, p->tok_start, "missing '(' after '%s'", f->name);
+      parser_fail (p, CML_ERROR_PARSE, p->tok_start, _("missing '(' after '%s'"), f->name);
       return NULL;
     }
   if (!parser_next (p))
@@ -284,8 +286,10 @@ parse_call (Parser         *p,
 
   if (n_args != f->arity)
     {
-      parser_fail (p, CML_ERROR_ARITY, name_start, "%s takes %d argument%s, got %d", f->name,
-                   f->arity, f->arity == 1 ? "" : "s", n_args);
+      /* TRANSLATORS: a function (sin, pow…), how many arguments it takes, how many it was given */
+      parser_fail (p, CML_ERROR_ARITY, name_start,
+                   ngettext ("%s takes %d argument, got %d", "%s takes %d arguments, got %d", f->arity), f->name,
+                   f->arity, n_args);
       return NULL;
     }
   if (strcmp (f->name, "pow") == 0)
@@ -293,7 +297,8 @@ parse_call (Parser         *p,
       guint64 n_nonfinite = p->ctx->n_nonfinite;
       CmlExpr *e = cml_expr_pow (p->ctx, args[0], args[1]);
 
-      if (!parser_check_finite (p, n_nonfinite, name_start, "power"))
+      if (!parser_check_finite (p, n_nonfinite, name_start,
+                                _("the numbers of this power overflow: a constant is not finite")))
         return NULL;
       return e;
     }
@@ -332,7 +337,7 @@ parse_primary (Parser *p)
         id = cml_expr_ctx_lookup (p->ctx, name);
         if (id < 0)
           {
-            parser_fail (p, CML_ERROR_UNKNOWN_NAME, start, "unknown name '%s'", name);
+            parser_fail (p, CML_ERROR_UNKNOWN_NAME, start, _("unknown name '%s'"), name);
             g_free (name);
             return NULL;
           }
@@ -381,7 +386,8 @@ parse_power (Parser *p)
     return NULL;
   n_nonfinite = p->ctx->n_nonfinite;
   base = cml_expr_pow (p->ctx, base, exponent);
-  if (!parser_check_finite (p, n_nonfinite, start, "power"))
+  if (!parser_check_finite (p, n_nonfinite, start,
+                            _("the numbers of this power overflow: a constant is not finite")))
     return NULL;
   return base;
 }
@@ -394,7 +400,7 @@ parse_unary (Parser *p)
 
   if (++p->depth > PARSE_MAX_DEPTH)
     {
-      parser_fail (p, CML_ERROR_PARSE, p->tok_start, "expression nested too deeply");
+      parser_fail (p, CML_ERROR_PARSE, p->tok_start, _("expression nested too deeply"));
       return NULL;
     }
   if (tok_is (p, '-') || tok_is (p, '+'))
@@ -476,7 +482,8 @@ parse_product (Parser *p)
   else
     e = mul_list (p->ctx, coef, (CmlExpr **) factors->pdata, factors->len);
   g_ptr_array_unref (factors);
-  if (!parser_check_finite (p, n_nonfinite, start, "product"))
+  if (!parser_check_finite (p, n_nonfinite, start,
+                            _("the numbers of this product overflow: a constant is not finite")))
     return NULL;
   return e;
 }
@@ -519,7 +526,8 @@ parse_sum (Parser *p)
   e = sum_list (p->ctx, (CmlExpr **) terms->pdata, (double *) coefs->data, terms->len);
   g_ptr_array_unref (terms);
   g_array_unref (coefs);
-  if (!parser_check_finite (p, n_nonfinite, start, "sum"))
+  if (!parser_check_finite (p, n_nonfinite, start,
+                            _("the numbers of this sum overflow: a constant is not finite")))
     return NULL;
   return e;
 }
@@ -549,7 +557,7 @@ cml_expr_parse (CmlExprCtx *ctx,
     return NULL;
   if (p.tok == TOK_END)
     {
-      parser_fail (&p, CML_ERROR_PARSE, text, "empty expression");
+      parser_fail (&p, CML_ERROR_PARSE, text, _("empty expression"));
       return NULL;
     }
   e = parse_sum (&p);

@@ -19,6 +19,8 @@
 #include "cml-error.h"
 #include "cml-symsolve.h"
 
+#include <glib/gi18n-lib.h>
+
 /* ---- initial data -------------------------------------------------------------------
  *
  * The rule, for every kind of system (models/README.md, "Initial data"):
@@ -300,9 +302,9 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
               for (guint a = 0; a < q; a++)
                 g_string_append_printf (names, "%s%s", a ? ", " : "", md->fibre[g_array_index (unknown, guint, a)]);
               g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR,
-                           "%s:%d: initial data: the W1 relations cannot be solved for %s from the given momenta "
-                           "(the vakonomic regularity matrix R_ab restricted to them is singular here): give these "
-                           "velocities instead",
+                           _("%s:%d: initial data: the W1 relations cannot be solved for %s from the given momenta "
+                             "(the vakonomic regularity matrix R_ab restricted to them is singular here): give these "
+                             "velocities instead"),
                            md->path, MAX (md->constraints_line, 1), names->str);
               g_string_free (names, TRUE);
               return FALSE;
@@ -324,7 +326,7 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
       if (!converged)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       "%s:%d: initial data: Newton's method for the free velocities did not converge",
+                       _("%s:%d: initial data: Newton's method for the free velocities did not converge"),
                        md->path, MAX (md->constraints_line, 1));
           return FALSE;
         }
@@ -350,8 +352,11 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
       else if (!(fabs (z[m + A] - g) <= 1e-10 * (1 + fabs (g))))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                       "%s:%d: initial data: %s = %.17g and %s = %.17g contradict the W1 relation, which gives "
-                       "%s = %.17g for this velocity: give the velocity or the momentum, not both",
+                       /* TRANSLATORS: the model file, its line, a velocity and its value, its
+                        * momentum and its value, the velocity again and the value the
+                        * momentum gives it */
+                       _("%s:%d: initial data: %s = %.17g and %s = %.17g contradict the W1 relation, which gives "
+                         "%s = %.17g for this velocity: give the velocity or the momentum, not both"),
                        md->path, MAX (md->constraints_line, 1), md->fibre[A], yv[A], md->momenta[A], z[m + A],
                        md->momenta[A], g);
           return FALSE;
@@ -373,10 +378,13 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
           /* the line of the constraint, or of the file's value when it came from the file */
           int line = vx ? ne->line : cml_model_line (md, "initial", md->fibre[A]);
           g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                       "%s:%d: initial data: %s%s = %.17g contradicts the vakonomic constraint %s = %s, which "
-                       "gives %s = %.17g here: a constrained velocity follows from the free velocities; give "
-                       "those (or the momenta) instead",
-                       md->path, MAX (line, 1), vx ? "the given " : "", md->fibre[A], v, ne->name, txt,
+                       /* TRANSLATORS: the model file, its line, “the given ” or nothing, a
+                        * velocity, its value, the constraint's name and formula, the velocity
+                        * again and the value the constraint gives it */
+                       _("%s:%d: initial data: %s%s = %.17g contradicts the vakonomic constraint %s = %s, which "
+                         "gives %s = %.17g here: a constrained velocity follows from the free velocities; give "
+                         "those (or the momenta) instead"),
+                       md->path, MAX (line, 1), vx ? _("the given ") : "", md->fibre[A], v, ne->name, txt,
                        md->fibre[A], psi);
           return FALSE;
         }
@@ -426,7 +434,8 @@ solve_initial (CmlSimulation *sim, double *z, const gboolean *is_given, gboolean
   /* 3. the given values too: the least change onto the constraint set */
   if (project_range (sim, 0, z, from, to, NULL) != 0)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s:%d: initial data: %s", md->path,
+      /* TRANSLATORS: the model file, its line and why its initial data cannot be met */
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("%s:%d: initial data: %s"), md->path,
                    MAX (md->constraints_line, 1), sim->reason);
       return FALSE;
     }
@@ -478,7 +487,7 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
             {
               g_autofree char *names = g_strjoinv (", ", sys->state_names);
               g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                           "“%s” is not an initial datum of %s (state: %s)", nm, md->name, names);
+                           _("“%s” is not an initial datum of %s (state: %s)"), nm, md->name, names);
               return FALSE;
             }
         }
@@ -505,7 +514,7 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
     }
   else if (md->quaternions->len && project_range (sim, 0, z, sys->movable_from, sys->movable_to, NULL) != 0)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s:%d: initial data: %s", md->path,
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("%s:%d: initial data: %s"), md->path,
                    MAX (md->constraints_line, 1), sim->reason);
       return FALSE;
     }
@@ -575,7 +584,7 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
       fill_fast (sim, 0, sim->z);
       if (solve_aux (sim) != 0)
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s:%d: initial data: %s", md->path,
+          g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, _("%s:%d: initial data: %s"), md->path,
                        MAX (md->constraints_line, 1), sim->reason);
           return FALSE;
         }

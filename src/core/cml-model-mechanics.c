@@ -14,6 +14,8 @@
 
 #include "cml-error.h"
 
+#include <glib/gi18n-lib.h>
+
 gboolean
 load_model_group (Loader *ld)
 {
@@ -22,7 +24,7 @@ load_model_group (Loader *ld)
                                  "time-unit", NULL };
 
   if (!kf_has_group (ld, "model"))
-    return fail (ld, 1, 0, CML_ERROR_MODEL, "missing group [model] (with name and title)");
+    return fail (ld, 1, 0, CML_ERROR_MODEL, _("missing group [model] (with name and title)"));
   if (!check_keys (ld, "model", known))
     return FALSE;
   model->name = get_string (ld, "model", "name");
@@ -37,13 +39,13 @@ load_model_group (Loader *ld)
   if (model->time_unit == NULL)
     model->time_unit = g_strdup ("s");
   if (model->name == NULL || *model->name == '\0')
-    return fail (ld, line_of (ld, "model", NULL), 0, CML_ERROR_MODEL, "[model] needs a name");
+    return fail (ld, line_of (ld, "model", NULL), 0, CML_ERROR_MODEL, _("[model] needs a name"));
   for (const char *c = model->name; *c; c++)
     if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_'))
       return fail (ld, line_of (ld, "model", "name"), 0, CML_ERROR_MODEL,
-                   "a model name may contain letters, digits, - and _ only");
+                   _("a model name may contain letters, digits, - and _ only"));
   if (model->title == NULL || *model->title == '\0')
-    return fail (ld, line_of (ld, "model", NULL), 0, CML_ERROR_MODEL, "[model] needs a title");
+    return fail (ld, line_of (ld, "model", NULL), 0, CML_ERROR_MODEL, _("[model] needs a title"));
   return TRUE;
 }
 
@@ -77,7 +79,7 @@ load_parameters (Loader *ld)
         continue;
       if (parts->len < 2)
         return fail (ld, line, 0, CML_ERROR_PARSE,
-                     "a parameter reads “name = default | min .. max | unit | meaning”");
+                     _("a parameter reads “name = default | min .. max | unit | meaning”"));
       sym = declare (ld, keys[i], SYM_PARAM, line);
       if (sym < 0)
         return FALSE;
@@ -88,18 +90,18 @@ load_parameters (Loader *ld)
       par->max = INFINITY;
       g_ptr_array_add (model->params, par);
       if (!parse_number (parts->pdata[0], &par->value))
-        return fail (ld, line, 0, CML_ERROR_PARSE, "the default of “%s” is not a number: “%s”",
+        return fail (ld, line, 0, CML_ERROR_PARSE, _("the default of “%s” is not a number: “%s”"),
                      keys[i], (char *) parts->pdata[0]);
       const char *range = parts->pdata[1];
       if (*range == '{')
         {
           const char *close = strchr (range, '}');
           if (close == NULL || close[1] != '\0')
-            return fail (ld, line, 0, CML_ERROR_PARSE, "a set of values reads {a, b, …}");
+            return fail (ld, line, 0, CML_ERROR_PARSE, _("a set of values reads {a, b, …}"));
           g_autofree char *inner = g_strndup (range + 1, close - range - 1);
           g_autoptr (GPtrArray) items = name_list (inner);
           if (items->len == 0)
-            return fail (ld, line, 0, CML_ERROR_PARSE, "an empty set of values for “%s”", keys[i]);
+            return fail (ld, line, 0, CML_ERROR_PARSE, _("an empty set of values for “%s”"), keys[i]);
           par->choices = g_new (double, items->len);
           par->n_choices = items->len;
           par->min = INFINITY;
@@ -107,7 +109,7 @@ load_parameters (Loader *ld)
           for (guint k = 0; k < items->len; k++)
             {
               if (!parse_number (items->pdata[k], &par->choices[k]))
-                return fail (ld, line, 0, CML_ERROR_PARSE, "“%s” is not a number",
+                return fail (ld, line, 0, CML_ERROR_PARSE, _("“%s” is not a number"),
                              (char *) items->pdata[k]);
               par->min = MIN (par->min, par->choices[k]);
               par->max = MAX (par->max, par->choices[k]);
@@ -117,12 +119,12 @@ load_parameters (Loader *ld)
         {
           const char *dots = strstr (range, "..");
           if (dots == NULL)
-            return fail (ld, line, 0, CML_ERROR_PARSE, "a range reads “min .. max”");
+            return fail (ld, line, 0, CML_ERROR_PARSE, _("a range reads “min .. max”"));
           g_autofree char *a = g_strndup (range, dots - range);
           if (!parse_number (a, &par->min) || !parse_number (dots + 2, &par->max))
-            return fail (ld, line, 0, CML_ERROR_PARSE, "the range of “%s” is not two numbers", keys[i]);
+            return fail (ld, line, 0, CML_ERROR_PARSE, _("the range of “%s” is not two numbers"), keys[i]);
           if (par->min > par->max)
-            return fail (ld, line, 0, CML_ERROR_MODEL, "the range of “%s” has min > max", keys[i]);
+            return fail (ld, line, 0, CML_ERROR_MODEL, _("the range of “%s” has min > max"), keys[i]);
         }
       par->unit = g_strdup (parts->len > 2 ? (char *) parts->pdata[2] : "");
       {
@@ -142,7 +144,7 @@ load_parameters (Loader *ld)
       {
         g_autoptr (GError) err = NULL;
         if (!cml_model_check_param (model, par, par->value, &err))
-          return fail (ld, line, 0, CML_ERROR_MODEL, "the default: %s", err->message);
+          return fail (ld, line, 0, CML_ERROR_MODEL, _("the default: %s"), err->message);
       }
     }
   return TRUE;
@@ -191,13 +193,13 @@ load_algebroid_names (Loader *ld)
   g_autofree char *base = NULL, *fibre = NULL, *sections = NULL, *momenta = NULL;
 
   if (!kf_has_group (ld, "algebroid"))
-    return fail (ld, 1, 0, CML_ERROR_MODEL, "missing group [algebroid] (base and fibre coordinates)");
+    return fail (ld, 1, 0, CML_ERROR_MODEL, _("missing group [algebroid] (base and fibre coordinates)"));
   if (!check_keys (ld, "algebroid", known))
     return FALSE;
   fibre = get_string (ld, "algebroid", "fibre");
   if (fibre == NULL)
     return fail (ld, line_of (ld, "algebroid", NULL), 0, CML_ERROR_MODEL,
-                 "[algebroid] needs “fibre”, the fibre coordinates");
+                 _("[algebroid] needs “fibre”, the fibre coordinates"));
   base = get_string (ld, "algebroid", "base");
   sections = get_string (ld, "algebroid", "sections");
   momenta = get_string (ld, "algebroid", "momenta");
@@ -206,13 +208,13 @@ load_algebroid_names (Loader *ld)
   g_autoptr (GPtrArray) f = name_list (fibre);
   if (f->len == 0)
     return fail (ld, line_of (ld, "algebroid", "fibre"), 0, CML_ERROR_MODEL,
-                 "there must be at least one fibre coordinate");
+                 _("there must be at least one fibre coordinate"));
   if (b->len > CML_MODEL_MAX_BASE)
     return fail (ld, line_of (ld, "algebroid", "base"), 0, CML_ERROR_MODEL,
-                 "%u base coordinates, more than %d, the limit for a model", b->len, CML_MODEL_MAX_BASE);
+                 _("%u base coordinates, more than %d, the limit for a model"), b->len, CML_MODEL_MAX_BASE);
   if (f->len > CML_MODEL_MAX_FIBRE)
     return fail (ld, line_of (ld, "algebroid", "fibre"), 0, CML_ERROR_MODEL,
-                 "%u fibre coordinates, more than %d, the limit for a model", f->len, CML_MODEL_MAX_FIBRE);
+                 _("%u fibre coordinates, more than %d, the limit for a model"), f->len, CML_MODEL_MAX_FIBRE);
   model->m = b->len;
   model->n = f->len;
   model->base = g_new0 (char *, model->m + 1);
@@ -238,10 +240,10 @@ load_algebroid_names (Loader *ld)
   g_autoptr (GPtrArray) p = name_list (momenta);
   if (sections && s->len != model->n)
     return fail (ld, line_of (ld, "algebroid", "sections"), 0, CML_ERROR_MODEL,
-                 "%u sections for %u fibre coordinates", s->len, model->n);
+                 _("%u sections for %u fibre coordinates"), s->len, model->n);
   if (momenta && p->len != model->n)
     return fail (ld, line_of (ld, "algebroid", "momenta"), 0, CML_ERROR_MODEL,
-                 "%u momenta for %u fibre coordinates", p->len, model->n);
+                 _("%u momenta for %u fibre coordinates"), p->len, model->n);
   for (guint a = 0; a < model->n; a++)
     {
       model->sections[a] = sections ? g_strdup (s->pdata[a]) : g_strdup_printf ("e%u", a + 1);
@@ -285,7 +287,7 @@ load_anchor (Loader *ld)
       if (A < 0)
         {
           g_autofree char *list = g_strjoinv (", ", model->sections);
-          return fail (ld, p->line, 0, CML_ERROR_UNKNOWN_NAME, "“%s” is not a section (sections: %s)",
+          return fail (ld, p->line, 0, CML_ERROR_UNKNOWN_NAME, _("“%s” is not a section (sections: %s)"),
                        keys[k], list);
         }
       g_autofree char *v = kf_value (ld, "anchor", keys[k]);
@@ -299,7 +301,7 @@ load_anchor (Loader *ld)
             continue;
           if (colon == NULL)
             return fail (ld, p->line, p->value_col + g_array_index (offs, int, j), CML_ERROR_PARSE,
-                         "an anchor component reads “coordinate: expression”");
+                         _("an anchor component reads “coordinate: expression”"));
           g_autofree char *cname = g_strstrip (g_strndup (item, colon - item));
           int i = -1;
           for (guint b = 0; b < model->m; b++)
@@ -307,15 +309,15 @@ load_anchor (Loader *ld)
               i = b;
           if (i < 0)
             return fail (ld, p->line, p->value_col + g_array_index (offs, int, j), CML_ERROR_UNKNOWN_NAME,
-                         "“%s” is not a base coordinate", cname);
+                         _("“%s” is not a base coordinate"), cname);
           if (!cml_expr_is_zero (model->anchor[i * model->n + A]))
             return fail (ld, p->line, p->value_col + g_array_index (offs, int, j), CML_ERROR_MODEL,
-                         "the component along “%s” is given twice", cname);
+                         _("the component along “%s” is given twice"), cname);
           const char *ex = colon + 1;
           while (*ex == ' ')
             ex++;
           int col = p->value_col + g_array_index (offs, int, j) + (int) (ex - item);
-          CmlExpr *e = parse_at (ld, ex, p->line, col, SYM_PARAM | SYM_BASE, "an anchor component");
+          CmlExpr *e = parse_at (ld, ex, p->line, col, SYM_PARAM | SYM_BASE, _("an anchor component"));
           if (e == NULL)
             return FALSE;
           model->anchor[i * model->n + A] = e;
@@ -378,13 +380,13 @@ load_brackets (Loader *ld)
       int line = line_of (ld, "brackets", keys[k]);
       g_autoptr (GPtrArray) pair = name_list (keys[k]);
       if (pair->len != 2)
-        return fail (ld, line, 0, CML_ERROR_PARSE, "a bracket reads “eA, eB = combination of sections”");
+        return fail (ld, line, 0, CML_ERROR_PARSE, _("a bracket reads “eA, eB = combination of sections”"));
       int A = section_index (model, pair->pdata[0]);
       int B = section_index (model, pair->pdata[1]);
       if (A < 0 || B < 0)
-        return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME, "“%s” is not a section",
+        return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME, _("“%s” is not a section"),
                      (char *) pair->pdata[A < 0 ? 0 : 1]);
-      CmlExpr *e = parse_key (ld, "brackets", keys[k], SYM_PARAM | SYM_BASE | SYM_SECTION, "a bracket");
+      CmlExpr *e = parse_key (ld, "brackets", keys[k], SYM_PARAM | SYM_BASE | SYM_SECTION, _("a bracket"));
       if (e == NULL)
         return FALSE;
       /* coefficients C^C_AB = ∂e/∂e_C, and e must be linear in the sections:
@@ -406,13 +408,13 @@ load_brackets (Loader *ld)
             linear = FALSE;
       if (!linear)
         return fail (ld, line, 0, CML_ERROR_MODEL,
-                     "a bracket must be a linear combination of sections with coefficients that do not involve sections");
+                     _("a bracket must be a linear combination of sections with coefficients that do not involve sections"));
       if (A == B)
         {
           for (guint C = 0; C < n; C++)
             if (!cml_expr_is_zero (coef[C]))
               return fail (ld, line, 0, CML_ERROR_MODEL,
-                           "[[%s, %s]] must be 0: brackets are antisymmetric", model->sections[A], model->sections[A]);
+                           _("[[%s, %s]] must be 0: brackets are antisymmetric"), model->sections[A], model->sections[A]);
           continue;
         }
       if (given[B * n + A])
@@ -422,7 +424,7 @@ load_brackets (Loader *ld)
             if (!vanishes (ctx, cml_expr_add (ctx, coef[C], model->bracket[(B * n + A) * n + C]), 2,
                            (CmlExpr *[]) { coef[C], model->bracket[(B * n + A) * n + C] }))
               return fail (ld, line, 0, CML_ERROR_MODEL,
-                           "[[%s, %s]] is not minus [[%s, %s]]: brackets must be antisymmetric",
+                           _("[[%s, %s]] is not minus [[%s, %s]]: brackets must be antisymmetric"),
                            model->sections[A], model->sections[B], model->sections[B], model->sections[A]);
           continue;
         }
@@ -470,10 +472,10 @@ load_solve_for (Loader *ld)
   if (solve == NULL)
     return TRUE;
   if (sf->len == 0)
-    return fail (ld, line, 0, CML_ERROR_MODEL, "solve-for is empty");
+    return fail (ld, line, 0, CML_ERROR_MODEL, _("solve-for is empty"));
   if (nonholonomic && sf->len != model->constraints->len)
     return fail (ld, line, 0, CML_ERROR_MODEL,
-                 "solve-for names %u coordinates for %u constraints", sf->len, model->constraints->len);
+                 _("solve-for names %u coordinates for %u constraints"), sf->len, model->constraints->len);
   model->n_solve_for = sf->len;
   model->solve_for = g_new0 (int, sf->len + 1);
   for (guint k = 0; k < sf->len; k++)
@@ -489,14 +491,14 @@ load_solve_for (Loader *ld)
         model->solve_for[k] = i;
       else if (i >= 0)
         return fail (ld, line, 0, CML_ERROR_MODEL,
-                     "“%s” is a base coordinate: nonholonomic constraints determine fibre coordinates", nm);
+                     _("“%s” is a base coordinate: nonholonomic constraints determine fibre coordinates"), nm);
       else
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME, nonholonomic ? "“%s” is not a fibre coordinate"
                                                                          : "“%s” is not a base or fibre coordinate",
                      nm);
       for (guint j = 0; j < k; j++)
         if (model->solve_for[j] == model->solve_for[k])
-          return fail (ld, line, 0, CML_ERROR_MODEL, "“%s” appears twice in solve-for", nm);
+          return fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” appears twice in solve-for"), nm);
     }
   return TRUE;
 }
@@ -509,14 +511,14 @@ load_dynamics (Loader *ld)
   g_autofree char *kind = NULL;
 
   if (!kf_has_group (ld, "dynamics"))
-    return fail (ld, 1, 0, CML_ERROR_MODEL, "missing group [dynamics] (with the lagrangian)");
+    return fail (ld, 1, 0, CML_ERROR_MODEL, _("missing group [dynamics] (with the lagrangian)"));
   if (!check_keys (ld, "dynamics", known))
     return FALSE;
   if (!kf_has_key (ld, "dynamics", "lagrangian"))
-    return fail (ld, line_of (ld, "dynamics", NULL), 0, CML_ERROR_MODEL, "[dynamics] needs a lagrangian");
+    return fail (ld, line_of (ld, "dynamics", NULL), 0, CML_ERROR_MODEL, _("[dynamics] needs a lagrangian"));
   model->lagrangian_line = line_of (ld, "dynamics", "lagrangian");
   model->lagrangian = parse_key (ld, "dynamics", "lagrangian",
-                                 SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE, "the Lagrangian");
+                                 SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE, _("the Lagrangian"));
   if (model->lagrangian == NULL)
     return FALSE;
 
@@ -529,20 +531,20 @@ load_dynamics (Loader *ld)
     model->kind = CML_CONSTRAINTS_VAKONOMIC;
   else
     return fail (ld, line_of (ld, "dynamics", "constraints"), 0, CML_ERROR_MODEL,
-                 "constraints must be none, nonholonomic or vakonomic, not “%s”", kind);
+                 _("constraints must be none, nonholonomic or vakonomic, not “%s”"), kind);
 
   gboolean has_group = kf_has_group (ld, "constraints");
   model->constraints_line = has_group ? line_of (ld, "constraints", NULL) : line_of (ld, "dynamics", "constraints");
   if (model->kind == CML_CONSTRAINTS_NONE && has_group)
     return fail (ld, line_of (ld, "constraints", NULL), 0, CML_ERROR_MODEL,
-                 "[constraints] is given but [dynamics] says constraints = none");
+                 _("[constraints] is given but [dynamics] says constraints = none"));
   if (model->kind != CML_CONSTRAINTS_NONE && !has_group)
     return fail (ld, line_of (ld, "dynamics", "constraints"), 0, CML_ERROR_MODEL,
-                 "%s constraints need a [constraints] group", kind);
+                 _("%s constraints need a [constraints] group"), kind);
 
   g_auto (GStrv) keys = has_group ? kf_keys (ld, "constraints") : NULL;
   if (has_group && (keys == NULL || keys[0] == NULL))
-    return fail (ld, line_of (ld, "constraints", NULL), 0, CML_ERROR_MODEL, "[constraints] is empty");
+    return fail (ld, line_of (ld, "constraints", NULL), 0, CML_ERROR_MODEL, _("[constraints] is empty"));
 
   if (model->kind == CML_CONSTRAINTS_NONHOLONOMIC)
     {
@@ -554,9 +556,9 @@ load_dynamics (Loader *ld)
           ne->line = line_of (ld, "constraints", keys[k]);
           g_ptr_array_add (model->constraints, ne);
           if (!is_identifier (keys[k]))
-            return fail (ld, ne->line, 0, CML_ERROR_MODEL, "“%s” is not a valid constraint name", keys[k]);
+            return fail (ld, ne->line, 0, CML_ERROR_MODEL, _("“%s” is not a valid constraint name"), keys[k]);
           ne->expr = parse_key (ld, "constraints", keys[k], SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE,
-                                "a constraint");
+                                _("a constraint"));
           if (ne->expr == NULL)
             return FALSE;
           gboolean has_fibre = FALSE;
@@ -564,12 +566,12 @@ load_dynamics (Loader *ld)
             has_fibre |= cml_expr_depends_on (ne->expr, model->fibre_sym[a]);
           if (!has_fibre)
             return fail (ld, ne->line, 0, CML_ERROR_MODEL,
-                         "the constraint “%s” does not involve any fibre coordinate (a holonomic constraint: "
-                         "write the system on the constrained configuration space instead)", keys[k]);
+                         _("the constraint “%s” does not involve any fibre coordinate (a holonomic constraint: "
+                           "write the system on the constrained configuration space instead)"), keys[k]);
         }
       if (model->constraints->len >= model->n)
         return fail (ld, model->constraints_line, 0, CML_ERROR_MODEL,
-                     "%u constraints on %u fibre coordinates leave no motion", model->constraints->len, model->n);
+                     _("%u constraints on %u fibre coordinates leave no motion"), model->constraints->len, model->n);
       if (!load_solve_for (ld))
         return FALSE;
     }
@@ -577,20 +579,20 @@ load_dynamics (Loader *ld)
     {
       if (kf_has_key (ld, "dynamics", "solve-for"))
         return fail (ld, line_of (ld, "dynamics", "solve-for"), 0, CML_ERROR_MODEL,
-                     "solve-for is for nonholonomic constraints and singular Lagrangians; the velocities of a "
-                     "vakonomic system follow from its momenta (its constraints are graphs y = Psi)");
+                     _("solve-for is for nonholonomic constraints and singular Lagrangians; the velocities of a "
+                       "vakonomic system follow from its momenta (its constraints are graphs y = Psi)"));
       /* first the constrained names, so that Psi may not use them */
       for (int k = 0; keys[k]; k++)
         {
           int a = fibre_index (model, keys[k]);
           if (a < 0)
             return fail (ld, line_of (ld, "constraints", keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
-                         "vakonomic constraints are graphs “fibre coordinate = expression”; “%s” is not a fibre coordinate",
+                         _("vakonomic constraints are graphs “fibre coordinate = expression”; “%s” is not a fibre coordinate"),
                          keys[k]);
         }
       if (g_strv_length (keys) >= model->n)
         return fail (ld, model->constraints_line, 0, CML_ERROR_MODEL,
-                     "every fibre coordinate is constrained: nothing left to optimise");
+                     _("every fibre coordinate is constrained: nothing left to optimise"));
       for (int k = 0; keys[k]; k++)
         {
           CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
@@ -599,7 +601,7 @@ load_dynamics (Loader *ld)
           ne->line = line_of (ld, "constraints", keys[k]);
           g_ptr_array_add (model->constraints, ne);
           ne->expr = parse_key (ld, "constraints", keys[k], SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE,
-                                "a vakonomic constraint");
+                                _("a vakonomic constraint"));
           if (ne->expr == NULL)
             return FALSE;
           for (int j = 0; keys[j]; j++)
@@ -607,7 +609,7 @@ load_dynamics (Loader *ld)
               int b = fibre_index (model, keys[j]);
               if (cml_expr_depends_on (ne->expr, model->fibre_sym[b]))
                 return fail (ld, ne->line, 0, CML_ERROR_MODEL,
-                             "Psi for “%s” may not use the constrained coordinate “%s”", keys[k], keys[j]);
+                             _("Psi for “%s” may not use the constrained coordinate “%s”"), keys[k], keys[j]);
             }
         }
     }
@@ -624,7 +626,7 @@ load_definitions (Loader *ld)
   for (int k = 0; keys && keys[k]; k++)
     {
       int line = line_of (ld, "definitions", keys[k]);
-      g_autofree char *what = g_strconcat ("the definition of “", keys[k], "”", NULL);
+      g_autofree char *what = g_strdup_printf (_("the definition of “%s”"), keys[k]);
       CmlExpr *e = parse_key (ld, "definitions", keys[k],
                               SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_RECON, what);
       if (e == NULL)
@@ -647,7 +649,7 @@ declare_reconstruction (Loader *ld)
 
   if (keys && g_strv_length (keys) > CML_MODEL_MAX_RECONSTRUCTION)
     return fail (ld, line_of (ld, "reconstruction", keys[CML_MODEL_MAX_RECONSTRUCTION]), 0, CML_ERROR_MODEL,
-                 "%u reconstruction variables, more than %d, the limit for a model", g_strv_length (keys),
+                 _("%u reconstruction variables, more than %d, the limit for a model"), g_strv_length (keys),
                  CML_MODEL_MAX_RECONSTRUCTION);
   for (int k = 0; keys && keys[k]; k++)
     {
@@ -668,7 +670,7 @@ load_reconstruction (Loader *ld)
   for (guint k = 0; k < model->reconstruction->len; k++)
     {
       CmlNamedExpr *ne = model->reconstruction->pdata[k];
-      g_autofree char *what = g_strconcat ("the rate of “", ne->name, "”", NULL);
+      g_autofree char *what = g_strdup_printf (_("the rate of “%s”"), ne->name);
       ne->expr = parse_key (ld, "reconstruction", ne->name,
                             SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON, what);
       if (ne->expr == NULL)
@@ -682,7 +684,7 @@ load_reconstruction (Loader *ld)
       g_autofree char *v = kf_value (ld, "quaternions", keys[k]);
       g_autoptr (GPtrArray) names = name_list (v);
       if (names->len != 4)
-        return fail (ld, line, 0, CML_ERROR_MODEL, "a quaternion has 4 components, not %u", names->len);
+        return fail (ld, line, 0, CML_ERROR_MODEL, _("a quaternion has 4 components, not %u"), names->len);
       for (guint j = 0; j < 4; j++)
         {
           guint idx = G_MAXUINT;
@@ -691,11 +693,11 @@ load_reconstruction (Loader *ld)
               idx = r;
           if (idx == G_MAXUINT)
             return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
-                         "“%s” is not a reconstruction variable", (char *) names->pdata[j]);
+                         _("“%s” is not a reconstruction variable"), (char *) names->pdata[j]);
           for (guint q = 0; q < model->quaternions->len; q++)
             if (g_array_index (model->quaternions, guint, q) == idx)
               return fail (ld, line, 0, CML_ERROR_MODEL,
-                           "“%s” is already a component of a quaternion", (char *) names->pdata[j]);
+                           _("“%s” is already a component of a quaternion"), (char *) names->pdata[j]);
           g_array_append_val (model->quaternions, idx);
         }
     }
@@ -714,7 +716,7 @@ load_monitors (Loader *ld)
   for (int k = 0; keys && keys[k]; k++)
     {
       CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
-      g_autofree char *what = g_strconcat ("the monitor “", keys[k], "”", NULL);
+      g_autofree char *what = g_strdup_printf (_("the monitor “%s”"), keys[k]);
       ne->name = g_strdup (keys[k]);
       ne->line = line_of (ld, "monitors", keys[k]);
       g_ptr_array_add (model->monitors, ne);
@@ -725,12 +727,12 @@ load_monitors (Loader *ld)
         Pos *p = pos_of (ld, "monitors", keys[k]);
         if (parts->len > 2)
           return fail (ld, ne->line, 0, CML_ERROR_MODEL,
-                       "a monitor is “name = expression” or “name = expression | conserved”");
+                       _("a monitor is “name = expression” or “name = expression | conserved”"));
         if (parts->len == 2)
           {
             if (!g_str_equal (g_strstrip ((char *) parts->pdata[1]), "conserved"))
               return fail (ld, ne->line, 0, CML_ERROR_MODEL,
-                           "after the monitor's expression only “| conserved” may follow, not “| %s”",
+                           _("after the monitor's expression only “| conserved” may follow, not “| %s”"),
                            (char *) parts->pdata[1]);
             ne->conserved = TRUE;
           }
@@ -814,11 +816,11 @@ load_initial (Loader *ld)
       double val;
       if (!is_state_name (ld, keys[k]))
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
-                     "“%s” is not a coordinate, momentum or reconstruction variable", keys[k]);
+                     _("“%s” is not a coordinate, momentum or reconstruction variable"), keys[k]);
       if (model->kind != CML_CONSTRAINTS_VAKONOMIC
           && sym_kind (ld, cml_expr_ctx_lookup (model->ctx, keys[k])) == SYM_MOMENTUM)
         return fail (ld, line, 0, CML_ERROR_MODEL,
-                     "“%s” is a momentum: only vakonomic systems take momenta as initial data (give the velocity)",
+                     _("“%s” is a momentum: only vakonomic systems take momenta as initial data (give the velocity)"),
                      keys[k]);
       if (!eval_constant (ld, "initial", keys[k], g_strstrip (v), &val))
         return FALSE;

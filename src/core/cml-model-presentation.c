@@ -13,6 +13,8 @@
 
 #include "cml-error.h"
 
+#include <glib/gi18n-lib.h>
+
 /* A group of NAME = text for the model's names ([units], [meanings], [labels]) into TABLE;
  * the texts in the user's language when LOCALIZED ([meanings], [labels]). */
 static gboolean
@@ -26,7 +28,7 @@ load_name_texts (Loader *ld, const char *group, GHashTable *table, gboolean loca
       int id = cml_expr_ctx_lookup (model->ctx, keys[k]);
       if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION | SYM_MULTIPLIER)))
         return fail (ld, line_of (ld, group, keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
-                     "“%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier", keys[k]);
+                     _("“%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier"), keys[k]);
       g_hash_table_insert (table, g_strdup (keys[k]),
                            localized ? get_locale_string (ld, group, keys[k]) : get_string (ld, group, keys[k]));
     }
@@ -84,7 +86,7 @@ load_output (Loader *ld)
             {
               g_ptr_array_free (cols, TRUE);
               return fail (ld, line_of (ld, "output", "columns"), 0, CML_ERROR_UNKNOWN_NAME,
-                           "the column “%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier",
+                           _("the column “%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier"),
                            (char *) names->pdata[k]);
             }
           g_ptr_array_add (cols, g_strdup (names->pdata[k]));
@@ -130,7 +132,7 @@ load_preset (Loader *ld, const char *group)
   pr->values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_ptr_array_add (model->presets, pr);
   if (*pr->name == '\0')
-    return fail (ld, line_of (ld, group, NULL), 0, CML_ERROR_MODEL, "a preset needs a name: [preset NAME]");
+    return fail (ld, line_of (ld, group, NULL), 0, CML_ERROR_MODEL, _("a preset needs a name: [preset NAME]"));
   for (int k = 0; keys && keys[k]; k++)
     {
       int line = line_of (ld, group, keys[k]);
@@ -142,7 +144,7 @@ load_preset (Loader *ld, const char *group)
       const CmlParam *par = cml_model_find_param (model, keys[k]);
       if (par == NULL && !is_state_name (ld, keys[k]))
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
-                     "“%s” is not a parameter or an initial datum", keys[k]);
+                     _("“%s” is not a parameter or an initial datum"), keys[k]);
       g_autofree char *v = kf_value (ld, group, keys[k]);
       double val;
       if (!eval_constant (ld, group, keys[k], g_strstrip (v), &val))
@@ -171,7 +173,7 @@ load_preset (Loader *ld, const char *group)
           values[i] = v ? *v : par->value;
         }
       if (!cml_model_check_params (model, values, &err))
-        return fail (ld, line_of (ld, group, NULL), 0, CML_ERROR_MODEL, "the preset's parameters: %s", err->message);
+        return fail (ld, line_of (ld, group, NULL), 0, CML_ERROR_MODEL, _("the preset's parameters: %s"), err->message);
     }
   return TRUE;
 }
@@ -239,20 +241,20 @@ load_scene_object (Loader *ld, const char *group)
   g_ptr_array_add (model->scene, so);
   so->type = get_string (ld, group, "type");
   if (so->type == NULL)
-    return fail (ld, gline, 0, CML_ERROR_MODEL, "[%s] needs a type", group);
+    return fail (ld, gline, 0, CML_ERROR_MODEL, _("[%s] needs a type"), group);
   for (guint k = 0; k < G_N_ELEMENTS (scene_types); k++)
     if (g_str_equal (scene_types[k].type, so->type))
       st = &scene_types[k];
   if (st == NULL)
     return fail (ld, line_of (ld, group, "type"), 0, CML_ERROR_MODEL,
-                 "unknown scene object type “%s” (sphere, turntable, plane, point, trail, disc, arrow)", so->type);
+                 _("unknown scene object type “%s” (sphere, turntable, plane, point, trail, disc, arrow)"), so->type);
   so->color = get_string (ld, group, "color");
   so->label = get_locale_string (ld, group, "label");
   if (so->color && !color_known (so->color))
     {
       g_autofree char *list = g_strjoinv (", ", (char **) scene_colors);
       return fail (ld, line_of (ld, group, "color"), 0, CML_ERROR_MODEL,
-                   "unknown colour “%s” (%s, or #RRGGBB)", so->color, list);
+                   _("unknown colour “%s” (%s, or #RRGGBB)"), so->color, list);
     }
 
   for (int k = 0; keys && keys[k]; k++)
@@ -264,17 +266,18 @@ load_scene_object (Loader *ld, const char *group)
         if (g_str_equal (st->keys[j], keys[k]))
           break;
       if (j == 6 || st->keys[j] == NULL)
-        return fail (ld, line, 0, CML_ERROR_MODEL, "a %s has no property “%s”", st->type, keys[k]);
+        /* TRANSLATORS: a scene object type as the model file writes it (sphere, disc…) and a key */
+        return fail (ld, line, 0, CML_ERROR_MODEL, _("a %s has no property “%s”"), st->type, keys[k]);
       Pos *p = pos_of (ld, group, keys[k]);
       g_autofree char *v = kf_value (ld, group, keys[k]);
       g_autoptr (GArray) offs = g_array_new (FALSE, FALSE, sizeof (int));
       g_autoptr (GPtrArray) parts = split_top (g_strstrip (v), ',', offs);
       if ((int) parts->len != st->arity[j])
-        return fail (ld, line, 0, CML_ERROR_MODEL, "“%s” of a %s has %d components, not %u",
+        return fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” of a %s has %d components, not %u"),
                      keys[k], st->type, st->arity[j], parts->len);
       GPtrArray *exprs = g_ptr_array_new ();
       g_hash_table_insert (so->props, g_strdup (keys[k]), exprs);
-      g_autofree char *what = g_strconcat ("“", keys[k], "” of the scene object “", so->name, "”", NULL);
+      g_autofree char *what = g_strdup_printf (_("“%s” of the scene object “%s”"), keys[k], so->name);
       for (guint c = 0; c < parts->len; c++)
         {
           CmlExpr *e = parse_at (ld, parts->pdata[c], line, p->value_col + g_array_index (offs, int, c),
@@ -296,7 +299,7 @@ load_scene_object (Loader *ld, const char *group)
     }
   for (int j = 0; j < 6 && st->keys[j]; j++)
     if (st->required[j] && !g_hash_table_contains (so->props, st->keys[j]))
-      return fail (ld, gline, 0, CML_ERROR_MODEL, "a %s needs “%s”", st->type, st->keys[j]);
+      return fail (ld, gline, 0, CML_ERROR_MODEL, _("a %s needs “%s”"), st->type, st->keys[j]);
   return TRUE;
 }
 
@@ -325,8 +328,10 @@ load_reference (Loader *ld)
       g_autofree char *zero = g_strconcat (cml_expr_ctx_symbol_name (ctx, (int) id), "_0", NULL);
       if (cml_expr_ctx_lookup (ctx, zero) >= 0)
         return fail (ld, line_of (ld, "reference", NULL), 0, CML_ERROR_MODEL,
-                     "[reference] writes the value of “%s” at t = 0 as “%s”, but the model has a %s of that "
-                     "name: rename it", cml_expr_ctx_symbol_name (ctx, (int) id), zero,
+                     /* TRANSLATORS: a name, the name of its value at t = 0 and the kind of
+                      * name the model already has under it (e.g. “parameter”) */
+                     _("[reference] writes the value of “%s” at t = 0 as “%s”, but the model has a %s of that "
+                       "name: rename it"), cml_expr_ctx_symbol_name (ctx, (int) id), zero,
                      kind_name (sym_kind (ld, cml_expr_ctx_lookup (ctx, zero))));
       CmlInitialSym is = { .sym = (int) id };
       is.zero_sym = cml_expr_ctx_intern (ctx, zero);
@@ -339,16 +344,16 @@ load_reference (Loader *ld)
     {
       int line = line_of (ld, "reference", keys[k]);
       int id = cml_expr_ctx_lookup (ctx, keys[k]);
-      g_autofree char *what = g_strconcat ("the closed form of “", keys[k], "”", NULL);
+      g_autofree char *what = g_strdup_printf (_("the closed form of “%s”"), keys[k]);
 
       if (id < 0)
         return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
-                     "[reference]: unknown name “%s” (a closed form is given for a coordinate, velocity, "
-                     "momentum, reconstruction variable or monitor)", keys[k]);
+                     _("[reference]: unknown name “%s” (a closed form is given for a coordinate, velocity, "
+                       "momentum, reconstruction variable or monitor)"), keys[k]);
       if (!(sym_kind (ld, id) & observable))
         return fail (ld, line, 0, CML_ERROR_MODEL,
-                     "[reference]: “%s” is a %s, not an observable (a closed form is given for a coordinate, "
-                     "velocity, momentum, reconstruction variable or monitor)", keys[k],
+                     _("[reference]: “%s” is a %s, not an observable (a closed form is given for a coordinate, "
+                       "velocity, momentum, reconstruction variable or monitor)"), keys[k],
                      kind_name (sym_kind (ld, id)));
 
       CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);

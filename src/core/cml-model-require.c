@@ -23,6 +23,8 @@
 
 #include "cml-error.h"
 
+#include <glib/gi18n-lib.h>
+
 #define REQUIRE_ROUNDING 1e-12
 
 void
@@ -70,7 +72,7 @@ load_requirements (Loader *ld)
 
   if (kf_has_key (ld, "parameters", "require-message") && !kf_has_key (ld, "parameters", "require"))
     return fail (ld, line_of (ld, "parameters", "require-message"), 0, CML_ERROR_MODEL,
-                 "“require-message” explains a “require = …”, which [parameters] does not give");
+                 _("“require-message” explains a “require = …”, which [parameters] does not give"));
   if (!kf_has_key (ld, "parameters", "require"))
     return TRUE;
   line = line_of (ld, "parameters", "require");
@@ -90,15 +92,16 @@ load_requirements (Loader *ld)
       if (*cond == '\0' || op == NULL || find_comparison (op + len, &(guint){ 0 }, &(gboolean){ 0 },
                                                           &(gboolean){ 0 }))
         return fail (ld, line, ccol, CML_ERROR_PARSE,
-                     "a requirement reads “left <= right” (or >=, <, >) in the parameters, conditions "
-                     "separated by commas: “%s”", cond);
+                     /* TRANSLATORS: %s is the condition as the model file writes it */
+                     _("a requirement reads “left <= right” (or >=, <, >) in the parameters, conditions "
+                       "separated by commas: “%s”"), cond);
       g_autofree char *a = g_strndup (cond, op - cond);
-      left = parse_at (ld, g_strstrip (a), line, ccol, SYM_PARAM, "a requirement");
+      left = parse_at (ld, g_strstrip (a), line, ccol, SYM_PARAM, _("a requirement"));
       if (left == NULL)
         return FALSE;
       g_autofree char *b = g_strdup (op + len);
       right = parse_at (ld, g_strstrip (b), line, ccol + (int) (op - cond + len), SYM_PARAM,
-                        "a requirement");
+                        _("a requirement"));
       if (right == NULL)
         return FALSE;
       req = g_new0 (CmlRequirement, 1);
@@ -118,7 +121,9 @@ load_requirements (Loader *ld)
     for (guint i = 0; i < model->params->len; i++)
       values[i] = ((CmlParam *) model->params->pdata[i])->value;
     if (!cml_model_check_params (model, values, &err))
-      return fail (ld, line, 0, CML_ERROR_MODEL, "the defaults: %s", err->message);
+      return fail (ld, line, 0, CML_ERROR_MODEL,
+                   /* TRANSLATORS: %s says why the default values of the parameters are not possible */
+                   _("the defaults: %s"), err->message);
   }
   return TRUE;
 }
@@ -175,10 +180,14 @@ cml_model_check_params (const CmlModel *model, const double *values, GError **er
           g_string_append_printf (now, "%s%s = %g", now->len ? ", " : "",
                                   ((CmlParam *) model->params->pdata[i])->name, values[i]);
       if (model->require_message)
-        g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "not possible: %s (%s fails with %s)",
+        /* TRANSLATORS: the model's explanation, the condition (as in the model file) and
+         * the values it uses now, e.g. “I1 = 1, I2 = 0.2, I3 = 0.3” */
+        g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("not possible: %s (%s fails with %s)"),
                      model->require_message, req->text, now->str);
       else
-        g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "not possible: the model needs %s (here %s)",
+        /* TRANSLATORS: the condition (as in the model file), e.g. “I1 <= I2 + I3”, and
+         * the values it uses now, e.g. “I1 = 1, I2 = 0.2, I3 = 0.3” */
+        g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("not possible: the model needs %s (here %s)"),
                      req->text, now->str);
       return FALSE;
     }

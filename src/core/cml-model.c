@@ -188,15 +188,15 @@ scan_lines (Loader *ld, const char *text, gboolean *unusual)
         {
           const char *close = memchr (s, ']', s_end - s);
           if (close == NULL || close + 1 != s_end || memchr (s + 1, '[', s_end - s - 1) != NULL)
-            return fail (ld, lineno, 0, CML_ERROR_PARSE, "a group header must look like [name]");
+            return fail (ld, lineno, 0, CML_ERROR_PARSE, _("a group header must look like [name]"));
           g_free (group);
           group = g_strndup (s + 1, close - s - 1);
           n_keys = 0;
           if (++n_groups > CML_MODEL_MAX_GROUPS)
-            return fail (ld, lineno, 0, CML_ERROR_MODEL, "more than %d groups, the limit for a model",
+            return fail (ld, lineno, 0, CML_ERROR_MODEL, _("more than %d groups, the limit for a model"),
                          CML_MODEL_MAX_GROUPS);
           if (g_hash_table_contains (ld->pos, group))
-            return fail (ld, lineno, 0, CML_ERROR_MODEL, "group [%s] appears twice", group);
+            return fail (ld, lineno, 0, CML_ERROR_MODEL, _("group [%s] appears twice"), group);
           *unusual = *unusual || header_unusual (s, close, end);
           group_pos = g_new0 (Pos, 1);
           group_pos->line = lineno;
@@ -211,26 +211,26 @@ scan_lines (Loader *ld, const char *text, gboolean *unusual)
         {
           g_autofree char *line = g_strndup (s, s_end - s);
           return fail (ld, lineno, 0, CML_ERROR_PARSE,
-                       "“%s” is not a key = value line, a [group] or a # comment", line);
+                       _("“%s” is not a key = value line, a [group] or a # comment"), line);
         }
       if (group == NULL)
-        return fail (ld, lineno, 0, CML_ERROR_PARSE, "key before the first [group]");
+        return fail (ld, lineno, 0, CML_ERROR_PARSE, _("key before the first [group]"));
       if (++n_keys > CML_MODEL_MAX_KEYS)
-        return fail (ld, lineno, 0, CML_ERROR_MODEL, "more than %d keys in [%s], the limit for a group",
+        return fail (ld, lineno, 0, CML_ERROR_MODEL, _("more than %d keys in [%s], the limit for a group"),
                      CML_MODEL_MAX_KEYS, group);
       const char *key_end = eq;
       while (key_end > s && g_ascii_isspace (key_end[-1]))
         key_end--;
       g_autofree char *key = g_strndup (s, key_end > s ? key_end - s : 0);
       if (*key == '\0')
-        return fail (ld, lineno, 0, CML_ERROR_PARSE, "missing key before '='");
+        return fail (ld, lineno, 0, CML_ERROR_PARSE, _("missing key before '='"));
       if (strpbrk (key, "[]") != NULL && !locale_key_split (key, NULL, NULL))
         return fail (ld, lineno, 0, CML_ERROR_PARSE,
-                     "“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in title[es])",
+                     _("“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in title[es])"),
                      key);
       g_autofree char *k = g_strconcat (group, "\n", key, NULL);
       if (g_hash_table_contains (ld->pos, k))
-        return fail (ld, lineno, 0, CML_ERROR_MODEL, "key “%s” appears twice in [%s]", key, group);
+        return fail (ld, lineno, 0, CML_ERROR_MODEL, _("key “%s” appears twice in [%s]"), key, group);
       *unusual = *unusual || g_str_equal (key, "Encoding");
       const char *v = eq + 1, *value = eq + 1;
       while (*v == ' ' || *v == '\t')
@@ -263,20 +263,21 @@ is_identifier (const char *s)
 const char *
 kind_name (SymKind k)
 {
+  /* the kind of a name, as the messages on a model file call it */
   switch (k)
     {
-    case SYM_PARAM: return "parameter";
-    case SYM_TIME: return "time";
-    case SYM_BASE: return "base coordinate";
-    case SYM_FIBRE: return "fibre coordinate";
-    case SYM_MOMENTUM: return "momentum";
-    case SYM_SECTION: return "section";
-    case SYM_RECON: return "reconstruction variable";
-    case SYM_DEFINITION: return "definition";
-    case SYM_MONITOR: return "monitor";
-    case SYM_INITIAL: return "initial value";
-    case SYM_MULTIPLIER: return "constraint multiplier";
-    default: return "name";
+    case SYM_PARAM: return C_("kind of name", "parameter");
+    case SYM_TIME: return C_("kind of name", "time");
+    case SYM_BASE: return C_("kind of name", "base coordinate");
+    case SYM_FIBRE: return C_("kind of name", "fibre coordinate");
+    case SYM_MOMENTUM: return C_("kind of name", "momentum");
+    case SYM_SECTION: return C_("kind of name", "section");
+    case SYM_RECON: return C_("kind of name", "reconstruction variable");
+    case SYM_DEFINITION: return C_("kind of name", "definition");
+    case SYM_MONITOR: return C_("kind of name", "monitor");
+    case SYM_INITIAL: return C_("kind of name", "initial value");
+    case SYM_MULTIPLIER: return C_("kind of name", "constraint multiplier");
+    default: return C_("kind of name", "name");
     }
 }
 
@@ -294,18 +295,20 @@ declare (Loader *ld, const char *name, SymKind kind, int line)
 
   if (!is_identifier (name))
     {
-      fail (ld, line, 0, CML_ERROR_MODEL, "“%s” is not a valid name (letters, digits, _)", name);
+      fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” is not a valid name (letters, digits, _)"), name);
       return -1;
     }
   if (g_strv_contains (reserved_names, name))
     {
-      fail (ld, line, 0, CML_ERROR_MODEL, "“%s” is a reserved name", name);
+      fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” is a reserved name"), name);
       return -1;
     }
   int id = cml_expr_ctx_lookup (ctx, name);
   if (id >= 0)
     {
-      fail (ld, line, 0, CML_ERROR_MODEL, "“%s” is already declared as a %s", name,
+      fail (ld, line, 0, CML_ERROR_MODEL,
+            /* TRANSLATORS: a name and the kind of name it already is (e.g. “parameter”) */
+            _("“%s” is already declared as a %s"), name,
             kind_name (sym_kind (ld, id)));
       return -1;
     }
@@ -374,8 +377,8 @@ check_expr_budget (Loader *ld, int line, int col, const char *what)
   if (bytes <= CML_MODEL_MAX_EXPR_BYTES)
     return TRUE;
   return fail (ld, line, col, CML_ERROR_MODEL,
-               "%s: with the definitions substituted, the expressions take more than %u MB, the limit "
-               "for a model (share subexpressions differently, or use fewer definitions)",
+               _("%s: with the definitions substituted, the expressions take more than %u MB, the limit "
+                 "for a model (share subexpressions differently, or use fewer definitions)"),
                what, (guint) (CML_MODEL_MAX_EXPR_BYTES / (1024 * 1024)));
 }
 
@@ -391,7 +394,7 @@ check_constants_finite (Loader *ld, CmlExpr *e, int line, int col, const char *w
     return TRUE;
   g_autofree char *text = cml_expr_to_string_max (ld->model->ctx, bad, 80);
   double v = cml_expr_eval (bad, &none);
-  return fail (ld, line, col, CML_ERROR_MODEL, "%s: the constant “%s” is not finite (%s)", what, text,
+  return fail (ld, line, col, CML_ERROR_MODEL, _("%s: the constant “%s” is not finite (%s)"), what, text,
                isnan (v) ? "NaN" : v > 0 ? "inf" : "-inf");
 }
 
@@ -407,7 +410,7 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
 
   if (text == NULL || *text == '\0')
     {
-      fail (ld, line, col, CML_ERROR_PARSE, "%s: empty expression", what);
+      fail (ld, line, col, CML_ERROR_PARSE, _("%s: empty expression"), what);
       return NULL;
     }
   e = cml_expr_parse (ctx, text, &ecol, &err);
@@ -423,7 +426,10 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
   for (guint id = 0; id < ns; id++)
     if (deps[id] && sym_kind (ld, id) != SYM_DEFINITION && !(sym_kind (ld, id) & allowed))
       {
-        fail (ld, line, col, CML_ERROR_MODEL, "%s may not use the %s “%s”", what,
+        fail (ld, line, col, CML_ERROR_MODEL,
+              /* TRANSLATORS: what is read (e.g. “a requirement”), the kind of name (e.g.
+               * “parameter”) and the name */
+              _("%s may not use the %s “%s”"), what,
               kind_name (sym_kind (ld, id)), cml_expr_ctx_symbol_name (ctx, id));
         return NULL;
       }
@@ -437,7 +443,7 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
       if (cml_expr_ctx_n_nonfinite (ctx) != n_nonfinite)
         {
           fail (ld, line, col, CML_ERROR_MODEL,
-                "%s: with the definitions substituted, a numeric constant is not finite (the numbers overflow)",
+                _("%s: with the definitions substituted, a numeric constant is not finite (the numbers overflow)"),
                 what);
           return NULL;
         }
@@ -449,7 +455,7 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
       for (guint id = 0; id < ns; id++)
         if (deps[id] && !(sym_kind (ld, id) & allowed))
           {
-            fail (ld, line, col, CML_ERROR_MODEL, "%s may not use the %s “%s” (through a definition)",
+            fail (ld, line, col, CML_ERROR_MODEL, _("%s may not use the %s “%s” (through a definition)"),
                   what, kind_name (sym_kind (ld, id)), cml_expr_ctx_symbol_name (ctx, id));
             return NULL;
           }
@@ -502,7 +508,7 @@ eval_constant (Loader *ld, const char *group, const char *key, const char *text,
     }
   *out = cml_expr_eval (e, vals);
   if (!isfinite (*out))
-    return fail (ld, line, col, CML_ERROR_MODEL, "%s is not a finite number", what);
+    return fail (ld, line, col, CML_ERROR_MODEL, _("%s is not a finite number"), what);
   return TRUE;
 }
 
@@ -517,7 +523,7 @@ check_keys (Loader *ld, const char *group, const char *const *known)
       {
         g_autofree char *list = g_strjoinv (", ", (char **) known);
         return fail (ld, line_of (ld, group, keys[i]), 0, CML_ERROR_MODEL,
-                     "unknown key “%s” in [%s] (known: %s)", keys[i], group, list);
+                     _("unknown key “%s” in [%s] (known: %s)"), keys[i], group, list);
       }
   return TRUE;
 }
@@ -708,22 +714,22 @@ check_translations (Loader *ld)
               if (strchr (keys[k], '[') == NULL)
                 continue;
               return fail (ld, line_of (ld, groups[g], keys[k]), 0, CML_ERROR_PARSE,
-                           "“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in "
-                           "title[es])", keys[k]);
+                           _("“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in "
+                             "title[es])"), keys[k]);
             }
           int line = line_of (ld, groups[g], keys[k]);
           if (!key_translatable (groups[g], base))
             return fail (ld, line, 0, CML_ERROR_MODEL,
-                         "“%s” is not a valid key: only the texts people read are translated ([model] title, "
-                         "description, about, source and errata; a parameter's meaning; [meanings]; [labels]; a preset's "
-                         "title; a scene object's label)", keys[k]);
+                         _("“%s” is not a valid key: only the texts people read are translated ([model] title, "
+                           "description, about, source and errata; a parameter's meaning; [meanings]; [labels]; a preset's "
+                           "title; a scene object's label)"), keys[k]);
           if (!kf_has_key (ld, groups[g], base))
             return fail (ld, line, 0, CML_ERROR_MODEL,
-                         "“%s” translates “%s”, which [%s] does not give (write the untranslated text too)",
+                         _("“%s” translates “%s”, which [%s] does not give (write the untranslated text too)"),
                          keys[k], base, groups[g]);
           g_autofree char *v = get_string (ld, groups[g], keys[k]);
           if (*v == '\0')
-            return fail (ld, line, 0, CML_ERROR_MODEL, "the translation “%s” is empty", keys[k]);
+            return fail (ld, line, 0, CML_ERROR_MODEL, _("the translation “%s” is empty"), keys[k]);
         }
     }
   return TRUE;
@@ -743,7 +749,7 @@ check_groups (Loader *ld)
     if (!g_strv_contains (known, groups[k]) && !g_str_has_prefix (groups[k], "preset ")
         && !g_str_has_prefix (groups[k], "scene "))
       return fail (ld, line_of (ld, groups[k], NULL), 0, CML_ERROR_MODEL,
-                   "unknown group [%s]", groups[k]);
+                   _("unknown group [%s]"), groups[k]);
   return TRUE;
 }
 
@@ -790,7 +796,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   if (strnlen (text, CML_MODEL_MAX_BYTES + 1) > CML_MODEL_MAX_BYTES)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
-                   "%s:1: more than %d bytes, the limit for a model file", display_name ? display_name : "<model>",
+                   _("%s:1: more than %d bytes, the limit for a model file"), display_name ? display_name : "<model>",
                    CML_MODEL_MAX_BYTES);
       return NULL;
     }
@@ -816,7 +822,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       int line = 1;
       for (const char *c = text; c < bad; c++)
         line += *c == '\n';
-      ok = fail (&ld, line, 0, CML_ERROR_PARSE, "the file is not UTF-8 text");
+      ok = fail (&ld, line, 0, CML_ERROR_PARSE, _("the file is not UTF-8 text"));
     }
   else
     ok = scan_lines (&ld, text, &unusual);
@@ -908,7 +914,7 @@ cml_model_new_from_file (const char *path, GError **error)
       int line = 1;
       for (const char *c = text; c < nul; c++)
         line += *c == '\n';
-      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: the file contains a NUL byte: not a text file",
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, _("%s:%d: the file contains a NUL byte: not a text file"),
                    path, line);
       return NULL;
     }
@@ -1088,7 +1094,7 @@ cml_model_check_param (const CmlModel *model, const CmlParam *param, double valu
 {
   if (!isfinite (value))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s must be a finite number", param->name);
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s must be a finite number"), param->name);
       return FALSE;
     }
   if (param->choices)

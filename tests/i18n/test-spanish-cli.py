@@ -153,6 +153,23 @@ for args in (["info", "ninguno"], ["simulate", "rolling-ball", "--set", "r=99", 
     ok(rc != 0 and err.strip(), "LANGUAGE=es cmlab-cli %s is refused" % " ".join(args))
     check("LANGUAGE=es cmlab-cli %s (its error)" % " ".join(args), err)
 
+# what a malformed model file is told: a line that is no key = value, defaults the model's requirement
+# refuses, a requirement without its comparison (in English first: the check trips on it)
+with open(os.path.join(src, "models", "rigid-body.cml"), encoding="utf-8") as f:
+    rigid = f.read()
+broken = tempfile.TemporaryDirectory()
+for name, text in (("linea", rigid + "\nesto no es una clave\n"),
+                   ("requisito", rigid.replace("\nI1 = 1 | 0.1 .. 10 |", "\nI1 = 9 | 0.1 .. 10 |", 1)),
+                   ("comparacion", rigid.replace("\nrequire = I1 <= I2 + I3,", "\nrequire = I1 + I2 + I3,", 1))):
+    path = os.path.join(broken.name, name + ".cml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    rc, err = run(["info", path], "en", "stderr")
+    ok(rc != 0 and len(english_lines(err)) > 0, "cmlab-cli info of a malformed model (%s) is refused in English" % name)
+    rc, err = run(["info", path], "es", "stderr")
+    ok(rc != 0 and err.strip(), "LANGUAGE=es cmlab-cli info of a malformed model (%s) is refused" % name)
+    check("LANGUAGE=es cmlab-cli info of a malformed model (%s) (its error)" % name, err)
+
 # the check itself: the English account trips it
 rc, out = run(["info", "rolling-ball"], "en")
 ok(len(english_lines(out)) > 10, "the check finds the English of cmlab-cli info rolling-ball")
