@@ -121,7 +121,11 @@ cml_window_show_toast (CmlWindow *self, const char *text)
   g_return_if_fail (text != NULL);
 
   if (self->toast)
-    adw_toast_dismiss (self->toast);
+    {
+      g_autoptr (AdwToast) shown = g_steal_pointer (&self->toast);
+
+      adw_toast_dismiss (shown);
+    }
   /* a toast's title is Pango markup: a file's name may hold an & or a < */
   markup = g_markup_escape_text (text, -1);
   self->toast = adw_toast_new (markup);
