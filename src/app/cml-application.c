@@ -1,4 +1,5 @@
-/* cml-application.c — the GtkApplication: command line, style, app-wide actions.
+/* cml-application.c — the application (libadwaita's): command line, style, app-wide
+ * actions.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -6,6 +7,7 @@
 
 #include "cml-application.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include <epoxy/gl.h>
@@ -15,6 +17,7 @@
 
 #include "cml-help.h"
 #include "cml-integrator.h"
+#include "cml-style.h"
 #include "cml-window-steer.h"
 #include "cml-window.h"
 
@@ -29,7 +32,7 @@
 
 struct _CmlApplication
 {
-  GtkApplication parent_instance;
+  AdwApplication parent_instance;
 
   /* command-line options */
   char    *model;
@@ -54,14 +57,14 @@ struct _CmlApplication
   char   **init;           /* --init NAME=VALUE … */
 };
 
-G_DEFINE_FINAL_TYPE (CmlApplication, cml_application, GTK_TYPE_APPLICATION)
+G_DEFINE_FINAL_TYPE (CmlApplication, cml_application, ADW_TYPE_APPLICATION)
 
 static const GOptionEntry option_entries[] = {
   { "model", 'm', 0, G_OPTION_ARG_STRING, NULL,
     N_("Open a built-in model (e.g. rolling-ball, plate-ball, martinet) or a model file"), "NAME" },
   { "play", 'p', 0, G_OPTION_ARG_NONE, NULL, N_("Start the simulation at once"), NULL },
   { "presentation", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Start in presentation mode (large fonts, thick lines)"), NULL },
-  { "dark", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Use the dark style"), NULL },
+  { "dark", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Use the dark style for this run (the style chosen in the menu is left alone)"), NULL },
   { "window-size", 0, 0, G_OPTION_ARG_STRING, NULL,
     N_("Open the window at exactly this size (e.g. 1280x720); the remembered size is left alone"), "WxH" },
   { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL, N_("Set a parameter (as its slider would)"), "NAME=VALUE" },
@@ -367,19 +370,22 @@ static void
 about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   GtkApplication *app = user_data;
-  const char *authors[] = { "The cmlab authors", NULL };
+  const char *developers[] = { "The cmlab authors", NULL };
+  GtkWidget *about = adw_about_window_new ();
 
-  gtk_show_about_dialog (gtk_application_get_active_window (app),
-                         "program-name", "cmlab",
-                         "title", _("About cmlab"),
-                         "version", CMLAB_VERSION,
-                         "logo-icon-name", CMLAB_APP_ID,
-                         "comments", _("Constrained Mechanics Lab: simulate and show mechanical systems "
-                                     "with nonholonomic and vakonomic constraints and singular "
-                                     "Lagrangians, from model files on Lie algebroids."),
-                         "license-type", GTK_LICENSE_GPL_3_0,
-                         "authors", authors,
-                         NULL);
+  g_object_set (about,
+                "transient-for", gtk_application_get_active_window (app),
+                "modal", TRUE,
+                "application-name", "cmlab",
+                "application-icon", CMLAB_APP_ID,
+                "version", CMLAB_VERSION,
+                "comments", _("Constrained Mechanics Lab: simulate and show mechanical systems "
+                              "with nonholonomic and vakonomic constraints and singular "
+                              "Lagrangians, from model files on Lie algebroids."),
+                "license-type", GTK_LICENSE_GPL_3_0,
+                "developers", developers,
+                NULL);
+  gtk_window_present (GTK_WINDOW (about));
 }
 
 /* F1: the user guide (cml-help.c chooses yelp, the HTML or a dialog saying where it is) */
@@ -436,8 +442,14 @@ cml_application_startup (GApplication *app)
   /* GSL's default handler aborts the program; every status is handled instead */
   gsl_set_error_handler_off ();
 
+  /* libadwaita's startup: its style sheet, and the desktop's style followed */
   G_APPLICATION_CLASS (cml_application_parent_class)->startup (app);
   choose_renderer ();
+  {
+    /* the style chosen in the menu the last time (--dark overrides it for this run) */
+    g_autoptr (GSettings) settings = cml_window_open_settings ();
+    cml_style_restore (settings);
+  }
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);

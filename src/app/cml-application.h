@@ -1,4 +1,5 @@
-/* cml-application.h — the GtkApplication: command line, style, app-wide actions.
+/* cml-application.h — the application (libadwaita's): command line, style, app-wide
+ * actions.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -9,12 +10,12 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 G_BEGIN_DECLS
 
 #define CML_TYPE_APPLICATION (cml_application_get_type ())
-G_DECLARE_FINAL_TYPE (CmlApplication, cml_application, CML, APPLICATION, GtkApplication)
+G_DECLARE_FINAL_TYPE (CmlApplication, cml_application, CML, APPLICATION, AdwApplication)
 
 CmlApplication *cml_application_new (void);
 

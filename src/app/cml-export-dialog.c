@@ -20,6 +20,7 @@
 
 #include "cml-export-dialog.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "cml-error.h"
@@ -1079,11 +1080,11 @@ existing_output (CmlExportDialog *self)
 }
 
 static void
-on_replace_response (GtkDialog *dialog, int response, CmlExportDialog *self)
+on_replace_response (AdwMessageDialog *dialog, const char *response, CmlExportDialog *self)
 {
+  /* the dialog closes itself */
   self->confirm = NULL;
-  gtk_window_destroy (GTK_WINDOW (dialog));
-  if (response == GTK_RESPONSE_ACCEPT)
+  if (g_str_equal (response, "replace"))
     cml_export_dialog_start (self);
 }
 
@@ -1106,19 +1107,18 @@ cml_export_dialog_export (CmlExportDialog *self)
     }
   /* a file that is there is the user's: replace it only when asked to */
   base = g_path_get_basename (existing);
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
-                                   _("Replace “%s”?"), base);
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
-                                            strchr (self->output, '%')
-                                              ? _("The folder already holds frames of this name; the export writes over them.")
-                                              : _("A file of this name already exists; the export replaces it when it is complete."));
-  gtk_dialog_add_buttons (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Replace"), GTK_RESPONSE_ACCEPT, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
-  gtk_widget_add_css_class (gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT),
-                            "destructive-action");
-  G_GNUC_END_IGNORE_DEPRECATIONS
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), NULL,
+                                   strchr (self->output, '%')
+                                     ? _("The folder already holds frames of this name; the export writes over them.")
+                                     : _("A file of this name already exists; the export replaces it when it is complete."));
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
+  adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Replace “%s”?"), base);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"),
+                                    "replace", _("_Replace"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "replace", ADW_RESPONSE_DESTRUCTIVE);
+  /* Enter and Escape keep the file */
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   g_signal_connect (dialog, "response", G_CALLBACK (on_replace_response), self);
   self->confirm = dialog;
   gtk_window_present (GTK_WINDOW (dialog));

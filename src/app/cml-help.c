@@ -11,6 +11,7 @@
 
 #include "cml-help.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #ifndef CMLAB_HELP_HTML_DIR
@@ -79,17 +80,16 @@ cml_help_uri (const char *topic)
 static void
 show_missing (GtkWindow *parent, const char *detail)
 {
-  GtkWidget *dialog = gtk_message_dialog_new (parent, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                              GTK_MESSAGE_INFO, GTK_BUTTONS_CLOSE,
-                                              _("The user guide is not installed"));
+  GtkWidget *dialog = adw_message_dialog_new (parent, _("The user guide is not installed"), NULL);
 
-  gtk_message_dialog_format_secondary_text (
-    GTK_MESSAGE_DIALOG (dialog),
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
+  adw_message_dialog_format_body (
+    ADW_MESSAGE_DIALOG (dialog),
     _("cmlab's guide is read with the GNOME help viewer from %s, or in a web browser from %s.%s%s\n\n"
     "To read it, install the help viewer (sudo apt install yelp) and cmlab with its guide, "
     "or build cmlab with yelp-build (sudo apt install yelp-tools) to make the HTML version."),
     "/usr/share/help/C/cmlab", CMLAB_HELP_HTML_DIR "/index.html", detail ? "\n\n" : "", detail ? detail : "");
-  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

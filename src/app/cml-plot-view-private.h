@@ -64,6 +64,7 @@ struct _CmlPlotView
   CmlPlotGl      *renderer;
   gboolean        renderer_failed;
   gboolean        presentation, dark;
+  gboolean        high_contrast;  /* the desktop asks for it: black and white, thicker lines */
   double          text_scale;    /* presentation type and lines: this times their size (≥ 1) */
   guint           n_frames;
 

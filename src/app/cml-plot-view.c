@@ -10,6 +10,7 @@
 
 #include "cml-plot-view-private.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include <math.h>
@@ -151,7 +152,7 @@ monitor_names (CmlPlotView *self)
 static void
 view_style (CmlPlotView *self, CmlPlotStyle *style)
 {
-  cml_plot_style_init (style, self->dark, self->presentation);
+  cml_plot_style_init_contrast (style, self->dark, self->high_contrast, self->presentation);
   style->scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   /* on a projector the type and lines grow with the window (style->scale multiplies every
    * size; positions come from the layout) */
@@ -769,11 +770,9 @@ show_export_error (CmlPlotView *self, const char *path, const char *message)
       g_message ("%s: %s", primary, message);
       return;
     }
-  dialog = gtk_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", message);
-  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, primary, message);
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -1434,7 +1433,15 @@ void
 cml_plot_view_set_dark (CmlPlotView *self, gboolean dark)
 {
   g_return_if_fail (CML_IS_PLOT_VIEW (self));
+  cml_plot_view_set_style (self, dark, self->high_contrast);
+}
+
+void
+cml_plot_view_set_style (CmlPlotView *self, gboolean dark, gboolean high_contrast)
+{
+  g_return_if_fail (CML_IS_PLOT_VIEW (self));
   self->dark = !!dark;
+  self->high_contrast = !!high_contrast;
   /* the other run's faint colours follow the palette */
   if (self->ghost_system)
     rebuild_series (self);
@@ -1453,7 +1460,7 @@ cml_plot_view_get_style (CmlPlotView *self, CmlPlotStyle *style)
 {
   g_return_if_fail (CML_IS_PLOT_VIEW (self));
   g_return_if_fail (style != NULL);
-  cml_plot_style_init (style, self->dark, self->presentation);
+  cml_plot_style_init_contrast (style, self->dark, self->high_contrast, self->presentation);
 }
 
 /* The run's parameter values, in model order, into VALUES (the model's length): the

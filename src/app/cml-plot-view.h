@@ -55,6 +55,8 @@ void       cml_plot_view_share_data (CmlPlotView *self, CmlPlotView *owner);
 /* Presentation mode: large fonts and thick lines, for a projector. */
 void       cml_plot_view_set_presentation (CmlPlotView *self, gboolean on);
 void       cml_plot_view_set_dark (CmlPlotView *self, gboolean dark);
+/* Dark or light, and high contrast (black and white, thicker lines) or not. */
+void       cml_plot_view_set_style (CmlPlotView *self, gboolean dark, gboolean high_contrast);
 /* In presentation mode type and lines are SCALE times their size (≥ 1: the window makes
  * them grow with its height); the tick labels' font size as drawn, in logical pixels. */
 void       cml_plot_view_set_text_scale (CmlPlotView *self, double scale);

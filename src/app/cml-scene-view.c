@@ -1530,6 +1530,15 @@ cml_scene_view_set_dark (CmlSceneView *self, gboolean dark)
   update_legend (self);
 }
 
+void
+cml_scene_view_set_style (CmlSceneView *self, gboolean dark, gboolean high_contrast)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+
+  self->style.high_contrast = !!high_contrast;
+  cml_scene_view_set_dark (self, dark);
+}
+
 gboolean
 cml_scene_view_probe_pixels (CmlSceneView *self, double *fraction)
 {

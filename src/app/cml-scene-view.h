@@ -45,6 +45,8 @@ gboolean   cml_scene_view_get_table_frame (CmlSceneView *self);
 /* Thick lines and larger points, for a projector. */
 void       cml_scene_view_set_presentation (CmlSceneView *self, gboolean presentation);
 void       cml_scene_view_set_dark (CmlSceneView *self, gboolean dark);
+/* Dark or light, and high contrast (black or white background, thicker lines) or not. */
+void       cml_scene_view_set_style (CmlSceneView *self, gboolean dark, gboolean high_contrast);
 /* In presentation mode the legend's type is SCALE times its size (≥ 1: the window makes
  * it grow with its height); the legend's font size as drawn, in logical pixels. */
 void       cml_scene_view_set_text_scale (CmlSceneView *self, double scale);

@@ -60,7 +60,7 @@ struct _CmlSectionView
   GCancellable   *cancel;     /* the orbits of the current settings */
   double          last_started, last_level;
   gboolean        syncing;
-  gboolean        dark, presentation;
+  gboolean        dark, high_contrast, presentation;
 };
 
 G_DEFINE_FINAL_TYPE (CmlSectionView, cml_section_view, GTK_TYPE_WIDGET)
@@ -799,7 +799,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
   CmlSectionView *self = data;
   CmlPlotStyle style;
 
-  cml_plot_style_init (&style, self->dark, self->presentation);
+  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
   /* the run had not started when the section was set: the axes now fit what it reaches */
   if (!self->fitted && self->orbits->len == 0 && self->section_text)
     {
@@ -848,7 +848,7 @@ on_pressed (GtkGestureClick *click, int n_press, double wx, double wy, CmlSectio
   double x, y;
   CmlPlotStyle style;
 
-  cml_plot_style_init (&style, self->dark, self->presentation);
+  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
   if (!cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self->area)),
                             gtk_widget_get_height (GTK_WIDGET (self->area)), &style, wx, wy, &x, &y))
     return;
@@ -1008,10 +1008,11 @@ cml_section_view_new (void)
 }
 
 void
-cml_section_view_set_style (CmlSectionView *self, gboolean dark, gboolean presentation)
+cml_section_view_set_style (CmlSectionView *self, gboolean dark, gboolean high_contrast, gboolean presentation)
 {
   g_return_if_fail (CML_IS_SECTION_VIEW (self));
   self->dark = !!dark;
+  self->high_contrast = !!high_contrast;
   self->presentation = !!presentation;
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }
@@ -1095,7 +1096,7 @@ cml_section_view_point_at (CmlSectionView *self, double x, double y, GtkWidget *
   CmlPlotStyle style;
   graphene_point_t out;
 
-  cml_plot_style_init (&style, self->dark, self->presentation);
+  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
   if (w <= 0 || h <= 0 || !cml_plot_cairo_pick (self->plot, w, h, &style, cx, cy, &x0, &y0)
       || !cml_plot_cairo_pick (self->plot, w, h, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0 || y1 == y0)
     return FALSE;

@@ -40,7 +40,8 @@ gboolean   cml_section_view_set_section (CmlSectionView *self, const char *secti
 gboolean   cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError **error);
 
 /* Dark background, and large type for a projector (as the other plots). */
-void       cml_section_view_set_style (CmlSectionView *self, gboolean dark, gboolean presentation);
+void       cml_section_view_set_style (CmlSectionView *self, gboolean dark, gboolean high_contrast,
+                                     gboolean presentation);
 
 /* Orbits still running (tests). */
 guint      cml_section_view_get_n_running (CmlSectionView *self);

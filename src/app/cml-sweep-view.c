@@ -141,7 +141,7 @@ struct _CmlSweepView
   guint64            total;
   Job               *job;       /* the running sweep, or NULL */
   guint              timer;
-  gboolean           dark, presentation;
+  gboolean           dark, high_contrast, presentation;
 };
 
 G_DEFINE_FINAL_TYPE (CmlSweepView, cml_sweep_view, GTK_TYPE_WIDGET)
@@ -631,7 +631,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
   CmlSweepView *self = data;
   CmlPlotStyle style;
 
-  cml_plot_style_init (&style, self->dark, self->presentation);
+  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
   cml_plot_cairo_draw (self->plot, cr, width, height, &style);
 }
 
@@ -641,7 +641,7 @@ on_pressed (GtkGestureClick *click, int n_press, double wx, double wy, CmlSweepV
   double x, y;
   CmlPlotStyle style;
 
-  cml_plot_style_init (&style, self->dark, self->presentation);
+  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
   if (self->points->len && cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self->area)),
                                                 gtk_widget_get_height (GTK_WIDGET (self->area)), &style, wx, wy,
                                                 &x, &y))
@@ -657,10 +657,11 @@ on_run_clicked (CmlSweepView *self)
 }
 
 void
-cml_sweep_view_set_style (CmlSweepView *self, gboolean dark, gboolean presentation)
+cml_sweep_view_set_style (CmlSweepView *self, gboolean dark, gboolean high_contrast, gboolean presentation)
 {
   g_return_if_fail (CML_IS_SWEEP_VIEW (self));
   self->dark = !!dark;
+  self->high_contrast = !!high_contrast;
   self->presentation = !!presentation;
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }

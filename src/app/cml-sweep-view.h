@@ -50,6 +50,7 @@ gboolean   cml_sweep_view_pick (CmlSweepView *self, double x);
 /* The status line (tests). */
 const char *cml_sweep_view_get_status (CmlSweepView *self);
 
-void       cml_sweep_view_set_style (CmlSweepView *self, gboolean dark, gboolean presentation);
+void       cml_sweep_view_set_style (CmlSweepView *self, gboolean dark, gboolean high_contrast,
+                                     gboolean presentation);
 
 G_END_DECLS

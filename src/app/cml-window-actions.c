@@ -201,7 +201,7 @@ cml_window_class_add_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.reset-view", NULL, reset_view_action);
   gtk_widget_class_install_property_action (widget_class, "win.presentation", "presentation");
-  gtk_widget_class_install_property_action (widget_class, "win.dark", "dark");
+  gtk_widget_class_install_property_action (widget_class, "win.style", "style");
   gtk_widget_class_install_property_action (widget_class, "win.table-frame", "table-frame");
   gtk_widget_class_install_property_action (widget_class, "win.sidebar", "sidebar-visible");
   gtk_widget_class_install_action (widget_class, "win.systems", NULL, systems_action);

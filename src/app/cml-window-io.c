@@ -7,7 +7,9 @@
  * was reset with: the model's initial data overridden by the values last applied), the
  * integrator and the view settings:
  *
- *   table-frame, presentation, dark            true / false
+ *   table-frame, presentation                  true / false
+ *   (a "dark" of older sessions is left unread: the style is the person's and the
+ *   desktop's, chosen in the menu and remembered, not the session's)
  *   speed                                      simulated seconds per second (×1: 1)
  *   time-plot-x, phase-plot-x                  an observable, or "time"
  *   time-plot-y, phase-plot-y                  observables, comma-separated
@@ -149,7 +151,6 @@ collect_view (CmlWindow *self)
                          g_strdup (g_ascii_formatd (buf, sizeof buf, "%g", cml_window_speeds[self->speed_index])));
   }
   g_hash_table_insert (view, g_strdup ("presentation"), g_strdup (self->presentation ? "true" : "false"));
-  g_hash_table_insert (view, g_strdup ("dark"), g_strdup (cml_window_get_dark (self) ? "true" : "false"));
   put_plot_view (view, "time-plot", self->time_plot);
   put_plot_view (view, "phase-plot", self->phase_plot);
   return view;
@@ -451,8 +452,6 @@ cml_window_open_session (CmlWindow *self, const char *path, GError **error)
     cml_window_set_table_frame (self, b);
   if (view_bool (session->view, "presentation", &b))
     cml_window_set_presentation (self, b);
-  if (view_bool (session->view, "dark", &b))
-    cml_window_set_dark (self, b);
   if (g_hash_table_contains (session->view, "speed"))
     {
       /* the nearest of the window's speeds */
@@ -634,10 +633,10 @@ typedef struct
 } PendingIo;
 
 static void
-on_replace_response (GtkDialog *dialog, int response, PendingIo *io)
+on_replace_response (AdwMessageDialog *dialog, const char *response, PendingIo *io)
 {
-  gtk_window_destroy (GTK_WINDOW (dialog));
-  if (response == GTK_RESPONSE_ACCEPT)
+  /* the dialog closes itself */
+  if (g_str_equal (response, "replace"))
     run_io (io->self, io->kind, io->path);
   g_object_unref (io->self);
   g_free (io->path);
@@ -656,14 +655,16 @@ confirm_replace (CmlWindow *self, int kind, const char *path)
   io->self = g_object_ref (self);
   io->kind = kind;
   io->path = g_strdup (path);
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE, _("Replace “%s”?"), base);
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
-                                            _("A file of this name already exists in the folder."));
-  gtk_dialog_add_buttons (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Replace"), GTK_RESPONSE_ACCEPT, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
-  G_GNUC_END_IGNORE_DEPRECATIONS
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), NULL,
+                                   _("A file of this name already exists in the folder."));
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
+  adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Replace “%s”?"), base);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"),
+                                    "replace", _("_Replace"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "replace", ADW_RESPONSE_DESTRUCTIVE);
+  /* Enter and Escape keep the file */
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   g_signal_connect (dialog, "response", G_CALLBACK (on_replace_response), io);
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <adwaita.h>
+
 #include "cml-equations-panel.h"
 #include "cml-export-dialog.h"
 #include "cml-frame-stats.h"
@@ -63,8 +65,7 @@ struct _CmlWindow
   GtkLabel          *error_title;
   GtkLabel          *error_detail;
   GtkWidget         *error_retry_button;
-  GtkRevealer       *toast_revealer;
-  GtkLabel          *toast_label;
+  AdwToastOverlay   *toast_overlay;
   GtkStack          *side_stack;
   GtkStackSwitcher  *side_switcher;
   GtkPaned          *plots_paned;
@@ -131,7 +132,7 @@ struct _CmlWindow
   gboolean           fixed_size;              /* --window-size: neither restore nor remember */
   int                fixed_w, fixed_h;
   int                fixed_tries;
-  guint              toast_id;                /* hides the toast */
+  AdwToast          *toast;                   /* the toast shown now, or NULL */
   char              *failed_path;             /* the model file that failed to load, for "Open Again" */
   char              *failure_shown;           /* the runner message the status line explains */
 
@@ -178,8 +179,8 @@ typedef enum
   CML_COMPARE_INTEGRATOR,  /* the same run with another integrator and tolerance */
 } CmlCompareKind;
 
-/* cml-window-size.c: the size chosen at start, remembered, or fixed by --window-size */
-GSettings *cml_window_open_settings (void);
+/* cml-window-size.c: the size chosen at start, remembered, or fixed by --window-size
+ * (cml_window_open_settings: cml-window.h) */
 void       cml_window_choose_size (CmlWindow *self);
 void       cml_window_remember_size (CmlWindow *self);
 gboolean   cml_window_on_close_request (GtkWindow *window);

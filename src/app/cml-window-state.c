@@ -11,6 +11,8 @@
  *   model, state  the running system's name; "running", "paused" or "failed"
  *   t, speed      the simulated time shown, the speed chosen
  *   presentation, sidebar
+ *   style         {"dark": the windows are dark now, "choice": the menu's "follow" (the
+ *                 desktop's), "light" or "dark", "high_contrast": the desktop asks for it}
  *   window        [width, height] of the window; min_size its smallest [width, height];
  *                 surface_offset where the window's (0, 0) lies in its X window (the
  *                 shadow's width): every point below is in the window's coordinates
@@ -58,6 +60,8 @@
 #define G_LOG_DOMAIN "cml-window"
 
 #include "cml-window-private.h"
+
+#include "cml-style.h"
 
 #include <glib-unix.h>
 
@@ -392,6 +396,11 @@ describe (CmlWindow *self)
   cml_json_number (json, "speed", cml_window_speeds[self->speed_index]);
   cml_json_bool (json, "presentation", self->presentation);
   cml_json_bool (json, "sidebar", self->sidebar_visible);
+  cml_json_begin_object (json, "style", CML_JSON_LINE);
+  cml_json_bool (json, "dark", cml_style_is_dark ());
+  cml_json_string (json, "choice", cml_style_get_choice ());
+  cml_json_bool (json, "high_contrast", cml_style_is_high_contrast ());
+  cml_json_end (json);
   cml_json_begin_array (json, "window", CML_JSON_LINE);
   cml_json_int (json, NULL, ww);
   cml_json_int (json, NULL, wh);
@@ -479,8 +488,7 @@ describe (CmlWindow *self)
     else
       cml_json_null (json, "panel_message_at");
   }
-  cml_json_string (json, "toast", gtk_revealer_get_reveal_child (self->toast_revealer)
-                                    ? gtk_label_get_text (self->toast_label) : NULL);
+  cml_json_string (json, "toast", cml_window_get_toast (self));
   cml_json_begin_object (json, "text_px", CML_JSON_LINE);
   cml_json_number (json, "plots", cml_plot_view_get_font (self->time_plot));
   cml_json_number (json, "legend", cml_scene_view_get_legend_font (self->scene_view));

@@ -12,11 +12,13 @@
 
 #include "cml-window-private.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 
 #include "cml-atomic-file.h"
 #include "cml-resources.h"
 #include "cml-run-failure.h"
+#include "cml-style.h"
 #include "cml-window-sweep.h"
 #include "cml-window-steer.h"
 
@@ -35,6 +37,7 @@ enum
   PROP_0,
   PROP_PRESENTATION,
   PROP_DARK,
+  PROP_STYLE,
   PROP_TABLE_FRAME,
   PROP_SIDEBAR_VISIBLE,
   N_PROPS
@@ -55,20 +58,22 @@ cml_window_show_error (CmlWindow *self, const char *primary, const char *seconda
       g_message ("%s: %s", primary, secondary ? secondary : "");
       return;
     }
-  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
-                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), primary, NULL);
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
   if (secondary)
-    gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", secondary);
-  /* FILE:LINE messages are for copying into an editor */
-  {
-    GtkWidget *area = gtk_message_dialog_get_message_area (GTK_MESSAGE_DIALOG (dialog));
+    {
+      /* FILE:LINE messages are for copying into an editor: a label that can be selected
+       * in the body's place */
+      GtkWidget *label = gtk_label_new (secondary);
 
-    for (GtkWidget *c = gtk_widget_get_first_child (area); c; c = gtk_widget_get_next_sibling (c))
-      if (GTK_IS_LABEL (c))
-        gtk_label_set_selectable (GTK_LABEL (c), TRUE);
-  }
-  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
+      gtk_label_set_justify (GTK_LABEL (label), GTK_JUSTIFY_CENTER);
+      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+      adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), label);
+    }
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -98,26 +103,38 @@ cml_window_show_load_error (CmlWindow *self, const char *path, const char *messa
   g_message ("%s: %s", title, message ? message : "");
 }
 
-static gboolean
-hide_toast (gpointer data)
+static void
+on_toast_dismissed (AdwToast *toast, CmlWindow *self)
 {
-  CmlWindow *self = data;
-
-  self->toast_id = 0;
-  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
-  return G_SOURCE_REMOVE;
+  if (self->toast == toast)
+    g_clear_object (&self->toast);
 }
 
+/* A passing note over the 3-D view (libadwaita's toast): a new one takes the place of the
+ * one shown, rather than waiting behind it. */
 void
 cml_window_show_toast (CmlWindow *self, const char *text)
 {
-  g_return_if_fail (CML_IS_WINDOW (self));
+  g_autofree char *markup = NULL;
 
-  gtk_label_set_text (self->toast_label, text);
-  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
-  g_clear_handle_id (&self->toast_id, g_source_remove);
+  g_return_if_fail (CML_IS_WINDOW (self));
+  g_return_if_fail (text != NULL);
+
+  if (self->toast)
+    {
+      g_autoptr (AdwToast) shown = g_steal_pointer (&self->toast);
+
+      adw_toast_dismiss (shown);
+    }
+  /* a toast's title is Pango markup: a file's name may hold an & or a < */
+  markup = g_markup_escape_text (text, -1);
+  self->toast = adw_toast_new (markup);
   /* long enough to read twice */
-  self->toast_id = g_timeout_add_seconds (4, hide_toast, self);
+  adw_toast_set_timeout (self->toast, 4);
+  g_signal_connect_object (self->toast, "dismissed", G_CALLBACK (on_toast_dismissed), self, 0);
+  g_object_set_data_full (G_OBJECT (self->toast), "cml-text", g_strdup (text), g_free);
+  /* the overlay holds a reference of its own until the toast is dismissed */
+  adw_toast_overlay_add_toast (self->toast_overlay, g_object_ref (self->toast));
 }
 
 const char *
@@ -125,7 +142,7 @@ cml_window_get_toast (CmlWindow *self)
 {
   g_return_val_if_fail (CML_IS_WINDOW (self), NULL);
 
-  return gtk_revealer_get_reveal_child (self->toast_revealer) ? gtk_label_get_text (self->toast_label) : NULL;
+  return self->toast ? g_object_get_data (G_OBJECT (self->toast), "cml-text") : NULL;
 }
 
 /* ---- switching models ------------------------------------------------------------------ */
@@ -411,32 +428,47 @@ on_show_reference (CmlWindow *self)
 gboolean
 cml_window_get_dark (CmlWindow *self)
 {
-  gboolean dark = FALSE;
-
-  g_object_get (gtk_widget_get_settings (GTK_WIDGET (self)),
-                "gtk-application-prefer-dark-theme", &dark, NULL);
-  return dark;
+  return cml_style_is_dark ();
 }
 
+/* Dark or light for this run (--dark, a test): the choice remembered is left alone. */
 void
 cml_window_set_dark (CmlWindow *self, gboolean dark)
 {
-  /* application-wide, like every GTK application's dark style */
-  g_object_set (gtk_widget_get_settings (GTK_WIDGET (self)),
-                "gtk-application-prefer-dark-theme", dark, NULL);
+  /* application-wide, like the desktop's dark style */
+  cml_style_set_choice (dark ? "dark" : "light");
+}
+
+/* The menu's choice (follow the desktop, light or dark): applied to every window and
+ * remembered for the next run. */
+static void
+cml_window_set_style_choice (CmlWindow *self, const char *choice)
+{
+  if (choice == NULL || !cml_style_set_choice (choice))
+    return;
+  cml_style_remember (self->settings);
+}
+
+/* cmlab's own drawings in the style the widgets have: dark or light, and in black and
+ * white with thicker lines when the desktop asks for high contrast. */
+static void
+on_style_changed (CmlWindow *self)
+{
+  gboolean dark = cml_window_get_dark (self);
+  gboolean hc = cml_style_is_high_contrast ();
+
+  cml_scene_view_set_style (self->scene_view, dark, hc);
+  cml_plot_view_set_style (self->time_plot, dark, hc);
+  cml_plot_view_set_style (self->phase_plot, dark, hc);
+  cml_section_view_set_style (self->section_view, dark, hc, self->presentation);
+  cml_sweep_view_set_style (cml_window_sweep_view (self), dark, hc, self->presentation);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
 }
 
 static void
-on_dark_changed (CmlWindow *self)
+on_style_choice_changed (CmlWindow *self)
 {
-  gboolean dark = cml_window_get_dark (self);
-
-  cml_scene_view_set_dark (self->scene_view, dark);
-  cml_plot_view_set_dark (self->time_plot, dark);
-  cml_plot_view_set_dark (self->phase_plot, dark);
-  cml_section_view_set_style (self->section_view, dark, self->presentation);
-  cml_sweep_view_set_style (cml_window_sweep_view (self), dark, self->presentation);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STYLE]);
 }
 
 void
@@ -513,8 +545,10 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   cml_timeline_set_compact (self->timeline, presentation);
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);
-  cml_section_view_set_style (self->section_view, cml_window_get_dark (self), presentation);
-  cml_sweep_view_set_style (cml_window_sweep_view (self), cml_window_get_dark (self), presentation);
+  cml_section_view_set_style (self->section_view, cml_window_get_dark (self), cml_style_is_high_contrast (),
+                              presentation);
+  cml_sweep_view_set_style (cml_window_sweep_view (self), cml_window_get_dark (self), cml_style_is_high_contrast (),
+                            presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
 }
 
@@ -1217,6 +1251,9 @@ cml_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_DARK:
       g_value_set_boolean (value, cml_window_get_dark (self));
       break;
+    case PROP_STYLE:
+      g_value_set_string (value, cml_style_get_choice ());
+      break;
     case PROP_TABLE_FRAME:
       g_value_set_boolean (value, self->table_frame);
       break;
@@ -1240,6 +1277,9 @@ cml_window_set_property (GObject *object, guint prop_id, const GValue *value, GP
       break;
     case PROP_DARK:
       cml_window_set_dark (self, g_value_get_boolean (value));
+      break;
+    case PROP_STYLE:
+      cml_window_set_style_choice (self, g_value_get_string (value));
       break;
     case PROP_TABLE_FRAME:
       cml_window_set_table_frame (self, g_value_get_boolean (value));
@@ -1277,8 +1317,11 @@ cml_window_dispose (GObject *object)
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->tick_id);
       self->tick_id = 0;
     }
-  g_signal_handlers_disconnect_by_data (gtk_widget_get_settings (GTK_WIDGET (self)), self);
-  g_clear_handle_id (&self->toast_id, g_source_remove);
+  /* the style manager outlives the window */
+  g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
+  if (self->toast)
+    g_signal_handlers_disconnect_by_data (self->toast, self);
+  g_clear_object (&self->toast);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->failed_path, g_free);
   g_clear_pointer (&self->failure_shown, g_free);
@@ -1338,6 +1381,10 @@ cml_window_class_init (CmlWindowClass *klass)
   properties[PROP_DARK] =
     g_param_spec_boolean ("dark", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* "follow" (the desktop's), "light" or "dark": the menu's choice, remembered */
+  properties[PROP_STYLE] =
+    g_param_spec_string ("style", NULL, NULL, "follow",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_TABLE_FRAME] =
     g_param_spec_boolean ("table-frame", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -1345,6 +1392,10 @@ cml_window_class_init (CmlWindowClass *klass)
     g_param_spec_boolean ("sidebar-visible", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* libadwaita's style sheet and style manager for every window, whoever makes it (the
+   * application has done this already; the tests make windows of their own) */
+  adw_init ();
 
   /* the templates live in the render library's resource bundle (a static library: a
    * reference makes sure the linker keeps it) */
@@ -1367,8 +1418,7 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, error_title);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, error_detail);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, error_retry_button);
-  gtk_widget_class_bind_template_child (widget_class, CmlWindow, toast_revealer);
-  gtk_widget_class_bind_template_child (widget_class, CmlWindow, toast_label);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_details_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_explanation);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, failure_technical);
@@ -1487,10 +1537,14 @@ cml_window_init (CmlWindow *self)
   g_signal_connect_swapped (self->integrator_dropdown, "notify::selected", G_CALLBACK (cml_window_on_integrator_selected), self);
   g_signal_connect_swapped (self->tolerance_dropdown, "notify::selected", G_CALLBACK (cml_window_on_integrator_selected), self);
   g_signal_connect_swapped (self->step_dropdown, "notify::selected", G_CALLBACK (cml_window_on_integrator_selected), self);
-  g_signal_connect_swapped (gtk_widget_get_settings (GTK_WIDGET (self)),
-                            "notify::gtk-application-prefer-dark-theme",
-                            G_CALLBACK (on_dark_changed), self);
-  on_dark_changed (self);
+  {
+    AdwStyleManager *style = adw_style_manager_get_default ();
+
+    g_signal_connect_swapped (style, "notify::dark", G_CALLBACK (on_style_changed), self);
+    g_signal_connect_swapped (style, "notify::high-contrast", G_CALLBACK (on_style_changed), self);
+    g_signal_connect_swapped (style, "notify::color-scheme", G_CALLBACK (on_style_choice_changed), self);
+    on_style_changed (self);
+  }
 
   drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (drop, types, G_N_ELEMENTS (types));

@@ -22,6 +22,10 @@ G_DECLARE_FINAL_TYPE (CmlWindow, cml_window, CML, WINDOW, GtkApplicationWindow)
 
 CmlWindow *cml_window_new (GtkApplication *application);
 
+/* What windows remember between runs (size, panes, style): the installed schema's
+ * settings, or the build tree's; NULL without a schema. */
+GSettings *cml_window_open_settings (void);
+
 /* Opens a built-in model by name or a model file by path and switches to it.  On failure
  * (FILE:LINE: message) the window keeps what it was showing. */
 gboolean   cml_window_load (CmlWindow *self, const char *name_or_path, GError **error);

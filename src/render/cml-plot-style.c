@@ -72,6 +72,32 @@ cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation)
 }
 
 void
+cml_plot_style_init_contrast (CmlPlotStyle *style, gboolean dark, gboolean high_contrast,
+                              gboolean presentation)
+{
+  /* the palettes' hues, darker on white and lighter on black: each at least 4.5 : 1
+   * against its background (WCAG's contrast for text) */
+  static const guint32 light_palette[CML_PLOT_PALETTE_SIZE] = {
+    0x005a9c, 0xa63c00, 0x00704f, 0x9c3d73, 0x8a5c00, 0x1f5fbf, 0x6b3f2e, 0x000000,
+  };
+  static const guint32 dark_palette[CML_PLOT_PALETTE_SIZE] = {
+    0x7cc8ff, 0xffb347, 0x4cf0b0, 0xff9ad0, 0xfff176, 0xa8b8ff, 0xffa07a, 0xffffff,
+  };
+
+  cml_plot_style_init (style, dark, presentation);
+  if (!high_contrast)
+    return;
+  style->background = rgb_hex (dark ? 0x000000 : 0xffffff, 1.f);
+  style->foreground = rgb_hex (dark ? 0xffffff : 0x000000, 1.f);
+  style->grid = rgb_hex (dark ? 0x808080 : 0x8c8c8c, 1.f);
+  for (guint i = 0; i < CML_PLOT_PALETTE_SIZE; i++)
+    style->palette[i] = rgb_hex (dark ? dark_palette[i] : light_palette[i], 1.f);
+  style->line_width *= 1.5;
+  style->axis_width *= 1.5;
+  style->dash_width *= 1.5;
+}
+
+void
 cml_plot_style_init_for_figure (CmlPlotStyle *style, gboolean dark, double width, double height)
 {
   g_return_if_fail (style != NULL);

@@ -76,6 +76,11 @@ typedef struct
 /* Fills STYLE for a light or dark background, normal or presentation (projector:
  * large fonts, thick lines). */
 void cml_plot_style_init (CmlPlotStyle *style, gboolean dark, gboolean presentation);
+/* The same, and for a person who asked the desktop for high contrast when HIGH_CONTRAST:
+ * black on white (white on black), a grid that shows, colours of strong contrast with
+ * the background, and lines half as thick again (the window's plots). */
+void cml_plot_style_init_contrast (CmlPlotStyle *style, gboolean dark, gboolean high_contrast,
+                                   gboolean presentation);
 /* Fills STYLE for a figure of WIDTH × HEIGHT (px for PNG, pt for SVG/PDF), light or dark:
  * the normal style scaled with the figure, so that text and lines are as large relative
  * to it as in an 800 × 450 figure (at 1600 × 900 twice as large: 26 px tick labels),

@@ -175,6 +175,7 @@ typedef struct
   float    grid_line[3], grid_axis[3], grid_alpha;
   float    bg[4];
   gboolean dark;
+  gboolean high_contrast;
   float    line_px;    /* trail width, device pixels */
   float    grid_px;    /* grid line width, device pixels */
   float    point_scale;/* points drawn larger for a projector */
@@ -192,8 +193,10 @@ draw_ctx_init (DrawCtx *dc, const CmlCamera *cam, int width, int height, const C
   dc->width = width;
   dc->height = height;
   dc->dark = style->dark;
-  dc->line_px = (style->presentation ? 6.0 : 3.0) * scale;
-  dc->grid_px = (style->presentation ? 2.0 : 1.0) * scale;
+  dc->high_contrast = style->high_contrast;
+  /* high contrast: trails and grid lines half as thick again */
+  dc->line_px = (style->presentation ? 6.0 : 3.0) * scale * (style->high_contrast ? 1.5 : 1.0);
+  dc->grid_px = (style->presentation ? 2.0 : 1.0) * scale * (style->high_contrast ? 1.5 : 1.0);
   dc->point_scale = style->presentation ? 1.5f : 1.f;
   dc->min_px = MIN_BODY_PX * scale * (style->presentation ? 1.5 : 1.0);
   dc->distance = cam->distance;
@@ -530,6 +533,8 @@ plan_grid_overlay (DrawCtx *dc, const double min[3], const double max[3])
   memcpy (dc->grid_line, fg, sizeof fg);
   mix3 (fg, dc->bg, -0.3f, dc->grid_axis);
   dc->grid_alpha = dc->dark ? 0.3f : 0.35f;
+  if (dc->high_contrast)
+    dc->grid_alpha = 0.7f;
 }
 
 /* Thins trail O to about a point per pixel and uploads it as a ribbon; the current point

@@ -34,6 +34,8 @@ G_BEGIN_DECLS
 typedef struct
 {
   gboolean dark;          /* dark background (else light) */
+  gboolean high_contrast; /* black or white background, a stronger grid, thicker trails
+                           * (the desktop asks for high contrast) */
   gboolean presentation;  /* thicker trails and grid lines, larger points, for a projector */
   gboolean table_frame;   /* trails with a frame-angle drawn in that turned frame, painted
                            * onto the turning table (the rolling ball's rosette) */

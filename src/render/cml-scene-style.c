@@ -1,6 +1,6 @@
-/* cml-scene-style.c — how the scene looks: the style (light or dark, presentation,
- * multisampling), the background, the colours objects are named by, and how far out
- * anything is drawn.
+/* cml-scene-style.c — how the scene looks: the style (light or dark, high contrast,
+ * presentation, multisampling), the background, the colours objects are named by, and
+ * how far out anything is drawn.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -32,7 +32,15 @@ cml_scene_style_get_background (const CmlSceneStyle *style, float rgba[4])
    * light: a warm white that is not glaring */
   static const float dark[4] = { 0.106f, 0.114f, 0.133f, 1.f };
   static const float light[4] = { 0.965f, 0.961f, 0.953f, 1.f };
-  memcpy (rgba, style && style->dark ? dark : light, sizeof dark);
+  /* high contrast: black or white */
+  static const float black[4] = { 0.f, 0.f, 0.f, 1.f };
+  static const float white[4] = { 1.f, 1.f, 1.f, 1.f };
+  gboolean hc = style && style->high_contrast;
+
+  if (style && style->dark)
+    memcpy (rgba, hc ? black : dark, sizeof dark);
+  else
+    memcpy (rgba, hc ? white : light, sizeof dark);
 }
 
 void

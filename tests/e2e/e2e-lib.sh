@@ -23,7 +23,8 @@ e2e_failed=0
 e2e_app_pid=""
 e2e_win=""
 export GSETTINGS_BACKEND=memory XDG_CONFIG_HOME=$e2e_tmp/config XDG_DATA_HOME=$e2e_tmp/data \
-       XDG_CACHE_HOME=$e2e_tmp/cache CMLAB_STATE_FILE=$e2e_tmp/state.json NO_AT_BRIDGE=1
+       XDG_CACHE_HOME=$e2e_tmp/cache CMLAB_STATE_FILE=$e2e_tmp/state.json NO_AT_BRIDGE=1 \
+       ADW_DISABLE_PORTAL=1
 unset WAYLAND_DISPLAY
 
 e2e_cleanup () {

@@ -652,6 +652,62 @@ test_three_ticks (void)
       }
 }
 
+/* WCAG's contrast ratio of two colours (1 … 21) */
+static double
+relative_luminance (const CmlPlotRgba *c)
+{
+  const float rgb[3] = { c->r, c->g, c->b };
+  double l[3];
+
+  for (int i = 0; i < 3; i++)
+    l[i] = rgb[i] <= 0.03928 ? rgb[i] / 12.92 : pow ((rgb[i] + 0.055) / 1.055, 2.4);
+  return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+}
+
+static double
+contrast_ratio (const CmlPlotRgba *a, const CmlPlotRgba *b)
+{
+  double la = relative_luminance (a), lb = relative_luminance (b);
+
+  return (MAX (la, lb) + 0.05) / (MIN (la, lb) + 0.05);
+}
+
+/* High contrast (the desktop asks for it): black on white or white on black, every
+ * series colour at least 4.5 : 1 against the background, thicker lines; without it the
+ * style is the ordinary one. */
+static void
+test_high_contrast (void)
+{
+  for (int dark = 0; dark < 2; dark++)
+    for (int presentation = 0; presentation < 2; presentation++)
+      {
+        CmlPlotStyle plain, same, hc;
+        float bg = dark ? 0.f : 1.f;
+
+        cml_plot_style_init (&plain, dark, presentation);
+        cml_plot_style_init_contrast (&same, dark, FALSE, presentation);
+        g_assert_true (memcmp (&plain, &same, sizeof plain) == 0);
+
+        cml_plot_style_init_contrast (&hc, dark, TRUE, presentation);
+        g_assert_true (hc.background.r == bg && hc.background.g == bg && hc.background.b == bg);
+        g_assert_true (hc.foreground.r == 1 - bg && hc.foreground.g == 1 - bg && hc.foreground.b == 1 - bg);
+        g_assert_cmpfloat (contrast_ratio (&hc.grid, &hc.background), >=, 3.0);
+        g_assert_cmpfloat (contrast_ratio (&hc.grid, &hc.background), >, contrast_ratio (&plain.grid, &plain.background));
+        for (guint i = 0; i < CML_PLOT_PALETTE_SIZE; i++)
+          {
+            g_test_message ("%s: colour %u at %.2f : 1", dark ? "dark" : "light", i,
+                            contrast_ratio (&hc.palette[i], &hc.background));
+            g_assert_cmpfloat (contrast_ratio (&hc.palette[i], &hc.background), >=, 4.5);
+          }
+        g_assert_cmpfloat (hc.line_width, >=, 1.5 * plain.line_width);
+        g_assert_cmpfloat (hc.axis_width, >, plain.axis_width);
+        g_assert_cmpfloat (hc.dash_width, >, plain.dash_width);
+        /* type and spacing as the ordinary style: the layout does not move */
+        g_assert_cmpfloat (hc.font_size, ==, plain.font_size);
+        g_assert_cmpfloat (hc.padding, ==, plain.padding);
+      }
+}
+
 static void
 test_equal_scales (void)
 {
@@ -1444,6 +1500,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/render/plot/ticks", test_ticks);
+  g_test_add_func ("/render/plot/high-contrast", test_high_contrast);
   g_test_add_func ("/render/plot/markers", test_markers);
   g_test_add_func ("/render/plot/auto-scale", test_auto_scale);
   g_test_add_func ("/render/plot/decimation", test_decimation);

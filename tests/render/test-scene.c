@@ -485,6 +485,29 @@ test_arrow_vanishes (void)
   cml_scene_renderer_free (r);
 }
 
+/* High contrast: the scene stands on white, or on black when dark; without it the
+ * backgrounds are the softer ones. */
+static void
+test_high_contrast_background (void)
+{
+  for (int dark = 0; dark < 2; dark++)
+    {
+      CmlSceneStyle style = cml_scene_style_default ();
+      float plain[4], hc[4];
+
+      style.dark = dark;
+      cml_scene_style_get_background (&style, plain);
+      style.high_contrast = TRUE;
+      cml_scene_style_get_background (&style, hc);
+      for (int c = 0; c < 3; c++)
+        {
+          g_assert_cmpfloat (hc[c], ==, dark ? 0.f : 1.f);
+          g_assert_cmpfloat (plain[c], !=, hc[c]);
+        }
+      g_assert_cmpfloat (hc[3], ==, 1.f);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -495,6 +518,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/scene/legend", test_legend);
   g_test_add_func ("/render/scene/default-scene", test_default_scene);
   g_test_add_func ("/render/scene/arrow-vanishes", test_arrow_vanishes);
+  g_test_add_func ("/render/scene/high-contrast-background", test_high_contrast_background);
 
   int status = g_test_run ();
   /* drop the legend's font caches, so that a leak checker sees only our own memory */

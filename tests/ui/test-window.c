@@ -114,7 +114,7 @@ test_templates (void)
       win->tolerance_dropdown, win->open_button, win->menu_button, win->outer_paned,
       win->content_paned, win->model_picker, win->parameter_panel, win->sidebar_button,
       win->systems_button, win->systems_popover, win->scene_stack, win->error_title,
-      win->error_detail, win->error_retry_button, win->toast_revealer, win->toast_label,
+      win->error_detail, win->error_retry_button, win->toast_overlay,
       win->failure_details_button, win->failure_explanation, win->failure_technical,
       win->scene_view, win->side_stack, win->plots_paned, win->time_plot, win->phase_plot,
       win->equations_panel, win->time_label, win->speed_label, win->state_label,
@@ -290,7 +290,7 @@ test_param_impossible (void)
   g_assert_nonnull (msg);
   g_assert_nonnull (strstr (msg, "I₁ ≤ I₂ + I₃"));
   g_assert_nonnull (strstr (msg, "each principal moment of inertia must be at most the sum of the other two"));
-  g_assert_true (gtk_revealer_get_reveal_child (win->toast_revealer));
+  g_assert_nonnull (cml_window_get_toast (win));
 
   /* the slider dragged past the possible */
   scale = cml_parameter_panel_get_param_scale (win->parameter_panel, "I1");
@@ -549,7 +549,6 @@ static void
 test_view_settings (void)
 {
   CmlWindow *win;
-  gboolean dark;
 
   SKIP_WITHOUT_DISPLAY ();
 
@@ -561,11 +560,33 @@ test_view_settings (void)
   gtk_widget_activate_action (GTK_WIDGET (win), "win.presentation", NULL);
   g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (win), "presentation"));
 
-  dark = cml_window_get_dark (win);
-  gtk_widget_activate_action (GTK_WIDGET (win), "win.dark", NULL);
-  g_assert_true (cml_window_get_dark (win) == !dark);
-  gtk_widget_activate_action (GTK_WIDGET (win), "win.dark", NULL);
-  g_assert_true (cml_window_get_dark (win) == dark);
+  /* the menu's style: dark, light, or the desktop's (light here: the tests' desktop
+   * states no preference), each remembered for the next run */
+  for (guint k = 0; k < 3; k++)
+    {
+      const char *choice = (const char *[]) { "dark", "light", "follow" }[k];
+      g_autofree char *shown = NULL;
+
+      gtk_widget_activate_action (GTK_WIDGET (win), "win.style", "s", choice);
+      g_object_get (win, "style", &shown, NULL);
+      g_assert_cmpstr (shown, ==, choice);
+      g_assert_true (cml_window_get_dark (win) == (k == 0));
+      if (win->settings)
+        {
+          g_autofree char *remembered = g_settings_get_string (win->settings, "style");
+          g_assert_cmpstr (remembered, ==, choice);
+        }
+    }
+  /* --dark is for one run: the choice remembered stays */
+  g_object_set (win, "dark", TRUE, NULL);
+  g_assert_true (cml_window_get_dark (win));
+  if (win->settings)
+    {
+      g_autofree char *remembered = g_settings_get_string (win->settings, "style");
+      g_assert_cmpstr (remembered, ==, "follow");
+    }
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.style", "s", "follow");
+  g_assert_false (cml_window_get_dark (win));
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.table-frame", NULL);
   g_assert_true (cml_scene_view_get_table_frame (win->scene_view));
