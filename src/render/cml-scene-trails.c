@@ -86,6 +86,9 @@ cml_scene_renderer_push_trail_samples_timed (CmlSceneRenderer *r, const double *
   for (guint s = 0; s < n; s++)
     {
       double scratch[3];
+      /* a sample beyond what a picture holds (a run running away) is left out whole */
+      if (!cml_scene_values_drawable (rows + (gsize) s * n_cols + scene_offset, r->n_scene))
+        continue;
       const double *v = object_values (r, rows + (gsize) s * n_cols + scene_offset, scratch);
       /* the bodies where they were join the bounds (and the tables' reach), not only the
        * trails: a camera framed on them holds the whole run */

@@ -427,6 +427,19 @@ test_default_scene (void)
     if (abs (rgba[4 * i] - (int) lrintf (bg[0] * 255)) > 40 || abs (rgba[4 * i + 2] - (int) lrintf (bg[2] * 255)) > 40)
       drawn++;
   g_assert_cmpuint (drawn, >, 100);
+
+  /* a run that runs away: its last steps are finite but far beyond anything a picture
+   * holds (10¹⁹); the trail leaves them out, so the bounds (and the framing) stay the
+   * run's */
+  guint n_obs = cml_system_n_observables (sys);
+  g_autofree double *far = g_memdup2 (obs, n_obs * sizeof (double));
+  far[cml_system_observable_index (sys, "x")] = 1e19;
+  g_assert_false (cml_scene_values_drawable (far, n_obs));
+  g_assert_true (cml_scene_values_drawable (obs, n_obs));
+  double t_far = 11.0;
+  cml_scene_renderer_push_trail_samples_timed (r, &t_far, far, 1, n_obs, 0);
+  cml_scene_renderer_get_bounds (r, obs, &style, min, max);
+  g_assert_cmpfloat (max[0], <, 10);
   cml_scene_renderer_free (r);
 }
 
