@@ -144,20 +144,47 @@ cli_run_argv_timed (int seconds, char **out, char **err, const char *const *args
   "u = 1\n"                                          \
   "x = 1\n"
 
+/* The arguments listed after a va_start, up to the NULL, as a NULL-terminated array (the
+ * strings are the caller's). */
+static inline GPtrArray *
+cli_args_va (va_list ap)
+{
+  GPtrArray *args = g_ptr_array_new ();
+  const char *a;
+
+  while ((a = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (char *) a);
+  g_ptr_array_add (args, NULL);
+  return args;
+}
+
 /* The same with the arguments listed, ending in NULL. */
 static inline int G_GNUC_NULL_TERMINATED
 cli_run (char **out, char **err, ...)
 {
-  g_autoptr (GPtrArray) args = g_ptr_array_new ();
   va_list ap;
-  const char *a;
 
   va_start (ap, err);
-  while ((a = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (args, (char *) a);
+  g_autoptr (GPtrArray) args = cli_args_va (ap);
   va_end (ap);
-  g_ptr_array_add (args, NULL);
   return cli_run_argv (NULL, 0, out, err, (const char *const *) args->pdata);
+}
+
+/* cli_run_argv_timed with the arguments listed, ending in NULL; a run killed at the limit
+ * fails the test. */
+static inline int G_GNUC_NULL_TERMINATED
+cli_run_timed (int seconds, char **out, char **err, ...)
+{
+  va_list ap;
+
+  va_start (ap, err);
+  g_autoptr (GPtrArray) args = cli_args_va (ap);
+  va_end (ap);
+  g_autofree char *ignored = NULL;
+  int status = cli_run_argv_timed (seconds, out ? out : &ignored, err, (const char *const *) args->pdata);
+  if (status == -1)
+    g_error ("cmlab-cli %s did not end in %d s", (char *) args->pdata[0], seconds);
+  return status;
 }
 
 /* ẍ = 6x⁵ from x = 1, ẋ = 1: u² = 2x⁶ − 1, a run that blows up at

@@ -43,26 +43,8 @@
   "[initial]\n"                             \
   "x = 1\n"
 
-/* Runs ARGS (NULL-terminated) with the time limit; exit status, standard output in *OUT
- * (NULL: dropped), standard error in *ERR. */
-static int G_GNUC_NULL_TERMINATED
-run (char **out, char **err, ...)
-{
-  g_autoptr (GPtrArray) args = g_ptr_array_new ();
-  va_list ap;
-  const char *a;
-
-  va_start (ap, err);
-  while ((a = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (args, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (args, NULL);
-  g_autofree char *ignored = NULL;
-  int status = cli_run_argv_timed (LIMIT, out ? out : &ignored, err, (const char *const *) args->pdata);
-  if (status == -1)
-    g_error ("cmlab-cli %s did not end in %d s", (char *) args->pdata[0], LIMIT);
-  return status;
-}
+/* Runs the arguments listed with the time limit (cli_run_timed). */
+#define run(out, err, ...) cli_run_timed (LIMIT, out, err, __VA_ARGS__)
 
 static void
 assert_contains (const char *text, const char *part)
