@@ -104,7 +104,7 @@ cml_scene_renderer_push_trail_samples_timed (CmlSceneRenderer *r, const double *
                 tp.p[k] = (float) v[o->point + k];
               tp.angle = o->frame_angle >= 0 ? (float) v[o->frame_angle] : 0.f;
               if (!isfinite (tp.p[0]) || !isfinite (tp.p[1]) || !isfinite (tp.p[2])
-                  || !isfinite (tp.angle) || !cml_scene_values_drawable (v + o->point, 3))
+                  || !isfinite (tp.angle))
                 continue;
               /* times going back mean a new run that nobody announced: start over */
               if (t && trail_n (o) > 0 && t[s] < trail_at (o, trail_n (o) - 1)->t)
