@@ -947,6 +947,12 @@ func_step (CmlIntegrator *integ, double *t, double t1, double *z)
   rk->f0 = e->dydt_in;
   rk->f1 = e->dydt_out;
   rk->fresh = e->count == 0;
+  /* the first stage is the derivative at the end of the last step, which GSL's step leaves
+   * in dydt_out (it copies it into dydt_in only as its next step starts; the native step
+   * copies it at its end): so a native step after one of GSL's — a switch from the
+   * interpreter to native code, or a step native code left to GSL — goes on as GSL would */
+  if (!rk->fresh)
+    memcpy (e->dydt_in, e->dydt_out, integ->ode.dim * sizeof (double));
   rk->tries = 0;
   rk->n_rhs = 0;
   rk->projected = 0;

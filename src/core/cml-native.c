@@ -796,9 +796,11 @@ done:
 }
 
 /* cml_native_build () into the cache DFD (at DIR), the source made for the memo key KEY
- * (its hash, or NULL); the object's hash in *HASH_OUT. */
+ * (its hash, or NULL); the object's hash in *HASH_OUT.  Unless COMPILE, only what the cache
+ * holds: NULL without an error when the object is not there. */
 static CmlNative *
-build_source (int dfd, const char *dir, const char *source, const char *key, char **hash_out, GError **error)
+build_source (int dfd, const char *dir, const char *source, const char *key, gboolean compile, char **hash_out,
+              GError **error)
 {
   g_autofree char *body = NULL, *full = NULL;
   g_auto (Identity) id = { 0 };
@@ -823,6 +825,8 @@ build_source (int dfd, const char *dir, const char *source, const char *key, cha
         *hash_out = g_strdup (id.hash);
       return native;
     }
+  if (!compile)
+    return NULL;
 
   if (strlen (full) > limit / 2)
     {
@@ -863,8 +867,9 @@ check_available (GError **error)
   return FALSE;
 }
 
-CmlNative *
-cml_native_build (const char *source, GError **error)
+/* cml_native_build (), or unless COMPILE only what the cache holds. */
+static CmlNative *
+build_unkeyed (const char *source, gboolean compile, GError **error)
 {
   g_autofree char *dir = NULL;
   CmlNative *native;
@@ -877,9 +882,21 @@ cml_native_build (const char *source, GError **error)
   dir = cml_cache_dir_path ("CMLAB_NATIVE_CACHE", "native");
   if ((dfd = open_cache_dir (dir, error)) < 0)
     return NULL;
-  native = build_source (dfd, dir, source, NULL, NULL, error);
+  native = build_source (dfd, dir, source, NULL, compile, NULL, error);
   close (dfd);
   return native;
+}
+
+CmlNative *
+cml_native_build (const char *source, GError **error)
+{
+  return build_unkeyed (source, TRUE, error);
+}
+
+CmlNative *
+cml_native_find (const char *source, GError **error)
+{
+  return build_unkeyed (source, FALSE, error);
 }
 
 /* Whether a memo's object must be checked against its source as well
@@ -893,8 +910,11 @@ memo_check (void)
   return v != NULL && g_str_equal (v, "1");
 }
 
-CmlNative *
-cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, GError **error)
+/* cml_native_build_keyed (), or unless COMPILE only what the cache holds, the source
+ * written (when it had to be) left in *SOURCE_OUT. */
+static CmlNative *
+build_keyed (const char *key, CmlNativeSource source, gpointer data, gboolean compile, GString **source_out,
+             GError **error)
 {
   g_autoptr (GString) src = NULL;
   g_autofree char *dir = NULL, *memo = NULL, *line = NULL, *hash = NULL, *mhash = NULL;
@@ -938,7 +958,7 @@ cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, 
   if (native != NULL)
     {
       /* $CMLAB_NATIVE_MEMO_CHECK: the object the source would make */
-      g_autoptr (CmlNative) check = build_source (dfd, dir, src->str, mhash, &hash, error);
+      g_autoptr (CmlNative) check = build_source (dfd, dir, src->str, mhash, TRUE, &hash, error);
       if (check != NULL && g_str_equal (hash, line))
         {
           close (dfd);
@@ -948,7 +968,7 @@ cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, 
       g_clear_pointer (&native, cml_native_free);
       g_clear_pointer (&hash, g_free);
     }
-  native = build_source (dfd, dir, src->str, mhash, &hash, error);
+  native = build_source (dfd, dir, src->str, mhash, compile, &hash, error);
   if (native != NULL && memo != NULL)
     {
       g_autoptr (GError) merr = NULL;
@@ -957,7 +977,31 @@ cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, 
         g_debug ("%s", merr->message);
     }
   close (dfd);
+  if (native == NULL && source_out != NULL)
+    *source_out = g_steal_pointer (&src);
   return native;
+}
+
+CmlNative *
+cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, GError **error)
+{
+  return build_keyed (key, source, data, TRUE, NULL, error);
+}
+
+CmlNative *
+cml_native_find_keyed (const char *key, CmlNativeSource source, gpointer data, GString **source_out,
+                       GError **error)
+{
+  return build_keyed (key, source, data, FALSE, source_out, error);
+}
+
+CmlNative *
+cml_native_dup (const CmlNative *native)
+{
+  g_mutex_lock (&loaded_lock);
+  native->loaded->refs++;
+  g_mutex_unlock (&loaded_lock);
+  return native_new (native->loaded, g_strdup (native->path), native->cached);
 }
 
 CmlNativeFunc

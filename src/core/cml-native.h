@@ -60,6 +60,17 @@ typedef gboolean (*CmlNativeSource) (gpointer data, GString *s);
  * memo is trusted only when the object's record lists KEY, which it does once KEY's source
  * was made and found to be the object's (cml-native.c).  KEY NULL: no memo. */
 CmlNative     *cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, GError **error);
+/* Only what the cache holds, never the compiler: cml_native_build_keyed ()'s object when
+ * it is there; otherwise NULL — with *ERROR set when the source could not be written or
+ * the cache not opened, else with the source written (when the memo did not spare it) in
+ * *SOURCE_OUT, for cml_native_build_later (). */
+CmlNative     *cml_native_find_keyed (const char *key, CmlNativeSource source, gpointer data,
+                                      GString **source_out, GError **error);
+/* cml_native_build ()'s object when the cache holds it, else NULL (*ERROR set only when
+ * the cache cannot be opened or there is no compiler). */
+CmlNative     *cml_native_find (const char *source, GError **error);
+/* Another handle on the same loaded object, freed apart. */
+CmlNative     *cml_native_dup (const CmlNative *native);
 CmlNativeFunc  cml_native_lookup (CmlNative *native, const char *name);
 /* Whether the last cml_native_build() found its object in the cache. */
 gboolean       cml_native_was_cached (const CmlNative *native);
@@ -67,5 +78,29 @@ const char    *cml_native_path   (const CmlNative *native);
 void           cml_native_free   (CmlNative *native);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlNative, cml_native_free)
+
+/* ---- tiered evaluation: objects compiled in the background (cml-native-queue.c) ---- */
+
+/* Whether an object missing from the cache is compiled in the background while the
+ * interpreter runs (the default), or before the run goes on ($CMLAB_NATIVE=wait). */
+gboolean       cml_native_in_background (void);
+
+typedef struct _CmlNativeJob CmlNativeJob;
+/* Compiles SOURCE (taken) into the cache on the background worker, as
+ * cml_native_build_keyed (KEY, …) would (KEY may be NULL: cml_native_build ()).  The job
+ * belongs to the caller, who polls it; the compile goes on if the caller lets go of it. */
+CmlNativeJob  *cml_native_build_later (const char *key, char *source);
+/* Whether JOB ended (a full barrier: what it made is visible once this says TRUE). */
+gboolean       cml_native_job_done (CmlNativeJob *job);
+/* After JOB ended: the object (the caller's), or NULL with the reason in *ERROR. */
+CmlNative     *cml_native_job_steal (CmlNativeJob *job, char **error);
+void           cml_native_job_unref (CmlNativeJob *job);
+/* Counts the background builds that ended: a simulation that saw another count than
+ * this one looks again for what it lacks. */
+guint          cml_native_generation (void);
+/* Waits until every background build asked for so far has ended. */
+void           cml_native_wait (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlNativeJob, cml_native_job_unref)
 
 G_END_DECLS

@@ -615,7 +615,9 @@ simulation_ensure_jacobian (CmlSimulation *sim)
     return FALSE;
   sim->regs_jac = g_new0 (double, cml_program_n_registers (jac));
   cml_program_prepare (jac, sim->params, sim->regs_jac);
+  g_mutex_lock (&sys->native_lock); /* (a background build may be setting it) */
   sim->jac_fn = sim->rhs_fn != NULL ? sys->jac_fn : NULL;
+  g_mutex_unlock (&sys->native_lock);
   return TRUE;
 }
 
@@ -763,10 +765,10 @@ make_integrator (CmlSimulation *sim, GError **error)
        * loading its native code are most of a Taylor integrator's start-up) */
       CmlTaylor *tp = sim->integ ? cml_integrator_get_taylor (sim->integ) : NULL;
       guint order = cml_taylor_order_for_tolerance (sim->options.rtol, sim->options.atol);
-      gboolean reuse = tp != NULL && cml_taylor_order (tp) == order
-                       && cml_taylor_is_native (tp) == (sim->rhs_fn != NULL);
+      gboolean native = simulation_native_possible (sim);
+      gboolean reuse = tp != NULL && cml_taylor_order (tp) == order && (native || !cml_taylor_is_native (tp));
       if (!reuse)
-        tp = cml_taylor_new_for_system (sys, sim->params, &sim->options, sim->rhs_fn != NULL, error);
+        tp = cml_taylor_new_for_system (sys, sim->params, &sim->options, native, error);
       integ = tp ? cml_integrator_new_taylor (&ode, tp, &sim->options, error) : NULL;
       if (integ != NULL && reuse)
         cml_integrator_steal_taylor (sim->integ);
@@ -862,10 +864,8 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->report = g_ptr_array_new_with_free_func (g_free);
   sim->options = cml_integrator_options_default ();
   system_ensure_native (sys);
-  sim->rhs_fn = sys->rhs_fn;
-  sim->proj_fn = sys->proj_fn;
-  sim->obs_fn = sys->obs_fn;
-  sim->project_fn = sys->project_fn;
+  sim->native_gen = cml_native_generation ();
+  cml_simulation_set_native (sim, TRUE);
   sim->fused = (CmlProjectFused) { .aux = sim->fast + 1 + dim, .R = sim->regs_proj, .out = sim->proj_out,
                                    .A = sim->work, .b = sim->work2, .z0 = g_new (double, dim) };
   sim->pivot_check = pivot_check_new (sys);
@@ -1088,6 +1088,7 @@ cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
       return FALSE;
     }
   sim->reason[0] = '\0';
+  simulation_sync_native (sim); /* native code built since the last call takes over here */
   if (sim->var)
     return cml_variational_advance (sim->var, &sim->t, t1, sim->z, error);
   /* the integrator's step budget (options.max_steps, 10⁸ steps by default) bounds every

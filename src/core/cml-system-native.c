@@ -175,9 +175,58 @@ system_source (gpointer data, GString *src)
   return ok;
 }
 
+/* Takes NATIVE (the system's object, or NULL with the reason ERROR) as the system's
+ * native code, under native_lock. */
+static void
+system_take_native (CmlSystem *sys, CmlNative *native, const char *error)
+{
+  gboolean with_obs = cml_program_n_outputs (sys->obs_prog) == 0;
+
+  if (native == NULL)
+    {
+      sys->native_error = g_strdup (error);
+      g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+      return;
+    }
+  sys->native = native;
+  sys->rhs_fn = cml_native_lookup (native, "cml_rhs");
+  sys->proj_fn = sys->proj_prog ? cml_native_lookup (native, "cml_proj") : NULL;
+  sys->obs_fn = cml_native_lookup (native, "cml_obs");
+  with_obs = with_obs || sys->obs_fn != NULL;
+  sys->project_fn = has_projection (sys)
+                      ? (CmlNativeProjectFunc) (void (*) (void)) cml_native_lookup (native, "cml_project")
+                      : NULL;
+  if (sys->rhs_fn == NULL || (sys->proj_prog && sys->proj_fn == NULL) || (has_projection (sys) && sys->project_fn == NULL))
+    {
+      sys->rhs_fn = sys->proj_fn = sys->obs_fn = NULL;
+      sys->project_fn = NULL;
+      sys->native_error = g_strdup ("the compiled object lacks a function");
+      g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+    }
+}
+
+/* An object the system lacks, found in the cache or built: at once (the object, or NULL
+ * with *ERROR set), or — unless $CMLAB_NATIVE=wait — in the background when the cache has
+ * not got it (NULL, *JOB set, to be taken by system_adopt_native).  KEY, SOURCE, DATA as
+ * cml_native_build_keyed's (KEY NULL: by the source alone). */
+static CmlNative *
+system_build (const char *key, CmlNativeSource source, gpointer data, CmlNativeJob **job, GError **error)
+{
+  g_autoptr (GString) src = NULL;
+  CmlNative *native;
+
+  if (!cml_native_in_background ())
+    return cml_native_build_keyed (key, source, data, error);
+  native = cml_native_find_keyed (key, source, data, &src, error);
+  if (native == NULL && src != NULL)
+    *job = cml_native_build_later (key, g_string_free (g_steal_pointer (&src), FALSE));
+  return native;
+}
+
 /* Builds (or finds in the cache) native code for the right-hand side, the observables,
  * the constraint functions and the projection, once per system, on the first simulation
- * (the Jacobian has its own, system_native_jacobian). */
+ * (the Jacobian has its own, system_native_jacobian) — or has it built in the background
+ * when the cache has not got it. */
 void
 system_ensure_native (CmlSystem *sys)
 {
@@ -205,58 +254,110 @@ system_ensure_native (CmlSystem *sys)
              && c_size + cml_program_estimate_c_size (sys->obs_prog, "cml_obs") <= CML_PROGRAM_MAX_C_BYTES;
   if (!cml_native_available ())
     sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
-  else if ((sys->native_error = too_large (size, c_size)) == NULL)
+  else if ((sys->native_error = too_large (size, c_size)) != NULL)
+    g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+  else
     {
       SystemSource ss = { sys, with_obs };
       g_autofree char *key = memo_key (sys, "system");
-      if ((sys->native = cml_native_build_keyed (key, system_source, &ss, &error)) == NULL)
-        sys->native_error = g_strdup (error->message);
-      else
-        {
-          sys->rhs_fn = cml_native_lookup (sys->native, "cml_rhs");
-          sys->proj_fn = sys->proj_prog ? cml_native_lookup (sys->native, "cml_proj") : NULL;
-          sys->obs_fn = with_obs ? cml_native_lookup (sys->native, "cml_obs") : NULL;
-          sys->project_fn = has_projection (sys)
-                              ? (CmlNativeProjectFunc) (void (*) (void)) cml_native_lookup (sys->native, "cml_project")
-                              : NULL;
-          if (sys->rhs_fn == NULL || (with_obs && sys->obs_fn == NULL)
-              || (sys->proj_prog && sys->proj_fn == NULL) || (has_projection (sys) && sys->project_fn == NULL))
-            {
-              sys->rhs_fn = sys->proj_fn = sys->obs_fn = NULL;
-              sys->project_fn = NULL;
-              sys->native_error = g_strdup ("the compiled object lacks a function");
-            }
-        }
-      if (sys->native_error)
-        g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+      CmlNative *native = system_build (key, system_source, &ss, &sys->native_job, &error);
+      if (native != NULL || sys->native_job == NULL)
+        system_take_native (sys, native, error ? error->message : "no object");
     }
   g_mutex_unlock (&sys->native_lock);
 }
 
+/* Takes JOB's object into *OBJ (its function NAME into *FN, atomically: the steps read it
+ * without the lock) when JOB is done; under native_lock. */
+static void
+adopt_step (CmlSystem *sys, CmlNativeJob **job, CmlNative **obj, gpointer *fn, const char *name)
+{
+  g_autofree char *error = NULL;
+
+  if (*job == NULL || !cml_native_job_done (*job))
+    return;
+  *obj = cml_native_job_steal (*job, &error);
+  g_clear_pointer (job, cml_native_job_unref);
+  if (*obj == NULL)
+    g_debug ("the %s step of %s: %s; the generic step runs", name, sys->model->name, error);
+  else
+    {
+      gpointer f = (gpointer) cml_native_lookup (*obj, name);
+      if (f == NULL)
+        g_clear_pointer (obj, cml_native_free);
+      g_atomic_pointer_set (fn, f);
+    }
+}
+
+/* Takes the objects built in the background for SYS that are done; under native_lock. */
+static void
+system_adopt_native (CmlSystem *sys)
+{
+  g_autofree char *error = NULL;
+
+  if (sys->native_job != NULL && cml_native_job_done (sys->native_job))
+    {
+      CmlNative *native = cml_native_job_steal (sys->native_job, &error);
+      g_clear_pointer (&sys->native_job, cml_native_job_unref);
+      system_take_native (sys, native, error);
+    }
+  if (sys->jac_job != NULL && cml_native_job_done (sys->jac_job))
+    {
+      g_clear_pointer (&error, g_free);
+      sys->jac_native = cml_native_job_steal (sys->jac_job, &error);
+      g_clear_pointer (&sys->jac_job, cml_native_job_unref);
+      if (sys->jac_native != NULL && (sys->jac_fn = cml_native_lookup (sys->jac_native, "cml_jac")) == NULL)
+        sys->jac_error = g_strdup ("the compiled object lacks a function");
+      else if (sys->jac_native == NULL)
+        sys->jac_error = g_steal_pointer (&error);
+    }
+  adopt_step (sys, &sys->step_job, &sys->native_step, &sys->native_step_fn, CML_NATIVE_STEP_DOP853);
+  adopt_step (sys, &sys->rk8pd_job, &sys->native_rk8pd, &sys->native_rk8pd_fn, CML_NATIVE_STEP_RK8PD);
+}
+
 /* Native code for the Jacobian program, cml_jac, beside the system's when the system has
- * native code and within the same limits; called once, with native_lock held, when the
- * program is first compiled (system_ensure_jacobian). */
+ * native code (or is having it built) and within the same limits; called once, with
+ * native_lock held, when the program is first compiled (system_ensure_jacobian).  Built in
+ * the background, unless $CMLAB_NATIVE=wait, when the cache has not got it. */
+static gboolean
+jacobian_source (gpointer data, GString *src)
+{
+  CmlSystem *sys = data;
+  return cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src);
+}
+
 void
 system_native_jacobian (CmlSystem *sys)
 {
-  g_autoptr (GString) src = NULL;
   g_autoptr (GError) error = NULL;
 
-  if (sys->rhs_fn == NULL)
+  if (sys->rhs_fn == NULL && sys->native_job == NULL)
     sys->jac_error = g_strdup_printf ("the right-hand side has none (%s)", sys->native_error);
   else if ((sys->jac_error = too_large (cml_program_n_fast_instructions (sys->jac_prog),
                                         cml_program_estimate_c_size (sys->jac_prog, "cml_jac"))) == NULL)
     {
-      src = g_string_new (NULL);
-      if (!cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src))
-        sys->jac_error = g_strdup ("the program could not be written out as C");
-      else if ((sys->jac_native = cml_native_build (src->str, &error)) == NULL)
-        sys->jac_error = g_strdup (error->message);
-      else if ((sys->jac_fn = cml_native_lookup (sys->jac_native, "cml_jac")) == NULL)
-        sys->jac_error = g_strdup ("the compiled object lacks a function");
+      if ((sys->jac_native = system_build (NULL, jacobian_source, sys, &sys->jac_job, &error)) != NULL)
+        {
+          if ((sys->jac_fn = cml_native_lookup (sys->jac_native, "cml_jac")) == NULL)
+            sys->jac_error = g_strdup ("the compiled object lacks a function");
+        }
+      else if (sys->jac_job == NULL)
+        sys->jac_error = g_strdup (error ? error->message : "no object");
     }
   if (sys->jac_error)
     g_debug ("native code for the Jacobian of %s: %s; the interpreter runs it", sys->model->name, sys->jac_error);
+}
+
+/* Waits for the system's background builds and takes them (for the questions of info). */
+static void
+system_wait_native (CmlSystem *sys)
+{
+  if (sys->native_job == NULL && sys->jac_job == NULL)
+    return;
+  cml_native_wait ();
+  g_mutex_lock (&sys->native_lock);
+  system_adopt_native (sys);
+  g_mutex_unlock (&sys->native_lock);
 }
 
 const char *
@@ -265,6 +366,7 @@ cml_system_jacobian_status (CmlSystem *sys)
   if (sys->na != 0)
     return "the system has no exact Jacobian (its free velocities are found by Newton's method)";
   system_ensure_jacobian (sys);
+  system_wait_native (sys);
   return sys->jac_fn ? NULL : sys->jac_error;
 }
 
@@ -272,11 +374,13 @@ const char *
 cml_system_native_status (CmlSystem *sys)
 {
   system_ensure_native (sys);
+  system_wait_native (sys);
   return sys->rhs_fn ? NULL : sys->native_error;
 }
 
-gboolean
-cml_simulation_set_native (CmlSimulation *sim, gboolean native)
+/* SIM's native functions: the system's (NATIVE), or none; under native_lock. */
+static gboolean
+simulation_take_native (CmlSimulation *sim, gboolean native)
 {
   CmlSystem *sys = sim->sys;
 
@@ -288,6 +392,20 @@ cml_simulation_set_native (CmlSimulation *sim, gboolean native)
   if (sim->integ != NULL && sim->options.kind == CML_INTEGRATOR_TAYLOR)
     cml_taylor_set_fused_projection (cml_integrator_get_taylor (sim->integ), fused_projection (sim));
   return sim->rhs_fn != NULL;
+}
+
+gboolean
+cml_simulation_set_native (CmlSimulation *sim, gboolean native)
+{
+  gboolean r;
+
+  sim->native_off = !native;
+  sim->native_stale = TRUE; /* the Taylor program and the whole step are looked at again */
+  g_mutex_lock (&sim->sys->native_lock);
+  system_adopt_native (sim->sys);
+  r = simulation_take_native (sim, native);
+  g_mutex_unlock (&sim->sys->native_lock);
+  return r;
 }
 
 gboolean
@@ -332,6 +450,74 @@ taylor_source (gpointer data, GString *src)
   return src->len <= CML_PROGRAM_MAX_C_BYTES;
 }
 
+/* A Taylor program's native object, one per order, shared by the system's simulations. */
+typedef struct
+{
+  guint         order;
+  CmlNativeJob *job;    /* being built in the background */
+  CmlNative    *native;
+  gboolean      failed;
+} TaylorJob;
+
+static void
+taylor_job_free (gpointer p)
+{
+  TaylorJob *tj = p;
+  cml_native_job_unref (tj->job);
+  cml_native_free (tj->native);
+  g_free (tj);
+}
+
+/* Native code for TP: the system's object for its order, taken from the cache or from a
+ * background build that is done, or asked for (TP runs on the interpreter meanwhile). */
+static void
+taylor_find_native (CmlSystem *sys, CmlTaylor *tp)
+{
+  g_autoptr (GError) err = NULL;
+  guint order = cml_taylor_order (tp);
+  TaylorJob *tj = NULL;
+  CmlNative *nat = NULL;
+
+  g_mutex_lock (&sys->native_lock);
+  if (sys->taylor_jobs == NULL)
+    sys->taylor_jobs = g_ptr_array_new_with_free_func (taylor_job_free);
+  for (guint i = 0; i < sys->taylor_jobs->len && tj == NULL; i++)
+    if (((TaylorJob *) sys->taylor_jobs->pdata[i])->order == order)
+      tj = sys->taylor_jobs->pdata[i];
+  if (tj == NULL)
+    {
+      tj = g_new0 (TaylorJob, 1);
+      tj->order = order;
+      g_ptr_array_add (sys->taylor_jobs, tj);
+    }
+  if (tj->job != NULL && cml_native_job_done (tj->job))
+    {
+      g_autofree char *why = NULL;
+      tj->native = cml_native_job_steal (tj->job, &why);
+      tj->failed = tj->native == NULL;
+      g_clear_pointer (&tj->job, cml_native_job_unref);
+      if (tj->failed)
+        g_debug ("native Taylor code for %s: %s; the interpreter runs it", sys->model->name, why);
+    }
+  else if (tj->job == NULL && tj->native == NULL && !tj->failed)
+    {
+      /* the Taylor program follows from the right-hand side's expressions and the order */
+      g_autofree char *what = g_strdup_printf ("taylor %u", order);
+      g_autofree char *key = memo_key (sys, what);
+      TaylorSource ts = { tp, sys };
+      tj->native = system_build (key, taylor_source, &ts, &tj->job, &err);
+      tj->failed = tj->native == NULL && tj->job == NULL;
+      if (tj->failed)
+        g_debug ("native Taylor code for %s: %s; the interpreter runs it", sys->model->name,
+                 err ? err->message : "no object");
+    }
+  if (tj->native != NULL)
+    nat = cml_native_dup (tj->native);
+  g_mutex_unlock (&sys->native_lock);
+  if (nat != NULL)
+    cml_taylor_set_native (tp, nat, "cml_taylor");
+}
+
 /* The Taylor program of the right-hand side and its native code (cml-taylor.h). */
 CmlTaylor *
 cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegratorOptions *o, gboolean native,
@@ -357,17 +543,7 @@ cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegr
     }
   cml_taylor_set_params (tp, params);
   if (native && cml_native_available ())
-    {
-      /* the Taylor program follows from the right-hand side's expressions and the order */
-      g_autofree char *what = g_strdup_printf ("taylor %u", cml_taylor_order (tp));
-      g_autofree char *key = memo_key (sys, what);
-      TaylorSource ts = { tp, sys };
-      CmlNative *nat = cml_native_build_keyed (key, taylor_source, &ts, &err);
-      if (nat)
-        cml_taylor_set_native (tp, nat, "cml_taylor");
-      else
-        g_debug ("native Taylor code for %s: %s; the interpreter runs it", sys->model->name, err->message);
-    }
+    taylor_find_native (sys, tp);
   return tp;
 }
 
@@ -390,12 +566,13 @@ step_source (gpointer data, GString *src)
 }
 
 /* Builds (or finds in the cache) a step with the right-hand side inlined — the source
- * SOURCE writes, the function NAME — once per system, into *OBJ and *FN.  Not for the
+ * SOURCE writes, the function NAME — once per system, into *OBJ and *FN, or has it built
+ * in the background (*JOB, taken by system_adopt_native).  Not for the
  * vakonomic systems whose free velocities are solved by Newton's method at every
  * evaluation. */
 static void
-system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *fn, StepSource source,
-                    const char *name, const char *what)
+system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *fn, CmlNativeJob **job,
+                    StepSource source, const char *name, const char *what)
 {
   g_autoptr (GError) error = NULL;
 
@@ -406,13 +583,17 @@ system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *
       g_mutex_unlock (&sys->native_lock);
       return;
     }
-  if (sys->rhs_fn != NULL && sys->na == 0)
+  if ((sys->rhs_fn != NULL || sys->native_job != NULL) && sys->na == 0)
     {
       gpointer f = NULL;
       StepData sd = { source, sys };
       g_autofree char *key = memo_key (sys, name);
-      if ((*obj = cml_native_build_keyed (key, step_source, &sd, &error)) == NULL)
-        g_debug ("the %s step of %s: %s; the generic step runs", what, sys->model->name, error->message);
+      if ((*obj = system_build (key, step_source, &sd, job, &error)) == NULL)
+        {
+          if (*job == NULL)
+            g_debug ("the %s step of %s: %s; the generic step runs", what, sys->model->name,
+                     error ? error->message : "no object");
+        }
       else if ((f = (gpointer) cml_native_lookup (*obj, name)) == NULL)
         g_clear_pointer (obj, cml_native_free);
       /* read without the lock by the steps of the system's simulations */
@@ -430,10 +611,10 @@ native_dop853_step (CmlDop853Step *step, void *data)
 {
   CmlSimulation *sim = data;
   CmlSystem *sys = sim->sys;
-  CmlNativeDop853Func fn = (CmlNativeDop853Func) sys->native_step_fn;
+  CmlNativeDop853Func fn = (CmlNativeDop853Func) g_atomic_pointer_get (&sys->native_step_fn);
   CmlDop853Pivots pc;
 
-  if (sim->rhs_fn == NULL || !simulation_pivot_check (sim, &pc))
+  if (sim->rhs_fn == NULL || fn == NULL || !simulation_pivot_check (sim, &pc))
     return -1;
   CmlProjectFused *pj = fused_projection (sim);
   int r = fn (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc, pj);
@@ -444,7 +625,7 @@ native_dop853_step (CmlDop853Step *step, void *data)
 static void
 system_ensure_rk8pd (CmlSystem *sys)
 {
-  system_ensure_step (sys, &sys->native_rk8pd_tried, &sys->native_rk8pd, &sys->native_rk8pd_fn,
+  system_ensure_step (sys, &sys->native_rk8pd_tried, &sys->native_rk8pd, &sys->native_rk8pd_fn, &sys->rk8pd_job,
                       cml_native_step_rk8pd_source, CML_NATIVE_STEP_RK8PD, "rk8pd");
 }
 
@@ -458,16 +639,16 @@ native_rk8pd_step (CmlRk8pdStep *step, void *data)
   CmlSimulation *sim = data;
   CmlSystem *sys = sim->sys;
   CmlDop853Pivots pc;
-
-  if (sim->rhs_fn == NULL || !simulation_pivot_check (sim, &pc))
-    return -1;
   gpointer fn = g_atomic_pointer_get (&sys->native_rk8pd_fn);
-  if (fn == NULL && !g_atomic_int_get (&sys->native_rk8pd_tried))
+
+  /* asked for on the first step, while the system's own object may still be compiling in
+   * the background: the two are built one after the other */
+  if (fn == NULL && !sim->native_off && !g_atomic_int_get (&sys->native_rk8pd_tried))
     {
       system_ensure_rk8pd (sys);
       fn = g_atomic_pointer_get (&sys->native_rk8pd_fn);
     }
-  if (fn == NULL)
+  if (sim->rhs_fn == NULL || fn == NULL || !simulation_pivot_check (sim, &pc))
     return -1;
   CmlProjectFused *pj = fused_projection (sim);
   int r = ((CmlNativeRk8pdFunc) fn) (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc, pj);
@@ -478,7 +659,7 @@ native_rk8pd_step (CmlRk8pdStep *step, void *data)
 void
 cml_simulation_prepare_native_step (CmlSimulation *sim)
 {
-  if (sim->options.kind == CML_INTEGRATOR_RK8PD && sim->rhs_fn != NULL)
+  if (sim->options.kind == CML_INTEGRATOR_RK8PD && !sim->native_off)
     system_ensure_rk8pd (sim->sys);
 }
 
@@ -497,10 +678,52 @@ simulation_attach_native_step (CmlSimulation *sim)
       cml_integrator_set_rk8pd_step (sim->integ, native_rk8pd_step, sim);
       return;
     }
-  system_ensure_step (sys, &sys->native_step_tried, &sys->native_step, &sys->native_step_fn,
+  system_ensure_step (sys, &sys->native_step_tried, &sys->native_step, &sys->native_step_fn, &sys->step_job,
                       cml_native_step_dop853_source, CML_NATIVE_STEP_DOP853, "DOP853");
-  if (sys->native_step_fn != NULL)
-    cml_integrator_set_dop853_step (sim->integ, native_dop853_step, sim);
+  /* (it takes the generic step while the native one is not there: being built, or none) */
+  cml_integrator_set_dop853_step (sim->integ, native_dop853_step, sim);
+}
+
+gboolean
+simulation_native_possible (CmlSimulation *sim)
+{
+  gboolean r;
+
+  if (sim->native_off)
+    return FALSE;
+  g_mutex_lock (&sim->sys->native_lock);
+  r = sim->sys->rhs_fn != NULL || sim->sys->native_job != NULL;
+  g_mutex_unlock (&sim->sys->native_lock);
+  return r;
+}
+
+void
+simulation_sync_native (CmlSimulation *sim)
+{
+  CmlSystem *sys = sim->sys;
+  guint gen = cml_native_generation ();
+
+  if (gen == sim->native_gen && !sim->native_stale)
+    return;
+  sim->native_gen = gen;
+  sim->native_stale = FALSE;
+  if (sim->native_off)
+    return;
+  g_mutex_lock (&sys->native_lock);
+  system_adopt_native (sys);
+  simulation_take_native (sim, TRUE);
+  g_mutex_unlock (&sys->native_lock);
+  if (sim->integ == NULL)
+    return;
+  if (sim->options.kind == CML_INTEGRATOR_TAYLOR)
+    {
+      CmlTaylor *tp = cml_integrator_get_taylor (sim->integ);
+      if (!cml_taylor_is_native (tp))
+        taylor_find_native (sys, tp);
+    }
+  if (sim->options.kind == CML_INTEGRATOR_DOP853 || sim->options.kind == CML_INTEGRATOR_RK8PD
+      || sim->options.kind == CML_INTEGRATOR_TAYLOR)
+    simulation_attach_native_step (sim);
 }
 
 guint64

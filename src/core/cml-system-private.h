@@ -103,6 +103,11 @@ struct _CmlSystem
   gboolean     native_tried;
   CmlNative   *native;
   char        *native_error;
+  /* objects being compiled in the background (cml-native-queue.c), taken by
+   * system_adopt_native under native_lock when done: the system's, the Jacobian's, the
+   * DOP853 and rk8pd steps', and the Taylor programs' (TaylorJob, one per order) */
+  CmlNativeJob *native_job, *jac_job, *step_job, *rk8pd_job;
+  GPtrArray    *taylor_jobs;
   /* the whole DOP853 step as native code, built on first use (cml-system-native.c) */
   gboolean     native_step_tried;
   CmlNative   *native_step;
@@ -146,6 +151,9 @@ struct _CmlSimulation
   double      *work2;
   CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn; /* NULL: the interpreter */
   CmlNativeProjectFunc project_fn;        /* NULL: the projection's library text */
+  gboolean     native_off;  /* cml_simulation_set_native (FALSE): the interpreter only */
+  guint        native_gen;  /* cml_native_generation () when it last looked for native code */
+  gboolean     native_stale; /* look again at the next step boundary all the same */
   guint64      n_native_projections;
   CmlProjectFused fused;   /* the projection fused into native steps (cml-system-native.c) */
   int          slow_pivot_bad;  /* a parameter-only pivot that is 0 or not finite, or -1 */
@@ -234,6 +242,12 @@ CmlProgram *system_ensure_jacobian (CmlSystem *sys);
 void system_ensure_native (CmlSystem *sys);
 void system_native_jacobian (CmlSystem *sys);
 void simulation_attach_native_step (CmlSimulation *sim);
+/* At a step boundary: the native code built since SIM last looked, taken (cheap when
+ * none was: one atomic read). */
+void simulation_sync_native (CmlSimulation *sim);
+/* Whether SIM may run native code: not turned off, and the system has it or is having it
+ * built. */
+gboolean simulation_native_possible (CmlSimulation *sim);
 /* cml-simulation.c: the pivot check of its right-hand side, for the native step */
 typedef struct CmlDop853Pivots CmlDop853Pivots;
 gboolean simulation_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out);

@@ -387,6 +387,12 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->native_step, cml_native_free);
   g_clear_pointer (&sys->native_rk8pd, cml_native_free);
   g_clear_pointer (&sys->jac_native, cml_native_free);
+  /* a background build still running goes on into the cache; its result is dropped */
+  g_clear_pointer (&sys->native_job, cml_native_job_unref);
+  g_clear_pointer (&sys->jac_job, cml_native_job_unref);
+  g_clear_pointer (&sys->step_job, cml_native_job_unref);
+  g_clear_pointer (&sys->rk8pd_job, cml_native_job_unref);
+  g_clear_pointer (&sys->taylor_jobs, g_ptr_array_unref);
   g_free (sys->jac_error);
   g_free (sys->native_error);
   g_free (sys->cache_key);

@@ -48,10 +48,11 @@ EOF
 )
 
 # the candidates zsh lists for the line $1, sorted as fish sorts them (zsh lays them out in
-# columns); a completion that hangs gives nothing after 10 s
+# columns); a completion that hangs gives nothing — after 5 min, a bound no busy machine
+# reaches (at load 16 on 2 processors a zsh with compinit took over 10 s to list)
 complete_line()
 {
-    PATH="$(dirname "$cli"):$PATH" TERM=xterm timeout 10 zsh -f -c "$lister" zsh "$(dirname "$script")" "$1" 2>&1 |
+    PATH="$(dirname "$cli"):$PATH" TERM=xterm timeout 300 zsh -f -c "$lister" zsh "$(dirname "$script")" "$1" 2>&1 |
         LC_ALL=C sort -f
 }
 source "$here/completion-cases.sh"

@@ -428,6 +428,10 @@ open_sim (const char *name, double tol, gboolean native)
   o.rtol = o.atol = tol;
   if (!cml_simulation_set_integrator (sim, &o, &error))
     g_error ("%s: %s", name, error->message);
+  /* native code from the first step: the objects compiling in the background are taken at
+   * the first step boundary once they are there */
+  if (native)
+    cml_native_wait ();
   return sim;
 }
 

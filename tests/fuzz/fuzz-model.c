@@ -233,9 +233,12 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
   /* the interpreter, unless CMLAB_FUZZ_NATIVE=1 (tools/fuzz's model-native target): native
    * code (cml-native.c) runs the C compiler for every input that reaches a simulation, a
    * thousand times slower than the rest, so it gets its own, shorter run; then the
-   * generated C, its compilation, the cache and the loaded code are fuzzed too */
+   * generated C, its compilation, the cache and the loaded code are fuzzed too — compiled
+   * before the simulation goes on (wait), so that each input runs the code made for it */
   if (g_strcmp0 (g_getenv ("CMLAB_FUZZ_NATIVE"), "1") != 0)
     g_setenv ("CMLAB_NATIVE", "0", TRUE);
+  else
+    g_setenv ("CMLAB_NATIVE", "wait", TRUE);
   /* a g_return_if_fail in the library is a bug the fuzzer found */
   g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   return 0;

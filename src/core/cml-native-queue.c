@@ -1,0 +1,145 @@
+/* cml-native-queue.c — tiered evaluation: native code compiled in the background.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A system's programs run at once on the interpreter; what native code they lack is
+ * compiled here, one object after another on a single worker thread (the C compiler is a
+ * child process of it), so that the interpreter keeps the other processor.  A simulation
+ * looks at cml_native_generation () between its steps and takes the new objects at a step
+ * boundary (cml-system-native.c).  Native code computes bit for bit what the interpreter
+ * computes, so a run that switches mid-way writes the bytes a run native throughout
+ * writes; only its speed changes.
+ *
+ * $CMLAB_NATIVE=wait compiles before the run goes on instead (the behaviour without
+ * tiers: for measuring native code alone); $CMLAB_NATIVE=0 turns native code off.
+ */
+#define G_LOG_DOMAIN "cml-native"
+
+#include "cml-native.h"
+
+struct _CmlNativeJob
+{
+  gint       refs;
+  gint       done;
+  char      *key;
+  char      *source;
+  CmlNative *native;
+  char      *error;
+};
+
+static GMutex queue_lock;
+static GCond queue_cond;
+static guint queue_pending;     /* jobs queued or running, under queue_lock */
+static guint queue_generation;  /* jobs ended, atomic */
+
+gboolean
+cml_native_in_background (void)
+{
+  static gsize mode = 0;
+
+  if (g_once_init_enter (&mode))
+    {
+      const char *env = g_getenv ("CMLAB_NATIVE");
+      g_once_init_leave (&mode, env != NULL && g_ascii_strcasecmp (env, "wait") == 0 ? 1 : 2);
+    }
+  return mode == 2;
+}
+
+static gboolean
+string_source (gpointer data, GString *s)
+{
+  g_string_append (s, data);
+  return TRUE;
+}
+
+static void
+job_run (gpointer data, gpointer unused)
+{
+  CmlNativeJob *job = data;
+  g_autoptr (GError) error = NULL;
+
+  job->native = job->key != NULL ? cml_native_build_keyed (job->key, string_source, job->source, &error)
+                                 : cml_native_build (job->source, &error);
+  if (job->native == NULL)
+    job->error = g_strdup (error->message);
+  g_debug ("built in the background: %s", job->native ? cml_native_path (job->native) : job->error);
+  g_clear_pointer (&job->source, g_free);
+  g_atomic_int_set (&job->done, 1);
+  g_atomic_int_inc (&queue_generation);
+  cml_native_job_unref (job);
+  g_mutex_lock (&queue_lock);
+  queue_pending--;
+  g_cond_broadcast (&queue_cond);
+  g_mutex_unlock (&queue_lock);
+}
+
+static GThreadPool *
+queue_pool (void)
+{
+  static GThreadPool *pool;
+
+  if (g_once_init_enter (&pool))
+    {
+      /* one worker: the compiler takes one processor, the interpreter the other */
+      GThreadPool *p = g_thread_pool_new (job_run, NULL, 1, FALSE, NULL);
+      g_once_init_leave (&pool, p);
+    }
+  return pool;
+}
+
+CmlNativeJob *
+cml_native_build_later (const char *key, char *source)
+{
+  CmlNativeJob *job = g_new0 (CmlNativeJob, 1);
+
+  job->refs = 2; /* the caller's and the worker's */
+  job->key = g_strdup (key);
+  job->source = source;
+  g_mutex_lock (&queue_lock);
+  queue_pending++;
+  g_mutex_unlock (&queue_lock);
+  g_thread_pool_push (queue_pool (), job, NULL);
+  return job;
+}
+
+gboolean
+cml_native_job_done (CmlNativeJob *job)
+{
+  return g_atomic_int_get (&job->done) != 0;
+}
+
+CmlNative *
+cml_native_job_steal (CmlNativeJob *job, char **error)
+{
+  g_return_val_if_fail (cml_native_job_done (job), NULL);
+  if (error != NULL)
+    *error = g_strdup (job->error);
+  return g_steal_pointer (&job->native);
+}
+
+void
+cml_native_job_unref (CmlNativeJob *job)
+{
+  if (job == NULL || !g_atomic_int_dec_and_test (&job->refs))
+    return;
+  g_clear_pointer (&job->native, cml_native_free);
+  g_free (job->key);
+  g_free (job->source);
+  g_free (job->error);
+  g_free (job);
+}
+
+guint
+cml_native_generation (void)
+{
+  return (guint) g_atomic_int_get (&queue_generation);
+}
+
+void
+cml_native_wait (void)
+{
+  g_mutex_lock (&queue_lock);
+  while (queue_pending > 0)
+    g_cond_wait (&queue_cond, &queue_lock);
+  g_mutex_unlock (&queue_lock);
+}
