@@ -822,30 +822,51 @@ cml_program_append_c_double (GString *s, double v)
   append_uint (s, e < 0 ? "p-" : "p+", (guint) ABS (e), "");
 }
 
-static void
-emit_operand (GString          *s,
-              const CmlProgram *prog,
-              const guint8     *is_local,
-              const double     *const_of,
-              const guint8     *is_const,
-              guint             n_state,
-              guint             r)
+/* Programs of more fast instructions than this are written out as several functions of at
+ * most EMIT_PART_INSTRUCTIONS each, called one after the other; smaller ones as one
+ * function.  The C compiler's register allocation grows faster than the function it
+ * allocates: the 20-link pendulum's 12 000 instructions took GCC 7 s at -O1 or -O2 as one
+ * function and 2 s as thirteen, with the same evaluation speed to a few per cent. */
+#define EMIT_SPLIT_ABOVE       2000
+#define EMIT_PART_INSTRUCTIONS 1000
+
+/* What writing a program's operands needs: which registers the fast code computes
+ * (IS_LOCAL) and, for a program written in parts, the part that computes each (PART_OF)
+ * and the part being written (PART).  A register computed in another part is read back
+ * from the register file R, where its part stored it. */
+typedef struct
 {
+  const CmlProgram *prog;
+  const guint8     *is_local;
+  const double     *const_of;
+  const guint8     *is_const;
+  const guint      *part_of; /* NULL: one function */
+  guint             part;
+  guint             n_state;
+} EmitCtx;
+
+static void
+emit_operand (GString       *s,
+              const EmitCtx *e,
+              guint          r)
+{
+  const CmlProgram *prog = e->prog;
+
   if (r < prog->n_fast)
     {
       if (r == 0)
         g_string_append (s, "t");
-      else if (r <= n_state)
+      else if (r <= e->n_state)
         append_uint (s, "z[", r - 1, "]");
       else
-        append_uint (s, "aux[", r - 1 - n_state, "]");
+        append_uint (s, "aux[", r - 1 - e->n_state, "]");
     }
-  else if (is_local[r])
+  else if (e->is_local[r] && (e->part_of == NULL || e->part_of[r] == e->part))
     append_uint (s, "v", r, "");
-  else if (is_const[r] && isfinite (const_of[r]))
+  else if (e->is_const[r] && isfinite (e->const_of[r]))
     {
       g_string_append_c (s, '(');
-      cml_program_append_c_double (s, const_of[r]);
+      cml_program_append_c_double (s, e->const_of[r]);
       g_string_append_c (s, ')');
     }
   else
@@ -855,6 +876,160 @@ emit_operand (GString          *s,
 #define OP_TEXT(OPC, STMT) [OPC] = #STMT,
 static const char *const op_text[] = { OP_LIST (OP_TEXT) };
 #undef OP_TEXT
+
+/* The statement of instruction INS: the interpreter's own, its registers replaced by C
+ * operands. */
+static gboolean
+emit_statement (GString       *s,
+                const EmitCtx *e,
+                const Instr   *ins)
+{
+  const char *p = op_text[ins->op];
+
+  if (!g_str_has_prefix (p, "r[ins->d] = "))
+    return FALSE;
+  append_uint (s, "  v", ins->d, " = ");
+  for (p += strlen ("r[ins->d] = "); *p != '\0';)
+    if (g_str_has_prefix (p, "r[ins->") && p[8] == ']')
+      {
+        emit_operand (s, e, p[7] == 'a' ? ins->a : p[7] == 'b' ? ins->b : ins->c);
+        p += strlen ("r[ins->a]");
+      }
+    else
+      g_string_append_c (s, *p++);
+  g_string_append (s, ";\n");
+  return TRUE;
+}
+
+static void
+emit_output (GString       *s,
+             const EmitCtx *e,
+             guint          i,
+             guint          n_out0)
+{
+  if (i < n_out0)
+    append_uint (s, "  o0[", i, "] = ");
+  else
+    append_uint (s, "  o1[", i - n_out0, "] = ");
+  emit_operand (s, e, e->prog->out_reg[i]);
+  g_string_append (s, ";\n");
+}
+
+static const char emit_unused[] = "  (void) t; (void) z; (void) aux; (void) R; (void) o0; (void) o1;\n";
+
+/* The declaration of the locals v<r> the fast code computes in part PART (every part when
+ * PART_OF is NULL). */
+static void
+emit_locals (GString *s, const EmitCtx *e, guint first, guint end)
+{
+  gboolean any = FALSE;
+
+  for (guint i = first; i < end; i++)
+    {
+      append_uint (s, any ? ", v" : "  double v", e->prog->fast_code[i].d, "");
+      any = TRUE;
+    }
+  if (any)
+    g_string_append (s, ";\n");
+}
+
+/* PROG as the function NAME and, before it, its parts NAME_part<k>: part k computes the
+ * instructions [k P, (k + 1) P) of the fast code (P = EMIT_PART_INSTRUCTIONS) in locals,
+ * stores in R[r] each result r that a later part or NAME reads (where the interpreter
+ * keeps it: R is the program's register file, whose fast registers native code does not
+ * otherwise use) and writes the outputs it computes.  The prototype of NAME comes first,
+ * so that a qualifier written before this text ("static inline ") declares NAME.  The
+ * same operations on the same operands: the results are the one function's, bit for
+ * bit. */
+static gboolean
+emit_c_parts (const CmlProgram *prog,
+              const char       *name,
+              guint             n_out0,
+              EmitCtx          *e,
+              GString          *s)
+{
+  guint n_parts = (prog->n_fast_code + EMIT_PART_INSTRUCTIONS - 1) / EMIT_PART_INSTRUCTIONS;
+  g_autofree guint *part_of = g_new0 (guint, prog->n_regs + 1);
+  g_autofree guint8 *stored = g_new0 (guint8, prog->n_regs + 1);
+  g_autofree guint *out_part = g_new (guint, prog->n_outputs + 1);
+
+  for (guint i = 0; i < prog->n_fast_code; i++)
+    part_of[prog->fast_code[i].d] = i / EMIT_PART_INSTRUCTIONS;
+  /* a result read by a later part is stored */
+  for (guint i = 0; i < prog->n_fast_code; i++)
+    {
+      const Instr *ins = &prog->fast_code[i];
+      const char *p = op_text[ins->op];
+      guint part = i / EMIT_PART_INSTRUCTIONS;
+      guint opnd[3] = { ins->a, ins->b, ins->c };
+      for (guint k = 0; k < 3; k++)
+        {
+          char field[] = { 'r', '[', 'i', 'n', 's', '-', '>', (char) ('a' + k), ']', '\0' };
+          guint r = opnd[k];
+          if (strstr (p, field) && r < prog->n_regs && e->is_local[r] && part_of[r] != part)
+            stored[r] = 1;
+        }
+    }
+  /* an output is written by the part that computes it, else by NAME */
+  for (guint i = 0; i < prog->n_outputs; i++)
+    {
+      guint r = prog->out_reg[i];
+      out_part[i] = r < prog->n_regs && e->is_local[r] ? part_of[r] : n_parts;
+    }
+  e->part_of = part_of;
+
+  g_string_append_printf (s,
+                          "void %s (double t, const double *restrict z, const double *restrict aux,\n"
+                          "         const double *restrict R, double *restrict o0, double *restrict o1);\n\n",
+                          name);
+  for (guint k = 0; k < n_parts; k++)
+    {
+      guint first = k * EMIT_PART_INSTRUCTIONS;
+      guint end = MIN (first + EMIT_PART_INSTRUCTIONS, prog->n_fast_code);
+
+      e->part = k;
+      g_string_append (s, "static __attribute__ ((noinline)) void\n");
+      g_string_append (s, name);
+      append_uint (s, "_part", k, " (double t, const double *restrict z, const double *restrict aux,\n");
+      g_string_append (s, "  double *restrict R, double *restrict o0, double *restrict o1)\n{\n");
+      g_string_append (s, emit_unused);
+      emit_locals (s, e, first, end);
+      for (guint i = first; i < end; i++)
+        {
+          const Instr *ins = &prog->fast_code[i];
+          if (!emit_statement (s, e, ins))
+            return FALSE;
+          if (stored[ins->d])
+            {
+              append_uint (s, "  R[", ins->d, "] = ");
+              append_uint (s, "v", ins->d, ";\n");
+            }
+        }
+      for (guint i = 0; i < prog->n_outputs; i++)
+        if (out_part[i] == k)
+          emit_output (s, e, i, n_out0);
+      g_string_append (s, "}\n\n");
+    }
+
+  e->part = n_parts;
+  g_string_append_printf (s,
+                          "void %s (double t, const double *restrict z, const double *restrict aux,\n"
+                          "         const double *restrict R, double *restrict o0, double *restrict o1)\n"
+                          "{\n",
+                          name);
+  g_string_append (s, emit_unused);
+  for (guint k = 0; k < n_parts; k++)
+    {
+      g_string_append (s, "  ");
+      g_string_append (s, name);
+      append_uint (s, "_part", k, " (t, z, aux, (double *) R, o0, o1);\n");
+    }
+  for (guint i = 0; i < prog->n_outputs; i++)
+    if (out_part[i] == n_parts)
+      emit_output (s, e, i, n_out0);
+  g_string_append (s, "}\n\n");
+  return TRUE;
+}
 
 gboolean
 cml_program_emit_c (const CmlProgram *prog,
@@ -877,7 +1052,7 @@ cml_program_emit_c (const CmlProgram *prog,
   for (guint i = 0; i < prog->n_fast_code; i++)
     {
       guint d = prog->fast_code[i].d;
-      if (d < prog->n_fast)
+      if (d < prog->n_fast || d >= prog->n_regs)
         return FALSE; /* never emitted by the compiler: an input is never written */
       if (!is_local[d])
         n_locals++;
@@ -888,6 +1063,10 @@ cml_program_emit_c (const CmlProgram *prog,
       is_const[prog->const_reg[i]] = 1;
       const_of[prog->const_reg[i]] = prog->const_val[i];
     }
+
+  EmitCtx e = { prog, is_local, const_of, is_const, NULL, 0, n_state };
+  if (prog->n_fast_code > EMIT_SPLIT_ABOVE)
+    return emit_c_parts (prog, name, n_out0, &e, s);
 
   g_string_append_printf (s,
                           "void %s (double t, const double *restrict z, const double *restrict aux,\n"
@@ -906,36 +1085,11 @@ cml_program_emit_c (const CmlProgram *prog,
       g_string_append (s, ";\n");
     }
 
-#define OPND(R) emit_operand (s, prog, is_local, const_of, is_const, n_state, (R))
   for (guint i = 0; i < prog->n_fast_code; i++)
-    {
-      const Instr *ins = &prog->fast_code[i];
-      const char *p = op_text[ins->op];
-
-      /* the interpreter's own statement, its registers replaced by C operands */
-      if (!g_str_has_prefix (p, "r[ins->d] = "))
-        return FALSE;
-      append_uint (s, "  v", ins->d, " = ");
-      for (p += strlen ("r[ins->d] = "); *p != '\0';)
-        if (g_str_has_prefix (p, "r[ins->") && p[8] == ']')
-          {
-            OPND (p[7] == 'a' ? ins->a : p[7] == 'b' ? ins->b : ins->c);
-            p += strlen ("r[ins->a]");
-          }
-        else
-          g_string_append_c (s, *p++);
-      g_string_append (s, ";\n");
-    }
+    if (!emit_statement (s, &e, &prog->fast_code[i]))
+      return FALSE;
   for (guint i = 0; i < prog->n_outputs; i++)
-    {
-      if (i < n_out0)
-        append_uint (s, "  o0[", i, "] = ");
-      else
-        append_uint (s, "  o1[", i - n_out0, "] = ");
-      OPND (prog->out_reg[i]);
-      g_string_append (s, ";\n");
-    }
-#undef OPND
+    emit_output (s, &e, i, n_out0);
   g_string_append (s, "}\n\n");
   return TRUE;
 }
@@ -988,6 +1142,15 @@ cml_program_estimate_c_size (const CmlProgram *prog,
   for (guint i = 0; i < prog->n_fast_code; i++)
     size += strlen (op_text[prog->fast_code[i].op]) + 3 * (EMIT_OPERAND_MAX - 9) + 18 + 13;
   size += (gsize) prog->n_outputs * (19 + EMIT_OPERAND_MAX + 2);
+  if (prog->n_fast_code > EMIT_SPLIT_ABOVE)
+    {
+      /* in parts: the prototype; each part's head, its call, its locals' "  double" line;
+       * a result's store "  R[4294967295] = v4294967295;\n" */
+      gsize n_parts = (prog->n_fast_code + EMIT_PART_INSTRUCTIONS - 1) / EMIT_PART_INSTRUCTIONS;
+      size += EMIT_HEADER_MAX + strlen (name);
+      size += n_parts * (EMIT_HEADER_MAX + 2 * strlen (name) + 100);
+      size += (gsize) prog->n_fast_code * 31;
+    }
   return size;
 }
 
