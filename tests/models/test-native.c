@@ -1098,6 +1098,68 @@ test_constants (void)
   cml_simulation_free (b);
 }
 
+/* A program of thousands of instructions is written out as several functions (the C
+ * compiler's time grows faster than one function's size), the values one part computes
+ * and a later part reads kept in the register file between them; native code still
+ * gives the interpreter's outputs bit for bit, and the size estimate still bounds the
+ * text. */
+static void
+test_large_program_in_parts (void)
+{
+  g_autoptr (CmlExprCtx) ctx = cml_expr_ctx_new ();
+  int ids[3] = { cml_expr_ctx_intern (ctx, "t"), cml_expr_ctx_intern (ctx, "x"), cml_expr_ctx_intern (ctx, "y") };
+  int k = cml_expr_ctx_intern (ctx, "k");
+  enum { N_OUT = 40, N_OUT0 = 30 };
+  CmlExpr *out[N_OUT];
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (4242);
+
+  if (!require_native ())
+    return;
+  /* every output reads terms shared with the others (sin(j y), x y), so later parts read
+   * what earlier ones computed */
+  for (guint i = 0; i < N_OUT; i++)
+    {
+      g_autoptr (GString) text = g_string_new ("0");
+      for (guint j = 1; j <= 20; j++)
+        g_string_append_printf (text, " + sin(%u*y)*cos(%u*x + k*x*y + %u.5*t)/(%u + x^2)", j, i + 1, j, i + 1);
+      out[i] = cml_expr_parse (ctx, text->str, NULL, &error);
+      g_assert_no_error (error);
+    }
+  g_autoptr (CmlProgram) prog = cml_program_compile (ctx, out, N_OUT, &k, 1, ids, 3, &error);
+  g_assert_no_error (error);
+  g_test_message ("%u fast instructions", cml_program_n_fast_instructions (prog));
+  g_assert_cmpuint (cml_program_n_fast_instructions (prog), >, 3000);
+
+  g_autoptr (GString) src = g_string_new (NULL);
+  g_assert_true (cml_program_emit_c (prog, "big", 2, N_OUT0, src));
+  g_assert_nonnull (strstr (src->str, "big_part0 ("));
+  g_assert_nonnull (strstr (src->str, "big_part2 ("));
+  g_assert_cmpuint (cml_program_estimate_c_size (prog, "big"), >=, src->len);
+  g_autoptr (CmlNative) native = cml_native_build (src->str, &error);
+  g_assert_no_error (error);
+  CmlNativeFunc f = cml_native_lookup (native, "big");
+  g_assert_nonnull (f);
+
+  guint n_regs = cml_program_n_registers (prog);
+  g_autofree double *ra = g_new0 (double, n_regs);
+  g_autofree double *rb = g_new0 (double, n_regs);
+  double kv = 0.37, a[N_OUT], b[N_OUT];
+  cml_program_prepare (prog, &kv, ra);
+  cml_program_prepare (prog, &kv, rb);
+  for (guint n = 0; n < 200; n++)
+    {
+      double fast[3] = { g_rand_double_range (rand, 0, 10), g_rand_double_range (rand, -3, 3),
+                         g_rand_double_range (rand, -3, 3) };
+      guint where = 0;
+      cml_program_run (prog, fast, ra, a);
+      f (fast[0], fast + 1, NULL, rb, b, b + N_OUT0);
+      if (!same_bits (a, b, N_OUT, &where))
+        g_error ("output %u at t = %a, x = %a, y = %a: native %a, interpreter %a", where, fast[0], fast[1],
+                 fast[2], b[where], a[where]);
+    }
+}
+
 /* Observables too large for native code (a thousand monitors, about 5 MB of C) stay with
  * the interpreter, and the right-hand side is still native code; the observables come out
  * the same either way. */
@@ -1255,6 +1317,7 @@ main (int argc, char **argv)
   g_test_add_func ("/native/switched-off", test_switched_off);
   g_test_add_func ("/native/constants", test_constants);
   g_test_add_func ("/native/many-observables", test_many_observables);
+  g_test_add_func ("/native/large-program-in-parts", test_large_program_in_parts);
   g_test_add_func ("/native/planted-object", test_planted_object);
   g_test_add_func ("/native/unsafe-cache", test_unsafe_cache);
   g_test_add_func ("/native/eviction", test_eviction);
