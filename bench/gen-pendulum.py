@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Writes bench/models/pendulum-N.cml: the planar pendulum of N equal links, in the style
+"""Writes bench/models/pendulum/pendulum-N.cml: the planar pendulum of N equal links, in the style
 of pendulum-5.cml (the angles a_i from the downward vertical, the kinetic energy with its
 coupled mass matrix m l^2 (N - max(i, j) + 1) cos(a_i - a_j), the gravity potential with
 z_k = -l (cos a_1 + ... + cos a_k)).  The scaling benchmark (bench/scaling.py) runs these.
 
-    bench/gen-pendulum.py 2 5 10 20 50        # writes bench/models/pendulum-{2,5,...}.cml
+    bench/gen-pendulum.py 2 5 10 20 50        # writes bench/models/pendulum/pendulum-{2,5,...}.cml
+
+(A directory of their own: the tests that derive every model of bench/models/ would spend
+minutes on the 20- and 50-link ones.  bench/models/pendulum-5.cml, the start-up benchmark's,
+has the same equations as pendulum/pendulum-5.cml.)
     bench/gen-pendulum.py --stdout 7          # prints one
 """
 
@@ -44,9 +48,8 @@ def model(n):
                "cos(a_i - a_j),\n")
     out.append("# i, j = 1 ... %d), the gravity potential with z_k = -l (cos a_1 + ... + cos a_k).  "
                "Not a\n" % n)
-    out.append("# built-in: a model for the start-up benchmark (bench/bench-startup.c, n = 5) and "
-               "the scaling\n")
-    out.append("# benchmark (bench/scaling.py), written by bench/gen-pendulum.py.\n")
+    out.append("# built-in: a model of the scaling benchmark (bench/scaling.py), written by "
+               "bench/gen-pendulum.py.\n")
     out.append("[model]\nname = pendulum-%d\n" % n)
     out.append("title = %s-link planar pendulum\n" % word)
     out.append("description = %s equal point masses on massless rods of length l, hinged in a "
@@ -82,7 +85,8 @@ def main(argv):
     if not argv:
         sys.stderr.write(__doc__)
         return 2
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "pendulum")
+    os.makedirs(here, exist_ok=True)
     for a in argv:
         n = int(a)
         if n < 1:

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""scaling.py — the scaling table of the n-link planar pendulum (bench/models/pendulum-N.cml,
+"""scaling.py — the scaling table of the n-link planar pendulum (bench/models/pendulum/pendulum-N.cml,
 written by bench/gen-pendulum.py): for each N, cmlab's derive time, compile time, time to the
 first computed row with cold caches, steps per second native and interpreted, peak memory;
 beside SymPy's LagrangesMethod + lambdify + numpy.linalg.solve of the mass matrix, integrated
@@ -30,8 +30,9 @@ What each column is:
                --t-end 0 run's (CPU time: waiting for a CPU on a loaded machine not counted).
   run 10 s     the whole `simulate --t-end 10 --dt-out 0.1 --integrator dop853 --rtol 1e-10
                --atol 1e-12`, warm caches (native; interpreted).
-  peak MB      the largest resident set of the cold default run's processes (cmlab-cli; the
-               compiler is a separate process, its peak beside it).
+  peak MB      the largest resident set of the cold runs: default (cmlab-cli and the C
+               compilers it ran: wait4 reports the largest of them) / interpreter (cmlab-cli
+               alone).
   SymPy        derive = LagrangesMethod (form_lagranges_equations, mass matrix and forcing);
                lambdify; first = derive + lambdify + solve_ivp to t = 0.1; evals/s of the
                whole solve_ivp(DOP853, rtol = 1e-10, atol = 1e-12) to t = 10; peak MB; and
@@ -66,7 +67,7 @@ def cli_path():
 
 
 def model_path(n):
-    return os.path.join(HERE, "models", "pendulum-%d.cml" % n)
+    return os.path.join(HERE, "models", "pendulum", "pendulum-%d.cml" % n)
 
 
 def run(argv, env_extra, first_row=False, timeout=None):
@@ -124,20 +125,22 @@ def cmlab_one(n, reps, cli):
                                   {"CMLAB_NATIVE": "0", "CMLAB_DERIVED_CACHE": fresh("d%d" % k),
                                    "CMLAB_NATIVE_CACHE": fresh("n")})[0] for k in range(reps)])
         # first computed row, both caches cold: default and interpreter
-        firsts, walls, peaks, ccs, firsts_i = [], [], [], [], []
+        firsts, walls, peaks, peaks_i, firsts_i = [], [], [], [], []
         for k in range(reps):
             dc, nc = fresh("dc"), fresh("nc")
             wall, first, ru, _ = run(sim10, {"CMLAB_DERIVED_CACHE": dc, "CMLAB_NATIVE_CACHE": nc}, True)
             firsts.append(first)
             walls.append(wall)
             peaks.append(ru.ru_maxrss / 1024.0)
-            wall_i, first_i, _, _ = run(sim10, {"CMLAB_DERIVED_CACHE": fresh("dc"), "CMLAB_NATIVE": "0",
+            wall_i, first_i, ru_i, _ = run(sim10, {"CMLAB_DERIVED_CACHE": fresh("dc"), "CMLAB_NATIVE": "0",
                                                 "CMLAB_NATIVE_CACHE": fresh("n")}, True)
             firsts_i.append(first_i)
+            peaks_i.append(ru_i.ru_maxrss / 1024.0)
         r["first_row_default"] = median(firsts)
         r["whole_cold_default"] = median(walls)
         r["first_row_interp"] = median(firsts_i)
         r["peak_mb"] = max(peaks)
+        r["peak_mb_interp"] = max(peaks_i)
         # compile: cold native cache minus warm, the derived cache warm
         dc = fresh("dcw")
         run([cli, "simulate", model, "--t-end", "0"], {"CMLAB_NATIVE": "0", "CMLAB_DERIVED_CACHE": dc})
@@ -359,7 +362,8 @@ def main(argv):
         print("| %d | %s s | %s | %s / %s s | %s / %s | %s / %s s | %s | %s | %s | %s | %s | %s |" % (
             r["n"], fmt(r["derive"]), comp, fmt(r["first_row_default"]), fmt(r["first_row_interp"]),
             fmt(r["steps_per_s_native"]) if r["native"] else "—", fmt(r["steps_per_s_interp"]),
-            fmt(r["run10_native"]) if r["native"] else "—", fmt(r["run10_interp"]), fmt(r["peak_mb"]),
+            fmt(r["run10_native"]) if r["native"] else "—", fmt(r["run10_interp"]),
+            "%s / %s" % (fmt(r["peak_mb"]), fmt(r.get("peak_mb_interp"))),
             sd, sf, fmt(s.get("evals_per_s")), fmt(s.get("peak_mb")), r["load"]))
     print()
     ns_ = [r["n"] for r in rows]
