@@ -28,7 +28,11 @@ typedef int (*CmlNativeProjectFunc) (double t, double *z, const double *aux, con
                                      double *A, double *b, double *resid);
 
 /* Appends a C function NAME computing PROG's fast code and outputs.  FALSE when the
- * program cannot be written out (never for programs of cml_program_compile). */
+ * program cannot be written out (never for programs of cml_program_compile).  A large
+ * program is written as NAME_part0, NAME_part1, … (static) called by NAME, its prototype
+ * first: those store the values a later part reads in their own registers' places in R,
+ * which must therefore be the caller's own register file of cml_program_n_registers()
+ * doubles, not shared with another thread — as for cml_program_run(). */
 gboolean cml_program_emit_c (const CmlProgram *prog,
                              const char       *name,
                              guint             n_state,
