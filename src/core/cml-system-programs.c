@@ -143,6 +143,10 @@ compile_programs (CmlSystem *sys, GError **error)
   return TRUE;
 }
 
+/* The most a Jacobian may cost to derive: the right-hand side's fast instructions times
+ * the number of variables (plus time) it is differentiated by. */
+#define JACOBIAN_MAX_COST 2000000.0
+
 /* The exact Jacobian ∂f/∂z (dim² outputs, row by row) and ∂f/∂t (dim) as a program, and its
  * native code when the right-hand side has native code: derived and compiled once, on
  * first use — by an implicit method, the stiffness estimate or shooting — rather than with
@@ -165,6 +169,18 @@ system_ensure_jacobian (CmlSystem *sys)
     return sys->jac_prog;
   system_ensure_native (sys); /* whether the system runs native code */
   g_mutex_lock (&sys->native_lock);
+  guint64 cost = (guint64) cml_program_n_fast_instructions (sys->rhs_prog) * (dim + 1);
+  g_debug ("the Jacobian of %s: about %" G_GUINT64_FORMAT " operations to derive", sys->model->name, cost);
+  if (!sys->jac_tried && cost > JACOBIAN_MAX_COST)
+    {
+      /* the derivatives of a large system's equations outgrow memory before they are used
+       * (a 50-link pendulum's stiffness estimate once took 1.5 GB) */
+      sys->jac_error = g_strdup_printf ("its %u equations are too large to differentiate exactly (about %.0f million "
+                                        "operations, more than %.0f million)",
+                                        dim, cost / 1e6, JACOBIAN_MAX_COST / 1e6);
+      g_debug ("the Jacobian of %s: %s", sys->model->name, sys->jac_error);
+      g_atomic_int_set (&sys->jac_tried, TRUE);
+    }
   if (!sys->jac_tried)
     {
       g_autoptr (GPtrArray) outs = g_ptr_array_new ();

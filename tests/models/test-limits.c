@@ -301,6 +301,36 @@ test_jacobian_overflow (void)
   g_assert_no_error (error);
 }
 
+/* A system whose equations are too large to differentiate exactly — the 50-link pendulum of
+ * the scaling benchmark — says so instead of deriving its Jacobian (174 s and 1.5 GB for a
+ * stiffness hint, before the bound); the explicit methods run without it, msbdf is refused
+ * with the reason. */
+static void
+test_jacobian_too_large (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "bench", "models", "pendulum",
+                                                 "pendulum-50.cml", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = sim_from_model (model);
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  const char *why = cml_system_jacobian_status (cml_simulation_get_system (sim));
+
+  g_assert_nonnull (why);
+  g_test_message ("%s", why);
+  g_assert_nonnull (strstr (why, "too large to differentiate exactly"));
+  o.kind = CML_INTEGRATOR_MSBDF;
+  g_assert_false (cml_simulation_set_integrator (sim, &o, &error));
+  g_assert_nonnull (strstr (error->message, "msbdf needs the exact Jacobian"));
+  g_clear_error (&error);
+  o.kind = CML_INTEGRATOR_RK8PD;
+  o.stats = NULL;
+  g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
+  g_assert_true (cml_simulation_advance (sim, 0.01, &error));
+  g_assert_no_error (error);
+}
+
 /* The estimate is at least what cml_program_emit_c writes, and not far above. */
 static void
 test_estimate_c_size (void)
@@ -449,6 +479,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/limits/definitions-expression-budget", test_definitions_expression_budget);
   g_test_add_func ("/models/limits/native-too-large", test_native_too_large);
   g_test_add_func ("/models/limits/jacobian-overflow", test_jacobian_overflow);
+  g_test_add_func ("/models/limits/jacobian-too-large", test_jacobian_too_large);
   g_test_add_func ("/models/limits/estimate-c-size", test_estimate_c_size);
   g_test_add_func ("/models/limits/byte-order-mark", test_byte_order_mark);
   g_test_add_func ("/models/limits/session-project-not-boolean", test_session_project_not_boolean);
