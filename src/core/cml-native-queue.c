@@ -19,12 +19,15 @@
 
 struct _CmlNativeJob
 {
-  gint       refs;
-  gint       done;
-  char      *key;
-  char      *source;
-  CmlNative *native;
-  char      *error;
+  gint            refs;
+  gint            done;
+  char           *key;
+  char           *source;      /* the source, or NULL: written by write (data) on the worker */
+  CmlNativeSource write;
+  gpointer        data;
+  GDestroyNotify  destroy;
+  CmlNative      *native;
+  char           *error;
 };
 
 static GMutex queue_lock;
@@ -58,12 +61,17 @@ job_run (gpointer data, gpointer unused)
   CmlNativeJob *job = data;
   g_autoptr (GError) error = NULL;
 
-  job->native = job->key != NULL ? cml_native_build_keyed (job->key, string_source, job->source, &error)
-                                 : cml_native_build (job->source, &error);
+  if (job->write != NULL)
+    job->native = cml_native_build_keyed (job->key, job->write, job->data, &error);
+  else
+    job->native = job->key != NULL ? cml_native_build_keyed (job->key, string_source, job->source, &error)
+                                   : cml_native_build (job->source, &error);
   if (job->native == NULL)
     job->error = g_strdup (error->message);
   g_debug ("built in the background: %s", job->native ? cml_native_path (job->native) : job->error);
   g_clear_pointer (&job->source, g_free);
+  if (job->destroy != NULL)
+    g_clear_pointer (&job->data, job->destroy);
   g_atomic_int_set (&job->done, 1);
   g_atomic_int_inc (&queue_generation);
   cml_native_job_unref (job);
@@ -87,19 +95,37 @@ queue_pool (void)
   return pool;
 }
 
-CmlNativeJob *
-cml_native_build_later (const char *key, char *source)
+static CmlNativeJob *
+job_push (CmlNativeJob *job)
 {
-  CmlNativeJob *job = g_new0 (CmlNativeJob, 1);
-
   job->refs = 2; /* the caller's and the worker's */
-  job->key = g_strdup (key);
-  job->source = source;
   g_mutex_lock (&queue_lock);
   queue_pending++;
   g_mutex_unlock (&queue_lock);
   g_thread_pool_push (queue_pool (), job, NULL);
   return job;
+}
+
+CmlNativeJob *
+cml_native_build_later (const char *key, char *source)
+{
+  CmlNativeJob *job = g_new0 (CmlNativeJob, 1);
+
+  job->key = g_strdup (key);
+  job->source = source;
+  return job_push (job);
+}
+
+CmlNativeJob *
+cml_native_build_keyed_later (const char *key, CmlNativeSource source, gpointer data, GDestroyNotify destroy)
+{
+  CmlNativeJob *job = g_new0 (CmlNativeJob, 1);
+
+  job->key = g_strdup (key);
+  job->write = source;
+  job->data = data;
+  job->destroy = destroy;
+  return job_push (job);
 }
 
 gboolean

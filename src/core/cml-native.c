@@ -959,6 +959,12 @@ build_keyed (const char *key, CmlNativeSource source, gpointer data, gboolean co
       close (dfd);
       return native;
     }
+  if (source == NULL)
+    {
+      /* the memo alone (cml_native_find_memo) */
+      close (dfd);
+      return native;
+    }
   src = g_string_new (NULL);
   if (!source (data, src))
     {
@@ -1005,6 +1011,15 @@ cml_native_find_keyed (const char *key, CmlNativeSource source, gpointer data, G
                        GError **error)
 {
   return build_keyed (key, source, data, FALSE, source_out, error);
+}
+
+CmlNative *
+cml_native_find_memo (const char *key, GError **error)
+{
+  g_return_val_if_fail (key != NULL, NULL);
+  if (memo_check ())
+    return NULL; /* (the memo is checked against the source where the source is written) */
+  return build_keyed (key, NULL, NULL, FALSE, NULL, error);
 }
 
 CmlNative *

@@ -70,6 +70,9 @@ CmlNative     *cml_native_build_keyed (const char *key, CmlNativeSource source, 
  * *SOURCE_OUT, for cml_native_build_later (). */
 CmlNative     *cml_native_find_keyed (const char *key, CmlNativeSource source, gpointer data,
                                       GString **source_out, GError **error);
+/* Only the memo of KEY: the object it names when the cache holds it, else NULL (no source
+ * written, no error unless the cache cannot be opened). */
+CmlNative     *cml_native_find_memo (const char *key, GError **error);
 /* cml_native_build ()'s object when the cache holds it, else NULL (*ERROR set only when
  * the cache cannot be opened or there is no compiler). */
 CmlNative     *cml_native_find (const char *source, GError **error);
@@ -94,6 +97,12 @@ typedef struct _CmlNativeJob CmlNativeJob;
  * cml_native_build_keyed (KEY, …) would (KEY may be NULL: cml_native_build ()).  The job
  * belongs to the caller, who polls it; the compile goes on if the caller lets go of it. */
 CmlNativeJob  *cml_native_build_later (const char *key, char *source);
+/* The same, the source written on the worker by SOURCE (DATA) — which must be safe to
+ * run there, on data that does not change — when the memo of KEY does not name the object
+ * (cml_native_build_keyed); DESTROY (DATA) after.  A source too large to hash in the
+ * foreground costs the caller nothing then. */
+CmlNativeJob  *cml_native_build_keyed_later (const char *key, CmlNativeSource source, gpointer data,
+                                             GDestroyNotify destroy);
 /* Whether JOB ended (a full barrier: what it made is visible once this says TRUE). */
 gboolean       cml_native_job_done (CmlNativeJob *job);
 /* After JOB ended: the object (the caller's), or NULL with the reason in *ERROR. */

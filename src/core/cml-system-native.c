@@ -157,6 +157,22 @@ typedef struct
   gboolean   with_obs;
 } SystemSource;
 
+static gpointer
+hold_system_source (gpointer data)
+{
+  SystemSource *ss = g_memdup2 (data, sizeof (SystemSource));
+  cml_system_ref (ss->sys);
+  return ss;
+}
+
+static void
+release_system_source (gpointer data)
+{
+  SystemSource *ss = data;
+  cml_system_unref (ss->sys);
+  g_free (ss);
+}
+
 /* The source of the system's object: cml_rhs, cml_obs (WITH_OBS), cml_proj and
  * cml_project. */
 static gboolean
@@ -223,6 +239,24 @@ system_build (const char *key, CmlNativeSource source, gpointer data, CmlNativeJ
   return native;
 }
 
+/* system_build (), but when the memo of KEY does not name the object, its source is written
+ * on the worker too, from a copy of DATA that HOLD makes (holding the system: what the
+ * source reads of it — the compiled programs, the constraints — does not change once it
+ * is derived) and RELEASE frees: a large system's C costs the caller nothing. */
+static CmlNative *
+system_build_held (const char *key, CmlNativeSource source, gpointer data, gpointer (*hold) (gpointer),
+                   GDestroyNotify release, CmlNativeJob **job, GError **error)
+{
+  CmlNative *native;
+
+  if (!cml_native_in_background () || key == NULL)
+    return system_build (key, source, data, job, error);
+  native = cml_native_find_memo (key, error);
+  if (native == NULL && (error == NULL || *error == NULL))
+    *job = cml_native_build_keyed_later (key, source, hold (data), release);
+  return native;
+}
+
 /* Builds (or finds in the cache) native code for the right-hand side, the observables,
  * the constraint functions and the projection, once per system, on the first simulation
  * (the Jacobian has its own, system_native_jacobian) — or has it built in the background
@@ -260,7 +294,8 @@ system_ensure_native (CmlSystem *sys)
     {
       SystemSource ss = { sys, with_obs };
       g_autofree char *key = memo_key (sys, "system");
-      CmlNative *native = system_build (key, system_source, &ss, &sys->native_job, &error);
+      CmlNative *native = system_build_held (key, system_source, &ss, hold_system_source, release_system_source,
+                                             &sys->native_job, &error);
       if (native != NULL || sys->native_job == NULL)
         system_take_native (sys, native, error ? error->message : "no object");
     }
@@ -557,6 +592,22 @@ typedef struct
   CmlSystem *sys;
 } StepData;
 
+static gpointer
+hold_step_data (gpointer data)
+{
+  StepData *sd = g_memdup2 (data, sizeof (StepData));
+  cml_system_ref (sd->sys);
+  return sd;
+}
+
+static void
+release_step_data (gpointer data)
+{
+  StepData *sd = data;
+  cml_system_unref (sd->sys);
+  g_free (sd);
+}
+
 static gboolean
 step_source (gpointer data, GString *src)
 {
@@ -588,7 +639,7 @@ system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *
       gpointer f = NULL;
       StepData sd = { source, sys };
       g_autofree char *key = memo_key (sys, name);
-      if ((*obj = system_build (key, step_source, &sd, job, &error)) == NULL)
+      if ((*obj = system_build_held (key, step_source, &sd, hold_step_data, release_step_data, job, &error)) == NULL)
         {
           if (*job == NULL)
             g_debug ("the %s step of %s: %s; the generic step runs", what, sys->model->name,

@@ -1296,6 +1296,10 @@ main (int argc, char **argv)
   char **names;
 
   g_test_init (&argc, &argv, NULL);
+  /* native code itself, built before each run goes on: no background build of one case
+   * may land in the cache (or the environment) another case sets up
+   * (test-native-switch and test-tiered test the builds in the background) */
+  g_setenv ("CMLAB_NATIVE", "wait", TRUE);
   names = cml_model_list_builtin ();
   g_assert_cmpuint (g_strv_length (names), >=, 10);
   for (guint i = 0; names[i] != NULL; i++)
