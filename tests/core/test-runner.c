@@ -1112,6 +1112,48 @@ test_reverse (void)
   cml_frame_unref (f);
 }
 
+/* A slice that passes its deadline stops after the sample that passed it and says the run
+ * is lagging, however few samples its target asked for: a slice of at most a few samples
+ * (a large system's, each longer than the slice) used to run on to its target and never
+ * report the lag.  With a deadline that every sample passes, each slice integrates one
+ * sample: the simulated time of a frame is at most one sample per frame published. */
+static void
+test_lagging_slow_samples (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  CmlRunnerOptions opts = cml_runner_options_default ();
+  g_autoptr (CmlRunner) runner = NULL;
+  CmlFrame *f;
+  guint64 seq0;
+
+  watchdog (60);
+  opts.frame_period = 1e-9; /* every sample passes the slice's deadline */
+  opts.speed = 1e6;         /* and the target is far ahead */
+  runner = cml_runner_new (sys, &opts, &error);
+  g_assert_no_error (error);
+  f = cml_runner_get_frame (runner);
+  seq0 = f->seq;
+  cml_frame_unref (f);
+  cml_runner_play (runner);
+
+  for (;;)
+    {
+      f = cml_runner_get_frame (runner);
+      if (f->t >= 100 * opts.sample_dt && f->state == CML_RUNNER_RUNNING)
+        break;
+      g_assert_cmpint (f->state, !=, CML_RUNNER_FAILED);
+      cml_frame_unref (f);
+      g_usleep (1000);
+    }
+  g_test_message ("t = %g (%.0f samples) after %" G_GUINT64_FORMAT " frames", f->t,
+                  f->t / opts.sample_dt, f->seq - seq0);
+  g_assert_true (f->lagging);
+  /* one sample a slice (a frame each), the play command's frame besides */
+  g_assert_cmpfloat (f->t / opts.sample_dt, <=, (double) (f->seq - seq0) + 0.5);
+  cml_frame_unref (f);
+}
+
 /* ---- the caller does not wait for the record's memory ------------------------------ */
 
 /* A model of N free particles on a line (2N state variables, all observed). */
@@ -1235,6 +1277,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/runner/failure", test_failure);
   g_test_add_func ("/core/runner/speed", test_speed);
   g_test_add_func ("/core/runner/lagging", test_lagging);
+  g_test_add_func ("/core/runner/lagging-slow-samples", test_lagging_slow_samples);
   g_test_add_func ("/core/runner/free-while-busy", test_free_while_busy);
   g_test_add_func ("/core/runner/storm", test_storm);
   g_test_add_func ("/core/runner/prepares-on-caller", test_prepares_on_caller);
