@@ -739,6 +739,8 @@ run_slice (CmlRunner *r)
   double dt = r->opts.sample_dt;
   gboolean short_of_target = FALSE;
   g_autoptr (GError) error = NULL;
+  double t_before = cml_simulation_get_time (r->sim);
+  guint n = 0;
 
   /* forward from inside the record: the recorded future goes */
   if (r->direction > 0 && r->in_record)
@@ -759,6 +761,7 @@ run_slice (CmlRunner *r)
           fail (r, error);
           break;
         }
+      n++;
       if (wall_now () > deadline)
         {
           short_of_target = r->direction > 0 ? (double) r->next_k * dt <= target
@@ -768,12 +771,21 @@ run_slice (CmlRunner *r)
     }
   end = wall_now ();
 
-  /* could not keep up: say so, and go on from here instead of catching up forever */
+  /* could not keep up: say so, and go on from here instead of catching up forever.  Not
+   * keeping up is stopping short of the target, or passing the deadline with less
+   * simulated time than the wall time it took (samples slower than real time reach a
+   * target of one sample, late: the next slice, short of its target, goes on from there);
+   * a slice with no sample to take says nothing new */
   if (r->state == CML_RUNNER_RUNNING)
     {
-      r->lagging = short_of_target;
-      if (short_of_target)
-        rebase (r, end);
+      if (n > 0)
+        {
+          double advanced = fabs (cml_simulation_get_time (r->sim) - t_before);
+
+          r->lagging = short_of_target || (end > deadline && advanced < 0.9 * r->speed * (end - start));
+          if (short_of_target)
+            rebase (r, end);
+        }
       if (at_start (r))
         {
           r->state = CML_RUNNER_PAUSED;
