@@ -63,6 +63,8 @@ struct _CmlEquationsPanel
   double            *baseline;  /* observables at t = 0, or NULL */
   CmlConservedReport *report;   /* the inspector's verdicts, or NULL */
   guint              n_obs;
+  gboolean           built;     /* the account of sys is shown (see ensure_built) */
+  guint              build_idle;
 };
 
 G_DEFINE_FINAL_TYPE (CmlEquationsPanel, cml_equations_panel, GTK_TYPE_WIDGET)
@@ -328,19 +330,11 @@ show_about (CmlEquationsPanel *self, CmlModel *model)
   gtk_widget_set_visible (GTK_WIDGET (self->about_box), model != NULL);
 }
 
+static void ensure_built (CmlEquationsPanel *self);
+
 void
 cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
 {
-  CmlModel *model;
-  g_autofree char *text = NULL;
-  g_autofree char *kind = NULL;
-  g_autofree char *algebroid = NULL;
-  g_autofree char *regularity = NULL;
-  const GPtrArray *steps;
-  g_autoptr (GString) step_text = g_string_new (NULL);
-  g_autoptr (GString) warnings = g_string_new (NULL);
-  g_autoptr (GError) error = NULL;
-
   g_return_if_fail (CML_IS_EQUATIONS_PANEL (self));
 
   if (sys)
@@ -350,7 +344,9 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   g_clear_pointer (&self->probe_params, g_free);
   g_clear_pointer (&self->baseline, g_free);
   g_clear_pointer (&self->report, cml_conserved_report_free);
+  g_clear_handle_id (&self->build_idle, g_source_remove);
   self->sys = sys;
+  self->built = FALSE;
 
   if (sys == NULL)
     {
@@ -369,8 +365,34 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
       return;
     }
 
-  model = cml_system_get_model (sys);
   self->n_obs = cml_system_n_observables (sys);
+  self->built = FALSE;
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    ensure_built (self);
+}
+
+/* The account of the system, its inspector's verdicts and its variables, made when the
+ * page is first shown, not when a model loads: for a 50-link pendulum they take longer
+ * than deriving the system (the account prints 100 equations, the inspector expands the
+ * momenta), which held the window's first frame while the plots were on show. */
+static void
+ensure_built (CmlEquationsPanel *self)
+{
+  CmlSystem *sys = self->sys;
+  CmlModel *model;
+  g_autofree char *text = NULL;
+  g_autofree char *kind = NULL;
+  g_autofree char *algebroid = NULL;
+  g_autofree char *regularity = NULL;
+  const GPtrArray *steps;
+  g_autoptr (GString) step_text = g_string_new (NULL);
+  g_autoptr (GString) warnings = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (sys == NULL || self->built)
+    return;
+  self->built = TRUE;
+  model = cml_system_get_model (sys);
   text = cml_system_describe_readable (sys);
   self->report = cml_conserved_inspect (sys);
 
@@ -528,6 +550,7 @@ cml_equations_panel_update (CmlEquationsPanel *self, CmlFrame *frame)
 
   if (frame == NULL || frame->system != self->sys || self->sys == NULL || frame->n_obs != self->n_obs)
     return;
+  ensure_built (self);
 
   for (guint i = 0; i < self->monitors->len; i++)
     {
@@ -559,6 +582,7 @@ cml_equations_panel_get_equations_text (CmlEquationsPanel *self)
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->equations_view);
   GtkTextIter start, end;
 
+  ensure_built (self);
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
@@ -566,6 +590,7 @@ cml_equations_panel_get_equations_text (CmlEquationsPanel *self)
 const char *
 cml_equations_panel_get_monitor_text (CmlEquationsPanel *self, const char *name)
 {
+  ensure_built (self);
   for (guint i = 0; i < self->monitors->len; i++)
     {
       MonitorRow *row = self->monitors->pdata[i];
@@ -581,6 +606,7 @@ cml_equations_panel_dispose (GObject *object)
 {
   CmlEquationsPanel *self = CML_EQUATIONS_PANEL (object);
 
+  g_clear_handle_id (&self->build_idle, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_EQUATIONS_PANEL);
   g_clear_pointer (&self->monitors, g_ptr_array_unref);
   g_clear_pointer (&self->probe, cml_simulation_free);
@@ -592,6 +618,27 @@ cml_equations_panel_dispose (GObject *object)
   G_OBJECT_CLASS (cml_equations_panel_parent_class)->dispose (object);
 }
 
+static gboolean
+build_when_idle (gpointer data)
+{
+  CmlEquationsPanel *self = data;
+
+  self->build_idle = 0;
+  ensure_built (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Shown: the account is made once the showing is done (not inside it: it fills grids). */
+static void
+cml_equations_panel_map (GtkWidget *widget)
+{
+  CmlEquationsPanel *self = CML_EQUATIONS_PANEL (widget);
+
+  GTK_WIDGET_CLASS (cml_equations_panel_parent_class)->map (widget);
+  if (!self->built && self->sys != NULL && self->build_idle == 0)
+    self->build_idle = g_idle_add (build_when_idle, self);
+}
+
 static void
 cml_equations_panel_class_init (CmlEquationsPanelClass *klass)
 {
@@ -599,6 +646,7 @@ cml_equations_panel_class_init (CmlEquationsPanelClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cml_equations_panel_dispose;
+  widget_class->map = cml_equations_panel_map;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-equations-panel.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);

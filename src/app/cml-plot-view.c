@@ -1207,22 +1207,27 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
           g_object_remove_weak_pointer (G_OBJECT (self->data_owner), (gpointer *) &self->data_owner);
           self->data_owner = NULL;
         }
+      g_autoptr (GPtrArray) fresh = g_ptr_array_new ();
+
       g_ptr_array_set_size (self->columns, 0);
       cml_plot_column_clear (self->t_column);
-      /* the memory of the samples kept is taken now, not over the first minutes of a run */
-      cml_plot_column_reserve (self->t_column, CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8);
+      g_ptr_array_add (fresh, self->t_column);
       for (guint i = 0; i < n; i++)
         {
           g_ptr_array_add (self->columns, cml_plot_column_new ());
-          cml_plot_column_reserve (g_ptr_array_index (self->columns, i), CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8);
+          g_ptr_array_add (fresh, g_ptr_array_index (self->columns, i));
         }
       g_ptr_array_set_size (self->ref_columns, 0);
-      /* and the closed forms' values and errors beside them, likewise */
+      /* and the closed forms' values and errors beside them */
       for (guint i = 0; i < n_ref; i++)
         {
           g_ptr_array_add (self->ref_columns, cml_plot_column_new ());
-          cml_plot_column_reserve (g_ptr_array_index (self->ref_columns, i), CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8);
+          g_ptr_array_add (fresh, g_ptr_array_index (self->ref_columns, i));
         }
+      /* the memory of the samples kept is taken now, not over the first minutes of a run,
+       * but by a thread of its own: a model of a hundred observables has 140 MB of columns,
+       * which page by page held the window's first frame for seconds */
+      cml_plot_columns_reserve_in_background (fresh, CML_PLOT_VIEW_KEEP + CML_PLOT_VIEW_KEEP / 8);
     }
 
   cml_plot_view_compare_reset (self);

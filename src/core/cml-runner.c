@@ -46,6 +46,7 @@
 #include "cml-native-step.h"
 
 #include "cml-error.h"
+#include "cml-resident.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -147,6 +148,7 @@ struct _CmlRunner
   double           next_frame_due;  /* wall time of the next slice */
   double           wall_ms_per_slice;
   double          *row;             /* scratch: one ring row */
+  gboolean         resident_pending;/* the ring's memory is yet to be made resident */
 
   /* the timeline: restart data slot by slot with the ring (the worker's alone) */
   guint            dim, step_len, n_params;
@@ -350,25 +352,42 @@ n_cols_of (CmlSystem *sys)
   return cml_system_n_observables (sys) + cml_system_n_scene_values (sys);
 }
 
-/* Writes to every page of P (BYTES long), so that the ring's memory is resident from the
- * start: its bound is taken when a model loads, not over the first minutes of a lecture
- * as the ring fills (a soak then sees the memory flat from the first minute). */
+/* Makes the ring's memory resident (cml-resident.c): its bound is taken when a model
+ * loads, not over the first minutes of a lecture as the ring fills (a soak then sees the
+ * memory flat from the first minute).  The row values are shared with readers: their
+ * pages are populated without a write, else written under the lock.  Worker (or new ()
+ * before the worker starts). */
 static void
-make_resident (void *p, gsize bytes)
+ring_make_resident (CmlRunner *r)
 {
-  for (gsize i = 0; i < bytes; i += 4096)
-    ((volatile char *) p)[i] = 0;
+  gsize vals = (gsize) r->ring_cap * MAX (r->ring_cols, 1) * sizeof (double);
+
+  if (!cml_populate (r->ring_vals, vals))
+    {
+      pthread_mutex_lock (&r->ring_lock);
+      cml_make_resident (r->ring_vals, vals);
+      pthread_mutex_unlock (&r->ring_lock);
+    }
+  cml_make_resident (r->ring_z, (gsize) r->ring_cap * r->dim * sizeof (double));
+  cml_make_resident (r->ring_step, (gsize) r->ring_cap * r->step_len * sizeof (double));
+  cml_make_resident (r->ring_params, (gsize) r->ring_cap * MAX (r->n_params, 1) * sizeof (double));
+  cml_make_resident (r->ring_integ, (gsize) r->ring_cap * sizeof (CmlIntegratorOptions));
+  r->resident_pending = FALSE;
 }
 
 /* Gives the ring a new row layout (a model switch): rows written so far become
- * unreadable.  Worker (or new ()). */
+ * unreadable.  Its memory is made resident by the worker: at once on the worker, by the
+ * worker when it starts from new () (the caller, the window's thread, does not wait for
+ * a record of hundreds of megabytes: the 50-link pendulum's is 300 MB).  Worker (or
+ * new ()). */
 static void
-ring_set_layout (CmlRunner *r, guint n_cols)
+ring_set_layout (CmlRunner *r, guint n_cols, gboolean on_worker)
 {
   double *vals = g_new (double, (gsize) r->ring_cap * MAX (n_cols, 1));
   double *old_vals;
 
-  make_resident (vals, (gsize) r->ring_cap * MAX (n_cols, 1) * sizeof (double));
+  if (on_worker)
+    cml_make_resident (vals, (gsize) r->ring_cap * MAX (n_cols, 1) * sizeof (double));
   pthread_mutex_lock (&r->ring_lock);
   old_vals = r->ring_vals;
   r->ring_vals = vals;
@@ -400,10 +419,14 @@ ring_set_layout (CmlRunner *r, guint n_cols)
     r->ring_params = g_new0 (double, (gsize) r->ring_cap * MAX (r->n_params, 1));
     r->ring_integ = g_new0 (CmlIntegratorOptions, r->ring_cap);
     r->z_start = g_new0 (double, r->dim);
-    make_resident (r->ring_z, (gsize) r->ring_cap * r->dim * sizeof (double));
-    make_resident (r->ring_step, (gsize) r->ring_cap * r->step_len * sizeof (double));
-    make_resident (r->ring_params, (gsize) r->ring_cap * MAX (r->n_params, 1) * sizeof (double));
-    make_resident (r->ring_integ, (gsize) r->ring_cap * sizeof (CmlIntegratorOptions));
+    if (on_worker)
+      {
+        cml_make_resident (r->ring_z, (gsize) r->ring_cap * r->dim * sizeof (double));
+        cml_make_resident (r->ring_step, (gsize) r->ring_cap * r->step_len * sizeof (double));
+        cml_make_resident (r->ring_params, (gsize) r->ring_cap * MAX (r->n_params, 1) * sizeof (double));
+        cml_make_resident (r->ring_integ, (gsize) r->ring_cap * sizeof (CmlIntegratorOptions));
+      }
+    r->resident_pending = !on_worker;
     r->gen_first = r->ring_base;
 
     /* the distance is the body's: over the base coordinates of its position (x, y), in
@@ -716,6 +739,7 @@ run_slice (CmlRunner *r)
   double dt = r->opts.sample_dt;
   gboolean short_of_target = FALSE;
   g_autoptr (GError) error = NULL;
+  double t_before = cml_simulation_get_time (r->sim);
   guint n = 0;
 
   /* forward from inside the record: the recorded future goes */
@@ -724,7 +748,11 @@ run_slice (CmlRunner *r)
   if (r->direction < 0)
     r->in_record = TRUE;
 
-  /* integrate sample by sample toward the target; look at the clock every few samples */
+  /* integrate sample by sample toward the target; look at the clock after every sample
+   * (a read of the vDSO clock, next to a sample's integration): a large system's sample
+   * can take longer than the slice (a 50-link pendulum, interpreted, 30 ms), and a check
+   * every few samples then let a slice reach its target of two samples late, never
+   * "short" of it — the run fell behind at a quarter of real time and never said so */
   while (r->direction > 0 ? (double) r->next_k * dt <= target
                           : r->next_k >= 0 && (double) r->next_k * dt >= target)
     {
@@ -733,7 +761,8 @@ run_slice (CmlRunner *r)
           fail (r, error);
           break;
         }
-      if (++n % 4 == 0 && wall_now () > deadline)
+      n++;
+      if (wall_now () > deadline)
         {
           short_of_target = r->direction > 0 ? (double) r->next_k * dt <= target
                                              : r->next_k >= 0 && (double) r->next_k * dt >= target;
@@ -742,12 +771,21 @@ run_slice (CmlRunner *r)
     }
   end = wall_now ();
 
-  /* could not keep up: say so, and go on from here instead of catching up forever */
+  /* could not keep up: say so, and go on from here instead of catching up forever.  Not
+   * keeping up is stopping short of the target, or passing the deadline with less
+   * simulated time than the wall time it took (samples slower than real time reach a
+   * target of one sample, late: the next slice, short of its target, goes on from there);
+   * a slice with no sample to take says nothing new */
   if (r->state == CML_RUNNER_RUNNING)
     {
-      r->lagging = short_of_target;
-      if (short_of_target)
-        rebase (r, end);
+      if (n > 0)
+        {
+          double advanced = fabs (cml_simulation_get_time (r->sim) - t_before);
+
+          r->lagging = short_of_target || (end > deadline && advanced < 0.9 * r->speed * (end - start));
+          if (short_of_target)
+            rebase (r, end);
+        }
       if (at_start (r))
         {
           r->state = CML_RUNNER_PAUSED;
@@ -883,7 +921,7 @@ do_set_system (CmlRunner *r, CmlSystem *sys)
   cml_simulation_free (r->sim);
   r->sim = sim;
   r->generation++;
-  ring_set_layout (r, n_cols_of (sys));
+  ring_set_layout (r, n_cols_of (sys), TRUE);
   if (r->state == CML_RUNNER_FAILED)
     r->state = CML_RUNNER_PAUSED;
   r->lagging = FALSE;
@@ -987,6 +1025,8 @@ worker_main (void *data)
 {
   CmlRunner *r = data;
 
+  if (r->resident_pending)
+    ring_make_resident (r);
   for (;;)
     {
       GQueue batch = G_QUEUE_INIT;
@@ -1115,7 +1155,7 @@ cml_runner_new (CmlSystem *sys, const CmlRunnerOptions *options, GError **error)
   r->ring_t = g_new0 (double, r->ring_cap);
   r->ring_gen = g_new0 (guint, r->ring_cap);  /* 0: no generation */
   r->direction = 1;
-  ring_set_layout (r, n_cols_of (sys));
+  ring_set_layout (r, n_cols_of (sys), FALSE);
   set_start (r);
   record_sample (r);
   sync_sample_index (r);

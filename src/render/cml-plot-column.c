@@ -6,6 +6,7 @@
 #define G_LOG_DOMAIN "cml-plot"
 
 #include "cml-plot-private.h"
+#include "cml-resident.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -79,14 +80,6 @@ level_wanted (guint n, guint k)
   return k == 0 || level_blocks (n, k - 1) > 1;
 }
 
-/* Writes to every page of the N doubles at P, so that they are resident now. */
-static void
-touch (double *p, gsize n)
-{
-  for (gsize i = 0; i < n; i += 512)
-    ((volatile double *) p)[i] = 0.0;
-}
-
 /* Room for N_BLOCKS blocks (a minimum and a maximum each) in level K of the pyramid. */
 static void
 level_grow (CmlPlotColumn *column, guint k, guint n_blocks)
@@ -101,22 +94,106 @@ level_grow (CmlPlotColumn *column, guint k, guint n_blocks)
     }
 }
 
-/* Makes room for N samples at once and makes that memory resident (a write to every
- * page), so that a column that will hold N samples takes its memory now rather than
- * creeping up as it fills. */
+/* Room for N samples at once, and in the pyramid's levels as column_update_pyramid ()
+ * sizes them for N samples; calls FUNC on each block of that room. */
+static void
+column_make_room (CmlPlotColumn *column, guint n, void (*func) (void *p, gsize bytes, gpointer data),
+                  gpointer data)
+{
+  column_grow (column, n);
+  func (column->data, (gsize) column->cap * sizeof (double), data);
+  for (guint k = 0; k < MAX_LEVELS && level_wanted (n, k); k++)
+    {
+      level_grow (column, k, level_blocks (n, k));
+      func (column->level[k], 2 * (gsize) column->level_cap[k] * sizeof (double), data);
+    }
+}
+
+static void
+make_resident_now (void *p, gsize bytes, gpointer unused)
+{
+  cml_make_resident (p, bytes);
+}
+
+/* Makes room for N samples at once and makes that memory resident, so that a column that
+ * will hold N samples takes its memory now rather than creeping up as it fills. */
 void
 cml_plot_column_reserve (CmlPlotColumn *column, guint n)
 {
   g_return_if_fail (column != NULL);
 
-  column_grow (column, n);
-  touch (column->data, column->cap);
-  /* and the pyramid's levels, as column_update_pyramid () sizes them for N samples */
-  for (guint k = 0; k < MAX_LEVELS && level_wanted (n, k); k++)
+  column_make_room (column, n, make_resident_now, NULL);
+}
+
+/* ---- the same, on a thread of its own --------------------------------------------------- */
+
+typedef struct
+{
+  GPtrArray *columns; /* CmlPlotColumn*, a reference each: their room stays while held */
+  GArray    *blocks;  /* Block */
+} ResidentJob;
+
+typedef struct
+{
+  void  *p;
+  gsize  bytes;
+} Block;
+
+static void
+add_block (void *p, gsize bytes, gpointer data)
+{
+  Block b = { p, bytes };
+
+  g_array_append_val ((GArray *) data, b);
+}
+
+static gpointer
+resident_thread (gpointer data)
+{
+  ResidentJob *job = data;
+
+  /* populated without a write (cml_populate): the caller may append to the columns
+   * meanwhile; a kernel without it leaves them to fill as samples come */
+  for (guint i = 0; i < job->blocks->len; i++)
     {
-      level_grow (column, k, level_blocks (n, k));
-      touch (column->level[k], 2 * (gsize) column->level_cap[k]);
+      Block *b = &g_array_index (job->blocks, Block, i);
+
+      if (!cml_populate (b->p, b->bytes))
+        break;
     }
+  g_array_unref (job->blocks);
+  g_ptr_array_unref (job->columns);
+  g_free (job);
+  return NULL;
+}
+
+/* As cml_plot_column_reserve () for each of COLUMNS (CmlPlotColumn*), but their memory is
+ * made resident by a thread of its own: the caller (the window, showing a model of a
+ * hundred observables, 140 MB of columns) does not wait for it.  The columns must not
+ * grow past N samples meanwhile (a reference to each is held until it is done). */
+void
+cml_plot_columns_reserve_in_background (GPtrArray *columns, guint n)
+{
+  ResidentJob *job;
+  GThread *thread;
+
+  g_return_if_fail (columns != NULL);
+
+  job = g_new0 (ResidentJob, 1);
+  job->columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
+  job->blocks = g_array_new (FALSE, FALSE, sizeof (Block));
+  for (guint i = 0; i < columns->len; i++)
+    {
+      CmlPlotColumn *column = g_ptr_array_index (columns, i);
+
+      column_make_room (column, n, add_block, job->blocks);
+      g_ptr_array_add (job->columns, cml_plot_column_ref (column));
+    }
+  thread = g_thread_try_new ("cml-plot-resident", resident_thread, job, NULL);
+  if (thread == NULL)
+    resident_thread (job); /* no thread to be had: populated here */
+  else
+    g_thread_unref (thread);
 }
 
 /* Recomputes the pyramid blocks that contain samples [n_old, n). */

@@ -104,6 +104,10 @@ void           cml_plot_column_clear (CmlPlotColumn *column);
 void           cml_plot_column_drop_front (CmlPlotColumn *column, guint n);
 /* Room for N samples, taken now (resident), so that the memory does not grow as they come. */
 void           cml_plot_column_reserve (CmlPlotColumn *column, guint n);
+/* The same for each of COLUMNS (CmlPlotColumn*), the memory made resident by a thread of
+ * its own, so that the caller does not wait for it; the columns must not grow past N
+ * samples meanwhile. */
+void           cml_plot_columns_reserve_in_background (GPtrArray *columns, guint n);
 guint          cml_plot_column_get_n (const CmlPlotColumn *column);
 const double  *cml_plot_column_get_data (const CmlPlotColumn *column);
 /* Minimum and maximum of the finite values with index in [I0, I1), in O(log N).

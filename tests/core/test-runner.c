@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #define G_LOG_DOMAIN "test-runner"
 
 #include "cml-error.h"
@@ -13,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1110,6 +1112,152 @@ test_reverse (void)
   cml_frame_unref (f);
 }
 
+/* A slice that passes its deadline stops after the sample that passed it and says the run
+ * is lagging, however few samples its target asked for: a slice of at most a few samples
+ * (a large system's, each longer than the slice) used to run on to its target and never
+ * report the lag.  With a deadline that every sample passes, each slice integrates one
+ * sample: the simulated time of a frame is at most one sample per frame published. */
+static void
+test_lagging_slow_samples (void)
+{
+  g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+  CmlRunnerOptions opts = cml_runner_options_default ();
+  g_autoptr (CmlRunner) runner = NULL;
+  CmlFrame *f;
+  guint64 seq0;
+
+  watchdog (60);
+  opts.frame_period = 1e-9; /* every sample passes the slice's deadline */
+  opts.speed = 1e6;         /* and the target is far ahead */
+  runner = cml_runner_new (sys, &opts, &error);
+  g_assert_no_error (error);
+  f = cml_runner_get_frame (runner);
+  seq0 = f->seq;
+  cml_frame_unref (f);
+  cml_runner_play (runner);
+
+  for (;;)
+    {
+      f = cml_runner_get_frame (runner);
+      if (f->t >= 100 * opts.sample_dt && f->state == CML_RUNNER_RUNNING)
+        break;
+      g_assert_cmpint (f->state, !=, CML_RUNNER_FAILED);
+      cml_frame_unref (f);
+      g_usleep (1000);
+    }
+  g_test_message ("t = %g (%.0f samples) after %" G_GUINT64_FORMAT " frames", f->t,
+                  f->t / opts.sample_dt, f->seq - seq0);
+  g_assert_true (f->lagging);
+  /* one sample a slice (a frame each), the play command's frame besides */
+  g_assert_cmpfloat (f->t / opts.sample_dt, <=, (double) (f->seq - seq0) + 0.5);
+  cml_frame_unref (f);
+}
+
+/* ---- the caller does not wait for the record's memory ------------------------------ */
+
+/* A model of N free particles on a line (2N state variables, all observed). */
+static CmlSystem *
+particles_system (guint n)
+{
+  g_autoptr (GString) text = g_string_new ("[model]\nname = particles\ntitle = Free particles\ntime-unit = s\n\n[algebroid]\nbase = ");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = NULL;
+  CmlSystem *sys;
+
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%sx%u", i > 1 ? ", " : "", i);
+  g_string_append (text, "\nfibre = ");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%sv%u", i > 1 ? ", " : "", i);
+  g_string_append (text, "\nsections = ");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%se%u", i > 1 ? ", " : "", i);
+  g_string_append (text, "\n\n[anchor]\n");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "e%u = x%u: 1\n", i, i);
+  g_string_append (text, "\n[dynamics]\nlagrangian = ");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%sv%u^2/2", i > 1 ? " + " : "", i);
+  g_string_append (text, "\n\n[initial]\n");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "x%u = 0\nv%u = %u\n", i, i, i);
+  model = cml_model_new_from_data (text->str, "particles.cml", &error);
+  g_assert_no_error (error);
+  sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  return sys;
+}
+
+/* Minor page faults taken by the calling thread so far. */
+static long
+thread_page_faults (void)
+{
+  struct rusage ru;
+
+  g_assert_cmpint (getrusage (RUSAGE_THREAD, &ru), ==, 0);
+  return ru.ru_minflt;
+}
+
+/* The record (the history ring and its restart data) grows with the number of observables
+ * and state variables: 300 MB for a 50-link pendulum.  The caller of cml_runner_new (the
+ * window's main thread) does not make it resident page by page — the worker does, before
+ * it carries out a command — so the caller's page faults do not grow with the record (the
+ * memory is still taken at load: tools/soak-window and test-soak watch it). */
+static void
+test_record_resident_on_worker_body (void)
+{
+  CmlRunnerOptions o = cml_runner_options_default ();
+  g_autoptr (GError) error = NULL;
+  long faults_small, faults_large;
+  double record_bytes;
+
+  watchdog (120);
+  o.history_capacity = 8192;
+  g_autoptr (CmlSystem) small = particles_system (1);
+  g_autoptr (CmlSystem) large = particles_system (60);
+  /* what the large system's record holds per row, at least: observables, state, step state */
+  record_bytes = (double) o.history_capacity * sizeof (double)
+                 * (n_cols_of (large) + 2.0 * cml_system_dim (large));
+
+  /* derive what the runner would (its first simulation's programs), so that both calls
+   * below cost the record and little else */
+  {
+    g_autoptr (CmlRunner) warm1 = cml_runner_new (small, &o, &error);
+    g_autoptr (CmlRunner) warm2 = cml_runner_new (large, &o, &error);
+    g_assert_no_error (error);
+  }
+
+  long f0 = thread_page_faults ();
+  g_autoptr (CmlRunner) r_small = cml_runner_new (small, &o, &error);
+  g_assert_no_error (error);
+  faults_small = thread_page_faults () - f0;
+
+  f0 = thread_page_faults ();
+  g_autoptr (CmlRunner) r_large = cml_runner_new (large, &o, &error);
+  g_assert_no_error (error);
+  faults_large = thread_page_faults () - f0;
+  g_test_message ("page faults on the caller: %ld (2 state variables), %ld (120); record %.1f MB",
+                  faults_small, faults_large, record_bytes / 1048576.0);
+  g_assert_cmpfloat ((double) (faults_large - faults_small) * sysconf (_SC_PAGESIZE), <, 0.25 * record_bytes);
+  cml_runner_sync (r_large);
+}
+
+/* The page faults are counted in a process whose malloc () does not fill what it hands
+ * out (meson sets MALLOC_PERTURB_, which writes every block on the caller's thread). */
+static void
+test_record_resident_on_worker (void)
+{
+  if (g_test_subprocess ())
+    {
+      test_record_resident_on_worker_body ();
+      return;
+    }
+  g_setenv ("MALLOC_PERTURB_", "0", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT | G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 int
@@ -1129,9 +1277,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/core/runner/failure", test_failure);
   g_test_add_func ("/core/runner/speed", test_speed);
   g_test_add_func ("/core/runner/lagging", test_lagging);
+  g_test_add_func ("/core/runner/lagging-slow-samples", test_lagging_slow_samples);
   g_test_add_func ("/core/runner/free-while-busy", test_free_while_busy);
   g_test_add_func ("/core/runner/storm", test_storm);
   g_test_add_func ("/core/runner/prepares-on-caller", test_prepares_on_caller);
+  g_test_add_func ("/core/runner/record-resident-on-worker", test_record_resident_on_worker);
   g_test_add_data_func ("/core/runner/seek-bit-for-bit/rk8pd", GINT_TO_POINTER (CML_INTEGRATOR_RK8PD),
                         test_seek_bit_for_bit);
   g_test_add_data_func ("/core/runner/seek-bit-for-bit/rkf45", GINT_TO_POINTER (CML_INTEGRATOR_RKF45),

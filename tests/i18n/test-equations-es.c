@@ -39,6 +39,8 @@ test_equations_page (void)
 
   SKIP_WITHOUT_DISPLAY ();
   win = window_new ("rolling-ball");
+  /* the page's account is made when it is shown */
+  cml_window_show_page (win, "equations");
   GtkLabel *kind = panel_label (win, "kind_label");
   GtkLabel *algebroid = panel_label (win, "algebroid_label");
   GtkLabel *regularity = panel_label (win, "regularity_label");

@@ -2,8 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#include <sys/resource.h>
 #include <math.h>
 #include <string.h>
 
@@ -710,6 +712,106 @@ test_zoom_view (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A model of N free particles on a line (2N state variables, all observed). */
+static CmlSystem *
+particles_system (guint n)
+{
+  g_autoptr (GString) text = g_string_new ("[model]\nname = particles\ntitle = Free particles\ntime-unit = s\n\n[algebroid]\nbase = ");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = NULL;
+  CmlSystem *sys;
+
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%sx%u", i > 1 ? ", " : "", i);
+  g_string_append (text, "\nfibre = ");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%sv%u", i > 1 ? ", " : "", i);
+  g_string_append (text, "\nsections = ");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%se%u", i > 1 ? ", " : "", i);
+  g_string_append (text, "\n\n[anchor]\n");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "e%u = x%u: 1\n", i, i);
+  g_string_append (text, "\n[dynamics]\nlagrangian = ");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%sv%u^2/2", i > 1 ? " + " : "", i);
+  g_string_append (text, "\n\n[initial]\n");
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "x%u = 0\nv%u = %u\n", i, i, i);
+  model = cml_model_new_from_data (text->str, "particles.cml", &error);
+  g_assert_no_error (error);
+  sys = cml_system_new (model, &error);
+  g_assert_no_error (error);
+  return sys;
+}
+
+/* Minor page faults taken by the calling thread so far. */
+static long
+thread_page_faults (void)
+{
+  struct rusage ru;
+
+  g_assert_cmpint (getrusage (RUSAGE_THREAD, &ru), ==, 0);
+  return ru.ru_minflt;
+}
+
+/* A column per observable, each room for the newest 73 728 samples taken at once (over
+ * 100 MB for the 60 particles' observables).  The window's thread does not make them
+ * resident page by page (a thread of their own does), so showing a system costs it about
+ * as many page faults with a hundred observables as with a few; the samples still come. */
+static void
+test_columns_resident_off_thread_body (void)
+{
+  g_autoptr (CmlSystem) small = particles_system (1);
+  g_autoptr (CmlSystem) large = particles_system (60);
+  guint n_large = cml_system_n_observables (large);
+  GtkWidget *window = gtk_window_new ();
+  CmlPlotView *view = CML_PLOT_VIEW (cml_plot_view_new ());
+  long f0, faults_small, faults_large;
+  double room = (double) n_large * 65536 * 9 / 8 * sizeof (double);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 400);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_present (GTK_WINDOW (window));
+  iterate (200);
+
+  /* the small one once first: what a first showing sets up beside the columns (the large
+   * one's memory is not shown before it is measured: freed, it would stay resident) */
+  cml_plot_view_set_system (view, small);
+  cml_plot_view_set_system (view, NULL);
+
+  f0 = thread_page_faults ();
+  cml_plot_view_set_system (view, small);
+  faults_small = thread_page_faults () - f0;
+  cml_plot_view_set_system (view, NULL);
+  f0 = thread_page_faults ();
+  cml_plot_view_set_system (view, large);
+  faults_large = thread_page_faults () - f0;
+  g_test_message ("page faults on the window's thread: %ld (2 observables), %ld (%u); columns %.0f MB",
+                  faults_small, faults_large, n_large, room / 1048576.0);
+  g_assert_cmpfloat ((double) (faults_large - faults_small) * sysconf (_SC_PAGESIZE), <, 0.25 * room);
+
+  push_synthetic (view, n_large, 500, 0.0);
+  g_assert_cmpuint (cml_plot_view_get_n_samples (view), ==, 500);
+  cml_plot_view_set_system (view, NULL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The page faults are counted in a process whose malloc () does not fill what it hands
+ * out (meson sets MALLOC_PERTURB_, which writes every block on the caller's thread). */
+static void
+test_columns_resident_off_thread (void)
+{
+  if (g_test_subprocess ())
+    {
+      test_columns_resident_off_thread_body ();
+      return;
+    }
+  g_setenv ("MALLOC_PERTURB_", "0", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT | G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -723,6 +825,7 @@ main (int argc, char *argv[])
     }
 
   g_test_add_func ("/ui/plot-view/basic", test_plot_view);
+  g_test_add_func ("/ui/plot-view/columns-resident-off-thread", test_columns_resident_off_thread);
   g_test_add_func ("/ui/plot-view/share-data", test_share_data);
   g_test_add_func ("/ui/plot-view/header-fits", test_header_fits);
   g_test_add_func ("/ui/plot-view/equal-scales", test_equal_scales);
