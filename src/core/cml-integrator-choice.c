@@ -6,17 +6,23 @@
  * The rule, with ε = min (rtol, atol) the tolerance the Taylor method's order follows
  * (cml_taylor_order_for_tolerance ()):
  *
- *   taylor  when ε ≤ CML_INTEGRATOR_CHOICE_TAYLOR_TOL and the Taylor method can
- *           differentiate the right-hand side (its free velocities are expressions, not
- *           found by Newton's method, and every function in it has a recurrence);
- *   rk8pd   otherwise.
+ *   taylor  when ε ≤ CML_INTEGRATOR_CHOICE_TAYLOR_TOL and the right-hand side is
+ *           polynomial or trigonometric (polynomial in the state and sines, cosines,
+ *           exponentials of it): the Taylor method differentiates it, and it has no
+ *           division that could vanish;
+ *   rk8pd   otherwise: looser tolerances; free velocities found by Newton's method (no
+ *           expressions to differentiate); a rational or algebraic right-hand side, whose
+ *           divisions by the state-dependent pivots of its matrices rk8pd checks at every
+ *           evaluation, so that a run that reaches a singular matrix stops there and names
+ *           it, where the Taylor method's long steps stop short of it with a failed
+ *           projection (tests/models/test-pivots.c, regularity-lost).
  *
- * Why (bench/cmlab-bench --only default, bench/README.md "The default integrator"): at the
- * same tolerance the Taylor method, which holds every component to its own tolerance,
- * takes fewer and cheaper steps than rk8pd and dop853 once its order passes about 12
- * (ε ≤ 1e-9) on every built-in, polynomial, trigonometric and rational right-hand sides
- * alike, with an error no larger; at looser tolerances its order falls and the jet costs
- * about as much as eight stages of rk8pd, which then wins or ties.  rk8pd and dop853,
+ * Why (bench/cmlab-bench --only dop853, its second table; README, "The default
+ * integrator"): at the same tolerance the Taylor method, which holds every component to its
+ * own tolerance, is as fast as rk8pd and dop853 or faster from ε = 1e-9 on, on every
+ * built-in with a closed form, with an error 10–1000 times smaller; at looser tolerances
+ * its order falls less than the Runge–Kutta methods' step count, and rk8pd wins on some
+ * models (Martinet, the plate–ball, the rolling ball at 1e-6).  rk8pd and dop853,
  * both with their whole step in native code, are level with each other; rk8pd is kept
  * where the Taylor method is not chosen, so that those runs give the numbers they gave
  * before auto was the default.
@@ -43,7 +49,8 @@ static const char chosen_loose[] = N_("the Taylor method pays at tighter toleran
 static const char chosen_ode[] = N_("an ODE given as a function");
 static const char chosen_polynomial[] = N_("polynomial right-hand side");
 static const char chosen_trigonometric[] = N_("trigonometric right-hand side");
-static const char chosen_rational[] = N_("rational or algebraic right-hand side");
+static const char chosen_rational[] =
+  N_("the right-hand side divides by quantities that may vanish, which rk8pd checks at every step");
 
 const char *
 cml_integrator_choice_rhs_kind (CmlSystem *sys, const char **why)
@@ -79,6 +86,8 @@ cml_integrator_choice_rhs_kind (CmlSystem *sys, const char **why)
   return g_atomic_int_get (&sys->taylor_verdict) == 1 ? sys->taylor_rhs_kind : NULL;
 }
 
+/* The reason for the Taylor method on a right-hand side of KIND, or NULL when it is not
+ * chosen for it. */
 static const char *
 rhs_reason (const char *kind)
 {
@@ -86,7 +95,7 @@ rhs_reason (const char *kind)
     return chosen_polynomial;
   if (g_str_equal (kind, "trigonometric"))
     return chosen_trigonometric;
-  return chosen_rational;
+  return NULL;
 }
 
 static double
@@ -105,7 +114,12 @@ cml_integrator_choose (CmlSystem *sys, CmlIntegratorOptions *o)
   if (o->kind != CML_INTEGRATOR_AUTO && o->chosen == NULL)
     return;
   kind = cml_integrator_choice_rhs_kind (sys, &why);
-  if (kind != NULL && tolerance (o) <= CML_INTEGRATOR_CHOICE_TAYLOR_TOL)
+  if (kind != NULL && rhs_reason (kind) == NULL)
+    {
+      o->kind = CML_INTEGRATOR_RK8PD;
+      o->chosen = chosen_rational;
+    }
+  else if (kind != NULL && tolerance (o) <= CML_INTEGRATOR_CHOICE_TAYLOR_TOL)
     {
       o->kind = CML_INTEGRATOR_TAYLOR;
       o->chosen = rhs_reason (kind);
@@ -136,7 +150,8 @@ cml_integrator_choice_reason (const CmlIntegratorOptions *o, gboolean translated
   if (o->chosen == NULL || o->kind == CML_INTEGRATOR_AUTO)
     return NULL;
   const char *why = translated ? _(o->chosen) : o->chosen;
-  if (o->chosen == chosen_newton || o->chosen == chosen_function || o->chosen == chosen_ode)
+  if (o->chosen == chosen_newton || o->chosen == chosen_function || o->chosen == chosen_ode
+      || o->chosen == chosen_rational)
     return g_strdup (why);
   /* chosen by the tolerance */
   if (translated)

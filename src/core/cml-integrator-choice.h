@@ -15,7 +15,7 @@
 G_BEGIN_DECLS
 
 /* The tolerance (the smaller of rtol and atol) at and below which the Taylor method is
- * chosen for a system whose right-hand side it can differentiate. */
+ * chosen for a system whose right-hand side is polynomial or trigonometric. */
 #define CML_INTEGRATOR_CHOICE_TAYLOR_TOL 1e-9
 
 struct _CmlSystem;
