@@ -85,8 +85,8 @@ const char   *cml_system_jacobian_status (CmlSystem *sys);
 
 /* Derives now, on the calling thread, what simulations of SYS otherwise derive from the
  * model's expressions on first use: a vakonomic system's relations for its initial data,
- * and for an integrator of KIND its exact Jacobian (msbdf, implicit-midpoint) or its
- * program (variational, variational4).  The model's expression context is not for two
+ * and for an integrator of KIND its exact Jacobian (msbdf, implicit-midpoint), its
+ * program (variational, variational4) or what auto chooses from (auto).  The model's expression context is not for two
  * threads to change at once: a caller that hands simulations of SYS to other threads
  * (the runner's worker, a sweep's) while it goes on using the model's expressions itself
  * (parsing a section, say) prepares them first, as CmlRunner and the sweep do. */
