@@ -245,6 +245,15 @@ test_default_integrator (void)
   g_assert_nonnull (strstr (json, "\"integrator\": \"taylor\""));
   g_assert_nonnull (strstr (json, "\"integrator_chosen\": \"tolerance 1e-12, polynomial right-hand side\""));
 
+  /* poincare's header too */
+  {
+    g_autofree char *crossings = NULL;
+    g_assert_cmpint (cli_run (&crossings, NULL, "poincare", "martinet", "--section", "x1=0", "--columns", "x2,u",
+                              "--t-end", "20", NULL), ==, 0);
+    g_assert_nonnull (strstr (crossings, "\n# integrator: taylor, rtol = 1e-10, atol = 1e-12 (chosen: tolerance 1e-12, "
+                                         "polynomial right-hand side); run to t = 20\n"));
+  }
+
   /* and info, for the default tolerances */
   g_assert_cmpint (cli_run (&info, NULL, "info", "rolling-ball-varying", NULL), ==, 0);
   g_assert_nonnull (strstr (info, "\nIntegrator unless one is named: taylor (chosen: tolerance 1e-12, trigonometric "
