@@ -84,7 +84,7 @@ static const GOptionEntry option_entries[] = {
     N_("Draw a second run beside the first: a copy (made before --set and --init change the first), "
     "the vakonomic reading of the same system, or another integrator"), "copy|vakonomic|integrator" },
   { "integrator", 0, 0, G_OPTION_ARG_STRING, NULL,
-    N_("Integrate with this method (as its menu would: rk8pd, rk4, implicit-midpoint, variational, …)"), "NAME" },
+    N_("Integrate with this method (as its menu would: auto, the default, chooses for the system and tolerance; rk8pd, rk4, implicit-midpoint, variational, …)"), "NAME" },
   { "step", 0, 0, G_OPTION_ARG_DOUBLE, NULL,
     N_("The step of a fixed-step integrator (the nearest the menu offers: 0.2, 0.1, 0.05, 0.01, 0.001)"), "H" },
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
@@ -249,7 +249,7 @@ present_window (CmlApplication *self, CmlWindow *window)
     cml_window_show_page (window, self->page);
   if (self->integrator || self->step > 0)
     {
-      CmlIntegratorKind kind = CML_INTEGRATOR_RK8PD;
+      CmlIntegratorKind kind = CML_INTEGRATOR_AUTO;
       if (self->integrator)
         cml_integrator_kind_from_string (self->integrator, &kind);
       cml_window_set_integrator (window, cml_integrator_kind_to_string (kind), self->step, NULL);

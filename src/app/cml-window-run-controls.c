@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "cml-error.h"
+#include "cml-integrator-choice.h"
 
 const double cml_window_speeds[CML_N_SPEEDS] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 };
 const double cml_window_tolerances[CML_N_TOLERANCES] = { 1e-6, 1e-8, 1e-10, 1e-12 };
@@ -99,6 +100,20 @@ cml_window_show_integrator_choice (CmlWindow *self)
     return;
   gtk_widget_set_visible (GTK_WIDGET (self->tolerance_dropdown), !presentation && !fixed);
   gtk_widget_set_visible (GTK_WIDGET (self->step_dropdown), !presentation && fixed);
+  /* "automatic" says which method it is for this system and tolerance, and why (the same
+   * choice the run's simulation makes: it depends on nothing else) */
+  if (self->integrator.kind == CML_INTEGRATOR_AUTO && self->system != NULL)
+    {
+      CmlIntegratorOptions chosen = self->integrator;
+      cml_integrator_choose (self->system, &chosen);
+      g_autofree char *what = cml_integrator_choice_describe (&chosen);
+      /* TRANSLATORS: %s is an integrator's name and why it was chosen, e.g. "taylor (chosen: tolerance 1e-12, polynomial right-hand side)" */
+      g_autofree char *tip = g_strdup_printf (_("Integrator chosen for this system and tolerance: %s"), what);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->integrator_dropdown), tip);
+    }
+  else
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->integrator_dropdown),
+                                 _("Integrator: GSL steppers with error control, or the symmetric implicit midpoint rule (fixed step, keeps quadratic invariants)"));
 }
 
 void

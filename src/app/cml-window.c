@@ -249,6 +249,7 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   /* the panels follow at once (commands are queued in order, so a parameter set now
    * reaches the new system); the views follow the frames in the tick */
   self->system = sys;
+  cml_window_show_integrator_choice (self); /* what "automatic" is for this system */
   cml_parameter_panel_set_system (self->parameter_panel, sys);
   cml_equations_panel_set_system (self->equations_panel, sys);
   cml_section_view_set_system (self->section_view, sys, self->runner);

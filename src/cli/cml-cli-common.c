@@ -744,16 +744,20 @@ progress_now (void)
 void
 cml_cli_progress_init (CmlCliProgress *p, const char *what, CmlIntegratorOptions *iopt)
 {
-  CmlIntegratorKind kind = iopt->kind;
-
   memset (p, 0, sizeof *p);
   p->what = what;
   p->start = p->last = progress_now ();
   p->tty = isatty (STDERR_FILENO);
+  cml_cli_progress_set_kind (p, iopt->kind);
+  iopt->stats = &p->stats;
+}
+
+void
+cml_cli_progress_set_kind (CmlCliProgress *p, CmlIntegratorKind kind)
+{
   p->integrator = cml_integrator_kind_to_string (kind);
   p->explicit_rk = kind == CML_INTEGRATOR_RK8PD || kind == CML_INTEGRATOR_RKF45 || kind == CML_INTEGRATOR_RKCK
                    || kind == CML_INTEGRATOR_RK4;
-  iopt->stats = &p->stats;
 }
 
 gboolean

@@ -168,6 +168,9 @@ typedef struct
 /* Starts P for a run with the integrator options IOPT, and attaches P's stats block to
  * them (IOPT->stats): set them on the simulation afterwards, and keep P as long. */
 void cml_cli_progress_init   (CmlCliProgress *p, const char *what, CmlIntegratorOptions *iopt);
+/* The method that runs, once the simulation has it (auto has chosen): its name and whether
+ * the stiffness note applies follow it. */
+void cml_cli_progress_set_kind (CmlCliProgress *p, CmlIntegratorKind kind);
 void cml_cli_progress_update (CmlCliProgress *p, double t, double t_end);
 void cml_cli_progress_done   (CmlCliProgress *p);
 /* After a failed run: the note about msbdf when an explicit method's step size collapsed. */

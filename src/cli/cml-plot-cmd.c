@@ -175,6 +175,7 @@ cml_plot_main (int argc, char **argv)
   cml_cli_progress_init (&progress, "simulating", &iopt);
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
     return cml_cli_integrator_error (plot_usage, error);
+  cml_cli_progress_set_kind (&progress, cml_simulation_get_integrator (sim)->kind); /* what auto chose */
   if (!cml_simulation_reset (sim, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

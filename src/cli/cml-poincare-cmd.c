@@ -263,7 +263,7 @@ cml_poincare_main (int argc, char **argv)
                           direction == CML_SECTION_UP ? "upwards" : direction == CML_SECTION_DOWN ? "downwards"
                                                                                                   : "both ways");
   {
-    g_autofree char *integrator = cml_integrator_options_describe (&iopt);
+    g_autofree char *integrator = cml_integrator_options_describe (cml_simulation_get_integrator (sim)); /* what auto chose */
 
     g_string_append_printf (head, "integrator: %s; run to t = ", integrator);
     append_number (head, ro.t_end);

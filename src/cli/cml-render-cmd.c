@@ -812,6 +812,7 @@ load_run (Render *R, CmlIntegratorOptions *iopt)
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return CML_CLI_EXIT_USAGE;
     }
+  cml_cli_progress_set_kind (&R->sim_progress, cml_simulation_get_integrator (R->sim)->kind); /* what auto chose */
   if (!cml_simulation_reset (R->sim, R->given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

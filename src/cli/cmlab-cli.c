@@ -21,6 +21,7 @@
 #include "cml-error.h"
 #include "cml-native.h"
 #include "cml-integrator.h"
+#include "cml-integrator-choice.h"
 #include "cml-list-cmd.h"
 #include "cml-model.h"
 #include "cml-output.h"
@@ -62,8 +63,9 @@ static const char *usage_text =
   "every command runs a nonholonomic model's Lagrangian and constraints read by the\n"
   "vakonomic principle (the constraints solved for its solve-for velocities; the multipliers\n"
   "start at zero unless given with --init).\n"
-  "Integrators: rk8pd (default), rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint, variational, variational4, taylor,\n"
-  "dop853, rk4-fixed.\n");
+  "Integrators: auto (the default: the fastest that meets the tolerances for the model, named\n"
+  "in the output's header), rk8pd, rkf45, rkck, rk4, msadams, msbdf, implicit-midpoint,\n"
+  "variational, variational4, taylor, dop853, rk4-fixed.\n");
 
 static const char *simulate_usage =
   N_("Usage: cmlab-cli simulate MODEL --t-end T [--dt-out H] [--t-start T0] [--set P=V]...\n"
@@ -211,6 +213,7 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
   cml_cli_progress_init (&progress, "simulating", &iopt);
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
     return cml_cli_integrator_error (usage_text, error);
+  cml_cli_progress_set_kind (&progress, cml_simulation_get_integrator (sim)->kind); /* what auto chose */
   if (!cml_simulation_reset (sim, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
@@ -384,6 +387,14 @@ cmd_info (int argc, char **argv)
       printf (_("\nEvaluation: native code (compiled with %s)\n"), cml_native_compiler ());
     else
       printf (_("\nEvaluation: interpreter (no native code: %s)\n"), why);
+  }
+
+  {
+    /* what a run that names no integrator gets at the default tolerances */
+    CmlIntegratorOptions o = cml_integrator_options_default ();
+    cml_integrator_choose (sys, &o);
+    g_autofree char *what = cml_integrator_choice_describe (&o);
+    printf (_("Integrator unless one is named: %s\n"), what);
   }
 
   {

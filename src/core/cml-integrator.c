@@ -89,6 +89,7 @@
 #define G_LOG_DOMAIN "cml-integrator"
 
 #include "cml-integrator.h"
+#include "cml-integrator-choice.h"
 
 #include "cml-dop853.h"
 #include "cml-rk8pd-core.h"
@@ -190,13 +191,14 @@ static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
   [CML_INTEGRATOR_VARIATIONAL4] = "variational4",
   [CML_INTEGRATOR_TAYLOR] = "taylor",
   [CML_INTEGRATOR_DOP853] = "dop853",
+  [CML_INTEGRATOR_AUTO] = "auto",
 };
 
 CmlIntegratorOptions
 cml_integrator_options_default (void)
 {
   CmlIntegratorOptions options = {
-    .kind = CML_INTEGRATOR_RK8PD,
+    .kind = CML_INTEGRATOR_AUTO,
     .rtol = 1e-10,
     .atol = 1e-12,
     .h_init = 0.0,
@@ -306,6 +308,7 @@ gsl_step_type (CmlIntegratorKind kind)
     case CML_INTEGRATOR_TAYLOR:
     case CML_INTEGRATOR_DOP853:
     case CML_INTEGRATOR_RK4_FIXED:
+    case CML_INTEGRATOR_AUTO:
     case CML_INTEGRATOR_N_KINDS:
     default:
       return NULL;
@@ -328,6 +331,14 @@ cml_integrator_options_describe (const CmlIntegratorOptions *o)
   if (cml_integrator_kind_is_fixed_step (o->kind))
     return g_strdup_printf ("%s, step = %s", cml_integrator_kind_to_string (o->kind),
                             g_ascii_formatd (a, sizeof a, "%g", o->h_fixed));
+  if (o->chosen != NULL && o->kind != CML_INTEGRATOR_AUTO)
+    {
+      /* what auto chose and why, in English (this goes into files) */
+      g_autofree char *why = cml_integrator_choice_reason (o, FALSE);
+      return g_strdup_printf ("%s, rtol = %s, atol = %s (chosen: %s)", cml_integrator_kind_to_string (o->kind),
+                              g_ascii_formatd (a, sizeof a, "%g", o->rtol), g_ascii_formatd (b, sizeof b, "%g", o->atol),
+                              why);
+    }
   return g_strdup_printf ("%s, rtol = %s, atol = %s", cml_integrator_kind_to_string (o->kind),
                           g_ascii_formatd (a, sizeof a, "%g", o->rtol), g_ascii_formatd (b, sizeof b, "%g", o->atol));
 }
@@ -414,6 +425,10 @@ cml_integrator_new (const CmlOde               *ode,
   g_return_val_if_fail (options != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* auto, or taylor chosen for a system, becomes the method for a bare ODE */
+  CmlIntegratorOptions chosen = *options;
+  cml_integrator_choose_for_ode (&chosen);
+  options = &chosen;
   if (!check_options (ode, options, FALSE, error))
     return NULL;
 

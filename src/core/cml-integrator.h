@@ -35,7 +35,7 @@ typedef struct
 
 typedef enum
 {
-  CML_INTEGRATOR_RK8PD,             /* GSL Prince–Dormand 8(9), the default */
+  CML_INTEGRATOR_RK8PD,             /* GSL Prince–Dormand 8(9) */
   CML_INTEGRATOR_RKF45,             /* GSL Runge–Kutta–Fehlberg 4(5) */
   CML_INTEGRATOR_RKCK,              /* GSL Cash–Karp 4(5) */
   CML_INTEGRATOR_RK4,               /* GSL classical RK4 with error estimate */
@@ -51,6 +51,9 @@ typedef enum
   CML_INTEGRATOR_RK4_FIXED,         /* the classical Runge–Kutta method at a fixed step, no error
                                      * control: the plain method beside the structure-preserving
                                      * ones at the same step */
+  CML_INTEGRATOR_AUTO,              /* the default: the fastest of the methods above that meets the
+                                     * tolerances for the system at hand, chosen when the
+                                     * integrator is made (cml-integrator-choice.h) */
   CML_INTEGRATOR_N_KINDS
 } CmlIntegratorKind;
 
@@ -92,16 +95,20 @@ typedef struct
   CmlIntegratorStats *stats; /* if not NULL: kept equal to cml_integrator_get_stats () after
                               * every advance (), for a caller that holds no CmlIntegrator
                               * (a CmlSimulation's); it must outlive the integrator's use */
+  const char *chosen; /* NULL when the caller named the method; else kind is what
+                       * CML_INTEGRATOR_AUTO chose, and this says why (a static English
+                       * phrase, cml-integrator-choice.h) — the options then choose again
+                       * wherever they are used, for another system or tolerance */
 } CmlIntegratorOptions;
 
-/* Defaults: rk8pd, rtol 1e-10, atol 1e-12, h_fixed 1e-3, h_min 1e-14, project on, a step
- * budget of CML_INTEGRATOR_MAX_STEPS (10⁸) per advance () — far more than any run that is
+/* Defaults: auto (the method chosen for the system and tolerances), rtol 1e-10, atol 1e-12,
+ * h_fixed 1e-3, h_min 1e-14, project on, a step budget of CML_INTEGRATOR_MAX_STEPS (10⁸) per advance () — far more than any run that is
  * making progress takes between two outputs — and no stats. */
 CmlIntegratorOptions cml_integrator_options_default (void);
 
 const char *cml_integrator_kind_to_string (CmlIntegratorKind kind);   /* "rk8pd", … "implicit-midpoint",
                                                                          * "variational", "variational4",
-                                                                         * "dop853" */
+                                                                         * "dop853", … "auto" */
 /* Accepts the names above (and "midpoint" for the implicit midpoint rule); FALSE if unknown. */
 gboolean    cml_integrator_kind_from_string (const char *name, CmlIntegratorKind *kind);
 
@@ -109,14 +116,18 @@ gboolean    cml_integrator_kind_from_string (const char *name, CmlIntegratorKind
  * midpoint, variational, variational4); FALSE for the adaptive ones, which ignore h_fixed. */
 gboolean    cml_integrator_kind_is_fixed_step (CmlIntegratorKind kind);
 /* The options that apply to O's method, for headers and messages:
- * "rk8pd, rtol = 1e-10, atol = 1e-12" or "implicit-midpoint, step = 0.001". */
+ * "rk8pd, rtol = 1e-10, atol = 1e-12" or "implicit-midpoint, step = 0.001"; a method
+ * that auto chose says so and why: "taylor, rtol = 1e-10, atol = 1e-10 (chosen: tolerance
+ * 1e-10, polynomial right-hand side)". */
 char       *cml_integrator_options_describe (const CmlIntegratorOptions *o);
 
 typedef struct _CmlIntegrator CmlIntegrator;
 
 /* Errors: CML_ERROR_USAGE (bad options, msbdf without a Jacobian, a variational kind: those
  * need the mechanical system and run through a CmlSimulation; taylor: it needs the
- * expressions of f, cml_integrator_new_taylor). */
+ * expressions of f, cml_integrator_new_taylor).  Auto, or a method auto chose for a system
+ * that this bare ODE cannot run (taylor), becomes the method for an ODE given as a function
+ * (cml_integrator_choose_for_ode ()). */
 CmlIntegrator *cml_integrator_new (const CmlOde *ode, const CmlIntegratorOptions *options, GError **error);
 /* The Taylor method (OPTIONS->kind == CML_INTEGRATOR_TAYLOR) with the Taylor program TAYLOR
  * of ODE's right-hand side (a CmlTaylor, cml-taylor.h), which the integrator then owns and

@@ -17,6 +17,7 @@
 #define G_LOG_DOMAIN "cml-output"
 
 #include "cml-output.h"
+#include "cml-integrator-choice.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -362,6 +363,10 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
             cml_json_number (j, "rtol", io->rtol);
             cml_json_number (j, "atol", io->atol);
           }
+        /* a method auto chose: why (the key is absent when the method was named) */
+        g_autofree char *why = cml_integrator_choice_reason (io, FALSE);
+        if (why != NULL)
+          cml_json_string (j, "integrator_chosen", why);
       }
       cml_json_begin_array (j, "columns", CML_JSON_LINE);
       cml_json_string (j, NULL, "t");

@@ -106,7 +106,9 @@ cml_session_save (CmlSession *s, const char *path, GError **error)
   g_key_file_set_string (kf, "session", "model-name", s->model->name);
   g_key_file_set_string (kf, "session", "model", s->model->text);
 
-  g_key_file_set_string (kf, "integrator", "kind", cml_integrator_kind_to_string (s->integrator.kind));
+  /* a method auto chose is saved as auto: loaded, it chooses again */
+  g_key_file_set_string (kf, "integrator", "kind",
+                         cml_integrator_kind_to_string (s->integrator.chosen ? CML_INTEGRATOR_AUTO : s->integrator.kind));
   set_double (kf, "integrator", "rtol", s->integrator.rtol);
   set_double (kf, "integrator", "atol", s->integrator.atol);
   set_double (kf, "integrator", "h-fixed", s->integrator.h_fixed);

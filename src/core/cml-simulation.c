@@ -24,6 +24,7 @@
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-taylor.h"
+#include "cml-integrator-choice.h"
 
 /* ---- simulation -------------------------------------------------------------------- */
 
@@ -863,6 +864,7 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->work2 = g_new0 (double, MAX (MAX (k, sys->na), dim) + 1);
   sim->report = g_ptr_array_new_with_free_func (g_free);
   sim->options = cml_integrator_options_default ();
+  sim->options.kind = CML_INTEGRATOR_RK8PD; /* auto chooses when a caller sets the integrator */
   system_ensure_native (sys);
   sim->native_gen = cml_native_generation ();
   cml_simulation_set_native (sim, TRUE);
@@ -975,6 +977,7 @@ cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *o
 {
   CmlIntegratorOptions old = sim->options;
   sim->options = *options;
+  cml_integrator_choose (sim->sys, &sim->options); /* auto: the method for this system (cml-integrator-choice.h) */
   if (!make_integrator (sim, error))
     {
       sim->options = old;

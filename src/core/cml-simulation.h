@@ -14,8 +14,8 @@
 
 G_BEGIN_DECLS
 
-/* Parameters at their defaults, initial data from the model, t = 0, the default
- * integrator.  The model's initial data are only where a run starts when nothing else is
+/* Parameters at their defaults, initial data from the model, t = 0, rk8pd at the default
+ * tolerances (auto, the default of the callers, chooses when they set the integrator).  The model's initial data are only where a run starts when nothing else is
  * given: when they cannot be used as they are (not on the constraint set, not regular),
  * the simulation is still made, holding them unsolved, and cml_simulation_advance() fails
  * with that reason until cml_simulation_reset() succeeds — so values given to the reset
@@ -27,7 +27,9 @@ CmlSystem     *cml_simulation_get_system (const CmlSimulation *sim);
 
 gboolean cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GError **error);
 double   cml_simulation_get_param (const CmlSimulation *sim, const char *name);
-/* Replaces the integrator (and resets it). */
+/* Replaces the integrator (and resets it).  Auto (and a method auto chose before) becomes
+ * the method cml_integrator_choose () picks for this system and tolerance, which
+ * cml_simulation_get_integrator () then returns with the reason in its chosen field. */
 gboolean cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options, GError **error);
 const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *sim);
 
@@ -83,8 +85,8 @@ const char   *cml_system_jacobian_status (CmlSystem *sys);
 
 /* Derives now, on the calling thread, what simulations of SYS otherwise derive from the
  * model's expressions on first use: a vakonomic system's relations for its initial data,
- * and for an integrator of KIND its exact Jacobian (msbdf, implicit-midpoint) or its
- * program (variational, variational4).  The model's expression context is not for two
+ * and for an integrator of KIND its exact Jacobian (msbdf, implicit-midpoint), its
+ * program (variational, variational4) or what auto chooses from (auto).  The model's expression context is not for two
  * threads to change at once: a caller that hands simulations of SYS to other threads
  * (the runner's worker, a sweep's) while it goes on using the model's expressions itself
  * (parsing a section, say) prepares them first, as CmlRunner and the sweep do. */

@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "cml-system"
 
 #include "cml-system-private.h"
+#include "cml-integrator-choice.h"
 #include "cml-simulation.h"
 
 #include <math.h>
@@ -221,4 +222,6 @@ cml_system_prepare (CmlSystem *sys, CmlIntegratorKind kind)
     (void) system_ensure_jacobian (sys);
   else if (kind == CML_INTEGRATOR_VARIATIONAL || kind == CML_INTEGRATOR_VARIATIONAL4)
     variational_prepare (sys);
+  else if (kind == CML_INTEGRATOR_AUTO)
+    (void) cml_integrator_choice_rhs_kind (sys, NULL); /* what auto chooses from, kept */
 }

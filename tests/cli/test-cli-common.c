@@ -168,7 +168,9 @@ test_stiff_logic (void)
   s.n_stiff = 4;
   g_assert_false (cml_cli_looks_stiff (&s));
 
+  /* auto, then the method it chose (rk8pd here) */
   cml_cli_progress_init (&p, "simulating", &iopt);
+  cml_cli_progress_set_kind (&p, CML_INTEGRATOR_RK8PD);
   p.stats = (CmlIntegratorStats){ .n_steps = 5000, .n_rejected = 1000, .h = 5e-6, .n_stiff_checks = 78,
                                   .n_stiff = 70 };
   note = cml_cli_progress_note (&p, 0.5, p.start, 0.5);

@@ -821,7 +821,17 @@ test_integrator_kind (gconstpointer data)
   o.kind = kc->kind;
   g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (cml_simulation_get_integrator (sim)->kind, ==, kc->kind);
+  if (kc->kind == CML_INTEGRATOR_AUTO)
+    {
+      /* the default: a method chosen for the system (at these tolerances taylor for a
+       * polynomial or trigonometric right-hand side, rk8pd for the others), and why */
+      CmlIntegratorKind chosen = cml_simulation_get_integrator (sim)->kind;
+      g_assert_true (chosen == CML_INTEGRATOR_TAYLOR || chosen == CML_INTEGRATOR_RK8PD);
+      g_assert_nonnull (cml_simulation_get_integrator (sim)->chosen);
+      g_test_message ("%s: auto chose %s", kc->model, cml_integrator_kind_to_string (chosen));
+    }
+  else
+    g_assert_cmpint (cml_simulation_get_integrator (sim)->kind, ==, kc->kind);
   sim_advance (ref, 2);
   sim_advance (sim, 2);
   const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
@@ -878,8 +888,10 @@ main (int argc, char *argv[])
     }
 
   for (guint m = 0; m < G_N_ELEMENTS (all_models) - 1; m++)
-    for (int k = 0; k < CML_INTEGRATOR_N_ODE_KINDS; k++)
+    for (int k = 0; k <= CML_INTEGRATOR_N_ODE_KINDS; k++)
       {
+        if (k == CML_INTEGRATOR_N_ODE_KINDS)
+          k = CML_INTEGRATOR_AUTO; /* and the default, the last */
         cases[nc] = (KindCase) { all_models[m], k };
         g_autofree char *path = g_strdup_printf ("/models/%s/integrator/%s", all_models[m],
                                                  cml_integrator_kind_to_string (k));

@@ -21,6 +21,7 @@ open_rk8pd (const char *name, double rtol, double atol, CmlIntegratorStats *stat
   CmlIntegratorOptions o = cml_integrator_options_default ();
 
   g_assert_true (cml_simulation_reset (sim, NULL, &error));
+  o.kind = CML_INTEGRATOR_RK8PD; /* named: the default chooses by the tolerance */
   o.rtol = rtol;
   o.atol = atol;
   o.stats = stats;

@@ -634,6 +634,43 @@ test_integrator_step (void)
   window_free (win);
 }
 
+/* The menu starts at "automatic", whose tooltip names the method it is for this model and
+ * tolerance and why; another model, another tolerance, choose again; a session keeps auto. */
+static void
+test_integrator_automatic (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("martinet");
+  g_assert_cmpint (win->integrator.kind, ==, CML_INTEGRATOR_AUTO);
+  g_assert_cmpuint (gtk_drop_down_get_selected (win->integrator_dropdown), ==, CML_INTEGRATOR_AUTO);
+  const char *tip = gtk_widget_get_tooltip_text (GTK_WIDGET (win->integrator_dropdown));
+  g_assert_nonnull (strstr (tip, "taylor (chosen: tolerance 1e-12, polynomial right-hand side)"));
+
+  /* a loose tolerance (1e-6, the first): rk8pd */
+  gtk_drop_down_set_selected (win->tolerance_dropdown, 0);
+  const char *loose = gtk_widget_get_tooltip_text (GTK_WIDGET (win->integrator_dropdown));
+  g_assert_nonnull (strstr (loose, "rk8pd (chosen: tolerance 1e-08, the Taylor method pays at tighter tolerances)"));
+  gtk_drop_down_set_selected (win->tolerance_dropdown, CML_DEFAULT_TOLERANCE_INDEX);
+
+  /* a rational right-hand side: rk8pd */
+  g_assert_true (cml_window_load (win, "vertical-disk", &error));
+  g_assert_no_error (error);
+  const char *other = gtk_widget_get_tooltip_text (GTK_WIDGET (win->integrator_dropdown));
+  g_assert_nonnull (strstr (other, "rk8pd (chosen: the right-hand side divides"));
+
+  g_autoptr (CmlSession) session = cml_window_get_session (win, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (session->integrator.chosen);
+
+  /* a method named: the menu's own tooltip */
+  g_assert_true (cml_window_set_integrator (win, "dop853", 0, &error));
+  const char *named = gtk_widget_get_tooltip_text (GTK_WIDGET (win->integrator_dropdown));
+  g_assert_null (strstr (named, "chosen"));
+  window_free (win);
+}
+
 /* ---- the 3-D view inside the window draws ------------------------------------------------ */
 
 static void
@@ -1095,6 +1132,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-files", test_open_files);
   g_test_add_func ("/ui/window/view-settings", test_view_settings);
   g_test_add_func ("/ui/window/integrator-step", test_integrator_step);
+  g_test_add_func ("/ui/window/integrator-automatic", test_integrator_automatic);
   g_test_add_func ("/ui/window/scene-renders", test_scene_renders);
   g_test_add_func ("/ui/window/plot-export", test_plot_export);
   g_test_add_func ("/ui/window/session-roundtrip", test_session_roundtrip);
