@@ -39,7 +39,8 @@
  *
  * Casimirs.  On E* over a point the bracket is {F, G} = −C^C_AB p_C F_p_A G_p_B.  A linear
  * C = a^A p_A is a Casimir iff a^A C^D_AB = 0 for all B, D (a is in the centre); a
- * quadratic C = S^AB p_A p_B (S symmetric) iff for every D the quadratic form
+ * quadratic C = S^AB p_A p_B (S symmetric, summed over all A and B, so that p_A p_B with A ≠ B
+ * has the coefficient 2 S^AB) iff for every D the quadratic form
  * p_E p_B Σ_A C^E_AD S^AB vanishes, i.e. Σ_A (C^E_AD S^AB + C^B_AD S^AE) = 0 for all D, E, B.
  * These linear equations are solved for their null space numerically (GSL's SVD) at the
  * parameters' values, the basis is put in reduced row-echelon form and, when the structure
@@ -851,7 +852,8 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
         for (guint A = 0; A < n; A++)
           for (guint B = A; B < n; B++)
             {
-              double v = basis[k * N + ix[A * n + B]];
+              /* Σ_AB S^AB p_A p_B: S^AB and S^BA on p_A p_B, A ≠ B */
+              double v = (A == B ? 1 : 2) * basis[k * N + ix[A * n + B]];
               if (v == 0)
                 continue;
               Cp = madd (ctx, Cp, cml_expr_num (ctx, v),
