@@ -566,6 +566,32 @@ test_info_capri (void)
   g_assert_nonnull (strstr (out, "Equations of motion"));
 }
 
+/* info --set reaches the inspector's verdicts: on a still table (Ω = 0) the energy of the
+ * rolling ball is conserved, on the turning one (the file's Ω = 1) it is not */
+static void
+test_info_set_verdicts (void)
+{
+  g_autofree char *out = NULL, *err = NULL, *still = NULL, *err2 = NULL;
+
+  g_assert_cmpint (cli_run (&out, &err, "info", "rolling-ball", NULL), ==, 0);
+  g_assert_cmpint (cli_run (&still, &err2, "info", "rolling-ball", "--set", "Omega=0", NULL), ==, 0);
+  {
+    const char *e = strstr (out, "\n    E_L = ");
+    g_assert_nonnull (e);
+    g_autofree char *block = g_strndup (e, strstr (e + 1, "\n    E_Z") ? (gsize) (strstr (e + 1, "\n    E_Z") - e) : 400);
+    g_assert_nonnull (strstr (block, "not conserved"));
+  }
+  {
+    const char *e = strstr (still, "\n    E_L = ");
+    g_assert_nonnull (e);
+    const char *next = strstr (e + 1, "\n    E");
+    g_assert_nonnull (next);
+    g_autofree char *block = g_strndup (e, next - e);
+    if (strstr (block, "not conserved") != NULL)
+      g_error ("info rolling-ball --set Omega=0 judges E_L with the file's Ω:%s", block);
+  }
+}
+
 static void
 test_info (gconstpointer name)
 {
@@ -1243,6 +1269,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/cli/full-disk-exit-2", test_full_disk);
   g_test_add_func ("/models/capri-kobayashi/cli-info-constraint-algorithm", test_info_capri);
   g_test_add_func ("/models/cli/info-words-for-people", test_info_words);
+  g_test_add_func ("/models/cli/info-set-reaches-verdicts", test_info_set_verdicts);
   g_test_add_func ("/models/cli/csv-dimensionless-units", test_csv_dimensionless_units);
   g_test_add_func ("/models/cli-output/comma-locale", test_comma_locale);
   g_test_add_func ("/models/cli-output/targets", test_output_targets);
