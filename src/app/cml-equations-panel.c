@@ -257,7 +257,7 @@ build_inspector (CmlEquationsPanel *self)
                                                                          "this contradicts it.\n\n") : "",
                                                       c->reason);
       const char *verdict = cml_conserved_verdict_is_conserved (c->verdict)
-                              ? (c->verdict == CML_CONSERVED_EXACTLY ? _("conserved (exactly)") : _("conserved (to rounding)"))
+                              ? (c->verdict == CML_CONSERVED_EXACTLY ? _("conserved (exactly)") : _("no change found (sampled)"))
                               : c->verdict == CML_CONSERVED_NOT ? (c->contradiction ? _("⚠ not conserved") : _("not conserved"))
                                                                 : _("undecided");
       GtkLabel *nl = grid_label (self->inspector_grid, name, 0, (int) i, 0, "monitor-name");
@@ -636,7 +636,8 @@ cml_equations_panel_init (CmlEquationsPanel *self)
                                _("Quantities derived from the model — the energy, the moving energy for affine "
                                "constraints, the momenta, the Casimirs of a Lie algebra, the model's monitors — "
                                "each decided by differentiating it along the equations of motion: symbolically, "
-                               "else at %d random states on the constraint set. "
+                               "else at %d states on the constraint set (the initial state, states along a run "
+                               "from it and near it, random ones), which is evidence, not a proof. "
                                "Hover a verdict for why."), CML_CONSERVED_N_STATES);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->inspector_heading), inspector_tip);
   self->inspector_grid = GTK_GRID (gtk_grid_new ());

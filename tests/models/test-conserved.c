@@ -383,6 +383,37 @@ test_casimirs_with_cross_terms (void)
     }
 }
 
+/* a momentum broken only near a bump at (5, 0): no random state near the origin sees it,
+ * the run from the initial state crosses the bump; and a verdict from samples is never
+ * called "conserved" */
+static void
+test_sampling_covers_the_run (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect_file ("bump-momentum.cml", &sys);
+  const CmlConservedCandidate *p1 = find (r, CML_CANDIDATE_MOMENTUM, "p1");
+
+  g_assert_cmpint (find (r, CML_CANDIDATE_ENERGY, "E_L")->verdict, ==, CML_CONSERVED_EXACTLY);
+  if (p1->verdict != CML_CONSERVED_NOT)
+    g_error ("p1: %s: %s", cml_conserved_verdict_to_string (p1->verdict), p1->reason);
+  g_assert_nonnull (strstr (p1->reason, "run"));
+  assert_not_conserved (r, CML_CANDIDATE_MOMENTUM, "p2");
+  /* what a sampled verdict rests on, in its words */
+  g_assert_null (strstr (cml_conserved_verdict_to_string (CML_CONSERVED_TO_ROUNDING), "conserved"));
+  g_assert_nonnull (strstr (cml_conserved_verdict_to_string (CML_CONSERVED_TO_ROUNDING), "sampled"));
+  g_assert_nonnull (strstr (cml_conserved_verdict_to_string (CML_CONSERVED_EXACTLY), "exact"));
+  cml_system_unref (sys);
+
+  /* a sampled verdict says how many states, where they were and the bound found */
+  g_autoptr (CmlConservedReport) still = inspect ("rolling-ball", &sys, "Omega", 0);
+  const CmlConservedCandidate *e = find (still, CML_CANDIDATE_ENERGY, "E_L");
+  g_assert_cmpint (e->verdict, ==, CML_CONSERVED_TO_ROUNDING);
+  g_assert_nonnull (strstr (e->reason, "|dF/dt| ≤"));
+  g_assert_nonnull (strstr (e->reason, "initial state"));
+  g_assert_nonnull (strstr (e->reason, "run"));
+  cml_system_unref (sys);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -398,5 +429,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conserved/deterministic", test_deterministic);
   g_test_add_func ("/conserved/contradiction", test_contradiction);
   g_test_add_func ("/conserved/casimirs-with-cross-terms", test_casimirs_with_cross_terms);
+  g_test_add_func ("/conserved/sampling-covers-the-run", test_sampling_covers_the_run);
   return g_test_run ();
 }
