@@ -482,7 +482,8 @@ states_text (Inspector *in)
           g_autofree char *nm = cml_expr_pretty_name (in->sys->state_names[j], FALSE);
           g_string_append_printf (names, "%s%s", j > i ? ", " : "", nm);
         }
-      g_string_append_printf (s, _("; in the random ones (%s) has length 1, as at the initial state (the equations keep its length)"), names->str);
+      g_string_append_printf (s, _("; (%s) of length 1 in the states near it and the random ones, as at the initial state (the equations "
+                                  "keep its length)"), names->str);
       g_string_free (names, TRUE);
     }
   return g_string_free (s, FALSE);

@@ -414,6 +414,21 @@ test_sampling_covers_the_run (void)
   cml_system_unref (sys);
 }
 
+/* a unit quaternion among the base coordinates: the angular momentum in space is conserved
+ * on |q| = 1 only, and the states it is judged at keep |q| = 1 (no false contradiction) */
+static void
+test_unit_quaternion_in_base (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect_file ("quaternion-body.cml", &sys);
+
+  assert_no_contradiction (r);
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "mx");
+  g_assert_nonnull (strstr (find (r, CML_CANDIDATE_MONITOR, "mx")->reason, "length 1"));
+  assert_not_conserved (r, CML_CANDIDATE_MOMENTUM, "p1");
+  cml_system_unref (sys);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -430,5 +445,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conserved/contradiction", test_contradiction);
   g_test_add_func ("/conserved/casimirs-with-cross-terms", test_casimirs_with_cross_terms);
   g_test_add_func ("/conserved/sampling-covers-the-run", test_sampling_covers_the_run);
+  g_test_add_func ("/conserved/unit-quaternion-in-base", test_unit_quaternion_in_base);
   return g_test_run ();
 }
