@@ -62,6 +62,7 @@ struct _CmlEquationsPanel
   GPtrArray         *monitors;  /* MonitorRow* */
   double            *baseline;  /* observables at t = 0, or NULL */
   CmlConservedReport *report;   /* the inspector's verdicts, or NULL */
+  guint              reinspect_id; /* judges the candidates again at the new parameters */
   guint              n_obs;
 };
 
@@ -328,6 +329,40 @@ show_about (CmlEquationsPanel *self, CmlModel *model)
   gtk_widget_set_visible (GTK_WIDGET (self->about_box), model != NULL);
 }
 
+/* The model's warnings and the inspector's contradictions. */
+static void
+show_warnings (CmlEquationsPanel *self, CmlModel *model)
+{
+  g_autoptr (GString) warnings = g_string_new (NULL);
+
+  for (guint i = 0; model->warnings && i < model->warnings->len; i++)
+    g_string_append_printf (warnings, "%s⚠ %s", i ? "\n" : "", (char *) model->warnings->pdata[i]);
+  for (guint i = 0; self->report && i < self->report->warnings->len; i++)
+    g_string_append_printf (warnings, "%s⚠ %s", warnings->len ? "\n" : "", (char *) self->report->warnings->pdata[i]);
+  gtk_label_set_text (self->warnings_label, warnings->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), warnings->len > 0);
+}
+
+/* The parameters changed (a slider, a preset, --set): the verdicts are judged again at
+ * their values, once they have settled. */
+static gboolean
+reinspect (gpointer data)
+{
+  CmlEquationsPanel *self = data;
+  CmlModel *model;
+
+  self->reinspect_id = 0;
+  if (self->sys == NULL || self->probe_params == NULL)
+    return G_SOURCE_REMOVE;
+  model = cml_system_get_model (self->sys);
+  g_clear_pointer (&self->report, cml_conserved_report_free);
+  self->report = cml_conserved_inspect_at (self->sys, self->probe_params);
+  build_monitors (self, model);
+  build_inspector (self);
+  show_warnings (self, model);
+  return G_SOURCE_REMOVE;
+}
+
 void
 cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
 {
@@ -338,10 +373,10 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   g_autofree char *regularity = NULL;
   const GPtrArray *steps;
   g_autoptr (GString) step_text = g_string_new (NULL);
-  g_autoptr (GString) warnings = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
 
   g_return_if_fail (CML_IS_EQUATIONS_PANEL (self));
+  g_clear_handle_id (&self->reinspect_id, g_source_remove);
 
   if (sys)
     cml_system_ref (sys);
@@ -405,12 +440,7 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   gtk_label_set_text (self->steps_label, step_text->str);
   gtk_widget_set_visible (GTK_WIDGET (self->steps_box), step_text->len > 0);
 
-  for (guint i = 0; model->warnings && i < model->warnings->len; i++)
-    g_string_append_printf (warnings, "%s⚠ %s", i ? "\n" : "", (char *) model->warnings->pdata[i]);
-  for (guint i = 0; i < self->report->warnings->len; i++)
-    g_string_append_printf (warnings, "%s⚠ %s", warnings->len ? "\n" : "", (char *) self->report->warnings->pdata[i]);
-  gtk_label_set_text (self->warnings_label, warnings->str);
-  gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), warnings->len > 0);
+  show_warnings (self, model);
 
   /* the account from the algebroid on: what comes before it is shown above, and so is
    * the inspector's section (its list, build_inspector) */
@@ -504,7 +534,11 @@ update_regularity (CmlEquationsPanel *self, CmlFrame *frame)
         const CmlParam *p = model->params->pdata[i];
 
         if (cml_simulation_set_param (self->probe, p->name, frame->params[i], NULL))
-          self->probe_params[i] = frame->params[i];
+          {
+            self->probe_params[i] = frame->params[i];
+            g_clear_handle_id (&self->reinspect_id, g_source_remove);
+            self->reinspect_id = g_timeout_add (300, reinspect, self);
+          }
       }
   cml_simulation_set_state (self->probe, frame->t, frame->state_values);
   n = cml_simulation_regularity_matrix (self->probe, a, G_N_ELEMENTS (a));
@@ -582,6 +616,7 @@ cml_equations_panel_dispose (GObject *object)
   CmlEquationsPanel *self = CML_EQUATIONS_PANEL (object);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_EQUATIONS_PANEL);
+  g_clear_handle_id (&self->reinspect_id, g_source_remove);
   g_clear_pointer (&self->monitors, g_ptr_array_unref);
   g_clear_pointer (&self->probe, cml_simulation_free);
   g_clear_pointer (&self->probe_params, g_free);
@@ -654,4 +689,18 @@ GtkWidget *
 cml_equations_panel_new (void)
 {
   return g_object_new (CML_TYPE_EQUATIONS_PANEL, NULL);
+}
+
+const char *
+cml_equations_panel_get_verdict (CmlEquationsPanel *self, const char *name)
+{
+  g_return_val_if_fail (CML_IS_EQUATIONS_PANEL (self), NULL);
+
+  for (guint i = 0; self->report && i < self->report->candidates->len; i++)
+    {
+      const CmlConservedCandidate *c = self->report->candidates->pdata[i];
+      if (g_strcmp0 (c->name, name) == 0)
+        return cml_conserved_verdict_to_string (c->verdict);
+    }
+  return NULL;
 }
