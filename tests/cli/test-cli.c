@@ -705,7 +705,8 @@ test_info_words (void)
     }
 }
 
-/* The header of a CSV file: a dimensionless column's unit is "-", not "1". */
+/* The header of a CSV file: a dimensionless column's unit is "-", not "1"; a column whose
+ * unit is not given has none. */
 static void
 test_csv_dimensionless_units (void)
 {
@@ -727,6 +728,23 @@ test_csv_dimensionless_units (void)
                             "--format", "json", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "\"units\": [\"s\", \"m\""));
   g_assert_null (strstr (out, "\"1\""));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* a quantity whose unit the model does not give (no [units] entry, a multiplier) is not
+   * called dimensionless: it has no unit label */
+  g_autofree char *plain = cli_write_file (dir, "plain.cml",
+                                           "[model]\nname = plain\ntitle = An oscillator without units\ntime-unit = s\n"
+                                           "[algebroid]\nbase = x\nfibre = u\n[anchor]\ne1 = x: 1\n"
+                                           "[dynamics]\nlagrangian = (u^2 - x^2)/2\n[initial]\nx = 1\n");
+  g_assert_cmpint (cli_run (&out, &err, "simulate", plain, "--t-end", "0.5", "--dt-out", "0.5", NULL), ==, 0);
+  if (!strstr (out, "# units: t [s], x, u\n"))
+    g_error ("units not given are labelled:\n%s", out);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", plain, "--t-end", "0.5", "--dt-out", "0.5", "--format", "json",
+                            NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\"units\": [\"s\", \"\", \"\"]"));
   cli_remove_dir (dir);
 }
 
