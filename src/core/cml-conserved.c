@@ -53,12 +53,16 @@
  *
  * Deciding a candidate F: dF/dt = ∂F/∂t + Σ_i ∂F/∂z_i f_i(t, z).  First symbolically (exact
  * derivatives of the symbolic right-hand side, products multiplied out): 0 is "conserved
- * (exactly)".  Otherwise at CML_CONSERVED_N_STATES random admissible states (random
- * values given to cml_simulation_reset, which solves or projects them onto the constraints,
- * then a random time with the state projected onto the constraints at that time), with the
- * parameters' values: when every |dF/dt| is below 1e-9 times Σ |terms| it is "conserved
- * (to rounding)", else "not conserved", with dF/dt printed when it is short and the
- * physical reason where one applies.  The random numbers come from a fixed seed.
+ * (exactly)".  Otherwise at CML_CONSERVED_N_STATES admissible states, with the
+ * parameters' values: the model's initial state, states along a run from it (where the
+ * motion goes: a force felt only far from the origin is met there), states near it, and
+ * random ones (random values given to cml_simulation_reset, which solves or projects them
+ * onto the constraints, then a random time with the state projected onto the constraints
+ * at that time; unit quaternions and unit vectors kept on their spheres).  When every
+ * |dF/dt| is below 1e-9 times Σ |terms| the verdict is "no change found at the sampled
+ * states" — evidence, never called "conserved" — else "not conserved", with dF/dt printed
+ * when it is short, where the change was largest and the physical reason where one
+ * applies.  The random numbers come from a fixed seed.
  */
 #define G_LOG_DOMAIN "cml-conserved"
 
