@@ -62,6 +62,7 @@ struct _CmlEquationsPanel
   GPtrArray         *monitors;  /* MonitorRow* */
   double            *baseline;  /* observables at t = 0, or NULL */
   CmlConservedReport *report;   /* the inspector's verdicts, or NULL */
+  guint              reinspect_id; /* judges the candidates again at the new parameters */
   guint              n_obs;
   gboolean           built;     /* the account of sys is shown (see ensure_built) */
   guint              build_idle;
@@ -259,7 +260,7 @@ build_inspector (CmlEquationsPanel *self)
                                                                          "this contradicts it.\n\n") : "",
                                                       c->reason);
       const char *verdict = cml_conserved_verdict_is_conserved (c->verdict)
-                              ? (c->verdict == CML_CONSERVED_EXACTLY ? _("conserved (exactly)") : _("conserved (to rounding)"))
+                              ? (c->verdict == CML_CONSERVED_EXACTLY ? _("conserved (exactly)") : _("no change found (sampled)"))
                               : c->verdict == CML_CONSERVED_NOT ? (c->contradiction ? _("⚠ not conserved") : _("not conserved"))
                                                                 : _("undecided");
       GtkLabel *nl = grid_label (self->inspector_grid, name, 0, (int) i, 0, "monitor-name");
@@ -332,10 +333,45 @@ show_about (CmlEquationsPanel *self, CmlModel *model)
 
 static void ensure_built (CmlEquationsPanel *self);
 
+/* The model's warnings and the inspector's contradictions. */
+static void
+show_warnings (CmlEquationsPanel *self, CmlModel *model)
+{
+  g_autoptr (GString) warnings = g_string_new (NULL);
+
+  for (guint i = 0; model->warnings && i < model->warnings->len; i++)
+    g_string_append_printf (warnings, "%s⚠ %s", i ? "\n" : "", (char *) model->warnings->pdata[i]);
+  for (guint i = 0; self->report && i < self->report->warnings->len; i++)
+    g_string_append_printf (warnings, "%s⚠ %s", warnings->len ? "\n" : "", (char *) self->report->warnings->pdata[i]);
+  gtk_label_set_text (self->warnings_label, warnings->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), warnings->len > 0);
+}
+
+/* The parameters changed (a slider, a preset, --set): the verdicts are judged again at
+ * their values, once they have settled. */
+static gboolean
+reinspect (gpointer data)
+{
+  CmlEquationsPanel *self = data;
+  CmlModel *model;
+
+  self->reinspect_id = 0;
+  if (self->sys == NULL || self->probe_params == NULL)
+    return G_SOURCE_REMOVE;
+  model = cml_system_get_model (self->sys);
+  g_clear_pointer (&self->report, cml_conserved_report_free);
+  self->report = cml_conserved_inspect_at (self->sys, self->probe_params);
+  build_monitors (self, model);
+  build_inspector (self);
+  show_warnings (self, model);
+  return G_SOURCE_REMOVE;
+}
+
 void
 cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
 {
   g_return_if_fail (CML_IS_EQUATIONS_PANEL (self));
+  g_clear_handle_id (&self->reinspect_id, g_source_remove);
 
   if (sys)
     cml_system_ref (sys);
@@ -386,7 +422,6 @@ ensure_built (CmlEquationsPanel *self)
   g_autofree char *regularity = NULL;
   const GPtrArray *steps;
   g_autoptr (GString) step_text = g_string_new (NULL);
-  g_autoptr (GString) warnings = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
 
   if (sys == NULL || self->built)
@@ -427,12 +462,7 @@ ensure_built (CmlEquationsPanel *self)
   gtk_label_set_text (self->steps_label, step_text->str);
   gtk_widget_set_visible (GTK_WIDGET (self->steps_box), step_text->len > 0);
 
-  for (guint i = 0; model->warnings && i < model->warnings->len; i++)
-    g_string_append_printf (warnings, "%s⚠ %s", i ? "\n" : "", (char *) model->warnings->pdata[i]);
-  for (guint i = 0; i < self->report->warnings->len; i++)
-    g_string_append_printf (warnings, "%s⚠ %s", warnings->len ? "\n" : "", (char *) self->report->warnings->pdata[i]);
-  gtk_label_set_text (self->warnings_label, warnings->str);
-  gtk_widget_set_visible (GTK_WIDGET (self->warnings_label), warnings->len > 0);
+  show_warnings (self, model);
 
   /* the account from the algebroid on: what comes before it is shown above, and so is
    * the inspector's section (its list, build_inspector) */
@@ -526,7 +556,11 @@ update_regularity (CmlEquationsPanel *self, CmlFrame *frame)
         const CmlParam *p = model->params->pdata[i];
 
         if (cml_simulation_set_param (self->probe, p->name, frame->params[i], NULL))
-          self->probe_params[i] = frame->params[i];
+          {
+            self->probe_params[i] = frame->params[i];
+            g_clear_handle_id (&self->reinspect_id, g_source_remove);
+            self->reinspect_id = g_timeout_add (300, reinspect, self);
+          }
       }
   cml_simulation_set_state (self->probe, frame->t, frame->state_values);
   n = cml_simulation_regularity_matrix (self->probe, a, G_N_ELEMENTS (a));
@@ -608,6 +642,7 @@ cml_equations_panel_dispose (GObject *object)
 
   g_clear_handle_id (&self->build_idle, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_EQUATIONS_PANEL);
+  g_clear_handle_id (&self->reinspect_id, g_source_remove);
   g_clear_pointer (&self->monitors, g_ptr_array_unref);
   g_clear_pointer (&self->probe, cml_simulation_free);
   g_clear_pointer (&self->probe_params, g_free);
@@ -684,7 +719,8 @@ cml_equations_panel_init (CmlEquationsPanel *self)
                                _("Quantities derived from the model — the energy, the moving energy for affine "
                                "constraints, the momenta, the Casimirs of a Lie algebra, the model's monitors — "
                                "each decided by differentiating it along the equations of motion: symbolically, "
-                               "else at %d random states on the constraint set. "
+                               "else at %d states on the constraint set (the initial state, states along a run "
+                               "from it and near it, random ones), which is evidence, not a proof. "
                                "Hover a verdict for why."), CML_CONSERVED_N_STATES);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->inspector_heading), inspector_tip);
   self->inspector_grid = GTK_GRID (gtk_grid_new ());
@@ -701,4 +737,18 @@ GtkWidget *
 cml_equations_panel_new (void)
 {
   return g_object_new (CML_TYPE_EQUATIONS_PANEL, NULL);
+}
+
+const char *
+cml_equations_panel_get_verdict (CmlEquationsPanel *self, const char *name)
+{
+  g_return_val_if_fail (CML_IS_EQUATIONS_PANEL (self), NULL);
+
+  for (guint i = 0; self->report && i < self->report->candidates->len; i++)
+    {
+      const CmlConservedCandidate *c = self->report->candidates->pdata[i];
+      if (g_strcmp0 (c->name, name) == 0)
+        return cml_conserved_verdict_to_string (c->verdict);
+    }
+  return NULL;
 }

@@ -36,5 +36,7 @@ void       cml_equations_panel_update (CmlEquationsPanel *self, CmlFrame *frame)
 /* For tests: the text of the derived equations, and the value label of monitor NAME. */
 char      *cml_equations_panel_get_equations_text (CmlEquationsPanel *self);
 const char *cml_equations_panel_get_monitor_text (CmlEquationsPanel *self, const char *name);
+/* For tests: the inspector's verdict on the candidate NAME ("E_L", "p1", …), or NULL. */
+const char *cml_equations_panel_get_verdict (CmlEquationsPanel *self, const char *name);
 
 G_END_DECLS

@@ -358,7 +358,11 @@ cmd_info (int argc, char **argv)
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *model = cml_system_get_model (sys);
-  g_autofree char *text = cml_system_describe_readable (sys);
+  /* the inspector judges at the values --set gave */
+  g_autofree double *params = g_new (double, model->params->len + 1);
+  for (guint k = 0; k < model->params->len; k++)
+    params[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
+  g_autofree char *text = cml_system_describe_readable_at (sys, params);
   fputs (text, stdout);
 
   printf (_("\nParameters:\n"));

@@ -39,7 +39,8 @@
  *
  * Casimirs.  On E* over a point the bracket is {F, G} = −C^C_AB p_C F_p_A G_p_B.  A linear
  * C = a^A p_A is a Casimir iff a^A C^D_AB = 0 for all B, D (a is in the centre); a
- * quadratic C = S^AB p_A p_B (S symmetric) iff for every D the quadratic form
+ * quadratic C = S^AB p_A p_B (S symmetric, summed over all A and B, so that p_A p_B with A ≠ B
+ * has the coefficient 2 S^AB) iff for every D the quadratic form
  * p_E p_B Σ_A C^E_AD S^AB vanishes, i.e. Σ_A (C^E_AD S^AB + C^B_AD S^AE) = 0 for all D, E, B.
  * These linear equations are solved for their null space numerically (GSL's SVD) at the
  * parameters' values, the basis is put in reduced row-echelon form and, when the structure
@@ -52,12 +53,16 @@
  *
  * Deciding a candidate F: dF/dt = ∂F/∂t + Σ_i ∂F/∂z_i f_i(t, z).  First symbolically (exact
  * derivatives of the symbolic right-hand side, products multiplied out): 0 is "conserved
- * (exactly)".  Otherwise at CML_CONSERVED_N_STATES random admissible states (random
- * values given to cml_simulation_reset, which solves or projects them onto the constraints,
- * then a random time with the state projected onto the constraints at that time), with the
- * parameters' values: when every |dF/dt| is below 1e-9 times Σ |terms| it is "conserved
- * (to rounding)", else "not conserved", with dF/dt printed when it is short and the
- * physical reason where one applies.  The random numbers come from a fixed seed.
+ * (exactly)".  Otherwise at CML_CONSERVED_N_STATES admissible states, with the
+ * parameters' values: the model's initial state, states along a run from it (where the
+ * motion goes: a force felt only far from the origin is met there), states near it, and
+ * random ones (random values given to cml_simulation_reset, which solves or projects them
+ * onto the constraints, then a random time with the state projected onto the constraints
+ * at that time; unit quaternions and unit vectors kept on their spheres).  When every
+ * |dF/dt| is below 1e-9 times Σ |terms| the verdict is "no change found at the sampled
+ * states" — evidence, never called "conserved" — else "not conserved", with dF/dt printed
+ * when it is short, where the change was largest and the physical reason where one
+ * applies.  The random numbers come from a fixed seed.
  */
 #define G_LOG_DOMAIN "cml-conserved"
 
@@ -79,6 +84,21 @@
  * unknowns) */
 #define MAX_CASIMIR_RANK 12
 
+/* the run sampled from the initial state: its length (in the model's time unit) and its
+ * states; the states near the initial state */
+#define RUN_LENGTH 10.0
+#define RUN_STATES 60
+#define NEAR_STATES 40
+
+typedef enum
+{
+  SAMPLE_INITIAL,
+  SAMPLE_RUN,
+  SAMPLE_NEAR,
+  SAMPLE_RANDOM,
+  N_SAMPLE_KINDS
+} SampleKind;
+
 typedef struct
 {
   CmlSystem     *sys;
@@ -90,7 +110,16 @@ typedef struct
   guint          n_states;
   char          *no_states_reason;
   const double  *params;  /* the parameters' values, or NULL: the model's */
+  SampleKind    *kinds;   /* where each state comes from */
+  double        *sample_t; /* the time of each state */
+  guint          n_kind[N_SAMPLE_KINDS];
+  double         run_to;  /* the end of the sampled run */
+  GArray        *unit_groups; /* (first index, length) pairs of unit vectors in the state */
 } Inspector;
+
+static gboolean is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e);
+static gboolean depends_on_aux (CmlSystem *sys, CmlExpr *e);
+static CmlExpr *time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad, CmlExpr **dFdt_partial);
 
 static void
 candidate_free (CmlConservedCandidate *c)
@@ -118,16 +147,13 @@ cml_conserved_verdict_is_conserved (CmlConservedVerdict verdict)
   return verdict == CML_CONSERVED_EXACTLY || verdict == CML_CONSERVED_TO_ROUNDING;
 }
 
-/* the texts below say how many states (they are whole sentences for the translators) */
-G_STATIC_ASSERT (CML_CONSERVED_N_STATES == 200);
-
 const char *
 cml_conserved_verdict_to_string (CmlConservedVerdict verdict)
 {
   switch (verdict)
     {
     case CML_CONSERVED_EXACTLY: return _("conserved (exactly)");
-    case CML_CONSERVED_TO_ROUNDING: return _("conserved (to rounding at 200 random states)");
+    case CML_CONSERVED_TO_ROUNDING: return _("no change found at the sampled states (not a proof)");
     case CML_CONSERVED_NOT: return _("not conserved");
     case CML_CONSERVED_UNDECIDED: default: return _("undecided");
     }
@@ -142,9 +168,11 @@ cml_conserved_verdict_explain (CmlConservedVerdict verdict)
       return _("Its time derivative along the equations of motion simplifies to 0 symbolically: "
                "it is constant along every motion.");
     case CML_CONSERVED_TO_ROUNDING:
-      return _("Its time derivative along the equations of motion is at rounding level at "
-               "200 random states on the constraint set, with the model's "
-               "parameter values: constant along every motion, as far as numbers can tell.");
+      return _("Its time derivative along the equations of motion did not simplify to 0, and it is "
+               "at rounding level at every sampled state on the constraint set (the initial state, "
+               "states along a run from it and near it, and random ones), with the parameters' "
+               "values. That is evidence, not a proof: a change away from these states would not be "
+               "seen.");
     case CML_CONSERVED_NOT:
       return _("Its time derivative along the equations of motion is not zero at some state: it changes "
                "during a motion.");
@@ -196,8 +224,148 @@ depends_on_t (CmlSystem *sys)
   return FALSE;
 }
 
-/* Random values for every state variable (unit quaternions), given to the reset; then a
- * random time, the state projected onto the constraints at that time. */
+/* Groups of 3 or 4 consecutive base coordinates (or reconstruction variables) that hold a
+ * unit vector or a unit quaternion: Σ z_i² = 1 at the initial state Z0 and
+ * d/dt Σ z_i² simplifies to 0 along the equations.  Random states are put on that sphere:
+ * off it, quantities the model keeps on it need not be conserved (a Chaplygin sphere with
+ * its attitude quaternion among the base coordinates, the Veselova system's Γ). */
+static void
+find_unit_groups (Inspector *in, const double *z0)
+{
+  CmlSystem *sys = in->sys;
+  g_autofree CmlExpr **grad = g_new (CmlExpr *, sys->dim);
+  guint ranges[2][2] = { { 0, sys->m }, { sys->m + sys->n, sys->dim } };
+
+  in->unit_groups = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint r = 0; r < 2; r++)
+    for (guint i = ranges[r][0]; i < ranges[r][1];)
+      {
+        guint len = 0;
+        for (guint l = 4; l >= 3 && len == 0; l--)
+          {
+            double s = 0;
+            CmlExpr *F = ZERO (in->ctx), *dt;
+            if (i + l > ranges[r][1])
+              continue;
+            for (guint j = i; j < i + l; j++)
+              {
+                s += z0[j] * z0[j];
+                F = madd (in->ctx, F, sym (in->ctx, sys->state_sym[j]), sym (in->ctx, sys->state_sym[j]));
+              }
+            if (!(fabs (s - 1) < 1e-9))
+              continue;
+            CmlExpr *d = time_derivative (in, F, grad, &dt);
+            if (!depends_on_aux (sys, d) && is_zero_expanded (in->ctx, d))
+              len = l;
+          }
+        if (len == 0)
+          {
+            i++;
+            continue;
+          }
+        g_array_append_val (in->unit_groups, i);
+        g_array_append_val (in->unit_groups, len);
+        i += len;
+      }
+}
+
+/* VALS (a state) with the model's unit quaternions and the unit groups normalised. */
+static void
+normalise_units (Inspector *in, double *vals)
+{
+  CmlSystem *sys = in->sys;
+  CmlModel *md = sys->model;
+
+  for (guint q = 0; q + 3 < md->quaternions->len; q += 4)
+    {
+      guint *ix = &g_array_index (md->quaternions, guint, q);
+      double s = 0;
+      for (guint j = 0; j < 4; j++)
+        s += vals[sys->m + sys->n + ix[j]] * vals[sys->m + sys->n + ix[j]];
+      s = sqrt (MAX (s, 1e-300));
+      for (guint j = 0; j < 4; j++)
+        vals[sys->m + sys->n + ix[j]] /= s;
+    }
+  for (guint g = 0; in->unit_groups && g + 1 < in->unit_groups->len; g += 2)
+    {
+      guint i = g_array_index (in->unit_groups, guint, g), l = g_array_index (in->unit_groups, guint, g + 1);
+      double s = 0;
+      for (guint j = i; j < i + l; j++)
+        s += vals[j] * vals[j];
+      s = sqrt (MAX (s, 1e-300));
+      for (guint j = i; j < i + l; j++)
+        vals[j] /= s;
+    }
+}
+
+/* Records the admissible state (T, Z) of kind KIND when its right-hand side is finite. */
+static gboolean
+add_state (Inspector *in, double t, const double *z, SampleKind kind)
+{
+  CmlSystem *sys = in->sys;
+  CmlModel *md = sys->model;
+  guint dim = sys->dim;
+  double *row, *f;
+
+  if (in->n_states >= CML_CONSERVED_N_STATES)
+    return FALSE;
+  f = in->rhs + (gsize) in->n_states * dim;
+  if (!cml_simulation_eval_rhs_at (in->sim, t, z, f, NULL))
+    return FALSE;
+  for (guint i = 0; i < dim; i++)
+    if (!isfinite (f[i]) || !isfinite (z[i]))
+      return FALSE;
+  row = in->states + (gsize) in->n_states * in->ns;
+  for (guint s = 0; s < in->ns; s++)
+    row[s] = NAN;
+  row[md->t_sym] = t;
+  for (guint i = 0; i < dim; i++)
+    row[sys->state_sym[i]] = z[i];
+  for (guint k = 0; k < sys->n_params; k++)
+    row[sys->param_sym[k]] = in->params ? in->params[k] : ((CmlParam *) md->params->pdata[k])->value;
+  in->kinds[in->n_states++] = kind;
+  in->n_kind[kind]++;
+  return TRUE;
+}
+
+/* The given values VALS (every state variable) projected by the reset onto the
+ * constraints; at time T when the constraints move.  FALSE: no admissible state there. */
+static gboolean
+admissible (Inspector *in, double *vals, double t, gboolean at_t, double *z, double *t_out)
+{
+  CmlSystem *sys = in->sys;
+  g_autoptr (GHashTable) given = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GError) error = NULL;
+
+  for (guint i = 0; i < sys->dim; i++)
+    g_hash_table_insert (given, sys->state_names[i], &vals[i]);
+  if (!cml_simulation_reset (in->sim, given, &error))
+    {
+      g_free (in->no_states_reason);
+      in->no_states_reason = g_strdup (error->message);
+      return FALSE;
+    }
+  memcpy (z, cml_simulation_get_state (in->sim), sys->dim * sizeof (double));
+  if (!at_t)
+    t = cml_simulation_get_time (in->sim);
+  else if (depends_on_t (sys) && sys->h->len > 0)
+    {
+      if (project_range (in->sim, t, z, sys->movable_from, sys->movable_to, NULL) != 0)
+        return FALSE;
+      cml_simulation_set_state (in->sim, t, z);
+      if (!(cml_simulation_residual (in->sim) < 1e-9))
+        return FALSE;
+    }
+  *t_out = t;
+  return TRUE;
+}
+
+/* The states the numbers are taken at: the model's initial state (with the parameters'
+ * values), RUN_STATES states along a run from it to RUN_LENGTH later (where the motion
+ * goes), NEAR_STATES states near it (random changes of 1 %, 10 % and 50 % of each value
+ * plus as much of 1, projected onto the constraints), and random states (values in
+ * [−1.5, 1.5], a random time) up to CML_CONSERVED_N_STATES.  Unit quaternions and unit
+ * vectors stay on their spheres. */
 static void
 make_states (Inspector *in)
 {
@@ -208,7 +376,8 @@ make_states (Inspector *in)
   g_autoptr (GRand) rand = g_rand_new_with_seed (SEED);
   g_autofree double *vals = g_new (double, dim);
   g_autofree double *z = g_new (double, dim);
-  gboolean moving = depends_on_t (sys);
+  g_autofree double *z0 = g_new (double, dim);
+  double t0 = 0, t;
 
   in->sim = cml_simulation_new (sys, &error);
   if (in->sim == NULL)
@@ -225,62 +394,103 @@ make_states (Inspector *in)
       }
   in->states = g_new0 (double, (gsize) CML_CONSERVED_N_STATES * in->ns);
   in->rhs = g_new0 (double, (gsize) CML_CONSERVED_N_STATES * dim);
+  in->kinds = g_new0 (SampleKind, CML_CONSERVED_N_STATES);
+  in->sample_t = g_new0 (double, CML_CONSERVED_N_STATES);
+
+  if (cml_simulation_reset (in->sim, NULL, &error))
+    {
+      t0 = cml_simulation_get_time (in->sim);
+      memcpy (z0, cml_simulation_get_state (in->sim), dim * sizeof (double));
+      in->sample_t[in->n_states] = t0;
+      add_state (in, t0, z0, SAMPLE_INITIAL);
+      for (guint k = 1; k <= RUN_STATES; k++)
+        {
+          double t1 = t0 + RUN_LENGTH * k / RUN_STATES;
+          g_autoptr (GError) run_error = NULL;
+          if (!cml_simulation_advance (in->sim, t1, &run_error))
+            break;
+          in->sample_t[in->n_states] = t1;
+          if (add_state (in, t1, cml_simulation_get_state (in->sim), SAMPLE_RUN))
+            in->run_to = t1;
+        }
+      find_unit_groups (in, z0);
+      for (guint k = 0; k < 3 * NEAR_STATES && in->n_kind[SAMPLE_NEAR] < NEAR_STATES; k++)
+        {
+          double r = k % 3 == 0 ? 0.01 : k % 3 == 1 ? 0.1 : 0.5;
+          for (guint i = 0; i < dim; i++)
+            vals[i] = z0[i] + r * (fabs (z0[i]) + 1) * g_rand_double_range (rand, -1, 1);
+          normalise_units (in, vals);
+          if (!admissible (in, vals, t0, FALSE, z, &t))
+            continue;
+          in->sample_t[in->n_states] = t;
+          add_state (in, t, z, SAMPLE_NEAR);
+        }
+    }
+  else
+    {
+      in->no_states_reason = g_strdup (error->message);
+      g_clear_error (&error);
+    }
   while (in->n_states < CML_CONSERVED_N_STATES && tries++ < 10 * CML_CONSERVED_N_STATES)
     {
-      g_autoptr (GHashTable) given = g_hash_table_new (g_str_hash, g_str_equal);
-      double t = g_rand_double_range (rand, 0, 4);
-      double *row, *f;
+      double tr = g_rand_double_range (rand, 0, 4);
 
       for (guint i = 0; i < dim; i++)
         vals[i] = g_rand_double_range (rand, -1.5, 1.5);
-      for (guint q = 0; q + 3 < md->quaternions->len; q += 4)
-        {
-          guint *ix = &g_array_index (md->quaternions, guint, q);
-          double s = 0;
-          for (guint j = 0; j < 4; j++)
-            s += vals[sys->m + sys->n + ix[j]] * vals[sys->m + sys->n + ix[j]];
-          s = sqrt (MAX (s, 1e-300));
-          for (guint j = 0; j < 4; j++)
-            vals[sys->m + sys->n + ix[j]] /= s;
-        }
-      for (guint i = 0; i < dim; i++)
-        g_hash_table_insert (given, sys->state_names[i], &vals[i]);
-      g_clear_error (&error);
-      if (!cml_simulation_reset (in->sim, given, &error))
-        {
-          g_free (in->no_states_reason);
-          in->no_states_reason = g_strdup (error->message);
-          continue;
-        }
-      memcpy (z, cml_simulation_get_state (in->sim), dim * sizeof (double));
-      if (!moving || sys->h->len == 0)
-        cml_simulation_set_state (in->sim, t, z);
-      else
-        {
-          if (project_range (in->sim, t, z, sys->movable_from, sys->movable_to, NULL) != 0)
-            continue;
-          cml_simulation_set_state (in->sim, t, z);
-          if (!(cml_simulation_residual (in->sim) < 1e-9))
-            continue;
-        }
-      f = in->rhs + (gsize) in->n_states * dim;
-      if (!cml_simulation_eval_rhs_at (in->sim, t, z, f, NULL))
+      normalise_units (in, vals);
+      if (!admissible (in, vals, tr, TRUE, z, &t))
         continue;
-      gboolean finite = TRUE;
-      for (guint i = 0; i < dim; i++)
-        finite &= isfinite (f[i]) && isfinite (z[i]);
-      if (!finite)
-        continue;
-      row = in->states + (gsize) in->n_states * in->ns;
-      for (guint s = 0; s < in->ns; s++)
-        row[s] = NAN;
-      row[md->t_sym] = t;
-      for (guint i = 0; i < dim; i++)
-        row[sys->state_sym[i]] = z[i];
-      for (guint k = 0; k < sys->n_params; k++)
-        row[sys->param_sym[k]] = in->params ? in->params[k] : ((CmlParam *) md->params->pdata[k])->value;
-      in->n_states++;
+      cml_simulation_set_state (in->sim, t, z);
+      in->sample_t[in->n_states] = t;
+      add_state (in, t, z, SAMPLE_RANDOM);
     }
+}
+
+/* Where the states were, for a verdict's reason: "the initial state, 60 along a run from
+ * it to t = 10, 40 near it and 99 random ones". */
+static char *
+states_text (Inspector *in)
+{
+  GString *s = g_string_new (NULL);
+  const char *sep = "";
+
+  if (in->n_kind[SAMPLE_INITIAL])
+    {
+      g_string_append (s, _("the initial state"));
+      sep = ", ";
+    }
+  if (in->n_kind[SAMPLE_RUN])
+    {
+      g_autofree char *to = g_strdup_printf ("%g", in->run_to);
+      g_string_append (s, sep);
+      g_string_append_printf (s, _("%u along the run from it to t = %s"), in->n_kind[SAMPLE_RUN], to);
+      sep = ", ";
+    }
+  if (in->n_kind[SAMPLE_NEAR])
+    {
+      g_string_append (s, sep);
+      g_string_append_printf (s, _("%u near it"), in->n_kind[SAMPLE_NEAR]);
+      sep = ", ";
+    }
+  if (in->n_kind[SAMPLE_RANDOM])
+    {
+      g_string_append (s, sep);
+      g_string_append_printf (s, _("%u random ones"), in->n_kind[SAMPLE_RANDOM]);
+    }
+  for (guint g = 0; in->unit_groups && g + 1 < in->unit_groups->len; g += 2)
+    {
+      guint i = g_array_index (in->unit_groups, guint, g), l = g_array_index (in->unit_groups, guint, g + 1);
+      GString *names = g_string_new (NULL);
+      for (guint j = i; j < i + l; j++)
+        {
+          g_autofree char *nm = cml_expr_pretty_name (in->sys->state_names[j], FALSE);
+          g_string_append_printf (names, "%s%s", j > i ? ", " : "", nm);
+        }
+      g_string_append_printf (s, _("; (%s) of length 1 in the states near it and the random ones, as at the initial state (the equations "
+                                  "keep its length)"), names->str);
+      g_string_free (names, TRUE);
+    }
+  return g_string_free (s, FALSE);
 }
 
 /* ---- deciding a candidate ------------------------------------------------------------- */
@@ -331,7 +541,7 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
   g_autofree CmlExpr **grad = g_new (CmlExpr *, dim);
   CmlExpr *dt, *d;
   double worst = 0, worst_abs = 0;
-  guint bad = 0, finite = 0;
+  guint bad = 0, finite = 0, worst_k = 0;
 
   if (depends_on_aux (sys, c->expr))
     {
@@ -381,6 +591,7 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
       if (rel > worst)
         {
           worst = rel;
+          worst_k = k;
           worst_abs = fabs (v);
         }
     }
@@ -389,14 +600,16 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
   if (finite == 0)
     {
       c->verdict = CML_CONSERVED_UNDECIDED;
-      c->reason = g_strdup (_("dF/dt is not finite at any of the random admissible states"));
+      c->reason = g_strdup (_("dF/dt is not finite at any of the sampled admissible states"));
       return;
     }
+  g_autofree char *where = states_text (in);
   if (bad == 0)
     {
       c->verdict = CML_CONSERVED_TO_ROUNDING;
-      c->reason = g_strdup_printf (_("|dF/dt| ≤ %.1e of the size of its terms at %u random admissible states"),
-                                   MAX (worst, 1e-17), finite);
+      c->reason = g_strdup_printf (_("dF/dt does not simplify to 0; |dF/dt| ≤ %.1e of the size of its terms at "
+                                     "%u admissible states: %s"),
+                                   MAX (worst, 1e-17), finite, where);
       return;
     }
   c->verdict = CML_CONSERVED_NOT;
@@ -410,8 +623,17 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
       g_string_append_printf (s, "dF/dt = %s", text);
     else
       g_string_append_printf (s, "dF/dt ≠ 0");
-    g_string_append_printf (s, _(" (|dF/dt| up to %.2g, %.1e of its terms, at %u of %u random admissible states)"),
-                            worst_abs, worst, bad, finite);
+    g_string_append_printf (s, _(" (|dF/dt| up to %.2g, %.1e of its terms, at %u of %u admissible states: %s)"),
+                            worst_abs, worst, bad, finite, where);
+    switch (in->kinds[worst_k])
+      {
+      case SAMPLE_INITIAL: g_string_append (s, _("; the largest at the initial state")); break;
+      case SAMPLE_RUN:
+        g_string_append_printf (s, _("; the largest on the run from the initial state, at t = %g"), in->sample_t[worst_k]);
+        break;
+      case SAMPLE_NEAR: g_string_append (s, _("; the largest near the initial state")); break;
+      case SAMPLE_RANDOM: default: g_string_append (s, _("; the largest at a random state")); break;
+      }
     c->reason = g_string_free (s, FALSE);
   }
 }
@@ -851,7 +1073,8 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
         for (guint A = 0; A < n; A++)
           for (guint B = A; B < n; B++)
             {
-              double v = basis[k * N + ix[A * n + B]];
+              /* Σ_AB S^AB p_A p_B: S^AB and S^BA on p_A p_B, A ≠ B */
+              double v = (A == B ? 1 : 2) * basis[k * N + ix[A * n + B]];
               if (v == 0)
                 continue;
               Cp = madd (ctx, Cp, cml_expr_num (ctx, v),
@@ -917,6 +1140,10 @@ cml_conserved_inspect_at (CmlSystem *sys, const double *params)
   g_free (in.states);
   g_free (in.rhs);
   g_free (in.no_states_reason);
+  g_free (in.kinds);
+  g_free (in.sample_t);
+  if (in.unit_groups)
+    g_array_unref (in.unit_groups);
   return r;
 }
 

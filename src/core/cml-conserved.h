@@ -14,7 +14,8 @@ G_BEGIN_DECLS
 typedef enum
 {
   CML_CONSERVED_EXACTLY,     /* dF/dt simplifies to 0 */
-  CML_CONSERVED_TO_ROUNDING, /* dF/dt at rounding level at every sampled admissible state */
+  CML_CONSERVED_TO_ROUNDING, /* dF/dt at rounding level at every sampled admissible state
+                              * (evidence, not a proof: "no change found at the sampled states") */
   CML_CONSERVED_NOT,         /* dF/dt ≠ 0 somewhere */
   CML_CONSERVED_UNDECIDED,   /* neither could be shown (no admissible states, …) */
 } CmlConservedVerdict;
@@ -28,7 +29,8 @@ typedef enum
   CML_CANDIDATE_MONITOR,       /* a monitor of the model */
 } CmlCandidateKind;
 
-/* The number of random admissible states the numerical test uses. */
+/* The number of admissible states the numerical test uses (the initial state, a run from
+ * it, states near it, random ones). */
 #define CML_CONSERVED_N_STATES 200
 
 typedef struct
@@ -65,7 +67,7 @@ const CmlConservedCandidate *cml_conserved_report_find (const CmlConservedReport
                                                         const char *name);
 /* TRUE for EXACTLY and TO_ROUNDING. */
 gboolean    cml_conserved_verdict_is_conserved (CmlConservedVerdict verdict);
-/* "conserved (exactly)", "conserved (to rounding at 200 random states)", "not conserved", … */
+/* "conserved (exactly)", "no change found at the sampled states (not a proof)", "not conserved", … */
 const char *cml_conserved_verdict_to_string (CmlConservedVerdict verdict);
 /* What a verdict means, one sentence for people (tooltips). */
 const char *cml_conserved_verdict_explain (CmlConservedVerdict verdict);

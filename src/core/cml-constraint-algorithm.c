@@ -797,10 +797,14 @@ singular_consistency (Singular *st, GError **error)
   GPtrArray *veq = st->veq;
   GPtrArray *veq_g = st->veq_g;
 
-  /* 4. the consistency loop: d/dt g = 0 along ẏ either fixes some v or is a new constraint */
+  /* 4. the consistency loop: d/dt g = 0 along ẏ either fixes some v or is a new constraint,
+   * one level after g's (the primary constraints are level 1) */
+  g_autoptr (GHashTable) level = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint iter = 0; queue->len && iter < 4 * (m + n) + 4; iter++)
     {
       CmlExpr *g = queue->pdata[0];
+      guint g_level = GPOINTER_TO_UINT (g_hash_table_lookup (level, g));
+      g_level = g_level ? g_level : 1;
       g_ptr_array_remove_index (queue, 0);
       CmlExpr *dg = cml_expr_diff (ctx, g, md->t_sym);
       for (guint i = 0; i < m; i++)
@@ -824,7 +828,16 @@ singular_consistency (Singular *st, GError **error)
           g_ptr_array_add (G, dg);
           g_ptr_array_add (queue, dg);
           g_autofree char *txt = print_constraint (sys, dg);
-          g_ptr_array_add (sys->steps, g_strdup_printf (_("secondary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
+          g_hash_table_insert (level, dg, GUINT_TO_POINTER (g_level + 1));
+          if (g_level + 1 == 2)
+            g_ptr_array_add (sys->steps, g_strdup_printf (_("secondary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
+          else if (g_level + 1 == 3)
+            g_ptr_array_add (sys->steps, g_strdup_printf (_("tertiary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
+          else if (g_level + 1 == 4)
+            g_ptr_array_add (sys->steps, g_strdup_printf (_("quaternary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
+          else
+            g_ptr_array_add (sys->steps, g_strdup_printf (_("constraint of level %u from d/dt (%s) = 0: %s"),
+                                                          g_level + 1, gtxt, txt));
         }
       else
         g_ptr_array_add (sys->steps, g_strdup_printf (_("d/dt (%s) = 0 holds on the constraint set"), gtxt));

@@ -126,7 +126,7 @@ append_wrapped (GString *s, const char *text, const char *indent, guint width)
 #define DESCRIBE_WRAP 88
 
 static char *
-describe (CmlSystem *sys, gboolean pretty)
+describe (CmlSystem *sys, gboolean pretty, const double *params)
 {
   CmlModel *md = sys->model;
   guint m = md->m, n = md->n;
@@ -366,7 +366,7 @@ describe (CmlSystem *sys, gboolean pretty)
   if (pretty)
     {
       /* the conserved-quantity inspector's candidates and verdicts (cml-conserved.c) */
-      g_autoptr (CmlConservedReport) report = cml_conserved_inspect (sys);
+      g_autoptr (CmlConservedReport) report = cml_conserved_inspect_at (sys, params);
       g_autofree char *text = cml_conserved_report_to_text (report);
       g_string_append (s, text);
     }
@@ -379,12 +379,19 @@ char *
 cml_system_describe (const CmlSystem *sys)
 {
   g_return_val_if_fail (sys != NULL, NULL);
-  return describe ((CmlSystem *) sys, FALSE);
+  return describe ((CmlSystem *) sys, FALSE, NULL);
 }
 
 char *
 cml_system_describe_readable (const CmlSystem *sys)
 {
   g_return_val_if_fail (sys != NULL, NULL);
-  return describe ((CmlSystem *) sys, TRUE);
+  return describe ((CmlSystem *) sys, TRUE, NULL);
+}
+
+char *
+cml_system_describe_readable_at (const CmlSystem *sys, const double *params)
+{
+  g_return_val_if_fail (sys != NULL, NULL);
+  return describe ((CmlSystem *) sys, TRUE, params);
 }

@@ -44,13 +44,18 @@ typedef struct
   double *data;
 } Block;
 
-/* A unit as people read it in a header: a dimensionless quantity (unit "1", or none
- * given) is "-", not "1", which reads as a number. */
+/* A unit as people read it in a header: a dimensionless quantity (unit "1") is "-", not
+ * "1", which reads as a number; a unit the model does not give is "" (no label: nothing
+ * says it is dimensionless). */
 static const char *
 shown_unit (const char *unit)
 {
-  return unit == NULL || *unit == '\0' || g_str_equal (unit, "1") ? "-" : unit;
+  return unit == NULL || *unit == '\0' ? "" : g_str_equal (unit, "1") ? "-" : unit;
 }
+
+/* ", NAME [UNIT]" in the header's units line, or ", NAME" when the unit is not given. */
+static void
+units_entry (CmlOutput *out, const char *name, const char *unit);
 
 struct _CmlOutput
 {
@@ -185,6 +190,18 @@ comment_text (FILE *fp, const char *text)
   fputs (s->str, fp);
 }
 
+static void
+units_entry (CmlOutput *out, const char *name, const char *unit)
+{
+  /* NAME NULL: the time, first */
+  fprintf (out->fp, "%s%s", name ? ", " : " ", name ? name : "t");
+  if (*unit == '\0')
+    return;
+  fputs (" [", out->fp);
+  comment_text (out->fp, unit);
+  fputs ("]", out->fp);
+}
+
 /* Numbers for machines: %.17g, C syntax whatever the locale (no decimal comma); the
  * characters come from cml-number-text.c, which writes what printf would, faster. */
 static int
@@ -300,21 +317,14 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
 
         fprintf (out->fp, "\n# integrator: %s", integrator);
       }
-      fputs ("\n# units: t [", out->fp);
-      comment_text (out->fp, shown_unit (model->time_unit));
-      fputs ("]", out->fp);
+      fputs ("\n# units:", out->fp);
+      units_entry (out, NULL, shown_unit (model->time_unit));
       for (guint k = 0; k < n; k++)
-        {
-          fprintf (out->fp, ", %s [", columns[k]);
-          comment_text (out->fp, shown_unit (cml_model_unit (model, columns[k])));
-          fputs ("]", out->fp);
-        }
+        units_entry (out, columns[k], shown_unit (cml_model_unit (model, columns[k])));
       for (guint k = 0; k < n_ref_columns (out); k++)
         {
           g_autofree char *name = ref_column_name (out, k);
-          fprintf (out->fp, ", %s [", name);
-          comment_text (out->fp, shown_unit (cml_model_unit (model, cml_reference_get_name (out->ref, k / 2))));
-          fputs ("]", out->fp);
+          units_entry (out, name, shown_unit (cml_model_unit (model, cml_reference_get_name (out->ref, k / 2))));
         }
       fputs ("\n", out->fp);
       fputs ("t", out->fp);

@@ -66,6 +66,9 @@ char       *cml_system_describe (const CmlSystem *sys);
  * what the model says about itself (about, references, the meanings of the variables)
  * and its conserved quantities apart from the others.  For people, not for parsing. */
 char       *cml_system_describe_readable (const CmlSystem *sys);
+/* The same with the parameters' values PARAMS (in the model's order; NULL: the model's),
+ * which the conserved-quantity inspector judges its candidates at. */
+char       *cml_system_describe_readable_at (const CmlSystem *sys, const double *params);
 
 /* Whether the system was read from the derived-system cache rather than derived: its
  * model's text was derived before by this build of cmlab (cml-system-cache.c). */

@@ -632,6 +632,32 @@ test_info_capri (void)
   g_assert_nonnull (strstr (out, "Equations of motion"));
 }
 
+/* info --set reaches the inspector's verdicts: on a still table (Ω = 0) the energy of the
+ * rolling ball is conserved, on the turning one (the file's Ω = 1) it is not */
+static void
+test_info_set_verdicts (void)
+{
+  g_autofree char *out = NULL, *err = NULL, *still = NULL, *err2 = NULL;
+
+  g_assert_cmpint (cli_run (&out, &err, "info", "rolling-ball", NULL), ==, 0);
+  g_assert_cmpint (cli_run (&still, &err2, "info", "rolling-ball", "--set", "Omega=0", NULL), ==, 0);
+  {
+    const char *e = strstr (out, "\n    E_L = ");
+    g_assert_nonnull (e);
+    g_autofree char *block = g_strndup (e, strstr (e + 1, "\n    E_Z") ? (gsize) (strstr (e + 1, "\n    E_Z") - e) : 400);
+    g_assert_nonnull (strstr (block, "not conserved"));
+  }
+  {
+    const char *e = strstr (still, "\n    E_L = ");
+    g_assert_nonnull (e);
+    const char *next = strstr (e + 1, "\n    E");
+    g_assert_nonnull (next);
+    g_autofree char *block = g_strndup (e, next - e);
+    if (strstr (block, "not conserved") != NULL)
+      g_error ("info rolling-ball --set Omega=0 judges E_L with the file's Ω:%s", block);
+  }
+}
+
 static void
 test_info (gconstpointer name)
 {
@@ -745,7 +771,8 @@ test_info_words (void)
     }
 }
 
-/* The header of a CSV file: a dimensionless column's unit is "-", not "1". */
+/* The header of a CSV file: a dimensionless column's unit is "-", not "1"; a column whose
+ * unit is not given has none. */
 static void
 test_csv_dimensionless_units (void)
 {
@@ -767,6 +794,23 @@ test_csv_dimensionless_units (void)
                             "--format", "json", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "\"units\": [\"s\", \"m\""));
   g_assert_null (strstr (out, "\"1\""));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* a quantity whose unit the model does not give (no [units] entry, a multiplier) is not
+   * called dimensionless: it has no unit label */
+  g_autofree char *plain = cli_write_file (dir, "plain.cml",
+                                           "[model]\nname = plain\ntitle = An oscillator without units\ntime-unit = s\n"
+                                           "[algebroid]\nbase = x\nfibre = u\n[anchor]\ne1 = x: 1\n"
+                                           "[dynamics]\nlagrangian = (u^2 - x^2)/2\n[initial]\nx = 1\n");
+  g_assert_cmpint (cli_run (&out, &err, "simulate", plain, "--t-end", "0.5", "--dt-out", "0.5", NULL), ==, 0);
+  if (!strstr (out, "# units: t [s], x, u\n"))
+    g_error ("units not given are labelled:\n%s", out);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", plain, "--t-end", "0.5", "--dt-out", "0.5", "--format", "json",
+                            NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\"units\": [\"s\", \"\", \"\"]"));
   cli_remove_dir (dir);
 }
 
@@ -1310,6 +1354,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/cli/full-disk-exit-2", test_full_disk);
   g_test_add_func ("/models/capri-kobayashi/cli-info-constraint-algorithm", test_info_capri);
   g_test_add_func ("/models/cli/info-words-for-people", test_info_words);
+  g_test_add_func ("/models/cli/info-set-reaches-verdicts", test_info_set_verdicts);
   g_test_add_func ("/models/cli/csv-dimensionless-units", test_csv_dimensionless_units);
   g_test_add_func ("/models/cli-output/comma-locale", test_comma_locale);
   g_test_add_func ("/models/cli-output/targets", test_output_targets);

@@ -306,6 +306,129 @@ test_contradiction (void)
   cml_system_unref (sys);
 }
 
+static CmlConservedReport *
+inspect_file (const char *file, CmlSystem **sys_out)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "models", "data", file, NULL);
+  return inspect (path, sys_out, NULL, 0);
+}
+
+/* C is WANT (given in the velocities) up to a nonzero factor */
+static gboolean
+proportional (CmlSystem *sys, CmlExpr *c, const char *want)
+{
+  g_autoptr (GError) error = NULL;
+  CmlModel *model = cml_system_get_model (sys);
+  CmlExpr *w = cml_expr_parse (model->ctx, want, NULL, &error);
+  g_assert_no_error (error);
+  g_autofree double *z = g_new0 (double, cml_expr_ctx_n_symbols (model->ctx));
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  double ratio = NAN;
+
+  /* the ratio C/WANT is one number at random points */
+  for (int k = 0; k < 5; k++)
+    {
+      for (guint s = 0; s < cml_expr_ctx_n_symbols (model->ctx); s++)
+        z[s] = g_rand_double_range (rand, -2, 2);
+      for (guint p = 0; p < model->params->len; p++)
+        z[cml_expr_ctx_lookup (model->ctx, ((CmlParam *) model->params->pdata[p])->name)]
+          = ((CmlParam *) model->params->pdata[p])->value;
+      double r = cml_expr_eval (c, z) / cml_expr_eval (w, z);
+      if (!isfinite (r) || r == 0 || (k > 0 && fabs (r - ratio) > 1e-9 * fabs (ratio)))
+        return FALSE;
+      ratio = r;
+    }
+  return TRUE;
+}
+
+/* every Casimir listed is exactly conserved, and the quadratic one with cross terms is
+ * among them: the symmetric matrix S gives Σ_AB S^AB p_A p_B, twice S^AB on p_A p_B, A ≠ B */
+static void
+test_casimirs_with_cross_terms (void)
+{
+  const struct
+  {
+    const char *file, *casimir;
+  } cases[] = {
+    { "engel-algebra.cml", "W3^2 - 2*W2*W4" },
+    { "cartan-algebra.cml", "W3^2 - 2*W2*W4 + 2*W1*W5" },
+    /* p1 = I1 (W1 + W2), p2 = p1 + I2 W2, p3 = I3 W3: p1² − p1 p2 + p2²/2 + p3²/2 */
+    { "skew-rigid-body.cml", "(I1*(W1 + W2))^2 - I1*(W1 + W2)*(I1*(W1 + W2) + I2*W2) "
+                             "+ (I1*(W1 + W2) + I2*W2)^2/2 + (I3*W3)^2/2" },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      CmlSystem *sys = NULL;
+      g_autoptr (CmlConservedReport) r = inspect_file (cases[k].file, &sys);
+      guint n = 0;
+      gboolean found = FALSE;
+
+      for (guint i = 0; i < r->candidates->len; i++)
+        {
+          const CmlConservedCandidate *c = r->candidates->pdata[i];
+          if (c->kind != CML_CANDIDATE_CASIMIR)
+            continue;
+          n++;
+          if (c->verdict != CML_CONSERVED_EXACTLY)
+            g_error ("%s: %s = %s: %s: %s", cases[k].file, c->name, c->formula,
+                     cml_conserved_verdict_to_string (c->verdict), c->reason);
+          found |= proportional (sys, c->expr, cases[k].casimir);
+        }
+      g_assert_cmpuint (n, >, 0);
+      if (!found)
+        g_error ("%s: the Casimir %s is not listed", cases[k].file, cases[k].casimir);
+      assert_no_contradiction (r);
+      cml_system_unref (sys);
+    }
+}
+
+/* a momentum broken only near a bump at (5, 0): no random state near the origin sees it,
+ * the run from the initial state crosses the bump; and a verdict from samples is never
+ * called "conserved" */
+static void
+test_sampling_covers_the_run (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect_file ("bump-momentum.cml", &sys);
+  const CmlConservedCandidate *p1 = find (r, CML_CANDIDATE_MOMENTUM, "p1");
+
+  g_assert_cmpint (find (r, CML_CANDIDATE_ENERGY, "E_L")->verdict, ==, CML_CONSERVED_EXACTLY);
+  if (p1->verdict != CML_CONSERVED_NOT)
+    g_error ("p1: %s: %s", cml_conserved_verdict_to_string (p1->verdict), p1->reason);
+  g_assert_nonnull (strstr (p1->reason, "run"));
+  assert_not_conserved (r, CML_CANDIDATE_MOMENTUM, "p2");
+  /* what a sampled verdict rests on, in its words */
+  g_assert_null (strstr (cml_conserved_verdict_to_string (CML_CONSERVED_TO_ROUNDING), "conserved"));
+  g_assert_nonnull (strstr (cml_conserved_verdict_to_string (CML_CONSERVED_TO_ROUNDING), "sampled"));
+  g_assert_nonnull (strstr (cml_conserved_verdict_to_string (CML_CONSERVED_EXACTLY), "exact"));
+  cml_system_unref (sys);
+
+  /* a sampled verdict says how many states, where they were and the bound found */
+  g_autoptr (CmlConservedReport) still = inspect ("rolling-ball", &sys, "Omega", 0);
+  const CmlConservedCandidate *e = find (still, CML_CANDIDATE_ENERGY, "E_L");
+  g_assert_cmpint (e->verdict, ==, CML_CONSERVED_TO_ROUNDING);
+  g_assert_nonnull (strstr (e->reason, "|dF/dt| ≤"));
+  g_assert_nonnull (strstr (e->reason, "initial state"));
+  g_assert_nonnull (strstr (e->reason, "run"));
+  cml_system_unref (sys);
+}
+
+/* a unit quaternion among the base coordinates: the angular momentum in space is conserved
+ * on |q| = 1 only, and the states it is judged at keep |q| = 1 (no false contradiction) */
+static void
+test_unit_quaternion_in_base (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect_file ("quaternion-body.cml", &sys);
+
+  assert_no_contradiction (r);
+  assert_conserved (r, CML_CANDIDATE_MONITOR, "mx");
+  g_assert_nonnull (strstr (find (r, CML_CANDIDATE_MONITOR, "mx")->reason, "length 1"));
+  assert_not_conserved (r, CML_CANDIDATE_MOMENTUM, "p1");
+  cml_system_unref (sys);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -320,5 +443,8 @@ main (int argc, char **argv)
   g_test_add_func ("/conserved/every-builtin", test_every_builtin);
   g_test_add_func ("/conserved/deterministic", test_deterministic);
   g_test_add_func ("/conserved/contradiction", test_contradiction);
+  g_test_add_func ("/conserved/casimirs-with-cross-terms", test_casimirs_with_cross_terms);
+  g_test_add_func ("/conserved/sampling-covers-the-run", test_sampling_covers_the_run);
+  g_test_add_func ("/conserved/unit-quaternion-in-base", test_unit_quaternion_in_base);
   return g_test_run ();
 }

@@ -81,11 +81,33 @@ test_vakonomic_no_trivial_lines (void)
   g_assert_nonnull (strstr (plain, "u1, u2: solved from the W1 relations"));
 }
 
+/* L = u²/2 + x y: the constraint algorithm runs four levels deep (x = 0, u = 0, y = 0,
+ * v = 0), and each level is named as it is: secondary, tertiary, quaternary. */
+static const char constraint_chain[] =
+  "[model]\nname = chain\ntitle = four levels of constraints\n\n"
+  "[algebroid]\nbase = x, y\nfibre = u, v\n\n[anchor]\ne1 = x: 1\ne2 = y: 1\n\n"
+  "[dynamics]\nlagrangian = u^2/2 + x*y\n\n[initial]\nx = 0\ny = 0\nu = 0\nv = 0\n";
+
+static void
+test_constraint_levels (void)
+{
+  CmlSystem *sys = system_from_text (constraint_chain, "chain");
+  g_autofree char *text = cml_system_describe_readable (sys);
+
+  g_assert_nonnull (strstr (text, "primary constraint: x = 0"));
+  g_assert_nonnull (strstr (text, "secondary constraint from d/dt (x) = 0: u = 0"));
+  if (!strstr (text, "tertiary constraint from d/dt (u) = 0: y = 0")
+      || !strstr (text, "quaternary constraint from d/dt (y) = 0: v = 0"))
+    g_error ("the levels of the constraints are not named:\n%s", text);
+  cml_system_unref (sys);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/describe/kernel-exact", test_kernel_exact);
+  g_test_add_func ("/describe/constraint-levels", test_constraint_levels);
   g_test_add_func ("/describe/vakonomic-no-trivial-lines", test_vakonomic_no_trivial_lines);
   return g_test_run ();
 }

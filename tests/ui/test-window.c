@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cml-conserved.h"
 #include "cml-error.h"
 #include "cml-frame-stats.h"
 #include "cml-parameter-panel-private.h"
@@ -1116,6 +1117,35 @@ test_equations_when_shown (void)
   g_assert_finalize_object (panel);
 }
 
+static gboolean
+energy_judged_conserved (gpointer data)
+{
+  CmlWindow *win = data;
+  const char *v = cml_equations_panel_get_verdict (win->equations_panel, "E_L");
+  return v != NULL && g_strcmp0 (v, cml_conserved_verdict_to_string (CML_CONSERVED_NOT)) != 0;
+}
+
+/* the equations page judges the conserved quantities at the parameters the run has: the
+ * rolling ball's energy changes on a turning table (Ω = 1), not on a still one (Ω = 0) */
+static void
+test_verdicts_follow_params (void)
+{
+  CmlWindow *win;
+  g_autoptr (GError) error = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  cml_window_show_page (win, "equations");
+  g_assert_cmpstr (cml_equations_panel_get_verdict (win->equations_panel, "E_L"), ==,
+                   cml_conserved_verdict_to_string (CML_CONSERVED_NOT));
+  g_assert_true (cml_parameter_panel_set_param (win->parameter_panel, "Omega", 0, &error));
+  g_assert_no_error (error);
+  if (!spin_until (energy_judged_conserved, win, 60))
+    g_error ("with Ω = 0 the equations page still says E_L is %s",
+             cml_equations_panel_get_verdict (win->equations_panel, "E_L"));
+  window_free (win);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1127,6 +1157,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/equations-when-shown", test_equations_when_shown);
   g_test_add_func ("/ui/window/builtin-models", test_builtin_models);
   g_test_add_func ("/ui/window/param-live", test_param_live);
+  g_test_add_func ("/ui/window/verdicts-follow-params", test_verdicts_follow_params);
   g_test_add_func ("/ui/window/run-cycle", test_run_cycle);
   g_test_add_func ("/ui/window/initial-conditions", test_initial_conditions);
   g_test_add_func ("/ui/window/open-files", test_open_files);
