@@ -213,6 +213,9 @@ cml_variational_supports (CmlSystem *sys, GError **error)
     why = "its Lagrangian is singular";
   else if (sys->formalism != CML_FORMALISM_EULER_LAGRANGE && sys->formalism != CML_FORMALISM_NONHOLONOMIC)
     why = "its equations are of another kind";
+  else if (md->forces)
+    why = "it has forces that are not in the Lagrangian ([forces]; the variational integrators have no "
+          "discrete forcing)";
   else if (md->m == 0)
     {
       double C[27], K[9];
