@@ -15,6 +15,8 @@
  *    rotation, the blade's reaction λ across it): V̇ = a w² − (c/m) V,
  *    (I_c + m a²) ẇ = −m a V w, θ̇ = w, ẋ = V cos θ − a w sin θ, ẏ = V sin θ + a w cos θ,
  *    λ = m (V w + a ẇ); integrated here with GSL at 1e-13.
+ *  - the ball on the turning table with rolling resistance D = c (ω₁² + ω₂²)/2
+ *    (docs/examples/rolling-ball-resistance.cml), against Newton–Euler by hand (test_ball).
  * Also: the variational integrators and the vakonomic and singular kinds refuse forces,
  * and the inspector reports the energy balance dE/dt = F·y instead of conservation.
  */
@@ -160,6 +162,68 @@ test_sleigh (gconstpointer data)
   gsl_odeiv2_driver_free (drv);
 }
 
+/* the ball on the turning table with rolling resistance (docs/examples), by hand: with
+ * the reaction λ at the contact, m (u̇, v̇) = λ, m k² ẇ₁ = r λ_y − c w₁,
+ * m k² ẇ₂ = −r λ_x − c w₂, ẇ₃ = 0, and the rolling constraints u = r w₂ − Ω y,
+ * v = −r w₁ + Ω x differentiated:
+ *   u̇ = −(c (u + Ω y)/m + Ω k² v)/(k² + r²),  v̇ = (c (Ω x − v)/m + Ω k² u)/(k² + r²) */
+typedef struct
+{
+  double m, r, k2, Om, c;
+} BallPar;
+
+static int
+ball_rhs (double t, const double *s, double *f, void *data)
+{
+  const BallPar *p = data;
+  double x = s[0], y = s[1], u = s[2], v = s[3];
+  (void) t;
+  f[0] = u;
+  f[1] = v;
+  f[2] = -(p->c * (u + p->Om * y) / p->m + p->Om * p->k2 * v) / (p->k2 + p->r * p->r);
+  f[3] = (p->c * (p->Om * x - v) / p->m + p->Om * p->k2 * u) / (p->k2 + p->r * p->r);
+  return GSL_SUCCESS;
+}
+
+static void
+test_ball (gconstpointer data)
+{
+  CmlIntegratorKind kind = GPOINTER_TO_INT (data);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "docs", "examples", "rolling-ball-resistance.cml", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = sim_from_model (model);
+  sim_set_integrator (sim, kind, 1e-13, 1e-13);
+  sim_set_params (sim, "m", 1.3, "r", 0.7, "k2", 0.3, "Omega", 0.9, "c", 0.15, NULL);
+  sim_reset (sim, "x", 0.6, "y", -0.4, "u", 0.2, "v", 0.35, "w3", 0.5, NULL);
+  BallPar p = { 1.3, 0.7, 0.3, 0.9, 0.15 };
+  gsl_odeiv2_system ode = { ball_rhs, NULL, 4, &p };
+  gsl_odeiv2_driver *drv = gsl_odeiv2_driver_alloc_y_new (&ode, gsl_odeiv2_step_rk8pd, 1e-6, 1e-14, 1e-14);
+  double s[4] = { 0.6, -0.4, 0.2, 0.35 }, t = 0;
+
+  for (int j = 1; j <= 16; j++)
+    {
+      double T = 1.25 * j, f[4];
+      g_assert_cmpint (gsl_odeiv2_driver_apply (drv, &t, T, s), ==, GSL_SUCCESS);
+      sim_advance (sim, T);
+      ball_rhs (T, s, f, &p);
+      assert_close (sim_state (sim, "x"), s[0], 1e-8);
+      assert_close (sim_state (sim, "y"), s[1], 1e-8);
+      assert_close (sim_state (sim, "u"), s[2], 1e-8);
+      assert_close (sim_state (sim, "v"), s[3], 1e-8);
+      assert_close (sim_state (sim, "w1"), (p.Om * s[0] - s[3]) / p.r, 1e-8);
+      assert_close (sim_state (sim, "w2"), (s[2] + p.Om * s[1]) / p.r, 1e-8);
+      assert_close (sim_state (sim, "w3"), 0.5, 1e-10);
+      /* the table's force on the ball: λ = m (u̇, v̇) */
+      assert_close (sim_obs (sim, "lambda_roll_x"), p.m * f[2], 1e-8);
+      assert_close (sim_obs (sim, "lambda_roll_y"), p.m * f[3], 1e-8);
+    }
+  /* the resistance makes the circling unstable: the centre has moved outwards */
+  g_assert_cmpfloat (hypot (s[0], s[1]), >, hypot (0.6, -0.4));
+  gsl_odeiv2_driver_free (drv);
+}
+
 /* a force written along a section equals the same force from a dissipation function */
 static void
 test_force_equals_dissipation (void)
@@ -187,7 +251,7 @@ test_refusals (void)
   g_assert_no_error (error);
   g_assert_false (cml_variational_supports (sys, &error));
   g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
-  g_assert_nonnull (strstr (error->message, "forces"));
+  g_assert_nonnull (strstr (error->message, "[forces]"));
 }
 
 /* the inspector: the energy is not conserved, with the balance dE/dt = F·y and the sign
@@ -208,6 +272,42 @@ test_energy_balance (void)
   g_assert_nonnull (strstr (E->reason, "−2D"));
 }
 
+/* the examples of docs/examples that use [forces] load, run, and lose energy: the sleigh
+ * with friction monotonically (dE/dt = −2D ≤ 0) until it nearly stops; the pendulum
+ * without its drive (A = 0) likewise, settling at the bottom */
+static void
+test_examples (void)
+{
+  const char *names[] = { "sleigh-friction.cml", "driven-pendulum.cml" };
+  /* (the ball on the turning table: test_ball) */
+
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "docs", "examples", names[k], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (model->forces);
+      g_autoptr (CmlSimulation) sim = sim_from_model (model);
+      sim_precise (sim);
+      if (k == 1)
+        sim_set_params (sim, "A", 0.0, NULL);
+      double E = sim_obs (sim, "energy"), E0 = E;
+      for (int j = 1; j <= 60; j++)
+        {
+          sim_advance (sim, 1.0 * j);
+          double e = sim_obs (sim, "energy");
+          g_assert_cmpfloat (e, <, E);
+          E = e;
+        }
+      if (k == 0)
+        g_assert_cmpfloat (fabs (sim_obs (sim, "forward")), <, 0.1);
+      else
+        g_assert_cmpfloat (fabs (sim_state (sim, "theta")), <, 1e-3);
+      g_assert_cmpfloat (E, <, E0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -218,8 +318,11 @@ main (int argc, char **argv)
   g_test_add_data_func ("/forces/driven/dop853", GINT_TO_POINTER (CML_INTEGRATOR_DOP853), test_driven);
   g_test_add_data_func ("/forces/sleigh/rk8pd", GINT_TO_POINTER (CML_INTEGRATOR_RK8PD), test_sleigh);
   g_test_add_data_func ("/forces/sleigh/dop853", GINT_TO_POINTER (CML_INTEGRATOR_DOP853), test_sleigh);
+  g_test_add_data_func ("/forces/ball/rk8pd", GINT_TO_POINTER (CML_INTEGRATOR_RK8PD), test_ball);
+  g_test_add_data_func ("/forces/ball/dop853", GINT_TO_POINTER (CML_INTEGRATOR_DOP853), test_ball);
   g_test_add_func ("/forces/force-equals-dissipation", test_force_equals_dissipation);
   g_test_add_func ("/forces/refusals", test_refusals);
   g_test_add_func ("/forces/energy-balance", test_energy_balance);
+  g_test_add_func ("/forces/examples", test_examples);
   return g_test_run ();
 }
