@@ -25,6 +25,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cml-as-vakonomic.h"
 #include "cml-conserved.h"
 #include "cml-variational.h"
 #include "physics-util.h"
@@ -251,6 +252,15 @@ test_refusals (void)
   g_assert_no_error (error);
   g_assert_false (cml_variational_supports (sys, &error));
   g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  g_assert_nonnull (strstr (error->message, "[forces]"));
+
+  /* a nonholonomic model with forces is not read by the vakonomic principle */
+  g_clear_error (&error);
+  g_autoptr (CmlModel) nh = cml_model_new_from_data (sleigh, "test.cml", &error);
+  g_assert_no_error (error);
+  g_autofree char *vak = cml_model_vakonomic_text (nh, &error);
+  g_assert_null (vak);
+  g_assert_error (error, CML_ERROR, CML_ERROR_MODEL);
   g_assert_nonnull (strstr (error->message, "[forces]"));
 }
 
