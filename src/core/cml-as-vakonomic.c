@@ -256,6 +256,15 @@ cml_model_vakonomic_text (const CmlModel *model, GError **error)
                    model->path);
       return NULL;
     }
+  if (model->forces)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_MODEL,
+                   _("%s:%d: a model with [forces] cannot be read by the vakonomic principle: a vakonomic "
+                     "motion makes an action stationary, and a force that is not in the Lagrangian is not part "
+                     "of any action"),
+                   model->path, model->forces_line);
+      return NULL;
+    }
   if (model->n_solve_for != model->constraints->len)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_MODEL,

@@ -797,6 +797,26 @@ add_energies (Inspector *in, CmlConservedReport *r)
                                    "reaction λ·Φ_y y need not vanish)"));
         }
     }
+  if (md->forces)
+    {
+      /* the power of the forces: dE_L/dt = F·y (plus the terms above) */
+      CmlExpr *P = ZERO (ctx);
+      for (guint A = 0; A < n; A++)
+        P = madd (ctx, P, md->forces[A], sym (ctx, md->fibre_sym[A]));
+      g_autofree char *pw = pretty (in, P, 200);
+      g_string_append (hint, hint->len ? "; " : "");
+      g_string_append_printf (hint, _("forces act ([forces]), doing work at the rate F·y = %s"), pw);
+      if (md->dissipation)
+        {
+          /* Euler: y·∂D/∂y = 2D when D is quadratic (homogeneous of degree 2) in y */
+          CmlExpr *e = cml_expr_mul (ctx, cml_expr_num (ctx, -2), md->dissipation);
+          for (guint A = 0; A < n; A++)
+            e = madd (ctx, e, cml_expr_diff (ctx, md->dissipation, md->fibre_sym[A]), sym (ctx, md->fibre_sym[A]));
+          if (is_zero_expanded (ctx, e))
+            g_string_append (hint, _("; the dissipation function D is quadratic in the velocities, so its power is "
+                                     "−2D ≤ 0: it only takes energy away"));
+        }
+    }
   c = add_candidate (in, r, CML_CANDIDATE_ENERGY, vak ? "H" : "E_L",
                      vak ? _("Hamiltonian on W1, H = p_A y^A − L (the vakonomic energy)")
                          : _("Lagrangian energy, E_L = y^A ∂L/∂y^A − L"),

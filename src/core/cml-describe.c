@@ -211,6 +211,19 @@ describe (CmlSystem *sys, gboolean pretty, const double *params)
 
   g_string_append (s, _("\nLagrangian:\n"));
   append_expr_line (s, sys, "L", md->lagrangian, pretty);
+  if (md->forces)
+    {
+      /* [forces]: the generalized forces, −∂D/∂y included (docs/theory.md §3.1) */
+      g_string_append (s, _("\nForces that are not in the Lagrangian (W ẏ = R + F …):\n"));
+      if (md->dissipation)
+        append_expr_line (s, sys, "D", md->dissipation, pretty);
+      for (guint A = 0; A < md->n; A++)
+        if (!cml_expr_is_zero (md->forces[A]))
+          {
+            g_autofree char *lhs = g_strdup_printf ("F(%s)", md->sections[A]);
+            append_expr_line (s, sys, lhs, md->forces[A], pretty);
+          }
+    }
   if (md->constraints->len)
     {
       g_string_append (s, md->kind == CML_CONSTRAINTS_VAKONOMIC ? _("\nVakonomic constraints:\n")

@@ -8,6 +8,11 @@
  *   W_AB ẏ^B = R_A
  *   W_AB = ∂²L/∂y^A∂y^B                                      (the regularity matrix)
  *   R_A  = ρ^i_A ∂L/∂x^i − C^C_AB y^B ∂L/∂y^C − (∂²L/∂y^A∂x^i) ρ^i_B y^B − ∂²L/∂y^A∂t
+ *          + F_A
+ *
+ * F_A is the generalized force of [forces] along the section e_A (the given one minus
+ * ∂D/∂y^A for a Rayleigh dissipation function D), zero without forces: Lagrange's equations
+ * with forces, d/dt ∂L/∂y − … = F.
  *
  * ẋ, ∂L/∂y (the Legendre map p_A = ∂L/∂y^A), W and R are also where the nonholonomic
  * equations and the constraint algorithm start.  For regular L (det W ≠ 0) ẏ = W⁻¹R,
@@ -63,6 +68,8 @@ mechanics_init (CmlSystem *sys, Mechanics *mc)
       for (guint i = 0; i < m; i++)
         r = cml_expr_sub (ctx, r, cml_expr_mul (ctx, cml_expr_diff (ctx, mc->Ly[A], md->base_sym[i]), mc->xdot[i]));
       r = cml_expr_sub (ctx, r, cml_expr_diff (ctx, mc->Ly[A], md->t_sym));
+      if (md->forces)
+        r = cml_expr_add (ctx, r, md->forces[A]);
       mc->R[A] = r;
     }
 }

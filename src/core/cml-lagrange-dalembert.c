@@ -10,6 +10,10 @@
  *   W ẏ = R + Φ_yᵀ λ
  *   φ(t, x, y) = 0
  *
+ * R holds the forces of [forces] (cml-euler-lagrange.c), so ẏ_free below is the forced
+ * free motion and the multipliers see the forces: a force along a constrained direction
+ * is taken up by the reaction.
+ *
  * Differentiating the constraints along the motion, Φ_x ρ y + Φ_y ẏ + φ_t = 0, gives the
  * multipliers:
  *

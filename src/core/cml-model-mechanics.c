@@ -618,6 +618,76 @@ load_dynamics (Loader *ld)
   return TRUE;
 }
 
+/* [forces]: generalized forces that are not in the Lagrangian, one key per section
+ * ("e1 = -c*w1 + A*cos(omega*t)", the component F_A along that section) and a Rayleigh
+ * dissipation function ("dissipation = c/2*(u^2 + v^2)") whose forces are −∂D/∂y^A,
+ * differentiated exactly.  The equations become W ẏ = R + F (+ Φ_yᵀ λ), docs/theory.md
+ * §2 and §3.  A vakonomic system is a variational problem (its motions make an action
+ * stationary under the constraints), where a force outside the action has no meaning. */
+gboolean
+load_forces (Loader *ld)
+{
+  CmlModel *model = ld->model;
+  const guint allowed = SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE;
+
+  if (!kf_has_group (ld, "forces"))
+    return TRUE;
+  model->forces_line = line_of (ld, "forces", NULL);
+  if (model->kind == CML_CONSTRAINTS_VAKONOMIC)
+    return fail (ld, model->forces_line, 0, CML_ERROR_MODEL,
+                 _("[forces] cannot be used with vakonomic constraints: a vakonomic motion makes an action "
+                   "stationary, and a force that is not in the Lagrangian is not part of any action (give the "
+                   "forces with constraints = nonholonomic or none)"));
+
+  g_auto (GStrv) keys = kf_keys (ld, "forces");
+  if (keys == NULL || keys[0] == NULL)
+    return fail (ld, model->forces_line, 0, CML_ERROR_MODEL,
+                 _("[forces] is empty (give a force along a section, e.g. “%s = -c*%s”, or dissipation = …)"),
+                 model->sections[0], model->fibre[0]);
+  model->forces = g_new (CmlExpr *, model->n);
+  for (guint A = 0; A < model->n; A++)
+    model->forces[A] = cml_expr_num (model->ctx, 0);
+  for (int k = 0; keys[k]; k++)
+    {
+      int line = line_of (ld, "forces", keys[k]);
+      if (g_str_equal (keys[k], "dissipation"))
+        {
+          model->dissipation = parse_key (ld, "forces", keys[k], allowed, _("the dissipation function"));
+          if (model->dissipation == NULL)
+            return FALSE;
+          gboolean has_fibre = FALSE;
+          for (guint A = 0; A < model->n; A++)
+            {
+              CmlExpr *dD = cml_expr_diff (model->ctx, model->dissipation, model->fibre_sym[A]);
+              has_fibre |= !cml_expr_is_zero (dD);
+              model->forces[A] = cml_expr_sub (model->ctx, model->forces[A], dD);
+            }
+          if (!has_fibre)
+            {
+              g_autofree char *list = g_strjoinv (", ", model->fibre);
+              return fail (ld, line, 0, CML_ERROR_MODEL,
+                           _("the dissipation function does not depend on the velocities (%s), so it gives no "
+                             "force: its forces are −∂D/∂y"),
+                           list);
+            }
+          continue;
+        }
+      int A = section_index (model, keys[k]);
+      if (A < 0)
+        {
+          g_autofree char *list = g_strjoinv (", ", model->sections);
+          return fail (ld, line, 0, CML_ERROR_MODEL,
+                       _("“%s” in [forces] is neither a section (%s) nor dissipation"), keys[k], list);
+        }
+      g_autofree char *what = g_strdup_printf (_("the force along “%s”"), keys[k]);
+      CmlExpr *f = parse_key (ld, "forces", keys[k], allowed, what);
+      if (f == NULL)
+        return FALSE;
+      model->forces[A] = cml_expr_add (model->ctx, model->forces[A], f);
+    }
+  return TRUE;
+}
+
 gboolean
 load_definitions (Loader *ld)
 {

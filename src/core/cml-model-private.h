@@ -92,6 +92,7 @@ gboolean load_anchor (Loader *ld);
 gboolean load_brackets (Loader *ld);
 void     named_expr_free (gpointer p);
 gboolean load_dynamics (Loader *ld);
+gboolean load_forces (Loader *ld);
 gboolean load_definitions (Loader *ld);
 gboolean declare_reconstruction (Loader *ld);
 gboolean declare_multipliers (Loader *ld);

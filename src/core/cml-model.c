@@ -740,7 +740,7 @@ check_groups (Loader *ld)
 {
   static const char *known[] = {
     "model", "parameters", "definitions", "algebroid", "anchor", "brackets", "dynamics",
-    "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "symbols", "labels", "output",
+    "forces", "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "symbols", "labels", "output",
     "reference", NULL
   };
   g_auto (GStrv) groups = kf_groups (ld);
@@ -843,7 +843,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
     }
   ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_requirements (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
-       && load_dynamics (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
+       && load_dynamics (&ld) && load_forces (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
        && load_units (&ld) && load_meanings (&ld) && load_symbols (&ld) && load_labels (&ld) && load_output (&ld);
   if (ok)
     {
@@ -1053,6 +1053,7 @@ cml_model_unref (CmlModel *model)
   g_free (model->bracket);
   g_ptr_array_unref (model->constraints);
   g_free (model->solve_for);
+  g_free (model->forces);
   g_ptr_array_unref (model->reconstruction);
   g_array_unref (model->quaternions);
   g_ptr_array_unref (model->monitors);

@@ -137,6 +137,10 @@ struct _CmlModel
   int        *multiplier_sym; /* per constraint: the symbol of its multiplier (nonholonomic
                                * "lambda_<name>", vakonomic "mu_<name>"), −1 where the model
                                * uses that name for something else; NULL without constraints */
+  CmlExpr   **forces;       /* [forces]: n, the generalized force F_A along each section, the
+                             * given one minus ∂D/∂y^A; NULL without a [forces] group */
+  CmlExpr    *dissipation;  /* [forces] dissipation: Rayleigh's function D(t, x, y), or NULL */
+  int         forces_line;
   int        *solve_for;    /* [dynamics] solve-for: base i as i, fibre A as m + A (n_solve_for of them) */
   guint       n_solve_for;
 

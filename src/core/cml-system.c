@@ -26,6 +26,7 @@
 
 #include "cml-system-private.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -208,7 +209,13 @@ cml_system_new (CmlModel *model, GError **error)
         else
           {
             sys->formalism = CML_FORMALISM_EULER_LAGRANGE;
-            if (!derive_euler_lagrange (sys, &mc, sample, error))
+            gboolean regular = derive_euler_lagrange (sys, &mc, sample, error);
+            if (!regular && model->forces)
+              ok = fail_model (sys, error, model->forces_line, CML_ERROR_MODEL,
+                               _("[forces] cannot be used with a singular Lagrangian (det ∂²L/∂y∂y = 0): "
+                                 "cmlab finds the motions of such a system with the constraint algorithm, which does not "
+                                 "take forces yet"));
+            else if (!regular)
               {
                 sys->formalism = CML_FORMALISM_SINGULAR;
                 g_ptr_array_set_size (sys->pivots, 0);

@@ -61,6 +61,7 @@
 #include "cml-system-private.h"
 
 #include <float.h>
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -207,6 +208,16 @@ cml_variational_supports (CmlSystem *sys, GError **error)
   CmlModel *md = sys->model;
   const char *why = NULL;
 
+  if (md->forces)
+    {
+      /* docs/theory.md §3.1: a forced discrete Lagrange–d'Alembert principle is not implemented */
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("%s: the variational integrators do not take forces that are not in the Lagrangian "
+                     "([forces]): they follow from a discrete action, and the forced discrete principle is not "
+                     "implemented; use implicit-midpoint or an adaptive integrator such as rk8pd or dop853"),
+                   md->name);
+      return FALSE;
+    }
   if (sys->formalism == CML_FORMALISM_VAKONOMIC)
     why = "its constraints are vakonomic";
   else if (sys->formalism == CML_FORMALISM_SINGULAR)
