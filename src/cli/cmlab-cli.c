@@ -211,7 +211,8 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
   cml_cli_progress_init (&progress, "simulating", &iopt);
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
     return cml_cli_integrator_error (usage_text, error);
-  if (!cml_simulation_reset (sim, given, &error))
+  /* the initial data hold at T0: a constraint that depends on t is solved there */
+  if (!cml_simulation_reset_at (sim, t0, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return EXIT_USAGE;
