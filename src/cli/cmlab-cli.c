@@ -262,6 +262,11 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
                      model->name);
           return EXIT_USAGE;
         }
+      if (!cml_reference_check_start (reference, t0, &error))
+        {
+          fprintf (stderr, "cmlab-cli: --reference: %s\n", error->message);
+          return EXIT_USAGE;
+        }
       cml_reference_start_from_simulation (reference, sim);
     }
   g_autoptr (CmlOutput) out = cml_output_new (output, format, &error);
