@@ -405,13 +405,25 @@ column_nonzero (CmlSimulation *sim, guint j)
   return FALSE;
 }
 
+/* Whether the solution S keeps the sign of every component of Z that it moved (a
+ * component of Z that is 0 counts as positive). */
+static gboolean
+signs_kept (const CmlSimulation *sim, const double *z, const double *s)
+{
+  for (guint j = sim->sys->movable_from; j < sim->sys->movable_to; j++)
+    if (s[j] != z[j] && (z[j] < 0 ? s[j] > 0 : s[j] < 0))
+      return FALSE;
+  return TRUE;
+}
+
 /* Solves the constraints at time T for the components of Z that MASK marks (Newton, the
- * least change), starting from their values in Z.  Where the constraints do not depend on
- * a marked component to first order there (∂φ/∂v = 0, as at v = 0 for u² + v² − c) but do
- * nearby, Newton cannot start from that value: it starts instead from a value of the
- * same sign as Z's (positive when Z's is 0) at a few scales, so that of two roots ±v the
- * one of Z's sign is taken (the positive one when Z gives none).  Z is changed only on
- * success. */
+ * least change), starting from their values in Z.  The root is chosen by a stated rule:
+ * each component keeps the sign of its value in Z (positive when Z's is 0) when some
+ * root does.  So where the constraints do not depend on a marked component to first order
+ * at Z (∂φ/∂v = 0, as at v = 0 for u² + v² − c) but do nearby — Newton cannot start
+ * there — and where the root found from Z has the other sign, Newton starts again from
+ * values of Z's sign at a few scales; of two roots ±v the one of Z's sign is taken.  When
+ * no root keeps the signs, the first one found is taken.  Z is changed only on success. */
 static gboolean
 solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
 {
@@ -419,13 +431,21 @@ solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
   guint dim = sys->dim, from = sys->movable_from, to = sys->movable_to;
   static const double scales[] = { 1, 10, 0.1, 100, 0.01 };
   g_autofree double *tmp = g_memdup2 (z, dim * sizeof (double));
-  g_autofree gboolean *flat = g_new0 (gboolean, dim);
-  gboolean any_flat = FALSE;
+  g_autofree double *first = NULL;
+  g_autofree gboolean *restart = g_new0 (gboolean, dim);
+  gboolean any_restart = FALSE;
 
   if (project_range (sim, t, tmp, from, to, mask) == 0)
     {
-      memcpy (z, tmp, dim * sizeof (double));
-      return TRUE;
+      if (signs_kept (sim, z, tmp))
+        {
+          memcpy (z, tmp, dim * sizeof (double));
+          return TRUE;
+        }
+      first = g_memdup2 (tmp, dim * sizeof (double));
+      for (guint j = from; j < to; j++)
+        if (mask[j] && (z[j] < 0 ? tmp[j] > 0 : tmp[j] < 0))
+          restart[j] = any_restart = TRUE;
     }
   /* the marked components the constraints do not depend on at Z, but do when they move */
   run_proj (sim, t, z);
@@ -435,30 +455,35 @@ solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
       dep[j] = mask[j] && column_nonzero (sim, j);
     for (guint j = from; j < to; j++)
       {
-        if (!mask[j] || dep[j])
+        if (!mask[j] || dep[j] || restart[j])
           continue;
         memcpy (tmp, z, dim * sizeof (double));
         tmp[j] = z[j] < 0 ? z[j] - 1 : z[j] + 1;
         run_proj (sim, t, tmp);
-        flat[j] = column_nonzero (sim, j);
-        any_flat |= flat[j];
+        restart[j] = column_nonzero (sim, j);
+        any_restart |= restart[j];
       }
   }
-  if (!any_flat)
-    return FALSE;
-  for (guint s = 0; s < G_N_ELEMENTS (scales); s++)
+  for (guint s = 0; any_restart && s < G_N_ELEMENTS (scales); s++)
     {
       memcpy (tmp, z, dim * sizeof (double));
       for (guint j = from; j < to; j++)
-        if (flat[j])
+        if (restart[j])
           tmp[j] = (z[j] < 0 ? -1 : 1) * scales[s] * MAX (1, fabs (z[j]));
-      if (project_range (sim, t, tmp, from, to, mask) == 0)
+      if (project_range (sim, t, tmp, from, to, mask) != 0)
+        continue;
+      if (signs_kept (sim, z, tmp))
         {
           memcpy (z, tmp, dim * sizeof (double));
           return TRUE;
         }
+      if (first == NULL)
+        first = g_memdup2 (tmp, dim * sizeof (double));
     }
-  return FALSE;
+  if (first == NULL)
+    return FALSE;
+  memcpy (z, first, dim * sizeof (double));
+  return TRUE;
 }
 
 /* Moves the file's initial data, overridden by GIVEN, onto the constraint set at time T0

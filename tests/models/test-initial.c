@@ -337,6 +337,26 @@ test_solve_for_root (void)
     }
 }
 
+/* (v − 1)(v + 2) = 0 from the file's v = −0.4: Newton from there reaches v = 1, of the
+ * other sign; the root of the file's sign, v = −2, is taken (the file's comment). */
+static void
+test_solve_for_sign (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = data_model ("two-roots.cml");
+  g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = sim_from_model (model);
+
+  sim_reset (sim, NULL);
+  assert_close (sim_state (sim, "v"), -2, 1e-14);
+  g_assert_cmpfloat (sim_state (sim, "u"), ==, 0.3);
+  sim_reset (sim, "u", -0.7, NULL);
+  assert_close (sim_state (sim, "v"), -2, 1e-14);
+  g_assert_cmpfloat (sim_state (sim, "u"), ==, -0.7);
+  g_assert_cmpuint (cml_simulation_get_projection_report (sim)->len, ==, 0);
+}
+
 /* ---- a run that starts at t0 != 0 ----------------------------------------------------- */
 
 /* The sleigh on a belt whose speed is c t (the file's comment): a run 0 -> 8, then a run
@@ -405,6 +425,7 @@ main (int argc, char **argv)
   g_test_add_func ("/models/initial/vakonomic/resets", test_vakonomic_resets);
   g_test_add_func ("/models/initial/info-kernel-names", test_info_kernel_names);
   g_test_add_func ("/models/initial/nonholonomic/solve-for-root", test_solve_for_root);
+  g_test_add_func ("/models/initial/nonholonomic/solve-for-sign", test_solve_for_sign);
   g_test_add_func ("/models/initial/t-start/time-dependent", test_t_start_time_dependent);
   return g_test_run ();
 }
