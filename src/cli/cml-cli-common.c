@@ -713,7 +713,7 @@ cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **
     }
   /* back to where the run starts, with the run's own integrator */
   cml_simulation_set_integrator (sim, &saved, NULL);
-  if (!cml_simulation_reset (sim, given, &error))
+  if (!cml_simulation_reset_at (sim, t0, given, &error))
     g_debug ("reset after the probe: %s", error->message);
   return !refuse;
 }

@@ -214,7 +214,8 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
     return cml_cli_integrator_error (usage_text, error);
   cml_cli_progress_set_kind (&progress, cml_simulation_get_integrator (sim)->kind); /* what auto chose */
-  if (!cml_simulation_reset (sim, given, &error))
+  /* the initial data hold at T0: a constraint that depends on t is solved there */
+  if (!cml_simulation_reset_at (sim, t0, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return EXIT_USAGE;
@@ -262,6 +263,11 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
           else
             fprintf (stderr, _("cmlab-cli: --reference: %s has no [reference] group (no closed form to compare with)\n"),
                      model->name);
+          return EXIT_USAGE;
+        }
+      if (!cml_reference_check_start (reference, t0, &error))
+        {
+          fprintf (stderr, "cmlab-cli: --reference: %s\n", error->message);
           return EXIT_USAGE;
         }
       cml_reference_start_from_simulation (reference, sim);

@@ -108,11 +108,11 @@ project_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *
 
 /* The largest |h_a| at Z, and the scale it is compared with (as project_range does). */
 static gboolean
-on_constraint_set (CmlSimulation *sim, const double *z)
+on_constraint_set (CmlSimulation *sim, double t, const double *z)
 {
   CmlSystem *sys = sim->sys;
   double hn = 0, zn = 0;
-  run_proj (sim, 0, z);
+  run_proj (sim, t, z);
   for (guint a = 0; a < sys->h->len; a++)
     hn = MAX (hn, fabs (sim->proj_out[a]));
   for (guint j = sys->movable_from; j < sys->movable_to; j++)
@@ -226,7 +226,7 @@ system_prepare_initial (CmlSystem *sys)
  * momenta of the directions whose velocity is fixed then follow.  Writes the momenta into
  * Z and the free velocities into YF (by fibre index). */
 static gboolean
-vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv, GError **error)
+vakonomic_initial (CmlSimulation *sim, double t0, GHashTable *given, double *z, double *yv, GError **error)
 {
   CmlSystem *sys = sim->sys;
   CmlModel *md = sys->model;
@@ -246,7 +246,7 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
   G = sys->vak_G;
   for (guint k = 0; k < sys->n_params; k++)
     vals[sys->param_sym[k]] = sim->params[k];
-  vals[md->t_sym] = 0;
+  vals[md->t_sym] = t0;
   for (guint i = 0; i < dim; i++)
     vals[sys->state_sym[i]] = z[i];
 
@@ -392,16 +392,109 @@ vakonomic_initial (CmlSimulation *sim, GHashTable *given, double *z, double *yv,
   return TRUE;
 }
 
-/* Moves the file's initial data, overridden by GIVEN, onto the constraint set by the
- * rule above.  Z holds the merged values on entry; IS_GIVEN marks the user's. */
+/* Whether the constraints depend to first order on component J at Z (the column J of
+ * their Jacobian, evaluated by the last run_proj, is not zero). */
 static gboolean
-solve_initial (CmlSimulation *sim, double *z, const gboolean *is_given, gboolean *solved, GError **error)
+column_nonzero (CmlSimulation *sim, guint j)
+{
+  CmlSystem *sys = sim->sys;
+  guint k = sys->h->len, dim = sys->dim;
+  for (guint a = 0; a < k; a++)
+    if (sim->proj_out[k + a * dim + j] != 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the solution S keeps the sign of every component of Z that it moved (a
+ * component of Z that is 0 counts as positive). */
+static gboolean
+signs_kept (const CmlSimulation *sim, const double *z, const double *s)
+{
+  for (guint j = sim->sys->movable_from; j < sim->sys->movable_to; j++)
+    if (s[j] != z[j] && (z[j] < 0 ? s[j] > 0 : s[j] < 0))
+      return FALSE;
+  return TRUE;
+}
+
+/* Solves the constraints at time T for the components of Z that MASK marks (Newton, the
+ * least change), starting from their values in Z.  The root is chosen by a stated rule:
+ * each component keeps the sign of its value in Z (positive when Z's is 0) when some
+ * root does.  So where the constraints do not depend on a marked component to first order
+ * at Z (∂φ/∂v = 0, as at v = 0 for u² + v² − c) but do nearby — Newton cannot start
+ * there — and where the root found from Z has the other sign, Newton starts again from
+ * values of Z's sign at a few scales; of two roots ±v the one of Z's sign is taken.  When
+ * no root keeps the signs, the first one found is taken.  Z is changed only on success. */
+static gboolean
+solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
+{
+  CmlSystem *sys = sim->sys;
+  guint dim = sys->dim, from = sys->movable_from, to = sys->movable_to;
+  static const double scales[] = { 1, 10, 0.1, 100, 0.01 };
+  g_autofree double *tmp = g_memdup2 (z, dim * sizeof (double));
+  g_autofree double *first = NULL;
+  g_autofree gboolean *restart = g_new0 (gboolean, dim);
+  gboolean any_restart = FALSE;
+
+  if (project_range (sim, t, tmp, from, to, mask) == 0)
+    {
+      if (signs_kept (sim, z, tmp))
+        {
+          memcpy (z, tmp, dim * sizeof (double));
+          return TRUE;
+        }
+      first = g_memdup2 (tmp, dim * sizeof (double));
+      for (guint j = from; j < to; j++)
+        if (mask[j] && (z[j] < 0 ? tmp[j] > 0 : tmp[j] < 0))
+          restart[j] = any_restart = TRUE;
+    }
+  /* the marked components the constraints do not depend on at Z, but do when they move */
+  run_proj (sim, t, z);
+  {
+    g_autofree gboolean *dep = g_new0 (gboolean, dim);
+    for (guint j = from; j < to; j++)
+      dep[j] = mask[j] && column_nonzero (sim, j);
+    for (guint j = from; j < to; j++)
+      {
+        if (!mask[j] || dep[j] || restart[j])
+          continue;
+        memcpy (tmp, z, dim * sizeof (double));
+        tmp[j] = z[j] < 0 ? z[j] - 1 : z[j] + 1;
+        run_proj (sim, t, tmp);
+        restart[j] = column_nonzero (sim, j);
+        any_restart |= restart[j];
+      }
+  }
+  for (guint s = 0; any_restart && s < G_N_ELEMENTS (scales); s++)
+    {
+      memcpy (tmp, z, dim * sizeof (double));
+      for (guint j = from; j < to; j++)
+        if (restart[j])
+          tmp[j] = (z[j] < 0 ? -1 : 1) * scales[s] * MAX (1, fabs (z[j]));
+      if (project_range (sim, t, tmp, from, to, mask) != 0)
+        continue;
+      if (signs_kept (sim, z, tmp))
+        {
+          memcpy (z, tmp, dim * sizeof (double));
+          return TRUE;
+        }
+      if (first == NULL)
+        first = g_memdup2 (tmp, dim * sizeof (double));
+    }
+  if (first == NULL)
+    return FALSE;
+  memcpy (z, first, dim * sizeof (double));
+  return TRUE;
+}
+
+/* Moves the file's initial data, overridden by GIVEN, onto the constraint set at time T0
+ * by the rule above.  Z holds the merged values on entry; IS_GIVEN marks the user's. */
+static gboolean
+solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_given, gboolean *solved, GError **error)
 {
   CmlSystem *sys = sim->sys;
   CmlModel *md = sys->model;
   guint dim = sys->dim, from = sys->movable_from, to = sys->movable_to;
   g_autofree gboolean *mask = g_new0 (gboolean, dim);
-  g_autofree double *tmp = g_new (double, dim);
   guint cnt = 0;
 
   /* 1. the solve-for coordinates that were not given */
@@ -416,23 +509,27 @@ solve_initial (CmlSimulation *sim, double *z, const gboolean *is_given, gboolean
     }
   if (cnt)
     {
-      memcpy (tmp, z, dim * sizeof (double));
-      if (cnt == sys->h->len && project_range (sim, 0, tmp, from, to, mask) == 0)
-        memcpy (z, tmp, dim * sizeof (double));
-      else
-        project_least_squares (sim, 0, z, mask);
+      if (!(cnt == sys->h->len && solve_masked (sim, t0, z, mask)))
+        project_least_squares (sim, t0, z, mask);
       for (guint j = 0; j < dim; j++)
         solved[j] = mask[j];
     }
-  /* 2. every coordinate that was not given */
-  if (!on_constraint_set (sim, z))
+  /* 2. every coordinate that was not given; with the start rule of solve_masked only when
+   * values were given, which it keeps (the file's own data are not completed by it: a
+   * file without velocities for |y| = 1 names no direction) */
+  if (!on_constraint_set (sim, t0, z))
     {
+      gboolean any_given = FALSE;
       for (guint j = 0; j < dim; j++)
-        mask[j] = j >= from && j < to && !is_given[j];
-      project_least_squares (sim, 0, z, mask);
+        {
+          mask[j] = j >= from && j < to && !is_given[j];
+          any_given |= is_given[j];
+        }
+      if (!(any_given && solve_masked (sim, t0, z, mask)))
+        project_least_squares (sim, t0, z, mask);
     }
   /* 3. the given values too: the least change onto the constraint set */
-  if (project_range (sim, 0, z, from, to, NULL) != 0)
+  if (project_range (sim, t0, z, from, to, NULL) != 0)
     {
       /* TRANSLATORS: the model file, its line and why its initial data cannot be met */
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("%s:%d: initial data: %s"), md->path,
@@ -458,7 +555,7 @@ constraint_text (CmlSystem *sys, guint a)
 }
 
 gboolean
-cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
+cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GError **error)
 {
   CmlSystem *sys = sim->sys;
   CmlModel *md = sys->model;
@@ -500,19 +597,19 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
     lookup_initial (sys, given, sys->state_names[i], &z[i], &is_given[i]);
 
   /* 2. the W1 relation (vakonomic) */
-  if (sys->formalism == CML_FORMALISM_VAKONOMIC && !vakonomic_initial (sim, given, z, yv, error))
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC && !vakonomic_initial (sim, t0, given, z, yv, error))
     return FALSE;
 
   memcpy (z_given, z, dim * sizeof (double));
-  sim->t = 0;
+  sim->t = t0;
 
   /* 3. the constraint set (nonholonomic, singular); unit quaternions */
   if (sys->h->len)
     {
-      if (!solve_initial (sim, z, is_given, solved, error))
+      if (!solve_initial (sim, t0, z, is_given, solved, error))
         return FALSE;
     }
-  else if (md->quaternions->len && project_range (sim, 0, z, sys->movable_from, sys->movable_to, NULL) != 0)
+  else if (md->quaternions->len && project_range (sim, t0, z, sys->movable_from, sys->movable_to, NULL) != 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("%s:%d: initial data: %s"), md->path,
                    MAX (md->constraints_line, 1), sim->reason);
@@ -533,8 +630,8 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
         g_autofree gboolean *mask = g_new0 (gboolean, dim);
         for (guint j = sys->movable_from; j < sys->movable_to; j++)
           mask[j] = !is_given[j];
-        project_least_squares (sim, 0, zs, mask);
-        run_proj (sim, 0, zs);
+        project_least_squares (sim, t0, zs, mask);
+        run_proj (sim, t0, zs);
         h0 = g_memdup2 (sim->proj_out, (sys->h->len + sys->h->len * dim) * sizeof (double));
       }
     for (guint i = 0; i < dim; i++)
@@ -581,7 +678,7 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
         for (guint A = 0; A < n; A++)
           if (md->fibre_sym[A] == sys->aux_sym[a])
             sim->fast[1 + dim + a] = yv[A];
-      fill_fast (sim, 0, sim->z);
+      fill_fast (sim, t0, sim->z);
       if (solve_aux (sim) != 0)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, _("%s:%d: initial data: %s"), md->path,
@@ -590,4 +687,10 @@ cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
         }
     }
   return check_regular (sim, error);
+}
+
+gboolean
+cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error)
+{
+  return cml_simulation_reset_at (sim, 0, given, error);
 }

@@ -10,6 +10,12 @@
  * once and each evaluation only the part that depends on t.  Nothing here integrates: a
  * reference is exact, and the difference between the run and it is the numerical error (or
  * a wrong closed form).
+ *
+ * A run that starts at t0 ≠ 0 (simulate --t-start) feeds NAME_0 with its values at t0, and
+ * the closed forms are evaluated at the time elapsed since, t − t0: right when the
+ * equations of motion do not depend on t (the solution from a state does not depend on
+ * when it starts).  When they do, a closed form in t is one for a start at t = 0 only, and
+ * cml_reference_check_start refuses the other starts.
  */
 #define G_LOG_DOMAIN "cml-reference"
 
@@ -18,6 +24,9 @@
 #include <math.h>
 
 #include "cml-error.h"
+#include "cml-system-private.h"
+
+#include <glib/gi18n-lib.h>
 
 struct _CmlReference
 {
@@ -32,8 +41,32 @@ struct _CmlReference
   double     *slow;      /* n_params + n_zero */
   double     *regs;
   double     *values;    /* n: scratch for cml_reference_compare */
+  double      t0;        /* the time of the start: NAME_0 are the values there */
+  char       *timed;     /* a reference written in t for a system whose equations depend on
+                          * t (it holds for a start at t = 0 only), or NULL */
   gboolean    started;
 };
+
+static gboolean
+any_depends_on (CmlExpr *const *e, guint n, int t_sym)
+{
+  for (guint i = 0; e && i < n; i++)
+    if (e[i] && cml_expr_depends_on (e[i], t_sym))
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether SYS's equations of motion (or its constraints, or its fallbacks) depend on t. */
+static gboolean
+system_depends_on_t (CmlSystem *sys)
+{
+  int t = sys->model->t_sym;
+  return any_depends_on (sys->rhs, sys->dim, t)
+         || any_depends_on ((CmlExpr *const *) sys->h->pdata, sys->h->len, t)
+         || any_depends_on (sys->newton, sys->na + sys->na * sys->na, t)
+         || (sys->fb && any_depends_on ((CmlExpr *const *) sys->fb->pdata, sys->fb->len, t))
+         || (sys->fb2 && any_depends_on ((CmlExpr *const *) sys->fb2->pdata, sys->fb2->len, t));
+}
 
 CmlReference *
 cml_reference_new (CmlSystem *sys, GError **error)
@@ -60,6 +93,8 @@ cml_reference_new (CmlSystem *sys, GError **error)
       ref->obs_index[i] = cml_system_observable_index (sys, ne->name);
       g_assert (ref->obs_index[i] >= 0); /* the loader accepts observables only */
       g_ptr_array_add (outputs, ne->expr);
+      if (ref->timed == NULL && cml_expr_depends_on (ne->expr, model->t_sym) && system_depends_on_t (sys))
+        ref->timed = g_strdup (ne->name);
     }
 
   /* slow inputs: the parameters, then the values at t = 0; fast: t */
@@ -98,6 +133,7 @@ cml_reference_free (CmlReference *ref)
   g_free (ref->slow);
   g_free (ref->regs);
   g_free (ref->values);
+  g_free (ref->timed);
   g_free (ref);
 }
 
@@ -132,6 +168,29 @@ cml_reference_find (const CmlReference *ref, const char *name)
   return -1;
 }
 
+gboolean
+cml_reference_check_start (const CmlReference *ref, double t0, GError **error)
+{
+  g_return_val_if_fail (ref != NULL, FALSE);
+  if (t0 == 0 || ref->timed == NULL)
+    return TRUE;
+  CmlModel *model = cml_system_get_model (ref->sys);
+  g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+               /* TRANSLATORS: an observable, the model's name and the start time */
+               _("the closed form of %s in %s is written for a run that starts at t = 0, and the equations of motion "
+                 "depend on t: it does not give the motion from a start at t = %g (start at t = 0 to compare with "
+                 "it)"),
+               ref->timed, model->name, t0);
+  return FALSE;
+}
+
+void
+cml_reference_start_at (CmlReference *ref, double t0, const double *params, const double *obs0)
+{
+  cml_reference_start (ref, params, obs0);
+  ref->t0 = t0;
+}
+
 void
 cml_reference_start (CmlReference *ref, const double *params, const double *obs0)
 {
@@ -145,6 +204,7 @@ cml_reference_start (CmlReference *ref, const double *params, const double *obs0
   for (guint k = 0; k < ref->n_zero; k++)
     ref->slow[ref->n_params + k] = ref->zero_obs[k] >= 0 ? obs0[ref->zero_obs[k]] : NAN;
   cml_program_prepare (ref->prog, ref->slow, ref->regs);
+  ref->t0 = 0;
   ref->started = TRUE;
 }
 
@@ -161,7 +221,7 @@ cml_reference_start_from_simulation (CmlReference *ref, CmlSimulation *sim)
   for (guint k = 0; k < ref->n_params; k++)
     params[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
   cml_simulation_observe (sim, obs0);
-  cml_reference_start (ref, params, obs0);
+  cml_reference_start_at (ref, cml_simulation_get_time (sim), params, obs0);
 }
 
 gboolean
@@ -181,7 +241,8 @@ cml_reference_eval (CmlReference *ref, double t, double *values)
         values[i] = NAN;
       return;
     }
-  cml_program_run (ref->prog, &t, ref->regs, values);
+  double elapsed = t - ref->t0;
+  cml_program_run (ref->prog, &elapsed, ref->regs, values);
 }
 
 void

@@ -37,7 +37,15 @@ int           cml_reference_find (const CmlReference *ref, const char *name);
  * every observable of the system at t = 0 (cml_simulation_observe order).  Call again
  * after a reset or a change of parameters. */
 void          cml_reference_start (CmlReference *ref, const double *params, const double *obs0);
-/* The same from SIM, which must be at t = 0 (just after cml_simulation_reset). */
+/* The same for a start at T0: OBS0 are the values at T0, and the closed forms are
+ * evaluated at the time elapsed since, t − T0 (see cml_reference_check_start). */
+void          cml_reference_start_at (CmlReference *ref, double t0, const double *params, const double *obs0);
+/* Whether the closed forms hold for a start at T0: not when one is written in t and the
+ * equations of motion depend on t (it holds for a start at t = 0 only); then FALSE with
+ * an error that says so. */
+gboolean      cml_reference_check_start (const CmlReference *ref, double t0, GError **error);
+/* The same from SIM at its current time (just after cml_simulation_reset or
+ * cml_simulation_reset_at). */
 void          cml_reference_start_from_simulation (CmlReference *ref, CmlSimulation *sim);
 /* Whether a start was given since the reference was made. */
 gboolean      cml_reference_is_started (const CmlReference *ref);

@@ -43,6 +43,9 @@ const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *
  * contradict the W1 relation or a vakonomic constraint (CML_ERROR_USAGE), or if the
  * state is not regular. */
 gboolean cml_simulation_reset (CmlSimulation *sim, GHashTable *given, GError **error);
+/* The same, the initial data holding at T0 rather than 0: the constraints (which may
+ * depend on t) are solved at T0 and the simulation starts there (simulate --t-start). */
+gboolean cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GError **error);
 /* Lines "name: given -> used (why)" for values the last reset changed (empty if none). */
 const GPtrArray *cml_simulation_get_projection_report (const CmlSimulation *sim);
 

@@ -305,6 +305,113 @@ test_info_kernel_names (void)
   g_assert_nonnull (strstr (out, "kernel acceleration κ₁ = "));
 }
 
+/* ---- nonholonomic: a solve-for velocity with two roots ------------------------------ */
+
+/* u² + v² = 1.44 with solve-for = v and u = 0.5 given: v = ±√1.19, nothing contradicts the
+ * given u.  The file gives no v (0, where ∂φ/∂v = 0): the positive root; a file with v < 0:
+ * the negative one.  λ = 0, so x = u t, y = v t (the file's comment). */
+static void
+test_solve_for_root (void)
+{
+  const char *files[] = { "constant-speed.cml", "constant-speed-down.cml" };
+  const double v0 = sqrt (1.44 - 0.25), T = 2;
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *model = data_model (files[f]);
+      g_autofree char *out = NULL, *err = NULL;
+      g_auto (Csv) csv = { 0 };
+      double sign = f == 0 ? 1 : -1;
+
+      g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--init", "u=0.5", "--t-end", "2", "--dt-out", "2",
+                                "--rtol", "1e-12", "--atol", "1e-13", NULL), ==, 0);
+      g_test_message ("%s: stderr: %s", files[f], err);
+      /* the given u is not moved, and a solved v needs no note */
+      g_assert_cmpstr (err, ==, "");
+      csv_parse (out, &csv);
+      g_assert_cmpfloat (csv_get (&csv, 0, "u"), ==, 0.5);
+      assert_close (csv_get (&csv, 0, "v"), sign * v0, 1e-12);
+      assert_close (csv_get (&csv, 1, "x"), 0.5 * T, 1e-10);
+      assert_close (csv_get (&csv, 1, "y"), sign * v0 * T, 1e-10);
+      assert_close (csv_get (&csv, 1, "v"), sign * v0, 1e-10);
+    }
+}
+
+/* (v − 1)(v + 2) = 0 from the file's v = −0.4: Newton from there reaches v = 1, of the
+ * other sign; the root of the file's sign, v = −2, is taken (the file's comment). */
+static void
+test_solve_for_sign (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = data_model ("two-roots.cml");
+  g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSimulation) sim = sim_from_model (model);
+
+  sim_reset (sim, NULL);
+  assert_close (sim_state (sim, "v"), -2, 1e-14);
+  g_assert_cmpfloat (sim_state (sim, "u"), ==, 0.3);
+  sim_reset (sim, "u", -0.7, NULL);
+  assert_close (sim_state (sim, "v"), -2, 1e-14);
+  g_assert_cmpfloat (sim_state (sim, "u"), ==, -0.7);
+  g_assert_cmpuint (cml_simulation_get_projection_report (sim)->len, ==, 0);
+}
+
+/* ---- a run that starts at t0 != 0 ----------------------------------------------------- */
+
+/* The sleigh on a belt whose speed is c t (the file's comment): a run 0 -> 8, then a run
+ * from its end state given at t0 = 8 back to 0.  The blade constraint depends on t, so the
+ * end state satisfies it at t = 8 and nothing given may be moved; the run back returns to
+ * the start within the tolerance (the backward run amplifies errors: the sleigh's motion
+ * is stable forwards).  Given everything but w, the solve-for w is solved at t = 8: the
+ * forward run's w(8). */
+static void
+test_t_start_time_dependent (void)
+{
+  g_autofree char *model = data_model ("sleigh-belt.cml");
+  const char *names[] = { "x", "y", "theta", "u", "v", "w" };
+  g_autofree char *out = NULL, *err = NULL;
+  g_auto (Csv) fwd = { 0 };
+
+  g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "8", "--dt-out", "8", "--rtol", "1e-12",
+                            "--atol", "1e-13", NULL), ==, 0);
+  csv_parse (out, &fwd);
+  g_assert_cmpuint (csv_n_rows (&fwd), ==, 2);
+  assert_close (csv_get (&fwd, 1, "t"), 8, 0);
+
+  for (guint with_w = 0; with_w < 2; with_w++)
+    {
+      g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+      g_autofree char *bout = NULL, *berr = NULL;
+      g_auto (Csv) back = { 0 };
+      const char *fixed[] = { "simulate", model, "--t-start", "8", "--t-end", "0", "--dt-out", "8", "--rtol",
+                              "1e-12", "--atol", "1e-13" };
+      for (guint k = 0; k < G_N_ELEMENTS (fixed); k++)
+        g_ptr_array_add (args, g_strdup (fixed[k]));
+      for (guint k = 0; k < G_N_ELEMENTS (names) - (with_w ? 0 : 1); k++)
+        {
+          char buf[G_ASCII_DTOSTR_BUF_SIZE];
+          g_ptr_array_add (args, g_strdup ("--init"));
+          g_ptr_array_add (args, g_strdup_printf ("%s=%s", names[k],
+                                                  g_ascii_dtostr (buf, sizeof buf, csv_get (&fwd, 1, names[k]))));
+        }
+      g_ptr_array_add (args, NULL);
+      g_assert_cmpint (cli_run_argv (NULL, 0, &bout, &berr, (const char *const *) args->pdata), ==, 0);
+      g_test_message ("back (w given: %u): stderr: %s", with_w, berr);
+      g_assert_cmpstr (berr, ==, "");
+      csv_parse (bout, &back);
+      g_assert_cmpuint (csv_n_rows (&back), ==, 2);
+      assert_close (csv_get (&back, 0, "t"), 8, 0);
+      assert_close (csv_get (&back, 1, "t"), 0, 0);
+      /* at t0 = 8: the given values as given, w solved there */
+      for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+        assert_close (csv_get (&back, 0, names[k]), csv_get (&fwd, 1, names[k]), k < 5 || with_w ? 0 : 1e-9);
+      /* back at t = 0: the forward run's start */
+      for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+        assert_close (csv_get (&back, 1, names[k]), csv_get (&fwd, 0, names[k]), 1e-6);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -317,5 +424,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/initial/vakonomic/refused", test_vakonomic_refused);
   g_test_add_func ("/models/initial/vakonomic/resets", test_vakonomic_resets);
   g_test_add_func ("/models/initial/info-kernel-names", test_info_kernel_names);
+  g_test_add_func ("/models/initial/nonholonomic/solve-for-root", test_solve_for_root);
+  g_test_add_func ("/models/initial/nonholonomic/solve-for-sign", test_solve_for_sign);
+  g_test_add_func ("/models/initial/t-start/time-dependent", test_t_start_time_dependent);
   return g_test_run ();
 }

@@ -277,6 +277,61 @@ test_cli_csv (void)
   g_assert_null (strstr (out, "_ref"));
 }
 
+/* A run that starts at t0 = 2 (--t-start): NAME_0 are its values at t0 and the closed form
+ * follows them, forwards and backwards — x(t) = cos(2 (t − t0)) from x = 1, u = 0 at t0
+ * (w = 2) — not the closed form from t = 0 with the values at t0. */
+static void
+test_cli_t_start (void)
+{
+  g_autofree char *path = data_file ("oscillator-reference.cml");
+  const char *ends[] = { "3", "1" };
+
+  for (guint e = 0; e < G_N_ELEMENTS (ends); e++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      const char *which = NULL;
+      g_assert_cmpint (cli_run (&out, &err, "simulate", path, "--t-start", "2", "--t-end", ends[e], "--dt-out", "0.5",
+                                "--reference", "--rtol", "1e-12", "--atol", "1e-13", NULL), ==, 0);
+      g_autoptr (Table) t = table_parse (out);
+      g_assert_cmpuint (table_rows (t), ==, 3);
+      double worst = table_worst_error (t, &which);
+      g_test_message ("to t = %s: worst error %.3g (%s)", ends[e], worst, which);
+      g_assert_cmpfloat (worst, <, 1e-9);
+      for (guint i = 0; i < table_rows (t); i++)
+        {
+          double tt = table_get (t, i, table_column (t, "t"));
+          g_assert_cmpfloat (fabs (table_get (t, i, table_column (t, "x_ref")) - cos (2 * (tt - 2))), <, 1e-14);
+        }
+    }
+}
+
+/* The closed form of a system whose equations depend on t holds for a start at t = 0: it
+ * matches the run from there, and a run from --t-start 2 is refused with the reason. */
+static void
+test_cli_t_start_time_dependent (void)
+{
+  g_autofree char *path = data_file ("driven-reference.cml");
+  g_autofree char *out = NULL, *err = NULL;
+  const char *which = NULL;
+
+  g_assert_cmpint (cli_run (&out, &err, "simulate", path, "--t-end", "3", "--dt-out", "0.5", "--reference", "--rtol",
+                            "1e-12", "--atol", "1e-13", NULL), ==, 0);
+  g_autoptr (Table) t = table_parse (out);
+  g_assert_cmpfloat (table_worst_error (t, &which), <, 1e-9);
+  g_assert_cmpfloat (fabs (table_get (t, 6, table_column (t, "x_ref")) - (1 + 0.5 * 3 + 0.6 * 27 / 6)), <, 1e-14);
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (cli_run (&out, &err, "simulate", path, "--t-start", "2", "--t-end", "3", "--dt-out", "0.5",
+                            "--reference", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "starts at t = 0"));
+  g_assert_nonnull (strstr (err, "t = 2"));
+  /* without --reference the run from t = 2 goes */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (cli_run (&out, NULL, "simulate", path, "--t-start", "2", "--t-end", "3", "--dt-out", "0.5", NULL),
+                   ==, 0);
+}
+
 static void
 test_cli_json (void)
 {
@@ -411,6 +466,8 @@ main (int argc, char **argv)
   g_test_add_func ("/models/reference/none", test_none);
   g_test_add_func ("/models/reference/cli-csv", test_cli_csv);
   g_test_add_func ("/models/reference/cli-json", test_cli_json);
+  g_test_add_func ("/models/reference/cli-t-start", test_cli_t_start);
+  g_test_add_func ("/models/reference/cli-t-start-time-dependent", test_cli_t_start_time_dependent);
   g_test_add_func ("/models/reference/cli-no-reference", test_cli_no_reference);
   g_test_add_func ("/models/reference/builtins-covered", test_builtins_covered);
   for (guint i = 0; i < G_N_ELEMENTS (builtins); i++)
