@@ -744,6 +744,7 @@ cml_equations_panel_get_verdict (CmlEquationsPanel *self, const char *name)
 {
   g_return_val_if_fail (CML_IS_EQUATIONS_PANEL (self), NULL);
 
+  ensure_built (self); /* (a verdict asked for is judged then, as when the page is shown) */
   for (guint i = 0; self->report && i < self->report->candidates->len; i++)
     {
       const CmlConservedCandidate *c = self->report->candidates->pdata[i];

@@ -182,6 +182,9 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* the native step itself, from the first step: built before each run goes on
+   * (test-native-switch tests the builds in the background) */
+  g_setenv ("CMLAB_NATIVE", "wait", TRUE);
 
   add_model_tests ("/models/dop853/native-identical", test_native_identical, NULL);
   add_model_tests ("/models/dop853/references", test_references, has_references);
