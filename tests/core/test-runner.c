@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #define G_LOG_DOMAIN "test-runner"
 
+#include "cml-native.h"
 #include "cml-error.h"
 #include "cml-runner.h"
 
@@ -1253,6 +1254,8 @@ test_record_resident_on_worker (void)
       test_record_resident_on_worker_body ();
       return;
     }
+  /* (no native code is being built in the background while the environment changes) */
+  cml_native_wait ();
   g_setenv ("MALLOC_PERTURB_", "0", TRUE);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT | G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
