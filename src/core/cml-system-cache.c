@@ -453,7 +453,11 @@ consistent (CmlSystem *s)
       || (s->na > 0) != (s->newton_prog != NULL && s->aux_sym != NULL && s->newton != NULL)
       || (s->fb->len > 0) != (s->fb_prog != NULL) || (s->fb2 != NULL) != (s->fb2_prog != NULL)
       || (s->n_subs > 0 && (s->subs_ids == NULL || s->subs_repl == NULL))
-      || (s->fb_vak_nf > 0 && s->fb_aux_sym == NULL) || s->movable_from > s->movable_to || s->movable_to > s->dim)
+      || (s->fb_vak_nf > 0 && s->fb_aux_sym == NULL) || s->movable_from > s->movable_to || s->movable_to > s->dim
+      /* the scene's values are copied from its program's outputs (cml_simulation_eval_scene) */
+      || s->n_scene > cml_program_n_outputs (s->scene_prog)
+      /* the fallback's work arrays are sized by its constraints (cml_simulation_new) */
+      || s->fb_s > n)
     return FALSE;
   /* the numeric fallback's layout (cml-simulation.c, rhs_fallback) */
   if (s->fb->len > 0)
