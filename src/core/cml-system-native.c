@@ -153,25 +153,9 @@ memo_key (const CmlSystem *sys, const char *what)
 
 typedef struct
 {
-  CmlSystem *sys;
+  CmlSystem *sys;    /* first, as system_build_held wants */
   gboolean   with_obs;
 } SystemSource;
-
-static gpointer
-hold_system_source (gpointer data)
-{
-  SystemSource *ss = g_memdup2 (data, sizeof (SystemSource));
-  cml_system_ref (ss->sys);
-  return ss;
-}
-
-static void
-release_system_source (gpointer data)
-{
-  SystemSource *ss = data;
-  cml_system_unref (ss->sys);
-  g_free (ss);
-}
 
 /* The source of the system's object: cml_rhs, cml_obs (WITH_OBS), cml_proj and
  * cml_project. */
@@ -239,13 +223,22 @@ system_build (const char *key, CmlNativeSource source, gpointer data, CmlNativeJ
   return native;
 }
 
+/* A source's data held for the worker: a copy whose first member, the system, holds a
+ * reference (released with the copy). */
+static void
+release_held (gpointer data)
+{
+  cml_system_unref (*(CmlSystem **) data);
+  g_free (data);
+}
+
 /* system_build (), but when the memo of KEY does not name the object, its source is written
- * on the worker too, from a copy of DATA that HOLD makes (holding the system: what the
- * source reads of it — the compiled programs, the constraints — does not change once it
- * is derived) and RELEASE frees: a large system's C costs the caller nothing. */
+ * on the worker too, from a copy of DATA (SIZE bytes, starting with the CmlSystem it holds:
+ * what the source reads of the system — the compiled programs, the constraints — does not
+ * change once it is derived): a large system's C costs the caller nothing. */
 static CmlNative *
-system_build_held (const char *key, CmlNativeSource source, gpointer data, gpointer (*hold) (gpointer),
-                   GDestroyNotify release, CmlNativeJob **job, GError **error)
+system_build_held (const char *key, CmlNativeSource source, gpointer data, gsize size, CmlNativeJob **job,
+                   GError **error)
 {
   CmlNative *native;
 
@@ -253,7 +246,11 @@ system_build_held (const char *key, CmlNativeSource source, gpointer data, gpoin
     return system_build (key, source, data, job, error);
   native = cml_native_find_memo (key, error);
   if (native == NULL && (error == NULL || *error == NULL))
-    *job = cml_native_build_keyed_later (key, source, hold (data), release);
+    {
+      gpointer held = g_memdup2 (data, size);
+      cml_system_ref (*(CmlSystem **) held);
+      *job = cml_native_build_keyed_later (key, source, held, release_held);
+    }
   return native;
 }
 
@@ -294,8 +291,7 @@ system_ensure_native (CmlSystem *sys)
     {
       SystemSource ss = { sys, with_obs };
       g_autofree char *key = memo_key (sys, "system");
-      CmlNative *native = system_build_held (key, system_source, &ss, hold_system_source, release_system_source,
-                                             &sys->native_job, &error);
+      CmlNative *native = system_build_held (key, system_source, &ss, sizeof ss, &sys->native_job, &error);
       if (native != NULL || sys->native_job == NULL)
         system_take_native (sys, native, error ? error->message : "no object");
     }
@@ -588,25 +584,9 @@ typedef gboolean (*StepSource) (const CmlProgram *rhs_prog, guint dim, const cha
 
 typedef struct
 {
+  CmlSystem *sys; /* first, as system_build_held wants */
   StepSource source;
-  CmlSystem *sys;
 } StepData;
-
-static gpointer
-hold_step_data (gpointer data)
-{
-  StepData *sd = g_memdup2 (data, sizeof (StepData));
-  cml_system_ref (sd->sys);
-  return sd;
-}
-
-static void
-release_step_data (gpointer data)
-{
-  StepData *sd = data;
-  cml_system_unref (sd->sys);
-  g_free (sd);
-}
 
 static gboolean
 step_source (gpointer data, GString *src)
@@ -637,9 +617,9 @@ system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *
   if ((sys->rhs_fn != NULL || sys->native_job != NULL) && sys->na == 0)
     {
       gpointer f = NULL;
-      StepData sd = { source, sys };
+      StepData sd = { sys, source };
       g_autofree char *key = memo_key (sys, name);
-      if ((*obj = system_build_held (key, step_source, &sd, hold_step_data, release_step_data, job, &error)) == NULL)
+      if ((*obj = system_build_held (key, step_source, &sd, sizeof sd, job, &error)) == NULL)
         {
           if (*job == NULL)
             g_debug ("the %s step of %s: %s; the generic step runs", what, sys->model->name,

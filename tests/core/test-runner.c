@@ -7,6 +7,7 @@
 #define G_LOG_DOMAIN "test-runner"
 
 #include "cml-native.h"
+#include "particles-util.h"
 #include "cml-error.h"
 #include "cml-runner.h"
 
@@ -1156,49 +1157,6 @@ test_lagging_slow_samples (void)
 }
 
 /* ---- the caller does not wait for the record's memory ------------------------------ */
-
-/* A model of N free particles on a line (2N state variables, all observed). */
-static CmlSystem *
-particles_system (guint n)
-{
-  g_autoptr (GString) text = g_string_new ("[model]\nname = particles\ntitle = Free particles\ntime-unit = s\n\n[algebroid]\nbase = ");
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = NULL;
-  CmlSystem *sys;
-
-  for (guint i = 1; i <= n; i++)
-    g_string_append_printf (text, "%sx%u", i > 1 ? ", " : "", i);
-  g_string_append (text, "\nfibre = ");
-  for (guint i = 1; i <= n; i++)
-    g_string_append_printf (text, "%sv%u", i > 1 ? ", " : "", i);
-  g_string_append (text, "\nsections = ");
-  for (guint i = 1; i <= n; i++)
-    g_string_append_printf (text, "%se%u", i > 1 ? ", " : "", i);
-  g_string_append (text, "\n\n[anchor]\n");
-  for (guint i = 1; i <= n; i++)
-    g_string_append_printf (text, "e%u = x%u: 1\n", i, i);
-  g_string_append (text, "\n[dynamics]\nlagrangian = ");
-  for (guint i = 1; i <= n; i++)
-    g_string_append_printf (text, "%sv%u^2/2", i > 1 ? " + " : "", i);
-  g_string_append (text, "\n\n[initial]\n");
-  for (guint i = 1; i <= n; i++)
-    g_string_append_printf (text, "x%u = 0\nv%u = %u\n", i, i, i);
-  model = cml_model_new_from_data (text->str, "particles.cml", &error);
-  g_assert_no_error (error);
-  sys = cml_system_new (model, &error);
-  g_assert_no_error (error);
-  return sys;
-}
-
-/* Minor page faults taken by the calling thread so far. */
-static long
-thread_page_faults (void)
-{
-  struct rusage ru;
-
-  g_assert_cmpint (getrusage (RUSAGE_THREAD, &ru), ==, 0);
-  return ru.ru_minflt;
-}
 
 /* The record (the history ring and its restart data) grows with the number of observables
  * and state variables: 300 MB for a 50-link pendulum.  The caller of cml_runner_new (the
