@@ -12,10 +12,16 @@
  *
  * $CMLAB_NATIVE=wait compiles before the run goes on instead (the behaviour without
  * tiers: for measuring native code alone); $CMLAB_NATIVE=0 turns native code off.
+ *
+ * The queue and its worker are a pthread mutex, a condition and one thread (not GLib's
+ * thread pool, whose futex-based locks ThreadSanitizer cannot see through): a job is
+ * handed over under the mutex and handed back by its atomic done flag.
  */
 #define G_LOG_DOMAIN "cml-native"
 
 #include "cml-native.h"
+
+#include <pthread.h>
 
 struct _CmlNativeJob
 {
@@ -30,9 +36,12 @@ struct _CmlNativeJob
   char           *error;
 };
 
-static GMutex queue_lock;
-static GCond queue_cond;
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_filled = PTHREAD_COND_INITIALIZER; /* a job queued (wakes the worker) */
+static pthread_cond_t queue_ended = PTHREAD_COND_INITIALIZER;  /* a job ended (wakes cml_native_wait) */
+static GQueue queue_jobs = G_QUEUE_INIT; /* jobs not yet started, under queue_lock */
 static guint queue_pending;     /* jobs queued or running, under queue_lock */
+static gboolean queue_worker;   /* the worker thread started, under queue_lock */
 static guint queue_generation;  /* jobs ended, atomic */
 
 gboolean
@@ -56,9 +65,8 @@ string_source (gpointer data, GString *s)
 }
 
 static void
-job_run (gpointer data, gpointer unused)
+job_run (CmlNativeJob *job)
 {
-  CmlNativeJob *job = data;
   g_autoptr (GError) error = NULL;
 
   if (job->write != NULL)
@@ -75,34 +83,47 @@ job_run (gpointer data, gpointer unused)
   g_atomic_int_set (&job->done, 1);
   g_atomic_int_inc (&queue_generation);
   cml_native_job_unref (job);
-  g_mutex_lock (&queue_lock);
-  queue_pending--;
-  g_cond_broadcast (&queue_cond);
-  g_mutex_unlock (&queue_lock);
 }
 
-static GThreadPool *
-queue_pool (void)
+/* The worker: takes the jobs one after another, for the life of the process. */
+static gpointer
+worker_main (gpointer unused)
 {
-  static GThreadPool *pool;
-
-  if (g_once_init_enter (&pool))
+  for (;;)
     {
-      /* one worker: the compiler takes one processor, the interpreter the other */
-      GThreadPool *p = g_thread_pool_new (job_run, NULL, 1, FALSE, NULL);
-      g_once_init_leave (&pool, p);
+      CmlNativeJob *job;
+
+      pthread_mutex_lock (&queue_lock);
+      while (g_queue_is_empty (&queue_jobs))
+        pthread_cond_wait (&queue_filled, &queue_lock);
+      job = g_queue_pop_head (&queue_jobs);
+      pthread_mutex_unlock (&queue_lock);
+
+      job_run (job);
+
+      pthread_mutex_lock (&queue_lock);
+      queue_pending--;
+      pthread_cond_broadcast (&queue_ended);
+      pthread_mutex_unlock (&queue_lock);
     }
-  return pool;
+  return NULL;
 }
 
 static CmlNativeJob *
 job_push (CmlNativeJob *job)
 {
   job->refs = 2; /* the caller's and the worker's */
-  g_mutex_lock (&queue_lock);
+  pthread_mutex_lock (&queue_lock);
+  if (!queue_worker)
+    {
+      /* one worker: the compiler takes one processor, the interpreter the other */
+      g_thread_unref (g_thread_new ("cml-native", worker_main, NULL));
+      queue_worker = TRUE;
+    }
+  g_queue_push_tail (&queue_jobs, job);
   queue_pending++;
-  g_mutex_unlock (&queue_lock);
-  g_thread_pool_push (queue_pool (), job, NULL);
+  pthread_cond_signal (&queue_filled);
+  pthread_mutex_unlock (&queue_lock);
   return job;
 }
 
@@ -164,8 +185,8 @@ cml_native_generation (void)
 void
 cml_native_wait (void)
 {
-  g_mutex_lock (&queue_lock);
+  pthread_mutex_lock (&queue_lock);
   while (queue_pending > 0)
-    g_cond_wait (&queue_cond, &queue_lock);
-  g_mutex_unlock (&queue_lock);
+    pthread_cond_wait (&queue_ended, &queue_lock);
+  pthread_mutex_unlock (&queue_lock);
 }

@@ -45,6 +45,20 @@ particles_system (guint n)
   return sys;
 }
 
+/* Whether a sanitizer's allocator stands in for malloc (): it writes its own records of a
+ * block (its shadow) on the thread that allocates, so the page faults counted there are its
+ * own, not the code's under test. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PARTICLES_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PARTICLES_UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef PARTICLES_UNDER_SANITIZER
+#define PARTICLES_UNDER_SANITIZER 0
+#endif
+
 /* Minor page faults taken by the calling thread so far. */
 static inline long
 thread_page_faults (void)
