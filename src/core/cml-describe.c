@@ -306,10 +306,11 @@ describe (CmlSystem *sys, gboolean pretty, const double *params)
         g_string_append_printf (s, _("    %s: solved from the W1 relations by Newton's method at every step\n"), solved->str);
       g_string_free (solved, TRUE);
     }
-  if (sys->h->len)
+  guint k_c = sys->h->len - md->invariants->len;
+  if (k_c)
     {
       g_string_append (s, _("  kept on the constraint set by projection after every step:\n"));
-      for (guint a = 0; a < sys->h->len; a++)
+      for (guint a = 0; a < k_c; a++)
         {
           g_autofree char *t = NULL;
           if (pretty)
@@ -320,6 +321,17 @@ describe (CmlSystem *sys, gboolean pretty, const double *params)
           else
             t = print_constraint (sys, sys->h->pdata[a]);
           g_string_append_printf (s, "    %s\n", t);
+        }
+    }
+  if (md->invariants->len)
+    {
+      g_string_append (s, _("  invariants of the configuration (kept by every motion; the states are projected "
+                            "onto them after every step):\n"));
+      for (guint a = k_c; a < sys->h->len; a++)
+        {
+          CmlNamedExpr *ne = md->invariants->pdata[a - k_c];
+          g_autofree char *g = expr_text (sys, ne->expr, pretty);
+          g_string_append_printf (s, "    %s: %s = 0\n", ne->name, g);
         }
     }
   if (md->quaternions->len)

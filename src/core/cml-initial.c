@@ -35,16 +35,16 @@
  * momentum held fixed; a given value that contradicts it, or a constraint y^α = Ψ^α, is
  * refused. */
 
-/* Least-change Gauss–Newton on the constraint functions, moving the components of Z
- * where MASK is set: z −= Jᵀ (J Jᵀ)⁺ h, with the pseudo-inverse, so constraints that
- * these components cannot satisfy are left as they are (least squares).  Reset-time only
- * (it allocates). */
+/* Least-change Gauss–Newton on the constraint functions from ROW0 on, moving the
+ * components of Z where MASK is set: z −= Jᵀ (J Jᵀ)⁺ h, with the pseudo-inverse, so
+ * constraints that these components cannot satisfy are left as they are (least squares).
+ * Reset-time only (it allocates). */
 static void
-project_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *mask)
+project_rows_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *mask, guint row0)
 {
   CmlSystem *sys = sim->sys;
-  guint k = sys->h->len, dim = sys->dim;
-  const double *h = sim->proj_out, *J = sim->proj_out + k;
+  guint dim = sys->dim, kall = sys->h->len, k = kall - row0;
+  const double *h = sim->proj_out + row0, *J = sim->proj_out + kall + (gsize) row0 * dim;
   gsl_matrix *A = gsl_matrix_alloc (k, k), *Q = gsl_matrix_alloc (k, k);
   gsl_vector *lam = gsl_vector_alloc (k);
   gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc (k);
@@ -104,6 +104,26 @@ project_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *
   gsl_matrix_free (Q);
   gsl_vector_free (lam);
   gsl_eigen_symmv_free (ws);
+}
+
+static void
+project_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *mask)
+{
+  project_rows_least_squares (sim, t, z, mask, 0);
+}
+
+/* Whether the rows from ROW0 on vanish at Z (as project_range judges). */
+static gboolean
+rows_hold (CmlSimulation *sim, double t, const double *z, guint row0)
+{
+  CmlSystem *sys = sim->sys;
+  double hn = 0, zn = 0;
+  run_proj (sim, t, z);
+  for (guint a = row0; a < sys->h->len; a++)
+    hn = MAX (hn, fabs (sim->proj_out[a]));
+  for (guint j = sys->movable_from; j < sys->movable_to; j++)
+    zn = MAX (zn, fabs (z[j]));
+  return hn <= 1e-15 * (1 + zn);
 }
 
 /* The largest |h_a| at Z, and the scale it is compared with (as project_range does). */
@@ -494,8 +514,27 @@ solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_give
   CmlSystem *sys = sim->sys;
   CmlModel *md = sys->model;
   guint dim = sys->dim, from = sys->movable_from, to = sys->movable_to;
+  guint n_inv = md->invariants->len, k_c = sys->h->len - n_inv;
+  /* the components the constraints' own projection moves (the velocities of a
+   * nonholonomic system; the invariants add the base coordinates) */
+  guint from_c = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? sys->m : from;
   g_autofree gboolean *mask = g_new0 (gboolean, dim);
   guint cnt = 0;
+
+  /* 0. the invariants of the configuration (cml-invariants.c): the base coordinates that
+   * were not given, by least change; the given ones too if they must */
+  if (n_inv && !rows_hold (sim, t0, z, k_c))
+    {
+      for (guint j = 0; j < sys->m; j++)
+        mask[j] = !is_given[j];
+      project_rows_least_squares (sim, t0, z, mask, k_c);
+      for (guint j = 0; j < sys->m; j++)
+        mask[j] = TRUE;
+      if (!rows_hold (sim, t0, z, k_c))
+        project_rows_least_squares (sim, t0, z, mask, k_c);
+      for (guint j = 0; j < sys->m; j++)
+        mask[j] = FALSE;
+    }
 
   /* 1. the solve-for coordinates that were not given */
   for (guint k = 0; k < md->n_solve_for; k++)
@@ -509,7 +548,7 @@ solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_give
     }
   if (cnt)
     {
-      if (!(cnt == sys->h->len && solve_masked (sim, t0, z, mask)))
+      if (!(cnt == k_c && solve_masked (sim, t0, z, mask)))
         project_least_squares (sim, t0, z, mask);
       for (guint j = 0; j < dim; j++)
         solved[j] = mask[j];
@@ -522,7 +561,7 @@ solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_give
       gboolean any_given = FALSE;
       for (guint j = 0; j < dim; j++)
         {
-          mask[j] = j >= from && j < to && !is_given[j];
+          mask[j] = j >= from_c && j < to && !is_given[j];
           any_given |= is_given[j];
         }
       if (!(any_given && solve_masked (sim, t0, z, mask)))
@@ -544,6 +583,13 @@ static char *
 constraint_text (CmlSystem *sys, guint a)
 {
   CmlModel *md = sys->model;
+  guint k_c = sys->h->len - md->invariants->len;
+  if (a >= k_c)
+    {
+      CmlNamedExpr *ne = md->invariants->pdata[a - k_c];
+      g_autofree char *e = cml_expr_to_string_max (sys->ctx, ne->expr, 200);
+      return g_strdup_printf ("%s = %s = 0", ne->name, e);
+    }
   if (sys->formalism == CML_FORMALISM_NONHOLONOMIC)
     {
       CmlNamedExpr *ne = md->constraints->pdata[a];
@@ -593,6 +639,8 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
   /* 1. the file's values, overridden by the given ones; quaternions default to 1 */
   for (guint i = 0; i + 3 < md->quaternions->len; i += 4)
     z[m + n + g_array_index (md->quaternions, guint, i)] = 1;
+  for (guint i = 0; i + 3 < md->base_quaternions->len; i += 4)
+    z[g_array_index (md->base_quaternions, guint, i)] = 1;
   for (guint i = 0; i < dim; i++)
     lookup_initial (sys, given, sys->state_names[i], &z[i], &is_given[i]);
 

@@ -755,21 +755,91 @@ load_reconstruction (Loader *ld)
       g_autoptr (GPtrArray) names = name_list (v);
       if (names->len != 4)
         return fail (ld, line, 0, CML_ERROR_MODEL, _("a quaternion has 4 components, not %u"), names->len);
+      /* the four components are reconstruction variables, or base coordinates */
+      guint idx[4], n_recon = 0;
       for (guint j = 0; j < 4; j++)
         {
-          guint idx = G_MAXUINT;
+          idx[j] = G_MAXUINT;
           for (guint r = 0; r < model->reconstruction->len; r++)
             if (g_str_equal (((CmlNamedExpr *) model->reconstruction->pdata[r])->name, names->pdata[j]))
-              idx = r;
-          if (idx == G_MAXUINT)
+              idx[j] = r, n_recon++;
+          for (guint i = 0; i < model->m && idx[j] == G_MAXUINT; i++)
+            if (g_str_equal (model->base[i], names->pdata[j]))
+              idx[j] = model->reconstruction->len + i;
+          if (idx[j] == G_MAXUINT)
             return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
-                         _("“%s” is not a reconstruction variable"), (char *) names->pdata[j]);
-          for (guint q = 0; q < model->quaternions->len; q++)
-            if (g_array_index (model->quaternions, guint, q) == idx)
+                         _("“%s” is neither a base coordinate nor a reconstruction variable"),
+                         (char *) names->pdata[j]);
+          for (guint q = 0; q < j; q++)
+            if (idx[q] == idx[j])
+              return fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” is named twice"), (char *) names->pdata[j]);
+        }
+      if (n_recon != 0 && n_recon != 4)
+        return fail (ld, line, 0, CML_ERROR_MODEL,
+                     _("a quaternion's components are all base coordinates or all reconstruction variables"));
+      for (guint j = 0; j < 4; j++)
+        {
+          GArray *into = n_recon ? model->quaternions : model->base_quaternions;
+          guint at = n_recon ? idx[j] : idx[j] - model->reconstruction->len;
+          for (guint q = 0; q < into->len; q++)
+            if (g_array_index (into, guint, q) == at)
               return fail (ld, line, 0, CML_ERROR_MODEL,
                            _("“%s” is already a component of a quaternion"), (char *) names->pdata[j]);
-          g_array_append_val (model->quaternions, idx);
+          g_array_append_val (into, at);
         }
+    }
+  return TRUE;
+}
+
+/* [invariants]: functions of the base coordinates (and the parameters) that every motion
+ * keeps at zero, "unit = q0^2 + q1^2 + q2^2 + q3^2 - 1" — a unit quaternion or a unit
+ * vector among the coordinates, or any first integral of the configuration alone.  A base
+ * quaternion of [quaternions] adds its own, |q|² − 1.  The system checks that the anchor
+ * keeps each (ρ(e_A) g = 0 for every section) and projects the states onto g = 0 with the
+ * constraints (cml-invariants.c). */
+gboolean
+load_invariants (Loader *ld)
+{
+  CmlModel *model = ld->model;
+  CmlExprCtx *ctx = model->ctx;
+  g_auto (GStrv) keys = kf_keys (ld, "invariants");
+
+  model->invariants_line = kf_has_group (ld, "invariants") ? line_of (ld, "invariants", NULL) : 0;
+  for (int k = 0; keys && keys[k]; k++)
+    {
+      CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
+      g_autofree char *what = g_strdup_printf (_("the invariant “%s”"), keys[k]);
+      gboolean on_base = FALSE;
+
+      ne->name = g_strdup (keys[k]);
+      ne->sym = -1;
+      ne->line = line_of (ld, "invariants", keys[k]);
+      g_ptr_array_add (model->invariants, ne);
+      ne->expr = parse_key (ld, "invariants", keys[k], SYM_PARAM | SYM_BASE, what);
+      if (ne->expr == NULL)
+        return FALSE;
+      for (guint i = 0; i < model->m; i++)
+        on_base |= cml_expr_depends_on (ne->expr, model->base_sym[i]);
+      if (!on_base)
+        return fail (ld, ne->line, 0, CML_ERROR_MODEL,
+                     _("the invariant “%s” does not depend on the base coordinates: it is a condition on "
+                       "the parameters, not on the configuration"),
+                     keys[k]);
+    }
+  for (guint q = 0; q + 3 < model->base_quaternions->len; q += 4)
+    {
+      CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
+      guint *ix = &g_array_index (model->base_quaternions, guint, q);
+      CmlExpr *e = cml_expr_num (ctx, -1);
+
+      for (guint j = 0; j < 4; j++)
+        e = cml_expr_add (ctx, e, cml_expr_powi (ctx, cml_expr_sym (ctx, model->base_sym[ix[j]]), 2));
+      ne->name = g_strdup_printf ("|(%s, %s, %s, %s)|", model->base[ix[0]], model->base[ix[1]], model->base[ix[2]],
+                                  model->base[ix[3]]);
+      ne->sym = -1;
+      ne->line = line_of (ld, "quaternions", NULL);
+      ne->expr = e;
+      g_ptr_array_add (model->invariants, ne);
     }
   return TRUE;
 }

@@ -89,6 +89,7 @@ gboolean load_requirements (Loader *ld);
 void     requirement_free (gpointer p);
 gboolean load_algebroid_names (Loader *ld);
 gboolean load_anchor (Loader *ld);
+gboolean load_invariants (Loader *ld);
 gboolean load_brackets (Loader *ld);
 void     named_expr_free (gpointer p);
 gboolean load_dynamics (Loader *ld);

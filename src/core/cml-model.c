@@ -740,7 +740,7 @@ check_groups (Loader *ld)
 {
   static const char *known[] = {
     "model", "parameters", "definitions", "algebroid", "anchor", "brackets", "dynamics",
-    "forces", "constraints", "initial", "reconstruction", "quaternions", "monitors", "units", "meanings", "symbols", "labels", "output",
+    "forces", "constraints", "initial", "reconstruction", "quaternions", "invariants", "monitors", "units", "meanings", "symbols", "labels", "output",
     "reference", NULL
   };
   g_auto (GStrv) groups = kf_groups (ld);
@@ -766,6 +766,8 @@ model_alloc (void)
   model->reconstruction = g_ptr_array_new_with_free_func (named_expr_free);
   model->monitors = g_ptr_array_new_with_free_func (named_expr_free);
   model->quaternions = g_array_new (FALSE, FALSE, sizeof (guint));
+  model->base_quaternions = g_array_new (FALSE, FALSE, sizeof (guint));
+  model->invariants = g_ptr_array_new_with_free_func (named_expr_free);
   model->initial = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->units = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->meanings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -843,7 +845,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
     }
   ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_requirements (&ld) && load_algebroid_names (&ld)
        && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
-       && load_dynamics (&ld) && load_forces (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_monitors (&ld) && load_initial (&ld)
+       && load_dynamics (&ld) && load_forces (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_invariants (&ld) && load_monitors (&ld) && load_initial (&ld)
        && load_units (&ld) && load_meanings (&ld) && load_symbols (&ld) && load_labels (&ld) && load_output (&ld);
   if (ok)
     {
@@ -1056,6 +1058,8 @@ cml_model_unref (CmlModel *model)
   g_free (model->forces);
   g_ptr_array_unref (model->reconstruction);
   g_array_unref (model->quaternions);
+  g_array_unref (model->base_quaternions);
+  g_ptr_array_unref (model->invariants);
   g_ptr_array_unref (model->monitors);
   if (model->definitions)
     g_ptr_array_unref (model->definitions);

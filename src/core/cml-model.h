@@ -146,6 +146,12 @@ struct _CmlModel
 
   GPtrArray  *reconstruction; /* CmlNamedExpr*: time derivatives */
   GArray     *quaternions;    /* guint indices into reconstruction, 4 per quaternion */
+  GArray     *base_quaternions; /* guint indices into base, 4 per quaternion ([quaternions] of base
+                                 * coordinates: each also an invariant, |q|² − 1) */
+  GPtrArray  *invariants;     /* CmlNamedExpr*: [invariants], functions g(x) of the base coordinates
+                               * (and parameters) every motion keeps at 0, then |q|² − 1 of each
+                               * base quaternion; kept by the projection (cml-invariants.c) */
+  int         invariants_line;
   GPtrArray  *monitors;       /* CmlNamedExpr* (earlier monitors substituted) */
   GPtrArray  *definitions;    /* CmlNamedExpr*: [definitions], already substituted elsewhere */
   GHashTable *initial;        /* name -> double* */

@@ -15,7 +15,8 @@
  *   (J Jᵀ) μ = h,    z ← z − Jᵀ μ,
  *
  * repeated until |h|_∞ ≤ 1e−15 (1 + |z|_∞) or the step is below 1e−16 (1 + |z|_∞), at most
- * 20 times; after 20 the state is accepted only if |h|_∞ ≤ 1e−9 (1 + |z|_∞).  Then every
+ * 20 times (a row whose J is zero on the moved components is left out when |h_a| ≤
+ * 1e−9 (1 + |z|_∞): the moved components cannot change it; otherwise J Jᵀ is singular); after 20 the state is accepted only if |h|_∞ ≤ 1e−9 (1 + |z|_∞).  Then every
  * quaternion (q0, q1, q2, q3) is divided by its norm.  J Jᵀ is solved by Gaussian
  * elimination with partial pivoting; a pivot below 1e−14 times the largest entry makes it
  * singular.
@@ -146,6 +147,21 @@ CML_PJ_FN (double t, double *z, int k, int dim, int from, int to, const int *mas
             }
           b[a] = h[a];
         }
+      /* a row that does not depend on the components moved (an invariant of the
+       * configuration while only velocities move) is left as it is when it holds */
+      double dmax = 0;
+      for (a = 0; a < k; a++)
+        dmax = dmax > A[a * k + a] ? dmax : A[a * k + a];
+      for (a = 0; a < k; a++)
+        if (A[a * k + a] == 0)
+          {
+            if (!(fabs (h[a]) <= 1e-9 * (1 + zn)))
+              return 2;
+            for (c = 0; c < k; c++)
+              A[a * k + c] = A[c * k + a] = 0;
+            A[a * k + a] = dmax > 0 ? dmax : 1; /* (μ_a = 0, the scale of the others kept) */
+            b[a] = 0;
+          }
       if (!cml_pj_solve ((unsigned) k, A, b, 1e-14))
         return 2;
       double step = 0;

@@ -206,6 +206,10 @@ typedef struct
 CmlExpr *sym (CmlExprCtx *ctx, int id);
 CmlExpr *madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b);
 double *make_sample (CmlSystem *sys, guint32 seed);
+/* cml-invariants.c: checks that the anchor keeps the model's invariants of the configuration
+ * and appends them to the constraint functions h (the last model->invariants->len rows),
+ * with the base coordinates among the components the projection moves. */
+gboolean system_add_invariants (CmlSystem *sys, GError **error);
 gboolean fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
 void add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix);
 

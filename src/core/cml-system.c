@@ -250,6 +250,13 @@ cml_system_new (CmlModel *model, GError **error)
       return NULL;
     }
 
+  /* the invariants of the configuration, kept with the constraints (cml-invariants.c) */
+  if (!system_add_invariants (sys, error))
+    {
+      mechanics_clear (&mc);
+      return NULL;
+    }
+
   /* user expressions: the multipliers' names (cml-model-mechanics.c, declare_multipliers)
    * stand for λ (nonholonomic) or μ_α = −p_α (vakonomic) */
   if (model->multiplier_sym)
