@@ -1107,6 +1107,99 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
 #undef CC
 }
 
+/* Values of the parameters other than IN's, drawn uniformly in their ranges (or among their
+ * choices) until they meet the model's requirements, into OUT; FALSE when no draw does. */
+static gboolean
+draw_params (Inspector *in, GRand *rand, double *out)
+{
+  CmlModel *md = in->sys->model;
+
+  for (guint tries = 0; tries < 100; tries++)
+    {
+      for (guint k = 0; k < md->params->len; k++)
+        {
+          CmlParam *p = md->params->pdata[k];
+          if (p->choices && p->n_choices)
+            out[k] = p->choices[g_rand_int_range (rand, 0, (gint32) p->n_choices)];
+          else if (isfinite (p->min) && isfinite (p->max) && p->max > p->min)
+            out[k] = g_rand_double_range (rand, p->min, p->max);
+          else
+            out[k] = p->value * g_rand_double_range (rand, 0.5, 1.5);
+        }
+      if (cml_model_check_params (md, out, NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* "I1 = 1.3, I2 = 0.71" */
+static char *
+params_text (CmlModel *md, const double *values)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint k = 0; k < md->params->len; k++)
+    {
+      g_autofree char *name = cml_expr_pretty_name (((CmlParam *) md->params->pdata[k])->name, FALSE);
+      g_string_append_printf (s, "%s%s = %.3g", k ? ", " : "", name, values[k]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* A monitor declared conserved ("| conserved") is declared so for every value of the
+ * parameters.  One whose dF/dt does not simplify to 0, so that it was judged by sampling at
+ * the present values, is judged again at N_OTHER_PARAMS other values drawn in the
+ * parameters' ranges: if it changes there, it is conserved only for special values (a
+ * body's third angular momentum while I₁ = I₂), and the declaration is contradicted. */
+#define N_OTHER_PARAMS 3
+
+static gboolean
+changes_at_other_params (Inspector *in, CmlConservedCandidate *c, char **reason)
+{
+  CmlModel *md = in->sys->model;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (SEED + 1);
+  g_autofree double *values = g_new (double, MAX (md->params->len, 1));
+
+  if (md->params->len == 0)
+    return FALSE;
+  for (guint k = 0; k < N_OTHER_PARAMS; k++)
+    {
+      Inspector other = { 0 };
+      CmlConservedCandidate t = { 0 };
+      gboolean changes;
+
+      if (!draw_params (in, rand, values))
+        return FALSE;
+      other.sys = in->sys;
+      other.ctx = in->ctx;
+      other.ns = in->ns;
+      other.params = values;
+      make_states (&other);
+      t.expr = c->expr;
+      decide (&other, &t, NULL);
+      changes = t.verdict == CML_CONSERVED_NOT;
+      if (changes)
+        {
+          g_autofree char *at = params_text (md, values);
+          *reason = g_strdup_printf (_("it is conserved only for special values of the parameters: at %s it "
+                                       "changes, %s"),
+                                     at, t.reason);
+        }
+      g_free (t.reason);
+      g_clear_pointer (&other.sim, cml_simulation_free);
+      g_free (other.states);
+      g_free (other.rhs);
+      g_free (other.no_states_reason);
+      g_free (other.kinds);
+      g_free (other.sample_t);
+      if (other.unit_groups)
+        g_array_unref (other.unit_groups);
+      if (changes)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 add_monitors (Inspector *in, CmlConservedReport *r)
 {
@@ -1128,6 +1221,21 @@ add_monitors (Inspector *in, CmlConservedReport *r)
                            g_strdup_printf (_("%s:%d: the monitor %s is declared conserved (“| conserved”) but it is "
                                               "not: %s"),
                                             md->path, ne->line, ne->name, c->reason));
+        }
+      else if (ne->conserved && c->verdict == CML_CONSERVED_TO_ROUNDING)
+        {
+          g_autofree char *why = NULL;
+          if (changes_at_other_params (in, c, &why))
+            {
+              char *reason = g_strdup_printf ("%s; %s", c->reason, why);
+              g_free (c->reason);
+              c->reason = reason;
+              c->contradiction = TRUE;
+              g_ptr_array_add (r->warnings,
+                               g_strdup_printf (_("%s:%d: the monitor %s is declared conserved (“| conserved”), that "
+                                                  "is for every value of the parameters, but %s"),
+                                                md->path, ne->line, ne->name, why));
+            }
         }
     }
 }

@@ -429,6 +429,28 @@ test_unit_quaternion_in_base (void)
   cml_system_unref (sys);
 }
 
+/* a monitor declared conserved that is conserved only for special values of the parameters
+ * (I3 W3 while I1 = I2) is flagged, with other values at which it changes; those conserved
+ * for every value are not */
+static void
+test_special_parameter_values (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect_file ("symmetric-body.cml", &sys);
+  const CmlConservedCandidate *spin = find (r, CML_CANDIDATE_MONITOR, "spin");
+
+  /* at the present values it is conserved, by sampling */
+  g_assert_cmpint (spin->verdict, ==, CML_CONSERVED_TO_ROUNDING);
+  g_assert_true (spin->contradiction);
+  g_assert_nonnull (strstr (spin->reason, "only for special values of the parameters"));
+  g_assert_false (find (r, CML_CANDIDATE_MONITOR, "energy")->contradiction);
+  g_assert_false (find (r, CML_CANDIDATE_MONITOR, "casimir")->contradiction);
+  g_assert_cmpuint (r->warnings->len, ==, 1);
+  g_assert_nonnull (strstr (r->warnings->pdata[0], "symmetric-body.cml:36:"));
+  g_assert_nonnull (strstr (r->warnings->pdata[0], "spin"));
+  cml_system_unref (sys);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -446,5 +468,6 @@ main (int argc, char **argv)
   g_test_add_func ("/conserved/casimirs-with-cross-terms", test_casimirs_with_cross_terms);
   g_test_add_func ("/conserved/sampling-covers-the-run", test_sampling_covers_the_run);
   g_test_add_func ("/conserved/unit-quaternion-in-base", test_unit_quaternion_in_base);
+  g_test_add_func ("/conserved/special-parameter-values", test_special_parameter_values);
   return g_test_run ();
 }
