@@ -192,8 +192,9 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
       fprintf (stderr, "%s\n", error->message);
       return CML_CLI_EXIT_USAGE;
     }
-  for (guint k = 0; k < model->warnings->len; k++)
-    fprintf (stderr, _("warning: %s\n"), (char *) model->warnings->pdata[k]);
+  const GPtrArray *warnings = cml_system_get_warnings (sys);
+  for (guint k = 0; k < warnings->len; k++)
+    fprintf (stderr, _("warning: %s\n"), (char *) warnings->pdata[k]);
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   if (sim == NULL)
     {

@@ -395,8 +395,8 @@ describe (CmlSystem *sys, gboolean pretty, const double *params)
       g_autofree char *text = cml_conserved_report_to_text (report);
       g_string_append (s, text);
     }
-  for (guint k = 0; k < md->warnings->len; k++)
-    g_string_append_printf (s, _("\nWarning: %s\n"), (char *) md->warnings->pdata[k]);
+  for (guint k = 0; k < sys->warnings->len; k++)
+    g_string_append_printf (s, _("\nWarning: %s\n"), (char *) sys->warnings->pdata[k]);
   return g_string_free (s, FALSE);
 }
 

@@ -130,13 +130,18 @@ check_structure (CmlSystem *sys)
 
   sys->structure_defect = structure_defect (sys, &msg);
   sys->lie = sys->structure_defect < 1e-9;
+  g_ptr_array_set_size (sys->warnings, 0);
+  for (guint k = 0; k < sys->model->warnings->len; k++)
+    g_ptr_array_add (sys->warnings, g_strdup (sys->model->warnings->pdata[k]));
   if (msg)
-    g_ptr_array_add (sys->model->warnings, msg);
+    g_ptr_array_add (sys->warnings, msg);
 }
 
 CmlSystem *
 cml_system_new (CmlModel *model, GError **error)
 {
+  g_return_val_if_fail (model != NULL, NULL);
+
   g_autoptr (CmlSystem) sys = g_new0 (CmlSystem, 1);
   g_mutex_init (&sys->native_lock);
   CmlExprCtx *ctx = model->ctx;
@@ -144,8 +149,8 @@ cml_system_new (CmlModel *model, GError **error)
   Mechanics mc = { 0 };
   gboolean ok = TRUE;
 
-  g_return_val_if_fail (model != NULL, NULL);
   sys->ref_count = 1;
+  sys->warnings = g_ptr_array_new_with_free_func (g_free);
   sys->model = cml_model_ref (model);
   sys->ctx = ctx;
   sys->m = m;
@@ -420,6 +425,8 @@ cml_system_unref (CmlSystem *sys)
   g_ptr_array_unref (sys->pivot_names);
   g_ptr_array_unref (sys->fb);
   g_ptr_array_unref (sys->h);
+  if (sys->warnings)
+    g_ptr_array_unref (sys->warnings);
   g_ptr_array_unref (sys->obs_names);
   g_ptr_array_unref (sys->obs);
   g_ptr_array_unref (sys->steps);
@@ -456,4 +463,11 @@ cml_system_observable_index (const CmlSystem *sys, const char *name)
     if (g_str_equal (sys->obs_names->pdata[i], name))
       return i;
   return -1;
+}
+
+const GPtrArray *
+cml_system_get_warnings (const CmlSystem *sys)
+{
+  g_return_val_if_fail (sys != NULL, NULL);
+  return sys->warnings;
 }

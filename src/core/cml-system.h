@@ -39,6 +39,9 @@ CmlSystem  *cml_system_ref (CmlSystem *sys);
 void        cml_system_unref (CmlSystem *sys);
 
 CmlModel   *cml_system_get_model (const CmlSystem *sys);
+/* What the user should know (char*, for people): the model's warnings, then the
+ * derivation's (an algebroid that is not a Lie algebroid, naming the model's file). */
+const GPtrArray *cml_system_get_warnings (const CmlSystem *sys);
 CmlFormalism cml_system_get_formalism (const CmlSystem *sys);
 /* The state: base coordinates, then fibre coordinates (momenta for a vakonomic system),
  * then reconstruction variables. */

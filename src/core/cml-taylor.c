@@ -823,21 +823,7 @@ cml_taylor_set_params (CmlTaylor *tp, const double *params)
 static inline double
 f0 (guint8 fn, double a)
 {
-  switch (fn)
-    {
-    case CML_FN_SIN: return sin (a);
-    case CML_FN_COS: return cos (a);
-    case CML_FN_TAN: return tan (a);
-    case CML_FN_ASIN: return asin (a);
-    case CML_FN_ACOS: return acos (a);
-    case CML_FN_ATAN: return atan (a);
-    case CML_FN_SINH: return sinh (a);
-    case CML_FN_COSH: return cosh (a);
-    case CML_FN_TANH: return tanh (a);
-    case CML_FN_EXP: return exp (a);
-    case CML_FN_LOG: return log (a);
-    default: return NAN;
-    }
+  return fn == CML_FN_ATAN2 ? NAN : cml_func_value (fn, a, 0);
 }
 
 static void
