@@ -102,9 +102,11 @@ expect "sweep --jobs 900 is refused" 2 "from 1 to 256"
 if [[ $asan == 1 ]]; then
     skip "sweep on the threads it gets" "AddressSanitizer build"
 else
-    # thread stacks of 100 MB in 400 MB of address space: a few threads, or none
+    # thread stacks of 100 MB in 400 MB of address space: a few threads, or none — with an
+    # empty native cache, so that the background build wants a thread of its own too
     for stack in 100000 1000000; do
         (ulimit -s $stack; ulimit -v 400000
+         export CMLAB_NATIVE_CACHE="$tmp/native-cache-$stack"
          exec timeout -s KILL 120 "$cli" sweep "${grid[@]}" --jobs 16 > "$tmp/a.csv" 2> "$tmp/err")
         status=$?
         if [[ $status == 0 ]] && cmp -s "$tmp/a.csv" "$here/sweep-reference.csv"; then
