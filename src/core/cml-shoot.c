@@ -880,7 +880,8 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
         }
       else
         {
-          g_string_append_printf (msg, _(": %s"), why);
+          g_string_append (msg, ": ");
+          g_string_append (msg, why);
           if (sp >= 0)
             g_string_append_printf (msg, _("; continuation in the target, from where the guess goes, got %.0f %% "
                                            "of the way there"),
@@ -899,12 +900,12 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
                                            "off it)"),
                                     n_targets, n);
         }
-      g_set_error_literal (error, CML_ERROR, CML_ERROR_NUMERIC, msg->str);
+      g_set_error_literal (error, CML_ERROR, off ? CML_ERROR_UNREACHABLE : CML_ERROR_NUMERIC, msg->str);
       return NULL;
     }
   res->residual = r;
 
-  /* conjugate times along the solved extremal */
+  /* conjugate times along the solved extremal (the notes are English: they go into files) */
   g_autofree guint *rows = g_new (guint, n);
   gboolean have_rows = TRUE;
   if (m == n)
@@ -924,17 +925,17 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
   else
     {
       have_rows = FALSE;
-      res->conjugate_note = g_strdup_printf (_("conjugate times not computed: the base coordinates and "
-                                               "reconstruction variables (%u) are not as many as the momenta (%u), "
-                                               "so ∂x(t)/∂p(0) has no square block to take the determinant of"),
+      res->conjugate_note = g_strdup_printf ("conjugate times not computed: the base coordinates and "
+                                             "reconstruction variables (%u) are not as many as the momenta (%u), "
+                                             "so ∂x(t)/∂p(0) has no square block to take the determinant of",
                                              m + nr, n);
     }
   if (have_rows && res->at_rest)
     {
       g_clear_pointer (&res->conjugate_rows, g_free);
-      res->conjugate_note = g_strdup (_("conjugate times not computed: the targets are the start point, and the "
-                                        "extremal found stays at rest there (all momenta zero), the shortest way "
-                                        "for every T"));
+      res->conjugate_note = g_strdup ("conjugate times not computed: the targets are the start point, and the "
+                                      "extremal found stays at rest there (all momenta zero), the shortest way "
+                                      "for every T");
     }
   else if (have_rows && opt.n_samples > 0)
     {
@@ -943,22 +944,22 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
       if (err)
         {
           g_array_set_size (res->conjugate_times, 0);
-          res->conjugate_note = g_strdup_printf (_("conjugate times not computed: %s"), err->message);
+          res->conjugate_note = g_strdup_printf ("conjugate times not computed: %s", err->message);
         }
       else if (cs == CONJ_DEGENERATE)
         {
           res->degenerate = TRUE;
-          res->conjugate_note = g_strdup_printf (_("conjugate times not computed: the endpoint map is degenerate "
-                                                   "along the whole extremal (det ∂(%s)/∂p(0) vanishes at every "
-                                                   "time, so every time would count as conjugate).  The constraints "
-                                                   "are integrable (holonomic): the points reachable from the start "
-                                                   "form a submanifold of lower dimension"),
+          res->conjugate_note = g_strdup_printf ("conjugate times not computed: the endpoint map is degenerate "
+                                                 "along the whole extremal (det ∂(%s)/∂p(0) vanishes at every "
+                                                 "time, so every time would count as conjugate).  The constraints "
+                                                 "are integrable (holonomic): the points reachable from the start "
+                                                 "form a submanifold of lower dimension",
                                                  res->conjugate_rows);
         }
       else if (cs == CONJ_UNRESOLVED)
-        res->conjugate_note = g_strdup_printf (_("conjugate times not computed: det ∂(%s)/∂p(0) stays below the "
-                                                 "integration error along the whole run; try a smaller step or "
-                                                 "tighter tolerances"),
+        res->conjugate_note = g_strdup_printf ("conjugate times not computed: det ∂(%s)/∂p(0) stays below the "
+                                               "integration error along the whole run; try a smaller step or "
+                                               "tighter tolerances",
                                                res->conjugate_rows);
     }
 

@@ -70,11 +70,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlShootResult, cml_shoot_result_free)
  * returned.  Errors: CML_ERROR_USAGE (not a vakonomic system, no exact Jacobian, a target
  * that is not a base coordinate or reconstruction variable, T_END not after t0, an
  * integrator that does not carry the variational equations: taylor, variational,
- * variational4),
- * CML_ERROR_NUMERIC (no solution within the iteration
- * limit or the step budget, or Newton and continuation stalled: in plain words, how far it
- * got and what to try, or that the targets are off the set the extremals reach); SIM then
- * holds its state as it was. */
+ * variational4), CML_ERROR_UNREACHABLE (where Newton's method stopped, no change of the
+ * momenta brings the end point nearer: the targets seem off the set the extremals from
+ * this start reach at T), CML_ERROR_NUMERIC (no solution within the iteration limit or the
+ * step budget, or Newton and continuation stalled), all in plain words with how far it got
+ * and what to try; SIM then holds its state as it was. */
 CmlShootResult *cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const *target_names,
                            const double *target_values, const CmlShootOptions *options, GError **error);
 

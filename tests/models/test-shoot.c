@@ -274,7 +274,7 @@ test_unreachable_bounded (void)
         opt.max_iterations = 2;
       g_autoptr (CmlShootResult) res = cml_shoot (sim, 1, 2, names, off, &opt, &error);
       g_assert_null (res);
-      g_assert_error (error, CML_ERROR, CML_ERROR_NUMERIC);
+      g_assert_error (error, CML_ERROR, CML_ERROR_UNREACHABLE);
       g_test_message ("%s", error->message);
       g_assert_null (strstr (error->message, "--init"));
       if (limit)
