@@ -55,7 +55,7 @@
  * halved.  All the runs of one shooting take at most CML_SHOOT_MAX_STEPS steps in all, and
  * all its Newton iterations (damped Newton and every continuation step) at most
  * max_iterations; a Newton solve stops as stalled when SHOOT_STALL_WINDOW iterations did
- * not halve its residual.  Then it stops and says how far it got and what to try.  Where
+ * not halve its residual, and continuation when SHOOT_CONT_FAILS steps in a row failed.  Then it stops and says how far it got and what to try.  Where
  * the residual stalls with a rank-deficient ∂z_targets(T)/∂p(t0) and points out of its
  * range (the residual cannot be lowered to first order), the targets are off the set the
  * extremals from this start reach at T, and the message says so.
@@ -78,7 +78,8 @@
 #include "cml-system-private.h"
 
 #define SHOOT_MAX_HALVINGS   12      /* backtracking: the step is cut to at most 2⁻¹² */
-#define SHOOT_MIN_DS         1e-3    /* continuation gives up below this step in s */
+#define SHOOT_MIN_DS         1e-3    /* continuation gives up below this step in s … */
+#define SHOOT_CONT_FAILS     6       /* … or after this many failed steps in a row */
 #define SHOOT_CONJ_TOL       1e-12   /* conjugate times are refined to this × max (1, |t|) */
 #define SHOOT_RCOND          1e-13   /* singular values below this × the largest count as 0 … */
 #define SHOOT_RCOND_RETRY    1e-7    /* … or below this, when the full step lowers nothing */
@@ -277,9 +278,10 @@ evaluate (Shoot *s, const double *p0, const double *goal, double *r, GError **er
 }
 
 /* The minimum-norm least-squares solution of A δ = −F (A k×n) by SVD, with the singular
- * values below RCOND × the largest taken as 0; FALSE if A = 0. */
+ * values below RCOND × the largest taken as 0 (their number into *DROPPED); FALSE if
+ * A = 0. */
 static gboolean
-newton_step (guint k, guint n, const double *A, const double *F, double rcond, double *delta)
+newton_step (guint k, guint n, const double *A, const double *F, double rcond, double *delta, guint *dropped)
 {
   gboolean wide = k < n;
   guint rows = wide ? n : k, cols = wide ? k : n;
@@ -287,6 +289,7 @@ newton_step (guint k, guint n, const double *A, const double *F, double rcond, d
   gsl_vector *S = gsl_vector_alloc (cols), *w = gsl_vector_alloc (cols);
   gboolean ok = TRUE;
 
+  *dropped = 0;
   for (guint i = 0; i < k; i++)
     for (guint j = 0; j < n; j++)
       {
@@ -307,6 +310,7 @@ newton_step (guint k, guint n, const double *A, const double *F, double rcond, d
           double sc = gsl_vector_get (S, c), acc = 0;
           if (sc <= rcond * smax)
             {
+              (*dropped)++;
               gsl_vector_set (w, c, 0);
               continue;
             }
@@ -441,7 +445,8 @@ newton (Shoot *s, const double *goal, double *p, guint max_iters, guint *iters, 
           break;
         }
       hist[it % SHOOT_STALL_WINDOW] = *r;
-      if (!newton_step (s->k, n, s->A, s->F, SHOOT_RCOND, delta))
+      guint dropped = 0, dropped_retry = 0;
+      if (!newton_step (s->k, n, s->A, s->F, SHOOT_RCOND, delta, &dropped))
         {
           if (why)
             *why = g_strdup_printf (_("the targets do not depend on the initial momenta at T = %g (the sensitivity "
@@ -463,7 +468,9 @@ newton (Shoot *s, const double *goal, double *p, guint max_iters, guint *iters, 
             {
               memcpy (s->F, Fsave, s->k * sizeof (double));
               memcpy (s->A, Asave, s->k * n * sizeof (double));
-              newton_step (s->k, n, s->A, s->F, SHOOT_RCOND_RETRY, delta);
+              newton_step (s->k, n, s->A, s->F, SHOOT_RCOND_RETRY, delta, &dropped_retry);
+              if (dropped_retry == dropped)
+                break; /* the same direction: tried already */
               lambda = 1;
             }
           for (int h = 0; h <= SHOOT_MAX_HALVINGS && !s->exhausted; h++, lambda /= 2)
@@ -824,8 +831,10 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
           for (guint i = 0; i < n_targets; i++)
             goal0[i] = s.Z[tidx[i]];
           double ds = 0.5, rc = 0;
+          guint fails = 0;
           sp = 0;
-          while (sp < 1 && ds >= SHOOT_MIN_DS && !s.exhausted && res->iterations < max_iters)
+          while (sp < 1 && ds >= SHOOT_MIN_DS && fails < SHOOT_CONT_FAILS && !s.exhausted
+                 && res->iterations < max_iters)
             {
               double stp = MIN (1.0, sp + ds);
               for (guint i = 0; i < n_targets; i++)
@@ -837,9 +846,13 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
                   sp = stp;
                   res->continuation_steps++;
                   ds = MIN (2 * ds, 1.0);
+                  fails = 0;
                 }
               else
-                ds /= 2;
+                {
+                  ds /= 2;
+                  fails++;
+                }
             }
           if (sp >= 1)
             {
