@@ -23,15 +23,32 @@
  * φ₀ = φ(t, x, 0).  A velocity field Z(t, x) with Φ_y Z + φ₀ = 0 satisfies them; in the
  * frame moving with Z, y − Z, the constraints are linear, Φ_y (y − Z) = 0, and the energy
  * there is the moving energy E_Z = ∂L/∂y·(y − Z) − L = E_L − p·Z.  Z is not unique (any
- * element of ker Φ_y may be added); cmlab takes the one that moves only the velocities the
- * constraints do not determine (those not in [dynamics] solve-for; all of them when there
- * is none or that fails) and, among those, has the least kinetic norm:
+ * element of ker Φ_y may be added), and E_Z is conserved for the right Z only: the
+ * velocity field of the support when it is a symmetry of L and of the constraints (the
+ * rotation of a table turning steadily, the translation of a belt at constant speed;
+ * Fassò and Sansonetto 2016).  cmlab judges a few frames that do not depend on what the
+ * model solves for, in this order:
  *
- *   Z_J = −W_JJ⁻¹ Φ_Jᵀ (Φ_J W_JJ⁻¹ Φ_Jᵀ)⁻¹ φ₀,   Z = 0 on the other velocities,
+ *   Z = ρ_a⁻¹ X,  X = Σ_{i∈I} X^i ∂/∂x^i   the support's velocity along s of the base
+ *                                         coordinates I, carried to the sections by the
+ *                                         inverse of the anchor on the anchored sections
+ *   Z_J = −Φ_J⁻¹ φ₀, 0 elsewhere           along s of the velocities J
+ *   Z = −W⁻¹ Φ_yᵀ (Φ_y W⁻¹ Φ_yᵀ)⁻¹ φ₀       the least kinetic norm, W = ∂²L/∂y∂y
  *
- * J the chosen velocities, W = ∂²L/∂y∂y.  For the ball on a turning table (§9.1) this is
- * the velocity of the table under the contact point, Z = (−Ωy, Ωx, 0, 0, 0), and
- * E_Z = E_L − Ω m (x v − y u), conserved for constant Ω (Fassò and Sansonetto, 2016).
+ * and offers the first whose E_Z is conserved exactly, else the first conserved at the
+ * sampled states, else the first whose change is exactly the sum of the rates
+ *
+ *   dE_Z/dt = F·(y − Z) − p·∂Z/∂t − ∂L/∂t   (forces, an unsteady support, L(t))
+ *
+ * naming each rate that is not 0 with the parameters' values, else the least-norm one.
+ * For the ball on a turning table (§9.1) the first is the table's velocity under the
+ * contact point, Z = (−Ωy, Ωx, 0, 0, 0), and E_Z = E_L − Ω m (x v − y u), conserved for
+ * constant Ω.
+ *
+ * Where the constraints hold.  With affine constraints a derivative may vanish only on
+ * the constraint set: it is shown to vanish exactly there by solving the constraints for
+ * s of the velocities (the first subsets in lexicographic order whose Φ_J depends on the
+ * parameters only, then any), substituting and multiplying out.
  *
  * The energy balance (§3): with W ẏ = R + Φ_yᵀ λ, dE_L/dt = λ_a Φ^a_A y^A − ∂L/∂t, and on
  * affine constraints Φ_y y = −φ₀, so dE_L/dt = −λ·φ₀ − ∂L/∂t: the reaction does work when
@@ -928,6 +945,56 @@ moving_frame (Inspector *in, CmlExpr **phi0, const guint *J, guint nJ, CmlExpr *
   return TRUE;
 }
 
+/* The frames kept, with their values at two random points (every symbol in [0.35, 1.35])
+ * to tell them apart. */
+typedef struct
+{
+  GPtrArray *frames; /* CmlExpr*[n] */
+  guint      ns;     /* symbols of the context */
+  double    *pts;    /* 2 rows of ns values */
+  double    *vals;   /* 2n values of each frame, then room for one more */
+} FrameSet;
+
+/* Keeps the frame Z (n expressions, taken) unless it depends on the velocities, is not
+ * finite at the points or equals one kept (then it is freed); returns the index of the
+ * frame kept or equal to it, or −1. */
+static int
+keep_frame (Inspector *in, FrameSet *fs, CmlExpr **Z)
+{
+  CmlModel *md = in->sys->model;
+  guint n = md->n, len = fs->frames->len;
+  double *v = fs->vals + (gsize) len * 2 * n;
+  gboolean ok = len < MAX_FRAMES;
+
+  for (guint A = 0; ok && A < n; A++)
+    for (guint B = 0; ok && B < n; B++)
+      ok = !cml_expr_depends_on (Z[A], md->fibre_sym[B]);
+  for (guint A = 0; ok && A < n; A++)
+    for (guint p = 0; p < 2; p++)
+      {
+        v[p * n + A] = cml_expr_eval (Z[A], fs->pts + (gsize) p * fs->ns);
+        ok &= isfinite (v[p * n + A]);
+      }
+  if (!ok)
+    {
+      g_free (Z);
+      return -1;
+    }
+  for (guint f = 0; f < len; f++)
+    {
+      gboolean same = TRUE;
+      for (guint i = 0; same && i < 2 * n; i++)
+        same = fabs (fs->vals[(gsize) f * 2 * n + i] - v[i]) <= 1e-12 * (1 + fabs (v[i]));
+      if (same)
+        {
+          g_free (Z);
+          return f;
+        }
+    }
+  g_ptr_array_add (fs->frames, Z);
+  return len;
+}
+
 /* The frames Z (n components each) in which the affine constraints Φ_y y + φ₀ = 0 are
  * linear, Φ_y Z = −φ₀, none depending on what the model solves for:
  *
@@ -952,46 +1019,18 @@ moving_frames (Inspector *in, CmlExpr **phi0, int *least)
   GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
   g_autofree double *sample = make_sample (sys, 13);
   g_autofree CmlExpr **mphi0 = g_new (CmlExpr *, MAX (s, 1));
-  guint ns = cml_expr_ctx_n_symbols (ctx);
-  g_autofree double *pts = g_new (double, 2 * ns);
   g_autoptr (GRand) rand = g_rand_new_with_seed (SEED + 1);
-  g_autofree double *vals = NULL;
+  FrameSet fs = { frames, cml_expr_ctx_n_symbols (ctx), NULL, NULL };
 
   *least = -1;
   if (s == 0 || s > n)
     return frames;
-  for (guint i = 0; i < 2 * ns; i++)
-    pts[i] = g_rand_double_range (rand, 0.35, 1.35);
-  vals = g_new (double, (gsize) MAX_FRAMES * 2 * n);
+  fs.pts = g_new (double, 2 * fs.ns);
+  for (guint i = 0; i < 2 * fs.ns; i++)
+    fs.pts[i] = g_rand_double_range (rand, 0.35, 1.35);
+  fs.vals = g_new (double, (gsize) (MAX_FRAMES + 1) * 2 * n);
   for (guint a = 0; a < s; a++)
     mphi0[a] = cml_expr_neg (ctx, phi0[a]);
-
-/* keeps the frame Z (a new array of n) unless it depends on the velocities or equals one kept */
-#define KEEP_FRAME(Z)                                                                              \
-  G_STMT_START {                                                                                   \
-    gboolean _new = frames->len < MAX_FRAMES;                                                      \
-    double *_v = vals + (gsize) frames->len * 2 * n;                                               \
-    for (guint _A = 0; _new && _A < n; _A++)                                                       \
-      for (guint _B = 0; _new && _B < n; _B++)                                                     \
-        _new = !cml_expr_depends_on ((Z)[_A], md->fibre_sym[_B]);                                  \
-    for (guint _A = 0; _new && _A < n; _A++)                                                       \
-      for (guint _p = 0; _p < 2; _p++)                                                             \
-        {                                                                                          \
-          _v[_p * n + _A] = cml_expr_eval ((Z)[_A], pts + _p * ns);                                \
-          _new &= isfinite (_v[_p * n + _A]);                                                      \
-        }                                                                                          \
-    for (guint _f = 0; _new && _f < frames->len; _f++)                                             \
-      {                                                                                            \
-        gboolean _same = TRUE;                                                                     \
-        for (guint _i = 0; _same && _i < 2 * n; _i++)                                             \
-          _same = fabs (vals[(gsize) _f * 2 * n + _i] - _v[_i]) <= 1e-12 * (1 + fabs (_v[_i]));    \
-        _new = !_same;                                                                             \
-      }                                                                                            \
-    if (_new)                                                                                      \
-      g_ptr_array_add (frames, (Z));                                                               \
-    else                                                                                           \
-      g_free ((Z));                                                                                \
-  } G_STMT_END
 
   /* 1. fields on the base carried by the anchor */
   {
@@ -1046,7 +1085,7 @@ moving_frames (Inspector *in, CmlExpr **phi0, int *least)
                 for (guint b = 0; b < m; b++)
                   for (guint j = 0; j < s; j++)
                     Z[Aset[b]] = madd (ctx, Z[Aset[b]], Q[b * m + I[j]], X[j]);
-                KEEP_FRAME (Z);
+                keep_frame (in, &fs, Z);
               }
             while (++tried < MAX_SUBSETS && next_subset (I, s, m));
           }
@@ -1071,7 +1110,7 @@ moving_frames (Inspector *in, CmlExpr **phi0, int *least)
           Z[A] = ZERO (ctx);
         for (guint j = 0; j < s; j++)
           Z[J[j]] = X[j];
-        KEEP_FRAME (Z);
+        keep_frame (in, &fs, Z);
       }
     while (++tried < MAX_SUBSETS && next_subset (J, s, n));
   }
@@ -1080,32 +1119,15 @@ moving_frames (Inspector *in, CmlExpr **phi0, int *least)
   {
     g_autofree guint *J = g_new (guint, n);
     CmlExpr **Z = g_new (CmlExpr *, n);
-    guint before = frames->len;
     for (guint A = 0; A < n; A++)
       J[A] = A;
     if (moving_frame (in, phi0, J, n, Z))
-      {
-        KEEP_FRAME (Z);
-        if (frames->len > before)
-          *least = before;
-        else
-          {
-            /* equal to a frame kept: that one */
-            double *v = vals + (gsize) frames->len * 2 * n;
-            for (guint f = 0; f < frames->len && *least < 0; f++)
-              {
-                gboolean same = TRUE;
-                for (guint i = 0; same && i < 2 * n; i++)
-                  same = fabs (vals[(gsize) f * 2 * n + i] - v[i]) <= 1e-12 * (1 + fabs (v[i]));
-                if (same)
-                  *least = f;
-              }
-          }
-      }
+      *least = keep_frame (in, &fs, Z);
     else
       g_free (Z);
   }
-#undef KEEP_FRAME
+  g_free (fs.pts);
+  g_free (fs.vals);
   return frames;
 }
 
