@@ -697,26 +697,31 @@ exact_zero (Inspector *in, CmlExpr *d)
   return -1;
 }
 
-/* TRUE when E depends on t with the parameters' values put in (a term Ω₁ sin(ν t) with
- * Ω₁ = 0 does not count). */
-static gboolean
-depends_on_t_at_values (Inspector *in, CmlExpr *e)
+/* E with the parameters' values put in, multiplied out (NULL when that fails). */
+static CmlExpr *
+at_values (Inspector *in, CmlExpr *e)
 {
   CmlSystem *sys = in->sys;
   CmlModel *md = sys->model;
   g_autofree CmlExpr **vals = g_new (CmlExpr *, sys->n_params + 1);
   g_autoptr (GError) error = NULL;
-  CmlExpr *x;
 
-  if (!cml_expr_depends_on (e, md->t_sym))
-    return FALSE;
   for (guint k = 0; k < sys->n_params; k++)
     vals[k] = cml_expr_num (in->ctx, in->params ? in->params[k] : ((CmlParam *) md->params->pdata[k])->value);
-  x = cml_expr_subs (in->ctx, e, sys->n_params, sys->param_sym, vals);
-  if (!cml_expr_depends_on (x, md->t_sym))
+  return cml_expr_expand (in->ctx, cml_expr_subs (in->ctx, e, sys->n_params, sys->param_sym, vals), &error);
+}
+
+/* TRUE when E depends on t with the parameters' values put in (a term Ω₁ sin(ν t) with
+ * Ω₁ = 0 does not count). */
+static gboolean
+depends_on_t_at_values (Inspector *in, CmlExpr *e)
+{
+  CmlExpr *x;
+
+  if (!cml_expr_depends_on (e, in->sys->model->t_sym))
     return FALSE;
-  x = cml_expr_expand (in->ctx, x, &error);
-  return x == NULL || cml_expr_depends_on (x, md->t_sym);
+  x = at_values (in, e);
+  return x == NULL || cml_expr_depends_on (x, in->sys->model->t_sym);
 }
 
 /* Decides C; HINT (may be NULL) is said when it is not conserved. */
@@ -1141,20 +1146,6 @@ moving_energy (Inspector *in, CmlExpr *E, CmlExpr **Z)
   for (guint A = 0; A < md->n; A++)
     pZ = madd (in->ctx, pZ, cml_expr_diff (in->ctx, md->lagrangian, md->fibre_sym[A]), Z[A]);
   return cml_expr_sub (in->ctx, E, pZ);
-}
-
-/* E with the parameters' values put in, multiplied out (NULL when that fails). */
-static CmlExpr *
-at_values (Inspector *in, CmlExpr *e)
-{
-  CmlSystem *sys = in->sys;
-  CmlModel *md = sys->model;
-  g_autofree CmlExpr **vals = g_new (CmlExpr *, sys->n_params + 1);
-  g_autoptr (GError) error = NULL;
-
-  for (guint k = 0; k < sys->n_params; k++)
-    vals[k] = cml_expr_num (in->ctx, in->params ? in->params[k] : ((CmlParam *) md->params->pdata[k])->value);
-  return cml_expr_expand (in->ctx, cml_expr_subs (in->ctx, e, sys->n_params, sys->param_sym, vals), &error);
 }
 
 /* The rates at which E_Z changes in the frame Z, each a function of (t, x, y):
