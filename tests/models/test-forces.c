@@ -30,7 +30,9 @@
  *    at once), and m ẍ = b v − k x = −(b²/c) ẋ − k x: a damped oscillator with γ = b²/(2cm),
  *    y − y₀ = −(b/c)(x − x₀).  With a force A cos Ω t along e2 instead: b u = A cos Ω t
  *    (primary), b (b v − k x)/m = −A Ω sin Ω t (secondary), so x = x₀ + A sin Ω t/(bΩ),
- *    y = y₀ + (k/b) ∫ x dt − (m A/b²)(1 − cos Ω t).
+ *    y = y₀ + (k/b) ∫ x dt − (m A/b²)(1 − cos Ω t).  And L = u y − x v − (x² + y²)/2 (W = 0)
+ *    with F = (−c u, 0): both equations are constraints, y = 2u and x + 2v + c u = 0, so
+ *    ẋ = y/2, ẏ = −x/2 − c y/4, solved by e^{At} = e^{αt} (cos βt + sin βt (A − α)/β).
  * Also: the vakonomic kind refuses forces, and the inspector reports the energy balance
  * dE/dt = F·y instead of conservation.
  */
@@ -129,6 +131,16 @@ static const char singular_driven[] =
   "[dynamics]\nlagrangian = m/2*u^2 + b*x*v - k/2*x^2\n"
   "[forces]\ne2 = A*cos(Om*t)\n"
   "[initial]\nx = 0.8\ny = 0.1\nu = 0.75\nv = 2.7\n";
+
+/* a Lagrangian of first order in the velocities (W = 0) with friction along e1 */
+static const char first_order[] =
+  "[model]\nname = first-order\ntitle = first-order Lagrangian with friction\n"
+  "[parameters]\nc = 0.7 | 0 .. 10 | 1 | damping\n"
+  "[algebroid]\nbase = x, y\nfibre = u, v\n"
+  "[anchor]\ne1 = x: 1\ne2 = y: 1\n"
+  "[dynamics]\nlagrangian = u*y - x*v - (x^2 + y^2)/2\n"
+  "[forces]\ne1 = -c*u\n"
+  "[initial]\nx = 1\ny = 0.5\nu = 0.25\nv = -0.5875\n";
 
 static CmlSimulation *
 sim_text (const char *text, CmlIntegratorKind kind)
@@ -591,6 +603,30 @@ test_singular_driven (void)
 }
 
 static void
+test_singular_first_order (void)
+{
+  const double c = 0.7, x0 = 1, y0 = 0.5;
+  /* A = [[0, 1/2], [−1/2, −c/4]]: α = tr A/2, β² = det A − α² */
+  const double al = -c / 8, be = sqrt (0.25 - al * al);
+  g_autoptr (CmlSimulation) sim = sim_text (first_order, CML_INTEGRATOR_RK8PD);
+
+  /* the velocities follow from the constraints at the start */
+  assert_close (sim_state (sim, "u"), y0 / 2, 1e-12);
+  assert_close (sim_state (sim, "v"), -(x0 + c * y0 / 2) / 2, 1e-12);
+  for (int j = 1; j <= 10; j++)
+    {
+      double T = 0.9 * j, e = exp (al * T), C = cos (be * T), S = sin (be * T) / be;
+      double x = e * (C * x0 + S * (-al * x0 + 0.5 * y0));
+      double y = e * (C * y0 + S * (-0.5 * x0 + (-c / 4 - al) * y0));
+      sim_advance (sim, T);
+      assert_close (sim_state (sim, "x"), x, 1e-10);
+      assert_close (sim_state (sim, "y"), y, 1e-10);
+      assert_close (sim_state (sim, "u"), y / 2, 1e-10);
+      assert_close (sim_state (sim, "v"), -(x + c * y / 2) / 2, 1e-10);
+    }
+}
+
+static void
 test_refusals (void)
 {
   g_autoptr (GError) error = NULL;
@@ -704,6 +740,7 @@ main (int argc, char **argv)
   g_test_add_func ("/forces/variational/sleigh-energy", test_variational_sleigh_energy);
   g_test_add_func ("/forces/singular/damped", test_singular_damped);
   g_test_add_func ("/forces/singular/driven", test_singular_driven);
+  g_test_add_func ("/forces/singular/first-order", test_singular_first_order);
   g_test_add_func ("/forces/refusals", test_refusals);
   g_test_add_func ("/forces/energy-balance", test_energy_balance);
   g_test_add_func ("/forces/examples", test_examples);
