@@ -215,12 +215,9 @@ cml_system_new (CmlModel *model, GError **error)
           {
             sys->formalism = CML_FORMALISM_EULER_LAGRANGE;
             gboolean regular = derive_euler_lagrange (sys, &mc, sample, error);
-            if (!regular && model->forces)
-              ok = fail_model (sys, error, model->forces_line, CML_ERROR_MODEL,
-                               _("[forces] cannot be used with a singular Lagrangian (det ∂²L/∂y∂y = 0): "
-                                 "cmlab finds the motions of such a system with the constraint algorithm, which does not "
-                                 "take forces yet"));
-            else if (!regular)
+            /* a singular L: the constraint algorithm on W ẏ = R, the forces inside R (so a
+             * force along ker W enters the primary constraints) */
+            if (!regular)
               {
                 sys->formalism = CML_FORMALISM_SINGULAR;
                 g_ptr_array_set_size (sys->pivots, 0);
