@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §14.  With the midpoint discrete Lagrangian
+ * doc/theory.md §14.  With the midpoint discrete Lagrangian
  *
  *   L_d(q₀, q₁) = h L(m),   m = ((q₀ + q₁)/2, (q₁ − q₀)/h, t + h/2),
  *
@@ -210,7 +210,7 @@ cml_variational_supports (CmlSystem *sys, GError **error)
 
   if (md->forces)
     {
-      /* docs/theory.md §3.1: a forced discrete Lagrange–d'Alembert principle is not implemented */
+      /* doc/theory.md §3.1: a forced discrete Lagrange–d'Alembert principle is not implemented */
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    _("%s: the variational integrators do not take forces that are not in the Lagrangian "
                      "([forces]): they follow from a discrete action, and the forced discrete principle is not "
@@ -594,7 +594,7 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
   return TRUE;
 }
 
-/* On so(3) with the Cayley retraction (docs/theory.md §14.1): the node momenta of the
+/* On so(3) with the Cayley retraction (doc/theory.md §14.1): the node momenta of the
  * step with velocity ξ and μ = L_y(t, ξ),
  *
  *   M^±_B(h, ξ) = μ_B ∓ (h/2) C^C_AB ξ^A μ_C − (h²/8) (μ_C ξ^C) K_AB ξ^A,
