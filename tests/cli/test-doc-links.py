@@ -114,12 +114,23 @@ def anchors(path):
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
+DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?")
+
+
 def links(text):
-    """(line number, target) of every inline link and picture outside code."""
+    """(line number, target) of every inline link, picture and link definition outside
+    code.  A link's text and target are on one line (a target on the next line is not
+    seen, and is an error of its own: see below)."""
     for i, line in prose_lines(text):
+        m = DEFINITION.match(line)
+        if m:
+            yield i, m.group(1)
+            continue
         line = re.sub(r"(`+)(?:(?!\1).)+\1", "", line)  # code spans
         for m in LINK.finditer(line):
             yield i, m.group(1)
+        if re.search(r"\]\(\s*$", line):
+            yield i, "(a link whose target is on the next line)"
 
 
 readme_path = os.path.join(root, "README.md")
