@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Shooting (cml-shoot.c, docs/theory.md §13): from the initial state the run options give
+ * Shooting (cml-shoot.c, doc/theory.md §13): from the initial state the run options give
  * (the base coordinates and reconstruction variables held, the momenta a first guess),
  * the initial momenta whose extremal has the target values at T.  The solved run is
  * written as simulate writes it (cml-output.c: the same '#' lines, header and rows at

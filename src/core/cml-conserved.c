@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §15.  Notation of §1: state z = (x, y, reconstruction variables) (for a
+ * doc/theory.md §15.  Notation of §1: state z = (x, y, reconstruction variables) (for a
  * vakonomic system (x, p, …)), right-hand side ż = f(t, z), Lagrangian L(t, x, y),
  * nonholonomic constraints φ^a(t, x, y) = 0 with W ẏ = R + Φ_yᵀ λ (§3).
  *

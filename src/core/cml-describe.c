@@ -213,7 +213,7 @@ describe (CmlSystem *sys, gboolean pretty, const double *params)
   append_expr_line (s, sys, "L", md->lagrangian, pretty);
   if (md->forces)
     {
-      /* [forces]: the generalized forces, −∂D/∂y included (docs/theory.md §3.1) */
+      /* [forces]: the generalized forces, −∂D/∂y included (doc/theory.md §3.1) */
       g_string_append (s, _("\nForces that are not in the Lagrangian (W ẏ = R + F …):\n"));
       if (md->dissipation)
         append_expr_line (s, sys, "D", md->dissipation, pretty);

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §8: given values override the model's [initial]; the coordinates the
+ * doc/theory.md §8: given values override the model's [initial]; the coordinates the
  * constraints determine are solved from the rest; given values are projected only where
  * they contradict a constraint; a vakonomic system's W1 relation is solved with the given
  * velocities and momenta held fixed.
@@ -23,7 +23,7 @@
 
 /* ---- initial data -------------------------------------------------------------------
  *
- * The rule, for every kind of system (models/README.md, "Initial data"):
+ * The rule, for every kind of system (doc/model-format.md, "Initial data"):
  *   1. the values given (command line, window) override the model file's [initial];
  *   2. the coordinates the constraints determine are solved from the rest: first the
  *      solve-for coordinates that were not given, then, if the constraints still fail,

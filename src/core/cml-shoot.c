@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §13.  The state of a vakonomic system is z = (x, p, r): base coordinates,
+ * doc/theory.md §13.  The state of a vakonomic system is z = (x, p, r): base coordinates,
  * momenta, reconstruction variables, with ż = f(t, z) the equations of §4.  With x(t0) and
  * r(t0) held, the unknowns are the n initial momenta p(t0), and the targets are k of the
  * components of x(T) and r(T):

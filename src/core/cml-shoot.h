@@ -1,6 +1,6 @@
 /* cml-shoot.h — shooting for normal extremals of a vakonomic system: the initial momenta
  * that take the extremal to given targets at a given time, and the conjugate times along
- * it (docs/theory.md §13).
+ * it (doc/theory.md §13).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -354,7 +354,7 @@ singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, dou
 
 /* The accelerations of a singular Lagrangian from the evaluated W, R and the constraints
  * that fix the kernel accelerations: ẏ = ẏ_part + K v, M v = −(g_t + g_x ẋ + g_y ẏ_part),
- * each solved by LU with partial pivoting (docs/theory.md §5, steps 4–7). */
+ * each solved by LU with partial pivoting (doc/theory.md §5, steps 4–7). */
 static int
 rhs_fallback_singular (CmlSimulation *sim, double t, const double *z, double *dz)
 {
@@ -422,7 +422,7 @@ kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z)
 }
 
 /* The accelerations from the evaluated W, R (and Φ_y, φ_t + Φ_x ẋ): ẏ = W⁻¹(R + Φ_yᵀ λ),
- * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (docs/theory.md §2, §3). */
+ * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (doc/theory.md §2, §3). */
 static int
 rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
 {

@@ -12,7 +12,7 @@
  *
  * then adds the observables (for (b) also the multipliers λ, named lambda_<constraint>)
  * and compiles everything (cml-system-programs.c).  Notation
- * as in docs/theory.md §1: base coordinates x^i (m of them), fibre coordinates y^A (n),
+ * as in doc/theory.md §1: base coordinates x^i (m of them), fibre coordinates y^A (n),
  * anchor ρ^i_A(x), structure functions C^C_AB(x), Lagrangian L(t, x, y).
  *
  * All derivatives are symbolic and exact; the linear solves are symbolic too

@@ -5,7 +5,7 @@
  *
  * For ż = f(t, z) and a node u of the DAG of f, u_[k] = u^(k)(t0)/k! (normalised
  * derivatives).  The state's come from the equation, z_[k] = f_[k−1]/k, the time's are
- * (t0, 1, 0, …), and every node's from its operands' (docs/theory.md, "The Taylor
+ * (t0, 1, 0, …), and every node's from its operands' (doc/theory.md, "The Taylor
  * integrator"):
  *
  *   c = a ± b        c_[k] = a_[k] ± b_[k]                      (sums: n-ary, weighted)

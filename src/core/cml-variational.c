@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §14.  With the midpoint discrete Lagrangian
+ * doc/theory.md §14.  With the midpoint discrete Lagrangian
  *
  *   L_d(q₀, q₁) = h L(m),   m = ((q₀ + q₁)/2, (q₁ − q₀)/h, t + h/2),
  *
@@ -17,7 +17,7 @@
  * and sets p₁ = D₂L_d(q₀, q₁) + (h/2) Φ_v(m)ᵀ λ = p₀ + h L_q(m) + h Φ_v(m)ᵀ λ.  The map is
  * symmetric: (q₁, p₁, −h) gives back (q₀, p₀) with the same m and λ.
  *
- * Forces of [forces] (docs/theory.md §3.1), Q(t, q, v) along the sections, enter by the
+ * Forces of [forces] (doc/theory.md §3.1), Q(t, q, v) along the sections, enter by the
  * forced discrete Lagrange–d'Alembert principle
  *
  *   δ Σ L_d(q_k, q_{k+1}) + Σ (F_d⁻(q_k, q_{k+1})·δq_k + F_d⁺(q_k, q_{k+1})·δq_{k+1}) = 0
@@ -620,7 +620,7 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
   return TRUE;
 }
 
-/* On so(3) with the Cayley retraction (docs/theory.md §14.1): the node momenta of the
+/* On so(3) with the Cayley retraction (doc/theory.md §14.1): the node momenta of the
  * step with velocity ξ and μ = L_y(t, ξ),
  *
  *   M^±_B(h, ξ) = μ_B ∓ (h/2) C^C_AB ξ^A μ_C − (h²/8) (μ_C ξ^C) K_AB ξ^A,

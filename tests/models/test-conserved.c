@@ -1,5 +1,5 @@
 /* test-conserved.c — the conserved-quantity inspector's verdicts on every built-in model
- * and on a model that declares a quantity conserved that is not (docs/theory.md §15).
+ * and on a model that declares a quantity conserved that is not (doc/theory.md §15).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

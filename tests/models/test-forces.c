@@ -16,7 +16,7 @@
  *    (I_c + m a²) ẇ = −m a V w, θ̇ = w, ẋ = V cos θ − a w sin θ, ẏ = V sin θ + a w cos θ,
  *    λ = m (V w + a ẇ); integrated here with GSL at 1e-13.
  *  - the ball on the turning table with rolling resistance D = c (ω₁² + ω₂²)/2
- *    (docs/examples/rolling-ball-resistance.cml), against Newton–Euler by hand (test_ball).
+ *    (doc/examples/rolling-ball-resistance.cml), against Newton–Euler by hand (test_ball).
  *  - the variational integrators (forced discrete Lagrange–d'Alembert, midpoint forces
  *    (h/2) F(q_{k+½}, (q_{k+1} − q_k)/h) at each node): on the damped and the driven
  *    oscillator against the closed forms, on a damped driven pendulum and the sleigh with
@@ -247,7 +247,7 @@ test_sleigh (gconstpointer data)
   gsl_odeiv2_driver_free (drv);
 }
 
-/* the ball on the turning table with rolling resistance (docs/examples), by hand: with
+/* the ball on the turning table with rolling resistance (doc/examples), by hand: with
  * the reaction λ at the contact, m (u̇, v̇) = λ, m k² ẇ₁ = r λ_y − c w₁,
  * m k² ẇ₂ = −r λ_x − c w₂, ẇ₃ = 0, and the rolling constraints u = r w₂ − Ω y,
  * v = −r w₁ + Ω x differentiated:
@@ -274,7 +274,7 @@ static void
 test_ball (gconstpointer data)
 {
   CmlIntegratorKind kind = GPOINTER_TO_INT (data);
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "docs", "examples", "rolling-ball-resistance.cml", NULL);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "rolling-ball-resistance.cml", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
   g_assert_no_error (error);
@@ -666,7 +666,7 @@ test_energy_balance (void)
   g_assert_nonnull (strstr (E->reason, "−2D"));
 }
 
-/* the examples of docs/examples that use [forces] load, run, and lose energy: the sleigh
+/* the examples of doc/examples that use [forces] load, run, and lose energy: the sleigh
  * with friction monotonically (dE/dt = −2D ≤ 0) until it nearly stops; the pendulum
  * without its drive (A = 0) likewise, settling at the bottom */
 static void
@@ -677,7 +677,7 @@ test_examples (void)
 
   for (guint k = 0; k < G_N_ELEMENTS (names); k++)
     {
-      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "docs", "examples", names[k], NULL);
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", names[k], NULL);
       g_autoptr (GError) error = NULL;
       g_autoptr (CmlModel) model = cml_model_new_from_file (path, &error);
       g_assert_no_error (error);

@@ -2,11 +2,11 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Checked against extremals known in closed form (docs/theory.md §13): the Heisenberg
+ * Checked against extremals known in closed form (doc/theory.md §13): the Heisenberg
  * geodesics from the origin (tests/models/data/heisenberg.cml),
  *   w = x + i y = c (e^{i pz t} − 1)/(i pz),   z = |c|² (t − sin(pz t)/pz)/(2 pz),
  * with c = px + i py at the origin, whose first conjugate time is 2π/|pz|; and the
- * Martinet geodesic of oracle O4 (docs/theory.md §9.3, §10: k = 1 from x1 = 0, u = 1,
+ * Martinet geodesic of oracle O4 (doc/theory.md §9.3, §10: k = 1 from x1 = 0, u = 1,
  * y1 = 0; period 4K(1/2), over which x2 advances by R T (2E(m)/K(m) − 1), m = 1/2).
  * From guesses 10–20 % off, shooting to the closed-form endpoint recovers the momenta;
  * from a guess damped Newton alone cannot use, continuation in the target does; models and

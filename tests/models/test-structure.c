@@ -1,4 +1,4 @@
-/* test-structure.c — structural oracles of docs/theory.md §10: structure equations,
+/* test-structure.c — structural oracles of doc/theory.md §10: structure equations,
  * regularity matrices, formalisms, the constraint algorithm of Capri–Kobayashi, initial-data
  * semantics, and the nonholonomic and vakonomic brackets.
  *
@@ -311,7 +311,7 @@ test_formalisms (void)
     }
 }
 
-/* ---- Capri–Kobayashi constraint algorithm (docs/theory.md §9.4, §5) ----------------------------------- */
+/* ---- Capri–Kobayashi constraint algorithm (doc/theory.md §9.4, §5) ----------------------------------- */
 
 /* The constraint printed at the end of STEP ("… : <expr> = 0") is a nonzero multiple of NAME. */
 static gboolean
@@ -499,7 +499,7 @@ test_ball_init_projected (void)
   g_assert_cmpfloat (fabs (sim_state (sim, "w1") - 2.0), >, 1e-3);
 }
 
-/* ---- nonholonomic bracket of the ball (docs/theory.md §9.1; Marrero's lectures, 2005) ------------------- */
+/* ---- nonholonomic bracket of the ball (doc/theory.md §9.1; Marrero's lectures, 2005) ------------------- */
 
 static void
 check_nh_bracket (double r, double k2, double Omega)
@@ -665,7 +665,7 @@ test_describe_bounded (void)
     g_assert_cmpuint (strlen (lines[k]), <, 5000);
 }
 
-/* ---- vakonomic (linear Poisson) bracket of the plate-ball (docs/theory.md §9.2) ------------------------- */
+/* ---- vakonomic (linear Poisson) bracket of the plate-ball (doc/theory.md §9.2) ------------------------- */
 
 static void
 random_plate_state (CmlSimulation *sim, GRand *rand)
@@ -715,7 +715,7 @@ check_poisson (double sigma, double r)
         }
     }
 
-  /* Hamilton's equations: ż_i = {z_i, H} with H written out in (x, p) (docs/theory.md §9.2, §4):
+  /* Hamilton's equations: ż_i = {z_i, H} with H written out in (x, p) (doc/theory.md §9.2, §4):
    * H = p1 y1 + p2 y2 + p3 Ψ3 + p4 Ψ4 + p5 c − L̃, y1 = p1 + p4/r, y2 = p2 − p3/r,
    * Ψ3 = (Ω x1 − y2)/r, Ψ4 = (y1 + Ω x2)/r, L̃ = (y1² + y2²)/2 */
   CmlExpr *H = sim_parse (sim,
@@ -736,7 +736,7 @@ check_poisson (double sigma, double r)
             g_error ("σ = %g, r = %g: {%s, H} = %.17g but the derived %s' = %.17g", sigma, r, z[i], hb, z[i],
                      dz[state_index (sim, z[i])]);
         }
-      /* the model's monitor H is this Hamiltonian (docs/theory.md §9.2: H_W1 = ½|y|² + c p5 + (Ω/r)(p3 x1 + p4 x2)) */
+      /* the model's monitor H is this Hamiltonian (doc/theory.md §9.2: H_W1 = ½|y|² + c p5 + (Ω/r)(p3 x1 + p4 x2)) */
       assert_close (sim_obs (sim, "H"), cml_simulation_eval_expr (sim, H), 1e-12);
       /* {p3,p4} evaluated */
       double p5 = sim_state (sim, "p5");
