@@ -455,7 +455,7 @@ cml_sweep_main (int argc, char **argv)
   /* the run options with the model's own values: --init names, the initial data, the
    * span (before any thread starts) */
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_usage_error (NULL, "%s", error->message);
+    return cml_cli_integrator_error (sweep_usage, error);
   if (!cml_simulation_reset (sim, given, &error))
     {
       if (error->domain == CML_ERROR && (error->code == CML_ERROR_USAGE || error->code == CML_ERROR_UNKNOWN_NAME))
