@@ -684,6 +684,7 @@ load_forces (Loader *ld)
       if (f == NULL)
         return FALSE;
       model->forces[A] = cml_expr_add (model->ctx, model->forces[A], f);
+      model->forces_given = TRUE;
     }
   return TRUE;
 }

@@ -140,6 +140,7 @@ struct _CmlModel
   CmlExpr   **forces;       /* [forces]: n, the generalized force F_A along each section, the
                              * given one minus ∂D/∂y^A; NULL without a [forces] group */
   CmlExpr    *dissipation;  /* [forces] dissipation: Rayleigh's function D(t, x, y), or NULL */
+  gboolean    forces_given; /* [forces] gives a force along a section (besides dissipation) */
   int         forces_line;
   int        *solve_for;    /* [dynamics] solve-for: base i as i, fibre A as m + A (n_solve_for of them) */
   guint       n_solve_for;
