@@ -552,7 +552,7 @@ test_moving_energy_of_the_support (void)
 
   /* with rolling resistance the table's field is still the frame, and the resistance the
    * reason it changes; without resistance it is conserved */
-  g_autofree char *res = g_test_build_filename (G_TEST_DIST, "..", "docs", "examples", "rolling-ball-resistance.cml", NULL);
+  g_autofree char *res = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "rolling-ball-resistance.cml", NULL);
   g_autoptr (CmlConservedReport) rr = inspect (res, &sys, NULL, 0);
   const CmlConservedCandidate *er = find (rr, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
   g_assert_cmpint (er->verdict, ==, CML_CONSERVED_NOT);

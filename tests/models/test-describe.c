@@ -120,7 +120,7 @@ test_kind_names_forces (void)
 {
   static const struct
   {
-    const char *file; /* in docs/examples, or NULL: TEXT */
+    const char *file; /* in doc/examples, or NULL: TEXT */
     const char *text;
     const char *kind;
   } cases[] = {
@@ -140,7 +140,7 @@ test_kind_names_forces (void)
       g_autoptr (CmlSystem) sys = NULL;
       if (cases[k].file)
         {
-          g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "docs", "examples", cases[k].file, NULL);
+          g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", cases[k].file, NULL);
           g_autofree char *text = NULL;
           g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
           sys = system_from_text (text, cases[k].file);
