@@ -1595,6 +1595,25 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
 #undef CC
 }
 
+/* Frees what make_states () and the eliminations made for IN. */
+static void
+inspector_clear (Inspector *in)
+{
+  g_clear_pointer (&in->sim, cml_simulation_free);
+  g_clear_pointer (&in->states, g_free);
+  g_clear_pointer (&in->rhs, g_free);
+  g_clear_pointer (&in->no_states_reason, g_free);
+  g_clear_pointer (&in->kinds, g_free);
+  g_clear_pointer (&in->sample_t, g_free);
+  g_clear_pointer (&in->unit_groups, g_array_unref);
+  for (guint k = 0; k < in->n_elims; k++)
+    {
+      g_free (in->elim_ids[k]);
+      g_free (in->elim_repl[k]);
+    }
+  in->n_elims = 0;
+}
+
 /* Values of the parameters other than IN's, drawn uniformly in their ranges (or among their
  * choices) until they meet the model's requirements, into OUT; FALSE when no draw does. */
 static gboolean
@@ -1674,14 +1693,7 @@ changes_at_other_params (Inspector *in, CmlConservedCandidate *c, char **reason)
                                      at, t.reason);
         }
       g_free (t.reason);
-      g_clear_pointer (&other.sim, cml_simulation_free);
-      g_free (other.states);
-      g_free (other.rhs);
-      g_free (other.no_states_reason);
-      g_free (other.kinds);
-      g_free (other.sample_t);
-      if (other.unit_groups)
-        g_array_unref (other.unit_groups);
+      inspector_clear (&other);
       if (changes)
         return TRUE;
     }
@@ -1752,19 +1764,7 @@ cml_conserved_inspect_at (CmlSystem *sys, const double *params)
   add_momenta (&in, r);
   add_casimirs (&in, r);
   add_monitors (&in, r);
-  g_clear_pointer (&in.sim, cml_simulation_free);
-  g_free (in.states);
-  g_free (in.rhs);
-  g_free (in.no_states_reason);
-  g_free (in.kinds);
-  g_free (in.sample_t);
-  if (in.unit_groups)
-    g_array_unref (in.unit_groups);
-  for (guint k = 0; k < in.n_elims; k++)
-    {
-      g_free (in.elim_ids[k]);
-      g_free (in.elim_repl[k]);
-    }
+  inspector_clear (&in);
   return r;
 }
 

@@ -176,7 +176,7 @@ parse_check (const char *text, char *op, double *value, double *tol)
 }
 
 static gboolean
-read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, GError **error)
+read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSystem *sys, GError **error)
 {
   CmlPrediction *pr = &st->prediction;
   GKeyFile *kf = rd->kf;
@@ -201,12 +201,9 @@ read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, GError 
     return FALSE;
   if (pr->at < 0)
     return fail (rd, error, group, "at", _("at must be a time from the start (≥ 0)"));
-  {
-    g_autoptr (CmlSystem) sys = cml_system_new (st->model, NULL);
-    if (sys && cml_system_observable_index (sys, pr->quantity) < 0)
-      return fail (rd, error, group, "quantity", _("“%s” is not a quantity of the model “%s”"), pr->quantity,
-                   st->model->name);
-  }
+  if (cml_system_observable_index (sys, pr->quantity) < 0)
+    return fail (rd, error, group, "quantity", _("“%s” is not a quantity of the model “%s”"), pr->quantity,
+                 st->model->name);
   if (g_key_file_has_key (kf, group, "choices", NULL))
     {
       g_autofree char *check = g_key_file_get_string (kf, group, "check", NULL);
@@ -302,10 +299,11 @@ read_step (const Reader *rd, const char *group, CmlLessonStep *st, GError **erro
         return fail (rd, error, group, key, _("unknown key “%s”"), key);
     }
 
-  /* the whole state is the model's: its parameters and initial data (checked by a reset) */
+  /* the whole state is the model's: its parameters and initial data */
+  g_autoptr (CmlSystem) sys = NULL;
   {
     g_autoptr (GError) err = NULL;
-    g_autoptr (CmlSystem) sys = cml_system_new (st->model, &err);
+    sys = cml_system_new (st->model, &err);
     g_autofree double *values = g_new (double, MAX (st->model->params->len, 1));
     if (sys == NULL)
       return fail (rd, error, group, "model", "%s", err->message);
@@ -358,7 +356,7 @@ read_step (const Reader *rd, const char *group, CmlLessonStep *st, GError **erro
     if (cml_model_find_param (st->model, g_strstrip (st->hidden[k])) == NULL)
       return fail (rd, error, group, "hidden", _("“%s” is not a parameter of the model “%s”"), st->hidden[k],
                    st->model->name);
-  return read_prediction (rd, group, st, error);
+  return read_prediction (rd, group, st, sys, error);
 }
 
 /* The number of "[step N]", or 0 when GROUP is not a step's. */
