@@ -146,7 +146,6 @@ typedef struct
   CmlExpr      **elim_repl[MAX_ELIMINATIONS];
 } Inspector;
 
-static gboolean is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e);
 static gboolean depends_on_aux (CmlSystem *sys, CmlExpr *e);
 static CmlExpr *time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad, CmlExpr **dFdt_partial);
 static int exact_zero (Inspector *in, CmlExpr *d);
@@ -286,7 +285,7 @@ find_unit_groups (Inspector *in, const double *z0)
             if (!(fabs (s - 1) < 1e-9))
               continue;
             CmlExpr *d = time_derivative (in, F, grad, &dt);
-            if (!depends_on_aux (sys, d) && is_zero_expanded (in->ctx, d))
+            if (!depends_on_aux (sys, d) && cml_expr_is_zero_expanded (in->ctx, d))
               len = l;
           }
         if (len == 0)
@@ -527,18 +526,6 @@ states_text (Inspector *in)
 /* ---- deciding a candidate ------------------------------------------------------------- */
 
 static gboolean
-is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e)
-{
-  g_autoptr (GError) error = NULL;
-  CmlExpr *x;
-
-  if (cml_expr_is_zero (e))
-    return TRUE;
-  x = cml_expr_expand (ctx, e, &error);
-  return x != NULL && cml_expr_is_zero (x);
-}
-
-static gboolean
 depends_on_aux (CmlSystem *sys, CmlExpr *e)
 {
   for (guint a = 0; a < sys->na; a++)
@@ -689,10 +676,10 @@ exact_zero (Inspector *in, CmlExpr *d)
 
   if (depends_on_aux (in->sys, d))
     return -1;
-  if (is_zero_expanded (in->ctx, d))
+  if (cml_expr_is_zero_expanded (in->ctx, d))
     return 0;
   for (guint k = 0; k < in->n_elims; k++)
-    if (is_zero_expanded (in->ctx, cml_expr_subs (in->ctx, d, md->constraints->len, in->elim_ids[k], in->elim_repl[k])))
+    if (cml_expr_is_zero_expanded (in->ctx, cml_expr_subs (in->ctx, d, md->constraints->len, in->elim_ids[k], in->elim_repl[k])))
       return (int) k + 1;
   return -1;
 }
@@ -1357,7 +1344,7 @@ add_energies (Inspector *in, CmlConservedReport *r)
           CmlExpr *e = cml_expr_mul (ctx, cml_expr_num (ctx, -2), md->dissipation);
           for (guint A = 0; A < n; A++)
             e = madd (ctx, e, cml_expr_diff (ctx, md->dissipation, md->fibre_sym[A]), sym (ctx, md->fibre_sym[A]));
-          if (is_zero_expanded (ctx, e))
+          if (cml_expr_is_zero_expanded (ctx, e))
             g_string_append (hint, _("; the dissipation function D is quadratic in the velocities, so its power is "
                                      "−2D ≤ 0: it only takes energy away"));
         }
@@ -1484,7 +1471,7 @@ casimir_exact (Inspector *in, CmlExpr *Cp)
   CmlModel *md = in->sys->model;
 
   for (guint D = 0; D < md->n; D++)
-    if (!is_zero_expanded (in->ctx, cml_system_poisson_bracket (in->sys, Cp, sym (in->ctx, md->momenta_sym[D]))))
+    if (!cml_expr_is_zero_expanded (in->ctx, cml_system_poisson_bracket (in->sys, Cp, sym (in->ctx, md->momenta_sym[D]))))
       return FALSE;
   return TRUE;
 }

@@ -465,3 +465,15 @@ cml_expr_expand (CmlExprCtx *ctx,
     }
   return result;
 }
+
+gboolean
+cml_expr_is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e)
+{
+  g_autoptr (GError) error = NULL;
+  CmlExpr *x;
+
+  if (cml_expr_is_zero (e))
+    return TRUE;
+  x = cml_expr_expand (ctx, e, &error);
+  return x != NULL && cml_expr_is_zero (x);
+}
