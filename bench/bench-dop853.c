@@ -10,7 +10,7 @@
  * every tool once per round so that a burst of load hits all alike); cmlab and Boost also
  * in-process (CPU time of the integration alone: cmlab's simulate loop in this process,
  * Boost's own measurement inside its process).  The error is the largest deviation of x1,
- * u, y1 and x2 from the closed form at the end (docs/theory.md §9.3).  The targets: cmlab's
+ * u, y1 and x2 from the closed form at the end (doc/theory.md §9.3).  The targets: cmlab's
  * dop853 as a whole process at least 6 times faster than XPPAUT, and at least as fast as
  * Boost's rkf78 in-process, with an error no larger than either's.
  */

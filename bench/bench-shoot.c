@@ -1,6 +1,6 @@
 /* bench-shoot.c — how long shooting takes: the initial momenta of a Martinet geodesic
  * that reaches a given point (x1, x2, x3) at T = 5, from guesses within 20 % of them
- * (cml-shoot.c, docs/theory.md §13).  Target: under 50 ms a solve, with the default
+ * (cml-shoot.c, doc/theory.md §13).  Target: under 50 ms a solve, with the default
  * integrator (rk8pd, rtol 1e-10), without and with the conjugate times.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later

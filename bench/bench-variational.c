@@ -1,5 +1,5 @@
 /* bench-variational.c — the discrete Lagrange–d'Alembert integrators against the others on
- * long runs of published nonholonomic test problems (docs/theory.md §14).
+ * long runs of published nonholonomic test problems (doc/theory.md §14).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -5,7 +5,7 @@
  *
  * Each built-in runs from its default initial data over its span in one advance: 10 periods
  * where reference-rhs.c has a closed form (its error is then the largest deviation from the
- * closed form at the end, docs/theory.md §9), else 10 s (the error is the largest deviation
+ * closed form at the end, doc/theory.md §9), else 10 s (the error is the largest deviation
  * of the state from a reference run: taylor at 1e-15, checked against rk8pd at 1e-14; their
  * difference is the floor under the errors).  Adaptive integrators sweep rtol = atol, the
  * fixed-step ones (implicit-midpoint, variational, variational4 where the model has that

@@ -1,5 +1,5 @@
 // boost-peer.cpp — Boost.Odeint's side of `cmlab-bench` (figure "dop853"): the Martinet
-// equations typed in by hand (docs/theory.md §9.3, the same equations and state layout as
+// equations typed in by hand (doc/theory.md §9.3, the same equations and state layout as
 // bench/reference-rhs.c, bench/martinet.ode and bench/peers.py), integrated in C++.
 //
 // SPDX-License-Identifier: GPL-3.0-or-later

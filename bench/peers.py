@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # peers.py — SciPy's side of `cmlab-bench`: the built-in systems' equations typed in
-# by hand (docs/theory.md §9, the same equations and state layouts as
+# by hand (doc/theory.md §9, the same equations and state layouts as
 # bench/reference-rhs.c and the XPPAUT files beside this one), integrated with
 # scipy.integrate.solve_ivp(method='DOP853').
 #
@@ -28,7 +28,7 @@ from scipy.integrate import solve_ivp
 
 
 def quaternion_rate(q0, q1, q2, q3, w1, w2, w3):
-    # dq/dt = (1/2) (0, w) (x) q, spatial angular velocity w (docs/theory.md §9.1)
+    # dq/dt = (1/2) (0, w) (x) q, spatial angular velocity w (doc/theory.md §9.1)
     return (-(w1 * q1 + w2 * q2 + w3 * q3) / 2,
             (q0 * w1 + w2 * q3 - w3 * q2) / 2,
             (q0 * w2 + w3 * q1 - w1 * q3) / 2,
@@ -36,7 +36,7 @@ def quaternion_rate(q0, q1, q2, q3, w1, w2, w3):
 
 
 def rolling_ball():
-    # docs/theory.md §9.1, constant Omega; state (x, y, u, v, w1, w2, w3, q0..q3, alpha)
+    # doc/theory.md §9.1, constant Omega; state (x, y, u, v, w1, w2, w3, q0..q3, alpha)
     m, r, k2, Omega = 1.0, 1.0, 0.4, 1.0
     kO = k2 / (k2 + r * r) * Omega
     rO = r / (k2 + r * r) * Omega
@@ -52,7 +52,7 @@ def rolling_ball():
 
 
 def plate_ball():
-    # docs/theory.md §9.2, Hamiltonian form on W1; state (x1, x2, p1..p5, q0..q3, alpha)
+    # doc/theory.md §9.2, Hamiltonian form on W1; state (x1, x2, p1..p5, q0..q3, alpha)
     r, Omega, c, sigma = 1.0, 0.0, 0.0, -1.0
 
     def f(t, z):
@@ -73,7 +73,7 @@ def plate_ball():
 
 
 def martinet():
-    # docs/theory.md §9.3; state (x1, p_u = u, p_y1 = y1, k, x2, x3)
+    # doc/theory.md §9.3; state (x1, p_u = u, p_y1 = y1, k, x2, x3)
     def f(t, z):
         x, u, y1, k, x2, x3 = z
         return [u, -k * x * y1, k * x * u, 0.0, y1, x * x * y1 / 2]
@@ -84,7 +84,7 @@ def martinet():
 
 
 def capri_kobayashi():
-    # docs/theory.md §9.4, reduced, after the constraint algorithm; state
+    # doc/theory.md §9.4, reduced, after the constraint algorithm; state
     # (x1, y1, rho, vx1, vy1, v, r, theta)
     m2 = 1.0
 
@@ -99,7 +99,7 @@ def capri_kobayashi():
 
 
 def capri_kobayashi_full():
-    # docs/theory.md §9.4, unreduced on T R^4; state (x1, y1, x2, y2, vx1, vy1, vx2, vy2)
+    # doc/theory.md §9.4, unreduced on T R^4; state (x1, y1, x2, y2, vx1, vy1, vx2, vy2)
     m2 = 1.0
 
     def f(t, z):

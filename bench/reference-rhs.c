@@ -1,5 +1,5 @@
-/* reference-rhs.c — the built-in systems' equations written out by hand (docs/theory.md §9),
- * and their closed forms (docs/theory.md §9, the checks of §10).  Used by `cmlab-bench` only.
+/* reference-rhs.c — the built-in systems' equations written out by hand (doc/theory.md §9),
+ * and their closed forms (doc/theory.md §9, the checks of §10).  Used by `cmlab-bench` only.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -21,7 +21,7 @@
 
 /* ---- attitude quaternion --------------------------------------------------------------- */
 
-/* dq/dt = ½ (0, ω) ⊗ q for the spatial angular velocity ω (docs/theory.md §9.1, Rdot = ω^ R). */
+/* dq/dt = ½ (0, ω) ⊗ q for the spatial angular velocity ω (doc/theory.md §9.1, Rdot = ω^ R). */
 static inline void
 quaternion_rate (const double *q, double w1, double w2, double w3, double *dq)
 {
@@ -31,7 +31,7 @@ quaternion_rate (const double *q, double w1, double w2, double w3, double *dq)
   dq[3] = 0.5 * (q[0] * w3 + w1 * q[2] - w2 * q[1]);
 }
 
-/* ---- docs/theory.md §9.1: rolling ball, constant Ω ------------------------------------------
+/* ---- doc/theory.md §9.1: rolling ball, constant Ω ------------------------------------------
  * State (x, y, u, v, ω1, ω2, ω3, q0..q3, α); κ = k²/(k²+r²):
  *   ẋ = u, ẏ = v, u̇ = −κΩv, v̇ = κΩu,
  *   ω̇1 = rΩu/(k²+r²), ω̇2 = rΩv/(k²+r²), ω̇3 = 0,  q̇ = ½(0,ω)⊗q,  α̇ = Ω. */
@@ -67,7 +67,7 @@ ball_rhs (double t, const double *z, double *dz, void *data)
   return 0;
 }
 
-/* ---- docs/theory.md §9.1: rolling ball, Ω(t) = Ω0 + Ω1 sin νt -------------------------------
+/* ---- doc/theory.md §9.1: rolling ball, Ω(t) = Ω0 + Ω1 sin νt -------------------------------
  *   u̇ = −κ(Ωv + Ω'y), v̇ = κ(Ωu + Ω'x), ω̇1 = r(Ωu + Ω'x)/(k²+r²), ω̇2 = r(Ωv + Ω'y)/(k²+r²). */
 
 static const char *const varying_params[] = { "m", "r", "k2", "Omega0", "Omega1", "nu", NULL };
@@ -105,7 +105,7 @@ varying_rhs (double t, const double *z, double *dz, void *data)
   return 0;
 }
 
-/* ---- docs/theory.md §9.2: plate–ball (vakonomic, Hamiltonian form on W1) --------------------
+/* ---- doc/theory.md §9.2: plate–ball (vakonomic, Hamiltonian form on W1) --------------------
  * State (x1, x2, p1..p5, q0..q3, α); y1 = p1 + p4/r, y2 = p2 − p3/r,
  * Ψ3 = (Ωx1 − y2)/r, Ψ4 = (y1 + Ωx2)/r:
  *   ẋ1 = y1, ẋ2 = y2, ṗ1 = −Ωp3/r, ṗ2 = −Ωp4/r,
@@ -145,7 +145,7 @@ plate_rhs (double t, const double *z, double *dz, void *data)
   return 0;
 }
 
-/* ---- docs/theory.md §9.3: Martinet ----------------------------------------------------------
+/* ---- doc/theory.md §9.3: Martinet ----------------------------------------------------------
  * State (x, p_u = u, p_y1 = y1, k, x2, x3):
  *   ẋ = u, u̇ = −k x y1, ẏ1 = k x u, k̇ = 0, ẋ2 = y1, ẋ3 = x² y1/2. */
 
@@ -171,7 +171,7 @@ martinet_rhs (double t, const double *z, double *dz, void *data)
   return 0;
 }
 
-/* ---- docs/theory.md §9.4: Capri–Kobayashi, reduced ------------------------------------------
+/* ---- doc/theory.md §9.4: Capri–Kobayashi, reduced ------------------------------------------
  * State (x1, y1, ρ, ẋ1, ẏ1, v, r, θ); on the final constraint manifold x1 = y1 = ẋ1 = ẏ1 = 0
  * (the SODE condition: ẋ1 = vx1, ẏ1 = vy1, kernel accelerations 0):
  *   ρ̇ = v, v̇ = ρ(m2 r² + 2r − 2)/m2, ṙ = −2v(m2 r + 1)/(m2 ρ), θ̇ = r. */
@@ -203,7 +203,7 @@ capri_rhs (double t, const double *z, double *dz, void *data)
   return 0;
 }
 
-/* ---- docs/theory.md §9.4: Capri–Kobayashi, unreduced on T R⁴ --------------------------------
+/* ---- doc/theory.md §9.4: Capri–Kobayashi, unreduced on T R⁴ --------------------------------
  * State (x1, y1, x2, y2, ẋ1, ẏ1, ẋ2, ẏ2):
  *   m2 ẍ2 = 2ẏ2 − 2x2,  m2 ÿ2 = −2ẋ2 − 2y2,  and particle 1 at rest at the origin. */
 
@@ -291,7 +291,7 @@ plate_elastica (const CmlRefParams *p, const double *z0, double *T, double *dx1)
   return TRUE;
 }
 
-/* Martinet libration (docs/theory.md §9.3): R = √(u² + y1²), u = R sin θ, y1 = R cos θ, θ̇ = −kx,
+/* Martinet libration (doc/theory.md §9.3): R = √(u² + y1²), u = R sin θ, y1 = R cos θ, θ̇ = −kx,
  * E_p = θ̇²/2 − kR cos θ < kR; m = (1 + E_p/(kR))/2, ν = √(kR), T = 4K(m)/ν, and
  * x2 advances by R T (2E(m)/K(m) − 1) per period. */
 static gboolean

@@ -3,14 +3,14 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * These are the equations of docs/theory.md §9, typed in by hand, in the state
+ * These are the equations of doc/theory.md §9, typed in by hand, in the state
  * layout the engine derives for the same model file (base coordinates, fibre coordinates
  * or momenta, reconstruction variables).  They exist only so that the benchmark can
  * compare the generic right-hand side, derived and compiled from models/NAME.cml, with
  * what a person would write for one system.  They are linked into the command-line tool,
  * never into src/core: the engine stays generic (a system is data; its equations are derived).
  *
- * The closed forms are those of docs/theory.md §9 and the oracles of §10, for the models'
+ * The closed forms are those of doc/theory.md §9 and the oracles of §10, for the models'
  * default parameters and initial data.
  */
 #pragma once
@@ -49,7 +49,7 @@ typedef struct
 const CmlRefSystem *cml_ref_systems (guint *n);
 const CmlRefSystem *cml_ref_system_lookup (const char *model);
 
-/* ---- closed forms (docs/theory.md §9 and §10) ------------------------------------------- */
+/* ---- closed forms (doc/theory.md §9 and §10) ------------------------------------------- */
 
 /* The characteristic period of a built-in at parameters P and initial state Z0:
  * the centre's circle 2π/(κΩ) for the balls (Ω0 for the varying one; 7π when Ω = 0), the

@@ -343,8 +343,9 @@ show_warnings (CmlEquationsPanel *self, CmlModel *model)
 {
   g_autoptr (GString) warnings = g_string_new (NULL);
 
-  for (guint i = 0; model->warnings && i < model->warnings->len; i++)
-    g_string_append_printf (warnings, "%s⚠ %s", i ? "\n" : "", (char *) model->warnings->pdata[i]);
+  const GPtrArray *sys_warnings = self->sys ? cml_system_get_warnings (self->sys) : model->warnings;
+  for (guint i = 0; sys_warnings && i < sys_warnings->len; i++)
+    g_string_append_printf (warnings, "%s⚠ %s", i ? "\n" : "", (char *) sys_warnings->pdata[i]);
   for (guint i = 0; self->report && i < self->report->warnings->len; i++)
     g_string_append_printf (warnings, "%s⚠ %s", warnings->len ? "\n" : "", (char *) self->report->warnings->pdata[i]);
   gtk_label_set_text (self->warnings_label, warnings->str);

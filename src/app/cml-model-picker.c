@@ -33,7 +33,7 @@ enum
 
 static guint signals[N_SIGNALS];
 
-/* The seeds' worked examples come first, in the order of docs/theory.md §9; the other
+/* The seeds' worked examples come first, in the order of doc/theory.md §9; the other
  * built-ins follow alphabetically. */
 static const char *const featured[] = {
   "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet",

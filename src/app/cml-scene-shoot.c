@@ -1,6 +1,6 @@
 /* cml-scene-shoot.c — steering a vakonomic run to a point of its 3-D scene: the aim (which
  * scene object's position a clicked point is a target for) and the shooting on a worker
- * thread (cml-shoot.c, docs/theory.md §13: Newton's method on the variational equations
+ * thread (cml-shoot.c, doc/theory.md §13: Newton's method on the variational equations
  * for the initial momenta, then the conjugate times along the extremal found).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later

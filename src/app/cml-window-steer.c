@@ -166,11 +166,21 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
       /* nothing changes: the run goes on as it was.  What the solver met (its residual,
        * its Newton steps) means nothing to a student: what happened and what to try. */
       g_debug ("steering to %s at T = %s: %s", where, when, error->message);
-      g_autofree char *msg = g_markup_printf_escaped (
-        _("<b>cmlab could not find a motion that reaches %s at T = %s.</b>\n"
-          "Try a target nearer to where the run goes now, or a longer time: let the run play "
-          "longer before you click (the time to reach the target is the run's present time)."),
-        where, when);
+      g_autofree char *msg = NULL;
+      if (g_error_matches (error, CML_ERROR, CML_ERROR_UNREACHABLE))
+        /* a nearer guess cannot help: the point is off the places the run can reach */
+        msg = g_markup_printf_escaped (
+          _("<b>No motion from here reaches %s at T = %s.</b>\n"
+            "The places the run can reach from its start at that time do not include this point "
+            "(with integrable constraints they form only a curve or a surface).  Choose a point "
+            "the run can reach."),
+          where, when);
+      else
+        msg = g_markup_printf_escaped (
+          _("<b>cmlab could not find a motion that reaches %s at T = %s.</b>\n"
+            "Try a target nearer to where the run goes now, or a longer time: let the run play "
+            "longer before you click (the time to reach the target is the run's present time)."),
+          where, when);
       cml_scene_view_set_steer_note (self->scene_view, CML_STEER_NOTE_NONE, msg, NULL);
       job_free (job);
       return;
@@ -211,7 +221,14 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
   const char *what = _("The dashed line is the path the run will take to the target.  A conjugate point is a "
                        "place on that path after which it is no longer the shortest way between its ends.");
   g_autofree char *tip = NULL;
-  if (res->shoot->conjugate_rows == NULL)
+  if (res->shoot->at_rest)
+    tip = g_strdup_printf (_("%s\nThe target is where the run starts: the run stays there, at rest."), what);
+  else if (res->shoot->degenerate)
+    tip = g_strdup_printf (_("%s\nHere the constraints are integrable: the places the run can reach from its start "
+                             "form a smaller set (a curve or a surface), every point of the path would count as "
+                             "conjugate, and none are shown."),
+                           what);
+  else if (res->shoot->conjugate_rows == NULL)
     {
       g_debug ("conjugate points: %s", res->shoot->conjugate_note);
       guint n_mom = res->shoot->n_momenta, n_coord = cml_system_dim (job->sys) - n_mom;
@@ -237,6 +254,9 @@ shoot_done (GObject *source, GAsyncResult *result, gpointer data)
   else if (res->shoot->conjugate_rows && !res->shoot->conjugate_note)
     cml_scene_view_set_steer_conjugate_note (self->scene_view, _("no conjugate point before T: the path is the "
                                              "shortest all the way"), FALSE);
+  else if (res->shoot->degenerate)
+    cml_scene_view_set_steer_conjugate_note (self->scene_view, _("no conjugate points: the constraints are integrable "
+                                             "(the run can reach only a curve or a surface)"), FALSE);
   else
     cml_scene_view_set_steer_conjugate_note (self->scene_view, _("conjugate points are not shown for this model"), FALSE);
   job_free (job);

@@ -143,6 +143,23 @@ cml_cli_parse_double (const char *s, double *out)
   return s && end != s && *end == '\0' && errno == 0 && isfinite (*out);
 }
 
+/* the command being run, for the pointer to its help */
+static const char *cli_command;
+
+void
+cml_cli_set_command (const char *command)
+{
+  cli_command = command;
+}
+
+char *
+cml_cli_try_help (void)
+{
+  /* TRANSLATORS: %s is a command, e.g. "sweep"; the quoted text is typed as it is */
+  return cli_command ? g_strdup_printf (_("Try “cmlab-cli %s --help”.\n"), cli_command)
+                     : g_strdup (_("Try “cmlab-cli --help”.\n"));
+}
+
 int
 cml_cli_usage_error (const char *usage, const char *fmt, ...)
 {
@@ -152,8 +169,12 @@ cml_cli_usage_error (const char *usage, const char *fmt, ...)
   vfprintf (stderr, fmt, ap);
   fputs ("\n", stderr);
   va_end (ap);
+  /* the message and where to read more: the usage text itself would bury the message */
   if (usage)
-    fputs (_(usage), stderr);
+    {
+      g_autofree char *try_help = cml_cli_try_help ();
+      fputs (try_help, stderr);
+    }
   return CML_CLI_EXIT_USAGE;
 }
 
@@ -192,8 +213,9 @@ cml_cli_open_simulation (const char *model_name, GPtrArray *sets, const char *us
       fprintf (stderr, "%s\n", error->message);
       return CML_CLI_EXIT_USAGE;
     }
-  for (guint k = 0; k < model->warnings->len; k++)
-    fprintf (stderr, _("warning: %s\n"), (char *) model->warnings->pdata[k]);
+  const GPtrArray *warnings = cml_system_get_warnings (sys);
+  for (guint k = 0; k < warnings->len; k++)
+    fprintf (stderr, _("warning: %s\n"), (char *) warnings->pdata[k]);
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   if (sim == NULL)
     {

@@ -95,13 +95,21 @@ gboolean cml_cli_split_assignment (const char *arg, char **name, double *value);
 /* A whole finite number in the C locale. */
 gboolean cml_cli_parse_double (const char *s, double *out);
 
-/* Prints "cmlab-cli: MESSAGE" and then USAGE (if not NULL) on standard error; returns
- * CML_CLI_EXIT_USAGE. */
+/* The command being run ("simulate", "sweep", …; NULL before one is known), which the
+ * pointer to its help names.  Set once by main(), before any other call. */
+void     cml_cli_set_command (const char *command);
+/* The line that follows a usage error: "Try “cmlab-cli COMMAND --help”." with its line
+ * break (translated; the command left out when none is known). */
+char    *cml_cli_try_help (void);
+
+/* Prints "cmlab-cli: MESSAGE" on standard error and, when USAGE is not NULL (the command
+ * line itself is wrong), the line of cml_cli_try_help () — the whole usage text is for
+ * --help alone; returns CML_CLI_EXIT_USAGE. */
 int      cml_cli_usage_error (const char *usage, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
-/* An integrator the simulation refused (ERROR): with USAGE (may be NULL) when the options
- * themselves are wrong (CML_ERROR_USAGE), the message alone when the model cannot take
- * that integrator; returns CML_CLI_EXIT_USAGE. */
+/* An integrator the simulation refused (ERROR): with the pointer to --help (USAGE not
+ * NULL) when the options themselves are wrong (CML_ERROR_USAGE), the message alone when
+ * the model cannot take that integrator; returns CML_CLI_EXIT_USAGE. */
 int      cml_cli_integrator_error (const char *usage, const GError *error);
 
 /* Loads MODEL (a file or a built-in name; with --session, the session's model and

@@ -20,6 +20,7 @@
 
 #include <stdio.h>
 
+#include "cml-cli-common.h"
 #include "cml-integrator.h"
 #include "cml-model.h"
 #include "cml-model-titles.h"
@@ -46,7 +47,8 @@ static const char *list_usage =
 static int
 list_usage_error (const char *what)
 {
-  fprintf (stderr, _("cmlab-cli list: %s\n%s"), what, _(list_usage));
+  g_autofree char *try_help = cml_cli_try_help ();
+  fprintf (stderr, _("cmlab-cli list: %s\n%s"), what, try_help);
   return EXIT_USAGE;
 }
 

@@ -6,6 +6,9 @@
  * A sweep file is what `cmlab-cli sweep` writes: the line "# cmlab sweep: model NAME;
  * vary P[, Q]", any further "#" lines, the column names (the varied parameters first, then
  * the measured columns) and one row per point in grid order (nan where a run failed).
+ * The units and the title come from the model: the file of the "# model file: PATH"
+ * line when it is there and holds a model of that name, else the built-in model of that
+ * name.
  * One varied parameter gives a curve per measured column against it; two give a heat map
  * of one measured column over the grid (P along x, Q along y).  The model is looked up by
  * its name for the units of the axes and the colour bar and for the title; a model that
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include "cml-cli-common.h"
+#include "cml-expr.h"
 #include "cml-model.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot.h"
@@ -89,6 +93,7 @@ parse_cell (const char *s, double *out)
 typedef struct
 {
   char      *model;
+  char      *model_file; /* the "# model file: " line's path, or NULL */
   GStrv      vary;     /* the varied parameters, in grid order */
   GStrv      columns;  /* every column: the varied ones first */
   guint      n_cols;
@@ -100,6 +105,7 @@ static void
 sweep_file_clear (SweepFile *f)
 {
   g_free (f->model);
+  g_free (f->model_file);
   g_strfreev (f->vary);
   g_strfreev (f->columns);
   if (f->values)
@@ -165,9 +171,13 @@ read_sweep_file (const char *path, SweepFile *f, char **why)
       }
   guint n_vary = g_strv_length (f->vary);
 
-  /* further comment lines, then the column names */
+  /* further comment lines (the model file among them), then the column names */
   for (k = 1; lines[k] && lines[k][0] == '#'; k++)
-    ;
+    if (g_str_has_prefix (lines[k], CML_SWEEP_MODEL_FILE_TAG) && f->model_file == NULL)
+      {
+        f->model_file = g_strdup (lines[k] + strlen (CML_SWEEP_MODEL_FILE_TAG));
+        g_strchomp (f->model_file);
+      }
   if (lines[k] == NULL || *g_strstrip (lines[k]) == '\0')
     {
       *why = g_strdup_printf (_("%s has no line of column names after its comment lines"), path);
@@ -312,8 +322,13 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
     return cml_cli_usage_error (NULL, _("%s varies %u parameters: plot draws a sweep of one (curves) or two (a heat "
                                 "map)"), path, n_vary);
 
-  /* the model, for units and the title; none is fine */
-  g_autoptr (CmlModel) model = cml_model_load (f.model, NULL);
+  /* the model, for units and the title: the file the sweep ran (when it is still there
+   * and is the same model), else the built-in of that name; none is fine */
+  g_autoptr (CmlModel) model = f.model_file && *f.model_file ? cml_model_new_from_file (f.model_file, NULL) : NULL;
+  if (model && !g_str_equal (model->name, f.model))
+    g_clear_pointer (&model, cml_model_unref);
+  if (model == NULL)
+    model = cml_model_load (f.model, NULL);
   g_autoptr (CmlPlot) plot = cml_plot_new ();
   const char *first = f.columns[g_array_index (chosen, guint, 0)];
   cml_plot_set_against_time (plot, FALSE);
@@ -321,7 +336,11 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
   cml_plot_set_equal_scales (plot, FALSE);
   cml_plot_axis_set_label (cml_plot_get_x_axis (plot), f.vary[0], model ? cml_model_unit (model, f.vary[0]) : "");
 
+  /* WHAT names the columns as they are typed (the message below); the title shows the
+   * parameters typeset (Ω, not Omega), as the axes do */
   g_autoptr (GString) what = g_string_new (NULL);
+  g_autoptr (GString) shown = g_string_new (NULL);
+  g_autofree char *p0 = model ? cml_model_display_name (model, f.vary[0]) : cml_expr_pretty_name (f.vary[0], FALSE);
   if (n_vary == 1)
     {
       /* a curve per measured column against the parameter */
@@ -351,6 +370,7 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
           g_string_append_printf (what, "%s%s", k ? ", " : "", f.columns[c]);
         }
       cml_plot_axis_set_label (cml_plot_get_y_axis (plot), what->str, same_unit ? unit0 : "");
+      g_string_append_printf (shown, _("%s against %s"), what->str, p0);
       g_string_append_printf (what, _(" against %s"), f.vary[0]);
     }
   else
@@ -384,12 +404,15 @@ cml_plot_sweep_draw (const char *path, const char *ycols, const char *title, int
       double dx = np > 1 ? fabs (x1 - x0) / (np - 1) : 1, dy = nq > 1 ? fabs (y1 - y0) / (nq - 1) : 1;
       cml_plot_axis_set_range (cml_plot_get_x_axis (plot), MIN (x0, x1) - dx / 2, MAX (x0, x1) + dx / 2);
       cml_plot_axis_set_range (cml_plot_get_y_axis (plot), MIN (y0, y1) - dy / 2, MAX (y0, y1) + dy / 2);
+      g_autofree char *p1 = model ? cml_model_display_name (model, f.vary[1])
+                                  : cml_expr_pretty_name (f.vary[1], FALSE);
       g_string_append_printf (what, _("%s over %s and %s"), first, f.vary[0], f.vary[1]);
+      g_string_append_printf (shown, _("%s over %s and %s"), first, p0, p1);
     }
 
   if (title == NULL)
     {
-      g_autofree char *t = g_strdup_printf ("%s — %s", model && model->title ? model->title : f.model, what->str);
+      g_autofree char *t = g_strdup_printf ("%s — %s", model && model->title ? model->title : f.model, shown->str);
       cml_plot_set_title (plot, t);
     }
   else

@@ -223,7 +223,7 @@ cml_poincare_main (int argc, char **argv)
   if ((status = cml_cli_open_simulation (model_name, ro.sets, poincare_usage, &sim)) != 0)
     return status;
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_usage_error (NULL, "%s", error->message);
+    return cml_cli_integrator_error (poincare_usage, error);
   if (!cml_simulation_reset (sim, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

@@ -808,10 +808,7 @@ load_run (Render *R, CmlIntegratorOptions *iopt)
     return status;
   cml_cli_progress_init (&R->sim_progress, "simulating", iopt);
   if (!cml_simulation_set_integrator (R->sim, iopt, &error))
-    {
-      fprintf (stderr, "cmlab-cli: %s\n", error->message);
-      return CML_CLI_EXIT_USAGE;
-    }
+    return cml_cli_integrator_error (render_usage, error);
   cml_cli_progress_set_kind (&R->sim_progress, cml_simulation_get_integrator (R->sim)->kind); /* what auto chose */
   if (!cml_simulation_reset (R->sim, R->given, &error))
     {

@@ -1,15 +1,16 @@
 /* cml-shoot-cmd.c — `cmlab-cli shoot MODEL --t-end T --target NAME=VALUE[,NAME=VALUE...]
- *                   [--dt-out H] [--columns A,B,...] [run options] [-o FILE]`
+ *                   [--dt-out H] [--columns A,B,...] [--max-iterations N] [run options]
+ *                   [-o FILE]`
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Shooting (cml-shoot.c, docs/theory.md §13): from the initial state the run options give
+ * Shooting (cml-shoot.c, doc/theory.md §13): from the initial state the run options give
  * (the base coordinates and reconstruction variables held, the momenta a first guess),
  * the initial momenta whose extremal has the target values at T.  The solved run is
  * written as simulate writes it (cml-output.c: the same '#' lines, header and rows at
  * t = 0, H, 2H, … and at T; its first row is the initial state found), followed by '#'
- * lines with the residual, the Newton iterations, the momenta found and the conjugate
- * times.  Nothing is written when no solution is found (exit 1, the reason on standard
+ * lines with the residual of the rows written (from the last row's values, not the Newton
+ * iterate's), the Newton iterations, the momenta found and the conjugate times.  Nothing is written when no solution is found (exit 1, the reason on standard
  * error).
  */
 #define G_LOG_DOMAIN "cmlab-cli"
@@ -29,15 +30,17 @@
 
 static const char *shoot_usage =
   N_("Usage: cmlab-cli shoot MODEL --t-end T --target NAME=VALUE[,NAME=VALUE...] [--dt-out H]\n"
-  "                  [--columns A,B,...] [--set P=V]... [--init S=V]... [--integrator NAME]\n"
-  "                  [--rtol R] [--atol A] [--step H] [--session FILE] [-o FILE]\n"
+  "                  [--columns A,B,...] [--max-iterations N] [--set P=V]... [--init S=V]...\n"
+  "                  [--integrator NAME] [--rtol R] [--atol A] [--step H] [--session FILE] [-o FILE]\n"
   "For a vakonomic model: finds the initial momenta whose extremal reaches the targets (base\n"
   "coordinates and reconstruction variables) at T, from the initial state given (--init: the\n"
   "base point held, the momenta a first guess), by Newton's method on the variational\n"
   "equations, with continuation in the target when Newton alone fails.  Writes the run from\n"
   "the momenta found as simulate does (rows every H, default T/100, and at T), then '#'\n"
   "lines with the residual, the iterations, the momenta and the conjugate times in (0, T].\n"
-  "--target can be given more than once.  Exit 1, and no output, when no solution is found.\n");
+  "--target can be given more than once.  --max-iterations N: at most N Newton iterations\n"
+  "in all (default 200); the shooting also stops when Newton's method and the continuation\n"
+  "stall, saying how far it got.  Exit 1, and no output, when no solution is found.\n");
 
 typedef struct
 {
@@ -45,6 +48,7 @@ typedef struct
   double     dt_out;
   gboolean   has_dt_out;
   char     **columns;
+  guint64    max_iterations; /* 0: the default */
 } ShootOptions;
 
 static gboolean
@@ -72,6 +76,13 @@ shoot_option (const char *name, const char *value, gpointer data, GError **error
       so->has_dt_out = TRUE;
       return TRUE;
     }
+  if (g_str_equal (name, "--max-iterations"))
+    {
+      if (!g_ascii_string_to_unsigned (value, 10, 1, 1000000, &so->max_iterations, NULL))
+        return cml_cli_option_error (error, _("--max-iterations needs a whole number from 1 to 10^6, not “%s”"),
+                                     value);
+      return TRUE;
+    }
   /* --columns */
   g_strfreev (so->columns);
   so->columns = g_strsplit (value, ",", -1);
@@ -88,6 +99,7 @@ static const GOptionEntry shoot_entries[] = {
   SHOOT_ENTRY ("target", "NAME=VALUE[,NAME=VALUE...]"),
   SHOOT_ENTRY ("dt-out", "H"),
   SHOOT_ENTRY ("columns", "A,B,..."),
+  SHOOT_ENTRY ("max-iterations", "N"),
   G_OPTION_ENTRY_NULL
 };
 
@@ -100,9 +112,25 @@ shoot_options_clear (ShootOptions *so)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ShootOptions, shoot_options_clear)
 
-/* The '#' lines after the rows: what was solved and what was found. */
+/* ‖z_targets − targets‖₂ at SIM's present state: the residual of the rows written. */
+static double
+written_residual (CmlSimulation *sim, guint n, const char *const *names, const double *values)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  const double *z = cml_simulation_get_state (sim);
+  double r2 = 0;
+  for (guint k = 0; k < n; k++)
+    for (guint i = 0; i < cml_system_dim (sys); i++)
+      if (g_str_equal (cml_system_state_name (sys, i), names[k]))
+        r2 += (z[i] - values[k]) * (z[i] - values[k]);
+  return sqrt (r2);
+}
+
+/* The '#' lines after the rows: what was solved and what was found; RESIDUAL is that of
+ * the rows written. */
 static gboolean
-write_report (CmlOutput *out, const CmlShootResult *res, GPtrArray *targets, double t_end, GError **error)
+write_report (CmlOutput *out, const CmlShootResult *res, double residual, GPtrArray *targets, double t_end,
+              GError **error)
 {
   g_autoptr (GString) s = g_string_new ("shoot: targets at T = ");
   g_string_append_printf (s, "%.17g:", t_end);
@@ -110,8 +138,9 @@ write_report (CmlOutput *out, const CmlShootResult *res, GPtrArray *targets, dou
     g_string_append_printf (s, "%s %s", k ? "," : "", (const char *) targets->pdata[k]);
   if (!cml_output_comment (out, s->str, error))
     return FALSE;
-  g_string_printf (s, "shoot: residual %.3g after %u Newton iterations%s", res->residual, res->iterations,
-                   res->continuation_used ? "" : " (damped Newton, no continuation)");
+  g_string_printf (s, "shoot: residual %.3g after %u Newton iterations%s", residual, res->iterations,
+                   res->at_rest ? " (the targets are the start point: the extremal at rest)"
+                   : res->continuation_used ? "" : " (damped Newton, no continuation)");
   if (res->continuation_used)
     g_string_append_printf (s, " (continuation in the target, %u steps)", res->continuation_steps);
   if (!cml_output_comment (out, s->str, error))
@@ -121,7 +150,8 @@ write_report (CmlOutput *out, const CmlShootResult *res, GPtrArray *targets, dou
     g_string_append_printf (s, "%s %s = %.17g", j ? "," : "", res->momentum_names[j], res->momenta[j]);
   if (!cml_output_comment (out, s->str, error))
     return FALSE;
-  if (res->conjugate_rows)
+  /* the times, or (conjugate_note) why none are listed */
+  if (res->conjugate_rows && !res->conjugate_note)
     {
       g_string_printf (s, "shoot: conjugate times in (0, T] (det ∂(%s)/∂p(0) = 0):", res->conjugate_rows);
       for (guint j = 0; j < res->conjugate_times->len; j++)
@@ -208,7 +238,10 @@ cml_shoot_main (int argc, char **argv)
   for (guint k = 0; k < report->len; k++)
     fprintf (stderr, _("note: %s\n"), (char *) report->pdata[k]);
 
-  g_autoptr (CmlShootResult) res = cml_shoot (sim, ro.t_end, nt, names, values, NULL, &error);
+  CmlShootOptions sopt = cml_shoot_options_default ();
+  if (so.max_iterations)
+    sopt.max_iterations = (guint) so.max_iterations;
+  g_autoptr (CmlShootResult) res = cml_shoot (sim, ro.t_end, nt, names, values, &sopt, &error);
   if (res == NULL)
     {
       gboolean usage = error->domain == CML_ERROR && error->code == CML_ERROR_USAGE;
@@ -242,7 +275,7 @@ cml_shoot_main (int argc, char **argv)
   if (ok && cml_simulation_get_time (sim) != t_end)
     ok = cml_simulation_advance (sim, t_end, &error) && cml_output_row (out, sim, &error);
   if (ok)
-    ok = write_report (out, res, so.targets, t_end, &error);
+    ok = write_report (out, res, written_residual (sim, nt, names, values), so.targets, t_end, &error);
   if (!ok)
     {
       gboolean io = error->domain == CML_ERROR && error->code == CML_ERROR_IO;

@@ -15,10 +15,12 @@
  * A point whose run fails gets nan from the failure on, and a note on standard error.
  *
  * The output opens with one comment line, "# cmlab sweep: model NAME; vary P, Q", that
- * `cmlab-cli plot` reads, then the column names.
+ * `cmlab-cli plot` reads, then comment lines that say what made the numbers (cmlab's
+ * version and the model text's SHA-256, the model file, the parameters, the initial
+ * values given, T and the integrator: write_provenance ()), then the column names.
  *
  * --shard I/N keeps the points whose grid index k has k mod N = I − 1, with the same
- * two header lines: the rows of the N shards, merged in grid order, are the unsharded
+ * header lines: the rows of the N shards, merged in grid order, are the unsharded
  * file's.  The runs themselves are cml-sweep.c's.
  *
  * Bounds: the rows are written as they come (the sweep holds a window of them, never the
@@ -41,6 +43,7 @@
 #include "cml-atomic-file.h"
 #include "cml-cli-common.h"
 #include "cml-error.h"
+#include "cml-output.h"
 #include "cml-sweep.h"
 
 static const char *sweep_usage =
@@ -51,9 +54,11 @@ static const char *sweep_usage =
   "Runs the model at every point of the grid of parameter values (the product of the\n"
   "--vary ranges: N values from A to B inclusive, N = 1 is A alone) and writes one CSV row\n"
   "per point, in grid order (the last --vary varies fastest), after a line\n"
-  "“# cmlab sweep: model NAME; vary P, Q” and the header: the parameters, then each\n"
-  "--measure quantity at each --at time (default: at T alone; the columns are NAME@T1, …).\n"
-  "--shard I/N: only the points whose grid index k has k mod N = I − 1 (same header).\n"
+  "“# cmlab sweep: model NAME; vary P, Q”, '#' lines saying what made the numbers (cmlab's\n"
+  "version, the model, the parameters, --init, T, the integrator) and the header: the\n"
+  "parameters, then each --measure quantity at each --at time (default: at T alone; the\n"
+  "columns are NAME@T1, …).\n"
+  "--shard I/N: only the points whose grid index k has k mod N = I − 1 (same header lines).\n"
   "--jobs J: J runs at a time (default: one per processor).\n");
 
 #define SWEEP_MAX_POINTS  ((guint64) CML_CLI_MAX_ROWS)
@@ -317,6 +322,75 @@ parse_shard (const char *text, guint64 *i, guint64 *n)
   return TRUE;
 }
 
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The comment lines after the first that say what made the numbers, the same in every
+ * shard (so the shards' header lines stay alike): cmlab and the model text, the model
+ * file (MODEL_ARG when it names one: `plot` reads the units there), the parameters
+ * (--set; the varied ones marked), the initial values given (--init), the span (--t-end)
+ * and the integrator — the one auto chose, with its tolerances or its step. */
+static void
+write_provenance (FILE *fp, CmlSimulation *sim, const GArray *vary, GHashTable *given, const char *model_arg,
+                  double t_end)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *model = cml_system_get_model (sys);
+  g_autofree double *values = g_new (double, model->params->len + 1);
+  g_autofree gboolean *varied = g_new0 (gboolean, model->params->len + 1);
+
+  cml_output_write_made_by (fp, model);
+  if (model_arg && g_file_test (model_arg, G_FILE_TEST_IS_REGULAR))
+    {
+      /* one line a reader takes as it is: a name with a line break or another control
+       * character is left out */
+      g_autofree char *path = g_canonicalize_filename (model_arg, NULL);
+      gboolean plain = g_utf8_validate (path, -1, NULL);
+      for (const char *c = path; plain && *c; c++)
+        plain = !g_ascii_iscntrl (*c);
+      if (plain)
+        fprintf (fp, "%s%s\n", CML_SWEEP_MODEL_FILE_TAG, path);
+    }
+  for (guint p = 0; p < model->params->len; p++)
+    values[p] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[p])->name);
+  for (guint j = 0; j < vary->len; j++)
+    varied[g_array_index (vary, CmlSweepVary, j).param] = TRUE;
+  cml_output_write_parameters (fp, model, values, varied);
+
+  /* the initial values given, in the order of the state, then any other names (a
+   * vakonomic reading's multipliers) in the order of the alphabet */
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  for (guint i = 0; i < cml_system_dim (sys); i++)
+    if (g_hash_table_contains (given, cml_system_state_name (sys, i)))
+      g_ptr_array_add (names, (gpointer) cml_system_state_name (sys, i));
+  {
+    g_autoptr (GPtrArray) rest = g_ptr_array_new ();
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init (&it, given);
+    while (g_hash_table_iter_next (&it, &key, NULL))
+      if (!g_ptr_array_find_with_equal_func (names, key, g_str_equal, NULL))
+        g_ptr_array_add (rest, key);
+    g_ptr_array_sort (rest, compare_names);
+    g_ptr_array_extend_and_steal (names, g_steal_pointer (&rest));
+  }
+  fputs ("# initial values given:", fp);
+  for (guint k = 0; k < names->len; k++)
+    {
+      fprintf (fp, "%s %s = ", k ? "," : "", (const char *) names->pdata[k]);
+      cml_output_write_number (fp, *(const double *) g_hash_table_lookup (given, names->pdata[k]));
+    }
+  fputs (names->len ? "\n" : " none (the model's initial state)\n", fp);
+
+  fputs ("# each run: from t = 0 to t = ", fp);
+  cml_output_write_number (fp, t_end);
+  fputs ("\n", fp);
+  cml_output_write_integrator (fp, cml_simulation_get_integrator (sim));
+}
+
 static void
 vary_clear (gpointer data)
 {
@@ -455,7 +529,7 @@ cml_sweep_main (int argc, char **argv)
   /* the run options with the model's own values: --init names, the initial data, the
    * span (before any thread starts) */
   if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_usage_error (NULL, "%s", error->message);
+    return cml_cli_integrator_error (sweep_usage, error);
   if (!cml_simulation_reset (sim, given, &error))
     {
       if (error->domain == CML_ERROR && (error->code == CML_ERROR_USAGE || error->code == CML_ERROR_UNKNOWN_NAME))
@@ -476,13 +550,13 @@ cml_sweep_main (int argc, char **argv)
   for (guint p = 0; p < model->params->len; p++)
     base[p] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[p])->name);
 
-  /* the header: a comment line saying what was swept (the same in every shard), then the
-   * columns */
-  g_autoptr (GString) line = g_string_new (NULL);
-  g_string_append_printf (line, "%s%s; vary ", CML_SWEEP_FILE_TAG, model->name);
+  /* the header: a comment line saying what was swept, then the columns */
+  g_autoptr (GString) first = g_string_new (NULL);
+  g_string_append_printf (first, "%s%s; vary ", CML_SWEEP_FILE_TAG, model->name);
   for (guint j = 0; j < vary->len; j++)
-    g_string_append_printf (line, "%s%s", j ? ", " : "", g_array_index (vary, CmlSweepVary, j).name);
-  g_string_append_c (line, '\n');
+    g_string_append_printf (first, "%s%s", j ? ", " : "", g_array_index (vary, CmlSweepVary, j).name);
+  g_string_append_c (first, '\n');
+  g_autoptr (GString) line = g_string_new (NULL);
   for (guint j = 0; j < vary->len; j++)
     g_string_append_printf (line, "%s%s", j ? "," : "", g_array_index (vary, CmlSweepVary, j).name);
   for (guint m = 0; m < measure->len; m++)
@@ -503,6 +577,8 @@ cml_sweep_main (int argc, char **argv)
       fp = cml_atomic_file_get_stream (file);
       cml_atomic_file_hold_signals ();
     }
+  fputs (first->str, fp);
+  write_provenance (fp, sim, vary, given, ro.session ? NULL : model_name, ro.t_end);
   fputs (line->str, fp);
   fflush (fp);
 

@@ -33,6 +33,8 @@ main (int argc, char **argv)
   /* every message on standard error, never among the output */
   g_log_writer_default_set_use_stderr (TRUE);
 
+  if (argc >= 2 && (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render")))
+    cml_cli_set_command (argv[1]);
   if (argc >= 2 && g_str_equal (argv[1], "plot"))
     return cml_plot_main (argc - 2, argv + 2);
   if (argc >= 2 && g_str_equal (argv[1], "render"))

@@ -96,7 +96,10 @@ usage_error (const char *fmt, ...)
   vfprintf (stderr, fmt, ap);
   fputs ("\n", stderr);
   va_end (ap);
-  fputs (_(usage_text), stderr);
+  {
+    g_autofree char *try_help = cml_cli_try_help ();
+    fputs (try_help, stderr);
+  }
   return EXIT_USAGE;
 }
 
@@ -486,6 +489,9 @@ main (int argc, char **argv)
                         "There is NO WARRANTY, to the extent permitted by law."));
       return 0;
     }
+  for (guint k = 0; cml_cli_commands[k]; k++)
+    if (g_str_equal (argv[1], cml_cli_commands[k]))
+      cml_cli_set_command (cml_cli_commands[k]);
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc - 2, argv + 2);
 #ifdef CMLAB_HAVE_RENDER

@@ -12,7 +12,7 @@
  *
  *     y^α = Ψ^α(t, x, y^a) = −(A⁻¹ a)^α,
  *
- * which is how a vakonomic model states its constraints (docs/theory.md, the vakonomic
+ * which is how a vakonomic model states its constraints (doc/theory.md, the vakonomic
  * formalism).  The vakonomic model made here is the model file itself with
  * `constraints = vakonomic`, the graph in place of the functions φ, and everything that
  * only holds for the nonholonomic motion left out: the closed forms of `[reference]`,

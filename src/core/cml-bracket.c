@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Implements docs/theory.md §2 (linear Poisson bracket on E*) and §6
+ * Implements doc/theory.md §2 (linear Poisson bracket on E*) and §6
  * (nonholonomic bracket: Iglesias, Marrero, Martín de Diego and Sosa, 2007, and Marrero,
- * 2005, references [4, 5] of docs/theory.md §12):
+ * 2005, references [4, 5] of doc/theory.md §12):
  *
  *   O_XX[A][B] = L_{x^i y^A} ρ^i_B − L_{x^i y^B} ρ^i_A + L_{y^C} C^C_AB
  *   O = [[O_XX, W], [−W, 0]]                      (Cartan 2-section, basis X_A | V_A)

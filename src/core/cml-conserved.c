@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §15.  Notation of §1: state z = (x, y, reconstruction variables) (for a
+ * doc/theory.md §15.  Notation of §1: state z = (x, y, reconstruction variables) (for a
  * vakonomic system (x, p, …)), right-hand side ż = f(t, z), Lagrangian L(t, x, y),
  * nonholonomic constraints φ^a(t, x, y) = 0 with W ẏ = R + Φ_yᵀ λ (§3).
  *
@@ -23,15 +23,32 @@
  * φ₀ = φ(t, x, 0).  A velocity field Z(t, x) with Φ_y Z + φ₀ = 0 satisfies them; in the
  * frame moving with Z, y − Z, the constraints are linear, Φ_y (y − Z) = 0, and the energy
  * there is the moving energy E_Z = ∂L/∂y·(y − Z) − L = E_L − p·Z.  Z is not unique (any
- * element of ker Φ_y may be added); cmlab takes the one that moves only the velocities the
- * constraints do not determine (those not in [dynamics] solve-for; all of them when there
- * is none or that fails) and, among those, has the least kinetic norm:
+ * element of ker Φ_y may be added), and E_Z is conserved for the right Z only: the
+ * velocity field of the support when it is a symmetry of L and of the constraints (the
+ * rotation of a table turning steadily, the translation of a belt at constant speed;
+ * Fassò and Sansonetto 2016).  cmlab judges a few frames that do not depend on what the
+ * model solves for, in this order:
  *
- *   Z_J = −W_JJ⁻¹ Φ_Jᵀ (Φ_J W_JJ⁻¹ Φ_Jᵀ)⁻¹ φ₀,   Z = 0 on the other velocities,
+ *   Z = ρ_a⁻¹ X,  X = Σ_{i∈I} X^i ∂/∂x^i   the support's velocity along s of the base
+ *                                         coordinates I, carried to the sections by the
+ *                                         inverse of the anchor on the anchored sections
+ *   Z_J = −Φ_J⁻¹ φ₀, 0 elsewhere           along s of the velocities J
+ *   Z = −W⁻¹ Φ_yᵀ (Φ_y W⁻¹ Φ_yᵀ)⁻¹ φ₀       the least kinetic norm, W = ∂²L/∂y∂y
  *
- * J the chosen velocities, W = ∂²L/∂y∂y.  For the ball on a turning table (§9.1) this is
- * the velocity of the table under the contact point, Z = (−Ωy, Ωx, 0, 0, 0), and
- * E_Z = E_L − Ω m (x v − y u), conserved for constant Ω (Fassò and Sansonetto, 2016).
+ * and offers the first whose E_Z is conserved exactly, else the first conserved at the
+ * sampled states, else the first whose change is exactly the sum of the rates
+ *
+ *   dE_Z/dt = F·(y − Z) − p·∂Z/∂t − ∂L/∂t   (forces, an unsteady support, L(t))
+ *
+ * naming each rate that is not 0 with the parameters' values, else the least-norm one.
+ * For the ball on a turning table (§9.1) the first is the table's velocity under the
+ * contact point, Z = (−Ωy, Ωx, 0, 0, 0), and E_Z = E_L − Ω m (x v − y u), conserved for
+ * constant Ω.
+ *
+ * Where the constraints hold.  With affine constraints a derivative may vanish only on
+ * the constraint set: it is shown to vanish exactly there by solving the constraints for
+ * s of the velocities (the first subsets in lexicographic order whose Φ_J depends on the
+ * parameters only, then any), substituting and multiplying out.
  *
  * The energy balance (§3): with W ẏ = R + Φ_yᵀ λ, dE_L/dt = λ_a Φ^a_A y^A − ∂L/∂t, and on
  * affine constraints Φ_y y = −φ₀, so dE_L/dt = −λ·φ₀ − ∂L/∂t: the reaction does work when
@@ -90,6 +107,13 @@
 #define RUN_STATES 60
 #define NEAR_STATES 40
 
+/* the ways the affine constraints are solved for some of the velocities to decide "dF/dt
+ * vanishes where the constraints hold" exactly; the subsets of velocities looked at for
+ * them and for the moving frames; the moving frames judged */
+#define MAX_ELIMINATIONS 2
+#define MAX_SUBSETS 64
+#define MAX_FRAMES 16
+
 typedef enum
 {
   SAMPLE_INITIAL,
@@ -115,11 +139,18 @@ typedef struct
   guint          n_kind[N_SAMPLE_KINDS];
   double         run_to;  /* the end of the sampled run */
   GArray        *unit_groups; /* (first index, length) pairs of unit vectors in the state */
+  /* where the constraints hold: affine constraints solved for s of the velocities, up to
+   * MAX_ELIMINATIONS ways (velocity ids, then their values, s of each) */
+  guint          n_elims;
+  int           *elim_ids[MAX_ELIMINATIONS];
+  CmlExpr      **elim_repl[MAX_ELIMINATIONS];
 } Inspector;
 
 static gboolean is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e);
 static gboolean depends_on_aux (CmlSystem *sys, CmlExpr *e);
 static CmlExpr *time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad, CmlExpr **dFdt_partial);
+static int exact_zero (Inspector *in, CmlExpr *d);
+static char *elim_names (Inspector *in, guint k);
 
 static void
 candidate_free (CmlConservedCandidate *c)
@@ -532,6 +563,167 @@ time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad, CmlExpr **dFdt_parti
   return d;
 }
 
+/* The next subset of K of 0 … N − 1 after J in lexicographic order; FALSE after the last. */
+static gboolean
+next_subset (guint *J, guint k, guint n)
+{
+  for (guint i = k; i-- > 0;)
+    if (J[i] < n - k + i)
+      {
+        J[i]++;
+        for (guint j = i + 1; j < k; j++)
+          J[j] = J[j - 1] + 1;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* The matrix Φ_J = ∂φ/∂y_J (s × k, row-major) of the velocities J. */
+static void
+constraint_matrix (Inspector *in, const guint *J, guint k, CmlExpr **PhiJ)
+{
+  CmlModel *md = in->sys->model;
+  guint s = md->constraints->len;
+
+  for (guint a = 0; a < s; a++)
+    for (guint i = 0; i < k; i++)
+      PhiJ[a * k + i] = cml_expr_diff (in->ctx, ((CmlNamedExpr *) md->constraints->pdata[a])->expr,
+                                       md->fibre_sym[J[i]]);
+}
+
+/* TRUE when E depends on nothing but the parameters. */
+static gboolean
+depends_on_parameters_only (Inspector *in, CmlExpr *e)
+{
+  CmlSystem *sys = in->sys;
+
+  if (cml_expr_depends_on (e, sys->model->t_sym))
+    return FALSE;
+  for (guint i = 0; i < sys->dim; i++)
+    if (cml_expr_depends_on (e, sys->state_sym[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* The ways of solving affine constraints Φ_y y + φ₀ = 0 for s of the velocities, y_J =
+ * −Φ_J⁻¹ (φ with y_J = 0), so that "dF/dt = 0 where the constraints hold" can be shown
+ * exactly: the first subsets J in lexicographic order whose Φ_J depends on the
+ * parameters only (no division by a function of the state), then any.  The same whatever
+ * the model solves for. */
+static void
+make_eliminations (Inspector *in, CmlExpr **phi0)
+{
+  CmlSystem *sys = in->sys;
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = in->ctx;
+  guint n = md->n, s = md->constraints->len;
+  g_autofree double *sample = make_sample (sys, 11);
+
+  if (md->kind != CML_CONSTRAINTS_NONHOLONOMIC || phi0 == NULL || s == 0 || s > n)
+    return;
+  for (guint pass = 0; pass < 2 && in->n_elims < MAX_ELIMINATIONS; pass++)
+    {
+      g_autofree guint *J = g_new (guint, s);
+      guint tried = 0;
+      for (guint i = 0; i < s; i++)
+        J[i] = i;
+      do
+        {
+          g_autofree CmlExpr **PhiJ = g_new (CmlExpr *, s * s);
+          g_autofree CmlExpr **B = g_new (CmlExpr *, s);
+          g_autofree CmlExpr **zeros = g_new (CmlExpr *, s);
+          g_autofree int *ids = g_new (int, s);
+          CmlExpr **X = g_new (CmlExpr *, s);
+          gboolean constant = TRUE;
+
+          constraint_matrix (in, J, s, PhiJ);
+          for (guint i = 0; i < s * s; i++)
+            constant &= depends_on_parameters_only (in, PhiJ[i]);
+          if (constant != (pass == 0))
+            {
+              g_free (X);
+              continue;
+            }
+          for (guint i = 0; i < s; i++)
+            {
+              ids[i] = md->fibre_sym[J[i]];
+              zeros[i] = ZERO (ctx);
+            }
+          for (guint a = 0; a < s; a++)
+            B[a] = cml_expr_neg (ctx, cml_expr_subs (ctx, ((CmlNamedExpr *) md->constraints->pdata[a])->expr, s, ids,
+                                                     zeros));
+          if (!cml_symsolve (ctx, s, PhiJ, 1, B, sample, X, NULL, NULL))
+            {
+              g_free (X);
+              continue;
+            }
+          in->elim_ids[in->n_elims] = g_steal_pointer (&ids);
+          in->elim_repl[in->n_elims] = X;
+          in->n_elims++;
+        }
+      while (in->n_elims < MAX_ELIMINATIONS && ++tried < MAX_SUBSETS && next_subset (J, s, n));
+    }
+}
+
+/* The velocities of the elimination K, typeset: "u, v". */
+static char *
+elim_names (Inspector *in, guint k)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < in->sys->model->constraints->len; i++)
+    {
+      g_autofree char *nm = cml_expr_pretty_name (cml_expr_ctx_symbol_name (in->ctx, in->elim_ids[k][i]), FALSE);
+      g_string_append_printf (s, "%s%s", i ? ", " : "", nm);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* Whether D (a time derivative along the equations) is 0: 0 when it simplifies to 0 as it
+ * is, K + 1 when it does where the constraints hold (the velocities of the elimination K
+ * replaced by their values), −1 when neither was shown. */
+static int
+exact_zero (Inspector *in, CmlExpr *d)
+{
+  CmlModel *md = in->sys->model;
+
+  if (depends_on_aux (in->sys, d))
+    return -1;
+  if (is_zero_expanded (in->ctx, d))
+    return 0;
+  for (guint k = 0; k < in->n_elims; k++)
+    if (is_zero_expanded (in->ctx, cml_expr_subs (in->ctx, d, md->constraints->len, in->elim_ids[k], in->elim_repl[k])))
+      return (int) k + 1;
+  return -1;
+}
+
+/* E with the parameters' values put in, multiplied out (NULL when that fails). */
+static CmlExpr *
+at_values (Inspector *in, CmlExpr *e)
+{
+  CmlSystem *sys = in->sys;
+  CmlModel *md = sys->model;
+  g_autofree CmlExpr **vals = g_new (CmlExpr *, sys->n_params + 1);
+  g_autoptr (GError) error = NULL;
+
+  for (guint k = 0; k < sys->n_params; k++)
+    vals[k] = cml_expr_num (in->ctx, in->params ? in->params[k] : ((CmlParam *) md->params->pdata[k])->value);
+  return cml_expr_expand (in->ctx, cml_expr_subs (in->ctx, e, sys->n_params, sys->param_sym, vals), &error);
+}
+
+/* TRUE when E depends on t with the parameters' values put in (a term Ω₁ sin(ν t) with
+ * Ω₁ = 0 does not count). */
+static gboolean
+depends_on_t_at_values (Inspector *in, CmlExpr *e)
+{
+  CmlExpr *x;
+
+  if (!cml_expr_depends_on (e, in->sys->model->t_sym))
+    return FALSE;
+  x = at_values (in, e);
+  return x == NULL || cml_expr_depends_on (x, in->sys->model->t_sym);
+}
+
 /* Decides C; HINT (may be NULL) is said when it is not conserved. */
 static void
 decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
@@ -550,12 +742,24 @@ decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
       return;
     }
   d = time_derivative (in, c->expr, grad, &dt);
-  if (!depends_on_aux (sys, d) && is_zero_expanded (in->ctx, d))
-    {
-      c->verdict = CML_CONSERVED_EXACTLY;
-      c->reason = g_strdup (_("dF/dt = ∂F/∂t + Σ ∂F/∂z·ż simplifies to 0"));
-      return;
-    }
+  {
+    int how = exact_zero (in, d);
+    if (how == 0)
+      {
+        c->verdict = CML_CONSERVED_EXACTLY;
+        c->reason = g_strdup (_("dF/dt = ∂F/∂t + Σ ∂F/∂z·ż simplifies to 0"));
+        return;
+      }
+    if (how > 0)
+      {
+        g_autofree char *names = elim_names (in, how - 1);
+        c->verdict = CML_CONSERVED_EXACTLY;
+        c->reason = g_strdup_printf (_("dF/dt = ∂F/∂t + Σ ∂F/∂z·ż simplifies to 0 where the constraints hold "
+                                       "(with %s solved from them)"),
+                                     names);
+        return;
+      }
+  }
   if (in->n_states == 0)
     {
       c->verdict = CML_CONSERVED_UNDECIDED;
@@ -746,6 +950,346 @@ moving_frame (Inspector *in, CmlExpr **phi0, const guint *J, guint nJ, CmlExpr *
   return TRUE;
 }
 
+/* The frames kept, with their values at two random points (every symbol in [0.35, 1.35])
+ * to tell them apart. */
+typedef struct
+{
+  GPtrArray *frames; /* CmlExpr*[n] */
+  guint      ns;     /* symbols of the context */
+  double    *pts;    /* 2 rows of ns values */
+  double    *vals;   /* 2n values of each frame, then room for one more */
+} FrameSet;
+
+/* Keeps the frame Z (n expressions, taken) unless it depends on the velocities, is not
+ * finite at the points or equals one kept (then it is freed); returns the index of the
+ * frame kept or equal to it, or −1. */
+static int
+keep_frame (Inspector *in, FrameSet *fs, CmlExpr **Z)
+{
+  CmlModel *md = in->sys->model;
+  guint n = md->n, len = fs->frames->len;
+  double *v = fs->vals + (gsize) len * 2 * n;
+  gboolean ok = len < MAX_FRAMES;
+
+  for (guint A = 0; ok && A < n; A++)
+    for (guint B = 0; ok && B < n; B++)
+      ok = !cml_expr_depends_on (Z[A], md->fibre_sym[B]);
+  for (guint A = 0; ok && A < n; A++)
+    for (guint p = 0; p < 2; p++)
+      {
+        v[p * n + A] = cml_expr_eval (Z[A], fs->pts + (gsize) p * fs->ns);
+        ok &= isfinite (v[p * n + A]);
+      }
+  if (!ok)
+    {
+      g_free (Z);
+      return -1;
+    }
+  for (guint f = 0; f < len; f++)
+    {
+      gboolean same = TRUE;
+      for (guint i = 0; same && i < 2 * n; i++)
+        same = fabs (fs->vals[(gsize) f * 2 * n + i] - v[i]) <= 1e-12 * (1 + fabs (v[i]));
+      if (same)
+        {
+          g_free (Z);
+          return f;
+        }
+    }
+  g_ptr_array_add (fs->frames, Z);
+  return len;
+}
+
+/* The frames Z (n components each) in which the affine constraints Φ_y y + φ₀ = 0 are
+ * linear, Φ_y Z = −φ₀, none depending on what the model solves for:
+ *
+ *  1. the velocity of the support as a field on the base, X = Σ_{i∈I} X^i ∂/∂x^i for s
+ *     of the base coordinates I, carried to the sections by the inverse of the anchor
+ *     (when the sections with a nonzero anchor are as many as the base coordinates and
+ *     the anchor on them is invertible, ρ_a): Z = ρ_a⁻¹ X with (Φ_a ρ_a⁻¹)_I X_I = −φ₀.
+ *     The rotation of a turning table, Ω (−y ∂/∂x + x ∂/∂y), and the translation of a
+ *     belt, b ∂/∂x, are such fields, whatever velocities the model uses;
+ *  2. Z along s of the velocities J only, Φ_J Z_J = −φ₀;
+ *  3. the one of least kinetic norm, Z = −W⁻¹ Φ_yᵀ (Φ_y W⁻¹ Φ_yᵀ)⁻¹ φ₀.
+ *
+ * Frames equal to an earlier one are dropped.  Returns them in that order (at most
+ * MAX_FRAMES); *LEAST is the index of the third, or −1. */
+static GPtrArray *
+moving_frames (Inspector *in, CmlExpr **phi0, int *least)
+{
+  CmlSystem *sys = in->sys;
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = in->ctx;
+  guint n = md->n, m = md->m, s = md->constraints->len;
+  GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
+  g_autofree double *sample = make_sample (sys, 13);
+  g_autofree CmlExpr **mphi0 = g_new (CmlExpr *, MAX (s, 1));
+  g_autoptr (GRand) rand = g_rand_new_with_seed (SEED + 1);
+  FrameSet fs = { frames, cml_expr_ctx_n_symbols (ctx), NULL, NULL };
+
+  *least = -1;
+  if (s == 0 || s > n)
+    return frames;
+  fs.pts = g_new (double, 2 * fs.ns);
+  for (guint i = 0; i < 2 * fs.ns; i++)
+    fs.pts[i] = g_rand_double_range (rand, 0.35, 1.35);
+  fs.vals = g_new (double, (gsize) (MAX_FRAMES + 1) * 2 * n);
+  for (guint a = 0; a < s; a++)
+    mphi0[a] = cml_expr_neg (ctx, phi0[a]);
+
+  /* 1. fields on the base carried by the anchor */
+  {
+    g_autofree guint *Aset = g_new (guint, n);
+    guint na = 0;
+    for (guint A = 0; A < n; A++)
+      {
+        gboolean anchored = FALSE;
+        for (guint i = 0; i < m; i++)
+          anchored |= !cml_expr_is_zero (md->anchor[i * n + A]);
+        if (anchored)
+          Aset[na++] = A;
+      }
+    if (na == m && m >= s && m > 0)
+      {
+        g_autofree CmlExpr **P = g_new (CmlExpr *, m * m);
+        g_autofree CmlExpr **Id = g_new (CmlExpr *, m * m);
+        g_autofree CmlExpr **Q = g_new (CmlExpr *, m * m);
+        g_autofree CmlExpr **Phia = g_new (CmlExpr *, s * m);
+        g_autofree guint *I = g_new (guint, s);
+        guint tried = 0;
+
+        for (guint i = 0; i < m; i++)
+          for (guint a = 0; a < m; a++)
+            {
+              P[i * m + a] = md->anchor[i * n + Aset[a]];
+              Id[i * m + a] = cml_expr_num (ctx, i == a);
+            }
+        constraint_matrix (in, Aset, m, Phia);
+        /* Q = ρ_a⁻¹: Q[a][i] is the section component a of ∂/∂x^i */
+        if (cml_symsolve (ctx, m, P, m, Id, sample, Q, NULL, NULL))
+          {
+            for (guint i = 0; i < s; i++)
+              I[i] = i;
+            do
+              {
+                g_autofree CmlExpr **M = g_new (CmlExpr *, s * s);
+                g_autofree CmlExpr **X = g_new (CmlExpr *, s);
+                for (guint a = 0; a < s; a++)
+                  for (guint j = 0; j < s; j++)
+                    {
+                      CmlExpr *e = ZERO (ctx);
+                      for (guint b = 0; b < m; b++)
+                        e = madd (ctx, e, Phia[a * m + b], Q[b * m + I[j]]);
+                      M[a * s + j] = e;
+                    }
+                if (!cml_symsolve (ctx, s, M, 1, mphi0, sample, X, NULL, NULL))
+                  continue;
+                CmlExpr **Z = g_new (CmlExpr *, n);
+                for (guint A = 0; A < n; A++)
+                  Z[A] = ZERO (ctx);
+                for (guint b = 0; b < m; b++)
+                  for (guint j = 0; j < s; j++)
+                    Z[Aset[b]] = madd (ctx, Z[Aset[b]], Q[b * m + I[j]], X[j]);
+                keep_frame (in, &fs, Z);
+              }
+            while (++tried < MAX_SUBSETS && next_subset (I, s, m));
+          }
+      }
+  }
+
+  /* 2. along s of the velocities */
+  {
+    g_autofree guint *J = g_new (guint, s);
+    guint tried = 0;
+    for (guint i = 0; i < s; i++)
+      J[i] = i;
+    do
+      {
+        g_autofree CmlExpr **PhiJ = g_new (CmlExpr *, s * s);
+        g_autofree CmlExpr **X = g_new (CmlExpr *, s);
+        constraint_matrix (in, J, s, PhiJ);
+        if (!cml_symsolve (ctx, s, PhiJ, 1, mphi0, sample, X, NULL, NULL))
+          continue;
+        CmlExpr **Z = g_new (CmlExpr *, n);
+        for (guint A = 0; A < n; A++)
+          Z[A] = ZERO (ctx);
+        for (guint j = 0; j < s; j++)
+          Z[J[j]] = X[j];
+        keep_frame (in, &fs, Z);
+      }
+    while (++tried < MAX_SUBSETS && next_subset (J, s, n));
+  }
+
+  /* 3. the least kinetic norm */
+  {
+    g_autofree guint *J = g_new (guint, n);
+    CmlExpr **Z = g_new (CmlExpr *, n);
+    for (guint A = 0; A < n; A++)
+      J[A] = A;
+    if (moving_frame (in, phi0, J, n, Z))
+      *least = keep_frame (in, &fs, Z);
+    else
+      g_free (Z);
+  }
+  g_free (fs.pts);
+  g_free (fs.vals);
+  return frames;
+}
+
+/* E_Z = E − p·Z, E the Lagrangian energy. */
+static CmlExpr *
+moving_energy (Inspector *in, CmlExpr *E, CmlExpr **Z)
+{
+  CmlModel *md = in->sys->model;
+  CmlExpr *pZ = ZERO (in->ctx);
+
+  for (guint A = 0; A < md->n; A++)
+    pZ = madd (in->ctx, pZ, cml_expr_diff (in->ctx, md->lagrangian, md->fibre_sym[A]), Z[A]);
+  return cml_expr_sub (in->ctx, E, pZ);
+}
+
+/* The rates at which E_Z changes in the frame Z, each a function of (t, x, y):
+ * RATE[0] = F·(y − Z) the power of the forces in the frame (0 without [forces]),
+ * RATE[1] = −p·∂Z/∂t from a frame that does not move steadily, RATE[2] = −∂L/∂t. */
+static void
+moving_energy_rates (Inspector *in, CmlExpr **Z, CmlExpr **rate)
+{
+  CmlModel *md = in->sys->model;
+  CmlExprCtx *ctx = in->ctx;
+
+  rate[0] = rate[1] = ZERO (ctx);
+  for (guint A = 0; A < md->n; A++)
+    {
+      if (md->forces)
+        rate[0] = madd (ctx, rate[0], md->forces[A], cml_expr_sub (ctx, sym (ctx, md->fibre_sym[A]), Z[A]));
+      rate[1] = madd (ctx, rate[1], cml_expr_diff (ctx, md->lagrangian, md->fibre_sym[A]),
+                      cml_expr_diff (ctx, Z[A], md->t_sym));
+    }
+  rate[1] = cml_expr_neg (ctx, rate[1]);
+  rate[2] = cml_expr_neg (ctx, cml_expr_diff (ctx, md->lagrangian, md->t_sym));
+}
+
+/* The moving energy: each frame of moving_frames judged, and offered: the first whose E_Z
+ * is shown conserved exactly, else the first found conserved at the sampled states, else
+ * the first whose change is exactly the rates of moving_energy_rates (the frame of the
+ * support: the changes come from the forces, from the support's unsteady motion or from
+ * L's dependence on t, and each is named), else the one of least norm. */
+static void
+add_moving_energy (Inspector *in, CmlConservedReport *r, CmlExpr *E, CmlExpr **phi0)
+{
+  CmlSystem *sys = in->sys;
+  CmlModel *md = sys->model;
+  CmlExprCtx *ctx = in->ctx;
+  guint n = md->n, s = md->constraints->len;
+  gboolean needed = FALSE, explained = FALSE;
+  int least = -1, chosen = -1;
+  g_autoptr (GPtrArray) frames = NULL;
+  g_autofree CmlExpr **grad = g_new (CmlExpr *, sys->dim);
+  CmlExpr *rate[3];
+  CmlConservedCandidate *c;
+
+  for (guint a = 0; a < s; a++)
+    needed |= !cml_expr_is_zero (phi0[a])
+              || cml_expr_depends_on (((CmlNamedExpr *) md->constraints->pdata[a])->expr, md->t_sym);
+  if (!needed)
+    return;
+  frames = moving_frames (in, phi0, &least);
+  if (frames->len == 0)
+    return;
+  /* exactly conserved */
+  for (guint f = 0; f < frames->len && chosen < 0; f++)
+    {
+      CmlExpr *dt, *d = time_derivative (in, moving_energy (in, E, frames->pdata[f]), grad, &dt);
+      if (exact_zero (in, d) >= 0)
+        chosen = f;
+    }
+  /* no change at the sampled states */
+  for (guint f = 0; f < frames->len && chosen < 0; f++)
+    {
+      CmlConservedCandidate *t = g_new0 (CmlConservedCandidate, 1);
+      t->expr = moving_energy (in, E, frames->pdata[f]);
+      decide (in, t, NULL);
+      if (cml_conserved_verdict_is_conserved (t->verdict))
+        chosen = f;
+      candidate_free (t);
+    }
+  /* changed by the named rates only */
+  for (guint f = 0; f < frames->len && chosen < 0; f++)
+    {
+      CmlExpr *dt, *d = time_derivative (in, moving_energy (in, E, frames->pdata[f]), grad, &dt);
+      moving_energy_rates (in, frames->pdata[f], rate);
+      for (guint k = 0; k < 3; k++)
+        d = cml_expr_sub (ctx, d, rate[k]);
+      if (exact_zero (in, d) >= 0)
+        {
+          chosen = f;
+          explained = TRUE;
+        }
+    }
+  if (chosen < 0)
+    chosen = least >= 0 ? least : 0;
+
+  CmlExpr **Z = frames->pdata[chosen];
+  GString *zt = g_string_new ("Z = (");
+  for (guint A = 0; A < n; A++)
+    {
+      g_autofree char *t = pretty (in, Z[A], 200);
+      g_string_append_printf (zt, "%s%s", A ? ", " : "", t);
+    }
+  g_string_append (zt, ")");
+  if (g_utf8_strlen (zt->str, -1) > 240)
+    g_string_assign (zt, "Z");
+  g_autofree char *what = g_strdup_printf (_("moving energy (Fassò and Sansonetto 2016), E_Z = E_L − p·Z with "
+                                             "%s the velocity of the frame in which the constraints are linear"),
+                                           zt->str);
+  g_string_free (zt, TRUE);
+  c = add_candidate (in, r, CML_CANDIDATE_MOVING_ENERGY, "E_Z", what, moving_energy (in, E, Z));
+
+  /* why it changes, each reason only when it is not 0 with the parameters' values (a term
+   * Ω₁ sin(ν t) of a table's speed with Ω₁ = 0 is no reason) */
+  g_autoptr (GString) hint = g_string_new (NULL);
+  moving_energy_rates (in, Z, rate);
+  {
+    CmlExpr *Zt_val = at_values (in, rate[1]);
+    gboolean Zt = FALSE;
+    if (!explained)
+      for (guint A = 0; A < n; A++)
+        Zt |= depends_on_t_at_values (in, Z[A]);
+    if (explained ? Zt_val == NULL || !cml_expr_is_zero (Zt_val) : Zt)
+      {
+        g_autofree char *t = pretty (in, rate[1], 200);
+        g_string_append (hint, _("the frame's velocity Z depends on t (the support does not move steadily)"));
+        if (explained)
+          g_string_append_printf (hint, _(", which changes E_Z at the rate −p·∂Z/∂t = %s"), t);
+      }
+  }
+  if (depends_on_t_at_values (in, md->lagrangian))
+    {
+      g_string_append (hint, hint->len ? "; " : "");
+      g_string_append (hint, _("L depends on t"));
+    }
+  if (md->forces)
+    {
+      g_autofree char *pw = pretty (in, rate[0], 200);
+      g_string_append (hint, hint->len ? "; " : "");
+      g_string_append_printf (hint, _("forces act ([forces]), doing work in the frame at the rate F·(y − Z) = %s"), pw);
+    }
+  if (explained)
+    {
+      g_string_append (hint, hint->len ? "; " : "");
+      g_string_append (hint, _("where the constraints hold, dE_Z/dt is exactly the sum of these rates"));
+    }
+  if (frames->len > 1)
+    {
+      g_string_append (hint, hint->len ? "; " : "");
+      g_string_append_printf (hint, _("none of the %u frames tried (the support's velocity along the coordinates, "
+                                      "along some of the velocities, and the one of least kinetic energy) keeps "
+                                      "its moving energy constant"),
+                              frames->len);
+    }
+  decide (in, c, hint->len ? hint->str : NULL);
+}
+
 static void
 add_energies (Inspector *in, CmlConservedReport *r)
 {
@@ -755,7 +1299,7 @@ add_energies (Inspector *in, CmlConservedReport *r)
   guint n = md->n, s = md->constraints->len;
   CmlExpr *E = cml_expr_neg (ctx, md->lagrangian);
   gboolean vak = md->kind == CML_CONSTRAINTS_VAKONOMIC;
-  gboolean L_t = cml_expr_depends_on (md->lagrangian, md->t_sym);
+  gboolean L_t = depends_on_t_at_values (in, md->lagrangian);
   g_autofree CmlExpr **phi0 = NULL;
   g_autoptr (GString) hint = g_string_new (NULL);
   CmlConservedCandidate *c;
@@ -771,6 +1315,7 @@ add_energies (Inspector *in, CmlConservedReport *r)
   if (md->kind == CML_CONSTRAINTS_NONHOLONOMIC)
     {
       phi0 = affine_terms (in);
+      make_eliminations (in, phi0);
       gboolean affine = FALSE;
       for (guint a = 0; phi0 && a < s; a++)
         affine |= !cml_expr_is_zero (phi0[a]);
@@ -825,64 +1370,7 @@ add_energies (Inspector *in, CmlConservedReport *r)
 
   /* the moving energy */
   if (md->kind == CML_CONSTRAINTS_NONHOLONOMIC && phi0)
-    {
-      gboolean needed = FALSE;
-      for (guint a = 0; a < s; a++)
-        needed |= !cml_expr_is_zero (phi0[a])
-                  || cml_expr_depends_on (((CmlNamedExpr *) md->constraints->pdata[a])->expr, md->t_sym);
-      if (!needed)
-        return;
-      g_autofree guint *J = g_new (guint, n);
-      g_autofree CmlExpr **Z = g_new (CmlExpr *, n);
-      guint nJ = 0;
-      gboolean ok = FALSE;
-      for (guint A = 0; A < n; A++)
-        {
-          gboolean dep = FALSE;
-          for (guint k = 0; k < md->n_solve_for; k++)
-            dep |= md->solve_for[k] == (int) (md->m + A);
-          if (!dep)
-            J[nJ++] = A;
-        }
-      if (nJ < n)
-        ok = moving_frame (in, phi0, J, nJ, Z);
-      if (!ok)
-        {
-          for (guint A = 0; A < n; A++)
-            J[A] = A;
-          ok = moving_frame (in, phi0, J, n, Z);
-        }
-      /* a frame's velocity is a function of (t, x): with a Lagrangian that is not quadratic
-       * in y, W and so Z would depend on y */
-      for (guint A = 0; ok && A < n; A++)
-        for (guint B = 0; ok && B < n; B++)
-          ok = !cml_expr_depends_on (Z[A], md->fibre_sym[B]);
-      if (!ok)
-        return;
-      CmlExpr *pZ = ZERO (ctx);
-      gboolean Zt = FALSE;
-      for (guint A = 0; A < n; A++)
-        {
-          pZ = madd (ctx, pZ, cml_expr_diff (ctx, md->lagrangian, md->fibre_sym[A]), Z[A]);
-          Zt |= cml_expr_depends_on (Z[A], md->t_sym);
-        }
-      GString *zt = g_string_new ("Z = (");
-      for (guint A = 0; A < n; A++)
-        {
-          g_autofree char *t = pretty (in, Z[A], 200);
-          g_string_append_printf (zt, "%s%s", A ? ", " : "", t);
-        }
-      g_string_append (zt, ")");
-      if (g_utf8_strlen (zt->str, -1) > 240)
-        g_string_assign (zt, "Z");
-      g_autofree char *what = g_strdup_printf (_("moving energy (Fassò and Sansonetto 2016), E_Z = E_L − p·Z with "
-                                                 "%s the velocity of the frame in which the constraints are linear"),
-                                               zt->str);
-      g_string_free (zt, TRUE);
-      c = add_candidate (in, r, CML_CANDIDATE_MOVING_ENERGY, "E_Z", what, cml_expr_sub (ctx, E, pZ));
-      decide (in, c, Zt ? _("the frame's velocity Z depends on t (the support does not move steadily)")
-                        : L_t ? _("L depends on t") : NULL);
-    }
+    add_moving_energy (in, r, E, phi0);
 }
 
 static void
@@ -1107,6 +1595,111 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
 #undef CC
 }
 
+/* Frees what make_states () and the eliminations made for IN. */
+static void
+inspector_clear (Inspector *in)
+{
+  g_clear_pointer (&in->sim, cml_simulation_free);
+  g_clear_pointer (&in->states, g_free);
+  g_clear_pointer (&in->rhs, g_free);
+  g_clear_pointer (&in->no_states_reason, g_free);
+  g_clear_pointer (&in->kinds, g_free);
+  g_clear_pointer (&in->sample_t, g_free);
+  g_clear_pointer (&in->unit_groups, g_array_unref);
+  for (guint k = 0; k < in->n_elims; k++)
+    {
+      g_free (in->elim_ids[k]);
+      g_free (in->elim_repl[k]);
+    }
+  in->n_elims = 0;
+}
+
+/* Values of the parameters other than IN's, drawn uniformly in their ranges (or among their
+ * choices) until they meet the model's requirements, into OUT; FALSE when no draw does. */
+static gboolean
+draw_params (Inspector *in, GRand *rand, double *out)
+{
+  CmlModel *md = in->sys->model;
+
+  for (guint tries = 0; tries < 100; tries++)
+    {
+      for (guint k = 0; k < md->params->len; k++)
+        {
+          CmlParam *p = md->params->pdata[k];
+          if (p->choices && p->n_choices)
+            out[k] = p->choices[g_rand_int_range (rand, 0, (gint32) p->n_choices)];
+          else if (isfinite (p->min) && isfinite (p->max) && p->max > p->min)
+            out[k] = g_rand_double_range (rand, p->min, p->max);
+          else
+            out[k] = p->value * g_rand_double_range (rand, 0.5, 1.5);
+        }
+      if (cml_model_check_params (md, out, NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* "I1 = 1.3, I2 = 0.71" */
+static char *
+params_text (CmlModel *md, const double *values)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint k = 0; k < md->params->len; k++)
+    {
+      g_autofree char *name = cml_expr_pretty_name (((CmlParam *) md->params->pdata[k])->name, FALSE);
+      g_string_append_printf (s, "%s%s = %.3g", k ? ", " : "", name, values[k]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* A monitor declared conserved ("| conserved") is declared so for every value of the
+ * parameters.  One whose dF/dt does not simplify to 0, so that it was judged by sampling at
+ * the present values, is judged again at N_OTHER_PARAMS other values drawn in the
+ * parameters' ranges: if it changes there, it is conserved only for special values (a
+ * body's third angular momentum while I₁ = I₂), and the declaration is contradicted. */
+#define N_OTHER_PARAMS 3
+
+static gboolean
+changes_at_other_params (Inspector *in, CmlConservedCandidate *c, char **reason)
+{
+  CmlModel *md = in->sys->model;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (SEED + 1);
+  g_autofree double *values = g_new (double, MAX (md->params->len, 1));
+
+  if (md->params->len == 0)
+    return FALSE;
+  for (guint k = 0; k < N_OTHER_PARAMS; k++)
+    {
+      Inspector other = { 0 };
+      CmlConservedCandidate t = { 0 };
+      gboolean changes;
+
+      if (!draw_params (in, rand, values))
+        return FALSE;
+      other.sys = in->sys;
+      other.ctx = in->ctx;
+      other.ns = in->ns;
+      other.params = values;
+      make_states (&other);
+      t.expr = c->expr;
+      decide (&other, &t, NULL);
+      changes = t.verdict == CML_CONSERVED_NOT;
+      if (changes)
+        {
+          g_autofree char *at = params_text (md, values);
+          *reason = g_strdup_printf (_("it is conserved only for special values of the parameters: at %s it "
+                                       "changes, %s"),
+                                     at, t.reason);
+        }
+      g_free (t.reason);
+      inspector_clear (&other);
+      if (changes)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 add_monitors (Inspector *in, CmlConservedReport *r)
 {
@@ -1128,6 +1721,21 @@ add_monitors (Inspector *in, CmlConservedReport *r)
                            g_strdup_printf (_("%s:%d: the monitor %s is declared conserved (“| conserved”) but it is "
                                               "not: %s"),
                                             md->path, ne->line, ne->name, c->reason));
+        }
+      else if (ne->conserved && c->verdict == CML_CONSERVED_TO_ROUNDING)
+        {
+          g_autofree char *why = NULL;
+          if (changes_at_other_params (in, c, &why))
+            {
+              char *reason = g_strdup_printf ("%s; %s", c->reason, why);
+              g_free (c->reason);
+              c->reason = reason;
+              c->contradiction = TRUE;
+              g_ptr_array_add (r->warnings,
+                               g_strdup_printf (_("%s:%d: the monitor %s is declared conserved (“| conserved”), that "
+                                                  "is for every value of the parameters, but %s"),
+                                                md->path, ne->line, ne->name, why));
+            }
         }
     }
 }
@@ -1156,14 +1764,7 @@ cml_conserved_inspect_at (CmlSystem *sys, const double *params)
   add_momenta (&in, r);
   add_casimirs (&in, r);
   add_monitors (&in, r);
-  g_clear_pointer (&in.sim, cml_simulation_free);
-  g_free (in.states);
-  g_free (in.rhs);
-  g_free (in.no_states_reason);
-  g_free (in.kinds);
-  g_free (in.sample_t);
-  if (in.unit_groups)
-    g_array_unref (in.unit_groups);
+  inspector_clear (&in);
   return r;
 }
 

@@ -1,5 +1,5 @@
 /* cml-conserved.h — the conserved-quantity inspector: candidates derived from a model,
- * each decided along the derived vector field (docs/theory.md §15).
+ * each decided along the derived vector field (doc/theory.md §15).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

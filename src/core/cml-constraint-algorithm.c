@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §5 (Iglesias, Marrero, Martín de Diego and Sosa, 2008, sections 3–4).
+ * doc/theory.md §5 (Iglesias, Marrero, Martín de Diego and Sosa, 2008, sections 3–4).
  * When det W = 0 the equations W ẏ = R do not determine the motion.  The steps:
  *
  *   1. Rank: r = rank W < n, the same everywhere (r = 0 is allowed).
@@ -321,7 +321,7 @@ kernel_holds (CmlSystem *sys, Mechanics *mc, CmlExpr *const *K, guint k)
   return TRUE;
 }
 
-/* A kernel of W that depends on the point (docs/theory.md §5, step 2, symbolically).  At the
+/* A kernel of W that depends on the point (doc/theory.md §5, step 2, symbolically).  At the
  * sample point S1, complete pivoting picks r rows P and r columns Q of W with W_PQ
  * invertible; the other columns F are free.  Then, W being symmetric,
  *   K_j = e_{F_j} − e_Q W_PQ⁻¹ W_{P,F_j}   spans ker W (left and right),
@@ -1042,7 +1042,7 @@ singular_final (Singular *st, GError **error)
   return TRUE;
 }
 
-/* The constraint algorithm (docs/theory.md §5), step by step; the steps are recorded in
+/* The constraint algorithm (doc/theory.md §5), step by step; the steps are recorded in
  * sys->steps for people. */
 gboolean
 derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)

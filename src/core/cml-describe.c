@@ -153,8 +153,19 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
     g_string_append_printf (s, _("\nSource: %s\n"), md->source);
   if (md->errata)
     g_string_append_printf (s, _("%sNote on the printed formulas: %s\n"), md->source ? "" : "\n", md->errata);
-  /* the kinds' names are translated where the window shows them (src/app) */
-  g_string_append_printf (s, _("\nKind: %s\n"), _(cml_formalism_to_string (sys->formalism)));
+  /* the kinds' names are translated where the window shows them (src/app); forces that
+   * are not in the Lagrangian ([forces]) are part of the kind of equations */
+  {
+    const char *forces = "";
+    if (md->forces && md->dissipation && md->forces_given)
+      forces = _(" with forces: dissipation D and external forces");
+    else if (md->forces && md->dissipation)
+      forces = _(" with forces: dissipation D");
+    else if (md->forces)
+      forces = _(" with external forces");
+    g_autofree char *kind = g_strconcat (_(cml_formalism_to_string (sys->formalism)), forces, NULL);
+    g_string_append_printf (s, _("\nKind: %s\n"), kind);
+  }
 
   g_string_append_printf (s, _("\nLie algebroid: rank %u over a base of dimension %u%s\n"), n, m,
                           sys->lie ? _(" (structure equations hold)") : _(" (structure equations FAIL: general algebroid)"));
@@ -213,7 +224,7 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
   append_expr_line (s, sys, "L", md->lagrangian, pretty);
   if (md->forces)
     {
-      /* [forces]: the generalized forces, −∂D/∂y included (docs/theory.md §3.1) */
+      /* [forces]: the generalized forces, −∂D/∂y included (doc/theory.md §3.1) */
       g_string_append (s, _("\nForces that are not in the Lagrangian (W ẏ = R + F …):\n"));
       if (md->dissipation)
         append_expr_line (s, sys, "D", md->dissipation, pretty);
@@ -395,8 +406,8 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
       g_autofree char *text = cml_conserved_report_to_text (report);
       g_string_append (s, text);
     }
-  for (guint k = 0; k < md->warnings->len; k++)
-    g_string_append_printf (s, _("\nWarning: %s\n"), (char *) md->warnings->pdata[k]);
+  for (guint k = 0; k < sys->warnings->len; k++)
+    g_string_append_printf (s, _("\nWarning: %s\n"), (char *) sys->warnings->pdata[k]);
   return g_string_free (s, FALSE);
 }
 

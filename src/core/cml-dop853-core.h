@@ -72,21 +72,6 @@ typedef struct CmlDop853Step
   double *cont;            /* 8 dim: the dense output's coefficients c0 … c7 */
 } CmlDop853Step;
 
-/* The pivot check of a system's right-hand side (cml-simulation.c, sim_rhs), for native
- * code that repeats it: without a fallback (FB 0) a fast pivot 0 or not finite fails; with
- * one, an acceleration not finite, a fast pivot 0 or not finite, or a pivot below
- * RATIO_MIN times the largest of its matrix means the fallback's way. */
-typedef struct CmlDop853Pivots
-{
-  int             fb;
-  unsigned        d_off, nd;         /* the accelerations checked: dz[d_off … d_off + nd) */
-  const unsigned *fast;              /* the fast pivots */
-  unsigned        n_fast;
-  const unsigned *cmp, *head;        /* the compared pivots and their matrix's first */
-  unsigned        n_cmp;
-  double         *max;               /* scratch, n_cmp */
-  double          ratio_min;
-} CmlDop853Pivots;
 
 #endif
 

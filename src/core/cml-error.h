@@ -21,6 +21,7 @@ typedef enum
   CML_ERROR_NUMERIC,      /* a run that failed: non-finite state, step underflow */
   CML_ERROR_IO,           /* files */
   CML_ERROR_USAGE,        /* bad options or arguments */
+  CML_ERROR_UNREACHABLE,  /* a shooting's targets off the set its extremals reach */
 } CmlErrorCode;
 
 GQuark cml_error_quark (void);

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §2:
+ * doc/theory.md §2:
  *
  *   ẋ^i = ρ^i_A y^A
  *   W_AB ẏ^B = R_A

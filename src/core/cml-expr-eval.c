@@ -16,26 +16,7 @@ static inline double
 eval_func (CmlFunc fn,
            double  a)
 {
-  switch (fn)
-    {
-    case CML_FN_SIN: return sin (a);
-    case CML_FN_COS: return cos (a);
-    case CML_FN_TAN: return tan (a);
-    case CML_FN_ASIN: return asin (a);
-    case CML_FN_ACOS: return acos (a);
-    case CML_FN_ATAN: return atan (a);
-    case CML_FN_SINH: return sinh (a);
-    case CML_FN_COSH: return cosh (a);
-    case CML_FN_TANH: return tanh (a);
-    case CML_FN_EXP: return exp (a);
-    case CML_FN_LOG: return log (a);
-    case CML_FN_SQRT: return sqrt (a);
-    case CML_FN_ABS: return fabs (a);
-    case CML_FN_SIGN: return a > 0.0 ? 1.0 : a < 0.0 ? -1.0 : 0.0;
-    case CML_FN_ATAN2:
-    default:
-      return NAN;
-    }
+  return fn == CML_FN_ATAN2 ? NAN : cml_func_value (fn, a, 0);
 }
 
 static inline double
@@ -116,7 +97,7 @@ eval_rec (const CmlExpr *e,
       r = eval_func ((CmlFunc) e->fn, eval_rec (e->args[0], d));
       break;
     case CML_EXPR_FUNC2:
-      r = atan2 (eval_rec (e->args[0], d), eval_rec (e->args[1], d));
+      r = cml_func_value (CML_FN_ATAN2, eval_rec (e->args[0], d), eval_rec (e->args[1], d));
       break;
     case CML_EXPR_NUM:
     case CML_EXPR_SYM:

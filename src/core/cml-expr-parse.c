@@ -49,14 +49,13 @@ typedef struct
   int         arity;
 } FuncName;
 
+#define FUNC_NAME(ARG, NAME, TEXT, ARITY, VALUE) { TEXT, CML_FN_##NAME, ARITY },
 static const FuncName func_names[] = {
-  { "sin", CML_FN_SIN, 1 },     { "cos", CML_FN_COS, 1 },     { "tan", CML_FN_TAN, 1 },
-  { "asin", CML_FN_ASIN, 1 },   { "acos", CML_FN_ACOS, 1 },   { "atan", CML_FN_ATAN, 1 },
-  { "atan2", CML_FN_ATAN2, 2 }, { "sinh", CML_FN_SINH, 1 },   { "cosh", CML_FN_COSH, 1 },
-  { "tanh", CML_FN_TANH, 1 },   { "exp", CML_FN_EXP, 1 },     { "log", CML_FN_LOG, 1 },
-  { "sqrt", CML_FN_SQRT, 1 },   { "abs", CML_FN_ABS, 1 },     { "sign", CML_FN_SIGN, 1 },
+  CML_FUNC_LIST (FUNC_NAME, 0)
+  /* pow (b, x) is written b^x (the fn is not used) */
   { "pow", CML_FN_ATAN2, 2 },
 };
+#undef FUNC_NAME
 
 static const FuncName *
 find_func (const char *name,

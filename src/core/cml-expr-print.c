@@ -378,28 +378,14 @@ term_cmp (Printer *pr,
 
 void print_expr (Printer *pr, CmlExpr *e, int need);
 
+#define FUNC_TEXT(ARG, NAME, TEXT, ARITY, VALUE) [CML_FN_##NAME] = TEXT,
+static const char *const func_text[] = { CML_FUNC_LIST (FUNC_TEXT, 0) };
+#undef FUNC_TEXT
+
 const char *
 cml_expr_func_name (CmlFunc fn)
 {
-  switch (fn)
-    {
-    case CML_FN_SIN: return "sin";
-    case CML_FN_COS: return "cos";
-    case CML_FN_TAN: return "tan";
-    case CML_FN_ASIN: return "asin";
-    case CML_FN_ACOS: return "acos";
-    case CML_FN_ATAN: return "atan";
-    case CML_FN_SINH: return "sinh";
-    case CML_FN_COSH: return "cosh";
-    case CML_FN_TANH: return "tanh";
-    case CML_FN_EXP: return "exp";
-    case CML_FN_LOG: return "log";
-    case CML_FN_SQRT: return "sqrt";
-    case CML_FN_ABS: return "abs";
-    case CML_FN_SIGN: return "sign";
-    case CML_FN_ATAN2: return "atan2";
-    default: return "?";
-    }
+  return (guint) fn < G_N_ELEMENTS (func_text) ? func_text[fn] : "?";
 }
 
 /* The usual names in print: arcsin for asin, ln for the natural logarithm. */

@@ -1321,26 +1321,9 @@ fold_func (CmlFunc fn,
 {
   double r;
 
-  switch (fn)
-    {
-    case CML_FN_SIN: r = sin (a); break;
-    case CML_FN_COS: r = cos (a); break;
-    case CML_FN_TAN: r = tan (a); break;
-    case CML_FN_ASIN: r = asin (a); break;
-    case CML_FN_ACOS: r = acos (a); break;
-    case CML_FN_ATAN: r = atan (a); break;
-    case CML_FN_SINH: r = sinh (a); break;
-    case CML_FN_COSH: r = cosh (a); break;
-    case CML_FN_TANH: r = tanh (a); break;
-    case CML_FN_EXP: r = exp (a); break;
-    case CML_FN_LOG: r = log (a); break;
-    case CML_FN_SQRT: r = sqrt (a); break;
-    case CML_FN_ABS: r = fabs (a); break;
-    case CML_FN_SIGN: r = a > 0.0 ? 1.0 : a < 0.0 ? -1.0 : 0.0; break;
-    case CML_FN_ATAN2:
-    default:
-      return FALSE;
-    }
+  if (fn == CML_FN_ATAN2)
+    return FALSE;
+  r = cml_func_value (fn, a, 0);
   if (!isfinite (r))
     return FALSE;
   *result = r;
@@ -1431,7 +1414,7 @@ cml_expr_func2 (CmlExprCtx *ctx,
 
   if (is_num (a) && is_num (b))
     {
-      double r = atan2 (a->value, b->value);
+      double r = cml_func_value (CML_FN_ATAN2, a->value, b->value);
 
       if (isfinite (r))
         return cml_expr_num (ctx, r);

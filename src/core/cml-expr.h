@@ -24,6 +24,8 @@
 
 #include <glib.h>
 
+#include "cml-expr-functions.h"
+
 G_BEGIN_DECLS
 
 typedef struct _CmlExprCtx CmlExprCtx;
@@ -42,24 +44,7 @@ typedef enum
   CML_EXPR_FUNC2, /* a two-argument function (atan2) */
 } CmlExprKind;
 
-typedef enum
-{
-  CML_FN_SIN,
-  CML_FN_COS,
-  CML_FN_TAN,
-  CML_FN_ASIN,
-  CML_FN_ACOS,
-  CML_FN_ATAN,
-  CML_FN_SINH,
-  CML_FN_COSH,
-  CML_FN_TANH,
-  CML_FN_EXP,
-  CML_FN_LOG,
-  CML_FN_SQRT,
-  CML_FN_ABS,
-  CML_FN_SIGN, /* derivative of abs; sign(0) = 0 */
-  CML_FN_ATAN2, /* FUNC2: atan2 (y, x) */
-} CmlFunc;
+/* CmlFunc, the built-in functions: cml-expr-functions.h */
 
 /* ---- context and symbols ------------------------------------------------------------ */
 

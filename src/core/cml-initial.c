@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §8: given values override the model's [initial]; the coordinates the
+ * doc/theory.md §8: given values override the model's [initial]; the coordinates the
  * constraints determine are solved from the rest; given values are projected only where
  * they contradict a constraint; a vakonomic system's W1 relation is solved with the given
  * velocities and momenta held fixed.
@@ -23,7 +23,7 @@
 
 /* ---- initial data -------------------------------------------------------------------
  *
- * The rule, for every kind of system (models/README.md, "Initial data"):
+ * The rule, for every kind of system (doc/model-format.md, "Initial data"):
  *   1. the values given (command line, window) override the model file's [initial];
  *   2. the coordinates the constraints determine are solved from the rest: first the
  *      solve-for coordinates that were not given, then, if the constraints still fail,
@@ -112,7 +112,7 @@ project_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *
   project_rows_least_squares (sim, t, z, mask, 0);
 }
 
-/* Whether the rows from ROW0 on vanish at Z (as project_range judges). */
+/* Whether the constraint functions from ROW0 on vanish at Z (as project_range judges). */
 static gboolean
 rows_hold (CmlSimulation *sim, double t, const double *z, guint row0)
 {
@@ -120,20 +120,6 @@ rows_hold (CmlSimulation *sim, double t, const double *z, guint row0)
   double hn = 0, zn = 0;
   run_proj (sim, t, z);
   for (guint a = row0; a < sys->h->len; a++)
-    hn = MAX (hn, fabs (sim->proj_out[a]));
-  for (guint j = sys->movable_from; j < sys->movable_to; j++)
-    zn = MAX (zn, fabs (z[j]));
-  return hn <= 1e-15 * (1 + zn);
-}
-
-/* The largest |h_a| at Z, and the scale it is compared with (as project_range does). */
-static gboolean
-on_constraint_set (CmlSimulation *sim, double t, const double *z)
-{
-  CmlSystem *sys = sim->sys;
-  double hn = 0, zn = 0;
-  run_proj (sim, t, z);
-  for (guint a = 0; a < sys->h->len; a++)
     hn = MAX (hn, fabs (sim->proj_out[a]));
   for (guint j = sys->movable_from; j < sys->movable_to; j++)
     zn = MAX (zn, fabs (z[j]));
@@ -556,7 +542,7 @@ solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_give
   /* 2. every coordinate that was not given; with the start rule of solve_masked only when
    * values were given, which it keeps (the file's own data are not completed by it: a
    * file without velocities for |y| = 1 names no direction) */
-  if (!on_constraint_set (sim, t0, z))
+  if (!rows_hold (sim, t0, z, 0))
     {
       gboolean any_given = FALSE;
       for (guint j = 0; j < dim; j++)

@@ -17,8 +17,8 @@
  *           it, where the Taylor method's long steps stop short of it with a failed
  *           projection (tests/models/test-pivots.c, regularity-lost).
  *
- * Why (bench/cmlab-bench --only dop853, its second table; README, "The default
- * integrator"): at the same tolerance the Taylor method, which holds every component to its
+ * Why (bench/cmlab-bench --only dop853, its second table; doc/performance.md, "The
+ * default integrator"): at the same tolerance the Taylor method, which holds every component to its
  * own tolerance, is as fast as rk8pd and dop853 or faster from ε = 1e-9 on, on every
  * built-in with a closed form, with an error 10–1000 times smaller; at looser tolerances
  * its order falls less than the Runge–Kutta methods' step count, and rk8pd wins on some

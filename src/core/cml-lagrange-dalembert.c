@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §3.  Constraints φ^a(t, x, y) = 0, a = 1…s, with gradients
+ * doc/theory.md §3.  Constraints φ^a(t, x, y) = 0, a = 1…s, with gradients
  * Φ_y = ∂φ^a/∂y^A (s×n):
  *
  *   ẋ = ρ y

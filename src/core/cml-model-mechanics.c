@@ -621,7 +621,7 @@ load_dynamics (Loader *ld)
 /* [forces]: generalized forces that are not in the Lagrangian, one key per section
  * ("e1 = -c*w1 + A*cos(omega*t)", the component F_A along that section) and a Rayleigh
  * dissipation function ("dissipation = c/2*(u^2 + v^2)") whose forces are −∂D/∂y^A,
- * differentiated exactly.  The equations become W ẏ = R + F (+ Φ_yᵀ λ), docs/theory.md
+ * differentiated exactly.  The equations become W ẏ = R + F (+ Φ_yᵀ λ), doc/theory.md
  * §2 and §3.  A vakonomic system is a variational problem (its motions make an action
  * stationary under the constraints), where a force outside the action has no meaning. */
 gboolean
@@ -684,6 +684,7 @@ load_forces (Loader *ld)
       if (f == NULL)
         return FALSE;
       model->forces[A] = cml_expr_add (model->ctx, model->forces[A], f);
+      model->forces_given = TRUE;
     }
   return TRUE;
 }

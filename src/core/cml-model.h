@@ -6,7 +6,7 @@
  * constraints, parameters, definitions (already substituted), initial data, monitors,
  * reconstruction equations, presets and the scene, all as expressions in the model's own
  * CmlExprCtx.  The equations of motion are derived from it by CmlSystem.  The format is
- * documented in models/README.md.
+ * documented in doc/model-format.md.
  */
 #pragma once
 
@@ -17,7 +17,7 @@
 G_BEGIN_DECLS
 
 /* Size budgets: a model beyond one of them is refused at load with FILE:LINE and the
- * limit (models/README.md, "Limits").  They keep every later stage — the derivation, the
+ * limit (doc/model-format.md, "Limits").  They keep every later stage — the derivation, the
  * structure check (about fibre⁵ work), the programs, the native code — to seconds and
  * megabytes for any file that loads. */
 #define CML_MODEL_MAX_BYTES          (1024 * 1024) /* a model file, in bytes */
@@ -140,6 +140,7 @@ struct _CmlModel
   CmlExpr   **forces;       /* [forces]: n, the generalized force F_A along each section, the
                              * given one minus ∂D/∂y^A; NULL without a [forces] group */
   CmlExpr    *dissipation;  /* [forces] dissipation: Rayleigh's function D(t, x, y), or NULL */
+  gboolean    forces_given; /* [forces] gives a force along a section (besides dissipation) */
   int         forces_line;
   int        *solve_for;    /* [dynamics] solve-for: base i as i, fibre A as m + A (n_solve_for of them) */
   guint       n_solve_for;

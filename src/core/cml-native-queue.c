@@ -117,7 +117,18 @@ job_push (CmlNativeJob *job)
   if (!queue_worker)
     {
       /* one worker: the compiler takes one processor, the interpreter the other */
-      g_thread_unref (g_thread_new ("cml-native", worker_main, NULL));
+      g_autoptr (GError) error = NULL;
+      GThread *worker = g_thread_try_new ("cml-native", worker_main, NULL, &error);
+      if (worker == NULL)
+        {
+          /* no thread to be had (the address space or the process limit is full): the
+           * job is built here, as $CMLAB_NATIVE=wait builds it; a later job tries again */
+          pthread_mutex_unlock (&queue_lock);
+          g_debug ("no background worker (%s): building on the caller's thread", error->message);
+          job_run (job);
+          return job;
+        }
+      g_thread_unref (worker);
       queue_worker = TRUE;
     }
   g_queue_push_tail (&queue_jobs, job);

@@ -6,9 +6,9 @@
  *
  * The source is
  *
+ *   <cml-pivot-check-core.h>                    the check sim_rhs makes of the pivots
  *   <cml-dop853-core.h>                         its types
  *   static inline void cml_dop853_rhs (…)        the right-hand side (cml_program_emit_c)
- *   static inline int cml_dop853_check (…)      the check sim_rhs makes of the pivots
  *   #define DOP_N <dim>                         the dimension, a constant
  *   <cml-dop853-core.h>                         the step, the same text the library compiles
  *   int cml_dop853_step (…)                     the exported entry point
@@ -21,51 +21,11 @@
 #include "cml-native-step.h"
 
 #include "cml-dop853-core-text.h"
+#include "cml-pivot-check-core-text.h"
 #include "cml-rk8pd-core-text.h"
 
 #include <string.h>
 
-/* The pivot check of the system's right-hand side (CmlDop853Pivots), as sim_rhs makes it. */
-static const char pivot_check_text[] =
-                   "\n"
-                   "/* the pivot check of the system's right-hand side (CmlDop853Pivots): 0 the\n"
-                   " * derivatives stand, 1 the right-hand side fails, 2 its fallback is needed */\n"
-                   "static inline __attribute__ ((always_inline)) int\n"
-                   "cml_dop853_check (const double *dz, const double *o1, const CmlDop853Pivots *pc)\n"
-                   "{\n"
-                   "  unsigned i;\n"
-                   "  if (!pc->fb)\n"
-                   "    {\n"
-                   "      for (i = 0; i < pc->n_fast; i++)\n"
-                   "        {\n"
-                   "          double p = o1[pc->fast[i]];\n"
-                   "          if (p == 0.0 || !(p - p == 0.0))\n"
-                   "            return 1;\n"
-                   "        }\n"
-                   "      return 0;\n"
-                   "    }\n"
-                   "  for (i = 0; i < pc->nd; i++)\n"
-                   "    if (!(dz[pc->d_off + i] - dz[pc->d_off + i] == 0.0))\n"
-                   "      return 2;\n"
-                   "  for (i = 0; i < pc->n_fast; i++)\n"
-                   "    {\n"
-                   "      double a = fabs (o1[pc->fast[i]]);\n"
-                   "      if (!(a > 0 && a <= 1.7976931348623157e308))\n"
-                   "        return 2;\n"
-                   "    }\n"
-                   "  if (pc->n_cmp == 0)\n"
-                   "    return 0;\n"
-                   "  for (i = 0; i < pc->n_cmp; i++)\n"
-                   "    {\n"
-                   "      unsigned h = pc->head[i];\n"
-                   "      double a = fabs (o1[pc->cmp[i]]);\n"
-                   "      pc->max[h] = h == i ? a : (pc->max[h] > a ? pc->max[h] : a);\n"
-                   "    }\n"
-                   "  for (i = 0; i < pc->n_cmp; i++)\n"
-                   "    if (fabs (o1[pc->cmp[i]]) < pc->ratio_min * pc->max[pc->head[i]])\n"
-                   "      return 2;\n"
-                   "  return 0;\n"
-                   "}\n\n";
 
 /* The components the right-hand side reads, as the array NAME (of the size the macro SIZE
  * gives) and the macro MACRO (I); nothing when it reads them all (the macro's default, 1). */
@@ -122,7 +82,6 @@ step_source (const CmlProgram *rhs_prog, guint dim, const char *projection, cons
   g_string_append (s, "\nstatic inline ");
   if (!cml_program_emit_c (rhs_prog, rhs_name, dim, dim, s))
     return FALSE;
-  g_string_append (s, pivot_check_text);
   g_string_append_printf (s, "#define %s_STEP_FN cml_%s_step_inline\n", t->prefix, t->id);
   g_string_append_printf (s, "#define %s %u\n", n_macro, dim);
   /* the components the right-hand side reads: the others' stage arguments are not needed */
@@ -155,10 +114,11 @@ step_source (const CmlProgram *rhs_prog, guint dim, const char *projection, cons
   return TRUE;
 }
 
-/* DOP853's types: the core's text without the step (it defines the pivots' type too). */
+/* DOP853's types: the pivots' (and their check), then the core's text without the step. */
 static gboolean
 dop853_types (GString *s)
 {
+  g_string_append (s, cml_pivot_check_core_text);
   g_string_append (s, cml_dop853_core_text);
   return TRUE;
 }
@@ -173,16 +133,11 @@ cml_native_step_dop853_source (const CmlProgram *rhs_prog,
   return step_source (rhs_prog, dim, projection, &t, dop853_types, s);
 }
 
-/* rk8pd's types: the pivots' (as the DOP853 core defines them) and the step's. */
+/* rk8pd's types: the pivots' and the step's. */
 static gboolean
 rk8pd_types (GString *s)
 {
-  const char *a = strstr (cml_dop853_core_text, "typedef struct CmlDop853Pivots");
-  const char *b = a ? strstr (a, "} CmlDop853Pivots;") : NULL;
-
-  g_return_val_if_fail (b != NULL, FALSE);
-  g_string_append_len (s, a, b - a);
-  g_string_append (s, "} CmlDop853Pivots;\n");
+  g_string_append (s, cml_pivot_check_core_text);
   g_string_append (s, cml_rk8pd_core_text);
   return TRUE;
 }

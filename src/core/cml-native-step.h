@@ -14,6 +14,7 @@
 #include <glib.h>
 #include <math.h>
 
+#include "cml-pivot-check-core.h"
 #include "cml-dop853-core.h"
 #include "cml-rk8pd-core.h"
 #include "cml-native.h"

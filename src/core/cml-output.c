@@ -223,6 +223,48 @@ number (FILE *fp, double v)
 }
 
 void
+cml_output_write_made_by (FILE *fp, const CmlModel *model)
+{
+  g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, model->text, -1);
+
+  fprintf (fp, "# made by cmlab %s from the model text with SHA-256 %s\n", CMLAB_VERSION, sha);
+}
+
+void
+cml_output_write_parameters (FILE *fp, const CmlModel *model, const double *values, const gboolean *varied)
+{
+  fputs ("# parameters:", fp);
+  for (guint k = 0; k < model->params->len; k++)
+    {
+      CmlParam *p = model->params->pdata[k];
+      fprintf (fp, "%s %s", k ? "," : "", p->name);
+      if (varied && varied[k])
+        fputs (" (varied)", fp);
+      else
+        {
+          fputs (" = ", fp);
+          number (fp, values[k]);
+        }
+    }
+  fputs (model->params->len ? "\n" : " none\n", fp);
+}
+
+void
+cml_output_write_integrator (FILE *fp, const CmlIntegratorOptions *io)
+{
+  /* the fixed-step rule has a step, not tolerances; what auto chose, and why */
+  g_autofree char *integrator = cml_integrator_options_describe (io);
+
+  fprintf (fp, "# integrator: %s\n", integrator);
+}
+
+void
+cml_output_write_number (FILE *fp, double v)
+{
+  number (fp, v);
+}
+
+void
 cml_output_set_reference (CmlOutput *out, CmlReference *ref)
 {
   g_return_if_fail (out != NULL);
@@ -292,18 +334,15 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
       /* what produced the data, as comment lines before the header */
       const double *z = cml_simulation_get_state (sim);
       const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
-      g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, model->text, -1);
+      g_autofree double *params = g_new (double, model->params->len + 1);
+      for (guint k = 0; k < model->params->len; k++)
+        params[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
       fprintf (out->fp, "# cmlab %s: ", model->name);
       comment_text (out->fp, model->title_untranslated);
-      fprintf (out->fp, "\n# made by cmlab %s from the model text with SHA-256 %s", CMLAB_VERSION, sha);
-      fputs ("\n# parameters:", out->fp);
-      for (guint k = 0; k < model->params->len; k++)
-        {
-          CmlParam *p = model->params->pdata[k];
-          fprintf (out->fp, "%s %s = ", k ? "," : "", p->name);
-          number (out->fp, cml_simulation_get_param (sim, p->name));
-        }
-      fprintf (out->fp, "%s\n# initial state (t = ", model->params->len ? "" : " none");
+      fputs ("\n", out->fp);
+      cml_output_write_made_by (out->fp, model);
+      cml_output_write_parameters (out->fp, model, params, NULL);
+      fputs ("# initial state (t = ", out->fp);
       number (out->fp, cml_simulation_get_time (sim));
       fputs ("):", out->fp);
       for (guint i = 0; i < cml_system_dim (sys); i++)
@@ -311,13 +350,9 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
           fprintf (out->fp, "%s %s = ", i ? "," : "", cml_system_state_name (sys, i));
           number (out->fp, z[i]);
         }
-      {
-        /* the fixed-step rule has a step, not tolerances */
-        g_autofree char *integrator = cml_integrator_options_describe (io);
-
-        fprintf (out->fp, "\n# integrator: %s", integrator);
-      }
-      fputs ("\n# units:", out->fp);
+      fputs ("\n", out->fp);
+      cml_output_write_integrator (out->fp, io);
+      fputs ("# units:", out->fp);
       units_entry (out, NULL, shown_unit (model->time_unit));
       for (guint k = 0; k < n; k++)
         units_entry (out, columns[k], shown_unit (cml_model_unit (model, columns[k])));

@@ -16,7 +16,9 @@
 #pragma once
 
 #include <glib.h>
+#include <stdio.h>
 
+#include "cml-integrator.h"
 #include "cml-reference.h"
 #include "cml-system.h"
 
@@ -54,6 +56,19 @@ void       cml_output_abort (CmlOutput *out);
 void       cml_output_free (CmlOutput *out);
 /* How many rows a thread of their own wrote (those after the first few thousand). */
 guint64    cml_output_n_thread_rows (const CmlOutput *out);
+
+/* The comment lines that say what made a CSV file's numbers, shared by simulate's rows
+ * and sweep's.  "# made by cmlab VERSION from the model text with SHA-256 HEX": the
+ * program and the exact model text. */
+void       cml_output_write_made_by (FILE *fp, const CmlModel *model);
+/* "# parameters: P = V, …" with every parameter of MODEL at VALUES (model order), or
+ * "none"; those with VARIED[k] (VARIED may be NULL) say "P (varied)" instead of a value. */
+void       cml_output_write_parameters (FILE *fp, const CmlModel *model, const double *values,
+                                        const gboolean *varied);
+/* "# integrator: …": the method with its tolerances or its step, and what auto chose. */
+void       cml_output_write_integrator (FILE *fp, const CmlIntegratorOptions *io);
+/* V as the rows write it: %.17g in the C locale, or nan, inf, -inf. */
+void       cml_output_write_number (FILE *fp, double v);
 
 /* TEXT on one line for a "#" comment of a CSV file: line breaks, tabs and other control
  * characters written as \n, \r, \t, \xHH. */

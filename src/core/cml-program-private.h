@@ -9,6 +9,9 @@
 
 G_BEGIN_DECLS
 
+/* the arithmetic, then one instruction per built-in function (cml-expr-functions.h),
+ * atan2 last */
+#define OP_FROM_FUNC_ENUM(ARG, NAME, TEXT, ARITY, VALUE) OP_##NAME,
 typedef enum
 {
   OP_NEG,
@@ -19,22 +22,8 @@ typedef enum
   OP_MULADD,  /* d = a + b*c */
   OP_SQR,
   OP_RECIP,
-  OP_SQRT,
   OP_POW,
-  OP_SIN,
-  OP_COS,
-  OP_TAN,
-  OP_ASIN,
-  OP_ACOS,
-  OP_ATAN,
-  OP_SINH,
-  OP_COSH,
-  OP_TANH,
-  OP_EXP,
-  OP_LOG,
-  OP_ABS,
-  OP_SIGN,
-  OP_ATAN2,
+  CML_FUNC_LIST (OP_FROM_FUNC_ENUM, 0)
 } Op;
 
 typedef struct
@@ -68,6 +57,7 @@ struct _CmlProgram
 
 /* The instructions of the compiler, each with the interpreter's statement for it (which
  * cml_program_emit_c also writes out as the C of native code). */
+#define OP_FROM_FUNC(X, NAME, TEXT, ARITY, VALUE) X (OP_##NAME, r[ins->d] = VALUE)
 #define OP_LIST(X) \
   X (OP_NEG, r[ins->d] = -r[ins->a]) \
   X (OP_ADD, r[ins->d] = r[ins->a] + r[ins->b]) \
@@ -77,22 +67,8 @@ struct _CmlProgram
   X (OP_MULADD, r[ins->d] = r[ins->a] + r[ins->b] * r[ins->c]) \
   X (OP_SQR, r[ins->d] = r[ins->a] * r[ins->a]) \
   X (OP_RECIP, r[ins->d] = 1.0 / r[ins->a]) \
-  X (OP_SQRT, r[ins->d] = sqrt (r[ins->a])) \
   X (OP_POW, r[ins->d] = pow (r[ins->a], r[ins->b])) \
-  X (OP_SIN, r[ins->d] = sin (r[ins->a])) \
-  X (OP_COS, r[ins->d] = cos (r[ins->a])) \
-  X (OP_TAN, r[ins->d] = tan (r[ins->a])) \
-  X (OP_ASIN, r[ins->d] = asin (r[ins->a])) \
-  X (OP_ACOS, r[ins->d] = acos (r[ins->a])) \
-  X (OP_ATAN, r[ins->d] = atan (r[ins->a])) \
-  X (OP_SINH, r[ins->d] = sinh (r[ins->a])) \
-  X (OP_COSH, r[ins->d] = cosh (r[ins->a])) \
-  X (OP_TANH, r[ins->d] = tanh (r[ins->a])) \
-  X (OP_EXP, r[ins->d] = exp (r[ins->a])) \
-  X (OP_LOG, r[ins->d] = log (r[ins->a])) \
-  X (OP_ABS, r[ins->d] = fabs (r[ins->a])) \
-  X (OP_SIGN, r[ins->d] = r[ins->a] > 0.0 ? 1.0 : r[ins->a] < 0.0 ? -1.0 : 0.0) \
-  X (OP_ATAN2, r[ins->d] = atan2 (r[ins->a], r[ins->b]))
+  CML_FUNC_LIST (OP_FROM_FUNC, X)
 
 /* The interpreter's form of CODE (cml-program-run.c). */
 Code *cml_program_translate (const Instr *code, guint n, gboolean fuse_ops, guint n_regs,

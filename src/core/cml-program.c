@@ -424,30 +424,20 @@ compile_add (Compiler *c,
   return acc[0];
 }
 
+#define FUNC_OP_CASE(ARG, NAME, TEXT, ARITY, VALUE) \
+  case CML_FN_##NAME: return OP_##NAME;
+
 static Op
 func_op (CmlFunc fn)
 {
   switch (fn)
     {
-    case CML_FN_SIN: return OP_SIN;
-    case CML_FN_COS: return OP_COS;
-    case CML_FN_TAN: return OP_TAN;
-    case CML_FN_ASIN: return OP_ASIN;
-    case CML_FN_ACOS: return OP_ACOS;
-    case CML_FN_ATAN: return OP_ATAN;
-    case CML_FN_SINH: return OP_SINH;
-    case CML_FN_COSH: return OP_COSH;
-    case CML_FN_TANH: return OP_TANH;
-    case CML_FN_EXP: return OP_EXP;
-    case CML_FN_LOG: return OP_LOG;
-    case CML_FN_SQRT: return OP_SQRT;
-    case CML_FN_ABS: return OP_ABS;
-    case CML_FN_SIGN: return OP_SIGN;
-    case CML_FN_ATAN2: return OP_ATAN2;
+      CML_FUNC_LIST (FUNC_OP_CASE, 0)
     default: g_assert_not_reached ();
     }
   return OP_NEG;
 }
+#undef FUNC_OP_CASE
 
 static Val
 compile_node (Compiler *c,

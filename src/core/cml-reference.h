@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A model's [reference] group (models/README.md) gives, for some observables, the closed
+ * A model's [reference] group (doc/model-format.md) gives, for some observables, the closed
  * form of the solution or the value a conserved quantity must keep, as expressions in t,
  * the parameters and the observables' values at t = 0 (NAME_0).  CmlReference compiles
  * them into one register program (cml_program_compile: the parameters and the values at

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The nonholonomic C = Φ_y W⁻¹ Φ_yᵀ (docs/theory.md §3) and the vakonomic
+ * The nonholonomic C = Φ_y W⁻¹ Φ_yᵀ (doc/theory.md §3) and the vakonomic
  * R_ab = ∂²L̃/∂y^a∂y^b − p_α ∂²Ψ^α/∂y^a∂y^b (§4), found singular at the sample point:
  * the message names the dependent constraints, or the constraints or free velocities along
  * the matrix's numeric kernel, at the line of the model file to change.

@@ -1,5 +1,5 @@
 /* cml-session.h — a saved session: the model (embedded), parameters, initial data,
- * integrator and view settings, in a documented key file (see README, "Sessions").
+ * integrator and view settings, in a documented key file (doc/command-line.md, "Sessions").
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

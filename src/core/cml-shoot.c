@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §13.  The state of a vakonomic system is z = (x, p, r): base coordinates,
+ * doc/theory.md §13.  The state of a vakonomic system is z = (x, p, r): base coordinates,
  * momenta, reconstruction variables, with ż = f(t, z) the equations of §4.  With x(t0) and
  * r(t0) held, the unknowns are the n initial momenta p(t0), and the targets are k of the
  * components of x(T) and r(T):
@@ -25,8 +25,23 @@
  * Conjugate times: the zeros of D(t) = det ∂q(t)/∂p(t0) in (t0, T], q the base
  * coordinates when there are as many as momenta (m = n), else the base coordinates and
  * the reconstruction variables when those are as many (m + n_r = n); otherwise none are
- * computed and the result says why.  D is sampled at n_samples times and each change of
- * sign is refined by the Illinois method, re-integrating from the sample before it.
+ * computed and the result says why.  The sign is read from the scale-free
+ *
+ *   ρ(t) = D(t) / Π_i ‖row_i of ∂q(t)/∂p(t0)‖₂     (|ρ| ≤ 1, Hadamard),
+ *
+ * sampled at n_samples times.  D vanishes at t0 to a high order (t⁴ for the Heisenberg
+ * group, t¹⁰ for the Engel group), so that just after t0 its computed value is the
+ * integration error, of either sign: one step of rk4-fixed or of the implicit midpoint
+ * rule gives the wrong sign there, a conjugate time that does not exist.  So the
+ * variational equations are integrated twice, with the run's integrator and with a finer
+ * one (half its fixed step, or a sixteenth of its tolerances), and a sample's sign counts
+ * only where it is resolved: |ρ_fine| > 2 |ρ − ρ_fine| + SHOOT_RHO_FLOOR.  A conjugate time
+ * lies between two consecutive resolved samples of opposite signs, and is refined there by
+ * the Illinois method on the finer run, re-integrating from the sample before it.  When
+ * no sample is resolved and |ρ| ≤ SHOOT_RHO_DEGENERATE along the whole run, ∂q/∂p(t0) is
+ * rank-deficient everywhere: the endpoint map is degenerate (integrable constraints, whose
+ * reachable set is a submanifold of lower dimension) and the result says so instead of
+ * listing every time.
  *
  * The augmented run is not projected (vakonomic constraints are graphs; a quaternion of the
  * reconstruction drifts from unit norm only by the integrator's tolerance over [t0, T]).
@@ -37,12 +52,22 @@
  * takes millions of steps, and continuation can try many of them.  A run to T from a
  * Newton trial takes at most SHOOT_RUNAWAY times the steps of the run from the guess (at
  * least SHOOT_MIN_RUN_STEPS); beyond that the trial counts as failed, and the step is
- * halved.  All the runs of one shooting take at most CML_SHOOT_MAX_STEPS steps in all;
- * then it stops and says so.
+ * halved.  All the runs of one shooting take at most CML_SHOOT_MAX_STEPS steps in all, and
+ * all its Newton iterations (damped Newton and every continuation step) at most
+ * max_iterations; a Newton solve stops as stalled when SHOOT_STALL_WINDOW iterations did
+ * not halve its residual, and continuation when SHOOT_CONT_FAILS steps in a row failed.  Then it stops and says how far it got and what to try.  Where
+ * the residual stalls with a rank-deficient ∂z_targets(T)/∂p(t0) and points out of its
+ * range (the residual cannot be lowered to first order), the targets are off the set the
+ * extremals from this start reach at T, and the message says so.
+ *
+ * Targets at the start point (zero displacement): the extremal at rest, p(t0) = 0, is
+ * tried first, and taken when it stays there.
  */
 #define G_LOG_DOMAIN "cml-shoot"
 
 #include "cml-shoot.h"
+
+#include <glib/gi18n-lib.h>
 
 #include <gsl/gsl_linalg.h>
 #include <math.h>
@@ -53,16 +78,26 @@
 #include "cml-system-private.h"
 
 #define SHOOT_MAX_HALVINGS   12      /* backtracking: the step is cut to at most 2⁻¹² */
-#define SHOOT_MIN_DS         1e-3    /* continuation gives up below this step in s */
+#define SHOOT_MIN_DS         1e-3    /* continuation gives up below this step in s … */
+#define SHOOT_CONT_FAILS     6       /* … or after this many failed steps in a row */
 #define SHOOT_CONJ_TOL       1e-12   /* conjugate times are refined to this × max (1, |t|) */
-#define SHOOT_RCOND          1e-13   /* singular values below this × the largest count as 0 */
+#define SHOOT_RCOND          1e-13   /* singular values below this × the largest count as 0 … */
+#define SHOOT_RCOND_RETRY    1e-7    /* … or below this, when the full step lowers nothing */
 #define SHOOT_RUNAWAY        100     /* a trial's run to T: at most this × the guess's steps … */
 #define SHOOT_MIN_RUN_STEPS  10000   /* … and never fewer than these */
+#define SHOOT_STALL_WINDOW   8       /* a Newton solve stalls when this many iterations … */
+#define SHOOT_STALL_FACTOR   0.5     /* … did not bring its residual below this × what it was */
+#define SHOOT_RHO_FLOOR      1e-12   /* ρ = D/Π‖rows‖ below this is rounding */
+#define SHOOT_RHO_DEGENERATE 1e-6    /* |ρ| never above this, never resolved: D ≡ 0 */
+#define SHOOT_FINE_TOL       16      /* the finer run of the conjugate times: tolerances / 16 … */
+#define SHOOT_FINE_STEP      2       /* … or the fixed step / 2 */
+#define SHOOT_RANK_TOL       1e-8    /* σ below this × σ_max: rank deficiency (rows scaled) */
+#define SHOOT_OFF_RANGE      0.05    /* ‖Aᵀ F‖/(‖A‖ ‖F‖) below this: F mostly out of the range */
 
 CmlShootOptions
 cml_shoot_options_default (void)
 {
-  return (CmlShootOptions) { .max_iterations = 50, .tolerance = 1e-10, .continuation = TRUE, .n_samples = 1000,
+  return (CmlShootOptions) { .max_iterations = CML_SHOOT_MAX_ITERATIONS, .tolerance = 1e-10, .continuation = TRUE, .n_samples = 1000,
                              .max_steps = CML_SHOOT_MAX_STEPS };
 }
 
@@ -90,11 +125,14 @@ typedef struct
   double        *J, *dfdt, *jac_out;
   double        *Z;       /* augmented state: z, then Φ column by column */
   CmlIntegrator *integ;
+  CmlIntegrator *fine;    /* the conjugate times' finer run (see the top of the file) */
   guint          k;       /* targets */
   guint         *tidx;    /* their state indices */
   double        *F, *A;   /* k, k×n */
   double         tol;
-  guint64        budget;    /* steps of all the runs (the integrator's count) */
+  double         a_ref;     /* ‖A‖ (Frobenius) at the guess: the scale of the sensitivity */
+  guint64        budget;    /* steps of all the runs */
+  guint64        used;      /* steps taken so far, both integrators */
   guint64        run_cap;   /* steps of one trial's run to T; 0: none yet */
   gboolean       exhausted; /* the budget is spent */
 } Shoot;
@@ -175,13 +213,14 @@ start_state (Shoot *s, const double *p0, double *Z)
     }
 }
 
-/* Advances Z from T to T1 in at most CAP steps (0: the budget's rest); the error names
- * the time and the reason. */
+/* Advances Z from T to T1 with INTEG in at most CAP steps (0: the budget's rest); the
+ * error names the time and the reason. */
 static gboolean
-advance_capped (Shoot *s, double t, double t1, double *Z, guint64 cap, GError **error)
+advance_capped (Shoot *s, CmlIntegrator *integ, double t, double t1, double *Z, guint64 cap, GError **error)
 {
   g_autoptr (GError) err = NULL;
-  guint64 used = cml_integrator_n_steps (s->integ);
+  guint64 used = s->used, before = cml_integrator_n_steps (integ);
+  gboolean ok;
 
   if (used >= s->budget)
     {
@@ -191,24 +230,20 @@ advance_capped (Shoot *s, double t, double t1, double *Z, guint64 cap, GError **
       return FALSE;
     }
   cap = cap ? MIN (cap, s->budget - used) : s->budget - used;
-  cml_integrator_set_max_steps (s->integ, (guint) MIN (cap, G_MAXUINT));
-  cml_integrator_reset (s->integ);
+  cml_integrator_set_max_steps (integ, (guint) MIN (cap, G_MAXUINT));
+  cml_integrator_reset (integ);
   s->sim->reason[0] = '\0';
-  if (cml_integrator_advance (s->integ, &t, t1, Z, &err))
+  ok = cml_integrator_advance (integ, &t, t1, Z, &err);
+  s->used += cml_integrator_n_steps (integ) - before;
+  if (ok)
     return TRUE;
   if (s->sim->reason[0])
     g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s at t = %.6g", s->sim->reason, s->sim->reason_t);
   else
     g_propagate_error (error, g_steal_pointer (&err));
-  if (cml_integrator_n_steps (s->integ) >= s->budget)
+  if (s->used >= s->budget)
     s->exhausted = TRUE;
   return FALSE;
-}
-
-static gboolean
-advance (Shoot *s, double t, double t1, double *Z, GError **error)
-{
-  return advance_capped (s, t, t1, Z, 0, error);
 }
 
 static double
@@ -224,14 +259,14 @@ norm2 (guint k, const double *v)
 static gboolean
 evaluate (Shoot *s, const double *p0, const double *goal, double *r, GError **error)
 {
-  guint64 before = cml_integrator_n_steps (s->integ);
+  guint64 before = s->used;
 
   start_state (s, p0, s->Z);
-  if (!advance_capped (s, s->t0, s->T, s->Z, s->run_cap, error))
+  if (!advance_capped (s, s->integ, s->t0, s->T, s->Z, s->run_cap, error))
     return FALSE;
   /* the first run is the guess's: the trials' runs are measured against it */
   if (s->run_cap == 0)
-    s->run_cap = MAX ((cml_integrator_n_steps (s->integ) - before) * SHOOT_RUNAWAY, SHOOT_MIN_RUN_STEPS);
+    s->run_cap = MAX ((s->used - before) * SHOOT_RUNAWAY, SHOOT_MIN_RUN_STEPS);
   for (guint i = 0; i < s->k; i++)
     {
       s->F[i] = s->Z[s->tidx[i]] - goal[i];
@@ -242,9 +277,11 @@ evaluate (Shoot *s, const double *p0, const double *goal, double *r, GError **er
   return isfinite (*r);
 }
 
-/* The minimum-norm least-squares solution of A δ = −F (A k×n) by SVD; FALSE if A = 0. */
+/* The minimum-norm least-squares solution of A δ = −F (A k×n) by SVD, with the singular
+ * values below RCOND × the largest taken as 0 (their number into *DROPPED); FALSE if
+ * A = 0. */
 static gboolean
-newton_step (guint k, guint n, const double *A, const double *F, double *delta)
+newton_step (guint k, guint n, const double *A, const double *F, double rcond, double *delta, guint *dropped)
 {
   gboolean wide = k < n;
   guint rows = wide ? n : k, cols = wide ? k : n;
@@ -252,6 +289,7 @@ newton_step (guint k, guint n, const double *A, const double *F, double *delta)
   gsl_vector *S = gsl_vector_alloc (cols), *w = gsl_vector_alloc (cols);
   gboolean ok = TRUE;
 
+  *dropped = 0;
   for (guint i = 0; i < k; i++)
     for (guint j = 0; j < n; j++)
       {
@@ -270,8 +308,9 @@ newton_step (guint k, guint n, const double *A, const double *F, double *delta)
       for (guint c = 0; c < cols; c++)
         {
           double sc = gsl_vector_get (S, c), acc = 0;
-          if (sc <= SHOOT_RCOND * smax)
+          if (sc <= rcond * smax)
             {
+              (*dropped)++;
               gsl_vector_set (w, c, 0);
               continue;
             }
@@ -294,60 +333,156 @@ newton_step (guint k, guint n, const double *A, const double *F, double *delta)
   return ok;
 }
 
-/* Damped Newton from P (updated in place) for GOAL: TRUE when converged.  *ITERS counts
- * the iterations taken, *R the last residual; *WHY (if not NULL) says why it stopped, and
- * *HOPELESS (if not NULL) is set when the targets do not depend on the momenta at all. */
+/* Whether changes of the momenta hardly lower the residual F where Newton stopped:
+ * ‖Aᵀ F‖ ≤ SHOOT_OFF_RANGE ‖A‖ ‖F‖, ‖A‖ the larger of A's norm there and at the guess.  Aᵀ F
+ * is the gradient of ‖F‖²/2: the end point is as near the targets as the extremals from
+ * here come, either because A is rank-deficient and F points out of its range (integrable
+ * constraints), or because A has shrunk (the edge of the reachable set).  The rank of A
+ * with its rows scaled by their norms (each target in its own unit; singular values above
+ * SHOOT_RANK_TOL × the largest) goes into *RANK. */
 static gboolean
-newton (Shoot *s, const double *goal, double *p, guint max_it, guint *iters, double *r, char **why,
-        gboolean *hopeless)
+off_range (Shoot *s, guint *rank)
+{
+  guint k = s->k, n = s->n;
+  gboolean wide = k < n;
+  guint rows = wide ? n : k, cols = wide ? k : n;
+  gsl_matrix *M = gsl_matrix_alloc (rows, cols), *V = gsl_matrix_alloc (cols, cols);
+  gsl_vector *S = gsl_vector_alloc (cols), *w = gsl_vector_alloc (cols);
+  double g2 = 0, a2 = 0;
+
+  /* ‖Aᵀ F‖ against ‖A‖_F ‖F‖ */
+  for (guint j = 0; j < n; j++)
+    {
+      double acc = 0;
+      for (guint i = 0; i < k; i++)
+        acc += s->A[i * n + j] * s->F[i];
+      g2 += acc * acc;
+    }
+  for (guint i = 0; i < k * n; i++)
+    a2 += s->A[i] * s->A[i];
+  for (guint i = 0; i < k; i++)
+    {
+      double rn = norm2 (n, s->A + i * n);
+      double sc = rn > 0 ? 1 / rn : 1;
+      for (guint j = 0; j < n; j++)
+        {
+          if (wide)
+            gsl_matrix_set (M, j, i, s->A[i * n + j] * sc);
+          else
+            gsl_matrix_set (M, i, j, s->A[i * n + j] * sc);
+        }
+    }
+  gsl_linalg_SV_decomp (M, V, S, w);
+  double smax = gsl_vector_get (S, 0);
+  *rank = 0;
+  for (guint c = 0; c < cols; c++)
+    if (gsl_vector_get (S, c) > SHOOT_RANK_TOL * smax)
+      (*rank)++;
+  gsl_matrix_free (M);
+  gsl_matrix_free (V);
+  gsl_vector_free (S);
+  gsl_vector_free (w);
+  double f = norm2 (k, s->F);
+  double a = MAX (sqrt (a2), s->a_ref);
+  return f > 0 && a > 0 && sqrt (g2) <= SHOOT_OFF_RANGE * a * f;
+}
+
+typedef enum
+{
+  NEWTON_CONVERGED,
+  NEWTON_FAILED,   /* stalled, or could not lower the residual, or a run failed */
+  NEWTON_FLAT,     /* the targets do not depend on the momenta at all */
+  NEWTON_LIMIT,    /* the shooting's iterations are spent */
+} NewtonStatus;
+
+/* Damped Newton from P (updated in place to the last point accepted) for GOAL.  *ITERS
+ * counts the iterations of the whole shooting, at most MAX_ITERS; *R is the last residual;
+ * *WHY (if not NULL) says why it stopped.  When it stops after a first evaluation, s->F and
+ * s->A are those of P, and *OFF (if not NULL) says whether the residual is off the range
+ * there (off_range (), its rank into *RANK). */
+static NewtonStatus
+newton (Shoot *s, const double *goal, double *p, guint max_iters, guint *iters, double *r, char **why,
+        gboolean *off, guint *rank)
 {
   guint n = s->n;
   g_autofree double *delta = g_new (double, n), *ptry = g_new (double, n);
   g_autofree double *Fsave = g_new (double, s->k), *Asave = g_new (double, s->k * n);
+  double hist[SHOOT_STALL_WINDOW];
   g_autoptr (GError) err = NULL;
+  NewtonStatus status;
 
   *r = INFINITY;
+  if (off)
+    *off = FALSE;
   if (!evaluate (s, p, goal, r, &err))
     {
       if (why)
-        *why = g_strdup_printf ("the extremal from the guess does not reach T = %g: %s", s->T,
-                                err ? err->message : "non-finite state");
-      return FALSE;
+        *why = g_strdup_printf (_("the extremal from the guess does not reach T = %g: %s"), s->T,
+                                err ? err->message : _("a value is not finite"));
+      return NEWTON_FAILED;
     }
+  if (s->a_ref == 0)
+    s->a_ref = norm2 (s->k * n, s->A);
   for (guint it = 0;; it++)
     {
       if (*r <= s->tol)
-        return TRUE;
-      if (it >= max_it)
+        return NEWTON_CONVERGED;
+      if (*iters >= max_iters)
         {
           if (why)
-            *why = g_strdup_printf ("Newton did not converge after %u iterations: residual %.3g at T = %g", max_it, *r,
-                                    s->T);
-          return FALSE;
+            *why = g_strdup_printf (_("the residual was still %.3g at T = %g"), *r, s->T);
+          status = NEWTON_LIMIT;
+          break;
         }
-      if (!newton_step (s->k, n, s->A, s->F, delta))
+      /* stalled: the last SHOOT_STALL_WINDOW iterations did not halve the residual */
+      if (it >= SHOOT_STALL_WINDOW && *r > SHOOT_STALL_FACTOR * hist[it % SHOOT_STALL_WINDOW])
         {
           if (why)
-            *why = g_strdup_printf ("the targets do not depend on the initial momenta at T = %g (the sensitivity "
-                                    "∂z(T)/∂p(0) is zero; residual %.3g)", s->T, *r);
-          if (hopeless)
-            *hopeless = TRUE;
-          return FALSE;
+            *why = g_strdup_printf (_("Newton's method stalled at the residual %.3g at T = %g (%u iterations did "
+                                      "not halve it)"),
+                                    *r, s->T, SHOOT_STALL_WINDOW);
+          status = NEWTON_FAILED;
+          break;
+        }
+      hist[it % SHOOT_STALL_WINDOW] = *r;
+      guint dropped = 0, dropped_retry = 0;
+      if (!newton_step (s->k, n, s->A, s->F, SHOOT_RCOND, delta, &dropped))
+        {
+          if (why)
+            *why = g_strdup_printf (_("the targets do not depend on the initial momenta at T = %g (the sensitivity "
+                                      "∂z(T)/∂p(0) is zero; residual %.3g)"),
+                                    s->T, *r);
+          return NEWTON_FLAT;
         }
       memcpy (Fsave, s->F, s->k * sizeof (double));
       memcpy (Asave, s->A, s->k * n * sizeof (double));
       double lambda = 1, r_try = INFINITY;
       gboolean accepted = FALSE;
       (*iters)++;
-      for (int h = 0; h <= SHOOT_MAX_HALVINGS && !s->exhausted; h++, lambda /= 2)
+      /* backtracking along the Newton direction; when that lowers nothing, along the
+       * direction without the nearly singular directions of A (a huge step along them,
+       * from integration error, is what fails when A is rank-deficient) */
+      for (int pass = 0; pass < 2 && !accepted; pass++)
         {
-          for (guint j = 0; j < n; j++)
-            ptry[j] = p[j] + lambda * delta[j];
-          g_clear_error (&err);
-          if (evaluate (s, ptry, goal, &r_try, &err) && r_try < (1 - 1e-4 * lambda) * *r)
+          if (pass == 1)
             {
-              accepted = TRUE;
-              break;
+              memcpy (s->F, Fsave, s->k * sizeof (double));
+              memcpy (s->A, Asave, s->k * n * sizeof (double));
+              newton_step (s->k, n, s->A, s->F, SHOOT_RCOND_RETRY, delta, &dropped_retry);
+              if (dropped_retry == dropped)
+                break; /* the same direction: tried already */
+              lambda = 1;
+            }
+          for (int h = 0; h <= SHOOT_MAX_HALVINGS && !s->exhausted; h++, lambda /= 2)
+            {
+              for (guint j = 0; j < n; j++)
+                ptry[j] = p[j] + lambda * delta[j];
+              g_clear_error (&err);
+              if (evaluate (s, ptry, goal, &r_try, &err) && r_try < (1 - 1e-4 * lambda) * *r)
+                {
+                  accepted = TRUE;
+                  break;
+                }
             }
         }
       if (!accepted)
@@ -355,37 +490,59 @@ newton (Shoot *s, const double *goal, double *p, guint max_it, guint *iters, dou
           memcpy (s->F, Fsave, s->k * sizeof (double));
           memcpy (s->A, Asave, s->k * n * sizeof (double));
           if (why)
-            *why = g_strdup_printf ("Newton could not reduce the residual %.3g at T = %g after %u iterations (the "
-                                    "Newton direction does not lower it: the sensitivity is nearly singular here)",
-                                    *r, s->T, it + 1);
-          return FALSE;
+            *why = g_strdup_printf (_("Newton's method could not lower the residual %.3g at T = %g (no step along "
+                                      "its direction lowers it: the sensitivity is nearly singular here)"),
+                                    *r, s->T);
+          status = NEWTON_FAILED;
+          break;
         }
       memcpy (p, ptry, n * sizeof (double));
       *r = r_try;
     }
+  if (off)
+    *off = off_range (s, rank);
+  return status;
 }
 
 /* ---- conjugate times --------------------------------------------------------------- */
 
+/* ρ = D / Π‖rows‖ of the block ROWS of Φ in Z (0 when a row is zero). */
 static double
-conj_det (Shoot *s, const guint *rows, const double *Z)
+conj_rho (Shoot *s, const guint *rows, const double *Z)
 {
   guint n = s->n;
   gsl_matrix *M = gsl_matrix_alloc (n, n);
   gsl_permutation *perm = gsl_permutation_alloc (n);
   int sign = 0;
+  double scale = 1;
   for (guint r = 0; r < n; r++)
-    for (guint j = 0; j < n; j++)
-      gsl_matrix_set (M, r, j, Z[s->dim + j * s->dim + rows[r]]);
-  gsl_linalg_LU_decomp (M, perm, &sign);
-  double d = gsl_linalg_LU_det (M, sign);
+    {
+      double rn = 0;
+      for (guint j = 0; j < n; j++)
+        {
+          double v = Z[s->dim + j * s->dim + rows[r]];
+          gsl_matrix_set (M, r, j, v);
+          rn += v * v;
+        }
+      rn = sqrt (rn);
+      scale = rn > 0 ? scale * rn : 0;
+      /* each row scaled by its norm: the determinant is then ρ itself, with no underflow */
+      for (guint j = 0; rn > 0 && j < n; j++)
+        gsl_matrix_set (M, r, j, gsl_matrix_get (M, r, j) / rn);
+    }
+  double d = 0;
+  if (scale > 0)
+    {
+      gsl_linalg_LU_decomp (M, perm, &sign);
+      d = gsl_linalg_LU_det (M, sign);
+    }
   gsl_matrix_free (M);
   gsl_permutation_free (perm);
-  return d;
+  return isfinite (d) ? d : 0;
 }
 
-/* The zero of D in (TA, TB), where D changes sign, by the Illinois method; ZA is the
- * augmented state at TA (moved with the left end). */
+/* The zero of ρ in (TA, TB), where it changes sign, by the Illinois method on the finer
+ * run; ZA is its augmented state at TA (moved with the left end). */
 static gboolean
 conj_refine (Shoot *s, const guint *rows, double ta, double *ZA, double da, double tb, double db,
              double *tz, GError **error)
@@ -399,9 +556,9 @@ conj_refine (Shoot *s, const guint *rows, double ta, double *ZA, double da, doub
       if (!(t > ta + w && t < tb - w))
         t = 0.5 * (ta + tb);
       memcpy (Zt, ZA, s->D * sizeof (double));
-      if (!advance (s, ta, t, Zt, error))
+      if (!advance_capped (s, s->fine, ta, t, Zt, 0, error))
         return FALSE;
-      double d = conj_det (s, rows, Zt);
+      double d = conj_rho (s, rows, Zt);
       if (d == 0)
         {
           *tz = t;
@@ -428,35 +585,51 @@ conj_refine (Shoot *s, const guint *rows, double ta, double *ZA, double da, doub
   return TRUE;
 }
 
-/* Samples D on (t0, T] along the extremal from P0 and refines every change of sign. */
-static gboolean
+typedef enum
+{
+  CONJ_FOUND,       /* the times (maybe none) where ρ changes sign, resolved */
+  CONJ_DEGENERATE,  /* ρ ≡ 0 to rounding along the whole run */
+  CONJ_UNRESOLVED,  /* ρ never above its integration error */
+} ConjStatus;
+
+/* Samples ρ on (t0, T] along the extremal from P0, with the run's integrator and the finer
+ * one side by side, and refines every change of sign between resolved samples (see the top
+ * of the file). */
+static ConjStatus
 conjugate_times (Shoot *s, const double *p0, guint n_samples, const guint *rows, GArray *times, GError **error)
 {
-  g_autofree double *Zprev = g_new (double, s->D), *Zcur = g_new (double, s->D), *Za = g_new (double, s->D);
-  double tprev = s->t0, dprev = 0;
-  gboolean have_prev = FALSE;
+  g_autofree double *Zc = g_new (double, s->D), *Zf = g_new (double, s->D);
+  g_autofree double *Zlast = g_new (double, s->D), *Za = g_new (double, s->D);
+  double tprev = s->t0, tlast = s->t0, rlast = 0, rmax = 0;
+  gboolean have_last = FALSE;
 
-  start_state (s, p0, Zcur);
+  start_state (s, p0, Zc);
+  start_state (s, p0, Zf);
   for (guint i = 1; i <= n_samples; i++)
     {
       double t = i == n_samples ? s->T : s->t0 + (s->T - s->t0) * i / n_samples;
-      memcpy (Zprev, Zcur, s->D * sizeof (double));
-      if (!advance (s, tprev, t, Zcur, error))
-        return FALSE;
-      double d = conj_det (s, rows, Zcur);
-      if (d == 0 && i < n_samples)
-        g_array_append_val (times, t);
-      else if (have_prev && dprev != 0 && d != 0 && (d > 0) != (dprev > 0))
+      if (!advance_capped (s, s->integ, tprev, t, Zc, 0, error) || !advance_capped (s, s->fine, tprev, t, Zf, 0, error))
+        return CONJ_FOUND;
+      tprev = t;
+      double rc = conj_rho (s, rows, Zc), rf = conj_rho (s, rows, Zf);
+      rmax = MAX (rmax, MAX (fabs (rc), fabs (rf)));
+      /* the sign counts where the finer value exceeds the difference of the two */
+      if (!(fabs (rf) > 2 * fabs (rc - rf) + SHOOT_RHO_FLOOR))
+        continue;
+      if (have_last && (rf > 0) != (rlast > 0))
         {
           double tz;
-          memcpy (Za, Zprev, s->D * sizeof (double));
-          if (!conj_refine (s, rows, tprev, Za, dprev, t, d, &tz, error))
-            return FALSE;
+          memcpy (Za, Zlast, s->D * sizeof (double));
+          if (!conj_refine (s, rows, tlast, Za, rlast, t, rf, &tz, error))
+            return CONJ_FOUND;
           g_array_append_val (times, tz);
         }
-      tprev = t, dprev = d, have_prev = TRUE;
+      memcpy (Zlast, Zf, s->D * sizeof (double));
+      tlast = t, rlast = rf, have_last = TRUE;
     }
-  return TRUE;
+  if (!have_last)
+    return rmax <= SHOOT_RHO_DEGENERATE ? CONJ_DEGENERATE : CONJ_UNRESOLVED;
+  return CONJ_FOUND;
 }
 
 /* ---- the shooting ------------------------------------------------------------------ */
@@ -554,11 +727,40 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
     }
 
   CmlIntegratorOptions iopt = *cml_simulation_get_integrator (sim);
+  /* (auto's choice of taylor becomes rk8pd for the augmented ODE, cml_integrator_new ()) */
+  if (iopt.chosen == NULL
+      && (iopt.kind == CML_INTEGRATOR_TAYLOR || iopt.kind == CML_INTEGRATOR_VARIATIONAL
+          || iopt.kind == CML_INTEGRATOR_VARIATIONAL4))
+    {
+      g_autoptr (GString) ok_kinds = g_string_new (NULL);
+      for (int kd = 0; kd < CML_INTEGRATOR_N_KINDS; kd++)
+        if (kd != CML_INTEGRATOR_TAYLOR && kd != CML_INTEGRATOR_VARIATIONAL && kd != CML_INTEGRATOR_VARIATIONAL4)
+          g_string_append_printf (ok_kinds, "%s%s", ok_kinds->len ? ", " : "",
+                                  cml_integrator_kind_to_string ((CmlIntegratorKind) kd));
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("shooting integrates, beside the extremal, how its end point moves when the initial momenta "
+                     "change (the variational equations), and the %s integrator does not carry them; choose one "
+                     "of %s"),
+                   cml_integrator_kind_to_string (iopt.kind), ok_kinds->str);
+      return NULL;
+    }
   iopt.project = FALSE;
   iopt.stats = NULL;
   CmlOde ode = { .dim = s.D, .rhs = aug_rhs, .jacobian = aug_jac, .project = NULL, .user_data = &s };
   g_autoptr (CmlIntegrator) integ = s.integ = cml_integrator_new (&ode, &iopt, error);
   if (integ == NULL)
+    return NULL;
+  /* the conjugate times' finer run: half the fixed step, or a sixteenth of the tolerances */
+  CmlIntegratorOptions fopt = iopt;
+  if (cml_integrator_kind_is_fixed_step (iopt.kind))
+    fopt.h_fixed = iopt.h_fixed / SHOOT_FINE_STEP;
+  else
+    {
+      fopt.rtol = MAX (iopt.rtol / SHOOT_FINE_TOL, 1e-15);
+      fopt.atol = MAX (iopt.atol / SHOOT_FINE_TOL, 1e-300);
+    }
+  g_autoptr (CmlIntegrator) fine = s.fine = cml_integrator_new (&ode, &fopt, error);
+  if (fine == NULL)
     return NULL;
 
   g_autofree double *z0 = s.z0 = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
@@ -572,6 +774,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
   for (guint i = 0; i < n_targets; i++)
     tmax = MAX (tmax, fabs (target_values[i]));
   s.tol = opt.tolerance * (1 + tmax);
+  guint max_iters = opt.max_iterations ? opt.max_iterations : CML_SHOOT_MAX_ITERATIONS;
 
   g_autoptr (CmlShootResult) res = g_new0 (CmlShootResult, 1);
   res->n_momenta = n;
@@ -581,17 +784,42 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
   res->momenta = g_memdup2 (z0 + m, n * sizeof (double));
   res->conjugate_times = g_array_new (FALSE, FALSE, sizeof (double));
 
-  /* damped Newton from the guess */
   double r = INFINITY;
   g_autofree char *why = NULL;
-  gboolean hopeless = FALSE;
-  gboolean ok = newton (&s, target_values, res->momenta, opt.max_iterations, &res->iterations, &r, &why, &hopeless);
-  if (hopeless)
+  gboolean ok = FALSE, off = FALSE, at_start = TRUE;
+  guint rank = 0;
+  NewtonStatus st = NEWTON_FAILED;
+
+  /* targets at the start point: the extremal at rest, when it stays there */
+  for (guint i = 0; i < n_targets; i++)
+    at_start = at_start && fabs (z0[tidx[i]] - target_values[i]) <= s.tol;
+  if (at_start)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "the target cannot be reached: %s", why);
+      g_autofree double *zero = g_new0 (double, n);
+      g_autoptr (GError) err = NULL;
+      if (evaluate (&s, zero, target_values, &r, &err) && r <= s.tol)
+        {
+          ok = TRUE;
+          res->at_rest = TRUE;
+          memset (res->momenta, 0, n * sizeof (double));
+        }
+      s.run_cap = 0; /* the trials are measured against the guess's run */
+    }
+
+  /* damped Newton from the guess */
+  if (!ok)
+    {
+      st = newton (&s, target_values, res->momenta, max_iters, &res->iterations, &r, &why, &off, &rank);
+      ok = st == NEWTON_CONVERGED;
+    }
+  if (st == NEWTON_FLAT)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("the target cannot be reached: %s"), why);
       return NULL;
     }
-  if (!ok && opt.continuation)
+  /* how far continuation got, for the message: -1 when it did not run */
+  double sp = -1;
+  if (!ok && opt.continuation && st != NEWTON_LIMIT)
     {
       /* continuation in the target, from where the guess goes */
       g_autofree double *goal0 = g_new (double, n_targets), *goal = g_new (double, n_targets);
@@ -602,22 +830,29 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
         {
           for (guint i = 0; i < n_targets; i++)
             goal0[i] = s.Z[tidx[i]];
-          double sp = 0, ds = 0.5, rc = 0;
-          while (sp < 1 && ds >= SHOOT_MIN_DS && !s.exhausted)
+          double ds = 0.5, rc = 0;
+          guint fails = 0;
+          sp = 0;
+          while (sp < 1 && ds >= SHOOT_MIN_DS && fails < SHOOT_CONT_FAILS && !s.exhausted
+                 && res->iterations < max_iters)
             {
-              double st = MIN (1.0, sp + ds);
+              double stp = MIN (1.0, sp + ds);
               for (guint i = 0; i < n_targets; i++)
-                goal[i] = goal0[i] + st * (target_values[i] - goal0[i]);
+                goal[i] = goal0[i] + stp * (target_values[i] - goal0[i]);
               memcpy (ptry, pc, n * sizeof (double));
-              if (newton (&s, goal, ptry, opt.max_iterations, &res->iterations, &rc, NULL, NULL))
+              if (newton (&s, goal, ptry, max_iters, &res->iterations, &rc, NULL, NULL, NULL) == NEWTON_CONVERGED)
                 {
                   memcpy (pc, ptry, n * sizeof (double));
-                  sp = st;
+                  sp = stp;
                   res->continuation_steps++;
                   ds = MIN (2 * ds, 1.0);
+                  fails = 0;
                 }
               else
-                ds /= 2;
+                {
+                  ds /= 2;
+                  fails++;
+                }
             }
           if (sp >= 1)
             {
@@ -626,33 +861,64 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
               res->continuation_used = TRUE;
               memcpy (res->momenta, pc, n * sizeof (double));
             }
-          else
-            {
-              g_autofree char *more = g_strdup_printf ("%s; continuation in the target from where the guess goes "
-                                                       "stalled %.0f %% of the way there",
-                                                       why, 100 * sp);
-              g_free (why);
-              why = g_steal_pointer (&more);
-            }
         }
-    }
-  if (!ok && s.exhausted)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                   "no solution within %llu integrator steps (the runs to T = %g from the trial momenta, in all): "
-                   "the targets are far from where the guess goes, or T is long; try a closer guess with --init, "
-                   "nearer targets or a shorter T",
-                   (unsigned long long) s.budget, s.T);
-      return NULL;
     }
   if (!ok)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "%s; try a closer guess with --init", why);
+      g_autoptr (GString) msg = g_string_new (NULL);
+      if (s.exhausted)
+        g_string_printf (msg, _("no solution within %llu integrator steps (the runs to T = %g from the trial "
+                                "momenta, in all)"),
+                         (unsigned long long) s.budget, s.T);
+      else if (res->iterations >= max_iters)
+        g_string_printf (msg, _("no solution within %u Newton iterations (the limit)"), max_iters);
+      else if (off)
+        g_string_printf (msg, _("the targets are not reachable at T = %g along extremals from this start"), s.T);
+      else
+        g_string_printf (msg, _("no solution found after %u Newton iterations"), res->iterations);
+      if (off)
+        {
+          /* a closer guess cannot help here: say what is wrong with the targets */
+          g_string_append_printf (msg, _(": where Newton's method stopped (residual %.3g, after %u Newton "
+                                         "iterations), no change of the initial momenta moves the end point nearer "
+                                         "to them"),
+                                  r, res->iterations);
+          if (rank < n_targets)
+            g_string_append_printf (msg, _(" (it can move in only %u of the %u directions of the targets: "
+                                           "∂(targets)/∂p(0) has rank %u)"),
+                                    rank, n_targets, rank);
+          g_string_append (msg, _(".  The targets seem to be off the set of points these extremals reach at T, which "
+                                  "a closer guess cannot change: choose targets on that set, another T or another "
+                                  "start"));
+        }
+      else
+        {
+          g_string_append (msg, ": ");
+          g_string_append (msg, why);
+          if (sp >= 0)
+            g_string_append_printf (msg, _("; continuation in the target, from where the guess goes, got %.0f %% "
+                                           "of the way there"),
+                                    floor (100 * sp));
+          if (res->iterations >= max_iters)
+            g_string_append (msg, _("; allow more with --max-iterations, or try a closer guess with --init, "
+                                    "nearer targets or a shorter T"));
+          else if (s.exhausted)
+            g_string_append (msg, _("; the targets are far from where the guess goes, or T is long: try a closer "
+                                    "guess with --init, nearer targets or a shorter T"));
+          else
+            g_string_append (msg, _("; try a closer guess with --init, nearer targets or a shorter T"));
+          if (n_targets > n)
+            g_string_append_printf (msg, _(" (with more targets, %u, than momenta, %u, the points the extremals from "
+                                           "this start reach at T form a set of lower dimension: most targets are "
+                                           "off it)"),
+                                    n_targets, n);
+        }
+      g_set_error_literal (error, CML_ERROR, off ? CML_ERROR_UNREACHABLE : CML_ERROR_NUMERIC, msg->str);
       return NULL;
     }
   res->residual = r;
 
-  /* conjugate times along the solved extremal */
+  /* conjugate times along the solved extremal (the notes are English: they go into files) */
   g_autofree guint *rows = g_new (guint, n);
   gboolean have_rows = TRUE;
   if (m == n)
@@ -672,19 +938,42 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
   else
     {
       have_rows = FALSE;
-      res->conjugate_note = g_strdup_printf ("conjugate times not computed: the base coordinates and reconstruction "
-                                             "variables (%u) are not as many as the momenta (%u), so ∂x(t)/∂p(0) has "
-                                             "no square block to take the determinant of",
+      res->conjugate_note = g_strdup_printf ("conjugate times not computed: the base coordinates and "
+                                             "reconstruction variables (%u) are not as many as the momenta (%u), "
+                                             "so ∂x(t)/∂p(0) has no square block to take the determinant of",
                                              m + nr, n);
     }
-  if (have_rows && opt.n_samples > 0)
+  if (have_rows && res->at_rest)
+    {
+      g_clear_pointer (&res->conjugate_rows, g_free);
+      res->conjugate_note = g_strdup ("conjugate times not computed: the targets are the start point, and the "
+                                      "extremal found stays at rest there (all momenta zero), the shortest way "
+                                      "for every T");
+    }
+  else if (have_rows && opt.n_samples > 0)
     {
       g_autoptr (GError) err = NULL;
-      if (!conjugate_times (&s, res->momenta, opt.n_samples, rows, res->conjugate_times, &err))
+      ConjStatus cs = conjugate_times (&s, res->momenta, opt.n_samples, rows, res->conjugate_times, &err);
+      if (err)
         {
           g_array_set_size (res->conjugate_times, 0);
           res->conjugate_note = g_strdup_printf ("conjugate times not computed: %s", err->message);
         }
+      else if (cs == CONJ_DEGENERATE)
+        {
+          res->degenerate = TRUE;
+          res->conjugate_note = g_strdup_printf ("conjugate times not computed: the endpoint map is degenerate "
+                                                 "along the whole extremal (det ∂(%s)/∂p(0) vanishes at every "
+                                                 "time, so every time would count as conjugate).  The constraints "
+                                                 "are integrable (holonomic): the points reachable from the start "
+                                                 "form a submanifold of lower dimension",
+                                                 res->conjugate_rows);
+        }
+      else if (cs == CONJ_UNRESOLVED)
+        res->conjugate_note = g_strdup_printf ("conjugate times not computed: det ∂(%s)/∂p(0) stays below the "
+                                               "integration error along the whole run; try a smaller step or "
+                                               "tighter tolerances",
+                                               res->conjugate_rows);
     }
 
   /* the simulation starts from the found momenta */

@@ -1,6 +1,6 @@
 /* cml-shoot.h — shooting for normal extremals of a vakonomic system: the initial momenta
  * that take the extremal to given targets at a given time, and the conjugate times along
- * it (docs/theory.md §13).
+ * it (doc/theory.md §13).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -16,8 +16,9 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  guint    max_iterations; /* Newton iterations of one solve (damped Newton alone, and each
-                            * continuation step): 50 by default */
+  guint    max_iterations; /* Newton iterations of the whole shooting, damped Newton from the
+                            * guess and every continuation step together:
+                            * CML_SHOOT_MAX_ITERATIONS by default (0 reads as it) */
   double   tolerance;      /* converged when ‖z_targets(T) − targets‖₂ ≤ tolerance ·
                             * (1 + ‖targets‖∞): 1e-10 by default (dimensionless) */
   gboolean continuation;   /* when damped Newton fails, continue in the target from the
@@ -29,6 +30,7 @@ typedef struct
 } CmlShootOptions;
 
 #define CML_SHOOT_MAX_STEPS 20000000 /* 2·10⁷ steps: about a minute of runs at most */
+#define CML_SHOOT_MAX_ITERATIONS 200 /* Newton iterations of one shooting, in all */
 
 CmlShootOptions cml_shoot_options_default (void);
 
@@ -45,6 +47,10 @@ typedef struct
   char    *conjugate_rows;     /* what the determinant is taken of: "x, y, z" — or NULL,
                                 * and then conjugate_note says why none were computed */
   char    *conjugate_note;
+  gboolean at_rest;            /* the targets are the start point: the extremal found is the
+                                * one at rest, all momenta zero (no conjugate times) */
+  gboolean degenerate;         /* det ∂x(t)/∂p(0) vanishes along the whole extremal (the
+                                * endpoint map is degenerate: integrable constraints) */
 } CmlShootResult;
 
 void cml_shoot_result_free (CmlShootResult *result);
@@ -62,9 +68,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlShootResult, cml_shoot_result_free)
  *
  * On success SIM holds the found initial state at t0 (ready to be run) and the result is
  * returned.  Errors: CML_ERROR_USAGE (not a vakonomic system, no exact Jacobian, a target
- * that is not a base coordinate or reconstruction variable, T_END not after t0),
- * CML_ERROR_NUMERIC (Newton did not converge, in plain words with the residual); SIM then
- * holds its state as it was. */
+ * that is not a base coordinate or reconstruction variable, T_END not after t0, an
+ * integrator that does not carry the variational equations: taylor, variational,
+ * variational4), CML_ERROR_UNREACHABLE (where Newton's method stopped, no change of the
+ * momenta brings the end point nearer: the targets seem off the set the extremals from
+ * this start reach at T), CML_ERROR_NUMERIC (no solution within the iteration limit or the
+ * step budget, or Newton and continuation stalled), all in plain words with how far it got
+ * and what to try; SIM then holds its state as it was. */
 CmlShootResult *cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const *target_names,
                            const double *target_values, const CmlShootOptions *options, GError **error);
 

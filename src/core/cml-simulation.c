@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cml-dop853-core.h"
+#include "cml-pivot-check-core.h"
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-taylor.h"
@@ -108,6 +109,7 @@ typedef struct _CmlPivotCheck
   guint   *head;           /* … for each the position in cmp of its matrix's first one */
   double  *max;            /* scratch: the largest |pivot| of each matrix, at its head */
   gboolean slow_tiny;      /* a slow pivot tiny against another slow one of its matrix */
+  CmlDop853Pivots view;    /* the above as cml_dop853_check reads it (cml-pivot-check-core.h) */
 } CmlPivotCheck;
 
 static void
@@ -162,6 +164,16 @@ pivot_check_new (CmlSystem *sys)
     shared |= pc->head[i] != i;
   if (!shared)
     pc->n_cmp = 0;
+  pc->view.fb = sys->fb_prog != NULL;
+  pc->view.d_off = sys->fb_vak_nf ? 0 : sys->m;
+  pc->view.nd = sys->fb_vak_nf ? sys->dim : sys->n;
+  pc->view.fast = pc->fast;
+  pc->view.n_fast = pc->n_fast;
+  pc->view.cmp = pc->cmp;
+  pc->view.head = pc->head;
+  pc->view.n_cmp = pc->n_cmp;
+  pc->view.max = pc->max;
+  pc->view.ratio_min = PIVOT_RATIO_MIN;
   return pc;
 }
 
@@ -179,46 +191,6 @@ pivot_check_prepare (CmlSimulation *sim)
           && fabs (sim->regs_rhs[sys->slow_pivot_regs[a]])
                < PIVOT_RATIO_MIN * fabs (sim->regs_rhs[sys->slow_pivot_regs[b]]))
         pc->slow_tiny = TRUE;
-}
-
-/* Whether the symbolic accelerations at this evaluation are not to be trusted: a pivot 0,
- * not finite, or tiny against another pivot of its matrix, or an acceleration not finite.
- * The slow pivots are known to be nonzero and finite here (sim_rhs checked
- * slow_pivot_bad). */
-static gboolean
-needs_fallback (CmlSimulation *sim, const double *dz)
-{
-  CmlSystem *sys = sim->sys;
-  const CmlPivotCheck *pc = sim->pivot_check;
-  const double *pv = sim->rhs_out + sys->dim;
-  /* the accelerations; for a vakonomic system the positions' and reconstruction rates
-   * too, which use the solved velocities */
-  const double *d = sys->fb_vak_nf ? dz : dz + sys->m;
-  const guint nd = sys->fb_vak_nf ? sys->dim : sys->n;
-
-  if (pc->slow_tiny)
-    return TRUE;
-  for (guint i = 0; i < nd; i++)
-    if (!isfinite (d[i]))
-      return TRUE;
-  for (guint i = 0; i < pc->n_fast; i++)
-    {
-      double a = fabs (pv[pc->fast[i]]);
-      if (!(a > 0 && a <= G_MAXDOUBLE))
-        return TRUE;
-    }
-  if (pc->n_cmp == 0)
-    return FALSE;
-  for (guint i = 0; i < pc->n_cmp; i++)
-    {
-      guint h = pc->head[i];
-      double a = fabs (pv[pc->cmp[i]]);
-      pc->max[h] = h == i ? a : MAX (pc->max[h], a);
-    }
-  for (guint i = 0; i < pc->n_cmp; i++)
-    if (fabs (pv[pc->cmp[i]]) < PIVOT_RATIO_MIN * pc->max[pc->head[i]])
-      return TRUE;
-  return FALSE;
 }
 
 /* A X = B in place (A n×n, B n×k, row-major) by LU with partial pivoting; FALSE if a pivot
@@ -382,7 +354,7 @@ singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, dou
 
 /* The accelerations of a singular Lagrangian from the evaluated W, R and the constraints
  * that fix the kernel accelerations: ẏ = ẏ_part + K v, M v = −(g_t + g_x ẋ + g_y ẏ_part),
- * each solved by LU with partial pivoting (docs/theory.md §5, steps 4–7). */
+ * each solved by LU with partial pivoting (doc/theory.md §5, steps 4–7). */
 static int
 rhs_fallback_singular (CmlSimulation *sim, double t, const double *z, double *dz)
 {
@@ -450,7 +422,7 @@ kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z)
 }
 
 /* The accelerations from the evaluated W, R (and Φ_y, φ_t + Φ_x ẋ): ẏ = W⁻¹(R + Φ_yᵀ λ),
- * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (docs/theory.md §2, §3). */
+ * λ = −C⁻¹(φ_t + Φ_x ẋ + Φ_y W⁻¹ R), C = Φ_y W⁻¹ Φ_yᵀ (doc/theory.md §2, §3). */
 static int
 rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
 {
@@ -580,25 +552,24 @@ sim_rhs (double t, const double *z, double *dz, void *data)
    * other pivots of its matrix (or 0) although the matrix is not singular.  Then the
    * accelerations come from the evaluated matrices instead (LU, partial pivoting). */
   if (sys->fb_prog)
-    {
-      /* needs_fallback has seen every pivot nonzero and finite: nothing more to check */
-      if (needs_fallback (sim, dz))
-        return rhs_fallback (sim, t, z, dz);
-      return 0;
-    }
+    return sim->pivot_check->slow_tiny || cml_dop853_check (dz, pivots, &sim->pivot_check->view) == 2
+             ? rhs_fallback (sim, t, z, dz)
+             : 0;
+  if (cml_dop853_check (dz, pivots, &sim->pivot_check->view) == 0)
+    return 0;
+  /* a fast pivot is 0 or not finite: which one, for the message */
   for (guint j = 0; j < sys->n_fast_pivots; j++)
     {
       guint k = sys->fast_pivots[j];
-      double p = pivots[k];
-      if (p == 0 || !isfinite (p))
+      if (pivots[k] == 0 || !isfinite (pivots[k]))
         {
           g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
                       (const char *) sys->pivot_names->pdata[k]);
-          sim->reason_t = t;
-          return 1;
+          break;
         }
     }
-  return 0;
+  sim->reason_t = t;
+  return 1;
 }
 
 /* Makes the Jacobian ready for SIM (system_ensure_jacobian): its registers, prepared with
@@ -710,20 +681,8 @@ sim_project (double t, double *z, void *data)
 gboolean
 simulation_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out)
 {
-  CmlSystem *sys = sim->sys;
-  CmlPivotCheck *pc = sim->pivot_check;
-
-  out->fb = sys->fb_prog != NULL;
-  out->d_off = sys->fb_vak_nf ? 0 : sys->m;
-  out->nd = sys->fb_vak_nf ? sys->dim : sys->n;
-  out->fast = out->fb ? pc->fast : sys->fast_pivots;
-  out->n_fast = out->fb ? pc->n_fast : sys->n_fast_pivots;
-  out->cmp = pc->cmp;
-  out->head = pc->head;
-  out->n_cmp = pc->n_cmp;
-  out->max = pc->max;
-  out->ratio_min = PIVOT_RATIO_MIN;
-  return sim->slow_pivot_bad < 0 && !(out->fb && pc->slow_tiny);
+  *out = sim->pivot_check->view;
+  return sim->slow_pivot_bad < 0 && !(out->fb && sim->pivot_check->slow_tiny);
 }
 
 static gboolean

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §1.2: the anchor carries brackets to brackets of vector fields, and the
+ * doc/theory.md §1.2: the anchor carries brackets to brackets of vector fields, and the
  * bracket satisfies the Jacobi identity,
  *
  *   ρ^j_A ∂_j ρ^i_B − ρ^j_B ∂_j ρ^i_A = ρ^i_C C^C_AB
@@ -83,7 +83,7 @@ base_point_text (CmlModel *md, const double *v)
 }
 
 /* ρ^j_A ∂_j ρ^i_B − ρ^j_B ∂_j ρ^i_A − ρ^i_C C^C_AB = 0 and the cyclic sum over (A,B,C) of
- * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (docs/theory.md §1.2), evaluated at random points.
+ * ρ^i_A ∂_i C^D_BC + C^D_AF C^F_BC = 0 (doc/theory.md §1.2), evaluated at random points.
  * Returns the largest residual; where one fails, *MESSAGE says which identity, for which
  * sections, its component and the point, at the line of the bracket (or anchor) to look at. */
 double

@@ -14,8 +14,11 @@
 G_BEGIN_DECLS
 
 /* A sweep file (CSV) opens with the line CML_SWEEP_FILE_TAG "NAME; vary P, Q": the model's
- * name and the varied parameters, in grid order; then the column names. */
+ * name and the varied parameters, in grid order; then further "#" lines that say what
+ * made the numbers (among them CML_SWEEP_MODEL_FILE_TAG "PATH" when the model came from a
+ * file: its absolute path), then the column names. */
 #define CML_SWEEP_FILE_TAG "# cmlab sweep: model "
+#define CML_SWEEP_MODEL_FILE_TAG "# model file: "
 
 /* One varied parameter: N values from A to B inclusive, evenly spaced (N = 1: A alone). */
 typedef struct

@@ -137,6 +137,8 @@ struct _CmlSystem
   gboolean     gauge;
   gboolean     lie;
   double       structure_defect;
+  GPtrArray   *warnings;    /* char*: the model's warnings, then the derivation's (the
+                             * algebroid's structure); the model is not written to */
 };
 
 struct _CmlSimulation

@@ -12,7 +12,7 @@
  *
  * then adds the observables (for (b) also the multipliers λ, named lambda_<constraint>)
  * and compiles everything (cml-system-programs.c).  Notation
- * as in docs/theory.md §1: base coordinates x^i (m of them), fibre coordinates y^A (n),
+ * as in doc/theory.md §1: base coordinates x^i (m of them), fibre coordinates y^A (n),
  * anchor ρ^i_A(x), structure functions C^C_AB(x), Lagrangian L(t, x, y).
  *
  * All derivatives are symbolic and exact; the linear solves are symbolic too
@@ -130,13 +130,18 @@ check_structure (CmlSystem *sys)
 
   sys->structure_defect = structure_defect (sys, &msg);
   sys->lie = sys->structure_defect < 1e-9;
+  g_ptr_array_set_size (sys->warnings, 0);
+  for (guint k = 0; k < sys->model->warnings->len; k++)
+    g_ptr_array_add (sys->warnings, g_strdup (sys->model->warnings->pdata[k]));
   if (msg)
-    g_ptr_array_add (sys->model->warnings, msg);
+    g_ptr_array_add (sys->warnings, msg);
 }
 
 CmlSystem *
 cml_system_new (CmlModel *model, GError **error)
 {
+  g_return_val_if_fail (model != NULL, NULL);
+
   g_autoptr (CmlSystem) sys = g_new0 (CmlSystem, 1);
   g_mutex_init (&sys->native_lock);
   CmlExprCtx *ctx = model->ctx;
@@ -144,8 +149,8 @@ cml_system_new (CmlModel *model, GError **error)
   Mechanics mc = { 0 };
   gboolean ok = TRUE;
 
-  g_return_val_if_fail (model != NULL, NULL);
   sys->ref_count = 1;
+  sys->warnings = g_ptr_array_new_with_free_func (g_free);
   sys->model = cml_model_ref (model);
   sys->ctx = ctx;
   sys->m = m;
@@ -210,12 +215,9 @@ cml_system_new (CmlModel *model, GError **error)
           {
             sys->formalism = CML_FORMALISM_EULER_LAGRANGE;
             gboolean regular = derive_euler_lagrange (sys, &mc, sample, error);
-            if (!regular && model->forces)
-              ok = fail_model (sys, error, model->forces_line, CML_ERROR_MODEL,
-                               _("[forces] cannot be used with a singular Lagrangian (det ∂²L/∂y∂y = 0): "
-                                 "cmlab finds the motions of such a system with the constraint algorithm, which does not "
-                                 "take forces yet"));
-            else if (!regular)
+            /* a singular L: the constraint algorithm on W ẏ = R, the forces inside R (so a
+             * force along ker W enters the primary constraints) */
+            if (!regular)
               {
                 sys->formalism = CML_FORMALISM_SINGULAR;
                 g_ptr_array_set_size (sys->pivots, 0);
@@ -420,6 +422,8 @@ cml_system_unref (CmlSystem *sys)
   g_ptr_array_unref (sys->pivot_names);
   g_ptr_array_unref (sys->fb);
   g_ptr_array_unref (sys->h);
+  if (sys->warnings)
+    g_ptr_array_unref (sys->warnings);
   g_ptr_array_unref (sys->obs_names);
   g_ptr_array_unref (sys->obs);
   g_ptr_array_unref (sys->steps);
@@ -456,4 +460,11 @@ cml_system_observable_index (const CmlSystem *sys, const char *name)
     if (g_str_equal (sys->obs_names->pdata[i], name))
       return i;
   return -1;
+}
+
+const GPtrArray *
+cml_system_get_warnings (const CmlSystem *sys)
+{
+  g_return_val_if_fail (sys != NULL, NULL);
+  return sys->warnings;
 }

@@ -21,7 +21,7 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  CML_FORMALISM_EULER_LAGRANGE, /* docs/theory.md §2 */
+  CML_FORMALISM_EULER_LAGRANGE, /* doc/theory.md §2 */
   CML_FORMALISM_NONHOLONOMIC,   /* §3b, Lagrange–d'Alembert */
   CML_FORMALISM_VAKONOMIC,      /* §3c, Hamiltonian form on W1 */
   CML_FORMALISM_SINGULAR,       /* §3d, constraint algorithm with the SODE condition */
@@ -39,6 +39,9 @@ CmlSystem  *cml_system_ref (CmlSystem *sys);
 void        cml_system_unref (CmlSystem *sys);
 
 CmlModel   *cml_system_get_model (const CmlSystem *sys);
+/* What the user should know (char*, for people): the model's warnings, then the
+ * derivation's (an algebroid that is not a Lie algebroid, naming the model's file). */
+const GPtrArray *cml_system_get_warnings (const CmlSystem *sys);
 CmlFormalism cml_system_get_formalism (const CmlSystem *sys);
 /* The state: base coordinates, then fibre coordinates (momenta for a vakonomic system),
  * then reconstruction variables. */
@@ -95,10 +98,10 @@ guint    cml_system_n_scene_values (const CmlSystem *sys);
  * (model->scene order) in the flat array, or -1 if that object does not set it. */
 int      cml_system_scene_offset (const CmlSystem *sys, guint object, const char *key);
 
-/* ---- brackets (docs/theory.md §6) ------------------------------------------------------- */
+/* ---- brackets (doc/theory.md §6) ------------------------------------------------------- */
 
 /* The linear Poisson bracket of E* (= the vakonomic bracket on W1: Iglesias, Marrero,
- * Martín de Diego and Sosa 2008, Cor. 5.9; docs/theory.md §6):
+ * Martín de Diego and Sosa 2008, Cor. 5.9; doc/theory.md §6):
  *   {F,G} = ρ^i_A (F_x^i G_p_A − F_p_A G_x^i) − C^C_AB p_C F_p_A G_p_B
  * for F, G functions of (t, x, p): symbolic, in the model's context. */
 CmlExpr *cml_system_poisson_bracket (CmlSystem *sys, CmlExpr *f, CmlExpr *g);

@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Order and step (Jorba & Zou, "A software package for the numerical integration of ODEs
- * by means of high-order Taylor methods", Experimental Mathematics 14 (2005); docs/theory.md,
+ * by means of high-order Taylor methods", Experimental Mathematics 14 (2005); doc/theory.md,
  * "The Taylor integrator"): with ε the smaller tolerance, p the order, the coefficients
  * z_i[k] of the step's start and, for every component, s_i = (atol + rtol |z_i[0]|)/ε,
  *

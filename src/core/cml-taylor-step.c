@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Order and step (Jorba & Zou, "A software package for the numerical integration of ODEs
- * by means of high-order Taylor methods", Experimental Mathematics 14 (2005); docs/theory.md,
+ * by means of high-order Taylor methods", Experimental Mathematics 14 (2005); doc/theory.md,
  * "The Taylor integrator"): with ε the smaller tolerance, the order is p = ⌈−½ ln ε + 1⌉
  * (cml_taylor_order_for_tolerance); the step, chosen from the coefficients of its start so
  * that the first neglected terms of every component are about atol + rtol |z_i|, whatever

@@ -5,7 +5,7 @@
  *
  * For ż = f(t, z) and a node u of the DAG of f, u_[k] = u^(k)(t0)/k! (normalised
  * derivatives).  The state's come from the equation, z_[k] = f_[k−1]/k, the time's are
- * (t0, 1, 0, …), and every node's from its operands' (docs/theory.md, "The Taylor
+ * (t0, 1, 0, …), and every node's from its operands' (doc/theory.md, "The Taylor
  * integrator"):
  *
  *   c = a ± b        c_[k] = a_[k] ± b_[k]                      (sums: n-ary, weighted)
@@ -823,21 +823,7 @@ cml_taylor_set_params (CmlTaylor *tp, const double *params)
 static inline double
 f0 (guint8 fn, double a)
 {
-  switch (fn)
-    {
-    case CML_FN_SIN: return sin (a);
-    case CML_FN_COS: return cos (a);
-    case CML_FN_TAN: return tan (a);
-    case CML_FN_ASIN: return asin (a);
-    case CML_FN_ACOS: return acos (a);
-    case CML_FN_ATAN: return atan (a);
-    case CML_FN_SINH: return sinh (a);
-    case CML_FN_COSH: return cosh (a);
-    case CML_FN_TANH: return tanh (a);
-    case CML_FN_EXP: return exp (a);
-    case CML_FN_LOG: return log (a);
-    default: return NAN;
-    }
+  return fn == CML_FN_ATAN2 ? NAN : cml_func_value (fn, a, 0);
 }
 
 static void

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A Taylor program lists the nodes of the expression DAG of f in topological order, each
- * with its recurrence (docs/theory.md, "The Taylor integrator"); running it gives the
+ * with its recurrence (doc/theory.md, "The Taylor integrator"); running it gives the
  * normalised derivatives z_[k] = z^(k)(t0)/k!, k = 0 … p, of the solution through
  * (t0, z0).  The program runs in an interpreter, or as native code (cml-native.h) that
  * computes the same numbers bit for bit.  A CmlTaylor is used by one thread at a time.

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §4.  The constraints are graphs over the free velocities y^a,
+ * doc/theory.md §4.  The constraints are graphs over the free velocities y^a,
  * y^α = Ψ^α(t, x, y^a), and L̃(t, x, y^a) = L(t, x, y^a, Ψ).  The state is (x, p); the
  * free velocities solve the W1 relation
  *

@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * docs/theory.md §14.  With the midpoint discrete Lagrangian
+ * doc/theory.md §14.  With the midpoint discrete Lagrangian
  *
  *   L_d(q₀, q₁) = h L(m),   m = ((q₀ + q₁)/2, (q₁ − q₀)/h, t + h/2),
  *
@@ -15,9 +15,23 @@
  *   φ(m) = 0
  *
  * and sets p₁ = D₂L_d(q₀, q₁) + (h/2) Φ_v(m)ᵀ λ = p₀ + h L_q(m) + h Φ_v(m)ᵀ λ.  The map is
- * symmetric: (q₁, p₁, −h) gives back (q₀, p₀) with the same m and λ.  The unknowns are the
- * increment u = q₁ − q₀ and μ = (h/2) λ; Newton's method with the exact Jacobian (the
- * second derivatives of L and φ, compiled once per system) starts from u = h v₀, μ = 0,
+ * symmetric: (q₁, p₁, −h) gives back (q₀, p₀) with the same m and λ.
+ *
+ * Forces of [forces] (doc/theory.md §3.1), Q(t, q, v) along the sections, enter by the
+ * forced discrete Lagrange–d'Alembert principle
+ *
+ *   δ Σ L_d(q_k, q_{k+1}) + Σ (F_d⁻(q_k, q_{k+1})·δq_k + F_d⁺(q_k, q_{k+1})·δq_{k+1}) = 0
+ *
+ * with the discrete forces of the same midpoint, F_d^± = (h/2) Q(m): L_q becomes L_q + Q
+ * in both equations above, p₀ = L_v − (h/2)(L_q + Q) − …, p₁ = p₀ + h (L_q + Q) + ….  The
+ * map stays symmetric (m is the same for the step back), so variational4 below is still of
+ * fourth order.  For L = ½ vᵀ M v − V(q) with constant M the energy changes over a step by
+ * the work of the discrete forces Q(m)·(q₁ − q₀) plus V(q₁) − V(q₀) − ∇V(q_m)·(q₁ − q₀)
+ * (zero for quadratic V, O(h³) otherwise).
+ *
+ * The unknowns are the increment u = q₁ − q₀ and μ = (h/2) λ; Newton's method with the
+ * exact Jacobian (the second derivatives of L and φ, and the first of the forces, compiled
+ * once per system) starts from u = h v₀, μ = 0,
  * with v₀ the velocity shown at q₀, and runs until the correction is at 1e-10 of the
  * state (it is quadratic: the next would be at rounding); one more evaluation at the
  * solution gives p₁.
@@ -46,8 +60,13 @@
  *   M₀ = M^+ − Φ_y(ξ)ᵀ ν,   φ(t + h/2, ξ) = 0,   then   M₁ = M^− + Φ_y(ξ)ᵀ ν,
  *
  * by Newton's method with the exact Jacobian; reconstruction variables follow the implicit
- * midpoint rule with the step's ξ.  Symmetric; without constraints M₁ is a coadjoint image
- * of M₀, so |M|² is kept to rounding.
+ * midpoint rule with the step's ξ.  Symmetric; without constraints or forces M₁ is a
+ * coadjoint image of M₀, so |M|² is kept to rounding.  Forces Q(t, ξ) along the sections
+ * enter as on T Q, half at each node:
+ *
+ *   M₀ = M^+ − (h/2) Q(t + h/2, ξ) − Φ_y(ξ)ᵀ ν,   M₁ = M^− + (h/2) Q(t + h/2, ξ) + Φ_y(ξ)ᵀ ν,
+ *
+ * so M₁ − M₀ = h (ad*_ξ μ + Q) + O(h²), the forced Euler–Poincaré equations.
  *
  * Output at exact times as the implicit midpoint rule: N = ceil (|T1 − t|/h − 1e-9) equal
  * steps of (T1 − t)/N, backwards too.  Cost: every evaluation of the compiled derivatives
@@ -78,11 +97,13 @@
 /* Layout of the compiled program's outputs at (t, x, y, r): m base coordinates (m = n on
  * T Q, 0 on a Lie algebra), n fibre coordinates, s constraints, nr reconstruction
  * variables (Lie algebras only).  Index conventions as on T Q: Lvq[A n + i] = ∂²L/∂y^A∂x^i,
- * Pvq[(a n + A) m + i], Pvv[(a n + A) n + B]; F the reconstruction rates, Fr[k nr + l] = ∂F_k/∂r_l. */
+ * Pvq[(a n + A) m + i], Pvv[(a n + A) n + B]; F the reconstruction rates, Fr[k nr + l] = ∂F_k/∂r_l;
+ * with [forces] (nq = n, else 0) Q the generalized forces, Qv[A n + B] = ∂Q_A/∂y^B,
+ * Qq[A m + i] = ∂Q_A/∂x^i. */
 typedef struct
 {
-  guint m, n, s, nr;
-  guint Lv, Lq, phi, Pv, Pq, Lvv, Lvq, Lqq, Pvq, Pvv, F, Fr, total;
+  guint m, n, s, nr, nq;
+  guint Lv, Lq, phi, Pv, Pq, Lvv, Lvq, Lqq, Pvq, Pvv, F, Fr, Q, Qv, Qq, total;
 } Layout;
 
 struct _CmlVariational
@@ -118,13 +139,14 @@ struct _CmlVariational
 };
 
 static void
-layout_init (Layout *L, guint m, guint n, guint s, guint nr)
+layout_init (Layout *L, guint m, guint n, guint s, guint nr, guint nq)
 {
   guint o = 0;
   L->m = m;
   L->n = n;
   L->s = s;
   L->nr = nr;
+  L->nq = nq;
   L->Lv = o, o += n;
   L->Lq = o, o += m;
   L->phi = o, o += s;
@@ -137,6 +159,9 @@ layout_init (Layout *L, guint m, guint n, guint s, guint nr)
   L->Pvv = o, o += s * n * n;
   L->F = o, o += nr;
   L->Fr = o, o += nr * nr;
+  L->Q = o, o += nq;
+  L->Qv = o, o += nq * n;
+  L->Qq = o, o += nq * m;
   L->total = o;
 }
 
@@ -208,16 +233,6 @@ cml_variational_supports (CmlSystem *sys, GError **error)
   CmlModel *md = sys->model;
   const char *why = NULL;
 
-  if (md->forces)
-    {
-      /* docs/theory.md §3.1: a forced discrete Lagrange–d'Alembert principle is not implemented */
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                   _("%s: the variational integrators do not take forces that are not in the Lagrangian "
-                     "([forces]): they follow from a discrete action, and the forced discrete principle is not "
-                     "implemented; use implicit-midpoint or an adaptive integrator such as rk8pd or dop853"),
-                   md->name);
-      return FALSE;
-    }
   if (sys->formalism == CML_FORMALISM_VAKONOMIC)
     why = "its constraints are vakonomic";
   else if (sys->formalism == CML_FORMALISM_SINGULAR)
@@ -251,7 +266,8 @@ cml_variational_supports (CmlSystem *sys, GError **error)
                    "%s: the variational integrators take a regular Lagrangian on the tangent bundle T Q "
                    "(the standard Lie algebroid: identity anchor, no brackets, no reconstruction variables) "
                    "or on the Lie algebra so(3) in any basis (no base coordinates, constant brackets, "
-                   "reconstruction variables allowed), unconstrained or with nonholonomic constraints; %s "
+                   "reconstruction variables allowed), unconstrained or with nonholonomic constraints, with or without "
+                   "forces ([forces]); %s "
                    "(use implicit-midpoint or an adaptive integrator)", md->name, why);
       return FALSE;
     }
@@ -278,7 +294,7 @@ ensure_program (CmlSystem *sys, GError **error)
       g_mutex_unlock (&sys->native_lock);
       return prog;
     }
-  layout_init (&L, m, n, s, nr);
+  layout_init (&L, m, n, s, nr, md->forces ? n : 0);
   g_autofree CmlExpr **o = g_new0 (CmlExpr *, MAX (L.total, 1));
   g_autofree int *fast = g_new (int, nf);
   fast[0] = md->t_sym;
@@ -326,6 +342,14 @@ ensure_program (CmlSystem *sys, GError **error)
       for (guint l = 0; l < nr; l++)
         o[L.Fr + k * nr + l] = cml_expr_diff (ctx, sys->rhs[m + n + k], sys->state_sym[m + n + l]);
     }
+  for (guint A = 0; A < L.nq; A++)
+    {
+      o[L.Q + A] = md->forces[A];
+      for (guint B = 0; B < n; B++)
+        o[L.Qv + A * n + B] = cml_expr_diff (ctx, md->forces[A], md->fibre_sym[B]);
+      for (guint i = 0; i < m; i++)
+        o[L.Qq + A * m + i] = cml_expr_diff (ctx, md->forces[A], md->base_sym[i]);
+    }
   prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nf, error);
   sys->variational_prog = prog;
   g_mutex_unlock (&sys->native_lock);
@@ -362,7 +386,7 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   CmlVariational *var = g_new0 (CmlVariational, 1);
   var->sys = cml_system_ref (sys);
   var->prog = prog;
-  layout_init (&var->L, m, n, s, nr);
+  layout_init (&var->L, m, n, s, nr, md->forces ? n : 0);
   var->dim = m + n + nr;
   var->lie = m == 0;
   if (var->lie)
@@ -519,10 +543,10 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
                        "the step from t = %.6g; lower the step", t0);
           return FALSE;
         }
-      /* residuals, times h: h (L_v − (h/2) L_q − Φ_vᵀ μ − p₀) and h φ */
+      /* residuals, times h: h (L_v − (h/2) (L_q + Q) − Φ_vᵀ μ − p₀) and h φ, Q the forces */
       for (guint A = 0; A < n; A++)
         {
-          double r = o[L->Lv + A] - 0.5 * h * o[L->Lq + A] - p[A];
+          double r = o[L->Lv + A] - 0.5 * h * (o[L->Lq + A] + (L->nq ? o[L->Q + A] : 0.0)) - p[A];
           for (guint a = 0; a < s; a++)
             r -= o[L->Pv + a * n + A] * mu[a];
           b[A] = -h * r;
@@ -536,6 +560,8 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
             {
               double j = o[L->Lvv + A * n + B] + 0.5 * h * (o[L->Lvq + A * n + B] - o[L->Lvq + B * n + A])
                          - 0.25 * h * h * o[L->Lqq + A * n + B];
+              if (L->nq)
+                j -= 0.5 * h * o[L->Qv + A * n + B] + 0.25 * h * h * o[L->Qq + A * n + B];
               for (guint a = 0; a < s; a++)
                 j -= mu[a] * (o[L->Pvv + (a * n + A) * n + B] + 0.5 * h * o[L->Pvq + (a * n + A) * n + B]);
               J[A * k + B] = j;
@@ -580,12 +606,12 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
         }
       done = r <= VAR_TOL;
     }
-  /* at the solution: q₁ = q₀ + u, p₁ = p₀ + h L_q + 2 Φ_vᵀ μ */
+  /* at the solution: q₁ = q₀ + u, p₁ = p₀ + h (L_q + Q) + 2 Φ_vᵀ μ */
   for (guint a = 0; a < s; a++)
     var->midpoint_residual = MAX (var->midpoint_residual, fabs (o[L->phi + a]));
   for (guint A = 0; A < n; A++)
     {
-      double dp = h * o[L->Lq + A];
+      double dp = h * (o[L->Lq + A] + (L->nq ? o[L->Q + A] : 0.0));
       for (guint a = 0; a < s; a++)
         dp += 2.0 * o[L->Pv + a * n + A] * mu[a];
       q[A] += u[A];
@@ -594,7 +620,7 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
   return TRUE;
 }
 
-/* On so(3) with the Cayley retraction (docs/theory.md §14.1): the node momenta of the
+/* On so(3) with the Cayley retraction (doc/theory.md §14.1): the node momenta of the
  * step with velocity ξ and μ = L_y(t, ξ),
  *
  *   M^±_B(h, ξ) = μ_B ∓ (h/2) C^C_AB ξ^A μ_C − (h²/8) (μ_C ξ^C) K_AB ξ^A,
@@ -730,7 +756,8 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
         }
       for (guint B = 0; B < n; B++)
         {
-          double res = Mp[B] - p[B];
+          /* M^+ − (h/2) Q − Φ_yᵀ ν − M₀, Q the forces at the step's velocity */
+          double res = Mp[B] - p[B] - (L->nq ? 0.5 * h * o[L->Q + B] : 0.0);
           for (guint a = 0; a < s; a++)
             res -= o[L->Pv + a * n + B] * nu[a];
           b[B] = -res;
@@ -745,6 +772,8 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
                     c += var->C[(A * n + B) * n + C] * xi[A] * W[C * n + D];
                 }
               double j = W[B * n + D] - 0.5 * h * c - 0.125 * h * h * ((wx[D] + mu[D]) * kx[B] + mx * var->K[B * n + D]);
+              if (L->nq)
+                j -= 0.5 * h * o[L->Qv + B * n + D];
               for (guint a = 0; a < s; a++)
                 j -= nu[a] * o[L->Pvv + (a * n + B) * n + D];
               J[B * k + D] = j;
@@ -789,13 +818,13 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
         }
       done = c <= VAR_TOL;
     }
-  /* at the solution: M₁ = M^−(h, ξ) + Φ_yᵀ ν */
+  /* at the solution: M₁ = M^−(h, ξ) + (h/2) Q + Φ_yᵀ ν */
   for (guint a = 0; a < s; a++)
     var->midpoint_residual = MAX (var->midpoint_residual, fabs (o[L->phi + a]));
   lie_node_momentum (var, h, xi, o + L->Lv, -1.0, Mp);
   for (guint B = 0; B < n; B++)
     {
-      double f = 0;
+      double f = L->nq ? 0.5 * h * o[L->Q + B] : 0.0;
       for (guint a = 0; a < s; a++)
         f += o[L->Pv + a * n + B] * nu[a];
       p[B] = Mp[B] + f;

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Not an ODE stepper: the step map is derived from the model's Lagrangian and constraints
- * (docs/theory.md §14).  It carries the momenta p = ∂L_d/∂q₁ between steps (the step state);
+ * (doc/theory.md §14).  It carries the momenta p = ∂L_d/∂q₁ between steps (the step state);
  * the state it shows is (q, v), v the velocity of p made consistent with the constraints
  * (on so(3): (y, r), the velocity and the reconstruction variables, the momenta M).
  * One integrator is used by one thread at a time.

@@ -350,17 +350,11 @@ draw_with_style (CmlPlot *plot, cairo_t *cr, double width, double height,
     }
 
   /* a hint in an empty plot */
-  if (L.empty_message)
+  if (L.empty_label)
     {
-      CmlPlotLabel msg = { 0 };
       CmlPlotRgba c = style->foreground;
-      msg.text = (char *) L.empty_message;
-      msg.size = style->title_size * sc;
-      measure_text (msg.text, msg.size, FALSE, &msg.w, &msg.h, &tc);
-      msg.x = L.area_x + 0.5 * (L.area_w - msg.w);
-      msg.y = L.area_y + 0.5 * (L.area_h - msg.h);
       c.a *= 0.6f;
-      draw_label (&tc, &msg, &c);
+      draw_label (&tc, L.empty_label, &c);
     }
 
   cairo_restore (cr);

@@ -630,17 +630,11 @@ cml_plot_gl_draw (CmlPlotGl *self, CmlPlot *plot, int width, int height,
       memcpy (p.rgba, fg, 4);
       g_array_append_val (pending, p);
     }
-  CmlPlotLabel msg = { 0 };
-  if (L.empty_message)
+  if (L.empty_label)
     {
       CmlPlotRgba c = style->foreground;
-      msg.text = (char *) L.empty_message;
-      msg.size = style->title_size * sc;
-      measure_text (msg.text, msg.size, FALSE, &msg.w, &msg.h, self);
-      msg.x = L.area_x + 0.5 * (L.area_w - msg.w);
-      msg.y = L.area_y + 0.5 * (L.area_h - msg.h);
       c.a *= 0.6f;
-      PendingText p = { &msg, { 0 } };
+      PendingText p = { L.empty_label, { 0 } };
       rgba_bytes (&c, p.rgba);
       g_array_append_val (pending, p);
     }

@@ -41,6 +41,45 @@ label_new (const char *text, double size, CmlPlotMeasureFunc measure, gpointer u
   return label_new_full (text, size, FALSE, measure, user_data);
 }
 
+/* TEXT at SIZE px for a space MAX_W px wide: one line when it fits; else broken at the
+ * space nearest its middle into two lines; else, on the fewer lines, made smaller to fit
+ * (down to half the size; the scale in steps of 1/16, so that a frame being resized
+ * makes few sizes of it). */
+static CmlPlotLabel *
+empty_label_new (const char *text, double size, double max_w, CmlPlotMeasureFunc measure, gpointer user_data)
+{
+  CmlPlotLabel *label = label_new (text, size, measure, user_data);
+  if (label->w <= max_w || max_w <= 0)
+    return label;
+
+  /* two lines: the break nearest the middle */
+  const char *mid = text + strlen (text) / 2, *best = NULL;
+  for (const char *c = strchr (text, ' '); c; c = strchr (c + 1, ' '))
+    if (best == NULL || ABS (c - mid) < ABS (best - mid))
+      best = c;
+  if (best)
+    {
+      g_autofree char *two = g_strdup (text);
+      two[best - text] = '\n';
+      CmlPlotLabel *broken = label_new (two, size, measure, user_data);
+      if (broken->w < label->w)
+        {
+          label_free (label);
+          label = broken;
+        }
+      else
+        label_free (broken);
+    }
+  if (label->w > max_w)
+    {
+      double scale = MAX (floor (max_w / label->w * 16) / 16, 0.5);
+      g_autofree char *t = g_strdup (label->text);
+      label_free (label);
+      label = label_new (t, size * scale, measure, user_data);
+    }
+  return label;
+}
+
 double
 cml_plot_layout_map_x (const CmlPlotLayout *layout, double x)
 {
@@ -488,6 +527,14 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
     layout->empty_message = _("No series selected");
   else if (!cml_plot_get_time_extent (plot, &a, &b))
     layout->empty_message = _("No data yet — press Play");
+  if (layout->empty_message)
+    layout->empty_label = empty_label_new (layout->empty_message, title_font, layout->area_w, measure, user_data);
+  if (layout->empty_label)
+    {
+      CmlPlotLabel *l = layout->empty_label;
+      l->x = layout->area_x + 0.5 * (layout->area_w - l->w);
+      l->y = layout->area_y + 0.5 * (layout->area_h - l->h);
+    }
 }
 
 void
@@ -498,6 +545,7 @@ cml_plot_layout_clear (CmlPlotLayout *layout)
   g_clear_pointer (&layout->y_ticks, g_array_unref);
   g_clear_pointer (&layout->labels, g_ptr_array_unref);
   g_clear_pointer (&layout->legend_labels, g_ptr_array_unref);
+  g_clear_pointer (&layout->empty_label, label_free);
 }
 
 guint

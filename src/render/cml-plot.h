@@ -401,6 +401,9 @@ typedef struct
   double legend_swatch, legend_swatch_gap;
   GPtrArray *legend_labels; /* CmlPlotLabel* */
   const char *empty_message; /* NULL, or a message to show centred ("no data yet") */
+  CmlPlotLabel *empty_label; /* that message laid out, centred in the plot area: at the
+                              * titles' size, on two lines or smaller when one line is
+                              * wider than the area; NULL without a message */
 } CmlPlotLayout;
 
 /* Lays a frame of WIDTH × HEIGHT px out: margins from the measured tick labels and

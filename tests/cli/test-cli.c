@@ -130,8 +130,85 @@ test_integrator_refused (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "1", "--rtol", "-1", NULL), ==, 2);
-  g_assert_nonnull (strstr (err, "Usage"));
+  g_assert_nonnull (strstr (err, "Try “cmlab-cli simulate --help”."));
   cli_remove_dir (dir);
+}
+
+/* A usage error is its message and one line pointing to the command's help — never the
+ * whole usage text after it (which buried the message, and came twice after some) — with
+ * exit 2 and nothing on standard output; --help prints the usage once, on standard
+ * output.  For every command: an option it does not know, and a value it refuses. */
+static void
+test_usage_short (void)
+{
+  struct { const char *args[14]; } cases[] = {
+    { { "simulate", "rolling-ball", "--t-end", "1", "--bogus" } },
+    { { "simulate", "rolling-ball", "--t-end", "1", "--integrator", "variational" } },
+    { { "simulate", "rolling-ball", "--t-end", "1", "--integrator", "no-such-method" } },
+    { { "simulate", "rolling-ball", "--t-end", "1", "--rtol", "-1" } },
+    { { "plot", "rolling-ball", "--t-end", "1", "--y", "x", "-o", "p.png", "--bogus" } },
+    { { "plot", "rolling-ball", "--t-end", "1", "--y", "x", "-o", "p.png", "--size", "1x1" } },
+    { { "render", "rolling-ball", "--t-end", "1", "-o", "v.mp4", "--bogus" } },
+    { { "render", "rolling-ball", "--t-end", "1", "-o", "v.mp4", "--fps", "0" } },
+    { { "render", "rolling-ball", "--t-end", "1", "-o", "v.mp4", "--integrator", "variational" } },
+    { { "poincare", "rolling-ball", "--section", "y=0", "--columns", "x,u", "--t-end", "1", "--bogus" } },
+    { { "poincare", "rolling-ball", "--section", "y=0", "--columns", "x,u", "--t-end", "1", "--direction", "left" } },
+    { { "poincare", "rolling-ball", "--section", "y=0", "--columns", "x,u", "--t-end", "1", "--integrator",
+        "variational" } },
+    { { "sweep", "rolling-ball", "--param", "x" } },
+    { { "sweep", "rolling-ball", "--vary", "Omega=0:1:2", "--measure", "x", "--t-end", "1", "--jobs", "0" } },
+    { { "sweep", "rolling-ball", "--vary", "Omega=0:1:2", "--measure", "x", "--t-end", "1", "--integrator",
+        "variational" } },
+    { { "shoot", "rolling-ball", "--t-end", "1", "--target", "x=1", "--bogus" } },
+    { { "shoot", "rolling-ball", "--t-end", "-1", "--target", "x=1" } },
+    { { "plot", "rolling-ball", "--t-end", "1", "--y", "x", "-o", "p.png", "--integrator", "variational" } },
+    { { "info", "rolling-ball", "--bogus" } },
+    { { "info", "rolling-ball", "--set", "Omega" } },
+    { { "list", "bogus" } },
+    { { "list", "parameters" } },
+    { { "bogus-command" } },
+    { { NULL } },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      const char *const *a = cases[k].args;
+      const char *command = a[0] && strcmp (a[0], "bogus-command") != 0 ? a[0] : NULL;
+      g_autofree char *try_help = command ? g_strdup_printf ("Try “cmlab-cli %s --help”.\n", command)
+                                          : g_strdup ("Try “cmlab-cli --help”.\n");
+      g_autofree char *line = g_strjoinv (" ", (char **) a);
+      int st = cli_run_argv (NULL, 0, &out, &err, a);
+
+      g_test_message ("cmlab-cli %s: exit %d, stderr:\n%s", line, st, err);
+      g_assert_cmpint (st, ==, 2);
+      g_assert_cmpstr (out, ==, "");
+      g_assert_true (g_str_has_prefix (err, "cmlab-cli"));
+      g_assert_true (g_str_has_suffix (err, try_help));
+      g_assert_null (strstr (err, "Usage"));
+      guint n_lines = 0;
+      for (const char *c = err; *c; c++)
+        n_lines += *c == '\n';
+      g_assert_cmpuint (n_lines, <=, 3);
+    }
+
+  const char *commands[] = { "simulate", "plot", "render", "poincare", "sweep", "shoot", "info", "list" };
+  for (guint k = 0; k <= G_N_ELEMENTS (commands); k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      const char *args[] = { k < G_N_ELEMENTS (commands) ? commands[k] : "--help", "--help", NULL };
+
+      if (k == G_N_ELEMENTS (commands))
+        args[1] = NULL;
+      g_assert_cmpint (cli_run_argv (NULL, 0, &out, &err, args), ==, 0);
+      g_assert_cmpstr (err, ==, "");
+      g_assert_true (g_str_has_prefix (out, "Usage:"));
+      g_assert_null (strstr (out + 1, "Usage:"));
+      if (k < G_N_ELEMENTS (commands))
+        {
+          g_autofree char *self = g_strdup_printf ("cmlab-cli %s ", commands[k]);
+          g_assert_nonnull (strstr (out, self));
+        }
+    }
 }
 
 /* The CSV without its leading "#" comment lines (model, parameters, initial state …). */
@@ -1342,6 +1419,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/cli/diverging-run-exit-1", test_diverging);
   g_test_add_func ("/models/cli/malformed-file-exit-2", test_malformed);
   g_test_add_func ("/models/cli/integrator-refused", test_integrator_refused);
+  g_test_add_func ("/models/cli/usage-short", test_usage_short);
   g_test_add_func ("/models/cli/require-together", test_require_together);
   g_test_add_func ("/models/rolling-ball/cli-csv", test_csv);
   g_test_add_func ("/models/rolling-ball/cli-csv-file", test_csv_file);

@@ -74,6 +74,8 @@ test_messages_in_spanish (void)
     const char *args[] = { "simulate", "rolling-ball", "--dt-out", "1", NULL };
     g_assert_cmpint (cli_run_argv (es, 0, NULL, &err, args), ==, 2);
     g_assert_nonnull (strstr (err, "cmlab-cli: simulate necesita --t-end T"));
+    /* the pointer to the command's help, not the usage text */
+    g_assert_true (g_str_has_suffix (err, "\nPruebe «cmlab-cli simulate --help».\n"));
   }
   {
     g_autofree char *err = NULL;

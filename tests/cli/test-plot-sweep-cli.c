@@ -65,6 +65,96 @@ test_plot_sweeps (void)
   cli_remove_dir (dir);
 }
 
+/* A driven oscillator in a file of its own: parameters with units, a monitor with one. */
+#define DRIVEN_MODEL                                                         \
+  "[model]\n"                                                                \
+  "name = driven-spring\n"                                                   \
+  "title = Driven spring of this test\n"                                     \
+  "\n"                                                                       \
+  "[parameters]\n"                                                           \
+  "kappa = 1 | 0.1 .. 10 | N/m | stiffness of the spring\n"                  \
+  "Omega = 1 | -10 .. 10 | rad/s | angular frequency of the drive\n"         \
+  "\n"                                                                       \
+  "[algebroid]\n"                                                            \
+  "base = x\n"                                                               \
+  "fibre = u\n"                                                              \
+  "\n"                                                                       \
+  "[anchor]\n"                                                               \
+  "e1 = x: 1\n"                                                              \
+  "\n"                                                                       \
+  "[dynamics]\n"                                                             \
+  "lagrangian = u^2/2 - kappa*x^2/2 + x*cos(Omega*t)\n"                      \
+  "\n"                                                                       \
+  "[initial]\n"                                                              \
+  "x = 0\n"                                                                  \
+  "u = 0\n"                                                                  \
+  "\n"                                                                       \
+  "[monitors]\n"                                                             \
+  "energy = u^2/2 + kappa*x^2/2\n"                                           \
+  "\n"                                                                       \
+  "[units]\n"                                                                \
+  "x = m\n"                                                                  \
+  "u = m/s\n"                                                                \
+  "energy = J\n"
+
+/* Whether the SVG has a <text> element that reads TEXT. */
+static gboolean
+svg_has_text (const char *svg, const char *text)
+{
+  g_autofree char *needle = g_strdup_printf (">%s</text>", text);
+  return strstr (svg, needle) != NULL;
+}
+
+/* The sweep of a model from a file (not a built-in) is plotted with that model's units on
+ * every axis, the parameters typeset (Ω [rad/s], κ [N/m]), and with its title: the sweep
+ * names the file, and plot reads the model there. */
+static void
+test_plot_sweep_model_file_units (void)
+{
+  g_autofree char *dir = cli_make_temp_dir ();
+  g_autofree char *model = cli_write_file (dir, "driven.cml", DRIVEN_MODEL);
+  g_autofree char *one = g_build_filename (dir, "one.csv", NULL);
+  g_autofree char *two = g_build_filename (dir, "two.csv", NULL);
+  g_autofree char *svg1 = g_build_filename (dir, "one.svg", NULL);
+  g_autofree char *svg2 = g_build_filename (dir, "two.svg", NULL);
+  g_autofree char *svg = NULL, *err = NULL;
+
+  g_assert_cmpint (cli_run (NULL, NULL, "sweep", model, "--vary", "Omega=0.5:1.5:5", "--t-end", "1",
+                            "--measure", "energy", "-o", one, NULL), ==, 0);
+  g_assert_cmpint (cli_run (NULL, &err, "plot", one, "-o", svg1, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (svg1, &svg, NULL, NULL));
+  g_test_message ("%s", svg);
+  g_assert_true (svg_has_text (svg, "Ω [rad/s]"));
+  g_assert_true (svg_has_text (svg, "energy [J]"));
+  g_assert_true (svg_has_text (svg, "Driven spring of this test — energy against Ω"));
+  g_clear_pointer (&svg, g_free);
+
+  g_assert_cmpint (cli_run (NULL, NULL, "sweep", model, "--vary", "kappa=1:2:3", "--vary", "Omega=0.5:1.5:2",
+                            "--t-end", "1", "--measure", "x", "-o", two, NULL), ==, 0);
+  g_assert_cmpint (cli_run (NULL, NULL, "plot", two, "-o", svg2, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (svg2, &svg, NULL, NULL));
+  g_assert_true (svg_has_text (svg, "κ [N/m]"));
+  g_assert_true (svg_has_text (svg, "Ω [rad/s]"));
+  g_assert_true (svg_has_text (svg, "x [m]"));
+  g_clear_pointer (&svg, g_free);
+
+  /* a file that holds another model now: its units are not taken (the name differs) */
+  {
+    g_autofree char *text = g_strdup (DRIVEN_MODEL);
+    g_autofree char *other = NULL;
+    GString *t = g_string_new (text);
+    g_string_replace (t, "name = driven-spring", "name = another-spring", 1);
+    g_string_replace (t, "rad/s", "Hz", 0);
+    other = g_string_free (t, FALSE);
+    g_assert_true (g_file_set_contents (model, other, -1, NULL));
+    g_assert_cmpint (cli_run (NULL, NULL, "plot", one, "-o", svg1, NULL), ==, 0);
+    g_assert_true (g_file_get_contents (svg1, &svg, NULL, NULL));
+    g_assert_false (svg_has_text (svg, "Ω [Hz]"));
+    g_assert_true (svg_has_text (svg, "Ω"));
+  }
+  cli_remove_dir (dir);
+}
+
 /* Files that are not whole sweep files: exit 2, a message naming the problem, no figure. */
 static void
 test_plot_sweep_errors (void)
@@ -117,5 +207,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/plot-sweep/draws", test_plot_sweeps);
   g_test_add_func ("/cli/plot-sweep/errors", test_plot_sweep_errors);
+  g_test_add_func ("/cli/plot-sweep/model-file-units", test_plot_sweep_model_file_units);
   return g_test_run ();
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-# test-read-numpy-pandas.py — the calls the README gives for reading cmlab-cli's output
-# in NumPy and pandas give back the very numbers cmlab wrote, to the last bit.
+# test-read-numpy-pandas.py — the calls doc/command-line.md gives for reading cmlab-cli's
+# output in NumPy and pandas give back the very numbers cmlab wrote, to the last bit.
 #
 # `cmlab-cli simulate rolling-ball --t-end 5` is written as CSV and as JSON; the exact
 # values are the file's text parsed by Python's float(), which rounds correctly (and
@@ -10,15 +10,19 @@
 #   numpy.genfromtxt(lines without '#', delimiter=',', names=True)
 #   numpy.loadtxt(lines without '#', delimiter=',', skiprows=1)
 #   json.load, then numpy.array(doc['rows']) and pandas.DataFrame(doc['rows'], ...)
+# The manual's own block of Python (the first ```python block after "To read the numbers
+# back exactly") is run as written beside run.csv and run.json, and what it reads (df,
+# rec, a, doc, dj) is held to the same bits: the manual cannot drift from what is tested.
 # A control: pandas' default float parser (what `comment='#'` alone uses) is reported when
 # it changes values of this file; that is pandas' behaviour, not asserted.
 # Skips (TAP "1..0 # SKIP") when this Python has no NumPy or pandas (Debian:
-# python3-numpy, python3-pandas).  Usage: test-read-numpy-pandas.py CMLAB_CLI
+# python3-numpy, python3-pandas).  Usage: test-read-numpy-pandas.py CMLAB_CLI MANUAL.md
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 try:
     import numpy as np
@@ -28,6 +32,7 @@ except ImportError as e:
     sys.exit(0)
 
 cli = sys.argv[1]
+manual = sys.argv[2]
 n = 0
 failed = False
 
@@ -112,6 +117,43 @@ ok(same_bits(np.array(doc["rows"]), exact),
 jdf = pd.DataFrame(doc["rows"], columns=doc["columns"])
 ok(same_bits(jdf.to_numpy(), exact),
    "JSON: pandas.DataFrame(doc['rows'], columns=doc['columns']) bit for bit")
+
+# The manual's block, as written, in the folder of run.csv and run.json
+with open(manual, encoding="utf-8") as f:
+    text = f.read()
+at = text.find("To read the numbers back exactly")
+block = None
+if at >= 0:
+    start = text.find("```python\n", at)
+    end = text.find("```", start + len("```python\n")) if start >= 0 else -1
+    if start >= 0 and end >= 0:
+        block = textwrap.dedent(text[start + len("```python\n"):end].rstrip(" "))
+ok(block is not None, "%s gives a block of Python after \"To read the numbers back exactly\""
+   % os.path.basename(manual))
+if block is not None:
+    here = os.getcwd()
+    os.chdir(tmp.name)
+    names_of_block = {}
+    try:
+        exec(compile(block, manual, "exec"), names_of_block)
+        ran = None
+    except Exception as e:  # the manual's code fails: say how, as a failed check
+        ran = "%s: %s" % (type(e).__name__, e)
+    finally:
+        os.chdir(here)
+    ok(ran is None, "the manual's block runs%s" % ("" if ran is None else ": " + ran))
+    got = {k: names_of_block.get(k) for k in ("df", "rec", "a", "doc", "dj")}
+    ok(got["df"] is not None and list(got["df"].columns) == names
+       and same_bits(got["df"].to_numpy(), exact),
+       "the manual's pandas call: every value bit for bit")
+    ok(got["rec"] is not None and list(got["rec"].dtype.names) == names
+       and same_bits(np.column_stack([got["rec"][k] for k in names]), exact),
+       "the manual's numpy.genfromtxt call: the names and every value bit for bit")
+    ok(got["a"] is not None and same_bits(got["a"], exact),
+       "the manual's numpy.loadtxt call: every value bit for bit")
+    ok(got["doc"] is not None and got["dj"] is not None and got["doc"]["columns"] == names
+       and same_bits(got["dj"].to_numpy(), exact),
+       "the manual's JSON calls (json.load, pandas.DataFrame): every value bit for bit")
 
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

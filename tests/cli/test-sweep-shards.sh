@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-sweep-shards.sh — the README's Slurm recipe (a job array of `cmlab-cli sweep
+# test-sweep-shards.sh — the Slurm recipe of doc/command-line.md (a job array of `cmlab-cli sweep
 # --shard I/N -o part-I.csv` into one shared folder, then the parts merged with head and
 # paste) gives the whole sweep byte for byte when every shard runs in a PID namespace of
 # its own, as on the nodes of a cluster, where one shard's PID means nothing to another.
@@ -8,16 +8,16 @@
 # temporaries as they start.  Before, each removed the others' unfinished files ("writing
 # part-1.csv failed: No such file or directory", the long shard's work lost).
 #
-# The recipe's script and merge are taken from the README as written; only the grid is
+# The recipe's script and merge are taken from doc/command-line.md as written; only the grid is
 # made small (15 points, so the 8 shards have 2 rows or 1).  No clock: shard 1 is held at
 # the rename that ends its file by a preloaded library (hold-rename.c) until the others
 # have exited; every wait is for a file or an exit, bounded.  Each shard's PID is made
 # one that is dead in every other namespace (its namespace's next PID set first).
 #
-# Arguments: README.md, the built cmlab-cli, the built hold-rename library.  Needs root
+# Arguments: doc/command-line.md, the built cmlab-cli, the built hold-rename library.  Needs root
 # (unshare --pid): exit 77 (skipped) otherwise.
 set -u
-readme=$(realpath "$1")
+manual=$(realpath "$1")
 cli=$(realpath "$2")
 hold_lib=$(realpath "$3")
 tmp=$(mktemp -d)
@@ -78,21 +78,21 @@ wait_for()
     return 1
 }
 
-# --- the recipe, from the README: sweep.sh (the job array's script) and the merge
-awk '/`sweep.sh` holding:/ { f = 1; next } f && /^```/ { if (++k == 2) exit; next } f && k == 1' "$readme" \
+# --- the recipe, from doc/command-line.md: sweep.sh (the job array's script) and the merge
+awk '/`sweep.sh` holding:/ { f = 1; next } f && /^```/ { if (++k == 2) exit; next } f && k == 1' "$manual" \
     > "$tmp/sweep.sh.readme"
-awk '/To put the 8 parts back/ { f = 1; next } f && /^```/ { if (++k == 2) exit; next } f && k == 1' "$readme" \
+awk '/To put the 8 parts back/ { f = 1; next } f && /^```/ { if (++k == 2) exit; next } f && k == 1' "$manual" \
     > "$tmp/merge.sh"
 grid_readme='--vary Omega=-2:2:401 --vary k2=0.1:1:100'
 grid_small='--vary Omega=-2:2:5 --vary k2=0.1:1:3'
 shard_opts='--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT -o part-$SLURM_ARRAY_TASK_ID.csv'
 if ! grep -qF -- "$grid_readme" "$tmp/sweep.sh.readme" || ! grep -qF -- "$shard_opts" "$tmp/sweep.sh.readme" \
    || ! grep -q "^cmlab-cli sweep" "$tmp/sweep.sh.readme" || ! grep -q "^paste " "$tmp/merge.sh"; then
-    not_ok "the README's Slurm recipe is not where this test looks for it (\"sweep.sh holding:\", \"To put the 8 parts back\"): $(cat "$tmp/sweep.sh.readme" "$tmp/merge.sh")"
+    not_ok "the Slurm recipe of doc/command-line.md is not where this test looks for it (\"sweep.sh holding:\", \"To put the 8 parts back\"): $(cat "$tmp/sweep.sh.readme" "$tmp/merge.sh")"
     finish
 fi
 sed "s/${grid_readme}/${grid_small}/" "$tmp/sweep.sh.readme" > "$tmp/sweep.sh"
-ok "the README's sweep.sh and merge found"
+ok "doc/command-line.md's sweep.sh and merge found"
 
 # cmlab-cli as the script calls it; for shard 1 the same program with the hold preloaded
 # (after AddressSanitizer's runtime, which must come first, in a sanitizer build)
@@ -110,8 +110,9 @@ export SLURM_ARRAY_TASK_COUNT=8 SLURM_CPUS_PER_TASK=2
 sed -e 's/--shard [^ ]* //' -e 's/-o part-[^ ]*\.csv/-o whole.csv/' "$tmp/sweep.sh" > "$tmp/single/whole.sh"
 (cd "$tmp/single" && PATH="$tmp/bin:$PATH" timeout -s KILL 300 sh whole.sh 2> "$tmp/single/err")
 status=$?
-if [[ $status == 0 ]] && [[ $(wc -l < "$tmp/single/whole.csv") == 17 ]]; then
-    ok "the whole sweep in one process: 15 rows"
+if [[ $status == 0 ]] && [[ $(grep -vc '^#' "$tmp/single/whole.csv") == 16 ]] \
+   && grep -q '^# integrator: ' "$tmp/single/whole.csv"; then
+    ok "the whole sweep in one process: its comment lines, the columns and 15 rows"
 else
     not_ok "the whole sweep in one process: exit $status, $(head -c 600 "$tmp/single/err")"
     finish
@@ -192,7 +193,7 @@ else
     ok "no temporary left in the folder"
 fi
 
-# --- the README's merge, and the whole sweep byte for byte
+# --- the manual's merge, and the whole sweep byte for byte
 (cd "$tmp/shared" && sh ../merge.sh 2> "$tmp/err-merge")
 if cmp -s "$tmp/shared/sweep.csv" "$tmp/single/whole.csv"; then
     ok "the merged parts are the whole sweep, byte for byte"

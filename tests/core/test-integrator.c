@@ -884,7 +884,7 @@ test_backwards_blowup (gconstpointer data)
  * initial state within 1e-8 at rtol 1e-10 (rk8pd); so does the rolling ball on a turning
  * table (Omega = 1): integrating the same equations backwards retraces any deterministic
  * motion.  (Its time-reversed motion — velocities reversed, played forward — does not:
- * that is the README's point, not the integrator's.) */
+ * that is doc/window.md's point, not the integrator's.) */
 typedef struct
 {
   const char *model;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The keys of the README, pressed from outside on the real window while the rolling ball
+# The keys of the window (README.md, doc/window.md), pressed from outside on the real window while the rolling ball
 # runs: F4 opens the list of systems and the window still answers Space and Ctrl+Q
 # afterwards; every menu and drop-down of the header bar and the plots opens with a click
 # and closes with Escape; Ctrl+O's file dialog closes with Escape.

@@ -12,7 +12,7 @@
  *   lines, presets).
  *
  * Besides the sanitizers (ASan, UBSan, LeakSanitizer) it checks the loader's contract:
- * every failure sets a CML_ERROR that starts with "FILE:LINE:" (models/README.md: "Every
+ * every failure sets a CML_ERROR that starts with "FILE:LINE:" (doc/model-format.md: "Every
  * problem is reported as FILE:LINE: message"); a failure without an error, or with an
  * unlocated one, aborts (a finding).  And the derived-system cache's (cml-system-cache.c):
  * a system derived and written is read back from the same text as the same system — as

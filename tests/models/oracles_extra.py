@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Oracle numbers for the extra built-in models of cmlab (not from the papers of docs/theory.md §12).
+"""Oracle numbers for the extra built-in models of cmlab (not from the papers of doc/theory.md §12).
 
 Systems: vertical-disk, chaplygin-sleigh, rigid-body, heavy-top (models/*.cml).
 For each: the closed form of tests/models/ORACLES-extra.md evaluated with mpmath at 30 digits,

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tests compare the engine against docs/theory.md (§9 closed forms, §10 oracles);
+ * The tests compare the engine against doc/theory.md (§9 closed forms, §10 oracles);
  * these helpers only load models, drive simulations and read observables.  Nothing here
  * computes an expected value.
  */
@@ -20,7 +20,7 @@
 #include "cml-native-step.h"
 #include "cml-system.h"
 
-/* The built-in models of docs/theory.md §9 (worked examples of the papers of docs/theory.md §12). */
+/* The built-in models of doc/theory.md §9 (worked examples of the papers of doc/theory.md §12). */
 static const char *const builtin_models[] G_GNUC_UNUSED = {
   "rolling-ball", "rolling-ball-varying", "plate-ball", "martinet", "capri-kobayashi", "capri-kobayashi-full", NULL,
 };
@@ -147,7 +147,7 @@ sim_set_integrator (CmlSimulation *sim, CmlIntegratorKind kind, double rtol, dou
   g_assert_no_error (error);
 }
 
-/* rk8pd at rtol = atol = 1e-12 (the acceptance setting of docs/theory.md §10). */
+/* rk8pd at rtol = atol = 1e-12 (the acceptance setting of doc/theory.md §10). */
 static inline void
 sim_precise (CmlSimulation *sim)
 {

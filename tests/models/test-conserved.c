@@ -1,5 +1,5 @@
 /* test-conserved.c — the conserved-quantity inspector's verdicts on every built-in model
- * and on a model that declares a quantity conserved that is not (docs/theory.md §15).
+ * and on a model that declares a quantity conserved that is not (doc/theory.md §15).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -10,11 +10,9 @@
 #include "cml-conserved.h"
 
 static CmlConservedReport *
-inspect (const char *name, CmlSystem **sys_out, const char *param, double value)
+inspect_model (CmlModel *model, CmlSystem **sys_out, const char *param, double value)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = cml_model_load (name, &error);
-  g_assert_no_error (error);
   CmlSystem *sys = cml_system_new (model, &error);
   g_assert_no_error (error);
   g_autofree double *params = g_new (double, model->params->len + 1);
@@ -27,6 +25,15 @@ inspect (const char *name, CmlSystem **sys_out, const char *param, double value)
   g_assert_nonnull (r);
   *sys_out = sys;
   return r;
+}
+
+static CmlConservedReport *
+inspect (const char *name, CmlSystem **sys_out, const char *param, double value)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) model = cml_model_load (name, &error);
+  g_assert_no_error (error);
+  return inspect_model (model, sys_out, param, value);
 }
 
 static const CmlConservedCandidate *
@@ -429,6 +436,192 @@ test_unit_quaternion_in_base (void)
   cml_system_unref (sys);
 }
 
+/* a monitor declared conserved that is conserved only for special values of the parameters
+ * (I3 W3 while I1 = I2) is flagged, with other values at which it changes; those conserved
+ * for every value are not */
+static void
+test_special_parameter_values (void)
+{
+  CmlSystem *sys = NULL;
+  g_autoptr (CmlConservedReport) r = inspect_file ("symmetric-body.cml", &sys);
+  const CmlConservedCandidate *spin = find (r, CML_CANDIDATE_MONITOR, "spin");
+
+  /* at the present values it is conserved, by sampling */
+  g_assert_cmpint (spin->verdict, ==, CML_CONSERVED_TO_ROUNDING);
+  g_assert_true (spin->contradiction);
+  g_assert_nonnull (strstr (spin->reason, "only for special values of the parameters"));
+  g_assert_false (find (r, CML_CANDIDATE_MONITOR, "energy")->contradiction);
+  g_assert_false (find (r, CML_CANDIDATE_MONITOR, "casimir")->contradiction);
+  g_assert_cmpuint (r->warnings->len, ==, 1);
+  g_assert_nonnull (strstr (r->warnings->pdata[0], "symmetric-body.cml:36:"));
+  g_assert_nonnull (strstr (r->warnings->pdata[0], "spin"));
+  cml_system_unref (sys);
+}
+
+/* F − G at a few random points (every symbol in [0.35, 1.35]) is 0 */
+static void
+assert_same_function (CmlSystem *sys, CmlExpr *F, const char *G_text)
+{
+  g_autoptr (GError) error = NULL;
+  CmlModel *model = cml_system_get_model (sys);
+  CmlExpr *G = cml_expr_parse (model->ctx, G_text, NULL, &error);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (37);
+  guint ns = cml_expr_ctx_n_symbols (model->ctx);
+  g_autofree double *z = g_new0 (double, ns);
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < 5; k++)
+    {
+      for (guint i = 0; i < ns; i++)
+        z[i] = g_rand_double_range (rand, 0.35, 1.35);
+      assert_close (cml_expr_eval (F, z), cml_expr_eval (G, z), 1e-12 * (1 + fabs (cml_expr_eval (G, z))));
+    }
+}
+
+/* F along a run of SYS from its initial state (parameter PARAM = VALUE, when given) to
+ * T_END: it moves by at most TOL */
+static void
+assert_constant_along_run (CmlSystem *sys, CmlExpr *F, const char *param, double value, double t_end, double tol)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  double F0, worst = 0;
+
+  g_assert_no_error (error);
+  if (param)
+    sim_set_params (sim, param, value, NULL);
+  sim_set_integrator (sim, CML_INTEGRATOR_RK8PD, 1e-13, 1e-13);
+  sim_reset (sim, NULL);
+  F0 = cml_simulation_eval_expr (sim, F);
+  for (guint k = 1; k <= 40; k++)
+    {
+      sim_advance (sim, t_end * k / 40);
+      worst = MAX (worst, fabs (cml_simulation_eval_expr (sim, F) - F0));
+    }
+  if (!(worst <= tol))
+    g_error ("moved by %.3g along the run (tolerance %.1g)", worst, tol);
+}
+
+static gboolean
+moving_energy_conserved (const CmlConservedReport *r)
+{
+  for (guint k = 0; k < r->candidates->len; k++)
+    {
+      const CmlConservedCandidate *c = r->candidates->pdata[k];
+      if (c->kind == CML_CANDIDATE_MOVING_ENERGY && cml_conserved_verdict_is_conserved (c->verdict))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The moving energy of a support that moves steadily comes from the support's own velocity
+ * field (the turning table's rotation, the belt's translation) whatever the model solves
+ * for; it is conserved exactly and stays constant along a run.  On a belt that
+ * accelerates no moving energy is conserved, and none is claimed. */
+static void
+test_moving_energy_of_the_support (void)
+{
+  CmlSystem *sys = NULL, *sys2 = NULL;
+
+  /* the turning table: Z = Ω (−y, x), E_Z = E_L − Ω m (x v − y u) */
+  g_autoptr (CmlConservedReport) ball = inspect ("rolling-ball", &sys, NULL, 0);
+  const CmlConservedCandidate *ez = find (ball, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  if (ez->verdict != CML_CONSERVED_EXACTLY)
+    g_error ("rolling-ball: E_Z = %s: %s: %s", ez->formula, cml_conserved_verdict_to_string (ez->verdict), ez->reason);
+  assert_same_function (sys, ez->expr, "m/2*(u^2 + v^2) + m*k2/2*(w1^2 + w2^2 + w3^2) - Omega*m*(x*v - y*u)");
+  assert_constant_along_run (sys, ez->expr, NULL, 0, 20, 1e-10);
+
+  /* the same ball solving the rolling constraints for u, v instead of w1, w2: the same
+   * moving energy, and the same verdict on every candidate */
+  g_autoptr (CmlModel) swapped = model_variant ("rolling-ball", "solve-for = w1, w2", "solve-for = u, v");
+  g_autoptr (CmlConservedReport) ball2 = inspect_model (swapped, &sys2, NULL, 0);
+  const CmlConservedCandidate *ez2 = find (ball2, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  g_assert_cmpint (ez2->verdict, ==, CML_CONSERVED_EXACTLY);
+  g_assert_cmpstr (ez2->formula, ==, ez->formula);
+  g_assert_cmpuint (ball2->candidates->len, ==, ball->candidates->len);
+  for (guint k = 0; k < ball->candidates->len; k++)
+    {
+      const CmlConservedCandidate *a = ball->candidates->pdata[k], *b = ball2->candidates->pdata[k];
+      g_assert_cmpstr (a->name, ==, b->name);
+      if (a->verdict != b->verdict)
+        g_error ("%s: %s with solve-for = w1, w2, %s with solve-for = u, v", a->name,
+                 cml_conserved_verdict_to_string (a->verdict), cml_conserved_verdict_to_string (b->verdict));
+    }
+  cml_system_unref (sys);
+  cml_system_unref (sys2);
+
+  /* with rolling resistance the table's field is still the frame, and the resistance the
+   * reason it changes; without resistance it is conserved */
+  g_autofree char *res = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "rolling-ball-resistance.cml", NULL);
+  g_autoptr (CmlConservedReport) rr = inspect (res, &sys, NULL, 0);
+  const CmlConservedCandidate *er = find (rr, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  g_assert_cmpint (er->verdict, ==, CML_CONSERVED_NOT);
+  g_assert_nonnull (strstr (er->reason, "forces"));
+  g_assert_null (strstr (er->reason, "depends on t"));
+  assert_same_function (sys, er->expr, "m/2*(u^2 + v^2) + m*k2/2*(w1^2 + w2^2 + w3^2) - Omega*m*(x*v - y*u)");
+  cml_system_unref (sys);
+  g_autoptr (CmlConservedReport) rr0 = inspect (res, &sys, "c", 0);
+  assert_conserved (rr0, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  cml_system_unref (sys);
+
+  /* a belt at constant speed b, velocities in the lab: Z = (b, 0, 0) */
+  g_autofree char *belt = g_test_build_filename (G_TEST_DIST, "models", "data", "sleigh-steady-belt.cml", NULL);
+  g_autoptr (CmlConservedReport) sb = inspect (belt, &sys, NULL, 0);
+  const CmlConservedCandidate *eb = find (sb, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  if (eb->verdict != CML_CONSERVED_EXACTLY)
+    g_error ("sleigh-steady-belt: E_Z = %s: %s: %s", eb->formula, cml_conserved_verdict_to_string (eb->verdict), eb->reason);
+  assert_same_function (sys, eb->expr, "m/2*(u^2 + v^2) + Ic/2*w^2 - m*b*u");
+  assert_constant_along_run (sys, eb->expr, NULL, 0, 20, 1e-10);
+  assert_not_conserved (sb, CML_CANDIDATE_ENERGY, "E_L");
+  cml_system_unref (sys);
+
+  /* the same with the velocities in the sleigh's frame: Z = b (cos θ, −sin θ, 0) */
+  g_autofree char *body = g_test_build_filename (G_TEST_DIST, "models", "data", "sleigh-steady-belt-body.cml", NULL);
+  g_autoptr (CmlConservedReport) sbb = inspect (body, &sys, NULL, 0);
+  const CmlConservedCandidate *ebb = find (sbb, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  if (!cml_conserved_verdict_is_conserved (ebb->verdict))
+    g_error ("sleigh-steady-belt-body: E_Z = %s: %s: %s", ebb->formula, cml_conserved_verdict_to_string (ebb->verdict),
+             ebb->reason);
+  assert_same_function (sys, ebb->expr, "m/2*(v1^2 + v2^2) + Ic/2*w^2 - m*b*(v1*cos(theta) - v2*sin(theta))");
+  assert_constant_along_run (sys, ebb->expr, NULL, 0, 20, 1e-10);
+  cml_system_unref (sys);
+
+  /* a belt that accelerates: no moving energy is conserved, and none is said to be */
+  g_autofree char *acc = g_test_build_filename (G_TEST_DIST, "models", "data", "sleigh-belt.cml", NULL);
+  g_autoptr (CmlConservedReport) sa = inspect (acc, &sys, NULL, 0);
+  assert_not_conserved (sa, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  g_assert_false (moving_energy_conserved (sa));
+  g_assert_nonnull (strstr (find (sa, CML_CANDIDATE_MOVING_ENERGY, "E_Z")->reason, "depends on t"));
+  cml_system_unref (sys);
+}
+
+/* "Z depends on t" is said only when it does with the parameters' values: a table whose
+ * Ω = Ω₀ + Ω₁ sin(ν t) has Ω₁ = 0 turns steadily */
+static void
+test_moving_energy_reason_at_values (void)
+{
+  CmlSystem *sys = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "models", "data", "ball-table-resistance-steady.cml", NULL);
+  g_autoptr (CmlConservedReport) steady = inspect (path, &sys, NULL, 0);
+  const CmlConservedCandidate *e = find (steady, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+
+  g_assert_cmpint (e->verdict, ==, CML_CONSERVED_NOT);
+  if (strstr (e->reason, "depends on t"))
+    g_error ("Ω₁ = 0, yet: %s", e->reason);
+  g_assert_nonnull (strstr (e->reason, "forces"));
+  cml_system_unref (sys);
+
+  g_autoptr (CmlConservedReport) steady_c0 = inspect (path, &sys, "c", 0);
+  assert_conserved (steady_c0, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  cml_system_unref (sys);
+
+  g_autoptr (CmlConservedReport) varying = inspect (path, &sys, "Omega1", 0.5);
+  e = find (varying, CML_CANDIDATE_MOVING_ENERGY, "E_Z");
+  g_assert_cmpint (e->verdict, ==, CML_CONSERVED_NOT);
+  g_assert_nonnull (strstr (e->reason, "depends on t"));
+  cml_system_unref (sys);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -446,5 +639,8 @@ main (int argc, char **argv)
   g_test_add_func ("/conserved/casimirs-with-cross-terms", test_casimirs_with_cross_terms);
   g_test_add_func ("/conserved/sampling-covers-the-run", test_sampling_covers_the_run);
   g_test_add_func ("/conserved/unit-quaternion-in-base", test_unit_quaternion_in_base);
+  g_test_add_func ("/conserved/special-parameter-values", test_special_parameter_values);
+  g_test_add_func ("/conserved/moving-energy-of-the-support", test_moving_energy_of_the_support);
+  g_test_add_func ("/conserved/moving-energy-reason-at-values", test_moving_energy_reason_at_values);
   return g_test_run ();
 }

@@ -102,6 +102,56 @@ test_constraint_levels (void)
   cml_system_unref (sys);
 }
 
+/* The "Kind:" line of SYS's account, without "Kind: " and the line break. */
+static char *
+kind_line (const CmlSystem *sys)
+{
+  g_autofree char *text = cml_system_describe_readable (sys);
+  const char *kind = strstr (text, "\nKind: ");
+  g_assert_nonnull (kind);
+  kind += strlen ("\nKind: ");
+  return g_strndup (kind, strcspn (kind, "\n"));
+}
+
+/* The "Kind:" line says when the equations have forces that are not in the Lagrangian
+ * ([forces]), and which: a dissipation function, given forces, or both. */
+static void
+test_kind_names_forces (void)
+{
+  static const struct
+  {
+    const char *file; /* in doc/examples, or NULL: TEXT */
+    const char *text;
+    const char *kind;
+  } cases[] = {
+    { "sleigh-friction.cml", NULL, "nonholonomic (Lagrange–d'Alembert) equations with forces: dissipation D" },
+    { "driven-pendulum.cml", NULL,
+      "Euler–Lagrange equations on a Lie algebroid with forces: dissipation D and external forces" },
+    { "rolling-ball-resistance.cml", NULL, "nonholonomic (Lagrange–d'Alembert) equations with forces: dissipation D" },
+    { NULL,
+      "[model]\nname = pushed\ntitle = a pushed particle\n[algebroid]\nbase = x\nfibre = u\n[anchor]\ne1 = x: 1\n"
+      "[dynamics]\nlagrangian = u^2/2\n[forces]\ne1 = cos(t)\n[initial]\nx = 0\nu = 1\n",
+      "Euler–Lagrange equations on a Lie algebroid with external forces" },
+    { NULL, rotated_kernel, "singular Lagrangian (constraint algorithm with the SODE condition)" },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr (CmlSystem) sys = NULL;
+      if (cases[k].file)
+        {
+          g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", cases[k].file, NULL);
+          g_autofree char *text = NULL;
+          g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+          sys = system_from_text (text, cases[k].file);
+        }
+      else
+        sys = system_from_text (cases[k].text, "forces.cml");
+      g_autofree char *kind = kind_line (sys);
+      g_assert_cmpstr (kind, ==, cases[k].kind);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -109,5 +159,6 @@ main (int argc, char **argv)
   g_test_add_func ("/describe/kernel-exact", test_kernel_exact);
   g_test_add_func ("/describe/constraint-levels", test_constraint_levels);
   g_test_add_func ("/describe/vakonomic-no-trivial-lines", test_vakonomic_no_trivial_lines);
+  g_test_add_func ("/describe/kind-names-forces", test_kind_names_forces);
   return g_test_run ();
 }

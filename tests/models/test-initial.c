@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The rule (models/README.md, "Initial data"): values given on the command line (or typed
+ * The rule (doc/model-format.md, "Initial data"): values given on the command line (or typed
  * in the window) are kept over the model file's [initial]; the coordinates the constraints
  * determine are solved from the rest; only given values that contradict a constraint are
  * projected, with a note naming each one.  Vakonomic systems: the W1 relation is solved with

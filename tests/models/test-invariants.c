@@ -1,9 +1,9 @@
-/* test-invariants.c — the conserved quantities of docs/theory.md §9 along long runs,
+/* test-invariants.c — the conserved quantities of doc/theory.md §9 along long runs,
  * the energy balance of the rolling ball, and the constraint residuals.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Every invariant is computed here from the formula of docs/theory.md §9 and the observables
+ * Every invariant is computed here from the formula of doc/theory.md §9 and the observables
  * (coordinates, velocities, momenta); where the model file has a monitor for it, the monitor
  * is checked against the formula too.  Runs: rk8pd, rtol = atol = 1e-12, t ∈ [0, 50];
  * conservation to 1e-9 relative (absolute below magnitude 1).
@@ -69,7 +69,7 @@ check_invariants (CmlSimulation *sim, const Invariant *inv, guint n, gboolean ch
     g_test_message ("largest constraint residual on [0, %g]: %.3g", T_END, worst_res);
 }
 
-/* ---- rolling ball (docs/theory.md §9.1) ------------------------------------------------------------ */
+/* ---- rolling ball (doc/theory.md §9.1) ------------------------------------------------------------ */
 
 static double
 table_speed (CmlSimulation *sim)
@@ -162,7 +162,7 @@ check_ball (const char *model, double m, double r, double k2, double Omega, gboo
     }
   check_invariants (sim, ball_invariants, G_N_ELEMENTS (ball_invariants), TRUE);
 
-  /* E_L is not conserved, but changes at the rate of docs/theory.md §9.1; for constant Ω the
+  /* E_L is not conserved, but changes at the rate of doc/theory.md §9.1; for constant Ω the
    * speed |ẋ| is conserved */
   if (default_params)
     sim_reset (sim, NULL);
@@ -187,7 +187,7 @@ static void test_ball_other (void) { check_ball ("rolling-ball", 2.5, 0.7, 0.3, 
 static void test_varying_default (void) { check_ball ("rolling-ball-varying", 0, 0, 0, 0, TRUE); }
 static void test_varying_other (void) { check_ball ("rolling-ball-varying", 2.5, 0.7, 0.3, -1.3, FALSE); }
 
-/* ---- plate-ball (docs/theory.md §9.2) --------------------------------------------------------------- */
+/* ---- plate-ball (doc/theory.md §9.2) --------------------------------------------------------------- */
 
 static double
 plate_H (CmlSimulation *sim)
@@ -246,7 +246,7 @@ static void test_plate_plus (void) { check_plate (+1, 0, 0); }
 static void test_plate_minus_turning (void) { check_plate (-1, 0.3, 0.4); }
 static void test_plate_plus_turning (void) { check_plate (+1, 0.3, 0.4); }
 
-/* ---- Martinet (docs/theory.md §9.3) ----------------------------------------------------------------- */
+/* ---- Martinet (doc/theory.md §9.3) ----------------------------------------------------------------- */
 
 static double martinet_h (CmlSimulation *sim) { return (pow (O ("u"), 2) + pow (O ("y1"), 2)) / 2; }
 static double martinet_k (CmlSimulation *sim) { return O ("k"); }
@@ -273,7 +273,7 @@ test_martinet_rotation (void)
   check_invariants (sim, martinet_invariants, G_N_ELEMENTS (martinet_invariants), FALSE);
 }
 
-/* ---- Capri–Kobayashi (docs/theory.md §9.4) ---------------------------------------------------------- */
+/* ---- Capri–Kobayashi (doc/theory.md §9.4) ---------------------------------------------------------- */
 
 static double
 capri_El (CmlSimulation *sim)

@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The sign convention is that of docs/theory.md §3: W ẏ = R + Φ_yᵀ λ, φ(t, x, y) = 0.  The
+ * The sign convention is that of doc/theory.md §3: W ẏ = R + Φ_yᵀ λ, φ(t, x, y) = 0.  The
  * closed forms, derived here:
  *
  * (1) The isokinetic particle (tests/models/data/isokinetic.cml): L = (u² + v²)/2 − g y on
@@ -39,7 +39,7 @@
  * The names lambda_<constraint> may be used by monitors and by the scene: the ball's
  * contact-force arrow is 10 (λx, λy, 0) — the only horizontal force on the ball, so also
  * (m u̇, m v̇) by Newton's law for its centre.  A vakonomic system's multipliers are
- * mu_<constrained coordinate> = −p_α (docs/theory.md §4).
+ * mu_<constrained coordinate> = −p_α (doc/theory.md §4).
  *
  * And cmlab-cli simulate --columns writes them: at t = 0 of the ball's oracle O1 (x = 1,
  * y = 0, u = 0, v = 0.5, m = r = Ω = 1, k2 = 0.4, κ = 2/7), λx = −κ/2 = −1/7, λy = 0.

@@ -1,12 +1,12 @@
-/* test-oracles.c — the numerical oracles of docs/theory.md §10 and the closed forms of
+/* test-oracles.c — the numerical oracles of doc/theory.md §10 and the closed forms of
  * §2, run through the model files and the generic engine.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Every expected number is either printed in docs/theory.md §10 or computed here from a closed form
- * of docs/theory.md §9 (elliptic integrals from GSL, quadrature with gsl_integration_qags), never
+ * Every expected number is either printed in doc/theory.md §10 or computed here from a closed form
+ * of doc/theory.md §9 (elliptic integrals from GSL, quadrature with gsl_integration_qags), never
  * taken from the program's own output.  Integration: rk8pd at rtol = atol = 1e-12, compared to
- * 1e-8 (docs/theory.md §10, "Method").
+ * 1e-8 (doc/theory.md §10, "Method").
  */
 #define G_LOG_DOMAIN "test-oracles"
 
@@ -58,7 +58,7 @@ test_o1_ball (void)
   assert_close (sim_obs (sim, "I"), I0, TOL);
 }
 
-/* docs/theory.md §9.1 constant Ω: ω_c = κΩ, x_c = (x0 − v0/ω_c, y0 + u0/ω_c),
+/* doc/theory.md §9.1 constant Ω: ω_c = κΩ, x_c = (x0 − v0/ω_c, y0 + u0/ω_c),
  * x(t) = x_c + Rot(ω_c t)(x0 − x_c), ẋ(t) = Rot(ω_c t) ẋ0.  Ω = −1.5, k² = 2/3 (hollow
  * sphere, κ = 2/5, ω_c = −0.6), 20 times over one period. */
 static void
@@ -86,7 +86,7 @@ test_o1_circle (void)
     }
 }
 
-/* docs/theory.md §1.3: the ball's equations do not depend on the so(3) bracket sign (isotropic
+/* doc/theory.md §1.3: the ball's equations do not depend on the so(3) bracket sign (isotropic
  * inertia): the body-frame sign (as printed in Iglesias et al. 2008, Example 5.12) gives oracle O1 too. */
 static void
 test_o1_body_sign (void)
@@ -142,7 +142,7 @@ composite_gl (gsl_function *f, const gsl_integration_glfixed_table *tab, double 
   return s;
 }
 
-/* docs/theory.md §9.1: x(t) = Rot(θ(t)) [x0 + ∫_0^t Rot(−θ(s)) C ds], C = ẋ0 − κΩ(0) J x0,
+/* doc/theory.md §9.1: x(t) = Rot(θ(t)) [x0 + ∫_0^t Rot(−θ(s)) C ds], C = ẋ0 − κΩ(0) J x0,
  * θ = κ(Ω0 t + Ω1(1 − cos νt)/ν).  Defaults (Ω0, Ω1, ν) = (1, 0.5, 2), and a second case with
  * other parameters. */
 static void
@@ -198,7 +198,7 @@ test_varying_other (void)
 
 /* ---- O3: plate-ball, c = 0, Ω = 0, r = 1 ---------------------------------------------------- */
 
-/* Elastica with v = 1, |P| = 1, ν = 1, k_e = 1/4, θ̇0 = σ/2 (docs/theory.md §9.2 closed form):
+/* Elastica with v = 1, |P| = 1, ν = 1, k_e = 1/4, θ̇0 = σ/2 (doc/theory.md §9.2 closed form):
  * sin(θ/2) = σ k_e sn(t), x1 = 2E(am t, k_e) − t, x2 = σ 2k_e (1 − cn(t)), T = 4K(1/16). */
 static void
 check_o3 (double sigma)
@@ -207,7 +207,7 @@ check_o3 (double sigma)
   const double ke = 0.25, K = gsl_sf_ellint_Kcomp (ke, GSL_PREC_DOUBLE), E = gsl_sf_ellint_Ecomp (ke, GSL_PREC_DOUBLE);
   const double T = 4 * K;
 
-  /* the closed form against the numbers printed in docs/theory.md §10 */
+  /* the closed form against the numbers printed in doc/theory.md §10 */
   assert_close (T, 6.38496888853, 1e-10);
   assert_close (2 * E - K, 1.49567229008, 1e-10);
   assert_close (8 * E - 4 * K, 5.98268916032, 1e-10);
@@ -304,7 +304,7 @@ typedef struct
   double complex A, B;
 } Epicycle;
 
-/* docs/theory.md §9.4: ω± = (−1 ± √(1+2m2))/m2, z = A e^{iω+ t} + B e^{iω− t},
+/* doc/theory.md §9.4: ω± = (−1 ± √(1+2m2))/m2, z = A e^{iω+ t} + B e^{iω− t},
  * A = (−i ż0 − ω− z0)/(ω+ − ω−), B = z0 − A, z0 = ρ0 e^{iθ0}, ż0 = (v0 + iρ0 r0) e^{iθ0}. */
 static Epicycle
 epicycle (double m2, double rho0, double v0, double r0, double theta0)
@@ -338,7 +338,7 @@ test_o5_capri (void)
   const double T = G_PI / sqrt (3);
   Epicycle e = epicycle (1, 1, 0, 0.5, 0);
 
-  /* the closed form against docs/theory.md §10 */
+  /* the closed form against doc/theory.md §10 */
   assert_close (creal (e.A), 0.9330127, 1e-7);
   assert_close (creal (e.B), 0.0669873, 1e-7);
   assert_close (T, 1.81379936423, 1e-10);

@@ -1,4 +1,4 @@
-/* test-structure.c — structural oracles of docs/theory.md §10: structure equations,
+/* test-structure.c — structural oracles of doc/theory.md §10: structure equations,
  * regularity matrices, formalisms, the constraint algorithm of Capri–Kobayashi, initial-data
  * semantics, and the nonholonomic and vakonomic brackets.
  *
@@ -18,9 +18,10 @@ assert_lie (CmlModel *model)
   g_assert_no_error (error);
   g_assert_true (cml_system_is_lie_algebroid (sys));
   g_assert_cmpfloat (cml_system_structure_defect (sys), <, 1e-12);
-  for (guint k = 0; k < model->warnings->len; k++)
-    g_test_message ("warning: %s", (char *) model->warnings->pdata[k]);
-  g_assert_cmpuint (model->warnings->len, ==, 0);
+  const GPtrArray *warnings = cml_system_get_warnings (sys);
+  for (guint k = 0; k < warnings->len; k++)
+    g_test_message ("warning: %s", (char *) warnings->pdata[k]);
+  g_assert_cmpuint (warnings->len, ==, 0);
 }
 
 static void
@@ -106,11 +107,20 @@ broken_sim (const char *text, const char *name)
   g_assert_nonnull (sys);
   g_assert_false (cml_system_is_lie_algebroid (sys));
   g_assert_cmpfloat (cml_system_structure_defect (sys), >, 0.1);
-  g_assert_cmpuint (model->warnings->len, >=, 1);
+  const GPtrArray *warnings = cml_system_get_warnings (sys);
+  g_assert_cmpuint (warnings->len, >=, 1);
   gboolean found = FALSE;
-  for (guint k = 0; k < model->warnings->len; k++)
-    found |= strstr (model->warnings->pdata[k], "general algebroid") != NULL;
+  for (guint k = 0; k < warnings->len; k++)
+    found |= strstr (warnings->pdata[k], "general algebroid") != NULL;
   g_assert_true (found);
+  /* the derivation's warning is the system's: the model is not written to, and a second
+   * system of the same model says it once */
+  g_assert_cmpuint (model->warnings->len, ==, 0);
+  {
+    g_autoptr (CmlSystem) again = cml_system_new (model, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (cml_system_get_warnings (again)->len, ==, warnings->len);
+  }
   /* and the description says so */
   g_autofree char *desc = cml_system_describe (sys);
   g_assert_nonnull (strstr (desc, "general algebroid"));
@@ -125,9 +135,9 @@ broken_sim (const char *text, const char *name)
 static void
 assert_warning (CmlSimulation *sim, const char *const *parts)
 {
-  CmlModel *model = cml_system_get_model (cml_simulation_get_system (sim));
-  g_assert_cmpuint (model->warnings->len, >=, 1);
-  const char *w = model->warnings->pdata[0];
+  const GPtrArray *warnings = cml_system_get_warnings (cml_simulation_get_system (sim));
+  g_assert_cmpuint (warnings->len, >=, 1);
+  const char *w = warnings->pdata[0];
   g_test_message ("warning: %s", w);
   for (guint k = 0; parts[k]; k++)
     if (strstr (w, parts[k]) == NULL)
@@ -301,7 +311,7 @@ test_formalisms (void)
     }
 }
 
-/* ---- Capri–Kobayashi constraint algorithm (docs/theory.md §9.4, §5) ----------------------------------- */
+/* ---- Capri–Kobayashi constraint algorithm (doc/theory.md §9.4, §5) ----------------------------------- */
 
 /* The constraint printed at the end of STEP ("… : <expr> = 0") is a nonzero multiple of NAME. */
 static gboolean
@@ -489,7 +499,7 @@ test_ball_init_projected (void)
   g_assert_cmpfloat (fabs (sim_state (sim, "w1") - 2.0), >, 1e-3);
 }
 
-/* ---- nonholonomic bracket of the ball (docs/theory.md §9.1; Marrero's lectures, 2005) ------------------- */
+/* ---- nonholonomic bracket of the ball (doc/theory.md §9.1; Marrero's lectures, 2005) ------------------- */
 
 static void
 check_nh_bracket (double r, double k2, double Omega)
@@ -655,7 +665,7 @@ test_describe_bounded (void)
     g_assert_cmpuint (strlen (lines[k]), <, 5000);
 }
 
-/* ---- vakonomic (linear Poisson) bracket of the plate-ball (docs/theory.md §9.2) ------------------------- */
+/* ---- vakonomic (linear Poisson) bracket of the plate-ball (doc/theory.md §9.2) ------------------------- */
 
 static void
 random_plate_state (CmlSimulation *sim, GRand *rand)
@@ -705,7 +715,7 @@ check_poisson (double sigma, double r)
         }
     }
 
-  /* Hamilton's equations: ż_i = {z_i, H} with H written out in (x, p) (docs/theory.md §9.2, §4):
+  /* Hamilton's equations: ż_i = {z_i, H} with H written out in (x, p) (doc/theory.md §9.2, §4):
    * H = p1 y1 + p2 y2 + p3 Ψ3 + p4 Ψ4 + p5 c − L̃, y1 = p1 + p4/r, y2 = p2 − p3/r,
    * Ψ3 = (Ω x1 − y2)/r, Ψ4 = (y1 + Ω x2)/r, L̃ = (y1² + y2²)/2 */
   CmlExpr *H = sim_parse (sim,
@@ -726,7 +736,7 @@ check_poisson (double sigma, double r)
             g_error ("σ = %g, r = %g: {%s, H} = %.17g but the derived %s' = %.17g", sigma, r, z[i], hb, z[i],
                      dz[state_index (sim, z[i])]);
         }
-      /* the model's monitor H is this Hamiltonian (docs/theory.md §9.2: H_W1 = ½|y|² + c p5 + (Ω/r)(p3 x1 + p4 x2)) */
+      /* the model's monitor H is this Hamiltonian (doc/theory.md §9.2: H_W1 = ½|y|² + c p5 + (Ω/r)(p3 x1 + p4 x2)) */
       assert_close (sim_obs (sim, "H"), cml_simulation_eval_expr (sim, H), 1e-12);
       /* {p3,p4} evaluated */
       double p5 = sim_state (sim, "p5");

@@ -241,7 +241,7 @@ test_user_model (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
-/* Whether KEY of GROUP is a text for people (what a model file may translate; models/README.md). */
+/* Whether KEY of GROUP is a text for people (what a model file may translate; doc/model-format.md). */
 static gboolean
 is_text_key (const char *group, const char *key)
 {

@@ -1,5 +1,5 @@
 /* test-variational.c — the discrete Lagrange–d'Alembert integrators (variational,
- * variational4; docs/theory.md §14): order, constraints, reversibility, energy, agreement
+ * variational4; doc/theory.md §14): order, constraints, reversibility, energy, agreement
  * with the continuous solution, refusal, determinism.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -251,7 +251,7 @@ energy_halves (const EnergyCase *c, CmlIntegratorKind k, double h, double *e1, d
  * does not see a larger error than the first (up to a factor for the oscillation).  On the
  * Suslov problem, whose motions tend to stationary rotations, variational keeps a fixed
  * point there but variational4 does not (the node momentum of a stationary rotation depends
- * on the substep, docs/theory.md §14.1): its energy drifts, by O(h⁴) per unit time. */
+ * on the substep, doc/theory.md §14.1): its energy drifts, by O(h⁴) per unit time. */
 static void
 test_energy (gconstpointer data)
 {
@@ -302,7 +302,7 @@ test_refused (void)
   g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
 }
 
-/* On so(3) the Cayley step moves the node momentum M by a coadjoint map (docs/theory.md
+/* On so(3) the Cayley step moves the node momentum M by a coadjoint map (doc/theory.md
  * §14.1): the rigid body's Casimir |M|² = |I W|² is kept to rounding, not only bounded. */
 static void
 test_casimir (void)

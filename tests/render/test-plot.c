@@ -1157,6 +1157,81 @@ test_export_empty (void)
   remove_dir (dir);
 }
 
+/* The <text> element of SVG that reads TEXT: its x (px) and font size; FALSE when there
+ * is none. */
+static gboolean
+svg_text_at (const char *svg, const char *text, double *x, double *size)
+{
+  g_autofree char *needle = g_strdup_printf (">%s</text>", text);
+  const char *end = strstr (svg, needle), *start;
+
+  if (end == NULL)
+    return FALSE;
+  for (start = end; start > svg && !g_str_has_prefix (start, "<text "); start--)
+    ;
+  const char *xs = strstr (start, " x=\""), *fs = strstr (start, " font-size=\"");
+  g_assert_true (xs != NULL && xs < end && fs != NULL && fs < end);
+  *x = g_ascii_strtod (xs + strlen (" x=\""), NULL);
+  *size = g_ascii_strtod (fs + strlen (" font-size=\""), NULL);
+  return TRUE;
+}
+
+/* The hint of an empty plot stays inside a narrow frame: on two lines, or smaller, not cut
+ * at both sides (the Sweep page's "Run a sweep …" in a side pane); a wide frame shows it
+ * on one line at the titles' size. */
+static void
+test_empty_hint_fits (void)
+{
+  static const char hint[] = "Run a sweep to see how the quantity depends on the parameter";
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-plot-XXXXXX", &error);
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  CmlPlotStyle style;
+
+  cml_plot_style_init (&style, FALSE, FALSE);
+  cml_plot_set_empty_hint (plot, hint);
+  for (guint k = 0; k < 2; k++)
+    {
+      const int width = k == 0 ? 1200 : 300;
+      g_autofree char *path = g_build_filename (dir, k == 0 ? "wide.svg" : "narrow.svg", NULL);
+      g_autofree char *svg = NULL;
+      double x, size;
+
+      g_assert_true (cml_plot_export_with_style (plot, path, width, 300, &style, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_file_get_contents (path, &svg, NULL, NULL));
+      if (k == 0)
+        {
+          g_assert_true (svg_text_at (svg, hint, &x, &size));
+          g_assert_cmpfloat (x, >, 0);
+          g_assert_cmpfloat_with_epsilon (size, style.title_size, 0.01);
+          continue;
+        }
+      /* its words, in order, on lines that each start inside the frame */
+      GString *shown = g_string_new (NULL);
+      const char *p = svg;
+      guint n_lines = 0;
+      while ((p = strstr (p, "<text ")) != NULL)
+        {
+          const char *close = strstr (p, "</text>");
+          const char *gt = strchr (p, '>');
+          g_autofree char *line = g_strndup (gt + 1, close - gt - 1);
+          p = close;
+          if (!strstr (hint, line) || strlen (line) < 10)
+            continue;
+          g_assert_true (svg_text_at (svg, line, &x, &size));
+          g_assert_cmpfloat (x, >=, 0);
+          g_assert_cmpfloat (size, >=, 0.5 * style.title_size);
+          g_string_append_printf (shown, "%s%s", shown->len ? " " : "", line);
+          n_lines++;
+        }
+      g_assert_cmpuint (n_lines, >=, 1);
+      g_assert_cmpstr (shown->str, ==, hint);
+      g_string_free (shown, TRUE);
+    }
+  remove_dir (dir);
+}
+
 /* fontconfig loses a few bytes while it parses its configuration, outside our control;
  * under LeakSanitizer (tools/run-tests) that is not ours to report */
 const char *__lsan_default_suppressions (void);
@@ -1514,6 +1589,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/render/plot/figure", test_figure);
   g_test_add_func ("/render/plot/export", test_export);
   g_test_add_func ("/render/plot/export-empty", test_export_empty);
+  g_test_add_func ("/render/plot/empty-hint-fits", test_empty_hint_fits);
   g_test_add_func ("/render/plot/dash-polyline", test_dash_polyline);
   g_test_add_func ("/render/plot/dashed", test_dashed);
   g_test_add_func ("/render/plot/x-marker", test_x_marker);

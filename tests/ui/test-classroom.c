@@ -514,7 +514,7 @@ static void
 test_divergence_in_window (void)
 {
   CmlWindow *win;
-  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "..", "docs", "examples", "blowup.cml", NULL);
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "blowup.cml", NULL);
 
   SKIP_WITHOUT_DISPLAY ();
 

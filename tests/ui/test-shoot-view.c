@@ -1,6 +1,8 @@
 /* test-shoot-view.c — steering a vakonomic run to a target from the 3-D view: the shooting
  * on a worker, the restart from the momenta found (one step to undo), the markers, the
- * toggle's sensitivity and cancelling.
+ * toggle's sensitivity and cancelling.  With an integrable constraint
+ * (tests/models/data/parabola-vakonomic.cml) the conjugate points are said to mean nothing,
+ * and a point off the parabola the run can reach is said to be out of reach.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -321,6 +323,56 @@ test_not_found (void)
   window_free (win);
 }
 
+static char *
+parabola_model (void)
+{
+  return g_test_build_filename (G_TEST_DIST, "models", "data", "parabola-vakonomic.cml", NULL);
+}
+
+/* On the parabola y = x²/2 that the run can reach: found, and no conjugate points, because
+ * the constraint is integrable (not "not shown for this model"). */
+static void
+test_integrable (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  g_autofree char *model = parabola_model ();
+  CmlWindow *win = steer_window (model);
+
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 2, 0 }, 2, NULL));
+  g_assert_true (spin_until (steer_done, win, 60));
+  const char *note = cml_scene_view_get_steer_note (win->scene_view);
+  const char *conj = cml_scene_view_get_steer_conjugate_note (win->scene_view);
+  g_test_message ("note: %s / %s", note, conj);
+  g_assert_nonnull (strstr (note, "reached at T = 2"));
+  g_assert_nonnull (strstr (conj, "the constraints are integrable"));
+  const char *tip = cml_scene_view_get_steer_tooltip (win->scene_view);
+  g_assert_nonnull (strstr (tip, "integrable"));
+  window_free (win);
+}
+
+/* Off the parabola: out of reach, said so, without suggesting a nearer target or a longer
+ * time (which cannot help) and without the solver's terms. */
+static void
+test_unreachable (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  g_autofree char *model = parabola_model ();
+  CmlWindow *win = steer_window (model);
+
+  g_assert_true (cml_window_steer_to (win, (const double[3]) { 1, 2, 0 }, 1, NULL));
+  g_assert_true (spin_until (steer_done, win, 60));
+  const char *note = cml_scene_view_get_steer_note (win->scene_view);
+  g_test_message ("note: %s", note);
+  g_assert_nonnull (strstr (note, "No motion from here reaches"));
+  g_assert_null (strstr (note, "Try a target nearer"));
+  static const char *const jargon[] = { "Newton", "residual", "sensitivity", "singular", "continuation",
+                                        "extremal", "--init", NULL };
+  for (guint k = 0; jargon[k]; k++)
+    g_assert_null (strstr (note, jargon[k]));
+  g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -333,5 +385,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/shoot-view/not-vakonomic", test_not_vakonomic);
   g_test_add_func ("/ui/shoot-view/cancel", test_cancel);
   g_test_add_func ("/ui/shoot-view/not-found", test_not_found);
+  g_test_add_func ("/ui/shoot-view/integrable", test_integrable);
+  g_test_add_func ("/ui/shoot-view/unreachable", test_unreachable);
   return g_test_run ();
 }

@@ -1,0 +1,117 @@
+/* cml-lesson.h — a lesson: an ordered list of steps, each a complete state of a run with a
+ * caption for the class and, optionally, a prediction the class makes before the motion
+ * answers it.  A documented key file (.cmllesson), read and written here.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Format:
+ *
+ *   [lesson]
+ *   format = cmlab-lesson 1
+ *   title = The ball on a turning table         (title[es] = … : translations, as models)
+ *   description = …                             (optional)
+ *
+ *   [step 1]                                    (steps in the order of their numbers)
+ *   caption = The table is still: …             (for the class; caption[es] = …)
+ *   notes = …                                   (for the teacher, optional)
+ *   model = rolling-ball                        (a built-in, or a model file beside the lesson)
+ *   param.Omega = 0                             (parameters not given keep the model's values)
+ *   init.x = 1                                  (initial data not given keep the model's)
+ *   integrator = auto   rtol = 1e-10   atol = 1e-12   step = 0.001   (optional)
+ *   t-end = 20                                  (how long the step plays, in the model's time unit)
+ *   view.KEY = VALUE                            (window settings, as a session's [view])
+ *   hidden = Omega                              (parameters students do not see, ';'-separated)
+ *
+ *   question = How far from the axis is the ball at t = 20?   (optional: the prediction)
+ *   choices = It flies off; It stays within 2 m                (a choice question), or
+ *   unit = m                                                   (a number question)
+ *   answer = 2                                  (the right choice, from 1; or the number)
+ *   tolerance = 0.05                            (a number answer: how far is right)
+ *   quantity = radius   at = 20                 (the observable and time that answer it)
+ *   check = < 2                                 (a choice question: what the quantity does at
+ *                                                that time for the answer to be right:
+ *                                                "< V", "> V", or "= V ± TOL")
+ *   afterwards = …                              (what to say once the motion has answered)
+ *
+ * Numbers are written with %.17g in the C locale, so a lesson saved and reopened gives
+ * every step's state bit for bit.  The loader checks what it can without running: the
+ * model loads, every parameter and initial datum is the model's and in range, a
+ * prediction's fields agree; cml_lesson_step_outcome () runs a step to its prediction's
+ * time and says whether the answer holds.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-integrator.h"
+#include "cml-model.h"
+
+G_BEGIN_DECLS
+
+#define CML_LESSON_FORMAT "cmlab-lesson 1"
+/* A lesson file, in bytes, and its steps: a forged file must not take the window. */
+#define CML_LESSON_MAX_BYTES (1024 * 1024)
+#define CML_LESSON_MAX_STEPS 200
+
+typedef enum
+{
+  CML_PREDICTION_NONE,
+  CML_PREDICTION_CHOICE,
+  CML_PREDICTION_NUMBER,
+} CmlPredictionKind;
+
+typedef struct
+{
+  CmlPredictionKind kind;
+  char   *question;
+  char  **choices;    /* CHOICE: NULL-terminated */
+  guint   answer;     /* CHOICE: the right choice, from 1 */
+  double  value;      /* NUMBER: the right number … */
+  double  tolerance;  /* … and how far from it is right (≥ 0) */
+  char   *unit;       /* NUMBER: the answer's unit, or NULL */
+  char   *quantity;   /* the observable that answers it, at time AT */
+  double  at;
+  char    check_op;   /* CHOICE: '<', '>' or '=': the quantity at AT against CHECK_VALUE */
+  double  check_value, check_tolerance;
+  char   *afterwards;
+} CmlPrediction;
+
+typedef struct
+{
+  char                *caption, *notes;
+  char                *model_ref;  /* as written: a built-in's name or a path relative to the lesson */
+  CmlModel            *model;      /* loaded */
+  GHashTable          *params;     /* name -> double*: the parameters given */
+  GHashTable          *initial;    /* name -> double*: the initial data given */
+  CmlIntegratorOptions integrator;
+  double               t_end;      /* 0: not given */
+  GHashTable          *view;       /* key -> string */
+  char               **hidden;     /* parameter names, NULL-terminated (may be empty) */
+  CmlPrediction        prediction;
+  GHashTable          *translations; /* "caption[es]" … -> string, kept as read */
+} CmlLessonStep;
+
+typedef struct
+{
+  char      *title, *description;
+  GPtrArray *steps;  /* CmlLessonStep* */
+  GHashTable *translations; /* "title[es]" … -> string, kept as read */
+  char      *path;   /* where it was read from, or NULL */
+} CmlLesson;
+
+/* Reads and checks a lesson; every error names the file and, where there is one, the line
+ * ("PATH:LINE: …").  Errors: CML_ERROR_IO, CML_ERROR_PARSE, CML_ERROR_MODEL. */
+CmlLesson *cml_lesson_load (const char *path, GError **error);
+/* Writes atomically (all or nothing).  Errors: CML_ERROR_IO. */
+gboolean   cml_lesson_save (const CmlLesson *lesson, const char *path, GError **error);
+void       cml_lesson_free (CmlLesson *lesson);
+
+/* Runs STEP from its state to its prediction's time and reads the quantity there into
+ * *VALUE; *RIGHT says whether the lesson's answer holds for it (a number within the
+ * tolerance; a choice whose check the value meets).  FALSE (with ERROR) when the step has no
+ * prediction or the run fails. */
+gboolean   cml_lesson_step_outcome (const CmlLessonStep *step, double *value, gboolean *right, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlLesson, cml_lesson_free)
+
+G_END_DECLS
