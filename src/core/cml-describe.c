@@ -126,7 +126,7 @@ append_wrapped (GString *s, const char *text, const char *indent, guint width)
 #define DESCRIBE_WRAP 88
 
 static char *
-describe (CmlSystem *sys, gboolean pretty, const double *params)
+describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *params)
 {
   CmlModel *md = sys->model;
   guint m = md->m, n = md->n;
@@ -399,7 +399,7 @@ describe (CmlSystem *sys, gboolean pretty, const double *params)
           append_wrapped (s, line, "    ", DESCRIBE_WRAP);
         }
     }
-  if (pretty)
+  if (pretty && inspect)
     {
       /* the conserved-quantity inspector's candidates and verdicts (cml-conserved.c) */
       g_autoptr (CmlConservedReport) report = cml_conserved_inspect_at (sys, params);
@@ -415,19 +415,26 @@ char *
 cml_system_describe (const CmlSystem *sys)
 {
   g_return_val_if_fail (sys != NULL, NULL);
-  return describe ((CmlSystem *) sys, FALSE, NULL);
+  return describe ((CmlSystem *) sys, FALSE, FALSE, NULL);
 }
 
 char *
 cml_system_describe_readable (const CmlSystem *sys)
 {
   g_return_val_if_fail (sys != NULL, NULL);
-  return describe ((CmlSystem *) sys, TRUE, NULL);
+  return describe ((CmlSystem *) sys, TRUE, TRUE, NULL);
 }
 
 char *
 cml_system_describe_readable_at (const CmlSystem *sys, const double *params)
 {
   g_return_val_if_fail (sys != NULL, NULL);
-  return describe ((CmlSystem *) sys, TRUE, params);
+  return describe ((CmlSystem *) sys, TRUE, TRUE, params);
+}
+
+char *
+cml_system_describe_readable_equations (const CmlSystem *sys)
+{
+  g_return_val_if_fail (sys != NULL, NULL);
+  return describe ((CmlSystem *) sys, TRUE, FALSE, NULL);
 }
