@@ -29,7 +29,7 @@
 #include <glib/gi18n-lib.h>
 
 gboolean
-system_add_invariants (CmlSystem *sys, GError **error)
+cml_sys_add_invariants (CmlSystem *sys, GError **error)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
@@ -47,7 +47,7 @@ system_add_invariants (CmlSystem *sys, GError **error)
           if (!cml_expr_is_zero_expanded (ctx, rate))
             {
               g_autofree char *r = cml_expr_to_string_max (ctx, rate, 120);
-              return fail_model (sys, error, ne->line, CML_ERROR_MODEL,
+              return cml_sys_fail_model (sys, error, ne->line, CML_ERROR_MODEL,
                                  _("the invariant “%s” is not kept by the motion: moving along the section %s "
                                    "changes it at the rate %s per unit of %s, not 0 (an invariant of the "
                                    "configuration must hold whatever the velocities)"),
