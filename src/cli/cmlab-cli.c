@@ -22,6 +22,7 @@
 #include "cml-native.h"
 #include "cml-integrator.h"
 #include "cml-integrator-choice.h"
+#include "cml-lesson-cmd.h"
 #include "cml-list-cmd.h"
 #include "cml-model.h"
 #include "cml-output.h"
@@ -54,7 +55,8 @@ static const char *usage_text =
   "            [--columns A,B,...] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
   "  cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
-  "                  observables MODEL]\n"  "  cmlab-cli --version\n"
+  "                  observables MODEL]\n"
+  "  cmlab-cli lesson check|show|export LESSON [--answers] [--student -o DIR]\n"  "  cmlab-cli --version\n"
   "\n"
   "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).  simulate, plot,\n"
   "render and poincare take --session FILE instead (a session saved by the window): its\n"
@@ -518,5 +520,7 @@ main (int argc, char **argv)
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
     return cml_list_main (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "lesson"))
+    return cml_lesson_main (argc - 2, argv + 2);
   return usage_error (_("unknown command “%s”"), argv[1]);
 }
