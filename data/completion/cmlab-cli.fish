@@ -75,7 +75,7 @@ complete -c $cli -n __fish_use_subcommand -a '(__cmlab_cli_run list commands)'
 complete -c $cli -n 'not __fish_use_subcommand; and string match -q -- "-*" (commandline -ct)' -a '(__cmlab_cli_options)'
 complete -c $cli -n __cmlab_cli_needs_model \
     -a '(__cmlab_cli_run list model-names; __fish_complete_suffix .cml)'
-complete -c $cli -n '__cmlab_cli_lesson_at 2' -a 'check show export'
+complete -c $cli -n '__cmlab_cli_lesson_at 2' -a 'check show export handout'
 complete -c $cli -n '__cmlab_cli_lesson_at 3' -a '(__fish_complete_suffix .cmllesson | string match -r -- "^.*\\.cmllesson\$|^.*/\$")'
 complete -c $cli -n __cmlab_cli_list_kind -a 'models model-names commands integrators parameters state observables'
 complete -c $cli -l integrator -x -a '(__cmlab_cli_run list integrators)'

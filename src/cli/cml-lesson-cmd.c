@@ -51,13 +51,15 @@ static const char *lesson_usage =
   N_("Usage: cmlab-cli lesson check LESSON\n"
   "       cmlab-cli lesson show LESSON [--answers]\n"
   "       cmlab-cli lesson export LESSON --student -o DIR\n"
+  "       cmlab-cli lesson handout LESSON -o FILE.pdf\n"
   "check runs every step of the lesson and checks every prediction's answer against the\n"
   "motion.  show prints the lesson: each step's caption and question (--answers: also the\n"
   "answers, what to say afterwards, the notes for the teacher and the hidden values).\n"
   "export --student writes the students' copy into DIR, a new or empty folder: the lesson\n"
   "and the model files it needs, without answers, notes or hidden values; a step with a\n"
   "hidden parameter plays its motion, recorded beside the lesson.  LESSON is a lesson file\n"
-  "or the name of a shipped lesson (turning-table).\n");
+  "or the name of a shipped lesson (turning-table).  handout writes a printable worksheet: a\n"
+  "page for each step with its caption, a figure of how it starts and its question.\n");
 
 static int
 lesson_usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -78,28 +80,10 @@ lesson_usage_error (const char *fmt, ...)
 
 /* ---- finding and reading a lesson ----------------------------------------------------- */
 
-static char *
-find_lesson (const char *arg)
-{
-  const char *env = g_getenv ("CMLAB_LESSONS_DIR");
-  const char *const dirs[] = { env, CMLAB_LESSONS_INSTALL_DIR };
-
-  if (g_file_test (arg, G_FILE_TEST_EXISTS) || strchr (arg, G_DIR_SEPARATOR) || g_str_has_suffix (arg, ".cmllesson"))
-    return g_strdup (arg);
-  for (guint k = 0; k < G_N_ELEMENTS (dirs); k++)
-    {
-      g_autofree char *file = g_strconcat (arg, ".cmllesson", NULL);
-      g_autofree char *path = dirs[k] && *dirs[k] ? g_build_filename (dirs[k], file, NULL) : NULL;
-      if (path && g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        return g_steal_pointer (&path);
-    }
-  return g_strdup (arg);
-}
-
 static CmlLesson *
 open_lesson (const char *arg)
 {
-  g_autofree char *path = find_lesson (arg);
+  g_autofree char *path = cml_cli_find_lesson (arg);
   g_autoptr (GError) error = NULL;
   CmlLesson *lesson = cml_lesson_load (path, &error);
 
@@ -736,10 +720,17 @@ cml_lesson_main (int argc, char **argv)
       return 0;
     }
   if (rest == NULL || rest[0] == NULL)
-    return lesson_usage_error (_("which? check, show or export, and the lesson"));
+    return lesson_usage_error (_("which? check, show, export or handout, and the lesson"));
   const char *what = rest[0];
+  if (g_str_equal (what, "handout"))
+    {
+      /* cmlab-cli runs cmlab-cli-render for it; this is a cmlab-cli without the render library */
+      fprintf (stderr, _("cmlab-cli lesson: this cmlab-cli was built without the render library, so it cannot draw "
+                         "the handout\n"));
+      return EXIT_USAGE;
+    }
   if (!g_strv_contains ((const char *const[]) { "check", "show", "export", NULL }, what))
-    return lesson_usage_error (_("unknown lesson command “%s” (check, show or export)"), what);
+    return lesson_usage_error (_("unknown lesson command “%s” (check, show, export or handout)"), what);
   if (rest[1] == NULL)
     return lesson_usage_error (_("lesson %s needs the lesson (a .cmllesson file or a shipped lesson's name)"), what);
   if (rest[2] != NULL)

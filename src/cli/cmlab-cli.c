@@ -459,7 +459,10 @@ exec_render (char **argv)
     }
   /* TRANSLATORS: the first %s is "draw plots" or "film videos"; the last three name where the program was looked for */
   fprintf (stderr, _("cmlab-cli: cannot %s: the program that draws, cmlab-cli-render, does not run (%s; looked in %s%s%s)\n"),
-           g_str_equal (argv[1], "plot") ? _("draw plots") : _("film videos"), g_strerror (err), self_dir ? self_dir : "",
+           g_str_equal (argv[1], "plot")     ? _("draw plots")
+           : g_str_equal (argv[1], "lesson") ? _("draw the handout")
+                                             : _("film videos"),
+           g_strerror (err), self_dir ? self_dir : "",
            self_dir ? _(" and ") : "", CMLAB_LIBEXECDIR);
   return EXIT_USAGE;
 }
@@ -498,6 +501,9 @@ main (int argc, char **argv)
     return cmd_simulate (argc - 2, argv + 2);
 #ifdef CMLAB_HAVE_RENDER
   if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
+    return exec_render (argv);
+  /* the worksheet is drawn with Cairo and Pango too */
+  if (g_str_equal (argv[1], "lesson") && argc >= 3 && g_str_equal (argv[2], "handout"))
     return exec_render (argv);
 #else
   if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))

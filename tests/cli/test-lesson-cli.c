@@ -412,6 +412,104 @@ test_usage (void)
   g_assert_nonnull (strstr (e4, "/nonexistent/x.cmllesson"));
 }
 
+#ifdef CMLAB_HAVE_RENDER
+/* collapses every run of white space to one space */
+static char *
+squeeze (const char *text)
+{
+  GString *out = g_string_new (NULL);
+  for (const char *p = text; *p; p++)
+    if (g_ascii_isspace (*p))
+      {
+        if (out->len && out->str[out->len - 1] != ' ')
+          g_string_append_c (out, ' ');
+      }
+    else
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
+/* the worksheet: a PDF with a page for each step, its question on it, no answer */
+static void
+test_handout (void)
+{
+  g_autoptr (GPtrArray) paths = shipped ();
+  g_autofree char *tmp = g_dir_make_tmp ("cmlab-lesson-cli-XXXXXX", NULL);
+  g_autofree char *pdftotext = g_find_program_in_path ("pdftotext");
+
+  if (pdftotext == NULL)
+    g_test_message ("pdftotext is not installed: the pages are counted in the PDF itself, the questions not read");
+  for (guint k = 0; k < paths->len; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlLesson) lesson = cml_lesson_load (paths->pdata[k], &error);
+      g_autofree char *pdf = g_build_filename (tmp, "handout.pdf", NULL);
+      g_autofree char *out = NULL, *err = NULL, *data = NULL;
+      gsize len;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (cli_run (&out, &err, "lesson", "handout", (char *) paths->pdata[k], "-o", pdf, NULL), ==, 0);
+      g_assert_true (g_file_get_contents (pdf, &data, &len, NULL));
+      g_assert_true (len > 4 && memcmp (data, "%PDF", 4) == 0);
+      {
+        /* page objects: "/Type /Page" not followed by 's' */
+        guint pages = 0;
+        const char *key = "/Type /Page";
+        for (gsize i = 0; i + strlen (key) < len; i++)
+          pages += memcmp (data + i, key, strlen (key)) == 0 && data[i + strlen (key)] != 's';
+        g_assert_cmpuint (pages, ==, lesson->steps->len);
+      }
+      if (pdftotext)
+        {
+          g_autofree char *text = NULL;
+          const char *argv[] = { pdftotext, "-enc", "UTF-8", pdf, "-", NULL };
+          int status;
+          g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &text, NULL,
+                                       &status, NULL));
+          g_assert_true (g_spawn_check_wait_status (status, NULL));
+          g_auto (GStrv) pages = g_strsplit (text, "\f", -1);
+          /* a form feed after each page */
+          g_assert_cmpuint (g_strv_length (pages), ==, lesson->steps->len + 1);
+          for (guint s = 0; s < lesson->steps->len; s++)
+            {
+              CmlLessonStep *st = lesson->steps->pdata[s];
+              g_autofree char *page = squeeze (pages[s]);
+              g_autofree char *head = g_strdup_printf ("step %u of %u", s + 1, lesson->steps->len);
+              g_autofree char *caption = squeeze (st->caption);
+              /* the caption's opening words (pdftotext spaces out combining accents, as q̇) */
+              gsize n = 0;
+              while (caption[n] && n < 30 && !(caption[n] & 0x80))
+                n++;
+              caption[n] = '\0';
+              g_assert_cmpuint (n, >=, 3);
+              g_assert_nonnull (strstr (page, head));
+              g_assert_nonnull (strstr (page, caption));
+              if (st->prediction.kind != CML_PREDICTION_NONE)
+                {
+                  g_autofree char *question = squeeze (st->prediction.question);
+                  g_assert_nonnull (strstr (page, question));
+                  for (guint c = 0; st->prediction.choices && st->prediction.choices[c]; c++)
+                    {
+                      g_autofree char *choice = squeeze (st->prediction.choices[c]);
+                      g_assert_nonnull (strstr (page, choice));
+                    }
+                }
+              if (st->notes)
+                g_assert_null (strstr (text, st->notes));
+              if (st->prediction.afterwards)
+                {
+                  g_autofree char *after = squeeze (st->prediction.afterwards);
+                  g_autofree char *all = squeeze (text);
+                  g_assert_null (strstr (all, after));
+                }
+            }
+        }
+      g_remove (pdf);
+    }
+  g_rmdir (tmp);
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -423,5 +521,8 @@ main (int argc, char **argv)
   g_test_add_func ("/lesson-cli/export-not-empty", test_export_not_empty);
   g_test_add_func ("/lesson-cli/export-leak", test_export_leak);
   g_test_add_func ("/lesson-cli/usage", test_usage);
+#ifdef CMLAB_HAVE_RENDER
+  g_test_add_func ("/lesson-cli/handout", test_handout);
+#endif
   return g_test_run ();
 }
