@@ -174,6 +174,14 @@ lesson_check (const CmlLesson *lesson)
           const GPtrArray *report = cml_simulation_get_projection_report (sim);
           for (guint r = 0; r < report->len; r++)
             printf (_("    note: %s\n"), (char *) report->pdata[r]);
+          /* a time no run reaches (at = 1e300) is refused, not run for ever */
+          g_autofree char *why = NULL;
+          if (pr->kind != CML_PREDICTION_NONE && !cml_cli_check_span (sim, st->initial, pr->at, &why))
+            {
+              printf (_("    the prediction cannot be checked: %s\n"), why);
+              n_failed++;
+              continue;
+            }
         }
       if (pr->kind == CML_PREDICTION_NONE)
         continue;
@@ -454,6 +462,15 @@ record_motion (const CmlLesson *lesson, const CmlLessonStep *st, guint number, G
   t_end = st->t_end > 0 ? st->t_end : pr->kind != CML_PREDICTION_NONE && pr->at > 0 ? pr->at : 10;
   if (pr->kind != CML_PREDICTION_NONE && pr->at > t_end)
     t_end = pr->at;
+  {
+    /* a time no run reaches is refused, not run for ever */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_span (sim, st->initial, t_end, &why))
+      {
+        g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s", why);
+        return NULL;
+      }
+  }
   g_autofree double *obs = g_new (double, n_obs);
   /* the times: equal steps, and the prediction's time where it falls between two */
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (double));

@@ -397,6 +397,29 @@ test_export_leak (void)
   g_rmdir (tmp);
 }
 
+/* a time no run reaches: refused at once, by check and by export (which leaves nothing) */
+static void
+test_far_time (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("cmlab-lesson-cli-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (tmp, "far.cmllesson", NULL);
+  g_autofree char *dir = g_build_filename (tmp, "copy", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_true (g_file_set_contents (path,
+                                      "[lesson]\nformat = cmlab-lesson 1\ntitle = t\n[step 1]\ncaption = c\n"
+                                      "model = rolling-ball\nhidden = Omega\nt-end = 1e300\nquestion = q\nunit = m\n"
+                                      "answer = 1\nquantity = x\nat = 1e300\n",
+                                      -1, NULL));
+  g_assert_cmpint (cli_run_timed (120, &out, NULL, "lesson", "check", path, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "out of reach"));
+  g_assert_cmpint (cli_run_timed (120, NULL, &err, "lesson", "export", path, "--student", "-o", dir, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "out of reach"));
+  g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
+  g_remove (path);
+  g_rmdir (tmp);
+}
+
 static void
 test_usage (void)
 {
@@ -521,6 +544,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lesson-cli/export-not-empty", test_export_not_empty);
   g_test_add_func ("/lesson-cli/export-leak", test_export_leak);
   g_test_add_func ("/lesson-cli/usage", test_usage);
+  g_test_add_func ("/lesson-cli/far-time", test_far_time);
 #ifdef CMLAB_HAVE_RENDER
   g_test_add_func ("/lesson-cli/handout", test_handout);
 #endif
