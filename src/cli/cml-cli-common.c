@@ -882,6 +882,11 @@ cml_cli_progress_failed (CmlCliProgress *p, const char *message)
     }
 }
 
+#ifndef CMLAB_LESSONS_INSTALL_DIR
+/* (src/cli/meson.build gives the installed one; a test that builds this file alone has none) */
+#define CMLAB_LESSONS_INSTALL_DIR NULL
+#endif
+
 char *
 cml_cli_find_lesson (const char *arg)
 {
