@@ -22,6 +22,7 @@
 #include "cml-native.h"
 #include "cml-integrator.h"
 #include "cml-integrator-choice.h"
+#include "cml-lesson-cmd.h"
 #include "cml-list-cmd.h"
 #include "cml-model.h"
 #include "cml-output.h"
@@ -54,7 +55,8 @@ static const char *usage_text =
   "            [--columns A,B,...] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
   "  cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
-  "                  observables MODEL]\n"  "  cmlab-cli --version\n"
+  "                  observables MODEL]\n"
+  "  cmlab-cli lesson check|show|export LESSON [--answers] [--student -o DIR]\n"  "  cmlab-cli --version\n"
   "\n"
   "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).  simulate, plot,\n"
   "render and poincare take --session FILE instead (a session saved by the window): its\n"
@@ -457,7 +459,10 @@ exec_render (char **argv)
     }
   /* TRANSLATORS: the first %s is "draw plots" or "film videos"; the last three name where the program was looked for */
   fprintf (stderr, _("cmlab-cli: cannot %s: the program that draws, cmlab-cli-render, does not run (%s; looked in %s%s%s)\n"),
-           g_str_equal (argv[1], "plot") ? _("draw plots") : _("film videos"), g_strerror (err), self_dir ? self_dir : "",
+           g_str_equal (argv[1], "plot")     ? _("draw plots")
+           : g_str_equal (argv[1], "lesson") ? _("draw the handout")
+                                             : _("film videos"),
+           g_strerror (err), self_dir ? self_dir : "",
            self_dir ? _(" and ") : "", CMLAB_LIBEXECDIR);
   return EXIT_USAGE;
 }
@@ -497,6 +502,9 @@ main (int argc, char **argv)
 #ifdef CMLAB_HAVE_RENDER
   if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
     return exec_render (argv);
+  /* the worksheet is drawn with Cairo and Pango too */
+  if (g_str_equal (argv[1], "lesson") && argc >= 3 && g_str_equal (argv[2], "handout"))
+    return exec_render (argv);
 #else
   if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
     {
@@ -518,5 +526,7 @@ main (int argc, char **argv)
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
     return cml_list_main (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "lesson"))
+    return cml_lesson_main (argc - 2, argv + 2);
   return usage_error (_("unknown command “%s”"), argv[1]);
 }

@@ -54,5 +54,9 @@ check "x1= x2= x3=" shoot martinet --t-end 1 --target x
 check "csv json" simulate rolling-ball --format ""
 check "parameters" list par
 check "plate-ball" list state pl
+touch my.cmllesson
+check "check" lesson ch
+check "my.cmllesson" lesson show m
+check "--answers" lesson show my.cmllesson --ans
 echo "1..$n"
 exit $fail
