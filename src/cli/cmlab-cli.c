@@ -24,9 +24,11 @@
 #include "cml-integrator-choice.h"
 #include "cml-list-cmd.h"
 #include "cml-model.h"
+#include "cml-equations-export.h"
 #include "cml-output.h"
 #include "cml-poincare-cmd.h"
 #include "cml-shoot-cmd.h"
+#include "cml-rhs-cmd.h"
 #include "cml-sweep-cmd.h"
 #include "cml-system.h"
 
@@ -52,7 +54,8 @@ static const char *usage_text =
   "            [--at T1,T2,...] [--shard I/N] [--jobs J] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli shoot MODEL --t-end T --target NAME=VALUE[,NAME=VALUE...] [--dt-out H]\n"
   "            [--columns A,B,...] [run options as for simulate] [-o FILE]\n"
-  "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
+  "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic] [--format text|latex|sympy|json]\n"
+  "  cmlab-cli rhs MODEL [--set P=V]... --states FILE\n"
   "  cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
   "                  observables MODEL]\n"  "  cmlab-cli --version\n"
   "\n"
@@ -79,10 +82,13 @@ static const char *simulate_usage =
   "closed forms.  Integrators: cmlab-cli list integrators.\n");
 
 static const char *info_usage =
-  N_("Usage: cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
+  N_("Usage: cmlab-cli info MODEL [--set P=V]... [--as vakonomic] [--format text|latex|sympy|json]\n"
   "Describes the model: what it is, its algebroid, Lagrangian and constraints, the equations\n"
   "derived from them, regularity, the conserved quantities derived and checked, parameters,\n"
-  "the initial state and the values of its monitors at t = 0.\n");
+  "the initial state and the values of its monitors at t = 0.\n"
+  "--format latex, sympy or json writes the derived equations for other programs instead: the\n"
+  "right-hand side, the constraint forces, the constraints kept and the conserved quantities\n"
+  "as LaTeX (amsmath), as a Python script that builds them with SymPy, or as JSON.\n");
 
 static int
 usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -342,20 +348,58 @@ cmd_simulate (int argc, char **argv)
   return status;
 }
 
+/* info --format: text (the account for people), or the equations for other programs */
+static gboolean
+info_option (const char *name, const char *value, gpointer data, GError **error)
+{
+  char **format = data;
+
+  (void) name;
+  if (!g_str_equal (value, "text"))
+    {
+      CmlEquationsFormat f;
+      if (!cml_equations_format_from_string (value, &f))
+        return cml_cli_option_error (error, _("--format must be text, latex, sympy or json, not “%s”"), value);
+    }
+  g_free (*format);
+  *format = g_strdup (value);
+  return TRUE;
+}
+
+static const GOptionEntry info_entries[] = {
+  { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) info_option, "", "text|latex|sympy|json" },
+  G_OPTION_ENTRY_NULL
+};
+
 static int
 cmd_info (int argc, char **argv)
 {
   g_auto (CmlCliRunOptions) ro = { 0 };
   g_autofree char *model_name = NULL;
+  g_autofree char *format = NULL;
   g_autoptr (CmlSimulation) sim = NULL;
+  CmlEquationsFormat eq_format;
   int status;
 
   cml_cli_run_options_init (&ro);
-  status = cml_cli_parse_args (argc, argv, NULL, NULL, &ro, CML_CLI_RUN_OPTIONS_SET_ONLY, info_usage, &model_name);
+  status = cml_cli_parse_args (argc, argv, info_entries, &format, &ro, CML_CLI_RUN_OPTIONS_SET_ONLY, info_usage,
+                               &model_name);
   if (status != CML_CLI_CONTINUE)
     return status;
   if ((status = cml_cli_open_simulation (model_name, ro.sets, usage_text, &sim)) != 0)
     return status;
+  if (format && cml_equations_format_from_string (format, &eq_format))
+    {
+      /* the derived equations for other programs, with the parameters' values --set gave */
+      CmlSystem *sys = cml_simulation_get_system (sim);
+      CmlModel *model = cml_system_get_model (sys);
+      g_autofree double *params = g_new (double, model->params->len + 1);
+      for (guint k = 0; k < model->params->len; k++)
+        params[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
+      g_autofree char *text = cml_system_export_equations (sys, params, eq_format);
+      fputs (text, stdout);
+      return fflush (stdout) == 0 && !ferror (stdout) ? 0 : EXIT_USAGE;
+    }
   {
     g_autoptr (GError) error = NULL;
     if (ro.sets->len && !cml_simulation_reset (sim, NULL, &error))
@@ -516,6 +560,8 @@ main (int argc, char **argv)
     return cml_shoot_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "info"))
     return cmd_info (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "rhs"))
+    return cml_rhs_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
     return cml_list_main (argc - 2, argv + 2);
   return usage_error (_("unknown command “%s”"), argv[1]);
