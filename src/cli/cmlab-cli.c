@@ -39,7 +39,7 @@
 static const char *usage_text =
   N_("Usage:\n"
   "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... [--t-start T0] --t-end T [--dt-out H]\n"
-  "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
+  "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json|npy] [-o FILE]\n"
   "            [--reference] [--columns A,B,...]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
@@ -73,10 +73,11 @@ static const char *usage_text =
 static const char *simulate_usage =
   N_("Usage: cmlab-cli simulate MODEL --t-end T [--dt-out H] [--t-start T0] [--set P=V]...\n"
   "                  [--init S=V]... [--integrator NAME] [--rtol R] [--atol A] [--step H]\n"
-  "                  [--format csv|json] [--columns A,B,...] [--reference] [--session FILE]\n"
+  "                  [--format csv|json|npy] [--columns A,B,...] [--reference] [--session FILE]\n"
   "                  [--as vakonomic] [-o FILE]\n"
   "Runs the model from T0 (default 0) to T and writes a row every H (default: (T - T0)/1000,\n"
-  "a thousand rows after the first): CSV with '#' header lines, or one JSON document.\n"
+  "a thousand rows after the first): CSV with '#' header lines, one JSON document, or NumPy's\n"
+  ".npy (-o FILE.npy; the run's metadata in FILE.npy.json).\n"
   "--columns: any observables (cmlab-cli list observables MODEL), e.g. the constraint\n"
   "multipliers lambda_NAME; --reference adds NAME_ref and NAME_err columns from the model's\n"
   "closed forms.  Integrators: cmlab-cli list integrators.\n");
@@ -170,7 +171,7 @@ simulate_option (const char *name, const char *value, gpointer data, GError **er
 static const GOptionEntry simulate_entries[] = {
   { "columns", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "A,B,..." },
   { "dt-out", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "H" },
-  { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "csv|json" },
+  { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "csv|json|npy" },
   { "reference", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", NULL },
   { "t-start", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "T0" },
   G_OPTION_ENTRY_NULL
@@ -199,7 +200,10 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
   /* without --dt-out: a thousand rows after the first */
   const double dt_out = so->has_dt_out ? so->dt_out : span > 0 ? span / 1000 : 1.0;
   if (!cml_output_format_from_string (so->format, &format))
-    return usage_error (_("--format must be csv or json, not “%s”"), so->format);
+    return usage_error (_("--format must be csv, json or npy, not “%s”"), so->format);
+  /* -o FILE.npy without --format: NumPy's binary format */
+  if (so->format_owned == NULL && output && g_str_has_suffix (output, ".npy"))
+    format = CML_OUTPUT_NPY;
   if ((status = cml_cli_run_options_integrator (ro, &iopt, usage_text)) != 0)
     return status;
   /* before anything is simulated: where the output goes, and whether it fits (a row is at
