@@ -646,7 +646,12 @@ tex_block (GString *s, const char *heading, GArray *roots, const CmlExprNames *n
       if (zero)
         g_string_append (s, "0");
       else if (dot)
-        g_string_append_printf (s, "\\dot{%s}", nm);
+        {
+          /* the dot over the letter, before its subscript: \dot{w}_{1} */
+          const char *sub = strstr (nm, "_{");
+          gsize head = sub ? (gsize) (sub - nm) : strlen (nm);
+          g_string_append_printf (s, "\\dot{%.*s}%s", (int) head, nm, nm + head);
+        }
       else
         g_string_append (s, nm);
       g_string_append (s, " &= ");

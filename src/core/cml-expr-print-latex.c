@@ -250,9 +250,10 @@ in_denominator (const Tex *x, const CmlExpr *f)
 }
 
 /* The factors of E with positive (DEN FALSE) or negative numeric exponents (DEN TRUE),
- * by juxtaposition; FIRST_NUMBER: a number was written just before. */
+ * by juxtaposition; NUMBER_BEFORE: a number was written just before; IN_FRAC: they are
+ * the numerator or the denominator of a \frac, where a lone sum needs no parentheses. */
 static guint
-tex_factors (const Tex *x, GString *out, const CmlExpr *e, gboolean den, gboolean number_before)
+tex_factors (const Tex *x, GString *out, const CmlExpr *e, gboolean den, gboolean number_before, gboolean in_frac)
 {
   guint n = 0;
   gboolean single = TRUE;
@@ -272,12 +273,15 @@ tex_factors (const Tex *x, GString *out, const CmlExpr *e, gboolean den, gboolea
       if (i > 0 || number_before)
         g_string_append (out, i == 0 ? "\\," : " ");
       start = out->len;
+      /* a sum among other factors is in parentheses; a lone one is not (in \frac) */
+      int need = single && !number_before && in_frac ? 0 : P_PRODUCT;
       if (is_named (x, e->args[k]))
-        p = tex_expr (x, out, e->args[k], 0);
+        p = tex_expr (x, out, e->args[k], need);
+      else if (xp == NULL && fabs (en) == 1)
+        p = tex_expr (x, out, b, need);
       else
         p = tex_power (x, out, b, den ? -en : en, xp);
-      /* a sum among other factors is in parentheses; a lone one is not (in \frac) */
-      wrap (out, start, p, single && den ? 0 : P_PRODUCT);
+      wrap (out, start, p, need);
       i++;
     }
   return n;
@@ -299,11 +303,11 @@ tex_product (const Tex *x, GString *out, const CmlExpr *e)
   gboolean number = coef != 1 || n_den == e->n;
   if (number)
     tex_number (out, coef);
-  tex_factors (x, out, e, FALSE, number);
+  tex_factors (x, out, e, FALSE, number, n_den > 0);
   if (n_den > 0)
     {
       g_string_append (out, "}{");
-      tex_factors (x, out, e, TRUE, FALSE);
+      tex_factors (x, out, e, TRUE, FALSE, TRUE);
       g_string_append_c (out, '}');
     }
   return e->value < 0 ? P_SUM : n_den > 0 ? P_ATOM : P_PRODUCT;
