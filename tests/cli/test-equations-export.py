@@ -14,12 +14,14 @@
 # the states must be compared.  A model whose right-hand side depends on velocities that
 # Newton's method solves for (nonlinear vakonomic) is listed and skipped for the values.
 # The JSON holds the state's names and units, the parameters with values, and one
-# expression per state variable; the LaTeX has balanced braces, an align* row per state
+# expression per state variable, which evaluated (as Python, ^ read as **) at one of the
+# states give cmlab's values; the LaTeX has balanced braces, an align* row per state
 # variable, names every state variable in its header and, when pdflatex is installed,
 # compiles in a document with amsmath.
 # Usage: test-equations-export.py CMLAB_CLI SOURCE_ROOT
 import glob
 import json
+import math
 import os
 import random
 import shutil
@@ -142,6 +144,26 @@ for model in models:
     ok(good.sum() >= N_STATES // 2 and worst <= TOL,
        "%s: the SymPy rhs equals cmlab's at %d random states (largest difference %.3g)"
        % (label, int(good.sum()), worst))
+
+    # the JSON's expressions (cmlab's syntax: ^ for powers) give the same numbers, at the
+    # first state both sides could evaluate
+    if good.any():
+        i = int(np.argmax(good))
+        env = {f: getattr(math, f) for f in ("sin", "cos", "tan", "asin", "acos", "atan",
+                                               "atan2", "sinh", "cosh", "tanh", "exp", "log",
+                                               "sqrt", "pi", "inf", "nan")}
+        env.update(abs=abs, sign=lambda v: float((v > 0) - (v < 0)), t=rows[i][0])
+        env.update({s["name"]: v for s, v in zip(js["state"], rows[i][1:])})
+        env.update({p["name"]: p["value"] for p in js["parameters"]})
+        try:
+            for sh in js["shared"]:
+                env[sh["name"]] = eval(sh["expr"].replace("^", "**"), env)
+            vj = [complex(eval(e.replace("^", "**"), env)) for e in js["rhs"]]
+            dj = max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(vj, cm[i]))
+        except (ValueError, ZeroDivisionError, OverflowError, SyntaxError, NameError) as e:
+            dj = "%s" % e
+        ok(isinstance(dj, float) and dj <= TOL,
+           "%s: the JSON rhs gives cmlab's values (difference %s)" % (label, dj))
 
 builtins = set(run(["list", "model-names"]).stdout.split())
 ok(not builtins & set(refused) and len(refused) < len(models) // 2,
