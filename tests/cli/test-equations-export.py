@@ -21,9 +21,11 @@
 # Usage: test-equations-export.py CMLAB_CLI SOURCE_ROOT
 import glob
 import json
+import keyword
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -65,8 +67,22 @@ pdflatex = shutil.which("pdflatex")
 tmp = tempfile.mkdtemp(prefix="cmlab-eq-")
 rng = random.Random(36)
 
+# a model whose names are Python keywords and the script's own names (renamed in Python
+# with a trailing underscore, and not onto each other): the oscillator with k -> lambda,
+# x -> state, y -> state_, u -> sp, v -> rhs
+with open(os.path.join(root, "tests", "models", "data", "oscillator-reference.cml")) as f:
+    text = f.read().split("\n[reference]")[0].replace("[definitions]\nw = sqrt(k)\n", "")
+head, body = text[:text.index("[parameters]")], text[text.index("[parameters]"):]
+for old, new in (("k", "lambda"), ("x", "state"), ("y", "state_"), ("u", "sp"), ("v", "rhs")):
+    body = re.sub(r"\b%s\b" % old, new, body)
+renamed = os.path.join(tmp, "python-names.cml")
+with open(renamed, "w") as f:
+    f.write(head + body.replace("energy", "expand"))
+models.append(renamed)
+
 for model in models:
-    label = os.path.relpath(model, root) if os.path.sep in model else model
+    label = (os.path.basename(model) if model.startswith(tmp)
+             else os.path.relpath(model, root) if os.path.sep in model else model)
     py = run(["info", model, "--format", "sympy"])
     if py.returncode != 0:
         refused.append(label)
@@ -78,6 +94,11 @@ for model in models:
         ok(False, "%s: the SymPy script runs (%s)" % (label, e))
         continue
     state, params = ns["state"], ns["parameters"]
+    if model == renamed:
+        ok([str(v) for v in state] == ["state", "state_", "sp", "rhs"]
+           and [str(v) for v in params] == ["lambda"] and len(set(map(id, state))) == 4
+           and list(ns["conserved"]) == ["expand"],
+           "%s: symbols named like Python keywords or the script's names keep their names" % label)
     ok(len(ns["rhs"]) == len(state) and all(isinstance(e, sp.Basic) for e in ns["rhs"]),
        "%s: the SymPy script has one SymPy expression per state variable" % label)
 
@@ -147,7 +168,9 @@ for model in models:
 
     # the JSON's expressions (cmlab's syntax: ^ for powers) give the same numbers, at the
     # first state both sides could evaluate
-    if good.any():
+    # (Python's eval cannot read a name that is one of its keywords)
+    names = [v["name"] for v in js["state"] + js["parameters"]]
+    if good.any() and not any(keyword.iskeyword(v) for v in names):
         i = int(np.argmax(good))
         env = {f: getattr(math, f) for f in ("sin", "cos", "tan", "asin", "acos", "atan",
                                                "atan2", "sinh", "cosh", "tanh", "exp", "log",
