@@ -7,7 +7,8 @@
  * Reads lines "t z_1 … z_n" (numbers separated by spaces, tabs or commas; blank lines and
  * lines starting with '#' are skipped) from --states FILE (or "-": standard input) and
  * writes one line per state, "f_1,…,f_n" with %.17g: the same evaluation the integrators
- * make (cml_simulation_eval_rhs_at), with the model's parameters or --set's.  A state at
+ * make (cml_simulation_eval_rhs_at), with the model's parameters or --set's; with
+ * --with-free-velocities, then the free velocities Newton's method solved for.  A state at
  * which the right-hand side cannot be evaluated (a matrix that must be inverted is
  * singular there) gets a line of nan and a message on standard error, and the exit status
  * is then 1.
@@ -34,16 +35,18 @@
 #define MAX_STATES_BYTES ((gsize) 1 << 30)
 
 static const char *rhs_usage =
-  N_("Usage: cmlab-cli rhs MODEL [--set P=V]... --states FILE\n"
+  N_("Usage: cmlab-cli rhs MODEL [--set P=V]... --states FILE [--with-free-velocities]\n"
   "Evaluates the right-hand side of the equations of motion, the time derivative of every\n"
   "state variable, at the times and states of FILE (\"-\": standard input): one per line,\n"
   "t then the state in the order of `cmlab-cli list state MODEL`, separated by spaces or\n"
   "commas ('#' lines skipped).  Writes one line per state: the derivatives, separated by\n"
-  "commas, with every digit (%.17g).\n");
+  "commas, with every digit (%.17g); with --with-free-velocities, then the velocities that\n"
+  "Newton's method solved for (a vakonomic system whose W1 relations are nonlinear in them).\n");
 
 typedef struct
 {
-  char *states;
+  char    *states;
+  gboolean with_free; /* --with-free-velocities */
 } RhsOptions;
 
 static gboolean
@@ -51,15 +54,20 @@ rhs_option (const char *name, const char *value, gpointer data, GError **error)
 {
   RhsOptions *o = data;
 
-  (void) name;
   (void) error;
-  g_free (o->states);
-  o->states = g_strdup (value);
+  if (g_str_equal (name, "--with-free-velocities"))
+    o->with_free = TRUE;
+  else
+    {
+      g_free (o->states);
+      o->states = g_strdup (value);
+    }
   return TRUE;
 }
 
 static const GOptionEntry rhs_entries[] = {
   { "states", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) rhs_option, "", "FILE" },
+  { "with-free-velocities", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) rhs_option, "", NULL },
   G_OPTION_ENTRY_NULL
 };
 
@@ -129,6 +137,8 @@ cml_rhs_main (int argc, char **argv)
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   guint n = cml_system_dim (sys), failed = 0;
+  guint na = o.with_free ? cml_system_n_free_velocities (sys) : 0;
+  g_autofree double *aux = g_new (double, na + 1);
   g_autofree double *z = g_new (double, n + 1);
   g_autofree double *f = g_new (double, n + 1);
   g_autofree double *values = g_new (double, n + 2);
@@ -175,13 +185,22 @@ cml_rhs_main (int argc, char **argv)
           fprintf (stderr, "cmlab-cli: %s:%u: %s\n", o.states, line_no, error->message);
           for (guint i = 0; i < n; i++)
             f[i] = NAN;
+          for (guint a = 0; a < na; a++)
+            aux[a] = NAN;
           failed++;
         }
+      else if (na > 0)
+        cml_simulation_get_free_velocities (sim, aux);
       for (guint i = 0; i < n; i++)
         {
           if (i)
             fputc (',', stdout);
           cml_output_write_number (stdout, f[i]);
+        }
+      for (guint a = 0; a < na; a++)
+        {
+          fputc (',', stdout);
+          cml_output_write_number (stdout, aux[a]);
         }
       fputc ('\n', stdout);
     }

@@ -53,7 +53,7 @@ typedef struct
 {
   CmlSystem  *sys;
   CmlModel   *md;
-  GArray     *rhs, *multipliers, *constraints, *conserved; /* Root */
+  GArray     *rhs, *multipliers, *constraints, *conserved, *w1; /* Root */
   GPtrArray  *owned;       /* char*: names made here */
   GHashTable *uses;        /* CmlExpr* -> number of nodes and roots that use it */
   GPtrArray  *shared;      /* CmlExpr*: the named parts, in dependency order */
@@ -163,7 +163,7 @@ static void
 export_init (Export *x, CmlSystem *sys, const double *params)
 {
   CmlModel *md = sys->model;
-  GArray *all[4];
+  GArray *all[5];
 
   memset (x, 0, sizeof *x);
   x->sys = sys;
@@ -179,6 +179,7 @@ export_init (Export *x, CmlSystem *sys, const double *params)
   all[1] = x->multipliers = g_array_new (FALSE, FALSE, sizeof (Root));
   all[2] = x->constraints = g_array_new (FALSE, FALSE, sizeof (Root));
   all[3] = x->conserved = g_array_new (FALSE, FALSE, sizeof (Root));
+  all[4] = x->w1 = g_array_new (FALSE, FALSE, sizeof (Root));
 
   for (guint i = 0; i < sys->dim; i++)
     add_root (x, x->rhs, sys->state_names[i], sys->rhs[i]);
@@ -195,6 +196,9 @@ export_init (Export *x, CmlSystem *sys, const double *params)
       add_root (x, x->constraints, a < k_c ? NULL : ((CmlNamedExpr *) md->invariants->pdata[a - k_c])->name,
                 sys->h->pdata[a]);
   }
+  /* the W1 relations F_a = 0 that fix the free velocities */
+  for (guint a = 0; a < sys->na; a++)
+    add_root (x, x->w1, NULL, sys->newton[a]);
   for (guint k = 0; k < md->monitors->len; k++)
     {
       CmlNamedExpr *ne = md->monitors->pdata[k];
@@ -222,6 +226,7 @@ export_clear (Export *x)
   g_array_unref (x->multipliers);
   g_array_unref (x->constraints);
   g_array_unref (x->conserved);
+  g_array_unref (x->w1);
   g_ptr_array_unref (x->owned);
   g_hash_table_unref (x->uses);
   g_ptr_array_unref (x->shared);
@@ -264,7 +269,7 @@ make_names (Export *x, CmlExprNames *names, const char *sym_fmt_kind)
     "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
     "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
     "with", "yield", "sp", "state", "parameters", "shared", "rhs", "multipliers", "constraints",
-    "conserved", "free_velocities", "expand", "time",
+    "conserved", "free_velocities", "free_velocity_equations", "expand", "time",
   };
   g_autoptr (GHashTable) taken = g_hash_table_new (g_str_hash, g_str_equal);
 
@@ -423,6 +428,7 @@ export_json (Export *x)
         cml_json_string (j, NULL, cml_expr_ctx_symbol_name (sys->ctx, sys->aux_sym[a]));
       cml_json_end (j);
     }
+
   cml_json_begin_array (j, "shared", CML_JSON_BLOCK);
   for (guint k = 0; k < x->shared->len; k++)
     {
@@ -444,6 +450,13 @@ export_json (Export *x)
     json_expr (j, NULL, &names, g_array_index (x->constraints, Root, k).expr);
   cml_json_end (j);
   json_named_roots (j, "conserved", x->conserved, &names, x, TRUE);
+  if (sys->na > 0)
+    {
+      cml_json_begin_array (j, "free_velocity_equations", CML_JSON_BLOCK);
+      for (guint k = 0; k < x->w1->len; k++)
+        json_expr (j, NULL, &names, g_array_index (x->w1, Root, k).expr);
+      cml_json_end (j);
+    }
   cml_json_begin_array (j, "algorithm_steps", CML_JSON_BLOCK);
   for (guint k = 0; k < sys->steps->len; k++)
     cml_json_string (j, NULL, sys->steps->pdata[k]);
@@ -609,6 +622,15 @@ export_sympy (Export *x)
   g_string_append (s, "]\n");
   g_string_append_printf (s, "\n# %s\n", _("the conserved quantities"));
   py_named_roots (s, "conserved", x->conserved, &names);
+  g_string_append_printf (s, "\n# %s\nfree_velocity_equations = [\n",
+                          _("the W1 relations that fix the free velocities: each is 0"));
+  for (guint k = 0; k < x->w1->len; k++)
+    {
+      g_string_append (s, "    ");
+      print_ref (&names, g_array_index (x->w1, Root, k).expr, CML_EQUATIONS_SYMPY, s);
+      g_string_append (s, ",\n");
+    }
+  g_string_append (s, "]\n");
   if (sys->steps->len)
     {
       g_string_append_printf (s, "\n# %s\n", _("The steps of the constraint algorithm:"));
@@ -719,6 +741,7 @@ export_latex (Export *x)
              FALSE);
   tex_block (s, _("The constraints the motion keeps:"), x->constraints, &names, x, FALSE, TRUE);
   tex_block (s, _("The conserved quantities:"), x->conserved, &names, x, FALSE, FALSE);
+  tex_block (s, _("The W1 relations that fix the free velocities:"), x->w1, &names, x, FALSE, TRUE);
   if (sys->steps->len)
     {
       append_comment (s, "%", _("The steps of the constraint algorithm:"));

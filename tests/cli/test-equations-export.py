@@ -12,7 +12,8 @@
 # or absolute for values below 1).  States at which either side cannot be evaluated (a
 # singular matrix, a logarithm of a negative number) are left out, and at least half of
 # the states must be compared.  A model whose right-hand side depends on velocities that
-# Newton's method solves for (nonlinear vakonomic) is listed and skipped for the values.
+# Newton's method solves for (nonlinear vakonomic) is compared at the free velocities cmlab
+# found (`rhs --with-free-velocities`), which must satisfy the exported W1 relations.
 # The JSON holds the state's names and units, the parameters with values, and one
 # expression per state variable, which evaluated (as Python, ^ read as **) at one of the
 # states give cmlab's values; the LaTeX has balanced braces, an align* row per state
@@ -131,10 +132,6 @@ for model in models:
         ok(r.returncode == 0, "%s: the LaTeX compiles with amsmath" % label
            + ("" if r.returncode == 0 else ": " + r.stdout[-800:]))
 
-    if ns["free_velocities"]:
-        skipped.append(label)
-        continue
-
     # states near the initial one (every variable moved by up to 0.3 (1 + |z0|)), t in [0, 2]
     # (a model whose initial data cannot be solved for: around 0.5)
     sim = run(["simulate", model, "--t-end", "0", "--format", "json"])
@@ -147,19 +144,33 @@ for model in models:
     with open(path, "w") as f:
         for row in rows:
             f.write(" ".join(repr(v) for v in row) + "\n")
-    r = run(["rhs", model, "--states", path])
-    cm = np.array([[float(v) for v in line.split(",")] for line in r.stdout.splitlines()])
-    ok(cm.shape == (N_STATES, len(state)), "%s: cmlab-cli rhs gives a row per state" % label)
+    # (and the free velocities Newton's method found, where there are)
+    free = list(ns["free_velocities"])
+    r = run(["rhs", model, "--states", path] + (["--with-free-velocities"] if free else []))
+    out = np.array([[float(v) for v in line.split(",")] for line in r.stdout.splitlines()])
+    ok(out.shape == (N_STATES, len(state) + len(free)), "%s: cmlab-cli rhs gives a row per state" % label)
+    cm, aux = out[:, :len(state)], out[:, len(state):]
 
     # the SymPy right-hand side, evaluated with its shared parts as assignments
     t = ns["time"]
-    args = [t] + list(state) + list(params)
+    args = [t] + list(state) + list(params) + free
     with np.errstate(all="ignore"):
-        f = sp.lambdify(args, ns["rhs"], modules="numpy", cse=lambda e: (ns["shared"], e))
         cols = [np.array(rows)[:, k] for k in range(len(rows[0]))]
-        vals = f(*cols, *[np.full(N_STATES, float(v)) for v in params.values()])
-    sy = np.column_stack([np.broadcast_to(np.asarray(v, dtype=float), (N_STATES,)) for v in vals])
+        cols += [np.full(N_STATES, float(v)) for v in params.values()] + list(aux.T)
+
+        def evaluate(exprs):
+            f = sp.lambdify(args, exprs, modules="numpy", cse=lambda e: (ns["shared"], e))
+            return np.column_stack([np.broadcast_to(np.asarray(v, dtype=float), (N_STATES,))
+                                    for v in f(*cols)])
+        sy = evaluate(ns["rhs"])
+        w1 = evaluate(ns["free_velocity_equations"]) if free else np.zeros((N_STATES, 0))
     good = np.all(np.isfinite(cm), axis=1) & np.all(np.isfinite(sy), axis=1)
+    if free:
+        # the free velocities cmlab found satisfy the exported W1 relations
+        res = float(np.max(np.abs(w1[good]) / (1 + np.abs(aux[good])) ** 3)) if good.any() else 1.0
+        ok(res <= 1e-12, "%s: cmlab's free velocities satisfy the exported W1 relations "
+           "(largest residual %.3g)" % (label, res))
+        skipped.append(label)
     err = np.abs(sy - cm) / np.maximum(1.0, np.abs(cm))
     worst = float(np.max(err[good])) if good.any() else float("nan")
     ok(good.sum() >= N_STATES // 2 and worst <= TOL,
@@ -170,7 +181,7 @@ for model in models:
     # first state both sides could evaluate
     # (Python's eval cannot read a name that is one of its keywords)
     names = [v["name"] for v in js["state"] + js["parameters"]]
-    if good.any() and not any(keyword.iskeyword(v) for v in names):
+    if good.any() and not free and not any(keyword.iskeyword(v) for v in names):
         i = int(np.argmax(good))
         env = {f: getattr(math, f) for f in ("sin", "cos", "tan", "asin", "acos", "atan",
                                                "atan2", "sinh", "cosh", "tanh", "exp", "log",
@@ -192,7 +203,7 @@ builtins = set(run(["list", "model-names"]).stdout.split())
 ok(not builtins & set(refused) and len(refused) < len(models) // 2,
    "every built-in model exports its equations (refused: %s)" % (", ".join(refused) or "none"))
 print("# refused by cmlab-cli (no equations to compare): %s" % (", ".join(refused) or "none"))
-print("# right-hand side depends on velocities Newton's method solves for (values not compared): %s"
+print("# right-hand side depends on velocities Newton's method solves for (compared at those cmlab found): %s"
       % (", ".join(skipped) or "none"))
 if not pdflatex:
     print("# pdflatex not installed: the LaTeX was checked for balanced braces, not compiled")
