@@ -89,7 +89,12 @@ cml_expr_latex_name (const char *name)
     {
       const char *sub = name + head + (name[head] == '_' ? 1 : 0);
       g_string_append (s, "_{");
-      if (strchr (sub, '_') || !g_ascii_isalpha (sub[0]))
+      gboolean digits_only = TRUE;
+      for (const char *p = sub; *p; p++)
+        digits_only &= g_ascii_isdigit (*p) != 0;
+      if (digits_only)
+        g_string_append (s, sub);
+      else if (strchr (sub, '_') || !g_ascii_isalpha (sub[0]))
         append_word (s, sub, strlen (sub));
       else
         {
