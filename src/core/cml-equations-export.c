@@ -572,17 +572,19 @@ export_sympy (Export *x)
       g_string_append_printf (s, "%s%s: %s", k ? ", " : "", names.sym_text[p->sym], buf);
     }
   g_string_append (s, "}\n");
-  /* other symbols: the free velocities Newton's method solves for */
+  /* the free velocities Newton's method solves for, then any other symbol used */
   {
-    gboolean any = FALSE;
+    if (sys->na > 0)
+      g_string_append_printf (s, "\n# %s\n", _("solved from the W1 relations by Newton's method at every step"));
+    for (guint a = 0; a < sys->na; a++)
+      if (!declared[sys->aux_sym[a]])
+        {
+          py_symbol (s, x, &names, sys->aux_sym[a], NULL);
+          declared[sys->aux_sym[a]] = TRUE;
+        }
     for (guint id = 0; id < x->n_syms; id++)
       if (x->occurs[id] && !declared[id])
         {
-          if (!any)
-            {
-              g_string_append_printf (s, "\n# %s\n", _("solved from the W1 relations by Newton's method at every step"));
-              any = TRUE;
-            }
           py_symbol (s, x, &names, (int) id, NULL);
           declared[id] = TRUE;
         }
