@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "cml-conserved.h"
+#include "cml-equations-account.h"
 
 #include <gsl/gsl_linalg.h>
 #include <math.h>
@@ -62,6 +63,9 @@ struct _CmlEquationsPanel
   GPtrArray         *monitors;  /* MonitorRow* */
   double            *baseline;  /* observables at t = 0, or NULL */
   CmlConservedReport *report;   /* the inspector's verdicts, or NULL */
+  CmlAccountJob     *report_job; /* the job REPORT came from (its candidates live in its context) */
+  CmlAccountJob     *job;       /* the account being made on a worker (cml-equations-account.c) */
+  CmlAccountJob     *rejob;     /* the verdicts judged again at new parameters */
   guint              reinspect_id; /* judges the candidates again at the new parameters */
   guint              n_obs;
   gboolean           built;     /* the account of sys is shown (see ensure_built) */
@@ -350,21 +354,43 @@ show_warnings (CmlEquationsPanel *self, CmlModel *model)
 
 /* The parameters changed (a slider, a preset, --set): the verdicts are judged again at
  * their values, once they have settled. */
+/* The verdicts of JOB in place of the ones shown. */
+static void
+take_report (CmlEquationsPanel *self, CmlAccountJob *job)
+{
+  CmlModel *model = cml_system_get_model (self->sys);
+
+  g_clear_pointer (&self->report, cml_conserved_report_free);
+  g_clear_pointer (&self->report_job, cml_account_job_unref);
+  self->report = cml_account_job_steal_report (job);
+  self->report_job = cml_account_job_ref (job);
+  build_monitors (self, model);
+  build_inspector (self);
+  show_warnings (self, model);
+}
+
+static void
+on_reinspected (CmlAccountJob *job, gpointer owner)
+{
+  CmlEquationsPanel *self = owner;
+
+  if (job != self->rejob || self->sys == NULL)
+    return;
+  take_report (self, job);
+  g_clear_pointer (&self->rejob, cml_account_job_unref);
+}
+
 static gboolean
 reinspect (gpointer data)
 {
   CmlEquationsPanel *self = data;
-  CmlModel *model;
 
   self->reinspect_id = 0;
   if (self->sys == NULL || self->probe_params == NULL)
     return G_SOURCE_REMOVE;
-  model = cml_system_get_model (self->sys);
-  g_clear_pointer (&self->report, cml_conserved_report_free);
-  self->report = cml_conserved_inspect_at (self->sys, self->probe_params);
-  build_monitors (self, model);
-  build_inspector (self);
-  show_warnings (self, model);
+  /* on a worker, as the first verdicts: a large system takes seconds */
+  g_clear_pointer (&self->rejob, cml_account_job_unref);
+  self->rejob = cml_account_job_start (self->sys, self->probe_params, FALSE, G_OBJECT (self), on_reinspected);
   return G_SOURCE_REMOVE;
 }
 
@@ -381,6 +407,9 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
   g_clear_pointer (&self->probe_params, g_free);
   g_clear_pointer (&self->baseline, g_free);
   g_clear_pointer (&self->report, cml_conserved_report_free);
+  g_clear_pointer (&self->report_job, cml_account_job_unref);
+  g_clear_pointer (&self->job, cml_account_job_unref);
+  g_clear_pointer (&self->rejob, cml_account_job_unref);
   g_clear_handle_id (&self->build_idle, g_source_remove);
   self->sys = sys;
   self->built = FALSE;
@@ -408,36 +437,32 @@ cml_equations_panel_set_system (CmlEquationsPanel *self, CmlSystem *sys)
     ensure_built (self);
 }
 
-/* The account of the system, its inspector's verdicts and its variables, made when the
- * page is first shown, not when a model loads: for a 50-link pendulum they take longer
- * than deriving the system (the account prints 100 equations, the inspector expands the
- * momenta), which held the window's first frame while the plots were on show. */
+/* The account made by the worker (the equations typeset, the verdicts) in its place. */
 static void
-ensure_built (CmlEquationsPanel *self)
+apply_account (CmlEquationsPanel *self)
 {
-  CmlSystem *sys = self->sys;
-  CmlModel *model;
-  g_autofree char *text = NULL;
+  CmlAccountJob *job = self->job;
+  CmlModel *model = cml_system_get_model (self->sys);
+  const char *text = cml_account_job_get_text (job);
   g_autofree char *kind = NULL;
   g_autofree char *algebroid = NULL;
   g_autofree char *regularity = NULL;
-  const GPtrArray *steps;
-  g_autoptr (GString) step_text = g_string_new (NULL);
-  g_autoptr (GError) error = NULL;
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->equations_view);
 
-  if (sys == NULL || self->built)
-    return;
-  self->built = TRUE;
-  model = cml_system_get_model (sys);
-  text = cml_system_describe_readable (sys);
-  self->report = cml_conserved_inspect (sys);
-
-  gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
-  show_about (self, model);
+  self->job = NULL;
+  if (text == NULL)
+    {
+      g_autofree char *why = g_strdup_printf (_("The equations could not be shown: %s"),
+                                              cml_account_job_get_error (job));
+      gtk_text_buffer_set_text (buffer, why, -1);
+      take_report (self, job);
+      cml_account_job_unref (job);
+      return;
+    }
 
   kind = describe_line (text, N_("\nKind: %s\n"));
   if (kind == NULL)
-    kind = g_strdup (cml_formalism_to_string (cml_system_get_formalism (sys)));
+    kind = g_strdup (cml_formalism_to_string (cml_system_get_formalism (self->sys)));
   {
     g_autofree char *k = capitalize (kind);
     gtk_label_set_text (self->kind_label, k);
@@ -455,6 +480,59 @@ ensure_built (CmlEquationsPanel *self)
   regularity = describe_line (text, N_("\nRegularity: "));
   gtk_label_set_text (self->regularity_label,
                       regularity ? regularity : _("No regularity condition to check."));
+
+  /* the account from the algebroid on, up to the model's warnings (shown above, as the
+   * inspector's section is: build_inspector) */
+  {
+    g_autofree char *heading = describe_heading (N_("\nLie algebroid: rank %u over a base of dimension %u%s\n"));
+    g_autofree char *line = g_strconcat ("\n", heading, NULL);
+    g_autofree char *warning = describe_heading (N_("\nWarning: %s\n"));
+    g_autofree char *warning_line = g_strconcat ("\n", warning, NULL);
+    const char *from = strstr (text, line);
+    const char *to;
+
+    from = from ? from + 1 : text;
+    to = strstr (from, warning_line);
+    gtk_text_buffer_set_text (buffer, from, to && to > from ? (int) (to - from + 1) : -1);
+  }
+  take_report (self, job);
+  (void) model;
+  cml_account_job_unref (job);
+}
+
+static void
+on_account_done (CmlAccountJob *job, gpointer owner)
+{
+  CmlEquationsPanel *self = owner;
+
+  if (job == self->job && self->sys != NULL)
+    apply_account (self);
+}
+
+/* The account of the system, its inspector's verdicts and its variables, made when the
+ * page is first shown, not when a model loads: for a 50-link pendulum they take longer
+ * than deriving the system (the account prints 100 equations, the inspector expands the
+ * momenta).  What is quick is shown at once; the equations and the verdicts follow from a
+ * worker (cml-equations-account.c), and the window answers meanwhile. */
+static void
+ensure_built (CmlEquationsPanel *self)
+{
+  CmlSystem *sys = self->sys;
+  CmlModel *model;
+  const GPtrArray *steps;
+  g_autoptr (GString) step_text = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (sys == NULL || self->built)
+    return;
+  self->built = TRUE;
+  model = cml_system_get_model (sys);
+
+  gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
+  show_about (self, model);
+  gtk_label_set_text (self->kind_label, "");
+  gtk_label_set_text (self->algebroid_label, "");
+  gtk_label_set_text (self->regularity_label, "");
   gtk_label_set_text (self->regularity_value_label, "");
 
   steps = cml_system_algorithm_steps (sys);
@@ -464,20 +542,8 @@ ensure_built (CmlEquationsPanel *self)
   gtk_widget_set_visible (GTK_WIDGET (self->steps_box), step_text->len > 0);
 
   show_warnings (self, model);
-
-  /* the account from the algebroid on: what comes before it is shown above, and so is
-   * the inspector's section (its list, build_inspector) */
-  {
-    g_autofree char *heading = describe_heading (N_("\nLie algebroid: rank %u over a base of dimension %u%s\n"));
-    g_autofree char *line = g_strconcat ("\n", heading, NULL);
-    const char *from = strstr (text, line);
-    const char *to = strstr (text, _("\nConserved quantities, derived and checked along the equations of motion:\n"));
-
-    from = from ? from + 1 : text;
-    gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view), from,
-                              to && to > from ? (int) (to - from + 1) : -1);
-  }
-
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->equations_view),
+                            _("Typesetting the equations and checking the conserved quantities…"), -1);
   build_monitors (self, model);
   build_inspector (self);
   build_variables (self, model);
@@ -492,6 +558,58 @@ ensure_built (CmlEquationsPanel *self)
       for (guint i = 0; i < model->params->len; i++)
         self->probe_params[i] = ((CmlParam *) model->params->pdata[i])->value;
     }
+
+  self->job = cml_account_job_start (sys, NULL, TRUE, G_OBJECT (self), on_account_done);
+}
+
+/* Built, and the worker's account in place (waited for): for a reader that needs it now. */
+static void
+ensure_complete (CmlEquationsPanel *self)
+{
+  ensure_built (self);
+  if (self->job)
+    {
+      cml_account_job_wait (self->job);
+      apply_account (self);
+    }
+  if (self->rejob)
+    {
+      cml_account_job_wait (self->rejob);
+      on_reinspected (self->rejob, self);
+    }
+}
+
+gboolean
+cml_equations_panel_is_busy (CmlEquationsPanel *self)
+{
+  g_return_val_if_fail (CML_IS_EQUATIONS_PANEL (self), FALSE);
+
+  return self->job != NULL || self->rejob != NULL;
+}
+
+char *
+cml_equations_panel_get_first_equation (CmlEquationsPanel *self)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+  g_autofree char *text = NULL;
+  g_autofree char *heading = NULL;
+  const char *at, *eol;
+
+  g_return_val_if_fail (CML_IS_EQUATIONS_PANEL (self), NULL);
+
+  if (self->job != NULL || !self->built)
+    return NULL;
+  buffer = gtk_text_view_get_buffer (self->equations_view);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  heading = g_strstrip (g_strdup (_("\nEquations of motion (derived; a dot is d/dt):\n")));
+  at = strstr (text, heading);
+  if (at == NULL || (at = strchr (at, '\n')) == NULL)
+    return NULL;
+  at++;
+  eol = strchr (at, '\n');
+  return g_strstrip (g_strndup (at, eol ? (gsize) (eol - at) : strlen (at)));
 }
 
 void
@@ -617,7 +735,7 @@ cml_equations_panel_get_equations_text (CmlEquationsPanel *self)
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->equations_view);
   GtkTextIter start, end;
 
-  ensure_built (self);
+  ensure_complete (self);
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
 }
@@ -625,7 +743,7 @@ cml_equations_panel_get_equations_text (CmlEquationsPanel *self)
 const char *
 cml_equations_panel_get_monitor_text (CmlEquationsPanel *self, const char *name)
 {
-  ensure_built (self);
+  ensure_complete (self);
   for (guint i = 0; i < self->monitors->len; i++)
     {
       MonitorRow *row = self->monitors->pdata[i];
@@ -649,6 +767,9 @@ cml_equations_panel_dispose (GObject *object)
   g_clear_pointer (&self->probe_params, g_free);
   g_clear_pointer (&self->baseline, g_free);
   g_clear_pointer (&self->report, cml_conserved_report_free);
+  g_clear_pointer (&self->report_job, cml_account_job_unref);
+  g_clear_pointer (&self->job, cml_account_job_unref);
+  g_clear_pointer (&self->rejob, cml_account_job_unref);
   g_clear_pointer (&self->sys, cml_system_unref);
 
   G_OBJECT_CLASS (cml_equations_panel_parent_class)->dispose (object);
@@ -745,7 +866,7 @@ cml_equations_panel_get_verdict (CmlEquationsPanel *self, const char *name)
 {
   g_return_val_if_fail (CML_IS_EQUATIONS_PANEL (self), NULL);
 
-  ensure_built (self); /* (a verdict asked for is judged then, as when the page is shown) */
+  ensure_complete (self); /* (a verdict asked for is judged then, as when the page is shown) */
   for (guint i = 0; self->report && i < self->report->candidates->len; i++)
     {
       const CmlConservedCandidate *c = self->report->candidates->pdata[i];

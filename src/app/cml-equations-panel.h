@@ -38,5 +38,10 @@ char      *cml_equations_panel_get_equations_text (CmlEquationsPanel *self);
 const char *cml_equations_panel_get_monitor_text (CmlEquationsPanel *self, const char *name);
 /* For tests: the inspector's verdict on the candidate NAME ("E_L", "p1", …), or NULL. */
 const char *cml_equations_panel_get_verdict (CmlEquationsPanel *self, const char *name);
+/* Whether the page's account is still being made on a worker (the typeset equations, the
+ * verdicts): the page shows what is quick meanwhile. */
+gboolean   cml_equations_panel_is_busy (CmlEquationsPanel *self);
+/* The first equation of motion the page shows (free it), or NULL while there is none. */
+char      *cml_equations_panel_get_first_equation (CmlEquationsPanel *self);
 
 G_END_DECLS

@@ -370,16 +370,24 @@ nearest_step (double h)
   return best;
 }
 
+CmlModel *
+cml_window_session_model (CmlWindow *self, CmlSession *session)
+{
+  CmlModel *model = session->model;
+  CmlModel *known = cml_model_picker_find (self->model_picker, model->name);
+
+  /* the same model text as one the window has: use that one (its system is derived) */
+  if (known && g_strcmp0 (known->text, model->text) == 0)
+    return known;
+  if (self->system && g_strcmp0 (cml_system_get_model (self->system)->text, model->text) == 0)
+    return cml_system_get_model (self->system);
+  return model;
+}
+
 gboolean
 cml_window_open_session (CmlWindow *self, const char *path, GError **error)
 {
   g_autoptr (CmlSession) session = NULL;
-  g_autoptr (CmlSimulation) trial = NULL;
-  CmlModel *model;
-  CmlModel *known;
-  CmlSystem *sys;
-  g_autoptr (CmlSystem) new_sys = NULL;
-  gboolean b;
 
   g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -387,20 +395,26 @@ cml_window_open_session (CmlWindow *self, const char *path, GError **error)
   session = cml_session_load (path, error);
   if (session == NULL)
     return FALSE;
+  return cml_window_apply_session (self, session, cml_window_session_model (self, session), path, error);
+}
 
-  /* the same model text as one the window has: use that one (its system is derived) */
-  model = session->model;
-  known = cml_model_picker_find (self->model_picker, model->name);
-  if (known && g_strcmp0 (known->text, model->text) == 0)
-    model = known;
-  else if (self->system && g_strcmp0 (cml_system_get_model (self->system)->text, model->text) == 0)
-    model = cml_system_get_model (self->system);
+/* The session's model derived or not (derived here if not): everything checked before the
+ * window changes. */
+gboolean
+cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlModel *model, const char *path, GError **error)
+{
+  g_autoptr (CmlSimulation) trial = NULL;
+  CmlSystem *sys;
+  g_autoptr (CmlSystem) new_sys = NULL;
+  gboolean b;
 
-  /* everything checked before the window changes */
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (session != NULL && model != NULL, FALSE);
+
   sys = g_hash_table_lookup (self->systems, model);
   if (sys == NULL)
     {
-      new_sys = cml_system_new (model, error);
+      new_sys = cml_window_take_derived (self, model, error);
       if (new_sys == NULL)
         return FALSE;
       sys = new_sys;
@@ -611,8 +625,7 @@ run_io (CmlWindow *self, int kind, const char *path)
         primary = _("Could not save the session");
       break;
     case IO_OPEN_SESSION:
-      if (!cml_window_open_session (self, path, &error))
-        primary = _("Could not open the session");
+      cml_window_open_session_file (self, path);
       break;
     case IO_EXPORT_DATA:
       if (!cml_window_export_data (self, path, &error))
@@ -787,12 +800,7 @@ export_data_action (GtkWidget *widget, const char *action_name, GVariant *param)
 static void
 open_recent_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
-  CmlWindow *self = CML_WINDOW (widget);
-  const char *path = g_variant_get_string (param, NULL);
-  g_autoptr (GError) error = NULL;
-
-  if (!cml_window_open_session (self, path, &error))
-    cml_window_show_error (self, _("Could not open the session"), error->message);
+  cml_window_open_session_file (CML_WINDOW (widget), g_variant_get_string (param, NULL));
 }
 
 static void

@@ -85,12 +85,21 @@ struct _CmlWindow
   GtkLabel          *failure_explanation;
   GtkLabel          *failure_technical;
   GtkButton         *failure_reset_button;
+  /* template: the card over the view while a model's equations are derived */
+  GtkWidget         *derive_box;
+  GtkSpinner        *derive_spinner;
+  GtkLabel          *derive_label;
+  GtkLabel          *derive_detail;
 
   /* the simulation */
   CmlRunner         *runner;
   CmlSystem         *system;         /* the one chosen: commands and panels refer to it */
   CmlSystem         *shown_system;   /* the one the views show: follows the frames */
   GHashTable        *systems;        /* CmlModel* (ref) -> CmlSystem* (ref): switching is instant */
+  /* deriving off this thread (cml-window-derive.c) */
+  GHashTable        *derivations;    /* CmlModel* -> CmlDerivation*: begun, not yet taken (one per model) */
+  struct _CmlPendingOpen *pending_open; /* the model the window waits for, or NULL */
+  guint              derive_clock;   /* the card's elapsed seconds */
   guint              speed_index;
   CmlIntegratorOptions integrator;
 
@@ -206,6 +215,34 @@ void     cml_window_compare_param (CmlWindow *self, const char *name, double val
 void     cml_window_compare_integrator (CmlWindow *self, const CmlIntegratorOptions *options);
 void     cml_window_class_add_compare_actions (GtkWidgetClass *widget_class);
 void     cml_window_compare_update_actions (CmlWindow *self);
+
+/* cml-window-derive.c: a model's system is derived on a worker thread while the window
+ * goes on answering (and running the model it shows); the newest model asked for replaces
+ * the one waited for.  All: UI thread. */
+typedef struct _CmlPendingOpen CmlPendingOpen;
+/* Switches to MODEL once its system is derived (at once when it is known); PATH (may be
+ * NULL) is the file it came from, for the error shown if it cannot start.  With SESSION
+ * (may be NULL; taken), the session is opened then rather than the model's own settings. */
+void       cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session);
+/* Opens the session file PATH as cml_window_open_model opens a model; errors in a dialog. */
+void       cml_window_open_session_file (CmlWindow *self, const char *path);
+/* MODEL's derived system (a new reference): taken from a derivation begun for it (waiting
+ * for its end), else derived here. */
+CmlSystem *cml_window_take_derived (CmlWindow *self, CmlModel *model, GError **error);
+/* The name of the model the window waits for, or NULL. */
+const char *cml_window_get_deriving (CmlWindow *self);
+/* Stops waiting: the window stays with the model it shows. */
+void       cml_window_stop_waiting (CmlWindow *self);
+void       cml_window_derive_init (CmlWindow *self);
+void       cml_window_derive_dispose (CmlWindow *self);
+void       cml_window_class_add_derive_actions (GtkWidgetClass *widget_class);
+
+/* cml-window-io.c: a session opened onto MODEL (its own or one the window has, with the
+ * same text), once MODEL's system is derived */
+gboolean   cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlModel *model, const char *path,
+                                     GError **error);
+/* the model a session's is the same as (one the window has), else the session's */
+CmlModel  *cml_window_session_model (CmlWindow *self, CmlSession *session);
 
 /* cml-window-actions.c */
 void cml_window_class_add_actions (GtkWidgetClass *widget_class);

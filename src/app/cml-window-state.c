@@ -9,6 +9,11 @@
  *
  *   serial        how many times it was written (a test waits for a larger one)
  *   model, state  the running system's name; "running", "paused" or "failed"
+ *   deriving      the name of the model whose equations are being derived (on a worker)
+ *                 for the window to switch to, or null
+ *   equations     the Equations page: "shown", "busy" (its equations and verdicts are
+ *                 still being made on a worker), "first" the first equation of motion it
+ *                 shows (null while none)
  *   t, speed      the simulated time shown, the speed chosen
  *   presentation, sidebar
  *   style         {"dark": the windows are dark now, "choice": the menu's "follow" (the
@@ -388,6 +393,16 @@ describe (CmlWindow *self)
   cml_json_begin_object (json, NULL, CML_JSON_BLOCK);
   cml_json_int (json, "serial", (gint64) ++serial);
   cml_json_string (json, "model", self->system ? cml_system_get_model (self->system)->name : NULL);
+  cml_json_string (json, "deriving", cml_window_get_deriving (self));
+  {
+    g_autofree char *first = cml_equations_panel_get_first_equation (self->equations_panel);
+
+    cml_json_begin_object (json, "equations", CML_JSON_LINE);
+    cml_json_bool (json, "shown", g_strcmp0 (gtk_stack_get_visible_child_name (self->side_stack), "equations") == 0);
+    cml_json_bool (json, "busy", cml_equations_panel_is_busy (self->equations_panel));
+    cml_json_string (json, "first", first);
+    cml_json_end (json);
+  }
   cml_json_string (json, "state", frame == NULL ? NULL
                                   : frame->state == CML_RUNNER_RUNNING ? "running"
                                   : frame->state == CML_RUNNER_FAILED  ? "failed"

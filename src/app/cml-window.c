@@ -198,13 +198,17 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (model != NULL, FALSE);
 
+  /* a switch asked for now replaces one the window waits for */
+  if (self->pending_open)
+    cml_window_stop_waiting (self);
+
   /* derive once per model; a second visit is instant */
   sys = g_hash_table_lookup (self->systems, model);
   if (sys == NULL)
     {
       CmlSimulation *check;
 
-      sys = cml_system_new (model, error);
+      sys = cml_window_take_derived (self, model, error);
       if (sys == NULL)
         return FALSE;
       /* the worker would fail the same way: say it here, where a dialog can */
@@ -285,12 +289,14 @@ cml_window_load (CmlWindow *self, const char *name_or_path, GError **error)
   return cml_window_set_model (self, model, error);
 }
 
+/* The file is read here (quick); its system is derived on a worker (cml-window-derive.c). */
 void
 cml_window_open_file (CmlWindow *self, GFile *file)
 {
   g_autofree char *path = g_file_get_path (file);
   g_autoptr (GError) error = NULL;
   g_autofree char *uri = NULL;
+  g_autoptr (CmlModel) loaded = NULL;
 
   if (path == NULL)
     {
@@ -300,11 +306,16 @@ cml_window_open_file (CmlWindow *self, GFile *file)
     }
   if (cml_is_session_path (path))
     {
-      if (!cml_window_open_session (self, path, &error))
-        cml_window_show_error (self, _("Could not open the session"), error->message);
+      cml_window_open_session_file (self, path);
       return;
     }
-  if (!cml_window_load (self, path, &error))
+  loaded = cml_model_load (path, &error);
+  if (loaded)
+    {
+      cml_model_picker_add_model (self->model_picker, loaded);
+      cml_window_open_model (self, loaded, path, NULL);
+    }
+  else
     {
       g_autofree char *base = g_path_get_basename (path);
       g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), base);
@@ -320,20 +331,9 @@ cml_window_open_file (CmlWindow *self, GFile *file)
 static void
 on_model_selected (CmlWindow *self, gpointer model)
 {
-  g_autoptr (GError) error = NULL;
-
   gtk_popover_popdown (self->systems_popover);
-
-  if (!cml_window_set_model (self, model, &error))
-    {
-      CmlModel *m = model;
-      g_autofree char *primary = g_strdup_printf (_("Could not start “%s”"), m->title ? m->title : m->name);
-
-      cml_window_show_error (self, primary, error->message);
-      /* keep showing the selection of what runs */
-      cml_model_picker_set_selected (self->model_picker,
-                                     self->system ? cml_system_get_model (self->system) : NULL);
-    }
+  /* derived on a worker; a failure is told as "Could not start …" */
+  cml_window_open_model (self, model, NULL, NULL);
 }
 
 /* ---- panels to runner ------------------------------------------------------------------ */
@@ -1333,6 +1333,7 @@ cml_window_dispose (GObject *object)
       g_clear_object (&self->chooser);
     }
   cml_window_io_dispose (self);
+  cml_window_derive_dispose (self);
   if (self->frame_stats_path)
     {
       CmlFrame *frame = self->runner ? cml_runner_get_frame (self->runner) : NULL;
@@ -1458,6 +1459,7 @@ cml_window_class_init (CmlWindowClass *klass)
 
   cml_window_class_add_actions (widget_class);
   cml_window_class_add_io_actions (widget_class);
+  cml_window_class_add_derive_actions (widget_class);
 }
 
 /* The list of systems at its full height, as far as the window allows, the running system
@@ -1557,6 +1559,7 @@ cml_window_init (CmlWindow *self)
   gtk_widget_grab_focus (GTK_WIDGET (self->play_button));
   cml_window_add_shortcuts (self);
   cml_window_io_init (self);
+  cml_window_derive_init (self);
   cml_window_steer_init (self);
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);
   update_title (self);

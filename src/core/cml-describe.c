@@ -32,10 +32,10 @@ expr_text (CmlSystem *sys, CmlExpr *e, gboolean pretty)
           names[k] = ((CmlNamedExpr *) defs->pdata[k])->name;
           exprs[k] = ((CmlNamedExpr *) defs->pdata[k])->expr;
         }
-      return drop_unit_factors (cml_expr_print_pretty_named (sys->ctx, e, DESCRIBE_MAX_CHARS, n, names, exprs),
+      return cml_sys_drop_unit_factors (cml_expr_print_pretty_named (sys->ctx, e, DESCRIBE_MAX_CHARS, n, names, exprs),
                                 TRUE);
     }
-  return drop_unit_factors (cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS), FALSE);
+  return cml_sys_drop_unit_factors (cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS), FALSE);
 }
 
 static char *
@@ -126,7 +126,7 @@ append_wrapped (GString *s, const char *text, const char *indent, guint width)
 #define DESCRIBE_WRAP 88
 
 static char *
-describe (CmlSystem *sys, gboolean pretty, const double *params)
+describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *params)
 {
   CmlModel *md = sys->model;
   guint m = md->m, n = md->n;
@@ -330,7 +330,7 @@ describe (CmlSystem *sys, gboolean pretty, const double *params)
               t = g_strdup_printf ("%s = 0", g);
             }
           else
-            t = print_constraint (sys, sys->h->pdata[a]);
+            t = cml_sys_print_constraint (sys, sys->h->pdata[a]);
           g_string_append_printf (s, "    %s\n", t);
         }
     }
@@ -399,7 +399,7 @@ describe (CmlSystem *sys, gboolean pretty, const double *params)
           append_wrapped (s, line, "    ", DESCRIBE_WRAP);
         }
     }
-  if (pretty)
+  if (pretty && inspect)
     {
       /* the conserved-quantity inspector's candidates and verdicts (cml-conserved.c) */
       g_autoptr (CmlConservedReport) report = cml_conserved_inspect_at (sys, params);
@@ -415,19 +415,26 @@ char *
 cml_system_describe (const CmlSystem *sys)
 {
   g_return_val_if_fail (sys != NULL, NULL);
-  return describe ((CmlSystem *) sys, FALSE, NULL);
+  return describe ((CmlSystem *) sys, FALSE, FALSE, NULL);
 }
 
 char *
 cml_system_describe_readable (const CmlSystem *sys)
 {
   g_return_val_if_fail (sys != NULL, NULL);
-  return describe ((CmlSystem *) sys, TRUE, NULL);
+  return describe ((CmlSystem *) sys, TRUE, TRUE, NULL);
 }
 
 char *
 cml_system_describe_readable_at (const CmlSystem *sys, const double *params)
 {
   g_return_val_if_fail (sys != NULL, NULL);
-  return describe ((CmlSystem *) sys, TRUE, params);
+  return describe ((CmlSystem *) sys, TRUE, TRUE, params);
+}
+
+char *
+cml_system_describe_readable_equations (const CmlSystem *sys)
+{
+  g_return_val_if_fail (sys != NULL, NULL);
+  return describe ((CmlSystem *) sys, TRUE, FALSE, NULL);
 }

@@ -6,6 +6,7 @@
 #define G_LOG_DOMAIN "cml-lesson"
 
 #include "cml-lesson.h"
+#include "cml-key-file-line.h"
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
@@ -65,37 +66,6 @@ typedef struct
   char       *dir;      /* the lesson's folder: models named by a relative path are there */
 } Reader;
 
-/* The line of KEY in [GROUP] (of the group itself when KEY is NULL), 1 when not found. */
-static int
-line_of (const Reader *rd, const char *group, const char *key)
-{
-  gboolean in_group = FALSE;
-  int line = 1;
-
-  for (const char *p = rd->text; *p; line++)
-    {
-      const char *nl = strchr (p, '\n');
-      g_autofree char *l = g_strstrip (nl ? g_strndup (p, (gsize) (nl - p)) : g_strdup (p));
-      if (*l == '[')
-        {
-          in_group = g_str_has_prefix (l + 1, group) && l[1 + strlen (group)] == ']';
-          if (in_group && key == NULL)
-            return line;
-        }
-      else if (in_group && key)
-        {
-          const char *eq = strchr (l, '=');
-          g_autofree char *k = eq ? g_strstrip (g_strndup (l, (gsize) (eq - l))) : NULL;
-          if (k && g_str_equal (k, key))
-            return line;
-        }
-      if (!nl)
-        break;
-      p = nl + 1;
-    }
-  return 1;
-}
-
 static gboolean G_GNUC_PRINTF (5, 6)
 fail (const Reader *rd, GError **error, const char *group, const char *key, const char *fmt, ...)
 {
@@ -105,7 +75,7 @@ fail (const Reader *rd, GError **error, const char *group, const char *key, cons
   va_start (ap, fmt);
   msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: %s", rd->path, line_of (rd, group, key), msg);
+  g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: %s", rd->path, cml_key_file_line (rd->text, group, key), msg);
   return FALSE;
 }
 

@@ -72,6 +72,9 @@ char       *cml_system_describe_readable (const CmlSystem *sys);
 /* The same with the parameters' values PARAMS (in the model's order; NULL: the model's),
  * which the conserved-quantity inspector judges its candidates at. */
 char       *cml_system_describe_readable_at (const CmlSystem *sys, const double *params);
+/* The readable account without the conserved-quantity inspector's part (which takes
+ * longer than the rest for a large system: the window shows its verdicts apart). */
+char       *cml_system_describe_readable_equations (const CmlSystem *sys);
 
 /* Whether the system was read from the derived-system cache rather than derived: its
  * model's text was derived before by this build of cmlab (cml-system-cache.c). */

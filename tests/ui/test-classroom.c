@@ -234,7 +234,7 @@ test_layout_every_model (void)
     {
       g_autofree char *what = g_strdup_printf ("%s at 1280×720", names[i]);
 
-      g_assert_true (cml_model_picker_pick (win->model_picker, names[i]));
+      g_assert_true (pick_model (win, names[i]));
       spin_for (0.3);
       assert_fits (win, what);
       assert_panel_whole (win, what);
@@ -245,7 +245,7 @@ test_layout_every_model (void)
     {
       g_autofree char *what = g_strdup_printf ("%s's equations at 1280×720", names[i]);
 
-      g_assert_true (cml_model_picker_pick (win->model_picker, names[i]));
+      g_assert_true (pick_model (win, names[i]));
       spin_for (0.4);
       assert_fits (win, what);
     }
@@ -255,7 +255,7 @@ test_layout_every_model (void)
     {
       g_autofree char *what = g_strdup_printf ("%s's section page at 1280×720", names[i]);
 
-      g_assert_true (cml_model_picker_pick (win->model_picker, names[i]));
+      g_assert_true (pick_model (win, names[i]));
       spin_for (0.3);
       assert_fits (win, what);
     }

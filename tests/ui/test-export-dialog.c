@@ -232,7 +232,7 @@ test_dialog (void)
   g_assert_cmpstr (cml_export_dialog_get_output (dlg), ==, "/tmp/some/noext-%05d.png");
 
   /* a model with nothing turning has no table frame; the plot follows the model */
-  g_assert_true (cml_model_picker_pick (win->model_picker, "martinet"));
+  g_assert_true (pick_model (win, "martinet"));
   gtk_widget_activate_action (GTK_WIDGET (win), "win.export-animation", NULL);
   g_assert_true (win->export_dialog == dlg);  /* the same dialog, with its settings */
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (frame)));

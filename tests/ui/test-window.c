@@ -162,7 +162,7 @@ test_builtin_models (void)
       CmlModel *model;
 
       g_test_message ("model %s", names[i]);
-      g_assert_true (cml_model_picker_pick (win->model_picker, names[i]));
+      g_assert_true (pick_model (win, names[i]));
       model = cml_model_picker_get_selected (win->model_picker);
       g_assert_nonnull (model);
       g_assert_cmpstr (model->name, ==, names[i]);
@@ -246,7 +246,7 @@ test_param_live (void)
   cml_frame_unref (frame);
 
   /* choosing the running model again keeps the run and the panel as they are */
-  g_assert_true (cml_model_picker_pick (win->model_picker, "rolling-ball"));
+  g_assert_true (pick_model (win, "rolling-ball"));
   frame = synced_frame (win);
   g_assert_cmpfloat_with_epsilon (frame_param (frame, "Omega"), -2.0, 1e-9);
   g_assert_cmpfloat (frame->t, >, 0.0);
@@ -474,7 +474,7 @@ test_initial_conditions (void)
   }
 
   /* off the constraint set: Capri–Kobayashi forces x1 = 0; the panel says so */
-  g_assert_true (cml_model_picker_pick (win->model_picker, "capri-kobayashi"));
+  g_assert_true (pick_model (win, "capri-kobayashi"));
   spin = cml_parameter_panel_get_initial_spin (win->parameter_panel, "x1");
   g_assert_nonnull (spin);
   gtk_spin_button_set_value (spin, 0.3);

@@ -80,6 +80,20 @@ window_new (const char *model)
   return win;
 }
 
+static inline gboolean
+not_deriving (gpointer data)
+{
+  return cml_window_get_deriving (data) == NULL;
+}
+
+/* NAME picked in the list of systems, as a click would, and switched to: its system is
+ * derived on a worker (cml-window-derive.c), waited for here (bounded). */
+static inline gboolean
+pick_model (CmlWindow *win, const char *name)
+{
+  return cml_model_picker_pick (win->model_picker, name) && spin_until (not_deriving, win, 300);
+}
+
 static inline void
 window_free (CmlWindow *win)
 {
