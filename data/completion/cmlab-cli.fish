@@ -86,7 +86,8 @@ complete -c $cli -l target -x -a '(__cmlab_cli_names state | string replace -r "
 for opt in columns measure y x with-plot
     complete -c $cli -l $opt -x -a '(__cmlab_cli_names observables)'
 end
-complete -c $cli -l format -x -a 'csv json'
+complete -c $cli -n '__fish_seen_subcommand_from info' -l format -x -a 'text latex sympy json'
+complete -c $cli -n 'not __fish_seen_subcommand_from info' -l format -x -a 'csv json npy'
 complete -c $cli -l frame -x -a 'lab table'
 complete -c $cli -l direction -x -a 'up down both'
 complete -c $cli -l as -x -a vakonomic

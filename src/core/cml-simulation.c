@@ -1162,6 +1162,28 @@ cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z, doubl
   return TRUE;
 }
 
+guint
+cml_system_n_free_velocities (const CmlSystem *sys)
+{
+  g_return_val_if_fail (sys != NULL, 0);
+  return sys->na;
+}
+
+const char *
+cml_system_free_velocity_name (const CmlSystem *sys, guint a)
+{
+  g_return_val_if_fail (sys != NULL && a < sys->na, NULL);
+  return cml_expr_ctx_symbol_name (sys->ctx, sys->aux_sym[a]);
+}
+
+void
+cml_simulation_get_free_velocities (const CmlSimulation *sim, double *out)
+{
+  /* the fast inputs are t, the state, then the free velocities (system_set_fast_inputs) */
+  g_return_if_fail (sim != NULL);
+  memcpy (out, sim->fast + 1 + sim->sys->dim, sim->sys->na * sizeof (double));
+}
+
 double
 cml_simulation_residual (CmlSimulation *sim)
 {
