@@ -92,27 +92,11 @@ open_lesson (const char *arg)
   return lesson;
 }
 
-/* TEXT, or its translation KEY[LANG] for the first language of the locale the lesson has */
-static const char *
-translated (GHashTable *translations, const char *key, const char *text)
-{
-  const char *const *langs = g_get_language_names ();
-
-  for (guint k = 0; translations && langs[k]; k++)
-    {
-      g_autofree char *tk = g_strdup_printf ("%s[%s]", key, langs[k]);
-      const char *t = g_hash_table_lookup (translations, tk);
-      if (t)
-        return t;
-    }
-  return text;
-}
-
 /* the choices in the language of the locale (a translated list is ';'-separated) */
 static char **
 translated_choices (const CmlLessonStep *st)
 {
-  const char *raw = translated (st->translations, "choices", NULL);
+  const char *raw = cml_lesson_translated (st->translations, "choices", NULL);
   char **list;
 
   if (raw == NULL)
@@ -151,7 +135,7 @@ lesson_check (const CmlLesson *lesson)
 {
   guint n_pred = 0, n_wrong = 0, n_failed = 0;
 
-  printf ("%s\n", translated (lesson->translations, "title", lesson->title));
+  printf ("%s\n", cml_lesson_translated (lesson->translations, "title", lesson->title));
   for (guint k = 0; k < lesson->steps->len; k++)
     {
       const CmlLessonStep *st = lesson->steps->pdata[k];
@@ -226,9 +210,9 @@ lesson_check (const CmlLesson *lesson)
 static int
 lesson_show (const CmlLesson *lesson, gboolean answers)
 {
-  const char *desc = lesson->description ? translated (lesson->translations, "description", lesson->description) : NULL;
+  const char *desc = lesson->description ? cml_lesson_translated (lesson->translations, "description", lesson->description) : NULL;
 
-  printf ("%s\n", translated (lesson->translations, "title", lesson->title));
+  printf ("%s\n", cml_lesson_translated (lesson->translations, "title", lesson->title));
   if (desc)
     printf ("%s\n", desc);
   if (lesson->student)
@@ -239,7 +223,7 @@ lesson_show (const CmlLesson *lesson, gboolean answers)
       const CmlPrediction *pr = &st->prediction;
 
       printf (_("\nStep %u of %u\n"), k + 1, lesson->steps->len);
-      printf ("  %s\n", translated (st->translations, "caption", st->caption));
+      printf ("  %s\n", cml_lesson_translated (st->translations, "caption", st->caption));
       for (guint h = 0; st->hidden[h]; h++)
         {
           gboolean unknown = st->unknown && g_strv_contains ((const char *const *) st->unknown, st->hidden[h]);
@@ -251,7 +235,7 @@ lesson_show (const CmlLesson *lesson, gboolean answers)
         }
       if (pr->kind != CML_PREDICTION_NONE)
         {
-          printf (_("  Question: %s\n"), translated (st->translations, "question", pr->question));
+          printf (_("  Question: %s\n"), cml_lesson_translated (st->translations, "question", pr->question));
           if (pr->kind == CML_PREDICTION_CHOICE)
             {
               g_auto (GStrv) choices = translated_choices (st);
@@ -259,7 +243,7 @@ lesson_show (const CmlLesson *lesson, gboolean answers)
                 printf ("    %u. %s\n", c + 1, choices[c]);
             }
           else if (pr->unit)
-            printf (_("    (a number, in %s)\n"), translated (st->translations, "unit", pr->unit));
+            printf (_("    (a number, in %s)\n"), cml_lesson_translated (st->translations, "unit", pr->unit));
           else
             printf (_("    (a number)\n"));
           if (answers && !pr->no_answer)
@@ -270,11 +254,11 @@ lesson_show (const CmlLesson *lesson, gboolean answers)
                 printf (_("  Answer: %.9g ± %.9g %s (checked by %s at t = %.9g)\n"), pr->value, pr->tolerance,
                         pr->unit ? pr->unit : "", pr->quantity, pr->at);
               if (pr->afterwards)
-                printf (_("  Afterwards: %s\n"), translated (st->translations, "afterwards", pr->afterwards));
+                printf (_("  Afterwards: %s\n"), cml_lesson_translated (st->translations, "afterwards", pr->afterwards));
             }
         }
       if (answers && st->notes)
-        printf (_("  Notes for the teacher: %s\n"), translated (st->translations, "notes", st->notes));
+        printf (_("  Notes for the teacher: %s\n"), cml_lesson_translated (st->translations, "notes", st->notes));
     }
   return 0;
 }

@@ -45,22 +45,6 @@ static const char *handout_usage =
   "figure of how it starts and its question with room to answer.  No answers, notes or\n"
   "hidden values.  LESSON is a lesson file or the name of a shipped lesson.\n");
 
-/* TEXT, or its translation KEY[LANG] for the first language of the locale the lesson has */
-static const char *
-translated (GHashTable *translations, const char *key, const char *text)
-{
-  const char *const *langs = g_get_language_names ();
-
-  for (guint k = 0; translations && langs[k]; k++)
-    {
-      g_autofree char *tk = g_strdup_printf ("%s[%s]", key, langs[k]);
-      const char *t = g_hash_table_lookup (translations, tk);
-      if (t)
-        return t;
-    }
-  return text;
-}
-
 /* Draws TEXT at (MARGIN, *Y) in the page's width in FONT; *Y moves below it. */
 static void
 draw_text (cairo_t *cr, double *y, const char *font, const char *text, double grey)
@@ -211,7 +195,7 @@ draw_handout (const CmlLesson *lesson, GByteArray *pdf, GError **error)
 {
   cairo_surface_t *surface = cairo_pdf_surface_create_for_stream (write_to_string, pdf, PAGE_W, PAGE_H);
   cairo_t *cr = cairo_create (surface);
-  const char *title = translated (lesson->translations, "title", lesson->title);
+  const char *title = cml_lesson_translated (lesson->translations, "title", lesson->title);
   gboolean ok = TRUE;
 
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title);
@@ -228,7 +212,7 @@ draw_handout (const CmlLesson *lesson, GByteArray *pdf, GError **error)
       g_autofree char *step_title = g_strdup_printf (_("Step %u"), k + 1);
       draw_text (cr, &y, "Sans Bold 15", step_title, 0);
       y += 6;
-      draw_text (cr, &y, "Serif 12", translated (st->translations, "caption", st->caption), 0);
+      draw_text (cr, &y, "Serif 12", cml_lesson_translated (st->translations, "caption", st->caption), 0);
       y += 12;
       const char *note = NULL;
       if (!(ok = draw_figure (cr, st, y, &note, error)))
@@ -247,11 +231,11 @@ draw_handout (const CmlLesson *lesson, GByteArray *pdf, GError **error)
         }
       else
         {
-          draw_text (cr, &y, "Sans Bold 12", translated (st->translations, "question", pr->question), 0);
+          draw_text (cr, &y, "Sans Bold 12", cml_lesson_translated (st->translations, "question", pr->question), 0);
           y += 10;
           if (pr->kind == CML_PREDICTION_CHOICE)
             {
-              const char *raw = translated (st->translations, "choices", NULL);
+              const char *raw = cml_lesson_translated (st->translations, "choices", NULL);
               g_auto (GStrv) choices = raw ? g_strsplit (raw, ";", -1) : g_strdupv (pr->choices);
               for (guint c = 0; choices[c]; c++)
                 {
@@ -264,7 +248,7 @@ draw_handout (const CmlLesson *lesson, GByteArray *pdf, GError **error)
             }
           else
             {
-              const char *unit = pr->unit ? translated (st->translations, "unit", pr->unit) : "";
+              const char *unit = pr->unit ? cml_lesson_translated (st->translations, "unit", pr->unit) : "";
               g_autofree char *line = g_strdup_printf (_("Your answer: ____________________ %s"), unit);
               draw_text (cr, &y, "Serif 12", line, 0);
             }

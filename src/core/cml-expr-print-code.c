@@ -175,10 +175,8 @@ code_power (const Code *c, GString *out, const CmlExpr *b, double e, const CmlEx
   return P_POWER;
 }
 
-/* A factor of a product as written in it: its base and exponent, the exponent a number
- * (*ENUM, with *EXP NULL) or an expression (*EXP). */
-static const CmlExpr *
-factor_parts (const CmlExpr *f, double *e_num, const CmlExpr **exp)
+const CmlExpr *
+cml_expr_factor_parts (const CmlExpr *f, double *e_num, const CmlExpr **exp)
 {
   *exp = NULL;
   *e_num = 1;
@@ -189,22 +187,20 @@ factor_parts (const CmlExpr *f, double *e_num, const CmlExpr **exp)
   return f->args[0];
 }
 
-/* Whether F, a factor of a product, is written by its name. */
-static gboolean
-is_named (const Code *c, const CmlExpr *f)
+gboolean
+cml_expr_factor_is_named (const CmlExprNames *names, const CmlExpr *root, const CmlExpr *f)
 {
-  return c->names->shared && f != c->root && g_hash_table_contains (c->names->shared, f);
+  return names->shared && f != root && g_hash_table_contains (names->shared, f);
 }
 
-/* Whether F, a factor of a product, goes to the denominator: a numeric exponent < 0. */
-static gboolean
-in_denominator (const Code *c, const CmlExpr *f)
+gboolean
+cml_expr_factor_in_denominator (const CmlExprNames *names, const CmlExpr *root, const CmlExpr *f)
 {
   double en;
   const CmlExpr *x;
 
-  factor_parts (f, &en, &x);
-  return x == NULL && en < 0 && !is_named (c, f);
+  cml_expr_factor_parts (f, &en, &x);
+  return x == NULL && en < 0 && !cml_expr_factor_is_named (names, root, f);
 }
 
 static int
@@ -216,7 +212,7 @@ code_product (const Code *c, GString *out, const CmlExpr *e)
 
   for (guint k = 0; k < e->n; k++)
     {
-      if (in_denominator (c, e->args[k]))
+      if (cml_expr_factor_in_denominator (c->names, c->root, e->args[k]))
         n_den++;
       else
         n_num++;
@@ -232,12 +228,12 @@ code_product (const Code *c, GString *out, const CmlExpr *e)
   for (guint k = 0; k < e->n; k++)
     {
       double en;
-      const CmlExpr *x, *b = factor_parts (e->args[k], &en, &x);
-      if (in_denominator (c, e->args[k]))
+      const CmlExpr *x, *b = cml_expr_factor_parts (e->args[k], &en, &x);
+      if (cml_expr_factor_in_denominator (c->names, c->root, e->args[k]))
         continue;
       if (any)
         g_string_append_c (out, '*');
-      if (is_named (c, e->args[k]))
+      if (cml_expr_factor_is_named (c->names, c->root, e->args[k]))
         code_expr (c, out, e->args[k], P_PRODUCT);
       else
         {
@@ -257,10 +253,10 @@ code_product (const Code *c, GString *out, const CmlExpr *e)
       for (guint k = 0; k < e->n; k++)
         {
           double en;
-          const CmlExpr *x, *b = factor_parts (e->args[k], &en, &x);
+          const CmlExpr *x, *b = cml_expr_factor_parts (e->args[k], &en, &x);
           gsize fstart = out->len;
           int p;
-          if (!in_denominator (c, e->args[k]))
+          if (!cml_expr_factor_in_denominator (c->names, c->root, e->args[k]))
             continue;
           if (any)
             g_string_append_c (out, '*');

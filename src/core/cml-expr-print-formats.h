@@ -39,4 +39,13 @@ void  cml_expr_print_latex (const CmlExpr *e, const CmlExprNames *names, GString
  * lambda_c -> \lambda_{c}), a longer word upright (energy -> \mathrm{energy}). */
 char *cml_expr_latex_name (const char *name);
 
+/* ---- what both printers decide alike about a factor F of a product ROOT is part of ---- */
+
+/* F's base, and its exponent: a number (*E_NUM, with *EXP NULL) or an expression (*EXP). */
+const CmlExpr *cml_expr_factor_parts (const CmlExpr *f, double *e_num, const CmlExpr **exp);
+/* Whether F is written by its name in NAMES (never ROOT, the expression being defined). */
+gboolean       cml_expr_factor_is_named (const CmlExprNames *names, const CmlExpr *root, const CmlExpr *f);
+/* Whether F goes to the denominator: a numeric exponent < 0, and not written by name. */
+gboolean       cml_expr_factor_in_denominator (const CmlExprNames *names, const CmlExpr *root, const CmlExpr *f);
+
 G_END_DECLS

@@ -224,36 +224,6 @@ tex_power (const Tex *x, GString *out, const CmlExpr *b, double e, const CmlExpr
   return P_POWER;
 }
 
-static const CmlExpr *
-factor_parts (const CmlExpr *f, double *e_num, const CmlExpr **exp)
-{
-  *exp = NULL;
-  *e_num = 1;
-  if (f->kind != CML_EXPR_POW)
-    return f;
-  if (!cml_expr_is_number (f->args[1], e_num))
-    *exp = f->args[1];
-  return f->args[0];
-}
-
-/* Whether F, a factor of a product, is written by its name. */
-static gboolean
-is_named (const Tex *x, const CmlExpr *f)
-{
-  return x->names->shared && f != x->root && g_hash_table_contains (x->names->shared, f);
-}
-
-/* Whether F, a factor of a product, goes to the denominator: a numeric exponent < 0. */
-static gboolean
-in_denominator (const Tex *x, const CmlExpr *f)
-{
-  double en;
-  const CmlExpr *xp;
-
-  factor_parts (f, &en, &xp);
-  return xp == NULL && en < 0 && !is_named (x, f);
-}
-
 /* The factors of E with positive (DEN FALSE) or negative numeric exponents (DEN TRUE),
  * by juxtaposition; NUMBER_BEFORE: a number was written just before; IN_FRAC: they are
  * the numerator or the denominator of a \frac, where a lone sum needs no parentheses. */
@@ -264,23 +234,23 @@ tex_factors (const Tex *x, GString *out, const CmlExpr *e, gboolean den, gboolea
   gboolean single = TRUE;
 
   for (guint k = 0; k < e->n; k++)
-    if (in_denominator (x, e->args[k]) == den)
+    if (cml_expr_factor_in_denominator (x->names, x->root, e->args[k]) == den)
       n++;
   single = n == 1;
   for (guint k = 0, i = 0; k < e->n; k++)
     {
       double en;
-      const CmlExpr *xp, *b = factor_parts (e->args[k], &en, &xp);
+      const CmlExpr *xp, *b = cml_expr_factor_parts (e->args[k], &en, &xp);
       gsize start;
       int p;
-      if (in_denominator (x, e->args[k]) != den)
+      if (cml_expr_factor_in_denominator (x->names, x->root, e->args[k]) != den)
         continue;
       if (i > 0 || number_before)
         g_string_append (out, i == 0 ? "\\," : " ");
       start = out->len;
       /* a sum among other factors is in parentheses; a lone one is not (in \frac) */
       int need = single && !number_before && in_frac ? 0 : P_PRODUCT;
-      if (is_named (x, e->args[k]))
+      if (cml_expr_factor_is_named (x->names, x->root, e->args[k]))
         p = tex_expr (x, out, e->args[k], need);
       else if (xp == NULL && fabs (en) == 1)
         p = tex_expr (x, out, b, need);
@@ -299,7 +269,7 @@ tex_product (const Tex *x, GString *out, const CmlExpr *e)
   guint n_den = 0;
 
   for (guint k = 0; k < e->n; k++)
-    if (in_denominator (x, e->args[k]))
+    if (cml_expr_factor_in_denominator (x->names, x->root, e->args[k]))
       n_den++;
   if (e->value < 0)
     g_string_append_c (out, '-');

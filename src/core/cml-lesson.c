@@ -809,3 +809,18 @@ cml_lesson_motion_value (const CmlLessonMotion *m, const char *name, double t, d
     }
   return TRUE;
 }
+
+const char *
+cml_lesson_translated (GHashTable *translations, const char *key, const char *text)
+{
+  const char *const *langs = g_get_language_names ();
+
+  for (guint k = 0; translations && langs[k]; k++)
+    {
+      g_autofree char *tk = g_strdup_printf ("%s[%s]", key, langs[k]);
+      const char *t = g_hash_table_lookup (translations, tk);
+      if (t)
+        return t;
+    }
+  return text;
+}

@@ -137,6 +137,9 @@ CmlLesson *cml_lesson_load (const char *path, GError **error);
 /* Writes atomically (all or nothing).  Errors: CML_ERROR_IO. */
 gboolean   cml_lesson_save (const CmlLesson *lesson, const char *path, GError **error);
 void       cml_lesson_free (CmlLesson *lesson);
+/* TEXT, or its translation KEY[LANG] in TRANSLATIONS (a lesson's or a step's, as read) for
+ * the first of the user's languages (g_get_language_names ()) that has one. */
+const char *cml_lesson_translated (GHashTable *translations, const char *key, const char *text);
 
 /* A simulation at STEP's state: its model's system derived, its parameters, integrator
  * and initial data set (the constraints solved or projected), at t = 0.  NULL (with ERROR)
