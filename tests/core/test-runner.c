@@ -771,18 +771,22 @@ test_lagging (void)
       cml_runner_read_history (runner, &cursor, n_cols_of (sys), t, v, 32, NULL);
       g_usleep (1000);
     }
+  /* how long a reader waited is the machine's business (a busy one preempts the reader at
+   * any moment): reported, not asserted; that readers never wait for a slice is by
+   * construction (frame_lock is held for a pointer swap) */
   g_test_message ("slowest get_frame while the worker is busy: %.3f ms", 1e3 * worst);
   g_assert_true (lagging);
-  g_assert_cmpfloat (worst, <, 0.050);
 
-  /* commands are taken between slices: a sync answers quickly */
+  /* commands are taken between slices: at a speed the run never reaches the end of, a
+   * sync is answered at all (were commands taken only after the run, it would hang, and
+   * the test's time-out says so) and the run is still going afterwards */
   start = (g_get_monotonic_time () / 1e6);
   cml_runner_sync (runner);
   t_sync = (g_get_monotonic_time () / 1e6) - start;
   g_test_message ("sync while busy: %.3f ms", 1e3 * t_sync);
-  g_assert_cmpfloat (t_sync, <, 0.5);
 
   f = cml_runner_get_frame (runner);
+  g_assert_cmpint (f->state, ==, CML_RUNNER_RUNNING);
   g_assert_cmpfloat (f->t, >, 10.0);
   g_assert_cmpfloat (f->wall_ms_per_slice, >, 0.0);
   cml_frame_unref (f);
@@ -812,9 +816,11 @@ test_free_while_busy (void)
   cml_runner_step (runner, 1e9);  /* would take hours */
   cml_runner_play (runner);
   g_usleep (50000);
+  /* a free that waited for the step to end would take hours: the test's time-out catches
+   * it; how long it took is the machine's business */
   start = (g_get_monotonic_time () / 1e6);
   cml_runner_free (runner);
-  g_assert_cmpfloat ((g_get_monotonic_time () / 1e6) - start, <, 2.0);
+  g_test_message ("free while busy: %.3f ms", 1e3 * ((g_get_monotonic_time () / 1e6) - start));
 
   /* and right after creation */
   runner = cml_runner_new (sys, NULL, &error);

@@ -12,12 +12,29 @@
 #include "../core/particles-util.h"
 #include "cml-plot-view.h"
 
+/* Runs what the main loop has pending (redraws, idles, finalizers). */
 static void
-iterate (guint ms)
+flush (void)
 {
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-  while (g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* Waits for a state, not a time: WIDGET mapped and laid out, however long a busy machine
+ * takes (the bound only turns a hang into a failure); then runs what is pending. */
+static void
+wait_shown (GtkWidget *widget)
+{
+  gint64 deadline = g_get_monotonic_time () + 600 * G_USEC_PER_SEC;
+
+  while (!gtk_widget_get_mapped (widget) || gtk_widget_get_width (widget) == 0)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the window was not shown within 10 minutes");
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  flush ();
 }
 
 static CmlSystem *
@@ -59,7 +76,7 @@ test_plot_view (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 400);
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
   gtk_window_present (GTK_WINDOW (window));
-  iterate (300);
+  wait_shown (GTK_WIDGET (view));
 
   /* the default: the model's monitors (energy …) against time; the series counted here
    * are the data's (test_reference checks the closed forms drawn beside them) */
@@ -141,14 +158,14 @@ test_plot_view (void)
   /* no system at all */
   cml_plot_view_set_system (view, NULL);
   g_assert_cmpuint (cml_plot_get_n_series (plot), ==, 0);
-  iterate (100);
+  flush ();
 
   if (!have_gl)
     g_test_skip ("no GL context: pixels not checked");
 
   g_object_ref (view);
   gtk_window_destroy (GTK_WINDOW (window));
-  iterate (50);
+  flush ();
   g_assert_finalize_object (view);
 }
 
@@ -260,7 +277,7 @@ test_header_fits (void)
       const char *ys[] = { "energy", "I", "Cx", "Cy", NULL };
       cml_plot_view_set_series (view, NULL, ys);
       gtk_window_present (GTK_WINDOW (window));
-      iterate (300);
+      wait_shown (GTK_WIDGET (view));
 
       g_test_message ("style %u: the view is %d × %d", k, gtk_widget_get_width (GTK_WIDGET (view)),
                       gtk_widget_get_height (GTK_WIDGET (view)));
@@ -288,7 +305,7 @@ test_header_fits (void)
       if (styles[k])
         gtk_style_context_remove_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css));
       gtk_window_destroy (GTK_WINDOW (window));
-      iterate (50);
+      flush ();
     }
 }
 
@@ -682,7 +699,7 @@ test_zoom_view (void)
   cml_plot_view_set_system (view, sys);
   for (int chunk = 0; chunk < 40; chunk++)
     push_synthetic (view, cml_system_n_observables (sys), 120, chunk);
-  gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  gint64 end = g_get_monotonic_time () + 600 * G_USEC_PER_SEC;
   while (!frame_drawn (view) && g_get_monotonic_time () < end)
     g_main_context_iteration (NULL, TRUE);
   if (!frame_drawn (view))
@@ -731,7 +748,7 @@ test_columns_resident_off_thread_body (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 400);
   gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
   gtk_window_present (GTK_WINDOW (window));
-  iterate (200);
+  wait_shown (GTK_WIDGET (view));
 
   /* the small one once first: what a first showing sets up beside the columns (the large
    * one's memory is not shown before it is measured: freed, it would stay resident) */

@@ -76,10 +76,16 @@ run_and_push (CmlSimulation *sim, CmlSceneView *view)
 static void
 wait_realized (GtkWidget *widget)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  /* a state, not a time: mapped, however long a busy machine takes (the bound only
+   * turns a hang into a failure) */
+  gint64 deadline = g_get_monotonic_time () + 600 * G_USEC_PER_SEC;
 
-  while (!gtk_widget_get_mapped (widget) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
+  while (!gtk_widget_get_mapped (widget))
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the scene view was not mapped within 10 minutes");
+      g_main_context_iteration (NULL, TRUE);
+    }
   /* let the first frame be drawn */
   for (int i = 0; i < 20; i++)
     g_main_context_iteration (NULL, FALSE);
