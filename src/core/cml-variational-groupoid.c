@@ -1063,9 +1063,9 @@ cml_groupoid_var_advance (CmlGroupoidVar *var, double *t, double t1, double *z, 
       if (o->max_steps > 0 && k >= o->max_steps)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       _("the integrator took %" G_GUINT64_FORMAT " steps between t = %.6g and t = %.6g without "
-                         "reaching t = %.6g: its steps (%.3g now) are far too short for the span; a shorter span "
-                         "or a longer step may reach it"), k, t0, *t, t1, h);
+                       _("the integrator took %.0f steps between t = %.6g and t = %.6g without reaching "
+                         "t = %.6g: its steps (%.3g now) are far too short for the span; a shorter span or a longer "
+                         "step may reach it"), (double) k, t0, *t, t1, h);
           ok = FALSE;
           break;
         }
