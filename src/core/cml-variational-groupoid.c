@@ -85,7 +85,7 @@ struct _CmlGroupoidVar
   gboolean    p_valid;
 
   /* work */
-  double     *y, *nu, *x1, *xm, *X, *W, *Mc, *gx, *rhs, *pp, *z_good, *vnode, *rm, *dr;
+  double     *y, *nu, *x1, *xm, *X, *W, *Mc, *kx, *wx, *rhs, *pp, *z_good, *vnode, *rm, *dr;
   gsl_matrix *J, *A, *Jr;
   gsl_permutation *perm, *permA, *permr;
 
@@ -226,30 +226,33 @@ structure_read (CmlSystem *sys, Structure *S, const char **why)
         }
     }
 
-  /* the anchor: affine in the base coordinates with constant coefficients */
+  /* the anchor: affine in the base coordinates with constant coefficients (derived under
+   * the system's lock for things built on first use: the context memoises) */
   g_autofree CmlExpr **zero = g_new (CmlExpr *, m + 1);
+  const char *anchor_why = NULL;
+  g_mutex_lock (&sys->native_lock);
   for (guint i = 0; i < m; i++)
     zero[i] = cml_expr_num (ctx, 0);
-  for (guint i = 0; i < m; i++)
-    for (guint A = 0; A < n; A++)
+  for (guint i = 0; i < m && !anchor_why; i++)
+    for (guint A = 0; A < n && !anchor_why; A++)
       {
         CmlExpr *rho = md->anchor[i * n + A];
         if (!rho)
           continue;
-        for (guint j = 0; j < m; j++)
+        for (guint j = 0; j < m && !anchor_why; j++)
           if (!cml_expr_is_number (cml_expr_diff (ctx, rho, md->base_sym[j]), &S->R[(A * m + i) * m + j]))
-            {
-              *why = _("its algebroid is a Lie algebroid whose anchor is not linear in the base coordinates, for which no discrete "
-                       "groupoid method exists yet");
-              return FALSE;
-            }
-        if (!cml_expr_is_number (cml_expr_subs (ctx, rho, m, md->base_sym, zero), &S->c[i * n + A]))
-          {
-            *why = _("its algebroid is a Lie algebroid whose anchor depends on time or on parameters, for which no discrete "
-                     "groupoid method exists yet");
-            return FALSE;
-          }
+            anchor_why = _("its algebroid is a Lie algebroid whose anchor is not linear in the base coordinates, "
+                           "for which no discrete groupoid method exists yet");
+        if (!anchor_why && !cml_expr_is_number (cml_expr_subs (ctx, rho, m, md->base_sym, zero), &S->c[i * n + A]))
+          anchor_why = _("its algebroid is a Lie algebroid whose anchor depends on time or on parameters, for which "
+                         "no discrete groupoid method exists yet");
       }
+  g_mutex_unlock (&sys->native_lock);
+  if (anchor_why)
+    {
+      *why = anchor_why;
+      return FALSE;
+    }
 
   /* the constant sections: no linear part, along one base coordinate each (or none), a
    * different one each; those coordinates are M₁, the so(3) part acts on the others only */
@@ -508,7 +511,8 @@ cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const
   var->X = g_new0 (double, m * n + 1);
   var->W = g_new0 (double, n * n);
   var->Mc = g_new0 (double, n);
-  var->gx = g_new0 (double, n);
+  var->kx = g_new0 (double, n);
+  var->wx = g_new0 (double, n);
   var->rhs = g_new0 (double, k + m + nr + 1);
   var->pp = g_new0 (double, n);
   var->z_good = g_new0 (double, var->dim);
@@ -543,7 +547,8 @@ cml_groupoid_var_free (CmlGroupoidVar *var)
   g_free (var->X);
   g_free (var->W);
   g_free (var->Mc);
-  g_free (var->gx);
+  g_free (var->kx);
+  g_free (var->wx);
   g_free (var->rhs);
   g_free (var->pp);
   g_free (var->z_good);
@@ -791,8 +796,9 @@ gv_step (CmlGroupoidVar *var, double t0, double h, double *x, double *p, double 
               w += o[L->Lvq + C * m + i] * X[i * n + D];
             W[C * n + D] = w;
           }
-      double mx = 0;
-      g_autofree double *kx = g_new0 (double, n), *wx = g_new0 (double, n);
+      double mx = 0, *kx = var->kx, *wx = var->wx;
+      memset (kx, 0, n * sizeof (double));
+      memset (wx, 0, n * sizeof (double));
       for (guint A = 0; A < n; A++)
         if (S->cay[A])
           mx += mu[A] * y[A];
