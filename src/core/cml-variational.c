@@ -1,6 +1,7 @@
 /* cml-variational.c — the discrete Lagrange–d'Alembert integrators of a Lagrangian on T Q
  * or on the Lie algebra so(3) (variational: second order; variational4: its symmetric
- * triple jump, fourth order).
+ * triple jump, fourth order).  Other product algebroids with so(3) (the heavy top, the
+ * rolling balls) are handed to cml-variational-groupoid.c (doc/theory.md §14.2).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
