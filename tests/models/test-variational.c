@@ -410,6 +410,22 @@ test_prepared (void)
   advance (sim, 1);
   g_assert_cmpuint (cml_expr_ctx_memory (model->ctx), ==, derived);
 
+  /* likewise the heavy top's program on its groupoid */
+  g_autoptr (CmlModel) top = cml_model_load ("heavy-top", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) tsys = cml_system_new (top, &error);
+  g_assert_no_error (error);
+  gsize tbefore = cml_expr_ctx_memory (top->ctx);
+  cml_system_prepare (tsys, CML_INTEGRATOR_VARIATIONAL);
+  gsize tderived = cml_expr_ctx_memory (top->ctx);
+  g_assert_cmpuint (tderived, >, tbefore);
+  g_autoptr (CmlSimulation) tsim = cml_simulation_new (tsys, &error);
+  g_assert_no_error (error);
+  use (tsim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  use (tsim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+  advance (tsim, 1);
+  g_assert_cmpuint (cml_expr_ctx_memory (top->ctx), ==, tderived);
+
   /* Martinet is vakonomic, which the variational integrators refuse */
   g_autoptr (CmlModel) martinet = cml_model_load ("martinet", &error);
   g_autoptr (CmlSystem) msys = cml_system_new (martinet, &error);
@@ -423,12 +439,13 @@ test_prepared (void)
 
 /* Two runs agree bit for bit, and a restart from a saved step state continues exactly. */
 static void
-test_deterministic (void)
+test_deterministic (gconstpointer data)
 {
+  const char *model = data;
   for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
     {
-      g_autoptr (CmlSimulation) a = sim_open ("chaplygin-sleigh");
-      g_autoptr (CmlSimulation) b = sim_open ("chaplygin-sleigh");
+      g_autoptr (CmlSimulation) a = sim_open (model);
+      g_autoptr (CmlSimulation) b = sim_open (model);
       use (a, k, 0.05);
       use (b, k, 0.05);
       advance (a, 1.5);
@@ -442,7 +459,7 @@ test_deterministic (void)
       g_autofree double *z = g_memdup2 (cml_simulation_get_state (a), dim * sizeof (double));
       cml_simulation_save_step_state (a, ss);
       advance (a, 3);
-      g_autoptr (CmlSimulation) c = sim_open ("chaplygin-sleigh");
+      g_autoptr (CmlSimulation) c = sim_open (model);
       use (c, k, 0.05);
       cml_simulation_restore (c, 1.5, z, ss);
       advance (c, 3);
@@ -630,7 +647,11 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/variational/refused", test_refused);
   g_test_add_func ("/models/variational/casimir", test_casimir);
   g_test_add_func ("/models/variational/lie-bases", test_lie_bases);
-  g_test_add_func ("/models/variational/deterministic", test_deterministic);
+  /* the heavy top's and the rolling ball's steps on their groupoids too (the step state
+   * through cml-variational-groupoid.c) */
+  g_test_add_data_func ("/models/variational/deterministic/chaplygin-sleigh", "chaplygin-sleigh", test_deterministic);
+  g_test_add_data_func ("/models/variational/deterministic/heavy-top", "heavy-top", test_deterministic);
+  g_test_add_data_func ("/models/variational/deterministic/rolling-ball", "rolling-ball", test_deterministic);
   g_test_add_func ("/models/variational/prepared", test_prepared);
   g_test_add_func ("/models/variational/groupoid/heavy-top-conserved", test_heavy_top_conserved);
   g_test_add_func ("/models/variational/groupoid/rolling-ball-conserved", test_rolling_ball_conserved);
