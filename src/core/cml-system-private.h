@@ -119,6 +119,7 @@ struct _CmlSystem
   CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn;
   CmlNativeProjectFunc project_fn; /* the whole projection (cml-project-core.h), or NULL */
   CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
+  CmlProgram  *groupoid_prog;    /* cml-variational-groupoid.c: likewise */
   /* what the Taylor method makes of the right-hand side (cml-integrator-choice.c), found on
    * the first automatic choice: taylor_verdict 0 not yet, 1 it runs it (taylor_rhs_kind says
    * what the right-hand side is made of), 2 it cannot (taylor_no says why); the strings are

@@ -387,6 +387,7 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->fb_prog, cml_program_free);
   g_clear_pointer (&sys->fb2_prog, cml_program_free);
   g_clear_pointer (&sys->variational_prog, cml_program_free);
+  g_clear_pointer (&sys->groupoid_prog, cml_program_free);
   g_free (sys->vak_G);
   g_free (sys->vak_F);
   g_free (sys->vak_J);

@@ -1,6 +1,7 @@
 /* cml-variational.c — the discrete Lagrange–d'Alembert integrators of a Lagrangian on T Q
  * or on the Lie algebra so(3) (variational: second order; variational4: its symmetric
- * triple jump, fourth order).
+ * triple jump, fourth order).  Other product algebroids with so(3) (the heavy top, the
+ * rolling balls) are handed to cml-variational-groupoid.c (doc/theory.md §14.2).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -75,6 +76,7 @@
 #define G_LOG_DOMAIN "cml-variational"
 
 #include "cml-variational.h"
+#include "cml-variational-groupoid.h"
 
 #include "cml-error.h"
 #include "cml-system-private.h"
@@ -109,6 +111,7 @@ typedef struct
 struct _CmlVariational
 {
   CmlSystem *sys;
+  CmlGroupoidVar *grp;   /* the other algebroids: cml-variational-groupoid.c does the work */
   CmlProgram *prog;      /* owned by the system */
   Layout      L;
   CmlIntegratorOptions options;
@@ -227,8 +230,9 @@ lie_so3 (CmlModel *md, double *C, double *K, const char **why)
   return TRUE;
 }
 
-gboolean
-cml_variational_supports (CmlSystem *sys, GError **error)
+/* Whether this file's methods take SYS (T Q or the Lie algebra so(3)); the reason why not in *WHY. */
+static gboolean
+classic_supports (CmlSystem *sys, const char **why_out)
 {
   CmlModel *md = sys->model;
   const char *why = NULL;
@@ -260,18 +264,24 @@ cml_variational_supports (CmlSystem *sys, GError **error)
         why = "it has brackets over a base of positive dimension (an action or Atiyah algebroid)";
   if (!why && md->m > 0 && md->reconstruction->len > 0)
     why = "it has reconstruction variables on T Q";
-  if (why)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                   "%s: the variational integrators take a regular Lagrangian on the tangent bundle T Q "
-                   "(the standard Lie algebroid: identity anchor, no brackets, no reconstruction variables) "
-                   "or on the Lie algebra so(3) in any basis (no base coordinates, constant brackets, "
-                   "reconstruction variables allowed), unconstrained or with nonholonomic constraints, with or without "
-                   "forces ([forces]); %s "
-                   "(use implicit-midpoint or an adaptive integrator)", md->name, why);
-      return FALSE;
-    }
-  return TRUE;
+  *why_out = why;
+  return why == NULL;
+}
+
+gboolean
+cml_variational_supports (CmlSystem *sys, GError **error)
+{
+  const char *why = NULL;
+  if (classic_supports (sys, &why) || cml_groupoid_var_supports (sys, &why))
+    return TRUE;
+  g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+               _("%s: the variational integrators take a regular Lagrangian, unconstrained or with nonholonomic "
+                 "constraints, with or without forces ([forces]), on the tangent bundle T Q (the standard Lie "
+                 "algebroid: identity anchor, no brackets), on the Lie algebra so(3) in any basis (constant "
+                 "brackets), or on a product of these in which so(3) turns the rest of the base as rotations turn "
+                 "vectors (the rolling ball’s T ℝ² × so(3), the heavy top’s so(3) ⋉ ℝ³); %s (use implicit-midpoint "
+                 "or an adaptive integrator)"), sys->model->name, why);
+  return FALSE;
 }
 
 /* The derivatives of L and φ (and, on a Lie algebra, the reconstruction rates and their
@@ -359,8 +369,11 @@ ensure_program (CmlSystem *sys, GError **error)
 void
 cml_variational_prepare (CmlSystem *sys)
 {
-  if (cml_variational_supports (sys, NULL))
+  const char *why;
+  if (classic_supports (sys, &why))
     (void) ensure_program (sys, NULL);
+  else
+    cml_groupoid_var_prepare (sys);
 }
 
 CmlVariational *
@@ -377,6 +390,18 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
     }
   if (!cml_variational_supports (sys, error))
     return NULL;
+  const char *why = NULL;
+  if (!classic_supports (sys, &why))
+    {
+      CmlGroupoidVar *grp = cml_groupoid_var_new (sys, options, params, error);
+      if (!grp)
+        return NULL;
+      CmlVariational *var = g_new0 (CmlVariational, 1);
+      var->sys = cml_system_ref (sys);
+      var->grp = grp;
+      var->options = *options;
+      return var;
+    }
   CmlProgram *prog = ensure_program (sys, error);
   if (!prog)
     return NULL;
@@ -390,10 +415,7 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   var->dim = m + n + nr;
   var->lie = m == 0;
   if (var->lie)
-    {
-      const char *why = NULL;
-      lie_so3 (md, var->C, var->K, &why);
-    }
+    lie_so3 (md, var->C, var->K, &why);
   var->options = *options;
   var->regs = g_new0 (double, cml_program_n_registers (prog) + 1);
   var->fast = g_new0 (double, 1 + var->dim);
@@ -427,6 +449,13 @@ cml_variational_free (CmlVariational *var)
 {
   if (!var)
     return;
+  if (var->grp)
+    {
+      cml_groupoid_var_free (var->grp);
+      cml_system_unref (var->sys);
+      g_free (var);
+      return;
+    }
   g_free (var->regs);
   g_free (var->fast);
   g_free (var->out);
@@ -454,6 +483,11 @@ cml_variational_free (CmlVariational *var)
 void
 cml_variational_set_params (CmlVariational *var, const double *params)
 {
+  if (var->grp)
+    {
+      cml_groupoid_var_set_params (var->grp, params);
+      return;
+    }
   cml_program_prepare (var->prog, params, var->regs);
   var->p_valid = FALSE;
 }
@@ -461,6 +495,11 @@ cml_variational_set_params (CmlVariational *var, const double *params)
 void
 cml_variational_reset (CmlVariational *var)
 {
+  if (var->grp)
+    {
+      cml_groupoid_var_reset (var->grp);
+      return;
+    }
   var->p_valid = FALSE;
 }
 
@@ -922,6 +961,11 @@ ensure_momentum (CmlVariational *var, double t, const double *z)
 void
 cml_variational_momentum (CmlVariational *var, double t, const double *z, double *p)
 {
+  if (var->grp)
+    {
+      cml_groupoid_var_momentum (var->grp, t, z, p);
+      return;
+    }
   ensure_momentum (var, t, z);
   memcpy (p, var->p, var->L.n * sizeof (double));
 }
@@ -996,6 +1040,8 @@ cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, G
   gboolean ok = TRUE;
 
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  if (var->grp)
+    return cml_groupoid_var_advance (var->grp, t, t1, z, error);
   var->midpoint_residual = 0;
   if (t1 == *t)
     return TRUE;
@@ -1053,12 +1099,19 @@ cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, G
 guint
 cml_variational_step_state_size (const CmlVariational *var)
 {
+  if (var->grp)
+    return cml_groupoid_var_step_state_size (var->grp);
   return 1 + var->L.n;
 }
 
 void
 cml_variational_save_step_state (const CmlVariational *var, double t, const double *z, double *out)
 {
+  if (var->grp)
+    {
+      cml_groupoid_var_save_step_state (var->grp, t, z, out);
+      return;
+    }
   guint n = var->L.n;
   gboolean valid = var->p_valid && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0;
   out[0] = valid ? 1.0 : 0.0;
@@ -1071,6 +1124,11 @@ cml_variational_save_step_state (const CmlVariational *var, double t, const doub
 void
 cml_variational_restore_step_state (CmlVariational *var, double t, const double *z, const double *in)
 {
+  if (var->grp)
+    {
+      cml_groupoid_var_restore_step_state (var->grp, t, z, in);
+      return;
+    }
   guint n = var->L.n;
   var->p_valid = in[0] != 0.0;
   if (var->p_valid)
@@ -1084,12 +1142,19 @@ cml_variational_restore_step_state (CmlVariational *var, double t, const double 
 guint64
 cml_variational_n_rhs (const CmlVariational *var)
 {
+  if (var->grp)
+    return cml_groupoid_var_n_rhs (var->grp);
   return (guint64) ceil (var->cost);
 }
 
 void
 cml_variational_get_stats (const CmlVariational *var, CmlIntegratorStats *stats)
 {
+  if (var->grp)
+    {
+      cml_groupoid_var_get_stats (var->grp, stats);
+      return;
+    }
   memset (stats, 0, sizeof *stats);
   stats->n_steps = var->n_steps;
   stats->n_rhs = cml_variational_n_rhs (var);
@@ -1099,5 +1164,7 @@ cml_variational_get_stats (const CmlVariational *var, CmlIntegratorStats *stats)
 double
 cml_variational_midpoint_residual (const CmlVariational *var)
 {
+  if (var->grp)
+    return cml_groupoid_var_midpoint_residual (var->grp);
   return var->midpoint_residual;
 }

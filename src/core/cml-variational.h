@@ -24,9 +24,11 @@ typedef struct _CmlVariational CmlVariational;
 /* Whether SYS is in the class the variational integrators take: a Lagrangian on T Q (the
  * standard Lie algebroid: identity anchor, no brackets, no reconstruction variables) or on
  * the Lie algebra so(3) in any basis (no base, constant brackets with a negative definite
- * Killing form; reconstruction variables allowed), regular, unconstrained or with
- * nonholonomic constraints.  FALSE with CML_ERROR_USAGE and a message saying why and which
- * systems are supported. */
+ * Killing form; reconstruction variables allowed), or on a product of these in which so(3)
+ * turns the rest of the base (the heavy top, the rolling balls: cml-variational-groupoid.c
+ * does their steps, doc/theory.md §14.2), regular, unconstrained or with nonholonomic
+ * constraints.  FALSE with CML_ERROR_USAGE and a message saying why and which systems are
+ * supported. */
 gboolean cml_variational_supports (CmlSystem *sys, GError **error);
 
 /* OPTIONS->kind is CML_INTEGRATOR_VARIATIONAL or CML_INTEGRATOR_VARIATIONAL4, h_fixed the

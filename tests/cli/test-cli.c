@@ -144,25 +144,25 @@ test_usage_short (void)
 {
   struct { const char *args[14]; } cases[] = {
     { { "simulate", "rolling-ball", "--t-end", "1", "--bogus" } },
-    { { "simulate", "rolling-ball", "--t-end", "1", "--integrator", "variational" } },
+    { { "simulate", "plate-ball", "--t-end", "1", "--integrator", "variational" } },
     { { "simulate", "rolling-ball", "--t-end", "1", "--integrator", "no-such-method" } },
     { { "simulate", "rolling-ball", "--t-end", "1", "--rtol", "-1" } },
     { { "plot", "rolling-ball", "--t-end", "1", "--y", "x", "-o", "p.png", "--bogus" } },
     { { "plot", "rolling-ball", "--t-end", "1", "--y", "x", "-o", "p.png", "--size", "1x1" } },
     { { "render", "rolling-ball", "--t-end", "1", "-o", "v.mp4", "--bogus" } },
     { { "render", "rolling-ball", "--t-end", "1", "-o", "v.mp4", "--fps", "0" } },
-    { { "render", "rolling-ball", "--t-end", "1", "-o", "v.mp4", "--integrator", "variational" } },
+    { { "render", "plate-ball", "--t-end", "1", "-o", "v.mp4", "--integrator", "variational" } },
     { { "poincare", "rolling-ball", "--section", "y=0", "--columns", "x,u", "--t-end", "1", "--bogus" } },
     { { "poincare", "rolling-ball", "--section", "y=0", "--columns", "x,u", "--t-end", "1", "--direction", "left" } },
-    { { "poincare", "rolling-ball", "--section", "y=0", "--columns", "x,u", "--t-end", "1", "--integrator",
+    { { "poincare", "plate-ball", "--section", "x2=0", "--columns", "x1,y1", "--t-end", "1", "--integrator",
         "variational" } },
     { { "sweep", "rolling-ball", "--param", "x" } },
     { { "sweep", "rolling-ball", "--vary", "Omega=0:1:2", "--measure", "x", "--t-end", "1", "--jobs", "0" } },
-    { { "sweep", "rolling-ball", "--vary", "Omega=0:1:2", "--measure", "x", "--t-end", "1", "--integrator",
+    { { "sweep", "plate-ball", "--vary", "Omega=0:1:2", "--measure", "x1", "--t-end", "1", "--integrator",
         "variational" } },
     { { "shoot", "rolling-ball", "--t-end", "1", "--target", "x=1", "--bogus" } },
     { { "shoot", "rolling-ball", "--t-end", "-1", "--target", "x=1" } },
-    { { "plot", "rolling-ball", "--t-end", "1", "--y", "x", "-o", "p.png", "--integrator", "variational" } },
+    { { "plot", "plate-ball", "--t-end", "1", "--y", "x1", "-o", "p.png", "--integrator", "variational" } },
     { { "info", "rolling-ball", "--bogus" } },
     { { "info", "rolling-ball", "--set", "Omega" } },
     { { "list", "bogus" } },
@@ -225,6 +225,30 @@ csv_lines (const char *out)
     }
   g_autofree char *body = g_strndup (out, strlen (out) - 1);
   return g_strsplit (body, "\n", -1);
+}
+
+/* The variational integrators run the heavy top (on the action groupoid of so(3) ⋉ ℝ³,
+ * doc/theory.md §14.2) and the rolling ball: the vertical angular momentum I W · Γ and |Γ|²
+ * keep their values to rounding. */
+static void
+test_variational_groupoid (void)
+{
+  static const char *const models[] = { "heavy-top", "rolling-ball" };
+  static const char *const columns[] = { "mz,casimir", "I,Cx" };
+  for (guint k = 0; k < G_N_ELEMENTS (models); k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_assert_cmpint (cli_run (&out, &err, "simulate", models[k], "--integrator", "variational", "--step", "0.01",
+                                "--t-end", "2", "--dt-out", "2", "--columns", columns[k], NULL), ==, 0);
+      cli_message ("%s: %s%s", models[k], out, err);
+      g_auto (GStrv) lines = csv_lines (out);
+      g_assert_cmpuint (g_strv_length (lines), ==, 3); /* header, t = 0, t = 2 */
+      g_auto (GStrv) a = g_strsplit (lines[1], ",", -1), b = g_strsplit (lines[2], ",", -1);
+      g_assert_cmpuint (g_strv_length (a), ==, 3);
+      g_assert_cmpfloat (g_ascii_strtod (b[0], NULL), ==, 2);
+      for (guint j = 1; j < 3; j++)
+        g_assert_cmpfloat (fabs (g_ascii_strtod (b[j], NULL) - g_ascii_strtod (a[j], NULL)), <=, 1e-13);
+    }
 }
 
 /* The comment lines say what produced the data. */
@@ -1424,6 +1448,7 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/models/cli/csv-comments", test_csv_comments);
+  g_test_add_func ("/models/cli/variational-groupoid", test_variational_groupoid);
   g_test_add_func ("/models/cli/outputs-name-their-making", test_outputs_name_their_making);
   g_test_add_func ("/models/cli/default-dt-out", test_default_dt_out);
   g_test_add_func ("/models/cli/default-integrator", test_default_integrator);
