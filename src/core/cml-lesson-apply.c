@@ -1,0 +1,150 @@
+/* cml-lesson-apply.c — one lesson step as the window opens it: a session made from the
+ * step, the step's texts in the user's language, and the verdict on a class's answer.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The verdicts (V the quantity read at the prediction's time "at"):
+ *
+ *   the lesson's answer holds   number:  |V − answer| ≤ tolerance
+ *                               choice:  V < c, V > c or |V − c| ≤ tol  (check = …)
+ *   the class is right          number:  |class's number − V| ≤ tolerance
+ *                               choice:  class's choice = answer, and the answer holds
+ */
+#define G_LOG_DOMAIN "cml-lesson"
+
+#include "cml-lesson-apply.h"
+
+#include <math.h>
+
+static GHashTable *
+copy_values (GHashTable *from)
+{
+  GHashTable *to = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTableIter it;
+  gpointer k, v;
+
+  g_hash_table_iter_init (&it, from);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_hash_table_insert (to, g_strdup (k), g_memdup2 (v, sizeof (double)));
+  return to;
+}
+
+CmlSession *
+cml_lesson_step_session (const CmlLessonStep *step)
+{
+  CmlSession *s;
+  GHashTableIter it;
+  gpointer k, v;
+
+  g_return_val_if_fail (step != NULL && step->model != NULL, NULL);
+
+  s = g_new0 (CmlSession, 1);
+  s->model = cml_model_ref (step->model);
+  s->params = copy_values (step->params);
+  s->initial = copy_values (step->initial);
+  s->integrator = step->integrator;
+  s->view = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_iter_init (&it, step->view);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_hash_table_insert (s->view, g_strdup (k), g_strdup (v));
+  return s;
+}
+
+/* KEY's translation for the user's language in TRANSLATIONS ("KEY[es]" …), or NULL. */
+static const char *
+translated (GHashTable *translations, const char *key)
+{
+  const char *const *langs = g_get_language_names ();
+
+  if (translations == NULL)
+    return NULL;
+  for (guint i = 0; langs[i]; i++)
+    {
+      g_autofree char *k = NULL;
+      const char *text;
+
+      if (g_str_equal (langs[i], "C"))
+        break; /* the text as written */
+      k = g_strdup_printf ("%s[%s]", key, langs[i]);
+      if ((text = g_hash_table_lookup (translations, k)) != NULL)
+        return text;
+    }
+  return NULL;
+}
+
+const char *
+cml_lesson_step_text (const CmlLessonStep *step, const char *key)
+{
+  const char *t;
+
+  g_return_val_if_fail (step != NULL && key != NULL, NULL);
+
+  if ((t = translated (step->translations, key)) != NULL)
+    return t;
+  if (g_str_equal (key, "caption"))
+    return step->caption;
+  if (g_str_equal (key, "notes"))
+    return step->notes;
+  if (g_str_equal (key, "question"))
+    return step->prediction.question;
+  if (g_str_equal (key, "afterwards"))
+    return step->prediction.afterwards;
+  return NULL;
+}
+
+char **
+cml_lesson_step_choices (const CmlLessonStep *step)
+{
+  const char *t;
+  char **choices;
+
+  g_return_val_if_fail (step != NULL, NULL);
+
+  t = translated (step->translations, "choices");
+  /* a translation with as many choices as the original, else the original */
+  if (t && step->prediction.choices)
+    {
+      choices = g_strsplit (t, ";", -1);
+      for (guint k = 0; choices[k]; k++)
+        g_strstrip (choices[k]);
+      if (g_strv_length (choices) == g_strv_length (step->prediction.choices))
+        return choices;
+      g_strfreev (choices);
+    }
+  return g_strdupv (step->prediction.choices);
+}
+
+const char *
+cml_lesson_title (const CmlLesson *lesson)
+{
+  const char *t;
+
+  g_return_val_if_fail (lesson != NULL, NULL);
+
+  t = translated (lesson->translations, "title");
+  return t ? t : lesson->title;
+}
+
+gboolean
+cml_prediction_holds (const CmlPrediction *pr, double value)
+{
+  g_return_val_if_fail (pr != NULL, FALSE);
+
+  if (pr->kind == CML_PREDICTION_NUMBER)
+    return fabs (value - pr->value) <= pr->tolerance;
+  if (pr->kind != CML_PREDICTION_CHOICE)
+    return FALSE;
+  return pr->check_op == '<'   ? value < pr->check_value
+         : pr->check_op == '>' ? value > pr->check_value
+                               : fabs (value - pr->check_value) <= pr->check_tolerance;
+}
+
+gboolean
+cml_prediction_class_right (const CmlPrediction *pr, double value, guint choice, double number)
+{
+  g_return_val_if_fail (pr != NULL, FALSE);
+
+  if (pr->kind == CML_PREDICTION_NUMBER)
+    return isfinite (number) && fabs (number - value) <= pr->tolerance;
+  return pr->kind == CML_PREDICTION_CHOICE && choice == pr->answer && cml_prediction_holds (pr, value);
+}

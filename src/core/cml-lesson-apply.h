@@ -1,0 +1,38 @@
+/* cml-lesson-apply.h — what a program showing a lesson needs from one step: its state as a
+ * session (to open it as a session opens), its texts in the reader's language, and the
+ * verdict on the class's answer.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "cml-lesson.h"
+#include "cml-session.h"
+
+G_BEGIN_DECLS
+
+/* STEP's state as a session (free it): its model (a reference), the parameters and
+ * initial data it gives (the others stay the model's), its integrator and its view
+ * settings.  Any thread. */
+CmlSession *cml_lesson_step_session (const CmlLessonStep *step);
+
+/* A step's text KEY ("caption", "question", "afterwards", "notes") in the user's language
+ * (its "KEY[es]" translation when the language is Spanish), else as written; NULL when
+ * the step has none. */
+const char *cml_lesson_step_text (const CmlLessonStep *step, const char *key);
+/* The choices of STEP's choice question in the user's language (free with g_strfreev). */
+char      **cml_lesson_step_choices (const CmlLessonStep *step);
+/* The lesson's title in the user's language. */
+const char *cml_lesson_title (const CmlLesson *lesson);
+
+/* Whether the lesson's answer holds for VALUE, the quantity read at the prediction's time
+ * (the rule of cml_lesson_step_outcome). */
+gboolean    cml_prediction_holds (const CmlPrediction *pr, double value);
+/* Whether the class's answer is right once the run has given VALUE: a choice (CHOICE, from
+ * 1) is right when it is the lesson's answer and that answer holds; a number (NUMBER) when
+ * it is within the lesson's tolerance of VALUE. */
+gboolean    cml_prediction_class_right (const CmlPrediction *pr, double value, guint choice, double number);
+
+G_END_DECLS
