@@ -15,9 +15,10 @@
  * number key, or a number typed); then the motion plays, and when the run reaches the
  * prediction's time the outcome stands beside the question: the quantity's value there
  * and whether the class was right (cml_prediction_class_right), with what to say
- * afterwards.  The value is read by a worker that runs the step on its own, exactly as
- * `cmlab-cli lesson check` does (cml_lesson_step_outcome), on a model of its own (a model
- * is not for two threads).  A step's run pauses when it reaches the step's t-end.
+ * afterwards.  The value is read by a worker that runs the step on its own from its
+ * start to that time, as cml_lesson_step_outcome does, on a simulation of the window's
+ * system made on the window's thread (as a second run compared shares the system).  A
+ * step's run pauses when it reaches the step's t-end.
  */
 #define G_LOG_DOMAIN "cml-window"
 
@@ -63,9 +64,9 @@ update_actions (CmlWindow *self)
 
 typedef struct
 {
-  CmlLessonStep step;  /* a copy with what a run needs: its own model, values, prediction */
-  double        value;
-  gboolean      right;
+  CmlSimulation *sim;  /* the step's run, made on the window's thread, the worker's alone */
+  CmlPrediction  prediction; /* the numbers and the quantity (the texts stay the lesson's) */
+  double         value;
 } OutcomeJob;
 
 static void
@@ -73,21 +74,20 @@ outcome_job_free (gpointer data)
 {
   OutcomeJob *job = data;
 
-  g_clear_pointer (&job->step.model, cml_model_unref);
-  g_clear_pointer (&job->step.params, g_hash_table_unref);
-  g_clear_pointer (&job->step.initial, g_hash_table_unref);
-  g_free (job->step.prediction.quantity);
+  g_clear_pointer (&job->sim, cml_simulation_free);
+  g_free (job->prediction.quantity);
   g_free (job);
 }
 
-/* Worker thread. */
+/* Worker thread: the run to the prediction's time, on a simulation no one else touches
+ * (its system is shared with the window's runner, as a second run compared is). */
 static void
 outcome_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   OutcomeJob *job = data;
   GError *error = NULL;
 
-  if (!cml_lesson_step_outcome (&job->step, &job->value, &job->right, &error))
+  if (!cml_lesson_prediction_read (&job->prediction, job->sim, &job->value, &error))
     g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
@@ -125,27 +125,23 @@ start_outcome (CmlWindow *self, const CmlLessonStep *step)
   g_autoptr (GError) error = NULL;
   g_autoptr (GTask) task = NULL;
   OutcomeJob *job;
-  CmlModel *model;
+  CmlSimulation *sim;
 
-  /* a model of its own: the window's may be derived or read meanwhile */
-  model = cml_model_new_from_data (step->model->text, step->model->path ? step->model->path : step->model->name, &error);
-  if (model == NULL)
+  /* the step's state on the system the window runs it with (derived, prepared here) */
+  sim = cml_lesson_step_simulation (step, self->system, &error);
+  if (sim == NULL)
     {
       self->outcome_error = g_strdup (error->message);
       return;
     }
   job = g_new0 (OutcomeJob, 1);
-  job->step.model = model;
-  job->step.params = cml_window_copy_values (step->params);
-  job->step.initial = cml_window_copy_values (step->initial);
-  job->step.integrator = step->integrator;
-  job->step.prediction = step->prediction;
-  /* only the numbers and the quantity: the texts stay the lesson's */
-  job->step.prediction.question = NULL;
-  job->step.prediction.choices = NULL;
-  job->step.prediction.unit = NULL;
-  job->step.prediction.afterwards = NULL;
-  job->step.prediction.quantity = g_strdup (step->prediction.quantity);
+  job->sim = sim;
+  job->prediction = step->prediction;
+  job->prediction.question = NULL;
+  job->prediction.choices = NULL;
+  job->prediction.unit = NULL;
+  job->prediction.afterwards = NULL;
+  job->prediction.quantity = g_strdup (step->prediction.quantity);
 
   self->outcome_cancel = g_cancellable_new ();
   task = g_task_new (self, self->outcome_cancel, outcome_done, NULL);
@@ -198,6 +194,15 @@ show_prediction (CmlWindow *self)
       else
         gtk_widget_remove_css_class (button, "suggested-action");
     }
+  /* the keys go back to the window (Space, Page Down) before the field is locked: a
+   * focused field made insensitive keeps the keys to itself */
+  {
+    GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+    GtkWidget *entry = GTK_WIDGET (self->lesson_number_entry);
+
+    if (!asked && focus && (focus == entry || gtk_widget_is_ancestor (focus, entry)))
+      gtk_root_set_focus (GTK_ROOT (self), NULL);
+  }
   gtk_widget_set_sensitive (GTK_WIDGET (self->lesson_number_entry), asked);
   gtk_widget_set_sensitive (GTK_WIDGET (self->lesson_number_button), asked);
 

@@ -14,7 +14,11 @@
 
 #include "cml-lesson-apply.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
+
+#include "cml-error.h"
 
 static GHashTable *
 copy_values (GHashTable *from)
@@ -48,6 +52,50 @@ cml_lesson_step_session (const CmlLessonStep *step)
   while (g_hash_table_iter_next (&it, &k, &v))
     g_hash_table_insert (s->view, g_strdup (k), g_strdup (v));
   return s;
+}
+
+CmlSimulation *
+cml_lesson_step_simulation (const CmlLessonStep *step, CmlSystem *sys, GError **error)
+{
+  g_autoptr (CmlSimulation) sim = NULL;
+  GHashTableIter it;
+  gpointer k, v;
+
+  g_return_val_if_fail (step != NULL && sys != NULL, NULL);
+
+  if ((sim = cml_simulation_new (sys, error)) == NULL)
+    return NULL;
+  g_hash_table_iter_init (&it, step->params);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    if (!cml_simulation_set_param (sim, k, *(double *) v, error))
+      return NULL;
+  if (!cml_simulation_set_integrator (sim, &step->integrator, error) || !cml_simulation_reset (sim, step->initial, error))
+    return NULL;
+  return g_steal_pointer (&sim);
+}
+
+gboolean
+cml_lesson_prediction_read (const CmlPrediction *pr, CmlSimulation *sim, double *value, GError **error)
+{
+  CmlSystem *sys;
+  g_autofree double *obs = NULL;
+  int k;
+
+  g_return_val_if_fail (pr != NULL && sim != NULL && value != NULL, FALSE);
+
+  sys = cml_simulation_get_system (sim);
+  k = pr->quantity ? cml_system_observable_index (sys, pr->quantity) : -1;
+  if (pr->kind == CML_PREDICTION_NONE || k < 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the step has no prediction"));
+      return FALSE;
+    }
+  if (!cml_simulation_advance (sim, pr->at, error))
+    return FALSE;
+  obs = g_new (double, MAX (cml_system_n_observables (sys), 1));
+  cml_simulation_observe (sim, obs);
+  *value = obs[k];
+  return TRUE;
 }
 
 /* KEY's translation for the user's language in TRANSLATIONS ("KEY[es]" …), or NULL. */

@@ -10,6 +10,7 @@
 
 #include "cml-lesson.h"
 #include "cml-session.h"
+#include "cml-simulation.h"
 
 G_BEGIN_DECLS
 
@@ -17,6 +18,14 @@ G_BEGIN_DECLS
  * initial data it gives (the others stay the model's), its integrator and its view
  * settings.  Any thread. */
 CmlSession *cml_lesson_step_session (const CmlLessonStep *step);
+
+/* A simulation at t = 0 of STEP's state on SYS (the system of STEP's model, or of a model
+ * with the same text): its parameters, integrator and initial data.  On the thread that
+ * uses SYS's model (cml_runner_set_integrator's rule). */
+CmlSimulation *cml_lesson_step_simulation (const CmlLessonStep *step, CmlSystem *sys, GError **error);
+/* Advances SIM (made as above) to PR's time and reads PR's quantity there into *VALUE
+ * (cml_lesson_step_outcome's reading).  Any one thread at a time: a worker may do it. */
+gboolean    cml_lesson_prediction_read (const CmlPrediction *pr, CmlSimulation *sim, double *value, GError **error);
 
 /* A step's text KEY ("caption", "question", "afterwards", "notes") in the user's language
  * (its "KEY[es]" translation when the language is Spanish), else as written; NULL when
