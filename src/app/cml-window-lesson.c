@@ -292,6 +292,7 @@ show_step (CmlWindow *self)
   position = g_strdup_printf (_("Step %u of %u · %s"), self->lesson_step + 1, self->lesson->steps->len,
                               cml_lesson_title (self->lesson));
   gtk_label_set_text (self->lesson_position, position);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->lesson_position), position); /* whole, when cut short */
   gtk_label_set_text (self->lesson_caption, cml_lesson_step_text (step, "caption"));
   if (cml_lesson_step_text (step, "notes"))
     gtk_widget_set_tooltip_text (GTK_WIDGET (self->lesson_caption), cml_lesson_step_text (step, "notes"));
