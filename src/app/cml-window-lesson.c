@@ -616,7 +616,9 @@ lesson_close_action (GtkWidget *widget, const char *action_name, GVariant *param
   show_step (self);
 }
 
-/* A choice's number key answers the question asked (not while a text field has the keys). */
+/* Page Down and Page Up walk the lesson, and a choice's number key answers the question
+ * asked, whatever has the focus (a slider or the timeline would take Page Down for
+ * themselves), except a text field, whose keys are its own. */
 static gboolean
 on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
                 CmlWindow *self)
@@ -625,6 +627,20 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, 
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
   guint choice = 0;
 
+  if (self->lesson && (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)) == 0
+      && !(focus && GTK_IS_EDITABLE (focus)) && !(focus && gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER)))
+    {
+      if (keyval == GDK_KEY_Page_Down || keyval == GDK_KEY_KP_Page_Down)
+        {
+          go_by (self, +1);
+          return TRUE;
+        }
+      if (keyval == GDK_KEY_Page_Up || keyval == GDK_KEY_KP_Page_Up)
+        {
+          go_by (self, -1);
+          return TRUE;
+        }
+    }
   if (step == NULL || self->prediction != CML_PREDICTION_SHOWN_ASKED || step->prediction.kind != CML_PREDICTION_CHOICE
       || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0 || (focus && GTK_IS_EDITABLE (focus)))
     return FALSE;
@@ -665,11 +681,7 @@ cml_window_class_add_lesson_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.lesson-next", NULL, lesson_next_action);
   gtk_widget_class_install_action (widget_class, "win.lesson-previous", NULL, lesson_previous_action);
   gtk_widget_class_install_action (widget_class, "win.lesson-close", NULL, lesson_close_action);
-  /* a presenter's remote sends Page Down and Page Up */
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, 0, "win.lesson-next", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Page_Down, 0, "win.lesson-next", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, 0, "win.lesson-previous", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Page_Up, 0, "win.lesson-previous", NULL);
+  /* Page Down and Page Up (what a presenter's remote sends): on_key_pressed */
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_band);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_caption);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_position);
