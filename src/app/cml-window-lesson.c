@@ -219,10 +219,12 @@ show_prediction (CmlWindow *self)
     gtk_widget_add_css_class (GTK_WIDGET (self->lesson_outcome), "dim-label");
   gtk_label_set_text (self->lesson_afterwards, "");
   gtk_widget_set_visible (GTK_WIDGET (self->lesson_afterwards), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->lesson_outcome), self->prediction != CML_PREDICTION_SHOWN_ASKED);
   switch (self->prediction)
     {
     case CML_PREDICTION_SHOWN_ASKED:
-      gtk_label_set_text (self->lesson_outcome, _("Predict, then watch: the motion waits for the class’s answer."));
+      /* the question and its answers say it; the line's room goes to the view */
+      gtk_label_set_text (self->lesson_outcome, "");
       break;
     case CML_PREDICTION_SHOWN_ANSWERED:
       {
@@ -322,8 +324,10 @@ show_step (CmlWindow *self)
           gtk_label_set_wrap (GTK_LABEL (text), TRUE);
           gtk_label_set_justify (GTK_LABEL (text), GTK_JUSTIFY_CENTER);
           gtk_label_set_width_chars (GTK_LABEL (text), 10);
+          gtk_label_set_max_width_chars (GTK_LABEL (text), 24);
           gtk_widget_set_tooltip_text (button, tip);
           gtk_widget_set_focus_on_click (button, FALSE);
+          gtk_widget_add_css_class (button, "lesson-choice");
           g_object_set_data (G_OBJECT (button), "cml-choice", GUINT_TO_POINTER (k + 1));
           g_signal_connect (button, "clicked", G_CALLBACK (on_choice_clicked), self);
           gtk_box_append (self->lesson_choices, button);
