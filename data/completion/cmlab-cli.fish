@@ -28,12 +28,22 @@ function __cmlab_cli_needs_model
     set -l words (commandline -opc)
     not __fish_use_subcommand
     or return 1
+    if test "$words[2]" = lesson
+        return 1
+    end
     if test "$words[2]" = list
         # list parameters|state|observables MODEL
         test (count $words) -eq 3; and contains -- $words[3] parameters state observables
         return
     end
     test -z (__cmlab_cli_model | string collect)
+    and not string match -q -- '-*' (commandline -ct)
+end
+
+# lesson's first word, and then the lesson file
+function __cmlab_cli_lesson_at -a n
+    set -l words (commandline -opc)
+    test (count $words) -eq $n; and test "$words[2]" = lesson
     and not string match -q -- '-*' (commandline -ct)
 end
 
@@ -65,6 +75,8 @@ complete -c $cli -n __fish_use_subcommand -a '(__cmlab_cli_run list commands)'
 complete -c $cli -n 'not __fish_use_subcommand; and string match -q -- "-*" (commandline -ct)' -a '(__cmlab_cli_options)'
 complete -c $cli -n __cmlab_cli_needs_model \
     -a '(__cmlab_cli_run list model-names; __fish_complete_suffix .cml)'
+complete -c $cli -n '__cmlab_cli_lesson_at 2' -a 'check show export handout'
+complete -c $cli -n '__cmlab_cli_lesson_at 3' -a '(__fish_complete_suffix .cmllesson | string match -r -- "^.*\\.cmllesson\$|^.*/\$")'
 complete -c $cli -n __cmlab_cli_list_kind -a 'models model-names commands integrators parameters state observables'
 complete -c $cli -l integrator -x -a '(__cmlab_cli_run list integrators)'
 complete -c $cli -l set -x -a '(__cmlab_cli_names parameters | string replace -r "\$" "=")'
@@ -74,7 +86,8 @@ complete -c $cli -l target -x -a '(__cmlab_cli_names state | string replace -r "
 for opt in columns measure y x with-plot
     complete -c $cli -l $opt -x -a '(__cmlab_cli_names observables)'
 end
-complete -c $cli -l format -x -a 'csv json'
+complete -c $cli -n '__fish_seen_subcommand_from info' -l format -x -a 'text latex sympy json'
+complete -c $cli -n 'not __fish_seen_subcommand_from info' -l format -x -a 'csv json npy'
 complete -c $cli -l frame -x -a 'lab table'
 complete -c $cli -l direction -x -a 'up down both'
 complete -c $cli -l as -x -a vakonomic

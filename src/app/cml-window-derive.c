@@ -21,6 +21,7 @@
 #define G_LOG_DOMAIN "cml-window"
 
 #include "cml-window-private.h"
+#include "cml-test-gate.h"
 
 #include <glib/gi18n.h>
 
@@ -82,12 +83,10 @@ derive_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
 {
   Derivation *d = data;
   GError *error = NULL;
-  const char *gate = g_getenv ("CMLAB_TEST_DERIVE_GATE");
   CmlSystem *sys;
 
   /* tests: a derivation that lasts until the test lets it go (as test-e2e-tiered's compiler) */
-  while (gate && *gate && !g_file_test (gate, G_FILE_TEST_EXISTS))
-    g_usleep (20000);
+  cml_test_gate_wait ("CMLAB_TEST_DERIVE_GATE");
   sys = cml_system_new (d->model, &error);
 
   g_mutex_lock (&d->lock);

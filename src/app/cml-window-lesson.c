@@ -128,7 +128,7 @@ start_outcome (CmlWindow *self, const CmlLessonStep *step)
   CmlSimulation *sim;
 
   /* the step's state on the system the window runs it with (derived, prepared here) */
-  sim = cml_lesson_step_simulation (step, self->system, &error);
+  sim = cml_lesson_step_simulation_on (step, self->system, &error);
   if (sim == NULL)
     {
       self->outcome_error = g_strdup (error->message);
@@ -249,7 +249,7 @@ show_prediction (CmlWindow *self)
                                  ? choices[self->class_choice - 1] : "");
           }
         else
-          answer = format_value (self->class_number, pr->unit);
+          answer = format_value (self->class_number, cml_lesson_step_text (step, "unit"));
         if (self->outcome_error)
           text = g_strdup_printf (_("The run could not answer: %s"), self->outcome_error);
         else
@@ -336,7 +336,7 @@ show_step (CmlWindow *self)
   else
     {
       gtk_editable_set_text (GTK_EDITABLE (self->lesson_number_entry), "");
-      gtk_label_set_text (self->lesson_unit, pr->unit ? pr->unit : "");
+      gtk_label_set_text (self->lesson_unit, pr->unit ? cml_lesson_step_text (step, "unit") : "");
     }
   show_prediction (self);
 }

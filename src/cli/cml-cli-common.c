@@ -881,3 +881,26 @@ cml_cli_progress_failed (CmlCliProgress *p, const char *message)
                      "collapsed)"));
     }
 }
+
+#ifndef CMLAB_LESSONS_INSTALL_DIR
+/* (src/cli/meson.build gives the installed one; a test that builds this file alone has none) */
+#define CMLAB_LESSONS_INSTALL_DIR NULL
+#endif
+
+char *
+cml_cli_find_lesson (const char *arg)
+{
+  const char *env = g_getenv ("CMLAB_LESSONS_DIR");
+  const char *const dirs[] = { env, CMLAB_LESSONS_INSTALL_DIR };
+
+  if (g_file_test (arg, G_FILE_TEST_EXISTS) || strchr (arg, G_DIR_SEPARATOR) || g_str_has_suffix (arg, ".cmllesson"))
+    return g_strdup (arg);
+  for (guint k = 0; k < G_N_ELEMENTS (dirs); k++)
+    {
+      g_autofree char *file = g_strconcat (arg, ".cmllesson", NULL);
+      g_autofree char *path = dirs[k] && *dirs[k] ? g_build_filename (dirs[k], file, NULL) : NULL;
+      if (path && g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&path);
+    }
+  return g_strdup (arg);
+}

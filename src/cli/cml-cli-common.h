@@ -194,4 +194,9 @@ gboolean cml_cli_looks_stiff     (const CmlIntegratorStats *stats);
 /* The note, or NULL when it is not due (given once; explicit methods only). */
 char    *cml_cli_progress_note   (CmlCliProgress *p, double t, gint64 now, double done);
 
+/* The lesson file ARG names: ARG itself when it is a file or a path, else the shipped
+ * lesson ARG.cmllesson in $CMLAB_LESSONS_DIR or where cmlab installs its lessons (ARG
+ * itself when there is none, for the error to name). */
+char *cml_cli_find_lesson (const char *arg);
+
 G_END_DECLS

@@ -19,6 +19,7 @@
 #include "cml-cli-common.h"
 
 #include <glib/gi18n.h>
+#include "cml-lesson-handout.h"
 #include "cml-plot-cmd.h"
 #include "cml-render-cmd.h"
 
@@ -39,6 +40,11 @@ main (int argc, char **argv)
     return cml_plot_main (argc - 2, argv + 2);
   if (argc >= 2 && g_str_equal (argv[1], "render"))
     return cml_render_main (argc - 2, argv + 2);
-  fputs (_("cmlab-cli-render: which command? plot or render (the rest are cmlab-cli's)\n"), stderr);
+  if (argc >= 3 && g_str_equal (argv[1], "lesson") && g_str_equal (argv[2], "handout"))
+    {
+      cml_cli_set_command ("lesson");
+      return cml_lesson_handout_main (argc - 3, argv + 3);
+    }
+  fputs (_("cmlab-cli-render: which command? plot, render or lesson handout (the rest are cmlab-cli's)\n"), stderr);
   return EXIT_USAGE;
 }

@@ -22,11 +22,14 @@
 #include "cml-native.h"
 #include "cml-integrator.h"
 #include "cml-integrator-choice.h"
+#include "cml-lesson-cmd.h"
 #include "cml-list-cmd.h"
 #include "cml-model.h"
+#include "cml-equations-export.h"
 #include "cml-output.h"
 #include "cml-poincare-cmd.h"
 #include "cml-shoot-cmd.h"
+#include "cml-rhs-cmd.h"
 #include "cml-sweep-cmd.h"
 #include "cml-system.h"
 
@@ -37,7 +40,7 @@
 static const char *usage_text =
   N_("Usage:\n"
   "  cmlab-cli simulate MODEL [--set P=V]... [--init S=V]... [--t-start T0] --t-end T [--dt-out H]\n"
-  "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json] [-o FILE]\n"
+  "            [--integrator NAME] [--rtol R] [--atol A] [--step H] [--format csv|json|npy] [-o FILE]\n"
   "            [--reference] [--columns A,B,...]\n"
   "  cmlab-cli render MODEL [--set P=V]... [--init S=V]... --t-end T --fps F --size WxH\n"
   "            [--frame lab|table] [--with-plot COL] [--speed S] [--integrator NAME]\n"
@@ -52,9 +55,12 @@ static const char *usage_text =
   "            [--at T1,T2,...] [--shard I/N] [--jobs J] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli shoot MODEL --t-end T --target NAME=VALUE[,NAME=VALUE...] [--dt-out H]\n"
   "            [--columns A,B,...] [run options as for simulate] [-o FILE]\n"
-  "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
+  "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic] [--format text|latex|sympy|json]\n"
+  "  cmlab-cli rhs MODEL [--set P=V]... --states FILE\n"
   "  cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
-  "                  observables MODEL]\n"  "  cmlab-cli --version\n"
+  "                  observables MODEL]\n"
+  "  cmlab-cli lesson check|show|export LESSON [--answers] [--student -o DIR]\n"
+  "  cmlab-cli --version\n"
   "\n"
   "MODEL is a model file (.cml) or a built-in name (see `cmlab-cli list`).  simulate, plot,\n"
   "render and poincare take --session FILE instead (a session saved by the window): its\n"
@@ -70,19 +76,23 @@ static const char *usage_text =
 static const char *simulate_usage =
   N_("Usage: cmlab-cli simulate MODEL --t-end T [--dt-out H] [--t-start T0] [--set P=V]...\n"
   "                  [--init S=V]... [--integrator NAME] [--rtol R] [--atol A] [--step H]\n"
-  "                  [--format csv|json] [--columns A,B,...] [--reference] [--session FILE]\n"
+  "                  [--format csv|json|npy] [--columns A,B,...] [--reference] [--session FILE]\n"
   "                  [--as vakonomic] [-o FILE]\n"
   "Runs the model from T0 (default 0) to T and writes a row every H (default: (T - T0)/1000,\n"
-  "a thousand rows after the first): CSV with '#' header lines, or one JSON document.\n"
+  "a thousand rows after the first): CSV with '#' header lines, one JSON document, or NumPy's\n"
+  ".npy (-o FILE.npy; the run's metadata in FILE.npy.json).\n"
   "--columns: any observables (cmlab-cli list observables MODEL), e.g. the constraint\n"
   "multipliers lambda_NAME; --reference adds NAME_ref and NAME_err columns from the model's\n"
   "closed forms.  Integrators: cmlab-cli list integrators.\n");
 
 static const char *info_usage =
-  N_("Usage: cmlab-cli info MODEL [--set P=V]... [--as vakonomic]\n"
+  N_("Usage: cmlab-cli info MODEL [--set P=V]... [--as vakonomic] [--format text|latex|sympy|json]\n"
   "Describes the model: what it is, its algebroid, Lagrangian and constraints, the equations\n"
   "derived from them, regularity, the conserved quantities derived and checked, parameters,\n"
-  "the initial state and the values of its monitors at t = 0.\n");
+  "the initial state and the values of its monitors at t = 0.\n"
+  "--format latex, sympy or json writes the derived equations for other programs instead: the\n"
+  "right-hand side, the constraint forces, the constraints kept and the conserved quantities\n"
+  "as LaTeX (amsmath), as a Python script that builds them with SymPy, or as JSON.\n");
 
 static int
 usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
@@ -164,7 +174,7 @@ simulate_option (const char *name, const char *value, gpointer data, GError **er
 static const GOptionEntry simulate_entries[] = {
   { "columns", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "A,B,..." },
   { "dt-out", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "H" },
-  { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "csv|json" },
+  { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "csv|json|npy" },
   { "reference", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", NULL },
   { "t-start", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) simulate_option, "", "T0" },
   G_OPTION_ENTRY_NULL
@@ -193,7 +203,10 @@ run_simulate (const CmlCliRunOptions *ro, const SimulateOptions *so, const char 
   /* without --dt-out: a thousand rows after the first */
   const double dt_out = so->has_dt_out ? so->dt_out : span > 0 ? span / 1000 : 1.0;
   if (!cml_output_format_from_string (so->format, &format))
-    return usage_error (_("--format must be csv or json, not “%s”"), so->format);
+    return usage_error (_("--format must be csv, json or npy, not “%s”"), so->format);
+  /* -o FILE.npy without --format: NumPy's binary format */
+  if (so->format_owned == NULL && output && g_str_has_suffix (output, ".npy"))
+    format = CML_OUTPUT_NPY;
   if ((status = cml_cli_run_options_integrator (ro, &iopt, usage_text)) != 0)
     return status;
   /* before anything is simulated: where the output goes, and whether it fits (a row is at
@@ -342,20 +355,58 @@ cmd_simulate (int argc, char **argv)
   return status;
 }
 
+/* info --format: text (the account for people), or the equations for other programs */
+static gboolean
+info_option (const char *name, const char *value, gpointer data, GError **error)
+{
+  char **format = data;
+
+  (void) name;
+  if (!g_str_equal (value, "text"))
+    {
+      CmlEquationsFormat f;
+      if (!cml_equations_format_from_string (value, &f))
+        return cml_cli_option_error (error, _("--format must be text, latex, sympy or json, not “%s”"), value);
+    }
+  g_free (*format);
+  *format = g_strdup (value);
+  return TRUE;
+}
+
+static const GOptionEntry info_entries[] = {
+  { "format", 0, G_OPTION_FLAG_FILENAME, G_OPTION_ARG_CALLBACK, (gpointer) info_option, "", "text|latex|sympy|json" },
+  G_OPTION_ENTRY_NULL
+};
+
 static int
 cmd_info (int argc, char **argv)
 {
   g_auto (CmlCliRunOptions) ro = { 0 };
   g_autofree char *model_name = NULL;
+  g_autofree char *format = NULL;
   g_autoptr (CmlSimulation) sim = NULL;
+  CmlEquationsFormat eq_format;
   int status;
 
   cml_cli_run_options_init (&ro);
-  status = cml_cli_parse_args (argc, argv, NULL, NULL, &ro, CML_CLI_RUN_OPTIONS_SET_ONLY, info_usage, &model_name);
+  status = cml_cli_parse_args (argc, argv, info_entries, &format, &ro, CML_CLI_RUN_OPTIONS_SET_ONLY, info_usage,
+                               &model_name);
   if (status != CML_CLI_CONTINUE)
     return status;
   if ((status = cml_cli_open_simulation (model_name, ro.sets, usage_text, &sim)) != 0)
     return status;
+  if (format && cml_equations_format_from_string (format, &eq_format))
+    {
+      /* the derived equations for other programs, with the parameters' values --set gave */
+      CmlSystem *sys = cml_simulation_get_system (sim);
+      CmlModel *model = cml_system_get_model (sys);
+      g_autofree double *params = g_new (double, model->params->len + 1);
+      for (guint k = 0; k < model->params->len; k++)
+        params[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
+      g_autofree char *text = cml_system_export_equations (sys, params, eq_format);
+      fputs (text, stdout);
+      return fflush (stdout) == 0 && !ferror (stdout) ? 0 : EXIT_USAGE;
+    }
   {
     g_autoptr (GError) error = NULL;
     if (ro.sets->len && !cml_simulation_reset (sim, NULL, &error))
@@ -457,7 +508,10 @@ exec_render (char **argv)
     }
   /* TRANSLATORS: the first %s is "draw plots" or "film videos"; the last three name where the program was looked for */
   fprintf (stderr, _("cmlab-cli: cannot %s: the program that draws, cmlab-cli-render, does not run (%s; looked in %s%s%s)\n"),
-           g_str_equal (argv[1], "plot") ? _("draw plots") : _("film videos"), g_strerror (err), self_dir ? self_dir : "",
+           g_str_equal (argv[1], "plot")     ? _("draw plots")
+           : g_str_equal (argv[1], "lesson") ? _("draw the handout")
+                                             : _("film videos"),
+           g_strerror (err), self_dir ? self_dir : "",
            self_dir ? _(" and ") : "", CMLAB_LIBEXECDIR);
   return EXIT_USAGE;
 }
@@ -497,6 +551,9 @@ main (int argc, char **argv)
 #ifdef CMLAB_HAVE_RENDER
   if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
     return exec_render (argv);
+  /* the worksheet is drawn with Cairo and Pango too */
+  if (g_str_equal (argv[1], "lesson") && argc >= 3 && g_str_equal (argv[2], "handout"))
+    return exec_render (argv);
 #else
   if (g_str_equal (argv[1], "plot") || g_str_equal (argv[1], "render"))
     {
@@ -516,7 +573,11 @@ main (int argc, char **argv)
     return cml_shoot_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "info"))
     return cmd_info (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "rhs"))
+    return cml_rhs_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "list"))
     return cml_list_main (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "lesson"))
+    return cml_lesson_main (argc - 2, argv + 2);
   return usage_error (_("unknown command “%s”"), argv[1]);
 }

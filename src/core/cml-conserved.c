@@ -146,7 +146,6 @@ typedef struct
   CmlExpr      **elim_repl[MAX_ELIMINATIONS];
 } Inspector;
 
-static gboolean is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e);
 static gboolean depends_on_aux (CmlSystem *sys, CmlExpr *e);
 static CmlExpr *time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad, CmlExpr **dFdt_partial);
 static int exact_zero (Inspector *in, CmlExpr *d);
@@ -281,12 +280,12 @@ find_unit_groups (Inspector *in, const double *z0)
             for (guint j = i; j < i + l; j++)
               {
                 s += z0[j] * z0[j];
-                F = madd (in->ctx, F, sym (in->ctx, sys->state_sym[j]), sym (in->ctx, sys->state_sym[j]));
+                F = cml_sys_madd (in->ctx, F, cml_sys_sym (in->ctx, sys->state_sym[j]), cml_sys_sym (in->ctx, sys->state_sym[j]));
               }
             if (!(fabs (s - 1) < 1e-9))
               continue;
             CmlExpr *d = time_derivative (in, F, grad, &dt);
-            if (!depends_on_aux (sys, d) && is_zero_expanded (in->ctx, d))
+            if (!depends_on_aux (sys, d) && cml_expr_is_zero_expanded (in->ctx, d))
               len = l;
           }
         if (len == 0)
@@ -381,7 +380,7 @@ admissible (Inspector *in, double *vals, double t, gboolean at_t, double *z, dou
     t = cml_simulation_get_time (in->sim);
   else if (depends_on_t (sys) && sys->h->len > 0)
     {
-      if (project_range (in->sim, t, z, sys->movable_from, sys->movable_to, NULL) != 0)
+      if (cml_sim_project_range (in->sim, t, z, sys->movable_from, sys->movable_to, NULL) != 0)
         return FALSE;
       cml_simulation_set_state (in->sim, t, z);
       if (!(cml_simulation_residual (in->sim) < 1e-9))
@@ -527,18 +526,6 @@ states_text (Inspector *in)
 /* ---- deciding a candidate ------------------------------------------------------------- */
 
 static gboolean
-is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e)
-{
-  g_autoptr (GError) error = NULL;
-  CmlExpr *x;
-
-  if (cml_expr_is_zero (e))
-    return TRUE;
-  x = cml_expr_expand (ctx, e, &error);
-  return x != NULL && cml_expr_is_zero (x);
-}
-
-static gboolean
 depends_on_aux (CmlSystem *sys, CmlExpr *e)
 {
   for (guint a = 0; a < sys->na; a++)
@@ -558,7 +545,7 @@ time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad, CmlExpr **dFdt_parti
   for (guint i = 0; i < sys->dim; i++)
     {
       grad[i] = cml_expr_diff (in->ctx, F, sys->state_sym[i]);
-      d = madd (in->ctx, d, grad[i], sys->rhs[i]);
+      d = cml_sys_madd (in->ctx, d, grad[i], sys->rhs[i]);
     }
   return d;
 }
@@ -617,7 +604,7 @@ make_eliminations (Inspector *in, CmlExpr **phi0)
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = in->ctx;
   guint n = md->n, s = md->constraints->len;
-  g_autofree double *sample = make_sample (sys, 11);
+  g_autofree double *sample = cml_sys_make_sample (sys, 11);
 
   if (md->kind != CML_CONSTRAINTS_NONHOLONOMIC || phi0 == NULL || s == 0 || s > n)
     return;
@@ -689,10 +676,10 @@ exact_zero (Inspector *in, CmlExpr *d)
 
   if (depends_on_aux (in->sys, d))
     return -1;
-  if (is_zero_expanded (in->ctx, d))
+  if (cml_expr_is_zero_expanded (in->ctx, d))
     return 0;
   for (guint k = 0; k < in->n_elims; k++)
-    if (is_zero_expanded (in->ctx, cml_expr_subs (in->ctx, d, md->constraints->len, in->elim_ids[k], in->elim_repl[k])))
+    if (cml_expr_is_zero_expanded (in->ctx, cml_expr_subs (in->ctx, d, md->constraints->len, in->elim_ids[k], in->elim_repl[k])))
       return (int) k + 1;
   return -1;
 }
@@ -914,7 +901,7 @@ moving_frame (Inspector *in, CmlExpr **phi0, const guint *J, guint nJ, CmlExpr *
   g_autofree CmlExpr **X = g_new (CmlExpr *, nJ * s);
   g_autofree CmlExpr **Cm = g_new (CmlExpr *, s * s);
   g_autofree CmlExpr **mu = g_new (CmlExpr *, s);
-  g_autofree double *sample = make_sample (sys, 7);
+  g_autofree double *sample = cml_sys_make_sample (sys, 7);
 
   if (nJ < s)
     return FALSE;
@@ -933,7 +920,7 @@ moving_frame (Inspector *in, CmlExpr **phi0, const guint *J, guint nJ, CmlExpr *
       {
         CmlExpr *e = ZERO (ctx);
         for (guint i = 0; i < nJ; i++)
-          e = madd (ctx, e, B[i * s + a], X[i * s + b]);
+          e = cml_sys_madd (ctx, e, B[i * s + a], X[i * s + b]);
         Cm[a * s + b] = e;
       }
   if (!cml_symsolve (ctx, s, Cm, 1, phi0, sample, mu, NULL, NULL))
@@ -944,7 +931,7 @@ moving_frame (Inspector *in, CmlExpr **phi0, const guint *J, guint nJ, CmlExpr *
     {
       CmlExpr *e = ZERO (ctx);
       for (guint a = 0; a < s; a++)
-        e = madd (ctx, e, X[i * s + a], mu[a]);
+        e = cml_sys_madd (ctx, e, X[i * s + a], mu[a]);
       Z[J[i]] = cml_expr_neg (ctx, e);
     }
   return TRUE;
@@ -1022,7 +1009,7 @@ moving_frames (Inspector *in, CmlExpr **phi0, int *least)
   CmlExprCtx *ctx = in->ctx;
   guint n = md->n, m = md->m, s = md->constraints->len;
   GPtrArray *frames = g_ptr_array_new_with_free_func (g_free);
-  g_autofree double *sample = make_sample (sys, 13);
+  g_autofree double *sample = cml_sys_make_sample (sys, 13);
   g_autofree CmlExpr **mphi0 = g_new (CmlExpr *, MAX (s, 1));
   g_autoptr (GRand) rand = g_rand_new_with_seed (SEED + 1);
   FrameSet fs = { frames, cml_expr_ctx_n_symbols (ctx), NULL, NULL };
@@ -1079,7 +1066,7 @@ moving_frames (Inspector *in, CmlExpr **phi0, int *least)
                     {
                       CmlExpr *e = ZERO (ctx);
                       for (guint b = 0; b < m; b++)
-                        e = madd (ctx, e, Phia[a * m + b], Q[b * m + I[j]]);
+                        e = cml_sys_madd (ctx, e, Phia[a * m + b], Q[b * m + I[j]]);
                       M[a * s + j] = e;
                     }
                 if (!cml_symsolve (ctx, s, M, 1, mphi0, sample, X, NULL, NULL))
@@ -1089,7 +1076,7 @@ moving_frames (Inspector *in, CmlExpr **phi0, int *least)
                   Z[A] = ZERO (ctx);
                 for (guint b = 0; b < m; b++)
                   for (guint j = 0; j < s; j++)
-                    Z[Aset[b]] = madd (ctx, Z[Aset[b]], Q[b * m + I[j]], X[j]);
+                    Z[Aset[b]] = cml_sys_madd (ctx, Z[Aset[b]], Q[b * m + I[j]], X[j]);
                 keep_frame (in, &fs, Z);
               }
             while (++tried < MAX_SUBSETS && next_subset (I, s, m));
@@ -1144,7 +1131,7 @@ moving_energy (Inspector *in, CmlExpr *E, CmlExpr **Z)
   CmlExpr *pZ = ZERO (in->ctx);
 
   for (guint A = 0; A < md->n; A++)
-    pZ = madd (in->ctx, pZ, cml_expr_diff (in->ctx, md->lagrangian, md->fibre_sym[A]), Z[A]);
+    pZ = cml_sys_madd (in->ctx, pZ, cml_expr_diff (in->ctx, md->lagrangian, md->fibre_sym[A]), Z[A]);
   return cml_expr_sub (in->ctx, E, pZ);
 }
 
@@ -1161,8 +1148,8 @@ moving_energy_rates (Inspector *in, CmlExpr **Z, CmlExpr **rate)
   for (guint A = 0; A < md->n; A++)
     {
       if (md->forces)
-        rate[0] = madd (ctx, rate[0], md->forces[A], cml_expr_sub (ctx, sym (ctx, md->fibre_sym[A]), Z[A]));
-      rate[1] = madd (ctx, rate[1], cml_expr_diff (ctx, md->lagrangian, md->fibre_sym[A]),
+        rate[0] = cml_sys_madd (ctx, rate[0], md->forces[A], cml_expr_sub (ctx, cml_sys_sym (ctx, md->fibre_sym[A]), Z[A]));
+      rate[1] = cml_sys_madd (ctx, rate[1], cml_expr_diff (ctx, md->lagrangian, md->fibre_sym[A]),
                       cml_expr_diff (ctx, Z[A], md->t_sym));
     }
   rate[1] = cml_expr_neg (ctx, rate[1]);
@@ -1305,10 +1292,10 @@ add_energies (Inspector *in, CmlConservedReport *r)
   CmlConservedCandidate *c;
 
   for (guint A = 0; A < n; A++)
-    E = cml_expr_add (ctx, E, cml_expr_mul (ctx, sym (ctx, vak ? md->momenta_sym[A] : md->fibre_sym[A]),
-                                            vak ? sym (ctx, md->fibre_sym[A])
+    E = cml_expr_add (ctx, E, cml_expr_mul (ctx, cml_sys_sym (ctx, vak ? md->momenta_sym[A] : md->fibre_sym[A]),
+                                            vak ? cml_sys_sym (ctx, md->fibre_sym[A])
                                                 : cml_expr_diff (ctx, md->lagrangian, md->fibre_sym[A])));
-  E = user_expr (sys, E);
+  E = cml_sys_user_expr (sys, E);
 
   if (L_t)
     g_string_append (hint, _("L depends on t (∂L/∂t ≠ 0)"));
@@ -1347,7 +1334,7 @@ add_energies (Inspector *in, CmlConservedReport *r)
       /* the power of the forces: dE_L/dt = F·y (plus the terms above) */
       CmlExpr *P = ZERO (ctx);
       for (guint A = 0; A < n; A++)
-        P = madd (ctx, P, md->forces[A], sym (ctx, md->fibre_sym[A]));
+        P = cml_sys_madd (ctx, P, md->forces[A], cml_sys_sym (ctx, md->fibre_sym[A]));
       g_autofree char *pw = pretty (in, P, 200);
       g_string_append (hint, hint->len ? "; " : "");
       g_string_append_printf (hint, _("forces act ([forces]), doing work at the rate F·y = %s"), pw);
@@ -1356,8 +1343,8 @@ add_energies (Inspector *in, CmlConservedReport *r)
           /* Euler: y·∂D/∂y = 2D when D is quadratic (homogeneous of degree 2) in y */
           CmlExpr *e = cml_expr_mul (ctx, cml_expr_num (ctx, -2), md->dissipation);
           for (guint A = 0; A < n; A++)
-            e = madd (ctx, e, cml_expr_diff (ctx, md->dissipation, md->fibre_sym[A]), sym (ctx, md->fibre_sym[A]));
-          if (is_zero_expanded (ctx, e))
+            e = cml_sys_madd (ctx, e, cml_expr_diff (ctx, md->dissipation, md->fibre_sym[A]), cml_sys_sym (ctx, md->fibre_sym[A]));
+          if (cml_expr_is_zero_expanded (ctx, e))
             g_string_append (hint, _("; the dissipation function D is quadratic in the velocities, so its power is "
                                      "−2D ≤ 0: it only takes energy away"));
         }
@@ -1381,13 +1368,13 @@ add_momenta (Inspector *in, CmlConservedReport *r)
 
   for (guint A = 0; A < md->n; A++)
     {
-      CmlExpr *J = vak ? sym (in->ctx, md->momenta_sym[A]) : cml_expr_diff (in->ctx, md->lagrangian, md->fibre_sym[A]);
+      CmlExpr *J = vak ? cml_sys_sym (in->ctx, md->momenta_sym[A]) : cml_expr_diff (in->ctx, md->lagrangian, md->fibre_sym[A]);
       g_autofree char *what = vak ? g_strdup_printf (_("momentum (costate) along %s"), md->sections[A])
                                   : g_strdup_printf (_("momentum along %s, %s = ∂L/∂%s"), md->sections[A],
                                                      md->momenta[A], md->fibre[A]);
       if (vak && md->momenta_sym[A] < 0)
         continue;
-      CmlConservedCandidate *c = add_candidate (in, r, CML_CANDIDATE_MOMENTUM, md->momenta[A], what, user_expr (in->sys, J));
+      CmlConservedCandidate *c = add_candidate (in, r, CML_CANDIDATE_MOMENTUM, md->momenta[A], what, cml_sys_user_expr (in->sys, J));
       decide (in, c, NULL);
     }
 }
@@ -1484,7 +1471,7 @@ casimir_exact (Inspector *in, CmlExpr *Cp)
   CmlModel *md = in->sys->model;
 
   for (guint D = 0; D < md->n; D++)
-    if (!is_zero_expanded (in->ctx, cml_system_poisson_bracket (in->sys, Cp, sym (in->ctx, md->momenta_sym[D]))))
+    if (!cml_expr_is_zero_expanded (in->ctx, cml_system_poisson_bracket (in->sys, Cp, cml_sys_sym (in->ctx, md->momenta_sym[D]))))
       return FALSE;
   return TRUE;
 }
@@ -1506,7 +1493,7 @@ add_casimir (Inspector *in, CmlConservedReport *r, guint *count, CmlExpr *Cp, gb
                             : (vak ? g_strdup_printf (_("linear Casimir of the Lie–Poisson bracket, C = %s (%s)"), cp, how)
                                    : g_strdup_printf (_("linear Casimir of the Lie–Poisson bracket, C = %s through the "
                                                         "Legendre map p = ∂L/∂y (%s)"), cp, how));
-  CmlConservedCandidate *c = add_candidate (in, r, CML_CANDIDATE_CASIMIR, name, what, user_expr (in->sys, Cp));
+  CmlConservedCandidate *c = add_candidate (in, r, CML_CANDIDATE_CASIMIR, name, what, cml_sys_user_expr (in->sys, Cp));
   decide (in, c, NULL);
 }
 
@@ -1518,7 +1505,7 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
   CmlExprCtx *ctx = in->ctx;
   guint n = md->n, count = 0, K = 0;
   gboolean rational = TRUE;
-  g_autofree double *sample = make_sample (sys, 3);
+  g_autofree double *sample = cml_sys_make_sample (sys, 3);
   g_autofree double *Cn = g_new (double, n * n * n); /* Cn[(A*n + B)*n + C] = C^C_AB */
 
   if (md->m != 0 || n == 0)
@@ -1547,7 +1534,7 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
       {
         CmlExpr *Cp = ZERO (ctx);
         for (guint A = 0; A < n; A++)
-          Cp = madd (ctx, Cp, cml_expr_num (ctx, basis[k * n + A]), sym (ctx, md->momenta_sym[A]));
+          Cp = cml_sys_madd (ctx, Cp, cml_expr_num (ctx, basis[k * n + A]), cml_sys_sym (ctx, md->momenta_sym[A]));
         add_casimir (in, r, &count, Cp, rational, FALSE);
       }
   }
@@ -1585,8 +1572,8 @@ add_casimirs (Inspector *in, CmlConservedReport *r)
               double v = (A == B ? 1 : 2) * basis[k * N + ix[A * n + B]];
               if (v == 0)
                 continue;
-              Cp = madd (ctx, Cp, cml_expr_num (ctx, v),
-                         cml_expr_mul (ctx, sym (ctx, md->momenta_sym[A]), sym (ctx, md->momenta_sym[B])));
+              Cp = cml_sys_madd (ctx, Cp, cml_expr_num (ctx, v),
+                         cml_expr_mul (ctx, cml_sys_sym (ctx, md->momenta_sym[A]), cml_sys_sym (ctx, md->momenta_sym[B])));
             }
         if (!cml_expr_is_zero (Cp))
           add_casimir (in, r, &count, Cp, rational, TRUE);
@@ -1711,7 +1698,7 @@ add_monitors (Inspector *in, CmlConservedReport *r)
       g_autofree char *what = g_strdup (ne->conserved ? _("monitor of the model, declared conserved")
                                                       : _("monitor of the model"));
       CmlConservedCandidate *c = add_candidate (in, r, CML_CANDIDATE_MONITOR, ne->name, what,
-                                                user_expr (in->sys, ne->expr));
+                                                cml_sys_user_expr (in->sys, ne->expr));
       c->declared = ne->conserved;
       decide (in, c, NULL);
       if (ne->conserved && c->verdict == CML_CONSERVED_NOT)

@@ -103,7 +103,7 @@ project_sample (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, dou
 }
 
 void
-samples_clear (Samples *S)
+cml_sys_samples_clear (Samples *S)
 {
   for (guint s = 0; s < N_SAMPLES; s++)
     g_clear_pointer (&S->v[s], g_free);
@@ -136,10 +136,10 @@ samples_ensure (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Sam
 {
   if (S->n_g != G->len)
     {
-      samples_clear (S);
+      cml_sys_samples_clear (S);
       for (guint s = 0; s < N_SAMPLES; s++)
         {
-          double *v = make_sample (sys, 101 + s);
+          double *v = cml_sys_make_sample (sys, 101 + s);
           if (G->len && !project_sample (sys, G, move, n_move, v))
             g_clear_pointer (&v, g_free);
           S->v[s] = v;
@@ -153,7 +153,7 @@ samples_ensure (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Sam
  * the start, a space, "(", ",", "{" or a minus, and before "*" (plain) or a name or "("
  * (typeset).  Returns TEXT. */
 char *
-drop_unit_factors (char *text, gboolean pretty)
+cml_sys_drop_unit_factors (char *text, gboolean pretty)
 {
   char *out = text;
   for (const char *p = text; *p;)
@@ -180,9 +180,9 @@ drop_unit_factors (char *text, gboolean pretty)
 }
 
 char *
-print_constraint (CmlSystem *sys, CmlExpr *g)
+cml_sys_print_constraint (CmlSystem *sys, CmlExpr *g)
 {
-  g_autofree char *s = drop_unit_factors (cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, g, NULL),
+  g_autofree char *s = cml_sys_drop_unit_factors (cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, g, NULL),
                                                                   DESCRIBE_MAX_CHARS), FALSE);
   return g_strdup_printf ("%s = 0", s);
 }
@@ -211,7 +211,7 @@ coordinate_name (CmlSystem *sys, guint j)
  * the initial data can be solved for them.  A bad solve-for fails here, when the model is
  * loaded, with its line. */
 gboolean
-check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error)
+cml_sys_check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error)
 {
   CmlModel *md = sys->model;
   guint k = G->len, q = md->n_solve_for;
@@ -221,13 +221,13 @@ check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Sa
   for (guint j = 0; j < q; j++)
     g_string_append_printf (names, "%s%s", j ? ", " : "", coordinate_name (sys, md->solve_for[j]));
   if (k == 0)
-    return fail_model (sys, error, line, CML_ERROR_MODEL,
+    return cml_sys_fail_model (sys, error, line, CML_ERROR_MODEL,
                        "solve-for names coordinates the constraints determine, but %s",
                        sys->formalism == CML_FORMALISM_SINGULAR
                          ? "the constraint algorithm found no constraints"
                          : "this Lagrangian is regular (det W ≠ 0) and there are no constraints");
   if (q != k)
-    return fail_model (sys, error, line, CML_ERROR_MODEL,
+    return cml_sys_fail_model (sys, error, line, CML_ERROR_MODEL,
                        "solve-for names %u coordinates for %u constraints (%s)", q, k,
                        sys->formalism == CML_FORMALISM_SINGULAR ? "those the constraint algorithm found; `cmlab-cli info` lists them"
                                                                 : "one per constraint");
@@ -258,7 +258,7 @@ check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Sa
     }
   if (!tried)
     return TRUE; /* no point on the constraint set to judge by: the reset will say more */
-  return fail_model (sys, error, line, CML_ERROR_MODEL,
+  return cml_sys_fail_model (sys, error, line, CML_ERROR_MODEL,
                      "the constraints cannot be solved for %s: their Jacobian with respect to these coordinates "
                      "is singular (name coordinates that the constraints determine)",
                      names->str);
@@ -298,7 +298,7 @@ kernel_holds (CmlSystem *sys, Mechanics *mc, CmlExpr *const *K, guint k)
   guint n = sys->model->n;
   for (guint32 seed = 11; seed < 14; seed++)
     {
-      g_autofree double *sv = make_sample (sys, seed);
+      g_autofree double *sv = cml_sys_make_sample (sys, seed);
       double big = 0, kbig = 0, res = 0;
       for (guint A = 0; A < n; A++)
         for (guint j = 0; j < k; j++)
@@ -372,7 +372,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
                 }
             }
       if (bi == G_MAXUINT || !(fabs (T[bi * n + bj]) > 1e-10 * scale))
-        return fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+        return cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
                            "W = ∂²L/∂y∂y is singular with a rank that changes from point to point");
       P[c] = bi;
       Q[c] = bj;
@@ -399,7 +399,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
         B[a * (1 + k) + 1 + j] = mc->W[P[a] * n + F[j]];
     }
   if (!cml_symsolve (ctx, r, Wpq, 1 + k, B, s1, X, piv, NULL))
-    return fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+    return cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
                        "W restricted to the complement of its kernel is singular");
   for (guint A = 0; A < n * k; A++)
     K[A] = ZERO (ctx);
@@ -410,11 +410,11 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
         K[Q[b] * k + j] = cml_expr_neg (ctx, X[b * (1 + k) + 1 + j]);
     }
   if (!kernel_holds (sys, mc, K, k))
-    return fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+    return cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
                        "W = ∂²L/∂y∂y is singular with a rank that changes from point to point; the constraint "
                        "algorithm needs W of the same rank everywhere");
   for (guint a = 0; a < r; a++)
-    add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
+    cml_sys_add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
   sys->reg_name = N_("W restricted to (ker W)^⊥");
   sys->reg_rows = r;
   sys->reg = g_memdup2 (Wpq, r * r * sizeof (CmlExpr *));
@@ -429,14 +429,14 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
         if (Q[b] == A)
           e = X[b * (1 + k)];
       for (guint j = 0; j < k; j++)
-        e = madd (ctx, e, K[A * k + j], sym (ctx, vsym[j]));
+        e = cml_sys_madd (ctx, e, K[A * k + j], cml_sys_sym (ctx, vsym[j]));
       ydot[A] = e;
     }
   for (guint j = 0; j < k; j++)
     {
       CmlExpr *g = ZERO (ctx);
       for (guint A = 0; A < n; A++)
-        g = madd (ctx, g, K[A * k + j], mc->R[A]);
+        g = cml_sys_madd (ctx, g, K[A * k + j], mc->R[A]);
       gprim[j] = g;
     }
 
@@ -448,7 +448,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
         g_string_append (s, j ? ", (" : "(");
         for (guint A = 0; A < n; A++)
           {
-            g_autofree char *c = drop_unit_factors (cml_expr_to_string_max (ctx, K[A * k + j], DESCRIBE_MAX_CHARS), FALSE);
+            g_autofree char *c = cml_sys_drop_unit_factors (cml_expr_to_string_max (ctx, K[A * k + j], DESCRIBE_MAX_CHARS), FALSE);
             g_string_append_printf (s, "%s%s", A ? ", " : "", c);
           }
         g_string_append (s, ")");
@@ -480,7 +480,7 @@ normalise_columns (double *M, guint N, guint C)
     }
 }
 
-/* The constraint algorithm's state as its steps hand it on (derive_singular). */
+/* The constraint algorithm's state as its steps hand it on (cml_sys_derive_singular). */
 typedef struct
 {
   CmlSystem  *sys;
@@ -533,7 +533,7 @@ singular_rank (Singular *st, GError **error)
         if (!isfinite (w))
           {
             g_autofree char *at = sample_point_text (sys, s1);
-            fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+            cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
                         "W = ∂²L/∂y∂y is not finite at the sample point (%s), where cmlab decides which "
                         "velocities the Lagrangian depends on: its entry (%s, %s) is %g",
                         at, md->fibre[A], md->fibre[B], w);
@@ -563,14 +563,14 @@ singular_rank (Singular *st, GError **error)
       gboolean depends = FALSE;
       for (guint32 seed = 11; seed < 14 && !depends; seed++)
         {
-          g_autofree double *sv = make_sample (sys, seed);
+          g_autofree double *sv = cml_sys_make_sample (sys, seed);
           for (guint A = 0; A < n; A++)
             if (!cml_expr_is_zero (mc->Ly[A]) && cml_expr_eval (mc->Ly[A], sv) != 0)
               depends = TRUE;
         }
       if (!depends)
         {
-          fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+          cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
                       "the Lagrangian does not depend on the velocities (∂L/∂y = 0, so W = 0): there are no "
                       "equations of motion to derive");
           goto out;
@@ -601,7 +601,7 @@ singular_rank (Singular *st, GError **error)
   /* is the kernel the same elsewhere? */
   for (guint32 seed = 11; seed < 14; seed++)
     {
-      g_autofree double *sv = make_sample (sys, seed);
+      g_autofree double *sv = cml_sys_make_sample (sys, seed);
       double big = 0, res = 0;
       for (guint A = 0; A < n; A++)
         for (guint j = 0; j < k; j++)
@@ -620,7 +620,7 @@ singular_rank (Singular *st, GError **error)
     }
   if (!constant && r == 0)
     {
-      fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+      cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
                   "W = ∂²L/∂y∂y is singular with a rank that changes from point to point (0 at a sample "
                   "point, not elsewhere); the constraint algorithm needs W of the same rank everywhere");
       goto out;
@@ -698,14 +698,14 @@ singular_accelerations (Singular *st, GError **error)
           br[a] = ZERO (ctx);
           for (guint A = 0; A < n; A++)
             if (Kc[A * r + a] != 0)
-              br[a] = madd (ctx, br[a], cml_expr_num (ctx, Kc[A * r + a]), mc->R[A]);
+              br[a] = cml_sys_madd (ctx, br[a], cml_expr_num (ctx, Kc[A * r + a]), mc->R[A]);
           for (guint b = 0; b < r; b++)
             {
               CmlExpr *e = ZERO (ctx);
               for (guint A = 0; A < n; A++)
                 for (guint B = 0; B < n; B++)
                   if (Kc[A * r + a] != 0 && Kc[B * r + b] != 0)
-                    e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a] * Kc[B * r + b]), mc->W[A * n + B]);
+                    e = cml_sys_madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a] * Kc[B * r + b]), mc->W[A * n + B]);
               Wr[a * r + b] = e;
             }
         }
@@ -713,12 +713,12 @@ singular_accelerations (Singular *st, GError **error)
         {
           if (!cml_symsolve (ctx, r, Wr, 1, br, s1, u, piv, NULL))
             {
-              fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+              cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
                           "W restricted to the complement of its kernel is singular");
               return FALSE;
             }
           for (guint a = 0; a < r; a++)
-            add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
+            cml_sys_add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
           sys->reg_name = N_("W restricted to (ker W)^⊥");
           sys->reg_rows = r;
           sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
@@ -729,10 +729,10 @@ singular_accelerations (Singular *st, GError **error)
           CmlExpr *e = ZERO (ctx);
           for (guint a = 0; a < r; a++)
             if (Kc[A * r + a] != 0)
-              e = madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a]), u[a]);
+              e = cml_sys_madd (ctx, e, cml_expr_num (ctx, Kc[A * r + a]), u[a]);
           for (guint j = 0; j < k; j++)
             if (K[A * k + j] != 0)
-              e = madd (ctx, e, cml_expr_num (ctx, K[A * k + j]), sym (ctx, vsym[j]));
+              e = cml_sys_madd (ctx, e, cml_expr_num (ctx, K[A * k + j]), cml_sys_sym (ctx, vsym[j]));
           ydot[A] = e;
         }
       for (guint j = 0; j < k; j++)
@@ -740,7 +740,7 @@ singular_accelerations (Singular *st, GError **error)
           CmlExpr *g = ZERO (ctx);
           for (guint A = 0; A < n; A++)
             if (K[A * k + j] != 0)
-              g = madd (ctx, g, cml_expr_num (ctx, K[A * k + j]), mc->R[A]);
+              g = cml_sys_madd (ctx, g, cml_expr_num (ctx, K[A * k + j]), mc->R[A]);
           gprim[j] = g;
         }
     }
@@ -768,7 +768,7 @@ singular_primary (Singular *st)
         continue;
       g_ptr_array_add (G, g);
       g_ptr_array_add (queue, g);
-      g_autofree char *txt = print_constraint (sys, g);
+      g_autofree char *txt = cml_sys_print_constraint (sys, g);
       g_ptr_array_add (sys->steps, g_strdup_printf (_("primary constraint: %s"), txt));
     }
   if (G->len == 0)
@@ -808,14 +808,14 @@ singular_consistency (Singular *st, GError **error)
       g_ptr_array_remove_index (queue, 0);
       CmlExpr *dg = cml_expr_diff (ctx, g, md->t_sym);
       for (guint i = 0; i < m; i++)
-        dg = madd (ctx, dg, cml_expr_diff (ctx, g, md->base_sym[i]), mc->xdot[i]);
+        dg = cml_sys_madd (ctx, dg, cml_expr_diff (ctx, g, md->base_sym[i]), mc->xdot[i]);
       for (guint A = 0; A < n; A++)
-        dg = madd (ctx, dg, cml_expr_diff (ctx, g, md->fibre_sym[A]), ydot[A]);
+        dg = cml_sys_madd (ctx, dg, cml_expr_diff (ctx, g, md->fibre_sym[A]), ydot[A]);
       gboolean has_v = FALSE;
       for (guint j = 0; j < k; j++)
         if (!vanishes_on (sys, cml_expr_diff (ctx, dg, vsym[j]), G, move, m + n, &st->samples))
           has_v = TRUE;
-      g_autofree char *gtxt = drop_unit_factors (cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS),
+      g_autofree char *gtxt = cml_sys_drop_unit_factors (cml_expr_to_string_max (ctx, cml_expr_monic (ctx, g, NULL), DESCRIBE_MAX_CHARS),
                                                  FALSE);
       if (has_v)
         {
@@ -827,7 +827,7 @@ singular_consistency (Singular *st, GError **error)
         {
           g_ptr_array_add (G, dg);
           g_ptr_array_add (queue, dg);
-          g_autofree char *txt = print_constraint (sys, dg);
+          g_autofree char *txt = cml_sys_print_constraint (sys, dg);
           g_hash_table_insert (level, dg, GUINT_TO_POINTER (g_level + 1));
           if (g_level + 1 == 2)
             g_ptr_array_add (sys->steps, g_strdup_printf (_("secondary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
@@ -844,7 +844,7 @@ singular_consistency (Singular *st, GError **error)
     }
   if (queue->len)
     {
-      fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
+      cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_UNSUPPORTED,
                   "the constraint algorithm did not stabilise");
       return FALSE;
     }
@@ -934,19 +934,19 @@ singular_kernel_accelerations (Singular *st, GError **error)
           }
         if (!cml_symsolve (ctx, q, Am, 1, bm, s1, xm, piv, NULL))
           {
-            fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+            cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
                         "the equations for the kernel accelerations are singular");
             return FALSE;
           }
         for (guint a = 0; a < q; a++)
           {
             vsol[g_array_index (cols, guint, a)] = xm[a];
-            add_pivot (sys, piv[a], KAPPA_MATRIX);
+            cml_sys_add_pivot (sys, piv[a], KAPPA_MATRIX);
           }
       }
     for (guint j = 0; j < k; j++)
       {
-        g_autofree char *txt = drop_unit_factors (cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS), FALSE);
+        g_autofree char *txt = cml_sys_drop_unit_factors (cml_expr_to_string_max (ctx, vsol[j], DESCRIBE_MAX_CHARS), FALSE);
         /* κ with a subscript: a name no model can use, so it never reads as a parameter */
         g_autofree char *sub = subscript_digits (j + 1);
         if (fixed[j])
@@ -993,7 +993,7 @@ singular_kernel_accelerations (Singular *st, GError **error)
         CmlExpr *g = veq_g->pdata[g_array_index (rows, guint, a)];
         CmlExpr *c = cml_expr_diff (ctx, g, md->t_sym);
         for (guint i = 0; i < m; i++)
-          c = madd (ctx, c, cml_expr_diff (ctx, g, md->base_sym[i]), mc->xdot[i]);
+          c = cml_sys_madd (ctx, c, cml_expr_diff (ctx, g, md->base_sym[i]), mc->xdot[i]);
         g_ptr_array_add (sys->fb, c);
         for (guint A = 0; A < n; A++)
           g_ptr_array_add (sys->fb, cml_expr_diff (ctx, g, md->fibre_sym[A]));
@@ -1020,7 +1020,7 @@ singular_final (Singular *st, GError **error)
     GString *s = g_string_new (_("final constraint set S^X: {"));
     for (guint a = 0; a < G->len; a++)
       {
-        g_autofree char *txt = print_constraint (sys, G->pdata[a]);
+        g_autofree char *txt = cml_sys_print_constraint (sys, G->pdata[a]);
         g_string_append_printf (s, "%s%s", a ? ", " : "", txt);
       }
     g_string_append (s, "}");
@@ -1028,7 +1028,7 @@ singular_final (Singular *st, GError **error)
   }
 
   /* solve-for: as many coordinates as constraints, and the constraints solvable for them */
-  if (md->n_solve_for && !check_solve_for (sys, G, move, m + n, &st->samples, error))
+  if (md->n_solve_for && !cml_sys_check_solve_for (sys, G, move, m + n, &st->samples, error))
     return FALSE;
 
   for (guint i = 0; i < m; i++)
@@ -1045,14 +1045,14 @@ singular_final (Singular *st, GError **error)
 /* The constraint algorithm (doc/theory.md §5), step by step; the steps are recorded in
  * sys->steps for people. */
 gboolean
-derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
+cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
 {
   CmlModel *md = sys->model;
   guint m = md->m, n = md->n;
   Singular st = { .sys = sys, .mc = mc, .constant = TRUE, .samples = { G_MAXUINT, { NULL } } };
   gboolean ok;
 
-  st.s1 = make_sample (sys, 7);
+  st.s1 = cml_sys_make_sample (sys, 7);
   st.G = g_ptr_array_new ();
   st.queue = g_ptr_array_new ();
   st.veq = g_ptr_array_new ();
@@ -1083,7 +1083,7 @@ derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   g_free (st.P);
   g_free (st.Q);
   g_free (st.F);
-  samples_clear (&st.samples);
+  cml_sys_samples_clear (&st.samples);
   g_ptr_array_unref (st.G);
   g_ptr_array_unref (st.queue);
   g_ptr_array_unref (st.veq);

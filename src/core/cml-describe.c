@@ -32,10 +32,10 @@ expr_text (CmlSystem *sys, CmlExpr *e, gboolean pretty)
           names[k] = ((CmlNamedExpr *) defs->pdata[k])->name;
           exprs[k] = ((CmlNamedExpr *) defs->pdata[k])->expr;
         }
-      return drop_unit_factors (cml_expr_print_pretty_named (sys->ctx, e, DESCRIBE_MAX_CHARS, n, names, exprs),
+      return cml_sys_drop_unit_factors (cml_expr_print_pretty_named (sys->ctx, e, DESCRIBE_MAX_CHARS, n, names, exprs),
                                 TRUE);
     }
-  return drop_unit_factors (cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS), FALSE);
+  return cml_sys_drop_unit_factors (cml_expr_to_string_max (sys->ctx, e, DESCRIBE_MAX_CHARS), FALSE);
 }
 
 static char *
@@ -330,7 +330,7 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
               t = g_strdup_printf ("%s = 0", g);
             }
           else
-            t = print_constraint (sys, sys->h->pdata[a]);
+            t = cml_sys_print_constraint (sys, sys->h->pdata[a]);
           g_string_append_printf (s, "    %s\n", t);
         }
     }

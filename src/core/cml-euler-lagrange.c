@@ -30,7 +30,7 @@
 /* ---- common pieces ------------------------------------------------------------------ */
 
 void
-mechanics_init (CmlSystem *sys, Mechanics *mc)
+cml_sys_mechanics_init (CmlSystem *sys, Mechanics *mc)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
@@ -45,7 +45,7 @@ mechanics_init (CmlSystem *sys, Mechanics *mc)
     {
       mc->xdot[i] = ZERO (ctx);
       for (guint A = 0; A < n; A++)
-        mc->xdot[i] = madd (ctx, mc->xdot[i], md->anchor[i * n + A], sym (ctx, md->fibre_sym[A]));
+        mc->xdot[i] = cml_sys_madd (ctx, mc->xdot[i], md->anchor[i * n + A], cml_sys_sym (ctx, md->fibre_sym[A]));
     }
   for (guint A = 0; A < n; A++)
     mc->Ly[A] = cml_expr_diff (ctx, L, md->fibre_sym[A]);
@@ -57,13 +57,13 @@ mechanics_init (CmlSystem *sys, Mechanics *mc)
       /* R_A = ρ^i_A L_x^i − C^C_AB y^B L_y^C − L_{y^A x^i} ẋ^i − L_{y^A t} */
       CmlExpr *r = ZERO (ctx);
       for (guint i = 0; i < m; i++)
-        r = madd (ctx, r, md->anchor[i * n + A], cml_expr_diff (ctx, L, md->base_sym[i]));
+        r = cml_sys_madd (ctx, r, md->anchor[i * n + A], cml_expr_diff (ctx, L, md->base_sym[i]));
       for (guint B = 0; B < n; B++)
         for (guint C = 0; C < n; C++)
           {
             CmlExpr *c = md->bracket[(A * n + B) * n + C];
             if (!cml_expr_is_zero (c))
-              r = cml_expr_sub (ctx, r, cml_expr_mul (ctx, c, cml_expr_mul (ctx, sym (ctx, md->fibre_sym[B]), mc->Ly[C])));
+              r = cml_expr_sub (ctx, r, cml_expr_mul (ctx, c, cml_expr_mul (ctx, cml_sys_sym (ctx, md->fibre_sym[B]), mc->Ly[C])));
           }
       for (guint i = 0; i < m; i++)
         r = cml_expr_sub (ctx, r, cml_expr_mul (ctx, cml_expr_diff (ctx, mc->Ly[A], md->base_sym[i]), mc->xdot[i]));
@@ -75,7 +75,7 @@ mechanics_init (CmlSystem *sys, Mechanics *mc)
 }
 
 void
-mechanics_clear (Mechanics *mc)
+cml_sys_mechanics_clear (Mechanics *mc)
 {
   g_free (mc->xdot);
   g_free (mc->Ly);
@@ -86,7 +86,7 @@ mechanics_clear (Mechanics *mc)
 /* ---- (a) Euler–Lagrange ------------------------------------------------------------ */
 
 gboolean
-derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error)
+cml_sys_derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error)
 {
   CmlModel *md = sys->model;
   guint m = md->m, n = md->n;
@@ -100,7 +100,7 @@ derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GErr
   for (guint A = 0; A < n; A++)
     {
       sys->rhs[m + A] = ydot[A];
-      add_pivot (sys, piv[A], "W = ∂²L/∂y∂y");
+      cml_sys_add_pivot (sys, piv[A], "W = ∂²L/∂y∂y");
     }
   sys->reg_name = "W = ∂²L/∂y∂y";
   sys->reg_rows = n;

@@ -81,7 +81,7 @@ diff_uncached (CmlExprCtx *ctx,
 
         for (guint i = 0; i < e->n; i++)
           d[i] = cml_expr_diff (ctx, e->args[i], id);
-        result = sum_list (ctx, d, e->coefs, e->n);
+        result = cml_expr_sum_list (ctx, d, e->coefs, e->n);
         g_free (d);
         return result;
       }
@@ -102,9 +102,9 @@ diff_uncached (CmlExprCtx *ctx,
               continue;
             for (guint j = 0; j < e->n; j++)
               fs[j] = j == i ? d : e->args[j];
-            terms[n_terms++] = mul_list (ctx, e->value, fs, e->n);
+            terms[n_terms++] = cml_expr_mul_list (ctx, e->value, fs, e->n);
           }
-        result = n_terms == 0 ? ctx->zero : sum_list (ctx, terms, NULL, n_terms);
+        result = n_terms == 0 ? ctx->zero : cml_expr_sum_list (ctx, terms, NULL, n_terms);
         g_free (terms);
         g_free (fs);
         return result;
@@ -119,11 +119,11 @@ diff_uncached (CmlExprCtx *ctx,
         if (cml_expr_is_zero (dx))
           {
             /* d b^x = x * b^(x-1) * db */
-            CmlExpr *xm1 = is_num (x) ? cml_expr_num (ctx, snap_fraction (x->value - 1.0))
+            CmlExpr *xm1 = is_num (x) ? cml_expr_num (ctx, cml_expr_snap_fraction (x->value - 1.0))
                                       : cml_expr_sub (ctx, x, ctx->one);
-            CmlExpr *fs[3] = { x, pow_node (ctx, b, xm1), db };
+            CmlExpr *fs[3] = { x, cml_expr_pow_node (ctx, b, xm1), db };
 
-            return mul_list (ctx, 1.0, fs, 3);
+            return cml_expr_mul_list (ctx, 1.0, fs, 3);
           }
         else
           {
@@ -194,7 +194,7 @@ cml_expr_diff (CmlExprCtx *ctx,
   n_nonfinite = ctx->n_nonfinite;
   result = diff_uncached (ctx, e, id);
 
-  memo = arena_alloc (ctx, sizeof *memo);
+  memo = cml_expr_arena_alloc (ctx, sizeof *memo);
   memo->e = e;
   memo->id = id;
   memo->result = result;
@@ -233,7 +233,7 @@ rebuild (CmlExprCtx *ctx,
           }
         t[e->n] = cml_expr_num (ctx, e->value);
         c[e->n] = 1.0;
-        result = sum_list (ctx, t, c, e->n + 1);
+        result = cml_expr_sum_list (ctx, t, c, e->n + 1);
         g_free (t);
         g_free (c);
         return result;
@@ -246,13 +246,13 @@ rebuild (CmlExprCtx *ctx,
 
         for (guint i = 0; i < e->n; i++)
           f[i] = map (ctx, e->args[i], data);
-        result = mul_list (ctx, e->value, f, e->n);
+        result = cml_expr_mul_list (ctx, e->value, f, e->n);
         g_free (f);
         return result;
       }
 
     case CML_EXPR_POW:
-      return pow_node (ctx, map (ctx, e->args[0], data), map (ctx, e->args[1], data));
+      return cml_expr_pow_node (ctx, map (ctx, e->args[0], data), map (ctx, e->args[1], data));
 
     case CML_EXPR_FUNC:
       return cml_expr_func (ctx, (CmlFunc) e->fn, map (ctx, e->args[0], data));
@@ -365,7 +365,7 @@ expand_mul2 (CmlExprCtx *ctx,
       if (a->kind != CML_EXPR_ADD)
         ta = a;
       else if (i < a->n)
-        ta = mul_coef (ctx, a->coefs[i], a->args[i]);
+        ta = cml_expr_mul_coef (ctx, a->coefs[i], a->args[i]);
       else
         ta = cml_expr_num (ctx, a->value);
       for (guint j = 0; j < nb; j++)
@@ -375,13 +375,13 @@ expand_mul2 (CmlExprCtx *ctx,
           if (b->kind != CML_EXPR_ADD)
             tb = b;
           else if (j < b->n)
-            tb = mul_coef (ctx, b->coefs[j], b->args[j]);
+            tb = cml_expr_mul_coef (ctx, b->coefs[j], b->args[j]);
           else
             tb = cml_expr_num (ctx, b->value);
           terms[n++] = cml_expr_mul (ctx, ta, tb);
         }
     }
-  result = sum_list (ctx, terms, NULL, n);
+  result = cml_expr_sum_list (ctx, terms, NULL, n);
   g_free (terms);
   return result;
 }
@@ -417,7 +417,7 @@ expand_map (CmlExprCtx *ctx,
               result = expand_mul2 (ctx, xd, result, b);
           }
         else
-          result = pow_node (ctx, b, x);
+          result = cml_expr_pow_node (ctx, b, x);
       }
       break;
 
@@ -464,4 +464,16 @@ cml_expr_expand (CmlExprCtx *ctx,
       return NULL;
     }
   return result;
+}
+
+gboolean
+cml_expr_is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e)
+{
+  g_autoptr (GError) error = NULL;
+  CmlExpr *x;
+
+  if (cml_expr_is_zero (e))
+    return TRUE;
+  x = cml_expr_expand (ctx, e, &error);
+  return x != NULL && cml_expr_is_zero (x);
 }

@@ -456,19 +456,19 @@ parse_product (Parser *p)
         }
       if (!is_num (rhs))
         {
-          g_ptr_array_add (factors, div ? pow_node (p->ctx, rhs, p->ctx->minus_one) : rhs);
+          g_ptr_array_add (factors, div ? cml_expr_pow_node (p->ctx, rhs, p->ctx->minus_one) : rhs);
           numeric = FALSE;
         }
       else if (!div)
         coef *= rhs->value;
       else if (numeric && rhs->value != 0.0 && isfinite (coef / rhs->value))
         coef /= rhs->value;
-      else if (fold_pow (rhs->value, -1.0, &r))
+      else if (cml_expr_fold_pow (rhs->value, -1.0, &r))
         coef *= r;
       else
         {
           /* x/0 stays the factor 0^-1 */
-          g_ptr_array_add (factors, pow_node (p->ctx, rhs, p->ctx->minus_one));
+          g_ptr_array_add (factors, cml_expr_pow_node (p->ctx, rhs, p->ctx->minus_one));
           numeric = FALSE;
         }
     }
@@ -477,9 +477,9 @@ parse_product (Parser *p)
   else if (factors->len == 0)
     e = cml_expr_num (p->ctx, coef);
   else if (factors->len == 1)
-    e = mul_coef (p->ctx, coef, factors->pdata[0]);
+    e = cml_expr_mul_coef (p->ctx, coef, factors->pdata[0]);
   else
-    e = mul_list (p->ctx, coef, (CmlExpr **) factors->pdata, factors->len);
+    e = cml_expr_mul_list (p->ctx, coef, (CmlExpr **) factors->pdata, factors->len);
   g_ptr_array_unref (factors);
   if (!parser_check_finite (p, n_nonfinite, start,
                             _("the numbers of this product overflow: a constant is not finite")))
@@ -522,7 +522,7 @@ parse_sum (Parser *p)
       g_ptr_array_add (terms, rhs);
       g_array_append_val (coefs, c);
     }
-  e = sum_list (p->ctx, (CmlExpr **) terms->pdata, (double *) coefs->data, terms->len);
+  e = cml_expr_sum_list (p->ctx, (CmlExpr **) terms->pdata, (double *) coefs->data, terms->len);
   g_ptr_array_unref (terms);
   g_array_unref (coefs);
   if (!parser_check_finite (p, n_nonfinite, start,

@@ -32,14 +32,14 @@
 /* ---- pretty pieces ---------------------------------------------------------------------- */
 
 void
-append_minus (Printer *pr)
+cml_expr_append_minus (Printer *pr)
 {
   g_string_append (pr->s, pr->pretty ? MINUS : "-");
 }
 
 /* TRUE if the text at S starts with a minus sign (ASCII or U+2212); *LEN is its length. */
 gboolean
-starts_with_minus (const char *s,
+cml_expr_starts_with_minus (const char *s,
                    gsize      *len)
 {
   if (s[0] == '-')
@@ -73,7 +73,7 @@ static const char *const sup_digit[] = { "⁰", "¹", "²", "³", "⁴", "⁵", 
  * letter for DOT ("u" -> "u̇", "w1" -> "ẇ₁"); a name of several letters gets "d(…)/dt"
  * instead, as a dot above one of its letters would read as a different name. */
 void
-append_pretty_name (GString    *s,
+cml_expr_append_pretty_name (GString    *s,
                     const char *name,
                     gboolean    dot)
 {
@@ -104,7 +104,7 @@ append_pretty_name (GString    *s,
 }
 
 void
-append_superscript_int (GString *s,
+cml_expr_append_superscript_int (GString *s,
                         gint64   v)
 {
   char digits[24];
@@ -176,7 +176,7 @@ product_separator (const char *left,
 /* Appends the separator between the factor text starting at PREV and the one starting at
  * AT (pretty: see product_separator; else "*"). */
 void
-join_factors (Printer *pr,
+cml_expr_join_factors (Printer *pr,
               gsize    prev,
               gsize    at)
 {
@@ -214,7 +214,7 @@ pow_spread (CmlExprCtx *ctx,
     {
       PFactor f;
 
-      pfactor_split (b->args[i], &f);
+      cml_expr_pfactor_split (b->args[i], &f);
       r = cml_expr_mul (ctx, r, cml_expr_pow (ctx, f.base, f.exp ? cml_expr_mul (ctx, f.exp, k) : k));
     }
   return r;
@@ -249,7 +249,7 @@ together_sum (CmlExprCtx *ctx,
           double ev;
           guint k;
 
-          pfactor_split (t->kind == CML_EXPR_MUL ? t->args[j] : t, &f);
+          cml_expr_pfactor_split (t->kind == CML_EXPR_MUL ? t->args[j] : t, &f);
           if (f.exp == NULL || !cml_expr_is_number (f.exp, &ev) || ev >= 0.0)
             continue;
           for (k = 0; k < den_base->len; k++)
@@ -386,7 +386,7 @@ print_pretty_node (const CmlExprCtx *ctx,
   pr.sum_scale = 1.0;
   pr.max_len = max_chars;
   pr.pretty = TRUE;
-  print_expr (&pr, e, 0);
+  cml_expr_print_expr (&pr, e, 0);
   if (!pr.over && pr.s->len <= max_chars)
     return g_string_free (pr.s, FALSE);
   g_string_free (pr.s, TRUE);
@@ -416,8 +416,8 @@ cml_expr_print_pretty (const CmlExprCtx *ctx,
       pr.sum_scale = 1.0;
       pr.max_len = max_chars;
       pr.pretty = TRUE;
-      print_expr (&pr, e, 0);
-      return cut_text (ctx, e, pr.s, max_chars);
+      cml_expr_print_expr (&pr, e, 0);
+      return cml_expr_cut_text (ctx, e, pr.s, max_chars);
     }
 
   if (cml_expr_n_nodes (e) <= TOGETHER_MAX_NODES)
@@ -518,6 +518,6 @@ cml_expr_pretty_name (const char *name,
   GString *s = g_string_new (NULL);
 
   g_return_val_if_fail (name != NULL, NULL);
-  append_pretty_name (s, name, dot);
+  cml_expr_append_pretty_name (s, name, dot);
   return g_string_free (s, FALSE);
 }

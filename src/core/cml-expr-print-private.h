@@ -39,15 +39,15 @@ typedef struct
 #define DOT   "\u00b7" /* · */
 
 /* cml-expr-pretty.c */
-void     append_minus (Printer *pr);
-gboolean starts_with_minus (const char *s, gsize *len);
-void     append_pretty_name (GString *s, const char *name, gboolean dot);
-void     append_superscript_int (GString *s, gint64 v);
-void     join_factors (Printer *pr, gsize prev, gsize at);
+void     cml_expr_append_minus (Printer *pr);
+gboolean cml_expr_starts_with_minus (const char *s, gsize *len);
+void     cml_expr_append_pretty_name (GString *s, const char *name, gboolean dot);
+void     cml_expr_append_superscript_int (GString *s, gint64 v);
+void     cml_expr_join_factors (Printer *pr, gsize prev, gsize at);
 
 /* cml-expr-print.c */
-void     pfactor_split (CmlExpr *f, PFactor *out);
-void     print_expr (Printer *pr, CmlExpr *e, int need);
-char    *cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text, gsize max_chars);
+void     cml_expr_pfactor_split (CmlExpr *f, PFactor *out);
+void     cml_expr_print_expr (Printer *pr, CmlExpr *e, int need);
+char    *cml_expr_cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text, gsize max_chars);
 
 G_END_DECLS

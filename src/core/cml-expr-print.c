@@ -305,7 +305,7 @@ pfactor_sort (Printer *pr,
 }
 
 void
-pfactor_split (CmlExpr *f,
+cml_expr_pfactor_split (CmlExpr *f,
                PFactor *out)
 {
   if (f->kind == CML_EXPR_POW)
@@ -332,13 +332,13 @@ get_factors (Printer *pr,
     {
       f = g_new (PFactor, e->n);
       for (guint i = 0; i < e->n; i++)
-        pfactor_split (e->args[i], &f[i]);
+        cml_expr_pfactor_split (e->args[i], &f[i]);
       *n = e->n;
     }
   else
     {
       f = g_new (PFactor, 1);
-      pfactor_split (e, &f[0]);
+      cml_expr_pfactor_split (e, &f[0]);
       *n = 1;
     }
   pfactor_sort (pr, f, *n);
@@ -376,7 +376,7 @@ term_cmp (Printer *pr,
 
 /* ---- printing ------------------------------------------------------------------------- */
 
-void print_expr (Printer *pr, CmlExpr *e, int need);
+void cml_expr_print_expr (Printer *pr, CmlExpr *e, int need);
 
 #define FUNC_TEXT(ARG, NAME, TEXT, ARITY, VALUE) [CML_FN_##NAME] = TEXT,
 static const char *const func_text[] = { CML_FUNC_LIST (FUNC_TEXT, 0) };
@@ -468,7 +468,7 @@ print_factor (Printer *pr,
 {
   if (exp == NULL || cml_expr_is_one (exp))
     {
-      print_expr (pr, base, PREC_POWER);
+      cml_expr_print_expr (pr, base, PREC_POWER);
       return;
     }
   if (exp->kind == CML_EXPR_NUM && exp->value == 0.5)
@@ -476,20 +476,20 @@ print_factor (Printer *pr,
       if (pr->pretty && (base->kind == CML_EXPR_SYM || (base->kind == CML_EXPR_NUM && base->value >= 0.0)))
         {
           g_string_append (pr->s, "√");
-          print_expr (pr, base, PREC_ATOM);
+          cml_expr_print_expr (pr, base, PREC_ATOM);
           return;
         }
       g_string_append (pr->s, pr->pretty ? "√(" : "sqrt(");
-      print_expr (pr, base, 0);
+      cml_expr_print_expr (pr, base, 0);
       g_string_append_c (pr->s, ')');
       return;
     }
-  print_expr (pr, base, PREC_ATOM);
+  cml_expr_print_expr (pr, base, PREC_ATOM);
   pr->negate_sum = FALSE;
   pr->sum_scale = 1.0;
   if (pr->pretty && exp->kind == CML_EXPR_NUM && cml_expr_double_is_int (exp->value))
     {
-      append_superscript_int (pr->s, (gint64) exp->value);
+      cml_expr_append_superscript_int (pr->s, (gint64) exp->value);
       return;
     }
   g_string_append_c (pr->s, '^');
@@ -508,7 +508,7 @@ print_factor (Printer *pr,
         append_number_text (pr->s, &nt);
     }
   else
-    print_expr (pr, exp, PREC_ATOM);
+    cml_expr_print_expr (pr, exp, PREC_ATOM);
 }
 
 /* TRUE if the sum E reads better negated: more negative terms than positive ones, or as
@@ -731,7 +731,7 @@ print_product_text (Printer *pr,
 
   if (coef < 0.0)
     {
-      append_minus (pr);
+      cml_expr_append_minus (pr);
       coef = -coef;
     }
   number_text_pr (pr, coef, &nt);
@@ -793,7 +793,7 @@ print_product_text (Printer *pr,
         continue;
       print_factor_maybe_negated (pr, f[i].base, f[i].exp, negate[i], scale[i]);
       if (!first)
-        join_factors (pr, prev, at);
+        cml_expr_join_factors (pr, prev, at);
       prev = at;
       first = FALSE;
     }
@@ -847,7 +847,7 @@ print_product_text (Printer *pr,
           print_factor_maybe_negated (pr, f[i].base, &neg_exp, negate[i], 1.0);
         }
       if (!first)
-        join_factors (pr, prev, at);
+        cml_expr_join_factors (pr, prev, at);
       prev = at;
       first = FALSE;
     }
@@ -943,7 +943,7 @@ print_sum (Printer *pr,
           print_product (pr, fabs (c), f, nf);
           g_free (f);
         }
-      if (at < pr->s->len && starts_with_minus (pr->s->str + at, &mlen))
+      if (at < pr->s->len && cml_expr_starts_with_minus (pr->s->str + at, &mlen))
         {
           g_string_erase (pr->s, at, mlen);
           neg = !neg;
@@ -967,7 +967,7 @@ print_body (Printer *pr,
         NumText nt;
 
         if (e->value < 0.0)
-          append_minus (pr);
+          cml_expr_append_minus (pr);
         number_text_pr (pr, fabs (e->value), &nt);
         append_number_pr (pr, &nt);
       }
@@ -975,7 +975,7 @@ print_body (Printer *pr,
 
     case CML_EXPR_SYM:
       if (pr->pretty)
-        append_pretty_name (pr->s, cml_expr_ctx_symbol_name (pr->ctx, e->sym), FALSE);
+        cml_expr_append_pretty_name (pr->s, cml_expr_ctx_symbol_name (pr->ctx, e->sym), FALSE);
       else
         g_string_append (pr->s, cml_expr_ctx_symbol_name (pr->ctx, e->sym));
       break;
@@ -985,7 +985,7 @@ print_body (Printer *pr,
       if (pr->pretty && e->fn == CML_FN_ABS)
         {
           g_string_append_c (pr->s, '|');
-          print_expr (pr, e->args[0], 0);
+          cml_expr_print_expr (pr, e->args[0], 0);
           g_string_append_c (pr->s, '|');
           break;
         }
@@ -995,7 +995,7 @@ print_body (Printer *pr,
         {
           if (i > 0)
             g_string_append (pr->s, ", ");
-          print_expr (pr, e->args[i], 0);
+          cml_expr_print_expr (pr, e->args[i], 0);
         }
       g_string_append_c (pr->s, ')');
       break;
@@ -1004,7 +1004,7 @@ print_body (Printer *pr,
       {
         PFactor f;
 
-        pfactor_split (e, &f);
+        cml_expr_pfactor_split (e, &f);
         print_product (pr, 1.0, &f, 1);
       }
       break;
@@ -1029,7 +1029,7 @@ print_body (Printer *pr,
 }
 
 void
-print_expr (Printer *pr,
+cml_expr_print_expr (Printer *pr,
             CmlExpr *e,
             int      need)
 {
@@ -1136,7 +1136,7 @@ cml_expr_to_string (const CmlExprCtx *ctx,
  * character, with how much is missing: the rest was never printed, so its length is
  * estimated.  Frees TEXT's GString and returns its characters. */
 char *
-cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text, gsize max_chars)
+cml_expr_cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text, gsize max_chars)
 {
   gsize cut = MIN (max_chars, text->len);
   GHashTable *memo = g_hash_table_new_full (NULL, NULL, NULL, g_free);
@@ -1169,9 +1169,9 @@ cml_expr_to_string_max (const CmlExprCtx *ctx,
   pr.max_len = max_chars;
   pr.over = FALSE;
   pr.pretty = FALSE;
-  print_expr (&pr, (CmlExpr *) e, 0);
+  cml_expr_print_expr (&pr, (CmlExpr *) e, 0);
   if (!pr.over && pr.s->len <= max_chars)
     return g_string_free (pr.s, FALSE);
 
-  return cut_text (ctx, e, pr.s, max_chars);
+  return cml_expr_cut_text (ctx, e, pr.s, max_chars);
 }

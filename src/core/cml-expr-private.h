@@ -95,13 +95,13 @@ is_num (const CmlExpr *e)
 }
 
 /* The constructors' pieces the calculus and the parser build with (cml-expr.c). */
-gpointer arena_alloc (CmlExprCtx *ctx, gsize size);
-CmlExpr *sum_list (CmlExprCtx *ctx, CmlExpr *const *terms, const double *coefs, guint n);
-double   snap_fraction (double v);
-CmlExpr *mul_list (CmlExprCtx *ctx, double coef, CmlExpr *const *in, guint n_in);
-CmlExpr *mul_coef (CmlExprCtx *ctx, double c, CmlExpr *e);
-gboolean fold_pow (double base, double exp, double *result);
-CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
+gpointer cml_expr_arena_alloc (CmlExprCtx *ctx, gsize size);
+CmlExpr *cml_expr_sum_list (CmlExprCtx *ctx, CmlExpr *const *terms, const double *coefs, guint n);
+double   cml_expr_snap_fraction (double v);
+CmlExpr *cml_expr_mul_list (CmlExprCtx *ctx, double coef, CmlExpr *const *in, guint n_in);
+CmlExpr *cml_expr_mul_coef (CmlExprCtx *ctx, double c, CmlExpr *e);
+gboolean cml_expr_fold_pow (double base, double exp, double *result);
+CmlExpr *cml_expr_pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
 /* For the derived-system cache (cml-system-cache.c): the nodes of CTX by id (pdata[id],
  * every id below the next one), and the node made of these parts as the constructors make
  * it when it is new — the parts taken as canonical, not simplified (an existing equal node

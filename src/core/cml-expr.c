@@ -42,7 +42,7 @@
 /* ---- arena ---------------------------------------------------------------------------- */
 
 gpointer
-arena_alloc (CmlExprCtx *ctx,
+cml_expr_arena_alloc (CmlExprCtx *ctx,
              gsize       size)
 {
   gpointer p;
@@ -197,7 +197,7 @@ intern_node (CmlExprCtx *ctx,
   if (node != NULL)
     return node;
 
-  node = arena_alloc (ctx, sizeof *node);
+  node = cml_expr_arena_alloc (ctx, sizeof *node);
   *node = *key;
   if (key->kind != CML_EXPR_SYM)
     {
@@ -223,14 +223,14 @@ intern_node (CmlExprCtx *ctx,
     }
   if (key->n > 0)
     {
-      node->args = arena_alloc (ctx, key->n * sizeof (CmlExpr *));
+      node->args = cml_expr_arena_alloc (ctx, key->n * sizeof (CmlExpr *));
       memcpy (node->args, key->args, key->n * sizeof (CmlExpr *));
     }
   else
     node->args = NULL;
   if (key->coefs != NULL)
     {
-      node->coefs = arena_alloc (ctx, key->n * sizeof (double));
+      node->coefs = cml_expr_arena_alloc (ctx, key->n * sizeof (double));
       memcpy (node->coefs, key->coefs, key->n * sizeof (double));
     }
   node->id = ctx->next_id++;
@@ -586,7 +586,7 @@ snap_sum (double sum,
   return sum;
 }
 
-CmlExpr *mul_coef (CmlExprCtx *ctx, double c, CmlExpr *e);
+CmlExpr *cml_expr_mul_coef (CmlExprCtx *ctx, double c, CmlExpr *e);
 
 /* The canonical sum CST + Σ TV (consumes the vector's content). */
 static CmlExpr *
@@ -640,7 +640,7 @@ finish_sum (CmlExprCtx *ctx,
   if (n == 0)
     return cml_expr_num (ctx, cst);
   if (n == 1 && cst == 0.0)
-    return mul_coef (ctx, tv->v[0].c, tv->v[0].t);
+    return cml_expr_mul_coef (ctx, tv->v[0].c, tv->v[0].t);
 
   args = g_new (CmlExpr *, n);
   coefs = g_new (double, n);
@@ -662,7 +662,7 @@ finish_sum (CmlExprCtx *ctx,
 
 /* Σ coefs[i] * terms[i] (coefs may be NULL: all 1). */
 CmlExpr *
-sum_list (CmlExprCtx     *ctx,
+cml_expr_sum_list (CmlExprCtx     *ctx,
           CmlExpr *const *terms,
           const double   *coefs,
           guint           n)
@@ -700,7 +700,7 @@ cml_expr_sum (CmlExprCtx     *ctx,
 
   if (n == 0)
     return ctx->zero;
-  return sum_list (ctx, terms, NULL, n);
+  return cml_expr_sum_list (ctx, terms, NULL, n);
 }
 
 CmlExpr *
@@ -718,7 +718,7 @@ cml_expr_add (CmlExprCtx *ctx,
     return b;
   if (is_num (a) && is_num (b))
     return cml_expr_num (ctx, a->value + b->value);
-  return sum_list (ctx, t, NULL, 2);
+  return cml_expr_sum_list (ctx, t, NULL, 2);
 }
 
 CmlExpr *
@@ -735,13 +735,13 @@ cml_expr_sub (CmlExprCtx *ctx,
     return ctx->zero;
   if (is_num_value (b, 0.0))
     return a;
-  return sum_list (ctx, t, c, 2);
+  return cml_expr_sum_list (ctx, t, c, 2);
 }
 
 /* ---- products ------------------------------------------------------------------------- */
 
 static gboolean is_negative_looking (const CmlExpr *e);
-CmlExpr *pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
+CmlExpr *cml_expr_pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
 
 /* The lead term of the sum E: the one with the least structural hash, a choice that does
  * not depend on the order in which nodes were created. */
@@ -823,14 +823,14 @@ negate (CmlExprCtx *ctx,
   static const double minus_one = -1.0;
 
   if (e->kind == CML_EXPR_ADD)
-    return sum_list (ctx, &e, &minus_one, 1);
-  return mul_coef (ctx, -1.0, e);
+    return cml_expr_sum_list (ctx, &e, &minus_one, 1);
+  return cml_expr_mul_coef (ctx, -1.0, e);
 }
 
 /* V, or the simple fraction p/q (q <= 12) that V is within a few ulps of: keeps exponent
  * arithmetic such as 1/3 - 1 on the fractions people write. */
 double
-snap_fraction (double v)
+cml_expr_snap_fraction (double v)
 {
   for (int q = 1; q <= 12; q++)
     {
@@ -954,7 +954,7 @@ push_factor (CmlExprCtx *ctx,
 
 /* COEF * Π IN (any nodes). */
 CmlExpr *
-mul_list (CmlExprCtx     *ctx,
+cml_expr_mul_list (CmlExprCtx     *ctx,
           double          coef,
           CmlExpr *const *in,
           guint           n_in)
@@ -1014,9 +1014,9 @@ mul_list (CmlExprCtx     *ctx,
             }
           fv.v[n].base = fv.v[i].base;
           if (numeric)
-            fv.v[n].exp = cml_expr_num (ctx, snap_fraction (sum));
+            fv.v[n].exp = cml_expr_num (ctx, cml_expr_snap_fraction (sum));
           else
-            fv.v[n].exp = sum_list (ctx, exps, NULL, j - i);
+            fv.v[n].exp = cml_expr_sum_list (ctx, exps, NULL, j - i);
           n++;
           g_free (exps);
         }
@@ -1031,7 +1031,7 @@ mul_list (CmlExprCtx     *ctx,
 
       if (is_num_value (fv.v[i].exp, 0.0))
         continue;
-      r = fv.v[i].exp == ctx->one ? fv.v[i].base : pow_node (ctx, fv.v[i].base, fv.v[i].exp);
+      r = fv.v[i].exp == ctx->one ? fv.v[i].base : cml_expr_pow_node (ctx, fv.v[i].base, fv.v[i].exp);
       if (r->kind == CML_EXPR_NUM)
         {
           coef *= r->value;
@@ -1048,7 +1048,7 @@ mul_list (CmlExprCtx     *ctx,
 
   if (redo)
     {
-      result = mul_list (ctx, coef, out, n_out);
+      result = cml_expr_mul_list (ctx, coef, out, n_out);
       g_free (out);
       return result;
     }
@@ -1062,7 +1062,7 @@ mul_list (CmlExprCtx     *ctx,
   else if (n_out == 1 && out[0]->kind == CML_EXPR_ADD && sum_scalable (out[0], coef))
     {
       /* c * (a + b) -> c*a + c*b */
-      result = sum_list (ctx, out, &coef, 1);
+      result = cml_expr_sum_list (ctx, out, &coef, 1);
     }
   else
     {
@@ -1078,7 +1078,7 @@ mul_list (CmlExprCtx     *ctx,
 
 /* C * E. */
 CmlExpr *
-mul_coef (CmlExprCtx *ctx,
+cml_expr_mul_coef (CmlExprCtx *ctx,
           double      c,
           CmlExpr    *e)
 {
@@ -1089,8 +1089,8 @@ mul_coef (CmlExprCtx *ctx,
   if (e->kind == CML_EXPR_NUM)
     return cml_expr_num (ctx, c * e->value);
   if (e->kind == CML_EXPR_ADD && sum_scalable (e, c))
-    return sum_list (ctx, &e, &c, 1); /* c * (a + b) -> c*a + c*b */
-  return mul_list (ctx, c, &e, 1);
+    return cml_expr_sum_list (ctx, &e, &c, 1); /* c * (a + b) -> c*a + c*b */
+  return cml_expr_mul_list (ctx, c, &e, 1);
 }
 
 CmlExpr *
@@ -1103,10 +1103,10 @@ cml_expr_mul (CmlExprCtx *ctx,
   g_return_val_if_fail (ctx != NULL && a != NULL && b != NULL, NULL);
 
   if (is_num (a))
-    return mul_coef (ctx, a->value, b);
+    return cml_expr_mul_coef (ctx, a->value, b);
   if (is_num (b))
-    return mul_coef (ctx, b->value, a);
-  return mul_list (ctx, 1.0, f, 2);
+    return cml_expr_mul_coef (ctx, b->value, a);
+  return cml_expr_mul_list (ctx, 1.0, f, 2);
 }
 
 CmlExpr *
@@ -1115,7 +1115,7 @@ cml_expr_neg (CmlExprCtx *ctx,
 {
   g_return_val_if_fail (ctx != NULL && a != NULL, NULL);
 
-  return mul_coef (ctx, -1.0, a);
+  return cml_expr_mul_coef (ctx, -1.0, a);
 }
 
 CmlExpr *
@@ -1128,14 +1128,14 @@ cml_expr_div (CmlExprCtx *ctx,
   /* p/q of numbers is one correctly rounded division */
   if (is_num (a) && is_num (b) && b->value != 0.0 && isfinite (a->value / b->value))
     return cml_expr_num (ctx, a->value / b->value);
-  return cml_expr_mul (ctx, a, pow_node (ctx, b, ctx->minus_one));
+  return cml_expr_mul (ctx, a, cml_expr_pow_node (ctx, b, ctx->minus_one));
 }
 
 /* ---- powers --------------------------------------------------------------------------- */
 
 /* BASE^EXP for numbers, or FALSE when the result would not be finite (or not real). */
 gboolean
-fold_pow (double  base,
+cml_expr_fold_pow (double  base,
           double  exp,
           double *result)
 {
@@ -1170,7 +1170,7 @@ pow_raw (CmlExprCtx *ctx,
 }
 
 CmlExpr *
-pow_node (CmlExprCtx *ctx,
+cml_expr_pow_node (CmlExprCtx *ctx,
           CmlExpr    *base,
           CmlExpr    *exp)
 {
@@ -1192,7 +1192,7 @@ pow_node (CmlExprCtx *ctx,
 
             if (base->value == 1.0)
               return ctx->one;
-            if (fold_pow (base->value, ev, &r))
+            if (cml_expr_fold_pow (base->value, ev, &r))
               return cml_expr_num (ctx, r);
             return pow_raw (ctx, base, exp);
           }
@@ -1205,12 +1205,12 @@ pow_node (CmlExprCtx *ctx,
               CmlExpr **fs;
               CmlExpr *result;
 
-              if (!fold_pow (base->value, ev, &c))
+              if (!cml_expr_fold_pow (base->value, ev, &c))
                 return pow_raw (ctx, base, exp);
               fs = g_new (CmlExpr *, base->n);
               for (guint i = 0; i < base->n; i++)
-                fs[i] = pow_node (ctx, base->args[i], exp);
-              result = mul_list (ctx, c, fs, base->n);
+                fs[i] = cml_expr_pow_node (ctx, base->args[i], exp);
+              result = cml_expr_mul_list (ctx, c, fs, base->n);
               g_free (fs);
               return result;
             }
@@ -1219,8 +1219,8 @@ pow_node (CmlExprCtx *ctx,
               /* (c * X)^p = c^p * X^p for c > 0 */
               double c;
 
-              if (fold_pow (base->value, ev, &c))
-                return mul_coef (ctx, c, pow_node (ctx, mul_strip_coef (ctx, base), exp));
+              if (cml_expr_fold_pow (base->value, ev, &c))
+                return cml_expr_mul_coef (ctx, c, cml_expr_pow_node (ctx, mul_strip_coef (ctx, base), exp));
             }
           return pow_raw (ctx, base, exp);
 
@@ -1231,8 +1231,8 @@ pow_node (CmlExprCtx *ctx,
             /* (b^e0)^n = b^(e0*n) when valid for every real b */
             if (integer
                 || (is_num (e0) && (!cml_expr_double_is_int (e0->value) || e0->value == -1.0)))
-              return pow_node (ctx, base->args[0],
-                               is_num (e0) ? cml_expr_num (ctx, snap_fraction (e0->value * ev))
+              return cml_expr_pow_node (ctx, base->args[0],
+                               is_num (e0) ? cml_expr_num (ctx, cml_expr_snap_fraction (e0->value * ev))
                                            : cml_expr_mul (ctx, e0, exp));
             return pow_raw (ctx, base, exp);
           }
@@ -1243,8 +1243,8 @@ pow_node (CmlExprCtx *ctx,
             {
               double lead = base->coefs[sum_lead (base)], cn;
 
-              if (sum_normalisable (base) && fold_pow (lead, ev, &cn))
-                return mul_coef (ctx, cn, pow_raw (ctx, sum_divide (ctx, base, lead), exp));
+              if (sum_normalisable (base) && cml_expr_fold_pow (lead, ev, &cn))
+                return cml_expr_mul_coef (ctx, cn, pow_raw (ctx, sum_divide (ctx, base, lead), exp));
             }
           return pow_raw (ctx, base, exp);
 
@@ -1264,7 +1264,7 @@ pow_node (CmlExprCtx *ctx,
       CmlExpr *e0 = base->args[1];
 
       if (is_num (e0) && (!cml_expr_double_is_int (e0->value) || e0->value == -1.0))
-        return pow_node (ctx, base->args[0], cml_expr_mul (ctx, e0, exp));
+        return cml_expr_pow_node (ctx, base->args[0], cml_expr_mul (ctx, e0, exp));
     }
   return pow_raw (ctx, base, exp);
 }
@@ -1276,7 +1276,7 @@ cml_expr_pow (CmlExprCtx *ctx,
 {
   g_return_val_if_fail (ctx != NULL && base != NULL && exponent != NULL, NULL);
 
-  return pow_node (ctx, base, exponent);
+  return cml_expr_pow_node (ctx, base, exponent);
 }
 
 CmlExpr *
@@ -1286,7 +1286,7 @@ cml_expr_powi (CmlExprCtx *ctx,
 {
   g_return_val_if_fail (ctx != NULL && base != NULL, NULL);
 
-  return pow_node (ctx, base, cml_expr_num (ctx, exponent));
+  return cml_expr_pow_node (ctx, base, cml_expr_num (ctx, exponent));
 }
 
 /* ---- functions ------------------------------------------------------------------------ */
@@ -1355,7 +1355,7 @@ cml_expr_func (CmlExprCtx *ctx,
   g_return_val_if_fail (fn != CML_FN_ATAN2, NULL);
 
   if (fn == CML_FN_SQRT)
-    return pow_node (ctx, arg, ctx->half);
+    return cml_expr_pow_node (ctx, arg, ctx->half);
   if (is_num (arg) && fold_func (fn, arg->value, &r))
     return cml_expr_num (ctx, r);
 
@@ -1370,7 +1370,7 @@ cml_expr_func (CmlExprCtx *ctx,
     case CML_FN_TANH:
     case CML_FN_SIGN:
       if (is_negative_looking (arg))
-        return mul_coef (ctx, -1.0, cml_expr_func (ctx, fn, negate (ctx, arg)));
+        return cml_expr_mul_coef (ctx, -1.0, cml_expr_func (ctx, fn, negate (ctx, arg)));
       if (fn == CML_FN_SIGN && arg->kind == CML_EXPR_FUNC && arg->fn == CML_FN_SIGN)
         return arg;
       break;

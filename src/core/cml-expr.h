@@ -111,6 +111,9 @@ CmlExpr *cml_expr_monic (CmlExprCtx *ctx, CmlExpr *e, double *factor);
  * bound keeps an expansion under about a second; (a + b)^64 forms about 6,000.) */
 #define CML_EXPR_EXPAND_MAX_TERMS 20000
 CmlExpr *cml_expr_expand (CmlExprCtx *ctx, CmlExpr *e, GError **error);
+/* TRUE when E is zero as it stands or once multiplied out; an expansion past the bound
+ * above counts as not zero (the caller's "not shown to vanish"). */
+gboolean cml_expr_is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e);
 
 /* ---- inspection --------------------------------------------------------------------- */
 

@@ -53,7 +53,7 @@ project_rows_least_squares (CmlSimulation *sim, double t, double *z, const gbool
   for (int it = 0; it < 60; it++)
     {
       double hn = 0, zn = 0, lmax = 0, step = 0;
-      run_proj (sim, t, z);
+      cml_sim_run_proj (sim, t, z);
       for (guint a = 0; a < k; a++)
         hn = MAX (hn, fabs (h[a]));
       for (guint j = 0; j < dim; j++)
@@ -112,13 +112,13 @@ project_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *
   project_rows_least_squares (sim, t, z, mask, 0);
 }
 
-/* Whether the constraint functions from ROW0 on vanish at Z (as project_range judges). */
+/* Whether the constraint functions from ROW0 on vanish at Z (as cml_sim_project_range judges). */
 static gboolean
 rows_hold (CmlSimulation *sim, double t, const double *z, guint row0)
 {
   CmlSystem *sys = sim->sys;
   double hn = 0, zn = 0;
-  run_proj (sim, t, z);
+  cml_sim_run_proj (sim, t, z);
   for (guint a = row0; a < sys->h->len; a++)
     hn = MAX (hn, fabs (sim->proj_out[a]));
   for (guint j = sys->movable_from; j < sys->movable_to; j++)
@@ -219,7 +219,7 @@ vakonomic_exprs (CmlSystem *sys)
 }
 
 void
-system_prepare_initial (CmlSystem *sys)
+cml_sys_prepare_initial (CmlSystem *sys)
 {
   if (sys->formalism == CML_FORMALISM_VAKONOMIC)
     vakonomic_exprs (sys);
@@ -399,7 +399,7 @@ vakonomic_initial (CmlSimulation *sim, double t0, GHashTable *given, double *z, 
 }
 
 /* Whether the constraints depend to first order on component J at Z (the column J of
- * their Jacobian, evaluated by the last run_proj, is not zero). */
+ * their Jacobian, evaluated by the last cml_sim_run_proj, is not zero). */
 static gboolean
 column_nonzero (CmlSimulation *sim, guint j)
 {
@@ -441,7 +441,7 @@ solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
   g_autofree gboolean *restart = g_new0 (gboolean, dim);
   gboolean any_restart = FALSE;
 
-  if (project_range (sim, t, tmp, from, to, mask) == 0)
+  if (cml_sim_project_range (sim, t, tmp, from, to, mask) == 0)
     {
       if (signs_kept (sim, z, tmp))
         {
@@ -454,7 +454,7 @@ solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
           restart[j] = any_restart = TRUE;
     }
   /* the marked components the constraints do not depend on at Z, but do when they move */
-  run_proj (sim, t, z);
+  cml_sim_run_proj (sim, t, z);
   {
     g_autofree gboolean *dep = g_new0 (gboolean, dim);
     for (guint j = from; j < to; j++)
@@ -465,7 +465,7 @@ solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
           continue;
         memcpy (tmp, z, dim * sizeof (double));
         tmp[j] = z[j] < 0 ? z[j] - 1 : z[j] + 1;
-        run_proj (sim, t, tmp);
+        cml_sim_run_proj (sim, t, tmp);
         restart[j] = column_nonzero (sim, j);
         any_restart |= restart[j];
       }
@@ -476,7 +476,7 @@ solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
       for (guint j = from; j < to; j++)
         if (restart[j])
           tmp[j] = (z[j] < 0 ? -1 : 1) * scales[s] * MAX (1, fabs (z[j]));
-      if (project_range (sim, t, tmp, from, to, mask) != 0)
+      if (cml_sim_project_range (sim, t, tmp, from, to, mask) != 0)
         continue;
       if (signs_kept (sim, z, tmp))
         {
@@ -554,7 +554,7 @@ solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_give
         project_least_squares (sim, t0, z, mask);
     }
   /* 3. the given values too: the least change onto the constraint set */
-  if (project_range (sim, t0, z, from, to, NULL) != 0)
+  if (cml_sim_project_range (sim, t0, z, from, to, NULL) != 0)
     {
       /* TRANSLATORS: the model file, its line and why its initial data cannot be met */
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("%s:%d: initial data: %s"), md->path,
@@ -609,7 +609,7 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
       while (g_hash_table_iter_next (&it, &key, NULL))
         {
           const char *nm = key;
-          gboolean ok = state_index (sys, nm) >= 0;
+          gboolean ok = cml_sim_state_index (sys, nm) >= 0;
           for (guint A = 0; A < n && !ok; A++)
             ok = g_str_equal (md->fibre[A], nm) || g_str_equal (md->momenta[A], nm);
           if (!ok)
@@ -643,7 +643,7 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
       if (!solve_initial (sim, t0, z, is_given, solved, error))
         return FALSE;
     }
-  else if (md->quaternions->len && project_range (sim, t0, z, sys->movable_from, sys->movable_to, NULL) != 0)
+  else if (md->quaternions->len && cml_sim_project_range (sim, t0, z, sys->movable_from, sys->movable_to, NULL) != 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("%s:%d: initial data: %s"), md->path,
                    MAX (md->constraints_line, 1), sim->reason);
@@ -665,7 +665,7 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
         for (guint j = sys->movable_from; j < sys->movable_to; j++)
           mask[j] = !is_given[j];
         project_least_squares (sim, t0, zs, mask);
-        run_proj (sim, t0, zs);
+        cml_sim_run_proj (sim, t0, zs);
         h0 = g_memdup2 (sim->proj_out, (sys->h->len + sys->h->len * dim) * sizeof (double));
       }
     for (guint i = 0; i < dim; i++)
@@ -712,15 +712,15 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
         for (guint A = 0; A < n; A++)
           if (md->fibre_sym[A] == sys->aux_sym[a])
             sim->fast[1 + dim + a] = yv[A];
-      fill_fast (sim, t0, sim->z);
-      if (solve_aux (sim) != 0)
+      cml_sim_fill_fast (sim, t0, sim->z);
+      if (cml_sim_solve_aux (sim) != 0)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, _("%s:%d: initial data: %s"), md->path,
                        MAX (md->constraints_line, 1), sim->reason);
           return FALSE;
         }
     }
-  return check_regular (sim, error);
+  return cml_sim_check_regular (sim, error);
 }
 
 gboolean

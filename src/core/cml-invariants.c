@@ -28,20 +28,8 @@
 
 #include <glib/gi18n-lib.h>
 
-static gboolean
-is_zero_expanded (CmlExprCtx *ctx, CmlExpr *e)
-{
-  g_autoptr (GError) error = NULL;
-  CmlExpr *x;
-
-  if (cml_expr_is_zero (e))
-    return TRUE;
-  x = cml_expr_expand (ctx, e, &error);
-  return x != NULL && cml_expr_is_zero (x);
-}
-
 gboolean
-system_add_invariants (CmlSystem *sys, GError **error)
+cml_sys_add_invariants (CmlSystem *sys, GError **error)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
@@ -56,10 +44,10 @@ system_add_invariants (CmlSystem *sys, GError **error)
           for (guint i = 0; i < m; i++)
             rate = cml_expr_add (ctx, rate,
                                  cml_expr_mul (ctx, md->anchor[i * n + A], cml_expr_diff (ctx, ne->expr, md->base_sym[i])));
-          if (!is_zero_expanded (ctx, rate))
+          if (!cml_expr_is_zero_expanded (ctx, rate))
             {
               g_autofree char *r = cml_expr_to_string_max (ctx, rate, 120);
-              return fail_model (sys, error, ne->line, CML_ERROR_MODEL,
+              return cml_sys_fail_model (sys, error, ne->line, CML_ERROR_MODEL,
                                  _("the invariant “%s” is not kept by the motion: moving along the section %s "
                                    "changes it at the rate %s per unit of %s, not 0 (an invariant of the "
                                    "configuration must hold whatever the velocities)"),

@@ -38,7 +38,7 @@
 /* ---- (b) Lagrange–d'Alembert ------------------------------------------------------- */
 
 gboolean
-derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error)
+cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
@@ -64,7 +64,7 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
     }
   /* ẏ_free = W⁻¹R and Z = W⁻¹Φ_yᵀ in one elimination */
   if (!cml_symsolve (ctx, n, mc->W, 1 + s, rhsW, sample, solW, pivW, NULL))
-    return fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+    return cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
                        "the Lagrangian is singular (det W = 0); nonholonomic constraints need a regular Lagrangian");
   /* C = Φ_y Z */
   for (guint a = 0; a < s; a++)
@@ -72,7 +72,7 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
       {
         CmlExpr *e = ZERO (ctx);
         for (guint A = 0; A < n; A++)
-          e = madd (ctx, e, Phy[a * n + A], solW[A * (1 + s) + 1 + c]);
+          e = cml_sys_madd (ctx, e, Phy[a * n + A], solW[A * (1 + s) + 1 + c]);
         Cm[a * s + c] = e;
       }
   /* b = Φ_x ẋ + Φ_y ẏ_free + φ_t  (the time derivative of φ along the free motion) */
@@ -81,14 +81,14 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
       CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
       CmlExpr *e = cml_expr_diff (ctx, phi, md->t_sym);
       for (guint i = 0; i < m; i++)
-        e = madd (ctx, e, cml_expr_diff (ctx, phi, md->base_sym[i]), mc->xdot[i]);
+        e = cml_sys_madd (ctx, e, cml_expr_diff (ctx, phi, md->base_sym[i]), mc->xdot[i]);
       for (guint A = 0; A < n; A++)
-        e = madd (ctx, e, Phy[a * n + A], solW[A * (1 + s)]);
+        e = cml_sys_madd (ctx, e, Phy[a * n + A], solW[A * (1 + s)]);
       b[a] = e;
     }
   /* lam = C⁻¹ b, so λ = −lam */
   if (!cml_symsolve (ctx, s, Cm, 1, b, sample, lam, pivC, NULL))
-    return fail_singular_C (sys, Phy, Cm, sample, error);
+    return cml_sys_fail_singular_C (sys, Phy, Cm, sample, error);
   sys->n_lambda = s;
   sys->lambda = g_new (CmlExpr *, MAX (s, 1));
   for (guint a = 0; a < s; a++)
@@ -104,9 +104,9 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
       sys->rhs[m + A] = e;
     }
   for (guint A = 0; A < n; A++)
-    add_pivot (sys, pivW[A], "W = ∂²L/∂y∂y");
+    cml_sys_add_pivot (sys, pivW[A], "W = ∂²L/∂y∂y");
   for (guint a = 0; a < s; a++)
-    add_pivot (sys, pivC[a], "C = Φ_y W⁻¹ Φ_yᵀ");
+    cml_sys_add_pivot (sys, pivC[a], "C = Φ_y W⁻¹ Φ_yᵀ");
   sys->reg_name = "C = Φ_y W⁻¹ Φ_yᵀ";
   sys->reg_rows = s;
   sys->reg = g_memdup2 (Cm, s * s * sizeof (CmlExpr *));
@@ -121,7 +121,7 @@ derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError
       CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
       CmlExpr *e = cml_expr_diff (ctx, phi, md->t_sym);
       for (guint i = 0; i < m; i++)
-        e = madd (ctx, e, cml_expr_diff (ctx, phi, md->base_sym[i]), mc->xdot[i]);
+        e = cml_sys_madd (ctx, e, cml_expr_diff (ctx, phi, md->base_sym[i]), mc->xdot[i]);
       g_ptr_array_add (sys->fb, e);
     }
   sys->fb_s = s;

@@ -55,7 +55,7 @@ cml_lesson_step_session (const CmlLessonStep *step)
 }
 
 CmlSimulation *
-cml_lesson_step_simulation (const CmlLessonStep *step, CmlSystem *sys, GError **error)
+cml_lesson_step_simulation_on (const CmlLessonStep *step, CmlSystem *sys, GError **error)
 {
   g_autoptr (CmlSimulation) sim = NULL;
   GHashTableIter it;
@@ -63,6 +63,12 @@ cml_lesson_step_simulation (const CmlLessonStep *step, CmlSystem *sys, GError **
 
   g_return_val_if_fail (step != NULL && sys != NULL, NULL);
 
+  if (step->unknown && step->unknown[0])
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the value of %s is hidden in this copy: the step plays its recorded motion"), step->unknown[0]);
+      return NULL;
+    }
   if ((sim = cml_simulation_new (sys, error)) == NULL)
     return NULL;
   g_hash_table_iter_init (&it, step->params);
@@ -98,28 +104,6 @@ cml_lesson_prediction_read (const CmlPrediction *pr, CmlSimulation *sim, double 
   return TRUE;
 }
 
-/* KEY's translation for the user's language in TRANSLATIONS ("KEY[es]" …), or NULL. */
-static const char *
-translated (GHashTable *translations, const char *key)
-{
-  const char *const *langs = g_get_language_names ();
-
-  if (translations == NULL)
-    return NULL;
-  for (guint i = 0; langs[i]; i++)
-    {
-      g_autofree char *k = NULL;
-      const char *text;
-
-      if (g_str_equal (langs[i], "C"))
-        break; /* the text as written */
-      k = g_strdup_printf ("%s[%s]", key, langs[i]);
-      if ((text = g_hash_table_lookup (translations, k)) != NULL)
-        return text;
-    }
-  return NULL;
-}
-
 const char *
 cml_lesson_step_text (const CmlLessonStep *step, const char *key)
 {
@@ -127,17 +111,19 @@ cml_lesson_step_text (const CmlLessonStep *step, const char *key)
 
   g_return_val_if_fail (step != NULL && key != NULL, NULL);
 
-  if ((t = translated (step->translations, key)) != NULL)
-    return t;
   if (g_str_equal (key, "caption"))
-    return step->caption;
-  if (g_str_equal (key, "notes"))
-    return step->notes;
-  if (g_str_equal (key, "question"))
-    return step->prediction.question;
-  if (g_str_equal (key, "afterwards"))
-    return step->prediction.afterwards;
-  return NULL;
+    t = step->caption;
+  else if (g_str_equal (key, "notes"))
+    t = step->notes;
+  else if (g_str_equal (key, "question"))
+    t = step->prediction.question;
+  else if (g_str_equal (key, "afterwards"))
+    t = step->prediction.afterwards;
+  else if (g_str_equal (key, "unit"))
+    t = step->prediction.unit;
+  else
+    return NULL;
+  return t ? cml_lesson_translated (step->translations, key, t) : NULL;
 }
 
 char **
@@ -148,7 +134,7 @@ cml_lesson_step_choices (const CmlLessonStep *step)
 
   g_return_val_if_fail (step != NULL, NULL);
 
-  t = translated (step->translations, "choices");
+  t = cml_lesson_translated (step->translations, "choices", NULL);
   /* a translation with as many choices as the original, else the original */
   if (t && step->prediction.choices)
     {
@@ -165,12 +151,9 @@ cml_lesson_step_choices (const CmlLessonStep *step)
 const char *
 cml_lesson_title (const CmlLesson *lesson)
 {
-  const char *t;
-
   g_return_val_if_fail (lesson != NULL, NULL);
 
-  t = translated (lesson->translations, "title");
-  return t ? t : lesson->title;
+  return cml_lesson_translated (lesson->translations, "title", lesson->title);
 }
 
 gboolean

@@ -19,15 +19,16 @@ G_BEGIN_DECLS
  * settings.  Any thread. */
 CmlSession *cml_lesson_step_session (const CmlLessonStep *step);
 
-/* A simulation at t = 0 of STEP's state on SYS (the system of STEP's model, or of a model
- * with the same text): its parameters, integrator and initial data.  On the thread that
- * uses SYS's model (cml_runner_set_integrator's rule). */
-CmlSimulation *cml_lesson_step_simulation (const CmlLessonStep *step, CmlSystem *sys, GError **error);
+/* cml_lesson_step_simulation () on SYS, a system already derived (of STEP's model, or of a
+ * model with the same text): its parameters, integrator and initial data, at t = 0; NULL
+ * (with ERROR) for a parameter written "?".  On the thread that uses SYS's model
+ * (cml_runner_set_integrator's rule). */
+CmlSimulation *cml_lesson_step_simulation_on (const CmlLessonStep *step, CmlSystem *sys, GError **error);
 /* Advances SIM (made as above) to PR's time and reads PR's quantity there into *VALUE
  * (cml_lesson_step_outcome's reading).  Any one thread at a time: a worker may do it. */
 gboolean    cml_lesson_prediction_read (const CmlPrediction *pr, CmlSimulation *sim, double *value, GError **error);
 
-/* A step's text KEY ("caption", "question", "afterwards", "notes") in the user's language
+/* A step's text KEY ("caption", "question", "afterwards", "notes", "unit") in the user's language
  * (its "KEY[es]" translation when the language is Spanish), else as written; NULL when
  * the step has none. */
 const char *cml_lesson_step_text (const CmlLessonStep *step, const char *key);

@@ -6,6 +6,7 @@
 #define G_LOG_DOMAIN "cml-lesson"
 
 #include "cml-lesson.h"
+#include "cml-key-file-line.h"
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
@@ -39,6 +40,9 @@ step_free (CmlLessonStep *st)
   g_free (st->prediction.unit);
   g_free (st->prediction.quantity);
   g_free (st->prediction.afterwards);
+  g_strfreev (st->unknown);
+  g_free (st->motion_ref);
+  g_clear_pointer (&st->motion, cml_lesson_motion_free);
   g_free (st);
 }
 
@@ -63,38 +67,8 @@ typedef struct
   const char *text;     /* the file's text, for line numbers */
   GKeyFile   *kf;
   char       *dir;      /* the lesson's folder: models named by a relative path are there */
+  gboolean    student;  /* a student's copy: questions may come without answers */
 } Reader;
-
-/* The line of KEY in [GROUP] (of the group itself when KEY is NULL), 1 when not found. */
-static int
-line_of (const Reader *rd, const char *group, const char *key)
-{
-  gboolean in_group = FALSE;
-  int line = 1;
-
-  for (const char *p = rd->text; *p; line++)
-    {
-      const char *nl = strchr (p, '\n');
-      g_autofree char *l = g_strstrip (nl ? g_strndup (p, (gsize) (nl - p)) : g_strdup (p));
-      if (*l == '[')
-        {
-          in_group = g_str_has_prefix (l + 1, group) && l[1 + strlen (group)] == ']';
-          if (in_group && key == NULL)
-            return line;
-        }
-      else if (in_group && key)
-        {
-          const char *eq = strchr (l, '=');
-          g_autofree char *k = eq ? g_strstrip (g_strndup (l, (gsize) (eq - l))) : NULL;
-          if (k && g_str_equal (k, key))
-            return line;
-        }
-      if (!nl)
-        break;
-      p = nl + 1;
-    }
-  return 1;
-}
 
 static gboolean G_GNUC_PRINTF (5, 6)
 fail (const Reader *rd, GError **error, const char *group, const char *key, const char *fmt, ...)
@@ -105,7 +79,7 @@ fail (const Reader *rd, GError **error, const char *group, const char *key, cons
   va_start (ap, fmt);
   msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: %s", rd->path, line_of (rd, group, key), msg);
+  g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: %s", rd->path, cml_key_file_line (rd->text, group, key), msg);
   return FALSE;
 }
 
@@ -204,6 +178,8 @@ read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSyst
   if (cml_system_observable_index (sys, pr->quantity) < 0)
     return fail (rd, error, group, "quantity", _("“%s” is not a quantity of the model “%s”"), pr->quantity,
                  st->model->name);
+  /* a student's copy leaves the answer out (and what only judges it) */
+  pr->no_answer = rd->student && !g_key_file_has_key (kf, group, "answer", NULL);
   if (g_key_file_has_key (kf, group, "choices", NULL))
     {
       g_autofree char *check = g_key_file_get_string (kf, group, "check", NULL);
@@ -214,6 +190,8 @@ read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSyst
         g_strstrip (pr->choices[k]);
       if (pr->choices == NULL || g_strv_length (pr->choices) < 2)
         return fail (rd, error, group, "choices", _("a choice question needs at least two choices, separated by ‘;’"));
+      if (pr->no_answer)
+        return TRUE;
       if (!read_number (rd, group, "answer", &a, error))
         return FALSE;
       if (a != floor (a) || a < 1 || a > g_strv_length (pr->choices))
@@ -228,6 +206,8 @@ read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSyst
     }
   pr->kind = CML_PREDICTION_NUMBER;
   pr->unit = g_key_file_get_string (kf, group, "unit", NULL);
+  if (pr->no_answer)
+    return TRUE;
   if (!read_number (rd, group, "answer", &pr->value, error))
     return FALSE;
   pr->tolerance = 0;
@@ -261,6 +241,15 @@ read_step (const Reader *rd, const char *group, CmlLessonStep *st, GError **erro
   if ((st->model = load_step_model (rd, group, st->model_ref, error)) == NULL)
     return FALSE;
 
+  st->hidden = g_key_file_get_string_list (kf, group, "hidden", NULL, NULL);
+  if (st->hidden == NULL)
+    st->hidden = g_new0 (char *, 1);
+  for (guint k = 0; st->hidden[k]; k++)
+    if (cml_model_find_param (st->model, g_strstrip (st->hidden[k])) == NULL)
+      return fail (rd, error, group, "hidden", _("“%s” is not a parameter of the model “%s”"), st->hidden[k],
+                   st->model->name);
+
+  g_autoptr (GPtrArray) unknown = g_ptr_array_new_with_free_func (g_free);
   for (guint k = 0; keys && keys[k]; k++)
     {
       const char *key = keys[k];
@@ -277,6 +266,15 @@ read_step (const Reader *rd, const char *group, CmlLessonStep *st, GError **erro
           if (p == NULL)
             return fail (rd, error, group, key, _("“%s” is not a parameter of the model “%s”"), key + strlen ("param."),
                          st->model->name);
+          g_autofree char *raw = g_key_file_get_value (kf, group, key, NULL);
+          if (raw && g_str_equal (g_strstrip (raw), "?"))
+            {
+              /* a value left out of a student's copy */
+              if (!g_strv_contains ((const char *const *) st->hidden, p->name))
+                return fail (rd, error, group, key, _("only a hidden parameter may be written “?” (add it to hidden = …)"));
+              g_ptr_array_add (unknown, g_strdup (p->name));
+              continue;
+            }
           if (!read_number (rd, group, key, &v, error))
             return FALSE;
           if (!cml_model_check_param (st->model, p, v, &err))
@@ -294,7 +292,7 @@ read_step (const Reader *rd, const char *group, CmlLessonStep *st, GError **erro
         g_hash_table_insert (st->view, g_strdup (key + strlen ("view.")), g_key_file_get_value (kf, group, key, NULL));
       else if (!g_strv_contains ((const char *const[]) { "caption", "notes", "model", "integrator", "rtol", "atol", "step",
                                                          "t-end", "hidden", "question", "choices", "unit", "answer",
-                                                         "tolerance", "quantity", "at", "check", "afterwards", NULL },
+                                                         "tolerance", "quantity", "at", "check", "afterwards", "motion", NULL },
                                  key))
         return fail (rd, error, group, key, _("unknown key “%s”"), key);
     }
@@ -349,14 +347,32 @@ read_step (const Reader *rd, const char *group, CmlLessonStep *st, GError **erro
       && (!read_number (rd, group, "t-end", &st->t_end, error) || !(st->t_end > 0)))
     return error && *error ? FALSE : fail (rd, error, group, "t-end", _("t-end must be a positive time"));
 
-  st->hidden = g_key_file_get_string_list (kf, group, "hidden", NULL, NULL);
-  if (st->hidden == NULL)
-    st->hidden = g_new0 (char *, 1);
-  for (guint k = 0; st->hidden[k]; k++)
-    if (cml_model_find_param (st->model, g_strstrip (st->hidden[k])) == NULL)
-      return fail (rd, error, group, "hidden", _("“%s” is not a parameter of the model “%s”"), st->hidden[k],
-                   st->model->name);
-  return read_prediction (rd, group, st, sys, error);
+  g_ptr_array_add (unknown, NULL);
+  st->unknown = (char **) g_ptr_array_free (g_steal_pointer (&unknown), FALSE);
+  st->motion_ref = g_key_file_get_string (kf, group, "motion", NULL);
+  if (st->motion_ref)
+    {
+      g_autofree char *path = NULL;
+      g_autoptr (GError) err = NULL;
+      g_strstrip (st->motion_ref);
+      path = g_path_is_absolute (st->motion_ref) ? g_strdup (st->motion_ref)
+                                                 : g_build_filename (rd->dir, st->motion_ref, NULL);
+      if ((st->motion = cml_lesson_motion_load (path, &err)) == NULL)
+        return fail (rd, error, group, "motion", _("the recorded motion: %s"), err->message);
+    }
+  else if (st->unknown[0])
+    return fail (rd, error, group, NULL,
+                 _("a step whose parameter is written “?” needs its recorded motion (motion = FILE.csv)"));
+  if (!read_prediction (rd, group, st, sys, error))
+    return FALSE;
+  if (st->motion && st->prediction.kind != CML_PREDICTION_NONE)
+    {
+      double v;
+      if (!cml_lesson_motion_value (st->motion, st->prediction.quantity, st->prediction.at, &v))
+        return fail (rd, error, group, "motion", _("the recorded motion has no %s at t = %g"), st->prediction.quantity,
+                     st->prediction.at);
+    }
+  return TRUE;
 }
 
 /* The number of "[step N]", or 0 when GROUP is not a step's. */
@@ -402,7 +418,7 @@ cml_lesson_load (const char *path, GError **error)
       return NULL;
     }
   dir = g_path_get_dirname (path);
-  Reader rd = { path, contents, kf, dir };
+  Reader rd = { path, contents, kf, dir, FALSE };
 
   format = g_key_file_get_string (kf, "lesson", "format", NULL);
   if (format == NULL || !g_str_equal (g_strstrip (format), CML_LESSON_FORMAT))
@@ -414,6 +430,15 @@ cml_lesson_load (const char *path, GError **error)
   lesson->path = g_strdup (path);
   lesson->title = g_key_file_get_string (kf, "lesson", "title", NULL);
   lesson->description = g_key_file_get_string (kf, "lesson", "description", NULL);
+  {
+    g_autofree char *copy = g_key_file_get_string (kf, "lesson", "copy", NULL);
+    if (copy && !g_str_equal (g_strstrip (copy), "student"))
+      {
+        fail (&rd, error, "lesson", "copy", _("copy = student is the only kind of copy, not “%s”"), copy);
+        return NULL;
+      }
+    lesson->student = rd.student = copy != NULL;
+  }
   lesson->translations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   if (lesson->title == NULL)
     {
@@ -425,7 +450,7 @@ cml_lesson_load (const char *path, GError **error)
     for (guint k = 0; keys && keys[k]; k++)
       if (strchr (keys[k], '['))
         g_hash_table_insert (lesson->translations, g_strdup (keys[k]), g_key_file_get_value (kf, "lesson", keys[k], NULL));
-      else if (!g_strv_contains ((const char *const[]) { "format", "title", "description", NULL }, keys[k]))
+      else if (!g_strv_contains ((const char *const[]) { "format", "title", "description", "copy", NULL }, keys[k]))
         {
           fail (&rd, error, "lesson", keys[k], _("unknown key “%s”"), keys[k]);
           return NULL;
@@ -509,6 +534,8 @@ cml_lesson_save (const CmlLesson *lesson, const char *path, GError **error)
   g_key_file_set_string (kf, "lesson", "title", lesson->title);
   if (lesson->description)
     g_key_file_set_string (kf, "lesson", "description", lesson->description);
+  if (lesson->student)
+    g_key_file_set_string (kf, "lesson", "copy", "student");
   if (lesson->translations)
     set_translations (kf, "lesson", lesson->translations);
   for (guint k = 0; k < lesson->steps->len; k++)
@@ -523,6 +550,11 @@ cml_lesson_save (const CmlLesson *lesson, const char *path, GError **error)
         g_key_file_set_string (kf, group, "notes", st->notes);
       g_key_file_set_string (kf, group, "model", st->model_ref);
       set_numbers (kf, group, "param.", st->params);
+      for (guint u = 0; st->unknown && st->unknown[u]; u++)
+        {
+          g_autofree char *key = g_strconcat ("param.", st->unknown[u], NULL);
+          g_key_file_set_value (kf, group, key, "?");
+        }
       set_numbers (kf, group, "init.", st->initial);
       if (st->integrator.kind != dflt.kind)
         g_key_file_set_string (kf, group, "integrator", cml_integrator_kind_to_string (st->integrator.kind));
@@ -545,12 +577,22 @@ cml_lesson_save (const CmlLesson *lesson, const char *path, GError **error)
       }
       if (st->hidden && st->hidden[0])
         g_key_file_set_string_list (kf, group, "hidden", (const char *const *) st->hidden, g_strv_length (st->hidden));
+      if (st->motion_ref)
+        g_key_file_set_string (kf, group, "motion", st->motion_ref);
       if (pr->kind != CML_PREDICTION_NONE)
         {
           g_key_file_set_string (kf, group, "question", pr->question);
           g_key_file_set_string (kf, group, "quantity", pr->quantity);
           set_number (kf, group, "at", pr->at);
-          if (pr->kind == CML_PREDICTION_CHOICE)
+          if (pr->kind == CML_PREDICTION_CHOICE && pr->no_answer)
+            g_key_file_set_string_list (kf, group, "choices", (const char *const *) pr->choices,
+                                        g_strv_length (pr->choices));
+          else if (pr->kind == CML_PREDICTION_NUMBER && pr->no_answer)
+            {
+              if (pr->unit)
+                g_key_file_set_string (kf, group, "unit", pr->unit);
+            }
+          else if (pr->kind == CML_PREDICTION_CHOICE)
             {
               char v[G_ASCII_DTOSTR_BUF_SIZE], t[G_ASCII_DTOSTR_BUF_SIZE];
               g_autofree char *check = NULL;
@@ -584,45 +626,201 @@ cml_lesson_save (const CmlLesson *lesson, const char *path, GError **error)
   return TRUE;
 }
 
-/* ---- a step's outcome -------------------------------------------------------------- */
+/* ---- a step's run and its outcome ----------------------------------------------------- */
+
+CmlSimulation *
+cml_lesson_step_simulation (const CmlLessonStep *step, GError **error)
+{
+  g_autoptr (CmlSystem) sys = NULL;
+  g_autoptr (CmlSimulation) sim = NULL;
+  GHashTableIter it;
+  gpointer name, v;
+
+  if (step->unknown && step->unknown[0])
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the value of %s is hidden in this copy: the step plays its recorded motion"), step->unknown[0]);
+      return NULL;
+    }
+  if ((sys = cml_system_new (step->model, error)) == NULL || (sim = cml_simulation_new (sys, error)) == NULL)
+    return NULL;
+  g_hash_table_iter_init (&it, step->params);
+  while (g_hash_table_iter_next (&it, &name, &v))
+    if (!cml_simulation_set_param (sim, name, *(double *) v, error))
+      return NULL;
+  if (!cml_simulation_set_integrator (sim, &step->integrator, error) || !cml_simulation_reset (sim, step->initial, error))
+    return NULL;
+  return g_steal_pointer (&sim);
+}
 
 gboolean
 cml_lesson_step_outcome (const CmlLessonStep *step, double *value, gboolean *right, GError **error)
 {
   const CmlPrediction *pr = &step->prediction;
-  g_autoptr (CmlSystem) sys = NULL;
-  CmlSimulation *sim;
-  GHashTableIter it;
-  gpointer name, v;
-  int k;
-  gboolean ok;
+  g_autoptr (CmlSimulation) sim = NULL;
 
   if (pr->kind == CML_PREDICTION_NONE)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the step has no prediction"));
       return FALSE;
     }
-  if ((sys = cml_system_new (step->model, error)) == NULL || (sim = cml_simulation_new (sys, error)) == NULL)
-    return FALSE;
-  g_hash_table_iter_init (&it, step->params);
-  ok = TRUE;
-  while (ok && g_hash_table_iter_next (&it, &name, &v))
-    ok = cml_simulation_set_param (sim, name, *(double *) v, error);
-  ok = ok && cml_simulation_set_integrator (sim, &step->integrator, error)
-       && cml_simulation_reset (sim, step->initial, error) && cml_simulation_advance (sim, pr->at, error);
-  if (ok)
+  if (step->motion)
     {
-      k = cml_system_observable_index (sys, pr->quantity);
+      if (!cml_lesson_motion_value (step->motion, pr->quantity, pr->at, value))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the recorded motion has no %s at t = %g"), pr->quantity, pr->at);
+          return FALSE;
+        }
+    }
+  else
+    {
+      CmlSystem *sys;
+      if ((sim = cml_lesson_step_simulation (step, error)) == NULL || !cml_simulation_advance (sim, pr->at, error))
+        return FALSE;
+      sys = cml_simulation_get_system (sim);
       g_autofree double *obs = g_new (double, cml_system_n_observables (sys));
       cml_simulation_observe (sim, obs);
-      *value = obs[k];
-      if (pr->kind == CML_PREDICTION_NUMBER)
-        *right = fabs (*value - pr->value) <= pr->tolerance;
-      else
-        *right = pr->check_op == '<'   ? *value < pr->check_value
-                 : pr->check_op == '>' ? *value > pr->check_value
-                                       : fabs (*value - pr->check_value) <= pr->check_tolerance;
+      *value = obs[cml_system_observable_index (sys, pr->quantity)];
     }
-  cml_simulation_free (sim);
-  return ok;
+  if (pr->no_answer)
+    *right = FALSE;
+  else if (pr->kind == CML_PREDICTION_NUMBER)
+    *right = fabs (*value - pr->value) <= pr->tolerance;
+  else
+    *right = pr->check_op == '<'   ? *value < pr->check_value
+             : pr->check_op == '>' ? *value > pr->check_value
+                                   : fabs (*value - pr->check_value) <= pr->check_tolerance;
+  return TRUE;
+}
+
+/* ---- a recorded motion ------------------------------------------------------------- */
+
+void
+cml_lesson_motion_free (CmlLessonMotion *motion)
+{
+  if (motion == NULL)
+    return;
+  g_strfreev (motion->names);
+  g_free (motion->values);
+  g_free (motion);
+}
+
+CmlLessonMotion *
+cml_lesson_motion_load (const char *path, GError **error)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr (GError) err = NULL;
+  g_autoptr (CmlLessonMotion) m = g_new0 (CmlLessonMotion, 1);
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+  gsize len = 0;
+  int line = 0;
+
+  if (!cml_read_file_capped (path, CML_LESSON_MAX_MOTION_BYTES, _("a recorded motion"), &contents, &len, &err))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, _("%s: not readable: %s"), path, err->message);
+      return NULL;
+    }
+  for (char *p = contents, *nl; p && *p; p = nl ? nl + 1 : NULL)
+    {
+      line++;
+      nl = strchr (p, '\n');
+      if (nl)
+        *nl = '\0';
+      g_strstrip (p);
+      if (*p == '\0' || *p == '#')
+        continue;
+      g_auto (GStrv) fields = g_strsplit (p, ",", -1);
+      guint n = g_strv_length (fields);
+      if (m->names == NULL)
+        {
+          for (guint k = 0; k < n; k++)
+            g_strstrip (fields[k]);
+          if (n < 2 || !g_str_equal (fields[0], "t"))
+            {
+              g_set_error (error, CML_ERROR, CML_ERROR_PARSE, _("%s:%d: the first line of names must start with t"), path, line);
+              return NULL;
+            }
+          m->n_cols = n;
+          m->names = g_steal_pointer (&fields);
+          continue;
+        }
+      if (n != m->n_cols)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_PARSE, _("%s:%d: %u numbers where there are %u names"), path, line, n,
+                       m->n_cols);
+          return NULL;
+        }
+      for (guint k = 0; k < n; k++)
+        {
+          char *end;
+          double v = g_ascii_strtod (g_strstrip (fields[k]), &end);
+          if (end == fields[k] || *end != '\0' || !isfinite (v))
+            {
+              g_set_error (error, CML_ERROR, CML_ERROR_PARSE, _("%s:%d: not a number: “%s”"), path, line, fields[k]);
+              return NULL;
+            }
+          if (k == 0 && m->n_rows > 0 && !(v > g_array_index (values, double, (m->n_rows - 1) * m->n_cols)))
+            {
+              g_set_error (error, CML_ERROR, CML_ERROR_PARSE, _("%s:%d: the times must increase"), path, line);
+              return NULL;
+            }
+          g_array_append_val (values, v);
+        }
+      m->n_rows++;
+    }
+  if (m->n_rows < 2)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_PARSE, _("%s: a recorded motion needs a line of names and two rows at least"),
+                   path);
+      return NULL;
+    }
+  m->values = (double *) g_array_free (g_steal_pointer (&values), FALSE);
+  return g_steal_pointer (&m);
+}
+
+gboolean
+cml_lesson_motion_value (const CmlLessonMotion *m, const char *name, double t, double *value)
+{
+  guint col = 0, lo = 0, hi;
+
+  while (col < m->n_cols && !g_str_equal (m->names[col], name))
+    col++;
+  if (col == m->n_cols || !(t >= m->values[0]) || !(t <= m->values[(m->n_rows - 1) * m->n_cols]))
+    return FALSE;
+  /* the last row at or before T */
+  hi = m->n_rows - 1;
+  while (lo + 1 < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      if (m->values[mid * m->n_cols] <= t)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  if (m->values[hi * m->n_cols] <= t)
+    lo = hi;
+  const double t0 = m->values[lo * m->n_cols], v0 = m->values[lo * m->n_cols + col];
+  if (t == t0 || lo == m->n_rows - 1)
+    *value = v0;
+  else
+    {
+      const double t1 = m->values[(lo + 1) * m->n_cols], v1 = m->values[(lo + 1) * m->n_cols + col];
+      *value = v0 + (v1 - v0) * (t - t0) / (t1 - t0);
+    }
+  return TRUE;
+}
+
+const char *
+cml_lesson_translated (GHashTable *translations, const char *key, const char *text)
+{
+  const char *const *langs = g_get_language_names ();
+
+  for (guint k = 0; translations && langs[k]; k++)
+    {
+      g_autofree char *tk = g_strdup_printf ("%s[%s]", key, langs[k]);
+      const char *t = g_hash_table_lookup (translations, tk);
+      if (t)
+        return t;
+    }
+  return text;
 }

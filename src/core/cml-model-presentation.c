@@ -21,57 +21,57 @@ static gboolean
 load_name_texts (Loader *ld, const char *group, GHashTable *table, gboolean localized)
 {
   CmlModel *model = ld->model;
-  g_auto (GStrv) keys = kf_keys (ld, group);
+  g_auto (GStrv) keys = cml_model_kf_keys (ld, group);
 
   for (int k = 0; keys && keys[k]; k++)
     {
       int id = cml_expr_ctx_lookup (model->ctx, keys[k]);
-      if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION | SYM_MULTIPLIER)))
-        return fail (ld, line_of (ld, group, keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
+      if (id < 0 || !(cml_model_sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION | SYM_MULTIPLIER)))
+        return cml_model_fail (ld, cml_model_line_of (ld, group, keys[k]), 0, CML_ERROR_UNKNOWN_NAME,
                      _("“%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier"), keys[k]);
       g_hash_table_insert (table, g_strdup (keys[k]),
-                           localized ? get_locale_string (ld, group, keys[k]) : get_string (ld, group, keys[k]));
+                           localized ? cml_model_get_locale_string (ld, group, keys[k]) : cml_model_get_string (ld, group, keys[k]));
     }
   return TRUE;
 }
 
 gboolean
-load_units (Loader *ld)
+cml_model_load_units (Loader *ld)
 {
   return load_name_texts (ld, "units", ld->model->units, FALSE);
 }
 
 gboolean
-load_meanings (Loader *ld)
+cml_model_load_meanings (Loader *ld)
 {
   return load_name_texts (ld, "meanings", ld->model->meanings, TRUE);
 }
 
 gboolean
-load_symbols (Loader *ld)
+cml_model_load_symbols (Loader *ld)
 {
   return load_name_texts (ld, "symbols", ld->model->symbols, FALSE);
 }
 
 gboolean
-load_labels (Loader *ld)
+cml_model_load_labels (Loader *ld)
 {
   return load_name_texts (ld, "labels", ld->model->labels, TRUE);
 }
 
 gboolean
-load_output (Loader *ld)
+cml_model_load_output (Loader *ld)
 {
   CmlModel *model = ld->model;
   static const char *known[] = { "columns", NULL };
   GPtrArray *cols;
 
-  if (!check_keys (ld, "output", known))
+  if (!cml_model_check_keys (ld, "output", known))
     return FALSE;
-  if (kf_has_key (ld, "output", "columns"))
+  if (cml_model_kf_has_key (ld, "output", "columns"))
     {
-      g_autofree char *v = get_string (ld, "output", "columns");
-      g_autoptr (GPtrArray) names = name_list (v);
+      g_autofree char *v = cml_model_get_string (ld, "output", "columns");
+      g_autoptr (GPtrArray) names = cml_model_name_list (v);
       cols = g_ptr_array_new_with_free_func (g_free);
       for (guint k = 0; k < names->len; k++)
         {
@@ -82,10 +82,10 @@ load_output (Loader *ld)
               g_ptr_array_add (cols, g_strdup (names->pdata[k]));
               continue;
             }
-          if (id < 0 || !(sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION | SYM_MULTIPLIER)))
+          if (id < 0 || !(cml_model_sym_kind (ld, id) & (SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR | SYM_DEFINITION | SYM_MULTIPLIER)))
             {
               g_ptr_array_free (cols, TRUE);
-              return fail (ld, line_of (ld, "output", "columns"), 0, CML_ERROR_UNKNOWN_NAME,
+              return cml_model_fail (ld, cml_model_line_of (ld, "output", "columns"), 0, CML_ERROR_UNKNOWN_NAME,
                            _("the column “%s” is not a coordinate, momentum, reconstruction variable, definition, monitor or constraint multiplier"),
                            (char *) names->pdata[k]);
             }
@@ -112,7 +112,7 @@ load_output (Loader *ld)
 }
 
 void
-preset_free (gpointer p)
+cml_model_preset_free (gpointer p)
 {
   CmlPreset *pr = p;
   g_free (pr->name);
@@ -122,38 +122,38 @@ preset_free (gpointer p)
 }
 
 gboolean
-load_preset (Loader *ld, const char *group)
+cml_model_load_preset (Loader *ld, const char *group)
 {
   CmlModel *model = ld->model;
   CmlPreset *pr = g_new0 (CmlPreset, 1);
-  g_auto (GStrv) keys = kf_keys (ld, group);
+  g_auto (GStrv) keys = cml_model_kf_keys (ld, group);
 
   pr->name = g_strstrip (g_strdup (group + strlen ("preset ")));
   pr->values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_ptr_array_add (model->presets, pr);
   if (*pr->name == '\0')
-    return fail (ld, line_of (ld, group, NULL), 0, CML_ERROR_MODEL, _("a preset needs a name: [preset NAME]"));
+    return cml_model_fail (ld, cml_model_line_of (ld, group, NULL), 0, CML_ERROR_MODEL, _("a preset needs a name: [preset NAME]"));
   for (int k = 0; keys && keys[k]; k++)
     {
-      int line = line_of (ld, group, keys[k]);
+      int line = cml_model_line_of (ld, group, keys[k]);
       if (g_str_equal (keys[k], "title"))
         {
-          pr->title = get_locale_string (ld, group, keys[k]);
+          pr->title = cml_model_get_locale_string (ld, group, keys[k]);
           continue;
         }
       const CmlParam *par = cml_model_find_param (model, keys[k]);
-      if (par == NULL && !is_state_name (ld, keys[k]))
-        return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
+      if (par == NULL && !cml_model_is_state_name (ld, keys[k]))
+        return cml_model_fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
                      _("“%s” is not a parameter or an initial datum"), keys[k]);
-      g_autofree char *v = kf_value (ld, group, keys[k]);
+      g_autofree char *v = cml_model_kf_value (ld, group, keys[k]);
       double val;
-      if (!eval_constant (ld, group, keys[k], g_strstrip (v), &val))
+      if (!cml_model_eval_constant (ld, group, keys[k], g_strstrip (v), &val))
         return FALSE;
       if (par)
         {
           g_autoptr (GError) err = NULL;
           if (!cml_model_check_param (model, par, val, &err))
-            return fail (ld, line, 0, CML_ERROR_MODEL, "%s", err->message);
+            return cml_model_fail (ld, line, 0, CML_ERROR_MODEL, "%s", err->message);
         }
       g_hash_table_insert (pr->values, g_strdup (keys[k]), g_memdup2 (&val, sizeof val));
     }
@@ -173,7 +173,7 @@ load_preset (Loader *ld, const char *group)
           values[i] = v ? *v : par->value;
         }
       if (!cml_model_check_params (model, values, &err))
-        return fail (ld, line_of (ld, group, NULL), 0, CML_ERROR_MODEL, _("the preset's parameters: %s"), err->message);
+        return cml_model_fail (ld, cml_model_line_of (ld, group, NULL), 0, CML_ERROR_MODEL, _("the preset's parameters: %s"), err->message);
     }
   return TRUE;
 }
@@ -216,7 +216,7 @@ color_known (const char *name)
 }
 
 void
-scene_object_free (gpointer p)
+cml_model_scene_object_free (gpointer p)
 {
   CmlSceneObject *so = p;
   g_free (so->name);
@@ -228,38 +228,38 @@ scene_object_free (gpointer p)
 }
 
 gboolean
-load_scene_object (Loader *ld, const char *group)
+cml_model_load_scene_object (Loader *ld, const char *group)
 {
   CmlModel *model = ld->model;
   CmlSceneObject *so = g_new0 (CmlSceneObject, 1);
   const SceneType *st = NULL;
-  g_auto (GStrv) keys = kf_keys (ld, group);
-  int gline = line_of (ld, group, NULL);
+  g_auto (GStrv) keys = cml_model_kf_keys (ld, group);
+  int gline = cml_model_line_of (ld, group, NULL);
 
   so->name = g_strstrip (g_strdup (group + strlen ("scene ")));
   so->props = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
   g_ptr_array_add (model->scene, so);
-  so->type = get_string (ld, group, "type");
+  so->type = cml_model_get_string (ld, group, "type");
   if (so->type == NULL)
-    return fail (ld, gline, 0, CML_ERROR_MODEL, _("[%s] needs a type"), group);
+    return cml_model_fail (ld, gline, 0, CML_ERROR_MODEL, _("[%s] needs a type"), group);
   for (guint k = 0; k < G_N_ELEMENTS (scene_types); k++)
     if (g_str_equal (scene_types[k].type, so->type))
       st = &scene_types[k];
   if (st == NULL)
-    return fail (ld, line_of (ld, group, "type"), 0, CML_ERROR_MODEL,
+    return cml_model_fail (ld, cml_model_line_of (ld, group, "type"), 0, CML_ERROR_MODEL,
                  _("unknown scene object type “%s” (sphere, turntable, plane, point, trail, disc, arrow)"), so->type);
-  so->color = get_string (ld, group, "color");
-  so->label = get_locale_string (ld, group, "label");
+  so->color = cml_model_get_string (ld, group, "color");
+  so->label = cml_model_get_locale_string (ld, group, "label");
   if (so->color && !color_known (so->color))
     {
       g_autofree char *list = g_strjoinv (", ", (char **) scene_colors);
-      return fail (ld, line_of (ld, group, "color"), 0, CML_ERROR_MODEL,
+      return cml_model_fail (ld, cml_model_line_of (ld, group, "color"), 0, CML_ERROR_MODEL,
                    _("unknown colour “%s” (%s, or #RRGGBB)"), so->color, list);
     }
 
   for (int k = 0; keys && keys[k]; k++)
     {
-      int j, line = line_of (ld, group, keys[k]);
+      int j, line = cml_model_line_of (ld, group, keys[k]);
       if (g_str_equal (keys[k], "type") || g_str_equal (keys[k], "color") || g_str_equal (keys[k], "label"))
         continue;
       for (j = 0; j < 6 && st->keys[j]; j++)
@@ -267,20 +267,20 @@ load_scene_object (Loader *ld, const char *group)
           break;
       if (j == 6 || st->keys[j] == NULL)
         /* TRANSLATORS: a scene object type as the model file writes it (sphere, disc…) and a key */
-        return fail (ld, line, 0, CML_ERROR_MODEL, _("a %s has no property “%s”"), st->type, keys[k]);
-      Pos *p = pos_of (ld, group, keys[k]);
-      g_autofree char *v = kf_value (ld, group, keys[k]);
+        return cml_model_fail (ld, line, 0, CML_ERROR_MODEL, _("a %s has no property “%s”"), st->type, keys[k]);
+      Pos *p = cml_model_pos_of (ld, group, keys[k]);
+      g_autofree char *v = cml_model_kf_value (ld, group, keys[k]);
       g_autoptr (GArray) offs = g_array_new (FALSE, FALSE, sizeof (int));
-      g_autoptr (GPtrArray) parts = split_top (g_strstrip (v), ',', offs);
+      g_autoptr (GPtrArray) parts = cml_model_split_top (g_strstrip (v), ',', offs);
       if ((int) parts->len != st->arity[j])
-        return fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” of a %s has %d components, not %u"),
+        return cml_model_fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” of a %s has %d components, not %u"),
                      keys[k], st->type, st->arity[j], parts->len);
       GPtrArray *exprs = g_ptr_array_new ();
       g_hash_table_insert (so->props, g_strdup (keys[k]), exprs);
       g_autofree char *what = g_strdup_printf (_("“%s” of the scene object “%s”"), keys[k], so->name);
       for (guint c = 0; c < parts->len; c++)
         {
-          CmlExpr *e = parse_at (ld, parts->pdata[c], line, p->value_col + g_array_index (offs, int, c),
+          CmlExpr *e = cml_model_parse_at (ld, parts->pdata[c], line, p->value_col + g_array_index (offs, int, c),
                                  SYM_PARAM | SYM_TIME | SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR
                                    | SYM_MULTIPLIER,
                                  what);
@@ -291,7 +291,7 @@ load_scene_object (Loader *ld, const char *group)
             {
               e = cml_expr_subs (model->ctx, e, ld->mon_ids->len, (int *) ld->mon_ids->data,
                                  (CmlExpr **) ld->mon_exprs->pdata);
-              if (!check_expr_budget (ld, line, 0, what))
+              if (!cml_model_check_expr_budget (ld, line, 0, what))
                 return FALSE;
             }
           g_ptr_array_add (exprs, e);
@@ -299,7 +299,7 @@ load_scene_object (Loader *ld, const char *group)
     }
   for (int j = 0; j < 6 && st->keys[j]; j++)
     if (st->required[j] && !g_hash_table_contains (so->props, st->keys[j]))
-      return fail (ld, gline, 0, CML_ERROR_MODEL, _("a %s needs “%s”"), st->type, st->keys[j]);
+      return cml_model_fail (ld, gline, 0, CML_ERROR_MODEL, _("a %s needs “%s”"), st->type, st->keys[j]);
   return TRUE;
 }
 
@@ -308,14 +308,14 @@ load_scene_object (Loader *ld, const char *group)
  * at t = 0 of the observables, written NAME_0 ("x_0").  Declared last, so that no other
  * group can use a NAME_0.  cml-reference.c compiles and evaluates them. */
 gboolean
-load_reference (Loader *ld)
+cml_model_load_reference (Loader *ld)
 {
   CmlModel *model = ld->model;
   CmlExprCtx *ctx = model->ctx;
   const SymKind observable = SYM_BASE | SYM_FIBRE | SYM_MOMENTUM | SYM_RECON | SYM_MONITOR;
   g_auto (GStrv) keys = NULL;
 
-  if (!kf_has_group (ld, "reference"))
+  if (!cml_model_kf_has_group (ld, "reference"))
     return TRUE;
 
   /* the initial values: one NAME_0 per observable, unless the model already uses that
@@ -323,45 +323,45 @@ load_reference (Loader *ld)
   guint ns = cml_expr_ctx_n_symbols (ctx);
   for (guint id = 0; id < ns; id++)
     {
-      if (!(sym_kind (ld, (int) id) & observable))
+      if (!(cml_model_sym_kind (ld, (int) id) & observable))
         continue;
       g_autofree char *zero = g_strconcat (cml_expr_ctx_symbol_name (ctx, (int) id), "_0", NULL);
       if (cml_expr_ctx_lookup (ctx, zero) >= 0)
-        return fail (ld, line_of (ld, "reference", NULL), 0, CML_ERROR_MODEL,
+        return cml_model_fail (ld, cml_model_line_of (ld, "reference", NULL), 0, CML_ERROR_MODEL,
                      /* TRANSLATORS: a name, the name of its value at t = 0 and the kind of
                       * name the model already has under it (e.g. “parameter”) */
                      _("[reference] writes the value of “%s” at t = 0 as “%s”, but the model has a %s of that "
                        "name: rename it"), cml_expr_ctx_symbol_name (ctx, (int) id), zero,
-                     kind_name (sym_kind (ld, cml_expr_ctx_lookup (ctx, zero))));
+                     cml_model_kind_name (cml_model_sym_kind (ld, cml_expr_ctx_lookup (ctx, zero))));
       CmlInitialSym is = { .sym = (int) id };
       is.zero_sym = cml_expr_ctx_intern (ctx, zero);
       g_hash_table_insert (ld->kinds, GINT_TO_POINTER (is.zero_sym), GINT_TO_POINTER (SYM_INITIAL));
       g_array_append_val (model->initial_syms, is);
     }
 
-  keys = kf_keys (ld, "reference");
+  keys = cml_model_kf_keys (ld, "reference");
   for (int k = 0; keys && keys[k]; k++)
     {
-      int line = line_of (ld, "reference", keys[k]);
+      int line = cml_model_line_of (ld, "reference", keys[k]);
       int id = cml_expr_ctx_lookup (ctx, keys[k]);
       g_autofree char *what = g_strdup_printf (_("the closed form of “%s”"), keys[k]);
 
       if (id < 0)
-        return fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
+        return cml_model_fail (ld, line, 0, CML_ERROR_UNKNOWN_NAME,
                      _("[reference]: unknown name “%s” (a closed form is given for a coordinate, velocity, "
                        "momentum, reconstruction variable or monitor)"), keys[k]);
-      if (!(sym_kind (ld, id) & observable))
-        return fail (ld, line, 0, CML_ERROR_MODEL,
+      if (!(cml_model_sym_kind (ld, id) & observable))
+        return cml_model_fail (ld, line, 0, CML_ERROR_MODEL,
                      _("[reference]: “%s” is a %s, not an observable (a closed form is given for a coordinate, "
                        "velocity, momentum, reconstruction variable or monitor)"), keys[k],
-                     kind_name (sym_kind (ld, id)));
+                     cml_model_kind_name (cml_model_sym_kind (ld, id)));
 
       CmlNamedExpr *ne = g_new0 (CmlNamedExpr, 1);
       ne->name = g_strdup (keys[k]);
       ne->sym = id;
       ne->line = line;
       g_ptr_array_add (model->references, ne);
-      ne->expr = parse_key (ld, "reference", keys[k], SYM_PARAM | SYM_TIME | SYM_INITIAL, what);
+      ne->expr = cml_model_parse_key (ld, "reference", keys[k], SYM_PARAM | SYM_TIME | SYM_INITIAL, what);
       if (ne->expr == NULL)
         {
           /* a closed form depends on the state only through the start: say how to write it */

@@ -33,7 +33,7 @@ typedef struct
 {
   int        line;
   int        value_col; /* 1-based column where the value starts */
-  char      *value;     /* a key's value, as kf_value () gives it; NULL for a group */
+  char      *value;     /* a key's value, as cml_model_kf_value () gives it; NULL for a group */
   GPtrArray *keys;      /* a group's keys (char*) in the order of the file; NULL for a key */
 } Pos;
 
@@ -55,63 +55,63 @@ typedef struct
 
 /* cml-model.c: errors, the line map, names, expressions, keys */
 G_GNUC_PRINTF (5, 6)
-gboolean    fail (Loader *ld, int line, int col, int code, const char *fmt, ...);
-Pos        *pos_of (Loader *ld, const char *group, const char *key);
-int         line_of (Loader *ld, const char *group, const char *key);
-gboolean    is_identifier (const char *s);
-const char *kind_name (SymKind k);
-SymKind     sym_kind (Loader *ld, int id);
-int         declare (Loader *ld, const char *name, SymKind kind, int line);
-GPtrArray  *split_top (const char *s, char sep, GArray *offsets);
-GPtrArray  *name_list (const char *value);
-gboolean    check_expr_budget (Loader *ld, int line, int col, const char *what);
-CmlExpr    *parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const char *what);
-CmlExpr    *parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what);
-gboolean    parse_number (const char *s, double *out);
-gboolean    eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out);
-gboolean    check_keys (Loader *ld, const char *group, const char *const *known);
-gboolean    kf_has_group (Loader *ld, const char *group);
-gboolean    kf_has_key (Loader *ld, const char *group, const char *key);
-char       *kf_value (Loader *ld, const char *group, const char *key);
-char      **kf_keys (Loader *ld, const char *group);
-char      **kf_groups (Loader *ld);
-char       *get_string (Loader *ld, const char *group, const char *key);
-gboolean    locale_key_split (const char *key, char **base, char **locale);
-char       *get_translation (Loader *ld, const char *group, const char *key);
-char       *get_locale_string (Loader *ld, const char *group, const char *key);
+gboolean    cml_model_fail (Loader *ld, int line, int col, int code, const char *fmt, ...);
+Pos        *cml_model_pos_of (Loader *ld, const char *group, const char *key);
+int         cml_model_line_of (Loader *ld, const char *group, const char *key);
+gboolean    cml_model_is_identifier (const char *s);
+const char *cml_model_kind_name (SymKind k);
+SymKind     cml_model_sym_kind (Loader *ld, int id);
+int         cml_model_declare (Loader *ld, const char *name, SymKind kind, int line);
+GPtrArray  *cml_model_split_top (const char *s, char sep, GArray *offsets);
+GPtrArray  *cml_model_name_list (const char *value);
+gboolean    cml_model_check_expr_budget (Loader *ld, int line, int col, const char *what);
+CmlExpr    *cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const char *what);
+CmlExpr    *cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what);
+gboolean    cml_model_parse_number (const char *s, double *out);
+gboolean    cml_model_eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out);
+gboolean    cml_model_check_keys (Loader *ld, const char *group, const char *const *known);
+gboolean    cml_model_kf_has_group (Loader *ld, const char *group);
+gboolean    cml_model_kf_has_key (Loader *ld, const char *group, const char *key);
+char       *cml_model_kf_value (Loader *ld, const char *group, const char *key);
+char      **cml_model_kf_keys (Loader *ld, const char *group);
+char      **cml_model_kf_groups (Loader *ld);
+char       *cml_model_get_string (Loader *ld, const char *group, const char *key);
+gboolean    cml_model_locale_key_split (const char *key, char **base, char **locale);
+char       *cml_model_get_translation (Loader *ld, const char *group, const char *key);
+char       *cml_model_get_locale_string (Loader *ld, const char *group, const char *key);
 
 /* cml-model-mechanics.c */
-gboolean load_model_group (Loader *ld);
-void     param_free (gpointer p);
-gboolean load_parameters (Loader *ld);
+gboolean cml_model_load_model_group (Loader *ld);
+void     cml_model_param_free (gpointer p);
+gboolean cml_model_load_parameters (Loader *ld);
 /* cml-model-require.c: [parameters] require */
-gboolean load_requirements (Loader *ld);
-void     requirement_free (gpointer p);
-gboolean load_algebroid_names (Loader *ld);
-gboolean load_anchor (Loader *ld);
-gboolean load_invariants (Loader *ld);
-gboolean load_brackets (Loader *ld);
-void     named_expr_free (gpointer p);
-gboolean load_dynamics (Loader *ld);
-gboolean load_forces (Loader *ld);
-gboolean load_definitions (Loader *ld);
-gboolean declare_reconstruction (Loader *ld);
-gboolean declare_multipliers (Loader *ld);
-gboolean load_reconstruction (Loader *ld);
-gboolean load_monitors (Loader *ld);
-gboolean is_state_name (Loader *ld, const char *name);
-gboolean load_initial (Loader *ld);
+gboolean cml_model_load_requirements (Loader *ld);
+void     cml_model_requirement_free (gpointer p);
+gboolean cml_model_load_algebroid_names (Loader *ld);
+gboolean cml_model_load_anchor (Loader *ld);
+gboolean cml_model_load_invariants (Loader *ld);
+gboolean cml_model_load_brackets (Loader *ld);
+void     cml_model_named_expr_free (gpointer p);
+gboolean cml_model_load_dynamics (Loader *ld);
+gboolean cml_model_load_forces (Loader *ld);
+gboolean cml_model_load_definitions (Loader *ld);
+gboolean cml_model_declare_reconstruction (Loader *ld);
+gboolean cml_model_declare_multipliers (Loader *ld);
+gboolean cml_model_load_reconstruction (Loader *ld);
+gboolean cml_model_load_monitors (Loader *ld);
+gboolean cml_model_is_state_name (Loader *ld, const char *name);
+gboolean cml_model_load_initial (Loader *ld);
 
 /* cml-model-presentation.c */
-gboolean load_units (Loader *ld);
-gboolean load_meanings (Loader *ld);
-gboolean load_symbols (Loader *ld);
-gboolean load_labels (Loader *ld);
-gboolean load_output (Loader *ld);
-void     preset_free (gpointer p);
-gboolean load_preset (Loader *ld, const char *group);
-void     scene_object_free (gpointer p);
-gboolean load_scene_object (Loader *ld, const char *group);
-gboolean load_reference (Loader *ld);
+gboolean cml_model_load_units (Loader *ld);
+gboolean cml_model_load_meanings (Loader *ld);
+gboolean cml_model_load_symbols (Loader *ld);
+gboolean cml_model_load_labels (Loader *ld);
+gboolean cml_model_load_output (Loader *ld);
+void     cml_model_preset_free (gpointer p);
+gboolean cml_model_load_preset (Loader *ld, const char *group);
+void     cml_model_scene_object_free (gpointer p);
+gboolean cml_model_load_scene_object (Loader *ld, const char *group);
+gboolean cml_model_load_reference (Loader *ld);
 
 G_END_DECLS

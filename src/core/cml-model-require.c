@@ -28,7 +28,7 @@
 #define REQUIRE_ROUNDING 1e-12
 
 void
-requirement_free (gpointer p)
+cml_model_requirement_free (gpointer p)
 {
   CmlRequirement *req = p;
 
@@ -61,7 +61,7 @@ find_comparison (const char *cond, guint *len, gboolean *less, gboolean *strict)
 
 /* [parameters] require (after the parameters are declared, before the definitions). */
 gboolean
-load_requirements (Loader *ld)
+cml_model_load_requirements (Loader *ld)
 {
   CmlModel *model = ld->model;
   CmlExprCtx *ctx = model->ctx;
@@ -70,15 +70,15 @@ load_requirements (Loader *ld)
   g_autoptr (GArray) offsets = g_array_new (FALSE, FALSE, sizeof (int));
   int line, col;
 
-  if (kf_has_key (ld, "parameters", "require-message") && !kf_has_key (ld, "parameters", "require"))
-    return fail (ld, line_of (ld, "parameters", "require-message"), 0, CML_ERROR_MODEL,
+  if (cml_model_kf_has_key (ld, "parameters", "require-message") && !cml_model_kf_has_key (ld, "parameters", "require"))
+    return cml_model_fail (ld, cml_model_line_of (ld, "parameters", "require-message"), 0, CML_ERROR_MODEL,
                  _("“require-message” explains a “require = …”, which [parameters] does not give"));
-  if (!kf_has_key (ld, "parameters", "require"))
+  if (!cml_model_kf_has_key (ld, "parameters", "require"))
     return TRUE;
-  line = line_of (ld, "parameters", "require");
-  col = pos_of (ld, "parameters", "require") ? pos_of (ld, "parameters", "require")->value_col : 0;
-  text = kf_value (ld, "parameters", "require");
-  conds = split_top (text, ',', offsets);
+  line = cml_model_line_of (ld, "parameters", "require");
+  col = cml_model_pos_of (ld, "parameters", "require") ? cml_model_pos_of (ld, "parameters", "require")->value_col : 0;
+  text = cml_model_kf_value (ld, "parameters", "require");
+  conds = cml_model_split_top (text, ',', offsets);
   for (guint k = 0; k < conds->len; k++)
     {
       const char *cond = conds->pdata[k];
@@ -91,16 +91,16 @@ load_requirements (Loader *ld)
 
       if (*cond == '\0' || op == NULL || find_comparison (op + len, &(guint){ 0 }, &(gboolean){ 0 },
                                                           &(gboolean){ 0 }))
-        return fail (ld, line, ccol, CML_ERROR_PARSE,
+        return cml_model_fail (ld, line, ccol, CML_ERROR_PARSE,
                      /* TRANSLATORS: %s is the condition as the model file writes it */
                      _("a requirement reads “left <= right” (or >=, <, >) in the parameters, conditions "
                        "separated by commas: “%s”"), cond);
       g_autofree char *a = g_strndup (cond, op - cond);
-      left = parse_at (ld, g_strstrip (a), line, ccol, SYM_PARAM, _("a requirement"));
+      left = cml_model_parse_at (ld, g_strstrip (a), line, ccol, SYM_PARAM, _("a requirement"));
       if (left == NULL)
         return FALSE;
       g_autofree char *b = g_strdup (op + len);
-      right = parse_at (ld, g_strstrip (b), line, ccol + (int) (op - cond + len), SYM_PARAM,
+      right = cml_model_parse_at (ld, g_strstrip (b), line, ccol + (int) (op - cond + len), SYM_PARAM,
                         _("a requirement"));
       if (right == NULL)
         return FALSE;
@@ -111,7 +111,7 @@ load_requirements (Loader *ld)
       req->scale = cml_expr_add (ctx, cml_expr_func (ctx, CML_FN_ABS, left), cml_expr_func (ctx, CML_FN_ABS, right));
       g_ptr_array_add (model->requirements, req);
     }
-  model->require_message = get_locale_string (ld, "parameters", "require-message");
+  model->require_message = cml_model_get_locale_string (ld, "parameters", "require-message");
 
   /* the defaults are possible */
   {
@@ -121,7 +121,7 @@ load_requirements (Loader *ld)
     for (guint i = 0; i < model->params->len; i++)
       values[i] = ((CmlParam *) model->params->pdata[i])->value;
     if (!cml_model_check_params (model, values, &err))
-      return fail (ld, line, 0, CML_ERROR_MODEL,
+      return cml_model_fail (ld, line, 0, CML_ERROR_MODEL,
                    /* TRANSLATORS: %s says why the default values of the parameters are not possible */
                    _("the defaults: %s"), err->message);
   }

@@ -44,7 +44,7 @@ static const char *reserved_names[] = {
 
 G_GNUC_PRINTF (5, 6)
 gboolean
-fail (Loader *ld, int line, int col, int code, const char *fmt, ...)
+cml_model_fail (Loader *ld, int line, int col, int code, const char *fmt, ...)
 {
   va_list ap;
   g_autofree char *msg = NULL;
@@ -80,7 +80,7 @@ pos_key (const char *group, const char *key, char *buf, gsize size, char **heap)
 }
 
 Pos *
-pos_of (Loader *ld, const char *group, const char *key)
+cml_model_pos_of (Loader *ld, const char *group, const char *key)
 {
   char buf[256];
   g_autofree char *heap = NULL;
@@ -89,11 +89,11 @@ pos_of (Loader *ld, const char *group, const char *key)
 }
 
 int
-line_of (Loader *ld, const char *group, const char *key)
+cml_model_line_of (Loader *ld, const char *group, const char *key)
 {
-  Pos *p = pos_of (ld, group, key);
+  Pos *p = cml_model_pos_of (ld, group, key);
   if (p == NULL && key)
-    p = pos_of (ld, group, NULL);
+    p = cml_model_pos_of (ld, group, NULL);
   return p ? p->line : 1;
 }
 
@@ -103,7 +103,7 @@ line_of (Loader *ld, const char *group, const char *key)
  * [ or ] and not ending in a blank, LOCALE not empty, of letters, digits and - _ . @.  Sets
  * *BASE and *LOCALE (may be NULL) to newly allocated strings. */
 gboolean
-locale_key_split (const char *key, char **base, char **locale)
+cml_model_locale_key_split (const char *key, char **base, char **locale)
 {
   const char *open = strchr (key, '['), *close;
   gsize len = strlen (key);
@@ -188,15 +188,15 @@ scan_lines (Loader *ld, const char *text, gboolean *unusual)
         {
           const char *close = memchr (s, ']', s_end - s);
           if (close == NULL || close + 1 != s_end || memchr (s + 1, '[', s_end - s - 1) != NULL)
-            return fail (ld, lineno, 0, CML_ERROR_PARSE, _("a group header must look like [name]"));
+            return cml_model_fail (ld, lineno, 0, CML_ERROR_PARSE, _("a group header must look like [name]"));
           g_free (group);
           group = g_strndup (s + 1, close - s - 1);
           n_keys = 0;
           if (++n_groups > CML_MODEL_MAX_GROUPS)
-            return fail (ld, lineno, 0, CML_ERROR_MODEL, _("more than %d groups, the limit for a model"),
+            return cml_model_fail (ld, lineno, 0, CML_ERROR_MODEL, _("more than %d groups, the limit for a model"),
                          CML_MODEL_MAX_GROUPS);
           if (g_hash_table_contains (ld->pos, group))
-            return fail (ld, lineno, 0, CML_ERROR_MODEL, _("group [%s] appears twice"), group);
+            return cml_model_fail (ld, lineno, 0, CML_ERROR_MODEL, _("group [%s] appears twice"), group);
           *unusual = *unusual || header_unusual (s, close, end);
           group_pos = g_new0 (Pos, 1);
           group_pos->line = lineno;
@@ -210,27 +210,27 @@ scan_lines (Loader *ld, const char *text, gboolean *unusual)
       if (eq == NULL)
         {
           g_autofree char *line = g_strndup (s, s_end - s);
-          return fail (ld, lineno, 0, CML_ERROR_PARSE,
+          return cml_model_fail (ld, lineno, 0, CML_ERROR_PARSE,
                        _("“%s” is not a key = value line, a [group] or a # comment"), line);
         }
       if (group == NULL)
-        return fail (ld, lineno, 0, CML_ERROR_PARSE, _("key before the first [group]"));
+        return cml_model_fail (ld, lineno, 0, CML_ERROR_PARSE, _("key before the first [group]"));
       if (++n_keys > CML_MODEL_MAX_KEYS)
-        return fail (ld, lineno, 0, CML_ERROR_MODEL, _("more than %d keys in [%s], the limit for a group"),
+        return cml_model_fail (ld, lineno, 0, CML_ERROR_MODEL, _("more than %d keys in [%s], the limit for a group"),
                      CML_MODEL_MAX_KEYS, group);
       const char *key_end = eq;
       while (key_end > s && g_ascii_isspace (key_end[-1]))
         key_end--;
       g_autofree char *key = g_strndup (s, key_end > s ? key_end - s : 0);
       if (*key == '\0')
-        return fail (ld, lineno, 0, CML_ERROR_PARSE, _("missing key before '='"));
-      if (strpbrk (key, "[]") != NULL && !locale_key_split (key, NULL, NULL))
-        return fail (ld, lineno, 0, CML_ERROR_PARSE,
+        return cml_model_fail (ld, lineno, 0, CML_ERROR_PARSE, _("missing key before '='"));
+      if (strpbrk (key, "[]") != NULL && !cml_model_locale_key_split (key, NULL, NULL))
+        return cml_model_fail (ld, lineno, 0, CML_ERROR_PARSE,
                      _("“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in title[es])"),
                      key);
       g_autofree char *k = g_strconcat (group, "\n", key, NULL);
       if (g_hash_table_contains (ld->pos, k))
-        return fail (ld, lineno, 0, CML_ERROR_MODEL, _("key “%s” appears twice in [%s]"), key, group);
+        return cml_model_fail (ld, lineno, 0, CML_ERROR_MODEL, _("key “%s” appears twice in [%s]"), key, group);
       *unusual = *unusual || g_str_equal (key, "Encoding");
       const char *v = eq + 1, *value = eq + 1;
       while (*v == ' ' || *v == '\t')
@@ -250,7 +250,7 @@ scan_lines (Loader *ld, const char *text, gboolean *unusual)
 /* ---- names -------------------------------------------------------------------------- */
 
 gboolean
-is_identifier (const char *s)
+cml_model_is_identifier (const char *s)
 {
   if (!(g_ascii_isalpha (*s) || *s == '_'))
     return FALSE;
@@ -261,7 +261,7 @@ is_identifier (const char *s)
 }
 
 const char *
-kind_name (SymKind k)
+cml_model_kind_name (SymKind k)
 {
   /* the kind of a name, as the messages on a model file call it */
   switch (k)
@@ -282,34 +282,34 @@ kind_name (SymKind k)
 }
 
 SymKind
-sym_kind (Loader *ld, int id)
+cml_model_sym_kind (Loader *ld, int id)
 {
   return GPOINTER_TO_INT (g_hash_table_lookup (ld->kinds, GINT_TO_POINTER (id)));
 }
 
 /* Declares NAME as a symbol of kind KIND; fails on a bad or duplicate name. */
 int
-declare (Loader *ld, const char *name, SymKind kind, int line)
+cml_model_declare (Loader *ld, const char *name, SymKind kind, int line)
 {
   CmlExprCtx *ctx = ld->model->ctx;
 
-  if (!is_identifier (name))
+  if (!cml_model_is_identifier (name))
     {
-      fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” is not a valid name (letters, digits, _)"), name);
+      cml_model_fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” is not a valid name (letters, digits, _)"), name);
       return -1;
     }
   if (g_strv_contains (reserved_names, name))
     {
-      fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” is a reserved name"), name);
+      cml_model_fail (ld, line, 0, CML_ERROR_MODEL, _("“%s” is a reserved name"), name);
       return -1;
     }
   int id = cml_expr_ctx_lookup (ctx, name);
   if (id >= 0)
     {
-      fail (ld, line, 0, CML_ERROR_MODEL,
+      cml_model_fail (ld, line, 0, CML_ERROR_MODEL,
             /* TRANSLATORS: a name and the kind of name it already is (e.g. “parameter”) */
             _("“%s” is already declared as a %s"), name,
-            kind_name (sym_kind (ld, id)));
+            cml_model_kind_name (cml_model_sym_kind (ld, id)));
       return -1;
     }
   id = cml_expr_ctx_intern (ctx, name);
@@ -320,7 +320,7 @@ declare (Loader *ld, const char *name, SymKind kind, int line)
 /* Splits S at top-level occurrences of SEP (not inside parentheses); trims the parts.
  * OFFSETS receives the byte offset of each trimmed part in S. */
 GPtrArray *
-split_top (const char *s, char sep, GArray *offsets)
+cml_model_split_top (const char *s, char sep, GArray *offsets)
 {
   GPtrArray *parts = g_ptr_array_new_with_free_func (g_free);
   int depth = 0;
@@ -355,9 +355,9 @@ split_top (const char *s, char sep, GArray *offsets)
 
 /* Comma-separated list of names; an empty value gives an empty list. */
 GPtrArray *
-name_list (const char *value)
+cml_model_name_list (const char *value)
 {
-  GPtrArray *parts = split_top (value ? value : "", ',', NULL);
+  GPtrArray *parts = cml_model_split_top (value ? value : "", ',', NULL);
   if (parts->len == 1 && *(char *) parts->pdata[0] == '\0')
     g_ptr_array_set_size (parts, 0);
   return parts;
@@ -370,19 +370,19 @@ name_list (const char *value)
  * (20,000 chained definitions, each a sum one term longer than the last, once ran for
  * minutes and took gigabytes). */
 gboolean
-check_expr_budget (Loader *ld, int line, int col, const char *what)
+cml_model_check_expr_budget (Loader *ld, int line, int col, const char *what)
 {
   gsize bytes = cml_expr_ctx_memory (ld->model->ctx);
 
   if (bytes <= CML_MODEL_MAX_EXPR_BYTES)
     return TRUE;
-  return fail (ld, line, col, CML_ERROR_MODEL,
+  return cml_model_fail (ld, line, col, CML_ERROR_MODEL,
                _("%s: with the definitions substituted, the expressions take more than %u MB, the limit "
                  "for a model (share subexpressions differently, or use fewer definitions)"),
                what, (guint) (CML_MODEL_MAX_EXPR_BYTES / (1024 * 1024)));
 }
 
-/* No constant part of E is infinite or NaN (1/0, log(-1)): it would load and fail only when
+/* No constant part of E is infinite or NaN (1/0, log(-1)): it would load and cml_model_fail only when
  * evaluated, at t = 0, with no line to look at. */
 static gboolean
 check_constants_finite (Loader *ld, CmlExpr *e, int line, int col, const char *what)
@@ -394,14 +394,14 @@ check_constants_finite (Loader *ld, CmlExpr *e, int line, int col, const char *w
     return TRUE;
   g_autofree char *text = cml_expr_to_string_max (ld->model->ctx, bad, 80);
   double v = cml_expr_eval (bad, &none);
-  return fail (ld, line, col, CML_ERROR_MODEL, _("%s: the constant “%s” is not finite (%s)"), what, text,
+  return cml_model_fail (ld, line, col, CML_ERROR_MODEL, _("%s: the constant “%s” is not finite (%s)"), what, text,
                isnan (v) ? "NaN" : v > 0 ? "inf" : "-inf");
 }
 
 /* Parses TEXT, found at (LINE, COL) of the file, substitutes the definitions, and checks
  * that every symbol used is of a kind in ALLOWED.  WHAT names the expression in errors. */
 CmlExpr *
-parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const char *what)
+cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const char *what)
 {
   CmlExprCtx *ctx = ld->model->ctx;
   g_autoptr (GError) err = NULL;
@@ -410,13 +410,13 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
 
   if (text == NULL || *text == '\0')
     {
-      fail (ld, line, col, CML_ERROR_PARSE, _("%s: empty expression"), what);
+      cml_model_fail (ld, line, col, CML_ERROR_PARSE, _("%s: empty expression"), what);
       return NULL;
     }
   e = cml_expr_parse (ctx, text, &ecol, &err);
   if (e == NULL)
     {
-      fail (ld, line, col > 0 ? col + MAX (ecol, 1) - 1 : 0, err->code, "%s: %s", what, err->message);
+      cml_model_fail (ld, line, col > 0 ? col + MAX (ecol, 1) - 1 : 0, err->code, "%s: %s", what, err->message);
       return NULL;
     }
   /* names that are not allowed here */
@@ -424,13 +424,13 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
   g_autofree gboolean *deps = g_new0 (gboolean, ns);
   cml_expr_collect_symbols (e, deps);
   for (guint id = 0; id < ns; id++)
-    if (deps[id] && sym_kind (ld, id) != SYM_DEFINITION && !(sym_kind (ld, id) & allowed))
+    if (deps[id] && cml_model_sym_kind (ld, id) != SYM_DEFINITION && !(cml_model_sym_kind (ld, id) & allowed))
       {
-        fail (ld, line, col, CML_ERROR_MODEL,
+        cml_model_fail (ld, line, col, CML_ERROR_MODEL,
               /* TRANSLATORS: what is read (e.g. “a requirement”), the kind of name (e.g.
                * “parameter”) and the name */
               _("%s may not use the %s “%s”"), what,
-              kind_name (sym_kind (ld, id)), cml_expr_ctx_symbol_name (ctx, id));
+              cml_model_kind_name (cml_model_sym_kind (ld, id)), cml_expr_ctx_symbol_name (ctx, id));
         return NULL;
       }
   if (ld->def_ids->len)
@@ -442,21 +442,21 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
        * (2e200*d with d = 1e200*x) */
       if (cml_expr_ctx_n_nonfinite (ctx) != n_nonfinite)
         {
-          fail (ld, line, col, CML_ERROR_MODEL,
+          cml_model_fail (ld, line, col, CML_ERROR_MODEL,
                 _("%s: with the definitions substituted, a numeric constant is not finite (the numbers overflow)"),
                 what);
           return NULL;
         }
-      if (!check_expr_budget (ld, line, col, what))
+      if (!cml_model_check_expr_budget (ld, line, col, what))
         return NULL;
       /* a definition may bring in names that are not allowed here */
       memset (deps, 0, ns * sizeof (gboolean));
       cml_expr_collect_symbols (e, deps);
       for (guint id = 0; id < ns; id++)
-        if (deps[id] && !(sym_kind (ld, id) & allowed))
+        if (deps[id] && !(cml_model_sym_kind (ld, id) & allowed))
           {
-            fail (ld, line, col, CML_ERROR_MODEL, _("%s may not use the %s “%s” (through a definition)"),
-                  what, kind_name (sym_kind (ld, id)), cml_expr_ctx_symbol_name (ctx, id));
+            cml_model_fail (ld, line, col, CML_ERROR_MODEL, _("%s may not use the %s “%s” (through a definition)"),
+                  what, cml_model_kind_name (cml_model_sym_kind (ld, id)), cml_expr_ctx_symbol_name (ctx, id));
             return NULL;
           }
     }
@@ -466,15 +466,15 @@ parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const 
 }
 
 CmlExpr *
-parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what)
+cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what)
 {
-  g_autofree char *v = kf_value (ld, group, key);
-  Pos *p = pos_of (ld, group, key);
-  return parse_at (ld, g_strstrip (v), p ? p->line : 1, p ? p->value_col : 0, allowed, what);
+  g_autofree char *v = cml_model_kf_value (ld, group, key);
+  Pos *p = cml_model_pos_of (ld, group, key);
+  return cml_model_parse_at (ld, g_strstrip (v), p ? p->line : 1, p ? p->value_col : 0, allowed, what);
 }
 
 gboolean
-parse_number (const char *s, double *out)
+cml_model_parse_number (const char *s, double *out)
 {
   char *end = NULL;
   g_autofree char *t = g_strstrip (g_strdup (s));
@@ -488,16 +488,16 @@ parse_number (const char *s, double *out)
 
 /* A constant expression (numbers, pi, parameters at their defaults). */
 gboolean
-eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out)
+cml_model_eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out)
 {
-  Pos *p = pos_of (ld, group, key);
+  Pos *p = cml_model_pos_of (ld, group, key);
   int line = p ? p->line : 1, col = p ? p->value_col : 0;
   CmlModel *model = ld->model;
   g_autofree char *what = g_strconcat ("the value of “", key, "”", NULL);
 
-  if (parse_number (text, out))
+  if (cml_model_parse_number (text, out))
     return TRUE;
-  CmlExpr *e = parse_at (ld, text, line, col, SYM_PARAM, what);
+  CmlExpr *e = cml_model_parse_at (ld, text, line, col, SYM_PARAM, what);
   if (e == NULL)
     return FALSE;
   g_autofree double *vals = g_new0 (double, cml_expr_ctx_n_symbols (model->ctx));
@@ -508,21 +508,21 @@ eval_constant (Loader *ld, const char *group, const char *key, const char *text,
     }
   *out = cml_expr_eval (e, vals);
   if (!isfinite (*out))
-    return fail (ld, line, col, CML_ERROR_MODEL, _("%s is not a finite number"), what);
+    return cml_model_fail (ld, line, col, CML_ERROR_MODEL, _("%s is not a finite number"), what);
   return TRUE;
 }
 
 /* ---- groups ------------------------------------------------------------------------- */
 
 gboolean
-check_keys (Loader *ld, const char *group, const char *const *known)
+cml_model_check_keys (Loader *ld, const char *group, const char *const *known)
 {
-  g_auto (GStrv) keys = kf_keys (ld, group);
+  g_auto (GStrv) keys = cml_model_kf_keys (ld, group);
   for (int i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (known, keys[i]))
       {
         g_autofree char *list = g_strjoinv (", ", (char **) known);
-        return fail (ld, line_of (ld, group, keys[i]), 0, CML_ERROR_MODEL,
+        return cml_model_fail (ld, cml_model_line_of (ld, group, keys[i]), 0, CML_ERROR_MODEL,
                      _("unknown key “%s” in [%s] (known: %s)"), keys[i], group, list);
       }
   return TRUE;
@@ -531,31 +531,31 @@ check_keys (Loader *ld, const char *group, const char *const *known)
 /* The file's groups and keys: from the line map, or from GKeyFile for a file that needs
  * its reading (scan_lines). */
 gboolean
-kf_has_group (Loader *ld, const char *group)
+cml_model_kf_has_group (Loader *ld, const char *group)
 {
   if (ld->kf)
     return g_key_file_has_group (ld->kf, group);
-  return pos_of (ld, group, NULL) != NULL;
+  return cml_model_pos_of (ld, group, NULL) != NULL;
 }
 
 gboolean
-kf_has_key (Loader *ld, const char *group, const char *key)
+cml_model_kf_has_key (Loader *ld, const char *group, const char *key)
 {
   if (ld->kf)
     return g_key_file_has_key (ld->kf, group, key, NULL);
-  return pos_of (ld, group, key) != NULL;
+  return cml_model_pos_of (ld, group, key) != NULL;
 }
 
 /* KEY's value in GROUP: the text after '=' and the white space that follows it, to the
  * end of the line; NULL when there is no such key. */
 char *
-kf_value (Loader *ld, const char *group, const char *key)
+cml_model_kf_value (Loader *ld, const char *group, const char *key)
 {
   Pos *p;
 
   if (ld->kf)
     return g_key_file_get_value (ld->kf, group, key, NULL);
-  p = pos_of (ld, group, key);
+  p = cml_model_pos_of (ld, group, key);
   return p ? g_strdup (p->value) : NULL;
 }
 
@@ -569,7 +569,7 @@ kf_all_keys (Loader *ld, const char *group)
 
   if (ld->kf)
     return g_key_file_get_keys (ld->kf, group, NULL, NULL);
-  p = pos_of (ld, group, NULL);
+  p = cml_model_pos_of (ld, group, NULL);
   if (p == NULL)
     return NULL;
   keys = g_new (char *, p->keys->len + 1);
@@ -582,7 +582,7 @@ kf_all_keys (Loader *ld, const char *group)
 /* GROUP's keys in the order of the file, without the translations (check_translations()
  * checks those); NULL when there is no such group. */
 char **
-kf_keys (Loader *ld, const char *group)
+cml_model_kf_keys (Loader *ld, const char *group)
 {
   char **keys = kf_all_keys (ld, group);
   guint n = 0;
@@ -599,7 +599,7 @@ kf_keys (Loader *ld, const char *group)
 
 /* The groups in the order of the file. */
 char **
-kf_groups (Loader *ld)
+cml_model_kf_groups (Loader *ld)
 {
   char **groups;
 
@@ -641,9 +641,9 @@ unescape_value (const char *raw)
 }
 
 char *
-get_string (Loader *ld, const char *group, const char *key)
+cml_model_get_string (Loader *ld, const char *group, const char *key)
 {
-  g_autofree char *raw = kf_value (ld, group, key);
+  g_autofree char *raw = cml_model_kf_value (ld, group, key);
 
   if (raw == NULL)
     return NULL;
@@ -654,29 +654,29 @@ get_string (Loader *ld, const char *group, const char *key)
  * "KEY[LANG]" for LANG in g_get_language_names () (LANGUAGE, then LC_ALL, LC_MESSAGES and
  * LANG: for LANG=es_ES.UTF-8, es_ES.UTF-8, es_ES, es.UTF-8, es, C) that GROUP has — the
  * lookup of g_key_file_get_locale_string(), made on the line map, with the escapes read as
- * get_string() reads them. */
+ * cml_model_get_string() reads them. */
 char *
-get_translation (Loader *ld, const char *group, const char *key)
+cml_model_get_translation (Loader *ld, const char *group, const char *key)
 {
   const char *const *langs = g_get_language_names ();
 
   for (guint i = 0; langs[i]; i++)
     {
       g_autofree char *k = g_strconcat (key, "[", langs[i], "]", NULL);
-      if (kf_has_key (ld, group, k))
-        return get_string (ld, group, k);
+      if (cml_model_kf_has_key (ld, group, k))
+        return cml_model_get_string (ld, group, k);
     }
   return NULL;
 }
 
-/* The text of KEY in the user's language (get_translation()), else its untranslated value;
+/* The text of KEY in the user's language (cml_model_get_translation()), else its untranslated value;
  * NULL when GROUP has neither. */
 char *
-get_locale_string (Loader *ld, const char *group, const char *key)
+cml_model_get_locale_string (Loader *ld, const char *group, const char *key)
 {
-  char *t = get_translation (ld, group, key);
+  char *t = cml_model_get_translation (ld, group, key);
 
-  return t ? t : get_string (ld, group, key);
+  return t ? t : cml_model_get_string (ld, group, key);
 }
 
 /* Whether KEY of GROUP is a text for people that a model file may translate. */
@@ -701,7 +701,7 @@ key_translatable (const char *group, const char *key)
 static gboolean
 check_translations (Loader *ld)
 {
-  g_auto (GStrv) groups = kf_groups (ld);
+  g_auto (GStrv) groups = cml_model_kf_groups (ld);
 
   for (int g = 0; groups[g]; g++)
     {
@@ -709,27 +709,27 @@ check_translations (Loader *ld)
       for (int k = 0; keys && keys[k]; k++)
         {
           g_autofree char *base = NULL, *locale = NULL;
-          if (!locale_key_split (keys[k], &base, &locale))
+          if (!cml_model_locale_key_split (keys[k], &base, &locale))
             {
               if (strchr (keys[k], '[') == NULL)
                 continue;
-              return fail (ld, line_of (ld, groups[g], keys[k]), 0, CML_ERROR_PARSE,
+              return cml_model_fail (ld, cml_model_line_of (ld, groups[g], keys[k]), 0, CML_ERROR_PARSE,
                            _("“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in "
                              "title[es])"), keys[k]);
             }
-          int line = line_of (ld, groups[g], keys[k]);
+          int line = cml_model_line_of (ld, groups[g], keys[k]);
           if (!key_translatable (groups[g], base))
-            return fail (ld, line, 0, CML_ERROR_MODEL,
+            return cml_model_fail (ld, line, 0, CML_ERROR_MODEL,
                          _("“%s” is not a valid key: only the texts people read are translated ([model] title, "
                            "description, about, source and errata; a parameter's meaning; [meanings]; [labels]; a preset's "
                            "title; a scene object's label)"), keys[k]);
-          if (!kf_has_key (ld, groups[g], base))
-            return fail (ld, line, 0, CML_ERROR_MODEL,
+          if (!cml_model_kf_has_key (ld, groups[g], base))
+            return cml_model_fail (ld, line, 0, CML_ERROR_MODEL,
                          _("“%s” translates “%s”, which [%s] does not give (write the untranslated text too)"),
                          keys[k], base, groups[g]);
-          g_autofree char *v = get_string (ld, groups[g], keys[k]);
+          g_autofree char *v = cml_model_get_string (ld, groups[g], keys[k]);
           if (*v == '\0')
-            return fail (ld, line, 0, CML_ERROR_MODEL, _("the translation “%s” is empty"), keys[k]);
+            return cml_model_fail (ld, line, 0, CML_ERROR_MODEL, _("the translation “%s” is empty"), keys[k]);
         }
     }
   return TRUE;
@@ -743,12 +743,12 @@ check_groups (Loader *ld)
     "forces", "constraints", "initial", "reconstruction", "quaternions", "invariants", "monitors", "units", "meanings", "symbols", "labels", "output",
     "reference", NULL
   };
-  g_auto (GStrv) groups = kf_groups (ld);
+  g_auto (GStrv) groups = cml_model_kf_groups (ld);
 
   for (int k = 0; groups[k]; k++)
     if (!g_strv_contains (known, groups[k]) && !g_str_has_prefix (groups[k], "preset ")
         && !g_str_has_prefix (groups[k], "scene "))
-      return fail (ld, line_of (ld, groups[k], NULL), 0, CML_ERROR_MODEL,
+      return cml_model_fail (ld, cml_model_line_of (ld, groups[k], NULL), 0, CML_ERROR_MODEL,
                    _("unknown group [%s]"), groups[k]);
   return TRUE;
 }
@@ -761,23 +761,23 @@ model_alloc (void)
   CmlModel *model = g_new0 (CmlModel, 1);
   model->ref_count = 1;
   model->ctx = cml_expr_ctx_new ();
-  model->params = g_ptr_array_new_with_free_func (param_free);
-  model->constraints = g_ptr_array_new_with_free_func (named_expr_free);
-  model->reconstruction = g_ptr_array_new_with_free_func (named_expr_free);
-  model->monitors = g_ptr_array_new_with_free_func (named_expr_free);
+  model->params = g_ptr_array_new_with_free_func (cml_model_param_free);
+  model->constraints = g_ptr_array_new_with_free_func (cml_model_named_expr_free);
+  model->reconstruction = g_ptr_array_new_with_free_func (cml_model_named_expr_free);
+  model->monitors = g_ptr_array_new_with_free_func (cml_model_named_expr_free);
   model->quaternions = g_array_new (FALSE, FALSE, sizeof (guint));
   model->base_quaternions = g_array_new (FALSE, FALSE, sizeof (guint));
-  model->invariants = g_ptr_array_new_with_free_func (named_expr_free);
+  model->invariants = g_ptr_array_new_with_free_func (cml_model_named_expr_free);
   model->initial = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->units = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->meanings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->symbols = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   model->labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  model->presets = g_ptr_array_new_with_free_func (preset_free);
-  model->requirements = g_ptr_array_new_with_free_func (requirement_free);
-  model->scene = g_ptr_array_new_with_free_func (scene_object_free);
+  model->presets = g_ptr_array_new_with_free_func (cml_model_preset_free);
+  model->requirements = g_ptr_array_new_with_free_func (cml_model_requirement_free);
+  model->scene = g_ptr_array_new_with_free_func (cml_model_scene_object_free);
   model->warnings = g_ptr_array_new_with_free_func (g_free);
-  model->references = g_ptr_array_new_with_free_func (named_expr_free);
+  model->references = g_ptr_array_new_with_free_func (cml_model_named_expr_free);
   model->initial_syms = g_array_new (FALSE, FALSE, sizeof (CmlInitialSym));
   return model;
 }
@@ -824,7 +824,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       int line = 1;
       for (const char *c = text; c < bad; c++)
         line += *c == '\n';
-      ok = fail (&ld, line, 0, CML_ERROR_PARSE, _("the file is not UTF-8 text"));
+      ok = cml_model_fail (&ld, line, 0, CML_ERROR_PARSE, _("the file is not UTF-8 text"));
     }
   else
     ok = scan_lines (&ld, text, &unusual);
@@ -835,7 +835,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       ld.kf = kf = g_key_file_new ();
       /* every translation kept, so that it is checked whatever the user's language */
       if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_KEEP_TRANSLATIONS, &kerr))
-        ok = fail (&ld, 1, 0, CML_ERROR_PARSE, "%s", kerr->message);
+        ok = cml_model_fail (&ld, 1, 0, CML_ERROR_PARSE, "%s", kerr->message);
     }
 
   if (ok)
@@ -843,23 +843,23 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       model->t_sym = cml_expr_ctx_intern (model->ctx, "t");
       g_hash_table_insert (ld.kinds, GINT_TO_POINTER (model->t_sym), GINT_TO_POINTER (SYM_TIME));
     }
-  ok = ok && check_groups (&ld) && check_translations (&ld) && load_model_group (&ld) && load_parameters (&ld) && load_requirements (&ld) && load_algebroid_names (&ld)
-       && declare_reconstruction (&ld) && load_definitions (&ld) && load_anchor (&ld) && load_brackets (&ld)
-       && load_dynamics (&ld) && load_forces (&ld) && declare_multipliers (&ld) && load_reconstruction (&ld) && load_invariants (&ld) && load_monitors (&ld) && load_initial (&ld)
-       && load_units (&ld) && load_meanings (&ld) && load_symbols (&ld) && load_labels (&ld) && load_output (&ld);
+  ok = ok && check_groups (&ld) && check_translations (&ld) && cml_model_load_model_group (&ld) && cml_model_load_parameters (&ld) && cml_model_load_requirements (&ld) && cml_model_load_algebroid_names (&ld)
+       && cml_model_declare_reconstruction (&ld) && cml_model_load_definitions (&ld) && cml_model_load_anchor (&ld) && cml_model_load_brackets (&ld)
+       && cml_model_load_dynamics (&ld) && cml_model_load_forces (&ld) && cml_model_declare_multipliers (&ld) && cml_model_load_reconstruction (&ld) && cml_model_load_invariants (&ld) && cml_model_load_monitors (&ld) && cml_model_load_initial (&ld)
+       && cml_model_load_units (&ld) && cml_model_load_meanings (&ld) && cml_model_load_symbols (&ld) && cml_model_load_labels (&ld) && cml_model_load_output (&ld);
   if (ok)
     {
-      g_auto (GStrv) groups = kf_groups (&ld);
+      g_auto (GStrv) groups = cml_model_kf_groups (&ld);
       for (int k = 0; ok && groups[k]; k++)
         {
           if (g_str_has_prefix (groups[k], "preset "))
-            ok = load_preset (&ld, groups[k]);
+            ok = cml_model_load_preset (&ld, groups[k]);
           else if (g_str_has_prefix (groups[k], "scene "))
-            ok = load_scene_object (&ld, groups[k]);
+            ok = cml_model_load_scene_object (&ld, groups[k]);
         }
     }
   /* last: the "NAME_0" names it declares exist for the closed forms only */
-  ok = ok && load_reference (&ld);
+  ok = ok && cml_model_load_reference (&ld);
   if (ok)
     {
       /* Remember definitions as named quantities (columns, plots). */
@@ -869,9 +869,9 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
           ne->name = g_strdup (ld.def_names->pdata[k]);
           ne->sym = g_array_index (ld.def_ids, int, k);
           ne->expr = ld.def_exprs->pdata[k];
-          ne->line = line_of (&ld, "definitions", ne->name);
+          ne->line = cml_model_line_of (&ld, "definitions", ne->name);
           if (model->definitions == NULL)
-            model->definitions = g_ptr_array_new_with_free_func (named_expr_free);
+            model->definitions = g_ptr_array_new_with_free_func (cml_model_named_expr_free);
           g_ptr_array_add (model->definitions, ne);
         }
     }
@@ -887,7 +887,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
   if (!ok)
     return NULL;
   if (model->definitions == NULL)
-    model->definitions = g_ptr_array_new_with_free_func (named_expr_free);
+    model->definitions = g_ptr_array_new_with_free_func (cml_model_named_expr_free);
   model->parsed_nodes = cml_expr_ctx_n_nodes (model->ctx);
   return g_steal_pointer (&model);
 }

@@ -20,6 +20,7 @@
 #include "cml-integrator-choice.h"
 
 #include <errno.h>
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <pthread.h>
@@ -31,6 +32,7 @@
 #include "cml-atomic-file.h"
 #include "cml-error.h"
 #include "cml-json.h"
+#include "cml-npy.h"
 #include "cml-number-text.h"
 
 #define ASYNC_AFTER    4096 /* rows written directly before the writer thread starts */
@@ -64,6 +66,14 @@ struct _CmlOutput
   char   *path;     /* final name, or NULL for stdout */
   CmlAtomicFile *file; /* the file being written (cml-atomic-file.c), or NULL for stdout */
   CmlJson *json;     /* the JSON writer on FP (JSON only) */
+  /* .npy: the header (written again with the number of rows at the end), the fields'
+   * names, a row of doubles, and the run's metadata for the sidecar FILE.json, completed
+   * at the end */
+  GString *npy_header;
+  GPtrArray *npy_names;
+  double  *npy_row;
+  GString *meta_text;
+  CmlJson *meta;
   gboolean holds_signals;
   int    *cols;     /* observable indices */
   guint   n_cols;
@@ -102,6 +112,8 @@ cml_output_format_from_string (const char *name, CmlOutputFormat *format)
     *format = CML_OUTPUT_CSV;
   else if (g_strcmp0 (name, "json") == 0)
     *format = CML_OUTPUT_JSON;
+  else if (g_strcmp0 (name, "npy") == 0)
+    *format = CML_OUTPUT_NPY;
   else
     return FALSE;
   return TRUE;
@@ -112,6 +124,13 @@ cml_output_new (const char *path, CmlOutputFormat format, GError **error)
 {
   g_autoptr (CmlOutput) out = g_new0 (CmlOutput, 1);
   out->format = format;
+  if (format == CML_OUTPUT_NPY && (path == NULL || g_str_equal (path, "-")))
+    {
+      /* the header, with the number of rows, is written again at the end */
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("a .npy file is written to a file (-o FILE.npy), not to standard output"));
+      return NULL;
+    }
   if (path == NULL || g_str_equal (path, "-"))
     {
       out->fp = stdout;
@@ -121,6 +140,13 @@ cml_output_new (const char *path, CmlOutputFormat format, GError **error)
   out->file = cml_atomic_file_new (path, CML_ATOMIC_FILE_DEFAULT, error);
   if (out->file == NULL)
     return NULL;
+  if (format == CML_OUTPUT_NPY && cml_atomic_file_is_direct (out->file))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("%s: a .npy file needs a regular file (its header is completed at the end), not a device or a pipe"),
+                   path);
+      return NULL;
+    }
   out->fp = cml_atomic_file_get_stream (out->file);
   if (out->fp == NULL)
     {
@@ -312,6 +338,70 @@ json_row (CmlOutput *out, double t, const double *obs)
   cml_json_end (out->json);
 }
 
+/* What made the rows, as members of the JSON object J: the model, its parameters, title and
+ * initial state, the program, the model text's hash, the integrator, the columns and their
+ * units (a JSON document's header, and a .npy file's sidecar). */
+static void
+json_metadata (CmlOutput *out, CmlJson *j, CmlSimulation *sim, const char *const *columns, guint n)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *model = cml_system_get_model (sys);
+  const double *z = cml_simulation_get_state (sim);
+
+  cml_json_string (j, "model", model->name);
+  cml_json_begin_object (j, "parameters", CML_JSON_LINE);
+  for (guint k = 0; k < model->params->len; k++)
+    {
+      CmlParam *p = model->params->pdata[k];
+      cml_json_number (j, p->name, cml_simulation_get_param (sim, p->name));
+    }
+  cml_json_end (j);
+  cml_json_string (j, "title", model->title_untranslated);
+  cml_json_begin_object (j, "initial", CML_JSON_LINE);
+  for (guint i = 0; i < cml_system_dim (sys); i++)
+    cml_json_number (j, cml_system_state_name (sys, i), z[i]);
+  cml_json_end (j);
+  {
+    const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
+    g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, model->text, -1);
+    g_autofree char *program = g_strdup_printf ("cmlab %s", CMLAB_VERSION);
+
+    cml_json_string (j, "program", program);
+    cml_json_string (j, "model_sha256", sha);
+    cml_json_number (j, "t_start", cml_simulation_get_time (sim));
+    cml_json_string (j, "integrator", cml_integrator_kind_to_string (io->kind));
+    /* the fixed-step rule has a step, not tolerances */
+    if (cml_integrator_kind_is_fixed_step (io->kind))
+      cml_json_number (j, "step", io->h_fixed);
+    else
+      {
+        cml_json_number (j, "rtol", io->rtol);
+        cml_json_number (j, "atol", io->atol);
+      }
+    /* a method auto chose: why (the key is absent when the method was named) */
+    g_autofree char *why = cml_integrator_choice_reason (io, FALSE);
+    if (why != NULL)
+      cml_json_string (j, "integrator_chosen", why);
+  }
+  cml_json_begin_array (j, "columns", CML_JSON_LINE);
+  cml_json_string (j, NULL, "t");
+  for (guint k = 0; k < n; k++)
+    cml_json_string (j, NULL, columns[k]);
+  for (guint k = 0; k < n_ref_columns (out); k++)
+    {
+      g_autofree char *name = ref_column_name (out, k);
+      cml_json_string (j, NULL, name);
+    }
+  cml_json_end (j);
+  cml_json_begin_array (j, "units", CML_JSON_LINE);
+  cml_json_string (j, NULL, shown_unit (model->time_unit));
+  for (guint k = 0; k < n; k++)
+    cml_json_string (j, NULL, shown_unit (cml_model_unit (model, columns[k])));
+  for (guint k = 0; k < n_ref_columns (out); k++)
+    cml_json_string (j, NULL, shown_unit (cml_model_unit (model, cml_reference_get_name (out->ref, k / 2))));
+  cml_json_end (j);
+}
+
 gboolean
 cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns, GError **error)
 {
@@ -372,66 +462,40 @@ cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns
         }
       fputs ("\n", out->fp);
     }
-  else
+  else if (out->format == CML_OUTPUT_JSON)
     {
       CmlJson *j = out->json = cml_json_new_file (out->fp);
-      const double *z = cml_simulation_get_state (sim);
 
       cml_json_begin_object (j, NULL, CML_JSON_BLOCK);
-      cml_json_string (j, "model", model->name);
-      cml_json_begin_object (j, "parameters", CML_JSON_LINE);
-      for (guint k = 0; k < model->params->len; k++)
-        {
-          CmlParam *p = model->params->pdata[k];
-          cml_json_number (j, p->name, cml_simulation_get_param (sim, p->name));
-        }
-      cml_json_end (j);
-      cml_json_string (j, "title", model->title_untranslated);
-      cml_json_begin_object (j, "initial", CML_JSON_LINE);
-      for (guint i = 0; i < cml_system_dim (sys); i++)
-        cml_json_number (j, cml_system_state_name (sys, i), z[i]);
-      cml_json_end (j);
-      {
-        const CmlIntegratorOptions *io = cml_simulation_get_integrator (sim);
-        g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, model->text, -1);
-        g_autofree char *program = g_strdup_printf ("cmlab %s", CMLAB_VERSION);
-
-        cml_json_string (j, "program", program);
-        cml_json_string (j, "model_sha256", sha);
-        cml_json_number (j, "t_start", cml_simulation_get_time (sim));
-        cml_json_string (j, "integrator", cml_integrator_kind_to_string (io->kind));
-        /* the fixed-step rule has a step, not tolerances */
-        if (cml_integrator_kind_is_fixed_step (io->kind))
-          cml_json_number (j, "step", io->h_fixed);
-        else
-          {
-            cml_json_number (j, "rtol", io->rtol);
-            cml_json_number (j, "atol", io->atol);
-          }
-        /* a method auto chose: why (the key is absent when the method was named) */
-        g_autofree char *why = cml_integrator_choice_reason (io, FALSE);
-        if (why != NULL)
-          cml_json_string (j, "integrator_chosen", why);
-      }
-      cml_json_begin_array (j, "columns", CML_JSON_LINE);
-      cml_json_string (j, NULL, "t");
-      for (guint k = 0; k < n; k++)
-        cml_json_string (j, NULL, columns[k]);
-      for (guint k = 0; k < n_ref_columns (out); k++)
-        {
-          g_autofree char *name = ref_column_name (out, k);
-          cml_json_string (j, NULL, name);
-        }
-      cml_json_end (j);
-      cml_json_begin_array (j, "units", CML_JSON_LINE);
-      cml_json_string (j, NULL, shown_unit (model->time_unit));
-      for (guint k = 0; k < n; k++)
-        cml_json_string (j, NULL, shown_unit (cml_model_unit (model, columns[k])));
-      for (guint k = 0; k < n_ref_columns (out); k++)
-        cml_json_string (j, NULL, shown_unit (cml_model_unit (model, cml_reference_get_name (out->ref, k / 2))));
-      cml_json_end (j);
+      json_metadata (out, j, sim, columns, n);
       /* the rows follow as they are computed, one line each */
       cml_json_begin_array (j, "rows", CML_JSON_BLOCK);
+    }
+  else
+    {
+      /* .npy: one '<f8' field per column, the CSV header's names; the header is written
+       * now for 0 rows and again at the end; the metadata go to FILE.json then */
+      const char *bad = NULL;
+      out->npy_names = g_ptr_array_new_with_free_func (g_free);
+      g_ptr_array_add (out->npy_names, g_strdup ("t"));
+      for (guint k = 0; k < n; k++)
+        g_ptr_array_add (out->npy_names, g_strdup (columns[k]));
+      for (guint k = 0; k < n_ref_columns (out); k++)
+        g_ptr_array_add (out->npy_names, ref_column_name (out, k));
+      if (!cml_npy_names_ok ((const char *const *) out->npy_names->pdata, out->npy_names->len, &bad))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       _("a .npy file names its columns once each: “%s” is given twice (or is not a plain name)"), bad);
+          return FALSE;
+        }
+      out->npy_row = g_new (double, out->npy_names->len);
+      out->npy_header = g_string_new (NULL);
+      cml_npy_header ((const char *const *) out->npy_names->pdata, out->npy_names->len, 0, out->npy_header);
+      fwrite (out->npy_header->str, 1, out->npy_header->len, out->fp);
+      out->meta_text = g_string_new (NULL);
+      out->meta = cml_json_new_string (out->meta_text);
+      cml_json_begin_object (out->meta, NULL, CML_JSON_BLOCK);
+      json_metadata (out, out->meta, sim, columns, n);
     }
   return check_stream (out, error);
 }
@@ -447,7 +511,7 @@ gboolean
 cml_output_comment (CmlOutput *out, const char *text, GError **error)
 {
   writer_stop (out);
-  if (out->json)
+  if (out->format != CML_OUTPUT_CSV)
     return TRUE;
   fputs ("# ", out->fp);
   comment_text (out->fp, text);
@@ -491,12 +555,44 @@ csv_row (CmlOutput *out, double t, const double *obs)
   fwrite (out->line, 1, (gsize) (p - out->line), out->fp);
 }
 
+/* A .npy row: the doubles themselves, little-endian, in the fields' order. */
+static void
+npy_row (CmlOutput *out, double t, const double *obs)
+{
+  guint k = 0;
+
+  out->npy_row[k++] = t;
+  for (guint c = 0; c < out->n_cols; c++)
+    out->npy_row[k++] = obs[out->cols[c]];
+  if (out->ref)
+    {
+      cml_reference_compare (out->ref, t, obs, out->ref_values, out->ref_errors);
+      for (guint i = 0; i < cml_reference_get_n (out->ref); i++)
+        {
+          out->npy_row[k++] = out->ref_values[i];
+          out->npy_row[k++] = out->ref_errors[i];
+        }
+    }
+#if G_BYTE_ORDER == G_BIG_ENDIAN
+  for (guint i = 0; i < k; i++)
+    {
+      guint64 b;
+      memcpy (&b, &out->npy_row[i], sizeof b);
+      b = GUINT64_SWAP_LE_BE (b);
+      memcpy (&out->npy_row[i], &b, sizeof b);
+    }
+#endif
+  fwrite (out->npy_row, sizeof (double), k, out->fp);
+}
+
 /* One row written, in the caller's thread or the writer's. */
 static void
 write_row (CmlOutput *out, double t, const double *obs)
 {
   if (out->json)
     json_row (out, t, obs);
+  else if (out->npy_row)
+    npy_row (out, t, obs);
   else
     csv_row (out, t, obs);
 }
@@ -652,6 +748,26 @@ release_signals (CmlOutput *out)
     }
 }
 
+/* A .npy file's end: its header again with the number of rows, and the metadata in the
+ * sidecar FILE.json (written before the file is moved to its name). */
+static gboolean
+npy_finish (CmlOutput *out, GError **error)
+{
+  g_autofree char *sidecar = g_strconcat (out->path, ".json", NULL);
+
+  cml_npy_header ((const char *const *) out->npy_names->pdata, out->npy_names->len, out->n_rows, out->npy_header);
+  if (fseek (out->fp, 0, SEEK_SET) != 0 || fwrite (out->npy_header->str, 1, out->npy_header->len, out->fp)
+      != out->npy_header->len || fflush (out->fp) != 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_IO, "writing %s failed: %s", out->path, g_strerror (errno));
+      return FALSE;
+    }
+  cml_json_int (out->meta, "rows", (gint64) out->n_rows);
+  cml_json_end (out->meta);
+  g_string_append_c (out->meta_text, '\n');
+  return cml_atomic_file_set_contents (sidecar, out->meta_text->str, out->meta_text->len, error);
+}
+
 gboolean
 cml_output_finish (CmlOutput *out, GError **error)
 {
@@ -666,6 +782,11 @@ cml_output_finish (CmlOutput *out, GError **error)
       if (error && !*error)
         g_set_error (error, CML_ERROR, CML_ERROR_IO, "writing %s failed: %s",
                      out->path ? out->path : "standard output", g_strerror (errno));
+      cml_output_abort (out);
+      return FALSE;
+    }
+  if (out->npy_header && !npy_finish (out, error))
+    {
       cml_output_abort (out);
       return FALSE;
     }
@@ -715,6 +836,13 @@ cml_output_free (CmlOutput *out)
   if (out->fp == stdout)
     fflush (stdout);
   g_clear_pointer (&out->json, cml_json_free);
+  g_clear_pointer (&out->meta, cml_json_free);
+  if (out->meta_text)
+    g_string_free (out->meta_text, TRUE);
+  if (out->npy_header)
+    g_string_free (out->npy_header, TRUE);
+  g_clear_pointer (&out->npy_names, g_ptr_array_unref);
+  g_free (out->npy_row);
   g_free (out->path);
   g_free (out->cols);
   g_free (out->obs);

@@ -1,4 +1,4 @@
-/* cml-output.h — writing a run's rows as CSV or JSON, to stdout or atomically to a file.
+/* cml-output.h — writing a run's rows as CSV, JSON or NumPy's .npy, to stdout or atomically to a file.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -28,6 +28,8 @@ typedef enum
 {
   CML_OUTPUT_CSV,
   CML_OUTPUT_JSON,
+  CML_OUTPUT_NPY,  /* NumPy's .npy: a structured array, one '<f8' field per column; to a
+                    * file only, with the metadata in FILE.json beside it */
 } CmlOutputFormat;
 
 gboolean cml_output_format_from_string (const char *name, CmlOutputFormat *format);

@@ -53,7 +53,7 @@ constraint_line (CmlSystem *sys, guint a)
  * those it depends on), or the constraints are independent and W is degenerate on them
  * (name the constraints of C's kernel).  Points at the line of the constraint. */
 gboolean
-fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const double *sample, GError **error)
+cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const double *sample, GError **error)
 {
   CmlModel *md = sys->model;
   guint n = md->n, s = md->constraints->len;
@@ -85,7 +85,7 @@ fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const 
       for (guint A = 0; A < n; A++)
         norm += v[A] * v[A];
       if (norm0 == 0)
-        return fail_model (sys, error, constraint_line (sys, a), CML_ERROR_SINGULAR,
+        return cml_sys_fail_model (sys, error, constraint_line (sys, a), CML_ERROR_SINGULAR,
                            "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraint %s does not depend on "
                            "the velocities at the sample point (its gradient Φ_y is 0 there): write it so that it "
                            "involves the velocities everywhere",
@@ -113,7 +113,7 @@ fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const 
             for (guint i = 0; i < q; i++)
               if (fabs (c[i]) > 1e-9)
                 g_string_append_printf (names, "%s%s", names->len ? ", " : "", CNAME (indep[i]));
-          gboolean ok = fail_model (sys, error, constraint_line (sys, a), CML_ERROR_SINGULAR,
+          gboolean ok = cml_sys_fail_model (sys, error, constraint_line (sys, a), CML_ERROR_SINGULAR,
                                     "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraint %s depends on %s "
                                     "(its gradient in the velocities, Φ_y, is a combination of theirs at the sample point): "
                                     "remove it, or replace it by a constraint independent of the others",
@@ -144,7 +144,7 @@ fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const 
             first = a;
           g_string_append_printf (names, "%s%s", names->len ? ", " : "", CNAME (a));
         }
-    gboolean ok = fail_model (sys, error, constraint_line (sys, MAX (first, 0)), CML_ERROR_SINGULAR,
+    gboolean ok = cml_sys_fail_model (sys, error, constraint_line (sys, MAX (first, 0)), CML_ERROR_SINGULAR,
                               "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraints are independent, but "
                               "W = ∂²L/∂y∂y is degenerate on the %s that %s %s (C vanishes there at the sample point, so "
                               "no reaction force can keep the motion on the constraints): change the %s or the "
@@ -163,7 +163,7 @@ fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const 
  * substituted does not depend quadratically on them — and point at the first constraint
  * that involves one of them (else at the Lagrangian). */
 gboolean
-fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx, CmlExpr *const *psi,
+cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx, CmlExpr *const *psi,
                    const double *sample, GError **error)
 {
   CmlModel *md = sys->model;
@@ -205,7 +205,7 @@ fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *f
   g_autofree char *what = count == 1 ? g_strdup_printf ("the free velocity %s", names->str)
                                      : g_strdup_printf ("the combination %s of the free velocities %s", dir->str,
                                                         names->str);
-  return fail_model (sys, error, line, CML_ERROR_SINGULAR,
+  return cml_sys_fail_model (sys, error, line, CML_ERROR_SINGULAR,
                      "the vakonomic regularity matrix R_ab is singular: with the constraints substituted, the "
                      "Lagrangian does not depend quadratically on %s (R_ab vanishes along it at the sample point), so "
                      "the momenta do not determine it: make the Lagrangian depend on every free velocity "

@@ -21,6 +21,7 @@
 #define G_LOG_DOMAIN "cml-session"
 
 #include "cml-session.h"
+#include "cml-key-file-line.h"
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
@@ -157,31 +158,6 @@ next_line (const char **cursor)
   return g_strstrip (nl ? g_strndup (s, (gsize) (nl - s)) : g_strdup (s));
 }
 
-/* The line of KEY in [GROUP] of the session's TEXT, 1 when not found (GKeyFile keeps no
- * line numbers). */
-static int
-key_line (const char *text, const char *group, const char *key)
-{
-  gboolean in_group = FALSE;
-
-  const char *cursor = text;
-  char *line;
-  for (int i = 0; (line = next_line (&cursor)) != NULL; i++)
-    {
-      g_autofree char *l = line;
-      const char *eq = strchr (l, '=');
-      if (*l == '[')
-        in_group = g_str_has_prefix (l + 1, group) && l[1 + strlen (group)] == ']';
-      else if (in_group && eq)
-        {
-          g_autofree char *k = g_strstrip (g_strndup (l, eq - l));
-          if (g_str_equal (k, key))
-            return i + 1;
-        }
-    }
-  return 1;
-}
-
 /* The first line of the session's TEXT that GKeyFile cannot read (neither blank, a
  * comment, a [group] nor KEY = VALUE inside a group), 0 if none is found. */
 static int
@@ -217,14 +193,14 @@ get_double (GKeyFile *kf, const char *path, const char *contents, const char *gr
   if (v == NULL)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [%s] %s is missing", path,
-                   key_line (contents, group, key), group, key);
+                   cml_key_file_line (contents, group, key), group, key);
       return FALSE;
     }
   *out = g_ascii_strtod (v, &end);
   if (end == v || *end != '\0' || !isfinite (*out))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [%s] %s is not a number: “%s”", path,
-                   key_line (contents, group, key), group, key, v);
+                   cml_key_file_line (contents, group, key), group, key, v);
       return FALSE;
     }
   return TRUE;
@@ -262,18 +238,18 @@ cml_session_load (const char *path, GError **error)
   if (g_strcmp0 (format, CML_SESSION_FORMAT) != 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: not a cmlab session (expected format = %s)", path,
-                   key_line (contents, "session", "format"), CML_SESSION_FORMAT);
+                   cml_key_file_line (contents, "session", "format"), CML_SESSION_FORMAT);
       return NULL;
     }
   text = g_key_file_get_string (kf, "session", "model", NULL);
   if (text == NULL)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: the session has no embedded model", path,
-                   key_line (contents, "session", "model"));
+                   cml_key_file_line (contents, "session", "model"));
       return NULL;
     }
   /* the model's errors name its own lines, after the line of the session that holds it */
-  display = g_strdup_printf ("%s:%d: embedded model", path, key_line (contents, "session", "model"));
+  display = g_strdup_printf ("%s:%d: embedded model", path, cml_key_file_line (contents, "session", "model"));
   s->model = cml_model_new_from_data (text, display, error);
   if (s->model == NULL)
     return NULL;
@@ -288,7 +264,7 @@ cml_session_load (const char *path, GError **error)
   if (kind && !cml_integrator_kind_from_string (kind, &s->integrator.kind))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: unknown integrator “%s”", path,
-                   key_line (contents, "integrator", "kind"), kind);
+                   cml_key_file_line (contents, "integrator", "kind"), kind);
       return NULL;
     }
   if ((g_key_file_has_key (kf, "integrator", "rtol", NULL)
@@ -303,7 +279,7 @@ cml_session_load (const char *path, GError **error)
       const char *bad = !(s->integrator.rtol > 0) ? "rtol" : !(s->integrator.atol > 0) ? "atol" : "h-fixed";
 
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: integrator tolerances and step must be > 0", path,
-                   key_line (contents, "integrator", bad));
+                   cml_key_file_line (contents, "integrator", bad));
       return NULL;
     }
   /* as --rtol: a relative tolerance of 1 or more asks for no accuracy at all */
@@ -311,7 +287,7 @@ cml_session_load (const char *path, GError **error)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE,
                    _("%s:%d: [integrator] rtol must be between 0 and 1 (e.g. 1e-8), not %g"), path,
-                   key_line (contents, "integrator", "rtol"), s->integrator.rtol);
+                   cml_key_file_line (contents, "integrator", "rtol"), s->integrator.rtol);
       return NULL;
     }
   if (g_key_file_has_key (kf, "integrator", "project", NULL))
@@ -323,7 +299,7 @@ cml_session_load (const char *path, GError **error)
       else
         {
           g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [integrator] project must be true or false, not “%s”",
-                       path, key_line (contents, "integrator", "project"), v);
+                       path, cml_key_file_line (contents, "integrator", "project"), v);
           return NULL;
         }
     }
@@ -338,14 +314,14 @@ cml_session_load (const char *path, GError **error)
       if (p == NULL)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s:%d: the model has no parameter “%s”", path,
-                       key_line (contents, "parameters", pkeys[k]), pkeys[k]);
+                       cml_key_file_line (contents, "parameters", pkeys[k]), pkeys[k]);
           return NULL;
         }
       if (!get_double (kf, path, contents, "parameters", pkeys[k], &v, error))
         return NULL;
       if (!cml_model_check_param (s->model, p, v, &perr))
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s:%d: %s", path, key_line (contents, "parameters", pkeys[k]),
+          g_set_error (error, CML_ERROR, CML_ERROR_MODEL, "%s:%d: %s", path, cml_key_file_line (contents, "parameters", pkeys[k]),
                        perr->message);
           return NULL;
         }
@@ -365,7 +341,7 @@ cml_session_load (const char *path, GError **error)
   if (n_view > CML_SESSION_MAX_VIEW_KEYS)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [view] has %" G_GSIZE_FORMAT " entries, more than %d",
-                   path, key_line (contents, "view", vkeys[CML_SESSION_MAX_VIEW_KEYS]), n_view,
+                   path, cml_key_file_line (contents, "view", vkeys[CML_SESSION_MAX_VIEW_KEYS]), n_view,
                    CML_SESSION_MAX_VIEW_KEYS);
       return NULL;
     }
@@ -375,7 +351,7 @@ cml_session_load (const char *path, GError **error)
       if (v != NULL && strlen (v) > CML_SESSION_MAX_VIEW_VALUE)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_PARSE, "%s:%d: [view] %s is longer than %d bytes", path,
-                       key_line (contents, "view", vkeys[k]), vkeys[k], CML_SESSION_MAX_VIEW_VALUE);
+                       cml_key_file_line (contents, "view", vkeys[k]), vkeys[k], CML_SESSION_MAX_VIEW_VALUE);
           return NULL;
         }
       g_hash_table_insert (s->view, g_strdup (vkeys[k]), g_steal_pointer (&v));

@@ -670,7 +670,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
                    md->name);
       return NULL;
     }
-  if (!simulation_ensure_jacobian (sim))
+  if (!cml_sim_ensure_jacobian (sim))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
                    "shooting needs the exact Jacobian of the equations of %s, and %s", md->name, sys->jac_error);

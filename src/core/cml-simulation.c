@@ -30,7 +30,7 @@
 /* ---- simulation -------------------------------------------------------------------- */
 
 void
-fill_fast (CmlSimulation *sim, double t, const double *z)
+cml_sim_fill_fast (CmlSimulation *sim, double t, const double *z)
 {
   const guint dim = sim->sys->dim;
 
@@ -43,7 +43,7 @@ fill_fast (CmlSimulation *sim, double t, const double *z)
 
 /* The constraint functions h and their Jacobian into sim->proj_out. */
 void
-run_proj (CmlSimulation *sim, double t, const double *z)
+cml_sim_run_proj (CmlSimulation *sim, double t, const double *z)
 {
   CmlSystem *sys = sim->sys;
 
@@ -51,7 +51,7 @@ run_proj (CmlSimulation *sim, double t, const double *z)
     sim->proj_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_proj, sim->proj_out, NULL);
   else
     {
-      fill_fast (sim, t, z);
+      cml_sim_fill_fast (sim, t, z);
       cml_program_run (sys->proj_prog, sim->fast, sim->regs_proj, sim->proj_out);
     }
 }
@@ -59,7 +59,7 @@ run_proj (CmlSimulation *sim, double t, const double *z)
 /* Nonlinear vakonomic systems: Newton's method for the free velocities, warm-started from
  * the last solution stored in the aux part of sim->fast. */
 int
-solve_aux (CmlSimulation *sim)
+cml_sim_solve_aux (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
   guint na = sys->na;
@@ -248,7 +248,7 @@ lu_solve (guint n, double *A, guint k, double *B)
   return TRUE;
 }
 
-/* Singular Lagrangians, the numeric counterpart of derive_singular's solves at (T, Z):
+/* Singular Lagrangians, the numeric counterpart of cml_sys_derive_singular's solves at (T, Z):
  * runs the fallback program, then ẏ_part into YP (n) and the kernel basis into KN (n×k),
  * the matrix of the kernel accelerations into M (q×q: M_ab = g_y^a · K_{cols[b]}) and the
  * right-hand side of M v = −(g_t + g_x ẋ + g_y ẏ_part) into B (q).  Returns 0, or 1 with
@@ -261,7 +261,7 @@ singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, dou
   const double *o = sim->fb_out, *W = o, *R = o + n * n, *rows = R + n;
   double *A = M + q * q + q + k, *X = A + n * n; /* r×r and r×(1 + k) scratch */
 
-  fill_fast (sim, t, z);
+  cml_sim_fill_fast (sim, t, z);
   cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
   for (guint i = 0; i < sys->fb->len; i++)
     if (!isfinite (o[i]))
@@ -435,7 +435,7 @@ rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
   if (sys->fb_sing)
     return rhs_fallback_singular (sim, t, z, dz);
   if (!sys->na)
-    fill_fast (sim, t, z);
+    cml_sim_fill_fast (sim, t, z);
   cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
   if (sys->fb_vak_nf)
     {
@@ -519,7 +519,7 @@ sim_rhs (double t, const double *z, double *dz, void *data)
         sim->rhs_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_rhs, dz, sim->rhs_out + sys->dim);
       else
         {
-          fill_fast (sim, t, z);
+          cml_sim_fill_fast (sim, t, z);
           cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
           memcpy (dz, sim->rhs_out, sys->dim * sizeof (double));
         }
@@ -534,8 +534,8 @@ sim_rhs (double t, const double *z, double *dz, void *data)
 
   if (sys->na)
     {
-      fill_fast (sim, t, z);
-      if (solve_aux (sim) != 0)
+      cml_sim_fill_fast (sim, t, z);
+      if (cml_sim_solve_aux (sim) != 0)
         return 1;
     }
   if (sim->rhs_fn)
@@ -543,7 +543,7 @@ sim_rhs (double t, const double *z, double *dz, void *data)
   else
     {
       if (!sys->na)
-        fill_fast (sim, t, z);
+        cml_sim_fill_fast (sim, t, z);
       cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
       for (guint i = 0; i < sys->dim; i++)
         dz[i] = sim->rhs_out[i];
@@ -572,18 +572,18 @@ sim_rhs (double t, const double *z, double *dz, void *data)
   return 1;
 }
 
-/* Makes the Jacobian ready for SIM (system_ensure_jacobian): its registers, prepared with
+/* Makes the Jacobian ready for SIM (cml_sys_ensure_jacobian): its registers, prepared with
  * the simulation's parameters, and its native code when the simulation runs native code.
  * FALSE when the system has none. */
 gboolean
-simulation_ensure_jacobian (CmlSimulation *sim)
+cml_sim_ensure_jacobian (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
   CmlProgram *jac;
 
   if (sim->regs_jac != NULL)
     return TRUE;
-  if ((jac = system_ensure_jacobian (sys)) == NULL)
+  if ((jac = cml_sys_ensure_jacobian (sys)) == NULL)
     return FALSE;
   sim->regs_jac = g_new0 (double, cml_program_n_registers (jac));
   cml_program_prepare (jac, sim->params, sim->regs_jac);
@@ -599,7 +599,7 @@ sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
   CmlSimulation *sim = data;
   CmlSystem *sys = sim->sys;
   guint dim = sys->dim;
-  if (!simulation_ensure_jacobian (sim))
+  if (!cml_sim_ensure_jacobian (sim))
     return 1;
   if (sim->jac_fn)
     {
@@ -607,7 +607,7 @@ sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
       return 0;
     }
   /* the Jacobian program's outputs are dim² then dim: write into a scratch then split */
-  fill_fast (sim, t, z);
+  cml_sim_fill_fast (sim, t, z);
   cml_program_run (sys->jac_prog, sim->fast, sim->regs_jac, sim->work);
   memcpy (dfdz, sim->work, dim * dim * sizeof (double));
   memcpy (dfdt, sim->work + dim * dim, dim * sizeof (double));
@@ -615,10 +615,10 @@ sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
 }
 
 /* The projection's text around the constraint program as the simulation runs it (native
- * code or the interpreter, run_proj); a system with native code has the same text compiled
+ * code or the interpreter, cml_sim_run_proj); a system with native code has the same text compiled
  * around its constraint functions (sim->project_fn). */
 #define CML_PJ_FN project_library
-#define CML_PJ_RUN(T, Z) run_proj (sim, (T), (Z))
+#define CML_PJ_RUN(T, Z) cml_sim_run_proj (sim, (T), (Z))
 #define CML_PJ_EXTRA_PARAMS , CmlSimulation *sim
 #include "cml-project-core.h"
 
@@ -626,7 +626,7 @@ sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
  * that makes the constraint functions vanish (Gauss–Newton, minimum norm), then
  * renormalises quaternions (cml-project-core.h); nonzero with sim->reason when it cannot. */
 int
-project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask)
+cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask)
 {
   CmlSystem *sys = sim->sys;
   GArray *q = sys->model->quaternions;
@@ -666,7 +666,7 @@ sim_project (double t, double *z, void *data)
 {
   CmlSimulation *sim = data;
   sim->reason_t = t;
-  if (project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL) == 0)
+  if (cml_sim_project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL) == 0)
     return 0;
   /* a first-order Lagrangian's constraints are solved for the velocities through the
    * same matrix that fixes the kernel accelerations: name that matrix when it is what
@@ -679,7 +679,7 @@ sim_project (double t, double *z, void *data)
 /* The pivot check sim_rhs makes, for native code that repeats it (cml-system-native.c);
  * FALSE when at these parameters every evaluation takes the fallback or fails. */
 gboolean
-simulation_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out)
+cml_sim_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out)
 {
   *out = sim->pivot_check->view;
   return sim->slow_pivot_bad < 0 && !(out->fb && sim->pivot_check->slow_tiny);
@@ -705,9 +705,9 @@ make_integrator (CmlSimulation *sim, GError **error)
    * at its first estimate (after CML_INTEGRATOR_STIFF_EVERY steps: a short run never
    * derives it) */
   gboolean implicit = sim->options.kind == CML_INTEGRATOR_MSBDF || sim->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT;
-  gboolean jac = sys->na == 0 && (implicit ? simulation_ensure_jacobian (sim) : sim->options.stats != NULL);
+  gboolean jac = sys->na == 0 && (implicit ? cml_sim_ensure_jacobian (sim) : sim->options.stats != NULL);
   if (sim->options.kind == CML_INTEGRATOR_MSBDF && sys->na == 0 && !jac)
-    return fail_model (sys, error, sys->model->lagrangian_line, CML_ERROR_UNSUPPORTED,
+    return cml_sys_fail_model (sys, error, sys->model->lagrangian_line, CML_ERROR_UNSUPPORTED,
                        "msbdf needs the exact Jacobian of the equations, and %s", sys->jac_error);
   CmlOde ode = {
     .dim = sys->dim,
@@ -725,7 +725,7 @@ make_integrator (CmlSimulation *sim, GError **error)
        * loading its native code are most of a Taylor integrator's start-up) */
       CmlTaylor *tp = sim->integ ? cml_integrator_get_taylor (sim->integ) : NULL;
       guint order = cml_taylor_order_for_tolerance (sim->options.rtol, sim->options.atol);
-      gboolean native = simulation_native_possible (sim);
+      gboolean native = cml_sim_native_possible (sim);
       gboolean reuse = tp != NULL && cml_taylor_order (tp) == order && (native || !cml_taylor_is_native (tp));
       if (!reuse)
         tp = cml_taylor_new_for_system (sys, sim->params, &sim->options, native, error);
@@ -744,7 +744,7 @@ make_integrator (CmlSimulation *sim, GError **error)
   sim->integ = integ;
   if (sim->options.kind == CML_INTEGRATOR_DOP853 || sim->options.kind == CML_INTEGRATOR_RK8PD
       || sim->options.kind == CML_INTEGRATOR_TAYLOR)
-    simulation_attach_native_step (sim); /* the whole step in native code, when there is one */
+    cml_sim_attach_native_step (sim); /* the whole step in native code, when there is one */
   return TRUE;
 }
 
@@ -824,7 +824,7 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   sim->report = g_ptr_array_new_with_free_func (g_free);
   sim->options = cml_integrator_options_default ();
   sim->options.kind = CML_INTEGRATOR_RK8PD; /* auto chooses when a caller sets the integrator */
-  system_ensure_native (sys);
+  cml_sys_ensure_native (sys);
   sim->native_gen = cml_native_generation ();
   cml_simulation_set_native (sim, TRUE);
   sim->fused = (CmlProjectFused) { .aux = sim->fast + 1 + dim, .R = sim->regs_proj, .out = sim->proj_out,
@@ -946,7 +946,7 @@ cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *o
 }
 
 int
-state_index (CmlSystem *sys, const char *name)
+cml_sim_state_index (CmlSystem *sys, const char *name)
 {
   for (guint i = 0; i < sys->dim; i++)
     if (g_str_equal (sys->state_names[i], name))
@@ -956,13 +956,13 @@ state_index (CmlSystem *sys, const char *name)
 
 /* Checks that the regularity matrix is invertible at the current state. */
 gboolean
-check_regular (CmlSimulation *sim, GError **error)
+cml_sim_check_regular (CmlSimulation *sim, GError **error)
 {
   CmlSystem *sys = sim->sys;
   guint r = sys->reg_rows;
   if (sys->reg_prog == NULL || r == 0)
     return TRUE;
-  fill_fast (sim, sim->t, sim->z);
+  cml_sim_fill_fast (sim, sim->t, sim->z);
   g_autofree double *M = g_new (double, r * r + r);
   cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, M);
   for (guint a = 0; a < r; a++)
@@ -1010,11 +1010,11 @@ regularity_lost (CmlSimulation *sim)
   g_autofree double *M = g_new (double, r * r);
   if (sys->na)
     {
-      fill_fast (sim, sim->t, sim->z);
-      solve_aux (sim);
+      cml_sim_fill_fast (sim, sim->t, sim->z);
+      cml_sim_solve_aux (sim);
     }
   else
-    fill_fast (sim, sim->t, sim->z);
+    cml_sim_fill_fast (sim, sim->t, sim->z);
   cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, M);
   gsl_matrix *A = gsl_matrix_alloc (r, r), *V = gsl_matrix_alloc (r, r);
   gsl_vector *S = gsl_vector_alloc (r), *wk = gsl_vector_alloc (r);
@@ -1050,7 +1050,7 @@ cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
       return FALSE;
     }
   sim->reason[0] = '\0';
-  simulation_sync_native (sim); /* native code built since the last call takes over here */
+  cml_sim_sync_native (sim); /* native code built since the last call takes over here */
   if (sim->var)
     return cml_variational_advance (sim->var, &sim->t, t1, sim->z, error);
   /* the integrator's step budget (options.max_steps, 10⁸ steps by default) bounds every
@@ -1131,9 +1131,9 @@ cml_simulation_restore (CmlSimulation *sim, double t, const double *z, const dou
 void
 cml_simulation_observe (CmlSimulation *sim, double *out)
 {
-  fill_fast (sim, sim->t, sim->z);
+  cml_sim_fill_fast (sim, sim->t, sim->z);
   if (sim->sys->na)
-    solve_aux (sim);
+    cml_sim_solve_aux (sim);
   if (sim->obs_fn)
     sim->obs_fn (sim->t, sim->z, sim->fast + 1 + sim->sys->dim, sim->regs_obs, out, NULL);
   else
@@ -1162,6 +1162,28 @@ cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z, doubl
   return TRUE;
 }
 
+guint
+cml_system_n_free_velocities (const CmlSystem *sys)
+{
+  g_return_val_if_fail (sys != NULL, 0);
+  return sys->na;
+}
+
+const char *
+cml_system_free_velocity_name (const CmlSystem *sys, guint a)
+{
+  g_return_val_if_fail (sys != NULL && a < sys->na, NULL);
+  return cml_expr_ctx_symbol_name (sys->ctx, sys->aux_sym[a]);
+}
+
+void
+cml_simulation_get_free_velocities (const CmlSimulation *sim, double *out)
+{
+  /* the fast inputs are t, the state, then the free velocities (system_set_fast_inputs) */
+  g_return_if_fail (sim != NULL);
+  memcpy (out, sim->fast + 1 + sim->sys->dim, sim->sys->na * sizeof (double));
+}
+
 double
 cml_simulation_residual (CmlSimulation *sim)
 {
@@ -1169,7 +1191,7 @@ cml_simulation_residual (CmlSimulation *sim)
   double s = 0;
   if (sys->h->len == 0)
     return 0;
-  run_proj (sim, sim->t, sim->z);
+  cml_sim_run_proj (sim, sim->t, sim->z);
   for (guint a = 0; a < sys->h->len; a++)
     s += sim->proj_out[a] * sim->proj_out[a];
   return sqrt (s);
@@ -1191,7 +1213,7 @@ cml_simulation_regularity_matrix (CmlSimulation *sim, double *out, guint max_ent
   guint r = sys->reg_rows;
   if (sys->reg_prog == NULL || r * r > max_entries)
     return 0;
-  fill_fast (sim, sim->t, sim->z);
+  cml_sim_fill_fast (sim, sim->t, sim->z);
   cml_program_run (sys->reg_prog, sim->fast, sim->regs_reg, out);
   return r;
 }
@@ -1202,7 +1224,7 @@ cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f)
   CmlSystem *sys = sim->sys;
   guint ns = cml_expr_ctx_n_symbols (sys->ctx);
   g_autofree double *vals = g_new0 (double, ns);
-  CmlExpr *e = user_expr (sys, f);
+  CmlExpr *e = cml_sys_user_expr (sys, f);
 
   for (guint k = 0; k < sys->n_params; k++)
     vals[sys->param_sym[k]] = sim->params[k];
@@ -1211,8 +1233,8 @@ cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f)
     vals[sys->state_sym[i]] = sim->z[i];
   if (sys->na)
     {
-      fill_fast (sim, sim->t, sim->z);
-      solve_aux (sim);
+      cml_sim_fill_fast (sim, sim->t, sim->z);
+      cml_sim_solve_aux (sim);
       for (guint a = 0; a < sys->na; a++)
         vals[sys->aux_sym[a]] = sim->fast[1 + sys->dim + a];
     }
@@ -1236,9 +1258,9 @@ void
 cml_simulation_eval_scene (CmlSimulation *sim, double *out)
 {
   CmlSystem *sys = sim->sys;
-  fill_fast (sim, sim->t, sim->z);
+  cml_sim_fill_fast (sim, sim->t, sim->z);
   if (sys->na)
-    solve_aux (sim);
+    cml_sim_solve_aux (sim);
   cml_program_run (sys->scene_prog, sim->fast, sim->regs_scene, sim->scene_out);
   memcpy (out, sim->scene_out, sys->n_scene * sizeof (double));
 }

@@ -72,6 +72,13 @@ gboolean      cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError 
 /* The same at any time and state, leaving the simulation's own state alone. */
 gboolean      cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z,
                                           double *dzdt, GError **error);
+/* A vakonomic system whose W1 relations are nonlinear in some velocities (the free
+ * velocities) solves them by Newton's method at every evaluation of the right-hand side:
+ * how many there are (0 for every other system), their names, and the values the last
+ * evaluation found (into OUT, cml_system_n_free_velocities () of them). */
+guint         cml_system_n_free_velocities (const CmlSystem *sys);
+const char   *cml_system_free_velocity_name (const CmlSystem *sys, guint a);
+void          cml_simulation_get_free_velocities (const CmlSimulation *sim, double *out);
 
 /* Native code (cml-native.h): the right-hand side, its Jacobian and the constraint
  * functions run as machine code compiled from the model when a C compiler is at hand, and

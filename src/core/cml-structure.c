@@ -87,7 +87,7 @@ base_point_text (CmlModel *md, const double *v)
  * Returns the largest residual; where one fails, *MESSAGE says which identity, for which
  * sections, its component and the point, at the line of the bracket (or anchor) to look at. */
 double
-structure_defect (CmlSystem *sys, char **message)
+cml_sys_structure_defect (CmlSystem *sys, char **message)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
@@ -106,7 +106,7 @@ structure_defect (CmlSystem *sys, char **message)
           CmlExpr *s = ZERO (ctx);
           for (guint j = 0; j < m; j++)
             {
-              s = madd (ctx, s, RHO (j, A), cml_expr_diff (ctx, RHO (i, B), md->base_sym[j]));
+              s = cml_sys_madd (ctx, s, RHO (j, A), cml_expr_diff (ctx, RHO (i, B), md->base_sym[j]));
               s = cml_expr_sub (ctx, s, cml_expr_mul (ctx, RHO (j, B), cml_expr_diff (ctx, RHO (i, A), md->base_sym[j])));
             }
           for (guint C = 0; C < n; C++)
@@ -125,9 +125,9 @@ structure_defect (CmlSystem *sys, char **message)
               {
                 guint a = idx[c][0], b = idx[c][1], cc = idx[c][2];
                 for (guint i = 0; i < m; i++)
-                  s = madd (ctx, s, RHO (i, a), cml_expr_diff (ctx, CC (b, cc, D), md->base_sym[i]));
+                  s = cml_sys_madd (ctx, s, RHO (i, a), cml_expr_diff (ctx, CC (b, cc, D), md->base_sym[i]));
                 for (guint F = 0; F < n; F++)
-                  s = madd (ctx, s, CC (a, F, D), CC (b, cc, F));
+                  s = cml_sys_madd (ctx, s, CC (a, F, D), CC (b, cc, F));
               }
             if (!cml_expr_is_zero (s))
               g_array_append_val (terms, ((StructureTerm) { s, TRUE, A, B, C, D }));
@@ -138,7 +138,7 @@ structure_defect (CmlSystem *sys, char **message)
     g_autofree gboolean *fails = g_new0 (gboolean, MAX (terms->len, 1));
     for (guint32 seed = 1; seed <= 20 && terms->len; seed++)
       {
-        g_autofree double *v = make_sample (sys, seed);
+        g_autofree double *v = cml_sys_make_sample (sys, seed);
         for (guint k = 0; k < terms->len; k++)
           {
             double x = cml_expr_eval (g_array_index (terms, StructureTerm, k).e, v);
@@ -160,7 +160,7 @@ structure_defect (CmlSystem *sys, char **message)
     {
       const StructureTerm *st = &g_array_index (terms, StructureTerm, worst_term);
       const char *const *sec = (const char *const *) md->sections;
-      g_autofree double *v = make_sample (sys, worst_seed);
+      g_autofree double *v = cml_sys_make_sample (sys, worst_seed);
       g_autofree char *at = base_point_text (md, v);
       g_autofree char *where = m ? g_strdup_printf ("at the sample point %s", at) : g_strdup ("(the bracket's coefficients are constant)");
       g_autofree char *others = n_failing > 2   ? g_strdup_printf ("; %u other equations fail too", n_failing - 1)

@@ -285,7 +285,7 @@ by_text (const void *a, const void *b)
 }
 
 /* The scene program's layout: the offset of every scene property among its outputs, as
- * the derivation laid them out (scene_layout, in the order GLib's hash tables give) — kept,
+ * the derivation laid them out (cml_sys_scene_layout, in the order GLib's hash tables give) — kept,
  * not laid out again, so that the program read back and its offsets always agree. */
 static void
 c_scene (Codec *c)
@@ -352,7 +352,7 @@ c_scene (Codec *c)
 
 /* Every field the derivation fills, in one order for writing, reading and clearing.
  * Before the programs, what their sizes follow from: the fast inputs (READ sets them up as
- * the derivation does, system_set_fast_inputs) and the scene's layout (c_scene). */
+ * the derivation does, cml_sys_set_fast_inputs) and the scene's layout (c_scene). */
 static void
 c_system (Codec *c)
 {
@@ -544,7 +544,7 @@ put_identity (GByteArray *out, const CmlModel *md)
 }
 
 void
-system_cache_save (CmlSystem *sys, guint nodes0, guint syms0)
+cml_sys_cache_save (CmlSystem *sys, guint nodes0, guint syms0)
 {
   CmlModel *md = sys->model;
   g_autofree char *dir = NULL;
@@ -664,7 +664,7 @@ read_expressions (CmlSystem *sys, CmlBytesReader *r, GPtrArray *by_id)
 }
 
 gboolean
-system_cache_load (CmlSystem *sys)
+cml_sys_cache_load (CmlSystem *sys)
 {
   CmlModel *md = sys->model;
   g_autofree char *path = NULL, *data = NULL, *bid = NULL, *key = NULL;
@@ -706,7 +706,7 @@ system_cache_load (CmlSystem *sys)
         c.r.bad = TRUE;
       if (!c.r.bad)
         {
-          system_set_fast_inputs (sys);
+          cml_sys_set_fast_inputs (sys);
           c_scene (&c);
           c_programs (&c);
         }
@@ -728,7 +728,7 @@ system_cache_load (CmlSystem *sys)
       sys->n_fast = 0;
       return FALSE;
     }
-  classify_pivots (sys);
+  cml_sys_classify_pivots (sys);
   cml_cache_touch (path);
   sys->cache_key = entry_key (key, sum);
   sys->from_cache = TRUE;

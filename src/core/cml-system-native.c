@@ -43,7 +43,7 @@ has_projection (const CmlSystem *sys)
 }
 
 /* The constraint functions and their Jacobian: cml_proj, exported for the simulation's
- * run_proj, around the program as a static function that the projection inlines. */
+ * cml_sim_run_proj, around the program as a static function that the projection inlines. */
 static gboolean
 emit_proj (const CmlSystem *sys, GString *src)
 {
@@ -256,10 +256,10 @@ system_build_held (const char *key, CmlNativeSource source, gpointer data, gsize
 
 /* Builds (or finds in the cache) native code for the right-hand side, the observables,
  * the constraint functions and the projection, once per system, on the first simulation
- * (the Jacobian has its own, system_native_jacobian) — or has it built in the background
+ * (the Jacobian has its own, cml_sys_native_jacobian) — or has it built in the background
  * when the cache has not got it. */
 void
-system_ensure_native (CmlSystem *sys)
+cml_sys_ensure_native (CmlSystem *sys)
 {
   g_autoptr (GError) error = NULL;
   guint size;
@@ -348,7 +348,7 @@ system_adopt_native (CmlSystem *sys)
 
 /* Native code for the Jacobian program, cml_jac, beside the system's when the system has
  * native code (or is having it built) and within the same limits; called once, with
- * native_lock held, when the program is first compiled (system_ensure_jacobian).  Built in
+ * native_lock held, when the program is first compiled (cml_sys_ensure_jacobian).  Built in
  * the background, unless $CMLAB_NATIVE=wait, when the cache has not got it. */
 static gboolean
 jacobian_source (gpointer data, GString *src)
@@ -358,7 +358,7 @@ jacobian_source (gpointer data, GString *src)
 }
 
 void
-system_native_jacobian (CmlSystem *sys)
+cml_sys_native_jacobian (CmlSystem *sys)
 {
   g_autoptr (GError) error = NULL;
 
@@ -396,7 +396,7 @@ cml_system_jacobian_status (CmlSystem *sys)
 {
   if (sys->na != 0)
     return "the system has no exact Jacobian (its free velocities are found by Newton's method)";
-  system_ensure_jacobian (sys);
+  cml_sys_ensure_jacobian (sys);
   system_wait_native (sys);
   return sys->jac_fn ? NULL : sys->jac_error;
 }
@@ -404,7 +404,7 @@ cml_system_jacobian_status (CmlSystem *sys)
 const char *
 cml_system_native_status (CmlSystem *sys)
 {
-  system_ensure_native (sys);
+  cml_sys_ensure_native (sys);
   system_wait_native (sys);
   return sys->rhs_fn ? NULL : sys->native_error;
 }
@@ -607,7 +607,7 @@ system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *
 {
   g_autoptr (GError) error = NULL;
 
-  system_ensure_native (sys);
+  cml_sys_ensure_native (sys);
   g_mutex_lock (&sys->native_lock);
   if (*tried)
     {
@@ -645,7 +645,7 @@ native_dop853_step (CmlDop853Step *step, void *data)
   CmlNativeDop853Func fn = (CmlNativeDop853Func) g_atomic_pointer_get (&sys->native_step_fn);
   CmlDop853Pivots pc;
 
-  if (sim->rhs_fn == NULL || fn == NULL || !simulation_pivot_check (sim, &pc))
+  if (sim->rhs_fn == NULL || fn == NULL || !cml_sim_pivot_check (sim, &pc))
     return -1;
   CmlProjectFused *pj = fused_projection (sim);
   int r = fn (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc, pj);
@@ -679,7 +679,7 @@ native_rk8pd_step (CmlRk8pdStep *step, void *data)
       system_ensure_rk8pd (sys);
       fn = g_atomic_pointer_get (&sys->native_rk8pd_fn);
     }
-  if (sim->rhs_fn == NULL || fn == NULL || !simulation_pivot_check (sim, &pc))
+  if (sim->rhs_fn == NULL || fn == NULL || !cml_sim_pivot_check (sim, &pc))
     return -1;
   CmlProjectFused *pj = fused_projection (sim);
   int r = ((CmlNativeRk8pdFunc) fn) (step, sim->fast + 1 + sys->dim, sim->regs_rhs, sim->rhs_out + sys->dim, &pc, pj);
@@ -695,7 +695,7 @@ cml_simulation_prepare_native_step (CmlSimulation *sim)
 }
 
 void
-simulation_attach_native_step (CmlSimulation *sim)
+cml_sim_attach_native_step (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
 
@@ -716,7 +716,7 @@ simulation_attach_native_step (CmlSimulation *sim)
 }
 
 gboolean
-simulation_native_possible (CmlSimulation *sim)
+cml_sim_native_possible (CmlSimulation *sim)
 {
   gboolean r;
 
@@ -729,7 +729,7 @@ simulation_native_possible (CmlSimulation *sim)
 }
 
 void
-simulation_sync_native (CmlSimulation *sim)
+cml_sim_sync_native (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
   guint gen = cml_native_generation ();
@@ -754,7 +754,7 @@ simulation_sync_native (CmlSimulation *sim)
     }
   if (sim->options.kind == CML_INTEGRATOR_DOP853 || sim->options.kind == CML_INTEGRATOR_RK8PD
       || sim->options.kind == CML_INTEGRATOR_TAYLOR)
-    simulation_attach_native_step (sim);
+    cml_sim_attach_native_step (sim);
 }
 
 guint64

@@ -88,7 +88,7 @@ struct _CmlSystem
   guint       *fb_P, *fb_Q, *fb_F, *fb_cols;
 
   CmlProgram  *rhs_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
-  /* the exact Jacobian, derived and compiled on first use (system_ensure_jacobian), with its
+  /* the exact Jacobian, derived and compiled on first use (cml_sys_ensure_jacobian), with its
    * native code, under native_lock; read without it once jac_tried is set */
   gint         jac_tried;
   CmlProgram  *jac_prog;
@@ -205,89 +205,89 @@ typedef struct
 } Samples;
 
 /* cml-system.c */
-CmlExpr *sym (CmlExprCtx *ctx, int id);
-CmlExpr *madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b);
-double *make_sample (CmlSystem *sys, guint32 seed);
+CmlExpr *cml_sys_sym (CmlExprCtx *ctx, int id);
+CmlExpr *cml_sys_madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b);
+double *cml_sys_make_sample (CmlSystem *sys, guint32 seed);
 /* cml-invariants.c: checks that the anchor keeps the model's invariants of the configuration
  * and appends them to the constraint functions h (the last model->invariants->len rows),
  * with the base coordinates among the components the projection moves. */
-gboolean system_add_invariants (CmlSystem *sys, GError **error);
-gboolean fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
-void add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix);
+gboolean cml_sys_add_invariants (CmlSystem *sys, GError **error);
+gboolean cml_sys_fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+void cml_sys_add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix);
 
 /* cml-structure.c */
-double structure_defect (CmlSystem *sys, char **message);
+double cml_sys_structure_defect (CmlSystem *sys, char **message);
 
 /* cml-euler-lagrange.c */
-void mechanics_init (CmlSystem *sys, Mechanics *mc);
-void mechanics_clear (Mechanics *mc);
-gboolean derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error);
+void cml_sys_mechanics_init (CmlSystem *sys, Mechanics *mc);
+void cml_sys_mechanics_clear (Mechanics *mc);
+gboolean cml_sys_derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error);
 
 /* cml-regularity.c */
-gboolean fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const double *sample, GError **error);
-gboolean fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx, CmlExpr *const *psi,
+gboolean cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const double *sample, GError **error);
+gboolean cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx, CmlExpr *const *psi,
                            const double *sample, GError **error);
 
 /* cml-lagrange-dalembert.c */
-gboolean derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error);
+gboolean cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error);
 
 /* cml-vakonomic.c */
-gboolean derive_vakonomic (CmlSystem *sys, const double *sample, GError **error);
+gboolean cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error);
 
 /* cml-constraint-algorithm.c */
-void samples_clear (Samples *S);
-char *drop_unit_factors (char *text, gboolean pretty);
-char *print_constraint (CmlSystem *sys, CmlExpr *g);
-gboolean check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error);
-gboolean derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
+void cml_sys_samples_clear (Samples *S);
+char *cml_sys_drop_unit_factors (char *text, gboolean pretty);
+char *cml_sys_print_constraint (CmlSystem *sys, CmlExpr *g);
+gboolean cml_sys_check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error);
+gboolean cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
 
 /* cml-system-programs.c */
-CmlExpr *user_expr (CmlSystem *sys, CmlExpr *e);
-void add_observable (CmlSystem *sys, const char *name, CmlExpr *e);
-gboolean compile_programs (CmlSystem *sys, GError **error);
-void classify_pivots (CmlSystem *sys);
-void scene_layout (CmlSystem *sys, GPtrArray *outs);
+CmlExpr *cml_sys_user_expr (CmlSystem *sys, CmlExpr *e);
+void cml_sys_add_observable (CmlSystem *sys, const char *name, CmlExpr *e);
+gboolean cml_sys_compile_programs (CmlSystem *sys, GError **error);
+void cml_sys_classify_pivots (CmlSystem *sys);
+void cml_sys_scene_layout (CmlSystem *sys, GPtrArray *outs);
 
-CmlProgram *system_ensure_jacobian (CmlSystem *sys);
+CmlProgram *cml_sys_ensure_jacobian (CmlSystem *sys);
 
 /* cml-system-native.c */
-void system_ensure_native (CmlSystem *sys);
-void system_native_jacobian (CmlSystem *sys);
-void simulation_attach_native_step (CmlSimulation *sim);
+void cml_sys_ensure_native (CmlSystem *sys);
+void cml_sys_native_jacobian (CmlSystem *sys);
+void cml_sim_attach_native_step (CmlSimulation *sim);
 /* At a step boundary: the native code built since SIM last looked, taken (cheap when
  * none was: one atomic read). */
-void simulation_sync_native (CmlSimulation *sim);
+void cml_sim_sync_native (CmlSimulation *sim);
 /* Whether SIM may run native code: not turned off, and the system has it or is having it
  * built. */
-gboolean simulation_native_possible (CmlSimulation *sim);
+gboolean cml_sim_native_possible (CmlSimulation *sim);
 /* cml-simulation.c: the pivot check of its right-hand side, for the native step */
 typedef struct CmlDop853Pivots CmlDop853Pivots;
-gboolean simulation_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out);
+gboolean cml_sim_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out);
 
 /* cml-simulation.c */
-void fill_fast (CmlSimulation *sim, double t, const double *z);
-void run_proj (CmlSimulation *sim, double t, const double *z);
-int solve_aux (CmlSimulation *sim);
-int project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
-gboolean simulation_ensure_jacobian (CmlSimulation *sim);
+void cml_sim_fill_fast (CmlSimulation *sim, double t, const double *z);
+void cml_sim_run_proj (CmlSimulation *sim, double t, const double *z);
+int cml_sim_solve_aux (CmlSimulation *sim);
+int cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
+gboolean cml_sim_ensure_jacobian (CmlSimulation *sim);
 
 /* cml-system.c: the fast inputs t, the state, then the free velocities (fast_sym) */
-void system_set_fast_inputs (CmlSystem *sys);
+void cml_sys_set_fast_inputs (CmlSystem *sys);
 
 /* cml-system-cache.c: the derived system from the cache, or FALSE (SYS as it was: derive
  * it); a derivation that succeeded into the cache (NODES0, SYMS0: the context's
  * expressions and symbols before it) */
-gboolean system_cache_load (CmlSystem *sys);
-void system_cache_save (CmlSystem *sys, guint nodes0, guint syms0);
+gboolean cml_sys_cache_load (CmlSystem *sys);
+void cml_sys_cache_save (CmlSystem *sys, guint nodes0, guint syms0);
 
 /* cml-initial.c: a vakonomic system's relations for its initial data, derived once */
-void system_prepare_initial (CmlSystem *sys);
+void cml_sys_prepare_initial (CmlSystem *sys);
 
 /* cml-variational.c: the variational integrators' program, when the system supports them */
-void variational_prepare (CmlSystem *sys);
-int state_index (CmlSystem *sys, const char *name);
-gboolean check_regular (CmlSimulation *sim, GError **error);
+void cml_variational_prepare (CmlSystem *sys);
+int cml_sim_state_index (CmlSystem *sys, const char *name);
+gboolean cml_sim_check_regular (CmlSimulation *sim, GError **error);
 
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Samples, samples_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Samples, cml_sys_samples_clear)
 
 G_END_DECLS

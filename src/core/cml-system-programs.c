@@ -17,7 +17,7 @@
 /* ---- observables and programs ------------------------------------------------------ */
 
 CmlExpr *
-user_expr (CmlSystem *sys, CmlExpr *e)
+cml_sys_user_expr (CmlSystem *sys, CmlExpr *e)
 {
   if (sys->n_subs == 0)
     return e;
@@ -25,7 +25,7 @@ user_expr (CmlSystem *sys, CmlExpr *e)
 }
 
 void
-add_observable (CmlSystem *sys, const char *name, CmlExpr *e)
+cml_sys_add_observable (CmlSystem *sys, const char *name, CmlExpr *e)
 {
   g_ptr_array_add (sys->obs_names, g_strdup (name));
   g_ptr_array_add (sys->obs, e);
@@ -35,7 +35,7 @@ add_observable (CmlSystem *sys, const char *name, CmlExpr *e)
  * parameters only (checked when they change, from the register that holds them), from the
  * right-hand side's program. */
 void
-classify_pivots (CmlSystem *sys)
+cml_sys_classify_pivots (CmlSystem *sys)
 {
   sys->fast_pivots = g_new (guint, sys->pivots->len + 1);
   sys->slow_pivots = g_new (guint, sys->pivots->len + 1);
@@ -57,7 +57,7 @@ classify_pivots (CmlSystem *sys)
 /* The scene program's outputs: every scene property, flattened in model order, its offset
  * in scene_offsets; its expressions appended to OUTS. */
 void
-scene_layout (CmlSystem *sys, GPtrArray *outs)
+cml_sys_scene_layout (CmlSystem *sys, GPtrArray *outs)
 {
   CmlModel *md = sys->model;
   guint n = 0;
@@ -75,7 +75,7 @@ scene_layout (CmlSystem *sys, GPtrArray *outs)
           g_hash_table_insert (sys->scene_offsets, g_strdup_printf ("%u\n%s", k, (char *) key),
                                GUINT_TO_POINTER (n + 1));
           for (guint c = 0; c < exprs->len; c++)
-            g_ptr_array_add (outs, user_expr (sys, exprs->pdata[c]));
+            g_ptr_array_add (outs, cml_sys_user_expr (sys, exprs->pdata[c]));
           n += exprs->len;
         }
     }
@@ -83,7 +83,7 @@ scene_layout (CmlSystem *sys, GPtrArray *outs)
 }
 
 gboolean
-compile_programs (CmlSystem *sys, GError **error)
+cml_sys_compile_programs (CmlSystem *sys, GError **error)
 {
   CmlExprCtx *ctx = sys->ctx;
   guint dim = sys->dim;
@@ -103,7 +103,7 @@ compile_programs (CmlSystem *sys, GError **error)
     for (guint i = 0; i < sys->pivots->len; i++)
       g_ptr_array_add (outs, sys->pivots->pdata[i]);
     COMPILE (sys->rhs_prog, (CmlExpr **) outs->pdata, outs->len);
-    classify_pivots (sys);
+    cml_sys_classify_pivots (sys);
   }
   COMPILE (sys->obs_prog, (CmlExpr **) sys->obs->pdata, sys->obs->len);
   if (sys->h->len)
@@ -135,7 +135,7 @@ compile_programs (CmlSystem *sys, GError **error)
     }
   {
     g_autoptr (GPtrArray) outs = g_ptr_array_new ();
-    scene_layout (sys, outs);
+    cml_sys_scene_layout (sys, outs);
     if (outs->len == 0)
       g_ptr_array_add (outs, ZERO (ctx));
     COMPILE (sys->scene_prog, (CmlExpr **) outs->pdata, outs->len);
@@ -159,7 +159,7 @@ compile_programs (CmlSystem *sys, GError **error)
  * overflows, as in x^1e200 differentiated twice: the equations themselves are finite) or
  * the program cannot be compiled — the reason in jac_error. */
 CmlProgram *
-system_ensure_jacobian (CmlSystem *sys)
+cml_sys_ensure_jacobian (CmlSystem *sys)
 {
   g_autoptr (GError) error = NULL;
   guint dim = sys->dim;
@@ -168,7 +168,7 @@ system_ensure_jacobian (CmlSystem *sys)
     return NULL;
   if (g_atomic_int_get (&sys->jac_tried))
     return sys->jac_prog;
-  system_ensure_native (sys); /* whether the system runs native code */
+  cml_sys_ensure_native (sys); /* whether the system runs native code */
   g_mutex_lock (&sys->native_lock);
   guint64 cost = (guint64) cml_program_n_fast_instructions (sys->rhs_prog) * (dim + 1);
   g_debug ("the Jacobian of %s: about %" G_GUINT64_FORMAT " operations to derive", sys->model->name, cost);
@@ -205,7 +205,7 @@ system_ensure_jacobian (CmlSystem *sys)
           sys->jac_error = g_strdup (error->message);
         }
       else
-        system_native_jacobian (sys);
+        cml_sys_native_jacobian (sys);
       g_atomic_int_set (&sys->jac_tried, TRUE);
     }
   g_mutex_unlock (&sys->native_lock);
@@ -217,11 +217,11 @@ cml_system_prepare (CmlSystem *sys, CmlIntegratorKind kind)
 {
   g_return_if_fail (sys != NULL);
 
-  system_prepare_initial (sys);
+  cml_sys_prepare_initial (sys);
   if (kind == CML_INTEGRATOR_MSBDF || kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
-    (void) system_ensure_jacobian (sys);
+    (void) cml_sys_ensure_jacobian (sys);
   else if (kind == CML_INTEGRATOR_VARIATIONAL || kind == CML_INTEGRATOR_VARIATIONAL4)
-    variational_prepare (sys);
+    cml_variational_prepare (sys);
   else if (kind == CML_INTEGRATOR_AUTO)
     (void) cml_integrator_choice_rhs_kind (sys, NULL); /* what auto chooses from, kept */
 }

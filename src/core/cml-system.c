@@ -48,13 +48,13 @@ cml_formalism_to_string (CmlFormalism f)
 /* ---- small pieces the formalisms share ----------------------------------------------- */
 
 CmlExpr *
-sym (CmlExprCtx *ctx, int id)
+cml_sys_sym (CmlExprCtx *ctx, int id)
 {
   return cml_expr_sym (ctx, id);
 }
 
 CmlExpr *
-madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b)
+cml_sys_madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b)
 {
   if (cml_expr_is_zero (a) || cml_expr_is_zero (b))
     return acc;
@@ -64,7 +64,7 @@ madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b)
 /* A deterministic generic point: parameters at their defaults, t and every other symbol
  * at pseudo-random values, so that expressions that look nonzero but vanish are caught. */
 double *
-make_sample (CmlSystem *sys, guint32 seed)
+cml_sys_make_sample (CmlSystem *sys, guint32 seed)
 {
   guint ns = cml_expr_ctx_n_symbols (sys->ctx);
   double *v = g_new (double, ns);
@@ -78,7 +78,7 @@ make_sample (CmlSystem *sys, guint32 seed)
 }
 
 gboolean
-fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...)
+cml_sys_fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...)
 {
   va_list ap;
   g_autofree char *msg = NULL;
@@ -91,7 +91,7 @@ fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt,
 
 /* Records PIVOT, which must not vanish, as belonging to the matrix MATRIX. */
 void
-add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix)
+cml_sys_add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix)
 {
   g_ptr_array_add (sys->pivots, pivot);
   g_ptr_array_add (sys->pivot_names, (gpointer) matrix);
@@ -100,17 +100,17 @@ add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix)
 /* A numeric coefficient overflowed (to ±inf or NaN) while the equations were derived:
  * y^5.5e76 differentiated twice has a coefficient of 3e153, and a few more products reach
  * inf.  The model is valid, its equations are not computable in double precision.  (The
- * Jacobian, derived on first use, has its own check: system_ensure_jacobian.) */
+ * Jacobian, derived on first use, has its own check: cml_sys_ensure_jacobian.) */
 static gboolean
 fail_nonfinite (CmlSystem *sys, GError **error)
 {
-  return fail_model (sys, error, sys->model->lagrangian_line, CML_ERROR_UNSUPPORTED,
+  return cml_sys_fail_model (sys, error, sys->model->lagrangian_line, CML_ERROR_UNSUPPORTED,
                      "a numeric coefficient of the derived equations is not finite (it overflows "
                      "double precision while the derivatives are taken): rescale the model's numbers");
 }
 
 void
-system_set_fast_inputs (CmlSystem *sys)
+cml_sys_set_fast_inputs (CmlSystem *sys)
 {
   sys->n_fast = 1 + sys->dim + sys->na;
   sys->fast_sym = g_new (int, sys->n_fast);
@@ -128,7 +128,7 @@ check_structure (CmlSystem *sys)
 {
   char *msg = NULL;
 
-  sys->structure_defect = structure_defect (sys, &msg);
+  sys->structure_defect = cml_sys_structure_defect (sys, &msg);
   sys->lie = sys->structure_defect < 1e-9;
   g_ptr_array_set_size (sys->warnings, 0);
   for (guint k = 0; k < sys->model->warnings->len; k++)
@@ -185,7 +185,7 @@ cml_system_new (CmlModel *model, GError **error)
 
   /* a text derived before: from the cache (cml-system-cache.c) */
   guint nodes0 = cml_expr_ctx_n_nodes (ctx), syms0 = cml_expr_ctx_n_symbols (ctx);
-  if (system_cache_load (sys))
+  if (cml_sys_cache_load (sys))
     {
       check_structure (sys);
       return g_steal_pointer (&sys);
@@ -197,24 +197,24 @@ cml_system_new (CmlModel *model, GError **error)
   check_structure (sys);
 
   {
-    g_autofree double *sample = make_sample (sys, 1);
+    g_autofree double *sample = cml_sys_make_sample (sys, 1);
     if (model->kind == CML_CONSTRAINTS_VAKONOMIC)
       {
         sys->formalism = CML_FORMALISM_VAKONOMIC;
-        ok = derive_vakonomic (sys, sample, error);
+        ok = cml_sys_derive_vakonomic (sys, sample, error);
       }
     else
       {
-        mechanics_init (sys, &mc);
+        cml_sys_mechanics_init (sys, &mc);
         if (model->kind == CML_CONSTRAINTS_NONHOLONOMIC)
           {
             sys->formalism = CML_FORMALISM_NONHOLONOMIC;
-            ok = derive_nonholonomic (sys, &mc, sample, error);
+            ok = cml_sys_derive_nonholonomic (sys, &mc, sample, error);
           }
         else
           {
             sys->formalism = CML_FORMALISM_EULER_LAGRANGE;
-            gboolean regular = derive_euler_lagrange (sys, &mc, sample, error);
+            gboolean regular = cml_sys_derive_euler_lagrange (sys, &mc, sample, error);
             /* a singular L: the constraint algorithm on W ẏ = R, the forces inside R (so a
              * force along ker W enters the primary constraints) */
             if (!regular)
@@ -222,7 +222,7 @@ cml_system_new (CmlModel *model, GError **error)
                 sys->formalism = CML_FORMALISM_SINGULAR;
                 g_ptr_array_set_size (sys->pivots, 0);
                 g_ptr_array_set_size (sys->pivot_names, 0);
-                ok = derive_singular (sys, &mc, error);
+                ok = cml_sys_derive_singular (sys, &mc, error);
               }
           }
         /* user expressions: momenta p_A = ∂L/∂y^A */
@@ -241,7 +241,7 @@ cml_system_new (CmlModel *model, GError **error)
   }
   if (!ok)
     {
-      mechanics_clear (&mc);
+      cml_sys_mechanics_clear (&mc);
       /* numbers that overflowed are the likelier cause of the failure (a NaN matrix is
        * singular): name them instead */
       if (cml_expr_ctx_n_nonfinite (ctx) != nonfinite0)
@@ -253,9 +253,9 @@ cml_system_new (CmlModel *model, GError **error)
     }
 
   /* the invariants of the configuration, kept with the constraints (cml-invariants.c) */
-  if (!system_add_invariants (sys, error))
+  if (!cml_sys_add_invariants (sys, error))
     {
-      mechanics_clear (&mc);
+      cml_sys_mechanics_clear (&mc);
       return NULL;
     }
 
@@ -276,7 +276,7 @@ cml_system_new (CmlModel *model, GError **error)
           else if (sys->formalism == CML_FORMALISM_VAKONOMIC)
             for (guint A = 0; A < n; A++)
               if (g_str_equal (model->fibre[A], ((CmlNamedExpr *) model->constraints->pdata[a])->name))
-                value = cml_expr_neg (ctx, sym (ctx, model->momenta_sym[A]));
+                value = cml_expr_neg (ctx, cml_sys_sym (ctx, model->momenta_sym[A]));
           if (value == NULL)
             continue;
           sys->subs_ids[k] = model->multiplier_sym[a];
@@ -296,62 +296,62 @@ cml_system_new (CmlModel *model, GError **error)
         g_ptr_array_add (G, ((CmlNamedExpr *) model->constraints->pdata[a])->expr);
       for (guint A = 0; A < n; A++)
         move[A] = model->fibre_sym[A];
-      if (!check_solve_for (sys, G, move, n, &samples, error))
+      if (!cml_sys_check_solve_for (sys, G, move, n, &samples, error))
         {
-          mechanics_clear (&mc);
+          cml_sys_mechanics_clear (&mc);
           return NULL;
         }
     }
 
   /* reconstruction rates */
   for (guint k = 0; k < sys->nr; k++)
-    sys->rhs[m + n + k] = user_expr (sys, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr);
+    sys->rhs[m + n + k] = cml_sys_user_expr (sys, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr);
   if (sys->fb2)
     for (guint k = 0; k < sys->nr; k++)
       g_ptr_array_add (sys->fb2, cml_expr_subs (ctx, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr, n,
                                                 sys->subs_ids, sys->fb_yhat));
 
-  system_set_fast_inputs (sys);
+  cml_sys_set_fast_inputs (sys);
 
   /* observables */
   for (guint i = 0; i < m; i++)
-    add_observable (sys, model->base[i], sym (ctx, model->base_sym[i]));
+    cml_sys_add_observable (sys, model->base[i], cml_sys_sym (ctx, model->base_sym[i]));
   for (guint A = 0; A < n; A++)
-    add_observable (sys, model->fibre[A], user_expr (sys, sym (ctx, model->fibre_sym[A])));
+    cml_sys_add_observable (sys, model->fibre[A], cml_sys_user_expr (sys, cml_sys_sym (ctx, model->fibre_sym[A])));
   for (guint A = 0; A < n; A++)
-    add_observable (sys, model->momenta[A], user_expr (sys, sym (ctx, model->momenta_sym[A])));
+    cml_sys_add_observable (sys, model->momenta[A], cml_sys_user_expr (sys, cml_sys_sym (ctx, model->momenta_sym[A])));
   for (guint k = 0; k < sys->nr; k++)
-    add_observable (sys, sys->state_names[m + n + k], sym (ctx, sys->state_sym[m + n + k]));
+    cml_sys_add_observable (sys, sys->state_names[m + n + k], cml_sys_sym (ctx, sys->state_sym[m + n + k]));
   for (guint k = 0; k < model->definitions->len; k++)
     {
       CmlNamedExpr *ne = model->definitions->pdata[k];
-      add_observable (sys, ne->name, user_expr (sys, ne->expr));
+      cml_sys_add_observable (sys, ne->name, cml_sys_user_expr (sys, ne->expr));
     }
   for (guint k = 0; k < model->monitors->len; k++)
     {
       CmlNamedExpr *ne = model->monitors->pdata[k];
-      add_observable (sys, ne->name, user_expr (sys, ne->expr));
+      cml_sys_add_observable (sys, ne->name, cml_sys_user_expr (sys, ne->expr));
     }
   if (sys->h->len && cml_system_observable_index (sys, "residual") < 0)
     {
       CmlExpr *s = ZERO (ctx);
       for (guint a = 0; a < sys->h->len; a++)
         s = cml_expr_add (ctx, s, cml_expr_powi (ctx, sys->h->pdata[a], 2));
-      add_observable (sys, "residual", cml_expr_func (ctx, CML_FN_SQRT, s));
+      cml_sys_add_observable (sys, "residual", cml_expr_func (ctx, CML_FN_SQRT, s));
     }
   /* the multipliers, lambda_<constraint name> (nonholonomic) or mu_<constrained fibre
    * coordinate> (vakonomic), unless the model already uses that name */
   for (guint a = 0; model->multiplier_sym && a < model->constraints->len; a++)
     if (model->multiplier_sym[a] >= 0)
-      add_observable (sys, cml_expr_ctx_symbol_name (ctx, model->multiplier_sym[a]),
-                      user_expr (sys, sym (ctx, model->multiplier_sym[a])));
+      cml_sys_add_observable (sys, cml_expr_ctx_symbol_name (ctx, model->multiplier_sym[a]),
+                      cml_sys_user_expr (sys, cml_sys_sym (ctx, model->multiplier_sym[a])));
 
-  mechanics_clear (&mc);
+  cml_sys_mechanics_clear (&mc);
   {
     g_autoptr (GError) cerr = NULL;
-    if (!compile_programs (sys, &cerr))
+    if (!cml_sys_compile_programs (sys, &cerr))
       {
-        fail_model (sys, error, model->lagrangian_line, CML_ERROR_UNSUPPORTED,
+        cml_sys_fail_model (sys, error, model->lagrangian_line, CML_ERROR_UNSUPPORTED,
                     "cmlab cannot compile the derived equations: %s", cerr->message);
         return NULL;
       }
@@ -361,7 +361,7 @@ cml_system_new (CmlModel *model, GError **error)
       fail_nonfinite (sys, error);
       return NULL;
     }
-  system_cache_save (sys, nodes0, syms0);
+  cml_sys_cache_save (sys, nodes0, syms0);
   return g_steal_pointer (&sys);
 }
 

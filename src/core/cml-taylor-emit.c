@@ -218,7 +218,7 @@ cml_taylor_emit_c (const CmlTaylor *tp, const char *name, GString *s)
   g_string_append_printf (s, "/* cmlab Taylor program, generator version %d: dimension %u, order %u */\n",
                           CML_TAYLOR_GENERATOR_VERSION, tp->dim, P);
   g_string_append (s, "typedef double tk_v2 __attribute__ ((vector_size (16)));\n");
-  g_string_append (s, taylor_kernels_text ());
+  g_string_append (s, cml_taylor_kernels_text ());
   g_string_append_printf (s, "\nstatic const double tk_inv[%u] = { 0.0", N);
   for (guint k = 1; k < N; k++)
     {

@@ -6,7 +6,7 @@
  *
  * S holds one row of N = p + 1 coefficients per series: row 0 is time, rows 1 … dim the
  * state, then one row per operation's result.  C holds the numbers (constants and what
- * depends on the parameters only), computed by taylor_prepare ().
+ * depends on the parameters only), computed by cml_taylor_prepare ().
  */
 #pragma once
 
@@ -109,9 +109,9 @@ struct _CmlTaylor
   double  *z_out;
 };
 
-const char *taylor_kernels_text (void);
-void        taylor_prepare (CmlTaylor *tp);
+const char *cml_taylor_kernels_text (void);
+void        cml_taylor_prepare (CmlTaylor *tp);
 /* The program, once S holds rows 0 … dim at order 0: native code or the interpreter. */
-void        taylor_run (CmlTaylor *tp);
+void        cml_taylor_run (CmlTaylor *tp);
 
 G_END_DECLS

@@ -29,7 +29,7 @@
 /* The library's step: the core around the program's jet (native code or the interpreter);
  * a program with native code has the same step compiled around it (tp->native_step). */
 #define TK_STEP_FN taylor_step_library
-#define TK_JET(S, C) taylor_run (tp)
+#define TK_JET(S, C) cml_taylor_run (tp)
 #define TK_EXTRA_PARAMS , CmlTaylor *tp
 #include "cml-taylor-core.h"
 
@@ -208,7 +208,7 @@ fail:
 void
 cml_taylor_reset (CmlTaylor *tp)
 {
-  taylor_prepare (tp);
+  cml_taylor_prepare (tp);
   tp->have_step = FALSE;
   tp->have_out = FALSE;
   tp->h = 0;

@@ -67,7 +67,7 @@ static const char kernels_text[] =
 #undef TK
 
 const char *
-taylor_kernels_text (void)
+cml_taylor_kernels_text (void)
 {
   return kernels_text;
 }
@@ -708,7 +708,7 @@ cml_taylor_compile (CmlExprCtx      *ctx,
   for (guint k = 1; k < tp->N; k++)
     tp->inv[k] = 1.0 / k;
   tp->step_factor = exp (-2.0 - 0.7 / (order - 1.0));
-  taylor_prepare (tp);
+  cml_taylor_prepare (tp);
   return g_steal_pointer (&tp);
 }
 
@@ -780,7 +780,7 @@ cml_taylor_order_for_tolerance (double rtol, double atol)
 
 /* The parameters' values into the constant table. */
 void
-taylor_prepare (CmlTaylor *tp)
+cml_taylor_prepare (CmlTaylor *tp)
 {
   if (tp->params)
     for (guint i = 0; i < tp->n_params; i++)
@@ -816,7 +816,7 @@ void
 cml_taylor_set_params (CmlTaylor *tp, const double *params)
 {
   tp->params = params;
-  taylor_prepare (tp);
+  cml_taylor_prepare (tp);
   tp->have_step = FALSE;
 }
 
@@ -927,7 +927,7 @@ interpret (CmlTaylor *tp)
 }
 
 void
-taylor_run (CmlTaylor *tp)
+cml_taylor_run (CmlTaylor *tp)
 {
   if (tp->native_fn)
     tp->native_fn (tp->S, tp->C);
@@ -942,7 +942,7 @@ cml_taylor_jet (CmlTaylor *tp, double t, const double *z, double *coefs)
   double *S = tp->S;
 
   cml_tk_start (S, (int) tp->dim, (int) N, t, z);
-  taylor_run (tp);
+  cml_taylor_run (tp);
   if (coefs != tp->X)
     memcpy (coefs, tp->X, (gsize) tp->dim * N * sizeof (double));
 }

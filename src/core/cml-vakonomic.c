@@ -52,7 +52,7 @@ yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr 
     {
       CmlExpr *e = ZERO (ctx);
       for (guint A = 0; A < n; A++)
-        e = madd (ctx, e, md->anchor[i * n + A], yhat[A]);
+        e = cml_sys_madd (ctx, e, md->anchor[i * n + A], yhat[A]);
       rhs[i] = e;
     }
   /* ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D   (partials at fixed y^a) */
@@ -66,17 +66,17 @@ yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr 
           CmlExpr *g = cml_expr_diff (ctx, Lt, md->base_sym[i]);
           for (guint B = 0; B < n; B++)
             if (is_con[B])
-              g = cml_expr_sub (ctx, g, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]),
+              g = cml_expr_sub (ctx, g, cml_expr_mul (ctx, cml_sys_sym (ctx, md->momenta_sym[B]),
                                                       cml_expr_diff (ctx, psi[is_con[B] - 1], md->base_sym[i])));
           g = cml_expr_subs (ctx, g, nf, fsyms, yfree);
-          e = madd (ctx, e, md->anchor[i * n + A], g);
+          e = cml_sys_madd (ctx, e, md->anchor[i * n + A], g);
         }
       for (guint D = 0; D < n; D++)
         for (guint B = 0; B < n; B++)
           {
             CmlExpr *c = md->bracket[(A * n + D) * n + B];
             if (!cml_expr_is_zero (c))
-              e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, c, cml_expr_mul (ctx, sym (ctx, md->momenta_sym[B]), yhat[D])));
+              e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, c, cml_expr_mul (ctx, cml_sys_sym (ctx, md->momenta_sym[B]), yhat[D])));
           }
       rhs[m + A] = e;
     }
@@ -84,7 +84,7 @@ yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr 
 }
 
 gboolean
-derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
+cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
@@ -120,14 +120,14 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
   for (guint a = 0; a < nf; a++)
     {
       int ya = md->fibre_sym[free_idx[a]];
-      CmlExpr *e = cml_expr_sub (ctx, sym (ctx, md->momenta_sym[free_idx[a]]), cml_expr_diff (ctx, Lt, ya));
+      CmlExpr *e = cml_expr_sub (ctx, cml_sys_sym (ctx, md->momenta_sym[free_idx[a]]), cml_expr_diff (ctx, Lt, ya));
       for (guint al = 0; al < k; al++)
         {
           guint Aal = 0;
           for (guint A = 0; A < n; A++)
             if (is_con[A] == (int) al + 1)
               Aal = A;
-          e = madd (ctx, e, sym (ctx, md->momenta_sym[Aal]), cml_expr_diff (ctx, psi[al], ya));
+          e = cml_sys_madd (ctx, e, cml_sys_sym (ctx, md->momenta_sym[Aal]), cml_expr_diff (ctx, psi[al], ya));
         }
       F[a] = e;
     }
@@ -158,9 +158,9 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
       for (guint a = 0; a < nf; a++)
         F0[a] = cml_expr_subs (ctx, F[a], nf, fsyms, zeros);
       if (!cml_symsolve (ctx, nf, Rab, 1, F0, sample, yfree, piv, NULL))
-        return fail_singular_Rab (sys, Rab, nf, free_idx, psi, sample, error);
+        return cml_sys_fail_singular_Rab (sys, Rab, nf, free_idx, psi, sample, error);
       for (guint a = 0; a < nf; a++)
-        add_pivot (sys, piv[a], "R_ab");
+        cml_sys_add_pivot (sys, piv[a], "R_ab");
     }
   else
     {
@@ -171,7 +171,7 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
       for (guint a = 0; a < nf; a++)
         {
           sys->aux_sym[a] = md->fibre_sym[free_idx[a]];
-          yfree[a] = sym (ctx, sys->aux_sym[a]);
+          yfree[a] = cml_sys_sym (ctx, sys->aux_sym[a]);
           sys->newton[a] = F[a];
         }
       for (guint a = 0; a < nf * nf; a++)
@@ -217,7 +217,7 @@ derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
       for (guint a = 0; a < nf; a++)
         {
           sys->fb_aux_sym[a] = md->fibre_sym[free_idx[a]];
-          ysym[a] = sym (ctx, sys->fb_aux_sym[a]);
+          ysym[a] = cml_sys_sym (ctx, sys->fb_aux_sym[a]);
         }
       yhat_and_rhs (sys, is_con, free_idx, psi, Lt, ysym, sys->fb_yhat, rhs_sym);
       sys->fb2 = g_ptr_array_new ();

@@ -357,7 +357,7 @@ ensure_program (CmlSystem *sys, GError **error)
 }
 
 void
-variational_prepare (CmlSystem *sys)
+cml_variational_prepare (CmlSystem *sys)
 {
   if (cml_variational_supports (sys, NULL))
     (void) ensure_program (sys, NULL);

@@ -65,7 +65,7 @@ char *
 cml_plot_axis_dup_title (const CmlPlotAxis *axis)
 {
   g_return_val_if_fail (axis != NULL, NULL);
-  return label_with_unit (axis->label, axis->unit);
+  return cml_plot_label_with_unit (axis->label, axis->unit);
 }
 
 void
@@ -295,7 +295,7 @@ cml_plot_format_tick (double value, double step, double max_abs, char *buf, gsiz
 
 /* The ticks of the range [MIN, MAX] (an axis' own, or the wider one of equal scales). */
 guint
-ticks_for_range (double min, double max, guint max_intervals, CmlPlotTick *ticks,
+cml_plot_ticks_for_range (double min, double max, guint max_intervals, CmlPlotTick *ticks,
                  guint n_max, double *step_out)
 {
   double span = max - min;
@@ -328,7 +328,7 @@ cml_plot_axis_ticks (const CmlPlotAxis *axis, guint max_intervals, CmlPlotTick *
 {
   g_return_val_if_fail (axis != NULL, 0);
   g_return_val_if_fail (n_max == 0 || ticks != NULL, 0);
-  return ticks_for_range (axis->min, axis->max, max_intervals, ticks, n_max, step_out);
+  return cml_plot_ticks_for_range (axis->min, axis->max, max_intervals, ticks, n_max, step_out);
 }
 
 /* ---- units and quantity labels --------------------------------------------------- */
@@ -396,7 +396,7 @@ pretty_label (const char *label)
 }
 
 char *
-label_with_unit (const char *label, const char *unit)
+cml_plot_label_with_unit (const char *label, const char *unit)
 {
   g_autofree char *u = cml_plot_format_unit (unit);
   g_autofree char *name = pretty_label (label);

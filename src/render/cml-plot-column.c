@@ -400,7 +400,7 @@ cml_plot_column_lower_bound (const CmlPlotColumn *column, double x)
 
 /* The first index whose value is > X. */
 guint
-column_upper_bound (const CmlPlotColumn *column, double x)
+cml_plot_column_upper_bound (const CmlPlotColumn *column, double x)
 {
   guint lo = 0, hi = column->n;
   while (lo < hi)

@@ -186,7 +186,7 @@ static const char nan_text[] = "no value (run failed)";
 static char *
 bar_title (const CmlPlotSeries *series)
 {
-  return label_with_unit (cml_plot_series_get_name (series), cml_plot_series_get_unit (series));
+  return cml_plot_label_with_unit (cml_plot_series_get_name (series), cml_plot_series_get_unit (series));
 }
 
 /* The widest tick label of the range [MIN, MAX] split into at most MAX_INTERVALS steps. */
@@ -195,7 +195,7 @@ widest_tick_label (double min, double max, guint max_intervals, double font, Cml
                    gpointer user_data)
 {
   CmlPlotTick ticks[BAR_TICKS];
-  guint n = ticks_for_range (min, max, max_intervals, ticks, BAR_TICKS, NULL);
+  guint n = cml_plot_ticks_for_range (min, max, max_intervals, ticks, BAR_TICKS, NULL);
   double widest = 0;
   for (guint i = 0; i < n; i++)
     {
@@ -281,7 +281,7 @@ cml_plot_color_bar_layout (CmlPlot *plot, const CmlPlotStyle *style, const CmlPl
   /* ticks: as many as fit with a line of text between their labels */
   CmlPlotTick ticks[BAR_TICKS];
   guint max_intervals = (guint) CLAMP (bar->h / (2.5 * font), 1, 8);
-  guint n = ticks_for_range (bar->min, bar->max, max_intervals, ticks, BAR_TICKS, NULL);
+  guint n = cml_plot_ticks_for_range (bar->min, bar->max, max_intervals, ticks, BAR_TICKS, NULL);
   double widest = 0;
   for (guint i = 0; i < n; i++)
     {

@@ -160,11 +160,11 @@ at_least_three (double lo, double hi, guint intervals, double length, double ext
 {
   CmlPlotTick ticks[MAX_TICKS];
   double step;
-  if (ticks_for_range (lo, hi, intervals, ticks, MAX_TICKS, NULL) >= 3)
+  if (cml_plot_ticks_for_range (lo, hi, intervals, ticks, MAX_TICKS, NULL) >= 3)
     return intervals;
   for (guint more = intervals + 1; more <= 12; more++)
     {
-      guint n = ticks_for_range (lo, hi, more, ticks, MAX_TICKS, &step);
+      guint n = cml_plot_ticks_for_range (lo, hi, more, ticks, MAX_TICKS, &step);
       if (n >= 3)
         return length * step / (hi - lo) >= extent ? more : intervals;
     }
@@ -177,7 +177,7 @@ static guint
 x_ticks (CmlPlotLayout *layout, guint x_intervals, double font, CmlPlotMeasureFunc measure,
          gpointer user_data, CmlPlotTick *ticks, GPtrArray *labels, double *widest)
 {
-  guint n = ticks_for_range (layout->x0, layout->x1, x_intervals, ticks, MAX_TICKS, NULL);
+  guint n = cml_plot_ticks_for_range (layout->x0, layout->x1, x_intervals, ticks, MAX_TICKS, NULL);
 
   g_ptr_array_set_size (labels, 0);
   *widest = 0;
@@ -369,7 +369,7 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       /* the margin holds the widest labels of every pass (never narrower: the final
        * ranges' labels must fit it too) */
       y_intervals = at_least_three (layout->y0, layout->y1, y_intervals0, layout->area_h, font_h);
-      n_y = ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
+      n_y = cml_plot_ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
       g_ptr_array_set_size (y_labels, 0);
       for (guint i = 0; i < n_y; i++)
         {
@@ -399,7 +399,7 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
         {
           double widest = 0;
           y_intervals = at_least_three (layout->y0, layout->y1, y_intervals0, layout->area_h, font_h);
-          n_y = ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
+          n_y = cml_plot_ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
           g_ptr_array_set_size (y_labels, 0);
           for (guint i = 0; i < n_y; i++)
             {
@@ -478,7 +478,7 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
       g_ptr_array_add (layout->labels, y_title);
     }
 
-  ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
+  cml_plot_ticks_for_range (layout->y0, layout->y1, y_intervals, ticks, MAX_TICKS, NULL);
   g_ptr_array_set_free_func (y_labels, NULL);
   for (guint i = 0; i < n_y; i++)
     {
@@ -491,7 +491,7 @@ cml_plot_layout (CmlPlot *plot, const CmlPlotStyle *style, double width, double 
     }
   g_ptr_array_unref (y_labels);
 
-  n_x = ticks_for_range (layout->x0, layout->x1, x_intervals, ticks, MAX_TICKS, NULL);
+  n_x = cml_plot_ticks_for_range (layout->x0, layout->x1, x_intervals, ticks, MAX_TICKS, NULL);
   g_ptr_array_set_free_func (x_labels, NULL);
   for (guint i = 0; i < n_x; i++)
     {

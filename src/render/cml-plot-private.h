@@ -40,7 +40,7 @@ block_size (guint k)
 }
 
 /* The first index whose value is > X. */
-guint column_upper_bound (const CmlPlotColumn *column, double x);
+guint cml_plot_column_upper_bound (const CmlPlotColumn *column, double x);
 
 typedef struct _CmlPlotPhaseCache CmlPlotPhaseCache;
 
@@ -101,10 +101,10 @@ struct _CmlPlot
 };
 
 /* LABEL as the equations write it, with "[UNIT]" after it when the unit has a dimension. */
-char *label_with_unit (const char *label, const char *unit);
+char *cml_plot_label_with_unit (const char *label, const char *unit);
 
 /* The ticks of the range [MIN, MAX] (an axis' own, or the wider one of equal scales). */
-guint ticks_for_range (double min, double max, guint max_intervals, CmlPlotTick *ticks,
+guint cml_plot_ticks_for_range (double min, double max, guint max_intervals, CmlPlotTick *ticks,
                        guint n_max, double *step_out);
 
 /* Drawing a heat map with Cairo (cml-plot-heatmap.c): the cells of SERIES in LAYOUT's plot

@@ -84,7 +84,7 @@ char *
 cml_plot_series_dup_label (const CmlPlotSeries *series)
 {
   g_return_val_if_fail (series != NULL, NULL);
-  return label_with_unit (series->name, series->unit);
+  return cml_plot_label_with_unit (series->name, series->unit);
 }
 
 void
@@ -218,7 +218,7 @@ cml_plot_series_time_range (const CmlPlotSeries *series, double t0, double t1, g
   g_return_if_fail (series != NULL && i0 != NULL && i1 != NULL);
   guint n = cml_plot_series_get_n (series);
   *i0 = MIN (cml_plot_column_lower_bound (series->t, t0), n);
-  *i1 = MIN (column_upper_bound (series->t, t1), n);
+  *i1 = MIN (cml_plot_column_upper_bound (series->t, t1), n);
   if (*i1 < *i0)
     *i1 = *i0;
 }
@@ -241,7 +241,7 @@ cml_plot_series_visible_segments (const CmlPlotSeries *series, double x0, double
     {
       guint e;
       if (c + 1 == n_pixels)
-        e = MIN (column_upper_bound (series->x, x1), n);
+        e = MIN (cml_plot_column_upper_bound (series->x, x1), n);
       else
         {
           double edge = x0 + (c + 1) * w;

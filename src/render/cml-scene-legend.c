@@ -69,11 +69,11 @@ legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
   if (cml_scene_values_are_observables (sys))
     {
       /* the default picture (set_system) */
-      g_autofree char *joined = default_names_joined (sys);
+      g_autofree char *joined = cml_scene_default_names_joined (sys);
       LegendEntry path = { OBJ_TRAIL, { 0 }, g_strdup_printf ("path of (%s)", joined) };
       LegendEntry point = { OBJ_POINT, { 0 }, g_strdup_printf ("state (%s)", joined) };
-      hex_to_rgb (0x1c71d8, path.rgb);
-      hex_to_rgb (0xe01b24, point.rgb);
+      cml_scene_hex_to_rgb (0x1c71d8, path.rgb);
+      cml_scene_hex_to_rgb (0xe01b24, point.rgb);
       g_array_append_val (entries, point);
       g_array_append_val (entries, path);
       /* what the axes measure, with their units: the picture is a graph of the state */
@@ -85,7 +85,7 @@ legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
          * coordinate's name, with its unit in brackets when it has one */
         N_("red axis: %s"), N_("green axis: %s"), N_("blue axis: %s"),
       };
-      default_coordinates (sys, obs, names);
+      cml_scene_default_coordinates (sys, obs, names);
       for (guint k = 0; k < 3; k++)
         {
           if (names[k] == NULL)
@@ -95,7 +95,7 @@ legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
                                     ? g_strdup_printf ("%s [%s]", names[k], unit)
                                     : g_strdup (names[k]);
           LegendEntry e = { OBJ_ARROW, { 0 }, g_strdup_printf (_(axis[k]), name) };
-          hex_to_rgb (hex[k], e.rgb);
+          cml_scene_hex_to_rgb (hex[k], e.rgb);
           g_array_append_val (entries, e);
         }
       return entries;
@@ -129,7 +129,7 @@ legend_entries (CmlSystem *sys, const CmlSceneStyle *style, char **frame_line)
               e.text = g_strdup_printf (_("%s (drag its tip)"), so->label);
             else
               e.text = g_strdup (so->label);
-            parse_color (so->color, types[k].color, e.rgb);
+            cml_scene_parse_color (so->color, types[k].color, e.rgb);
             g_array_append_val (entries, e);
           }
     }
@@ -260,7 +260,7 @@ legend_run (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style, gboolean dr
             {
               /* as draw_trails lifts them */
               float white[3] = { 1, 1, 1 };
-              mix3 (rgb, white, 0.25f, rgb);
+              cml_scene_mix3 (rgb, white, 0.25f, rgb);
             }
           cairo_set_source_rgb (cr, rgb[0], rgb[1], rgb[2]);
           double s = 0.42 * m.font;  /* half the swatch's height */
@@ -310,7 +310,7 @@ legend_run (CmlSystem *sys, cairo_t *cr, const CmlSceneStyle *style, gboolean dr
             case OBJ_PLANE:
               {
                 float top[3], white[3] = { 1, 1, 1 };
-                mix3 (e->rgb, white, dark ? 0.1f : 0.45f, top);
+                cml_scene_mix3 (e->rgb, white, dark ? 0.1f : 0.45f, top);
                 cairo_save (cr);
                 cairo_translate (cr, xm, cy);
                 cairo_scale (cr, 1.0, 0.5);

@@ -14,7 +14,7 @@
 /* ---- the system's objects ------------------------------------------------------------ */
 
 void
-reset_bounds (CmlSceneRenderer *r)
+cml_scene_reset_bounds (CmlSceneRenderer *r)
 {
   r->lab_valid = r->table_valid = r->body_valid = FALSE;
   for (guint i = 0; i < r->objects->len; i++)
@@ -39,7 +39,7 @@ cml_scene_values_are_observables (CmlSystem *sys)
  * base of one: the velocity beside the position shows the motion as a phase portrait).
  * OBS gets their observable indices (-1: none, drawn at 0), NAMES their names. */
 guint
-default_coordinates (CmlSystem *sys, int obs[3], const char *names[3])
+cml_scene_default_coordinates (CmlSystem *sys, int obs[3], const char *names[3])
 {
   CmlModel *model = cml_system_get_model (sys);
   guint n = 0;
@@ -61,18 +61,18 @@ default_coordinates (CmlSystem *sys, int obs[3], const char *names[3])
 
 /* "x, y, theta" */
 char *
-default_names_joined (CmlSystem *sys)
+cml_scene_default_names_joined (CmlSystem *sys)
 {
   int obs[3];
   const char *names[4] = { NULL, NULL, NULL, NULL };
-  default_coordinates (sys, obs, names);
+  cml_scene_default_coordinates (sys, obs, names);
   return g_strjoinv (", ", (char **) names);
 }
 
 /* The values the objects read: the scene values as given, or for the default picture
  * the point gathered from the observables V into SCRATCH (3). */
 const double *
-object_values (CmlSceneRenderer *r, const double *v, double *scratch)
+cml_scene_object_values (CmlSceneRenderer *r, const double *v, double *scratch)
 {
   if (!r->defaults || v == NULL)
     return v;
@@ -86,8 +86,8 @@ cml_scene_renderer_set_system (CmlSceneRenderer *r, CmlSystem *sys)
 {
   g_return_if_fail (r != NULL);
 
-  clear_objects (r);
-  reset_bounds (r);
+  cml_scene_clear_objects (r);
+  cml_scene_reset_bounds (r);
   if (sys)
     cml_system_ref (sys);
   g_clear_pointer (&r->sys, cml_system_unref);
@@ -100,8 +100,8 @@ cml_scene_renderer_set_system (CmlSceneRenderer *r, CmlSystem *sys)
     {
       /* no [scene …]: a point where the state is and its path, over the observables */
       const char *names[3];
-      default_coordinates (sys, r->default_obs, names);
-      g_autofree char *joined = default_names_joined (sys);
+      cml_scene_default_coordinates (sys, r->default_obs, names);
+      g_autofree char *joined = cml_scene_default_names_joined (sys);
       r->defaults = TRUE;
       r->n_scene = cml_system_n_observables (sys);
       SceneObj *trail = g_new0 (SceneObj, 1), *point = g_new0 (SceneObj, 1);
@@ -113,8 +113,8 @@ cml_scene_renderer_set_system (CmlSceneRenderer *r, CmlSystem *sys)
       point->point = -1;
       point->position = 0;
       trail->points = g_array_new (FALSE, FALSE, sizeof (TrailPoint));
-      hex_to_rgb (0x1c71d8, trail->rgb);
-      hex_to_rgb (0xe01b24, point->rgb);
+      cml_scene_hex_to_rgb (0x1c71d8, trail->rgb);
+      cml_scene_hex_to_rgb (0xe01b24, point->rgb);
       trail->label = g_strdup_printf ("path of (%s)", joined);
       point->label = g_strdup_printf ("state (%s)", joined);
       g_ptr_array_add (r->objects, trail);
@@ -146,7 +146,7 @@ cml_scene_renderer_set_system (CmlSceneRenderer *r, CmlSystem *sys)
       g_assert (k < G_N_ELEMENTS (types)); /* the model loader checked the type */
       o->kind = types[k].kind;
       o->label = g_strdup (so->label);
-      parse_color (so->color, types[k].color, o->rgb);
+      cml_scene_parse_color (so->color, types[k].color, o->rgb);
 #define OFF(field, key) o->field = cml_system_scene_offset (sys, i, key)
       OFF (center, "center");
       OFF (radius, "radius");
@@ -268,7 +268,7 @@ update_reach (CmlSceneRenderer *r, const double *v)
       if (t->kind != OBJ_TURNTABLE)
         continue;
       const double *c = t->center >= 0 ? v + t->center : origin;
-      if (!finite_n (c, 3))
+      if (!cml_scene_finite_n (c, 3))
         continue;
       for (guint j = 0; j < r->objects->len; j++)
         if (j != i)
@@ -278,7 +278,7 @@ update_reach (CmlSceneRenderer *r, const double *v)
 
 /* The radius the table O is drawn with at V (see above). */
 double
-table_drawn_radius (const SceneObj *o, const double *v)
+cml_scene_table_drawn_radius (const SceneObj *o, const double *v)
 {
   double r0 = v[o->radius];
   if (!(r0 > 0) || !isfinite (r0))
@@ -301,15 +301,15 @@ cml_scene_renderer_get_table_radius (CmlSceneRenderer *r, guint object, const do
   if (o->kind != OBJ_TURNTABLE || values == NULL)
     return NAN;
   double scratch[3];
-  const double *v = object_values (r, values, scratch);
+  const double *v = cml_scene_object_values (r, values, scratch);
   update_reach (r, v);
-  return table_drawn_radius (o, v);
+  return cml_scene_table_drawn_radius (o, v);
 }
 
 /* ---- bounds ------------------------------------------------------------------------- */
 
 gboolean
-finite_n (const double *v, int n)
+cml_scene_finite_n (const double *v, int n)
 {
   for (int i = 0; i < n; i++)
     if (!isfinite (v[i]))
@@ -318,7 +318,7 @@ finite_n (const double *v, int n)
 }
 
 void
-box_add (double min[3], double max[3], gboolean *valid, const double c[3], double r)
+cml_scene_box_add (double min[3], double max[3], gboolean *valid, const double c[3], double r)
 {
   for (int i = 0; i < 3; i++)
     if (!isfinite (c[i]))
@@ -337,22 +337,22 @@ box_add (double min[3], double max[3], gboolean *valid, const double c[3], doubl
 
 /* Adds to the box of everything shown and to the one of everything but the tables. */
 void
-lab_add (CmlSceneRenderer *r, const double c[3], double radius)
+cml_scene_lab_add (CmlSceneRenderer *r, const double c[3], double radius)
 {
-  box_add (r->lab_min, r->lab_max, &r->lab_valid, c, radius);
-  box_add (r->body_min, r->body_max, &r->body_valid, c, radius);
+  cml_scene_box_add (r->lab_min, r->lab_max, &r->lab_valid, c, radius);
+  cml_scene_box_add (r->body_min, r->body_max, &r->body_valid, c, radius);
 }
 
 /* ---- bounds of the objects ----------------------------------------------------------- */
 
 void
-add_object_bounds (CmlSceneRenderer *r, const double *v)
+cml_scene_add_object_bounds (CmlSceneRenderer *r, const double *v)
 {
   if (r->objects->len == 0)
     {
       /* the default axes */
       double c[3] = { 0, 0, 0.4 };
-      lab_add (r, c, 1.2);
+      cml_scene_lab_add (r, c, 1.2);
       return;
     }
   if (v == NULL)
@@ -366,18 +366,18 @@ add_object_bounds (CmlSceneRenderer *r, const double *v)
       switch (o->kind)
         {
         case OBJ_SPHERE:
-          lab_add (r, v + o->center, v[o->radius]);
+          cml_scene_lab_add (r, v + o->center, v[o->radius]);
           break;
         case OBJ_TURNTABLE:
           {
             /* flat: its rim in the plane of the top */
             const double *c = o->center >= 0 ? v + o->center : origin;
-            double rad = table_drawn_radius (o, v);
-            if (!finite_n (c, 3) || !isfinite (rad))
+            double rad = cml_scene_table_drawn_radius (o, v);
+            if (!cml_scene_finite_n (c, 3) || !isfinite (rad))
               break;
             double lo[3] = { c[0] - rad, c[1] - rad, c[2] }, hi[3] = { c[0] + rad, c[1] + rad, c[2] };
-            box_add (r->lab_min, r->lab_max, &r->lab_valid, lo, 0);
-            box_add (r->lab_min, r->lab_max, &r->lab_valid, hi, 0);
+            cml_scene_box_add (r->lab_min, r->lab_max, &r->lab_valid, lo, 0);
+            cml_scene_box_add (r->lab_min, r->lab_max, &r->lab_valid, hi, 0);
             /* for framing, the table is its rim (a box around it would frame its
              * empty corners) */
             for (int k = 0; k < 3; k++)
@@ -386,27 +386,27 @@ add_object_bounds (CmlSceneRenderer *r, const double *v)
             break;
           }
         case OBJ_POINT:
-          lab_add (r, v + o->position,
+          cml_scene_lab_add (r, v + o->position,
                    o->radius >= 0 ? v[o->radius] : 0);
           break;
         case OBJ_DISC:
-          lab_add (r, v + o->position, v[o->radius]);
+          cml_scene_lab_add (r, v + o->position, v[o->radius]);
           break;
         case OBJ_ARROW:
-          if (finite_n (v + o->from, 3) && finite_n (v + o->vector, 3))
+          if (cml_scene_finite_n (v + o->from, 3) && cml_scene_finite_n (v + o->vector, 3))
             {
               double tip[3];
               for (int k = 0; k < 3; k++)
                 tip[k] = v[o->from + k] + v[o->vector + k];
-              lab_add (r, v + o->from, 0);
-              lab_add (r, tip, 0);
+              cml_scene_lab_add (r, v + o->from, 0);
+              cml_scene_lab_add (r, tip, 0);
             }
           break;
         case OBJ_TRAIL:
-          if (finite_n (v + o->point, 3))
+          if (cml_scene_finite_n (v + o->point, 3))
             {
               float p[3] = { v[o->point], v[o->point + 1], v[o->point + 2] };
-              add_trail_bounds (r, p, 0, o->frame_angle >= 0);
+              cml_scene_add_trail_bounds (r, p, 0, o->frame_angle >= 0);
             }
           break;
         case OBJ_PLANE:
@@ -423,16 +423,16 @@ cml_scene_renderer_get_bounds (CmlSceneRenderer *r, const double *scene_values,
   g_return_if_fail (r != NULL && min != NULL && max != NULL);
 
   double scratch[3];
-  add_object_bounds (r, object_values (r, scene_values, scratch));
+  cml_scene_add_object_bounds (r, cml_scene_object_values (r, scene_values, scratch));
   gboolean valid = FALSE;
   if (r->lab_valid)
-    box_add (min, max, &valid, r->lab_min, 0), box_add (min, max, &valid, r->lab_max, 0);
+    cml_scene_box_add (min, max, &valid, r->lab_min, 0), cml_scene_box_add (min, max, &valid, r->lab_max, 0);
   if (style && style->table_frame && r->table_valid)
-    box_add (min, max, &valid, r->table_min, 0), box_add (min, max, &valid, r->table_max, 0);
+    cml_scene_box_add (min, max, &valid, r->table_min, 0), cml_scene_box_add (min, max, &valid, r->table_max, 0);
   if (!valid)
     {
       double c[3] = { 0, 0, 0 };
-      box_add (min, max, &valid, c, 1.0);
+      cml_scene_box_add (min, max, &valid, c, 1.0);
     }
   /* a lone point or a short trail must not fill the screen: at least a unit across */
   for (int k = 0; k < 3; k++)
@@ -461,9 +461,9 @@ cml_scene_renderer_get_frame_points (CmlSceneRenderer *r, const double *scene_va
   gboolean valid = FALSE;
   double lo[3], hi[3];
   if (r->body_valid)
-    box_add (lo, hi, &valid, r->body_min, 0), box_add (lo, hi, &valid, r->body_max, 0);
+    cml_scene_box_add (lo, hi, &valid, r->body_min, 0), cml_scene_box_add (lo, hi, &valid, r->body_max, 0);
   if (style && style->table_frame && r->table_valid)
-    box_add (lo, hi, &valid, r->table_min, 0), box_add (lo, hi, &valid, r->table_max, 0);
+    cml_scene_box_add (lo, hi, &valid, r->table_min, 0), cml_scene_box_add (lo, hi, &valid, r->table_max, 0);
   gboolean rims = FALSE;
   for (guint i = 0; i < r->objects->len; i++)
     {
@@ -513,7 +513,7 @@ static void
 append_point (GArray *a, double x, double y, double z)
 {
   double p[3] = { x, y, z };
-  if (finite_n (p, 3))
+  if (cml_scene_finite_n (p, 3))
     g_array_append_vals (a, p, 1);
 }
 
@@ -556,7 +556,7 @@ cml_scene_renderer_get_view_points (CmlSceneRenderer *r, const double *scene_val
   g_array_set_size (bodies, 0);
   /* brings the tables' reach and rims up to date */
   cml_scene_renderer_get_bounds (r, scene_values, style, min, max);
-  const double *v = object_values (r, scene_values, scratch);
+  const double *v = cml_scene_object_values (r, scene_values, scratch);
 
   if (r->objects->len == 0)
     {
@@ -571,7 +571,7 @@ cml_scene_renderer_get_view_points (CmlSceneRenderer *r, const double *scene_val
       switch (o->kind)
         {
         case OBJ_SPHERE:
-          if (v && finite_n (v + o->center, 3))
+          if (v && cml_scene_finite_n (v + o->center, 3))
             {
               append_body (points, v + o->center, v[o->radius]);
               g_array_append_vals (bodies, v + o->center, 1);
@@ -579,7 +579,7 @@ cml_scene_renderer_get_view_points (CmlSceneRenderer *r, const double *scene_val
           break;
         case OBJ_POINT:
         case OBJ_DISC:
-          if (v && finite_n (v + o->position, 3))
+          if (v && cml_scene_finite_n (v + o->position, 3))
             {
               double radius = o->radius >= 0 ? v[o->radius] : 0;
               append_body (points, v + o->position, radius);
@@ -587,7 +587,7 @@ cml_scene_renderer_get_view_points (CmlSceneRenderer *r, const double *scene_val
             }
           break;
         case OBJ_ARROW:
-          if (v && finite_n (v + o->from, 3) && finite_n (v + o->vector, 3))
+          if (v && cml_scene_finite_n (v + o->from, 3) && cml_scene_finite_n (v + o->vector, 3))
             {
               append_point (points, v[o->from], v[o->from + 1], v[o->from + 2]);
               append_point (points, v[o->from] + v[o->vector], v[o->from + 1] + v[o->vector + 1],
@@ -598,7 +598,7 @@ cml_scene_renderer_get_view_points (CmlSceneRenderer *r, const double *scene_val
           {
             /* its rim at the largest size drawn (it does not shrink back) */
             const double *c = o->rim_radius > 0 ? o->rim_center : v && o->center >= 0 ? v + o->center : origin;
-            double rr = o->rim_radius > 0 ? o->rim_radius : v ? table_drawn_radius (o, v) : 0;
+            double rr = o->rim_radius > 0 ? o->rim_radius : v ? cml_scene_table_drawn_radius (o, v) : 0;
             if (!(rr > 0))
               break;
             rr /= cos (G_PI / RIM_POINTS);
@@ -613,16 +613,16 @@ cml_scene_renderer_get_view_points (CmlSceneRenderer *r, const double *scene_val
           {
             /* the points kept (as drawn: in the table frame, turned as draw_trails turns
              * them), a few hundred of them */
-            guint n = trail_n (o);
+            guint n = cml_scene_trail_n (o);
             gboolean table = style && style->table_frame && o->frame_angle >= 0;
             double a_now = table && v && isfinite (v[o->frame_angle]) ? v[o->frame_angle]
-                           : n ? trail_at (o, n - 1)->angle : 0;
+                           : n ? cml_scene_trail_at (o, n - 1)->angle : 0;
             guint stride = MAX (1, n / VIEW_TRAIL_POINTS);
             for (guint j = 0; j < n; j++)
               {
                 if (j % stride != 0 && j != n - 1)
                   continue;
-                const TrailPoint *tp = trail_at (o, j);
+                const TrailPoint *tp = cml_scene_trail_at (o, j);
                 double x = tp->p[0], y = tp->p[1];
                 if (table)
                   {

@@ -131,38 +131,38 @@ struct _CmlSceneRenderer
 };
 
 /* cml-scene-style.c */
-void hex_to_rgb (guint32 hex, float rgb[3]);
+void cml_scene_hex_to_rgb (guint32 hex, float rgb[3]);
 /* Named colours (the GNOME palette's strong tones); NULL or unknown: DEFAULT_HEX. */
-void parse_color (const char *name, guint32 default_hex, float rgb[3]);
-void mix3 (const float a[3], const float b[3], float t, float out[3]);
+void cml_scene_parse_color (const char *name, guint32 default_hex, float rgb[3]);
+void cml_scene_mix3 (const float a[3], const float b[3], float t, float out[3]);
 
 /* cml-scene-objects.c */
-gboolean finite_n (const double *v, int n);
-void box_add (double min[3], double max[3], gboolean *valid, const double c[3], double r);
+gboolean cml_scene_finite_n (const double *v, int n);
+void cml_scene_box_add (double min[3], double max[3], gboolean *valid, const double c[3], double r);
 /* Adds to the box of everything shown and to the one of everything but the tables. */
-void lab_add (CmlSceneRenderer *r, const double c[3], double radius);
-void reset_bounds (CmlSceneRenderer *r);
+void cml_scene_lab_add (CmlSceneRenderer *r, const double c[3], double radius);
+void cml_scene_reset_bounds (CmlSceneRenderer *r);
 /* "x, y, theta" */
-char *default_names_joined (CmlSystem *sys);
+char *cml_scene_default_names_joined (CmlSystem *sys);
 /* The default picture's coordinates: their observable indices OBS (-1: none) and NAMES
  * (NULL: none), along x, y and z; returns how many there are. */
-guint default_coordinates (CmlSystem *sys, int obs[3], const char *names[3]);
+guint cml_scene_default_coordinates (CmlSystem *sys, int obs[3], const char *names[3]);
 /* The colours of the default picture's axes x, y, z. */
 #define AXIS_HEX_X 0xe01b24
 #define AXIS_HEX_Y 0x26a269
 #define AXIS_HEX_Z 0x1c71d8
 /* The values the objects read: the scene values as given, or for the default picture
  * the point gathered from the observables V into SCRATCH (3). */
-const double *object_values (CmlSceneRenderer *r, const double *v, double *scratch);
+const double *cml_scene_object_values (CmlSceneRenderer *r, const double *v, double *scratch);
 /* The radius the table O is drawn with at V. */
-double table_drawn_radius (const SceneObj *o, const double *v);
-void add_object_bounds (CmlSceneRenderer *r, const double *v);
+double cml_scene_table_drawn_radius (const SceneObj *o, const double *v);
+void cml_scene_add_object_bounds (CmlSceneRenderer *r, const double *v);
 
 /* cml-scene-trails.c */
-guint trail_n (const SceneObj *o);
-const TrailPoint *trail_at (const SceneObj *o, guint i);
-double obj_length (const SceneObj *o, const double *v);
-void add_trail_bounds (CmlSceneRenderer *r, const float p[3], float angle, gboolean has_angle);
+guint cml_scene_trail_n (const SceneObj *o);
+const TrailPoint *cml_scene_trail_at (const SceneObj *o, guint i);
+double cml_scene_obj_length (const SceneObj *o, const double *v);
+void cml_scene_add_trail_bounds (CmlSceneRenderer *r, const float p[3], float angle, gboolean has_angle);
 
 /* cml-scene-renderer.c */
-void clear_objects (CmlSceneRenderer *r);
+void cml_scene_clear_objects (CmlSceneRenderer *r);

@@ -113,7 +113,7 @@ scene_obj_free (SceneObj *o)
 }
 
 void
-clear_objects (CmlSceneRenderer *r)
+cml_scene_clear_objects (CmlSceneRenderer *r)
 {
   for (guint i = 0; i < r->objects->len; i++)
     scene_obj_free (r->objects->pdata[i]);
@@ -137,7 +137,7 @@ cml_scene_renderer_free (CmlSceneRenderer *r)
 {
   if (r == NULL)
     return;
-  clear_objects (r);
+  cml_scene_clear_objects (r);
   g_ptr_array_unref (r->objects);
   g_clear_pointer (&r->sys, cml_system_unref);
   cml_mesh_free (r->ball);
@@ -402,7 +402,7 @@ draw_disc (CmlSceneRenderer *r, const float p[3], const float n[3], float radius
 static gboolean
 is_wheel (const SceneObj *o, const double *v)
 {
-  if (o->kind != OBJ_DISC || o->marks != NULL || v == NULL || !finite_n (v + o->normal, 3))
+  if (o->kind != OBJ_DISC || o->marks != NULL || v == NULL || !cml_scene_finite_n (v + o->normal, 3))
     return FALSE;
   const double *n = v + o->normal;
   double len = sqrt (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -418,7 +418,7 @@ draw_wheel_tread (CmlSceneRenderer *r, const DrawCtx *dc, const SceneObj *o, con
   float dark[3], black[3] = { 0, 0, 0 };
   for (int k = 0; k < 3; k++)
     foot[k] = v[o->position + k] - 0.5 * width * n[k] / len;
-  mix3 (o->rgb, black, 0.25f, dark);
+  cml_scene_mix3 (o->rgb, black, 0.25f, dark);
   use (r, PATTERN_MARK);
   set_colors (r, dark, 1.f, dark, dark);
   CmlMat4 m;
@@ -531,7 +531,7 @@ plan_grid_overlay (DrawCtx *dc, const double min[3], const double max[3])
   if (dc->dark)
     fg[0] = fg[1] = 0.55f, fg[2] = 0.6f;
   memcpy (dc->grid_line, fg, sizeof fg);
-  mix3 (fg, dc->bg, -0.3f, dc->grid_axis);
+  cml_scene_mix3 (fg, dc->bg, -0.3f, dc->grid_axis);
   dc->grid_alpha = dc->dark ? 0.3f : 0.35f;
   if (dc->high_contrast)
     dc->grid_alpha = 0.7f;
@@ -545,7 +545,7 @@ static void
 upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double *cur,
               gboolean table, double length)
 {
-  guint n = trail_n (o);
+  guint n = cml_scene_trail_n (o);
   g_array_set_size (r->xyz, 0);
   g_array_set_size (r->ages, 0);
   g_array_set_size (r->vertices, 0);
@@ -554,7 +554,7 @@ upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double 
   double eps2 = eps * eps;
   float last[3] = { NAN, NAN, NAN };
   guint stride = n > TRAIL_MAX_DRAWN * 4 ? n / (TRAIL_MAX_DRAWN * 4) : 1;
-  double now = n ? trail_at (o, n - 1)->t : NAN;  /* ages count from the newest sample */
+  double now = n ? cml_scene_trail_at (o, n - 1)->t : NAN;  /* ages count from the newest sample */
 
   for (guint i = 0; i < n + (cur ? 1 : 0); i++)
     {
@@ -563,7 +563,7 @@ upload_trail (CmlSceneRenderer *r, SceneObj *o, const DrawCtx *dc, const double 
         {
           if (i % stride != 0 && i != n - 1)
             continue;
-          const TrailPoint *tp = trail_at (o, i);
+          const TrailPoint *tp = cml_scene_trail_at (o, i);
           memcpy (p, tp->p, sizeof p);
           a = tp->angle;
           if (isfinite (tp->t) && isfinite (now))
@@ -635,11 +635,11 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
   for (guint i = 0; i < r->objects->len; i++)
     {
       SceneObj *o = r->objects->pdata[i];
-      if (o->kind != OBJ_TRAIL || trail_n (o) == 0)
+      if (o->kind != OBJ_TRAIL || cml_scene_trail_n (o) == 0)
         continue;
       gboolean table = style->table_frame && o->frame_angle >= 0;
       double cur[4];
-      gboolean have_cur = v && finite_n (v + o->point, 3)
+      gboolean have_cur = v && cml_scene_finite_n (v + o->point, 3)
                           && (o->frame_angle < 0 || isfinite (v[o->frame_angle]));
       if (have_cur)
         {
@@ -647,12 +647,12 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
             cur[k] = v[o->point + k];
           cur[3] = o->frame_angle >= 0 ? v[o->frame_angle] : 0;
         }
-      double length = v ? obj_length (o, v) : DEFAULT_LENGTH;
+      double length = v ? cml_scene_obj_length (o, v) : DEFAULT_LENGTH;
       upload_trail (r, o, dc, have_cur ? cur : NULL, table, length);
 
       /* table frame: turn the whole trail with the table's current angle */
       CmlMat4 m;
-      double a_now = have_cur ? cur[3] : trail_at (o, trail_n (o) - 1)->angle;
+      double a_now = have_cur ? cur[3] : cml_scene_trail_at (o, cml_scene_trail_n (o) - 1)->angle;
       if (table)
         cml_mat4_rotation (&m, a_now, (CmlVec3) { 0, 0, 1 });
       else
@@ -665,7 +665,7 @@ draw_trails (CmlSceneRenderer *r, const DrawCtx *dc, const double *v, const CmlS
         {
           /* strong blues sink into a dark background: lift them */
           float white[3] = { 1, 1, 1 };
-          mix3 (rgb, white, 0.25f, rgb);
+          cml_scene_mix3 (rgb, white, 0.25f, rgb);
         }
       set_colors (r, rgb, 1.f, rgb, rgb);
       cml_mesh_draw (o->strip);
@@ -710,7 +710,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
             Translucent it = { 0, dm->p, dm->n, dm->radius, o->rgb, 0.32f, FALSE };
             g_array_append_val (items, it);
           }
-      if (v && finite_n (v + o->position, 3) && finite_n (v + o->normal, 3) && isfinite (v[o->radius]))
+      if (v && cml_scene_finite_n (v + o->position, 3) && cml_scene_finite_n (v + o->normal, 3) && isfinite (v[o->radius]))
         {
           /* the disc at the current state is stronger than the ones left behind */
           float *c = current + 7 * i;
@@ -783,7 +783,7 @@ draw_translucent (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
           use (r, PATTERN_DISC);
           continue;
         }
-      mix3 (it->rgb, black, 0.35f, dark);
+      cml_scene_mix3 (it->rgb, black, 0.35f, dark);
       set_colors (r, it->rgb, it->alpha, dark, dark);
       draw_disc (r, it->p, it->n, it->radius);
     }
@@ -807,7 +807,7 @@ arrow_foot (CmlSceneRenderer *r, const DrawCtx *dc, const SceneObj *o, const dou
   for (guint i = 0; i < r->objects->len; i++)
     {
       const SceneObj *s = r->objects->pdata[i];
-      if (s->kind != OBJ_SPHERE || !finite_n (v + s->center, 3) || !(v[s->radius] > 0))
+      if (s->kind != OBJ_SPHERE || !cml_scene_finite_n (v + s->center, 3) || !(v[s->radius] > 0))
         continue;
       const double *c = v + s->center;
       double radius = v[s->radius], drawn = body_drawn_radius (dc, s, v);
@@ -843,7 +843,7 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
             double c[3] = { 0, 0, 0 };
             if (o->center >= 0)
               memcpy (c, v + o->center, sizeof c);
-            if (!(size > 0) || !finite_n (c, 3))
+            if (!(size > 0) || !cml_scene_finite_n (c, 3))
               break;
             /* at least SIZE across, and grown (in whole cells) to stay under everything
              * shown, so that nothing runs off the edge of the floor */
@@ -858,7 +858,7 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
             /* a pale floor, lines in the object's colour (drawn after the objects);
              * just under its height so that whatever lies on it wins the depth test */
             float floor_rgb[3], lit[3];
-            mix3 (o->rgb, dc->bg, 0.78f, floor_rgb);
+            cml_scene_mix3 (o->rgb, dc->bg, 0.78f, floor_rgb);
             /* scene.vert's flat lighting, once: ambient + diffuse of a +z normal */
             float light = 0.48f + 0.62f * fabsf (dc->light[2]);
             for (int k = 0; k < 3; k++)
@@ -885,25 +885,25 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
                 memcpy (dc->grid_hi, hi, sizeof hi);
                 dc->grid_z = c[2];
                 dc->grid_step = step;
-                mix3 (o->rgb, dc->bg, 0.3f, dc->grid_line);
-                mix3 (o->rgb, ink, dc->dark ? -0.4f : 0.5f, dc->grid_axis);
+                cml_scene_mix3 (o->rgb, dc->bg, 0.3f, dc->grid_line);
+                cml_scene_mix3 (o->rgb, ink, dc->dark ? -0.4f : 0.5f, dc->grid_axis);
                 dc->grid_alpha = 1.f;
               }
             break;
           }
         case OBJ_TURNTABLE:
           {
-            double radius = table_drawn_radius (o, v), angle = v[o->angle];
+            double radius = cml_scene_table_drawn_radius (o, v), angle = v[o->angle];
             double c[3] = { 0, 0, 0 };
             if (o->center >= 0)
               memcpy (c, v + o->center, sizeof c);
-            if (!(radius > 0) || !isfinite (angle) || !finite_n (c, 3))
+            if (!(radius > 0) || !isfinite (angle) || !cml_scene_finite_n (c, 3))
               break;
             /* light sectors in the object's colour, darker ones, an ink reference radius */
             float top[3], dark[3];
             /* on a dark background a bright table would glare on a projector */
-            mix3 (o->rgb, white, dc->dark ? 0.1f : 0.45f, top);
-            mix3 (o->rgb, ink, 0.45f, dark);
+            cml_scene_mix3 (o->rgb, white, dc->dark ? 0.1f : 0.45f, top);
+            cml_scene_mix3 (o->rgb, ink, 0.45f, dark);
             CmlMat4 m, rot, s;
             cml_mat4_translation (&m, c[0], c[1], c[2]);
             cml_mat4_rotation (&rot, angle, (CmlVec3) { 0, 0, 1 });
@@ -921,7 +921,7 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
         case OBJ_SPHERE:
           {
             double radius = v[o->radius];
-            if (!(radius > 0) || !finite_n (v + o->center, 3))
+            if (!(radius > 0) || !cml_scene_finite_n (v + o->center, 3))
               break;
             /* drawn larger when small on the screen; one resting on the floor stays on it */
             double c[3] = { v[o->center], v[o->center + 1], v[o->center + 2] }, fz;
@@ -930,7 +930,7 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
               c[2] = fz + drawn;
             CmlMat4 rot;
             const double *q = o->attitude >= 0 ? v + o->attitude : NULL;
-            if (q && finite_n (q, 4))
+            if (q && cml_scene_finite_n (q, 4))
               cml_mat4_from_quaternion (&rot, q[0], q[1], q[2], q[3]);
             else
               cml_mat4_identity (&rot);
@@ -944,7 +944,7 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
           }
         case OBJ_POINT:
           {
-            if (!finite_n (v + o->position, 3))
+            if (!cml_scene_finite_n (v + o->position, 3))
               break;
             double radius = body_drawn_radius (dc, o, v);
             if (!(radius > 0))
@@ -957,7 +957,7 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
             break;
           }
         case OBJ_ARROW:
-          if (finite_n (v + o->from, 3) && finite_n (v + o->vector, 3))
+          if (cml_scene_finite_n (v + o->from, 3) && cml_scene_finite_n (v + o->vector, 3))
             {
               double from[3];
               arrow_foot (r, dc, o, v, from);
@@ -968,7 +968,7 @@ draw_objects (CmlSceneRenderer *r, DrawCtx *dc, const double *v)
           break;
         case OBJ_DISC:
           /* a wheel's tread is solid; its faces and other discs are translucent (later) */
-          if (is_wheel (o, v) && finite_n (v + o->position, 3) && isfinite (v[o->radius]))
+          if (is_wheel (o, v) && cml_scene_finite_n (v + o->position, 3) && isfinite (v[o->radius]))
             draw_wheel_tread (r, dc, o, v, body_drawn_radius (dc, o, v));
           break;
         case OBJ_TRAIL:
@@ -1008,7 +1008,7 @@ draw_contact_shadows (CmlSceneRenderer *r, const DrawCtx *dc, const double *v)
   for (guint i = 0; i < r->objects->len; i++)
     {
       SceneObj *o = r->objects->pdata[i];
-      if (o->kind != OBJ_SPHERE || !finite_n (v + o->center, 3))
+      if (o->kind != OBJ_SPHERE || !cml_scene_finite_n (v + o->center, 3))
         continue;
       double radius = v[o->radius], height = v[o->center + 2] - radius - fz;
       if (!(radius > 0) || height < -radius || height > 2 * radius)
@@ -1032,10 +1032,10 @@ draw_default (CmlSceneRenderer *r, const DrawCtx *dc)
   static const double origin[3] = { 0, 0, 0 };
   static const double axes[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
   float rgb[3][3], grey[3];
-  hex_to_rgb (0xe01b24, rgb[0]);
-  hex_to_rgb (0x26a269, rgb[1]);
-  hex_to_rgb (0x1c71d8, rgb[2]);
-  hex_to_rgb (0x77767b, grey);
+  cml_scene_hex_to_rgb (0xe01b24, rgb[0]);
+  cml_scene_hex_to_rgb (0x26a269, rgb[1]);
+  cml_scene_hex_to_rgb (0x1c71d8, rgb[2]);
+  cml_scene_hex_to_rgb (0x77767b, grey);
 
   glEnable (GL_CULL_FACE);
   for (int k = 0; k < 3; k++)
@@ -1062,7 +1062,7 @@ draw_default_axes (CmlSceneRenderer *r, const DrawCtx *dc)
         double vec[3] = { 0, 0, 0 };
         float rgb[3];
         vec[k] = len;
-        hex_to_rgb (hex[k], rgb);
+        cml_scene_hex_to_rgb (hex[k], rgb);
         draw_arrow (r, dc, origin, vec, rgb);
       }
   glDisable (GL_CULL_FACE);
@@ -1136,7 +1136,7 @@ cml_scene_renderer_draw (CmlSceneRenderer *r, const double *scene_values, const 
   if (width <= 0 || height <= 0)
     return;
   double scratch[3];
-  const double *v = object_values (r, r->n_scene > 0 ? scene_values : NULL, scratch);
+  const double *v = cml_scene_object_values (r, r->n_scene > 0 ? scene_values : NULL, scratch);
 
   /* draw multisampled into our own buffer, then resolve into the caller's */
   GLint target = 0;
@@ -1306,7 +1306,7 @@ cml_scene_renderer_get_drawn_size (CmlSceneRenderer *r, guint object, const doub
                           + (dc.max[1] - dc.min[1]) * (dc.max[1] - dc.min[1])
                           + (dc.max[2] - dc.min[2]) * (dc.max[2] - dc.min[2]));
   double scratch[3];
-  const double *v = object_values (r, values, scratch);
+  const double *v = cml_scene_object_values (r, values, scratch);
   const SceneObj *o = r->objects->pdata[object];
   switch (o->kind)
     {
@@ -1315,13 +1315,13 @@ cml_scene_renderer_get_drawn_size (CmlSceneRenderer *r, guint object, const doub
     case OBJ_DISC:
       {
         const double *p = v + (o->kind == OBJ_SPHERE ? o->center : o->position);
-        if (!finite_n (p, 3))
+        if (!cml_scene_finite_n (p, 3))
           return 0;
         return 2 * body_drawn_radius (&dc, o, v) / units_per_px (&dc, p);
       }
     case OBJ_ARROW:
       {
-        if (!finite_n (v + o->from, 3) || !finite_n (v + o->vector, 3))
+        if (!cml_scene_finite_n (v + o->from, 3) || !cml_scene_finite_n (v + o->vector, 3))
           return 0;
         double vec[3], mid[3];
         double len = arrow_drawn_vector (&dc, v + o->from, v + o->vector, vec);
@@ -1334,7 +1334,7 @@ cml_scene_renderer_get_drawn_size (CmlSceneRenderer *r, guint object, const doub
         double c[3] = { 0, 0, 0 };
         if (o->center >= 0)
           memcpy (c, v + o->center, sizeof c);
-        return 2 * table_drawn_radius (o, v) / units_per_px (&dc, c);
+        return 2 * cml_scene_table_drawn_radius (o, v) / units_per_px (&dc, c);
       }
     case OBJ_PLANE:
     case OBJ_TRAIL:

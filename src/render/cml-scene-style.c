@@ -44,7 +44,7 @@ cml_scene_style_get_background (const CmlSceneStyle *style, float rgba[4])
 }
 
 void
-hex_to_rgb (guint32 hex, float rgb[3])
+cml_scene_hex_to_rgb (guint32 hex, float rgb[3])
 {
   rgb[0] = ((hex >> 16) & 0xff) / 255.f;
   rgb[1] = ((hex >> 8) & 0xff) / 255.f;
@@ -53,7 +53,7 @@ hex_to_rgb (guint32 hex, float rgb[3])
 
 /* Named colours (the GNOME palette's strong tones); NULL or unknown: DEFAULT_HEX. */
 void
-parse_color (const char *name, guint32 default_hex, float rgb[3])
+cml_scene_parse_color (const char *name, guint32 default_hex, float rgb[3])
 {
   static const struct
   {
@@ -66,13 +66,13 @@ parse_color (const char *name, guint32 default_hex, float rgb[3])
     { "white", 0xf6f5f4 }, { "brown", 0x865e3c },
   };
 
-  hex_to_rgb (default_hex, rgb);
+  cml_scene_hex_to_rgb (default_hex, rgb);
   if (name == NULL)
     return;
   for (guint i = 0; i < G_N_ELEMENTS (named); i++)
     if (g_ascii_strcasecmp (name, named[i].name) == 0)
       {
-        hex_to_rgb (named[i].hex, rgb);
+        cml_scene_hex_to_rgb (named[i].hex, rgb);
         return;
       }
   if (name[0] == '#' && strlen (name) == 7)
@@ -80,12 +80,12 @@ parse_color (const char *name, guint32 default_hex, float rgb[3])
       char *end = NULL;
       guint64 v = g_ascii_strtoull (name + 1, &end, 16);
       if (end && *end == '\0')
-        hex_to_rgb ((guint32) v, rgb);
+        cml_scene_hex_to_rgb ((guint32) v, rgb);
     }
 }
 
 void
-mix3 (const float a[3], const float b[3], float t, float out[3])
+cml_scene_mix3 (const float a[3], const float b[3], float t, float out[3])
 {
   for (int i = 0; i < 3; i++)
     out[i] = a[i] + (b[i] - a[i]) * t;

@@ -13,13 +13,13 @@
 /* ---- trails ---------------------------------------------------------------------------- */
 
 guint
-trail_n (const SceneObj *o)
+cml_scene_trail_n (const SceneObj *o)
 {
   return o->points->len - o->start;
 }
 
 const TrailPoint *
-trail_at (const SceneObj *o, guint i)
+cml_scene_trail_at (const SceneObj *o, guint i)
 {
   return &g_array_index (o->points, TrailPoint, o->start + i);
 }
@@ -37,7 +37,7 @@ trail_drop (SceneObj *o, guint first)
 }
 
 double
-obj_length (const SceneObj *o, const double *v)
+cml_scene_obj_length (const SceneObj *o, const double *v)
 {
   double len = o->length >= 0 ? v[o->length] : DEFAULT_LENGTH;
   return isfinite (len) && len > 0 ? len : DEFAULT_LENGTH;
@@ -52,23 +52,23 @@ longest_trail (CmlSceneRenderer *r, const double *v)
     {
       SceneObj *o = r->objects->pdata[i];
       if (o->kind == OBJ_TRAIL)
-        len = MAX (len, obj_length (o, v));
+        len = MAX (len, cml_scene_obj_length (o, v));
     }
   return len > 0 ? len : DEFAULT_LENGTH;
 }
 
 void
-add_trail_bounds (CmlSceneRenderer *r, const float p[3], float angle, gboolean has_angle)
+cml_scene_add_trail_bounds (CmlSceneRenderer *r, const float p[3], float angle, gboolean has_angle)
 {
   double c[3] = { p[0], p[1], p[2] };
-  lab_add (r, c, 0);
+  cml_scene_lab_add (r, c, 0);
   if (has_angle)
     {
       /* in the table frame the point turns about z with the table: the circle through it */
       double rho = hypot (p[0], p[1]);
       double lo[3] = { -rho, -rho, p[2] }, hi[3] = { rho, rho, p[2] };
-      box_add (r->table_min, r->table_max, &r->table_valid, lo, 0);
-      box_add (r->table_min, r->table_max, &r->table_valid, hi, 0);
+      cml_scene_box_add (r->table_min, r->table_max, &r->table_valid, lo, 0);
+      cml_scene_box_add (r->table_min, r->table_max, &r->table_valid, hi, 0);
     }
 }
 
@@ -89,10 +89,10 @@ cml_scene_renderer_push_trail_samples_timed (CmlSceneRenderer *r, const double *
       /* a sample beyond what a picture holds (a run running away) is left out whole */
       if (!cml_scene_values_drawable (rows + (gsize) s * n_cols + scene_offset, r->n_scene))
         continue;
-      const double *v = object_values (r, rows + (gsize) s * n_cols + scene_offset, scratch);
+      const double *v = cml_scene_object_values (r, rows + (gsize) s * n_cols + scene_offset, scratch);
       /* the bodies where they were join the bounds (and the tables' reach), not only the
        * trails: a camera framed on them holds the whole run */
-      add_object_bounds (r, v);
+      cml_scene_add_object_bounds (r, v);
       for (guint i = 0; i < r->objects->len; i++)
         {
           SceneObj *o = r->objects->pdata[i];
@@ -107,19 +107,19 @@ cml_scene_renderer_push_trail_samples_timed (CmlSceneRenderer *r, const double *
                   || !isfinite (tp.angle))
                 continue;
               /* times going back mean a new run that nobody announced: start over */
-              if (t && trail_n (o) > 0 && t[s] < trail_at (o, trail_n (o) - 1)->t)
-                trail_drop (o, trail_n (o));
+              if (t && cml_scene_trail_n (o) > 0 && t[s] < cml_scene_trail_at (o, cml_scene_trail_n (o) - 1)->t)
+                trail_drop (o, cml_scene_trail_n (o));
               g_array_append_val (o->points, tp);
-              add_trail_bounds (r, tp.p, tp.angle, o->frame_angle >= 0);
+              cml_scene_add_trail_bounds (r, tp.p, tp.angle, o->frame_angle >= 0);
 
               /* keep LENGTH seconds and at most TRAIL_MAX_POINTS */
-              guint drop = 0, count = trail_n (o);
+              guint drop = 0, count = cml_scene_trail_n (o);
               if (count > TRAIL_MAX_POINTS)
                 drop = count - TRAIL_MAX_POINTS;
               if (t)
                 {
-                  double oldest = t[s] - obj_length (o, v);
-                  while (drop < count && trail_at (o, drop)->t < oldest)
+                  double oldest = t[s] - cml_scene_obj_length (o, v);
+                  while (drop < count && cml_scene_trail_at (o, drop)->t < oldest)
                     drop++;
                 }
               if (drop)
@@ -198,7 +198,7 @@ cml_scene_renderer_clear_trails (CmlSceneRenderer *r)
           o->samples_since_mark = 0;
         }
     }
-  reset_bounds (r);
+  cml_scene_reset_bounds (r);
 }
 
 guint
@@ -210,7 +210,7 @@ cml_scene_renderer_get_trail_length (CmlSceneRenderer *r, guint trail)
     {
       SceneObj *o = r->objects->pdata[i];
       if (o->kind == OBJ_TRAIL && trail-- == 0)
-        return trail_n (o);
+        return cml_scene_trail_n (o);
     }
   return 0;
 }

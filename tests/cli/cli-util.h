@@ -18,6 +18,25 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+/* g_test_message () line by line: GLib 2.74 writes a message of several lines (a
+ * program's standard error) with "# " before the first only, and the test protocol (TAP)
+ * reads the others as garbage. */
+static inline void G_GNUC_PRINTF (1, 2)
+cli_message (const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+
+  va_start (ap, fmt);
+  text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (lines[i][0] || lines[i + 1])
+      g_test_message ("%s", lines[i]);
+}
+
 static inline const char *
 cli_path (void)
 {

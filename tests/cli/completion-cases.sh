@@ -28,6 +28,10 @@ check "--integrator" "cmlab-cli simulate rolling-ball --integ"
 check "x1= x2= x3=" "cmlab-cli shoot martinet --t-end 1 --target x"
 check "parameters" "cmlab-cli list par"
 check "lambda_roll_x lambda_roll_y" "cmlab-cli simulate rolling-ball --columns lam"
+touch my.cmllesson
+check "check" "cmlab-cli lesson ch"
+check "my.cmllesson" "cmlab-cli lesson show m"
+check "--answers" "cmlab-cli lesson show my.cmllesson --ans"
 # a models folder holding names that are shell text or hold a colon: offered whole, and
 # nothing in them is run
 hostile=$(mktemp -d)

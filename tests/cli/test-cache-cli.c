@@ -95,10 +95,11 @@ run_bounded (char **out, const char *const *args)
     g_ptr_array_add (argv, g_strdup (args[i]));
   g_ptr_array_add (argv, NULL);
   gint64 t0 = g_get_monotonic_time ();
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, limit_memory, NULL, out,
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL,
+                               G_SPAWN_SEARCH_PATH | (out ? 0 : G_SPAWN_STDOUT_TO_DEV_NULL), limit_memory, NULL, out,
                                &err, &status, &error));
   g_assert_no_error (error);
-  g_test_message ("%s %s: wait status 0x%x after %.1f s%s%s", cli_path (), args[0], status,
+  cli_message ("%s %s: wait status 0x%x after %.1f s%s%s", cli_path (), args[0], status,
                   (g_get_monotonic_time () - t0) / 1e6, err && *err ? "; standard error:\n" : "", err ? err : "");
   if (!WIFEXITED (status) || WEXITSTATUS (status) == 128 + SIGKILL || WEXITSTATUS (status) == 128 + SIGABRT)
     return -1;
@@ -218,7 +219,7 @@ test_memo_of_another_model (void)
         g_assert_true (g_file_get_contents (pb, &tb, NULL, NULL));
         g_assert_true (g_file_set_contents (pa, tb, -1, NULL));
         g_assert_true (g_file_set_contents (pb, ta, -1, NULL));
-        g_test_message ("memos %s and %s exchanged (%s)", (char *) rb->pdata[i], (char *) ht->pdata[j], fa);
+        cli_message ("memos %s and %s exchanged (%s)", (char *) rb->pdata[i], (char *) ht->pdata[j], fa);
         swapped++;
         break;
       }
@@ -343,7 +344,7 @@ test_links_outside (void)
       }
   }
   guint n = replace_entries (root, written_entries, link_outside, outside);
-  g_test_message ("%u entries made links", n);
+  cli_message ("%u entries made links", n);
   g_assert_cmpuint (n, >=, 7);
 
   g_autofree char *again = simulate ("rolling-ball");
@@ -415,7 +416,7 @@ test_endless (void)
       g_assert_cmpstr (again, ==, ref);
       const char *list[] = { "list", NULL };
       g_assert_cmpint (run_bounded (NULL, list), ==, 0);
-      g_test_message ("the most memory a run touched: %ld KiB", runs_max_rss ());
+      cli_message ("the most memory a run touched: %ld KiB", runs_max_rss ());
       g_assert_cmpint (runs_max_rss (), <, RUN_RSS_KB);
       remove_tree (root);
     }

@@ -44,7 +44,7 @@ test_diverging (void)
   assert_close (tstar, 0.38251216271, 1e-9);
 
   g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "5", "--dt-out", "0.5", NULL), ==, 1);
-  g_test_message ("stderr: %s", err);
+  cli_message ("stderr: %s", err);
   const char *at = g_strrstr (err, "t = ");
   g_assert_nonnull (at);
   double t_fail = g_ascii_strtod (at + 4, NULL);
@@ -90,7 +90,7 @@ test_malformed (void)
   g_autofree char *prefix = g_strconcat (model, ":13:", NULL);
 
   g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 2);
-  g_test_message ("stderr: %s", err);
+  cli_message ("stderr: %s", err);
   g_assert_true (g_str_has_prefix (err, prefix));
   g_assert_cmpstr (out, ==, "");
   g_clear_pointer (&out, g_free);
@@ -116,7 +116,7 @@ test_integrator_refused (void)
 
   g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "1", "--integrator", "msbdf",
                             NULL), ==, 2);
-  g_test_message ("stderr: %s", err);
+  cli_message ("stderr: %s", err);
   g_assert_true (g_str_has_prefix (err, prefix));
   g_assert_nonnull (strstr (err, "not finite"));
   g_assert_null (strstr (err, "Usage"));
@@ -179,7 +179,7 @@ test_usage_short (void)
       g_autofree char *line = g_strjoinv (" ", (char **) a);
       int st = cli_run_argv (NULL, 0, &out, &err, a);
 
-      g_test_message ("cmlab-cli %s: exit %d, stderr:\n%s", line, st, err);
+      cli_message ("cmlab-cli %s: exit %d, stderr:\n%s", line, st, err);
       g_assert_cmpint (st, ==, 2);
       g_assert_cmpstr (out, ==, "");
       g_assert_true (g_str_has_prefix (err, "cmlab-cli"));
@@ -472,7 +472,7 @@ test_full_disk (void)
     {
       g_autofree char *out = NULL, *err = NULL;
       int status = cli_run_argv (envp, 2048, &out, &err, cases[c].args);
-      g_test_message ("case %u: exit %d: %s", c, status, err);
+      cli_message ("case %u: exit %d: %s", c, status, err);
       g_assert_cmpint (status, ==, 2);
       g_assert_nonnull (strstr (err, cases[c].file));
       g_assert_nonnull (strstr (err, "File too large"));
@@ -573,7 +573,7 @@ test_input_errors (void)
       int st = cli_run_argv (NULL, 0, &out, &err, cases[k].args);
       double secs = (g_get_monotonic_time () - t0) / 1e6;
 
-      g_test_message ("%s %s …: %s", cases[k].args[0], cases[k].args[1], err);
+      cli_message ("%s %s …: %s", cases[k].args[0], cases[k].args[1], err);
       if (st != 2 || strstr (err, cases[k].expect) == NULL)
         g_error ("case %u: exit status %d, expected 2 and “%s” (stderr: %s)", k, st, cases[k].expect, err);
       g_assert_cmpstr (out, ==, "");
@@ -594,7 +594,7 @@ test_require_together (void)
                          "--set", "I3=4", NULL };
   int st = cli_run_argv (NULL, 0, &out, &err, args);
 
-  g_test_message ("%s", err);
+  cli_message ("%s", err);
   g_assert_cmpint (st, ==, 0);
   g_assert_nonnull (strstr (out, "\n0.1"));
 }
@@ -617,7 +617,7 @@ test_unreachable_span (void)
     {
       g_autofree char *out = NULL, *err = NULL;
       int st = cli_run_argv_timed (60, &out, &err, cases[k].args);
-      g_test_message ("%s %s --t-end %s: status %d, %s", cases[k].args[0], cases[k].args[1], cases[k].args[3], st,
+      cli_message ("%s %s --t-end %s: status %d, %s", cases[k].args[0], cases[k].args[1], cases[k].args[3], st,
                       err);
       if (st == -1)
         g_error ("case %u (%s --t-end %s) still ran after 60 s", k, cases[k].args[0], cases[k].args[3]);
@@ -657,7 +657,7 @@ test_stiff_note (void)
     {
       g_autofree char *out = NULL, *err = NULL;
       int st = cli_run_argv_timed (120, &out, &err, cases[k].args);
-      g_test_message ("case %u: status %d, %s", k, st, err);
+      cli_message ("case %u: status %d, %s", k, st, err);
       g_assert_cmpint (st, ==, 0);
       if (cases[k].stiff_note)
         g_assert_nonnull (strstr (err, note));
@@ -790,7 +790,7 @@ test_info_words (void)
       g_assert_no_error (error);
       if (st != 0)
         g_error ("info %s: exit status %d (stderr: %s)", names[k], st, err);
-      g_test_message ("info %s: %" G_GSIZE_FORMAT " bytes", names[k], strlen (out));
+      cli_message ("info %s: %" G_GSIZE_FORMAT " bytes", names[k], strlen (out));
       assert_no_internal_references (names[k], out);
       g_assert_true (g_utf8_validate (out, -1, NULL));
       g_assert_nonnull (strstr (out, "About this system:"));
@@ -1012,7 +1012,7 @@ test_comma_locale (void)
     const char *args[] = { "info", "rolling-ball", NULL };
     g_assert_cmpint (cli_run_argv (de_env, 0, &out, &err, args), ==, 0);
     if (strstr (out, "0,4 ") == NULL && strstr (out, "= 0,4") == NULL)
-      g_test_message ("info under de_DE shows no decimal comma: %s", out);
+      cli_message ("info under de_DE shows no decimal comma: %s", out);
   }
 
   for (int json = 0; json < 2; json++)
@@ -1112,7 +1112,7 @@ test_output_targets (void)
     close (keep);
     g_thread_join (t);
     close (r.fd);
-    g_test_message ("FIFO: exit %d: %s", status, err);
+    cli_message ("FIFO: exit %d: %s", status, err);
     g_assert_cmpint (status, ==, 0);
     g_assert_cmpint (g_lstat (fifo, &st), ==, 0);
     g_assert_true (S_ISFIFO (st.st_mode));
@@ -1132,12 +1132,12 @@ test_output_targets (void)
     else if (mknod (node, S_IFCHR | 0666, makedev (1, 3)) == 0)
       dev = node;
     if (dev == NULL)
-      g_test_message ("no character device to write to (mknod: %s)", g_strerror (errno));
+      cli_message ("no character device to write to (mknod: %s)", g_strerror (errno));
     else
       {
         g_autofree char *err = NULL;
         int status = simulate_to (dev, &err);
-        g_test_message ("%s: exit %d: %s", dev, status, err);
+        cli_message ("%s: exit %d: %s", dev, status, err);
         g_assert_cmpint (status, ==, 0);
         g_assert_cmpint (g_lstat (dev, &st), ==, 0);
         g_assert_true (S_ISCHR (st.st_mode));
@@ -1199,7 +1199,7 @@ test_output_targets (void)
     g_autofree char *msg = g_strconcat (ro, ": permission denied", NULL);
     g_assert_cmpint (chmod (ro, 0444), ==, 0);
     g_assert_cmpint (simulate_to (ro, &err), ==, 2);
-    g_test_message ("read-only: %s", err);
+    cli_message ("read-only: %s", err);
     g_assert_nonnull (strstr (err, msg));
     g_assert_true (g_file_get_contents (ro, &text, NULL, NULL));
     g_assert_cmpstr (text, ==, "keep me\n");
@@ -1305,7 +1305,7 @@ check_interrupted (int sig)
       g_string_append_len (err, buf, n);
     close (err_fd);
   }
-  g_test_message ("wait status 0x%x: %s", status, err->str);
+  cli_message ("wait status 0x%x: %s", status, err->str);
   g_assert_false (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   if (WIFSIGNALED (status))
     g_assert_cmpint (WTERMSIG (status), ==, sig);
@@ -1366,7 +1366,7 @@ test_text_fields (void)
 
   g_assert_cmpint (cli_run (&ref, NULL, "simulate", plain, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 0);
   g_assert_cmpint (cli_run (&out, &err, "simulate", model, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 0);
-  g_test_message ("%s", out);
+  cli_message ("%s", out);
   {
     /* the lines that are not comments are exactly the header and the simulated rows */
     g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
@@ -1397,7 +1397,7 @@ test_text_fields (void)
     g_clear_pointer (&out, g_free);
     g_clear_pointer (&err, g_free);
     g_assert_cmpint (cli_run (&out, &err, "simulate", bs, "--t-end", "1", "--dt-out", "0.5", NULL), ==, 0);
-    g_test_message ("stderr: %s", err);
+    cli_message ("stderr: %s", err);
     g_assert_null (strstr (err, "GError"));
     g_assert_null (strstr (err, "WARNING"));
     g_assert_cmpstr (err, ==, "");

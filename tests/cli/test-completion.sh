@@ -51,8 +51,13 @@ check "x,lambda_roll_x x,lambda_roll_y" simulate rolling-ball --columns x,lam
 check "variational variational4" simulate rolling-ball --integrator var
 check "--integrator" simulate rolling-ball --integ
 check "x1= x2= x3=" shoot martinet --t-end 1 --target x
-check "csv json" simulate rolling-ball --format ""
+check "csv json npy" simulate rolling-ball --format ""
+check "text latex sympy json" info rolling-ball --format ""
 check "parameters" list par
 check "plate-ball" list state pl
+touch my.cmllesson
+check "check" lesson ch
+check "my.cmllesson" lesson show m
+check "--answers" lesson show my.cmllesson --ans
 echo "1..$n"
 exit $fail

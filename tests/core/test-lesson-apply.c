@@ -99,7 +99,7 @@ test_reading (void)
       g_assert_no_error (error);
       sys = cml_system_new (step->model, &error);
       g_assert_no_error (error);
-      sim = cml_lesson_step_simulation (step, sys, &error);
+      sim = cml_lesson_step_simulation_on (step, sys, &error);
       g_assert_no_error (error);
       g_assert_true (cml_lesson_prediction_read (&step->prediction, sim, &value, &error));
       g_assert_no_error (error);

@@ -178,7 +178,7 @@ sim_obs (CmlSimulation *sim, const char *name)
 }
 
 static inline int
-state_index (CmlSimulation *sim, const char *name)
+cml_sim_state_index (CmlSimulation *sim, const char *name)
 {
   CmlSystem *sys = cml_simulation_get_system (sim);
   for (guint i = 0; i < cml_system_dim (sys); i++)
@@ -191,7 +191,7 @@ state_index (CmlSimulation *sim, const char *name)
 static inline double
 sim_state (CmlSimulation *sim, const char *name)
 {
-  return cml_simulation_get_state (sim)[state_index (sim, name)];
+  return cml_simulation_get_state (sim)[cml_sim_state_index (sim, name)];
 }
 
 /* An expression of the model's context. */
@@ -221,7 +221,7 @@ sim_rhs (CmlSimulation *sim, const char *name)
   g_autofree double *dz = g_new (double, cml_system_dim (sys));
   g_assert_true (cml_simulation_eval_rhs (sim, dz, &error));
   g_assert_no_error (error);
-  return dz[state_index (sim, name)];
+  return dz[cml_sim_state_index (sim, name)];
 }
 
 /* A model's text with one line-start replaced (the replaced text must occur exactly once). */

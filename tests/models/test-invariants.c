@@ -137,7 +137,7 @@ check_energy_rate (CmlSimulation *sim)
 
   g_assert_true (cml_simulation_eval_rhs (sim, dz, &error));
   g_assert_no_error (error);
-#define D(name) dz[state_index (sim, name)]
+#define D(name) dz[cml_sim_state_index (sim, name)]
   double dE = m * (u * D ("u") + v * D ("v")) + m * k2 * (O ("w1") * D ("w1") + O ("w2") * D ("w2") + O ("w3") * D ("w3"));
   double expect = m * ball_kappa (sim) * W * (W * (x * u + y * v) + Wd * (x * x + y * y));
   assert_close (dE, expect, 1e-11 * MAX (1, fabs (expect)));

@@ -109,8 +109,8 @@ test_isokinetic (void)
   {
     CmlSystem *sys = cml_simulation_get_system (sim);
     g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), cml_system_dim (sys) * sizeof (double));
-    z[state_index (sim, "u")] = 0.3;
-    z[state_index (sim, "v")] = -1.4;
+    z[cml_sim_state_index (sim, "u")] = 0.3;
+    z[cml_sim_state_index (sim, "v")] = -1.4;
     cml_simulation_set_state (sim, 0.5, z);
     assert_close (sim_obs (sim, "lambda_speed"), g * -1.4 / (2 * (0.09 + 1.96)), TOL);
   }
@@ -151,13 +151,13 @@ test_rolling_ball (void)
       g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
       double x = g_rand_double_range (rand, -2, 2), y = g_rand_double_range (rand, -2, 2);
       double u = g_rand_double_range (rand, -2, 2), v = g_rand_double_range (rand, -2, 2);
-      z[state_index (sim, "x")] = x;
-      z[state_index (sim, "y")] = y;
-      z[state_index (sim, "u")] = u;
-      z[state_index (sim, "v")] = v;
-      z[state_index (sim, "w1")] = (Omega * x - v) / r;
-      z[state_index (sim, "w2")] = (u + Omega * y) / r;
-      z[state_index (sim, "w3")] = g_rand_double_range (rand, -2, 2);
+      z[cml_sim_state_index (sim, "x")] = x;
+      z[cml_sim_state_index (sim, "y")] = y;
+      z[cml_sim_state_index (sim, "u")] = u;
+      z[cml_sim_state_index (sim, "v")] = v;
+      z[cml_sim_state_index (sim, "w1")] = (Omega * x - v) / r;
+      z[cml_sim_state_index (sim, "w2")] = (u + Omega * y) / r;
+      z[cml_sim_state_index (sim, "w3")] = g_rand_double_range (rand, -2, 2);
       cml_simulation_set_state (sim, g_rand_double_range (rand, 0, 3), z);
 
       double lx = sim_obs (sim, "lambda_roll_x"), ly = sim_obs (sim, "lambda_roll_y");
@@ -169,11 +169,11 @@ test_rolling_ball (void)
       g_autofree double *dz = g_new (double, dim);
       g_assert_true (cml_simulation_eval_rhs (sim, dz, &error));
       g_assert_no_error (error);
-      assert_close (m * dz[state_index (sim, "u")], lx, TOL);
-      assert_close (m * dz[state_index (sim, "v")], ly, TOL);
-      assert_close (m * k2 * dz[state_index (sim, "w1")], r * ly, TOL);
-      assert_close (m * k2 * dz[state_index (sim, "w2")], -r * lx, TOL);
-      assert_close (m * k2 * dz[state_index (sim, "w3")], 0.0, TOL);
+      assert_close (m * dz[cml_sim_state_index (sim, "u")], lx, TOL);
+      assert_close (m * dz[cml_sim_state_index (sim, "v")], ly, TOL);
+      assert_close (m * k2 * dz[cml_sim_state_index (sim, "w1")], r * ly, TOL);
+      assert_close (m * k2 * dz[cml_sim_state_index (sim, "w2")], -r * lx, TOL);
+      assert_close (m * k2 * dz[cml_sim_state_index (sim, "w3")], 0.0, TOL);
     }
 }
 
@@ -208,17 +208,17 @@ test_scene_and_monitor (void)
       g_autoptr (GError) error = NULL;
       double x = g_rand_double_range (rand, -2, 2), y = g_rand_double_range (rand, -2, 2);
       double u = g_rand_double_range (rand, -2, 2), v = g_rand_double_range (rand, -2, 2);
-      z[state_index (sim, "x")] = x;
-      z[state_index (sim, "y")] = y;
-      z[state_index (sim, "u")] = u;
-      z[state_index (sim, "v")] = v;
-      z[state_index (sim, "w1")] = (Omega * x - v) / r;
-      z[state_index (sim, "w2")] = (u + Omega * y) / r;
+      z[cml_sim_state_index (sim, "x")] = x;
+      z[cml_sim_state_index (sim, "y")] = y;
+      z[cml_sim_state_index (sim, "u")] = u;
+      z[cml_sim_state_index (sim, "v")] = v;
+      z[cml_sim_state_index (sim, "w1")] = (Omega * x - v) / r;
+      z[cml_sim_state_index (sim, "w2")] = (u + Omega * y) / r;
       cml_simulation_set_state (sim, 0.5, z);
       cml_simulation_eval_scene (sim, scene);
       g_assert_true (cml_simulation_eval_rhs (sim, dz, &error));
       g_assert_no_error (error);
-      double fx = m * dz[state_index (sim, "u")], fy = m * dz[state_index (sim, "v")];
+      double fx = m * dz[cml_sim_state_index (sim, "u")], fy = m * dz[cml_sim_state_index (sim, "v")];
       assert_close (scene[from], x, TOL);
       assert_close (scene[from + 1], y, TOL);
       assert_close (scene[from + 2], 0.0, TOL);
@@ -250,7 +250,7 @@ test_vakonomic_and_taken_names (void)
       nmu++;
       g_assert_nonnull (strstr (cml_model_meaning (model, name), "not a force"));
       g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), cml_system_dim (sys) * sizeof (double));
-      z[state_index (sim, model->momenta[a])] = 0.25 + a;
+      z[cml_sim_state_index (sim, model->momenta[a])] = 0.25 + a;
       cml_simulation_set_state (sim, 0, z);
       assert_close (sim_obs (sim, name), -(0.25 + a), 0.0);
     }
