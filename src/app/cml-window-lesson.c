@@ -50,10 +50,20 @@ current_step (CmlWindow *self)
   return self->lesson->steps->pdata[self->lesson_step];
 }
 
+gboolean
+cml_window_lesson_recorded (CmlWindow *self)
+{
+  CmlLessonStep *step = current_step (self);
+
+  return step && self->lesson_opened && step->unknown && step->unknown[0];
+}
+
 static void
 update_actions (CmlWindow *self)
 {
   guint n = self->lesson ? self->lesson->steps->len : 0;
+
+  cml_window_update_actions (self);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.lesson-next", self->lesson && self->lesson_step + 1 < n);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.lesson-previous", self->lesson && self->lesson_step > 0);
@@ -99,13 +109,17 @@ static void show_prediction (CmlWindow *self);
 static void
 outcome_done (GObject *source, GAsyncResult *result, gpointer data)
 {
-  CmlWindow *self = CML_WINDOW (source);
+  GWeakRef *weak = data;
+  g_autoptr (CmlWindow) self = g_weak_ref_get (weak);
   GTask *task = G_TASK (result);
   OutcomeJob *job = g_task_get_task_data (task);
   g_autoptr (GError) error = NULL;
 
-  if (g_task_get_cancellable (task) != self->outcome_cancel || g_cancellable_is_cancelled (self->outcome_cancel))
-    return; /* another step (or none) by now */
+  g_weak_ref_clear (weak);
+  g_free (weak);
+  if (self == NULL || g_task_get_cancellable (task) != self->outcome_cancel
+      || g_cancellable_is_cancelled (self->outcome_cancel))
+    return; /* another step (or none, or no window) by now */
   if (g_task_propagate_boolean (task, &error))
     {
       self->have_outcome = TRUE;
@@ -126,7 +140,18 @@ start_outcome (CmlWindow *self, const CmlLessonStep *step)
   g_autoptr (GTask) task = NULL;
   OutcomeJob *job;
   CmlSimulation *sim;
+  GWeakRef *weak;
 
+  /* a step shown from its recording: the value is there (cml_lesson_step_outcome's) */
+  if (step->motion)
+    {
+      if (cml_lesson_motion_value (step->motion, step->prediction.quantity, step->prediction.at, &self->outcome_value))
+        self->have_outcome = TRUE;
+      else
+        self->outcome_error = g_strdup_printf (_("the recorded motion has no %s at t = %g"),
+                                               step->prediction.quantity, step->prediction.at);
+      return;
+    }
   /* the step's state on the system the window runs it with (derived, prepared here) */
   sim = cml_lesson_step_simulation_on (step, self->system, &error);
   if (sim == NULL)
@@ -144,7 +169,11 @@ start_outcome (CmlWindow *self, const CmlLessonStep *step)
   job->prediction.quantity = g_strdup (step->prediction.quantity);
 
   self->outcome_cancel = g_cancellable_new ();
-  task = g_task_new (self, self->outcome_cancel, outcome_done, NULL);
+  /* the window is held weakly: closed meanwhile, it goes at once, and the worker's run
+   * (which holds its own system) ends on its own */
+  weak = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (weak, self);
+  task = g_task_new (NULL, self->outcome_cancel, outcome_done, weak);
   g_task_set_source_tag (task, start_outcome);
   g_task_set_task_data (task, job, outcome_job_free);
   g_task_run_in_thread (task, outcome_thread);
@@ -238,7 +267,8 @@ show_prediction (CmlWindow *self)
         const char *unit = cml_model_unit (m, pr->quantity);
         g_autofree char *shown = cml_model_display_name (m, pr->quantity);
         g_autofree char *value = format_value (self->outcome_value, unit);
-        gboolean right = cml_prediction_class_right (pr, self->outcome_value, self->class_choice, self->class_number);
+        gboolean judged = !pr->no_answer; /* a student's copy holds no answers */
+        gboolean right = judged && cml_prediction_class_right (pr, self->outcome_value, self->class_choice, self->class_number);
         g_autofree char *text = NULL;
         g_autofree char *answer = NULL;
 
@@ -252,13 +282,16 @@ show_prediction (CmlWindow *self)
           answer = format_value (self->class_number, cml_lesson_step_text (step, "unit"));
         if (self->outcome_error)
           text = g_strdup_printf (_("The run could not answer: %s"), self->outcome_error);
+        else if (!judged)
+          /* TRANSLATORS: the class's answer, the time, the quantity's name and its value */
+          text = g_strdup_printf (_("The class said “%s”. At t = %g: %s = %s."), answer, pr->at, shown, value);
         else
           /* TRANSLATORS: the class's answer, the time, the quantity's name, its value (with
            * its unit), and the verdict ("The class was right." / "The class was not right.") */
           text = g_strdup_printf (_("The class said “%s”. At t = %g: %s = %s. %s"), answer, pr->at, shown, value,
                                   right ? _("The class was right.") : _("The class was not right."));
         gtk_label_set_text (self->lesson_outcome, text);
-        if (!self->outcome_error)
+        if (!self->outcome_error && judged)
           gtk_widget_add_css_class (GTK_WIDGET (self->lesson_outcome), right ? "right" : "wrong");
         if (cml_lesson_step_text (step, "afterwards"))
           {
@@ -296,6 +329,7 @@ show_step (CmlWindow *self)
   gtk_label_set_text (self->lesson_position, position);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->lesson_position), position); /* whole, when cut short */
   gtk_label_set_text (self->lesson_caption, cml_lesson_step_text (step, "caption"));
+  gtk_widget_set_visible (GTK_WIDGET (self->lesson_recorded), cml_window_lesson_recorded (self));
   if (cml_lesson_step_text (step, "notes"))
     gtk_widget_set_tooltip_text (GTK_WIDGET (self->lesson_caption), cml_lesson_step_text (step, "notes"));
   else
@@ -367,6 +401,12 @@ cml_window_lesson_step_opened (CmlWindow *self, guint k)
 
   cml_parameter_panel_set_hidden (self->parameter_panel, (const char *const *) step->hidden,
                                   _("The teacher hid this value: find it from the motion"));
+  if (cml_window_lesson_recorded (self))
+    {
+      /* not run: the window lacks a value the step needs */
+      cml_runner_pause (self->runner);
+      cml_window_compare_play (self, FALSE);
+    }
   if (step->prediction.kind != CML_PREDICTION_NONE)
     {
       self->prediction = CML_PREDICTION_SHOWN_ASKED;
@@ -480,6 +520,9 @@ cml_window_lesson_answer (CmlWindow *self, guint choice, double number, GError *
   self->class_choice = choice;
   self->class_number = number;
   self->prediction = CML_PREDICTION_SHOWN_ANSWERED;
+  /* a step shown from its recording: the recording answers at once */
+  if (cml_window_lesson_recorded (self) && (self->have_outcome || self->outcome_error))
+    self->prediction = CML_PREDICTION_SHOWN_OUTCOME;
   show_prediction (self);
   cml_window_play (self);
   return TRUE;
@@ -561,11 +604,15 @@ cml_window_lesson_describe (CmlWindow *self, CmlJson *json)
   cml_json_int (json, "waiting", cml_window_get_lesson_waiting (self) + 1);
   cml_json_string (json, "caption", gtk_label_get_text (self->lesson_caption));
   cml_json_string (json, "prediction", shown[CLAMP (self->prediction, 0, 3)]);
+  cml_json_bool (json, "recorded", cml_window_lesson_recorded (self));
   if (self->prediction == CML_PREDICTION_SHOWN_OUTCOME && self->have_outcome)
     {
       cml_json_number (json, "value", self->outcome_value);
-      cml_json_bool (json, "right", cml_prediction_class_right (&step->prediction, self->outcome_value,
-                                                                self->class_choice, self->class_number));
+      if (step->prediction.no_answer)
+        cml_json_null (json, "right");
+      else
+        cml_json_bool (json, "right", cml_prediction_class_right (&step->prediction, self->outcome_value,
+                                                                  self->class_choice, self->class_number));
     }
   else
     {
@@ -688,6 +735,7 @@ cml_window_class_add_lesson_actions (GtkWidgetClass *widget_class)
   /* Page Down and Page Up (what a presenter's remote sends): on_key_pressed */
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_band);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_caption);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_recorded);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_position);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_prediction);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, lesson_question);

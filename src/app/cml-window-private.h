@@ -196,6 +196,7 @@ struct _CmlWindow
   /* template: the lesson's band */
   GtkWidget         *lesson_band;
   GtkLabel          *lesson_caption;
+  GtkLabel          *lesson_recorded;
   GtkLabel          *lesson_position;
   GtkWidget         *lesson_prediction;
   GtkLabel          *lesson_question;
@@ -290,6 +291,9 @@ CmlModel  *cml_window_session_model (CmlWindow *self, CmlSession *session);
 
 /* cml-window-lesson.c: a lesson presented step by step (cml_window_open_lesson: cml-window.h) */
 void       cml_window_lesson_step_opened (CmlWindow *self, guint step);
+/* Whether the step shown plays only from its recorded motion (a student's copy without a
+ * hidden value): the window does not run it, its run controls are off. */
+gboolean   cml_window_lesson_recorded (CmlWindow *self);
 /* Each frame: the step's end and the prediction's time reached. */
 void       cml_window_lesson_tick (CmlWindow *self, CmlFrame *frame);
 /* The JSON object "lesson" of the state file (null without a lesson). */

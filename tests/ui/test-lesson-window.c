@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cml-lesson-apply.h"
+#include "cml-model.h"
 #include "cml-parameter-panel-private.h"
 #include "cml-window-private.h"
 #include "ui-util.h"
@@ -281,6 +282,172 @@ test_refused (void)
   g_rmdir (dir);
 }
 
+/* The window's state against STEP's: its model, every parameter the step gives, the
+ * parameters it hides shown "?", its caption. */
+static void
+assert_step_shown (CmlWindow *win, const CmlLessonStep *step)
+{
+  GHashTableIter it;
+  gpointer name, v;
+
+  g_assert_cmpstr (cml_system_get_model (win->system)->name, ==, step->model->name);
+  g_assert_cmpstr (cml_system_get_model (win->system)->text, ==, step->model->text);
+  g_hash_table_iter_init (&it, step->params);
+  while (g_hash_table_iter_next (&it, &name, &v))
+    g_assert_cmpfloat (param (win, name), ==, *(double *) v);
+  for (guint h = 0; step->hidden && step->hidden[h]; h++)
+    g_assert_true (cml_parameter_panel_is_hidden (win->parameter_panel, step->hidden[h]));
+  g_assert_cmpstr (gtk_label_get_text (win->lesson_caption), ==, cml_lesson_step_text (step, "caption"));
+}
+
+/* Every step of every shipped lesson, walked with Page Down's action: each shows its own
+ * model and parameters; a step with a question waits, paused at t = 0. */
+static void
+test_shipped (void)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "..", "lessons", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n_lessons = 0;
+
+  SKIP_WITHOUT_DISPLAY ();
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr (CmlLesson) lesson = NULL;
+      g_autoptr (GError) error = NULL;
+      CmlWindow *win;
+
+      if (!g_str_has_suffix (name, ".cmllesson"))
+        continue;
+      n_lessons++;
+      lesson = cml_lesson_load (path, &error);
+      g_assert_no_error (error);
+      win = window_new (NULL);
+      g_assert_true (cml_window_open_lesson (win, path, 1, &error));
+      g_assert_no_error (error);
+      for (guint k = 0; k < lesson->steps->len; k++)
+        {
+          CmlLessonStep *step = lesson->steps->pdata[k];
+          double t;
+
+          g_test_message ("%s, step %u", name, k + 1);
+          wait_step (win, k + 1);
+          assert_step_shown (win, step);
+          g_assert_false (cml_window_lesson_recorded (win));
+          if (step->prediction.kind != CML_PREDICTION_NONE)
+            {
+              g_assert_cmpint (win->prediction, ==, CML_PREDICTION_SHOWN_ASKED);
+              g_assert_cmpint (run_state (win, &t), ==, CML_RUNNER_PAUSED);
+              g_assert_cmpfloat (t, ==, 0);
+            }
+          if (k + 1 < lesson->steps->len)
+            g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.lesson-next", NULL));
+        }
+      window_free (win);
+    }
+  g_assert_cmpuint (n_lessons, >=, 3);
+}
+
+/* A student's copy (cmlab-cli lesson export --student): it opens; the step whose hidden
+ * mass is left out shows "?" with its controls locked, is not run with another value (its
+ * run controls are off, it stays at t = 0 paused) and takes the answer from its recorded
+ * motion, without a verdict (the copy holds no answers). */
+static void
+test_student_copy (void)
+{
+  g_autofree char *src = lesson_path ("singular-lagrangian.cmllesson");
+  g_autofree char *tmp = g_dir_make_tmp ("cmlab-lesson-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (tmp, "copy", NULL);
+  g_autofree char *path = g_build_filename (dir, "singular-lagrangian.cmllesson", NULL);
+  const char *cli = g_getenv ("CMLAB_CLI");
+  g_autoptr (CmlLesson) copy = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err = NULL;
+  CmlLessonStep *step = NULL;
+  GtkSpinButton *spin;
+  CmlWindow *win;
+  int status = 0;
+  guint k4 = 0;
+  double t, v;
+
+  SKIP_WITHOUT_DISPLAY ();
+  if (cli == NULL)
+    {
+      g_test_skip ("CMLAB_CLI is not set");
+      return;
+    }
+  {
+    const char *argv[] = { cli, "lesson", "export", src, "--student", "-o", dir, NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                                 &status, &error));
+  }
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("the export failed: %s", err);
+  copy = cml_lesson_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (copy->student);
+  for (guint k = 0; k < copy->steps->len; k++)
+    if (((CmlLessonStep *) copy->steps->pdata[k])->motion)
+      {
+        step = copy->steps->pdata[k];
+        k4 = k + 1;
+      }
+  g_assert_nonnull (step);
+
+  win = window_new (NULL);
+  /* a step the copy can run, then the recorded one */
+  g_assert_true (cml_window_open_lesson (win, path, 1, &error));
+  g_assert_no_error (error);
+  wait_step (win, 1);
+  g_assert_false (cml_window_lesson_recorded (win));
+  g_assert_true (cml_window_lesson_go_to (win, k4, &error));
+  g_assert_no_error (error);
+  wait_step (win, k4);
+  g_assert_true (cml_window_lesson_recorded (win));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->lesson_recorded)));
+  spin = cml_parameter_panel_get_param_spin (win->parameter_panel, step->hidden[0]);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "?");
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (spin)));
+  /* the run is not started: neither Space's action nor the answer plays it */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
+  cml_window_play (win);
+  cml_runner_sync (win->runner);
+  g_assert_cmpint (run_state (win, NULL), ==, CML_RUNNER_PAUSED);
+  g_assert_true (cml_window_lesson_answer (win, 2, NAN, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (win->prediction, ==, CML_PREDICTION_SHOWN_OUTCOME);
+  g_assert_true (win->have_outcome);
+  g_assert_true (cml_lesson_motion_value (step->motion, step->prediction.quantity, step->prediction.at, &v));
+  g_assert_cmpfloat (win->outcome_value, ==, v);
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (win->lesson_outcome), "right"));
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (win->lesson_outcome), "wrong"));
+  cml_runner_sync (win->runner);
+  g_assert_cmpint (run_state (win, &t), ==, CML_RUNNER_PAUSED);
+  g_assert_cmpfloat (t, ==, 0);
+  /* back to a step it can run: the controls come back */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.lesson-previous", NULL));
+  wait_step (win, k4 - 1);
+  g_assert_false (cml_window_lesson_recorded (win));
+  g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (win)) && cml_window_lesson_get_step (win, NULL) == k4 - 1);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (win->lesson_recorded)));
+  window_free (win);
+  {
+    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+    const char *name;
+
+    while (d && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *p = g_build_filename (dir, name, NULL);
+        g_remove (p);
+      }
+  }
+  g_rmdir (dir);
+  g_rmdir (tmp);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -291,6 +458,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/lesson/number", test_number);
   g_test_add_func ("/ui/lesson/hidden", test_hidden);
   g_test_add_func ("/ui/lesson/refused", test_refused);
+  g_test_add_func ("/ui/lesson/shipped", test_shipped);
+  g_test_add_func ("/ui/lesson/student-copy", test_student_copy);
 
   return g_test_run ();
 }
