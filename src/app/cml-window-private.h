@@ -197,6 +197,12 @@ struct _CmlWindow
   GtkWidget         *lesson_band;
   GtkLabel          *lesson_caption;
   GtkLabel          *lesson_recorded;
+  /* the lesson being written (cml-window-lesson-author.c), and its steps' window */
+  CmlLesson         *authored;
+  char              *authored_path;
+  GtkFileChooserNative *lesson_chooser;
+  GtkWidget         *steps_window, *steps_title, *steps_empty, *steps_save;
+  GtkListBox        *steps_list;
   GtkLabel          *lesson_position;
   GtkWidget         *lesson_prediction;
   GtkLabel          *lesson_question;
@@ -294,6 +300,19 @@ void       cml_window_lesson_step_opened (CmlWindow *self, guint step);
 /* Whether the step shown plays only from its recorded motion (a student's copy without a
  * hidden value): the window does not run it, its run controls are off. */
 gboolean   cml_window_lesson_recorded (CmlWindow *self);
+/* Writing a lesson (cml-window-lesson-author.c): the window's present state added as the
+ * lesson's next step (its number; 0 with ERROR), a step moved BY places or deleted, its
+ * texts set (NULL: unchanged), the lesson saved to PATH (NULL: where it was last saved). */
+guint      cml_window_lesson_add_step (CmlWindow *self, const char *caption, GError **error);
+gboolean   cml_window_lesson_move_step (CmlWindow *self, guint number, int by);
+gboolean   cml_window_lesson_delete_step (CmlWindow *self, guint number);
+gboolean   cml_window_lesson_set_step_text (CmlWindow *self, guint number, const char *caption, const char *notes);
+gboolean   cml_window_lesson_save_authored (CmlWindow *self, const char *path, GError **error);
+CmlLesson *cml_window_get_authored (CmlWindow *self);
+void       cml_window_lesson_show_steps (CmlWindow *self);
+void       cml_window_lesson_author_init (CmlWindow *self);
+void       cml_window_lesson_author_dispose (CmlWindow *self);
+void       cml_window_class_add_lesson_author_actions (GtkWidgetClass *widget_class);
 /* Each frame: the step's end and the prediction's time reached. */
 void       cml_window_lesson_tick (CmlWindow *self, CmlFrame *frame);
 /* The JSON object "lesson" of the state file (null without a lesson). */

@@ -1342,6 +1342,7 @@ cml_window_dispose (GObject *object)
   cml_window_io_dispose (self);
   cml_window_derive_dispose (self);
   cml_window_lesson_dispose (self);
+  cml_window_lesson_author_dispose (self);
   if (self->frame_stats_path)
     {
       CmlFrame *frame = self->runner ? cml_runner_get_frame (self->runner) : NULL;
@@ -1469,6 +1470,7 @@ cml_window_class_init (CmlWindowClass *klass)
   cml_window_class_add_io_actions (widget_class);
   cml_window_class_add_derive_actions (widget_class);
   cml_window_class_add_lesson_actions (widget_class);
+  cml_window_class_add_lesson_author_actions (widget_class);
 }
 
 /* The list of systems at its full height, as far as the window allows, the running system
@@ -1570,6 +1572,7 @@ cml_window_init (CmlWindow *self)
   cml_window_io_init (self);
   cml_window_derive_init (self);
   cml_window_lesson_init (self);
+  cml_window_lesson_author_init (self);
   cml_window_steer_init (self);
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);
   update_title (self);

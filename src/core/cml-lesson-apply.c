@@ -54,6 +54,58 @@ cml_lesson_step_session (const CmlLessonStep *step)
   return s;
 }
 
+/* How a lesson names MODEL so that it reads back the same model: a built-in's name, or
+ * the file it came from; NULL when neither holds its text. */
+static char *
+model_ref (CmlModel *model)
+{
+  g_autoptr (CmlModel) builtin = NULL;
+  g_autofree char *text = NULL;
+
+  if (model->name && (builtin = cml_model_load (model->name, NULL)) != NULL
+      && g_strcmp0 (builtin->text, model->text) == 0)
+    return g_strdup (model->name);
+  if (model->path && g_file_get_contents (model->path, &text, NULL, NULL) && g_strcmp0 (text, model->text) == 0)
+    return g_canonicalize_filename (model->path, NULL);
+  return NULL;
+}
+
+CmlLessonStep *
+cml_lesson_step_new_from_session (const CmlSession *session, const char *caption, GError **error)
+{
+  CmlLessonStep *st;
+  GHashTableIter it;
+  gpointer k, v;
+  char *ref;
+
+  g_return_val_if_fail (session != NULL && session->model != NULL, NULL);
+
+  if ((ref = model_ref (session->model)) == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the model “%s” is neither a built-in model nor a saved file: save it as a model file first"),
+                   session->model->name ? session->model->name : "");
+      return NULL;
+    }
+  st = g_new0 (CmlLessonStep, 1);
+  st->caption = g_strdup (caption ? caption : "");
+  st->model_ref = ref;
+  st->model = cml_model_ref (session->model);
+  st->params = copy_values (session->params);
+  st->initial = copy_values (session->initial);
+  st->integrator = session->integrator;
+  st->view = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  if (session->view)
+    {
+      g_hash_table_iter_init (&it, session->view);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        g_hash_table_insert (st->view, g_strdup (k), g_strdup (v));
+    }
+  st->hidden = g_new0 (char *, 1);
+  st->unknown = g_new0 (char *, 1);
+  return st;
+}
+
 CmlSimulation *
 cml_lesson_step_simulation_on (const CmlLessonStep *step, CmlSystem *sys, GError **error)
 {

@@ -18,6 +18,14 @@ G_BEGIN_DECLS
  * initial data it gives (the others stay the model's), its integrator and its view
  * settings.  Any thread. */
 CmlSession *cml_lesson_step_session (const CmlLessonStep *step);
+/* The step a session is (its inverse, for writing a lesson from a window's state): the
+ * session's model — named as a built-in when a built-in of that name has its very text,
+ * else by the file it was read from when that file still holds it, else refused
+ * (CML_ERROR_USAGE: the lesson could not be reopened with it) — every parameter and
+ * initial datum, the integrator and the view settings, with CAPTION; no question.  Every
+ * number is the session's, so the step written (%.17g) and read back is the session bit
+ * for bit.  Any thread. */
+CmlLessonStep *cml_lesson_step_new_from_session (const CmlSession *session, const char *caption, GError **error);
 
 /* cml_lesson_step_simulation () on SYS, a system already derived (of STEP's model, or of a
  * model with the same text): its parameters, integrator and initial data, at t = 0; NULL

@@ -448,6 +448,136 @@ test_student_copy (void)
   g_rmdir (tmp);
 }
 
+/* Two sessions the same bit for bit: model text, every parameter and initial datum, the
+ * integrator's settings a lesson keeps, the view. */
+static void
+assert_same_session (const CmlSession *a, const CmlSession *b)
+{
+  GHashTableIter it;
+  gpointer k, v;
+
+  g_assert_cmpstr (a->model->text, ==, b->model->text);
+  g_assert_cmpuint (g_hash_table_size (a->params), ==, g_hash_table_size (b->params));
+  g_hash_table_iter_init (&it, a->params);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      double *w = g_hash_table_lookup (b->params, k);
+      g_assert_nonnull (w);
+      g_assert_cmpmem (v, sizeof (double), w, sizeof (double));
+    }
+  g_assert_cmpuint (g_hash_table_size (a->initial), ==, g_hash_table_size (b->initial));
+  g_hash_table_iter_init (&it, a->initial);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      double *w = g_hash_table_lookup (b->initial, k);
+      g_assert_nonnull (w);
+      g_assert_cmpmem (v, sizeof (double), w, sizeof (double));
+    }
+  g_assert_cmpint (a->integrator.kind, ==, b->integrator.kind);
+  g_assert_cmpmem (&a->integrator.rtol, sizeof (double), &b->integrator.rtol, sizeof (double));
+  g_assert_cmpmem (&a->integrator.atol, sizeof (double), &b->integrator.atol, sizeof (double));
+  g_assert_cmpmem (&a->integrator.h_fixed, sizeof (double), &b->integrator.h_fixed, sizeof (double));
+  g_assert_cmpuint (g_hash_table_size (a->view), ==, g_hash_table_size (b->view));
+  g_hash_table_iter_init (&it, a->view);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_assert_cmpstr (v, ==, g_hash_table_lookup (b->view, k));
+}
+
+/* A lesson written from the window: two steps captured from its state (the second with
+ * other parameters, initial data and integrator), captions edited, moved, one deleted and
+ * added again, saved; reopened, every step is the captured state bit for bit, saving the
+ * reopened lesson writes the same bytes, and the window opens its steps with them. */
+static void
+test_author (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-lesson-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "written.cmllesson", NULL);
+  g_autofree char *again = g_build_filename (dir, "again.cmllesson", NULL);
+  g_autofree char *bytes1 = NULL, *bytes2 = NULL;
+  const char *set[] = { "Omega=0.612345678901234567", NULL };
+  const char *init[] = { "x=0.123456789012345678", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSession) s1 = NULL;
+  g_autoptr (CmlSession) s2 = NULL;
+  g_autoptr (CmlLesson) read = NULL;
+  CmlWindow *win;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  /* nothing to save yet: said, nothing written */
+  g_assert_false (cml_window_lesson_save_authored (win, path, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "The table is still.", &error), ==, 1);
+  g_assert_no_error (error);
+  s1 = cml_window_get_session (win, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (cml_window_apply_command_line (win, set, init, &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_window_set_integrator (win, "rk8pd", 0, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (cml_window_lesson_add_step (win, NULL, &error), ==, 2);
+  g_assert_no_error (error);
+  s2 = cml_window_get_session (win, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (*(double *) g_hash_table_lookup (s2->params, "Omega"), ==, g_ascii_strtod (set[0] + 6, NULL));
+
+  /* the steps' window: edited, moved, deleted and added again */
+  cml_window_lesson_show_steps (win);
+  g_assert_nonnull (win->steps_window);
+  g_assert_true (cml_window_lesson_set_step_text (win, 2, "Now it turns.", "Ω is 0.61 rad/s."));
+  g_assert_true (cml_window_lesson_move_step (win, 2, -1));
+  g_assert_false (cml_window_lesson_move_step (win, 1, -1));
+  g_assert_cmpstr (((CmlLessonStep *) win->authored->steps->pdata[0])->caption, ==, "Now it turns.");
+  g_assert_true (cml_window_lesson_move_step (win, 1, +1));
+  g_assert_true (cml_window_lesson_delete_step (win, 2));
+  g_assert_false (cml_window_lesson_delete_step (win, 2));
+  g_assert_cmpuint (win->authored->steps->len, ==, 1);
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "Now it turns.", &error), ==, 2);
+  g_assert_true (cml_window_lesson_set_step_text (win, 2, NULL, "Ω is 0.61 rad/s."));
+
+  g_assert_true (cml_window_lesson_save_authored (win, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_window_lesson_save_authored (win, NULL, &error)); /* again, where it was */
+  g_assert_no_error (error);
+
+  read = cml_lesson_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (read->steps->len, ==, 2);
+  g_assert_cmpstr (((CmlLessonStep *) read->steps->pdata[0])->caption, ==, "The table is still.");
+  g_assert_cmpstr (((CmlLessonStep *) read->steps->pdata[1])->notes, ==, "Ω is 0.61 rad/s.");
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr (CmlSession) s = cml_lesson_step_session (read->steps->pdata[k]);
+      assert_same_session (k == 0 ? s1 : s2, s);
+    }
+  /* the reopened lesson writes the same key file */
+  g_assert_true (cml_lesson_save (read, again, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &bytes1, NULL, NULL));
+  g_assert_true (g_file_get_contents (again, &bytes2, NULL, NULL));
+  g_assert_cmpstr (bytes1, ==, bytes2);
+
+  /* the window presents it: step 2's state is the one captured */
+  g_assert_true (cml_window_open_lesson (win, path, 2, &error));
+  g_assert_no_error (error);
+  wait_step (win, 2);
+  {
+    g_autoptr (CmlSession) shown = cml_window_get_session (win, &error);
+    g_assert_no_error (error);
+    g_hash_table_remove_all (shown->view); /* the window's view is its own now */
+    g_hash_table_remove_all (s2->view);
+    assert_same_session (s2, shown);
+  }
+  window_free (win);
+  g_remove (path);
+  g_remove (again);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -460,6 +590,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/lesson/refused", test_refused);
   g_test_add_func ("/ui/lesson/shipped", test_shipped);
   g_test_add_func ("/ui/lesson/student-copy", test_student_copy);
+  g_test_add_func ("/ui/lesson/author", test_author);
 
   return g_test_run ();
 }
