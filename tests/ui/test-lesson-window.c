@@ -300,6 +300,31 @@ assert_step_shown (CmlWindow *win, const CmlLessonStep *step)
   g_assert_cmpstr (gtk_label_get_text (win->lesson_caption), ==, cml_lesson_step_text (step, "caption"));
 }
 
+/* The band laid out with the step's caption: shown, and two frames drawn since FROM (the
+ * frame clock's counter when the step was shown), each laying the window out anew. */
+typedef struct
+{
+  CmlWindow *win;
+  gint64     from;
+} LayoutWait;
+
+static gint64
+frame_counter (CmlWindow *win)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (win));
+
+  return clock ? gdk_frame_clock_get_frame_counter (clock) : 0;
+}
+
+static gboolean
+band_laid_out (gpointer data)
+{
+  LayoutWait *w = data;
+  GtkWidget *caption = GTK_WIDGET (w->win->lesson_caption);
+
+  return gtk_widget_get_mapped (caption) && gtk_widget_get_height (caption) > 0 && frame_counter (w->win) >= w->from + 2;
+}
+
 /* Every step of every shipped lesson, walked with Page Down's action: each shows its own
  * model and parameters; a step with a question waits, paused at t = 0. */
 static void
@@ -325,6 +350,9 @@ test_shipped (void)
       lesson = cml_lesson_load (path, &error);
       g_assert_no_error (error);
       win = window_new (NULL);
+      /* as on a 4:3 projector */
+      cml_window_set_fixed_size (win, 1024, 768);
+      g_object_set (win, "presentation", TRUE, NULL);
       g_assert_true (cml_window_open_lesson (win, path, 1, &error));
       g_assert_no_error (error);
       for (guint k = 0; k < lesson->steps->len; k++)
@@ -335,6 +363,11 @@ test_shipped (void)
           g_test_message ("%s, step %u", name, k + 1);
           wait_step (win, k + 1);
           assert_step_shown (win, step);
+          /* the step's texts laid out: they do not widen the window past the screen */
+          LayoutWait lw = { win, frame_counter (win) };
+          if (!spin_until (band_laid_out, &lw, 60))
+            g_error ("the band of step %u was not laid out", k + 1);
+          g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (win)), <=, 1024);
           g_assert_false (cml_window_lesson_recorded (win));
           if (step->prediction.kind != CML_PREDICTION_NONE)
             {
