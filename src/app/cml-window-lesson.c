@@ -562,6 +562,34 @@ on_number_given (CmlWindow *self)
   cml_window_lesson_answer (self, 0, v, &error);
 }
 
+/* The band keeps the room its texts need at the window's width, up to a share of the
+ * window's height (beyond, it scrolls): the view and the plots give way to it before it
+ * scrolls, and the window never grows wider for it. */
+#define BAND_MAX_SHARE 0.42
+
+static void
+fit_band (CmlWindow *self)
+{
+  GtkWidget *scroll = gtk_widget_get_parent (gtk_widget_get_parent (self->lesson_band));
+  int width = gtk_widget_get_width (GTK_WIDGET (self)), height = gtk_widget_get_height (GTK_WIDGET (self));
+  int natural = 0, want;
+
+  if (!GTK_IS_SCROLLED_WINDOW (scroll) || !gtk_widget_get_visible (self->lesson_band) || width <= 0 || height <= 0)
+    return;
+  gtk_widget_measure (self->lesson_band, GTK_ORIENTATION_VERTICAL, width, NULL, &natural, NULL, NULL);
+  want = MIN (natural, (int) (BAND_MAX_SHARE * height));
+  if (gtk_scrolled_window_get_min_content_height (GTK_SCROLLED_WINDOW (scroll)) != want)
+    gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroll), want);
+}
+
+/* Every frame while the band shows (its texts or the window's size may have changed). */
+static gboolean
+band_tick (GtkWidget *band, GdkFrameClock *clock, gpointer data)
+{
+  fit_band (CML_WINDOW (data));
+  return G_SOURCE_CONTINUE;
+}
+
 void
 cml_window_lesson_tick (CmlWindow *self, CmlFrame *frame)
 {
@@ -716,6 +744,7 @@ cml_window_lesson_init (CmlWindow *self)
   g_signal_connect_swapped (self->lesson_number_entry, "activate", G_CALLBACK (on_number_given), self);
   g_signal_connect_swapped (self->lesson_number_button, "clicked", G_CALLBACK (on_number_given), self);
   self->class_number = NAN;
+  gtk_widget_add_tick_callback (self->lesson_band, band_tick, self, NULL);
   update_actions (self);
 }
 

@@ -322,7 +322,11 @@ band_laid_out (gpointer data)
   LayoutWait *w = data;
   GtkWidget *caption = GTK_WIDGET (w->win->lesson_caption);
 
-  return gtk_widget_get_mapped (caption) && gtk_widget_get_height (caption) > 0 && frame_counter (w->win) >= w->from + 2;
+  GtkWidget *scroll = gtk_widget_get_ancestor (w->win->lesson_band, GTK_TYPE_SCROLLED_WINDOW);
+
+  /* and the band's room, as the window last chose it, given */
+  return gtk_widget_get_mapped (caption) && gtk_widget_get_height (caption) > 0 && frame_counter (w->win) >= w->from + 2
+         && gtk_widget_get_height (scroll) >= gtk_scrolled_window_get_min_content_height (GTK_SCROLLED_WINDOW (scroll));
 }
 
 /* Every step of every shipped lesson, walked with Page Down's action: each shows its own
@@ -349,10 +353,12 @@ test_shipped (void)
       n_lessons++;
       lesson = cml_lesson_load (path, &error);
       g_assert_no_error (error);
-      win = window_new (NULL);
-      /* as on a 4:3 projector */
+      /* as on a 4:3 projector, in presentation mode (window_new, sized before shown) */
+      win = cml_window_new (NULL);
+      g_object_ref (win);
       cml_window_set_fixed_size (win, 1024, 768);
       g_object_set (win, "presentation", TRUE, NULL);
+      gtk_window_present (GTK_WINDOW (win));
       g_assert_true (cml_window_open_lesson (win, path, 1, &error));
       g_assert_no_error (error);
       for (guint k = 0; k < lesson->steps->len; k++)
@@ -368,6 +374,19 @@ test_shipped (void)
           if (!spin_until (band_laid_out, &lw, 60))
             g_error ("the band of step %u was not laid out", k + 1);
           g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (win)), <=, 1024);
+          g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (win)), >=, 740); /* less its frame */
+          /* nor are they cut off: the band has the height they need at its width */
+          {
+            GtkWidget *scroll = gtk_widget_get_ancestor (win->lesson_band, GTK_TYPE_SCROLLED_WINDOW);
+            int natural = 0;
+
+            gtk_widget_measure (win->lesson_band, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (scroll), NULL,
+                                &natural, NULL, NULL);
+            g_test_message ("band %d of %d (at least %d), window %d×%d", gtk_widget_get_height (scroll), natural,
+                            gtk_scrolled_window_get_min_content_height (GTK_SCROLLED_WINDOW (scroll)),
+                            gtk_widget_get_width (GTK_WIDGET (win)), gtk_widget_get_height (GTK_WIDGET (win)));
+            g_assert_cmpint (gtk_widget_get_height (scroll), >=, natural);
+          }
           g_assert_false (cml_window_lesson_recorded (win));
           if (step->prediction.kind != CML_PREDICTION_NONE)
             {
