@@ -444,6 +444,11 @@ cml_window_lesson_go_to (CmlWindow *self, guint number, GError **error)
       return FALSE;
     }
   step = self->lesson->steps->pdata[number - 1];
+  /* the step shown stops here: the next starts from its own state, a question's with the
+   * motion not yet begun (t = 0) */
+  if (self->runner)
+    cml_runner_pause (self->runner);
+  cml_window_compare_play (self, FALSE);
   session = cml_lesson_step_session (step);
   /* the model the window has with the same text, whose system is derived */
   cml_window_open_lesson_step (self, cml_window_session_model (self, session), self->lesson->path, session,
