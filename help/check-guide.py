@@ -62,7 +62,8 @@ for m in re.finditer(r"[^.]*\b(?:command[- ]line only|only on the command line|a
 
 # ---- every key of the shortcuts window ------------------------------------------------------
 names = {"space": "Space", "Right": "→", "Left": "←", "plus": "+", "minus": "−",
-         "question": "?", "Escape": "Escape"}
+         "question": "?", "Escape": "Escape", "Page_Down": "Page Down", "Page_Up": "Page Up",
+         "1...9": "1"}
 overlay = read(src + "/ui/gtk/help-overlay.ui")
 for accel in re.findall(r'<property name="accelerator">([^<]+)</property>', overlay):
     accel = accel.replace("&lt;", "<").replace("&gt;", ">")

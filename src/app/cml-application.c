@@ -55,6 +55,7 @@ struct _CmlApplication
   double   target_time;    /* --target-time T, or 0: CML_SCENE_SHOOT_DEFAULT_T */
   char   **set;            /* --set NAME=VALUE … */
   char   **init;           /* --init NAME=VALUE … */
+  char    *lesson;         /* --lesson FILE (then --step N is its step) */
 };
 
 G_DEFINE_FINAL_TYPE (CmlApplication, cml_application, ADW_TYPE_APPLICATION)
@@ -86,7 +87,11 @@ static const GOptionEntry option_entries[] = {
   { "integrator", 0, 0, G_OPTION_ARG_STRING, NULL,
     N_("Integrate with this method (as its menu would: auto, the default, chooses for the system and tolerance; rk8pd, rk4, implicit-midpoint, variational, …)"), "NAME" },
   { "step", 0, 0, G_OPTION_ARG_DOUBLE, NULL,
-    N_("The step of a fixed-step integrator (the nearest the menu offers: 0.2, 0.1, 0.05, 0.01, 0.001)"), "H" },
+    N_("The step of a fixed-step integrator (the nearest the menu offers: 0.2, 0.1, 0.05, 0.01, 0.001); "
+       "with a lesson, the lesson’s step to show (1, 2, …)"), "H|N" },
+  { "lesson", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+    N_("Present a lesson (a .cmllesson file) step by step, from its first step or the one --step gives; "
+       "Page Down and Page Up go to the next and the previous step"), "FILE" },
   { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
     N_("Write a PNG of the window to FILE when --quit-after ends the run"), "FILE" },
   { "quit-after", 0, 0, G_OPTION_ARG_DOUBLE, NULL, N_("Close the window after SECONDS of wall time"), "SECONDS" },
@@ -117,6 +122,12 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_variant_dict_lookup (options, "compare", "s", &self->compare);
   g_variant_dict_lookup (options, "integrator", "s", &self->integrator);
   g_variant_dict_lookup (options, "step", "d", &self->step);
+  {
+    g_autofree char *lesson = NULL;
+
+    if (g_variant_dict_lookup (options, "lesson", "^ay", &lesson))
+      self->lesson = g_steal_pointer (&lesson);
+  }
   if (self->integrator && !cml_integrator_kind_from_string (self->integrator, NULL))
     {
       g_printerr (_("cmlab: there is no integrator “%s” (cmlab-cli list integrators)\n"), self->integrator);
@@ -125,6 +136,12 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   if (g_variant_dict_contains (options, "step") && !(self->step > 0))
     {
       g_printerr (_("cmlab: --step takes a number > 0\n"));
+      return 2;
+    }
+  if (self->lesson && g_variant_dict_contains (options, "step")
+      && (self->step != floor (self->step) || self->step > G_MAXUINT))
+    {
+      g_printerr (_("cmlab: with --lesson, --step takes the number of a step (1, 2, …)\n"));
       return 2;
     }
   g_variant_dict_lookup (options, "orbit", "^as", &self->orbits);
@@ -247,12 +264,12 @@ present_window (CmlApplication *self, CmlWindow *window)
     cml_window_show_closed_form (window, TRUE);
   if (self->page)
     cml_window_show_page (window, self->page);
-  if (self->integrator || self->step > 0)
+  if (self->integrator || (self->step > 0 && !self->lesson))
     {
       CmlIntegratorKind kind = CML_INTEGRATOR_AUTO;
       if (self->integrator)
         cml_integrator_kind_from_string (self->integrator, &kind);
-      cml_window_set_integrator (window, cml_integrator_kind_to_string (kind), self->step, NULL);
+      cml_window_set_integrator (window, cml_integrator_kind_to_string (kind), self->lesson ? 0 : self->step, NULL);
     }
   if (self->compare)
     {
@@ -298,6 +315,19 @@ cml_application_activate (GApplication *app)
   g_autoptr (GError) error = NULL;
   const char *model = self->model ? self->model : DEFAULT_MODEL;
 
+  if (self->lesson)
+    {
+      /* the lesson's step opens its own model (derived on a worker when it must be) */
+      if (!cml_window_open_lesson (window, self->lesson, (guint) self->step, &error))
+        {
+          g_printerr ("cmlab: %s\n", error->message);
+          cml_window_load (window, model, NULL);
+          cml_window_show_error (window, _("Could not open the lesson"), error->message);
+        }
+      present_window (self, window);
+      return;
+    }
+
   if (!cml_window_load (window, model, &error))
     {
       g_printerr ("cmlab: %s\n", error->message);
@@ -321,7 +351,21 @@ cml_application_open (GApplication *app, GFile **files, int n_files, const char 
       g_autoptr (GError) error = NULL;
       g_autofree char *path = g_file_get_path (files[i]);
 
-      if (path && cml_is_session_path (path))
+      if (path && cml_is_lesson_path (path))
+        {
+          /* a lesson: its first step (or --step's) */
+          if (cml_window_open_lesson (window, path, self->lesson ? 0 : (guint) self->step, &error))
+            loaded = TRUE;
+          else
+            {
+              g_printerr ("cmlab: %s\n", error->message);
+              if (!loaded)
+                cml_window_load (window, self->model ? self->model : DEFAULT_MODEL, NULL);
+              loaded = TRUE;
+              cml_window_show_error (window, _("Could not open the lesson"), error->message);
+            }
+        }
+      else if (path && cml_is_session_path (path))
         {
           /* a session: the window shows its model, or says why not */
           if (cml_window_open_session (window, path, &error))
@@ -467,6 +511,7 @@ cml_application_finalize (GObject *object)
   CmlApplication *self = CML_APPLICATION (object);
 
   g_free (self->model);
+  g_free (self->lesson);
   g_free (self->frame_stats);
   g_free (self->screenshot);
   g_free (self->page);

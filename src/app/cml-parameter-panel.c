@@ -137,6 +137,13 @@ on_spin_output (GtkSpinButton *spin, gpointer user_data)
   char buf[64];
   double v = gtk_adjustment_get_value (gtk_spin_button_get_adjustment (spin));
 
+  /* a value the teacher hid from the class (a lesson step's "hidden") */
+  if (g_object_get_data (G_OBJECT (spin), "cml-hidden"))
+    {
+      if (g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (spin)), "?") != 0)
+        gtk_editable_set_text (GTK_EDITABLE (spin), "?");
+      return TRUE;
+    }
   if (fabs (v) < 1e-300)
     v = 0.0;
   g_snprintf (buf, sizeof buf, "%.6g", v);
@@ -356,6 +363,12 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
   char shown[64];
   g_autofree char *msg_possible = NULL;
 
+  /* a hidden value's "?" stands for the value it hides */
+  if (g_object_get_data (G_OBJECT (spin), "cml-hidden"))
+    {
+      *new_value = gtk_adjustment_get_value (adj);
+      return TRUE;
+    }
   /* the text as "output" wrote it: the value keeps its full precision */
   g_snprintf (shown, sizeof shown, "%.6g", fabs (gtk_adjustment_get_value (adj)) < 1e-300 ? 0.0 : gtk_adjustment_get_value (adj));
   if (g_str_equal (text, shown))
@@ -1474,6 +1487,58 @@ cml_parameter_panel_get_param_spin (CmlParameterPanel *self, const char *name)
   ParamRow *row = find_param (self, name);
 
   return row ? row->spin : NULL;
+}
+
+/* Locks WIDGET (or lets it go) with TOOLTIP, keeping the tooltip it had for later. */
+static void
+lock_widget (GtkWidget *widget, gboolean lock, const char *tooltip)
+{
+  if (widget == NULL)
+    return;
+  if (lock && g_object_get_data (G_OBJECT (widget), "cml-shown-tooltip") == NULL)
+    g_object_set_data_full (G_OBJECT (widget), "cml-shown-tooltip",
+                            g_strdup (gtk_widget_get_tooltip_text (widget) ? gtk_widget_get_tooltip_text (widget) : ""),
+                            g_free);
+  if (lock)
+    gtk_widget_set_tooltip_text (widget, tooltip);
+  else if (g_object_get_data (G_OBJECT (widget), "cml-shown-tooltip"))
+    {
+      const char *tip = g_object_get_data (G_OBJECT (widget), "cml-shown-tooltip");
+
+      gtk_widget_set_tooltip_text (widget, *tip ? tip : NULL);
+      g_object_set_data (G_OBJECT (widget), "cml-shown-tooltip", NULL);
+    }
+  gtk_widget_set_sensitive (widget, !lock);
+}
+
+void
+cml_parameter_panel_set_hidden (CmlParameterPanel *self, const char *const *names, const char *tooltip)
+{
+  g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
+
+  for (guint i = 0; self->params && i < self->params->len; i++)
+    {
+      ParamRow *row = self->params->pdata[i];
+      gboolean hide = names && g_strv_contains (names, row->name);
+
+      lock_widget (GTK_WIDGET (row->scale), hide, tooltip);
+      lock_widget (GTK_WIDGET (row->choice), hide, tooltip);
+      if (row->spin == NULL)
+        continue;
+      lock_widget (GTK_WIDGET (row->spin), hide, tooltip);
+      if (!!g_object_get_data (G_OBJECT (row->spin), "cml-hidden") == hide)
+        continue;
+      g_object_set_data (G_OBJECT (row->spin), "cml-hidden", GINT_TO_POINTER (hide));
+      on_spin_output (row->spin, NULL);
+    }
+}
+
+gboolean
+cml_parameter_panel_is_hidden (CmlParameterPanel *self, const char *name)
+{
+  ParamRow *row = find_param (self, name);
+
+  return row && row->spin && g_object_get_data (G_OBJECT (row->spin), "cml-hidden") != NULL;
 }
 
 GtkRange *

@@ -60,6 +60,11 @@ gboolean    cml_parameter_panel_undo (CmlParameterPanel *self);
 gboolean    cml_parameter_panel_redo (CmlParameterPanel *self);
 
 /* The note about projected values ("" when there is none). */
+/* Hides the values of the parameters NAMES (NULL-terminated; NULL: none) from the people
+ * watching, as a lesson step asks: each shows "?", its slider and field locked, TOOLTIP
+ * saying why; every other parameter shows its value again and can be changed. */
+void        cml_parameter_panel_set_hidden (CmlParameterPanel *self, const char *const *names, const char *tooltip);
+gboolean    cml_parameter_panel_is_hidden (CmlParameterPanel *self, const char *name);
 const char *cml_parameter_panel_get_projection_note (CmlParameterPanel *self);
 
 G_END_DECLS

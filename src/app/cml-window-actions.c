@@ -115,6 +115,7 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
   CmlWindow *self = CML_WINDOW (widget);
   g_autoptr (GtkFileFilter) models = gtk_file_filter_new ();
+  g_autoptr (GtkFileFilter) lessons = gtk_file_filter_new ();
   g_autoptr (GtkFileFilter) all = gtk_file_filter_new ();
   const char *dir = cml_model_builtin_dir ();
 
@@ -128,6 +129,10 @@ open_action (GtkWidget *widget, const char *action_name, GVariant *param)
   gtk_file_filter_set_name (models, _("Model files (*.cml)"));
   gtk_file_filter_add_pattern (models, "*.cml");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), models);
+  /* a lesson opens here too: its first step */
+  gtk_file_filter_set_name (lessons, _("Lessons (*.cmllesson)"));
+  gtk_file_filter_add_pattern (lessons, "*.cmllesson");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), lessons);
   gtk_file_filter_set_name (all, _("All files"));
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), all);
@@ -219,7 +224,8 @@ cml_window_class_add_actions (GtkWidgetClass *widget_class)
 void
 cml_window_update_actions (CmlWindow *self)
 {
-  gboolean have = self->runner != NULL;
+  /* a lesson's step shown from its recording is not run (it lacks a hidden value) */
+  gboolean have = self->runner != NULL && !cml_window_lesson_recorded (self);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.play-pause", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.step", have);

@@ -45,6 +45,7 @@ struct _CmlPendingOpen
   CmlModel   *model;
   char       *path;    /* the file it came from, or NULL */
   CmlSession *session; /* or NULL */
+  int         lesson_step; /* the lesson's step the session is (from 0), or -1 */
   gint64      started_us;
 };
 
@@ -169,9 +170,13 @@ finish (CmlWindow *self, CmlPendingOpen *p)
     {
       if (!cml_window_apply_session (self, p->session, m, p->path, &error))
         {
-          cml_window_show_error (self, _("Could not open the session"), error->message);
+          cml_window_show_error (self, p->lesson_step >= 0 ? _("Could not open the lesson’s step")
+                                                            : _("Could not open the session"),
+                                 error->message);
           select_running (self);
         }
+      else if (p->lesson_step >= 0)
+        cml_window_lesson_step_opened (self, (guint) p->lesson_step);
       return;
     }
   if (cml_window_set_model (self, m, &error))
@@ -230,15 +235,12 @@ begin_derivation (CmlWindow *self, CmlModel *model)
   return d;
 }
 
-void
-cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session)
+static void
+open_pending (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session, int lesson_step)
 {
   Derivation *d;
   CmlPendingOpen *p;
   gboolean ready;
-
-  g_return_if_fail (CML_IS_WINDOW (self));
-  g_return_if_fail (model != NULL);
 
   if (self->derivations == NULL)
     {
@@ -249,6 +251,7 @@ cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSe
   p->model = cml_model_ref (model);
   p->path = g_strdup (path);
   p->session = session;
+  p->lesson_step = lesson_step;
   p->started_us = g_get_monotonic_time ();
 
   /* this replaces what the window waited for */
@@ -279,6 +282,32 @@ cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSe
   if (d->started_us < p->started_us)
     p->started_us = d->started_us; /* the time counted is the derivation's */
   show_card (self);
+}
+
+void
+cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+  g_return_if_fail (model != NULL);
+
+  open_pending (self, model, path, session, -1);
+}
+
+void
+cml_window_open_lesson_step (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session, guint step)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+  g_return_if_fail (model != NULL && session != NULL);
+
+  open_pending (self, model, path, session, (int) step);
+}
+
+int
+cml_window_get_lesson_waiting (CmlWindow *self)
+{
+  g_return_val_if_fail (CML_IS_WINDOW (self), -1);
+
+  return self->pending_open ? self->pending_open->lesson_step : -1;
 }
 
 void

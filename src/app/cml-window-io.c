@@ -482,8 +482,12 @@ cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlModel *model,
   if (self->shown_system == self->system)
     cml_window_apply_pending_view (self);
 
-  add_recent (path);
-  cml_window_rebuild_recent (self);
+  /* a lesson's step is not a session to reopen */
+  if (!cml_is_lesson_path (path))
+    {
+      add_recent (path);
+      cml_window_rebuild_recent (self);
+    }
   return TRUE;
 }
 

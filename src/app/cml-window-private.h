@@ -10,6 +10,8 @@
 #include "cml-equations-panel.h"
 #include "cml-export-dialog.h"
 #include "cml-frame-stats.h"
+#include "cml-json.h"
+#include "cml-lesson.h"
 #include "cml-model-picker.h"
 #include "cml-parameter-panel.h"
 #include "cml-plot-queue.h"
@@ -177,7 +179,50 @@ struct _CmlWindow
   double            *ghost_rows;
   guint              ghost_cols;
   guint              ghost_failures; /* failures told (one toast per run) */
+
+  /* a lesson presented (cml-window-lesson.c) */
+  CmlLesson         *lesson;          /* NULL: none */
+  guint              lesson_step;     /* the step shown (from 0) */
+  gboolean           lesson_opened;   /* a step's state is installed */
+  guint              lesson_generation; /* the run's generation the step started */
+  int                prediction;      /* CmlPredictionShown */
+  guint              class_choice;    /* the class's answer: a choice (from 1) … */
+  double             class_number;    /* … or a number */
+  gboolean           have_outcome;    /* the quantity at the prediction's time is known … */
+  double             outcome_value;   /* … and this */
+  char              *outcome_error;   /* or why it is not */
+  GCancellable      *outcome_cancel;  /* the worker reading it for the step shown */
+  gboolean           step_ended;      /* the run reached the step's end and was paused */
+  /* template: the lesson's band */
+  GtkWidget         *lesson_band;
+  GtkLabel          *lesson_caption;
+  GtkLabel          *lesson_recorded;
+  /* the lesson being written (cml-window-lesson-author.c), and its steps' window */
+  CmlLesson         *authored;
+  char              *authored_path;
+  GtkFileChooserNative *lesson_chooser;
+  GtkWidget         *steps_window, *steps_title, *steps_empty, *steps_save;
+  GtkListBox        *steps_list;
+  GtkLabel          *lesson_position;
+  GtkWidget         *lesson_prediction;
+  GtkLabel          *lesson_question;
+  GtkBox            *lesson_choices;
+  GtkWidget         *lesson_number_box;
+  GtkEntry          *lesson_number_entry;
+  GtkLabel          *lesson_unit;
+  GtkButton         *lesson_number_button;
+  GtkLabel          *lesson_outcome;
+  GtkLabel          *lesson_afterwards;
 };
+
+/* Where a lesson step's prediction is. */
+typedef enum
+{
+  CML_PREDICTION_SHOWN_NONE,     /* the step has none */
+  CML_PREDICTION_SHOWN_ASKED,    /* the question, the motion paused */
+  CML_PREDICTION_SHOWN_ANSWERED, /* the class answered; the motion plays to the time */
+  CML_PREDICTION_SHOWN_OUTCOME,  /* the run reached the time: the outcome and "afterwards" */
+} CmlPredictionShown;
 
 /* What the second run is. */
 typedef enum
@@ -224,6 +269,12 @@ typedef struct _CmlPendingOpen CmlPendingOpen;
  * NULL) is the file it came from, for the error shown if it cannot start.  With SESSION
  * (may be NULL; taken), the session is opened then rather than the model's own settings. */
 void       cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session);
+/* The same for a lesson's STEP (from 0): SESSION is the step's state; once it is installed
+ * cml_window_lesson_step_opened () shows the step. */
+void       cml_window_open_lesson_step (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session,
+                                        guint step);
+/* The lesson step (from 0) the window waits for, or -1. */
+int        cml_window_get_lesson_waiting (CmlWindow *self);
 /* Opens the session file PATH as cml_window_open_model opens a model; errors in a dialog. */
 void       cml_window_open_session_file (CmlWindow *self, const char *path);
 /* MODEL's derived system (a new reference): taken from a derivation begun for it (waiting
@@ -243,6 +294,32 @@ gboolean   cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlMo
                                      GError **error);
 /* the model a session's is the same as (one the window has), else the session's */
 CmlModel  *cml_window_session_model (CmlWindow *self, CmlSession *session);
+
+/* cml-window-lesson.c: a lesson presented step by step (cml_window_open_lesson: cml-window.h) */
+void       cml_window_lesson_step_opened (CmlWindow *self, guint step);
+/* Whether the step shown plays only from its recorded motion (a student's copy without a
+ * hidden value): the window does not run it, its run controls are off. */
+gboolean   cml_window_lesson_recorded (CmlWindow *self);
+/* Writing a lesson (cml-window-lesson-author.c): the window's present state added as the
+ * lesson's next step (its number; 0 with ERROR), a step moved BY places or deleted, its
+ * texts set (NULL: unchanged), the lesson saved to PATH (NULL: where it was last saved). */
+guint      cml_window_lesson_add_step (CmlWindow *self, const char *caption, GError **error);
+gboolean   cml_window_lesson_move_step (CmlWindow *self, guint number, int by);
+gboolean   cml_window_lesson_delete_step (CmlWindow *self, guint number);
+gboolean   cml_window_lesson_set_step_text (CmlWindow *self, guint number, const char *caption, const char *notes);
+gboolean   cml_window_lesson_save_authored (CmlWindow *self, const char *path, GError **error);
+CmlLesson *cml_window_get_authored (CmlWindow *self);
+void       cml_window_lesson_show_steps (CmlWindow *self);
+void       cml_window_lesson_author_init (CmlWindow *self);
+void       cml_window_lesson_author_dispose (CmlWindow *self);
+void       cml_window_class_add_lesson_author_actions (GtkWidgetClass *widget_class);
+/* Each frame: the step's end and the prediction's time reached. */
+void       cml_window_lesson_tick (CmlWindow *self, CmlFrame *frame);
+/* The JSON object "lesson" of the state file (null without a lesson). */
+void       cml_window_lesson_describe (CmlWindow *self, CmlJson *json);
+void       cml_window_class_add_lesson_actions (GtkWidgetClass *widget_class);
+void       cml_window_lesson_init (CmlWindow *self);
+void       cml_window_lesson_dispose (CmlWindow *self);
 
 /* cml-window-actions.c */
 void cml_window_class_add_actions (GtkWidgetClass *widget_class);

@@ -58,6 +58,11 @@
  *                 y₁]: where the data points (0, 0) and (1, 1) lie in the window (null when
  *                 not in view), "starts" [[x, y] …] where the orbits started, "orbits"
  *                 [{"n", "first": [x, y], "later_x": [lo, hi]} …] their crossings
+ *   lesson        null, or the lesson presented: "title", "step" shown (from 1; 0 until its
+ *                 state is installed), "steps", "waiting" (the step being opened, from 1; 0
+ *                 none), "caption", "prediction" "none", "asked", "answered" or "shown",
+ *                 "value" the quantity at the prediction's time and "right" whether the
+ *                 class was (null until shown), "hidden" the parameters shown as "?"
  *
  * A window whose main loop does not run writes nothing, so a test that waits for the
  * next serial also learns that the window still answers.
@@ -525,6 +530,7 @@ describe (CmlWindow *self)
   }
 #endif
   write_section (json, self);
+  cml_window_lesson_describe (self, json);
   cml_json_begin_object (json, "params", CML_JSON_LINE);
   if (frame && self->system && frame->system == self->system)
     {

@@ -309,6 +309,12 @@ cml_window_open_file (CmlWindow *self, GFile *file)
       cml_window_open_session_file (self, path);
       return;
     }
+  if (cml_is_lesson_path (path))
+    {
+      if (!cml_window_open_lesson (self, path, 1, &error))
+        cml_window_show_error (self, _("Could not open the lesson"), error->message);
+      return;
+    }
   loaded = cml_model_load (path, &error);
   if (loaded)
     {
@@ -1151,6 +1157,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     cml_window_apply_pending_view (self);
 
   pull_history (self, frame);
+  cml_window_lesson_tick (self, frame);
   cml_window_compare_tick (self);
   timeline_show_until (self, frame, now);
   cml_timeline_update (self->timeline, frame);
@@ -1334,6 +1341,8 @@ cml_window_dispose (GObject *object)
     }
   cml_window_io_dispose (self);
   cml_window_derive_dispose (self);
+  cml_window_lesson_dispose (self);
+  cml_window_lesson_author_dispose (self);
   if (self->frame_stats_path)
     {
       CmlFrame *frame = self->runner ? cml_runner_get_frame (self->runner) : NULL;
@@ -1460,6 +1469,8 @@ cml_window_class_init (CmlWindowClass *klass)
   cml_window_class_add_actions (widget_class);
   cml_window_class_add_io_actions (widget_class);
   cml_window_class_add_derive_actions (widget_class);
+  cml_window_class_add_lesson_actions (widget_class);
+  cml_window_class_add_lesson_author_actions (widget_class);
 }
 
 /* The list of systems at its full height, as far as the window allows, the running system
@@ -1560,6 +1571,8 @@ cml_window_init (CmlWindow *self)
   cml_window_add_shortcuts (self);
   cml_window_io_init (self);
   cml_window_derive_init (self);
+  cml_window_lesson_init (self);
+  cml_window_lesson_author_init (self);
   cml_window_steer_init (self);
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);
   update_title (self);

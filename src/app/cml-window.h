@@ -89,6 +89,20 @@ gboolean   cml_window_export_data (CmlWindow *self, const char *path, GError **e
 
 /* TRUE when PATH names a session file (by its extension). */
 gboolean   cml_is_session_path (const char *path);
+/* TRUE when PATH names a lesson file (.cmllesson). */
+gboolean   cml_is_lesson_path (const char *path);
+
+/* Lessons (a .cmllesson key file, see cml-lesson.h), presented step by step: opens the
+ * lesson at PATH (checked whole first: on an error the window keeps what it shows) and
+ * shows its step STEP (from 1; 0: the first), with its state, its caption for the class
+ * and its prediction.  Page Down and Page Up go to the next and the previous step. */
+gboolean   cml_window_open_lesson (CmlWindow *self, const char *path, guint step, GError **error);
+/* Shows the lesson's step STEP (from 1): its state, caption and prediction. */
+gboolean   cml_window_lesson_go_to (CmlWindow *self, guint step, GError **error);
+/* The step shown (from 1; 0: no lesson) and how many there are. */
+guint      cml_window_lesson_get_step (CmlWindow *self, guint *n_steps);
+/* The class's answer to the step's question: a choice (from 1), or a number (CHOICE 0). */
+gboolean   cml_window_lesson_answer (CmlWindow *self, guint choice, double number, GError **error);
 
 /* Compares the run with a second one drawn faint beside it: WHAT is "copy" (this run as
  * it is now), "vakonomic" (the same Lagrangian and constraints read by the vakonomic

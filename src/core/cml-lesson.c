@@ -47,6 +47,22 @@ step_free (CmlLessonStep *st)
 }
 
 void
+cml_lesson_step_free (CmlLessonStep *step)
+{
+  step_free (step);
+}
+
+CmlLesson *
+cml_lesson_new (const char *title)
+{
+  CmlLesson *lesson = g_new0 (CmlLesson, 1);
+
+  lesson->title = g_strdup (title);
+  lesson->steps = g_ptr_array_new_with_free_func ((GDestroyNotify) step_free);
+  return lesson;
+}
+
+void
 cml_lesson_free (CmlLesson *lesson)
 {
   if (lesson == NULL)

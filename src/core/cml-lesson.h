@@ -137,6 +137,10 @@ CmlLesson *cml_lesson_load (const char *path, GError **error);
 /* Writes atomically (all or nothing).  Errors: CML_ERROR_IO. */
 gboolean   cml_lesson_save (const CmlLesson *lesson, const char *path, GError **error);
 void       cml_lesson_free (CmlLesson *lesson);
+/* A lesson with TITLE and no steps yet (one being written), and a step's freeing (the
+ * steps array's own: a step added to it belongs to it). */
+CmlLesson *cml_lesson_new (const char *title);
+void       cml_lesson_step_free (CmlLessonStep *step);
 /* TEXT, or its translation KEY[LANG] in TRANSLATIONS (a lesson's or a step's, as read) for
  * the first of the user's languages (g_get_language_names ()) that has one. */
 const char *cml_lesson_translated (GHashTable *translations, const char *key, const char *text);

@@ -447,7 +447,31 @@ ring_set_generation (CmlRunner *r)
   pthread_mutex_unlock (&r->ring_lock);
 }
 
-/* Appends the current state as one row.  No allocation.  Worker. */
+/* Makes each row's room for the integrator's step state at least what the present
+ * integrator saves (its size is the integrator's: 1 + dim for most, 4 + dim for the Taylor
+ * method, 10 dim and more for dop853's dense output, so another integrator chosen after
+ * the layout may need more).  The room only grows, each row's state copied across, so the
+ * rows saved by an earlier integrator still restore.  Worker. */
+static void
+ring_fit_step_state (CmlRunner *r)
+{
+  guint len = cml_simulation_step_state_size (r->sim);
+  double *step;
+
+  if (len <= r->step_len)
+    return;
+  step = g_new0 (double, (gsize) r->ring_cap * len);
+  for (guint k = 0; k < r->ring_cap; k++)
+    memcpy (step + (gsize) k * len, r->ring_step + (gsize) k * r->step_len, r->step_len * sizeof (double));
+  g_free (r->ring_step);
+  r->ring_step = step;
+  r->step_len = len;
+  if (!r->resident_pending)
+    cml_make_resident (r->ring_step, (gsize) r->ring_cap * r->step_len * sizeof (double));
+}
+
+/* Appends the current state as one row.  No allocation (but for an integrator whose step
+ * state outgrows the rows' room: ring_fit_step_state).  Worker. */
 static void
 record_sample (CmlRunner *r)
 {
@@ -463,6 +487,7 @@ record_sample (CmlRunner *r)
   wi = atomic_load_explicit (&r->write_index, memory_order_relaxed);
   slot = (guint) (wi % r->ring_cap);
   memcpy (r->ring_z + (gsize) slot * r->dim, cml_simulation_get_state (r->sim), r->dim * sizeof (double));
+  ring_fit_step_state (r);
   cml_simulation_save_step_state (r->sim, r->ring_step + (gsize) slot * r->step_len);
   {
     CmlModel *model = cml_system_get_model (cml_simulation_get_system (r->sim));
@@ -992,6 +1017,7 @@ run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
       else if (r->state != CML_RUNNER_FAILED)
         g_clear_pointer (&r->message, g_free);
       cml_simulation_prepare_native_step (r->sim);
+      ring_fit_step_state (r);
       break;
 
     case CMD_SYSTEM:

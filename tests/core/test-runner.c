@@ -1007,9 +1007,8 @@ state_at (CmlRunner *runner, double t, guint dim)
  * (step size; the implicit midpoint rule's compensation).  The recorded future is dropped
  * when the run goes on: readers see a new generation whose rows repeat the first run's. */
 static void
-test_seek_bit_for_bit (gconstpointer data)
+seek_bit_for_bit (CmlIntegratorKind kind, gboolean switched)
 {
-  CmlIntegratorKind kind = GPOINTER_TO_INT (data);
   g_autoptr (CmlSystem) sys = load_system ("rolling-ball");
   g_autoptr (GError) error = NULL;
   g_autoptr (CmlRunner) runner = cml_runner_new (sys, NULL, &error);
@@ -1023,6 +1022,17 @@ test_seek_bit_for_bit (gconstpointer data)
   guint n_same = 0;
 
   g_assert_no_error (error);
+  if (switched)
+    {
+      /* the record laid out (a model's switch) while an integrator with a small step
+       * state runs (rk4: 1 + dim numbers a row), then one that saves more (dop853: its
+       * dense output, 10 dim and more): each row must hold the larger state whole */
+      o.kind = CML_INTEGRATOR_RK4;
+      cml_runner_set_integrator (runner, &o);
+      cml_runner_set_system (runner, sys);
+      cml_runner_sync (runner);
+      o = cml_integrator_options_default ();
+    }
   o.kind = kind;
   o.rtol = 1e-9;
   o.atol = 1e-11;
@@ -1092,6 +1102,21 @@ test_seek_bit_for_bit (gconstpointer data)
   g_assert_cmpfloat (g_array_index (first.t, double, 0), ==, 0.0);
   history_clear (&first);
   history_clear (&second);
+}
+
+static void
+test_seek_bit_for_bit (gconstpointer data)
+{
+  seek_bit_for_bit (GPOINTER_TO_INT (data), FALSE);
+}
+
+/* The same after the integrator is changed for one whose step state is larger than the
+ * one the record was laid out for (a lesson's step or the menu may do it at any time):
+ * the rows must not overlap, nor the last one run past the record's end. */
+static void
+test_seek_after_switch (void)
+{
+  seek_bit_for_bit (CML_INTEGRATOR_DOP853, TRUE);
 }
 
 /* Reversed time integrates the same equations backwards from the current state and
@@ -1298,6 +1323,7 @@ main (int argc, char *argv[])
                         test_seek_bit_for_bit);
   g_test_add_data_func ("/core/runner/seek-bit-for-bit/implicit-midpoint",
                         GINT_TO_POINTER (CML_INTEGRATOR_IMPLICIT_MIDPOINT), test_seek_bit_for_bit);
+  g_test_add_func ("/core/runner/seek-bit-for-bit/after-switch", test_seek_after_switch);
   g_test_add_func ("/core/runner/reverse", test_reverse);
 
   status = g_test_run ();

@@ -2,14 +2,16 @@
 # test-mime.sh — the desktop knows cmlab's files: the shared MIME database made from
 # data/org.cmlab.Cmlab.mime.xml (with update-mime-database, into a folder of the test's
 # own) names every built-in model text/x-cmlab-model and a saved session
-# application/x-cmlab-session (by its name, and by its content alone); a Chemical Markup
+# application/x-cmlab-session and every shipped lesson application/x-cmlab-lesson (by its
+# name, and by its content alone); a Chemical Markup
 # Language file named *.cml stays chemical/x-cml where chemical-mime-data claims that glob
-# too; the desktop file offers the window for both types.
-# Arguments: the MIME package, the models' folder, the built desktop file.
+# too; the desktop file offers the window for the three types.
+# Arguments: the MIME package, the models' folder, the built desktop file, the lessons' folder.
 set -u
 package=$(realpath "$1")
 models=$(realpath "$2")
 desktop=$(realpath "$3")
+lessons=$(realpath "$4")
 for tool in update-mime-database gio; do
   if ! command -v $tool >/dev/null; then
     echo "1..0 # SKIP $tool is not installed (Debian: shared-mime-info, libglib2.0-bin)"
@@ -61,11 +63,16 @@ printf '[session]\nformat=cmlab-session 1\nmodel-name=martinet\n' >"$tmp/files/s
 check_type "$tmp/files/saved.cmlsession" application/x-cmlab-session "a saved session"
 cp "$tmp/files/saved.cmlsession" "$tmp/files/saved-without-extension"
 check_type "$tmp/files/saved-without-extension" application/x-cmlab-session "a session saved without its extension"
+for l in "$lessons"/*.cmllesson; do
+  check_type "$l" application/x-cmlab-lesson "the shipped lesson $(basename "$l")"
+done
+cp "$(ls "$lessons"/*.cmllesson | head -n 1)" "$tmp/files/lesson-without-extension"
+check_type "$tmp/files/lesson-without-extension" application/x-cmlab-lesson "a lesson saved without its extension"
 printf '<?xml version="1.0"?>\n<cml xmlns="http://www.xml-cml.org/schema"><molecule id="m1"/></cml>\n' >"$tmp/files/benzene.cml"
 check_type "$tmp/files/benzene.cml" chemical/x-cml "a Chemical Markup Language file named .cml"
 
 mimes=$(sed -n 's/^MimeType=//p' "$desktop")
-for t in application/x-cmlab-session text/x-cmlab-model; do
+for t in application/x-cmlab-session application/x-cmlab-lesson text/x-cmlab-model; do
   [[ ";$mimes" == *";$t;"* ]]
   result $? "the desktop file offers the window for $t"
 done

@@ -140,7 +140,7 @@ test_build_tree (void)
   g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
   const char *dirs[] = { html, NULL };
   const char *topics[] = { "index", "getting-started", "systems", "instruments", "exporting", "writing-a-model",
-                           NULL };
+                           "lessons", NULL };
 
   if (!g_file_test (index, G_FILE_TEST_IS_REGULAR))
     {
