@@ -11,6 +11,7 @@
 
 #include "../core/particles-util.h"
 #include "cml-plot-view.h"
+#include "cml-simulation.h"
 
 static void
 iterate (guint ms)

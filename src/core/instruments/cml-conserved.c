@@ -84,6 +84,7 @@
 #define G_LOG_DOMAIN "cml-conserved"
 
 #include "cml-conserved.h"
+#include "cml-bracket.h"
 #include "cml-system-private.h"
 
 #include <glib/gi18n-lib.h>

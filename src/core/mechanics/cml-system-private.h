@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "cml-system.h"
+#include "cml-simulation.h"
 #include "cml-native.h"
 #include "cml-project-core.h"
 #include "cml-variational.h"
