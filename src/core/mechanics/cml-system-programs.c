@@ -8,7 +8,7 @@
 #define G_LOG_DOMAIN "cml-system"
 
 #include "cml-system-private.h"
-#include "cml-integrator-choice.h"
+#include "cml-integrator-for-system.h"
 #include "cml-simulation.h"
 
 #include <math.h>

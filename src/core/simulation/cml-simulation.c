@@ -25,7 +25,7 @@
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-taylor.h"
-#include "cml-integrator-choice.h"
+#include "cml-integrator-for-system.h"
 
 /* ---- simulation -------------------------------------------------------------------- */
 
@@ -936,7 +936,7 @@ cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *o
 {
   CmlIntegratorOptions old = sim->options;
   sim->options = *options;
-  cml_integrator_choose (sim->sys, &sim->options); /* auto: the method for this system (cml-integrator-choice.h) */
+  cml_integrator_choose (sim->sys, &sim->options); /* auto: the method for this system (cml-integrator-for-system.h) */
   if (!make_integrator (sim, error))
     {
       sim->options = old;
