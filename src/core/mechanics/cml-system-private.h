@@ -249,6 +249,7 @@ gboolean cml_sys_compile_programs (CmlSystem *sys, GError **error);
 void cml_sys_classify_pivots (CmlSystem *sys);
 void cml_sys_scene_layout (CmlSystem *sys, GPtrArray *outs);
 
+/* cml-system-prepare.c: the exact Jacobian, derived and compiled on first use */
 CmlProgram *cml_sys_ensure_jacobian (CmlSystem *sys);
 
 /* cml-system-native.c */
