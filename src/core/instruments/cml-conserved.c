@@ -85,7 +85,7 @@
 
 #include "cml-conserved.h"
 #include "cml-bracket.h"
-#include "cml-system-private.h"
+#include "cml-simulation-private.h"
 
 #include <glib/gi18n-lib.h>
 #include <gsl/gsl_linalg.h>

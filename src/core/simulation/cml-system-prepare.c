@@ -8,8 +8,7 @@
  */
 #define G_LOG_DOMAIN "cml-system"
 
-#include "cml-system-private.h"
-#include "cml-simulation.h"
+#include "cml-simulation-private.h"
 #include "cml-integrator-for-system.h"
 
 /* The most a Jacobian may cost to derive: the right-hand side's fast instructions times

@@ -77,7 +77,7 @@
 #include "cml-variational.h"
 
 #include "cml-error.h"
-#include "cml-system-private.h"
+#include "cml-simulation-private.h"
 
 #include <float.h>
 #include <glib/gi18n-lib.h>
