@@ -118,10 +118,10 @@ struct _CmlSystem
   CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn;
   CmlNativeProjectFunc project_fn; /* the whole projection (cml-project-core.h), or NULL */
   CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
-  /* what the Taylor method makes of the right-hand side (cml-integrator-choice.c), found on
-   * the first automatic choice: taylor_verdict 0 not yet, 1 it runs it (taylor_rhs_kind says
-   * what the right-hand side is made of), 2 it cannot (taylor_no says why); the strings are
-   * static and written before the verdict */
+  /* what the Taylor method makes of the right-hand side (cml-integrator-for-system.c),
+   * found on the first automatic choice: taylor_verdict 0 not yet, 1 it runs it
+   * (taylor_rhs_kind says what the right-hand side is made of), 2 it cannot (taylor_no says
+   * why); the strings are static and written before the verdict */
   gint         taylor_verdict;
   const char  *taylor_rhs_kind, *taylor_no;
   /* vakonomic initial data (cml-initial.c): G_A, F_A = p_A − G_A and ∂F_A/∂y^B (n, n, n²;

@@ -936,7 +936,7 @@ cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *o
 {
   CmlIntegratorOptions old = sim->options;
   sim->options = *options;
-  cml_integrator_choose (sim->sys, &sim->options); /* auto: the method for this system (cml-integrator-for-system.h) */
+  cml_integrator_choose (sim->sys, &sim->options); /* auto: the method for this system */
   if (!make_integrator (sim, error))
     {
       sim->options = old;
