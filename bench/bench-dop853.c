@@ -30,6 +30,7 @@
 #include "cml-integrator.h"
 #include "cml-model.h"
 #include "cml-system.h"
+#include "cml-simulation.h"
 #include "reference-rhs.h"
 
 #define PERIODS     1024

@@ -26,6 +26,7 @@
 #include "cml-integrator.h"
 #include "cml-model.h"
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -14,6 +14,7 @@
 
 #include "cml-conserved.h"
 #include "cml-equations-account.h"
+#include "cml-simulation.h"
 
 #include <gsl/gsl_linalg.h>
 #include <math.h>

@@ -12,7 +12,7 @@
 #include <math.h>
 
 #include "cml-error.h"
-#include "cml-integrator-choice.h"
+#include "cml-integrator-for-system.h"
 
 const double cml_window_speeds[CML_N_SPEEDS] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100 };
 const double cml_window_tolerances[CML_N_TOLERANCES] = { 1e-6, 1e-8, 1e-10, 1e-12 };

@@ -21,7 +21,7 @@
 #include "cml-error.h"
 #include "cml-native.h"
 #include "cml-integrator.h"
-#include "cml-integrator-choice.h"
+#include "cml-integrator-for-system.h"
 #include "cml-lesson-cmd.h"
 #include "cml-list-cmd.h"
 #include "cml-model.h"

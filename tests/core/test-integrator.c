@@ -7,6 +7,7 @@
 #include "cml-error.h"
 #include "cml-integrator.h"
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 #include <math.h>
 #include <string.h>

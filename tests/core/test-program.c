@@ -5,6 +5,7 @@
 #define G_LOG_DOMAIN "cml-test-program"
 
 #include "cml-expr.h"
+#include "cml-program.h"
 #include "cml-error.h"
 
 #include <math.h>

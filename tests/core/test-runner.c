@@ -14,6 +14,7 @@
 #include "particles-util.h"
 #include "cml-error.h"
 #include "cml-runner.h"
+#include "cml-simulation.h"
 
 #include <math.h>
 #include <pthread.h>

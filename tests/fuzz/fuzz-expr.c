@@ -39,6 +39,7 @@
 
 #include "cml-error.h"
 #include "cml-expr.h"
+#include "cml-program.h"
 
 #define MAX_DIFF_SYMS 4
 #define MAX_PRINTED_EXPANSION 500

@@ -36,6 +36,7 @@
 #include "cml-error.h"
 #include "cml-model.h"
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 #define DISPLAY_NAME "fuzz.cml"
 

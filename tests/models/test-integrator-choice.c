@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cml-error.h"
-#include "cml-integrator-choice.h"
+#include "cml-integrator-for-system.h"
 #include "cml-model.h"
 #include "cml-session.h"
 #include "cml-simulation.h"

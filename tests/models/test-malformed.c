@@ -18,6 +18,7 @@
 #include "cml-error.h"
 #include "cml-model.h"
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 #define CASE_TIMEOUT_USEC (60 * G_USEC_PER_SEC)
 

@@ -7,6 +7,7 @@
 #define G_LOG_DOMAIN "test-structure"
 
 #include "physics-util.h"
+#include "cml-bracket.h"
 
 /* ---- structure equations ----------------------------------------------------------------------- */
 

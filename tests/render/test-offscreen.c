@@ -16,6 +16,7 @@
 #include "cml-camera.h"
 #include "cml-offscreen.h"
 #include "cml-scene-renderer.h"
+#include "cml-simulation.h"
 
 #define W 160
 #define H 120

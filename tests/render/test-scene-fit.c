@@ -17,6 +17,7 @@
 
 #include "cml-offscreen.h"
 #include "cml-scene-fit.h"
+#include "cml-simulation.h"
 
 #define W 1280
 #define H 720

@@ -18,6 +18,7 @@
 
 #include "cml-offscreen.h"
 #include "cml-scene-fit.h"
+#include "cml-simulation.h"
 
 #define W 640
 #define H 360

@@ -26,6 +26,7 @@
 #include "cml-camera.h"
 #include "cml-offscreen.h"
 #include "cml-scene-renderer.h"
+#include "cml-simulation.h"
 
 #define W 1280
 #define H 720

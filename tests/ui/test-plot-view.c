@@ -11,6 +11,7 @@
 
 #include "../core/particles-util.h"
 #include "cml-plot-view.h"
+#include "cml-simulation.h"
 
 /* Runs what the main loop has pending (redraws, idles, finalizers). */
 static void

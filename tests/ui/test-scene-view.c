@@ -18,6 +18,7 @@
 #include "cml-mesh.h"
 #include "cml-scene-renderer.h"
 #include "cml-scene-view.h"
+#include "cml-simulation.h"
 
 #define SIM_SECONDS 6.0
 #define SAMPLE_DT   (1.0 / 60)

@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "cml-expr.h"
+#include "cml-program.h"
 
 G_BEGIN_DECLS
 

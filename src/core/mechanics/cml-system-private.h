@@ -1,10 +1,10 @@
-/* cml-system-private.h — what the files of a system share: the system and simulation
- * structures, and the pieces of the derivation and of the simulation used across files.
+/* cml-system-private.h — what the files of the derivation share: the system's structure
+ * and the pieces of the derivation used across files.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Not installed and not for other directories: the public interface is cml-system.h and
- * cml-simulation.h.
+ * Not installed: the public interface is cml-system.h.  What the files of a run share is
+ * cml-simulation-private.h, above this header.
  */
 #pragma once
 
@@ -13,8 +13,7 @@
 
 #include "cml-system.h"
 #include "cml-native.h"
-#include "cml-project-core.h"
-#include "cml-variational.h"
+#include "cml-program.h"
 
 G_BEGIN_DECLS
 
@@ -120,10 +119,10 @@ struct _CmlSystem
   CmlNativeProjectFunc project_fn; /* the whole projection (cml-project-core.h), or NULL */
   CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
   CmlProgram  *groupoid_prog;    /* cml-variational-groupoid.c: likewise */
-  /* what the Taylor method makes of the right-hand side (cml-integrator-choice.c), found on
-   * the first automatic choice: taylor_verdict 0 not yet, 1 it runs it (taylor_rhs_kind says
-   * what the right-hand side is made of), 2 it cannot (taylor_no says why); the strings are
-   * static and written before the verdict */
+  /* what the Taylor method makes of the right-hand side (cml-integrator-for-system.c),
+   * found on the first automatic choice: taylor_verdict 0 not yet, 1 it runs it
+   * (taylor_rhs_kind says what the right-hand side is made of), 2 it cannot (taylor_no says
+   * why); the strings are static and written before the verdict */
   gint         taylor_verdict;
   const char  *taylor_rhs_kind, *taylor_no;
   /* vakonomic initial data (cml-initial.c): G_A, F_A = p_A − G_A and ∂F_A/∂y^B (n, n, n²;
@@ -140,40 +139,6 @@ struct _CmlSystem
   double       structure_defect;
   GPtrArray   *warnings;    /* char*: the model's warnings, then the derivation's (the
                              * algebroid's structure); the model is not written to */
-};
-
-struct _CmlSimulation
-{
-  CmlSystem   *sys;
-  double      *params;
-  double       t;
-  double      *z;
-  double      *fast;
-  double      *regs_rhs, *regs_jac, *regs_obs, *regs_proj, *regs_reg, *regs_newton, *regs_scene, *regs_fb;
-  double      *fb_out, *fb_work;  /* the fallback's outputs and its dense solves */
-  double      *regs_fb2, *fast2;  /* vakonomic fallback: registers, and t, state, free velocities */
-  double      *scene_out;
-  double      *rhs_out;
-  double      *proj_out;
-  double      *newton_out;
-  double      *work;       /* small dense solves */
-  double      *work2;
-  CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn; /* NULL: the interpreter */
-  CmlNativeProjectFunc project_fn;        /* NULL: the projection's library text */
-  gboolean     native_off;  /* cml_simulation_set_native (FALSE): the interpreter only */
-  guint        native_gen;  /* cml_native_generation () when it last looked for native code */
-  gboolean     native_stale; /* look again at the next step boundary all the same */
-  guint64      n_native_projections;
-  CmlProjectFused fused;   /* the projection fused into native steps (cml-system-native.c) */
-  int          slow_pivot_bad;  /* a parameter-only pivot that is 0 or not finite, or -1 */
-  struct _CmlPivotCheck *pivot_check; /* the pivots each evaluation must look at (cml-simulation.c) */
-  CmlIntegrator *integ;
-  CmlVariational *var;     /* instead of integ for the variational integrators (cml-variational.c) */
-  CmlIntegratorOptions options;
-  GPtrArray   *report;
-  GError      *pending;    /* the model's own initial data failed (see cml_simulation_new) */
-  char         reason[256];
-  double       reason_t;   /* the time of the evaluation that failed */
 };
 
 #define ZERO(ctx) cml_expr_num ((ctx), 0)
@@ -249,29 +214,6 @@ gboolean cml_sys_compile_programs (CmlSystem *sys, GError **error);
 void cml_sys_classify_pivots (CmlSystem *sys);
 void cml_sys_scene_layout (CmlSystem *sys, GPtrArray *outs);
 
-CmlProgram *cml_sys_ensure_jacobian (CmlSystem *sys);
-
-/* cml-system-native.c */
-void cml_sys_ensure_native (CmlSystem *sys);
-void cml_sys_native_jacobian (CmlSystem *sys);
-void cml_sim_attach_native_step (CmlSimulation *sim);
-/* At a step boundary: the native code built since SIM last looked, taken (cheap when
- * none was: one atomic read). */
-void cml_sim_sync_native (CmlSimulation *sim);
-/* Whether SIM may run native code: not turned off, and the system has it or is having it
- * built. */
-gboolean cml_sim_native_possible (CmlSimulation *sim);
-/* cml-simulation.c: the pivot check of its right-hand side, for the native step */
-typedef struct CmlDop853Pivots CmlDop853Pivots;
-gboolean cml_sim_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out);
-
-/* cml-simulation.c */
-void cml_sim_fill_fast (CmlSimulation *sim, double t, const double *z);
-void cml_sim_run_proj (CmlSimulation *sim, double t, const double *z);
-int cml_sim_solve_aux (CmlSimulation *sim);
-int cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
-gboolean cml_sim_ensure_jacobian (CmlSimulation *sim);
-
 /* cml-system.c: the fast inputs t, the state, then the free velocities (fast_sym) */
 void cml_sys_set_fast_inputs (CmlSystem *sys);
 
@@ -280,14 +222,6 @@ void cml_sys_set_fast_inputs (CmlSystem *sys);
  * expressions and symbols before it) */
 gboolean cml_sys_cache_load (CmlSystem *sys);
 void cml_sys_cache_save (CmlSystem *sys, guint nodes0, guint syms0);
-
-/* cml-initial.c: a vakonomic system's relations for its initial data, derived once */
-void cml_sys_prepare_initial (CmlSystem *sys);
-
-/* cml-variational.c: the variational integrators' program, when the system supports them */
-void cml_variational_prepare (CmlSystem *sys);
-int cml_sim_state_index (CmlSystem *sys, const char *name);
-gboolean cml_sim_check_regular (CmlSimulation *sim, GError **error);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Samples, cml_sys_samples_clear)
 

@@ -21,6 +21,7 @@
 #include "cml-integrator.h"
 #include "cml-reference.h"
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 G_BEGIN_DECLS
 

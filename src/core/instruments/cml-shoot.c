@@ -75,7 +75,7 @@
 
 #include "cml-error.h"
 #include "cml-program.h"
-#include "cml-system-private.h"
+#include "cml-simulation-private.h"
 
 #define SHOOT_MAX_HALVINGS   12      /* backtracking: the step is cut to at most 2⁻¹² */
 #define SHOOT_MIN_DS         1e-3    /* continuation gives up below this step in s … */

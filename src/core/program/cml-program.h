@@ -3,8 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * (cml-expr.h includes this header; the C emission of a program's fast code is declared
- * in cml-native.h.)
+ * (The C emission of a program's fast code is declared in cml-native.h.)
  */
 #pragma once
 
@@ -14,6 +13,8 @@
 #include "cml-expr.h"
 
 G_BEGIN_DECLS
+
+typedef struct _CmlProgram CmlProgram;
 
 /* Compiles OUTPUTS into a flat register program.  Inputs come in two tiers: SLOW symbols
  * (parameters: change rarely) and FAST symbols (time and state: change every call).

@@ -9,7 +9,7 @@
  */
 #define G_LOG_DOMAIN "cml-system"
 
-#include "cml-system-private.h"
+#include "cml-simulation-private.h"
 
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>

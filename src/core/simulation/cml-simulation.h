@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A simulation belongs to one thread at a time.  (cml-system.h includes this header.)
+ * A simulation belongs to one thread at a time.
  */
 #pragma once
 
@@ -13,6 +13,8 @@
 #include "cml-system.h"
 
 G_BEGIN_DECLS
+
+typedef struct _CmlSimulation CmlSimulation;
 
 /* Parameters at their defaults, initial data from the model, t = 0, rk8pd at the default
  * tolerances (auto, the default of the callers, chooses when they set the integrator).  The model's initial data are only where a run starts when nothing else is

@@ -4,7 +4,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The rule and the measurements it rests on are in cml-integrator-choice.c.
+ * The rule and the measurements it rests on are in cml-integrator-choice.c; what it is told
+ * of a system, in cml-integrator-for-system.c.
  */
 #pragma once
 
@@ -18,22 +19,23 @@ G_BEGIN_DECLS
  * chosen for a system whose right-hand side is polynomial or trigonometric. */
 #define CML_INTEGRATOR_CHOICE_TAYLOR_TOL 1e-9
 
-struct _CmlSystem;
+/* Why the Taylor method cannot run a system, as cml_integrator_choose_for_rhs is told it:
+ * its free velocities are found by Newton's method; a function of its right-hand side has
+ * no Taylor recurrence.  Static English phrases, translated by cml_integrator_choice_reason. */
+extern const char cml_integrator_chosen_newton[];
+extern const char cml_integrator_chosen_function[];
 
-/* When O->kind is CML_INTEGRATOR_AUTO, or O->chosen is set (a method chosen before, perhaps
- * for another system or tolerance), sets O->kind to the method for SYS at O's tolerances and
- * O->chosen to why; other options are left alone.  Cheap after the first call for a system
- * (what the Taylor method makes of SYS is kept with it).  Any thread that may use SYS. */
-void        cml_integrator_choose (struct _CmlSystem *sys, CmlIntegratorOptions *o);
+/* Sets O->kind to the method for a right-hand side of RHS_KIND (what the Taylor method makes
+ * of it: "polynomial", "trigonometric", "rational or algebraic"; NULL when it cannot run it,
+ * WHY_NOT saying why) at O's tolerances, and O->chosen to why; other options are left
+ * alone.  The rule is this file's opening comment.  (For a system:
+ * cml_integrator_choose, cml-integrator-for-system.h.) */
+void        cml_integrator_choose_for_rhs (CmlIntegratorOptions *o, const char *rhs_kind,
+                                           const char *why_not);
 
 /* The same for an ODE given only as a function, whose right-hand side cannot be
  * differentiated: rk8pd (its steps are what the earlier default took). */
 void        cml_integrator_choose_for_ode (CmlIntegratorOptions *o);
-
-/* What the Taylor method makes of SYS's right-hand side: "polynomial", "trigonometric",
- * "rational or algebraic" (cml_taylor_kind_of_rhs ()), or NULL when it cannot run it, with
- * *WHY (may be NULL) the reason, a static English phrase. */
-const char *cml_integrator_choice_rhs_kind (struct _CmlSystem *sys, const char **why);
 
 /* Why auto chose O's method: "tolerance 1e-10, polynomial right-hand side", "the Taylor
  * method cannot run this system: …"; translated when TRANSLATED (for people), else English

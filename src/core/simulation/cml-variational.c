@@ -79,7 +79,7 @@
 #include "cml-variational-groupoid.h"
 
 #include "cml-error.h"
-#include "cml-system-private.h"
+#include "cml-simulation-private.h"
 
 #include <float.h>
 #include <glib/gi18n-lib.h>

@@ -8,7 +8,7 @@
  */
 #define G_LOG_DOMAIN "cml-system"
 
-#include "cml-system-private.h"
+#include "cml-simulation-private.h"
 #include "cml-taylor.h"
 #include "cml-error.h"
 #include "cml-native-step.h"

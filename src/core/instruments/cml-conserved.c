@@ -84,7 +84,8 @@
 #define G_LOG_DOMAIN "cml-conserved"
 
 #include "cml-conserved.h"
-#include "cml-system-private.h"
+#include "cml-bracket.h"
+#include "cml-simulation-private.h"
 
 #include <glib/gi18n-lib.h>
 #include <gsl/gsl_linalg.h>

@@ -8,7 +8,7 @@
  * register programs whose slow inputs are the parameters.  It is immutable and may be
  * shared between threads.
  *
- * CmlSimulation, one run of a system, is declared in cml-simulation.h (included here).
+ * CmlSimulation, one run of a system, is declared in cml-simulation.h, above this header.
  */
 #pragma once
 
@@ -30,8 +30,6 @@ typedef enum
 const char *cml_formalism_to_string (CmlFormalism f);
 
 typedef struct _CmlSystem CmlSystem;
-/* One run of a system (cml-simulation.h). */
-typedef struct _CmlSimulation CmlSimulation;
 
 /* Derives the equations of motion.  Errors name the model file and line. */
 CmlSystem  *cml_system_new (CmlModel *model, GError **error);
@@ -98,21 +96,4 @@ guint    cml_system_n_scene_values (const CmlSystem *sys);
  * (model->scene order) in the flat array, or -1 if that object does not set it. */
 int      cml_system_scene_offset (const CmlSystem *sys, guint object, const char *key);
 
-/* ---- brackets (doc/theory.md §6) ------------------------------------------------------- */
-
-/* The linear Poisson bracket of E* (= the vakonomic bracket on W1: Iglesias, Marrero,
- * Martín de Diego and Sosa 2008, Cor. 5.9; doc/theory.md §6):
- *   {F,G} = ρ^i_A (F_x^i G_p_A − F_p_A G_x^i) − C^C_AB p_C F_p_A G_p_B
- * for F, G functions of (t, x, p): symbolic, in the model's context. */
-CmlExpr *cml_system_poisson_bracket (CmlSystem *sys, CmlExpr *f, CmlExpr *g);
-
-/* The nonholonomic bracket {f, g}_nh of two functions of (t, x, y) at the simulation's
- * current state (which must lie on the constraint set):
- *   {f,g}_nh = − df_Eᵀ B (Bᵀ O B)⁻¹ Bᵀ dg_E,  df_E = (ρᵀ ∂f/∂x ; ∂f/∂y),
- * with O the Cartan 2-section's matrix and B a basis of T^νM.  Nonholonomic systems only. */
-gboolean cml_simulation_nonholonomic_bracket (CmlSimulation *sim, CmlExpr *f, CmlExpr *g,
-                                              double *value, GError **error);
-
 G_END_DECLS
-
-#include "cml-simulation.h"

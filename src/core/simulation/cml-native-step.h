@@ -20,6 +20,7 @@
 #include "cml-native.h"
 #include "cml-project-core.h"
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 G_BEGIN_DECLS
 

@@ -27,9 +27,8 @@
  * where the Taylor method is not chosen, so that those runs give the numbers they gave
  * before auto was the default.
  *
- * What the Taylor method makes of a system depends on its expressions only, so it is
- * found once (a Taylor program of the lowest order compiled and thrown away) and kept in
- * the system.
+ * What the Taylor method makes of a system's right-hand side is found in
+ * cml-integrator-for-system.c; this file holds the rule and the reasons, knowing no system.
  */
 #define G_LOG_DOMAIN "cml-integrator-choice"
 
@@ -37,13 +36,10 @@
 
 #include <glib/gi18n.h>
 
-#include "cml-system-private.h"
-#include "cml-taylor.h"
-
 /* the reasons, as they read after "chosen: " (English in files, translated for people) */
-static const char chosen_newton[] =
+const char cml_integrator_chosen_newton[] =
   N_("the Taylor method cannot run this system: its free velocities are found by Newton's method");
-static const char chosen_function[] =
+const char cml_integrator_chosen_function[] =
   N_("the Taylor method cannot run this system: its right-hand side has a function without a Taylor recurrence");
 static const char chosen_loose[] = N_("the Taylor method pays at tighter tolerances");
 static const char chosen_ode[] = N_("an ODE given as a function");
@@ -51,40 +47,6 @@ static const char chosen_polynomial[] = N_("polynomial right-hand side");
 static const char chosen_trigonometric[] = N_("trigonometric right-hand side");
 static const char chosen_rational[] =
   N_("the right-hand side divides by quantities that may vanish, which rk8pd checks at every step");
-
-const char *
-cml_integrator_choice_rhs_kind (CmlSystem *sys, const char **why)
-{
-  g_return_val_if_fail (sys != NULL, NULL);
-
-  if (g_atomic_int_get (&sys->taylor_verdict) == 0)
-    {
-      /* two threads may both find it: they find the same */
-      const char *kind = NULL, *no = NULL;
-      if (sys->na != 0)
-        no = chosen_newton;
-      else
-        {
-          g_autoptr (GError) error = NULL;
-          g_autoptr (CmlTaylor) tp = cml_taylor_compile (sys->ctx, sys->rhs, sys->dim, sys->fast_sym[0],
-                                                         sys->fast_sym + 1, sys->param_sym, sys->n_params, 2,
-                                                         &error);
-          if (tp != NULL)
-            kind = cml_taylor_kind_of_rhs (tp);
-          else
-            {
-              no = chosen_function;
-              g_debug ("no Taylor method for %s: %s", sys->model->name, error->message);
-            }
-        }
-      sys->taylor_rhs_kind = kind;
-      sys->taylor_no = no;
-      g_atomic_int_set (&sys->taylor_verdict, kind ? 1 : 2);
-    }
-  if (why != NULL)
-    *why = sys->taylor_no;
-  return g_atomic_int_get (&sys->taylor_verdict) == 1 ? sys->taylor_rhs_kind : NULL;
-}
 
 /* The reason for the Taylor method on a right-hand side of KIND, or NULL when it is not
  * chosen for it. */
@@ -105,29 +67,24 @@ tolerance (const CmlIntegratorOptions *o)
 }
 
 void
-cml_integrator_choose (CmlSystem *sys, CmlIntegratorOptions *o)
+cml_integrator_choose_for_rhs (CmlIntegratorOptions *o, const char *rhs_kind, const char *why_not)
 {
-  const char *why = NULL, *kind;
+  g_return_if_fail (o != NULL);
 
-  g_return_if_fail (sys != NULL && o != NULL);
-
-  if (o->kind != CML_INTEGRATOR_AUTO && o->chosen == NULL)
-    return;
-  kind = cml_integrator_choice_rhs_kind (sys, &why);
-  if (kind != NULL && rhs_reason (kind) == NULL)
+  if (rhs_kind != NULL && rhs_reason (rhs_kind) == NULL)
     {
       o->kind = CML_INTEGRATOR_RK8PD;
       o->chosen = chosen_rational;
     }
-  else if (kind != NULL && tolerance (o) <= CML_INTEGRATOR_CHOICE_TAYLOR_TOL)
+  else if (rhs_kind != NULL && tolerance (o) <= CML_INTEGRATOR_CHOICE_TAYLOR_TOL)
     {
       o->kind = CML_INTEGRATOR_TAYLOR;
-      o->chosen = rhs_reason (kind);
+      o->chosen = rhs_reason (rhs_kind);
     }
   else
     {
       o->kind = CML_INTEGRATOR_RK8PD;
-      o->chosen = kind != NULL ? chosen_loose : why;
+      o->chosen = rhs_kind != NULL ? chosen_loose : why_not;
     }
 }
 
@@ -150,8 +107,8 @@ cml_integrator_choice_reason (const CmlIntegratorOptions *o, gboolean translated
   if (o->chosen == NULL || o->kind == CML_INTEGRATOR_AUTO)
     return NULL;
   const char *why = translated ? _(o->chosen) : o->chosen;
-  if (o->chosen == chosen_newton || o->chosen == chosen_function || o->chosen == chosen_ode
-      || o->chosen == chosen_rational)
+  if (o->chosen == cml_integrator_chosen_newton || o->chosen == cml_integrator_chosen_function
+      || o->chosen == chosen_ode || o->chosen == chosen_rational)
     return g_strdup (why);
   /* chosen by the tolerance */
   if (translated)

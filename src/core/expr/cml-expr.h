@@ -30,8 +30,6 @@ G_BEGIN_DECLS
 
 typedef struct _CmlExprCtx CmlExprCtx;
 typedef struct _CmlExpr    CmlExpr;
-/* A compiled register program (cml-program.h). */
-typedef struct _CmlProgram CmlProgram;
 
 typedef enum
 {
@@ -181,5 +179,3 @@ char *cml_expr_print_pretty_named (const CmlExprCtx *ctx, const CmlExpr *e, gsiz
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlExprCtx, cml_expr_ctx_free)
 
 G_END_DECLS
-
-#include "cml-program.h"

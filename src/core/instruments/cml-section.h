@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 G_BEGIN_DECLS
 

@@ -12,7 +12,7 @@
  */
 #define G_LOG_DOMAIN "cml-system"
 
-#include "cml-system-private.h"
+#include "cml-simulation-private.h"
 
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
@@ -25,7 +25,7 @@
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-taylor.h"
-#include "cml-integrator-choice.h"
+#include "cml-integrator-for-system.h"
 
 /* ---- simulation -------------------------------------------------------------------- */
 
@@ -936,7 +936,7 @@ cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *o
 {
   CmlIntegratorOptions old = sim->options;
   sim->options = *options;
-  cml_integrator_choose (sim->sys, &sim->options); /* auto: the method for this system (cml-integrator-choice.h) */
+  cml_integrator_choose (sim->sys, &sim->options); /* auto: the method for this system */
   if (!make_integrator (sim, error))
     {
       sim->options = old;

@@ -14,6 +14,7 @@
 #include <glib.h>
 
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 G_BEGIN_DECLS
 

@@ -16,7 +16,7 @@
  */
 #define G_LOG_DOMAIN "cml-bracket"
 
-#include "cml-system.h"
+#include "cml-bracket.h"
 
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>

@@ -16,6 +16,7 @@
 #include "cml-integrator.h"
 #include "cml-model.h"
 #include "cml-system.h"
+#include "cml-simulation.h"
 
 G_BEGIN_DECLS
 
