@@ -45,6 +45,8 @@
 
 #include "cml-explore.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -427,33 +429,33 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
   if (cml_system_get_formalism (sys) != CML_FORMALISM_VAKONOMIC)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                   "the fan of extremals needs a vakonomic model (an optimal-control problem: a Lagrangian with "
-                   "constraints read vakonomically), and %s is %s",
+                   _("the fan of extremals needs a vakonomic model (an optimal-control problem: a Lagrangian with "
+                   "constraints read vakonomically), and %s has %s"),
                    md->name, cml_formalism_to_string (cml_system_get_formalism (sys)));
       return NULL;
     }
   if (opt.n_covectors == 0)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "the fan needs at least one covector");
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the fan needs at least one covector"));
       return NULL;
     }
   if (!(T > t0) || !isfinite (T))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "the end time T = %g must be after the start t = %g", T, t0);
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the end time T = %g must be after the start t = %g"), T, t0);
       return NULL;
     }
   for (guint j = 0; j < opt.n_times; j++)
     if (!(opt.times[j] > t0 && opt.times[j] < T) || (j > 0 && !(opt.times[j] > opt.times[j - 1])))
       {
         g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                     "the wavefront times must increase and lie between the start t = %g and T = %g, and %g does "
-                     "not",
+                     _("the wavefront times must increase and lie between the start t = %g and T = %g, and %g does "
+                     "not"),
                      t0, T, opt.times[j]);
         return NULL;
       }
   if (!(opt.level > 0) || !isfinite (opt.level))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "the level of the Hamiltonian must be a number > 0, not %g",
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the level of the Hamiltonian must be a number > 0, not %g"),
                    opt.level);
       return NULL;
     }
@@ -472,8 +474,8 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
   if (nf < 2 || nf > 3)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                   "the fan spreads the momenta of the free velocities over a circle (two of them) or a sphere "
-                   "(three), and %s has %u",
+                   _("the fan spreads the momenta of the free velocities over a circle (two of them) or a sphere "
+                   "(three), and %s has %u"),
                    md->name, nf);
       return NULL;
     }
@@ -526,8 +528,8 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
         {
           cml_simulation_set_state (sim, t0, z0);
           g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                       "the level H = %g of the Hamiltonian is not reached along the direction of covector %u "
-                       "from this point (H = %g where the free momenta are 0): choose another level",
+                       _("the level H = %g of the Hamiltonian is not reached along the direction of covector %u "
+                       "from this point (H = %g where the free momenta are 0): choose another level"),
                        opt.level, i + 1, h0);
           return NULL;
         }
