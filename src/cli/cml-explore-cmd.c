@@ -1,5 +1,6 @@
 /* cml-explore-cmd.c — `cmlab-cli explore MODEL --t-end T --covectors N [--from S=V,...]
- *                     [--level H] [--times T1,T2,...] [--jobs J] [run options] [-o FILE]`
+ *                     [--level H] [--times T1,T2,...] [--samples S] [--jobs J] [run options]
+ *                     [-o FILE]`
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -30,8 +31,8 @@
 
 static const char *explore_usage =
   N_("Usage: cmlab-cli explore MODEL --t-end T --covectors N [--from S=V[,S=V...]] [--level H]\n"
-  "                    [--times T1,T2,...] [--jobs J] [--set P=V]... [--integrator NAME]\n"
-  "                    [--rtol R] [--atol A] [--session FILE] [-o FILE]\n"
+  "                    [--times T1,T2,...] [--samples S] [--jobs J] [--set P=V]...\n"
+  "                    [--integrator NAME] [--rtol R] [--atol A] [--session FILE] [-o FILE]\n"
   "For a vakonomic model: the fan of N extremals from one point — the model's initial point,\n"
   "or the values --from gives (base coordinates, reconstruction variables and the momenta\n"
   "the constraints hold, such as a multiplier).  The momenta of the free velocities are\n"
@@ -40,6 +41,8 @@ static const char *explore_usage =
   "momenta, its point at each of the --times (NAME@TIME) and at T, its first conjugate time\n"
   "and the first time it meets another extremal of the fan (a Maxwell point, with the\n"
   "number of that extremal); empty when there is none before T.\n"
+  "--samples S: each extremal is read at S equal steps of (0, T] (default 200), where the\n"
+  "sign of the conjugate-point determinant is taken and the fan compared for meetings.\n"
   "--jobs J: the extremals run on J threads (default: one per processor).\n");
 
 typedef struct
@@ -49,6 +52,7 @@ typedef struct
   gboolean has_level;
   GArray  *times;   /* double */
   guint64  jobs;
+  guint64  samples;  /* 0: the default */
   GPtrArray *from;  /* "S=V" strings */
 } ExploreOptions;
 
@@ -83,6 +87,12 @@ explore_option (const char *name, const char *value, gpointer data, GError **err
       if (!g_ascii_string_to_unsigned (value, 10, 1, 256, &eo->jobs, NULL))
         return cml_cli_option_error (error, _("--jobs needs a whole number of threads from 1 to 256, not “%s”"),
                                      value);
+      return TRUE;
+    }
+  if (g_str_equal (name, "--samples"))
+    {
+      if (!g_ascii_string_to_unsigned (value, 10, 2, 100000, &eo->samples, NULL))
+        return cml_cli_option_error (error, _("--samples needs a whole number from 2 to 10^5, not “%s”"), value);
       return TRUE;
     }
   if (g_str_equal (name, "--times"))
@@ -121,6 +131,7 @@ static const GOptionEntry explore_entries[] = {
   EXPLORE_ENTRY ("level", "H"),
   EXPLORE_ENTRY ("times", "T1,T2,..."),
   EXPLORE_ENTRY ("jobs", "J"),
+  EXPLORE_ENTRY ("samples", "N"),
   EXPLORE_ENTRY ("from", "S=V[,S=V...]"),
   G_OPTION_ENTRY_NULL
 };
@@ -295,6 +306,8 @@ cml_explore_main (int argc, char **argv)
   opt.n_times = eo.times->len;
   opt.times = (const double *) eo.times->data;
   opt.jobs = (guint) eo.jobs;
+  if (eo.samples)
+    opt.n_samples = opt.maxwell_samples = (guint) eo.samples;
   g_autoptr (CmlExploreResult) res = cml_explore (sim, &opt, &error);
   if (res == NULL)
     {

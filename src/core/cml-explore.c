@@ -32,7 +32,7 @@
  * a pair is a candidate when both its distances at the ends are at most twice what the two
  * points moved over the step (they could have met in it) and g changes from − to +; the
  * root is refined by the Illinois method, both extremals re-integrated from their states
- * at t_k with SIM, to 10⁻¹³ max(1, |t|); the pair has met when |q_i − q_j| ≤
+ * at t_k with SIM, to 10⁻¹² max(1, |t|); the pair has met when |q_i − q_j| ≤
  * meet_tolerance · (1 + max |q|) there.  Neighbours on the circle or sphere (directions
  * closer than 1.5 spacings, 2π/N or √(4π/N)) are not compared: near a fold of the
  * wavefront (a conjugate point) they pass within the square of their spacing of each other,
@@ -57,13 +57,13 @@
 
 #define EXPLORE_LEVEL_DOUBLINGS 80    /* the bracket of the level: s up to 2⁸⁰ */
 #define EXPLORE_ROOT_ITERATIONS 200   /* Illinois iterations, level and Maxwell times */
-#define EXPLORE_TIME_TOL        1e-13 /* Maxwell times to this × max (1, |t|) */
+#define EXPLORE_TIME_TOL        1e-12 /* Maxwell times to this × max (1, |t|) */
 #define EXPLORE_NEIGHBOURS      1.5   /* directions closer than this × the spacing are neighbours */
 
 CmlExploreOptions
 cml_explore_options_default (void)
 {
-  return (CmlExploreOptions) { .n_covectors = 100, .t_end = 1, .level = 0.5, .n_samples = 1000,
+  return (CmlExploreOptions) { .n_covectors = 100, .t_end = 1, .level = 0.5, .n_samples = 200,
                                .maxwell_samples = 200, .meet_tolerance = 1e-6, .jobs = 0 };
 }
 
@@ -318,7 +318,8 @@ meeting_time (Explore *ex, CmlSimulation *sim, const double *zi, const double *z
   for (guint it = 0; it < EXPLORE_ROOT_ITERATIONS && tb - ta > EXPLORE_TIME_TOL * MAX (1.0, fabs (tb)); it++)
     {
       double t = (ta * gb - tb * ga) / (gb - ga);
-      double w = 1e-3 * (tb - ta);
+      /* (away from the ends by a tenth of the tolerance: no span below the least step) */
+      double w = MAX (1e-3 * (tb - ta), 0.1 * EXPLORE_TIME_TOL * MAX (1.0, fabs (tb)));
       if (!(t > ta + w && t < tb - w))
         t = 0.5 * (ta + tb);
       if (!pair_at (ex, sim, t0, zi, zj, t, &g, d, qmax))

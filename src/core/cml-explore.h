@@ -23,7 +23,8 @@ typedef struct
   guint         n_times;         /* the wavefront times, besides T … */
   const double *times;           /* … increasing, in (t0, T) (NULL when n_times is 0) */
   guint         n_samples;       /* samples of the conjugate-point determinant on (t0, T]:
-                                  * 1000 by default */
+                                  * 200 by default (every sample restarts the integrators:
+                                  * fewer than shoot's 1000, for a fan of many) */
   guint         maxwell_samples; /* equal steps of (t0, T] at which the fan is compared for
                                   * Maxwell points: 200 by default */
   double        meet_tolerance;  /* two extremals meet where their points are closer than

@@ -552,7 +552,9 @@ conj_refine (Shoot *s, const guint *rows, double ta, double *ZA, double da, doub
   for (int it = 0; it < 100 && fabs (tb - ta) > SHOOT_CONJ_TOL * MAX (1.0, fabs (tb)); it++)
     {
       double t = (ta * db - tb * da) / (db - da);
-      double w = 1e-3 * (tb - ta);
+      /* a trial keeps a tenth of the tolerance away from the ends: it is re-integrated
+       * from TA, and a span below the integrator's least step would fail */
+      double w = MAX (1e-3 * (tb - ta), 0.1 * SHOOT_CONJ_TOL * MAX (1.0, fabs (tb)));
       if (!(t > ta + w && t < tb - w))
         t = 0.5 * (ta + tb);
       memcpy (Zt, ZA, s->D * sizeof (double));

@@ -127,6 +127,13 @@ if ok(r.returncode == 0, "martinet: explore runs (%s)" % r.stderr.strip()):
     ok(worst < 1e-8, "martinet: every first Maxwell time is 2K(m)/√k within 1e-8 (worst %.3g)" % worst)
     ok(partners, "martinet: each meets the mirror covector (−p_u, p_y1)")
 
+# a conjugate time refined to its last digits re-integrates spans shorter than the
+# integrator's least step unless the refinement keeps away from the ends of its bracket: every
+# extremal of this fan (two of which once failed with "step size underflow") has its row
+r = run("explore", "martinet", "--t-end", 10, "--covectors", 250, "--samples", 200)
+failures = [l for l in r.stdout.splitlines() if l.startswith("# covector")]
+ok(r.returncode == 0 and not failures, "martinet, 250 covectors to T = 10: every run succeeds %s" % failures[:2])
+
 # ---- bad input ------------------------------------------------------------------------------
 cases = [
     (["rolling-ball", "--t-end", 1, "--covectors", 4], "vakonomic"),
