@@ -28,6 +28,7 @@
 
 #define EXPLORE_MAX_COVECTORS 1000000 /* 10⁶ extremals */
 #define EXPLORE_MAX_TIMES     1000    /* wavefront times */
+#define EXPLORE_MAX_BYTES     2e9     /* the states kept of all the extremals: 2 GB */
 
 static const char *explore_usage =
   N_("Usage: cmlab-cli explore MODEL --t-end T --covectors N [--from S=V[,S=V...]] [--level H]\n"
@@ -295,6 +296,27 @@ cml_explore_main (int argc, char **argv)
       fprintf (stderr, "cmlab-cli: %s\n", error->message);
       return CML_CLI_EXIT_USAGE;
     }
+  {
+    /* a span the integrator cannot cover (--t-end 1e300), as simulate refuses it */
+    g_autofree char *why = NULL;
+    if (!cml_cli_check_span (sim, given, ro.t_end, &why))
+      {
+        fprintf (stderr, "cmlab-cli: %s\n", why);
+        return CML_CLI_EXIT_USAGE;
+      }
+  }
+  {
+    /* every extremal's states at every sample are kept for the Maxwell points */
+    double samples = eo.samples ? (double) eo.samples : cml_explore_options_default ().n_samples;
+    double bytes = (double) eo.covectors * (samples + eo.times->len + 1)
+                   * cml_system_dim (cml_simulation_get_system (sim)) * sizeof (double);
+    if (bytes > EXPLORE_MAX_BYTES)
+      return cml_cli_usage_error (explore_usage,
+                                  _("%llu covectors read at %.0f times each would hold %.1f GB of states, more "
+                                    "than the %.0f GB allowed: ask for fewer --covectors or --samples"),
+                                  (unsigned long long) eo.covectors, samples + eo.times->len + 1, bytes / 1e9,
+                                  EXPLORE_MAX_BYTES / 1e9);
+  }
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
     fprintf (stderr, _("note: %s\n"), (char *) report->pdata[k]);

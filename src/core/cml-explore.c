@@ -356,6 +356,26 @@ neighbours (const Explore *ex, const double *omega, guint nf, guint i, guint j)
   return dist (nf, omega + (gsize) i * nf, omega + (gsize) j * nf) < EXPLORE_NEIGHBOURS * spacing;
 }
 
+typedef struct
+{
+  const double *q;
+  guint         nc;
+} QaOrder;
+
+/* The extremals by their first coordinate (NaN last), then by number. */
+static gint
+compare_first (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const QaOrder *o = data;
+  guint i = *(const guint *) a, j = *(const guint *) b;
+  double x = o->q[(gsize) i * o->nc], y = o->q[(gsize) j * o->nc];
+  if (isnan (x) || isnan (y))
+    return isnan (x) && isnan (y) ? (i > j) - (i < j) : isnan (x) ? 1 : -1;
+  if (x != y)
+    return x < y ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
 static void
 find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, guint M, double meet_tol)
 {
@@ -368,6 +388,8 @@ find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, gu
       k_at[ex->at_grid[a]] = a;
   g_autofree double *qa = g_new (double, (gsize) N * nc), *qb = g_new (double, (gsize) N * nc);
   g_autofree double *moved = g_new (double, N);
+  g_autofree guint *order = g_new (guint, N);
+  QaOrder qa_nc[1] = { { qa, nc } };
 
   for (guint k = 1; k < M; k++)
     {
@@ -381,9 +403,21 @@ find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, gu
           point_of (ex, sim, tb, zb, qb + (gsize) i * nc, NULL);
           moved[i] = dist (nc, qa + (gsize) i * nc, qb + (gsize) i * nc);
         }
+      /* sweep and prune: in the order of the first coordinate at t_k, a pair is near
+       * enough only while that coordinate differs by at most the reach of the two */
+      double moved_max = 0;
       for (guint i = 0; i < N; i++)
-        for (guint j = i + 1; j < N; j++)
+        {
+          order[i] = i;
+          moved_max = MAX (moved_max, isfinite (moved[i]) ? moved[i] : 0);
+        }
+      g_qsort_with_data (order, (gint) N, sizeof (guint), compare_first, qa_nc);
+      for (guint oi = 0; oi < N; oi++)
+        for (guint oj = oi + 1; oj < N; oj++)
           {
+            guint i = MIN (order[oi], order[oj]), j = MAX (order[oi], order[oj]);
+            if (qa[(gsize) order[oj] * nc] - qa[(gsize) order[oi] * nc] > 2 * (moved[order[oi]] + moved_max))
+              break;
             if (res->why[i] || res->why[j] || (!isnan (res->maxwell[i]) && !isnan (res->maxwell[j])))
               continue;
             double reach = 2 * (moved[i] + moved[j]);
