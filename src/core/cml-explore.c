@@ -104,6 +104,7 @@ typedef struct
   GAsyncQueue      *sims;    /* the worker simulations not in use */
   GMutex            lock;    /* guards the notes */
   double           *scratch; /* the Maxwell search's: 4 points */
+  GError           *first;   /* why the first extremal failed, or NULL */
 } Explore;
 
 /* H at the base point of SIM's state Z0 with the momenta P (all n). */
@@ -214,6 +215,8 @@ explore_one (gpointer data, gpointer user_data)
   if (sr == NULL)
     {
       res->why[i] = g_strdup (error->message);
+      if (i == 0)
+        ex->first = g_steal_pointer (&error);
       return;
     }
   if (sr->conjugate_times->len > 0)
@@ -643,8 +646,21 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
       cml_simulation_set_state (w, t0, z0);
       g_async_queue_push (ex.sims, w);
     }
+  /* the first extremal on this thread: what the model or the integrator cannot do
+   * (no exact Jacobian, an integrator without the variational equations) is an error of
+   * the whole fan, said once */
+  explore_one (GUINT_TO_POINTER (1), &ex);
+  if (ex.first && ex.first->domain == CML_ERROR
+      && (ex.first->code == CML_ERROR_USAGE || ex.first->code == CML_ERROR_UNSUPPORTED))
+    {
+      g_async_queue_unref (ex.sims);
+      g_mutex_clear (&ex.lock);
+      g_propagate_error (error, g_steal_pointer (&ex.first));
+      return NULL;
+    }
+  g_clear_error (&ex.first);
   GThreadPool *pool = jobs > 1 ? g_thread_pool_new (explore_one, &ex, (int) jobs, TRUE, NULL) : NULL;
-  for (guint i = 0; i < N; i++)
+  for (guint i = 1; i < N; i++)
     {
       if (pool == NULL || !g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL))
         explore_one (GUINT_TO_POINTER (i + 1), &ex);

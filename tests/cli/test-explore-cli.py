@@ -144,6 +144,7 @@ cases = [
     ([heis, "--t-end", 1, "--covectors", 4, "--level", "-1"], "--level"),
     ([heis, "--t-end", 1, "--covectors", 4, "--from", "q=1"], "q"),
     ([heis, "--t-end", "1e300", "--covectors", 4], "--t-end"),
+    ([heis, "--t-end", 1, "--covectors", 4, "--integrator", "taylor"], "taylor"),
     ([heis, "--t-end", 1, "--covectors", 1000000, "--samples", 100000], "--covectors"),
 ]
 for args, word in cases:
