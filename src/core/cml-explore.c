@@ -432,8 +432,8 @@ find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, gu
             const double *zib = ex->states + ((gsize) i * ex->n_at + b) * dim;
             const double *zjb = ex->states + ((gsize) j * ex->n_at + b) * dim;
             double ga, gb, d, qmax, tz;
-            if (!pair_at (ex, sim, ta, zia, zja, ta, &ga, &d, &qmax) || !pair_at (ex, sim, tb, zib, zjb, tb, &gb, &d, &qmax)
-                || !(ga < 0 && gb >= 0))
+            if (!pair_at (ex, sim, ta, zia, zja, ta, &ga, &d, &qmax)
+                || !pair_at (ex, sim, tb, zib, zjb, tb, &gb, &d, &qmax) || !(ga < 0 && gb >= 0))
               continue;
             if (!meeting_time (ex, sim, zia, zja, ta, ga, tb, gb, &tz, &d, &qmax) || !(d <= meet_tol * (1 + qmax)))
               continue;
