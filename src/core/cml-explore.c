@@ -614,6 +614,9 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
           at_grid[a] = (int) k;
     }
   g_autofree double *states = ex.states = g_new (double, (gsize) N * n_at * dim);
+  /* (a failed extremal's states stay NaN: the Maxwell search leaves them aside) */
+  for (gsize k = 0; k < (gsize) N * n_at * dim; k++)
+    states[k] = NAN;
 
   /* the extremals on worker threads, one simulation each */
   guint jobs = opt.jobs ? opt.jobs : g_get_num_processors ();
