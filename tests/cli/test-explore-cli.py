@@ -96,6 +96,29 @@ check_heisenberg("T before the cut time", ["--from", "p3=0.5"], 0.5, 0.5, (), 6.
 r1 = run("explore", heis, "--t-end", 7, "--covectors", 24, "--times", "1,3.5", "--jobs", 1)
 ok(out1 is not None and r1.stdout == out1, "the output with one thread is the output with one per processor")
 
+# ---- three free momenta: the Fibonacci sphere ------------------------------------------------
+# tests/models/data/heisenberg-line.cml: (x, y, w) Heisenberg's of (p1, p2, p4), z = p3 t; the
+# covectors at p3 = ζ_i = 1 − (2i + 1)/N on the unit sphere (H = ½); first conjugate time 2π/|p4|
+line = os.path.join(root, "tests", "models", "data", "heisenberg-line.cml")
+N = 12
+r = run("explore", line, "--t-end", 7, "--covectors", N, "--from", "p4=1.25", "--times", 2)
+if ok(r.returncode == 0, "sphere of covectors: explore runs (%s)" % r.stderr.strip()):
+    rs = rows(r.stdout)
+    worst_p3 = max(abs(float(row["p3"]) - (1 - (2 * i + 1) / N)) for i, row in enumerate(rs))
+    worst_level = max(abs(sum(float(row[p]) ** 2 for p in ("p1", "p2", "p3")) / 2 - 0.5) for row in rs)
+    worst_end, worst_conj = 0.0, 0.0
+    for row in rs:
+        p1, p2, p3, p4 = (float(row[p]) for p in ("p1", "p2", "p3", "p4"))
+        for t, suffix in ((2.0, "@2"), (7.0, "")):
+            hx, hy, hw = heis_point(p1, p2, p4, t)
+            for name, v in (("x", hx), ("y", hy), ("z", p3 * t), ("w", hw)):
+                worst_end = max(worst_end, abs(float(row[name + suffix]) - v))
+        worst_conj = max(worst_conj, abs(float(row["t_conjugate"]) - 2 * math.pi / 1.25) if row["t_conjugate"] else math.inf)
+    ok(len(rs) == N and worst_p3 < 1e-12 and worst_level < 1e-12,
+       "sphere: the covectors are the Fibonacci lattice on the level H = ½ (worst %.3g, %.3g)" % (worst_p3, worst_level))
+    ok(worst_end < 1e-8, "sphere: every point within 1e-8 of the closed form (worst %.3g)" % worst_end)
+    ok(worst_conj < 1e-8, "sphere: every first conjugate time 2π/|p4| within 1e-8 (worst %.3g)" % worst_conj)
+
 # ---- Martinet: the mirror pairs meet at half the pendulum's period -------------------------
 
 
