@@ -83,6 +83,7 @@ complete -c $cli -l set -x -a '(__cmlab_cli_names parameters | string replace -r
 complete -c $cli -l vary -x -a '(__cmlab_cli_names parameters | string replace -r "\$" "=")'
 complete -c $cli -l init -x -a '(__cmlab_cli_names state | string replace -r "\$" "=")'
 complete -c $cli -l target -x -a '(__cmlab_cli_names state | string replace -r "\$" "=")'
+complete -c $cli -l from -x -a '(__cmlab_cli_names state | string replace -r "\$" "=")'
 for opt in columns measure y x with-plot
     complete -c $cli -l $opt -x -a '(__cmlab_cli_names observables)'
 end

@@ -30,9 +30,9 @@
 
 const char *const cml_cli_commands[] = {
 #ifdef CMLAB_HAVE_RENDER
-  "simulate", "plot", "render", "poincare", "sweep", "shoot", "info", "rhs", "list", "lesson", NULL
+  "simulate", "plot", "render", "poincare", "sweep", "shoot", "explore", "info", "rhs", "list", "lesson", NULL
 #else
-  "simulate", "poincare", "sweep", "shoot", "info", "rhs", "list", "lesson", NULL
+  "simulate", "poincare", "sweep", "shoot", "explore", "info", "rhs", "list", "lesson", NULL
 #endif
 };
 

@@ -29,6 +29,7 @@
 #include "cml-output.h"
 #include "cml-poincare-cmd.h"
 #include "cml-shoot-cmd.h"
+#include "cml-explore-cmd.h"
 #include "cml-rhs-cmd.h"
 #include "cml-sweep-cmd.h"
 #include "cml-system.h"
@@ -55,6 +56,8 @@ static const char *usage_text =
   "            [--at T1,T2,...] [--shard I/N] [--jobs J] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli shoot MODEL --t-end T --target NAME=VALUE[,NAME=VALUE...] [--dt-out H]\n"
   "            [--columns A,B,...] [run options as for simulate] [-o FILE]\n"
+  "  cmlab-cli explore MODEL --t-end T --covectors N [--from S=V,...] [--level H]\n"
+  "            [--times T1,T2,...] [--jobs J] [run options as for simulate] [-o FILE]\n"
   "  cmlab-cli info MODEL [--set P=V]... [--as vakonomic] [--format text|latex|sympy|json]\n"
   "  cmlab-cli rhs MODEL [--set P=V]... --states FILE\n"
   "  cmlab-cli list [models | commands | integrators | parameters MODEL | state MODEL |\n"
@@ -571,6 +574,8 @@ main (int argc, char **argv)
     return cml_sweep_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "shoot"))
     return cml_shoot_main (argc - 2, argv + 2);
+  if (g_str_equal (argv[1], "explore"))
+    return cml_explore_main (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "info"))
     return cmd_info (argc - 2, argv + 2);
   if (g_str_equal (argv[1], "rhs"))

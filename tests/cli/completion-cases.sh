@@ -26,6 +26,7 @@ check "k2= m= Omega= r=" "cmlab-cli simulate rolling-ball --set "
 check "variational variational4" "cmlab-cli simulate rolling-ball --integrator var"
 check "--integrator" "cmlab-cli simulate rolling-ball --integ"
 check "x1= x2= x3=" "cmlab-cli shoot martinet --t-end 1 --target x"
+check "x1= x2= x3=" "cmlab-cli explore martinet --t-end 1 --covectors 8 --from x"
 check "parameters" "cmlab-cli list par"
 check "lambda_roll_x lambda_roll_y" "cmlab-cli simulate rolling-ball --columns lam"
 touch my.cmllesson

@@ -162,6 +162,8 @@ test_usage_short (void)
         "variational" } },
     { { "shoot", "rolling-ball", "--t-end", "1", "--target", "x=1", "--bogus" } },
     { { "shoot", "rolling-ball", "--t-end", "-1", "--target", "x=1" } },
+    { { "explore", "martinet", "--t-end", "1", "--covectors", "4", "--bogus" } },
+    { { "explore", "martinet", "--t-end", "1", "--covectors", "0" } },
     { { "plot", "plate-ball", "--t-end", "1", "--y", "x1", "-o", "p.png", "--integrator", "variational" } },
     { { "info", "rolling-ball", "--bogus" } },
     { { "info", "rolling-ball", "--set", "Omega" } },
@@ -192,7 +194,7 @@ test_usage_short (void)
       g_assert_cmpuint (n_lines, <=, 3);
     }
 
-  const char *commands[] = { "simulate", "plot", "render", "poincare", "sweep", "shoot", "info", "list" };
+  const char *commands[] = { "simulate", "plot", "render", "poincare", "sweep", "shoot", "explore", "info", "list" };
   for (guint k = 0; k <= G_N_ELEMENTS (commands); k++)
     {
       g_autofree char *out = NULL, *err = NULL;

@@ -51,6 +51,8 @@ check "x,lambda_roll_x x,lambda_roll_y" simulate rolling-ball --columns x,lam
 check "variational variational4" simulate rolling-ball --integrator var
 check "--integrator" simulate rolling-ball --integ
 check "x1= x2= x3=" shoot martinet --t-end 1 --target x
+check "x1= x2= x3=" explore martinet --t-end 1 --covectors 8 --from x
+check "x1=0,x1= x1=0,x2= x1=0,x3=" explore martinet --t-end 1 --from x1=0,x
 check "csv json npy" simulate rolling-ball --format ""
 check "text latex sympy json" info rolling-ball --format ""
 check "parameters" list par

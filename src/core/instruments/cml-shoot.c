@@ -552,7 +552,9 @@ conj_refine (Shoot *s, const guint *rows, double ta, double *ZA, double da, doub
   for (int it = 0; it < 100 && fabs (tb - ta) > SHOOT_CONJ_TOL * MAX (1.0, fabs (tb)); it++)
     {
       double t = (ta * db - tb * da) / (db - da);
-      double w = 1e-3 * (tb - ta);
+      /* a trial keeps a tenth of the tolerance away from the ends: it is re-integrated
+       * from TA, and a span below the integrator's least step would fail */
+      double w = MAX (1e-3 * (tb - ta), 0.1 * SHOOT_CONJ_TOL * MAX (1.0, fabs (tb)));
       if (!(t > ta + w && t < tb - w))
         t = 0.5 * (ta + tb);
       memcpy (Zt, ZA, s->D * sizeof (double));
@@ -592,11 +594,14 @@ typedef enum
   CONJ_UNRESOLVED,  /* ρ never above its integration error */
 } ConjStatus;
 
-/* Samples ρ on (t0, T] along the extremal from P0, with the run's integrator and the finer
- * one side by side, and refines every change of sign between resolved samples (see the top
- * of the file). */
+/* Samples ρ at the N_GRID increasing times GRID of (t0, T] (the last is T) along the
+ * extremal from P0, with the run's integrator and the finer one side by side, and refines
+ * every change of sign between resolved samples (see the top of the file).  ROWS NULL:
+ * no determinant, the finer run alone.  Where STORE[g] ≥ 0, the finer run's state (dim
+ * values) at GRID[g] goes into STATES + STORE[g] · dim. */
 static ConjStatus
-conjugate_times (Shoot *s, const double *p0, guint n_samples, const guint *rows, GArray *times, GError **error)
+conjugate_times (Shoot *s, const double *p0, guint n_grid, const double *grid, const guint *rows, GArray *times,
+                 const int *store, double *states, GError **error)
 {
   g_autofree double *Zc = g_new (double, s->D), *Zf = g_new (double, s->D);
   g_autofree double *Zlast = g_new (double, s->D), *Za = g_new (double, s->D);
@@ -605,12 +610,17 @@ conjugate_times (Shoot *s, const double *p0, guint n_samples, const guint *rows,
 
   start_state (s, p0, Zc);
   start_state (s, p0, Zf);
-  for (guint i = 1; i <= n_samples; i++)
+  for (guint g = 0; g < n_grid; g++)
     {
-      double t = i == n_samples ? s->T : s->t0 + (s->T - s->t0) * i / n_samples;
-      if (!advance_capped (s, s->integ, tprev, t, Zc, 0, error) || !advance_capped (s, s->fine, tprev, t, Zf, 0, error))
+      double t = grid[g];
+      if ((rows && !advance_capped (s, s->integ, tprev, t, Zc, 0, error))
+          || !advance_capped (s, s->fine, tprev, t, Zf, 0, error))
         return CONJ_FOUND;
       tprev = t;
+      if (store && store[g] >= 0)
+        memcpy (states + (gsize) store[g] * s->dim, Zf, s->dim * sizeof (double));
+      if (rows == NULL)
+        continue;
       double rc = conj_rho (s, rows, Zc), rf = conj_rho (s, rows, Zf);
       rmax = MAX (rmax, MAX (fabs (rc), fabs (rf)));
       /* the sign counts where the finer value exceeds the difference of the two */
@@ -645,14 +655,116 @@ names_list (CmlSystem *sys, guint from, guint to, guint from2, guint to2)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
-CmlShootResult *
-cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const *target_names,
-           const double *target_values, const CmlShootOptions *options, GError **error)
+/* The conjugate times of RES (its momenta, at_rest set) into it, with the rows taken, or
+ * the note that says why there are none (English: it goes into files); N_SAMPLES equal
+ * steps of (t0, T].  With N_AT > 0, the finer run's states at the times AT (increasing, in
+ * (t0, T], added to the samples) into STATES (N_AT × dim): FALSE with ERROR when that run
+ * fails (a failure of the conjugate times alone is a note). */
+static gboolean
+conjugate_result (Shoot *s, CmlShootResult *res, guint n_samples, guint n_at, const double *at, double *states,
+                  GError **error)
+{
+  CmlSystem *sys = s->sys;
+  guint m = s->m, n = s->n, nr = s->nr, dim = s->dim;
+  g_autofree guint *rows = g_new (guint, n);
+  gboolean have_rows = TRUE;
+
+  if (m == n)
+    {
+      for (guint i = 0; i < n; i++)
+        rows[i] = i;
+      res->conjugate_rows = names_list (sys, 0, m, 0, 0);
+    }
+  else if (m + nr == n)
+    {
+      for (guint i = 0; i < m; i++)
+        rows[i] = i;
+      for (guint i = 0; i < nr; i++)
+        rows[m + i] = m + n + i;
+      res->conjugate_rows = names_list (sys, 0, m, m + n, dim);
+    }
+  else
+    {
+      have_rows = FALSE;
+      res->conjugate_note = g_strdup_printf ("conjugate times not computed: the base coordinates and "
+                                             "reconstruction variables (%u) are not as many as the momenta (%u), "
+                                             "so ∂x(t)/∂p(0) has no square block to take the determinant of",
+                                             m + nr, n);
+    }
+  if (have_rows && res->at_rest)
+    {
+      g_clear_pointer (&res->conjugate_rows, g_free);
+      res->conjugate_note = g_strdup ("conjugate times not computed: the targets are the start point, and the "
+                                      "extremal found stays at rest there (all momenta zero), the shortest way "
+                                      "for every T");
+    }
+  gboolean conj = have_rows && !res->at_rest && n_samples > 0;
+  if (!conj && n_at == 0)
+    return TRUE;
+
+  /* the samples: N_SAMPLES equal steps (when the determinant is sampled) and the times AT */
+  guint n_uni = conj ? n_samples : 0, n_grid = 0;
+  g_autofree double *grid = g_new (double, n_uni + n_at);
+  g_autofree int *store = g_new (int, n_uni + n_at);
+  for (guint i = 1, j = 0; i <= n_uni || j < n_at;)
+    {
+      double tu = i <= n_uni ? (i == n_uni ? s->T : s->t0 + (s->T - s->t0) * i / n_uni) : INFINITY;
+      double ta = j < n_at ? at[j] : INFINITY;
+      grid[n_grid] = MIN (tu, ta);
+      store[n_grid] = ta <= tu ? (int) j : -1;
+      if (tu <= ta)
+        i++;
+      if (ta <= tu)
+        j++;
+      n_grid++;
+    }
+
+  g_autoptr (GError) err = NULL;
+  ConjStatus cs = conjugate_times (s, res->momenta, n_grid, grid, conj ? rows : NULL, res->conjugate_times, store,
+                                   states, &err);
+  if (err)
+    {
+      if (conj)
+        {
+          g_array_set_size (res->conjugate_times, 0);
+          g_clear_pointer (&res->conjugate_note, g_free);
+          res->conjugate_note = g_strdup_printf ("conjugate times not computed: %s", err->message);
+        }
+      if (n_at > 0)
+        {
+          g_propagate_error (error, g_steal_pointer (&err));
+          return FALSE;
+        }
+    }
+  else if (conj && cs == CONJ_DEGENERATE)
+    {
+      res->degenerate = TRUE;
+      res->conjugate_note = g_strdup_printf ("conjugate times not computed: the endpoint map is degenerate "
+                                             "along the whole extremal (det ∂(%s)/∂p(0) vanishes at every "
+                                             "time, so every time would count as conjugate).  The constraints "
+                                             "are integrable (holonomic): the points reachable from the start "
+                                             "form a submanifold of lower dimension",
+                                             res->conjugate_rows);
+    }
+  else if (conj && cs == CONJ_UNRESOLVED)
+    res->conjugate_note = g_strdup_printf ("conjugate times not computed: det ∂(%s)/∂p(0) stays below the "
+                                           "integration error along the whole run; try a smaller step or "
+                                           "tighter tolerances",
+                                           res->conjugate_rows);
+  return TRUE;
+}
+
+/* What a shooting and a sampled extremal share: the checks of SIM's system and of T_END
+ * (the errors of cml_shoot () but the targets'), and S set up for them — the integrators,
+ * the state at t0 (SIM's) and the Jacobian's scratch; the targets are the caller's.  S is
+ * cleared with shoot_end () whatever this returns. */
+static gboolean
+shoot_begin (Shoot *s, CmlSimulation *sim, double t_end, const CmlShootOptions *opt, GError **error)
 {
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *md = cml_system_get_model (sys);
-  CmlShootOptions opt = options ? *options : cml_shoot_options_default ();
   guint dim = sys->dim, m = sys->m, n = sys->n, nr = dim - m - n;
+  double t0 = cml_simulation_get_time (sim);
 
   if (cml_system_get_formalism (sys) != CML_FORMALISM_VAKONOMIC)
     {
@@ -660,7 +772,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
                    "shooting needs a vakonomic system (extremals of a variational problem with constraints, "
                    "whose state holds the momenta to be found); %s has %s",
                    md->name, cml_formalism_to_string (cml_system_get_formalism (sys)));
-      return NULL;
+      return FALSE;
     }
   if (sys->na != 0)
     {
@@ -668,34 +780,104 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
                    "shooting needs the exact Jacobian of the equations of %s, which cmlab derives only when the "
                    "W1 relation is linear in the free velocities",
                    md->name);
-      return NULL;
+      return FALSE;
     }
   if (!cml_sim_ensure_jacobian (sim))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
                    "shooting needs the exact Jacobian of the equations of %s, and %s", md->name, sys->jac_error);
-      return NULL;
+      return FALSE;
     }
-  double t0 = cml_simulation_get_time (sim);
   if (!(t_end > t0) || !isfinite (t_end))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "the end time T = %g must be after the start t = %g", t_end, t0);
-      return NULL;
+      return FALSE;
     }
+  if (n == 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s has no momenta to shoot with", md->name);
+      return FALSE;
+    }
+
+  *s = (Shoot) { .sim = sim, .sys = sys, .dim = dim, .m = m, .n = n, .nr = nr, .D = dim * (1 + n), .t0 = t0,
+                 .T = t_end, .budget = opt->max_steps ? opt->max_steps : CML_SHOOT_MAX_STEPS };
+  CmlIntegratorOptions iopt = *cml_simulation_get_integrator (sim);
+  /* (auto's choice of taylor becomes rk8pd for the augmented ODE, cml_integrator_new ()) */
+  if (iopt.chosen == NULL
+      && (iopt.kind == CML_INTEGRATOR_TAYLOR || iopt.kind == CML_INTEGRATOR_VARIATIONAL
+          || iopt.kind == CML_INTEGRATOR_VARIATIONAL4))
+    {
+      g_autoptr (GString) ok_kinds = g_string_new (NULL);
+      for (int kd = 0; kd < CML_INTEGRATOR_N_KINDS; kd++)
+        if (kd != CML_INTEGRATOR_TAYLOR && kd != CML_INTEGRATOR_VARIATIONAL && kd != CML_INTEGRATOR_VARIATIONAL4)
+          g_string_append_printf (ok_kinds, "%s%s", ok_kinds->len ? ", " : "",
+                                  cml_integrator_kind_to_string ((CmlIntegratorKind) kd));
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("shooting integrates, beside the extremal, how its end point moves when the initial momenta "
+                     "change (the variational equations), and the %s integrator does not carry them; choose one "
+                     "of %s"),
+                   cml_integrator_kind_to_string (iopt.kind), ok_kinds->str);
+      return FALSE;
+    }
+  iopt.project = FALSE;
+  iopt.stats = NULL;
+  CmlOde ode = { .dim = s->D, .rhs = aug_rhs, .jacobian = aug_jac, .project = NULL, .user_data = s };
+  s->integ = cml_integrator_new (&ode, &iopt, error);
+  if (s->integ == NULL)
+    return FALSE;
+  /* the conjugate times' finer run: half the fixed step, or a sixteenth of the tolerances */
+  CmlIntegratorOptions fopt = iopt;
+  if (cml_integrator_kind_is_fixed_step (iopt.kind))
+    fopt.h_fixed = iopt.h_fixed / SHOOT_FINE_STEP;
+  else
+    {
+      fopt.rtol = MAX (iopt.rtol / SHOOT_FINE_TOL, 1e-15);
+      fopt.atol = MAX (iopt.atol / SHOOT_FINE_TOL, 1e-300);
+    }
+  s->fine = cml_integrator_new (&ode, &fopt, error);
+  if (s->fine == NULL)
+    return FALSE;
+
+  s->z0 = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
+  s->J = g_new (double, dim * dim);
+  s->dfdt = g_new (double, dim);
+  s->jac_out = g_new (double, dim * dim + dim);
+  s->Z = g_new (double, s->D);
+  return TRUE;
+}
+
+static void
+shoot_end (Shoot *s)
+{
+  g_clear_pointer (&s->integ, cml_integrator_free);
+  g_clear_pointer (&s->fine, cml_integrator_free);
+  g_clear_pointer (&s->z0, g_free);
+  g_clear_pointer (&s->J, g_free);
+  g_clear_pointer (&s->dfdt, g_free);
+  g_clear_pointer (&s->jac_out, g_free);
+  g_clear_pointer (&s->Z, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Shoot, shoot_end)
+
+CmlShootResult *
+cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const *target_names,
+           const double *target_values, const CmlShootOptions *options, GError **error)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlShootOptions opt = options ? *options : cml_shoot_options_default ();
+  guint dim = sys->dim, m = sys->m, n = sys->n;
+  g_auto (Shoot) s = { 0 };
+
+  if (!shoot_begin (&s, sim, t_end, &opt, error))
+    return NULL;
   if (n_targets == 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "no target given: name base coordinates or reconstruction "
                    "variables and their values at T");
       return NULL;
     }
-  if (n == 0)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s has no momenta to shoot with", md->name);
-      return NULL;
-    }
-
-  Shoot s = { .sim = sim, .sys = sys, .dim = dim, .m = m, .n = n, .nr = nr, .D = dim * (1 + n), .t0 = t0,
-              .T = t_end, .k = n_targets, .budget = opt.max_steps ? opt.max_steps : CML_SHOOT_MAX_STEPS };
+  s.k = n_targets;
   g_autofree guint *tidx = s.tidx = g_new (guint, n_targets);
   for (guint i = 0; i < n_targets; i++)
     {
@@ -726,48 +908,8 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
       tidx[i] = (guint) idx;
     }
 
-  CmlIntegratorOptions iopt = *cml_simulation_get_integrator (sim);
-  /* (auto's choice of taylor becomes rk8pd for the augmented ODE, cml_integrator_new ()) */
-  if (iopt.chosen == NULL
-      && (iopt.kind == CML_INTEGRATOR_TAYLOR || iopt.kind == CML_INTEGRATOR_VARIATIONAL
-          || iopt.kind == CML_INTEGRATOR_VARIATIONAL4))
-    {
-      g_autoptr (GString) ok_kinds = g_string_new (NULL);
-      for (int kd = 0; kd < CML_INTEGRATOR_N_KINDS; kd++)
-        if (kd != CML_INTEGRATOR_TAYLOR && kd != CML_INTEGRATOR_VARIATIONAL && kd != CML_INTEGRATOR_VARIATIONAL4)
-          g_string_append_printf (ok_kinds, "%s%s", ok_kinds->len ? ", " : "",
-                                  cml_integrator_kind_to_string ((CmlIntegratorKind) kd));
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                   _("shooting integrates, beside the extremal, how its end point moves when the initial momenta "
-                     "change (the variational equations), and the %s integrator does not carry them; choose one "
-                     "of %s"),
-                   cml_integrator_kind_to_string (iopt.kind), ok_kinds->str);
-      return NULL;
-    }
-  iopt.project = FALSE;
-  iopt.stats = NULL;
-  CmlOde ode = { .dim = s.D, .rhs = aug_rhs, .jacobian = aug_jac, .project = NULL, .user_data = &s };
-  g_autoptr (CmlIntegrator) integ = s.integ = cml_integrator_new (&ode, &iopt, error);
-  if (integ == NULL)
-    return NULL;
-  /* the conjugate times' finer run: half the fixed step, or a sixteenth of the tolerances */
-  CmlIntegratorOptions fopt = iopt;
-  if (cml_integrator_kind_is_fixed_step (iopt.kind))
-    fopt.h_fixed = iopt.h_fixed / SHOOT_FINE_STEP;
-  else
-    {
-      fopt.rtol = MAX (iopt.rtol / SHOOT_FINE_TOL, 1e-15);
-      fopt.atol = MAX (iopt.atol / SHOOT_FINE_TOL, 1e-300);
-    }
-  g_autoptr (CmlIntegrator) fine = s.fine = cml_integrator_new (&ode, &fopt, error);
-  if (fine == NULL)
-    return NULL;
-
-  g_autofree double *z0 = s.z0 = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
-  g_autofree double *J = s.J = g_new (double, dim * dim);
-  g_autofree double *dfdt = s.dfdt = g_new (double, dim);
-  g_autofree double *jac_out = s.jac_out = g_new (double, dim * dim + dim);
-  g_autofree double *Z = s.Z = g_new (double, s.D);
+  double t0 = s.t0;
+  double *z0 = s.z0;
   g_autofree double *F = s.F = g_new (double, n_targets);
   g_autofree double *A = s.A = g_new (double, n_targets * n);
   double tmax = 0;
@@ -918,66 +1060,46 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
     }
   res->residual = r;
 
-  /* conjugate times along the solved extremal (the notes are English: they go into files) */
-  g_autofree guint *rows = g_new (guint, n);
-  gboolean have_rows = TRUE;
-  if (m == n)
-    {
-      for (guint i = 0; i < n; i++)
-        rows[i] = i;
-      res->conjugate_rows = names_list (sys, 0, m, 0, 0);
-    }
-  else if (m + nr == n)
-    {
-      for (guint i = 0; i < m; i++)
-        rows[i] = i;
-      for (guint i = 0; i < nr; i++)
-        rows[m + i] = m + n + i;
-      res->conjugate_rows = names_list (sys, 0, m, m + n, dim);
-    }
-  else
-    {
-      have_rows = FALSE;
-      res->conjugate_note = g_strdup_printf ("conjugate times not computed: the base coordinates and "
-                                             "reconstruction variables (%u) are not as many as the momenta (%u), "
-                                             "so ∂x(t)/∂p(0) has no square block to take the determinant of",
-                                             m + nr, n);
-    }
-  if (have_rows && res->at_rest)
-    {
-      g_clear_pointer (&res->conjugate_rows, g_free);
-      res->conjugate_note = g_strdup ("conjugate times not computed: the targets are the start point, and the "
-                                      "extremal found stays at rest there (all momenta zero), the shortest way "
-                                      "for every T");
-    }
-  else if (have_rows && opt.n_samples > 0)
-    {
-      g_autoptr (GError) err = NULL;
-      ConjStatus cs = conjugate_times (&s, res->momenta, opt.n_samples, rows, res->conjugate_times, &err);
-      if (err)
-        {
-          g_array_set_size (res->conjugate_times, 0);
-          res->conjugate_note = g_strdup_printf ("conjugate times not computed: %s", err->message);
-        }
-      else if (cs == CONJ_DEGENERATE)
-        {
-          res->degenerate = TRUE;
-          res->conjugate_note = g_strdup_printf ("conjugate times not computed: the endpoint map is degenerate "
-                                                 "along the whole extremal (det ∂(%s)/∂p(0) vanishes at every "
-                                                 "time, so every time would count as conjugate).  The constraints "
-                                                 "are integrable (holonomic): the points reachable from the start "
-                                                 "form a submanifold of lower dimension",
-                                                 res->conjugate_rows);
-        }
-      else if (cs == CONJ_UNRESOLVED)
-        res->conjugate_note = g_strdup_printf ("conjugate times not computed: det ∂(%s)/∂p(0) stays below the "
-                                               "integration error along the whole run; try a smaller step or "
-                                               "tighter tolerances",
-                                               res->conjugate_rows);
-    }
+  /* conjugate times along the solved extremal */
+  conjugate_result (&s, res, opt.n_samples, 0, NULL, NULL, NULL);
 
   /* the simulation starts from the found momenta */
   memcpy (z0 + m, res->momenta, n * sizeof (double));
   cml_simulation_set_state (sim, t0, z0);
+  return g_steal_pointer (&res);
+}
+
+CmlShootResult *
+cml_shoot_extremal (CmlSimulation *sim, double t_end, const CmlShootOptions *options, guint n_at,
+                    const double *at, double *states, GError **error)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlShootOptions opt = options ? *options : cml_shoot_options_default ();
+  g_auto (Shoot) s = { 0 };
+
+  g_return_val_if_fail (n_at == 0 || (at != NULL && states != NULL), NULL);
+  if (!shoot_begin (&s, sim, t_end, &opt, error))
+    return NULL;
+  for (guint j = 0; j < n_at; j++)
+    if (!(at[j] > s.t0 && at[j] <= t_end) || (j > 0 && !(at[j] > at[j - 1])))
+      {
+        g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "the times %g … %g must increase within (%g, %g]", at[0],
+                     at[n_at - 1], s.t0, t_end);
+        return NULL;
+      }
+
+  g_autoptr (CmlShootResult) res = g_new0 (CmlShootResult, 1);
+  res->n_momenta = s.n;
+  res->momentum_names = g_new0 (char *, s.n + 1);
+  for (guint A = 0; A < s.n; A++)
+    res->momentum_names[A] = g_strdup (cml_system_state_name (sys, s.m + A));
+  res->momenta = g_memdup2 (s.z0 + s.m, s.n * sizeof (double));
+  res->conjugate_times = g_array_new (FALSE, FALSE, sizeof (double));
+  /* all momenta zero: the extremal at rest, which has no conjugate times */
+  res->at_rest = TRUE;
+  for (guint A = 0; A < s.n; A++)
+    res->at_rest = res->at_rest && res->momenta[A] == 0;
+  if (!conjugate_result (&s, res, opt.n_samples, n_at, at, states, error))
+    return NULL;
   return g_steal_pointer (&res);
 }

@@ -79,4 +79,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlShootResult, cml_shoot_result_free)
 CmlShootResult *cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const *target_names,
                            const double *target_values, const CmlShootOptions *options, GError **error);
 
+/* The extremal from SIM's current state as it is (its momenta given: no shooting) up to
+ * T_END > t0: its conjugate times in (t0, T_END], found as cml_shoot () finds them along the
+ * extremal it solves (OPTIONS may be NULL: the defaults; its n_samples and max_steps
+ * count), and its states at the N_AT times AT (increasing, in (t0, T_END]) into STATES
+ * (N_AT × dim, state order), from the conjugate times' finer run.  The result's momenta
+ * are SIM's, its iterations and residual 0.  NULL with ERROR: the errors of cml_shoot ()
+ * that are not about targets, or CML_ERROR_NUMERIC when the run to the last of AT fails
+ * (a failure of the conjugate times alone is a note in the result).  SIM is not changed. */
+CmlShootResult *cml_shoot_extremal (CmlSimulation *sim, double t_end, const CmlShootOptions *options, guint n_at,
+                                    const double *at, double *states, GError **error);
+
 G_END_DECLS
