@@ -9,6 +9,7 @@
 
 #include <glib.h>
 
+#include "cml-simulation.h"
 #include "cml-system.h"
 
 G_BEGIN_DECLS
