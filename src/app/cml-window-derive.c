@@ -46,6 +46,8 @@ struct _CmlPendingOpen
   char       *path;    /* the file it came from, or NULL */
   CmlSession *session; /* or NULL */
   gint64      started_us;
+  CmlWindowOpenedFunc then; /* told how it ended, or NULL */
+  gpointer    then_data;
 };
 
 static void
@@ -104,12 +106,17 @@ update_card (CmlWindow *self)
 {
   CmlPendingOpen *p = self->pending_open;
   g_autofree char *detail = NULL;
+  gint64 started_us;
   int s;
 
-  if (p == NULL)
+  if (p == NULL && self->compare_pending == NULL)
     return;
-  s = (int) ((g_get_monotonic_time () - p->started_us) / G_USEC_PER_SEC);
-  if (self->system)
+  started_us = p ? p->started_us : self->compare_started_us;
+  s = (int) ((g_get_monotonic_time () - started_us) / G_USEC_PER_SEC);
+  if (p == NULL)
+    detail = g_strdup_printf (_("%d s so far. This run goes on meanwhile; the vakonomic run starts beside it "
+                                "when its equations are ready."), s);
+  else if (self->system)
     detail = g_strdup_printf (_("%d s so far. The model shown keeps running until the new one is ready; "
                                 "the derivation cannot be interrupted."), s);
   else
@@ -127,10 +134,21 @@ tick_card (gpointer data)
 static void
 show_card (CmlWindow *self)
 {
-  CmlModel *m = self->pending_open->model;
-  g_autofree char *title = g_strdup_printf (_("Deriving the equations of motion of “%s”…"),
-                                            m->title ? m->title : m->name);
+  g_autofree char *title = NULL;
 
+  if (self->pending_open)
+    {
+      CmlModel *m = self->pending_open->model;
+      title = g_strdup_printf (_("Deriving the equations of motion of “%s”…"), m->title ? m->title : m->name);
+    }
+  else if (self->compare_pending)
+    {
+      CmlModel *m = self->compare_source;
+      /* TRANSLATORS: the model's title; its vakonomic reading is compared with the run shown */
+      title = g_strdup_printf (_("Deriving the vakonomic equations of “%s”…"), m->title ? m->title : m->name);
+    }
+  else
+    return;
   gtk_label_set_text (self->derive_label, title);
   update_card (self);
   gtk_widget_set_visible (self->derive_box, TRUE);
@@ -142,6 +160,11 @@ show_card (CmlWindow *self)
 static void
 hide_card (CmlWindow *self)
 {
+  if (self->pending_open || self->compare_pending)
+    {
+      show_card (self); /* what is still waited for */
+      return;
+    }
   g_clear_handle_id (&self->derive_clock, g_source_remove);
   gtk_spinner_stop (self->derive_spinner);
   gtk_widget_set_visible (self->derive_box, FALSE);
@@ -155,6 +178,18 @@ select_running (CmlWindow *self)
 {
   cml_model_picker_set_selected (self->model_picker,
                                  self->system ? cml_system_get_model (self->system) : NULL);
+}
+
+/* Tells whoever asked for P how it ended (once): INSTALLED, or not (ERROR says why, or
+ * NULL when the wait was given up). */
+static void
+tell (CmlWindow *self, CmlPendingOpen *p, gboolean installed, const GError *error)
+{
+  CmlWindowOpenedFunc then = p->then;
+
+  p->then = NULL;
+  if (then)
+    then (self, installed, error, p->then_data);
 }
 
 /* Switches as P asks (MODEL's system derived by now); a failure is shown as opening it
@@ -172,10 +207,14 @@ finish (CmlWindow *self, CmlPendingOpen *p)
           cml_window_show_error (self, _("Could not open the session"), error->message);
           select_running (self);
         }
+      tell (self, p, error == NULL, error);
       return;
     }
   if (cml_window_set_model (self, m, &error))
-    return;
+    {
+      tell (self, p, TRUE, NULL);
+      return;
+    }
   if (p->path && self->system == NULL)
     cml_window_show_load_error (self, p->path, error->message);
   else
@@ -187,6 +226,23 @@ finish (CmlWindow *self, CmlPendingOpen *p)
       cml_window_show_error (self, primary, error->message);
       select_running (self);
     }
+  tell (self, p, FALSE, error);
+}
+
+/* The comparison waited for can start: D (done) is taken. */
+static void
+compare_ready (CmlWindow *self, Derivation *d)
+{
+  g_autoptr (CmlModel) vakonomic = g_steal_pointer (&self->compare_pending);
+  g_autoptr (CmlSystem) sys = d->system ? cml_system_ref (d->system) : NULL;
+  g_autoptr (GError) error = d->error ? g_error_copy (d->error) : NULL;
+
+  g_clear_pointer (&self->compare_source, cml_model_unref);
+  g_hash_table_remove (self->derivations, vakonomic); /* (D may go with it) */
+  if (sys)
+    g_hash_table_insert (self->systems, cml_model_ref (vakonomic), cml_system_ref (sys));
+  hide_card (self);
+  cml_window_compare_derived (self, sys, error);
 }
 
 /* The window's thread, when a derivation has ended: the model waited for is switched to. */
@@ -201,6 +257,11 @@ derive_done (GObject *source, GAsyncResult *result, gpointer data)
     return; /* the window is gone: the system goes with the task */
   g_debug ("%s derived in %.1f s%s%s", d->model->name, (g_get_monotonic_time () - d->started_us) / 1e6,
            d->error ? ": " : "", d->error ? d->error->message : "");
+  if (self->compare_pending == d->model)
+    {
+      compare_ready (self, d);
+      return;
+    }
   p = self->pending_open;
   if (p == NULL || p->model != d->model)
     return; /* no longer waited for: kept for a later choice */
@@ -230,8 +291,27 @@ begin_derivation (CmlWindow *self, CmlModel *model)
   return d;
 }
 
+/* Gives up the wait for P (replaced, or stopped): whoever asked is told. */
+static void
+drop_pending (CmlWindow *self)
+{
+  CmlPendingOpen *p = g_steal_pointer (&self->pending_open);
+
+  if (p == NULL)
+    return;
+  tell (self, p, FALSE, NULL);
+  pending_free (p);
+}
+
 void
 cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session)
+{
+  cml_window_open_model_then (self, model, path, session, NULL, NULL);
+}
+
+void
+cml_window_open_model_then (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session,
+                            CmlWindowOpenedFunc then, gpointer then_data)
 {
   Derivation *d;
   CmlPendingOpen *p;
@@ -250,9 +330,11 @@ cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSe
   p->path = g_strdup (path);
   p->session = session;
   p->started_us = g_get_monotonic_time ();
+  p->then = then;
+  p->then_data = then_data;
 
   /* this replaces what the window waited for */
-  g_clear_pointer (&self->pending_open, pending_free);
+  drop_pending (self);
 
   d = g_hash_table_lookup (self->derivations, model);
   if (g_hash_table_contains (self->systems, model))
@@ -279,6 +361,71 @@ cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSe
   if (d->started_us < p->started_us)
     p->started_us = d->started_us; /* the time counted is the derivation's */
   show_card (self);
+}
+
+void
+cml_window_derive_compare (CmlWindow *self, CmlModel *vakonomic)
+{
+  Derivation *d;
+  gboolean ready;
+
+  g_return_if_fail (CML_IS_WINDOW (self));
+  g_return_if_fail (vakonomic != NULL && self->system != NULL);
+
+  cml_window_derive_compare_cancel (self);
+  if (self->derivations == NULL)
+    return; /* the window is closing */
+  d = g_hash_table_lookup (self->derivations, vakonomic);
+  if (d == NULL)
+    {
+      d = begin_derivation (self, vakonomic);
+      ready = FALSE;
+    }
+  else
+    {
+      g_mutex_lock (&d->lock);
+      ready = d->done;
+      g_mutex_unlock (&d->lock);
+    }
+  self->compare_pending = cml_model_ref (vakonomic);
+  self->compare_source = cml_model_ref (cml_system_get_model (self->system));
+  self->compare_started_us = d->started_us;
+  if (ready)
+    {
+      Derivation *held = g_atomic_rc_box_acquire (d);
+      compare_ready (self, held);
+      derivation_unref (held);
+      return;
+    }
+  show_card (self);
+}
+
+void
+cml_window_derive_compare_cancel (CmlWindow *self)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  if (self->compare_pending == NULL)
+    return;
+  g_clear_pointer (&self->compare_pending, cml_model_unref);
+  g_clear_pointer (&self->compare_source, cml_model_unref);
+  hide_card (self);
+}
+
+gboolean
+cml_window_open_session_then (CmlWindow *self, const char *path, CmlWindowOpenedFunc then, gpointer then_data,
+                              GError **error)
+{
+  CmlSession *session;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  session = cml_session_load (path, error);
+  if (session == NULL)
+    return FALSE;
+  cml_window_open_model_then (self, cml_window_session_model (self, session), path, session, then, then_data);
+  return TRUE;
 }
 
 void
@@ -341,8 +488,11 @@ cml_window_stop_waiting (CmlWindow *self)
   g_return_if_fail (CML_IS_WINDOW (self));
 
   if (self->pending_open == NULL)
-    return;
-  g_clear_pointer (&self->pending_open, pending_free);
+    {
+      cml_window_derive_compare_cancel (self); /* the card's Cancel, for a comparison */
+      return;
+    }
+  drop_pending (self);
   hide_card (self);
   select_running (self);
 }
@@ -357,6 +507,8 @@ void
 cml_window_derive_init (CmlWindow *self)
 {
   self->derivations = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, derivation_unref);
+  self->vakonomic_of = g_hash_table_new_full (g_direct_hash, g_direct_equal, (GDestroyNotify) cml_model_unref,
+                                              (GDestroyNotify) cml_model_unref);
 }
 
 void
@@ -364,6 +516,9 @@ cml_window_derive_dispose (CmlWindow *self)
 {
   /* a derivation still running ends on its own; its callback finds no window */
   g_clear_pointer (&self->pending_open, pending_free);
+  g_clear_pointer (&self->compare_pending, cml_model_unref);
+  g_clear_pointer (&self->compare_source, cml_model_unref);
+  g_clear_pointer (&self->vakonomic_of, g_hash_table_unref);
   g_clear_handle_id (&self->derive_clock, g_source_remove);
   g_clear_pointer (&self->derivations, g_hash_table_unref);
 }
