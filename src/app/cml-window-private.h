@@ -154,6 +154,7 @@ struct _CmlWindow
 
   /* frame statistics (--frame-stats, --quit-after) */
   CmlFrameStats     *frame_stats;
+  CmlFrameStats     *recent_frames;  /* the newest frame intervals, for the state file */
   char              *frame_stats_path;
   double             quit_after;
   gint64             first_frame_us;

@@ -14,6 +14,7 @@
  *   compare       how the legends name the second run compared ("vakonomic", "copy", …), or
  *                 null; comparing: the reading whose equations are being derived for a
  *                 comparison ("vakonomic"), or null
+ *   frames        the newest 120 frame intervals (ms): {"n", "median_ms", "p95_ms"}
  *   quit_after    the seconds of --quit-after once they count (the model given is shown
  *                 or has failed), else 0
  *   equations     the Equations page: "shown", "busy" (its equations and verdicts are
@@ -79,6 +80,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "cml-frame-stats.h"
 #include "cml-json.h"
 #include "cml-parameter-panel-private.h"
 #include "cml-runner.h"
@@ -400,6 +402,11 @@ describe (CmlWindow *self)
   cml_json_string (json, "model", self->system ? cml_system_get_model (self->system)->name : NULL);
   cml_json_string (json, "deriving", cml_window_get_deriving (self));
   cml_json_number (json, "quit_after", self->quit_after);
+  cml_json_begin_object (json, "frames", CML_JSON_LINE);
+  cml_json_int (json, "n", cml_frame_stats_get_n_frames (self->recent_frames));
+  cml_json_number (json, "median_ms", cml_frame_stats_get_interval_quantile (self->recent_frames, 0.5));
+  cml_json_number (json, "p95_ms", cml_frame_stats_get_interval_quantile (self->recent_frames, 0.95));
+  cml_json_end (json);
   cml_json_string (json, "compare", self->ghost_label);
   cml_json_string (json, "comparing", self->compare_pending ? "vakonomic" : NULL);
   {

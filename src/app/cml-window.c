@@ -1146,6 +1146,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 
   if (self->frame_stats)
     cml_frame_stats_add_frame (self->frame_stats, now);
+  cml_frame_stats_add_frame (self->recent_frames, now);
   if (self->first_frame_us == 0)
     self->first_frame_us = now;
   cml_window_fit_fixed_size (self);
@@ -1380,6 +1381,7 @@ cml_window_dispose (GObject *object)
                                                    GTK_STYLE_PROVIDER (self->text_css));
   g_clear_object (&self->text_css);
   g_clear_pointer (&self->frame_stats, cml_frame_stats_free);
+  g_clear_pointer (&self->recent_frames, cml_frame_stats_free);
   g_clear_pointer (&self->frame_stats_path, g_free);
   g_clear_pointer (&self->history_t, g_free);
   g_clear_pointer (&self->history_rows, g_free);
@@ -1525,6 +1527,7 @@ cml_window_init (CmlWindow *self)
   /* both plots show one run: the phase portrait reads the time plot's columns */
   cml_plot_view_share_data (self->phase_plot, self->time_plot);
 
+  self->recent_frames = cml_frame_stats_new_recent (121);
   self->systems = g_hash_table_new_full (g_direct_hash, g_direct_equal,
                                          (GDestroyNotify) cml_model_unref,
                                          (GDestroyNotify) cml_system_unref);
