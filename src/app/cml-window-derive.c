@@ -150,6 +150,13 @@ show_card (CmlWindow *self)
   else
     return;
   gtk_label_set_text (self->derive_label, title);
+  gtk_widget_set_tooltip_text (self->derive_cancel_button,
+                               self->pending_open
+                                 ? _("Stay with the model shown. The derivation already started cannot be interrupted: it "
+                                   "finishes in the background, and choosing this model again then opens it at once.")
+                                 : _("Give up the comparison: this run goes on alone. The derivation already started "
+                                   "finishes in the background, and asking for the comparison again then starts it at "
+                                   "once."));
   update_card (self);
   gtk_widget_set_visible (self->derive_box, TRUE);
   gtk_spinner_start (self->derive_spinner);
@@ -531,4 +538,5 @@ cml_window_class_add_derive_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, derive_spinner);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, derive_label);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, derive_detail);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, derive_cancel_button);
 }

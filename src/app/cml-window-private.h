@@ -90,6 +90,7 @@ struct _CmlWindow
   GtkSpinner        *derive_spinner;
   GtkLabel          *derive_label;
   GtkLabel          *derive_detail;
+  GtkWidget         *derive_cancel_button;
 
   /* the simulation */
   CmlRunner         *runner;

@@ -312,6 +312,7 @@ test_vakonomic_off_thread (void)
   g_assert_nonnull (win->compare_pending);
   g_assert_true (gtk_widget_get_visible (win->derive_box));
   g_assert_nonnull (strstr (gtk_label_get_text (win->derive_label), "vakonomic"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (win->derive_cancel_button), "comparison"));
   Wait w = { win, 0.5 };
   g_assert_true (spin_until (run_past, &w, 60));
   g_assert_null (win->ghost_runner);
