@@ -10,6 +10,11 @@ z_k = -l (cos a_1 + ... + cos a_k)).  The scaling benchmark (bench/scaling.py) r
 minutes on the 20- and 50-link ones.  bench/models/pendulum-5.cml, the start-up benchmark's,
 has the same equations as pendulum/pendulum-5.cml.)
     bench/gen-pendulum.py --stdout 7          # prints one
+    bench/gen-pendulum.py --scene 20 50       # pendulum-N-scene.cml: the same with a scene
+
+The --scene variant draws the chain in the window (a rod and a mass per link, the paths of
+the middle and the last mass): what the window's frame rate is measured on at scale.  Only
+the first rod and mass are named, so that the legend stays two lines long.
 """
 
 import os
@@ -35,7 +40,33 @@ def potential(n):
                                   for i in range(1, n + 1)) + ")"
 
 
-def model(n):
+def chain_x(k):
+    return "l*(" + " + ".join("sin(a%d)" % i for i in range(1, k + 1)) + ")"
+
+
+def chain_z(k):
+    return "-l*(" + " + ".join("cos(a%d)" % i for i in range(1, k + 1)) + ")"
+
+
+def scene(n):
+    out = []
+    for k in range(1, n + 1):
+        start = "0, 0, 0" if k == 1 else "%s, 0, %s" % (chain_x(k - 1), chain_z(k - 1))
+        out.append("[scene rod%d]\ntype = arrow\n" % k)
+        if k == 1:
+            out.append("label = rods (length l)\nlabel[es] = varillas (longitud l)\n")
+        out.append("from = %s\nvector = l*sin(a%d), 0, -l*cos(a%d)\ncolor = orange\n\n" % (start, k, k))
+        out.append("[scene mass%d]\ntype = point\n" % k)
+        if k == 1:
+            out.append("label = masses m\nlabel[es] = masas m\n")
+        out.append("position = %s, 0, %s\nradius = 0.08\ncolor = red\n\n" % (chain_x(k), chain_z(k)))
+    for k in sorted({max(1, n // 2), n}):
+        out.append("[scene path%d]\ntype = trail\nlabel = path of mass %d\nlabel[es] = trayectoria de la masa %d\n"
+                   "point = %s, 0, %s\nlength = 20\ncolor = blue\n\n" % (k, k, k, chain_x(k), chain_z(k)))
+    return "".join(out).rstrip("\n") + "\n"
+
+
+def model(n, with_scene=False):
     word = WORDS.get(n, str(n))
     number = NUMBERS.get(n, str(n))
     idx = range(1, n + 1)
@@ -50,7 +81,7 @@ def model(n):
                "Not a\n" % n)
     out.append("# built-in: a model of the scaling benchmark (bench/scaling.py), written by "
                "bench/gen-pendulum.py.\n")
-    out.append("[model]\nname = pendulum-%d\n" % n)
+    out.append("[model]\nname = pendulum-%d%s\n" % (n, "-scene" if with_scene else ""))
     out.append("title = %s-link planar pendulum\n" % word)
     out.append("description = %s equal point masses on massless rods of length l, hinged in a "
                "chain and swinging in a vertical plane under gravity: Euler-Lagrange equations "
@@ -75,6 +106,8 @@ def model(n):
     out.append("\n[monitors]\nenergy = %s - (%s) | conserved\n\n" % (T, V))
     out.append("[units]\n" + "".join("a%d = rad\nw%d = rad/s\n" % (i, i) for i in idx))
     out.append("energy = J\n")
+    if with_scene:
+        out.append("\n" + scene(n))
     return "".join(out)
 
 
@@ -82,6 +115,9 @@ def main(argv):
     if len(argv) >= 2 and argv[0] == "--stdout":
         sys.stdout.write(model(int(argv[1])))
         return 0
+    with_scene = len(argv) >= 1 and argv[0] == "--scene"
+    if with_scene:
+        argv = argv[1:]
     if not argv:
         sys.stderr.write(__doc__)
         return 2
@@ -92,9 +128,9 @@ def main(argv):
         if n < 1:
             sys.stderr.write("gen-pendulum: N must be at least 1\n")
             return 2
-        path = os.path.join(here, "pendulum-%d.cml" % n)
+        path = os.path.join(here, "pendulum-%d%s.cml" % (n, "-scene" if with_scene else ""))
         with open(path + ".tmp", "w") as f:
-            f.write(model(n))
+            f.write(model(n, with_scene))
         os.replace(path + ".tmp", path)
         print(path)
     return 0

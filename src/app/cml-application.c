@@ -246,7 +246,8 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   return -1;
 }
 
-/* Applies the command line to a new window and shows it. */
+/* The command line's options that belong to the window, applied as it is made and
+ * before its model is derived: it shows at once. */
 static void
 present_window (CmlApplication *self, CmlWindow *window)
 {
@@ -264,47 +265,88 @@ present_window (CmlApplication *self, CmlWindow *window)
     cml_window_show_closed_form (window, TRUE);
   if (self->page)
     cml_window_show_page (window, self->page);
-  if (self->integrator || (self->step > 0 && !self->lesson))
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+/* How many opens of the command line's files a window still waits for: the run options
+ * wait for the last. */
+static int
+pending_opens (CmlWindow *window)
+{
+  return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (window), "cmlab-opens"));
+}
+
+static void
+begin_open (CmlWindow *window)
+{
+  g_object_set_data (G_OBJECT (window), "cmlab-opens", GINT_TO_POINTER (pending_opens (window) + 1));
+}
+
+static void
+end_open (CmlWindow *window)
+{
+  g_object_set_data (G_OBJECT (window), "cmlab-opens", GINT_TO_POINTER (pending_opens (window) - 1));
+}
+
+/* The options that belong to the run, applied once the model given is installed (its
+ * system derived on a worker while the window showed what it derived), or has failed.
+ * --quit-after counts from here, so a picture is of the model, however long its
+ * derivation took. */
+static void
+apply_run_options (CmlApplication *self, CmlWindow *window, gboolean installed)
+{
+  if (installed && (self->integrator || (self->step > 0 && !self->lesson)))
     {
       CmlIntegratorKind kind = CML_INTEGRATOR_AUTO;
       if (self->integrator)
         cml_integrator_kind_from_string (self->integrator, &kind);
       cml_window_set_integrator (window, cml_integrator_kind_to_string (kind), self->lesson ? 0 : self->step, NULL);
     }
-  if (self->compare)
+  if (installed && self->compare)
     {
-      g_autoptr (GError) error = NULL;
+      g_autoptr (GError) compare_error = NULL;
 
-      if (!cml_window_compare_with (window, self->compare, &error))
+      if (!cml_window_compare_with (window, self->compare, &compare_error))
         {
-          g_printerr ("cmlab: %s\n", error->message);
-          cml_window_show_error (window, _("Cannot compare these runs"), error->message);
+          g_printerr ("cmlab: %s\n", compare_error->message);
+          cml_window_show_error (window, _("Cannot compare these runs"), compare_error->message);
         }
     }
-  if (self->set || self->init)
+  if (installed && (self->set || self->init))
     {
-      g_autoptr (GError) error = NULL;
+      g_autoptr (GError) set_error = NULL;
 
       if (!cml_window_apply_command_line (window, (const char *const *) self->set,
-                                          (const char *const *) self->init, &error))
+                                          (const char *const *) self->init, &set_error))
         {
-          g_printerr ("cmlab: %s\n", error->message);
-          cml_window_show_error (window, _("Could not use the command line's values"), error->message);
+          g_printerr ("cmlab: %s\n", set_error->message);
+          cml_window_show_error (window, _("Could not use the command line's values"), set_error->message);
         }
     }
-  for (char **o = self->orbits; o && *o; o++)
+  for (char **o = self->orbits; installed && o && *o; o++)
     {
       char *end = NULL;
       double x = g_ascii_strtod (*o, &end), y = g_ascii_strtod (end + 1, NULL);
       cml_window_start_orbit (window, x, y);
     }
-  if (self->n_target > 0)
+  if (installed && self->n_target > 0)
     cml_window_steer_when_ready (window, self->target, self->n_target, self->target_time);
   if (self->frame_stats || self->quit_after > 0)
     cml_window_set_frame_stats (window, self->frame_stats, self->quit_after);
   if (self->play)
     cml_window_play (window);
-  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+on_opened (CmlWindow *window, gboolean installed, const GError *error, gpointer data)
+{
+  CmlApplication *self = data;
+
+  if (error)
+    g_printerr ("cmlab: %s\n", error->message);
+  end_open (window);
+  if (pending_opens (window) == 0)
+    apply_run_options (self, window, installed);
 }
 
 static void
@@ -315,28 +357,31 @@ cml_application_activate (GApplication *app)
   g_autoptr (GError) error = NULL;
   const char *model = self->model ? self->model : DEFAULT_MODEL;
 
+  present_window (self, window);
   if (self->lesson)
     {
       /* the lesson's step opens its own model (derived on a worker when it must be) */
       if (!cml_window_open_lesson (window, self->lesson, (guint) self->step, &error))
         {
           g_printerr ("cmlab: %s\n", error->message);
-          cml_window_load (window, model, NULL);
           cml_window_show_error (window, _("Could not open the lesson"), error->message);
+          begin_open (window);
+          if (!cml_window_load_then (window, model, on_opened, self, NULL))
+            on_opened (window, FALSE, NULL, self);
+          return;
         }
-      present_window (self, window);
+      apply_run_options (self, window, TRUE);
       return;
     }
-
-  if (!cml_window_load (window, model, &error))
+  begin_open (window);
+  if (!cml_window_load_then (window, model, on_opened, self, &error))
     {
-      g_printerr ("cmlab: %s\n", error->message);
       /* no other model in its place: the window says what went wrong, with the file and
        * the line, and offers the list of systems and "Open Again" */
       cml_window_show_load_error (window, g_file_test (model, G_FILE_TEST_EXISTS) ? model : NULL,
                                   error->message);
+      on_opened (window, FALSE, error, self);
     }
-  present_window (self, window);
 }
 
 static void
@@ -344,8 +389,11 @@ cml_application_open (GApplication *app, GFile **files, int n_files, const char 
 {
   CmlApplication *self = CML_APPLICATION (app);
   CmlWindow *window = cml_window_new (GTK_APPLICATION (app));
-  gboolean loaded = FALSE, failed = FALSE;
+  gboolean loaded = FALSE, failed = FALSE, lesson = FALSE;
 
+  present_window (self, window);
+  /* each file read in turn and opened; the last opened is the one shown (the earlier ones
+   * are derived too, for the list of systems), and the run options wait for it */
   for (int i = 0; i < n_files; i++)
     {
       g_autoptr (GError) error = NULL;
@@ -355,46 +403,68 @@ cml_application_open (GApplication *app, GFile **files, int n_files, const char 
         {
           /* a lesson: its first step (or --step's) */
           if (cml_window_open_lesson (window, path, self->lesson ? 0 : (guint) self->step, &error))
-            loaded = TRUE;
+            loaded = lesson = TRUE;
           else
             {
               g_printerr ("cmlab: %s\n", error->message);
               if (!loaded)
-                cml_window_load (window, self->model ? self->model : DEFAULT_MODEL, NULL);
+                {
+                  begin_open (window);
+                  if (!cml_window_load_then (window, self->model ? self->model : DEFAULT_MODEL, on_opened, self,
+                                             NULL))
+                    end_open (window);
+                }
               loaded = TRUE;
               cml_window_show_error (window, _("Could not open the lesson"), error->message);
             }
+          continue;
         }
-      else if (path && cml_is_session_path (path))
+      if (path && cml_is_session_path (path))
         {
           /* a session: the window shows its model, or says why not */
-          if (cml_window_open_session (window, path, &error))
+          begin_open (window);
+          if (cml_window_open_session_then (window, path, on_opened, self, &error))
             loaded = TRUE;
           else
             {
+              end_open (window);
               g_printerr ("cmlab: %s\n", error->message);
               if (!loaded)
-                cml_window_load (window, self->model ? self->model : DEFAULT_MODEL, NULL);
+                {
+                  begin_open (window);
+                  if (!cml_window_load_then (window, self->model ? self->model : DEFAULT_MODEL, on_opened, self,
+                                             NULL))
+                    end_open (window);
+                }
               loaded = TRUE;
               cml_window_show_error (window, _("Could not open the session"), error->message);
             }
+          continue;
         }
-      else if (path && cml_window_load (window, path, &error))
-        loaded = TRUE;
-      else
+      begin_open (window);
+      if (path && cml_window_load_then (window, path, on_opened, self, &error))
         {
-          g_printerr ("cmlab: %s\n", error ? error->message : _("not a local file"));
-          if (!loaded && path)
-            cml_window_show_load_error (window, path, error->message);
-          else
-            cml_window_open_file (window, files[i]); /* shows the error in the window */
-          failed = TRUE;
+          loaded = TRUE;
+          continue;
         }
+      end_open (window);
+      g_printerr ("cmlab: %s\n", error ? error->message : _("not a local file"));
+      if (!loaded && path)
+        cml_window_show_load_error (window, path, error->message);
+      else
+        cml_window_open_file (window, files[i]); /* shows the error in the window */
+      failed = TRUE;
     }
   /* a file that failed is not replaced by another model: its error stays in view */
   if (!loaded && !failed)
-    cml_window_load (window, self->model ? self->model : DEFAULT_MODEL, NULL);
-  present_window (self, window);
+    {
+      begin_open (window);
+      if (!cml_window_load_then (window, self->model ? self->model : DEFAULT_MODEL, on_opened, self, NULL))
+        end_open (window);
+    }
+  /* a lesson's step applies its own state once derived; the run options come now */
+  if (pending_opens (window) == 0)
+    apply_run_options (self, window, lesson);
 }
 
 static void

@@ -15,6 +15,7 @@
 struct _CmlFrameStats
 {
   GArray *times; /* gint64 µs, as the frame clock gave them */
+  guint   keep;  /* the newest this many are kept; 0: all */
 };
 
 CmlFrameStats *
@@ -23,6 +24,17 @@ cml_frame_stats_new (void)
   CmlFrameStats *stats = g_new0 (CmlFrameStats, 1);
 
   stats->times = g_array_sized_new (FALSE, FALSE, sizeof (gint64), 4096);
+  return stats;
+}
+
+CmlFrameStats *
+cml_frame_stats_new_recent (guint keep)
+{
+  CmlFrameStats *stats = g_new0 (CmlFrameStats, 1);
+
+  g_return_val_if_fail (keep >= 2, NULL);
+  stats->times = g_array_sized_new (FALSE, FALSE, sizeof (gint64), keep);
+  stats->keep = keep;
   return stats;
 }
 
@@ -45,6 +57,8 @@ cml_frame_stats_add_frame (CmlFrameStats *stats, gint64 frame_time_us)
   if (stats->times->len > 0
       && g_array_index (stats->times, gint64, stats->times->len - 1) == frame_time_us)
     return;
+  if (stats->keep > 0 && stats->times->len >= stats->keep)
+    g_array_remove_index (stats->times, 0); /* (a few hundred bytes moved) */
   g_array_append_val (stats->times, frame_time_us);
 }
 

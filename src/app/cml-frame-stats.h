@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 typedef struct _CmlFrameStats CmlFrameStats;
 
 CmlFrameStats *cml_frame_stats_new (void);
+/* Statistics of the newest KEEP frames only (KEEP >= 2): what the window shows now. */
+CmlFrameStats *cml_frame_stats_new_recent (guint keep);
 void           cml_frame_stats_free (CmlFrameStats *stats);
 
 /* FRAME_TIME_US: gdk_frame_clock_get_frame_time () of one frame (microseconds). */

@@ -56,6 +56,7 @@ struct _CmlSectionView
   GArray         *starts;     /* double pairs: where each orbit started (the point clicked) */
   GArray         *last_start; /* the observables at the last orbit's start (tests) */
   gboolean        fitted;     /* the axes hold the region a click can start from */
+  guint           n_fits;     /* how many times the axes were fitted (for tests) */
   guint           n_running;
   GCancellable   *cancel;     /* the orbits of the current settings */
   double          last_started, last_level;
@@ -558,6 +559,9 @@ make_start (CmlSectionView *self, double x, double y, Start *out, GError **error
   return TRUE;
 }
 
+/* one start's cost (µs) above which initial_ranges keeps the plain span */
+#define EDGE_SEARCH_MAX_START_US 2000
+
 /* Where clicks start: around the run's present values v of the two quantities, v ± max
  * (|v|, 1), or, where starts stop existing within v ± 2 max (|v|, 1) along the axis
  * through the present point (an impossible point, as G₁ > 1 where |Γ| = 1, is left
@@ -580,9 +584,15 @@ initial_ranges (CmlSectionView *self, const char *xn, const char *yn)
     }
   cml_frame_unref (frame);
   Start st;
+  gint64 t0 = g_get_monotonic_time ();
   gboolean here = ready && make_start (self, v[0], v[1], &st, NULL);
   if (here)
     start_clear (&st);
+  /* the search for the edges takes some 150 starts: where one start is slow (a large
+   * system: each solves its energy level through the mass matrix), the window would stop
+   * answering for minutes, so the span around the present point is kept as it is */
+  if (g_get_monotonic_time () - t0 > EDGE_SEARCH_MAX_START_US)
+    here = FALSE;
   for (int a = 0; a < 2; a++)
     {
       double lo = v[a] - s[a], hi = v[a] + s[a];
@@ -620,6 +630,7 @@ initial_ranges (CmlSectionView *self, const char *xn, const char *yn)
                                lo - pad, hi + pad);
     }
   self->fitted = ready;
+  self->n_fits++;
 }
 
 gboolean
@@ -735,7 +746,13 @@ cml_section_view_set_section (CmlSectionView *self, const char *section, const c
   self->syncing = FALSE;
   label_axes (self);
   clear_orbits (self);
-  initial_ranges (self, x, y);
+  /* the axes are fitted where the page is shown (the drawing fits them when it is shown
+   * later): a model opened with the page hidden does not wait for it */
+  self->fitted = FALSE;
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    initial_ranges (self, x, y);
+  else
+    gtk_widget_queue_draw (GTK_WIDGET (self->area));
   return TRUE;
 }
 
@@ -793,6 +810,16 @@ cml_section_view_set_system (CmlSectionView *self, CmlSystem *sys, CmlRunner *ru
 
 /* ---- drawing and the pointer -------------------------------------------------------------- */
 
+/* The axes fitted to the quantities the drop-downs show. */
+static void
+fit_now (CmlSectionView *self)
+{
+  guint ix = gtk_drop_down_get_selected (self->x_drop), iy = gtk_drop_down_get_selected (self->y_drop);
+
+  if (ix != GTK_INVALID_LIST_POSITION && iy != GTK_INVALID_LIST_POSITION)
+    initial_ranges (self, gtk_string_list_get_string (self->names, ix), gtk_string_list_get_string (self->names, iy));
+}
+
 static void
 draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
@@ -800,13 +827,10 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
   CmlPlotStyle style;
 
   cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
-  /* the run had not started when the section was set: the axes now fit what it reaches */
+  /* the run had not started when the section was set, or the page was hidden: the axes
+   * now fit what it reaches */
   if (!self->fitted && self->orbits->len == 0 && self->section_text)
-    {
-      guint ix = gtk_drop_down_get_selected (self->x_drop), iy = gtk_drop_down_get_selected (self->y_drop);
-      if (ix != GTK_INVALID_LIST_POSITION && iy != GTK_INVALID_LIST_POSITION)
-        initial_ranges (self, gtk_string_list_get_string (self->names, ix), gtk_string_list_get_string (self->names, iy));
-    }
+    fit_now (self);
   cml_plot_cairo_draw (self->plot, cr, width, height, &style);
 
   /* where each orbit started: a ring with a cross in the orbit's colour (as the plot maps
@@ -1083,8 +1107,17 @@ void
 cml_section_view_get_ranges (CmlSectionView *self, double x[2], double y[2])
 {
   g_return_if_fail (CML_IS_SECTION_VIEW (self));
+  if (!self->fitted && self->orbits->len == 0 && self->section_text && gtk_widget_get_mapped (GTK_WIDGET (self)))
+    fit_now (self);
   cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), &x[0], &x[1]);
   cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), &y[0], &y[1]);
+}
+
+guint
+cml_section_view_get_n_fits (CmlSectionView *self)
+{
+  g_return_val_if_fail (CML_IS_SECTION_VIEW (self), 0);
+  return self->n_fits;
 }
 
 gboolean

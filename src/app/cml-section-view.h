@@ -58,6 +58,9 @@ gboolean   cml_section_view_get_start (CmlSectionView *self, guint k, double *x,
 double     cml_section_view_get_last_start_value (CmlSectionView *self, const char *name);
 /* The plot's ranges: x from X[0] to X[1], y from Y[0] to Y[1] (tests). */
 void       cml_section_view_get_ranges (CmlSectionView *self, double x[2], double y[2]);
+/* How many times the axes were fitted to the region clicks can start from (each fit
+ * tries some 150 starts): done where the page is shown, not before. */
+guint      cml_section_view_get_n_fits (CmlSectionView *self);
 
 /* Where the plot shows the data point (X, Y), in RELATIVE's coordinates; FALSE outside
  * the plot area (tests driving the window from outside). */

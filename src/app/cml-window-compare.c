@@ -19,6 +19,10 @@
  *               midpoint rule when the first run is that one): what a structure-preserving
  *               method keeps, next to one that does not, step for step.
  *
+ * The vakonomic reading is a second system to derive: that is done on a worker thread
+ * (cml-window-derive.c, with the card over the view) while the first run goes on; a
+ * change of model gives the wait up.
+ *
  * The scene draws the second run translucent with its own trail, the plots draw its
  * quantities faint under the first run's (or their difference); the legends name it.
  */
@@ -88,6 +92,7 @@ cml_window_compare_stop (CmlWindow *self)
 {
   g_return_if_fail (CML_IS_WINDOW (self));
 
+  cml_window_derive_compare_cancel (self);
   g_clear_pointer (&self->ghost_runner, cml_runner_free);
   g_clear_pointer (&self->ghost_system, cml_system_unref);
   g_clear_pointer (&self->ghost_label, g_free);
@@ -103,40 +108,25 @@ cml_window_compare_stop (CmlWindow *self)
   cml_window_compare_update_actions (self);
 }
 
-gboolean
-cml_window_compare (CmlWindow *self, CmlCompareKind kind, GError **error)
+/* The second run of KIND with SYS (taken), begun from t = 0 together with the first. */
+static gboolean
+compare_install (CmlWindow *self, CmlCompareKind kind, CmlSystem *sys, GError **error)
 {
-  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
-
-  cml_window_compare_stop (self);
-  if (kind == CML_COMPARE_NONE || self->runner == NULL || self->system == NULL)
-    return TRUE;
-
   CmlModel *model = cml_system_get_model (self->system);
-  g_autoptr (CmlModel) vakonomic = NULL;
   CmlIntegratorOptions integrator = self->integrator;
   g_autofree char *label = NULL;
-  CmlSystem *sys;
 
   switch (kind)
     {
     case CML_COMPARE_VAKONOMIC:
-      vakonomic = cml_model_new_as_vakonomic (model, error);
-      if (vakonomic == NULL)
-        return FALSE;
-      sys = cml_system_new (vakonomic, error);
-      if (sys == NULL)
-        return FALSE;
       label = g_strdup ("vakonomic");
       break;
     case CML_COMPARE_INTEGRATOR:
       other_integrator (&self->integrator, &integrator);
-      sys = cml_system_ref (self->system);
       label = integrator_label (&integrator);
       break;
     case CML_COMPARE_COPY:
     default:
-      sys = cml_system_ref (self->system);
       label = g_strdup ("copy");
       break;
     }
@@ -187,6 +177,58 @@ cml_window_compare (CmlWindow *self, CmlCompareKind kind, GError **error)
     cml_window_play (self);
   cml_window_compare_update_actions (self);
   return TRUE;
+}
+
+/* The vakonomic reading of MODEL (one per model, so that its system is derived once). */
+static CmlModel *
+vakonomic_of (CmlWindow *self, CmlModel *model, GError **error)
+{
+  CmlModel *vakonomic = g_hash_table_lookup (self->vakonomic_of, model);
+
+  if (vakonomic)
+    return vakonomic;
+  vakonomic = cml_model_new_as_vakonomic (model, error);
+  if (vakonomic)
+    g_hash_table_insert (self->vakonomic_of, cml_model_ref (model), vakonomic);
+  return vakonomic;
+}
+
+gboolean
+cml_window_compare (CmlWindow *self, CmlCompareKind kind, GError **error)
+{
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+
+  cml_window_compare_stop (self);
+  if (kind == CML_COMPARE_NONE || self->runner == NULL || self->system == NULL)
+    return TRUE;
+
+  if (kind == CML_COMPARE_VAKONOMIC)
+    {
+      CmlModel *vakonomic = vakonomic_of (self, cml_system_get_model (self->system), error);
+      CmlSystem *sys;
+
+      if (vakonomic == NULL)
+        return FALSE;
+      sys = g_hash_table_lookup (self->systems, vakonomic);
+      if (sys)
+        return compare_install (self, kind, cml_system_ref (sys), error);
+      /* a second system to derive: on a worker, while this run goes on */
+      cml_window_derive_compare (self, vakonomic);
+      return TRUE;
+    }
+  return compare_install (self, kind, cml_system_ref (self->system), error);
+}
+
+void
+cml_window_compare_derived (CmlWindow *self, CmlSystem *system, const GError *error)
+{
+  g_autoptr (GError) install_error = NULL;
+
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  if (system && compare_install (self, CML_COMPARE_VAKONOMIC, cml_system_ref (system), &install_error))
+    return;
+  cml_window_show_error (self, _("Cannot compare these runs"), error ? error->message : install_error->message);
 }
 
 /* Hands a slice of rows (times increasing) to the views. */

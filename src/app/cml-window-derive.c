@@ -47,6 +47,8 @@ struct _CmlPendingOpen
   CmlSession *session; /* or NULL */
   int         lesson_step; /* the lesson's step the session is (from 0), or -1 */
   gint64      started_us;
+  CmlWindowOpenedFunc then; /* told how it ended, or NULL */
+  gpointer    then_data;
 };
 
 static void
@@ -105,12 +107,17 @@ update_card (CmlWindow *self)
 {
   CmlPendingOpen *p = self->pending_open;
   g_autofree char *detail = NULL;
+  gint64 started_us;
   int s;
 
-  if (p == NULL)
+  if (p == NULL && self->compare_pending == NULL)
     return;
-  s = (int) ((g_get_monotonic_time () - p->started_us) / G_USEC_PER_SEC);
-  if (self->system)
+  started_us = p ? p->started_us : self->compare_started_us;
+  s = (int) ((g_get_monotonic_time () - started_us) / G_USEC_PER_SEC);
+  if (p == NULL)
+    detail = g_strdup_printf (_("%d s so far. This run goes on meanwhile; the vakonomic run starts beside it "
+                                "when its equations are ready."), s);
+  else if (self->system)
     detail = g_strdup_printf (_("%d s so far. The model shown keeps running until the new one is ready; "
                                 "the derivation cannot be interrupted."), s);
   else
@@ -128,11 +135,29 @@ tick_card (gpointer data)
 static void
 show_card (CmlWindow *self)
 {
-  CmlModel *m = self->pending_open->model;
-  g_autofree char *title = g_strdup_printf (_("Deriving the equations of motion of “%s”…"),
-                                            m->title ? m->title : m->name);
+  g_autofree char *title = NULL;
 
+  if (self->pending_open)
+    {
+      CmlModel *m = self->pending_open->model;
+      title = g_strdup_printf (_("Deriving the equations of motion of “%s”…"), m->title ? m->title : m->name);
+    }
+  else if (self->compare_pending)
+    {
+      CmlModel *m = self->compare_source;
+      /* TRANSLATORS: the model's title; its vakonomic reading is compared with the run shown */
+      title = g_strdup_printf (_("Deriving the vakonomic equations of “%s”…"), m->title ? m->title : m->name);
+    }
+  else
+    return;
   gtk_label_set_text (self->derive_label, title);
+  gtk_widget_set_tooltip_text (self->derive_cancel_button,
+                               self->pending_open
+                                 ? _("Stay with the model shown. The derivation already started cannot be interrupted: it "
+                                   "finishes in the background, and choosing this model again then opens it at once.")
+                                 : _("Give up the comparison: this run goes on alone. The derivation already started "
+                                   "finishes in the background, and asking for the comparison again then starts it at "
+                                   "once."));
   update_card (self);
   gtk_widget_set_visible (self->derive_box, TRUE);
   gtk_spinner_start (self->derive_spinner);
@@ -143,6 +168,11 @@ show_card (CmlWindow *self)
 static void
 hide_card (CmlWindow *self)
 {
+  if (self->pending_open || self->compare_pending)
+    {
+      show_card (self); /* what is still waited for */
+      return;
+    }
   g_clear_handle_id (&self->derive_clock, g_source_remove);
   gtk_spinner_stop (self->derive_spinner);
   gtk_widget_set_visible (self->derive_box, FALSE);
@@ -156,6 +186,18 @@ select_running (CmlWindow *self)
 {
   cml_model_picker_set_selected (self->model_picker,
                                  self->system ? cml_system_get_model (self->system) : NULL);
+}
+
+/* Tells whoever asked for P how it ended (once): INSTALLED, or not (ERROR says why, or
+ * NULL when the wait was given up). */
+static void
+tell (CmlWindow *self, CmlPendingOpen *p, gboolean installed, const GError *error)
+{
+  CmlWindowOpenedFunc then = p->then;
+
+  p->then = NULL;
+  if (then)
+    then (self, installed, error, p->then_data);
 }
 
 /* Switches as P asks (MODEL's system derived by now); a failure is shown as opening it
@@ -177,10 +219,14 @@ finish (CmlWindow *self, CmlPendingOpen *p)
         }
       else if (p->lesson_step >= 0)
         cml_window_lesson_step_opened (self, (guint) p->lesson_step);
+      tell (self, p, error == NULL, error);
       return;
     }
   if (cml_window_set_model (self, m, &error))
-    return;
+    {
+      tell (self, p, TRUE, NULL);
+      return;
+    }
   if (p->path && self->system == NULL)
     cml_window_show_load_error (self, p->path, error->message);
   else
@@ -192,6 +238,23 @@ finish (CmlWindow *self, CmlPendingOpen *p)
       cml_window_show_error (self, primary, error->message);
       select_running (self);
     }
+  tell (self, p, FALSE, error);
+}
+
+/* The comparison waited for can start: D (done) is taken. */
+static void
+compare_ready (CmlWindow *self, Derivation *d)
+{
+  g_autoptr (CmlModel) vakonomic = g_steal_pointer (&self->compare_pending);
+  g_autoptr (CmlSystem) sys = d->system ? cml_system_ref (d->system) : NULL;
+  g_autoptr (GError) error = d->error ? g_error_copy (d->error) : NULL;
+
+  g_clear_pointer (&self->compare_source, cml_model_unref);
+  g_hash_table_remove (self->derivations, vakonomic); /* (D may go with it) */
+  if (sys)
+    g_hash_table_insert (self->systems, cml_model_ref (vakonomic), cml_system_ref (sys));
+  hide_card (self);
+  cml_window_compare_derived (self, sys, error);
 }
 
 /* The window's thread, when a derivation has ended: the model waited for is switched to. */
@@ -206,6 +269,11 @@ derive_done (GObject *source, GAsyncResult *result, gpointer data)
     return; /* the window is gone: the system goes with the task */
   g_debug ("%s derived in %.1f s%s%s", d->model->name, (g_get_monotonic_time () - d->started_us) / 1e6,
            d->error ? ": " : "", d->error ? d->error->message : "");
+  if (self->compare_pending == d->model)
+    {
+      compare_ready (self, d);
+      return;
+    }
   p = self->pending_open;
   if (p == NULL || p->model != d->model)
     return; /* no longer waited for: kept for a later choice */
@@ -235,8 +303,29 @@ begin_derivation (CmlWindow *self, CmlModel *model)
   return d;
 }
 
+/* Gives up the wait for P (replaced, or stopped): whoever asked is told. */
 static void
-open_pending (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session, int lesson_step)
+drop_pending (CmlWindow *self)
+{
+  CmlPendingOpen *p = g_steal_pointer (&self->pending_open);
+
+  if (p == NULL)
+    return;
+  tell (self, p, FALSE, NULL);
+  pending_free (p);
+}
+
+void
+cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session)
+{
+  cml_window_open_model_then (self, model, path, session, NULL, NULL);
+}
+
+/* Opens MODEL (with SESSION, a lesson's step LESSON_STEP from 0 or -1) once its system is
+ * derived; THEN is told how it ended. */
+static void
+open_pending (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session, int lesson_step,
+              CmlWindowOpenedFunc then, gpointer then_data)
 {
   Derivation *d;
   CmlPendingOpen *p;
@@ -253,9 +342,11 @@ open_pending (CmlWindow *self, CmlModel *model, const char *path, CmlSession *se
   p->session = session;
   p->lesson_step = lesson_step;
   p->started_us = g_get_monotonic_time ();
+  p->then = then;
+  p->then_data = then_data;
 
   /* this replaces what the window waited for */
-  g_clear_pointer (&self->pending_open, pending_free);
+  drop_pending (self);
 
   d = g_hash_table_lookup (self->derivations, model);
   if (g_hash_table_contains (self->systems, model))
@@ -285,12 +376,13 @@ open_pending (CmlWindow *self, CmlModel *model, const char *path, CmlSession *se
 }
 
 void
-cml_window_open_model (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session)
+cml_window_open_model_then (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session,
+                            CmlWindowOpenedFunc then, gpointer then_data)
 {
   g_return_if_fail (CML_IS_WINDOW (self));
   g_return_if_fail (model != NULL);
 
-  open_pending (self, model, path, session, -1);
+  open_pending (self, model, path, session, -1, then, then_data);
 }
 
 void
@@ -299,7 +391,7 @@ cml_window_open_lesson_step (CmlWindow *self, CmlModel *model, const char *path,
   g_return_if_fail (CML_IS_WINDOW (self));
   g_return_if_fail (model != NULL && session != NULL);
 
-  open_pending (self, model, path, session, (int) step);
+  open_pending (self, model, path, session, (int) step, NULL, NULL);
 }
 
 int
@@ -308,6 +400,71 @@ cml_window_get_lesson_waiting (CmlWindow *self)
   g_return_val_if_fail (CML_IS_WINDOW (self), -1);
 
   return self->pending_open ? self->pending_open->lesson_step : -1;
+}
+
+void
+cml_window_derive_compare (CmlWindow *self, CmlModel *vakonomic)
+{
+  Derivation *d;
+  gboolean ready;
+
+  g_return_if_fail (CML_IS_WINDOW (self));
+  g_return_if_fail (vakonomic != NULL && self->system != NULL);
+
+  cml_window_derive_compare_cancel (self);
+  if (self->derivations == NULL)
+    return; /* the window is closing */
+  d = g_hash_table_lookup (self->derivations, vakonomic);
+  if (d == NULL)
+    {
+      d = begin_derivation (self, vakonomic);
+      ready = FALSE;
+    }
+  else
+    {
+      g_mutex_lock (&d->lock);
+      ready = d->done;
+      g_mutex_unlock (&d->lock);
+    }
+  self->compare_pending = cml_model_ref (vakonomic);
+  self->compare_source = cml_model_ref (cml_system_get_model (self->system));
+  self->compare_started_us = d->started_us;
+  if (ready)
+    {
+      Derivation *held = g_atomic_rc_box_acquire (d);
+      compare_ready (self, held);
+      derivation_unref (held);
+      return;
+    }
+  show_card (self);
+}
+
+void
+cml_window_derive_compare_cancel (CmlWindow *self)
+{
+  g_return_if_fail (CML_IS_WINDOW (self));
+
+  if (self->compare_pending == NULL)
+    return;
+  g_clear_pointer (&self->compare_pending, cml_model_unref);
+  g_clear_pointer (&self->compare_source, cml_model_unref);
+  hide_card (self);
+}
+
+gboolean
+cml_window_open_session_then (CmlWindow *self, const char *path, CmlWindowOpenedFunc then, gpointer then_data,
+                              GError **error)
+{
+  CmlSession *session;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  session = cml_session_load (path, error);
+  if (session == NULL)
+    return FALSE;
+  cml_window_open_model_then (self, cml_window_session_model (self, session), path, session, then, then_data);
+  return TRUE;
 }
 
 void
@@ -370,8 +527,11 @@ cml_window_stop_waiting (CmlWindow *self)
   g_return_if_fail (CML_IS_WINDOW (self));
 
   if (self->pending_open == NULL)
-    return;
-  g_clear_pointer (&self->pending_open, pending_free);
+    {
+      cml_window_derive_compare_cancel (self); /* the card's Cancel, for a comparison */
+      return;
+    }
+  drop_pending (self);
   hide_card (self);
   select_running (self);
 }
@@ -386,6 +546,8 @@ void
 cml_window_derive_init (CmlWindow *self)
 {
   self->derivations = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, derivation_unref);
+  self->vakonomic_of = g_hash_table_new_full (g_direct_hash, g_direct_equal, (GDestroyNotify) cml_model_unref,
+                                              (GDestroyNotify) cml_model_unref);
 }
 
 void
@@ -393,6 +555,9 @@ cml_window_derive_dispose (CmlWindow *self)
 {
   /* a derivation still running ends on its own; its callback finds no window */
   g_clear_pointer (&self->pending_open, pending_free);
+  g_clear_pointer (&self->compare_pending, cml_model_unref);
+  g_clear_pointer (&self->compare_source, cml_model_unref);
+  g_clear_pointer (&self->vakonomic_of, g_hash_table_unref);
   g_clear_handle_id (&self->derive_clock, g_source_remove);
   g_clear_pointer (&self->derivations, g_hash_table_unref);
 }
@@ -405,4 +570,5 @@ cml_window_class_add_derive_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, derive_spinner);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, derive_label);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, derive_detail);
+  gtk_widget_class_bind_template_child (widget_class, CmlWindow, derive_cancel_button);
 }

@@ -92,6 +92,7 @@ struct _CmlWindow
   GtkSpinner        *derive_spinner;
   GtkLabel          *derive_label;
   GtkLabel          *derive_detail;
+  GtkWidget         *derive_cancel_button;
 
   /* the simulation */
   CmlRunner         *runner;
@@ -101,6 +102,10 @@ struct _CmlWindow
   /* deriving off this thread (cml-window-derive.c) */
   GHashTable        *derivations;    /* CmlModel* -> CmlDerivation*: begun, not yet taken (one per model) */
   struct _CmlPendingOpen *pending_open; /* the model the window waits for, or NULL */
+  CmlModel          *compare_pending; /* the vakonomic reading whose system a comparison waits for, or NULL */
+  CmlModel          *compare_source;  /* the model it reads (for the card) */
+  gint64             compare_started_us;
+  GHashTable        *vakonomic_of;   /* CmlModel* (ref) -> its vakonomic reading, CmlModel* (ref) */
   guint              derive_clock;   /* the card's elapsed seconds */
   guint              speed_index;
   CmlIntegratorOptions integrator;
@@ -152,6 +157,7 @@ struct _CmlWindow
 
   /* frame statistics (--frame-stats, --quit-after) */
   CmlFrameStats     *frame_stats;
+  CmlFrameStats     *recent_frames;  /* the newest frame intervals, for the state file */
   char              *frame_stats_path;
   double             quit_after;
   gint64             first_frame_us;
@@ -260,6 +266,8 @@ void     cml_window_compare_param (CmlWindow *self, const char *name, double val
 void     cml_window_compare_integrator (CmlWindow *self, const CmlIntegratorOptions *options);
 void     cml_window_class_add_compare_actions (GtkWidgetClass *widget_class);
 void     cml_window_compare_update_actions (CmlWindow *self);
+/* The vakonomic reading's SYSTEM derived (or ERROR): the comparison starts, or the error is shown. */
+void     cml_window_compare_derived (CmlWindow *self, CmlSystem *system, const GError *error);
 
 /* cml-window-derive.c: a model's system is derived on a worker thread while the window
  * goes on answering (and running the model it shows); the newest model asked for replaces
@@ -282,6 +290,12 @@ void       cml_window_open_session_file (CmlWindow *self, const char *path);
 CmlSystem *cml_window_take_derived (CmlWindow *self, CmlModel *model, GError **error);
 /* The name of the model the window waits for, or NULL. */
 const char *cml_window_get_deriving (CmlWindow *self);
+/* A comparison with VAKONOMIC, the vakonomic reading of the model shown: its system derived
+ * on a worker (the card says so; the run goes on), then cml_window_compare_derived is
+ * called — at once when it is known.  Replaces a comparison waited for. */
+void       cml_window_derive_compare (CmlWindow *self, CmlModel *vakonomic);
+/* Gives up waiting for a comparison (its derivation finishes in the background, kept). */
+void       cml_window_derive_compare_cancel (CmlWindow *self);
 /* Stops waiting: the window stays with the model it shows. */
 void       cml_window_stop_waiting (CmlWindow *self);
 void       cml_window_derive_init (CmlWindow *self);

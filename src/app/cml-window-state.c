@@ -11,6 +11,12 @@
  *   model, state  the running system's name; "running", "paused" or "failed"
  *   deriving      the name of the model whose equations are being derived (on a worker)
  *                 for the window to switch to, or null
+ *   compare       how the legends name the second run compared ("vakonomic", "copy", …), or
+ *                 null; comparing: the reading whose equations are being derived for a
+ *                 comparison ("vakonomic"), or null
+ *   frames        the newest 120 frame intervals (ms): {"n", "median_ms", "p95_ms"}
+ *   quit_after    the seconds of --quit-after once they count (the model given is shown
+ *                 or has failed), else 0
  *   equations     the Equations page: "shown", "busy" (its equations and verdicts are
  *                 still being made on a worker), "first" the first equation of motion it
  *                 shows (null while none)
@@ -79,6 +85,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "cml-frame-stats.h"
 #include "cml-json.h"
 #include "cml-parameter-panel-private.h"
 #include "cml-runner.h"
@@ -399,6 +406,14 @@ describe (CmlWindow *self)
   cml_json_int (json, "serial", (gint64) ++serial);
   cml_json_string (json, "model", self->system ? cml_system_get_model (self->system)->name : NULL);
   cml_json_string (json, "deriving", cml_window_get_deriving (self));
+  cml_json_number (json, "quit_after", self->quit_after);
+  cml_json_begin_object (json, "frames", CML_JSON_LINE);
+  cml_json_int (json, "n", cml_frame_stats_get_n_frames (self->recent_frames));
+  cml_json_number (json, "median_ms", cml_frame_stats_get_interval_quantile (self->recent_frames, 0.5));
+  cml_json_number (json, "p95_ms", cml_frame_stats_get_interval_quantile (self->recent_frames, 0.95));
+  cml_json_end (json);
+  cml_json_string (json, "compare", self->ghost_label);
+  cml_json_string (json, "comparing", self->compare_pending ? "vakonomic" : NULL);
   {
     g_autofree char *first = cml_equations_panel_get_first_equation (self->equations_panel);
 

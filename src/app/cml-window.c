@@ -266,27 +266,49 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   return TRUE;
 }
 
+/* The model NAME_OR_PATH names (a new reference): a built-in by name, unless a file of that
+ * name is meant; a file read is added to the list of systems. */
+static CmlModel *
+find_or_load (CmlWindow *self, const char *name_or_path, GError **error)
+{
+  CmlModel *model = g_file_test (name_or_path, G_FILE_TEST_IS_REGULAR)
+                      ? NULL : cml_model_picker_find (self->model_picker, name_or_path);
+
+  if (model)
+    return cml_model_ref (model);
+  model = cml_model_load (name_or_path, error);
+  if (model)
+    cml_model_picker_add_model (self->model_picker, model);
+  return model;
+}
+
 gboolean
 cml_window_load (CmlWindow *self, const char *name_or_path, GError **error)
 {
-  CmlModel *model;
-  g_autoptr (CmlModel) loaded = NULL;
+  g_autoptr (CmlModel) model = NULL;
 
   g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (name_or_path != NULL, FALSE);
 
-  /* a built-in by name, unless a file of that name is meant */
-  model = g_file_test (name_or_path, G_FILE_TEST_IS_REGULAR)
-            ? NULL : cml_model_picker_find (self->model_picker, name_or_path);
+  model = find_or_load (self, name_or_path, error);
+  return model && cml_window_set_model (self, model, error);
+}
+
+gboolean
+cml_window_load_then (CmlWindow *self, const char *name_or_path, CmlWindowOpenedFunc then, gpointer then_data,
+                      GError **error)
+{
+  g_autoptr (CmlModel) model = NULL;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (name_or_path != NULL, FALSE);
+
+  model = find_or_load (self, name_or_path, error);
   if (model == NULL)
-    {
-      loaded = cml_model_load (name_or_path, error);
-      if (loaded == NULL)
-        return FALSE;
-      cml_model_picker_add_model (self->model_picker, loaded);
-      model = loaded;
-    }
-  return cml_window_set_model (self, model, error);
+    return FALSE;
+  cml_window_open_model_then (self, model, g_file_test (name_or_path, G_FILE_TEST_EXISTS) ? name_or_path : NULL, NULL,
+                              then, then_data);
+  return TRUE;
 }
 
 /* The file is read here (quick); its system is derived on a worker (cml-window-derive.c). */
@@ -1130,6 +1152,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 
   if (self->frame_stats)
     cml_frame_stats_add_frame (self->frame_stats, now);
+  cml_frame_stats_add_frame (self->recent_frames, now);
   if (self->first_frame_us == 0)
     self->first_frame_us = now;
   cml_window_fit_fixed_size (self);
@@ -1210,6 +1233,7 @@ cml_window_set_frame_stats (CmlWindow *self, const char *path, double quit_after
   g_clear_pointer (&self->frame_stats_path, g_free);
   self->frame_stats_path = g_strdup (path);
   self->quit_after = quit_after;
+  self->first_frame_us = 0; /* the wall time counts from the next frame */
   if (path && self->frame_stats == NULL)
     self->frame_stats = cml_frame_stats_new ();
 }
@@ -1366,6 +1390,7 @@ cml_window_dispose (GObject *object)
                                                    GTK_STYLE_PROVIDER (self->text_css));
   g_clear_object (&self->text_css);
   g_clear_pointer (&self->frame_stats, cml_frame_stats_free);
+  g_clear_pointer (&self->recent_frames, cml_frame_stats_free);
   g_clear_pointer (&self->frame_stats_path, g_free);
   g_clear_pointer (&self->history_t, g_free);
   g_clear_pointer (&self->history_rows, g_free);
@@ -1513,6 +1538,7 @@ cml_window_init (CmlWindow *self)
   /* both plots show one run: the phase portrait reads the time plot's columns */
   cml_plot_view_share_data (self->phase_plot, self->time_plot);
 
+  self->recent_frames = cml_frame_stats_new_recent (121);
   self->systems = g_hash_table_new_full (g_direct_hash, g_direct_equal,
                                          (GDestroyNotify) cml_model_unref,
                                          (GDestroyNotify) cml_system_unref);

@@ -31,6 +31,26 @@ GSettings *cml_window_open_settings (void);
 gboolean   cml_window_load (CmlWindow *self, const char *name_or_path, GError **error);
 /* The same for a file; failures are shown in a dialog. */
 void       cml_window_open_file (CmlWindow *self, GFile *file);
+/* How an open begun with cml_window_open_model_then ended: INSTALLED (the window shows
+ * the model now), or not — ERROR says why (already shown in the window), or is NULL when
+ * the window stopped waiting for it (another model chosen meanwhile). */
+typedef void (*CmlWindowOpenedFunc) (CmlWindow *window, gboolean installed, const GError *error, gpointer data);
+
+/* Switches to MODEL (already loaded) once its system is derived on a worker thread: the
+ * window answers meanwhile and shows what it derives.  PATH (may be NULL) is the file it
+ * came from, SESSION (may be NULL; taken) a session to open onto it.  THEN (may be NULL)
+ * is called once, on this thread, when the open has ended — unless the window is
+ * destroyed first. */
+void       cml_window_open_model_then (CmlWindow *self, CmlModel *model, const char *path, CmlSession *session,
+                                       CmlWindowOpenedFunc then, gpointer then_data);
+/* The session file PATH read (FALSE and ERROR when it cannot be), then opened onto its
+ * model as cml_window_open_model_then opens one. */
+gboolean   cml_window_open_session_then (CmlWindow *self, const char *path, CmlWindowOpenedFunc then,
+                                         gpointer then_data, GError **error);
+/* cml_window_load, with the system derived on a worker as cml_window_open_model_then
+ * derives it: FALSE (and ERROR) only when the model cannot be read (FILE:LINE: message). */
+gboolean   cml_window_load_then (CmlWindow *self, const char *name_or_path, CmlWindowOpenedFunc then,
+                                 gpointer then_data, GError **error);
 /* Switches to MODEL (already loaded). */
 gboolean   cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error);
 

@@ -71,7 +71,7 @@ e2e_screen_close () {
 }
 
 # e2e_start ARGS...: the window, with ARGS; waits until it is shown and has the focus,
-# and its main loop has answered once.
+# its main loop has answered, and the model given is shown (derived).
 e2e_start () {
   rm -f "$CMLAB_STATE_FILE"
   "$CMLAB_APP" "$@" >"$e2e_tmp/app.log" 2>&1 &
@@ -89,7 +89,12 @@ e2e_start () {
     echo "# the window did not show:"; e2e_diag <"$e2e_tmp/app.log"; return 1
   fi
   xdotool windowactivate --sync "$e2e_win" >/dev/null 2>&1
-  e2e_state >/dev/null
+  e2e_state >/dev/null || return 1
+  # the model given is derived on a worker while the window shows: the scenario begins
+  # once it is shown (unless a test gate holds the derivation, to see the window meanwhile)
+  if [ -z "${CMLAB_TEST_DERIVE_GATE:-}" ] || [ -e "$CMLAB_TEST_DERIVE_GATE" ]; then
+    E2E_TRIES=6000 e2e_wait "s.get('deriving') is None" || return 1
+  fi
 }
 
 # e2e_state: asks the window for its state and waits for the answer (a new serial);

@@ -16,10 +16,13 @@ export CMLAB_DERIVED_CACHE=$e2e_tmp/derived CMLAB_NATIVE=0
 export CMLAB_TEST_DERIVE_GATE=$e2e_tmp/go
 
 e2e_screen 1280x720
+# (the gate open for the rolling ball given on the command line, also derived on a worker)
+touch "$CMLAB_TEST_DERIVE_GATE"
 e2e_start --model rolling-ball --play --window-size 1280x720
 e2e_ok $? "the window shows the rolling ball"
-e2e_wait "s['state'] == 'running' and s['t'] > 0"
+E2E_TRIES=6000 e2e_wait "s['model'] == 'rolling-ball' and s['state'] == 'running' and s['t'] > 0"
 e2e_ok $? "it runs"
+rm -f "$CMLAB_TEST_DERIVE_GATE"
 
 # File > Open: the path typed into the file dialog's location, as a person would
 e2e_key ctrl+o

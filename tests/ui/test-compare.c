@@ -10,6 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 static CmlFrame *
 ghost_frame (CmlWindow *win)
 {
@@ -52,6 +54,14 @@ param_of (CmlFrame *f, const char *name)
   return f->params[i];
 }
 
+/* the second run has started (the vakonomic reading's system is derived on a worker) */
+static gboolean
+has_ghost (gpointer data)
+{
+  CmlWindow *win = data;
+  return win->ghost_runner != NULL;
+}
+
 /* The vakonomic reading runs beside the ball, from the same start, in step with it, and
  * the two motions part: the plots and the scene hold both. */
 static void
@@ -63,7 +73,7 @@ test_vakonomic (void)
 
   g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
   g_assert_no_error (error);
-  g_assert_nonnull (win->ghost_runner);
+  g_assert_true (spin_until (has_ghost, win, 120));
   g_assert_cmpint (cml_system_get_model (win->ghost_system)->kind, ==, CML_CONSTRAINTS_VAKONOMIC);
   g_assert_cmpstr (cml_scene_view_get_ghost_note (win->scene_view), ==, "Faint: the vakonomic run");
 
@@ -257,6 +267,7 @@ test_ghost_note (void)
 
   g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
   g_assert_no_error (error);
+  g_assert_true (spin_until (has_ghost, win, 120));
   g_assert_cmpstr (cml_plot_view_get_ghost_note (win->time_plot), ==, "");
   /* the other run held at t = 0 while this one plays on */
   cml_window_play (win);
@@ -269,12 +280,70 @@ test_ghost_note (void)
   window_free (win);
 }
 
+/* The vakonomic reading is a second system to derive: that happens on a worker (held here
+ * by the test's gate) while the window goes on — its run advances, the card says what is
+ * derived — and the comparison starts once it is ready.  A change of model meanwhile
+ * gives the wait up. */
+static gboolean
+run_past (gpointer data)
+{
+  Wait *w = data;
+  CmlFrame *a = cml_runner_get_frame (cml_window_get_runner (w->win));
+  gboolean past = a->t >= w->t;
+  cml_frame_unref (a);
+  return past;
+}
+
+static void
+test_vakonomic_off_thread (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-gate-XXXXXX", NULL);
+  g_autofree char *gate = g_build_filename (dir, "go", NULL);
+  CmlWindow *win = window_new ("rolling-ball");
+  g_autoptr (GError) error = NULL;
+
+  g_setenv ("CMLAB_TEST_DERIVE_GATE", gate, TRUE);
+  cml_window_play (win);
+  g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
+  g_assert_no_error (error);
+  /* held: no second run yet, the card says what is derived, the first run goes on */
+  g_assert_null (win->ghost_runner);
+  g_assert_nonnull (win->compare_pending);
+  g_assert_true (gtk_widget_get_visible (win->derive_box));
+  g_assert_nonnull (strstr (gtk_label_get_text (win->derive_label), "vakonomic"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (win->derive_cancel_button), "comparison"));
+  Wait w = { win, 0.5 };
+  g_assert_true (spin_until (run_past, &w, 60));
+  g_assert_null (win->ghost_runner);
+
+  /* another model chosen meanwhile: the wait is given up */
+  g_assert_true (cml_window_load (win, "rolling-ball-varying", &error));
+  g_assert_null (win->compare_pending);
+  g_assert_false (gtk_widget_get_visible (win->derive_box));
+
+  /* this one's reading, let through: the comparison starts when it is ready */
+  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
+  g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
+  g_assert_no_error (error);
+  g_assert_true (spin_until (has_ghost, win, 120));
+  g_assert_null (win->compare_pending);
+  g_assert_false (gtk_widget_get_visible (win->derive_box));
+  g_assert_cmpint (cml_system_get_model (win->ghost_system)->kind, ==, CML_CONSTRAINTS_VAKONOMIC);
+
+  g_unsetenv ("CMLAB_TEST_DERIVE_GATE");
+  window_free (win);
+  g_unlink (gate);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   ui_test_init ();
   g_test_add_func ("/ui/compare/vakonomic", test_vakonomic);
+  g_test_add_func ("/ui/compare/vakonomic-off-thread", test_vakonomic_off_thread);
   g_test_add_func ("/ui/compare/copy", test_copy);
   g_test_add_func ("/ui/compare/integrator", test_integrator);
   g_test_add_func ("/ui/compare/integrator-fixed-step", test_integrator_fixed_step);

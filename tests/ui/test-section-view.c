@@ -151,6 +151,37 @@ test_heavy_top_branch (void)
   window_free (win);
 }
 
+/* Fitting the axes tries some 150 starts, each solving the energy level: minutes of the
+ * window's thread for a large model.  So it is done when the page is shown, not when a
+ * model is opened with the page hidden. */
+static gboolean
+fitted (gpointer data)
+{
+  return cml_section_view_get_n_fits (data) > 0;
+}
+
+static void
+test_fit_when_shown (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("heavy-top");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (spin_until (views_follow, win, 20));
+  g_assert_true (cml_section_view_set_section (win->section_view, "G2 = 0", "up", "G1", "W1", &error));
+  g_assert_no_error (error);
+  g_assert_false (gtk_widget_get_mapped (GTK_WIDGET (win->section_view)));
+  g_assert_cmpuint (cml_section_view_get_n_fits (win->section_view), ==, 0);
+
+  cml_window_show_page (win, "section");
+  g_assert_true (spin_until (fitted, win->section_view, 60));
+  double xr[2], yr[2];
+  cml_section_view_get_ranges (win->section_view, xr, yr);
+  g_assert_cmpfloat (xr[1], <=, 1.1);
+  g_assert_cmpfloat (xr[0], >=, -1.1);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -158,5 +189,6 @@ main (int argc, char *argv[])
   ui_test_init ();
   g_test_add_func ("/ui/section/periodic", test_periodic);
   g_test_add_func ("/ui/section/heavy-top-branch", test_heavy_top_branch);
+  g_test_add_func ("/ui/section/fit-when-shown", test_fit_when_shown);
   return g_test_run ();
 }

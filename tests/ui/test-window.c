@@ -735,6 +735,24 @@ test_frame_stats (void)
   g_rmdir (dir);
 }
 
+/* The window's newest frames only (the state file's "frames"): slow frames long past no
+ * longer count. */
+static void
+test_frame_stats_recent (void)
+{
+  g_autoptr (CmlFrameStats) stats = cml_frame_stats_new_recent (121);
+  gint64 t = 1000000;
+
+  for (guint i = 0; i < 50; i++, t += 100000)
+    cml_frame_stats_add_frame (stats, t);
+  g_assert_cmpfloat_with_epsilon (cml_frame_stats_get_interval_quantile (stats, 0.5), 100.0, 1e-9);
+  for (guint i = 0; i < 200; i++, t += 16667)
+    cml_frame_stats_add_frame (stats, t);
+  g_assert_cmpuint (cml_frame_stats_get_n_frames (stats), ==, 121);
+  g_assert_cmpfloat_with_epsilon (cml_frame_stats_get_interval_quantile (stats, 0.5), 16.667, 1e-9);
+  g_assert_cmpfloat_with_epsilon (cml_frame_stats_get_interval_quantile (stats, 0.95), 16.667, 1e-9);
+}
+
 /* ---- exports and sessions ---------------------------------------------------------------- */
 
 /* Runs WIN's model a little, pauses, and lets the plots take every sample. */
@@ -1153,6 +1171,7 @@ main (int argc, char **argv)
   ui_test_init ();
 
   g_test_add_func ("/ui/window/frame-stats", test_frame_stats);
+  g_test_add_func ("/ui/window/frame-stats-recent", test_frame_stats_recent);
   g_test_add_func ("/ui/window/templates", test_templates);
   g_test_add_func ("/ui/window/equations-when-shown", test_equations_when_shown);
   g_test_add_func ("/ui/window/builtin-models", test_builtin_models);
