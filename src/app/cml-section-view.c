@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "cml-error.h"
-#include "cml-plot-cairo.h"
+#include "cml-plot-area.h"
 #include "cml-plot.h"
 #include "cml-section.h"
 
@@ -46,12 +46,12 @@ struct _CmlSectionView
   GtkStringList  *names;
   GtkSpinButton  *orbit_time;
   GtkLabel       *status;
-  GtkDrawingArea *area;
+  CmlPlotArea    *area;
 
   CmlSystem      *sys;
   CmlRunner      *runner;
   char           *section_text;
-  CmlPlot        *plot;
+  CmlPlot        *plot;       /* the area's */
   GPtrArray      *orbits;     /* CmlPlotSeries*, one per orbit */
   GArray         *starts;     /* double pairs: where each orbit started (the point clicked) */
   GArray         *last_start; /* the observables at the last orbit's start (tests) */
@@ -60,7 +60,6 @@ struct _CmlSectionView
   GCancellable   *cancel;     /* the orbits of the current settings */
   double          last_started, last_level;
   gboolean        syncing;
-  gboolean        dark, high_contrast, presentation;
 };
 
 G_DEFINE_FINAL_TYPE (CmlSectionView, cml_section_view, GTK_TYPE_WIDGET)
@@ -799,7 +798,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
   CmlSectionView *self = data;
   CmlPlotStyle style;
 
-  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
+  cml_plot_area_get_style (self->area, &style);
   /* the run had not started when the section was set: the axes now fit what it reaches */
   if (!self->fitted && self->orbits->len == 0 && self->section_text)
     {
@@ -807,21 +806,16 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
       if (ix != GTK_INVALID_LIST_POSITION && iy != GTK_INVALID_LIST_POSITION)
         initial_ranges (self, gtk_string_list_get_string (self->names, ix), gtk_string_list_get_string (self->names, iy));
     }
-  cml_plot_cairo_draw (self->plot, cr, width, height, &style);
+  cml_plot_area_draw_plot (self->area, cr, width, height);
 
-  /* where each orbit started: a ring with a cross in the orbit's colour (as the plot maps
-   * data to pixels: found from two points picked, the map being affine) */
-  double x0, y0, x1, y1, cx = 0.5 * width, cy = 0.5 * height;
-  if (self->starts->len == 0
-      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx, cy, &x0, &y0)
-      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0 || y1 == y0)
-    return;
-  double r = self->presentation ? 9 : 6;
+  /* where each orbit started: a ring with a cross in the orbit's colour */
+  gboolean dark = cml_plot_area_get_dark (self->area);
+  double r = cml_plot_area_get_presentation (self->area) ? 9 : 6;
   for (guint k = 0; k < self->starts->len / 2 && k < self->orbits->len; k++)
     {
       double dx = g_array_index (self->starts, double, 2 * k), dy = g_array_index (self->starts, double, 2 * k + 1);
-      double px = cx + (dx - x0) * 10 / (x1 - x0), py = cy + (dy - y0) * 10 / (y1 - y0), ux, uy;
-      if (!cml_plot_cairo_pick (self->plot, width, height, &style, px, py, &ux, &uy))
+      double px, py;
+      if (!cml_plot_area_locate (self->area, width, height, dx, dy, &px, &py))
         continue; /* outside the plot area */
       CmlPlotRgba c;
       cml_plot_series_get_color (g_ptr_array_index (self->orbits, k), &style, &c);
@@ -829,7 +823,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
         {
           cairo_new_path (cr);
           if (pass == 0)
-            cairo_set_source_rgba (cr, self->dark ? 0 : 1, self->dark ? 0 : 1, self->dark ? 0 : 1, 0.9),
+            cairo_set_source_rgba (cr, dark ? 0 : 1, dark ? 0 : 1, dark ? 0 : 1, 0.9),
               cairo_set_line_width (cr, r * 0.75);
           else
             cairo_set_source_rgb (cr, c.r, c.g, c.b), cairo_set_line_width (cr, r * 0.33);
@@ -842,16 +836,10 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 }
 
 static void
-on_pressed (GtkGestureClick *click, int n_press, double wx, double wy, CmlSectionView *self)
+on_plot_pressed (CmlSectionView *self, double x, double y)
 {
   g_autoptr (GError) error = NULL;
-  double x, y;
-  CmlPlotStyle style;
 
-  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
-  if (!cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self->area)),
-                            gtk_widget_get_height (GTK_WIDGET (self->area)), &style, wx, wy, &x, &y))
-    return;
   if (!cml_section_view_start_orbit (self, x, y, &error))
     update_status (self, error->message);
 }
@@ -866,6 +854,7 @@ cml_section_view_dispose (GObject *object)
 
   if (self->cancel)
     g_cancellable_cancel (self->cancel);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_SECTION_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
     gtk_widget_unparent (child);
   G_OBJECT_CLASS (cml_section_view_parent_class)->dispose (object);
@@ -878,7 +867,6 @@ cml_section_view_finalize (GObject *object)
 
   g_clear_object (&self->cancel);
   g_clear_pointer (&self->sys, cml_system_unref);
-  g_clear_pointer (&self->plot, cml_plot_unref);
   g_clear_pointer (&self->orbits, g_ptr_array_unref);
   g_clear_pointer (&self->starts, g_array_unref);
   g_clear_pointer (&self->last_start, g_array_unref);
@@ -890,114 +878,42 @@ static void
 cml_section_view_class_init (CmlSectionViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cml_section_view_dispose;
   object_class->finalize = cml_section_view_finalize;
-  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BOX_LAYOUT);
-  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "cmlsectionview");
-}
 
-static GtkWidget *
-labelled (const char *text, const char *tooltip)
-{
-  GtkWidget *l = gtk_label_new (text);
-  gtk_widget_add_css_class (l, "dim-label");
-  gtk_widget_set_tooltip_text (l, tooltip);
-  return l;
+  g_type_ensure (CML_TYPE_PLOT_AREA);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-section-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, section_entry);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, direction);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, x_drop);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, y_drop);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, names);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, orbit_time);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, area);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, status);
+  gtk_widget_class_bind_template_callback (widget_class, on_settings_changed);
+  gtk_widget_class_bind_template_callback (widget_class, clear_orbits);
+  gtk_widget_class_bind_template_callback (widget_class, on_plot_pressed);
+  gtk_widget_class_set_css_name (widget_class, "cmlsectionview");
 }
 
 static void
 cml_section_view_init (CmlSectionView *self)
 {
-  GtkBoxLayout *layout = GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self)));
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
-  gtk_box_layout_set_spacing (layout, 6);
-
-  self->plot = cml_plot_new ();
-  cml_plot_set_against_time (self->plot, FALSE);
-  cml_plot_set_show_all (self->plot, TRUE);
-  cml_plot_set_legend_visible (self->plot, FALSE);
-  cml_plot_set_empty_hint (self->plot, _("Click to start an orbit from a point"));
   self->orbits = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
   self->starts = g_array_new (FALSE, FALSE, sizeof (double));
   self->last_start = g_array_new (FALSE, FALSE, sizeof (double));
   self->cancel = g_cancellable_new ();
   self->last_started = self->last_level = NAN;
-  self->names = gtk_string_list_new (NULL);
 
-  /* the section and its direction */
-  GtkWidget *row1 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (row1, 6);
-  gtk_widget_set_margin_end (row1, 6);
-  gtk_widget_set_margin_top (row1, 6);
-  gtk_box_append (GTK_BOX (row1), labelled (_("Section"), _("The surface the orbits cross: an equation in the "
-                                                       "state, such as y = 0 or x − y = 1")));
-  self->section_entry = GTK_ENTRY (gtk_entry_new ());
-  gtk_widget_set_hexpand (GTK_WIDGET (self->section_entry), TRUE);
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->section_entry), 8);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->section_entry),
-                               _("An equation in the coordinates, velocities and monitors; Enter applies it"));
-  gtk_box_append (GTK_BOX (row1), GTK_WIDGET (self->section_entry));
-  self->direction = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (
-    (const char *const[]) { _("crossed upwards"), _("crossed downwards"), _("crossed both ways"), NULL }));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->direction),
-                               _("Which crossings count: where the left side grows through the value, falls, or both"));
-  gtk_box_append (GTK_BOX (row1), GTK_WIDGET (self->direction));
-  gtk_widget_set_parent (row1, GTK_WIDGET (self));
-
-  /* what is plotted, and for how long an orbit runs */
-  GtkWidget *row2 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (row2, 6);
-  gtk_widget_set_margin_end (row2, 6);
-  self->y_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->names)), NULL));
-  self->x_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->names)), NULL));
-  gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->y_drop));
-  gtk_box_append (GTK_BOX (row2), labelled (C_("plot axes", "against"), NULL));
-  gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->x_drop));
-  gtk_widget_set_parent (row2, GTK_WIDGET (self));
-
-  /* a row of its own, so that the page fits the plots' column on a 4:3 projector */
-  GtkWidget *row3 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (row3, 6);
-  gtk_widget_set_margin_end (row3, 6);
-  gtk_box_append (GTK_BOX (row3), labelled (C_("orbit duration", "orbit"), _("How long each orbit runs, in the model's time unit")));
-  self->orbit_time = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (1, 100000, 10));
-  gtk_spin_button_set_value (self->orbit_time, DEFAULT_ORBIT_TIME);
-  gtk_box_append (GTK_BOX (row3), GTK_WIDGET (self->orbit_time));
-  GtkWidget *spacer = gtk_label_new (NULL);
-  gtk_widget_set_hexpand (spacer, TRUE);
-  gtk_box_append (GTK_BOX (row3), spacer);
-  GtkWidget *clear = gtk_button_new_with_mnemonic (_("C_lear"));
-  gtk_widget_set_tooltip_text (clear, _("Remove every orbit"));
-  gtk_box_append (GTK_BOX (row3), clear);
-  gtk_widget_set_parent (row3, GTK_WIDGET (self));
-
-  self->area = GTK_DRAWING_AREA (gtk_drawing_area_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->area), TRUE);
-  gtk_widget_set_size_request (GTK_WIDGET (self->area), 200, 160);
-  gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->plot = cml_plot_area_get_plot (self->area);
+  cml_plot_set_legend_visible (self->plot, FALSE);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->area), draw, self, NULL);
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               _("Click to start an orbit from this point, on the run's energy level, crossing the section the way "
-                                 "it counts.  A ring with a cross marks where each orbit started, its first "
-                                 "crossing; its dots are all its crossings."));
-  GtkGesture *click = gtk_gesture_click_new ();
-  g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
-  gtk_widget_set_parent (GTK_WIDGET (self->area), GTK_WIDGET (self));
-
-  self->status = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->status, 0);
-  gtk_label_set_wrap (self->status, TRUE);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->status), 6);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->status), 6);
-  gtk_widget_set_parent (GTK_WIDGET (self->status), GTK_WIDGET (self));
-
-  g_signal_connect_swapped (self->section_entry, "activate", G_CALLBACK (on_settings_changed), self);
-  g_signal_connect_swapped (self->direction, "notify::selected", G_CALLBACK (on_settings_changed), self);
-  g_signal_connect_swapped (self->x_drop, "notify::selected", G_CALLBACK (on_settings_changed), self);
-  g_signal_connect_swapped (self->y_drop, "notify::selected", G_CALLBACK (on_settings_changed), self);
-  g_signal_connect_swapped (clear, "clicked", G_CALLBACK (clear_orbits), self);
+  gtk_spin_button_set_value (self->orbit_time, DEFAULT_ORBIT_TIME);
   update_status (self, NULL);
 }
 
@@ -1011,10 +927,7 @@ void
 cml_section_view_set_style (CmlSectionView *self, gboolean dark, gboolean high_contrast, gboolean presentation)
 {
   g_return_if_fail (CML_IS_SECTION_VIEW (self));
-  self->dark = !!dark;
-  self->high_contrast = !!high_contrast;
-  self->presentation = !!presentation;
-  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+  cml_plot_area_set_style (self->area, dark, high_contrast, presentation);
 }
 
 /* ---- for tests ---------------------------------------------------------------------------- */
@@ -1092,16 +1005,10 @@ cml_section_view_point_at (CmlSectionView *self, double x, double y, GtkWidget *
 {
   g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
   int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
-  double x0, y0, x1, y1, cx = 0.5 * w, cy = 0.5 * h, ux, uy;
-  CmlPlotStyle style;
+  double px, py;
   graphene_point_t out;
 
-  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
-  if (w <= 0 || h <= 0 || !cml_plot_cairo_pick (self->plot, w, h, &style, cx, cy, &x0, &y0)
-      || !cml_plot_cairo_pick (self->plot, w, h, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0 || y1 == y0)
-    return FALSE;
-  double px = cx + (x - x0) * 10 / (x1 - x0), py = cy + (y - y0) * 10 / (y1 - y0);
-  if (!cml_plot_cairo_pick (self->plot, w, h, &style, px, py, &ux, &uy)
+  if (!cml_plot_area_locate (self->area, w, h, x, y, &px, &py)
       || !gtk_widget_compute_point (GTK_WIDGET (self->area), relative, &GRAPHENE_POINT_INIT (px, py), &out))
     return FALSE;
   *wx = out.x, *wy = out.y;
