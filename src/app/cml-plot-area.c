@@ -67,8 +67,8 @@ on_pressed (GtkGestureClick *click, int n_press, double wx, double wy, CmlPlotAr
   CmlPlotStyle style;
 
   cml_plot_area_get_style (self, &style);
-  if (cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self)), gtk_widget_get_height (GTK_WIDGET (self)),
-                           &style, wx, wy, &x, &y))
+  if (cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self)),
+                           gtk_widget_get_height (GTK_WIDGET (self)), &style, wx, wy, &x, &y))
     g_signal_emit (self, signals[PLOT_PRESSED], 0, x, y);
 }
 
@@ -125,13 +125,14 @@ cml_plot_area_class_init (CmlPlotAreaClass *klass)
   object_class->finalize = cml_plot_area_finalize;
 
   /* what the plot shows while it has no data */
-  properties[PROP_EMPTY_HINT] =
-    g_param_spec_string ("empty-hint", NULL, NULL, NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EMPTY_HINT] = g_param_spec_string ("empty-hint", NULL, NULL, NULL,
+                                                     G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* CmlPlotArea::plot-pressed (x, y): a press on the data point (X, Y), inside the axes */
-  signals[PLOT_PRESSED] = g_signal_new ("plot-pressed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                                        NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
+  signals[PLOT_PRESSED] = g_signal_new ("plot-pressed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                        0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE,
+                                        G_TYPE_DOUBLE);
 }
 
 static void
@@ -161,7 +162,8 @@ cml_plot_area_get_plot (CmlPlotArea *self)
 }
 
 void
-cml_plot_area_set_style (CmlPlotArea *self, gboolean dark, gboolean high_contrast, gboolean presentation)
+cml_plot_area_set_style (CmlPlotArea *self, gboolean dark, gboolean high_contrast,
+                         gboolean presentation)
 {
   g_return_if_fail (CML_IS_PLOT_AREA (self));
   self->dark = !!dark;
@@ -192,16 +194,18 @@ cml_plot_area_get_presentation (CmlPlotArea *self)
 }
 
 gboolean
-cml_plot_area_locate (CmlPlotArea *self, int width, int height, double x, double y, double *px, double *py)
+cml_plot_area_locate (CmlPlotArea *self, int width, int height, double x, double y, double *px,
+                      double *py)
 {
   double x0, y0, x1, y1, cx = 0.5 * width, cy = 0.5 * height, ux, uy;
   CmlPlotStyle style;
 
   g_return_val_if_fail (CML_IS_PLOT_AREA (self), FALSE);
   cml_plot_area_get_style (self, &style);
-  if (width <= 0 || height <= 0 || !cml_plot_cairo_pick (self->plot, width, height, &style, cx, cy, &x0, &y0)
-      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0
-      || y1 == y0)
+  if (width <= 0 || height <= 0
+      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx, cy, &x0, &y0)
+      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx + 10, cy + 10, &x1, &y1)
+      || x1 == x0 || y1 == y0)
     return FALSE;
   *px = cx + (x - x0) * 10 / (x1 - x0);
   *py = cy + (y - y0) * 10 / (y1 - y0);

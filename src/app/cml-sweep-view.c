@@ -694,7 +694,8 @@ cml_sweep_view_class_init (CmlSweepViewClass *klass)
                                         NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_DOUBLE);
 
   g_type_ensure (CML_TYPE_PLOT_AREA);
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-sweep-view.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/cmlab/Cmlab/ui/cml-sweep-view.ui");
   gtk_widget_class_bind_template_child (widget_class, CmlSweepView, param_drop);
   gtk_widget_class_bind_template_child (widget_class, CmlSweepView, measure_drop);
   gtk_widget_class_bind_template_child (widget_class, CmlSweepView, param_names);
