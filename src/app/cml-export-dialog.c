@@ -18,7 +18,7 @@
  */
 #define G_LOG_DOMAIN "cml-export-dialog"
 
-#include "cml-export-dialog.h"
+#include "cml-export-dialog-private.h"
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
@@ -28,17 +28,10 @@
 #include "cml-plot.h"
 #include "cml-session.h"
 
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <math.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#define KILL_AFTER_S     10      /* after SIGTERM, SIGKILL if the child has not exited */
-#define MAX_MESSAGES     16384   /* bytes of the child's messages kept (the end) */
 #define PREPARE_SHARE    0.1     /* of the bar given to the preparation */
 /* The time left is estimated from the frames drawn after the first one reported (which
  * carries the start-up: the encoder, the first frame's shaders), once there are this
@@ -46,144 +39,15 @@
 #define ESTIMATE_MIN_FRAMES  3
 #define ESTIMATE_MIN_SECONDS 1.0
 
-typedef enum
-{
-  FORMAT_MP4,
-  FORMAT_WEBM,
-  FORMAT_GIF,
-  FORMAT_PNG,
-  N_FORMATS
-} Format;
-
 static const char *const format_ext[N_FORMATS] = { ".mp4", ".webm", ".gif", ".png" };
 #define PNG_NUMBER "-%05d"  /* between a PNG frame's stem and ".png" */
 
-/* One run of `cmlab-cli render`.  It outlives the dialog if the dialog goes first: it
- * must still read the pipe to its end, reap the child and remove the temporary session. */
-typedef struct
-{
-  gint              ref_count;
-  CmlExportDialog  *dialog;      /* NULL once the dialog is gone */
-  GSubprocess      *proc;
-  GDataInputStream *out;         /* the child's standard output and error */
-  GString          *messages;    /* the lines that are not progress (the last ones) */
-  char             *output;      /* the -o argument */
-  char             *session;     /* the temporary session file (--session), or NULL */
-  gint64            started;     /* real time, µs */
-  gboolean          exited, eof;
-  gboolean          cancel_requested;
-  guint             kill_id;
-  /* the newest progress */
-  guint             prep_done, prep_total, done, total;
-  double            seconds;     /* drawing time so far */
-  gboolean          finishing;
-  /* the first progress line: the time left is measured from it */
-  gboolean          has_base;
-  guint             base_done;
-  double            base_seconds;
-} Job;
-
-struct _CmlExportDialog
-{
-  GtkWindow       parent_instance;
-
-  /* template */
-  GtkButton      *close_button;
-  GtkButton      *export_button;
-  GtkInfoBar     *banner;
-  GtkLabel       *banner_label;
-  GtkLabel       *banner_detail;
-  GtkButton      *open_button;
-  GtkGrid        *form;
-  GtkButton      *file_button;
-  GtkLabel       *file_label;
-  GtkLabel       *folder_label;
-  GtkDropDown    *format_dropdown;
-  GtkSpinButton  *width_spin;
-  GtkSpinButton  *height_spin;
-  GtkSpinButton  *fps_spin;
-  GtkSpinButton  *duration_spin;
-  GtkLabel       *duration_unit_label;
-  GtkSpinButton  *speed_spin;
-  GtkDropDown    *frame_dropdown;
-  GtkDropDown    *plot_dropdown;
-  GtkCheckButton *clock_check;
-  GtkLabel       *span_label;
-  GtkLabel       *summary_label;
-  GtkRevealer    *progress_revealer;
-  GtkProgressBar *progress_bar;
-  GtkLabel       *progress_label;
-  GtkButton      *cancel_button;
-
-  CmlWindow      *window;        /* weak */
-  GtkStringList  *plot_names;    /* "None", then the quantities */
-  char           *output;        /* the -o argument */
-  gboolean        folder_chosen; /* the output's folder was chosen, not the default */
-  char           *time_unit;     /* the model's, or NULL (none) */
-  Format          format;
-  gboolean        refreshed;     /* the window's speed and frame taken once */
-  gboolean        setting_format;
-  Job            *job;           /* the running export, or NULL */
-  CmlExportState  state;
-  char           *done_path;     /* what the Open button opens */
-  GtkFileChooserNative *chooser;
-  GtkWidget        *confirm;  /* "Replace …?", while it asks */
-};
-
 G_DEFINE_FINAL_TYPE (CmlExportDialog, cml_export_dialog, GTK_TYPE_WINDOW)
-
-/* ---- finding cmlab-cli ---------------------------------------------------------------- */
-
-static gboolean
-is_program (const char *path)
-{
-  return g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (path, G_FILE_TEST_IS_DIR);
-}
-
-char *
-cml_export_find_cli (GError **error)
-{
-  const char *env = g_getenv ("CMLAB_CLI");
-  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *dir = exe ? g_path_get_dirname (exe) : NULL;
-  g_autoptr (GPtrArray) tried = g_ptr_array_new_with_free_func (g_free);
-
-  /* an explicit choice is the only one: a test that names a missing program means it */
-  if (env && *env)
-    {
-      if (is_program (env))
-        return g_strdup (env);
-      g_set_error (error, CML_ERROR, CML_ERROR_IO,
-                   _("cmlab-cli, the program that makes the animation, is not at %s (CMLAB_CLI)"), env);
-      return NULL;
-    }
-  if (dir)
-    {
-      g_ptr_array_add (tried, g_build_filename (dir, "cmlab-cli", NULL));
-      g_ptr_array_add (tried, g_build_filename (dir, "..", "cli", "cmlab-cli", NULL));
-    }
-#ifdef CMLAB_BINDIR
-  g_ptr_array_add (tried, g_build_filename (CMLAB_BINDIR, "cmlab-cli", NULL));
-#endif
-  for (guint i = 0; i < tried->len; i++)
-    if (is_program (tried->pdata[i]))
-      return g_canonicalize_filename (tried->pdata[i], NULL);
-  {
-    char *on_path = g_find_program_in_path ("cmlab-cli");
-    if (on_path)
-      return on_path;
-  }
-  g_set_error (error, CML_ERROR, CML_ERROR_IO,
-               _("cmlab-cli, the program that makes the animation, was not found beside this "
-               "program%s%s%s nor on PATH: install it with cmlab, or name it with CMLAB_CLI"),
-               dir ? " (" : "", dir ? dir : "", dir ? ")" : "");
-  return NULL;
-}
 
 /* ---- the output name ------------------------------------------------------------------ */
 
 static gboolean
-format_from_path (const char *path, Format *format)
+format_from_path (const char *path, CmlExportFormat *format)
 {
   g_autofree char *lower = g_ascii_strdown (path, -1);
 
@@ -218,7 +82,7 @@ output_stem (const char *path)
 }
 
 static char *
-output_for_format (const char *stem, Format format)
+output_for_format (const char *stem, CmlExportFormat format)
 {
   if (format == FORMAT_PNG)
     return g_strconcat (stem, PNG_NUMBER, ".png", NULL);
@@ -311,7 +175,7 @@ update_file_labels (CmlExportDialog *self)
 static void
 set_output (CmlExportDialog *self, const char *path)
 {
-  Format format;
+  CmlExportFormat format;
   char *out;
 
   if (format_from_path (path, &format))
@@ -496,8 +360,8 @@ time_left (double seconds)
   return g_strdup_printf (_("about %.0f min left"), ceil (seconds / 60));
 }
 
-static void
-show_progress (CmlExportDialog *self, Job *job)
+void
+cml_export_dialog_show_progress (CmlExportDialog *self, CmlExportJob *job)
 {
   g_autofree char *text = NULL;
   double fraction;
@@ -535,124 +399,12 @@ show_progress (CmlExportDialog *self, Job *job)
   gtk_label_set_text (self->progress_label, text);
 }
 
-/* ---- the job -------------------------------------------------------------------------- */
+/* ---- the job's end -------------------------------------------------------------------- */
 
-static Job *
-job_ref (Job *job)
-{
-  g_atomic_int_inc (&job->ref_count);
-  return job;
-}
-
-
-static void
-job_unref (Job *job)
-{
-  if (!g_atomic_int_dec_and_test (&job->ref_count))
-    return;
-  g_clear_handle_id (&job->kill_id, g_source_remove);
-  g_clear_object (&job->proc);
-  g_clear_object (&job->out);
-  if (job->messages)
-    g_string_free (job->messages, TRUE);
-  if (job->session)
-    g_unlink (job->session);
-  g_free (job->session);
-  g_free (job->output);
-  g_free (job);
-}
-
-/* After a child that did not end by itself (killed, crashed): the temporary files it
- * had made — PATH.XXXXXX for a video; for PNG frames the frames and their temporary
- * files — made since the export began.  A child that exits, even on SIGTERM, removes
- * them itself. */
-static void
-remove_leftovers (const char *output, gint64 since_us)
-{
-  g_autofree char *dir = g_path_get_dirname (output);
-  g_autofree char *base = g_path_get_basename (output);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *pct = strchr (base, '%');
-  g_autofree char *prefix = pct ? g_strndup (base, pct - base) : g_strdup (base);
-  const char *suffix = pct ? strchr (pct, 'd') : NULL;
-  const char *name;
-
-  suffix = suffix ? suffix + 1 : "";
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      const char *rest;
-      gboolean ours = FALSE;
-      GStatBuf st;
-
-      if (!g_str_has_prefix (name, prefix))
-        ours = g_str_has_prefix (name, ".cmlab-render-") && strlen (name) == strlen (".cmlab-render-XXXXXX");
-      else if (pct == NULL)
-        ours = name[strlen (prefix)] == '.' && strlen (name) == strlen (prefix) + 7;
-      else
-        {
-          rest = name + strlen (prefix);
-          if (!g_ascii_isdigit (*rest))
-            continue;
-          while (g_ascii_isdigit (*rest))
-            rest++;
-          ours = g_str_has_prefix (rest, suffix)
-                 && (rest[strlen (suffix)] == '\0' || strlen (rest + strlen (suffix)) == 7);
-        }
-      if (ours && g_stat (p, &st) == 0 && (gint64) st.st_mtime >= since_us / G_USEC_PER_SEC - 1)
-        g_unlink (p);
-    }
-}
-
-/* What the child said, as a message for a person: its first "cmlab-cli: " line, and
- * what follows it (ffmpeg's words) up to the usage text. */
-static char *
-failure_message (Job *job, int status)
-{
-  g_auto (GStrv) lines = g_strsplit (job->messages->str, "\n", -1);
-  GString *more = g_string_new (NULL);
-  const char *first = NULL;
-
-  for (guint i = 0; lines[i]; i++)
-    {
-      const char *l = lines[i];
-
-      if (first == NULL)
-        {
-          if (g_str_has_prefix (l, "cmlab-cli: "))
-            first = l + strlen ("cmlab-cli: ");
-          continue;
-        }
-      if (g_str_has_prefix (l, "Usage:"))
-        break;
-      if (*l)
-        g_string_append_printf (more, "%s%s", more->len ? "\n" : "", l);
-    }
-  if (first == NULL)
-    {
-      /* a crash, or a message of another form: the last line said */
-      for (guint i = 0; lines[i]; i++)
-        if (*g_strstrip (lines[i]))
-          first = lines[i];
-    }
-  if (first && *first)
-    {
-      /* a sentence starts with a capital letter, unless it starts with a program's name */
-      g_string_prepend (more, more->len ? "\n" : "");
-      g_string_prepend (more, first);
-      if (!g_str_has_prefix (first, "ffmpeg") && !g_str_has_prefix (first, "cmlab"))
-        more->str[0] = g_ascii_toupper (more->str[0]);
-    }
-  else if (WIFSIGNALED (status))
-    g_string_printf (more, _("cmlab-cli stopped unexpectedly (%s)"), g_strsignal (WTERMSIG (status)));
-  else
-    g_string_printf (more, _("cmlab-cli stopped with exit status %d"), WEXITSTATUS (status));
-  return g_string_free (more, FALSE);
-}
 
 /* Both the pipe's end and the child's exit have been seen. */
-static void
-job_finish (Job *job)
+void
+cml_export_dialog_finish_job (CmlExportJob *job)
 {
   CmlExportDialog *self = job->dialog;
   int status = g_subprocess_get_status (job->proc);
@@ -660,12 +412,12 @@ job_finish (Job *job)
 
   g_clear_handle_id (&job->kill_id, g_source_remove);
   if (!by_itself)
-    remove_leftovers (job->output, job->started);
+    cml_export_job_remove_leftovers (job->output, job->started);
   if (self == NULL)
     return;
   /* the dialog's reference goes (the caller holds one of its own) */
   self->job = NULL;
-  job_unref (job);
+  cml_export_job_unref (job);
 
   if (by_itself && WEXITSTATUS (status) == 0 && !job->cancel_requested)
     {
@@ -698,225 +450,11 @@ job_finish (Job *job)
     }
   else
     {
-      g_autofree char *detail = failure_message (job, status);
+      g_autofree char *detail = cml_export_job_failure_message (job, status);
 
       set_state (self, CML_EXPORT_FAILED);
       show_banner (self, GTK_MESSAGE_ERROR, _("The animation could not be exported"), detail);
     }
-}
-
-static gboolean
-parse_progress (Job *job, const char *line)
-{
-  g_auto (GStrv) f = NULL;
-  guint n;
-
-  if (g_str_equal (line, "finishing"))
-    {
-      job->finishing = TRUE;
-      return TRUE;
-    }
-  if (!g_str_has_prefix (line, "prepare ") && !g_str_has_prefix (line, "progress "))
-    return FALSE;
-  f = g_strsplit (line, " ", -1);
-  n = g_strv_length (f);
-  if (n != 4)
-    return FALSE;
-  if (f[0][1] == 'r' && f[0][2] == 'e')  /* prepare */
-    {
-      job->prep_done = (guint) g_ascii_strtoull (f[1], NULL, 10);
-      job->prep_total = (guint) g_ascii_strtoull (f[2], NULL, 10);
-    }
-  else
-    {
-      job->done = (guint) g_ascii_strtoull (f[1], NULL, 10);
-      job->total = (guint) g_ascii_strtoull (f[2], NULL, 10);
-      job->seconds = g_ascii_strtod (f[3], NULL);
-      if (!job->has_base && job->done > 0)
-        {
-          job->has_base = TRUE;
-          job->base_done = job->done;
-          job->base_seconds = job->seconds;
-        }
-    }
-  return TRUE;
-}
-
-static void on_line (GObject *source, GAsyncResult *result, gpointer data);
-
-static void
-read_next_line (Job *job)
-{
-  g_data_input_stream_read_line_async (job->out, G_PRIORITY_DEFAULT, NULL, on_line, job_ref (job));
-}
-
-static void
-on_line (GObject *source, GAsyncResult *result, gpointer data)
-{
-  Job *job = data;
-  g_autoptr (GError) error = NULL;
-  gsize len = 0;
-  g_autofree char *line = g_data_input_stream_read_line_finish (job->out, result, &len, &error);
-
-  if (line == NULL)
-    {
-      /* the end of the pipe (or an error reading it: the exit status still tells) */
-      if (error)
-        g_debug ("reading cmlab-cli's output: %s", error->message);
-      job->eof = TRUE;
-      if (job->exited)
-        job_finish (job);
-      job_unref (job);
-      return;
-    }
-  if (parse_progress (job, line))
-    {
-      if (job->dialog)
-        show_progress (job->dialog, job);
-    }
-  else
-    {
-      g_string_append (job->messages, line);
-      g_string_append_c (job->messages, '\n');
-      if (job->messages->len > MAX_MESSAGES)
-        g_string_erase (job->messages, 0, job->messages->len - MAX_MESSAGES / 2);
-    }
-  read_next_line (job);
-  job_unref (job);
-}
-
-static void
-on_exited (GObject *source, GAsyncResult *result, gpointer data)
-{
-  Job *job = data;
-  g_autoptr (GError) error = NULL;
-
-  /* fails only when cancelled, which it never is: the status is there either way */
-  if (!g_subprocess_wait_finish (job->proc, result, &error))
-    g_debug ("waiting for cmlab-cli: %s", error->message);
-  job->exited = TRUE;
-  if (job->eof)
-    job_finish (job);
-  job_unref (job);
-}
-
-static gboolean
-on_kill_timeout (gpointer data)
-{
-  Job *job = data;
-
-  job->kill_id = 0;
-  if (!job->exited)
-    {
-      g_warning ("cmlab-cli did not stop within %d s of SIGTERM: killing it", KILL_AFTER_S);
-      g_subprocess_force_exit (job->proc);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-job_cancel (Job *job)
-{
-  if (job->exited || job->cancel_requested)
-    return;
-  job->cancel_requested = TRUE;
-  /* the command removes its temporary file and exits 130; a hung one is killed */
-  g_subprocess_send_signal (job->proc, SIGTERM);
-  job->kill_id = g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, KILL_AFTER_S, on_kill_timeout,
-                                             job_ref (job), (GDestroyNotify) job_unref);
-}
-
-/* In the child, before exec: it gets SIGTERM (and cleans up) if the application dies. */
-static void
-child_setup (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
-/* ---- the command line ----------------------------------------------------------------- */
-
-static char *
-format_double (double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.17g", v));
-}
-
-/* SESSION in a new temporary file (readable by its owner only): its path. */
-static char *
-session_file (CmlSession *session, GError **error)
-{
-  g_autofree char *path = NULL;
-  int fd = g_file_open_tmp ("cmlab-export-XXXXXX.cmlsession", &path, error);
-
-  if (fd < 0)
-    return NULL;
-  close (fd);
-  if (!cml_session_save (session, path, error))
-    {
-      g_unlink (path);
-      return NULL;
-    }
-  return g_steal_pointer (&path);
-}
-
-static void
-add (GPtrArray *argv, const char *a)
-{
-  g_ptr_array_add (argv, g_strdup (a));
-}
-
-static void
-add_take (GPtrArray *argv, char *a)
-{
-  g_ptr_array_add (argv, a);
-}
-
-/* cmlab-cli render with the run in the session file SESSION and the dialog's settings. */
-/* The quantity at POS of the plot list: the list shows it as people write it ("ρ [m]"),
- * each entry keeps its name. */
-static const char *
-plot_name (CmlExportDialog *self, guint pos)
-{
-  g_autoptr (GObject) item = g_list_model_get_item (G_LIST_MODEL (self->plot_names), pos);
-  return item ? g_object_get_data (item, "cml-name") : NULL;
-}
-
-static GPtrArray *
-build_argv (CmlExportDialog *self, const char *cli, const char *session)
-{
-  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
-  guint plot = gtk_drop_down_get_selected (self->plot_dropdown);
-
-  add (argv, cli);
-  add (argv, "render");
-  add (argv, "--session");
-  add (argv, session);
-  add (argv, "--t-end");
-  add_take (argv, format_double (gtk_spin_button_get_value (self->duration_spin)));
-  add (argv, "--fps");
-  add_take (argv, format_double (gtk_spin_button_get_value (self->fps_spin)));
-  add (argv, "--speed");
-  add_take (argv, format_double (gtk_spin_button_get_value (self->speed_spin)));
-  add (argv, "--size");
-  add_take (argv, g_strdup_printf ("%dx%d", gtk_spin_button_get_value_as_int (self->width_spin),
-                                   gtk_spin_button_get_value_as_int (self->height_spin)));
-  add (argv, "--frame");
-  add (argv, gtk_drop_down_get_selected (self->frame_dropdown) == 1 ? "table" : "lab");
-  if (plot > 0 && plot < g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)))
-    {
-      add (argv, "--with-plot");
-      add (argv, plot_name (self, plot));
-    }
-  if (!gtk_check_button_get_active (self->clock_check))
-    add (argv, "--no-clock");
-  add (argv, "--progress");
-  add (argv, "lines");
-  add (argv, "-o");
-  add (argv, self->output);
-  g_ptr_array_add (argv, NULL);
-  return argv;
 }
 
 static void
@@ -936,7 +474,7 @@ cml_export_dialog_start (CmlExportDialog *self)
   g_autofree char *cli = NULL;
   g_autofree char *session_path = NULL;
   GInputStream *stdout_pipe;
-  Job *job;
+  CmlExportJob *job;
 
   g_return_val_if_fail (CML_IS_EXPORT_DIALOG (self), FALSE);
 
@@ -968,13 +506,13 @@ cml_export_dialog_start (CmlExportDialog *self)
       fail_to_start (self, error ? error->message : _("The window has closed."));
       return FALSE;
     }
-  session_path = session_file (session, &error);
+  session_path = cml_export_session_file (session, &error);
   if (session_path == NULL)
     {
       fail_to_start (self, error->message);
       return FALSE;
     }
-  argv = build_argv (self, cli, session_path);
+  argv = cml_export_dialog_build_argv (self, cli, session_path);
   {
     g_autofree char *joined = g_strjoinv (" ", (char **) argv->pdata);
     g_debug ("running %s", joined);
@@ -985,9 +523,9 @@ cml_export_dialog_start (CmlExportDialog *self)
                                         | G_SUBPROCESS_FLAGS_STDIN_INHERIT);
   /* a built-in is looked up where this program found it */
   g_subprocess_launcher_setenv (launcher, "CMLAB_MODELS_DIR", cml_model_builtin_dir (), TRUE);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
+  g_subprocess_launcher_set_child_setup (launcher, cml_export_job_child_setup, NULL, NULL);
 
-  job = g_new0 (Job, 1);
+  job = g_new0 (CmlExportJob, 1);
   job->ref_count = 1;
   job->dialog = self;
   job->messages = g_string_new (NULL);
@@ -999,7 +537,7 @@ cml_export_dialog_start (CmlExportDialog *self)
     {
       g_autofree char *detail = g_strdup_printf (_("Cannot run %s: %s"), cli, error->message);
 
-      job_unref (job);
+      cml_export_job_unref (job);
       fail_to_start (self, detail);
       return FALSE;
     }
@@ -1012,9 +550,9 @@ cml_export_dialog_start (CmlExportDialog *self)
   cml_export_folder_remember (self->output);
   self->folder_chosen = FALSE;  /* from now on the folder follows the last export */
   set_state (self, CML_EXPORT_RUNNING);
-  show_progress (self, job);
-  read_next_line (job);
-  g_subprocess_wait_async (job->proc, NULL, on_exited, job_ref (job));
+  cml_export_dialog_show_progress (self, job);
+  cml_export_job_read_next_line (job);
+  g_subprocess_wait_async (job->proc, NULL, cml_export_job_on_exited, cml_export_job_ref (job));
   return TRUE;
 }
 
@@ -1025,9 +563,9 @@ cml_export_dialog_cancel (CmlExportDialog *self)
 
   if (self->job == NULL)
     return;
-  job_cancel (self->job);
+  cml_export_job_cancel (self->job);
   set_state (self, CML_EXPORT_CANCELLING);
-  show_progress (self, self->job);
+  cml_export_dialog_show_progress (self, self->job);
 }
 
 CmlExportState
@@ -1145,6 +683,17 @@ on_cancel_clicked (CmlExportDialog *self)
   cml_export_dialog_cancel (self);
 }
 
+/* ---- the plot list ------------------------------------------------------------------- */
+
+/* The quantity at POS of the plot list: the list shows it as people write it ("ρ [m]"),
+ * each entry keeps its name. */
+const char *
+cml_export_dialog_plot_name (CmlExportDialog *self, guint pos)
+{
+  g_autoptr (GObject) item = g_list_model_get_item (G_LIST_MODEL (self->plot_names), pos);
+  return item ? g_object_get_data (item, "cml-name") : NULL;
+}
+
 /* ---- the window's run ----------------------------------------------------------------- */
 
 void
@@ -1197,7 +746,7 @@ cml_export_dialog_refresh (CmlExportDialog *self)
   /* the plot's quantities are the model's: keep the one chosen if the model has it */
   sel = gtk_drop_down_get_selected (self->plot_dropdown);
   if (sel > 0 && sel < g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)))
-    plotted = g_strdup (plot_name (self, sel));
+    plotted = g_strdup (cml_export_dialog_plot_name (self, sel));
   gtk_string_list_splice (self->plot_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->plot_names)), NULL);
   gtk_string_list_append (self->plot_names, _("None"));
   sel = 0;
@@ -1266,9 +815,9 @@ cml_export_dialog_dispose (GObject *object)
     {
       /* the job goes on alone: it reads the pipe to its end, reaps the child and
        * removes the temporary model */
-      job_cancel (self->job);
+      cml_export_job_cancel (self->job);
       self->job->dialog = NULL;
-      job_unref (g_steal_pointer (&self->job));
+      cml_export_job_unref (g_steal_pointer (&self->job));
     }
   if (self->chooser)
     {

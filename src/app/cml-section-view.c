@@ -21,7 +21,7 @@
  */
 #define G_LOG_DOMAIN "cml-section-view"
 
-#include "cml-section-view.h"
+#include "cml-section-view-private.h"
 
 #include <glib/gi18n.h>
 
@@ -29,40 +29,10 @@
 #include <string.h>
 
 #include "cml-error.h"
-#include "cml-plot-cairo.h"
-#include "cml-plot.h"
-#include "cml-section.h"
 
 #define DEFAULT_ORBIT_TIME 200.0 /* time units per orbit */
 #define CHUNK              10.0  /* an orbit is run in pieces this long, to be cancellable */
 
-struct _CmlSectionView
-{
-  GtkWidget       parent_instance;
-
-  GtkEntry       *section_entry;
-  GtkDropDown    *direction;
-  GtkDropDown    *x_drop, *y_drop;
-  GtkStringList  *names;
-  GtkSpinButton  *orbit_time;
-  GtkLabel       *status;
-  GtkDrawingArea *area;
-
-  CmlSystem      *sys;
-  CmlRunner      *runner;
-  char           *section_text;
-  CmlPlot        *plot;
-  GPtrArray      *orbits;     /* CmlPlotSeries*, one per orbit */
-  GArray         *starts;     /* double pairs: where each orbit started (the point clicked) */
-  GArray         *last_start; /* the observables at the last orbit's start (tests) */
-  gboolean        fitted;     /* the axes hold the region a click can start from */
-  guint           n_fits;     /* how many times the axes were fitted (for tests) */
-  guint           n_running;
-  GCancellable   *cancel;     /* the orbits of the current settings */
-  double          last_started, last_level;
-  gboolean        syncing;
-  gboolean        dark, high_contrast, presentation;
-};
 
 G_DEFINE_FINAL_TYPE (CmlSectionView, cml_section_view, GTK_TYPE_WIDGET)
 
@@ -196,450 +166,13 @@ orbit_done (GObject *source, GAsyncResult *result, gpointer data)
   update_status (self, o->error);
 }
 
-/* ---- starting an orbit ------------------------------------------------------------------ */
-
-/* The model's energy monitor ("energy", else a monitor named like "H" or "E"), or NULL. */
-static const CmlNamedExpr *
-energy_monitor (CmlModel *model)
-{
-  static const char *const names[] = { "energy", "E", "H", NULL };
-  for (guint n = 0; names[n]; n++)
-    for (guint k = 0; k < model->monitors->len; k++)
-      {
-        CmlNamedExpr *m = g_ptr_array_index (model->monitors, k);
-        if (g_str_equal (m->name, names[n]))
-          return m;
-      }
-  return NULL;
-}
-
-/* Whether monitor M is a conserved quantity of the base coordinates alone (as |Γ|² of the
- * heavy top): the motion keeps it, whatever the velocities, so a start must have it at
- * the run's value.  *BASE: the base coordinates it depends on (m flags). */
-static gboolean
-held_invariant (CmlModel *model, const CmlNamedExpr *m, gboolean *base)
-{
-  guint ns = cml_expr_ctx_n_symbols (model->ctx);
-  g_autofree gboolean *used = g_new0 (gboolean, ns);
-  gboolean any = FALSE;
-
-  if (!m->conserved)
-    return FALSE;
-  cml_expr_collect_symbols (m->expr, used);
-  for (guint k = 0; k < model->m; k++)
-    base[k] = FALSE;
-  for (guint id = 0; id < ns; id++)
-    {
-      if (!used[id])
-        continue;
-      const char *name = cml_expr_ctx_symbol_name (model->ctx, id);
-      gboolean is_base = FALSE;
-      for (guint k = 0; k < model->m; k++)
-        if (g_str_equal (name, model->base[k]))
-          base[k] = is_base = any = TRUE;
-      if (!is_base && cml_model_find_param (model, name) == NULL)
-        return FALSE;
-    }
-  return any;
-}
-
-/* The value of observable I at the start made from GIVEN, or NAN when that start does
- * not exist. */
-static double
-value_at (CmlSimulation *sim, int i, GHashTable *given, double *obs)
-{
-  if (!cml_simulation_reset (sim, given, NULL))
-    return NAN;
-  cml_simulation_observe (sim, obs);
-  return obs[i];
-}
-
-/* Solves F(v) = LEVEL, F observable I, for the value v of NAME in GIVEN by the secant
- * method from FROM (so the root found is the one nearest FROM, the branch of FROM);
- * TRUE when |F − LEVEL| ≤ 1e-12 (relative to the level's size). */
-static gboolean
-solve_value (CmlSimulation *sim, int i, GHashTable *given, const char *name, double level, double from, double *obs)
-{
-  double *v = g_hash_table_lookup (given, name);
-  double v0 = from;
-  *v = v0;
-  double e0 = value_at (sim, i, given, obs) - level;
-  double v1 = v0 != 0 ? v0 + 1e-3 * v0 : 1e-3;
-  *v = v1;
-  double e1 = value_at (sim, i, given, obs) - level;
-  double scale = MAX (1.0, fabs (level));
-  for (int it = 0; it < 80 && isfinite (e0) && isfinite (e1); it++)
-    {
-      if (fabs (e1) <= 1e-14 * scale)
-        break;
-      if (e1 == e0)
-        break;
-      double v2 = v1 - e1 * (v1 - v0) / (e1 - e0);
-      if (!isfinite (v2))
-        break;
-      v0 = v1, e0 = e1, v1 = v2;
-      *v = v1;
-      e1 = value_at (sim, i, given, obs) - level;
-    }
-  if (!(isfinite (e0) && isfinite (e1)))
-    return FALSE;
-  if (fabs (e0) < fabs (e1))
-    {
-      *v = v0;
-      e1 = value_at (sim, i, given, obs) - level;
-    }
-  return isfinite (e1) && fabs (e1) <= 1e-12 * scale;
-}
-
-/* What an orbit starts from, as a click would make it: SIM at its start. */
-typedef struct
-{
-  CmlSimulation *sim;
-  double         level;    /* the energy level (NAN: no energy monitor) */
-  double         started;  /* the energy at the start */
-  CmlSection    *section;
-} Start;
-
-static void
-start_clear (Start *s)
-{
-  g_clear_pointer (&s->sim, cml_simulation_free);
-  g_clear_pointer (&s->section, cml_section_free);
-}
-
-/* "G₁ = 0.5, W₁ = 0.2" */
-static char *
-point_text (const char *xn, double x, const char *yn, double y)
-{
-  g_autofree char *px = cml_expr_pretty_name (xn, FALSE), *py = cml_expr_pretty_name (yn, FALSE);
-  return g_strdup_printf ("%s = %.4g, %s = %.4g", px, x, py, y);
-}
-
-/* What a held invariant stands for, for people: its meaning up to the first comma
- * ("|Γ|²"), else its name. */
-static char *
-invariant_text (CmlModel *model, const char *name)
-{
-  const char *meaning = cml_model_meaning (model, name);
-  if (meaning && *meaning)
-    {
-      gsize n = strcspn (meaning, ",;(");
-      g_autofree char *head = g_strstrip (g_strndup (meaning, n));
-      if (*head)
-        return g_steal_pointer (&head);
-    }
-  return cml_expr_pretty_name (name, FALSE);
-}
-
-/* Makes the start of an orbit through the point (X, Y) of the section plot (see
- * cml_section_view_start_orbit), into OUT; FALSE with the reason in plain words when no
- * motion of the run's energy crosses the section there in its direction. */
-static gboolean
-make_start (CmlSectionView *self, double x, double y, Start *out, GError **error)
-{
-  memset (out, 0, sizeof *out);
-  if (self->sys == NULL || self->runner == NULL || self->section_text == NULL)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("no system to start an orbit of"));
-      return FALSE;
-    }
-  CmlModel *model = cml_system_get_model (self->sys);
-  guint ixd = gtk_drop_down_get_selected (self->x_drop), iyd = gtk_drop_down_get_selected (self->y_drop);
-  if (ixd == GTK_INVALID_LIST_POSITION || iyd == GTK_INVALID_LIST_POSITION)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("no system to start an orbit of"));
-      return FALSE;
-    }
-  const char *xn = gtk_string_list_get_string (self->names, ixd);
-  const char *yn = gtk_string_list_get_string (self->names, iyd);
-  CmlSectionDirection dir = (CmlSectionDirection) (gtk_drop_down_get_selected (self->direction) + 1);
-  g_autoptr (CmlSection) section = cml_section_new (self->sys, self->section_text, dir, error);
-  if (section == NULL)
-    return FALSE;
-
-  /* the run as it is now: its parameters and its state */
-  CmlFrame *frame = cml_runner_get_frame (self->runner);
-  if (frame->system != self->sys)
-    {
-      cml_frame_unref (frame);
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the run is switching systems: click again"));
-      return FALSE;
-    }
-  g_autoptr (GHashTable) given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  const char *const *starting[3] = { (const char *const *) model->base, (const char *const *) model->fibre,
-                                     (const char *const *) model->momenta };
-  guint counts[3] = { model->m, model->n, model->kind == CML_CONSTRAINTS_VAKONOMIC ? model->n : 0 };
-  for (int g = 0; g < 3; g++)
-    for (guint k = 0; k < counts[g]; k++)
-      {
-        int i = cml_system_observable_index (self->sys, starting[g][k]);
-        /* what the constraints determine is solved again from the rest, not kept */
-        gboolean solved = FALSE;
-        for (guint j = 0; g < 2 && j < model->n_solve_for; j++)
-          solved = solved || model->solve_for[j] == (int) (g == 0 ? k : model->m + k);
-        if (solved)
-          continue;
-        /* a vakonomic system starts from its momenta: its velocities follow */
-        if (i >= 0 && !(g == 1 && model->kind == CML_CONSTRAINTS_VAKONOMIC))
-          g_hash_table_insert (given, g_strdup (starting[g][k]), g_memdup2 (&frame->obs[i], sizeof (double)));
-      }
-  double params[256];
-  guint n_params = MIN (frame->n_params, G_N_ELEMENTS (params));
-  memcpy (params, frame->params, n_params * sizeof (double));
-  int ie = -1;
-  const CmlNamedExpr *em = energy_monitor (model);
-  if (em)
-    ie = cml_system_observable_index (self->sys, em->name);
-  double level = ie >= 0 ? frame->obs[ie] : NAN;
-  /* the invariants of the base coordinates, at the run's values */
-  guint n_mon = model->monitors->len;
-  g_autofree double *inv_level = g_new (double, MAX (n_mon, 1));
-  for (guint k = 0; k < n_mon; k++)
-    {
-      int i = cml_system_observable_index (self->sys, ((CmlNamedExpr *) model->monitors->pdata[k])->name);
-      inv_level[k] = i >= 0 ? frame->obs[i] : NAN;
-    }
-  cml_frame_unref (frame);
-
-  /* the point clicked, on the section */
-  g_autofree char *sname = NULL;
-  double svalue = 0;
-  {
-    const char *eq = strchr (self->section_text, '=');
-    sname = g_strstrip (eq ? g_strndup (self->section_text, eq - self->section_text) : g_strdup (self->section_text));
-    if (eq)
-      svalue = g_ascii_strtod (eq + 1, NULL);
-  }
-  if (g_hash_table_contains (given, sname))
-    g_hash_table_insert (given, g_strdup (sname), g_memdup2 (&svalue, sizeof svalue));
-  const char *set[2] = { xn, yn };
-  double at[2] = { x, y };
-  for (int k = 0; k < 2; k++)
-    {
-      if (!g_hash_table_contains (given, set[k]))
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                       _("%s is not a quantity a run starts from: plot two coordinates, velocities or momenta "
-                       "to start orbits by clicking"), set[k]);
-          return FALSE;
-        }
-      g_hash_table_insert (given, g_strdup (set[k]), g_memdup2 (&at[k], sizeof (double)));
-    }
-  g_autofree char *where = point_text (xn, x, yn, y);
-
-  CmlSimulation *sim = cml_simulation_new (self->sys, error);
-  if (sim == NULL)
-    return FALSE;
-  out->sim = sim;
-  out->level = level;
-  out->started = NAN;
-  for (guint k = 0; k < n_params && k < model->params->len; k++)
-    cml_simulation_set_param (sim, ((CmlParam *) model->params->pdata[k])->name, params[k], NULL);
-  g_autofree double *obs = g_new (double, cml_system_n_observables (self->sys));
-
-  /* each invariant of the base coordinates (|Γ|² = 1) kept: a coordinate neither clicked
-   * nor on the section is solved, on the branch of its present value */
-  g_autofree gboolean *base = g_new0 (gboolean, MAX (model->m, 1));
-  g_autofree gboolean *taken = g_new0 (gboolean, MAX (model->m, 1));
-  for (guint k = 0; k < n_mon; k++)
-    {
-      const CmlNamedExpr *m = g_ptr_array_index (model->monitors, k);
-      int im = cml_system_observable_index (self->sys, m->name);
-      if (m == em || im < 0 || !isfinite (inv_level[k]) || !held_invariant (model, m, base))
-        continue;
-      const char *best = NULL;
-      guint best_k = 0;
-      double best_slope = 0, c0 = value_at (sim, im, given, obs);
-      for (guint j = 0; j < model->m && isfinite (c0); j++)
-        {
-          const char *q = model->base[j];
-          if (!base[j] || taken[j] || g_str_equal (q, xn) || g_str_equal (q, yn) || g_str_equal (q, sname)
-              || !g_hash_table_contains (given, q))
-            continue;
-          double *val = g_hash_table_lookup (given, q), keep = *val;
-          *val = keep + 1e-3 * MAX (1.0, fabs (keep));
-          double slope = fabs (value_at (sim, im, given, obs) - c0);
-          *val = keep;
-          if (slope > best_slope)
-            best_slope = slope, best = q, best_k = j;
-        }
-      if (best == NULL)
-        continue; /* nothing left to keep it with: the start shows what it is */
-      double *val = g_hash_table_lookup (given, best);
-      if (!solve_value (sim, im, given, best, inv_level[k], *val, obs))
-        {
-          g_autofree char *what = invariant_text (model, m->name);
-          g_autofree char *solved = cml_expr_pretty_name (best, FALSE);
-          start_clear (out);
-          /* TRANSLATORS: "no motion with this energy passes through G₁ = 1.55, W₁ = 0.2: no value of G₃ keeps |Γ|² at 1
-           * (it is conserved); choose a point where it can" */
-          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                       _("no motion with this energy passes through %s: no value of %s keeps %s at %.6g (it stays constant in "
-                       "every motion); choose a point inside the region shown"),
-                       where, solved, what, inv_level[k]);
-          return FALSE;
-        }
-      taken[best_k] = TRUE;
-    }
-
-  /* on the run's energy level, crossing the section in its direction: the velocities with
-   * the most effect on the energy are tried in turn, each on the branch of its present
-   * value and then on the other, until the start crosses the way the section counts */
-  if (ie >= 0 && isfinite (level))
-    {
-      const char *const *velocities = model->kind == CML_CONSTRAINTS_VAKONOMIC ? (const char *const *) model->momenta
-                                                                               : (const char *const *) model->fibre;
-      g_autofree double *slopes = g_new0 (double, MAX (model->n, 1));
-      double e0 = value_at (sim, ie, given, obs);
-      for (guint k = 0; k < model->n && isfinite (e0); k++)
-        {
-          const char *v = velocities[k];
-          if (g_str_equal (v, xn) || g_str_equal (v, yn) || g_str_equal (v, sname) || !g_hash_table_contains (given, v))
-            continue;
-          double *val = g_hash_table_lookup (given, v), keep = *val;
-          *val = keep + 1e-3 * MAX (1.0, fabs (keep));
-          double slope = fabs (value_at (sim, ie, given, obs) - e0);
-          *val = keep;
-          slopes[k] = isfinite (slope) ? slope : 0;
-        }
-      gboolean found = FALSE, on_level = FALSE;
-      while (!found)
-        {
-          guint best = model->n;
-          for (guint k = 0; k < model->n; k++)
-            if (slopes[k] > 0 && (best == model->n || slopes[k] > slopes[best]))
-              best = k;
-          if (best == model->n)
-            break;
-          slopes[best] = 0;
-          const char *v = velocities[best];
-          double *val = g_hash_table_lookup (given, v), keep = *val;
-          double root = NAN;
-          for (int branch = 0; branch < 2 && !found; branch++)
-            {
-              /* the other branch: from the mirror of the root found (E even in v), else of the guess */
-              double from = branch == 0 ? keep : isfinite (root) ? -root : -keep;
-              if (branch == 1 && from == keep)
-                from = keep + 1;
-              if (!solve_value (sim, ie, given, v, level, from, obs))
-                continue;
-              on_level = TRUE;
-              root = *(double *) g_hash_table_lookup (given, v);
-              double rate = cml_section_rate (section, sim);
-              found = dir == CML_SECTION_BOTH || (dir == CML_SECTION_UP ? rate > 0 : rate < 0);
-            }
-          if (!found)
-            *val = keep;
-        }
-      if (!found)
-        {
-          start_clear (out);
-          if (on_level)
-            g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                         dir == CML_SECTION_UP
-                           ? _("no motion with this energy (%.6g) crosses the section upwards at %s: try another "
-                             "point, or count the crossings both ways")
-                           : _("no motion with this energy (%.6g) crosses the section downwards at %s: try another "
-                             "point, or count the crossings both ways"),
-                         level, where);
-          else
-            g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                         _("no motion with this energy (%.6g) passes through %s: choose a point inside the region "
-                         "shown"), level, where);
-          return FALSE;
-        }
-      out->started = obs[ie];
-    }
-  else if (!cml_simulation_reset (sim, given, error))
-    {
-      start_clear (out);
-      return FALSE;
-    }
-  out->section = g_steal_pointer (&section);
-  return TRUE;
-}
-
-/* one start's cost (µs) above which initial_ranges keeps the plain span */
-#define EDGE_SEARCH_MAX_START_US 2000
-
-/* Where clicks start: around the run's present values v of the two quantities, v ± max
- * (|v|, 1), or, where starts stop existing within v ± 2 max (|v|, 1) along the axis
- * through the present point (an impossible point, as G₁ > 1 where |Γ| = 1, is left
- * out), up to that edge (found by bisection to a thousandth of the span); padded by 5 %
- * of the range. */
-static void
-initial_ranges (CmlSectionView *self, const char *xn, const char *yn)
-{
-  if (self->runner == NULL || self->sys == NULL)
-    return;
-  CmlFrame *frame = cml_runner_get_frame (self->runner);
-  const char *names[2] = { xn, yn };
-  double v[2], s[2];
-  gboolean ready = frame->system == self->sys;
-  for (int a = 0; a < 2; a++)
-    {
-      int i = ready ? cml_system_observable_index (self->sys, names[a]) : -1;
-      v[a] = i >= 0 && isfinite (frame->obs[i]) ? frame->obs[i] : 0;
-      s[a] = MAX (fabs (v[a]), 1.0);
-    }
-  cml_frame_unref (frame);
-  Start st;
-  gint64 t0 = g_get_monotonic_time ();
-  gboolean here = ready && make_start (self, v[0], v[1], &st, NULL);
-  if (here)
-    start_clear (&st);
-  /* the search for the edges takes some 150 starts: where one start is slow (a large
-   * system: each solves its energy level through the mass matrix), the window would stop
-   * answering for minutes, so the span around the present point is kept as it is */
-  if (g_get_monotonic_time () - t0 > EDGE_SEARCH_MAX_START_US)
-    here = FALSE;
-  for (int a = 0; a < 2; a++)
-    {
-      double lo = v[a] - s[a], hi = v[a] + s[a];
-      for (int side = -1; here && side <= 1; side += 2)
-        {
-          double good = v[a], bad = NAN;
-          for (int k = 1; k <= 32 && isnan (bad); k++)
-            {
-              double p = v[a] + side * s[a] * k / 16.0;
-              double xy[2] = { v[0], v[1] };
-              xy[a] = p;
-              if (make_start (self, xy[0], xy[1], &st, NULL))
-                start_clear (&st), good = p;
-              else
-                bad = p;
-            }
-          if (isnan (bad))
-            continue; /* nothing cut within twice the span: the span as it was */
-          while (fabs (bad - good) > 1e-3 * s[a])
-            {
-              double mid = 0.5 * (good + bad), xy[2] = { v[0], v[1] };
-              xy[a] = mid;
-              if (make_start (self, xy[0], xy[1], &st, NULL))
-                start_clear (&st), good = mid;
-              else
-                bad = mid;
-            }
-          if (side < 0)
-            lo = good;
-          else
-            hi = good;
-        }
-      double pad = 0.05 * MAX (hi - lo, 1e-9);
-      cml_plot_axis_set_range (a == 0 ? cml_plot_get_x_axis (self->plot) : cml_plot_get_y_axis (self->plot),
-                               lo - pad, hi + pad);
-    }
-  self->fitted = ready;
-  self->n_fits++;
-}
-
 gboolean
 cml_section_view_start_orbit (CmlSectionView *self, double x, double y, GError **error)
 {
   g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
 
-  Start start;
-  if (!make_start (self, x, y, &start, error))
+  CmlSectionStart start;
+  if (!cml_section_start_make (self, x, y, &start, error))
     return FALSE;
   self->last_started = start.started;
   self->last_level = start.level;
@@ -750,7 +283,7 @@ cml_section_view_set_section (CmlSectionView *self, const char *section, const c
    * later): a model opened with the page hidden does not wait for it */
   self->fitted = FALSE;
   if (gtk_widget_get_mapped (GTK_WIDGET (self)))
-    initial_ranges (self, x, y);
+    cml_section_start_ranges (self, x, y);
   else
     gtk_widget_queue_draw (GTK_WIDGET (self->area));
   return TRUE;
@@ -817,7 +350,8 @@ fit_now (CmlSectionView *self)
   guint ix = gtk_drop_down_get_selected (self->x_drop), iy = gtk_drop_down_get_selected (self->y_drop);
 
   if (ix != GTK_INVALID_LIST_POSITION && iy != GTK_INVALID_LIST_POSITION)
-    initial_ranges (self, gtk_string_list_get_string (self->names, ix), gtk_string_list_get_string (self->names, iy));
+    cml_section_start_ranges (self, gtk_string_list_get_string (self->names, ix),
+                              gtk_string_list_get_string (self->names, iy));
 }
 
 static void
@@ -826,26 +360,21 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
   CmlSectionView *self = data;
   CmlPlotStyle style;
 
-  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
+  cml_plot_area_get_style (self->area, &style);
   /* the run had not started when the section was set, or the page was hidden: the axes
    * now fit what it reaches */
   if (!self->fitted && self->orbits->len == 0 && self->section_text)
     fit_now (self);
-  cml_plot_cairo_draw (self->plot, cr, width, height, &style);
+  cml_plot_area_draw_plot (self->area, cr, width, height);
 
-  /* where each orbit started: a ring with a cross in the orbit's colour (as the plot maps
-   * data to pixels: found from two points picked, the map being affine) */
-  double x0, y0, x1, y1, cx = 0.5 * width, cy = 0.5 * height;
-  if (self->starts->len == 0
-      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx, cy, &x0, &y0)
-      || !cml_plot_cairo_pick (self->plot, width, height, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0 || y1 == y0)
-    return;
-  double r = self->presentation ? 9 : 6;
+  /* where each orbit started: a ring with a cross in the orbit's colour */
+  gboolean dark = cml_plot_area_get_dark (self->area);
+  double r = cml_plot_area_get_presentation (self->area) ? 9 : 6;
   for (guint k = 0; k < self->starts->len / 2 && k < self->orbits->len; k++)
     {
       double dx = g_array_index (self->starts, double, 2 * k), dy = g_array_index (self->starts, double, 2 * k + 1);
-      double px = cx + (dx - x0) * 10 / (x1 - x0), py = cy + (dy - y0) * 10 / (y1 - y0), ux, uy;
-      if (!cml_plot_cairo_pick (self->plot, width, height, &style, px, py, &ux, &uy))
+      double px, py;
+      if (!cml_plot_area_locate (self->area, width, height, dx, dy, &px, &py))
         continue; /* outside the plot area */
       CmlPlotRgba c;
       cml_plot_series_get_color (g_ptr_array_index (self->orbits, k), &style, &c);
@@ -853,7 +382,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
         {
           cairo_new_path (cr);
           if (pass == 0)
-            cairo_set_source_rgba (cr, self->dark ? 0 : 1, self->dark ? 0 : 1, self->dark ? 0 : 1, 0.9),
+            cairo_set_source_rgba (cr, dark ? 0 : 1, dark ? 0 : 1, dark ? 0 : 1, 0.9),
               cairo_set_line_width (cr, r * 0.75);
           else
             cairo_set_source_rgb (cr, c.r, c.g, c.b), cairo_set_line_width (cr, r * 0.33);
@@ -866,16 +395,10 @@ draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 }
 
 static void
-on_pressed (GtkGestureClick *click, int n_press, double wx, double wy, CmlSectionView *self)
+on_plot_pressed (CmlSectionView *self, double x, double y)
 {
   g_autoptr (GError) error = NULL;
-  double x, y;
-  CmlPlotStyle style;
 
-  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
-  if (!cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self->area)),
-                            gtk_widget_get_height (GTK_WIDGET (self->area)), &style, wx, wy, &x, &y))
-    return;
   if (!cml_section_view_start_orbit (self, x, y, &error))
     update_status (self, error->message);
 }
@@ -890,6 +413,7 @@ cml_section_view_dispose (GObject *object)
 
   if (self->cancel)
     g_cancellable_cancel (self->cancel);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_SECTION_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
     gtk_widget_unparent (child);
   G_OBJECT_CLASS (cml_section_view_parent_class)->dispose (object);
@@ -902,7 +426,6 @@ cml_section_view_finalize (GObject *object)
 
   g_clear_object (&self->cancel);
   g_clear_pointer (&self->sys, cml_system_unref);
-  g_clear_pointer (&self->plot, cml_plot_unref);
   g_clear_pointer (&self->orbits, g_ptr_array_unref);
   g_clear_pointer (&self->starts, g_array_unref);
   g_clear_pointer (&self->last_start, g_array_unref);
@@ -914,114 +437,43 @@ static void
 cml_section_view_class_init (CmlSectionViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cml_section_view_dispose;
   object_class->finalize = cml_section_view_finalize;
-  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BOX_LAYOUT);
-  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "cmlsectionview");
-}
 
-static GtkWidget *
-labelled (const char *text, const char *tooltip)
-{
-  GtkWidget *l = gtk_label_new (text);
-  gtk_widget_add_css_class (l, "dim-label");
-  gtk_widget_set_tooltip_text (l, tooltip);
-  return l;
+  g_type_ensure (CML_TYPE_PLOT_AREA);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/cmlab/Cmlab/ui/cml-section-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, section_entry);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, direction);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, x_drop);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, y_drop);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, names);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, orbit_time);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, area);
+  gtk_widget_class_bind_template_child (widget_class, CmlSectionView, status);
+  gtk_widget_class_bind_template_callback (widget_class, on_settings_changed);
+  gtk_widget_class_bind_template_callback (widget_class, clear_orbits);
+  gtk_widget_class_bind_template_callback (widget_class, on_plot_pressed);
+  gtk_widget_class_set_css_name (widget_class, "cmlsectionview");
 }
 
 static void
 cml_section_view_init (CmlSectionView *self)
 {
-  GtkBoxLayout *layout = GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self)));
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
-  gtk_box_layout_set_spacing (layout, 6);
-
-  self->plot = cml_plot_new ();
-  cml_plot_set_against_time (self->plot, FALSE);
-  cml_plot_set_show_all (self->plot, TRUE);
-  cml_plot_set_legend_visible (self->plot, FALSE);
-  cml_plot_set_empty_hint (self->plot, _("Click to start an orbit from a point"));
   self->orbits = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
   self->starts = g_array_new (FALSE, FALSE, sizeof (double));
   self->last_start = g_array_new (FALSE, FALSE, sizeof (double));
   self->cancel = g_cancellable_new ();
   self->last_started = self->last_level = NAN;
-  self->names = gtk_string_list_new (NULL);
 
-  /* the section and its direction */
-  GtkWidget *row1 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (row1, 6);
-  gtk_widget_set_margin_end (row1, 6);
-  gtk_widget_set_margin_top (row1, 6);
-  gtk_box_append (GTK_BOX (row1), labelled (_("Section"), _("The surface the orbits cross: an equation in the "
-                                                       "state, such as y = 0 or x − y = 1")));
-  self->section_entry = GTK_ENTRY (gtk_entry_new ());
-  gtk_widget_set_hexpand (GTK_WIDGET (self->section_entry), TRUE);
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->section_entry), 8);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->section_entry),
-                               _("An equation in the coordinates, velocities and monitors; Enter applies it"));
-  gtk_box_append (GTK_BOX (row1), GTK_WIDGET (self->section_entry));
-  self->direction = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (
-    (const char *const[]) { _("crossed upwards"), _("crossed downwards"), _("crossed both ways"), NULL }));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->direction),
-                               _("Which crossings count: where the left side grows through the value, falls, or both"));
-  gtk_box_append (GTK_BOX (row1), GTK_WIDGET (self->direction));
-  gtk_widget_set_parent (row1, GTK_WIDGET (self));
-
-  /* what is plotted, and for how long an orbit runs */
-  GtkWidget *row2 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (row2, 6);
-  gtk_widget_set_margin_end (row2, 6);
-  self->y_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->names)), NULL));
-  self->x_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->names)), NULL));
-  gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->y_drop));
-  gtk_box_append (GTK_BOX (row2), labelled (C_("plot axes", "against"), NULL));
-  gtk_box_append (GTK_BOX (row2), GTK_WIDGET (self->x_drop));
-  gtk_widget_set_parent (row2, GTK_WIDGET (self));
-
-  /* a row of its own, so that the page fits the plots' column on a 4:3 projector */
-  GtkWidget *row3 = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (row3, 6);
-  gtk_widget_set_margin_end (row3, 6);
-  gtk_box_append (GTK_BOX (row3), labelled (C_("orbit duration", "orbit"), _("How long each orbit runs, in the model's time unit")));
-  self->orbit_time = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (1, 100000, 10));
-  gtk_spin_button_set_value (self->orbit_time, DEFAULT_ORBIT_TIME);
-  gtk_box_append (GTK_BOX (row3), GTK_WIDGET (self->orbit_time));
-  GtkWidget *spacer = gtk_label_new (NULL);
-  gtk_widget_set_hexpand (spacer, TRUE);
-  gtk_box_append (GTK_BOX (row3), spacer);
-  GtkWidget *clear = gtk_button_new_with_mnemonic (_("C_lear"));
-  gtk_widget_set_tooltip_text (clear, _("Remove every orbit"));
-  gtk_box_append (GTK_BOX (row3), clear);
-  gtk_widget_set_parent (row3, GTK_WIDGET (self));
-
-  self->area = GTK_DRAWING_AREA (gtk_drawing_area_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->area), TRUE);
-  gtk_widget_set_size_request (GTK_WIDGET (self->area), 200, 160);
-  gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->plot = cml_plot_area_get_plot (self->area);
+  cml_plot_set_legend_visible (self->plot, FALSE);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->area), draw, self, NULL);
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "crosshair");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               _("Click to start an orbit from this point, on the run's energy level, crossing the section the way "
-                                 "it counts.  A ring with a cross marks where each orbit started, its first "
-                                 "crossing; its dots are all its crossings."));
-  GtkGesture *click = gtk_gesture_click_new ();
-  g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
-  gtk_widget_set_parent (GTK_WIDGET (self->area), GTK_WIDGET (self));
-
-  self->status = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->status, 0);
-  gtk_label_set_wrap (self->status, TRUE);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->status), 6);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->status), 6);
-  gtk_widget_set_parent (GTK_WIDGET (self->status), GTK_WIDGET (self));
-
-  g_signal_connect_swapped (self->section_entry, "activate", G_CALLBACK (on_settings_changed), self);
-  g_signal_connect_swapped (self->direction, "notify::selected", G_CALLBACK (on_settings_changed), self);
-  g_signal_connect_swapped (self->x_drop, "notify::selected", G_CALLBACK (on_settings_changed), self);
-  g_signal_connect_swapped (self->y_drop, "notify::selected", G_CALLBACK (on_settings_changed), self);
-  g_signal_connect_swapped (clear, "clicked", G_CALLBACK (clear_orbits), self);
+  gtk_spin_button_set_value (self->orbit_time, DEFAULT_ORBIT_TIME);
   update_status (self, NULL);
 }
 
@@ -1035,10 +487,7 @@ void
 cml_section_view_set_style (CmlSectionView *self, gboolean dark, gboolean high_contrast, gboolean presentation)
 {
   g_return_if_fail (CML_IS_SECTION_VIEW (self));
-  self->dark = !!dark;
-  self->high_contrast = !!high_contrast;
-  self->presentation = !!presentation;
-  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+  cml_plot_area_set_style (self->area, dark, high_contrast, presentation);
 }
 
 /* ---- for tests ---------------------------------------------------------------------------- */
@@ -1125,16 +574,10 @@ cml_section_view_point_at (CmlSectionView *self, double x, double y, GtkWidget *
 {
   g_return_val_if_fail (CML_IS_SECTION_VIEW (self), FALSE);
   int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
-  double x0, y0, x1, y1, cx = 0.5 * w, cy = 0.5 * h, ux, uy;
-  CmlPlotStyle style;
+  double px, py;
   graphene_point_t out;
 
-  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
-  if (w <= 0 || h <= 0 || !cml_plot_cairo_pick (self->plot, w, h, &style, cx, cy, &x0, &y0)
-      || !cml_plot_cairo_pick (self->plot, w, h, &style, cx + 10, cy + 10, &x1, &y1) || x1 == x0 || y1 == y0)
-    return FALSE;
-  double px = cx + (x - x0) * 10 / (x1 - x0), py = cy + (y - y0) * 10 / (y1 - y0);
-  if (!cml_plot_cairo_pick (self->plot, w, h, &style, px, py, &ux, &uy)
+  if (!cml_plot_area_locate (self->area, w, h, x, y, &px, &py)
       || !gtk_widget_compute_point (GTK_WIDGET (self->area), relative, &GRAPHENE_POINT_INIT (px, py), &out))
     return FALSE;
   *wx = out.x, *wy = out.y;

@@ -23,7 +23,7 @@
 
 #include "cml-error.h"
 #include "cml-expr.h"
-#include "cml-plot-cairo.h"
+#include "cml-plot-area.h"
 #include "cml-plot.h"
 #include "cml-sweep.h"
 
@@ -126,14 +126,14 @@ struct _CmlSweepView
   GtkWidget         *run, *cancel;
   GtkProgressBar    *progress;
   GtkLabel          *status;
-  GtkDrawingArea    *area;
+  CmlPlotArea       *area;
 
   CmlSystem         *sys;
   CmlRunner         *runner;
   CmlSweepRunSource  source;
   gpointer           source_data;
 
-  CmlPlot           *plot;
+  CmlPlot           *plot;      /* the area's */
   CmlPlotSeries     *curve, *now;
   char              *param;     /* the curve's parameter */
   double             now_value; /* the run's value of it, as marked */
@@ -141,7 +141,6 @@ struct _CmlSweepView
   guint64            total;
   Job               *job;       /* the running sweep, or NULL */
   guint              timer;
-  gboolean           dark, high_contrast, presentation;
 };
 
 G_DEFINE_FINAL_TYPE (CmlSweepView, cml_sweep_view, GTK_TYPE_WIDGET)
@@ -626,25 +625,9 @@ cml_sweep_view_set_run_source (CmlSweepView *self, CmlSweepRunSource source, gpo
 /* ---- drawing and the pointer ------------------------------------------------------------------ */
 
 static void
-draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+on_plot_pressed (CmlSweepView *self, double x, double y)
 {
-  CmlSweepView *self = data;
-  CmlPlotStyle style;
-
-  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
-  cml_plot_cairo_draw (self->plot, cr, width, height, &style);
-}
-
-static void
-on_pressed (GtkGestureClick *click, int n_press, double wx, double wy, CmlSweepView *self)
-{
-  double x, y;
-  CmlPlotStyle style;
-
-  cml_plot_style_init_contrast (&style, self->dark, self->high_contrast, self->presentation);
-  if (self->points->len && cml_plot_cairo_pick (self->plot, gtk_widget_get_width (GTK_WIDGET (self->area)),
-                                                gtk_widget_get_height (GTK_WIDGET (self->area)), &style, wx, wy,
-                                                &x, &y))
+  if (self->points->len)
     cml_sweep_view_pick (self, x);
 }
 
@@ -660,10 +643,7 @@ void
 cml_sweep_view_set_style (CmlSweepView *self, gboolean dark, gboolean high_contrast, gboolean presentation)
 {
   g_return_if_fail (CML_IS_SWEEP_VIEW (self));
-  self->dark = !!dark;
-  self->high_contrast = !!high_contrast;
-  self->presentation = !!presentation;
-  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+  cml_plot_area_set_style (self->area, dark, high_contrast, presentation);
 }
 
 /* ---- GObject ----------------------------------------------------------------------------------- */
@@ -682,6 +662,7 @@ cml_sweep_view_dispose (GObject *object)
   if (self->timer)
     g_source_remove (self->timer);
   self->timer = 0;
+  gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_SWEEP_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
     gtk_widget_unparent (child);
   G_OBJECT_CLASS (cml_sweep_view_parent_class)->dispose (object);
@@ -695,10 +676,7 @@ cml_sweep_view_finalize (GObject *object)
   g_clear_pointer (&self->sys, cml_system_unref);
   g_clear_pointer (&self->curve, cml_plot_series_unref);
   g_clear_pointer (&self->now, cml_plot_series_unref);
-  g_clear_pointer (&self->plot, cml_plot_unref);
   g_clear_pointer (&self->points, g_array_unref);
-  g_clear_object (&self->param_names);
-  g_clear_object (&self->measure_names);
   g_free (self->param);
   G_OBJECT_CLASS (cml_sweep_view_parent_class)->finalize (object);
 }
@@ -707,154 +685,53 @@ static void
 cml_sweep_view_class_init (CmlSweepViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cml_sweep_view_dispose;
   object_class->finalize = cml_sweep_view_finalize;
   /* CmlSweepView::param-picked (name, value): a click on the curve chose VALUE for NAME */
   signals[PARAM_PICKED] = g_signal_new ("param-picked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                         NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_DOUBLE);
-  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BOX_LAYOUT);
-  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "cmlsweepview");
-}
 
-static GtkWidget *
-labelled (const char *text, const char *tooltip)
-{
-  GtkWidget *l = gtk_label_new (text);
-  gtk_widget_add_css_class (l, "dim-label");
-  gtk_widget_set_tooltip_text (l, tooltip);
-  return l;
-}
-
-static GtkSpinButton *
-spin (double min, double max, double step, guint digits, const char *tooltip)
-{
-  GtkSpinButton *s = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (min, max, step));
-  gtk_spin_button_set_digits (s, digits);
-  gtk_editable_set_width_chars (GTK_EDITABLE (s), 5);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (s), tooltip);
-  return s;
-}
-
-static GtkWidget *
-row_box (void)
-{
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (row, 6);
-  gtk_widget_set_margin_end (row, 6);
-  return row;
+  g_type_ensure (CML_TYPE_PLOT_AREA);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/cmlab/Cmlab/ui/cml-sweep-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, param_drop);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, measure_drop);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, param_names);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, measure_names);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, from);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, to);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, n_points);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, time);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, run);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, cancel);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, progress);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, area);
+  gtk_widget_class_bind_template_child (widget_class, CmlSweepView, status);
+  gtk_widget_class_bind_template_callback (widget_class, on_param_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_run_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, cml_sweep_view_cancel);
+  gtk_widget_class_bind_template_callback (widget_class, on_plot_pressed);
+  gtk_widget_class_set_css_name (widget_class, "cmlsweepview");
 }
 
 static void
 cml_sweep_view_init (CmlSweepView *self)
 {
-  GtkBoxLayout *layout = GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self)));
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
-  gtk_box_layout_set_spacing (layout, 6);
-
-  self->plot = cml_plot_new ();
-  cml_plot_set_against_time (self->plot, FALSE);
-  cml_plot_set_show_all (self->plot, TRUE);
-  cml_plot_set_equal_scales (self->plot, FALSE);
-  cml_plot_set_empty_hint (self->plot, _("Run a sweep to see how the quantity depends on the parameter"));
-  self->now = cml_plot_series_new_x_marker ("now", NAN);
-  cml_plot_series_set_dashed (self->now, TRUE);
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
-  self->param_names = gtk_string_list_new (NULL);
-  self->measure_names = gtk_string_list_new (NULL);
   self->now_value = NAN;
 
-  /* the parameter, its range and the number of points; what is measured and when; Run,
-   * Cancel and the progress — in rows narrow enough for the side pane */
-  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
-  gtk_grid_set_row_spacing (grid, 6);
-  gtk_grid_set_column_spacing (grid, 6);
-  gtk_widget_set_margin_start (GTK_WIDGET (grid), 6);
-  gtk_widget_set_margin_end (GTK_WIDGET (grid), 6);
-  gtk_widget_set_margin_top (GTK_WIDGET (grid), 6);
-
-  GtkWidget *label = labelled (_("Sweep"), _("The parameter swept"));
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_grid_attach (grid, label, 0, 0, 1, 1);
-  GtkWidget *row = row_box ();
-  gtk_widget_set_margin_start (row, 0);
-  self->param_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->param_names)), display_expression (self)));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->param_drop), _("The parameter swept"));
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->param_drop));
-  gtk_box_append (GTK_BOX (row), labelled (C_("sweep points", "in"), NULL));
-  self->n_points = spin (1, 100000, 1, 0, _("How many values, evenly spaced, ends included"));
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->n_points));
-  gtk_box_append (GTK_BOX (row), labelled (C_("sweep points", "points"), NULL));
-  gtk_grid_attach (grid, row, 1, 0, 1, 1);
-
-  label = labelled (C_("sweep range", "from"), _("The first and the last value (default: the slider's range)"));
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_grid_attach (grid, label, 0, 1, 1, 1);
-  row = row_box ();
-  gtk_widget_set_margin_start (row, 0);
-  self->from = spin (0, 1, 0.01, 3, _("The first value (default: the slider's least)"));
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->from));
-  gtk_box_append (GTK_BOX (row), labelled (C_("sweep range", "to"), NULL));
-  self->to = spin (0, 1, 0.01, 3, _("The last value (default: the slider's greatest)"));
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->to));
-  gtk_grid_attach (grid, row, 1, 1, 1, 1);
-
-  label = labelled (_("Measure"), _("The quantity read at the end of each run"));
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_grid_attach (grid, label, 0, 2, 1, 1);
-  row = row_box ();
-  gtk_widget_set_margin_start (row, 0);
-  self->measure_drop = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->measure_names)), display_expression (self)));
-  gtk_drop_down_set_enable_search (self->measure_drop, TRUE);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->measure_drop), _("The quantity read at the end of each run"));
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->measure_drop));
-  gtk_box_append (GTK_BOX (row), labelled (_("at t ="), _("When each run is measured, in the model's time unit")));
-  self->time = spin (0.001, 1e6, 1, 2, _("When each run is measured (default: the run's present time)"));
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->time), 8);
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->time));
-  gtk_grid_attach (grid, row, 1, 2, 1, 1);
-  gtk_widget_set_parent (GTK_WIDGET (grid), GTK_WIDGET (self));
-
-  row = row_box ();
-  self->run = gtk_button_new_with_mnemonic (_("_Run"));
-  gtk_widget_add_css_class (self->run, "suggested-action");
-  gtk_widget_set_tooltip_text (self->run, _("Run the model at every point, on worker threads"));
-  gtk_box_append (GTK_BOX (row), self->run);
-  self->cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
-  gtk_widget_set_tooltip_text (self->cancel, _("Stop the sweep; the points done stay"));
-  gtk_box_append (GTK_BOX (row), self->cancel);
-  self->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
-  gtk_progress_bar_set_show_text (self->progress, TRUE);
-  gtk_widget_set_hexpand (GTK_WIDGET (self->progress), TRUE);
-  gtk_widget_set_valign (GTK_WIDGET (self->progress), GTK_ALIGN_CENTER);
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->progress));
-  gtk_widget_set_parent (row, GTK_WIDGET (self));
-
-  self->area = GTK_DRAWING_AREA (gtk_drawing_area_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->area), TRUE);
-  gtk_widget_set_size_request (GTK_WIDGET (self->area), 200, 100);
-  gtk_drawing_area_set_draw_func (self->area, draw, self, NULL);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->plot = cml_plot_area_get_plot (self->area);
+  cml_plot_set_equal_scales (self->plot, FALSE);
+  self->now = cml_plot_series_new_x_marker ("now", NAN);
+  cml_plot_series_set_dashed (self->now, TRUE);
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), "pointer");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               _("Click the curve to set the parameter to the nearest point's value"));
-  GtkGesture *click = gtk_gesture_click_new ();
-  g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
-  gtk_widget_set_parent (GTK_WIDGET (self->area), GTK_WIDGET (self));
-
-  self->status = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->status, 0);
-  /* one line, ellipsized, the whole text in its tooltip (a wrapping label would make the
-   * side pane's height depend on its width) */
-  gtk_label_set_ellipsize (self->status, PANGO_ELLIPSIZE_END);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->status), 6);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->status), 6);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->status), 6);
-  gtk_widget_set_parent (GTK_WIDGET (self->status), GTK_WIDGET (self));
-
-  g_signal_connect_swapped (self->param_drop, "notify::selected", G_CALLBACK (on_param_selected), self);
-  g_signal_connect_swapped (self->run, "clicked", G_CALLBACK (on_run_clicked), self);
-  g_signal_connect_swapped (self->cancel, "clicked", G_CALLBACK (cml_sweep_view_cancel), self);
+  /* the drop-downs show the names as people write them */
+  g_autoptr (GtkExpression) shown = display_expression (self);
+  gtk_drop_down_set_expression (self->param_drop, shown);
+  gtk_drop_down_set_expression (self->measure_drop, shown);
   self->timer = g_timeout_add (POLL_MS, poll, self);
   update_buttons (self);
 }

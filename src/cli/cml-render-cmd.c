@@ -38,6 +38,7 @@
  */
 #define G_LOG_DOMAIN "cml-render-cmd"
 
+#include "cml-render-cmd-private.h"
 #include "cml-render-cmd.h"
 
 #include <glib/gi18n.h>
@@ -54,9 +55,7 @@
 #include "cml-cli-common.h"
 #include "cml-integrator.h"
 #include "cml-offscreen.h"
-#include "cml-plot-cairo.h"
 #include "cml-plot.h"
-#include "cml-scene-fit.h"
 #include "cml-scene-renderer.h"
 #include "cml-video-clock.h"
 #include "cml-video.h"
@@ -118,18 +117,6 @@ install_signal_handlers (void)
 
 /* ---- options ---------------------------------------------------------------------------- */
 
-typedef struct
-{
-  CmlCliRunOptions run;        /* --set, --init, --t-end, --integrator, --rtol, --atol, --step, -o */
-  char       *model;
-  double      t_end, fps, speed;
-  int         width, height;
-  gboolean    table_frame;
-  char       *plot_column;
-  const char *output;
-  gboolean    progress_lines;  /* --progress lines: machine-readable progress on stdout */
-  gboolean    no_clock;        /* --no-clock: no simulated time on the frames */
-} RenderOptions;
 
 /* "1280x720" (or 1280×720) -> 1280, 720 */
 static gboolean
@@ -172,7 +159,7 @@ parse_size (const char *s, int *w, int *h)
 static gboolean
 render_option (const char *a, const char *val, gpointer data, GError **error)
 {
-  RenderOptions *o = data;
+  CmlRenderOptions *o = data;
 
   if (g_str_equal (a, "--fps"))
     {
@@ -236,7 +223,7 @@ static const GOptionEntry render_entries[] = {
 
 /* Returns CML_CLI_CONTINUE, or an exit status after printing why. */
 static int
-parse_render_options (int argc, char **argv, RenderOptions *o)
+parse_render_options (int argc, char **argv, CmlRenderOptions *o)
 {
   int status = cml_cli_parse_args (argc, argv, render_entries, o, &o->run, CML_CLI_RUN_OPTIONS_ALL, render_usage,
                                    &o->model);
@@ -287,57 +274,7 @@ parse_output (const char *path, CmlVideoTarget *s)
   return 0;
 }
 
-/* ---- the scene and the plot ------------------------------------------------------------- */
-
-typedef struct
-{
-  RenderOptions  *o;
-  CmlVideoTarget  out;
-  CmlVideo       *video;
-  CmlSimulation  *sim;
-  CmlSystem      *sys;
-  GHashTable     *given;       /* --init */
-  guint           n_scene, n_obs;
-  double         *scene, *obs;
-  /* what the scene renderer reads: the scene values, or the observables for a model
-   * without a scene (cml_scene_values_are_observables) */
-  guint           n_values;
-  double         *values;
-  int             plot_index;  /* observable plotted, or -1 */
-
-  guint           n_frames;
-  guint           substeps;    /* samples from one frame to the next */
-  double          frame_dt;    /* simulated time between frames */
-
-  /* layout: the scene at (scene_x, scene_y), SCENE_W × SCENE_H; the plot likewise */
-  int             scene_x, scene_y, scene_w, scene_h;
-  int             plot_x, plot_y, plot_w, plot_h;
-
-  CmlOffscreen     *off;
-  CmlSceneRenderer *renderer;
-  CmlSceneStyle     style;
-  CmlCamera         camera;
-  /* the scene's legend, drawn once (premultiplied ARGB32), laid over every frame */
-  cairo_surface_t  *legend;
-  int               legend_x, legend_y;
-  /* the clock: the simulated time on every frame (none with --no-clock) */
-  gboolean          has_clock;
-  CmlVideoClock     clock;
-  cairo_surface_t  *clock_surface;
-  int               clock_x, clock_y;
-
-  CmlPlot          *plot;
-  CmlPlotSeries    *series;
-  CmlPlotStyle      plot_style;
-  cairo_surface_t  *plot_surface;
-  double            y_min, y_max;  /* of the plotted quantity over the run */
-
-  /* --progress lines */
-  gint64            t_start;       /* µs, monotonic: when the command began */
-  gint64            last_report;   /* µs, monotonic: the last line printed */
-  guint             prep_done, prep_total;  /* simulated frames before drawing */
-  CmlCliProgress    sim_progress;  /* the pre-run's, on a terminal */
-} Render;
+/* ---- the run ---------------------------------------------------------------------------- */
 
 /* --progress lines: one line on standard output, flushed at once, for a program that
  * shows the progress (the window's export dialog).  A reader that went away is no
@@ -352,7 +289,7 @@ report_line (const char *what, guint done, guint total, double seconds)
 
 /* True at most ten times a second, and always for the last of TOTAL. */
 static gboolean
-report_due (Render *R, guint done, guint total)
+report_due (CmlRender *R, guint done, guint total)
 {
   gint64 now = g_get_monotonic_time ();
   if (now - R->last_report < 100000 && done < total && R->last_report != 0)
@@ -363,7 +300,7 @@ report_due (Render *R, guint done, guint total)
 
 /* The preparation (the pre-run, one pass over the run) has simulated N more frames. */
 static void
-report_prepare (Render *R, guint n)
+report_prepare (CmlRender *R, guint n)
 {
   if (!R->o->progress_lines)
     return;
@@ -372,8 +309,8 @@ report_prepare (Render *R, guint n)
     report_line ("prepare", R->prep_done, R->prep_total, (g_get_monotonic_time () - R->t_start) / 1e6);
 }
 
-static double
-frame_time (const Render *R, guint k)
+double
+cml_render_frame_time (const CmlRender *R, guint k)
 {
   return (double) k * R->o->speed / R->o->fps;
 }
@@ -386,7 +323,7 @@ typedef enum
 
 /* Takes one sample at the simulation's current state. */
 static void
-take_sample (Render *R, SampleMode mode)
+take_sample (CmlRender *R, SampleMode mode)
 {
   gboolean pre_run = mode == SAMPLE_BOUNDS;
   double t = cml_simulation_get_time (R->sim);
@@ -419,9 +356,9 @@ take_sample (Render *R, SampleMode mode)
 
 /* Steps from frame K−1's time to frame K's in R->substeps samples. */
 static gboolean
-step_to_frame (Render *R, guint k, SampleMode mode, GError **error)
+step_to_frame (CmlRender *R, guint k, SampleMode mode, GError **error)
 {
-  double t0 = frame_time (R, k - 1), t1 = frame_time (R, k);
+  double t0 = cml_render_frame_time (R, k - 1), t1 = cml_render_frame_time (R, k);
   for (guint j = 1; j <= R->substeps; j++)
     {
       double t = j == R->substeps ? t1 : t0 + (t1 - t0) * j / R->substeps;
@@ -432,198 +369,10 @@ step_to_frame (Render *R, guint k, SampleMode mode, GError **error)
   return TRUE;
 }
 
-/* ---- the camera and the legend ------------------------------------------------------------ */
-
-/* The legend's card, drawn once: it names what the video shows and does not change. */
-static void
-make_legend (Render *R)
-{
-  /* in proportion to the frame, as at 720 rows, but never more than 60 % of the scene's
-   * width or half its height; too small to read (a thumbnail), none */
-  CmlSceneStyle style = R->style;
-  double w, h;
-  style.scale = 1;
-  if (!cml_scene_legend_measure (R->sys, &style, &w, &h))
-    return;
-  double scale = MIN (CLAMP (R->o->height / 720.0, 0.5, 4.0),
-                      MIN (0.6 * R->scene_w / w, 0.5 * R->scene_h / h));
-  if (scale < 0.5)
-    return;
-  style.scale = scale;
-  cml_scene_legend_measure (R->sys, &style, &w, &h);
-  int margin = (int) lround (10 * scale);
-  int lw = MIN ((int) ceil (w), R->scene_w - 2 * margin);
-  int lh = MIN ((int) ceil (h), R->scene_h - 2 * margin);
-  if (lw <= 0 || lh <= 0)
-    return;
-  R->legend = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, lw, lh);
-  cairo_t *cr = cairo_create (R->legend);
-  cml_scene_legend_draw (R->sys, cr, &style);
-  cairo_destroy (cr);
-  cairo_surface_flush (R->legend);
-  R->legend_x = R->scene_x + margin;
-  R->legend_y = R->scene_y + R->scene_h - margin - lh;
-}
-
-/* Lays the card CARD over the RGBA frame FRAME at (X0, Y0) (premultiplied over opaque). */
-static void
-draw_card (Render *R, cairo_surface_t *card, int x0, int y0, guint8 *frame)
-{
-  const guint8 *src = cairo_image_surface_get_data (card);
-  int src_stride = cairo_image_surface_get_stride (card);
-  int lw = cairo_image_surface_get_width (card), lh = cairo_image_surface_get_height (card);
-  gsize stride = (gsize) R->o->width * 4;
-  for (int y = 0; y < lh; y++)
-    {
-      const guint32 *s = (const guint32 *) (src + (gsize) y * src_stride);
-      guint8 *d = frame + (gsize) (y0 + y) * stride + (gsize) x0 * 4;
-      for (int x = 0; x < lw; x++)
-        {
-          guint32 p = s[x];
-          guint a = p >> 24;
-          if (a == 0)
-            continue;
-          guint inv = 255 - a;
-          d[4 * x + 0] = ((p >> 16) & 0xff) + (d[4 * x + 0] * inv + 127) / 255;
-          d[4 * x + 1] = ((p >> 8) & 0xff) + (d[4 * x + 1] * inv + 127) / 255;
-          d[4 * x + 2] = (p & 0xff) + (d[4 * x + 2] * inv + 127) / 255;
-        }
-    }
-}
-
-/* Lays the legend over the RGBA frame FRAME. */
-static void
-draw_legend (Render *R, guint8 *frame)
-{
-  if (R->legend)
-    draw_card (R, R->legend, R->legend_x, R->legend_y, frame);
-}
-
-/* The clock's card, in the scene's top-left corner (the legend has the bottom-left),
- * if it fits there. */
-static void
-make_clock (Render *R)
-{
-  CmlModel *model = cml_system_get_model (R->sys);
-  if (R->o->no_clock)
-    return;
-  cml_video_clock_init (&R->clock, frame_time (R, R->n_frames - 1), R->frame_dt, model->time_unit, R->o->height,
-                        &R->style);
-  int margin = (int) lround (10 * CLAMP (R->o->height / 720.0, 0.5, 4.0));
-  int cw = (int) R->clock.width, ch = (int) R->clock.height;
-  if (cw + 2 * margin > R->scene_w || ch + 2 * margin > R->scene_h / 2)
-    return;  /* a thumbnail: no room to read it */
-  R->has_clock = TRUE;
-  R->clock_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, cw, ch);
-  R->clock_x = R->scene_x + margin;
-  R->clock_y = R->scene_y + margin;
-}
-
-/* Lays the clock reading the time of frame K over the RGBA frame FRAME. */
-static void
-draw_clock (Render *R, guint k, guint8 *frame)
-{
-  if (!R->has_clock)
-    return;
-  cairo_t *cr = cairo_create (R->clock_surface);
-  cairo_set_operator (cr, CAIRO_OPERATOR_CLEAR);
-  cairo_paint (cr);
-  cairo_set_operator (cr, CAIRO_OPERATOR_OVER);
-  cml_video_clock_draw (&R->clock, cr, frame_time (R, k));
-  cairo_destroy (cr);
-  cairo_surface_flush (R->clock_surface);
-  draw_card (R, R->clock_surface, R->clock_x, R->clock_y, frame);
-}
-
-/* The camera: the window's default three-quarter view, fitted as the window fits it to
- * everything the whole run shows (the pre-run's bounds: bodies, trails, the table at its
- * final size), with the legend's corner kept free. */
-static void
-frame_scene (Render *R)
-{
-  CmlCameraKeepOut keep_out = { { 0, 0 }, { 0, 0 } };
-  if (R->legend)
-    {
-      keep_out.legend[0] = (double) (R->legend_x - R->scene_x + cairo_image_surface_get_width (R->legend)) / R->scene_w;
-      keep_out.legend[1] = (double) (R->scene_y + R->scene_h - R->legend_y) / R->scene_h;
-    }
-  cml_scene_fit_camera (R->renderer, R->n_values ? R->values : NULL, &R->style, (double) R->scene_w / R->scene_h,
-                        &keep_out, &R->camera);
-}
-
-/* The plot of the chosen observable against time over [0, T], its y range fixed to
- * what the whole run reaches, so nothing jumps while the curve grows. */
-static void
-setup_plot (Render *R)
-{
-  CmlModel *model = cml_system_get_model (R->sys);
-  const char *name = cml_system_observable_name (R->sys, R->plot_index);
-  const char *unit = cml_model_unit (model, name);
-  if (unit == NULL || g_str_equal (unit, "1"))
-    unit = "";
-
-  R->plot = cml_plot_new ();
-  R->series = cml_plot_series_new (name, unit);
-  cml_plot_add_series (R->plot, R->series);
-  cml_plot_set_title (R->plot, model->title);
-  cml_plot_axis_set_label (cml_plot_get_x_axis (R->plot), "t", model->time_unit ? model->time_unit : "");
-  cml_plot_axis_set_label (cml_plot_get_y_axis (R->plot), name, unit);
-  cml_plot_set_time_window (R->plot, R->o->t_end);
-  cml_plot_axis_set_range (cml_plot_get_x_axis (R->plot), 0, R->o->t_end);
-
-  CmlPlotAxis *y = cml_plot_get_y_axis (R->plot);
-  if (R->y_min <= R->y_max)
-    {
-      /* auto-scale once, to the whole run's range, then keep it */
-      cml_plot_axis_fit (y, R->y_min, R->y_max, TRUE);
-      double lo, hi;
-      cml_plot_axis_get_range (y, &lo, &hi);
-      if (hi > lo)
-        cml_plot_axis_set_range (y, lo, hi);
-    }
-
-  /* fonts and lines in proportion to the frame: the default style suits 720 rows */
-  cml_plot_style_init (&R->plot_style, FALSE, FALSE);
-  {
-    /* one background for the whole frame */
-    float bg[4];
-    cml_scene_style_get_background (&R->style, bg);
-    R->plot_style.background = (CmlPlotRgba) { bg[0], bg[1], bg[2], 1.f };
-  }
-  R->plot_style.scale = CLAMP (R->o->height / 720.0, 0.5, 4.0);
-  R->plot_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, R->plot_w, R->plot_h);
-}
-
-/* Draws the plot as it stands into its rectangle of the RGBA frame FRAME. */
-static void
-draw_plot (Render *R, guint8 *frame)
-{
-  cairo_t *cr = cairo_create (R->plot_surface);
-  cml_plot_cairo_draw (R->plot, cr, R->plot_w, R->plot_h, &R->plot_style);
-  cairo_destroy (cr);
-  cairo_surface_flush (R->plot_surface);
-
-  const guint8 *src = cairo_image_surface_get_data (R->plot_surface);
-  int src_stride = cairo_image_surface_get_stride (R->plot_surface);
-  gsize stride = (gsize) R->o->width * 4;
-  for (int y = 0; y < R->plot_h; y++)
-    {
-      const guint32 *s = (const guint32 *) (src + (gsize) y * src_stride);
-      guint8 *d = frame + (gsize) (R->plot_y + y) * stride + (gsize) R->plot_x * 4;
-      for (int x = 0; x < R->plot_w; x++)
-        {
-          /* ARGB32 is premultiplied; the plot's background is opaque, so it is plain */
-          guint32 p = s[x];
-          d[4 * x + 0] = (p >> 16) & 0xff;
-          d[4 * x + 1] = (p >> 8) & 0xff;
-          d[4 * x + 2] = p & 0xff;
-          d[4 * x + 3] = 0xff;
-        }
-    }
-}
+/* ---- clearing up ------------------------------------------------------------------------ */
 
 static void
-render_clear (Render *R)
+render_clear (CmlRender *R)
 {
   /* first the video: an unfinished file goes */
   g_clear_pointer (&R->video, cml_video_free);
@@ -695,21 +444,21 @@ __lsan_default_suppressions (void)
 /* Collects the oldest frame drawn from the pixel-buffer ring into the buffer waiting for
  * it and hands it to the writers. */
 static void
-collect_frame (Render *R, GQueue *pending)
+collect_frame (CmlRender *R, GQueue *pending)
 {
   CmlVideoFrame *b = g_queue_pop_head (pending);
   gsize stride = (gsize) R->o->width * 4;
   guint8 *dst = b->rgba + (gsize) R->scene_y * stride + (gsize) R->scene_x * 4;
   if (!cml_offscreen_read_end (R->off, dst, stride))
     memset (dst, 0, stride * R->scene_h);
-  draw_legend (R, b->rgba);
-  draw_clock (R, b->index, b->rgba);
+  cml_render_draw_legend (R, b->rgba);
+  cml_render_draw_clock (R, b->index, b->rgba);
   cml_video_submit_frame (R->video, b);
 }
 
 /* An interruption before the file was complete: nothing is left of it. */
 static int
-not_written (Render *R)
+not_written (CmlRender *R)
 {
   fprintf (stderr, _("cmlab-cli: interrupted; %s not written\n"), R->out.path);
   return EXIT_INTERRUPTED;
@@ -719,9 +468,9 @@ not_written (Render *R)
  * PATH for a video), the number of frames and of samples between them.
  * CML_CLI_CONTINUE, or an exit status after printing why. */
 static int
-check_request (int argc, char **argv, Render *R, CmlIntegratorOptions *iopt, char **ffmpeg)
+check_request (int argc, char **argv, CmlRender *R, CmlIntegratorOptions *iopt, char **ffmpeg)
 {
-  RenderOptions *o = R->o;
+  CmlRenderOptions *o = R->o;
   int status;
 
   if ((status = parse_render_options (argc, argv, o)) != CML_CLI_CONTINUE)
@@ -779,7 +528,7 @@ check_request (int argc, char **argv, Render *R, CmlIntegratorOptions *iopt, cha
 /* The target must take the file (a video's temporary file is made now, the first PNG
  * frame's name tried); temporaries left by a killed export go now. */
 static int
-open_video (Render *R)
+open_video (CmlRender *R)
 {
   g_autoptr (GError) error = NULL;
 
@@ -795,9 +544,9 @@ open_video (Render *R)
 /* The model, --set, --init and the integrator; the values the scene reads, the plotted
  * quantity, and the frame's layout. */
 static int
-load_run (Render *R, CmlIntegratorOptions *iopt)
+load_run (CmlRender *R, CmlIntegratorOptions *iopt)
 {
-  RenderOptions *o = R->o;
+  CmlRenderOptions *o = R->o;
   g_autoptr (GError) error = NULL;
   int status;
 
@@ -818,7 +567,7 @@ load_run (Render *R, CmlIntegratorOptions *iopt)
   {
     /* a span the integrator cannot cover */
     g_autofree char *why = NULL;
-    if (!cml_cli_check_span (R->sim, R->given, frame_time (R, R->n_frames - 1), &why))
+    if (!cml_cli_check_span (R->sim, R->given, cml_render_frame_time (R, R->n_frames - 1), &why))
       {
         fprintf (stderr, "cmlab-cli: %s\n", why);
         return CML_CLI_EXIT_USAGE;
@@ -879,9 +628,9 @@ load_run (Render *R, CmlIntegratorOptions *iopt)
 
 /* 2. OpenGL without a display, the scene renderer and its style. */
 static int
-open_scene (Render *R)
+open_scene (CmlRender *R)
 {
-  RenderOptions *o = R->o;
+  CmlRenderOptions *o = R->o;
   g_autoptr (GError) error = NULL;
 
   R->off = cml_offscreen_new (R->scene_w, R->scene_h, 0, &error);
@@ -917,7 +666,7 @@ open_scene (Render *R)
 /* 3. The pre-run: a failing run, the bounds, the plot's range; then the legend, the
  * camera and the plot; and back to the initial state for the drawn run. */
 static int
-pre_run (Render *R)
+pre_run (CmlRender *R)
 {
   g_autoptr (GError) error = NULL;
 
@@ -936,19 +685,19 @@ pre_run (Render *R)
           cml_cli_progress_failed (&R->sim_progress, error->message);
           return CML_CLI_EXIT_RUN_FAILED;
         }
-      cml_cli_progress_update (&R->sim_progress, frame_time (R, k), frame_time (R, R->n_frames - 1));
+      cml_cli_progress_update (&R->sim_progress, cml_render_frame_time (R, k), cml_render_frame_time (R, R->n_frames - 1));
     }
   cml_cli_progress_done (&R->sim_progress);
-  make_legend (R);
-  make_clock (R);
-  frame_scene (R);
+  cml_render_make_legend (R);
+  cml_render_make_clock (R);
+  cml_render_frame_scene (R);
   g_debug ("pre-run %.3f s", (g_get_monotonic_time () - R->t_start) / 1e6);
   if (interrupted)
     return not_written (R);
   R->prep_done = R->prep_total - 1;
   report_prepare (R, 1);
   if (R->plot_index >= 0)
-    setup_plot (R);
+    cml_render_setup_plot (R);
 
   /* the same run again, drawn; the trails start over as time goes back to 0, the bounds
    * (the floor's extent) stay */
@@ -962,7 +711,7 @@ pre_run (Render *R)
 
 /* 4. ffmpeg and the writers. */
 static int
-start_video (Render *R, const char *ffmpeg)
+start_video (CmlRender *R, const char *ffmpeg)
 {
   g_autoptr (GError) error = NULL;
 
@@ -981,9 +730,9 @@ start_video (Render *R, const char *ffmpeg)
  * pixel-buffer objects, the legend and the plot laid on, handed to the writers; then the
  * file is finished.  The exit status. */
 static int
-draw_frames (Render *R)
+draw_frames (CmlRender *R)
 {
-  RenderOptions *o = R->o;
+  CmlRenderOptions *o = R->o;
   g_autoptr (GError) error = NULL;
   GQueue pending = G_QUEUE_INIT;
   gboolean progress = isatty (STDERR_FILENO), shown = FALSE;
@@ -1008,7 +757,7 @@ draw_frames (Render *R)
         break;
       b->index = k;
       if (R->plot_index >= 0)
-        draw_plot (R, b->rgba);
+        cml_render_draw_plot (R, b->rgba);
       cml_offscreen_bind (R->off);
       cml_scene_renderer_draw (R->renderer, R->n_values ? R->values : NULL, &R->camera, R->scene_w,
                                R->scene_h, &R->style);
@@ -1061,7 +810,7 @@ draw_frames (Render *R)
            _("wrote %s: %s, %u frames of %d×%d at %g fps (%.3g s of video, t = 0 … %.6g of %s) "
            "in %.2f s (%.0f frames/s)\n"),
            R->out.path, cml_video_format_name (R->out.format), R->n_frames,
-           o->width, o->height, o->fps, R->n_frames / o->fps, frame_time (R, R->n_frames - 1),
+           o->width, o->height, o->fps, R->n_frames / o->fps, cml_render_frame_time (R, R->n_frames - 1),
            cml_system_get_model (R->sys)->name, wall, R->n_frames / MAX (render_wall, 1e-9));
   return 0;
 }
@@ -1069,10 +818,10 @@ draw_frames (Render *R)
 int
 cml_render_main (int argc, char **argv)
 {
-  RenderOptions o = {
+  CmlRenderOptions o = {
     .fps = 30, .speed = 1, .width = 1280, .height = 720,
   };
-  Render R = { .o = &o, .plot_index = -1, .y_min = INFINITY, .y_max = -INFINITY,
+  CmlRender R = { .o = &o, .plot_index = -1, .y_min = INFINITY, .y_max = -INFINITY,
                .t_start = g_get_monotonic_time () };
   CmlIntegratorOptions iopt = cml_integrator_options_default ();
   g_autofree char *ffmpeg = NULL;

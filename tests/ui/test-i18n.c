@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "cml-plot-area.h"
 #include "ui-util.h"
 
 /* whether es_ES.UTF-8 could be made (else the run is in C.UTF-8, and numbers have points) */
@@ -23,6 +24,33 @@ menu_label (GMenuModel *model, int section, int item)
   g_assert_nonnull (sec);
   g_assert_true (g_menu_model_get_item_attribute (sec, item, G_MENU_ATTRIBUTE_LABEL, "s", &label));
   return label;
+}
+
+/* The first widget of TYPE under WIDGET (depth first), or NULL. */
+static GtkWidget *
+first_of_type (GtkWidget *widget, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = first_of_type (c, type);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* Whether a label under WIDGET shows TEXT. */
+static gboolean
+has_label (GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_str_equal (gtk_label_get_label (GTK_LABEL (widget)), text))
+    return TRUE;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (has_label (c, text))
+      return TRUE;
+  return FALSE;
 }
 
 /* Every spin button under WIDGET, in PTRS. */
@@ -81,6 +109,22 @@ test_labels (void)
   }
   /* a tooltip set in an interface file */
   g_assert_cmpstr (gtk_widget_get_tooltip_text (GTK_WIDGET (win->menu_button)), ==, "Menú principal");
+  /* the Section and Sweep pages' interface files: a label with a context, a button, and
+   * the hint their plots show while empty (a property of the plot the file sets) */
+  {
+    GtkWidget *section = GTK_WIDGET (win->section_view);
+    GtkWidget *sweep = gtk_stack_get_child_by_name (win->side_stack, "sweep");
+    g_autofree char *section_hint = NULL, *sweep_hint = NULL;
+
+    g_assert_nonnull (sweep);
+    g_assert_true (has_label (section, "órbita"));
+    g_assert_true (has_label (section, "_Limpiar"));
+    g_assert_true (has_label (sweep, "Medir"));
+    g_object_get (first_of_type (section, CML_TYPE_PLOT_AREA), "empty-hint", &section_hint, NULL);
+    g_assert_cmpstr (section_hint, ==, "Pulse para empezar una órbita desde un punto");
+    g_object_get (first_of_type (sweep, CML_TYPE_PLOT_AREA), "empty-hint", &sweep_hint, NULL);
+    g_assert_cmpstr (sweep_hint, ==, "Ejecute un barrido para ver la cantidad frente al parámetro");
+  }
   window_free (win);
 }
 
