@@ -71,6 +71,18 @@ paused_at_start (gpointer data)
   return done;
 }
 
+/* Played on from the record: a new run, past W->t. */
+static gboolean
+played_past (gpointer data)
+{
+  Wait *w = data;
+  CmlFrame *f = frame_of (w->win);
+  gboolean past = !f->in_record && f->t > w->t;
+
+  cml_frame_unref (f);
+  return past;
+}
+
 /* The status line names what it measures and its unit: "x, y: 0 m from the start" (the
  * rolling ball's contact point), never a bare number over angles and lengths together. */
 static gboolean
@@ -128,7 +140,8 @@ test_scrub (void)
 
   /* play on: the recorded future goes, the plots hold the run from t = 0 on */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
-  spin_for (0.5);
+  w.t = 0.5;
+  wait_for (played_past, &w, "the run to play on past t = 0.5");
   gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
   cml_runner_sync (runner);
   f = frame_of (win);
@@ -180,7 +193,7 @@ test_reverse (void)
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.reset", NULL);
   cml_runner_sync (runner);
-  spin_for (0.2);
+  wait_window_shows_runner (win);
   g_assert_false (cml_timeline_get_reversed (win->timeline));
   f = frame_of (win);
   g_assert_cmpint (f->direction, ==, 1);
@@ -208,7 +221,7 @@ test_distance_meaning (void)
 
       cml_runner_step (runner, 0.5);
       cml_runner_sync (runner);
-      spin_for (0.3);
+      wait_window_shows_runner (win);
       text = cml_timeline_get_distance_text (win->timeline);
       g_test_message ("%s: “%s”", cases[k].model, text);
       if (cases[k].prefix)
