@@ -22,6 +22,17 @@ typedef struct
   double     t;
 } Wait;
 
+/* the time plot draws the difference of the runs (its first curve, Δx), over samples */
+static gboolean
+difference_shown (gpointer data)
+{
+  CmlWindow *win = data;
+  CmlPlot *plot = cml_plot_view_get_plot (win->time_plot);
+  CmlPlotSeries *d = cml_plot_get_n_series (plot) > 0 ? cml_plot_get_series (plot, 0) : NULL;
+
+  return d && g_str_has_prefix (cml_plot_series_get_name (d), "Δ") && cml_plot_series_get_n (d) > 10;
+}
+
 /* both runs past W->t, and the plots holding the second run's samples */
 static gboolean
 both_past (gpointer data)
@@ -131,7 +142,7 @@ test_copy (void)
   /* the difference is computed where both runs have samples, and is not zero */
   cml_plot_view_set_show_difference (win->time_plot, TRUE);
   cml_plot_view_set_series (win->time_plot, NULL, (const char *const[]) { "x", NULL });
-  spin_for (0.3);
+  wait_for (difference_shown, win, "the plot of the difference");
   CmlPlotSeries *d = cml_plot_get_series (cml_plot_view_get_plot (win->time_plot), 0);
   g_assert_cmpuint (cml_plot_series_get_n (d), >, 10);
   window_free (win);
