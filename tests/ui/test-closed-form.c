@@ -99,7 +99,7 @@ test_right_and_wrong (void)
        * near t = 6.28 */
       cml_runner_seek (cml_window_get_runner (win), 6.0);
       cml_runner_sync (cml_window_get_runner (win));
-      spin_for (0.2);
+      wait_window_shows_runner (win);
       double gap = body_gap (win);
       g_test_message ("%s: the closed form %.3g from the run", models[m], gap);
       if (m == 0)
