@@ -29,6 +29,14 @@ steer_done (gpointer data)
   return !cml_window_steer_is_running (data);
 }
 
+static gboolean
+steer_marked (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL);
+}
+
 static double
 obs_of (CmlFrame *f, const char *name)
 {
@@ -65,7 +73,7 @@ steer_window (const char *model)
 {
   CmlWindow *win = window_new (model);
   g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (0.5);
+  wait_frames (GTK_WIDGET (win), 3);
   return win;
 }
 
@@ -263,7 +271,8 @@ test_cancel (void)
   cml_window_steer_cancel (win);
   g_assert_false (cml_window_steer_is_running (win));
   g_assert_null (cml_scene_view_get_steer_note (win->scene_view));
-  spin_for (2);
+  /* a while in the window's terms (frames), in which the cancelled search must not land */
+  wait_frames (GTK_WIDGET (win), 60);
   cml_runner_sync (runner);
   CmlFrame *f = cml_runner_get_frame (runner);
   g_assert_cmpfloat (obs_of (f, "p1"), ==, 1);
@@ -275,7 +284,9 @@ test_cancel (void)
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 1.5, 0 }, 5, NULL));
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 1, -1, 0 }, 5, NULL));
   g_assert_true (spin_until (steer_done, win, 60));
-  spin_for (1);
+  wait_for (steer_marked, win, "the target marked on the table");
+  /* frames later, still the second target: the first one's search does not land after it */
+  wait_frames (GTK_WIDGET (win), 30);
   double target[3];
   g_assert_true (cml_scene_view_get_steer_markers (win->scene_view, target, NULL));
   g_assert_cmpfloat (target[0], ==, 1);
@@ -290,7 +301,7 @@ test_cancel (void)
   g_assert_true (cml_window_load (win, "martinet", &error));
   g_assert_false (cml_window_steer_is_running (win));
   g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (1);
+  wait_frames (GTK_WIDGET (win), 60);
   g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
   window_free (win);
 }
