@@ -127,7 +127,7 @@ test_scene_drag (void)
   CmlRunner *runner = cml_window_get_runner (win);
 
   g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (0.5); /* a frame drawn: the camera framed the scene */
+  wait_frames (GTK_WIDGET (win), 3); /* frames drawn: the camera framed the scene */
   int w = gtk_widget_get_width (GTK_WIDGET (win->scene_view));
   int h = gtk_widget_get_height (GTK_WIDGET (win->scene_view));
   gboolean moved = FALSE;
@@ -172,7 +172,7 @@ test_scene_drag_disc (void)
   CmlRunner *runner = cml_window_get_runner (win);
 
   g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (0.5);
+  wait_frames (GTK_WIDGET (win), 3);
   CmlFrame *f0 = cml_runner_get_frame (runner);
   double x0 = obs_of (f0, "x"), y0 = obs_of (f0, "y");
   cml_frame_unref (f0);
@@ -202,7 +202,7 @@ test_scene_drag_velocity (void)
   CmlRunner *runner = cml_window_get_runner (win);
 
   g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (0.5);
+  wait_frames (GTK_WIDGET (win), 3);
   CmlFrame *f0 = cml_runner_get_frame (runner);
   double u0 = obs_of (f0, "u"), v0 = obs_of (f0, "v"), x0 = obs_of (f0, "x"), y0 = obs_of (f0, "y");
   cml_frame_unref (f0);
