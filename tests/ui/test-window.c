@@ -362,12 +362,12 @@ test_run_cycle (void)
   g_assert_cmpint (frame->state, ==, CML_RUNNER_PAUSED);
   t_paused = frame->t;
   cml_frame_unref (frame);
-  spin_for (0.1);
+  wait_frames (GTK_WIDGET (win), 10); /* frames go by … */
   frame = synced_frame (win);
   g_assert_cmpfloat (frame->t, ==, t_paused);
   cml_frame_unref (frame);
   g_assert_true (spin_until (views_caught_up, win, 5.0));
-  spin_for (0.1);
+  wait_window_shows_runner (win);
   g_assert_cmpstr (gtk_button_get_icon_name (win->play_button), ==, "media-playback-start-symbolic");
 
   /* step: one step further, paused */
@@ -685,7 +685,7 @@ test_scene_renders (void)
   win = window_new ("rolling-ball");
   cml_window_play (win);
   g_assert_true (spin_until (time_advanced, win, 10.0));
-  spin_for (0.2);
+  wait_frames (GTK_WIDGET (win), 3); /* the scene drawn */
   if (!cml_scene_view_probe_pixels (win->scene_view, &fraction))
     g_test_message ("no GL context: the pixel check is skipped");
   else
@@ -737,6 +737,14 @@ test_frame_stats (void)
 
 /* ---- exports and sessions ---------------------------------------------------------------- */
 
+static gboolean
+plots_took_all (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return cml_plot_queue_get_n (win->plot_queue[0]) == 0 && cml_plot_queue_get_n (win->plot_queue[1]) == 0;
+}
+
 /* Runs WIN's model a little, pauses, and lets the plots take every sample. */
 static void
 run_a_little (CmlWindow *win)
@@ -744,10 +752,10 @@ run_a_little (CmlWindow *win)
   for (int k = 0; k < 10; k++)
     gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
   cml_runner_sync (win->runner);
-  /* the plots take samples on frame ticks: wait for them (slow under sanitizers) */
-  for (int k = 0; k < 150 && cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot)) <= 10; k++)
-    spin_for (0.1);
-  spin_for (0.2);
+  /* the plots take samples on frame ticks: wait until the window took the last frame's
+   * and both plots emptied their queues (slow under sanitizers) */
+  wait_window_shows_runner (win);
+  wait_for (plots_took_all, win, "the plots to take every sample");
   g_assert_cmpuint (cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot)), >, 10);
 }
 
@@ -1063,7 +1071,7 @@ test_children_let_go (void)
   SKIP_WITHOUT_DISPLAY ();
 
   win = window_new ("rolling-ball");
-  spin_for (0.3);
+  wait_layout_settled (GTK_WIDGET (win));
   g_ptr_array_add (held, g_object_ref (win->integrator_dropdown));
   g_ptr_array_add (held, g_object_ref (win->tolerance_dropdown));
   g_ptr_array_add (held, g_object_ref (win->step_dropdown));
