@@ -35,7 +35,8 @@ open_dialog (CmlWindow *win)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.export-animation", NULL));
   g_assert_nonnull (win->export_dialog);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->export_dialog)));
-  spin_until (never, NULL, 1.0);
+  wait_frames (GTK_WIDGET (win), 3);
+  wait_frames (GTK_WIDGET (win->export_dialog), 3);
   return win->export_dialog;
 }
 
@@ -422,6 +423,20 @@ test_window_closed (void)
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
+typedef struct
+{
+  CmlWindow *win;
+  guint64    ticks;
+} TickWait;
+
+static gboolean
+window_ticked (gpointer data)
+{
+  TickWait *w = data;
+
+  return w->win->tick_count > w->ticks;
+}
+
 /* The window answers: a step is taken and drawn. */
 static void
 assert_window_responds (CmlWindow *win)
@@ -439,7 +454,8 @@ assert_window_responds (CmlWindow *win)
   frame = cml_runner_get_frame (win->runner);
   g_assert_cmpfloat (frame->t, >, t0);
   cml_frame_unref (frame);
-  spin_until (never, NULL, 0.3);
+  TickWait w = { win, ticks };
+  wait_for (window_ticked, &w, "a frame of the window");
   g_assert_cmpuint (win->tick_count, >, ticks);
 }
 
