@@ -87,11 +87,11 @@ test_right_and_wrong (void)
     {
       CmlWindow *win = window_new (models[m]);
       cml_window_show_closed_form (win, TRUE);
-      g_assert_true (spin_until (views_follow, win, 20));
+      wait_for (views_follow, win, "views_follow");
       g_assert_nonnull (strstr (cml_scene_view_get_ghost_note (win->scene_view), "closed form"));
       cml_window_play (win);
       Wait w = { win, 6.0 };
-      g_assert_true (spin_until (drawn_past, &w, 60));
+      wait_for (drawn_past, &w, "drawn_past");
       cml_runner_pause (cml_window_get_runner (win));
       cml_runner_sync (cml_window_get_runner (win));
       /* at t = 6 exactly, whenever a busy machine let the run stop: the wrong closed form's
