@@ -38,13 +38,13 @@ has_size (gpointer data)
          && s->win->layout_done;
 }
 
-/* The window is W×H (whatever its layout). */
+/* The window is no longer W×H: it took another size. */
 static gboolean
-took_size (gpointer data)
+size_changed (gpointer data)
 {
   SizeWait *s = data;
 
-  return gtk_widget_get_width (GTK_WIDGET (s->win)) == s->w && gtk_widget_get_height (GTK_WIDGET (s->win)) == s->h;
+  return gtk_widget_get_width (GTK_WIDGET (s->win)) != s->w || gtk_widget_get_height (GTK_WIDGET (s->win)) != s->h;
 }
 
 /* The view's place shows the error of a file that did not load. */
@@ -96,7 +96,7 @@ sized_window (const char *model, int w, int h)
       g_assert_true (cml_window_load (win, model, &error));
       g_assert_no_error (error);
     }
-  if (!spin_until (has_size, &s, 10.0))
+  if (!spin_until (has_size, &s, WAIT_BOUND))
     g_error ("the window did not take the size %d×%d (it is %d×%d)", w, h,
              gtk_widget_get_width (GTK_WIDGET (win)), gtk_widget_get_height (GTK_WIDGET (win)));
   wait_layout_settled (GTK_WIDGET (win));
@@ -232,7 +232,8 @@ test_layout (gconstpointer data)
     Settled settled = { win, scene_w, pos, TRUE };
 
     g_object_set (win, "presentation", TRUE, NULL);
-    spin_until (layout_settled, &settled, 60);
+    wait_for (layout_settled, &settled, "presentation mode's layout");
+    wait_layout_settled (GTK_WIDGET (win));
     g_assert_false (gtk_widget_get_visible (GTK_WIDGET (win->parameter_panel)));
     g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (win->scene_view)), >, scene_w + 100);
     assert_fits (win, pres);
@@ -240,7 +241,8 @@ test_layout (gconstpointer data)
     /* and back: the panel and the split as they were */
     g_object_set (win, "presentation", FALSE, NULL);
     settled.presentation = FALSE;
-    spin_until (layout_settled, &settled, 60);
+    wait_for (layout_settled, &settled, "the layout back from presentation mode");
+    wait_layout_settled (GTK_WIDGET (win));
     g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->parameter_panel)));
     g_assert_cmpint (gtk_paned_get_position (win->content_paned), ==, pos);
     assert_fits (win, what);
@@ -551,7 +553,7 @@ test_divergence_in_window (void)
 
   win = sized_window (model, 1280, 720);
   cml_window_play (win);
-  g_assert_true (spin_until (run_failed, win, 20.0));
+  wait_for (run_failed, win, "run_failed");
   g_assert_true (g_str_has_prefix (gtk_label_get_text (win->failure_label), "Stopped at t = 0.38"));
   g_assert_nonnull (strstr (gtk_label_get_text (win->failure_technical), "step size underflow"));
   g_assert_cmpuint (strlen (gtk_label_get_text (win->failure_explanation)), >, 80);
@@ -624,9 +626,13 @@ test_remembers_size (void)
       g_test_skip ("no settings schema (GSETTINGS_SCHEMA_DIR)");
       return;
     }
+  /* the window shown at its first size (the answer to its first configure in), then told
+   * another, which it takes */
+  wait_layout_settled (GTK_WIDGET (win));
+  SizeWait first = { win, gtk_widget_get_width (GTK_WIDGET (win)), gtk_widget_get_height (GTK_WIDGET (win)) };
   gtk_window_set_default_size (GTK_WINDOW (win), 1111, 666);
-  SizeWait s = { win, 1111, 666 };
-  wait_for (took_size, &s, "the window to take the size 1111×666");
+  wait_for (size_changed, &first, "the window to take the size 1111×666");
+  wait_layout_settled (GTK_WIDGET (win));
   /* closing remembers */
   g_assert_false (GTK_WINDOW_GET_CLASS (win)->close_request (GTK_WINDOW (win)));
   g_assert_cmpint (g_settings_get_int (win->settings, "window-width"), ==, 1111);
