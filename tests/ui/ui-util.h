@@ -1,5 +1,6 @@
-/* ui-util.h — what the window tests share: a display check, spinning the main loop,
- * and windows that must be the last holder of themselves when a test ends.
+/* ui-util.h — what the window tests share: a display check, spinning the main loop
+ * until a state holds (never for a time: a busy machine outlasts any fixed wait), and
+ * windows that must be the last holder of themselves when a test ends.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -50,18 +51,6 @@ spin_until (Condition cond, gpointer data, double seconds)
       g_usleep (1000);
     }
   return TRUE;
-}
-
-static inline gboolean
-never (gpointer data)
-{
-  return FALSE;
-}
-
-static inline void
-spin_for (double seconds)
-{
-  spin_until (never, NULL, seconds);
 }
 
 /* The longest any wait_for may take: the bound only turns a hang into a failure, it is no
@@ -171,6 +160,7 @@ wait_layout_settled (GtkWidget *window)
 
   wait_for (layout_still, &c, "the window's layout to settle");
   gtk_widget_remove_tick_callback (window, id);
+  g_test_message ("the layout settled after %u frames", c.ticks);
   g_clear_pointer (&c.layout, g_array_unref);
 }
 
@@ -228,7 +218,7 @@ not_deriving (gpointer data)
 static inline gboolean
 pick_model (CmlWindow *win, const char *name)
 {
-  return cml_model_picker_pick (win->model_picker, name) && spin_until (not_deriving, win, 300);
+  return cml_model_picker_pick (win->model_picker, name) && spin_until (not_deriving, win, WAIT_BOUND);
 }
 
 static inline void
