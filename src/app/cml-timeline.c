@@ -32,6 +32,7 @@ struct _CmlTimeline
   gint64           user_us;      /* when the user last moved the scrubber */
   char            *distance_text;
   gconstpointer    tooltip_system; /* the system the distance's tooltip was made for (compared only) */
+  guint64          shown_seq;    /* the runner's number of the frame shown (its seq) */
 };
 
 G_DEFINE_FINAL_TYPE (CmlTimeline, cml_timeline, GTK_TYPE_WIDGET)
@@ -147,6 +148,7 @@ cml_timeline_update (CmlTimeline *self, CmlFrame *frame)
   g_return_if_fail (CML_IS_TIMELINE (self));
   g_return_if_fail (frame != NULL);
 
+  self->shown_seq = frame->seq;
   if (isnan (lower))
     lower = upper = frame->t;
   upper = MAX (upper, frame->t);
@@ -244,6 +246,14 @@ cml_timeline_get_distance_text (CmlTimeline *self)
   g_return_val_if_fail (CML_IS_TIMELINE (self), NULL);
 
   return self->distance_text ? self->distance_text : "";
+}
+
+guint64
+cml_timeline_get_shown_seq (CmlTimeline *self)
+{
+  g_return_val_if_fail (CML_IS_TIMELINE (self), 0);
+
+  return self->shown_seq;
 }
 
 GtkRange *

@@ -34,5 +34,8 @@ void       cml_timeline_set_compact (CmlTimeline *self, gboolean compact);
 /* The texts shown (tests). */
 const char *cml_timeline_get_distance_text (CmlTimeline *self);
 GtkRange   *cml_timeline_get_scale (CmlTimeline *self);
+/* The runner's number (seq) of the frame shown last: a test waits until the timeline shows
+ * the frame the runner published. */
+guint64     cml_timeline_get_shown_seq (CmlTimeline *self);
 
 G_END_DECLS

@@ -38,6 +38,35 @@ has_size (gpointer data)
          && s->win->layout_done;
 }
 
+/* The window is no longer W×H: it took another size. */
+static gboolean
+size_changed (gpointer data)
+{
+  SizeWait *s = data;
+
+  return gtk_widget_get_width (GTK_WIDGET (s->win)) != s->w || gtk_widget_get_height (GTK_WIDGET (s->win)) != s->h;
+}
+
+/* The view's place shows the error of a file that did not load. */
+static gboolean
+error_shown (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return g_strcmp0 (gtk_stack_get_visible_child_name (win->scene_stack), "error") == 0;
+}
+
+/* The run went to t = 0.5 at least. */
+static gboolean
+ran_a_while (gpointer data)
+{
+  CmlFrame *f = cml_runner_get_frame (cml_window_get_runner (data));
+  gboolean ran = f->t >= 0.5;
+
+  cml_frame_unref (f);
+  return ran;
+}
+
 /* TRUE if the screen can hold a W×H window (tools/run-tests gives Xvfb 2000×1200). */
 static gboolean
 screen_holds (int w, int h)
@@ -67,10 +96,10 @@ sized_window (const char *model, int w, int h)
       g_assert_true (cml_window_load (win, model, &error));
       g_assert_no_error (error);
     }
-  if (!spin_until (has_size, &s, 10.0))
+  if (!spin_until (has_size, &s, WAIT_BOUND))
     g_error ("the window did not take the size %d×%d (it is %d×%d)", w, h,
              gtk_widget_get_width (GTK_WIDGET (win)), gtk_widget_get_height (GTK_WIDGET (win)));
-  spin_for (0.3);
+  wait_layout_settled (GTK_WIDGET (win));
   return win;
 }
 
@@ -203,7 +232,8 @@ test_layout (gconstpointer data)
     Settled settled = { win, scene_w, pos, TRUE };
 
     g_object_set (win, "presentation", TRUE, NULL);
-    spin_until (layout_settled, &settled, 60);
+    wait_for (layout_settled, &settled, "presentation mode's layout");
+    wait_layout_settled (GTK_WIDGET (win));
     g_assert_false (gtk_widget_get_visible (GTK_WIDGET (win->parameter_panel)));
     g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (win->scene_view)), >, scene_w + 100);
     assert_fits (win, pres);
@@ -211,7 +241,8 @@ test_layout (gconstpointer data)
     /* and back: the panel and the split as they were */
     g_object_set (win, "presentation", FALSE, NULL);
     settled.presentation = FALSE;
-    spin_until (layout_settled, &settled, 60);
+    wait_for (layout_settled, &settled, "the layout back from presentation mode");
+    wait_layout_settled (GTK_WIDGET (win));
     g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->parameter_panel)));
     g_assert_cmpint (gtk_paned_get_position (win->content_paned), ==, pos);
     assert_fits (win, what);
@@ -235,7 +266,7 @@ test_layout_every_model (void)
       g_autofree char *what = g_strdup_printf ("%s at 1280×720", names[i]);
 
       g_assert_true (pick_model (win, names[i]));
-      spin_for (0.3);
+      wait_layout_settled (GTK_WIDGET (win));
       assert_fits (win, what);
       assert_panel_whole (win, what);
     }
@@ -246,7 +277,7 @@ test_layout_every_model (void)
       g_autofree char *what = g_strdup_printf ("%s's equations at 1280×720", names[i]);
 
       g_assert_true (pick_model (win, names[i]));
-      spin_for (0.4);
+      wait_layout_settled (GTK_WIDGET (win));
       assert_fits (win, what);
     }
   /* and the Poincaré section page */
@@ -256,23 +287,21 @@ test_layout_every_model (void)
       g_autofree char *what = g_strdup_printf ("%s's section page at 1280×720", names[i]);
 
       g_assert_true (pick_model (win, names[i]));
-      spin_for (0.3);
+      wait_layout_settled (GTK_WIDGET (win));
       assert_fits (win, what);
     }
   /* presentation mode lays the window out again over a few frames: wait for that (on a
    * busy machine a fixed time is not enough), then look */
   SizeWait laid_out = { win, 1280, 720 };
   g_object_set (win, "presentation", TRUE, NULL);
-  spin_for (0.5);
-  g_assert_true (spin_until (has_size, &laid_out, 20));
-  spin_for (0.2);
+  wait_for (has_size, &laid_out, "presentation mode's layout at 1280×720");
+  wait_layout_settled (GTK_WIDGET (win));
   assert_fits (win, "the section page in presentation mode at 1280×720");
   g_object_set (win, "presentation", FALSE, NULL);
   cml_window_show_page (win, "plots");
   g_object_set (win, "presentation", TRUE, "dark", TRUE, NULL);
-  spin_for (0.5);
-  g_assert_true (spin_until (has_size, &laid_out, 20));
-  spin_for (0.2);
+  wait_for (has_size, &laid_out, "presentation mode's layout at 1280×720, dark");
+  wait_layout_settled (GTK_WIDGET (win));
   assert_fits (win, "presentation and dark at 1280×720");
   g_object_set (win, "presentation", FALSE, "dark", FALSE, NULL);
   window_free (win);
@@ -346,8 +375,12 @@ test_input_message_timer (void)
   gtk_spin_button_update (r);
   g_assert_null (cml_parameter_panel_get_input_error (win->parameter_panel));
   window_free (win);
-  /* the message would have hidden itself 8 s after it was shown: nothing may run then */
-  spin_for (9.0);
+  /* nothing of the panel that is gone may run later, nor touch the next window's panel:
+   * a next window goes through frames of its own */
+  win = sized_window ("rolling-ball", 1280, 720);
+  wait_frames (GTK_WIDGET (win), 30);
+  g_assert_null (cml_parameter_panel_get_input_error (win->parameter_panel));
+  window_free (win);
 }
 
 static void
@@ -456,7 +489,7 @@ test_load_error_in_window (void)
                                            "\n[dynamics]\nlagrangian = u^2/2 - k*x^2\n", -1, NULL));
   win = sized_window (NULL, 1280, 720);
   cml_window_open_file (win, file);
-  spin_for (0.2);
+  wait_for (error_shown, win, "the view to show the file's error");
   /* no model in its place: the error where the view was, with the file and the line */
   g_assert_null (win->system);
   g_assert_cmpstr (gtk_stack_get_visible_child_name (win->scene_stack), ==, "error");
@@ -520,7 +553,7 @@ test_divergence_in_window (void)
 
   win = sized_window (model, 1280, 720);
   cml_window_play (win);
-  g_assert_true (spin_until (run_failed, win, 20.0));
+  wait_for (run_failed, win, "run_failed");
   g_assert_true (g_str_has_prefix (gtk_label_get_text (win->failure_label), "Stopped at t = 0.38"));
   g_assert_nonnull (strstr (gtk_label_get_text (win->failure_technical), "step size underflow"));
   g_assert_cmpuint (strlen (gtk_label_get_text (win->failure_explanation)), >, 80);
@@ -563,7 +596,8 @@ test_screenshot (void)
 
   win = sized_window ("plate-ball", 1280, 720);
   cml_window_play (win);
-  spin_for (1.0);
+  wait_for (ran_a_while, win, "the run to reach t = 0.5");
+  wait_frames (GTK_WIDGET (win), 3);
   g_assert_true (cml_window_save_screenshot (win, path, &error));
   g_assert_no_error (error);
   file = g_file_new_for_path (path);
@@ -592,8 +626,13 @@ test_remembers_size (void)
       g_test_skip ("no settings schema (GSETTINGS_SCHEMA_DIR)");
       return;
     }
+  /* the window shown at its first size (the answer to its first configure in), then told
+   * another, which it takes */
+  wait_layout_settled (GTK_WIDGET (win));
+  SizeWait first = { win, gtk_widget_get_width (GTK_WIDGET (win)), gtk_widget_get_height (GTK_WIDGET (win)) };
   gtk_window_set_default_size (GTK_WINDOW (win), 1111, 666);
-  spin_for (0.5);
+  wait_for (size_changed, &first, "the window to take the size 1111×666");
+  wait_layout_settled (GTK_WIDGET (win));
   /* closing remembers */
   g_assert_false (GTK_WINDOW_GET_CLASS (win)->close_request (GTK_WINDOW (win)));
   g_assert_cmpint (g_settings_get_int (win->settings, "window-width"), ==, 1111);

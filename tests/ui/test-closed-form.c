@@ -87,11 +87,11 @@ test_right_and_wrong (void)
     {
       CmlWindow *win = window_new (models[m]);
       cml_window_show_closed_form (win, TRUE);
-      g_assert_true (spin_until (views_follow, win, 20));
+      wait_for (views_follow, win, "views_follow");
       g_assert_nonnull (strstr (cml_scene_view_get_ghost_note (win->scene_view), "closed form"));
       cml_window_play (win);
       Wait w = { win, 6.0 };
-      g_assert_true (spin_until (drawn_past, &w, 60));
+      wait_for (drawn_past, &w, "drawn_past");
       cml_runner_pause (cml_window_get_runner (win));
       cml_runner_sync (cml_window_get_runner (win));
       /* at t = 6 exactly, whenever a busy machine let the run stop: the wrong closed form's
@@ -99,7 +99,7 @@ test_right_and_wrong (void)
        * near t = 6.28 */
       cml_runner_seek (cml_window_get_runner (win), 6.0);
       cml_runner_sync (cml_window_get_runner (win));
-      spin_for (0.2);
+      wait_window_shows_runner (win);
       double gap = body_gap (win);
       g_test_message ("%s: the closed form %.3g from the run", models[m], gap);
       if (m == 0)

@@ -24,6 +24,17 @@ typedef struct
   double     t;
 } Wait;
 
+/* the time plot draws the difference of the runs (its first curve, Δx), over samples */
+static gboolean
+difference_shown (gpointer data)
+{
+  CmlWindow *win = data;
+  CmlPlot *plot = cml_plot_view_get_plot (win->time_plot);
+  CmlPlotSeries *d = cml_plot_get_n_series (plot) > 0 ? cml_plot_get_series (plot, 0) : NULL;
+
+  return d && g_str_has_prefix (cml_plot_series_get_name (d), "Δ") && cml_plot_series_get_n (d) > 10;
+}
+
 /* both runs past W->t, and the plots holding the second run's samples */
 static gboolean
 both_past (gpointer data)
@@ -79,7 +90,7 @@ test_vakonomic (void)
 
   cml_window_play (win);
   Wait w = { win, 3.0 };
-  g_assert_true (spin_until (both_past, &w, 30));
+  wait_for (both_past, &w, "both_past");
 
   /* same start */
   cml_window_compare_seek (win, 0);
@@ -137,11 +148,11 @@ test_copy (void)
 
   cml_window_play (win);
   Wait w = { win, 2.0 };
-  g_assert_true (spin_until (both_past, &w, 30));
+  wait_for (both_past, &w, "both_past");
   /* the difference is computed where both runs have samples, and is not zero */
   cml_plot_view_set_show_difference (win->time_plot, TRUE);
   cml_plot_view_set_series (win->time_plot, NULL, (const char *const[]) { "x", NULL });
-  spin_for (0.3);
+  wait_for (difference_shown, win, "the plot of the difference");
   CmlPlotSeries *d = cml_plot_get_series (cml_plot_view_get_plot (win->time_plot), 0);
   g_assert_cmpuint (cml_plot_series_get_n (d), >, 10);
   window_free (win);
@@ -161,7 +172,7 @@ test_integrator (void)
   g_assert_nonnull (strstr (win->ghost_label, "rkf45"));
   cml_window_play (win);
   Wait w = { win, 1.0 };
-  g_assert_true (spin_until (both_past, &w, 30));
+  wait_for (both_past, &w, "both_past");
   window_free (win);
 }
 
@@ -181,7 +192,7 @@ test_integrator_fixed_step (void)
   g_assert_cmpstr (win->ghost_label, ==, "rk4-fixed, step 0.1");
   cml_window_play (win);
   Wait w = { win, 1.0 };
-  g_assert_true (spin_until (both_past, &w, 30));
+  wait_for (both_past, &w, "both_past");
   cml_window_compare_with (win, "none", NULL);
 
   g_assert_true (cml_window_set_integrator (win, "rk4-fixed", 0.05, &error));
@@ -272,7 +283,7 @@ test_ghost_note (void)
   /* the other run held at t = 0 while this one plays on */
   cml_window_play (win);
   cml_runner_pause (win->ghost_runner);
-  g_assert_true (spin_until (has_note, win, 60));
+  wait_for (has_note, win, "has_note");
   g_assert_nonnull (strstr (cml_plot_view_get_ghost_note (win->phase_plot), "vakonomic"));
   /* the note goes with the comparison */
   g_assert_true (cml_window_compare_with (win, "none", &error));

@@ -35,7 +35,8 @@ open_dialog (CmlWindow *win)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.export-animation", NULL));
   g_assert_nonnull (win->export_dialog);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (win->export_dialog)));
-  spin_until (never, NULL, 1.0);
+  wait_frames (GTK_WIDGET (win), 3);
+  wait_frames (GTK_WIDGET (win->export_dialog), 3);
   return win->export_dialog;
 }
 
@@ -280,7 +281,7 @@ test_export_mp4 (void)
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (child (dlg, "export_button"))));
   g_assert_false (cml_export_dialog_start (dlg));  /* one at a time */
 
-  g_assert_true (spin_until (export_ended, dlg, 180));
+  wait_for (export_ended, dlg, "export_ended");
   message = cml_export_dialog_dup_message (dlg);
   g_test_message ("banner: %s", message);
   g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_DONE);
@@ -312,7 +313,7 @@ test_export_mp4 (void)
     gtk_drop_down_set_selected (GTK_DROP_DOWN (child (dlg, "format_dropdown")), 3);
     g_assert_cmpstr (cml_export_dialog_get_output (dlg), ==, frames);
     g_assert_true (cml_export_dialog_start (dlg));
-    g_assert_true (spin_until (export_ended, dlg, 180));
+    wait_for (export_ended, dlg, "export_ended");
     g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_DONE);
     banner = cml_export_dialog_dup_message (dlg);
     g_assert_true (g_str_has_prefix (banner, "Saved 10 frames"));
@@ -351,7 +352,7 @@ start_long_export (CmlWindow **win, char **dir, char **out)
   small_settings (dlg, 1000);
   cml_export_dialog_set_output (dlg, *out);
   g_assert_true (cml_export_dialog_start (dlg));
-  g_assert_true (spin_until (drawing_begun, dlg, 120));
+  wait_for (drawing_begun, dlg, "drawing_begun");
   return dlg;
 }
 
@@ -380,7 +381,7 @@ test_cancel (void)
 
   g_signal_emit_by_name (child (dlg, "cancel_button"), "clicked");
   g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_CANCELLING);
-  g_assert_true (spin_until (export_ended, dlg, 60));
+  wait_for (export_ended, dlg, "export_ended");
   g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_CANCELLED);
   message = cml_export_dialog_dup_message (dlg);
   g_assert_true (g_str_has_prefix (message, "Export cancelled"));
@@ -416,11 +417,25 @@ test_window_closed (void)
   start_long_export (&win, &dir, &out);
   window_free (win);
   /* the temporary file goes once the child has seen SIGTERM */
-  g_assert_true (spin_until (dir_empty, dir, 60));
+  wait_for (dir_empty, dir, "dir_empty");
   cli_remove_dir (dir);
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
+
+typedef struct
+{
+  CmlWindow *win;
+  guint64    ticks;
+} TickWait;
+
+static gboolean
+window_ticked (gpointer data)
+{
+  TickWait *w = data;
+
+  return w->win->tick_count > w->ticks;
+}
 
 /* The window answers: a step is taken and drawn. */
 static void
@@ -439,7 +454,8 @@ assert_window_responds (CmlWindow *win)
   frame = cml_runner_get_frame (win->runner);
   g_assert_cmpfloat (frame->t, >, t0);
   cml_frame_unref (frame);
-  spin_until (never, NULL, 0.3);
+  TickWait w = { win, ticks };
+  wait_for (window_ticked, &w, "a frame of the window");
   g_assert_cmpuint (win->tick_count, >, ticks);
 }
 
@@ -489,7 +505,7 @@ test_errors (void)
 
     cml_export_dialog_set_output (dlg, "/nonexistent-dir/ball.mp4");
     g_assert_true (cml_export_dialog_start (dlg));
-    g_assert_true (spin_until (export_ended, dlg, 120));
+    wait_for (export_ended, dlg, "export_ended");
     g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_FAILED);
     message = cml_export_dialog_dup_message (dlg);
     g_test_message ("%s", message);
@@ -661,7 +677,7 @@ test_arguments (void)
 
   /* the progress lines move the bar and the text */
   longest_gap = 0;
-  g_assert_true (spin_until (first_frame_seen, dlg, 30));
+  wait_for (first_frame_seen, dlg, "first_frame_seen");
   if (!export_ended (dlg))
     {
       const char *text = gtk_label_get_text (GTK_LABEL (child (dlg, "progress_label")));
@@ -670,7 +686,7 @@ test_arguments (void)
       g_test_message ("progress: %s", text);
       g_assert_cmpstr (text, ==, "Frame 1 of 20 · estimating the time left…");
     }
-  g_assert_true (spin_until (progress_seen, dlg, 30));
+  wait_for (progress_seen, dlg, "progress_seen");
   if (!export_ended (dlg))
     {
       const char *text = gtk_label_get_text (GTK_LABEL (child (dlg, "progress_label")));
@@ -680,7 +696,7 @@ test_arguments (void)
       g_assert_cmpstr (text, ==, "Frame 6 of 20 · about 4 s left");
       g_assert_cmpfloat_with_epsilon (cml_export_dialog_get_fraction (dlg), 0.1 + 0.9 * 6 / 20, 1e-9);
     }
-  g_assert_true (spin_until (export_ended, dlg, 30));
+  wait_for (export_ended, dlg, "export_ended");
   /* the child's 3 s pause never held the loop: it ran while the export did */
   g_test_message ("longest main-loop gap %.3f s", longest_gap);
   g_assert_true (probe.ran);
@@ -776,7 +792,7 @@ test_arguments (void)
     /* unchanged */
     cml_export_dialog_refresh (dlg);
     g_assert_true (cml_export_dialog_start (dlg));
-    g_assert_true (spin_until (export_ended, dlg, 30));
+    wait_for (export_ended, dlg, "export_ended");
     {
       g_autoptr (CmlSession) session = read_session (dir);
       g_auto (GStrv) a = read_args (dir);
@@ -790,7 +806,7 @@ test_arguments (void)
 
     cml_export_dialog_refresh (dlg);
     g_assert_true (cml_export_dialog_start (dlg));
-    g_assert_true (spin_until (export_ended, dlg, 30));
+    wait_for (export_ended, dlg, "export_ended");
     {
       g_autoptr (CmlSession) session = read_session (dir);
       g_auto (GStrv) a = read_args (dir);
@@ -808,7 +824,7 @@ test_arguments (void)
 
     gtk_check_button_set_active (GTK_CHECK_BUTTON (child (dlg, "clock_check")), FALSE);
     g_assert_true (cml_export_dialog_start (dlg));
-    g_assert_true (spin_until (export_ended, dlg, 30));
+    wait_for (export_ended, dlg, "export_ended");
     g_auto (GStrv) a = read_args (dir);
     for (guint i = 0; a[i]; i++)
       no_clock |= g_str_equal (a[i], "--no-clock");
@@ -821,7 +837,7 @@ test_arguments (void)
     g_autofree char *message = NULL;
 
     g_assert_true (cml_export_dialog_start (dlg));
-    g_assert_true (spin_until (export_ended, dlg, 30));
+    wait_for (export_ended, dlg, "export_ended");
     g_assert_cmpint (cml_export_dialog_get_state (dlg), ==, CML_EXPORT_FAILED);
     message = cml_export_dialog_dup_message (dlg);
     g_assert_cmpstr (message, ==, "The animation could not be exported\n"
@@ -917,7 +933,7 @@ test_folder (void)
     g_assert_nonnull (plot->chooser);
     gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (plot->chooser), folder, NULL);
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (plot->chooser), "energy.svg");
-    g_assert_true (spin_until (chooser_in_talk, plot->chooser, 10));
+    wait_for (chooser_in_talk, plot->chooser, "chooser_in_talk");
     g_signal_emit_by_name (plot->chooser, "response", GTK_RESPONSE_ACCEPT);
     g_assert_true (g_file_test (svg, G_FILE_TEST_IS_REGULAR));
     {

@@ -76,6 +76,14 @@ spin_showing (CmlWindow *win, const char *text)
   return NULL;
 }
 
+static gboolean
+plots_have_samples (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot)) > 0;
+}
+
 static void
 test_labels (void)
 {
@@ -83,7 +91,7 @@ test_labels (void)
 
   SKIP_WITHOUT_DISPLAY ();
   win = window_new ("rolling-ball");
-  spin_for (0.3);
+  wait_layout_settled (GTK_WIDGET (win));
 
   /* composed in C: the play button's tooltip */
   {
@@ -151,7 +159,7 @@ test_decimal_comma (void)
       return;
     }
   win = window_new ("rolling-ball");
-  spin_for (0.3);
+  wait_layout_settled (GTK_WIDGET (win));
 
   k2 = spin_showing (win, "0,4");
   if (k2 == NULL)
@@ -176,7 +184,10 @@ test_decimal_comma (void)
     g_autofree char *text = NULL;
     g_autoptr (GError) error = NULL;
 
-    spin_for (0.5);
+    /* the run restarted with k2 = 0.3 and the plots hold its first samples */
+    cml_runner_sync (cml_window_get_runner (win));
+    wait_window_shows_runner (win);
+    wait_for (plots_have_samples, win, "the plots' first samples");
     g_assert_true (cml_window_save_session (win, session, &error));
     g_assert_no_error (error);
     g_assert_true (g_file_get_contents (session, &text, NULL, NULL));

@@ -54,12 +54,12 @@ test_click (void)
   CmlWindow *win = window_new ("rolling-ball");
   Picked picked = { 0 };
 
-  g_assert_true (spin_until (views_follow, win, 20));
+  wait_for (views_follow, win, "views_follow");
   cml_plot_view_set_series (win->phase_plot, "x", (const char *const[]) { "y", NULL });
   g_assert_true (cml_plot_view_can_pick (win->phase_plot));
   /* energy against time is no place to start from */
   g_assert_false (cml_plot_view_can_pick (win->time_plot));
-  g_assert_true (spin_until (plot_drawn, win->phase_plot, 20));
+  wait_for (plot_drawn, win->phase_plot, "plot_drawn");
 
   g_signal_connect (win->phase_plot, "pick-initial", G_CALLBACK (on_pick), &picked);
   int w = gtk_widget_get_width (GTK_WIDGET (win->phase_plot));
@@ -98,7 +98,7 @@ test_drag (void)
   CmlWindow *win = window_new ("rolling-ball");
   CmlRunner *runner = cml_window_get_runner (win);
 
-  g_assert_true (spin_until (views_follow, win, 20));
+  wait_for (views_follow, win, "views_follow");
   const double xs[] = { 0.5, 0.6, 0.7 }, ys[] = { 0.2, 0.3, 0.4 };
   for (guint k = 0; k < 3; k++)
     {
@@ -126,8 +126,8 @@ test_scene_drag (void)
   CmlWindow *win = window_new ("rolling-ball");
   CmlRunner *runner = cml_window_get_runner (win);
 
-  g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (0.5); /* a frame drawn: the camera framed the scene */
+  wait_for (views_follow, win, "views_follow");
+  wait_frames (GTK_WIDGET (win), 3); /* frames drawn: the camera framed the scene */
   int w = gtk_widget_get_width (GTK_WIDGET (win->scene_view));
   int h = gtk_widget_get_height (GTK_WIDGET (win->scene_view));
   gboolean moved = FALSE;
@@ -171,8 +171,8 @@ test_scene_drag_disc (void)
   CmlWindow *win = window_new ("vertical-disk");
   CmlRunner *runner = cml_window_get_runner (win);
 
-  g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (0.5);
+  wait_for (views_follow, win, "views_follow");
+  wait_frames (GTK_WIDGET (win), 3);
   CmlFrame *f0 = cml_runner_get_frame (runner);
   double x0 = obs_of (f0, "x"), y0 = obs_of (f0, "y");
   cml_frame_unref (f0);
@@ -201,8 +201,8 @@ test_scene_drag_velocity (void)
   CmlWindow *win = window_new ("rolling-ball");
   CmlRunner *runner = cml_window_get_runner (win);
 
-  g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (0.5);
+  wait_for (views_follow, win, "views_follow");
+  wait_frames (GTK_WIDGET (win), 3);
   CmlFrame *f0 = cml_runner_get_frame (runner);
   double u0 = obs_of (f0, "u"), v0 = obs_of (f0, "v"), x0 = obs_of (f0, "x"), y0 = obs_of (f0, "y");
   cml_frame_unref (f0);

@@ -32,7 +32,7 @@ test_periodic (void)
   CmlWindow *win = window_new ("rolling-ball");
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (spin_until (views_follow, win, 20));
+  wait_for (views_follow, win, "views_follow");
   cml_window_show_page (win, "section");
   g_assert_true (cml_section_view_set_section (win->section_view, "y = 0", "up", "x", "u", &error));
   g_assert_no_error (error);
@@ -45,7 +45,7 @@ test_periodic (void)
   g_assert_true (isfinite (level));
   g_assert_cmpfloat (fabs (started - level), <=, 1e-9 * MAX (1.0, fabs (level)));
 
-  g_assert_true (spin_until (orbits_done, win->section_view, 120));
+  wait_for (orbits_done, win->section_view, "orbits_done");
   guint n = 0;
   const double *xy = cml_section_view_get_crossings (win->section_view, 0, &n);
   g_assert_nonnull (xy);
@@ -92,7 +92,7 @@ test_heavy_top_branch (void)
   CmlWindow *win = window_new ("heavy-top");
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (spin_until (views_follow, win, 20));
+  wait_for (views_follow, win, "views_follow");
   cml_window_show_page (win, "section");
   g_assert_true (cml_section_view_set_section (win->section_view, "G2 = 0", "up", "G1", "W1", &error));
   g_assert_no_error (error);
@@ -119,7 +119,7 @@ test_heavy_top_branch (void)
   g_assert_cmpfloat (sx, ==, 0.5);
   g_assert_cmpfloat (sy, ==, 0.2);
 
-  g_assert_true (spin_until (orbits_done, win->section_view, 120));
+  wait_for (orbits_done, win->section_view, "orbits_done");
   guint n = 0;
   const double *xy = cml_section_view_get_crossings (win->section_view, 0, &n);
   g_assert_nonnull (xy);

@@ -29,6 +29,14 @@ steer_done (gpointer data)
   return !cml_window_steer_is_running (data);
 }
 
+static gboolean
+steer_marked (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL);
+}
+
 static double
 obs_of (CmlFrame *f, const char *name)
 {
@@ -64,8 +72,8 @@ static CmlWindow *
 steer_window (const char *model)
 {
   CmlWindow *win = window_new (model);
-  g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (0.5);
+  wait_for (views_follow, win, "views_follow");
+  wait_frames (GTK_WIDGET (win), 3);
   return win;
 }
 
@@ -86,7 +94,7 @@ test_plate_ball (void)
   g_assert_no_error (error);
   g_assert_true (cml_window_steer_is_running (win));
   g_assert_nonnull (strstr (cml_scene_view_get_steer_note (win->scene_view), "Looking for the motion that reaches"));
-  g_assert_true (spin_until (steer_done, win, 60));
+  wait_for (steer_done, win, "steer_done");
   const char *note = cml_scene_view_get_steer_note (win->scene_view);
   g_test_message ("note: %s / %s", note, cml_scene_view_get_steer_conjugate_note (win->scene_view));
   g_assert_nonnull (strstr (note, "reached at T = 5"));
@@ -115,7 +123,7 @@ test_plate_ball (void)
    * ball and is drawn faint, not over it */
   g_assert_false (cml_scene_view_get_steer_target_hidden (win->scene_view));
   cml_frame_unref (run_to (win, 5));
-  g_assert_true (spin_until (target_hidden, win->scene_view, 20));
+  wait_for (target_hidden, win->scene_view, "target_hidden");
   g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
   g_assert_true (cml_parameter_panel_redo (win->parameter_panel));
 
@@ -158,7 +166,7 @@ test_martinet_conjugate (void)
 
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 0.3, 1, 0.5 }, 12, &error));
   g_assert_no_error (error);
-  g_assert_true (spin_until (steer_done, win, 60));
+  wait_for (steer_done, win, "steer_done");
   const char *conj = cml_scene_view_get_steer_conjugate_note (win->scene_view);
   g_test_message ("note: %s / %s", cml_scene_view_get_steer_note (win->scene_view), conj);
   g_assert_nonnull (strstr (conj, "conjugate point (the path is no longer the shortest after it)"));
@@ -194,7 +202,7 @@ test_click (void)
     aimed = cml_scene_view_aim_at (win->scene_view, 0.6 * w, y);
   g_assert_true (aimed);
   g_assert_true (cml_window_steer_is_running (win));
-  g_assert_true (spin_until (steer_done, win, 60));
+  wait_for (steer_done, win, "steer_done");
   double target[3];
   g_assert_true (cml_scene_view_get_steer_markers (win->scene_view, target, NULL));
   g_test_message ("clicked (%g, %g, %g)", target[0], target[1], target[2]);
@@ -263,7 +271,8 @@ test_cancel (void)
   cml_window_steer_cancel (win);
   g_assert_false (cml_window_steer_is_running (win));
   g_assert_null (cml_scene_view_get_steer_note (win->scene_view));
-  spin_for (2);
+  /* a while in the window's terms (frames), in which the cancelled search must not land */
+  wait_frames (GTK_WIDGET (win), 60);
   cml_runner_sync (runner);
   CmlFrame *f = cml_runner_get_frame (runner);
   g_assert_cmpfloat (obs_of (f, "p1"), ==, 1);
@@ -274,8 +283,10 @@ test_cancel (void)
   /* a second target replaces the first */
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 1.5, 0 }, 5, NULL));
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 1, -1, 0 }, 5, NULL));
-  g_assert_true (spin_until (steer_done, win, 60));
-  spin_for (1);
+  wait_for (steer_done, win, "steer_done");
+  wait_for (steer_marked, win, "the target marked on the table");
+  /* frames later, still the second target: the first one's search does not land after it */
+  wait_frames (GTK_WIDGET (win), 30);
   double target[3];
   g_assert_true (cml_scene_view_get_steer_markers (win->scene_view, target, NULL));
   g_assert_cmpfloat (target[0], ==, 1);
@@ -289,8 +300,8 @@ test_cancel (void)
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 1.5, 0 }, 5, NULL));
   g_assert_true (cml_window_load (win, "martinet", &error));
   g_assert_false (cml_window_steer_is_running (win));
-  g_assert_true (spin_until (views_follow, win, 20));
-  spin_for (1);
+  wait_for (views_follow, win, "views_follow");
+  wait_frames (GTK_WIDGET (win), 60);
   g_assert_false (cml_scene_view_get_steer_markers (win->scene_view, NULL, NULL));
   window_free (win);
 }
@@ -304,7 +315,7 @@ test_not_found (void)
   CmlRunner *runner = cml_window_get_runner (win);
 
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 0.5, 0.5, -0.5 }, 5, NULL));
-  g_assert_true (spin_until (steer_done, win, 60));
+  wait_for (steer_done, win, "steer_done");
   const char *note = cml_scene_view_get_steer_note (win->scene_view);
   g_test_message ("note: %s", note);
   /* what happened and what to try, without the solver's terms */
@@ -339,7 +350,7 @@ test_integrable (void)
   CmlWindow *win = steer_window (model);
 
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 2, 2, 0 }, 2, NULL));
-  g_assert_true (spin_until (steer_done, win, 60));
+  wait_for (steer_done, win, "steer_done");
   const char *note = cml_scene_view_get_steer_note (win->scene_view);
   const char *conj = cml_scene_view_get_steer_conjugate_note (win->scene_view);
   g_test_message ("note: %s / %s", note, conj);
@@ -360,7 +371,7 @@ test_unreachable (void)
   CmlWindow *win = steer_window (model);
 
   g_assert_true (cml_window_steer_to (win, (const double[3]) { 1, 2, 0 }, 1, NULL));
-  g_assert_true (spin_until (steer_done, win, 60));
+  wait_for (steer_done, win, "steer_done");
   const char *note = cml_scene_view_get_steer_note (win->scene_view);
   g_test_message ("note: %s", note);
   g_assert_nonnull (strstr (note, "No motion from here reaches"));

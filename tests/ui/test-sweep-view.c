@@ -77,7 +77,7 @@ test_sweep (void)
   guint n = 0;
   const double *xy;
 
-  g_assert_true (spin_until (views_follow, win, 20));
+  wait_for (views_follow, win, "views_follow");
   view = sweep_page (win);
 
   /* the row's "Sweep this parameter…" shows the page */
@@ -115,7 +115,7 @@ test_sweep (void)
   gboolean loop_saw_running = FALSE;
   /* at the loop's high priority: a window drawing every frame keeps idles waiting */
   g_idle_add_full (G_PRIORITY_HIGH, note_running, &(NoteRunning) { view, &loop_saw_running }, NULL);
-  g_assert_true (spin_until (sweep_done, view, 120));
+  wait_for (sweep_done, view, "sweep_done");
   g_test_message ("longest main-loop gap %.3f s", longest_gap);
   g_assert_true (loop_saw_running);
   xy = cml_sweep_view_get_points (view, &n);
@@ -148,7 +148,7 @@ test_sweep (void)
   g_assert_true (cml_sweep_view_start (view, &error));
   g_assert_no_error (error);
   cml_sweep_view_cancel (view);
-  g_assert_true (spin_until (sweep_done, view, 120));
+  wait_for (sweep_done, view, "sweep_done");
   xy = cml_sweep_view_get_points (view, &n);
   g_assert_cmpuint (n, <, 41);
   g_assert_nonnull (strstr (cml_sweep_view_get_status (view), "Cancelled"));

@@ -71,6 +71,18 @@ paused_at_start (gpointer data)
   return done;
 }
 
+/* Played on from the record: a new run, past W->t. */
+static gboolean
+played_past (gpointer data)
+{
+  Wait *w = data;
+  CmlFrame *f = frame_of (w->win);
+  gboolean past = !f->in_record && f->t > w->t;
+
+  cml_frame_unref (f);
+  return past;
+}
+
 /* The status line names what it measures and its unit: "x, y: 0 m from the start" (the
  * rolling ball's contact point), never a bare number over angles and lengths together. */
 static gboolean
@@ -103,13 +115,13 @@ test_scrub (void)
   cml_runner_step (runner, 2.0);
   cml_runner_sync (runner);
   w.t = 2.0;
-  g_assert_true (spin_until (plot_reaches, &w, 10));
+  wait_for (plot_reaches, &w, "plot_reaches");
 
   /* the user drags the scrubber to 0.5 */
   g_signal_emit_by_name (win->timeline, "seek", 0.5);
   w.t = 0.5;
-  g_assert_true (spin_until (frame_at, &w, 10));
-  g_assert_true (spin_until (plot_cut_at, &w, 10));
+  wait_for (frame_at, &w, "frame_at");
+  wait_for (plot_cut_at, &w, "plot_cut_at");
   f = frame_of (win);
   g_assert_true (f->in_record);
   g_assert_cmpfloat (f->recorded_t1, ==, 2.0);
@@ -123,12 +135,13 @@ test_scrub (void)
   dt = cml_window_step_size (win);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.step-back", NULL);
   w.t = 0.5 - dt;
-  g_assert_true (spin_until (frame_at, &w, 10));
-  g_assert_true (spin_until (plot_cut_at, &w, 10));
+  wait_for (frame_at, &w, "frame_at");
+  wait_for (plot_cut_at, &w, "plot_cut_at");
 
   /* play on: the recorded future goes, the plots hold the run from t = 0 on */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
-  spin_for (0.5);
+  w.t = 0.5;
+  wait_for (played_past, &w, "the run to play on past t = 0.5");
   gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
   cml_runner_sync (runner);
   f = frame_of (win);
@@ -137,7 +150,7 @@ test_scrub (void)
   g_assert_cmpfloat (f->recorded_t1, >, 0.5);
   /* the plots catch up with the record (on a busy machine a frame or many later) */
   w.t = f->recorded_t1;
-  g_assert_true (spin_until (plot_cut_at, &w, 60));
+  wait_for (plot_cut_at, &w, "plot_cut_at");
   g_assert_cmpfloat (cml_plot_column_get_data (cml_plot_view_get_time_column (win->time_plot))[0], ==, 0.0);
   cml_frame_unref (f);
 
@@ -171,16 +184,16 @@ test_reverse (void)
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
   cml_runner_sync (runner);
-  g_assert_true (spin_until (paused_at_start, &w, 20));
-  g_assert_true (spin_until (distance_shown, &w, 5));
+  wait_for (paused_at_start, &w, "paused_at_start");
+  wait_for (distance_shown, &w, "distance_shown");
   g_test_message ("%s", cml_timeline_get_distance_text (win->timeline));
   /* the plots went back with it */
   w.t = 0.0;
-  g_assert_true (spin_until (plot_cut_at, &w, 5));
+  wait_for (plot_cut_at, &w, "plot_cut_at");
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.reset", NULL);
   cml_runner_sync (runner);
-  spin_for (0.2);
+  wait_window_shows_runner (win);
   g_assert_false (cml_timeline_get_reversed (win->timeline));
   f = frame_of (win);
   g_assert_cmpint (f->direction, ==, 1);
@@ -208,7 +221,7 @@ test_distance_meaning (void)
 
       cml_runner_step (runner, 0.5);
       cml_runner_sync (runner);
-      spin_for (0.3);
+      wait_window_shows_runner (win);
       text = cml_timeline_get_distance_text (win->timeline);
       g_test_message ("%s: “%s”", cases[k].model, text);
       if (cases[k].prefix)

@@ -176,7 +176,7 @@ test_builtin_models (void)
 
       /* the panels follow at once, the views with the next ticks */
       g_assert_true (cml_parameter_panel_get_system (win->parameter_panel) == win->system);
-      g_assert_true (spin_until (views_caught_up, win, 10.0));
+      wait_for (views_caught_up, win, "views_caught_up");
 
       /* it runs */
       cml_runner_step (win->runner, 0.05);
@@ -353,7 +353,7 @@ test_run_cycle (void)
   frame = synced_frame (win);
   g_assert_cmpint (frame->state, ==, CML_RUNNER_RUNNING);
   cml_frame_unref (frame);
-  g_assert_true (spin_until (time_advanced, win, 10.0));
+  wait_for (time_advanced, win, "time_advanced");
   g_assert_cmpstr (gtk_button_get_icon_name (win->play_button), ==, "media-playback-pause-symbolic");
 
   /* pause: time stands still */
@@ -362,12 +362,12 @@ test_run_cycle (void)
   g_assert_cmpint (frame->state, ==, CML_RUNNER_PAUSED);
   t_paused = frame->t;
   cml_frame_unref (frame);
-  spin_for (0.1);
+  wait_frames (GTK_WIDGET (win), 10); /* frames go by … */
   frame = synced_frame (win);
   g_assert_cmpfloat (frame->t, ==, t_paused);
   cml_frame_unref (frame);
-  g_assert_true (spin_until (views_caught_up, win, 5.0));
-  spin_for (0.1);
+  wait_for (views_caught_up, win, "views_caught_up");
+  wait_window_shows_runner (win);
   g_assert_cmpstr (gtk_button_get_icon_name (win->play_button), ==, "media-playback-start-symbolic");
 
   /* step: one step further, paused */
@@ -397,7 +397,7 @@ test_run_cycle (void)
   g_assert_cmpfloat (frame_obs (frame, "p1"), ==, 1.0);
   g_assert_cmpfloat (frame_obs (frame, "p5"), ==, 0.5);
   cml_frame_unref (frame);
-  g_assert_true (spin_until (views_caught_up, win, 5.0));
+  wait_for (views_caught_up, win, "views_caught_up");
 
   /* and again from the start */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
@@ -442,7 +442,7 @@ test_initial_conditions (void)
   /* roll_y = v + r w1 − Omega x = 0 with r = Omega = 1: w1 = 1.5 */
   g_assert_cmpfloat_with_epsilon (frame_obs (frame, "w1"), 1.5, 1e-12);
   cml_frame_unref (frame);
-  g_assert_true (spin_until (views_caught_up, win, 5.0));
+  wait_for (views_caught_up, win, "views_caught_up");
   g_assert_cmpfloat (gtk_spin_button_get_value (spin), ==, 2.0);
   g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (cml_parameter_panel_get_initial_spin (win->parameter_panel, "w1")),
                                   1.5, 1e-9);
@@ -483,7 +483,7 @@ test_initial_conditions (void)
   g_assert_cmpint (frame->state, !=, CML_RUNNER_FAILED);
   g_assert_cmpfloat_with_epsilon (frame_obs (frame, "x1"), 0.0, 1e-12);
   cml_frame_unref (frame);
-  g_assert_true (spin_until (note_shown, win, 5.0));
+  wait_for (note_shown, win, "note_shown");
   note = cml_parameter_panel_get_projection_note (win->parameter_panel);
   g_test_message ("note: %s", note);
   g_assert_true (strstr (note, "x1") != NULL);
@@ -684,8 +684,8 @@ test_scene_renders (void)
 
   win = window_new ("rolling-ball");
   cml_window_play (win);
-  g_assert_true (spin_until (time_advanced, win, 10.0));
-  spin_for (0.2);
+  wait_for (time_advanced, win, "time_advanced");
+  wait_frames (GTK_WIDGET (win), 3); /* the scene drawn */
   if (!cml_scene_view_probe_pixels (win->scene_view, &fraction))
     g_test_message ("no GL context: the pixel check is skipped");
   else
@@ -755,6 +755,14 @@ test_frame_stats_recent (void)
 
 /* ---- exports and sessions ---------------------------------------------------------------- */
 
+static gboolean
+plots_took_all (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return cml_plot_queue_get_n (win->plot_queue[0]) == 0 && cml_plot_queue_get_n (win->plot_queue[1]) == 0;
+}
+
 /* Runs WIN's model a little, pauses, and lets the plots take every sample. */
 static void
 run_a_little (CmlWindow *win)
@@ -762,10 +770,10 @@ run_a_little (CmlWindow *win)
   for (int k = 0; k < 10; k++)
     gtk_widget_activate_action (GTK_WIDGET (win), "win.step", NULL);
   cml_runner_sync (win->runner);
-  /* the plots take samples on frame ticks: wait for them (slow under sanitizers) */
-  for (int k = 0; k < 150 && cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot)) <= 10; k++)
-    spin_for (0.1);
-  spin_for (0.2);
+  /* the plots take samples on frame ticks: wait until the window took the last frame's
+   * and both plots emptied their queues (slow under sanitizers) */
+  wait_window_shows_runner (win);
+  wait_for (plots_took_all, win, "the plots to take every sample");
   g_assert_cmpuint (cml_plot_column_get_n (cml_plot_view_get_time_column (win->time_plot)), >, 10);
 }
 
@@ -892,7 +900,7 @@ test_session_roundtrip (void)
   win = window_new ("rolling-ball");
   dir = g_dir_make_tmp ("cmlab-session-XXXXXX", NULL);
   path = g_build_filename (dir, "ball.cmlsession", NULL);
-  g_assert_true (spin_until (views_caught_up, win, 5.0));
+  wait_for (views_caught_up, win, "views_caught_up");
 
   spin = cml_parameter_panel_get_param_spin (win->parameter_panel, "Omega");
   g_assert_nonnull (spin);
@@ -941,7 +949,7 @@ test_session_roundtrip (void)
   spin = cml_parameter_panel_get_param_spin (win->parameter_panel, "Omega");
   g_assert_cmpfloat (gtk_spin_button_get_value (spin), ==, 3.0);
   g_assert_true (win->table_frame);
-  g_assert_true (spin_until (pending_view_applied, win, 5.0));
+  wait_for (pending_view_applied, win, "pending_view_applied");
   shown = cml_plot_view_dup_y_names (win->time_plot);
   g_assert_cmpuint (g_strv_length (shown), ==, 1);
   g_assert_cmpstr (shown[0], ==, "x");
@@ -1081,7 +1089,7 @@ test_children_let_go (void)
   SKIP_WITHOUT_DISPLAY ();
 
   win = window_new ("rolling-ball");
-  spin_for (0.3);
+  wait_layout_settled (GTK_WIDGET (win));
   g_ptr_array_add (held, g_object_ref (win->integrator_dropdown));
   g_ptr_array_add (held, g_object_ref (win->tolerance_dropdown));
   g_ptr_array_add (held, g_object_ref (win->step_dropdown));
@@ -1158,7 +1166,7 @@ test_verdicts_follow_params (void)
                    cml_conserved_verdict_to_string (CML_CONSERVED_NOT));
   g_assert_true (cml_parameter_panel_set_param (win->parameter_panel, "Omega", 0, &error));
   g_assert_no_error (error);
-  if (!spin_until (energy_judged_conserved, win, 60))
+  if (!spin_until (energy_judged_conserved, win, WAIT_BOUND))
     g_error ("with Ω = 0 the equations page still says E_L is %s",
              cml_equations_panel_get_verdict (win->equations_panel, "E_L"));
   window_free (win);

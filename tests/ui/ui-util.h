@@ -1,11 +1,13 @@
-/* ui-util.h — what the window tests share: a display check, spinning the main loop,
- * and windows that must be the last holder of themselves when a test ends.
+/* ui-util.h — what the window tests share: a display check, spinning the main loop
+ * until a state holds (never for a time: a busy machine outlasts any fixed wait), and
+ * windows that must be the last holder of themselves when a test ends.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 
 #include <execinfo.h>
+#include <string.h>
 #include <glib/gi18n.h>
 #include <gsl/gsl_errno.h>
 #include <gtk/gtk.h>
@@ -51,16 +53,141 @@ spin_until (Condition cond, gpointer data, double seconds)
   return TRUE;
 }
 
-static inline gboolean
-never (gpointer data)
+/* The longest any wait_for may take: the bound only turns a hang into a failure, it is no
+ * measure of how long a busy machine may take. */
+#define WAIT_BOUND 600.0
+
+/* Spins the main loop until COND holds; the test fails naming WHAT if it never does. */
+static inline void
+wait_for (Condition cond, gpointer data, const char *what)
 {
-  return FALSE;
+  if (!spin_until (cond, data, WAIT_BOUND))
+    g_error ("still waiting after %.0f s for %s", WAIT_BOUND, what);
+}
+
+/* Frames of a widget's frame clock, counted by a tick callback (which also keeps the clock
+ * ticking while a test waits, when nothing else asks for a frame). */
+typedef struct
+{
+  guint  ticks;
+  guint  need;      /* wait_frames: the ticks to wait for */
+  GArray *layout;   /* the allocations of the widget's tree at the last tick */
+  guint  same;      /* ticks in a row with the same allocations */
+} FrameCount;
+
+static inline gboolean
+count_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  FrameCount *c = data;
+
+  c->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static inline gboolean
+ticked_enough (gpointer data)
+{
+  FrameCount *c = data;
+
+  return c->ticks >= c->need;
+}
+
+/* Waits until WIDGET's frame clock has gone N frames on: time went by in the window's own
+ * terms (a tick of frame k + 1 comes after frame k was laid out and painted). */
+static inline void
+wait_frames (GtkWidget *widget, guint n)
+{
+  FrameCount c = { .need = n };
+  guint id = gtk_widget_add_tick_callback (widget, count_tick, &c, NULL);
+
+  wait_for (ticked_enough, &c, "frames of the window");
+  gtk_widget_remove_tick_callback (widget, id);
 }
 
 static inline void
-spin_for (double seconds)
+collect_layout (GtkWidget *widget, GArray *out)
 {
-  spin_until (never, NULL, seconds);
+  int v[5] = { gtk_widget_get_mapped (widget), 0, 0, gtk_widget_get_width (widget),
+               gtk_widget_get_height (widget) };
+  graphene_point_t p = GRAPHENE_POINT_INIT (0, 0);
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (widget));
+
+  if (root && gtk_widget_compute_point (widget, root, &p, &p))
+    {
+      v[1] = (int) p.x;
+      v[2] = (int) p.y;
+    }
+  g_array_append_vals (out, v, G_N_ELEMENTS (v));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
+       child = gtk_widget_get_next_sibling (child))
+    collect_layout (child, out);
+}
+
+static inline gboolean
+layout_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  FrameCount *c = data;
+  g_autoptr (GArray) now = g_array_new (FALSE, FALSE, sizeof (int));
+
+  collect_layout (widget, now);
+  if (c->layout && c->layout->len == now->len
+      && memcmp (c->layout->data, now->data, now->len * sizeof (int)) == 0)
+    c->same++;
+  else
+    c->same = 0;
+  g_clear_pointer (&c->layout, g_array_unref);
+  c->layout = g_steal_pointer (&now);
+  c->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static inline gboolean
+layout_still (gpointer data)
+{
+  FrameCount *c = data;
+
+  return c->same >= 2;
+}
+
+/* Waits until the layout of WINDOW has settled: every widget's place and size the same over
+ * three frames in a row (a layout that takes a few frames, as presentation mode's does,
+ * has ended). */
+static inline void
+wait_layout_settled (GtkWidget *window)
+{
+  FrameCount c = { 0 };
+  guint id = gtk_widget_add_tick_callback (window, layout_tick, &c, NULL);
+
+  wait_for (layout_still, &c, "the window's layout to settle");
+  gtk_widget_remove_tick_callback (window, id);
+  g_test_message ("the layout settled after %u frames", c.ticks);
+  g_clear_pointer (&c.layout, g_array_unref);
+}
+
+typedef struct
+{
+  CmlWindow *win;
+  guint64    seq;
+} SeqWait;
+
+static inline gboolean
+timeline_shows_seq (gpointer data)
+{
+  SeqWait *s = data;
+
+  return cml_timeline_get_shown_seq (s->win->timeline) >= s->seq;
+}
+
+/* Waits until the window shows the frame its runner published last (call after
+ * cml_runner_sync): the timeline, the scene and the plots are given a frame together. */
+static inline void
+wait_window_shows_runner (CmlWindow *win)
+{
+  CmlFrame *f = cml_runner_get_frame (cml_window_get_runner (win));
+  SeqWait s = { win, f->seq };
+
+  cml_frame_unref (f);
+  wait_for (timeline_shows_seq, &s, "the window to show the runner's last frame");
 }
 
 /* A shown window, with MODEL loaded unless NULL. */
@@ -91,7 +218,7 @@ not_deriving (gpointer data)
 static inline gboolean
 pick_model (CmlWindow *win, const char *name)
 {
-  return cml_model_picker_pick (win->model_picker, name) && spin_until (not_deriving, win, 300);
+  return cml_model_picker_pick (win->model_picker, name) && spin_until (not_deriving, win, WAIT_BOUND);
 }
 
 static inline void
