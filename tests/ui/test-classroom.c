@@ -307,6 +307,29 @@ test_layout_every_model (void)
   window_free (win);
 }
 
+/* A page change is a cross-fade in which both pages are drawn: the layout has settled only
+ * when it has ended (a long fade here, so that three frames come well within it). */
+static void
+test_settled_after_page_change (void)
+{
+  CmlWindow *win;
+  GtkWidget *section;
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = sized_window ("rolling-ball", 1280, 720);
+  cml_window_show_page (win, "section");
+  wait_layout_settled (GTK_WIDGET (win));
+  section = gtk_stack_get_child_by_name (win->side_stack, "section");
+  g_assert_true (gtk_widget_get_mapped (section));
+  gtk_stack_set_transition_duration (win->side_stack, 3000);
+  cml_window_show_page (win, "plots");
+  wait_layout_settled (GTK_WIDGET (win));
+  g_assert_false (gtk_stack_get_transition_running (win->side_stack));
+  g_assert_false (gtk_widget_get_mapped (section));
+  window_free (win);
+}
+
 /* ---- input ---------------------------------------------------------------------------------- */
 
 static void
@@ -668,6 +691,7 @@ main (int argc, char *argv[])
       g_test_add_data_func (path, &layouts[i], test_layout);
     }
   g_test_add_func ("/ui/classroom/layout/every-model", test_layout_every_model);
+  g_test_add_func ("/ui/classroom/layout/settled-after-page-change", test_settled_after_page_change);
   g_test_add_func ("/ui/classroom/input/wheel-scrolls-panel", test_wheel_scrolls_panel);
   g_test_add_func ("/ui/classroom/input/typed-values", test_typed_values);
   g_test_add_func ("/ui/classroom/input/message-timer", test_input_message_timer);

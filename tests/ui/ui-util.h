@@ -104,9 +104,16 @@ wait_frames (GtkWidget *widget, guint n)
   gtk_widget_remove_tick_callback (widget, id);
 }
 
-static inline void
+/* Appends WIDGET's and its descendants' mapped state, place and size to OUT; returns TRUE
+ * while one of them is in a transition (a stack cross-fading from one page to another keeps
+ * both mapped, a revealer sliding its child): a layout is not settled before those end. */
+static inline gboolean
 collect_layout (GtkWidget *widget, GArray *out)
 {
+  gboolean moving = (GTK_IS_STACK (widget) && gtk_stack_get_transition_running (GTK_STACK (widget)))
+                    || (GTK_IS_REVEALER (widget)
+                        && gtk_revealer_get_child_revealed (GTK_REVEALER (widget))
+                             != gtk_revealer_get_reveal_child (GTK_REVEALER (widget)));
   int v[5] = { gtk_widget_get_mapped (widget), 0, 0, gtk_widget_get_width (widget),
                gtk_widget_get_height (widget) };
   graphene_point_t p = GRAPHENE_POINT_INIT (0, 0);
@@ -120,7 +127,8 @@ collect_layout (GtkWidget *widget, GArray *out)
   g_array_append_vals (out, v, G_N_ELEMENTS (v));
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
        child = gtk_widget_get_next_sibling (child))
-    collect_layout (child, out);
+    moving |= collect_layout (child, out);
+  return moving;
 }
 
 static inline gboolean
@@ -129,8 +137,9 @@ layout_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   FrameCount *c = data;
   g_autoptr (GArray) now = g_array_new (FALSE, FALSE, sizeof (int));
 
-  collect_layout (widget, now);
-  if (c->layout && c->layout->len == now->len
+  gboolean moving = collect_layout (widget, now);
+
+  if (!moving && c->layout && c->layout->len == now->len
       && memcmp (c->layout->data, now->data, now->len * sizeof (int)) == 0)
     c->same++;
   else
@@ -149,9 +158,9 @@ layout_still (gpointer data)
   return c->same >= 2;
 }
 
-/* Waits until the layout of WINDOW has settled: every widget's place and size the same over
- * three frames in a row (a layout that takes a few frames, as presentation mode's does,
- * has ended). */
+/* Waits until the layout of WINDOW has settled: no stack or revealer in a transition, and
+ * every widget's place and size the same over three frames in a row (a layout that takes a
+ * few frames, as presentation mode's does, has ended). */
 static inline void
 wait_layout_settled (GtkWidget *window)
 {
