@@ -84,7 +84,7 @@ test_vakonomic (void)
 
   g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
   g_assert_no_error (error);
-  g_assert_true (spin_until (has_ghost, win, 120));
+  wait_for (has_ghost, win, "the comparison's ghost to be drawn");
   g_assert_cmpint (cml_system_get_model (win->ghost_system)->kind, ==, CML_CONSTRAINTS_VAKONOMIC);
   g_assert_cmpstr (cml_scene_view_get_ghost_note (win->scene_view), ==, "Faint: the vakonomic run");
 
@@ -278,7 +278,7 @@ test_ghost_note (void)
 
   g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
   g_assert_no_error (error);
-  g_assert_true (spin_until (has_ghost, win, 120));
+  wait_for (has_ghost, win, "the comparison's ghost to be drawn");
   g_assert_cmpstr (cml_plot_view_get_ghost_note (win->time_plot), ==, "");
   /* the other run held at t = 0 while this one plays on */
   cml_window_play (win);
@@ -325,7 +325,7 @@ test_vakonomic_off_thread (void)
   g_assert_nonnull (strstr (gtk_label_get_text (win->derive_label), "vakonomic"));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (win->derive_cancel_button), "comparison"));
   Wait w = { win, 0.5 };
-  g_assert_true (spin_until (run_past, &w, 60));
+  wait_for (run_past, &w, "the run to go past the time asked");
   g_assert_null (win->ghost_runner);
 
   /* another model chosen meanwhile: the wait is given up */
@@ -337,7 +337,7 @@ test_vakonomic_off_thread (void)
   g_assert_true (g_file_set_contents (gate, "", 0, NULL));
   g_assert_true (cml_window_compare_with (win, "vakonomic", &error));
   g_assert_no_error (error);
-  g_assert_true (spin_until (has_ghost, win, 120));
+  wait_for (has_ghost, win, "the comparison's ghost to be drawn");
   g_assert_null (win->compare_pending);
   g_assert_false (gtk_widget_get_visible (win->derive_box));
   g_assert_cmpint (cml_system_get_model (win->ghost_system)->kind, ==, CML_CONSTRAINTS_VAKONOMIC);

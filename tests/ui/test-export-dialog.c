@@ -888,7 +888,7 @@ plot_chooser_folder (CmlWindow *win)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (plot), "plot.export", "s", "svg"));
   g_assert_nonnull (plot->chooser);
   /* the chooser takes its folder as it opens */
-  spin_until (chooser_has_folder, plot->chooser, 10);
+  wait_for (chooser_has_folder, plot->chooser, "the file chooser to take its folder");
   folder = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (plot->chooser));
   return folder ? g_file_get_path (folder) : g_strdup ("(none)");
 }

@@ -32,7 +32,7 @@ test_periodic (void)
   CmlWindow *win = window_new ("rolling-ball");
   g_autoptr (GError) error = NULL;
 
-  wait_for (views_follow, win, "views_follow");
+  wait_for (views_follow, win, "the views to follow the run");
   cml_window_show_page (win, "section");
   g_assert_true (cml_section_view_set_section (win->section_view, "y = 0", "up", "x", "u", &error));
   g_assert_no_error (error);
@@ -92,7 +92,7 @@ test_heavy_top_branch (void)
   CmlWindow *win = window_new ("heavy-top");
   g_autoptr (GError) error = NULL;
 
-  wait_for (views_follow, win, "views_follow");
+  wait_for (views_follow, win, "the views to follow the run");
   cml_window_show_page (win, "section");
   g_assert_true (cml_section_view_set_section (win->section_view, "G2 = 0", "up", "G1", "W1", &error));
   g_assert_no_error (error);
@@ -167,7 +167,7 @@ test_fit_when_shown (void)
   CmlWindow *win = window_new ("heavy-top");
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (spin_until (views_follow, win, 20));
+  wait_for (views_follow, win, "the views to follow the run");
   g_assert_true (cml_section_view_set_section (win->section_view, "G2 = 0", "up", "G1", "W1", &error));
   g_assert_no_error (error);
   g_assert_false (gtk_widget_get_mapped (GTK_WIDGET (win->section_view)));
