@@ -1,5 +1,6 @@
 # notebook.py — cmlab from Python, as a notebook: the rolling ball on a turning table
-# loaded, simulated, plotted, swept over the table's speed, and its equations as LaTeX.
+# loaded, simulated, plotted, swept over the table's speed (in threads, and with
+# Model.sweep), and its equations as LaTeX.
 #
 # Cells are marked "# %%" (Jupyter, VS Code and Spyder open them as a notebook; jupytext
 # makes an .ipynb of it).  Run as a script it needs the module `cmlab` (doc/python.md):
@@ -113,6 +114,15 @@ if plt is not None:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     print("figure:", path)
+
+# %% [markdown]
+# `sweep` does a grid of parameter values in one call, on a thread per processor — the
+# runs `cmlab-cli sweep` makes — and measures observables at the times asked for.
+
+# %%
+grid = ball.sweep({"Omega": (0.5, 3.0, 6)}, 10, ["x", "energy"], at=[5, 10])
+for omega, e in zip(grid["Omega"], grid["energy"]):
+    print("Omega = %.1f: energy at t = 5 and 10: %.6f, %.6f" % (omega, e[0], e[1]))
 
 # %% [markdown]
 # ## The equations

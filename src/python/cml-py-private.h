@@ -58,6 +58,34 @@ CmlSimulation *cml_py_model_new_simulation (CmlPyModel *self);
 /* The values of every parameter of SIM's model, in the model's order, as a dict. */
 PyObject *cml_py_parameters_dict (CmlSimulation *sim);
 
+/* The run options shared by simulate(), sweep() and poincare() (cml-py-run-options.c). */
+typedef struct
+{
+  CmlIntegratorOptions iopt;  /* integrator, rtol, atol, step */
+  GHashTable          *given; /* init: name -> double* */
+} CmlPyRunOptions;
+
+/* Reads INIT, INTEGRATOR, RTOL, ATOL and STEP (each NULL or None when not given) into O
+ * (clear it afterwards, whatever the outcome); FALSE with cmlab.Error set (naming FNAME). */
+gboolean cml_py_run_options_parse (CmlPyRunOptions *o, const char *fname, PyObject *init, PyObject *integrator,
+                                   PyObject *rtol, PyObject *atol, PyObject *step);
+void     cml_py_run_options_clear (CmlPyRunOptions *o);
+/* An optional number: OBJ NULL or None leaves *HAS FALSE; else *OUT.  FALSE with cmlab.Error
+ * set when OBJ is not a number. */
+gboolean cml_py_optional_number (PyObject *obj, const char *fname, const char *name, double *out, gboolean *has);
+/* Names from a list of str (or one str, names separated by commas), NULL-terminated; NULL
+ * with cmlab.Error set (WHAT names the argument). */
+GPtrArray *cml_py_names (PyObject *obj, const char *fname, const char *what);
+/* The observable index of each of NAMES into IDX; FALSE with cmlab.Error set for a name
+ * SYS does not have. */
+gboolean cml_py_observables (CmlSystem *sys, const char *const *names, const char *fname, int *idx);
+
+/* Model.sweep (), cml-py-sweep.c; Model.poincare (), cml-py-poincare.c */
+PyObject *cml_py_model_sweep (CmlPyModel *self, PyObject *args, PyObject *kwargs);
+extern const char cml_py_sweep_doc[];
+PyObject *cml_py_model_poincare (CmlPyModel *self, PyObject *args, PyObject *kwargs);
+extern const char cml_py_poincare_doc[];
+
 /* A new cmlab.Result (a dict of columns with a .meta dict), or NULL. */
 PyObject *cml_py_result_new (PyObject *meta);
 

@@ -59,37 +59,17 @@ const char cml_py_simulate_doc[] =
 /* What simulate() was asked. */
 typedef struct
 {
-  double    t_end, t_start, dt_out;
-  gboolean  has_t_start, has_dt_out;
-  CmlIntegratorOptions iopt;
-  GHashTable *given;     /* --init: name -> double* */
-  GPtrArray  *columns;   /* char*, or NULL: the model's */
+  double          t_end, t_start, dt_out;
+  gboolean        has_t_start, has_dt_out;
+  CmlPyRunOptions ro;
+  GPtrArray      *columns; /* char*, NULL-terminated, or NULL: the model's */
 } Request;
 
 static void
 request_clear (Request *rq)
 {
-  g_clear_pointer (&rq->given, g_hash_table_unref);
+  cml_py_run_options_clear (&rq->ro);
   g_clear_pointer (&rq->columns, g_ptr_array_unref);
-}
-
-/* An optional number argument: *HAS and *OUT from OBJ (None: not given). */
-static gboolean
-optional_number (PyObject *obj, const char *name, double *out, gboolean *has)
-{
-  *has = FALSE;
-  if (obj == NULL || obj == Py_None)
-    return TRUE;
-  double v = PyFloat_AsDouble (obj);
-  if (v == -1.0 && PyErr_Occurred ())
-    {
-      PyErr_Clear ();
-      PyErr_Format (cml_py_error, "simulate: %s takes a number, not %R", name, obj);
-      return FALSE;
-    }
-  *out = v;
-  *has = TRUE;
-  return TRUE;
 }
 
 /* The arguments into RQ, checked as `cmlab-cli simulate` checks its options. */
@@ -100,18 +80,14 @@ parse_request (PyObject *args, PyObject *kwargs, Request *rq)
                             NULL };
   PyObject *t_end = NULL, *dt_out = NULL, *init = NULL, *integrator = NULL, *rtol = NULL, *atol = NULL,
            *columns = NULL, *step = NULL, *t_start = NULL;
-  gboolean has_t_end, has_rtol, has_atol, has_step;
-  double rtol_v = 0, atol_v = 0, step_v = 0;
+  gboolean has_t_end;
 
   if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|OOOOOOOO:simulate", kwlist, &t_end, &dt_out, &init, &integrator,
                                     &rtol, &atol, &columns, &step, &t_start))
     return FALSE;
-  if (!optional_number (t_end, "t_end", &rq->t_end, &has_t_end)
-      || !optional_number (dt_out, "dt_out", &rq->dt_out, &rq->has_dt_out)
-      || !optional_number (rtol, "rtol", &rtol_v, &has_rtol)
-      || !optional_number (atol, "atol", &atol_v, &has_atol)
-      || !optional_number (step, "step", &step_v, &has_step)
-      || !optional_number (t_start, "t_start", &rq->t_start, &rq->has_t_start))
+  if (!cml_py_optional_number (t_end, "simulate", "t_end", &rq->t_end, &has_t_end)
+      || !cml_py_optional_number (dt_out, "simulate", "dt_out", &rq->dt_out, &rq->has_dt_out)
+      || !cml_py_optional_number (t_start, "simulate", "t_start", &rq->t_start, &rq->has_t_start))
     return FALSE;
   if (!has_t_end || !isfinite (rq->t_end))
     return cml_py_raise_printf ("simulate: t_end needs a finite number, not %g", rq->t_end), FALSE;
@@ -122,96 +98,10 @@ parse_request (PyObject *args, PyObject *kwargs, Request *rq)
                                 rq->t_end), FALSE;
   if (rq->has_dt_out && !(rq->dt_out > 0 && isfinite (rq->dt_out)))
     return cml_py_raise_printf ("simulate: dt_out needs a number > 0, not %g", rq->dt_out), FALSE;
-  if (has_rtol && !(rtol_v > 0 && rtol_v < 1))
-    return cml_py_raise_printf ("simulate: rtol needs a number between 0 and 1 (e.g. 1e-8), not %g", rtol_v), FALSE;
-  if (has_atol && !(atol_v > 0 && isfinite (atol_v)))
-    return cml_py_raise_printf ("simulate: atol needs a number > 0, not %g", atol_v), FALSE;
-  if (has_step && !(step_v > 0 && isfinite (step_v)))
-    return cml_py_raise_printf ("simulate: step needs a number > 0, not %g", step_v), FALSE;
-
-  /* the integrator, as cml_cli_run_options_integrator () sets it */
-  rq->iopt = cml_integrator_options_default ();
-  if (integrator && integrator != Py_None)
-    {
-      const char *name = PyUnicode_Check (integrator) ? PyUnicode_AsUTF8 (integrator) : NULL;
-      if (name == NULL || !cml_integrator_kind_from_string (name, &rq->iopt.kind))
-        {
-          PyErr_Clear ();
-          PyErr_Format (cml_py_error, "simulate: unknown integrator %R: auto, rk8pd, rkf45, rkck, rk4, msadams, "
-                        "msbdf, implicit-midpoint, variational, variational4, taylor, dop853 or rk4-fixed", integrator);
-          return FALSE;
-        }
-    }
-  gboolean fixed = cml_integrator_kind_is_fixed_step (rq->iopt.kind);
-  if (has_step && !fixed)
-    return cml_py_raise_printf ("simulate: step sets the step of a fixed-step integrator (implicit-midpoint, "
-                                "variational, variational4); %s chooses its own steps from rtol and atol",
-                                cml_integrator_kind_to_string (rq->iopt.kind)), FALSE;
-  if ((has_rtol || has_atol) && fixed)
-    return cml_py_raise_printf ("simulate: %s takes fixed steps (step=H, default %g): rtol and atol do not apply",
-                                cml_integrator_kind_to_string (rq->iopt.kind), rq->iopt.h_fixed), FALSE;
-  if (has_rtol)
-    rq->iopt.rtol = rtol_v;
-  if (has_atol)
-    rq->iopt.atol = atol_v;
-  if (has_step)
-    rq->iopt.h_fixed = step_v;
-
-  /* init: {name: number} */
-  rq->given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  if (init && init != Py_None)
-    {
-      PyObject *items = PyMapping_Check (init) ? PyMapping_Items (init) : NULL;
-      if (items == NULL)
-        {
-          PyErr_Clear ();
-          return cml_py_raise_printf ("simulate: init takes a dict {name: number}"), FALSE;
-        }
-      for (Py_ssize_t k = 0; k < PyList_GET_SIZE (items); k++)
-        {
-          PyObject *item = PyList_GET_ITEM (items, k);
-          PyObject *key = PyTuple_GET_ITEM (item, 0), *value = PyTuple_GET_ITEM (item, 1);
-          const char *name = PyUnicode_Check (key) ? PyUnicode_AsUTF8 (key) : NULL;
-          double v = name ? PyFloat_AsDouble (value) : -1.0;
-          if (name == NULL || (v == -1.0 && PyErr_Occurred ()) || !isfinite (v))
-            {
-              PyErr_Clear ();
-              PyErr_Format (cml_py_error, "simulate: init takes {name: finite number}, not %R: %R", key, value);
-              Py_DECREF (items);
-              return FALSE;
-            }
-          g_hash_table_insert (rq->given, g_strdup (name), g_memdup2 (&v, sizeof v));
-        }
-      Py_DECREF (items);
-    }
-
-  /* columns: [name, …] */
-  if (columns && columns != Py_None)
-    {
-      PyObject *seq = PyUnicode_Check (columns) ? NULL : PySequence_Fast (columns, "");
-      if (seq == NULL || PySequence_Fast_GET_SIZE (seq) == 0)
-        {
-          PyErr_Clear ();
-          Py_XDECREF (seq);
-          return cml_py_raise_printf ("simulate: columns takes a list of names, e.g. ['x', 'energy']"), FALSE;
-        }
-      rq->columns = g_ptr_array_new_with_free_func (g_free);
-      for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE (seq); k++)
-        {
-          PyObject *c = PySequence_Fast_GET_ITEM (seq, k);
-          const char *name = PyUnicode_Check (c) ? PyUnicode_AsUTF8 (c) : NULL;
-          if (name == NULL)
-            {
-              PyErr_Clear ();
-              PyErr_Format (cml_py_error, "simulate: columns takes names, not %R", c);
-              Py_DECREF (seq);
-              return FALSE;
-            }
-          g_ptr_array_add (rq->columns, g_strdup (name));
-        }
-      Py_DECREF (seq);
-      g_ptr_array_add (rq->columns, NULL);
-    }
+  if (!cml_py_run_options_parse (&rq->ro, "simulate", init, integrator, rtol, atol, step))
+    return FALSE;
+  if (columns && columns != Py_None && (rq->columns = cml_py_names (columns, "simulate", "columns")) == NULL)
+    return FALSE;
   return TRUE;
 }
 
@@ -327,15 +217,15 @@ cml_py_model_simulate (CmlPyModel *self, PyObject *args, PyObject *kwargs)
 
   /* the run, set up as `cmlab-cli simulate` sets it up; what the integrator derives from
    * the model's expressions is derived now, before other threads run this system */
-  cml_system_prepare (self->sys, rq.iopt.kind);
+  cml_system_prepare (self->sys, rq.ro.iopt.kind);
   if ((sim = cml_py_model_new_simulation (self)) == NULL)
     goto out;
-  if (!cml_simulation_set_integrator (sim, &rq.iopt, &error))
+  if (!cml_simulation_set_integrator (sim, &rq.ro.iopt, &error))
     {
       cml_py_raise (error, "the integrator could not be set");
       goto out;
     }
-  if (!cml_simulation_reset_at (sim, t0, rq.given, &error))
+  if (!cml_simulation_reset_at (sim, t0, rq.ro.given, &error))
     {
       cml_py_raise (error, "the initial state could not be used");
       goto out;
@@ -349,13 +239,8 @@ cml_py_model_simulate (CmlPyModel *self, PyObject *args, PyObject *kwargs)
   const char *const *columns = rq.columns ? (const char *const *) rq.columns->pdata : (const char *const *) model->columns;
   n_cols = g_strv_length ((char **) columns);
   idx = g_new (int, n_cols + 1);
-  for (guint c = 0; c < n_cols; c++)
-    if ((idx[c] = cml_system_observable_index (sys, columns[c])) < 0)
-      {
-        cml_py_raise_printf ("simulate: %s has no quantity “%s” (its observables: Model.info()['observables'])",
-                             model->name, columns[c]);
-        goto out;
-      }
+  if (!cml_py_observables (sys, columns, "simulate", idx))
+    goto out;
 
   /* the arrays, one per column, and the metadata */
   npy_intp capacity = (npy_intp) n_rows + 2, dim = cml_system_dim (sys);

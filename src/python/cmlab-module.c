@@ -120,6 +120,8 @@ PyDoc_STRVAR (module_doc,
 "    m.rhs(0.0, z0)                              # dz/dt there\n"
 "    m.jacobian(0.0, z0)                         # ∂f/∂z there, exact\n"
 "    print(m.equations('latex'))                 # also 'sympy' and 'json'\n"
+"    s = m.sweep({'Omega': (0.5, 2, 16)}, 20, ['energy'])   # on every processor\n"
+"    p = m.poincare('y = 0', 100, columns=['x', 'u'])       # a Poincaré section\n"
 "\n"
 "Every failure raises cmlab.Error with cmlab's message.  Runs release the GIL while\n"
 "they integrate: threads simulate in parallel.");

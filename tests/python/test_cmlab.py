@@ -4,6 +4,7 @@
 # * simulate() equals `cmlab-cli simulate` bit for bit, for every built-in model (the CLI's
 #   CSV read exactly: it writes %.17g, which Python's float() reads back to the same double),
 #   and with parameters, initial values, another integrator, columns and a backwards run;
+# * sweep() and poincare() equal `cmlab-cli sweep` and `cmlab-cli poincare` bit for bit;
 # * equations() is the text of `cmlab-cli info --format latex|sympy|json`;
 # * rhs() at a state is `cmlab-cli rhs` there, bit for bit; jacobian() equals the derivative
 #   SymPy takes of the exported SymPy right-hand side (no finite differences);
@@ -92,6 +93,37 @@ class BitForBit(unittest.TestCase):
                                    "--t-end", "1")
         r = cmlab.load("heavy-top").simulate(1, integrator="implicit-midpoint", step=0.01)
         self.assert_same(names, rows, r, "heavy-top, implicit midpoint")
+
+    def test_sweep(self):
+        out = cli("sweep", "rolling-ball", "--vary", "Omega=0.5:2:4", "--vary", "m=1:2:2", "--set", "k2=0.5",
+                  "--t-end", "5", "--measure", "x,energy", "--at", "2,5", "--jobs", "3", "--integrator", "rk8pd")
+        lines = [line for line in out.splitlines() if not line.startswith("#")]
+        rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+        r = cmlab.load("rolling-ball", k2=0.5).sweep({"Omega": (0.5, 2, 4), "m": (1, 2, 2)}, 5, ["x", "energy"],
+                                                    at=[2, 5], jobs=3, integrator="rk8pd")
+        got = np.column_stack([r["Omega"], r["m"], r["x"], r["energy"]])
+        self.assertEqual(lines[0], "Omega,m,x@2,x@5,energy@2,energy@5")
+        self.assertTrue(np.array_equal(bits(rows), bits(got)), "the sweep's rows differ from cmlab-cli's")
+        self.assertEqual(r.meta["points"], 8)
+        self.assertEqual(r.meta["failed"], {})
+        # without at: the measures at t_end, one value a point (a run to t_end alone)
+        out = cli("sweep", "rolling-ball", "--vary", "Omega=0.5:2:3", "--t-end", "5", "--measure", "x")
+        want = np.array([float(line.split(",")[1]) for line in out.splitlines()[-3:]])
+        r1 = cmlab.load("rolling-ball").sweep({"Omega": (0.5, 2, 3)}, 5, "x")
+        self.assertEqual(r1["x"].shape, (3,))
+        self.assertTrue(np.array_equal(bits(r1["x"]), bits(want)))
+
+    def test_poincare(self):
+        out = cli("poincare", "rolling-ball", "--set", "Omega=2", "--section", "y=0.1", "--direction", "both",
+                  "--columns", "x,u", "--t-end", "40")
+        lines = [line for line in out.splitlines() if not line.startswith("#")]
+        rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+        r = cmlab.load("rolling-ball", Omega=2).poincare("y=0.1", 40, columns=["x", "u"], direction="both")
+        self.assertGreater(len(rows), 2)
+        got = np.column_stack([r["t"], r["x"], r["u"]])
+        self.assertTrue(np.array_equal(bits(rows), bits(got)), "the crossings differ from cmlab-cli's")
+        self.assertEqual(len(cmlab.load("rolling-ball", Omega=2).poincare("y=0.1", 40, direction="both",
+                                                                         max_crossings=2)["t"]), 2)
 
     def test_equations_text(self):
         for name in ("rolling-ball", "capri-kobayashi"):
@@ -209,6 +241,20 @@ class Errors(unittest.TestCase):
             with self.subTest(kwargs=kwargs):
                 with self.assertRaisesRegex(cmlab.Error, message):
                     m.simulate(**kwargs)
+        for args, message in ((({"nosuch": (0, 1, 2)}, 1, "x"), "no parameter"),
+                              (({"Omega": (0, 1, 0)}, 1, "x"), "count"),
+                              (({"Omega": (0.5, 1000, 2)}, 1, "x"), "Omega"),
+                              (({"Omega": (0.5, 1, 2)}, 1, "nosuch"), "no quantity"),
+                              (({"Omega": (0.5, 1, 2)}, -1, "x"), "t_end")):
+            with self.subTest(sweep=args):
+                with self.assertRaisesRegex(cmlab.Error, message):
+                    m.sweep(*args)
+        with self.assertRaisesRegex(cmlab.Error, "at takes increasing"):
+            m.sweep({"Omega": (0.5, 1, 2)}, 1, "x", at=[0.5, 2])
+        with self.assertRaisesRegex(cmlab.Error, "nosuch"):
+            m.poincare("nosuch = 0", 1)
+        with self.assertRaisesRegex(cmlab.Error, "direction"):
+            m.poincare("y = 0", 1, direction="sideways")
         with self.assertRaisesRegex(cmlab.Error, "12 values"):
             m.rhs(0, [1, 2, 3])
         with self.assertRaisesRegex(cmlab.Error, "latex, sympy or json"):
