@@ -467,6 +467,7 @@ static PyMethodDef model_methods[] = {
   { "sweep", (PyCFunction) (void (*) (void)) cml_py_model_sweep, METH_VARARGS | METH_KEYWORDS, cml_py_sweep_doc },
   { "poincare", (PyCFunction) (void (*) (void)) cml_py_model_poincare, METH_VARARGS | METH_KEYWORDS,
     cml_py_poincare_doc },
+  { "shoot", (PyCFunction) (void (*) (void)) cml_py_model_shoot, METH_VARARGS | METH_KEYWORDS, cml_py_shoot_doc },
   { "rhs", (PyCFunction) (void (*) (void)) model_rhs, METH_VARARGS | METH_KEYWORDS, rhs_doc },
   { "jacobian", (PyCFunction) (void (*) (void)) model_jacobian, METH_VARARGS | METH_KEYWORDS, jacobian_doc },
   { "equations", (PyCFunction) (void (*) (void)) model_equations, METH_VARARGS | METH_KEYWORDS, equations_doc },

@@ -85,6 +85,9 @@ PyObject *cml_py_model_sweep (CmlPyModel *self, PyObject *args, PyObject *kwargs
 extern const char cml_py_sweep_doc[];
 PyObject *cml_py_model_poincare (CmlPyModel *self, PyObject *args, PyObject *kwargs);
 extern const char cml_py_poincare_doc[];
+/* Model.shoot (), cml-py-shoot.c */
+PyObject *cml_py_model_shoot (CmlPyModel *self, PyObject *args, PyObject *kwargs);
+extern const char cml_py_shoot_doc[];
 
 /* A new cmlab.Result (a dict of columns with a .meta dict), or NULL. */
 PyObject *cml_py_result_new (PyObject *meta);

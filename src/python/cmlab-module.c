@@ -122,6 +122,7 @@ PyDoc_STRVAR (module_doc,
 "    print(m.equations('latex'))                 # also 'sympy' and 'json'\n"
 "    s = m.sweep({'Omega': (0.5, 2, 16)}, 20, ['energy'])   # on every processor\n"
 "    p = m.poincare('y = 0', 100, columns=['x', 'u'])       # a Poincaré section\n"
+"    e = cmlab.load('martinet').shoot(1, {'x1': 0.5, 'x2': 0.3, 'x3': 0.01})\n"
 "\n"
 "Every failure raises cmlab.Error with cmlab's message.  Runs release the GIL while\n"
 "they integrate: threads simulate in parallel.");

@@ -4,7 +4,7 @@
 # * simulate() equals `cmlab-cli simulate` bit for bit, for every built-in model (the CLI's
 #   CSV read exactly: it writes %.17g, which Python's float() reads back to the same double),
 #   and with parameters, initial values, another integrator, columns and a backwards run;
-# * sweep() and poincare() equal `cmlab-cli sweep` and `cmlab-cli poincare` bit for bit;
+# * sweep(), poincare() and shoot() equal `cmlab-cli sweep`, `poincare` and `shoot` bit for bit;
 # * equations() is the text of `cmlab-cli info --format latex|sympy|json`;
 # * rhs() at a state is `cmlab-cli rhs` there, bit for bit; jacobian() equals the derivative
 #   SymPy takes of the exported SymPy right-hand side (no finite differences);
@@ -124,6 +124,21 @@ class BitForBit(unittest.TestCase):
         self.assertTrue(np.array_equal(bits(rows), bits(got)), "the crossings differ from cmlab-cli's")
         self.assertEqual(len(cmlab.load("rolling-ball", Omega=2).poincare("y=0.1", 40, direction="both",
                                                                          max_crossings=2)["t"]), 2)
+
+    def test_shoot(self):
+        out = cli("shoot", "martinet", "--t-end", "1", "--target", "x1=0.5,x2=0.3,x3=0.01", "--dt-out", "0.02")
+        lines = [line for line in out.splitlines() if not line.startswith("#")]
+        rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+        r = cmlab.load("martinet").shoot(1, {"x1": 0.5, "x2": 0.3, "x3": 0.01}, dt_out=0.02)
+        self.assertEqual(list(r), lines[0].split(","))
+        self.assertTrue(np.array_equal(bits(rows), bits(np.column_stack(list(r.values())))),
+                        "the extremal's rows differ from cmlab-cli's")
+        momenta = [line for line in out.splitlines() if line.startswith("# shoot: momenta found: ")][0]
+        found = dict(item.split(" = ") for item in momenta.split(": ", 2)[2].split(", "))
+        self.assertEqual({k: float(v) for k, v in found.items()}, r.meta["momenta"])
+        self.assertIn("# shoot: residual %.3g " % r.meta["residual"], out)
+        with self.assertRaisesRegex(cmlab.Error, "vakonomic"):
+            cmlab.load("rolling-ball").shoot(1, {"x": 0.5})
 
     def test_equations_text(self):
         for name in ("rolling-ball", "capri-kobayashi"):
