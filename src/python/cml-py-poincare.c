@@ -158,6 +158,8 @@ cml_py_model_poincare (CmlPyModel *self, PyObject *args, PyObject *kwargs)
       cml_py_raise (error, "the initial state could not be used");
       goto out;
     }
+  if (!cml_py_check_span (sim, ro.given, t_end, "poincare"))
+    goto out;
   if ((section = cml_section_new (self->sys, section_text, direction, &error)) == NULL)
     {
       cml_py_raise_printf ("poincare: %s", error->message);

@@ -80,6 +80,11 @@ GPtrArray *cml_py_names (PyObject *obj, const char *fname, const char *what);
  * SYS does not have. */
 gboolean cml_py_observables (CmlSystem *sys, const char *const *names, const char *fname, int *idx);
 
+/* Whether SIM (reset with GIVEN at its time) can be run to T_END: FALSE with cmlab.Error
+ * set (naming FNAME) for a span no run covers in a day; SIM is then back at its start
+ * (cml-py-span.c, as cmlab-cli's probe). */
+gboolean cml_py_check_span (CmlSimulation *sim, GHashTable *given, double t_end, const char *fname);
+
 /* Model.sweep (), cml-py-sweep.c; Model.poincare (), cml-py-poincare.c */
 PyObject *cml_py_model_sweep (CmlPyModel *self, PyObject *args, PyObject *kwargs);
 extern const char cml_py_sweep_doc[];

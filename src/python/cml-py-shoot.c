@@ -150,6 +150,8 @@ cml_py_model_shoot (CmlPyModel *self, PyObject *args, PyObject *kwargs)
       cml_py_raise (error, "the initial state could not be used");
       goto out;
     }
+  if (!cml_py_check_span (sim, ro.given, t_end, "shoot"))
+    goto out;
   CmlShootOptions sopt = cml_shoot_options_default ();
   if (has_max_it)
     sopt.max_iterations = (guint) max_it;

@@ -230,6 +230,12 @@ cml_py_model_simulate (CmlPyModel *self, PyObject *args, PyObject *kwargs)
       cml_py_raise (error, "the initial state could not be used");
       goto out;
     }
+  /* a span the integrator cannot cover (t_end = 1e308), probed from T0 as cmlab-cli probes
+   * it; the probe puts the simulation back at its start */
+  if (t0 != 0.0)
+    cml_simulation_set_state (sim, t0, cml_simulation_get_state (sim));
+  if (!cml_py_check_span (sim, rq.ro.given, rq.t_end, "simulate"))
+    goto out;
   if (t0 != 0.0)
     cml_simulation_set_state (sim, t0, cml_simulation_get_state (sim));
 

@@ -234,12 +234,17 @@ cml_py_model_sweep (CmlPyModel *self, PyObject *args, PyObject *kwargs)
       cml_py_raise (error, "the integrator could not be set");
       goto out;
     }
-  if (!cml_simulation_reset (sim, ro.given, &error)
-      && error->domain == CML_ERROR && (error->code == CML_ERROR_USAGE || error->code == CML_ERROR_UNKNOWN_NAME))
+  if (!cml_simulation_reset (sim, ro.given, &error))
     {
-      cml_py_raise (error, "the initial values could not be used");
-      goto out;
+      if (error->domain == CML_ERROR && (error->code == CML_ERROR_USAGE || error->code == CML_ERROR_UNKNOWN_NAME))
+        {
+          cml_py_raise (error, "the initial values could not be used");
+          goto out;
+        }
+      g_clear_error (&error);
     }
+  else if (!cml_py_check_span (sim, ro.given, t_end, "sweep"))
+    goto out;
   base = g_new (double, model->params->len + 1);
   for (guint p = 0; p < model->params->len; p++)
     base[p] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[p])->name);

@@ -252,6 +252,7 @@ class Errors(unittest.TestCase):
                                 ({"t_end": 1, "columns": ["nosuch"]}, "no quantity"),
                                 ({"t_end": 1, "init": {"nosuch": 1}}, "nosuch"),
                                 ({"t_end": 1e12, "dt_out": 1e-6}, "10\\^8"),
+                                ({"t_end": 1e300}, "out of reach"),
                                 ({"t_end": 1, "init": [1, 2]}, "init")):
             with self.subTest(kwargs=kwargs):
                 with self.assertRaisesRegex(cmlab.Error, message):
