@@ -226,7 +226,7 @@ cml_py_model_shoot (CmlPyModel *self, PyObject *args, PyObject *kwargs)
     }
   npy_intp n_conj = res->conjugate_times->len;
   PyArrayObject *conj = (PyArrayObject *) PyArray_SimpleNew (1, &n_conj, NPY_DOUBLE);
-  if (conj)
+  if (conj && n_conj > 0)
     memcpy (PyArray_DATA (conj), res->conjugate_times->data, n_conj * sizeof (double));
   meta = PyDict_New ();
   if (meta == NULL)
