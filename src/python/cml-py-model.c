@@ -194,10 +194,8 @@ verdict_name (CmlConservedVerdict v)
 }
 
 static PyObject *
-conserved_list (CmlPyModel *self)
+conserved_list (const CmlConservedReport *report)
 {
-  g_autofree double *params = model_params (self);
-  g_autoptr (CmlConservedReport) report = cml_conserved_inspect_at (self->sys, params);
   PyObject *list = PyList_New (0);
 
   for (guint k = 0; list && k < report->candidates->len; k++)
@@ -239,7 +237,8 @@ PyDoc_STRVAR (info_doc,
 "                    'name', 'what', 'formula', 'verdict' ('exactly', 'to-rounding',\n"
 "                    'not', 'undecided'), 'conserved' (bool), 'reason', 'declared',\n"
 "                    'contradiction'\n"
-"  'description'     the readable account `cmlab-cli info` prints");
+"  'description'     the readable account `cmlab-cli info` prints: the\n"
+"                    equations derived and the conserved quantities' verdicts");
 
 static PyObject *
 model_info (CmlPyModel *self, PyObject *unused)
@@ -278,7 +277,12 @@ model_info (CmlPyModel *self, PyObject *unused)
     }
   if (ok)
     {
-      g_autofree char *description = cml_system_describe (sys);
+      /* the inspector judges at the parameters' values, as `cmlab-cli info` */
+      g_autofree double *params = model_params (self);
+      g_autoptr (CmlConservedReport) report = cml_conserved_inspect_at (sys, params);
+      g_autofree char *equations = cml_system_describe_readable_equations (sys);
+      g_autofree char *verdicts = cml_conserved_report_to_text (report);
+      g_autofree char *description = g_strconcat (equations, "\n", verdicts, NULL);
       ok = put (d, "name", PyUnicode_FromString (model->name))
            && put (d, "title", PyUnicode_FromString (model->title_untranslated ? model->title_untranslated : model->name))
            && put (d, "kind", PyUnicode_FromString ((guint) f < G_N_ELEMENTS (kinds) ? kinds[f] : "unknown"))
@@ -290,7 +294,7 @@ model_info (CmlPyModel *self, PyObject *unused)
            && put (d, "units", Py_NewRef (units))
            && put (d, "lie_algebroid", PyBool_FromLong (cml_system_is_lie_algebroid (sys)))
            && put (d, "warnings", Py_NewRef (warnings))
-           && put (d, "conserved", conserved_list (self))
+           && put (d, "conserved", conserved_list (report))
            && put (d, "description", PyUnicode_FromString (description));
     }
   Py_XDECREF (units);
