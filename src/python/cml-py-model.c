@@ -219,9 +219,8 @@ conserved_list (const CmlConservedReport *report)
 }
 
 PyDoc_STRVAR (info_doc,
-"info() -> dict\n"
-"\n"
-"What the model is:\n"
+"info($self, /)\n--\n\n"
+"What the model is, as a dict:\n"
 "  'name', 'title'   the model's name and title\n"
 "  'kind'            the formalism: 'euler-lagrange', 'nonholonomic', 'vakonomic' or\n"
 "                    'singular'; 'formalism' says it in words\n"
@@ -336,8 +335,7 @@ time_and_state (CmlPyModel *self, PyObject *args, PyObject *kwargs, const char *
 }
 
 PyDoc_STRVAR (rhs_doc,
-"rhs(t, state) -> numpy.ndarray\n"
-"\n"
+"rhs($self, /, t, state)\n--\n\n"
 "The right-hand side f(t, z) of the equations of motion dz/dt = f(t, z): the time\n"
 "derivative of every state variable (in the order of info()['state']) at time t and\n"
 "state z, with the model's parameters — the evaluation the integrators make (and\n"
@@ -371,8 +369,7 @@ model_rhs (CmlPyModel *self, PyObject *args, PyObject *kwargs)
 }
 
 PyDoc_STRVAR (jacobian_doc,
-"jacobian(t, state) -> numpy.ndarray\n"
-"\n"
+"jacobian($self, /, t, state)\n--\n\n"
 "The exact Jacobian ∂f/∂z of the right-hand side at time t and state z, as an\n"
 "n × n array J with J[i, j] = ∂f_i/∂z_j (the state in the order of\n"
 "info()['state']): derived symbolically from the equations, no finite differences,\n"
@@ -412,8 +409,7 @@ model_jacobian (CmlPyModel *self, PyObject *args, PyObject *kwargs)
 /* ---- the equations ---------------------------------------------------------------------- */
 
 PyDoc_STRVAR (equations_doc,
-"equations(format='latex') -> str\n"
-"\n"
+"equations($self, /, format='latex')\n--\n\n"
 "The derived equations of motion for other programs, with the model's parameter\n"
 "values: format 'latex' (amsmath align* blocks to \\input into a document), 'sympy'\n"
 "(a Python script that builds the expressions with SymPy: exec it and read 'state',\n"

@@ -24,10 +24,7 @@
 #define POINCARE_MAX_CROSSINGS 100000000  /* 10⁸, as cmlab-cli's to a file */
 
 const char cml_py_poincare_doc[] =
-"poincare(section, t_end, columns=None, direction='up', max_step=None,\n"
-"         max_crossings=None, init=None, integrator=None, rtol=None, atol=None,\n"
-"         step=None) -> cmlab.Result\n"
-"\n"
+"poincare($self, /, section, t_end, columns=None, direction='up', max_step=None, max_crossings=None, init=None, integrator=None, rtol=None, atol=None, step=None)\n--\n\n"
 "Runs the model from t = 0 to t_end and returns where it crosses the section\n"
 "'EXPR = VALUE' (e.g. 'y = 0', 'x1 - x2 = 0.5'; 'EXPR' alone is EXPR = 0) in the\n"
 "direction asked ('up': EXPR - VALUE goes from negative to positive, 'down', or\n"

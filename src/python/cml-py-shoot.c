@@ -21,9 +21,7 @@
 #include "cml-shoot.h"
 
 const char cml_py_shoot_doc[] =
-"shoot(t_end, targets, dt_out=None, columns=None, init=None, integrator=None,\n"
-"      rtol=None, atol=None, max_iterations=None) -> cmlab.Result\n"
-"\n"
+"shoot($self, /, t_end, targets, dt_out=None, columns=None, init=None, integrator=None, rtol=None, atol=None, max_iterations=None)\n--\n\n"
 "For a vakonomic model (an optimal control problem): the initial momenta whose\n"
 "extremal, from the initial state (init over the model's), reaches the targets at\n"
 "t_end — targets {name: value} of base coordinates or reconstruction variables —\n"
@@ -31,10 +29,11 @@ const char cml_py_shoot_doc[] =
 "in the target; and the conjugate times along it.  Returns the run of that\n"
 "extremal, a row every dt_out (default t_end/100), as simulate() returns a run:\n"
 "the rows `cmlab-cli shoot` writes, bit for bit.  .meta adds 'momenta' (name ->\n"
-"p(0) found), 'residual' (‖targets reached − targets‖ at the run's end, as\n"
-"cmlab-cli reports it; 'newton_residual' the Newton iteration's), 'iterations', 'continuation_used', 'conjugate_times'\n"
-"(an array), 'conjugate_note' (why none were computed, or None), 'at_rest',\n"
-"'degenerate'.  Raises cmlab.Error when the targets cannot be reached (the\n"
+"p(0) found), 'residual' (|targets reached - targets| at the run's end, as\n"
+"cmlab-cli reports it; 'newton_residual' the Newton iteration's), 'iterations',\n"
+"'continuation_used', 'conjugate_times' (an array), 'conjugate_note' (why none\n"
+"were computed, or None), 'at_rest', 'degenerate'.  Raises cmlab.Error when the\n"
+"targets cannot be reached (the\n"
 "message says how far it got and what to try).";
 
 PyObject *

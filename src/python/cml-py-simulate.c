@@ -27,9 +27,7 @@
 #define MAX_ROWS 100000000.0 /* 10⁸ */
 
 const char cml_py_simulate_doc[] =
-"simulate(t_end, dt_out=None, init=None, integrator=None, rtol=None, atol=None,\n"
-"         columns=None, step=None, t_start=None) -> cmlab.Result\n"
-"\n"
+"simulate($self, /, t_end, dt_out=None, init=None, integrator=None, rtol=None, atol=None, columns=None, step=None, t_start=None)\n--\n\n"
 "Runs the model from t_start (default 0) to t_end and returns a row every dt_out\n"
 "(default (t_end - t_start)/1000, a thousand rows after the first) and one at\n"
 "t_end: a cmlab.Result, a dict of NumPy float64 arrays by column name ('t' first,\n"

@@ -28,9 +28,7 @@
 #define MAX_VALUES 100000000.0
 
 const char cml_py_sweep_doc[] =
-"sweep(vary, t_end, measure, at=None, init=None, integrator=None, rtol=None,\n"
-"      atol=None, step=None, jobs=None) -> cmlab.Result\n"
-"\n"
+"sweep($self, /, vary, t_end, measure, at=None, init=None, integrator=None, rtol=None, atol=None, step=None, jobs=None)\n--\n\n"
 "Runs the model at every point of a grid of parameter values, on `jobs` threads\n"
 "(default: one per processor), and measures observables at the end of each run\n"
 "(or at each time of `at`) — the runs `cmlab-cli sweep` makes, bit for bit.\n"

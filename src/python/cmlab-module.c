@@ -38,8 +38,7 @@ cml_py_raise_printf (const char *fmt, ...)
 }
 
 PyDoc_STRVAR (load_doc,
-"load(name_or_path, /, **params) -> Model\n"
-"\n"
+"load($module, name_or_path, /, **params)\n--\n\n"
 "Loads a model and derives its equations of motion.\n"
 "\n"
 "name_or_path: a built-in model's name ('rolling-ball', 'martinet', …; see\n"
@@ -76,8 +75,7 @@ py_load (PyObject *module, PyObject *args, PyObject *kwargs)
 }
 
 PyDoc_STRVAR (models_doc,
-"models() -> list of str\n"
-"\n"
+"models($module, /)\n--\n\n"
 "The names of the built-in models, sorted (what `cmlab-cli list models` names),\n"
 "each a name cmlab.load() takes.");
 
