@@ -18,10 +18,12 @@
  * The groups themselves are read in cml-model-mechanics.c (what defines the system) and
  * cml-model-presentation.c (how it is shown and checked).
  */
+#define _GNU_SOURCE /* dladdr */
 #define G_LOG_DOMAIN "cml-model"
 
 #include "cml-model-private.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gi18n-lib.h>
@@ -937,19 +939,28 @@ cml_model_builtin_dir (void)
       if (g_file_test (CMLAB_MODELS_INSTALL_DIR, G_FILE_TEST_IS_DIR))
         dir = g_strdup (CMLAB_MODELS_INSTALL_DIR);
 #endif
-      /* a program run from its build tree (BUILD/src/cli/cmlab-cli, BUILD/bench/cmlab-bench):
-       * BUILD/models links to the source's models (meson.build) */
+      /* a program run from its build tree (BUILD/src/cli/cmlab-cli, BUILD/bench/cmlab-bench),
+       * or the object this code is linked into (the Python module BUILD/src/python/cmlab….so,
+       * in a python3 from elsewhere): BUILD/models links to the source's models (meson.build) */
       g_autofree char *self = dir == NULL ? g_file_read_link ("/proc/self/exe", NULL) : NULL;
-      g_autofree char *up = self ? g_path_get_dirname (self) : NULL;
-      for (guint level = 0; up != NULL && dir == NULL && level < 2; level++)
+      g_autofree char *object = NULL;
+      Dl_info info;
+      if (dir == NULL && dladdr ((gpointer) cml_model_builtin_dir, &info) != 0 && info.dli_fname && *info.dli_fname)
+        object = g_canonicalize_filename (info.dli_fname, NULL);
+      const char *homes[] = { self, object };
+      for (guint h = 0; h < G_N_ELEMENTS (homes) && dir == NULL; h++)
         {
-          char *parent = g_path_get_dirname (up);
-          g_autofree char *marker = g_build_filename (parent, "meson-private", NULL);
-          g_autofree char *models = g_build_filename (parent, "models", NULL);
-          g_free (up);
-          up = parent;
-          if (g_file_test (marker, G_FILE_TEST_IS_DIR) && g_file_test (models, G_FILE_TEST_IS_DIR))
-            dir = g_steal_pointer (&models);
+          g_autofree char *up = homes[h] ? g_path_get_dirname (homes[h]) : NULL;
+          for (guint level = 0; up != NULL && dir == NULL && level < 2; level++)
+            {
+              char *parent = g_path_get_dirname (up);
+              g_autofree char *marker = g_build_filename (parent, "meson-private", NULL);
+              g_autofree char *models = g_build_filename (parent, "models", NULL);
+              g_free (up);
+              up = parent;
+              if (g_file_test (marker, G_FILE_TEST_IS_DIR) && g_file_test (models, G_FILE_TEST_IS_DIR))
+                dir = g_steal_pointer (&models);
+            }
         }
       if (dir == NULL)
         dir = g_strdup ("models");

@@ -1162,6 +1162,28 @@ cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z, doubl
   return TRUE;
 }
 
+gboolean
+cml_simulation_eval_jacobian_at (CmlSimulation *sim, double t, const double *z, double *dfdz, double *dfdt,
+                                 GError **error)
+{
+  g_return_val_if_fail (sim != NULL && z != NULL && dfdz != NULL && dfdt != NULL, FALSE);
+  /* the velocities Newton's method solves for are not in the Jacobian's program */
+  if (sim->sys->na > 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
+                   "%s has velocities solved by Newton's method at every evaluation: its exact Jacobian "
+                   "is not derived", sim->sys->model->name);
+      return FALSE;
+    }
+  if (!cml_sim_ensure_jacobian (sim))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED, "%s has no exact Jacobian: %s", sim->sys->model->name,
+                   sim->sys->jac_error ? sim->sys->jac_error : "it could not be derived");
+      return FALSE;
+    }
+  return sim_jac (t, z, dfdz, dfdt, sim) == 0;
+}
+
 guint
 cml_system_n_free_velocities (const CmlSystem *sys)
 {

@@ -74,6 +74,15 @@ gboolean      cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError 
 /* The same at any time and state, leaving the simulation's own state alone. */
 gboolean      cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z,
                                           double *dzdt, GError **error);
+/* The exact Jacobian of the right-hand side at time T and state Z, ∂f/∂z into DFDZ (dim ×
+ * dim, row-major: DFDZ[i * dim + j] = ∂f_i/∂z_j) and ∂f/∂t into DFDT (dim), as the implicit
+ * methods take it (native code or the interpreter), leaving the simulation's own state
+ * alone.  Derives the Jacobian on first use (cml_system_prepare with an implicit method
+ * derives it beforehand).  FALSE with CML_ERROR_UNSUPPORTED when the system has no exact
+ * Jacobian (too large to differentiate, or velocities solved by Newton's method), naming
+ * why. */
+gboolean      cml_simulation_eval_jacobian_at (CmlSimulation *sim, double t, const double *z,
+                                               double *dfdz, double *dfdt, GError **error);
 /* A vakonomic system whose W1 relations are nonlinear in some velocities (the free
  * velocities) solves them by Newton's method at every evaluation of the right-hand side:
  * how many there are (0 for every other system), their names, and the values the last
