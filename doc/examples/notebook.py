@@ -69,7 +69,7 @@ if plt is not None:
     ax.set_ylabel("y (%s)" % run.meta["units"]["y"])
     ax.set_title("The ball's centre on a turning table")
     path = os.path.join(outdir, "orbit.png")
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     print("figure:", path)
 
@@ -107,11 +107,11 @@ if plt is not None:
     ax.plot(speeds, periods, "o", label="cmlab")
     w = np.linspace(speeds[0], speeds[-1], 100)
     ax.plot(w, 2 * np.pi * (1 + k2) / (w * k2), label="2π(1 + k2)/(Omega k2)")
-    ax.set_xlabel("Omega (%s)" % ball.info()["units"].get("Omega", ""))
-    ax.set_ylabel("period")
+    ax.set_xlabel("Omega (%s)" % info["units"]["Omega"])
+    ax.set_ylabel("period (%s)" % run.meta["units"]["t"])
     ax.legend()
     path = os.path.join(outdir, "sweep.png")
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     print("figure:", path)
 

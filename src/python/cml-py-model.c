@@ -259,6 +259,12 @@ model_info (CmlPyModel *self, PyObject *unused)
       while (ok && g_hash_table_iter_next (&it, &k, &v))
         ok = put (units, k, PyUnicode_FromString (v));
     }
+  for (guint k = 0; ok && model->params && k < model->params->len; k++)
+    {
+      const CmlParam *p = g_ptr_array_index (model->params, k);
+      if (p->unit && *p->unit)
+        ok = put (units, p->name, PyUnicode_FromString (p->unit));
+    }
   if (ok)
     ok = put (units, "t", PyUnicode_FromString (model->time_unit ? model->time_unit : ""));
   for (guint k = 0; ok && model->columns && model->columns[k]; k++)

@@ -218,6 +218,11 @@ class Evaluations(unittest.TestCase):
         self.assertTrue(verdicts and set(verdicts.values()) <= {"exactly", "to-rounding", "not", "undecided"})
         self.assertTrue(any(c["conserved"] for c in info["conserved"]))
         self.assertIn("t", info["units"])
+        # the parameters' units too, as cmlab-cli info prints them in its table of parameters
+        table = cli("info", "rolling-ball").split("\nParameters:\n", 1)[1].split("\n\n", 1)[0]
+        for line in table.splitlines():
+            name, _, value, unit = line.split(None, 4)[:4]
+            self.assertEqual(info["units"][name], unit)
         self.assertEqual(cmlab.load("capri-kobayashi").info()["kind"], "singular")
         self.assertEqual(cmlab.load("martinet").info()["kind"], "vakonomic")
 
