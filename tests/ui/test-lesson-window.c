@@ -630,6 +630,107 @@ test_author (void)
   g_rmdir (dir);
 }
 
+static const char *
+caption_of (CmlWindow *win, guint number)
+{
+  return ((CmlLessonStep *) win->authored->steps->pdata[number - 1])->caption;
+}
+
+/* the steps' window: moves, deletions, texts and predictions undone newest first (its
+ * Ctrl+Z, steps.undo); a prediction the loader would refuse is refused with its reason,
+ * and one set there is saved and read back */
+static void
+test_steps_undo (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-lesson-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "undo.cmllesson", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlLesson) read = NULL;
+  CmlPrediction pr = { 0 };
+  const CmlPrediction *got;
+  CmlWindow *win;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "A", &error), ==, 1);
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "B", &error), ==, 2);
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "C", &error), ==, 3);
+  g_assert_no_error (error);
+  cml_window_lesson_show_steps (win);
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 0);
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpuint (win->authored->steps->len, ==, 3); /* nothing to undo: nothing changed */
+
+  /* typing a caption, keystroke after keystroke, is one edit */
+  g_assert_true (cml_window_lesson_set_step_text (win, 2, "B1", NULL));
+  g_assert_true (cml_window_lesson_set_step_text (win, 2, "B12", NULL));
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 1);
+  g_assert_true (cml_window_lesson_move_step (win, 3, -1));   /* A C B12 */
+  g_assert_true (cml_window_lesson_delete_step (win, 1));     /* C B12 */
+  g_assert_cmpstr (caption_of (win, 1), ==, "C");
+
+  /* a prediction on C: a number, 0.5 m ± 0.1 of x at t = 1 */
+  pr.kind = CML_PREDICTION_NUMBER;
+  pr.question = (char *) "Where is the ball at t = 1?";
+  pr.quantity = (char *) "nothing-such";
+  pr.at = 1;
+  pr.value = 0.5;
+  pr.tolerance = 0.1;
+  pr.unit = (char *) "m";
+  g_assert_false (cml_window_lesson_set_step_prediction (win, 1, &pr, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "nothing-such"));
+  g_clear_error (&error);
+  pr.quantity = (char *) "x";
+  pr.tolerance = -1;
+  g_assert_false (cml_window_lesson_set_step_prediction (win, 1, &pr, &error));
+  g_assert_nonnull (strstr (error->message, "tolerance"));
+  g_clear_error (&error);
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 3); /* refused: no edit */
+  pr.tolerance = 0.1;
+  g_assert_true (cml_window_lesson_set_step_prediction (win, 1, &pr, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 4);
+
+  /* saved and read back: the prediction as set */
+  g_assert_true (cml_window_lesson_save_authored (win, path, &error));
+  g_assert_no_error (error);
+  read = cml_lesson_load (path, &error);
+  g_assert_no_error (error);
+  got = &((CmlLessonStep *) read->steps->pdata[0])->prediction;
+  g_assert_cmpint (got->kind, ==, CML_PREDICTION_NUMBER);
+  g_assert_cmpstr (got->question, ==, pr.question);
+  g_assert_cmpstr (got->quantity, ==, "x");
+  g_assert_cmpstr (got->unit, ==, "m");
+  g_assert_cmpfloat (got->value, ==, 0.5);
+  g_assert_cmpfloat (got->tolerance, ==, 0.1);
+  g_assert_cmpfloat (got->at, ==, 1);
+
+  /* undone, newest first, through the steps' window's action */
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpint (((CmlLessonStep *) win->authored->steps->pdata[0])->prediction.kind, ==, CML_PREDICTION_NONE);
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpuint (win->authored->steps->len, ==, 3);
+  g_assert_cmpstr (caption_of (win, 1), ==, "A");
+  g_assert_cmpstr (caption_of (win, 2), ==, "C");
+  g_assert_cmpstr (caption_of (win, 3), ==, "B12");
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpstr (caption_of (win, 2), ==, "B12");
+  g_assert_cmpstr (caption_of (win, 3), ==, "C");
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpstr (caption_of (win, 2), ==, "B");
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 0);
+  g_assert_false (cml_window_lesson_undo_step_edit (win));
+  g_assert_cmpstr (caption_of (win, 1), ==, "A");
+  g_assert_cmpstr (caption_of (win, 3), ==, "C");
+
+  /* a deleted step kept for undo is freed with the window (the sanitizers' build) */
+  g_assert_true (cml_window_lesson_delete_step (win, 3));
+  window_free (win);
+  g_remove (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -643,6 +744,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/lesson/shipped", test_shipped);
   g_test_add_func ("/ui/lesson/student-copy", test_student_copy);
   g_test_add_func ("/ui/lesson/author", test_author);
+  g_test_add_func ("/ui/lesson/steps-undo", test_steps_undo);
 
   return g_test_run ();
 }
