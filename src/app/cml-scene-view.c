@@ -58,6 +58,7 @@ struct _CmlSceneView
   CmlSceneStyle     style;
   double            drag_x, drag_y;  /* offsets already applied in this drag */
   gint64            last_fit_time;   /* monotonic time of the last framing, µs (0: none) */
+  int               fit_width, fit_height; /* the view's size (device pixels) at the last framing */
   double           *last_good;       /* the last finite values drawn (see current_values) */
   guint             n_last_good;
 
@@ -531,6 +532,15 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
   self->last_fit_time = now;
   /* while a body is dragged the camera holds still: framing the new place (a turntable
    * growing under the ball) would move the ground under the pointer, and the ball with it */
+  /* a new size (the window resized, a lesson's caption band taking its height, the split
+   * moved): framed again for it at once, not left as it was framed for the old one while
+   * everything still fits */
+  if (width != self->fit_width || height != self->fit_height)
+    {
+      self->camera.settled = FALSE;
+      self->fit_width = width;
+      self->fit_height = height;
+    }
   if (!self->body_drag)
     cml_camera_follow (&self->camera, (double *) points->data, points->len, (double *) bodies->data, bodies->len,
                        (double) width / height, &keep_out, dt);

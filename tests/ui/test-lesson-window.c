@@ -630,6 +630,42 @@ test_author (void)
   g_rmdir (dir);
 }
 
+/* A step with a long caption and a question on a 4:3 projector: the caption's band takes
+ * its height after the step's view was first framed, and the view is framed again for the
+ * room left — just as a fresh framing of it would be (not left as framed for the taller
+ * view it was, the ball pushed to the top edge). */
+static void
+test_band_fit (void)
+{
+  g_autofree char *path = lesson_path ("turning-table.cmllesson");
+  g_autoptr (GError) error = NULL;
+  CmlWindow *win;
+  double x0, y0, x1, y1;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = cml_window_new (NULL);
+  g_object_ref (win);
+  cml_window_set_fixed_size (win, 1024, 768);
+  g_object_set (win, "presentation", TRUE, NULL);
+  gtk_window_present (GTK_WINDOW (win));
+  g_assert_true (cml_window_open_lesson (win, path, 3, &error));
+  g_assert_no_error (error);
+  wait_step (win, 3);
+  g_assert_cmpint (win->prediction, ==, CML_PREDICTION_SHOWN_ASKED); /* paused: the scene holds still */
+  wait_layout_settled (GTK_WIDGET (win));
+  wait_frames (GTK_WIDGET (win), 5);
+  g_assert_true (cml_scene_view_get_moving_point (win->scene_view, &x0, &y0));
+  /* a fresh framing of the view as it is now */
+  cml_scene_view_frame_run (win->scene_view);
+  wait_frames (GTK_WIDGET (win), 5);
+  g_assert_true (cml_scene_view_get_moving_point (win->scene_view, &x1, &y1));
+  g_test_message ("the ball at (%.2f, %.2f), freshly framed at (%.2f, %.2f), in a view of %d×%d", x0, y0, x1, y1,
+                  gtk_widget_get_width (GTK_WIDGET (win->scene_view)), gtk_widget_get_height (GTK_WIDGET (win->scene_view)));
+  g_assert_cmpfloat (fabs (x1 - x0), <, 0.5);
+  g_assert_cmpfloat (fabs (y1 - y0), <, 0.5);
+  window_free (win);
+}
+
 static const char *
 caption_of (CmlWindow *win, guint number)
 {
@@ -745,6 +781,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/lesson/student-copy", test_student_copy);
   g_test_add_func ("/ui/lesson/author", test_author);
   g_test_add_func ("/ui/lesson/steps-undo", test_steps_undo);
+  g_test_add_func ("/ui/lesson/band-fit", test_band_fit);
 
   return g_test_run ();
 }
