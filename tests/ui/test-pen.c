@@ -39,6 +39,12 @@ picked (CmlWindow *win, double x, double y)
   return gtk_widget_pick (GTK_WIDGET (win), p.x, p.y, GTK_PICK_DEFAULT);
 }
 
+static gboolean
+stack_still (gpointer data)
+{
+  return !gtk_stack_get_transition_running (GTK_STACK (data));
+}
+
 /* the pen's toggle; strokes over a plot stay over it when the split moves */
 static void
 test_strokes (void)
@@ -94,9 +100,11 @@ test_strokes (void)
 
   /* the Plots page hidden (the Equations shown): a stroke on a plot is not drawn */
   gtk_stack_set_visible_child_name (win->side_stack, "equations");
+  wait_for (stack_still, win->side_stack, "the side column's cross-fade to end");
   wait_layout_settled (GTK_WIDGET (win));
   g_assert_false (cml_pen_layer_get_point (layer, 0, 0, &px, &py));
   gtk_stack_set_visible_child_name (win->side_stack, "plots");
+  wait_for (stack_still, win->side_stack, "the side column's cross-fade to end");
   wait_layout_settled (GTK_WIDGET (win));
   g_assert_true (cml_pen_layer_get_point (layer, 0, 0, &px, &py));
 
@@ -106,6 +114,7 @@ test_strokes (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "pen.draw", NULL));
   g_assert_false (cml_pen_layer_get_pen (layer));
   hit = picked (win, x2, y2);
+  g_test_message ("a click at the plot's centre reaches a %s", hit ? G_OBJECT_TYPE_NAME (hit) : "(nothing)");
   g_assert_true (hit == plot || gtk_widget_is_ancestor (hit, plot));
   window_free (win);
 }
