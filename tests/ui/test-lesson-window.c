@@ -767,6 +767,119 @@ test_steps_undo (void)
   g_rmdir (dir);
 }
 
+/* The first "Set the Prediction" button of the steps' window at or under W. */
+static GtkWidget *
+find_apply (GtkWidget *w)
+{
+  if (GTK_IS_BUTTON (w) && g_object_get_data (G_OBJECT (w), "cml-editor"))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_apply (c);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* Every widget of TYPE under W, in the order they stand. */
+static void
+collect_type (GtkWidget *w, GType type, GPtrArray *out)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
+    g_ptr_array_add (out, w);
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    collect_type (c, type, out);
+}
+
+/* The first step's prediction editor in the steps' window, opened (a closed expander
+ * holds its fields out of the window), and its "Set the Prediction" button. */
+static GtkWidget *
+open_editor (CmlWindow *win, GtkWidget **apply)
+{
+  g_autoptr (GPtrArray) expanders = g_ptr_array_new ();
+  GtkWidget *expander;
+
+  collect_type (win->steps_window, GTK_TYPE_EXPANDER, expanders);
+  g_assert_cmpuint (expanders->len, >=, 1);
+  expander = expanders->pdata[0];
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  *apply = find_apply (expander);
+  g_assert_nonnull (*apply);
+  return expander;
+}
+
+/* The prediction typed in the steps' window, as a teacher does: a choice question taken
+ * (a decimal comma read as a point), then a number question with an answer that is no
+ * number refused there, with the reason, the step keeping its question. */
+static void
+test_prediction_editor (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) entries = g_ptr_array_new ();
+  g_autoptr (GPtrArray) kinds = g_ptr_array_new ();
+  g_autoptr (GPtrArray) spins = g_ptr_array_new ();
+  g_autoptr (GPtrArray) labels = g_ptr_array_new ();
+  const CmlPrediction *pr;
+  GtkWidget *apply, *expander;
+  CmlWindow *win;
+  gboolean told = FALSE;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "The table turns.", &error), ==, 1);
+  cml_window_lesson_show_steps (win);
+  expander = open_editor (win, &apply);
+  collect_type (expander, GTK_TYPE_ENTRY, entries);
+  collect_type (expander, GTK_TYPE_DROP_DOWN, kinds);
+  collect_type (expander, GTK_TYPE_SPIN_BUTTON, spins);
+  /* question, quantity, time; choices, check; answer, unit, tolerance; afterwards */
+  g_assert_cmpuint (entries->len, ==, 9);
+  g_assert_cmpuint (kinds->len, ==, 1);
+  g_assert_cmpuint (spins->len, ==, 1);
+  gtk_drop_down_set_selected (kinds->pdata[0], 1);
+  g_assert_true (gtk_widget_get_visible (gtk_widget_get_parent (entries->pdata[3])));
+  gtk_editable_set_text (entries->pdata[0], "Does the ball leave the table?");
+  gtk_editable_set_text (entries->pdata[1], "x");
+  gtk_editable_set_text (entries->pdata[2], "2,5");
+  gtk_editable_set_text (entries->pdata[3], "Yes ; No");
+  gtk_spin_button_set_value (spins->pdata[0], 2);
+  gtk_editable_set_text (entries->pdata[4], "< 3");
+  g_signal_emit_by_name (apply, "clicked");
+  pr = &((CmlLessonStep *) win->authored->steps->pdata[0])->prediction;
+  g_assert_cmpint (pr->kind, ==, CML_PREDICTION_CHOICE);
+  g_assert_cmpstr (pr->question, ==, "Does the ball leave the table?");
+  g_assert_cmpstr (pr->quantity, ==, "x");
+  g_assert_cmpfloat (pr->at, ==, 2.5);
+  g_assert_cmpuint (g_strv_length (pr->choices), ==, 2);
+  g_assert_cmpstr (pr->choices[1], ==, "No");
+  g_assert_cmpuint (pr->answer, ==, 2);
+  g_assert_cmpint (pr->check_op, ==, '<');
+  g_assert_cmpfloat (pr->check_value, ==, 3);
+
+  /* the list made again: its editor shows the question; a number that is none is refused */
+  expander = open_editor (win, &apply);
+  g_ptr_array_set_size (entries, 0);
+  g_ptr_array_set_size (kinds, 0);
+  collect_type (expander, GTK_TYPE_ENTRY, entries);
+  collect_type (expander, GTK_TYPE_DROP_DOWN, kinds);
+  g_assert_cmpstr (gtk_editable_get_text (entries->pdata[0]), ==, "Does the ball leave the table?");
+  g_assert_cmpstr (gtk_editable_get_text (entries->pdata[4]), ==, "< 3");
+  gtk_drop_down_set_selected (kinds->pdata[0], 2);
+  gtk_editable_set_text (entries->pdata[5], "far");
+  g_signal_emit_by_name (apply, "clicked");
+  g_assert_cmpint (pr->kind, ==, CML_PREDICTION_CHOICE);
+  collect_type (expander, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (gtk_widget_has_css_class (labels->pdata[i], "error") && gtk_widget_get_visible (labels->pdata[i]))
+      {
+        g_test_message ("said: %s", gtk_label_get_text (labels->pdata[i]));
+        told = strstr (gtk_label_get_text (labels->pdata[i]), "answer") != NULL;
+      }
+  g_assert_true (told);
+  window_free (win);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -782,6 +895,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/lesson/author", test_author);
   g_test_add_func ("/ui/lesson/steps-undo", test_steps_undo);
   g_test_add_func ("/ui/lesson/band-fit", test_band_fit);
+  g_test_add_func ("/ui/lesson/prediction-editor", test_prediction_editor);
 
   return g_test_run ();
 }
