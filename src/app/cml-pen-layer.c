@@ -333,16 +333,19 @@ on_drag_begin (GtkGestureDrag *drag, double x, double y, CmlPenLayer *self)
   cml_pen_layer_begin_stroke (self, x, y);
 }
 
+/* (a drag the pen was put away in — Escape with the button down — draws no more) */
 static void
 on_drag_update (GtkGestureDrag *drag, double dx, double dy, CmlPenLayer *self)
 {
-  cml_pen_layer_extend_stroke (self, self->start_x + dx, self->start_y + dy);
+  if (self->pen && self->drawing)
+    cml_pen_layer_extend_stroke (self, self->start_x + dx, self->start_y + dy);
 }
 
 static void
 on_drag_end (GtkGestureDrag *drag, double dx, double dy, CmlPenLayer *self)
 {
-  cml_pen_layer_extend_stroke (self, self->start_x + dx, self->start_y + dy);
+  if (self->pen && self->drawing)
+    cml_pen_layer_extend_stroke (self, self->start_x + dx, self->start_y + dy);
   cml_pen_layer_end_stroke (self);
 }
 
