@@ -611,12 +611,29 @@ field (GtkWidget *box, const char *label, const char *text, const char *tooltip)
   return e;
 }
 
+/* The shortest text that reads back as V (0.1, not 0.10000000000000001). */
 static char *
 format_number (double v)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  char buf[G_ASCII_DTOSTR_BUF_SIZE], format[8];
 
-  return g_strdup (g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+  for (int digits = 1; digits <= 17; digits++)
+    {
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      g_ascii_formatd (buf, sizeof buf, format, v);
+      if (g_ascii_strtod (buf, NULL) == v)
+        break;
+    }
+  return g_strdup (buf);
+}
+
+/* As the file writes it (cml_prediction_format_check), in the shortest numbers. */
+static char *
+format_check (const CmlPrediction *pr)
+{
+  g_autofree char *v = format_number (pr->check_value), *t = format_number (pr->check_tolerance);
+
+  return pr->check_op == '=' ? g_strdup_printf ("= %s ± %s", v, t) : g_strdup_printf ("%c %s", pr->check_op, v);
 }
 
 static GtkWidget *
@@ -632,7 +649,7 @@ prediction_editor (CmlWindow *self, CmlLessonStep *step, guint number)
                              : g_strdup_printf (_("Prediction: %s"), pr->question);
   g_autofree char *at = pr->kind != CML_PREDICTION_NONE ? format_number (pr->at) : NULL;
   g_autofree char *choices = pr->choices ? g_strjoinv ("; ", pr->choices) : NULL;
-  g_autofree char *check = pr->kind == CML_PREDICTION_CHOICE && !pr->no_answer ? cml_prediction_format_check (pr) : NULL;
+  g_autofree char *check = pr->kind == CML_PREDICTION_CHOICE && !pr->no_answer ? format_check (pr) : NULL;
   g_autofree char *value = pr->kind == CML_PREDICTION_NUMBER && !pr->no_answer ? format_number (pr->value) : NULL;
   g_autofree char *tolerance = pr->kind == CML_PREDICTION_NUMBER && !pr->no_answer ? format_number (pr->tolerance) : NULL;
   GtkWidget *expander = gtk_expander_new (title);

@@ -844,7 +844,7 @@ test_prediction_editor (void)
   gtk_editable_set_text (entries->pdata[2], "2,5");
   gtk_editable_set_text (entries->pdata[3], "Yes ; No");
   gtk_spin_button_set_value (spins->pdata[0], 2);
-  gtk_editable_set_text (entries->pdata[4], "< 3");
+  gtk_editable_set_text (entries->pdata[4], "< 1.76");
   g_signal_emit_by_name (apply, "clicked");
   pr = &((CmlLessonStep *) win->authored->steps->pdata[0])->prediction;
   g_assert_cmpint (pr->kind, ==, CML_PREDICTION_CHOICE);
@@ -855,7 +855,7 @@ test_prediction_editor (void)
   g_assert_cmpstr (pr->choices[1], ==, "No");
   g_assert_cmpuint (pr->answer, ==, 2);
   g_assert_cmpint (pr->check_op, ==, '<');
-  g_assert_cmpfloat (pr->check_value, ==, 3);
+  g_assert_cmpfloat (pr->check_value, ==, 1.76);
 
   /* the list made again: its editor shows the question; a number that is none is refused */
   expander = open_editor (win, &apply);
@@ -864,7 +864,9 @@ test_prediction_editor (void)
   collect_type (expander, GTK_TYPE_ENTRY, entries);
   collect_type (expander, GTK_TYPE_DROP_DOWN, kinds);
   g_assert_cmpstr (gtk_editable_get_text (entries->pdata[0]), ==, "Does the ball leave the table?");
-  g_assert_cmpstr (gtk_editable_get_text (entries->pdata[4]), ==, "< 3");
+  /* in the numbers typed, not 1.7600000000000001 */
+  g_assert_cmpstr (gtk_editable_get_text (entries->pdata[2]), ==, "2.5");
+  g_assert_cmpstr (gtk_editable_get_text (entries->pdata[4]), ==, "< 1.76");
   gtk_drop_down_set_selected (kinds->pdata[0], 2);
   gtk_editable_set_text (entries->pdata[5], "far");
   g_signal_emit_by_name (apply, "clicked");
