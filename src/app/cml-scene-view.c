@@ -10,7 +10,7 @@
  *
  * The camera frames what the run shows (cml_camera_fit over the renderer's bounds, which
  * only grow) at every frame until the user turns or zooms the view; a new system, a new
- * run (clear_trails) or a reset frames it again.  The legend is a drawing area over the
+ * run (clear_trails), a reset or a new size of the view frames it again.  The legend is a drawing area over the
  * bottom-left corner, drawn by the renderer's Cairo code (the exported videos show the same
  * card), and the framing keeps that corner free.
  */
@@ -530,8 +530,6 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
   gint64 now = g_get_monotonic_time ();
   double dt = self->last_fit_time > 0 && now > self->last_fit_time ? (now - self->last_fit_time) * 1e-6 : 0;
   self->last_fit_time = now;
-  /* while a body is dragged the camera holds still: framing the new place (a turntable
-   * growing under the ball) would move the ground under the pointer, and the ball with it */
   /* a new size (the window resized, a lesson's caption band taking its height, the split
    * moved): framed again for it at once, not left as it was framed for the old one while
    * everything still fits */
@@ -541,6 +539,8 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
       self->fit_width = width;
       self->fit_height = height;
     }
+  /* while a body is dragged the camera holds still: framing the new place (a turntable
+   * growing under the ball) would move the ground under the pointer, and the ball with it */
   if (!self->body_drag)
     cml_camera_follow (&self->camera, (double *) points->data, points->len, (double *) bodies->data, bodies->len,
                        (double) width / height, &keep_out, dt);
