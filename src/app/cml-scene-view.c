@@ -10,7 +10,7 @@
  *
  * The camera frames what the run shows (cml_camera_fit over the renderer's bounds, which
  * only grow) at every frame until the user turns or zooms the view; a new system, a new
- * run (clear_trails) or a reset frames it again.  The legend is a drawing area over the
+ * run (clear_trails), a reset or a new size of the view frames it again.  The legend is a drawing area over the
  * bottom-left corner, drawn by the renderer's Cairo code (the exported videos show the same
  * card), and the framing keeps that corner free.
  */
@@ -58,6 +58,7 @@ struct _CmlSceneView
   CmlSceneStyle     style;
   double            drag_x, drag_y;  /* offsets already applied in this drag */
   gint64            last_fit_time;   /* monotonic time of the last framing, µs (0: none) */
+  int               fit_width, fit_height; /* the view's size (device pixels) at the last framing */
   double           *last_good;       /* the last finite values drawn (see current_values) */
   guint             n_last_good;
 
@@ -529,6 +530,15 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
   gint64 now = g_get_monotonic_time ();
   double dt = self->last_fit_time > 0 && now > self->last_fit_time ? (now - self->last_fit_time) * 1e-6 : 0;
   self->last_fit_time = now;
+  /* a new size (the window resized, a lesson's caption band taking its height, the split
+   * moved): framed again for it at once, not left as it was framed for the old one while
+   * everything still fits */
+  if (width != self->fit_width || height != self->fit_height)
+    {
+      self->camera.settled = FALSE;
+      self->fit_width = width;
+      self->fit_height = height;
+    }
   /* while a body is dragged the camera holds still: framing the new place (a turntable
    * growing under the ball) would move the ground under the pointer, and the ball with it */
   if (!self->body_drag)

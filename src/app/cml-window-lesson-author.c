@@ -1,8 +1,9 @@
 /* cml-window-lesson-author.c — a lesson written from the window: "Add This as a Step"
  * captures the present state as a session does (cml_window_get_session) into the lesson
  * being written (a new one if there is none), a window lists its steps with their
- * captions and notes to edit, move up or down and delete, and "Save Lesson" / "Save
- * Lesson As…" write it (cml_lesson_save: all or nothing).
+ * captions, notes and predictions to edit, move up or down and delete — each of those
+ * undone by Ctrl+Z there, newest first — and "Save Lesson" / "Save Lesson As…" write it
+ * (cml_lesson_save: all or nothing).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -16,13 +17,147 @@
 #include "cml-window-private.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
 
 #include "cml-error.h"
 #include "cml-lesson-apply.h"
 
 #define LESSON_EXT ".cmllesson"
+/* The edits kept for undo (the oldest forgotten): a deleted step is kept with its edit. */
+#define MAX_EDITS 200
 
 static void rebuild_steps (CmlWindow *self);
+static void update_author_actions (CmlWindow *self);
+
+/* ---- the edits' history ---------------------------------------------------------------------- */
+
+typedef enum
+{
+  EDIT_MOVE,       /* STEP moved BY places */
+  EDIT_DELETE,     /* STEP (owned here) deleted from INDEX */
+  EDIT_CAPTION,    /* STEP's caption was TEXT */
+  EDIT_NOTES,      /* STEP's notes were TEXT (NULL: none) */
+  EDIT_PREDICTION, /* STEP's prediction was PREDICTION (owned) */
+} EditKind;
+
+typedef struct
+{
+  EditKind       kind;
+  CmlLessonStep *step;  /* steps are named by their address: moves change their numbers */
+  guint          index;
+  int            by;
+  char          *text;
+  CmlPrediction  prediction;
+} Edit;
+
+static void
+edit_free (gpointer data)
+{
+  Edit *e = data;
+
+  if (e->kind == EDIT_DELETE)
+    cml_lesson_step_free (e->step);
+  g_free (e->text);
+  cml_prediction_clear (&e->prediction);
+  g_free (e);
+}
+
+static Edit *
+push_edit (CmlWindow *self, EditKind kind, CmlLessonStep *step)
+{
+  Edit *e = g_new0 (Edit, 1);
+
+  if (self->authored_history == NULL)
+    self->authored_history = g_ptr_array_new_with_free_func (edit_free);
+  if (self->authored_history->len >= MAX_EDITS)
+    g_ptr_array_remove_index (self->authored_history, 0);
+  e->kind = kind;
+  e->step = step;
+  g_ptr_array_add (self->authored_history, e);
+  return e;
+}
+
+/* The typing of one text of one step, keystroke after keystroke, is one edit. */
+static gboolean
+continues_edit (CmlWindow *self, EditKind kind, CmlLessonStep *step)
+{
+  Edit *top;
+
+  if (self->authored_history == NULL || self->authored_history->len == 0)
+    return FALSE;
+  top = self->authored_history->pdata[self->authored_history->len - 1];
+  return top->kind == kind && top->step == step;
+}
+
+static int
+step_index (CmlWindow *self, CmlLessonStep *step)
+{
+  guint i;
+
+  return self->authored && g_ptr_array_find (self->authored->steps, step, &i) ? (int) i : -1;
+}
+
+guint
+cml_window_lesson_n_step_edits (CmlWindow *self)
+{
+  g_return_val_if_fail (CML_IS_WINDOW (self), 0);
+  return self->authored_history ? self->authored_history->len : 0;
+}
+
+gboolean
+cml_window_lesson_undo_step_edit (CmlWindow *self)
+{
+  Edit *e;
+  int at;
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+
+  if (self->authored == NULL || self->authored_history == NULL || self->authored_history->len == 0)
+    return FALSE;
+  e = g_ptr_array_steal_index (self->authored_history, self->authored_history->len - 1);
+  at = step_index (self, e->step);
+  switch (e->kind)
+    {
+    case EDIT_MOVE:
+      if (at >= 0 && at - e->by >= 0 && at - e->by < (int) self->authored->steps->len)
+        {
+          self->authored->steps->pdata[at] = self->authored->steps->pdata[at - e->by];
+          self->authored->steps->pdata[at - e->by] = e->step;
+        }
+      break;
+    case EDIT_DELETE:
+      g_ptr_array_insert (self->authored->steps, (int) MIN (e->index, self->authored->steps->len), e->step);
+      e->kind = EDIT_MOVE; /* the step is the lesson's again: not freed with the edit */
+      break;
+    case EDIT_CAPTION:
+      if (at >= 0)
+        {
+          g_free (e->step->caption);
+          e->step->caption = g_steal_pointer (&e->text);
+        }
+      break;
+    case EDIT_NOTES:
+      if (at >= 0)
+        {
+          g_free (e->step->notes);
+          e->step->notes = g_steal_pointer (&e->text);
+        }
+      break;
+    case EDIT_PREDICTION:
+      if (at >= 0)
+        {
+          cml_prediction_clear (&e->step->prediction);
+          e->step->prediction = e->prediction;
+          memset (&e->prediction, 0, sizeof e->prediction);
+        }
+      break;
+    }
+  edit_free (e);
+  update_author_actions (self);
+  rebuild_steps (self);
+  return TRUE;
+}
 
 static CmlLessonStep *
 authored_step (CmlWindow *self, guint number)
@@ -82,6 +217,7 @@ cml_window_lesson_move_step (CmlWindow *self, guint number, int by)
   step = self->authored->steps->pdata[number - 1];
   self->authored->steps->pdata[number - 1] = self->authored->steps->pdata[to - 1];
   self->authored->steps->pdata[to - 1] = step;
+  push_edit (self, EDIT_MOVE, step)->by = by;
   rebuild_steps (self);
   return TRUE;
 }
@@ -93,7 +229,8 @@ cml_window_lesson_delete_step (CmlWindow *self, guint number)
 
   if (authored_step (self, number) == NULL)
     return FALSE;
-  g_ptr_array_remove_index (self->authored->steps, number - 1);
+  /* kept with the edit, for undo */
+  push_edit (self, EDIT_DELETE, g_ptr_array_steal_index (self->authored->steps, number - 1))->index = number - 1;
   update_author_actions (self);
   rebuild_steps (self);
   return TRUE;
@@ -108,16 +245,143 @@ cml_window_lesson_set_step_text (CmlWindow *self, guint number, const char *capt
 
   if (step == NULL)
     return FALSE;
-  if (caption)
+  if (caption && g_strcmp0 (caption, step->caption) != 0)
     {
+      if (!continues_edit (self, EDIT_CAPTION, step))
+        push_edit (self, EDIT_CAPTION, step)->text = g_strdup (step->caption);
       g_free (step->caption);
       step->caption = g_strdup (caption);
     }
-  if (notes)
+  if (notes && g_strcmp0 (*notes ? notes : NULL, step->notes) != 0)
     {
+      if (!continues_edit (self, EDIT_NOTES, step))
+        push_edit (self, EDIT_NOTES, step)->text = g_strdup (step->notes);
       g_free (step->notes);
       step->notes = *notes ? g_strdup (notes) : NULL;
     }
+  return TRUE;
+}
+
+static gboolean
+blank (const char *text)
+{
+  while (text && g_ascii_isspace (*text))
+    text++;
+  return text == NULL || *text == '\0';
+}
+
+/* What a lesson file's loader would refuse, said before it is written. */
+static gboolean
+check_prediction (CmlWindow *self, CmlLessonStep *step, const CmlPrediction *pr, GError **error)
+{
+  g_autoptr (CmlSystem) sys = NULL;
+  guint n;
+
+  if (pr->kind == CML_PREDICTION_NONE)
+    return TRUE;
+  if (blank (pr->question))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the question is empty: write what the class is asked"));
+      return FALSE;
+    }
+  if (pr->quantity == NULL || *pr->quantity == '\0')
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the question needs the quantity that answers it: the name of one of the model’s quantities (e.g. x)"));
+      return FALSE;
+    }
+  if (!(pr->at >= 0) || !isfinite (pr->at))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the time the quantity is read at must be a time from the step’s start (0 or more)"));
+      return FALSE;
+    }
+  sys = g_hash_table_lookup (self->systems, step->model);
+  if (sys)
+    cml_system_ref (sys);
+  else if ((sys = cml_window_take_derived (self, step->model, error)) == NULL)
+    return FALSE;
+  if (cml_system_observable_index (sys, pr->quantity) < 0)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("“%s” is not a quantity of the model “%s”"), pr->quantity,
+                   step->model->name);
+      return FALSE;
+    }
+  if (pr->kind == CML_PREDICTION_CHOICE)
+    {
+      n = pr->choices ? g_strv_length (pr->choices) : 0;
+      if (n < 2)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       _("a choice question needs at least two choices, separated by ‘;’"));
+          return FALSE;
+        }
+      for (guint k = 0; k < n; k++)
+        if (*pr->choices[k] == '\0')
+          {
+            g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("choice %u is empty: write it or remove it"), k + 1);
+            return FALSE;
+          }
+      if (pr->answer < 1 || pr->answer > n)
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the answer is the number of the right choice, from 1 to %u"), n);
+          return FALSE;
+        }
+      if ((pr->check_op != '<' && pr->check_op != '>' && pr->check_op != '=') || !isfinite (pr->check_value)
+          || !(pr->check_tolerance >= 0) || !isfinite (pr->check_tolerance))
+        {
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       _("a choice question needs the check its answer makes of the quantity: "
+                         "“< V”, “> V” or “= V ± TOL”"));
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (!isfinite (pr->value))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the answer must be a number"));
+      return FALSE;
+    }
+  if (!(pr->tolerance >= 0) || !isfinite (pr->tolerance))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the tolerance is how far from the answer is right (0 or more)"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+cml_window_lesson_set_step_prediction (CmlWindow *self, guint number, const CmlPrediction *prediction, GError **error)
+{
+  CmlLessonStep *step = authored_step (self, number);
+
+  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (prediction != NULL, FALSE);
+
+  if (step == NULL)
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the lesson has no step %u"), number);
+      return FALSE;
+    }
+  if (!check_prediction (self, step, prediction, error))
+    return FALSE;
+  cml_prediction_copy (&push_edit (self, EDIT_PREDICTION, step)->prediction, &step->prediction);
+  cml_prediction_clear (&step->prediction);
+  if (prediction->kind != CML_PREDICTION_NONE)
+    {
+      cml_prediction_copy (&step->prediction, prediction);
+      step->prediction.no_answer = FALSE;
+      /* what matters for the kind only */
+      if (prediction->kind == CML_PREDICTION_NUMBER)
+        g_clear_pointer (&step->prediction.choices, g_strfreev);
+      else
+        g_clear_pointer (&step->prediction.unit, g_free);
+      if (step->prediction.afterwards && *step->prediction.afterwards == '\0')
+        g_clear_pointer (&step->prediction.afterwards, g_free);
+      if (step->prediction.unit && *step->prediction.unit == '\0')
+        g_clear_pointer (&step->prediction.unit, g_free);
+    }
+  rebuild_steps (self);
   return TRUE;
 }
 
@@ -227,8 +491,228 @@ text_entry (const char *text, const char *placeholder, const char *tooltip, guin
   gtk_widget_set_tooltip_text (e, tooltip);
   gtk_widget_set_hexpand (e, TRUE);
   g_object_set_data (G_OBJECT (e), "cml-step", GUINT_TO_POINTER (number));
+  /* Ctrl+Z is the steps' window's: it undoes the lesson's edits, this text's among them */
+  gtk_editable_set_enable_undo (GTK_EDITABLE (e), FALSE);
   g_signal_connect (e, "changed", cb, self);
   return e;
+}
+
+/* ---- a step's prediction, edited ------------------------------------------------------------- */
+
+/* The editor's fields (the widgets are the row's). */
+typedef struct
+{
+  CmlWindow   *self;
+  guint        number;
+  GtkDropDown *kind;
+  GtkWidget   *question, *quantity, *at, *choices, *answer_choice, *check, *answer, *unit, *tolerance, *afterwards;
+  GtkWidget   *choice_box, *number_box;
+  GtkLabel    *message;
+} PredictionEditor;
+
+/* A number typed (a decimal comma taken as a point); FALSE when it is none. */
+static gboolean
+read_number (const char *text, double *value)
+{
+  g_autofree char *t = g_strstrip (g_strdelimit (g_strdup (text), ",", '.'));
+  char *end;
+
+  if (*t == '\0')
+    return FALSE;
+  *value = g_ascii_strtod (t, &end);
+  return *end == '\0' && isfinite (*value);
+}
+
+static gboolean
+editor_number (GtkWidget *entry, const char *what, double *value, GError **error)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
+
+  if (read_number (text, value))
+    return TRUE;
+  /* TRANSLATORS: %s: what the number is ("the answer", "the time") */
+  g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s must be a number, such as 2.5"), what);
+  return FALSE;
+}
+
+static void
+on_prediction_apply (GtkButton *button, PredictionEditor *ed)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) choices = NULL;
+  CmlPrediction pr = { 0 };
+  guint kind = gtk_drop_down_get_selected (ed->kind);
+
+  pr.kind = kind == 1 ? CML_PREDICTION_CHOICE : kind == 2 ? CML_PREDICTION_NUMBER : CML_PREDICTION_NONE;
+  pr.question = (char *) gtk_editable_get_text (GTK_EDITABLE (ed->question));
+  pr.quantity = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (ed->quantity))));
+  pr.afterwards = (char *) gtk_editable_get_text (GTK_EDITABLE (ed->afterwards));
+  pr.unit = (char *) gtk_editable_get_text (GTK_EDITABLE (ed->unit));
+  if (pr.kind != CML_PREDICTION_NONE && !editor_number (ed->at, _("The time the quantity is read at"), &pr.at, &error))
+    goto out;
+  if (pr.kind == CML_PREDICTION_CHOICE)
+    {
+      choices = g_strsplit (gtk_editable_get_text (GTK_EDITABLE (ed->choices)), ";", -1);
+      for (guint k = 0; choices[k]; k++)
+        g_strstrip (choices[k]);
+      pr.choices = choices;
+      pr.answer = (guint) gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (ed->answer_choice));
+      if (!cml_prediction_parse_check (gtk_editable_get_text (GTK_EDITABLE (ed->check)), &pr.check_op,
+                                       &pr.check_value, &pr.check_tolerance))
+        pr.check_op = 0; /* said by the window's check */
+    }
+  else if (pr.kind == CML_PREDICTION_NUMBER)
+    {
+      if (!editor_number (ed->answer, _("The answer"), &pr.value, &error))
+        goto out;
+      pr.tolerance = 0;
+      if (*gtk_editable_get_text (GTK_EDITABLE (ed->tolerance))
+          && !editor_number (ed->tolerance, _("The tolerance"), &pr.tolerance, &error))
+        goto out;
+    }
+  cml_window_lesson_set_step_prediction (ed->self, ed->number, &pr, &error);
+out:
+  g_free (pr.quantity);
+  if (error)
+    {
+      gtk_label_set_text (ed->message, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (ed->message), TRUE);
+    }
+}
+
+static void
+on_prediction_kind (GtkDropDown *kind, GParamSpec *pspec, PredictionEditor *ed)
+{
+  guint k = gtk_drop_down_get_selected (kind);
+
+  gtk_widget_set_visible (ed->choice_box, k == 1);
+  gtk_widget_set_visible (ed->number_box, k == 2);
+}
+
+static GtkWidget *
+field (GtkWidget *box, const char *label, const char *text, const char *tooltip)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *l = gtk_label_new (label);
+  GtkWidget *e = gtk_entry_new ();
+
+  gtk_label_set_xalign (GTK_LABEL (l), 0);
+  gtk_label_set_width_chars (GTK_LABEL (l), 12);
+  gtk_label_set_wrap (GTK_LABEL (l), TRUE);
+  gtk_editable_set_text (GTK_EDITABLE (e), text ? text : "");
+  /* Ctrl+Z is the steps' window's: it undoes the lesson's edits */
+  gtk_editable_set_enable_undo (GTK_EDITABLE (e), FALSE);
+  gtk_widget_set_hexpand (e, TRUE);
+  gtk_widget_set_tooltip_text (e, tooltip);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (e), GTK_ACCESSIBLE_RELATION_LABELLED_BY, l, NULL, -1);
+  gtk_box_append (GTK_BOX (row), l);
+  gtk_box_append (GTK_BOX (row), e);
+  gtk_box_append (GTK_BOX (box), row);
+  return e;
+}
+
+/* The shortest text that reads back as V (0.1, not 0.10000000000000001). */
+static char *
+format_number (double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE], format[8];
+
+  for (int digits = 1; digits <= 17; digits++)
+    {
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      g_ascii_formatd (buf, sizeof buf, format, v);
+      if (g_ascii_strtod (buf, NULL) == v)
+        break;
+    }
+  return g_strdup (buf);
+}
+
+/* As the file writes it (cml_prediction_format_check), in the shortest numbers. */
+static char *
+format_check (const CmlPrediction *pr)
+{
+  g_autofree char *v = format_number (pr->check_value), *t = format_number (pr->check_tolerance);
+
+  return pr->check_op == '=' ? g_strdup_printf ("= %s ± %s", v, t) : g_strdup_printf ("%c %s", pr->check_op, v);
+}
+
+static GtkWidget *
+prediction_editor (CmlWindow *self, CmlLessonStep *step, guint number)
+{
+  const CmlPrediction *pr = &step->prediction;
+  PredictionEditor *ed = g_new0 (PredictionEditor, 1);
+  const char *kinds[] = { N_("No question"), N_("A choice"), N_("A number"), NULL };
+  const char *shown[4];
+  g_autofree char *title = pr->kind == CML_PREDICTION_NONE
+                             ? g_strdup (_("Prediction: none"))
+                             /* TRANSLATORS: %s: the step's question */
+                             : g_strdup_printf (_("Prediction: %s"), pr->question);
+  g_autofree char *at = pr->kind != CML_PREDICTION_NONE ? format_number (pr->at) : NULL;
+  g_autofree char *choices = pr->choices ? g_strjoinv ("; ", pr->choices) : NULL;
+  g_autofree char *check = pr->kind == CML_PREDICTION_CHOICE && !pr->no_answer ? format_check (pr) : NULL;
+  g_autofree char *value = pr->kind == CML_PREDICTION_NUMBER && !pr->no_answer ? format_number (pr->value) : NULL;
+  g_autofree char *tolerance = pr->kind == CML_PREDICTION_NUMBER && !pr->no_answer ? format_number (pr->tolerance) : NULL;
+  GtkWidget *expander = gtk_expander_new (title);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *row, *label, *apply;
+
+  for (guint i = 0; i < 4; i++)
+    shown[i] = kinds[i] ? _(kinds[i]) : NULL;
+  gtk_label_set_ellipsize (GTK_LABEL (gtk_expander_get_label_widget (GTK_EXPANDER (expander))), PANGO_ELLIPSIZE_END);
+  ed->self = self;
+  ed->number = number;
+  row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  label = gtk_label_new (_("Question"));
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_width_chars (GTK_LABEL (label), 12);
+  ed->kind = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (shown));
+  gtk_drop_down_set_selected (ed->kind, pr->kind == CML_PREDICTION_CHOICE ? 1 : pr->kind == CML_PREDICTION_NUMBER ? 2 : 0);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (ed->kind), _("What the class answers before the motion shows it"));
+  gtk_box_append (GTK_BOX (row), label);
+  gtk_box_append (GTK_BOX (row), GTK_WIDGET (ed->kind));
+  gtk_box_append (GTK_BOX (box), row);
+  ed->question = field (box, _("Asked"), pr->question, _("The question the class answers, e.g. “Is the ball thrown off?”"));
+  ed->quantity = field (box, _("Quantity"), pr->quantity,
+                        _("The model’s quantity that answers it (e.g. x, or energy): its name"));
+  ed->at = field (box, _("At time"), at, _("The time from the step’s start at which the quantity answers"));
+  ed->choice_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  ed->choices = field (ed->choice_box, _("Choices"), choices, _("The choices the class picks from, separated by ‘;’"));
+  row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  label = gtk_label_new (_("Right choice"));
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_width_chars (GTK_LABEL (label), 12);
+  ed->answer_choice = gtk_spin_button_new_with_range (1, 9, 1);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (ed->answer_choice), pr->kind == CML_PREDICTION_CHOICE && pr->answer ? pr->answer : 1);
+  gtk_widget_set_tooltip_text (ed->answer_choice, _("The number of the right choice, from 1"));
+  gtk_box_append (GTK_BOX (row), label);
+  gtk_box_append (GTK_BOX (row), ed->answer_choice);
+  gtk_box_append (GTK_BOX (ed->choice_box), row);
+  ed->check = field (ed->choice_box, _("Right when"), check,
+                     _("What the quantity does at that time when the right choice is right: “< 2”, “> 0.5” or “= 3 ± 0.1”"));
+  gtk_box_append (GTK_BOX (box), ed->choice_box);
+  ed->number_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  ed->answer = field (ed->number_box, _("Answer"), value, _("The right number"));
+  ed->unit = field (ed->number_box, _("Unit"), pr->unit, _("The answer’s unit, shown beside the class’s number (e.g. m)"));
+  ed->tolerance = field (ed->number_box, _("Tolerance"), tolerance,
+                         _("How far from the answer the class’s number may be and still be right"));
+  gtk_box_append (GTK_BOX (box), ed->number_box);
+  ed->afterwards = field (box, _("Afterwards"), pr->afterwards, _("What to say once the motion has answered (optional)"));
+  ed->message = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (ed->message, TRUE);
+  gtk_label_set_xalign (ed->message, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (ed->message), "error");
+  gtk_widget_set_visible (GTK_WIDGET (ed->message), FALSE);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (ed->message));
+  apply = gtk_button_new_with_mnemonic (_("_Set the Prediction"));
+  gtk_widget_set_halign (apply, GTK_ALIGN_END);
+  gtk_widget_set_tooltip_text (apply, _("The step asks this question (or none) when it is presented"));
+  gtk_box_append (GTK_BOX (box), apply);
+  g_object_set_data_full (G_OBJECT (apply), "cml-editor", ed, g_free);
+  g_signal_connect (apply, "clicked", G_CALLBACK (on_prediction_apply), ed);
+  g_signal_connect (ed->kind, "notify::selected", G_CALLBACK (on_prediction_kind), ed);
+  on_prediction_kind (ed->kind, NULL, ed);
+  gtk_expander_set_child (GTK_EXPANDER (expander), box);
+  return expander;
 }
 
 /* The list, made again from the lesson (after a step is added, moved or deleted). */
@@ -276,6 +760,7 @@ rebuild_steps (CmlWindow *self)
       gtk_box_append (GTK_BOX (box), text_entry (step->notes, _("Notes for the teacher (optional)"),
                                                  _("Shown to the teacher only, as the caption’s tooltip"), k,
                                                  G_CALLBACK (on_notes_changed), self));
+      gtk_box_append (GTK_BOX (box), prediction_editor (self, step, k));
       gtk_list_box_append (self->steps_list, box);
     }
   if (self->steps_title && self->authored
@@ -306,6 +791,13 @@ static void
 on_save_clicked (CmlWindow *self)
 {
   save_action (GTK_WIDGET (self), NULL, NULL);
+}
+
+static void
+on_undo (GSimpleAction *action, GVariant *param, CmlWindow *self)
+{
+  if (!cml_window_lesson_undo_step_edit (self) && self->steps_window)
+    gtk_widget_error_bell (self->steps_window);
 }
 
 void
@@ -361,6 +853,23 @@ cml_window_lesson_show_steps (CmlWindow *self)
   gtk_box_append (GTK_BOX (box), scroll);
   gtk_window_set_child (GTK_WINDOW (win), box);
 
+  {
+    GtkEventController *keys = gtk_shortcut_controller_new ();
+    GSimpleActionGroup *group = g_simple_action_group_new ();
+    g_autoptr (GSimpleAction) undo = g_simple_action_new ("undo", NULL);
+
+    /* steps.undo, on Ctrl+Z before the fields see it: their own undo is off, the
+     * lesson's edits are undone instead */
+    g_signal_connect_object (undo, "activate", G_CALLBACK (on_undo), self, 0);
+    g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (undo));
+    gtk_widget_insert_action_group (win, "steps", G_ACTION_GROUP (group));
+    g_object_unref (group);
+    gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                          gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>z"),
+                                                            gtk_named_action_new ("steps.undo")));
+    gtk_widget_add_controller (win, keys);
+  }
   self->steps_window = win;
   self->steps_list = GTK_LIST_BOX (list);
   self->steps_title = title;
@@ -479,6 +988,8 @@ cml_window_lesson_author_dispose (CmlWindow *self)
     }
   if (self->steps_window)
     gtk_window_destroy (GTK_WINDOW (self->steps_window));
+  /* before the lesson: a deleted step kept for undo is the history's */
+  g_clear_pointer (&self->authored_history, g_ptr_array_unref);
   g_clear_pointer (&self->authored, cml_lesson_free);
   g_clear_pointer (&self->authored_path, g_free);
 }

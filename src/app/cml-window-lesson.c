@@ -388,6 +388,8 @@ cml_window_lesson_step_opened (CmlWindow *self, guint k)
   step = self->lesson->steps->pdata[k];
   self->lesson_step = k;
   self->lesson_opened = TRUE;
+  /* what was drawn marked the step before */
+  cml_window_pen_clear (self);
   self->step_ended = FALSE;
   stop_outcome (self);
   self->class_choice = 0;
@@ -695,6 +697,7 @@ lesson_close_action (GtkWidget *widget, const char *action_name, GVariant *param
   stop_outcome (self);
   g_clear_pointer (&self->lesson, cml_lesson_free);
   self->lesson_opened = FALSE;
+  cml_window_pen_clear (self);
   self->prediction = CML_PREDICTION_SHOWN_NONE;
   cml_parameter_panel_set_hidden (self->parameter_panel, NULL, NULL);
   show_step (self);

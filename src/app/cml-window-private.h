@@ -14,6 +14,7 @@
 #include "cml-lesson.h"
 #include "cml-model-picker.h"
 #include "cml-parameter-panel.h"
+#include "cml-pen-layer.h"
 #include "cml-plot-queue.h"
 #include "cml-plot-view.h"
 #include "cml-scene-view.h"
@@ -209,6 +210,7 @@ struct _CmlWindow
   GtkFileChooserNative *lesson_chooser;
   GtkWidget         *steps_window, *steps_title, *steps_empty, *steps_save;
   GtkListBox        *steps_list;
+  GPtrArray         *authored_history; /* the steps' edits, newest last, for undo (cml-window-lesson-author.c) */
   GtkLabel          *lesson_position;
   GtkWidget         *lesson_prediction;
   GtkLabel          *lesson_question;
@@ -219,6 +221,9 @@ struct _CmlWindow
   GtkButton         *lesson_number_button;
   GtkLabel          *lesson_outcome;
   GtkLabel          *lesson_afterwards;
+
+  /* template: the pen and the pointer over the view and the plots (cml-window-pen.c) */
+  CmlPenLayer       *pen_layer;
 };
 
 /* Where a lesson step's prediction is. */
@@ -321,6 +326,14 @@ guint      cml_window_lesson_add_step (CmlWindow *self, const char *caption, GEr
 gboolean   cml_window_lesson_move_step (CmlWindow *self, guint number, int by);
 gboolean   cml_window_lesson_delete_step (CmlWindow *self, guint number);
 gboolean   cml_window_lesson_set_step_text (CmlWindow *self, guint number, const char *caption, const char *notes);
+/* A step's prediction set to a copy of PREDICTION (kind CML_PREDICTION_NONE: none); FALSE
+ * with ERROR naming what is wrong and how to mend it, the step unchanged. */
+gboolean   cml_window_lesson_set_step_prediction (CmlWindow *self, guint number, const CmlPrediction *prediction,
+                                                  GError **error);
+/* Undoes the newest move, deletion, text or prediction edit of the steps (Ctrl+Z in the
+ * steps' window; the typing of one text in a row is one edit); FALSE when there is none. */
+gboolean   cml_window_lesson_undo_step_edit (CmlWindow *self);
+guint      cml_window_lesson_n_step_edits (CmlWindow *self);
 gboolean   cml_window_lesson_save_authored (CmlWindow *self, const char *path, GError **error);
 CmlLesson *cml_window_get_authored (CmlWindow *self);
 void       cml_window_lesson_show_steps (CmlWindow *self);
@@ -334,6 +347,14 @@ void       cml_window_lesson_describe (CmlWindow *self, CmlJson *json);
 void       cml_window_class_add_lesson_actions (GtkWidgetClass *widget_class);
 void       cml_window_lesson_init (CmlWindow *self);
 void       cml_window_lesson_dispose (CmlWindow *self);
+
+/* cml-window-pen.c: the teacher's pen and the hall's pointer (P, L, C or Delete, Escape) */
+void       cml_window_pen_init (CmlWindow *self);
+void       cml_window_class_add_pen (GtkWidgetClass *widget_class);
+/* Leaving presentation mode takes the pointer's ring away. */
+void       cml_window_pen_presentation (CmlWindow *self, gboolean presentation);
+/* Wipes the drawing (a lesson's step changed). */
+void       cml_window_pen_clear (CmlWindow *self);
 
 /* cml-window-actions.c */
 void cml_window_class_add_actions (GtkWidgetClass *widget_class);

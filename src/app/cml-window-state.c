@@ -64,6 +64,10 @@
  *                 y₁]: where the data points (0, 0) and (1, 1) lie in the window (null when
  *                 not in view), "starts" [[x, y] …] where the orbits started, "orbits"
  *                 [{"n", "first": [x, y], "later_x": [lo, hi]} …] their crossings
+ *   pen           the pen and the pointer (cml-window-pen.c): {"on": the pen draws, "pointer":
+ *                 the ring is on, "pointer_at": [x, y] where it is drawn or null, "strokes"
+ *                 kept, "points" in them all, "first": [x, y] the first stroke's first point
+ *                 or null}
  *   lesson        null, or the lesson presented: "title", "step" shown (from 1; 0 until its
  *                 state is installed), "steps", "waiting" (the step being opened, from 1; 0
  *                 none), "caption", "prediction" "none", "asked", "answered" or "shown",
@@ -379,6 +383,28 @@ write_section (CmlJson *json, CmlWindow *self)
   cml_json_end (json);
 }
 
+static void
+write_pen (CmlJson *json, CmlWindow *self)
+{
+  CmlPenLayer *layer = self->pen_layer;
+  guint n = cml_pen_layer_get_n_strokes (layer), points = 0;
+  double x, y;
+  gboolean have;
+
+  for (guint k = 0; k < n; k++)
+    points += cml_pen_layer_get_n_points (layer, k);
+  cml_json_begin_object (json, "pen", CML_JSON_LINE);
+  cml_json_bool (json, "on", cml_pen_layer_get_pen (layer));
+  cml_json_bool (json, "pointer", cml_pen_layer_get_pointer (layer));
+  have = cml_pen_layer_get_pointer_shown (layer, &x, &y);
+  write_point (json, "pointer_at", GTK_WIDGET (layer), GTK_WIDGET (self), have, x, y);
+  cml_json_int (json, "strokes", n);
+  cml_json_int (json, "points", points);
+  have = cml_pen_layer_get_point (layer, 0, 0, &x, &y);
+  write_point (json, "first", GTK_WIDGET (layer), GTK_WIDGET (self), have, x, y);
+  cml_json_end (json);
+}
+
 static char *
 describe (CmlWindow *self)
 {
@@ -545,6 +571,7 @@ describe (CmlWindow *self)
   }
 #endif
   write_section (json, self);
+  write_pen (json, self);
   cml_window_lesson_describe (self, json);
   cml_json_begin_object (json, "params", CML_JSON_LINE);
   if (frame && self->system && frame->system == self->system)

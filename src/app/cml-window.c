@@ -571,6 +571,7 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
   gtk_label_set_max_width_chars (self->title_label, presentation ? 32 : -1);
   update_title (self);
   cml_scene_view_set_presentation (self->scene_view, presentation);
+  cml_window_pen_presentation (self, presentation);
   cml_timeline_set_compact (self->timeline, presentation);
   cml_plot_view_set_presentation (self->time_plot, presentation);
   cml_plot_view_set_presentation (self->phase_plot, presentation);
@@ -1495,6 +1496,7 @@ cml_window_class_init (CmlWindowClass *klass)
   cml_window_class_add_io_actions (widget_class);
   cml_window_class_add_derive_actions (widget_class);
   cml_window_class_add_lesson_actions (widget_class);
+  cml_window_class_add_pen (widget_class);
   cml_window_class_add_lesson_author_actions (widget_class);
 }
 
@@ -1599,6 +1601,7 @@ cml_window_init (CmlWindow *self)
   cml_window_derive_init (self);
   cml_window_lesson_init (self);
   cml_window_lesson_author_init (self);
+  cml_window_pen_init (self);
   cml_window_steer_init (self);
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);
   update_title (self);

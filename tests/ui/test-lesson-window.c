@@ -630,6 +630,258 @@ test_author (void)
   g_rmdir (dir);
 }
 
+/* A step with a long caption and a question on a 4:3 projector: the caption's band takes
+ * its height after the step's view was first framed, and the view is framed again for the
+ * room left — just as a fresh framing of it would be (not left as framed for the taller
+ * view it was, the ball pushed to the top edge). */
+static void
+test_band_fit (void)
+{
+  g_autofree char *path = lesson_path ("turning-table.cmllesson");
+  g_autoptr (GError) error = NULL;
+  CmlWindow *win;
+  double x0, y0, x1, y1;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = cml_window_new (NULL);
+  g_object_ref (win);
+  cml_window_set_fixed_size (win, 1024, 768);
+  g_object_set (win, "presentation", TRUE, NULL);
+  gtk_window_present (GTK_WINDOW (win));
+  g_assert_true (cml_window_open_lesson (win, path, 3, &error));
+  g_assert_no_error (error);
+  wait_step (win, 3);
+  g_assert_cmpint (win->prediction, ==, CML_PREDICTION_SHOWN_ASKED); /* paused: the scene holds still */
+  wait_layout_settled (GTK_WIDGET (win));
+  wait_frames (GTK_WIDGET (win), 5);
+  g_assert_true (cml_scene_view_get_moving_point (win->scene_view, &x0, &y0));
+  /* a fresh framing of the view as it is now */
+  cml_scene_view_frame_run (win->scene_view);
+  wait_frames (GTK_WIDGET (win), 5);
+  g_assert_true (cml_scene_view_get_moving_point (win->scene_view, &x1, &y1));
+  g_test_message ("the ball at (%.2f, %.2f), freshly framed at (%.2f, %.2f), in a view of %d×%d", x0, y0, x1, y1,
+                  gtk_widget_get_width (GTK_WIDGET (win->scene_view)), gtk_widget_get_height (GTK_WIDGET (win->scene_view)));
+  g_assert_cmpfloat (fabs (x1 - x0), <, 0.5);
+  g_assert_cmpfloat (fabs (y1 - y0), <, 0.5);
+  window_free (win);
+}
+
+static const char *
+caption_of (CmlWindow *win, guint number)
+{
+  return ((CmlLessonStep *) win->authored->steps->pdata[number - 1])->caption;
+}
+
+/* the steps' window: moves, deletions, texts and predictions undone newest first (its
+ * Ctrl+Z, steps.undo); a prediction the loader would refuse is refused with its reason,
+ * and one set there is saved and read back */
+static void
+test_steps_undo (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-lesson-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "undo.cmllesson", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlLesson) read = NULL;
+  CmlPrediction pr = { 0 };
+  const CmlPrediction *got;
+  CmlWindow *win;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "A", &error), ==, 1);
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "B", &error), ==, 2);
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "C", &error), ==, 3);
+  g_assert_no_error (error);
+  cml_window_lesson_show_steps (win);
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 0);
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpuint (win->authored->steps->len, ==, 3); /* nothing to undo: nothing changed */
+
+  /* typing a caption, keystroke after keystroke, is one edit */
+  g_assert_true (cml_window_lesson_set_step_text (win, 2, "B1", NULL));
+  g_assert_true (cml_window_lesson_set_step_text (win, 2, "B12", NULL));
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 1);
+  g_assert_true (cml_window_lesson_move_step (win, 3, -1));   /* A C B12 */
+  g_assert_true (cml_window_lesson_delete_step (win, 1));     /* C B12 */
+  g_assert_cmpstr (caption_of (win, 1), ==, "C");
+
+  /* a prediction on C: a number, 0.5 m ± 0.1 of x at t = 1 */
+  pr.kind = CML_PREDICTION_NUMBER;
+  pr.question = (char *) "Where is the ball at t = 1?";
+  pr.quantity = (char *) "nothing-such";
+  pr.at = 1;
+  pr.value = 0.5;
+  pr.tolerance = 0.1;
+  pr.unit = (char *) "m";
+  g_assert_false (cml_window_lesson_set_step_prediction (win, 1, &pr, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "nothing-such"));
+  g_clear_error (&error);
+  pr.quantity = (char *) "x";
+  pr.tolerance = -1;
+  g_assert_false (cml_window_lesson_set_step_prediction (win, 1, &pr, &error));
+  g_assert_nonnull (strstr (error->message, "tolerance"));
+  g_clear_error (&error);
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 3); /* refused: no edit */
+  pr.tolerance = 0.1;
+  g_assert_true (cml_window_lesson_set_step_prediction (win, 1, &pr, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 4);
+
+  /* saved and read back: the prediction as set */
+  g_assert_true (cml_window_lesson_save_authored (win, path, &error));
+  g_assert_no_error (error);
+  read = cml_lesson_load (path, &error);
+  g_assert_no_error (error);
+  got = &((CmlLessonStep *) read->steps->pdata[0])->prediction;
+  g_assert_cmpint (got->kind, ==, CML_PREDICTION_NUMBER);
+  g_assert_cmpstr (got->question, ==, pr.question);
+  g_assert_cmpstr (got->quantity, ==, "x");
+  g_assert_cmpstr (got->unit, ==, "m");
+  g_assert_cmpfloat (got->value, ==, 0.5);
+  g_assert_cmpfloat (got->tolerance, ==, 0.1);
+  g_assert_cmpfloat (got->at, ==, 1);
+
+  /* undone, newest first, through the steps' window's action */
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpint (((CmlLessonStep *) win->authored->steps->pdata[0])->prediction.kind, ==, CML_PREDICTION_NONE);
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpuint (win->authored->steps->len, ==, 3);
+  g_assert_cmpstr (caption_of (win, 1), ==, "A");
+  g_assert_cmpstr (caption_of (win, 2), ==, "C");
+  g_assert_cmpstr (caption_of (win, 3), ==, "B12");
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpstr (caption_of (win, 2), ==, "B12");
+  g_assert_cmpstr (caption_of (win, 3), ==, "C");
+  g_assert_true (gtk_widget_activate_action (win->steps_window, "steps.undo", NULL));
+  g_assert_cmpstr (caption_of (win, 2), ==, "B");
+  g_assert_cmpuint (cml_window_lesson_n_step_edits (win), ==, 0);
+  g_assert_false (cml_window_lesson_undo_step_edit (win));
+  g_assert_cmpstr (caption_of (win, 1), ==, "A");
+  g_assert_cmpstr (caption_of (win, 3), ==, "C");
+
+  /* a deleted step kept for undo is freed with the window (the sanitizers' build) */
+  g_assert_true (cml_window_lesson_delete_step (win, 3));
+  window_free (win);
+  g_remove (path);
+  g_rmdir (dir);
+}
+
+/* The first "Set the Prediction" button of the steps' window at or under W. */
+static GtkWidget *
+find_apply (GtkWidget *w)
+{
+  if (GTK_IS_BUTTON (w) && g_object_get_data (G_OBJECT (w), "cml-editor"))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_apply (c);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* Every widget of TYPE under W, in the order they stand. */
+static void
+collect_type (GtkWidget *w, GType type, GPtrArray *out)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
+    g_ptr_array_add (out, w);
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    collect_type (c, type, out);
+}
+
+/* The first step's prediction editor in the steps' window, opened (a closed expander
+ * holds its fields out of the window), and its "Set the Prediction" button. */
+static GtkWidget *
+open_editor (CmlWindow *win, GtkWidget **apply)
+{
+  g_autoptr (GPtrArray) expanders = g_ptr_array_new ();
+  GtkWidget *expander;
+
+  collect_type (win->steps_window, GTK_TYPE_EXPANDER, expanders);
+  g_assert_cmpuint (expanders->len, >=, 1);
+  expander = expanders->pdata[0];
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  *apply = find_apply (expander);
+  g_assert_nonnull (*apply);
+  return expander;
+}
+
+/* The prediction typed in the steps' window, as a teacher does: a choice question taken
+ * (a decimal comma read as a point), then a number question with an answer that is no
+ * number refused there, with the reason, the step keeping its question. */
+static void
+test_prediction_editor (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) entries = g_ptr_array_new ();
+  g_autoptr (GPtrArray) kinds = g_ptr_array_new ();
+  g_autoptr (GPtrArray) spins = g_ptr_array_new ();
+  g_autoptr (GPtrArray) labels = g_ptr_array_new ();
+  const CmlPrediction *pr;
+  GtkWidget *apply, *expander;
+  CmlWindow *win;
+  gboolean told = FALSE;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  g_assert_cmpuint (cml_window_lesson_add_step (win, "The table turns.", &error), ==, 1);
+  cml_window_lesson_show_steps (win);
+  expander = open_editor (win, &apply);
+  collect_type (expander, GTK_TYPE_ENTRY, entries);
+  collect_type (expander, GTK_TYPE_DROP_DOWN, kinds);
+  collect_type (expander, GTK_TYPE_SPIN_BUTTON, spins);
+  /* question, quantity, time; choices, check; answer, unit, tolerance; afterwards */
+  g_assert_cmpuint (entries->len, ==, 9);
+  g_assert_cmpuint (kinds->len, ==, 1);
+  g_assert_cmpuint (spins->len, ==, 1);
+  gtk_drop_down_set_selected (kinds->pdata[0], 1);
+  g_assert_true (gtk_widget_get_visible (gtk_widget_get_parent (entries->pdata[3])));
+  gtk_editable_set_text (entries->pdata[0], "Does the ball leave the table?");
+  gtk_editable_set_text (entries->pdata[1], "x");
+  gtk_editable_set_text (entries->pdata[2], "2,5");
+  gtk_editable_set_text (entries->pdata[3], "Yes ; No");
+  gtk_spin_button_set_value (spins->pdata[0], 2);
+  gtk_editable_set_text (entries->pdata[4], "< 1.76");
+  g_signal_emit_by_name (apply, "clicked");
+  pr = &((CmlLessonStep *) win->authored->steps->pdata[0])->prediction;
+  g_assert_cmpint (pr->kind, ==, CML_PREDICTION_CHOICE);
+  g_assert_cmpstr (pr->question, ==, "Does the ball leave the table?");
+  g_assert_cmpstr (pr->quantity, ==, "x");
+  g_assert_cmpfloat (pr->at, ==, 2.5);
+  g_assert_cmpuint (g_strv_length (pr->choices), ==, 2);
+  g_assert_cmpstr (pr->choices[1], ==, "No");
+  g_assert_cmpuint (pr->answer, ==, 2);
+  g_assert_cmpint (pr->check_op, ==, '<');
+  g_assert_cmpfloat (pr->check_value, ==, 1.76);
+
+  /* the list made again: its editor shows the question; a number that is none is refused */
+  expander = open_editor (win, &apply);
+  g_ptr_array_set_size (entries, 0);
+  g_ptr_array_set_size (kinds, 0);
+  collect_type (expander, GTK_TYPE_ENTRY, entries);
+  collect_type (expander, GTK_TYPE_DROP_DOWN, kinds);
+  g_assert_cmpstr (gtk_editable_get_text (entries->pdata[0]), ==, "Does the ball leave the table?");
+  /* in the numbers typed, not 1.7600000000000001 */
+  g_assert_cmpstr (gtk_editable_get_text (entries->pdata[2]), ==, "2.5");
+  g_assert_cmpstr (gtk_editable_get_text (entries->pdata[4]), ==, "< 1.76");
+  gtk_drop_down_set_selected (kinds->pdata[0], 2);
+  gtk_editable_set_text (entries->pdata[5], "far");
+  g_signal_emit_by_name (apply, "clicked");
+  g_assert_cmpint (pr->kind, ==, CML_PREDICTION_CHOICE);
+  collect_type (expander, GTK_TYPE_LABEL, labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (gtk_widget_has_css_class (labels->pdata[i], "error") && gtk_widget_get_visible (labels->pdata[i]))
+      {
+        g_test_message ("said: %s", gtk_label_get_text (labels->pdata[i]));
+        told = strstr (gtk_label_get_text (labels->pdata[i]), "answer") != NULL;
+      }
+  g_assert_true (told);
+  window_free (win);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -643,6 +895,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/lesson/shipped", test_shipped);
   g_test_add_func ("/ui/lesson/student-copy", test_student_copy);
   g_test_add_func ("/ui/lesson/author", test_author);
+  g_test_add_func ("/ui/lesson/steps-undo", test_steps_undo);
+  g_test_add_func ("/ui/lesson/band-fit", test_band_fit);
+  g_test_add_func ("/ui/lesson/prediction-editor", test_prediction_editor);
 
   return g_test_run ();
 }

@@ -267,7 +267,7 @@ ui_test_init (void)
       "Gtk", "Gdk", "Gsk", "GLib", "GLib-GObject", "GLib-GIO", "cml-window", "cml-window-io",
       "cml-window-actions", "cml-parameter-panel", "cml-equations-panel", "cml-plot-view",
       "cml-scene-view", "cml-scene-steer", "cml-section-view", "cml-sweep-view", "cml-timeline",
-      "cml-export-dialog", NULL,
+      "cml-export-dialog", "cml-pen-layer", "cml-window-pen", NULL,
     };
     for (guint i = 0; domains[i]; i++)
       g_log_set_handler (domains[i], G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING

@@ -35,11 +35,7 @@ step_free (CmlLessonStep *st)
   g_clear_pointer (&st->view, g_hash_table_unref);
   g_clear_pointer (&st->translations, g_hash_table_unref);
   g_strfreev (st->hidden);
-  g_free (st->prediction.question);
-  g_strfreev (st->prediction.choices);
-  g_free (st->prediction.unit);
-  g_free (st->prediction.quantity);
-  g_free (st->prediction.afterwards);
+  cml_prediction_clear (&st->prediction);
   g_strfreev (st->unknown);
   g_free (st->motion_ref);
   g_clear_pointer (&st->motion, cml_lesson_motion_free);
@@ -128,9 +124,41 @@ load_step_model (const Reader *rd, const char *group, const char *ref, GError **
   return model;
 }
 
+void
+cml_prediction_clear (CmlPrediction *pr)
+{
+  g_free (pr->question);
+  g_strfreev (pr->choices);
+  g_free (pr->unit);
+  g_free (pr->quantity);
+  g_free (pr->afterwards);
+  memset (pr, 0, sizeof *pr);
+}
+
+void
+cml_prediction_copy (CmlPrediction *to, const CmlPrediction *from)
+{
+  *to = *from;
+  to->question = g_strdup (from->question);
+  to->choices = g_strdupv (from->choices);
+  to->unit = g_strdup (from->unit);
+  to->quantity = g_strdup (from->quantity);
+  to->afterwards = g_strdup (from->afterwards);
+}
+
+char *
+cml_prediction_format_check (const CmlPrediction *pr)
+{
+  char v[G_ASCII_DTOSTR_BUF_SIZE], t[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_ascii_formatd (v, sizeof v, "%.17g", pr->check_value);
+  g_ascii_formatd (t, sizeof t, "%.17g", pr->check_tolerance);
+  return pr->check_op == '=' ? g_strdup_printf ("= %s ± %s", v, t) : g_strdup_printf ("%c %s", pr->check_op, v);
+}
+
 /* "< 2", "> 0.5", "= 3 ± 0.1" (or "= 3 +- 0.1") */
-static gboolean
-parse_check (const char *text, char *op, double *value, double *tol)
+gboolean
+cml_prediction_parse_check (const char *text, char *op, double *value, double *tol)
 {
   const char *p = text;
   char *end;
@@ -214,7 +242,7 @@ read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSyst
         return fail (rd, error, group, "answer", _("the answer is the number of the right choice, from 1 to %u"),
                      g_strv_length (pr->choices));
       pr->answer = (guint) a;
-      if (check == NULL || !parse_check (check, &pr->check_op, &pr->check_value, &pr->check_tolerance))
+      if (check == NULL || !cml_prediction_parse_check (check, &pr->check_op, &pr->check_value, &pr->check_tolerance))
         return fail (rd, error, group, check ? "check" : "question",
                      _("a choice question needs the check its answer makes of the quantity: "
                        "“check = < V”, “> V” or “= V ± TOL”"));
@@ -610,14 +638,10 @@ cml_lesson_save (const CmlLesson *lesson, const char *path, GError **error)
             }
           else if (pr->kind == CML_PREDICTION_CHOICE)
             {
-              char v[G_ASCII_DTOSTR_BUF_SIZE], t[G_ASCII_DTOSTR_BUF_SIZE];
-              g_autofree char *check = NULL;
+              g_autofree char *check = cml_prediction_format_check (pr);
               g_key_file_set_string_list (kf, group, "choices", (const char *const *) pr->choices,
                                           g_strv_length (pr->choices));
               g_key_file_set_integer (kf, group, "answer", (int) pr->answer);
-              g_ascii_formatd (v, sizeof v, "%.17g", pr->check_value);
-              g_ascii_formatd (t, sizeof t, "%.17g", pr->check_tolerance);
-              check = pr->check_op == '=' ? g_strdup_printf ("= %s ± %s", v, t) : g_strdup_printf ("%c %s", pr->check_op, v);
               g_key_file_set_string (kf, group, "check", check);
             }
           else

@@ -131,6 +131,15 @@ typedef struct
   gboolean   student; /* a student's copy (copy = student) */
 } CmlLesson;
 
+/* A prediction's strings freed (and its fields zeroed: CML_PREDICTION_NONE); a deep copy
+ * into TO (whose old contents are not freed). */
+void       cml_prediction_clear (CmlPrediction *pr);
+void       cml_prediction_copy (CmlPrediction *to, const CmlPrediction *from);
+/* A choice question's check as written in the file ("< 2", "> 0.5", "= 3 ± 0.1"; "+-" is
+ * read as "±"), read and written (%.17g: bit for bit). */
+gboolean   cml_prediction_parse_check (const char *text, char *op, double *value, double *tol);
+char      *cml_prediction_format_check (const CmlPrediction *pr);
+
 /* Reads and checks a lesson; every error names the file and, where there is one, the line
  * ("PATH:LINE: …").  Errors: CML_ERROR_IO, CML_ERROR_PARSE, CML_ERROR_MODEL. */
 CmlLesson *cml_lesson_load (const char *path, GError **error);
