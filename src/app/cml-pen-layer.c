@@ -13,7 +13,8 @@
  * one before are not kept; memory is bounded (cml-pen-layer.h).
  *
  * The layer takes no clicks unless the pen is on: off, everything under it works as if
- * it were not there.  The pointer's ring is moved by a motion controller on the widget
+ * it were not there; on, the buttons under it (the page tabs, the view's corner buttons)
+ * still take theirs.  The pointer's ring is moved by a motion controller on the widget
  * the layer covers, which sees the pointer whoever takes the clicks.
  */
 #define G_LOG_DOMAIN "cml-pen-layer"
@@ -349,6 +350,31 @@ on_drag_end (GtkGestureDrag *drag, double dx, double dy, CmlPenLayer *self)
   cml_pen_layer_end_stroke (self);
 }
 
+/* ---- what the pen takes ---------------------------------------------------------------- */
+
+/* With the pen on the layer takes the points over the views, but not those over a button
+ * (the page tabs, the view's corner buttons) or a drop-down: those still work, so a teacher
+ * drawing can still change page.  What is under the layer is the overlay's main child. */
+static gboolean
+cml_pen_layer_contains (GtkWidget *widget, double x, double y)
+{
+  CmlPenLayer *self = CML_PEN_LAYER (widget);
+  GtkWidget *parent = gtk_widget_get_parent (widget), *below = NULL, *hit;
+  graphene_point_t p;
+
+  if (!self->pen)
+    return FALSE;
+  if (GTK_IS_OVERLAY (parent))
+    below = gtk_overlay_get_child (GTK_OVERLAY (parent));
+  if (below == NULL || !gtk_widget_compute_point (widget, below, &GRAPHENE_POINT_INIT (x, y), &p))
+    return GTK_WIDGET_CLASS (cml_pen_layer_parent_class)->contains (widget, x, y);
+  for (hit = gtk_widget_pick (below, p.x, p.y, GTK_PICK_DEFAULT); hit && hit != below;
+       hit = gtk_widget_get_parent (hit))
+    if (GTK_IS_BUTTON (hit) || GTK_IS_DROP_DOWN (hit) || GTK_IS_MENU_BUTTON (hit))
+      return FALSE;
+  return GTK_WIDGET_CLASS (cml_pen_layer_parent_class)->contains (widget, x, y);
+}
+
 /* ---- drawing --------------------------------------------------------------------------- */
 
 /* Bright yellow over a dark edge: seen on the light plots and on a dark scene alike, and
@@ -490,6 +516,7 @@ cml_pen_layer_class_init (CmlPenLayerClass *klass)
   object_class->set_property = cml_pen_layer_set_property;
   object_class->finalize = cml_pen_layer_finalize;
   widget_class->snapshot = cml_pen_layer_snapshot;
+  widget_class->contains = cml_pen_layer_contains;
 
   properties[PROP_PEN] =
     g_param_spec_boolean ("pen", NULL, NULL, FALSE, G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);

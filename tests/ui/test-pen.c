@@ -108,6 +108,19 @@ test_strokes (void)
   wait_layout_settled (GTK_WIDGET (win));
   g_assert_true (cml_pen_layer_get_point (layer, 0, 0, &px, &py));
 
+  /* with the pen on, the page tabs still take their clicks: a teacher drawing can change
+   * page */
+  {
+    GtkWidget *tab = gtk_widget_get_first_child (GTK_WIDGET (win->side_switcher));
+    double tx, ty;
+
+    g_assert_nonnull (tab);
+    place_of (win, tab, &tx, &ty, NULL, NULL);
+    hit = picked (win, tx, ty);
+    g_test_message ("a click on the first page tab reaches a %s", hit ? G_OBJECT_TYPE_NAME (hit) : "(nothing)");
+    g_assert_true (hit == tab || gtk_widget_is_ancestor (hit, tab));
+  }
+
   /* "Clear drawing" wipes it; off again, the plot has its clicks back */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "pen.clear", NULL));
   g_assert_cmpuint (cml_pen_layer_get_n_strokes (layer), ==, 0);
