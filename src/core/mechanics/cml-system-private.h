@@ -201,11 +201,17 @@ gboolean cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const doubl
 gboolean cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error);
 
 /* cml-constraint-algorithm.c */
-void cml_sys_samples_clear (Samples *S);
 char *cml_sys_drop_unit_factors (char *text, gboolean pretty);
 char *cml_sys_print_constraint (CmlSystem *sys, CmlExpr *g);
-gboolean cml_sys_check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error);
+const char *cml_sys_coordinate_name (CmlSystem *sys, guint j);
 gboolean cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
+
+/* cml-constraint-samples.c: whether H vanishes on {G = 0} at the points of S (made or
+ * remade for G, moving the symbols MOVE); the solve-for coordinates checked there */
+void cml_sys_samples_clear (Samples *S);
+gboolean cml_sys_vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_move, Samples *S);
+gboolean cml_sys_check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S,
+                                  GError **error);
 
 /* cml-system-programs.c */
 CmlExpr *cml_sys_user_expr (CmlSystem *sys, CmlExpr *e);
