@@ -26,11 +26,12 @@
 
 /* Fills CORE for SYS with its compiled derivatives PROG and NR reconstruction variables. */
 void
-cml_var_core_init (CmlVarCore *core, CmlSystem *sys, CmlProgram *prog, const CmlIntegratorOptions *options,
-                   guint nr)
+cml_var_core_init (CmlVarCore *core, CmlSystem *sys, CmlProgram *prog,
+                   const CmlIntegratorOptions *options, guint nr)
 {
   CmlModel *md = sys->model;
-  guint m = md->m, n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
+  guint m = md->m, n = md->n;
+  guint s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
   guint k = n + s;
 
   core->sys = cml_system_ref (sys);
@@ -42,7 +43,8 @@ cml_var_core_init (CmlVarCore *core, CmlSystem *sys, CmlProgram *prog, const Cml
   core->fast = g_new0 (double, 1 + core->dim);
   core->out = g_new0 (double, core->L.total + 1);
   guint rhs_cost = sys->rhs_prog ? cml_program_n_fast_instructions (sys->rhs_prog) : 0;
-  core->cost_per_eval = (double) MAX (cml_program_n_fast_instructions (prog), 1) / MAX (rhs_cost, 1);
+  core->cost_per_eval
+    = (double) MAX (cml_program_n_fast_instructions (prog), 1) / MAX (rhs_cost, 1);
   core->p = g_new0 (double, n);
   core->z_last = g_new0 (double, core->dim);
   core->rhs = g_new0 (double, k + m + nr + 1);
@@ -105,7 +107,8 @@ void
 cml_var_ensure_momentum (CmlVarCore *core, double t, const double *z)
 {
   guint m = core->L.m, n = core->L.n;
-  if (core->p_valid && t == core->t_last && memcmp (z, core->z_last, core->dim * sizeof (double)) == 0)
+  if (core->p_valid && t == core->t_last
+      && memcmp (z, core->z_last, core->dim * sizeof (double)) == 0)
     return;
   cml_var_eval (core, t, z, z + m, z + m + n);
   memcpy (core->p, core->out + core->L.Lv, n * sizeof (double));
@@ -125,8 +128,8 @@ cml_var_momentum (CmlVarCore *core, double t, const double *z, double *p)
  * checked for a finite state; on failure Z and the momenta are those of the last good
  * step and *T its time. */
 gboolean
-cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethodStep step, gpointer self,
-                 GError **error)
+cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethodStep step,
+                 gpointer self, GError **error)
 {
   const CmlIntegratorOptions *o = &core->options;
   guint n = core->L.n;
@@ -140,14 +143,15 @@ cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethod
   for (guint i = 0; i < core->dim; i++)
     if (!isfinite (z[i]))
       {
-        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g (before the first step)"),
-                     *t);
+        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                     _("non-finite state at t = %.6g (before the first step)"), *t);
         return FALSE;
       }
 
   double n_real = ceil (fabs (t1 - t0) / o->h_fixed - 1e-9);
   guint64 nsteps = n_real < 1.0 ? 1 : n_real < 1e15 ? (guint64) n_real : G_MAXUINT64;
-  double h = nsteps == G_MAXUINT64 ? (t1 > t0 ? o->h_fixed : -o->h_fixed) : (t1 - t0) / (double) nsteps;
+  double h = nsteps == G_MAXUINT64 ? (t1 > t0 ? o->h_fixed : -o->h_fixed)
+                                   : (t1 - t0) / (double) nsteps;
 
   cml_var_ensure_momentum (core, *t, z);
   for (guint64 k = 0; k < nsteps; k++)
@@ -156,9 +160,10 @@ cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethod
       if (o->max_steps > 0 && k >= o->max_steps)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       _("the integrator took %.0f steps between t = %.6g and t = %.6g without reaching "
-                         "t = %.6g: its steps (%.3g now) are far too short for the span; a shorter span or a longer "
-                         "step may reach it"), (double) k, t0, *t, t1, h);
+                       _("the integrator took %.0f steps between t = %.6g and t = %.6g without "
+                         "reaching t = %.6g: its steps (%.3g now) are far too short for the span; "
+                         "a shorter span or a longer step may reach it"),
+                       (double) k, t0, *t, t1, h);
           ok = FALSE;
           break;
         }
@@ -168,7 +173,8 @@ cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethod
       for (guint i = 0; step_ok && i < core->dim; i++)
         if (!isfinite (z[i]))
           {
-            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g"), t_good);
+            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g"),
+                         t_good);
             step_ok = FALSE;
           }
       if (!step_ok)
@@ -199,7 +205,8 @@ void
 cml_var_save_step_state (const CmlVarCore *core, double t, const double *z, double *out)
 {
   guint n = core->L.n;
-  gboolean valid = core->p_valid && t == core->t_last && memcmp (z, core->z_last, core->dim * sizeof (double)) == 0;
+  gboolean valid = core->p_valid && t == core->t_last
+                   && memcmp (z, core->z_last, core->dim * sizeof (double)) == 0;
   out[0] = valid ? 1.0 : 0.0;
   if (valid)
     memcpy (out + 1, core->p, n * sizeof (double));

@@ -36,7 +36,8 @@ cml_var_jacobi_holds (const double *C, guint n, double scale)
             /* Σ_cyclic(A,B,D) C^F_BD C^E_AF */
             double j = 0;
             for (guint F = 0; F < n; F++)
-              j += C[(B * n + D) * n + F] * C[(A * n + F) * n + E] + C[(D * n + A) * n + F] * C[(B * n + F) * n + E]
+              j += C[(B * n + D) * n + F] * C[(A * n + F) * n + E]
+                   + C[(D * n + A) * n + F] * C[(B * n + F) * n + E]
                    + C[(A * n + B) * n + F] * C[(D * n + F) * n + E];
             if (fabs (j) > 1e-12 * (1 + scale * scale))
               return FALSE;
@@ -59,8 +60,8 @@ cml_var_negative_definite3 (const double *K3)
  * OUT (N), with the structure constants C and the Killing form K of the N sections;
  * sections outside the so(3) part (CAY[B] FALSE; CAY NULL: all are in it) get μ_B. */
 void
-cml_var_node_momentum (guint n, const double *C, const double *K, const gboolean *cay, double h, const double *xi,
-                       const double *mu, double sign, double *out)
+cml_var_node_momentum (guint n, const double *C, const double *K, const gboolean *cay, double h,
+                       const double *xi, const double *mu, double sign, double *out)
 {
   double mx = 0;
   for (guint D = 0; D < n; D++)

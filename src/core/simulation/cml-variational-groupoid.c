@@ -584,19 +584,10 @@ gv_step (CmlGroupoidVar *var, double t0, double h, double *x, double *p, double 
                                 "is singular"), t0);
           return FALSE;
         }
-      double c = 0, ymax = 0;
+      double ymax = 0;
       for (guint A = 0; A < n; A++)
         ymax = MAX (ymax, fabs (y[A]));
-      for (guint A = 0; A < n; A++)
-        {
-          y[A] += b[A];
-          c = MAX (c, fabs (b[A]) / (fabs (y[A]) + 1e-6 * (1 + ymax)));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          nu[a] += b[n + a];
-          c = MAX (c, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
-        }
+      double c = cml_var_newton_update (n, s, b, y, nu, ymax, pmax);
       if (!isfinite (c))
         {
           step_failed (error, _("Newton's method for the discrete Lagrange–d'Alembert equations on the groupoid "

@@ -75,11 +75,35 @@ cml_var_solve (CmlVarCore *core, double *b)
   return TRUE;
 }
 
+/* Adds the Newton correction B (n + s numbers) to the velocity Y (n) and the multipliers
+ * NU (s); returns the largest correction relative to the size of what it corrects,
+ *
+ *   |Δy_A| / (|y_A| + 10⁻⁶ (1 + YMAX)),   |Δν_a| / (|ν_a| + PMAX),
+ *
+ * YMAX the largest |y_A| before the correction, PMAX that of the momenta. */
+double
+cml_var_newton_update (guint n, guint s, const double *b, double *y, double *nu, double ymax,
+                       double pmax)
+{
+  double c = 0;
+  for (guint A = 0; A < n; A++)
+    {
+      y[A] += b[A];
+      c = MAX (c, fabs (b[A]) / (fabs (y[A]) + 1e-6 * (1 + ymax)));
+    }
+  for (guint a = 0; a < s; a++)
+    {
+      nu[a] += b[n + a];
+      c = MAX (c, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
+    }
+  return c;
+}
+
 /* The velocity shown at (T, X, R) with the momenta P: L_y = p + Φ_yᵀ ν, φ = 0, by Newton's
  * method from V (in: the starting guess; out: the solution).  FALSE with an error. */
 gboolean
-cml_var_velocity_at (CmlVarCore *core, double t, const double *x, const double *r, const double *p, double *v,
-                     GError **error)
+cml_var_velocity_at (CmlVarCore *core, double t, const double *x, const double *r, const double *p,
+                     double *v, GError **error)
 {
   const CmlVarLayout *L = &core->L;
   guint n = L->n, s = L->s, k = n + s;
@@ -89,7 +113,7 @@ cml_var_velocity_at (CmlVarCore *core, double t, const double *x, const double *
   memset (nu, 0, s * sizeof (double));
   for (int it = 0; it < CML_VAR_NEWTON_MAX_IT; it++)
     {
-      double vmax = 0, pmax = 0, c = 0;
+      double vmax = 0, pmax = 0;
       if (!cml_var_eval (core, t, x, v, r))
         break;
       for (guint A = 0; A < n; A++)
@@ -121,28 +145,21 @@ cml_var_velocity_at (CmlVarCore *core, double t, const double *x, const double *
       if (!cml_var_solve (core, b))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       _("the velocities at t = %.6g cannot be found from the momenta (the matrix of ∂²L/∂v∂v and "
-                         "the constraints is singular there)"), t);
+                       _("the velocities at t = %.6g cannot be found from the momenta (the matrix "
+                         "of ∂²L/∂v∂v and the constraints is singular there)"),
+                       t);
           return FALSE;
         }
-      for (guint A = 0; A < n; A++)
-        {
-          v[A] += b[A];
-          c = MAX (c, fabs (b[A]) / (fabs (v[A]) + 1e-6 * (1 + vmax)));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          nu[a] += b[n + a];
-          c = MAX (c, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
-        }
+      double c = cml_var_newton_update (n, s, b, v, nu, vmax, pmax);
       if (!isfinite (c))
         break;
       if (c <= CML_VAR_TOL)
         return TRUE;
     }
   g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-               _("Newton's method for the velocities at t = %.6g (from the momenta and the constraints) did not "
-                 "converge; lower the step"), t);
+               _("Newton's method for the velocities at t = %.6g (from the momenta and the "
+                 "constraints) did not converge; lower the step"),
+               t);
   return FALSE;
 }
 
@@ -151,8 +168,8 @@ cml_var_velocity_at (CmlVarCore *core, double t, const double *x, const double *
  * (r₀ + r₁)/2), by Newton's method from r₁ = r₀ + h F(tm, x, y, r₀) when PREDICT (core->out
  * then holds the program there), else from r₁ = r₀.  FALSE with an error naming T0. */
 gboolean
-cml_var_reconstruct (CmlVarCore *core, double t0, double tm, double h, const double *x, const double *y,
-                     gboolean predict, double *r, GError **error)
+cml_var_reconstruct (CmlVarCore *core, double t0, double tm, double h, const double *x,
+                     const double *y, gboolean predict, double *r, GError **error)
 {
   const CmlVarLayout *L = &core->L;
   guint nr = L->nr;
@@ -199,7 +216,8 @@ cml_var_reconstruct (CmlVarCore *core, double t0, double tm, double h, const dou
         }
     }
   g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-               _("the midpoint rule for the reconstruction variables did not converge in the step from t = %.6g; "
-                 "lower the step"), t0);
+               _("the midpoint rule for the reconstruction variables did not converge in the step "
+                 "from t = %.6g; lower the step"),
+               t0);
   return FALSE;
 }

@@ -76,22 +76,23 @@ typedef struct
 /* One step of the method (one or three discrete steps) of size H from (T0, Z), in place,
  * advancing core->p with it; FALSE with an error (Z and the momenta are then restored by
  * the caller). */
-typedef gboolean (*CmlVarMethodStep) (gpointer self, double t0, double h, double *z, GError **error);
+typedef gboolean (*CmlVarMethodStep) (gpointer self, double t0, double h, double *z,
+                                      GError **error);
 
 /* cml-variational-program.c */
 void        cml_var_layout_init (CmlVarLayout *L, guint m, guint n, guint s, guint nr, guint nq);
 CmlProgram *cml_var_program_ensure (CmlSystem *sys, guint nr, CmlProgram **slot, GError **error);
 
 /* cml-variational-advance.c */
-void     cml_var_core_init (CmlVarCore *core, CmlSystem *sys, CmlProgram *prog, const CmlIntegratorOptions *options,
-                            guint nr);
+void     cml_var_core_init (CmlVarCore *core, CmlSystem *sys, CmlProgram *prog,
+                            const CmlIntegratorOptions *options, guint nr);
 void     cml_var_core_clear (CmlVarCore *core);
 void     cml_var_core_set_params (CmlVarCore *core, const double *params);
 guint    cml_var_substeps (const CmlVarCore *core, double h, double *hs);
 void     cml_var_ensure_momentum (CmlVarCore *core, double t, const double *z);
 void     cml_var_momentum (CmlVarCore *core, double t, const double *z, double *p);
-gboolean cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethodStep step, gpointer self,
-                          GError **error);
+gboolean cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethodStep step,
+                          gpointer self, GError **error);
 guint    cml_var_step_state_size (const CmlVarCore *core);
 void     cml_var_save_step_state (const CmlVarCore *core, double t, const double *z, double *out);
 void     cml_var_restore_step_state (CmlVarCore *core, double t, const double *z, const double *in);
@@ -99,17 +100,21 @@ guint64  cml_var_n_rhs (const CmlVarCore *core);
 void     cml_var_get_stats (const CmlVarCore *core, CmlIntegratorStats *stats);
 
 /* cml-variational-newton.c */
-gboolean cml_var_eval (CmlVarCore *core, double t, const double *x, const double *y, const double *r);
+gboolean cml_var_eval (CmlVarCore *core, double t, const double *x, const double *y,
+                       const double *r);
 gboolean cml_var_solve (CmlVarCore *core, double *b);
-gboolean cml_var_velocity_at (CmlVarCore *core, double t, const double *x, const double *r, const double *p,
-                              double *v, GError **error);
-gboolean cml_var_reconstruct (CmlVarCore *core, double t0, double tm, double h, const double *x, const double *y,
-                              gboolean predict, double *r, GError **error);
+double   cml_var_newton_update (guint n, guint s, const double *b, double *y, double *nu,
+                                double ymax, double pmax);
+gboolean cml_var_velocity_at (CmlVarCore *core, double t, const double *x, const double *r,
+                              const double *p, double *v, GError **error);
+gboolean cml_var_reconstruct (CmlVarCore *core, double t0, double tm, double h, const double *x,
+                              const double *y, gboolean predict, double *r, GError **error);
 
 /* cml-variational-cayley.c */
 gboolean cml_var_jacobi_holds (const double *C, guint n, double scale);
 gboolean cml_var_negative_definite3 (const double *K3);
-void     cml_var_node_momentum (guint n, const double *C, const double *K, const gboolean *cay, double h,
-                                const double *xi, const double *mu, double sign, double *out);
+void     cml_var_node_momentum (guint n, const double *C, const double *K, const gboolean *cay,
+                                double h, const double *xi, const double *mu, double sign,
+                                double *out);
 
 G_END_DECLS

@@ -47,7 +47,8 @@ cml_var_program_ensure (CmlSystem *sys, guint nr, CmlProgram **slot, GError **er
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
-  guint m = md->m, n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
+  guint m = md->m, n = md->n;
+  guint s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
   guint nf = 1 + m + n + nr;
   CmlProgram *prog;
   CmlVarLayout L;

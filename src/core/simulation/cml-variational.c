@@ -505,19 +505,10 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
                        "t = %.6g; lower the step", t0);
           return FALSE;
         }
-      double c = 0, xmax = 0;
+      double xmax = 0;
       for (guint A = 0; A < n; A++)
         xmax = MAX (xmax, fabs (xi[A]));
-      for (guint A = 0; A < n; A++)
-        {
-          xi[A] += b[A];
-          c = MAX (c, fabs (b[A]) / (fabs (xi[A]) + 1e-6 * (1 + xmax)));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          nu[a] += b[n + a];
-          c = MAX (c, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
-        }
+      double c = cml_var_newton_update (n, s, b, xi, nu, xmax, pmax);
       if (!isfinite (c))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
