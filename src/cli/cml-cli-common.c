@@ -742,8 +742,8 @@ cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **
 
 int
 cml_cli_start_simulation (const char *model, GPtrArray *sets, GPtrArray *inits, GHashTable *given,
-                          CmlIntegratorOptions *iopt, CmlCliProgress *progress, double t_end, const char *usage,
-                          CmlSimulation **sim)
+                          CmlIntegratorOptions *iopt, CmlCliProgress *progress, double t_end,
+                          const char *usage, CmlSimulation **sim)
 {
   g_autoptr (GError) error = NULL;
   int status;
@@ -757,7 +757,8 @@ cml_cli_start_simulation (const char *model, GPtrArray *sets, GPtrArray *inits, 
   if (!cml_simulation_set_integrator (*sim, iopt, &error))
     return cml_cli_integrator_error (usage, error);
   if (progress)
-    cml_cli_progress_set_kind (progress, cml_simulation_get_integrator (*sim)->kind); /* what auto chose */
+    /* what auto chose */
+    cml_cli_progress_set_kind (progress, cml_simulation_get_integrator (*sim)->kind);
   if (!cml_simulation_reset (*sim, given, &error))
     {
       fprintf (stderr, "cmlab-cli: %s\n", error->message);

@@ -201,9 +201,10 @@ char    *cml_cli_progress_note   (CmlCliProgress *p, double t, gint64 now, doubl
  * (cml_cli_check_span ()).  Returns 0 with *SIM ready at its start, or an exit status
  * after printing why, the errors of the steps above unchanged (*SIM, when set, is the
  * caller's to free). */
-int      cml_cli_start_simulation (const char *model, GPtrArray *sets, GPtrArray *inits, GHashTable *given,
-                                   CmlIntegratorOptions *iopt, CmlCliProgress *progress, double t_end,
-                                   const char *usage, CmlSimulation **sim);
+int      cml_cli_start_simulation (const char *model, GPtrArray *sets, GPtrArray *inits,
+                                   GHashTable *given, CmlIntegratorOptions *iopt,
+                                   CmlCliProgress *progress, double t_end, const char *usage,
+                                   CmlSimulation **sim);
 
 /* The lesson file ARG names: ARG itself when it is a file or a path, else the shipped
  * lesson ARG.cmllesson in $CMLAB_LESSONS_DIR or where cmlab installs its lessons (ARG

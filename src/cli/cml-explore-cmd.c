@@ -285,8 +285,8 @@ cml_explore_main (int argc, char **argv)
   /* --from is the start point: given values, as --init gives them */
   for (guint k = 0; k < eo.from->len; k++)
     g_ptr_array_add (ro.inits, g_strdup (eo.from->pdata[k]));
-  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL, ro.t_end, explore_usage,
-                                          &sim)) != 0)
+  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL,
+                                          ro.t_end, explore_usage, &sim)) != 0)
     return status;
   {
     /* every extremal's states at every sample are kept for the Maxwell points */

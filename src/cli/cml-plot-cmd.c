@@ -168,8 +168,8 @@ cml_plot_main (int argc, char **argv)
       return cml_cli_usage_error (plot_usage, "%s", why);
   }
 
-  if ((status = cml_cli_start_simulation (model, ro.sets, ro.inits, given, &iopt, &progress, t_end, plot_usage,
-                                          &sim)) != 0)
+  if ((status = cml_cli_start_simulation (model, ro.sets, ro.inits, given, &iopt, &progress, t_end,
+                                          plot_usage, &sim)) != 0)
     return status;
 
   CmlSystem *sys = cml_simulation_get_system (sim);

@@ -218,8 +218,8 @@ cml_poincare_main (int argc, char **argv)
     if (!cml_cli_check_output_path ("-o", output, &why))
       return cml_cli_usage_error (poincare_usage, "%s", why);
   }
-  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL, ro.t_end,
-                                          poincare_usage, &sim)) != 0)
+  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL,
+                                          ro.t_end, poincare_usage, &sim)) != 0)
     return status;
 
   CmlSystem *sys = cml_simulation_get_system (sim);

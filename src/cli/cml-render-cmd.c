@@ -551,8 +551,10 @@ load_run (CmlRender *R, CmlIntegratorOptions *iopt)
   int status;
 
   R->given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  if ((status = cml_cli_start_simulation (o->model, o->run.sets, o->run.inits, R->given, iopt, &R->sim_progress,
-                                          cml_render_frame_time (R, R->n_frames - 1), render_usage, &R->sim)) != 0)
+  if ((status = cml_cli_start_simulation (o->model, o->run.sets, o->run.inits, R->given, iopt,
+                                          &R->sim_progress,
+                                          cml_render_frame_time (R, R->n_frames - 1), render_usage,
+                                          &R->sim)) != 0)
     return status;
   {
     const GPtrArray *report = cml_simulation_get_projection_report (R->sim);

@@ -214,8 +214,8 @@ cml_shoot_main (int argc, char **argv)
       names[k] = nm;
     }
 
-  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL, ro.t_end, shoot_usage,
-                                          &sim)) != 0)
+  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL,
+                                          ro.t_end, shoot_usage, &sim)) != 0)
     return status;
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
