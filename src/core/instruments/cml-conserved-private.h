@@ -71,15 +71,17 @@ typedef struct
 void cml_conserved_candidate_free (CmlConservedCandidate *c);
 char *cml_conserved_pretty (Inspector *in, CmlExpr *e, gsize max_chars);
 gboolean cml_conserved_depends_on_aux (CmlSystem *sys, CmlExpr *e);
-CmlExpr *cml_conserved_time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad, CmlExpr **dFdt_partial);
+CmlExpr *cml_conserved_time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad,
+                                        CmlExpr **dFdt_partial);
 gboolean cml_conserved_next_subset (guint *J, guint k, guint n);
 void cml_conserved_constraint_matrix (Inspector *in, const guint *J, guint k, CmlExpr **PhiJ);
 int cml_conserved_exact_zero (Inspector *in, CmlExpr *d);
 CmlExpr *cml_conserved_at_values (Inspector *in, CmlExpr *e);
 gboolean cml_conserved_depends_on_t_at_values (Inspector *in, CmlExpr *e);
 void cml_conserved_decide (Inspector *in, CmlConservedCandidate *c, const char *hint);
-CmlConservedCandidate *cml_conserved_add_candidate (Inspector *in, CmlConservedReport *r, CmlCandidateKind kind,
-                                                    const char *name, const char *what, CmlExpr *expr);
+CmlConservedCandidate *cml_conserved_add_candidate (Inspector *in, CmlConservedReport *r,
+                                                    CmlCandidateKind kind, const char *name,
+                                                    const char *what, CmlExpr *expr);
 
 /* cml-conserved-states.c */
 gboolean cml_conserved_admissible (Inspector *in, double *vals, double t, gboolean at_t, double *z,
@@ -89,7 +91,8 @@ char *cml_conserved_states_text (Inspector *in);
 
 /* cml-conserved-moving.c */
 CmlExpr **cml_conserved_affine_terms (Inspector *in);
-void cml_conserved_add_moving_energy (Inspector *in, CmlConservedReport *r, CmlExpr *E, CmlExpr **phi0);
+void cml_conserved_add_moving_energy (Inspector *in, CmlConservedReport *r, CmlExpr *E,
+                                      CmlExpr **phi0);
 
 /* cml-conserved-casimir.c */
 void cml_conserved_add_casimirs (Inspector *in, CmlConservedReport *r);

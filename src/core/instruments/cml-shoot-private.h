@@ -59,15 +59,15 @@ typedef enum
 
 /* cml-shoot.c */
 void cml_shoot_start_state (Shoot *s, const double *p0, double *Z);
-gboolean cml_shoot_advance_capped (Shoot *s, CmlIntegrator *integ, double t, double t1, double *Z, guint64 cap,
-                                   GError **error);
+gboolean cml_shoot_advance_capped (Shoot *s, CmlIntegrator *integ, double t, double t1, double *Z,
+                                   guint64 cap, GError **error);
 char *cml_shoot_names_list (CmlSystem *sys, guint from, guint to, guint from2, guint to2);
 
 /* cml-shoot-conjugate.c */
 ConjStatus cml_shoot_conjugate_times (Shoot *s, const double *p0, guint n_grid, const double *grid,
-                                      const guint *rows, GArray *times, const int *store, double *states,
-                                      GError **error);
-gboolean cml_shoot_conjugate_result (Shoot *s, CmlShootResult *res, guint n_samples, guint n_at, const double *at,
-                                     double *states, GError **error);
+                                      const guint *rows, GArray *times, const int *store,
+                                      double *states, GError **error);
+gboolean cml_shoot_conjugate_result (Shoot *s, CmlShootResult *res, guint n_samples, guint n_at,
+                                     const double *at, double *states, GError **error);
 
 G_END_DECLS

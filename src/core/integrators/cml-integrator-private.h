@@ -99,22 +99,26 @@ cml_integrator_before (double t, double t1, int dir)
 }
 
 /* cml-integrator.c */
-void     cml_integrator_set_budget_error (CmlIntegrator *integ, guint64 n, double t_start, double t, double t1,
-                                          double h, GError **error);
+void     cml_integrator_set_budget_error (CmlIntegrator *integ, guint64 n, double t_start, double t,
+                                          double t1, double h, GError **error);
 gboolean cml_integrator_all_finite (const double *z, guint dim);
 gboolean cml_integrator_project_state (CmlIntegrator *integ, double t, double *z, GError **error);
 void     cml_integrator_restore_good (CmlIntegrator *integ, double *t, double t_good, double *z);
 
 /* cml-integrator-gsl.c */
 int      cml_integrator_gsl_rhs (double t, const double y[], double dydt[], void *data);
-int      cml_integrator_gsl_jacobian (double t, const double y[], double *dfdy, double dfdt[], void *data);
+int      cml_integrator_gsl_jacobian (double t, const double y[], double *dfdy, double dfdt[],
+                                      void *data);
 const gsl_odeiv2_step_type *cml_integrator_gsl_step_type (CmlIntegratorKind kind);
-gboolean cml_integrator_advance_gsl (CmlIntegrator *integ, double *t, double t1, double *z, GError **error);
+gboolean cml_integrator_advance_gsl (CmlIntegrator *integ, double *t, double t1, double *z,
+                                     GError **error);
 
 /* cml-integrator-fixed.c */
-gboolean cml_integrator_advance_midpoint (CmlIntegrator *integ, double *t, double t1, double *z, GError **error);
+gboolean cml_integrator_advance_midpoint (CmlIntegrator *integ, double *t, double t1, double *z,
+                                          GError **error);
 
 /* cml-integrator-stiffness.c */
-void     cml_integrator_estimate_stiffness (CmlIntegrator *integ, double t, const double *z, double h);
+void     cml_integrator_estimate_stiffness (CmlIntegrator *integ, double t, const double *z,
+                                            double h);
 
 G_END_DECLS

@@ -79,7 +79,8 @@ double cml_sim_kappa_matrix_conditioning (CmlSimulation *sim, double t, const do
 void cml_sim_fill_fast (CmlSimulation *sim, double t, const double *z);
 void cml_sim_run_proj (CmlSimulation *sim, double t, const double *z);
 int cml_sim_solve_aux (CmlSimulation *sim);
-int cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
+int cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to,
+                           const gboolean *mask);
 gboolean cml_sim_ensure_jacobian (CmlSimulation *sim);
 
 /* cml-initial.c: a vakonomic system's relations for its initial data, derived once */
