@@ -68,6 +68,7 @@ int      cml_expr_term_cmp (Printer *pr, CmlExpr *a, CmlExpr *b);
 
 /* cml-expr-print.c */
 void     cml_expr_print_expr (Printer *pr, CmlExpr *e, int need);
-char    *cml_expr_cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text, gsize max_chars);
+char    *cml_expr_cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text,
+                            gsize max_chars);
 
 G_END_DECLS

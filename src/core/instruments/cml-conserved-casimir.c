@@ -129,7 +129,8 @@ casimir_exact (Inspector *in, CmlExpr *Cp)
 }
 
 static void
-add_casimir (Inspector *in, CmlConservedReport *r, guint *count, CmlExpr *Cp, gboolean rational, gboolean quadratic)
+add_casimir (Inspector *in, CmlConservedReport *r, guint *count, CmlExpr *Cp, gboolean rational,
+             gboolean quadratic)
 {
   g_autofree char *name = g_strdup_printf ("C%u", ++*count);
   g_autofree char *cp = cml_conserved_pretty (in, Cp, 300);

@@ -135,7 +135,8 @@ add_state (Inspector *in, double t, const double *z, SampleKind kind)
 /* The given values VALS (every state variable) projected by the reset onto the
  * constraints; at time T when the constraints move.  FALSE: no admissible state there. */
 gboolean
-cml_conserved_admissible (Inspector *in, double *vals, double t, gboolean at_t, double *z, double *t_out)
+cml_conserved_admissible (Inspector *in, double *vals, double t, gboolean at_t, double *z,
+                          double *t_out)
 {
   CmlSystem *sys = in->sys;
   g_autoptr (GHashTable) given = g_hash_table_new (g_str_hash, g_str_equal);

@@ -123,7 +123,8 @@ cml_conserved_verdict_explain (CmlConservedVerdict verdict)
 }
 
 const CmlConservedCandidate *
-cml_conserved_report_find (const CmlConservedReport *report, CmlCandidateKind kind, const char *name)
+cml_conserved_report_find (const CmlConservedReport *report, CmlCandidateKind kind,
+                           const char *name)
 {
   for (guint k = 0; report && k < report->candidates->len; k++)
     {
@@ -462,8 +463,8 @@ cml_conserved_decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
 }
 
 CmlConservedCandidate *
-cml_conserved_add_candidate (Inspector *in, CmlConservedReport *r, CmlCandidateKind kind, const char *name, const char *what,
-               CmlExpr *expr)
+cml_conserved_add_candidate (Inspector *in, CmlConservedReport *r, CmlCandidateKind kind,
+                             const char *name, const char *what, CmlExpr *expr)
 {
   CmlConservedCandidate *c = g_new0 (CmlConservedCandidate, 1);
 

@@ -126,8 +126,9 @@ conj_refine (Shoot *s, const guint *rows, double ta, double *ZA, double da, doub
  * no determinant, the finer run alone.  Where STORE[g] ≥ 0, the finer run's state (dim
  * values) at GRID[g] goes into STATES + STORE[g] · dim. */
 ConjStatus
-cml_shoot_conjugate_times (Shoot *s, const double *p0, guint n_grid, const double *grid, const guint *rows, GArray *times,
-                 const int *store, double *states, GError **error)
+cml_shoot_conjugate_times (Shoot *s, const double *p0, guint n_grid, const double *grid,
+                           const guint *rows, GArray *times, const int *store, double *states,
+                           GError **error)
 {
   g_autofree double *Zc = g_new (double, s->D), *Zf = g_new (double, s->D);
   g_autofree double *Zlast = g_new (double, s->D), *Za = g_new (double, s->D);
@@ -174,8 +175,8 @@ cml_shoot_conjugate_times (Shoot *s, const double *p0, guint n_grid, const doubl
  * (t0, T], added to the samples) into STATES (N_AT × dim): FALSE with ERROR when that run
  * fails (a failure of the conjugate times alone is a note). */
 gboolean
-cml_shoot_conjugate_result (Shoot *s, CmlShootResult *res, guint n_samples, guint n_at, const double *at, double *states,
-                  GError **error)
+cml_shoot_conjugate_result (Shoot *s, CmlShootResult *res, guint n_samples, guint n_at,
+                            const double *at, double *states, GError **error)
 {
   CmlSystem *sys = s->sys;
   guint m = s->m, n = s->n, nr = s->nr, dim = s->dim;

@@ -158,7 +158,8 @@ cml_shoot_start_state (Shoot *s, const double *p0, double *Z)
 /* Advances Z from T to T1 with INTEG in at most CAP steps (0: the budget's rest); the
  * error names the time and the reason. */
 gboolean
-cml_shoot_advance_capped (Shoot *s, CmlIntegrator *integ, double t, double t1, double *Z, guint64 cap, GError **error)
+cml_shoot_advance_capped (Shoot *s, CmlIntegrator *integ, double t, double t1, double *Z,
+                          guint64 cap, GError **error)
 {
   g_autoptr (GError) err = NULL;
   guint64 used = s->used, before = cml_integrator_n_steps (integ);
@@ -223,7 +224,8 @@ evaluate (Shoot *s, const double *p0, const double *goal, double *r, GError **er
  * values below RCOND × the largest taken as 0 (their number into *DROPPED); FALSE if
  * A = 0. */
 static gboolean
-newton_step (guint k, guint n, const double *A, const double *F, double rcond, double *delta, guint *dropped)
+newton_step (guint k, guint n, const double *A, const double *F, double rcond, double *delta,
+             guint *dropped)
 {
   gboolean wide = k < n;
   guint rows = wide ? n : k, cols = wide ? k : n;
@@ -343,8 +345,8 @@ typedef enum
  * s->A are those of P, and *OFF (if not NULL) says whether the residual is off the range
  * there (off_range (), its rank into *RANK). */
 static NewtonStatus
-newton (Shoot *s, const double *goal, double *p, guint max_iters, guint *iters, double *r, char **why,
-        gboolean *off, guint *rank)
+newton (Shoot *s, const double *goal, double *p, guint max_iters, guint *iters, double *r,
+        char **why, gboolean *off, guint *rank)
 {
   guint n = s->n;
   g_autofree double *delta = g_new (double, n), *ptry = g_new (double, n);

@@ -166,7 +166,8 @@ parse_check (const char *text, char *op, double *value, double *tol)
 }
 
 static gboolean
-read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSystem *sys, GError **error)
+read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSystem *sys,
+                 GError **error)
 {
   CmlPrediction *pr = &st->prediction;
   GKeyFile *kf = rd->kf;

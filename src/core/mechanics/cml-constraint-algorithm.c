@@ -162,7 +162,8 @@ kernel_holds (CmlSystem *sys, Mechanics *mc, CmlExpr *const *K, guint k)
  * ẏ = ẏ_part + Σ K_j v_j; the primary constraints are G_j = K_j·R. */
 static gboolean
 kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const int *vsym,
-                 CmlExpr **ydot, CmlExpr **gprim, guint *Pout, guint *Qout, guint *Fout, GError **error)
+                 CmlExpr **ydot, CmlExpr **gprim, guint *Pout, guint *Qout, guint *Fout,
+                 GError **error)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;

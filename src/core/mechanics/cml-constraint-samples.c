@@ -114,7 +114,8 @@ samples_ensure (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Sam
 
 /* Does H vanish on {G = 0}?  Checked at the three projected random points of S. */
 gboolean
-cml_sys_vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_move, Samples *S)
+cml_sys_vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, guint n_move,
+                     Samples *S)
 {
   if (cml_expr_is_zero (H))
     return TRUE;
@@ -135,7 +136,8 @@ cml_sys_vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move, 
  * the initial data can be solved for them.  A bad solve-for fails here, when the model is
  * loaded, with its line. */
 gboolean
-cml_sys_check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error)
+cml_sys_check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S,
+                         GError **error)
 {
   CmlModel *md = sys->model;
   guint k = G->len, q = md->n_solve_for;

@@ -65,10 +65,13 @@ int         cml_model_declare (Loader *ld, const char *name, SymKind kind, int l
 GPtrArray  *cml_model_split_top (const char *s, char sep, GArray *offsets);
 GPtrArray  *cml_model_name_list (const char *value);
 gboolean    cml_model_check_expr_budget (Loader *ld, int line, int col, const char *what);
-CmlExpr    *cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const char *what);
-CmlExpr    *cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what);
+CmlExpr    *cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed,
+                                const char *what);
+CmlExpr    *cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed,
+                                 const char *what);
 gboolean    cml_model_parse_number (const char *s, double *out);
-gboolean    cml_model_eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out);
+gboolean    cml_model_eval_constant (Loader *ld, const char *group, const char *key,
+                                     const char *text, double *out);
 gboolean    cml_model_scan_lines (Loader *ld, const char *text, gboolean *unusual);
 
 /* cml-model-keys.c: the groups and keys */

@@ -376,7 +376,8 @@ check_constants_finite (Loader *ld, CmlExpr *e, int line, int col, const char *w
 /* Parses TEXT, found at (LINE, COL) of the file, substitutes the definitions, and checks
  * that every symbol used is of a kind in ALLOWED.  WHAT names the expression in errors. */
 CmlExpr *
-cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const char *what)
+cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed,
+                    const char *what)
 {
   CmlExprCtx *ctx = ld->model->ctx;
   g_autoptr (GError) err = NULL;
@@ -441,7 +442,8 @@ cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allow
 }
 
 CmlExpr *
-cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what)
+cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed,
+                     const char *what)
 {
   g_autofree char *v = cml_model_kf_value (ld, group, key);
   Pos *p = cml_model_pos_of (ld, group, key);
@@ -463,7 +465,8 @@ cml_model_parse_number (const char *s, double *out)
 
 /* A constant expression (numbers, pi, parameters at their defaults). */
 gboolean
-cml_model_eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out)
+cml_model_eval_constant (Loader *ld, const char *group, const char *key, const char *text,
+                         double *out)
 {
   Pos *p = cml_model_pos_of (ld, group, key);
   int line = p ? p->line : 1, col = p ? p->value_col : 0;

@@ -503,8 +503,8 @@ find_loaded (const char *hash, const char *digest)
  * not match its own record is removed, to be built again).  *HAS_KEY (may be NULL): whether
  * the record lists ADD_KEY (may be NULL). */
 static CmlNative *
-load_cached (int dfd, const char *dir, const char *hash, const char *body, const char *key, gboolean cached,
-             const char *add_key, gboolean *has_key)
+load_cached (int dfd, const char *dir, const char *hash, const char *body, const char *key,
+             gboolean cached, const char *add_key, gboolean *has_key)
 {
   g_autofree char *base = g_strconcat (hash, ".so", NULL);
   g_autofree char *record = g_strconcat (hash, ".so.sha256", NULL);
@@ -617,7 +617,8 @@ remove_private_dir (const char *tmp)
 /* Compiles FULL in a private directory of our own and puts the object into the cache DFD
  * as HASH.so, with its record ID. */
 static gboolean
-compile_into_cache (int dfd, const char *dir, const char *full, Identity *id, guint64 limit, GError **error)
+compile_into_cache (int dfd, const char *dir, const char *full, Identity *id, guint64 limit,
+                    GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autofree char *tmp = NULL, *src = NULL, *out = NULL, *bytes = NULL;
@@ -676,8 +677,8 @@ done:
  * (its hash, or NULL); the object's hash in *HASH_OUT.  Unless COMPILE, only what the cache
  * holds: NULL without an error when the object is not there. */
 static CmlNative *
-build_source (int dfd, const char *dir, const char *source, const char *key, gboolean compile, char **hash_out,
-              GError **error)
+build_source (int dfd, const char *dir, const char *source, const char *key, gboolean compile,
+              char **hash_out, GError **error)
 {
   g_autofree char *body = NULL, *full = NULL;
   g_auto (Identity) id = { 0 };
@@ -790,8 +791,8 @@ memo_check (void)
 /* cml_native_build_keyed (), or unless COMPILE only what the cache holds, the source
  * written (when it had to be) left in *SOURCE_OUT. */
 static CmlNative *
-build_keyed (const char *key, CmlNativeSource source, gpointer data, gboolean compile, GString **source_out,
-             GError **error)
+build_keyed (const char *key, CmlNativeSource source, gpointer data, gboolean compile,
+             GString **source_out, GError **error)
 {
   g_autoptr (GString) src = NULL;
   g_autofree char *dir = NULL, *memo = NULL, *line = NULL, *hash = NULL, *mhash = NULL;

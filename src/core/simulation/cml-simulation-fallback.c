@@ -84,7 +84,8 @@ lu_solve (guint n, double *A, guint k, double *B)
  * right-hand side of M v = −(g_t + g_x ẋ + g_y ẏ_part) into B (q).  Returns 0, or 1 with
  * sim->reason set.  The buffers are parts of sim->fb_work (see rhs_fallback_singular). */
 static int
-singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, double *KN, double *M, double *B)
+singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, double *KN, double *M,
+                  double *B)
 {
   CmlSystem *sys = sim->sys;
   guint n = sys->n, r = sys->fb_r, k = sys->fb_k, q = sys->fb_q;

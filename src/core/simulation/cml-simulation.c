@@ -317,7 +317,8 @@ sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
  * that makes the constraint functions vanish (Gauss–Newton, minimum norm), then
  * renormalises quaternions (cml-project-core.h); nonzero with sim->reason when it cannot. */
 int
-cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask)
+cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to,
+                       const gboolean *mask)
 {
   CmlSystem *sys = sim->sys;
   GArray *q = sys->model->quaternions;
@@ -623,7 +624,8 @@ cml_simulation_get_param (const CmlSimulation *sim, const char *name)
 }
 
 gboolean
-cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options, GError **error)
+cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options,
+                               GError **error)
 {
   CmlIntegratorOptions old = sim->options;
   sim->options = *options;
@@ -843,7 +845,8 @@ cml_simulation_eval_rhs (CmlSimulation *sim, double *dzdt, GError **error)
 }
 
 gboolean
-cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z, double *dzdt, GError **error)
+cml_simulation_eval_rhs_at (CmlSimulation *sim, double t, const double *z, double *dzdt,
+                            GError **error)
 {
   if (sim_rhs (t, z, dzdt, sim) != 0)
     {

@@ -332,7 +332,8 @@ cml_groupoid_var_prepare (CmlSystem *sys)
 }
 
 CmlGroupoidVar *
-cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params, GError **error)
+cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params,
+                      GError **error)
 {
   CmlModel *md = sys->model;
   const char *why = NULL;
@@ -668,7 +669,8 @@ cml_groupoid_var_save_step_state (const CmlGroupoidVar *var, double t, const dou
 }
 
 void
-cml_groupoid_var_restore_step_state (CmlGroupoidVar *var, double t, const double *z, const double *in)
+cml_groupoid_var_restore_step_state (CmlGroupoidVar *var, double t, const double *z,
+                                     const double *in)
 {
   cml_var_restore_step_state (&var->core, t, z, in);
 }

@@ -216,7 +216,8 @@ cml_variational_prepare (CmlSystem *sys)
 }
 
 CmlVariational *
-cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params, GError **error)
+cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params,
+                     GError **error)
 {
   CmlModel *md = sys->model;
 
@@ -632,7 +633,8 @@ cml_variational_save_step_state (const CmlVariational *var, double t, const doub
 }
 
 void
-cml_variational_restore_step_state (CmlVariational *var, double t, const double *z, const double *in)
+cml_variational_restore_step_state (CmlVariational *var, double t, const double *z,
+                                    const double *in)
 {
   if (var->grp)
     {
