@@ -740,6 +740,40 @@ cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **
   return !refuse;
 }
 
+int
+cml_cli_start_simulation (const char *model, GPtrArray *sets, GPtrArray *inits, GHashTable *given,
+                          CmlIntegratorOptions *iopt, CmlCliProgress *progress, double t_end,
+                          const char *usage, CmlSimulation **sim)
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  if ((status = cml_cli_parse_inits (inits, given, usage)) != 0)
+    return status;
+  if ((status = cml_cli_open_simulation (model, sets, usage, sim)) != 0)
+    return status;
+  if (progress)
+    cml_cli_progress_init (progress, "simulating", iopt);
+  if (!cml_simulation_set_integrator (*sim, iopt, &error))
+    return cml_cli_integrator_error (usage, error);
+  if (progress)
+    /* what auto chose */
+    cml_cli_progress_set_kind (progress, cml_simulation_get_integrator (*sim)->kind);
+  if (!cml_simulation_reset (*sim, given, &error))
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", error->message);
+      return CML_CLI_EXIT_USAGE;
+    }
+  /* a span the integrator cannot cover (--t-end 1e300), as simulate refuses it */
+  g_autofree char *why = NULL;
+  if (!cml_cli_check_span (*sim, given, t_end, &why))
+    {
+      fprintf (stderr, "cmlab-cli: %s\n", why);
+      return CML_CLI_EXIT_USAGE;
+    }
+  return 0;
+}
+
 /* ---- progress ---------------------------------------------------------------------------- */
 
 #define PROGRESS_FIRST_USEC  G_USEC_PER_SEC       /* nothing shown for a run shorter */

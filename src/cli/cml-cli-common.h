@@ -194,6 +194,18 @@ gboolean cml_cli_looks_stiff     (const CmlIntegratorStats *stats);
 /* The note, or NULL when it is not due (given once; explicit methods only). */
 char    *cml_cli_progress_note   (CmlCliProgress *p, double t, gint64 now, double done);
 
+/* The start every command that runs a simulation from its initial data shares: parses
+ * INITS ("S=V") into GIVEN, opens MODEL with SETS (cml_cli_open_simulation ()), sets the
+ * integrator IOPT (with PROGRESS, when not NULL, started for it and told the method auto
+ * chose), resets the simulation with GIVEN and checks that the span to T_END can be taken
+ * (cml_cli_check_span ()).  Returns 0 with *SIM ready at its start, or an exit status
+ * after printing why, the errors of the steps above unchanged (*SIM, when set, is the
+ * caller's to free). */
+int      cml_cli_start_simulation (const char *model, GPtrArray *sets, GPtrArray *inits,
+                                   GHashTable *given, CmlIntegratorOptions *iopt,
+                                   CmlCliProgress *progress, double t_end, const char *usage,
+                                   CmlSimulation **sim);
+
 /* The lesson file ARG names: ARG itself when it is a file or a path, else the shipped
  * lesson ARG.cmllesson in $CMLAB_LESSONS_DIR or where cmlab installs its lessons (ARG
  * itself when there is none, for the error to name). */

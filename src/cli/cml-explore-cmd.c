@@ -285,26 +285,9 @@ cml_explore_main (int argc, char **argv)
   /* --from is the start point: given values, as --init gives them */
   for (guint k = 0; k < eo.from->len; k++)
     g_ptr_array_add (ro.inits, g_strdup (eo.from->pdata[k]));
-  if ((status = cml_cli_parse_inits (ro.inits, given, explore_usage)) != 0)
+  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL,
+                                          ro.t_end, explore_usage, &sim)) != 0)
     return status;
-  if ((status = cml_cli_open_simulation (model_name, ro.sets, explore_usage, &sim)) != 0)
-    return status;
-  if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_integrator_error (explore_usage, error);
-  if (!cml_simulation_reset (sim, given, &error))
-    {
-      fprintf (stderr, "cmlab-cli: %s\n", error->message);
-      return CML_CLI_EXIT_USAGE;
-    }
-  {
-    /* a span the integrator cannot cover (--t-end 1e300), as simulate refuses it */
-    g_autofree char *why = NULL;
-    if (!cml_cli_check_span (sim, given, ro.t_end, &why))
-      {
-        fprintf (stderr, "cmlab-cli: %s\n", why);
-        return CML_CLI_EXIT_USAGE;
-      }
-  }
   {
     /* every extremal's states at every sample are kept for the Maxwell points */
     double samples = eo.samples ? (double) eo.samples : cml_explore_options_default ().n_samples;

@@ -168,28 +168,9 @@ cml_plot_main (int argc, char **argv)
       return cml_cli_usage_error (plot_usage, "%s", why);
   }
 
-  if ((status = cml_cli_parse_inits (ro.inits, given, plot_usage)) != 0)
+  if ((status = cml_cli_start_simulation (model, ro.sets, ro.inits, given, &iopt, &progress, t_end,
+                                          plot_usage, &sim)) != 0)
     return status;
-  if ((status = cml_cli_open_simulation (model, ro.sets, plot_usage, &sim)) != 0)
-    return status;
-  cml_cli_progress_init (&progress, "simulating", &iopt);
-  if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_integrator_error (plot_usage, error);
-  cml_cli_progress_set_kind (&progress, cml_simulation_get_integrator (sim)->kind); /* what auto chose */
-  if (!cml_simulation_reset (sim, given, &error))
-    {
-      fprintf (stderr, "cmlab-cli: %s\n", error->message);
-      return CML_CLI_EXIT_USAGE;
-    }
-  {
-    /* a span the integrator cannot cover (--t-end 1e300) */
-    g_autofree char *why = NULL;
-    if (!cml_cli_check_span (sim, given, t_end, &why))
-      {
-        fprintf (stderr, "cmlab-cli: %s\n", why);
-        return CML_CLI_EXIT_USAGE;
-      }
-  }
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *md = cml_system_get_model (sys);

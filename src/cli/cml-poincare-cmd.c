@@ -218,26 +218,9 @@ cml_poincare_main (int argc, char **argv)
     if (!cml_cli_check_output_path ("-o", output, &why))
       return cml_cli_usage_error (poincare_usage, "%s", why);
   }
-  if ((status = cml_cli_parse_inits (ro.inits, given, poincare_usage)) != 0)
+  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL,
+                                          ro.t_end, poincare_usage, &sim)) != 0)
     return status;
-  if ((status = cml_cli_open_simulation (model_name, ro.sets, poincare_usage, &sim)) != 0)
-    return status;
-  if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_integrator_error (poincare_usage, error);
-  if (!cml_simulation_reset (sim, given, &error))
-    {
-      fprintf (stderr, "cmlab-cli: %s\n", error->message);
-      return CML_CLI_EXIT_USAGE;
-    }
-  {
-    /* a span the integrator cannot cover (--t-end 1e300), as simulate refuses it */
-    g_autofree char *why = NULL;
-    if (!cml_cli_check_span (sim, given, ro.t_end, &why))
-      {
-        fprintf (stderr, "cmlab-cli: %s\n", why);
-        return CML_CLI_EXIT_USAGE;
-      }
-  }
 
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *model = cml_system_get_model (sys);

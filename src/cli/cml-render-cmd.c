@@ -551,28 +551,11 @@ load_run (CmlRender *R, CmlIntegratorOptions *iopt)
   int status;
 
   R->given = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  if ((status = cml_cli_parse_inits (o->run.inits, R->given, render_usage)) != 0)
+  if ((status = cml_cli_start_simulation (o->model, o->run.sets, o->run.inits, R->given, iopt,
+                                          &R->sim_progress,
+                                          cml_render_frame_time (R, R->n_frames - 1), render_usage,
+                                          &R->sim)) != 0)
     return status;
-  if ((status = cml_cli_open_simulation (o->model, o->run.sets, render_usage, &R->sim)) != 0)
-    return status;
-  cml_cli_progress_init (&R->sim_progress, "simulating", iopt);
-  if (!cml_simulation_set_integrator (R->sim, iopt, &error))
-    return cml_cli_integrator_error (render_usage, error);
-  cml_cli_progress_set_kind (&R->sim_progress, cml_simulation_get_integrator (R->sim)->kind); /* what auto chose */
-  if (!cml_simulation_reset (R->sim, R->given, &error))
-    {
-      fprintf (stderr, "cmlab-cli: %s\n", error->message);
-      return CML_CLI_EXIT_USAGE;
-    }
-  {
-    /* a span the integrator cannot cover */
-    g_autofree char *why = NULL;
-    if (!cml_cli_check_span (R->sim, R->given, cml_render_frame_time (R, R->n_frames - 1), &why))
-      {
-        fprintf (stderr, "cmlab-cli: %s\n", why);
-        return CML_CLI_EXIT_USAGE;
-      }
-  }
   {
     const GPtrArray *report = cml_simulation_get_projection_report (R->sim);
     for (guint k = 0; k < report->len; k++)

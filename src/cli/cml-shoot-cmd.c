@@ -214,26 +214,9 @@ cml_shoot_main (int argc, char **argv)
       names[k] = nm;
     }
 
-  if ((status = cml_cli_parse_inits (ro.inits, given, shoot_usage)) != 0)
+  if ((status = cml_cli_start_simulation (model_name, ro.sets, ro.inits, given, &iopt, NULL,
+                                          ro.t_end, shoot_usage, &sim)) != 0)
     return status;
-  if ((status = cml_cli_open_simulation (model_name, ro.sets, shoot_usage, &sim)) != 0)
-    return status;
-  if (!cml_simulation_set_integrator (sim, &iopt, &error))
-    return cml_cli_integrator_error (shoot_usage, error);
-  if (!cml_simulation_reset (sim, given, &error))
-    {
-      fprintf (stderr, "cmlab-cli: %s\n", error->message);
-      return CML_CLI_EXIT_USAGE;
-    }
-  {
-    /* a span the integrator cannot cover (--t-end 1e300), as simulate refuses it */
-    g_autofree char *why = NULL;
-    if (!cml_cli_check_span (sim, given, ro.t_end, &why))
-      {
-        fprintf (stderr, "cmlab-cli: %s\n", why);
-        return CML_CLI_EXIT_USAGE;
-      }
-  }
   const GPtrArray *report = cml_simulation_get_projection_report (sim);
   for (guint k = 0; k < report->len; k++)
     fprintf (stderr, _("note: %s\n"), (char *) report->pdata[k]);

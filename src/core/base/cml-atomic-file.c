@@ -579,8 +579,8 @@ cml_atomic_file_set_contents (const char *path, const void *data, gsize size, GE
 }
 
 gboolean
-cml_atomic_file_set_contents_full (const char *path, const void *data, gsize size, CmlAtomicFileFlags flags,
-                                   GError **error)
+cml_atomic_file_set_contents_full (const char *path, const void *data, gsize size,
+                                   CmlAtomicFileFlags flags, GError **error)
 {
   g_autoptr (CmlAtomicFile) f = cml_atomic_file_new (path, flags, error);
   const guint8 *p = data;

@@ -117,8 +117,9 @@ typedef struct CmlProjectFused
  * the K constraints, then the N_QUAT / 4 quaternions whose components are
  * Z[BASE + QUAT[i]]; A (K × K) and B (K) are scratch. */
 static inline __attribute__ ((always_inline)) int
-CML_PJ_FN (double t, double *z, int k, int dim, int from, int to, const int *mask, const unsigned *quat,
-           int n_quat, int base, double *out, double *A, double *b, double *resid CML_PJ_EXTRA_PARAMS)
+CML_PJ_FN (double t, double *z, int k, int dim, int from, int to, const int *mask,
+           const unsigned *quat, int n_quat, int base, double *out, double *A, double *b,
+           double *resid CML_PJ_EXTRA_PARAMS)
 {
   const double *h = out, *J = out + k;
   int it, a, c, j, i;

@@ -87,8 +87,8 @@ set_too_large (GError **error, const char *what, gsize max_bytes, guint64 size)
 }
 
 gboolean
-cml_read_file_capped (const char *path, gsize max_bytes, const char *what, char **contents, gsize *length,
-                      GError **error)
+cml_read_file_capped (const char *path, gsize max_bytes, const char *what, char **contents,
+                      gsize *length, GError **error)
 {
   g_autofree char *buf = NULL;
   gsize got = 0, cap;

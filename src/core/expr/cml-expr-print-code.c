@@ -369,7 +369,8 @@ code_expr (const Code *c, GString *out, const CmlExpr *e, int need)
 }
 
 void
-cml_expr_print_code (const CmlExpr *e, CmlCodeSyntax syntax, const CmlExprNames *names, GString *out)
+cml_expr_print_code (const CmlExpr *e, CmlCodeSyntax syntax, const CmlExprNames *names,
+                     GString *out)
 {
   Code c = { syntax, names, e };
 

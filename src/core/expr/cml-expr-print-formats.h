@@ -30,7 +30,8 @@ typedef struct
 } CmlExprNames;
 
 /* E as code in SYNTAX, appended to OUT.  Numbers read back as the same doubles. */
-void  cml_expr_print_code (const CmlExpr *e, CmlCodeSyntax syntax, const CmlExprNames *names, GString *out);
+void  cml_expr_print_code (const CmlExpr *e, CmlCodeSyntax syntax, const CmlExprNames *names,
+                           GString *out);
 /* E as LaTeX math (amsmath), appended to OUT: \frac, \sqrt, \sin\left(q\right),
  * \left|x\right|; symbols as NAMES->sym_text has them (see cml_expr_latex_name). */
 void  cml_expr_print_latex (const CmlExpr *e, const CmlExprNames *names, GString *out);
@@ -44,8 +45,10 @@ char *cml_expr_latex_name (const char *name);
 /* F's base, and its exponent: a number (*E_NUM, with *EXP NULL) or an expression (*EXP). */
 const CmlExpr *cml_expr_factor_parts (const CmlExpr *f, double *e_num, const CmlExpr **exp);
 /* Whether F is written by its name in NAMES (never ROOT, the expression being defined). */
-gboolean       cml_expr_factor_is_named (const CmlExprNames *names, const CmlExpr *root, const CmlExpr *f);
+gboolean       cml_expr_factor_is_named (const CmlExprNames *names, const CmlExpr *root,
+                                         const CmlExpr *f);
 /* Whether F goes to the denominator: a numeric exponent < 0, and not written by name. */
-gboolean       cml_expr_factor_in_denominator (const CmlExprNames *names, const CmlExpr *root, const CmlExpr *f);
+gboolean       cml_expr_factor_in_denominator (const CmlExprNames *names, const CmlExpr *root,
+                                               const CmlExpr *f);
 
 G_END_DECLS

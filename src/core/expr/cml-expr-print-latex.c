@@ -228,7 +228,8 @@ tex_power (const Tex *x, GString *out, const CmlExpr *b, double e, const CmlExpr
  * by juxtaposition; NUMBER_BEFORE: a number was written just before; IN_FRAC: they are
  * the numerator or the denominator of a \frac, where a lone sum needs no parentheses. */
 static guint
-tex_factors (const Tex *x, GString *out, const CmlExpr *e, gboolean den, gboolean number_before, gboolean in_frac)
+tex_factors (const Tex *x, GString *out, const CmlExpr *e, gboolean den, gboolean number_before,
+             gboolean in_frac)
 {
   guint n = 0;
   gboolean single = TRUE;

@@ -35,6 +35,16 @@ typedef struct
   CmlExpr *exp; /* NULL: exponent 1 */
 } PFactor;
 
+/* A number's text (cml-expr-print-number.c). */
+typedef struct
+{
+  gboolean rational;    /* p/q (q may be 1); else text */
+  gint64   p, q;
+  gboolean exact_div;   /* "p/q" reads back as the number */
+  gboolean exact_split; /* "p*x/q" reads back as the number times x: p * (1/q) */
+  char     text[G_ASCII_DTOSTR_BUF_SIZE];
+} NumText;
+
 #define MINUS "\u2212" /* − */
 #define DOT   "\u00b7" /* · */
 
@@ -45,9 +55,20 @@ void     cml_expr_append_pretty_name (GString *s, const char *name, gboolean dot
 void     cml_expr_append_superscript_int (GString *s, gint64 v);
 void     cml_expr_join_factors (Printer *pr, gsize prev, gsize at);
 
-/* cml-expr-print.c */
+/* cml-expr-print-number.c */
+void     cml_expr_number_text (double v, gboolean exact, NumText *nt);
+void     cml_expr_number_text_pr (const Printer *pr, double v, NumText *nt);
+void     cml_expr_append_int (GString *s, gint64 v);
+void     cml_expr_append_number_text (GString *s, const NumText *nt);
+
+/* cml-expr-print-order.c */
 void     cml_expr_pfactor_split (CmlExpr *f, PFactor *out);
+PFactor *cml_expr_get_factors (Printer *pr, CmlExpr *e, guint *n);
+int      cml_expr_term_cmp (Printer *pr, CmlExpr *a, CmlExpr *b);
+
+/* cml-expr-print.c */
 void     cml_expr_print_expr (Printer *pr, CmlExpr *e, int need);
-char    *cml_expr_cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text, gsize max_chars);
+char    *cml_expr_cut_text (const CmlExprCtx *ctx, const CmlExpr *e, GString *text,
+                            gsize max_chars);
 
 G_END_DECLS

@@ -21,6 +21,9 @@
  * A shared subexpression is printed at every use, so the text of a DAG can be
  * exponentially longer than the DAG; cml_expr_to_string_max () stops after a given length
  * (the derived equations of a small model once printed 4 MB per line).
+ *
+ * The text of numbers is made in cml-expr-print-number.c, the order of operands in
+ * cml-expr-print-order.c.
  */
 #define G_LOG_DOMAIN "cml-expr-print"
 
@@ -31,348 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- numbers -------------------------------------------------------------------------- */
-
-typedef struct
-{
-  gboolean rational;    /* p/q (q may be 1); else text */
-  gint64   p, q;
-  gboolean exact_div;   /* "p/q" reads back as the number */
-  gboolean exact_split; /* "p*x/q" reads back as the number times x: p * (1/q) */
-  char     text[G_ASCII_DTOSTR_BUF_SIZE];
-} NumText;
-
-static gint64
-gcd (gint64 a,
-     gint64 b)
-{
-  while (b != 0)
-    {
-      gint64 t = a % b;
-
-      a = b;
-      b = t;
-    }
-  return a;
-}
-
-/* How to write the non-negative number V: an integer; "pi"; a very short decimal
- * ("0.5", "0.25"); a fraction p/q with q <= 12 that reads back exactly ("1/3"); a short
- * exact decimal ("0.125", "9.81"); a fraction with q <= 1000; else %.15g. */
-static void
-number_text (double   v,
-             gboolean exact,
-             NumText *nt)
-{
-  gint64 p = 0, q = 0;
-
-  memset (nt, 0, sizeof *nt);
-
-  if (!isfinite (v))
-    {
-      g_strlcpy (nt->text, isnan (v) ? "nan" : "inf", sizeof nt->text);
-      return;
-    }
-  if (v == floor (v) && v < 1e15)
-    {
-      nt->rational = TRUE;
-      nt->p = (gint64) v;
-      nt->q = 1;
-      nt->exact_div = nt->exact_split = TRUE;
-      return;
-    }
-  if (v == G_PI)
-    {
-      g_strlcpy (nt->text, "pi", sizeof nt->text);
-      return;
-    }
-
-  /* a very short exact decimal: "0.5", "2.5", "0.25" */
-  g_ascii_formatd (nt->text, sizeof nt->text, "%.15g", v);
-  if (strlen (nt->text) <= 4 && g_ascii_strtod (nt->text, NULL) == v)
-    return;
-
-  /* the simplest fraction that reads back exactly: "p/q" parses to p/q rounded, and
-   * "p*x/q" to p*(1/q) rounded */
-  for (gint64 k = 2; k <= 1000; k++)
-    {
-      double pk = nearbyint (v * (double) k);
-
-      if (pk >= 1.0 && pk < 1e15 && gcd ((gint64) pk, k) == 1)
-        {
-          nt->exact_div = pk / (double) k == v;
-          nt->exact_split = pk * (1.0 / (double) k) == v;
-          if (nt->exact_div || nt->exact_split)
-            {
-              p = (gint64) pk;
-              q = k;
-              break;
-            }
-        }
-    }
-  g_ascii_formatd (nt->text, sizeof nt->text, "%.15g", v);
-  if (exact && g_ascii_strtod (nt->text, NULL) != v)
-    g_ascii_formatd (nt->text, sizeof nt->text, "%.17g", v);
-  if (q != 0 && q <= 12)
-    goto fraction;
-
-  if (strlen (nt->text) <= 8 && g_ascii_strtod (nt->text, NULL) == v)
-    {
-      nt->exact_div = nt->exact_split = FALSE;
-      return;
-    }
-  if (q != 0)
-    goto fraction;
-  return;
-
-fraction:
-  nt->rational = TRUE;
-  nt->p = p;
-  nt->q = q;
-}
-
-/* number_text, but for reading: a fraction with a small denominator rather than a
- * decimal ("m/2", not "0.5*m"). */
-static void
-number_text_pr (const Printer *pr,
-                double         v,
-                NumText       *nt)
-{
-  number_text (v, pr->exact > 0, nt);
-  if (!pr->pretty || nt->rational || !isfinite (v) || v == G_PI)
-    return;
-  for (gint64 k = 2; k <= 12; k++)
-    {
-      double pk = nearbyint (v * (double) k);
-
-      if (pk >= 1.0 && pk < 1e15 && gcd ((gint64) pk, k) == 1 && pk / (double) k == v)
-        {
-          nt->rational = TRUE;
-          nt->p = (gint64) pk;
-          nt->q = k;
-          nt->exact_div = nt->exact_split = TRUE;
-          return;
-        }
-    }
-}
-
-static void
-append_int (GString *s,
-            gint64   v)
-{
-  g_string_append_printf (s, "%" G_GINT64_FORMAT, v);
-}
-
-/* Appends the number as "p/q" or decimal text. */
-static void
-append_number_text (GString       *s,
-                    const NumText *nt)
-{
-  if (nt->rational && nt->exact_div)
-    {
-      append_int (s, nt->p);
-      if (nt->q != 1)
-        {
-          g_string_append_c (s, '/');
-          append_int (s, nt->q);
-        }
-    }
-  else
-    g_string_append (s, nt->text);
-}
-
-/* ---- print order ---------------------------------------------------------------------- */
-
-static int term_cmp (Printer *pr, CmlExpr *a, CmlExpr *b);
-
-static int
-kind_rank (const CmlExpr *e)
-{
-  switch ((CmlExprKind) e->kind)
-    {
-    case CML_EXPR_SYM: return 0;
-    case CML_EXPR_FUNC: return 1;
-    case CML_EXPR_FUNC2: return 2;
-    case CML_EXPR_POW: return 3;
-    case CML_EXPR_MUL: return 4;
-    case CML_EXPR_ADD: return 5;
-    case CML_EXPR_NUM:
-    default: return 6;
-    }
-}
-
-static int
-double_cmp (double a,
-            double b)
-{
-  return a < b ? -1 : a > b;
-}
-
-static int
-base_cmp (Printer *pr,
-          CmlExpr *a,
-          CmlExpr *b)
-{
-  int c;
-
-  if (a == b)
-    return 0;
-  c = kind_rank (a) - kind_rank (b);
-  if (c != 0)
-    return c;
-
-  switch ((CmlExprKind) a->kind)
-    {
-    case CML_EXPR_SYM:
-      c = strcmp (cml_expr_ctx_symbol_name (pr->ctx, a->sym),
-                  cml_expr_ctx_symbol_name (pr->ctx, b->sym));
-      break;
-    case CML_EXPR_FUNC:
-    case CML_EXPR_FUNC2:
-      c = (int) a->fn - (int) b->fn;
-      for (guint i = 0; c == 0 && i < a->n; i++)
-        c = term_cmp (pr, a->args[i], b->args[i]);
-      break;
-    case CML_EXPR_POW:
-    case CML_EXPR_MUL:
-      c = term_cmp (pr, a, b);
-      break;
-    case CML_EXPR_ADD:
-      for (guint i = 0; c == 0 && i < MIN (a->n, b->n); i++)
-        {
-          c = term_cmp (pr, a->args[i], b->args[i]);
-          if (c == 0)
-            c = double_cmp (fabs (b->coefs[i]), fabs (a->coefs[i]));
-        }
-      if (c == 0)
-        c = (int) a->n - (int) b->n;
-      if (c == 0)
-        c = double_cmp (a->value, b->value);
-      break;
-    case CML_EXPR_NUM:
-    default:
-      c = double_cmp (a->value, b->value);
-      break;
-    }
-  if (c == 0)
-    c = a->id < b->id ? -1 : a->id > b->id;
-  return c;
-}
-
-/* Higher numeric exponents first, then symbolic ones. */
-static int
-exp_cmp (Printer *pr,
-         CmlExpr *a,
-         CmlExpr *b)
-{
-  double va = 1.0, vb = 1.0;
-  gboolean na = a == NULL || cml_expr_is_number (a, &va);
-  gboolean nb = b == NULL || cml_expr_is_number (b, &vb);
-
-  if (na && nb)
-    return double_cmp (vb, va);
-  if (na != nb)
-    return na ? -1 : 1;
-  return term_cmp (pr, a, b);
-}
-
-static int
-pfactor_cmp (Printer       *pr,
-             const PFactor *a,
-             const PFactor *b)
-{
-  int c = base_cmp (pr, a->base, b->base);
-
-  return c != 0 ? c : exp_cmp (pr, a->exp, b->exp);
-}
-
-static gint
-pfactor_cmp_data (gconstpointer a,
-                  gconstpointer b,
-                  gpointer      pr)
-{
-  return pfactor_cmp (pr, a, b);
-}
-
-static void
-pfactor_sort (Printer *pr,
-              PFactor *f,
-              guint    n)
-{
-  /* a merge sort (stable; the order is total anyway): products can be long */
-  if (n > 1)
-    g_qsort_with_data (f, (gint) n, sizeof (PFactor), pfactor_cmp_data, pr);
-}
-
-void
-cml_expr_pfactor_split (CmlExpr *f,
-               PFactor *out)
-{
-  if (f->kind == CML_EXPR_POW)
-    {
-      out->base = f->args[0];
-      out->exp = f->args[1];
-    }
-  else
-    {
-      out->base = f;
-      out->exp = NULL;
-    }
-}
-
-/* The factors of the monomial E (a product's coefficient is not included). */
-static PFactor *
-get_factors (Printer *pr,
-             CmlExpr *e,
-             guint   *n)
-{
-  PFactor *f;
-
-  if (e->kind == CML_EXPR_MUL)
-    {
-      f = g_new (PFactor, e->n);
-      for (guint i = 0; i < e->n; i++)
-        cml_expr_pfactor_split (e->args[i], &f[i]);
-      *n = e->n;
-    }
-  else
-    {
-      f = g_new (PFactor, 1);
-      cml_expr_pfactor_split (e, &f[0]);
-      *n = 1;
-    }
-  pfactor_sort (pr, f, *n);
-  return f;
-}
-
-static int
-term_cmp (Printer *pr,
-          CmlExpr *a,
-          CmlExpr *b)
-{
-  PFactor *fa, *fb;
-  guint na, nb;
-  int c = 0;
-
-  if (a == b)
-    return 0;
-  if (a->kind == CML_EXPR_NUM || b->kind == CML_EXPR_NUM)
-    return base_cmp (pr, a, b);
-
-  fa = get_factors (pr, a, &na);
-  fb = get_factors (pr, b, &nb);
-  for (guint i = 0; c == 0 && i < MIN (na, nb); i++)
-    c = pfactor_cmp (pr, &fa[i], &fb[i]);
-  if (c == 0)
-    c = (int) na - (int) nb;
-  if (c == 0 && a->kind == CML_EXPR_MUL && b->kind == CML_EXPR_MUL)
-    c = double_cmp (fabs (a->value), fabs (b->value));
-  if (c == 0)
-    c = a->id < b->id ? -1 : a->id > b->id;
-  g_free (fa);
-  g_free (fb);
-  return c;
-}
 
 /* ---- printing ------------------------------------------------------------------------- */
 
@@ -422,7 +83,7 @@ append_number_pr (Printer       *pr,
   else if (pr->pretty && g_str_equal (nt->text, "inf") && !nt->rational)
     g_string_append (pr->s, "∞");
   else
-    append_number_text (pr->s, nt);
+    cml_expr_append_number_text (pr->s, nt);
 }
 
 static int
@@ -436,7 +97,7 @@ node_prec (const CmlExpr *e)
 
         if (e->value < 0.0)
           return PREC_SUM;
-        number_text (e->value, FALSE, &nt);
+        cml_expr_number_text (e->value, FALSE, &nt);
         return nt.rational && nt.exact_div && nt.q != 1 ? PREC_PRODUCT : PREC_ATOM;
       }
     case CML_EXPR_SYM:
@@ -497,15 +158,15 @@ print_factor (Printer *pr,
     {
       NumText nt;
 
-      number_text (exp->value, pr->exact > 0, &nt);
+      cml_expr_number_text (exp->value, pr->exact > 0, &nt);
       if (nt.rational && nt.exact_div && nt.q != 1)
         {
           g_string_append_c (pr->s, '(');
-          append_number_text (pr->s, &nt);
+          cml_expr_append_number_text (pr->s, &nt);
           g_string_append_c (pr->s, ')');
         }
       else
-        append_number_text (pr->s, &nt);
+        cml_expr_append_number_text (pr->s, &nt);
     }
   else
     cml_expr_print_expr (pr, exp, PREC_ATOM);
@@ -525,7 +186,7 @@ sum_prefers_negation (Printer *pr,
   for (guint i = 0; i < e->n; i++)
     {
       balance += e->coefs[i] > 0.0 ? 1 : -1;
-      if (i > 0 && term_cmp (pr, e->args[i], e->args[lead]) < 0)
+      if (i > 0 && cml_expr_term_cmp (pr, e->args[i], e->args[lead]) < 0)
         lead = i;
     }
   if (balance != 0)
@@ -598,7 +259,7 @@ sum_content (Printer *pr,
 
   for (guint i = 1; i < e->n; i++)
     {
-      if (term_cmp (pr, e->args[i], e->args[lead]) < 0)
+      if (cml_expr_term_cmp (pr, e->args[i], e->args[lead]) < 0)
         lead = i;
       if (e->args[i]->shash < e->args[hash_lead]->shash)
         hash_lead = i;
@@ -734,7 +395,7 @@ print_product_text (Printer *pr,
       cml_expr_append_minus (pr);
       coef = -coef;
     }
-  number_text_pr (pr, coef, &nt);
+  cml_expr_number_text_pr (pr, coef, &nt);
 
   /* factors with a negative numeric exponent go to the denominator, except most powers
    * of a number: such a factor exists only because it does not fold (0^-1 is inf), but
@@ -782,7 +443,7 @@ print_product_text (Printer *pr,
     }
   else if (nt.p != 1 || n_num == 0)
     {
-      append_int (s, nt.p);
+      cml_expr_append_int (s, nt.p);
       first = FALSE;
     }
   for (guint i = 0; i < n; i++)
@@ -814,7 +475,7 @@ print_product_text (Printer *pr,
           sum_below = TRUE;
       if (sum_below)
         {
-          append_int (s, nt.q);
+          cml_expr_append_int (s, nt.q);
           g_string_append_c (s, '/');
           split = FALSE;
           n_den--;
@@ -826,7 +487,7 @@ print_product_text (Printer *pr,
   prev = s->len;
   if (split)
     {
-      append_int (s, nt.q);
+      cml_expr_append_int (s, nt.q);
       first = FALSE;
     }
   for (guint i = 0; i < n; i++)
@@ -879,7 +540,7 @@ pterm_cmp_data (gconstpointer a,
                 gconstpointer b,
                 gpointer      pr)
 {
-  return term_cmp (pr, ((const PTerm *) a)->t, ((const PTerm *) b)->t);
+  return cml_expr_term_cmp (pr, ((const PTerm *) a)->t, ((const PTerm *) b)->t);
 }
 
 static void
@@ -932,13 +593,13 @@ print_sum (Printer *pr,
         {
           NumText nt;
 
-          number_text_pr (pr, fabs (c), &nt);
+          cml_expr_number_text_pr (pr, fabs (c), &nt);
           append_number_pr (pr, &nt);
         }
       else
         {
           guint nf;
-          PFactor *f = get_factors (pr, items[i].t, &nf);
+          PFactor *f = cml_expr_get_factors (pr, items[i].t, &nf);
 
           print_product (pr, fabs (c), f, nf);
           g_free (f);
@@ -968,7 +629,7 @@ print_body (Printer *pr,
 
         if (e->value < 0.0)
           cml_expr_append_minus (pr);
-        number_text_pr (pr, fabs (e->value), &nt);
+        cml_expr_number_text_pr (pr, fabs (e->value), &nt);
         append_number_pr (pr, &nt);
       }
       break;
@@ -1012,7 +673,7 @@ print_body (Printer *pr,
     case CML_EXPR_MUL:
       {
         guint n;
-        PFactor *f = get_factors (pr, e, &n);
+        PFactor *f = cml_expr_get_factors (pr, e, &n);
 
         print_product (pr, e->value, f, n);
         g_free (f);

@@ -24,6 +24,8 @@
 
 #include "cml-expr.h"
 
+#include <string.h>
+
 G_BEGIN_DECLS
 
 struct _CmlExpr
@@ -94,7 +96,8 @@ is_num (const CmlExpr *e)
   return e->kind == CML_EXPR_NUM;
 }
 
-/* The constructors' pieces the calculus and the parser build with (cml-expr.c). */
+/* The constructors' pieces the calculus and the parser build with (cml-expr.c,
+ * cml-expr-sum.c, cml-expr-product.c). */
 gpointer cml_expr_arena_alloc (CmlExprCtx *ctx, gsize size);
 CmlExpr *cml_expr_sum_list (CmlExprCtx *ctx, CmlExpr *const *terms, const double *coefs, guint n);
 double   cml_expr_snap_fraction (double v);
@@ -112,5 +115,30 @@ CmlExpr   *cml_expr_restore (CmlExprCtx *ctx, guint kind, guint fn, double value
 /* The name of FN in the model language ("?" for none), which is also libm's for the
  * functions libm has. */
 const char *cml_expr_func_name (CmlFunc fn);
+
+/* What the constructors share (cml-expr.c, cml-expr-sum.c, cml-expr-product.c): a key for
+ * the context's table, the interning of a canonical node, the sum pieces products use,
+ * negation. */
+static inline void
+cml_expr_key_init (CmlExpr *key, CmlExprKind kind)
+{
+  memset (key, 0, sizeof *key);
+  key->kind = kind;
+  key->sym = -1;
+}
+
+static inline gboolean
+cml_expr_is_num_value (const CmlExpr *e, double v)
+{
+  return e->kind == CML_EXPR_NUM && e->value == v;
+}
+
+CmlExpr *cml_expr_intern_node (CmlExprCtx *ctx, CmlExpr *key);
+CmlExpr *cml_expr_mul_strip_coef (CmlExprCtx *ctx, CmlExpr *m);
+guint    cml_expr_sum_lead (const CmlExpr *e);
+CmlExpr *cml_expr_sum_divide (CmlExprCtx *ctx, CmlExpr *e, double c);
+gboolean cml_expr_sum_normalisable (const CmlExpr *e);
+gboolean cml_expr_sum_scalable (const CmlExpr *e, double c);
+CmlExpr *cml_expr_negate (CmlExprCtx *ctx, CmlExpr *e);
 
 G_END_DECLS

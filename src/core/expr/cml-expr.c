@@ -6,7 +6,8 @@
  * Every node is built by intern_node(), which looks its structure up in the context's
  * hash table and returns the existing node when there is one; so structurally equal
  * canonical expressions are one pointer.  The constructors bring their result into the
- * canonical form described in cml-expr-private.h before interning it:
+ * canonical form described in cml-expr-private.h before interning it (sums in
+ * cml-expr-sum.c, products in cml-expr-product.c, powers and functions here):
  *
  *   sum      flatten nested sums, split "c * monomial", sort terms by node id, add the
  *            coefficients of equal terms, drop zero terms;
@@ -174,8 +175,8 @@ key_nonfinite (const CmlExpr *key)
 
 /* Returns the node equal to KEY, creating it (copying args and coefs into the arena)
  * when it does not exist yet.  KEY's args/coefs may point to temporary storage. */
-static CmlExpr *
-intern_node (CmlExprCtx *ctx,
+CmlExpr *
+cml_expr_intern_node (CmlExprCtx *ctx,
              CmlExpr    *key)
 {
   CmlExpr *node;
@@ -238,14 +239,6 @@ intern_node (CmlExprCtx *ctx,
   return node;
 }
 
-static void
-key_init (CmlExpr     *key,
-          CmlExprKind  kind)
-{
-  memset (key, 0, sizeof *key);
-  key->kind = kind;
-  key->sym = -1;
-}
 
 /* ---- the derived-system cache (cml-system-cache.c) ------------------------------------ */
 
@@ -287,13 +280,13 @@ cml_expr_restore (CmlExprCtx *ctx, guint kind, guint fn, double value, guint n, 
     ok = FALSE;
   if (!ok)
     return NULL;
-  key_init (&key, (CmlExprKind) kind);
+  cml_expr_key_init (&key, (CmlExprKind) kind);
   key.fn = kind == CML_EXPR_FUNC || kind == CML_EXPR_FUNC2 ? fn : 0;
   key.value = kind == CML_EXPR_NUM || kind == CML_EXPR_ADD || kind == CML_EXPR_MUL ? value : 0.0;
   key.n = n;
   key.args = args;
   key.coefs = (double *) coefs;
-  return intern_node (ctx, &key);
+  return cml_expr_intern_node (ctx, &key);
 }
 
 /* ---- context and symbols -------------------------------------------------------------- */
@@ -351,10 +344,10 @@ cml_expr_ctx_intern (CmlExprCtx *ctx,
   g_ptr_array_add (ctx->sym_names, copy);
   g_hash_table_insert (ctx->sym_index, copy, GINT_TO_POINTER (id + 1));
 
-  key_init (&key, CML_EXPR_SYM);
+  cml_expr_key_init (&key, CML_EXPR_SYM);
   key.sym = id;
   key.shash = shash_mix (G_GUINT64_CONSTANT (0x5bd1e995), g_str_hash (name));
-  g_ptr_array_add (ctx->sym_nodes, intern_node (ctx, &key));
+  g_ptr_array_add (ctx->sym_nodes, cml_expr_intern_node (ctx, &key));
   return id;
 }
 
@@ -428,9 +421,9 @@ cml_expr_num (CmlExprCtx *ctx,
     return ctx->zero;
   if (value == 1.0 && ctx->one != NULL)
     return ctx->one;
-  key_init (&key, CML_EXPR_NUM);
+  cml_expr_key_init (&key, CML_EXPR_NUM);
   key.value = value;
-  return intern_node (ctx, &key);
+  return cml_expr_intern_node (ctx, &key);
 }
 
 CmlExpr *
@@ -443,693 +436,8 @@ cml_expr_sym (CmlExprCtx *ctx,
   return g_ptr_array_index (ctx->sym_nodes, id);
 }
 
-static inline gboolean
-is_num_value (const CmlExpr *e,
-              double         v)
-{
-  return e->kind == CML_EXPR_NUM && e->value == v;
-}
-
-/* ---- sums ----------------------------------------------------------------------------- */
-
-typedef struct
-{
-  CmlExpr *t;     /* the monomial */
-  double   c;     /* its coefficient */
-  double   cmax;  /* largest |contribution| (for the cancellation tolerance) */
-  guint    count; /* number of contributions */
-} Term;
-
-typedef struct
-{
-  Term  *v;
-  guint  len;
-  guint  cap;
-  Term   stack[16];
-} TermVec;
-
-static void
-term_vec_init (TermVec *tv)
-{
-  tv->v = tv->stack;
-  tv->len = 0;
-  tv->cap = G_N_ELEMENTS (tv->stack);
-}
-
-static void
-term_vec_clear (TermVec *tv)
-{
-  if (tv->v != tv->stack)
-    g_free (tv->v);
-}
-
-static void
-term_vec_push (TermVec *tv,
-               CmlExpr *t,
-               double   c)
-{
-  if (tv->len == tv->cap)
-    {
-      tv->cap *= 2;
-      if (tv->v == tv->stack)
-        {
-          tv->v = g_new (Term, tv->cap);
-          memcpy (tv->v, tv->stack, sizeof tv->stack);
-        }
-      else
-        tv->v = g_renew (Term, tv->v, tv->cap);
-    }
-  tv->v[tv->len].t = t;
-  tv->v[tv->len].c = c;
-  tv->v[tv->len].cmax = fabs (c);
-  tv->v[tv->len].count = 1;
-  tv->len++;
-}
-
-static int
-term_cmp_id (const void *pa,
-             const void *pb)
-{
-  const Term *a = pa, *b = pb;
-
-  return a->t->id < b->t->id ? -1 : a->t->id > b->t->id;
-}
-
-/* A MUL's monomial: the same factors with coefficient 1. */
-static CmlExpr *
-mul_strip_coef (CmlExprCtx *ctx,
-                CmlExpr    *m)
-{
-  CmlExpr key;
-
-  if (m->value == 1.0)
-    return m;
-  if (m->n == 1)
-    return m->args[0];
-  key_init (&key, CML_EXPR_MUL);
-  key.value = 1.0;
-  key.n = m->n;
-  key.args = m->args;
-  return intern_node (ctx, &key);
-}
-
-/* Adds C * T to the flat term list and constant. */
-static void
-push_term (CmlExprCtx *ctx,
-           TermVec    *tv,
-           double     *cst,
-           double     *cst_max,
-           CmlExpr    *t,
-           double      c)
-{
-  if (c == 0.0)
-    return;
-  switch ((CmlExprKind) t->kind)
-    {
-    case CML_EXPR_NUM:
-      *cst += c * t->value;
-      *cst_max = MAX (*cst_max, fabs (c * t->value));
-      break;
-    case CML_EXPR_ADD:
-      if (t->value != 0.0)
-        {
-          *cst += c * t->value;
-          *cst_max = MAX (*cst_max, fabs (c * t->value));
-        }
-      for (guint i = 0; i < t->n; i++)
-        term_vec_push (tv, t->args[i], c * t->coefs[i]);
-      break;
-    case CML_EXPR_MUL:
-      if (t->value != 1.0)
-        term_vec_push (tv, mul_strip_coef (ctx, t), c * t->value);
-      else
-        term_vec_push (tv, t, c);
-      break;
-    case CML_EXPR_SYM:
-    case CML_EXPR_POW:
-    case CML_EXPR_FUNC:
-    case CML_EXPR_FUNC2:
-    default:
-      term_vec_push (tv, t, c);
-      break;
-    }
-}
-
-/* Sums that cancel to within rounding (0.1*x + 0.2*x - 0.3*x) become exact zeros. */
-static inline double
-snap_sum (double sum,
-          double max_contribution,
-          guint  count)
-{
-  if (count > 1 && fabs (sum) <= 8 * DBL_EPSILON * max_contribution)
-    return 0.0;
-  return sum;
-}
-
-CmlExpr *cml_expr_mul_coef (CmlExprCtx *ctx, double c, CmlExpr *e);
-
-/* The canonical sum CST + Σ TV (consumes the vector's content). */
-static CmlExpr *
-finish_sum (CmlExprCtx *ctx,
-            TermVec    *tv,
-            double      cst,
-            double      cst_max,
-            guint       cst_count)
-{
-  CmlExpr key;
-  CmlExpr **args;
-  double *coefs;
-  guint n = 0;
-  CmlExpr *result;
-
-  cst = snap_sum (cst, cst_max, cst_count);
-
-  /* sort by node id and collect like terms */
-  if (tv->len > 1)
-    qsort (tv->v, tv->len, sizeof (Term), term_cmp_id);
-  for (guint i = 0; i < tv->len; i++)
-    {
-      if (n > 0 && tv->v[n - 1].t == tv->v[i].t)
-        {
-          Term *acc = &tv->v[n - 1];
-
-          acc->c += tv->v[i].c;
-          acc->cmax = MAX (acc->cmax, tv->v[i].cmax);
-          acc->count += tv->v[i].count;
-        }
-      else
-        tv->v[n++] = tv->v[i];
-    }
-  {
-    guint m = 0;
-
-    for (guint i = 0; i < n; i++)
-      {
-        double c = snap_sum (tv->v[i].c, tv->v[i].cmax, tv->v[i].count);
-
-        if (c != 0.0)
-          {
-            tv->v[m] = tv->v[i];
-            tv->v[m].c = c;
-            m++;
-          }
-      }
-    n = m;
-  }
-
-  if (n == 0)
-    return cml_expr_num (ctx, cst);
-  if (n == 1 && cst == 0.0)
-    return cml_expr_mul_coef (ctx, tv->v[0].c, tv->v[0].t);
-
-  args = g_new (CmlExpr *, n);
-  coefs = g_new (double, n);
-  for (guint i = 0; i < n; i++)
-    {
-      args[i] = tv->v[i].t;
-      coefs[i] = tv->v[i].c;
-    }
-  key_init (&key, CML_EXPR_ADD);
-  key.value = cst;
-  key.n = n;
-  key.args = args;
-  key.coefs = coefs;
-  result = intern_node (ctx, &key);
-  g_free (args);
-  g_free (coefs);
-  return result;
-}
-
-/* Σ coefs[i] * terms[i] (coefs may be NULL: all 1). */
-CmlExpr *
-cml_expr_sum_list (CmlExprCtx     *ctx,
-          CmlExpr *const *terms,
-          const double   *coefs,
-          guint           n)
-{
-  TermVec tv;
-  double cst = 0.0, cst_max = 0.0;
-  guint cst_count = 0;
-  CmlExpr *result;
-
-  /* fast path: a single operand */
-  if (n == 1 && (coefs == NULL || coefs[0] == 1.0))
-    return terms[0];
-
-  term_vec_init (&tv);
-  for (guint i = 0; i < n; i++)
-    {
-      CmlExpr *t = terms[i];
-
-      if (t->kind == CML_EXPR_NUM || (t->kind == CML_EXPR_ADD && t->value != 0.0))
-        cst_count++;
-      push_term (ctx, &tv, &cst, &cst_max, t, coefs != NULL ? coefs[i] : 1.0);
-    }
-  result = finish_sum (ctx, &tv, cst, cst_max, cst_count);
-  term_vec_clear (&tv);
-  return result;
-}
-
-CmlExpr *
-cml_expr_sum (CmlExprCtx     *ctx,
-              CmlExpr *const *terms,
-              guint           n)
-{
-  g_return_val_if_fail (ctx != NULL, NULL);
-  g_return_val_if_fail (n == 0 || terms != NULL, NULL);
-
-  if (n == 0)
-    return ctx->zero;
-  return cml_expr_sum_list (ctx, terms, NULL, n);
-}
-
-CmlExpr *
-cml_expr_add (CmlExprCtx *ctx,
-              CmlExpr    *a,
-              CmlExpr    *b)
-{
-  CmlExpr *t[2] = { a, b };
-
-  g_return_val_if_fail (ctx != NULL && a != NULL && b != NULL, NULL);
-
-  if (is_num_value (b, 0.0))
-    return a;
-  if (is_num_value (a, 0.0))
-    return b;
-  if (is_num (a) && is_num (b))
-    return cml_expr_num (ctx, a->value + b->value);
-  return cml_expr_sum_list (ctx, t, NULL, 2);
-}
-
-CmlExpr *
-cml_expr_sub (CmlExprCtx *ctx,
-              CmlExpr    *a,
-              CmlExpr    *b)
-{
-  CmlExpr *t[2] = { a, b };
-  const double c[2] = { 1.0, -1.0 };
-
-  g_return_val_if_fail (ctx != NULL && a != NULL && b != NULL, NULL);
-
-  if (a == b)
-    return ctx->zero;
-  if (is_num_value (b, 0.0))
-    return a;
-  return cml_expr_sum_list (ctx, t, c, 2);
-}
-
-/* ---- products ------------------------------------------------------------------------- */
 
 static gboolean is_negative_looking (const CmlExpr *e);
-CmlExpr *cml_expr_pow_node (CmlExprCtx *ctx, CmlExpr *base, CmlExpr *exp);
-
-/* The lead term of the sum E: the one with the least structural hash, a choice that does
- * not depend on the order in which nodes were created. */
-static guint
-sum_lead (const CmlExpr *e)
-{
-  guint lead = 0;
-
-  for (guint i = 1; i < e->n; i++)
-    if (e->args[i]->shash < e->args[lead]->shash)
-      lead = i;
-  return lead;
-}
-
-/* The sum E divided by C term by term (so that a coefficient equal to C becomes 1). */
-static CmlExpr *
-sum_divide (CmlExprCtx *ctx,
-            CmlExpr    *e,
-            double      c)
-{
-  TermVec tv;
-  CmlExpr *result;
-
-  term_vec_init (&tv);
-  for (guint i = 0; i < e->n; i++)
-    term_vec_push (&tv, e->args[i], e->coefs[i] / c);
-  result = finish_sum (ctx, &tv, e->value / c, 0.0, 0);
-  term_vec_clear (&tv);
-  return result;
-}
-
-/* Whether the sum E can be divided by its lead coefficient (made primitive) exactly as a
- * value: the lead is finite and not 1, and no quotient overflows or underflows to 0 (a
- * lead of 1e-300 beside a coefficient of 1e10 would give inf; the reverse, 0, a lost term).
- * A sum that cannot stays as it is, everywhere. */
-static gboolean
-sum_normalisable (const CmlExpr *e)
-{
-  double lead = e->coefs[sum_lead (e)];
-
-  if (lead == 1.0 || !isfinite (lead) || lead == 0.0)
-    return FALSE;
-  for (guint i = 0; i < e->n; i++)
-    {
-      double q = e->coefs[i] / lead;
-      if (!isfinite (q) || (q == 0.0 && e->coefs[i] != 0.0))
-        return FALSE;
-    }
-  {
-    double q = e->value / lead;
-    if (!isfinite (q) || (q == 0.0 && e->value != 0.0))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* Whether C times every coefficient of the sum E, and its constant, is finite and does
- * not vanish where the coefficient did not: only then is c*(a + b) carried into the sum
- * as c*a + c*b.  Otherwise (7*(x − 3.2e307*y), whose 7*3.2e307 overflows) the product
- * stays as written, so that what it prints reads back. */
-static gboolean
-sum_scalable (const CmlExpr *e, double c)
-{
-  for (guint i = 0; i < e->n; i++)
-    {
-      double q = c * e->coefs[i];
-      if (!isfinite (q) || (q == 0.0 && e->coefs[i] != 0.0))
-        return FALSE;
-    }
-  double q = c * e->value;
-  return isfinite (q) && !(q == 0.0 && e->value != 0.0);
-}
-
-/* -E; a sum is negated term by term. */
-static CmlExpr *
-negate (CmlExprCtx *ctx,
-        CmlExpr    *e)
-{
-  static const double minus_one = -1.0;
-
-  if (e->kind == CML_EXPR_ADD)
-    return cml_expr_sum_list (ctx, &e, &minus_one, 1);
-  return cml_expr_mul_coef (ctx, -1.0, e);
-}
-
-/* V, or the simple fraction p/q (q <= 12) that V is within a few ulps of: keeps exponent
- * arithmetic such as 1/3 - 1 on the fractions people write. */
-double
-cml_expr_snap_fraction (double v)
-{
-  for (int q = 1; q <= 12; q++)
-    {
-      double p = nearbyint (v * q);
-      double r = p / q;
-
-      if (fabs (v - r) <= 4 * DBL_EPSILON * fabs (r))
-        return r;
-    }
-  return v;
-}
-
-typedef struct
-{
-  CmlExpr *base;
-  CmlExpr *exp;
-} Factor;
-
-typedef struct
-{
-  Factor *v;
-  guint   len;
-  guint   cap;
-  Factor  stack[16];
-} FactorVec;
-
-static void
-factor_vec_init (FactorVec *fv)
-{
-  fv->v = fv->stack;
-  fv->len = 0;
-  fv->cap = G_N_ELEMENTS (fv->stack);
-}
-
-static void
-factor_vec_clear (FactorVec *fv)
-{
-  if (fv->v != fv->stack)
-    g_free (fv->v);
-}
-
-static void
-factor_vec_push (FactorVec *fv,
-                 CmlExpr   *base,
-                 CmlExpr   *exp)
-{
-  if (fv->len == fv->cap)
-    {
-      fv->cap *= 2;
-      if (fv->v == fv->stack)
-        {
-          fv->v = g_new (Factor, fv->cap);
-          memcpy (fv->v, fv->stack, sizeof fv->stack);
-        }
-      else
-        fv->v = g_renew (Factor, fv->v, fv->cap);
-    }
-  fv->v[fv->len].base = base;
-  fv->v[fv->len].exp = exp;
-  fv->len++;
-}
-
-static int
-factor_cmp_base_id (const void *pa,
-                    const void *pb)
-{
-  const Factor *a = pa, *b = pb;
-
-  return a->base->id < b->base->id ? -1 : a->base->id > b->base->id;
-}
-
-static void
-push_factor (CmlExprCtx *ctx,
-             FactorVec  *fv,
-             double     *coef,
-             CmlExpr    *f,
-             gboolean    keep_sums)
-{
-  switch ((CmlExprKind) f->kind)
-    {
-    case CML_EXPR_NUM:
-      *coef *= f->value;
-      break;
-    case CML_EXPR_MUL:
-      *coef *= f->value;
-      for (guint i = 0; i < f->n; i++)
-        {
-          CmlExpr *g = f->args[i];
-
-          if (g->kind == CML_EXPR_POW)
-            factor_vec_push (fv, g->args[0], g->args[1]);
-          else
-            factor_vec_push (fv, g, ctx->one);
-        }
-      break;
-    case CML_EXPR_POW:
-      factor_vec_push (fv, f->args[0], f->args[1]);
-      break;
-    case CML_EXPR_ADD:
-      /* (c*X)*Y = c*(X*Y): sums that are factors are primitive (lead coefficient 1);
-       * not when the division cannot be done (sum_normalisable): a lead that overflowed
-       * (X/inf is not X/c for any c, and X/NaN stays NaN, so normalising again and again
-       * would never end), or quotients that overflow or vanish */
-      if (!keep_sums && sum_normalisable (f))
-        {
-          double lead = f->coefs[sum_lead (f)];
-
-          *coef *= lead;
-          f = sum_divide (ctx, f, lead);
-        }
-      factor_vec_push (fv, f, ctx->one);
-      break;
-    case CML_EXPR_SYM:
-    case CML_EXPR_FUNC:
-    case CML_EXPR_FUNC2:
-    default:
-      factor_vec_push (fv, f, ctx->one);
-      break;
-    }
-}
-
-/* COEF * Π IN (any nodes). */
-CmlExpr *
-cml_expr_mul_list (CmlExprCtx     *ctx,
-          double          coef,
-          CmlExpr *const *in,
-          guint           n_in)
-{
-  FactorVec fv;
-  CmlExpr **out;
-  guint n_out = 0, n = 0;
-  gboolean redo = FALSE;
-  CmlExpr *result;
-  CmlExpr key;
-  const double coef0 = coef;
-  gboolean keep_sums = FALSE;
-
-  factor_vec_init (&fv);
-  for (guint i = 0; i < n_in; i++)
-    push_factor (ctx, &fv, &coef, in[i], FALSE);
-  if (!isfinite (coef) && isfinite (coef0))
-    {
-      /* the leads of the sums, taken into the coefficient, made it overflow (7*(x −
-       * 3.2e307*y), its sum led by y): the sums stay as they are.  A product whose own
-       * numbers overflow (1e200*x*1e200) still does, and is refused where it is read. */
-      factor_vec_clear (&fv);
-      factor_vec_init (&fv);
-      coef = coef0;
-      keep_sums = TRUE;
-      for (guint i = 0; i < n_in; i++)
-        push_factor (ctx, &fv, &coef, in[i], TRUE);
-    }
-  if (coef == 0.0)
-    {
-      factor_vec_clear (&fv);
-      return ctx->zero;
-    }
-
-  /* sort by base and add the exponents of equal bases */
-  if (fv.len > 1)
-    qsort (fv.v, fv.len, sizeof (Factor), factor_cmp_base_id);
-  for (guint i = 0; i < fv.len;)
-    {
-      guint j = i + 1;
-
-      while (j < fv.len && fv.v[j].base == fv.v[i].base)
-        j++;
-      if (j - i == 1)
-        fv.v[n++] = fv.v[i];
-      else
-        {
-          CmlExpr **exps = g_new (CmlExpr *, j - i);
-          gboolean numeric = TRUE;
-          double sum = 0.0;
-
-          for (guint k = i; k < j; k++)
-            {
-              exps[k - i] = fv.v[k].exp;
-              numeric = numeric && is_num (fv.v[k].exp);
-              sum += fv.v[k].exp->value;
-            }
-          fv.v[n].base = fv.v[i].base;
-          if (numeric)
-            fv.v[n].exp = cml_expr_num (ctx, cml_expr_snap_fraction (sum));
-          else
-            fv.v[n].exp = cml_expr_sum_list (ctx, exps, NULL, j - i);
-          n++;
-          g_free (exps);
-        }
-      i = j;
-    }
-
-  /* rebuild every base^exponent; numbers go into the coefficient */
-  out = g_new (CmlExpr *, n + 1);
-  for (guint i = 0; i < n; i++)
-    {
-      CmlExpr *r;
-
-      if (is_num_value (fv.v[i].exp, 0.0))
-        continue;
-      r = fv.v[i].exp == ctx->one ? fv.v[i].base : cml_expr_pow_node (ctx, fv.v[i].base, fv.v[i].exp);
-      if (r->kind == CML_EXPR_NUM)
-        {
-          coef *= r->value;
-          continue;
-        }
-      /* a factor that needs bringing into form again (push_factor leaves a sum whose lead
-       * coefficient is not finite as it is: no redo for those) */
-      if (r->kind == CML_EXPR_MUL || cml_expr_factor_base (r) != fv.v[i].base
-          || (r->kind == CML_EXPR_ADD && !keep_sums && sum_normalisable (r)))
-        redo = TRUE;
-      out[n_out++] = r;
-    }
-  factor_vec_clear (&fv);
-
-  if (redo)
-    {
-      result = cml_expr_mul_list (ctx, coef, out, n_out);
-      g_free (out);
-      return result;
-    }
-
-  if (coef == 0.0)
-    result = ctx->zero;
-  else if (n_out == 0)
-    result = cml_expr_num (ctx, coef);
-  else if (n_out == 1 && coef == 1.0)
-    result = out[0];
-  else if (n_out == 1 && out[0]->kind == CML_EXPR_ADD && sum_scalable (out[0], coef))
-    {
-      /* c * (a + b) -> c*a + c*b */
-      result = cml_expr_sum_list (ctx, out, &coef, 1);
-    }
-  else
-    {
-      key_init (&key, CML_EXPR_MUL);
-      key.value = coef;
-      key.n = n_out;
-      key.args = out;
-      result = intern_node (ctx, &key);
-    }
-  g_free (out);
-  return result;
-}
-
-/* C * E. */
-CmlExpr *
-cml_expr_mul_coef (CmlExprCtx *ctx,
-          double      c,
-          CmlExpr    *e)
-{
-  if (c == 1.0)
-    return e;
-  if (c == 0.0)
-    return ctx->zero;
-  if (e->kind == CML_EXPR_NUM)
-    return cml_expr_num (ctx, c * e->value);
-  if (e->kind == CML_EXPR_ADD && sum_scalable (e, c))
-    return cml_expr_sum_list (ctx, &e, &c, 1); /* c * (a + b) -> c*a + c*b */
-  return cml_expr_mul_list (ctx, c, &e, 1);
-}
-
-CmlExpr *
-cml_expr_mul (CmlExprCtx *ctx,
-              CmlExpr    *a,
-              CmlExpr    *b)
-{
-  CmlExpr *f[2] = { a, b };
-
-  g_return_val_if_fail (ctx != NULL && a != NULL && b != NULL, NULL);
-
-  if (is_num (a))
-    return cml_expr_mul_coef (ctx, a->value, b);
-  if (is_num (b))
-    return cml_expr_mul_coef (ctx, b->value, a);
-  return cml_expr_mul_list (ctx, 1.0, f, 2);
-}
-
-CmlExpr *
-cml_expr_neg (CmlExprCtx *ctx,
-              CmlExpr    *a)
-{
-  g_return_val_if_fail (ctx != NULL && a != NULL, NULL);
-
-  return cml_expr_mul_coef (ctx, -1.0, a);
-}
-
-CmlExpr *
-cml_expr_div (CmlExprCtx *ctx,
-              CmlExpr    *a,
-              CmlExpr    *b)
-{
-  g_return_val_if_fail (ctx != NULL && a != NULL && b != NULL, NULL);
-
-  /* p/q of numbers is one correctly rounded division */
-  if (is_num (a) && is_num (b) && b->value != 0.0 && isfinite (a->value / b->value))
-    return cml_expr_num (ctx, a->value / b->value);
-  return cml_expr_mul (ctx, a, cml_expr_pow_node (ctx, b, ctx->minus_one));
-}
 
 /* ---- powers --------------------------------------------------------------------------- */
 
@@ -1163,10 +471,10 @@ pow_raw (CmlExprCtx *ctx,
   CmlExpr key;
   CmlExpr *args[2] = { base, exp };
 
-  key_init (&key, CML_EXPR_POW);
+  cml_expr_key_init (&key, CML_EXPR_POW);
   key.n = 2;
   key.args = args;
-  return intern_node (ctx, &key);
+  return cml_expr_intern_node (ctx, &key);
 }
 
 CmlExpr *
@@ -1220,7 +528,7 @@ cml_expr_pow_node (CmlExprCtx *ctx,
               double c;
 
               if (cml_expr_fold_pow (base->value, ev, &c))
-                return cml_expr_mul_coef (ctx, c, cml_expr_pow_node (ctx, mul_strip_coef (ctx, base), exp));
+                return cml_expr_mul_coef (ctx, c, cml_expr_pow_node (ctx, cml_expr_mul_strip_coef (ctx, base), exp));
             }
           return pow_raw (ctx, base, exp);
 
@@ -1241,10 +549,10 @@ cml_expr_pow_node (CmlExprCtx *ctx,
           /* (c*X)^n = c^n * X^n: sums raised to integer powers are primitive */
           if (integer)
             {
-              double lead = base->coefs[sum_lead (base)], cn;
+              double lead = base->coefs[cml_expr_sum_lead (base)], cn;
 
-              if (sum_normalisable (base) && cml_expr_fold_pow (lead, ev, &cn))
-                return cml_expr_mul_coef (ctx, cn, pow_raw (ctx, sum_divide (ctx, base, lead), exp));
+              if (cml_expr_sum_normalisable (base) && cml_expr_fold_pow (lead, ev, &cn))
+                return cml_expr_mul_coef (ctx, cn, pow_raw (ctx, cml_expr_sum_divide (ctx, base, lead), exp));
             }
           return pow_raw (ctx, base, exp);
 
@@ -1257,7 +565,7 @@ cml_expr_pow_node (CmlExprCtx *ctx,
     }
 
   /* symbolic exponent */
-  if (is_num_value (base, 1.0))
+  if (cml_expr_is_num_value (base, 1.0))
     return ctx->one;
   if (base->kind == CML_EXPR_POW)
     {
@@ -1304,7 +612,7 @@ is_negative_looking (const CmlExpr *e)
     case CML_EXPR_MUL:
       return e->value < 0.0;
     case CML_EXPR_ADD:
-      return e->coefs[sum_lead (e)] < 0.0;
+      return e->coefs[cml_expr_sum_lead (e)] < 0.0;
     case CML_EXPR_SYM:
     case CML_EXPR_POW:
     case CML_EXPR_FUNC:
@@ -1337,11 +645,11 @@ func_raw (CmlExprCtx *ctx,
 {
   CmlExpr key;
 
-  key_init (&key, CML_EXPR_FUNC);
+  cml_expr_key_init (&key, CML_EXPR_FUNC);
   key.fn = fn;
   key.n = 1;
   key.args = &arg;
-  return intern_node (ctx, &key);
+  return cml_expr_intern_node (ctx, &key);
 }
 
 CmlExpr *
@@ -1370,7 +678,7 @@ cml_expr_func (CmlExprCtx *ctx,
     case CML_FN_TANH:
     case CML_FN_SIGN:
       if (is_negative_looking (arg))
-        return cml_expr_mul_coef (ctx, -1.0, cml_expr_func (ctx, fn, negate (ctx, arg)));
+        return cml_expr_mul_coef (ctx, -1.0, cml_expr_func (ctx, fn, cml_expr_negate (ctx, arg)));
       if (fn == CML_FN_SIGN && arg->kind == CML_EXPR_FUNC && arg->fn == CML_FN_SIGN)
         return arg;
       break;
@@ -1380,7 +688,7 @@ cml_expr_func (CmlExprCtx *ctx,
     case CML_FN_COSH:
     case CML_FN_ABS:
       if (is_negative_looking (arg))
-        return cml_expr_func (ctx, fn, negate (ctx, arg));
+        return cml_expr_func (ctx, fn, cml_expr_negate (ctx, arg));
       if (fn == CML_FN_ABS && arg->kind == CML_EXPR_FUNC && arg->fn == CML_FN_ABS)
         return arg;
       break;
@@ -1419,11 +727,11 @@ cml_expr_func2 (CmlExprCtx *ctx,
       if (isfinite (r))
         return cml_expr_num (ctx, r);
     }
-  key_init (&key, CML_EXPR_FUNC2);
+  cml_expr_key_init (&key, CML_EXPR_FUNC2);
   key.fn = fn;
   key.n = 2;
   key.args = args;
-  return intern_node (ctx, &key);
+  return cml_expr_intern_node (ctx, &key);
 }
 
 CmlExpr *

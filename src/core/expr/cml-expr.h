@@ -173,8 +173,8 @@ char *cml_expr_pretty_name (const char *name, gboolean dot);
 /* As cml_expr_print_pretty, with the named quantities NAMES[k] = DEFS[k] (expressions of
  * CTX; the model's definitions, e.g. kappa = k2/(k2 + r^2)) factored out where that makes
  * the text shorter: "−κΩv" rather than "−Ωk₂v/(k₂ + r²)".  Exact: E = d·(E/d). */
-char *cml_expr_print_pretty_named (const CmlExprCtx *ctx, const CmlExpr *e, gsize max_chars, guint n,
-                                   const char *const *names, CmlExpr *const *defs);
+char *cml_expr_print_pretty_named (const CmlExprCtx *ctx, const CmlExpr *e, gsize max_chars,
+                                   guint n, const char *const *names, CmlExpr *const *defs);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlExprCtx, cml_expr_ctx_free)
 

@@ -82,7 +82,8 @@ point_values (CmlSimulation *sim)
 }
 
 gboolean
-cml_simulation_nonholonomic_bracket (CmlSimulation *sim, CmlExpr *f, CmlExpr *g, double *value, GError **error)
+cml_simulation_nonholonomic_bracket (CmlSimulation *sim, CmlExpr *f, CmlExpr *g, double *value,
+                                     GError **error)
 {
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *md = cml_system_get_model (sys);

@@ -63,8 +63,8 @@ CmlConservedReport *cml_conserved_inspect_at (CmlSystem *sys, const double *para
 void                cml_conserved_report_free (CmlConservedReport *report);
 
 /* The first candidate of KIND named NAME, or NULL. */
-const CmlConservedCandidate *cml_conserved_report_find (const CmlConservedReport *report, CmlCandidateKind kind,
-                                                        const char *name);
+const CmlConservedCandidate *cml_conserved_report_find (const CmlConservedReport *report,
+                                                        CmlCandidateKind kind, const char *name);
 /* TRUE for EXACTLY and TO_ROUNDING. */
 gboolean    cml_conserved_verdict_is_conserved (CmlConservedVerdict verdict);
 /* "conserved (exactly)", "no change found at the sampled states (not a proof)", "not conserved", … */

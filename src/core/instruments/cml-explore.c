@@ -133,8 +133,8 @@ hamiltonian_expr (CmlModel *md)
 
 /* H(s ω) − LEVEL: the free momenta FREE at s ω in P (the others as they are). */
 static double
-level_gap (CmlSimulation *sim, CmlExpr *H, const double *z0, guint m, guint n, const guint *free, guint nf,
-           const double *omega, double level, double *p, double s)
+level_gap (CmlSimulation *sim, CmlExpr *H, const double *z0, guint m, guint n, const guint *free,
+           guint nf, const double *omega, double level, double *p, double s)
 {
   for (guint a = 0; a < nf; a++)
     p[free[a]] = s * omega[a];
@@ -145,8 +145,9 @@ level_gap (CmlSimulation *sim, CmlExpr *H, const double *z0, guint m, guint n, c
  * (the others as in Z0): a bracket by doubling, then the Illinois method.  FALSE when the
  * level is not reached; H at s = 0 into *H0. */
 static gboolean
-scale_to_level (CmlSimulation *sim, CmlExpr *H, const double *z0, guint m, guint n, const guint *free, guint nf,
-                const double *omega, double level, double *s_out, double *h0)
+scale_to_level (CmlSimulation *sim, CmlExpr *H, const double *z0, guint m, guint n,
+                const guint *free, guint nf, const double *omega, double level, double *s_out,
+                double *h0)
 {
   g_autofree double *p = g_memdup2 (z0 + m, n * sizeof (double));
   double sa = 0, sb = 1, fa, fb;
@@ -272,8 +273,8 @@ dist (guint k, const double *a, const double *b)
 /* g = (q_i − q_j)·(q̇_i − q̇_j) and |q_i − q_j| at T of the extremals whose states at TA
  * are ZI, ZJ, run there with SIM (TA itself when T = TA).  FALSE when a run fails. */
 static gboolean
-pair_at (Explore *ex, CmlSimulation *sim, double ta, const double *zi, const double *zj, double t, double *g,
-         double *d, double *qmax)
+pair_at (Explore *ex, CmlSimulation *sim, double ta, const double *zi, const double *zj, double t,
+         double *g, double *d, double *qmax)
 {
   guint nc = ex->m + ex->nr;
   double *qi = ex->scratch, *qj = qi + nc, *vi = qj + nc, *vj = vi + nc;
@@ -306,8 +307,8 @@ pair_at (Explore *ex, CmlSimulation *sim, double ta, const double *zi, const dou
 /* The root of g in (TA, TB) (ga < 0 ≤ gb) for the pair I, J by the Illinois method; its
  * distance there into *D. */
 static gboolean
-meeting_time (Explore *ex, CmlSimulation *sim, const double *zi, const double *zj, double ta, double ga,
-              double tb, double gb, double *tz, double *d, double *qmax)
+meeting_time (Explore *ex, CmlSimulation *sim, const double *zi, const double *zj, double ta,
+              double ga, double tb, double gb, double *tz, double *d, double *qmax)
 {
   double t0 = ta;
   int side = 0;
@@ -380,7 +381,8 @@ compare_first (gconstpointer a, gconstpointer b, gpointer data)
 }
 
 static void
-find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, guint M, double meet_tol)
+find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, guint M,
+              double meet_tol)
 {
   CmlExploreResult *res = ex->res;
   guint N = res->n, nc = res->n_coords, dim = ex->dim;

@@ -71,6 +71,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlExploreResult, cml_explore_result_free)
  * state.  Errors (CML_ERROR_USAGE): not a vakonomic system, N = 0, fewer than two or more
  * than three free momenta, a level not reached along a direction, T or the times out of
  * order.  An extremal whose run fails is a row with its reason, not an error. */
-CmlExploreResult *cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **error);
+CmlExploreResult *cml_explore (CmlSimulation *sim, const CmlExploreOptions *options,
+                               GError **error);
 
 G_END_DECLS

@@ -246,7 +246,8 @@ cml_reference_eval (CmlReference *ref, double t, double *values)
 }
 
 void
-cml_reference_compare (CmlReference *ref, double t, const double *obs, double *values, double *errors)
+cml_reference_compare (CmlReference *ref, double t, const double *obs, double *values,
+                       double *errors)
 {
   g_return_if_fail (ref != NULL);
 

@@ -40,7 +40,8 @@ int           cml_reference_find (const CmlReference *ref, const char *name);
 void          cml_reference_start (CmlReference *ref, const double *params, const double *obs0);
 /* The same for a start at T0: OBS0 are the values at T0, and the closed forms are
  * evaluated at the time elapsed since, t − T0 (see cml_reference_check_start). */
-void          cml_reference_start_at (CmlReference *ref, double t0, const double *params, const double *obs0);
+void          cml_reference_start_at (CmlReference *ref, double t0, const double *params,
+                                      const double *obs0);
 /* Whether the closed forms hold for a start at T0: not when one is written in t and the
  * equations of motion depend on t (it holds for a start at t = 0 only); then FALSE with
  * an error that says so. */

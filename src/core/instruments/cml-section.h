@@ -32,7 +32,8 @@ typedef struct _CmlSection CmlSection;
 /* TEXT is "EXPR=VALUE" or "EXPR" (= 0), read in SYS's model.  Errors (CML_ERROR_PARSE,
  * CML_ERROR_UNKNOWN_NAME, CML_ERROR_USAGE) say what is wrong in TEXT.  Not while a
  * worker thread derives or changes SYS's expressions. */
-CmlSection *cml_section_new (CmlSystem *sys, const char *text, CmlSectionDirection direction, GError **error);
+CmlSection *cml_section_new (CmlSystem *sys, const char *text, CmlSectionDirection direction,
+                             GError **error);
 void        cml_section_free (CmlSection *section);
 
 /* g at SIM's current state. */

@@ -22,26 +22,8 @@
  * goes, F_s = z_targets(T) − (g0 + s (targets − g0)), s from 0 to 1 in steps that halve
  * on failure.
  *
- * Conjugate times: the zeros of D(t) = det ∂q(t)/∂p(t0) in (t0, T], q the base
- * coordinates when there are as many as momenta (m = n), else the base coordinates and
- * the reconstruction variables when those are as many (m + n_r = n); otherwise none are
- * computed and the result says why.  The sign is read from the scale-free
- *
- *   ρ(t) = D(t) / Π_i ‖row_i of ∂q(t)/∂p(t0)‖₂     (|ρ| ≤ 1, Hadamard),
- *
- * sampled at n_samples times.  D vanishes at t0 to a high order (t⁴ for the Heisenberg
- * group, t¹⁰ for the Engel group), so that just after t0 its computed value is the
- * integration error, of either sign: one step of rk4-fixed or of the implicit midpoint
- * rule gives the wrong sign there, a conjugate time that does not exist.  So the
- * variational equations are integrated twice, with the run's integrator and with a finer
- * one (half its fixed step, or a sixteenth of its tolerances), and a sample's sign counts
- * only where it is resolved: |ρ_fine| > 2 |ρ − ρ_fine| + SHOOT_RHO_FLOOR.  A conjugate time
- * lies between two consecutive resolved samples of opposite signs, and is refined there by
- * the Illinois method on the finer run, re-integrating from the sample before it.  When
- * no sample is resolved and |ρ| ≤ SHOOT_RHO_DEGENERATE along the whole run, ∂q/∂p(t0) is
- * rank-deficient everywhere: the endpoint map is degenerate (integrable constraints, whose
- * reachable set is a submanifold of lower dimension) and the result says so instead of
- * listing every time.
+ * Conjugate times (the zeros of det ∂q(t)/∂p(t0), told apart from integration error):
+ * cml-shoot-conjugate.c.
  *
  * The augmented run is not projected (vakonomic constraints are graphs; a quaternion of the
  * reconstruction drifts from unit norm only by the integrator's tolerance over [t0, T]).
@@ -65,7 +47,7 @@
  */
 #define G_LOG_DOMAIN "cml-shoot"
 
-#include "cml-shoot.h"
+#include "cml-shoot-private.h"
 
 #include <glib/gi18n-lib.h>
 
@@ -75,24 +57,6 @@
 
 #include "cml-error.h"
 #include "cml-program.h"
-#include "cml-simulation-private.h"
-
-#define SHOOT_MAX_HALVINGS   12      /* backtracking: the step is cut to at most 2⁻¹² */
-#define SHOOT_MIN_DS         1e-3    /* continuation gives up below this step in s … */
-#define SHOOT_CONT_FAILS     6       /* … or after this many failed steps in a row */
-#define SHOOT_CONJ_TOL       1e-12   /* conjugate times are refined to this × max (1, |t|) */
-#define SHOOT_RCOND          1e-13   /* singular values below this × the largest count as 0 … */
-#define SHOOT_RCOND_RETRY    1e-7    /* … or below this, when the full step lowers nothing */
-#define SHOOT_RUNAWAY        100     /* a trial's run to T: at most this × the guess's steps … */
-#define SHOOT_MIN_RUN_STEPS  10000   /* … and never fewer than these */
-#define SHOOT_STALL_WINDOW   8       /* a Newton solve stalls when this many iterations … */
-#define SHOOT_STALL_FACTOR   0.5     /* … did not bring its residual below this × what it was */
-#define SHOOT_RHO_FLOOR      1e-12   /* ρ = D/Π‖rows‖ below this is rounding */
-#define SHOOT_RHO_DEGENERATE 1e-6    /* |ρ| never above this, never resolved: D ≡ 0 */
-#define SHOOT_FINE_TOL       16      /* the finer run of the conjugate times: tolerances / 16 … */
-#define SHOOT_FINE_STEP      2       /* … or the fixed step / 2 */
-#define SHOOT_RANK_TOL       1e-8    /* σ below this × σ_max: rank deficiency (rows scaled) */
-#define SHOOT_OFF_RANGE      0.05    /* ‖Aᵀ F‖/(‖A‖ ‖F‖) below this: F mostly out of the range */
 
 CmlShootOptions
 cml_shoot_options_default (void)
@@ -114,28 +78,6 @@ cml_shoot_result_free (CmlShootResult *result)
   g_free (result->conjugate_note);
   g_free (result);
 }
-
-typedef struct
-{
-  CmlSimulation *sim;
-  CmlSystem     *sys;
-  guint          dim, m, n, nr, D;
-  double         t0, T;
-  double        *z0;      /* the initial state (its momenta replaced by the unknowns) */
-  double        *J, *dfdt, *jac_out;
-  double        *Z;       /* augmented state: z, then Φ column by column */
-  CmlIntegrator *integ;
-  CmlIntegrator *fine;    /* the conjugate times' finer run (see the top of the file) */
-  guint          k;       /* targets */
-  guint         *tidx;    /* their state indices */
-  double        *F, *A;   /* k, k×n */
-  double         tol;
-  double         a_ref;     /* ‖A‖ (Frobenius) at the guess: the scale of the sensitivity */
-  guint64        budget;    /* steps of all the runs */
-  guint64        used;      /* steps taken so far, both integrators */
-  guint64        run_cap;   /* steps of one trial's run to T; 0: none yet */
-  gboolean       exhausted; /* the budget is spent */
-} Shoot;
 
 /* J = ∂f/∂z and ∂f/∂t at (t, z): the system's exact Jacobian, native or interpreted. */
 static void
@@ -200,8 +142,8 @@ aug_jac (double t, const double *Z, double *dfdZ, double *dfdt, void *data)
 }
 
 /* Z at t0 from the momenta P0. */
-static void
-start_state (Shoot *s, const double *p0, double *Z)
+void
+cml_shoot_start_state (Shoot *s, const double *p0, double *Z)
 {
   guint dim = s->dim;
   memset (Z, 0, s->D * sizeof (double));
@@ -215,8 +157,9 @@ start_state (Shoot *s, const double *p0, double *Z)
 
 /* Advances Z from T to T1 with INTEG in at most CAP steps (0: the budget's rest); the
  * error names the time and the reason. */
-static gboolean
-advance_capped (Shoot *s, CmlIntegrator *integ, double t, double t1, double *Z, guint64 cap, GError **error)
+gboolean
+cml_shoot_advance_capped (Shoot *s, CmlIntegrator *integ, double t, double t1, double *Z,
+                          guint64 cap, GError **error)
 {
   g_autoptr (GError) err = NULL;
   guint64 used = s->used, before = cml_integrator_n_steps (integ);
@@ -261,8 +204,8 @@ evaluate (Shoot *s, const double *p0, const double *goal, double *r, GError **er
 {
   guint64 before = s->used;
 
-  start_state (s, p0, s->Z);
-  if (!advance_capped (s, s->integ, s->t0, s->T, s->Z, s->run_cap, error))
+  cml_shoot_start_state (s, p0, s->Z);
+  if (!cml_shoot_advance_capped (s, s->integ, s->t0, s->T, s->Z, s->run_cap, error))
     return FALSE;
   /* the first run is the guess's: the trials' runs are measured against it */
   if (s->run_cap == 0)
@@ -281,7 +224,8 @@ evaluate (Shoot *s, const double *p0, const double *goal, double *r, GError **er
  * values below RCOND × the largest taken as 0 (their number into *DROPPED); FALSE if
  * A = 0. */
 static gboolean
-newton_step (guint k, guint n, const double *A, const double *F, double rcond, double *delta, guint *dropped)
+newton_step (guint k, guint n, const double *A, const double *F, double rcond, double *delta,
+             guint *dropped)
 {
   gboolean wide = k < n;
   guint rows = wide ? n : k, cols = wide ? k : n;
@@ -401,8 +345,8 @@ typedef enum
  * s->A are those of P, and *OFF (if not NULL) says whether the residual is off the range
  * there (off_range (), its rank into *RANK). */
 static NewtonStatus
-newton (Shoot *s, const double *goal, double *p, guint max_iters, guint *iters, double *r, char **why,
-        gboolean *off, guint *rank)
+newton (Shoot *s, const double *goal, double *p, guint max_iters, guint *iters, double *r,
+        char **why, gboolean *off, guint *rank)
 {
   guint n = s->n;
   g_autofree double *delta = g_new (double, n), *ptry = g_new (double, n);
@@ -504,148 +448,10 @@ newton (Shoot *s, const double *goal, double *p, guint max_iters, guint *iters, 
   return status;
 }
 
-/* ---- conjugate times --------------------------------------------------------------- */
-
-/* ρ = D / Π‖rows‖ of the block ROWS of Φ in Z (0 when a row is zero). */
-static double
-conj_rho (Shoot *s, const guint *rows, const double *Z)
-{
-  guint n = s->n;
-  gsl_matrix *M = gsl_matrix_alloc (n, n);
-  gsl_permutation *perm = gsl_permutation_alloc (n);
-  int sign = 0;
-  double scale = 1;
-  for (guint r = 0; r < n; r++)
-    {
-      double rn = 0;
-      for (guint j = 0; j < n; j++)
-        {
-          double v = Z[s->dim + j * s->dim + rows[r]];
-          gsl_matrix_set (M, r, j, v);
-          rn += v * v;
-        }
-      rn = sqrt (rn);
-      scale = rn > 0 ? scale * rn : 0;
-      /* each row scaled by its norm: the determinant is then ρ itself, with no underflow */
-      for (guint j = 0; rn > 0 && j < n; j++)
-        gsl_matrix_set (M, r, j, gsl_matrix_get (M, r, j) / rn);
-    }
-  double d = 0;
-  if (scale > 0)
-    {
-      gsl_linalg_LU_decomp (M, perm, &sign);
-      d = gsl_linalg_LU_det (M, sign);
-    }
-  gsl_matrix_free (M);
-  gsl_permutation_free (perm);
-  return isfinite (d) ? d : 0;
-}
-
-/* The zero of ρ in (TA, TB), where it changes sign, by the Illinois method on the finer
- * run; ZA is its augmented state at TA (moved with the left end). */
-static gboolean
-conj_refine (Shoot *s, const guint *rows, double ta, double *ZA, double da, double tb, double db,
-             double *tz, GError **error)
-{
-  g_autofree double *Zt = g_new (double, s->D);
-  int side = 0;
-  for (int it = 0; it < 100 && fabs (tb - ta) > SHOOT_CONJ_TOL * MAX (1.0, fabs (tb)); it++)
-    {
-      double t = (ta * db - tb * da) / (db - da);
-      /* a trial keeps a tenth of the tolerance away from the ends: it is re-integrated
-       * from TA, and a span below the integrator's least step would fail */
-      double w = MAX (1e-3 * (tb - ta), 0.1 * SHOOT_CONJ_TOL * MAX (1.0, fabs (tb)));
-      if (!(t > ta + w && t < tb - w))
-        t = 0.5 * (ta + tb);
-      memcpy (Zt, ZA, s->D * sizeof (double));
-      if (!advance_capped (s, s->fine, ta, t, Zt, 0, error))
-        return FALSE;
-      double d = conj_rho (s, rows, Zt);
-      if (d == 0)
-        {
-          *tz = t;
-          return TRUE;
-        }
-      if ((d > 0) == (db > 0))
-        {
-          tb = t, db = d;
-          if (side == -1)
-            da /= 2;
-          side = -1;
-        }
-      else
-        {
-          /* keep ZA at the left end: the interval's left end moves only by re-integrating */
-          memcpy (ZA, Zt, s->D * sizeof (double));
-          ta = t, da = d;
-          if (side == 1)
-            db /= 2;
-          side = 1;
-        }
-    }
-  *tz = 0.5 * (ta + tb);
-  return TRUE;
-}
-
-typedef enum
-{
-  CONJ_FOUND,       /* the times (maybe none) where ρ changes sign, resolved */
-  CONJ_DEGENERATE,  /* ρ ≡ 0 to rounding along the whole run */
-  CONJ_UNRESOLVED,  /* ρ never above its integration error */
-} ConjStatus;
-
-/* Samples ρ at the N_GRID increasing times GRID of (t0, T] (the last is T) along the
- * extremal from P0, with the run's integrator and the finer one side by side, and refines
- * every change of sign between resolved samples (see the top of the file).  ROWS NULL:
- * no determinant, the finer run alone.  Where STORE[g] ≥ 0, the finer run's state (dim
- * values) at GRID[g] goes into STATES + STORE[g] · dim. */
-static ConjStatus
-conjugate_times (Shoot *s, const double *p0, guint n_grid, const double *grid, const guint *rows, GArray *times,
-                 const int *store, double *states, GError **error)
-{
-  g_autofree double *Zc = g_new (double, s->D), *Zf = g_new (double, s->D);
-  g_autofree double *Zlast = g_new (double, s->D), *Za = g_new (double, s->D);
-  double tprev = s->t0, tlast = s->t0, rlast = 0, rmax = 0;
-  gboolean have_last = FALSE;
-
-  start_state (s, p0, Zc);
-  start_state (s, p0, Zf);
-  for (guint g = 0; g < n_grid; g++)
-    {
-      double t = grid[g];
-      if ((rows && !advance_capped (s, s->integ, tprev, t, Zc, 0, error))
-          || !advance_capped (s, s->fine, tprev, t, Zf, 0, error))
-        return CONJ_FOUND;
-      tprev = t;
-      if (store && store[g] >= 0)
-        memcpy (states + (gsize) store[g] * s->dim, Zf, s->dim * sizeof (double));
-      if (rows == NULL)
-        continue;
-      double rc = conj_rho (s, rows, Zc), rf = conj_rho (s, rows, Zf);
-      rmax = MAX (rmax, MAX (fabs (rc), fabs (rf)));
-      /* the sign counts where the finer value exceeds the difference of the two */
-      if (!(fabs (rf) > 2 * fabs (rc - rf) + SHOOT_RHO_FLOOR))
-        continue;
-      if (have_last && (rf > 0) != (rlast > 0))
-        {
-          double tz;
-          memcpy (Za, Zlast, s->D * sizeof (double));
-          if (!conj_refine (s, rows, tlast, Za, rlast, t, rf, &tz, error))
-            return CONJ_FOUND;
-          g_array_append_val (times, tz);
-        }
-      memcpy (Zlast, Zf, s->D * sizeof (double));
-      tlast = t, rlast = rf, have_last = TRUE;
-    }
-  if (!have_last)
-    return rmax <= SHOOT_RHO_DEGENERATE ? CONJ_DEGENERATE : CONJ_UNRESOLVED;
-  return CONJ_FOUND;
-}
-
 /* ---- the shooting ------------------------------------------------------------------ */
 
-static char *
-names_list (CmlSystem *sys, guint from, guint to, guint from2, guint to2)
+char *
+cml_shoot_names_list (CmlSystem *sys, guint from, guint to, guint from2, guint to2)
 {
   g_autoptr (GString) s = g_string_new (NULL);
   for (guint i = from; i < to; i++)
@@ -653,105 +459,6 @@ names_list (CmlSystem *sys, guint from, guint to, guint from2, guint to2)
   for (guint i = from2; i < to2; i++)
     g_string_append_printf (s, "%s%s", s->len ? ", " : "", cml_system_state_name (sys, i));
   return g_string_free (g_steal_pointer (&s), FALSE);
-}
-
-/* The conjugate times of RES (its momenta, at_rest set) into it, with the rows taken, or
- * the note that says why there are none (English: it goes into files); N_SAMPLES equal
- * steps of (t0, T].  With N_AT > 0, the finer run's states at the times AT (increasing, in
- * (t0, T], added to the samples) into STATES (N_AT × dim): FALSE with ERROR when that run
- * fails (a failure of the conjugate times alone is a note). */
-static gboolean
-conjugate_result (Shoot *s, CmlShootResult *res, guint n_samples, guint n_at, const double *at, double *states,
-                  GError **error)
-{
-  CmlSystem *sys = s->sys;
-  guint m = s->m, n = s->n, nr = s->nr, dim = s->dim;
-  g_autofree guint *rows = g_new (guint, n);
-  gboolean have_rows = TRUE;
-
-  if (m == n)
-    {
-      for (guint i = 0; i < n; i++)
-        rows[i] = i;
-      res->conjugate_rows = names_list (sys, 0, m, 0, 0);
-    }
-  else if (m + nr == n)
-    {
-      for (guint i = 0; i < m; i++)
-        rows[i] = i;
-      for (guint i = 0; i < nr; i++)
-        rows[m + i] = m + n + i;
-      res->conjugate_rows = names_list (sys, 0, m, m + n, dim);
-    }
-  else
-    {
-      have_rows = FALSE;
-      res->conjugate_note = g_strdup_printf ("conjugate times not computed: the base coordinates and "
-                                             "reconstruction variables (%u) are not as many as the momenta (%u), "
-                                             "so ∂x(t)/∂p(0) has no square block to take the determinant of",
-                                             m + nr, n);
-    }
-  if (have_rows && res->at_rest)
-    {
-      g_clear_pointer (&res->conjugate_rows, g_free);
-      res->conjugate_note = g_strdup ("conjugate times not computed: the targets are the start point, and the "
-                                      "extremal found stays at rest there (all momenta zero), the shortest way "
-                                      "for every T");
-    }
-  gboolean conj = have_rows && !res->at_rest && n_samples > 0;
-  if (!conj && n_at == 0)
-    return TRUE;
-
-  /* the samples: N_SAMPLES equal steps (when the determinant is sampled) and the times AT */
-  guint n_uni = conj ? n_samples : 0, n_grid = 0;
-  g_autofree double *grid = g_new (double, n_uni + n_at);
-  g_autofree int *store = g_new (int, n_uni + n_at);
-  for (guint i = 1, j = 0; i <= n_uni || j < n_at;)
-    {
-      double tu = i <= n_uni ? (i == n_uni ? s->T : s->t0 + (s->T - s->t0) * i / n_uni) : INFINITY;
-      double ta = j < n_at ? at[j] : INFINITY;
-      grid[n_grid] = MIN (tu, ta);
-      store[n_grid] = ta <= tu ? (int) j : -1;
-      if (tu <= ta)
-        i++;
-      if (ta <= tu)
-        j++;
-      n_grid++;
-    }
-
-  g_autoptr (GError) err = NULL;
-  ConjStatus cs = conjugate_times (s, res->momenta, n_grid, grid, conj ? rows : NULL, res->conjugate_times, store,
-                                   states, &err);
-  if (err)
-    {
-      if (conj)
-        {
-          g_array_set_size (res->conjugate_times, 0);
-          g_clear_pointer (&res->conjugate_note, g_free);
-          res->conjugate_note = g_strdup_printf ("conjugate times not computed: %s", err->message);
-        }
-      if (n_at > 0)
-        {
-          g_propagate_error (error, g_steal_pointer (&err));
-          return FALSE;
-        }
-    }
-  else if (conj && cs == CONJ_DEGENERATE)
-    {
-      res->degenerate = TRUE;
-      res->conjugate_note = g_strdup_printf ("conjugate times not computed: the endpoint map is degenerate "
-                                             "along the whole extremal (det ∂(%s)/∂p(0) vanishes at every "
-                                             "time, so every time would count as conjugate).  The constraints "
-                                             "are integrable (holonomic): the points reachable from the start "
-                                             "form a submanifold of lower dimension",
-                                             res->conjugate_rows);
-    }
-  else if (conj && cs == CONJ_UNRESOLVED)
-    res->conjugate_note = g_strdup_printf ("conjugate times not computed: det ∂(%s)/∂p(0) stays below the "
-                                           "integration error along the whole run; try a smaller step or "
-                                           "tighter tolerances",
-                                           res->conjugate_rows);
-  return TRUE;
 }
 
 /* What a shooting and a sampled extremal share: the checks of SIM's system and of T_END
@@ -887,7 +594,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
           idx = (int) j;
       if (idx < 0 || ((guint) idx >= m && (guint) idx < m + n))
         {
-          g_autofree char *allowed = names_list (sys, 0, m, m + n, dim);
+          g_autofree char *allowed = cml_shoot_names_list (sys, 0, m, m + n, dim);
           g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                        "“%s” cannot be a target: the targets are base coordinates and reconstruction variables "
                        "(%s), reached at T by choosing the initial momenta",
@@ -1061,7 +768,7 @@ cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const 
   res->residual = r;
 
   /* conjugate times along the solved extremal */
-  conjugate_result (&s, res, opt.n_samples, 0, NULL, NULL, NULL);
+  cml_shoot_conjugate_result (&s, res, opt.n_samples, 0, NULL, NULL, NULL);
 
   /* the simulation starts from the found momenta */
   memcpy (z0 + m, res->momenta, n * sizeof (double));
@@ -1099,7 +806,7 @@ cml_shoot_extremal (CmlSimulation *sim, double t_end, const CmlShootOptions *opt
   res->at_rest = TRUE;
   for (guint A = 0; A < s.n; A++)
     res->at_rest = res->at_rest && res->momenta[A] == 0;
-  if (!conjugate_result (&s, res, opt.n_samples, n_at, at, states, error))
+  if (!cml_shoot_conjugate_result (&s, res, opt.n_samples, n_at, at, states, error))
     return NULL;
   return g_steal_pointer (&res);
 }

@@ -76,8 +76,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlShootResult, cml_shoot_result_free)
  * this start reach at T), CML_ERROR_NUMERIC (no solution within the iteration limit or the
  * step budget, or Newton and continuation stalled), all in plain words with how far it got
  * and what to try; SIM then holds its state as it was. */
-CmlShootResult *cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, const char *const *target_names,
-                           const double *target_values, const CmlShootOptions *options, GError **error);
+CmlShootResult *cml_shoot (CmlSimulation *sim, double t_end, guint n_targets,
+                           const char *const *target_names, const double *target_values,
+                           const CmlShootOptions *options, GError **error);
 
 /* The extremal from SIM's current state as it is (its momenta given: no shooting) up to
  * T_END > t0: its conjugate times in (t0, T_END], found as cml_shoot () finds them along the
@@ -87,7 +88,8 @@ CmlShootResult *cml_shoot (CmlSimulation *sim, double t_end, guint n_targets, co
  * are SIM's, its iterations and residual 0.  NULL with ERROR: the errors of cml_shoot ()
  * that are not about targets, or CML_ERROR_NUMERIC when the run to the last of AT fails
  * (a failure of the conjugate times alone is a note in the result).  SIM is not changed. */
-CmlShootResult *cml_shoot_extremal (CmlSimulation *sim, double t_end, const CmlShootOptions *options, guint n_at,
-                                    const double *at, double *states, GError **error);
+CmlShootResult *cml_shoot_extremal (CmlSimulation *sim, double t_end,
+                                    const CmlShootOptions *options, guint n_at, const double *at,
+                                    double *states, GError **error);
 
 G_END_DECLS

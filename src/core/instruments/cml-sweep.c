@@ -170,7 +170,8 @@ sweep_thread (gpointer data)
 /* The rows in grid order on the calling thread, each as soon as it and those before it
  * are done; K: the rows handed out. */
 static guint64
-hand_out_rows (Sweep *sw, CmlSweepRowFunc row, CmlSweepProgressFunc progress, gpointer user_data, guint *idx)
+hand_out_rows (Sweep *sw, CmlSweepRowFunc row, CmlSweepProgressFunc progress, gpointer user_data,
+               guint *idx)
 {
   const CmlSweepSpec *spec = sw->spec;
   guint64 k;
@@ -215,7 +216,8 @@ hand_out_rows (Sweep *sw, CmlSweepRowFunc row, CmlSweepProgressFunc progress, gp
 
 /* No thread could be made: every point on the calling thread, one after the other. */
 static guint64
-run_inline (Sweep *sw, CmlSweepRowFunc row, CmlSweepProgressFunc progress, gpointer user_data, guint *idx)
+run_inline (Sweep *sw, CmlSweepRowFunc row, CmlSweepProgressFunc progress, gpointer user_data,
+            guint *idx)
 {
   guint64 k;
 
@@ -245,8 +247,8 @@ cml_sweep_window (guint jobs, guint n_cols)
 }
 
 gboolean
-cml_sweep_run (const CmlSweepSpec *spec, CmlSweepRowFunc row, CmlSweepProgressFunc progress, gpointer user_data,
-               const gint *cancel)
+cml_sweep_run (const CmlSweepSpec *spec, CmlSweepRowFunc row, CmlSweepProgressFunc progress,
+               gpointer user_data, const gint *cancel)
 {
   CmlModel *model = cml_system_get_model (spec->sys);
   Sweep sw = {

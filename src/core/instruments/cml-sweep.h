@@ -67,8 +67,8 @@ guint    cml_sweep_window (guint jobs, guint n_cols);
  * IDX, its N_MEASURES × N_AT VALUES (measure by measure, each at every time; nan from a
  * failure on) and WHY the run failed (NULL when it did not).  Called on the thread that
  * runs the sweep, for K = 0, 1, … in turn. */
-typedef void (*CmlSweepRowFunc) (guint64 k, guint64 g, const guint *idx, const double *values, const char *why,
-                                 gpointer user_data);
+typedef void (*CmlSweepRowFunc) (guint64 k, guint64 g, const guint *idx, const double *values,
+              const char *why, gpointer user_data);
 /* DONE of TOTAL points handed out; called after each row and at least four times a
  * second while a row is awaited, on the thread that runs the sweep. */
 typedef void (*CmlSweepProgressFunc) (guint64 done, guint64 total, gpointer user_data);
@@ -89,7 +89,7 @@ guint64  cml_sweep_grid_index (const CmlSweepSpec *spec, guint64 k, guint *idx);
  * (may be NULL) is read atomically: once non-zero no new point starts, the points being
  * run finish, and no more rows are handed out.  Returns FALSE when cancelled before
  * every row was handed out.  Blocks until the threads have ended. */
-gboolean cml_sweep_run (const CmlSweepSpec *spec, CmlSweepRowFunc row, CmlSweepProgressFunc progress,
-                        gpointer user_data, const gint *cancel);
+gboolean cml_sweep_run (const CmlSweepSpec *spec, CmlSweepRowFunc row,
+                        CmlSweepProgressFunc progress, gpointer user_data, const gint *cancel);
 
 G_END_DECLS

@@ -46,7 +46,8 @@ int        cml_dop853_step_generic (CmlDop853Step *step, const CmlOde *ode);
 /* For tests: one step of size H from (T, Z) with no error control, Z replaced by the
  * solution at T + H and, if MID is not NULL, MID by the dense output at T + S H (0 < S < 1).
  * FALSE when the right-hand side fails. */
-gboolean   cml_dop853_fixed_step (const CmlOde *ode, double t, double h, double *z, double s, double *mid);
+gboolean   cml_dop853_fixed_step (const CmlOde *ode, double t, double h, double *z, double s,
+                                  double *mid);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlDop853, cml_dop853_free)
 

@@ -19,7 +19,8 @@ G_BEGIN_DECLS
 typedef int (*CmlOdeRhsFunc) (double t, const double *z, double *dzdt, void *user_data);
 /* Exact Jacobian: DFDZ is dim×dim row-major (dfdz[i*dim + j] = ∂f_i/∂z_j), DFDT has dim
  * entries.  Returns 0 or a nonzero status as above. */
-typedef int (*CmlOdeJacFunc) (double t, const double *z, double *dfdz, double *dfdt, void *user_data);
+typedef int (*CmlOdeJacFunc) (double t, const double *z, double *dfdz, double *dfdt,
+             void *user_data);
 /* Moves Z (in place) back onto the constraint set / renormalises quaternions.
  * Returns 0 or a nonzero status. */
 typedef int (*CmlOdeProjectFunc) (double t, double *z, void *user_data);
@@ -128,12 +129,13 @@ typedef struct _CmlIntegrator CmlIntegrator;
  * expressions of f, cml_integrator_new_taylor).  Auto, or a method auto chose for a system
  * that this bare ODE cannot run (taylor), becomes the method for an ODE given as a function
  * (cml_integrator_choose_for_ode ()). */
-CmlIntegrator *cml_integrator_new (const CmlOde *ode, const CmlIntegratorOptions *options, GError **error);
+CmlIntegrator *cml_integrator_new (const CmlOde *ode, const CmlIntegratorOptions *options,
+                                   GError **error);
 /* The Taylor method (OPTIONS->kind == CML_INTEGRATOR_TAYLOR) with the Taylor program TAYLOR
  * of ODE's right-hand side (a CmlTaylor, cml-taylor.h), which the integrator then owns and
  * resets (on failure the caller keeps it). */
-CmlIntegrator *cml_integrator_new_taylor (const CmlOde *ode, gpointer taylor, const CmlIntegratorOptions *options,
-                                          GError **error);
+CmlIntegrator *cml_integrator_new_taylor (const CmlOde *ode, gpointer taylor,
+                                          const CmlIntegratorOptions *options, GError **error);
 /* A Taylor integrator's program (NULL for the other kinds): borrowed, or taken away (the
  * integrator must not advance after that), for a new integrator of the same order. */
 gpointer       cml_integrator_get_taylor (CmlIntegrator *integ);
@@ -148,7 +150,8 @@ void           cml_integrator_free (CmlIntegrator *integ);
  * t = …", "right-hand side failed at t = …", and when the step budget max_steps is spent
  * "the integrator took N steps between t = A and t = B without reaching t = T1: …");
  * *T and Z then hold the last good state. */
-gboolean cml_integrator_advance (CmlIntegrator *integ, double *t, double t1, double *z, GError **error);
+gboolean cml_integrator_advance (CmlIntegrator *integ, double *t, double t1, double *z,
+                                 GError **error);
 
 /* Whether ERROR is the one advance () gives when its step budget (max_steps) is spent. */
 gboolean cml_integrator_error_is_budget (const GError *error);
@@ -168,7 +171,8 @@ void     cml_integrator_set_max_steps (CmlIntegrator *integ, guint max_steps);
 guint    cml_integrator_step_state_size (const CmlIntegrator *integ);
 gboolean cml_integrator_step_state_is_exact (const CmlIntegrator *integ);
 void     cml_integrator_save_step_state (const CmlIntegrator *integ, const double *z, double *out);
-void     cml_integrator_restore_step_state (CmlIntegrator *integ, const double *z, const double *in);
+void     cml_integrator_restore_step_state (CmlIntegrator *integ, const double *z,
+                                            const double *in);
 
 /* dop853 only: lets FUNC take the steps (a system's native code, cml-dop853.h); FUNC
  * returns -1 for a step it cannot take, which the generic step then takes. */

@@ -131,8 +131,8 @@ within (double t, double a, double b)
 }
 
 gboolean
-cml_taylor_advance (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, double *t, double t1,
-                    double *z, guint64 *n_steps, guint64 *n_jets, GError **error)
+cml_taylor_advance (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, double *t,
+                    double t1, double *z, guint64 *n_steps, guint64 *n_jets, GError **error)
 {
   const guint dim = tp->dim;
   const int dir = t1 > *t ? 1 : -1;
@@ -243,8 +243,8 @@ cml_taylor_save_step_state (const CmlTaylor *tp, const double *z, double *out)
 }
 
 void
-cml_taylor_restore_step_state (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, const double *z,
-                               const double *in)
+cml_taylor_restore_step_state (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o,
+                               const double *z, const double *in)
 {
   cml_taylor_reset (tp);
   if (in[0] != 1)

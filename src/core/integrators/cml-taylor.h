@@ -85,8 +85,9 @@ guint64     cml_taylor_n_native_steps (const CmlTaylor *tp);
  * Refused (CML_ERROR_UNSUPPORTED, naming the reason) for a system whose right-hand side is
  * not a closed expression (free velocities found by Newton's method). */
 struct _CmlSystem;
-CmlTaylor  *cml_taylor_new_for_system (struct _CmlSystem *sys, const double *params, const CmlIntegratorOptions *o,
-                                       gboolean native, GError **error);
+CmlTaylor  *cml_taylor_new_for_system (struct _CmlSystem *sys, const double *params,
+                                       const CmlIntegratorOptions *o, gboolean native,
+                                       GError **error);
 
 /* ---- stepping (called by cml-integrator.c for CML_INTEGRATOR_TAYLOR) ---------------- */
 
@@ -95,15 +96,17 @@ CmlTaylor  *cml_taylor_new_for_system (struct _CmlSystem *sys, const double *par
  * covers it (steps are not shortened to land on output times); projects with ODE->project
  * after every step (and the output) when O->project.  Failures as
  * cml_integrator_advance (); counts steps and jets into *N_STEPS and *N_JETS. */
-gboolean    cml_taylor_advance (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o, double *t,
-                                double t1, double *z, guint64 *n_steps, guint64 *n_jets, GError **error);
+gboolean    cml_taylor_advance (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o,
+                                double *t, double t1, double *z, guint64 *n_steps, guint64 *n_jets,
+                                GError **error);
 /* Forgets the current step (the state or the parameters were changed from outside). */
 void        cml_taylor_reset (CmlTaylor *tp);
 /* The step under way, for restarting bit for bit (cml_integrator_save_step_state). */
 guint       cml_taylor_step_state_size (const CmlTaylor *tp);
 void        cml_taylor_save_step_state (const CmlTaylor *tp, const double *z, double *out);
-void        cml_taylor_restore_step_state (CmlTaylor *tp, const CmlOde *ode, const CmlIntegratorOptions *o,
-                                           const double *z, const double *in);
+void        cml_taylor_restore_step_state (CmlTaylor *tp, const CmlOde *ode,
+                                           const CmlIntegratorOptions *o, const double *z,
+                                           const double *in);
 /* The size of the last step taken (signed; 0 before the first). */
 double      cml_taylor_last_step (const CmlTaylor *tp);
 

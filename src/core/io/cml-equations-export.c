@@ -362,7 +362,8 @@ json_expr (CmlJson *j, const char *key, const CmlExprNames *names, CmlExpr *e)
 }
 
 static void
-json_named_roots (CmlJson *j, const char *key, GArray *roots, const CmlExprNames *names, Export *x, gboolean units)
+json_named_roots (CmlJson *j, const char *key, GArray *roots, const CmlExprNames *names, Export *x,
+                  gboolean units)
 {
   cml_json_begin_array (j, key, CML_JSON_BLOCK);
   for (guint k = 0; k < roots->len; k++)

@@ -133,7 +133,8 @@ cml_lesson_step_simulation_on (const CmlLessonStep *step, CmlSystem *sys, GError
 }
 
 gboolean
-cml_lesson_prediction_read (const CmlPrediction *pr, CmlSimulation *sim, double *value, GError **error)
+cml_lesson_prediction_read (const CmlPrediction *pr, CmlSimulation *sim, double *value,
+                            GError **error)
 {
   CmlSystem *sys;
   g_autofree double *obs = NULL;

@@ -25,16 +25,19 @@ CmlSession *cml_lesson_step_session (const CmlLessonStep *step);
  * initial datum, the integrator and the view settings, with CAPTION; no question.  Every
  * number is the session's, so the step written (%.17g) and read back is the session bit
  * for bit.  Any thread. */
-CmlLessonStep *cml_lesson_step_new_from_session (const CmlSession *session, const char *caption, GError **error);
+CmlLessonStep *cml_lesson_step_new_from_session (const CmlSession *session, const char *caption,
+                                                 GError **error);
 
 /* cml_lesson_step_simulation () on SYS, a system already derived (of STEP's model, or of a
  * model with the same text): its parameters, integrator and initial data, at t = 0; NULL
  * (with ERROR) for a parameter written "?".  On the thread that uses SYS's model
  * (cml_runner_set_integrator's rule). */
-CmlSimulation *cml_lesson_step_simulation_on (const CmlLessonStep *step, CmlSystem *sys, GError **error);
+CmlSimulation *cml_lesson_step_simulation_on (const CmlLessonStep *step, CmlSystem *sys,
+                                              GError **error);
 /* Advances SIM (made as above) to PR's time and reads PR's quantity there into *VALUE
  * (cml_lesson_step_outcome's reading).  Any one thread at a time: a worker may do it. */
-gboolean    cml_lesson_prediction_read (const CmlPrediction *pr, CmlSimulation *sim, double *value, GError **error);
+gboolean    cml_lesson_prediction_read (const CmlPrediction *pr, CmlSimulation *sim, double *value,
+                                        GError **error);
 
 /* A step's text KEY ("caption", "question", "afterwards", "notes", "unit") in the user's language
  * (its "KEY[es]" translation when the language is Spanish), else as written; NULL when
@@ -51,6 +54,7 @@ gboolean    cml_prediction_holds (const CmlPrediction *pr, double value);
 /* Whether the class's answer is right once the run has given VALUE: a choice (CHOICE, from
  * 1) is right when it is the lesson's answer and that answer holds; a number (NUMBER) when
  * it is within the lesson's tolerance of VALUE. */
-gboolean    cml_prediction_class_right (const CmlPrediction *pr, double value, guint choice, double number);
+gboolean    cml_prediction_class_right (const CmlPrediction *pr, double value, guint choice,
+                                        double number);
 
 G_END_DECLS

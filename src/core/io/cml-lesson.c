@@ -194,7 +194,8 @@ cml_prediction_parse_check (const char *text, char *op, double *value, double *t
 }
 
 static gboolean
-read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSystem *sys, GError **error)
+read_prediction (const Reader *rd, const char *group, CmlLessonStep *st, CmlSystem *sys,
+                 GError **error)
 {
   CmlPrediction *pr = &st->prediction;
   GKeyFile *kf = rd->kf;

@@ -165,14 +165,16 @@ CmlSimulation *cml_lesson_step_simulation (const CmlLessonStep *step, GError **e
  * rows) — and *RIGHT says whether the lesson's answer holds for it (a number within the
  * tolerance; a choice whose check the value meets; FALSE when the copy holds no answer).
  * FALSE (with ERROR) when the step has no prediction or the run fails. */
-gboolean   cml_lesson_step_outcome (const CmlLessonStep *step, double *value, gboolean *right, GError **error);
+gboolean   cml_lesson_step_outcome (const CmlLessonStep *step, double *value, gboolean *right,
+                                    GError **error);
 
 /* Reads a recorded motion (the format above; at most CML_LESSON_MAX_MOTION_BYTES).
  * Errors name PATH and the line: CML_ERROR_IO, CML_ERROR_PARSE. */
 CmlLessonMotion *cml_lesson_motion_load (const char *path, GError **error);
 /* The column NAME at time T, interpolated linearly between rows; FALSE when there is no
  * such column or T is outside the rows. */
-gboolean         cml_lesson_motion_value (const CmlLessonMotion *motion, const char *name, double t, double *value);
+gboolean         cml_lesson_motion_value (const CmlLessonMotion *motion, const char *name, double t,
+                                          double *value);
 void             cml_lesson_motion_free (CmlLessonMotion *motion);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlLesson, cml_lesson_free)

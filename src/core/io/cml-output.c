@@ -257,7 +257,8 @@ cml_output_write_made_by (FILE *fp, const CmlModel *model)
 }
 
 void
-cml_output_write_parameters (FILE *fp, const CmlModel *model, const double *values, const gboolean *varied)
+cml_output_write_parameters (FILE *fp, const CmlModel *model, const double *values,
+                             const gboolean *varied)
 {
   fputs ("# parameters:", fp);
   for (guint k = 0; k < model->params->len; k++)

@@ -40,7 +40,8 @@ typedef struct _CmlOutput CmlOutput;
 /* PATH NULL or "-" writes to stdout.  Errors: CML_ERROR_IO. */
 CmlOutput *cml_output_new (const char *path, CmlOutputFormat format, GError **error);
 /* Writes the header for COLUMNS (names of observables of SIM's system). */
-gboolean   cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns, GError **error);
+gboolean   cml_output_begin (CmlOutput *out, CmlSimulation *sim, const char *const *columns,
+                             GError **error);
 /* Adds, after the columns, NAME_ref and NAME_err (the run minus the closed form) for each
  * of REF's references (REF must be started, cml_reference_start, and outlive OUT).
  * Call before cml_output_begin. */

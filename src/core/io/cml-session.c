@@ -185,8 +185,8 @@ malformed_line (const char *text)
 }
 
 static gboolean
-get_double (GKeyFile *kf, const char *path, const char *contents, const char *group, const char *key, double *out,
-            GError **error)
+get_double (GKeyFile *kf, const char *path, const char *contents, const char *group,
+            const char *key, double *out, GError **error)
 {
   g_autofree char *v = g_key_file_get_value (kf, group, key, NULL);
   char *end = NULL;

@@ -60,7 +60,8 @@ CmlSession *cml_session_load (const char *path, GError **error);
 
 /* A simulation set up as the session says (t = 0).  SYS_OUT (may be NULL) receives the
  * derived system with a reference. */
-CmlSimulation *cml_session_make_simulation (CmlSession *session, CmlSystem **sys_out, GError **error);
+CmlSimulation *cml_session_make_simulation (CmlSession *session, CmlSystem **sys_out,
+                                            GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlSession, cml_session_free)
 

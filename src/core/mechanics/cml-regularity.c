@@ -53,7 +53,8 @@ constraint_line (CmlSystem *sys, guint a)
  * those it depends on), or the constraints are independent and W is degenerate on them
  * (name the constraints of C's kernel).  Points at the line of the constraint. */
 gboolean
-cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const double *sample, GError **error)
+cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm,
+                         const double *sample, GError **error)
 {
   CmlModel *md = sys->model;
   guint n = md->n, s = md->constraints->len;
@@ -163,8 +164,8 @@ cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm
  * substituted does not depend quadratically on them — and point at the first constraint
  * that involves one of them (else at the Lagrangian). */
 gboolean
-cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx, CmlExpr *const *psi,
-                   const double *sample, GError **error)
+cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx,
+                           CmlExpr *const *psi, const double *sample, GError **error)
 {
   CmlModel *md = sys->model;
   g_autofree double *Rv = g_new (double, MAX (nf * nf, 1));

@@ -178,7 +178,8 @@ double *cml_sys_make_sample (CmlSystem *sys, guint32 seed);
  * and appends them to the constraint functions h (the last model->invariants->len rows),
  * with the base coordinates among the components the projection moves. */
 gboolean cml_sys_add_invariants (CmlSystem *sys, GError **error);
-gboolean cml_sys_fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+gboolean cml_sys_fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt,
+                             ...) G_GNUC_PRINTF (5, 6);
 void cml_sys_add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix);
 
 /* cml-structure.c */
@@ -187,25 +188,36 @@ double cml_sys_structure_defect (CmlSystem *sys, char **message);
 /* cml-euler-lagrange.c */
 void cml_sys_mechanics_init (CmlSystem *sys, Mechanics *mc);
 void cml_sys_mechanics_clear (Mechanics *mc);
-gboolean cml_sys_derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error);
+gboolean cml_sys_derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample,
+                                        GError **error);
 
 /* cml-regularity.c */
-gboolean cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm, const double *sample, GError **error);
-gboolean cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx, CmlExpr *const *psi,
-                           const double *sample, GError **error);
+gboolean cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm,
+                                  const double *sample, GError **error);
+gboolean cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf,
+                                    const guint *free_idx, CmlExpr *const *psi,
+                                    const double *sample, GError **error);
 
 /* cml-lagrange-dalembert.c */
-gboolean cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error);
+gboolean cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample,
+                                      GError **error);
 
 /* cml-vakonomic.c */
 gboolean cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error);
 
 /* cml-constraint-algorithm.c */
-void cml_sys_samples_clear (Samples *S);
 char *cml_sys_drop_unit_factors (char *text, gboolean pretty);
 char *cml_sys_print_constraint (CmlSystem *sys, CmlExpr *g);
-gboolean cml_sys_check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move, Samples *S, GError **error);
+const char *cml_sys_coordinate_name (CmlSystem *sys, guint j);
 gboolean cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
+
+/* cml-constraint-samples.c: whether H vanishes on {G = 0} at the points of S (made or
+ * remade for G, moving the symbols MOVE); the solve-for coordinates checked there */
+void cml_sys_samples_clear (Samples *S);
+gboolean cml_sys_vanishes_on (CmlSystem *sys, CmlExpr *H, GPtrArray *G, const int *move,
+                              guint n_move, Samples *S);
+gboolean cml_sys_check_solve_for (CmlSystem *sys, GPtrArray *G, const int *move, guint n_move,
+                                  Samples *S, GError **error);
 
 /* cml-system-programs.c */
 CmlExpr *cml_sys_user_expr (CmlSystem *sys, CmlExpr *e);

@@ -31,8 +31,8 @@
  *   ẋ^i = ρ^i_A ŷ^A,   ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D
  * (partials at fixed y^a) into RHS (m + n). */
 static void
-yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr *const *psi, CmlExpr *Lt,
-              CmlExpr *const *yfree, CmlExpr **yhat, CmlExpr **rhs)
+yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr *const *psi,
+              CmlExpr *Lt, CmlExpr *const *yfree, CmlExpr **yhat, CmlExpr **rhs)
 {
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;

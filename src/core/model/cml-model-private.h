@@ -53,7 +53,7 @@ typedef struct
   GError    **error;
 } Loader;
 
-/* cml-model.c: errors, the line map, names, expressions, keys */
+/* cml-model.c: errors, the line map, names, expressions */
 G_GNUC_PRINTF (5, 6)
 gboolean    cml_model_fail (Loader *ld, int line, int col, int code, const char *fmt, ...);
 Pos        *cml_model_pos_of (Loader *ld, const char *group, const char *key);
@@ -65,10 +65,16 @@ int         cml_model_declare (Loader *ld, const char *name, SymKind kind, int l
 GPtrArray  *cml_model_split_top (const char *s, char sep, GArray *offsets);
 GPtrArray  *cml_model_name_list (const char *value);
 gboolean    cml_model_check_expr_budget (Loader *ld, int line, int col, const char *what);
-CmlExpr    *cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const char *what);
-CmlExpr    *cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what);
+CmlExpr    *cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed,
+                                const char *what);
+CmlExpr    *cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed,
+                                 const char *what);
 gboolean    cml_model_parse_number (const char *s, double *out);
-gboolean    cml_model_eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out);
+gboolean    cml_model_eval_constant (Loader *ld, const char *group, const char *key,
+                                     const char *text, double *out);
+gboolean    cml_model_scan_lines (Loader *ld, const char *text, gboolean *unusual);
+
+/* cml-model-keys.c: the groups and keys */
 gboolean    cml_model_check_keys (Loader *ld, const char *group, const char *const *known);
 gboolean    cml_model_kf_has_group (Loader *ld, const char *group);
 gboolean    cml_model_kf_has_key (Loader *ld, const char *group, const char *key);
@@ -79,6 +85,8 @@ char       *cml_model_get_string (Loader *ld, const char *group, const char *key
 gboolean    cml_model_locale_key_split (const char *key, char **base, char **locale);
 char       *cml_model_get_translation (Loader *ld, const char *group, const char *key);
 char       *cml_model_get_locale_string (Loader *ld, const char *group, const char *key);
+gboolean    cml_model_check_translations (Loader *ld);
+gboolean    cml_model_check_groups (Loader *ld);
 
 /* cml-model-mechanics.c */
 gboolean cml_model_load_model_group (Loader *ld);

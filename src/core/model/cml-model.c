@@ -1,5 +1,5 @@
-/* cml-model.c — reading a model file: the line map, names, expressions, the loading of
- * the groups in order, and the loaded model's queries.
+/* cml-model.c — reading a model file: the line map, names, expressions and the loading
+ * of the groups in order.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -16,7 +16,8 @@
  * kinds of names (the Lagrangian may not use a momentum, …), which is checked after
  * parsing.
  * The groups themselves are read in cml-model-mechanics.c (what defines the system) and
- * cml-model-presentation.c (how it is shown and checked).
+ * cml-model-presentation.c (how it is shown and checked), their keys through
+ * cml-model-keys.c; the loaded model's queries are in cml-model-queries.c.
  */
 #define _GNU_SOURCE /* dladdr */
 #define G_LOG_DOMAIN "cml-model"
@@ -99,32 +100,6 @@ cml_model_line_of (Loader *ld, const char *group, const char *key)
   return p ? p->line : 1;
 }
 
-/* ---- translations ------------------------------------------------------------------- */
-
-/* Whether KEY is a translated key, "BASE[LOCALE]" as GKeyFile reads it: BASE not empty, without
- * [ or ] and not ending in a blank, LOCALE not empty, of letters, digits and - _ . @.  Sets
- * *BASE and *LOCALE (may be NULL) to newly allocated strings. */
-gboolean
-cml_model_locale_key_split (const char *key, char **base, char **locale)
-{
-  const char *open = strchr (key, '['), *close;
-  gsize len = strlen (key);
-
-  if (open == NULL || open == key || len < 3 || key[len - 1] != ']' || open[-1] == ' ' || open[-1] == '\t')
-    return FALSE;
-  close = key + len - 1;
-  if (close == open + 1 || memchr (key, ']', (gsize) (close - key)) != NULL)
-    return FALSE;
-  for (const char *c = open + 1; c < close; c++)
-    if (!(g_ascii_isalnum (*c) || *c == '-' || *c == '_' || *c == '.' || *c == '@'))
-      return FALSE;
-  if (base)
-    *base = g_strndup (key, open - key);
-  if (locale)
-    *locale = g_strndup (open + 1, close - open - 1);
-  return TRUE;
-}
-
 /* ---- first pass: the line map ------------------------------------------------------- */
 
 static void
@@ -162,8 +137,8 @@ header_unusual (const char *start, const char *close, const char *end)
  * differ from the map: a carriage return, a header with other white space after its ']'
  * or a name GKeyFile refuses, or a key "Encoding" (which GKeyFile checks) — such a file
  * is read by GKeyFile, its messages included. */
-static gboolean
-scan_lines (Loader *ld, const char *text, gboolean *unusual)
+gboolean
+cml_model_scan_lines (Loader *ld, const char *text, gboolean *unusual)
 {
   g_autofree char *group = NULL;
   Pos *group_pos = NULL;
@@ -403,7 +378,8 @@ check_constants_finite (Loader *ld, CmlExpr *e, int line, int col, const char *w
 /* Parses TEXT, found at (LINE, COL) of the file, substitutes the definitions, and checks
  * that every symbol used is of a kind in ALLOWED.  WHAT names the expression in errors. */
 CmlExpr *
-cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed, const char *what)
+cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allowed,
+                    const char *what)
 {
   CmlExprCtx *ctx = ld->model->ctx;
   g_autoptr (GError) err = NULL;
@@ -468,7 +444,8 @@ cml_model_parse_at (Loader *ld, const char *text, int line, int col, guint allow
 }
 
 CmlExpr *
-cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed, const char *what)
+cml_model_parse_key (Loader *ld, const char *group, const char *key, guint allowed,
+                     const char *what)
 {
   g_autofree char *v = cml_model_kf_value (ld, group, key);
   Pos *p = cml_model_pos_of (ld, group, key);
@@ -490,7 +467,8 @@ cml_model_parse_number (const char *s, double *out)
 
 /* A constant expression (numbers, pi, parameters at their defaults). */
 gboolean
-cml_model_eval_constant (Loader *ld, const char *group, const char *key, const char *text, double *out)
+cml_model_eval_constant (Loader *ld, const char *group, const char *key, const char *text,
+                         double *out)
 {
   Pos *p = cml_model_pos_of (ld, group, key);
   int line = p ? p->line : 1, col = p ? p->value_col : 0;
@@ -511,247 +489,6 @@ cml_model_eval_constant (Loader *ld, const char *group, const char *key, const c
   *out = cml_expr_eval (e, vals);
   if (!isfinite (*out))
     return cml_model_fail (ld, line, col, CML_ERROR_MODEL, _("%s is not a finite number"), what);
-  return TRUE;
-}
-
-/* ---- groups ------------------------------------------------------------------------- */
-
-gboolean
-cml_model_check_keys (Loader *ld, const char *group, const char *const *known)
-{
-  g_auto (GStrv) keys = cml_model_kf_keys (ld, group);
-  for (int i = 0; keys && keys[i]; i++)
-    if (!g_strv_contains (known, keys[i]))
-      {
-        g_autofree char *list = g_strjoinv (", ", (char **) known);
-        return cml_model_fail (ld, cml_model_line_of (ld, group, keys[i]), 0, CML_ERROR_MODEL,
-                     _("unknown key “%s” in [%s] (known: %s)"), keys[i], group, list);
-      }
-  return TRUE;
-}
-
-/* The file's groups and keys: from the line map, or from GKeyFile for a file that needs
- * its reading (scan_lines). */
-gboolean
-cml_model_kf_has_group (Loader *ld, const char *group)
-{
-  if (ld->kf)
-    return g_key_file_has_group (ld->kf, group);
-  return cml_model_pos_of (ld, group, NULL) != NULL;
-}
-
-gboolean
-cml_model_kf_has_key (Loader *ld, const char *group, const char *key)
-{
-  if (ld->kf)
-    return g_key_file_has_key (ld->kf, group, key, NULL);
-  return cml_model_pos_of (ld, group, key) != NULL;
-}
-
-/* KEY's value in GROUP: the text after '=' and the white space that follows it, to the
- * end of the line; NULL when there is no such key. */
-char *
-cml_model_kf_value (Loader *ld, const char *group, const char *key)
-{
-  Pos *p;
-
-  if (ld->kf)
-    return g_key_file_get_value (ld->kf, group, key, NULL);
-  p = cml_model_pos_of (ld, group, key);
-  return p ? g_strdup (p->value) : NULL;
-}
-
-/* GROUP's keys in the order of the file, translations ("title[es]") included; NULL when
- * there is no such group. */
-static char **
-kf_all_keys (Loader *ld, const char *group)
-{
-  Pos *p;
-  char **keys;
-
-  if (ld->kf)
-    return g_key_file_get_keys (ld->kf, group, NULL, NULL);
-  p = cml_model_pos_of (ld, group, NULL);
-  if (p == NULL)
-    return NULL;
-  keys = g_new (char *, p->keys->len + 1);
-  for (guint k = 0; k < p->keys->len; k++)
-    keys[k] = g_strdup (p->keys->pdata[k]);
-  keys[p->keys->len] = NULL;
-  return keys;
-}
-
-/* GROUP's keys in the order of the file, without the translations (check_translations()
- * checks those); NULL when there is no such group. */
-char **
-cml_model_kf_keys (Loader *ld, const char *group)
-{
-  char **keys = kf_all_keys (ld, group);
-  guint n = 0;
-
-  for (guint k = 0; keys && keys[k]; k++)
-    if (strchr (keys[k], '[') == NULL)
-      keys[n++] = keys[k];
-    else
-      g_free (keys[k]);
-  if (keys)
-    keys[n] = NULL;
-  return keys;
-}
-
-/* The groups in the order of the file. */
-char **
-cml_model_kf_groups (Loader *ld)
-{
-  char **groups;
-
-  if (ld->kf)
-    return g_key_file_get_groups (ld->kf, NULL);
-  groups = g_new (char *, ld->groups->len + 1);
-  for (guint k = 0; k < ld->groups->len; k++)
-    groups[k] = g_strdup (ld->groups->pdata[k]);
-  groups[ld->groups->len] = NULL;
-  return groups;
-}
-
-/* A key file's text value with its escapes (\s \n \t \r \\) replaced.  Not
- * g_key_file_get_string(): on a value with an unknown escape and a backslash at its end
- * it sets its GError twice (a GLib warning); here a stray backslash is kept as written. */
-static char *
-unescape_value (const char *raw)
-{
-  char *out = g_malloc (strlen (raw) + 1), *o = out; /* never longer than RAW */
-  const char *p = raw, *bs;
-
-  while ((bs = strchr (p, '\\')) != NULL && bs[1] != '\0')
-    {
-      memcpy (o, p, bs - p);
-      o += bs - p;
-      switch (bs[1])
-        {
-        case 's':  *o++ = ' '; break;
-        case 'n':  *o++ = '\n'; break;
-        case 't':  *o++ = '\t'; break;
-        case 'r':  *o++ = '\r'; break;
-        case '\\': *o++ = '\\'; break;
-        default:   *o++ = '\\'; *o++ = bs[1]; break;
-        }
-      p = bs + 2;
-    }
-  strcpy (o, p);
-  return out;
-}
-
-char *
-cml_model_get_string (Loader *ld, const char *group, const char *key)
-{
-  g_autofree char *raw = cml_model_kf_value (ld, group, key);
-
-  if (raw == NULL)
-    return NULL;
-  return g_strstrip (unescape_value (raw));
-}
-
-/* KEY's translation into the user's language, or NULL: the value of the first of
- * "KEY[LANG]" for LANG in g_get_language_names () (LANGUAGE, then LC_ALL, LC_MESSAGES and
- * LANG: for LANG=es_ES.UTF-8, es_ES.UTF-8, es_ES, es.UTF-8, es, C) that GROUP has — the
- * lookup of g_key_file_get_locale_string(), made on the line map, with the escapes read as
- * cml_model_get_string() reads them. */
-char *
-cml_model_get_translation (Loader *ld, const char *group, const char *key)
-{
-  const char *const *langs = g_get_language_names ();
-
-  for (guint i = 0; langs[i]; i++)
-    {
-      g_autofree char *k = g_strconcat (key, "[", langs[i], "]", NULL);
-      if (cml_model_kf_has_key (ld, group, k))
-        return cml_model_get_string (ld, group, k);
-    }
-  return NULL;
-}
-
-/* The text of KEY in the user's language (cml_model_get_translation()), else its untranslated value;
- * NULL when GROUP has neither. */
-char *
-cml_model_get_locale_string (Loader *ld, const char *group, const char *key)
-{
-  char *t = cml_model_get_translation (ld, group, key);
-
-  return t ? t : cml_model_get_string (ld, group, key);
-}
-
-/* Whether KEY of GROUP is a text for people that a model file may translate. */
-static gboolean
-key_translatable (const char *group, const char *key)
-{
-  static const char *const model_texts[] = { "title", "description", "about", "source", "errata", NULL };
-
-  if (g_str_equal (group, "model"))
-    return g_strv_contains (model_texts, key);
-  if (g_str_equal (group, "parameters") || g_str_equal (group, "meanings") || g_str_equal (group, "labels"))
-    return TRUE;
-  if (g_str_has_prefix (group, "preset "))
-    return g_str_equal (key, "title");
-  if (g_str_has_prefix (group, "scene "))
-    return g_str_equal (key, "label");
-  return FALSE;
-}
-
-/* Every translated key ("title[es]") translates a text for people that its group gives
- * untranslated, and is not empty. */
-static gboolean
-check_translations (Loader *ld)
-{
-  g_auto (GStrv) groups = cml_model_kf_groups (ld);
-
-  for (int g = 0; groups[g]; g++)
-    {
-      g_auto (GStrv) keys = kf_all_keys (ld, groups[g]);
-      for (int k = 0; keys && keys[k]; k++)
-        {
-          g_autofree char *base = NULL, *locale = NULL;
-          if (!cml_model_locale_key_split (keys[k], &base, &locale))
-            {
-              if (strchr (keys[k], '[') == NULL)
-                continue;
-              return cml_model_fail (ld, cml_model_line_of (ld, groups[g], keys[k]), 0, CML_ERROR_PARSE,
-                           _("“%s” is not a valid key (no [ or ] in keys, but for a translation: KEY[LANG], as in "
-                             "title[es])"), keys[k]);
-            }
-          int line = cml_model_line_of (ld, groups[g], keys[k]);
-          if (!key_translatable (groups[g], base))
-            return cml_model_fail (ld, line, 0, CML_ERROR_MODEL,
-                         _("“%s” is not a valid key: only the texts people read are translated ([model] title, "
-                           "description, about, source and errata; a parameter's meaning; [meanings]; [labels]; a preset's "
-                           "title; a scene object's label)"), keys[k]);
-          if (!cml_model_kf_has_key (ld, groups[g], base))
-            return cml_model_fail (ld, line, 0, CML_ERROR_MODEL,
-                         _("“%s” translates “%s”, which [%s] does not give (write the untranslated text too)"),
-                         keys[k], base, groups[g]);
-          g_autofree char *v = cml_model_get_string (ld, groups[g], keys[k]);
-          if (*v == '\0')
-            return cml_model_fail (ld, line, 0, CML_ERROR_MODEL, _("the translation “%s” is empty"), keys[k]);
-        }
-    }
-  return TRUE;
-}
-
-static gboolean
-check_groups (Loader *ld)
-{
-  static const char *known[] = {
-    "model", "parameters", "definitions", "algebroid", "anchor", "brackets", "dynamics",
-    "forces", "constraints", "initial", "reconstruction", "quaternions", "invariants", "monitors", "units", "meanings", "symbols", "labels", "output",
-    "reference", NULL
-  };
-  g_auto (GStrv) groups = cml_model_kf_groups (ld);
-
-  for (int k = 0; groups[k]; k++)
-    if (!g_strv_contains (known, groups[k]) && !g_str_has_prefix (groups[k], "preset ")
-        && !g_str_has_prefix (groups[k], "scene "))
-      return cml_model_fail (ld, cml_model_line_of (ld, groups[k], NULL), 0, CML_ERROR_MODEL,
-                   _("unknown group [%s]"), groups[k]);
   return TRUE;
 }
 
@@ -829,7 +566,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       ok = cml_model_fail (&ld, line, 0, CML_ERROR_PARSE, _("the file is not UTF-8 text"));
     }
   else
-    ok = scan_lines (&ld, text, &unusual);
+    ok = cml_model_scan_lines (&ld, text, &unusual);
   /* the line map holds the file's groups and keys; a file with something on which
    * GKeyFile might read otherwise is read by GKeyFile, as all files were before */
   if (ok && unusual)
@@ -845,7 +582,7 @@ cml_model_new_from_data (const char *text, const char *display_name, GError **er
       model->t_sym = cml_expr_ctx_intern (model->ctx, "t");
       g_hash_table_insert (ld.kinds, GINT_TO_POINTER (model->t_sym), GINT_TO_POINTER (SYM_TIME));
     }
-  ok = ok && check_groups (&ld) && check_translations (&ld) && cml_model_load_model_group (&ld) && cml_model_load_parameters (&ld) && cml_model_load_requirements (&ld) && cml_model_load_algebroid_names (&ld)
+  ok = ok && cml_model_check_groups (&ld) && cml_model_check_translations (&ld) && cml_model_load_model_group (&ld) && cml_model_load_parameters (&ld) && cml_model_load_requirements (&ld) && cml_model_load_algebroid_names (&ld)
        && cml_model_declare_reconstruction (&ld) && cml_model_load_definitions (&ld) && cml_model_load_anchor (&ld) && cml_model_load_brackets (&ld)
        && cml_model_load_dynamics (&ld) && cml_model_load_forces (&ld) && cml_model_declare_multipliers (&ld) && cml_model_load_reconstruction (&ld) && cml_model_load_invariants (&ld) && cml_model_load_monitors (&ld) && cml_model_load_initial (&ld)
        && cml_model_load_units (&ld) && cml_model_load_meanings (&ld) && cml_model_load_symbols (&ld) && cml_model_load_labels (&ld) && cml_model_load_output (&ld);
@@ -1087,167 +824,4 @@ cml_model_unref (CmlModel *model)
   g_array_unref (model->initial_syms);
   cml_expr_ctx_free (model->ctx);
   g_free (model);
-}
-
-const CmlParam *
-cml_model_find_param (const CmlModel *model, const char *name)
-{
-  int i = cml_model_param_index (model, name);
-  return i < 0 ? NULL : model->params->pdata[i];
-}
-
-int
-cml_model_param_index (const CmlModel *model, const char *name)
-{
-  for (guint i = 0; i < model->params->len; i++)
-    if (g_str_equal (((CmlParam *) model->params->pdata[i])->name, name))
-      return i;
-  return -1;
-}
-
-gboolean
-cml_model_check_param (const CmlModel *model, const CmlParam *param, double value, GError **error)
-{
-  if (!isfinite (value))
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s must be a finite number"), param->name);
-      return FALSE;
-    }
-  if (param->choices)
-    {
-      for (guint k = 0; k < param->n_choices; k++)
-        if (param->choices[k] == value)
-          return TRUE;
-      GString *s = g_string_new (NULL);
-      for (guint k = 0; k < param->n_choices; k++)
-        g_string_append_printf (s, "%s%g", k ? ", " : "", param->choices[k]);
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s = %g is not allowed (allowed: %s)"), param->name,
-                   value, s->str);
-      g_string_free (s, TRUE);
-      return FALSE;
-    }
-  if (value < param->min || value > param->max)
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("%s = %g is outside its range [%g, %g]"), param->name,
-                   value, param->min, param->max);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-const char *
-cml_model_unit (const CmlModel *model, const char *name)
-{
-  const char *u = g_hash_table_lookup (model->units, name);
-  if (u)
-    return u;
-  const CmlParam *par = cml_model_find_param (model, name);
-  if (par)
-    return par->unit;
-  if (g_str_equal (name, "t"))
-    return model->time_unit;
-  return "";
-}
-
-char *
-cml_model_display_name (const CmlModel *model, const char *name)
-{
-  g_return_val_if_fail (model != NULL && name != NULL, NULL);
-  /* a word in the user's language first ([labels]), else a symbol ([symbols]) */
-  const char *label = g_hash_table_lookup (model->labels, name);
-  const char *symbol = g_hash_table_lookup (model->symbols, name);
-  if (label)
-    return g_strdup (label);
-  if (symbol)
-    return g_strdup (symbol);
-  if (g_str_equal (name, "residual") && cml_expr_ctx_lookup (model->ctx, name) < 0)
-    return g_strdup (g_dgettext (GETTEXT_PACKAGE, "constraint residual"));
-  return cml_expr_pretty_name (name, FALSE);
-}
-
-const char *
-cml_model_label (const CmlModel *model, const char *name)
-{
-  g_return_val_if_fail (model != NULL && name != NULL, NULL);
-  return g_hash_table_lookup (model->labels, name);
-}
-
-const char *
-cml_model_meaning (const CmlModel *model, const char *name)
-{
-  const CmlParam *par;
-
-  g_return_val_if_fail (model != NULL && name != NULL, NULL);
-  const char *m = g_hash_table_lookup (model->meanings, name);
-  if (m)
-    return m;
-  if ((par = cml_model_find_param (model, name)) != NULL)
-    return par->meaning;
-  if (g_str_equal (name, "t"))
-    return "time";
-  return NULL;
-}
-
-guint
-cml_model_position_coords (const CmlModel *model, guint *index, const char **unit)
-{
-  const char *u0;
-  guint n = 0;
-
-  g_return_val_if_fail (model != NULL, 0);
-
-  *unit = NULL;
-  if (model->m == 0)
-    return 0;
-  u0 = cml_model_unit (model, model->base[0]);
-  if (u0 == NULL || *u0 == '\0' || g_str_equal (u0, "1") || g_str_equal (u0, "rad"))
-    return 0;
-  for (guint i = 0; i < model->m; i++)
-    if (g_strcmp0 (cml_model_unit (model, model->base[i]), u0) == 0)
-      index[n++] = i;
-  *unit = u0;
-  return n;
-}
-
-int
-cml_model_line (const CmlModel *model, const char *group, const char *key)
-{
-  /* recomputed on demand from the text: rarely needed */
-  g_auto (GStrv) lines = g_strsplit (model->text, "\n", -1);
-  gboolean in_group = FALSE;
-  for (int i = 0; lines[i]; i++)
-    {
-      g_autofree char *s = g_strstrip (g_strdup (lines[i]));
-      if (*s == '[')
-        {
-          g_autofree char *g = g_strdup_printf ("[%s]", group);
-          in_group = g_str_equal (s, g);
-          if (in_group && key == NULL)
-            return i + 1;
-          continue;
-        }
-      if (in_group && key)
-        {
-          const char *eq = strchr (s, '=');
-          if (eq)
-            {
-              g_autofree char *k = g_strstrip (g_strndup (s, eq - s));
-              if (g_str_equal (k, key))
-                return i + 1;
-            }
-        }
-    }
-  return 0;
-}
-
-const char *
-cml_constraint_kind_to_string (CmlConstraintKind kind)
-{
-  switch (kind)
-    {
-    case CML_CONSTRAINTS_NONE: return "none";
-    case CML_CONSTRAINTS_NONHOLONOMIC: return "nonholonomic";
-    case CML_CONSTRAINTS_VAKONOMIC: return "vakonomic";
-    default: return "?";
-    }
 }

@@ -192,15 +192,17 @@ void      cml_model_unref (CmlModel *model);
 const CmlParam *cml_model_find_param (const CmlModel *model, const char *name);
 int             cml_model_param_index (const CmlModel *model, const char *name);
 /* Checks VALUE against the parameter's range/choices; error names the range. */
-gboolean        cml_model_check_param (const CmlModel *model, const CmlParam *param, double value, GError **error);
+gboolean        cml_model_check_param (const CmlModel *model, const CmlParam *param, double value,
+                                       GError **error);
 /* Checks VALUES (one per parameter, model order) against every range and the model's
  * requirements ([parameters] require); the error names the condition that fails and why. */
-gboolean        cml_model_check_params (const CmlModel *model, const double *values, GError **error);
+gboolean        cml_model_check_params (const CmlModel *model, const double *values,
+                                        GError **error);
 /* The first requirement VALUES do not meet, or NULL. */
 const CmlRequirement *cml_model_unmet_requirement (const CmlModel *model, const double *values);
 /* The same with parameter INDEX set to VALUE and the others at VALUES. */
-gboolean        cml_model_check_param_with (const CmlModel *model, const double *values, guint index,
-                                            double value, GError **error);
+gboolean        cml_model_check_param_with (const CmlModel *model, const double *values,
+                                            guint index, double value, GError **error);
 /* The unit of a coordinate, momentum, monitor …, or "" */
 const char     *cml_model_unit (const CmlModel *model, const char *name);
 /* What a coordinate, momentum, monitor … means ([meanings]), or NULL. */

@@ -149,7 +149,8 @@ cml_native_build_later (const char *key, char *source)
 }
 
 CmlNativeJob *
-cml_native_build_keyed_later (const char *key, CmlNativeSource source, gpointer data, GDestroyNotify destroy)
+cml_native_build_keyed_later (const char *key, CmlNativeSource source, gpointer data,
+                              GDestroyNotify destroy)
 {
   CmlNativeJob *job = g_new0 (CmlNativeJob, 1);
 

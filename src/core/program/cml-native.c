@@ -45,14 +45,15 @@
  *     record or a memo);
  *   - the cache is kept under a size limit ($CMLAB_NATIVE_CACHE_LIMIT bytes, 64 MiB by
  *     default): after a build the least recently used objects (by modification time,
- *     which a cache hit renews) go first, with their sources and digests;
+ *     which a cache hit renews) go first, with their sources and digests
+ *     (cml-native-cache.c);
  *   - the compiler gets a time limit ($CMLAB_NATIVE_TIMEOUT seconds, 60 by default); at
  *     the limit it is killed with its process group and the interpreter runs; it is
  *     killed too when cmlab dies (PR_SET_PDEATHSIG).
  */
 #define G_LOG_DOMAIN "cml-native"
 
-#include "cml-native.h"
+#include "cml-native-private.h"
 #include "cml-error.h"
 
 #include <dirent.h>
@@ -78,8 +79,6 @@
 #define DEFAULT_CACHE_LIMIT  (G_GUINT64_CONSTANT (64) << 20) /* bytes */
 #define DEFAULT_TIMEOUT      60                              /* s, for one compile */
 #define MAX_COMPILER_MESSAGE 400                             /* bytes kept of its stderr */
-#define STALE_AGE            3600                            /* s: an old-style partial file */
-#define HASH_LEN             64                              /* hex digits of a SHA-256 */
 #define MAX_KEYS             64                              /* memo keys kept in a record */
 #define MAX_RECORD           (65 * (MAX_KEYS + 4))           /* bytes of a .so.sha256 record */
 #define MAX_MEMO             128                             /* bytes of a .key memo */
@@ -373,140 +372,6 @@ run_compiler (const char *src, gsize src_len, const char *out, guint timeout, GE
   return TRUE;
 }
 
-/* ---- the cache's size ---------------------------------------------------------------------- */
-
-typedef struct
-{
-  char   *hash;
-  guint64 bytes;
-  gint64  used;   /* the object's modification time (ns), renewed by each hit */
-  gboolean has_object;
-} CacheEntry;
-
-static void
-cache_entry_free (gpointer p)
-{
-  CacheEntry *e = p;
-  g_free (e->hash);
-  g_free (e);
-}
-
-static gint
-by_use (gconstpointer a, gconstpointer b)
-{
-  const CacheEntry *x = *(CacheEntry *const *) a, *y = *(CacheEntry *const *) b;
-  return x->used < y->used ? -1 : x->used > y->used;
-}
-
-/* Whether NAME starts with a SHA-256 in hex; the rest in *REST. */
-static gboolean
-hashed_name (const char *name, const char **rest)
-{
-  for (int i = 0; i < HASH_LEN; i++)
-    if (!g_ascii_isxdigit (name[i]) || g_ascii_isupper (name[i]))
-      return FALSE;
-  *rest = name + HASH_LEN;
-  return TRUE;
-}
-
-/* Whether TEXT is a SHA-256 in hex and nothing else. */
-static gboolean
-is_hash (const char *text)
-{
-  const char *rest;
-  return text != NULL && strlen (text) == HASH_LEN && hashed_name (text, &rest);
-}
-
-static void
-remove_entry (int dfd, const char *hash)
-{
-  static const char *const suffixes[] = { ".so", ".so.sha256", ".c", ".key" };
-  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
-    {
-      g_autofree char *base = g_strconcat (hash, suffixes[i], NULL);
-      unlinkat (dfd, base, 0);
-    }
-}
-
-/* Removes partial files (ours of dead processes, old-style ones that are old), then the
- * least recently used objects until the cache DFD fits LIMIT bytes; KEEP (a hash) stays. */
-static void
-trim_cache (int dfd, guint64 limit, const char *keep)
-{
-  g_autoptr (GHashTable) entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, cache_entry_free);
-  g_autoptr (GPtrArray) order = g_ptr_array_new ();
-  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
-  guint64 total = 0;
-  struct dirent *de;
-  int fd;
-  DIR *d;
-
-  cml_atomic_file_clean_stale_at (dfd);
-  fd = openat (dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-  d = fd >= 0 ? fdopendir (fd) : NULL;
-  if (d == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return;
-    }
-  while ((de = readdir (d)) != NULL)
-    {
-      const char *name = de->d_name, *rest;
-      struct stat st;
-
-      if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG (st.st_mode))
-        continue;
-      if (cml_atomic_file_is_temporary (name, NULL))
-        {
-          total += st.st_size; /* another build's, under way */
-          continue;
-        }
-      if (!hashed_name (name, &rest)
-          || !(g_str_equal (rest, ".so") || g_str_equal (rest, ".so.sha256") || g_str_equal (rest, ".c")
-               || g_str_equal (rest, ".key")))
-        {
-          /* earlier versions compiled to NAME.so.XXXXXX: a killed compile left it */
-          if (now - (gint64) st.st_mtime > STALE_AGE)
-            unlinkat (dfd, name, 0);
-          else
-            total += st.st_size;
-          continue;
-        }
-      g_autofree char *hash = g_strndup (name, HASH_LEN);
-      CacheEntry *e = g_hash_table_lookup (entries, hash);
-      if (e == NULL)
-        {
-          e = g_new0 (CacheEntry, 1);
-          e->hash = g_steal_pointer (&hash);
-          e->used = G_MININT64;
-          g_hash_table_insert (entries, e->hash, e);
-          g_ptr_array_add (order, e);
-        }
-      e->bytes += st.st_size;
-      total += st.st_size;
-      if (g_str_equal (rest, ".so"))
-        {
-          e->has_object = TRUE;
-          e->used = (gint64) st.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
-        }
-      else if (!e->has_object)
-        e->used = MAX (e->used, (gint64) st.st_mtime * G_GINT64_CONSTANT (1000000000));
-    }
-  closedir (d);
-
-  g_ptr_array_sort (order, by_use);
-  for (guint i = 0; i < order->len && total > limit; i++)
-    {
-      CacheEntry *e = order->pdata[i];
-      if (g_strcmp0 (e->hash, keep) == 0)
-        continue;
-      g_debug ("cache over %" G_GUINT64_FORMAT " bytes: removing %s", limit, e->hash);
-      remove_entry (dfd, e->hash);
-      total -= MIN (total, e->bytes);
-    }
-}
-
 /* The SHA-256 (hex) naming an object: the format, the compiler, its flags and TEXT, with
  * PURPOSE before TEXT ("" for C source, "memo" for a memo's key). */
 static char *
@@ -562,7 +427,7 @@ read_record (int dfd, const char *hash, Identity *id)
   if (n < 3)
     return FALSE;
   for (guint i = 0; i < n; i++)
-    if (!is_hash (f[i]))
+    if (!cml_native_is_hash (f[i]))
       return FALSE;
   id->digest = g_strdup (f[0]);
   id->hash = g_strdup (f[1]);
@@ -638,8 +503,8 @@ find_loaded (const char *hash, const char *digest)
  * not match its own record is removed, to be built again).  *HAS_KEY (may be NULL): whether
  * the record lists ADD_KEY (may be NULL). */
 static CmlNative *
-load_cached (int dfd, const char *dir, const char *hash, const char *body, const char *key, gboolean cached,
-             const char *add_key, gboolean *has_key)
+load_cached (int dfd, const char *dir, const char *hash, const char *body, const char *key,
+             gboolean cached, const char *add_key, gboolean *has_key)
 {
   g_autofree char *base = g_strconcat (hash, ".so", NULL);
   g_autofree char *record = g_strconcat (hash, ".so.sha256", NULL);
@@ -752,7 +617,8 @@ remove_private_dir (const char *tmp)
 /* Compiles FULL in a private directory of our own and puts the object into the cache DFD
  * as HASH.so, with its record ID. */
 static gboolean
-compile_into_cache (int dfd, const char *dir, const char *full, Identity *id, guint64 limit, GError **error)
+compile_into_cache (int dfd, const char *dir, const char *full, Identity *id, guint64 limit,
+                    GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autofree char *tmp = NULL, *src = NULL, *out = NULL, *bytes = NULL;
@@ -811,8 +677,8 @@ done:
  * (its hash, or NULL); the object's hash in *HASH_OUT.  Unless COMPILE, only what the cache
  * holds: NULL without an error when the object is not there. */
 static CmlNative *
-build_source (int dfd, const char *dir, const char *source, const char *key, gboolean compile, char **hash_out,
-              GError **error)
+build_source (int dfd, const char *dir, const char *source, const char *key, gboolean compile,
+              char **hash_out, GError **error)
 {
   g_autofree char *body = NULL, *full = NULL;
   g_auto (Identity) id = { 0 };
@@ -857,7 +723,7 @@ build_source (int dfd, const char *dir, const char *source, const char *key, gbo
   id.keys[0] = g_strdup (key);
   if (!compile_into_cache (dfd, dir, full, &id, limit, error))
     return NULL;
-  trim_cache (dfd, limit, id.hash);
+  cml_native_trim_cache (dfd, limit, id.hash);
   native = load_cached (dfd, dir, id.hash, id.body, NULL, FALSE, NULL, NULL);
   if (native == NULL)
     {
@@ -925,8 +791,8 @@ memo_check (void)
 /* cml_native_build_keyed (), or unless COMPILE only what the cache holds, the source
  * written (when it had to be) left in *SOURCE_OUT. */
 static CmlNative *
-build_keyed (const char *key, CmlNativeSource source, gpointer data, gboolean compile, GString **source_out,
-             GError **error)
+build_keyed (const char *key, CmlNativeSource source, gpointer data, gboolean compile,
+             GString **source_out, GError **error)
 {
   g_autoptr (GString) src = NULL;
   g_autofree char *dir = NULL, *memo = NULL, *line = NULL, *hash = NULL, *mhash = NULL;
@@ -946,7 +812,7 @@ build_keyed (const char *key, CmlNativeSource source, gpointer data, gboolean co
       if (line != NULL && g_str_has_suffix (line, "\n"))
         {
           line[strlen (line) - 1] = '\0';
-          if (is_hash (line))
+          if (cml_native_is_hash (line))
             {
               /* the memo's object, if its record lists this key */
               native = load_cached (dfd, dir, line, NULL, mhash, TRUE, NULL, NULL);

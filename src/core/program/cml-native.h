@@ -25,8 +25,8 @@ typedef void (*CmlNativeFunc) (double t, const double *z, const double *aux, con
 /* A system's projection in native code (cml-project-core.h, cml-system-native.c): Z
  * projected in place at time T; OUT receives h and its Jacobian, A and B are scratch of
  * k² and k doubles; returns the core's code (0 on the constraint set), *RESID set with 3. */
-typedef int (*CmlNativeProjectFunc) (double t, double *z, const double *aux, const double *R, double *out,
-                                     double *A, double *b, double *resid);
+typedef int (*CmlNativeProjectFunc) (double t, double *z, const double *aux, const double *R,
+             double *out, double *A, double *b, double *resid);
 
 /* Appends a C function NAME computing PROG's fast code and outputs.  FALSE when the
  * program cannot be written out (never for programs of cml_program_compile).  A large
@@ -64,7 +64,8 @@ typedef gboolean (*CmlNativeSource) (gpointer data, GString *s);
  * object the source made last time: then the source is neither written nor hashed.  The
  * memo is trusted only when the object's record lists KEY, which it does once KEY's source
  * was made and found to be the object's (cml-native.c).  KEY NULL: no memo. */
-CmlNative     *cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data, GError **error);
+CmlNative     *cml_native_build_keyed (const char *key, CmlNativeSource source, gpointer data,
+                                       GError **error);
 /* Only what the cache holds, never the compiler: cml_native_build_keyed ()'s object when
  * it is there; otherwise NULL — with *ERROR set when the source could not be written or
  * the cache not opened, else with the source written (when the memo did not spare it) in

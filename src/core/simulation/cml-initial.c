@@ -40,7 +40,8 @@
  * constraints that these components cannot satisfy are left as they are (least squares).
  * Reset-time only (it allocates). */
 static void
-project_rows_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *mask, guint row0)
+project_rows_least_squares (CmlSimulation *sim, double t, double *z, const gboolean *mask,
+                            guint row0)
 {
   CmlSystem *sys = sim->sys;
   guint dim = sys->dim, kall = sys->h->len, k = kall - row0;
@@ -232,7 +233,8 @@ cml_sys_prepare_initial (CmlSystem *sys)
  * momenta of the directions whose velocity is fixed then follow.  Writes the momenta into
  * Z and the free velocities into YF (by fibre index). */
 static gboolean
-vakonomic_initial (CmlSimulation *sim, double t0, GHashTable *given, double *z, double *yv, GError **error)
+vakonomic_initial (CmlSimulation *sim, double t0, GHashTable *given, double *z, double *yv,
+                   GError **error)
 {
   CmlSystem *sys = sim->sys;
   CmlModel *md = sys->model;
@@ -495,7 +497,8 @@ solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
 /* Moves the file's initial data, overridden by GIVEN, onto the constraint set at time T0
  * by the rule above.  Z holds the merged values on entry; IS_GIVEN marks the user's. */
 static gboolean
-solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_given, gboolean *solved, GError **error)
+solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_given, gboolean *solved,
+               GError **error)
 {
   CmlSystem *sys = sim->sys;
   CmlModel *md = sys->model;

@@ -30,8 +30,8 @@
 /* The components the right-hand side reads, as the array NAME (of the size the macro SIZE
  * gives) and the macro MACRO (I); nothing when it reads them all (the macro's default, 1). */
 static void
-append_reads (const CmlProgram *rhs_prog, guint dim, const char *name, const char *size, const char *macro,
-              GString *s)
+append_reads (const CmlProgram *rhs_prog, guint dim, const char *name, const char *size,
+              const char *macro, GString *s)
 {
   guint n_in = cml_program_n_fast_inputs (rhs_prog);
   g_autofree guint8 *read = g_new0 (guint8, MAX (n_in, 1 + dim));

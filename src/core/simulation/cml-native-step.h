@@ -32,21 +32,23 @@ G_BEGIN_DECLS
  * which are checked as PC says; then, when PJ is given and the source has a projection, the
  * end of the step taken projected by it (cml-project-core.h, CML_PJ_FUSED_FN: PJ->done). */
 #define CML_NATIVE_STEP_DOP853 "cml_dop853_step"
-typedef int (*CmlNativeDop853Func) (CmlDop853Step *step, const double *aux, const double *R, double *o1,
-                                    const CmlDop853Pivots *pc, CmlProjectFused *pj);
+typedef int (*CmlNativeDop853Func) (CmlDop853Step *step, const double *aux, const double *R,
+             double *o1, const CmlDop853Pivots *pc, CmlProjectFused *pj);
 
 /* Appends the C source of the step for the right-hand side RHS_PROG (DIM state components,
  * its first DIM outputs the derivatives, the rest the pivots), with PROJECTION: C text that
  * defines CmlProjectFused (cml-project-core.h's text) and, for a system whose states are
  * projected, the fused projection cml_pj_fused (CML_PJ_FUSED_FN).  FALSE when the program
  * cannot be written out. */
-gboolean cml_native_step_dop853_source (const CmlProgram *rhs_prog, guint dim, const char *projection, GString *s);
+gboolean cml_native_step_dop853_source (const CmlProgram *rhs_prog, guint dim,
+                                        const char *projection, GString *s);
 
 /* The rk8pd step (cml-rk8pd-core.h's contract), called likewise. */
 #define CML_NATIVE_STEP_RK8PD "cml_rk8pd_step"
-typedef int (*CmlNativeRk8pdFunc) (CmlRk8pdStep *step, const double *aux, const double *R, double *o1,
-                                   const CmlDop853Pivots *pc, CmlProjectFused *pj);
-gboolean cml_native_step_rk8pd_source (const CmlProgram *rhs_prog, guint dim, const char *projection, GString *s);
+typedef int (*CmlNativeRk8pdFunc) (CmlRk8pdStep *step, const double *aux, const double *R,
+             double *o1, const CmlDop853Pivots *pc, CmlProjectFused *pj);
+gboolean cml_native_step_rk8pd_source (const CmlProgram *rhs_prog, guint dim,
+                                       const char *projection, GString *s);
 
 /* Builds (or loads from the cache) the native step of SIM's integrator now, not on its first
  * step (rk8pd builds it then): for a caller that must not wait in the middle of a run. */

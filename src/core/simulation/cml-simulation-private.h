@@ -70,11 +70,17 @@ gboolean cml_sim_native_possible (CmlSimulation *sim);
 typedef struct CmlDop853Pivots CmlDop853Pivots;
 gboolean cml_sim_pivot_check (CmlSimulation *sim, CmlDop853Pivots *out);
 
+/* cml-simulation-fallback.c: the accelerations from the evaluated matrices by LU (0, or 1
+ * with sim->reason set), and the conditioning of a singular system's kernel accelerations */
+int    cml_sim_rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz);
+double cml_sim_kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z);
+
 /* cml-simulation.c */
 void cml_sim_fill_fast (CmlSimulation *sim, double t, const double *z);
 void cml_sim_run_proj (CmlSimulation *sim, double t, const double *z);
 int cml_sim_solve_aux (CmlSimulation *sim);
-int cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to, const gboolean *mask);
+int cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to,
+                           const gboolean *mask);
 gboolean cml_sim_ensure_jacobian (CmlSimulation *sim);
 
 /* cml-initial.c: a vakonomic system's relations for its initial data, derived once */

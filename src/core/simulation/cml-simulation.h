@@ -27,12 +27,14 @@ CmlSimulation *cml_simulation_new (CmlSystem *sys, GError **error);
 void           cml_simulation_free (CmlSimulation *sim);
 CmlSystem     *cml_simulation_get_system (const CmlSimulation *sim);
 
-gboolean cml_simulation_set_param (CmlSimulation *sim, const char *name, double value, GError **error);
+gboolean cml_simulation_set_param (CmlSimulation *sim, const char *name, double value,
+                                   GError **error);
 double   cml_simulation_get_param (const CmlSimulation *sim, const char *name);
 /* Replaces the integrator (and resets it).  Auto (and a method auto chose before) becomes
  * the method cml_integrator_choose () picks for this system and tolerance, which
  * cml_simulation_get_integrator () then returns with the reason in its chosen field. */
-gboolean cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options, GError **error);
+gboolean cml_simulation_set_integrator (CmlSimulation *sim, const CmlIntegratorOptions *options,
+                                        GError **error);
 const CmlIntegratorOptions *cml_simulation_get_integrator (const CmlSimulation *sim);
 
 /* Starts again at t = 0 from the model's initial data overridden by GIVEN (name ->

@@ -210,7 +210,8 @@ system_take_native (CmlSystem *sys, CmlNative *native, const char *error)
  * not got it (NULL, *JOB set, to be taken by system_adopt_native).  KEY, SOURCE, DATA as
  * cml_native_build_keyed's (KEY NULL: by the source alone). */
 static CmlNative *
-system_build (const char *key, CmlNativeSource source, gpointer data, CmlNativeJob **job, GError **error)
+system_build (const char *key, CmlNativeSource source, gpointer data, CmlNativeJob **job,
+              GError **error)
 {
   g_autoptr (GString) src = NULL;
   CmlNative *native;
@@ -237,8 +238,8 @@ release_held (gpointer data)
  * what the source reads of the system — the compiled programs, the constraints — does not
  * change once it is derived): a large system's C costs the caller nothing. */
 static CmlNative *
-system_build_held (const char *key, CmlNativeSource source, gpointer data, gsize size, CmlNativeJob **job,
-                   GError **error)
+system_build_held (const char *key, CmlNativeSource source, gpointer data, gsize size,
+                   CmlNativeJob **job, GError **error)
 {
   CmlNative *native;
 
@@ -551,8 +552,8 @@ taylor_find_native (CmlSystem *sys, CmlTaylor *tp)
 
 /* The Taylor program of the right-hand side and its native code (cml-taylor.h). */
 CmlTaylor *
-cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegratorOptions *o, gboolean native,
-                           GError **error)
+cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegratorOptions *o,
+                           gboolean native, GError **error)
 {
   g_autoptr (GError) err = NULL;
   CmlTaylor *tp;
@@ -602,8 +603,8 @@ step_source (gpointer data, GString *src)
  * vakonomic systems whose free velocities are solved by Newton's method at every
  * evaluation. */
 static void
-system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *fn, CmlNativeJob **job,
-                    StepSource source, const char *name, const char *what)
+system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *fn,
+                    CmlNativeJob **job, StepSource source, const char *name, const char *what)
 {
   g_autoptr (GError) error = NULL;
 

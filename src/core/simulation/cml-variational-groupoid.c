@@ -29,10 +29,13 @@
  * method with the exact Jacobian: x_m depends on y through ∂x_m/∂y^D = (h/2) A⁻¹ ρ_D(x_m),
  * A = I − (h/2) R(ξ).  Reconstruction variables follow the implicit midpoint rule at
  * (t + h/2, x_m, y).  The velocity shown at a node solves L_y = p + Φ_yᵀ ν, φ = 0 there.
+ * Those, the compiled derivatives, the advance loop and the Cayley node momenta are
+ * shared with cml-variational.c (cml-variational-private.h).
  */
 #define G_LOG_DOMAIN "cml-variational"
 
 #include "cml-variational-groupoid.h"
+#include "cml-variational-private.h"
 
 #include "cml-error.h"
 #include "cml-system-private.h"
@@ -43,20 +46,6 @@
 #include <string.h>
 
 #include <gsl/gsl_linalg.h>
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_permutation.h>
-
-#define GV_NEWTON_MAX_IT 30
-#define GV_TOL 1e-10
-
-/* Outputs of the compiled program at (t, x, y, r), as in cml-variational.c: Lvq[A m + i] =
- * ∂²L/∂y^A∂x^i, Pvq[(a n + A) m + i], Pvv[(a n + A) n + B], Fr[k nr + l], Qv[A n + B],
- * Qq[A m + i]. */
-typedef struct
-{
-  guint m, n, s, nr, nq;
-  guint Lv, Lq, phi, Pv, Pq, Lvv, Lvq, Lqq, Pvq, Pvv, F, Fr, Q, Qv, Qq, total;
-} Layout;
 
 /* The algebroid's structure as the method uses it. */
 typedef struct
@@ -71,51 +60,15 @@ typedef struct
 
 struct _CmlGroupoidVar
 {
-  CmlSystem *sys;
-  CmlProgram *prog;
-  Layout      L;
+  CmlVarCore  core;
   Structure   S;
-  CmlIntegratorOptions options;
-  guint       dim;
-  double     *regs, *fast, *out;
-  double      cost_per_eval;
 
-  double     *p, *z_last;
-  double      t_last;
-  gboolean    p_valid;
-
-  /* work */
-  double     *y, *nu, *x1, *xm, *X, *W, *Mc, *kx, *wx, *rhs, *pp, *z_good, *vnode, *rm, *dr;
-  gsl_matrix *J, *A, *Jr;
-  gsl_permutation *perm, *permA, *permr;
-
-  double      cost;
-  guint64     n_steps;
-  double      midpoint_residual;
+  /* work: the step's velocity and multipliers, the base point at its end and midpoint,
+   * ∂x_m/∂y, dμ/dy, the node momenta and two contractions, the midpoint's matrix */
+  double     *y, *nu, *x1, *xm, *X, *W, *Mc, *kx, *wx;
+  gsl_matrix *A;
+  gsl_permutation *permA;
 };
-
-static void
-layout_init (Layout *L, guint m, guint n, guint s, guint nr, guint nq)
-{
-  guint o = 0;
-  L->m = m, L->n = n, L->s = s, L->nr = nr, L->nq = nq;
-  L->Lv = o, o += n;
-  L->Lq = o, o += m;
-  L->phi = o, o += s;
-  L->Pv = o, o += s * n;
-  L->Pq = o, o += s * m;
-  L->Lvv = o, o += n * n;
-  L->Lvq = o, o += n * m;
-  L->Lqq = o, o += m * m;
-  L->Pvq = o, o += s * n * m;
-  L->Pvv = o, o += s * n * n;
-  L->F = o, o += nr;
-  L->Fr = o, o += nr * nr;
-  L->Q = o, o += nq;
-  L->Qv = o, o += nq * n;
-  L->Qq = o, o += nq * m;
-  L->total = o;
-}
 
 static void
 structure_clear (Structure *S)
@@ -180,22 +133,11 @@ structure_read (CmlSystem *sys, Structure *S, const char **why)
       return FALSE;
     }
   /* the Jacobi identity and the Killing form of the bracketed part */
-  for (guint A = 0; A < n; A++)
-    for (guint B = 0; B < n; B++)
-      for (guint D = 0; D < n; D++)
-        for (guint E = 0; E < n; E++)
-          {
-            double j = 0;
-            for (guint F = 0; F < n; F++)
-              j += S->C[(B * n + D) * n + F] * S->C[(A * n + F) * n + E]
-                   + S->C[(D * n + A) * n + F] * S->C[(B * n + F) * n + E]
-                   + S->C[(A * n + B) * n + F] * S->C[(D * n + F) * n + E];
-            if (fabs (j) > 1e-12 * (1 + scale * scale))
-              {
-                *why = _("its algebroid is a Lie algebroid whose brackets fail the Jacobi identity");
-                return FALSE;
-              }
-          }
+  if (!cml_var_jacobi_holds (S->C, n, scale))
+    {
+      *why = _("its algebroid is a Lie algebroid whose brackets fail the Jacobi identity");
+      return FALSE;
+    }
   for (guint A = 0; A < n; A++)
     for (guint B = 0; B < n; B++)
       {
@@ -215,10 +157,7 @@ structure_read (CmlSystem *sys, Structure *S, const char **why)
       for (guint a = 0; a < 3; a++)
         for (guint b = 0; b < 3; b++)
           K3[a * 3 + b] = S->K[idx[a] * n + idx[b]];
-      double d1 = K3[0], d2 = K3[0] * K3[4] - K3[1] * K3[3];
-      double d3 = K3[0] * (K3[4] * K3[8] - K3[5] * K3[7]) - K3[1] * (K3[3] * K3[8] - K3[5] * K3[6])
-                  + K3[2] * (K3[3] * K3[7] - K3[4] * K3[6]);
-      if (!(d1 < 0 && d2 > 0 && d3 < 0))
+      if (!cml_var_negative_definite3 (K3))
         {
           *why = _("its algebroid is a Lie algebroid whose Lie algebra part is not so(3) (its Killing form is not negative "
                    "definite), for which no discrete groupoid method exists yet");
@@ -385,96 +324,16 @@ cml_groupoid_var_supports (CmlSystem *sys, const char **why)
   return w == NULL;
 }
 
-/* The derivatives of L, φ, the reconstruction rates and the forces as one program with
- * inputs (t, x, y, r); built once per system under its lock. */
-static CmlProgram *
-ensure_program (CmlSystem *sys, GError **error)
-{
-  CmlModel *md = sys->model;
-  CmlExprCtx *ctx = sys->ctx;
-  guint m = md->m, n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
-  guint nr = sys->nr, nf = 1 + m + n + nr;
-  CmlProgram *prog;
-  Layout L;
-
-  g_mutex_lock (&sys->native_lock);
-  if (sys->groupoid_prog)
-    {
-      prog = sys->groupoid_prog;
-      g_mutex_unlock (&sys->native_lock);
-      return prog;
-    }
-  layout_init (&L, m, n, s, nr, md->forces ? n : 0);
-  g_autofree CmlExpr **o = g_new0 (CmlExpr *, MAX (L.total, 1));
-  g_autofree int *fast = g_new (int, nf);
-  fast[0] = md->t_sym;
-  for (guint i = 0; i < m; i++)
-    fast[1 + i] = md->base_sym[i];
-  for (guint A = 0; A < n; A++)
-    fast[1 + m + A] = md->fibre_sym[A];
-  for (guint k = 0; k < nr; k++)
-    fast[1 + m + n + k] = sys->state_sym[m + n + k];
-  for (guint A = 0; A < n; A++)
-    {
-      CmlExpr *lv = cml_expr_diff (ctx, md->lagrangian, md->fibre_sym[A]);
-      o[L.Lv + A] = lv;
-      for (guint B = 0; B < n; B++)
-        o[L.Lvv + A * n + B] = cml_expr_diff (ctx, lv, md->fibre_sym[B]);
-      for (guint i = 0; i < m; i++)
-        o[L.Lvq + A * m + i] = cml_expr_diff (ctx, lv, md->base_sym[i]);
-    }
-  for (guint i = 0; i < m; i++)
-    {
-      CmlExpr *lq = cml_expr_diff (ctx, md->lagrangian, md->base_sym[i]);
-      o[L.Lq + i] = lq;
-      for (guint j = 0; j < m; j++)
-        o[L.Lqq + i * m + j] = cml_expr_diff (ctx, lq, md->base_sym[j]);
-    }
-  for (guint a = 0; a < s; a++)
-    {
-      CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
-      o[L.phi + a] = phi;
-      for (guint i = 0; i < m; i++)
-        o[L.Pq + a * m + i] = cml_expr_diff (ctx, phi, md->base_sym[i]);
-      for (guint A = 0; A < n; A++)
-        {
-          CmlExpr *pv = cml_expr_diff (ctx, phi, md->fibre_sym[A]);
-          o[L.Pv + a * n + A] = pv;
-          for (guint i = 0; i < m; i++)
-            o[L.Pvq + (a * n + A) * m + i] = cml_expr_diff (ctx, pv, md->base_sym[i]);
-          for (guint B = 0; B < n; B++)
-            o[L.Pvv + (a * n + A) * n + B] = cml_expr_diff (ctx, pv, md->fibre_sym[B]);
-        }
-    }
-  for (guint k = 0; k < nr; k++)
-    {
-      o[L.F + k] = sys->rhs[m + n + k];
-      for (guint l = 0; l < nr; l++)
-        o[L.Fr + k * nr + l] = cml_expr_diff (ctx, sys->rhs[m + n + k], sys->state_sym[m + n + l]);
-    }
-  for (guint A = 0; A < L.nq; A++)
-    {
-      o[L.Q + A] = md->forces[A];
-      for (guint B = 0; B < n; B++)
-        o[L.Qv + A * n + B] = cml_expr_diff (ctx, md->forces[A], md->fibre_sym[B]);
-      for (guint i = 0; i < m; i++)
-        o[L.Qq + A * m + i] = cml_expr_diff (ctx, md->forces[A], md->base_sym[i]);
-    }
-  prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nf, error);
-  sys->groupoid_prog = prog;
-  g_mutex_unlock (&sys->native_lock);
-  return prog;
-}
-
 void
 cml_groupoid_var_prepare (CmlSystem *sys)
 {
   if (cml_groupoid_var_supports (sys, NULL))
-    (void) ensure_program (sys, NULL);
+    (void) cml_var_program_ensure (sys, sys->nr, &sys->groupoid_prog, NULL);
 }
 
 CmlGroupoidVar *
-cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params, GError **error)
+cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params,
+                      GError **error)
 {
   CmlModel *md = sys->model;
   const char *why = NULL;
@@ -484,26 +343,14 @@ cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s: %s", md->name, why);
       return NULL;
     }
-  CmlProgram *prog = ensure_program (sys, error);
+  CmlProgram *prog = cml_var_program_ensure (sys, sys->nr, &sys->groupoid_prog, error);
   if (!prog)
     return NULL;
 
-  guint m = md->m, n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
-  guint k = n + s, nr = sys->nr;
   CmlGroupoidVar *var = g_new0 (CmlGroupoidVar, 1);
-  var->sys = cml_system_ref (sys);
-  var->prog = prog;
-  layout_init (&var->L, m, n, s, nr, md->forces ? n : 0);
+  cml_var_core_init (&var->core, sys, prog, options, sys->nr);
+  guint m = md->m, n = md->n, s = var->core.L.s;
   structure_read (sys, &var->S, &why);
-  var->dim = m + n + nr;
-  var->options = *options;
-  var->regs = g_new0 (double, cml_program_n_registers (prog) + 1);
-  var->fast = g_new0 (double, 1 + var->dim);
-  var->out = g_new0 (double, var->L.total + 1);
-  guint rhs_cost = sys->rhs_prog ? cml_program_n_fast_instructions (sys->rhs_prog) : 0;
-  var->cost_per_eval = (double) MAX (cml_program_n_fast_instructions (prog), 1) / MAX (rhs_cost, 1);
-  var->p = g_new0 (double, n);
-  var->z_last = g_new0 (double, var->dim);
   var->y = g_new0 (double, n);
   var->nu = g_new0 (double, s + 1);
   var->x1 = g_new0 (double, m + 1);
@@ -513,18 +360,8 @@ cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const
   var->Mc = g_new0 (double, n);
   var->kx = g_new0 (double, n);
   var->wx = g_new0 (double, n);
-  var->rhs = g_new0 (double, k + m + nr + 1);
-  var->pp = g_new0 (double, n);
-  var->z_good = g_new0 (double, var->dim);
-  var->vnode = g_new0 (double, s + 1);
-  var->rm = g_new0 (double, nr + 1);
-  var->dr = g_new0 (double, nr + 1);
-  var->J = gsl_matrix_alloc (k, k);
-  var->perm = gsl_permutation_alloc (k);
   var->A = gsl_matrix_alloc (MAX (m, 1), MAX (m, 1));
   var->permA = gsl_permutation_alloc (MAX (m, 1));
-  var->Jr = gsl_matrix_alloc (MAX (nr, 1), MAX (nr, 1));
-  var->permr = gsl_permutation_alloc (MAX (nr, 1));
   cml_groupoid_var_set_params (var, params);
   return var;
 }
@@ -535,11 +372,7 @@ cml_groupoid_var_free (CmlGroupoidVar *var)
   if (!var)
     return;
   structure_clear (&var->S);
-  g_free (var->regs);
-  g_free (var->fast);
-  g_free (var->out);
-  g_free (var->p);
-  g_free (var->z_last);
+  cml_var_core_clear (&var->core);
   g_free (var->y);
   g_free (var->nu);
   g_free (var->x1);
@@ -549,68 +382,21 @@ cml_groupoid_var_free (CmlGroupoidVar *var)
   g_free (var->Mc);
   g_free (var->kx);
   g_free (var->wx);
-  g_free (var->rhs);
-  g_free (var->pp);
-  g_free (var->z_good);
-  g_free (var->vnode);
-  g_free (var->rm);
-  g_free (var->dr);
-  gsl_matrix_free (var->J);
-  gsl_permutation_free (var->perm);
   gsl_matrix_free (var->A);
   gsl_permutation_free (var->permA);
-  gsl_matrix_free (var->Jr);
-  gsl_permutation_free (var->permr);
-  cml_system_unref (var->sys);
   g_free (var);
 }
 
 void
 cml_groupoid_var_set_params (CmlGroupoidVar *var, const double *params)
 {
-  cml_program_prepare (var->prog, params, var->regs);
-  var->p_valid = FALSE;
+  cml_var_core_set_params (&var->core, params);
 }
 
 void
 cml_groupoid_var_reset (CmlGroupoidVar *var)
 {
-  var->p_valid = FALSE;
-}
-
-/* The program at (T, X, Y, R) into var->out; FALSE if an output is not finite. */
-static gboolean
-eval_at (CmlGroupoidVar *var, double t, const double *x, const double *y, const double *r)
-{
-  guint m = var->L.m, n = var->L.n, nr = var->L.nr;
-  var->fast[0] = t;
-  memcpy (var->fast + 1, x, m * sizeof (double));
-  memcpy (var->fast + 1 + m, y, n * sizeof (double));
-  memcpy (var->fast + 1 + m + n, r, nr * sizeof (double));
-  cml_program_run (var->prog, var->fast, var->regs, var->out);
-  var->cost += var->cost_per_eval;
-  for (guint i = 0; i < var->L.total; i++)
-    if (!isfinite (var->out[i]))
-      return FALSE;
-  return TRUE;
-}
-
-/* J x = b in place (k = n + s unknowns); FALSE if J is singular to working precision. */
-static gboolean
-solve (CmlGroupoidVar *var, double *b)
-{
-  guint k = var->L.n + var->L.s;
-  int signum;
-  double scale = 0;
-  for (guint i = 0; i < k * k; i++)
-    scale = MAX (scale, fabs (var->J->data[i]));
-  gsl_linalg_LU_decomp (var->J, var->perm, &signum);
-  for (guint i = 0; i < k; i++)
-    if (!(fabs (gsl_matrix_get (var->J, i, i)) > 1e-14 * scale))
-      return FALSE;
-  gsl_vector_view bv = gsl_vector_view_array (b, k);
-  gsl_linalg_LU_svx (var->J, var->perm, &bv.vector);
-  return TRUE;
+  var->core.p_valid = FALSE;
 }
 
 /* The anchor's matrix at X: rho[i n + A] = c^i_A + (R_A x)^i. */
@@ -633,7 +419,7 @@ midpoint (CmlGroupoidVar *var, double h, const double *x0, const double *y)
 {
   const Structure *S = &var->S;
   guint m = S->m, n = S->n;
-  double *A = var->A->data, *b = var->rhs, *xm = var->xm, *X = var->X;
+  double *A = var->A->data, *b = var->core.rhs, *xm = var->xm, *X = var->X;
   int signum;
 
   if (m == 0)
@@ -669,86 +455,6 @@ midpoint (CmlGroupoidVar *var, double h, const double *x0, const double *y)
   return TRUE;
 }
 
-/* The Cayley node momenta M^±(h, ξ) of μ (SIGN +1: the start node, −1: the end node) into
- * OUT; sections outside the so(3) part get μ_B. */
-static void
-node_momentum (const CmlGroupoidVar *var, double h, const double *xi, const double *mu, double sign, double *out)
-{
-  const Structure *S = &var->S;
-  guint n = S->n;
-  double mx = 0;
-  for (guint C = 0; C < n; C++)
-    if (S->cay[C])
-      mx += mu[C] * xi[C];
-  for (guint B = 0; B < n; B++)
-    {
-      double c = 0, k = 0;
-      if (S->cay[B])
-        for (guint A = 0; A < n; A++)
-          {
-            for (guint C = 0; C < n; C++)
-              c += S->C[(A * n + B) * n + C] * xi[A] * mu[C];
-            k += S->K[A * n + B] * xi[A];
-          }
-      out[B] = mu[B] - sign * 0.5 * h * c - 0.125 * h * h * mx * k;
-    }
-}
-
-/* The reconstruction variables R over the step: r₁ = r₀ + h F(tm, x_m, y, (r₀ + r₁)/2), by
- * Newton's method. */
-static gboolean
-reconstruct (CmlGroupoidVar *var, double t0, double tm, double h, const double *xm, const double *y, double *r,
-             GError **error)
-{
-  const Layout *L = &var->L;
-  guint nr = L->nr;
-  const double *o = var->out;
-  double *d = var->dr, *rm = var->rm, *b = var->rhs, *J = var->Jr->data;
-
-  if (nr == 0)
-    return TRUE;
-  memset (d, 0, nr * sizeof (double));
-  for (int it = 0; it < GV_NEWTON_MAX_IT; it++)
-    {
-      double rmax = 0, c = 0;
-      for (guint k = 0; k < nr; k++)
-        {
-          rm[k] = r[k] + 0.5 * d[k];
-          rmax = MAX (rmax, fabs (r[k]));
-        }
-      if (!eval_at (var, tm, xm, y, rm))
-        break;
-      for (guint k = 0; k < nr; k++)
-        {
-          b[k] = -(d[k] - h * o[L->F + k]);
-          for (guint l = 0; l < nr; l++)
-            J[k * nr + l] = (k == l ? 1.0 : 0.0) - 0.5 * h * o[L->Fr + k * nr + l];
-        }
-      int signum;
-      gsl_linalg_LU_decomp (var->Jr, var->permr, &signum);
-      gsl_vector_view bv = gsl_vector_view_array (b, nr);
-      if (gsl_linalg_LU_svx (var->Jr, var->permr, &bv.vector) != 0)
-        break;
-      for (guint k = 0; k < nr; k++)
-        {
-          d[k] += b[k];
-          c = MAX (c, fabs (b[k]) / (fabs (r[k]) + fabs (d[k]) + 1e-6 * (1 + rmax)));
-        }
-      if (!isfinite (c))
-        break;
-      if (c <= GV_TOL)
-        {
-          for (guint k = 0; k < nr; k++)
-            r[k] += d[k];
-          return TRUE;
-        }
-    }
-  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-               _("the midpoint rule for the reconstruction variables did not converge in the step from t = %.6g; "
-                 "lower the step"), t0);
-  return FALSE;
-}
-
 static void
 step_failed (GError **error, const char *what, double t0)
 {
@@ -760,11 +466,11 @@ step_failed (GError **error, const char *what, double t0)
 static gboolean
 gv_step (CmlGroupoidVar *var, double t0, double h, double *x, double *p, double *r, GError **error)
 {
-  const Layout *L = &var->L;
+  const CmlVarLayout *L = &var->core.L;
   const Structure *S = &var->S;
   guint m = L->m, n = L->n, s = L->s, k = n + s;
-  const double *o = var->out;
-  double *y = var->y, *nu = var->nu, *b = var->rhs, *J = var->J->data, *X = var->X, *W = var->W, *Mc = var->Mc;
+  const double *o = var->core.out;
+  double *y = var->y, *nu = var->nu, *b = var->core.rhs, *J = var->core.J->data, *X = var->X, *W = var->W, *Mc = var->Mc;
   double tm = t0 + 0.5 * h;
   gboolean done = FALSE;
   double pmax = 0;
@@ -773,14 +479,14 @@ gv_step (CmlGroupoidVar *var, double t0, double h, double *x, double *p, double 
     pmax = MAX (pmax, fabs (p[A]));
   for (int it = 0;; it++)
     {
-      if (!midpoint (var, h, x, y) || !eval_at (var, tm, m ? var->xm : x, y, r))
+      if (!midpoint (var, h, x, y) || !cml_var_eval (&var->core, tm, m ? var->xm : x, y, r))
         {
           step_failed (error, _("the discrete Lagrange–d'Alembert equations on the groupoid are not finite"), t0);
           return FALSE;
         }
       if (done)
         break;
-      if (it == GV_NEWTON_MAX_IT)
+      if (it == CML_VAR_NEWTON_MAX_IT)
         {
           step_failed (error, _("Newton's method for the discrete Lagrange–d'Alembert equations on the groupoid "
                                 "did not converge"), t0);
@@ -809,7 +515,7 @@ gv_step (CmlGroupoidVar *var, double t0, double h, double *x, double *p, double 
             if (S->cay[A])
               wx[B] += W[A * n + B] * y[A];
           }
-      node_momentum (var, h, y, mu, 1.0, Mc);
+      cml_var_node_momentum (n, S->C, S->K, S->cay, h, y, mu, 1.0, Mc);
       for (guint B = 0; B < n; B++)
         {
           /* M⁺ − (h/2) ρ(x₀)ᵀ L_x − (h/2) Q − Φ_yᵀ ν − p₀ */
@@ -873,37 +579,28 @@ gv_step (CmlGroupoidVar *var, double t0, double h, double *x, double *p, double 
           for (guint c = 0; c < s; c++)
             J[(n + a) * k + n + c] = 0;
         }
-      if (!solve (var, b))
+      if (!cml_var_solve (&var->core, b))
         {
           step_failed (error, _("the Newton matrix of the discrete Lagrange–d'Alembert equations on the groupoid "
                                 "is singular"), t0);
           return FALSE;
         }
-      double c = 0, ymax = 0;
+      double ymax = 0;
       for (guint A = 0; A < n; A++)
         ymax = MAX (ymax, fabs (y[A]));
-      for (guint A = 0; A < n; A++)
-        {
-          y[A] += b[A];
-          c = MAX (c, fabs (b[A]) / (fabs (y[A]) + 1e-6 * (1 + ymax)));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          nu[a] += b[n + a];
-          c = MAX (c, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
-        }
+      double c = cml_var_newton_update (n, s, b, y, nu, ymax, pmax);
       if (!isfinite (c))
         {
           step_failed (error, _("Newton's method for the discrete Lagrange–d'Alembert equations on the groupoid "
                                 "diverged"), t0);
           return FALSE;
         }
-      done = c <= GV_TOL;
+      done = c <= CML_VAR_TOL;
     }
   /* at the solution: p₁ = M⁻ + (h/2) ρ(x₁)ᵀ L_x + (h/2) Q + Φ_yᵀ ν, then x₁ */
   for (guint a = 0; a < s; a++)
-    var->midpoint_residual = MAX (var->midpoint_residual, fabs (o[L->phi + a]));
-  node_momentum (var, h, y, o + L->Lv, -1.0, Mc);
+    var->core.midpoint_residual = MAX (var->core.midpoint_residual, fabs (o[L->phi + a]));
+  cml_var_node_momentum (n, S->C, S->K, S->cay, h, y, o + L->Lv, -1.0, Mc);
   for (guint B = 0; B < n; B++)
     {
       double f = L->nq ? 0.5 * h * o[L->Q + B] : 0.0;
@@ -913,112 +610,27 @@ gv_step (CmlGroupoidVar *var, double t0, double h, double *x, double *p, double 
         f += o[L->Pv + a * n + B] * nu[a];
       p[B] = Mc[B] + f;
     }
-  if (!reconstruct (var, t0, tm, h, var->xm, y, r, error))
+  if (!cml_var_reconstruct (&var->core, t0, tm, h, var->xm, y, FALSE, r, error))
     return FALSE;
   memcpy (x, var->x1, m * sizeof (double));
   return TRUE;
 }
 
-/* The velocity shown at (T, X, R) with the momenta P: L_y = p + Φ_yᵀ ν, φ = 0, by Newton's
- * method from V. */
-static gboolean
-velocity_at (CmlGroupoidVar *var, double t, const double *x, const double *r, const double *p, double *v,
-             GError **error)
-{
-  const Layout *L = &var->L;
-  guint n = L->n, s = L->s, k = n + s;
-  const double *o = var->out;
-  double *nu = var->vnode, *b = var->rhs, *J = var->J->data;
-
-  memset (nu, 0, s * sizeof (double));
-  for (int it = 0; it < GV_NEWTON_MAX_IT; it++)
-    {
-      double vmax = 0, pmax = 0, c = 0;
-      if (!eval_at (var, t, x, v, r))
-        break;
-      for (guint A = 0; A < n; A++)
-        {
-          double res = o[L->Lv + A] - p[A];
-          for (guint a = 0; a < s; a++)
-            res -= o[L->Pv + a * n + A] * nu[a];
-          b[A] = -res;
-          for (guint B = 0; B < n; B++)
-            {
-              double j = o[L->Lvv + A * n + B];
-              for (guint a = 0; a < s; a++)
-                j -= nu[a] * o[L->Pvv + (a * n + A) * n + B];
-              J[A * k + B] = j;
-            }
-          for (guint a = 0; a < s; a++)
-            J[A * k + n + a] = -o[L->Pv + a * n + A];
-          vmax = MAX (vmax, fabs (v[A]));
-          pmax = MAX (pmax, fabs (p[A]));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          b[n + a] = -o[L->phi + a];
-          for (guint B = 0; B < n; B++)
-            J[(n + a) * k + B] = o[L->Pv + a * n + B];
-          for (guint c2 = 0; c2 < s; c2++)
-            J[(n + a) * k + n + c2] = 0;
-        }
-      if (!solve (var, b))
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       _("the velocities at t = %.6g cannot be found from the momenta (the matrix of ∂²L/∂v∂v and "
-                         "the constraints is singular there)"), t);
-          return FALSE;
-        }
-      for (guint A = 0; A < n; A++)
-        {
-          v[A] += b[A];
-          c = MAX (c, fabs (b[A]) / (fabs (v[A]) + 1e-6 * (1 + vmax)));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          nu[a] += b[n + a];
-          c = MAX (c, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
-        }
-      if (!isfinite (c))
-        break;
-      if (c <= GV_TOL)
-        return TRUE;
-    }
-  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-               _("Newton's method for the velocities at t = %.6g (from the momenta and the constraints) did not "
-                 "converge; lower the step"), t);
-  return FALSE;
-}
-
-static void
-ensure_momentum (CmlGroupoidVar *var, double t, const double *z)
-{
-  guint m = var->L.m, n = var->L.n;
-  if (var->p_valid && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0)
-    return;
-  eval_at (var, t, z, z + m, z + m + n);
-  memcpy (var->p, var->out + var->L.Lv, n * sizeof (double));
-  memcpy (var->z_last, z, var->dim * sizeof (double));
-  var->t_last = t;
-  var->p_valid = TRUE;
-}
-
 void
 cml_groupoid_var_momentum (CmlGroupoidVar *var, double t, const double *z, double *p)
 {
-  ensure_momentum (var, t, z);
-  memcpy (p, var->p, var->L.n * sizeof (double));
+  cml_var_momentum (&var->core, t, z, p);
 }
 
 /* One step of the method (one or three discrete steps) of size H from (T0, Z). */
 static gboolean
-method_step (CmlGroupoidVar *var, double t0, double h, double *z, GError **error)
+method_step (gpointer self, double t0, double h, double *z, GError **error)
 {
-  guint m = var->L.m, n = var->L.n, s = var->L.s;
-  static const double g1 = 1.3512071919596576340476878089715; /* 1/(2 − 2^{1/3}) */
-  const double gam[3] = { g1, 1.0 - 2.0 * g1, g1 };
-  const gboolean four = var->options.kind == CML_INTEGRATOR_VARIATIONAL4;
-  guint n_sub = four ? 3 : 1;
+  CmlGroupoidVar *var = self;
+  CmlVarCore *core = &var->core;
+  guint m = core->L.m, n = core->L.n, s = core->L.s;
+  double hs[3];
+  guint n_sub = cml_var_substeps (core, h, hs);
   double t = t0, h_prev = h;
 
   /* the step's velocity starts from the shown one, then the last step's */
@@ -1026,129 +638,57 @@ method_step (CmlGroupoidVar *var, double t0, double h, double *z, GError **error
   memset (var->nu, 0, s * sizeof (double));
   for (guint j = 0; j < n_sub; j++)
     {
-      double hj = four ? gam[j] * h : h;
+      double hj = hs[j];
       for (guint a = 0; j > 0 && a < s; a++)
         var->nu[a] *= hj / h_prev;
-      if (!gv_step (var, t, hj, z, var->p, z + m + n, error))
+      if (!gv_step (var, t, hj, z, core->p, z + m + n, error))
         return FALSE;
       t = j + 1 == n_sub ? t0 + h : t + hj;
       h_prev = hj;
     }
   memcpy (z + m, var->y, n * sizeof (double));
-  return velocity_at (var, t0 + h, z, z + m + n, var->p, z + m, error);
+  return cml_var_velocity_at (core, t0 + h, z, z + m + n, core->p, z + m, error);
 }
 
 gboolean
 cml_groupoid_var_advance (CmlGroupoidVar *var, double *t, double t1, double *z, GError **error)
 {
-  const CmlIntegratorOptions *o = &var->options;
-  guint n = var->L.n;
-  const double t0 = *t;
-  gboolean ok = TRUE;
-
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  var->midpoint_residual = 0;
-  if (t1 == *t)
-    return TRUE;
-  for (guint i = 0; i < var->dim; i++)
-    if (!isfinite (z[i]))
-      {
-        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g (before the first step)"),
-                     *t);
-        return FALSE;
-      }
-
-  double n_real = ceil (fabs (t1 - t0) / o->h_fixed - 1e-9);
-  guint64 nsteps = n_real < 1.0 ? 1 : n_real < 1e15 ? (guint64) n_real : G_MAXUINT64;
-  double h = nsteps == G_MAXUINT64 ? (t1 > t0 ? o->h_fixed : -o->h_fixed) : (t1 - t0) / (double) nsteps;
-
-  ensure_momentum (var, *t, z);
-  for (guint64 k = 0; k < nsteps; k++)
-    {
-      const double t_good = *t;
-      if (o->max_steps > 0 && k >= o->max_steps)
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       _("the integrator took %.0f steps between t = %.6g and t = %.6g without reaching "
-                         "t = %.6g: its steps (%.3g now) are far too short for the span; a shorter span or a longer "
-                         "step may reach it"), (double) k, t0, *t, t1, h);
-          ok = FALSE;
-          break;
-        }
-      memcpy (var->z_good, z, var->dim * sizeof (double));
-      memcpy (var->pp, var->p, n * sizeof (double));
-      gboolean step_ok = method_step (var, t_good, h, z, error);
-      for (guint i = 0; step_ok && i < var->dim; i++)
-        if (!isfinite (z[i]))
-          {
-            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g"), t_good);
-            step_ok = FALSE;
-          }
-      if (!step_ok)
-        {
-          memcpy (z, var->z_good, var->dim * sizeof (double));
-          memcpy (var->p, var->pp, n * sizeof (double));
-          ok = FALSE;
-          break;
-        }
-      *t = k + 1 == nsteps ? t1 : t0 + (double) (k + 1) * h;
-      var->n_steps++;
-      memcpy (var->z_last, z, var->dim * sizeof (double));
-      var->t_last = *t;
-    }
-  if (o->stats)
-    cml_groupoid_var_get_stats (var, o->stats);
-  return ok;
+  return cml_var_advance (&var->core, t, t1, z, method_step, var, error);
 }
 
 guint
 cml_groupoid_var_step_state_size (const CmlGroupoidVar *var)
 {
-  return 1 + var->L.n;
+  return cml_var_step_state_size (&var->core);
 }
 
 void
 cml_groupoid_var_save_step_state (const CmlGroupoidVar *var, double t, const double *z, double *out)
 {
-  guint n = var->L.n;
-  gboolean valid = var->p_valid && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0;
-  out[0] = valid ? 1.0 : 0.0;
-  if (valid)
-    memcpy (out + 1, var->p, n * sizeof (double));
-  else
-    memset (out + 1, 0, n * sizeof (double));
+  cml_var_save_step_state (&var->core, t, z, out);
 }
 
 void
-cml_groupoid_var_restore_step_state (CmlGroupoidVar *var, double t, const double *z, const double *in)
+cml_groupoid_var_restore_step_state (CmlGroupoidVar *var, double t, const double *z,
+                                     const double *in)
 {
-  guint n = var->L.n;
-  var->p_valid = in[0] != 0.0;
-  if (var->p_valid)
-    {
-      memcpy (var->p, in + 1, n * sizeof (double));
-      memcpy (var->z_last, z, var->dim * sizeof (double));
-      var->t_last = t;
-    }
+  cml_var_restore_step_state (&var->core, t, z, in);
 }
 
 guint64
 cml_groupoid_var_n_rhs (const CmlGroupoidVar *var)
 {
-  return (guint64) ceil (var->cost);
+  return cml_var_n_rhs (&var->core);
 }
 
 void
 cml_groupoid_var_get_stats (const CmlGroupoidVar *var, CmlIntegratorStats *stats)
 {
-  memset (stats, 0, sizeof *stats);
-  stats->n_steps = var->n_steps;
-  stats->n_rhs = cml_groupoid_var_n_rhs (var);
-  stats->h = var->options.h_fixed;
+  cml_var_get_stats (&var->core, stats);
 }
 
 double
 cml_groupoid_var_midpoint_residual (const CmlGroupoidVar *var)
 {
-  return var->midpoint_residual;
+  return var->core.midpoint_residual;
 }

@@ -28,17 +28,20 @@ typedef struct _CmlGroupoidVar CmlGroupoidVar;
  * kind of algebroid (or Lagrangian) that is not taken, for the caller's message. */
 gboolean cml_groupoid_var_supports (CmlSystem *sys, const char **why);
 
-CmlGroupoidVar *cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params,
-                                      GError **error);
+CmlGroupoidVar *cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options,
+                                      const double *params, GError **error);
 void     cml_groupoid_var_free (CmlGroupoidVar *var);
 void     cml_groupoid_var_prepare (CmlSystem *sys);
 void     cml_groupoid_var_set_params (CmlGroupoidVar *var, const double *params);
-gboolean cml_groupoid_var_advance (CmlGroupoidVar *var, double *t, double t1, double *z, GError **error);
+gboolean cml_groupoid_var_advance (CmlGroupoidVar *var, double *t, double t1, double *z,
+                                   GError **error);
 void     cml_groupoid_var_reset (CmlGroupoidVar *var);
 void     cml_groupoid_var_momentum (CmlGroupoidVar *var, double t, const double *z, double *p);
 guint    cml_groupoid_var_step_state_size (const CmlGroupoidVar *var);
-void     cml_groupoid_var_save_step_state (const CmlGroupoidVar *var, double t, const double *z, double *out);
-void     cml_groupoid_var_restore_step_state (CmlGroupoidVar *var, double t, const double *z, const double *in);
+void     cml_groupoid_var_save_step_state (const CmlGroupoidVar *var, double t, const double *z,
+                                           double *out);
+void     cml_groupoid_var_restore_step_state (CmlGroupoidVar *var, double t, const double *z,
+                                              const double *in);
 void     cml_groupoid_var_get_stats (const CmlGroupoidVar *var, CmlIntegratorStats *stats);
 guint64  cml_groupoid_var_n_rhs (const CmlGroupoidVar *var);
 double   cml_groupoid_var_midpoint_residual (const CmlGroupoidVar *var);

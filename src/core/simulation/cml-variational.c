@@ -72,11 +72,16 @@
  * Output at exact times as the implicit midpoint rule: N = ceil (|T1 − t|/h − 1e-9) equal
  * steps of (T1 − t)/N, backwards too.  Cost: every evaluation of the compiled derivatives
  * counts as its instructions over those of the system's right-hand side.
+ *
+ * What does not depend on the algebroid (the compiled derivatives, the velocity at a node,
+ * the reconstruction, the advance loop, the Cayley node momenta) is shared with
+ * cml-variational-groupoid.c through cml-variational-private.h.
  */
 #define G_LOG_DOMAIN "cml-variational"
 
 #include "cml-variational.h"
 #include "cml-variational-groupoid.h"
+#include "cml-variational-private.h"
 
 #include "cml-error.h"
 #include "cml-simulation-private.h"
@@ -86,87 +91,17 @@
 #include <math.h>
 #include <string.h>
 
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_permutation.h>
-
-#define VAR_NEWTON_MAX_IT 30
-/* a correction at or below this share of the state's size ends the iteration (quadratic
- * convergence: the next would be at rounding) */
-#define VAR_TOL 1e-10
-
-/* Layout of the compiled program's outputs at (t, q, v), n coordinates, s constraints. */
-/* Layout of the compiled program's outputs at (t, x, y, r): m base coordinates (m = n on
- * T Q, 0 on a Lie algebra), n fibre coordinates, s constraints, nr reconstruction
- * variables (Lie algebras only).  Index conventions as on T Q: Lvq[A n + i] = ∂²L/∂y^A∂x^i,
- * Pvq[(a n + A) m + i], Pvv[(a n + A) n + B]; F the reconstruction rates, Fr[k nr + l] = ∂F_k/∂r_l;
- * with [forces] (nq = n, else 0) Q the generalized forces, Qv[A n + B] = ∂Q_A/∂y^B,
- * Qq[A m + i] = ∂Q_A/∂x^i. */
-typedef struct
-{
-  guint m, n, s, nr, nq;
-  guint Lv, Lq, phi, Pv, Pq, Lvv, Lvq, Lqq, Pvq, Pvv, F, Fr, Q, Qv, Qq, total;
-} Layout;
 
 struct _CmlVariational
 {
-  CmlSystem *sys;
+  CmlVarCore  core;
   CmlGroupoidVar *grp;   /* the other algebroids: cml-variational-groupoid.c does the work */
-  CmlProgram *prog;      /* owned by the system */
-  Layout      L;
-  CmlIntegratorOptions options;
-  guint       dim;            /* of the state: 2n on T Q, n + nr on a Lie algebra */
   gboolean    lie;            /* the Lie algebra so(3) (m = 0) */
   double      C[27], K[9];    /* its structure constants and Killing form (lie_so3 ()) */
-  double     *regs, *fast, *out;
-  const double *r_in;         /* the reconstruction variables fed to the program (nr) */
-  double      cost_per_eval;  /* right-hand-side equivalents of one evaluation */
 
-  /* the carried momenta, valid for the state z_last at t_last */
-  double     *p, *z_last;
-  double      t_last;
-  gboolean    p_valid;
-
-  /* work: the step's unknowns, the Newton system, the substeps' q and p */
-  double     *u, *mu, *q, *pp, *rhs, *z_good, *vq, *nu;
-  gsl_matrix *J;
-  gsl_permutation *perm;
-  /* the reconstruction's implicit midpoint rule (Lie algebras): increment, midpoint, Newton */
-  double     *dr, *rm, *rrhs;
-  gsl_matrix *Jr;
-  gsl_permutation *permr;
-
-  double      cost;
-  guint64     n_steps;
-  double      midpoint_residual;
+  /* work: the step's unknowns, the substeps' q and v, the node momenta */
+  double     *u, *mu, *q, *vq;
 };
-
-static void
-layout_init (Layout *L, guint m, guint n, guint s, guint nr, guint nq)
-{
-  guint o = 0;
-  L->m = m;
-  L->n = n;
-  L->s = s;
-  L->nr = nr;
-  L->nq = nq;
-  L->Lv = o, o += n;
-  L->Lq = o, o += m;
-  L->phi = o, o += s;
-  L->Pv = o, o += s * n;
-  L->Pq = o, o += s * m;
-  L->Lvv = o, o += n * n;
-  L->Lvq = o, o += n * m;
-  L->Lqq = o, o += m * m;
-  L->Pvq = o, o += s * n * m;
-  L->Pvv = o, o += s * n * n;
-  L->F = o, o += nr;
-  L->Fr = o, o += nr * nr;
-  L->Q = o, o += nq;
-  L->Qv = o, o += nq * n;
-  L->Qq = o, o += nq * m;
-  L->total = o;
-}
 
 /* The structure constants C[(A n + B) n + C] = C^C_AB of MD and its Killing form
  * K[A n + B] = tr(ad_A ad_B) = C^C_AD C^D_BC, when MD is the Lie algebra so(3) in some
@@ -194,22 +129,11 @@ lie_so3 (CmlModel *md, double *C, double *K, const char **why)
   double scale = 0;
   for (guint k = 0; k < n * n * n; k++)
     scale = MAX (scale, fabs (C[k]));
-  for (guint A = 0; A < n; A++)
-    for (guint B = 0; B < n; B++)
-      for (guint D = 0; D < n; D++)
-        for (guint E = 0; E < n; E++)
-          {
-            /* Σ_cyclic(A,B,D) C^F_BD C^E_AF */
-            double j = 0;
-            for (guint F = 0; F < n; F++)
-              j += C[(B * n + D) * n + F] * C[(A * n + F) * n + E] + C[(D * n + A) * n + F] * C[(B * n + F) * n + E]
-                   + C[(A * n + B) * n + F] * C[(D * n + F) * n + E];
-            if (fabs (j) > 1e-12 * (1 + scale * scale))
-              {
-                *why = "its brackets fail the Jacobi identity";
-                return FALSE;
-              }
-          }
+  if (!cml_var_jacobi_holds (C, n, scale))
+    {
+      *why = "its brackets fail the Jacobi identity";
+      return FALSE;
+    }
   for (guint A = 0; A < n; A++)
     for (guint B = 0; B < n; B++)
       {
@@ -219,10 +143,7 @@ lie_so3 (CmlModel *md, double *C, double *K, const char **why)
             k += C[(A * n + D) * n + Cc] * C[(B * n + Cc) * n + D];
         K[A * n + B] = k;
       }
-  double d1 = K[0], d2 = K[0] * K[4] - K[1] * K[3];
-  double d3 = K[0] * (K[4] * K[8] - K[5] * K[7]) - K[1] * (K[3] * K[8] - K[5] * K[6])
-              + K[2] * (K[3] * K[7] - K[4] * K[6]);
-  if (!(d1 < 0 && d2 > 0 && d3 < 0))
+  if (!cml_var_negative_definite3 (K))
     {
       *why = "its Lie algebra is not so(3) (the Killing form is not negative definite)";
       return FALSE;
@@ -284,100 +205,19 @@ cml_variational_supports (CmlSystem *sys, GError **error)
   return FALSE;
 }
 
-/* The derivatives of L and φ (and, on a Lie algebra, the reconstruction rates and their
- * derivatives) as one program with inputs (t, x, y, r), the state's order; built once per
- * system, under the system's lock for things built on first use. */
-static CmlProgram *
-ensure_program (CmlSystem *sys, GError **error)
-{
-  CmlModel *md = sys->model;
-  CmlExprCtx *ctx = sys->ctx;
-  guint m = md->m, n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
-  guint nr = m == 0 ? sys->nr : 0, nf = 1 + m + n + nr;
-  CmlProgram *prog;
-  Layout L;
-
-  g_mutex_lock (&sys->native_lock);
-  if (sys->variational_prog)
-    {
-      prog = sys->variational_prog;
-      g_mutex_unlock (&sys->native_lock);
-      return prog;
-    }
-  layout_init (&L, m, n, s, nr, md->forces ? n : 0);
-  g_autofree CmlExpr **o = g_new0 (CmlExpr *, MAX (L.total, 1));
-  g_autofree int *fast = g_new (int, nf);
-  fast[0] = md->t_sym;
-  for (guint i = 0; i < m; i++)
-    fast[1 + i] = md->base_sym[i];
-  for (guint A = 0; A < n; A++)
-    fast[1 + m + A] = md->fibre_sym[A];
-  for (guint k = 0; k < nr; k++)
-    fast[1 + m + n + k] = sys->state_sym[m + n + k];
-  for (guint A = 0; A < n; A++)
-    {
-      CmlExpr *lv = cml_expr_diff (ctx, md->lagrangian, md->fibre_sym[A]);
-      o[L.Lv + A] = lv;
-      for (guint B = 0; B < n; B++)
-        o[L.Lvv + A * n + B] = cml_expr_diff (ctx, lv, md->fibre_sym[B]);
-      for (guint i = 0; i < m; i++)
-        o[L.Lvq + A * m + i] = cml_expr_diff (ctx, lv, md->base_sym[i]);
-    }
-  for (guint i = 0; i < m; i++)
-    {
-      CmlExpr *lq = cml_expr_diff (ctx, md->lagrangian, md->base_sym[i]);
-      o[L.Lq + i] = lq;
-      for (guint j = 0; j < m; j++)
-        o[L.Lqq + i * m + j] = cml_expr_diff (ctx, lq, md->base_sym[j]);
-    }
-  for (guint a = 0; a < s; a++)
-    {
-      CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
-      o[L.phi + a] = phi;
-      for (guint i = 0; i < m; i++)
-        o[L.Pq + a * m + i] = cml_expr_diff (ctx, phi, md->base_sym[i]);
-      for (guint A = 0; A < n; A++)
-        {
-          CmlExpr *pv = cml_expr_diff (ctx, phi, md->fibre_sym[A]);
-          o[L.Pv + a * n + A] = pv;
-          for (guint i = 0; i < m; i++)
-            o[L.Pvq + (a * n + A) * m + i] = cml_expr_diff (ctx, pv, md->base_sym[i]);
-          for (guint B = 0; B < n; B++)
-            o[L.Pvv + (a * n + A) * n + B] = cml_expr_diff (ctx, pv, md->fibre_sym[B]);
-        }
-    }
-  for (guint k = 0; k < nr; k++)
-    {
-      o[L.F + k] = sys->rhs[m + n + k];
-      for (guint l = 0; l < nr; l++)
-        o[L.Fr + k * nr + l] = cml_expr_diff (ctx, sys->rhs[m + n + k], sys->state_sym[m + n + l]);
-    }
-  for (guint A = 0; A < L.nq; A++)
-    {
-      o[L.Q + A] = md->forces[A];
-      for (guint B = 0; B < n; B++)
-        o[L.Qv + A * n + B] = cml_expr_diff (ctx, md->forces[A], md->fibre_sym[B]);
-      for (guint i = 0; i < m; i++)
-        o[L.Qq + A * m + i] = cml_expr_diff (ctx, md->forces[A], md->base_sym[i]);
-    }
-  prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nf, error);
-  sys->variational_prog = prog;
-  g_mutex_unlock (&sys->native_lock);
-  return prog;
-}
-
 void
 cml_variational_prepare (CmlSystem *sys)
 {
   const char *why;
   if (classic_supports (sys, &why))
-    (void) ensure_program (sys, NULL);
+    (void) cml_var_program_ensure (sys, sys->model->m == 0 ? sys->nr : 0, &sys->variational_prog, NULL);
   else
     cml_groupoid_var_prepare (sys);
 }
 
 CmlVariational *
-cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params, GError **error)
+cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params,
+                     GError **error)
 {
   CmlModel *md = sys->model;
 
@@ -397,49 +237,24 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
       if (!grp)
         return NULL;
       CmlVariational *var = g_new0 (CmlVariational, 1);
-      var->sys = cml_system_ref (sys);
       var->grp = grp;
-      var->options = *options;
       return var;
     }
-  CmlProgram *prog = ensure_program (sys, error);
+  guint nr = md->m == 0 ? sys->nr : 0;
+  CmlProgram *prog = cml_var_program_ensure (sys, nr, &sys->variational_prog, error);
   if (!prog)
     return NULL;
 
-  guint m = md->m, n = md->n, s = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? md->constraints->len : 0;
-  guint k = n + s, nr = m == 0 ? sys->nr : 0;
   CmlVariational *var = g_new0 (CmlVariational, 1);
-  var->sys = cml_system_ref (sys);
-  var->prog = prog;
-  layout_init (&var->L, m, n, s, nr, md->forces ? n : 0);
-  var->dim = m + n + nr;
-  var->lie = m == 0;
+  cml_var_core_init (&var->core, sys, prog, options, nr);
+  guint n = md->n, s = var->core.L.s;
+  var->lie = md->m == 0;
   if (var->lie)
     lie_so3 (md, var->C, var->K, &why);
-  var->options = *options;
-  var->regs = g_new0 (double, cml_program_n_registers (prog) + 1);
-  var->fast = g_new0 (double, 1 + var->dim);
-  var->out = g_new0 (double, var->L.total + 1);
-  guint rhs_cost = sys->rhs_prog ? cml_program_n_fast_instructions (sys->rhs_prog) : 0;
-  var->cost_per_eval = (double) MAX (cml_program_n_fast_instructions (prog), 1) / MAX (rhs_cost, 1);
-  var->p = g_new0 (double, n);
-  var->z_last = g_new0 (double, var->dim);
   var->u = g_new0 (double, n);
   var->mu = g_new0 (double, s + 1);
-  var->nu = g_new0 (double, s + 1);
   var->q = g_new0 (double, n);
-  var->pp = g_new0 (double, n);
   var->vq = g_new0 (double, n);
-  var->rhs = g_new0 (double, k);
-  var->z_good = g_new0 (double, var->dim);
-  var->J = gsl_matrix_alloc (k, k);
-  var->perm = gsl_permutation_alloc (k);
-  var->dr = g_new0 (double, nr + 1);
-  var->rm = g_new0 (double, nr + 1);
-  var->rrhs = g_new0 (double, nr + 1);
-  var->Jr = gsl_matrix_alloc (MAX (nr, 1), MAX (nr, 1));
-  var->permr = gsl_permutation_alloc (MAX (nr, 1));
-  var->r_in = var->rm;
   cml_variational_set_params (var, params);
   return var;
 }
@@ -450,33 +265,13 @@ cml_variational_free (CmlVariational *var)
   if (!var)
     return;
   if (var->grp)
-    {
-      cml_groupoid_var_free (var->grp);
-      cml_system_unref (var->sys);
-      g_free (var);
-      return;
-    }
-  g_free (var->regs);
-  g_free (var->fast);
-  g_free (var->out);
-  g_free (var->p);
-  g_free (var->z_last);
+    cml_groupoid_var_free (var->grp);
+  else
+    cml_var_core_clear (&var->core);
   g_free (var->u);
   g_free (var->mu);
-  g_free (var->nu);
   g_free (var->q);
-  g_free (var->pp);
   g_free (var->vq);
-  g_free (var->rhs);
-  g_free (var->z_good);
-  gsl_matrix_free (var->J);
-  gsl_permutation_free (var->perm);
-  g_free (var->dr);
-  g_free (var->rm);
-  g_free (var->rrhs);
-  gsl_matrix_free (var->Jr);
-  gsl_permutation_free (var->permr);
-  cml_system_unref (var->sys);
   g_free (var);
 }
 
@@ -488,8 +283,7 @@ cml_variational_set_params (CmlVariational *var, const double *params)
       cml_groupoid_var_set_params (var->grp, params);
       return;
     }
-  cml_program_prepare (var->prog, params, var->regs);
-  var->p_valid = FALSE;
+  cml_var_core_set_params (&var->core, params);
 }
 
 void
@@ -500,45 +294,7 @@ cml_variational_reset (CmlVariational *var)
       cml_groupoid_var_reset (var->grp);
       return;
     }
-  var->p_valid = FALSE;
-}
-
-/* The program at (T, Q, V, var->r_in) into var->out (Q has m entries: none on a Lie
- * algebra); FALSE if an output is not finite. */
-static gboolean
-eval_at (CmlVariational *var, double t, const double *q, const double *v)
-{
-  guint m = var->L.m, n = var->L.n;
-  var->fast[0] = t;
-  if (m > 0)
-    memcpy (var->fast + 1, q, m * sizeof (double));
-  memcpy (var->fast + 1 + m, v, n * sizeof (double));
-  if (var->L.nr > 0)
-    memcpy (var->fast + 1 + m + n, var->r_in, var->L.nr * sizeof (double));
-  cml_program_run (var->prog, var->fast, var->regs, var->out);
-  var->cost += var->cost_per_eval;
-  for (guint i = 0; i < var->L.total; i++)
-    if (!isfinite (var->out[i]))
-      return FALSE;
-  return TRUE;
-}
-
-/* J x = b in place (k = n + s unknowns); FALSE if J is singular to working precision. */
-static gboolean
-solve (CmlVariational *var, double *b)
-{
-  guint k = var->L.n + var->L.s;
-  int signum;
-  double scale = 0;
-  for (guint i = 0; i < k * k; i++)
-    scale = MAX (scale, fabs (var->J->data[i]));
-  gsl_linalg_LU_decomp (var->J, var->perm, &signum);
-  for (guint i = 0; i < k; i++)
-    if (!(fabs (gsl_matrix_get (var->J, i, i)) > 1e-14 * scale))
-      return FALSE;
-  gsl_vector_view bv = gsl_vector_view_array (b, k);
-  gsl_linalg_LU_svx (var->J, var->perm, &bv.vector);
-  return TRUE;
+  var->core.p_valid = FALSE;
 }
 
 /* One step of size H from (T0, Q, P), in place, starting Newton's method from var->u and
@@ -546,10 +302,10 @@ solve (CmlVariational *var, double *b)
 static gboolean
 dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError **error)
 {
-  const Layout *L = &var->L;
+  const CmlVarLayout *L = &var->core.L;
   guint n = L->n, s = L->s, k = n + s;
-  const double *o = var->out;
-  double *u = var->u, *mu = var->mu, *b = var->rhs, *J = var->J->data;
+  const double *o = var->core.out;
+  double *u = var->u, *mu = var->mu, *b = var->core.rhs, *J = var->core.J->data;
   double tm = t0 + 0.5 * h;
   gboolean done = FALSE;
   double qmax = 0, pmax = 0;
@@ -566,7 +322,7 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
           var->q[A] = q[A] + 0.5 * u[A];
           var->vq[A] = u[A] / h;
         }
-      if (!eval_at (var, tm, var->q, var->vq))
+      if (!cml_var_eval (&var->core, tm, var->q, var->vq, NULL))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "the discrete Lagrange–d'Alembert equations are not finite in the step from t = %.6g; "
@@ -575,7 +331,7 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
         }
       if (done)
         break;
-      if (it == VAR_NEWTON_MAX_IT)
+      if (it == CML_VAR_NEWTON_MAX_IT)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "Newton's method for the discrete Lagrange–d'Alembert equations did not converge in "
@@ -615,7 +371,7 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
           for (guint c = 0; c < s; c++)
             J[(n + a) * k + n + c] = 0;
         }
-      if (!solve (var, b))
+      if (!cml_var_solve (&var->core, b))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "the Newton matrix of the discrete Lagrange–d'Alembert equations is singular in the step "
@@ -643,11 +399,11 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
                        "from t = %.6g; lower the step", t0);
           return FALSE;
         }
-      done = r <= VAR_TOL;
+      done = r <= CML_VAR_TOL;
     }
   /* at the solution: q₁ = q₀ + u, p₁ = p₀ + h (L_q + Q) + 2 Φ_vᵀ μ */
   for (guint a = 0; a < s; a++)
-    var->midpoint_residual = MAX (var->midpoint_residual, fabs (o[L->phi + a]));
+    var->core.midpoint_residual = MAX (var->core.midpoint_residual, fabs (o[L->phi + a]));
   for (guint A = 0; A < n; A++)
     {
       double dp = h * (o[L->Lq + A] + (L->nq ? o[L->Q + A] : 0.0));
@@ -659,90 +415,6 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
   return TRUE;
 }
 
-/* On so(3) with the Cayley retraction (doc/theory.md §14.1): the node momenta of the
- * step with velocity ξ and μ = L_y(t, ξ),
- *
- *   M^±_B(h, ξ) = μ_B ∓ (h/2) C^C_AB ξ^A μ_C − (h²/8) (μ_C ξ^C) K_AB ξ^A,
- *
- * (dcay⁻¹_{±hξ})* μ written with the brackets and the Killing form K (ξ·η = −K(ξ, η)/2 in a
- * basis where C^k_ij = ε_ijk), into OUT (n). */
-static void
-lie_node_momentum (const CmlVariational *var, double h, const double *xi, const double *mu, double sign,
-                   double *out)
-{
-  guint n = var->L.n;
-  double mx = 0;
-  for (guint C = 0; C < n; C++)
-    mx += mu[C] * xi[C];
-  for (guint B = 0; B < n; B++)
-    {
-      double c = 0, k = 0;
-      for (guint A = 0; A < n; A++)
-        {
-          for (guint C = 0; C < n; C++)
-            c += var->C[(A * n + B) * n + C] * xi[A] * mu[C];
-          k += var->K[A * n + B] * xi[A];
-        }
-      out[B] = mu[B] - sign * 0.5 * h * c - 0.125 * h * h * mx * k;
-    }
-}
-
-/* The reconstruction variables R over a step of size H at the midpoint time TM with the
- * step's velocity XI: the implicit midpoint rule r₁ = r₀ + h F(tm, ξ, (r₀ + r₁)/2), by
- * Newton's method from r₁ = r₀ + h F(tm, ξ, r₀) (var->out holds the program at (tm, ξ, r₀)).
- * FALSE with an error naming T0. */
-static gboolean
-lie_reconstruct (CmlVariational *var, double t0, double tm, double h, const double *xi, double *r, GError **error)
-{
-  const Layout *L = &var->L;
-  guint nr = L->nr;
-  const double *o = var->out;
-  double *d = var->dr, *rm = var->rm, *b = var->rrhs, *J = var->Jr->data;
-
-  for (guint k = 0; k < nr; k++)
-    d[k] = h * o[L->F + k];
-  var->r_in = rm;
-  for (int it = 0; it < VAR_NEWTON_MAX_IT; it++)
-    {
-      double rmax = 0, c = 0;
-      for (guint k = 0; k < nr; k++)
-        {
-          rm[k] = r[k] + 0.5 * d[k];
-          rmax = MAX (rmax, fabs (r[k]));
-        }
-      if (!eval_at (var, tm, NULL, xi))
-        break;
-      for (guint k = 0; k < nr; k++)
-        {
-          b[k] = -(d[k] - h * o[L->F + k]);
-          for (guint l = 0; l < nr; l++)
-            J[k * nr + l] = (k == l ? 1.0 : 0.0) - 0.5 * h * o[L->Fr + k * nr + l];
-        }
-      int signum;
-      gsl_linalg_LU_decomp (var->Jr, var->permr, &signum);
-      gsl_vector_view bv = gsl_vector_view_array (b, nr);
-      if (gsl_linalg_LU_svx (var->Jr, var->permr, &bv.vector) != 0)
-        break;
-      for (guint k = 0; k < nr; k++)
-        {
-          d[k] += b[k];
-          c = MAX (c, fabs (b[k]) / (fabs (r[k]) + fabs (d[k]) + 1e-6 * (1 + rmax)));
-        }
-      if (!isfinite (c))
-        break;
-      if (c <= VAR_TOL)
-        {
-          for (guint k = 0; k < nr; k++)
-            r[k] += d[k];
-          return TRUE;
-        }
-    }
-  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-               "the midpoint rule for the reconstruction variables did not converge in the step from t = %.6g; "
-               "lower the step", t0);
-  return FALSE;
-}
-
 /* One step of size H on so(3) from (T0, M = P, R), in place: solves
  *
  *   M^+(h, ξ) − Φ_y(tm, ξ)ᵀ ν = M₀,   φ(tm, ξ) = 0
@@ -752,20 +424,19 @@ lie_reconstruct (CmlVariational *var, double t0, double tm, double h, const doub
 static gboolean
 lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError **error)
 {
-  const Layout *L = &var->L;
+  const CmlVarLayout *L = &var->core.L;
   guint n = L->n, s = L->s, k = n + s;
-  const double *o = var->out;
-  double *xi = var->u, *nu = var->mu, *b = var->rhs, *J = var->J->data, *Mp = var->q;
+  const double *o = var->core.out;
+  double *xi = var->u, *nu = var->mu, *b = var->core.rhs, *J = var->core.J->data, *Mp = var->q;
   double tm = t0 + 0.5 * h;
   gboolean done = FALSE;
   double pmax = 0;
 
   for (guint A = 0; A < n; A++)
     pmax = MAX (pmax, fabs (p[A]));
-  var->r_in = r;
   for (int it = 0;; it++)
     {
-      if (!eval_at (var, tm, NULL, xi))
+      if (!cml_var_eval (&var->core, tm, NULL, xi, r))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "the discrete Euler–Poincaré equations are not finite in the step from t = %.6g; "
@@ -774,7 +445,7 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
         }
       if (done)
         break;
-      if (it == VAR_NEWTON_MAX_IT)
+      if (it == CML_VAR_NEWTON_MAX_IT)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "Newton's method for the discrete Euler–Poincaré equations did not converge in the step "
@@ -783,7 +454,7 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
         }
       const double *mu = o + L->Lv, *W = o + L->Lvv;
       double mx = 0, kx[3] = { 0 }, wx[3] = { 0 };
-      lie_node_momentum (var, h, xi, mu, 1.0, Mp);
+      cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, mu, 1.0, Mp);
       for (guint A = 0; A < n; A++)
         {
           mx += mu[A] * xi[A];
@@ -828,26 +499,17 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
           for (guint c = 0; c < s; c++)
             J[(n + a) * k + n + c] = 0;
         }
-      if (!solve (var, b))
+      if (!cml_var_solve (&var->core, b))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "the Newton matrix of the discrete Euler–Poincaré equations is singular in the step from "
                        "t = %.6g; lower the step", t0);
           return FALSE;
         }
-      double c = 0, xmax = 0;
+      double xmax = 0;
       for (guint A = 0; A < n; A++)
         xmax = MAX (xmax, fabs (xi[A]));
-      for (guint A = 0; A < n; A++)
-        {
-          xi[A] += b[A];
-          c = MAX (c, fabs (b[A]) / (fabs (xi[A]) + 1e-6 * (1 + xmax)));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          nu[a] += b[n + a];
-          c = MAX (c, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
-        }
+      double c = cml_var_newton_update (n, s, b, xi, nu, xmax, pmax);
       if (!isfinite (c))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
@@ -855,12 +517,12 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
                        "t = %.6g; lower the step", t0);
           return FALSE;
         }
-      done = c <= VAR_TOL;
+      done = c <= CML_VAR_TOL;
     }
   /* at the solution: M₁ = M^−(h, ξ) + (h/2) Q + Φ_yᵀ ν */
   for (guint a = 0; a < s; a++)
-    var->midpoint_residual = MAX (var->midpoint_residual, fabs (o[L->phi + a]));
-  lie_node_momentum (var, h, xi, o + L->Lv, -1.0, Mp);
+    var->core.midpoint_residual = MAX (var->core.midpoint_residual, fabs (o[L->phi + a]));
+  cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, o + L->Lv, -1.0, Mp);
   for (guint B = 0; B < n; B++)
     {
       double f = L->nq ? 0.5 * h * o[L->Q + B] : 0.0;
@@ -868,94 +530,7 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
         f += o[L->Pv + a * n + B] * nu[a];
       p[B] = Mp[B] + f;
     }
-  if (L->nr > 0)
-    return lie_reconstruct (var, t0, tm, h, xi, r, error);
-  return TRUE;
-}
-
-/* The velocity shown at (T, Q) with the momenta P: L_v(t, q, v) = p + Φ_vᵀ ν, φ = 0, by
- * Newton's method from V (in: the starting guess; out: the solution).  FALSE with an error. */
-static gboolean
-velocity_at (CmlVariational *var, double t, const double *q, const double *p, double *v, GError **error)
-{
-  const Layout *L = &var->L;
-  guint n = L->n, s = L->s, k = n + s;
-  const double *o = var->out;
-  double *nu = var->nu, *b = var->rhs, *J = var->J->data;
-
-  memset (nu, 0, s * sizeof (double));
-  for (int it = 0; it < VAR_NEWTON_MAX_IT; it++)
-    {
-      double vmax = 0, pmax = 0, r = 0;
-      if (!eval_at (var, t, q, v))
-        break;
-      for (guint A = 0; A < n; A++)
-        {
-          double res = o[L->Lv + A] - p[A];
-          for (guint a = 0; a < s; a++)
-            res -= o[L->Pv + a * n + A] * nu[a];
-          b[A] = -res;
-          for (guint B = 0; B < n; B++)
-            {
-              double j = o[L->Lvv + A * n + B];
-              for (guint a = 0; a < s; a++)
-                j -= nu[a] * o[L->Pvv + (a * n + A) * n + B];
-              J[A * k + B] = j;
-            }
-          for (guint a = 0; a < s; a++)
-            J[A * k + n + a] = -o[L->Pv + a * n + A];
-          vmax = MAX (vmax, fabs (v[A]));
-          pmax = MAX (pmax, fabs (p[A]));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          b[n + a] = -o[L->phi + a];
-          for (guint B = 0; B < n; B++)
-            J[(n + a) * k + B] = o[L->Pv + a * n + B];
-          for (guint c = 0; c < s; c++)
-            J[(n + a) * k + n + c] = 0;
-        }
-      if (!solve (var, b))
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       "the velocities at t = %.6g cannot be found from the momenta (the matrix of ∂²L/∂v∂v and "
-                       "the constraints is singular there)", t);
-          return FALSE;
-        }
-      for (guint A = 0; A < n; A++)
-        {
-          v[A] += b[A];
-          r = MAX (r, fabs (b[A]) / (fabs (v[A]) + 1e-6 * (1 + vmax)));
-        }
-      for (guint a = 0; a < s; a++)
-        {
-          nu[a] += b[n + a];
-          r = MAX (r, fabs (b[n + a]) / (fabs (nu[a]) + pmax + DBL_MIN));
-        }
-      if (!isfinite (r))
-        break;
-      if (r <= VAR_TOL)
-        return TRUE;
-    }
-  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-               "Newton's method for the velocities at t = %.6g (from the momenta and the constraints) did not "
-               "converge; lower the step", t);
-  return FALSE;
-}
-
-/* The momenta for the state (T, Z): the carried ones when Z is what the last step returned. */
-static void
-ensure_momentum (CmlVariational *var, double t, const double *z)
-{
-  guint n = var->L.n;
-  if (var->p_valid && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0)
-    return;
-  var->r_in = z + var->L.m + n;
-  eval_at (var, t, z, z + var->L.m);
-  memcpy (var->p, var->out + var->L.Lv, n * sizeof (double));
-  memcpy (var->z_last, z, var->dim * sizeof (double));
-  var->t_last = t;
-  var->p_valid = TRUE;
+  return cml_var_reconstruct (&var->core, t0, tm, h, NULL, xi, TRUE, r, error);
 }
 
 void
@@ -966,20 +541,19 @@ cml_variational_momentum (CmlVariational *var, double t, const double *z, double
       cml_groupoid_var_momentum (var->grp, t, z, p);
       return;
     }
-  ensure_momentum (var, t, z);
-  memcpy (p, var->p, var->L.n * sizeof (double));
+  cml_var_momentum (&var->core, t, z, p);
 }
 
 /* One step of the method (one or three discrete Lagrange–d'Alembert steps) of size H from
- * (T0, Z): var->p is advanced with it and Z gets (q₁, v₁). */
+ * (T0, Z): the carried momenta are advanced with it and Z gets (q₁, v₁). */
 static gboolean
-method_step (CmlVariational *var, double t0, double h, double *z, GError **error)
+method_step (gpointer self, double t0, double h, double *z, GError **error)
 {
-  guint n = var->L.n, s = var->L.s;
-  static const double g1 = 1.3512071919596576340476878089715; /* 1/(2 − 2^{1/3}) */
-  const double gam[3] = { g1, 1.0 - 2.0 * g1, g1 };
-  const gboolean four = var->options.kind == CML_INTEGRATOR_VARIATIONAL4;
-  guint n_sub = four ? 3 : 1;
+  CmlVariational *var = self;
+  CmlVarCore *core = &var->core;
+  guint n = core->L.n, s = core->L.s;
+  double hs[3];
+  guint n_sub = cml_var_substeps (core, h, hs);
   double t = t0, h_prev = 0;
 
   if (var->lie)
@@ -989,23 +563,22 @@ method_step (CmlVariational *var, double t0, double h, double *z, GError **error
       memset (var->mu, 0, s * sizeof (double));
       for (guint j = 0; j < n_sub; j++)
         {
-          double hj = four ? gam[j] * h : h;
+          double hj = hs[j];
           for (guint a = 0; j > 0 && a < s; a++)
             var->mu[a] *= hj / h_prev;
-          if (!lie_step (var, t, hj, var->p, z + n, error))
+          if (!lie_step (var, t, hj, core->p, z + n, error))
             return FALSE;
           t = j + 1 == n_sub ? t0 + h : t + hj;
           h_prev = hj;
         }
       memcpy (z, var->u, n * sizeof (double));
-      var->r_in = z + n;
-      return velocity_at (var, t0 + h, NULL, var->p, z, error);
+      return cml_var_velocity_at (core, t0 + h, NULL, z + n, core->p, z, error);
     }
 
   /* predictor of the first step: u = h v₀, μ = 0 */
   for (guint j = 0; j < n_sub; j++)
     {
-      double hj = four ? gam[j] * h : h;
+      double hj = hs[j];
       if (j == 0)
         {
           for (guint A = 0; A < n; A++)
@@ -1020,7 +593,7 @@ method_step (CmlVariational *var, double t0, double h, double *z, GError **error
           for (guint a = 0; a < s; a++)
             var->mu[a] *= hj / h_prev;
         }
-      if (!dla_step (var, t, hj, z, var->p, error))
+      if (!dla_step (var, t, hj, z, core->p, error))
         return FALSE;
       t = j + 1 == n_sub ? t0 + h : t + hj;
       h_prev = hj;
@@ -1028,72 +601,16 @@ method_step (CmlVariational *var, double t0, double h, double *z, GError **error
   /* the velocity shown at the new point, from the last midpoint velocity */
   for (guint A = 0; A < n; A++)
     z[n + A] = var->u[A] / h_prev;
-  return velocity_at (var, t0 + h, z, var->p, z + n, error);
+  return cml_var_velocity_at (core, t0 + h, z, NULL, core->p, z + n, error);
 }
 
 gboolean
 cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, GError **error)
 {
-  const CmlIntegratorOptions *o = &var->options;
-  guint n = var->L.n;
-  const double t0 = *t;
-  gboolean ok = TRUE;
-
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   if (var->grp)
     return cml_groupoid_var_advance (var->grp, t, t1, z, error);
-  var->midpoint_residual = 0;
-  if (t1 == *t)
-    return TRUE;
-  for (guint i = 0; i < var->dim; i++)
-    if (!isfinite (z[i]))
-      {
-        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.6g (before the first step)", *t);
-        return FALSE;
-      }
-
-  double n_real = ceil (fabs (t1 - t0) / o->h_fixed - 1e-9);
-  guint64 nsteps = n_real < 1.0 ? 1 : n_real < 1e15 ? (guint64) n_real : G_MAXUINT64;
-  double h = nsteps == G_MAXUINT64 ? (t1 > t0 ? o->h_fixed : -o->h_fixed) : (t1 - t0) / (double) nsteps;
-
-  ensure_momentum (var, *t, z);
-  for (guint64 k = 0; k < nsteps; k++)
-    {
-      const double t_good = *t;
-      if (o->max_steps > 0 && k >= o->max_steps)
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       "the integrator took %" G_GUINT64_FORMAT " steps between t = %.6g and t = %.6g without "
-                       "reaching t = %.6g: its steps (%.3g now) are far too short for the span; a shorter span "
-                       "or a longer step may reach it", k, t0, *t, t1, h);
-          ok = FALSE;
-          break;
-        }
-      memcpy (var->z_good, z, var->dim * sizeof (double));
-      memcpy (var->pp, var->p, n * sizeof (double));
-      gboolean step_ok = method_step (var, t_good, h, z, error);
-      for (guint i = 0; step_ok && i < var->dim; i++)
-        if (!isfinite (z[i]))
-          {
-            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "non-finite state at t = %.6g", t_good);
-            step_ok = FALSE;
-          }
-      if (!step_ok)
-        {
-          /* back to the last good state and its momenta */
-          memcpy (z, var->z_good, var->dim * sizeof (double));
-          memcpy (var->p, var->pp, n * sizeof (double));
-          ok = FALSE;
-          break;
-        }
-      *t = k + 1 == nsteps ? t1 : t0 + (double) (k + 1) * h;
-      var->n_steps++;
-      memcpy (var->z_last, z, var->dim * sizeof (double));
-      var->t_last = *t;
-    }
-  if (o->stats)
-    cml_variational_get_stats (var, o->stats);
-  return ok;
+  return cml_var_advance (&var->core, t, t1, z, method_step, var, error);
 }
 
 guint
@@ -1101,7 +618,7 @@ cml_variational_step_state_size (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_step_state_size (var->grp);
-  return 1 + var->L.n;
+  return cml_var_step_state_size (&var->core);
 }
 
 void
@@ -1112,31 +629,19 @@ cml_variational_save_step_state (const CmlVariational *var, double t, const doub
       cml_groupoid_var_save_step_state (var->grp, t, z, out);
       return;
     }
-  guint n = var->L.n;
-  gboolean valid = var->p_valid && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0;
-  out[0] = valid ? 1.0 : 0.0;
-  if (valid)
-    memcpy (out + 1, var->p, n * sizeof (double));
-  else
-    memset (out + 1, 0, n * sizeof (double));
+  cml_var_save_step_state (&var->core, t, z, out);
 }
 
 void
-cml_variational_restore_step_state (CmlVariational *var, double t, const double *z, const double *in)
+cml_variational_restore_step_state (CmlVariational *var, double t, const double *z,
+                                    const double *in)
 {
   if (var->grp)
     {
       cml_groupoid_var_restore_step_state (var->grp, t, z, in);
       return;
     }
-  guint n = var->L.n;
-  var->p_valid = in[0] != 0.0;
-  if (var->p_valid)
-    {
-      memcpy (var->p, in + 1, n * sizeof (double));
-      memcpy (var->z_last, z, var->dim * sizeof (double));
-      var->t_last = t;
-    }
+  cml_var_restore_step_state (&var->core, t, z, in);
 }
 
 guint64
@@ -1144,7 +649,7 @@ cml_variational_n_rhs (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_n_rhs (var->grp);
-  return (guint64) ceil (var->cost);
+  return cml_var_n_rhs (&var->core);
 }
 
 void
@@ -1155,10 +660,7 @@ cml_variational_get_stats (const CmlVariational *var, CmlIntegratorStats *stats)
       cml_groupoid_var_get_stats (var->grp, stats);
       return;
     }
-  memset (stats, 0, sizeof *stats);
-  stats->n_steps = var->n_steps;
-  stats->n_rhs = cml_variational_n_rhs (var);
-  stats->h = var->options.h_fixed;
+  cml_var_get_stats (&var->core, stats);
 }
 
 double
@@ -1166,5 +668,5 @@ cml_variational_midpoint_residual (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_midpoint_residual (var->grp);
-  return var->midpoint_residual;
+  return var->core.midpoint_residual;
 }

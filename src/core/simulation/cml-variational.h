@@ -34,8 +34,8 @@ gboolean cml_variational_supports (CmlSystem *sys, GError **error);
 /* OPTIONS->kind is CML_INTEGRATOR_VARIATIONAL or CML_INTEGRATOR_VARIATIONAL4, h_fixed the
  * step.  The derivatives of L and φ are compiled once per system (on first use).  PARAMS
  * (the system's parameters, in order) are copied; change them with set_params (). */
-CmlVariational *cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const double *params,
-                                     GError **error);
+CmlVariational *cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options,
+                                     const double *params, GError **error);
 void            cml_variational_free (CmlVariational *var);
 void            cml_variational_set_params (CmlVariational *var, const double *params);
 
@@ -43,7 +43,8 @@ void            cml_variational_set_params (CmlVariational *var, const double *p
  * longer than h_fixed.  On failure (Newton's method not converging, a non-finite state,
  * the step budget spent) FALSE with CML_ERROR_NUMERIC naming the time and the reason; *T
  * and Z then hold the last good state. */
-gboolean cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, GError **error);
+gboolean cml_variational_advance (CmlVariational *var, double *t, double t1, double *z,
+                                  GError **error);
 
 /* Forgets the carried momenta: the next advance () starts from p = ∂L/∂v at Z. */
 void     cml_variational_reset (CmlVariational *var);
@@ -54,8 +55,10 @@ void     cml_variational_momentum (CmlVariational *var, double t, const double *
 
 /* The step state: a flag and the carried momenta (1 + n doubles); see cml-integrator.h. */
 guint    cml_variational_step_state_size (const CmlVariational *var);
-void     cml_variational_save_step_state (const CmlVariational *var, double t, const double *z, double *out);
-void     cml_variational_restore_step_state (CmlVariational *var, double t, const double *z, const double *in);
+void     cml_variational_save_step_state (const CmlVariational *var, double t, const double *z,
+                                          double *out);
+void     cml_variational_restore_step_state (CmlVariational *var, double t, const double *z,
+                                             const double *in);
 
 /* Steps and right-hand-side-equivalent evaluations since creation (each evaluation of the
  * compiled derivatives counts as its instructions over those of the system's right-hand
