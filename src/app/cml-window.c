@@ -898,7 +898,8 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
 {
   CmlModel *model = cml_system_get_model (frame->system);
   const char *unit = model->time_unit ? model->time_unit : "s";
-  char buf[512]; /* (the lagging note, translated, runs to some 200 bytes) */
+  char buf[256]; /* (the lagging note, translated, runs to some 100 bytes) */
+  g_autofree char *tip = NULL;
 
   format_time (buf, sizeof buf, frame->t, unit);
   gtk_label_set_text (self->time_label, buf);
@@ -966,22 +967,35 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
         gtk_label_set_text (self->message_label, frame->message);
       else if (frame->lagging && frame->state == CML_RUNNER_RUNNING)
         {
+          /* short enough for the status bar of a 1024-pixel window: what happens and what
+           * to do; the whole explanation in the tooltip */
           if (self->effective_speed > 0)
-            /* TRANSLATORS: the speed chosen, then the speed reached (×1 is real time) */
-            g_snprintf (buf, sizeof buf, _("Slower than ×%g: the simulation plays at ×%.2g, as fast as it is computed. "
-                                           "Lower the speed or choose a faster integrator."),
-                        frame->speed, self->effective_speed);
+            {
+              /* TRANSLATORS: the speed reached, then the speed chosen (×1 is real time); a short
+               * note in the status bar */
+              g_snprintf (buf, sizeof buf, _("Plays at ×%.2g, not ×%g: lower speed or use a faster integrator"),
+                          self->effective_speed, frame->speed);
+              /* TRANSLATORS: the speed chosen, then the speed reached (×1 is real time) */
+              tip = g_strdup_printf (_("The simulation is slower than ×%g: it plays at ×%.2g, as fast as it is "
+                                       "computed. Lower the speed or choose a faster integrator."),
+                                     frame->speed, self->effective_speed);
+            }
           else
-            /* TRANSLATORS: the speed chosen (×1 is real time) */
-            g_snprintf (buf, sizeof buf, _("Slower than ×%g: the simulation plays as fast as it is computed. "
-                                           "Lower the speed or choose a faster integrator."),
-                        frame->speed);
+            {
+              /* TRANSLATORS: the speed chosen (×1 is real time); a short note in the status bar */
+              g_snprintf (buf, sizeof buf, _("Slower than ×%g: lower speed or use a faster integrator"),
+                          frame->speed);
+              /* TRANSLATORS: the speed chosen (×1 is real time) */
+              tip = g_strdup_printf (_("The simulation is slower than ×%g: it plays as fast as it is computed. "
+                                       "Lower the speed or choose a faster integrator."),
+                                     frame->speed);
+            }
           gtk_label_set_text (self->message_label, buf);
         }
       else
         gtk_label_set_text (self->message_label, "");
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->message_label),
-                                   gtk_label_get_text (self->message_label));
+                                   tip ? tip : gtk_label_get_text (self->message_label));
     }
 }
 
