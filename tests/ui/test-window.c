@@ -1205,6 +1205,29 @@ no_checks (gpointer data)
   return ((CmlWindow *) data)->checks_running == 0;
 }
 
+/* How an open ended (cml_window_open_session_then). */
+typedef struct
+{
+  gboolean told, installed;
+  char    *message;
+} Opened;
+
+static void
+on_opened (CmlWindow *win, gboolean installed, const GError *error, gpointer data)
+{
+  Opened *o = data;
+
+  o->told = TRUE;
+  o->installed = installed;
+  o->message = error ? g_strdup (error->message) : NULL;
+}
+
+static gboolean
+told (gpointer data)
+{
+  return ((Opened *) data)->told;
+}
+
 static void
 assert_held_on_worker (const char *held)
 {
@@ -1233,6 +1256,7 @@ test_checks_off_thread (void)
   held = g_build_filename (dir, "go.held", NULL);
   path = g_build_filename (dir, "martinet.cmlsession", NULL);
   g_setenv ("CMLAB_TEST_TRIAL_GATE", gate, TRUE);
+  g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE); /* (the error of a forged session, below) */
   cml_window_play (win);
 
   /* a model: the check of its own initial data, held */
@@ -1262,12 +1286,34 @@ test_checks_off_thread (void)
   wait_for (no_checks, win, "the trial run to end");
   g_assert_true (shows_model (&ball));
 
+  /* a session whose data cannot start a run: said as before, with the file's name, and the
+   * model shown stays */
+  {
+    g_autofree char *text = read_text (path);
+    g_autofree char *forged = g_strconcat (text, "\n[initial]\nzz=1\n", NULL);
+    g_autofree char *bad = g_build_filename (dir, "forged.cmlsession", NULL);
+    Opened o = { 0 };
+
+    g_assert_true (g_file_set_contents (bad, forged, -1, NULL));
+    g_assert_true (cml_window_open_session_then (win, bad, on_opened, &o, &error));
+    g_assert_no_error (error);
+    wait_for (told, &o, "the forged session's trial run to end");
+    g_assert_false (o.installed);
+    g_assert_nonnull (o.message);
+    g_assert_true (g_str_has_prefix (o.message, bad));
+    g_assert_nonnull (strstr (o.message, "“zz” is not an initial datum"));
+    g_assert_true (shows_model (&ball));
+    g_free (o.message);
+    g_unlink (bad);
+  }
+
   /* let through: the session opens */
   cml_window_open_session_file (win, path);
   wait_for (shows_model, &martinet, "the session's model shown once its trial run let through");
   g_assert_nonnull (win->run_given);
 
   g_unsetenv ("CMLAB_TEST_TRIAL_GATE");
+  g_unsetenv ("CMLAB_NO_DIALOGS");
   window_free (win);
   g_unlink (gate);
   g_unlink (held);
