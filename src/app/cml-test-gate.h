@@ -14,4 +14,10 @@ G_BEGIN_DECLS
  * ENV_NAME exists; returns at once when the variable is unset or empty. */
 void cml_test_gate_wait (const char *env_name);
 
+/* As cml_test_gate_wait, and says where the work came to the gate: the file named by the
+ * variable with ".held" appended reads "worker" (a thread of its own, held there) or
+ * "window" (the process's first thread, the window's — never held: a window that stopped
+ * would hang the test instead of failing it).  Nothing when the variable is unset. */
+void cml_test_gate_hold (const char *env_name);
+
 G_END_DECLS

@@ -15,8 +15,17 @@
  * model of its own, and the window only reads a waiting model's plain fields).  A
  * derivation cannot be interrupted: a newer request replaces the one the window waits for,
  * and the older derivation finishes in the background, its system kept (choosing that
- * model again then installs it at once).  The check that the model's own initial data
- * start a run, and everything that follows, happens on the window's thread, as before.
+ * model again then installs it at once).
+ *
+ * The checks before the window changes run on workers too, since a large or slow model
+ * makes them long: the derivation's worker, while it still owns the new system, prepares
+ * what a run will ask for first and checks that the model's own initial data start a run;
+ * a session (or a lesson's step) is tried — a simulation reset with its parameters,
+ * integrator and initial data — on a worker of its own, begun once the system is there
+ * (prepared for the session's integrator on the window's thread, which owns it by then).
+ * Its result comes back to the window's thread and opens the session, or says why not, as
+ * opening it there did; a result that comes after the user chose something else is
+ * dropped.  The run shown is untouched until a check has passed.
  */
 #define G_LOG_DOMAIN "cml-window"
 
@@ -36,8 +45,23 @@ typedef struct
   gboolean   done;
   CmlSystem *system;
   GError    *error;
+  GError    *own_data; /* why the model's own initial data do not start a run, or NULL */
+  CmlIntegratorKind kind; /* prepared for besides auto: the integrator the run will use */
   gint64     started_us;
 } Derivation;
+
+/* A session's trial run on a worker: the result (ERROR or none) for the open numbered
+ * SERIAL. */
+typedef struct
+{
+  GWeakRef   window;
+  guint      serial;
+  CmlSystem *system;
+  GHashTable *params;  /* name -> double*, or NULL */
+  CmlIntegratorOptions integrator;
+  GHashTable *initial; /* name -> double*, or NULL */
+  GError    *error;
+} Trial;
 
 /* What the window waits for: a model to switch to, or a session to open onto it. */
 struct _CmlPendingOpen
@@ -49,7 +73,12 @@ struct _CmlPendingOpen
   gint64      started_us;
   CmlWindowOpenedFunc then; /* told how it ended, or NULL */
   gpointer    then_data;
+  guint       serial;  /* which open this is (a trial's result names it) */
+  gboolean    trying;  /* the session's trial run is on a worker */
+  gboolean    card_later; /* the card not shown yet: only if the trial lasts */
 };
+
+static guint next_serial;
 
 static void
 derivation_clear (gpointer data)
@@ -60,6 +89,7 @@ derivation_clear (gpointer data)
   g_clear_pointer (&d->model, cml_model_unref);
   g_clear_pointer (&d->system, cml_system_unref);
   g_clear_error (&d->error);
+  g_clear_error (&d->own_data);
   g_mutex_clear (&d->lock);
   g_cond_clear (&d->cond);
 }
@@ -79,19 +109,41 @@ pending_free (CmlPendingOpen *p)
   g_free (p);
 }
 
-/* Worker thread: the derivation, and nothing else. */
+/* Whether the model's own initial data start a run of SYS (as the runner's worker will try);
+ * the thread that owns SYS. */
+static gboolean
+check_own_data (CmlSystem *sys, GError **error)
+{
+  g_autoptr (CmlSimulation) check = cml_simulation_new (sys, error);
+
+  return check != NULL && cml_simulation_reset (check, NULL, error);
+}
+
+/* Worker thread: the derivation, what a run asks for first, and the check of the model's own
+ * initial data — all while this thread alone has the model. */
 static void
 derive_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   Derivation *d = data;
-  GError *error = NULL;
+  GError *error = NULL, *own_data = NULL;
   CmlSystem *sys;
 
   /* tests: a derivation that lasts until the test lets it go (as test-e2e-tiered's compiler) */
   cml_test_gate_wait ("CMLAB_TEST_DERIVE_GATE");
   sys = cml_system_new (d->model, &error);
+  if (sys)
+    {
+      /* the runner, the integrator's tooltip and a session's trial would derive these on
+       * the window's thread */
+      cml_system_prepare (sys, CML_INTEGRATOR_AUTO);
+      cml_system_prepare (sys, d->kind);
+      /* tests: a check that lasts until the test lets it go */
+      cml_test_gate_hold ("CMLAB_TEST_TRIAL_GATE");
+      (void) check_own_data (sys, &own_data);
+    }
 
   g_mutex_lock (&d->lock);
+  d->own_data = own_data;
   d->system = sys;
   d->error = error;
   d->done = TRUE;
@@ -114,7 +166,9 @@ update_card (CmlWindow *self)
     return;
   started_us = p ? p->started_us : self->compare_started_us;
   s = (int) ((g_get_monotonic_time () - started_us) / G_USEC_PER_SEC);
-  if (p == NULL)
+  if (p && p->trying)
+    detail = g_strdup_printf (_("%d s so far. The model shown keeps running until the new one is ready."), s);
+  else if (p == NULL)
     detail = g_strdup_printf (_("%d s so far. This run goes on meanwhile; the vakonomic run starts beside it "
                                 "when its equations are ready."), s);
   else if (self->system)
@@ -125,10 +179,21 @@ update_card (CmlWindow *self)
   gtk_label_set_text (self->derive_detail, detail);
 }
 
+static void show_card (CmlWindow *self);
+
 static gboolean
 tick_card (gpointer data)
 {
-  update_card (data);
+  CmlWindow *self = data;
+
+  if (self->pending_open && self->pending_open->card_later)
+    {
+      /* a trial that lasts: say so now */
+      self->pending_open->card_later = FALSE;
+      show_card (self);
+    }
+  else
+    update_card (self);
   return G_SOURCE_CONTINUE;
 }
 
@@ -137,7 +202,20 @@ show_card (CmlWindow *self)
 {
   g_autofree char *title = NULL;
 
-  if (self->pending_open)
+  if (self->pending_open && self->pending_open->card_later)
+    {
+      /* most trials end within a frame: the card only for one that lasts */
+      if (self->derive_clock == 0)
+        self->derive_clock = g_timeout_add_seconds (1, tick_card, self);
+      return;
+    }
+  if (self->pending_open && self->pending_open->trying)
+    {
+      CmlModel *m = self->pending_open->model;
+      /* TRANSLATORS: the model's title; a session's (or a lesson step's) parameters and initial data are tried */
+      title = g_strdup_printf (_("Checking the session’s initial data for “%s”…"), m->title ? m->title : m->name);
+    }
+  else if (self->pending_open)
     {
       CmlModel *m = self->pending_open->model;
       title = g_strdup_printf (_("Deriving the equations of motion of “%s”…"), m->title ? m->title : m->name);
@@ -152,7 +230,9 @@ show_card (CmlWindow *self)
     return;
   gtk_label_set_text (self->derive_label, title);
   gtk_widget_set_tooltip_text (self->derive_cancel_button,
-                               self->pending_open
+                               self->pending_open && self->pending_open->trying
+                                 ? _("Stay with the model shown.")
+                               : self->pending_open
                                  ? _("Stay with the model shown. The derivation already started cannot be interrupted: it "
                                    "finishes in the background, and choosing this model again then opens it at once.")
                                  : _("Give up the comparison: this run goes on alone. The derivation already started "
@@ -200,9 +280,23 @@ tell (CmlWindow *self, CmlPendingOpen *p, gboolean installed, const GError *erro
     then (self, installed, error, p->then_data);
 }
 
-/* Switches as P asks (MODEL's system derived by now); a failure is shown as opening it
- * would have shown it: where the view was when nothing runs, else in a dialog. */
+/* A session (or a lesson's step) P asked for could not be opened: ERROR says why. */
 static void
+session_failed (CmlWindow *self, CmlPendingOpen *p, const GError *error)
+{
+  cml_window_show_error (self, p->lesson_step >= 0 ? _("Could not open the lesson’s step")
+                                                    : _("Could not open the session"),
+                         error->message);
+  select_running (self);
+  tell (self, p, FALSE, error);
+}
+
+static gboolean begin_trial (CmlWindow *self, CmlPendingOpen *p);
+
+/* Switches as P asks (MODEL's system derived by now); a failure is shown as opening it
+ * would have shown it: where the view was when nothing runs, else in a dialog.  FALSE when
+ * P waits on, for its session's trial run (P is the window's pending_open again). */
+static gboolean
 finish (CmlWindow *self, CmlPendingOpen *p)
 {
   g_autoptr (GError) error = NULL;
@@ -210,22 +304,22 @@ finish (CmlWindow *self, CmlPendingOpen *p)
 
   if (p->session)
     {
-      if (!cml_window_apply_session (self, p->session, m, p->path, &error))
+      if (!p->trying && begin_trial (self, p))
+        return FALSE;
+      if (!cml_window_apply_session_tried (self, p->session, m, p->path, p->trying, &error))
         {
-          cml_window_show_error (self, p->lesson_step >= 0 ? _("Could not open the lesson’s step")
-                                                            : _("Could not open the session"),
-                                 error->message);
-          select_running (self);
+          session_failed (self, p, error);
+          return TRUE;
         }
-      else if (p->lesson_step >= 0)
+      if (p->lesson_step >= 0)
         cml_window_lesson_step_opened (self, (guint) p->lesson_step);
-      tell (self, p, error == NULL, error);
-      return;
+      tell (self, p, TRUE, NULL);
+      return TRUE;
     }
   if (cml_window_set_model (self, m, &error))
     {
       tell (self, p, TRUE, NULL);
-      return;
+      return TRUE;
     }
   if (p->path && self->system == NULL)
     cml_window_show_load_error (self, p->path, error->message);
@@ -239,6 +333,108 @@ finish (CmlWindow *self, CmlPendingOpen *p)
       select_running (self);
     }
   tell (self, p, FALSE, error);
+  return TRUE;
+}
+
+/* ---- a session's trial run on a worker ----------------------------------------------------- */
+
+static void
+trial_free (gpointer data)
+{
+  Trial *t = data;
+
+  g_weak_ref_clear (&t->window);
+  g_clear_pointer (&t->system, cml_system_unref);
+  g_clear_pointer (&t->params, g_hash_table_unref);
+  g_clear_pointer (&t->initial, g_hash_table_unref);
+  g_clear_error (&t->error);
+  g_free (t);
+}
+
+/* Worker thread: the session's data tried on the system (prepared for its integrator). */
+static void
+trial_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  Trial *t = data;
+  g_autoptr (CmlSimulation) sim = NULL;
+
+  /* tests: a trial that lasts until the test lets it go */
+  cml_test_gate_hold ("CMLAB_TEST_TRIAL_GATE");
+  sim = cml_window_trial_simulation (t->system, t->params, &t->integrator, t->initial, &t->error);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* The window's thread, when a trial has ended: the session opens, or says why not — unless
+ * the window no longer waits for it. */
+static void
+trial_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Trial *t = g_task_get_task_data (G_TASK (result));
+  g_autoptr (CmlWindow) self = g_weak_ref_get (&t->window);
+  CmlPendingOpen *p;
+
+  if (self == NULL)
+    return;
+  self->checks_running--;
+  p = self->pending_open;
+  if (p == NULL || p->serial != t->serial || self->derivations == NULL)
+    return; /* the user chose something else meanwhile (or the window closes) */
+  self->pending_open = NULL;
+  if (t->error)
+    {
+      g_autoptr (GError) error = g_error_copy (t->error);
+
+      g_prefix_error (&error, "%s: ", p->path);
+      session_failed (self, p, error);
+    }
+  else
+    (void) finish (self, p);
+  pending_free (p);
+  hide_card (self);
+}
+
+/* Begins P's trial run on a worker, once P's model has its system; FALSE when there is none
+ * (its derivation failed: opening says so). */
+static gboolean
+begin_trial (CmlWindow *self, CmlPendingOpen *p)
+{
+  CmlSystem *sys = g_hash_table_lookup (self->systems, p->model);
+  g_autoptr (GTask) task = NULL;
+  Trial *t;
+
+  if (sys == NULL)
+    {
+      Derivation *d = g_hash_table_lookup (self->derivations, p->model);
+
+      if (d == NULL)
+        return FALSE;
+      g_mutex_lock (&d->lock);
+      sys = d->done ? d->system : NULL;
+      g_mutex_unlock (&d->lock);
+      if (sys == NULL)
+        return FALSE;
+    }
+  /* this thread owns the system now: what the trial's simulation asks for is derived here
+   * (on the derivation's worker already, when it was begun for this session) */
+  cml_system_prepare (sys, p->session->integrator.kind);
+
+  t = g_new0 (Trial, 1);
+  g_weak_ref_init (&t->window, self);
+  t->serial = p->serial;
+  t->system = cml_system_ref (sys);
+  t->params = p->session->params ? cml_window_copy_values (p->session->params) : NULL;
+  t->integrator = p->session->integrator;
+  t->initial = p->session->initial ? cml_window_copy_values (p->session->initial) : NULL;
+
+  p->trying = TRUE;
+  p->card_later = !gtk_widget_get_visible (self->derive_box);
+  self->pending_open = p;
+  self->checks_running++;
+  task = g_task_new (NULL, NULL, trial_done, NULL);
+  g_task_set_source_tag (task, begin_trial);
+  g_task_set_task_data (task, t, trial_free);
+  g_task_run_in_thread (task, trial_thread);
+  return TRUE;
 }
 
 /* The comparison waited for can start: D (done) is taken. */
@@ -275,22 +471,23 @@ derive_done (GObject *source, GAsyncResult *result, gpointer data)
       return;
     }
   p = self->pending_open;
-  if (p == NULL || p->model != d->model)
+  if (p == NULL || p->model != d->model || p->trying)
     return; /* no longer waited for: kept for a later choice */
   self->pending_open = NULL;
-  hide_card (self);
-  finish (self, p);
-  pending_free (p);
+  if (finish (self, p))
+    pending_free (p);
+  hide_card (self); /* (shown on for a trial begun) */
 }
 
 static Derivation *
-begin_derivation (CmlWindow *self, CmlModel *model)
+begin_derivation (CmlWindow *self, CmlModel *model, CmlIntegratorKind kind)
 {
   Derivation *d = g_atomic_rc_box_new0 (Derivation);
   g_autoptr (GTask) task = NULL;
 
   g_weak_ref_init (&d->window, self);
   d->model = cml_model_ref (model);
+  d->kind = kind;
   g_mutex_init (&d->lock);
   g_cond_init (&d->cond);
   d->started_us = g_get_monotonic_time ();
@@ -344,6 +541,7 @@ open_pending (CmlWindow *self, CmlModel *model, const char *path, CmlSession *se
   p->started_us = g_get_monotonic_time ();
   p->then = then;
   p->then_data = then_data;
+  p->serial = ++next_serial;
 
   /* this replaces what the window waited for */
   drop_pending (self);
@@ -353,7 +551,7 @@ open_pending (CmlWindow *self, CmlModel *model, const char *path, CmlSession *se
     ready = TRUE;
   else if (d == NULL)
     {
-      d = begin_derivation (self, model);
+      d = begin_derivation (self, model, session ? session->integrator.kind : self->integrator.kind);
       ready = FALSE;
     }
   else
@@ -365,8 +563,9 @@ open_pending (CmlWindow *self, CmlModel *model, const char *path, CmlSession *se
   if (ready)
     {
       hide_card (self);
-      finish (self, p);
-      pending_free (p);
+      if (finish (self, p))
+        pending_free (p);
+      hide_card (self); /* (or shows the trial's, when it lasts) */
       return;
     }
   self->pending_open = p;
@@ -417,7 +616,7 @@ cml_window_derive_compare (CmlWindow *self, CmlModel *vakonomic)
   d = g_hash_table_lookup (self->derivations, vakonomic);
   if (d == NULL)
     {
-      d = begin_derivation (self, vakonomic);
+      d = begin_derivation (self, vakonomic, self->integrator.kind);
       ready = FALSE;
     }
   else
@@ -486,7 +685,7 @@ cml_window_open_session_file (CmlWindow *self, const char *path)
 }
 
 CmlSystem *
-cml_window_take_derived (CmlWindow *self, CmlModel *model, GError **error)
+cml_window_take_derived (CmlWindow *self, CmlModel *model, GError **own_data, GError **error)
 {
   Derivation *d;
   CmlSystem *sys;
@@ -495,7 +694,13 @@ cml_window_take_derived (CmlWindow *self, CmlModel *model, GError **error)
 
   d = self->derivations ? g_hash_table_lookup (self->derivations, model) : NULL;
   if (d == NULL)
-    return cml_system_new (model, error);
+    {
+      /* asked for here and now (a test, a command): derived and checked on this thread */
+      sys = cml_system_new (model, error);
+      if (sys && own_data)
+        (void) check_own_data (sys, own_data);
+      return sys;
+    }
 
   /* begun on the worker: its end is waited for (the model is not for two threads) */
   g_mutex_lock (&d->lock);
@@ -509,6 +714,8 @@ cml_window_take_derived (CmlWindow *self, CmlModel *model, GError **error)
       return NULL;
     }
   sys = cml_system_ref (d->system);
+  if (own_data && d->own_data)
+    *own_data = g_error_copy (d->own_data);
   g_hash_table_remove (self->derivations, model);
   return sys;
 }

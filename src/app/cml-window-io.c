@@ -16,7 +16,8 @@
  *   time-plot-show-all, phase-plot-show-all    true / false
  *
  * Opening validates everything (the file, the embedded model, the system, parameters and
- * initial data through a trial simulation) before the window changes anything.
+ * initial data through a trial simulation) before the window changes anything; opened from
+ * a file, a lesson or the command line, the trial runs on a worker (cml-window-derive.c).
  *
  * The same session, made by cml_window_get_session (), is what Save Session writes and
  * what Export Animation hands to `cmlab-cli render --session`.
@@ -79,10 +80,12 @@ cml_window_set_run_given (CmlWindow *self, GHashTable *given)
 }
 
 /* A simulation of SYS at t = 0 with PARAMS (name -> double*, may be NULL), INTEGRATOR
- * (may be NULL) and the model's initial data overridden by GIVEN (may be NULL). */
-static CmlSimulation *
-trial_simulation (CmlSystem *sys, GHashTable *params, const CmlIntegratorOptions *integrator,
-                  GHashTable *given, GError **error)
+ * (may be NULL) and the model's initial data overridden by GIVEN (may be NULL).  Any
+ * thread: on a worker only once SYS is prepared for INTEGRATOR's kind (cml_system_prepare
+ * on the thread that owns it). */
+CmlSimulation *
+cml_window_trial_simulation (CmlSystem *sys, GHashTable *params, const CmlIntegratorOptions *integrator,
+                             GHashTable *given, GError **error)
 {
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, error);
   GHashTableIter it;
@@ -311,7 +314,7 @@ cml_window_get_session (CmlWindow *self, GError **error)
   params = current_params (self);
   /* the state this run started from: the model's initial data with what it was reset
    * from, under the current parameters (as the worker computed it) */
-  sim = trial_simulation (self->system, params, &self->integrator, self->run_given, error);
+  sim = cml_window_trial_simulation (self->system, params, &self->integrator, self->run_given, error);
   if (sim == NULL)
     return NULL;
   view = collect_view (self);
@@ -399,9 +402,11 @@ cml_window_open_session (CmlWindow *self, const char *path, GError **error)
 }
 
 /* The session's model derived or not (derived here if not): everything checked before the
- * window changes. */
+ * window changes — the trial run of the session's data here, unless TRIED says it was run
+ * (on a worker, cml-window-derive.c) and went well. */
 gboolean
-cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlModel *model, const char *path, GError **error)
+cml_window_apply_session_tried (CmlWindow *self, CmlSession *session, CmlModel *model, const char *path,
+                                gboolean tried, GError **error)
 {
   g_autoptr (CmlSimulation) trial = NULL;
   CmlSystem *sys;
@@ -414,17 +419,20 @@ cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlModel *model,
   sys = g_hash_table_lookup (self->systems, model);
   if (sys == NULL)
     {
-      new_sys = cml_window_take_derived (self, model, error);
+      new_sys = cml_window_take_derived (self, model, NULL, error);
       if (new_sys == NULL)
         return FALSE;
       sys = new_sys;
     }
-  trial = trial_simulation (sys, session->params, &session->integrator, session->initial, error);
-  if (trial == NULL)
+  if (!tried)
     {
-      if (error && *error)
-        g_prefix_error (error, "%s: ", path);
-      return FALSE;
+      trial = cml_window_trial_simulation (sys, session->params, &session->integrator, session->initial, error);
+      if (trial == NULL)
+        {
+          if (error && *error)
+            g_prefix_error (error, "%s: ", path);
+          return FALSE;
+        }
     }
   if (new_sys)
     g_hash_table_insert (self->systems, cml_model_ref (model), g_steal_pointer (&new_sys));
@@ -491,6 +499,12 @@ cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlModel *model,
   return TRUE;
 }
 
+gboolean
+cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlModel *model, const char *path, GError **error)
+{
+  return cml_window_apply_session_tried (self, session, model, path, FALSE, error);
+}
+
 /* ---- data export ------------------------------------------------------------------------- */
 
 gboolean
@@ -530,7 +544,7 @@ cml_window_export_data (CmlWindow *self, const char *path, GError **error)
     }
   /* the header: the model, the newest parameters, the run's initial state */
   params = sys == self->system ? current_params (self) : NULL;
-  sim = trial_simulation (sys, params, &self->integrator, sys == self->system ? self->run_given : NULL, error);
+  sim = cml_window_trial_simulation (sys, params, &self->integrator, sys == self->system ? self->run_given : NULL, error);
   if (sim == NULL)
     return FALSE;
 

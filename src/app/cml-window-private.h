@@ -108,6 +108,7 @@ struct _CmlWindow
   gint64             compare_started_us;
   GHashTable        *vakonomic_of;   /* CmlModel* (ref) -> its vakonomic reading, CmlModel* (ref) */
   guint              derive_clock;   /* the card's elapsed seconds */
+  guint              checks_running; /* trial runs begun on a worker, not yet ended */
   guint              speed_index;
   CmlIntegratorOptions integrator;
 
@@ -291,8 +292,10 @@ int        cml_window_get_lesson_waiting (CmlWindow *self);
 /* Opens the session file PATH as cml_window_open_model opens a model; errors in a dialog. */
 void       cml_window_open_session_file (CmlWindow *self, const char *path);
 /* MODEL's derived system (a new reference): taken from a derivation begun for it (waiting
- * for its end), else derived here. */
-CmlSystem *cml_window_take_derived (CmlWindow *self, CmlModel *model, GError **error);
+ * for its end), else derived here.  With OWN_DATA (may be NULL), why the model's own initial
+ * data do not start a run (left NULL when they do): checked with the derivation, on its
+ * worker when it was begun there. */
+CmlSystem *cml_window_take_derived (CmlWindow *self, CmlModel *model, GError **own_data, GError **error);
 /* The name of the model the window waits for, or NULL. */
 const char *cml_window_get_deriving (CmlWindow *self);
 /* A comparison with VAKONOMIC, the vakonomic reading of the model shown: its system derived
@@ -311,6 +314,17 @@ void       cml_window_class_add_derive_actions (GtkWidgetClass *widget_class);
  * same text), once MODEL's system is derived */
 gboolean   cml_window_apply_session (CmlWindow *self, CmlSession *session, CmlModel *model, const char *path,
                                      GError **error);
+/* The same, the trial run of the session's data left out when TRIED (it ran on a worker
+ * and went well). */
+gboolean   cml_window_apply_session_tried (CmlWindow *self, CmlSession *session, CmlModel *model,
+                                           const char *path, gboolean tried, GError **error);
+/* A simulation of SYS at t = 0 with PARAMS (name -> double*, may be NULL), INTEGRATOR (may be
+ * NULL) and the model's initial data overridden by GIVEN (may be NULL): the check that they
+ * start a run.  Any thread; on a worker only once SYS is prepared for INTEGRATOR's kind
+ * (cml_system_prepare, on the thread that owns SYS). */
+CmlSimulation *cml_window_trial_simulation (CmlSystem *sys, GHashTable *params,
+                                            const CmlIntegratorOptions *integrator, GHashTable *given,
+                                            GError **error);
 /* the model a session's is the same as (one the window has), else the session's */
 CmlModel  *cml_window_session_model (CmlWindow *self, CmlSession *session);
 

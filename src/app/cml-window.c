@@ -206,21 +206,20 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   sys = g_hash_table_lookup (self->systems, model);
   if (sys == NULL)
     {
-      CmlSimulation *check;
+      g_autoptr (GError) own_data = NULL;
 
-      sys = cml_window_take_derived (self, model, error);
+      sys = cml_window_take_derived (self, model, &own_data, error);
       if (sys == NULL)
         return FALSE;
-      /* the worker would fail the same way: say it here, where a dialog can */
-      check = cml_simulation_new (sys, error);
-      /* the model's own initial data must start a run too */
-      if (check == NULL || !cml_simulation_reset (check, NULL, error))
+      /* the model's own initial data must start a run too (checked with the derivation, on
+       * its worker): the runner's worker would fail the same way, say it here where a
+       * dialog can */
+      if (own_data)
         {
-          g_clear_pointer (&check, cml_simulation_free);
+          g_propagate_error (error, g_steal_pointer (&own_data));
           cml_system_unref (sys);
           return FALSE;
         }
-      cml_simulation_free (check);
       g_hash_table_insert (self->systems, cml_model_ref (model), sys);
     }
 
@@ -900,7 +899,8 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
 {
   CmlModel *model = cml_system_get_model (frame->system);
   const char *unit = model->time_unit ? model->time_unit : "s";
-  char buf[128];
+  char buf[256]; /* (the lagging note, translated, runs to some 100 bytes) */
+  g_autofree char *tip = NULL;
 
   format_time (buf, sizeof buf, frame->t, unit);
   gtk_label_set_text (self->time_label, buf);
@@ -968,17 +968,35 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
         gtk_label_set_text (self->message_label, frame->message);
       else if (frame->lagging && frame->state == CML_RUNNER_RUNNING)
         {
+          /* short enough for the status bar of a 1024-pixel window: what happens and what
+           * to do; the whole explanation in the tooltip */
           if (self->effective_speed > 0)
-            g_snprintf (buf, sizeof buf, _("lagging: the integrator cannot keep up with ×%g (runs at ×%.2g)"),
-                        frame->speed, self->effective_speed);
+            {
+              /* TRANSLATORS: the speed reached, then the speed chosen (×1 is real time); a short
+               * note in the status bar */
+              g_snprintf (buf, sizeof buf, _("Plays at ×%.2g, not ×%g: lower speed or use a faster integrator"),
+                          self->effective_speed, frame->speed);
+              /* TRANSLATORS: the speed chosen, then the speed reached (×1 is real time) */
+              tip = g_strdup_printf (_("The simulation is slower than ×%g: it plays at ×%.2g, as fast as it is "
+                                       "computed. Lower the speed or choose a faster integrator."),
+                                     frame->speed, self->effective_speed);
+            }
           else
-            g_snprintf (buf, sizeof buf, _("lagging: the integrator cannot keep up with ×%g"), frame->speed);
+            {
+              /* TRANSLATORS: the speed chosen (×1 is real time); a short note in the status bar */
+              g_snprintf (buf, sizeof buf, _("Slower than ×%g: lower speed or use a faster integrator"),
+                          frame->speed);
+              /* TRANSLATORS: the speed chosen (×1 is real time) */
+              tip = g_strdup_printf (_("The simulation is slower than ×%g: it plays as fast as it is computed. "
+                                       "Lower the speed or choose a faster integrator."),
+                                     frame->speed);
+            }
           gtk_label_set_text (self->message_label, buf);
         }
       else
         gtk_label_set_text (self->message_label, "");
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->message_label),
-                                   gtk_label_get_text (self->message_label));
+                                   tip ? tip : gtk_label_get_text (self->message_label));
     }
 }
 

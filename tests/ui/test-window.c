@@ -1172,6 +1172,155 @@ test_verdicts_follow_params (void)
   window_free (win);
 }
 
+/* ---- checks off the window's thread ------------------------------------------------------ */
+
+/* The check that a model's own initial data start a run, and the trial run of a session's
+ * parameters and initial data, are made on a worker: held there by the test's gate, the
+ * window's frame clock goes on and the model shown stays; a trial whose result comes after
+ * another model was chosen is dropped. */
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+typedef struct
+{
+  CmlWindow  *win;
+  const char *name;
+} Shows;
+
+static gboolean
+shows_model (gpointer data)
+{
+  Shows *s = data;
+
+  return cml_window_get_deriving (s->win) == NULL && s->win->system != NULL
+         && g_str_equal (cml_system_get_model (s->win->system)->name, s->name);
+}
+
+static gboolean
+no_checks (gpointer data)
+{
+  return ((CmlWindow *) data)->checks_running == 0;
+}
+
+/* How an open ended (cml_window_open_session_then). */
+typedef struct
+{
+  gboolean told, installed;
+  char    *message;
+} Opened;
+
+static void
+on_opened (CmlWindow *win, gboolean installed, const GError *error, gpointer data)
+{
+  Opened *o = data;
+
+  o->told = TRUE;
+  o->installed = installed;
+  o->message = error ? g_strdup (error->message) : NULL;
+}
+
+static gboolean
+told (gpointer data)
+{
+  return ((Opened *) data)->told;
+}
+
+static void
+assert_held_on_worker (const char *held)
+{
+  g_autofree char *where = NULL;
+
+  wait_for (file_exists, (gpointer) held, "the check to reach the test's gate");
+  g_assert_true (g_file_get_contents (held, &where, NULL, NULL));
+  /* "window": the check ran on the window's thread, which stopped meanwhile */
+  g_assert_cmpstr (where, ==, "worker");
+}
+
+static void
+test_checks_off_thread (void)
+{
+  CmlWindow *win;
+  g_autofree char *dir = NULL, *gate = NULL, *held = NULL, *path = NULL;
+  g_autoptr (GError) error = NULL;
+  Shows martinet = { NULL, "martinet" }, ball = { NULL, "rolling-ball" };
+
+  SKIP_WITHOUT_DISPLAY ();
+
+  win = window_new ("rolling-ball");
+  martinet.win = ball.win = win;
+  dir = g_dir_make_tmp ("cmlab-trial-XXXXXX", NULL);
+  gate = g_build_filename (dir, "go", NULL);
+  held = g_build_filename (dir, "go.held", NULL);
+  path = g_build_filename (dir, "martinet.cmlsession", NULL);
+  g_setenv ("CMLAB_TEST_TRIAL_GATE", gate, TRUE);
+  g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE); /* (the error of a forged session, below) */
+  cml_window_play (win);
+
+  /* a model: the check of its own initial data, held */
+  cml_window_open_model (win, cml_model_picker_find (win->model_picker, "martinet"), NULL, NULL);
+  assert_held_on_worker (held);
+  wait_frames (GTK_WIDGET (win), 3);
+  g_assert_cmpstr (cml_window_get_deriving (win), ==, "martinet");
+  g_assert_cmpstr (cml_system_get_model (win->system)->name, ==, "rolling-ball");
+  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
+  wait_for (shows_model, &martinet, "martinet shown once its check let through");
+
+  /* a session of it: the trial run of its data, held */
+  g_assert_true (cml_window_save_session (win, path, &error));
+  g_assert_no_error (error);
+  g_unlink (gate);
+  g_unlink (held);
+  cml_window_open_session_file (win, path);
+  assert_held_on_worker (held);
+  wait_frames (GTK_WIDGET (win), 3);
+  g_assert_cmpstr (cml_window_get_deriving (win), ==, "martinet");
+  g_assert_cmpuint (win->checks_running, ==, 1);
+
+  /* another model chosen meanwhile: the trial's result, when it comes, is dropped */
+  g_assert_true (cml_window_load (win, "rolling-ball", &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
+  wait_for (no_checks, win, "the trial run to end");
+  g_assert_true (shows_model (&ball));
+
+  /* a session whose data cannot start a run: said as before, with the file's name, and the
+   * model shown stays */
+  {
+    g_autofree char *text = read_text (path);
+    g_autofree char *forged = g_strconcat (text, "\n[initial]\nzz=1\n", NULL);
+    g_autofree char *bad = g_build_filename (dir, "forged.cmlsession", NULL);
+    Opened o = { 0 };
+
+    g_assert_true (g_file_set_contents (bad, forged, -1, NULL));
+    g_assert_true (cml_window_open_session_then (win, bad, on_opened, &o, &error));
+    g_assert_no_error (error);
+    wait_for (told, &o, "the forged session's trial run to end");
+    g_assert_false (o.installed);
+    g_assert_nonnull (o.message);
+    g_assert_true (g_str_has_prefix (o.message, bad));
+    g_assert_nonnull (strstr (o.message, "“zz” is not an initial datum"));
+    g_assert_true (shows_model (&ball));
+    g_free (o.message);
+    g_unlink (bad);
+  }
+
+  /* let through: the session opens */
+  cml_window_open_session_file (win, path);
+  wait_for (shows_model, &martinet, "the session's model shown once its trial run let through");
+  g_assert_nonnull (win->run_given);
+
+  g_unsetenv ("CMLAB_TEST_TRIAL_GATE");
+  g_unsetenv ("CMLAB_NO_DIALOGS");
+  window_free (win);
+  g_unlink (gate);
+  g_unlink (held);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1198,6 +1347,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/data-export", test_data_export);
   g_test_add_func ("/ui/window/children-let-go", test_children_let_go);
   g_test_add_func ("/ui/window/param-impossible", test_param_impossible);
+  g_test_add_func ("/ui/window/checks-off-thread", test_checks_off_thread);
 
   return g_test_run ();
 }
