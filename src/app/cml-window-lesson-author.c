@@ -299,7 +299,7 @@ check_prediction (CmlWindow *self, CmlLessonStep *step, const CmlPrediction *pr,
   sys = g_hash_table_lookup (self->systems, step->model);
   if (sys)
     cml_system_ref (sys);
-  else if ((sys = cml_window_take_derived (self, step->model, error)) == NULL)
+  else if ((sys = cml_window_take_derived (self, step->model, NULL, error)) == NULL)
     return FALSE;
   if (cml_system_observable_index (sys, pr->quantity) < 0)
     {
