@@ -1,0 +1,64 @@
+/* cml-window-geometry.c — the window's Geometry page: the side stack's page "geometry" (after
+ * "sweep"), its fans started from the run's parameters, integrator and initial values, a
+ * click on its wavefront starting the run on that extremal: the extremal's momenta given
+ * as initial values through the parameter panel, as "Apply & restart" gives them (one step
+ * to undo).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-window"
+
+#include "cml-window-geometry.h"
+
+#include <glib/gi18n.h>
+
+#include "cml-window-private.h"
+
+CmlGeometryView *
+cml_window_geometry_view (CmlWindow *self)
+{
+  GtkWidget *page = self->side_stack ? gtk_stack_get_child_by_name (self->side_stack, "geometry") : NULL;
+  return page ? CML_GEOMETRY_VIEW (page) : NULL;
+}
+
+/* What a fan starts from besides the parameters: the run's integrator and initial values. */
+static GHashTable *
+run_source (gpointer data, CmlIntegratorOptions *iopt)
+{
+  CmlWindow *self = data;
+  *iopt = self->integrator;
+  return cml_parameter_panel_get_given (self->parameter_panel);
+}
+
+/* a click on the wavefront: the run starts on that extremal */
+static void
+on_extremal_picked (CmlWindow *self, guint i, CmlGeometryView *view)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) values = cml_geometry_view_initial_values (view, i);
+  if (values && !cml_parameter_panel_start_from (self->parameter_panel, values, &error))
+    cml_window_show_toast (self, error->message);
+}
+
+void
+cml_window_geometry_init (CmlWindow *self)
+{
+  GtkWidget *page = cml_geometry_view_new ();
+
+  gtk_stack_add_titled (self->side_stack, page, "geometry", _("Geometry"));
+  cml_geometry_view_set_run_source (CML_GEOMETRY_VIEW (page), run_source, self);
+  g_signal_connect_swapped (page, "extremal-picked", G_CALLBACK (on_extremal_picked), self);
+  /* the switcher's button for the page (the last one): what the page shows */
+  GtkWidget *button = gtk_widget_get_last_child (GTK_WIDGET (self->side_switcher));
+  if (button)
+    gtk_widget_set_tooltip_text (button, _("The extremals from the start point: where they are at time T (the "
+                                           "wavefront), and where they stop being optimal"));
+}
+
+void
+cml_window_geometry_stop (CmlWindow *self)
+{
+  CmlGeometryView *view = cml_window_geometry_view (self);
+  if (view)
+    cml_geometry_view_set_system (view, NULL, NULL);
+}

@@ -1,0 +1,22 @@
+/* cml-window-geometry.h — the window's Geometry page: added to the side stack and tied to
+ * the parameter panel and the run (cml-window-geometry.c).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "cml-geometry-view.h"
+#include "cml-window.h"
+
+G_BEGIN_DECLS
+
+/* Adds the page "geometry" to the side stack after "sweep" (after the template is built):
+ * a fan starts from the run's integrator and initial values; a click on its wavefront
+ * starts the run on that extremal (one step to undo). */
+void             cml_window_geometry_init (CmlWindow *self);
+/* The page (NULL once the window's widgets are gone). */
+CmlGeometryView *cml_window_geometry_view (CmlWindow *self);
+/* Stops a fan under way and forgets the runner (before the window frees it). */
+void             cml_window_geometry_stop (CmlWindow *self);
+
+G_END_DECLS
