@@ -18,6 +18,7 @@
 #include "cml-help.h"
 #include "cml-integrator.h"
 #include "cml-style.h"
+#include "cml-window-geometry.h"
 #include "cml-window-steer.h"
 #include "cml-window.h"
 
@@ -330,6 +331,8 @@ apply_run_options (CmlApplication *self, CmlWindow *window, gboolean installed)
       double x = g_ascii_strtod (*o, &end), y = g_ascii_strtod (end + 1, NULL);
       cml_window_start_orbit (window, x, y);
     }
+  if (installed && g_strcmp0 (self->page, "geometry") == 0)
+    cml_window_geometry_run_when_ready (window);
   if (installed && self->n_target > 0)
     cml_window_steer_when_ready (window, self->target, self->n_target, self->target_time);
   if (self->frame_stats || self->quit_after > 0)

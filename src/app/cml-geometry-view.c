@@ -265,6 +265,23 @@ coord_index (const CmlExploreResult *res, const char *name)
   return -1;
 }
 
+/* A series of the points (X[k], Y[k]) in order, K giving each its place (the plot's
+ * time): the wavefront's x goes back and forth.  Its name is the legend's, without unit
+ * (the axes have them). */
+static CmlPlotSeries *
+points_series (const char *name, GArray *xs, GArray *ys)
+{
+  g_autoptr (CmlPlotColumn) t = cml_plot_column_new (), x = cml_plot_column_new (), y = cml_plot_column_new ();
+  for (guint k = 0; k < xs->len; k++)
+    {
+      double v = k;
+      cml_plot_column_append (t, &v, 1, 1);
+    }
+  cml_plot_column_append (x, (const double *) (gpointer) xs->data, xs->len, 1);
+  cml_plot_column_append (y, (const double *) (gpointer) ys->data, ys->len, 1);
+  return cml_plot_series_new_for_columns (name, "", t, x, y);
+}
+
 /* The fan drawn (the axes the drop-downs choose): the wavefront closed through its points,
  * the conjugate and the Maxwell points, the start. */
 static void
@@ -288,21 +305,14 @@ draw_fan (CmlGeometryView *self)
   double T = self->shown->opt.t_end;
   g_autofree char *time_unit = cml_plot_format_unit (model->time_unit);
 
-  g_autofree char *front_name = g_strdup_printf (_("wavefront at t = %g%s%s"), T, *time_unit ? " " : "", time_unit);
-  g_autoptr (CmlPlotSeries) front = cml_plot_series_new (front_name, yunit);
-  g_autoptr (CmlPlotSeries) conj = cml_plot_series_new (_("conjugate points (first, up to T)"), yunit);
-  g_autoptr (CmlPlotSeries) maxw = cml_plot_series_new (_("Maxwell points (two extremals meet)"), yunit);
-  g_autoptr (CmlPlotSeries) start = cml_plot_series_new (_("start"), yunit);
-  cml_plot_series_set_palette_index (front, 0);
-  cml_plot_series_set_palette_index (conj, 1);
-  cml_plot_series_set_palette_index (maxw, 3);
-  cml_plot_series_set_palette_index (start, 2);
-  cml_plot_series_set_markers (conj, TRUE);
-  cml_plot_series_set_markers (maxw, TRUE);
-  cml_plot_series_set_markers (start, TRUE);
+  g_autofree char *front_name = g_strdup_printf (_("wavefront at t = %.3g%s%s"), T, *time_unit ? " " : "", time_unit);
+  g_autoptr (GArray) fx = g_array_new (FALSE, FALSE, sizeof (double)), fy = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) cx = g_array_new (FALSE, FALSE, sizeof (double)), cy = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) mx = g_array_new (FALSE, FALSE, sizeof (double)), my = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) sx = g_array_new (FALSE, FALSE, sizeof (double)), sy = g_array_new (FALSE, FALSE, sizeof (double));
 
   /* the wavefront at T (the last of the result's times), around the circle and back */
-  guint n_conj = 0, n_max = 0, first = G_MAXUINT;
+  guint first = G_MAXUINT;
   for (guint i = 0; i < N; i++)
     {
       const double *q = res->points + ((gsize) i * (res->n_times + 1) + res->n_times) * nc;
@@ -310,26 +320,40 @@ draw_fan (CmlGeometryView *self)
       g_array_append_vals (self->points, xy, 2);
       if (isfinite (xy[0]) && isfinite (xy[1]))
         {
-          cml_plot_series_append (front, &xy[0], &xy[1], 1);
+          g_array_append_val (fx, xy[0]);
+          g_array_append_val (fy, xy[1]);
           first = first == G_MAXUINT ? i : first;
         }
-      const double *c = self->shown->conj_pts + (gsize) i * nc, *mx = self->shown->max_pts + (gsize) i * nc;
+      const double *c = self->shown->conj_pts + (gsize) i * nc, *w = self->shown->max_pts + (gsize) i * nc;
       if (isfinite (c[ix]) && isfinite (c[iy]))
-        cml_plot_series_append (conj, &c[ix], &c[iy], 1), n_conj++;
-      if (isfinite (mx[ix]) && isfinite (mx[iy]))
-        cml_plot_series_append (maxw, &mx[ix], &mx[iy], 1), n_max++;
+        g_array_append_val (cx, c[ix]), g_array_append_val (cy, c[iy]);
+      if (isfinite (w[ix]) && isfinite (w[iy]))
+        g_array_append_val (mx, w[ix]), g_array_append_val (my, w[iy]);
     }
   if (first != G_MAXUINT && N > 2)
     {
-      const double *xy = &g_array_index (self->points, double, 2 * first);
-      cml_plot_series_append (front, &xy[0], &xy[1], 1);
+      g_array_append_val (fx, g_array_index (self->points, double, 2 * first));
+      g_array_append_val (fy, g_array_index (self->points, double, 2 * first + 1));
     }
   {
     const double *z0 = cml_simulation_get_state (self->shown->sim);
-    double sx = (guint) ix < model->m ? z0[ix] : z0[ix + res->n_momenta];
-    double sy = (guint) iy < model->m ? z0[iy] : z0[iy + res->n_momenta];
-    cml_plot_series_append (start, &sx, &sy, 1);
+    double x0 = (guint) ix < model->m ? z0[ix] : z0[ix + res->n_momenta];
+    double y0 = (guint) iy < model->m ? z0[iy] : z0[iy + res->n_momenta];
+    g_array_append_val (sx, x0);
+    g_array_append_val (sy, y0);
   }
+  g_autoptr (CmlPlotSeries) front = points_series (front_name, fx, fy);
+  g_autoptr (CmlPlotSeries) conj = points_series (_("conjugate points (first, up to T)"), cx, cy);
+  g_autoptr (CmlPlotSeries) maxw = points_series (_("Maxwell points (two extremals meet)"), mx, my);
+  g_autoptr (CmlPlotSeries) start = points_series (_("start"), sx, sy);
+  cml_plot_series_set_palette_index (front, 0);
+  cml_plot_series_set_palette_index (conj, 1);
+  cml_plot_series_set_palette_index (maxw, 3);
+  cml_plot_series_set_palette_index (start, 2);
+  cml_plot_series_set_markers (conj, TRUE);
+  cml_plot_series_set_markers (maxw, TRUE);
+  cml_plot_series_set_markers (start, TRUE);
+  guint n_conj = cx->len, n_max = mx->len;
   cml_plot_add_series (self->plot, front);
   if (n_conj)
     cml_plot_add_series (self->plot, conj);
@@ -338,8 +362,8 @@ draw_fan (CmlGeometryView *self)
   cml_plot_add_series (self->plot, start);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), xn, cml_model_unit (model, xn));
   cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), yn, yunit);
-  g_autofree char *title = g_strdup_printf (ngettext ("The fan of %u extremal to t = %g%s%s",
-                                                      "The fan of %u extremals to t = %g%s%s", N),
+  g_autofree char *title = g_strdup_printf (ngettext ("The fan of %u extremal to t = %.3g%s%s",
+                                                      "The fan of %u extremals to t = %.3g%s%s", N),
                                             N, T, *time_unit ? " " : "", time_unit);
   cml_plot_set_title (self->plot, title);
   cml_plot_reset_ranges (self->plot);

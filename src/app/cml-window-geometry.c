@@ -55,6 +55,47 @@ cml_window_geometry_init (CmlWindow *self)
                                            "wavefront), and where they stop being optimal"));
 }
 
+typedef struct
+{
+  CmlWindow *win;
+  int        tries;
+} PendingFan;
+
+static void
+pending_fan_free (gpointer data)
+{
+  PendingFan *p = data;
+  if (p->win)
+    g_object_remove_weak_pointer (G_OBJECT (p->win), (gpointer *) &p->win);
+  g_free (p);
+}
+
+/* Starts the fan once the runner shows the chosen system (a few frames after start). */
+static gboolean
+start_pending_fan (gpointer data)
+{
+  PendingFan *p = data;
+  g_autoptr (GError) error = NULL;
+
+  if (p->win == NULL)
+    return G_SOURCE_REMOVE; /* the window is gone */
+  if (p->win->shown_system != p->win->system && p->tries++ < 100)
+    return G_SOURCE_CONTINUE;
+  CmlGeometryView *view = cml_window_geometry_view (p->win);
+  if (view && cml_geometry_view_is_available (view) && !cml_geometry_view_start (view, &error))
+    g_printerr ("cmlab: %s\n", error->message);
+  return G_SOURCE_REMOVE;
+}
+
+void
+cml_window_geometry_run_when_ready (CmlWindow *self)
+{
+  PendingFan *p = g_new0 (PendingFan, 1);
+  p->win = self;
+  g_object_add_weak_pointer (G_OBJECT (self), (gpointer *) &p->win);
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 50, start_pending_fan, p, pending_fan_free);
+}
+
 void
 cml_window_geometry_stop (CmlWindow *self)
 {
