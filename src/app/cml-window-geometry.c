@@ -48,11 +48,8 @@ cml_window_geometry_init (CmlWindow *self)
   gtk_stack_add_titled (self->side_stack, page, "geometry", _("Geometry"));
   cml_geometry_view_set_run_source (CML_GEOMETRY_VIEW (page), run_source, self);
   g_signal_connect_swapped (page, "extremal-picked", G_CALLBACK (on_extremal_picked), self);
-  /* the switcher's button for the page (the last one): what the page shows */
-  GtkWidget *button = gtk_widget_get_last_child (GTK_WIDGET (self->side_switcher));
-  if (button)
-    gtk_widget_set_tooltip_text (button, _("The extremals from the start point: where they are at time T (the "
-                                           "wavefront), and where they stop being optimal"));
+  /* shown once a vakonomic model is */
+  gtk_stack_page_set_visible (gtk_stack_get_page (self->side_stack, page), FALSE);
 }
 
 typedef struct
@@ -94,6 +91,31 @@ cml_window_geometry_run_when_ready (CmlWindow *self)
   p->win = self;
   g_object_add_weak_pointer (G_OBJECT (self), (gpointer *) &p->win);
   g_timeout_add_full (G_PRIORITY_DEFAULT, 50, start_pending_fan, p, pending_fan_free);
+}
+
+/* The tab's tooltip: what the page shows (set again after each change of the page, which
+ * rebuilds the switcher's button without it). */
+static void
+set_tab_tooltip (CmlWindow *self)
+{
+  /* the page's button: the last one, as the page is */
+  GtkWidget *button = gtk_widget_get_last_child (GTK_WIDGET (self->side_switcher));
+  if (button)
+    gtk_widget_set_tooltip_text (button, _("The extremals from the start point: where they are at time T (the "
+                                           "wavefront), and where they stop being optimal"));
+}
+
+void
+cml_window_geometry_set_system (CmlWindow *self, CmlSystem *sys)
+{
+  CmlGeometryView *view = cml_window_geometry_view (self);
+  if (view == NULL)
+    return;
+  cml_geometry_view_set_system (view, sys, self->runner);
+  /* the tab only where the page applies: four tabs fit a 1024-pixel projector better */
+  GtkStackPage *page = gtk_stack_get_page (self->side_stack, GTK_WIDGET (view));
+  gtk_stack_page_set_visible (page, cml_geometry_view_is_available (view));
+  set_tab_tooltip (self);
 }
 
 void

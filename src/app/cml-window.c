@@ -259,7 +259,7 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   cml_equations_panel_set_system (self->equations_panel, sys);
   cml_section_view_set_system (self->section_view, sys, self->runner);
   cml_sweep_view_set_system (cml_window_sweep_view (self), sys, self->runner);
-  cml_geometry_view_set_system (cml_window_geometry_view (self), sys, self->runner);
+  cml_window_geometry_set_system (self, sys);
   cml_model_picker_set_selected (self->model_picker, model);
   gtk_stack_set_visible_child_name (self->scene_stack, "scene");
   g_clear_pointer (&self->failed_path, g_free);

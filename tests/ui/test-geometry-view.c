@@ -1,8 +1,8 @@
 /* test-geometry-view.c — the Geometry page: the fan of extremals of Martinet run on worker
  * threads through the core's cml_explore_full (the wavefront drawn is cml_explore's, bit
  * for bit, for the same options from the run's start), a click on the wavefront starting
- * the run on that extremal (one undo step), Cancel, and the placeholder for a model that is
- * not vakonomic.
+ * the run on that extremal (one undo step), Cancel, and, for a model that is not
+ * vakonomic, no tab and no run.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -65,6 +65,10 @@ test_geometry (void)
   wait_for (views_follow, win, "views_follow");
   view = geometry_page (win);
   g_assert_true (cml_geometry_view_is_available (view));
+  /* its tab says what it shows */
+  GtkWidget *tab = gtk_widget_get_last_child (GTK_WIDGET (win->side_switcher));
+  g_assert_true (gtk_widget_get_visible (tab));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (tab), "wavefront"));
   cml_window_show_page (win, "geometry");
   g_assert_cmpstr (gtk_stack_get_visible_child_name (win->side_stack), ==, "geometry");
 
@@ -141,6 +145,8 @@ test_geometry (void)
   g_assert_no_error (error);
   wait_for (views_follow, win, "views_follow");
   g_assert_false (cml_geometry_view_is_available (view));
+  g_assert_false (gtk_widget_get_visible (gtk_widget_get_last_child (GTK_WIDGET (win->side_switcher))));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (win->side_stack), !=, "geometry");
   g_assert_false (cml_geometry_view_start (view, &error));
   g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
   g_clear_error (&error);
@@ -150,6 +156,9 @@ test_geometry (void)
   g_assert_true (cml_window_load (win, "plate-ball", &error));
   wait_for (views_follow, win, "views_follow");
   g_assert_true (cml_geometry_view_is_available (view));
+  tab = gtk_widget_get_last_child (GTK_WIDGET (win->side_switcher));
+  g_assert_true (gtk_widget_get_visible (tab));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (tab), "wavefront"));
   g_assert_true (cml_geometry_view_start (view, &error));
   g_assert_no_error (error);
   window_free (win);
