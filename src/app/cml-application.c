@@ -74,7 +74,9 @@ static const GOptionEntry option_entries[] = {
     N_("Give an initial value and start from it (as Apply & restart would)"), "NAME=VALUE" },
   { "table-frame", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Draw the trails in the turning table's frame"), NULL },
   { "closed-form", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Draw the model's closed forms over the plots"), NULL },
-  { "page", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Show the plots, the equations, the Poincaré section, the sweep or the geometry (the fan of extremals) beside the view"),
+  { "page", 0, 0, G_OPTION_ARG_STRING, NULL,
+    N_("Show the plots, the equations, the Poincaré section, the sweep or the geometry (the fan of extremals) "
+       "beside the view"),
     "plots|equations|section|sweep|geometry" },
   { "orbit", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
     N_("Start an orbit of the Poincaré section page from this point of its plot (shows the page)"), "X,Y" },

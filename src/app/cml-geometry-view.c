@@ -387,17 +387,19 @@ fan_done (GObject *source, GAsyncResult *result, gpointer data)
       draw_fan (self);
       const CmlExploreResult *res = job->res;
       guint n_conj = 0, n_max = 0, n_failed = 0;
+      const char *first_why = NULL;
       for (guint i = 0; i < res->n; i++)
         {
           n_conj += res->conjugate[i] <= job->opt.t_end;
           n_max += res->maxwell[i] <= job->opt.t_end;
           n_failed += res->why[i] != NULL;
+          first_why = first_why ? first_why : res->why[i];
         }
       g_autofree char *text = NULL;
       if (n_failed)
-        text = g_strdup_printf (ngettext ("%u extremal failed (not drawn): %s", "%u extremals failed (not drawn); the first: %s",
-                                          n_failed),
-                                n_failed, res->why[0] ? res->why[0] : "");
+        text = g_strdup_printf (ngettext ("%u extremal failed (not drawn): %s",
+                                          "%u extremals failed (not drawn); the first: %s", n_failed),
+                                n_failed, first_why);
       else if (res->conjugate_note && n_conj == 0)
         /* TRANSLATORS: %s says why the conjugate times are not found */
         text = g_strdup_printf (_("No conjugate points: %s. Click the wavefront to start the run there."),

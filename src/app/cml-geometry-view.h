@@ -1,6 +1,7 @@
 /* cml-geometry-view.h — the Geometry page: for a vakonomic model, the fan of extremals from
  * the run's start point, its wavefront at a time T, its conjugate and Maxwell points; a
- * click on the wavefront starts the run on that extremal.
+ * click on the wavefront starts the run on that extremal.  Every function: the window's
+ * (main) thread.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

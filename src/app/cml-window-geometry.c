@@ -50,6 +50,7 @@ cml_window_geometry_init (CmlWindow *self)
   g_signal_connect_swapped (page, "extremal-picked", G_CALLBACK (on_extremal_picked), self);
   /* shown once a vakonomic model is */
   gtk_stack_page_set_visible (gtk_stack_get_page (self->side_stack, page), FALSE);
+  gtk_widget_set_visible (page, FALSE);
 }
 
 typedef struct
@@ -113,8 +114,11 @@ cml_window_geometry_set_system (CmlWindow *self, CmlSystem *sys)
     return;
   cml_geometry_view_set_system (view, sys, self->runner);
   /* the tab only where the page applies: four tabs fit a 1024-pixel projector better */
+  gboolean available = cml_geometry_view_is_available (view);
   GtkStackPage *page = gtk_stack_get_page (self->side_stack, GTK_WIDGET (view));
-  gtk_stack_page_set_visible (page, cml_geometry_view_is_available (view));
+  gtk_stack_page_set_visible (page, available);
+  /* (and the page itself: a hidden one takes no part in the stack's size) */
+  gtk_widget_set_visible (GTK_WIDGET (view), available);
   set_tab_tooltip (self);
 }
 

@@ -169,7 +169,8 @@ test_covectors_apart (void)
     {
       g_assert_true (w.res->conjugate[i] == whole->conjugate[i]
                      || (isnan (w.res->conjugate[i]) && isnan (whole->conjugate[i])));
-      g_assert_true (w.res->maxwell[i] == whole->maxwell[i] || (isnan (w.res->maxwell[i]) && isnan (whole->maxwell[i])));
+      g_assert_true (w.res->maxwell[i] == whole->maxwell[i]
+                     || (isnan (w.res->maxwell[i]) && isnan (whole->maxwell[i])));
       g_assert_cmpuint (w.res->partner[i], ==, whole->partner[i]);
     }
   /* the fan reaches the start's level: half the squared speed 0.5 (p_u² + p_y1² = 1) */

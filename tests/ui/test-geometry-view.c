@@ -99,7 +99,8 @@ test_geometry (void)
       g_assert_true (isfinite (q[0]) && isfinite (q[1]));
       g_assert_cmpfloat (xy[2 * i], ==, q[0]);
       g_assert_cmpfloat (xy[2 * i + 1], ==, q[1]);
-      g_assert_true (res->conjugate[i] == truth->conjugate[i] || (isnan (res->conjugate[i]) && isnan (truth->conjugate[i])));
+      g_assert_true (res->conjugate[i] == truth->conjugate[i]
+                     || (isnan (res->conjugate[i]) && isnan (truth->conjugate[i])));
       n_conj += res->conjugate[i] <= opt.t_end;
     }
   /* Martinet's fan folds before 2π: some conjugate points are drawn */
@@ -145,6 +146,7 @@ test_geometry (void)
   g_assert_no_error (error);
   wait_for (views_follow, win, "views_follow");
   g_assert_false (cml_geometry_view_is_available (view));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (view)));
   g_assert_false (gtk_widget_get_visible (gtk_widget_get_last_child (GTK_WIDGET (win->side_switcher))));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (win->side_stack), !=, "geometry");
   g_assert_false (cml_geometry_view_start (view, &error));

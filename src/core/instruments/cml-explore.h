@@ -72,9 +72,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlExploreResult, cml_explore_result_free)
  *
  * On the thread that builds the model's expressions (cml_explore_full () with the
  * covectors given runs on any); SIM is used for the covectors and the Maxwell refinement
- * and left at its state.  Errors (CML_ERROR_USAGE): not a vakonomic system, N = 0, fewer than two or more
- * than three free momenta, a level not reached along a direction, T or the times out of
- * order.  An extremal whose run fails is a row with its reason, not an error. */
+ * and left at its state.  Errors (CML_ERROR_USAGE): not a vakonomic system, N = 0, fewer
+ * than two or more than three free momenta, a level not reached along a direction, T or
+ * the times out of order.  An extremal whose run fails is a row with its reason, not an error. */
 CmlExploreResult *cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **error);
 
 /* The N initial covectors of the fan from SIM's state, as cml_explore () makes them: a new
