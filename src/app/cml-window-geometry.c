@@ -80,7 +80,11 @@ start_pending_fan (gpointer data)
   if (p->win->shown_system != p->win->system && p->tries++ < 100)
     return G_SOURCE_CONTINUE;
   CmlGeometryView *view = cml_window_geometry_view (p->win);
-  if (view && cml_geometry_view_is_available (view) && !cml_geometry_view_start (view, &error))
+  if (view == NULL || !cml_geometry_view_is_available (view))
+    return G_SOURCE_REMOVE;
+  /* (the page asked for could not be shown while the tab was hidden) */
+  gtk_stack_set_visible_child_name (p->win->side_stack, "geometry");
+  if (!cml_geometry_view_start (view, &error))
     g_printerr ("cmlab: %s\n", error->message);
   return G_SOURCE_REMOVE;
 }

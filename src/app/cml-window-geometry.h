@@ -19,8 +19,8 @@ CmlGeometryView *cml_window_geometry_view (CmlWindow *self);
 /* The page follows the window's system SYS (NULL: none): its tab is shown only for a
  * vakonomic model. */
 void             cml_window_geometry_set_system (CmlWindow *self, CmlSystem *sys);
-/* Draws the page's fan (its fields as they are) once the run shows the model: the command
- * line's --page geometry.  Nothing for a model that is not vakonomic. */
+/* Shows the page and draws its fan (its fields as they are) once the run shows the model:
+ * the command line's --page geometry.  Nothing for a model that is not vakonomic. */
 void             cml_window_geometry_run_when_ready (CmlWindow *self);
 /* Stops a fan under way and forgets the runner (before the window frees it). */
 void             cml_window_geometry_stop (CmlWindow *self);
