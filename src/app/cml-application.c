@@ -18,6 +18,7 @@
 #include "cml-help.h"
 #include "cml-integrator.h"
 #include "cml-style.h"
+#include "cml-window-geometry.h"
 #include "cml-window-steer.h"
 #include "cml-window.h"
 
@@ -73,8 +74,10 @@ static const GOptionEntry option_entries[] = {
     N_("Give an initial value and start from it (as Apply & restart would)"), "NAME=VALUE" },
   { "table-frame", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Draw the trails in the turning table's frame"), NULL },
   { "closed-form", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Draw the model's closed forms over the plots"), NULL },
-  { "page", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Show the plots, the equations, the Poincaré section or the sweep beside the view"),
-    "plots|equations|section|sweep" },
+  { "page", 0, 0, G_OPTION_ARG_STRING, NULL,
+    N_("Show the plots, the equations, the Poincaré section, the sweep or the geometry (the fan of extremals) "
+       "beside the view"),
+    "plots|equations|section|sweep|geometry" },
   { "orbit", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
     N_("Start an orbit of the Poincaré section page from this point of its plot (shows the page)"), "X,Y" },
   { "target", 0, 0, G_OPTION_ARG_STRING, NULL,
@@ -189,9 +192,10 @@ cml_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_variant_dict_lookup (options, "set", "^as", &self->set);
   g_variant_dict_lookup (options, "init", "^as", &self->init);
   if (self->page && g_strcmp0 (self->page, "plots") != 0 && g_strcmp0 (self->page, "equations") != 0
-      && g_strcmp0 (self->page, "section") != 0 && g_strcmp0 (self->page, "sweep") != 0)
+      && g_strcmp0 (self->page, "section") != 0 && g_strcmp0 (self->page, "sweep") != 0
+      && g_strcmp0 (self->page, "geometry") != 0)
     {
-      g_printerr (_("cmlab: --page takes plots, equations, section or sweep, not “%s”\n"), self->page);
+      g_printerr (_("cmlab: --page takes plots, equations, section, sweep or geometry, not “%s”\n"), self->page);
       return 2;
     }
   for (int pass = 0; pass < 2; pass++)
@@ -329,6 +333,8 @@ apply_run_options (CmlApplication *self, CmlWindow *window, gboolean installed)
       double x = g_ascii_strtod (*o, &end), y = g_ascii_strtod (end + 1, NULL);
       cml_window_start_orbit (window, x, y);
     }
+  if (installed && g_strcmp0 (self->page, "geometry") == 0)
+    cml_window_geometry_run_when_ready (window);
   if (installed && self->n_target > 0)
     cml_window_steer_when_ready (window, self->target, self->n_target, self->target_time);
   if (self->frame_stats || self->quit_after > 0)

@@ -19,6 +19,7 @@
 #include "cml-resources.h"
 #include "cml-run-failure.h"
 #include "cml-style.h"
+#include "cml-window-geometry.h"
 #include "cml-window-sweep.h"
 #include "cml-window-steer.h"
 
@@ -257,6 +258,7 @@ cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
   cml_equations_panel_set_system (self->equations_panel, sys);
   cml_section_view_set_system (self->section_view, sys, self->runner);
   cml_sweep_view_set_system (cml_window_sweep_view (self), sys, self->runner);
+  cml_window_geometry_set_system (self, sys);
   cml_model_picker_set_selected (self->model_picker, model);
   gtk_stack_set_visible_child_name (self->scene_stack, "scene");
   g_clear_pointer (&self->failed_path, g_free);
@@ -490,6 +492,7 @@ on_style_changed (CmlWindow *self)
   cml_plot_view_set_style (self->phase_plot, dark, hc);
   cml_section_view_set_style (self->section_view, dark, hc, self->presentation);
   cml_sweep_view_set_style (cml_window_sweep_view (self), dark, hc, self->presentation);
+  cml_geometry_view_set_style (cml_window_geometry_view (self), dark, hc, self->presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
 }
 
@@ -578,6 +581,8 @@ cml_window_set_presentation (CmlWindow *self, gboolean presentation)
                               presentation);
   cml_sweep_view_set_style (cml_window_sweep_view (self), cml_window_get_dark (self), cml_style_is_high_contrast (),
                             presentation);
+  cml_geometry_view_set_style (cml_window_geometry_view (self), cml_window_get_dark (self),
+                               cml_style_is_high_contrast (), presentation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
 }
 
@@ -1396,6 +1401,7 @@ cml_window_dispose (GObject *object)
   /* stop the workers before the views that show their frames go */
   cml_window_compare_stop (self);
   cml_window_sweep_stop (self);
+  cml_window_geometry_stop (self);
   g_clear_pointer (&self->runner, cml_runner_free);
 
   /* no gtk_widget_dispose_template () here: GtkWindow unparents its titlebar and child
@@ -1555,6 +1561,7 @@ cml_window_init (CmlWindow *self)
   load_style (GTK_WIDGET (self));
   gtk_widget_init_template (GTK_WIDGET (self));
   cml_window_sweep_init (self);
+  cml_window_geometry_init (self);
   /* both plots show one run: the phase portrait reads the time plot's columns */
   cml_plot_view_share_data (self->phase_plot, self->time_plot);
 

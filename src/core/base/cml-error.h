@@ -22,6 +22,7 @@ typedef enum
   CML_ERROR_IO,           /* files */
   CML_ERROR_USAGE,        /* bad options or arguments */
   CML_ERROR_UNREACHABLE,  /* a shooting's targets off the set its extremals reach */
+  CML_ERROR_CANCELLED,    /* a long computation stopped on request (its cancel flag set) */
 } CmlErrorCode;
 
 GQuark cml_error_quark (void);

@@ -40,6 +40,13 @@
  * yet; each extremal keeps the earliest time found and the extremal it met.  Meetings
  * closer together than one step of the grid, or touching without crossing (g ≥ 0 on both
  * sides), are not found.
+ *
+ * The covectors are made apart (cml_explore_covectors: they build the Hamiltonian's
+ * expression, which needs the model's context to itself) so that the rest, given them,
+ * can run on a worker thread of a window.  Progress: a count of the extremals run, raised
+ * under the lock so that it only grows; a cancel flag, read before each extremal starts
+ * and at each step of the Maxwell grid, ends the call with CML_ERROR_CANCELLED and frees
+ * everything it made.
  */
 #define G_LOG_DOMAIN "cml-explore"
 
@@ -105,7 +112,29 @@ typedef struct
   GMutex            lock;    /* guards the notes */
   double           *scratch; /* the Maxwell search's: 4 points */
   GError           *first;   /* why the first extremal failed, or NULL */
+  const gint       *cancel;  /* read atomically: stop when not 0 (may be NULL) */
+  CmlExploreProgress progress;
+  gpointer          progress_data;
+  guint             done;    /* extremals run (under LOCK) */
 } Explore;
+
+static gboolean
+explore_cancelled (const Explore *ex)
+{
+  return ex->cancel && g_atomic_int_get (ex->cancel) != 0;
+}
+
+/* One more extremal done: the count and the progress, under the lock (so that the counts
+ * reported increase). */
+static void
+explore_count (Explore *ex)
+{
+  g_mutex_lock (&ex->lock);
+  ex->done++;
+  if (ex->progress)
+    ex->progress (ex->done, ex->res->n, ex->progress_data);
+  g_mutex_unlock (&ex->lock);
+}
 
 /* H at the base point of SIM's state Z0 with the momenta P (all n). */
 static double
@@ -204,6 +233,8 @@ explore_one (gpointer data, gpointer user_data)
   Explore *ex = user_data;
   CmlExploreResult *res = ex->res;
   guint i = GPOINTER_TO_UINT (data) - 1;
+  if (explore_cancelled (ex))
+    return;
   CmlSimulation *sim = g_async_queue_pop (ex->sims);
   g_autofree double *z = g_memdup2 (ex->z0, ex->dim * sizeof (double));
   g_autoptr (GError) error = NULL;
@@ -218,6 +249,7 @@ explore_one (gpointer data, gpointer user_data)
       res->why[i] = g_strdup (error->message);
       if (i == 0)
         ex->first = g_steal_pointer (&error);
+      explore_count (ex);
       return;
     }
   if (sr->conjugate_times->len > 0)
@@ -238,6 +270,7 @@ explore_one (gpointer data, gpointer user_data)
       res->conjugate_note = g_strdup (sr->conjugate_note);
     }
   g_mutex_unlock (&ex->lock);
+  explore_count (ex);
 }
 
 /* ---- Maxwell points ------------------------------------------------------------------ */
@@ -396,7 +429,7 @@ find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, gu
   g_autofree guint *order = g_new (guint, N);
   QaOrder qa_nc[1] = { { qa, nc } };
 
-  for (guint k = 1; k < M; k++)
+  for (guint k = 1; k < M && !explore_cancelled (ex); k++)
     {
       guint a = k_at[k], b = k_at[k + 1];
       double ta = ex->at[a], tb = ex->at[b];
@@ -457,14 +490,14 @@ compare_doubles (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-CmlExploreResult *
-cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **error)
+/* What every call checks: the formalism, N, T, the times and the level; the free momenta
+ * (those of the velocities the constraints leave free) into FREE (n of them at most). */
+static gboolean
+explore_check (CmlSimulation *sim, const CmlExploreOptions *opt, guint *free, guint *n_free, GError **error)
 {
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *md = cml_system_get_model (sys);
-  CmlExploreOptions opt = options ? *options : cml_explore_options_default ();
-  guint dim = sys->dim, m = sys->m, n = sys->n, nr = dim - m - n;
-  double t0 = cml_simulation_get_time (sim), T = opt.t_end;
+  double t0 = cml_simulation_get_time (sim), T = opt->t_end;
 
   if (cml_system_get_formalism (sys) != CML_FORMALISM_VAKONOMIC)
     {
@@ -472,38 +505,36 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
                    _("the fan of extremals needs a vakonomic model (an optimal-control problem: a Lagrangian with "
                    "constraints read vakonomically), and %s has %s"),
                    md->name, cml_formalism_to_string (cml_system_get_formalism (sys)));
-      return NULL;
+      return FALSE;
     }
-  if (opt.n_covectors == 0)
+  if (opt->n_covectors == 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the fan needs at least one covector"));
-      return NULL;
+      return FALSE;
     }
   if (!(T > t0) || !isfinite (T))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the end time T = %g must be after the start t = %g"), T, t0);
-      return NULL;
+      return FALSE;
     }
-  for (guint j = 0; j < opt.n_times; j++)
-    if (!(opt.times[j] > t0 && opt.times[j] < T) || (j > 0 && !(opt.times[j] > opt.times[j - 1])))
+  for (guint j = 0; j < opt->n_times; j++)
+    if (!(opt->times[j] > t0 && opt->times[j] < T) || (j > 0 && !(opt->times[j] > opt->times[j - 1])))
       {
         g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                      _("the wavefront times must increase and lie between the start t = %g and T = %g, and %g does "
                      "not"),
-                     t0, T, opt.times[j]);
-        return NULL;
+                     t0, T, opt->times[j]);
+        return FALSE;
       }
-  if (!(opt.level > 0) || !isfinite (opt.level))
+  if (!(opt->level > 0) || !isfinite (opt->level))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the level of the Hamiltonian must be a number > 0, not %g"),
-                   opt.level);
-      return NULL;
+                   opt->level);
+      return FALSE;
     }
 
-  /* the free momenta: those of the velocities the constraints leave free */
-  g_autofree guint *free = g_new (guint, n);
   guint nf = 0;
-  for (guint A = 0; A < n; A++)
+  for (guint A = 0; A < sys->n; A++)
     {
       gboolean con = FALSE;
       for (guint a = 0; a < md->constraints->len; a++)
@@ -517,43 +548,32 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
                    _("the fan spreads the momenta of the free velocities over a circle (two of them) or a sphere "
                    "(three), and %s has %u"),
                    md->name, nf);
-      return NULL;
+      return FALSE;
     }
+  *n_free = nf;
+  return TRUE;
+}
 
-  g_autoptr (CmlExploreResult) res = g_new0 (CmlExploreResult, 1);
-  guint N = opt.n_covectors;
-  res->n = N;
-  res->n_free = nf;
-  res->n_momenta = n;
-  res->n_coords = m + nr;
-  res->momentum_names = g_new0 (char *, n + 1);
-  for (guint A = 0; A < n; A++)
-    res->momentum_names[A] = g_strdup (cml_system_state_name (sys, m + A));
-  res->coord_names = g_new0 (char *, m + nr + 1);
-  for (guint i = 0; i < m; i++)
-    res->coord_names[i] = g_strdup (cml_system_state_name (sys, i));
-  for (guint i = 0; i < nr; i++)
-    res->coord_names[m + i] = g_strdup (cml_system_state_name (sys, m + n + i));
-  res->n_times = opt.n_times;
-  res->times = g_memdup2 (opt.times, MAX (opt.n_times, 1) * sizeof (double));
-  res->covectors = g_new (double, (gsize) N * n);
-  res->points = g_new (double, (gsize) N * (opt.n_times + 1) * (m + nr));
-  res->conjugate = g_new (double, N);
-  res->maxwell = g_new (double, N);
-  res->partner = g_new (guint, N);
-  res->why = g_new0 (char *, N);
-  for (gsize k = 0; k < (gsize) N * (opt.n_times + 1) * (m + nr); k++)
-    res->points[k] = NAN;
-  for (guint i = 0; i < N; i++)
-    res->conjugate[i] = res->maxwell[i] = NAN, res->partner[i] = G_MAXUINT;
+double *
+cml_explore_covectors (CmlSimulation *sim, const CmlExploreOptions *options, guint *n_momenta, GError **error)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *md = cml_system_get_model (sys);
+  CmlExploreOptions opt = options ? *options : cml_explore_options_default ();
+  guint dim = sys->dim, m = sys->m, n = sys->n, N = opt.n_covectors, nf;
+  double t0 = cml_simulation_get_time (sim);
+  g_autofree guint *free = g_new (guint, MAX (n, 1));
 
-  /* the covectors: directions on the circle or sphere, scaled to the level */
+  if (!explore_check (sim, &opt, free, &nf, error))
+    return NULL;
+
+  /* the directions on the circle or sphere, each scaled to the level */
   g_autofree double *z0 = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
-  g_autofree double *omega = g_new (double, (gsize) N * nf);
+  g_autofree double *covectors = g_new (double, (gsize) N * n);
   CmlExpr *H = hamiltonian_expr (md);
   for (guint i = 0; i < N; i++)
     {
-      double *w = omega + (gsize) i * nf, s, h0;
+      double w[3], s, h0;
       if (nf == 2)
         {
           double th = 2 * G_PI * i / N;
@@ -573,12 +593,89 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
                        opt.level, i + 1, h0);
           return NULL;
         }
-      double *p = res->covectors + (gsize) i * n;
+      double *p = covectors + (gsize) i * n;
       memcpy (p, z0 + m, n * sizeof (double));
       for (guint a = 0; a < nf; a++)
         p[free[a]] = s * w[a];
     }
   cml_simulation_set_state (sim, t0, z0);
+  /* what the extremals' simulations derive from the model's expressions on first use */
+  cml_system_prepare (sys, cml_simulation_get_integrator (sim)->kind);
+  (void) cml_system_jacobian_status (sys);
+  if (n_momenta)
+    *n_momenta = n;
+  return g_steal_pointer (&covectors);
+}
+
+CmlExploreResult *
+cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **error)
+{
+  return cml_explore_full (sim, options, NULL, NULL, NULL, error);
+}
+
+CmlExploreResult *
+cml_explore_full (CmlSimulation *sim, const CmlExploreOptions *options, CmlExploreProgress progress,
+                  gpointer user_data, const gint *cancel, GError **error)
+{
+  CmlSystem *sys = cml_simulation_get_system (sim);
+  CmlModel *md = cml_system_get_model (sys);
+  CmlExploreOptions opt = options ? *options : cml_explore_options_default ();
+  guint dim = sys->dim, m = sys->m, n = sys->n, nr = dim - m - n, nf;
+  double t0 = cml_simulation_get_time (sim), T = opt.t_end;
+  g_autofree guint *free = g_new (guint, MAX (n, 1));
+
+  if (!explore_check (sim, &opt, free, &nf, error))
+    return NULL;
+  if (cancel && g_atomic_int_get (cancel))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_CANCELLED, _("the fan of extremals was cancelled"));
+      return NULL;
+    }
+  g_autofree double *made = NULL;
+  if (opt.covectors == NULL && (made = cml_explore_covectors (sim, &opt, NULL, error)) == NULL)
+    return NULL;
+  const double *given = made ? made : opt.covectors;
+
+  g_autoptr (CmlExploreResult) res = g_new0 (CmlExploreResult, 1);
+  guint N = opt.n_covectors;
+  res->n = N;
+  res->n_free = nf;
+  res->n_momenta = n;
+  res->n_coords = m + nr;
+  res->momentum_names = g_new0 (char *, n + 1);
+  for (guint A = 0; A < n; A++)
+    res->momentum_names[A] = g_strdup (cml_system_state_name (sys, m + A));
+  res->coord_names = g_new0 (char *, m + nr + 1);
+  for (guint i = 0; i < m; i++)
+    res->coord_names[i] = g_strdup (cml_system_state_name (sys, i));
+  for (guint i = 0; i < nr; i++)
+    res->coord_names[m + i] = g_strdup (cml_system_state_name (sys, m + n + i));
+  res->n_times = opt.n_times;
+  res->times = g_memdup2 (opt.times, MAX (opt.n_times, 1) * sizeof (double));
+  res->covectors = g_memdup2 (given, (gsize) N * n * sizeof (double));
+  res->points = g_new (double, (gsize) N * (opt.n_times + 1) * (m + nr));
+  res->conjugate = g_new (double, N);
+  res->maxwell = g_new (double, N);
+  res->partner = g_new (guint, N);
+  res->why = g_new0 (char *, N);
+  for (gsize k = 0; k < (gsize) N * (opt.n_times + 1) * (m + nr); k++)
+    res->points[k] = NAN;
+  for (guint i = 0; i < N; i++)
+    res->conjugate[i] = res->maxwell[i] = NAN, res->partner[i] = G_MAXUINT;
+
+  /* the directions of the covectors (their free momenta, normalised): which are
+   * neighbours on the circle or sphere */
+  g_autofree double *z0 = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
+  g_autofree double *omega = g_new (double, (gsize) N * nf);
+  for (guint i = 0; i < N; i++)
+    {
+      double *w = omega + (gsize) i * nf, norm = 0;
+      for (guint a = 0; a < nf; a++)
+        w[a] = given[(gsize) i * n + free[a]], norm += w[a] * w[a];
+      norm = sqrt (norm);
+      for (guint a = 0; a < nf; a++)
+        w[a] = norm > 0 ? w[a] / norm : 0;
+    }
 
   /* the times each extremal is sampled at: the Maxwell grid, the wavefront times, T */
   guint M = MAX (opt.maxwell_samples, 1);
@@ -598,7 +695,8 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
   g_array_set_size (at, n_at);
 
   Explore ex = { .res = res, .sopt = cml_shoot_options_default (), .dim = dim, .m = m, .n = n, .nr = nr, .t0 = t0,
-                 .T = T, .z0 = z0, .n_at = n_at, .at = (double *) at->data };
+                 .T = T, .z0 = z0, .n_at = n_at, .at = (double *) at->data, .cancel = cancel,
+                 .progress = progress, .progress_data = user_data };
   ex.sopt.n_samples = opt.n_samples;
   g_autofree int *at_front = ex.at_front = g_new (int, n_at);
   g_autofree int *at_grid = ex.at_grid = g_new (int, n_at);
@@ -623,8 +721,6 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
   /* the extremals on worker threads, one simulation each */
   guint jobs = opt.jobs ? opt.jobs : g_get_num_processors ();
   jobs = MAX (1, MIN (jobs, N));
-  cml_system_prepare (sys, cml_simulation_get_integrator (sim)->kind);
-  (void) cml_system_jacobian_status (sys);
   g_autoptr (GPtrArray) sims = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_simulation_free);
   ex.sims = g_async_queue_new ();
   g_mutex_init (&ex.lock);
@@ -677,7 +773,13 @@ cml_explore (CmlSimulation *sim, const CmlExploreOptions *options, GError **erro
 
   /* the Maxwell points, on this thread */
   g_autofree double *scratch = ex.scratch = g_new (double, 4 * (m + nr));
-  find_maxwell (&ex, sim, omega, nf, M, opt.meet_tolerance);
+  if (!explore_cancelled (&ex))
+    find_maxwell (&ex, sim, omega, nf, M, opt.meet_tolerance);
   cml_simulation_set_state (sim, t0, z0);
+  if (explore_cancelled (&ex))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_CANCELLED, _("the fan of extremals was cancelled"));
+      return NULL;
+    }
   return g_steal_pointer (&res);
 }

@@ -31,6 +31,9 @@ typedef struct
   double        meet_tolerance;  /* two extremals meet where their points are closer than
                                   * this × (1 + the larger |coordinate|): 1e-6 (dimensionless) */
   guint         jobs;            /* worker threads: 0 = one per processor */
+  const double *covectors;       /* n_covectors × every momentum (state order): the initial
+                                  * momenta given, as cml_explore_covectors () makes them
+                                  * (NULL: made here, which builds expressions: see below) */
 } CmlExploreOptions;
 
 CmlExploreOptions cml_explore_options_default (void);
@@ -67,11 +70,35 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlExploreResult, cml_explore_result_free)
  * order of the covectors whatever the threads.  Then the Maxwell points: pairs of
  * extremals whose points come together at the same time (see cml-explore.c).
  *
- * Main thread; SIM is used for the covectors and the Maxwell refinement and left at its
- * state.  Errors (CML_ERROR_USAGE): not a vakonomic system, N = 0, fewer than two or more
- * than three free momenta, a level not reached along a direction, T or the times out of
- * order.  An extremal whose run fails is a row with its reason, not an error. */
+ * On the thread that builds the model's expressions (cml_explore_full () with the
+ * covectors given runs on any); SIM is used for the covectors and the Maxwell refinement
+ * and left at its state.  Errors (CML_ERROR_USAGE): not a vakonomic system, N = 0, fewer
+ * than two or more than three free momenta, a level not reached along a direction, T or
+ * the times out of order.  An extremal whose run fails is a row with its reason, not an error. */
 CmlExploreResult *cml_explore (CmlSimulation *sim, const CmlExploreOptions *options,
                                GError **error);
+
+/* The N initial covectors of the fan from SIM's state, as cml_explore () makes them: a new
+ * array of N × every momentum (state order), the free momenta on the level set.  Builds the
+ * Hamiltonian's expression in the model's context: on the thread that builds the model's
+ * expressions (the window's), which it also readies for SIM's integrator and the
+ * variational equations (cml_system_prepare, cml_system_jacobian_status).  SIM is left at its
+ * state.  Errors as cml_explore ()'s; *N_MOMENTA (may be NULL) the momenta per covector. */
+double *cml_explore_covectors (CmlSimulation *sim, const CmlExploreOptions *options, guint *n_momenta,
+                               GError **error);
+
+/* DONE extremals of TOTAL have run (called from the worker threads, in no set order, but
+ * DONE increases from call to call and the last call has DONE = TOTAL unless cancelled). */
+typedef void (*CmlExploreProgress) (guint done, guint total, gpointer user_data);
+
+/* cml_explore () with progress and a cancel flag.  PROGRESS (may be NULL) as above, with
+ * USER_DATA; CANCEL (may be NULL) read atomically: once it is not 0 no further extremal
+ * starts, the Maxwell search stops, and the result is NULL with CML_ERROR_CANCELLED (set
+ * before the call: no extremal runs).  With OPTIONS->covectors given no expression is built,
+ * so it may run on any thread on a simulation of that thread (SIM), once
+ * cml_explore_covectors () has readied the system; else as cml_explore (). */
+CmlExploreResult *cml_explore_full (CmlSimulation *sim, const CmlExploreOptions *options,
+                                    CmlExploreProgress progress, gpointer user_data, const gint *cancel,
+                                    GError **error);
 
 G_END_DECLS

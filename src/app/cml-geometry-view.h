@@ -1,0 +1,66 @@
+/* cml-geometry-view.h — the Geometry page: for a vakonomic model, the fan of extremals from
+ * the run's start point, its wavefront at a time T, its conjugate and Maxwell points; a
+ * click on the wavefront starts the run on that extremal.  Every function: the window's
+ * (main) thread.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "cml-explore.h"
+#include "cml-integrator.h"
+#include "cml-runner.h"
+#include "cml-system.h"
+
+G_BEGIN_DECLS
+
+#define CML_TYPE_GEOMETRY_VIEW (cml_geometry_view_get_type ())
+G_DECLARE_FINAL_TYPE (CmlGeometryView, cml_geometry_view, CML, GEOMETRY_VIEW, GtkWidget)
+
+/* What a fan starts from besides the parameters (the runner's): the integrator (filled into
+ * *IOPT) and the initial values (name -> double*, NULL: the model's own). */
+typedef GHashTable *(*CmlGeometryRunSource) (gpointer user_data, CmlIntegratorOptions *iopt);
+
+GtkWidget *cml_geometry_view_new (void);
+
+/* The system (NULL: none) and the runner whose parameters the fan uses.  Cancels a running
+ * fan and clears the drawing; for a system that is not vakonomic the page is a placeholder
+ * saying what it is for. */
+void       cml_geometry_view_set_system (CmlGeometryView *self, CmlSystem *sys, CmlRunner *runner);
+void       cml_geometry_view_set_run_source (CmlGeometryView *self, CmlGeometryRunSource source,
+                                             gpointer user_data);
+/* Whether the page applies (a vakonomic system whose fan can be drawn). */
+gboolean   cml_geometry_view_is_available (CmlGeometryView *self);
+
+/* Sets every field (tests and scripts): N extremals to time T, the axes X and Y (point
+ * coordinates).  FALSE with ERROR when one does not apply. */
+gboolean   cml_geometry_view_set_fan (CmlGeometryView *self, guint n, double t, const char *x, const char *y,
+                                      GError **error);
+/* The options the page's fields give (N, T; the rest cml_explore's defaults). */
+CmlExploreOptions cml_geometry_view_get_options (CmlGeometryView *self);
+/* Runs the fan the fields describe on worker threads, with a progress bar.  FALSE with
+ * ERROR when it cannot start. */
+gboolean   cml_geometry_view_start (CmlGeometryView *self, GError **error);
+/* Stops the running fan: no new extremal starts, nothing is drawn. */
+void       cml_geometry_view_cancel (CmlGeometryView *self);
+gboolean   cml_geometry_view_is_running (CmlGeometryView *self);
+
+/* The fan drawn (NULL: none yet; tests). */
+const CmlExploreResult *cml_geometry_view_get_result (CmlGeometryView *self);
+/* The wavefront's points drawn, N pairs (x, y) in the order of the covectors (tests). */
+const double *cml_geometry_view_get_points (CmlGeometryView *self, guint *n);
+/* What a click at the data point (X, Y) does: the nearest point of the wavefront, on the
+ * plot's scales, emits ::extremal-picked with its extremal.  FALSE when there is none. */
+gboolean   cml_geometry_view_pick (CmlGeometryView *self, double x, double y);
+/* The initial values that start the run on extremal I of the fan drawn, as the parameter
+ * panel names them (name -> double*; a new table), or NULL. */
+GHashTable *cml_geometry_view_initial_values (CmlGeometryView *self, guint i);
+/* The status line (tests). */
+const char *cml_geometry_view_get_status (CmlGeometryView *self);
+
+void       cml_geometry_view_set_style (CmlGeometryView *self, gboolean dark, gboolean high_contrast,
+                                        gboolean presentation);
+
+G_END_DECLS

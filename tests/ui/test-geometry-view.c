@@ -1,0 +1,176 @@
+/* test-geometry-view.c — the Geometry page: the fan of extremals of Martinet run on worker
+ * threads through the core's cml_explore_full (the wavefront drawn is cml_explore's, bit
+ * for bit, for the same options from the run's start), a click on the wavefront starting
+ * the run on that extremal (one undo step), Cancel, and, for a model that is not
+ * vakonomic, no tab and no run.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "test-geometry-view"
+
+#include "ui-util.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+
+#include "cml-error.h"
+#include "cml-explore.h"
+#include "cml-geometry-view.h"
+#include "cml-parameter-panel-private.h"
+
+static gboolean
+views_follow (gpointer data)
+{
+  CmlWindow *win = data;
+  return win->shown_system != NULL && win->shown_system == win->system;
+}
+
+static gboolean
+fan_done (gpointer data)
+{
+  return !cml_geometry_view_is_running (data);
+}
+
+static CmlGeometryView *
+geometry_page (CmlWindow *win)
+{
+  GtkWidget *page = gtk_stack_get_child_by_name (win->side_stack, "geometry");
+  g_assert_nonnull (page);
+  return CML_GEOMETRY_VIEW (page);
+}
+
+/* The fan cml_explore () gives from the window's start with its integrator. */
+static CmlExploreResult *
+fan_of (CmlWindow *win, const CmlExploreOptions *opt)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (win->system, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_simulation_set_integrator (sim, &win->integrator, &error));
+  g_assert_true (cml_simulation_reset (sim, cml_parameter_panel_get_given (win->parameter_panel), &error));
+  CmlExploreResult *res = cml_explore (sim, opt, &error);
+  g_assert_no_error (error);
+  return res;
+}
+
+static void
+test_geometry (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("martinet");
+  g_autoptr (GError) error = NULL;
+  CmlGeometryView *view;
+  guint n = 0;
+
+  wait_for (views_follow, win, "views_follow");
+  view = geometry_page (win);
+  g_assert_true (cml_geometry_view_is_available (view));
+  /* its tab says what it shows */
+  GtkWidget *tab = gtk_widget_get_last_child (GTK_WIDGET (win->side_switcher));
+  g_assert_true (gtk_widget_get_visible (tab));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (tab), "wavefront"));
+  cml_window_show_page (win, "geometry");
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (win->side_stack), ==, "geometry");
+
+  /* a fan of 24 extremals to T = 2π, x₁ across and x₂ up */
+  g_assert_true (cml_geometry_view_set_fan (view, 24, 2 * G_PI, "x1", "x2", &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_geometry_view_is_running (view));
+  wait_for (fan_done, view, "the fan to be done");
+  g_test_message ("status: %s", cml_geometry_view_get_status (view));
+  g_assert_nonnull (strstr (cml_geometry_view_get_status (view), "Click the wavefront"));
+
+  /* the wavefront drawn: cml_explore's endpoints at T, bit for bit */
+  CmlExploreOptions opt = cml_geometry_view_get_options (view);
+  g_assert_cmpuint (opt.n_covectors, ==, 24);
+  g_autoptr (CmlExploreResult) truth = fan_of (win, &opt);
+  const double *xy = cml_geometry_view_get_points (view, &n);
+  g_assert_cmpuint (n, ==, 24);
+  const CmlExploreResult *res = cml_geometry_view_get_result (view);
+  g_assert_nonnull (res);
+  g_assert_cmpstr (truth->coord_names[0], ==, "x1");
+  g_assert_cmpstr (truth->coord_names[1], ==, "x2");
+  guint n_conj = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const double *q = truth->points + (gsize) i * truth->n_coords;
+      g_assert_true (isfinite (q[0]) && isfinite (q[1]));
+      g_assert_cmpfloat (xy[2 * i], ==, q[0]);
+      g_assert_cmpfloat (xy[2 * i + 1], ==, q[1]);
+      g_assert_true (res->conjugate[i] == truth->conjugate[i]
+                     || (isnan (res->conjugate[i]) && isnan (truth->conjugate[i])));
+      n_conj += res->conjugate[i] <= opt.t_end;
+    }
+  /* Martinet's fan folds before 2π: some conjugate points are drawn */
+  g_assert_cmpuint (n_conj, >, 0);
+
+  /* a click near extremal 5's endpoint: the run starts on it (its free momenta p_u = u,
+   * p_y1 = y1 as the panel's initial values, to the six digits the fields show); one undo
+   * goes back */
+  GtkSpinButton *u = cml_parameter_panel_get_initial_spin (win->parameter_panel, "u");
+  GtkSpinButton *y1 = cml_parameter_panel_get_initial_spin (win->parameter_panel, "y1");
+  g_assert_nonnull (u);
+  g_assert_nonnull (y1);
+  double u_before = gtk_spin_button_get_value (u), y1_before = gtk_spin_button_get_value (y1);
+  const double *p5 = res->covectors + 5 * res->n_momenta;
+  g_assert_true (cml_geometry_view_pick (view, xy[10] + 1e-9, xy[11]));
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (u), p5[0], 1e-5);
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (y1), p5[1], 1e-5);
+  g_assert_true (cml_parameter_panel_undo (win->parameter_panel));
+  g_assert_cmpfloat (gtk_spin_button_get_value (u), ==, u_before);
+  g_assert_cmpfloat (gtk_spin_button_get_value (y1), ==, y1_before);
+
+  /* Cancel before any extremal runs (the worker held at a gate until then): nothing new is
+   * drawn, the fan drawn before stays */
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-gate-XXXXXX", NULL);
+  g_autofree char *gate = g_build_filename (dir, "go", NULL);
+  g_setenv ("CMLAB_TEST_GEOMETRY_GATE", gate, TRUE);
+  g_assert_true (cml_geometry_view_set_fan (view, 200, 2 * G_PI, "x1", "x2", &error));
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  cml_geometry_view_cancel (view);
+  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
+  wait_for (fan_done, view, "the cancelled fan to end");
+  g_unsetenv ("CMLAB_TEST_GEOMETRY_GATE");
+  g_unlink (gate);
+  g_rmdir (dir);
+  g_assert_nonnull (strstr (cml_geometry_view_get_status (view), "Cancelled"));
+  g_assert_true (cml_geometry_view_get_result (view) == res);
+  cml_geometry_view_get_points (view, &n);
+  g_assert_cmpuint (n, ==, 24);
+
+  /* a model that is not vakonomic: the placeholder, no Run */
+  g_assert_true (cml_window_load (win, "rolling-ball", &error));
+  g_assert_no_error (error);
+  wait_for (views_follow, win, "views_follow");
+  g_assert_false (cml_geometry_view_is_available (view));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (view)));
+  g_assert_false (gtk_widget_get_visible (gtk_widget_get_last_child (GTK_WIDGET (win->side_switcher))));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (win->side_stack), !=, "geometry");
+  g_assert_false (cml_geometry_view_start (view, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  g_clear_error (&error);
+  g_assert_null (cml_geometry_view_get_result (view));
+
+  /* back to a vakonomic one, a fan running when the window goes is stopped with it */
+  g_assert_true (cml_window_load (win, "plate-ball", &error));
+  wait_for (views_follow, win, "views_follow");
+  g_assert_true (cml_geometry_view_is_available (view));
+  tab = gtk_widget_get_last_child (GTK_WIDGET (win->side_switcher));
+  g_assert_true (gtk_widget_get_visible (tab));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (tab), "wavefront"));
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  window_free (win);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  ui_test_init ();
+  g_test_add_func ("/ui/geometry/run-pick-cancel", test_geometry);
+  return g_test_run ();
+}
