@@ -7,6 +7,8 @@
 #define G_LOG_DOMAIN "cml-cli-common"
 
 #include "cml-cli-common.h"
+
+#include "cml-simulation-span.h"
 #include "cml-error.h"
 
 #include <errno.h>
@@ -682,62 +684,21 @@ cml_cli_run_options_integrator (const CmlCliRunOptions *ro, CmlIntegratorOptions
 
 /* ---- the span ---------------------------------------------------------------------------- */
 
-/* Steps the probe takes towards T_END (N of them at most, from the simulation's state at
- * T_START, forwards or backwards): its extrapolated pace, the steps the whole span would
- * take at it — 0 when the probe reaches T_END, INFINITY when it makes no headway; -1 when
- * it fails for another reason.  *T_REACHED: where it stopped. */
-static double
-probe_pace (CmlSimulation *sim, const CmlIntegratorOptions *saved, double t_start, double t_end, guint n,
-            guint n_before, double *t_reached)
-{
-  CmlIntegratorOptions probe = *saved;
-  g_autoptr (GError) error = NULL;
-
-  probe.max_steps = n;
-  probe.stats = NULL;
-  if (!cml_simulation_set_integrator (sim, &probe, NULL))
-    return -1;
-  if (cml_simulation_advance (sim, t_end, &error))
-    return 0;
-  if (!cml_integrator_error_is_budget (error))
-    return -1;
-  *t_reached = cml_simulation_get_time (sim);
-  /* the way covered, in the direction of T_END */
-  double covered = (*t_reached - t_start) * (t_end > t_start ? 1 : -1);
-  return covered > 0 ? (n_before + n) * (fabs (t_end - t_start) / covered) : INFINITY;
-}
-
 gboolean
 cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **why)
 {
-  CmlIntegratorOptions saved = *cml_simulation_get_integrator (sim);
-  g_autoptr (GError) error = NULL;
-  double t0 = cml_simulation_get_time (sim), t_reached = t0;
-  gboolean refuse = FALSE;
+  CmlSpanEstimate e;
 
   /* forwards or backwards (simulate --t-start T0 with T < T0) alike */
-  if (!(t_end != t0) || !isfinite (t_end))
+  if (cml_simulation_span_reachable (sim, given, t_end, &e))
     return TRUE;
-  /* a tenth of the probe first: a pace a hundred times short of the limit settles it */
-  double steps = probe_pace (sim, &saved, t0, t_end, CML_CLI_PROBE_STEPS / 10, 0, &t_reached);
-  if (steps > CML_CLI_MAX_RUN_STEPS / 100)
-    steps = probe_pace (sim, &saved, t0, t_end, CML_CLI_PROBE_STEPS - CML_CLI_PROBE_STEPS / 10,
-                        CML_CLI_PROBE_STEPS / 10, &t_reached);
-  refuse = steps > CML_CLI_MAX_RUN_STEPS;
-  if (refuse)
-    {
-      g_autofree char *estimate = isfinite (steps) ? g_strdup_printf (_("about %.2g"), steps)
-                                                   : g_strdup (_("more than 10^308"));
-      *why = g_strdup_printf (_("--t-end %g is out of reach: the first %d steps of the integrator went from t = %g "
-                              "to t = %.6g, so t = %g would take %s steps, more than 10^9 (hours of "
-                              "computing): use a shorter --t-end"),
-                              t_end, CML_CLI_PROBE_STEPS, t0, t_reached, t_end, estimate);
-    }
-  /* back to where the run starts, with the run's own integrator */
-  cml_simulation_set_integrator (sim, &saved, NULL);
-  if (!cml_simulation_reset_at (sim, t0, given, &error))
-    g_debug ("reset after the probe: %s", error->message);
-  return !refuse;
+  g_autofree char *estimate = isfinite (e.steps) ? g_strdup_printf (_("about %.2g"), e.steps)
+                                                 : g_strdup (_("more than 10^308"));
+  *why = g_strdup_printf (_("--t-end %g is out of reach: the first %d steps of the integrator went from t = %g "
+                          "to t = %.6g, so t = %g would take %s steps, more than 10^9 (hours of "
+                          "computing): use a shorter --t-end"),
+                          t_end, CML_SPAN_PROBE_STEPS, e.t0, e.t_reached, t_end, estimate);
+  return FALSE;
 }
 
 int

@@ -143,16 +143,12 @@ gboolean cml_cli_check_output_path (const char *option, const char *path, char *
 gboolean cml_cli_check_rows (const char *path, guint64 n_rows, gsize row_bytes, char **why);
 
 /* Whether the run from the simulation's state to T_END (after or before its time: a
- * backwards run is probed backwards) can be taken: a probe of at most
- * CML_CLI_PROBE_STEPS integrator steps towards T_END, extrapolated (its first tenth
- * settles it when its pace is a hundred times short of the limit).  A run that would take
- * more than CML_CLI_MAX_RUN_STEPS steps — a span no run reaches in a day: t = 1e308 with
- * steps of 0.01 — is refused: FALSE with a message in *WHY (free it) that names the
+ * backwards run is probed backwards) can be taken, as cml_simulation_span_reachable ()
+ * probes it.  A run that would take more than CML_SPAN_MAX_STEPS steps — a span no run
+ * reaches in a day: t = 1e308 with steps of 0.01 — is refused: FALSE with a message in *WHY (free it) that names the
  * estimate and suggests a shorter --t-end.  A probe that fails for another reason says
  * nothing (the run itself will).  The simulation is then reset with GIVEN (--init), to be
  * run from its start as if nothing had happened (bit for bit). */
-#define CML_CLI_PROBE_STEPS   2000
-#define CML_CLI_MAX_RUN_STEPS 1000000000.0 /* 10⁹ */
 gboolean cml_cli_check_span (CmlSimulation *sim, GHashTable *given, double t_end, char **why);
 
 /* Progress of a long run on standard error — only when it is a terminal, after the first
