@@ -977,10 +977,16 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
            * to do; the whole explanation in the tooltip */
           if (self->effective_speed > 0)
             {
-              /* TRANSLATORS: the speed reached, then the speed chosen (×1 is real time); a short
-               * note in the status bar */
-              g_snprintf (buf, sizeof buf, _("Plays at ×%.2g, not ×%g: lower speed or use a faster integrator"),
-                          self->effective_speed, frame->speed);
+              /* in presentation mode's large type only the numbers fit beside the timeline */
+              if (self->presentation)
+                /* TRANSLATORS: the speed reached, then the speed chosen (×1 is real time); the
+                 * shortest note in the status bar, in presentation mode */
+                g_snprintf (buf, sizeof buf, _("Plays at ×%.2g, not ×%g"), self->effective_speed, frame->speed);
+              else
+                /* TRANSLATORS: the speed reached, then the speed chosen (×1 is real time); a
+                 * short note in the status bar */
+                g_snprintf (buf, sizeof buf, _("Plays at ×%.2g, not ×%g: lower speed or use a faster integrator"),
+                            self->effective_speed, frame->speed);
               /* TRANSLATORS: the speed chosen, then the speed reached (×1 is real time) */
               tip = g_strdup_printf (_("The simulation is slower than ×%g: it plays at ×%.2g, as fast as it is "
                                        "computed. Lower the speed or choose a faster integrator."),
@@ -988,9 +994,14 @@ update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
             }
           else
             {
-              /* TRANSLATORS: the speed chosen (×1 is real time); a short note in the status bar */
-              g_snprintf (buf, sizeof buf, _("Slower than ×%g: lower speed or use a faster integrator"),
-                          frame->speed);
+              if (self->presentation)
+                /* TRANSLATORS: the speed chosen (×1 is real time); the shortest note in the
+                 * status bar, in presentation mode */
+                g_snprintf (buf, sizeof buf, _("Slower than ×%g"), frame->speed);
+              else
+                /* TRANSLATORS: the speed chosen (×1 is real time); a short note in the status bar */
+                g_snprintf (buf, sizeof buf, _("Slower than ×%g: lower speed or use a faster integrator"),
+                            frame->speed);
               /* TRANSLATORS: the speed chosen (×1 is real time) */
               tip = g_strdup_printf (_("The simulation is slower than ×%g: it plays as fast as it is computed. "
                                        "Lower the speed or choose a faster integrator."),

@@ -584,6 +584,55 @@ test_divergence_in_window (void)
   window_free (win);
 }
 
+/* The status bar says the run cannot keep up (its note, with the speed reached; in any
+ * language: test-classroom-es runs the layout tests in Spanish). */
+static gboolean
+slow_note_shown (gpointer data)
+{
+  CmlWindow *win = data;
+
+  return win->effective_speed > 0 && gtk_widget_get_mapped (GTK_WIDGET (win->message_label))
+         && strstr (gtk_label_get_text (win->message_label), "×100") != NULL;
+}
+
+/* A run that cannot keep up says so in words that fit the status bar of a 1024×768
+ * projector in presentation mode's large type, whole (not cut with an ellipsis); the
+ * advice is in the tooltip.  The fifty-link pendulum of the benchmark at the fastest speed
+ * the menu offers (×100): this machine computes it at about ×0.5, so it lags on any
+ * machine there is. */
+static void
+test_slow_note_fits (void)
+{
+  CmlWindow *win;
+  Settled settled;
+  const char *tip;
+  g_autofree char *model = NULL;
+
+  SKIP_WITHOUT_DISPLAY ();
+  if (!screen_holds (1024, 768))
+    {
+      g_test_skip ("the screen is smaller than 1024×768");
+      return;
+    }
+  model = g_test_build_filename (G_TEST_DIST, "..", "bench", "models", "pendulum", "pendulum-50-scene.cml", NULL);
+  win = sized_window (model, 1024, 768);
+  settled = (Settled) { win, gtk_widget_get_width (GTK_WIDGET (win->scene_view)), -1, TRUE };
+  g_object_set (win, "presentation", TRUE, NULL);
+  wait_for (layout_settled, &settled, "presentation mode's layout");
+  gtk_drop_down_set_selected (win->speed_dropdown, CML_N_SPEEDS - 1);
+  g_assert_cmpfloat (cml_window_speeds[CML_N_SPEEDS - 1], ==, 100);
+  cml_window_play (win);
+  wait_for (slow_note_shown, win, "the note that the run cannot keep up");
+  wait_layout_settled (GTK_WIDGET (win));
+  if (pango_layout_is_ellipsized (gtk_label_get_layout (win->message_label)))
+    g_error ("the note “%s” is cut short in a %d px label", gtk_label_get_text (win->message_label),
+             gtk_widget_get_width (GTK_WIDGET (win->message_label)));
+  assert_fits (win, "rolling-ball at 1024×768, presentation mode, a run that cannot keep up");
+  tip = gtk_widget_get_tooltip_text (GTK_WIDGET (win->message_label));
+  g_assert_cmpuint (strlen (tip), >, strlen (gtk_label_get_text (win->message_label)) + 40);
+  window_free (win);
+}
+
 static void
 test_toast_on_save (void)
 {
@@ -692,6 +741,7 @@ main (int argc, char *argv[])
     }
   g_test_add_func ("/ui/classroom/layout/every-model", test_layout_every_model);
   g_test_add_func ("/ui/classroom/layout/settled-after-page-change", test_settled_after_page_change);
+  g_test_add_func ("/ui/classroom/layout/slow-note-1024x768", test_slow_note_fits);
   g_test_add_func ("/ui/classroom/input/wheel-scrolls-panel", test_wheel_scrolls_panel);
   g_test_add_func ("/ui/classroom/input/typed-values", test_typed_values);
   g_test_add_func ("/ui/classroom/input/message-timer", test_input_message_timer);
