@@ -24,7 +24,7 @@
  *   P₁ = L̃_q̇(m) + (h/2) L̃_q(m).
  *
  * A coordinate on which L̃ does not depend (x₂ and x₃ for Martinet) keeps its momentum P
- * exactly: P₁ − P₀ = h ∂L̃/∂q(m) = 0.  The map is symmetric ((q₁, P₁, −h) gives back
+ * exactly: P₁ − P₀ = h ∂L̃/∂q(m) = 0 (P₁ is computed in this form, so bit for bit).  The map is symmetric ((q₁, P₁, −h) gives back
  * (q₀, P₀) with the same m and λ), so the triple jump is of fourth order.
  *
  * The model's state is (x, p, r) with p the momenta in the frame: p_f = ⟨P, E_f⟩,
@@ -733,13 +733,14 @@ vak_step (CmlVakonomicVar *var, double t0, double h, GError **error)
         }
       done = r <= VAK_TOL;
     }
-  /* at the solution: q₁ = q₀ + u, P₁ = L̃_q̇ + (h/2) L̃_q */
+  /* at the solution: q₁ = q₀ + u, P₁ = L̃_q̇ + (h/2) L̃_q = P₀ + h L̃_q (this form keeps the
+   * momentum of a cyclic coordinate bit for bit: L̃_q is then exactly 0) */
   for (guint a = 0; a < s; a++)
     var->midpoint_residual = MAX (var->midpoint_residual, fabs (o[L->phi + a]));
   for (guint A = 0; A < N; A++)
     {
       q[A] += u[A];
-      P[A] = o[L->Lv + A] + 0.5 * h * o[L->Lq + A];
+      P[A] += h * o[L->Lq + A];
     }
   return TRUE;
 }

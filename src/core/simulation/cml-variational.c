@@ -201,10 +201,10 @@ cml_variational_supports (CmlSystem *sys, GError **error)
         return TRUE;
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    _("%s: the variational integrators take a vakonomic system when its algebroid is the tangent "
-                     "bundle T Q in a frame (the discrete vakonomic equations, doc/theory.md §14.3): constraints "
-                     "that set velocities along sections to zero, the base and the reconstruction variables "
-                     "coordinates of Q, the free sections vector fields on Q through the anchor and the "
-                     "reconstruction, each constrained section a coordinate direction, the brackets theirs (as "
+                     "bundle T Q in a frame (the discrete vakonomic equations, doc/theory.md §14.3): its constraints "
+                     "set velocities along sections to zero, its base and reconstruction variables are coordinates "
+                     "of Q, the anchor and the reconstruction make its free sections vector fields on Q and each "
+                     "constrained section a coordinate direction, and their brackets are the model’s (as for "
                      "Martinet and Heisenberg); %s (use implicit-midpoint or an adaptive integrator)"),
                    sys->model->name, why);
       return FALSE;
