@@ -672,6 +672,9 @@ main (int argc, char *argv[])
   g_test_add_data_func ("/models/variational/deterministic/chaplygin-sleigh", "chaplygin-sleigh", test_deterministic);
   g_test_add_data_func ("/models/variational/deterministic/heavy-top", "heavy-top", test_deterministic);
   g_test_add_data_func ("/models/variational/deterministic/rolling-ball", "rolling-ball", test_deterministic);
+  /* and Martinet's discrete vakonomic steps (cml-variational-vakonomic.c: the carried P and
+   * the last step's unknowns in the step state) */
+  g_test_add_data_func ("/models/variational/deterministic/martinet", "martinet", test_deterministic);
   g_test_add_func ("/models/variational/prepared", test_prepared);
   g_test_add_func ("/models/variational/groupoid/heavy-top-conserved", test_heavy_top_conserved);
   g_test_add_func ("/models/variational/groupoid/rolling-ball-conserved", test_rolling_ball_conserved);

@@ -29,8 +29,8 @@
  *
  * The model's state is (x, p, r) with p the momenta in the frame: p_f = ⟨P, E_f⟩,
  * p_α = P_{R(α)} (the multiplier of the constraint, Martinet's k); so P solves Mᵀ P = p,
- * M the matrix of the frame (E_f and the unit vectors of R(α)).  The state is the whole
- * step state.
+ * M the matrix of the frame (E_f and the unit vectors of R(α)).  Between the steps of a
+ * run q and P are carried as they are (the step state), so nothing is rounded through M.
  *
  * Newton's method for (u = q₁ − q₀, λ) with the exact Jacobian (times h)
  *
@@ -858,6 +858,48 @@ cml_vakonomic_var_advance (CmlVakonomicVar *var, double *t, double t1, double *z
   if (o->stats)
     cml_vakonomic_var_get_stats (var, o->stats);
   return ok;
+}
+
+/* The step state: a flag, the carried P (N), the last step's u (N) and λ (s) and its size,
+ * so a run restored from it continues bit for bit (P not rounded through M, Newton's method
+ * from the same start). */
+guint
+cml_vakonomic_var_step_state_size (const CmlVakonomicVar *var)
+{
+  return 2 + 2 * var->F.N + var->F.s;
+}
+
+void
+cml_vakonomic_var_save_step_state (const CmlVakonomicVar *var, double t, const double *z, double *out)
+{
+  guint N = var->F.N, s = var->F.s;
+  gboolean valid = var->warm && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0;
+  memset (out, 0, cml_vakonomic_var_step_state_size (var) * sizeof (double));
+  out[0] = valid ? 1.0 : 0.0;
+  if (!valid)
+    return;
+  memcpy (out + 1, var->P, N * sizeof (double));
+  memcpy (out + 1 + N, var->u, N * sizeof (double));
+  memcpy (out + 1 + 2 * N, var->lam, s * sizeof (double));
+  out[1 + 2 * N + s] = var->h_last;
+}
+
+void
+cml_vakonomic_var_restore_step_state (CmlVakonomicVar *var, double t, const double *z, const double *in)
+{
+  const Frame *F = &var->F;
+  guint N = F->N, s = F->s;
+  var->warm = in[0] != 0.0;
+  if (!var->warm)
+    return;
+  memcpy (var->P, in + 1, N * sizeof (double));
+  memcpy (var->u, in + 1 + N, N * sizeof (double));
+  memcpy (var->lam, in + 1 + 2 * N, s * sizeof (double));
+  var->h_last = in[1 + 2 * N + s];
+  memcpy (var->q, z, F->m * sizeof (double));
+  memcpy (var->q + F->m, z + F->m + F->n, (N - F->m) * sizeof (double));
+  memcpy (var->z_last, z, var->dim * sizeof (double));
+  var->t_last = t;
 }
 
 void

@@ -5,8 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * doc/theory.md §14.3.  The same interface as cml-variational.h, which hands the vakonomic
- * systems to this one.  The state shown is the vakonomic state (x, p, r); it is the whole
- * step state (the discrete momenta are the state's momenta in the frame).
+ * systems to this one.  The state shown is the vakonomic state (x, p, r), p the discrete
+ * momenta in the frame; the step state carries the discrete momenta on Q and the last
+ * step's unknowns, so a restored run continues bit for bit.
  */
 #pragma once
 
@@ -39,6 +40,11 @@ gboolean cml_vakonomic_var_advance (CmlVakonomicVar *var, double *t, double t1, 
 void     cml_vakonomic_var_reset (CmlVakonomicVar *var);
 /* The state's momenta (the fibre part of Z) into P (n). */
 void     cml_vakonomic_var_momentum (CmlVakonomicVar *var, double t, const double *z, double *p);
+guint    cml_vakonomic_var_step_state_size (const CmlVakonomicVar *var);
+void     cml_vakonomic_var_save_step_state (const CmlVakonomicVar *var, double t, const double *z,
+                                            double *out);
+void     cml_vakonomic_var_restore_step_state (CmlVakonomicVar *var, double t, const double *z,
+                                               const double *in);
 void     cml_vakonomic_var_get_stats (const CmlVakonomicVar *var, CmlIntegratorStats *stats);
 guint64  cml_vakonomic_var_n_rhs (const CmlVakonomicVar *var);
 /* The largest |Φ_d|/h = |φ| at the midpoints of the steps of the last advance (). */

@@ -665,7 +665,7 @@ cml_variational_step_state_size (const CmlVariational *var)
   if (var->grp)
     return cml_groupoid_var_step_state_size (var->grp);
   if (var->vak)
-    return 1; /* the state is the whole step state: a flag, always 0 */
+    return cml_vakonomic_var_step_state_size (var->vak);
   return cml_var_step_state_size (&var->core);
 }
 
@@ -679,7 +679,7 @@ cml_variational_save_step_state (const CmlVariational *var, double t, const doub
     }
   if (var->vak)
     {
-      out[0] = 0.0;
+      cml_vakonomic_var_save_step_state (var->vak, t, z, out);
       return;
     }
   cml_var_save_step_state (&var->core, t, z, out);
@@ -696,7 +696,7 @@ cml_variational_restore_step_state (CmlVariational *var, double t, const double 
     }
   if (var->vak)
     {
-      cml_vakonomic_var_reset (var->vak);
+      cml_vakonomic_var_restore_step_state (var->vak, t, z, in);
       return;
     }
   cml_var_restore_step_state (&var->core, t, z, in);
