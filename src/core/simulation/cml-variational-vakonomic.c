@@ -24,8 +24,9 @@
  *   P₁ = L̃_q̇(m) + (h/2) L̃_q(m).
  *
  * A coordinate on which L̃ does not depend (x₂ and x₃ for Martinet) keeps its momentum P
- * exactly: P₁ − P₀ = h ∂L̃/∂q(m) = 0 (P₁ is computed in this form, so bit for bit).  The map is symmetric ((q₁, P₁, −h) gives back
- * (q₀, P₀) with the same m and λ), so the triple jump is of fourth order.
+ * exactly: P₁ − P₀ = h ∂L̃/∂q(m) = 0 (P₁ is computed in this form, so bit for bit).  The
+ * map is symmetric ((q₁, P₁, −h) gives back (q₀, P₀) with the same m and λ), so the triple
+ * jump is of fourth order.
  *
  * The model's state is (x, p, r) with p the momenta in the frame: p_f = ⟨P, E_f⟩,
  * p_α = P_{R(α)} (the multiplier of the constraint, Martinet's k); so P solves Mᵀ P = p,
