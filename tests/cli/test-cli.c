@@ -253,6 +253,30 @@ test_variational_groupoid (void)
     }
 }
 
+/* The variational integrators run Martinet (the discrete vakonomic equations, doc/theory.md
+ * §14.3) as the issue asks, `simulate martinet --integrator variational --step 0.01
+ * --t-end 10`, and variational4: k and a = y1 − k x1²/2, the momenta of the cyclic x3 and
+ * x2, keep their values to rounding. */
+static void
+test_variational_vakonomic (void)
+{
+  static const char *const kinds[] = { "variational", "variational4" };
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_assert_cmpint (cli_run (&out, &err, "simulate", "martinet", "--integrator", kinds[k], "--step", "0.01",
+                                "--t-end", "10", "--dt-out", "10", "--columns", "k,a", NULL), ==, 0);
+      cli_message ("martinet, %s: %s%s", kinds[k], out, err);
+      g_auto (GStrv) lines = csv_lines (out);
+      g_assert_cmpuint (g_strv_length (lines), ==, 3); /* header, t = 0, t = 10 */
+      g_auto (GStrv) a = g_strsplit (lines[1], ",", -1), b = g_strsplit (lines[2], ",", -1);
+      g_assert_cmpuint (g_strv_length (a), ==, 3);
+      g_assert_cmpfloat (g_ascii_strtod (b[0], NULL), ==, 10);
+      for (guint j = 1; j < 3; j++)
+        g_assert_cmpfloat (fabs (g_ascii_strtod (b[j], NULL) - g_ascii_strtod (a[j], NULL)), <=, 1e-13);
+    }
+}
+
 /* The comment lines say what produced the data. */
 static void
 test_csv_comments (void)
@@ -1451,6 +1475,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/models/cli/csv-comments", test_csv_comments);
   g_test_add_func ("/models/cli/variational-groupoid", test_variational_groupoid);
+  g_test_add_func ("/models/cli/variational-vakonomic", test_variational_vakonomic);
   g_test_add_func ("/models/cli/outputs-name-their-making", test_outputs_name_their_making);
   g_test_add_func ("/models/cli/default-dt-out", test_default_dt_out);
   g_test_add_func ("/models/cli/default-integrator", test_default_integrator);

@@ -277,8 +277,9 @@ test_energy (gconstpointer data)
 static void
 test_refused (void)
 {
-  static const char *const refused[] = { "martinet", "plate-ball", "capri-kobayashi", "capri-kobayashi-full" };
-  static const char *const why[] = { "vakonomic", "vakonomic", "singular", "singular" };
+  /* the vakonomic ones (Martinet taken, the plate–ball refused): test-variational-vakonomic.c */
+  static const char *const refused[] = { "capri-kobayashi", "capri-kobayashi-full" };
+  static const char *const why[] = { "singular", "singular" };
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
     {
       g_autoptr (CmlSimulation) sim = sim_open (refused[i]);
@@ -426,15 +427,34 @@ test_prepared (void)
   advance (tsim, 1);
   g_assert_cmpuint (cml_expr_ctx_memory (top->ctx), ==, tderived);
 
-  /* Martinet is vakonomic, which the variational integrators refuse */
+  /* likewise Martinet's discrete vakonomic program (cml-variational-vakonomic.c) */
   g_autoptr (CmlModel) martinet = cml_model_load ("martinet", &error);
+  g_assert_no_error (error);
   g_autoptr (CmlSystem) msys = cml_system_new (martinet, &error);
   g_assert_no_error (error);
-  g_assert_false (cml_variational_supports (msys, NULL));
-  cml_system_prepare (msys, CML_INTEGRATOR_RK8PD);
-  gsize initial = cml_expr_ctx_memory (martinet->ctx);
+  g_assert_true (cml_variational_supports (msys, NULL));
+  gsize mbefore = cml_expr_ctx_memory (martinet->ctx);
   cml_system_prepare (msys, CML_INTEGRATOR_VARIATIONAL);
-  g_assert_cmpuint (cml_expr_ctx_memory (martinet->ctx), ==, initial);
+  gsize mderived = cml_expr_ctx_memory (martinet->ctx);
+  g_assert_cmpuint (mderived, >, mbefore);
+  g_autoptr (CmlSimulation) msim = cml_simulation_new (msys, &error);
+  g_assert_no_error (error);
+  use (msim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  use (msim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+  advance (msim, 1);
+  g_assert_cmpuint (cml_expr_ctx_memory (martinet->ctx), ==, mderived);
+
+  /* the plate–ball is vakonomic on no T Q in a frame, which the variational integrators
+   * refuse: nothing derived */
+  g_autoptr (CmlModel) plate = cml_model_load ("plate-ball", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) psys = cml_system_new (plate, &error);
+  g_assert_no_error (error);
+  g_assert_false (cml_variational_supports (psys, NULL));
+  cml_system_prepare (psys, CML_INTEGRATOR_RK8PD);
+  gsize initial = cml_expr_ctx_memory (plate->ctx);
+  cml_system_prepare (psys, CML_INTEGRATOR_VARIATIONAL);
+  g_assert_cmpuint (cml_expr_ctx_memory (plate->ctx), ==, initial);
 }
 
 /* Two runs agree bit for bit, and a restart from a saved step state continues exactly. */
@@ -652,6 +672,9 @@ main (int argc, char *argv[])
   g_test_add_data_func ("/models/variational/deterministic/chaplygin-sleigh", "chaplygin-sleigh", test_deterministic);
   g_test_add_data_func ("/models/variational/deterministic/heavy-top", "heavy-top", test_deterministic);
   g_test_add_data_func ("/models/variational/deterministic/rolling-ball", "rolling-ball", test_deterministic);
+  /* and Martinet's discrete vakonomic steps (cml-variational-vakonomic.c: the carried P and
+   * the last step's unknowns in the step state) */
+  g_test_add_data_func ("/models/variational/deterministic/martinet", "martinet", test_deterministic);
   g_test_add_func ("/models/variational/prepared", test_prepared);
   g_test_add_func ("/models/variational/groupoid/heavy-top-conserved", test_heavy_top_conserved);
   g_test_add_func ("/models/variational/groupoid/rolling-ball-conserved", test_rolling_ball_conserved);

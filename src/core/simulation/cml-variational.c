@@ -82,6 +82,7 @@
 #include "cml-variational.h"
 #include "cml-variational-groupoid.h"
 #include "cml-variational-private.h"
+#include "cml-variational-vakonomic.h"
 
 #include "cml-error.h"
 #include "cml-simulation-private.h"
@@ -96,6 +97,7 @@ struct _CmlVariational
 {
   CmlVarCore  core;
   CmlGroupoidVar *grp;   /* the other algebroids: cml-variational-groupoid.c does the work */
+  CmlVakonomicVar *vak;  /* vakonomic systems: cml-variational-vakonomic.c does the work */
   gboolean    lie;            /* the Lie algebra so(3) (m = 0) */
   double      C[27], K[9];    /* its structure constants and Killing form (lie_so3 ()) */
 
@@ -193,6 +195,20 @@ gboolean
 cml_variational_supports (CmlSystem *sys, GError **error)
 {
   const char *why = NULL;
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC)
+    {
+      if (cml_vakonomic_var_supports (sys, &why))
+        return TRUE;
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("%s: the variational integrators take a vakonomic system when its algebroid is the tangent "
+                     "bundle T Q in a frame (the discrete vakonomic equations, doc/theory.md §14.3): its constraints "
+                     "set velocities along sections to zero, its base and reconstruction variables are coordinates "
+                     "of Q, the anchor and the reconstruction make its free sections vector fields on Q and each "
+                     "constrained section a coordinate direction, and their brackets are the model’s (as for "
+                     "Martinet and Heisenberg); %s (use implicit-midpoint or an adaptive integrator)"),
+                   sys->model->name, why);
+      return FALSE;
+    }
   if (classic_supports (sys, &why) || cml_groupoid_var_supports (sys, &why))
     return TRUE;
   g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
@@ -209,7 +225,9 @@ void
 cml_variational_prepare (CmlSystem *sys)
 {
   const char *why;
-  if (classic_supports (sys, &why))
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC)
+    cml_vakonomic_var_prepare (sys);
+  else if (classic_supports (sys, &why))
     (void) cml_var_program_ensure (sys, sys->model->m == 0 ? sys->nr : 0, &sys->variational_prog, NULL);
   else
     cml_groupoid_var_prepare (sys);
@@ -231,6 +249,15 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   if (!cml_variational_supports (sys, error))
     return NULL;
   const char *why = NULL;
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC)
+    {
+      CmlVakonomicVar *vak = cml_vakonomic_var_new (sys, options, params, error);
+      if (!vak)
+        return NULL;
+      CmlVariational *var = g_new0 (CmlVariational, 1);
+      var->vak = vak;
+      return var;
+    }
   if (!classic_supports (sys, &why))
     {
       CmlGroupoidVar *grp = cml_groupoid_var_new (sys, options, params, error);
@@ -266,6 +293,8 @@ cml_variational_free (CmlVariational *var)
     return;
   if (var->grp)
     cml_groupoid_var_free (var->grp);
+  else if (var->vak)
+    cml_vakonomic_var_free (var->vak);
   else
     cml_var_core_clear (&var->core);
   g_free (var->u);
@@ -283,6 +312,11 @@ cml_variational_set_params (CmlVariational *var, const double *params)
       cml_groupoid_var_set_params (var->grp, params);
       return;
     }
+  if (var->vak)
+    {
+      cml_vakonomic_var_set_params (var->vak, params);
+      return;
+    }
   cml_var_core_set_params (&var->core, params);
 }
 
@@ -292,6 +326,11 @@ cml_variational_reset (CmlVariational *var)
   if (var->grp)
     {
       cml_groupoid_var_reset (var->grp);
+      return;
+    }
+  if (var->vak)
+    {
+      cml_vakonomic_var_reset (var->vak);
       return;
     }
   var->core.p_valid = FALSE;
@@ -541,6 +580,11 @@ cml_variational_momentum (CmlVariational *var, double t, const double *z, double
       cml_groupoid_var_momentum (var->grp, t, z, p);
       return;
     }
+  if (var->vak)
+    {
+      cml_vakonomic_var_momentum (var->vak, t, z, p);
+      return;
+    }
   cml_var_momentum (&var->core, t, z, p);
 }
 
@@ -610,6 +654,8 @@ cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, G
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   if (var->grp)
     return cml_groupoid_var_advance (var->grp, t, t1, z, error);
+  if (var->vak)
+    return cml_vakonomic_var_advance (var->vak, t, t1, z, error);
   return cml_var_advance (&var->core, t, t1, z, method_step, var, error);
 }
 
@@ -618,6 +664,8 @@ cml_variational_step_state_size (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_step_state_size (var->grp);
+  if (var->vak)
+    return cml_vakonomic_var_step_state_size (var->vak);
   return cml_var_step_state_size (&var->core);
 }
 
@@ -627,6 +675,11 @@ cml_variational_save_step_state (const CmlVariational *var, double t, const doub
   if (var->grp)
     {
       cml_groupoid_var_save_step_state (var->grp, t, z, out);
+      return;
+    }
+  if (var->vak)
+    {
+      cml_vakonomic_var_save_step_state (var->vak, t, z, out);
       return;
     }
   cml_var_save_step_state (&var->core, t, z, out);
@@ -641,6 +694,11 @@ cml_variational_restore_step_state (CmlVariational *var, double t, const double 
       cml_groupoid_var_restore_step_state (var->grp, t, z, in);
       return;
     }
+  if (var->vak)
+    {
+      cml_vakonomic_var_restore_step_state (var->vak, t, z, in);
+      return;
+    }
   cml_var_restore_step_state (&var->core, t, z, in);
 }
 
@@ -649,6 +707,8 @@ cml_variational_n_rhs (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_n_rhs (var->grp);
+  if (var->vak)
+    return cml_vakonomic_var_n_rhs (var->vak);
   return cml_var_n_rhs (&var->core);
 }
 
@@ -660,6 +720,11 @@ cml_variational_get_stats (const CmlVariational *var, CmlIntegratorStats *stats)
       cml_groupoid_var_get_stats (var->grp, stats);
       return;
     }
+  if (var->vak)
+    {
+      cml_vakonomic_var_get_stats (var->vak, stats);
+      return;
+    }
   cml_var_get_stats (&var->core, stats);
 }
 
@@ -668,5 +733,7 @@ cml_variational_midpoint_residual (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_midpoint_residual (var->grp);
+  if (var->vak)
+    return cml_vakonomic_var_midpoint_residual (var->vak);
   return var->core.midpoint_residual;
 }
