@@ -17,7 +17,10 @@
  * extremal is no longer even locally the shortest); and the Maxwell points q_i(t_M,i), where
  * extremal i meets another of the fan with the same cost (past it, no longer the shortest:
  * the cut locus).  The points at t_c and t_M are read by integrating each such extremal
- * again, on the worker, to that time.  A click on the wavefront starts the window's run on
+ * again, on the worker, to that time.  While the fan runs, each extremal's endpoint is drawn
+ * as it ends (the core tells each one from its worker thread; the window's timer draws
+ * what has come); the conjugate and Maxwell points come with the whole fan, the Maxwell
+ * ones needing every pair.  A click on the wavefront starts the window's run on
  * the nearest extremal: its momenta given as initial values (the free velocities where the
  * parameter panel shows velocities), one step to undo.
  */
@@ -50,8 +53,13 @@ typedef struct
   CmlSimulation     *sim;        /* at the start point; the worker's while it runs */
   CmlExploreOptions  opt;
   double            *covectors;  /* opt.covectors */
-  GMutex             lock;       /* guards DONE */
+  GMutex             lock;       /* guards DONE and the ended points */
   guint              done;
+  double            *ended;      /* n × n_coords: the points at T of the extremals ended, else NaN */
+  guint              n_coords;
+  guint              n_ended;    /* how many are in ENDED */
+  guint              n_taken;    /* … and how many have asked to be (a test holds those past HOLD_AFTER) */
+  guint              hold_after; /* G_MAXUINT, or (tests) CMLAB_TEST_GEOMETRY_HOLD_AFTER */
   gint64             started;
   /* the worker's results */
   CmlExploreResult  *res;
@@ -73,6 +81,7 @@ job_unref (Job *job)
     return;
   g_clear_pointer (&job->sim, cml_simulation_free);
   g_free (job->covectors);
+  g_free (job->ended);
   g_mutex_clear (&job->lock);
   g_clear_pointer (&job->res, cml_explore_result_free);
   g_free (job->conj_pts);
@@ -86,6 +95,24 @@ on_progress (guint done, guint total, gpointer data)
   Job *job = data;
   g_mutex_lock (&job->lock);
   job->done = done;
+  g_mutex_unlock (&job->lock);
+}
+
+/* Extremal I has ended (a worker thread): its point at T kept for the window to draw.  A
+ * test holds every extremal past the first HOLD_AFTER at the gate CMLAB_TEST_GEOMETRY_STEP_GATE
+ * before it is kept, so that exactly that many are drawn until it lets them go. */
+static void
+on_ended (guint i, const double *point, double t_conjugate, gpointer data)
+{
+  Job *job = data;
+  g_mutex_lock (&job->lock);
+  guint slot = job->n_taken++;
+  g_mutex_unlock (&job->lock);
+  if (slot >= job->hold_after)
+    cml_test_gate_wait ("CMLAB_TEST_GEOMETRY_STEP_GATE");
+  g_mutex_lock (&job->lock);
+  memcpy (job->ended + (gsize) i * job->n_coords, point, job->n_coords * sizeof (double));
+  job->n_ended++;
   g_mutex_unlock (&job->lock);
 }
 
@@ -118,7 +145,7 @@ fan_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   GError *error = NULL;
 
   cml_test_gate_wait ("CMLAB_TEST_GEOMETRY_GATE");
-  job->res = cml_explore_full (job->sim, &job->opt, on_progress, job, &job->cancel, &error);
+  job->res = cml_explore_watch (job->sim, &job->opt, on_progress, on_ended, job, &job->cancel, &error);
   if (job->res == NULL)
     {
       g_task_return_error (task, error);
@@ -170,6 +197,8 @@ struct _CmlGeometryView
   Job                 *job;        /* the running fan, or NULL */
   Job                 *shown;      /* the fan drawn, or NULL (its simulation now this thread's) */
   GArray              *points;     /* the wavefront drawn: (x, y) pairs in covector order */
+  gboolean             partial;    /* POINTS are the running fan's ended extremals (NaN: not yet) */
+  guint                n_drawn;    /* … how many of them */
   guint                timer;
 };
 
@@ -247,10 +276,21 @@ take_progress (CmlGeometryView *self)
   gtk_progress_bar_set_text (self->progress, text);
 }
 
+static void draw_ended (CmlGeometryView *self);
+
 static gboolean
 poll (gpointer data)
 {
-  take_progress (data);
+  CmlGeometryView *self = data;
+  take_progress (self);
+  if (self->job)
+    {
+      g_mutex_lock (&self->job->lock);
+      guint n = self->job->n_ended;
+      g_mutex_unlock (&self->job->lock);
+      if (n != self->n_drawn)
+        draw_ended (self);
+    }
   return G_SOURCE_CONTINUE;
 }
 
@@ -289,6 +329,7 @@ draw_fan (CmlGeometryView *self)
 {
   cml_plot_remove_all_series (self->plot);
   g_array_set_size (self->points, 0);
+  self->partial = FALSE;
   if (self->shown == NULL || self->sys == NULL)
     {
       gtk_widget_queue_draw (GTK_WIDGET (self->area));
@@ -370,6 +411,56 @@ draw_fan (CmlGeometryView *self)
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }
 
+/* The running fan's endpoints that have come (markers: the wavefront is not closed yet),
+ * on the axes the drop-downs choose. */
+static void
+draw_ended (CmlGeometryView *self)
+{
+  Job *job = self->job;
+  if (job == NULL || self->sys == NULL || job->ended == NULL)
+    return;
+  CmlModel *model = cml_system_get_model (self->sys);
+  const char *xn = selected_name (self->x_drop, self->names), *yn = selected_name (self->y_drop, self->names);
+  guint ix = list_position (self->names, xn), iy = list_position (self->names, yn);
+  if (ix == GTK_INVALID_LIST_POSITION || iy == GTK_INVALID_LIST_POSITION || ix >= job->n_coords
+      || iy >= job->n_coords)
+    return;
+  guint N = job->opt.n_covectors, nc = job->n_coords;
+  double T = job->opt.t_end;
+  g_autoptr (GArray) fx = g_array_new (FALSE, FALSE, sizeof (double)), fy = g_array_new (FALSE, FALSE, sizeof (double));
+
+  cml_plot_remove_all_series (self->plot);
+  g_array_set_size (self->points, 0);
+  self->partial = TRUE;
+  g_mutex_lock (&job->lock);
+  self->n_drawn = job->n_ended;
+  for (guint i = 0; i < N; i++)
+    {
+      const double *q = job->ended + (gsize) i * nc;
+      double xy[2] = { q[ix], q[iy] };
+      g_array_append_vals (self->points, xy, 2);
+      if (isfinite (xy[0]) && isfinite (xy[1]))
+        g_array_append_val (fx, xy[0]), g_array_append_val (fy, xy[1]);
+    }
+  g_mutex_unlock (&job->lock);
+  g_autofree char *time_unit = cml_plot_format_unit (model->time_unit);
+  g_autofree char *name = g_strdup_printf (ngettext ("%u endpoint at t = %.3g%s%s so far",
+                                                     "%u endpoints at t = %.3g%s%s so far", fx->len),
+                                           fx->len, T, *time_unit ? " " : "", time_unit);
+  g_autoptr (CmlPlotSeries) front = points_series (name, fx, fy);
+  cml_plot_series_set_palette_index (front, 0);
+  cml_plot_series_set_markers (front, TRUE);
+  cml_plot_add_series (self->plot, front);
+  cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), xn, cml_model_unit (model, xn));
+  cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), yn, cml_model_unit (model, yn));
+  g_autofree char *title = g_strdup_printf (ngettext ("The fan of %u extremal to t = %.3g%s%s",
+                                                      "The fan of %u extremals to t = %.3g%s%s", N),
+                                            N, T, *time_unit ? " " : "", time_unit);
+  cml_plot_set_title (self->plot, title);
+  cml_plot_reset_ranges (self->plot);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
 static void
 fan_done (GObject *source, GAsyncResult *result, gpointer data)
 {
@@ -414,6 +505,8 @@ fan_done (GObject *source, GAsyncResult *result, gpointer data)
     set_status (self, _("Cancelled; the fan drawn before stays."));
   else
     set_status (self, error->message);
+  if (!ok && self->partial)
+    draw_fan (self); /* the endpoints that had come go: the fan before is drawn again */
   g_clear_pointer (&self->job, job_unref);
   update_buttons (self);
 }
@@ -512,9 +605,16 @@ cml_geometry_view_start (CmlGeometryView *self, GError **error)
   job->opt = opt;
   job->covectors = covectors;
   job->opt.covectors = covectors;
+  job->n_coords = model->m + (cml_system_dim (self->sys) - model->m - model->n);
+  job->ended = g_new (double, (gsize) opt.n_covectors * job->n_coords);
+  for (gsize k = 0; k < (gsize) opt.n_covectors * job->n_coords; k++)
+    job->ended[k] = NAN;
+  const char *hold = g_getenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER");
+  job->hold_after = hold && *hold ? (guint) g_ascii_strtoull (hold, NULL, 10) : G_MAXUINT;
   g_mutex_init (&job->lock);
   job->started = g_get_monotonic_time ();
   self->job = job;
+  self->n_drawn = 0;
 
   GTask *task = g_task_new (self, NULL, fan_done, NULL);
   g_task_set_task_data (task, job_ref (job), (GDestroyNotify) job_unref);
@@ -568,6 +668,8 @@ cml_geometry_view_pick (CmlGeometryView *self, double x, double y)
 {
   g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), FALSE);
 
+  if (self->partial)
+    return FALSE; /* the running fan's endpoints: its covectors are not the fan drawn's */
   double x0, x1, y0, y1;
   cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), &x0, &x1);
   cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), &y0, &y1);
@@ -712,7 +814,9 @@ on_run_clicked (CmlGeometryView *self)
 static void
 on_axis_selected (CmlGeometryView *self)
 {
-  if (self->shown)
+  if (self->partial)
+    draw_ended (self);
+  else if (self->shown)
     draw_fan (self);
 }
 

@@ -118,6 +118,7 @@ typedef struct
   GError           *first;   /* why the first extremal failed, or NULL */
   const gint       *cancel;  /* read atomically: stop when not 0 (may be NULL) */
   CmlExploreProgress progress;
+  CmlExploreEnded   ended;   /* each extremal's point at T as it ends (may be NULL) */
   gpointer          progress_data;
   guint             done;    /* extremals run (under LOCK) */
 } Explore;
@@ -128,11 +129,18 @@ explore_cancelled (const Explore *ex)
   return ex->cancel && g_atomic_int_get (ex->cancel) != 0;
 }
 
-/* One more extremal done: the count and the progress, under the lock (so that the counts
- * reported increase). */
+/* One more extremal done (I): its point at T and conjugate time to the ENDED callback
+ * (outside the lock: it may take its time), then the count and the progress, under the
+ * lock (so that the counts reported increase). */
 static void
-explore_count (Explore *ex)
+explore_count (Explore *ex, guint i)
 {
+  if (ex->ended)
+    {
+      CmlExploreResult *res = ex->res;
+      ex->ended (i, res->points + ((gsize) i * (res->n_times + 1) + res->n_times) * res->n_coords,
+                 res->conjugate[i], ex->progress_data);
+    }
   g_mutex_lock (&ex->lock);
   ex->done++;
   if (ex->progress)
@@ -253,7 +261,7 @@ explore_one (gpointer data, gpointer user_data)
       res->why[i] = g_strdup (error->message);
       if (i == 0)
         ex->first = g_steal_pointer (&error);
-      explore_count (ex);
+      explore_count (ex, i);
       return;
     }
   if (sr->conjugate_times->len > 0)
@@ -274,7 +282,7 @@ explore_one (gpointer data, gpointer user_data)
       res->conjugate_note = g_strdup (sr->conjugate_note);
     }
   g_mutex_unlock (&ex->lock);
-  explore_count (ex);
+  explore_count (ex, i);
 }
 
 /* ---- Maxwell points ------------------------------------------------------------------ */
@@ -645,6 +653,13 @@ CmlExploreResult *
 cml_explore_full (CmlSimulation *sim, const CmlExploreOptions *options, CmlExploreProgress progress,
                   gpointer user_data, const gint *cancel, GError **error)
 {
+  return cml_explore_watch (sim, options, progress, NULL, user_data, cancel, error);
+}
+
+CmlExploreResult *
+cml_explore_watch (CmlSimulation *sim, const CmlExploreOptions *options, CmlExploreProgress progress,
+                   CmlExploreEnded ended, gpointer user_data, const gint *cancel, GError **error)
+{
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *md = cml_system_get_model (sys);
   CmlExploreOptions opt = options ? *options : cml_explore_options_default ();
@@ -724,7 +739,7 @@ cml_explore_full (CmlSimulation *sim, const CmlExploreOptions *options, CmlExplo
 
   Explore ex = { .res = res, .sopt = cml_shoot_options_default (), .dim = dim, .m = m, .n = n, .nr = nr, .t0 = t0,
                  .T = T, .z0 = z0, .n_at = n_at, .at = (double *) at->data, .cancel = cancel,
-                 .progress = progress, .progress_data = user_data };
+                 .progress = progress, .ended = ended, .progress_data = user_data };
   ex.sopt.n_samples = opt.n_samples;
   g_autofree int *at_front = ex.at_front = g_new (int, n_at);
   g_autofree int *at_grid = ex.at_grid = g_new (int, n_at);

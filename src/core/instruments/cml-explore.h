@@ -101,4 +101,16 @@ CmlExploreResult *cml_explore_full (CmlSimulation *sim, const CmlExploreOptions 
                                     CmlExploreProgress progress, gpointer user_data, const gint *cancel,
                                     GError **error);
 
+/* Extremal I has ended (called from the worker threads, in no set order, each I once, before
+ * the progress counts it): POINT its point at T (n_coords values, NaN when its run failed)
+ * and T_CONJUGATE its first conjugate time (NaN: none), both owned by the fan — copy them.
+ * It may wait (the extremal's thread waits with it), but must not cancel by blocking forever. */
+typedef void (*CmlExploreEnded) (guint i, const double *point, double t_conjugate, gpointer user_data);
+
+/* cml_explore_full () that also tells ENDED (may be NULL) each extremal's point at T as it
+ * ends, so that a window can draw the wavefront as it grows (USER_DATA for both callbacks). */
+CmlExploreResult *cml_explore_watch (CmlSimulation *sim, const CmlExploreOptions *options,
+                                     CmlExploreProgress progress, CmlExploreEnded ended, gpointer user_data,
+                                     const gint *cancel, GError **error);
+
 G_END_DECLS
