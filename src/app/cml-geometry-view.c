@@ -20,7 +20,11 @@
  * again, on the worker, to that time.  While the fan runs, each extremal's endpoint is drawn
  * as it ends (the core tells each one from its worker thread; the window's timer draws
  * what has come); the conjugate and Maxwell points come with the whole fan, the Maxwell
- * ones needing every pair.  A click on the wavefront starts the window's run on
+ * ones needing every pair.  Where the model has closed forms ([reference]) of both
+ * coordinates drawn, the wavefront's closed form is drawn dashed beside it — each
+ * extremal's closed form from its own start (its covector) at T — with the largest
+ * difference in the legend, and the conjugate and Maxwell points' largest distance from
+ * the closed form at the times found.  A click on the wavefront starts the window's run on
  * the nearest extremal: its momenta given as initial values (the free velocities where the
  * parameter panel shows velocities), one step to undo.
  */
@@ -37,6 +41,7 @@
 #include "cml-expr.h"
 #include "cml-plot-area.h"
 #include "cml-plot.h"
+#include "cml-reference.h"
 #include "cml-simulation.h"
 #include "cml-test-gate.h"
 
@@ -189,6 +194,7 @@ struct _CmlGeometryView
   CmlPlotArea         *area;
 
   CmlSystem           *sys;
+  CmlReference        *reference;  /* the model's closed forms, or NULL */
   CmlRunner           *runner;
   CmlGeometryRunSource source;
   gpointer             source_data;
@@ -197,6 +203,8 @@ struct _CmlGeometryView
   Job                 *job;        /* the running fan, or NULL */
   Job                 *shown;      /* the fan drawn, or NULL (its simulation now this thread's) */
   GArray              *points;     /* the wavefront drawn: (x, y) pairs in covector order */
+  double               closed[3];  /* the largest differences from the closed forms drawn: the
+                                    * wavefront, conjugate, Maxwell points (NaN: none drawn) */
   gboolean             partial;    /* POINTS are the running fan's ended extremals (NaN: not yet) */
   guint                n_drawn;    /* … how many of them */
   guint                timer;
@@ -322,14 +330,57 @@ points_series (const char *name, GArray *xs, GArray *ys)
   return cml_plot_series_new_for_columns (name, "", t, x, y);
 }
 
+/* The closed forms of the axes IX, IY (point coordinates XN, YN) for extremal I of the fan
+ * shown at the times TIMES (N_T of them) into XY (pairs, NaN where there is none): FALSE
+ * when the model has no closed form of both. */
+static gboolean
+closed_form_at (CmlGeometryView *self, const char *xn, const char *yn, guint i, const double *times, guint n_t,
+                double *xy)
+{
+  if (self->reference == NULL || self->shown == NULL)
+    return FALSE;
+  int rx = cml_reference_find (self->reference, xn), ry = cml_reference_find (self->reference, yn);
+  if (rx < 0 || ry < 0)
+    return FALSE;
+  CmlModel *model = cml_system_get_model (self->sys);
+  CmlSimulation *sim = self->shown->sim;
+  const CmlExploreResult *res = self->shown->res;
+  guint dim = cml_system_dim (self->sys), n_obs = cml_system_n_observables (self->sys);
+  double t0 = cml_simulation_get_time (sim);
+  g_autofree double *z0 = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
+  g_autofree double *z = g_memdup2 (z0, dim * sizeof (double));
+  g_autofree double *obs = g_new (double, n_obs);
+  g_autofree double *params = g_new0 (double, model->params->len + 1);
+  g_autofree double *values = g_new (double, cml_reference_get_n (self->reference));
+
+  /* the extremal's start: the fan's point with its covector */
+  memcpy (z + model->m, res->covectors + (gsize) i * res->n_momenta, res->n_momenta * sizeof (double));
+  cml_simulation_set_state (sim, t0, z);
+  cml_simulation_observe (sim, obs);
+  cml_simulation_set_state (sim, t0, z0);
+  for (guint k = 0; k < model->params->len; k++)
+    params[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
+  cml_reference_start_at (self->reference, t0, params, obs);
+  for (guint k = 0; k < n_t; k++)
+    {
+      xy[2 * k] = xy[2 * k + 1] = NAN;
+      if (!isfinite (times[k]))
+        continue;
+      cml_reference_eval (self->reference, times[k], values);
+      xy[2 * k] = values[rx], xy[2 * k + 1] = values[ry];
+    }
+  return TRUE;
+}
+
 /* The fan drawn (the axes the drop-downs choose): the wavefront closed through its points,
- * the conjugate and the Maxwell points, the start. */
+ * the conjugate and the Maxwell points, the start; the closed forms where there are. */
 static void
 draw_fan (CmlGeometryView *self)
 {
   cml_plot_remove_all_series (self->plot);
   g_array_set_size (self->points, 0);
   self->partial = FALSE;
+  self->closed[0] = self->closed[1] = self->closed[2] = NAN;
   if (self->shown == NULL || self->sys == NULL)
     {
       gtk_widget_queue_draw (GTK_WIDGET (self->area));
@@ -352,12 +403,36 @@ draw_fan (CmlGeometryView *self)
   g_autoptr (GArray) mx = g_array_new (FALSE, FALSE, sizeof (double)), my = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) sx = g_array_new (FALSE, FALSE, sizeof (double)), sy = g_array_new (FALSE, FALSE, sizeof (double));
 
+  /* the closed forms: the wavefront's at T, and the largest differences of the wavefront,
+   * the conjugate and the Maxwell points from them */
+  g_autoptr (GArray) rx = g_array_new (FALSE, FALSE, sizeof (double)), ry = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean closed = FALSE;
+  double d_front = 0, d_conj = 0, d_max = 0;
+
   /* the wavefront at T (the last of the result's times), around the circle and back */
   guint first = G_MAXUINT;
   for (guint i = 0; i < N; i++)
     {
       const double *q = res->points + ((gsize) i * (res->n_times + 1) + res->n_times) * nc;
       double xy[2] = { q[ix], q[iy] };
+      double at[3] = { T, res->conjugate[i] <= T ? res->conjugate[i] : NAN,
+                       res->maxwell[i] <= T ? res->maxwell[i] : NAN };
+      double ref[6];
+      if (closed_form_at (self, xn, yn, i, at, 3, ref))
+        {
+          const double *cq = self->shown->conj_pts + (gsize) i * nc, *mq = self->shown->max_pts + (gsize) i * nc;
+          closed = TRUE;
+          if (isfinite (ref[0]) && isfinite (ref[1]))
+            {
+              g_array_append_val (rx, ref[0]);
+              g_array_append_val (ry, ref[1]);
+              d_front = MAX (d_front, MAX (fabs (xy[0] - ref[0]), fabs (xy[1] - ref[1])));
+            }
+          if (isfinite (at[1]))
+            d_conj = MAX (d_conj, MAX (fabs (cq[ix] - ref[2]), fabs (cq[iy] - ref[3])));
+          if (isfinite (at[2]))
+            d_max = MAX (d_max, MAX (fabs (mq[ix] - ref[4]), fabs (mq[iy] - ref[5])));
+        }
       g_array_append_vals (self->points, xy, 2);
       if (isfinite (xy[0]) && isfinite (xy[1]))
         {
@@ -383,9 +458,28 @@ draw_fan (CmlGeometryView *self)
     g_array_append_val (sx, x0);
     g_array_append_val (sy, y0);
   }
+  if (rx->len > 2)
+    {
+      g_array_append_val (rx, g_array_index (rx, double, 0));
+      g_array_append_val (ry, g_array_index (ry, double, 0));
+    }
+  g_autofree char *conj_name = NULL, *max_name = NULL, *closed_name = NULL;
+  if (closed)
+    {
+      self->closed[0] = rx->len ? d_front : NAN;
+      self->closed[1] = cx->len ? d_conj : NAN;
+      self->closed[2] = mx->len ? d_max : NAN;
+      /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
+      conj_name = g_strdup_printf (_("conjugate points (first, up to T; within %.2g of the closed form)"), d_conj);
+      /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
+      max_name = g_strdup_printf (_("Maxwell points (two extremals meet; within %.2g of the closed form)"), d_max);
+      /* TRANSLATORS: %.2g is the largest difference of the wavefront from its closed form */
+      closed_name = g_strdup_printf (_("wavefront, closed form (largest difference %.2g)"), d_front);
+    }
   g_autoptr (CmlPlotSeries) front = points_series (front_name, fx, fy);
-  g_autoptr (CmlPlotSeries) conj = points_series (_("conjugate points (first, up to T)"), cx, cy);
-  g_autoptr (CmlPlotSeries) maxw = points_series (_("Maxwell points (two extremals meet)"), mx, my);
+  g_autoptr (CmlPlotSeries) conj = points_series (conj_name ? conj_name : _("conjugate points (first, up to T)"), cx, cy);
+  g_autoptr (CmlPlotSeries) maxw = points_series (max_name ? max_name : _("Maxwell points (two extremals meet)"), mx, my);
+  g_autoptr (CmlPlotSeries) front_ref = closed ? points_series (closed_name, rx, ry) : NULL;
   g_autoptr (CmlPlotSeries) start = points_series (_("start"), sx, sy);
   cml_plot_series_set_palette_index (front, 0);
   cml_plot_series_set_palette_index (conj, 1);
@@ -395,6 +489,14 @@ draw_fan (CmlGeometryView *self)
   cml_plot_series_set_markers (maxw, TRUE);
   cml_plot_series_set_markers (start, TRUE);
   guint n_conj = cx->len, n_max = mx->len;
+  if (front_ref && rx->len)
+    {
+      /* under the numerics, in their colour: where the two agree the dashes show on both
+       * sides of the line */
+      cml_plot_series_set_palette_index (front_ref, 0);
+      cml_plot_series_set_dashed (front_ref, TRUE);
+      cml_plot_add_series (self->plot, front_ref);
+    }
   cml_plot_add_series (self->plot, front);
   if (n_conj)
     cml_plot_add_series (self->plot, conj);
@@ -656,6 +758,17 @@ cml_geometry_view_get_points (CmlGeometryView *self, guint *n)
   return (const double *) (gpointer) self->points->data;
 }
 
+double
+cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate, double *maxwell)
+{
+  g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), NAN);
+  if (conjugate)
+    *conjugate = self->closed[1];
+  if (maxwell)
+    *maxwell = self->closed[2];
+  return self->closed[0];
+}
+
 const char *
 cml_geometry_view_get_status (CmlGeometryView *self)
 {
@@ -747,11 +860,20 @@ cml_geometry_view_set_system (CmlGeometryView *self, CmlSystem *sys, CmlRunner *
   if (sys)
     cml_system_ref (sys);
   g_clear_pointer (&self->sys, cml_system_unref);
+  g_clear_pointer (&self->reference, cml_reference_free);
   self->sys = sys;
   self->runner = runner;
 
   /* the point's coordinates: the base's, then the reconstruction's */
   gboolean vak = sys && cml_system_get_formalism (sys) == CML_FORMALISM_VAKONOMIC;
+  if (vak)
+    {
+      /* the closed forms, if the model has any (compiled here: the window's thread) */
+      g_autoptr (GError) error = NULL;
+      self->reference = cml_reference_new (sys, &error);
+      if (error)
+        g_warning ("the closed forms of %s: %s", cml_system_get_model (sys)->name, error->message);
+    }
   guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->names));
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
   if (vak)
@@ -855,6 +977,7 @@ cml_geometry_view_finalize (GObject *object)
 {
   CmlGeometryView *self = CML_GEOMETRY_VIEW (object);
 
+  g_clear_pointer (&self->reference, cml_reference_free);
   g_clear_pointer (&self->sys, cml_system_unref);
   g_clear_pointer (&self->points, g_array_unref);
   G_OBJECT_CLASS (cml_geometry_view_parent_class)->finalize (object);
@@ -897,6 +1020,7 @@ static void
 cml_geometry_view_init (CmlGeometryView *self)
 {
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
+  self->closed[0] = self->closed[1] = self->closed[2] = NAN;
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->plot = cml_plot_area_get_plot (self->area);

@@ -59,6 +59,11 @@ gboolean   cml_geometry_view_pick (CmlGeometryView *self, double x, double y);
 /* The initial values that start the run on extremal I of the fan drawn, as the parameter
  * panel names them (name -> double*; a new table), or NULL. */
 GHashTable *cml_geometry_view_initial_values (CmlGeometryView *self, guint i);
+/* The largest difference of the wavefront drawn from its closed form (the model's
+ * [reference] of both axes), and into *CONJUGATE and *MAXWELL (may be NULL) those of the
+ * conjugate and Maxwell points at the times found; NaN where none is drawn (tests). */
+double      cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate,
+                                                          double *maxwell);
 /* The status line (tests). */
 const char *cml_geometry_view_get_status (CmlGeometryView *self);
 
