@@ -470,9 +470,9 @@ draw_fan (CmlGeometryView *self)
       self->closed[1] = cx->len ? d_conj : NAN;
       self->closed[2] = mx->len ? d_max : NAN;
       /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
-      conj_name = g_strdup_printf (_("conjugate points (first, up to T; within %.2g of the closed form)"), d_conj);
+      conj_name = g_strdup_printf (_("conjugate points (within %.2g of the closed form)"), d_conj);
       /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
-      max_name = g_strdup_printf (_("Maxwell points (two extremals meet; within %.2g of the closed form)"), d_max);
+      max_name = g_strdup_printf (_("Maxwell points (within %.2g of the closed form)"), d_max);
       /* TRANSLATORS: %.2g is the largest difference of the wavefront from its closed form */
       closed_name = g_strdup_printf (_("wavefront, closed form (largest difference %.2g)"), d_front);
     }
