@@ -68,7 +68,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlExploreResult, cml_explore_result_free)
  * H = OPTIONS->level.  Each extremal runs on a worker thread with a simulation of its own
  * (cml_shoot_extremal: the conjugate times as shoot finds them); the results are in the
  * order of the covectors whatever the threads.  Then the Maxwell points: pairs of
- * extremals whose points come together at the same time (see cml-explore.c).
+ * extremals whose points come together at the same time, angles (coordinates whose unit is
+ * rad) compared modulo 2π (see cml-explore.c).
  *
  * On the thread that builds the model's expressions (cml_explore_full () with the
  * covectors given runs on any); SIM is used for the covectors and the Maxwell refinement
