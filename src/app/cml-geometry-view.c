@@ -17,7 +17,14 @@
  * extremal is no longer even locally the shortest); and the Maxwell points q_i(t_M,i), where
  * extremal i meets another of the fan with the same cost (past it, no longer the shortest:
  * the cut locus).  The points at t_c and t_M are read by integrating each such extremal
- * again, on the worker, to that time.  A click on the wavefront starts the window's run on
+ * again, on the worker, to that time.  While the fan runs, each extremal's endpoint is drawn
+ * as it ends (the core tells each one from its worker thread; the window's timer draws
+ * what has come); the conjugate and Maxwell points come with the whole fan, the Maxwell
+ * ones needing every pair.  Where the model has closed forms ([reference]) of both
+ * coordinates drawn, the wavefront's closed form is drawn dashed beside it — each
+ * extremal's closed form from its own start (its covector) at T — with the largest
+ * difference in the legend, and the conjugate and Maxwell points' largest distance from
+ * the closed form at the times found.  A click on the wavefront starts the window's run on
  * the nearest extremal: its momenta given as initial values (the free velocities where the
  * parameter panel shows velocities), one step to undo.
  */
@@ -34,6 +41,7 @@
 #include "cml-expr.h"
 #include "cml-plot-area.h"
 #include "cml-plot.h"
+#include "cml-reference.h"
 #include "cml-simulation.h"
 #include "cml-test-gate.h"
 
@@ -50,8 +58,13 @@ typedef struct
   CmlSimulation     *sim;        /* at the start point; the worker's while it runs */
   CmlExploreOptions  opt;
   double            *covectors;  /* opt.covectors */
-  GMutex             lock;       /* guards DONE */
+  GMutex             lock;       /* guards DONE and the ended points */
   guint              done;
+  double            *ended;      /* n × n_coords: the points at T of the extremals ended, else NaN */
+  guint              n_coords;
+  guint              n_ended;    /* how many are in ENDED */
+  guint              n_taken;    /* … and how many have asked to be (a test holds those past HOLD_AFTER) */
+  guint              hold_after; /* G_MAXUINT, or (tests) CMLAB_TEST_GEOMETRY_HOLD_AFTER */
   gint64             started;
   /* the worker's results */
   CmlExploreResult  *res;
@@ -73,6 +86,7 @@ job_unref (Job *job)
     return;
   g_clear_pointer (&job->sim, cml_simulation_free);
   g_free (job->covectors);
+  g_free (job->ended);
   g_mutex_clear (&job->lock);
   g_clear_pointer (&job->res, cml_explore_result_free);
   g_free (job->conj_pts);
@@ -86,6 +100,24 @@ on_progress (guint done, guint total, gpointer data)
   Job *job = data;
   g_mutex_lock (&job->lock);
   job->done = done;
+  g_mutex_unlock (&job->lock);
+}
+
+/* Extremal I has ended (a worker thread): its point at T kept for the window to draw.  A
+ * test holds every extremal past the first HOLD_AFTER at the gate CMLAB_TEST_GEOMETRY_STEP_GATE
+ * before it is kept, so that exactly that many are drawn until it lets them go. */
+static void
+on_ended (guint i, const double *point, double t_conjugate, gpointer data)
+{
+  Job *job = data;
+  g_mutex_lock (&job->lock);
+  guint slot = job->n_taken++;
+  g_mutex_unlock (&job->lock);
+  if (slot >= job->hold_after)
+    cml_test_gate_wait ("CMLAB_TEST_GEOMETRY_STEP_GATE");
+  g_mutex_lock (&job->lock);
+  memcpy (job->ended + (gsize) i * job->n_coords, point, job->n_coords * sizeof (double));
+  job->n_ended++;
   g_mutex_unlock (&job->lock);
 }
 
@@ -118,7 +150,7 @@ fan_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
   GError *error = NULL;
 
   cml_test_gate_wait ("CMLAB_TEST_GEOMETRY_GATE");
-  job->res = cml_explore_full (job->sim, &job->opt, on_progress, job, &job->cancel, &error);
+  job->res = cml_explore_watch (job->sim, &job->opt, on_progress, on_ended, job, &job->cancel, &error);
   if (job->res == NULL)
     {
       g_task_return_error (task, error);
@@ -162,6 +194,7 @@ struct _CmlGeometryView
   CmlPlotArea         *area;
 
   CmlSystem           *sys;
+  CmlReference        *reference;  /* the model's closed forms, or NULL */
   CmlRunner           *runner;
   CmlGeometryRunSource source;
   gpointer             source_data;
@@ -170,6 +203,10 @@ struct _CmlGeometryView
   Job                 *job;        /* the running fan, or NULL */
   Job                 *shown;      /* the fan drawn, or NULL (its simulation now this thread's) */
   GArray              *points;     /* the wavefront drawn: (x, y) pairs in covector order */
+  double               closed[3];  /* the largest differences from the closed forms drawn: the
+                                    * wavefront, conjugate, Maxwell points (NaN: none drawn) */
+  gboolean             partial;    /* POINTS are the running fan's ended extremals (NaN: not yet) */
+  guint                n_drawn;    /* … how many of them */
   guint                timer;
 };
 
@@ -247,10 +284,21 @@ take_progress (CmlGeometryView *self)
   gtk_progress_bar_set_text (self->progress, text);
 }
 
+static void draw_ended (CmlGeometryView *self);
+
 static gboolean
 poll (gpointer data)
 {
-  take_progress (data);
+  CmlGeometryView *self = data;
+  take_progress (self);
+  if (self->job)
+    {
+      g_mutex_lock (&self->job->lock);
+      guint n = self->job->n_ended;
+      g_mutex_unlock (&self->job->lock);
+      if (n != self->n_drawn)
+        draw_ended (self);
+    }
   return G_SOURCE_CONTINUE;
 }
 
@@ -282,13 +330,57 @@ points_series (const char *name, GArray *xs, GArray *ys)
   return cml_plot_series_new_for_columns (name, "", t, x, y);
 }
 
+/* The closed forms of the axes IX, IY (point coordinates XN, YN) for extremal I of the fan
+ * shown at the times TIMES (N_T of them) into XY (pairs, NaN where there is none): FALSE
+ * when the model has no closed form of both. */
+static gboolean
+closed_form_at (CmlGeometryView *self, const char *xn, const char *yn, guint i, const double *times, guint n_t,
+                double *xy)
+{
+  if (self->reference == NULL || self->shown == NULL)
+    return FALSE;
+  int rx = cml_reference_find (self->reference, xn), ry = cml_reference_find (self->reference, yn);
+  if (rx < 0 || ry < 0)
+    return FALSE;
+  CmlModel *model = cml_system_get_model (self->sys);
+  CmlSimulation *sim = self->shown->sim;
+  const CmlExploreResult *res = self->shown->res;
+  guint dim = cml_system_dim (self->sys), n_obs = cml_system_n_observables (self->sys);
+  double t0 = cml_simulation_get_time (sim);
+  g_autofree double *z0 = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
+  g_autofree double *z = g_memdup2 (z0, dim * sizeof (double));
+  g_autofree double *obs = g_new (double, n_obs);
+  g_autofree double *params = g_new0 (double, model->params->len + 1);
+  g_autofree double *values = g_new (double, cml_reference_get_n (self->reference));
+
+  /* the extremal's start: the fan's point with its covector */
+  memcpy (z + model->m, res->covectors + (gsize) i * res->n_momenta, res->n_momenta * sizeof (double));
+  cml_simulation_set_state (sim, t0, z);
+  cml_simulation_observe (sim, obs);
+  cml_simulation_set_state (sim, t0, z0);
+  for (guint k = 0; k < model->params->len; k++)
+    params[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
+  cml_reference_start_at (self->reference, t0, params, obs);
+  for (guint k = 0; k < n_t; k++)
+    {
+      xy[2 * k] = xy[2 * k + 1] = NAN;
+      if (!isfinite (times[k]))
+        continue;
+      cml_reference_eval (self->reference, times[k], values);
+      xy[2 * k] = values[rx], xy[2 * k + 1] = values[ry];
+    }
+  return TRUE;
+}
+
 /* The fan drawn (the axes the drop-downs choose): the wavefront closed through its points,
- * the conjugate and the Maxwell points, the start. */
+ * the conjugate and the Maxwell points, the start; the closed forms where there are. */
 static void
 draw_fan (CmlGeometryView *self)
 {
   cml_plot_remove_all_series (self->plot);
   g_array_set_size (self->points, 0);
+  self->partial = FALSE;
+  self->closed[0] = self->closed[1] = self->closed[2] = NAN;
   if (self->shown == NULL || self->sys == NULL)
     {
       gtk_widget_queue_draw (GTK_WIDGET (self->area));
@@ -311,12 +403,36 @@ draw_fan (CmlGeometryView *self)
   g_autoptr (GArray) mx = g_array_new (FALSE, FALSE, sizeof (double)), my = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) sx = g_array_new (FALSE, FALSE, sizeof (double)), sy = g_array_new (FALSE, FALSE, sizeof (double));
 
+  /* the closed forms: the wavefront's at T, and the largest differences of the wavefront,
+   * the conjugate and the Maxwell points from them */
+  g_autoptr (GArray) rx = g_array_new (FALSE, FALSE, sizeof (double)), ry = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean closed = FALSE;
+  double d_front = 0, d_conj = 0, d_max = 0;
+
   /* the wavefront at T (the last of the result's times), around the circle and back */
   guint first = G_MAXUINT;
   for (guint i = 0; i < N; i++)
     {
       const double *q = res->points + ((gsize) i * (res->n_times + 1) + res->n_times) * nc;
       double xy[2] = { q[ix], q[iy] };
+      double at[3] = { T, res->conjugate[i] <= T ? res->conjugate[i] : NAN,
+                       res->maxwell[i] <= T ? res->maxwell[i] : NAN };
+      double ref[6];
+      if (closed_form_at (self, xn, yn, i, at, 3, ref))
+        {
+          const double *cq = self->shown->conj_pts + (gsize) i * nc, *mq = self->shown->max_pts + (gsize) i * nc;
+          closed = TRUE;
+          if (isfinite (ref[0]) && isfinite (ref[1]))
+            {
+              g_array_append_val (rx, ref[0]);
+              g_array_append_val (ry, ref[1]);
+              d_front = MAX (d_front, MAX (fabs (xy[0] - ref[0]), fabs (xy[1] - ref[1])));
+            }
+          if (isfinite (at[1]))
+            d_conj = MAX (d_conj, MAX (fabs (cq[ix] - ref[2]), fabs (cq[iy] - ref[3])));
+          if (isfinite (at[2]))
+            d_max = MAX (d_max, MAX (fabs (mq[ix] - ref[4]), fabs (mq[iy] - ref[5])));
+        }
       g_array_append_vals (self->points, xy, 2);
       if (isfinite (xy[0]) && isfinite (xy[1]))
         {
@@ -342,9 +458,28 @@ draw_fan (CmlGeometryView *self)
     g_array_append_val (sx, x0);
     g_array_append_val (sy, y0);
   }
+  if (rx->len > 2)
+    {
+      g_array_append_val (rx, g_array_index (rx, double, 0));
+      g_array_append_val (ry, g_array_index (ry, double, 0));
+    }
+  g_autofree char *conj_name = NULL, *max_name = NULL, *closed_name = NULL;
+  if (closed)
+    {
+      self->closed[0] = rx->len ? d_front : NAN;
+      self->closed[1] = cx->len ? d_conj : NAN;
+      self->closed[2] = mx->len ? d_max : NAN;
+      /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
+      conj_name = g_strdup_printf (_("conjugate points (within %.2g of the closed form)"), d_conj);
+      /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
+      max_name = g_strdup_printf (_("Maxwell points (within %.2g of the closed form)"), d_max);
+      /* TRANSLATORS: %.2g is the largest difference of the wavefront from its closed form */
+      closed_name = g_strdup_printf (_("wavefront, closed form (largest difference %.2g)"), d_front);
+    }
   g_autoptr (CmlPlotSeries) front = points_series (front_name, fx, fy);
-  g_autoptr (CmlPlotSeries) conj = points_series (_("conjugate points (first, up to T)"), cx, cy);
-  g_autoptr (CmlPlotSeries) maxw = points_series (_("Maxwell points (two extremals meet)"), mx, my);
+  g_autoptr (CmlPlotSeries) conj = points_series (conj_name ? conj_name : _("conjugate points (first, up to T)"), cx, cy);
+  g_autoptr (CmlPlotSeries) maxw = points_series (max_name ? max_name : _("Maxwell points (two extremals meet)"), mx, my);
+  g_autoptr (CmlPlotSeries) front_ref = closed ? points_series (closed_name, rx, ry) : NULL;
   g_autoptr (CmlPlotSeries) start = points_series (_("start"), sx, sy);
   cml_plot_series_set_palette_index (front, 0);
   cml_plot_series_set_palette_index (conj, 1);
@@ -354,6 +489,14 @@ draw_fan (CmlGeometryView *self)
   cml_plot_series_set_markers (maxw, TRUE);
   cml_plot_series_set_markers (start, TRUE);
   guint n_conj = cx->len, n_max = mx->len;
+  if (front_ref && rx->len)
+    {
+      /* under the numerics, in their colour: where the two agree the dashes show on both
+       * sides of the line */
+      cml_plot_series_set_palette_index (front_ref, 0);
+      cml_plot_series_set_dashed (front_ref, TRUE);
+      cml_plot_add_series (self->plot, front_ref);
+    }
   cml_plot_add_series (self->plot, front);
   if (n_conj)
     cml_plot_add_series (self->plot, conj);
@@ -362,6 +505,56 @@ draw_fan (CmlGeometryView *self)
   cml_plot_add_series (self->plot, start);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), xn, cml_model_unit (model, xn));
   cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), yn, yunit);
+  g_autofree char *title = g_strdup_printf (ngettext ("The fan of %u extremal to t = %.3g%s%s",
+                                                      "The fan of %u extremals to t = %.3g%s%s", N),
+                                            N, T, *time_unit ? " " : "", time_unit);
+  cml_plot_set_title (self->plot, title);
+  cml_plot_reset_ranges (self->plot);
+  gtk_widget_queue_draw (GTK_WIDGET (self->area));
+}
+
+/* The running fan's endpoints that have come (markers: the wavefront is not closed yet),
+ * on the axes the drop-downs choose. */
+static void
+draw_ended (CmlGeometryView *self)
+{
+  Job *job = self->job;
+  if (job == NULL || self->sys == NULL || job->ended == NULL)
+    return;
+  CmlModel *model = cml_system_get_model (self->sys);
+  const char *xn = selected_name (self->x_drop, self->names), *yn = selected_name (self->y_drop, self->names);
+  guint ix = list_position (self->names, xn), iy = list_position (self->names, yn);
+  if (ix == GTK_INVALID_LIST_POSITION || iy == GTK_INVALID_LIST_POSITION || ix >= job->n_coords
+      || iy >= job->n_coords)
+    return;
+  guint N = job->opt.n_covectors, nc = job->n_coords;
+  double T = job->opt.t_end;
+  g_autoptr (GArray) fx = g_array_new (FALSE, FALSE, sizeof (double)), fy = g_array_new (FALSE, FALSE, sizeof (double));
+
+  cml_plot_remove_all_series (self->plot);
+  g_array_set_size (self->points, 0);
+  self->partial = TRUE;
+  g_mutex_lock (&job->lock);
+  self->n_drawn = job->n_ended;
+  for (guint i = 0; i < N; i++)
+    {
+      const double *q = job->ended + (gsize) i * nc;
+      double xy[2] = { q[ix], q[iy] };
+      g_array_append_vals (self->points, xy, 2);
+      if (isfinite (xy[0]) && isfinite (xy[1]))
+        g_array_append_val (fx, xy[0]), g_array_append_val (fy, xy[1]);
+    }
+  g_mutex_unlock (&job->lock);
+  g_autofree char *time_unit = cml_plot_format_unit (model->time_unit);
+  g_autofree char *name = g_strdup_printf (ngettext ("%u endpoint at t = %.3g%s%s so far",
+                                                     "%u endpoints at t = %.3g%s%s so far", fx->len),
+                                           fx->len, T, *time_unit ? " " : "", time_unit);
+  g_autoptr (CmlPlotSeries) front = points_series (name, fx, fy);
+  cml_plot_series_set_palette_index (front, 0);
+  cml_plot_series_set_markers (front, TRUE);
+  cml_plot_add_series (self->plot, front);
+  cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), xn, cml_model_unit (model, xn));
+  cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), yn, cml_model_unit (model, yn));
   g_autofree char *title = g_strdup_printf (ngettext ("The fan of %u extremal to t = %.3g%s%s",
                                                       "The fan of %u extremals to t = %.3g%s%s", N),
                                             N, T, *time_unit ? " " : "", time_unit);
@@ -414,6 +607,8 @@ fan_done (GObject *source, GAsyncResult *result, gpointer data)
     set_status (self, _("Cancelled; the fan drawn before stays."));
   else
     set_status (self, error->message);
+  if (!ok && self->partial)
+    draw_fan (self); /* the endpoints that had come go: the fan before is drawn again */
   g_clear_pointer (&self->job, job_unref);
   update_buttons (self);
 }
@@ -512,9 +707,16 @@ cml_geometry_view_start (CmlGeometryView *self, GError **error)
   job->opt = opt;
   job->covectors = covectors;
   job->opt.covectors = covectors;
+  job->n_coords = model->m + (cml_system_dim (self->sys) - model->m - model->n);
+  job->ended = g_new (double, (gsize) opt.n_covectors * job->n_coords);
+  for (gsize k = 0; k < (gsize) opt.n_covectors * job->n_coords; k++)
+    job->ended[k] = NAN;
+  const char *hold = g_getenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER");
+  job->hold_after = hold && *hold ? (guint) g_ascii_strtoull (hold, NULL, 10) : G_MAXUINT;
   g_mutex_init (&job->lock);
   job->started = g_get_monotonic_time ();
   self->job = job;
+  self->n_drawn = 0;
 
   GTask *task = g_task_new (self, NULL, fan_done, NULL);
   g_task_set_task_data (task, job_ref (job), (GDestroyNotify) job_unref);
@@ -556,6 +758,17 @@ cml_geometry_view_get_points (CmlGeometryView *self, guint *n)
   return (const double *) (gpointer) self->points->data;
 }
 
+double
+cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate, double *maxwell)
+{
+  g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), NAN);
+  if (conjugate)
+    *conjugate = self->closed[1];
+  if (maxwell)
+    *maxwell = self->closed[2];
+  return self->closed[0];
+}
+
 const char *
 cml_geometry_view_get_status (CmlGeometryView *self)
 {
@@ -568,6 +781,8 @@ cml_geometry_view_pick (CmlGeometryView *self, double x, double y)
 {
   g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), FALSE);
 
+  if (self->partial)
+    return FALSE; /* the running fan's endpoints: its covectors are not the fan drawn's */
   double x0, x1, y0, y1;
   cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), &x0, &x1);
   cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), &y0, &y1);
@@ -645,11 +860,20 @@ cml_geometry_view_set_system (CmlGeometryView *self, CmlSystem *sys, CmlRunner *
   if (sys)
     cml_system_ref (sys);
   g_clear_pointer (&self->sys, cml_system_unref);
+  g_clear_pointer (&self->reference, cml_reference_free);
   self->sys = sys;
   self->runner = runner;
 
   /* the point's coordinates: the base's, then the reconstruction's */
   gboolean vak = sys && cml_system_get_formalism (sys) == CML_FORMALISM_VAKONOMIC;
+  if (vak)
+    {
+      /* the closed forms, if the model has any (compiled here: the window's thread) */
+      g_autoptr (GError) error = NULL;
+      self->reference = cml_reference_new (sys, &error);
+      if (error)
+        g_warning ("the closed forms of %s: %s", cml_system_get_model (sys)->name, error->message);
+    }
   guint n_old = g_list_model_get_n_items (G_LIST_MODEL (self->names));
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
   if (vak)
@@ -712,7 +936,9 @@ on_run_clicked (CmlGeometryView *self)
 static void
 on_axis_selected (CmlGeometryView *self)
 {
-  if (self->shown)
+  if (self->partial)
+    draw_ended (self);
+  else if (self->shown)
     draw_fan (self);
 }
 
@@ -751,6 +977,7 @@ cml_geometry_view_finalize (GObject *object)
 {
   CmlGeometryView *self = CML_GEOMETRY_VIEW (object);
 
+  g_clear_pointer (&self->reference, cml_reference_free);
   g_clear_pointer (&self->sys, cml_system_unref);
   g_clear_pointer (&self->points, g_array_unref);
   G_OBJECT_CLASS (cml_geometry_view_parent_class)->finalize (object);
@@ -793,6 +1020,7 @@ static void
 cml_geometry_view_init (CmlGeometryView *self)
 {
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
+  self->closed[0] = self->closed[1] = self->closed[2] = NAN;
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->plot = cml_plot_area_get_plot (self->area);

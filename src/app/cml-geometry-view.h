@@ -49,14 +49,21 @@ gboolean   cml_geometry_view_is_running (CmlGeometryView *self);
 
 /* The fan drawn (NULL: none yet; tests). */
 const CmlExploreResult *cml_geometry_view_get_result (CmlGeometryView *self);
-/* The wavefront's points drawn, N pairs (x, y) in the order of the covectors (tests). */
+/* The wavefront's points drawn, N pairs (x, y) in the order of the covectors (tests); while
+ * a fan runs, those of its extremals that have ended (NaN for the others). */
 const double *cml_geometry_view_get_points (CmlGeometryView *self, guint *n);
 /* What a click at the data point (X, Y) does: the nearest point of the wavefront, on the
- * plot's scales, emits ::extremal-picked with its extremal.  FALSE when there is none. */
+ * plot's scales, emits ::extremal-picked with its extremal.  FALSE when there is none, or
+ * while the points drawn are those of a running fan. */
 gboolean   cml_geometry_view_pick (CmlGeometryView *self, double x, double y);
 /* The initial values that start the run on extremal I of the fan drawn, as the parameter
  * panel names them (name -> double*; a new table), or NULL. */
 GHashTable *cml_geometry_view_initial_values (CmlGeometryView *self, guint i);
+/* The largest difference of the wavefront drawn from its closed form (the model's
+ * [reference] of both axes), and into *CONJUGATE and *MAXWELL (may be NULL) those of the
+ * conjugate and Maxwell points at the times found; NaN where none is drawn (tests). */
+double      cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate,
+                                                          double *maxwell);
 /* The status line (tests). */
 const char *cml_geometry_view_get_status (CmlGeometryView *self);
 

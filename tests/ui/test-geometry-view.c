@@ -2,7 +2,13 @@
  * threads through the core's cml_explore_full (the wavefront drawn is cml_explore's, bit
  * for bit, for the same options from the run's start), a click on the wavefront starting
  * the run on that extremal (one undo step), Cancel, and, for a model that is not
- * vakonomic, no tab and no run.
+ * vakonomic, no tab and no run.  The endpoints appear as each extremal ends: with the
+ * worker held at a gate once 5 extremals have ended, exactly those 5 are drawn (each
+ * cml_explore's, bit for bit) while the fan runs; let go, all 24.  On Heisenberg written
+ * as a user would (doc/examples/heisenberg.cml, whose [reference] gives the closed forms of
+ * x, y and z), the wavefront's closed form is drawn dashed and the largest differences
+ * of the wavefront and of the conjugate and Maxwell points (on the z axis at 2π) from it
+ * are below 1e-8; on Martinet (no closed form of x1, x2) none is drawn.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -166,11 +172,120 @@ test_geometry (void)
   window_free (win);
 }
 
+static guint
+n_drawn (CmlGeometryView *view)
+{
+  guint n = 0, k = 0;
+  const double *xy = cml_geometry_view_get_points (view, &n);
+  for (guint i = 0; i < n; i++)
+    k += isfinite (xy[2 * i]) && isfinite (xy[2 * i + 1]);
+  return k;
+}
+
+static gboolean
+five_drawn (gpointer data)
+{
+  return n_drawn (data) >= 5;
+}
+
+static void
+test_points_as_they_end (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("martinet");
+  g_autoptr (GError) error = NULL;
+  guint n = 0;
+
+  wait_for (views_follow, win, "views_follow");
+  CmlGeometryView *view = geometry_page (win);
+  cml_window_show_page (win, "geometry");
+  g_assert_true (cml_geometry_view_set_fan (view, 24, 2 * G_PI, "x1", "x2", &error));
+  g_assert_no_error (error);
+
+  /* every extremal after the fifth to end waits at the gate before it is kept */
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-gate-XXXXXX", NULL);
+  g_autofree char *gate = g_build_filename (dir, "go", NULL);
+  g_setenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER", "5", TRUE);
+  g_setenv ("CMLAB_TEST_GEOMETRY_STEP_GATE", gate, TRUE);
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  wait_for (five_drawn, view, "five endpoints drawn");
+  g_assert_true (cml_geometry_view_is_running (view));
+  g_assert_cmpuint (n_drawn (view), ==, 5);
+  /* the points drawn are the fan's endpoints at T, where they belong in covector order */
+  CmlExploreOptions opt = cml_geometry_view_get_options (view);
+  g_autoptr (CmlExploreResult) truth = fan_of (win, &opt);
+  const double *xy = cml_geometry_view_get_points (view, &n);
+  g_assert_cmpuint (n, ==, 24);
+  for (guint i = 0; i < n; i++)
+    if (isfinite (xy[2 * i]))
+      {
+        g_assert_cmpfloat (xy[2 * i], ==, truth->points[(gsize) i * truth->n_coords]);
+        g_assert_cmpfloat (xy[2 * i + 1], ==, truth->points[(gsize) i * truth->n_coords + 1]);
+      }
+  /* a click while the fan runs starts nothing (the drawn fan is not the covectors shown) */
+  g_assert_false (cml_geometry_view_pick (view, xy[0], xy[1]));
+  g_assert_true (cml_geometry_view_is_running (view));
+  g_assert_cmpuint (n_drawn (view), ==, 5);
+
+  /* let go: the whole fan, its wavefront closed */
+  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
+  wait_for (fan_done, view, "the fan to be done");
+  g_unsetenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER");
+  g_unsetenv ("CMLAB_TEST_GEOMETRY_STEP_GATE");
+  g_unlink (gate);
+  g_rmdir (dir);
+  g_assert_cmpuint (n_drawn (view), ==, 24);
+  g_assert_nonnull (cml_geometry_view_get_result (view));
+  window_free (win);
+}
+
+static void
+test_closed_form (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "heisenberg.cml", NULL);
+  CmlWindow *win = window_new (path);
+  g_autoptr (GError) error = NULL;
+  double dc = 0, dm = 0;
+
+  wait_for (views_follow, win, "views_follow");
+  CmlGeometryView *view = geometry_page (win);
+  cml_window_show_page (win, "geometry");
+  /* past the cut time 2π/|p3| = 2π: every extremal has its conjugate and Maxwell point */
+  g_assert_true (cml_geometry_view_set_fan (view, 24, 7, "x", "z", &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  wait_for (fan_done, view, "the fan to be done");
+  double d = cml_geometry_view_get_closed_form_difference (view, &dc, &dm);
+  g_test_message ("largest differences from the closed form: wavefront %.3g, conjugate %.3g, Maxwell %.3g", d, dc,
+                  dm);
+  g_assert_true (d <= 1e-8);
+  g_assert_true (dc <= 1e-8);
+  g_assert_true (dm <= 1e-8);
+  /* and the axes changed: drawn again, with the closed form */
+  g_assert_true (cml_geometry_view_set_fan (view, 24, 7, "x", "y", &error));
+  g_assert_true (cml_geometry_view_get_closed_form_difference (view, NULL, NULL) <= 1e-8);
+
+  /* Martinet has no closed form of x1, x2: none drawn */
+  g_assert_true (cml_window_load (win, "martinet", &error));
+  g_assert_no_error (error);
+  wait_for (views_follow, win, "views_follow");
+  g_assert_true (cml_geometry_view_set_fan (view, 12, 2, "x1", "x2", &error));
+  g_assert_true (cml_geometry_view_start (view, &error));
+  wait_for (fan_done, view, "the fan to be done");
+  g_assert_true (isnan (cml_geometry_view_get_closed_form_difference (view, NULL, NULL)));
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   ui_test_init ();
   g_test_add_func ("/ui/geometry/run-pick-cancel", test_geometry);
+  g_test_add_func ("/ui/geometry/points-as-they-end", test_points_as_they_end);
+  g_test_add_func ("/ui/geometry/closed-form", test_closed_form);
   return g_test_run ();
 }

@@ -33,7 +33,10 @@
  * points moved over the step (they could have met in it) and g changes from − to +; the
  * root is refined by the Illinois method, both extremals re-integrated from their states
  * at t_k with SIM, to 10⁻¹² max(1, |t|); the pair has met when |q_i − q_j| ≤
- * meet_tolerance · (1 + max |q|) there.  Neighbours on the circle or sphere (directions
+ * meet_tolerance · (1 + max |q|) there.  An angle — a coordinate whose unit is rad, such as
+ * the heading θ of SE(2) — is compared modulo 2π (differences taken in (−π, π]): two
+ * extremals meet where they reach the same configuration, not the same point of the
+ * universal cover.  Neighbours on the circle or sphere (directions
  * closer than 1.5 spacings, 2π/N or √(4π/N)) are not compared: near a fold of the
  * wavefront (a conjugate point) they pass within the square of their spacing of each other,
  * which is not a meeting.  A pair is compared only while one of the two has no Maxwell time
@@ -111,9 +114,11 @@ typedef struct
   GAsyncQueue      *sims;    /* the worker simulations not in use */
   GMutex            lock;    /* guards the notes */
   double           *scratch; /* the Maxwell search's: 4 points */
+  double           *period;  /* of each coordinate of a point: 2π for an angle (unit rad), else 0 */
   GError           *first;   /* why the first extremal failed, or NULL */
   const gint       *cancel;  /* read atomically: stop when not 0 (may be NULL) */
   CmlExploreProgress progress;
+  CmlExploreEnded   ended;   /* each extremal's point at T as it ends (may be NULL) */
   gpointer          progress_data;
   guint             done;    /* extremals run (under LOCK) */
 } Explore;
@@ -124,11 +129,18 @@ explore_cancelled (const Explore *ex)
   return ex->cancel && g_atomic_int_get (ex->cancel) != 0;
 }
 
-/* One more extremal done: the count and the progress, under the lock (so that the counts
- * reported increase). */
+/* One more extremal done (I): its point at T and conjugate time to the ENDED callback
+ * (outside the lock: it may take its time), then the count and the progress, under the
+ * lock (so that the counts reported increase). */
 static void
-explore_count (Explore *ex)
+explore_count (Explore *ex, guint i)
 {
+  if (ex->ended)
+    {
+      CmlExploreResult *res = ex->res;
+      ex->ended (i, res->points + ((gsize) i * (res->n_times + 1) + res->n_times) * res->n_coords,
+                 res->conjugate[i], ex->progress_data);
+    }
   g_mutex_lock (&ex->lock);
   ex->done++;
   if (ex->progress)
@@ -249,7 +261,7 @@ explore_one (gpointer data, gpointer user_data)
       res->why[i] = g_strdup (error->message);
       if (i == 0)
         ex->first = g_steal_pointer (&error);
-      explore_count (ex);
+      explore_count (ex, i);
       return;
     }
   if (sr->conjugate_times->len > 0)
@@ -270,7 +282,7 @@ explore_one (gpointer data, gpointer user_data)
       res->conjugate_note = g_strdup (sr->conjugate_note);
     }
   g_mutex_unlock (&ex->lock);
-  explore_count (ex);
+  explore_count (ex, i);
 }
 
 /* ---- Maxwell points ------------------------------------------------------------------ */
@@ -303,6 +315,28 @@ dist (guint k, const double *a, const double *b)
   return sqrt (s);
 }
 
+/* The coordinate C of the point A minus that of B: for an angle, modulo its period, in
+ * (−P/2, P/2]. */
+static double
+qdiff (const Explore *ex, guint c, double a, double b)
+{
+  double d = a - b, P = ex->period[c];
+  return P > 0 ? d - P * nearbyint (d / P) : d;
+}
+
+/* The distance of two points (angles modulo their period). */
+static double
+qdist (const Explore *ex, const double *a, const double *b)
+{
+  double s = 0;
+  for (guint c = 0; c < ex->m + ex->nr; c++)
+    {
+      double d = qdiff (ex, c, a[c], b[c]);
+      s += d * d;
+    }
+  return sqrt (s);
+}
+
 /* g = (q_i − q_j)·(q̇_i − q̇_j) and |q_i − q_j| at T of the extremals whose states at TA
  * are ZI, ZJ, run there with SIM (TA itself when T = TA).  FALSE when a run fails. */
 static gboolean
@@ -330,10 +364,10 @@ pair_at (Explore *ex, CmlSimulation *sim, double ta, const double *zi, const dou
   *qmax = 0;
   for (guint c = 0; c < nc; c++)
     {
-      *g += (qi[c] - qj[c]) * (vi[c] - vj[c]);
+      *g += qdiff (ex, c, qi[c], qj[c]) * (vi[c] - vj[c]);
       *qmax = MAX (*qmax, MAX (fabs (qi[c]), fabs (qj[c])));
     }
-  *d = dist (nc, qi, qj);
+  *d = qdist (ex, qi, qj);
   return isfinite (*g);
 }
 
@@ -439,10 +473,11 @@ find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, gu
           const double *zb = ex->states + ((gsize) i * ex->n_at + b) * dim;
           point_of (ex, sim, ta, za, qa + (gsize) i * nc, NULL);
           point_of (ex, sim, tb, zb, qb + (gsize) i * nc, NULL);
-          moved[i] = dist (nc, qa + (gsize) i * nc, qb + (gsize) i * nc);
+          moved[i] = qdist (ex, qa + (gsize) i * nc, qb + (gsize) i * nc);
         }
       /* sweep and prune: in the order of the first coordinate at t_k, a pair is near
-       * enough only while that coordinate differs by at most the reach of the two */
+       * enough only while that coordinate differs by at most the reach of the two (not
+       * when it is an angle: its order wraps round) */
       double moved_max = 0;
       for (guint i = 0; i < N; i++)
         {
@@ -454,13 +489,14 @@ find_maxwell (Explore *ex, CmlSimulation *sim, const double *omega, guint nf, gu
         for (guint oj = oi + 1; oj < N; oj++)
           {
             guint i = MIN (order[oi], order[oj]), j = MAX (order[oi], order[oj]);
-            if (qa[(gsize) order[oj] * nc] - qa[(gsize) order[oi] * nc] > 2 * (moved[order[oi]] + moved_max))
+            if (ex->period[0] == 0
+                && qa[(gsize) order[oj] * nc] - qa[(gsize) order[oi] * nc] > 2 * (moved[order[oi]] + moved_max))
               break;
             if (res->why[i] || res->why[j] || (!isnan (res->maxwell[i]) && !isnan (res->maxwell[j])))
               continue;
             double reach = 2 * (moved[i] + moved[j]);
-            if (!(dist (nc, qa + (gsize) i * nc, qa + (gsize) j * nc) <= reach)
-                || !(dist (nc, qb + (gsize) i * nc, qb + (gsize) j * nc) <= reach) || neighbours (ex, omega, nf, i, j))
+            if (!(qdist (ex, qa + (gsize) i * nc, qa + (gsize) j * nc) <= reach)
+                || !(qdist (ex, qb + (gsize) i * nc, qb + (gsize) j * nc) <= reach) || neighbours (ex, omega, nf, i, j))
               continue;
             const double *zia = ex->states + ((gsize) i * ex->n_at + a) * dim;
             const double *zja = ex->states + ((gsize) j * ex->n_at + a) * dim;
@@ -617,6 +653,13 @@ CmlExploreResult *
 cml_explore_full (CmlSimulation *sim, const CmlExploreOptions *options, CmlExploreProgress progress,
                   gpointer user_data, const gint *cancel, GError **error)
 {
+  return cml_explore_watch (sim, options, progress, NULL, user_data, cancel, error);
+}
+
+CmlExploreResult *
+cml_explore_watch (CmlSimulation *sim, const CmlExploreOptions *options, CmlExploreProgress progress,
+                   CmlExploreEnded ended, gpointer user_data, const gint *cancel, GError **error)
+{
   CmlSystem *sys = cml_simulation_get_system (sim);
   CmlModel *md = cml_system_get_model (sys);
   CmlExploreOptions opt = options ? *options : cml_explore_options_default ();
@@ -696,7 +739,7 @@ cml_explore_full (CmlSimulation *sim, const CmlExploreOptions *options, CmlExplo
 
   Explore ex = { .res = res, .sopt = cml_shoot_options_default (), .dim = dim, .m = m, .n = n, .nr = nr, .t0 = t0,
                  .T = T, .z0 = z0, .n_at = n_at, .at = (double *) at->data, .cancel = cancel,
-                 .progress = progress, .progress_data = user_data };
+                 .progress = progress, .ended = ended, .progress_data = user_data };
   ex.sopt.n_samples = opt.n_samples;
   g_autofree int *at_front = ex.at_front = g_new (int, n_at);
   g_autofree int *at_grid = ex.at_grid = g_new (int, n_at);
@@ -773,6 +816,10 @@ cml_explore_full (CmlSimulation *sim, const CmlExploreOptions *options, CmlExplo
 
   /* the Maxwell points, on this thread */
   g_autofree double *scratch = ex.scratch = g_new (double, 4 * (m + nr));
+  g_autofree double *period = ex.period = g_new0 (double, m + nr);
+  for (guint c = 0; c < m + nr; c++)
+    if (g_strcmp0 (cml_model_unit (md, res->coord_names[c]), "rad") == 0)
+      period[c] = 2 * G_PI;
   if (!explore_cancelled (&ex))
     find_maxwell (&ex, sim, omega, nf, M, opt.meet_tolerance);
   cml_simulation_set_state (sim, t0, z0);

@@ -68,7 +68,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CmlExploreResult, cml_explore_result_free)
  * H = OPTIONS->level.  Each extremal runs on a worker thread with a simulation of its own
  * (cml_shoot_extremal: the conjugate times as shoot finds them); the results are in the
  * order of the covectors whatever the threads.  Then the Maxwell points: pairs of
- * extremals whose points come together at the same time (see cml-explore.c).
+ * extremals whose points come together at the same time, angles (coordinates whose unit is
+ * rad) compared modulo 2π (see cml-explore.c).
  *
  * On the thread that builds the model's expressions (cml_explore_full () with the
  * covectors given runs on any); SIM is used for the covectors and the Maxwell refinement
@@ -100,5 +101,17 @@ typedef void (*CmlExploreProgress) (guint done, guint total, gpointer user_data)
 CmlExploreResult *cml_explore_full (CmlSimulation *sim, const CmlExploreOptions *options,
                                     CmlExploreProgress progress, gpointer user_data, const gint *cancel,
                                     GError **error);
+
+/* Extremal I has ended (called from the worker threads, in no set order, each I once, before
+ * the progress counts it): POINT its point at T (n_coords values, NaN when its run failed)
+ * and T_CONJUGATE its first conjugate time (NaN: none), both owned by the fan — copy them.
+ * It may wait (the extremal's thread waits with it), but must not cancel by blocking forever. */
+typedef void (*CmlExploreEnded) (guint i, const double *point, double t_conjugate, gpointer user_data);
+
+/* cml_explore_full () that also tells ENDED (may be NULL) each extremal's point at T as it
+ * ends, so that a window can draw the wavefront as it grows (USER_DATA for both callbacks). */
+CmlExploreResult *cml_explore_watch (CmlSimulation *sim, const CmlExploreOptions *options,
+                                     CmlExploreProgress progress, CmlExploreEnded ended, gpointer user_data,
+                                     const gint *cancel, GError **error);
 
 G_END_DECLS
