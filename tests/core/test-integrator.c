@@ -955,6 +955,75 @@ test_model_round_trip (gconstpointer data)
   g_assert_cmpfloat (err, <, rt->tol);
 }
 
+/* A projection that leaves the state as it is: the multistep methods then restart their
+ * history at the end of every advance (), which makes their step state exact. */
+static int
+project_nothing (double t, double *z, void *user_data)
+{
+  return 0;
+}
+
+/* Every kind an ODE integrator runs restarts bit for bit from a saved (t, z, step state):
+ * a run continued and a new integrator given the state go on with the same bits.  The kinds
+ * that are not ODE integrators' (the variational ones, taylor without its program) are
+ * refused with a usage error, auto becomes one of the others. */
+static void
+test_step_state_restart (void)
+{
+  CmlOde ode = { 3, rigid_body_rhs, rigid_body_jac, project_nothing, NULL };
+  guint n_run = 0;
+
+  for (int k = 0; k < CML_INTEGRATOR_N_KINDS; k++)
+    {
+      CmlIntegratorOptions options = options_for (k, 1e-9);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlIntegrator) a = NULL, b = NULL;
+      double za[3] = { 1.0, 0.1, 0.3 }, zb[3];
+      double ta = 0.0, tb;
+
+      options.h_fixed = 0.01;
+      a = cml_integrator_new (&ode, &options, &error);
+      if (k == CML_INTEGRATOR_VARIATIONAL || k == CML_INTEGRATOR_VARIATIONAL4
+          || k == CML_INTEGRATOR_TAYLOR)
+        {
+          g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+          g_assert_null (a);
+          continue;
+        }
+      g_assert_no_error (error);
+      for (int i = 1; i <= 10; i++)
+        g_assert_true (cml_integrator_advance (a, &ta, 0.1 * i, za, &error));
+      g_assert_no_error (error);
+
+      const guint n = cml_integrator_step_state_size (a);
+      g_autofree double *state = g_new (double, n);
+      g_assert_true (cml_integrator_step_state_is_exact (a));
+      cml_integrator_save_step_state (a, za, state);
+
+      b = cml_integrator_new (&ode, &options, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (cml_integrator_step_state_size (b), ==, n);
+      tb = ta;
+      memcpy (zb, za, sizeof za);
+      cml_integrator_restore_step_state (b, zb, state);
+
+      for (int i = 1; i <= 8; i++)
+        {
+          g_assert_true (cml_integrator_advance (a, &ta, 1.0 + 0.25 * i, za, &error));
+          g_assert_true (cml_integrator_advance (b, &tb, 1.0 + 0.25 * i, zb, &error));
+          g_assert_no_error (error);
+          g_assert_cmpfloat (ta, ==, tb);
+          if (memcmp (za, zb, sizeof za) != 0)
+            g_error ("%s: restarted run differs at t = %g: %.17g %.17g %.17g vs %.17g %.17g %.17g",
+                     cml_integrator_kind_to_string (k), ta, za[0], za[1], za[2],
+                     zb[0], zb[1], zb[2]);
+        }
+      n_run++;
+    }
+  /* rk8pd … msbdf, implicit midpoint, dop853, rk4-fixed, auto */
+  g_assert_cmpuint (n_run, ==, CML_INTEGRATOR_N_KINDS - 3);
+}
+
 static void
 add_for_kind (const char *name, GTestDataFunc func, CmlIntegratorKind kind)
 {
@@ -1018,6 +1087,7 @@ main (int argc, char *argv[])
   add_for_kind ("counters", test_counters, CML_INTEGRATOR_IMPLICIT_MIDPOINT);
   g_test_add_func ("/core/integrator/max-steps", test_max_steps);
   g_test_add_func ("/core/integrator/stats", test_stats);
+  g_test_add_func ("/core/integrator/step-state-restart", test_step_state_restart);
 
   for (int k = CML_INTEGRATOR_RK8PD; k < CML_INTEGRATOR_N_ODE_KINDS; k++)
     add_for_kind ("backwards-round-trip", test_backwards_round_trip, k);

@@ -456,7 +456,10 @@ cml_conserved_decide (Inspector *in, CmlConservedCandidate *c, const char *hint)
         g_string_append_printf (s, _("; the largest on the run from the initial state, at t = %g"), in->sample_t[worst_k]);
         break;
       case SAMPLE_NEAR: g_string_append (s, _("; the largest near the initial state")); break;
-      case SAMPLE_RANDOM: default: g_string_append (s, _("; the largest at a random state")); break;
+      case SAMPLE_RANDOM:
+      case N_SAMPLE_KINDS: /* the count of kinds, never stored */
+        g_string_append (s, _("; the largest at a random state"));
+        break;
       }
     c->reason = g_string_free (s, FALSE);
   }

@@ -1,4 +1,5 @@
-/* cml-dop853.c — the DOP853 integrator: free steps, output from the dense output.
+/* cml-dop853.c — the DOP853 integrator: free steps, output from the dense output; its
+ * method table cml_integrator_dop853_method.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -31,6 +32,7 @@
 #define G_LOG_DOMAIN "cml-integrator"
 
 #include "cml-dop853.h"
+#include "cml-integrator-private.h"
 
 #include "cml-error.h"
 
@@ -110,7 +112,7 @@ step_init (CmlDop853Step *st, guint dim, double rtol, double atol, double h_min,
 
 #define STEP_DOUBLES(dim) ((gsize) (dim) * (1 + 16 + 3 + 8))
 
-CmlDop853 *
+static CmlDop853 *
 cml_dop853_new (const CmlOde               *ode,
                 const CmlIntegratorOptions *options)
 {
@@ -126,7 +128,7 @@ cml_dop853_new (const CmlOde               *ode,
   return dop;
 }
 
-void
+static void
 cml_dop853_free (CmlDop853 *dop)
 {
   if (dop == NULL)
@@ -135,20 +137,20 @@ cml_dop853_free (CmlDop853 *dop)
   g_free (dop);
 }
 
-void
+static void
 cml_dop853_set_step_func (CmlDop853 *dop, CmlDop853StepFunc func, void *data)
 {
   dop->func = func;
   dop->func_data = data;
 }
 
-guint64
+static guint64
 cml_dop853_n_func_steps (const CmlDop853 *dop)
 {
   return dop->n_func_steps;
 }
 
-void
+static void
 cml_dop853_reset (CmlDop853 *dop)
 {
   dop->running = FALSE;
@@ -160,7 +162,7 @@ cml_dop853_reset (CmlDop853 *dop)
   dop->iasti = dop->nonsti = 0;
 }
 
-void
+static void
 cml_dop853_get_stats (const CmlDop853 *dop, CmlIntegratorStats *stats)
 {
   stats->n_steps = dop->n_steps;
@@ -235,7 +237,7 @@ project (CmlDop853 *dop, double t, double *z, GError **error)
   return TRUE;
 }
 
-gboolean
+static gboolean
 cml_dop853_advance (CmlDop853     *dop,
                     double        *t,
                     double         t1,
@@ -394,13 +396,13 @@ cml_dop853_advance (CmlDop853     *dop,
     }
 }
 
-guint
+static guint
 cml_dop853_step_state_size (const CmlDop853 *dop)
 {
   return SS_HEADER + 10 * dop->ode.dim;
 }
 
-void
+static void
 cml_dop853_save_step_state (const CmlDop853 *dop, const double *z, double *out)
 {
   const double t = dop->t_ret;
@@ -430,7 +432,7 @@ cml_dop853_save_step_state (const CmlDop853 *dop, const double *z, double *out)
   memcpy (out + SS_HEADER + 2 * dim, st->cont, 8 * dim * sizeof (double));
 }
 
-void
+static void
 cml_dop853_restore_step_state (CmlDop853 *dop, const double *z, const double *in)
 {
   const double t = in[SS_T_RET];
@@ -477,4 +479,95 @@ cml_dop853_fixed_step (const CmlOde *ode, double t, double h, double *z, double 
   if (mid != NULL)
     dense_eval (&st, t, t + s * h, mid);
   return TRUE;
+}
+
+/* ---- the method table (cml-integrator-private.h): the integrator's state is a CmlDop853 */
+
+static gpointer
+dop853_state_new (CmlIntegrator *integ,
+                  gpointer       program,
+                  GError       **error)
+{
+  return cml_dop853_new (&integ->ode, &integ->options);
+}
+
+static void
+dop853_state_free (gpointer state)
+{
+  cml_dop853_free (state);
+}
+
+static gboolean
+dop853_advance (CmlIntegrator *integ,
+                double        *t,
+                double         t1,
+                double        *z,
+                GError       **error)
+{
+  return cml_dop853_advance (integ->state, t, t1, z, error);
+}
+
+static void
+dop853_reset (CmlIntegrator *integ)
+{
+  cml_dop853_reset (integ->state);
+}
+
+static void
+dop853_get_stats (const CmlIntegrator *integ,
+                  CmlIntegratorStats  *stats)
+{
+  cml_dop853_get_stats (integ->state, stats);
+}
+
+static guint64
+dop853_n_func_steps (const CmlIntegrator *integ)
+{
+  return cml_dop853_n_func_steps (integ->state);
+}
+
+static guint
+dop853_step_state_size (const CmlIntegrator *integ)
+{
+  return cml_dop853_step_state_size (integ->state);
+}
+
+static void
+dop853_save_step_state (const CmlIntegrator *integ,
+                        const double        *z,
+                        double              *out)
+{
+  cml_dop853_save_step_state (integ->state, z, out);
+}
+
+static void
+dop853_restore_step_state (CmlIntegrator *integ,
+                           const double  *z,
+                           const double  *in)
+{
+  cml_dop853_restore_step_state (integ->state, z, in);
+}
+
+const CmlIntegratorMethod cml_integrator_dop853_method = {
+  .name = "dop853",
+  .state_new = dop853_state_new,
+  .state_free = dop853_state_free,
+  .advance = dop853_advance,
+  .reset = dop853_reset,
+  .get_stats = dop853_get_stats,
+  .n_func_steps = dop853_n_func_steps,
+  .step_state_size = dop853_step_state_size,
+  .step_state_is_exact = cml_integrator_step_state_exact,
+  .save_step_state = dop853_save_step_state,
+  .restore_step_state = dop853_restore_step_state,
+};
+
+void
+cml_integrator_set_dop853_step (CmlIntegrator *integ,
+                                int          (*func) (CmlDop853Step *step, void *data),
+                                void          *data)
+{
+  g_return_if_fail (integ != NULL && integ->method == &cml_integrator_dop853_method);
+
+  cml_dop853_set_step_func (integ->state, func, data);
 }

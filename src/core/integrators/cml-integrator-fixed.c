@@ -1,6 +1,7 @@
 /* cml-integrator-fixed.c — the fixed-step methods that step the ODE behind
  * cml_integrator_advance (): the implicit midpoint rule and the classical Runge–Kutta
- * method (rk4-fixed).
+ * method (rk4-fixed), two method tables (cml_integrator_midpoint_method,
+ * cml_integrator_rk4_fixed_method) around one loop of equal steps.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -28,26 +29,51 @@
 
 #include "cml-integrator-private.h"
 
-#include "cml-dop853.h"
 #include "cml-error.h"
-#include "cml-taylor.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-#include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
-#include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_permutation.h>
 #include <gsl/gsl_vector.h>
 
-/* The correction Δ of the increment w at the midpoint integ->zm = z0 + w, into integ->delta:
+typedef struct Fixed Fixed;
+
+/* One step of size H from (T0, Z), in place; FALSE with an error naming the time when it
+ * cannot be taken (Z may then be anything: the loop puts the last good state back). */
+typedef gboolean (*FixedStepFunc) (CmlIntegrator *integ, Fixed *fx, double t0, double h,
+                                   double *z, GError **error);
+
+/* The state of a fixed-step method: its step and work arrays. */
+struct Fixed
+{
+  FixedStepFunc step;
+
+  /* implicit midpoint */
+  double          *zm;       /* midpoint value (z0 + z1)/2, the unknown of the stage equation */
+  double          *f;        /* f(t, z) */
+  double          *delta;    /* Newton / fixed-point correction */
+  double          *w;        /* the increment zm - z0 */
+  double          *comp;     /* compensated summation of the updates: what rounding lost */
+  double          *z_last;   /* the state the last step returned (the compensation's owner) */
+  gboolean         comp_valid;
+  double          *dfdt;     /* ∂f/∂t, asked for by the Jacobian callback and unused */
+  gsl_matrix      *newton;   /* I - h/2 J, LU-factorised in place; NULL without a Jacobian */
+  gsl_permutation *perm;
+
+  /* rk4-fixed */
+  double          *rk4;      /* k1 … k4 and the stage state, 5 × dim */
+};
+
+/* The correction Δ of the increment w at the midpoint fx->zm = z0 + w, into fx->delta:
  * M Δ = -g(w) with simplified Newton (M = I - h/2 J, factorised), Δ = -g(w) by fixed
- * point, where g(w) = w - h/2 f(t0 + h/2, zm); f(tm, zm) is left in integ->f. */
+ * point, where g(w) = w - h/2 f(t0 + h/2, zm); f(tm, zm) is left in fx->f. */
 static gboolean
 midpoint_correction (CmlIntegrator *integ,
+                     Fixed         *fx,
                      double         t0,
                      double         h,
                      GError       **error)
@@ -55,17 +81,17 @@ midpoint_correction (CmlIntegrator *integ,
   const guint dim = integ->ode.dim;
 
   integ->n_rhs++;
-  if (integ->ode.rhs (t0 + 0.5 * h, integ->zm, integ->f, integ->ode.user_data) != 0)
+  if (integ->ode.rhs (t0 + 0.5 * h, fx->zm, fx->f, integ->ode.user_data) != 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "right-hand side failed at t = %.6g", t0);
       return FALSE;
     }
   for (guint i = 0; i < dim; i++)
-    integ->delta[i] = 0.5 * h * integ->f[i] - integ->w[i];
-  if (integ->newton != NULL)
+    fx->delta[i] = 0.5 * h * fx->f[i] - fx->w[i];
+  if (fx->newton != NULL)
     {
-      gsl_vector_view dv = gsl_vector_view_array (integ->delta, dim);
-      gsl_linalg_LU_svx (integ->newton, integ->perm, &dv.vector);
+      gsl_vector_view dv = gsl_vector_view_array (fx->delta, dim);
+      gsl_linalg_LU_svx (fx->newton, fx->perm, &dv.vector);
     }
   return TRUE;
 }
@@ -74,17 +100,18 @@ midpoint_correction (CmlIntegrator *integ,
  * naming T0 when the stage equation cannot be solved; Z is then unchanged. */
 static gboolean
 midpoint_step (CmlIntegrator *integ,
+               Fixed         *fx,
                double         t0,
                double         h,
                double        *z,
                GError       **error)
 {
   const guint dim = integ->ode.dim;
-  const gboolean newton = integ->newton != NULL;
+  const gboolean newton = fx->newton != NULL;
   const int max_it = newton ? MIDPOINT_NEWTON_MAX_IT : MIDPOINT_FIXED_MAX_IT;
-  double *zm = integ->zm;
-  double *f = integ->f;
-  double *delta = integ->delta;
+  double *zm = fx->zm;
+  double *f = fx->f;
+  double *delta = fx->delta;
   gboolean converged = FALSE;
 
   /* Predictor: an explicit Euler half step, zm = z0 + h/2 f(t0, z0). */
@@ -96,18 +123,18 @@ midpoint_step (CmlIntegrator *integ,
     }
   for (guint i = 0; i < dim; i++)
     {
-      integ->w[i] = 0.5 * h * f[i];
-      zm[i] = z[i] + integ->w[i];
+      fx->w[i] = 0.5 * h * f[i];
+      zm[i] = z[i] + fx->w[i];
     }
 
   /* Simplified Newton: factorise M = I - h/2 J(t0, z0) once for the step. */
   if (newton)
     {
-      gsl_matrix *m = integ->newton;
+      gsl_matrix *m = fx->newton;
       int signum;
 
       g_assert (m->tda == dim);
-      if (integ->ode.jacobian (t0, z, m->data, integ->dfdt, integ->ode.user_data) != 0)
+      if (integ->ode.jacobian (t0, z, m->data, fx->dfdt, integ->ode.user_data) != 0)
         {
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, "Jacobian failed at t = %.6g", t0);
           return FALSE;
@@ -119,7 +146,7 @@ midpoint_step (CmlIntegrator *integ,
           m->data[i * dim + i] += 1.0;
         }
 
-      gsl_linalg_LU_decomp (m, integ->perm, &signum);
+      gsl_linalg_LU_decomp (m, fx->perm, &signum);
       for (guint i = 0; i < dim; i++)
         {
           double u = m->data[i * dim + i];
@@ -140,7 +167,7 @@ midpoint_step (CmlIntegrator *integ,
     {
       double r = 0.0;
 
-      if (!midpoint_correction (integ, t0, h, error))
+      if (!midpoint_correction (integ, fx, t0, h, error))
         return FALSE;
 
       /* Each component's correction relative to its own size (and to its change over
@@ -153,8 +180,8 @@ midpoint_step (CmlIntegrator *integ,
       double floor_ = 1e-6 * (1.0 + zmax);
       for (guint i = 0; i < dim; i++)
         {
-          integ->w[i] += delta[i];
-          zm[i] = z[i] + integ->w[i];
+          fx->w[i] += delta[i];
+          zm[i] = z[i] + fx->w[i];
           double scale = fabs (zm[i]) + fabs (0.5 * h * f[i]) + floor_;
           r = MAX (r, fabs (delta[i]) / scale);
         }
@@ -180,24 +207,24 @@ midpoint_step (CmlIntegrator *integ,
    * iteration, long steps), one more, on w alone. */
   if ((isfinite (r_prev2) && r_prev2 > 0 ? r_prev / r_prev2 : 1.0) * r_prev > DBL_EPSILON / 8)
     {
-      if (!midpoint_correction (integ, t0, h, error))
+      if (!midpoint_correction (integ, fx, t0, h, error))
         return FALSE;
       for (guint i = 0; i < dim; i++)
-        integ->w[i] += delta[i];
+        fx->w[i] += delta[i];
     }
 
   /* z1 = z0 + 2w, summed with compensation (Kahan): over millions of steps the rounding
    * of the state's own update is what makes quadratic invariants drift, so what each
    * addition loses is carried into the next step (as long as the caller hands back the
    * state this step returned). */
-  if (!integ->comp_valid || memcmp (z, integ->z_last, dim * sizeof (double)) != 0)
-    memset (integ->comp, 0, dim * sizeof (double));
+  if (!fx->comp_valid || memcmp (z, fx->z_last, dim * sizeof (double)) != 0)
+    memset (fx->comp, 0, dim * sizeof (double));
   for (guint i = 0; i < dim; i++)
     {
-      double y = 2.0 * integ->w[i] - integ->comp[i];
+      double y = 2.0 * fx->w[i] - fx->comp[i];
       double zn = z[i] + y;
 
-      integ->comp[i] = (zn - z[i]) - y;
+      fx->comp[i] = (zn - z[i]) - y;
       z[i] = zn;
     }
 
@@ -210,14 +237,15 @@ midpoint_step (CmlIntegrator *integ,
  *   k4 = f(t + h, z + h k3),  z ← z + h/6 (k1 + 2 k2 + 2 k3 + k4). */
 static gboolean
 rk4_step (CmlIntegrator *integ,
+          Fixed         *fx,
           double         t0,
           double         h,
           double        *z,
           GError       **error)
 {
   const guint dim = integ->ode.dim;
-  double *k[4] = { integ->rk4, integ->rk4 + dim, integ->rk4 + 2 * dim, integ->rk4 + 3 * dim };
-  double *zs = integ->rk4 + 4 * dim;
+  double *k[4] = { fx->rk4, fx->rk4 + dim, fx->rk4 + 2 * dim, fx->rk4 + 3 * dim };
+  double *zs = fx->rk4 + 4 * dim;
   static const double c[4] = { 0.0, 0.5, 0.5, 1.0 };
 
   for (int s = 0; s < 4; s++)
@@ -241,14 +269,15 @@ rk4_step (CmlIntegrator *integ,
   return TRUE;
 }
 
-/* The fixed-step methods that step the ODE: the implicit midpoint rule and rk4-fixed. */
-gboolean
-cml_integrator_advance_midpoint (CmlIntegrator *integ,
-                  double        *t,
-                  double         t1,
-                  double        *z,
-                  GError       **error)
+/* advance (): N equal steps of the method's step function. */
+static gboolean
+fixed_advance (CmlIntegrator *integ,
+               double        *t,
+               double         t1,
+               double        *z,
+               GError       **error)
 {
+  Fixed *fx = integ->state;
   const CmlIntegratorOptions *o = &integ->options;
   const guint dim = integ->ode.dim;
   const double t0 = *t;
@@ -288,8 +317,7 @@ cml_integrator_advance_midpoint (CmlIntegrator *integ,
         }
 
       memcpy (integ->z_good, z, dim * sizeof (double));
-      if (!(o->kind == CML_INTEGRATOR_RK4_FIXED ? rk4_step (integ, t_good, h, z, error)
-                                                 : midpoint_step (integ, t_good, h, z, error)))
+      if (!fx->step (integ, fx, t_good, h, z, error))
         {
           cml_integrator_restore_good (integ, t, t_good, z);
           return FALSE;
@@ -313,12 +341,169 @@ cml_integrator_advance_midpoint (CmlIntegrator *integ,
           return FALSE;
         }
       /* the compensation belongs to this state; a caller that changes it starts afresh */
-      if (integ->z_last != NULL)
+      if (fx->z_last != NULL)
         {
-          memcpy (integ->z_last, z, dim * sizeof (double));
-          integ->comp_valid = TRUE;
+          memcpy (fx->z_last, z, dim * sizeof (double));
+          fx->comp_valid = TRUE;
         }
     }
 
   return TRUE;
 }
+
+/* state_new (): the work arrays of the implicit midpoint rule (the Newton matrix only when
+ * there is a Jacobian to use) or of rk4-fixed. */
+static gpointer
+midpoint_state_new (CmlIntegrator *integ,
+                    gpointer       program,
+                    GError       **error)
+{
+  const guint dim = integ->ode.dim;
+  Fixed *fx = g_new0 (Fixed, 1);
+
+  fx->step = midpoint_step;
+  fx->zm = g_new (double, dim);
+  fx->f = g_new (double, dim);
+  fx->delta = g_new (double, dim);
+  fx->w = g_new (double, dim);
+  fx->comp = g_new0 (double, dim);
+  fx->z_last = g_new0 (double, dim);
+  if (integ->ode.jacobian != NULL)
+    {
+      fx->dfdt = g_new (double, dim);
+      fx->newton = gsl_matrix_alloc (dim, dim);
+      fx->perm = gsl_permutation_alloc (dim);
+    }
+  return fx;
+}
+
+static gpointer
+rk4_fixed_state_new (CmlIntegrator *integ,
+                     gpointer       program,
+                     GError       **error)
+{
+  Fixed *fx = g_new0 (Fixed, 1);
+
+  fx->step = rk4_step;
+  fx->rk4 = g_new (double, 5 * integ->ode.dim);
+  return fx;
+}
+
+static void
+fixed_state_free (gpointer state)
+{
+  Fixed *fx = state;
+
+  if (fx->newton != NULL)
+    gsl_matrix_free (fx->newton);
+  if (fx->perm != NULL)
+    gsl_permutation_free (fx->perm);
+  g_free (fx->dfdt);
+  g_free (fx->delta);
+  g_free (fx->rk4);
+  g_free (fx->w);
+  g_free (fx->comp);
+  g_free (fx->z_last);
+  g_free (fx->f);
+  g_free (fx->zm);
+  g_free (fx);
+}
+
+/* reset (): the compensation no longer belongs to the state. */
+static void
+fixed_reset (CmlIntegrator *integ)
+{
+  Fixed *fx = integ->state;
+
+  fx->comp_valid = FALSE;
+}
+
+/* get_stats (): the step is the fixed one. */
+static void
+fixed_get_stats (const CmlIntegrator *integ,
+                 CmlIntegratorStats  *stats)
+{
+  cml_integrator_get_common_stats (integ, stats);
+  stats->h = integ->options.h_fixed;
+}
+
+/* The step state: a first entry that the adaptive methods' layout gives the suggested
+ * step (0 here: none), then the implicit midpoint rule's compensation (zero for
+ * rk4-fixed, which has none). */
+static guint
+fixed_step_state_size (const CmlIntegrator *integ)
+{
+  return 1 + integ->ode.dim;
+}
+
+static void
+midpoint_save_step_state (const CmlIntegrator *integ,
+                          const double        *z,
+                          double              *out)
+{
+  const Fixed *fx = integ->state;
+  const guint dim = integ->ode.dim;
+
+  out[0] = 0.0;
+  /* the compensation, which belongs to the state its last step returned */
+  if (fx->comp_valid && memcmp (z, fx->z_last, dim * sizeof (double)) == 0)
+    memcpy (out + 1, fx->comp, dim * sizeof (double));
+  else
+    memset (out + 1, 0, dim * sizeof (double));
+}
+
+static void
+midpoint_restore_step_state (CmlIntegrator *integ,
+                             const double  *z,
+                             const double  *in)
+{
+  Fixed *fx = integ->state;
+  const guint dim = integ->ode.dim;
+
+  memcpy (fx->comp, in + 1, dim * sizeof (double));
+  memcpy (fx->z_last, z, dim * sizeof (double));
+  fx->comp_valid = TRUE;
+}
+
+static void
+rk4_fixed_save_step_state (const CmlIntegrator *integ,
+                           const double        *z,
+                           double              *out)
+{
+  memset (out, 0, fixed_step_state_size (integ) * sizeof (double));
+}
+
+static void
+rk4_fixed_restore_step_state (CmlIntegrator *integ,
+                              const double  *z,
+                              const double  *in)
+{
+}
+
+const CmlIntegratorMethod cml_integrator_midpoint_method = {
+  .name = "implicit-midpoint",
+  .state_new = midpoint_state_new,
+  .state_free = fixed_state_free,
+  .advance = fixed_advance,
+  .reset = fixed_reset,
+  .get_stats = fixed_get_stats,
+  .n_func_steps = cml_integrator_no_func_steps,
+  .step_state_size = fixed_step_state_size,
+  .step_state_is_exact = cml_integrator_step_state_exact,
+  .save_step_state = midpoint_save_step_state,
+  .restore_step_state = midpoint_restore_step_state,
+};
+
+const CmlIntegratorMethod cml_integrator_rk4_fixed_method = {
+  .name = "rk4-fixed",
+  .state_new = rk4_fixed_state_new,
+  .state_free = fixed_state_free,
+  .advance = fixed_advance,
+  .reset = fixed_reset,
+  .get_stats = fixed_get_stats,
+  .n_func_steps = cml_integrator_no_func_steps,
+  .step_state_size = fixed_step_state_size,
+  .step_state_is_exact = cml_integrator_step_state_exact,
+  .save_step_state = rk4_fixed_save_step_state,
+  .restore_step_state = rk4_fixed_restore_step_state,
+};

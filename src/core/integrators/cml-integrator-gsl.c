@@ -1,6 +1,7 @@
 /* cml-integrator-gsl.c — the adaptive methods of GSL's odeiv2 (rk8pd, rkf45, rkck, rk4,
- * msadams, msbdf) behind cml_integrator_advance (): the right-hand side and Jacobian
- * callbacks, the steps bounded by the output time, rk8pd's native steps.
+ * msadams, msbdf) behind cml_integrator_advance (), their method table
+ * cml_integrator_gsl_method: the right-hand side and Jacobian callbacks, the steps bounded
+ * by the output time, rk8pd's native steps, the step state.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -30,62 +31,91 @@
 
 #include "cml-integrator-private.h"
 
-#include "cml-dop853.h"
 #include "cml-error.h"
-#include "cml-taylor.h"
+#include "cml-rk8pd-core.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_matrix.h>
 #include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_permutation.h>
-#include <gsl/gsl_vector.h>
+
+/* Which user callback failed inside a GSL step. */
+typedef enum
+{
+  CALLBACK_OK,
+  CALLBACK_RHS_FAILED,
+  CALLBACK_JACOBIAN_FAILED,
+} CallbackStatus;
+
+/* The state of a GSL method. */
+typedef struct
+{
+  gsl_odeiv2_system   sys;
+  gsl_odeiv2_step    *step;
+  gsl_odeiv2_control *control;
+  gsl_odeiv2_evolve  *evolve;
+  gsl_odeiv2_driver   driver;    /* a container only: msadams/msbdf read the control through it */
+  gboolean            multistep; /* msadams or msbdf: project at the end of advance () only */
+  double              h;         /* step size for the next step; 0 = none chosen yet */
+  CallbackStatus      callback_status;
+
+  /* rk8pd: a step function that takes GSL's steps with GSL's numbers (cml-rk8pd-core.h,
+   * in a system's native code), and its work arrays; GSL takes the steps it leaves */
+  int         (*rk_func) (CmlRk8pdStep *step, void *data);
+  void         *rk_data;
+  CmlRk8pdStep  rk;
+  guint64       rk_func_steps;
+
+  /* the stiffness estimate (explicit methods with a stats block and a Jacobian): sv NULL
+   * when none is made */
+  CmlIntegratorStiffness stiff;
+} Gsl;
 
 /* GSL callbacks: count right-hand-side evaluations and turn a user failure into
  * GSL_EBADFUNC, which makes gsl_odeiv2_evolve_apply () return at once. */
-int
-cml_integrator_gsl_rhs (double       t,
-         const double y[],
-         double       dydt[],
-         void        *data)
+static int
+adaptive_rhs (double       t,
+              const double y[],
+              double       dydt[],
+              void        *data)
 {
   CmlIntegrator *integ = data;
+  Gsl *g = integ->state;
 
   integ->n_rhs++;
   if (integ->ode.rhs (t, y, dydt, integ->ode.user_data) != 0)
     {
-      integ->callback_status = CALLBACK_RHS_FAILED;
+      g->callback_status = CALLBACK_RHS_FAILED;
       return GSL_EBADFUNC;
     }
 
   return GSL_SUCCESS;
 }
 
-int
-cml_integrator_gsl_jacobian (double       t,
-              const double y[],
-              double      *dfdy,
-              double       dfdt[],
-              void        *data)
+static int
+adaptive_jacobian (double       t,
+                   const double y[],
+                   double      *dfdy,
+                   double       dfdt[],
+                   void        *data)
 {
   CmlIntegrator *integ = data;
+  Gsl *g = integ->state;
 
   /* GSL's dfdy is row-major dim×dim, the layout CmlOdeJacFunc promises. */
   if (integ->ode.jacobian (t, y, dfdy, dfdt, integ->ode.user_data) != 0)
     {
-      integ->callback_status = CALLBACK_JACOBIAN_FAILED;
+      g->callback_status = CALLBACK_JACOBIAN_FAILED;
       return GSL_EBADFUNC;
     }
 
   return GSL_SUCCESS;
 }
 
-const gsl_odeiv2_step_type *
-cml_integrator_gsl_step_type (CmlIntegratorKind kind)
+/* GSL's stepper for KIND; NULL for the kinds that are not GSL's. */
+static const gsl_odeiv2_step_type *
+adaptive_step_type (CmlIntegratorKind kind)
 {
   switch (kind)
     {
@@ -109,23 +139,23 @@ cml_integrator_gsl_step_type (CmlIntegratorKind kind)
     case CML_INTEGRATOR_RK4_FIXED:
     case CML_INTEGRATOR_AUTO:
     case CML_INTEGRATOR_N_KINDS:
-    default:
       return NULL;
     }
+  return NULL;
 }
 
 /* One step of gsl_odeiv2_evolve_apply () taken by the step function (rk8pd in native code),
  * in the evolution's own arrays and with its counters as GSL keeps them: TRUE when it took
  * it, FALSE when it leaves it to GSL (Z as it was). */
 static gboolean
-func_step (CmlIntegrator *integ, double *t, double t1, double *z)
+func_step (CmlIntegrator *integ, Gsl *g, double *t, double t1, double *z)
 {
-  CmlRk8pdStep *rk = &integ->rk;
-  gsl_odeiv2_evolve *e = integ->evolve;
+  CmlRk8pdStep *rk = &g->rk;
+  gsl_odeiv2_evolve *e = g->evolve;
 
   rk->t = *t;
   rk->t1 = t1;
-  rk->h = integ->h;
+  rk->h = g->h;
   rk->y = z;
   rk->f0 = e->dydt_in;
   rk->f1 = e->dydt_out;
@@ -139,88 +169,90 @@ func_step (CmlIntegrator *integ, double *t, double t1, double *z)
   rk->tries = 0;
   rk->n_rhs = 0;
   rk->projected = 0;
-  int rc = integ->rk_func (rk, integ->rk_data);
+  int rc = g->rk_func (rk, g->rk_data);
   integ->n_rhs += rk->n_rhs;
   if (rc != 0)
     return FALSE;
   *t = rk->t;
-  integ->h = rk->h;
+  g->h = rk->h;
   e->count += rk->tries;
   e->failed_steps += rk->tries - 1;
   e->last_step = rk->last;
-  integ->rk_func_steps++;
+  g->rk_func_steps++;
   return TRUE;
 }
 
-gboolean
-cml_integrator_advance_gsl (CmlIntegrator *integ,
-             double        *t,
-             double         t1,
-             double        *z,
-             GError       **error)
+/* advance (): adaptive steps, the last one landing on T1. */
+static gboolean
+adaptive_advance (CmlIntegrator *integ,
+                  double        *t,
+                  double         t1,
+                  double        *z,
+                  GError       **error)
 {
+  Gsl *g = integ->state;
   const CmlIntegratorOptions *o = &integ->options;
   const guint dim = integ->ode.dim;
-  const gboolean project_each_step = !integ->multistep;
+  const gboolean project_each_step = !g->multistep;
   const double t_start = *t;
   const int dir = t1 > *t ? 1 : -1;
   guint64 n = 0;
 
   /* First step: h_init, or a small fraction of the output interval; its sign is the
    * direction of time.  A change of direction keeps the size of the step. */
-  if (integ->h == 0.0)
-    integ->h = o->h_init > 0.0 ? o->h_init : MIN (1e-3, fabs (t1 - *t) / 10.0);
-  else if ((integ->h > 0.0) != (dir > 0) && integ->multistep)
+  if (g->h == 0.0)
+    g->h = o->h_init > 0.0 ? o->h_init : MIN (1e-3, fabs (t1 - *t) / 10.0);
+  else if ((g->h > 0.0) != (dir > 0) && g->multistep)
     {
       /* a multistep history of the other direction is of no use */
-      gsl_odeiv2_step_reset (integ->step);
-      gsl_odeiv2_evolve_reset (integ->evolve);
+      gsl_odeiv2_step_reset (g->step);
+      gsl_odeiv2_evolve_reset (g->evolve);
     }
-  integ->h = dir * fabs (integ->h);
+  g->h = dir * fabs (g->h);
 
   while (cml_integrator_before (*t, t1, dir))
     {
       const double t_good = *t;
-      const double h_before = integ->h;
+      const double h_before = g->h;
       double t_new = *t;
       int status;
 
       if (o->max_steps > 0 && n >= o->max_steps)
         {
-          cml_integrator_set_budget_error (integ, n, t_start, *t, t1, integ->h, error);
+          cml_integrator_set_budget_error (integ, n, t_start, *t, t1, g->h, error);
           return FALSE;
         }
 
       /* One accepted step, at most up to T1 (GSL then lands on T1 exactly); the steps it
        * tried and rejected on the way are counted. */
       memcpy (integ->z_good, z, dim * sizeof (double));
-      integ->callback_status = CALLBACK_OK;
-      const unsigned long failed_before = integ->evolve->failed_steps;
+      g->callback_status = CALLBACK_OK;
+      const unsigned long failed_before = g->evolve->failed_steps;
       gboolean projected = FALSE; /* by the native step itself (cml-native-step.h) */
-      if (integ->rk_func == NULL || !func_step (integ, &t_new, t1, z))
-        status = gsl_odeiv2_evolve_apply (integ->evolve, integ->control, integ->step,
-                                          &integ->sys, &t_new, t1, &integ->h, z);
+      if (g->rk_func == NULL || !func_step (integ, g, &t_new, t1, z))
+        status = gsl_odeiv2_evolve_apply (g->evolve, g->control, g->step,
+                                          &g->sys, &t_new, t1, &g->h, z);
       else
         {
           status = GSL_SUCCESS;
-          projected = integ->rk.projected;
+          projected = g->rk.projected;
         }
-      if (integ->evolve->failed_steps > failed_before)
-        integ->n_rejected += integ->evolve->failed_steps - failed_before;
+      if (g->evolve->failed_steps > failed_before)
+        integ->n_rejected += g->evolve->failed_steps - failed_before;
 
       if (status != GSL_SUCCESS)
         {
           /* GSL may have left a half-done step in Z: go back, and drop the multistep
            * history, which now disagrees with Z. */
           cml_integrator_restore_good (integ, t, t_good, z);
-          gsl_odeiv2_step_reset (integ->step);
-          gsl_odeiv2_evolve_reset (integ->evolve);
-          integ->h = h_before;
+          gsl_odeiv2_step_reset (g->step);
+          gsl_odeiv2_evolve_reset (g->evolve);
+          g->h = h_before;
 
-          if (status == GSL_EBADFUNC && integ->callback_status == CALLBACK_RHS_FAILED)
+          if (status == GSL_EBADFUNC && g->callback_status == CALLBACK_RHS_FAILED)
             g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                          "right-hand side failed at t = %.6g", t_good);
-          else if (status == GSL_EBADFUNC && integ->callback_status == CALLBACK_JACOBIAN_FAILED)
+          else if (status == GSL_EBADFUNC && g->callback_status == CALLBACK_JACOBIAN_FAILED)
             g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                          "Jacobian failed at t = %.6g", t_good);
           else
@@ -234,9 +266,9 @@ cml_integrator_advance_gsl (CmlIntegrator *integ,
       if (!cml_integrator_all_finite (z, dim))
         {
           cml_integrator_restore_good (integ, t, t_good, z);
-          gsl_odeiv2_step_reset (integ->step);
-          gsl_odeiv2_evolve_reset (integ->evolve);
-          integ->h = h_before;
+          gsl_odeiv2_step_reset (g->step);
+          gsl_odeiv2_evolve_reset (g->evolve);
+          g->h = h_before;
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "non-finite state at t = %.6g", t_good);
           return FALSE;
@@ -245,14 +277,14 @@ cml_integrator_advance_gsl (CmlIntegrator *integ,
       /* The step taken, and the one suggested next, must not fall below h_min (a last
        * step shortened to land on T1 may). */
       if (cml_integrator_before (t_new, t1, dir)
-          && (fabs (integ->evolve->last_step) < o->h_min || fabs (integ->h) < o->h_min))
+          && (fabs (g->evolve->last_step) < o->h_min || fabs (g->h) < o->h_min))
         {
-          const double h_small = MIN (fabs (integ->evolve->last_step), fabs (integ->h));
+          const double h_small = MIN (fabs (g->evolve->last_step), fabs (g->h));
 
           cml_integrator_restore_good (integ, t, t_good, z);
-          gsl_odeiv2_step_reset (integ->step);
-          gsl_odeiv2_evolve_reset (integ->evolve);
-          integ->h = h_before;
+          gsl_odeiv2_step_reset (g->step);
+          gsl_odeiv2_evolve_reset (g->evolve);
+          g->h = h_before;
           g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
                        "step size underflow at t = %.6g (step %.3g < h_min %.3g)", t_good,
                        h_small, o->h_min);
@@ -261,9 +293,9 @@ cml_integrator_advance_gsl (CmlIntegrator *integ,
 
       /* A last step shortened to land on T1 must not shrink the steps that follow:
        * keep the step size suggested before it. */
-      if (t_new == t1 && integ->evolve->last_step == t1 - t_good
-          && fabs (h_before) > fabs (integ->h))
-        integ->h = h_before;
+      if (t_new == t1 && g->evolve->last_step == t1 - t_good
+          && fabs (h_before) > fabs (g->h))
+        g->h = h_before;
 
       *t = t_new;
       n++;
@@ -277,13 +309,13 @@ cml_integrator_advance_gsl (CmlIntegrator *integ,
         }
 
       /* Now and then: is the step held by stability (explicit methods, when asked)? */
-      if (integ->sv != NULL && integ->n_steps % CML_INTEGRATOR_STIFF_EVERY == 0)
-        cml_integrator_estimate_stiffness (integ, *t, z, integ->evolve->last_step);
+      if (g->stiff.sv != NULL && integ->n_steps % CML_INTEGRATOR_STIFF_EVERY == 0)
+        cml_integrator_estimate_stiffness (integ, &g->stiff, *t, z, g->evolve->last_step);
     }
 
   /* Multistep methods: project once at the end, then restart their history from the
    * projected state (keeping the step size). */
-  if (integ->multistep && integ->options.project && integ->ode.project != NULL)
+  if (g->multistep && integ->options.project && integ->ode.project != NULL)
     {
       memcpy (integ->z_good, z, dim * sizeof (double));
       if (!cml_integrator_project_state (integ, *t, z, error))
@@ -291,9 +323,174 @@ cml_integrator_advance_gsl (CmlIntegrator *integ,
           memcpy (z, integ->z_good, dim * sizeof (double));
           return FALSE;
         }
-      gsl_odeiv2_step_reset (integ->step);
-      gsl_odeiv2_evolve_reset (integ->evolve);
+      gsl_odeiv2_step_reset (g->step);
+      gsl_odeiv2_evolve_reset (g->evolve);
     }
 
   return TRUE;
 }
+
+static void adaptive_state_free (gpointer state);
+
+/* state_new (): GSL's system, stepper, error control and evolution. */
+static gpointer
+adaptive_state_new (CmlIntegrator *integ,
+                    gpointer       program,
+                    GError       **error)
+{
+  const CmlIntegratorOptions *options = &integ->options;
+  const guint dim = integ->ode.dim;
+  Gsl *g = g_new0 (Gsl, 1);
+
+  g->sys.function = adaptive_rhs;
+  g->sys.jacobian = integ->ode.jacobian != NULL ? adaptive_jacobian : NULL;
+  g->sys.dimension = dim;
+  g->sys.params = integ;
+
+  g->step = gsl_odeiv2_step_alloc (adaptive_step_type (options->kind), dim);
+  g->control = gsl_odeiv2_control_standard_new (options->atol, options->rtol, 1.0, 0.0);
+  g->evolve = gsl_odeiv2_evolve_alloc (dim);
+  if (g->step == NULL || g->control == NULL || g->evolve == NULL)
+    {
+      g_set_error_literal (error, CML_ERROR, CML_ERROR_NUMERIC,
+                           "could not allocate the GSL stepper");
+      adaptive_state_free (g);
+      return NULL;
+    }
+
+  /* The multistep steppers read the error levels from the control object through a driver
+   * pointer.  We step with gsl_odeiv2_evolve_apply () ourselves and use the driver struct
+   * only to carry those pointers. */
+  g->driver.sys = &g->sys;
+  g->driver.s = g->step;
+  g->driver.c = g->control;
+  g->driver.e = g->evolve;
+  gsl_odeiv2_step_set_driver (g->step, &g->driver);
+  gsl_odeiv2_control_set_driver (g->control, &g->driver);
+  gsl_odeiv2_evolve_set_driver (g->evolve, &g->driver);
+
+  g->multistep = options->kind == CML_INTEGRATOR_MSADAMS || options->kind == CML_INTEGRATOR_MSBDF;
+  /* the estimate needs the exact Jacobian: without one, none is made */
+  if (!g->multistep && options->stats != NULL && integ->ode.jacobian != NULL)
+    cml_integrator_stiffness_init (&g->stiff, dim);
+
+  return g;
+}
+
+static void
+adaptive_state_free (gpointer state)
+{
+  Gsl *g = state;
+
+  if (g->evolve != NULL)
+    gsl_odeiv2_evolve_free (g->evolve);
+  if (g->control != NULL)
+    gsl_odeiv2_control_free (g->control);
+  if (g->step != NULL)
+    gsl_odeiv2_step_free (g->step);
+  g_free (g->rk.work);
+  cml_integrator_stiffness_clear (&g->stiff);
+  g_free (g);
+}
+
+/* reset (): no step size chosen, no multistep history. */
+static void
+adaptive_reset (CmlIntegrator *integ)
+{
+  Gsl *g = integ->state;
+
+  gsl_odeiv2_evolve_reset (g->evolve);
+  gsl_odeiv2_step_reset (g->step);
+  g->h = 0.0;
+}
+
+static void
+adaptive_get_stats (const CmlIntegrator *integ,
+                    CmlIntegratorStats  *stats)
+{
+  const Gsl *g = integ->state;
+
+  cml_integrator_get_common_stats (integ, stats);
+  stats->h = g->h;
+  stats->h_rho = g->stiff.h_rho;
+  stats->n_stiff_checks = g->stiff.n_stiff_checks;
+  stats->n_stiff = g->stiff.n_stiff;
+}
+
+static guint64
+adaptive_n_func_steps (const CmlIntegrator *integ)
+{
+  const Gsl *g = integ->state;
+
+  return g->rk_func_steps;
+}
+
+void
+cml_integrator_set_rk8pd_step (CmlIntegrator *integ,
+                               int          (*func) (CmlRk8pdStep *step, void *data),
+                               void          *data)
+{
+  g_return_if_fail (integ != NULL && integ->options.kind == CML_INTEGRATOR_RK8PD);
+  g_return_if_fail (integ->method == &cml_integrator_gsl_method);
+
+  Gsl *g = integ->state;
+  g->rk_func = func;
+  g->rk_data = data;
+  g->rk.rtol = integ->options.rtol;
+  g->rk.atol = integ->options.atol;
+  if (g->rk.work == NULL)
+    g->rk.work = g_new0 (double, 15 * (gsize) integ->ode.dim);
+}
+
+/* The step state: the suggested next step (signed; 0 = none yet), then dim entries that
+ * are the fixed-step methods' compensation and zero here (one layout for both families).
+ * The multistep methods' Nordsieck history is not in it: exact only when they project,
+ * which restarts that history at the end of every advance () anyway. */
+static guint
+adaptive_step_state_size (const CmlIntegrator *integ)
+{
+  return 1 + integ->ode.dim;
+}
+
+static gboolean
+adaptive_step_state_is_exact (const CmlIntegrator *integ)
+{
+  const Gsl *g = integ->state;
+
+  return !g->multistep || (integ->options.project && integ->ode.project != NULL);
+}
+
+static void
+adaptive_save_step_state (const CmlIntegrator *integ,
+                          const double        *z,
+                          double              *out)
+{
+  const Gsl *g = integ->state;
+
+  out[0] = g->h;
+  memset (out + 1, 0, integ->ode.dim * sizeof (double));
+}
+
+static void
+adaptive_restore_step_state (CmlIntegrator *integ,
+                             const double  *z,
+                             const double  *in)
+{
+  Gsl *g = integ->state;
+
+  g->h = in[0];
+}
+
+const CmlIntegratorMethod cml_integrator_gsl_method = {
+  .name = "gsl",
+  .state_new = adaptive_state_new,
+  .state_free = adaptive_state_free,
+  .advance = adaptive_advance,
+  .reset = adaptive_reset,
+  .get_stats = adaptive_get_stats,
+  .n_func_steps = adaptive_n_func_steps,
+  .step_state_size = adaptive_step_state_size,
+  .step_state_is_exact = adaptive_step_state_is_exact,
+  .save_step_state = adaptive_save_step_state,
+  .restore_step_state = adaptive_restore_step_state,
+};

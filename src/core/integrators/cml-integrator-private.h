@@ -1,21 +1,16 @@
-/* cml-integrator-private.h — an integrator's insides, shared by its files: the struct
- * (a copy of the ODE, the options, GSL's machinery, the fixed-step methods' work arrays,
- * the stiffness estimate, the counters) and the functions one file calls in another
- * (cml-integrator.c, cml-integrator-gsl.c, cml-integrator-fixed.c,
- * cml-integrator-stiffness.c).  Nowhere else.
+/* cml-integrator-private.h — an integrator's insides, shared by its files: the method
+ * table every family of methods fills in (CmlIntegratorMethod), the part of the struct
+ * that is common to them all (a copy of the ODE, the options, the counters, the family's
+ * table and its state), and the functions one file calls in another (cml-integrator.c and
+ * the families: cml-integrator-gsl.c, cml-integrator-fixed.c, cml-dop853.c,
+ * cml-taylor-step.c; cml-integrator-stiffness.c for GSL's explicit methods).  Nowhere
+ * else.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 
 #include "cml-integrator.h"
-#include "cml-dop853.h"
-#include "cml-rk8pd-core.h"
-#include "cml-taylor.h"
-
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_permutation.h>
 
 G_BEGIN_DECLS
 
@@ -28,68 +23,66 @@ G_BEGIN_DECLS
 /* h ρ at or above this share of the method's stability limit counts as stiff. */
 #define STIFF_SHARE 0.6
 
-/* Which user callback failed inside a GSL step. */
-typedef enum
+/* One family of methods behind cml_integrator_advance (), in the manner of GSL's
+ * gsl_odeiv2_step_type: a const table in the family's own file.  Every entry is set (a
+ * family with nothing to do writes a function that does nothing); each receives the
+ * integrator, whose `state` is the family's, made by state_new.  The contracts are those
+ * of the public functions of the same names (cml-integrator.h). */
+typedef struct
 {
-  CALLBACK_OK,
-  CALLBACK_RHS_FAILED,
-  CALLBACK_JACOBIAN_FAILED,
-} CallbackStatus;
+  const char *name; /* the family, for debugging: "gsl", "fixed-step", "dop853", "taylor" */
+
+  /* The family's state for INTEG (whose ode and options are set), every work array
+   * allocated here; PROGRAM is what the method is made from besides the ODE (the Taylor
+   * program, which the state then owns; NULL for the others).  NULL with an error. */
+  gpointer (*state_new)  (CmlIntegrator *integ, gpointer program, GError **error);
+  void     (*state_free) (gpointer state);
+
+  gboolean (*advance)    (CmlIntegrator *integ, double *t, double t1, double *z, GError **error);
+  void     (*reset)      (CmlIntegrator *integ);
+  void     (*get_stats)  (const CmlIntegrator *integ, CmlIntegratorStats *stats);
+  /* steps taken by a system's native step function (0 for a family without one) */
+  guint64  (*n_func_steps) (const CmlIntegrator *integ);
+
+  guint    (*step_state_size)     (const CmlIntegrator *integ);
+  gboolean (*step_state_is_exact) (const CmlIntegrator *integ);
+  void     (*save_step_state)     (const CmlIntegrator *integ, const double *z, double *out);
+  /* called after cml_integrator_reset () */
+  void     (*restore_step_state)  (CmlIntegrator *integ, const double *z, const double *in);
+} CmlIntegratorMethod;
+
+/* The families (one table each, in its own file). */
+extern const CmlIntegratorMethod cml_integrator_gsl_method;      /* cml-integrator-gsl.c */
+extern const CmlIntegratorMethod cml_integrator_midpoint_method; /* cml-integrator-fixed.c */
+extern const CmlIntegratorMethod cml_integrator_rk4_fixed_method;/* cml-integrator-fixed.c */
+extern const CmlIntegratorMethod cml_integrator_dop853_method;   /* cml-dop853.c */
+extern const CmlIntegratorMethod cml_integrator_taylor_method;   /* cml-taylor-step.c */
 
 struct _CmlIntegrator
 {
-  CmlOde               ode;      /* a copy of the caller's system */
-  CmlIntegratorOptions options;
-
-  /* GSL adaptive machinery; NULL for the implicit midpoint rule. */
-  gsl_odeiv2_system   sys;
-  gsl_odeiv2_step    *step;
-  gsl_odeiv2_control *control;
-  gsl_odeiv2_evolve  *evolve;
-  gsl_odeiv2_driver   driver;    /* a container only: msadams/msbdf read the control through it */
-  gboolean            multistep; /* msadams or msbdf: project at the end of advance () only */
-  double              h;         /* step size for the next step; 0 = none chosen yet */
-  CallbackStatus      callback_status;
+  CmlOde                     ode;     /* a copy of the caller's system */
+  CmlIntegratorOptions       options;
+  const CmlIntegratorMethod *method;  /* the family's table */
+  gpointer                   state;   /* the family's state (state_new) */
 
   /* The last good state, restored when a step fails. */
   double *z_good;
 
-  /* Implicit midpoint work arrays. */
-  double          *zm;       /* midpoint value (z0 + z1)/2, the unknown of the stage equation */
-  double          *f;        /* f(t, z) */
-  double          *delta;    /* Newton / fixed-point correction */
-  double          *rk4;      /* rk4-fixed: k1 … k4 and the stage state, 5 × dim */
-  double          *w;        /* the increment zm - z0 */
-  double          *comp;     /* compensated summation of the updates: what rounding lost */
-  double          *z_last;   /* the state the last step returned (the compensation's owner) */
-  gboolean         comp_valid;
-  double          *dfdt;     /* ∂f/∂t, asked for by the Jacobian callback and unused */
-  gsl_matrix      *newton;   /* I - h/2 J, LU-factorised in place */
-  gsl_permutation *perm;
-
-  /* Stiffness estimates (explicit methods with a stats block): work arrays and results. */
-  double  *sv, *sf0, *sf1, *sz;  /* stiffness estimate: a vector, its image, the Jacobian's df/dt */
-  double  *sj;                   /* the Jacobian ∂f/∂z (dim × dim), for the estimate */
-  double   h_rho;
-  guint64  n_stiff_checks, n_stiff;
-
+  /* Counters of the families that keep theirs here (all but dop853). */
   guint64 n_steps;
   guint64 n_rejected;
   guint64 n_rhs;
-
-  /* rk8pd: a step function that takes GSL's steps with GSL's numbers (cml-rk8pd-core.h,
-   * in a system's native code), and its work arrays; GSL takes the steps it leaves */
-  int         (*rk_func) (CmlRk8pdStep *step, void *data);
-  void         *rk_data;
-  CmlRk8pdStep  rk;
-  guint64       rk_func_steps;
-
-  CmlTaylor *taylor;  /* the Taylor method (cml-taylor.h); NULL for the others */
-  guint64    taylor_steps0; /* its native steps before this integrator (a program passed on) */
-  /* dop853: the whole integrator is cml-dop853.c's */
-  CmlDop853 *dop;
 };
 
+/* The stiffness estimate h ρ of an explicit method (cml-integrator-stiffness.c): its work
+ * arrays and results. */
+typedef struct
+{
+  double  *sv, *sf0, *sf1, *sz;  /* a vector, its image, the Jacobian's df/dt */
+  double  *sj;                   /* the Jacobian ∂f/∂z (dim × dim) */
+  double   h_rho;
+  guint64  n_stiff_checks, n_stiff;
+} CmlIntegratorStiffness;
 
 /* TRUE while T has not reached T1 going in direction DIR (+1 or -1). */
 static inline gboolean
@@ -104,21 +97,16 @@ void     cml_integrator_set_budget_error (CmlIntegrator *integ, guint64 n, doubl
 gboolean cml_integrator_all_finite (const double *z, guint dim);
 gboolean cml_integrator_project_state (CmlIntegrator *integ, double t, double *z, GError **error);
 void     cml_integrator_restore_good (CmlIntegrator *integ, double *t, double t_good, double *z);
-
-/* cml-integrator-gsl.c */
-int      cml_integrator_gsl_rhs (double t, const double y[], double dydt[], void *data);
-int      cml_integrator_gsl_jacobian (double t, const double y[], double *dfdy, double dfdt[],
-                                      void *data);
-const gsl_odeiv2_step_type *cml_integrator_gsl_step_type (CmlIntegratorKind kind);
-gboolean cml_integrator_advance_gsl (CmlIntegrator *integ, double *t, double t1, double *z,
-                                     GError **error);
-
-/* cml-integrator-fixed.c */
-gboolean cml_integrator_advance_midpoint (CmlIntegrator *integ, double *t, double t1, double *z,
-                                          GError **error);
+/* The common counters (n_steps, n_rejected, n_rhs) into STATS, the rest zero. */
+void     cml_integrator_get_common_stats (const CmlIntegrator *integ, CmlIntegratorStats *stats);
+/* Method-table entries for families that have nothing of their own there. */
+guint64  cml_integrator_no_func_steps (const CmlIntegrator *integ);
+gboolean cml_integrator_step_state_exact (const CmlIntegrator *integ);
 
 /* cml-integrator-stiffness.c */
-void     cml_integrator_estimate_stiffness (CmlIntegrator *integ, double t, const double *z,
-                                            double h);
+void     cml_integrator_stiffness_init (CmlIntegratorStiffness *s, guint dim);
+void     cml_integrator_stiffness_clear (CmlIntegratorStiffness *s);
+void     cml_integrator_estimate_stiffness (CmlIntegrator *integ, CmlIntegratorStiffness *s,
+                                            double t, const double *z, double h);
 
 G_END_DECLS

@@ -22,20 +22,8 @@
 
 #include "cml-integrator-private.h"
 
-#include "cml-dop853.h"
-#include "cml-error.h"
-#include "cml-taylor.h"
-
-#include <float.h>
 #include <math.h>
 #include <string.h>
-
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_permutation.h>
-#include <gsl/gsl_vector.h>
 
 /* The stability limit of an explicit method on the negative real axis, in units of the
  * step GSL reports (its rk4 takes two half steps to estimate the error); 0 for the others. */
@@ -51,9 +39,41 @@ stability_limit (CmlIntegratorKind kind)
     case CML_INTEGRATOR_RKF45:
     case CML_INTEGRATOR_RKCK:
       return 3.3;
-    default:
+    case CML_INTEGRATOR_MSADAMS:
+    case CML_INTEGRATOR_MSBDF:
+    case CML_INTEGRATOR_IMPLICIT_MIDPOINT:
+    case CML_INTEGRATOR_VARIATIONAL:
+    case CML_INTEGRATOR_VARIATIONAL4:
+    case CML_INTEGRATOR_TAYLOR:
+    case CML_INTEGRATOR_DOP853:
+    case CML_INTEGRATOR_RK4_FIXED:
+    case CML_INTEGRATOR_AUTO:
+    case CML_INTEGRATOR_N_KINDS:
       return 0.0;
     }
+  return 0.0;
+}
+
+/* The work arrays of the estimate for a state of DIM components. */
+void
+cml_integrator_stiffness_init (CmlIntegratorStiffness *s,
+                               guint                   dim)
+{
+  s->sv = g_new (double, dim);
+  s->sf0 = g_new (double, dim);
+  s->sf1 = g_new (double, dim);
+  s->sz = g_new (double, dim);
+  s->sj = g_new (double, (gsize) dim * dim);
+}
+
+void
+cml_integrator_stiffness_clear (CmlIntegratorStiffness *s)
+{
+  g_clear_pointer (&s->sv, g_free);
+  g_clear_pointer (&s->sf0, g_free);
+  g_clear_pointer (&s->sf1, g_free);
+  g_clear_pointer (&s->sz, g_free);
+  g_clear_pointer (&s->sj, g_free);
 }
 
 static double
@@ -67,29 +87,30 @@ norm2 (const double *v,
   return sqrt (s);
 }
 
-/* h ρ after a step of size H from integ->z_good to (T, Z): two rounds of the power method
+/* h ρ after a step of size H from integ->z_good to (T, Z), into S: two rounds of the power method
  * on difference quotients of f started from the step's change (see the top of the file).
  * Right-hand sides that fail or give non-finite values leave the estimate as it was. */
 void
-cml_integrator_estimate_stiffness (CmlIntegrator *integ,
-                    double         t,
-                    const double  *z,
-                    double         h)
+cml_integrator_estimate_stiffness (CmlIntegrator          *integ,
+                                   CmlIntegratorStiffness *s,
+                                   double                  t,
+                                   const double           *z,
+                                   double                  h)
 {
   const guint dim = integ->ode.dim;
   const double limit = stability_limit (integ->options.kind);
   double vn, rho = 0.0;
 
-  if (integ->sv == NULL || limit <= 0.0 || !(h > 0.0))
+  if (s->sv == NULL || limit <= 0.0 || !(h > 0.0))
     return;
   for (guint i = 0; i < dim; i++)
-    integ->sv[i] = z[i] - integ->z_good[i];
-  vn = norm2 (integ->sv, dim);
+    s->sv[i] = z[i] - integ->z_good[i];
+  vn = norm2 (s->sv, dim);
   if (!(vn > 0.0) || !isfinite (vn))
     return;
 
   /* the exact Jacobian at the new state (the model's symbolic derivative) */
-  if (integ->ode.jacobian (t, z, integ->sj, integ->sf0, integ->ode.user_data) != 0)
+  if (integ->ode.jacobian (t, z, s->sj, s->sf0, integ->ode.user_data) != 0)
     return;
   for (int round = 0; round < 2; round++)
     {
@@ -101,11 +122,11 @@ cml_integrator_estimate_stiffness (CmlIntegrator *integ,
           double acc = 0.0;
 
           for (guint j = 0; j < dim; j++)
-            acc += integ->sj[(gsize) i * dim + j] * integ->sv[j];
-          integ->sf1[i] = acc;
+            acc += s->sj[(gsize) i * dim + j] * s->sv[j];
+          s->sf1[i] = acc;
         }
-      memcpy (integ->sv, integ->sf1, dim * sizeof (double));
-      dn = norm2 (integ->sv, dim);
+      memcpy (s->sv, s->sf1, dim * sizeof (double));
+      dn = norm2 (s->sv, dim);
       if (!isfinite (dn))
         return;
       rho = dn / vn;
@@ -114,8 +135,8 @@ cml_integrator_estimate_stiffness (CmlIntegrator *integ,
       vn = dn;
     }
 
-  integ->h_rho = h * rho;
-  integ->n_stiff_checks++;
-  if (integ->h_rho >= STIFF_SHARE * limit)
-    integ->n_stiff++;
+  s->h_rho = h * rho;
+  s->n_stiff_checks++;
+  if (s->h_rho >= STIFF_SHARE * limit)
+    s->n_stiff++;
 }

@@ -1,14 +1,38 @@
-/* cml-integrator.c — time stepping of dz/dt = f(t, z) with output at exact times.
+/* cml-integrator.c — time stepping of dz/dt = f(t, z) with output at exact times: what
+ * every method shares (options, checks, counters, the step budget, projection), and the
+ * dispatch to the method's family through its method table.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Two families of methods, and a third kind run by cml-dop853.c (dop853: Dormand–Prince
- * 8(5,3), steps taken freely, the output from its dense output; everything below about
- * steps landing on T1 and the step state is the GSL steppers' and the midpoint rule's):
+ * Families of methods, each one const table of functions (CmlIntegratorMethod,
+ * cml-integrator-private.h) in its own file, which the integrator calls through
+ * integ->method with its own state in integ->state:
  *
- *   Adaptive (GSL odeiv2: rk8pd, rkf45, rkck, rk4, msadams, msbdf): cml-integrator-gsl.c.
+ *   Adaptive (GSL odeiv2: rk8pd, rkf45, rkck, rk4, msadams, msbdf): cml-integrator-gsl.c,
+ *   cml_integrator_gsl_method.
  *
- *   Fixed step (the implicit midpoint rule, rk4-fixed): cml-integrator-fixed.c.
+ *   Fixed step (the implicit midpoint rule, rk4-fixed): cml-integrator-fixed.c,
+ *   cml_integrator_midpoint_method and cml_integrator_rk4_fixed_method.
+ *
+ *   DOP853 (Dormand–Prince 8(5,3), steps taken freely, the output from its dense output):
+ *   cml-dop853.c, cml_integrator_dop853_method.
+ *
+ *   Taylor (the series of the solution from the expressions of f, a program that the
+ *   integrator is given: cml_integrator_new_taylor ()): cml-taylor-step.c,
+ *   cml_integrator_taylor_method.
+ *
+ * The variational integrators (variational, variational4) are not ODE integrators: they
+ * step the mechanical system itself, and a simulation runs them (cml-variational.h).
+ *
+ * Adding a method: a kind in CmlIntegratorKind (cml-integrator.h) with its name in
+ * kind_names below; then either a case in a family's own switch (a GSL stepper:
+ * cml-integrator-gsl.c's step type), or a new family — a file with its state and a
+ * const CmlIntegratorMethod filling every entry, declared in cml-integrator-private.h,
+ * listed in src/core/meson.build — and its case in method_for_kind () below.  The
+ * compiler's -Wswitch-enum then names every switch over the kinds that must say what the
+ * new one does (the stiffness estimate's stability limit, auto's choice, …).  Everything
+ * below about steps landing on T1 and the step state is the GSL steppers' and the midpoint
+ * rule's; dop853 and Taylor say theirs at the top of their files.
  *
  * Step budget: one advance () takes at most options.max_steps accepted steps (10⁸ by
  * default); a run that spends them has not been making progress worth waiting for — a
@@ -34,7 +58,8 @@
  * restarted at the end of every advance () anyway, so a restart at an advance () boundary is
  * exact; without projection it restarts at order 1 and agrees only to the tolerances.
  *
- * Every work array is allocated by cml_integrator_new (); advancing allocates nothing.
+ * Every work array is allocated by cml_integrator_new () (the family's state_new);
+ * advancing allocates nothing.
  * One integrator is used by one thread at a time; any thread may own it.
  */
 #define G_LOG_DOMAIN "cml-integrator"
@@ -42,21 +67,10 @@
 #include "cml-integrator-private.h"
 #include "cml-integrator-choice.h"
 
-#include "cml-dop853.h"
-#include "cml-rk8pd-core.h"
 #include "cml-error.h"
-#include "cml-taylor.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
-
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_permutation.h>
-#include <gsl/gsl_vector.h>
 
 static const char *const kind_names[CML_INTEGRATOR_N_KINDS] = {
   [CML_INTEGRATOR_RK8PD] = "rk8pd",
@@ -222,14 +236,62 @@ check_options (const CmlOde               *ode,
   return TRUE;
 }
 
+/* The family that runs KIND; NULL for the kinds no ODE integrator runs (variational,
+ * variational4: a simulation runs them, cml-variational.h; auto: chosen before). */
+static const CmlIntegratorMethod *
+method_for_kind (CmlIntegratorKind kind)
+{
+  switch (kind)
+    {
+    case CML_INTEGRATOR_RK8PD:
+    case CML_INTEGRATOR_RKF45:
+    case CML_INTEGRATOR_RKCK:
+    case CML_INTEGRATOR_RK4:
+    case CML_INTEGRATOR_MSADAMS:
+    case CML_INTEGRATOR_MSBDF:
+      return &cml_integrator_gsl_method;
+    case CML_INTEGRATOR_IMPLICIT_MIDPOINT:
+      return &cml_integrator_midpoint_method;
+    case CML_INTEGRATOR_RK4_FIXED:
+      return &cml_integrator_rk4_fixed_method;
+    case CML_INTEGRATOR_DOP853:
+      return &cml_integrator_dop853_method;
+    case CML_INTEGRATOR_TAYLOR:
+      return &cml_integrator_taylor_method;
+    case CML_INTEGRATOR_VARIATIONAL:
+    case CML_INTEGRATOR_VARIATIONAL4:
+    case CML_INTEGRATOR_AUTO:
+    case CML_INTEGRATOR_N_KINDS:
+      return NULL;
+    }
+  return NULL;
+}
+
+/* The integrator of checked OPTIONS for ODE, its family's state made from PROGRAM. */
+static CmlIntegrator *
+integrator_new (const CmlOde               *ode,
+                const CmlIntegratorOptions *options,
+                gpointer                    program,
+                GError                    **error)
+{
+  g_autoptr (CmlIntegrator) integ = g_new0 (CmlIntegrator, 1);
+
+  integ->ode = *ode;
+  integ->options = *options;
+  integ->method = method_for_kind (options->kind);
+  g_return_val_if_fail (integ->method != NULL, NULL);
+  integ->z_good = g_new (double, ode->dim);
+  integ->state = integ->method->state_new (integ, program, error);
+  if (integ->state == NULL)
+    return NULL;
+  return g_steal_pointer (&integ);
+}
+
 CmlIntegrator *
 cml_integrator_new (const CmlOde               *ode,
                     const CmlIntegratorOptions *options,
                     GError                    **error)
 {
-  g_autoptr (CmlIntegrator) integ = NULL;
-  guint dim;
-
   g_return_val_if_fail (ode != NULL, NULL);
   g_return_val_if_fail (ode->rhs != NULL, NULL);
   g_return_val_if_fail (ode->dim > 0, NULL);
@@ -243,82 +305,7 @@ cml_integrator_new (const CmlOde               *ode,
   if (!check_options (ode, options, FALSE, error))
     return NULL;
 
-  dim = ode->dim;
-  integ = g_new0 (CmlIntegrator, 1);
-  integ->ode = *ode;
-  integ->options = *options;
-  integ->z_good = g_new (double, dim);
-
-  if (options->kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT)
-    {
-      /* Midpoint work arrays; the Newton matrix only when there is a Jacobian to use. */
-      integ->zm = g_new (double, dim);
-      integ->f = g_new (double, dim);
-      integ->delta = g_new (double, dim);
-      integ->w = g_new (double, dim);
-      integ->comp = g_new0 (double, dim);
-      integ->z_last = g_new0 (double, dim);
-      if (ode->jacobian != NULL)
-        {
-          integ->dfdt = g_new (double, dim);
-          integ->newton = gsl_matrix_alloc (dim, dim);
-          integ->perm = gsl_permutation_alloc (dim);
-        }
-      return g_steal_pointer (&integ);
-    }
-
-  if (options->kind == CML_INTEGRATOR_DOP853)
-    {
-      integ->dop = cml_dop853_new (ode, options);
-      return g_steal_pointer (&integ);
-    }
-
-  if (options->kind == CML_INTEGRATOR_RK4_FIXED)
-    {
-      integ->rk4 = g_new (double, 5 * dim);
-      return g_steal_pointer (&integ);
-    }
-
-  /* GSL system, stepper, error control and evolution. */
-  integ->sys.function = cml_integrator_gsl_rhs;
-  integ->sys.jacobian = ode->jacobian != NULL ? cml_integrator_gsl_jacobian : NULL;
-  integ->sys.dimension = dim;
-  integ->sys.params = integ;
-
-  integ->step = gsl_odeiv2_step_alloc (cml_integrator_gsl_step_type (options->kind), dim);
-  integ->control = gsl_odeiv2_control_standard_new (options->atol, options->rtol, 1.0, 0.0);
-  integ->evolve = gsl_odeiv2_evolve_alloc (dim);
-  if (integ->step == NULL || integ->control == NULL || integ->evolve == NULL)
-    {
-      g_set_error_literal (error, CML_ERROR, CML_ERROR_NUMERIC,
-                           "could not allocate the GSL stepper");
-      return NULL;
-    }
-
-  /* The multistep steppers read the error levels from the control object through a driver
-   * pointer.  We step with gsl_odeiv2_evolve_apply () ourselves and use the driver struct
-   * only to carry those pointers. */
-  integ->driver.sys = &integ->sys;
-  integ->driver.s = integ->step;
-  integ->driver.c = integ->control;
-  integ->driver.e = integ->evolve;
-  gsl_odeiv2_step_set_driver (integ->step, &integ->driver);
-  gsl_odeiv2_control_set_driver (integ->control, &integ->driver);
-  gsl_odeiv2_evolve_set_driver (integ->evolve, &integ->driver);
-
-  integ->multistep = options->kind == CML_INTEGRATOR_MSADAMS
-                     || options->kind == CML_INTEGRATOR_MSBDF;
-  /* the estimate needs the exact Jacobian: without one, none is made */
-  if (!integ->multistep && options->stats != NULL && ode->jacobian != NULL)
-    {
-      integ->sv = g_new (double, dim);
-      integ->sf0 = g_new (double, dim);
-      integ->sf1 = g_new (double, dim);
-      integ->sz = g_new (double, dim);
-      integ->sj = g_new (double, (gsize) dim * dim);
-    }
-
-  return g_steal_pointer (&integ);
+  return integrator_new (ode, options, NULL, error);
 }
 
 CmlIntegrator *
@@ -327,35 +314,12 @@ cml_integrator_new_taylor (const CmlOde               *ode,
                            const CmlIntegratorOptions *options,
                            GError                    **error)
 {
-  CmlIntegrator *integ;
-
   g_return_val_if_fail (ode != NULL && ode->dim > 0 && taylor != NULL, NULL);
   g_return_val_if_fail (options != NULL && options->kind == CML_INTEGRATOR_TAYLOR, NULL);
 
   if (!check_options (ode, options, TRUE, error))
     return NULL;
-  integ = g_new0 (CmlIntegrator, 1);
-  integ->ode = *ode;
-  integ->options = *options;
-  integ->z_good = g_new (double, ode->dim);
-  integ->taylor = taylor;
-  integ->taylor_steps0 = cml_taylor_n_native_steps (taylor);
-  cml_taylor_reset (taylor);
-  return integ;
-}
-
-gpointer
-cml_integrator_get_taylor (CmlIntegrator *integ)
-{
-  g_return_val_if_fail (integ != NULL, NULL);
-  return integ->taylor;
-}
-
-gpointer
-cml_integrator_steal_taylor (CmlIntegrator *integ)
-{
-  g_return_val_if_fail (integ != NULL, NULL);
-  return g_steal_pointer (&integ->taylor);
+  return integrator_new (ode, options, taylor, error);
 }
 
 void
@@ -364,34 +328,9 @@ cml_integrator_free (CmlIntegrator *integ)
   if (integ == NULL)
     return;
 
-  g_clear_pointer (&integ->taylor, cml_taylor_free);
-
-  g_clear_pointer (&integ->dop, cml_dop853_free);
-  if (integ->evolve != NULL)
-    gsl_odeiv2_evolve_free (integ->evolve);
-  if (integ->control != NULL)
-    gsl_odeiv2_control_free (integ->control);
-  if (integ->step != NULL)
-    gsl_odeiv2_step_free (integ->step);
-  if (integ->newton != NULL)
-    gsl_matrix_free (integ->newton);
-  if (integ->perm != NULL)
-    gsl_permutation_free (integ->perm);
-  g_free (integ->dfdt);
-  g_free (integ->delta);
-  g_free (integ->rk4);
-  g_free (integ->w);
-  g_free (integ->comp);
-  g_free (integ->z_last);
-  g_free (integ->f);
-  g_free (integ->zm);
+  if (integ->state != NULL)
+    integ->method->state_free (integ->state);
   g_free (integ->z_good);
-  g_free (integ->rk.work);
-  g_free (integ->sv);
-  g_free (integ->sf0);
-  g_free (integ->sf1);
-  g_free (integ->sz);
-  g_free (integ->sj);
   g_free (integ);
 }
 
@@ -408,41 +347,7 @@ cml_integrator_reset (CmlIntegrator *integ)
 {
   g_return_if_fail (integ != NULL);
 
-  if (integ->evolve != NULL)
-    gsl_odeiv2_evolve_reset (integ->evolve);
-  if (integ->step != NULL)
-    gsl_odeiv2_step_reset (integ->step);
-  integ->h = 0.0;
-  integ->comp_valid = FALSE;
-  if (integ->taylor != NULL)
-    cml_taylor_reset (integ->taylor);
-  if (integ->dop != NULL)
-    cml_dop853_reset (integ->dop);
-}
-
-void
-cml_integrator_set_dop853_step (CmlIntegrator *integ,
-                                int          (*func) (CmlDop853Step *step, void *data),
-                                void          *data)
-{
-  g_return_if_fail (integ != NULL && integ->dop != NULL);
-
-  cml_dop853_set_step_func (integ->dop, func, data);
-}
-
-void
-cml_integrator_set_rk8pd_step (CmlIntegrator *integ,
-                               int          (*func) (CmlRk8pdStep *step, void *data),
-                               void          *data)
-{
-  g_return_if_fail (integ != NULL && integ->options.kind == CML_INTEGRATOR_RK8PD);
-
-  integ->rk_func = func;
-  integ->rk_data = data;
-  integ->rk.rtol = integ->options.rtol;
-  integ->rk.atol = integ->options.atol;
-  if (integ->rk.work == NULL)
-    integ->rk.work = g_new0 (double, 15 * (gsize) integ->ode.dim);
+  integ->method->reset (integ);
 }
 
 guint64
@@ -450,37 +355,35 @@ cml_integrator_n_func_steps (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
-  if (integ->taylor != NULL)
-    return cml_taylor_n_native_steps (integ->taylor) - integ->taylor_steps0;
-  return integ->dop != NULL ? cml_dop853_n_func_steps (integ->dop) : integ->rk_func_steps;
+  return integ->method->n_func_steps (integ);
+}
+
+guint64
+cml_integrator_no_func_steps (const CmlIntegrator *integ)
+{
+  return 0;
 }
 
 guint64
 cml_integrator_n_steps (const CmlIntegrator *integ)
 {
+  CmlIntegratorStats st;
+
   g_return_val_if_fail (integ != NULL, 0);
 
-  if (integ->dop != NULL)
-    {
-      CmlIntegratorStats st;
-      cml_dop853_get_stats (integ->dop, &st);
-      return st.n_steps;
-    }
-  return integ->n_steps;
+  integ->method->get_stats (integ, &st);
+  return st.n_steps;
 }
 
 guint64
 cml_integrator_n_rhs (const CmlIntegrator *integ)
 {
+  CmlIntegratorStats st;
+
   g_return_val_if_fail (integ != NULL, 0);
 
-  if (integ->dop != NULL)
-    {
-      CmlIntegratorStats st;
-      cml_dop853_get_stats (integ->dop, &st);
-      return st.n_rhs;
-    }
-  return integ->n_rhs;
+  integ->method->get_stats (integ, &st);
+  return st.n_rhs;
 }
 
 void
@@ -490,22 +393,18 @@ cml_integrator_get_stats (const CmlIntegrator *integ,
   g_return_if_fail (integ != NULL);
   g_return_if_fail (stats != NULL);
 
-  if (integ->dop != NULL)
-    {
-      cml_dop853_get_stats (integ->dop, stats);
-      return;
-    }
-  stats->n_steps = integ->n_steps;
-  stats->n_rejected = integ->n_rejected;
-  stats->n_rhs = integ->n_rhs;
-  stats->h = integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT || integ->options.kind == CML_INTEGRATOR_RK4_FIXED
-               ? integ->options.h_fixed
-               : integ->h;
-  if (integ->taylor != NULL)
-    stats->h = cml_taylor_last_step (integ->taylor);
-  stats->h_rho = integ->h_rho;
-  stats->n_stiff_checks = integ->n_stiff_checks;
-  stats->n_stiff = integ->n_stiff;
+  integ->method->get_stats (integ, stats);
+}
+
+void
+cml_integrator_get_common_stats (const CmlIntegrator *integ,
+                                 CmlIntegratorStats  *stats)
+{
+  *stats = (CmlIntegratorStats) {
+    .n_steps = integ->n_steps,
+    .n_rejected = integ->n_rejected,
+    .n_rhs = integ->n_rhs,
+  };
 }
 
 /* Hands the counters to the caller's stats block, if any. */
@@ -547,11 +446,7 @@ cml_integrator_step_state_size (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, 0);
 
-  if (integ->taylor != NULL)
-    return cml_taylor_step_state_size (integ->taylor);
-  if (integ->dop != NULL)
-    return cml_dop853_step_state_size (integ->dop);
-  return 1 + integ->ode.dim;
+  return integ->method->step_state_size (integ);
 }
 
 gboolean
@@ -559,7 +454,13 @@ cml_integrator_step_state_is_exact (const CmlIntegrator *integ)
 {
   g_return_val_if_fail (integ != NULL, FALSE);
 
-  return !integ->multistep || (integ->options.project && integ->ode.project != NULL);
+  return integ->method->step_state_is_exact (integ);
+}
+
+gboolean
+cml_integrator_step_state_exact (const CmlIntegrator *integ)
+{
+  return TRUE;
 }
 
 void
@@ -567,26 +468,7 @@ cml_integrator_save_step_state (const CmlIntegrator *integ,
                                 const double        *z,
                                 double              *out)
 {
-  const guint dim = integ->ode.dim;
-
-  if (integ->taylor != NULL)
-    {
-      cml_taylor_save_step_state (integ->taylor, z, out);
-      return;
-    }
-  if (integ->dop != NULL)
-    {
-      cml_dop853_save_step_state (integ->dop, z, out);
-      return;
-    }
-  /* the suggested next step (signed; 0 = none yet) */
-  out[0] = integ->h;
-  /* the midpoint rule's compensation, which belongs to the state its last step returned */
-  if (integ->comp != NULL && integ->comp_valid
-      && memcmp (z, integ->z_last, dim * sizeof (double)) == 0)
-    memcpy (out + 1, integ->comp, dim * sizeof (double));
-  else
-    memset (out + 1, 0, dim * sizeof (double));
+  integ->method->save_step_state (integ, z, out);
 }
 
 void
@@ -594,26 +476,8 @@ cml_integrator_restore_step_state (CmlIntegrator *integ,
                                    const double  *z,
                                    const double  *in)
 {
-  const guint dim = integ->ode.dim;
-
   cml_integrator_reset (integ);
-  if (integ->taylor != NULL)
-    {
-      cml_taylor_restore_step_state (integ->taylor, &integ->ode, &integ->options, z, in);
-      return;
-    }
-  if (integ->dop != NULL)
-    {
-      cml_dop853_restore_step_state (integ->dop, z, in);
-      return;
-    }
-  integ->h = in[0];
-  if (integ->comp != NULL)
-    {
-      memcpy (integ->comp, in + 1, dim * sizeof (double));
-      memcpy (integ->z_last, z, dim * sizeof (double));
-      integ->comp_valid = TRUE;
-    }
+  integ->method->restore_step_state (integ, z, in);
 }
 
 gboolean
@@ -688,14 +552,7 @@ cml_integrator_advance (CmlIntegrator *integ,
       return FALSE;
     }
 
-  gboolean ok = integ->taylor != NULL
-                  ? cml_taylor_advance (integ->taylor, &integ->ode, &integ->options, t, t1, z, &integ->n_steps,
-                                        &integ->n_rhs, error)
-                : integ->dop != NULL ? cml_dop853_advance (integ->dop, t, t1, z, error)
-                  : integ->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT
-                      || integ->options.kind == CML_INTEGRATOR_RK4_FIXED
-                  ? cml_integrator_advance_midpoint (integ, t, t1, z, error)
-                  : cml_integrator_advance_gsl (integ, t, t1, z, error);
+  gboolean ok = integ->method->advance (integ, t, t1, z, error);
   publish_stats (integ);
   return ok;
 }

@@ -1,5 +1,6 @@
 /* cml-taylor-step.c — the steps of the Taylor method: order and step size from the
- * tolerances, dense output from the Taylor polynomial, projection, both directions.
+ * tolerances, dense output from the Taylor polynomial, projection, both directions; its
+ * method table cml_integrator_taylor_method.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -19,6 +20,7 @@
 #define G_LOG_DOMAIN "cml-taylor"
 
 #include "cml-taylor-private.h"
+#include "cml-integrator-private.h"
 #include "cml-error.h"
 
 #include <math.h>
@@ -259,4 +261,141 @@ cml_taylor_restore_step_state (CmlTaylor *tp, const CmlOde *ode, const CmlIntegr
   tp->have_out = TRUE;
   tp->t_out = in[1];
   memcpy (tp->z_out, z, tp->dim * sizeof (double));
+}
+
+/* ---- the method table (cml-integrator-private.h) ------------------------------------ */
+
+/* The integrator's state: the program, which it owns, and the program's native steps
+ * before the integrator was made (a program passed on from an integrator of the same
+ * order). */
+typedef struct
+{
+  CmlTaylor *tp;
+  guint64    steps0;
+} TaylorState;
+
+/* state_new (): PROGRAM is the Taylor program (cml_integrator_new_taylor). */
+static gpointer
+taylor_state_new (CmlIntegrator *integ,
+                  gpointer       program,
+                  GError       **error)
+{
+  TaylorState *ts = g_new0 (TaylorState, 1);
+
+  ts->tp = program;
+  ts->steps0 = cml_taylor_n_native_steps (ts->tp);
+  cml_taylor_reset (ts->tp);
+  return ts;
+}
+
+static void
+taylor_state_free (gpointer state)
+{
+  TaylorState *ts = state;
+
+  g_clear_pointer (&ts->tp, cml_taylor_free);
+  g_free (ts);
+}
+
+static gboolean
+taylor_advance (CmlIntegrator *integ,
+                double        *t,
+                double         t1,
+                double        *z,
+                GError       **error)
+{
+  TaylorState *ts = integ->state;
+
+  return cml_taylor_advance (ts->tp, &integ->ode, &integ->options, t, t1, z, &integ->n_steps,
+                             &integ->n_rhs, error);
+}
+
+static void
+taylor_reset (CmlIntegrator *integ)
+{
+  TaylorState *ts = integ->state;
+
+  if (ts->tp != NULL)
+    cml_taylor_reset (ts->tp);
+}
+
+/* get_stats (): the step is the last one taken. */
+static void
+taylor_get_stats (const CmlIntegrator *integ,
+                  CmlIntegratorStats  *stats)
+{
+  const TaylorState *ts = integ->state;
+
+  cml_integrator_get_common_stats (integ, stats);
+  stats->h = ts->tp != NULL ? cml_taylor_last_step (ts->tp) : 0.0;
+}
+
+static guint64
+taylor_n_func_steps (const CmlIntegrator *integ)
+{
+  const TaylorState *ts = integ->state;
+
+  return ts->tp != NULL ? cml_taylor_n_native_steps (ts->tp) - ts->steps0 : 0;
+}
+
+static guint
+taylor_step_state_size (const CmlIntegrator *integ)
+{
+  const TaylorState *ts = integ->state;
+
+  return cml_taylor_step_state_size (ts->tp);
+}
+
+static void
+taylor_save_step_state (const CmlIntegrator *integ,
+                        const double        *z,
+                        double              *out)
+{
+  const TaylorState *ts = integ->state;
+
+  cml_taylor_save_step_state (ts->tp, z, out);
+}
+
+static void
+taylor_restore_step_state (CmlIntegrator *integ,
+                           const double  *z,
+                           const double  *in)
+{
+  TaylorState *ts = integ->state;
+
+  cml_taylor_restore_step_state (ts->tp, &integ->ode, &integ->options, z, in);
+}
+
+const CmlIntegratorMethod cml_integrator_taylor_method = {
+  .name = "taylor",
+  .state_new = taylor_state_new,
+  .state_free = taylor_state_free,
+  .advance = taylor_advance,
+  .reset = taylor_reset,
+  .get_stats = taylor_get_stats,
+  .n_func_steps = taylor_n_func_steps,
+  .step_state_size = taylor_step_state_size,
+  .step_state_is_exact = cml_integrator_step_state_exact,
+  .save_step_state = taylor_save_step_state,
+  .restore_step_state = taylor_restore_step_state,
+};
+
+gpointer
+cml_integrator_get_taylor (CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, NULL);
+
+  if (integ->method != &cml_integrator_taylor_method)
+    return NULL;
+  return ((TaylorState *) integ->state)->tp;
+}
+
+gpointer
+cml_integrator_steal_taylor (CmlIntegrator *integ)
+{
+  g_return_val_if_fail (integ != NULL, NULL);
+
+  if (integ->method != &cml_integrator_taylor_method)
+    return NULL;
+  return g_steal_pointer (&((TaylorState *) integ->state)->tp);
 }

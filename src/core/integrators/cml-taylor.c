@@ -150,7 +150,11 @@ varies (Compiler *c, const CmlExpr *e)
     case CML_EXPR_SYM:
       v = (guint) e->sym < c->n_sym && c->sym_row[e->sym] >= 0;
       break;
-    default:
+    case CML_EXPR_ADD:
+    case CML_EXPR_MUL:
+    case CML_EXPR_POW:
+    case CML_EXPR_FUNC:
+    case CML_EXPR_FUNC2:
       for (guint i = 0; i < e->n; i++)
         v |= varies (c, e->args[i]);
       break;

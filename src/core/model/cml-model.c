@@ -254,8 +254,9 @@ cml_model_kind_name (SymKind k)
     case SYM_MONITOR: return C_("kind of name", "monitor");
     case SYM_INITIAL: return C_("kind of name", "initial value");
     case SYM_MULTIPLIER: return C_("kind of name", "constraint multiplier");
-    default: return C_("kind of name", "name");
+    case SYM_NONE: break;
     }
+  return C_("kind of name", "name");
 }
 
 SymKind
