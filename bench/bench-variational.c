@@ -14,6 +14,14 @@
  * system's right-hand side, without projection, with the step that spends as many
  * evaluations (4 per step) as variational did; rk8pd is adaptive at rtol 1e-10, atol 1e-12
  * with projection, implicit-midpoint at the same h with projection.
+ *
+ * Then the seeded systems of issue 35 that the variational integrators take — Martinet
+ * (vakonomic, doc/theory.md §14.3) and both Capri–Kobayashi models (singular, §14.4) — at
+ * h = 0.01 for 10⁶ steps (10⁴ with --quick): max |E − E₀| (the model's monitor energy:
+ * Martinet's Hamiltonian) in each half and the largest residual of the model's constraints
+ * (Martinet's y2 = 0, the Capri–Kobayashi final constraints) at the steps, variational and
+ * variational4 against rk4 at their costs and rk8pd at its default tolerances.  --only
+ * variational-seeded runs these alone.
  */
 #include "bench-variational.h"
 
@@ -292,6 +300,52 @@ long_run (const char *dir, double h)
     free_run (all[i]);
 }
 
+/* The long runs of the seeded systems the variational integrators take: N steps of
+ * h = 0.01, variational and variational4 against rk4 at their costs and rk8pd. */
+static void
+seeded_long_runs (guint64 N)
+{
+  static const char *const models[] = { "martinet", "capri-kobayashi", "capri-kobayashi-full" };
+  const double h = 0.01;
+
+  printf ("\n== variational: the seeded systems, h = %g, %" G_GUINT64_FORMAT " steps ==\n", h, N);
+  printf ("   (max |ΔE| in the first and the second half, E the model's monitor energy; max residual of\n"
+          "    the model's constraints at the steps; cost in right-hand-side equivalents; seconds)\n");
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) md = cml_model_load (models[m], &error);
+      g_autoptr (CmlSystem) sys = md ? cml_system_new (md, &error) : NULL;
+      if (!sys)
+        {
+          printf ("  %s: %s\n", models[m], error->message);
+          continue;
+        }
+      printf ("  %s\n    %-26s  %10s  %10s  %10s  %12s  %7s\n", models[m], "integrator", "|ΔE| 1st", "|ΔE| 2nd",
+              "max resid.", "cost (rhs)", "s");
+      Run v = run_kind (sys, CML_INTEGRATOR_VARIATIONAL, h, N);
+      print_row ("variational", &v);
+      Run v4 = run_kind (sys, CML_INTEGRATOR_VARIATIONAL4, h, N);
+      print_row ("variational4", &v4);
+      Run rk = run_rk4 (sys, h, N, v.cost);
+      print_row ("rk4 (variational's cost)", &rk);
+      Run rk4 = run_rk4 (sys, h, N, v4.cost);
+      print_row ("rk4 (variational4's cost)", &rk4);
+      Run r8 = run_kind (sys, CML_INTEGRATOR_RK8PD, h, N);
+      print_row ("rk8pd (default tol.)", &r8);
+      Run *all[] = { &v, &v4, &rk, &rk4, &r8 };
+      if (csv_dir)
+        {
+          const char *names[] = { "variational", "variational4", "rk4 (variational's cost)",
+                                  "rk4 (variational4's cost)", "rk8pd (default tol.)" };
+          g_autofree char *base = g_strdup_printf ("%s-seeded", models[m]);
+          write_series (base, md->title, names, all, G_N_ELEMENTS (all));
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+        free_run (all[i]);
+    }
+}
+
 void
 bench_variational (gboolean quick, const char *const *only)
 {
@@ -303,7 +357,12 @@ bench_variational (gboolean quick, const char *const *only)
   const guint64 N = quick ? 10000 : 400000;
 
   if (only && !g_strv_contains (only, "variational"))
-    return;
+    {
+      if (g_strv_contains (only, "variational-seeded"))
+        seeded_long_runs (quick ? 10000 : 1000000);
+      fflush (stdout);
+      return;
+    }
   printf ("\n== variational: long runs of nonholonomic test problems, h = 2 sin(π/40) = %.6f, %" G_GUINT64_FORMAT
           " steps ==\n", h, N);
   printf ("   (max |ΔH| in the first and the second half, max |φ| at the steps, cost in right-hand-side\n"
@@ -348,5 +407,6 @@ bench_variational (gboolean quick, const char *const *only)
     }
   if (!quick)
     long_run (dir, h);
+  seeded_long_runs (quick ? 10000 : 1000000);
   fflush (stdout);
 }
