@@ -51,6 +51,8 @@ typedef struct
 
 static char *csv_dir;
 
+#define SUBTITLE_PI40 "largest |H − H0| in each thousandth of the run, h = 2 sin(π/40); 10^-17 stands for 0"
+
 void
 bench_variational_set_csv_dir (const char *dir)
 {
@@ -192,9 +194,10 @@ print_row (const char *name, const Run *r)
 
 /* The time series of the runs of one problem: MODEL.csv (integrator, t, |H − H₀|) in the
  * --csv directory, and with the render library a plot of log₁₀ |H − H₀| against time (its
- * largest value in each thousandth of the run), MODEL.png. */
+ * largest value in each thousandth of the run), MODEL.png, titled TITLE and SUBTITLE. */
 static void
-write_series (const char *model, const char *title, const char *const *names, Run *const *runs, guint n)
+write_series (const char *model, const char *title, const char *subtitle, const char *const *names, Run *const *runs,
+              guint n)
 {
   const char *base = g_str_has_prefix (model, "bench:") ? model + 6 : model;
   g_autofree char *file = g_strdup_printf ("%s.csv", base);
@@ -215,7 +218,7 @@ write_series (const char *model, const char *title, const char *const *names, Ru
 #ifdef CMLAB_BENCH_HAVE_RENDER
   g_autoptr (CmlPlot) plot = cml_plot_new ();
   cml_plot_set_title (plot, title);
-  cml_plot_set_subtitle (plot, "largest |H − H0| in each thousandth of the run, h = 2 sin(π/40); 10^-17 stands for 0");
+  cml_plot_set_subtitle (plot, subtitle);
   cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", NULL);
   cml_plot_axis_set_label (cml_plot_get_y_axis (plot), "log10 |H − H0|", NULL);
   cml_plot_set_show_all (plot, TRUE);
@@ -248,6 +251,7 @@ write_series (const char *model, const char *title, const char *const *names, Ru
     printf ("    figure not written: %s\n", error->message);
 #else
   (void) title;
+  (void) subtitle;
 #endif
 }
 
@@ -293,7 +297,8 @@ long_run (const char *dir, double h)
       const char *names[] = { "variational", "variational4", "rk4 (variational's cost)", "rk4 (variational4's cost)",
                               "rk8pd (1e-10)" };
       Run *all[] = { &v, &v4, &rk, &rk4, &r8 };
-      write_series ("contact-oscillator-1e6", "Contact oscillator, 10^6 steps", names, all, G_N_ELEMENTS (all));
+      write_series ("contact-oscillator-1e6", "Contact oscillator, 10^6 steps", SUBTITLE_PI40, names, all,
+                    G_N_ELEMENTS (all));
     }
   Run *all[] = { &v, &v4, &rk, &rk4, &r8 };
   for (guint i = 0; i < G_N_ELEMENTS (all); i++)
@@ -339,7 +344,10 @@ seeded_long_runs (guint64 N)
           const char *names[] = { "variational", "variational4", "rk4 (variational's cost)",
                                   "rk4 (variational4's cost)", "rk8pd (default tol.)" };
           g_autofree char *base = g_strdup_printf ("%s-seeded", models[m]);
-          write_series (base, md->title, names, all, G_N_ELEMENTS (all));
+          write_series (base, md->title,
+                        "largest |E − E0| in each thousandth of the run, E the model's energy, h = 0.01; "
+                        "10^-17 stands for 0",
+                        names, all, G_N_ELEMENTS (all));
         }
       for (guint i = 0; i < G_N_ELEMENTS (all); i++)
         free_run (all[i]);
@@ -400,7 +408,7 @@ bench_variational (gboolean quick, const char *const *only)
         {
           const char *names[] = { "variational", "variational4", "implicit-midpoint", "rk4 (variational's cost)",
                                   "rk4 (variational4's cost)", "rk8pd (1e-10)" };
-          write_series (models[m], md->title, names, all, G_N_ELEMENTS (all));
+          write_series (models[m], md->title, SUBTITLE_PI40, names, all, G_N_ELEMENTS (all));
         }
       for (guint i = 0; i < G_N_ELEMENTS (all); i++)
         free_run (all[i]);
