@@ -342,6 +342,34 @@ test_refused (void)
   g_assert_nonnull (strstr (error->message, "not given by coordinates and velocities held at numbers"));
 }
 
+/* What the method derives (the compiled derivatives of L, the final constraints read as held
+ * values) is derived by cml_system_prepare (); choosing and running the integrators later
+ * derives nothing more, however often. */
+static void
+test_prepared (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) md = cml_model_load ("capri-kobayashi", &error);
+  g_assert_no_error (error);
+  g_autoptr (CmlSystem) sys = cml_system_new (md, &error);
+  g_assert_no_error (error);
+  g_assert_true (cml_variational_supports (sys, NULL));
+  gsize before = cml_expr_ctx_memory (md->ctx);
+  cml_system_prepare (sys, CML_INTEGRATOR_VARIATIONAL);
+  gsize derived = cml_expr_ctx_memory (md->ctx);
+  g_assert_cmpuint (derived, >, before);
+  g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  g_assert_no_error (error);
+  for (int i = 0; i < 3; i++)
+    {
+      use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+      use (sim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+      g_assert_true (cml_variational_supports (sys, NULL));
+    }
+  advance (sim, 1);
+  g_assert_cmpuint (cml_expr_ctx_memory (md->ctx), ==, derived);
+}
+
 /* Through CmlSimulation: variational4 reaches the end on the final constraint set, beside
  * rk8pd. */
 static void
@@ -398,5 +426,6 @@ main (int argc, char *argv[])
                         test_deterministic);
   g_test_add_func ("/models/variational-singular/refused", test_refused);
   g_test_add_func ("/models/variational-singular/simulation", test_simulation);
+  g_test_add_func ("/models/variational-singular/prepared", test_prepared);
   return g_test_run ();
 }
