@@ -58,19 +58,19 @@
  * free sections in order. */
 typedef struct
 {
-  int     *coord;        /* n: i(A), or -1 */
-  gboolean *held_x, *held_y;  /* m, n */
-  double  *val_x;        /* m: the held coordinates' values */
-  guint   *free, nf;     /* the free sections */
+  int      *coord;           /* n: i(A), or -1 */
+  gboolean *held_x, *held_y; /* m, n */
+  double   *val_x;           /* m: the held coordinates' values */
+  guint    *free, nf;        /* the free sections */
 } Structure;
 
 struct _CmlSingularVar
 {
-  CmlVarCore core;
-  Structure  S;
+  CmlVarCore       core;
+  Structure        S;
   /* work: the step's increments of the free coordinates, the midpoint, the Newton vectors */
-  double    *u, *xm, *ym, *b, *v;
-  gsl_matrix *Jf;
+  double          *u, *xm, *ym, *b, *v;
+  gsl_matrix      *Jf;
   gsl_permutation *permf;
 };
 
