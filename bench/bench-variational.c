@@ -14,6 +14,14 @@
  * system's right-hand side, without projection, with the step that spends as many
  * evaluations (4 per step) as variational did; rk8pd is adaptive at rtol 1e-10, atol 1e-12
  * with projection, implicit-midpoint at the same h with projection.
+ *
+ * Then the seeded systems of issue 35 that the variational integrators take — Martinet
+ * (vakonomic, doc/theory.md §14.3) and both Capri–Kobayashi models (singular, §14.4) — at
+ * h = 0.01 for 10⁶ steps (10⁴ with --quick): max |E − E₀| (the model's monitor energy:
+ * Martinet's Hamiltonian) in each half and the largest residual of the model's constraints
+ * (Martinet's y2 = 0, the Capri–Kobayashi final constraints) at the steps, variational and
+ * variational4 against rk4 at their costs and rk8pd at its default tolerances.  --only
+ * variational-seeded runs these alone.
  */
 #include "bench-variational.h"
 
@@ -42,6 +50,8 @@ typedef struct
 } Run;
 
 static char *csv_dir;
+
+#define SUBTITLE_PI40 "largest |H − H0| in each thousandth of the run, h = 2 sin(π/40); 10^-17 stands for 0"
 
 void
 bench_variational_set_csv_dir (const char *dir)
@@ -184,9 +194,10 @@ print_row (const char *name, const Run *r)
 
 /* The time series of the runs of one problem: MODEL.csv (integrator, t, |H − H₀|) in the
  * --csv directory, and with the render library a plot of log₁₀ |H − H₀| against time (its
- * largest value in each thousandth of the run), MODEL.png. */
+ * largest value in each thousandth of the run), MODEL.png, titled TITLE and SUBTITLE. */
 static void
-write_series (const char *model, const char *title, const char *const *names, Run *const *runs, guint n)
+write_series (const char *model, const char *title, const char *subtitle, const char *const *names, Run *const *runs,
+              guint n)
 {
   const char *base = g_str_has_prefix (model, "bench:") ? model + 6 : model;
   g_autofree char *file = g_strdup_printf ("%s.csv", base);
@@ -207,7 +218,7 @@ write_series (const char *model, const char *title, const char *const *names, Ru
 #ifdef CMLAB_BENCH_HAVE_RENDER
   g_autoptr (CmlPlot) plot = cml_plot_new ();
   cml_plot_set_title (plot, title);
-  cml_plot_set_subtitle (plot, "largest |H − H0| in each thousandth of the run, h = 2 sin(π/40); 10^-17 stands for 0");
+  cml_plot_set_subtitle (plot, subtitle);
   cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", NULL);
   cml_plot_axis_set_label (cml_plot_get_y_axis (plot), "log10 |H − H0|", NULL);
   cml_plot_set_show_all (plot, TRUE);
@@ -240,6 +251,7 @@ write_series (const char *model, const char *title, const char *const *names, Ru
     printf ("    figure not written: %s\n", error->message);
 #else
   (void) title;
+  (void) subtitle;
 #endif
 }
 
@@ -285,11 +297,61 @@ long_run (const char *dir, double h)
       const char *names[] = { "variational", "variational4", "rk4 (variational's cost)", "rk4 (variational4's cost)",
                               "rk8pd (1e-10)" };
       Run *all[] = { &v, &v4, &rk, &rk4, &r8 };
-      write_series ("contact-oscillator-1e6", "Contact oscillator, 10^6 steps", names, all, G_N_ELEMENTS (all));
+      write_series ("contact-oscillator-1e6", "Contact oscillator, 10^6 steps", SUBTITLE_PI40, names, all,
+                    G_N_ELEMENTS (all));
     }
   Run *all[] = { &v, &v4, &rk, &rk4, &r8 };
   for (guint i = 0; i < G_N_ELEMENTS (all); i++)
     free_run (all[i]);
+}
+
+/* The long runs of the seeded systems the variational integrators take: N steps of
+ * h = 0.01, variational and variational4 against rk4 at their costs and rk8pd. */
+static void
+seeded_long_runs (guint64 N)
+{
+  static const char *const models[] = { "martinet", "capri-kobayashi", "capri-kobayashi-full" };
+  const double h = 0.01;
+
+  printf ("\n== variational: the seeded systems, h = %g, %" G_GUINT64_FORMAT " steps ==\n", h, N);
+  printf ("   (max |ΔE| in the first and the second half, E the model's monitor energy; max residual of\n"
+          "    the model's constraints at the steps; cost in right-hand-side equivalents; seconds)\n");
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlModel) md = cml_model_load (models[m], &error);
+      g_autoptr (CmlSystem) sys = md ? cml_system_new (md, &error) : NULL;
+      if (!sys)
+        {
+          printf ("  %s: %s\n", models[m], error->message);
+          continue;
+        }
+      printf ("  %s\n    %-26s  %10s  %10s  %10s  %12s  %7s\n", models[m], "integrator", "|ΔE| 1st", "|ΔE| 2nd",
+              "max resid.", "cost (rhs)", "s");
+      Run v = run_kind (sys, CML_INTEGRATOR_VARIATIONAL, h, N);
+      print_row ("variational", &v);
+      Run v4 = run_kind (sys, CML_INTEGRATOR_VARIATIONAL4, h, N);
+      print_row ("variational4", &v4);
+      Run rk = run_rk4 (sys, h, N, v.cost);
+      print_row ("rk4 (variational's cost)", &rk);
+      Run rk4 = run_rk4 (sys, h, N, v4.cost);
+      print_row ("rk4 (variational4's cost)", &rk4);
+      Run r8 = run_kind (sys, CML_INTEGRATOR_RK8PD, h, N);
+      print_row ("rk8pd (default tol.)", &r8);
+      Run *all[] = { &v, &v4, &rk, &rk4, &r8 };
+      if (csv_dir)
+        {
+          const char *names[] = { "variational", "variational4", "rk4 (variational's cost)",
+                                  "rk4 (variational4's cost)", "rk8pd (default tol.)" };
+          g_autofree char *base = g_strdup_printf ("%s-seeded", models[m]);
+          write_series (base, md->title,
+                        "largest |E − E0| in each thousandth of the run, E the model's energy, h = 0.01; "
+                        "10^-17 stands for 0",
+                        names, all, G_N_ELEMENTS (all));
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+        free_run (all[i]);
+    }
 }
 
 void
@@ -303,7 +365,12 @@ bench_variational (gboolean quick, const char *const *only)
   const guint64 N = quick ? 10000 : 400000;
 
   if (only && !g_strv_contains (only, "variational"))
-    return;
+    {
+      if (g_strv_contains (only, "variational-seeded"))
+        seeded_long_runs (quick ? 10000 : 1000000);
+      fflush (stdout);
+      return;
+    }
   printf ("\n== variational: long runs of nonholonomic test problems, h = 2 sin(π/40) = %.6f, %" G_GUINT64_FORMAT
           " steps ==\n", h, N);
   printf ("   (max |ΔH| in the first and the second half, max |φ| at the steps, cost in right-hand-side\n"
@@ -341,12 +408,13 @@ bench_variational (gboolean quick, const char *const *only)
         {
           const char *names[] = { "variational", "variational4", "implicit-midpoint", "rk4 (variational's cost)",
                                   "rk4 (variational4's cost)", "rk8pd (1e-10)" };
-          write_series (models[m], md->title, names, all, G_N_ELEMENTS (all));
+          write_series (models[m], md->title, SUBTITLE_PI40, names, all, G_N_ELEMENTS (all));
         }
       for (guint i = 0; i < G_N_ELEMENTS (all); i++)
         free_run (all[i]);
     }
   if (!quick)
     long_run (dir, h);
+  seeded_long_runs (quick ? 10000 : 1000000);
   fflush (stdout);
 }

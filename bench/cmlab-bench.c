@@ -88,7 +88,8 @@
 
 static const char *const figure_names[] = { "overhead", "peers", "work-precision", "long-runs", "exports",
                                              "frames",
-                                            "residuals", "variational", "startup", "sweep", "taylor", "dop853",
+                                            "residuals", "variational", "variational-seeded", "startup", "sweep",
+                                            "taylor", "dop853",
                                             "work-precision-figures", "interpreter", NULL };
 
 /* Writes CONTENTS to PATH under a temporary name, then renames it: a reader never sees a
@@ -2107,8 +2108,8 @@ static const char *bench_usage =
   "  --quick      shorter runs and fewer repetitions (about two minutes)\n"
   "  --json FILE  also write every number as JSON (atomically)\n"
   "  --only NAME  only these figures (overhead, peers, work-precision, long-runs, residuals,\n"
-  "               exports, frames, variational, startup, sweep, taylor, dop853,\n"
-  "               work-precision-figures, interpreter)\n"
+  "               exports, frames, variational, variational-seeded, startup, sweep, taylor,\n"
+  "               dop853, work-precision-figures, interpreter)\n"
   "               and/or these built-in models; may be repeated or comma-separated\n"
   "  --csv DIR    the variational benchmark's energy errors against time, and the\n"
   "               work-precision figures, as CSV and PNG (and SVG) in DIR\n";
@@ -2180,7 +2181,7 @@ main (int argc, char **argv)
         && !bench_wp_is_builtin (only->pdata[k]))
       {
         fprintf (stderr, "cmlab-bench: --only: “%s” is neither a figure (overhead, peers, work-precision,"
-                         " long-runs, residuals, exports, frames, variational, startup, sweep, taylor, dop853,"
+                         " long-runs, residuals, exports, frames, variational, variational-seeded, startup, sweep, taylor, dop853,"
                          " work-precision-figures, interpreter) nor a built-in model\n",
                  (char *) only->pdata[k]);
         return EXIT_USAGE;

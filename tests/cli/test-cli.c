@@ -277,6 +277,33 @@ test_variational_vakonomic (void)
     }
 }
 
+/* Both Capri–Kobayashi models run under the variational integrators (on the final
+ * constraint set, doc/theory.md §14.4): particle 1 stays at the origin and the energy and
+ * p_r stay at their start (the reduced model's p_r to rounding, its energy within 1e-6). */
+static void
+test_variational_singular (void)
+{
+  static const char *const kinds[] = { "variational", "variational4" };
+  static const char *const models[] = { "capri-kobayashi", "capri-kobayashi-full" };
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+      {
+        g_autofree char *out = NULL, *err = NULL;
+        g_assert_cmpint (cli_run (&out, &err, "simulate", models[m], "--integrator", kinds[k], "--step", "0.01",
+                                  "--t-end", "10", "--dt-out", "10", "--columns", "x1,y1,energy,pr", NULL), ==, 0);
+        cli_message ("%s, %s: %s%s", models[m], kinds[k], out, err);
+        g_auto (GStrv) lines = csv_lines (out);
+        g_assert_cmpuint (g_strv_length (lines), ==, 3); /* header, t = 0, t = 10 */
+        g_auto (GStrv) a = g_strsplit (lines[1], ",", -1), b = g_strsplit (lines[2], ",", -1);
+        g_assert_cmpuint (g_strv_length (b), ==, 5);
+        g_assert_cmpfloat (g_ascii_strtod (b[0], NULL), ==, 10);
+        g_assert_cmpfloat (g_ascii_strtod (b[1], NULL), ==, 0);
+        g_assert_cmpfloat (g_ascii_strtod (b[2], NULL), ==, 0);
+        g_assert_cmpfloat (fabs (g_ascii_strtod (b[3], NULL) - g_ascii_strtod (a[3], NULL)), <=, 1e-6);
+        g_assert_cmpfloat (fabs (g_ascii_strtod (b[4], NULL) - g_ascii_strtod (a[4], NULL)), <=, 1e-13);
+      }
+}
+
 /* The comment lines say what produced the data. */
 static void
 test_csv_comments (void)
@@ -1476,6 +1503,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/cli/csv-comments", test_csv_comments);
   g_test_add_func ("/models/cli/variational-groupoid", test_variational_groupoid);
   g_test_add_func ("/models/cli/variational-vakonomic", test_variational_vakonomic);
+  g_test_add_func ("/models/cli/variational-singular", test_variational_singular);
   g_test_add_func ("/models/cli/outputs-name-their-making", test_outputs_name_their_making);
   g_test_add_func ("/models/cli/default-dt-out", test_default_dt_out);
   g_test_add_func ("/models/cli/default-integrator", test_default_integrator);

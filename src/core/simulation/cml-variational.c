@@ -82,6 +82,7 @@
 #include "cml-variational.h"
 #include "cml-variational-groupoid.h"
 #include "cml-variational-private.h"
+#include "cml-variational-singular.h"
 #include "cml-variational-vakonomic.h"
 
 #include "cml-error.h"
@@ -98,6 +99,7 @@ struct _CmlVariational
   CmlVarCore  core;
   CmlGroupoidVar *grp;   /* the other algebroids: cml-variational-groupoid.c does the work */
   CmlVakonomicVar *vak;  /* vakonomic systems: cml-variational-vakonomic.c does the work */
+  CmlSingularVar *sng;   /* singular Lagrangians: cml-variational-singular.c does the work */
   gboolean    lie;            /* the Lie algebra so(3) (m = 0) */
   double      C[27], K[9];    /* its structure constants and Killing form (lie_so3 ()) */
 
@@ -209,6 +211,19 @@ cml_variational_supports (CmlSystem *sys, GError **error)
                    sys->model->name, why);
       return FALSE;
     }
+  if (sys->formalism == CML_FORMALISM_SINGULAR)
+    {
+      if (cml_singular_var_supports (sys, &why))
+        return TRUE;
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("%s: the variational integrators take a singular Lagrangian when the constraint algorithm’s "
+                     "final constraint set holds coordinates and their velocities at numbers (the discrete "
+                     "Euler–Lagrange equations on that set, doc/theory.md §14.4): each section’s anchor is a "
+                     "coordinate direction or zero, no brackets, no forces (as for both Capri–Kobayashi models); "
+                     "%s (use implicit-midpoint or an adaptive integrator)"),
+                   sys->model->name, why);
+      return FALSE;
+    }
   if (classic_supports (sys, &why) || cml_groupoid_var_supports (sys, &why))
     return TRUE;
   g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
@@ -227,6 +242,8 @@ cml_variational_prepare (CmlSystem *sys)
   const char *why;
   if (sys->formalism == CML_FORMALISM_VAKONOMIC)
     cml_vakonomic_var_prepare (sys);
+  else if (sys->formalism == CML_FORMALISM_SINGULAR)
+    cml_singular_var_prepare (sys);
   else if (classic_supports (sys, &why))
     (void) cml_var_program_ensure (sys, sys->model->m == 0 ? sys->nr : 0, &sys->variational_prog, NULL);
   else
@@ -256,6 +273,15 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
         return NULL;
       CmlVariational *var = g_new0 (CmlVariational, 1);
       var->vak = vak;
+      return var;
+    }
+  if (sys->formalism == CML_FORMALISM_SINGULAR)
+    {
+      CmlSingularVar *sng = cml_singular_var_new (sys, options, params, error);
+      if (!sng)
+        return NULL;
+      CmlVariational *var = g_new0 (CmlVariational, 1);
+      var->sng = sng;
       return var;
     }
   if (!classic_supports (sys, &why))
@@ -295,6 +321,8 @@ cml_variational_free (CmlVariational *var)
     cml_groupoid_var_free (var->grp);
   else if (var->vak)
     cml_vakonomic_var_free (var->vak);
+  else if (var->sng)
+    cml_singular_var_free (var->sng);
   else
     cml_var_core_clear (&var->core);
   g_free (var->u);
@@ -317,6 +345,11 @@ cml_variational_set_params (CmlVariational *var, const double *params)
       cml_vakonomic_var_set_params (var->vak, params);
       return;
     }
+  if (var->sng)
+    {
+      cml_singular_var_set_params (var->sng, params);
+      return;
+    }
   cml_var_core_set_params (&var->core, params);
 }
 
@@ -331,6 +364,11 @@ cml_variational_reset (CmlVariational *var)
   if (var->vak)
     {
       cml_vakonomic_var_reset (var->vak);
+      return;
+    }
+  if (var->sng)
+    {
+      cml_singular_var_reset (var->sng);
       return;
     }
   var->core.p_valid = FALSE;
@@ -585,6 +623,11 @@ cml_variational_momentum (CmlVariational *var, double t, const double *z, double
       cml_vakonomic_var_momentum (var->vak, t, z, p);
       return;
     }
+  if (var->sng)
+    {
+      cml_singular_var_momentum (var->sng, t, z, p);
+      return;
+    }
   cml_var_momentum (&var->core, t, z, p);
 }
 
@@ -656,6 +699,8 @@ cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, G
     return cml_groupoid_var_advance (var->grp, t, t1, z, error);
   if (var->vak)
     return cml_vakonomic_var_advance (var->vak, t, t1, z, error);
+  if (var->sng)
+    return cml_singular_var_advance (var->sng, t, t1, z, error);
   return cml_var_advance (&var->core, t, t1, z, method_step, var, error);
 }
 
@@ -666,6 +711,8 @@ cml_variational_step_state_size (const CmlVariational *var)
     return cml_groupoid_var_step_state_size (var->grp);
   if (var->vak)
     return cml_vakonomic_var_step_state_size (var->vak);
+  if (var->sng)
+    return cml_singular_var_step_state_size (var->sng);
   return cml_var_step_state_size (&var->core);
 }
 
@@ -680,6 +727,11 @@ cml_variational_save_step_state (const CmlVariational *var, double t, const doub
   if (var->vak)
     {
       cml_vakonomic_var_save_step_state (var->vak, t, z, out);
+      return;
+    }
+  if (var->sng)
+    {
+      cml_singular_var_save_step_state (var->sng, t, z, out);
       return;
     }
   cml_var_save_step_state (&var->core, t, z, out);
@@ -699,6 +751,11 @@ cml_variational_restore_step_state (CmlVariational *var, double t, const double 
       cml_vakonomic_var_restore_step_state (var->vak, t, z, in);
       return;
     }
+  if (var->sng)
+    {
+      cml_singular_var_restore_step_state (var->sng, t, z, in);
+      return;
+    }
   cml_var_restore_step_state (&var->core, t, z, in);
 }
 
@@ -709,6 +766,8 @@ cml_variational_n_rhs (const CmlVariational *var)
     return cml_groupoid_var_n_rhs (var->grp);
   if (var->vak)
     return cml_vakonomic_var_n_rhs (var->vak);
+  if (var->sng)
+    return cml_singular_var_n_rhs (var->sng);
   return cml_var_n_rhs (&var->core);
 }
 
@@ -725,6 +784,11 @@ cml_variational_get_stats (const CmlVariational *var, CmlIntegratorStats *stats)
       cml_vakonomic_var_get_stats (var->vak, stats);
       return;
     }
+  if (var->sng)
+    {
+      cml_singular_var_get_stats (var->sng, stats);
+      return;
+    }
   cml_var_get_stats (&var->core, stats);
 }
 
@@ -735,5 +799,7 @@ cml_variational_midpoint_residual (const CmlVariational *var)
     return cml_groupoid_var_midpoint_residual (var->grp);
   if (var->vak)
     return cml_vakonomic_var_midpoint_residual (var->vak);
+  if (var->sng)
+    return 0.0; /* no constraints at the midpoints: the final ones hold at every node exactly */
   return var->core.midpoint_residual;
 }

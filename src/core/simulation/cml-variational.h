@@ -27,8 +27,10 @@ typedef struct _CmlVariational CmlVariational;
  * Killing form; reconstruction variables allowed), or on a product of these in which so(3)
  * turns the rest of the base (the heavy top, the rolling balls: cml-variational-groupoid.c
  * does their steps, doc/theory.md §14.2), regular, unconstrained or with nonholonomic
- * constraints.  FALSE with CML_ERROR_USAGE and a message saying why and which systems are
- * supported. */
+ * constraints; or a vakonomic system on T Q in a frame (cml-variational-vakonomic.c,
+ * §14.3); or a singular Lagrangian whose final constraint set holds coordinates and
+ * velocities at numbers (cml-variational-singular.c, §14.4).  FALSE with CML_ERROR_USAGE
+ * and a message saying why and which systems are supported. */
 gboolean cml_variational_supports (CmlSystem *sys, GError **error);
 
 /* OPTIONS->kind is CML_INTEGRATOR_VARIATIONAL or CML_INTEGRATOR_VARIATIONAL4, h_fixed the
