@@ -126,7 +126,7 @@ compare_install (CmlWindow *self, CmlCompareKind kind, CmlSystem *sys, GError **
       label = integrator_label (&integrator);
       break;
     case CML_COMPARE_COPY:
-    default:
+    case CML_COMPARE_NONE: /* (not asked for: install is called with a kind to compare) */
       label = g_strdup ("copy");
       break;
     }

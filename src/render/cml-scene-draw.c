@@ -64,9 +64,13 @@ cml_scene_body_drawn_radius (const CmlSceneDrawCtx *dc, const SceneObj *o, const
         radius = MAX (radius, 0.012 * dc->extent) * dc->point_scale;
         return cml_scene_readable_radius (dc, v + o->position, radius);
       }
-    default:
-      return 0;
+    case OBJ_TURNTABLE:
+    case OBJ_PLANE:
+    case OBJ_TRAIL:
+    case OBJ_ARROW:
+      return 0; /* not round bodies */
     }
+  g_return_val_if_reached (0);
 }
 
 /* An arrow's drawn vector: the model's, lengthened from its foot when it would be

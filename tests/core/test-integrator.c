@@ -825,12 +825,7 @@ test_backwards_round_trip (gconstpointer data)
   double w[3] = { 1.0, 0.1, 0.5 }, t = 0.0, err = 0.0, mid;
   double tol;
 
-  switch (kind)
-    {
-    case CML_INTEGRATOR_RK8PD: tol = 1e-8; break;
-    case CML_INTEGRATOR_IMPLICIT_MIDPOINT: tol = 1e-12; break;
-    default: tol = 1e-6; break;
-    }
+  tol = kind == CML_INTEGRATOR_RK8PD ? 1e-8 : kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT ? 1e-12 : 1e-6;
   o.h_fixed = 1e-2;
   integ = cml_integrator_new (&ode, &o, &error);
   g_assert_no_error (error);
