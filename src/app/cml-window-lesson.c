@@ -406,9 +406,11 @@ cml_window_lesson_step_opened (CmlWindow *self, guint k)
       g_autoptr (CmlRecording) rec = cml_recording_new ((const char *const *) step->motion->names, step->motion->n_cols,
                                                         step->motion->n_rows, step->motion->values, &error);
 
+      /* (a motion the loader took is one a recording takes: this is for a forged one) */
       if (rec == NULL)
-        g_warning ("%s: %s", self->lesson->path, error->message);
-      cml_runner_set_recording (self->runner, rec);
+        cml_window_show_error (self, _("Could not play the recorded motion"), error->message);
+      else
+        cml_runner_set_recording (self->runner, rec);
     }
   else
     cml_runner_set_recording (self->runner, NULL);
