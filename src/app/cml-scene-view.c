@@ -335,14 +335,15 @@ legend_min_font (CmlSceneView *self)
 /* The scale the legend is shown at in a view OW × OH (logical pixels): 1, or less where
  * the view is narrower than the legend (all of it drawn smaller rather than cut off), or
  * short — 1024×768, a lesson's caption band taking its height — where it would take more
- * than LEGEND_MAX_SHARE of the height and push the body up: smaller type then, never
+ * than LEGEND_MAX_SHARE of the height (or, in a view taller than wide, more than what is
+ * below a square of its width) and push the body up: smaller type then, never
  * smaller than legend_min_font.  *FOLD (may be NULL) says whether even so it takes more:
  * then it is folded into a button (shown on demand, at that scale). */
 static double
 legend_scale (CmlSceneView *self, int ow, int oh, gboolean *fold)
 {
   double w = ceil (self->legend_w), h = ceil (self->legend_h);
-  double room = ow - 2.0 * LEGEND_MARGIN, s = 1.0;
+  double room = ow - 2.0 * LEGEND_MARGIN, s = 1.0, tall;
 
   if (fold)
     *fold = FALSE;
@@ -350,16 +351,19 @@ legend_scale (CmlSceneView *self, int ow, int oh, gboolean *fold)
     return 1.0;
   if (w > room)
     s = MAX (room, 1.0) / w;
-  if (h * s > LEGEND_MAX_SHARE * oh)
+  /* the height it may take: a share of a wide view; of a view taller than wide, what is
+   * below a square of its width too (the body is framed in that square all the same) */
+  tall = MAX (LEGEND_MAX_SHARE * oh, oh - ow - LEGEND_MARGIN);
+  if (h * s > tall)
     {
       CmlSceneStyle style = legend_style (self);
       double font = cml_scene_legend_font_size (&style);
       double least = legend_min_font (self);
       double readable = font > least ? least / font : 1.0;
 
-      s = MIN (s, MAX (LEGEND_MAX_SHARE * oh / h, readable));
+      s = MIN (s, MAX (tall / h, readable));
       if (fold)
-        *fold = h * s > LEGEND_MAX_SHARE * oh + 1;
+        *fold = h * s > tall + 1;
     }
   return s;
 }
