@@ -359,7 +359,8 @@ legend_scale (CmlSceneView *self, int ow, int oh, gboolean *fold)
       CmlSceneStyle style = legend_style (self);
       double font = cml_scene_legend_font_size (&style);
       double least = legend_min_font (self);
-      double readable = font > least ? least / font : 1.0;
+      /* (a hundredth of a pixel over: not under it by rounding) */
+      double readable = font > least ? (least + 0.01) / font : 1.0;
 
       s = MIN (s, MAX (tall / h, readable));
       if (fold)
