@@ -32,6 +32,10 @@
 
 #define PENDING_MAX   30000  /* rows kept while there is no renderer */
 #define LEGEND_MARGIN 8      /* logical pixels between the legend and the view's edges */
+#define LEGEND_MAX_SHARE 0.25 /* of the view's height: a short view's legend gets smaller type … */
+#define LEGEND_MIN_FONT 13.0  /* … down to this size (logical pixels), still read from a hall, … */
+#define LEGEND_MIN_SHARE_PRESENTING 0.025 /* … in presentation mode 2.5 % of the window's height; … */
+                              /* … else it is folded into a button */
 #define GHOST_REACH   2.0    /* a second run is framed within this many half-sizes of the
                               * first run's box from its centre */
 
@@ -48,6 +52,9 @@ struct _CmlSceneView
   GtkDrawingArea  *legend;
   double           legend_w, legend_h;  /* logical pixels; 0 when there is no legend */
   int              legend_room;         /* the view's width the legend was laid out for */
+  int              legend_room_h;       /* … and its height */
+  gboolean         legend_folded;       /* too tall for the view even in smaller type: a button shows it */
+  GtkWidget       *legend_button;
   guint            legend_relayout;     /* idle source: lay the legend out for a new width */
 
   CmlSceneRenderer *renderer;        /* realized only */
@@ -313,34 +320,103 @@ legend_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer 
   cml_scene_legend_draw (self->sys, cr, &style);
 }
 
-/* The legend's place in the overlay: bottom left, at its size or, where the view is
- * narrower, at the largest size that fits beside the margins (legend_draw scales it). */
+/* The smallest type the legend is drawn in, in logical pixels (see above). */
+static double
+legend_min_font (CmlSceneView *self)
+{
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (self)));
+  double least = LEGEND_MIN_FONT;
+
+  if (self->style.presentation && root)
+    least = MAX (least, LEGEND_MIN_SHARE_PRESENTING * gtk_widget_get_height (root));
+  return least;
+}
+
+/* The scale the legend is shown at in a view OW × OH (logical pixels): 1, or less where
+ * the view is narrower than the legend (all of it drawn smaller rather than cut off), or
+ * short — 1024×768, a lesson's caption band taking its height — where it would take more
+ * than LEGEND_MAX_SHARE of the height (or, in a view taller than wide, more than what is
+ * below a square of its width) and push the body up: smaller type then, never
+ * smaller than legend_min_font.  *FOLD (may be NULL) says whether even so it takes more:
+ * then it is folded into a button (shown on demand, at that scale). */
+static double
+legend_scale (CmlSceneView *self, int ow, int oh, gboolean *fold)
+{
+  double w = ceil (self->legend_w), h = ceil (self->legend_h);
+  double room = ow - 2.0 * LEGEND_MARGIN, s = 1.0, tall;
+
+  if (fold)
+    *fold = FALSE;
+  if (w <= 0 || h <= 0 || ow <= 0 || oh <= 0)
+    return 1.0;
+  if (w > room)
+    s = MAX (room, 1.0) / w;
+  /* the height it may take: a share of a wide view; of a view taller than wide, what is
+   * below a square of its width too (the body is framed in that square all the same) */
+  tall = MAX (LEGEND_MAX_SHARE * oh, oh - ow - LEGEND_MARGIN);
+  if (h * s > tall)
+    {
+      CmlSceneStyle style = legend_style (self);
+      double font = cml_scene_legend_font_size (&style);
+      double least = legend_min_font (self);
+      /* (a hundredth of a pixel over: not under it by rounding) */
+      double readable = font > least ? (least + 0.01) / font : 1.0;
+
+      s = MIN (s, MAX (tall / h, readable));
+      if (fold)
+        *fold = h * s > tall + 1;
+    }
+  return s;
+}
+
+/* The legend's place in the overlay: bottom left, at the size legend_scale gives
+ * (legend_draw scales it to the allocation). */
 static gboolean
 legend_position (GtkOverlay *overlay, GtkWidget *child, GdkRectangle *allocation, gpointer data)
 {
   CmlSceneView *self = data;
-  int ow = gtk_widget_get_width (GTK_WIDGET (overlay)), oh = gtk_widget_get_height (GTK_WIDGET (overlay));
-  double w = ceil (self->legend_w), h = ceil (self->legend_h);
-  double room = ow - 2.0 * LEGEND_MARGIN, s = 1.0;
+  /* the view's size as it is being laid out: the GL area fills the overlay and is given its
+   * new size before the overlay's children are placed (the overlay's own is the old one
+   * until it is done — a legend placed by it lagged a layout behind: laid out for the
+   * narrow view when presentation mode widened it) */
+  int ow = gtk_widget_get_width (GTK_WIDGET (self->area)), oh = gtk_widget_get_height (GTK_WIDGET (self->area));
+  double w = ceil (self->legend_w), h = ceil (self->legend_h), s;
+
+  if (ow <= 0 || oh <= 0)
+    {
+      ow = gtk_widget_get_width (GTK_WIDGET (overlay));
+      oh = gtk_widget_get_height (GTK_WIDGET (overlay));
+    }
 
   if (child != GTK_WIDGET (self->legend) || ow <= 0)
     return FALSE;
-  /* a new width: the legend is laid out for it once this layout is done */
-  if (ow != self->legend_room)
+  /* a new width: the legend is laid out for it once this layout is done (and folded or
+   * unfolded for a new height) */
+  if (ow != self->legend_room || oh != self->legend_room_h)
     {
       self->legend_room = ow;
+      self->legend_room_h = oh;
+      /* before the next frame is laid out: at the default idle priority, a view redrawn
+       * every frame (a run playing) kept it waiting, the legend laid out for the old width */
       if (self->legend_relayout == 0)
-        self->legend_relayout = g_idle_add (legend_relayout, self);
+        self->legend_relayout = g_idle_add_full (G_PRIORITY_HIGH_IDLE, legend_relayout, self, NULL);
     }
   if (w <= 0 || h <= 0)
     return FALSE;
-  if (w > room)
-    s = MAX (room, 1.0) / w;
+  s = legend_scale (self, ow, oh, NULL);
   /* the allocation holds the legend's margins (start and bottom, LEGEND_MARGIN each) */
   allocation->width = (int) floor (w * s) + LEGEND_MARGIN;
   allocation->height = (int) floor (h * s) + LEGEND_MARGIN;
   allocation->x = 0;
   allocation->y = MAX (oh - allocation->height, 0);
+  /* folded: shown above its button */
+  if (self->legend_folded)
+    {
+      int bh = 0;
+
+      gtk_widget_measure (self->legend_button, GTK_ORIENTATION_VERTICAL, -1, NULL, &bh, NULL, NULL);
+      allocation->y = MAX (allocation->y - bh - LEGEND_MARGIN, 0);
+    }
   return TRUE;
 }
 
@@ -356,13 +432,26 @@ update_legend (CmlSceneView *self)
   self->legend_h = any ? h : 0;
   gtk_drawing_area_set_content_width (self->legend, (int) ceil (w));
   gtk_drawing_area_set_content_height (self->legend, (int) ceil (h));
-  gtk_widget_set_visible (GTK_WIDGET (self->legend), any);
+  /* too tall for a short view even in smaller type: folded into its button */
+  legend_scale (self, self->legend_room, self->legend_room_h, &self->legend_folded);
+  self->legend_folded = any && self->legend_folded;
+  gtk_widget_set_visible (self->legend_button, self->legend_folded);
+  gtk_widget_set_visible (GTK_WIDGET (self->legend),
+                          any && (!self->legend_folded
+                                  || gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->legend_button))));
   g_auto (GStrv) lines = cml_scene_legend_lines (self->sys, &style);
   g_autofree char *description = g_strjoinv ("; ", lines);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->legend), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                   description, -1);
   gtk_widget_queue_draw (GTK_WIDGET (self->legend));
   gtk_gl_area_queue_render (self->area);
+}
+
+/* The folded legend's button: the legend shown above it, or not. */
+static void
+on_legend_toggled (CmlSceneView *self)
+{
+  update_legend (self);
 }
 
 /* ---- GL area ---------------------------------------------------------------------------- */
@@ -520,11 +609,17 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
   cml_scene_steer_add_frame_points (self->steer, points);
   /* clear of the legend's corner and the buttons' (sizes in logical pixels, the view's
    * in device ones) */
-  if (self->legend_w > 0)
+  if (self->legend_w > 0 && !self->legend_folded)
     {
-      keep_out.legend[0] = (self->legend_w + LEGEND_MARGIN) * scale / width;
-      keep_out.legend[1] = (self->legend_h + LEGEND_MARGIN) * scale / height;
+      /* at the size it is shown at (smaller in a short view: the body comes down) */
+      double ls = legend_scale (self, (int) (width / scale), (int) (height / scale), NULL);
+
+      keep_out.legend[0] = (self->legend_w * ls + LEGEND_MARGIN) * scale / width;
+      keep_out.legend[1] = (self->legend_h * ls + LEGEND_MARGIN) * scale / height;
     }
+  else if (self->legend_folded)
+    /* folded: only its button (opened, the legend may cover the body: asked for) */
+    corner_size (self->legend_button, scale, width, height, keep_out.legend);
   corner_size (self->corner_buttons, scale, width, height, keep_out.buttons);
   /* the camera glides over the (wall) time between two frames drawn */
   gint64 now = g_get_monotonic_time ();
@@ -1285,6 +1380,8 @@ cml_scene_view_class_init (CmlSceneViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, area);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, table_frame_button);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, corner_buttons);
+  gtk_widget_class_bind_template_child (widget_class, CmlSceneView, legend_button);
+  gtk_widget_class_bind_template_callback (widget_class, on_legend_toggled);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, steer_button);
   gtk_widget_class_bind_template_child (widget_class, CmlSceneView, legend);
   gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
@@ -1527,8 +1624,9 @@ cml_scene_view_get_legend_font (CmlSceneView *self)
   style = legend_style (self);
   if (!cml_scene_legend_measure (self->sys, &style, &w, &h))
     return 0;
-  /* the legend as drawn: smaller where the view is narrower than it (legend_draw) */
-  return cml_scene_legend_font_size (&style) * MIN (1.0, gtk_widget_get_width (GTK_WIDGET (self->legend)) / MAX (self->legend_w, 1.0));
+  /* the legend as drawn (or, folded, as it shows when opened): smaller where the view is
+   * narrower than it or short (legend_scale) */
+  return cml_scene_legend_font_size (&style) * legend_scale (self, self->legend_room, self->legend_room_h, NULL);
 }
 
 void

@@ -224,8 +224,7 @@ cml_window_class_add_actions (GtkWidgetClass *widget_class)
 void
 cml_window_update_actions (CmlWindow *self)
 {
-  /* a lesson's step shown from its recording is not run (it lacks a hidden value) */
-  gboolean have = self->runner != NULL && !cml_window_lesson_recorded (self);
+  gboolean have = self->runner != NULL;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.play-pause", have);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.step", have);

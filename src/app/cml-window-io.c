@@ -465,8 +465,10 @@ cml_window_apply_session_tried (CmlWindow *self, CmlSession *session, CmlModel *
       }
   }
 
-  /* the run starts from the session's initial state */
+  /* the run starts from the session's initial state (integrated: a lesson's step played
+   * from its recording sets that again once it is installed) */
   cml_window_set_run_given (self, session->initial);
+  cml_runner_set_recording (self->runner, NULL);
   cml_runner_reset (self->runner, self->run_given);
 
   /* view settings: the window's now, the plots' once they show the system */

@@ -15,7 +15,10 @@
  * number key, or a number typed); then the motion plays, and when the run reaches the
  * prediction's time the outcome stands beside the question: the quantity's value there
  * and whether the class was right (cml_prediction_class_right), with what to say
- * afterwards.  The value is read by a worker that runs the step on its own from its
+ * afterwards.  A step of a student's copy that lacks a hidden value plays the motion
+ * recorded with it instead (cml_runner_set_recording): Play, the speed and the timeline
+ * drive it, and scene and plots show it, as a run; the value is read from the recording.
+ * Otherwise the value is read by a worker that runs the step on its own from its
  * start to that time, as cml_lesson_step_outcome does, on a simulation of the window's
  * system made on the window's thread (as a second run compared shares the system).  A
  * step's run pauses when it reaches the step's t-end.
@@ -395,6 +398,23 @@ cml_window_lesson_step_opened (CmlWindow *self, guint k)
   self->class_choice = 0;
   self->class_number = NAN;
 
+  /* a step the copy lacks a value for plays the motion recorded with it (scene, plots and
+   * timeline as from a run); any other step runs: a recording an earlier step left goes */
+  if (cml_window_lesson_recorded (self) && step->motion)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CmlRecording) rec = cml_recording_new ((const char *const *) step->motion->names, step->motion->n_cols,
+                                                        step->motion->n_rows, step->motion->values, &error);
+
+      /* (a motion the loader took is one a recording takes: this is for a forged one) */
+      if (rec == NULL)
+        cml_window_show_error (self, _("Could not play the recorded motion"), error->message);
+      else
+        cml_runner_set_recording (self->runner, rec);
+    }
+  else
+    cml_runner_set_recording (self->runner, NULL);
+
   /* the generation the step's run is: what the tick watches */
   cml_runner_sync (self->runner);
   frame = cml_runner_get_frame (self->runner);
@@ -403,12 +423,6 @@ cml_window_lesson_step_opened (CmlWindow *self, guint k)
 
   cml_parameter_panel_set_hidden (self->parameter_panel, (const char *const *) step->hidden,
                                   _("The teacher hid this value: find it from the motion"));
-  if (cml_window_lesson_recorded (self))
-    {
-      /* not run: the window lacks a value the step needs */
-      cml_runner_pause (self->runner);
-      cml_window_compare_play (self, FALSE);
-    }
   if (step->prediction.kind != CML_PREDICTION_NONE)
     {
       self->prediction = CML_PREDICTION_SHOWN_ASKED;
@@ -527,9 +541,6 @@ cml_window_lesson_answer (CmlWindow *self, guint choice, double number, GError *
   self->class_choice = choice;
   self->class_number = number;
   self->prediction = CML_PREDICTION_SHOWN_ANSWERED;
-  /* a step shown from its recording: the recording answers at once */
-  if (cml_window_lesson_recorded (self) && (self->have_outcome || self->outcome_error))
-    self->prediction = CML_PREDICTION_SHOWN_OUTCOME;
   show_prediction (self);
   cml_window_play (self);
   return TRUE;
@@ -694,6 +705,12 @@ lesson_close_action (GtkWidget *widget, const char *action_name, GVariant *param
 {
   CmlWindow *self = CML_WINDOW (widget);
 
+  /* a step played from its recording: the window runs the model again, from its start */
+  if (cml_window_lesson_recorded (self))
+    {
+      cml_runner_set_recording (self->runner, NULL);
+      cml_runner_reset (self->runner, self->run_given);
+    }
   stop_outcome (self);
   g_clear_pointer (&self->lesson, cml_lesson_free);
   self->lesson_opened = FALSE;

@@ -7,7 +7,10 @@
  * Delete wipes the drawing; L shows a large ring that follows the pointer, for a hall to
  * follow on a projector (it goes with presentation mode: leaving it takes the ring away).
  * The drawing belongs to the step of a lesson it was made on: the next step wipes it.
- * The single-letter keys are a field's own while one has the focus.
+ * The single-letter keys are a field's own while one has the focus (P, L, C are not in
+ * numbers, but a caption or a model's name has them): there Ctrl+Shift+P turns the pen on
+ * and off — on, it takes the keys from the field — and Escape, while drawing, puts the pen
+ * away and leaves the field.
  */
 #define G_LOG_DOMAIN "cml-window-pen"
 
@@ -21,16 +24,51 @@ clear_activated (GSimpleAction *action, GVariant *param, gpointer data)
   cml_pen_layer_clear (CML_WINDOW (data)->pen_layer);
 }
 
+/* Whether what has the focus takes typed text (a value's field, a caption being written). */
+static gboolean
+focus_in_field (GtkWidget *focus)
+{
+  return focus && (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT_VIEW (focus));
+}
+
+/* The focus leaves the field it is in (a value typed there is taken as on leaving it),
+ * so that the pen's keys reach the window. */
+static void
+leave_field (CmlWindow *self)
+{
+  gtk_root_set_focus (GTK_ROOT (self), NULL);
+}
+
 static gboolean
 on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
                 CmlWindow *self)
 {
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
   CmlPenLayer *layer = self->pen_layer;
+  GdkModifierType mods = state & (GDK_CONTROL_MASK | GDK_SHIFT_MASK | GDK_ALT_MASK | GDK_SUPER_MASK);
 
+  /* Ctrl+Shift+P: the pen from anywhere, a text field too (a presenter whose last click
+   * was in a value's field); put on from a field, it takes the keys from the field */
+  if ((keyval == GDK_KEY_p || keyval == GDK_KEY_P) && mods == (GDK_CONTROL_MASK | GDK_SHIFT_MASK))
+    {
+      gboolean on = !cml_pen_layer_get_pen (layer);
+
+      if (on && focus_in_field (focus))
+        leave_field (self);
+      cml_pen_layer_set_pen (layer, on);
+      return TRUE;
+    }
   if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) != 0)
     return FALSE;
-  if (focus && (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT_VIEW (focus) || gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER)))
+  /* Escape in a field while drawing: the pen goes away and the field lets go of the keys */
+  if (keyval == GDK_KEY_Escape && focus_in_field (focus) && cml_pen_layer_get_pen (layer))
+    {
+      cml_pen_layer_set_pen (layer, FALSE);
+      leave_field (self);
+      return TRUE;
+    }
+  /* the single letters are a field's own while it has the focus */
+  if (focus_in_field (focus) || (focus && gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER)))
     return FALSE;
   switch (keyval)
     {

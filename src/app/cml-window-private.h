@@ -330,8 +330,8 @@ CmlModel  *cml_window_session_model (CmlWindow *self, CmlSession *session);
 
 /* cml-window-lesson.c: a lesson presented step by step (cml_window_open_lesson: cml-window.h) */
 void       cml_window_lesson_step_opened (CmlWindow *self, guint step);
-/* Whether the step shown plays only from its recorded motion (a student's copy without a
- * hidden value): the window does not run it, its run controls are off. */
+/* Whether the step shown plays its recorded motion (a student's copy without a hidden
+ * value): the runner plays the recording instead of integrating (cml_runner_set_recording). */
 gboolean   cml_window_lesson_recorded (CmlWindow *self);
 /* Writing a lesson (cml-window-lesson-author.c): the window's present state added as the
  * lesson's next step (its number; 0 with ERROR), a step moved BY places or deleted, its

@@ -25,9 +25,6 @@ cml_window_play (CmlWindow *self)
 {
   g_return_if_fail (CML_IS_WINDOW (self));
 
-  /* a lesson's step without a value it needs is not run with another */
-  if (cml_window_lesson_recorded (self))
-    return;
   if (self->runner)
     cml_runner_play (self->runner);
   cml_window_compare_play (self, TRUE);

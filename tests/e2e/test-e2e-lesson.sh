@@ -4,7 +4,9 @@
 # step (the still table); Page Down goes to the second (the turning table), whose question
 # waits with the motion paused; the choice's number key gives the class's answer and the
 # motion plays; faster (+) it reaches the prediction's time and the outcome shows, right;
-# Page Up goes back to the still table, from its own start.
+# Page Up goes back to the still table, from its own start.  A students' copy of the
+# singular-Lagrangian lesson: its step with a hidden mass plays the recorded motion when
+# Space is pressed.
 . "$(dirname "$0")/e2e-lib.sh"
 
 lesson=$(cd "$(dirname "$0")/../../lessons" && pwd)/turning-table.cmllesson
@@ -45,6 +47,24 @@ e2e_key Prior
 e2e_wait "s['lesson']['step'] == 1 and s['lesson']['waiting'] == 0 and s['params']['Omega'] == 0 and s['lesson']['prediction'] == 'none'"
 e2e_ok $? "Page Up goes back to step 1, the still table"
 
+e2e_quit
+e2e_ok $? "Ctrl+Q ends the program"
+
+# ---- a students' copy: the step whose hidden mass it leaves out plays its recording ----
+src=$(cd "$(dirname "$0")/../../lessons" && pwd)/singular-lagrangian.cmllesson
+"$CMLAB_CLI" lesson export "$src" --student -o "$e2e_tmp/copy" >/dev/null
+e2e_ok $? "cmlab-cli exports a students' copy"
+e2e_start --lesson "$e2e_tmp/copy/singular-lagrangian.cmllesson" --step 4 --presentation --window-size 1280x720
+e2e_ok $? "the window opens the copy at its step 4"
+e2e_wait "s['lesson'] is not None and s['lesson']['step'] == 4 and s['lesson']['waiting'] == 0 and s['lesson']['recorded'] and s['lesson']['prediction'] == 'asked' and s['state'] == 'paused' and s['t'] == 0"
+e2e_ok $? "step 4 plays from its recording; the question waits with the motion paused at t = 0"
+e2e_key space
+E2E_TRIES=6000 e2e_wait "s['state'] == 'running' and s['t'] > 0.5"
+e2e_ok $? "Space plays the recorded motion"
+e2e_picture lesson-recorded
+e2e_key 2
+e2e_wait "s['lesson']['prediction'] == 'shown' and s['lesson']['value'] is not None and s['lesson']['right'] is None"
+e2e_ok $? "the class's answer: the outcome from the recording, without a verdict (the copy holds no answers)"
 e2e_quit
 e2e_ok $? "Ctrl+Q ends the program"
 e2e_done

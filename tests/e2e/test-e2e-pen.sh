@@ -2,7 +2,8 @@
 # The teacher's pen and the hall's pointer, from the keyboard and the mouse on the real
 # window in presentation mode: P turns the pen on, a drag over the plot draws a stroke
 # that starts where the button went down, C wipes it, Escape puts the pen away (a drag
-# then draws nothing); L shows the ring, which follows the mouse over the 3-D view.
+# then draws nothing); L shows the ring, which follows the mouse over the 3-D view.  With
+# a value's field focused, Ctrl+Shift+P turns the pen on and Escape puts it away.
 . "$(dirname "$0")/e2e-lib.sh"
 
 e2e_screen 1280x720
@@ -71,6 +72,30 @@ e2e_key l
 e2e_wait "s['pen']['pointer'] is False and s['pen']['pointer_at'] is None"
 e2e_ok $? "L again puts it away"
 
+e2e_quit
+e2e_ok $? "Ctrl+Q ends the program"
+
+# ---- the pen while a value's field has the keyboard ----
+e2e_start --model rolling-ball --window-size 1280x720
+read -r x y < <(e2e_control field m)
+[ -n "${x:-}" ]
+e2e_ok $? "the field of m is there"
+e2e_click "$x" "$y" "s['focus']['text'] is not None and s['pen']['on'] is False"
+e2e_ok $? "a click in the field of m gives it the keyboard"
+e2e_key ctrl+shift+p
+e2e_wait "s['pen']['on'] is True and s['focus']['text'] is None"
+e2e_ok $? "Ctrl+Shift+P in the field turns the pen on and takes the keys from the field"
+e2e_key p
+e2e_wait "s['pen']['on'] is False"
+e2e_ok $? "P then puts it away (the key reaches the pen, not the field)"
+e2e_click "$x" "$y" "s['focus']['text'] is not None"
+e2e_key ctrl+shift+p
+e2e_wait "s['pen']['on'] is True"
+e2e_click "$x" "$y" "s['focus']['text'] is not None and s['pen']['on'] is True"
+e2e_ok $? "back in the field with the pen on"
+e2e_key Escape
+e2e_wait "s['pen']['on'] is False and s['focus']['text'] is None and s['params']['m'] == 1"
+e2e_ok $? "Escape in the field puts the pen away and leaves the field; m is unchanged"
 e2e_quit
 e2e_ok $? "Ctrl+Q ends the program"
 e2e_done

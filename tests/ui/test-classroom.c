@@ -719,6 +719,83 @@ test_remembers_size (void)
   window_free (win);
 }
 
+/* The first widget of TYPE under W (W too) that is aligned to the bottom. */
+static GtkWidget *
+find_at_bottom (GtkWidget *w, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (w, type) && gtk_widget_get_valign (w) == GTK_ALIGN_END)
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_at_bottom (c, type);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* At 1024×768 (a 4:3 projector), in the normal layout and in presentation mode, the
+ * scene's legend takes at most a quarter of the view's height (or what is below a square
+ * of its width, in a view taller than wide) — smaller type in a short
+ * view, not below what a hall reads (2.5 % of the window's height in presentation mode),
+ * or else folded into a button that shows it — so the body keeps the view; shown, it lies
+ * whole inside the view. */
+static void
+test_legend_short_view (void)
+{
+  const char *models[] = { "rolling-ball", "plate-ball" };
+
+  SKIP_WITHOUT_DISPLAY ();
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    for (int presentation = 0; presentation <= 1; presentation++)
+      {
+        CmlWindow *win = sized_window (models[m], 1024, 768);
+        SizeWait laid_out = { win, 1024, 768 };
+        GtkWidget *view = GTK_WIDGET (win->scene_view), *legend, *button;
+        graphene_rect_t r;
+        int vh;
+
+        g_object_set (win, "presentation", (gboolean) presentation, NULL);
+        wait_for (has_size, &laid_out, "the layout at 1024×768");
+        wait_layout_settled (GTK_WIDGET (win));
+        legend = find_at_bottom (view, GTK_TYPE_DRAWING_AREA);
+        button = find_at_bottom (view, GTK_TYPE_TOGGLE_BUTTON);
+        g_assert_nonnull (legend);
+        g_assert_nonnull (button);
+        vh = gtk_widget_get_height (view);
+        if (gtk_widget_get_mapped (button))
+          {
+            /* folded: the button alone, then the legend on demand */
+            g_assert_false (gtk_widget_get_mapped (legend));
+            g_assert_true (gtk_widget_compute_bounds (button, view, &r));
+            g_assert_cmpfloat (r.size.height, <=, 0.25 * vh);
+            g_test_message ("%s%s: the legend folded into a button %g × %g px", models[m],
+                            presentation ? " in presentation mode" : "", r.size.width, r.size.height);
+            gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (button), TRUE);
+            wait_layout_settled (GTK_WIDGET (win));
+            g_assert_true (gtk_widget_get_mapped (legend));
+            g_assert_true (gtk_widget_compute_bounds (legend, view, &r));
+            g_assert_cmpfloat (r.origin.y, >=, -1);
+          }
+        else
+          {
+            g_assert_true (gtk_widget_get_mapped (legend));
+            g_assert_true (gtk_widget_compute_bounds (legend, view, &r));
+            g_test_message ("%s%s: the legend %g × %g px (%d × %d at full size) of a view %d × %d", models[m],
+                            presentation ? " in presentation mode" : "", r.size.width, r.size.height,
+                            gtk_drawing_area_get_content_width (GTK_DRAWING_AREA (legend)),
+                            gtk_drawing_area_get_content_height (GTK_DRAWING_AREA (legend)),
+                            gtk_widget_get_width (view), vh);
+            /* a view taller than wide may also give it what is below a square of its width */
+            g_assert_cmpfloat (r.size.height, <=, MAX (0.25 * vh, vh - gtk_widget_get_width (view) - 8) + 1);
+          }
+        g_assert_cmpfloat (r.origin.y + r.size.height, <=, vh + 1);
+        g_assert_cmpfloat (r.origin.x + r.size.width, <=, gtk_widget_get_width (view) + 1);
+        window_free (win);
+      }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -742,6 +819,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/classroom/layout/every-model", test_layout_every_model);
   g_test_add_func ("/ui/classroom/layout/settled-after-page-change", test_settled_after_page_change);
   g_test_add_func ("/ui/classroom/layout/slow-note-1024x768", test_slow_note_fits);
+  g_test_add_func ("/ui/classroom/layout/legend-short-view", test_legend_short_view);
   g_test_add_func ("/ui/classroom/input/wheel-scrolls-panel", test_wheel_scrolls_panel);
   g_test_add_func ("/ui/classroom/input/typed-values", test_typed_values);
   g_test_add_func ("/ui/classroom/input/message-timer", test_input_message_timer);

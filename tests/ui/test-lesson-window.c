@@ -402,10 +402,36 @@ test_shipped (void)
   g_assert_cmpuint (n_lessons, >=, 3);
 }
 
+typedef struct
+{
+  CmlWindow *win;
+  double     t;
+} TimeWait;
+
+static gboolean
+time_passed (gpointer data)
+{
+  TimeWait *w = data;
+  double t;
+
+  run_state (w->win, &t);
+  return t >= w->t;
+}
+
+static gboolean
+paused_at_end (gpointer data)
+{
+  CmlWindow *win = data;
+  double t;
+
+  return run_state (win, &t) == CML_RUNNER_PAUSED && t > 1.0;
+}
+
 /* A student's copy (cmlab-cli lesson export --student): it opens; the step whose hidden
- * mass is left out shows "?" with its controls locked, is not run with another value (its
- * run controls are off, it stays at t = 0 paused) and takes the answer from its recorded
- * motion, without a verdict (the copy holds no answers). */
+ * mass is left out shows "?" with its controls locked, and plays its recorded motion
+ * (Play, the speed, the scene and the plots as for a run, without the hidden value),
+ * taking the answer from it, without a verdict (the copy holds no answers), and stopping
+ * at its end. */
 static void
 test_student_copy (void)
 {
@@ -422,7 +448,7 @@ test_student_copy (void)
   CmlWindow *win;
   int status = 0;
   guint k4 = 0;
-  double t, v;
+  double v;
 
   SKIP_WITHOUT_DISPLAY ();
   if (cli == NULL)
@@ -463,22 +489,59 @@ test_student_copy (void)
   spin = cml_parameter_panel_get_param_spin (win->parameter_panel, step->hidden[0]);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "?");
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (spin)));
-  /* the run is not started: neither Space's action nor the answer plays it */
-  gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL);
-  cml_window_play (win);
-  cml_runner_sync (win->runner);
+  /* Play (Space's action) plays the recorded motion: the frames, which the scene and the
+   * plots are drawn from, carry the recording's values at their times (between rows to the
+   * interpolation's accuracy: the rows are 12 ms apart), and the window still lacks the
+   * hidden mass (its runner has the model's own) */
   g_assert_cmpint (run_state (win, NULL), ==, CML_RUNNER_PAUSED);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.play-pause", NULL));
+  {
+    TimeWait w = { win, 1.0 };
+
+    wait_for (time_passed, &w, "the recorded motion to play past t = 1");
+  }
+  cml_runner_pause (win->runner);
+  {
+    CmlFrame *frame;
+    int rho;
+
+    cml_runner_sync (win->runner);
+    frame = cml_runner_get_frame (win->runner);
+    rho = cml_system_observable_index (frame->system, "rho");
+    g_assert_cmpint (rho, >=, 0);
+    g_assert_cmpfloat (frame->t, >=, 1.0);
+    g_assert_true (cml_lesson_motion_value (step->motion, "rho", frame->t, &v));
+    g_assert_cmpfloat_with_epsilon (frame->obs[rho], v, 1e-4);
+    g_assert_cmpfloat (frame->params[cml_model_param_index (cml_system_get_model (frame->system), "m2")], !=, 1.35);
+    cml_frame_unref (frame);
+  }
+  /* the answer: the outcome read from the recording, without a verdict (the copy holds
+   * no answers) */
   g_assert_true (cml_window_lesson_answer (win, 2, NAN, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (win->prediction, ==, CML_PREDICTION_SHOWN_OUTCOME);
+  wait_for (outcome_shown, win, "the outcome");
   g_assert_true (win->have_outcome);
   g_assert_true (cml_lesson_motion_value (step->motion, step->prediction.quantity, step->prediction.at, &v));
   g_assert_cmpfloat (win->outcome_value, ==, v);
   g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (win->lesson_outcome), "right"));
   g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (win->lesson_outcome), "wrong"));
-  cml_runner_sync (win->runner);
-  g_assert_cmpint (run_state (win, &t), ==, CML_RUNNER_PAUSED);
-  g_assert_cmpfloat (t, ==, 0);
+  /* faster, to the recording's end (the step's end): it stops there, on its last row */
+  cml_window_set_speed_index (win, CML_N_SPEEDS - 1);
+  wait_for (paused_at_end, win, "the recorded motion to stop at its end");
+  {
+    CmlFrame *frame = cml_runner_get_frame (win->runner);
+    int rho = cml_system_observable_index (frame->system, "rho");
+    guint last = step->motion->n_rows - 1;
+    int col = -1;
+
+    for (guint c = 0; c < step->motion->n_cols; c++)
+      if (g_str_equal (step->motion->names[c], "rho"))
+        col = (int) c;
+    g_assert_cmpint (col, >=, 0);
+    g_assert_cmpfloat (frame->t, ==, step->motion->values[(gsize) last * step->motion->n_cols]);
+    g_assert_cmpfloat (frame->obs[rho], ==, step->motion->values[(gsize) last * step->motion->n_cols + col]);
+    cml_frame_unref (frame);
+  }
   /* back to a step it can run: the controls come back */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.lesson-previous", NULL));
   wait_step (win, k4 - 1);

@@ -10,6 +10,7 @@
  */
 #include <math.h>
 
+#include "cml-parameter-panel-private.h"
 #include "cml-pen-layer.h"
 #include "cml-window-private.h"
 #include "ui-util.h"
@@ -273,6 +274,79 @@ test_lesson_step (void)
   window_free (win);
 }
 
+/* A key as the window's pen keys get it (their capture-phase controller, before the
+ * focused widget); whether they took it. */
+static gboolean
+pen_key (CmlWindow *win, guint keyval, GdkModifierType state)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (win));
+  gboolean handled = FALSE;
+
+  for (guint k = 0; k < g_list_model_get_n_items (controllers); k++)
+    {
+      g_autoptr (GtkEventController) c = g_list_model_get_item (controllers, k);
+
+      if (g_strcmp0 (gtk_event_controller_get_name (c), "cml-pen-keys") == 0)
+        {
+          g_signal_emit_by_name (c, "key-pressed", keyval, 0, state, &handled);
+          return handled;
+        }
+    }
+  g_error ("the window has no pen keys");
+}
+
+static gboolean
+focus_in_field (CmlWindow *win)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (win));
+
+  return focus && GTK_IS_EDITABLE (focus);
+}
+
+/* While a value's field has the focus, P is the field's; Ctrl+Shift+P turns the pen on
+ * (and takes the keys from the field) and off; Escape in a field puts the pen away and
+ * leaves the field, and is the field's when the pen is away. */
+static void
+test_keys_in_field (void)
+{
+  CmlWindow *win;
+  CmlPenLayer *layer;
+  GtkWidget *spin;
+
+  SKIP_WITHOUT_DISPLAY ();
+  win = window_new ("rolling-ball");
+  wait_layout_settled (GTK_WIDGET (win));
+  layer = win->pen_layer;
+  spin = GTK_WIDGET (cml_parameter_panel_get_param_spin (win->parameter_panel, "m"));
+  g_assert_nonnull (spin);
+
+  g_assert_true (gtk_widget_grab_focus (spin));
+  g_assert_true (focus_in_field (win));
+  g_assert_false (pen_key (win, GDK_KEY_p, 0));
+  g_assert_false (cml_pen_layer_get_pen (layer));
+
+  g_assert_true (pen_key (win, GDK_KEY_P, GDK_CONTROL_MASK | GDK_SHIFT_MASK));
+  g_assert_true (cml_pen_layer_get_pen (layer));
+  g_assert_false (focus_in_field (win));
+  /* the pen's keys are the window's again */
+  g_assert_true (pen_key (win, GDK_KEY_c, 0));
+  g_assert_true (pen_key (win, GDK_KEY_P, GDK_CONTROL_MASK | GDK_SHIFT_MASK));
+  g_assert_false (cml_pen_layer_get_pen (layer));
+
+  /* drawing, back in the field: Escape */
+  cml_pen_layer_set_pen (layer, TRUE);
+  g_assert_true (gtk_widget_grab_focus (spin));
+  g_assert_true (focus_in_field (win));
+  g_assert_true (pen_key (win, GDK_KEY_Escape, 0));
+  g_assert_false (cml_pen_layer_get_pen (layer));
+  g_assert_false (focus_in_field (win));
+  /* the pen away, Escape is the field's */
+  g_assert_true (gtk_widget_grab_focus (spin));
+  g_assert_false (pen_key (win, GDK_KEY_Escape, 0));
+  g_assert_true (focus_in_field (win));
+  window_free (win);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -283,6 +357,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/pen/bound", test_bound);
   g_test_add_func ("/ui/pen/pointer", test_pointer);
   g_test_add_func ("/ui/pen/lesson-step", test_lesson_step);
+  g_test_add_func ("/ui/pen/keys-in-field", test_keys_in_field);
 
   return g_test_run ();
 }

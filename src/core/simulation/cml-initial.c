@@ -603,6 +603,12 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
   GHashTableIter it;
   gpointer key;
 
+  /* a recorded motion starts where it was recorded from (GIVEN cannot change it) */
+  if (sim->recording)
+    {
+      cml_sim_recorded_reset (sim, t0);
+      return TRUE;
+    }
   g_ptr_array_set_size (sim->report, 0);
   g_clear_error (&sim->pending);
   /* every given name must be something that can be set */

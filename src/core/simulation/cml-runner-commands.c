@@ -1,5 +1,5 @@
 /* cml-runner-commands.c — what any thread asks of a runner: each request (play, pause,
- * step, seek, reset, speed, a parameter, the integrator, the system, sync) is a command
+ * step, seek, reset, speed, a parameter, the integrator, the system, a recording, sync) is a command
  * queued under cmd_lock for the worker (cml-runner.c runs them in order); sync waits until
  * the worker has run every command queued before it.
  *
@@ -25,6 +25,7 @@ cml_runner_command_free (Command *cmd)
   g_free (cmd->name);
   g_clear_pointer (&cmd->given, g_hash_table_unref);
   g_clear_pointer (&cmd->sys, cml_system_unref);
+  g_clear_pointer (&cmd->recording, cml_recording_unref);
   g_free (cmd);
 }
 
@@ -60,6 +61,19 @@ cml_runner_pause (CmlRunner *runner)
 {
   g_return_if_fail (runner != NULL);
   push (runner, command_new (CMD_PAUSE));
+}
+
+/* Any thread. */
+void
+cml_runner_set_recording (CmlRunner *runner, CmlRecording *rec)
+{
+  Command *cmd;
+
+  g_return_if_fail (runner != NULL);
+
+  cmd = command_new (CMD_RECORDING);
+  cmd->recording = rec ? cml_recording_ref (rec) : NULL;
+  push (runner, cmd);
 }
 
 /* Any thread. */

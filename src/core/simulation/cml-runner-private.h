@@ -32,6 +32,7 @@ typedef enum
   CMD_SEEK,
   CMD_STEP_BACK,
   CMD_DIRECTION,
+  CMD_RECORDING,
 } CmdKind;
 
 typedef struct
@@ -42,6 +43,7 @@ typedef struct
   GHashTable          *given;   /* reset: name -> double* (owned copy), or NULL */
   CmlIntegratorOptions integ;   /* set_integrator */
   CmlSystem           *sys;     /* set_system (a reference) */
+  CmlRecording        *recording; /* set_recording (a reference, or NULL) */
   guint64              ticket;  /* sync */
 } Command;
 

@@ -279,12 +279,42 @@ at_start (CmlRunner *r)
   return r->direction < 0 && r->next_k < 0;
 }
 
+/* Forward: a recorded motion at its end (a run that integrates has none).  Worker. */
+static gboolean
+at_end (CmlRunner *r)
+{
+  return r->direction > 0 && cml_simulation_get_time (r->sim) >= cml_simulation_get_end (r->sim);
+}
+
+/* Forward to a recorded motion's end, exactly (its last sample, recorded), and pause
+ * there.  Worker. */
+static void
+finish_at_end (CmlRunner *r)
+{
+  double t_end = cml_simulation_get_end (r->sim);
+  g_autoptr (GError) error = NULL;
+
+  if (cml_simulation_get_time (r->sim) < t_end)
+    {
+      if (!cml_simulation_advance (r->sim, t_end, &error))
+        {
+          fail (r, error);
+          return;
+        }
+      cml_runner_record_sample (r);
+      sync_sample_index (r);
+    }
+  r->state = CML_RUNNER_PAUSED;
+  r->lagging = FALSE;
+}
+
 /* One slice of a running simulation, then a frame.  Worker. */
 static void
 run_slice (CmlRunner *r)
 {
   double start = wall_now (), end;
   double target = r->t_at_play + r->direction * r->speed * (start - r->wall_at_play);
+  double t_end = cml_simulation_get_end (r->sim);
   double deadline = start + 0.7 * r->opts.frame_period;
   double dt = r->opts.sample_dt;
   gboolean short_of_target = FALSE;
@@ -297,6 +327,9 @@ run_slice (CmlRunner *r)
     truncate_record (r);
   if (r->direction < 0)
     r->in_record = TRUE;
+  /* a recorded motion goes no further than its end */
+  if (r->direction > 0 && target >= t_end)
+    target = t_end;
 
   /* integrate sample by sample toward the target; look at the clock after every sample
    * (a read of the vDSO clock, next to a sample's integration): a large system's sample
@@ -341,6 +374,8 @@ run_slice (CmlRunner *r)
           r->state = CML_RUNNER_PAUSED;
           r->lagging = FALSE;
         }
+      else if (r->direction > 0 && target >= t_end && !short_of_target)
+        finish_at_end (r);
     }
   r->wall_ms_per_slice = 1e3 * (end - start);
   r->next_frame_due = start + r->opts.frame_period;
@@ -359,6 +394,8 @@ do_step (CmlRunner *r, double dt)
 
   if (r->direction > 0)
     {
+      /* a recorded motion: not beyond its end */
+      target = MIN (target, cml_simulation_get_end (r->sim));
       /* along the record while it reaches that far */
       if (r->on_row && r->in_record)
         {
@@ -484,6 +521,27 @@ do_set_system (CmlRunner *r, CmlSystem *sys)
   rebase (r, wall_now ());
 }
 
+/* Plays REC (or integrates again, NULL), from its start as a new generation.  Worker. */
+static void
+do_set_recording (CmlRunner *r, CmlRecording *rec)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!cml_simulation_set_recording (r->sim, rec, &error))
+    {
+      fail (r, error);
+      return;
+    }
+  if (rec == NULL)
+    return;
+  if (r->state == CML_RUNNER_FAILED)
+    r->state = CML_RUNNER_PAUSED;
+  r->lagging = FALSE;
+  g_clear_pointer (&r->message, g_free);
+  start_generation (r);
+  rebase (r, wall_now ());
+}
+
 /* Carries out one command.  Worker. */
 static void
 run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
@@ -494,7 +552,7 @@ run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
   switch (cmd->kind)
     {
     case CMD_PLAY:
-      if (r->state != CML_RUNNER_RUNNING && !at_start (r))
+      if (r->state != CML_RUNNER_RUNNING && !at_start (r) && !at_end (r))
         {
           r->state = CML_RUNNER_RUNNING;
           r->lagging = FALSE;
@@ -563,6 +621,10 @@ run_command (CmlRunner *r, Command *cmd, guint64 *sync_ticket)
 
     case CMD_DIRECTION:
       do_set_direction (r, cmd->value < 0 ? -1 : 1);
+      break;
+
+    case CMD_RECORDING:
+      do_set_recording (r, cmd->recording);
       break;
 
     default:

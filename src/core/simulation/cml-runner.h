@@ -31,12 +31,18 @@
  * recorded (the record is the forward run); going forward again drops the recorded future
  * beyond the current time as after a seek.  Every frame says how far the state is from the
  * run's start (the distance over base and fibre coordinates).
+ *
+ * A recorded motion.  cml_runner_set_recording () makes the simulation play a recording
+ * (cml-recording.h) instead of integrating: everything above holds as for a run — pacing,
+ * speed, samples, seeking, reversed time — with the recorded state and observables at
+ * each time, and the run pauses at the recording's end (play there does nothing).
  */
 #pragma once
 
 #include <glib.h>
 
 #include "cml-integrator.h"
+#include "cml-recording.h"
 #include "cml-system.h"
 
 G_BEGIN_DECLS
@@ -151,6 +157,12 @@ void cml_runner_set_integrator (CmlRunner *runner, const CmlIntegratorOptions *o
 /* Switches to another system (a model switch) with its default parameters and initial
  * data, paused or running as before.  Starts a new generation. */
 void cml_runner_set_system (CmlRunner *runner, CmlSystem *sys);
+
+/* Plays REC (a reference is taken) from its start, as a new generation, running or paused
+ * as before; NULL: integrates again, from the state shown.  A recording without a column
+ * for one of the system's state variables fails the run, naming it.  A model switch (set
+ * system) lets the recording go. */
+void cml_runner_set_recording (CmlRunner *runner, CmlRecording *rec);
 
 /* Blocks until every command queued so far has been carried out and a frame reflecting
  * them is published (tests, scripted runs).  Not from the worker. */

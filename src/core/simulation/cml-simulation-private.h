@@ -51,6 +51,9 @@ struct _CmlSimulation
   GError      *pending;    /* the model's own initial data failed (see cml_simulation_new) */
   char         reason[256];
   double       reason_t;   /* the time of the evaluation that failed */
+  struct _CmlRecording *recording; /* played instead of integrating (cml-recording.c), or NULL */
+  int         *rec_state_col;      /* dim: each state variable's column in it */
+  int         *rec_obs_col;        /* each observable's column in it, or -1 */
 };
 
 /* cml-system-prepare.c: the exact Jacobian, derived and compiled on first use */
@@ -82,6 +85,14 @@ int cml_sim_solve_aux (CmlSimulation *sim);
 int cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guint to,
                            const gboolean *mask);
 gboolean cml_sim_ensure_jacobian (CmlSimulation *sim);
+
+/* cml-recording.c: a simulation playing a recorded motion (sim->recording set): its
+ * state at T0 (a reset), at T1 (an advance: FALSE outside the rows), the recorded
+ * observables written over those computed into OUT, and the recording let go */
+void cml_sim_recorded_reset (CmlSimulation *sim, double t0);
+gboolean cml_sim_recorded_advance (CmlSimulation *sim, double t1, GError **error);
+void cml_sim_recorded_observe (CmlSimulation *sim, double *out);
+void cml_sim_recording_clear (CmlSimulation *sim);
 
 /* cml-initial.c: a vakonomic system's relations for its initial data, derived once */
 void cml_sys_prepare_initial (CmlSystem *sys);

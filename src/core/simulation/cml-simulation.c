@@ -580,6 +580,7 @@ cml_simulation_free (CmlSimulation *sim)
   pivot_check_free (sim->pivot_check);
   g_ptr_array_unref (sim->report);
   g_clear_error (&sim->pending);
+  cml_sim_recording_clear (sim);
   cml_system_unref (sim->sys);
   g_free (sim);
 }
@@ -737,6 +738,9 @@ gboolean
 cml_simulation_advance (CmlSimulation *sim, double t1, GError **error)
 {
   g_autoptr (GError) err = NULL;
+  /* a recorded motion: its state at T1, nothing integrated */
+  if (sim->recording)
+    return cml_sim_recorded_advance (sim, t1, error);
   if (sim->pending)
     {
       g_propagate_error (error, g_error_copy (sim->pending));
@@ -831,6 +835,9 @@ cml_simulation_observe (CmlSimulation *sim, double *out)
     sim->obs_fn (sim->t, sim->z, sim->fast + 1 + sim->sys->dim, sim->regs_obs, out, NULL);
   else
     cml_program_run (sim->sys->obs_prog, sim->fast, sim->regs_obs, out);
+  /* a recorded motion: the values recorded (made with parameters this run may lack) */
+  if (sim->recording)
+    cml_sim_recorded_observe (sim, out);
 }
 
 gboolean
