@@ -420,7 +420,7 @@ PyDoc_STRVAR (equations_doc,
 "values: format 'latex' (amsmath align* blocks to \\input into a document), 'sympy'\n"
 "(a Python script that builds the expressions with SymPy: exec it and read 'state',\n"
 "'parameters', 'rhs', 'shared', …) or 'json'.  The same text as\n"
-"`cmlab-cli info MODEL --format FORMAT`; doc/export.md describes each.");
+"`cmlab-cli info MODEL --format FORMAT`; the manual page cmlab-cli(1) describes each.");
 
 static PyObject *
 model_equations (CmlPyModel *self, PyObject *args, PyObject *kwargs)
