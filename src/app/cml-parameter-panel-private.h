@@ -1,4 +1,6 @@
-/* cml-parameter-panel-private.h — the panel's fields, for tests.
+/* cml-parameter-panel-private.h — the panel's fields and what its files share
+ * (cml-parameter-panel.c and cml-parameter-panel-{fields,params,initial,presets,undo}.c),
+ * and the accessors the tests use.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -7,6 +9,76 @@
 #include "cml-parameter-panel.h"
 
 G_BEGIN_DECLS
+
+typedef struct
+{
+  CmlParameterPanel *self;
+  char          *name;
+  char          *shown;      /* as people read it: "Ω", "k₂" */
+  char          *unit;       /* for messages ("" when dimensionless) */
+  double         min, max, value;
+  gboolean       log_scale;  /* the slider moves log10 (value): ranges over decades */
+  GtkSpinButton *spin;
+  GtkScale      *scale;
+  GtkDropDown   *choice;     /* instead of spin + scale for a set of allowed values */
+  double        *choices;
+  guint          n_choices;
+} ParamRow;
+
+typedef struct
+{
+  CmlParameterPanel *self;
+  char          *name;
+  char          *shown;     /* as people read it: "w₁" */
+  char          *unit;      /* for messages ("" when dimensionless) */
+  gboolean       in_model;  /* given in the model's [initial] */
+  gboolean       edited;    /* changed by the user since the last run started */
+  GtkSpinButton *spin;
+  GtkLabel      *label;
+} InitialRow;
+
+struct _CmlParameterPanel
+{
+  GtkWidget    parent_instance;
+
+  /* template */
+  GtkBox      *outer;
+  GtkBox      *box;
+  GtkLabel    *params_heading;
+  GtkButton   *defaults_button;
+  GtkGrid     *param_grid;
+  GtkLabel    *no_params_label;
+  GtkBox      *preset_box;
+  GtkDropDown *preset_dropdown;
+  GtkButton   *preset_apply_button;
+  GtkLabel    *initial_heading;
+  GtkGrid     *initial_grid;
+  GtkExpander *recon_expander;
+  GtkGrid     *recon_grid;
+  GtkScrolledWindow *scroller;
+  GtkLabel    *input_error_label; /* ours: put in the row under the refused field */
+  GtkGrid     *input_error_grid;  /* where it is now (NULL: not shown) … */
+  int          input_error_row;   /* … in its own row */
+  guint        reveal_ticks;      /* frames since it was placed (reveal_input_error) */
+  guint        reveal_id;         /* that tick callback, or 0 */
+  GtkButton   *restart_button;
+  GtkLabel    *projection_label;
+
+  /* undo and redo: UndoStep*, newest last */
+  GPtrArray   *undo;
+  GPtrArray   *redo;
+  char        *last_param;      /* the parameter of the newest undo step, for coalescing a drag */
+  gint64       last_param_us;
+  gboolean     restoring;       /* undoing or redoing: record nothing */
+
+  CmlSystem   *sys;
+  GPtrArray   *params;    /* ParamRow* */
+  GPtrArray   *initial;   /* InitialRow* */
+  GHashTable  *given;     /* last applied initial values, or NULL */
+  GHashTable  *pending;   /* what the last restart asked for, until its first sample */
+  gboolean     updating;  /* setting widgets from code: no signals */
+  char        *note;
+};
 
 /* The spin button / slider of parameter NAME (NULL for a dropdown parameter or none). */
 GtkSpinButton *cml_parameter_panel_get_param_spin (CmlParameterPanel *self, const char *name);
@@ -27,5 +99,44 @@ gboolean       cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidge
                                                gboolean notches);
 /* What a row's "Sweep this parameter…" does: emits ::sweep-requested for NAME. */
 void           cml_parameter_panel_request_sweep (CmlParameterPanel *self, const char *name);
+
+/* cml-parameter-panel.c: the tables of given values (name -> double*) and the signals */
+GHashTable    *values_table_new (void);
+void           values_table_set (GHashTable *table, const char *name, double value);
+void           param_row_emit (ParamRow *row, double value);
+void           on_sweep_clicked (GtkButton *button, ParamRow *row);
+void           request_restart (CmlParameterPanel *self, GHashTable *given);
+
+/* cml-parameter-panel-fields.c: the number fields, what is typed in them, the wheel */
+gboolean       on_spin_output (GtkSpinButton *spin, gpointer user_data);
+void           hide_input_error (CmlParameterPanel *self);
+void           show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text);
+gboolean       param_possible (ParamRow *row, double value, char **message);
+void           guard_wheel (CmlParameterPanel *self, GtkWidget *widget);
+GtkSpinButton *make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char *unit,
+                          double lower, double upper, double step, double value);
+
+/* cml-parameter-panel-params.c: the parameters' rows */
+void           param_row_set_value (ParamRow *row, double value);
+void           add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index);
+ParamRow      *find_param (CmlParameterPanel *self, const char *name);
+
+/* cml-parameter-panel-initial.c: the initial values' rows */
+void           initial_row_update_label (InitialRow *row);
+InitialRow    *find_initial (CmlParameterPanel *self, const char *name);
+void           build_initial_rows (CmlParameterPanel *self);
+void           set_note (CmlParameterPanel *self, const char *note);
+void           on_restart_clicked (CmlParameterPanel *self);
+
+/* cml-parameter-panel-presets.c */
+void           on_preset_apply_clicked (CmlParameterPanel *self);
+void           on_defaults_clicked (CmlParameterPanel *self);
+GtkListItemFactory *preset_factory (gboolean wrap);
+
+/* cml-parameter-panel-undo.c */
+GHashTable    *model_given (CmlParameterPanel *self);
+void           show_given (CmlParameterPanel *self, GHashTable *given);
+void           undo_record (CmlParameterPanel *self, const char *param, gboolean restart);
+void           undo_step_free (gpointer data);
 
 G_END_DECLS

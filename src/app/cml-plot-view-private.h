@@ -1,5 +1,6 @@
-/* cml-plot-view-private.h — the plot view's fields, shared by cml-plot-view.c and
- * cml-plot-view-compare.c (a second run drawn beside the first).
+/* cml-plot-view-private.h — the plot view's fields and what its files share: cml-plot-view.c
+ * (the widget), -selectors.c (the header), -data.c (the run's samples), -gl.c (drawing and
+ * zoom), -export.c, -layout.c, -compare.c (a second run drawn beside the first), -pick.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -101,5 +102,51 @@ void     cml_plot_view_compare_update_difference (CmlPlotView *self);
 /* cml-plot-view-pick.c: a click in a phase portrait chooses where a run starts */
 void     cml_plot_view_pick_class_init (GObjectClass *object_class);
 void     cml_plot_view_pick_init (CmlPlotView *self);
+
+/* cml-plot-view.c: names, units and style of what the view shows; the plot's series */
+CmlModel    *view_model (CmlPlotView *self);
+const char  *unit_of (CmlPlotView *self, const char *name);
+const char  *time_unit (CmlPlotView *self);
+char        *display_name (CmlPlotView *self, const char *name);
+char        *display_name_with_unit (CmlPlotView *self, const char *name);
+gboolean     same_unit (const char *a, const char *b);
+GPtrArray   *monitor_names (CmlPlotView *self);
+void         view_style (CmlPlotView *self, CmlPlotStyle *style);
+void         rebuild_series (CmlPlotView *self);
+
+/* cml-plot-view-selectors.c: the header's selectors and their template callbacks */
+void         sync_equal_scales (CmlPlotView *self);
+void         on_equal_check_toggled (CmlPlotView *self);
+void         sync_selectors (CmlPlotView *self);
+void         set_y_names (CmlPlotView *self, GPtrArray *names);
+void         on_monitors_clicked (CmlPlotView *self);
+void         on_residual_clicked (CmlPlotView *self);
+void         on_error_clicked (CmlPlotView *self);
+void         on_x_selected (CmlPlotView *self);
+void         on_show_all_toggled (CmlPlotView *self);
+void         fill_selectors (CmlPlotView *self);
+
+/* cml-plot-view-gl.c: the GL area's callbacks, zoom */
+void         on_area_realize (CmlPlotView *self);
+void         on_area_unrealize (CmlPlotView *self);
+gboolean     on_area_render (CmlPlotView *self, GdkGLContext *context);
+void         sync_zoom (CmlPlotView *self);
+void         on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self);
+gboolean     on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, CmlPlotView *self);
+void         on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self);
+void         reset_zoom_action (GtkWidget *widget, const char *action_name, GVariant *param);
+
+/* cml-plot-view-export.c: the "plot.export" action */
+void         close_chooser (CmlPlotView *self);
+void         export_action (GtkWidget *widget, const char *action_name, GVariant *param);
+
+/* cml-plot-view-layout.c: the widget's custom layout */
+GtkSizeRequestMode layout_request_mode (GtkWidget *widget);
+void         layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
+                             int *natural, int *minimum_baseline, int *natural_baseline);
+void         layout_allocate (GtkWidget *widget, int width, int height, int baseline);
+
+/* cml-plot-view-data.c: the run's parameters now (the window's newest frame, else the model's) */
+void         current_parameters (CmlPlotView *self, CmlModel *model, double *values);
 
 G_END_DECLS
