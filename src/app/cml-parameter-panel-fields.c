@@ -15,7 +15,7 @@
 
 /* Numbers as a person writes them: 1, 0.4, 0.666667, 1e-06. */
 gboolean
-on_spin_output (GtkSpinButton *spin, gpointer user_data)
+cml_parameter_panel_on_spin_output (GtkSpinButton *spin, gpointer user_data)
 {
   char buf[64];
   double v = gtk_adjustment_get_value (gtk_spin_button_get_adjustment (spin));
@@ -69,7 +69,7 @@ reveal_input_error (GtkWidget *label, GdkFrameClock *clock, gpointer data)
 
 /* The message leaves its row (and the row goes). */
 void
-hide_input_error (CmlParameterPanel *self)
+cml_parameter_panel_hide_input_error (CmlParameterPanel *self)
 {
   if (self->reveal_id)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self->input_error_label), self->reveal_id);
@@ -83,13 +83,13 @@ hide_input_error (CmlParameterPanel *self)
  * eye is; it stays until a value is taken or the model changes.  A field outside the grids
  * (none today) would get it under the parameters. */
 void
-show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text)
+cml_parameter_panel_show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text)
 {
   GtkWidget *parent = field ? gtk_widget_get_parent (field) : NULL;
   GtkGrid *grid = parent && GTK_IS_GRID (parent) ? GTK_GRID (parent) : self->param_grid;
   int column, row = -1, width, height, columns;
 
-  hide_input_error (self);
+  cml_parameter_panel_hide_input_error (self);
   if (field && parent == GTK_WIDGET (grid))
     gtk_grid_query_child (grid, field, &column, &row, &width, &height);
   else
@@ -190,7 +190,7 @@ requirement_pretty (const char *text)
 /* Whether ROW's parameter may be VALUE with the others as they are: the model's
  * requirements (no body has I₁ > I₂ + I₃).  Else MESSAGE says why, for people. */
 gboolean
-param_possible (ParamRow *row, double value, char **message)
+cml_parameter_panel_param_possible (ParamRow *row, double value, char **message)
 {
   CmlParameterPanel *self = row->self;
   CmlModel *model = self->sys ? cml_system_get_model (self->sys) : NULL;
@@ -205,7 +205,7 @@ param_possible (ParamRow *row, double value, char **message)
   for (guint i = 0; i < model->params->len; i++)
     {
       const CmlParam *p = model->params->pdata[i];
-      ParamRow *r = find_param (self, p->name);
+      ParamRow *r = cml_parameter_panel_find_param (self, p->name);
 
       values[i] = r == row ? value : r ? r->value : p->value;
       if (r == row)
@@ -264,7 +264,7 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
       g_autofree char *msg = g_strdup_printf (_("Type a number for %s; it stays %g%s%s."), name,
                                               gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
       if (info)
-        show_input_error (info->self, GTK_WIDGET (spin), msg);
+        cml_parameter_panel_show_input_error (info->self, GTK_WIDGET (spin), msg);
       return GTK_INPUT_ERROR;
     }
   if (!parse_typed (text, &v))
@@ -273,7 +273,7 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
       g_autofree char *msg = g_strdup_printf (_("“%s” is not a number: %s stays %g%s%s."), text, name,
                                               gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
       if (info)
-        show_input_error (info->self, GTK_WIDGET (spin), msg);
+        cml_parameter_panel_show_input_error (info->self, GTK_WIDGET (spin), msg);
       return GTK_INPUT_ERROR;
     }
   if (v < lo || v > hi)
@@ -281,16 +281,16 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
       g_autofree char *msg = g_strdup_printf (_("%s must be between %g and %g%s%s; it stays %g."), name, lo, hi,
                                               unit ? " " : "", unit ? unit : "", gtk_adjustment_get_value (adj));
       if (info)
-        show_input_error (info->self, GTK_WIDGET (spin), msg);
+        cml_parameter_panel_show_input_error (info->self, GTK_WIDGET (spin), msg);
       return GTK_INPUT_ERROR;
     }
-  if (info && info->row && !param_possible (info->row, v, &msg_possible))
+  if (info && info->row && !cml_parameter_panel_param_possible (info->row, v, &msg_possible))
     {
-      show_input_error (info->self, GTK_WIDGET (spin), msg_possible);
+      cml_parameter_panel_show_input_error (info->self, GTK_WIDGET (spin), msg_possible);
       return GTK_INPUT_ERROR;
     }
   if (info)
-    hide_input_error (info->self);
+    cml_parameter_panel_hide_input_error (info->self);
   *new_value = v;
   return TRUE;
 }
@@ -326,7 +326,7 @@ on_value_scroll (GtkEventControllerScroll *controller, double dx, double dy, gpo
 }
 
 void
-guard_wheel (CmlParameterPanel *self, GtkWidget *widget)
+cml_parameter_panel_guard_wheel (CmlParameterPanel *self, GtkWidget *widget)
 {
   GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
 
@@ -336,7 +336,7 @@ guard_wheel (CmlParameterPanel *self, GtkWidget *widget)
 }
 
 GtkSpinButton *
-make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char *unit,
+cml_parameter_panel_make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char *unit,
            double lower, double upper, double step, double value)
 {
   GtkAdjustment *adj = gtk_adjustment_new (value, lower, upper, step, 10 * step, 0);
@@ -360,16 +360,16 @@ make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char 
   /* Ctrl+Z is the panel's (the parameter's last change, field and slider together), not
    * the text's own: with the text's undo the field would go back alone */
   gtk_editable_set_enable_undo (GTK_EDITABLE (spin), FALSE);
-  g_signal_connect (spin, "output", G_CALLBACK (on_spin_output), NULL);
+  g_signal_connect (spin, "output", G_CALLBACK (cml_parameter_panel_on_spin_output), NULL);
   g_signal_connect (spin, "input", G_CALLBACK (on_spin_input), NULL);
   /* the default formatting ran before "output" was connected */
-  on_spin_output (GTK_SPIN_BUTTON (spin), NULL);
+  cml_parameter_panel_on_spin_output (GTK_SPIN_BUTTON (spin), NULL);
   /* a field, not a stepper: the slider beside it steps, and the panel keeps its width
    * for the slider (Up and Down still step the value) */
   for (GtkWidget *c = gtk_widget_get_first_child (spin); c; c = gtk_widget_get_next_sibling (c))
     if (GTK_IS_BUTTON (c))
       gtk_widget_set_visible (c, FALSE);
   gtk_widget_add_css_class (spin, "value-field");
-  guard_wheel (self, spin);
+  cml_parameter_panel_guard_wheel (self, spin);
   return GTK_SPIN_BUTTON (spin);
 }

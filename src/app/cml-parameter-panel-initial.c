@@ -16,7 +16,7 @@
 #include <math.h>
 
 void
-initial_row_update_label (InitialRow *row)
+cml_parameter_panel_initial_row_update_label (InitialRow *row)
 {
   gboolean given = row->in_model || row->edited;
 
@@ -32,11 +32,11 @@ on_initial_changed (GtkSpinButton *spin, InitialRow *row)
   if (row->self->updating)
     return;
   row->edited = TRUE;
-  initial_row_update_label (row);
+  cml_parameter_panel_initial_row_update_label (row);
 }
 
 InitialRow *
-find_initial (CmlParameterPanel *self, const char *name)
+cml_parameter_panel_find_initial (CmlParameterPanel *self, const char *name)
 {
   for (guint i = 0; self->initial && i < self->initial->len; i++)
     {
@@ -93,7 +93,7 @@ add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gbo
                                     "or it starts at 0.  Edit it to give it."), name);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->label), tip);
 
-  row->spin = make_spin (self, NULL, row->shown, row->unit, -1e9, 1e9, 0.1, value);
+  row->spin = cml_parameter_panel_make_spin (self, NULL, row->shown, row->unit, -1e9, 1e9, 0.1, value);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->spin), meaning);
   gtk_widget_set_valign (GTK_WIDGET (row->spin), GTK_ALIGN_CENTER);
   g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_initial_changed), row);
@@ -110,7 +110,7 @@ add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gbo
     gtk_widget_set_visible (GTK_WIDGET (self->recon_expander), TRUE);
 
   g_ptr_array_add (self->initial, row);
-  initial_row_update_label (row);
+  cml_parameter_panel_initial_row_update_label (row);
 }
 
 static gboolean
@@ -146,7 +146,7 @@ fibre_partner (CmlModel *model, const char *name, const char **partner)
 /* One row per state variable, in state order, except that a momentum whose velocity the
  * model gives instead (vakonomic) shows as that velocity; then any other given name. */
 void
-build_initial_rows (CmlParameterPanel *self)
+cml_parameter_panel_build_initial_rows (CmlParameterPanel *self)
 {
   CmlModel *model = cml_system_get_model (self->sys);
   g_autoptr (GHashTable) shown = g_hash_table_new (g_str_hash, g_str_equal);
@@ -188,14 +188,14 @@ build_initial_rows (CmlParameterPanel *self)
 static GHashTable *
 collect_given (CmlParameterPanel *self)
 {
-  GHashTable *given = values_table_new ();
+  GHashTable *given = cml_parameter_panel_values_table_new ();
 
   for (guint i = 0; i < self->initial->len; i++)
     {
       InitialRow *row = self->initial->pdata[i];
 
       if (row->in_model || row->edited)
-        values_table_set (given, row->name, gtk_spin_button_get_value (row->spin));
+        cml_parameter_panel_values_table_set (given, row->name, gtk_spin_button_get_value (row->spin));
     }
   return given;
 }
@@ -212,19 +212,19 @@ cml_parameter_panel_apply_initial (CmlParameterPanel *self)
   /* a spin button being edited has not yet committed its text */
   for (guint i = 0; i < self->initial->len; i++)
     gtk_spin_button_update (((InitialRow *) self->initial->pdata[i])->spin);
-  undo_record (self, NULL, TRUE);
+  cml_parameter_panel_undo_record (self, NULL, TRUE);
   given = collect_given (self);
-  request_restart (self, given);
+  cml_parameter_panel_request_restart (self, given);
 }
 
 void
-on_restart_clicked (CmlParameterPanel *self)
+cml_parameter_panel_on_restart_clicked (CmlParameterPanel *self)
 {
   cml_parameter_panel_apply_initial (self);
 }
 
 void
-set_note (CmlParameterPanel *self, const char *note)
+cml_parameter_panel_set_note (CmlParameterPanel *self, const char *note)
 {
   g_free (self->note);
   self->note = g_strdup (note ? note : "");
@@ -259,7 +259,7 @@ cml_parameter_panel_show_initial (CmlParameterPanel *self, CmlSystem *sys, const
                                 row->name, *asked, used);
       gtk_spin_button_set_value (row->spin, used);
       row->edited = FALSE;
-      initial_row_update_label (row);
+      cml_parameter_panel_initial_row_update_label (row);
     }
   self->updating = FALSE;
 
@@ -269,7 +269,7 @@ cml_parameter_panel_show_initial (CmlParameterPanel *self, CmlSystem *sys, const
 
       if (projected->len)
         note = g_strdup_printf (_("Projected onto the constraint set: %s"), projected->str);
-      set_note (self, note);
+      cml_parameter_panel_set_note (self, note);
       g_clear_pointer (&self->pending, g_hash_table_unref);
     }
 }

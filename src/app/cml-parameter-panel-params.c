@@ -49,16 +49,16 @@ on_param_scale_changed (GtkRange *range, ParamRow *row)
     g_autofree char *msg = NULL;
 
     /* a value no body can have: the slider stays at the last possible one, and says why */
-    if (!param_possible (row, v, &msg))
+    if (!cml_parameter_panel_param_possible (row, v, &msg))
       {
         row->self->updating = TRUE;
         gtk_range_set_value (range, value_to_scale (row, row->value));
         row->self->updating = FALSE;
-        show_input_error (row->self, GTK_WIDGET (row->spin), msg);
+        cml_parameter_panel_show_input_error (row->self, GTK_WIDGET (row->spin), msg);
         return;
       }
   }
-  hide_input_error (row->self);
+  cml_parameter_panel_hide_input_error (row->self);
   /* the spin button follows; its handler sends the value */
   if (fabs (v - gtk_spin_button_get_value (row->spin)) > 1e-12 * MAX (1.0, fabs (v)))
     gtk_spin_button_set_value (row->spin, v);
@@ -77,7 +77,7 @@ on_param_spin_changed (GtkSpinButton *spin, ParamRow *row)
     gtk_range_set_value (GTK_RANGE (row->scale), s);
   row->self->updating = was;
 
-  param_row_emit (row, v);
+  cml_parameter_panel_param_row_emit (row, v);
 }
 
 static void
@@ -86,11 +86,11 @@ on_param_choice_changed (GtkDropDown *dropdown, GParamSpec *pspec, ParamRow *row
   guint i = gtk_drop_down_get_selected (dropdown);
 
   if (i < row->n_choices)
-    param_row_emit (row, row->choices[i]);
+    cml_parameter_panel_param_row_emit (row, row->choices[i]);
 }
 
 void
-param_row_set_value (ParamRow *row, double value)
+cml_parameter_panel_param_row_set_value (ParamRow *row, double value)
 {
   if (row->choice)
     {
@@ -98,7 +98,7 @@ param_row_set_value (ParamRow *row, double value)
         if (fabs (row->choices[i] - value) < 1e-12)
           {
             if (gtk_drop_down_get_selected (row->choice) == i)
-              param_row_emit (row, value);
+              cml_parameter_panel_param_row_emit (row, value);
             else
               gtk_drop_down_set_selected (row->choice, i);
             return;
@@ -107,13 +107,13 @@ param_row_set_value (ParamRow *row, double value)
     }
   value = CLAMP (value, row->min, row->max);
   if (gtk_spin_button_get_value (row->spin) == value)
-    param_row_emit (row, value);
+    cml_parameter_panel_param_row_emit (row, value);
   else
     gtk_spin_button_set_value (row->spin, value);
 }
 
 void
-add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
+cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 {
   ParamRow *row = g_new0 (ParamRow, 1);
   GtkWidget *name, *unit, *value_widget;
@@ -173,7 +173,7 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 
       row->log_scale = p->min > 0 && p->max / p->min >= 100.0;
       step = nice_step (p->min, p->max, row->log_scale);
-      row->spin = make_spin (self, row, row->shown, row->unit, p->min, p->max, step, p->value);
+      row->spin = cml_parameter_panel_make_spin (self, row, row->shown, row->unit, p->min, p->max, step, p->value);
       value_widget = GTK_WIDGET (row->spin);
       g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_param_spin_changed), row);
 
@@ -192,7 +192,7 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
       gtk_widget_add_css_class (GTK_WIDGET (row->scale), "param-scale");
       gtk_widget_set_size_request (GTK_WIDGET (row->scale), 90, -1);
       g_signal_connect (row->scale, "value-changed", G_CALLBACK (on_param_scale_changed), row);
-      guard_wheel (self, GTK_WIDGET (row->scale));
+      cml_parameter_panel_guard_wheel (self, GTK_WIDGET (row->scale));
       gtk_grid_attach (self->param_grid, GTK_WIDGET (row->scale), 1, r, 1, 1);
     }
   gtk_widget_set_tooltip_text (value_widget, tip);
@@ -216,7 +216,7 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
       gtk_button_set_has_frame (GTK_BUTTON (sweep), FALSE);
       GtkWidget *popover = gtk_popover_new ();
       gtk_popover_set_child (GTK_POPOVER (popover), sweep);
-      g_signal_connect (sweep, "clicked", G_CALLBACK (on_sweep_clicked), row);
+      g_signal_connect (sweep, "clicked", G_CALLBACK (cml_parameter_panel_on_sweep_clicked), row);
       GtkWidget *more = gtk_menu_button_new ();
       gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (more), "view-more-symbolic");
       gtk_menu_button_set_popover (GTK_MENU_BUTTON (more), popover);
@@ -232,7 +232,7 @@ add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index)
 }
 
 ParamRow *
-find_param (CmlParameterPanel *self, const char *name)
+cml_parameter_panel_find_param (CmlParameterPanel *self, const char *name)
 {
   for (guint i = 0; self->params && i < self->params->len; i++)
     {

@@ -27,30 +27,30 @@ cml_parameter_panel_apply_preset (CmlParameterPanel *self, guint index)
     return;
   preset = model->presets->pdata[index];
   /* the preset is one step to undo, its parameters and its restart together */
-  undo_record (self, NULL, TRUE);
+  cml_parameter_panel_undo_record (self, NULL, TRUE);
   self->restoring = TRUE;
 
   /* parameters first (live), then start again from the model's initial data with the
    * preset's initial values: a preset is a reproducible scene */
-  given = model_given (self);
+  given = cml_parameter_panel_model_given (self);
   g_hash_table_iter_init (&iter, preset->values);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      ParamRow *p = find_param (self, key);
+      ParamRow *p = cml_parameter_panel_find_param (self, key);
 
       if (p)
-        param_row_set_value (p, *(double *) value);
+        cml_parameter_panel_param_row_set_value (p, *(double *) value);
       else
-        values_table_set (given, key, *(double *) value);
+        cml_parameter_panel_values_table_set (given, key, *(double *) value);
     }
 
-  show_given (self, given);
-  request_restart (self, given);
+  cml_parameter_panel_show_given (self, given);
+  cml_parameter_panel_request_restart (self, given);
   self->restoring = FALSE;
 }
 
 void
-on_preset_apply_clicked (CmlParameterPanel *self)
+cml_parameter_panel_on_preset_apply_clicked (CmlParameterPanel *self)
 {
   guint i = gtk_drop_down_get_selected (self->preset_dropdown);
 
@@ -59,22 +59,22 @@ on_preset_apply_clicked (CmlParameterPanel *self)
 }
 
 void
-on_defaults_clicked (CmlParameterPanel *self)
+cml_parameter_panel_on_defaults_clicked (CmlParameterPanel *self)
 {
   CmlModel *model;
 
   if (self->sys == NULL)
     return;
   model = cml_system_get_model (self->sys);
-  undo_record (self, NULL, FALSE);
+  cml_parameter_panel_undo_record (self, NULL, FALSE);
   self->restoring = TRUE;
   for (guint i = 0; i < model->params->len; i++)
     {
       const CmlParam *p = model->params->pdata[i];
-      ParamRow *row = find_param (self, p->name);
+      ParamRow *row = cml_parameter_panel_find_param (self, p->name);
 
       if (row)
-        param_row_set_value (row, p->value);
+        cml_parameter_panel_param_row_set_value (row, p->value);
     }
   self->restoring = FALSE;
 }
@@ -128,7 +128,7 @@ bind_preset_label (GtkSignalListItemFactory *factory, GtkListItem *item, gpointe
 }
 
 GtkListItemFactory *
-preset_factory (gboolean wrap)
+cml_parameter_panel_preset_factory (gboolean wrap)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
 

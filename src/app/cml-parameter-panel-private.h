@@ -101,42 +101,42 @@ gboolean       cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidge
 void           cml_parameter_panel_request_sweep (CmlParameterPanel *self, const char *name);
 
 /* cml-parameter-panel.c: the tables of given values (name -> double*) and the signals */
-GHashTable    *values_table_new (void);
-void           values_table_set (GHashTable *table, const char *name, double value);
-void           param_row_emit (ParamRow *row, double value);
-void           on_sweep_clicked (GtkButton *button, ParamRow *row);
-void           request_restart (CmlParameterPanel *self, GHashTable *given);
+GHashTable    *cml_parameter_panel_values_table_new (void);
+void           cml_parameter_panel_values_table_set (GHashTable *table, const char *name, double value);
+void           cml_parameter_panel_param_row_emit (ParamRow *row, double value);
+void           cml_parameter_panel_on_sweep_clicked (GtkButton *button, ParamRow *row);
+void           cml_parameter_panel_request_restart (CmlParameterPanel *self, GHashTable *given);
 
 /* cml-parameter-panel-fields.c: the number fields, what is typed in them, the wheel */
-gboolean       on_spin_output (GtkSpinButton *spin, gpointer user_data);
-void           hide_input_error (CmlParameterPanel *self);
-void           show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text);
-gboolean       param_possible (ParamRow *row, double value, char **message);
-void           guard_wheel (CmlParameterPanel *self, GtkWidget *widget);
-GtkSpinButton *make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char *unit,
+gboolean       cml_parameter_panel_on_spin_output (GtkSpinButton *spin, gpointer user_data);
+void           cml_parameter_panel_hide_input_error (CmlParameterPanel *self);
+void           cml_parameter_panel_show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text);
+gboolean       cml_parameter_panel_param_possible (ParamRow *row, double value, char **message);
+void           cml_parameter_panel_guard_wheel (CmlParameterPanel *self, GtkWidget *widget);
+GtkSpinButton *cml_parameter_panel_make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char *unit,
                           double lower, double upper, double step, double value);
 
 /* cml-parameter-panel-params.c: the parameters' rows */
-void           param_row_set_value (ParamRow *row, double value);
-void           add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index);
-ParamRow      *find_param (CmlParameterPanel *self, const char *name);
+void           cml_parameter_panel_param_row_set_value (ParamRow *row, double value);
+void           cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index);
+ParamRow      *cml_parameter_panel_find_param (CmlParameterPanel *self, const char *name);
 
 /* cml-parameter-panel-initial.c: the initial values' rows */
-void           initial_row_update_label (InitialRow *row);
-InitialRow    *find_initial (CmlParameterPanel *self, const char *name);
-void           build_initial_rows (CmlParameterPanel *self);
-void           set_note (CmlParameterPanel *self, const char *note);
-void           on_restart_clicked (CmlParameterPanel *self);
+void           cml_parameter_panel_initial_row_update_label (InitialRow *row);
+InitialRow    *cml_parameter_panel_find_initial (CmlParameterPanel *self, const char *name);
+void           cml_parameter_panel_build_initial_rows (CmlParameterPanel *self);
+void           cml_parameter_panel_set_note (CmlParameterPanel *self, const char *note);
+void           cml_parameter_panel_on_restart_clicked (CmlParameterPanel *self);
 
 /* cml-parameter-panel-presets.c */
-void           on_preset_apply_clicked (CmlParameterPanel *self);
-void           on_defaults_clicked (CmlParameterPanel *self);
-GtkListItemFactory *preset_factory (gboolean wrap);
+void           cml_parameter_panel_on_preset_apply_clicked (CmlParameterPanel *self);
+void           cml_parameter_panel_on_defaults_clicked (CmlParameterPanel *self);
+GtkListItemFactory *cml_parameter_panel_preset_factory (gboolean wrap);
 
 /* cml-parameter-panel-undo.c */
-GHashTable    *model_given (CmlParameterPanel *self);
-void           show_given (CmlParameterPanel *self, GHashTable *given);
-void           undo_record (CmlParameterPanel *self, const char *param, gboolean restart);
-void           undo_step_free (gpointer data);
+GHashTable    *cml_parameter_panel_model_given (CmlParameterPanel *self);
+void           cml_parameter_panel_show_given (CmlParameterPanel *self, GHashTable *given);
+void           cml_parameter_panel_undo_record (CmlParameterPanel *self, const char *param, gboolean restart);
+void           cml_parameter_panel_undo_step_free (gpointer data);
 
 G_END_DECLS

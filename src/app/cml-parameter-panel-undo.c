@@ -10,10 +10,10 @@
 
 /* The model's own initial data, as a table of given values. */
 GHashTable *
-model_given (CmlParameterPanel *self)
+cml_parameter_panel_model_given (CmlParameterPanel *self)
 {
   CmlModel *model = cml_system_get_model (self->sys);
-  GHashTable *given = values_table_new ();
+  GHashTable *given = cml_parameter_panel_values_table_new ();
   GHashTableIter iter;
   gpointer key, value;
 
@@ -21,7 +21,7 @@ model_given (CmlParameterPanel *self)
     {
       g_hash_table_iter_init (&iter, model->initial);
       while (g_hash_table_iter_next (&iter, &key, &value))
-        values_table_set (given, key, *(double *) value);
+        cml_parameter_panel_values_table_set (given, key, *(double *) value);
     }
   return given;
 }
@@ -29,7 +29,7 @@ model_given (CmlParameterPanel *self)
 /* The initial-value fields show GIVEN (as asked, until the run's first sample says what
  * was used), none marked as edited. */
 void
-show_given (CmlParameterPanel *self, GHashTable *given)
+cml_parameter_panel_show_given (CmlParameterPanel *self, GHashTable *given)
 {
   self->updating = TRUE;
   for (guint i = 0; i < self->initial->len; i++)
@@ -40,7 +40,7 @@ show_given (CmlParameterPanel *self, GHashTable *given)
       row->edited = FALSE;
       if (v)
         gtk_spin_button_set_value (row->spin, *v);
-      initial_row_update_label (row);
+      cml_parameter_panel_initial_row_update_label (row);
     }
   self->updating = FALSE;
 }
@@ -58,7 +58,7 @@ typedef struct
 #define UNDO_COALESCE_US (G_USEC_PER_SEC) /* one drag of one slider is one step */
 
 void
-undo_step_free (gpointer data)
+cml_parameter_panel_undo_step_free (gpointer data)
 {
   UndoStep *step = data;
 
@@ -72,12 +72,12 @@ undo_snapshot (CmlParameterPanel *self, gboolean restart)
 {
   UndoStep *step = g_new0 (UndoStep, 1);
 
-  step->params = values_table_new ();
+  step->params = cml_parameter_panel_values_table_new ();
   for (guint i = 0; i < self->params->len; i++)
     {
       ParamRow *row = self->params->pdata[i];
 
-      values_table_set (step->params, row->name, row->value);
+      cml_parameter_panel_values_table_set (step->params, row->name, row->value);
     }
   step->given = self->given ? g_hash_table_ref (self->given) : NULL;
   step->restart = restart;
@@ -87,7 +87,7 @@ undo_snapshot (CmlParameterPanel *self, gboolean restart)
 /* Called before a change by the user: PARAM names a parameter being set (a drag of the
  * same slider within a second adds no step), RESTART a new start. */
 void
-undo_record (CmlParameterPanel *self, const char *param, gboolean restart)
+cml_parameter_panel_undo_record (CmlParameterPanel *self, const char *param, gboolean restart)
 {
   gint64 now = g_get_monotonic_time ();
 
@@ -118,17 +118,17 @@ undo_restore (CmlParameterPanel *self, UndoStep *step)
   g_hash_table_iter_init (&iter, step->params);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      ParamRow *row = find_param (self, key);
+      ParamRow *row = cml_parameter_panel_find_param (self, key);
 
       if (row && row->value != *(double *) value)
-        param_row_set_value (row, *(double *) value);
+        cml_parameter_panel_param_row_set_value (row, *(double *) value);
     }
   if (step->restart)
     {
-      g_autoptr (GHashTable) given = step->given ? g_hash_table_ref (step->given) : model_given (self);
+      g_autoptr (GHashTable) given = step->given ? g_hash_table_ref (step->given) : cml_parameter_panel_model_given (self);
 
-      show_given (self, given);
-      request_restart (self, given);
+      cml_parameter_panel_show_given (self, given);
+      cml_parameter_panel_request_restart (self, given);
     }
   self->restoring = FALSE;
   g_clear_pointer (&self->last_param, g_free);
@@ -146,7 +146,7 @@ cml_parameter_panel_undo (CmlParameterPanel *self)
   step = g_ptr_array_steal_index (self->undo, self->undo->len - 1);
   g_ptr_array_add (self->redo, undo_snapshot (self, step->restart));
   undo_restore (self, step);
-  undo_step_free (step);
+  cml_parameter_panel_undo_step_free (step);
   return TRUE;
 }
 
@@ -162,6 +162,6 @@ cml_parameter_panel_redo (CmlParameterPanel *self)
   step = g_ptr_array_steal_index (self->redo, self->redo->len - 1);
   g_ptr_array_add (self->undo, undo_snapshot (self, step->restart));
   undo_restore (self, step);
-  undo_step_free (step);
+  cml_parameter_panel_undo_step_free (step);
   return TRUE;
 }

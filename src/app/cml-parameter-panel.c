@@ -47,13 +47,13 @@ initial_row_free (InitialRow *row)
 }
 
 GHashTable *
-values_table_new (void)
+cml_parameter_panel_values_table_new (void)
 {
   return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 void
-values_table_set (GHashTable *table, const char *name, double value)
+cml_parameter_panel_values_table_set (GHashTable *table, const char *name, double value)
 {
   double *v = g_new (double, 1);
 
@@ -64,10 +64,10 @@ values_table_set (GHashTable *table, const char *name, double value)
 /* ---- what the panel tells the window ------------------------------------------------- */
 
 void
-param_row_emit (ParamRow *row, double value)
+cml_parameter_panel_param_row_emit (ParamRow *row, double value)
 {
   if (value != row->value)
-    undo_record (row->self, row->name, FALSE);
+    cml_parameter_panel_undo_record (row->self, row->name, FALSE);
   row->value = value;
   if (!row->self->updating)
     g_signal_emit (row->self, signals[PARAM_CHANGED], 0, row->name, value);
@@ -75,7 +75,7 @@ param_row_emit (ParamRow *row, double value)
 
 /* A row's "Sweep this parameter…" */
 void
-on_sweep_clicked (GtkButton *button, ParamRow *row)
+cml_parameter_panel_on_sweep_clicked (GtkButton *button, ParamRow *row)
 {
   GtkWidget *popover = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_POPOVER);
   if (popover)
@@ -84,7 +84,7 @@ on_sweep_clicked (GtkButton *button, ParamRow *row)
 }
 
 void
-request_restart (CmlParameterPanel *self, GHashTable *given)
+cml_parameter_panel_request_restart (CmlParameterPanel *self, GHashTable *given)
 {
   g_clear_pointer (&self->given, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_hash_table_unref);
@@ -113,7 +113,7 @@ cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys)
   g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
 
   self->updating = TRUE;
-  hide_input_error (self);
+  cml_parameter_panel_hide_input_error (self);
   clear_grid (self->param_grid);
   clear_grid (self->initial_grid);
   clear_grid (self->recon_grid);
@@ -125,7 +125,7 @@ cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys)
   g_ptr_array_set_size (self->undo, 0);
   g_ptr_array_set_size (self->redo, 0);
   g_clear_pointer (&self->last_param, g_free);
-  set_note (self, NULL);
+  cml_parameter_panel_set_note (self, NULL);
   if (sys)
     cml_system_ref (sys);
   g_clear_pointer (&self->sys, cml_system_unref);
@@ -136,14 +136,14 @@ cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys)
     {
       model = cml_system_get_model (sys);
       for (guint i = 0; i < model->params->len; i++)
-        add_param_row (self, model->params->pdata[i], i);
+        cml_parameter_panel_add_param_row (self, model->params->pdata[i], i);
       for (guint i = 0; model->presets && i < model->presets->len; i++)
         {
           CmlPreset *preset = model->presets->pdata[i];
 
           gtk_string_list_append (presets, preset->title ? preset->title : preset->name);
         }
-      build_initial_rows (self);
+      cml_parameter_panel_build_initial_rows (self);
     }
   gtk_drop_down_set_model (self->preset_dropdown, G_LIST_MODEL (presets));
   g_object_unref (presets);
@@ -177,7 +177,7 @@ cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double
 
   g_return_val_if_fail (CML_IS_PARAMETER_PANEL (self), FALSE);
 
-  row = find_param (self, name);
+  row = cml_parameter_panel_find_param (self, name);
   p = self->sys ? cml_model_find_param (cml_system_get_model (self->sys), name) : NULL;
   if (row == NULL || p == NULL)
     {
@@ -189,16 +189,16 @@ cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double
   {
     g_autofree char *msg = NULL;
 
-    if (!param_possible (row, value, &msg))
+    if (!cml_parameter_panel_param_possible (row, value, &msg))
       {
         g_set_error_literal (error, CML_ERROR, CML_ERROR_USAGE, msg);
         if (row->spin)
-          show_input_error (self, GTK_WIDGET (row->spin), msg);
+          cml_parameter_panel_show_input_error (self, GTK_WIDGET (row->spin), msg);
         return FALSE;
       }
   }
-  hide_input_error (self);
-  param_row_set_value (row, value);
+  cml_parameter_panel_hide_input_error (self);
+  cml_parameter_panel_param_row_set_value (row, value);
   return TRUE;
 }
 
@@ -219,7 +219,7 @@ cml_parameter_panel_start_from_step (CmlParameterPanel *self, GHashTable *values
 
   g_hash_table_iter_init (&iter, values);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    if (find_initial (self, key) == NULL)
+    if (cml_parameter_panel_find_initial (self, key) == NULL)
       {
         g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                      _("“%s” is not an initial value of this model"), (const char *) key);
@@ -228,11 +228,11 @@ cml_parameter_panel_start_from_step (CmlParameterPanel *self, GHashTable *values
   g_hash_table_iter_init (&iter, values);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      InitialRow *row = find_initial (self, key);
+      InitialRow *row = cml_parameter_panel_find_initial (self, key);
 
       gtk_spin_button_set_value (row->spin, *(double *) value);
       row->edited = TRUE;
-      initial_row_update_label (row);
+      cml_parameter_panel_initial_row_update_label (row);
     }
   /* a drag goes on within the step its start made */
   gboolean restoring = self->restoring;
@@ -247,7 +247,7 @@ cml_parameter_panel_start_from_step (CmlParameterPanel *self, GHashTable *values
 GtkSpinButton *
 cml_parameter_panel_get_param_spin (CmlParameterPanel *self, const char *name)
 {
-  ParamRow *row = find_param (self, name);
+  ParamRow *row = cml_parameter_panel_find_param (self, name);
 
   return row ? row->spin : NULL;
 }
@@ -292,14 +292,14 @@ cml_parameter_panel_set_hidden (CmlParameterPanel *self, const char *const *name
       if (!!g_object_get_data (G_OBJECT (row->spin), "cml-hidden") == hide)
         continue;
       g_object_set_data (G_OBJECT (row->spin), "cml-hidden", GINT_TO_POINTER (hide));
-      on_spin_output (row->spin, NULL);
+      cml_parameter_panel_on_spin_output (row->spin, NULL);
     }
 }
 
 gboolean
 cml_parameter_panel_is_hidden (CmlParameterPanel *self, const char *name)
 {
-  ParamRow *row = find_param (self, name);
+  ParamRow *row = cml_parameter_panel_find_param (self, name);
 
   return row && row->spin && g_object_get_data (G_OBJECT (row->spin), "cml-hidden") != NULL;
 }
@@ -307,7 +307,7 @@ cml_parameter_panel_is_hidden (CmlParameterPanel *self, const char *name)
 GtkRange *
 cml_parameter_panel_get_param_scale (CmlParameterPanel *self, const char *name)
 {
-  ParamRow *row = find_param (self, name);
+  ParamRow *row = cml_parameter_panel_find_param (self, name);
 
   return row && row->scale ? GTK_RANGE (row->scale) : NULL;
 }
@@ -315,7 +315,7 @@ cml_parameter_panel_get_param_scale (CmlParameterPanel *self, const char *name)
 GtkSpinButton *
 cml_parameter_panel_get_initial_spin (CmlParameterPanel *self, const char *name)
 {
-  InitialRow *row = find_initial (self, name);
+  InitialRow *row = cml_parameter_panel_find_initial (self, name);
 
   return row ? row->spin : NULL;
 }
@@ -333,7 +333,7 @@ cml_parameter_panel_dispose (GObject *object)
 {
   CmlParameterPanel *self = CML_PARAMETER_PANEL (object);
 
-  hide_input_error (self);
+  cml_parameter_panel_hide_input_error (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_PARAMETER_PANEL);
   g_clear_pointer (&self->params, g_ptr_array_unref);
   g_clear_pointer (&self->initial, g_ptr_array_unref);
@@ -389,9 +389,9 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, scroller);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, restart_button);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, projection_label);
-  gtk_widget_class_bind_template_callback (widget_class, on_restart_clicked);
-  gtk_widget_class_bind_template_callback (widget_class, on_preset_apply_clicked);
-  gtk_widget_class_bind_template_callback (widget_class, on_defaults_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, cml_parameter_panel_on_restart_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, cml_parameter_panel_on_preset_apply_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, cml_parameter_panel_on_defaults_clicked);
 }
 
 static void
@@ -399,8 +399,8 @@ cml_parameter_panel_init (CmlParameterPanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   {
-    g_autoptr (GtkListItemFactory) button = preset_factory (FALSE);
-    g_autoptr (GtkListItemFactory) list = preset_factory (TRUE);
+    g_autoptr (GtkListItemFactory) button = cml_parameter_panel_preset_factory (FALSE);
+    g_autoptr (GtkListItemFactory) list = cml_parameter_panel_preset_factory (TRUE);
 
     gtk_drop_down_set_factory (self->preset_dropdown, button);
     gtk_drop_down_set_list_factory (self->preset_dropdown, list);
@@ -419,8 +419,8 @@ cml_parameter_panel_init (CmlParameterPanel *self)
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) param_row_free);
   self->initial = g_ptr_array_new_with_free_func ((GDestroyNotify) initial_row_free);
   self->note = g_strdup ("");
-  self->undo = g_ptr_array_new_with_free_func (undo_step_free);
-  self->redo = g_ptr_array_new_with_free_func (undo_step_free);
+  self->undo = g_ptr_array_new_with_free_func (cml_parameter_panel_undo_step_free);
+  self->redo = g_ptr_array_new_with_free_func (cml_parameter_panel_undo_step_free);
   cml_parameter_panel_set_system (self, NULL);
 }
 

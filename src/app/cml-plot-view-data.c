@@ -86,21 +86,21 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
     }
 
   cml_plot_view_compare_reset (self);
-  fill_selectors (self);
+  cml_plot_view_fill_selectors (self);
 
   /* default: energy and invariants against time, else the first coordinate */
   g_clear_pointer (&self->x_name, g_free);
-  g_autoptr (GPtrArray) monitors = monitor_names (self);
+  g_autoptr (GPtrArray) monitors = cml_plot_view_monitor_names (self);
   if (monitors->len == 0 && n > 0)
     {
-      CmlModel *model = view_model (self);
+      CmlModel *model = cml_plot_view_model (self);
       const char *first = model->m > 0 && cml_system_observable_index (sys, model->base[0]) >= 0
                             ? model->base[0]
                             : cml_system_observable_name (sys, 0);
       g_ptr_array_add (monitors, (gpointer) first);
     }
-  set_y_names (self, monitors);
-  rebuild_series (self);
+  cml_plot_view_set_y_names (self, monitors);
+  cml_plot_view_rebuild_series (self);
 }
 
 void
@@ -136,9 +136,9 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
   /* the closed forms start where the run does: its first sample, at t = 0 */
   if (self->reference && cml_plot_column_get_n (self->t_column) == 0)
     {
-      CmlModel *model = view_model (self);
+      CmlModel *model = cml_plot_view_model (self);
       g_autofree double *params = g_new (double, model->params->len + 1);
-      current_parameters (self, model, params);
+      cml_plot_view_current_parameters (self, model, params);
       self->ref_started = t[0] == 0;
       if (self->ref_started)
         cml_reference_start (self->reference, params, rows);
@@ -241,7 +241,7 @@ cml_plot_view_clear (CmlPlotView *self)
  * window's newest frame when the view is in one and shows its system, else the model's
  * defaults (a view on its own). */
 void
-current_parameters (CmlPlotView *self, CmlModel *model, double *values)
+cml_plot_view_current_parameters (CmlPlotView *self, CmlModel *model, double *values)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   CmlRunner *runner = CML_IS_WINDOW (root) ? cml_window_get_runner (CML_WINDOW (root)) : NULL;

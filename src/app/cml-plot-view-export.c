@@ -36,7 +36,7 @@ static char *
 suggested_name (CmlPlotView *self, const char *ext)
 {
   GString *name = g_string_new (NULL);
-  CmlModel *model = view_model (self);
+  CmlModel *model = cml_plot_view_model (self);
 
   append_slug (name, model ? model->name : "plot");
   if (self->y_names->len > 0)
@@ -76,7 +76,7 @@ show_export_error (CmlPlotView *self, const char *path, const char *message)
 }
 
 void
-close_chooser (CmlPlotView *self)
+cml_plot_view_close_chooser (CmlPlotView *self)
 {
   if (self->chooser)
     {
@@ -118,11 +118,11 @@ on_export_response (GtkNativeDialog *chooser, int response, CmlPlotView *self)
       else
         cml_export_folder_remember (path);  /* the next export opens there */
     }
-  close_chooser (self);
+  cml_plot_view_close_chooser (self);
 }
 
 void
-export_action (GtkWidget *widget, const char *action_name, GVariant *param)
+cml_plot_view_export_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
   CmlPlotView *self = CML_PLOT_VIEW (widget);
   const char *format = g_variant_get_string (param, NULL);
@@ -138,7 +138,7 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *param)
       g_warning ("plot.export: unknown format “%s”", format);
       return;
     }
-  close_chooser (self);
+  cml_plot_view_close_chooser (self);
   upper = g_ascii_strup (format, -1);
   title = g_strdup_printf (_("Export Plot as %s"), upper);
   self->chooser = gtk_file_chooser_native_new (title, GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
@@ -167,11 +167,11 @@ export_action (GtkWidget *widget, const char *action_name, GVariant *param)
 static void
 figure_titles (CmlPlotView *self)
 {
-  CmlModel *model = view_model (self);
+  CmlModel *model = cml_plot_view_model (self);
   if (model == NULL)
     return;
   g_autofree double *values = g_new (double, MAX (model->params->len, 1));
-  current_parameters (self, model, values);
+  cml_plot_view_current_parameters (self, model, values);
   cml_plot_set_figure_titles (self->plot, model, (const char *const *) self->y_names->pdata, self->y_names->len,
                               self->x_name, values);
 

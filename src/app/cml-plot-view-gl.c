@@ -23,7 +23,7 @@ area_size (CmlPlotView *self, int *width, int *height, int *scale)
 }
 
 void
-on_area_realize (CmlPlotView *self)
+cml_plot_view_on_area_realize (CmlPlotView *self)
 {
   g_autoptr (GError) error = NULL;
 
@@ -40,7 +40,7 @@ on_area_realize (CmlPlotView *self)
 }
 
 void
-on_area_unrealize (CmlPlotView *self)
+cml_plot_view_on_area_unrealize (CmlPlotView *self)
 {
   if (self->renderer)
     {
@@ -51,7 +51,7 @@ on_area_unrealize (CmlPlotView *self)
 }
 
 gboolean
-on_area_render (CmlPlotView *self, GdkGLContext *context)
+cml_plot_view_on_area_render (CmlPlotView *self, GdkGLContext *context)
 {
   int width, height, scale;
   CmlPlotStyle style;
@@ -65,7 +65,7 @@ on_area_render (CmlPlotView *self, GdkGLContext *context)
     gtk_toggle_button_set_active (show_all ? self->all_button : self->window_button, TRUE);
 
   area_size (self, &width, &height, &scale);
-  view_style (self, &style);
+  cml_plot_view_style (self, &style);
   cml_plot_gl_draw (self->renderer, self->plot, width, height, &style);
 
   /* G_MESSAGES_DEBUG=cml-plot-view shows what a frame costs */
@@ -107,7 +107,7 @@ probe_draw (gpointer view, CmlGlProbeImage *image)
   glRenderbufferStorage (GL_RENDERBUFFER, GL_RGBA8, width, height);
   glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
 
-  view_style (self, &style);
+  cml_plot_view_style (self, &style);
   cml_plot_gl_draw (self->renderer, self->plot, width, height, &style);
   image->width = width;
   image->height = height;
@@ -139,7 +139,7 @@ cml_plot_view_probe_pixels (CmlPlotView *self, double *fraction)
 /* ---- zoom ------------------------------------------------------------------------------ */
 
 void
-sync_zoom (CmlPlotView *self)
+cml_plot_view_sync_zoom (CmlPlotView *self)
 {
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.reset-zoom", cml_plot_get_zoomed (self->plot));
 }
@@ -156,7 +156,7 @@ cml_plot_view_zoom_at (CmlPlotView *self, double wx, double wy, double steps)
   if (self->renderer == NULL || steps == 0 || !cml_plot_gl_pick (self->renderer, wx * scale, wy * scale, &x, &y))
     return FALSE;
   cml_plot_zoom (self->plot, x, y, pow (1.25, steps));
-  sync_zoom (self);
+  cml_plot_view_sync_zoom (self);
   gtk_gl_area_queue_render (self->area);
   return TRUE;
 }
@@ -166,7 +166,7 @@ cml_plot_view_reset_zoom (CmlPlotView *self)
 {
   g_return_if_fail (CML_IS_PLOT_VIEW (self));
   cml_plot_reset_zoom (self->plot);
-  sync_zoom (self);
+  cml_plot_view_sync_zoom (self);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -178,7 +178,7 @@ cml_plot_view_get_zoomed (CmlPlotView *self)
 }
 
 void
-on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self)
+cml_plot_view_on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self)
 {
   self->pointer_x = x;
   self->pointer_y = y;
@@ -187,20 +187,20 @@ on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlot
 /* The wheel over the plot area zooms around the pointer (down: out); anywhere else it is
  * left to what is under it. */
 gboolean
-on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, CmlPlotView *self)
+cml_plot_view_on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, CmlPlotView *self)
 {
   return cml_plot_view_zoom_at (self, self->pointer_x, self->pointer_y, dy);
 }
 
 void
-on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self)
+cml_plot_view_on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self)
 {
   if (n_press == 2 && cml_plot_get_zoomed (self->plot))
     cml_plot_view_reset_zoom (self);
 }
 
 void
-reset_zoom_action (GtkWidget *widget, const char *action_name, GVariant *param)
+cml_plot_view_reset_zoom_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
   cml_plot_view_reset_zoom (CML_PLOT_VIEW (widget));
 }

@@ -58,13 +58,13 @@ header_flow (CmlPlotView *self, int width, HeaderFlow *flow)
 }
 
 GtkSizeRequestMode
-layout_request_mode (GtkWidget *widget)
+cml_plot_view_layout_request_mode (GtkWidget *widget)
 {
   return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
 }
 
 void
-layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
+cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
                 int *natural, int *minimum_baseline, int *natural_baseline)
 {
   CmlPlotView *self = CML_PLOT_VIEW (widget);
@@ -100,7 +100,7 @@ layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int
 }
 
 void
-layout_allocate (GtkWidget *widget, int width, int height, int baseline)
+cml_plot_view_layout_allocate (GtkWidget *widget, int width, int height, int baseline)
 {
   CmlPlotView *self = CML_PLOT_VIEW (widget);
   GtkWidget *groups[N_GROUPS] = { self->selectors, self->x_selector, self->controls };

@@ -104,49 +104,49 @@ void     cml_plot_view_pick_class_init (GObjectClass *object_class);
 void     cml_plot_view_pick_init (CmlPlotView *self);
 
 /* cml-plot-view.c: names, units and style of what the view shows; the plot's series */
-CmlModel    *view_model (CmlPlotView *self);
-const char  *unit_of (CmlPlotView *self, const char *name);
-const char  *time_unit (CmlPlotView *self);
-char        *display_name (CmlPlotView *self, const char *name);
-char        *display_name_with_unit (CmlPlotView *self, const char *name);
-gboolean     same_unit (const char *a, const char *b);
-GPtrArray   *monitor_names (CmlPlotView *self);
-void         view_style (CmlPlotView *self, CmlPlotStyle *style);
-void         rebuild_series (CmlPlotView *self);
+CmlModel    *cml_plot_view_model (CmlPlotView *self);
+const char  *cml_plot_view_unit_of (CmlPlotView *self, const char *name);
+const char  *cml_plot_view_time_unit (CmlPlotView *self);
+char        *cml_plot_view_display_name (CmlPlotView *self, const char *name);
+char        *cml_plot_view_display_name_with_unit (CmlPlotView *self, const char *name);
+gboolean     cml_plot_view_same_unit (const char *a, const char *b);
+GPtrArray   *cml_plot_view_monitor_names (CmlPlotView *self);
+void         cml_plot_view_style (CmlPlotView *self, CmlPlotStyle *style);
+void         cml_plot_view_rebuild_series (CmlPlotView *self);
 
 /* cml-plot-view-selectors.c: the header's selectors and their template callbacks */
-void         sync_equal_scales (CmlPlotView *self);
-void         on_equal_check_toggled (CmlPlotView *self);
-void         sync_selectors (CmlPlotView *self);
-void         set_y_names (CmlPlotView *self, GPtrArray *names);
-void         on_monitors_clicked (CmlPlotView *self);
-void         on_residual_clicked (CmlPlotView *self);
-void         on_error_clicked (CmlPlotView *self);
-void         on_x_selected (CmlPlotView *self);
-void         on_show_all_toggled (CmlPlotView *self);
-void         fill_selectors (CmlPlotView *self);
+void         cml_plot_view_sync_equal_scales (CmlPlotView *self);
+void         cml_plot_view_on_equal_check_toggled (CmlPlotView *self);
+void         cml_plot_view_sync_selectors (CmlPlotView *self);
+void         cml_plot_view_set_y_names (CmlPlotView *self, GPtrArray *names);
+void         cml_plot_view_on_monitors_clicked (CmlPlotView *self);
+void         cml_plot_view_on_residual_clicked (CmlPlotView *self);
+void         cml_plot_view_on_error_clicked (CmlPlotView *self);
+void         cml_plot_view_on_x_selected (CmlPlotView *self);
+void         cml_plot_view_on_show_all_toggled (CmlPlotView *self);
+void         cml_plot_view_fill_selectors (CmlPlotView *self);
 
 /* cml-plot-view-gl.c: the GL area's callbacks, zoom */
-void         on_area_realize (CmlPlotView *self);
-void         on_area_unrealize (CmlPlotView *self);
-gboolean     on_area_render (CmlPlotView *self, GdkGLContext *context);
-void         sync_zoom (CmlPlotView *self);
-void         on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self);
-gboolean     on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, CmlPlotView *self);
-void         on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self);
-void         reset_zoom_action (GtkWidget *widget, const char *action_name, GVariant *param);
+void         cml_plot_view_on_area_realize (CmlPlotView *self);
+void         cml_plot_view_on_area_unrealize (CmlPlotView *self);
+gboolean     cml_plot_view_on_area_render (CmlPlotView *self, GdkGLContext *context);
+void         cml_plot_view_sync_zoom (CmlPlotView *self);
+void         cml_plot_view_on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self);
+gboolean     cml_plot_view_on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, CmlPlotView *self);
+void         cml_plot_view_on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self);
+void         cml_plot_view_reset_zoom_action (GtkWidget *widget, const char *action_name, GVariant *param);
 
 /* cml-plot-view-export.c: the "plot.export" action */
-void         close_chooser (CmlPlotView *self);
-void         export_action (GtkWidget *widget, const char *action_name, GVariant *param);
+void         cml_plot_view_close_chooser (CmlPlotView *self);
+void         cml_plot_view_export_action (GtkWidget *widget, const char *action_name, GVariant *param);
 
 /* cml-plot-view-layout.c: the widget's custom layout */
-GtkSizeRequestMode layout_request_mode (GtkWidget *widget);
-void         layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
+GtkSizeRequestMode cml_plot_view_layout_request_mode (GtkWidget *widget);
+void         cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
                              int *natural, int *minimum_baseline, int *natural_baseline);
-void         layout_allocate (GtkWidget *widget, int width, int height, int baseline);
+void         cml_plot_view_layout_allocate (GtkWidget *widget, int width, int height, int baseline);
 
 /* cml-plot-view-data.c: the run's parameters now (the window's newest frame, else the model's) */
-void         current_parameters (CmlPlotView *self, CmlModel *model, double *values);
+void         cml_plot_view_current_parameters (CmlPlotView *self, CmlModel *model, double *values);
 
 G_END_DECLS

@@ -13,7 +13,7 @@
 /* The menu's "Equal Scales": ticked when the scales are equal, insensitive where they
  * cannot be (against time, or axes in different units), with the reason in its tooltip. */
 void
-sync_equal_scales (CmlPlotView *self)
+cml_plot_view_sync_equal_scales (CmlPlotView *self)
 {
   CmlPlot *plot = self->plot;
   gboolean possible = cml_plot_get_equal_scales_possible (plot);
@@ -40,7 +40,7 @@ sync_equal_scales (CmlPlotView *self)
 }
 
 void
-on_equal_check_toggled (CmlPlotView *self)
+cml_plot_view_on_equal_check_toggled (CmlPlotView *self)
 {
   if (!self->syncing)
     cml_plot_view_set_equal_scales (self, gtk_check_button_get_active (self->equal_check));
@@ -48,7 +48,7 @@ on_equal_check_toggled (CmlPlotView *self)
 
 /* Shows the current selection in the header without reacting to it. */
 void
-sync_selectors (CmlPlotView *self)
+cml_plot_view_sync_selectors (CmlPlotView *self)
 {
   self->syncing = TRUE;
 
@@ -72,16 +72,16 @@ sync_selectors (CmlPlotView *self)
 
   /* a quantity in another unit than those plotted is plotted alone (one axis, one unit):
    * its tooltip says so before it is ticked */
-  const char *axis_unit = self->y_names->len ? unit_of (self, g_ptr_array_index (self->y_names, 0)) : NULL;
+  const char *axis_unit = self->y_names->len ? cml_plot_view_unit_of (self, g_ptr_array_index (self->y_names, 0)) : NULL;
   for (guint i = 0; i < self->checks->len; i++)
     {
       const char *name = cml_system_observable_name (self->system, i);
-      CmlModel *model = view_model (self);
+      CmlModel *model = cml_plot_view_model (self);
       const char *meaning = model ? cml_model_meaning (model, name) : NULL;
       g_autoptr (GString) tip = g_string_new (meaning);
-      if (axis_unit && !same_unit (axis_unit, unit_of (self, name)))
+      if (axis_unit && !cml_plot_view_same_unit (axis_unit, cml_plot_view_unit_of (self, name)))
         {
-          g_autofree char *u = cml_plot_format_unit (unit_of (self, name));
+          g_autofree char *u = cml_plot_format_unit (cml_plot_view_unit_of (self, name));
           g_autofree char *v = cml_plot_format_unit (axis_unit);
           g_autofree char *note = g_strdup_printf (
             /* TRANSLATORS: units of a quantity and of those plotted ("m/s", "J"); "no unit" for a dimensionless one */
@@ -96,31 +96,31 @@ sync_selectors (CmlPlotView *self)
   g_autoptr (GString) label = g_string_new (NULL);
   for (guint k = 0; k < self->y_names->len; k++)
     {
-      g_autofree char *shown = display_name (self, g_ptr_array_index (self->y_names, k));
+      g_autofree char *shown = cml_plot_view_display_name (self, g_ptr_array_index (self->y_names, k));
       g_string_append_printf (label, "%s%s", k ? ", " : "", shown);
     }
   if (label->len == 0)
     g_string_assign (label, _("Choose…"));
   else if (g_utf8_strlen (label->str, -1) > 20)
     {
-      g_autofree char *first = display_name (self, g_ptr_array_index (self->y_names, 0));
+      g_autofree char *first = cml_plot_view_display_name (self, g_ptr_array_index (self->y_names, 0));
       /* TRANSLATORS: the quantities chosen for a plot: the first one's name and how many others */
       g_string_printf (label, _("%s + %u more"), first, self->y_names->len - 1);
     }
   gtk_menu_button_set_label (self->y_button, label->str);
 
   gboolean has_residual = self->system && cml_system_observable_index (self->system, "residual") >= 0;
-  g_autoptr (GPtrArray) monitors = monitor_names (self);
+  g_autoptr (GPtrArray) monitors = cml_plot_view_monitor_names (self);
   gtk_widget_set_visible (self->residual_button, has_residual);
   gtk_widget_set_visible (self->monitors_button, monitors->len > 0);
   gtk_widget_set_visible (self->error_button, self->reference != NULL);
 
   self->syncing = FALSE;
-  sync_equal_scales (self);
+  cml_plot_view_sync_equal_scales (self);
 }
 
 void
-set_y_names (CmlPlotView *self, GPtrArray *names)
+cml_plot_view_set_y_names (CmlPlotView *self, GPtrArray *names)
 {
   g_ptr_array_set_size (self->y_names, 0);
   for (guint i = 0; i < names->len; i++)
@@ -138,39 +138,39 @@ on_check_toggled (GtkCheckButton *check, CmlPlotView *self)
   const char *unit = NULL;
   guint ticked;
   if (gtk_check_button_get_active (check) && g_ptr_array_find (self->checks, check, &ticked))
-    unit = unit_of (self, cml_system_observable_name (self->system, ticked));
+    unit = cml_plot_view_unit_of (self, cml_system_observable_name (self->system, ticked));
   g_ptr_array_set_size (self->y_names, 0);
   for (guint i = 0; i < self->checks->len; i++)
     {
       const char *name = cml_system_observable_name (self->system, i);
       if (gtk_check_button_get_active (g_ptr_array_index (self->checks, i))
-          && (unit == NULL || same_unit (unit, unit_of (self, name))))
+          && (unit == NULL || cml_plot_view_same_unit (unit, cml_plot_view_unit_of (self, name))))
         g_ptr_array_add (self->y_names, g_strdup (name));
     }
-  rebuild_series (self);
+  cml_plot_view_rebuild_series (self);
 }
 
 void
-on_monitors_clicked (CmlPlotView *self)
+cml_plot_view_on_monitors_clicked (CmlPlotView *self)
 {
-  g_autoptr (GPtrArray) monitors = monitor_names (self);
-  set_y_names (self, monitors);
-  rebuild_series (self);
+  g_autoptr (GPtrArray) monitors = cml_plot_view_monitor_names (self);
+  cml_plot_view_set_y_names (self, monitors);
+  cml_plot_view_rebuild_series (self);
   gtk_popover_popdown (self->y_popover);
 }
 
 void
-on_residual_clicked (CmlPlotView *self)
+cml_plot_view_on_residual_clicked (CmlPlotView *self)
 {
   g_ptr_array_set_size (self->y_names, 0);
   g_ptr_array_add (self->y_names, g_strdup ("residual"));
-  rebuild_series (self);
+  cml_plot_view_rebuild_series (self);
   gtk_popover_popdown (self->y_popover);
 }
 
 /* The live error of every closed form, NAME_err = the run minus the closed form. */
 void
-on_error_clicked (CmlPlotView *self)
+cml_plot_view_on_error_clicked (CmlPlotView *self)
 {
   if (self->reference == NULL)
     return;
@@ -179,12 +179,12 @@ on_error_clicked (CmlPlotView *self)
   g_ptr_array_set_size (self->y_names, 0);
   for (guint i = 0; i < cml_reference_get_n (self->reference); i++)
     g_ptr_array_add (self->y_names, g_strdup_printf ("%s_err", cml_reference_get_name (self->reference, i)));
-  rebuild_series (self);
+  cml_plot_view_rebuild_series (self);
   gtk_popover_popdown (self->y_popover);
 }
 
 void
-on_x_selected (CmlPlotView *self)
+cml_plot_view_on_x_selected (CmlPlotView *self)
 {
   if (self->syncing || self->system == NULL)
     return;
@@ -192,11 +192,11 @@ on_x_selected (CmlPlotView *self)
   g_clear_pointer (&self->x_name, g_free);
   if (pos != GTK_INVALID_LIST_POSITION && pos > 0 && pos <= cml_system_n_observables (self->system))
     self->x_name = g_strdup (cml_system_observable_name (self->system, pos - 1));
-  rebuild_series (self);
+  cml_plot_view_rebuild_series (self);
 }
 
 void
-on_show_all_toggled (CmlPlotView *self)
+cml_plot_view_on_show_all_toggled (CmlPlotView *self)
 {
   cml_plot_set_show_all (self->plot, gtk_toggle_button_get_active (self->all_button));
   gtk_gl_area_queue_render (self->area);
@@ -204,7 +204,7 @@ on_show_all_toggled (CmlPlotView *self)
 
 /* Fills the selectors with SYS's observables. */
 void
-fill_selectors (CmlPlotView *self)
+cml_plot_view_fill_selectors (CmlPlotView *self)
 {
   GtkWidget *child;
 
@@ -220,7 +220,7 @@ fill_selectors (CmlPlotView *self)
   for (guint i = 0; i < n; i++)
     {
       const char *name = cml_system_observable_name (self->system, i);
-      g_autofree char *text = display_name_with_unit (self, name);
+      g_autofree char *text = cml_plot_view_display_name_with_unit (self, name);
       GtkWidget *check = gtk_check_button_new_with_label (text);
       g_signal_connect (check, "toggled", G_CALLBACK (on_check_toggled), self);
       gtk_box_append (self->y_list, check);
@@ -230,9 +230,9 @@ fill_selectors (CmlPlotView *self)
   g_ptr_array_add (items, NULL);
   gtk_string_list_splice (self->x_model, 0, n_old, (const char *const *) items->pdata);
 
-  g_autofree char *window_label = time_unit (self)[0]
+  g_autofree char *window_label = cml_plot_view_time_unit (self)[0]
                                      /* TRANSLATORS: the time window of a plot: a number and the model's time unit, "Last 20 s" */
-                                     ? g_strdup_printf (_("Last %g %s"), cml_plot_get_time_window (self->plot), time_unit (self))
+                                     ? g_strdup_printf (_("Last %g %s"), cml_plot_get_time_window (self->plot), cml_plot_view_time_unit (self))
                                      : g_strdup_printf (_("Last %g"), cml_plot_get_time_window (self->plot));
   gtk_button_set_label (GTK_BUTTON (self->window_button), window_label);
   self->syncing = FALSE;
@@ -252,5 +252,5 @@ cml_plot_view_set_series (CmlPlotView *self, const char *x, const char *const *y
   g_ptr_array_set_size (self->y_names, 0);
   for (guint k = 0; ys && ys[k]; k++)
     g_ptr_array_add (self->y_names, g_strdup (ys[k]));
-  rebuild_series (self);
+  cml_plot_view_rebuild_series (self);
 }

@@ -34,7 +34,7 @@ static GParamSpec *properties[N_PROPS];
 /* ---- helpers --------------------------------------------------------------------------- */
 
 CmlModel *
-view_model (CmlPlotView *self)
+cml_plot_view_model (CmlPlotView *self)
 {
   return self->system ? cml_system_get_model (self->system) : NULL;
 }
@@ -52,9 +52,9 @@ reference_of (CmlPlotView *self, const char *name, const char *suffix)
 }
 
 const char *
-unit_of (CmlPlotView *self, const char *name)
+cml_plot_view_unit_of (CmlPlotView *self, const char *name)
 {
-  CmlModel *model = view_model (self);
+  CmlModel *model = cml_plot_view_model (self);
   int r = reference_of (self, name, "_err");
   if (r < 0)
     r = reference_of (self, name, "_ref");
@@ -67,9 +67,9 @@ unit_of (CmlPlotView *self, const char *name)
 }
 
 const char *
-time_unit (CmlPlotView *self)
+cml_plot_view_time_unit (CmlPlotView *self)
 {
-  CmlModel *model = view_model (self);
+  CmlModel *model = cml_plot_view_model (self);
   /* "1" is a dimensionless time: no unit to show */
   if (model == NULL || model->time_unit == NULL || g_str_equal (model->time_unit, "1"))
     return "";
@@ -80,9 +80,9 @@ time_unit (CmlPlotView *self)
  * its name typeset ("energía", "ρ", "pᵣ", "|Γ|²"),
  * a closed form's value and error in words.  Newly allocated. */
 char *
-display_name (CmlPlotView *self, const char *name)
+cml_plot_view_display_name (CmlPlotView *self, const char *name)
 {
-  CmlModel *model = view_model (self);
+  CmlModel *model = cml_plot_view_model (self);
   int r;
 
   if (model == NULL)
@@ -103,17 +103,17 @@ display_name (CmlPlotView *self, const char *name)
 
 /* "ρ [m]", or the name alone for a dimensionless quantity. */
 char *
-display_name_with_unit (CmlPlotView *self, const char *name)
+cml_plot_view_display_name_with_unit (CmlPlotView *self, const char *name)
 {
-  g_autofree char *shown = display_name (self, name);
-  g_autofree char *unit = cml_plot_format_unit (unit_of (self, name));
+  g_autofree char *shown = cml_plot_view_display_name (self, name);
+  g_autofree char *unit = cml_plot_format_unit (cml_plot_view_unit_of (self, name));
   return unit[0] ? g_strdup_printf ("%s [%s]", shown, unit) : g_steal_pointer (&shown);
 }
 
 /* Whether quantities of units A and B can share an axis: the same unit as written
  * (undeclared and dimensionless alike: no unit). */
 gboolean
-same_unit (const char *a, const char *b)
+cml_plot_view_same_unit (const char *a, const char *b)
 {
   g_autofree char *fa = cml_plot_format_unit (a);
   g_autofree char *fb = cml_plot_format_unit (b);
@@ -122,10 +122,10 @@ same_unit (const char *a, const char *b)
 
 /* The model's monitors that are observables (energy, invariants). */
 GPtrArray *
-monitor_names (CmlPlotView *self)
+cml_plot_view_monitor_names (CmlPlotView *self)
 {
   GPtrArray *names = g_ptr_array_new ();
-  CmlModel *model = view_model (self);
+  CmlModel *model = cml_plot_view_model (self);
   if (model == NULL || model->monitors == NULL)
     return names;
   for (guint i = 0; i < model->monitors->len; i++)
@@ -138,7 +138,7 @@ monitor_names (CmlPlotView *self)
 }
 
 void
-view_style (CmlPlotView *self, CmlPlotStyle *style)
+cml_plot_view_style (CmlPlotView *self, CmlPlotStyle *style)
 {
   cml_plot_style_init_contrast (style, self->dark, self->high_contrast, self->presentation);
   style->scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
@@ -178,7 +178,7 @@ reference_column_of (CmlPlotView *self, const char *name)
 
 /* Makes the plot's series and axis titles from the selection. */
 void
-rebuild_series (CmlPlotView *self)
+cml_plot_view_rebuild_series (CmlPlotView *self)
 {
   CmlPlot *plot = self->plot;
   CmlPlotColumn *x_column = self->t_column;
@@ -194,11 +194,11 @@ rebuild_series (CmlPlotView *self)
   cml_plot_set_against_time (plot, self->x_name == NULL);
   if (self->x_name)
     {
-      g_autofree char *x_shown = display_name (self, self->x_name);
-      cml_plot_axis_set_label (cml_plot_get_x_axis (plot), x_shown, unit_of (self, self->x_name));
+      g_autofree char *x_shown = cml_plot_view_display_name (self, self->x_name);
+      cml_plot_axis_set_label (cml_plot_get_x_axis (plot), x_shown, cml_plot_view_unit_of (self, self->x_name));
     }
   else
-    cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", time_unit (self));
+    cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", cml_plot_view_time_unit (self));
 
   /* the series, all in one unit: the y axis shows one unit, titled with it (a quantity of
    * another unit is plotted on its own: the selector replaces the selection with it, and
@@ -217,8 +217,8 @@ rebuild_series (CmlPlotView *self)
           g_ptr_array_remove_index (self->y_names, k--);
           continue;
         }
-      const char *unit = unit_of (self, name);
-      if (common_unit != NULL && !same_unit (common_unit, unit))
+      const char *unit = cml_plot_view_unit_of (self, name);
+      if (common_unit != NULL && !cml_plot_view_same_unit (common_unit, unit))
         {
           g_debug ("“%s” (%s) left out of a plot in %s: one axis, one unit", name, unit, common_unit);
           g_ptr_array_remove_index (self->y_names, k--);
@@ -226,7 +226,7 @@ rebuild_series (CmlPlotView *self)
         }
       if (common_unit == NULL)
         common_unit = unit;
-      g_autofree char *shown = display_name (self, name);
+      g_autofree char *shown = cml_plot_view_display_name (self, name);
       guint colour = n_primary++;
       /* comparing two runs, against time: this one minus the other instead of both */
       if (self->x_name == NULL && cml_plot_view_compare_add_difference (self, name, shown, unit, colour))
@@ -266,8 +266,8 @@ rebuild_series (CmlPlotView *self)
     cml_plot_axis_set_label (y_axis, "", "");
 
   cml_plot_reset_ranges (plot);
-  sync_selectors (self);
-  sync_zoom (self);
+  cml_plot_view_sync_selectors (self);
+  cml_plot_view_sync_zoom (self);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -280,7 +280,7 @@ cml_plot_view_column_of (CmlPlotView *self, const char *name)
 void
 cml_plot_view_rebuild (CmlPlotView *self)
 {
-  rebuild_series (self);
+  cml_plot_view_rebuild_series (self);
 }
 
 void
@@ -298,7 +298,7 @@ cml_plot_view_dispose (GObject *object)
 
   GtkWidget *child;
 
-  close_chooser (self);
+  cml_plot_view_close_chooser (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), CML_TYPE_PLOT_VIEW);
   /* unparent whatever the template left */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
@@ -404,16 +404,16 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, all_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, area);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, export_button);
-  gtk_widget_class_bind_template_callback (widget_class, on_monitors_clicked);
-  gtk_widget_class_bind_template_callback (widget_class, on_residual_clicked);
-  gtk_widget_class_bind_template_callback (widget_class, on_error_clicked);
-  gtk_widget_class_bind_template_callback (widget_class, on_show_all_toggled);
-  gtk_widget_class_bind_template_callback (widget_class, on_area_realize);
-  gtk_widget_class_bind_template_callback (widget_class, on_area_unrealize);
-  gtk_widget_class_bind_template_callback (widget_class, on_area_render);
+  gtk_widget_class_bind_template_callback (widget_class, cml_plot_view_on_monitors_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, cml_plot_view_on_residual_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, cml_plot_view_on_error_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, cml_plot_view_on_show_all_toggled);
+  gtk_widget_class_bind_template_callback (widget_class, cml_plot_view_on_area_realize);
+  gtk_widget_class_bind_template_callback (widget_class, cml_plot_view_on_area_unrealize);
+  gtk_widget_class_bind_template_callback (widget_class, cml_plot_view_on_area_render);
 
-  gtk_widget_class_install_action (widget_class, "plot.export", "s", export_action);
-  gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL, reset_zoom_action);
+  gtk_widget_class_install_action (widget_class, "plot.export", "s", cml_plot_view_export_action);
+  gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL, cml_plot_view_reset_zoom_action);
   gtk_widget_class_install_property_action (widget_class, "plot.equal-scales", "equal-scales");
   gtk_widget_class_install_property_action (widget_class, "plot.show-reference", "show-reference");
   gtk_widget_class_set_css_name (widget_class, "cmlplotview");
@@ -425,8 +425,8 @@ cml_plot_view_init (CmlPlotView *self)
   self->text_scale = 1.0;
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_layout_manager (GTK_WIDGET (self),
-                                 gtk_custom_layout_new (layout_request_mode, layout_measure,
-                                                        layout_allocate));
+                                 gtk_custom_layout_new (cml_plot_view_layout_request_mode, cml_plot_view_layout_measure,
+                                                        cml_plot_view_layout_allocate));
 
   /* GL 3.3 core or GLES 3.0: the shaders come in both */
   gtk_gl_area_set_required_version (self->area, 3, 3);
@@ -445,28 +445,28 @@ cml_plot_view_init (CmlPlotView *self)
   cml_plot_view_pick_init (self);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");
 
-  g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (on_x_selected), self);
+  g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (cml_plot_view_on_x_selected), self);
 
   /* the wheel zooms, a double click (or the menu) goes back */
   GtkEventController *motion = gtk_event_controller_motion_new ();
-  g_signal_connect (motion, "motion", G_CALLBACK (on_pointer_motion), self);
-  g_signal_connect (motion, "enter", G_CALLBACK (on_pointer_motion), self);
+  g_signal_connect (motion, "motion", G_CALLBACK (cml_plot_view_on_pointer_motion), self);
+  g_signal_connect (motion, "enter", G_CALLBACK (cml_plot_view_on_pointer_motion), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), motion);
   GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
-  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (cml_plot_view_on_scroll), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), scroll);
   GtkGesture *click = gtk_gesture_click_new ();
-  g_signal_connect (click, "pressed", G_CALLBACK (on_double_click), self);
+  g_signal_connect (click, "pressed", G_CALLBACK (cml_plot_view_on_double_click), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), GTK_EVENT_CONTROLLER (click));
 
   /* "Equal Scales" in the menu: a check button of ours, for its tooltip */
   self->equal_check = GTK_CHECK_BUTTON (gtk_check_button_new_with_mnemonic (_("_Equal Scales")));
   gtk_widget_add_css_class (GTK_WIDGET (self->equal_check), "plot-equal-scales");
-  g_signal_connect_swapped (self->equal_check, "toggled", G_CALLBACK (on_equal_check_toggled), self);
+  g_signal_connect_swapped (self->equal_check, "toggled", G_CALLBACK (cml_plot_view_on_equal_check_toggled), self);
   gtk_popover_menu_add_child (GTK_POPOVER_MENU (gtk_menu_button_get_popover (self->export_button)),
                               GTK_WIDGET (self->equal_check), "equal-scales");
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-reference", FALSE);
-  sync_selectors (self);
+  cml_plot_view_sync_selectors (self);
 }
 
 /* ---- public API ------------------------------------------------------------------------ */
@@ -508,7 +508,7 @@ cml_plot_view_get_font (CmlPlotView *self)
   CmlPlotStyle style;
 
   g_return_val_if_fail (CML_IS_PLOT_VIEW (self), 0);
-  view_style (self, &style);
+  cml_plot_view_style (self, &style);
   return style.font_size * style.scale / gtk_widget_get_scale_factor (GTK_WIDGET (self));
 }
 
@@ -527,7 +527,7 @@ cml_plot_view_set_style (CmlPlotView *self, gboolean dark, gboolean high_contras
   self->high_contrast = !!high_contrast;
   /* the other run's faint colours follow the palette */
   if (self->ghost_system)
-    rebuild_series (self);
+    cml_plot_view_rebuild_series (self);
   gtk_gl_area_queue_render (self->area);
 }
 
@@ -555,7 +555,7 @@ cml_plot_view_set_equal_scales (CmlPlotView *self, gboolean equal_scales)
   if (cml_plot_get_equal_scales (self->plot) == equal_scales)
     return;
   cml_plot_set_equal_scales (self->plot, equal_scales);
-  sync_equal_scales (self);
+  cml_plot_view_sync_equal_scales (self);
   gtk_gl_area_queue_render (self->area);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EQUAL_SCALES]);
 }
@@ -569,7 +569,7 @@ cml_plot_view_set_show_reference (CmlPlotView *self, gboolean show)
   if (self->show_reference == show)
     return;
   self->show_reference = show;
-  rebuild_series (self);
+  cml_plot_view_rebuild_series (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_REFERENCE]);
 }
 

@@ -154,7 +154,7 @@ cml_window_lesson_undo_step_edit (CmlWindow *self)
     }
   edit_free (e);
   update_author_actions (self);
-  rebuild_steps (self);
+  cml_window_lesson_rebuild_steps (self);
   return TRUE;
 }
 
@@ -199,7 +199,7 @@ cml_window_lesson_add_step (CmlWindow *self, const char *caption, GError **error
     self->authored = cml_lesson_new (_("A new lesson"));
   g_ptr_array_add (self->authored->steps, step);
   update_author_actions (self);
-  rebuild_steps (self);
+  cml_window_lesson_rebuild_steps (self);
   return self->authored->steps->len;
 }
 
@@ -217,7 +217,7 @@ cml_window_lesson_move_step (CmlWindow *self, guint number, int by)
   self->authored->steps->pdata[number - 1] = self->authored->steps->pdata[to - 1];
   self->authored->steps->pdata[to - 1] = step;
   push_edit (self, EDIT_MOVE, step)->by = by;
-  rebuild_steps (self);
+  cml_window_lesson_rebuild_steps (self);
   return TRUE;
 }
 
@@ -231,7 +231,7 @@ cml_window_lesson_delete_step (CmlWindow *self, guint number)
   /* kept with the edit, for undo */
   push_edit (self, EDIT_DELETE, g_ptr_array_steal_index (self->authored->steps, number - 1))->index = number - 1;
   update_author_actions (self);
-  rebuild_steps (self);
+  cml_window_lesson_rebuild_steps (self);
   return TRUE;
 }
 
@@ -380,7 +380,7 @@ cml_window_lesson_set_step_prediction (CmlWindow *self, guint number, const CmlP
       if (step->prediction.unit && *step->prediction.unit == '\0')
         g_clear_pointer (&step->prediction.unit, g_free);
     }
-  rebuild_steps (self);
+  cml_window_lesson_rebuild_steps (self);
   return TRUE;
 }
 
@@ -422,7 +422,7 @@ cml_window_lesson_save_authored (CmlWindow *self, const char *path, GError **err
 /* ---- actions --------------------------------------------------------------------------------- */
 
 void
-add_step_action (GtkWidget *widget, const char *action_name, GVariant *param)
+cml_window_lesson_add_step_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
   CmlWindow *self = CML_WINDOW (widget);
   g_autoptr (GError) error = NULL;
@@ -495,7 +495,7 @@ save_as_action (GtkWidget *widget, const char *action_name, GVariant *param)
 }
 
 void
-save_action (GtkWidget *widget, const char *action_name, GVariant *param)
+cml_window_lesson_save_action (GtkWidget *widget, const char *action_name, GVariant *param)
 {
   CmlWindow *self = CML_WINDOW (widget);
   g_autoptr (GError) error = NULL;
@@ -536,8 +536,8 @@ cml_window_lesson_author_dispose (CmlWindow *self)
 void
 cml_window_class_add_lesson_author_actions (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.lesson-add-step", NULL, add_step_action);
+  gtk_widget_class_install_action (widget_class, "win.lesson-add-step", NULL, cml_window_lesson_add_step_action);
   gtk_widget_class_install_action (widget_class, "win.lesson-steps", NULL, steps_action);
-  gtk_widget_class_install_action (widget_class, "win.lesson-save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.lesson-save", NULL, cml_window_lesson_save_action);
   gtk_widget_class_install_action (widget_class, "win.lesson-save-as", NULL, save_as_action);
 }

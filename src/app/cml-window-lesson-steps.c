@@ -309,7 +309,7 @@ prediction_editor (CmlWindow *self, CmlLessonStep *step, guint number)
 
 /* The list, made again from the lesson (after a step is added, moved or deleted). */
 void
-rebuild_steps (CmlWindow *self)
+cml_window_lesson_rebuild_steps (CmlWindow *self)
 {
   GtkWidget *child;
   guint n;
@@ -373,13 +373,13 @@ on_steps_window_destroy (GtkWidget *window, CmlWindow *self)
 static void
 on_add_clicked (CmlWindow *self)
 {
-  add_step_action (GTK_WIDGET (self), NULL, NULL);
+  cml_window_lesson_add_step_action (GTK_WIDGET (self), NULL, NULL);
 }
 
 static void
 on_save_clicked (CmlWindow *self)
 {
-  save_action (GTK_WIDGET (self), NULL, NULL);
+  cml_window_lesson_save_action (GTK_WIDGET (self), NULL, NULL);
 }
 
 static void
@@ -465,6 +465,6 @@ cml_window_lesson_show_steps (CmlWindow *self)
   self->steps_empty = empty;
   self->steps_save = save;
   g_signal_connect (win, "destroy", G_CALLBACK (on_steps_window_destroy), self);
-  rebuild_steps (self);
+  cml_window_lesson_rebuild_steps (self);
   gtk_window_present (GTK_WINDOW (win));
 }
