@@ -93,7 +93,8 @@ cml_parameter_panel_show_input_error (CmlParameterPanel *self, GtkWidget *field,
   if (field && parent == GTK_WIDGET (grid))
     gtk_grid_query_child (grid, field, &column, &row, &width, &height);
   else
-    for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (grid)); c; c = gtk_widget_get_next_sibling (c))
+    for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (grid)); c;
+         c = gtk_widget_get_next_sibling (c))
       {
         int r;
 
@@ -109,7 +110,8 @@ cml_parameter_panel_show_input_error (CmlParameterPanel *self, GtkWidget *field,
   self->input_error_row = row + 1;
   self->reveal_ticks = 0;
   if (self->reveal_id == 0)
-    self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->input_error_label), reveal_input_error, self, NULL);
+    self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->input_error_label),
+                                                    reveal_input_error, self, NULL);
   if (field)
     gtk_widget_error_bell (field);
 }
@@ -217,14 +219,15 @@ cml_parameter_panel_param_possible (ParamRow *row, double value, char **message)
   if (model->require_message)
     /* TRANSLATORS: a parameter, its value, a space and its unit (or nothing), why it is not
      * possible (from the model file), the condition ("I₁ ≤ I₂ + I₃"), the parameter, its value */
-    *message = g_strdup_printf (_("%s = %g%s%s is not possible: %s (%s). %s stays %g."), row->shown, value,
-                                *row->unit ? " " : "", row->unit, model->require_message, cond, row->shown,
-                                row->value);
+    *message = g_strdup_printf (_("%s = %g%s%s is not possible: %s (%s). %s stays %g."),
+                                row->shown, value, *row->unit ? " " : "", row->unit,
+                                model->require_message, cond, row->shown, row->value);
   else
     /* TRANSLATORS: a parameter, its value, a space and its unit (or nothing), the condition
      * ("I₁ ≤ I₂ + I₃"), the parameter, its value */
-    *message = g_strdup_printf (_("%s = %g%s%s is not possible: the model needs %s. %s stays %g."), row->shown,
-                                value, *row->unit ? " " : "", row->unit, cond, row->shown, row->value);
+    *message = g_strdup_printf (_("%s = %g%s%s is not possible: the model needs %s. %s stays %g."),
+                                row->shown, value, *row->unit ? " " : "", row->unit, cond,
+                                row->shown, row->value);
   return FALSE;
 }
 
@@ -251,7 +254,9 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
       return TRUE;
     }
   /* the text as "output" wrote it: the value keeps its full precision */
-  g_snprintf (shown, sizeof shown, "%.6g", fabs (gtk_adjustment_get_value (adj)) < 1e-300 ? 0.0 : gtk_adjustment_get_value (adj));
+  g_snprintf (shown, sizeof shown, "%.6g",
+              fabs (gtk_adjustment_get_value (adj)) < 1e-300 ? 0.0
+                                                             : gtk_adjustment_get_value (adj));
   if (g_str_equal (text, shown))
     {
       *new_value = gtk_adjustment_get_value (adj);
@@ -261,8 +266,9 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
     {
       /* an emptied field: say what it wants, not that nothing is not a number */
       /* TRANSLATORS: the quantity's name, its value, a space and its unit (or nothing) */
-      g_autofree char *msg = g_strdup_printf (_("Type a number for %s; it stays %g%s%s."), name,
-                                              gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
+      g_autofree char *msg
+          = g_strdup_printf (_("Type a number for %s; it stays %g%s%s."), name,
+                             gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
       if (info)
         cml_parameter_panel_show_input_error (info->self, GTK_WIDGET (spin), msg);
       return GTK_INPUT_ERROR;
@@ -270,16 +276,18 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
   if (!parse_typed (text, &v))
     {
       /* TRANSLATORS: the text typed, the quantity's name, its value, a space and its unit (or nothing) */
-      g_autofree char *msg = g_strdup_printf (_("“%s” is not a number: %s stays %g%s%s."), text, name,
-                                              gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
+      g_autofree char *msg
+          = g_strdup_printf (_("“%s” is not a number: %s stays %g%s%s."), text, name,
+                             gtk_adjustment_get_value (adj), unit ? " " : "", unit ? unit : "");
       if (info)
         cml_parameter_panel_show_input_error (info->self, GTK_WIDGET (spin), msg);
       return GTK_INPUT_ERROR;
     }
   if (v < lo || v > hi)
     {
-      g_autofree char *msg = g_strdup_printf (_("%s must be between %g and %g%s%s; it stays %g."), name, lo, hi,
-                                              unit ? " " : "", unit ? unit : "", gtk_adjustment_get_value (adj));
+      g_autofree char *msg
+          = g_strdup_printf (_("%s must be between %g and %g%s%s; it stays %g."), name, lo, hi,
+                             unit ? " " : "", unit ? unit : "", gtk_adjustment_get_value (adj));
       if (info)
         cml_parameter_panel_show_input_error (info->self, GTK_WIDGET (spin), msg);
       return GTK_INPUT_ERROR;
@@ -301,7 +309,8 @@ on_spin_input (GtkSpinButton *spin, double *new_value, gpointer user_data)
  * scrolls the panel and leaves the value alone: scrolling down to the presets must not
  * drag a parameter to its minimum on the way.  A focused control takes the wheel. */
 gboolean
-cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidget *widget, double dy, gboolean notches)
+cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidget *widget, double dy,
+                                gboolean notches)
 {
   GtkAdjustment *adj;
   double page, delta;
@@ -321,14 +330,15 @@ on_value_scroll (GtkEventControllerScroll *controller, double dx, double dy, gpo
 {
   GtkWidget *w = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
 
-  return cml_parameter_panel_wheel_over (user_data, w, dy,
-                                         gtk_event_controller_scroll_get_unit (controller) == GDK_SCROLL_UNIT_WHEEL);
+  return cml_parameter_panel_wheel_over (
+      user_data, w, dy, gtk_event_controller_scroll_get_unit (controller) == GDK_SCROLL_UNIT_WHEEL);
 }
 
 void
 cml_parameter_panel_guard_wheel (CmlParameterPanel *self, GtkWidget *widget)
 {
-  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  GtkEventController *scroll
+      = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
 
   gtk_event_controller_set_propagation_phase (scroll, GTK_PHASE_CAPTURE);
   g_signal_connect (scroll, "scroll", G_CALLBACK (on_value_scroll), self);
@@ -336,8 +346,9 @@ cml_parameter_panel_guard_wheel (CmlParameterPanel *self, GtkWidget *widget)
 }
 
 GtkSpinButton *
-cml_parameter_panel_make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char *unit,
-           double lower, double upper, double step, double value)
+cml_parameter_panel_make_spin (CmlParameterPanel *self, ParamRow *row, const char *name,
+                               const char *unit, double lower, double upper, double step,
+                               double value)
 {
   GtkAdjustment *adj = gtk_adjustment_new (value, lower, upper, step, 10 * step, 0);
   GtkWidget *spin = gtk_spin_button_new (adj, step, 6);

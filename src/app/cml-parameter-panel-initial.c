@@ -87,13 +87,16 @@ add_initial_row (CmlParameterPanel *self, CmlModel *model, const char *name, gbo
   gtk_label_set_xalign (row->label, 0);
   gtk_widget_set_hexpand (GTK_WIDGET (row->label), TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (row->label), "initial-name");
-  tip = g_strdup_printf (_("%s%s%s (on the command line: --init %s=…)"), meaning ? meaning : "", meaning ? "\n" : "",
+  tip = g_strdup_printf (_("%s%s%s (on the command line: --init %s=…)"), meaning ? meaning : "",
+                         meaning ? "\n" : "",
                          in_model ? _("Given in the model file")
                                   : _("Not given in the model file: the constraints determine it, "
-                                    "or it starts at 0.  Edit it to give it."), name);
+                                       "or it starts at 0.  Edit it to give it."),
+                         name);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->label), tip);
 
-  row->spin = cml_parameter_panel_make_spin (self, NULL, row->shown, row->unit, -1e9, 1e9, 0.1, value);
+  row->spin
+      = cml_parameter_panel_make_spin (self, NULL, row->shown, row->unit, -1e9, 1e9, 0.1, value);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->spin), meaning);
   gtk_widget_set_valign (GTK_WIDGET (row->spin), GTK_ALIGN_CENTER);
   g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_initial_changed), row);
@@ -195,7 +198,8 @@ collect_given (CmlParameterPanel *self)
       InitialRow *row = self->initial->pdata[i];
 
       if (row->in_model || row->edited)
-        cml_parameter_panel_values_table_set (given, row->name, gtk_spin_button_get_value (row->spin));
+        cml_parameter_panel_values_table_set (given, row->name,
+                                              gtk_spin_button_get_value (row->spin));
     }
   return given;
 }

@@ -134,7 +134,8 @@ cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p, g
                            p->meaning ? p->meaning : p->name, p->value, p->name);
   else
     tip = g_strdup_printf (_("%s\nDefault %g %s; range %g … %g (on the command line: --set %s=…)"),
-                           p->meaning ? p->meaning : p->name, p->value, unit_text, p->min, p->max, p->name);
+                           p->meaning ? p->meaning : p->name, p->value, unit_text, p->min, p->max,
+                           p->name);
 
   name = gtk_label_new (shown);
   gtk_label_set_xalign (GTK_LABEL (name), 0);
@@ -165,7 +166,8 @@ cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p, g
       value_widget = gtk_drop_down_new (G_LIST_MODEL (strings), NULL);
       gtk_drop_down_set_selected (GTK_DROP_DOWN (value_widget), selected);
       row->choice = GTK_DROP_DOWN (value_widget);
-      g_signal_connect (value_widget, "notify::selected", G_CALLBACK (on_param_choice_changed), row);
+      g_signal_connect (value_widget, "notify::selected", G_CALLBACK (on_param_choice_changed),
+                        row);
     }
   else
     {
@@ -173,7 +175,8 @@ cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p, g
 
       row->log_scale = p->min > 0 && p->max / p->min >= 100.0;
       step = nice_step (p->min, p->max, row->log_scale);
-      row->spin = cml_parameter_panel_make_spin (self, row, row->shown, row->unit, p->min, p->max, step, p->value);
+      row->spin = cml_parameter_panel_make_spin (self, row, row->shown, row->unit, p->min, p->max,
+                                                 step, p->value);
       value_widget = GTK_WIDGET (row->spin);
       g_signal_connect (row->spin, "value-changed", G_CALLBACK (on_param_spin_changed), row);
 
@@ -222,8 +225,10 @@ cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p, g
       gtk_menu_button_set_popover (GTK_MENU_BUTTON (more), popover);
       gtk_menu_button_set_has_frame (GTK_MENU_BUTTON (more), FALSE);
       gtk_widget_set_valign (more, GTK_ALIGN_CENTER);
-      g_autofree char *more_tip = g_strdup_printf (_("More for %s: sweep it over its range and plot a quantity "
-                                                   "against it"), shown);
+      g_autofree char *more_tip
+          = g_strdup_printf (_("More for %s: sweep it over its range and plot a quantity "
+                                "against it"),
+                             shown);
       gtk_widget_set_tooltip_text (more, more_tip);
       gtk_grid_attach (self->param_grid, more, 4, r, 1, 1);
     }

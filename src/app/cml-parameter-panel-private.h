@@ -95,14 +95,15 @@ const char    *cml_parameter_panel_get_input_error (CmlParameterPanel *self);
 GtkWidget     *cml_parameter_panel_get_input_error_widget (CmlParameterPanel *self);
 /* What the wheel does over WIDGET (a slider or field of the panel): DY notches (or
  * pixels); TRUE when the panel scrolled instead of the value changing. */
-gboolean       cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidget *widget, double dy,
-                                               gboolean notches);
+gboolean       cml_parameter_panel_wheel_over (CmlParameterPanel *self, GtkWidget *widget,
+                                               double dy, gboolean notches);
 /* What a row's "Sweep this parameter…" does: emits ::sweep-requested for NAME. */
 void           cml_parameter_panel_request_sweep (CmlParameterPanel *self, const char *name);
 
 /* cml-parameter-panel.c: the tables of given values (name -> double*) and the signals */
 GHashTable    *cml_parameter_panel_values_table_new (void);
-void           cml_parameter_panel_values_table_set (GHashTable *table, const char *name, double value);
+void           cml_parameter_panel_values_table_set (GHashTable *table, const char *name,
+                                                     double value);
 void           cml_parameter_panel_param_row_emit (ParamRow *row, double value);
 void           cml_parameter_panel_on_sweep_clicked (GtkButton *button, ParamRow *row);
 void           cml_parameter_panel_request_restart (CmlParameterPanel *self, GHashTable *given);
@@ -110,15 +111,18 @@ void           cml_parameter_panel_request_restart (CmlParameterPanel *self, GHa
 /* cml-parameter-panel-fields.c: the number fields, what is typed in them, the wheel */
 gboolean       cml_parameter_panel_on_spin_output (GtkSpinButton *spin, gpointer user_data);
 void           cml_parameter_panel_hide_input_error (CmlParameterPanel *self);
-void           cml_parameter_panel_show_input_error (CmlParameterPanel *self, GtkWidget *field, const char *text);
+void           cml_parameter_panel_show_input_error (CmlParameterPanel *self, GtkWidget *field,
+                                                     const char *text);
 gboolean       cml_parameter_panel_param_possible (ParamRow *row, double value, char **message);
 void           cml_parameter_panel_guard_wheel (CmlParameterPanel *self, GtkWidget *widget);
-GtkSpinButton *cml_parameter_panel_make_spin (CmlParameterPanel *self, ParamRow *row, const char *name, const char *unit,
-                          double lower, double upper, double step, double value);
+GtkSpinButton *cml_parameter_panel_make_spin (CmlParameterPanel *self, ParamRow *row,
+                                              const char *name, const char *unit, double lower,
+                                              double upper, double step, double value);
 
 /* cml-parameter-panel-params.c: the parameters' rows */
 void           cml_parameter_panel_param_row_set_value (ParamRow *row, double value);
-void           cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p, guint index);
+void           cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p,
+                                                  guint index);
 ParamRow      *cml_parameter_panel_find_param (CmlParameterPanel *self, const char *name);
 
 /* cml-parameter-panel-initial.c: the initial values' rows */
@@ -136,7 +140,8 @@ GtkListItemFactory *cml_parameter_panel_preset_factory (gboolean wrap);
 /* cml-parameter-panel-undo.c */
 GHashTable    *cml_parameter_panel_model_given (CmlParameterPanel *self);
 void           cml_parameter_panel_show_given (CmlParameterPanel *self, GHashTable *given);
-void           cml_parameter_panel_undo_record (CmlParameterPanel *self, const char *param, gboolean restart);
+void           cml_parameter_panel_undo_record (CmlParameterPanel *self, const char *param,
+                                                gboolean restart);
 void           cml_parameter_panel_undo_step_free (gpointer data);
 
 G_END_DECLS

@@ -125,7 +125,8 @@ undo_restore (CmlParameterPanel *self, UndoStep *step)
     }
   if (step->restart)
     {
-      g_autoptr (GHashTable) given = step->given ? g_hash_table_ref (step->given) : cml_parameter_panel_model_given (self);
+      g_autoptr (GHashTable) given
+          = step->given ? g_hash_table_ref (step->given) : cml_parameter_panel_model_given (self);
 
       cml_parameter_panel_show_given (self, given);
       cml_parameter_panel_request_restart (self, given);

@@ -154,7 +154,8 @@ cml_parameter_panel_set_system (CmlParameterPanel *self, CmlSystem *sys)
   gtk_widget_set_visible (GTK_WIDGET (self->initial_heading), sys != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->defaults_button), self->params->len > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->preset_box),
-                          g_list_model_get_n_items (gtk_drop_down_get_model (self->preset_dropdown)) > 0);
+                          g_list_model_get_n_items (gtk_drop_down_get_model (self->preset_dropdown))
+                              > 0);
   gtk_widget_set_sensitive (GTK_WIDGET (self->restart_button), sys != NULL);
   self->updating = FALSE;
 }
@@ -170,7 +171,8 @@ cml_parameter_panel_get_system (CmlParameterPanel *self)
 /* ---- from the command line ---------------------------------------------------------------- */
 
 gboolean
-cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double value, GError **error)
+cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double value,
+                               GError **error)
 {
   ParamRow *row;
   const CmlParam *p;
@@ -181,7 +183,8 @@ cml_parameter_panel_set_param (CmlParameterPanel *self, const char *name, double
   p = self->sys ? cml_model_find_param (cml_system_get_model (self->sys), name) : NULL;
   if (row == NULL || p == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("“%s” is not a parameter of this model"), name);
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("“%s” is not a parameter of this model"),
+                   name);
       return FALSE;
     }
   if (!cml_model_check_param (cml_system_get_model (self->sys), p, value, error))
@@ -259,9 +262,10 @@ lock_widget (GtkWidget *widget, gboolean lock, const char *tooltip)
   if (widget == NULL)
     return;
   if (lock && g_object_get_data (G_OBJECT (widget), "cml-shown-tooltip") == NULL)
-    g_object_set_data_full (G_OBJECT (widget), "cml-shown-tooltip",
-                            g_strdup (gtk_widget_get_tooltip_text (widget) ? gtk_widget_get_tooltip_text (widget) : ""),
-                            g_free);
+    g_object_set_data_full (
+        G_OBJECT (widget), "cml-shown-tooltip",
+        g_strdup (gtk_widget_get_tooltip_text (widget) ? gtk_widget_get_tooltip_text (widget) : ""),
+        g_free);
   if (lock)
     gtk_widget_set_tooltip_text (widget, tooltip);
   else if (g_object_get_data (G_OBJECT (widget), "cml-shown-tooltip"))
@@ -275,7 +279,8 @@ lock_widget (GtkWidget *widget, gboolean lock, const char *tooltip)
 }
 
 void
-cml_parameter_panel_set_hidden (CmlParameterPanel *self, const char *const *names, const char *tooltip)
+cml_parameter_panel_set_hidden (CmlParameterPanel *self, const char *const *names,
+                                const char *tooltip)
 {
   g_return_if_fail (CML_IS_PARAMETER_PANEL (self));
 
@@ -370,7 +375,8 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                            G_TYPE_NONE, 1, G_TYPE_STRING);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-parameter-panel.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/cmlab/Cmlab/ui/cml-parameter-panel.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "cmlparameterpanel");
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, outer);
@@ -390,7 +396,8 @@ cml_parameter_panel_class_init (CmlParameterPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, restart_button);
   gtk_widget_class_bind_template_child (widget_class, CmlParameterPanel, projection_label);
   gtk_widget_class_bind_template_callback (widget_class, cml_parameter_panel_on_restart_clicked);
-  gtk_widget_class_bind_template_callback (widget_class, cml_parameter_panel_on_preset_apply_clicked);
+  gtk_widget_class_bind_template_callback (widget_class,
+                                           cml_parameter_panel_on_preset_apply_clicked);
   gtk_widget_class_bind_template_callback (widget_class, cml_parameter_panel_on_defaults_clicked);
 }
 

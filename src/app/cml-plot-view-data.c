@@ -56,10 +56,12 @@ cml_plot_view_set_system (CmlPlotView *self, CmlSystem *sys)
           g_ptr_array_unref (self->columns);
           self->columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
           g_ptr_array_unref (self->ref_columns);
-          self->ref_columns = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
+          self->ref_columns
+              = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_column_unref);
           cml_plot_column_unref (self->t_column);
           self->t_column = cml_plot_column_new ();
-          g_object_remove_weak_pointer (G_OBJECT (self->data_owner), (gpointer *) &self->data_owner);
+          g_object_remove_weak_pointer (G_OBJECT (self->data_owner),
+                                        (gpointer *) &self->data_owner);
           self->data_owner = NULL;
         }
       g_autoptr (GPtrArray) fresh = g_ptr_array_new ();
@@ -165,12 +167,14 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
               continue;
             }
           /* the values, then the errors */
-          cml_reference_compare (self->reference, t[k], rows + (gsize) k * n_cols, row, row + n_ref / 2);
+          cml_reference_compare (self->reference, t[k], rows + (gsize) k * n_cols, row,
+                                 row + n_ref / 2);
         }
       for (guint i = 0; 2 * i < n_ref; i++)
         {
           cml_plot_column_append (g_ptr_array_index (self->ref_columns, 2 * i), out + i, n, n_ref);
-          cml_plot_column_append (g_ptr_array_index (self->ref_columns, 2 * i + 1), out + n_ref / 2 + i, n, n_ref);
+          cml_plot_column_append (g_ptr_array_index (self->ref_columns, 2 * i + 1),
+                                  out + n_ref / 2 + i, n, n_ref);
         }
     }
 
@@ -246,9 +250,11 @@ cml_plot_view_current_parameters (CmlPlotView *self, CmlModel *model, double *va
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
   CmlRunner *runner = CML_IS_WINDOW (root) ? cml_window_get_runner (CML_WINDOW (root)) : NULL;
   CmlFrame *frame = runner ? cml_runner_get_frame (runner) : NULL;
-  gboolean from_frame = frame && frame->system == self->system && frame->n_params == model->params->len;
+  gboolean from_frame
+      = frame && frame->system == self->system && frame->n_params == model->params->len;
 
   for (guint k = 0; k < model->params->len; k++)
-    values[k] = from_frame ? frame->params[k] : ((const CmlParam *) g_ptr_array_index (model->params, k))->value;
+    values[k] = from_frame ? frame->params[k]
+                           : ((const CmlParam *) g_ptr_array_index (model->params, k))->value;
   g_clear_pointer (&frame, cml_frame_unref);
 }

@@ -69,7 +69,8 @@ show_export_error (CmlPlotView *self, const char *path, const char *message)
       g_message ("%s: %s", primary, message);
       return;
     }
-  dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, primary, message);
+  dialog
+      = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, primary, message);
   gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
@@ -141,8 +142,9 @@ cml_plot_view_export_action (GtkWidget *widget, const char *action_name, GVarian
   cml_plot_view_close_chooser (self);
   upper = g_ascii_strup (format, -1);
   title = g_strdup_printf (_("Export Plot as %s"), upper);
-  self->chooser = gtk_file_chooser_native_new (title, GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                               GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  self->chooser
+      = gtk_file_chooser_native_new (title, GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                     GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   self->export_format = g_strdup (format);
   name = suggested_name (self, format);
   {
@@ -172,12 +174,13 @@ figure_titles (CmlPlotView *self)
     return;
   g_autofree double *values = g_new (double, MAX (model->params->len, 1));
   cml_plot_view_current_parameters (self, model, values);
-  cml_plot_set_figure_titles (self->plot, model, (const char *const *) self->y_names->pdata, self->y_names->len,
-                              self->x_name, values);
+  cml_plot_set_figure_titles (self->plot, model, (const char *const *) self->y_names->pdata,
+                              self->y_names->len, self->x_name, values);
 
   /* and the initial values the window's run started from (its session has them all) */
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  g_autoptr (CmlSession) session = CML_IS_WINDOW (root) ? cml_window_get_session (CML_WINDOW (root), NULL) : NULL;
+  g_autoptr (CmlSession) session
+      = CML_IS_WINDOW (root) ? cml_window_get_session (CML_WINDOW (root), NULL) : NULL;
   if (session && session->system && g_strcmp0 (session->model->name, model->name) == 0)
     {
       guint dim = cml_system_dim (session->system), n = 0;

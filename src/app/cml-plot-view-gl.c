@@ -141,7 +141,8 @@ cml_plot_view_probe_pixels (CmlPlotView *self, double *fraction)
 void
 cml_plot_view_sync_zoom (CmlPlotView *self)
 {
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.reset-zoom", cml_plot_get_zoomed (self->plot));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.reset-zoom",
+                                 cml_plot_get_zoomed (self->plot));
 }
 
 gboolean
@@ -153,7 +154,8 @@ cml_plot_view_zoom_at (CmlPlotView *self, double wx, double wy, double steps)
   g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
   scale = gtk_widget_get_scale_factor (GTK_WIDGET (self->area));
   /* around the data point under the pointer; outside the plot area the wheel is not ours */
-  if (self->renderer == NULL || steps == 0 || !cml_plot_gl_pick (self->renderer, wx * scale, wy * scale, &x, &y))
+  if (self->renderer == NULL || steps == 0
+      || !cml_plot_gl_pick (self->renderer, wx * scale, wy * scale, &x, &y))
     return FALSE;
   cml_plot_zoom (self->plot, x, y, pow (1.25, steps));
   cml_plot_view_sync_zoom (self);
@@ -178,7 +180,8 @@ cml_plot_view_get_zoomed (CmlPlotView *self)
 }
 
 void
-cml_plot_view_on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self)
+cml_plot_view_on_pointer_motion (GtkEventControllerMotion *motion, double x, double y,
+                                 CmlPlotView *self)
 {
   self->pointer_x = x;
   self->pointer_y = y;
@@ -193,7 +196,8 @@ cml_plot_view_on_scroll (GtkEventControllerScroll *scroll, double dx, double dy,
 }
 
 void
-cml_plot_view_on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self)
+cml_plot_view_on_double_click (GtkGestureClick *click, int n_press, double x, double y,
+                               CmlPlotView *self)
 {
   if (n_press == 2 && cml_plot_get_zoomed (self->plot))
     cml_plot_view_reset_zoom (self);

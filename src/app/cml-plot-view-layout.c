@@ -40,7 +40,8 @@ header_flow (CmlPlotView *self, int width, HeaderFlow *flow)
           row_start = i;
         }
       flow->w[i] = width < 0 ? nat[i] : MAX (min[i], MIN (nat[i], width - x));
-      gtk_widget_measure (groups[i], GTK_ORIENTATION_VERTICAL, flow->w[i], &flow->h[i], NULL, NULL, NULL);
+      gtk_widget_measure (groups[i], GTK_ORIENTATION_VERTICAL, flow->w[i], &flow->h[i], NULL, NULL,
+                          NULL);
       flow->x[i] = x;
       flow->y[i] = y;
       x += flow->w[i];
@@ -64,8 +65,9 @@ cml_plot_view_layout_request_mode (GtkWidget *widget)
 }
 
 void
-cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
-                int *natural, int *minimum_baseline, int *natural_baseline)
+cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size,
+                              int *minimum, int *natural, int *minimum_baseline,
+                              int *natural_baseline)
 {
   CmlPlotView *self = CML_PLOT_VIEW (widget);
   GtkWidget *groups[N_GROUPS] = { self->selectors, self->x_selector, self->controls };
@@ -74,7 +76,8 @@ cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation, int
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     {
       /* narrowest: the widest group on a row of its own */
-      gtk_widget_measure (GTK_WIDGET (self->area), orientation, -1, &area_min, &area_nat, NULL, NULL);
+      gtk_widget_measure (GTK_WIDGET (self->area), orientation, -1, &area_min, &area_nat, NULL,
+                          NULL);
       *minimum = area_min;
       *natural = 0;
       for (int i = 0; i < N_GROUPS; i++)
@@ -93,7 +96,8 @@ cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation, int
       if (width < 0)
         gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &width, NULL, NULL);
       header_flow (self, width, &flow);
-      gtk_widget_measure (GTK_WIDGET (self->area), orientation, width, &area_min, &area_nat, NULL, NULL);
+      gtk_widget_measure (GTK_WIDGET (self->area), orientation, width, &area_min, &area_nat, NULL,
+                          NULL);
       *minimum = flow.height + area_min;
       *natural = flow.height + area_nat;
     }
@@ -108,7 +112,9 @@ cml_plot_view_layout_allocate (GtkWidget *widget, int width, int height, int bas
 
   header_flow (self, width, &flow);
   for (int i = 0; i < N_GROUPS; i++)
-    gtk_widget_size_allocate (groups[i], &(GtkAllocation) { flow.x[i], flow.y[i], flow.w[i], flow.h[i] }, -1);
-  gtk_widget_size_allocate (GTK_WIDGET (self->area),
-                            &(GtkAllocation) { 0, flow.height, width, MAX (height - flow.height, 0) }, -1);
+    gtk_widget_size_allocate (groups[i],
+                              &(GtkAllocation) { flow.x[i], flow.y[i], flow.w[i], flow.h[i] }, -1);
+  gtk_widget_size_allocate (
+      GTK_WIDGET (self->area),
+      &(GtkAllocation) { 0, flow.height, width, MAX (height - flow.height, 0) }, -1);
 }

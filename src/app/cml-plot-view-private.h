@@ -92,8 +92,8 @@ void     cml_plot_view_compare_init (CmlPlotView *self);
 void     cml_plot_view_compare_finalize (CmlPlotView *self);
 void     cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *shown,
                                            const char *unit, guint colour);
-gboolean cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *shown,
-                                               const char *unit, guint colour);
+gboolean cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name,
+                                               const char *shown, const char *unit, guint colour);
 void     cml_plot_view_compare_clear_difference (CmlPlotView *self);
 /* fresh difference columns for this run's observables (none without a comparison) */
 void     cml_plot_view_compare_reset (CmlPlotView *self);
@@ -131,19 +131,25 @@ void         cml_plot_view_on_area_realize (CmlPlotView *self);
 void         cml_plot_view_on_area_unrealize (CmlPlotView *self);
 gboolean     cml_plot_view_on_area_render (CmlPlotView *self, GdkGLContext *context);
 void         cml_plot_view_sync_zoom (CmlPlotView *self);
-void         cml_plot_view_on_pointer_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *self);
-gboolean     cml_plot_view_on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, CmlPlotView *self);
-void         cml_plot_view_on_double_click (GtkGestureClick *click, int n_press, double x, double y, CmlPlotView *self);
-void         cml_plot_view_reset_zoom_action (GtkWidget *widget, const char *action_name, GVariant *param);
+void         cml_plot_view_on_pointer_motion (GtkEventControllerMotion *motion, double x, double y,
+                                              CmlPlotView *self);
+gboolean     cml_plot_view_on_scroll (GtkEventControllerScroll *scroll, double dx, double dy,
+                                      CmlPlotView *self);
+void         cml_plot_view_on_double_click (GtkGestureClick *click, int n_press, double x, double y,
+                                            CmlPlotView *self);
+void         cml_plot_view_reset_zoom_action (GtkWidget *widget, const char *action_name,
+                                              GVariant *param);
 
 /* cml-plot-view-export.c: the "plot.export" action */
 void         cml_plot_view_close_chooser (CmlPlotView *self);
-void         cml_plot_view_export_action (GtkWidget *widget, const char *action_name, GVariant *param);
+void         cml_plot_view_export_action (GtkWidget *widget, const char *action_name,
+                                          GVariant *param);
 
 /* cml-plot-view-layout.c: the widget's custom layout */
 GtkSizeRequestMode cml_plot_view_layout_request_mode (GtkWidget *widget);
-void         cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
-                             int *natural, int *minimum_baseline, int *natural_baseline);
+void         cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation,
+                                           int for_size, int *minimum, int *natural,
+                                           int *minimum_baseline, int *natural_baseline);
 void         cml_plot_view_layout_allocate (GtkWidget *widget, int width, int height, int baseline);
 
 /* cml-plot-view-data.c: the run's parameters now (the window's newest frame, else the model's) */

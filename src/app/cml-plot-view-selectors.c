@@ -25,8 +25,10 @@ cml_plot_view_sync_equal_scales (CmlPlotView *self)
     tip = g_strdup (_("Only for a phase portrait: here the horizontal axis is time"));
   else
     {
-      g_autofree char *ux = cml_plot_format_unit (cml_plot_axis_get_unit (cml_plot_get_x_axis (plot)));
-      g_autofree char *uy = cml_plot_format_unit (cml_plot_axis_get_unit (cml_plot_get_y_axis (plot)));
+      g_autofree char *ux
+          = cml_plot_format_unit (cml_plot_axis_get_unit (cml_plot_get_x_axis (plot)));
+      g_autofree char *uy
+          = cml_plot_format_unit (cml_plot_axis_get_unit (cml_plot_get_y_axis (plot)));
       /* TRANSLATORS: the units of the two axes ("m/s", "m"), or "no unit" */
       tip = g_strdup_printf (_("Only when both axes are in one unit: here %s up against %s across"),
                              uy[0] ? uy : _("no unit"), ux[0] ? ux : _("no unit"));
@@ -72,7 +74,9 @@ cml_plot_view_sync_selectors (CmlPlotView *self)
 
   /* a quantity in another unit than those plotted is plotted alone (one axis, one unit):
    * its tooltip says so before it is ticked */
-  const char *axis_unit = self->y_names->len ? cml_plot_view_unit_of (self, g_ptr_array_index (self->y_names, 0)) : NULL;
+  const char *axis_unit = self->y_names->len
+                              ? cml_plot_view_unit_of (self, g_ptr_array_index (self->y_names, 0))
+                              : NULL;
   for (guint i = 0; i < self->checks->len; i++)
     {
       const char *name = cml_system_observable_name (self->system, i);
@@ -96,20 +100,23 @@ cml_plot_view_sync_selectors (CmlPlotView *self)
   g_autoptr (GString) label = g_string_new (NULL);
   for (guint k = 0; k < self->y_names->len; k++)
     {
-      g_autofree char *shown = cml_plot_view_display_name (self, g_ptr_array_index (self->y_names, k));
+      g_autofree char *shown
+          = cml_plot_view_display_name (self, g_ptr_array_index (self->y_names, k));
       g_string_append_printf (label, "%s%s", k ? ", " : "", shown);
     }
   if (label->len == 0)
     g_string_assign (label, _("Choose…"));
   else if (g_utf8_strlen (label->str, -1) > 20)
     {
-      g_autofree char *first = cml_plot_view_display_name (self, g_ptr_array_index (self->y_names, 0));
+      g_autofree char *first
+          = cml_plot_view_display_name (self, g_ptr_array_index (self->y_names, 0));
       /* TRANSLATORS: the quantities chosen for a plot: the first one's name and how many others */
       g_string_printf (label, _("%s + %u more"), first, self->y_names->len - 1);
     }
   gtk_menu_button_set_label (self->y_button, label->str);
 
-  gboolean has_residual = self->system && cml_system_observable_index (self->system, "residual") >= 0;
+  gboolean has_residual
+      = self->system && cml_system_observable_index (self->system, "residual") >= 0;
   g_autoptr (GPtrArray) monitors = cml_plot_view_monitor_names (self);
   gtk_widget_set_visible (self->residual_button, has_residual);
   gtk_widget_set_visible (self->monitors_button, monitors->len > 0);
@@ -178,7 +185,8 @@ cml_plot_view_on_error_clicked (CmlPlotView *self)
   g_clear_pointer (&self->x_name, g_free);
   g_ptr_array_set_size (self->y_names, 0);
   for (guint i = 0; i < cml_reference_get_n (self->reference); i++)
-    g_ptr_array_add (self->y_names, g_strdup_printf ("%s_err", cml_reference_get_name (self->reference, i)));
+    g_ptr_array_add (self->y_names,
+                     g_strdup_printf ("%s_err", cml_reference_get_name (self->reference, i)));
   cml_plot_view_rebuild_series (self);
   gtk_popover_popdown (self->y_popover);
 }

@@ -89,13 +89,15 @@ cml_plot_view_display_name (CmlPlotView *self, const char *name)
     return g_strdup (name);
   if ((r = reference_of (self, name, "_err")) >= 0)
     {
-      g_autofree char *base = cml_model_display_name (model, cml_reference_get_name (self->reference, (guint) r));
+      g_autofree char *base
+          = cml_model_display_name (model, cml_reference_get_name (self->reference, (guint) r));
       /* TRANSLATORS: a quantity's symbol: the run's value minus its closed form */
       return g_strdup_printf (_("error in %s"), base);
     }
   if ((r = reference_of (self, name, "_ref")) >= 0)
     {
-      g_autofree char *base = cml_model_display_name (model, cml_reference_get_name (self->reference, (guint) r));
+      g_autofree char *base
+          = cml_model_display_name (model, cml_reference_get_name (self->reference, (guint) r));
       return g_strdup_printf (_("%s (closed form)"), base);
     }
   return cml_model_display_name (model, name);
@@ -173,7 +175,9 @@ reference_column_of (CmlPlotView *self, const char *name)
   if (!self->show_reference || self->reference == NULL)
     return NULL;
   int r = cml_reference_find (self->reference, name);
-  return r >= 0 && 2 * (guint) r < self->ref_columns->len ? g_ptr_array_index (self->ref_columns, 2 * r) : NULL;
+  return r >= 0 && 2 * (guint) r < self->ref_columns->len
+             ? g_ptr_array_index (self->ref_columns, 2 * r)
+             : NULL;
 }
 
 /* Makes the plot's series and axis titles from the selection. */
@@ -195,7 +199,8 @@ cml_plot_view_rebuild_series (CmlPlotView *self)
   if (self->x_name)
     {
       g_autofree char *x_shown = cml_plot_view_display_name (self, self->x_name);
-      cml_plot_axis_set_label (cml_plot_get_x_axis (plot), x_shown, cml_plot_view_unit_of (self, self->x_name));
+      cml_plot_axis_set_label (cml_plot_get_x_axis (plot), x_shown,
+                               cml_plot_view_unit_of (self, self->x_name));
     }
   else
     cml_plot_axis_set_label (cml_plot_get_x_axis (plot), "t", cml_plot_view_time_unit (self));
@@ -220,7 +225,8 @@ cml_plot_view_rebuild_series (CmlPlotView *self)
       const char *unit = cml_plot_view_unit_of (self, name);
       if (common_unit != NULL && !cml_plot_view_same_unit (common_unit, unit))
         {
-          g_debug ("“%s” (%s) left out of a plot in %s: one axis, one unit", name, unit, common_unit);
+          g_debug ("“%s” (%s) left out of a plot in %s: one axis, one unit", name, unit,
+                   common_unit);
           g_ptr_array_remove_index (self->y_names, k--);
           continue;
         }
@@ -229,23 +235,25 @@ cml_plot_view_rebuild_series (CmlPlotView *self)
       g_autofree char *shown = cml_plot_view_display_name (self, name);
       guint colour = n_primary++;
       /* comparing two runs, against time: this one minus the other instead of both */
-      if (self->x_name == NULL && cml_plot_view_compare_add_difference (self, name, shown, unit, colour))
+      if (self->x_name == NULL
+          && cml_plot_view_compare_add_difference (self, name, shown, unit, colour))
         {
           g_string_append_printf (names, "%sΔ%s", names->len ? ", " : "", shown);
           continue;
         }
-      g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (shown, unit, self->t_column,
-                                                                           x_column, y_column);
+      g_autoptr (CmlPlotSeries) series
+          = cml_plot_series_new_for_columns (shown, unit, self->t_column, x_column, y_column);
       cml_plot_series_set_palette_index (series, colour);
       /* its closed form, dashed in the same colour (a phase portrait needs both axes'),
        * under the data: where the two agree, the dashes show on both sides of the line */
       CmlPlotColumn *y_ref = reference_column_of (self, name);
-      CmlPlotColumn *x_ref = self->x_name ? reference_column_of (self, self->x_name) : self->t_column;
+      CmlPlotColumn *x_ref
+          = self->x_name ? reference_column_of (self, self->x_name) : self->t_column;
       if (y_ref && x_ref)
         {
           g_autofree char *label = g_strdup_printf (_("%s (closed form)"), shown);
-          g_autoptr (CmlPlotSeries) closed = cml_plot_series_new_for_columns (label, unit, self->t_column, x_ref,
-                                                                               y_ref);
+          g_autoptr (CmlPlotSeries) closed
+              = cml_plot_series_new_for_columns (label, unit, self->t_column, x_ref, y_ref);
           cml_plot_series_set_palette_index (closed, colour);
           cml_plot_series_set_dashed (closed, TRUE);
           cml_plot_add_series (plot, closed);
@@ -261,7 +269,8 @@ cml_plot_view_rebuild_series (CmlPlotView *self)
   if (n_primary == 1)
     cml_plot_axis_set_label (y_axis, names->str, common_unit);
   else if (n_primary > 1)
-    cml_plot_axis_set_label (y_axis, g_utf8_strlen (names->str, -1) <= 24 ? names->str : "", common_unit);
+    cml_plot_axis_set_label (y_axis, g_utf8_strlen (names->str, -1) <= 24 ? names->str : "",
+                             common_unit);
   else
     cml_plot_axis_set_label (y_axis, "", "");
 
@@ -388,7 +397,8 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-plot-view.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/cmlab/Cmlab/ui/cml-plot-view.ui");
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, selectors);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, x_selector);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, controls);
@@ -413,7 +423,8 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, cml_plot_view_on_area_render);
 
   gtk_widget_class_install_action (widget_class, "plot.export", "s", cml_plot_view_export_action);
-  gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL, cml_plot_view_reset_zoom_action);
+  gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL,
+                                   cml_plot_view_reset_zoom_action);
   gtk_widget_class_install_property_action (widget_class, "plot.equal-scales", "equal-scales");
   gtk_widget_class_install_property_action (widget_class, "plot.show-reference", "show-reference");
   gtk_widget_class_set_css_name (widget_class, "cmlplotview");
@@ -425,7 +436,8 @@ cml_plot_view_init (CmlPlotView *self)
   self->text_scale = 1.0;
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_set_layout_manager (GTK_WIDGET (self),
-                                 gtk_custom_layout_new (cml_plot_view_layout_request_mode, cml_plot_view_layout_measure,
+                                 gtk_custom_layout_new (cml_plot_view_layout_request_mode,
+                                                        cml_plot_view_layout_measure,
                                                         cml_plot_view_layout_allocate));
 
   /* GL 3.3 core or GLES 3.0: the shaders come in both */
@@ -445,14 +457,16 @@ cml_plot_view_init (CmlPlotView *self)
   cml_plot_view_pick_init (self);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "t", "");
 
-  g_signal_connect_swapped (self->x_dropdown, "notify::selected", G_CALLBACK (cml_plot_view_on_x_selected), self);
+  g_signal_connect_swapped (self->x_dropdown, "notify::selected",
+                            G_CALLBACK (cml_plot_view_on_x_selected), self);
 
   /* the wheel zooms, a double click (or the menu) goes back */
   GtkEventController *motion = gtk_event_controller_motion_new ();
   g_signal_connect (motion, "motion", G_CALLBACK (cml_plot_view_on_pointer_motion), self);
   g_signal_connect (motion, "enter", G_CALLBACK (cml_plot_view_on_pointer_motion), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), motion);
-  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  GtkEventController *scroll
+      = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
   g_signal_connect (scroll, "scroll", G_CALLBACK (cml_plot_view_on_scroll), self);
   gtk_widget_add_controller (GTK_WIDGET (self->area), scroll);
   GtkGesture *click = gtk_gesture_click_new ();
@@ -462,7 +476,8 @@ cml_plot_view_init (CmlPlotView *self)
   /* "Equal Scales" in the menu: a check button of ours, for its tooltip */
   self->equal_check = GTK_CHECK_BUTTON (gtk_check_button_new_with_mnemonic (_("_Equal Scales")));
   gtk_widget_add_css_class (GTK_WIDGET (self->equal_check), "plot-equal-scales");
-  g_signal_connect_swapped (self->equal_check, "toggled", G_CALLBACK (cml_plot_view_on_equal_check_toggled), self);
+  g_signal_connect_swapped (self->equal_check, "toggled",
+                            G_CALLBACK (cml_plot_view_on_equal_check_toggled), self);
   gtk_popover_menu_add_child (GTK_POPOVER_MENU (gtk_menu_button_get_popover (self->export_button)),
                               GTK_WIDGET (self->equal_check), "equal-scales");
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-reference", FALSE);
@@ -484,7 +499,8 @@ cml_plot_view_set_presentation (CmlPlotView *self, gboolean on)
   self->presentation = !!on;
   /* on a projector the plot takes the room: its selectors fold away (what is plotted is
    * chosen before, or after leaving presentation mode) */
-  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self)); c; c = gtk_widget_get_next_sibling (c))
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self)); c;
+       c = gtk_widget_get_next_sibling (c))
     if (gtk_widget_has_css_class (c, "plot-header"))
       gtk_widget_set_visible (c, !self->presentation);
   cml_plot_reset_ranges (self->plot);

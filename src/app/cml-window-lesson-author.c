@@ -126,7 +126,8 @@ cml_window_lesson_undo_step_edit (CmlWindow *self)
         }
       break;
     case EDIT_DELETE:
-      g_ptr_array_insert (self->authored->steps, (int) MIN (e->index, self->authored->steps->len), e->step);
+      g_ptr_array_insert (self->authored->steps, (int) MIN (e->index, self->authored->steps->len),
+                          e->step);
       e->kind = EDIT_MOVE; /* the step is the lesson's again: not freed with the edit */
       break;
     case EDIT_CAPTION:
@@ -193,7 +194,9 @@ cml_window_lesson_add_step (CmlWindow *self, const char *caption, GError **error
 
   if ((session = cml_window_get_session (self, error)) == NULL)
     return 0;
-  if ((step = cml_lesson_step_new_from_session (session, caption ? caption : session->model->title, error)) == NULL)
+  if ((step = cml_lesson_step_new_from_session (session, caption ? caption : session->model->title,
+                                                error))
+      == NULL)
     return 0;
   if (self->authored == NULL)
     self->authored = cml_lesson_new (_("A new lesson"));
@@ -229,14 +232,16 @@ cml_window_lesson_delete_step (CmlWindow *self, guint number)
   if (authored_step (self, number) == NULL)
     return FALSE;
   /* kept with the edit, for undo */
-  push_edit (self, EDIT_DELETE, g_ptr_array_steal_index (self->authored->steps, number - 1))->index = number - 1;
+  push_edit (self, EDIT_DELETE, g_ptr_array_steal_index (self->authored->steps, number - 1))->index
+      = number - 1;
   update_author_actions (self);
   cml_window_lesson_rebuild_steps (self);
   return TRUE;
 }
 
 gboolean
-cml_window_lesson_set_step_text (CmlWindow *self, guint number, const char *caption, const char *notes)
+cml_window_lesson_set_step_text (CmlWindow *self, guint number, const char *caption,
+                                 const char *notes)
 {
   CmlLessonStep *step = authored_step (self, number);
 
@@ -280,7 +285,8 @@ check_prediction (CmlWindow *self, CmlLessonStep *step, const CmlPrediction *pr,
     return TRUE;
   if (blank (pr->question))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the question is empty: write what the class is asked"));
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the question is empty: write what the class is asked"));
       return FALSE;
     }
   if (pr->quantity == NULL || *pr->quantity == '\0')
@@ -291,8 +297,9 @@ check_prediction (CmlWindow *self, CmlLessonStep *step, const CmlPrediction *pr,
     }
   if (!(pr->at >= 0) || !isfinite (pr->at))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                   _("the time the quantity is read at must be a time from the step’s start (0 or more)"));
+      g_set_error (
+          error, CML_ERROR, CML_ERROR_USAGE,
+          _("the time the quantity is read at must be a time from the step’s start (0 or more)"));
       return FALSE;
     }
   sys = g_hash_table_lookup (self->systems, step->model);
@@ -302,8 +309,8 @@ check_prediction (CmlWindow *self, CmlLessonStep *step, const CmlPrediction *pr,
     return FALSE;
   if (cml_system_observable_index (sys, pr->quantity) < 0)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("“%s” is not a quantity of the model “%s”"), pr->quantity,
-                   step->model->name);
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("“%s” is not a quantity of the model “%s”"), pr->quantity, step->model->name);
       return FALSE;
     }
   if (pr->kind == CML_PREDICTION_CHOICE)
@@ -318,16 +325,19 @@ check_prediction (CmlWindow *self, CmlLessonStep *step, const CmlPrediction *pr,
       for (guint k = 0; k < n; k++)
         if (*pr->choices[k] == '\0')
           {
-            g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("choice %u is empty: write it or remove it"), k + 1);
+            g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                         _("choice %u is empty: write it or remove it"), k + 1);
             return FALSE;
           }
       if (pr->answer < 1 || pr->answer > n)
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the answer is the number of the right choice, from 1 to %u"), n);
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       _("the answer is the number of the right choice, from 1 to %u"), n);
           return FALSE;
         }
-      if ((pr->check_op != '<' && pr->check_op != '>' && pr->check_op != '=') || !isfinite (pr->check_value)
-          || !(pr->check_tolerance >= 0) || !isfinite (pr->check_tolerance))
+      if ((pr->check_op != '<' && pr->check_op != '>' && pr->check_op != '=')
+          || !isfinite (pr->check_value) || !(pr->check_tolerance >= 0)
+          || !isfinite (pr->check_tolerance))
         {
           g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                        _("a choice question needs the check its answer makes of the quantity: "
@@ -343,14 +353,16 @@ check_prediction (CmlWindow *self, CmlLessonStep *step, const CmlPrediction *pr,
     }
   if (!(pr->tolerance >= 0) || !isfinite (pr->tolerance))
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the tolerance is how far from the answer is right (0 or more)"));
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the tolerance is how far from the answer is right (0 or more)"));
       return FALSE;
     }
   return TRUE;
 }
 
 gboolean
-cml_window_lesson_set_step_prediction (CmlWindow *self, guint number, const CmlPrediction *prediction, GError **error)
+cml_window_lesson_set_step_prediction (CmlWindow *self, guint number,
+                                       const CmlPrediction *prediction, GError **error)
 {
   CmlLessonStep *step = authored_step (self, number);
 
@@ -393,12 +405,14 @@ cml_window_lesson_save_authored (CmlWindow *self, const char *path, GError **err
 
   if (self->authored == NULL || self->authored->steps->len == 0)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the lesson has no steps yet: add one with “Add This as a Step”"));
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the lesson has no steps yet: add one with “Add This as a Step”"));
       return FALSE;
     }
   if (path == NULL && self->authored_path == NULL)
     {
-      g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the lesson has not been saved yet: choose where"));
+      g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                   _("the lesson has not been saved yet: choose where"));
       return FALSE;
     }
   to = g_strdup (path ? path : self->authored_path);
@@ -408,7 +422,8 @@ cml_window_lesson_save_authored (CmlWindow *self, const char *path, GError **err
 
       if (step->caption == NULL || *step->caption == '\0')
         {
-          g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("step %u has no caption: write one for the class"), k + 1);
+          g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
+                       _("step %u has no caption: write one for the class"), k + 1);
           return FALSE;
         }
     }
@@ -481,8 +496,9 @@ save_as_action (GtkWidget *widget, const char *action_name, GVariant *param)
 
   if (self->lesson_chooser)
     return;
-  self->lesson_chooser = gtk_file_chooser_native_new (_("Save Lesson"), GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
-                                                      _("_Save"), _("_Cancel"));
+  self->lesson_chooser
+      = gtk_file_chooser_native_new (_("Save Lesson"), GTK_WINDOW (self),
+                                     GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
   fc = GTK_FILE_CHOOSER (self->lesson_chooser);
   gtk_file_filter_set_name (lessons, _("cmlab lessons (*.cmllesson)"));
   gtk_file_filter_add_pattern (lessons, "*" LESSON_EXT);
@@ -536,8 +552,10 @@ cml_window_lesson_author_dispose (CmlWindow *self)
 void
 cml_window_class_add_lesson_author_actions (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.lesson-add-step", NULL, cml_window_lesson_add_step_action);
+  gtk_widget_class_install_action (widget_class, "win.lesson-add-step", NULL,
+                                   cml_window_lesson_add_step_action);
   gtk_widget_class_install_action (widget_class, "win.lesson-steps", NULL, steps_action);
-  gtk_widget_class_install_action (widget_class, "win.lesson-save", NULL, cml_window_lesson_save_action);
+  gtk_widget_class_install_action (widget_class, "win.lesson-save", NULL,
+                                   cml_window_lesson_save_action);
   gtk_widget_class_install_action (widget_class, "win.lesson-save-as", NULL, save_as_action);
 }

@@ -23,13 +23,15 @@ row_number (GtkWidget *widget)
 static void
 on_caption_changed (GtkEditable *entry, CmlWindow *self)
 {
-  cml_window_lesson_set_step_text (self, row_number (GTK_WIDGET (entry)), gtk_editable_get_text (entry), NULL);
+  cml_window_lesson_set_step_text (self, row_number (GTK_WIDGET (entry)),
+                                   gtk_editable_get_text (entry), NULL);
 }
 
 static void
 on_notes_changed (GtkEditable *entry, CmlWindow *self)
 {
-  cml_window_lesson_set_step_text (self, row_number (GTK_WIDGET (entry)), NULL, gtk_editable_get_text (entry));
+  cml_window_lesson_set_step_text (self, row_number (GTK_WIDGET (entry)), NULL,
+                                   gtk_editable_get_text (entry));
 }
 
 static void
@@ -61,7 +63,8 @@ on_delete (GtkButton *button, CmlWindow *self)
 }
 
 static GtkWidget *
-icon_button (const char *icon, const char *tooltip, guint number, gboolean sensitive, GCallback cb, CmlWindow *self)
+icon_button (const char *icon, const char *tooltip, guint number, gboolean sensitive, GCallback cb,
+             CmlWindow *self)
 {
   GtkWidget *b = gtk_button_new_from_icon_name (icon);
 
@@ -74,7 +77,8 @@ icon_button (const char *icon, const char *tooltip, guint number, gboolean sensi
 }
 
 static GtkWidget *
-text_entry (const char *text, const char *placeholder, const char *tooltip, guint number, GCallback cb, CmlWindow *self)
+text_entry (const char *text, const char *placeholder, const char *tooltip, guint number,
+            GCallback cb, CmlWindow *self)
 {
   GtkWidget *e = gtk_entry_new ();
 
@@ -97,7 +101,8 @@ typedef struct
   CmlWindow   *self;
   guint        number;
   GtkDropDown *kind;
-  GtkWidget   *question, *quantity, *at, *choices, *answer_choice, *check, *answer, *unit, *tolerance, *afterwards;
+  GtkWidget *question, *quantity, *at, *choices, *answer_choice, *check, *answer, *unit, *tolerance,
+      *afterwards;
   GtkWidget   *choice_box, *number_box;
   GtkLabel    *message;
 } PredictionEditor;
@@ -135,12 +140,15 @@ on_prediction_apply (GtkButton *button, PredictionEditor *ed)
   CmlPrediction pr = { 0 };
   guint kind = gtk_drop_down_get_selected (ed->kind);
 
-  pr.kind = kind == 1 ? CML_PREDICTION_CHOICE : kind == 2 ? CML_PREDICTION_NUMBER : CML_PREDICTION_NONE;
+  pr.kind = kind == 1   ? CML_PREDICTION_CHOICE
+            : kind == 2 ? CML_PREDICTION_NUMBER
+                        : CML_PREDICTION_NONE;
   pr.question = (char *) gtk_editable_get_text (GTK_EDITABLE (ed->question));
   pr.quantity = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (ed->quantity))));
   pr.afterwards = (char *) gtk_editable_get_text (GTK_EDITABLE (ed->afterwards));
   pr.unit = (char *) gtk_editable_get_text (GTK_EDITABLE (ed->unit));
-  if (pr.kind != CML_PREDICTION_NONE && !editor_number (ed->at, _("The time the quantity is read at"), &pr.at, &error))
+  if (pr.kind != CML_PREDICTION_NONE
+      && !editor_number (ed->at, _("The time the quantity is read at"), &pr.at, &error))
     goto out;
   if (pr.kind == CML_PREDICTION_CHOICE)
     {
@@ -149,8 +157,8 @@ on_prediction_apply (GtkButton *button, PredictionEditor *ed)
         g_strstrip (choices[k]);
       pr.choices = choices;
       pr.answer = (guint) gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (ed->answer_choice));
-      if (!cml_prediction_parse_check (gtk_editable_get_text (GTK_EDITABLE (ed->check)), &pr.check_op,
-                                       &pr.check_value, &pr.check_tolerance))
+      if (!cml_prediction_parse_check (gtk_editable_get_text (GTK_EDITABLE (ed->check)),
+                                       &pr.check_op, &pr.check_value, &pr.check_tolerance))
         pr.check_op = 0; /* said by the window's check */
     }
   else if (pr.kind == CML_PREDICTION_NUMBER)
@@ -196,7 +204,8 @@ field (GtkWidget *box, const char *label, const char *text, const char *tooltip)
   gtk_editable_set_enable_undo (GTK_EDITABLE (e), FALSE);
   gtk_widget_set_hexpand (e, TRUE);
   gtk_widget_set_tooltip_text (e, tooltip);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (e), GTK_ACCESSIBLE_RELATION_LABELLED_BY, l, NULL, -1);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (e), GTK_ACCESSIBLE_RELATION_LABELLED_BY, l, NULL,
+                                  -1);
   gtk_box_append (GTK_BOX (row), l);
   gtk_box_append (GTK_BOX (row), e);
   gtk_box_append (GTK_BOX (box), row);
@@ -225,7 +234,8 @@ format_check (const CmlPrediction *pr)
 {
   g_autofree char *v = format_number (pr->check_value), *t = format_number (pr->check_tolerance);
 
-  return pr->check_op == '=' ? g_strdup_printf ("= %s ± %s", v, t) : g_strdup_printf ("%c %s", pr->check_op, v);
+  return pr->check_op == '=' ? g_strdup_printf ("= %s ± %s", v, t)
+                             : g_strdup_printf ("%c %s", pr->check_op, v);
 }
 
 static GtkWidget *
@@ -241,16 +251,20 @@ prediction_editor (CmlWindow *self, CmlLessonStep *step, guint number)
                              : g_strdup_printf (_("Prediction: %s"), pr->question);
   g_autofree char *at = pr->kind != CML_PREDICTION_NONE ? format_number (pr->at) : NULL;
   g_autofree char *choices = pr->choices ? g_strjoinv ("; ", pr->choices) : NULL;
-  g_autofree char *check = pr->kind == CML_PREDICTION_CHOICE && !pr->no_answer ? format_check (pr) : NULL;
-  g_autofree char *value = pr->kind == CML_PREDICTION_NUMBER && !pr->no_answer ? format_number (pr->value) : NULL;
-  g_autofree char *tolerance = pr->kind == CML_PREDICTION_NUMBER && !pr->no_answer ? format_number (pr->tolerance) : NULL;
+  g_autofree char *check
+      = pr->kind == CML_PREDICTION_CHOICE && !pr->no_answer ? format_check (pr) : NULL;
+  g_autofree char *value
+      = pr->kind == CML_PREDICTION_NUMBER && !pr->no_answer ? format_number (pr->value) : NULL;
+  g_autofree char *tolerance
+      = pr->kind == CML_PREDICTION_NUMBER && !pr->no_answer ? format_number (pr->tolerance) : NULL;
   GtkWidget *expander = gtk_expander_new (title);
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *row, *label, *apply;
 
   for (guint i = 0; i < 4; i++)
     shown[i] = kinds[i] ? _(kinds[i]) : NULL;
-  gtk_label_set_ellipsize (GTK_LABEL (gtk_expander_get_label_widget (GTK_EXPANDER (expander))), PANGO_ELLIPSIZE_END);
+  gtk_label_set_ellipsize (GTK_LABEL (gtk_expander_get_label_widget (GTK_EXPANDER (expander))),
+                           PANGO_ELLIPSIZE_END);
   ed->self = self;
   ed->number = number;
   row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
@@ -258,23 +272,30 @@ prediction_editor (CmlWindow *self, CmlLessonStep *step, guint number)
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_width_chars (GTK_LABEL (label), 12);
   ed->kind = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (shown));
-  gtk_drop_down_set_selected (ed->kind, pr->kind == CML_PREDICTION_CHOICE ? 1 : pr->kind == CML_PREDICTION_NUMBER ? 2 : 0);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (ed->kind), _("What the class answers before the motion shows it"));
+  gtk_drop_down_set_selected (ed->kind, pr->kind == CML_PREDICTION_CHOICE   ? 1
+                                        : pr->kind == CML_PREDICTION_NUMBER ? 2
+                                                                            : 0);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (ed->kind),
+                               _("What the class answers before the motion shows it"));
   gtk_box_append (GTK_BOX (row), label);
   gtk_box_append (GTK_BOX (row), GTK_WIDGET (ed->kind));
   gtk_box_append (GTK_BOX (box), row);
-  ed->question = field (box, _("Asked"), pr->question, _("The question the class answers, e.g. “Is the ball thrown off?”"));
+  ed->question = field (box, _("Asked"), pr->question,
+                        _("The question the class answers, e.g. “Is the ball thrown off?”"));
   ed->quantity = field (box, _("Quantity"), pr->quantity,
                         _("The model’s quantity that answers it (e.g. x, or energy): its name"));
-  ed->at = field (box, _("At time"), at, _("The time from the step’s start at which the quantity answers"));
+  ed->at = field (box, _("At time"), at,
+                  _("The time from the step’s start at which the quantity answers"));
   ed->choice_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  ed->choices = field (ed->choice_box, _("Choices"), choices, _("The choices the class picks from, separated by ‘;’"));
+  ed->choices = field (ed->choice_box, _("Choices"), choices,
+                       _("The choices the class picks from, separated by ‘;’"));
   row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   label = gtk_label_new (_("Right choice"));
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_width_chars (GTK_LABEL (label), 12);
   ed->answer_choice = gtk_spin_button_new_with_range (1, 9, 1);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (ed->answer_choice), pr->kind == CML_PREDICTION_CHOICE && pr->answer ? pr->answer : 1);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (ed->answer_choice),
+                             pr->kind == CML_PREDICTION_CHOICE && pr->answer ? pr->answer : 1);
   gtk_widget_set_tooltip_text (ed->answer_choice, _("The number of the right choice, from 1"));
   gtk_box_append (GTK_BOX (row), label);
   gtk_box_append (GTK_BOX (row), ed->answer_choice);
@@ -284,11 +305,13 @@ prediction_editor (CmlWindow *self, CmlLessonStep *step, guint number)
   gtk_box_append (GTK_BOX (box), ed->choice_box);
   ed->number_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   ed->answer = field (ed->number_box, _("Answer"), value, _("The right number"));
-  ed->unit = field (ed->number_box, _("Unit"), pr->unit, _("The answer’s unit, shown beside the class’s number (e.g. m)"));
+  ed->unit = field (ed->number_box, _("Unit"), pr->unit,
+                    _("The answer’s unit, shown beside the class’s number (e.g. m)"));
   ed->tolerance = field (ed->number_box, _("Tolerance"), tolerance,
                          _("How far from the answer the class’s number may be and still be right"));
   gtk_box_append (GTK_BOX (box), ed->number_box);
-  ed->afterwards = field (box, _("Afterwards"), pr->afterwards, _("What to say once the motion has answered (optional)"));
+  ed->afterwards = field (box, _("Afterwards"), pr->afterwards,
+                          _("What to say once the motion has answered (optional)"));
   ed->message = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_wrap (ed->message, TRUE);
   gtk_label_set_xalign (ed->message, 0);
@@ -297,7 +320,8 @@ prediction_editor (CmlWindow *self, CmlLessonStep *step, guint number)
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (ed->message));
   apply = gtk_button_new_with_mnemonic (_("_Set the Prediction"));
   gtk_widget_set_halign (apply, GTK_ALIGN_END);
-  gtk_widget_set_tooltip_text (apply, _("The step asks this question (or none) when it is presented"));
+  gtk_widget_set_tooltip_text (apply,
+                               _("The step asks this question (or none) when it is presented"));
   gtk_box_append (GTK_BOX (box), apply);
   g_object_set_data_full (G_OBJECT (apply), "cml-editor", ed, g_free);
   g_signal_connect (apply, "clicked", G_CALLBACK (on_prediction_apply), ed);
@@ -339,24 +363,27 @@ cml_window_lesson_rebuild_steps (CmlWindow *self)
       gtk_widget_set_hexpand (label, TRUE);
       gtk_widget_add_css_class (label, "heading");
       gtk_box_append (GTK_BOX (head), label);
-      gtk_box_append (GTK_BOX (head), icon_button ("go-up-symbolic", _("Move this step up"), k, k > 1,
-                                                   G_CALLBACK (on_up), self));
-      gtk_box_append (GTK_BOX (head), icon_button ("go-down-symbolic", _("Move this step down"), k, k < n,
-                                                   G_CALLBACK (on_down), self));
-      gtk_box_append (GTK_BOX (head), icon_button ("user-trash-symbolic", _("Delete this step"), k, TRUE,
-                                                   G_CALLBACK (on_delete), self));
+      gtk_box_append (GTK_BOX (head), icon_button ("go-up-symbolic", _("Move this step up"), k,
+                                                   k > 1, G_CALLBACK (on_up), self));
+      gtk_box_append (GTK_BOX (head), icon_button ("go-down-symbolic", _("Move this step down"), k,
+                                                   k < n, G_CALLBACK (on_down), self));
+      gtk_box_append (GTK_BOX (head), icon_button ("user-trash-symbolic", _("Delete this step"), k,
+                                                   TRUE, G_CALLBACK (on_delete), self));
       gtk_box_append (GTK_BOX (box), head);
-      gtk_box_append (GTK_BOX (box), text_entry (step->caption, _("Caption for the class"),
-                                                 _("What the class reads under the view during this step"), k,
-                                                 G_CALLBACK (on_caption_changed), self));
-      gtk_box_append (GTK_BOX (box), text_entry (step->notes, _("Notes for the teacher (optional)"),
-                                                 _("Shown to the teacher only, as the caption’s tooltip"), k,
-                                                 G_CALLBACK (on_notes_changed), self));
+      gtk_box_append (GTK_BOX (box),
+                      text_entry (step->caption, _("Caption for the class"),
+                                  _("What the class reads under the view during this step"), k,
+                                  G_CALLBACK (on_caption_changed), self));
+      gtk_box_append (GTK_BOX (box),
+                      text_entry (step->notes, _("Notes for the teacher (optional)"),
+                                  _("Shown to the teacher only, as the caption’s tooltip"), k,
+                                  G_CALLBACK (on_notes_changed), self));
       gtk_box_append (GTK_BOX (box), prediction_editor (self, step, k));
       gtk_list_box_append (self->steps_list, box);
     }
   if (self->steps_title && self->authored
-      && g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (self->steps_title)), self->authored->title) != 0)
+      && g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (self->steps_title)), self->authored->title)
+             != 0)
     gtk_editable_set_text (GTK_EDITABLE (self->steps_title), self->authored->title);
 }
 
@@ -424,12 +451,14 @@ cml_window_lesson_show_steps (CmlWindow *self)
   gtk_widget_set_margin_end (box, 12);
   title = gtk_entry_new ();
   gtk_entry_set_placeholder_text (GTK_ENTRY (title), _("The lesson’s title"));
-  gtk_widget_set_tooltip_text (title, _("The lesson’s title, shown beside the step’s number while it is presented"));
+  gtk_widget_set_tooltip_text (
+      title, _("The lesson’s title, shown beside the step’s number while it is presented"));
   if (self->authored)
     gtk_editable_set_text (GTK_EDITABLE (title), self->authored->title);
   g_signal_connect (title, "changed", G_CALLBACK (on_title_changed), self);
   gtk_box_append (GTK_BOX (box), title);
-  empty = gtk_label_new (_("No steps yet. Set up the window as the class should see it, then “Add This as a Step”."));
+  empty = gtk_label_new (
+      _("No steps yet. Set up the window as the class should see it, then “Add This as a Step”."));
   gtk_label_set_wrap (GTK_LABEL (empty), TRUE);
   gtk_widget_add_css_class (empty, "dim-label");
   gtk_box_append (GTK_BOX (box), empty);
@@ -454,9 +483,10 @@ cml_window_lesson_show_steps (CmlWindow *self)
     gtk_widget_insert_action_group (win, "steps", G_ACTION_GROUP (group));
     g_object_unref (group);
     gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
-                                          gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>z"),
-                                                            gtk_named_action_new ("steps.undo")));
+    gtk_shortcut_controller_add_shortcut (
+        GTK_SHORTCUT_CONTROLLER (keys),
+        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>z"),
+                          gtk_named_action_new ("steps.undo")));
     gtk_widget_add_controller (win, keys);
   }
   self->steps_window = win;
