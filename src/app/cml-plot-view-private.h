@@ -41,8 +41,8 @@ struct _CmlPlotView
   GtkToggleButton *all_button;
   GtkGLArea      *area;
   GtkMenuButton  *export_button;
-  GtkCheckButton *equal_check;
-  double          pointer_x, pointer_y; /* the pointer over the plot area (widget px) */   /* the menu's "Equal Scales" (insensitive where it cannot apply) */
+  GtkCheckButton *equal_check; /* the menu's "Equal Scales" (insensitive where it cannot apply) */
+  double          pointer_x, pointer_y; /* the pointer over the plot area (widget px) */
   GtkFileChooserNative *chooser; /* the export dialog while it is open */
   char           *export_format; /* "png", "svg" or "pdf" of the open dialog */
 
