@@ -47,7 +47,8 @@ gboolean    cml_parameter_panel_set_param (CmlParameterPanel *self, const char *
                                            GError **error);
 /* Gives VALUES (name -> double*) as typed initial values and restarts from them, as
  * "Apply & restart" does (names that are not initial values: an error, nothing changed). */
-gboolean    cml_parameter_panel_start_from (CmlParameterPanel *self, GHashTable *values, GError **error);
+gboolean    cml_parameter_panel_start_from (CmlParameterPanel *self, GHashTable *values,
+                                            GError **error);
 
 /* The same as one step of a drag: NEW_STEP FALSE adds no step to undo (the drag's first
  * call made it). */
@@ -63,7 +64,8 @@ gboolean    cml_parameter_panel_redo (CmlParameterPanel *self);
 /* Hides the values of the parameters NAMES (NULL-terminated; NULL: none) from the people
  * watching, as a lesson step asks: each shows "?", its slider and field locked, TOOLTIP
  * saying why; every other parameter shows its value again and can be changed. */
-void        cml_parameter_panel_set_hidden (CmlParameterPanel *self, const char *const *names, const char *tooltip);
+void        cml_parameter_panel_set_hidden (CmlParameterPanel *self, const char *const *names,
+                                            const char *tooltip);
 gboolean    cml_parameter_panel_is_hidden (CmlParameterPanel *self, const char *name);
 const char *cml_parameter_panel_get_projection_note (CmlParameterPanel *self);
 

@@ -45,12 +45,13 @@ static CmlPlotColumn *
 ghost_column_of (CmlPlotView *self, const char *name)
 {
   int i = self->ghost_system ? cml_system_observable_index (self->ghost_system, name) : -1;
-  return i >= 0 && (guint) i < self->ghost_columns->len ? g_ptr_array_index (self->ghost_columns, i) : NULL;
+  return i >= 0 && (guint) i < self->ghost_columns->len ? g_ptr_array_index (self->ghost_columns, i)
+                                                        : NULL;
 }
 
 void
-cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *shown, const char *unit,
-                                  guint colour)
+cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *shown,
+                                  const char *unit, guint colour)
 {
   CmlPlotColumn *y = ghost_column_of (self, name);
   CmlPlotColumn *x = self->x_name ? ghost_column_of (self, self->x_name) : self->ghost_t;
@@ -62,14 +63,15 @@ cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const cha
   CmlPlotRgba c = style.palette[colour % CML_PLOT_PALETTE_SIZE];
   c.a *= GHOST_ALPHA;
   g_autofree char *label = g_strdup_printf ("%s (%s)", shown, self->ghost_label);
-  g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (label, unit, self->ghost_t, x, y);
+  g_autoptr (CmlPlotSeries) series
+      = cml_plot_series_new_for_columns (label, unit, self->ghost_t, x, y);
   cml_plot_series_set_color (series, &c);
   cml_plot_add_series (self->plot, series);
 }
 
 gboolean
-cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *shown, const char *unit,
-                                      guint colour)
+cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *shown,
+                                      const char *unit, guint colour)
 {
   if (!self->show_difference || self->ghost_system == NULL || ghost_column_of (self, name) == NULL)
     return FALSE;
@@ -77,9 +79,10 @@ cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const
   if (i < 0 || (guint) i >= self->diff_columns->len)
     return FALSE;
 
-  g_autofree char *label = g_strdup_printf ("Δ%s = %s − %s (%s)", shown, shown, shown, self->ghost_label);
-  g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (label, unit, self->diff_t, self->diff_t,
-                                                                       g_ptr_array_index (self->diff_columns, i));
+  g_autofree char *label
+      = g_strdup_printf ("Δ%s = %s − %s (%s)", shown, shown, shown, self->ghost_label);
+  g_autoptr (CmlPlotSeries) series = cml_plot_series_new_for_columns (
+      label, unit, self->diff_t, self->diff_t, g_ptr_array_index (self->diff_columns, i));
   cml_plot_series_set_palette_index (series, colour);
   cml_plot_add_series (self->plot, series);
   return TRUE;
@@ -120,7 +123,8 @@ cml_plot_view_compare_update_difference (CmlPlotView *self)
   const double *tg = cml_plot_column_get_data (self->ghost_t);
   g_autofree int *gi = g_new (int, n_obs);
   for (guint j = 0; j < n_obs; j++)
-    gi[j] = cml_system_observable_index (self->ghost_system, cml_system_observable_name (self->system, j));
+    gi[j] = cml_system_observable_index (self->ghost_system,
+                                         cml_system_observable_name (self->system, j));
 
   g_autofree double *row = g_new (double, n_obs);
   guint i = self->diff_done;
@@ -138,7 +142,8 @@ cml_plot_view_compare_update_difference (CmlPlotView *self)
               row[j] = NAN;
               continue;
             }
-          const double *g = cml_plot_column_get_data (g_ptr_array_index (self->ghost_columns, gi[j]));
+          const double *g
+              = cml_plot_column_get_data (g_ptr_array_index (self->ghost_columns, gi[j]));
           const double *m = cml_plot_column_get_data (g_ptr_array_index (self->columns, j));
           row[j] = m[i] - ((1 - w) * g[k0] + w * g[k]);
         }

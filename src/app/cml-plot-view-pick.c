@@ -85,10 +85,12 @@ cml_plot_view_has_frame (CmlPlotView *self)
 {
   double x, y;
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self->area));
-  int w = gtk_widget_get_width (GTK_WIDGET (self->area)), h = gtk_widget_get_height (GTK_WIDGET (self->area));
+  int w = gtk_widget_get_width (GTK_WIDGET (self->area)),
+      h = gtk_widget_get_height (GTK_WIDGET (self->area));
 
   g_return_val_if_fail (CML_IS_PLOT_VIEW (self), FALSE);
-  return self->renderer && cml_plot_gl_pick (self->renderer, 0.5 * w * scale, 0.5 * h * scale, &x, &y);
+  return self->renderer
+         && cml_plot_gl_pick (self->renderer, 0.5 * w * scale, 0.5 * h * scale, &x, &y);
 }
 
 static void
@@ -123,18 +125,19 @@ on_motion (GtkEventControllerMotion *motion, double x, double y, CmlPlotView *se
                     && cml_plot_gl_pick (self->renderer, x * scale, y * scale, &dx, &dy);
 
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self->area), inside ? "crosshair" : NULL);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->area),
-                               inside ? _("Click or drag to start the run from this point")
-                                      : _("Mouse wheel: zoom around the pointer; double click: back to the whole view"));
+  gtk_widget_set_tooltip_text (
+      GTK_WIDGET (self->area),
+      inside ? _("Click or drag to start the run from this point")
+             : _("Mouse wheel: zoom around the pointer; double click: back to the whole view"));
 }
 
 void
 cml_plot_view_pick_class_init (GObjectClass *object_class)
 {
   /* ::pick-initial (x name, x, y name, y, done): start a run from this point */
-  signals[PICK_INITIAL] = g_signal_new ("pick-initial", G_TYPE_FROM_CLASS (object_class), G_SIGNAL_RUN_LAST, 0,
-                                        NULL, NULL, NULL, G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_DOUBLE,
-                                        G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_BOOLEAN);
+  signals[PICK_INITIAL] = g_signal_new (
+      "pick-initial", G_TYPE_FROM_CLASS (object_class), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+      G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_BOOLEAN);
 }
 
 void

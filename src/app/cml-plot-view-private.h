@@ -1,5 +1,6 @@
-/* cml-plot-view-private.h — the plot view's fields, shared by cml-plot-view.c and
- * cml-plot-view-compare.c (a second run drawn beside the first).
+/* cml-plot-view-private.h — the plot view's fields and what its files share: cml-plot-view.c
+ * (the widget), -selectors.c (the header), -data.c (the run's samples), -gl.c (drawing and
+ * zoom), -export.c, -layout.c, -compare.c (a second run drawn beside the first), -pick.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -40,8 +41,8 @@ struct _CmlPlotView
   GtkToggleButton *all_button;
   GtkGLArea      *area;
   GtkMenuButton  *export_button;
-  GtkCheckButton *equal_check;
-  double          pointer_x, pointer_y; /* the pointer over the plot area (widget px) */   /* the menu's "Equal Scales" (insensitive where it cannot apply) */
+  GtkCheckButton *equal_check; /* the menu's "Equal Scales" (insensitive where it cannot apply) */
+  double          pointer_x, pointer_y; /* the pointer over the plot area (widget px) */
   GtkFileChooserNative *chooser; /* the export dialog while it is open */
   char           *export_format; /* "png", "svg" or "pdf" of the open dialog */
 
@@ -91,8 +92,8 @@ void     cml_plot_view_compare_init (CmlPlotView *self);
 void     cml_plot_view_compare_finalize (CmlPlotView *self);
 void     cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const char *shown,
                                            const char *unit, guint colour);
-gboolean cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name, const char *shown,
-                                               const char *unit, guint colour);
+gboolean cml_plot_view_compare_add_difference (CmlPlotView *self, const char *name,
+                                               const char *shown, const char *unit, guint colour);
 void     cml_plot_view_compare_clear_difference (CmlPlotView *self);
 /* fresh difference columns for this run's observables (none without a comparison) */
 void     cml_plot_view_compare_reset (CmlPlotView *self);
@@ -101,5 +102,57 @@ void     cml_plot_view_compare_update_difference (CmlPlotView *self);
 /* cml-plot-view-pick.c: a click in a phase portrait chooses where a run starts */
 void     cml_plot_view_pick_class_init (GObjectClass *object_class);
 void     cml_plot_view_pick_init (CmlPlotView *self);
+
+/* cml-plot-view.c: names, units and style of what the view shows; the plot's series */
+CmlModel    *cml_plot_view_model (CmlPlotView *self);
+const char  *cml_plot_view_unit_of (CmlPlotView *self, const char *name);
+const char  *cml_plot_view_time_unit (CmlPlotView *self);
+char        *cml_plot_view_display_name (CmlPlotView *self, const char *name);
+char        *cml_plot_view_display_name_with_unit (CmlPlotView *self, const char *name);
+gboolean     cml_plot_view_same_unit (const char *a, const char *b);
+GPtrArray   *cml_plot_view_monitor_names (CmlPlotView *self);
+void         cml_plot_view_style (CmlPlotView *self, CmlPlotStyle *style);
+void         cml_plot_view_rebuild_series (CmlPlotView *self);
+
+/* cml-plot-view-selectors.c: the header's selectors and their template callbacks */
+void         cml_plot_view_sync_equal_scales (CmlPlotView *self);
+void         cml_plot_view_on_equal_check_toggled (CmlPlotView *self);
+void         cml_plot_view_sync_selectors (CmlPlotView *self);
+void         cml_plot_view_set_y_names (CmlPlotView *self, GPtrArray *names);
+void         cml_plot_view_on_monitors_clicked (CmlPlotView *self);
+void         cml_plot_view_on_residual_clicked (CmlPlotView *self);
+void         cml_plot_view_on_error_clicked (CmlPlotView *self);
+void         cml_plot_view_on_x_selected (CmlPlotView *self);
+void         cml_plot_view_on_show_all_toggled (CmlPlotView *self);
+void         cml_plot_view_fill_selectors (CmlPlotView *self);
+
+/* cml-plot-view-gl.c: the GL area's callbacks, zoom */
+void         cml_plot_view_on_area_realize (CmlPlotView *self);
+void         cml_plot_view_on_area_unrealize (CmlPlotView *self);
+gboolean     cml_plot_view_on_area_render (CmlPlotView *self, GdkGLContext *context);
+void         cml_plot_view_sync_zoom (CmlPlotView *self);
+void         cml_plot_view_on_pointer_motion (GtkEventControllerMotion *motion, double x, double y,
+                                              CmlPlotView *self);
+gboolean     cml_plot_view_on_scroll (GtkEventControllerScroll *scroll, double dx, double dy,
+                                      CmlPlotView *self);
+void         cml_plot_view_on_double_click (GtkGestureClick *click, int n_press, double x, double y,
+                                            CmlPlotView *self);
+void         cml_plot_view_reset_zoom_action (GtkWidget *widget, const char *action_name,
+                                              GVariant *param);
+
+/* cml-plot-view-export.c: the "plot.export" action */
+void         cml_plot_view_close_chooser (CmlPlotView *self);
+void         cml_plot_view_export_action (GtkWidget *widget, const char *action_name,
+                                          GVariant *param);
+
+/* cml-plot-view-layout.c: the widget's custom layout */
+GtkSizeRequestMode cml_plot_view_layout_request_mode (GtkWidget *widget);
+void         cml_plot_view_layout_measure (GtkWidget *widget, GtkOrientation orientation,
+                                           int for_size, int *minimum, int *natural,
+                                           int *minimum_baseline, int *natural_baseline);
+void         cml_plot_view_layout_allocate (GtkWidget *widget, int width, int height, int baseline);
+
+/* cml-plot-view-data.c: the run's parameters now (the window's newest frame, else the model's) */
+void         cml_plot_view_current_parameters (CmlPlotView *self, CmlModel *model, double *values);
 
 G_END_DECLS

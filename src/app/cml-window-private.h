@@ -354,6 +354,14 @@ void       cml_window_lesson_show_steps (CmlWindow *self);
 void       cml_window_lesson_author_init (CmlWindow *self);
 void       cml_window_lesson_author_dispose (CmlWindow *self);
 void       cml_window_class_add_lesson_author_actions (GtkWidgetClass *widget_class);
+/* cml-window-lesson-steps.c: the steps' window made again from the lesson being written;
+ * cml-window-lesson-author.c: the actions its buttons run ("win.lesson-add-step",
+ * "win.lesson-save") */
+void       cml_window_lesson_rebuild_steps (CmlWindow *self);
+void       cml_window_lesson_add_step_action (GtkWidget *widget, const char *action_name,
+                                              GVariant *param);
+void       cml_window_lesson_save_action (GtkWidget *widget, const char *action_name,
+                                          GVariant *param);
 /* Each frame: the step's end and the prediction's time reached. */
 void       cml_window_lesson_tick (CmlWindow *self, CmlFrame *frame);
 /* The JSON object "lesson" of the state file (null without a lesson). */
