@@ -16,9 +16,10 @@
  * with projection, implicit-midpoint at the same h with projection.
  *
  * Then the seeded systems of issue 35 that the variational integrators take — Martinet
- * (vakonomic, doc/theory.md §14.3) and both Capri–Kobayashi models (singular, §14.4) — at
+ * (vakonomic, doc/theory.md §14.3), both Capri–Kobayashi models (singular, §14.4) and the
+ * plate–ball (vakonomic on (ℝ² × ℝ²) × SO(3), §14.5: the elastica and a spinning ball) — at
  * h = 0.01 for 10⁶ steps (10⁴ with --quick): max |E − E₀| (the model's monitor energy:
- * Martinet's Hamiltonian) in each half and the largest residual of the model's constraints
+ * Martinet's Hamiltonian; the plate–ball's H) in each half and the largest residual of the model's constraints
  * (Martinet's y2 = 0, the Capri–Kobayashi final constraints) at the steps, variational and
  * variational4 against rk4 at their costs and rk8pd at its default tolerances.  --only
  * variational-seeded runs these alone.
@@ -60,16 +61,31 @@ bench_variational_set_csv_dir (const char *dir)
   csv_dir = g_strdup (dir);
 }
 
+/* A parameter the seeded runs set on every simulation (the plate–ball's spin c), or none */
+static const char *run_param;
+static double run_param_value;
+
+/* The model's monitor energy, else its Hamiltonian H (the plate–ball's). */
 static CmlExpr *
 energy_expr (CmlModel *md)
 {
+  CmlExpr *H = NULL;
   for (guint i = 0; i < md->monitors->len; i++)
     {
       CmlNamedExpr *ne = md->monitors->pdata[i];
       if (g_str_equal (ne->name, "energy"))
         return ne->expr;
+      if (g_str_equal (ne->name, "H"))
+        H = ne->expr;
     }
-  return NULL;
+  return H;
+}
+
+static void
+apply_run_param (CmlSimulation *sim)
+{
+  if (sim && run_param)
+    (void) cml_simulation_set_param (sim, run_param, run_param_value, NULL);
 }
 
 static void
@@ -107,6 +123,7 @@ run_kind (CmlSystem *sys, CmlIntegratorKind kind, double h, guint64 N)
   run_init (&r);
   g_autoptr (GError) error = NULL;
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  apply_run_param (sim);
   CmlExpr *H = energy_expr (cml_system_get_model (sys));
   CmlIntegratorOptions o = cml_integrator_options_default ();
   o.kind = kind;
@@ -139,6 +156,7 @@ run_rk4 (CmlSystem *sys, double h, guint64 N, guint64 cost)
   run_init (&r);
   g_autoptr (GError) error = NULL;
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
+  apply_run_param (sim);
   CmlExpr *H = energy_expr (cml_system_get_model (sys));
   guint dim = cml_system_dim (sys);
   guint64 steps = MAX (cost / 4, 1);
@@ -310,7 +328,11 @@ long_run (const char *dir, double h)
 static void
 seeded_long_runs (guint64 N)
 {
-  static const char *const models[] = { "martinet", "capri-kobayashi", "capri-kobayashi-full" };
+  /* the plate–ball twice: the elastica (its defaults) and a spinning ball (c = 1) */
+  static const char *const models[] = { "martinet", "capri-kobayashi", "capri-kobayashi-full", "plate-ball",
+                                        "plate-ball" };
+  static const char *const params[] = { NULL, NULL, NULL, NULL, "c" };
+  static const double values[] = { 0, 0, 0, 0, 1 };
   const double h = 0.01;
 
   printf ("\n== variational: the seeded systems, h = %g, %" G_GUINT64_FORMAT " steps ==\n", h, N);
@@ -326,7 +348,11 @@ seeded_long_runs (guint64 N)
           printf ("  %s: %s\n", models[m], error->message);
           continue;
         }
-      printf ("  %s\n    %-26s  %10s  %10s  %10s  %12s  %7s\n", models[m], "integrator", "|ΔE| 1st", "|ΔE| 2nd",
+      run_param = params[m];
+      run_param_value = values[m];
+      g_autofree char *label = params[m] ? g_strdup_printf ("%s, %s = %g", models[m], params[m], values[m])
+                                         : g_strdup (models[m]);
+      printf ("  %s\n    %-26s  %10s  %10s  %10s  %12s  %7s\n", label, "integrator", "|ΔE| 1st", "|ΔE| 2nd",
               "max resid.", "cost (rhs)", "s");
       Run v = run_kind (sys, CML_INTEGRATOR_VARIATIONAL, h, N);
       print_row ("variational", &v);
@@ -343,8 +369,11 @@ seeded_long_runs (guint64 N)
         {
           const char *names[] = { "variational", "variational4", "rk4 (variational's cost)",
                                   "rk4 (variational4's cost)", "rk8pd (default tol.)" };
-          g_autofree char *base = g_strdup_printf ("%s-seeded", models[m]);
-          write_series (base, md->title,
+          g_autofree char *base = params[m] ? g_strdup_printf ("%s-%s%g-seeded", models[m], params[m], values[m])
+                                            : g_strdup_printf ("%s-seeded", models[m]);
+          g_autofree char *title = params[m] ? g_strdup_printf ("%s, %s = %g", md->title, params[m], values[m])
+                                             : g_strdup (md->title);
+          write_series (base, title,
                         "largest |E − E0| in each thousandth of the run, E the model's energy, h = 0.01; "
                         "10^-17 stands for 0",
                         names, all, G_N_ELEMENTS (all));
@@ -352,6 +381,7 @@ seeded_long_runs (guint64 N)
       for (guint i = 0; i < G_N_ELEMENTS (all); i++)
         free_run (all[i]);
     }
+  run_param = NULL;
 }
 
 void

@@ -286,14 +286,24 @@ text_model (const char *text)
   "\n[initial]\nx1 = 0\nu = 1\ny1 = 0\nk = 1\nx2 = 0\nx3 = 0\n[reconstruction]\nx2 = y1\n"              \
   "x3 = x1^2*y1/2\n"
 
-/* The vakonomic systems the method does not take are refused, saying why: the plate–ball
- * (its configuration space is not its base with reconstruction variables), Martinet with
+/* A plate–ball with a cost on the constrained spin: neither T Q in a frame nor the plate–ball's
+ * shape (cml-variational-vakonomic-group.c, test-variational-vakonomic-group.c). */
+#define SPIN_COST_PLATE                                                                                   \
+  "[model]\nname = plate-test\ntitle = plate test\n[algebroid]\nbase = x1, x2\n"                         \
+  "fibre = y1, y2, w1, w2, w3\nsections = e1, e2, e3, e4, e5\nmomenta = p1, p2, p3, p4, p5\n"            \
+  "[anchor]\ne1 = x1: 1\ne2 = x2: 1\n[brackets]\ne3, e4 = -e5\ne4, e5 = -e3\ne5, e3 = -e4\n"          \
+  "[dynamics]\nlagrangian = (y1^2 + y2^2 + w3^2)/2\nconstraints = vakonomic\n[constraints]\nw1 = -y2\n" \
+  "w2 = y1\nw3 = 0\n[initial]\nx1 = 0\nx2 = 0\np1 = 1\np2 = 0\np3 = 0\np4 = 0\np5 = 0.5\n"
+
+/* The vakonomic systems the method does not take are refused, saying why: a plate–ball with
+ * a cost on its spin (its configuration space is not its base with reconstruction
+ * variables, nor its Lagrangian free of the so(3) velocities), Martinet with
  * brackets that are not its frame's, and a constraint that is not y2 = 0. */
 static void
 test_refused (void)
 {
   static const struct { const char *model, *text, *why; } cases[] = {
-    { "plate-ball", NULL, "not coordinates of a configuration space" },
+    { NULL, SPIN_COST_PLATE, "not coordinates of a configuration space" },
     { NULL, MARTINET_LIKE ("2*x1*e3", "0"), "brackets are not those of its sections" },
     { NULL, MARTINET_LIKE ("x1*e3", "x1*u"), "do not set fibre coordinates to zero" },
   };
@@ -310,6 +320,12 @@ test_refused (void)
       g_assert_nonnull (strstr (error->message, "Martinet and Heisenberg"));
       g_assert_nonnull (strstr (error->message, cases[i].why));
     }
+  /* the plate–ball itself is taken (on its groupoid, doc/theory.md §14.5) */
+  {
+    g_autoptr (CmlSimulation) pb = sim_open ("plate-ball");
+    use (pb, CML_INTEGRATOR_VARIATIONAL, 0.01);
+    advance (pb, 1);
+  }
   /* the same text with Martinet's bracket and constraint is taken */
   g_autoptr (CmlSimulation) sim = text_model (MARTINET_LIKE ("x1*e3", "0"));
   use (sim, CML_INTEGRATOR_VARIATIONAL, 0.01);

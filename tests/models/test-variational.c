@@ -277,10 +277,11 @@ test_energy (gconstpointer data)
 static void
 test_refused (void)
 {
-  /* the vakonomic ones (Martinet taken, the plate–ball refused): test-variational-vakonomic.c;
+  /* the vakonomic ones (Martinet, the plate–ball taken): test-variational-vakonomic.c and
+   * test-variational-vakonomic-group.c;
    * the singular ones (both Capri–Kobayashi models taken, others refused):
    * test-variational-singular.c.  Every built-in is taken now. */
-  static const char *const taken[] = { "capri-kobayashi", "capri-kobayashi-full", "martinet" };
+  static const char *const taken[] = { "capri-kobayashi", "capri-kobayashi-full", "martinet", "plate-ball" };
   for (guint i = 0; i < G_N_ELEMENTS (taken); i++)
     {
       g_autoptr (CmlSimulation) sim = sim_open (taken[i]);
@@ -439,17 +440,22 @@ test_prepared (void)
   advance (msim, 1);
   g_assert_cmpuint (cml_expr_ctx_memory (martinet->ctx), ==, mderived);
 
-  /* the plate–ball is vakonomic on no T Q in a frame, which the variational integrators
-   * refuse: nothing derived */
+  /* and the plate–ball's, on its groupoid (cml-variational-vakonomic-group.c) */
   g_autoptr (CmlModel) plate = cml_model_load ("plate-ball", &error);
   g_assert_no_error (error);
   g_autoptr (CmlSystem) psys = cml_system_new (plate, &error);
   g_assert_no_error (error);
-  g_assert_false (cml_variational_supports (psys, NULL));
-  cml_system_prepare (psys, CML_INTEGRATOR_RK8PD);
-  gsize initial = cml_expr_ctx_memory (plate->ctx);
+  g_assert_true (cml_variational_supports (psys, NULL));
+  gsize pbefore = cml_expr_ctx_memory (plate->ctx);
   cml_system_prepare (psys, CML_INTEGRATOR_VARIATIONAL);
-  g_assert_cmpuint (cml_expr_ctx_memory (plate->ctx), ==, initial);
+  gsize pderived = cml_expr_ctx_memory (plate->ctx);
+  g_assert_cmpuint (pderived, >, pbefore);
+  g_autoptr (CmlSimulation) psim = cml_simulation_new (psys, &error);
+  g_assert_no_error (error);
+  use (psim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  use (psim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+  advance (psim, 1);
+  g_assert_cmpuint (cml_expr_ctx_memory (plate->ctx), ==, pderived);
 }
 
 /* Two runs agree bit for bit, and a restart from a saved step state continues exactly. */
@@ -670,6 +676,9 @@ main (int argc, char *argv[])
   /* and Martinet's discrete vakonomic steps (cml-variational-vakonomic.c: the carried P and
    * the last step's unknowns in the step state) */
   g_test_add_data_func ("/models/variational/deterministic/martinet", "martinet", test_deterministic);
+  /* and the plate–ball's on its groupoid (cml-variational-vakonomic-group.c: the last
+   * step's unknowns in the step state) */
+  g_test_add_data_func ("/models/variational/deterministic/plate-ball", "plate-ball", test_deterministic);
   g_test_add_func ("/models/variational/prepared", test_prepared);
   g_test_add_func ("/models/variational/groupoid/heavy-top-conserved", test_heavy_top_conserved);
   g_test_add_func ("/models/variational/groupoid/rolling-ball-conserved", test_rolling_ball_conserved);

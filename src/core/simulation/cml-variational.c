@@ -84,6 +84,7 @@
 #include "cml-variational-private.h"
 #include "cml-variational-singular.h"
 #include "cml-variational-vakonomic.h"
+#include "cml-variational-vakonomic-group.h"
 
 #include "cml-error.h"
 #include "cml-simulation-private.h"
@@ -99,6 +100,7 @@ struct _CmlVariational
   CmlVarCore  core;
   CmlGroupoidVar *grp;   /* the other algebroids: cml-variational-groupoid.c does the work */
   CmlVakonomicVar *vak;  /* vakonomic systems: cml-variational-vakonomic.c does the work */
+  CmlVakonomicGroupVar *vkg; /* vakonomic on T ℝᵐ × so(3): cml-variational-vakonomic-group.c */
   CmlSingularVar *sng;   /* singular Lagrangians: cml-variational-singular.c does the work */
   gboolean    lie;            /* the Lie algebra so(3) (m = 0) */
   double      C[27], K[9];    /* its structure constants and Killing form (lie_so3 ()) */
@@ -199,7 +201,8 @@ cml_variational_supports (CmlSystem *sys, GError **error)
   const char *why = NULL;
   if (sys->formalism == CML_FORMALISM_VAKONOMIC)
     {
-      if (cml_vakonomic_var_supports (sys, &why))
+      const char *why_group = NULL;
+      if (cml_vakonomic_var_supports (sys, &why) || cml_vakonomic_group_var_supports (sys, &why_group))
         return TRUE;
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    _("%s: the variational integrators take a vakonomic system when its algebroid is the tangent "
@@ -207,8 +210,10 @@ cml_variational_supports (CmlSystem *sys, GError **error)
                      "set velocities along sections to zero, its base and reconstruction variables are coordinates "
                      "of Q, the anchor and the reconstruction make its free sections vector fields on Q and each "
                      "constrained section a coordinate direction, and their brackets are the model’s (as for "
-                     "Martinet and Heisenberg); %s (use implicit-midpoint or an adaptive integrator)"),
-                   sys->model->name, why);
+                     "Martinet and Heisenberg) — here %s; or when it lives on T ℝᵐ × so(3) with the three so(3) "
+                     "velocities fixed by its constraints (on the groupoid (ℝᵐ × ℝᵐ) × SO(3), §14.5, as for the "
+                     "plate–ball) — here %s (use implicit-midpoint or an adaptive integrator)"),
+                   sys->model->name, why, why_group);
       return FALSE;
     }
   if (sys->formalism == CML_FORMALISM_SINGULAR)
@@ -240,7 +245,9 @@ void
 cml_variational_prepare (CmlSystem *sys)
 {
   const char *why;
-  if (sys->formalism == CML_FORMALISM_VAKONOMIC)
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC && cml_vakonomic_group_var_supports (sys, NULL))
+    cml_vakonomic_group_var_prepare (sys);
+  else if (sys->formalism == CML_FORMALISM_VAKONOMIC)
     cml_vakonomic_var_prepare (sys);
   else if (sys->formalism == CML_FORMALISM_SINGULAR)
     cml_singular_var_prepare (sys);
@@ -266,6 +273,15 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   if (!cml_variational_supports (sys, error))
     return NULL;
   const char *why = NULL;
+  if (sys->formalism == CML_FORMALISM_VAKONOMIC && cml_vakonomic_group_var_supports (sys, NULL))
+    {
+      CmlVakonomicGroupVar *vkg = cml_vakonomic_group_var_new (sys, options, params, error);
+      if (!vkg)
+        return NULL;
+      CmlVariational *var = g_new0 (CmlVariational, 1);
+      var->vkg = vkg;
+      return var;
+    }
   if (sys->formalism == CML_FORMALISM_VAKONOMIC)
     {
       CmlVakonomicVar *vak = cml_vakonomic_var_new (sys, options, params, error);
@@ -321,6 +337,8 @@ cml_variational_free (CmlVariational *var)
     cml_groupoid_var_free (var->grp);
   else if (var->vak)
     cml_vakonomic_var_free (var->vak);
+  else if (var->vkg)
+    cml_vakonomic_group_var_free (var->vkg);
   else if (var->sng)
     cml_singular_var_free (var->sng);
   else
@@ -338,6 +356,11 @@ cml_variational_set_params (CmlVariational *var, const double *params)
   if (var->grp)
     {
       cml_groupoid_var_set_params (var->grp, params);
+      return;
+    }
+  if (var->vkg)
+    {
+      cml_vakonomic_group_var_set_params (var->vkg, params);
       return;
     }
   if (var->vak)
@@ -359,6 +382,11 @@ cml_variational_reset (CmlVariational *var)
   if (var->grp)
     {
       cml_groupoid_var_reset (var->grp);
+      return;
+    }
+  if (var->vkg)
+    {
+      cml_vakonomic_group_var_reset (var->vkg);
       return;
     }
   if (var->vak)
@@ -618,6 +646,11 @@ cml_variational_momentum (CmlVariational *var, double t, const double *z, double
       cml_groupoid_var_momentum (var->grp, t, z, p);
       return;
     }
+  if (var->vkg)
+    {
+      cml_vakonomic_group_var_momentum (var->vkg, t, z, p);
+      return;
+    }
   if (var->vak)
     {
       cml_vakonomic_var_momentum (var->vak, t, z, p);
@@ -697,6 +730,8 @@ cml_variational_advance (CmlVariational *var, double *t, double t1, double *z, G
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   if (var->grp)
     return cml_groupoid_var_advance (var->grp, t, t1, z, error);
+  if (var->vkg)
+    return cml_vakonomic_group_var_advance (var->vkg, t, t1, z, error);
   if (var->vak)
     return cml_vakonomic_var_advance (var->vak, t, t1, z, error);
   if (var->sng)
@@ -709,6 +744,8 @@ cml_variational_step_state_size (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_step_state_size (var->grp);
+  if (var->vkg)
+    return cml_vakonomic_group_var_step_state_size (var->vkg);
   if (var->vak)
     return cml_vakonomic_var_step_state_size (var->vak);
   if (var->sng)
@@ -722,6 +759,11 @@ cml_variational_save_step_state (const CmlVariational *var, double t, const doub
   if (var->grp)
     {
       cml_groupoid_var_save_step_state (var->grp, t, z, out);
+      return;
+    }
+  if (var->vkg)
+    {
+      cml_vakonomic_group_var_save_step_state (var->vkg, t, z, out);
       return;
     }
   if (var->vak)
@@ -746,6 +788,11 @@ cml_variational_restore_step_state (CmlVariational *var, double t, const double 
       cml_groupoid_var_restore_step_state (var->grp, t, z, in);
       return;
     }
+  if (var->vkg)
+    {
+      cml_vakonomic_group_var_restore_step_state (var->vkg, t, z, in);
+      return;
+    }
   if (var->vak)
     {
       cml_vakonomic_var_restore_step_state (var->vak, t, z, in);
@@ -764,6 +811,8 @@ cml_variational_n_rhs (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_n_rhs (var->grp);
+  if (var->vkg)
+    return cml_vakonomic_group_var_n_rhs (var->vkg);
   if (var->vak)
     return cml_vakonomic_var_n_rhs (var->vak);
   if (var->sng)
@@ -777,6 +826,11 @@ cml_variational_get_stats (const CmlVariational *var, CmlIntegratorStats *stats)
   if (var->grp)
     {
       cml_groupoid_var_get_stats (var->grp, stats);
+      return;
+    }
+  if (var->vkg)
+    {
+      cml_vakonomic_group_var_get_stats (var->vkg, stats);
       return;
     }
   if (var->vak)
@@ -797,6 +851,8 @@ cml_variational_midpoint_residual (const CmlVariational *var)
 {
   if (var->grp)
     return cml_groupoid_var_midpoint_residual (var->grp);
+  if (var->vkg)
+    return cml_vakonomic_group_var_midpoint_residual (var->vkg);
   if (var->vak)
     return cml_vakonomic_var_midpoint_residual (var->vak);
   if (var->sng)

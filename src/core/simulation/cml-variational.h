@@ -28,7 +28,8 @@ typedef struct _CmlVariational CmlVariational;
  * turns the rest of the base (the heavy top, the rolling balls: cml-variational-groupoid.c
  * does their steps, doc/theory.md §14.2), regular, unconstrained or with nonholonomic
  * constraints; or a vakonomic system on T Q in a frame (cml-variational-vakonomic.c,
- * §14.3); or a singular Lagrangian whose final constraint set holds coordinates and
+ * §14.3) or on T ℝᵐ × so(3) with its so(3) velocities constrained (the plate–ball:
+ * cml-variational-vakonomic-group.c, §14.5); or a singular Lagrangian whose final constraint set holds coordinates and
  * velocities at numbers (cml-variational-singular.c, §14.4).  FALSE with CML_ERROR_USAGE
  * and a message saying why and which systems are supported. */
 gboolean cml_variational_supports (CmlSystem *sys, GError **error);
