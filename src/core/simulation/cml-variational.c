@@ -205,14 +205,12 @@ cml_variational_supports (CmlSystem *sys, GError **error)
       if (cml_vakonomic_var_supports (sys, &why) || cml_vakonomic_group_var_supports (sys, &why_group))
         return TRUE;
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
-                   _("%s: the variational integrators take a vakonomic system when its algebroid is the tangent "
-                     "bundle T Q in a frame (the discrete vakonomic equations, doc/theory.md §14.3): its constraints "
-                     "set velocities along sections to zero, its base and reconstruction variables are coordinates "
-                     "of Q, the anchor and the reconstruction make its free sections vector fields on Q and each "
-                     "constrained section a coordinate direction, and their brackets are the model’s (as for "
-                     "Martinet and Heisenberg) — here %s; or when it lives on T ℝᵐ × so(3) with the three so(3) "
-                     "velocities fixed by its constraints (on the groupoid (ℝᵐ × ℝᵐ) × SO(3), §14.5, as for the "
-                     "plate–ball) — here %s (use implicit-midpoint or an adaptive integrator)"),
+                   _("%s: the variational integrators take a vakonomic system whose algebroid is the tangent "
+                     "bundle T Q in a frame — its base and reconstruction variables coordinates of Q, its free "
+                     "sections vector fields on Q, each constrained section a coordinate direction (as for Martinet "
+                     "and Heisenberg) — here %s; or one on T ℝᵐ × so(3) whose three so(3) velocities its "
+                     "constraints fix (as for the plate–ball) — here %s (use implicit-midpoint or an adaptive "
+                     "integrator)"),
                    sys->model->name, why, why_group);
       return FALSE;
     }
@@ -222,10 +220,9 @@ cml_variational_supports (CmlSystem *sys, GError **error)
         return TRUE;
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    _("%s: the variational integrators take a singular Lagrangian when the constraint algorithm’s "
-                     "final constraint set holds coordinates and their velocities at numbers (the discrete "
-                     "Euler–Lagrange equations on that set, doc/theory.md §14.4): each section’s anchor is a "
-                     "coordinate direction or zero, no brackets, no forces (as for both Capri–Kobayashi models); "
-                     "%s (use implicit-midpoint or an adaptive integrator)"),
+                     "final constraint set holds coordinates and their velocities at numbers, each section’s anchor "
+                     "is a coordinate direction or zero, and there are no brackets and no forces (as for both "
+                     "Capri–Kobayashi models); %s (use implicit-midpoint or an adaptive integrator)"),
                    sys->model->name, why);
       return FALSE;
     }
