@@ -151,6 +151,8 @@ struct _CmlWindow
   int                fixed_w, fixed_h;
   int                fixed_tries;
   AdwToast          *toast;                   /* the toast shown now, or NULL */
+  guint              n_toasts;                /* toasts shown since the window opened … */
+  char              *last_toast;              /* … and the newest one's text (stays after it goes) */
   char              *failed_path;             /* the model file that failed to load, for "Open Again" */
   char              *failure_shown;           /* the runner message the status line explains */
 
@@ -407,5 +409,39 @@ void cml_window_show_integrator_choice (CmlWindow *self);
 void cml_window_on_speed_selected (CmlWindow *self);
 void cml_window_on_integrator_selected (CmlWindow *self);
 void cml_window_set_table_frame (CmlWindow *self, gboolean table_frame);
+
+/* the window's properties (cml-window.c; notified by the files that change them) */
+enum
+{
+  CML_WINDOW_PROP_0,
+  CML_WINDOW_PROP_PRESENTATION,
+  CML_WINDOW_PROP_DARK,
+  CML_WINDOW_PROP_STYLE,
+  CML_WINDOW_PROP_TABLE_FRAME,
+  CML_WINDOW_PROP_SIDEBAR_VISIBLE,
+  CML_WINDOW_N_PROPS
+};
+extern GParamSpec *cml_window_properties[CML_WINDOW_N_PROPS];
+
+/* cml-window.c: the rows of history handed to the view and the plots */
+void cml_window_push_rows (CmlWindow *self, guint start, guint end);
+
+/* cml-window-models.c: choosing, loading and opening models */
+void cml_window_on_model_selected (CmlWindow *self, gpointer model);
+void cml_window_update_title (CmlWindow *self);
+
+/* cml-window-layout.c: the style, presentation mode, the type's size and the split */
+void cml_window_initial_layout (CmlWindow *self);
+void cml_window_on_style_changed (CmlWindow *self);
+void cml_window_on_style_choice_changed (CmlWindow *self);
+void cml_window_update_text_scale (CmlWindow *self);
+void cml_window_set_style_choice (CmlWindow *self, const char *choice);
+
+/* cml-window-status.c: the status line and the timeline */
+void cml_window_on_timeline_reversed (CmlWindow *self);
+void cml_window_on_timeline_seek (CmlWindow *self, double t);
+void cml_window_timeline_show_until (CmlWindow *self, CmlFrame *frame, gint64 now);
+void cml_window_update_play_button (CmlWindow *self, CmlRunnerState state);
+void cml_window_update_status (CmlWindow *self, CmlFrame *frame, gint64 now);
 
 G_END_DECLS

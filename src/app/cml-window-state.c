@@ -54,7 +54,9 @@
  *   params        the parameters the run uses, by name
  *   panel_message what the side panel says about a value typed (a refused value's reason),
  *                 or null; panel_message_at its centre [x, y] (it stands under its field);
- *                 toast the passing note over the view, or null
+ *                 toast the passing note over the view, or null (it goes after 4 s: a
+ *                 test reads toasts_shown, how many were shown since the window opened,
+ *                 and last_toast, the newest one's text, which stay)
  *   text_px       the font sizes drawn, in pixels: the plots' tick labels, the 3-D view's
  *                 legend, the status line
  *   heap          the C library's allocator, in bytes (for the soak): in_use by the
@@ -550,6 +552,8 @@ describe (CmlWindow *self)
       cml_json_null (json, "panel_message_at");
   }
   cml_json_string (json, "toast", cml_window_get_toast (self));
+  cml_json_number (json, "toasts_shown", self->n_toasts);
+  cml_json_string (json, "last_toast", self->last_toast);
   cml_json_begin_object (json, "text_px", CML_JSON_LINE);
   cml_json_number (json, "plots", cml_plot_view_get_font (self->time_plot));
   cml_json_number (json, "legend", cml_scene_view_get_legend_font (self->scene_view));

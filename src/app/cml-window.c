@@ -7,6 +7,12 @@
  * since the last tick into one reusable buffer, pushes them to the 3-D view (trails) and
  * the plots, hands the frame to the 3-D view, and refreshes the status line and the
  * equations panel at a reading pace.  Nothing here waits for the worker.
+ *
+ * This file: the tick callback, the panels' hand-off to the runner, the command line's
+ * settings, dropped files and the instance.  Messages and toasts (cml-window-messages.c),
+ * choosing a model (-models.c), the layout and style (-layout.c) and the status line
+ * (-status.c) are files of their own, as are the window's other concepts (cml-window-*.c,
+ * sharing cml-window-private.h).
  */
 #define G_LOG_DOMAIN "cml-window"
 
@@ -17,7 +23,6 @@
 
 #include "cml-atomic-file.h"
 #include "cml-resources.h"
-#include "cml-run-failure.h"
 #include "cml-style.h"
 #include "cml-window-geometry.h"
 #include "cml-window-sweep.h"
@@ -33,337 +38,7 @@
 
 G_DEFINE_FINAL_TYPE (CmlWindow, cml_window, GTK_TYPE_APPLICATION_WINDOW)
 
-enum
-{
-  PROP_0,
-  PROP_PRESENTATION,
-  PROP_DARK,
-  PROP_STYLE,
-  PROP_TABLE_FRAME,
-  PROP_SIDEBAR_VISIBLE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
-
-/* ---- errors ---------------------------------------------------------------------------- */
-
-void
-cml_window_show_error (CmlWindow *self, const char *primary, const char *secondary)
-{
-  GtkWidget *dialog;
-
-  /* tests and scripted runs have nobody to read a dialog */
-  if (g_getenv ("CMLAB_NO_DIALOGS"))
-    {
-      g_message ("%s: %s", primary, secondary ? secondary : "");
-      return;
-    }
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), primary, NULL);
-  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
-  if (secondary)
-    {
-      /* FILE:LINE messages are for copying into an editor: a label that can be selected
-       * in the body's place */
-      GtkWidget *label = gtk_label_new (secondary);
-
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-      gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
-      gtk_label_set_justify (GTK_LABEL (label), GTK_JUSTIFY_CENTER);
-      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-      adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), label);
-    }
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-/* A model that could not be opened: the scene's place says so (file, line and problem)
- * until a model runs, rather than a dialog over a window that shows something else. */
-void
-cml_window_show_load_error (CmlWindow *self, const char *path, const char *message)
-{
-  g_autofree char *base = NULL;
-  g_autofree char *title = NULL;
-
-  g_return_if_fail (CML_IS_WINDOW (self));
-
-  g_free (self->failed_path);
-  self->failed_path = g_strdup (path);
-  base = path ? g_path_get_basename (path) : NULL;
-  title = base ? g_strdup_printf (_("Could not open “%s”"), base) : g_strdup (_("Could not open the model"));
-  gtk_label_set_text (self->error_title, title);
-  gtk_label_set_text (self->error_detail, message ? message : "");
-  gtk_widget_set_visible (self->error_retry_button, path != NULL);
-  gtk_stack_set_visible_child_name (self->scene_stack, "error");
-  if (self->system == NULL)
-    {
-      gtk_label_set_text (self->title_label, title);
-      gtk_window_set_title (GTK_WINDOW (self), "cmlab");
-    }
-  g_message ("%s: %s", title, message ? message : "");
-}
-
-static void
-on_toast_dismissed (AdwToast *toast, CmlWindow *self)
-{
-  if (self->toast == toast)
-    g_clear_object (&self->toast);
-}
-
-/* A passing note over the 3-D view (libadwaita's toast): a new one takes the place of the
- * one shown, rather than waiting behind it. */
-void
-cml_window_show_toast (CmlWindow *self, const char *text)
-{
-  g_autofree char *markup = NULL;
-
-  g_return_if_fail (CML_IS_WINDOW (self));
-  g_return_if_fail (text != NULL);
-
-  if (self->toast)
-    {
-      g_autoptr (AdwToast) shown = g_steal_pointer (&self->toast);
-
-      adw_toast_dismiss (shown);
-    }
-  /* a toast's title is Pango markup: a file's name may hold an & or a < */
-  markup = g_markup_escape_text (text, -1);
-  self->toast = adw_toast_new (markup);
-  /* long enough to read twice */
-  adw_toast_set_timeout (self->toast, 4);
-  g_signal_connect_object (self->toast, "dismissed", G_CALLBACK (on_toast_dismissed), self, 0);
-  g_object_set_data_full (G_OBJECT (self->toast), "cml-text", g_strdup (text), g_free);
-  /* the overlay holds a reference of its own until the toast is dismissed */
-  adw_toast_overlay_add_toast (self->toast_overlay, g_object_ref (self->toast));
-}
-
-const char *
-cml_window_get_toast (CmlWindow *self)
-{
-  g_return_val_if_fail (CML_IS_WINDOW (self), NULL);
-
-  return self->toast ? g_object_get_data (G_OBJECT (self->toast), "cml-text") : NULL;
-}
-
-/* ---- switching models ------------------------------------------------------------------ */
-
-/* The formalism in the header bar's subtitle, in the user's language (the core names it
- * in English, for files). */
-static const char *
-formalism_label (CmlFormalism f)
-{
-  switch (f)
-    {
-    case CML_FORMALISM_EULER_LAGRANGE: return _("Euler–Lagrange equations on a Lie algebroid");
-    case CML_FORMALISM_NONHOLONOMIC: return _("nonholonomic (Lagrange–d'Alembert) equations");
-    case CML_FORMALISM_VAKONOMIC: return _("vakonomic equations (normal extremals, Hamiltonian form on W1)");
-    case CML_FORMALISM_SINGULAR: return _("singular Lagrangian (constraint algorithm with the SODE condition)");
-    default: return cml_formalism_to_string (f);
-    }
-}
-
-static void
-update_title (CmlWindow *self)
-{
-  CmlModel *model;
-  g_autofree char *title = NULL;
-  g_autofree char *subtitle = NULL;
-
-  if (self->system == NULL)
-    {
-      gtk_label_set_text (self->title_label, "cmlab");
-      gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), FALSE);
-      gtk_window_set_title (GTK_WINDOW (self), "cmlab");
-      return;
-    }
-  model = cml_system_get_model (self->system);
-  gtk_label_set_text (self->title_label, model->title ? model->title : model->name);
-  subtitle = g_strdup_printf ("%s · %s", model->name, formalism_label (cml_system_get_formalism (self->system)));
-  gtk_label_set_text (self->subtitle_label, subtitle);
-  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), !self->presentation);
-  /* the whole title and the formalism when the header bar cuts them short */
-  {
-    g_autofree char *tip = g_strdup_printf ("%s\n%s", model->title ? model->title : model->name, subtitle);
-    gtk_widget_set_tooltip_text (GTK_WIDGET (self->title_label), tip);
-  }
-  title = g_strdup_printf ("%s — cmlab", model->title ? model->title : model->name);
-  gtk_window_set_title (GTK_WINDOW (self), title);
-}
-
-gboolean
-cml_window_set_model (CmlWindow *self, CmlModel *model, GError **error)
-{
-  CmlSystem *sys;
-
-  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (model != NULL, FALSE);
-
-  /* a switch asked for now replaces one the window waits for */
-  if (self->pending_open)
-    cml_window_stop_waiting (self);
-
-  /* derive once per model; a second visit is instant */
-  sys = g_hash_table_lookup (self->systems, model);
-  if (sys == NULL)
-    {
-      g_autoptr (GError) own_data = NULL;
-
-      sys = cml_window_take_derived (self, model, &own_data, error);
-      if (sys == NULL)
-        return FALSE;
-      /* the model's own initial data must start a run too (checked with the derivation, on
-       * its worker): the runner's worker would fail the same way, say it here where a
-       * dialog can */
-      if (own_data)
-        {
-          g_propagate_error (error, g_steal_pointer (&own_data));
-          cml_system_unref (sys);
-          return FALSE;
-        }
-      g_hash_table_insert (self->systems, cml_model_ref (model), sys);
-    }
-
-  /* the same system again (its row clicked twice): keep the run and the panels as they are */
-  if (sys == self->system && self->runner != NULL)
-    {
-      cml_model_picker_set_selected (self->model_picker, model);
-      return TRUE;
-    }
-
-  /* a comparison belongs to the run it was made from, and so does a shooting */
-  cml_window_compare_stop (self);
-  cml_window_steer_cancel (self);
-
-  if (self->runner == NULL)
-    {
-      CmlRunnerOptions options = cml_runner_options_default ();
-
-      options.speed = cml_window_speeds[self->speed_index];
-      self->runner = cml_runner_new (sys, &options, error);
-      if (self->runner == NULL)
-        return FALSE;
-      cml_runner_set_integrator (self->runner, &self->integrator);
-    }
-  else
-    cml_runner_set_system (self->runner, sys);
-
-  cml_window_set_run_given (self, NULL); /* the new model's own initial data */
-
-  /* the panels follow at once (commands are queued in order, so a parameter set now
-   * reaches the new system); the views follow the frames in the tick */
-  self->system = sys;
-  cml_window_show_integrator_choice (self); /* what "automatic" is for this system */
-  cml_parameter_panel_set_system (self->parameter_panel, sys);
-  cml_equations_panel_set_system (self->equations_panel, sys);
-  cml_section_view_set_system (self->section_view, sys, self->runner);
-  cml_sweep_view_set_system (cml_window_sweep_view (self), sys, self->runner);
-  cml_window_geometry_set_system (self, sys);
-  cml_model_picker_set_selected (self->model_picker, model);
-  gtk_stack_set_visible_child_name (self->scene_stack, "scene");
-  g_clear_pointer (&self->failed_path, g_free);
-  update_title (self);
-  cml_window_update_actions (self);
-  return TRUE;
-}
-
-/* The model NAME_OR_PATH names (a new reference): a built-in by name, unless a file of that
- * name is meant; a file read is added to the list of systems. */
-static CmlModel *
-find_or_load (CmlWindow *self, const char *name_or_path, GError **error)
-{
-  CmlModel *model = g_file_test (name_or_path, G_FILE_TEST_IS_REGULAR)
-                      ? NULL : cml_model_picker_find (self->model_picker, name_or_path);
-
-  if (model)
-    return cml_model_ref (model);
-  model = cml_model_load (name_or_path, error);
-  if (model)
-    cml_model_picker_add_model (self->model_picker, model);
-  return model;
-}
-
-gboolean
-cml_window_load (CmlWindow *self, const char *name_or_path, GError **error)
-{
-  g_autoptr (CmlModel) model = NULL;
-
-  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (name_or_path != NULL, FALSE);
-
-  model = find_or_load (self, name_or_path, error);
-  return model && cml_window_set_model (self, model, error);
-}
-
-gboolean
-cml_window_load_then (CmlWindow *self, const char *name_or_path, CmlWindowOpenedFunc then, gpointer then_data,
-                      GError **error)
-{
-  g_autoptr (CmlModel) model = NULL;
-
-  g_return_val_if_fail (CML_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (name_or_path != NULL, FALSE);
-
-  model = find_or_load (self, name_or_path, error);
-  if (model == NULL)
-    return FALSE;
-  cml_window_open_model_then (self, model, g_file_test (name_or_path, G_FILE_TEST_EXISTS) ? name_or_path : NULL, NULL,
-                              then, then_data);
-  return TRUE;
-}
-
-/* The file is read here (quick); its system is derived on a worker (cml-window-derive.c). */
-void
-cml_window_open_file (CmlWindow *self, GFile *file)
-{
-  g_autofree char *path = g_file_get_path (file);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *uri = NULL;
-  g_autoptr (CmlModel) loaded = NULL;
-
-  if (path == NULL)
-    {
-      uri = g_file_get_uri (file);
-      cml_window_show_error (self, _("Cannot open this model"), uri);
-      return;
-    }
-  if (cml_is_session_path (path))
-    {
-      cml_window_open_session_file (self, path);
-      return;
-    }
-  if (cml_is_lesson_path (path))
-    {
-      if (!cml_window_open_lesson (self, path, 1, &error))
-        cml_window_show_error (self, _("Could not open the lesson"), error->message);
-      return;
-    }
-  loaded = cml_model_load (path, &error);
-  if (loaded)
-    {
-      cml_model_picker_add_model (self->model_picker, loaded);
-      cml_window_open_model (self, loaded, path, NULL);
-    }
-  else
-    {
-      g_autofree char *base = g_path_get_basename (path);
-      g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), base);
-
-      /* nothing runs yet: the error takes the scene's place; otherwise the run goes on */
-      if (self->system == NULL)
-        cml_window_show_load_error (self, path, error->message);
-      else
-        cml_window_show_error (self, primary, error->message);
-    }
-}
-
-static void
-on_model_selected (CmlWindow *self, gpointer model)
-{
-  gtk_popover_popdown (self->systems_popover);
-  /* derived on a worker; a failure is told as "Could not start …" */
-  cml_window_open_model (self, model, NULL, NULL);
-}
+GParamSpec *cml_window_properties[CML_WINDOW_N_PROPS];
 
 /* ---- panels to runner ------------------------------------------------------------------ */
 
@@ -451,150 +126,6 @@ on_show_reference (CmlWindow *self)
   gboolean show = FALSE;
   g_object_get (self->time_plot, "show-reference", &show, NULL);
   cml_scene_view_set_show_reference (self->scene_view, show);
-}
-
-/* ---- view settings --------------------------------------------------------------------- */
-
-gboolean
-cml_window_get_dark (CmlWindow *self)
-{
-  return cml_style_is_dark ();
-}
-
-/* Dark or light for this run (--dark, a test): the choice remembered is left alone. */
-void
-cml_window_set_dark (CmlWindow *self, gboolean dark)
-{
-  /* application-wide, like the desktop's dark style */
-  cml_style_set_choice (dark ? "dark" : "light");
-}
-
-/* The menu's choice (follow the desktop, light or dark): applied to every window and
- * remembered for the next run. */
-static void
-cml_window_set_style_choice (CmlWindow *self, const char *choice)
-{
-  if (choice == NULL || !cml_style_set_choice (choice))
-    return;
-  cml_style_remember (self->settings);
-}
-
-/* cmlab's own drawings in the style the widgets have: dark or light, and in black and
- * white with thicker lines when the desktop asks for high contrast. */
-static void
-on_style_changed (CmlWindow *self)
-{
-  gboolean dark = cml_window_get_dark (self);
-  gboolean hc = cml_style_is_high_contrast ();
-
-  cml_scene_view_set_style (self->scene_view, dark, hc);
-  cml_plot_view_set_style (self->time_plot, dark, hc);
-  cml_plot_view_set_style (self->phase_plot, dark, hc);
-  cml_section_view_set_style (self->section_view, dark, hc, self->presentation);
-  cml_sweep_view_set_style (cml_window_sweep_view (self), dark, hc, self->presentation);
-  cml_geometry_view_set_style (cml_window_geometry_view (self), dark, hc, self->presentation);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DARK]);
-}
-
-static void
-on_style_choice_changed (CmlWindow *self)
-{
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STYLE]);
-}
-
-void
-cml_window_set_sidebar_visible (CmlWindow *self, gboolean visible)
-{
-  visible = !!visible;
-  if (self->sidebar_visible == visible)
-    return;
-  self->sidebar_visible = visible;
-  gtk_widget_set_visible (GTK_WIDGET (self->parameter_panel), visible);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIDEBAR_VISIBLE]);
-}
-
-/* Presentation mode is for a projector: the side panel folds away (its button brings it
- * back), the 3-D view and the plots share the room, type and lines grow.  Leaving it
- * restores the panel and the split as they were. */
-void
-cml_window_set_presentation (CmlWindow *self, gboolean presentation)
-{
-  presentation = !!presentation;
-  if (self->presentation == presentation)
-    return;
-  self->presentation = presentation;
-  if (presentation)
-    {
-      int cw = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
-
-      self->saved_sidebar_visible = self->sidebar_visible;
-      /* the plots column's width: the paned keeps its end child's width when it is resized */
-      self->saved_content_position = self->layout_done && cw > 0
-                                       ? cw - gtk_paned_get_position (self->content_paned) : -1;
-      gtk_widget_add_css_class (GTK_WIDGET (self), "presentation");
-      cml_window_set_sidebar_visible (self, FALSE);
-      self->layout_done = FALSE;
-      self->layout_wait = 2;
-    }
-  else
-    {
-      gtk_widget_remove_css_class (GTK_WIDGET (self), "presentation");
-      cml_window_set_sidebar_visible (self, self->saved_sidebar_visible);
-      if (self->saved_content_position >= 0)
-        {
-          int cw = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
-
-          /* the column as wide as it was; when the side panel comes back the view gives
-           * up the room, and the column keeps its width */
-          gtk_paned_set_position (self->content_paned, MAX (cw - self->saved_content_position, 0));
-          self->saved_content_position = -1;
-          self->layout_done = TRUE;
-        }
-      else
-        self->layout_done = FALSE;
-    }
-  /* the integrator's settings and the open button are the teacher's, not the hall's:
-   * they leave the header bar to the title */
-  gtk_widget_set_visible (GTK_WIDGET (self->integrator_dropdown), !presentation);
-  cml_window_show_integrator_choice (self);
-  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !presentation);
-  /* the header bar shows the speed: the status line's room goes to the scrubber and the
-   * distance */
-  gtk_widget_set_visible (GTK_WIDGET (self->speed_label), !presentation);
-  /* on a projector the title is read whole, on two lines when it must, and the model's
-   * file name and formalism (the teacher's) make room for it */
-  gtk_label_set_single_line_mode (self->title_label, !presentation);
-  gtk_label_set_wrap (self->title_label, presentation);
-  gtk_label_set_lines (self->title_label, presentation ? 2 : -1);
-  gtk_label_set_justify (self->title_label, GTK_JUSTIFY_CENTER);
-  /* a wrapping label asks for its whole text on one line: bounded, the header bar does
-   * not widen the window for it */
-  gtk_label_set_width_chars (self->title_label, presentation ? 12 : -1);
-  gtk_label_set_max_width_chars (self->title_label, presentation ? 32 : -1);
-  update_title (self);
-  cml_scene_view_set_presentation (self->scene_view, presentation);
-  cml_window_pen_presentation (self, presentation);
-  cml_timeline_set_compact (self->timeline, presentation);
-  cml_plot_view_set_presentation (self->time_plot, presentation);
-  cml_plot_view_set_presentation (self->phase_plot, presentation);
-  cml_section_view_set_style (self->section_view, cml_window_get_dark (self), cml_style_is_high_contrast (),
-                              presentation);
-  cml_sweep_view_set_style (cml_window_sweep_view (self), cml_window_get_dark (self), cml_style_is_high_contrast (),
-                            presentation);
-  cml_geometry_view_set_style (cml_window_geometry_view (self), cml_window_get_dark (self),
-                               cml_style_is_high_contrast (), presentation);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESENTATION]);
-}
-
-void
-cml_window_set_table_frame (CmlWindow *self, gboolean table_frame)
-{
-  table_frame = !!table_frame;
-  if (self->table_frame == table_frame)
-    return;
-  self->table_frame = table_frame;
-  cml_scene_view_set_table_frame (self->scene_view, table_frame);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TABLE_FRAME]);
 }
 
 /* ---- the tick callback ----------------------------------------------------------------- */
@@ -775,8 +306,8 @@ start_run (CmlWindow *self, const double *row)
   self->shown_until = INFINITY;  /* timeline: the new run's rows are all shown */
 }
 
-static void
-push_rows (CmlWindow *self, guint start, guint end)
+void
+cml_window_push_rows (CmlWindow *self, guint start, guint end)
 {
   guint n_obs = cml_system_n_observables (self->shown_system);
   const double *t = self->history_t + start;
@@ -812,7 +343,7 @@ pull_history (CmlWindow *self, CmlFrame *frame)
         {
           if (self->history_t[i] <= self->last_sample_t || self->last_sample_t == -INFINITY)
             {
-              push_rows (self, start, i);
+              cml_window_push_rows (self, start, i);
               if (frame->generation == self->run_generation)
                 {
                   /* not yet: read these again next tick */
@@ -825,205 +356,10 @@ pull_history (CmlWindow *self, CmlFrame *frame)
             }
           self->last_sample_t = self->history_t[i];
         }
-      push_rows (self, start, n);
+      cml_window_push_rows (self, start, n);
       if (n < self->history_cap)
         break;
     }
-}
-
-/* ---- timeline hooks -------------------------------------------------------------------- */
-
-/* At a recorded moment (after a seek) or in reversed time the plots and trails show the
- * run up to the frame's time: the record is read again from the runner and cut there (at
- * most 20 times a second while the time moves). */
-static void
-timeline_show_until (CmlWindow *self, CmlFrame *frame, gint64 now)
-{
-  double until = (frame->in_record || frame->direction < 0) ? frame->t : INFINITY;
-  guint64 cursor = 0;
-
-  if (until == self->shown_until || frame->generation != self->run_generation
-      || frame->system != self->shown_system)
-    return;
-  if (isfinite (until) && isfinite (self->shown_until) && now - self->shown_until_us < 50000)
-    return;
-  self->shown_until = until;
-  self->shown_until_us = now;
-
-  cml_scene_view_clear_trails (self->scene_view);
-  cml_plot_view_clear (self->time_plot);
-  cml_plot_view_clear (self->phase_plot);
-  cml_plot_queue_clear (self->plot_queue[0]);
-  cml_plot_queue_clear (self->plot_queue[1]);
-  for (;;)
-    {
-      guint n = cml_runner_read_history (self->runner, &cursor, self->history_cols, self->history_t,
-                                         self->history_rows, self->history_cap, NULL);
-      guint end = 0;
-
-      while (end < n && self->history_t[end] <= until)
-        end++;
-      push_rows (self, 0, end);
-      if (end < n || n < self->history_cap)
-        break;
-    }
-}
-
-static void
-on_timeline_seek (CmlWindow *self, double t)
-{
-  if (self->runner)
-    cml_runner_seek (self->runner, t);
-  cml_window_compare_seek (self, t);
-}
-
-static void
-on_timeline_reversed (CmlWindow *self)
-{
-  if (self->runner)
-    cml_runner_set_reversed (self->runner, cml_timeline_get_reversed (self->timeline));
-  cml_window_compare_reversed (self, cml_timeline_get_reversed (self->timeline));
-}
-
-static void
-format_time (char *buf, gsize size, double t, const char *unit)
-{
-  /* a dimensionless time (unit "1") reads best without one */
-  const char *sep = (unit == NULL || *unit == '\0' || g_str_equal (unit, "1")) ? "" : " ";
-
-  if (*sep == '\0')
-    unit = "";
-  if (fabs (t) < 1e5)
-    g_snprintf (buf, size, "t = %.2f%s%s", t, sep, unit);
-  else
-    g_snprintf (buf, size, "t = %.4g%s%s", t, sep, unit);
-}
-
-static void
-update_status (CmlWindow *self, CmlFrame *frame, gint64 now)
-{
-  CmlModel *model = cml_system_get_model (frame->system);
-  const char *unit = model->time_unit ? model->time_unit : "s";
-  char buf[256]; /* (the lagging note, translated, runs to some 100 bytes) */
-  g_autofree char *tip = NULL;
-
-  format_time (buf, sizeof buf, frame->t, unit);
-  gtk_label_set_text (self->time_label, buf);
-
-  g_snprintf (buf, sizeof buf, "×%g", frame->speed);
-  gtk_label_set_text (self->speed_label, buf);
-
-  switch (frame->state)
-    {
-    case CML_RUNNER_RUNNING:
-      gtk_label_set_text (self->state_label, C_("run state", "running"));
-      break;
-    case CML_RUNNER_PAUSED:
-      gtk_label_set_text (self->state_label, C_("run state", "paused"));
-      break;
-    case CML_RUNNER_FAILED:
-    default:
-      gtk_label_set_text (self->state_label, "");
-      break;
-    }
-
-  /* how fast simulated time really goes, for the lagging note */
-  if (frame->state == CML_RUNNER_RUNNING)
-    {
-      if (self->rate_wall0 == 0 || frame->t < self->rate_t0)
-        {
-          self->rate_wall0 = now;
-          self->rate_t0 = frame->t;
-        }
-      else if (now - self->rate_wall0 >= 1000000)
-        {
-          self->effective_speed = (frame->t - self->rate_t0) / (1e-6 * (double) (now - self->rate_wall0));
-          self->rate_wall0 = now;
-          self->rate_t0 = frame->t;
-        }
-    }
-  else
-    self->rate_wall0 = 0;
-
-  if (frame->state == CML_RUNNER_FAILED)
-    {
-      const char *message = frame->message ? frame->message : _("the run failed");
-
-      if (g_strcmp0 (self->failure_shown, message) != 0)
-        {
-          g_autoptr (CmlRunFailure) why = cml_run_failure_explain (message, unit);
-
-          g_free (self->failure_shown);
-          self->failure_shown = g_strdup (message);
-          gtk_label_set_text (self->failure_label, why->summary);
-          gtk_widget_set_tooltip_text (GTK_WIDGET (self->failure_label), why->explanation);
-          gtk_label_set_text (self->failure_explanation, why->explanation);
-          gtk_label_set_text (self->failure_technical, message);
-        }
-      gtk_widget_set_visible (GTK_WIDGET (self->failure_box), TRUE);
-      gtk_widget_set_visible (GTK_WIDGET (self->message_label), FALSE);
-      gtk_label_set_text (self->message_label, "");
-    }
-  else
-    {
-      gtk_widget_set_visible (GTK_WIDGET (self->failure_box), FALSE);
-      gtk_widget_set_visible (GTK_WIDGET (self->message_label), TRUE);
-      g_clear_pointer (&self->failure_shown, g_free);
-      if (frame->message)
-        gtk_label_set_text (self->message_label, frame->message);
-      else if (frame->lagging && frame->state == CML_RUNNER_RUNNING)
-        {
-          /* short enough for the status bar of a 1024-pixel window: what happens and what
-           * to do; the whole explanation in the tooltip */
-          if (self->effective_speed > 0)
-            {
-              /* in presentation mode's large type only the numbers fit beside the timeline */
-              if (self->presentation)
-                /* TRANSLATORS: the speed reached, then the speed chosen (×1 is real time); the
-                 * shortest note in the status bar, in presentation mode */
-                g_snprintf (buf, sizeof buf, _("Plays at ×%.2g, not ×%g"), self->effective_speed, frame->speed);
-              else
-                /* TRANSLATORS: the speed reached, then the speed chosen (×1 is real time); a
-                 * short note in the status bar */
-                g_snprintf (buf, sizeof buf, _("Plays at ×%.2g, not ×%g: lower speed or use a faster integrator"),
-                            self->effective_speed, frame->speed);
-              /* TRANSLATORS: the speed chosen, then the speed reached (×1 is real time) */
-              tip = g_strdup_printf (_("The simulation is slower than ×%g: it plays at ×%.2g, as fast as it is "
-                                       "computed. Lower the speed or choose a faster integrator."),
-                                     frame->speed, self->effective_speed);
-            }
-          else
-            {
-              if (self->presentation)
-                /* TRANSLATORS: the speed chosen (×1 is real time); the shortest note in the
-                 * status bar, in presentation mode */
-                g_snprintf (buf, sizeof buf, _("Slower than ×%g"), frame->speed);
-              else
-                /* TRANSLATORS: the speed chosen (×1 is real time); a short note in the status bar */
-                g_snprintf (buf, sizeof buf, _("Slower than ×%g: lower speed or use a faster integrator"),
-                            frame->speed);
-              /* TRANSLATORS: the speed chosen (×1 is real time) */
-              tip = g_strdup_printf (_("The simulation is slower than ×%g: it plays as fast as it is computed. "
-                                       "Lower the speed or choose a faster integrator."),
-                                     frame->speed);
-            }
-          gtk_label_set_text (self->message_label, buf);
-        }
-      else
-        gtk_label_set_text (self->message_label, "");
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->message_label),
-                                   tip ? tip : gtk_label_get_text (self->message_label));
-    }
-}
-
-static void
-update_play_button (CmlWindow *self, CmlRunnerState state)
-{
-  gboolean running = state == CML_RUNNER_RUNNING;
-
-  gtk_button_set_icon_name (self->play_button, running ? "media-playback-pause-symbolic"
-                                                       : "media-playback-start-symbolic");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->play_button), running ? _("Pause (Space)") : _("Play (Space)"));
 }
 
 static void
@@ -1040,78 +376,6 @@ finish_frame_stats (CmlWindow *self, CmlFrame *frame)
                               frame ? frame->t : 0.0, &error))
     g_warning ("frame statistics: %s", error->message);
   g_clear_pointer (&self->frame_stats_path, g_free);
-}
-
-/* On a projector the type grows with the screen: in presentation mode every text and
- * line is window height / 800 times its size (at least its size), so that the plots'
- * labels, the legend and the status line stay above 2.5 % of the height from 768 lines
- * to 4K.  Checked every frame (a resize, a move to another screen, F5). */
-static void
-update_text_scale (CmlWindow *self)
-{
-  double scale = self->presentation ? MAX (1.0, gtk_widget_get_height (GTK_WIDGET (self)) / 800.0) : 1.0;
-  char size[G_ASCII_DTOSTR_BUF_SIZE];
-  g_autofree char *css = NULL;
-
-  /* up to the next step of 1/20: a window a pixel taller changes nothing */
-  scale = ceil (scale * 20.0) / 20.0;
-  if (scale == self->text_scale)
-    return;
-  self->text_scale = scale;
-  cml_plot_view_set_text_scale (self->time_plot, scale);
-  cml_plot_view_set_text_scale (self->phase_plot, scale);
-  cml_scene_view_set_text_scale (self->scene_view, scale);
-  if (self->text_css == NULL)
-    {
-      self->text_css = gtk_css_provider_new ();
-      gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
-                                                  GTK_STYLE_PROVIDER (self->text_css),
-                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 1);
-    }
-  g_ascii_formatd (size, sizeof size, "%.2f", 15.0 * scale);
-  css = scale > 1.0 ? g_strdup_printf ("window.presentation { font-size: %spt; }", size) : g_strdup ("");
-  gtk_css_provider_load_from_data (self->text_css, css, -1);
-  /* the sizes changed: in presentation mode the split is made again for them (leaving it
-   * restores the split the normal layout had) */
-  if (self->presentation)
-    {
-      self->layout_done = FALSE;
-      self->layout_wait = 2;
-    }
-}
-
-/* The split between the 3-D view and the plots, once the window has its size: the plots
- * get a readable column (their natural width, within 38–50 % of the space, but not less
- * than their minimum) and the view the rest.  In presentation mode the view, which the
- * hall watches, gets at least 55 %.  Neither gets less than its minimum (the window is
- * never narrower than both: a 1024-pixel screen holds them), so nothing is cut off.  Done
- * again when presentation mode changes the sizes; a position the user chose (or the one
- * remembered) is kept otherwise. */
-static void
-initial_layout (CmlWindow *self)
-{
-  GtkWidget *column = gtk_paned_get_end_child (self->content_paned);
-  GtkWidget *view = gtk_paned_get_start_child (self->content_paned);
-  int w = gtk_widget_get_width (GTK_WIDGET (self->content_paned));
-  int min = 0, nat = 0, view_min = 0, right;
-  double hi = self->presentation ? 0.45 : 0.50;
-
-  if (self->layout_done || w <= 0)
-    return;
-  /* wait for the width to settle: the side panel folding away, or type growing, takes a
-   * frame or two to reach the allocation */
-  if (w != self->last_layout_w || self->layout_wait > 0)
-    {
-      self->last_layout_w = w;
-      self->layout_wait = MAX (self->layout_wait - 1, 0);
-      return;
-    }
-  gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
-  gtk_widget_measure (view, GTK_ORIENTATION_HORIZONTAL, -1, &view_min, NULL, NULL, NULL);
-  right = MAX (CLAMP (nat, (int) (0.38 * w), (int) (hi * w)), min);
-  right = MAX (MIN (right, w - view_min), min);
-  gtk_paned_set_position (self->content_paned, MAX (w - right, 0));
-  self->layout_done = TRUE;
 }
 
 /* ---- from the command line ----------------------------------------------------------------- */
@@ -1192,8 +456,8 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
     self->first_frame_us = now;
   cml_window_fit_fixed_size (self);
   cml_window_apply_remembered_split (self);
-  update_text_scale (self);
-  initial_layout (self);
+  cml_window_update_text_scale (self);
+  cml_window_initial_layout (self);
   if (self->runner == NULL)
     {
       /* nothing runs (a model that failed to load): --quit-after still ends it */
@@ -1217,7 +481,7 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
   pull_history (self, frame);
   cml_window_lesson_tick (self, frame);
   cml_window_compare_tick (self);
-  timeline_show_until (self, frame, now);
+  cml_window_timeline_show_until (self, frame, now);
   cml_timeline_update (self->timeline, frame);
   cml_scene_view_set_frame (self->scene_view, frame);
   /* the 3-D view redraws every frame; the two plots take turns (30 Hz each), so that a
@@ -1231,13 +495,13 @@ cml_window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
   if (frame->state != self->shown_state)
     {
       self->shown_state = frame->state;
-      update_play_button (self, frame->state);
+      cml_window_update_play_button (self, frame->state);
       self->last_status_us = 0;
     }
   if (now - self->last_status_us >= STATUS_US)
     {
       self->last_status_us = now;
-      update_status (self, frame, now);
+      cml_window_update_status (self, frame, now);
     }
   if (now - self->last_equations_us >= EQUATIONS_US
       && gtk_widget_get_mapped (GTK_WIDGET (self->equations_panel)))
@@ -1312,19 +576,19 @@ cml_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
 
   switch (prop_id)
     {
-    case PROP_PRESENTATION:
+    case CML_WINDOW_PROP_PRESENTATION:
       g_value_set_boolean (value, self->presentation);
       break;
-    case PROP_DARK:
+    case CML_WINDOW_PROP_DARK:
       g_value_set_boolean (value, cml_window_get_dark (self));
       break;
-    case PROP_STYLE:
+    case CML_WINDOW_PROP_STYLE:
       g_value_set_string (value, cml_style_get_choice ());
       break;
-    case PROP_TABLE_FRAME:
+    case CML_WINDOW_PROP_TABLE_FRAME:
       g_value_set_boolean (value, self->table_frame);
       break;
-    case PROP_SIDEBAR_VISIBLE:
+    case CML_WINDOW_PROP_SIDEBAR_VISIBLE:
       g_value_set_boolean (value, self->sidebar_visible);
       break;
     default:
@@ -1339,19 +603,19 @@ cml_window_set_property (GObject *object, guint prop_id, const GValue *value, GP
 
   switch (prop_id)
     {
-    case PROP_PRESENTATION:
+    case CML_WINDOW_PROP_PRESENTATION:
       cml_window_set_presentation (self, g_value_get_boolean (value));
       break;
-    case PROP_DARK:
+    case CML_WINDOW_PROP_DARK:
       cml_window_set_dark (self, g_value_get_boolean (value));
       break;
-    case PROP_STYLE:
+    case CML_WINDOW_PROP_STYLE:
       cml_window_set_style_choice (self, g_value_get_string (value));
       break;
-    case PROP_TABLE_FRAME:
+    case CML_WINDOW_PROP_TABLE_FRAME:
       cml_window_set_table_frame (self, g_value_get_boolean (value));
       break;
-    case PROP_SIDEBAR_VISIBLE:
+    case CML_WINDOW_PROP_SIDEBAR_VISIBLE:
       cml_window_set_sidebar_visible (self, g_value_get_boolean (value));
       break;
     default:
@@ -1389,6 +653,7 @@ cml_window_dispose (GObject *object)
   if (self->toast)
     g_signal_handlers_disconnect_by_data (self->toast, self);
   g_clear_object (&self->toast);
+  g_clear_pointer (&self->last_toast, g_free);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->failed_path, g_free);
   g_clear_pointer (&self->failure_shown, g_free);
@@ -1447,23 +712,23 @@ cml_window_class_init (CmlWindowClass *klass)
   object_class->set_property = cml_window_set_property;
   GTK_WINDOW_CLASS (klass)->close_request = cml_window_on_close_request;
 
-  properties[PROP_PRESENTATION] =
+  cml_window_properties[CML_WINDOW_PROP_PRESENTATION] =
     g_param_spec_boolean ("presentation", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_DARK] =
+  cml_window_properties[CML_WINDOW_PROP_DARK] =
     g_param_spec_boolean ("dark", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* "follow" (the desktop's), "light" or "dark": the menu's choice, remembered */
-  properties[PROP_STYLE] =
+  cml_window_properties[CML_WINDOW_PROP_STYLE] =
     g_param_spec_string ("style", NULL, NULL, "follow",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_TABLE_FRAME] =
+  cml_window_properties[CML_WINDOW_PROP_TABLE_FRAME] =
     g_param_spec_boolean ("table-frame", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_SIDEBAR_VISIBLE] =
+  cml_window_properties[CML_WINDOW_PROP_SIDEBAR_VISIBLE] =
     g_param_spec_boolean ("sidebar-visible", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  g_object_class_install_properties (object_class, CML_WINDOW_N_PROPS, cml_window_properties);
 
   /* libadwaita's style sheet and style manager for every window, whoever makes it (the
    * application has done this already; the tests make windows of their own) */
@@ -1600,11 +865,11 @@ cml_window_init (CmlWindow *self)
   /* tabs as wide as their names, not all as wide as the widest: the column fits 1024 px */
   gtk_box_layout_set_homogeneous (GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self->side_switcher))), FALSE);
 
-  g_signal_connect_swapped (self->model_picker, "model-selected", G_CALLBACK (on_model_selected), self);
+  g_signal_connect_swapped (self->model_picker, "model-selected", G_CALLBACK (cml_window_on_model_selected), self);
   /* timeline */
   self->shown_until = INFINITY;
-  g_signal_connect_swapped (self->timeline, "seek", G_CALLBACK (on_timeline_seek), self);
-  g_signal_connect_swapped (self->timeline, "notify::reversed", G_CALLBACK (on_timeline_reversed), self);
+  g_signal_connect_swapped (self->timeline, "seek", G_CALLBACK (cml_window_on_timeline_seek), self);
+  g_signal_connect_swapped (self->timeline, "notify::reversed", G_CALLBACK (cml_window_on_timeline_reversed), self);
   g_signal_connect_swapped (self->parameter_panel, "param-changed", G_CALLBACK (on_param_changed), self);
   g_signal_connect_swapped (self->parameter_panel, "restart-requested", G_CALLBACK (on_restart_requested), self);
   g_signal_connect_swapped (self->time_plot, "pick-initial", G_CALLBACK (on_pick_initial), self);
@@ -1618,10 +883,10 @@ cml_window_init (CmlWindow *self)
   {
     AdwStyleManager *style = adw_style_manager_get_default ();
 
-    g_signal_connect_swapped (style, "notify::dark", G_CALLBACK (on_style_changed), self);
-    g_signal_connect_swapped (style, "notify::high-contrast", G_CALLBACK (on_style_changed), self);
-    g_signal_connect_swapped (style, "notify::color-scheme", G_CALLBACK (on_style_choice_changed), self);
-    on_style_changed (self);
+    g_signal_connect_swapped (style, "notify::dark", G_CALLBACK (cml_window_on_style_changed), self);
+    g_signal_connect_swapped (style, "notify::high-contrast", G_CALLBACK (cml_window_on_style_changed), self);
+    g_signal_connect_swapped (style, "notify::color-scheme", G_CALLBACK (cml_window_on_style_choice_changed), self);
+    cml_window_on_style_changed (self);
   }
 
   drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
@@ -1640,7 +905,7 @@ cml_window_init (CmlWindow *self)
   cml_window_pen_init (self);
   cml_window_steer_init (self);
   self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), cml_window_tick, NULL, NULL);
-  update_title (self);
+  cml_window_update_title (self);
   cml_window_update_actions (self);
 }
 
