@@ -101,13 +101,57 @@ closed_form_at (CmlGeometryView *self, const char *xn, const char *yn, guint i, 
   return TRUE;
 }
 
-/* The fan drawn (the axes the drop-downs choose): the wavefront closed through its points,
- * the conjugate and the Maxwell points, the start; the closed forms where there are. */
+/* How strongly the wavefront at the K-th of N_F times is drawn: the earliest faintest, the
+ * one at T fully (0.4 … 1, so that the earliest still shows on every background). */
+static double
+front_opacity (guint k, guint n_f)
+{
+  return n_f > 1 ? 0.4 + 0.6 * k / (n_f - 1) : 1;
+}
+
+/* Widens [*LO, *HI] to the finite values of V. */
+static void
+extend (const GArray *v, double *lo, double *hi)
+{
+  for (guint k = 0; k < v->len; k++)
+    {
+      double x = g_array_index (v, double, k);
+      if (isfinite (x))
+        *lo = MIN (*lo, x), *hi = MAX (*hi, x);
+    }
+}
+
+/* An axis whose data drawn span [LO, HI] auto-scales to them unless they are all within
+ * rounding of one point (closer than TOL × (1 + their size): the fan's meet tolerance, within
+ * which two of its points are the same); then it shows a span from the start's scale around
+ * them, ±10 % of START (±1 when the start is at zero), rather than zooming into the
+ * rounding noise (Heisenberg's wavefront at its cut time 2π is a point). */
+static void
+hold_axis_open (CmlPlotAxis *axis, double lo, double hi, double start, double tol)
+{
+  cml_plot_axis_set_auto_scale (axis, TRUE);
+  if (!(lo <= hi))
+    return;
+  double size = MAX (fabs (lo), fabs (hi));
+  if (hi - lo > tol * (1 + size))
+    return;
+  double mid = 0.5 * (lo + hi);
+  double half = isfinite (start) && fabs (start) > tol * (1 + size) ? 0.1 * fabs (start) : 1;
+  cml_plot_axis_set_range (axis, mid - half, mid + half);
+}
+
+/* The fan drawn (the axes the drop-downs choose): the wavefront at each of the fan's times,
+ * closed through its points, the earlier ones fainter and the one at T strongest, the
+ * conjugate and the Maxwell points, the start; the closed forms where there are. */
 void
 cml_geometry_view_draw_fan (CmlGeometryView *self)
 {
   cml_plot_remove_all_series (self->plot);
+  cml_plot_axis_set_auto_scale (cml_plot_get_x_axis (self->plot), TRUE);
+  cml_plot_axis_set_auto_scale (cml_plot_get_y_axis (self->plot), TRUE);
   g_array_set_size (self->points, 0);
+  g_array_set_size (self->fronts, 0);
+  self->n_fronts = 0;
   self->partial = FALSE;
   self->closed[0] = self->closed[1] = self->closed[2] = NAN;
   if (self->shown == NULL || self->sys == NULL)
@@ -121,77 +165,113 @@ cml_geometry_view_draw_fan (CmlGeometryView *self)
   int ix = coord_index (res, xn), iy = coord_index (res, yn);
   if (ix < 0 || iy < 0)
     return;
-  guint nc = res->n_coords, N = res->n;
+  guint nc = res->n_coords, N = res->n, nf = res->n_times + 1, n_at = nf + 2;
   const char *yunit = cml_model_unit (model, yn);
   double T = self->shown->opt.t_end;
   g_autofree char *time_unit = cml_plot_format_unit (model->time_unit);
 
-  g_autofree char *front_name = g_strdup_printf (_("wavefront at t = %.3g%s%s"), T, *time_unit ? " " : "", time_unit);
-  g_autoptr (GArray) fx = g_array_new (FALSE, FALSE, sizeof (double)), fy = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) cx = g_array_new (FALSE, FALSE, sizeof (double)), cy = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) mx = g_array_new (FALSE, FALSE, sizeof (double)), my = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) sx = g_array_new (FALSE, FALSE, sizeof (double)), sy = g_array_new (FALSE, FALSE, sizeof (double));
-
-  /* the closed forms: the wavefront's at T, and the largest differences of the wavefront,
-   * the conjugate and the Maxwell points from them */
+  /* the closed forms of every front, one after the other (NaN between them) */
   g_autoptr (GArray) rx = g_array_new (FALSE, FALSE, sizeof (double)), ry = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GPtrArray) fronts = g_ptr_array_new_with_free_func ((GDestroyNotify) cml_plot_series_unref);
+  double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+
+  /* each extremal's closed form at the fan's times, T, its conjugate and Maxwell times, and
+   * the largest differences of the conjugate and the Maxwell points from them */
+  g_autofree double *at = g_new (double, n_at);
+  g_autofree double *ref = g_new (double, (gsize) N * 2 * n_at);
   gboolean closed = FALSE;
   double d_front = 0, d_conj = 0, d_max = 0;
-
-  /* the wavefront at T (the last of the result's times), around the circle and back */
-  guint first = G_MAXUINT;
+  for (guint f = 0; f < res->n_times; f++)
+    at[f] = res->times[f];
+  at[nf - 1] = T;
   for (guint i = 0; i < N; i++)
     {
-      const double *q = res->points + ((gsize) i * (res->n_times + 1) + res->n_times) * nc;
-      double xy[2] = { q[ix], q[iy] };
-      double at[3] = { T, res->conjugate[i] <= T ? res->conjugate[i] : NAN,
-                       res->maxwell[i] <= T ? res->maxwell[i] : NAN };
-      double ref[6];
-      if (closed_form_at (self, xn, yn, i, at, 3, ref))
-        {
-          const double *cq = self->shown->conj_pts + (gsize) i * nc, *mq = self->shown->max_pts + (gsize) i * nc;
-          closed = TRUE;
-          if (isfinite (ref[0]) && isfinite (ref[1]))
-            {
-              g_array_append_val (rx, ref[0]);
-              g_array_append_val (ry, ref[1]);
-              d_front = MAX (d_front, MAX (fabs (xy[0] - ref[0]), fabs (xy[1] - ref[1])));
-            }
-          if (isfinite (at[1]))
-            d_conj = MAX (d_conj, MAX (fabs (cq[ix] - ref[2]), fabs (cq[iy] - ref[3])));
-          if (isfinite (at[2]))
-            d_max = MAX (d_max, MAX (fabs (mq[ix] - ref[4]), fabs (mq[iy] - ref[5])));
-        }
-      g_array_append_vals (self->points, xy, 2);
-      if (isfinite (xy[0]) && isfinite (xy[1]))
-        {
-          g_array_append_val (fx, xy[0]);
-          g_array_append_val (fy, xy[1]);
-          first = first == G_MAXUINT ? i : first;
-        }
+      double *r = ref + (gsize) i * 2 * n_at;
+      at[nf] = res->conjugate[i] <= T ? res->conjugate[i] : NAN;
+      at[nf + 1] = res->maxwell[i] <= T ? res->maxwell[i] : NAN;
       const double *c = self->shown->conj_pts + (gsize) i * nc, *w = self->shown->max_pts + (gsize) i * nc;
+      if (closed_form_at (self, xn, yn, i, at, n_at, r))
+        {
+          closed = TRUE;
+          if (isfinite (at[nf]))
+            d_conj = MAX (d_conj, MAX (fabs (c[ix] - r[2 * nf]), fabs (c[iy] - r[2 * nf + 1])));
+          if (isfinite (at[nf + 1]))
+            d_max = MAX (d_max, MAX (fabs (w[ix] - r[2 * nf + 2]), fabs (w[iy] - r[2 * nf + 3])));
+        }
+      else
+        for (guint k = 0; k < 2 * n_at; k++)
+          r[k] = NAN;
       if (isfinite (c[ix]) && isfinite (c[iy]))
         g_array_append_val (cx, c[ix]), g_array_append_val (cy, c[iy]);
       if (isfinite (w[ix]) && isfinite (w[iy]))
         g_array_append_val (mx, w[ix]), g_array_append_val (my, w[iy]);
     }
-  if (first != G_MAXUINT && N > 2)
+
+  /* the wavefronts, earliest first, each around the circle of covectors and back */
+  for (guint f = 0; f < nf; f++)
     {
-      g_array_append_val (fx, g_array_index (self->points, double, 2 * first));
-      g_array_append_val (fy, g_array_index (self->points, double, 2 * first + 1));
+      g_autoptr (GArray) fx = g_array_new (FALSE, FALSE, sizeof (double));
+      g_autoptr (GArray) fy = g_array_new (FALSE, FALSE, sizeof (double));
+      guint first = G_MAXUINT, ring = rx->len;
+      for (guint i = 0; i < N; i++)
+        {
+          const double *q = res->points + ((gsize) i * nf + f) * nc;
+          const double *r = ref + (gsize) i * 2 * n_at + 2 * f;
+          double xy[2] = { q[ix], q[iy] };
+          g_array_append_vals (self->fronts, xy, 2);
+          if (f == nf - 1)
+            g_array_append_vals (self->points, xy, 2);
+          if (isfinite (xy[0]) && isfinite (xy[1]))
+            {
+              g_array_append_val (fx, xy[0]);
+              g_array_append_val (fy, xy[1]);
+              first = first == G_MAXUINT ? i : first;
+            }
+          if (isfinite (r[0]) && isfinite (r[1]))
+            {
+              g_array_append_val (rx, r[0]);
+              g_array_append_val (ry, r[1]);
+              d_front = MAX (d_front, MAX (fabs (xy[0] - r[0]), fabs (xy[1] - r[1])));
+            }
+        }
+      if (first != G_MAXUINT && N > 2)
+        {
+          g_array_append_val (fx, g_array_index (fx, double, 0));
+          g_array_append_val (fy, g_array_index (fy, double, 0));
+        }
+      if (rx->len - ring > 2)
+        {
+          double nan = NAN;
+          g_array_append_val (rx, g_array_index (rx, double, ring));
+          g_array_append_val (ry, g_array_index (ry, double, ring));
+          g_array_append_val (rx, nan);
+          g_array_append_val (ry, nan);
+        }
+      extend (fx, &x_lo, &x_hi);
+      extend (fy, &y_lo, &y_hi);
+      double t = at[f];
+      g_autofree char *name
+        = f == nf - 1 ? g_strdup_printf (_("wavefront at t = %.3g%s%s"), t, *time_unit ? " " : "", time_unit)
+                      : g_strdup_printf ("t = %.3g%s%s", t, *time_unit ? " " : "", time_unit);
+      CmlPlotSeries *front = points_series (name, fx, fy);
+      cml_plot_series_set_palette_index (front, 0);
+      cml_plot_series_set_opacity (front, front_opacity (f, nf));
+      g_ptr_array_add (fronts, front);
     }
-  {
-    const double *z0 = cml_simulation_get_state (self->shown->sim);
-    double x0 = (guint) ix < model->m ? z0[ix] : z0[ix + res->n_momenta];
-    double y0 = (guint) iy < model->m ? z0[iy] : z0[iy + res->n_momenta];
-    g_array_append_val (sx, x0);
-    g_array_append_val (sy, y0);
-  }
-  if (rx->len > 2)
-    {
-      g_array_append_val (rx, g_array_index (rx, double, 0));
-      g_array_append_val (ry, g_array_index (ry, double, 0));
-    }
+  self->n_fronts = nf;
+  const double *z0 = cml_simulation_get_state (self->shown->sim);
+  double x0 = (guint) ix < model->m ? z0[ix] : z0[ix + res->n_momenta];
+  double y0 = (guint) iy < model->m ? z0[iy] : z0[iy + res->n_momenta];
+  g_array_append_val (sx, x0);
+  g_array_append_val (sy, y0);
+  extend (rx, &x_lo, &x_hi), extend (ry, &y_lo, &y_hi);
+  extend (cx, &x_lo, &x_hi), extend (cy, &y_lo, &y_hi);
+  extend (mx, &x_lo, &x_hi), extend (my, &y_lo, &y_hi);
+  extend (sx, &x_lo, &x_hi), extend (sy, &y_lo, &y_hi);
+
   g_autofree char *conj_name = NULL, *max_name = NULL, *closed_name = NULL;
   if (closed)
     {
@@ -202,34 +282,32 @@ cml_geometry_view_draw_fan (CmlGeometryView *self)
       conj_name = g_strdup_printf (_("conjugate points (within %.2g of the closed form)"), d_conj);
       /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
       max_name = g_strdup_printf (_("Maxwell points (within %.2g of the closed form)"), d_max);
-      /* TRANSLATORS: %.2g is the largest difference of the wavefront from its closed form */
-      closed_name = g_strdup_printf (_("wavefront, closed form (largest difference %.2g)"), d_front);
+      /* TRANSLATORS: %.2g is the largest difference of the wavefronts from their closed form */
+      closed_name = g_strdup_printf (_("wavefronts, closed form (largest difference %.2g)"), d_front);
     }
-  g_autoptr (CmlPlotSeries) front = points_series (front_name, fx, fy);
   g_autoptr (CmlPlotSeries) conj = points_series (conj_name ? conj_name : _("conjugate points (first, up to T)"), cx, cy);
   g_autoptr (CmlPlotSeries) maxw = points_series (max_name ? max_name : _("Maxwell points (two extremals meet)"), mx, my);
   g_autoptr (CmlPlotSeries) front_ref = closed ? points_series (closed_name, rx, ry) : NULL;
   g_autoptr (CmlPlotSeries) start = points_series (_("start"), sx, sy);
-  cml_plot_series_set_palette_index (front, 0);
   cml_plot_series_set_palette_index (conj, 1);
   cml_plot_series_set_palette_index (maxw, 3);
   cml_plot_series_set_palette_index (start, 2);
   cml_plot_series_set_markers (conj, TRUE);
   cml_plot_series_set_markers (maxw, TRUE);
   cml_plot_series_set_markers (start, TRUE);
-  guint n_conj = cx->len, n_max = mx->len;
   if (front_ref && rx->len)
     {
-      /* under the numerics, in their colour: where the two agree the dashes show on both
-       * sides of the line */
+      /* under the numerics, in the colour of the one at T: where the two agree the dashes
+       * show on both sides of the lines */
       cml_plot_series_set_palette_index (front_ref, 0);
       cml_plot_series_set_dashed (front_ref, TRUE);
       cml_plot_add_series (self->plot, front_ref);
     }
-  cml_plot_add_series (self->plot, front);
-  if (n_conj)
+  for (guint f = 0; f < fronts->len; f++)
+    cml_plot_add_series (self->plot, fronts->pdata[f]);
+  if (cx->len)
     cml_plot_add_series (self->plot, conj);
-  if (n_max)
+  if (mx->len)
     cml_plot_add_series (self->plot, maxw);
   cml_plot_add_series (self->plot, start);
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), xn, cml_model_unit (model, xn));
@@ -238,6 +316,11 @@ cml_geometry_view_draw_fan (CmlGeometryView *self)
                                                       "The fan of %u extremals to t = %.3g%s%s", N),
                                             N, T, *time_unit ? " " : "", time_unit);
   cml_plot_set_title (self->plot, title);
+  /* never zoomed into rounding noise: a wavefront collapsed to a point sits inside the
+   * earlier ones, and if every one is a point the axes keep the start's scale */
+  double tol = self->shown->opt.meet_tolerance;
+  hold_axis_open (cml_plot_get_x_axis (self->plot), x_lo, x_hi, x0, tol);
+  hold_axis_open (cml_plot_get_y_axis (self->plot), y_lo, y_hi, y0, tol);
   cml_plot_reset_ranges (self->plot);
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }
@@ -262,6 +345,8 @@ cml_geometry_view_draw_ended (CmlGeometryView *self)
 
   cml_plot_remove_all_series (self->plot);
   g_array_set_size (self->points, 0);
+  g_array_set_size (self->fronts, 0);
+  self->n_fronts = 0;
   self->partial = TRUE;
   g_mutex_lock (&job->lock);
   self->n_drawn = job->n_ended;
@@ -288,6 +373,12 @@ cml_geometry_view_draw_ended (CmlGeometryView *self)
                                                       "The fan of %u extremals to t = %.3g%s%s", N),
                                             N, T, *time_unit ? " " : "", time_unit);
   cml_plot_set_title (self->plot, title);
+  /* the endpoints at a cut time may all be one point: the axes keep the start's scale */
+  double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+  extend (fx, &x_lo, &x_hi);
+  extend (fy, &y_lo, &y_hi);
+  hold_axis_open (cml_plot_get_x_axis (self->plot), x_lo, x_hi, job->start[ix], job->opt.meet_tolerance);
+  hold_axis_open (cml_plot_get_y_axis (self->plot), y_lo, y_hi, job->start[iy], job->opt.meet_tolerance);
   cml_plot_reset_ranges (self->plot);
   gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }

@@ -32,6 +32,7 @@ cml_geometry_job_unref (Job *job)
   g_clear_pointer (&job->sim, cml_simulation_free);
   g_free (job->covectors);
   g_free (job->ended);
+  g_free (job->start);
   g_mutex_clear (&job->lock);
   g_clear_pointer (&job->res, cml_explore_result_free);
   g_free (job->conj_pts);

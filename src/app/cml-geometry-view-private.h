@@ -15,6 +15,9 @@
 
 G_BEGIN_DECLS
 
+/* The wavefronts drawn besides the one at T: at T/4, T/2 and 3T/4 (from the start, t = 0) */
+#define CML_GEOMETRY_N_EARLIER 3
+
 /* A fan of extremals: what it starts from, what has come while it runs, what it gave. */
 typedef struct
 {
@@ -22,6 +25,8 @@ typedef struct
   gint               cancel;     /* atomic: set by Cancel */
   CmlSimulation     *sim;        /* at the start point; the worker's while it runs */
   CmlExploreOptions  opt;
+  double             times[CML_GEOMETRY_N_EARLIER]; /* opt.times */
+  double            *start;      /* n_coords: the start point */
   double            *covectors;  /* opt.covectors */
   GMutex             lock;       /* guards DONE and the ended points */
   guint              done;
@@ -65,7 +70,10 @@ struct _CmlGeometryView
   CmlPlot             *plot;       /* the area's */
   Job                 *job;        /* the running fan, or NULL */
   Job                 *shown;      /* the fan drawn, or NULL (its simulation now this thread's) */
-  GArray              *points;     /* the wavefront drawn: (x, y) pairs in covector order */
+  GArray              *points;     /* the wavefront drawn at T: (x, y) pairs in covector order */
+  GArray              *fronts;     /* every wavefront drawn, the one at T last: N_FRONTS × N pairs */
+  guint                n_fronts;
+  double               times[CML_GEOMETRY_N_EARLIER]; /* the options' wavefront times */
   double               closed[3];  /* the largest differences from the closed forms drawn: the
                                     * wavefront, conjugate, Maxwell points (NaN: none drawn) */
   gboolean             partial;    /* POINTS are the running fan's ended extremals (NaN: not yet) */

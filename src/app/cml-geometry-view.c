@@ -1,5 +1,5 @@
 /* cml-geometry-view.c — the Geometry page: the fan of extremals of a vakonomic model from
- * the run's start point, its wavefront at a time T, its conjugate and Maxwell points.
+ * the run's start point, its wavefront growing to a time T, its conjugate and Maxwell points.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -12,7 +12,13 @@
  * (cml_explore_full), with a progress bar and Cancel, the window's run going on meanwhile.
  *
  * Drawn: the wavefront {q_i(T)}, a closed curve through the endpoints in the order of the
- * covectors (around the circle of directions); the conjugate locus, q_i(t_c,i) for each
+ * covectors (around the circle of directions), and inside it the wavefronts {q_i(t)} at
+ * t = T/4, T/2, 3T/4, fainter the earlier (cml_explore samples them on its way to T: no
+ * extra integration), so the student sees the front grow, fold and collapse (Heisenberg's
+ * circles of radius 2|sin(t/2)| shrink back onto the z axis at the cut time 2π); the
+ * axes cover every front, so a front collapsed to a point sits inside the earlier ones and
+ * the plot never zooms into rounding noise (if all are one point: the start's scale); the
+ * conjugate locus, q_i(t_c,i) for each
  * extremal whose first conjugate time t_c,i ≤ T (where the wavefront folds: past it the
  * extremal is no longer even locally the shortest); and the Maxwell points q_i(t_M,i), where
  * extremal i meets another of the fan with the same cost (past it, no longer the shortest:
@@ -21,10 +27,10 @@
  * as it ends (the core tells each one from its worker thread; the window's timer draws
  * what has come); the conjugate and Maxwell points come with the whole fan, the Maxwell
  * ones needing every pair.  Where the model has closed forms ([reference]) of both
- * coordinates drawn, the wavefront's closed form is drawn dashed beside it — each
- * extremal's closed form from its own start (its covector) at T — with the largest
+ * coordinates drawn, the wavefronts' closed forms are drawn dashed beside them — each
+ * extremal's closed form from its own start (its covector) at the front's time — with the largest
  * difference in the legend, and the conjugate and Maxwell points' largest distance from
- * the closed form at the times found.  A click on the wavefront starts the window's run on
+ * the closed form at the times found.  A click on a wavefront starts the window's run on
  * the nearest extremal: its momenta given as initial values (the free velocities where the
  * parameter panel shows velocities), one step to undo.  The fan's worker is in
  * cml-geometry-fan.c, the drawing in cml-geometry-draw.c.
@@ -211,6 +217,12 @@ cml_geometry_view_get_options (CmlGeometryView *self)
   CmlExploreOptions opt = cml_explore_options_default ();
   opt.n_covectors = (guint) gtk_spin_button_get_value_as_int (self->n_covectors);
   opt.t_end = gtk_spin_button_get_value (self->time);
+  /* the wavefront grows: drawn at T/4, T/2, 3T/4 too (the fan starts at t = 0, as
+   * cml_simulation_reset does; they cost the fan no extra integration) */
+  for (guint k = 0; k < CML_GEOMETRY_N_EARLIER; k++)
+    self->times[k] = opt.t_end * (k + 1) / (CML_GEOMETRY_N_EARLIER + 1);
+  opt.n_times = CML_GEOMETRY_N_EARLIER;
+  opt.times = self->times;
   return opt;
 }
 
@@ -263,9 +275,15 @@ cml_geometry_view_start (CmlGeometryView *self, GError **error)
   job->ref_count = 1;
   job->sim = g_steal_pointer (&sim);
   job->opt = opt;
+  memcpy (job->times, opt.times, sizeof job->times);
+  job->opt.times = job->times;
   job->covectors = covectors;
   job->opt.covectors = covectors;
   job->n_coords = model->m + (cml_system_dim (self->sys) - model->m - model->n);
+  job->start = g_new (double, job->n_coords);
+  const double *z0 = cml_simulation_get_state (job->sim);
+  for (guint c = 0; c < job->n_coords; c++)
+    job->start[c] = z0[c < model->m ? c : c + model->n];
   job->ended = g_new (double, (gsize) opt.n_covectors * job->n_coords);
   for (gsize k = 0; k < (gsize) opt.n_covectors * job->n_coords; k++)
     job->ended[k] = NAN;
@@ -316,6 +334,24 @@ cml_geometry_view_get_points (CmlGeometryView *self, guint *n)
   return (const double *) (gpointer) self->points->data;
 }
 
+const double *
+cml_geometry_view_get_fronts (CmlGeometryView *self, guint *n, guint *n_fronts)
+{
+  g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), NULL);
+  *n = self->points->len / 2;
+  *n_fronts = self->n_fronts;
+  return (const double *) (gpointer) self->fronts->data;
+}
+
+void
+cml_geometry_view_get_ranges (CmlGeometryView *self, double *x0, double *x1, double *y0, double *y1)
+{
+  g_return_if_fail (CML_IS_GEOMETRY_VIEW (self));
+  cml_plot_update_ranges (self->plot, FALSE);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), x0, x1);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), y0, y1);
+}
+
 double
 cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate, double *maxwell)
 {
@@ -345,14 +381,15 @@ cml_geometry_view_pick (CmlGeometryView *self, double x, double y)
   cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), &x0, &x1);
   cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), &y0, &y1);
   double sx = x1 > x0 ? x1 - x0 : 1, sy = y1 > y0 ? y1 - y0 : 1;
-  const double *xy = (const double *) (gpointer) self->points->data;
-  guint best = G_MAXUINT;
+  /* the nearest point of any wavefront drawn: its extremal */
+  const double *xy = (const double *) (gpointer) self->fronts->data;
+  guint n = self->points->len / 2, best = G_MAXUINT;
   double best_d = INFINITY;
-  for (guint k = 0; k < self->points->len / 2; k++)
+  for (guint k = 0; n > 0 && k < self->fronts->len / 2; k++)
     {
       double d = hypot ((xy[2 * k] - x) / sx, (xy[2 * k + 1] - y) / sy);
       if (isfinite (d) && d < best_d)
-        best_d = d, best = k;
+        best_d = d, best = k % n;
     }
   if (best == G_MAXUINT)
     return FALSE;
@@ -538,6 +575,7 @@ cml_geometry_view_finalize (GObject *object)
   g_clear_pointer (&self->reference, cml_reference_free);
   g_clear_pointer (&self->sys, cml_system_unref);
   g_clear_pointer (&self->points, g_array_unref);
+  g_clear_pointer (&self->fronts, g_array_unref);
   G_OBJECT_CLASS (cml_geometry_view_parent_class)->finalize (object);
 }
 
@@ -578,6 +616,7 @@ static void
 cml_geometry_view_init (CmlGeometryView *self)
 {
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
+  self->fronts = g_array_new (FALSE, FALSE, sizeof (double));
   self->closed[0] = self->closed[1] = self->closed[2] = NAN;
 
   gtk_widget_init_template (GTK_WIDGET (self));
