@@ -297,9 +297,10 @@ cml_geometry_view_draw_fan (CmlGeometryView *self)
   cml_plot_series_set_markers (start, TRUE);
   if (front_ref && rx->len)
     {
-      /* under the numerics, in the colour of the one at T: where the two agree the dashes
-       * show on both sides of the lines */
+      /* under the numerics, in their colour but half as strong (the fainter fronts' lines
+       * show on them): where the two agree the dashes show on both sides of the lines */
       cml_plot_series_set_palette_index (front_ref, 0);
+      cml_plot_series_set_opacity (front_ref, 0.5);
       cml_plot_series_set_dashed (front_ref, TRUE);
       cml_plot_add_series (self->plot, front_ref);
     }
