@@ -1,5 +1,5 @@
 /* cml-geometry-view.c — the Geometry page: the fan of extremals of a vakonomic model from
- * the run's start point, its wavefront at a time T, its conjugate and Maxwell points.
+ * the run's start point, its wavefront growing to a time T, its conjugate and Maxwell points.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -12,7 +12,13 @@
  * (cml_explore_full), with a progress bar and Cancel, the window's run going on meanwhile.
  *
  * Drawn: the wavefront {q_i(T)}, a closed curve through the endpoints in the order of the
- * covectors (around the circle of directions); the conjugate locus, q_i(t_c,i) for each
+ * covectors (around the circle of directions), and inside it the wavefronts {q_i(t)} at
+ * t = T/4, T/2, 3T/4, fainter the earlier (cml_explore samples them on its way to T: no
+ * extra integration), so the student sees the front grow, fold and collapse (Heisenberg's
+ * circles of radius 2|sin(t/2)| shrink back onto the z axis at the cut time 2π); the
+ * axes cover every front, so a front collapsed to a point sits inside the earlier ones and
+ * the plot never zooms into rounding noise (if all are one point: the start's scale); the
+ * conjugate locus, q_i(t_c,i) for each
  * extremal whose first conjugate time t_c,i ≤ T (where the wavefront folds: past it the
  * extremal is no longer even locally the shortest); and the Maxwell points q_i(t_M,i), where
  * extremal i meets another of the fan with the same cost (past it, no longer the shortest:
@@ -21,16 +27,17 @@
  * as it ends (the core tells each one from its worker thread; the window's timer draws
  * what has come); the conjugate and Maxwell points come with the whole fan, the Maxwell
  * ones needing every pair.  Where the model has closed forms ([reference]) of both
- * coordinates drawn, the wavefront's closed form is drawn dashed beside it — each
- * extremal's closed form from its own start (its covector) at T — with the largest
+ * coordinates drawn, the wavefronts' closed forms are drawn dashed beside them — each
+ * extremal's closed form from its own start (its covector) at the front's time — with the largest
  * difference in the legend, and the conjugate and Maxwell points' largest distance from
- * the closed form at the times found.  A click on the wavefront starts the window's run on
+ * the closed form at the times found.  A click on a wavefront starts the window's run on
  * the nearest extremal: its momenta given as initial values (the free velocities where the
- * parameter panel shows velocities), one step to undo.
+ * parameter panel shows velocities), one step to undo.  The fan's worker is in
+ * cml-geometry-fan.c, the drawing in cml-geometry-draw.c.
  */
 #define G_LOG_DOMAIN "cml-geometry-view"
 
-#include "cml-geometry-view.h"
+#include "cml-geometry-view-private.h"
 
 #include <glib/gi18n.h>
 
@@ -39,176 +46,14 @@
 
 #include "cml-error.h"
 #include "cml-expr.h"
-#include "cml-plot-area.h"
-#include "cml-plot.h"
 #include "cml-reference.h"
 #include "cml-simulation.h"
-#include "cml-test-gate.h"
 
 #define DEFAULT_COVECTORS 200
 #define DEFAULT_TIME      (2 * G_PI)
 #define POLL_MS           100
 
-/* ---- a fan, on worker threads ------------------------------------------------------------- */
-
-typedef struct
-{
-  gint               ref_count;
-  gint               cancel;     /* atomic: set by Cancel */
-  CmlSimulation     *sim;        /* at the start point; the worker's while it runs */
-  CmlExploreOptions  opt;
-  double            *covectors;  /* opt.covectors */
-  GMutex             lock;       /* guards DONE and the ended points */
-  guint              done;
-  double            *ended;      /* n × n_coords: the points at T of the extremals ended, else NaN */
-  guint              n_coords;
-  guint              n_ended;    /* how many are in ENDED */
-  guint              n_taken;    /* … and how many have asked to be (a test holds those past HOLD_AFTER) */
-  guint              hold_after; /* G_MAXUINT, or (tests) CMLAB_TEST_GEOMETRY_HOLD_AFTER */
-  gint64             started;
-  /* the worker's results */
-  CmlExploreResult  *res;
-  double            *conj_pts;   /* n × n_coords: the point at the first conjugate time (≤ T), or NaN */
-  double            *max_pts;    /* … at the Maxwell time */
-} Job;
-
-static Job *
-job_ref (Job *job)
-{
-  g_atomic_int_inc (&job->ref_count);
-  return job;
-}
-
-static void
-job_unref (Job *job)
-{
-  if (!g_atomic_int_dec_and_test (&job->ref_count))
-    return;
-  g_clear_pointer (&job->sim, cml_simulation_free);
-  g_free (job->covectors);
-  g_free (job->ended);
-  g_mutex_clear (&job->lock);
-  g_clear_pointer (&job->res, cml_explore_result_free);
-  g_free (job->conj_pts);
-  g_free (job->max_pts);
-  g_free (job);
-}
-
-static void
-on_progress (guint done, guint total, gpointer data)
-{
-  Job *job = data;
-  g_mutex_lock (&job->lock);
-  job->done = done;
-  g_mutex_unlock (&job->lock);
-}
-
-/* Extremal I has ended (a worker thread): its point at T kept for the window to draw.  A
- * test holds every extremal past the first HOLD_AFTER at the gate CMLAB_TEST_GEOMETRY_STEP_GATE
- * before it is kept, so that exactly that many are drawn until it lets them go. */
-static void
-on_ended (guint i, const double *point, double t_conjugate, gpointer data)
-{
-  Job *job = data;
-  g_mutex_lock (&job->lock);
-  guint slot = job->n_taken++;
-  g_mutex_unlock (&job->lock);
-  if (slot >= job->hold_after)
-    cml_test_gate_wait ("CMLAB_TEST_GEOMETRY_STEP_GATE");
-  g_mutex_lock (&job->lock);
-  memcpy (job->ended + (gsize) i * job->n_coords, point, job->n_coords * sizeof (double));
-  job->n_ended++;
-  g_mutex_unlock (&job->lock);
-}
-
-/* The point of extremal I at time T (≤ the fan's T) into Q: its run again from the start. */
-static void
-point_at (Job *job, const double *z0, double t0, guint i, double t, double *q)
-{
-  CmlSystem *sys = cml_simulation_get_system (job->sim);
-  CmlExploreResult *res = job->res;
-  guint dim = cml_system_dim (sys), m = cml_system_get_model (sys)->m, nr = dim - m - res->n_momenta;
-  g_autofree double *z = g_memdup2 (z0, dim * sizeof (double));
-
-  for (guint c = 0; c < res->n_coords; c++)
-    q[c] = NAN;
-  if (!isfinite (t))
-    return;
-  memcpy (z + m, res->covectors + (gsize) i * res->n_momenta, res->n_momenta * sizeof (double));
-  cml_simulation_set_state (job->sim, t0, z);
-  if (t > t0 && !cml_simulation_advance (job->sim, t, NULL))
-    return;
-  const double *s = cml_simulation_get_state (job->sim);
-  memcpy (q, s, m * sizeof (double));
-  memcpy (q + m, s + m + res->n_momenta, nr * sizeof (double));
-}
-
-static void
-fan_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  Job *job = data;
-  GError *error = NULL;
-
-  cml_test_gate_wait ("CMLAB_TEST_GEOMETRY_GATE");
-  job->res = cml_explore_watch (job->sim, &job->opt, on_progress, on_ended, job, &job->cancel, &error);
-  if (job->res == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  /* the conjugate and Maxwell points, each extremal run again to its time */
-  CmlSystem *sys = cml_simulation_get_system (job->sim);
-  guint dim = cml_system_dim (sys), nc = job->res->n_coords;
-  double t0 = cml_simulation_get_time (job->sim);
-  g_autofree double *z0 = g_memdup2 (cml_simulation_get_state (job->sim), dim * sizeof (double));
-  job->conj_pts = g_new (double, (gsize) job->res->n * nc);
-  job->max_pts = g_new (double, (gsize) job->res->n * nc);
-  for (guint i = 0; i < job->res->n && !g_atomic_int_get (&job->cancel); i++)
-    {
-      double tc = job->res->conjugate[i], tm = job->res->maxwell[i];
-      point_at (job, z0, t0, i, tc <= job->opt.t_end ? tc : NAN, job->conj_pts + (gsize) i * nc);
-      point_at (job, z0, t0, i, tm <= job->opt.t_end ? tm : NAN, job->max_pts + (gsize) i * nc);
-    }
-  cml_simulation_set_state (job->sim, t0, z0);
-  if (g_atomic_int_get (&job->cancel))
-    {
-      g_task_return_new_error (task, CML_ERROR, CML_ERROR_CANCELLED, "%s", _("the fan of extremals was cancelled"));
-      return;
-    }
-  g_task_return_boolean (task, TRUE);
-}
-
 /* ---- the page ------------------------------------------------------------------------------ */
-
-struct _CmlGeometryView
-{
-  GtkWidget            parent_instance;
-
-  GtkWidget           *controls, *placeholder;
-  GtkDropDown         *x_drop, *y_drop;
-  GtkStringList       *names;
-  GtkSpinButton       *n_covectors, *time;
-  GtkWidget           *run, *cancel;
-  GtkProgressBar      *progress;
-  GtkLabel            *status;
-  CmlPlotArea         *area;
-
-  CmlSystem           *sys;
-  CmlReference        *reference;  /* the model's closed forms, or NULL */
-  CmlRunner           *runner;
-  CmlGeometryRunSource source;
-  gpointer             source_data;
-
-  CmlPlot             *plot;       /* the area's */
-  Job                 *job;        /* the running fan, or NULL */
-  Job                 *shown;      /* the fan drawn, or NULL (its simulation now this thread's) */
-  GArray              *points;     /* the wavefront drawn: (x, y) pairs in covector order */
-  double               closed[3];  /* the largest differences from the closed forms drawn: the
-                                    * wavefront, conjugate, Maxwell points (NaN: none drawn) */
-  gboolean             partial;    /* POINTS are the running fan's ended extremals (NaN: not yet) */
-  guint                n_drawn;    /* … how many of them */
-  guint                timer;
-};
 
 G_DEFINE_FINAL_TYPE (CmlGeometryView, cml_geometry_view, GTK_TYPE_WIDGET)
 
@@ -219,24 +64,6 @@ enum
 };
 
 static guint signals[N_SIGNALS];
-
-static guint
-list_position (GtkStringList *list, const char *name)
-{
-  for (guint k = 0; name && k < g_list_model_get_n_items (G_LIST_MODEL (list)); k++)
-    if (g_str_equal (gtk_string_list_get_string (list, k), name))
-      return k;
-  return GTK_INVALID_LIST_POSITION;
-}
-
-static const char *
-selected_name (GtkDropDown *drop, GtkStringList *list)
-{
-  guint i = gtk_drop_down_get_selected (drop);
-  return i != GTK_INVALID_LIST_POSITION && i < g_list_model_get_n_items (G_LIST_MODEL (list))
-           ? gtk_string_list_get_string (list, i)
-           : NULL;
-}
 
 /* How the drop-downs show a coordinate NAME: as people write it ("x₁"). */
 static char *
@@ -284,8 +111,6 @@ take_progress (CmlGeometryView *self)
   gtk_progress_bar_set_text (self->progress, text);
 }
 
-static void draw_ended (CmlGeometryView *self);
-
 static gboolean
 poll (gpointer data)
 {
@@ -297,270 +122,9 @@ poll (gpointer data)
       guint n = self->job->n_ended;
       g_mutex_unlock (&self->job->lock);
       if (n != self->n_drawn)
-        draw_ended (self);
+        cml_geometry_view_draw_ended (self);
     }
   return G_SOURCE_CONTINUE;
-}
-
-/* ---- drawing ------------------------------------------------------------------------------- */
-
-static int
-coord_index (const CmlExploreResult *res, const char *name)
-{
-  for (guint c = 0; name && c < res->n_coords; c++)
-    if (g_str_equal (res->coord_names[c], name))
-      return (int) c;
-  return -1;
-}
-
-/* A series of the points (X[k], Y[k]) in order, K giving each its place (the plot's
- * time): the wavefront's x goes back and forth.  Its name is the legend's, without unit
- * (the axes have them). */
-static CmlPlotSeries *
-points_series (const char *name, GArray *xs, GArray *ys)
-{
-  g_autoptr (CmlPlotColumn) t = cml_plot_column_new (), x = cml_plot_column_new (), y = cml_plot_column_new ();
-  for (guint k = 0; k < xs->len; k++)
-    {
-      double v = k;
-      cml_plot_column_append (t, &v, 1, 1);
-    }
-  cml_plot_column_append (x, (const double *) (gpointer) xs->data, xs->len, 1);
-  cml_plot_column_append (y, (const double *) (gpointer) ys->data, ys->len, 1);
-  return cml_plot_series_new_for_columns (name, "", t, x, y);
-}
-
-/* The closed forms of the axes IX, IY (point coordinates XN, YN) for extremal I of the fan
- * shown at the times TIMES (N_T of them) into XY (pairs, NaN where there is none): FALSE
- * when the model has no closed form of both. */
-static gboolean
-closed_form_at (CmlGeometryView *self, const char *xn, const char *yn, guint i, const double *times, guint n_t,
-                double *xy)
-{
-  if (self->reference == NULL || self->shown == NULL)
-    return FALSE;
-  int rx = cml_reference_find (self->reference, xn), ry = cml_reference_find (self->reference, yn);
-  if (rx < 0 || ry < 0)
-    return FALSE;
-  CmlModel *model = cml_system_get_model (self->sys);
-  CmlSimulation *sim = self->shown->sim;
-  const CmlExploreResult *res = self->shown->res;
-  guint dim = cml_system_dim (self->sys), n_obs = cml_system_n_observables (self->sys);
-  double t0 = cml_simulation_get_time (sim);
-  g_autofree double *z0 = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
-  g_autofree double *z = g_memdup2 (z0, dim * sizeof (double));
-  g_autofree double *obs = g_new (double, n_obs);
-  g_autofree double *params = g_new0 (double, model->params->len + 1);
-  g_autofree double *values = g_new (double, cml_reference_get_n (self->reference));
-
-  /* the extremal's start: the fan's point with its covector */
-  memcpy (z + model->m, res->covectors + (gsize) i * res->n_momenta, res->n_momenta * sizeof (double));
-  cml_simulation_set_state (sim, t0, z);
-  cml_simulation_observe (sim, obs);
-  cml_simulation_set_state (sim, t0, z0);
-  for (guint k = 0; k < model->params->len; k++)
-    params[k] = cml_simulation_get_param (sim, ((CmlParam *) model->params->pdata[k])->name);
-  cml_reference_start_at (self->reference, t0, params, obs);
-  for (guint k = 0; k < n_t; k++)
-    {
-      xy[2 * k] = xy[2 * k + 1] = NAN;
-      if (!isfinite (times[k]))
-        continue;
-      cml_reference_eval (self->reference, times[k], values);
-      xy[2 * k] = values[rx], xy[2 * k + 1] = values[ry];
-    }
-  return TRUE;
-}
-
-/* The fan drawn (the axes the drop-downs choose): the wavefront closed through its points,
- * the conjugate and the Maxwell points, the start; the closed forms where there are. */
-static void
-draw_fan (CmlGeometryView *self)
-{
-  cml_plot_remove_all_series (self->plot);
-  g_array_set_size (self->points, 0);
-  self->partial = FALSE;
-  self->closed[0] = self->closed[1] = self->closed[2] = NAN;
-  if (self->shown == NULL || self->sys == NULL)
-    {
-      gtk_widget_queue_draw (GTK_WIDGET (self->area));
-      return;
-    }
-  CmlModel *model = cml_system_get_model (self->sys);
-  const CmlExploreResult *res = self->shown->res;
-  const char *xn = selected_name (self->x_drop, self->names), *yn = selected_name (self->y_drop, self->names);
-  int ix = coord_index (res, xn), iy = coord_index (res, yn);
-  if (ix < 0 || iy < 0)
-    return;
-  guint nc = res->n_coords, N = res->n;
-  const char *yunit = cml_model_unit (model, yn);
-  double T = self->shown->opt.t_end;
-  g_autofree char *time_unit = cml_plot_format_unit (model->time_unit);
-
-  g_autofree char *front_name = g_strdup_printf (_("wavefront at t = %.3g%s%s"), T, *time_unit ? " " : "", time_unit);
-  g_autoptr (GArray) fx = g_array_new (FALSE, FALSE, sizeof (double)), fy = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) cx = g_array_new (FALSE, FALSE, sizeof (double)), cy = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) mx = g_array_new (FALSE, FALSE, sizeof (double)), my = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) sx = g_array_new (FALSE, FALSE, sizeof (double)), sy = g_array_new (FALSE, FALSE, sizeof (double));
-
-  /* the closed forms: the wavefront's at T, and the largest differences of the wavefront,
-   * the conjugate and the Maxwell points from them */
-  g_autoptr (GArray) rx = g_array_new (FALSE, FALSE, sizeof (double)), ry = g_array_new (FALSE, FALSE, sizeof (double));
-  gboolean closed = FALSE;
-  double d_front = 0, d_conj = 0, d_max = 0;
-
-  /* the wavefront at T (the last of the result's times), around the circle and back */
-  guint first = G_MAXUINT;
-  for (guint i = 0; i < N; i++)
-    {
-      const double *q = res->points + ((gsize) i * (res->n_times + 1) + res->n_times) * nc;
-      double xy[2] = { q[ix], q[iy] };
-      double at[3] = { T, res->conjugate[i] <= T ? res->conjugate[i] : NAN,
-                       res->maxwell[i] <= T ? res->maxwell[i] : NAN };
-      double ref[6];
-      if (closed_form_at (self, xn, yn, i, at, 3, ref))
-        {
-          const double *cq = self->shown->conj_pts + (gsize) i * nc, *mq = self->shown->max_pts + (gsize) i * nc;
-          closed = TRUE;
-          if (isfinite (ref[0]) && isfinite (ref[1]))
-            {
-              g_array_append_val (rx, ref[0]);
-              g_array_append_val (ry, ref[1]);
-              d_front = MAX (d_front, MAX (fabs (xy[0] - ref[0]), fabs (xy[1] - ref[1])));
-            }
-          if (isfinite (at[1]))
-            d_conj = MAX (d_conj, MAX (fabs (cq[ix] - ref[2]), fabs (cq[iy] - ref[3])));
-          if (isfinite (at[2]))
-            d_max = MAX (d_max, MAX (fabs (mq[ix] - ref[4]), fabs (mq[iy] - ref[5])));
-        }
-      g_array_append_vals (self->points, xy, 2);
-      if (isfinite (xy[0]) && isfinite (xy[1]))
-        {
-          g_array_append_val (fx, xy[0]);
-          g_array_append_val (fy, xy[1]);
-          first = first == G_MAXUINT ? i : first;
-        }
-      const double *c = self->shown->conj_pts + (gsize) i * nc, *w = self->shown->max_pts + (gsize) i * nc;
-      if (isfinite (c[ix]) && isfinite (c[iy]))
-        g_array_append_val (cx, c[ix]), g_array_append_val (cy, c[iy]);
-      if (isfinite (w[ix]) && isfinite (w[iy]))
-        g_array_append_val (mx, w[ix]), g_array_append_val (my, w[iy]);
-    }
-  if (first != G_MAXUINT && N > 2)
-    {
-      g_array_append_val (fx, g_array_index (self->points, double, 2 * first));
-      g_array_append_val (fy, g_array_index (self->points, double, 2 * first + 1));
-    }
-  {
-    const double *z0 = cml_simulation_get_state (self->shown->sim);
-    double x0 = (guint) ix < model->m ? z0[ix] : z0[ix + res->n_momenta];
-    double y0 = (guint) iy < model->m ? z0[iy] : z0[iy + res->n_momenta];
-    g_array_append_val (sx, x0);
-    g_array_append_val (sy, y0);
-  }
-  if (rx->len > 2)
-    {
-      g_array_append_val (rx, g_array_index (rx, double, 0));
-      g_array_append_val (ry, g_array_index (ry, double, 0));
-    }
-  g_autofree char *conj_name = NULL, *max_name = NULL, *closed_name = NULL;
-  if (closed)
-    {
-      self->closed[0] = rx->len ? d_front : NAN;
-      self->closed[1] = cx->len ? d_conj : NAN;
-      self->closed[2] = mx->len ? d_max : NAN;
-      /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
-      conj_name = g_strdup_printf (_("conjugate points (within %.2g of the closed form)"), d_conj);
-      /* TRANSLATORS: %.2g is the largest difference of the points from their closed form */
-      max_name = g_strdup_printf (_("Maxwell points (within %.2g of the closed form)"), d_max);
-      /* TRANSLATORS: %.2g is the largest difference of the wavefront from its closed form */
-      closed_name = g_strdup_printf (_("wavefront, closed form (largest difference %.2g)"), d_front);
-    }
-  g_autoptr (CmlPlotSeries) front = points_series (front_name, fx, fy);
-  g_autoptr (CmlPlotSeries) conj = points_series (conj_name ? conj_name : _("conjugate points (first, up to T)"), cx, cy);
-  g_autoptr (CmlPlotSeries) maxw = points_series (max_name ? max_name : _("Maxwell points (two extremals meet)"), mx, my);
-  g_autoptr (CmlPlotSeries) front_ref = closed ? points_series (closed_name, rx, ry) : NULL;
-  g_autoptr (CmlPlotSeries) start = points_series (_("start"), sx, sy);
-  cml_plot_series_set_palette_index (front, 0);
-  cml_plot_series_set_palette_index (conj, 1);
-  cml_plot_series_set_palette_index (maxw, 3);
-  cml_plot_series_set_palette_index (start, 2);
-  cml_plot_series_set_markers (conj, TRUE);
-  cml_plot_series_set_markers (maxw, TRUE);
-  cml_plot_series_set_markers (start, TRUE);
-  guint n_conj = cx->len, n_max = mx->len;
-  if (front_ref && rx->len)
-    {
-      /* under the numerics, in their colour: where the two agree the dashes show on both
-       * sides of the line */
-      cml_plot_series_set_palette_index (front_ref, 0);
-      cml_plot_series_set_dashed (front_ref, TRUE);
-      cml_plot_add_series (self->plot, front_ref);
-    }
-  cml_plot_add_series (self->plot, front);
-  if (n_conj)
-    cml_plot_add_series (self->plot, conj);
-  if (n_max)
-    cml_plot_add_series (self->plot, maxw);
-  cml_plot_add_series (self->plot, start);
-  cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), xn, cml_model_unit (model, xn));
-  cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), yn, yunit);
-  g_autofree char *title = g_strdup_printf (ngettext ("The fan of %u extremal to t = %.3g%s%s",
-                                                      "The fan of %u extremals to t = %.3g%s%s", N),
-                                            N, T, *time_unit ? " " : "", time_unit);
-  cml_plot_set_title (self->plot, title);
-  cml_plot_reset_ranges (self->plot);
-  gtk_widget_queue_draw (GTK_WIDGET (self->area));
-}
-
-/* The running fan's endpoints that have come (markers: the wavefront is not closed yet),
- * on the axes the drop-downs choose. */
-static void
-draw_ended (CmlGeometryView *self)
-{
-  Job *job = self->job;
-  if (job == NULL || self->sys == NULL || job->ended == NULL)
-    return;
-  CmlModel *model = cml_system_get_model (self->sys);
-  const char *xn = selected_name (self->x_drop, self->names), *yn = selected_name (self->y_drop, self->names);
-  guint ix = list_position (self->names, xn), iy = list_position (self->names, yn);
-  if (ix == GTK_INVALID_LIST_POSITION || iy == GTK_INVALID_LIST_POSITION || ix >= job->n_coords
-      || iy >= job->n_coords)
-    return;
-  guint N = job->opt.n_covectors, nc = job->n_coords;
-  double T = job->opt.t_end;
-  g_autoptr (GArray) fx = g_array_new (FALSE, FALSE, sizeof (double)), fy = g_array_new (FALSE, FALSE, sizeof (double));
-
-  cml_plot_remove_all_series (self->plot);
-  g_array_set_size (self->points, 0);
-  self->partial = TRUE;
-  g_mutex_lock (&job->lock);
-  self->n_drawn = job->n_ended;
-  for (guint i = 0; i < N; i++)
-    {
-      const double *q = job->ended + (gsize) i * nc;
-      double xy[2] = { q[ix], q[iy] };
-      g_array_append_vals (self->points, xy, 2);
-      if (isfinite (xy[0]) && isfinite (xy[1]))
-        g_array_append_val (fx, xy[0]), g_array_append_val (fy, xy[1]);
-    }
-  g_mutex_unlock (&job->lock);
-  g_autofree char *time_unit = cml_plot_format_unit (model->time_unit);
-  g_autofree char *name = g_strdup_printf (ngettext ("%u endpoint at t = %.3g%s%s so far",
-                                                     "%u endpoints at t = %.3g%s%s so far", fx->len),
-                                           fx->len, T, *time_unit ? " " : "", time_unit);
-  g_autoptr (CmlPlotSeries) front = points_series (name, fx, fy);
-  cml_plot_series_set_palette_index (front, 0);
-  cml_plot_series_set_markers (front, TRUE);
-  cml_plot_add_series (self->plot, front);
-  cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), xn, cml_model_unit (model, xn));
-  cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), yn, cml_model_unit (model, yn));
-  g_autofree char *title = g_strdup_printf (ngettext ("The fan of %u extremal to t = %.3g%s%s",
-                                                      "The fan of %u extremals to t = %.3g%s%s", N),
-                                            N, T, *time_unit ? " " : "", time_unit);
-  cml_plot_set_title (self->plot, title);
-  cml_plot_reset_ranges (self->plot);
-  gtk_widget_queue_draw (GTK_WIDGET (self->area));
 }
 
 static void
@@ -575,9 +139,9 @@ fan_done (GObject *source, GAsyncResult *result, gpointer data)
     return; /* a fan left behind by a change of system */
   if (ok)
     {
-      g_clear_pointer (&self->shown, job_unref);
-      self->shown = job_ref (job);
-      draw_fan (self);
+      g_clear_pointer (&self->shown, cml_geometry_job_unref);
+      self->shown = cml_geometry_job_ref (job);
+      cml_geometry_view_draw_fan (self);
       const CmlExploreResult *res = job->res;
       guint n_conj = 0, n_max = 0, n_failed = 0;
       const char *first_why = NULL;
@@ -608,8 +172,8 @@ fan_done (GObject *source, GAsyncResult *result, gpointer data)
   else
     set_status (self, error->message);
   if (!ok && self->partial)
-    draw_fan (self); /* the endpoints that had come go: the fan before is drawn again */
-  g_clear_pointer (&self->job, job_unref);
+    cml_geometry_view_draw_fan (self); /* the endpoints that had come go: the fan before is drawn again */
+  g_clear_pointer (&self->job, cml_geometry_job_unref);
   update_buttons (self);
 }
 
@@ -628,7 +192,7 @@ cml_geometry_view_set_fan (CmlGeometryView *self, guint n, double t, const char 
 {
   g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), FALSE);
 
-  guint ix = list_position (self->names, x), iy = list_position (self->names, y);
+  guint ix = cml_geometry_list_position (self->names, x), iy = cml_geometry_list_position (self->names, y);
   if (!cml_geometry_view_is_available (self))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the fan of extremals needs a vakonomic model"));
@@ -653,6 +217,12 @@ cml_geometry_view_get_options (CmlGeometryView *self)
   CmlExploreOptions opt = cml_explore_options_default ();
   opt.n_covectors = (guint) gtk_spin_button_get_value_as_int (self->n_covectors);
   opt.t_end = gtk_spin_button_get_value (self->time);
+  /* the wavefront grows: drawn at T/4, T/2, 3T/4 too (the fan starts at t = 0, as
+   * cml_simulation_reset does; they cost the fan no extra integration) */
+  for (guint k = 0; k < CML_GEOMETRY_N_EARLIER; k++)
+    self->times[k] = opt.t_end * (k + 1) / (CML_GEOMETRY_N_EARLIER + 1);
+  opt.n_times = CML_GEOMETRY_N_EARLIER;
+  opt.times = self->times;
   return opt;
 }
 
@@ -705,9 +275,15 @@ cml_geometry_view_start (CmlGeometryView *self, GError **error)
   job->ref_count = 1;
   job->sim = g_steal_pointer (&sim);
   job->opt = opt;
+  memcpy (job->times, opt.times, sizeof job->times);
+  job->opt.times = job->times;
   job->covectors = covectors;
   job->opt.covectors = covectors;
   job->n_coords = model->m + (cml_system_dim (self->sys) - model->m - model->n);
+  job->start = g_new (double, job->n_coords);
+  const double *z0 = cml_simulation_get_state (job->sim);
+  for (guint c = 0; c < job->n_coords; c++)
+    job->start[c] = z0[c < model->m ? c : c + model->n];
   job->ended = g_new (double, (gsize) opt.n_covectors * job->n_coords);
   for (gsize k = 0; k < (gsize) opt.n_covectors * job->n_coords; k++)
     job->ended[k] = NAN;
@@ -719,8 +295,8 @@ cml_geometry_view_start (CmlGeometryView *self, GError **error)
   self->n_drawn = 0;
 
   GTask *task = g_task_new (self, NULL, fan_done, NULL);
-  g_task_set_task_data (task, job_ref (job), (GDestroyNotify) job_unref);
-  g_task_run_in_thread (task, fan_thread);
+  g_task_set_task_data (task, cml_geometry_job_ref (job), (GDestroyNotify) cml_geometry_job_unref);
+  g_task_run_in_thread (task, cml_geometry_fan_thread);
   g_object_unref (task);
   set_status (self, _("Computing the fan — the window's run goes on meanwhile."));
   update_buttons (self);
@@ -758,6 +334,24 @@ cml_geometry_view_get_points (CmlGeometryView *self, guint *n)
   return (const double *) (gpointer) self->points->data;
 }
 
+const double *
+cml_geometry_view_get_fronts (CmlGeometryView *self, guint *n, guint *n_fronts)
+{
+  g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), NULL);
+  *n = self->points->len / 2;
+  *n_fronts = self->n_fronts;
+  return (const double *) (gpointer) self->fronts->data;
+}
+
+void
+cml_geometry_view_get_ranges (CmlGeometryView *self, double *x0, double *x1, double *y0, double *y1)
+{
+  g_return_if_fail (CML_IS_GEOMETRY_VIEW (self));
+  cml_plot_update_ranges (self->plot, FALSE);
+  cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), x0, x1);
+  cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), y0, y1);
+}
+
 double
 cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate, double *maxwell)
 {
@@ -787,14 +381,15 @@ cml_geometry_view_pick (CmlGeometryView *self, double x, double y)
   cml_plot_axis_get_range (cml_plot_get_x_axis (self->plot), &x0, &x1);
   cml_plot_axis_get_range (cml_plot_get_y_axis (self->plot), &y0, &y1);
   double sx = x1 > x0 ? x1 - x0 : 1, sy = y1 > y0 ? y1 - y0 : 1;
-  const double *xy = (const double *) (gpointer) self->points->data;
-  guint best = G_MAXUINT;
+  /* the nearest point of any wavefront drawn: its extremal */
+  const double *xy = (const double *) (gpointer) self->fronts->data;
+  guint n = self->points->len / 2, best = G_MAXUINT;
   double best_d = INFINITY;
-  for (guint k = 0; k < self->points->len / 2; k++)
+  for (guint k = 0; n > 0 && k < self->fronts->len / 2; k++)
     {
       double d = hypot ((xy[2 * k] - x) / sx, (xy[2 * k + 1] - y) / sy);
       if (isfinite (d) && d < best_d)
-        best_d = d, best = k;
+        best_d = d, best = k % n;
     }
   if (best == G_MAXUINT)
     return FALSE;
@@ -854,9 +449,9 @@ cml_geometry_view_set_system (CmlGeometryView *self, CmlSystem *sys, CmlRunner *
   if (self->job)
     {
       g_atomic_int_set (&self->job->cancel, 1);
-      g_clear_pointer (&self->job, job_unref);
+      g_clear_pointer (&self->job, cml_geometry_job_unref);
     }
-  g_clear_pointer (&self->shown, job_unref);
+  g_clear_pointer (&self->shown, cml_geometry_job_unref);
   if (sys)
     cml_system_ref (sys);
   g_clear_pointer (&self->sys, cml_system_unref);
@@ -903,7 +498,7 @@ cml_geometry_view_set_system (CmlGeometryView *self, CmlSystem *sys, CmlRunner *
   cml_plot_set_title (self->plot, "");
   cml_plot_axis_set_label (cml_plot_get_x_axis (self->plot), "", "");
   cml_plot_axis_set_label (cml_plot_get_y_axis (self->plot), "", "");
-  draw_fan (self);
+  cml_geometry_view_draw_fan (self);
   set_status (self, available ? _("Choose the number of extremals, the time and the axes, then Run.") : "");
   update_buttons (self);
 }
@@ -937,9 +532,9 @@ static void
 on_axis_selected (CmlGeometryView *self)
 {
   if (self->partial)
-    draw_ended (self);
+    cml_geometry_view_draw_ended (self);
   else if (self->shown)
-    draw_fan (self);
+    cml_geometry_view_draw_fan (self);
 }
 
 void
@@ -960,9 +555,9 @@ cml_geometry_view_dispose (GObject *object)
   if (self->job)
     {
       g_atomic_int_set (&self->job->cancel, 1);
-      g_clear_pointer (&self->job, job_unref);
+      g_clear_pointer (&self->job, cml_geometry_job_unref);
     }
-  g_clear_pointer (&self->shown, job_unref);
+  g_clear_pointer (&self->shown, cml_geometry_job_unref);
   if (self->timer)
     g_source_remove (self->timer);
   self->timer = 0;
@@ -980,6 +575,7 @@ cml_geometry_view_finalize (GObject *object)
   g_clear_pointer (&self->reference, cml_reference_free);
   g_clear_pointer (&self->sys, cml_system_unref);
   g_clear_pointer (&self->points, g_array_unref);
+  g_clear_pointer (&self->fronts, g_array_unref);
   G_OBJECT_CLASS (cml_geometry_view_parent_class)->finalize (object);
 }
 
@@ -1020,6 +616,7 @@ static void
 cml_geometry_view_init (CmlGeometryView *self)
 {
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
+  self->fronts = g_array_new (FALSE, FALSE, sizeof (double));
   self->closed[0] = self->closed[1] = self->closed[2] = NAN;
 
   gtk_widget_init_template (GTK_WIDGET (self));

@@ -1,6 +1,6 @@
 /* cml-geometry-view.h — the Geometry page: for a vakonomic model, the fan of extremals from
- * the run's start point, its wavefront at a time T, its conjugate and Maxwell points; a
- * click on the wavefront starts the run on that extremal.  Every function: the window's
+ * the run's start point, its wavefront growing (at T/4, T/2, 3T/4 and T), its conjugate and
+ * Maxwell points; a click on a wavefront starts the run on that extremal.  Every function: the window's
  * (main) thread.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -49,17 +49,24 @@ gboolean   cml_geometry_view_is_running (CmlGeometryView *self);
 
 /* The fan drawn (NULL: none yet; tests). */
 const CmlExploreResult *cml_geometry_view_get_result (CmlGeometryView *self);
-/* The wavefront's points drawn, N pairs (x, y) in the order of the covectors (tests); while
+/* The wavefront's points drawn at T, N pairs (x, y) in the order of the covectors (tests); while
  * a fan runs, those of its extremals that have ended (NaN for the others). */
 const double *cml_geometry_view_get_points (CmlGeometryView *self, guint *n);
-/* What a click at the data point (X, Y) does: the nearest point of the wavefront, on the
- * plot's scales, emits ::extremal-picked with its extremal.  FALSE when there is none, or
+/* Every wavefront drawn, at the fan's times (cml_geometry_view_get_result ()->times: T/4,
+ * T/2, 3T/4) and the one at T last: *N_FRONTS × N pairs (x, y), front after front, each
+ * in the order of the covectors (tests); none while a fan runs. */
+const double *cml_geometry_view_get_fronts (CmlGeometryView *self, guint *n, guint *n_fronts);
+/* The plot's ranges, as it draws them next (tests). */
+void          cml_geometry_view_get_ranges (CmlGeometryView *self, double *x0, double *x1, double *y0,
+                                            double *y1);
+/* What a click at the data point (X, Y) does: the nearest point of any wavefront drawn, on
+ * the plot's scales, emits ::extremal-picked with its extremal.  FALSE when there is none, or
  * while the points drawn are those of a running fan. */
 gboolean   cml_geometry_view_pick (CmlGeometryView *self, double x, double y);
 /* The initial values that start the run on extremal I of the fan drawn, as the parameter
  * panel names them (name -> double*; a new table), or NULL. */
 GHashTable *cml_geometry_view_initial_values (CmlGeometryView *self, guint i);
-/* The largest difference of the wavefront drawn from its closed form (the model's
+/* The largest difference of the wavefronts drawn from their closed forms (the model's
  * [reference] of both axes), and into *CONJUGATE and *MAXWELL (may be NULL) those of the
  * conjugate and Maxwell points at the times found; NaN where none is drawn (tests). */
 double      cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate,

@@ -66,6 +66,7 @@ struct _CmlPlotSeries
   gboolean       has_color;
   CmlPlotRgba    color;
   int            palette_index; /* -1: not yet given one */
+  double         opacity;       /* 0 … 1 (1: as the colour says): an earlier, fainter curve */
   gboolean       dashed;        /* drawn dashed: a closed form */
   gboolean       markers;       /* drawn as a dot per sample: a Poincaré section */
   gboolean       x_marker;      /* a vertical line across the plot at its one x value */

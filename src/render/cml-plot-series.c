@@ -40,6 +40,7 @@ cml_plot_series_new_for_columns (const char *name, const char *unit, CmlPlotColu
   series->x = cml_plot_column_ref (x);
   series->y = cml_plot_column_ref (y);
   series->palette_index = -1;
+  series->opacity = 1;
   return series;
 }
 
@@ -170,6 +171,14 @@ cml_plot_series_get_color (const CmlPlotSeries *series, const CmlPlotStyle *styl
     *rgba = series->color;
   else
     *rgba = style->palette[MAX (series->palette_index, 0) % CML_PLOT_PALETTE_SIZE];
+  rgba->a *= series->opacity;
+}
+
+void
+cml_plot_series_set_opacity (CmlPlotSeries *series, double opacity)
+{
+  g_return_if_fail (series != NULL);
+  series->opacity = isfinite (opacity) ? CLAMP (opacity, 0, 1) : 1;
 }
 
 void

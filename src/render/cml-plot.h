@@ -147,6 +147,9 @@ void           cml_plot_series_set_color (CmlPlotSeries *series, const CmlPlotRg
 void           cml_plot_series_set_palette_index (CmlPlotSeries *series, guint index);
 void           cml_plot_series_get_color (const CmlPlotSeries *series, const CmlPlotStyle *style,
                                           CmlPlotRgba *rgba);
+/* Opacity, 0 … 1 (default 1): the colour's alpha (as above) is multiplied by it, in the
+ * plot and in the legend's swatch — a family of curves drawn fainter for earlier times. */
+void           cml_plot_series_set_opacity (CmlPlotSeries *series, double opacity);
 
 /* Dashed (a closed form drawn beside the data it should match; default FALSE).  The
  * legend's swatch is dashed too. */

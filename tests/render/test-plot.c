@@ -1432,6 +1432,59 @@ test_markers (void)
   cairo_surface_destroy (img);
 }
 
+/* A fainter series (an earlier wavefront): its colour's alpha times the opacity, and so it
+ * is drawn, blended with the background, in the plot and in its legend swatch alike; the
+ * default is the colour as it is. */
+static void
+test_opacity (void)
+{
+  g_autoptr (CmlPlot) plot = cml_plot_new ();
+  g_autoptr (CmlPlotSeries) s = cml_plot_series_new ("q", "m");
+  CmlPlotStyle style;
+  CmlPlotRgba full, faint;
+
+  /* (off the grid lines, which would show through the dot) */
+  const double xs[] = { 0.13, 1.13, 2.13 }, ys[] = { 0.37, 1.37, 0.37 };
+  cml_plot_series_append (s, xs, ys, 3);
+  cml_plot_series_set_markers (s, TRUE);
+  cml_plot_set_against_time (plot, FALSE);
+  cml_plot_add_series (plot, s);
+  cml_plot_axis_set_range (cml_plot_get_x_axis (plot), -1, 3);
+  cml_plot_axis_set_range (cml_plot_get_y_axis (plot), -1, 2);
+  cml_plot_style_init (&style, FALSE, TRUE);
+  cml_plot_series_get_color (s, &style, &full);
+  cml_plot_series_set_opacity (s, 0.4);
+  cml_plot_series_get_color (s, &style, &faint);
+  g_assert_cmpfloat (faint.r, ==, full.r);
+  g_assert_cmpfloat_with_epsilon (faint.a, 0.4 * full.a, 1e-6);
+  cml_plot_series_set_opacity (s, 7); /* out of range: held to 1 */
+  cml_plot_series_get_color (s, &style, &faint);
+  g_assert_cmpfloat (faint.a, ==, full.a);
+  cml_plot_series_set_opacity (s, 0.4);
+
+  CmlPlotLayout L;
+  g_autoptr (PangoLayout) pl = measure_layout_new ();
+  cml_plot_layout (plot, &style, 640, 360, pango_measure, pl, &L);
+  g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (float));
+  g_assert_cmpuint (cml_plot_layout_series_markers (&L, plot, 0, pts), ==, 3);
+  float dot_x = g_array_index (pts, float, 2), dot_y = g_array_index (pts, float, 3);
+  cml_plot_layout_clear (&L);
+
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 640, 360);
+  cairo_t *cr = cairo_create (img);
+  cml_plot_cairo_draw (plot, cr, 640, 360, &style);
+  cairo_destroy (cr);
+  cairo_surface_flush (img);
+  const guint8 *at = cairo_image_surface_get_data (img) + (int) dot_y * cairo_image_surface_get_stride (img)
+                     + 4 * (int) dot_x;
+  /* ARGB32 little endian: B G R A; the dot is 0.4 of the colour over the background */
+  const CmlPlotRgba *bg = &style.background;
+  g_assert_cmpint (abs (at[2] - (int) (255 * (0.4 * full.r + 0.6 * bg->r))), <=, 8);
+  g_assert_cmpint (abs (at[1] - (int) (255 * (0.4 * full.g + 0.6 * bg->g))), <=, 8);
+  g_assert_cmpint (abs (at[0] - (int) (255 * (0.4 * full.b + 0.6 * bg->b))), <=, 8);
+  cairo_surface_destroy (img);
+}
+
 /* The run's value of a swept parameter: a dashed vertical line across the whole plot area
  * at that value, whatever the curve's values (a flat curve made it a tick), and the y axis
  * does not scale to it. */
@@ -1577,6 +1630,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/render/plot/ticks", test_ticks);
   g_test_add_func ("/render/plot/high-contrast", test_high_contrast);
   g_test_add_func ("/render/plot/markers", test_markers);
+  g_test_add_func ("/render/plot/opacity", test_opacity);
   g_test_add_func ("/render/plot/auto-scale", test_auto_scale);
   g_test_add_func ("/render/plot/decimation", test_decimation);
   g_test_add_func ("/render/plot/phase-decimation", test_phase_decimation);

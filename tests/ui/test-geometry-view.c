@@ -8,7 +8,10 @@
  * as a user would (doc/examples/heisenberg.cml, whose [reference] gives the closed forms of
  * x, y and z), the wavefront's closed form is drawn dashed and the largest differences
  * of the wavefront and of the conjugate and Maxwell points (on the z axis at 2π) from it
- * are below 1e-8; on Martinet (no closed form of x1, x2) none is drawn.
+ * are below 1e-8; on Martinet (no closed form of x1, x2) none is drawn.  The wavefront
+ * grows: drawn at T/4, T/2, 3T/4 and T (each cml_explore's, bit for bit); on Heisenberg at
+ * its cut time 2π the front at T is one point and the plot still covers the earlier ones
+ * (circles of radius up to 2), never zoomed into rounding noise, nor while the fan runs.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -98,10 +101,10 @@ test_geometry (void)
   g_assert_nonnull (res);
   g_assert_cmpstr (truth->coord_names[0], ==, "x1");
   g_assert_cmpstr (truth->coord_names[1], ==, "x2");
-  guint n_conj = 0;
+  guint n_conj = 0, nf = truth->n_times + 1;
   for (guint i = 0; i < n; i++)
     {
-      const double *q = truth->points + (gsize) i * truth->n_coords;
+      const double *q = truth->points + ((gsize) i * nf + truth->n_times) * truth->n_coords;
       g_assert_true (isfinite (q[0]) && isfinite (q[1]));
       g_assert_cmpfloat (xy[2 * i], ==, q[0]);
       g_assert_cmpfloat (xy[2 * i + 1], ==, q[1]);
@@ -111,6 +114,21 @@ test_geometry (void)
     }
   /* Martinet's fan folds before 2π: some conjugate points are drawn */
   g_assert_cmpuint (n_conj, >, 0);
+  /* and the wavefronts at T/4, T/2, 3T/4 inside it: cml_explore's, bit for bit */
+  guint n_fronts = 0;
+  const double *fronts = cml_geometry_view_get_fronts (view, &n, &n_fronts);
+  g_assert_cmpuint (n, ==, 24);
+  g_assert_cmpuint (truth->n_times, ==, 3);
+  g_assert_cmpuint (n_fronts, ==, 4);
+  for (guint f = 0; f < truth->n_times; f++)
+    g_assert_cmpfloat (truth->times[f], ==, opt.t_end * (f + 1) / 4);
+  for (guint f = 0; f < n_fronts; f++)
+    for (guint i = 0; i < n; i++)
+      {
+        const double *q = truth->points + ((gsize) i * nf + f) * truth->n_coords;
+        g_assert_cmpfloat (fronts[2 * ((gsize) f * n + i)], ==, q[0]);
+        g_assert_cmpfloat (fronts[2 * ((gsize) f * n + i) + 1], ==, q[1]);
+      }
 
   /* a click near extremal 5's endpoint: the run starts on it (its free momenta p_u = u,
    * p_y1 = y1 as the panel's initial values, to the six digits the fields show); one undo
@@ -220,8 +238,9 @@ test_points_as_they_end (void)
   for (guint i = 0; i < n; i++)
     if (isfinite (xy[2 * i]))
       {
-        g_assert_cmpfloat (xy[2 * i], ==, truth->points[(gsize) i * truth->n_coords]);
-        g_assert_cmpfloat (xy[2 * i + 1], ==, truth->points[(gsize) i * truth->n_coords + 1]);
+        const double *q = truth->points + ((gsize) i * (truth->n_times + 1) + truth->n_times) * truth->n_coords;
+        g_assert_cmpfloat (xy[2 * i], ==, q[0]);
+        g_assert_cmpfloat (xy[2 * i + 1], ==, q[1]);
       }
   /* a click while the fan runs starts nothing (the drawn fan is not the covectors shown) */
   g_assert_false (cml_geometry_view_pick (view, xy[0], xy[1]));
@@ -279,6 +298,90 @@ test_closed_form (void)
   window_free (win);
 }
 
+/* Heisenberg (doc/examples/heisenberg.cml: unit speed, p3 = 1) to its cut time T = 2π: every
+ * extremal is back on the z axis, so the wavefront at T in (x, y) is one point (to rounding).
+ * The page draws it growing: the fronts at T/4, T/2, 3T/4 are circles about the start of
+ * radius 2 sin(t/2) (√2, 2, √2), the one at T/2 of radius 2; the plot's ranges cover them
+ * and the collapsed point, never zoomed into the rounding noise.  While the fan runs with
+ * only its endpoints at T drawn (all one point), the axes keep the start's scale (±1 about
+ * the point at the origin). */
+static void
+test_growing (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "heisenberg.cml", NULL);
+  CmlWindow *win = window_new (path);
+  g_autoptr (GError) error = NULL;
+  guint n = 0, n_fronts = 0;
+  double x0, x1, y0, y1;
+
+  wait_for (views_follow, win, "views_follow");
+  CmlGeometryView *view = geometry_page (win);
+  cml_window_show_page (win, "geometry");
+  g_assert_true (cml_geometry_view_set_fan (view, 24, 2 * G_PI, "x", "y", &error));
+  g_assert_no_error (error);
+
+  /* while it runs: five endpoints at T, all at the origin to rounding; the axes ±1 */
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-gate-XXXXXX", NULL);
+  g_autofree char *gate = g_build_filename (dir, "go", NULL);
+  g_setenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER", "5", TRUE);
+  g_setenv ("CMLAB_TEST_GEOMETRY_STEP_GATE", gate, TRUE);
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  wait_for (five_drawn, view, "five endpoints drawn");
+  const double *xy = cml_geometry_view_get_points (view, &n);
+  for (guint i = 0; i < n; i++)
+    if (isfinite (xy[2 * i]))
+      g_assert_true (fabs (xy[2 * i]) < 1e-6 && fabs (xy[2 * i + 1]) < 1e-6);
+  cml_geometry_view_get_ranges (view, &x0, &x1, &y0, &y1);
+  g_test_message ("while running: x in [%g, %g], y in [%g, %g]", x0, x1, y0, y1);
+  g_assert_cmpfloat (x1 - x0, >=, 1);
+  g_assert_cmpfloat (y1 - y0, >=, 1);
+  g_assert_true (x0 < 0 && x1 > 0 && y0 < 0 && y1 > 0);
+  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
+  wait_for (fan_done, view, "the fan to be done");
+  g_unsetenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER");
+  g_unsetenv ("CMLAB_TEST_GEOMETRY_STEP_GATE");
+  g_unlink (gate);
+  g_rmdir (dir);
+
+  /* the fronts drawn: cml_explore's, bit for bit */
+  CmlExploreOptions opt = cml_geometry_view_get_options (view);
+  g_autoptr (CmlExploreResult) truth = fan_of (win, &opt);
+  const double *fronts = cml_geometry_view_get_fronts (view, &n, &n_fronts);
+  g_assert_cmpuint (n, ==, 24);
+  g_assert_cmpuint (n_fronts, ==, 4);
+  g_assert_cmpuint (truth->n_times, ==, 3);
+  for (guint f = 0; f < n_fronts; f++)
+    for (guint i = 0; i < n; i++)
+      {
+        const double *q = truth->points + ((gsize) i * n_fronts + f) * truth->n_coords;
+        double t = f < truth->n_times ? truth->times[f] : opt.t_end;
+        double fx = fronts[2 * ((gsize) f * n + i)], fy = fronts[2 * ((gsize) f * n + i) + 1];
+        g_assert_cmpfloat (fx, ==, q[0]);
+        g_assert_cmpfloat (fy, ==, q[1]);
+        /* at distance 2 |sin(t/2)| from the start (the origin): √2, 2, √2, 0 */
+        g_assert_cmpfloat_with_epsilon (hypot (fx, fy), 2 * fabs (sin (t / 2)), 1e-8);
+      }
+  /* the T/2 front is the circle of radius 2 */
+  g_assert_cmpfloat (truth->times[1], ==, G_PI);
+
+  /* the plot covers every front, the collapsed one inside: not zoomed into rounding noise */
+  cml_geometry_view_get_ranges (view, &x0, &x1, &y0, &y1);
+  g_test_message ("x in [%g, %g], y in [%g, %g]", x0, x1, y0, y1);
+  g_assert_cmpfloat (x1 - x0, >=, 4);
+  g_assert_cmpfloat (y1 - y0, >=, 4);
+  for (guint f = 0; f < n_fronts; f++)
+    for (guint i = 0; i < n; i++)
+      {
+        double fx = fronts[2 * ((gsize) f * n + i)], fy = fronts[2 * ((gsize) f * n + i) + 1];
+        g_assert_true (fx >= x0 && fx <= x1 && fy >= y0 && fy <= y1);
+      }
+  /* and the closed forms of every front, dashed, within 1e-8 */
+  g_assert_true (cml_geometry_view_get_closed_form_difference (view, NULL, NULL) <= 1e-8);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -287,5 +390,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/geometry/run-pick-cancel", test_geometry);
   g_test_add_func ("/ui/geometry/points-as-they-end", test_points_as_they_end);
   g_test_add_func ("/ui/geometry/closed-form", test_closed_form);
+  g_test_add_func ("/ui/geometry/growing", test_growing);
   return g_test_run ();
 }

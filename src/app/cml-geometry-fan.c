@@ -1,0 +1,125 @@
+/* cml-geometry-fan.c — the Geometry page's fan of extremals on a worker thread: the core's
+ * cml_explore_watch (each extremal's endpoint kept for the window as it ends), then the
+ * points at the first conjugate and Maxwell times, each such extremal integrated again
+ * from the start to that time.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "cml-geometry-view"
+
+#include "cml-geometry-view-private.h"
+
+#include <glib/gi18n.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "cml-error.h"
+#include "cml-test-gate.h"
+
+Job *
+cml_geometry_job_ref (Job *job)
+{
+  g_atomic_int_inc (&job->ref_count);
+  return job;
+}
+
+void
+cml_geometry_job_unref (Job *job)
+{
+  if (!g_atomic_int_dec_and_test (&job->ref_count))
+    return;
+  g_clear_pointer (&job->sim, cml_simulation_free);
+  g_free (job->covectors);
+  g_free (job->ended);
+  g_free (job->start);
+  g_mutex_clear (&job->lock);
+  g_clear_pointer (&job->res, cml_explore_result_free);
+  g_free (job->conj_pts);
+  g_free (job->max_pts);
+  g_free (job);
+}
+
+static void
+on_progress (guint done, guint total, gpointer data)
+{
+  Job *job = data;
+  g_mutex_lock (&job->lock);
+  job->done = done;
+  g_mutex_unlock (&job->lock);
+}
+
+/* Extremal I has ended (a worker thread): its point at T kept for the window to draw.  A
+ * test holds every extremal past the first HOLD_AFTER at the gate CMLAB_TEST_GEOMETRY_STEP_GATE
+ * before it is kept, so that exactly that many are drawn until it lets them go. */
+static void
+on_ended (guint i, const double *point, double t_conjugate, gpointer data)
+{
+  Job *job = data;
+  g_mutex_lock (&job->lock);
+  guint slot = job->n_taken++;
+  g_mutex_unlock (&job->lock);
+  if (slot >= job->hold_after)
+    cml_test_gate_wait ("CMLAB_TEST_GEOMETRY_STEP_GATE");
+  g_mutex_lock (&job->lock);
+  memcpy (job->ended + (gsize) i * job->n_coords, point, job->n_coords * sizeof (double));
+  job->n_ended++;
+  g_mutex_unlock (&job->lock);
+}
+
+/* The point of extremal I at time T (≤ the fan's T) into Q: its run again from the start. */
+static void
+point_at (Job *job, const double *z0, double t0, guint i, double t, double *q)
+{
+  CmlSystem *sys = cml_simulation_get_system (job->sim);
+  CmlExploreResult *res = job->res;
+  guint dim = cml_system_dim (sys), m = cml_system_get_model (sys)->m, nr = dim - m - res->n_momenta;
+  g_autofree double *z = g_memdup2 (z0, dim * sizeof (double));
+
+  for (guint c = 0; c < res->n_coords; c++)
+    q[c] = NAN;
+  if (!isfinite (t))
+    return;
+  memcpy (z + m, res->covectors + (gsize) i * res->n_momenta, res->n_momenta * sizeof (double));
+  cml_simulation_set_state (job->sim, t0, z);
+  if (t > t0 && !cml_simulation_advance (job->sim, t, NULL))
+    return;
+  const double *s = cml_simulation_get_state (job->sim);
+  memcpy (q, s, m * sizeof (double));
+  memcpy (q + m, s + m + res->n_momenta, nr * sizeof (double));
+}
+
+void
+cml_geometry_fan_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  Job *job = data;
+  GError *error = NULL;
+
+  cml_test_gate_wait ("CMLAB_TEST_GEOMETRY_GATE");
+  job->res = cml_explore_watch (job->sim, &job->opt, on_progress, on_ended, job, &job->cancel, &error);
+  if (job->res == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* the conjugate and Maxwell points, each extremal run again to its time */
+  CmlSystem *sys = cml_simulation_get_system (job->sim);
+  guint dim = cml_system_dim (sys), nc = job->res->n_coords;
+  double t0 = cml_simulation_get_time (job->sim);
+  g_autofree double *z0 = g_memdup2 (cml_simulation_get_state (job->sim), dim * sizeof (double));
+  job->conj_pts = g_new (double, (gsize) job->res->n * nc);
+  job->max_pts = g_new (double, (gsize) job->res->n * nc);
+  for (guint i = 0; i < job->res->n && !g_atomic_int_get (&job->cancel); i++)
+    {
+      double tc = job->res->conjugate[i], tm = job->res->maxwell[i];
+      point_at (job, z0, t0, i, tc <= job->opt.t_end ? tc : NAN, job->conj_pts + (gsize) i * nc);
+      point_at (job, z0, t0, i, tm <= job->opt.t_end ? tm : NAN, job->max_pts + (gsize) i * nc);
+    }
+  cml_simulation_set_state (job->sim, t0, z0);
+  if (g_atomic_int_get (&job->cancel))
+    {
+      g_task_return_new_error (task, CML_ERROR, CML_ERROR_CANCELLED, "%s", _("the fan of extremals was cancelled"));
+      return;
+    }
+  g_task_return_boolean (task, TRUE);
+}
