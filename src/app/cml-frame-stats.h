@@ -1,4 +1,4 @@
-/* cml-frame-stats.h — frame intervals measured from the frame clock (issue 3, item 9).
+/* cml-frame-stats.h — frame intervals measured from the frame clock.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -1,4 +1,4 @@
-/* test-soak.c — the runner at full speed under a storm of commands (issue 5, item 5).
+/* test-soak.c — the runner at full speed under a storm of commands.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
