@@ -86,7 +86,8 @@ cml_scene_view_legend_scale (CmlSceneView *self, int ow, int oh, gboolean *fold)
     s = MAX (room, 1.0) / w;
   /* the height it may take: a share of a wide view; of a view taller than wide, what is
    * below a square of its width too (the body is framed in that square all the same) */
-  tall = MAX (LEGEND_MAX_SHARE * oh, oh - ow - LEGEND_MARGIN);
+  tall = MAX ((self->style.presentation && oh >= LEGEND_TALL_VIEW ? LEGEND_MAX_SHARE_TALL : LEGEND_MAX_SHARE) * oh,
+              oh - ow - LEGEND_MARGIN);
   if (h * s > tall)
     {
       CmlSceneStyle style = cml_scene_view_legend_style (self);

@@ -21,6 +21,10 @@ G_BEGIN_DECLS
 #define PENDING_MAX   30000  /* rows kept while there is no renderer */
 #define LEGEND_MARGIN 8      /* logical pixels between the legend and the view's edges */
 #define LEGEND_MAX_SHARE 0.25 /* of the view's height: a short view's legend gets smaller type … */
+#define LEGEND_MAX_SHARE_TALL 0.35 /* (in presentation mode, of a view this tall or taller — a
+                                    * large screen, where the hall needs the legend to read the
+                                    * arrows and colours, and the body keeps room above it) */
+#define LEGEND_TALL_VIEW 700  /* logical pixels */
 #define LEGEND_MIN_FONT 13.0  /* … down to this size (logical pixels), still read from a hall, … */
 #define LEGEND_MIN_SHARE_PRESENTING 0.025 /* … in presentation mode 2.5 % of the window's height; … */
                               /* … else it is folded into a button */

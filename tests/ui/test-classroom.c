@@ -796,6 +796,43 @@ test_legend_short_view (void)
       }
 }
 
+/* On a large screen in presentation mode the legend is shown whole, not folded into its
+ * button: the hall reads the arrows and colours from it (up to 35 % of a view 700 pixels
+ * tall or more), in type at least 2.5 % of the window's height. */
+static void
+test_legend_presentation_large (void)
+{
+  CmlWindow *win;
+  Settled settled;
+  GtkWidget *view, *legend, *button;
+  graphene_rect_t r;
+  int vh;
+
+  SKIP_WITHOUT_DISPLAY ();
+  if (!screen_holds (1920, 1080))
+    {
+      g_test_skip ("the screen is smaller than 1920×1080");
+      return;
+    }
+  win = sized_window ("rolling-ball", 1920, 1080);
+  view = GTK_WIDGET (win->scene_view);
+  settled = (Settled) { win, gtk_widget_get_width (view), -1, TRUE };
+  g_object_set (win, "presentation", TRUE, NULL);
+  wait_for (layout_settled, &settled, "presentation mode's layout");
+  wait_layout_settled (GTK_WIDGET (win));
+  legend = find_at_bottom (view, GTK_TYPE_DRAWING_AREA);
+  button = find_at_bottom (view, GTK_TYPE_TOGGLE_BUTTON);
+  vh = gtk_widget_get_height (view);
+  g_assert_cmpint (vh, >=, 700);
+  g_assert_false (button && gtk_widget_get_mapped (button));
+  g_assert_true (gtk_widget_get_mapped (legend));
+  g_assert_true (gtk_widget_compute_bounds (legend, view, &r));
+  g_test_message ("the legend %g × %g px in a view %d × %d", r.size.width, r.size.height, gtk_widget_get_width (view), vh);
+  g_assert_cmpfloat (r.size.height, <=, 0.35 * vh + 1);
+  g_assert_cmpfloat (cml_scene_view_get_legend_font (win->scene_view), >=, 0.025 * 1080 - 0.01);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -820,6 +857,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/classroom/layout/settled-after-page-change", test_settled_after_page_change);
   g_test_add_func ("/ui/classroom/layout/slow-note-1024x768", test_slow_note_fits);
   g_test_add_func ("/ui/classroom/layout/legend-short-view", test_legend_short_view);
+  g_test_add_func ("/ui/classroom/layout/legend-presentation-large", test_legend_presentation_large);
   g_test_add_func ("/ui/classroom/input/wheel-scrolls-panel", test_wheel_scrolls_panel);
   g_test_add_func ("/ui/classroom/input/typed-values", test_typed_values);
   g_test_add_func ("/ui/classroom/input/message-timer", test_input_message_timer);
