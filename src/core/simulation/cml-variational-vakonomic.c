@@ -510,7 +510,7 @@ cml_vakonomic_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, cons
   var->q = g_new0 (double, N);
   var->P = g_new0 (double, N);
   var->u = g_new0 (double, N);
-  var->lam = g_new0 (double, s);
+  var->lam = g_new0 (double, s + 1); /* (one more: never empty, copied whole with its step) */
   var->b = g_new0 (double, N + s);
   var->M = g_new0 (double, N * N);
   var->z_good = g_new0 (double, var->dim);
