@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "cml-plot.h"
+#include "cml-popover-renew.h"
 
 #include <math.h>
 
@@ -230,6 +231,7 @@ cml_parameter_panel_add_param_row (CmlParameterPanel *self, const CmlParam *p, g
                                 "against it"),
                              shown);
       gtk_widget_set_tooltip_text (more, more_tip);
+      cml_menu_button_renew_popover (GTK_MENU_BUTTON (more));
       gtk_grid_attach (self->param_grid, more, 4, r, 1, 1);
     }
 

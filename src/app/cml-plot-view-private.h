@@ -30,7 +30,6 @@ struct _CmlPlotView
   GtkWidget      *x_selector;    /* what against, */
   GtkWidget      *controls;      /* the time window and the plot menu (export_button) */
   GtkMenuButton  *y_button;
-  GtkPopover     *y_popover;
   GtkWidget      *monitors_button;
   GtkWidget      *residual_button;
   GtkWidget      *error_button;  /* "Error against the closed form": every NAME_err */

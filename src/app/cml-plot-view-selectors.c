@@ -163,7 +163,7 @@ cml_plot_view_on_monitors_clicked (CmlPlotView *self)
   g_autoptr (GPtrArray) monitors = cml_plot_view_monitor_names (self);
   cml_plot_view_set_y_names (self, monitors);
   cml_plot_view_rebuild_series (self);
-  gtk_popover_popdown (self->y_popover);
+  gtk_menu_button_popdown (self->y_button);
 }
 
 void
@@ -172,7 +172,7 @@ cml_plot_view_on_residual_clicked (CmlPlotView *self)
   g_ptr_array_set_size (self->y_names, 0);
   g_ptr_array_add (self->y_names, g_strdup ("residual"));
   cml_plot_view_rebuild_series (self);
-  gtk_popover_popdown (self->y_popover);
+  gtk_menu_button_popdown (self->y_button);
 }
 
 /* The live error of every closed form, NAME_err = the run minus the closed form. */
@@ -188,7 +188,7 @@ cml_plot_view_on_error_clicked (CmlPlotView *self)
     g_ptr_array_add (self->y_names,
                      g_strdup_printf ("%s_err", cml_reference_get_name (self->reference, i)));
   cml_plot_view_rebuild_series (self);
-  gtk_popover_popdown (self->y_popover);
+  gtk_menu_button_popdown (self->y_button);
 }
 
 void

@@ -17,6 +17,7 @@
 
 #include <string.h>
 
+#include "cml-popover-renew.h"
 #include "cml-reference.h"
 
 G_DEFINE_FINAL_TYPE (CmlPlotView, cml_plot_view, GTK_TYPE_WIDGET)
@@ -403,7 +404,6 @@ cml_plot_view_class_init (CmlPlotViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, x_selector);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, controls);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_button);
-  gtk_widget_class_bind_template_child (widget_class, CmlPlotView, y_popover);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, monitors_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, residual_button);
   gtk_widget_class_bind_template_child (widget_class, CmlPlotView, error_button);
@@ -435,6 +435,7 @@ cml_plot_view_init (CmlPlotView *self)
 {
   self->text_scale = 1.0;
   gtk_widget_init_template (GTK_WIDGET (self));
+  cml_menu_button_renew_popover (self->y_button);
   gtk_widget_set_layout_manager (GTK_WIDGET (self),
                                  gtk_custom_layout_new (cml_plot_view_layout_request_mode,
                                                         cml_plot_view_layout_measure,

@@ -149,8 +149,19 @@ e2e_click () {
   for i in 1 2; do
     xdotool mousemove --window "$e2e_win" "$1" "$2" click 1
     E2E_TRIES=200 e2e_wait "$3" 2>/dev/null && return 0
+    e2e_picture "click-$e2e_n-missed-$i"
   done
   e2e_wait "$3"
+}
+
+# e2e_click_once X Y CONDITION: the pointer moved to (X, Y) of the window, the window
+# answering once after that (it has seen the pointer come), then one click, then a wait
+# for CONDITION — which must follow from that one click: a click the window loses fails.
+e2e_click_once () {
+  xdotool mousemove --window "$e2e_win" "$1" "$2"
+  e2e_state >/dev/null || return 1
+  xdotool click 1
+  E2E_TRIES=${E2E_CLICK_TRIES:-300} e2e_wait "$3"
 }
 
 # e2e_key KEYS...: keys pressed on the window, as from the keyboard.
