@@ -1041,7 +1041,7 @@ remove_tree (const char *dir)
 
 /* Before a compile, the directories of runs that ended during theirs (their lock free) are
  * removed whole — a compiler's temporaries, a subdirectory, a link (not what it points to)
- * — and so is one that never got its lock, once it is an hour old; a directory whose lock
+ * — and so is one that never got its lock (empty), once it is a minute old; a directory whose lock
  * is held (a compile under way, here the test's) stays, and so does anything that is not
  * exactly a directory of ours of that form.  The build's own directory is gone after it. */
 static void
@@ -1080,12 +1080,17 @@ test_workdir_sweep (void)
   int held = open (live_lock, O_RDWR | O_CLOEXEC);
   g_assert_cmpint (held, >=, 0);
   g_assert_cmpint (flock (held, LOCK_EX | LOCK_NB), ==, 0);
-  /* no lock file: one being made (new) stays, one an hour old goes */
+  /* no lock file: one being made (new) stays, an empty one two hours old goes, one with
+   * something in it was not made by cmlab (nothing is written before the lock): it stays */
   g_autofree char *young = workdir_new (dir, "tmp-Young1", 0700, FALSE);
   g_autofree char *old = workdir_new (dir, "tmp-OldNo1", 0700, FALSE);
+  g_autofree char *full = workdir_new (dir, "tmp-OldFul", 0700, FALSE);
+  g_autofree char *full_file = g_build_filename (full, "data", NULL);
+  g_assert_true (g_file_set_contents (full_file, "", 0, NULL));
   {
     struct timespec times[2] = { { time (NULL) - 7200, 0 }, { time (NULL) - 7200, 0 } };
     g_assert_cmpint (utimensat (AT_FDCWD, old, times, 0), ==, 0);
+    g_assert_cmpint (utimensat (AT_FDCWD, full, times, 0), ==, 0);
   }
   /* not ours to touch: another name, open to others, a link to a directory, a file */
   g_autofree char *other_name = workdir_new (dir, "tmp-Dead012", 0700, TRUE);
@@ -1104,6 +1109,7 @@ test_workdir_sweep (void)
   g_assert_true (g_file_test (live_src, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (live_lock, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (young, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (full_file, G_FILE_TEST_IS_REGULAR));
   g_assert_true (g_file_test (other_name, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_test (open_mode, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_test (linked, G_FILE_TEST_IS_SYMLINK));
@@ -1118,7 +1124,7 @@ test_workdir_sweep (void)
     while ((e = g_dir_read_name (d)) != NULL)
       if (g_str_has_prefix (e, "tmp-"))
         n++;
-    g_assert_cmpuint (n, ==, 6);
+    g_assert_cmpuint (n, ==, 7);
   }
 
   /* the compile over (the lock released), the next build takes it */

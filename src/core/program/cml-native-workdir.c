@@ -32,9 +32,10 @@
  * subdirectory emptied the same way (never followed if it is a link), then the directory
  * itself.  The sweep takes a `tmp-XXXXXX` directory only when it is a directory (not a
  * link), ours, 0700, and its lock can be taken at once (its owner is gone: a live build
- * holds it); one with no lock file yet is being made, or its maker died before the lock
- * existed: it goes only after an hour.  Anything else of that name, and anything of
- * another name, is never touched.
+ * holds it); one with no lock file yet is being made, or its maker ended before the lock
+ * existed (a run that exits just as its background compile starts): it is empty, and is
+ * removed (rmdir, which only removes an empty one) once a minute old.  Anything else of
+ * that name, and anything of another name, is never touched.
  *
  * Races between a build and a sweep: the builder takes the lock right after making the
  * lock file and then checks that the lock file and the directory are still there (a
@@ -62,6 +63,7 @@
 #define LOCK_NAME      "lock"
 #define MAX_DEPTH      8        /* subdirectories followed when emptying one */
 #define MAX_ATTEMPTS   100      /* names tried before giving up */
+#define LOCKLESS_AGE   60       /* s: a directory with no lock file yet is its maker's */
 
 /* the names of the directories this process made and has not removed yet */
 static GMutex live_lock;
@@ -161,8 +163,14 @@ remove_emptied (int dfd, const char *name, int fd)
   if (fstat (fd, &by_fd) == 0 && fstatat (dfd, name, &by_name, AT_SYMLINK_NOFOLLOW) == 0
       && by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino)
     {
-      if (unlinkat (dfd, name, AT_REMOVEDIR) != 0)
-        g_debug ("cannot remove the compiler's directory %s: %s", name, g_strerror (errno));
+      /* (a readdir that unlinks as it goes may pass over an entry: a second round) */
+      if (unlinkat (dfd, name, AT_REMOVEDIR) != 0 && errno == ENOTEMPTY)
+        {
+          empty_dir (fd, NULL, MAX_DEPTH);
+          unlinkat (dfd, name, AT_REMOVEDIR);
+        }
+      if (fstatat (dfd, name, &by_name, AT_SYMLINK_NOFOLLOW) == 0)
+        g_debug ("cannot remove the compiler's directory %s", name);
     }
 }
 
@@ -214,11 +222,14 @@ cml_native_workdir_sweep (int dfd)
       lock = openat (dir, LOCK_NAME, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       if (lock < 0)
         {
-          /* no lock file: being made now, or its maker died before it made the lock */
-          if (errno == ENOENT && now - (gint64) st.st_mtime > STALE_AGE)
+          /* no lock file: being made now, or its maker ended between the two (a run that
+           * exits as its background compile starts); nothing is written into it before
+           * the lock, so it is empty and only removed as such (rmdir), and a maker that
+           * still comes makes another */
+          if (errno == ENOENT && now - (gint64) st.st_mtime > LOCKLESS_AGE)
             {
-              g_debug ("removing the compiler's directory %s (no lock, an hour old)", name);
-              remove_emptied (dfd, name, dir);
+              g_debug ("removing the compiler's directory %s (no lock)", name);
+              unlinkat (dfd, name, AT_REMOVEDIR);
             }
           close (dir);
           continue;
@@ -267,12 +278,15 @@ cml_native_workdir_make (int dfd, CmlNativeWorkdir *wd, GError **error)
       lock = dir >= 0 ? openat (dir, LOCK_NAME, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
       if (lock < 0)
         {
-          /* (a sweep leaves a directory without its lock file alone for an hour) */
+          /* ENOENT: a sweep took it, still empty (after a minute: a stopped process) */
+          gboolean taken = errno == ENOENT;
           last_errno = errno;
           if (dir >= 0)
             close (dir);
           unlinkat (dfd, name, AT_REMOVEDIR);
           live_remove (name);
+          if (taken)
+            continue;
           break;
         }
       /* held until the directory is removed; where locks are not available at all, no

@@ -119,7 +119,12 @@ static GHashTable *loaded_objects; /* hash → Loaded */
  * The object is linked stripped (-s: no static symbol table; the exported functions stay
  * in the dynamic one, which is what dlsym reads) and without the page-aligned
  * code segment (-z noseparate-code): about 6 KB instead of 15, less to hash on every
- * load and to map. */
+ * load and to map.
+ *
+ * No -pipe: it gives the same bytes but was no faster (GCC 12, two sources of 126 and
+ * 37 KB, four runs each: 0.55 and 0.45 s of CPU against 0.52 and 0.43 without, wall
+ * times lost in the noise of a loaded machine), and the temporary files it spares are
+ * written into the compiler's private directory anyway (run_compiler). */
 static const char *const compile_flags[] = {
   "-O2", "-fPIC", "-shared", "-w", "-s", "-Wl,-z,noseparate-code",
   "-ffp-contract=off", "-fno-math-errno",
