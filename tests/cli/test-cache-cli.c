@@ -481,6 +481,203 @@ test_compiler_dies_with_cmlab (void)
   remove_tree (root);
 }
 
+/* ---- the compiler's temporary files ----------------------------------------------------- */
+
+/* The real C compiler, for a wrapper to run. */
+static const char *
+real_cc (void)
+{
+  static char *cc;
+  if (cc == NULL)
+    cc = g_find_program_in_path ("cc");
+  if (cc == NULL)
+    cc = g_find_program_in_path ("gcc");
+  return cc;
+}
+
+/* The names in DIR that are not a cache entry of the native-code cache (HASH.so,
+ * HASH.so.sha256, HASH.c, HASH.key), as one string; the objects' number in *N_OBJECTS. */
+static char *
+not_cache_entries (const char *dir, guint *n_objects)
+{
+  g_autoptr (GRegex) re = g_regex_new ("^[0-9a-f]{64}\\.(so|so\\.sha256|c|key)$", 0, 0, NULL);
+  g_autoptr (GString) other = g_string_new (NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *e;
+
+  *n_objects = 0;
+  g_assert_nonnull (d);
+  while ((e = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, e, NULL);
+      if (!g_regex_match (re, e, 0, NULL) || !g_file_test (p, G_FILE_TEST_IS_REGULAR))
+        g_string_append_printf (other, "%s ", e);
+      else if (g_str_has_suffix (e, ".so"))
+        (*n_objects)++;
+    }
+  return g_string_free (g_steal_pointer (&other), FALSE);
+}
+
+/* Sets the environment variable NAME to VALUE: its old value (or NULL), for restore_env. */
+static char *
+set_env (const char *name, const char *value)
+{
+  char *old = g_strdup (g_getenv (name));
+  g_setenv (name, value, TRUE);
+  return old;
+}
+
+/* Gives NAME back its value OLD (unset when NULL), and frees OLD. */
+static void
+restore_env (const char *name, char *old)
+{
+  if (old)
+    g_setenv (name, old, TRUE);
+  else
+    g_unsetenv (name);
+  g_free (old);
+}
+
+/* A compile that ends leaves nothing but the cache's entries: the compiler's directory is
+ * removed whole, with what else the compiler left in it (a compiler that leaves a
+ * temporary of its own in $TMPDIR, as GCC does when killed), and $TMPDIR — an empty
+ * directory here — stays empty (before, the temporary stayed there, and the directory in
+ * /tmp kept any file but the two it knew). */
+static void
+test_compile_leaves_nothing (void)
+{
+  if (!native_or_skip () || real_cc () == NULL)
+    return;
+  g_autofree char *root = caches_new ();
+  g_autofree char *tmpdir = g_build_filename (root, "tmp", NULL);
+  g_autofree char *script = g_build_filename (root, "leaving-cc", NULL);
+  g_autofree char *text = g_strdup_printf ("#!/bin/sh\n: > \"${TMPDIR:-/tmp}/ccLeft01.s\"\nexec '%s' \"$@\"\n",
+                                           real_cc ());
+  g_autofree char *native = cache_dir (root, 0), *out = NULL, *other = NULL;
+  char *old_cc, *old_tmp;
+  guint n_objects = 0;
+
+  g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (script, text, -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  old_cc = set_env ("CMLAB_CC", script);
+  old_tmp = set_env ("TMPDIR", tmpdir);
+  out = simulate ("rolling-ball");
+  restore_env ("CMLAB_CC", old_cc);
+  restore_env ("TMPDIR", old_tmp);
+  g_assert_null (strstr (out, "exit status"));
+  other = not_cache_entries (native, &n_objects);
+  g_assert_cmpstr (other, ==, "");
+  g_assert_cmpuint (n_objects, >, 0);
+  g_assert_cmpuint (cli_count_entries (tmpdir), ==, 0);
+  remove_tree (root);
+}
+
+/* cmlab-cli killed (SIGKILL) while its compiler runs: the compiler's directory, with the
+ * temporaries the compiler wrote, stays behind in the cache, and the next build in that
+ * cache removes it; $TMPDIR gets nothing.  The compiler here writes a temporary as GCC
+ * would, says it has started, then waits on a FIFO until the test lets it go. */
+static void
+test_killed_compile_cleaned_by_next (void)
+{
+  if (!native_or_skip () || real_cc () == NULL)
+    return;
+  g_autofree char *root = caches_new ();
+  g_autofree char *tmpdir = g_build_filename (root, "tmp", NULL);
+  g_autofree char *script = g_build_filename (root, "waiting-cc", NULL);
+  g_autofree char *started = g_build_filename (root, "started", NULL);
+  g_autofree char *fifo = g_build_filename (root, "go", NULL);
+  g_autofree char *text = g_strdup_printf ("#!/bin/sh\n"
+                                           ": > \"${TMPDIR:-/tmp}/ccKill01.s\"\n"
+                                           "echo $$ > '%s.part' && mv '%s.part' '%s'\n"
+                                           "read go < '%s'\n"
+                                           "exec '%s' \"$@\"\n",
+                                           started, started, started, fifo, real_cc ());
+  g_autofree char *native = cache_dir (root, 0), *out = NULL, *left = NULL;
+  char *old_tmp;
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { cli_path (), "simulate", "rolling-ball", "--t-end", "1", NULL };
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "CMLAB_CC", script, TRUE);
+  GPid pid, cc = 0;
+  int status;
+
+  env = g_environ_setenv (env, "TMPDIR", tmpdir, TRUE);
+  g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (script, text, -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  /* orphans come to us: the compiler, once cmlab-cli is gone, is reaped here */
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 1), ==, 0);
+  g_assert_true (g_spawn_async (NULL, (char **) argv, env,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  /* the state "compiler started" (bounded: two minutes) */
+  for (int i = 0; i < 12000 && cc == 0; i++)
+    {
+      g_autofree char *s = NULL;
+      if (g_file_get_contents (started, &s, NULL, NULL))
+        cc = (GPid) g_ascii_strtoll (s, NULL, 10);
+      else
+        g_usleep (10000);
+    }
+  g_assert_cmpint (cc, >, 0);
+  kill (pid, SIGKILL);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  /* the compiler let go (if it still waits), then the state "compiler gone" */
+  {
+    int w = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (w >= 0)
+      {
+        g_assert_cmpint (write (w, "go\n", 3), ==, 3);
+        close (w);
+      }
+  }
+  gboolean gone = FALSE;
+  for (int i = 0; i < 6000 && !gone; i++)
+    {
+      while (waitpid (-1, &status, WNOHANG) > 0)
+        ;
+      gone = kill (cc, 0) != 0 && errno == ESRCH;
+      if (!gone)
+        g_usleep (10000);
+    }
+  if (!gone)
+    kill (cc, SIGKILL);
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 0), ==, 0);
+  g_assert_true (gone);
+
+  /* what the killed run left: its compiler's directory in the cache, the temporary in it */
+  {
+    g_autoptr (GDir) d = g_dir_open (native, 0, NULL);
+    const char *e;
+    g_assert_nonnull (d);
+    while ((e = g_dir_read_name (d)) != NULL)
+      if (g_str_has_prefix (e, "tmp-"))
+        {
+          g_assert_null (left);
+          left = g_build_filename (native, e, NULL);
+        }
+  }
+  g_assert_nonnull (left);
+  g_autofree char *temporary = g_build_filename (left, "ccKill01.s", NULL);
+  g_assert_true (g_file_test (temporary, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpuint (cli_count_entries (tmpdir), ==, 0);
+
+  /* the next build, with the real compiler, removes it */
+  old_tmp = set_env ("TMPDIR", tmpdir);
+  out = simulate ("rolling-ball");
+  restore_env ("TMPDIR", old_tmp);
+  g_assert_null (strstr (out, "exit status"));
+  g_assert_false (g_file_test (left, G_FILE_TEST_EXISTS));
+  guint n_objects = 0;
+  g_autofree char *other = not_cache_entries (native, &n_objects);
+  g_assert_cmpstr (other, ==, "");
+  g_assert_cmpuint (n_objects, >, 0);
+  g_assert_cmpuint (cli_count_entries (tmpdir), ==, 0);
+  remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -492,5 +689,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cache-cli/fifos", test_fifos);
   g_test_add_func ("/cache-cli/endless", test_endless);
   g_test_add_func ("/cache-cli/compiler-dies-with-cmlab", test_compiler_dies_with_cmlab);
+  g_test_add_func ("/cache-cli/compile-leaves-nothing", test_compile_leaves_nothing);
+  g_test_add_func ("/cache-cli/killed-compile-cleaned-by-next", test_killed_compile_cleaned_by_next);
   return g_test_run ();
 }

@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1013,6 +1014,131 @@ test_partial_files (void)
   cache_dir_remove (dir);
 }
 
+/* ---- the compiler's private directories in the cache (cml-native-workdir.c) ------------ */
+
+/* Makes the directory NAME in DIR with MODE and, if LOCK, an empty lock file in it: the
+ * directory's path. */
+static char *
+workdir_new (const char *dir, const char *name, int mode, gboolean lock)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  g_assert_cmpint (mkdir (path, mode), ==, 0);
+  g_assert_cmpint (chmod (path, mode), ==, 0); /* whatever the umask */
+  if (lock)
+    {
+      g_autofree char *l = g_build_filename (path, "lock", NULL);
+      g_assert_true (g_file_set_contents (l, "", 0, NULL));
+    }
+  return path;
+}
+
+static void
+remove_tree (const char *dir)
+{
+  const char *argv[] = { "rm", "-rf", dir, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL));
+}
+
+/* Before a compile, the directories of runs that ended during theirs (their lock free) are
+ * removed whole — a compiler's temporaries, a subdirectory, a link (not what it points to)
+ * — and so is one that never got its lock (empty), once it is a minute old; a directory whose lock
+ * is held (a compile under way, here the test's) stays, and so does anything that is not
+ * exactly a directory of ours of that form.  The build's own directory is gone after it. */
+static void
+test_workdir_sweep (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *outside = NULL, *src = source_times ("13.0");
+
+  if (!require_native ())
+    return;
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
+  outside = g_dir_make_tmp ("cmlab-outside-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *kept = g_build_filename (outside, "kept", NULL);
+  g_autofree char *kept_lock = g_build_filename (outside, "lock", NULL);
+  g_assert_true (g_file_set_contents (kept, "not cmlab's", -1, NULL));
+  g_assert_true (g_file_set_contents (kept_lock, "", 0, NULL));
+
+  /* left by a run killed during its compile: its lock is free */
+  g_autofree char *dead = workdir_new (dir, "tmp-Dead01", 0700, TRUE);
+  {
+    g_autofree char *s = g_build_filename (dead, "ccAbCdEf.s", NULL);
+    g_autofree char *sub = g_build_filename (dead, "sub", NULL);
+    g_autofree char *subf = g_build_filename (sub, "x.o", NULL);
+    g_autofree char *link = g_build_filename (dead, "link", NULL);
+    g_assert_true (g_file_set_contents (s, "\t.text\n", -1, NULL));
+    g_assert_cmpint (mkdir (sub, 0700), ==, 0);
+    g_assert_true (g_file_set_contents (subf, "", 0, NULL));
+    g_assert_cmpint (symlink (kept, link), ==, 0);
+  }
+  /* a compile under way: the test holds its lock */
+  g_autofree char *live = workdir_new (dir, "tmp-Live01", 0700, TRUE);
+  g_autofree char *live_lock = g_build_filename (live, "lock", NULL);
+  g_autofree char *live_src = g_build_filename (live, "source.c", NULL);
+  g_assert_true (g_file_set_contents (live_src, "int x;", -1, NULL));
+  int held = open (live_lock, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (held, >=, 0);
+  g_assert_cmpint (flock (held, LOCK_EX | LOCK_NB), ==, 0);
+  /* no lock file: one being made (new) stays, an empty one two hours old goes, one with
+   * something in it was not made by cmlab (nothing is written before the lock): it stays */
+  g_autofree char *young = workdir_new (dir, "tmp-Young1", 0700, FALSE);
+  g_autofree char *old = workdir_new (dir, "tmp-OldNo1", 0700, FALSE);
+  g_autofree char *full = workdir_new (dir, "tmp-OldFul", 0700, FALSE);
+  g_autofree char *full_file = g_build_filename (full, "data", NULL);
+  g_assert_true (g_file_set_contents (full_file, "", 0, NULL));
+  {
+    struct timespec times[2] = { { time (NULL) - 7200, 0 }, { time (NULL) - 7200, 0 } };
+    g_assert_cmpint (utimensat (AT_FDCWD, old, times, 0), ==, 0);
+    g_assert_cmpint (utimensat (AT_FDCWD, full, times, 0), ==, 0);
+  }
+  /* not ours to touch: another name, open to others, a link to a directory, a file */
+  g_autofree char *other_name = workdir_new (dir, "tmp-Dead012", 0700, TRUE);
+  g_autofree char *open_mode = workdir_new (dir, "tmp-Open01", 0755, TRUE);
+  g_autofree char *linked = g_build_filename (dir, "tmp-Link01", NULL);
+  g_assert_cmpint (symlink (outside, linked), ==, 0);
+  g_autofree char *file = g_build_filename (dir, "tmp-File01", NULL);
+  g_assert_true (g_file_set_contents (file, "", 0, NULL));
+
+  g_autoptr (CmlNative) native = cml_native_build (src, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (run_f (native), ==, 26.0);
+
+  g_assert_false (g_file_test (dead, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live_src, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live_lock, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (young, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (full_file, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (other_name, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (open_mode, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (linked, G_FILE_TEST_IS_SYMLINK));
+  g_assert_true (g_file_test (file, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (kept_lock, G_FILE_TEST_IS_REGULAR));
+  /* and nothing else of that form: the build's own directory is gone */
+  {
+    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+    const char *e;
+    guint n = 0;
+    while ((e = g_dir_read_name (d)) != NULL)
+      if (g_str_has_prefix (e, "tmp-"))
+        n++;
+    g_assert_cmpuint (n, ==, 7);
+  }
+
+  /* the compile over (the lock released), the next build takes it */
+  close (held);
+  g_autofree char *src2 = source_times ("17.0");
+  g_autoptr (CmlNative) native2 = cml_native_build (src2, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (young, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
+  remove_tree (dir);
+  remove_tree (outside);
+}
+
 /* A compiler that does not finish is stopped at the time limit; the interpreter runs. */
 static void
 test_compiler_time_limit (void)
@@ -1331,6 +1457,7 @@ main (int argc, char **argv)
   g_test_add_func ("/native/object-shared", test_object_shared);
   g_test_add_func ("/native/exchanged-cache", test_exchanged_cache);
   g_test_add_func ("/native/partial-files", test_partial_files);
+  g_test_add_func ("/native/workdir-sweep", test_workdir_sweep);
   g_test_add_func ("/native/compiler-time-limit", test_compiler_time_limit);
   int status = g_test_run ();
   g_strfreev (names);
