@@ -11,68 +11,9 @@
  */
 #define G_LOG_DOMAIN "test-variational"
 
-#include "physics-util.h"
+#include "variational-util.h"
 
-#include "cml-variational.h"
-
-#include <glib/gstdio.h>
 #include <gsl/gsl_errno.h>
-
-static CmlSimulation *
-open_any (const char *name)
-{
-  if (g_str_has_prefix (name, "bench:"))
-    {
-      g_autofree char *file = g_strdup_printf ("%s.cml", name + 6);
-      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "bench", "models", file, NULL);
-      g_autoptr (GError) error = NULL;
-      g_autoptr (CmlModel) model = cml_model_load (path, &error);
-      g_assert_no_error (error);
-      return sim_from_model (model);
-    }
-  return sim_open (name);
-}
-
-static void
-use (CmlSimulation *sim, CmlIntegratorKind kind, double h)
-{
-  g_autoptr (GError) error = NULL;
-  CmlIntegratorOptions o = cml_integrator_options_default ();
-  o.kind = kind;
-  o.h_fixed = h;
-  if (kind == CML_INTEGRATOR_RK8PD)
-    {
-      o.rtol = 1e-13;
-      o.atol = 1e-14;
-    }
-  g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
-  g_assert_no_error (error);
-}
-
-static void
-advance (CmlSimulation *sim, double t1)
-{
-  g_autoptr (GError) error = NULL;
-  g_assert_true (cml_simulation_advance (sim, t1, &error));
-  g_assert_no_error (error);
-}
-
-/* The largest difference of the states of MODEL at T between KIND with step H and rk8pd. */
-static double
-error_at (const char *model, CmlIntegratorKind kind, double h, double T)
-{
-  g_autoptr (CmlSimulation) ref = open_any (model);
-  g_autoptr (CmlSimulation) sim = open_any (model);
-  use (ref, CML_INTEGRATOR_RK8PD, 0);
-  use (sim, kind, h);
-  advance (ref, T);
-  advance (sim, T);
-  const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
-  double e = 0;
-  for (guint i = 0; i < cml_system_dim (cml_simulation_get_system (sim)); i++)
-    e = MAX (e, fabs (a[i] - b[i]));
-  return e;
-}
 
 typedef struct
 {
@@ -85,8 +26,8 @@ static void
 test_order (gconstpointer data)
 {
   const OrderCase *c = data;
-  double e1 = error_at (c->model, c->kind, c->h, 2.0);
-  double e2 = error_at (c->model, c->kind, c->h / 2, 2.0);
+  double e1 = var_error_at (c->model, c->kind, c->h, 2.0);
+  double e2 = var_error_at (c->model, c->kind, c->h / 2, 2.0);
   g_test_message ("%s, %s: error %.3g at h = %g, %.3g at h/2: ratio %.3f", c->model,
                   cml_integrator_kind_to_string (c->kind), e1, c->h, e2, e1 / e2);
   g_assert_cmpfloat (e1 / e2, >=, c->lo);
@@ -103,7 +44,7 @@ test_converges (gconstpointer data)
       double prev = INFINITY, ratio = 0;
       for (double h = 0.1; h > 0.002; h /= 4)
         {
-          double e = error_at (model, k, h, 2.0);
+          double e = var_error_at (model, k, h, 2.0);
           g_test_message ("%s, %s, h = %g: largest deviation from rk8pd %.3g", model,
                           cml_integrator_kind_to_string (k), h, e);
           g_assert_cmpfloat (e, <, prev);
@@ -123,7 +64,7 @@ test_constraints (gconstpointer data)
   const char *model = data;
   for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
     {
-      g_autoptr (CmlSimulation) sim = open_any (model);
+      g_autoptr (CmlSimulation) sim = var_open (model);
       g_autoptr (GError) error = NULL;
       CmlSystem *sys = cml_simulation_get_system (sim);
       CmlModel *md = cml_system_get_model (sys);
@@ -156,7 +97,7 @@ test_reversible (gconstpointer data)
   const char *model = data;
   for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
     {
-      g_autoptr (CmlSimulation) sim = open_any (model);
+      g_autoptr (CmlSimulation) sim = var_open (model);
       g_autoptr (GError) error = NULL;
       CmlSystem *sys = cml_simulation_get_system (sim);
       CmlModel *md = cml_system_get_model (sys);
@@ -193,20 +134,6 @@ test_reversible (gconstpointer data)
     }
 }
 
-/* The model's monitor NAME. */
-static CmlExpr *
-monitor (CmlSimulation *sim, const char *name)
-{
-  CmlModel *md = cml_system_get_model (cml_simulation_get_system (sim));
-  for (guint i = 0; i < md->monitors->len; i++)
-    {
-      CmlNamedExpr *ne = md->monitors->pdata[i];
-      if (g_str_equal (ne->name, name))
-        return ne->expr;
-    }
-  g_assert_not_reached ();
-}
-
 static double
 energy (const char *model, CmlSimulation *sim)
 {
@@ -215,7 +142,7 @@ energy (const char *model, CmlSimulation *sim)
     return 0.5 * (z[4] * z[4] + z[5] * z[5]) + 0.25 * z[6] * z[6] + 0.125 * z[7] * z[7];
   if (g_str_equal (model, "contact-oscillator")) /* k = 1 */
     return 0.5 * (z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + z[3] * z[3] + z[4] * z[4] + z[5] * z[5]);
-  return cml_simulation_eval_expr (sim, monitor (sim, "energy"));
+  return cml_simulation_eval_expr (sim, var_monitor (sim, "energy"));
 }
 
 typedef struct
@@ -229,14 +156,14 @@ typedef struct
 static void
 energy_halves (const EnergyCase *c, CmlIntegratorKind k, double h, double *e1, double *e2)
 {
-  g_autoptr (CmlSimulation) sim = open_any (c->model);
-  use (sim, k, h);
+  g_autoptr (CmlSimulation) sim = var_open (c->model);
+  var_use (sim, k, h);
   double H0 = energy (c->label, sim);
   int N = (int) (c->T / h);
   *e1 = *e2 = 0;
   for (int j = 1; j <= N; j++)
     {
-      advance (sim, j * h);
+      var_advance (sim, j * h);
       double e = fabs (energy (c->label, sim) - H0);
       if (j <= N / 2)
         *e1 = MAX (*e1, e);
@@ -309,12 +236,12 @@ test_casimir (void)
   for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
     {
       g_autoptr (CmlSimulation) sim = sim_open ("rigid-body");
-      use (sim, k, 0.1);
-      CmlExpr *C = monitor (sim, "casimir");
+      var_use (sim, k, 0.1);
+      CmlExpr *C = var_monitor (sim, "casimir");
       double C0 = cml_simulation_eval_expr (sim, C), e = 0;
       for (int j = 1; j <= 4000; j++)
         {
-          advance (sim, 0.1 * j);
+          var_advance (sim, 0.1 * j);
           e = MAX (e, fabs (cml_simulation_eval_expr (sim, C) - C0));
         }
       g_test_message ("rigid-body, %s, h = 0.1, 4000 steps: max ||M|² − |M₀|²| = %.3g (|M₀|² = %g)",
@@ -332,15 +259,7 @@ lie_model (const char *brackets)
     "I3 = 3 | 0.1 .. 10 | 1 | c\n[algebroid]\nbase =\nfibre = W1, W2, W3\nsections = e1, e2, e3\n"
     "[brackets]\n%s\n[dynamics]\nlagrangian = (I1*W1^2 + I2*W2^2 + I3*W3^2)/2\n[initial]\nW1 = 1\nW2 = 0.1\n"
     "W3 = 0.5\n[monitors]\ncasimir = (I1*W1)^2 + (I2*W2)^2 + (I3*W3)^2\n", brackets);
-  g_autofree char *dir = g_dir_make_tmp ("test-variational-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "lie-test.cml", NULL);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = cml_model_load (path, &error);
-  g_assert_no_error (error);
-  g_remove (path);
-  g_rmdir (dir);
-  return sim_from_model (model);
+  return var_text_model (text, "lie-test.cml");
 }
 
 /* so(3) in another basis (the spatial sign, a scaled basis) is taken and agrees with rk8pd;
@@ -352,17 +271,17 @@ test_lie_bases (void)
   for (guint i = 0; i < G_N_ELEMENTS (so3); i++)
     {
       g_autoptr (CmlSimulation) ref = lie_model (so3[i]);
-      use (ref, CML_INTEGRATOR_RK8PD, 0);
-      advance (ref, 5);
+      var_use (ref, CML_INTEGRATOR_RK8PD, 0);
+      var_advance (ref, 5);
       const double *a = cml_simulation_get_state (ref);
       double e[2];
       for (int j = 0; j < 2; j++)
         {
           g_autoptr (CmlSimulation) sim = lie_model (so3[i]);
-          use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.02 / (1 << j));
-          CmlExpr *C = monitor (sim, "casimir");
+          var_use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.02 / (1 << j));
+          CmlExpr *C = var_monitor (sim, "casimir");
           double C0 = cml_simulation_eval_expr (sim, C);
-          advance (sim, 5);
+          var_advance (sim, 5);
           const double *b = cml_simulation_get_state (sim);
           e[j] = 0;
           for (guint k = 0; k < 3; k++)
@@ -402,9 +321,9 @@ test_prepared (void)
   g_assert_cmpuint (derived, >, before);
   g_autoptr (CmlSimulation) sim = cml_simulation_new (sys, &error);
   g_assert_no_error (error);
-  use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
-  use (sim, CML_INTEGRATOR_VARIATIONAL, 0.05);
-  advance (sim, 1);
+  var_use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  var_use (sim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+  var_advance (sim, 1);
   g_assert_cmpuint (cml_expr_ctx_memory (model->ctx), ==, derived);
 
   /* likewise the heavy top's program on its groupoid */
@@ -418,9 +337,9 @@ test_prepared (void)
   g_assert_cmpuint (tderived, >, tbefore);
   g_autoptr (CmlSimulation) tsim = cml_simulation_new (tsys, &error);
   g_assert_no_error (error);
-  use (tsim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
-  use (tsim, CML_INTEGRATOR_VARIATIONAL, 0.05);
-  advance (tsim, 1);
+  var_use (tsim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  var_use (tsim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+  var_advance (tsim, 1);
   g_assert_cmpuint (cml_expr_ctx_memory (top->ctx), ==, tderived);
 
   /* likewise Martinet's discrete vakonomic program (cml-variational-vakonomic.c) */
@@ -435,9 +354,9 @@ test_prepared (void)
   g_assert_cmpuint (mderived, >, mbefore);
   g_autoptr (CmlSimulation) msim = cml_simulation_new (msys, &error);
   g_assert_no_error (error);
-  use (msim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
-  use (msim, CML_INTEGRATOR_VARIATIONAL, 0.05);
-  advance (msim, 1);
+  var_use (msim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  var_use (msim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+  var_advance (msim, 1);
   g_assert_cmpuint (cml_expr_ctx_memory (martinet->ctx), ==, mderived);
 
   /* and the plate–ball's, on its groupoid (cml-variational-vakonomic-group.c) */
@@ -452,9 +371,9 @@ test_prepared (void)
   g_assert_cmpuint (pderived, >, pbefore);
   g_autoptr (CmlSimulation) psim = cml_simulation_new (psys, &error);
   g_assert_no_error (error);
-  use (psim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
-  use (psim, CML_INTEGRATOR_VARIATIONAL, 0.05);
-  advance (psim, 1);
+  var_use (psim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  var_use (psim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+  var_advance (psim, 1);
   g_assert_cmpuint (cml_expr_ctx_memory (plate->ctx), ==, pderived);
 }
 
@@ -467,10 +386,10 @@ test_deterministic (gconstpointer data)
     {
       g_autoptr (CmlSimulation) a = sim_open (model);
       g_autoptr (CmlSimulation) b = sim_open (model);
-      use (a, k, 0.05);
-      use (b, k, 0.05);
-      advance (a, 1.5);
-      advance (b, 1.5);
+      var_use (a, k, 0.05);
+      var_use (b, k, 0.05);
+      var_advance (a, 1.5);
+      var_advance (b, 1.5);
       guint dim = cml_system_dim (cml_simulation_get_system (a));
       g_assert_cmpmem (cml_simulation_get_state (a), dim * sizeof (double), cml_simulation_get_state (b),
                        dim * sizeof (double));
@@ -479,33 +398,18 @@ test_deterministic (gconstpointer data)
       g_autofree double *ss = g_new (double, ns);
       g_autofree double *z = g_memdup2 (cml_simulation_get_state (a), dim * sizeof (double));
       cml_simulation_save_step_state (a, ss);
-      advance (a, 3);
+      var_advance (a, 3);
       g_autoptr (CmlSimulation) c = sim_open (model);
-      use (c, k, 0.05);
+      var_use (c, k, 0.05);
       cml_simulation_restore (c, 1.5, z, ss);
-      advance (c, 3);
+      var_advance (c, 3);
       g_assert_cmpmem (cml_simulation_get_state (a), dim * sizeof (double), cml_simulation_get_state (c),
                        dim * sizeof (double));
       /* backwards to the start */
-      advance (c, -1);
+      var_advance (c, -1);
       g_assert_cmpfloat (cml_simulation_get_time (c), ==, -1);
       g_assert_cmpuint (cml_simulation_n_rhs (c), >, 0);
     }
-}
-
-/* A model file TEXT, loaded. */
-static CmlSimulation *
-text_model (const char *text)
-{
-  g_autofree char *dir = g_dir_make_tmp ("test-variational-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "groupoid-test.cml", NULL);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = cml_model_load (path, &error);
-  g_assert_no_error (error);
-  g_remove (path);
-  g_rmdir (dir);
-  return sim_from_model (model);
 }
 
 /* On the heavy top's action groupoid SO(3) ⋉ ℝ³ (doc/theory.md §14.2) the base moves by the
@@ -521,13 +425,13 @@ test_heavy_top_conserved (void)
       g_autoptr (CmlSimulation) sim = sim_open ("heavy-top");
       double h = 0.01;
       int N = k == CML_INTEGRATOR_VARIATIONAL ? 100000 : 30000;
-      use (sim, k, h);
-      CmlExpr *cas = monitor (sim, "casimir"), *mz = monitor (sim, "mz"), *E = monitor (sim, "energy");
+      var_use (sim, k, h);
+      CmlExpr *cas = var_monitor (sim, "casimir"), *mz = var_monitor (sim, "mz"), *E = var_monitor (sim, "energy");
       double c0 = cml_simulation_eval_expr (sim, cas), m0 = cml_simulation_eval_expr (sim, mz);
       double e0 = cml_simulation_eval_expr (sim, E), dc = 0, dm = 0, de1 = 0, de2 = 0;
       for (int j = 1; j <= N; j++)
         {
-          advance (sim, j * h);
+          var_advance (sim, j * h);
           dc = MAX (dc, fabs (cml_simulation_eval_expr (sim, cas) - c0));
           dm = MAX (dm, fabs (cml_simulation_eval_expr (sim, mz) - m0));
           double de = fabs (cml_simulation_eval_expr (sim, E) - e0);
@@ -557,16 +461,16 @@ test_rolling_ball_conserved (void)
       g_autoptr (CmlSimulation) sim = sim_open ("rolling-ball");
       double h = 0.1;
       int N = 20000;
-      use (sim, k, h);
+      var_use (sim, k, h);
       static const char *const names[] = { "I", "Cx", "Cy" };
       double v0[3], d[3] = { 0 };
       for (guint i = 0; i < 3; i++)
-        v0[i] = cml_simulation_eval_expr (sim, monitor (sim, names[i]));
+        v0[i] = cml_simulation_eval_expr (sim, var_monitor (sim, names[i]));
       for (int j = 1; j <= N; j++)
         {
-          advance (sim, j * h);
+          var_advance (sim, j * h);
           for (guint i = 0; i < 3; i++)
-            d[i] = MAX (d[i], fabs (cml_simulation_eval_expr (sim, monitor (sim, names[i])) - v0[i]));
+            d[i] = MAX (d[i], fabs (cml_simulation_eval_expr (sim, var_monitor (sim, names[i])) - v0[i]));
           if (j % 1000 == 0)
             g_assert_cmpfloat (cml_simulation_residual (sim), <=, 1e-12);
         }
@@ -596,7 +500,7 @@ test_groupoid_kinds_refused (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr (CmlSimulation) sim = text_model (cases[i].text);
+      g_autoptr (CmlSimulation) sim = var_text_model (cases[i].text, "groupoid-test.cml");
       g_autoptr (GError) error = NULL;
       CmlIntegratorOptions o = cml_integrator_options_default ();
       o.kind = CML_INTEGRATOR_VARIATIONAL;

@@ -45,6 +45,8 @@
 
 #include "cml-variational-vakonomic.h"
 
+#include "cml-variational-private.h"
+
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-system-private.h"
@@ -749,8 +751,9 @@ vak_step (CmlVakonomicVar *var, double t0, double h, GError **error)
 /* One step of the method (one discrete step, or variational4's three) from (T0, Z) to
  * T0 + H, in place. */
 static gboolean
-method_step (CmlVakonomicVar *var, double t0, double h, double *z, GError **error)
+method_step (gpointer self, double t0, double h, double *z, GError **error)
 {
+  CmlVakonomicVar *var = self;
   static const double g1 = 1.3512071919596576340476878089715; /* 1/(2 − 2^{1/3}) */
   const gboolean four = var->options.kind == CML_INTEGRATOR_VARIATIONAL4;
   const double gam[3] = { g1, 1.0 - 2.0 * g1, g1 };
@@ -801,64 +804,37 @@ method_step (CmlVakonomicVar *var, double t0, double h, double *z, GError **erro
   return TRUE;
 }
 
+static void
+stepper_restore (gpointer self)
+{
+  CmlVakonomicVar *var = self;
+  var->warm = FALSE;
+}
+
+static void
+stepper_done (gpointer self, double t, const double *z)
+{
+  CmlVakonomicVar *var = self;
+  var->n_steps++;
+  memcpy (var->z_last, z, var->dim * sizeof (double));
+  var->t_last = t;
+  var->warm = TRUE;
+}
+
+static void
+stepper_stats (gpointer self, CmlIntegratorStats *stats)
+{
+  cml_vakonomic_var_get_stats (self, stats);
+}
+
 gboolean
 cml_vakonomic_var_advance (CmlVakonomicVar *var, double *t, double t1, double *z, GError **error)
 {
-  const CmlIntegratorOptions *o = &var->options;
-  const double t0 = *t;
-  gboolean ok = TRUE;
+  static const CmlVarStepper f = { method_step, NULL, NULL, stepper_restore, stepper_done, stepper_stats };
 
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   var->midpoint_residual = 0;
-  if (t1 == *t)
-    return TRUE;
-  for (guint i = 0; i < var->dim; i++)
-    if (!isfinite (z[i]))
-      {
-        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g (before the first step)"),
-                     *t);
-        return FALSE;
-      }
-  double n_real = ceil (fabs (t1 - t0) / o->h_fixed - 1e-9);
-  guint64 nsteps = n_real < 1.0 ? 1 : n_real < 1e15 ? (guint64) n_real : G_MAXUINT64;
-  double h = nsteps == G_MAXUINT64 ? (t1 > t0 ? o->h_fixed : -o->h_fixed) : (t1 - t0) / (double) nsteps;
-  for (guint64 k = 0; k < nsteps; k++)
-    {
-      const double t_good = *t;
-      if (o->max_steps > 0 && k >= o->max_steps)
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       _("the integrator took %.0f steps between t = %.6g and t = %.6g without "
-                         "reaching t = %.6g: its steps (%.3g now) are far too short for the span; "
-                         "a shorter span or a longer step may reach it"),
-                       (double) k, t0, *t, t1, h);
-          ok = FALSE;
-          break;
-        }
-      memcpy (var->z_good, z, var->dim * sizeof (double));
-      gboolean step_ok = method_step (var, t_good, h, z, error);
-      for (guint i = 0; step_ok && i < var->dim; i++)
-        if (!isfinite (z[i]))
-          {
-            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g"), t_good);
-            step_ok = FALSE;
-          }
-      if (!step_ok)
-        {
-          memcpy (z, var->z_good, var->dim * sizeof (double));
-          var->warm = FALSE;
-          ok = FALSE;
-          break;
-        }
-      *t = k + 1 == nsteps ? t1 : t0 + (double) (k + 1) * h;
-      var->n_steps++;
-      memcpy (var->z_last, z, var->dim * sizeof (double));
-      var->t_last = *t;
-      var->warm = TRUE;
-    }
-  if (o->stats)
-    cml_vakonomic_var_get_stats (var, o->stats);
-  return ok;
+  return cml_var_fixed_steps (&f, var, &var->options, var->dim, var->z_good, t, t1, z, error);
 }
 
 /* The step state: a flag, the carried P (N), the last step's u (N) and λ (s) and its size,
