@@ -2,7 +2,8 @@
  * their compiled derivatives, the state every variational integrator carries (the program,
  * its registers, the carried momenta, the Newton system, the counters), and the pieces of
  * the method that do not depend on the algebroid (cml-variational-program.c,
- * cml-variational-newton.c, cml-variational-advance.c, cml-variational-cayley.c).  Used by
+ * cml-variational-newton.c, cml-variational-advance.c, cml-variational-cayley.c,
+ * cml-variational-lie.c).  Used by
  * cml-variational.c (T Q and so(3)), cml-variational-groupoid.c (the products),
  * cml-variational-singular.c, and by the two vakonomic families for their fixed-step loop
  * (cml_var_fixed_steps) only; nowhere else.
@@ -135,5 +136,10 @@ gboolean cml_var_negative_definite3 (const double *K3);
 void     cml_var_node_momentum (guint n, const double *C, const double *K, const gboolean *cay,
                                 double h, const double *xi, const double *mu, double sign,
                                 double *out);
+
+/* cml-variational-lie.c */
+gsize    cml_var_exp_work_size (guint n);
+gboolean cml_var_exp_node_momentum (guint n, const double *C, double h, const double *xi, const double *mu,
+                                    const double *W, double sign, double *out, double *dM, double *work);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* cml-variational.c — the discrete Lagrange–d'Alembert integrators of a Lagrangian on T Q
- * or on the Lie algebra so(3) (variational: second order; variational4: its symmetric
- * triple jump, fourth order).  Other product algebroids with so(3) (the heavy top, the
+ * or on a Lie algebra given by constant brackets (so(3) by the Cayley map, any other by the
+ * exponential map, doc/theory.md §14.6 and cml-variational-lie.c) (variational: second
+ * order; variational4: its symmetric triple jump, fourth order).  Other product algebroids with so(3) (the heavy top, the
  * rolling balls) are handed to cml-variational-groupoid.c (doc/theory.md §14.2).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -67,7 +68,9 @@
  *
  *   M₀ = M^+ − (h/2) Q(t + h/2, ξ) − Φ_y(ξ)ᵀ ν,   M₁ = M^− + (h/2) Q(t + h/2, ξ) + Φ_y(ξ)ᵀ ν,
  *
- * so M₁ − M₀ = h (ad*_ξ μ + Q) + O(h²), the forced Euler–Poincaré equations.
+ * so M₁ − M₀ = h (ad*_ξ μ + Q) + O(h²), the forced Euler–Poincaré equations.  On any other
+ * Lie algebra M^± = (dexp⁻¹_{±hξ})ᵀ μ, summed from the brackets (cml-variational-lie.c),
+ * replace the Cayley node momenta in the same equations.
  *
  * Output at exact times as the implicit midpoint rule: N = ceil (|T1 − t|/h − 1e-9) equal
  * steps of (T1 − t)/N, backwards too.  Cost: every evaluation of the compiled derivatives
@@ -102,8 +105,10 @@ struct _CmlVariational
   CmlVakonomicVar *vak;  /* vakonomic systems: cml-variational-vakonomic.c does the work */
   CmlVakonomicGroupVar *vkg; /* vakonomic on T ℝᵐ × so(3): cml-variational-vakonomic-group.c */
   CmlSingularVar *sng;   /* singular Lagrangians: cml-variational-singular.c does the work */
-  gboolean    lie;            /* the Lie algebra so(3) (m = 0) */
-  double      C[27], K[9];    /* its structure constants and Killing form (lie_so3 ()) */
+  gboolean    lie;            /* a Lie algebra (m = 0) */
+  gboolean    so3;            /* so(3): the Cayley map; else the exponential map (§14.6) */
+  double      C[27], K[9];    /* so(3)'s structure constants and Killing form (lie_so3 ()) */
+  double     *Cg, *dM, *ework; /* another algebra's structure constants (lie_algebra ()), ∂M^+/∂ξ, work */
 
   /* work: the step's unknowns, the substeps' q and v, the node momenta */
   double     *u, *mu, *q, *vq;
@@ -157,7 +162,41 @@ lie_so3 (CmlModel *md, double *C, double *K, const char **why)
   return TRUE;
 }
 
-/* Whether this file's methods take SYS (T Q or the Lie algebra so(3)); the reason why not in *WHY. */
+/* Whether MD is a Lie algebra given by constant structure constants: no base, brackets that
+ * are numbers, the Jacobi identity; the constants into C[(A n + B) n + D] = C^D_AB (N³
+ * numbers) when C is not NULL.  Otherwise FALSE with the reason in *WHY. */
+static gboolean
+lie_algebra (CmlModel *md, double *C, const char **why)
+{
+  guint n = md->n;
+  g_autofree double *c = g_new0 (double, (gsize) n * n * n + 1);
+  if (md->m != 0 || n == 0)
+    {
+      *why = "its algebroid is not a Lie algebra (it has a base, or no sections)";
+      return FALSE;
+    }
+  double scale = 0;
+  for (guint k = 0; k < n * n * n; k++)
+    {
+      if (md->bracket && md->bracket[k] && !cml_expr_is_number (md->bracket[k], &c[k]))
+        {
+          *why = "its Lie algebra’s brackets are not numbers (structure constants that depend on the parameters "
+                 "are not taken)";
+          return FALSE;
+        }
+      scale = MAX (scale, fabs (c[k]));
+    }
+  if (!cml_var_jacobi_holds (c, n, scale))
+    {
+      *why = "its brackets fail the Jacobi identity (they are not those of a Lie algebra)";
+      return FALSE;
+    }
+  if (C)
+    memcpy (C, c, (gsize) n * n * n * sizeof (double));
+  return TRUE;
+}
+
+/* Whether this file's methods take SYS (T Q or a Lie algebra); the reason why not in *WHY. */
 static gboolean
 classic_supports (CmlSystem *sys, const char **why_out)
 {
@@ -173,7 +212,11 @@ classic_supports (CmlSystem *sys, const char **why_out)
   else if (md->m == 0)
     {
       double C[27], K[9];
-      lie_so3 (md, C, K, &why);
+      if (!lie_so3 (md, C, K, &why))
+        {
+          why = NULL;
+          lie_algebra (md, NULL, &why);
+        }
     }
   else if (md->m != md->n)
     why = "its algebroid is neither T Q nor a Lie algebra (the base and the fibre differ in dimension)";
@@ -226,13 +269,16 @@ cml_variational_supports (CmlSystem *sys, GError **error)
                    sys->model->name, why);
       return FALSE;
     }
-  if (classic_supports (sys, &why) || cml_groupoid_var_supports (sys, &why))
+  const char *why_classic = NULL;
+  if (classic_supports (sys, &why_classic) || cml_groupoid_var_supports (sys, &why))
     return TRUE;
+  if (sys->model->m == 0)
+    why = why_classic; /* no base: what keeps it from being a Lie algebra, not a groupoid's reason */
   g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                _("%s: the variational integrators take a regular Lagrangian, unconstrained or with nonholonomic "
                  "constraints, with or without forces ([forces]), on the tangent bundle T Q (the standard Lie "
-                 "algebroid: identity anchor, no brackets), on the Lie algebra so(3) in any basis (constant "
-                 "brackets), or on a product of these in which so(3) turns the rest of the base as rotations turn "
+                 "algebroid: identity anchor, no brackets), on a Lie algebra given by constant brackets (so(3) "
+                 "by the Cayley map, any other by the exponential map), or on a product of these in which so(3) turns the rest of the base as rotations turn "
                  "vectors (the rolling ball’s T ℝ² × so(3), the heavy top’s so(3) ⋉ ℝ³); %s (use implicit-midpoint "
                  "or an adaptive integrator)"), sys->model->name, why);
   return FALSE;
@@ -316,7 +362,14 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   guint n = md->n, s = var->core.L.s;
   var->lie = md->m == 0;
   if (var->lie)
-    lie_so3 (md, var->C, var->K, &why);
+    var->so3 = lie_so3 (md, var->C, var->K, &why);
+  if (var->lie && !var->so3)
+    {
+      var->Cg = g_new0 (double, (gsize) n * n * n);
+      lie_algebra (md, var->Cg, &why);
+      var->dM = g_new0 (double, (gsize) n * n);
+      var->ework = g_new0 (double, cml_var_exp_work_size (n));
+    }
   var->u = g_new0 (double, n);
   var->mu = g_new0 (double, s + 1);
   var->q = g_new0 (double, n);
@@ -344,6 +397,9 @@ cml_variational_free (CmlVariational *var)
   g_free (var->mu);
   g_free (var->q);
   g_free (var->vq);
+  g_free (var->Cg);
+  g_free (var->dM);
+  g_free (var->ework);
   g_free (var);
 }
 
@@ -555,9 +611,39 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
           return FALSE;
         }
       const double *mu = o + L->Lv, *W = o + L->Lvv;
+      if (!var->so3)
+        {
+          /* another Lie algebra: the exponential node momenta and their derivatives (§14.6) */
+          if (!cml_var_exp_node_momentum (n, var->Cg, h, xi, mu, W, 1.0, Mp, var->dM, var->ework))
+            {
+              g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                           "the step's rotation h ad ξ is too large for the exponential map in the step from "
+                           "t = %.6g; lower the step", t0);
+              return FALSE;
+            }
+          for (guint B = 0; B < n; B++)
+            {
+              double res = Mp[B] - p[B] - (L->nq ? 0.5 * h * o[L->Q + B] : 0.0);
+              for (guint a = 0; a < s; a++)
+                res -= o[L->Pv + a * n + B] * nu[a];
+              b[B] = -res;
+              for (guint D = 0; D < n; D++)
+                {
+                  double j = var->dM[B * n + D];
+                  if (L->nq)
+                    j -= 0.5 * h * o[L->Qv + B * n + D];
+                  for (guint a = 0; a < s; a++)
+                    j -= nu[a] * o[L->Pvv + (a * n + B) * n + D];
+                  J[B * k + D] = j;
+                }
+              for (guint a = 0; a < s; a++)
+                J[B * k + n + a] = -o[L->Pv + a * n + B];
+            }
+        }
       double mx = 0, kx[3] = { 0 }, wx[3] = { 0 };
-      cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, mu, 1.0, Mp);
-      for (guint A = 0; A < n; A++)
+      if (var->so3)
+        cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, mu, 1.0, Mp);
+      for (guint A = 0; var->so3 && A < n; A++)
         {
           mx += mu[A] * xi[A];
           for (guint B = 0; B < n; B++)
@@ -566,7 +652,7 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
               wx[A] += W[B * n + A] * xi[B];
             }
         }
-      for (guint B = 0; B < n; B++)
+      for (guint B = 0; var->so3 && B < n; B++)
         {
           /* M^+ − (h/2) Q − Φ_yᵀ ν − M₀, Q the forces at the step's velocity */
           double res = Mp[B] - p[B] - (L->nq ? 0.5 * h * o[L->Q + B] : 0.0);
@@ -624,7 +710,15 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
   /* at the solution: M₁ = M^−(h, ξ) + (h/2) Q + Φ_yᵀ ν */
   for (guint a = 0; a < s; a++)
     var->core.midpoint_residual = MAX (var->core.midpoint_residual, fabs (o[L->phi + a]));
-  cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, o + L->Lv, -1.0, Mp);
+  if (var->so3)
+    cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, o + L->Lv, -1.0, Mp);
+  else if (!cml_var_exp_node_momentum (n, var->Cg, h, xi, o + L->Lv, NULL, -1.0, Mp, NULL, var->ework))
+    {
+      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+                   "the step's rotation h ad ξ is too large for the exponential map in the step from t = %.6g; "
+                   "lower the step", t0);
+      return FALSE;
+    }
   for (guint B = 0; B < n; B++)
     {
       double f = L->nq ? 0.5 * h * o[L->Q + B] : 0.0;
