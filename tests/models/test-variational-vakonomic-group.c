@@ -38,15 +38,7 @@ error_at (const OrderCase *c, double h)
 {
   g_autoptr (CmlSimulation) ref = plate (c->sigma, c->Omega, c->c);
   g_autoptr (CmlSimulation) sim = plate (c->sigma, c->Omega, c->c);
-  var_use (ref, CML_INTEGRATOR_RK8PD, 0);
-  var_use (sim, c->kind, h);
-  var_advance (ref, c->T);
-  var_advance (sim, c->T);
-  const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
-  double e = 0;
-  for (guint i = 0; i < cml_system_dim (cml_simulation_get_system (sim)); i++)
-    e = MAX (e, fabs (a[i] - b[i]));
-  return e;
+  return var_state_error (ref, sim, c->kind, h, c->T, 0);
 }
 
 static void
@@ -170,14 +162,7 @@ test_refused (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr (CmlSimulation) sim = var_text_model (cases[i].text, "plate-test.cml");
-      g_autoptr (GError) error = NULL;
-      CmlIntegratorOptions o = cml_integrator_options_default ();
-      o.kind = CML_INTEGRATOR_VARIATIONAL;
-      g_assert_false (cml_simulation_set_integrator (sim, &o, &error));
-      g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
-      g_test_message ("%s", error->message);
-      g_assert_nonnull (strstr (error->message, "plate–ball"));
-      g_assert_nonnull (strstr (error->message, cases[i].why));
+      var_assert_refused (sim, "plate–ball", cases[i].why, NULL);
     }
   g_autoptr (CmlSimulation) sim = var_text_model (PLATE_LIKE ("(y1^2 + y2^2)/2", "-e5"), "plate-test.cml");
   var_use (sim, CML_INTEGRATOR_VARIATIONAL, 0.01);

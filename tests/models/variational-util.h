@@ -62,6 +62,25 @@ var_advance (CmlSimulation *sim, double t1)
   g_assert_no_error (error);
 }
 
+/* The largest difference of the first N entries of the state (all when N is 0) at T
+ * between SIM under KIND with step H and REF under rk8pd (both from t = 0). */
+static inline double
+var_state_error (CmlSimulation *ref, CmlSimulation *sim, CmlIntegratorKind kind, double h, double T,
+                 guint n)
+{
+  var_use (ref, CML_INTEGRATOR_RK8PD, 0);
+  var_use (sim, kind, h);
+  var_advance (ref, T);
+  var_advance (sim, T);
+  const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
+  double e = 0;
+  if (n == 0)
+    n = cml_system_dim (cml_simulation_get_system (sim));
+  for (guint i = 0; i < n; i++)
+    e = MAX (e, fabs (a[i] - b[i]));
+  return e;
+}
+
 /* The largest difference of the states of MODEL (var_open) at T between KIND with step H
  * and rk8pd. */
 static inline double
@@ -69,15 +88,7 @@ var_error_at (const char *model, CmlIntegratorKind kind, double h, double T)
 {
   g_autoptr (CmlSimulation) ref = var_open (model);
   g_autoptr (CmlSimulation) sim = var_open (model);
-  var_use (ref, CML_INTEGRATOR_RK8PD, 0);
-  var_use (sim, kind, h);
-  var_advance (ref, T);
-  var_advance (sim, T);
-  const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
-  double e = 0;
-  for (guint i = 0; i < cml_system_dim (cml_simulation_get_system (sim)); i++)
-    e = MAX (e, fabs (a[i] - b[i]));
-  return e;
+  return var_state_error (ref, sim, kind, h, T, 0);
 }
 
 /* A CmlVariational of KIND and step H for SIM's system at SIM's parameters. */
@@ -126,4 +137,23 @@ var_text_model (const char *text, const char *file_name)
   g_remove (path);
   g_rmdir (dir);
   return sim_from_model (model);
+}
+
+/* SIM is refused by the variational integrator (CML_ERROR_USAGE) with a message holding
+ * each of the strings given, up to NULL. */
+static inline void G_GNUC_NULL_TERMINATED
+var_assert_refused (CmlSimulation *sim, ...)
+{
+  g_autoptr (GError) error = NULL;
+  CmlIntegratorOptions o = cml_integrator_options_default ();
+  o.kind = CML_INTEGRATOR_VARIATIONAL;
+  g_assert_false (cml_simulation_set_integrator (sim, &o, &error));
+  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
+  g_test_message ("%s", error->message);
+  va_list ap;
+  va_start (ap, sim);
+  for (const char *want; (want = va_arg (ap, const char *));)
+    if (!strstr (error->message, want))
+      g_error ("the refusal «%s» does not say «%s»", error->message, want);
+  va_end (ap);
 }

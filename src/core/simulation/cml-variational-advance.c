@@ -128,10 +128,13 @@ cml_var_momentum (CmlVarCore *core, double t, const double *z, double *p)
  * SELF), each checked for a finite state: the loop every variational integrator shares.
  * N = ceil (|T1 − t|/h − 1e-9) equal steps of (T1 − t)/N (O->h_fixed = h), at most
  * O->max_steps of them; Z_GOOD (DIM) keeps the state before each step.  On failure Z is
- * that state again, F->restore gives back the rest of it, and *T is its time. */
+ * that state again, F->restore gives back the rest of it, and *T is its time.  REC (or
+ * NULL) is kept up to date: the steps taken, the state and time each ends at, its warm
+ * start valid after a good step and not after a failed one. */
 gboolean
-cml_var_fixed_steps (const CmlVarStepper *f, gpointer self, const CmlIntegratorOptions *o, guint dim,
-                     double *z_good, double *t, double t1, double *z, GError **error)
+cml_var_fixed_steps (const CmlVarStepper *f, gpointer self, CmlVarRecord *rec,
+                     const CmlIntegratorOptions *o, guint dim, double *z_good, double *t, double t1,
+                     double *z, GError **error)
 {
   const double t0 = *t;
   gboolean ok = TRUE;
@@ -182,12 +185,23 @@ cml_var_fixed_steps (const CmlVarStepper *f, gpointer self, const CmlIntegratorO
         {
           /* back to the last good state */
           memcpy (z, z_good, dim * sizeof (double));
-          f->restore (self);
+          if (f->restore)
+            f->restore (self);
+          if (rec)
+            rec->warm = FALSE;
           ok = FALSE;
           break;
         }
       *t = k + 1 == nsteps ? t1 : t0 + (double) (k + 1) * h;
-      f->done (self, *t, z);
+      if (rec)
+        {
+          rec->n_steps++;
+          memcpy (rec->z_last, z, dim * sizeof (double));
+          rec->t_last = *t;
+          rec->warm = TRUE;
+        }
+      if (f->done)
+        f->done (self, *t, z);
     }
   if (o->stats)
     f->stats (self, o->stats);
@@ -258,7 +272,7 @@ cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethod
 
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   core->midpoint_residual = 0;
-  return cml_var_fixed_steps (&f, &c, &core->options, core->dim, core->z_good, t, t1, z, error);
+  return cml_var_fixed_steps (&f, &c, NULL, &core->options, core->dim, core->z_good, t, t1, z, error);
 }
 
 guint

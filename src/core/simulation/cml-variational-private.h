@@ -81,11 +81,23 @@ typedef struct
 typedef gboolean (*CmlVarMethodStep) (gpointer self, double t0, double h, double *z,
                                       GError **error);
 
+/* What the fixed-step loop keeps for a family that carries a warm start of its own (the
+ * vakonomic ones): the state before the step under way, the state the last good step ended
+ * at and its time, whether the family's warm start belongs to that state (cleared when a
+ * step fails), the steps taken. */
+typedef struct
+{
+  double  *z_good, *z_last;
+  double   t_last;
+  gboolean warm;
+  guint64  n_steps;
+} CmlVarRecord;
+
 /* What a family of variational integrators hands the fixed-step loop (cml_var_fixed_steps):
  * its one step of the method; START (or NULL) once before the first step at (T, Z); SAVE
  * (or NULL) before each step, to keep what a failed step must give back besides the state;
- * RESTORE after a failed step (the state is already back); DONE after a good step ending
- * at (T, Z); STATS the counters into the options' stats. */
+ * RESTORE (or NULL) after a failed step (the state is already back); DONE (or NULL) after a
+ * good step ending at (T, Z); STATS the counters into the options' stats. */
 typedef struct
 {
   CmlVarMethodStep step;
@@ -108,8 +120,8 @@ void     cml_var_core_set_params (CmlVarCore *core, const double *params);
 guint    cml_var_substeps (const CmlVarCore *core, double h, double *hs);
 void     cml_var_ensure_momentum (CmlVarCore *core, double t, const double *z);
 void     cml_var_momentum (CmlVarCore *core, double t, const double *z, double *p);
-gboolean cml_var_fixed_steps (const CmlVarStepper *f, gpointer self, const CmlIntegratorOptions *o,
-                              guint dim, double *z_good, double *t, double t1, double *z,
+gboolean cml_var_fixed_steps (const CmlVarStepper *f, gpointer self, CmlVarRecord *rec,
+                              const CmlIntegratorOptions *o, guint dim, double *z_good, double *t, double t1, double *z,
                               GError **error);
 gboolean cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethodStep step,
                           gpointer self, GError **error);

@@ -108,7 +108,8 @@ struct _CmlVariational
   gboolean    lie;            /* a Lie algebra (m = 0) */
   gboolean    so3;            /* so(3): the Cayley map; else the exponential map (§14.6) */
   double      C[27], K[9];    /* so(3)'s structure constants and Killing form (lie_so3 ()) */
-  double     *Cg, *dM, *ework; /* another algebra's structure constants (lie_algebra ()), ∂M^+/∂ξ, work */
+  double     *dM;             /* ∂M^+_B/∂ξ^D of the step under way */
+  double     *Cg, *ework;     /* another algebra's structure constants (lie_algebra ()), work */
 
   /* work: the step's unknowns, the substeps' q and v, the node momenta */
   double     *u, *mu, *q, *vq;
@@ -172,7 +173,7 @@ lie_algebra (CmlModel *md, double *C, const char **why)
   g_autofree double *c = g_new0 (double, (gsize) n * n * n + 1);
   if (md->m != 0 || n == 0)
     {
-      *why = "its algebroid is not a Lie algebra (it has a base, or no sections)";
+      *why = _("its algebroid is not a Lie algebra (it has a base, or no sections)");
       return FALSE;
     }
   double scale = 0;
@@ -180,15 +181,15 @@ lie_algebra (CmlModel *md, double *C, const char **why)
     {
       if (md->bracket && md->bracket[k] && !cml_expr_is_number (md->bracket[k], &c[k]))
         {
-          *why = "its Lie algebra’s brackets are not numbers (structure constants that depend on the parameters "
-                 "are not taken)";
+          *why = _("its Lie algebra’s brackets are not numbers (structure constants that depend on the "
+                   "parameters are not taken)");
           return FALSE;
         }
       scale = MAX (scale, fabs (c[k]));
     }
   if (!cml_var_jacobi_holds (c, n, scale))
     {
-      *why = "its brackets fail the Jacobi identity (they are not those of a Lie algebra)";
+      *why = _("its brackets fail the Jacobi identity (they are not those of a Lie algebra)");
       return FALSE;
     }
   if (C)
@@ -363,11 +364,12 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   var->lie = md->m == 0;
   if (var->lie)
     var->so3 = lie_so3 (md, var->C, var->K, &why);
+  if (var->lie)
+    var->dM = g_new0 (double, (gsize) n * n);
   if (var->lie && !var->so3)
     {
       var->Cg = g_new0 (double, (gsize) n * n * n);
       lie_algebra (md, var->Cg, &why);
-      var->dM = g_new0 (double, (gsize) n * n);
       var->ework = g_new0 (double, cml_var_exp_work_size (n));
     }
   var->u = g_new0 (double, n);
@@ -573,12 +575,27 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
   return TRUE;
 }
 
-/* One step of size H on so(3) from (T0, M = P, R), in place: solves
+/* The exponential node momenta of another Lie algebra than so(3) (cml_var_exp_node_momentum);
+ * FALSE with an error naming T0 when the step of size H is too long for the series. */
+static gboolean
+exp_node_momentum (CmlVariational *var, double t0, double h, const double *xi, const double *mu,
+                   const double *W, double sign, double *out, double *dM, GError **error)
+{
+  if (cml_var_exp_node_momentum (var->core.L.n, var->Cg, h, xi, mu, W, sign, out, dM, var->ework))
+    return TRUE;
+  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+               "the step's rotation h ad ξ is too large for the exponential map in the step from t = %.6g; "
+               "lower the step", t0);
+  return FALSE;
+}
+
+/* One step of size H on a Lie algebra from (T0, M = P, R), in place: solves
  *
  *   M^+(h, ξ) − Φ_y(tm, ξ)ᵀ ν = M₀,   φ(tm, ξ) = 0
  *
  * for the step's velocity ξ (var->u, also the starting guess) and ν (var->mu), then sets
- * M₁ = M^−(h, ξ) + Φ_y(tm, ξ)ᵀ ν and advances R.  FALSE with an error naming T0. */
+ * M₁ = M^−(h, ξ) + Φ_y(tm, ξ)ᵀ ν and advances R; M^± those of the Cayley map on so(3), of
+ * the exponential map on any other algebra.  FALSE with an error naming T0. */
 static gboolean
 lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError **error)
 {
@@ -611,48 +628,39 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
           return FALSE;
         }
       const double *mu = o + L->Lv, *W = o + L->Lvv;
-      if (!var->so3)
-        {
-          /* another Lie algebra: the exponential node momenta and their derivatives (§14.6) */
-          if (!cml_var_exp_node_momentum (n, var->Cg, h, xi, mu, W, 1.0, Mp, var->dM, var->ework))
-            {
-              g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                           "the step's rotation h ad ξ is too large for the exponential map in the step from "
-                           "t = %.6g; lower the step", t0);
-              return FALSE;
-            }
-          for (guint B = 0; B < n; B++)
-            {
-              double res = Mp[B] - p[B] - (L->nq ? 0.5 * h * o[L->Q + B] : 0.0);
-              for (guint a = 0; a < s; a++)
-                res -= o[L->Pv + a * n + B] * nu[a];
-              b[B] = -res;
-              for (guint D = 0; D < n; D++)
-                {
-                  double j = var->dM[B * n + D];
-                  if (L->nq)
-                    j -= 0.5 * h * o[L->Qv + B * n + D];
-                  for (guint a = 0; a < s; a++)
-                    j -= nu[a] * o[L->Pvv + (a * n + B) * n + D];
-                  J[B * k + D] = j;
-                }
-              for (guint a = 0; a < s; a++)
-                J[B * k + n + a] = -o[L->Pv + a * n + B];
-            }
-        }
-      double mx = 0, kx[3] = { 0 }, wx[3] = { 0 };
+      double *dM = var->dM;
       if (var->so3)
-        cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, mu, 1.0, Mp);
-      for (guint A = 0; var->so3 && A < n; A++)
         {
-          mx += mu[A] * xi[A];
-          for (guint B = 0; B < n; B++)
+          /* the Cayley node momenta M^+ and ∂M^+_B/∂ξ^D (§14.1) */
+          double mx = 0, kx[3] = { 0 }, wx[3] = { 0 };
+          cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, mu, 1.0, Mp);
+          for (guint A = 0; A < n; A++)
             {
-              kx[A] += var->K[B * n + A] * xi[B];
-              wx[A] += W[B * n + A] * xi[B];
+              mx += mu[A] * xi[A];
+              for (guint B = 0; B < n; B++)
+                {
+                  kx[A] += var->K[B * n + A] * xi[B];
+                  wx[A] += W[B * n + A] * xi[B];
+                }
             }
+          for (guint B = 0; B < n; B++)
+            for (guint D = 0; D < n; D++)
+              {
+                double c = 0;
+                for (guint C = 0; C < n; C++)
+                  {
+                    c += var->C[(D * n + B) * n + C] * mu[C];
+                    for (guint A = 0; A < n; A++)
+                      c += var->C[(A * n + B) * n + C] * xi[A] * W[C * n + D];
+                  }
+                dM[B * n + D] = W[B * n + D] - 0.5 * h * c
+                                - 0.125 * h * h * ((wx[D] + mu[D]) * kx[B] + mx * var->K[B * n + D]);
+              }
         }
-      for (guint B = 0; var->so3 && B < n; B++)
+      /* another Lie algebra: the exponential node momenta and their derivatives (§14.6) */
+      else if (!exp_node_momentum (var, t0, h, xi, mu, W, 1.0, Mp, dM, error))
+        return FALSE;
+      for (guint B = 0; B < n; B++)
         {
           /* M^+ − (h/2) Q − Φ_yᵀ ν − M₀, Q the forces at the step's velocity */
           double res = Mp[B] - p[B] - (L->nq ? 0.5 * h * o[L->Q + B] : 0.0);
@@ -661,15 +669,8 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
           b[B] = -res;
           for (guint D = 0; D < n; D++)
             {
-              /* ∂M^+_B/∂ξ^D − ν_a ∂²φ^a/∂y^B∂y^D */
-              double c = 0;
-              for (guint C = 0; C < n; C++)
-                {
-                  c += var->C[(D * n + B) * n + C] * mu[C];
-                  for (guint A = 0; A < n; A++)
-                    c += var->C[(A * n + B) * n + C] * xi[A] * W[C * n + D];
-                }
-              double j = W[B * n + D] - 0.5 * h * c - 0.125 * h * h * ((wx[D] + mu[D]) * kx[B] + mx * var->K[B * n + D]);
+              /* ∂M^+_B/∂ξ^D − (h/2) ∂Q_B/∂ξ^D − ν_a ∂²φ^a/∂y^B∂y^D */
+              double j = dM[B * n + D];
               if (L->nq)
                 j -= 0.5 * h * o[L->Qv + B * n + D];
               for (guint a = 0; a < s; a++)
@@ -712,13 +713,8 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
     var->core.midpoint_residual = MAX (var->core.midpoint_residual, fabs (o[L->phi + a]));
   if (var->so3)
     cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, o + L->Lv, -1.0, Mp);
-  else if (!cml_var_exp_node_momentum (n, var->Cg, h, xi, o + L->Lv, NULL, -1.0, Mp, NULL, var->ework))
-    {
-      g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                   "the step's rotation h ad ξ is too large for the exponential map in the step from t = %.6g; "
-                   "lower the step", t0);
-      return FALSE;
-    }
+  else if (!exp_node_momentum (var, t0, h, xi, o + L->Lv, NULL, -1.0, Mp, NULL, error))
+    return FALSE;
   for (guint B = 0; B < n; B++)
     {
       double f = L->nq ? 0.5 * h * o[L->Q + B] : 0.0;
