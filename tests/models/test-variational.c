@@ -13,6 +13,8 @@
 
 #include "variational-util.h"
 
+#include "cml-variational-private.h"
+
 #include <gsl/gsl_errno.h>
 
 /* the largest |ΔE|/E₀ of the sl(2, ℝ) body over 10⁵ steps of h = 0.05 (doc/theory.md §14.6) */
@@ -403,6 +405,77 @@ test_lie_conserved (void)
     }
 }
 
+/* The exponential node momenta (cml-variational-lie.c) on so(3) with C^k_ij = ε_ijk, where
+ * dexp⁻¹_x = I − ½ ad_x + (1 − (θ/2) cot(θ/2))/θ² ad_x², θ = |x|, in closed form: the series
+ * agrees to rounding at both ends, and its derivative in ξ (μ = μ₀ + W (ξ − ξ₀)) agrees
+ * with central differences of it; a step too long for the series is refused. */
+static void
+test_exp_series (void)
+{
+  double C[27] = { 0 }, work[512], W[9], xi[3] = { 0.3, -0.5, 0.4 }, mu0[3] = { 1.0, 0.2, -0.7 };
+  static const int eps[6][4] = { { 0, 1, 2, 1 }, { 1, 2, 0, 1 }, { 2, 0, 1, 1 },
+                                 { 1, 0, 2, -1 }, { 2, 1, 0, -1 }, { 0, 2, 1, -1 } };
+  for (guint i = 0; i < 6; i++)
+    C[(eps[i][0] * 3 + eps[i][1]) * 3 + eps[i][2]] = eps[i][3];
+  for (guint i = 0; i < 9; i++)
+    W[i] = (i % 4 == 0 ? 2.0 : 0.3) + 0.1 * (i / 3) * (i % 3);
+  g_assert_cmpuint (cml_var_exp_work_size (3), <=, G_N_ELEMENTS (work));
+  for (int sign = 1; sign >= -1; sign -= 2)
+    {
+      const double h = 0.7;
+      double x[3], A[9], out[3], dM[9], th = 0;
+      for (guint i = 0; i < 3; i++)
+        {
+          x[i] = sign * h * xi[i];
+          th += x[i] * x[i];
+        }
+      th = sqrt (th);
+      double c = (1.0 - 0.5 * th / tan (0.5 * th)) / (th * th);
+      /* A^C_B = x^E C^C_EB; M_B = Σ_C μ_C (I − ½A + c A²)^C_B */
+      for (guint Cc = 0; Cc < 3; Cc++)
+        for (guint B = 0; B < 3; B++)
+          {
+            A[Cc * 3 + B] = 0;
+            for (guint E = 0; E < 3; E++)
+              A[Cc * 3 + B] += x[E] * C[(E * 3 + B) * 3 + Cc];
+          }
+      g_assert_true (cml_var_exp_node_momentum (3, C, h, xi, mu0, W, sign, out, dM, work));
+      for (guint B = 0; B < 3; B++)
+        {
+          double m = 0;
+          for (guint Cc = 0; Cc < 3; Cc++)
+            {
+              double a2 = 0;
+              for (guint D = 0; D < 3; D++)
+                a2 += A[Cc * 3 + D] * A[D * 3 + B];
+              m += mu0[Cc] * ((Cc == B) - 0.5 * A[Cc * 3 + B] + c * a2);
+            }
+          assert_close (out[B], m, 4e-16 * 3);
+        }
+      const double d = 1e-5;
+      for (guint D = 0; D < 3; D++)
+        {
+          double xp[3], xm[3], mp[3], mm[3], op[3], om[3];
+          for (guint i = 0; i < 3; i++)
+            {
+              xp[i] = xi[i] + (i == D ? d : 0);
+              xm[i] = xi[i] - (i == D ? d : 0);
+            }
+          for (guint i = 0; i < 3; i++)
+            {
+              mp[i] = mu0[i] + W[i * 3 + D] * d;
+              mm[i] = mu0[i] - W[i * 3 + D] * d;
+            }
+          g_assert_true (cml_var_exp_node_momentum (3, C, h, xp, mp, NULL, sign, op, NULL, work));
+          g_assert_true (cml_var_exp_node_momentum (3, C, h, xm, mm, NULL, sign, om, NULL, work));
+          for (guint B = 0; B < 3; B++)
+            assert_close (dM[B * 3 + D], (op[B] - om[B]) / (2 * d), 1e-8);
+        }
+    }
+  double far[3] = { 10, 0, 0 }, out[3];
+  g_assert_false (cml_var_exp_node_momentum (3, C, 1.0, far, mu0, NULL, 1.0, out, NULL, work));
+}
+
 /* so(3) keeps its Cayley step (doc/theory.md §14.1), not the exponential one of §14.6: the
  * rigid body's W at t = 5 after 500 steps of h = 0.01 is the Cayley step's, as printed by
  * `cmlab-cli simulate rigid-body --integrator variational(4) --step 0.01 --t-end 5
@@ -715,6 +788,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/models/variational/lie/sl2-conserved", test_lie_conserved);
   g_test_add_func ("/models/variational/lie/refused", test_lie_refused);
   g_test_add_func ("/models/variational/lie/so3-unchanged", test_so3_unchanged);
+  g_test_add_func ("/models/variational/lie/exp-series", test_exp_series);
   /* the heavy top's and the rolling ball's steps on their groupoids too (the step state
    * through cml-variational-groupoid.c) */
   g_test_add_data_func ("/models/variational/deterministic/chaplygin-sleigh", "chaplygin-sleigh", test_deterministic);
