@@ -372,6 +372,59 @@ test_lie_algebras (gconstpointer data)
     }
 }
 
+/* The Suslov problem on sl(2, ℝ): the body of doc/examples/sl2-rigid-body.cml with the
+ * nonholonomic constraint W3 + W1/5 = 0 (the discrete Euler–Poincaré–Suslov equations of
+ * doc/theory.md §14.1 with the exponential node momenta of §14.6, the constraint's second
+ * derivatives in the Newton matrix).  Error ratios against rk8pd 4 and 16 when h halves; the
+ * constraint at rounding at every step; the energy (conserved by the continuous flow)
+ * bounded over 20000 steps. */
+#define SL2_SUSLOV                                                                                       \
+  "[model]\nname = sl2-suslov\ntitle = Suslov on sl2\n[algebroid]\nbase =\nfibre = W1, W2, W3\n"            \
+  "sections = e1, e2, e3\n[brackets]\ne1, e2 = -e3\ne2, e3 = e1\ne3, e1 = e2\n[dynamics]\n"                  \
+  "lagrangian = (W1^2 + 2*W2^2 + 3*W3^2)/2\nconstraints = nonholonomic\nsolve-for = W3\n[constraints]\n"      \
+  "suslov = W3 + W1/5\n[initial]\nW1 = 1\nW2 = 0.5\nW3 = -0.2\n[monitors]\n"                                 \
+  "energy = (W1^2 + 2*W2^2 + 3*W3^2)/2\n"
+
+static void
+test_lie_suslov (void)
+{
+  for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
+    {
+      double h = k == CML_INTEGRATOR_VARIATIONAL ? 0.1 : 0.2, e[2];
+      for (int j = 0; j < 2; j++)
+        {
+          g_autoptr (CmlSimulation) ref = var_text_model (SL2_SUSLOV, "sl2-suslov.cml");
+          g_autoptr (CmlSimulation) sim = var_text_model (SL2_SUSLOV, "sl2-suslov.cml");
+          e[j] = var_state_error (ref, sim, k, h / (1 << j), 2.0, 3);
+        }
+      g_test_message ("sl2-suslov, %s: error %.3g at h = %g, %.3g at h/2: ratio %.3f",
+                      cml_integrator_kind_to_string (k), e[0], h, e[1], e[0] / e[1]);
+      g_assert_cmpfloat (e[0] / e[1], >=, k == CML_INTEGRATOR_VARIATIONAL ? 3.6 : 13);
+      g_assert_cmpfloat (e[0] / e[1], <=, k == CML_INTEGRATOR_VARIATIONAL ? 4.4 : 19);
+
+      g_autoptr (CmlSimulation) sim = var_text_model (SL2_SUSLOV, "sl2-suslov.cml");
+      var_use (sim, k, 0.05);
+      CmlExpr *E = var_monitor (sim, "energy");
+      double E0 = cml_simulation_eval_expr (sim, E), c = 0, e1 = 0, e2 = 0;
+      const int N = 20000;
+      for (int j = 1; j <= N; j++)
+        {
+          var_advance (sim, 0.05 * j);
+          const double *z = cml_simulation_get_state (sim);
+          c = MAX (c, fabs (z[2] + z[0] / 5));
+          double de = fabs (cml_simulation_eval_expr (sim, E) - E0);
+          if (j <= N / 2)
+            e1 = MAX (e1, de);
+          else
+            e2 = MAX (e2, de);
+        }
+      g_test_message ("sl2-suslov, %s, h = 0.05, %d steps: max |W3 + W1/5| = %.3g; max |ΔE|/E₀ %.3g in the first "
+                      "half, %.3g in the second", cml_integrator_kind_to_string (k), N, c, e1 / E0, e2 / E0);
+      g_assert_cmpfloat (c, <=, 1e-14);
+      g_assert_cmpfloat (e2, <=, 1.5 * e1 + 1e-13);
+    }
+}
+
 /* sl(2, ℝ) over 10⁵ steps of h = 0.05 (t = 5000, about 1000 turns of W): the Casimir
  * M₁² + M₂² − M₃² is kept to rounding, the energy is bounded — no larger a deviation in
  * the second half than in the first, and below the bound stated in doc/theory.md §14.6. */
@@ -786,6 +839,7 @@ main (int argc, char *argv[])
       g_test_add_data_func (path, &lie_cases[i], test_lie_algebras);
     }
   g_test_add_func ("/models/variational/lie/sl2-conserved", test_lie_conserved);
+  g_test_add_func ("/models/variational/lie/sl2-suslov", test_lie_suslov);
   g_test_add_func ("/models/variational/lie/refused", test_lie_refused);
   g_test_add_func ("/models/variational/lie/so3-unchanged", test_so3_unchanged);
   g_test_add_func ("/models/variational/lie/exp-series", test_exp_series);
