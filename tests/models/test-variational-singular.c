@@ -11,72 +11,9 @@
  */
 #define G_LOG_DOMAIN "test-variational-singular"
 
-#include "physics-util.h"
+#include "variational-util.h"
 
-#include "cml-variational.h"
-
-#include <glib/gstdio.h>
 #include <gsl/gsl_errno.h>
-
-static void
-use (CmlSimulation *sim, CmlIntegratorKind kind, double h)
-{
-  g_autoptr (GError) error = NULL;
-  CmlIntegratorOptions o = cml_integrator_options_default ();
-  o.kind = kind;
-  o.h_fixed = h;
-  if (kind == CML_INTEGRATOR_RK8PD)
-    {
-      o.rtol = 1e-13;
-      o.atol = 1e-14;
-    }
-  g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
-  g_assert_no_error (error);
-}
-
-static void
-advance (CmlSimulation *sim, double t1)
-{
-  g_autoptr (GError) error = NULL;
-  g_assert_true (cml_simulation_advance (sim, t1, &error));
-  g_assert_no_error (error);
-}
-
-/* A CmlVariational of KIND and step H for SIM's system at its parameters. */
-static CmlVariational *
-variational_for (CmlSimulation *sim, CmlIntegratorKind kind, double h)
-{
-  g_autoptr (GError) error = NULL;
-  CmlSystem *sys = cml_simulation_get_system (sim);
-  CmlModel *md = cml_system_get_model (sys);
-  g_autofree double *params = g_new0 (double, md->params->len + 1);
-  for (guint i = 0; i < md->params->len; i++)
-    params[i] = ((CmlParam *) md->params->pdata[i])->value;
-  CmlIntegratorOptions o = cml_integrator_options_default ();
-  o.kind = kind;
-  o.h_fixed = h;
-  CmlVariational *var = cml_variational_new (sys, &o, params, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (var);
-  return var;
-}
-
-/* The largest difference of the states of MODEL at T between KIND with step H and rk8pd. */
-static double
-error_at (const char *model, CmlIntegratorKind kind, double h, double T)
-{
-  g_autoptr (CmlSimulation) ref = sim_open (model);
-  g_autoptr (CmlSimulation) sim = sim_open (model);
-  use (ref, CML_INTEGRATOR_RK8PD, 0);
-  use (sim, kind, h);
-  advance (ref, T);
-  advance (sim, T);
-  const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
-  double e = 0;
-  for (guint i = 0; i < cml_system_dim (cml_simulation_get_system (sim)); i++)
-    e = MAX (e, fabs (a[i] - b[i]));
-  return e;
-}
 
 typedef struct
 {
@@ -89,8 +26,8 @@ static void
 test_order (gconstpointer data)
 {
   const OrderCase *c = data;
-  double e1 = error_at (c->model, c->kind, c->h, c->T);
-  double e2 = error_at (c->model, c->kind, c->h / 2, c->T);
+  double e1 = var_error_at (c->model, c->kind, c->h, c->T);
+  double e2 = var_error_at (c->model, c->kind, c->h / 2, c->T);
   g_test_message ("%s, %s, T = %g: error %.3g at h = %g, %.3g at h/2: ratio %.3f", c->model,
                   cml_integrator_kind_to_string (c->kind), c->T, e1, c->h, e2, e1 / e2);
   g_assert_cmpfloat (e1 / e2, >=, c->lo);
@@ -109,7 +46,7 @@ test_constraint (gconstpointer data)
     for (int off = 0; off < 2; off++)
       {
         g_autoptr (CmlSimulation) sim = sim_open (model);
-        g_autoptr (CmlVariational) var = variational_for (sim, k, 0.05);
+        g_autoptr (CmlVariational) var = var_for (sim, k, 0.05);
         g_autoptr (GError) error = NULL;
         CmlSystem *sys = cml_simulation_get_system (sim);
         guint dim = cml_system_dim (sys);
@@ -140,20 +77,6 @@ test_constraint (gconstpointer data)
       }
 }
 
-/* The model's monitor NAME. */
-static CmlExpr *
-monitor (CmlSimulation *sim, const char *name)
-{
-  CmlModel *md = cml_system_get_model (cml_simulation_get_system (sim));
-  for (guint i = 0; i < md->monitors->len; i++)
-    {
-      CmlNamedExpr *ne = md->monitors->pdata[i];
-      if (g_str_equal (ne->name, name))
-        return ne->expr;
-    }
-  g_assert_not_reached ();
-}
-
 typedef struct
 {
   const char *model;
@@ -174,12 +97,12 @@ test_conserved (gconstpointer data)
   g_autoptr (CmlSimulation) sim = sim_open (c->model);
   double h = 0.01;
   int N = 100000;
-  g_autoptr (CmlVariational) var = variational_for (sim, c->kind, h);
+  g_autoptr (CmlVariational) var = var_for (sim, c->kind, h);
   g_autoptr (GError) error = NULL;
   CmlSystem *sys = cml_simulation_get_system (sim);
   guint dim = cml_system_dim (sys);
   g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
-  CmlExpr *E = monitor (sim, "energy"), *P = monitor (sim, "pr");
+  CmlExpr *E = var_monitor (sim, "energy"), *P = var_monitor (sim, "pr");
   double E0 = cml_simulation_eval_expr (sim, E), P0 = cml_simulation_eval_expr (sim, P);
   double dP = 0, dE1 = 0, dE2 = 0, t = 0;
   for (int j = 1; j <= N; j++)
@@ -232,8 +155,8 @@ reduction_gap (CmlIntegratorKind kind, double h)
       g_assert_cmpint (cml_sim_state_index (red, names[i]), ==, (int) i);
       g_assert_cmpint (cml_sim_state_index (full, fnames[i]), ==, (int) i);
     }
-  use (red, kind, h);
-  use (full, kind, h);
+  var_use (red, kind, h);
+  var_use (full, kind, h);
   double gap = 0, u[8];
   /* the same start: ρ = 1, θ = 0, v = 0, r = 0.5 is x2 = 1, y2 = 0, vx2 = 0, vy2 = 0.5 */
   unreduce (cml_simulation_get_state (red), u);
@@ -242,8 +165,8 @@ reduction_gap (CmlIntegratorKind kind, double h)
   int N = (int) lround (2.0 / h);
   for (int j = 1; j <= N; j++)
     {
-      advance (red, h * j);
-      advance (full, h * j);
+      var_advance (red, h * j);
+      var_advance (full, h * j);
       unreduce (cml_simulation_get_state (red), u);
       for (guint i = 0; i < 8; i++)
         gap = MAX (gap, fabs (u[i] - cml_simulation_get_state (full)[i]));
@@ -281,10 +204,10 @@ test_deterministic (gconstpointer data)
     {
       g_autoptr (CmlSimulation) a = sim_open (model);
       g_autoptr (CmlSimulation) b = sim_open (model);
-      use (a, k, 0.05);
-      use (b, k, 0.05);
-      advance (a, 1.5);
-      advance (b, 1.5);
+      var_use (a, k, 0.05);
+      var_use (b, k, 0.05);
+      var_advance (a, 1.5);
+      var_advance (b, 1.5);
       guint dim = cml_system_dim (cml_simulation_get_system (a));
       g_assert_cmpmem (cml_simulation_get_state (a), dim * sizeof (double), cml_simulation_get_state (b),
                        dim * sizeof (double));
@@ -293,32 +216,17 @@ test_deterministic (gconstpointer data)
       g_autofree double *ss = g_new (double, ns);
       g_autofree double *z = g_memdup2 (cml_simulation_get_state (a), dim * sizeof (double));
       cml_simulation_save_step_state (a, ss);
-      advance (a, 3);
+      var_advance (a, 3);
       g_autoptr (CmlSimulation) c = sim_open (model);
-      use (c, k, 0.05);
+      var_use (c, k, 0.05);
       cml_simulation_restore (c, 1.5, z, ss);
-      advance (c, 3);
+      var_advance (c, 3);
       g_assert_cmpmem (cml_simulation_get_state (a), dim * sizeof (double), cml_simulation_get_state (c),
                        dim * sizeof (double));
       /* backwards to the start */
-      advance (c, -1);
+      var_advance (c, -1);
       g_assert_cmpfloat (cml_simulation_get_time (c), ==, -1);
     }
-}
-
-/* A model file TEXT, loaded. */
-static CmlSimulation *
-text_model (const char *text)
-{
-  g_autofree char *dir = g_dir_make_tmp ("test-variational-singular-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "singular-test.cml", NULL);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = cml_model_load (path, &error);
-  g_assert_no_error (error);
-  g_remove (path);
-  g_rmdir (dir);
-  return sim_from_model (model);
 }
 
 /* A singular Lagrangian whose final constraint set ties two coordinates (y = x, ẏ = ẋ:
@@ -327,19 +235,12 @@ text_model (const char *text)
 static void
 test_refused (void)
 {
-  g_autoptr (CmlSimulation) sim = text_model (
+  g_autoptr (CmlSimulation) sim = var_text_model (
     "[model]\nname = tied\ntitle = tied\n[algebroid]\nbase = x, y\nfibre = u, w\nsections = e1, e2\n"
     "[anchor]\ne1 = x: 1\ne2 = y: 1\n[dynamics]\nlagrangian = u^2/2 - x^2/2 - (x - y)^2\nconstraints = none\n"
-    "[initial]\nx = 1\ny = 1\nu = 0\nw = 0\n");
-  g_autoptr (GError) error = NULL;
-  CmlIntegratorOptions o = cml_integrator_options_default ();
-  o.kind = CML_INTEGRATOR_VARIATIONAL;
-  g_assert_false (cml_simulation_set_integrator (sim, &o, &error));
-  g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
-  g_test_message ("%s", error->message);
-  g_assert_nonnull (strstr (error->message, "singular Lagrangian"));
-  g_assert_nonnull (strstr (error->message, "both Capri–Kobayashi models"));
-  g_assert_nonnull (strstr (error->message, "not given by coordinates and velocities held at numbers"));
+    "[initial]\nx = 1\ny = 1\nu = 0\nw = 0\n", "singular-test.cml");
+  var_assert_refused (sim, "singular Lagrangian", "both Capri–Kobayashi models",
+                      "not given by coordinates and velocities held at numbers", NULL);
 }
 
 /* What the method derives (the compiled derivatives of L, the final constraints read as held
@@ -362,11 +263,11 @@ test_prepared (void)
   g_assert_no_error (error);
   for (int i = 0; i < 3; i++)
     {
-      use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
-      use (sim, CML_INTEGRATOR_VARIATIONAL, 0.05);
+      var_use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+      var_use (sim, CML_INTEGRATOR_VARIATIONAL, 0.05);
       g_assert_true (cml_variational_supports (sys, NULL));
     }
-  advance (sim, 1);
+  var_advance (sim, 1);
   g_assert_cmpuint (cml_expr_ctx_memory (md->ctx), ==, derived);
 }
 
@@ -376,10 +277,10 @@ static void
 test_simulation (void)
 {
   g_autoptr (CmlSimulation) sim = sim_open ("capri-kobayashi");
-  use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
-  advance (sim, 10);
+  var_use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  var_advance (sim, 10);
   g_assert_cmpfloat (cml_simulation_residual (sim), <=, 1e-12);
-  double e = error_at ("capri-kobayashi", CML_INTEGRATOR_VARIATIONAL4, 0.05, 10);
+  double e = var_error_at ("capri-kobayashi", CML_INTEGRATOR_VARIATIONAL4, 0.05, 10);
   g_test_message ("capri-kobayashi, variational4, h = 0.05, T = 10: error %.3g", e);
   g_assert_cmpfloat (e, <=, 1e-3); /* 5.3e-4 observed: the phase of θ */
 }

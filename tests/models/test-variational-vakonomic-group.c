@@ -11,36 +11,9 @@
  */
 #define G_LOG_DOMAIN "test-variational-vakonomic-group"
 
-#include "physics-util.h"
+#include "variational-util.h"
 
-#include "cml-variational.h"
-
-#include <glib/gstdio.h>
 #include <gsl/gsl_errno.h>
-
-static void
-use (CmlSimulation *sim, CmlIntegratorKind kind, double h)
-{
-  g_autoptr (GError) error = NULL;
-  CmlIntegratorOptions o = cml_integrator_options_default ();
-  o.kind = kind;
-  o.h_fixed = h;
-  if (kind == CML_INTEGRATOR_RK8PD)
-    {
-      o.rtol = 1e-13;
-      o.atol = 1e-14;
-    }
-  g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
-  g_assert_no_error (error);
-}
-
-static void
-advance (CmlSimulation *sim, double t1)
-{
-  g_autoptr (GError) error = NULL;
-  g_assert_true (cml_simulation_advance (sim, t1, &error));
-  g_assert_no_error (error);
-}
 
 /* The plate–ball at σ, Ω, c. */
 static CmlSimulation *
@@ -49,25 +22,6 @@ plate (double sigma, double Omega, double c)
   CmlSimulation *sim = sim_open ("plate-ball");
   sim_set_params (sim, "sigma", sigma, "Omega", Omega, "c", c, NULL);
   return sim;
-}
-
-/* A CmlVariational of KIND and step H for SIM's system at its parameters. */
-static CmlVariational *
-variational_for (CmlSimulation *sim, CmlIntegratorKind kind, double h)
-{
-  g_autoptr (GError) error = NULL;
-  CmlSystem *sys = cml_simulation_get_system (sim);
-  CmlModel *md = cml_system_get_model (sys);
-  g_autofree double *params = g_new0 (double, md->params->len + 1);
-  for (guint i = 0; i < md->params->len; i++)
-    params[i] = cml_simulation_get_param (sim, ((CmlParam *) md->params->pdata[i])->name);
-  CmlIntegratorOptions o = cml_integrator_options_default ();
-  o.kind = kind;
-  o.h_fixed = h;
-  CmlVariational *var = cml_variational_new (sys, &o, params, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (var);
-  return var;
 }
 
 typedef struct
@@ -84,15 +38,7 @@ error_at (const OrderCase *c, double h)
 {
   g_autoptr (CmlSimulation) ref = plate (c->sigma, c->Omega, c->c);
   g_autoptr (CmlSimulation) sim = plate (c->sigma, c->Omega, c->c);
-  use (ref, CML_INTEGRATOR_RK8PD, 0);
-  use (sim, c->kind, h);
-  advance (ref, c->T);
-  advance (sim, c->T);
-  const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
-  double e = 0;
-  for (guint i = 0; i < cml_system_dim (cml_simulation_get_system (sim)); i++)
-    e = MAX (e, fabs (a[i] - b[i]));
-  return e;
+  return var_state_error (ref, sim, c->kind, h, c->T, 0);
 }
 
 static void
@@ -123,7 +69,7 @@ test_conserved (gconstpointer data)
       g_autoptr (CmlSimulation) sim = plate (sc[0], sc[1], sc[2]);
       double h = 0.01;
       int N = 100000;
-      g_autoptr (CmlVariational) var = variational_for (sim, k, h);
+      g_autoptr (CmlVariational) var = var_for (sim, k, h);
       g_autoptr (GError) error = NULL;
       CmlSystem *sys = cml_simulation_get_system (sim);
       guint dim = cml_system_dim (sys);
@@ -176,8 +122,8 @@ test_deterministic (void)
   for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
     {
       g_autoptr (CmlSimulation) sim = plate (-1, 0.4, 0.3);
-      g_autoptr (CmlVariational) a = variational_for (sim, k, 0.05);
-      g_autoptr (CmlVariational) b = variational_for (sim, k, 0.05);
+      g_autoptr (CmlVariational) a = var_for (sim, k, 0.05);
+      g_autoptr (CmlVariational) b = var_for (sim, k, 0.05);
       g_autoptr (GError) error = NULL;
       guint dim = cml_system_dim (cml_simulation_get_system (sim));
       g_autofree double *z = g_memdup2 (cml_simulation_get_state (sim), dim * sizeof (double));
@@ -195,21 +141,6 @@ test_deterministic (void)
       g_assert_no_error (error);
       g_assert_cmpmem (z, dim * sizeof (double), zb, dim * sizeof (double));
     }
-}
-
-/* A model file TEXT, loaded. */
-static CmlSimulation *
-text_model (const char *text)
-{
-  g_autofree char *dir = g_dir_make_tmp ("test-variational-vakonomic-group-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "plate-test.cml", NULL);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = cml_model_load (path, &error);
-  g_assert_no_error (error);
-  g_remove (path);
-  g_rmdir (dir);
-  return sim_from_model (model);
 }
 
 #define PLATE_LIKE(LAGRANGIAN, BRACKET)                                                                  \
@@ -230,19 +161,12 @@ test_refused (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr (CmlSimulation) sim = text_model (cases[i].text);
-      g_autoptr (GError) error = NULL;
-      CmlIntegratorOptions o = cml_integrator_options_default ();
-      o.kind = CML_INTEGRATOR_VARIATIONAL;
-      g_assert_false (cml_simulation_set_integrator (sim, &o, &error));
-      g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
-      g_test_message ("%s", error->message);
-      g_assert_nonnull (strstr (error->message, "plate–ball"));
-      g_assert_nonnull (strstr (error->message, cases[i].why));
+      g_autoptr (CmlSimulation) sim = var_text_model (cases[i].text, "plate-test.cml");
+      var_assert_refused (sim, "plate–ball", cases[i].why, NULL);
     }
-  g_autoptr (CmlSimulation) sim = text_model (PLATE_LIKE ("(y1^2 + y2^2)/2", "-e5"));
-  use (sim, CML_INTEGRATOR_VARIATIONAL, 0.01);
-  advance (sim, 1);
+  g_autoptr (CmlSimulation) sim = var_text_model (PLATE_LIKE ("(y1^2 + y2^2)/2", "-e5"), "plate-test.cml");
+  var_use (sim, CML_INTEGRATOR_VARIATIONAL, 0.01);
+  var_advance (sim, 1);
 }
 
 int

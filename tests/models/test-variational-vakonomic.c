@@ -11,91 +11,13 @@
  */
 #define G_LOG_DOMAIN "test-variational-vakonomic"
 
-#include "physics-util.h"
+#include "variational-util.h"
 
-#include "cml-variational.h"
-
-#include <glib/gstdio.h>
 #include <gsl/gsl_errno.h>
 
 /* x1 swings with period 4 K(1/2) from models/martinet.cml's initial data (k = 1, u = 1 at
  * x1 = 0): doc/theory.md §9.3, oracle O4 */
 #define MARTINET_PERIOD 7.41629870921
-
-static CmlSimulation *
-open_any (const char *name)
-{
-  if (g_str_has_prefix (name, "doc:"))
-    {
-      g_autofree char *file = g_strdup_printf ("%s.cml", name + 4);
-      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", file, NULL);
-      g_autoptr (GError) error = NULL;
-      g_autoptr (CmlModel) model = cml_model_load (path, &error);
-      g_assert_no_error (error);
-      return sim_from_model (model);
-    }
-  return sim_open (name);
-}
-
-static void
-use (CmlSimulation *sim, CmlIntegratorKind kind, double h)
-{
-  g_autoptr (GError) error = NULL;
-  CmlIntegratorOptions o = cml_integrator_options_default ();
-  o.kind = kind;
-  o.h_fixed = h;
-  if (kind == CML_INTEGRATOR_RK8PD)
-    {
-      o.rtol = 1e-13;
-      o.atol = 1e-14;
-    }
-  g_assert_true (cml_simulation_set_integrator (sim, &o, &error));
-  g_assert_no_error (error);
-}
-
-static void
-advance (CmlSimulation *sim, double t1)
-{
-  g_autoptr (GError) error = NULL;
-  g_assert_true (cml_simulation_advance (sim, t1, &error));
-  g_assert_no_error (error);
-}
-
-/* A CmlVariational of KIND and step H for SIM's system at its parameters. */
-static CmlVariational *
-variational_for (CmlSimulation *sim, CmlIntegratorKind kind, double h)
-{
-  g_autoptr (GError) error = NULL;
-  CmlSystem *sys = cml_simulation_get_system (sim);
-  CmlModel *md = cml_system_get_model (sys);
-  g_autofree double *params = g_new0 (double, md->params->len + 1);
-  for (guint i = 0; i < md->params->len; i++)
-    params[i] = ((CmlParam *) md->params->pdata[i])->value;
-  CmlIntegratorOptions o = cml_integrator_options_default ();
-  o.kind = kind;
-  o.h_fixed = h;
-  CmlVariational *var = cml_variational_new (sys, &o, params, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (var);
-  return var;
-}
-
-/* The largest difference of the states of MODEL at T between KIND with step H and rk8pd. */
-static double
-error_at (const char *model, CmlIntegratorKind kind, double h, double T)
-{
-  g_autoptr (CmlSimulation) ref = open_any (model);
-  g_autoptr (CmlSimulation) sim = open_any (model);
-  use (ref, CML_INTEGRATOR_RK8PD, 0);
-  use (sim, kind, h);
-  advance (ref, T);
-  advance (sim, T);
-  const double *a = cml_simulation_get_state (ref), *b = cml_simulation_get_state (sim);
-  double e = 0;
-  for (guint i = 0; i < cml_system_dim (cml_simulation_get_system (sim)); i++)
-    e = MAX (e, fabs (a[i] - b[i]));
-  return e;
-}
 
 typedef struct
 {
@@ -108,8 +30,8 @@ static void
 test_order (gconstpointer data)
 {
   const OrderCase *c = data;
-  double e1 = error_at (c->model, c->kind, c->h, c->T);
-  double e2 = error_at (c->model, c->kind, c->h / 2, c->T);
+  double e1 = var_error_at (c->model, c->kind, c->h, c->T);
+  double e2 = var_error_at (c->model, c->kind, c->h / 2, c->T);
   g_test_message ("%s, %s, T = %g: error %.3g at h = %g, %.3g at h/2: ratio %.3f", c->model,
                   cml_integrator_kind_to_string (c->kind), c->T, e1, c->h, e2, e1 / e2);
   g_assert_cmpfloat (e1 / e2, >=, c->lo);
@@ -126,8 +48,8 @@ test_constraint (gconstpointer data)
   const char *model = data;
   for (int k = CML_INTEGRATOR_VARIATIONAL; k <= CML_INTEGRATOR_VARIATIONAL4; k++)
     {
-      g_autoptr (CmlSimulation) sim = open_any (model);
-      g_autoptr (CmlVariational) var = variational_for (sim, k, 0.05);
+      g_autoptr (CmlSimulation) sim = var_open (model);
+      g_autoptr (CmlVariational) var = var_for (sim, k, 0.05);
       g_autoptr (GError) error = NULL;
       CmlSystem *sys = cml_simulation_get_system (sim);
       guint dim = cml_system_dim (sys);
@@ -159,7 +81,7 @@ test_conserved (void)
       g_autoptr (CmlSimulation) sim = sim_open ("martinet");
       double h = 0.01;
       int N = 100000;
-      g_autoptr (CmlVariational) var = variational_for (sim, k, h);
+      g_autoptr (CmlVariational) var = var_for (sim, k, h);
       g_autoptr (GError) error = NULL;
       CmlSystem *sys = cml_simulation_get_system (sim);
       guint dim = cml_system_dim (sys);
@@ -199,7 +121,7 @@ static GArray *
 upward_zeros (CmlIntegratorKind kind, double h, double T)
 {
   g_autoptr (CmlSimulation) sim = sim_open ("martinet");
-  g_autoptr (CmlVariational) var = variational_for (sim, kind, h);
+  g_autoptr (CmlVariational) var = var_for (sim, kind, h);
   g_autoptr (GError) error = NULL;
   CmlSystem *sys = cml_simulation_get_system (sim);
   guint dim = cml_system_dim (sys);
@@ -264,21 +186,6 @@ test_period (void)
   g_assert_cmpfloat (fabs (T - MARTINET_PERIOD), <=, 5e-8);
 }
 
-/* A model file TEXT, loaded. */
-static CmlSimulation *
-text_model (const char *text)
-{
-  g_autofree char *dir = g_dir_make_tmp ("test-variational-vakonomic-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "vakonomic-test.cml", NULL);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CmlModel) model = cml_model_load (path, &error);
-  g_assert_no_error (error);
-  g_remove (path);
-  g_rmdir (dir);
-  return sim_from_model (model);
-}
-
 #define MARTINET_LIKE(BRACKET, CONSTRAINT)                                                               \
   "[model]\nname = vak-test\ntitle = vakonomic test\n[algebroid]\nbase = x1\nfibre = u, y1, y2\n"        \
   "sections = e1, e2, e3\nmomenta = p_u, p_y1, k\n[anchor]\ne1 = x1: 1\n[brackets]\ne1, e2 = " BRACKET \
@@ -309,27 +216,19 @@ test_refused (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr (CmlSimulation) sim = cases[i].model ? sim_open (cases[i].model) : text_model (cases[i].text);
-      g_autoptr (GError) error = NULL;
-      CmlIntegratorOptions o = cml_integrator_options_default ();
-      o.kind = CML_INTEGRATOR_VARIATIONAL;
-      g_assert_false (cml_simulation_set_integrator (sim, &o, &error));
-      g_assert_error (error, CML_ERROR, CML_ERROR_USAGE);
-      g_test_message ("%s", error->message);
-      g_assert_nonnull (strstr (error->message, "vakonomic system"));
-      g_assert_nonnull (strstr (error->message, "Martinet and Heisenberg"));
-      g_assert_nonnull (strstr (error->message, cases[i].why));
+      g_autoptr (CmlSimulation) sim = cases[i].model ? sim_open (cases[i].model) : var_text_model (cases[i].text, "vakonomic-test.cml");
+      var_assert_refused (sim, "vakonomic system", "Martinet and Heisenberg", cases[i].why, NULL);
     }
   /* the plate–ball itself is taken (on its groupoid, doc/theory.md §14.5) */
   {
     g_autoptr (CmlSimulation) pb = sim_open ("plate-ball");
-    use (pb, CML_INTEGRATOR_VARIATIONAL, 0.01);
-    advance (pb, 1);
+    var_use (pb, CML_INTEGRATOR_VARIATIONAL, 0.01);
+    var_advance (pb, 1);
   }
   /* the same text with Martinet's bracket and constraint is taken */
-  g_autoptr (CmlSimulation) sim = text_model (MARTINET_LIKE ("x1*e3", "0"));
-  use (sim, CML_INTEGRATOR_VARIATIONAL, 0.01);
-  advance (sim, 1);
+  g_autoptr (CmlSimulation) sim = var_text_model (MARTINET_LIKE ("x1*e3", "0"), "vakonomic-test.cml");
+  var_use (sim, CML_INTEGRATOR_VARIATIONAL, 0.01);
+  var_advance (sim, 1);
 }
 
 /* A run through CmlSimulation: variational4 reaches the end with the constraint held, its
@@ -338,10 +237,10 @@ static void
 test_simulation (void)
 {
   g_autoptr (CmlSimulation) sim = sim_open ("martinet");
-  use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
-  advance (sim, 10);
+  var_use (sim, CML_INTEGRATOR_VARIATIONAL4, 0.05);
+  var_advance (sim, 10);
   g_assert_cmpfloat (cml_simulation_residual (sim), <=, 1e-12);
-  g_assert_cmpfloat (error_at ("martinet", CML_INTEGRATOR_VARIATIONAL4, 0.05, 10), <=, 3e-5); /* 1.7e-5 observed */
+  g_assert_cmpfloat (var_error_at ("martinet", CML_INTEGRATOR_VARIATIONAL4, 0.05, 10), <=, 3e-5); /* 1.7e-5 observed */
 }
 
 int

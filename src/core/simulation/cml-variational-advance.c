@@ -124,23 +124,25 @@ cml_var_momentum (CmlVarCore *core, double t, const double *z, double *p)
   memcpy (p, core->p, core->L.n * sizeof (double));
 }
 
-/* Advances Z from *T to exactly T1 by equal steps of STEP (called with SELF), each
- * checked for a finite state; on failure Z and the momenta are those of the last good
- * step and *T its time. */
+/* Advances Z from *T to exactly T1 by equal steps of the method F->step (called with
+ * SELF), each checked for a finite state: the loop every variational integrator shares.
+ * N = ceil (|T1 − t|/h − 1e-9) equal steps of (T1 − t)/N (O->h_fixed = h), at most
+ * O->max_steps of them; Z_GOOD (DIM) keeps the state before each step.  On failure Z is
+ * that state again, F->restore gives back the rest of it, and *T is its time.  REC (or
+ * NULL) is kept up to date: the steps taken, the state and time each ends at, its warm
+ * start valid after a good step and not after a failed one. */
 gboolean
-cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethodStep step,
-                 gpointer self, GError **error)
+cml_var_fixed_steps (const CmlVarStepper *f, gpointer self, CmlVarRecord *rec,
+                     const CmlIntegratorOptions *o, guint dim, double *z_good, double *t, double t1,
+                     double *z, GError **error)
 {
-  const CmlIntegratorOptions *o = &core->options;
-  guint n = core->L.n;
   const double t0 = *t;
   gboolean ok = TRUE;
 
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  core->midpoint_residual = 0;
   if (t1 == *t)
     return TRUE;
-  for (guint i = 0; i < core->dim; i++)
+  for (guint i = 0; i < dim; i++)
     if (!isfinite (z[i]))
       {
         g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
@@ -153,7 +155,8 @@ cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethod
   double h = nsteps == G_MAXUINT64 ? (t1 > t0 ? o->h_fixed : -o->h_fixed)
                                    : (t1 - t0) / (double) nsteps;
 
-  cml_var_ensure_momentum (core, *t, z);
+  if (f->start)
+    f->start (self, *t, z);
   for (guint64 k = 0; k < nsteps; k++)
     {
       const double t_good = *t;
@@ -167,10 +170,11 @@ cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethod
           ok = FALSE;
           break;
         }
-      memcpy (core->z_good, z, core->dim * sizeof (double));
-      memcpy (core->pp, core->p, n * sizeof (double));
-      gboolean step_ok = step (self, t_good, h, z, error);
-      for (guint i = 0; step_ok && i < core->dim; i++)
+      memcpy (z_good, z, dim * sizeof (double));
+      if (f->save)
+        f->save (self);
+      gboolean step_ok = f->step (self, t_good, h, z, error);
+      for (guint i = 0; step_ok && i < dim; i++)
         if (!isfinite (z[i]))
           {
             g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g"),
@@ -179,20 +183,96 @@ cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethod
           }
       if (!step_ok)
         {
-          /* back to the last good state and its momenta */
-          memcpy (z, core->z_good, core->dim * sizeof (double));
-          memcpy (core->p, core->pp, n * sizeof (double));
+          /* back to the last good state */
+          memcpy (z, z_good, dim * sizeof (double));
+          if (f->restore)
+            f->restore (self);
+          if (rec)
+            rec->warm = FALSE;
           ok = FALSE;
           break;
         }
       *t = k + 1 == nsteps ? t1 : t0 + (double) (k + 1) * h;
-      core->n_steps++;
-      memcpy (core->z_last, z, core->dim * sizeof (double));
-      core->t_last = *t;
+      if (rec)
+        {
+          rec->n_steps++;
+          memcpy (rec->z_last, z, dim * sizeof (double));
+          rec->t_last = *t;
+          rec->warm = TRUE;
+        }
+      if (f->done)
+        f->done (self, *t, z);
     }
   if (o->stats)
-    cml_var_get_stats (core, o->stats);
+    f->stats (self, o->stats);
   return ok;
+}
+
+/* The hooks of the methods on a CmlVarCore: the momenta at the start, kept before each
+ * step and given back after a failed one; the counters. */
+typedef struct
+{
+  CmlVarCore      *core;
+  CmlVarMethodStep step;
+  gpointer         self;
+} CoreStepper;
+
+static gboolean
+core_step (gpointer data, double t0, double h, double *z, GError **error)
+{
+  CoreStepper *c = data;
+  return c->step (c->self, t0, h, z, error);
+}
+
+static void
+core_start (gpointer data, double t, const double *z)
+{
+  CoreStepper *c = data;
+  cml_var_ensure_momentum (c->core, t, z);
+}
+
+static void
+core_save (gpointer data)
+{
+  CmlVarCore *core = ((CoreStepper *) data)->core;
+  memcpy (core->pp, core->p, core->L.n * sizeof (double));
+}
+
+static void
+core_restore (gpointer data)
+{
+  CmlVarCore *core = ((CoreStepper *) data)->core;
+  memcpy (core->p, core->pp, core->L.n * sizeof (double));
+}
+
+static void
+core_done (gpointer data, double t, const double *z)
+{
+  CmlVarCore *core = ((CoreStepper *) data)->core;
+  core->n_steps++;
+  memcpy (core->z_last, z, core->dim * sizeof (double));
+  core->t_last = t;
+}
+
+static void
+core_stats (gpointer data, CmlIntegratorStats *stats)
+{
+  cml_var_get_stats (((CoreStepper *) data)->core, stats);
+}
+
+/* Advances Z from *T to exactly T1 by equal steps of STEP (called with SELF), each
+ * checked for a finite state; on failure Z and the momenta are those of the last good
+ * step and *T its time. */
+gboolean
+cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethodStep step,
+                 gpointer self, GError **error)
+{
+  static const CmlVarStepper f = { core_step, core_start, core_save, core_restore, core_done, core_stats };
+  CoreStepper c = { core, step, self };
+
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  core->midpoint_residual = 0;
+  return cml_var_fixed_steps (&f, &c, NULL, &core->options, core->dim, core->z_good, t, t1, z, error);
 }
 
 guint

@@ -2,9 +2,11 @@
  * their compiled derivatives, the state every variational integrator carries (the program,
  * its registers, the carried momenta, the Newton system, the counters), and the pieces of
  * the method that do not depend on the algebroid (cml-variational-program.c,
- * cml-variational-newton.c, cml-variational-advance.c, cml-variational-cayley.c).  Used by
- * cml-variational.c (T Q and so(3)) and cml-variational-groupoid.c (the products), nowhere
- * else.
+ * cml-variational-newton.c, cml-variational-advance.c, cml-variational-cayley.c,
+ * cml-variational-lie.c).  Used by
+ * cml-variational.c (T Q and so(3)), cml-variational-groupoid.c (the products),
+ * cml-variational-singular.c, and by the two vakonomic families for their fixed-step loop
+ * (cml_var_fixed_steps) only; nowhere else.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -79,6 +81,33 @@ typedef struct
 typedef gboolean (*CmlVarMethodStep) (gpointer self, double t0, double h, double *z,
                                       GError **error);
 
+/* What the fixed-step loop keeps for a family that carries a warm start of its own (the
+ * vakonomic ones): the state before the step under way, the state the last good step ended
+ * at and its time, whether the family's warm start belongs to that state (cleared when a
+ * step fails), the steps taken. */
+typedef struct
+{
+  double  *z_good, *z_last;
+  double   t_last;
+  gboolean warm;
+  guint64  n_steps;
+} CmlVarRecord;
+
+/* What a family of variational integrators hands the fixed-step loop (cml_var_fixed_steps):
+ * its one step of the method; START (or NULL) once before the first step at (T, Z); SAVE
+ * (or NULL) before each step, to keep what a failed step must give back besides the state;
+ * RESTORE (or NULL) after a failed step (the state is already back); DONE (or NULL) after a
+ * good step ending at (T, Z); STATS the counters into the options' stats. */
+typedef struct
+{
+  CmlVarMethodStep step;
+  void (*start) (gpointer self, double t, const double *z);
+  void (*save) (gpointer self);
+  void (*restore) (gpointer self);
+  void (*done) (gpointer self, double t, const double *z);
+  void (*stats) (gpointer self, CmlIntegratorStats *stats);
+} CmlVarStepper;
+
 /* cml-variational-program.c */
 void        cml_var_layout_init (CmlVarLayout *L, guint m, guint n, guint s, guint nr, guint nq);
 CmlProgram *cml_var_program_ensure (CmlSystem *sys, guint nr, CmlProgram **slot, GError **error);
@@ -91,6 +120,9 @@ void     cml_var_core_set_params (CmlVarCore *core, const double *params);
 guint    cml_var_substeps (const CmlVarCore *core, double h, double *hs);
 void     cml_var_ensure_momentum (CmlVarCore *core, double t, const double *z);
 void     cml_var_momentum (CmlVarCore *core, double t, const double *z, double *p);
+gboolean cml_var_fixed_steps (const CmlVarStepper *f, gpointer self, CmlVarRecord *rec,
+                              const CmlIntegratorOptions *o, guint dim, double *z_good, double *t, double t1, double *z,
+                              GError **error);
 gboolean cml_var_advance (CmlVarCore *core, double *t, double t1, double *z, CmlVarMethodStep step,
                           gpointer self, GError **error);
 guint    cml_var_step_state_size (const CmlVarCore *core);
@@ -116,5 +148,10 @@ gboolean cml_var_negative_definite3 (const double *K3);
 void     cml_var_node_momentum (guint n, const double *C, const double *K, const gboolean *cay,
                                 double h, const double *xi, const double *mu, double sign,
                                 double *out);
+
+/* cml-variational-lie.c */
+gsize    cml_var_exp_work_size (guint n);
+gboolean cml_var_exp_node_momentum (guint n, const double *C, double h, const double *xi, const double *mu,
+                                    const double *W, double sign, double *out, double *dM, double *work);
 
 G_END_DECLS

@@ -45,6 +45,8 @@
 
 #include "cml-variational-vakonomic.h"
 
+#include "cml-variational-private.h"
+
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-system-private.h"
@@ -465,14 +467,13 @@ struct _CmlVakonomicVar
   guint dim;
   double *regs, *fast, *out;
   double cost_per_eval, cost;
-  guint64 n_steps;
   double midpoint_residual;
+  CmlVarRecord rec; /* the steps taken; the warm start below is valid for rec.z_last at rec.t_last */
 
-  /* work: q, P, the step's unknowns (u, λ), the Newton system, the last good state; the
-   * warm start (the last step's u and λ, valid for z_last at t_last) */
-  double *q, *P, *u, *lam, *b, *M, *z_good, *z_last;
-  double t_last, h_last;
-  gboolean warm;
+  /* work: q, P, the step's unknowns (u, λ), the Newton system; the warm start (the last
+   * step's u and λ) */
+  double *q, *P, *u, *lam, *b, *M;
+  double h_last;
   gsl_matrix *J;
   gsl_permutation *perm;
 };
@@ -513,8 +514,8 @@ cml_vakonomic_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, cons
   var->lam = g_new0 (double, s + 1); /* (one more: never empty, copied whole with its step) */
   var->b = g_new0 (double, N + s);
   var->M = g_new0 (double, N * N);
-  var->z_good = g_new0 (double, var->dim);
-  var->z_last = g_new0 (double, var->dim);
+  var->rec.z_good = g_new0 (double, var->dim);
+  var->rec.z_last = g_new0 (double, var->dim);
   var->J = gsl_matrix_alloc (N + s, N + s);
   var->perm = gsl_permutation_alloc (N + s);
   cml_vakonomic_var_set_params (var, params);
@@ -536,8 +537,8 @@ cml_vakonomic_var_free (CmlVakonomicVar *var)
   g_free (var->lam);
   g_free (var->b);
   g_free (var->M);
-  g_free (var->z_good);
-  g_free (var->z_last);
+  g_free (var->rec.z_good);
+  g_free (var->rec.z_last);
   gsl_matrix_free (var->J);
   gsl_permutation_free (var->perm);
   cml_system_unref (var->sys);
@@ -548,13 +549,13 @@ void
 cml_vakonomic_var_set_params (CmlVakonomicVar *var, const double *params)
 {
   cml_program_prepare (var->prog, params, var->regs);
-  var->warm = FALSE;
+  var->rec.warm = FALSE;
 }
 
 void
 cml_vakonomic_var_reset (CmlVakonomicVar *var)
 {
-  var->warm = FALSE;
+  var->rec.warm = FALSE;
 }
 
 /* The program at (T, Q, V, LAM) into var->out; FALSE if an output is not finite. */
@@ -749,13 +750,14 @@ vak_step (CmlVakonomicVar *var, double t0, double h, GError **error)
 /* One step of the method (one discrete step, or variational4's three) from (T0, Z) to
  * T0 + H, in place. */
 static gboolean
-method_step (CmlVakonomicVar *var, double t0, double h, double *z, GError **error)
+method_step (gpointer self, double t0, double h, double *z, GError **error)
 {
+  CmlVakonomicVar *var = self;
   static const double g1 = 1.3512071919596576340476878089715; /* 1/(2 − 2^{1/3}) */
   const gboolean four = var->options.kind == CML_INTEGRATOR_VARIATIONAL4;
   const double gam[3] = { g1, 1.0 - 2.0 * g1, g1 };
   guint n_sub = four ? 3 : 1, N = var->F.N, s = var->F.s;
-  gboolean warm = var->warm && t0 == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0;
+  gboolean warm = var->rec.warm && t0 == var->rec.t_last && memcmp (z, var->rec.z_last, var->dim * sizeof (double)) == 0;
   g_autofree double *u0 = g_memdup2 (var->u, N * sizeof (double));
   g_autofree double *l0 = g_memdup2 (var->lam, (s + 1) * sizeof (double));
 
@@ -801,64 +803,20 @@ method_step (CmlVakonomicVar *var, double t0, double h, double *z, GError **erro
   return TRUE;
 }
 
+static void
+stepper_stats (gpointer self, CmlIntegratorStats *stats)
+{
+  cml_vakonomic_var_get_stats (self, stats);
+}
+
 gboolean
 cml_vakonomic_var_advance (CmlVakonomicVar *var, double *t, double t1, double *z, GError **error)
 {
-  const CmlIntegratorOptions *o = &var->options;
-  const double t0 = *t;
-  gboolean ok = TRUE;
+  static const CmlVarStepper f = { method_step, NULL, NULL, NULL, NULL, stepper_stats };
 
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
   var->midpoint_residual = 0;
-  if (t1 == *t)
-    return TRUE;
-  for (guint i = 0; i < var->dim; i++)
-    if (!isfinite (z[i]))
-      {
-        g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g (before the first step)"),
-                     *t);
-        return FALSE;
-      }
-  double n_real = ceil (fabs (t1 - t0) / o->h_fixed - 1e-9);
-  guint64 nsteps = n_real < 1.0 ? 1 : n_real < 1e15 ? (guint64) n_real : G_MAXUINT64;
-  double h = nsteps == G_MAXUINT64 ? (t1 > t0 ? o->h_fixed : -o->h_fixed) : (t1 - t0) / (double) nsteps;
-  for (guint64 k = 0; k < nsteps; k++)
-    {
-      const double t_good = *t;
-      if (o->max_steps > 0 && k >= o->max_steps)
-        {
-          g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
-                       _("the integrator took %.0f steps between t = %.6g and t = %.6g without "
-                         "reaching t = %.6g: its steps (%.3g now) are far too short for the span; "
-                         "a shorter span or a longer step may reach it"),
-                       (double) k, t0, *t, t1, h);
-          ok = FALSE;
-          break;
-        }
-      memcpy (var->z_good, z, var->dim * sizeof (double));
-      gboolean step_ok = method_step (var, t_good, h, z, error);
-      for (guint i = 0; step_ok && i < var->dim; i++)
-        if (!isfinite (z[i]))
-          {
-            g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("non-finite state at t = %.6g"), t_good);
-            step_ok = FALSE;
-          }
-      if (!step_ok)
-        {
-          memcpy (z, var->z_good, var->dim * sizeof (double));
-          var->warm = FALSE;
-          ok = FALSE;
-          break;
-        }
-      *t = k + 1 == nsteps ? t1 : t0 + (double) (k + 1) * h;
-      var->n_steps++;
-      memcpy (var->z_last, z, var->dim * sizeof (double));
-      var->t_last = *t;
-      var->warm = TRUE;
-    }
-  if (o->stats)
-    cml_vakonomic_var_get_stats (var, o->stats);
-  return ok;
+  return cml_var_fixed_steps (&f, var, &var->rec, &var->options, var->dim, var->rec.z_good, t, t1, z, error);
 }
 
 /* The step state: a flag, the carried P (N), the last step's u (N) and λ (s) and its size,
@@ -874,7 +832,7 @@ void
 cml_vakonomic_var_save_step_state (const CmlVakonomicVar *var, double t, const double *z, double *out)
 {
   guint N = var->F.N, s = var->F.s;
-  gboolean valid = var->warm && t == var->t_last && memcmp (z, var->z_last, var->dim * sizeof (double)) == 0;
+  gboolean valid = var->rec.warm && t == var->rec.t_last && memcmp (z, var->rec.z_last, var->dim * sizeof (double)) == 0;
   memset (out, 0, cml_vakonomic_var_step_state_size (var) * sizeof (double));
   out[0] = valid ? 1.0 : 0.0;
   if (!valid)
@@ -890,8 +848,8 @@ cml_vakonomic_var_restore_step_state (CmlVakonomicVar *var, double t, const doub
 {
   const Frame *F = &var->F;
   guint N = F->N, s = F->s;
-  var->warm = in[0] != 0.0;
-  if (!var->warm)
+  var->rec.warm = in[0] != 0.0;
+  if (!var->rec.warm)
     return;
   memcpy (var->P, in + 1, N * sizeof (double));
   memcpy (var->u, in + 1 + N, N * sizeof (double));
@@ -899,8 +857,8 @@ cml_vakonomic_var_restore_step_state (CmlVakonomicVar *var, double t, const doub
   var->h_last = in[1 + 2 * N + s];
   memcpy (var->q, z, F->m * sizeof (double));
   memcpy (var->q + F->m, z + F->m + F->n, (N - F->m) * sizeof (double));
-  memcpy (var->z_last, z, var->dim * sizeof (double));
-  var->t_last = t;
+  memcpy (var->rec.z_last, z, var->dim * sizeof (double));
+  var->rec.t_last = t;
 }
 
 void
@@ -920,7 +878,7 @@ void
 cml_vakonomic_var_get_stats (const CmlVakonomicVar *var, CmlIntegratorStats *stats)
 {
   memset (stats, 0, sizeof *stats);
-  stats->n_steps = var->n_steps;
+  stats->n_steps = var->rec.n_steps;
   stats->n_rhs = cml_vakonomic_var_n_rhs (var);
   stats->h = var->options.h_fixed;
 }

@@ -1,6 +1,7 @@
 /* cml-variational.c — the discrete Lagrange–d'Alembert integrators of a Lagrangian on T Q
- * or on the Lie algebra so(3) (variational: second order; variational4: its symmetric
- * triple jump, fourth order).  Other product algebroids with so(3) (the heavy top, the
+ * or on a Lie algebra given by constant brackets (so(3) by the Cayley map, any other by the
+ * exponential map, doc/theory.md §14.6 and cml-variational-lie.c) (variational: second
+ * order; variational4: its symmetric triple jump, fourth order).  Other product algebroids with so(3) (the heavy top, the
  * rolling balls) are handed to cml-variational-groupoid.c (doc/theory.md §14.2).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -67,7 +68,9 @@
  *
  *   M₀ = M^+ − (h/2) Q(t + h/2, ξ) − Φ_y(ξ)ᵀ ν,   M₁ = M^− + (h/2) Q(t + h/2, ξ) + Φ_y(ξ)ᵀ ν,
  *
- * so M₁ − M₀ = h (ad*_ξ μ + Q) + O(h²), the forced Euler–Poincaré equations.
+ * so M₁ − M₀ = h (ad*_ξ μ + Q) + O(h²), the forced Euler–Poincaré equations.  On any other
+ * Lie algebra M^± = (dexp⁻¹_{±hξ})ᵀ μ, summed from the brackets (cml-variational-lie.c),
+ * replace the Cayley node momenta in the same equations.
  *
  * Output at exact times as the implicit midpoint rule: N = ceil (|T1 − t|/h − 1e-9) equal
  * steps of (T1 − t)/N, backwards too.  Cost: every evaluation of the compiled derivatives
@@ -102,8 +105,11 @@ struct _CmlVariational
   CmlVakonomicVar *vak;  /* vakonomic systems: cml-variational-vakonomic.c does the work */
   CmlVakonomicGroupVar *vkg; /* vakonomic on T ℝᵐ × so(3): cml-variational-vakonomic-group.c */
   CmlSingularVar *sng;   /* singular Lagrangians: cml-variational-singular.c does the work */
-  gboolean    lie;            /* the Lie algebra so(3) (m = 0) */
-  double      C[27], K[9];    /* its structure constants and Killing form (lie_so3 ()) */
+  gboolean    lie;            /* a Lie algebra (m = 0) */
+  gboolean    so3;            /* so(3): the Cayley map; else the exponential map (§14.6) */
+  double      C[27], K[9];    /* so(3)'s structure constants and Killing form (lie_so3 ()) */
+  double     *dM;             /* ∂M^+_B/∂ξ^D of the step under way */
+  double     *Cg, *ework;     /* another algebra's structure constants (lie_algebra ()), work */
 
   /* work: the step's unknowns, the substeps' q and v, the node momenta */
   double     *u, *mu, *q, *vq;
@@ -157,7 +163,41 @@ lie_so3 (CmlModel *md, double *C, double *K, const char **why)
   return TRUE;
 }
 
-/* Whether this file's methods take SYS (T Q or the Lie algebra so(3)); the reason why not in *WHY. */
+/* Whether MD is a Lie algebra given by constant structure constants: no base, brackets that
+ * are numbers, the Jacobi identity; the constants into C[(A n + B) n + D] = C^D_AB (N³
+ * numbers) when C is not NULL.  Otherwise FALSE with the reason in *WHY. */
+static gboolean
+lie_algebra (CmlModel *md, double *C, const char **why)
+{
+  guint n = md->n;
+  g_autofree double *c = g_new0 (double, (gsize) n * n * n + 1);
+  if (md->m != 0 || n == 0)
+    {
+      *why = _("its algebroid is not a Lie algebra (it has a base, or no sections)");
+      return FALSE;
+    }
+  double scale = 0;
+  for (guint k = 0; k < n * n * n; k++)
+    {
+      if (md->bracket && md->bracket[k] && !cml_expr_is_number (md->bracket[k], &c[k]))
+        {
+          *why = _("its Lie algebra’s brackets are not numbers (structure constants that depend on the "
+                   "parameters are not taken)");
+          return FALSE;
+        }
+      scale = MAX (scale, fabs (c[k]));
+    }
+  if (!cml_var_jacobi_holds (c, n, scale))
+    {
+      *why = _("its brackets fail the Jacobi identity (they are not those of a Lie algebra)");
+      return FALSE;
+    }
+  if (C)
+    memcpy (C, c, (gsize) n * n * n * sizeof (double));
+  return TRUE;
+}
+
+/* Whether this file's methods take SYS (T Q or a Lie algebra); the reason why not in *WHY. */
 static gboolean
 classic_supports (CmlSystem *sys, const char **why_out)
 {
@@ -173,7 +213,11 @@ classic_supports (CmlSystem *sys, const char **why_out)
   else if (md->m == 0)
     {
       double C[27], K[9];
-      lie_so3 (md, C, K, &why);
+      if (!lie_so3 (md, C, K, &why))
+        {
+          why = NULL;
+          lie_algebra (md, NULL, &why);
+        }
     }
   else if (md->m != md->n)
     why = "its algebroid is neither T Q nor a Lie algebra (the base and the fibre differ in dimension)";
@@ -226,13 +270,16 @@ cml_variational_supports (CmlSystem *sys, GError **error)
                    sys->model->name, why);
       return FALSE;
     }
-  if (classic_supports (sys, &why) || cml_groupoid_var_supports (sys, &why))
+  const char *why_classic = NULL;
+  if (classic_supports (sys, &why_classic) || cml_groupoid_var_supports (sys, &why))
     return TRUE;
+  if (sys->model->m == 0)
+    why = why_classic; /* no base: what keeps it from being a Lie algebra, not a groupoid's reason */
   g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                _("%s: the variational integrators take a regular Lagrangian, unconstrained or with nonholonomic "
                  "constraints, with or without forces ([forces]), on the tangent bundle T Q (the standard Lie "
-                 "algebroid: identity anchor, no brackets), on the Lie algebra so(3) in any basis (constant "
-                 "brackets), or on a product of these in which so(3) turns the rest of the base as rotations turn "
+                 "algebroid: identity anchor, no brackets), on a Lie algebra given by constant brackets (so(3) "
+                 "by the Cayley map, any other by the exponential map), or on a product of these in which so(3) turns the rest of the base as rotations turn "
                  "vectors (the rolling ball’s T ℝ² × so(3), the heavy top’s so(3) ⋉ ℝ³); %s (use implicit-midpoint "
                  "or an adaptive integrator)"), sys->model->name, why);
   return FALSE;
@@ -316,7 +363,15 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
   guint n = md->n, s = var->core.L.s;
   var->lie = md->m == 0;
   if (var->lie)
-    lie_so3 (md, var->C, var->K, &why);
+    var->so3 = lie_so3 (md, var->C, var->K, &why);
+  if (var->lie)
+    var->dM = g_new0 (double, (gsize) n * n);
+  if (var->lie && !var->so3)
+    {
+      var->Cg = g_new0 (double, (gsize) n * n * n);
+      lie_algebra (md, var->Cg, &why);
+      var->ework = g_new0 (double, cml_var_exp_work_size (n));
+    }
   var->u = g_new0 (double, n);
   var->mu = g_new0 (double, s + 1);
   var->q = g_new0 (double, n);
@@ -344,6 +399,9 @@ cml_variational_free (CmlVariational *var)
   g_free (var->mu);
   g_free (var->q);
   g_free (var->vq);
+  g_free (var->Cg);
+  g_free (var->dM);
+  g_free (var->ework);
   g_free (var);
 }
 
@@ -517,12 +575,27 @@ dla_step (CmlVariational *var, double t0, double h, double *q, double *p, GError
   return TRUE;
 }
 
-/* One step of size H on so(3) from (T0, M = P, R), in place: solves
+/* The exponential node momenta of another Lie algebra than so(3) (cml_var_exp_node_momentum);
+ * FALSE with an error naming T0 when the step of size H is too long for the series. */
+static gboolean
+exp_node_momentum (CmlVariational *var, double t0, double h, const double *xi, const double *mu,
+                   const double *W, double sign, double *out, double *dM, GError **error)
+{
+  if (cml_var_exp_node_momentum (var->core.L.n, var->Cg, h, xi, mu, W, sign, out, dM, var->ework))
+    return TRUE;
+  g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC,
+               "the step's rotation h ad ξ is too large for the exponential map in the step from t = %.6g; "
+               "lower the step", t0);
+  return FALSE;
+}
+
+/* One step of size H on a Lie algebra from (T0, M = P, R), in place: solves
  *
  *   M^+(h, ξ) − Φ_y(tm, ξ)ᵀ ν = M₀,   φ(tm, ξ) = 0
  *
  * for the step's velocity ξ (var->u, also the starting guess) and ν (var->mu), then sets
- * M₁ = M^−(h, ξ) + Φ_y(tm, ξ)ᵀ ν and advances R.  FALSE with an error naming T0. */
+ * M₁ = M^−(h, ξ) + Φ_y(tm, ξ)ᵀ ν and advances R; M^± those of the Cayley map on so(3), of
+ * the exponential map on any other algebra.  FALSE with an error naming T0. */
 static gboolean
 lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError **error)
 {
@@ -555,17 +628,38 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
           return FALSE;
         }
       const double *mu = o + L->Lv, *W = o + L->Lvv;
-      double mx = 0, kx[3] = { 0 }, wx[3] = { 0 };
-      cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, mu, 1.0, Mp);
-      for (guint A = 0; A < n; A++)
+      double *dM = var->dM;
+      if (var->so3)
         {
-          mx += mu[A] * xi[A];
-          for (guint B = 0; B < n; B++)
+          /* the Cayley node momenta M^+ and ∂M^+_B/∂ξ^D (§14.1) */
+          double mx = 0, kx[3] = { 0 }, wx[3] = { 0 };
+          cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, mu, 1.0, Mp);
+          for (guint A = 0; A < n; A++)
             {
-              kx[A] += var->K[B * n + A] * xi[B];
-              wx[A] += W[B * n + A] * xi[B];
+              mx += mu[A] * xi[A];
+              for (guint B = 0; B < n; B++)
+                {
+                  kx[A] += var->K[B * n + A] * xi[B];
+                  wx[A] += W[B * n + A] * xi[B];
+                }
             }
+          for (guint B = 0; B < n; B++)
+            for (guint D = 0; D < n; D++)
+              {
+                double c = 0;
+                for (guint C = 0; C < n; C++)
+                  {
+                    c += var->C[(D * n + B) * n + C] * mu[C];
+                    for (guint A = 0; A < n; A++)
+                      c += var->C[(A * n + B) * n + C] * xi[A] * W[C * n + D];
+                  }
+                dM[B * n + D] = W[B * n + D] - 0.5 * h * c
+                                - 0.125 * h * h * ((wx[D] + mu[D]) * kx[B] + mx * var->K[B * n + D]);
+              }
         }
+      /* another Lie algebra: the exponential node momenta and their derivatives (§14.6) */
+      else if (!exp_node_momentum (var, t0, h, xi, mu, W, 1.0, Mp, dM, error))
+        return FALSE;
       for (guint B = 0; B < n; B++)
         {
           /* M^+ − (h/2) Q − Φ_yᵀ ν − M₀, Q the forces at the step's velocity */
@@ -575,15 +669,8 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
           b[B] = -res;
           for (guint D = 0; D < n; D++)
             {
-              /* ∂M^+_B/∂ξ^D − ν_a ∂²φ^a/∂y^B∂y^D */
-              double c = 0;
-              for (guint C = 0; C < n; C++)
-                {
-                  c += var->C[(D * n + B) * n + C] * mu[C];
-                  for (guint A = 0; A < n; A++)
-                    c += var->C[(A * n + B) * n + C] * xi[A] * W[C * n + D];
-                }
-              double j = W[B * n + D] - 0.5 * h * c - 0.125 * h * h * ((wx[D] + mu[D]) * kx[B] + mx * var->K[B * n + D]);
+              /* ∂M^+_B/∂ξ^D − (h/2) ∂Q_B/∂ξ^D − ν_a ∂²φ^a/∂y^B∂y^D */
+              double j = dM[B * n + D];
               if (L->nq)
                 j -= 0.5 * h * o[L->Qv + B * n + D];
               for (guint a = 0; a < s; a++)
@@ -624,7 +711,10 @@ lie_step (CmlVariational *var, double t0, double h, double *p, double *r, GError
   /* at the solution: M₁ = M^−(h, ξ) + (h/2) Q + Φ_yᵀ ν */
   for (guint a = 0; a < s; a++)
     var->core.midpoint_residual = MAX (var->core.midpoint_residual, fabs (o[L->phi + a]));
-  cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, o + L->Lv, -1.0, Mp);
+  if (var->so3)
+    cml_var_node_momentum (n, var->C, var->K, NULL, h, xi, o + L->Lv, -1.0, Mp);
+  else if (!exp_node_momentum (var, t0, h, xi, o + L->Lv, NULL, -1.0, Mp, NULL, error))
+    return FALSE;
   for (guint B = 0; B < n; B++)
     {
       double f = L->nq ? 0.5 * h * o[L->Q + B] : 0.0;

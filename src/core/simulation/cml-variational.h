@@ -23,8 +23,9 @@ typedef struct _CmlVariational CmlVariational;
 
 /* Whether SYS is in the class the variational integrators take: a Lagrangian on T Q (the
  * standard Lie algebroid: identity anchor, no brackets, no reconstruction variables) or on
- * the Lie algebra so(3) in any basis (no base, constant brackets with a negative definite
- * Killing form; reconstruction variables allowed), or on a product of these in which so(3)
+ * a Lie algebra (no base, brackets that are numbers and satisfy the Jacobi identity;
+ * reconstruction variables allowed: so(3) in any basis by the Cayley map, any other by the
+ * exponential map, doc/theory.md §14.6), or on a product of these in which so(3)
  * turns the rest of the base (the heavy top, the rolling balls: cml-variational-groupoid.c
  * does their steps, doc/theory.md §14.2), regular, unconstrained or with nonholonomic
  * constraints; or a vakonomic system on T Q in a frame (cml-variational-vakonomic.c,
