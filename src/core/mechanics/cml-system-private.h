@@ -87,49 +87,15 @@ struct _CmlSystem
   guint       *fb_P, *fb_Q, *fb_F, *fb_cols;
 
   CmlProgram  *rhs_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
-  /* the exact Jacobian, derived and compiled on first use (cml_sys_ensure_jacobian), with its
-   * native code, under native_lock; read without it once jac_tried is set */
-  gint         jac_tried;
-  CmlProgram  *jac_prog;
-  CmlNative   *jac_native;
-  char        *jac_error;   /* why the Jacobian has no native code, or NULL */
   /* the derived-system cache's entry (cml-system-cache.c) that holds this system, or NULL:
    * with the role of a native object, the key of its memo (cml_native_build_keyed) */
   char        *cache_key;
   gboolean     from_cache;  /* read from that entry, not derived */
-  /* native code of the hot programs, built on first use (cml-native.c) */
-  GMutex       native_lock;
-  gboolean     native_tried;
-  CmlNative   *native;
-  char        *native_error;
-  /* objects being compiled in the background (cml-native-queue.c), taken by
-   * system_adopt_native under native_lock when done: the system's, the Jacobian's, the
-   * DOP853 and rk8pd steps', and the Taylor programs' (TaylorJob, one per order) */
-  CmlNativeJob *native_job, *jac_job, *step_job, *rk8pd_job;
-  GPtrArray    *taylor_jobs;
-  /* the whole DOP853 step as native code, built on first use (cml-system-native.c) */
-  gboolean     native_step_tried;
-  CmlNative   *native_step;
-  gpointer     native_step_fn;
-  /* … and the rk8pd step, built when a simulation first takes a step with rk8pd */
-  gboolean     native_rk8pd_tried;
-  CmlNative   *native_rk8pd;
-  gpointer     native_rk8pd_fn;
-  CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn;
-  CmlNativeProjectFunc project_fn; /* the whole projection (cml-project-core.h), or NULL */
-  CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
-  CmlProgram  *groupoid_prog;    /* cml-variational-groupoid.c: likewise */
-  /* what the Taylor method makes of the right-hand side (cml-integrator-for-system.c),
-   * found on the first automatic choice: taylor_verdict 0 not yet, 1 it runs it
-   * (taylor_rhs_kind says what the right-hand side is made of), 2 it cannot (taylor_no says
-   * why); the strings are static and written before the verdict */
-  gint         taylor_verdict;
-  const char  *taylor_rhs_kind, *taylor_no;
-  /* vakonomic initial data (cml-initial.c): G_A, F_A = p_A − G_A and ∂F_A/∂y^B (n, n, n²;
-   * NULL for the constrained directions), derived on the first reset under native_lock and
-   * only evaluated after */
-  gint         vak_ready;
-  CmlExpr    **vak_G, **vak_F, **vak_J;
+  /* what the simulation layer builds from the system on first use and keeps for its next
+   * runs (the Jacobian, native code, the variational programs: cml-system-runtime.h), made
+   * by cml_sys_runtime; the system only frees it (with runtime_free) */
+  gpointer     runtime;
+  GDestroyNotify runtime_free;
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
   guint        n_scene;
 
@@ -171,6 +137,9 @@ typedef struct
 } Samples;
 
 /* cml-system.c */
+/* What a layer above keeps with SYS (the runtime above): made by MAKE on the first call from
+ * any thread, freed by FREE_FUNC with SYS; the same pointer at every call. */
+gpointer cml_sys_runtime (CmlSystem *sys, gpointer (*make) (void), GDestroyNotify free_func);
 CmlExpr *cml_sys_sym (CmlExprCtx *ctx, int id);
 CmlExpr *cml_sys_madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b);
 double *cml_sys_make_sample (CmlSystem *sys, guint32 seed);

@@ -143,7 +143,6 @@ cml_system_new (CmlModel *model, GError **error)
   g_return_val_if_fail (model != NULL, NULL);
 
   g_autoptr (CmlSystem) sys = g_new0 (CmlSystem, 1);
-  g_mutex_init (&sys->native_lock);
   CmlExprCtx *ctx = model->ctx;
   guint m = model->m, n = model->n;
   Mechanics mc = { 0 };
@@ -365,6 +364,27 @@ cml_system_new (CmlModel *model, GError **error)
   return g_steal_pointer (&sys);
 }
 
+/* (one lock for every system: it is taken once per system, on the first call) */
+G_LOCK_DEFINE_STATIC (runtime);
+
+gpointer
+cml_sys_runtime (CmlSystem *sys, gpointer (*make) (void), GDestroyNotify free_func)
+{
+  gpointer runtime = g_atomic_pointer_get (&sys->runtime);
+
+  if (runtime != NULL)
+    return runtime;
+  G_LOCK (runtime);
+  if (sys->runtime == NULL)
+    {
+      sys->runtime_free = free_func;
+      g_atomic_pointer_set (&sys->runtime, make ());
+    }
+  runtime = sys->runtime;
+  G_UNLOCK (runtime);
+  return runtime;
+}
+
 CmlSystem *
 cml_system_ref (CmlSystem *sys)
 {
@@ -378,7 +398,6 @@ cml_system_unref (CmlSystem *sys)
   if (sys == NULL || !g_atomic_int_dec_and_test (&sys->ref_count))
     return;
   g_clear_pointer (&sys->rhs_prog, cml_program_free);
-  g_clear_pointer (&sys->jac_prog, cml_program_free);
   g_clear_pointer (&sys->obs_prog, cml_program_free);
   g_clear_pointer (&sys->proj_prog, cml_program_free);
   g_clear_pointer (&sys->reg_prog, cml_program_free);
@@ -386,11 +405,6 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->scene_prog, cml_program_free);
   g_clear_pointer (&sys->fb_prog, cml_program_free);
   g_clear_pointer (&sys->fb2_prog, cml_program_free);
-  g_clear_pointer (&sys->variational_prog, cml_program_free);
-  g_clear_pointer (&sys->groupoid_prog, cml_program_free);
-  g_free (sys->vak_G);
-  g_free (sys->vak_F);
-  g_free (sys->vak_J);
   g_clear_pointer (&sys->fb2, g_ptr_array_unref);
   g_free (sys->fb_aux_sym);
   g_free (sys->fb_yhat);
@@ -400,20 +414,9 @@ cml_system_unref (CmlSystem *sys)
   g_free (sys->fb_Q);
   g_free (sys->fb_F);
   g_free (sys->fb_cols);
-  g_clear_pointer (&sys->native, cml_native_free);
-  g_clear_pointer (&sys->native_step, cml_native_free);
-  g_clear_pointer (&sys->native_rk8pd, cml_native_free);
-  g_clear_pointer (&sys->jac_native, cml_native_free);
-  /* a background build still running goes on into the cache; its result is dropped */
-  g_clear_pointer (&sys->native_job, cml_native_job_unref);
-  g_clear_pointer (&sys->jac_job, cml_native_job_unref);
-  g_clear_pointer (&sys->step_job, cml_native_job_unref);
-  g_clear_pointer (&sys->rk8pd_job, cml_native_job_unref);
-  g_clear_pointer (&sys->taylor_jobs, g_ptr_array_unref);
-  g_free (sys->jac_error);
-  g_free (sys->native_error);
+  if (sys->runtime != NULL)
+    sys->runtime_free (sys->runtime);
   g_free (sys->cache_key);
-  g_mutex_clear (&sys->native_lock);
   g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
   g_free (sys->rhs);
   g_ptr_array_unref (sys->pivots);
