@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "cml-system.h"
+#include "cml-derivation.h"
 #include "cml-native.h"
 #include "cml-program.h"
 
@@ -137,6 +138,8 @@ typedef struct
 } Samples;
 
 /* cml-system.c */
+/* Keeps what a formalism derived, D, in SYS: its arrays are taken, its lists copied. */
+void cml_sys_keep_derivation (CmlSystem *sys, CmlDerivation *d);
 /* What a layer above keeps with SYS (the runtime above): made by MAKE on the first call from
  * any thread, freed by FREE_FUNC with SYS; the same pointer at every call. */
 gpointer cml_sys_runtime (CmlSystem *sys, gpointer (*make) (void), GDestroyNotify free_func);
@@ -149,36 +152,46 @@ double *cml_sys_make_sample (CmlSystem *sys, guint32 seed);
 gboolean cml_sys_add_invariants (CmlSystem *sys, GError **error);
 gboolean cml_sys_fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt,
                              ...) G_GNUC_PRINTF (5, 6);
+/* The same for a model: the error CODE at LINE of MD's file (FALSE) */
+gboolean cml_sys_fail_in_model (const CmlModel *md, GError **error, int line, int code,
+                                const char *fmt, ...) G_GNUC_PRINTF (5, 6);
 void cml_sys_add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix);
 
 /* cml-structure.c */
 double cml_sys_structure_defect (CmlSystem *sys, char **message);
 
 /* cml-euler-lagrange.c */
-void cml_sys_mechanics_init (CmlSystem *sys, Mechanics *mc);
+void cml_sys_mechanics_init (CmlExprCtx *ctx, const CmlModel *md, Mechanics *mc);
 void cml_sys_mechanics_clear (Mechanics *mc);
-gboolean cml_sys_derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample,
-                                        GError **error);
+/* The Euler–Lagrange equations (W ẏ = R solved), or NULL when W is singular at SAMPLE */
+CmlDerivation *cml_sys_derive_euler_lagrange (CmlExprCtx *ctx, const CmlModel *md,
+                                              const Mechanics *mc, const double *sample);
 
 /* cml-regularity.c */
-gboolean cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm,
+gboolean cml_sys_fail_singular_C (const CmlModel *md, CmlExpr *const *Phy, CmlExpr *const *Cm,
                                   const double *sample, GError **error);
-gboolean cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf,
+gboolean cml_sys_fail_singular_Rab (const CmlModel *md, CmlExpr *const *Rab, guint nf,
                                     const guint *free_idx, CmlExpr *const *psi,
                                     const double *sample, GError **error);
 
 /* cml-lagrange-dalembert.c */
-gboolean cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample,
-                                      GError **error);
+/* The Lagrange–d'Alembert equations, or NULL with *ERROR set (W or C singular) */
+CmlDerivation *cml_sys_derive_nonholonomic (CmlExprCtx *ctx, const CmlModel *md,
+                                            const Mechanics *mc, const double *sample,
+                                            GError **error);
 
 /* cml-vakonomic.c */
-gboolean cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error);
+/* The vakonomic equations, or NULL with *ERROR set (R_ab singular) */
+CmlDerivation *cml_sys_derive_vakonomic (CmlExprCtx *ctx, const CmlModel *md,
+                                         const double *sample, GError **error);
 
 /* cml-constraint-algorithm.c */
 char *cml_sys_drop_unit_factors (char *text, gboolean pretty);
 char *cml_sys_print_constraint (CmlSystem *sys, CmlExpr *g);
 const char *cml_sys_coordinate_name (CmlSystem *sys, guint j);
-gboolean cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
+/* The constraint algorithm on W ẏ = R (reading SYS's model, context and parameters), or
+ * NULL with *ERROR set */
+CmlDerivation *cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
 
 /* cml-constraint-samples.c: whether H vanishes on {G = 0} at the points of S (made or
  * remade for G, moving the symbols MOVE); the solve-for coordinates checked there */
