@@ -38,7 +38,11 @@ struct _CmlSystem
   int         *fast_sym;
   guint        n_fast;
 
-  /* symbolic results */
+  /* symbolic results: what the formalism returned (cml_sys_keep_derivation; the fields
+   * mean what CmlDerivation's of the same names do, cml-derivation.h), completed by
+   * cml_system_new from the model alone: rhs with the reconstruction rates (dim), h with
+   * the invariants, the substitutions with the multipliers' names, fb2 with the
+   * reconstruction rates; and the observables */
   CmlExpr    **rhs;         /* dim */
   GPtrArray   *pivots;      /* CmlExpr*: must be nonzero */
   /* the pivots that depend on parameters only are checked when the parameters change,
@@ -75,12 +79,7 @@ struct _CmlSystem
   CmlExpr    **fb_yhat;     /* n: the velocities in terms of fb_aux_sym */
   GPtrArray   *fb2;
   CmlProgram  *fb2_prog;
-  /* singular Lagrangians (the constraint algorithm): fb holds W (n²), R (n), then for each
-   * of the fb_q equations that fix a kernel acceleration, d/dt g = c + g_y ẏ, its c =
-   * g_t + g_x ẋ (1) and g_y (n).  ẏ = ẏ_part + K v: for a constant kernel ẏ_part = Kc u
-   * with (Kcᵀ W Kc) u = Kcᵀ R (fb_Kc n×r, fb_K n×k numbers); for a kernel that depends on
-   * the point, W_PQ ẏ_Q = R_P and K_j = e_{F_j} − e_Q W_PQ⁻¹ W_{P,F_j} (fb_P, fb_Q: r rows and
-   * columns of W, fb_F: the k others).  Equation a fixes κ_{fb_cols[a]}; the others are 0. */
+  /* singular Lagrangians (the constraint algorithm): see CmlDerivation */
   gboolean     fb_sing;
   gboolean     fb_sing_varying;
   guint        fb_r, fb_k, fb_q;
