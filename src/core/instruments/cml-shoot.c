@@ -93,7 +93,7 @@ state_jacobian (Shoot *s, double t, const double *z)
     }
   sim->fast[0] = t;
   memcpy (sim->fast + 1, z, dim * sizeof (double));
-  cml_program_run (s->sys->jac_prog, sim->fast, sim->regs_jac, s->jac_out);
+  cml_program_run (cml_system_runtime (s->sys)->jac_prog, sim->fast, sim->regs_jac, s->jac_out);
   memcpy (s->J, s->jac_out, dim * dim * sizeof (double));
   memcpy (s->dfdt, s->jac_out + dim * dim, dim * sizeof (double));
 }
@@ -492,7 +492,8 @@ shoot_begin (Shoot *s, CmlSimulation *sim, double t_end, const CmlShootOptions *
   if (!cml_sim_ensure_jacobian (sim))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
-                   "shooting needs the exact Jacobian of the equations of %s, and %s", md->name, sys->jac_error);
+                   "shooting needs the exact Jacobian of the equations of %s, and %s", md->name,
+                   cml_system_runtime (sys)->jac_error);
       return FALSE;
     }
   if (!(t_end > t0) || !isfinite (t_end))

@@ -161,8 +161,8 @@ kernel_holds (CmlSystem *sys, Mechanics *mc, CmlExpr *const *K, guint k)
  * one symbolic elimination with the pivots of W_PQ checked at run time like any other.
  * ẏ = ẏ_part + Σ K_j v_j; the primary constraints are G_j = K_j·R. */
 static gboolean
-kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const int *vsym,
-                 CmlExpr **ydot, CmlExpr **gprim, guint *Pout, guint *Qout, guint *Fout,
+kernel_symbolic (CmlSystem *sys, CmlDerivation *d, Mechanics *mc, const double *s1, guint r,
+                 const int *vsym, CmlExpr **ydot, CmlExpr **gprim, guint *Pout, guint *Qout, guint *Fout,
                  GError **error)
 {
   CmlModel *md = sys->model;
@@ -247,10 +247,10 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
                        "W = ∂²L/∂y∂y is singular with a rank that changes from point to point; the constraint "
                        "algorithm needs W of the same rank everywhere");
   for (guint a = 0; a < r; a++)
-    cml_sys_add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
-  sys->reg_name = N_("W restricted to (ker W)^⊥");
-  sys->reg_rows = r;
-  sys->reg = g_memdup2 (Wpq, r * r * sizeof (CmlExpr *));
+    cml_derivation_add_pivot (d, piv[a], "W restricted to (ker W)^⊥");
+  d->reg_name = N_("W restricted to (ker W)^⊥");
+  d->reg_rows = r;
+  d->reg = g_memdup2 (Wpq, r * r * sizeof (CmlExpr *));
   memcpy (Pout, P, r * sizeof (guint));
   memcpy (Qout, Q, r * sizeof (guint));
   memcpy (Fout, F, k * sizeof (guint));
@@ -273,7 +273,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
       gprim[j] = g;
     }
 
-  g_ptr_array_add (sys->steps, g_strdup_printf (_("rank W = %u of %u: the Lagrangian is singular"), r, n));
+  g_ptr_array_add (d->steps, g_strdup_printf (_("rank W = %u of %u: the Lagrangian is singular"), r, n));
   {
     GString *s = g_string_new ("ker W = span{");
     for (guint j = 0; j < k; j++)
@@ -287,7 +287,7 @@ kernel_symbolic (CmlSystem *sys, Mechanics *mc, const double *s1, guint r, const
         g_string_append (s, ")");
       }
     g_string_append (s, _("} in the basis of sections: it depends on the point"));
-    g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+    g_ptr_array_add (d->steps, g_string_free (s, FALSE));
   }
   return TRUE;
 }
@@ -316,7 +316,8 @@ normalise_columns (double *M, guint N, guint C)
 /* The constraint algorithm's state as its steps hand it on (cml_sys_derive_singular). */
 typedef struct
 {
-  CmlSystem  *sys;
+  CmlSystem  *sys;       /* what the algorithm reads: the model, the context, the sample */
+  CmlDerivation *d;      /* what it derives */
   Mechanics  *mc;
   double     *s1;        /* the generic sample point */
   guint       r, k;      /* the rank of W and the dimension of its kernel */
@@ -479,6 +480,7 @@ static gboolean
 singular_accelerations (Singular *st, GError **error)
 {
   CmlSystem *sys = st->sys;
+  CmlDerivation *d = st->d;
   CmlModel *md = st->sys->model;
   CmlExprCtx *ctx = st->sys->ctx;
   Mechanics *mc = st->mc;
@@ -499,12 +501,12 @@ singular_accelerations (Singular *st, GError **error)
   if (!constant)
     {
       /* 2'. a kernel that depends on the point: symbolically */
-      if (!kernel_symbolic (sys, mc, s1, r, vsym, ydot, gprim, P, Q, F, error))
+      if (!kernel_symbolic (sys, d, mc, s1, r, vsym, ydot, gprim, P, Q, F, error))
         return FALSE;
     }
   else
     {
-      g_ptr_array_add (sys->steps,
+      g_ptr_array_add (d->steps,
                        r == 0 ? g_strdup_printf (_("rank W = %u of %u: the Lagrangian is singular (first order in the "
                                                    "velocities: every velocity is in the kernel of W)"), r, n)
                               : g_strdup_printf (_("rank W = %u of %u: the Lagrangian is singular"), r, n));
@@ -518,7 +520,7 @@ singular_accelerations (Singular *st, GError **error)
             g_string_append (s, ")");
           }
         g_string_append (s, _("} in the basis of sections"));
-        g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+        g_ptr_array_add (d->steps, g_string_free (s, FALSE));
       }
 
       /* 2. ẏ = Kc u + K v with (Kcᵀ W Kc) u = Kcᵀ R */
@@ -551,10 +553,10 @@ singular_accelerations (Singular *st, GError **error)
               return FALSE;
             }
           for (guint a = 0; a < r; a++)
-            cml_sys_add_pivot (sys, piv[a], "W restricted to (ker W)^⊥");
-          sys->reg_name = N_("W restricted to (ker W)^⊥");
-          sys->reg_rows = r;
-          sys->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
+            cml_derivation_add_pivot (d, piv[a], "W restricted to (ker W)^⊥");
+          d->reg_name = N_("W restricted to (ker W)^⊥");
+          d->reg_rows = r;
+          d->reg = g_memdup2 (Wr, r * r * sizeof (CmlExpr *));
         }
 
       for (guint A = 0; A < n; A++)
@@ -585,6 +587,7 @@ static gboolean
 singular_primary (Singular *st)
 {
   CmlSystem *sys = st->sys;
+  CmlDerivation *d = st->d;
   guint m = st->sys->model->m;
   guint n = st->sys->model->n;
   guint k = st->k;
@@ -602,10 +605,10 @@ singular_primary (Singular *st)
       g_ptr_array_add (G, g);
       g_ptr_array_add (queue, g);
       g_autofree char *txt = cml_sys_print_constraint (sys, g);
-      g_ptr_array_add (sys->steps, g_strdup_printf (_("primary constraint: %s"), txt));
+      g_ptr_array_add (d->steps, g_strdup_printf (_("primary constraint: %s"), txt));
     }
   if (G->len == 0)
-    g_ptr_array_add (sys->steps, g_strdup (_("no primary constraints")));
+    g_ptr_array_add (d->steps, g_strdup (_("no primary constraints")));
   return TRUE;
 }
 
@@ -616,6 +619,7 @@ static gboolean
 singular_consistency (Singular *st, GError **error)
 {
   CmlSystem *sys = st->sys;
+  CmlDerivation *d = st->d;
   CmlModel *md = st->sys->model;
   CmlExprCtx *ctx = st->sys->ctx;
   Mechanics *mc = st->mc;
@@ -654,7 +658,7 @@ singular_consistency (Singular *st, GError **error)
         {
           g_ptr_array_add (veq, dg);
           g_ptr_array_add (veq_g, g);
-          g_ptr_array_add (sys->steps, g_strdup_printf (_("d/dt (%s) = 0 fixes kernel accelerations"), gtxt));
+          g_ptr_array_add (d->steps, g_strdup_printf (_("d/dt (%s) = 0 fixes kernel accelerations"), gtxt));
         }
       else if (!cml_sys_vanishes_on (sys, dg = drop_multipliers (sys, dg, vsym, k), G, move, m + n, &st->samples))
         {
@@ -663,17 +667,17 @@ singular_consistency (Singular *st, GError **error)
           g_autofree char *txt = cml_sys_print_constraint (sys, dg);
           g_hash_table_insert (level, dg, GUINT_TO_POINTER (g_level + 1));
           if (g_level + 1 == 2)
-            g_ptr_array_add (sys->steps, g_strdup_printf (_("secondary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
+            g_ptr_array_add (d->steps, g_strdup_printf (_("secondary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
           else if (g_level + 1 == 3)
-            g_ptr_array_add (sys->steps, g_strdup_printf (_("tertiary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
+            g_ptr_array_add (d->steps, g_strdup_printf (_("tertiary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
           else if (g_level + 1 == 4)
-            g_ptr_array_add (sys->steps, g_strdup_printf (_("quaternary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
+            g_ptr_array_add (d->steps, g_strdup_printf (_("quaternary constraint from d/dt (%s) = 0: %s"), gtxt, txt));
           else
-            g_ptr_array_add (sys->steps, g_strdup_printf (_("constraint of level %u from d/dt (%s) = 0: %s"),
+            g_ptr_array_add (d->steps, g_strdup_printf (_("constraint of level %u from d/dt (%s) = 0: %s"),
                                                           g_level + 1, gtxt, txt));
         }
       else
-        g_ptr_array_add (sys->steps, g_strdup_printf (_("d/dt (%s) = 0 holds on the constraint set"), gtxt));
+        g_ptr_array_add (d->steps, g_strdup_printf (_("d/dt (%s) = 0 holds on the constraint set"), gtxt));
     }
   if (queue->len)
     {
@@ -690,6 +694,7 @@ static gboolean
 singular_kernel_accelerations (Singular *st, GError **error)
 {
   CmlSystem *sys = st->sys;
+  CmlDerivation *d = st->d;
   CmlModel *md = st->sys->model;
   CmlExprCtx *ctx = st->sys->ctx;
   Mechanics *mc = st->mc;
@@ -774,7 +779,7 @@ singular_kernel_accelerations (Singular *st, GError **error)
         for (guint a = 0; a < q; a++)
           {
             vsol[g_array_index (cols, guint, a)] = xm[a];
-            cml_sys_add_pivot (sys, piv[a], KAPPA_MATRIX);
+            cml_derivation_add_pivot (d, piv[a], KAPPA_MATRIX);
           }
       }
     for (guint j = 0; j < k; j++)
@@ -783,53 +788,53 @@ singular_kernel_accelerations (Singular *st, GError **error)
         /* κ with a subscript: a name no model can use, so it never reads as a parameter */
         g_autofree char *sub = subscript_digits (j + 1);
         if (fixed[j])
-          g_ptr_array_add (sys->steps, g_strdup_printf (_("kernel acceleration κ%s = %s (fixed by the SODE condition)"), sub, txt));
+          g_ptr_array_add (d->steps, g_strdup_printf (_("kernel acceleration κ%s = %s (fixed by the SODE condition)"), sub, txt));
         else
           {
-            sys->gauge = TRUE;
-            g_ptr_array_add (sys->steps,
+            d->gauge = TRUE;
+            g_ptr_array_add (d->steps,
                              g_strdup_printf (_("kernel acceleration κ%s is not determined: gauge freedom, set to 0"), sub));
           }
       }
-    if (!sys->gauge)
-      g_ptr_array_add (sys->steps, g_strdup (_("no gauge freedom")));
+    if (!d->gauge)
+      g_ptr_array_add (d->steps, g_strdup (_("no gauge freedom")));
     for (guint A = 0; A < n; A++)
       ydot[A] = cml_expr_subs (ctx, ydot[A], k, vsym, vsol);
 
     /* the numeric fallback of these solves (see rhs_fallback_singular): W, R, and for each
      * equation that fixes a κ, the constraint's g_t + g_x ẋ and g_y */
-    sys->fb_sing = TRUE;
-    sys->fb_sing_varying = !constant;
-    sys->fb_r = r;
-    sys->fb_k = k;
-    sys->fb_q = q;
-    sys->fb_cols = g_new (guint, MAX (q, 1));
+    d->fb_sing = TRUE;
+    d->fb_sing_varying = !constant;
+    d->fb_r = r;
+    d->fb_k = k;
+    d->fb_q = q;
+    d->fb_cols = g_new (guint, MAX (q, 1));
     for (guint a = 0; a < q; a++)
-      sys->fb_cols[a] = g_array_index (cols, guint, a);
+      d->fb_cols[a] = g_array_index (cols, guint, a);
     if (constant)
       {
-        sys->fb_Kc = g_memdup2 (Kc, MAX (n * r, 1) * sizeof (double));
-        sys->fb_K = g_memdup2 (K, MAX (n * k, 1) * sizeof (double));
+        d->fb_Kc = g_memdup2 (Kc, MAX (n * r, 1) * sizeof (double));
+        d->fb_K = g_memdup2 (K, MAX (n * k, 1) * sizeof (double));
       }
     else
       {
-        sys->fb_P = g_memdup2 (P, MAX (r, 1) * sizeof (guint));
-        sys->fb_Q = g_memdup2 (Q, MAX (r, 1) * sizeof (guint));
-        sys->fb_F = g_memdup2 (F, MAX (k, 1) * sizeof (guint));
+        d->fb_P = g_memdup2 (P, MAX (r, 1) * sizeof (guint));
+        d->fb_Q = g_memdup2 (Q, MAX (r, 1) * sizeof (guint));
+        d->fb_F = g_memdup2 (F, MAX (k, 1) * sizeof (guint));
       }
     for (guint A = 0; A < n * n; A++)
-      g_ptr_array_add (sys->fb, mc->W[A]);
+      g_ptr_array_add (d->fb, mc->W[A]);
     for (guint A = 0; A < n; A++)
-      g_ptr_array_add (sys->fb, mc->R[A]);
+      g_ptr_array_add (d->fb, mc->R[A]);
     for (guint a = 0; a < q; a++)
       {
         CmlExpr *g = veq_g->pdata[g_array_index (rows, guint, a)];
         CmlExpr *c = cml_expr_diff (ctx, g, md->t_sym);
         for (guint i = 0; i < m; i++)
           c = cml_sys_madd (ctx, c, cml_expr_diff (ctx, g, md->base_sym[i]), mc->xdot[i]);
-        g_ptr_array_add (sys->fb, c);
+        g_ptr_array_add (d->fb, c);
         for (guint A = 0; A < n; A++)
-          g_ptr_array_add (sys->fb, cml_expr_diff (ctx, g, md->fibre_sym[A]));
+          g_ptr_array_add (d->fb, cml_expr_diff (ctx, g, md->fibre_sym[A]));
       }
   }
   return TRUE;
@@ -841,6 +846,7 @@ static gboolean
 singular_final (Singular *st, GError **error)
 {
   CmlSystem *sys = st->sys;
+  CmlDerivation *d = st->d;
   CmlModel *md = st->sys->model;
   Mechanics *mc = st->mc;
   guint m = st->sys->model->m;
@@ -857,7 +863,7 @@ singular_final (Singular *st, GError **error)
         g_string_append_printf (s, "%s%s", a ? ", " : "", txt);
       }
     g_string_append (s, "}");
-    g_ptr_array_add (sys->steps, g_string_free (s, FALSE));
+    g_ptr_array_add (d->steps, g_string_free (s, FALSE));
   }
 
   /* solve-for: as many coordinates as constraints, and the constraints solvable for them */
@@ -865,24 +871,25 @@ singular_final (Singular *st, GError **error)
     return FALSE;
 
   for (guint i = 0; i < m; i++)
-    sys->rhs[i] = mc->xdot[i];
+    d->rhs[i] = mc->xdot[i];
   for (guint A = 0; A < n; A++)
-    sys->rhs[m + A] = ydot[A];
+    d->rhs[m + A] = ydot[A];
   for (guint a = 0; a < G->len; a++)
-    g_ptr_array_add (sys->h, G->pdata[a]);
-  sys->movable_from = 0;
-  sys->movable_to = m + n;
+    g_ptr_array_add (d->h, G->pdata[a]);
+  d->movable_from = 0;
+  d->movable_to = m + n;
   return TRUE;
 }
 
 /* The constraint algorithm (doc/theory.md §5), step by step; the steps are recorded in
- * sys->steps for people. */
-gboolean
+ * the derivation's steps for people. */
+CmlDerivation *
 cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
 {
   CmlModel *md = sys->model;
   guint m = md->m, n = md->n;
-  Singular st = { .sys = sys, .mc = mc, .constant = TRUE, .samples = { G_MAXUINT, { NULL } } };
+  g_autoptr (CmlDerivation) d = cml_derivation_new (m + n);
+  Singular st = { .sys = sys, .d = d, .mc = mc, .constant = TRUE, .samples = { G_MAXUINT, { NULL } } };
   gboolean ok;
 
   st.s1 = cml_sys_make_sample (sys, 7);
@@ -921,5 +928,5 @@ cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error)
   g_ptr_array_unref (st.queue);
   g_ptr_array_unref (st.veq);
   g_ptr_array_unref (st.veq_g);
-  return ok;
+  return ok ? g_steal_pointer (&d) : NULL;
 }

@@ -17,7 +17,9 @@
  * ẋ, ∂L/∂y (the Legendre map p_A = ∂L/∂y^A), W and R are also where the nonholonomic
  * equations and the constraint algorithm start.  For regular L (det W ≠ 0) ẏ = W⁻¹R,
  * solved symbolically with pivots chosen at a sample point; when W is singular there the
- * constraint algorithm takes over (cml-constraint-algorithm.c).
+ * constraint algorithm takes over (cml-constraint-algorithm.c).  What it derives it returns
+ * (cml-derivation.h): the rates of x and y, the pivots, W as the regularity matrix, and W
+ * and R for the numeric fallback.
  */
 #define G_LOG_DOMAIN "cml-system"
 
@@ -30,10 +32,8 @@
 /* ---- common pieces ------------------------------------------------------------------ */
 
 void
-cml_sys_mechanics_init (CmlSystem *sys, Mechanics *mc)
+cml_sys_mechanics_init (CmlExprCtx *ctx, const CmlModel *md, Mechanics *mc)
 {
-  CmlModel *md = sys->model;
-  CmlExprCtx *ctx = sys->ctx;
   guint m = md->m, n = md->n;
   CmlExpr *L = md->lagrangian;
 
@@ -85,29 +85,31 @@ cml_sys_mechanics_clear (Mechanics *mc)
 
 /* ---- (a) Euler–Lagrange ------------------------------------------------------------ */
 
-gboolean
-cml_sys_derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error)
+CmlDerivation *
+cml_sys_derive_euler_lagrange (CmlExprCtx *ctx, const CmlModel *md, const Mechanics *mc,
+                               const double *sample)
 {
-  CmlModel *md = sys->model;
   guint m = md->m, n = md->n;
   g_autofree CmlExpr **ydot = g_new (CmlExpr *, n);
   g_autofree CmlExpr **piv = g_new (CmlExpr *, n);
 
-  if (!cml_symsolve (sys->ctx, n, mc->W, 1, mc->R, sample, ydot, piv, NULL))
-    return FALSE; /* singular: the caller runs the constraint algorithm */
+  if (!cml_symsolve (ctx, n, mc->W, 1, mc->R, sample, ydot, piv, NULL))
+    return NULL; /* singular: the caller runs the constraint algorithm */
+
+  CmlDerivation *d = cml_derivation_new (m + n);
   for (guint i = 0; i < m; i++)
-    sys->rhs[i] = mc->xdot[i];
+    d->rhs[i] = mc->xdot[i];
   for (guint A = 0; A < n; A++)
     {
-      sys->rhs[m + A] = ydot[A];
-      cml_sys_add_pivot (sys, piv[A], "W = ∂²L/∂y∂y");
+      d->rhs[m + A] = ydot[A];
+      cml_derivation_add_pivot (d, piv[A], "W = ∂²L/∂y∂y");
     }
-  sys->reg_name = "W = ∂²L/∂y∂y";
-  sys->reg_rows = n;
-  sys->reg = g_memdup2 (mc->W, n * n * sizeof (CmlExpr *));
+  d->reg_name = "W = ∂²L/∂y∂y";
+  d->reg_rows = n;
+  d->reg = g_memdup2 (mc->W, n * n * sizeof (CmlExpr *));
   for (guint A = 0; A < n * n; A++)
-    g_ptr_array_add (sys->fb, mc->W[A]);
+    g_ptr_array_add (d->fb, mc->W[A]);
   for (guint A = 0; A < n; A++)
-    g_ptr_array_add (sys->fb, mc->R[A]);
-  return TRUE;
+    g_ptr_array_add (d->fb, mc->R[A]);
+  return d;
 }

@@ -23,8 +23,9 @@
  *   ẏ      = ẏ_free + W⁻¹ Φ_yᵀ λ
  *
  * The constraint functions are kept for the projection onto φ = 0 after every step.  The
- * multipliers themselves are kept too (sys->lambda, in the sign of W ẏ = R + Φ_yᵀ λ): the
- * system shows them as the observables lambda_<constraint name>.
+ * multipliers themselves are kept too (lambda, in the sign of W ẏ = R + Φ_yᵀ λ): the
+ * system shows them as the observables lambda_<constraint name>.  All of it is returned
+ * as a derivation (cml-derivation.h).
  */
 #define G_LOG_DOMAIN "cml-system"
 
@@ -37,11 +38,10 @@
 
 /* ---- (b) Lagrange–d'Alembert ------------------------------------------------------- */
 
-gboolean
-cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample, GError **error)
+CmlDerivation *
+cml_sys_derive_nonholonomic (CmlExprCtx *ctx, const CmlModel *md, const Mechanics *mc,
+                             const double *sample, GError **error)
 {
-  CmlModel *md = sys->model;
-  CmlExprCtx *ctx = sys->ctx;
   guint m = md->m, n = md->n, s = md->constraints->len;
   g_autofree CmlExpr **rhsW = g_new (CmlExpr *, n * (1 + s));
   g_autofree CmlExpr **solW = g_new (CmlExpr *, n * (1 + s));
@@ -64,8 +64,12 @@ cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample
     }
   /* ẏ_free = W⁻¹R and Z = W⁻¹Φ_yᵀ in one elimination */
   if (!cml_symsolve (ctx, n, mc->W, 1 + s, rhsW, sample, solW, pivW, NULL))
-    return cml_sys_fail_model (sys, error, md->lagrangian_line, CML_ERROR_SINGULAR,
-                       "the Lagrangian is singular (det W = 0); nonholonomic constraints need a regular Lagrangian");
+    {
+      cml_sys_fail_in_model (md, error, md->lagrangian_line, CML_ERROR_SINGULAR,
+                             "the Lagrangian is singular (det W = 0); nonholonomic constraints need a "
+                             "regular Lagrangian");
+      return NULL;
+    }
   /* C = Φ_y Z */
   for (guint a = 0; a < s; a++)
     for (guint c = 0; c < s; c++)
@@ -88,47 +92,52 @@ cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample
     }
   /* lam = C⁻¹ b, so λ = −lam */
   if (!cml_symsolve (ctx, s, Cm, 1, b, sample, lam, pivC, NULL))
-    return cml_sys_fail_singular_C (sys, Phy, Cm, sample, error);
-  sys->n_lambda = s;
-  sys->lambda = g_new (CmlExpr *, MAX (s, 1));
+    {
+      cml_sys_fail_singular_C (md, Phy, Cm, sample, error);
+      return NULL;
+    }
+
+  CmlDerivation *d = cml_derivation_new (m + n);
+  d->n_lambda = s;
+  d->lambda = g_new (CmlExpr *, MAX (s, 1));
   for (guint a = 0; a < s; a++)
-    sys->lambda[a] = cml_expr_neg (ctx, lam[a]);
+    d->lambda[a] = cml_expr_neg (ctx, lam[a]);
   /* ẏ = ẏ_free − Z C⁻¹ b */
   for (guint i = 0; i < m; i++)
-    sys->rhs[i] = mc->xdot[i];
+    d->rhs[i] = mc->xdot[i];
   for (guint A = 0; A < n; A++)
     {
       CmlExpr *e = solW[A * (1 + s)];
       for (guint a = 0; a < s; a++)
         e = cml_expr_sub (ctx, e, cml_expr_mul (ctx, solW[A * (1 + s) + 1 + a], lam[a]));
-      sys->rhs[m + A] = e;
+      d->rhs[m + A] = e;
     }
   for (guint A = 0; A < n; A++)
-    cml_sys_add_pivot (sys, pivW[A], "W = ∂²L/∂y∂y");
+    cml_derivation_add_pivot (d, pivW[A], "W = ∂²L/∂y∂y");
   for (guint a = 0; a < s; a++)
-    cml_sys_add_pivot (sys, pivC[a], "C = Φ_y W⁻¹ Φ_yᵀ");
-  sys->reg_name = "C = Φ_y W⁻¹ Φ_yᵀ";
-  sys->reg_rows = s;
-  sys->reg = g_memdup2 (Cm, s * s * sizeof (CmlExpr *));
+    cml_derivation_add_pivot (d, pivC[a], "C = Φ_y W⁻¹ Φ_yᵀ");
+  d->reg_name = "C = Φ_y W⁻¹ Φ_yᵀ";
+  d->reg_rows = s;
+  d->reg = g_memdup2 (Cm, s * s * sizeof (CmlExpr *));
   for (guint A = 0; A < n * n; A++)
-    g_ptr_array_add (sys->fb, mc->W[A]);
+    g_ptr_array_add (d->fb, mc->W[A]);
   for (guint A = 0; A < n; A++)
-    g_ptr_array_add (sys->fb, mc->R[A]);
+    g_ptr_array_add (d->fb, mc->R[A]);
   for (guint a = 0; a < s * n; a++)
-    g_ptr_array_add (sys->fb, Phy[a]);
+    g_ptr_array_add (d->fb, Phy[a]);
   for (guint a = 0; a < s; a++)
     {
       CmlExpr *phi = ((CmlNamedExpr *) md->constraints->pdata[a])->expr;
       CmlExpr *e = cml_expr_diff (ctx, phi, md->t_sym);
       for (guint i = 0; i < m; i++)
         e = cml_sys_madd (ctx, e, cml_expr_diff (ctx, phi, md->base_sym[i]), mc->xdot[i]);
-      g_ptr_array_add (sys->fb, e);
+      g_ptr_array_add (d->fb, e);
     }
-  sys->fb_s = s;
+  d->fb_s = s;
   /* projection keeps φ = 0 by moving the fibre coordinates */
   for (guint a = 0; a < s; a++)
-    g_ptr_array_add (sys->h, ((CmlNamedExpr *) md->constraints->pdata[a])->expr);
-  sys->movable_from = m;
-  sys->movable_to = m + n;
-  return TRUE;
+    g_ptr_array_add (d->h, ((CmlNamedExpr *) md->constraints->pdata[a])->expr);
+  d->movable_from = m;
+  d->movable_to = m + n;
+  return d;
 }

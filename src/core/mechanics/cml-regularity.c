@@ -41,11 +41,11 @@ numeric_kernel_vector (guint r, const double *M, double *ker)
 
 /* The line of nonholonomic constraint A (its own line, else the [constraints] header). */
 static int
-constraint_line (CmlSystem *sys, guint a)
+constraint_line (const CmlModel *md, guint a)
 {
-  CmlNamedExpr *ne = sys->model->constraints->pdata[a];
-  int line = ne->line > 0 ? ne->line : cml_model_line (sys->model, "constraints", ne->name);
-  return line > 0 ? line : sys->model->constraints_line;
+  CmlNamedExpr *ne = md->constraints->pdata[a];
+  int line = ne->line > 0 ? ne->line : cml_model_line (md, "constraints", ne->name);
+  return line > 0 ? line : md->constraints_line;
 }
 
 /* C = Φ_y W⁻¹ Φ_yᵀ is singular at the sample point: either a constraint's velocity
@@ -53,10 +53,9 @@ constraint_line (CmlSystem *sys, guint a)
  * those it depends on), or the constraints are independent and W is degenerate on them
  * (name the constraints of C's kernel).  Points at the line of the constraint. */
 gboolean
-cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm,
+cml_sys_fail_singular_C (const CmlModel *md, CmlExpr *const *Phy, CmlExpr *const *Cm,
                          const double *sample, GError **error)
 {
-  CmlModel *md = sys->model;
   guint n = md->n, s = md->constraints->len;
   g_autofree double *P = g_new (double, s * n);
   g_autofree double *Q = g_new (double, s * n); /* orthonormal rows of the independent ones */
@@ -86,7 +85,7 @@ cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm
       for (guint A = 0; A < n; A++)
         norm += v[A] * v[A];
       if (norm0 == 0)
-        return cml_sys_fail_model (sys, error, constraint_line (sys, a), CML_ERROR_SINGULAR,
+        return cml_sys_fail_in_model (md, error, constraint_line (md, a), CML_ERROR_SINGULAR,
                            "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraint %s does not depend on "
                            "the velocities at the sample point (its gradient Φ_y is 0 there): write it so that it "
                            "involves the velocities everywhere",
@@ -114,7 +113,7 @@ cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm
             for (guint i = 0; i < q; i++)
               if (fabs (c[i]) > 1e-9)
                 g_string_append_printf (names, "%s%s", names->len ? ", " : "", CNAME (indep[i]));
-          gboolean ok = cml_sys_fail_model (sys, error, constraint_line (sys, a), CML_ERROR_SINGULAR,
+          gboolean ok = cml_sys_fail_in_model (md, error, constraint_line (md, a), CML_ERROR_SINGULAR,
                                     "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraint %s depends on %s "
                                     "(its gradient in the velocities, Φ_y, is a combination of theirs at the sample point): "
                                     "remove it, or replace it by a constraint independent of the others",
@@ -145,7 +144,7 @@ cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm
             first = a;
           g_string_append_printf (names, "%s%s", names->len ? ", " : "", CNAME (a));
         }
-    gboolean ok = cml_sys_fail_model (sys, error, constraint_line (sys, MAX (first, 0)), CML_ERROR_SINGULAR,
+    gboolean ok = cml_sys_fail_in_model (md, error, constraint_line (md, MAX (first, 0)), CML_ERROR_SINGULAR,
                               "the regularity matrix C = Φ_y W⁻¹ Φ_yᵀ is singular: the constraints are independent, but "
                               "W = ∂²L/∂y∂y is degenerate on the %s that %s %s (C vanishes there at the sample point, so "
                               "no reaction force can keep the motion on the constraints): change the %s or the "
@@ -164,10 +163,9 @@ cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm
  * substituted does not depend quadratically on them — and point at the first constraint
  * that involves one of them (else at the Lagrangian). */
 gboolean
-cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const guint *free_idx,
+cml_sys_fail_singular_Rab (const CmlModel *md, CmlExpr *const *Rab, guint nf, const guint *free_idx,
                            CmlExpr *const *psi, const double *sample, GError **error)
 {
-  CmlModel *md = sys->model;
   g_autofree double *Rv = g_new (double, MAX (nf * nf, 1));
   g_autofree double *ker = g_new (double, MAX (nf, 1));
   g_autoptr (GString) dir = g_string_new (NULL);
@@ -206,7 +204,7 @@ cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf, const 
   g_autofree char *what = count == 1 ? g_strdup_printf ("the free velocity %s", names->str)
                                      : g_strdup_printf ("the combination %s of the free velocities %s", dir->str,
                                                         names->str);
-  return cml_sys_fail_model (sys, error, line, CML_ERROR_SINGULAR,
+  return cml_sys_fail_in_model (md, error, line, CML_ERROR_SINGULAR,
                      "the vakonomic regularity matrix R_ab is singular: with the constraints substituted, the "
                      "Lagrangian does not depend quadratically on %s (R_ab vanishes along it at the sample point), so "
                      "the momenta do not determine it: make the Lagrangian depend on every free velocity "

@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "cml-system.h"
+#include "cml-derivation.h"
 #include "cml-native.h"
 #include "cml-program.h"
 
@@ -37,7 +38,11 @@ struct _CmlSystem
   int         *fast_sym;
   guint        n_fast;
 
-  /* symbolic results */
+  /* symbolic results: what the formalism returned (cml_sys_keep_derivation; the fields
+   * mean what CmlDerivation's of the same names do, cml-derivation.h), completed by
+   * cml_system_new from the model alone: rhs with the reconstruction rates (dim), h with
+   * the invariants, the substitutions with the multipliers' names, fb2 with the
+   * reconstruction rates; and the observables */
   CmlExpr    **rhs;         /* dim */
   GPtrArray   *pivots;      /* CmlExpr*: must be nonzero */
   /* the pivots that depend on parameters only are checked when the parameters change,
@@ -74,12 +79,7 @@ struct _CmlSystem
   CmlExpr    **fb_yhat;     /* n: the velocities in terms of fb_aux_sym */
   GPtrArray   *fb2;
   CmlProgram  *fb2_prog;
-  /* singular Lagrangians (the constraint algorithm): fb holds W (n²), R (n), then for each
-   * of the fb_q equations that fix a kernel acceleration, d/dt g = c + g_y ẏ, its c =
-   * g_t + g_x ẋ (1) and g_y (n).  ẏ = ẏ_part + K v: for a constant kernel ẏ_part = Kc u
-   * with (Kcᵀ W Kc) u = Kcᵀ R (fb_Kc n×r, fb_K n×k numbers); for a kernel that depends on
-   * the point, W_PQ ẏ_Q = R_P and K_j = e_{F_j} − e_Q W_PQ⁻¹ W_{P,F_j} (fb_P, fb_Q: r rows and
-   * columns of W, fb_F: the k others).  Equation a fixes κ_{fb_cols[a]}; the others are 0. */
+  /* singular Lagrangians (the constraint algorithm): see CmlDerivation */
   gboolean     fb_sing;
   gboolean     fb_sing_varying;
   guint        fb_r, fb_k, fb_q;
@@ -87,49 +87,15 @@ struct _CmlSystem
   guint       *fb_P, *fb_Q, *fb_F, *fb_cols;
 
   CmlProgram  *rhs_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
-  /* the exact Jacobian, derived and compiled on first use (cml_sys_ensure_jacobian), with its
-   * native code, under native_lock; read without it once jac_tried is set */
-  gint         jac_tried;
-  CmlProgram  *jac_prog;
-  CmlNative   *jac_native;
-  char        *jac_error;   /* why the Jacobian has no native code, or NULL */
   /* the derived-system cache's entry (cml-system-cache.c) that holds this system, or NULL:
    * with the role of a native object, the key of its memo (cml_native_build_keyed) */
   char        *cache_key;
   gboolean     from_cache;  /* read from that entry, not derived */
-  /* native code of the hot programs, built on first use (cml-native.c) */
-  GMutex       native_lock;
-  gboolean     native_tried;
-  CmlNative   *native;
-  char        *native_error;
-  /* objects being compiled in the background (cml-native-queue.c), taken by
-   * system_adopt_native under native_lock when done: the system's, the Jacobian's, the
-   * DOP853 and rk8pd steps', and the Taylor programs' (TaylorJob, one per order) */
-  CmlNativeJob *native_job, *jac_job, *step_job, *rk8pd_job;
-  GPtrArray    *taylor_jobs;
-  /* the whole DOP853 step as native code, built on first use (cml-system-native.c) */
-  gboolean     native_step_tried;
-  CmlNative   *native_step;
-  gpointer     native_step_fn;
-  /* … and the rk8pd step, built when a simulation first takes a step with rk8pd */
-  gboolean     native_rk8pd_tried;
-  CmlNative   *native_rk8pd;
-  gpointer     native_rk8pd_fn;
-  CmlNativeFunc rhs_fn, jac_fn, proj_fn, obs_fn;
-  CmlNativeProjectFunc project_fn; /* the whole projection (cml-project-core.h), or NULL */
-  CmlProgram  *variational_prog; /* cml-variational.c: built on first use, under native_lock */
-  CmlProgram  *groupoid_prog;    /* cml-variational-groupoid.c: likewise */
-  /* what the Taylor method makes of the right-hand side (cml-integrator-for-system.c),
-   * found on the first automatic choice: taylor_verdict 0 not yet, 1 it runs it
-   * (taylor_rhs_kind says what the right-hand side is made of), 2 it cannot (taylor_no says
-   * why); the strings are static and written before the verdict */
-  gint         taylor_verdict;
-  const char  *taylor_rhs_kind, *taylor_no;
-  /* vakonomic initial data (cml-initial.c): G_A, F_A = p_A − G_A and ∂F_A/∂y^B (n, n, n²;
-   * NULL for the constrained directions), derived on the first reset under native_lock and
-   * only evaluated after */
-  gint         vak_ready;
-  CmlExpr    **vak_G, **vak_F, **vak_J;
+  /* what the simulation layer builds from the system on first use and keeps for its next
+   * runs (the Jacobian, native code, the variational programs: cml-system-runtime.h), made
+   * by cml_sys_runtime; the system only frees it (with runtime_free) */
+  gpointer     runtime;
+  GDestroyNotify runtime_free;
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
   guint        n_scene;
 
@@ -171,6 +137,11 @@ typedef struct
 } Samples;
 
 /* cml-system.c */
+/* Keeps what a formalism derived, D, in SYS: its arrays are taken, its lists copied. */
+void cml_sys_keep_derivation (CmlSystem *sys, CmlDerivation *d);
+/* What a layer above keeps with SYS (the runtime above): made by MAKE on the first call from
+ * any thread, freed by FREE_FUNC with SYS; the same pointer at every call. */
+gpointer cml_sys_runtime (CmlSystem *sys, gpointer (*make) (void), GDestroyNotify free_func);
 CmlExpr *cml_sys_sym (CmlExprCtx *ctx, int id);
 CmlExpr *cml_sys_madd (CmlExprCtx *ctx, CmlExpr *acc, CmlExpr *a, CmlExpr *b);
 double *cml_sys_make_sample (CmlSystem *sys, guint32 seed);
@@ -180,36 +151,46 @@ double *cml_sys_make_sample (CmlSystem *sys, guint32 seed);
 gboolean cml_sys_add_invariants (CmlSystem *sys, GError **error);
 gboolean cml_sys_fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt,
                              ...) G_GNUC_PRINTF (5, 6);
+/* The same for a model: the error CODE at LINE of MD's file (FALSE) */
+gboolean cml_sys_fail_in_model (const CmlModel *md, GError **error, int line, int code,
+                                const char *fmt, ...) G_GNUC_PRINTF (5, 6);
 void cml_sys_add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix);
 
 /* cml-structure.c */
 double cml_sys_structure_defect (CmlSystem *sys, char **message);
 
 /* cml-euler-lagrange.c */
-void cml_sys_mechanics_init (CmlSystem *sys, Mechanics *mc);
+void cml_sys_mechanics_init (CmlExprCtx *ctx, const CmlModel *md, Mechanics *mc);
 void cml_sys_mechanics_clear (Mechanics *mc);
-gboolean cml_sys_derive_euler_lagrange (CmlSystem *sys, Mechanics *mc, const double *sample,
-                                        GError **error);
+/* The Euler–Lagrange equations (W ẏ = R solved), or NULL when W is singular at SAMPLE */
+CmlDerivation *cml_sys_derive_euler_lagrange (CmlExprCtx *ctx, const CmlModel *md,
+                                              const Mechanics *mc, const double *sample);
 
 /* cml-regularity.c */
-gboolean cml_sys_fail_singular_C (CmlSystem *sys, CmlExpr *const *Phy, CmlExpr *const *Cm,
+gboolean cml_sys_fail_singular_C (const CmlModel *md, CmlExpr *const *Phy, CmlExpr *const *Cm,
                                   const double *sample, GError **error);
-gboolean cml_sys_fail_singular_Rab (CmlSystem *sys, CmlExpr *const *Rab, guint nf,
+gboolean cml_sys_fail_singular_Rab (const CmlModel *md, CmlExpr *const *Rab, guint nf,
                                     const guint *free_idx, CmlExpr *const *psi,
                                     const double *sample, GError **error);
 
 /* cml-lagrange-dalembert.c */
-gboolean cml_sys_derive_nonholonomic (CmlSystem *sys, Mechanics *mc, const double *sample,
-                                      GError **error);
+/* The Lagrange–d'Alembert equations, or NULL with *ERROR set (W or C singular) */
+CmlDerivation *cml_sys_derive_nonholonomic (CmlExprCtx *ctx, const CmlModel *md,
+                                            const Mechanics *mc, const double *sample,
+                                            GError **error);
 
 /* cml-vakonomic.c */
-gboolean cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error);
+/* The vakonomic equations, or NULL with *ERROR set (R_ab singular) */
+CmlDerivation *cml_sys_derive_vakonomic (CmlExprCtx *ctx, const CmlModel *md,
+                                         const double *sample, GError **error);
 
 /* cml-constraint-algorithm.c */
 char *cml_sys_drop_unit_factors (char *text, gboolean pretty);
 char *cml_sys_print_constraint (CmlSystem *sys, CmlExpr *g);
 const char *cml_sys_coordinate_name (CmlSystem *sys, guint j);
-gboolean cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
+/* The constraint algorithm on W ẏ = R (reading SYS's model, context and parameters), or
+ * NULL with *ERROR set */
+CmlDerivation *cml_sys_derive_singular (CmlSystem *sys, Mechanics *mc, GError **error);
 
 /* cml-constraint-samples.c: whether H vanishes on {G = 0} at the points of S (made or
  * remade for G, moving the symbols MOVE); the solve-for coordinates checked there */

@@ -10,8 +10,9 @@
  *   (c) vakonomic:             Hamilton's equations on W1   cml-vakonomic.c
  *   (d) singular W:            the constraint algorithm     cml-constraint-algorithm.c
  *
- * then adds the observables (for (b) also the multipliers λ, named lambda_<constraint>)
- * and compiles everything (cml-system-programs.c).  Notation
+ * each returning what it derived (cml-derivation.h), which the system keeps; then adds the
+ * observables (for (b) also the multipliers λ, named lambda_<constraint>) and compiles
+ * everything (cml-system-programs.c).  Notation
  * as in doc/theory.md §1: base coordinates x^i (m of them), fibre coordinates y^A (n),
  * anchor ρ^i_A(x), structure functions C^C_AB(x), Lagrangian L(t, x, y).
  *
@@ -77,16 +78,82 @@ cml_sys_make_sample (CmlSystem *sys, guint32 seed)
   return v;
 }
 
+G_GNUC_PRINTF (5, 0) static gboolean
+fail_in_model_va (const CmlModel *md, GError **error, int line, int code, const char *fmt, va_list ap)
+{
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+
+  g_set_error (error, CML_ERROR, code, "%s:%d: %s", md->path, MAX (line, 1), msg);
+  return FALSE;
+}
+
 gboolean
 cml_sys_fail_model (CmlSystem *sys, GError **error, int line, int code, const char *fmt, ...)
 {
   va_list ap;
-  g_autofree char *msg = NULL;
   va_start (ap, fmt);
-  msg = g_strdup_vprintf (fmt, ap);
+  fail_in_model_va (sys->model, error, line, code, fmt, ap);
   va_end (ap);
-  g_set_error (error, CML_ERROR, code, "%s:%d: %s", sys->model->path, MAX (line, 1), msg);
   return FALSE;
+}
+
+gboolean
+cml_sys_fail_in_model (const CmlModel *md, GError **error, int line, int code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fail_in_model_va (md, error, line, code, fmt, ap);
+  va_end (ap);
+  return FALSE;
+}
+
+void
+cml_sys_keep_derivation (CmlSystem *sys, CmlDerivation *d)
+{
+  g_return_if_fail (d->n_rhs <= sys->dim && sys->reg == NULL && sys->lambda == NULL && sys->na == 0
+                    && sys->n_subs == 0 && sys->fb2 == NULL && sys->fb_cols == NULL
+                    && sys->steps->len == 0);
+
+  for (guint i = 0; i < d->n_rhs; i++)
+    sys->rhs[i] = d->rhs[i];
+  for (guint k = 0; k < d->pivots->len; k++)
+    cml_sys_add_pivot (sys, d->pivots->pdata[k], d->pivot_names->pdata[k]);
+  sys->reg_name = d->reg_name;
+  sys->reg_rows = d->reg_rows;
+  sys->reg = g_steal_pointer (&d->reg);
+  for (guint k = 0; k < d->fb->len; k++)
+    g_ptr_array_add (sys->fb, d->fb->pdata[k]);
+  sys->fb_s = d->fb_s;
+  sys->n_lambda = d->n_lambda;
+  sys->lambda = g_steal_pointer (&d->lambda);
+  for (guint k = 0; k < d->h->len; k++)
+    g_ptr_array_add (sys->h, d->h->pdata[k]);
+  sys->movable_from = d->movable_from;
+  sys->movable_to = d->movable_to;
+  sys->na = d->na;
+  sys->aux_sym = g_steal_pointer (&d->aux_sym);
+  sys->newton = g_steal_pointer (&d->newton);
+  sys->n_subs = d->n_subs;
+  sys->subs_ids = g_steal_pointer (&d->subs_ids);
+  sys->subs_repl = g_steal_pointer (&d->subs_repl);
+  sys->fb_vak_nf = d->fb_vak_nf;
+  sys->fb_aux_sym = g_steal_pointer (&d->fb_aux_sym);
+  sys->fb_yhat = g_steal_pointer (&d->fb_yhat);
+  sys->fb2 = g_steal_pointer (&d->fb2);
+  sys->fb_sing = d->fb_sing;
+  sys->fb_sing_varying = d->fb_sing_varying;
+  sys->fb_r = d->fb_r;
+  sys->fb_k = d->fb_k;
+  sys->fb_q = d->fb_q;
+  sys->fb_Kc = g_steal_pointer (&d->fb_Kc);
+  sys->fb_K = g_steal_pointer (&d->fb_K);
+  sys->fb_P = g_steal_pointer (&d->fb_P);
+  sys->fb_Q = g_steal_pointer (&d->fb_Q);
+  sys->fb_F = g_steal_pointer (&d->fb_F);
+  sys->fb_cols = g_steal_pointer (&d->fb_cols);
+  for (guint k = 0; k < d->steps->len; k++)
+    g_ptr_array_add (sys->steps, g_strdup (d->steps->pdata[k]));
+  sys->gauge = d->gauge;
 }
 
 /* Records PIVOT, which must not vanish, as belonging to the matrix MATRIX. */
@@ -143,7 +210,6 @@ cml_system_new (CmlModel *model, GError **error)
   g_return_val_if_fail (model != NULL, NULL);
 
   g_autoptr (CmlSystem) sys = g_new0 (CmlSystem, 1);
-  g_mutex_init (&sys->native_lock);
   CmlExprCtx *ctx = model->ctx;
   guint m = model->m, n = model->n;
   Mechanics mc = { 0 };
@@ -197,45 +263,48 @@ cml_system_new (CmlModel *model, GError **error)
   check_structure (sys);
 
   {
+    /* what the formalism derives, kept in the system */
     g_autofree double *sample = cml_sys_make_sample (sys, 1);
+    g_autoptr (CmlDerivation) derived = NULL;
     if (model->kind == CML_CONSTRAINTS_VAKONOMIC)
       {
         sys->formalism = CML_FORMALISM_VAKONOMIC;
-        ok = cml_sys_derive_vakonomic (sys, sample, error);
+        derived = cml_sys_derive_vakonomic (ctx, model, sample, error);
       }
     else
       {
-        cml_sys_mechanics_init (sys, &mc);
+        cml_sys_mechanics_init (ctx, model, &mc);
         if (model->kind == CML_CONSTRAINTS_NONHOLONOMIC)
           {
             sys->formalism = CML_FORMALISM_NONHOLONOMIC;
-            ok = cml_sys_derive_nonholonomic (sys, &mc, sample, error);
+            derived = cml_sys_derive_nonholonomic (ctx, model, &mc, sample, error);
           }
         else
           {
             sys->formalism = CML_FORMALISM_EULER_LAGRANGE;
-            gboolean regular = cml_sys_derive_euler_lagrange (sys, &mc, sample, error);
+            derived = cml_sys_derive_euler_lagrange (ctx, model, &mc, sample);
             /* a singular L: the constraint algorithm on W ẏ = R, the forces inside R (so a
              * force along ker W enters the primary constraints) */
-            if (!regular)
+            if (derived == NULL)
               {
                 sys->formalism = CML_FORMALISM_SINGULAR;
-                g_ptr_array_set_size (sys->pivots, 0);
-                g_ptr_array_set_size (sys->pivot_names, 0);
-                ok = cml_sys_derive_singular (sys, &mc, error);
+                derived = cml_sys_derive_singular (sys, &mc, error);
               }
           }
-        /* user expressions: momenta p_A = ∂L/∂y^A */
-        if (ok)
+      }
+    ok = derived != NULL;
+    if (ok)
+      cml_sys_keep_derivation (sys, derived);
+    /* user expressions: momenta p_A = ∂L/∂y^A (the vakonomic equations have their own) */
+    if (ok && model->kind != CML_CONSTRAINTS_VAKONOMIC)
+      {
+        sys->n_subs = n;
+        sys->subs_ids = g_new (int, n);
+        sys->subs_repl = g_new (CmlExpr *, n);
+        for (guint A = 0; A < n; A++)
           {
-            sys->n_subs = n;
-            sys->subs_ids = g_new (int, n);
-            sys->subs_repl = g_new (CmlExpr *, n);
-            for (guint A = 0; A < n; A++)
-              {
-                sys->subs_ids[A] = model->momenta_sym[A];
-                sys->subs_repl[A] = mc.Ly[A];
-              }
+            sys->subs_ids[A] = model->momenta_sym[A];
+            sys->subs_repl[A] = mc.Ly[A];
           }
       }
   }
@@ -365,6 +434,27 @@ cml_system_new (CmlModel *model, GError **error)
   return g_steal_pointer (&sys);
 }
 
+/* (one lock for every system: it is taken once per system, on the first call) */
+G_LOCK_DEFINE_STATIC (runtime);
+
+gpointer
+cml_sys_runtime (CmlSystem *sys, gpointer (*make) (void), GDestroyNotify free_func)
+{
+  gpointer runtime = g_atomic_pointer_get (&sys->runtime);
+
+  if (runtime != NULL)
+    return runtime;
+  G_LOCK (runtime);
+  if (sys->runtime == NULL)
+    {
+      sys->runtime_free = free_func;
+      g_atomic_pointer_set (&sys->runtime, make ());
+    }
+  runtime = sys->runtime;
+  G_UNLOCK (runtime);
+  return runtime;
+}
+
 CmlSystem *
 cml_system_ref (CmlSystem *sys)
 {
@@ -378,7 +468,6 @@ cml_system_unref (CmlSystem *sys)
   if (sys == NULL || !g_atomic_int_dec_and_test (&sys->ref_count))
     return;
   g_clear_pointer (&sys->rhs_prog, cml_program_free);
-  g_clear_pointer (&sys->jac_prog, cml_program_free);
   g_clear_pointer (&sys->obs_prog, cml_program_free);
   g_clear_pointer (&sys->proj_prog, cml_program_free);
   g_clear_pointer (&sys->reg_prog, cml_program_free);
@@ -386,11 +475,6 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->scene_prog, cml_program_free);
   g_clear_pointer (&sys->fb_prog, cml_program_free);
   g_clear_pointer (&sys->fb2_prog, cml_program_free);
-  g_clear_pointer (&sys->variational_prog, cml_program_free);
-  g_clear_pointer (&sys->groupoid_prog, cml_program_free);
-  g_free (sys->vak_G);
-  g_free (sys->vak_F);
-  g_free (sys->vak_J);
   g_clear_pointer (&sys->fb2, g_ptr_array_unref);
   g_free (sys->fb_aux_sym);
   g_free (sys->fb_yhat);
@@ -400,20 +484,9 @@ cml_system_unref (CmlSystem *sys)
   g_free (sys->fb_Q);
   g_free (sys->fb_F);
   g_free (sys->fb_cols);
-  g_clear_pointer (&sys->native, cml_native_free);
-  g_clear_pointer (&sys->native_step, cml_native_free);
-  g_clear_pointer (&sys->native_rk8pd, cml_native_free);
-  g_clear_pointer (&sys->jac_native, cml_native_free);
-  /* a background build still running goes on into the cache; its result is dropped */
-  g_clear_pointer (&sys->native_job, cml_native_job_unref);
-  g_clear_pointer (&sys->jac_job, cml_native_job_unref);
-  g_clear_pointer (&sys->step_job, cml_native_job_unref);
-  g_clear_pointer (&sys->rk8pd_job, cml_native_job_unref);
-  g_clear_pointer (&sys->taylor_jobs, g_ptr_array_unref);
-  g_free (sys->jac_error);
-  g_free (sys->native_error);
+  if (sys->runtime != NULL)
+    sys->runtime_free (sys->runtime);
   g_free (sys->cache_key);
-  g_mutex_clear (&sys->native_lock);
   g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
   g_free (sys->rhs);
   g_ptr_array_unref (sys->pivots);

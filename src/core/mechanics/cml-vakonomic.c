@@ -31,11 +31,10 @@
  *   ẋ^i = ρ^i_A ŷ^A,   ṗ_A = ρ^i_A (∂L̃/∂x^i − p_α ∂Ψ^α/∂x^i) − C^B_AD p_B ŷ^D
  * (partials at fixed y^a) into RHS (m + n). */
 static void
-yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr *const *psi,
-              CmlExpr *Lt, CmlExpr *const *yfree, CmlExpr **yhat, CmlExpr **rhs)
+yhat_and_rhs (CmlExprCtx *ctx, const CmlModel *md, const int *is_con, const guint *free_idx,
+              CmlExpr *const *psi, CmlExpr *Lt, CmlExpr *const *yfree, CmlExpr **yhat,
+              CmlExpr **rhs)
 {
-  CmlModel *md = sys->model;
-  CmlExprCtx *ctx = sys->ctx;
   guint m = md->m, n = md->n, k = md->constraints->len, nf = n - k;
 
   g_autofree int *fsyms = g_new (int, nf);
@@ -83,11 +82,9 @@ yhat_and_rhs (CmlSystem *sys, const int *is_con, const guint *free_idx, CmlExpr 
 
 }
 
-gboolean
-cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
+CmlDerivation *
+cml_sys_derive_vakonomic (CmlExprCtx *ctx, const CmlModel *md, const double *sample, GError **error)
 {
-  CmlModel *md = sys->model;
-  CmlExprCtx *ctx = sys->ctx;
   guint m = md->m, n = md->n, k = md->constraints->len, nf = n - k;
   g_autofree int *is_con = g_new0 (int, n);     /* index into constraints + 1, or 0 */
   g_autofree guint *free_idx = g_new (guint, nf);
@@ -139,9 +136,10 @@ cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
       if (cml_expr_depends_on (Rab[a], md->fibre_sym[free_idx[b]]))
         linear = FALSE;
 
-  sys->reg_name = "R_ab = ∂²L̃/∂y^a∂y^b − p_α ∂²Ψ^α/∂y^a∂y^b";
-  sys->reg_rows = nf;
-  sys->reg = g_memdup2 (Rab, nf * nf * sizeof (CmlExpr *));
+  g_autoptr (CmlDerivation) d = cml_derivation_new (m + n);
+  d->reg_name = "R_ab = ∂²L̃/∂y^a∂y^b − p_α ∂²Ψ^α/∂y^a∂y^b";
+  d->reg_rows = nf;
+  d->reg = g_memdup2 (Rab, nf * nf * sizeof (CmlExpr *));
 
   if (linear)
     {
@@ -158,37 +156,40 @@ cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
       for (guint a = 0; a < nf; a++)
         F0[a] = cml_expr_subs (ctx, F[a], nf, fsyms, zeros);
       if (!cml_symsolve (ctx, nf, Rab, 1, F0, sample, yfree, piv, NULL))
-        return cml_sys_fail_singular_Rab (sys, Rab, nf, free_idx, psi, sample, error);
+        {
+          cml_sys_fail_singular_Rab (md, Rab, nf, free_idx, psi, sample, error);
+          return NULL;
+        }
       for (guint a = 0; a < nf; a++)
-        cml_sys_add_pivot (sys, piv[a], "R_ab");
+        cml_derivation_add_pivot (d, piv[a], "R_ab");
     }
   else
     {
       /* nonlinear: the free velocities are fast inputs found by Newton's method */
-      sys->na = nf;
-      sys->aux_sym = g_new (int, nf);
-      sys->newton = g_new (CmlExpr *, nf + nf * nf);
+      d->na = nf;
+      d->aux_sym = g_new (int, nf);
+      d->newton = g_new (CmlExpr *, nf + nf * nf);
       for (guint a = 0; a < nf; a++)
         {
-          sys->aux_sym[a] = md->fibre_sym[free_idx[a]];
-          yfree[a] = cml_sys_sym (ctx, sys->aux_sym[a]);
-          sys->newton[a] = F[a];
+          d->aux_sym[a] = md->fibre_sym[free_idx[a]];
+          yfree[a] = cml_sys_sym (ctx, d->aux_sym[a]);
+          d->newton[a] = F[a];
         }
       for (guint a = 0; a < nf * nf; a++)
-        sys->newton[nf + a] = cml_expr_neg (ctx, Rab[a]);
+        d->newton[nf + a] = cml_expr_neg (ctx, Rab[a]);
     }
 
   /* ŷ: free velocities and Ψ, both in terms of (t, x, p) */
-  yhat_and_rhs (sys, is_con, free_idx, psi, Lt, yfree, yhat, sys->rhs);
+  yhat_and_rhs (ctx, md, is_con, free_idx, psi, Lt, yfree, yhat, d->rhs);
 
   /* user expressions see the velocities ŷ */
-  sys->n_subs = n;
-  sys->subs_ids = g_new (int, n);
-  sys->subs_repl = g_new (CmlExpr *, n);
+  d->n_subs = n;
+  d->subs_ids = g_new (int, n);
+  d->subs_repl = g_new (CmlExpr *, n);
   for (guint A = 0; A < n; A++)
     {
-      sys->subs_ids[A] = md->fibre_sym[A];
-      sys->subs_repl[A] = yhat[A];
+      d->subs_ids[A] = md->fibre_sym[A];
+      d->subs_repl[A] = yhat[A];
     }
 
   if (linear)
@@ -199,7 +200,7 @@ cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
       g_autofree CmlExpr **ysym = g_new (CmlExpr *, nf);
       g_autofree CmlExpr **rhs_sym = g_new (CmlExpr *, m + n);
       for (guint a = 0; a < nf * nf; a++)
-        g_ptr_array_add (sys->fb, Rab[a]);
+        g_ptr_array_add (d->fb, Rab[a]);
       {
         g_autofree int *fsyms = g_new (int, nf);
         g_autofree CmlExpr **zeros = g_new (CmlExpr *, nf);
@@ -209,20 +210,20 @@ cml_sys_derive_vakonomic (CmlSystem *sys, const double *sample, GError **error)
             zeros[a] = ZERO (ctx);
           }
         for (guint a = 0; a < nf; a++)
-          g_ptr_array_add (sys->fb, cml_expr_subs (ctx, F[a], nf, fsyms, zeros));
+          g_ptr_array_add (d->fb, cml_expr_subs (ctx, F[a], nf, fsyms, zeros));
       }
-      sys->fb_vak_nf = nf;
-      sys->fb_aux_sym = g_new (int, MAX (nf, 1));
-      sys->fb_yhat = g_new (CmlExpr *, n);
+      d->fb_vak_nf = nf;
+      d->fb_aux_sym = g_new (int, MAX (nf, 1));
+      d->fb_yhat = g_new (CmlExpr *, n);
       for (guint a = 0; a < nf; a++)
         {
-          sys->fb_aux_sym[a] = md->fibre_sym[free_idx[a]];
-          ysym[a] = cml_sys_sym (ctx, sys->fb_aux_sym[a]);
+          d->fb_aux_sym[a] = md->fibre_sym[free_idx[a]];
+          ysym[a] = cml_sys_sym (ctx, d->fb_aux_sym[a]);
         }
-      yhat_and_rhs (sys, is_con, free_idx, psi, Lt, ysym, sys->fb_yhat, rhs_sym);
-      sys->fb2 = g_ptr_array_new ();
+      yhat_and_rhs (ctx, md, is_con, free_idx, psi, Lt, ysym, d->fb_yhat, rhs_sym);
+      d->fb2 = g_ptr_array_new ();
       for (guint i = 0; i < m + n; i++)
-        g_ptr_array_add (sys->fb2, rhs_sym[i]);
+        g_ptr_array_add (d->fb2, rhs_sym[i]);
     }
-  return TRUE;
+  return g_steal_pointer (&d);
 }

@@ -184,39 +184,40 @@ constrained_directions (const CmlModel *md, int *con)
 }
 
 /* G_A, F_A = p_A − G_A and ∂F_A/∂y^B for every pair of free directions, derived once per
- * system — on its first reset, under its lock — and only evaluated by the resets after:
- * simulations of one system reset on several threads at once (a sweep's), and none of
- * them may add to the expression context while another reads it. */
+ * system — on its first reset, under its runtime's lock — and only evaluated by the resets
+ * after: simulations of one system reset on several threads at once (a sweep's), and none
+ * of them may add to the expression context while another reads it. */
 static void
 vakonomic_exprs (CmlSystem *sys)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
   guint n = md->n;
 
-  if (g_atomic_int_get (&sys->vak_ready))
+  if (g_atomic_int_get (&rt->vak_ready))
     return;
-  g_mutex_lock (&sys->native_lock);
-  if (!sys->vak_ready)
+  g_mutex_lock (&rt->lock);
+  if (!rt->vak_ready)
     {
       g_autofree int *con = g_new (int, MAX (n, 1));
       constrained_directions (md, con);
-      sys->vak_G = g_new0 (CmlExpr *, MAX (n, 1));
-      sys->vak_F = g_new0 (CmlExpr *, MAX (n, 1));
-      sys->vak_J = g_new0 (CmlExpr *, MAX (n * n, 1));
+      rt->vak_G = g_new0 (CmlExpr *, MAX (n, 1));
+      rt->vak_F = g_new0 (CmlExpr *, MAX (n, 1));
+      rt->vak_J = g_new0 (CmlExpr *, MAX (n * n, 1));
       for (guint A = 0; A < n; A++)
         if (!con[A])
           {
-            sys->vak_G[A] = vakonomic_momentum_expr (sys, A);
-            sys->vak_F[A] = cml_expr_sub (ctx, cml_expr_sym (ctx, md->momenta_sym[A]), sys->vak_G[A]);
+            rt->vak_G[A] = vakonomic_momentum_expr (sys, A);
+            rt->vak_F[A] = cml_expr_sub (ctx, cml_expr_sym (ctx, md->momenta_sym[A]), rt->vak_G[A]);
           }
       for (guint A = 0; A < n; A++)
         for (guint B = 0; B < n; B++)
           if (!con[A] && !con[B])
-            sys->vak_J[A * n + B] = cml_expr_diff (ctx, sys->vak_F[A], md->fibre_sym[B]);
-      g_atomic_int_set (&sys->vak_ready, TRUE);
+            rt->vak_J[A * n + B] = cml_expr_diff (ctx, rt->vak_F[A], md->fibre_sym[B]);
+      g_atomic_int_set (&rt->vak_ready, TRUE);
     }
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&rt->lock);
 }
 
 void
@@ -237,6 +238,7 @@ vakonomic_initial (CmlSimulation *sim, double t0, GHashTable *given, double *z, 
                    GError **error)
 {
   CmlSystem *sys = sim->sys;
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   CmlModel *md = sys->model;
   CmlExprCtx *ctx = sys->ctx;
   guint m = sys->m, n = sys->n, dim = sys->dim, ns = cml_expr_ctx_n_symbols (ctx);
@@ -251,7 +253,7 @@ vakonomic_initial (CmlSimulation *sim, double t0, GHashTable *given, double *z, 
 
   constrained_directions (md, con);
   vakonomic_exprs (sys);
-  G = sys->vak_G;
+  G = rt->vak_G;
   for (guint k = 0; k < sys->n_params; k++)
     vals[sys->param_sym[k]] = sim->params[k];
   vals[md->t_sym] = t0;
@@ -291,9 +293,9 @@ vakonomic_initial (CmlSimulation *sim, double t0, GHashTable *given, double *z, 
       for (guint a = 0; a < q; a++)
         {
           guint A = g_array_index (unknown, guint, a);
-          F[a] = sys->vak_F[A];
+          F[a] = rt->vak_F[A];
           for (guint b = 0; b < q; b++)
-            J[a * q + b] = sys->vak_J[A * n + g_array_index (unknown, guint, b)];
+            J[a * q + b] = rt->vak_J[A * n + g_array_index (unknown, guint, b)];
         }
       for (int it = 0; it < 50 && !converged; it++)
         {

@@ -13,14 +13,16 @@
 #include "cml-integrator-for-system.h"
 
 #include "cml-system-private.h"
+#include "cml-system-runtime.h"
 #include "cml-taylor.h"
 
 const char *
 cml_integrator_choice_rhs_kind (CmlSystem *sys, const char **why)
 {
   g_return_val_if_fail (sys != NULL, NULL);
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
 
-  if (g_atomic_int_get (&sys->taylor_verdict) == 0)
+  if (g_atomic_int_get (&rt->taylor_verdict) == 0)
     {
       /* two threads may both find it: they find the same */
       const char *kind = NULL, *no = NULL;
@@ -40,13 +42,13 @@ cml_integrator_choice_rhs_kind (CmlSystem *sys, const char **why)
               g_debug ("no Taylor method for %s: %s", sys->model->name, error->message);
             }
         }
-      sys->taylor_rhs_kind = kind;
-      sys->taylor_no = no;
-      g_atomic_int_set (&sys->taylor_verdict, kind ? 1 : 2);
+      rt->taylor_rhs_kind = kind;
+      rt->taylor_no = no;
+      g_atomic_int_set (&rt->taylor_verdict, kind ? 1 : 2);
     }
   if (why != NULL)
-    *why = sys->taylor_no;
-  return g_atomic_int_get (&sys->taylor_verdict) == 1 ? sys->taylor_rhs_kind : NULL;
+    *why = rt->taylor_no;
+  return g_atomic_int_get (&rt->taylor_verdict) == 1 ? rt->taylor_rhs_kind : NULL;
 }
 
 void

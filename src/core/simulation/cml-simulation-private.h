@@ -15,6 +15,7 @@
 #include "cml-project-core.h"
 #include "cml-simulation.h"
 #include "cml-system-private.h"
+#include "cml-system-runtime.h"
 #include "cml-variational.h"
 
 G_BEGIN_DECLS

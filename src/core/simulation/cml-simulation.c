@@ -278,9 +278,9 @@ cml_sim_ensure_jacobian (CmlSimulation *sim)
     return FALSE;
   sim->regs_jac = g_new0 (double, cml_program_n_registers (jac));
   cml_program_prepare (jac, sim->params, sim->regs_jac);
-  g_mutex_lock (&sys->native_lock); /* (a background build may be setting it) */
-  sim->jac_fn = sim->rhs_fn != NULL ? sys->jac_fn : NULL;
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_lock (&cml_system_runtime (sys)->lock); /* (a background build may be setting it) */
+  sim->jac_fn = sim->rhs_fn != NULL ? cml_system_runtime (sys)->jac_fn : NULL;
+  g_mutex_unlock (&cml_system_runtime (sys)->lock);
   return TRUE;
 }
 
@@ -299,7 +299,7 @@ sim_jac (double t, const double *z, double *dfdz, double *dfdt, void *data)
     }
   /* the Jacobian program's outputs are dim² then dim: write into a scratch then split */
   cml_sim_fill_fast (sim, t, z);
-  cml_program_run (sys->jac_prog, sim->fast, sim->regs_jac, sim->work);
+  cml_program_run (cml_system_runtime (sys)->jac_prog, sim->fast, sim->regs_jac, sim->work);
   memcpy (dfdz, sim->work, dim * dim * sizeof (double));
   memcpy (dfdt, sim->work + dim * dim, dim * sizeof (double));
   return 0;
@@ -400,7 +400,8 @@ make_integrator (CmlSimulation *sim, GError **error)
   gboolean jac = sys->na == 0 && (implicit ? cml_sim_ensure_jacobian (sim) : sim->options.stats != NULL);
   if (sim->options.kind == CML_INTEGRATOR_MSBDF && sys->na == 0 && !jac)
     return cml_sys_fail_model (sys, error, sys->model->lagrangian_line, CML_ERROR_UNSUPPORTED,
-                       "msbdf needs the exact Jacobian of the equations, and %s", sys->jac_error);
+                       "msbdf needs the exact Jacobian of the equations, and %s",
+                       cml_system_runtime (sys)->jac_error);
   CmlOde ode = {
     .dim = sys->dim,
     .rhs = sim_rhs,
@@ -455,7 +456,7 @@ prepare_all (CmlSimulation *sim)
   pivot_check_prepare (sim);
   cml_program_prepare (sys->obs_prog, sim->params, sim->regs_obs);
   if (sim->regs_jac)
-    cml_program_prepare (sys->jac_prog, sim->params, sim->regs_jac);
+    cml_program_prepare (cml_system_runtime (sys)->jac_prog, sim->params, sim->regs_jac);
   if (sys->proj_prog)
     cml_program_prepare (sys->proj_prog, sim->params, sim->regs_proj);
   if (sys->reg_prog)
@@ -879,7 +880,8 @@ cml_simulation_eval_jacobian_at (CmlSimulation *sim, double t, const double *z, 
   if (!cml_sim_ensure_jacobian (sim))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED, "%s has no exact Jacobian: %s", sim->sys->model->name,
-                   sim->sys->jac_error ? sim->sys->jac_error : "it could not be derived");
+                   cml_system_runtime (sim->sys)->jac_error ? cml_system_runtime (sim->sys)->jac_error
+                                                            : "it could not be derived");
       return FALSE;
     }
   return sim_jac (t, z, dfdz, dfdt, sim) == 0;

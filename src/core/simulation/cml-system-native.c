@@ -176,32 +176,33 @@ system_source (gpointer data, GString *src)
 }
 
 /* Takes NATIVE (the system's object, or NULL with the reason ERROR) as the system's
- * native code, under native_lock. */
+ * native code, under the runtime's lock. */
 static void
 system_take_native (CmlSystem *sys, CmlNative *native, const char *error)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   gboolean with_obs = cml_program_n_outputs (sys->obs_prog) == 0;
 
   if (native == NULL)
     {
-      sys->native_error = g_strdup (error);
-      g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+      rt->native_error = g_strdup (error);
+      g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, rt->native_error);
       return;
     }
-  sys->native = native;
-  sys->rhs_fn = cml_native_lookup (native, "cml_rhs");
-  sys->proj_fn = sys->proj_prog ? cml_native_lookup (native, "cml_proj") : NULL;
-  sys->obs_fn = cml_native_lookup (native, "cml_obs");
-  with_obs = with_obs || sys->obs_fn != NULL;
-  sys->project_fn = has_projection (sys)
+  rt->native = native;
+  rt->rhs_fn = cml_native_lookup (native, "cml_rhs");
+  rt->proj_fn = sys->proj_prog ? cml_native_lookup (native, "cml_proj") : NULL;
+  rt->obs_fn = cml_native_lookup (native, "cml_obs");
+  with_obs = with_obs || rt->obs_fn != NULL;
+  rt->project_fn = has_projection (sys)
                       ? (CmlNativeProjectFunc) (void (*) (void)) cml_native_lookup (native, "cml_project")
                       : NULL;
-  if (sys->rhs_fn == NULL || (sys->proj_prog && sys->proj_fn == NULL) || (has_projection (sys) && sys->project_fn == NULL))
+  if (rt->rhs_fn == NULL || (sys->proj_prog && rt->proj_fn == NULL) || (has_projection (sys) && rt->project_fn == NULL))
     {
-      sys->rhs_fn = sys->proj_fn = sys->obs_fn = NULL;
-      sys->project_fn = NULL;
-      sys->native_error = g_strdup ("the compiled object lacks a function");
-      g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+      rt->rhs_fn = rt->proj_fn = rt->obs_fn = NULL;
+      rt->project_fn = NULL;
+      rt->native_error = g_strdup ("the compiled object lacks a function");
+      g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, rt->native_error);
     }
 }
 
@@ -262,18 +263,19 @@ system_build_held (const char *key, CmlNativeSource source, gpointer data, gsize
 void
 cml_sys_ensure_native (CmlSystem *sys)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   g_autoptr (GError) error = NULL;
   guint size;
   gsize c_size;
   gboolean with_obs;
 
-  g_mutex_lock (&sys->native_lock);
-  if (sys->native_tried)
+  g_mutex_lock (&rt->lock);
+  if (rt->native_tried)
     {
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&rt->lock);
       return;
     }
-  sys->native_tried = TRUE;
+  rt->native_tried = TRUE;
   size = cml_program_n_fast_instructions (sys->rhs_prog)
          + (sys->proj_prog ? cml_program_n_fast_instructions (sys->proj_prog) : 0);
   /* the C source's size, estimated before it is written (the Jacobian of a large state
@@ -285,22 +287,22 @@ cml_sys_ensure_native (CmlSystem *sys)
   with_obs = size + cml_program_n_fast_instructions (sys->obs_prog) <= NATIVE_MAX_INSTRUCTIONS
              && c_size + cml_program_estimate_c_size (sys->obs_prog, "cml_obs") <= CML_PROGRAM_MAX_C_BYTES;
   if (!cml_native_available ())
-    sys->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
-  else if ((sys->native_error = too_large (size, c_size)) != NULL)
-    g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, sys->native_error);
+    rt->native_error = g_strdup ("no C compiler (or CMLAB_NATIVE=0)");
+  else if ((rt->native_error = too_large (size, c_size)) != NULL)
+    g_debug ("native code for %s: %s; the interpreter runs it", sys->model->name, rt->native_error);
   else
     {
       SystemSource ss = { sys, with_obs };
       g_autofree char *key = memo_key (sys, "system");
-      CmlNative *native = system_build_held (key, system_source, &ss, sizeof ss, &sys->native_job, &error);
-      if (native != NULL || sys->native_job == NULL)
+      CmlNative *native = system_build_held (key, system_source, &ss, sizeof ss, &rt->native_job, &error);
+      if (native != NULL || rt->native_job == NULL)
         system_take_native (sys, native, error ? error->message : "no object");
     }
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&rt->lock);
 }
 
 /* Takes JOB's object into *OBJ (its function NAME into *FN, atomically: the steps read it
- * without the lock) when JOB is done; under native_lock. */
+ * without the lock) when JOB is done; under the runtime's lock. */
 static void
 adopt_step (CmlSystem *sys, CmlNativeJob **job, CmlNative **obj, gpointer *fn, const char *name)
 {
@@ -321,106 +323,113 @@ adopt_step (CmlSystem *sys, CmlNativeJob **job, CmlNative **obj, gpointer *fn, c
     }
 }
 
-/* Takes the objects built in the background for SYS that are done; under native_lock. */
+/* Takes the objects built in the background for SYS that are done; under the runtime's lock. */
 static void
 system_adopt_native (CmlSystem *sys)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   g_autofree char *error = NULL;
 
-  if (sys->native_job != NULL && cml_native_job_done (sys->native_job))
+  if (rt->native_job != NULL && cml_native_job_done (rt->native_job))
     {
-      CmlNative *native = cml_native_job_steal (sys->native_job, &error);
-      g_clear_pointer (&sys->native_job, cml_native_job_unref);
+      CmlNative *native = cml_native_job_steal (rt->native_job, &error);
+      g_clear_pointer (&rt->native_job, cml_native_job_unref);
       system_take_native (sys, native, error);
     }
-  if (sys->jac_job != NULL && cml_native_job_done (sys->jac_job))
+  if (rt->jac_job != NULL && cml_native_job_done (rt->jac_job))
     {
       g_clear_pointer (&error, g_free);
-      sys->jac_native = cml_native_job_steal (sys->jac_job, &error);
-      g_clear_pointer (&sys->jac_job, cml_native_job_unref);
-      if (sys->jac_native != NULL && (sys->jac_fn = cml_native_lookup (sys->jac_native, "cml_jac")) == NULL)
-        sys->jac_error = g_strdup ("the compiled object lacks a function");
-      else if (sys->jac_native == NULL)
-        sys->jac_error = g_steal_pointer (&error);
+      rt->jac_native = cml_native_job_steal (rt->jac_job, &error);
+      g_clear_pointer (&rt->jac_job, cml_native_job_unref);
+      if (rt->jac_native != NULL && (rt->jac_fn = cml_native_lookup (rt->jac_native, "cml_jac")) == NULL)
+        rt->jac_error = g_strdup ("the compiled object lacks a function");
+      else if (rt->jac_native == NULL)
+        rt->jac_error = g_steal_pointer (&error);
     }
-  adopt_step (sys, &sys->step_job, &sys->native_step, &sys->native_step_fn, CML_NATIVE_STEP_DOP853);
-  adopt_step (sys, &sys->rk8pd_job, &sys->native_rk8pd, &sys->native_rk8pd_fn, CML_NATIVE_STEP_RK8PD);
+  adopt_step (sys, &rt->step_job, &rt->native_step, &rt->native_step_fn, CML_NATIVE_STEP_DOP853);
+  adopt_step (sys, &rt->rk8pd_job, &rt->native_rk8pd, &rt->native_rk8pd_fn, CML_NATIVE_STEP_RK8PD);
 }
 
 /* Native code for the Jacobian program, cml_jac, beside the system's when the system has
  * native code (or is having it built) and within the same limits; called once, with
- * native_lock held, when the program is first compiled (cml_sys_ensure_jacobian).  Built in
+ * the runtime's lock held, when the program is first compiled (cml_sys_ensure_jacobian).  Built in
  * the background, unless $CMLAB_NATIVE=wait, when the cache has not got it. */
 static gboolean
 jacobian_source (gpointer data, GString *src)
 {
   CmlSystem *sys = data;
-  return cml_program_emit_c (sys->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src);
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
+  return cml_program_emit_c (rt->jac_prog, "cml_jac", sys->dim, sys->dim * sys->dim, src);
 }
 
 void
 cml_sys_native_jacobian (CmlSystem *sys)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   g_autoptr (GError) error = NULL;
 
-  if (sys->rhs_fn == NULL && sys->native_job == NULL)
-    sys->jac_error = g_strdup_printf ("the right-hand side has none (%s)", sys->native_error);
-  else if ((sys->jac_error = too_large (cml_program_n_fast_instructions (sys->jac_prog),
-                                        cml_program_estimate_c_size (sys->jac_prog, "cml_jac"))) == NULL)
+  if (rt->rhs_fn == NULL && rt->native_job == NULL)
+    rt->jac_error = g_strdup_printf ("the right-hand side has none (%s)", rt->native_error);
+  else if ((rt->jac_error = too_large (cml_program_n_fast_instructions (rt->jac_prog),
+                                        cml_program_estimate_c_size (rt->jac_prog, "cml_jac"))) == NULL)
     {
-      if ((sys->jac_native = system_build (NULL, jacobian_source, sys, &sys->jac_job, &error)) != NULL)
+      if ((rt->jac_native = system_build (NULL, jacobian_source, sys, &rt->jac_job, &error)) != NULL)
         {
-          if ((sys->jac_fn = cml_native_lookup (sys->jac_native, "cml_jac")) == NULL)
-            sys->jac_error = g_strdup ("the compiled object lacks a function");
+          if ((rt->jac_fn = cml_native_lookup (rt->jac_native, "cml_jac")) == NULL)
+            rt->jac_error = g_strdup ("the compiled object lacks a function");
         }
-      else if (sys->jac_job == NULL)
-        sys->jac_error = g_strdup (error ? error->message : "no object");
+      else if (rt->jac_job == NULL)
+        rt->jac_error = g_strdup (error ? error->message : "no object");
     }
-  if (sys->jac_error)
-    g_debug ("native code for the Jacobian of %s: %s; the interpreter runs it", sys->model->name, sys->jac_error);
+  if (rt->jac_error)
+    g_debug ("native code for the Jacobian of %s: %s; the interpreter runs it", sys->model->name, rt->jac_error);
 }
 
 /* Waits for the system's background builds and takes them (for the questions of info). */
 static void
 system_wait_native (CmlSystem *sys)
 {
-  if (sys->native_job == NULL && sys->jac_job == NULL)
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
+  if (rt->native_job == NULL && rt->jac_job == NULL)
     return;
   cml_native_wait ();
-  g_mutex_lock (&sys->native_lock);
+  g_mutex_lock (&rt->lock);
   system_adopt_native (sys);
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&rt->lock);
 }
 
 const char *
 cml_system_jacobian_status (CmlSystem *sys)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   if (sys->na != 0)
     return "the system has no exact Jacobian (its free velocities are found by Newton's method)";
   cml_sys_ensure_jacobian (sys);
   system_wait_native (sys);
-  return sys->jac_fn ? NULL : sys->jac_error;
+  return rt->jac_fn ? NULL : rt->jac_error;
 }
 
 const char *
 cml_system_native_status (CmlSystem *sys)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   cml_sys_ensure_native (sys);
   system_wait_native (sys);
-  return sys->rhs_fn ? NULL : sys->native_error;
+  return rt->rhs_fn ? NULL : rt->native_error;
 }
 
-/* SIM's native functions: the system's (NATIVE), or none; under native_lock. */
+/* SIM's native functions: the system's (NATIVE), or none; under the runtime's lock. */
 static gboolean
 simulation_take_native (CmlSimulation *sim, gboolean native)
 {
   CmlSystem *sys = sim->sys;
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
 
-  sim->rhs_fn = native ? sys->rhs_fn : NULL;
-  sim->jac_fn = native && sim->regs_jac != NULL ? sys->jac_fn : NULL;
-  sim->proj_fn = native ? sys->proj_fn : NULL;
-  sim->obs_fn = native ? sys->obs_fn : NULL;
-  sim->project_fn = native ? sys->project_fn : NULL;
+  sim->rhs_fn = native ? rt->rhs_fn : NULL;
+  sim->jac_fn = native && sim->regs_jac != NULL ? rt->jac_fn : NULL;
+  sim->proj_fn = native ? rt->proj_fn : NULL;
+  sim->obs_fn = native ? rt->obs_fn : NULL;
+  sim->project_fn = native ? rt->project_fn : NULL;
   if (sim->integ != NULL && sim->options.kind == CML_INTEGRATOR_TAYLOR)
     cml_taylor_set_fused_projection (cml_integrator_get_taylor (sim->integ), fused_projection (sim));
   return sim->rhs_fn != NULL;
@@ -433,10 +442,10 @@ cml_simulation_set_native (CmlSimulation *sim, gboolean native)
 
   sim->native_off = !native;
   sim->native_stale = TRUE; /* the Taylor program and the whole step are looked at again */
-  g_mutex_lock (&sim->sys->native_lock);
+  g_mutex_lock (&cml_system_runtime (sim->sys)->lock);
   system_adopt_native (sim->sys);
   r = simulation_take_native (sim, native);
-  g_mutex_unlock (&sim->sys->native_lock);
+  g_mutex_unlock (&cml_system_runtime (sim->sys)->lock);
   return r;
 }
 
@@ -505,22 +514,23 @@ taylor_job_free (gpointer p)
 static void
 taylor_find_native (CmlSystem *sys, CmlTaylor *tp)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   g_autoptr (GError) err = NULL;
   guint order = cml_taylor_order (tp);
   TaylorJob *tj = NULL;
   CmlNative *nat = NULL;
 
-  g_mutex_lock (&sys->native_lock);
-  if (sys->taylor_jobs == NULL)
-    sys->taylor_jobs = g_ptr_array_new_with_free_func (taylor_job_free);
-  for (guint i = 0; i < sys->taylor_jobs->len && tj == NULL; i++)
-    if (((TaylorJob *) sys->taylor_jobs->pdata[i])->order == order)
-      tj = sys->taylor_jobs->pdata[i];
+  g_mutex_lock (&rt->lock);
+  if (rt->taylor_jobs == NULL)
+    rt->taylor_jobs = g_ptr_array_new_with_free_func (taylor_job_free);
+  for (guint i = 0; i < rt->taylor_jobs->len && tj == NULL; i++)
+    if (((TaylorJob *) rt->taylor_jobs->pdata[i])->order == order)
+      tj = rt->taylor_jobs->pdata[i];
   if (tj == NULL)
     {
       tj = g_new0 (TaylorJob, 1);
       tj->order = order;
-      g_ptr_array_add (sys->taylor_jobs, tj);
+      g_ptr_array_add (rt->taylor_jobs, tj);
     }
   if (tj->job != NULL && cml_native_job_done (tj->job))
     {
@@ -545,7 +555,7 @@ taylor_find_native (CmlSystem *sys, CmlTaylor *tp)
     }
   if (tj->native != NULL)
     nat = cml_native_dup (tj->native);
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&rt->lock);
   if (nat != NULL)
     cml_taylor_set_native (tp, nat, "cml_taylor");
 }
@@ -606,16 +616,17 @@ static void
 system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *fn,
                     CmlNativeJob **job, StepSource source, const char *name, const char *what)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   g_autoptr (GError) error = NULL;
 
   cml_sys_ensure_native (sys);
-  g_mutex_lock (&sys->native_lock);
+  g_mutex_lock (&rt->lock);
   if (*tried)
     {
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&rt->lock);
       return;
     }
-  if ((sys->rhs_fn != NULL || sys->native_job != NULL) && sys->na == 0)
+  if ((rt->rhs_fn != NULL || rt->native_job != NULL) && sys->na == 0)
     {
       gpointer f = NULL;
       StepData sd = { sys, source };
@@ -632,7 +643,7 @@ system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *
       g_atomic_pointer_set (fn, f);
     }
   g_atomic_int_set (tried, TRUE);
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&rt->lock);
 }
 
 /* A DOP853 step in native code, or -1 (the generic step) when this simulation does not run
@@ -643,7 +654,8 @@ native_dop853_step (CmlDop853Step *step, void *data)
 {
   CmlSimulation *sim = data;
   CmlSystem *sys = sim->sys;
-  CmlNativeDop853Func fn = (CmlNativeDop853Func) g_atomic_pointer_get (&sys->native_step_fn);
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
+  CmlNativeDop853Func fn = (CmlNativeDop853Func) g_atomic_pointer_get (&rt->native_step_fn);
   CmlDop853Pivots pc;
 
   if (sim->rhs_fn == NULL || fn == NULL || !cml_sim_pivot_check (sim, &pc))
@@ -657,7 +669,8 @@ native_dop853_step (CmlDop853Step *step, void *data)
 static void
 system_ensure_rk8pd (CmlSystem *sys)
 {
-  system_ensure_step (sys, &sys->native_rk8pd_tried, &sys->native_rk8pd, &sys->native_rk8pd_fn, &sys->rk8pd_job,
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
+  system_ensure_step (sys, &rt->native_rk8pd_tried, &rt->native_rk8pd, &rt->native_rk8pd_fn, &rt->rk8pd_job,
                       cml_native_step_rk8pd_source, CML_NATIVE_STEP_RK8PD, "rk8pd");
 }
 
@@ -670,15 +683,16 @@ native_rk8pd_step (CmlRk8pdStep *step, void *data)
 {
   CmlSimulation *sim = data;
   CmlSystem *sys = sim->sys;
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   CmlDop853Pivots pc;
-  gpointer fn = g_atomic_pointer_get (&sys->native_rk8pd_fn);
+  gpointer fn = g_atomic_pointer_get (&rt->native_rk8pd_fn);
 
   /* asked for on the first step, while the system's own object may still be compiling in
    * the background: the two are built one after the other */
-  if (fn == NULL && !sim->native_off && !g_atomic_int_get (&sys->native_rk8pd_tried))
+  if (fn == NULL && !sim->native_off && !g_atomic_int_get (&rt->native_rk8pd_tried))
     {
       system_ensure_rk8pd (sys);
-      fn = g_atomic_pointer_get (&sys->native_rk8pd_fn);
+      fn = g_atomic_pointer_get (&rt->native_rk8pd_fn);
     }
   if (sim->rhs_fn == NULL || fn == NULL || !cml_sim_pivot_check (sim, &pc))
     return -1;
@@ -699,6 +713,7 @@ void
 cml_sim_attach_native_step (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
 
   if (sim->options.kind == CML_INTEGRATOR_TAYLOR)
     {
@@ -710,7 +725,7 @@ cml_sim_attach_native_step (CmlSimulation *sim)
       cml_integrator_set_rk8pd_step (sim->integ, native_rk8pd_step, sim);
       return;
     }
-  system_ensure_step (sys, &sys->native_step_tried, &sys->native_step, &sys->native_step_fn, &sys->step_job,
+  system_ensure_step (sys, &rt->native_step_tried, &rt->native_step, &rt->native_step_fn, &rt->step_job,
                       cml_native_step_dop853_source, CML_NATIVE_STEP_DOP853, "DOP853");
   /* (it takes the generic step while the native one is not there: being built, or none) */
   cml_integrator_set_dop853_step (sim->integ, native_dop853_step, sim);
@@ -723,9 +738,9 @@ cml_sim_native_possible (CmlSimulation *sim)
 
   if (sim->native_off)
     return FALSE;
-  g_mutex_lock (&sim->sys->native_lock);
-  r = sim->sys->rhs_fn != NULL || sim->sys->native_job != NULL;
-  g_mutex_unlock (&sim->sys->native_lock);
+  g_mutex_lock (&cml_system_runtime (sim->sys)->lock);
+  r = cml_system_runtime (sim->sys)->rhs_fn != NULL || cml_system_runtime (sim->sys)->native_job != NULL;
+  g_mutex_unlock (&cml_system_runtime (sim->sys)->lock);
   return r;
 }
 
@@ -733,6 +748,7 @@ void
 cml_sim_sync_native (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   guint gen = cml_native_generation ();
 
   if (gen == sim->native_gen && !sim->native_stale)
@@ -741,10 +757,10 @@ cml_sim_sync_native (CmlSimulation *sim)
   sim->native_stale = FALSE;
   if (sim->native_off)
     return;
-  g_mutex_lock (&sys->native_lock);
+  g_mutex_lock (&rt->lock);
   system_adopt_native (sys);
   simulation_take_native (sim, TRUE);
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&rt->lock);
   if (sim->integ == NULL)
     return;
   if (sim->options.kind == CML_INTEGRATOR_TAYLOR)

@@ -28,28 +28,29 @@
 CmlProgram *
 cml_sys_ensure_jacobian (CmlSystem *sys)
 {
+  CmlSystemRuntime *rt = cml_system_runtime (sys);
   g_autoptr (GError) error = NULL;
   guint dim = sys->dim;
 
   if (sys->na != 0)
     return NULL;
-  if (g_atomic_int_get (&sys->jac_tried))
-    return sys->jac_prog;
+  if (g_atomic_int_get (&rt->jac_tried))
+    return rt->jac_prog;
   cml_sys_ensure_native (sys); /* whether the system runs native code */
-  g_mutex_lock (&sys->native_lock);
+  g_mutex_lock (&rt->lock);
   guint64 cost = (guint64) cml_program_n_fast_instructions (sys->rhs_prog) * (dim + 1);
   g_debug ("the Jacobian of %s: about %" G_GUINT64_FORMAT " operations to derive", sys->model->name, cost);
-  if (!sys->jac_tried && cost > JACOBIAN_MAX_COST)
+  if (!rt->jac_tried && cost > JACOBIAN_MAX_COST)
     {
       /* the derivatives of a large system's equations outgrow memory before they are used
        * (a 50-link pendulum's stiffness estimate once took 1.5 GB) */
-      sys->jac_error = g_strdup_printf ("its %u equations are too large to differentiate exactly (about %.0f million "
+      rt->jac_error = g_strdup_printf ("its %u equations are too large to differentiate exactly (about %.0f million "
                                         "operations, more than %.0f million)",
                                         dim, cost / 1e6, JACOBIAN_MAX_COST / 1e6);
-      g_debug ("the Jacobian of %s: %s", sys->model->name, sys->jac_error);
-      g_atomic_int_set (&sys->jac_tried, TRUE);
+      g_debug ("the Jacobian of %s: %s", sys->model->name, rt->jac_error);
+      g_atomic_int_set (&rt->jac_tried, TRUE);
     }
-  if (!sys->jac_tried)
+  if (!rt->jac_tried)
     {
       g_autoptr (GPtrArray) outs = g_ptr_array_new ();
       guint64 nonfinite0 = cml_expr_ctx_n_nonfinite (sys->ctx);
@@ -59,24 +60,24 @@ cml_sys_ensure_jacobian (CmlSystem *sys)
       for (guint i = 0; i < dim; i++)
         g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->rhs[i], sys->model->t_sym));
       if (cml_expr_ctx_n_nonfinite (sys->ctx) != nonfinite0)
-        sys->jac_error = g_strdup ("a numeric coefficient of its derivatives is not finite (it overflows double "
+        rt->jac_error = g_strdup ("a numeric coefficient of its derivatives is not finite (it overflows double "
                                    "precision while they are taken): rescale the model's numbers");
       else
-        sys->jac_prog = cml_program_compile (sys->ctx, (CmlExpr **) outs->pdata, outs->len, sys->param_sym,
+        rt->jac_prog = cml_program_compile (sys->ctx, (CmlExpr **) outs->pdata, outs->len, sys->param_sym,
                                              sys->n_params, sys->fast_sym, sys->n_fast, &error);
-      if (sys->jac_error != NULL)
-        g_debug ("the Jacobian of %s: %s", sys->model->name, sys->jac_error);
-      else if (sys->jac_prog == NULL)
+      if (rt->jac_error != NULL)
+        g_debug ("the Jacobian of %s: %s", sys->model->name, rt->jac_error);
+      else if (rt->jac_prog == NULL)
         {
           g_debug ("the Jacobian of %s: %s", sys->model->name, error->message);
-          sys->jac_error = g_strdup (error->message);
+          rt->jac_error = g_strdup (error->message);
         }
       else
         cml_sys_native_jacobian (sys);
-      g_atomic_int_set (&sys->jac_tried, TRUE);
+      g_atomic_int_set (&rt->jac_tried, TRUE);
     }
-  g_mutex_unlock (&sys->native_lock);
-  return sys->jac_prog;
+  g_mutex_unlock (&rt->lock);
+  return rt->jac_prog;
 }
 
 void

@@ -39,6 +39,7 @@
 
 #include "cml-error.h"
 #include "cml-system-private.h"
+#include "cml-system-runtime.h"
 
 #include <float.h>
 #include <glib/gi18n-lib.h>
@@ -169,7 +170,7 @@ structure_read (CmlSystem *sys, Structure *S, const char **why)
    * the system's lock for things built on first use: the context memoises) */
   g_autofree CmlExpr **zero = g_new (CmlExpr *, m + 1);
   const char *anchor_why = NULL;
-  g_mutex_lock (&sys->native_lock);
+  g_mutex_lock (&cml_system_runtime (sys)->lock);
   for (guint i = 0; i < m; i++)
     zero[i] = cml_expr_num (ctx, 0);
   for (guint i = 0; i < m && !anchor_why; i++)
@@ -186,7 +187,7 @@ structure_read (CmlSystem *sys, Structure *S, const char **why)
           anchor_why = _("its algebroid is a Lie algebroid whose anchor depends on time or on parameters, for which "
                          "no discrete groupoid method exists yet");
       }
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&cml_system_runtime (sys)->lock);
   if (anchor_why)
     {
       *why = anchor_why;
@@ -328,7 +329,7 @@ void
 cml_groupoid_var_prepare (CmlSystem *sys)
 {
   if (cml_groupoid_var_supports (sys, NULL))
-    (void) cml_var_program_ensure (sys, sys->nr, &sys->groupoid_prog, NULL);
+    (void) cml_var_program_ensure (sys, sys->nr, &cml_system_runtime (sys)->groupoid_prog, NULL);
 }
 
 CmlGroupoidVar *
@@ -343,7 +344,7 @@ cml_groupoid_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s: %s", md->name, why);
       return NULL;
     }
-  CmlProgram *prog = cml_var_program_ensure (sys, sys->nr, &sys->groupoid_prog, error);
+  CmlProgram *prog = cml_var_program_ensure (sys, sys->nr, &cml_system_runtime (sys)->groupoid_prog, error);
   if (!prog)
     return NULL;
 

@@ -10,6 +10,7 @@
 #include "cml-variational-private.h"
 
 #include "cml-system-private.h"
+#include "cml-system-runtime.h"
 
 void
 cml_var_layout_init (CmlVarLayout *L, guint m, guint n, guint s, guint nr, guint nq)
@@ -53,11 +54,11 @@ cml_var_program_ensure (CmlSystem *sys, guint nr, CmlProgram **slot, GError **er
   CmlProgram *prog;
   CmlVarLayout L;
 
-  g_mutex_lock (&sys->native_lock);
+  g_mutex_lock (&cml_system_runtime (sys)->lock);
   if (*slot)
     {
       prog = *slot;
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
       return prog;
     }
   cml_var_layout_init (&L, m, n, s, nr, md->forces ? n : 0);
@@ -118,7 +119,7 @@ cml_var_program_ensure (CmlSystem *sys, guint nr, CmlProgram **slot, GError **er
     }
   prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nf, error);
   *slot = prog;
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&cml_system_runtime (sys)->lock);
   return prog;
 }
 

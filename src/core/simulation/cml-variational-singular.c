@@ -45,6 +45,7 @@
 
 #include "cml-error.h"
 #include "cml-system-private.h"
+#include "cml-system-runtime.h"
 
 #include <float.h>
 #include <glib/gi18n-lib.h>
@@ -219,9 +220,9 @@ cml_singular_var_supports (CmlSystem *sys, const char **why)
   else
     {
       Structure S = { 0 };
-      g_mutex_lock (&sys->native_lock);
+      g_mutex_lock (&cml_system_runtime (sys)->lock);
       structure_read (sys, &S, &w);
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
       structure_clear (&S);
     }
   if (why)
@@ -235,7 +236,7 @@ void
 cml_singular_var_prepare (CmlSystem *sys)
 {
   if (cml_singular_var_supports (sys, NULL))
-    (void) cml_var_program_ensure (sys, sys->nr, &sys->groupoid_prog, NULL);
+    (void) cml_var_program_ensure (sys, sys->nr, &cml_system_runtime (sys)->groupoid_prog, NULL);
 }
 
 CmlSingularVar *
@@ -246,9 +247,9 @@ cml_singular_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const
   const char *why = NULL;
   Structure S = { 0 };
 
-  g_mutex_lock (&sys->native_lock);
+  g_mutex_lock (&cml_system_runtime (sys)->lock);
   gboolean ok = sys->formalism == CML_FORMALISM_SINGULAR && structure_read (sys, &S, &why);
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&cml_system_runtime (sys)->lock);
   if (!ok)
     {
       structure_clear (&S);
@@ -256,7 +257,7 @@ cml_singular_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, const
                    why ? why : _("its Lagrangian is not singular"));
       return NULL;
     }
-  CmlProgram *prog = cml_var_program_ensure (sys, sys->nr, &sys->groupoid_prog, error);
+  CmlProgram *prog = cml_var_program_ensure (sys, sys->nr, &cml_system_runtime (sys)->groupoid_prog, error);
   if (!prog)
     {
       structure_clear (&S);

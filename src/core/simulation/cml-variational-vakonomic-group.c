@@ -47,6 +47,7 @@
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-system-private.h"
+#include "cml-system-runtime.h"
 
 #include <float.h>
 #include <glib/gi18n-lib.h>
@@ -194,9 +195,9 @@ cml_vakonomic_group_var_supports (CmlSystem *sys, const char **why)
     w = _("its constraints are not vakonomic");
   else
     {
-      g_mutex_lock (&sys->native_lock);
+      g_mutex_lock (&cml_system_runtime (sys)->lock);
       shape_read (sys, con, &w);
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
     }
   if (why)
     *why = w;
@@ -214,15 +215,15 @@ program_ensure (CmlSystem *sys, GError **error)
   guint con[3], m = md->m, n = md->n, nr = sys->nr;
   Layout L;
 
-  g_mutex_lock (&sys->native_lock);
-  if (sys->variational_prog)
+  g_mutex_lock (&cml_system_runtime (sys)->lock);
+  if (cml_system_runtime (sys)->variational_prog)
     {
-      g_mutex_unlock (&sys->native_lock);
-      return sys->variational_prog;
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
+      return cml_system_runtime (sys)->variational_prog;
     }
   if (!shape_read (sys, con, &why))
     {
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s: %s", md->name, why);
       return NULL;
     }
@@ -291,9 +292,9 @@ program_ensure (CmlSystem *sys, GError **error)
     fast[1 + 2 * m + a] = msym[a];
   for (guint k = 0; k < nr; k++)
     fast[4 + 2 * m + k] = sys->state_sym[m + n + k];
-  sys->variational_prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nfast, error);
-  CmlProgram *prog = sys->variational_prog;
-  g_mutex_unlock (&sys->native_lock);
+  cml_system_runtime (sys)->variational_prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nfast, error);
+  CmlProgram *prog = cml_system_runtime (sys)->variational_prog;
+  g_mutex_unlock (&cml_system_runtime (sys)->lock);
   return prog;
 }
 

@@ -50,6 +50,7 @@
 #include "cml-error.h"
 #include "cml-symsolve.h"
 #include "cml-system-private.h"
+#include "cml-system-runtime.h"
 
 #include <float.h>
 #include <glib/gi18n-lib.h>
@@ -307,9 +308,9 @@ cml_vakonomic_var_supports (CmlSystem *sys, const char **why)
   else
     {
       Frame F = { 0 };
-      g_mutex_lock (&sys->native_lock);
+      g_mutex_lock (&cml_system_runtime (sys)->lock);
       frame_read (sys, &F, &w);
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
       frame_clear (&F);
     }
   if (why)
@@ -351,15 +352,15 @@ program_ensure (CmlSystem *sys, GError **error)
   const char *why = NULL;
   Layout L;
 
-  g_mutex_lock (&sys->native_lock);
-  if (sys->variational_prog)
+  g_mutex_lock (&cml_system_runtime (sys)->lock);
+  if (cml_system_runtime (sys)->variational_prog)
     {
-      g_mutex_unlock (&sys->native_lock);
-      return sys->variational_prog;
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
+      return cml_system_runtime (sys)->variational_prog;
     }
   if (!frame_read (sys, &F, &why))
     {
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
       frame_clear (&F);
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, "%s: %s", md->name, why);
       return NULL;
@@ -393,7 +394,7 @@ program_ensure (CmlSystem *sys, GError **error)
   guint rank = 0;
   if (!cml_symsolve (ctx, nf, B, 1, rhs, sample, Y, NULL, &rank))
     {
-      g_mutex_unlock (&sys->native_lock);
+      g_mutex_unlock (&cml_system_runtime (sys)->lock);
       frame_clear (&F);
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    "%s: the free velocities cannot be solved from the velocities of the configuration", md->name);
@@ -450,9 +451,9 @@ program_ensure (CmlSystem *sys, GError **error)
     }
   for (guint a = 0; a < s; a++)
     fast[1 + 2 * N + a] = lsym[a];
-  sys->variational_prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nfast, error);
-  CmlProgram *prog = sys->variational_prog;
-  g_mutex_unlock (&sys->native_lock);
+  cml_system_runtime (sys)->variational_prog = cml_program_compile (ctx, o, L.total, sys->param_sym, sys->n_params, fast, nfast, error);
+  CmlProgram *prog = cml_system_runtime (sys)->variational_prog;
+  g_mutex_unlock (&cml_system_runtime (sys)->lock);
   frame_clear (&F);
   return prog;
 }
@@ -494,9 +495,9 @@ cml_vakonomic_var_new (CmlSystem *sys, const CmlIntegratorOptions *options, cons
     return NULL;
   CmlVakonomicVar *var = g_new0 (CmlVakonomicVar, 1);
   const char *why;
-  g_mutex_lock (&sys->native_lock);
+  g_mutex_lock (&cml_system_runtime (sys)->lock);
   frame_read (sys, &var->F, &why);
-  g_mutex_unlock (&sys->native_lock);
+  g_mutex_unlock (&cml_system_runtime (sys)->lock);
   layout_init (&var->L, &var->F);
   guint N = var->F.N, s = var->F.s;
   var->sys = cml_system_ref (sys);

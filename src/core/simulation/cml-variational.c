@@ -296,7 +296,7 @@ cml_variational_prepare (CmlSystem *sys)
   else if (sys->formalism == CML_FORMALISM_SINGULAR)
     cml_singular_var_prepare (sys);
   else if (classic_supports (sys, &why))
-    (void) cml_var_program_ensure (sys, sys->model->m == 0 ? sys->nr : 0, &sys->variational_prog, NULL);
+    (void) cml_var_program_ensure (sys, sys->model->m == 0 ? sys->nr : 0, &cml_system_runtime (sys)->variational_prog, NULL);
   else
     cml_groupoid_var_prepare (sys);
 }
@@ -354,7 +354,7 @@ cml_variational_new (CmlSystem *sys, const CmlIntegratorOptions *options, const 
       return var;
     }
   guint nr = md->m == 0 ? sys->nr : 0;
-  CmlProgram *prog = cml_var_program_ensure (sys, nr, &sys->variational_prog, error);
+  CmlProgram *prog = cml_var_program_ensure (sys, nr, &cml_system_runtime (sys)->variational_prog, error);
   if (!prog)
     return NULL;
 
