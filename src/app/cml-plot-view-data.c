@@ -187,6 +187,7 @@ cml_plot_view_push_samples (CmlPlotView *self, const double *t, const double *ro
         cml_plot_column_drop_front (g_ptr_array_index (self->ref_columns, j), dropped);
       cml_plot_columns_keep_last (self->t_column, self->columns, CML_PLOT_VIEW_KEEP);
       self->diff_done = self->diff_done > dropped ? self->diff_done - dropped : 0;
+      self->drift_done = self->drift_done > dropped ? self->drift_done - dropped : 0;
     }
   cml_plot_view_compare_update_difference (self);
   gtk_gl_area_queue_render (self->area);

@@ -72,11 +72,22 @@ struct _CmlPlotView
   CmlSystem      *ghost_system;  /* NULL: none */
   char           *ghost_label;   /* what tells it apart in the legend ("vakonomic") */
   CmlPlotColumn  *ghost_t;
-  GPtrArray      *ghost_columns; /* CmlPlotColumn*, one per observable of ghost_system */
+  GPtrArray      *ghost_columns; /* CmlPlotColumn*, two per observable of ghost_system: the
+                                  * values, then (after all of them) the drift */
   gboolean        show_difference; /* against time: this run minus the other, per quantity */
   CmlPlotColumn  *diff_t;        /* the times of this run's samples where both are known */
   GPtrArray      *diff_columns;  /* CmlPlotColumn*, one per observable: this − the other */
   guint           diff_done;     /* samples of this run whose difference is computed */
+  /* comparing integrators: each run's drift from its start, log₁₀ |Q(t) − Q(0)|, per
+   * quantity (this run's at its sample times; the other run's in ghost_columns, after its
+   * values) */
+  gboolean        show_drift;
+  char           *drift_label;   /* what this run is in the legend ("variational (h = 0.01)") */
+  CmlPlotColumn  *drift_t;
+  GPtrArray      *drift_columns; /* CmlPlotColumn*, one per observable */
+  GArray         *drift_base;    /* double: this run's first sample, one per observable */
+  GArray         *ghost_drift_base; /* double: the other run's first sample */
+  guint           drift_done;    /* samples of this run whose drift is computed */
 };
 
 /* cml-plot-view.c */
@@ -97,6 +108,10 @@ void     cml_plot_view_compare_clear_difference (CmlPlotView *self);
 /* fresh difference columns for this run's observables (none without a comparison) */
 void     cml_plot_view_compare_reset (CmlPlotView *self);
 void     cml_plot_view_compare_update_difference (CmlPlotView *self);
+/* the two runs' drift of quantity NAME (its log₁₀ |Q − Q(0)|) added to the plot, when the
+ * drift is shown and the other run has NAME */
+gboolean cml_plot_view_compare_add_drift (CmlPlotView *self, const char *name, const char *shown,
+                                          guint colour);
 
 /* cml-plot-view-pick.c: a click in a phase portrait chooses where a run starts */
 void     cml_plot_view_pick_class_init (GObjectClass *object_class);

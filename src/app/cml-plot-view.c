@@ -210,7 +210,7 @@ cml_plot_view_rebuild_series (CmlPlotView *self)
    * another unit is plotted on its own: the selector replaces the selection with it, and
    * a selection made in code keeps those of its first quantity's unit) */
   const char *common_unit = NULL;
-  guint n_primary = 0;
+  guint n_primary = 0, n_drift = 0;
   g_autoptr (GString) names = g_string_new (NULL);
   for (guint k = 0; k < self->y_names->len; k++)
     {
@@ -242,6 +242,12 @@ cml_plot_view_rebuild_series (CmlPlotView *self)
           g_string_append_printf (names, "%sΔ%s", names->len ? ", " : "", shown);
           continue;
         }
+      /* comparing integrators: the two runs' drift, on a logarithmic scale */
+      if (self->x_name == NULL && cml_plot_view_compare_add_drift (self, name, shown, colour))
+        {
+          n_drift++;
+          continue;
+        }
       g_autoptr (CmlPlotSeries) series
           = cml_plot_series_new_for_columns (shown, unit, self->t_column, x_column, y_column);
       cml_plot_series_set_palette_index (series, colour);
@@ -267,7 +273,11 @@ cml_plot_view_rebuild_series (CmlPlotView *self)
 
   /* the y axis: the quantities' names when they fit, and always their unit */
   CmlPlotAxis *y_axis = cml_plot_get_y_axis (plot);
-  if (n_primary == 1)
+  if (n_drift > 0)
+    /* TRANSLATORS: the axis of quantities' drift from their values at t = 0, |Q − Q(0)|,
+     * on a logarithmic scale (the legend names the quantities; the unit follows) */
+    cml_plot_axis_set_label (y_axis, _("log₁₀ |drift|"), common_unit);
+  else if (n_primary == 1)
     cml_plot_axis_set_label (y_axis, names->str, common_unit);
   else if (n_primary > 1)
     cml_plot_axis_set_label (y_axis, g_utf8_strlen (names->str, -1) <= 24 ? names->str : "",

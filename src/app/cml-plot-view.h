@@ -133,6 +133,12 @@ const char *cml_plot_view_get_ghost_note (CmlPlotView *self);
  * at this run's sample times (the other run interpolated linearly). */
 void       cml_plot_view_set_show_difference (CmlPlotView *self, gboolean show);
 gboolean   cml_plot_view_get_show_difference (CmlPlotView *self);
+/* Against time, while comparing integrators: each quantity as the two runs' drift from
+ * their first samples, log₁₀ |Q(t) − Q(0)| (floored at the rounding of Q(0)), this run's
+ * named LABEL in the legend and the other's dashed under it: a drift kept to rounding and
+ * one of 10⁻³ both read on one axis.  The difference, when asked for, comes first. */
+void       cml_plot_view_set_show_drift (CmlPlotView *self, gboolean show, const char *label);
+gboolean   cml_plot_view_get_show_drift (CmlPlotView *self);
 /* Phase portraits as a place to start from: when both axes are quantities a run starts
  * from, a click or drag in the plot area emits ::pick-initial (x name, x, y name, y,
  * done).  cml_plot_view_pick does what a click at widget point (WX, WY) does (FALSE:

@@ -562,6 +562,10 @@ cml_scene_view_init (CmlSceneView *self)
   gtk_widget_set_margin_top (self->ghost_legend, LEGEND_MARGIN);
   gtk_widget_add_css_class (self->ghost_legend, "ghost-legend");
   gtk_widget_set_can_target (self->ghost_legend, FALSE);
+  /* a long name ("the classical Runge–Kutta (h = 0.1) run") wraps rather than running
+   * under the buttons at the view's top right (Steer to a Target, on a projector) */
+  gtk_label_set_wrap (GTK_LABEL (self->ghost_legend), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->ghost_legend), 22);
   gtk_widget_set_visible (self->ghost_legend, FALSE);
   GtkWidget *corner = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_widget_set_halign (corner, GTK_ALIGN_START);

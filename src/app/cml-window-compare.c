@@ -17,7 +17,10 @@
  *               drift curves side by side.  A first run with a fixed-step method gets the
  *               classical Runge–Kutta method at the same step (rk4-fixed; the implicit
  *               midpoint rule when the first run is that one): what a structure-preserving
- *               method keeps, next to one that does not, step for step.
+ *               method keeps, next to one that does not, step for step.  The plot against
+ *               time shows both runs' drift of the invariants on a logarithmic scale
+ *               (cml-plot-view-compare.c), each named by its method and step; a new
+ *               choice of integrator starts the comparison again.
  *
  * The vakonomic reading is a second system to derive: that is done on a worker thread
  * (cml-window-derive.c, with the card over the view) while the first run goes on; a
@@ -77,9 +80,27 @@ other_integrator (const CmlIntegratorOptions *first, CmlIntegratorOptions *other
     }
 }
 
+/* A run's integrator as the legend names it, in words: "variational (h = 0.01)". */
 static char *
 integrator_label (const CmlIntegratorOptions *o)
 {
+  switch (o->kind)
+    {
+    case CML_INTEGRATOR_VARIATIONAL:
+      /* TRANSLATORS: the discrete variational integrator (order 2) and its fixed time step */
+      return g_strdup_printf (_("variational (h = %g)"), o->h_fixed);
+    case CML_INTEGRATOR_VARIATIONAL4:
+      /* TRANSLATORS: the fourth-order discrete variational integrator and its fixed time step */
+      return g_strdup_printf (_("variational, order 4 (h = %g)"), o->h_fixed);
+    case CML_INTEGRATOR_RK4_FIXED:
+      /* TRANSLATORS: the classical fourth-order Runge–Kutta method and its fixed time step */
+      return g_strdup_printf (_("classical Runge–Kutta (h = %g)"), o->h_fixed);
+    case CML_INTEGRATOR_IMPLICIT_MIDPOINT:
+      /* TRANSLATORS: the implicit midpoint rule and its fixed time step */
+      return g_strdup_printf (_("implicit midpoint (h = %g)"), o->h_fixed);
+    default:
+      break;
+    }
   if (cml_integrator_kind_is_fixed_step (o->kind))
     /* TRANSLATORS: an integrator's name (not translated) and its fixed time step */
     return g_strdup_printf (_("%s, step %g"), cml_integrator_kind_to_string (o->kind), o->h_fixed);
@@ -102,6 +123,7 @@ cml_window_compare_stop (CmlWindow *self)
   self->ghost_kind = CML_COMPARE_NONE;
   self->ghost_cursor = 0;
   self->ghost_cols = 0;
+  cml_plot_view_set_show_drift (self->time_plot, FALSE, NULL);
   cml_plot_view_set_ghost (self->time_plot, NULL, NULL);
   cml_plot_view_set_ghost (self->phase_plot, NULL, NULL);
   cml_scene_view_set_ghost (self->scene_view, NULL, NULL);
@@ -167,6 +189,13 @@ compare_install (CmlWindow *self, CmlCompareKind kind, CmlSystem *sys, GError **
 
   cml_plot_view_set_ghost (self->time_plot, sys, self->ghost_label);
   cml_plot_view_set_ghost (self->phase_plot, sys, self->ghost_label);
+  /* another integrator: the plot against time shows how far each lets the invariants
+   * drift, on a logarithmic scale (the quantities themselves differ by less than a line) */
+  if (kind == CML_COMPARE_INTEGRATOR)
+    {
+      g_autofree char *mine = integrator_label (&self->integrator);
+      cml_plot_view_set_show_drift (self->time_plot, TRUE, mine);
+    }
   cml_scene_view_set_ghost (self->scene_view, sys, self->ghost_label);
 
   /* both from t = 0 together */
@@ -368,12 +397,21 @@ cml_window_compare_param (CmlWindow *self, const char *name, double value)
     cml_runner_set_param (self->ghost_runner, name, value);
 }
 
+/* The vakonomic reading follows the first run's integrator; another integrator is chosen
+ * anew for it (the same step, for a fixed-step method), both runs again from t = 0. */
 void
 cml_window_compare_integrator (CmlWindow *self, const CmlIntegratorOptions *options)
 {
-  if (self->ghost_runner == NULL || self->ghost_kind != CML_COMPARE_VAKONOMIC)
+  if (self->ghost_runner == NULL)
     return;
-  cml_runner_set_integrator (self->ghost_runner, options);
+  if (self->ghost_kind == CML_COMPARE_VAKONOMIC)
+    cml_runner_set_integrator (self->ghost_runner, options);
+  else if (self->ghost_kind == CML_COMPARE_INTEGRATOR)
+    {
+      g_autoptr (GError) error = NULL;
+      if (!cml_window_compare (self, CML_COMPARE_INTEGRATOR, &error))
+        cml_window_show_error (self, _("Cannot compare these runs"), error->message);
+    }
 }
 
 /* ---- actions ---------------------------------------------------------------------------- */

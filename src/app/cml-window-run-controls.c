@@ -113,7 +113,7 @@ cml_window_show_integrator_choice (CmlWindow *self)
     }
   else
     gtk_widget_set_tooltip_text (GTK_WIDGET (self->integrator_dropdown),
-                                 _("Integrator: GSL steppers with error control, or the symmetric implicit midpoint rule (fixed step, keeps quadratic invariants)"));
+                                 _("Integrator: GSL steppers with error control; or, at a fixed step, the symmetric implicit midpoint rule (keeps quadratic invariants) and the variational integrators (for every model; they keep a symmetric model's Casimirs and momenta to rounding)"));
 }
 
 void

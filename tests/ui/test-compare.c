@@ -170,6 +170,7 @@ test_integrator (void)
   g_assert_no_error (error);
   g_assert_true (win->ghost_system == win->system);
   g_assert_nonnull (strstr (win->ghost_label, "rkf45"));
+  g_assert_true (cml_plot_view_get_show_drift (win->time_plot));
   cml_window_play (win);
   Wait w = { win, 1.0 };
   wait_for (both_past, &w, "both_past");
@@ -189,7 +190,7 @@ test_integrator_fixed_step (void)
   g_assert_no_error (error);
   g_assert_true (cml_window_compare_with (win, "integrator", &error));
   g_assert_no_error (error);
-  g_assert_cmpstr (win->ghost_label, ==, "rk4-fixed, step 0.1");
+  g_assert_cmpstr (win->ghost_label, ==, "classical Runge–Kutta (h = 0.1)");
   cml_window_play (win);
   Wait w = { win, 1.0 };
   wait_for (both_past, &w, "both_past");
@@ -198,8 +199,133 @@ test_integrator_fixed_step (void)
   g_assert_true (cml_window_set_integrator (win, "rk4-fixed", 0.05, &error));
   g_assert_true (cml_window_compare_with (win, "integrator", &error));
   g_assert_no_error (error);
-  g_assert_cmpstr (win->ghost_label, ==, "implicit-midpoint, step 0.05");
+  g_assert_cmpstr (win->ghost_label, ==, "implicit midpoint (h = 0.05)");
+  /* another integrator chosen meanwhile: the other run is chosen anew, at its step */
+  g_assert_true (cml_window_set_integrator (win, "variational4", 0.01, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (win->ghost_runner);
+  g_assert_cmpstr (win->ghost_label, ==, "classical Runge–Kutta (h = 0.01)");
   window_free (win);
+}
+
+/* Every built-in under the variational integrators, compared with the classical
+ * Runge–Kutta method at the same step: both runs advance, the plot against time shows
+ * both runs' drift of an invariant (log₁₀ |Q − Q(0)|), each named by its method, and
+ * where the discrete method keeps the invariant (its momentum map, the Casimirs, the
+ * rolling ball's I and C — cmlab-cli simulate MODEL --step 0.1 --t-end 5 measures
+ * them) its drift stays at rounding while the Runge–Kutta run's is ten times larger
+ * or more.  The chaplygin sleigh and the vertical disk keep none of theirs exactly:
+ * their energy drifts, bounded, under both (there the Runge–Kutta run's is smaller). */
+typedef struct
+{
+  const char *model;
+  const char *kept;    /* an invariant the discrete method keeps to rounding, or NULL */
+  const char *shown;   /* else the one plotted */
+  gboolean    rk4_drifts; /* the Runge–Kutta run lets KEPT drift, by 10⁻¹⁰ or more */
+} Kept;
+
+static const Kept kept[] = {
+  { "rolling-ball", "I", NULL, FALSE },
+  { "rolling-ball-varying", "Cx", NULL, TRUE },
+  { "plate-ball", "casimir", NULL, TRUE },
+  { "martinet", "a", NULL, TRUE },
+  { "capri-kobayashi", "pr", NULL, TRUE },
+  { "capri-kobayashi-full", "pr", NULL, TRUE },
+  { "heavy-top", "casimir", NULL, TRUE },
+  { "rigid-body", "casimir", NULL, TRUE },
+  { "chaplygin-sleigh", NULL, "energy", FALSE },
+  { "vertical-disk", NULL, "energy", FALSE },
+};
+
+/* the plot's two drift series both reach W->t */
+static gboolean
+drift_plotted (gpointer data)
+{
+  Wait *w = data;
+  CmlPlot *plot = cml_plot_view_get_plot (w->win->time_plot);
+  if (cml_plot_get_n_series (plot) != 2)
+    return FALSE;
+  for (guint i = 0; i < 2; i++)
+    {
+      CmlPlotColumn *t = cml_plot_series_get_time_column (cml_plot_get_series (plot, i));
+      guint n = cml_plot_column_get_n (t);
+      if (n < 10 || cml_plot_column_get_data (t)[n - 1] < w->t)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* the largest of a drift series' values (log₁₀ |Q − Q(0)|) */
+static double
+series_max (CmlPlotSeries *s)
+{
+  CmlPlotColumn *y = cml_plot_series_get_y_column (s);
+  const double *v = cml_plot_column_get_data (y);
+  double m = -INFINITY;
+  for (guint i = 0; i < cml_plot_column_get_n (y); i++)
+    m = MAX (m, v[i]);
+  return m;
+}
+
+static void
+test_integrator_variational (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  const char *kinds[] = { "variational", "variational4" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (kept); k++)
+    for (guint v = 0; v < G_N_ELEMENTS (kinds); v++)
+      {
+        const Kept *c = &kept[k];
+        const char *name = c->kept ? c->kept : c->shown;
+        CmlWindow *win = window_new (c->model);
+        g_autoptr (GError) error = NULL;
+
+        g_test_message ("%s, %s", c->model, kinds[v]);
+        g_assert_true (cml_window_set_integrator (win, kinds[v], 0.1, &error));
+        g_assert_no_error (error);
+        cml_window_set_speed_index (win, 8); /* ×50 */
+        g_assert_true (cml_window_compare_with (win, "integrator", &error));
+        g_assert_no_error (error);
+        g_assert_cmpstr (win->ghost_label, ==, "classical Runge–Kutta (h = 0.1)");
+        cml_window_play (win);
+        Wait w = { win, 5.0 };
+        wait_for (both_past, &w, "both runs past t = 5");
+        /* (every quantity's drift is kept: any can be plotted) */
+        cml_plot_view_set_series (win->time_plot, NULL, (const char *const[]) { name, NULL });
+        wait_for (drift_plotted, &w, "both runs' drift plotted past t = 5");
+
+        /* both ran: neither stopped, no error shown */
+        CmlFrame *a = cml_runner_get_frame (cml_window_get_runner (win));
+        CmlFrame *b = ghost_frame (win);
+        g_assert_cmpint (a->state, !=, CML_RUNNER_FAILED);
+        g_assert_cmpint (b->state, !=, CML_RUNNER_FAILED);
+        cml_frame_unref (a);
+        cml_frame_unref (b);
+
+        /* the drift of NAME, twice: the Runge–Kutta run's (dashed), then this run's */
+        CmlPlot *plot = cml_plot_view_get_plot (win->time_plot);
+        g_assert_cmpuint (cml_plot_get_n_series (plot), ==, 2);
+        CmlPlotSeries *rk4 = cml_plot_get_series (plot, 0);
+        CmlPlotSeries *mine = cml_plot_get_series (plot, 1);
+        g_assert_nonnull (strstr (cml_plot_series_get_name (rk4), "classical Runge–Kutta (h = 0.1)"));
+        g_assert_true (cml_plot_series_get_dashed (rk4));
+        g_assert_nonnull (strstr (cml_plot_series_get_name (mine), v == 0 ? "variational (h = 0.1)"
+                                                                          : "variational, order 4 (h = 0.1)"));
+        g_assert_cmpstr (cml_plot_axis_get_label (cml_plot_get_y_axis (plot)), ==, "log₁₀ |drift|");
+        g_assert_cmpuint (cml_plot_series_get_n (rk4), >, 10);
+        g_assert_cmpuint (cml_plot_series_get_n (mine), >, 10);
+        double d_mine = series_max (mine), d_rk4 = series_max (rk4);
+        g_test_message ("  drift of %s: %.3g (this run), %.3g (Runge–Kutta)", name, d_mine, d_rk4);
+        g_assert_true (isfinite (d_mine) && isfinite (d_rk4));
+        if (c->kept)
+          g_assert_cmpfloat (d_mine, <, -12);
+        else
+          g_assert_cmpfloat (d_mine, <, -4); /* bounded: 10⁻⁷ at t = 5 */
+        if (c->rk4_drifts)
+          g_assert_cmpfloat (d_rk4, >, d_mine + 1); /* ten times or more (100 to 10⁷ measured) */
+        window_free (win);
+      }
 }
 
 /* What cannot be compared says why, and a model switch ends the comparison. */
@@ -358,6 +484,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/compare/copy", test_copy);
   g_test_add_func ("/ui/compare/integrator", test_integrator);
   g_test_add_func ("/ui/compare/integrator-fixed-step", test_integrator_fixed_step);
+  g_test_add_func ("/ui/compare/integrator-variational", test_integrator_variational);
   g_test_add_func ("/ui/compare/refused", test_refused);
   g_test_add_func ("/ui/compare/ghost-note", test_ghost_note);
   return g_test_run ();
