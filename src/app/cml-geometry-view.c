@@ -30,7 +30,12 @@
  * coordinates drawn, the wavefronts' closed forms are drawn dashed beside them — each
  * extremal's closed form from its own start (its covector) at the front's time — with the largest
  * difference in the legend, and the conjugate and Maxwell points' largest distance from
- * the closed form at the times found.  A click on a wavefront starts the window's run on
+ * the closed form at the times found.  On SE(2) — recognised by its structure at the start
+ * (cml-se2-maxwell.h: the frame's Lie algebra se(2), orthonormal, the lateral section held),
+ * not by its name — each extremal of class C1 is integrated again to Sachkov's first Maxwell
+ * time 2K(k) (doc/theory.md §18.3) and those points are drawn dashed, a curve in the order of
+ * the covectors, with the largest difference of the Maxwell times found from 2K(k) in the
+ * legend.  A click on a wavefront starts the window's run on
  * the nearest extremal: its momenta given as initial values (the free velocities where the
  * parameter panel shows velocities), one step to undo.  The fan's worker is in
  * cml-geometry-fan.c, the drawing in cml-geometry-draw.c.
@@ -284,6 +289,8 @@ cml_geometry_view_start (CmlGeometryView *self, GError **error)
   const double *z0 = cml_simulation_get_state (job->sim);
   for (guint c = 0; c < job->n_coords; c++)
     job->start[c] = z0[c < model->m ? c : c + model->n];
+  /* SE(2), by its structure at the start: Sachkov's first Maxwell times drawn beside */
+  job->se2 = cml_se2_recognise (model, job->start, &job->se2_frame);
   job->ended = g_new (double, (gsize) opt.n_covectors * job->n_coords);
   for (gsize k = 0; k < (gsize) opt.n_covectors * job->n_coords; k++)
     job->ended[k] = NAN;
@@ -361,6 +368,15 @@ cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *con
   if (maxwell)
     *maxwell = self->closed[2];
   return self->closed[0];
+}
+
+double
+cml_geometry_view_get_sachkov_difference (CmlGeometryView *self, double *points)
+{
+  g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), NAN);
+  if (points)
+    *points = self->sachkov[1];
+  return self->sachkov[0];
 }
 
 const char *
@@ -618,6 +634,7 @@ cml_geometry_view_init (CmlGeometryView *self)
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
   self->fronts = g_array_new (FALSE, FALSE, sizeof (double));
   self->closed[0] = self->closed[1] = self->closed[2] = NAN;
+  self->sachkov[0] = self->sachkov[1] = NAN;
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->plot = cml_plot_area_get_plot (self->area);

@@ -71,6 +71,11 @@ GHashTable *cml_geometry_view_initial_values (CmlGeometryView *self, guint i);
  * conjugate and Maxwell points at the times found; NaN where none is drawn (tests). */
 double      cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate,
                                                           double *maxwell);
+/* SE(2) (recognised by its structure): the largest difference of the first Maxwell times
+ * found from Sachkov's closed form 2K(k), and into *POINTS (may be NULL) that of the Maxwell
+ * points drawn from the points at Sachkov's times (on the axes drawn); NaN when the model is
+ * not SE(2) or no Maxwell point is drawn (tests). */
+double      cml_geometry_view_get_sachkov_difference (CmlGeometryView *self, double *points);
 /* The status line (tests). */
 const char *cml_geometry_view_get_status (CmlGeometryView *self);
 
