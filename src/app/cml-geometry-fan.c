@@ -39,6 +39,7 @@ cml_geometry_job_unref (Job *job)
   g_free (job->max_pts);
   g_free (job->sachkov_t);
   g_free (job->sachkov_pts);
+  g_free (job->paths);
   g_free (job);
 }
 
@@ -89,6 +90,40 @@ point_at (Job *job, const double *z0, double t0, guint i, double t, double *q)
   const double *s = cml_simulation_get_state (job->sim);
   memcpy (q, s, m * sizeof (double));
   memcpy (q + m, s + m + res->n_momenta, nr * sizeof (double));
+}
+
+/* Every STRIDE-th extremal (at most CML_GEOMETRY_MAX_PATHS of them) sampled at
+ * CML_GEOMETRY_PATH_SAMPLES equal steps of [t0, T], for the 3-D scene. */
+static void
+sample_paths (Job *job, const double *z0, double t0)
+{
+  const CmlExploreResult *res = job->res;
+  CmlSystem *sys = cml_simulation_get_system (job->sim);
+  guint dim = cml_system_dim (sys), m = cml_system_get_model (sys)->m, nc = res->n_coords, S = CML_GEOMETRY_PATH_SAMPLES;
+  guint nr = dim - m - res->n_momenta;
+  guint stride = (res->n + CML_GEOMETRY_MAX_PATHS - 1) / CML_GEOMETRY_MAX_PATHS;
+  g_autofree double *z = g_memdup2 (z0, dim * sizeof (double));
+
+  job->n_paths = (res->n + stride - 1) / stride;
+  job->t0 = t0;
+  job->paths = g_new (double, (gsize) job->n_paths * S * nc);
+  for (gsize k = 0; k < (gsize) job->n_paths * S * nc; k++)
+    job->paths[k] = NAN;
+  for (guint p = 0; p < job->n_paths && !g_atomic_int_get (&job->cancel); p++)
+    {
+      memcpy (z + m, res->covectors + (gsize) p * stride * res->n_momenta, res->n_momenta * sizeof (double));
+      cml_simulation_set_state (job->sim, t0, z);
+      for (guint k = 0; k < S; k++)
+        {
+          double t = t0 + (job->opt.t_end - t0) * k / (S - 1);
+          if (k > 0 && !cml_simulation_advance (job->sim, t, NULL))
+            break;
+          const double *s = cml_simulation_get_state (job->sim);
+          double *q = job->paths + ((gsize) p * S + k) * nc;
+          memcpy (q, s, m * sizeof (double));
+          memcpy (q + m, s + m + res->n_momenta, nr * sizeof (double));
+        }
+    }
 }
 
 /* SE(2): each extremal's first Maxwell time in closed form (Sachkov's 2K(k), from its frame
@@ -147,6 +182,7 @@ cml_geometry_fan_thread (GTask *task, gpointer source, gpointer data, GCancellab
     }
   if (job->se2)
     sachkov_points (job, z0, t0);
+  sample_paths (job, z0, t0);
   cml_simulation_set_state (job->sim, t0, z0);
   if (g_atomic_int_get (&job->cancel))
     {

@@ -46,6 +46,11 @@ typedef struct
   CmlSe2Frame        se2_frame;
   double            *sachkov_t;   /* n: the first Maxwell time 2K(k)/s after the start (≤ T), or NaN */
   double            *sachkov_pts; /* n × n_coords: the point at that time, or NaN */
+  /* the paths drawn over the 3-D scene: every STRIDE-th extremal at CML_GEOMETRY_PATH_SAMPLES
+   * equal steps of [t0, T] (both ends), NaN past a failed run */
+  double            *paths;      /* n_paths × CML_GEOMETRY_PATH_SAMPLES × n_coords */
+  guint              n_paths;
+  double             t0;
 } Job;
 
 Job     *cml_geometry_job_ref (Job *job);

@@ -65,6 +65,7 @@ G_DEFINE_FINAL_TYPE (CmlGeometryView, cml_geometry_view, GTK_TYPE_WIDGET)
 enum
 {
   EXTREMAL_PICKED,
+  FAN_CHANGED,
   N_SIGNALS
 };
 
@@ -147,6 +148,7 @@ fan_done (GObject *source, GAsyncResult *result, gpointer data)
       g_clear_pointer (&self->shown, cml_geometry_job_unref);
       self->shown = cml_geometry_job_ref (job);
       cml_geometry_view_draw_fan (self);
+      g_signal_emit (self, signals[FAN_CHANGED], 0);
       const CmlExploreResult *res = job->res;
       guint n_conj = 0, n_max = 0, n_failed = 0;
       const char *first_why = NULL;
@@ -370,6 +372,18 @@ cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *con
   return self->closed[0];
 }
 
+const double *
+cml_geometry_view_get_paths (CmlGeometryView *self, guint *n_paths, double *t0, double *t_end)
+{
+  g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), NULL);
+  if (self->shown == NULL || self->shown->paths == NULL)
+    return NULL;
+  *n_paths = self->shown->n_paths;
+  *t0 = self->shown->t0;
+  *t_end = self->shown->opt.t_end;
+  return self->shown->paths;
+}
+
 double
 cml_geometry_view_get_sachkov_difference (CmlGeometryView *self, double *points)
 {
@@ -467,7 +481,10 @@ cml_geometry_view_set_system (CmlGeometryView *self, CmlSystem *sys, CmlRunner *
       g_atomic_int_set (&self->job->cancel, 1);
       g_clear_pointer (&self->job, cml_geometry_job_unref);
     }
+  gboolean had = self->shown != NULL;
   g_clear_pointer (&self->shown, cml_geometry_job_unref);
+  if (had)
+    g_signal_emit (self, signals[FAN_CHANGED], 0);
   if (sys)
     cml_system_ref (sys);
   g_clear_pointer (&self->sys, cml_system_unref);
@@ -606,6 +623,9 @@ cml_geometry_view_class_init (CmlGeometryViewClass *klass)
   /* CmlGeometryView::extremal-picked (i): a click on the wavefront chose extremal I */
   signals[EXTREMAL_PICKED] = g_signal_new ("extremal-picked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                            NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+  /* CmlGeometryView::fan-changed: the fan drawn is another one, or none */
+  signals[FAN_CHANGED] = g_signal_new ("fan-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                       NULL, G_TYPE_NONE, 0);
 
   g_type_ensure (CML_TYPE_PLOT_AREA);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-geometry-view.ui");
