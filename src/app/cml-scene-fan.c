@@ -136,6 +136,17 @@ cml_scene_fan_queue_draw (CmlSceneFan *f, double t)
     gtk_widget_queue_draw (f->area);
 }
 
+void
+cml_scene_fan_add_frame_points (CmlSceneFan *f, GArray *points)
+{
+  const double *p = (const double *) (gpointer) f->points->data;
+  if (f->style->table_frame)
+    return;
+  for (guint k = 0; k < f->points->len / 3; k += 4)
+    if (isfinite (p[3 * k]) && isfinite (p[3 * k + 1]) && isfinite (p[3 * k + 2]))
+      g_array_append_vals (points, p + 3 * k, 1);
+}
+
 guint
 cml_scene_fan_get_curves (CmlSceneFan *f, guint *front_points)
 {

@@ -29,6 +29,9 @@ void         cml_scene_fan_free (CmlSceneFan *f);
 void         cml_scene_fan_set (CmlSceneFan *f, const double *points, guint n_curves, double t0, double t_end);
 /* Draws again for the time T the run shows (the wavefront there, when in [t0, T_END]). */
 void         cml_scene_fan_queue_draw (CmlSceneFan *f, double t);
+/* Adds to POINTS (double triples) what framing the view keeps in sight: every fourth point
+ * of each curve. */
+void         cml_scene_fan_add_frame_points (CmlSceneFan *f, GArray *points);
 /* The curves held, and the wavefront's points at the time last drawn (tests). */
 guint        cml_scene_fan_get_curves (CmlSceneFan *f, guint *front_points);
 

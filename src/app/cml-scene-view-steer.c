@@ -161,6 +161,8 @@ cml_scene_view_set_fan (CmlSceneView *self, const double *points, guint n_curves
 {
   g_return_if_fail (CML_IS_SCENE_VIEW (self));
   cml_scene_fan_set (self->fan, points, n_curves, t0, t_end);
+  if (points && n_curves)
+    cml_scene_view_frame_run (self);
 }
 
 guint

@@ -342,6 +342,8 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
     }
   /* the target and the conjugate points are framed too */
   cml_scene_steer_add_frame_points (self->steer, points);
+  /* and the Geometry page's fan */
+  cml_scene_fan_add_frame_points (self->fan, points);
   /* clear of the legend's corner and the buttons' (sizes in logical pixels, the view's
    * in device ones) */
   if (self->legend_w > 0 && !self->legend_folded)
