@@ -1,6 +1,7 @@
 /* cml-geometry-draw.c — the Geometry page's drawing: the wavefront of the fan shown, its
  * conjugate and Maxwell points and the start on the axes the drop-downs choose, the closed
- * forms where the model has them ([reference]), and, while a fan runs, its endpoints as
+ * forms where the model has them ([reference]; on SE(2) the points at Sachkov's first
+ * Maxwell time), and, while a fan runs, its endpoints as
  * they come.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -154,6 +155,7 @@ cml_geometry_view_draw_fan (CmlGeometryView *self)
   self->n_fronts = 0;
   self->partial = FALSE;
   self->closed[0] = self->closed[1] = self->closed[2] = NAN;
+  self->sachkov[0] = self->sachkov[1] = NAN;
   if (self->shown == NULL || self->sys == NULL)
     {
       gtk_widget_queue_draw (GTK_WIDGET (self->area));
@@ -272,6 +274,44 @@ cml_geometry_view_draw_fan (CmlGeometryView *self)
   extend (mx, &x_lo, &x_hi), extend (my, &y_lo, &y_hi);
   extend (sx, &x_lo, &x_hi), extend (sy, &y_lo, &y_hi);
 
+  /* SE(2): the points at Sachkov's first Maxwell times, a curve in the order of the
+   * covectors (broken where an extremal has none before T), and how far the Maxwell times
+   * and points found are from them */
+  g_autoptr (GArray) kx = g_array_new (FALSE, FALSE, sizeof (double)), ky = g_array_new (FALSE, FALSE, sizeof (double));
+  double d_ktime = 0, d_kpoint = 0;
+  guint n_k = 0;
+  if (self->shown->sachkov_t)
+    for (guint i = 0; i < N; i++)
+      {
+        const double *k = self->shown->sachkov_pts + (gsize) i * nc, *w = self->shown->max_pts + (gsize) i * nc;
+        double nan = NAN;
+        if (!(isfinite (k[ix]) && isfinite (k[iy])))
+          {
+            if (kx->len && isfinite (g_array_index (kx, double, kx->len - 1)))
+              g_array_append_val (kx, nan), g_array_append_val (ky, nan);
+            continue;
+          }
+        g_array_append_val (kx, k[ix]);
+        g_array_append_val (ky, k[iy]);
+        n_k++;
+        if (res->maxwell[i] <= T)
+          {
+            d_ktime = MAX (d_ktime, fabs (res->maxwell[i] - self->shown->sachkov_t[i]));
+            d_kpoint = MAX (d_kpoint, MAX (fabs (w[ix] - k[ix]), fabs (w[iy] - k[iy])));
+          }
+      }
+  extend (kx, &x_lo, &x_hi), extend (ky, &y_lo, &y_hi);
+  g_autofree char *sachkov_name = NULL;
+  if (n_k)
+    {
+      self->sachkov[0] = mx->len ? d_ktime : NAN;
+      self->sachkov[1] = mx->len ? d_kpoint : NAN;
+      /* TRANSLATORS: the points at Sachkov's closed form of the first Maxwell time on SE(2),
+       * 2K(k); %.2g is the largest difference of the Maxwell times found from it */
+      sachkov_name = mx->len ? g_strdup_printf (_("at Sachkov's 2K(k) (times within %.2g)"), d_ktime)
+                             : g_strdup (_("at Sachkov's Maxwell time 2K(k)"));
+    }
+
   g_autofree char *conj_name = NULL, *max_name = NULL, *closed_name = NULL;
   if (closed)
     {
@@ -303,6 +343,16 @@ cml_geometry_view_draw_fan (CmlGeometryView *self)
       cml_plot_series_set_opacity (front_ref, 0.5);
       cml_plot_series_set_dashed (front_ref, TRUE);
       cml_plot_add_series (self->plot, front_ref);
+    }
+  if (n_k)
+    {
+      /* dashed in the Maxwell points' colour, under them: the closed form's cut locus */
+      CmlPlotSeries *cut = points_series (sachkov_name, kx, ky);
+      cml_plot_series_set_palette_index (cut, 3);
+      cml_plot_series_set_opacity (cut, 0.6);
+      cml_plot_series_set_dashed (cut, TRUE);
+      cml_plot_add_series (self->plot, cut);
+      cml_plot_series_unref (cut);
     }
   for (guint f = 0; f < fronts->len; f++)
     cml_plot_add_series (self->plot, fronts->pdata[f]);

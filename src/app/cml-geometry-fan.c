@@ -37,6 +37,9 @@ cml_geometry_job_unref (Job *job)
   g_clear_pointer (&job->res, cml_explore_result_free);
   g_free (job->conj_pts);
   g_free (job->max_pts);
+  g_free (job->sachkov_t);
+  g_free (job->sachkov_pts);
+  g_free (job->paths);
   g_free (job);
 }
 
@@ -89,6 +92,68 @@ point_at (Job *job, const double *z0, double t0, guint i, double t, double *q)
   memcpy (q + m, s + m + res->n_momenta, nr * sizeof (double));
 }
 
+/* Every STRIDE-th extremal (at most CML_GEOMETRY_MAX_PATHS of them) sampled at
+ * CML_GEOMETRY_PATH_SAMPLES equal steps of [t0, T], for the 3-D scene. */
+static void
+sample_paths (Job *job, const double *z0, double t0)
+{
+  const CmlExploreResult *res = job->res;
+  CmlSystem *sys = cml_simulation_get_system (job->sim);
+  guint dim = cml_system_dim (sys), m = cml_system_get_model (sys)->m, nc = res->n_coords, S = CML_GEOMETRY_PATH_SAMPLES;
+  guint nr = dim - m - res->n_momenta;
+  guint stride = (res->n + CML_GEOMETRY_MAX_PATHS - 1) / CML_GEOMETRY_MAX_PATHS;
+  g_autofree double *z = g_memdup2 (z0, dim * sizeof (double));
+
+  job->n_paths = (res->n + stride - 1) / stride;
+  job->t0 = t0;
+  job->paths = g_new (double, (gsize) job->n_paths * S * nc);
+  for (gsize k = 0; k < (gsize) job->n_paths * S * nc; k++)
+    job->paths[k] = NAN;
+  for (guint p = 0; p < job->n_paths && !g_atomic_int_get (&job->cancel); p++)
+    {
+      memcpy (z + m, res->covectors + (gsize) p * stride * res->n_momenta, res->n_momenta * sizeof (double));
+      cml_simulation_set_state (job->sim, t0, z);
+      for (guint k = 0; k < S; k++)
+        {
+          double t = t0 + (job->opt.t_end - t0) * k / (S - 1);
+          if (k > 0 && !cml_simulation_advance (job->sim, t, NULL))
+            break;
+          const double *s = cml_simulation_get_state (job->sim);
+          double *q = job->paths + ((gsize) p * S + k) * nc;
+          memcpy (q, s, m * sizeof (double));
+          memcpy (q + m, s + m + res->n_momenta, nr * sizeof (double));
+        }
+    }
+}
+
+/* SE(2): each extremal's first Maxwell time in closed form (Sachkov's 2K(k), from its frame
+ * momenta) and its point then, integrated again as the Maxwell points are. */
+static void
+sachkov_points (Job *job, const double *z0, double t0)
+{
+  const CmlExploreResult *res = job->res;
+  CmlModel *model = cml_system_get_model (cml_simulation_get_system (job->sim));
+  guint nc = res->n_coords, idx[3] = { job->se2_frame.translation, job->se2_frame.rotation, job->se2_frame.lateral };
+  for (guint a = 0; a < 3; a++)
+    {
+      guint j = 0;
+      while (j < res->n_momenta && g_strcmp0 (res->momentum_names[j], model->momenta[idx[a]]) != 0)
+        j++;
+      if (j == res->n_momenta)
+        return; /* not the model's momenta: nothing drawn */
+      idx[a] = j;
+    }
+  job->sachkov_t = g_new (double, res->n);
+  job->sachkov_pts = g_new (double, (gsize) res->n * nc);
+  for (guint i = 0; i < res->n && !g_atomic_int_get (&job->cancel); i++)
+    {
+      const double *h = res->covectors + (gsize) i * res->n_momenta;
+      double t = t0 + cml_se2_maxwell_time (h[idx[0]], h[idx[1]], h[idx[2]]);
+      job->sachkov_t[i] = t <= job->opt.t_end ? t : NAN;
+      point_at (job, z0, t0, i, job->sachkov_t[i], job->sachkov_pts + (gsize) i * nc);
+    }
+}
+
 void
 cml_geometry_fan_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
@@ -115,6 +180,9 @@ cml_geometry_fan_thread (GTask *task, gpointer source, gpointer data, GCancellab
       point_at (job, z0, t0, i, tc <= job->opt.t_end ? tc : NAN, job->conj_pts + (gsize) i * nc);
       point_at (job, z0, t0, i, tm <= job->opt.t_end ? tm : NAN, job->max_pts + (gsize) i * nc);
     }
+  if (job->se2)
+    sachkov_points (job, z0, t0);
+  sample_paths (job, z0, t0);
   cml_simulation_set_state (job->sim, t0, z0);
   if (g_atomic_int_get (&job->cancel))
     {

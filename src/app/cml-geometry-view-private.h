@@ -11,6 +11,7 @@
 #include "cml-plot-area.h"
 #include "cml-plot.h"
 #include "cml-reference.h"
+#include "cml-se2-maxwell.h"
 #include "cml-simulation.h"
 
 G_BEGIN_DECLS
@@ -40,6 +41,16 @@ typedef struct
   CmlExploreResult  *res;
   double            *conj_pts;   /* n × n_coords: the point at the first conjugate time (≤ T), or NaN */
   double            *max_pts;    /* … at the Maxwell time */
+  /* SE(2) (recognised by its structure, cml-se2-maxwell.h): Sachkov's closed form */
+  gboolean           se2;
+  CmlSe2Frame        se2_frame;
+  double            *sachkov_t;   /* n: the first Maxwell time 2K(k)/s after the start (≤ T), or NaN */
+  double            *sachkov_pts; /* n × n_coords: the point at that time, or NaN */
+  /* the paths drawn over the 3-D scene: every STRIDE-th extremal at CML_GEOMETRY_PATH_SAMPLES
+   * equal steps of [t0, T] (both ends), NaN past a failed run */
+  double            *paths;      /* n_paths × CML_GEOMETRY_PATH_SAMPLES × n_coords */
+  guint              n_paths;
+  double             t0;
 } Job;
 
 Job     *cml_geometry_job_ref (Job *job);
@@ -76,6 +87,9 @@ struct _CmlGeometryView
   double               times[CML_GEOMETRY_N_EARLIER]; /* the options' wavefront times */
   double               closed[3];  /* the largest differences from the closed forms drawn: the
                                     * wavefront, conjugate, Maxwell points (NaN: none drawn) */
+  double               sachkov[2]; /* SE(2): the largest difference of the first Maxwell times
+                                    * from Sachkov's, and of the Maxwell points from the points at
+                                    * Sachkov's times (NaN: not drawn) */
   gboolean             partial;    /* POINTS are the running fan's ended extremals (NaN: not yet) */
   guint                n_drawn;    /* … how many of them */
   guint                timer;

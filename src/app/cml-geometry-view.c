@@ -30,7 +30,12 @@
  * coordinates drawn, the wavefronts' closed forms are drawn dashed beside them — each
  * extremal's closed form from its own start (its covector) at the front's time — with the largest
  * difference in the legend, and the conjugate and Maxwell points' largest distance from
- * the closed form at the times found.  A click on a wavefront starts the window's run on
+ * the closed form at the times found.  On SE(2) — recognised by its structure at the start
+ * (cml-se2-maxwell.h: the frame's Lie algebra se(2), orthonormal, the lateral section held),
+ * not by its name — each extremal of class C1 is integrated again to Sachkov's first Maxwell
+ * time 2K(k) (doc/theory.md §18.3) and those points are drawn dashed, a curve in the order of
+ * the covectors, with the largest difference of the Maxwell times found from 2K(k) in the
+ * legend.  A click on a wavefront starts the window's run on
  * the nearest extremal: its momenta given as initial values (the free velocities where the
  * parameter panel shows velocities), one step to undo.  The fan's worker is in
  * cml-geometry-fan.c, the drawing in cml-geometry-draw.c.
@@ -60,6 +65,7 @@ G_DEFINE_FINAL_TYPE (CmlGeometryView, cml_geometry_view, GTK_TYPE_WIDGET)
 enum
 {
   EXTREMAL_PICKED,
+  FAN_CHANGED,
   N_SIGNALS
 };
 
@@ -142,6 +148,7 @@ fan_done (GObject *source, GAsyncResult *result, gpointer data)
       g_clear_pointer (&self->shown, cml_geometry_job_unref);
       self->shown = cml_geometry_job_ref (job);
       cml_geometry_view_draw_fan (self);
+      g_signal_emit (self, signals[FAN_CHANGED], 0);
       const CmlExploreResult *res = job->res;
       guint n_conj = 0, n_max = 0, n_failed = 0;
       const char *first_why = NULL;
@@ -284,6 +291,8 @@ cml_geometry_view_start (CmlGeometryView *self, GError **error)
   const double *z0 = cml_simulation_get_state (job->sim);
   for (guint c = 0; c < job->n_coords; c++)
     job->start[c] = z0[c < model->m ? c : c + model->n];
+  /* SE(2), by its structure at the start: Sachkov's first Maxwell times drawn beside */
+  job->se2 = cml_se2_recognise (model, job->start, &job->se2_frame);
   job->ended = g_new (double, (gsize) opt.n_covectors * job->n_coords);
   for (gsize k = 0; k < (gsize) opt.n_covectors * job->n_coords; k++)
     job->ended[k] = NAN;
@@ -361,6 +370,27 @@ cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *con
   if (maxwell)
     *maxwell = self->closed[2];
   return self->closed[0];
+}
+
+const double *
+cml_geometry_view_get_paths (CmlGeometryView *self, guint *n_paths, double *t0, double *t_end)
+{
+  g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), NULL);
+  if (self->shown == NULL || self->shown->paths == NULL)
+    return NULL;
+  *n_paths = self->shown->n_paths;
+  *t0 = self->shown->t0;
+  *t_end = self->shown->opt.t_end;
+  return self->shown->paths;
+}
+
+double
+cml_geometry_view_get_sachkov_difference (CmlGeometryView *self, double *points)
+{
+  g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), NAN);
+  if (points)
+    *points = self->sachkov[1];
+  return self->sachkov[0];
 }
 
 const char *
@@ -451,7 +481,10 @@ cml_geometry_view_set_system (CmlGeometryView *self, CmlSystem *sys, CmlRunner *
       g_atomic_int_set (&self->job->cancel, 1);
       g_clear_pointer (&self->job, cml_geometry_job_unref);
     }
+  gboolean had = self->shown != NULL;
   g_clear_pointer (&self->shown, cml_geometry_job_unref);
+  if (had)
+    g_signal_emit (self, signals[FAN_CHANGED], 0);
   if (sys)
     cml_system_ref (sys);
   g_clear_pointer (&self->sys, cml_system_unref);
@@ -590,6 +623,9 @@ cml_geometry_view_class_init (CmlGeometryViewClass *klass)
   /* CmlGeometryView::extremal-picked (i): a click on the wavefront chose extremal I */
   signals[EXTREMAL_PICKED] = g_signal_new ("extremal-picked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                            NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+  /* CmlGeometryView::fan-changed: the fan drawn is another one, or none */
+  signals[FAN_CHANGED] = g_signal_new ("fan-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                       NULL, G_TYPE_NONE, 0);
 
   g_type_ensure (CML_TYPE_PLOT_AREA);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/cmlab/Cmlab/ui/cml-geometry-view.ui");
@@ -618,6 +654,7 @@ cml_geometry_view_init (CmlGeometryView *self)
   self->points = g_array_new (FALSE, FALSE, sizeof (double));
   self->fronts = g_array_new (FALSE, FALSE, sizeof (double));
   self->closed[0] = self->closed[1] = self->closed[2] = NAN;
+  self->sachkov[0] = self->sachkov[1] = NAN;
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->plot = cml_plot_area_get_plot (self->area);

@@ -16,6 +16,10 @@
 
 G_BEGIN_DECLS
 
+/* The paths of the fan the 3-D scene draws: at most this many, of this many points each */
+#define CML_GEOMETRY_MAX_PATHS    100
+#define CML_GEOMETRY_PATH_SAMPLES 65
+
 #define CML_TYPE_GEOMETRY_VIEW (cml_geometry_view_get_type ())
 G_DECLARE_FINAL_TYPE (CmlGeometryView, cml_geometry_view, CML, GEOMETRY_VIEW, GtkWidget)
 
@@ -71,6 +75,16 @@ GHashTable *cml_geometry_view_initial_values (CmlGeometryView *self, guint i);
  * conjugate and Maxwell points at the times found; NaN where none is drawn (tests). */
 double      cml_geometry_view_get_closed_form_difference (CmlGeometryView *self, double *conjugate,
                                                           double *maxwell);
+/* The paths of the fan drawn, for the 3-D scene: *N_PATHS of its extremals (every
+ * ⌈N/100⌉-th) at CML_GEOMETRY_PATH_SAMPLES (65) equal steps of [*T0, *T_END], each point
+ * the coordinates of cml_geometry_view_get_result ()->coord_names; NULL when no fan is
+ * drawn.  ::fan-changed says when they change. */
+const double *cml_geometry_view_get_paths (CmlGeometryView *self, guint *n_paths, double *t0, double *t_end);
+/* SE(2) (recognised by its structure): the largest difference of the first Maxwell times
+ * found from Sachkov's closed form 2K(k), and into *POINTS (may be NULL) that of the Maxwell
+ * points drawn from the points at Sachkov's times (on the axes drawn); NaN when the model is
+ * not SE(2) or no Maxwell point is drawn (tests). */
+double      cml_geometry_view_get_sachkov_difference (CmlGeometryView *self, double *points);
 /* The status line (tests). */
 const char *cml_geometry_view_get_status (CmlGeometryView *self);
 

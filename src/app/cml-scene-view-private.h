@@ -12,6 +12,7 @@
 
 #include "cml-camera.h"
 #include "cml-reference.h"
+#include "cml-scene-fan.h"
 #include "cml-scene-renderer.h"
 #include "cml-scene-steer.h"
 #include "cml-scene-view.h"
@@ -99,6 +100,7 @@ struct _CmlSceneView
    * they are or that the shooting runs (cml-scene-steer.h) */
   gboolean          aim_click;       /* this press may be a click that aims */
   CmlSceneSteer    *steer;
+  CmlSceneFan      *fan;             /* the Geometry page's fan over the scene (cml-scene-fan.h) */
 };
 
 enum

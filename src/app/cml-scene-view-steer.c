@@ -1,6 +1,7 @@
 /* cml-scene-view-steer.c — steering to a target in the 3-D view: while aiming, a
  * click emits ::steer-target; the target, the conjugate points and the path are marked
- * over the scene and a card says what they are (cml-scene-steer.h).
+ * over the scene and a card says what they are (cml-scene-steer.h); and the Geometry
+ * page's fan of extremals drawn over the scene (cml-scene-fan.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -153,6 +154,22 @@ cml_scene_view_get_steer_tooltip (CmlSceneView *self)
 {
   g_return_val_if_fail (CML_IS_SCENE_VIEW (self), NULL);
   return cml_scene_steer_get_tooltip (self->steer);
+}
+
+void
+cml_scene_view_set_fan (CmlSceneView *self, const double *points, guint n_curves, double t0, double t_end)
+{
+  g_return_if_fail (CML_IS_SCENE_VIEW (self));
+  cml_scene_fan_set (self->fan, points, n_curves, t0, t_end);
+  if (points && n_curves)
+    cml_scene_view_frame_run (self);
+}
+
+guint
+cml_scene_view_get_fan (CmlSceneView *self, guint *front_points)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), 0);
+  return cml_scene_fan_get_curves (self->fan, front_points);
 }
 
 void

@@ -342,6 +342,8 @@ prepare (CmlSceneView *self, const double *values, int width, int height, int sc
     }
   /* the target and the conjugate points are framed too */
   cml_scene_steer_add_frame_points (self->steer, points);
+  /* and the Geometry page's fan */
+  cml_scene_fan_add_frame_points (self->fan, points);
   /* clear of the legend's corner and the buttons' (sizes in logical pixels, the view's
    * in device ones) */
   if (self->legend_w > 0 && !self->legend_folded)
@@ -399,8 +401,9 @@ on_area_render (CmlSceneView *self, GdkGLContext *context)
       ghost.ghost = TRUE;
       cml_scene_renderer_draw (self->ghost_renderer, ghost_values (self), &self->camera, width, height, &ghost);
     }
-  /* the markers follow the camera this frame used */
+  /* the markers and the fan follow the camera this frame used */
   cml_scene_steer_queue_draw (self->steer, self->sys, values);
+  cml_scene_fan_queue_draw (self->fan, self->frame ? self->frame->t : NAN);
   return TRUE;
 }
 
@@ -488,6 +491,7 @@ cml_scene_view_finalize (GObject *object)
   g_free (self->ghost_label);
   g_free (self->last_good);
   cml_scene_steer_free (self->steer);
+  cml_scene_fan_free (self->fan);
 
   G_OBJECT_CLASS (cml_scene_view_parent_class)->finalize (object);
 }
@@ -571,6 +575,8 @@ cml_scene_view_init (CmlSceneView *self)
   gtk_widget_set_halign (corner, GTK_ALIGN_START);
   gtk_widget_set_valign (corner, GTK_ALIGN_START);
   gtk_box_append (GTK_BOX (corner), self->ghost_legend);
+  /* the fan under the steering markers */
+  self->fan = cml_scene_fan_new (self->overlay, &self->camera, &self->style);
   self->steer = cml_scene_steer_new (self->overlay, GTK_BOX (corner), LEGEND_MARGIN, &self->camera, &self->style);
   gtk_overlay_add_overlay (self->overlay, corner);
   cml_scene_view_pointer_init (self);
@@ -610,6 +616,7 @@ cml_scene_view_set_system (CmlSceneView *self, CmlSystem *sys)
   cml_scene_view_update_steer_button (self);
   cml_scene_view_set_steer_markers (self, NULL, NULL, 0);
   cml_scene_view_set_steer_note (self, CML_STEER_NOTE_NONE, NULL, NULL);
+  cml_scene_fan_set (self->fan, NULL, 0, 0, 0);
   cml_scene_view_set_show_reference (self, self->show_reference);
   cml_scene_view_update_legend (self);
   cml_scene_view_reset_camera (self);

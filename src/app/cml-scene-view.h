@@ -122,5 +122,12 @@ void        cml_scene_view_set_steer_path (CmlSceneView *self, const double *poi
 guint       cml_scene_view_get_steer_path_length (CmlSceneView *self);
 gboolean    cml_scene_view_get_steer_target_hidden (CmlSceneView *self);
 const char *cml_scene_view_get_steer_tooltip (CmlSceneView *self);
+/* The Geometry page's fan over the scene (cml-scene-fan.h): N_CURVES curves of
+ * CML_SCENE_FAN_SAMPLES points (3 scene values each) from T0 to T_END, thin and faint, and
+ * the wavefront at the time the run shows; NULL: none.  A new system clears it.  get: the
+ * curves held and the wavefront's points last drawn (tests). */
+void        cml_scene_view_set_fan (CmlSceneView *self, const double *points, guint n_curves, double t0,
+                                    double t_end);
+guint       cml_scene_view_get_fan (CmlSceneView *self, guint *front_points);
 
 G_END_DECLS

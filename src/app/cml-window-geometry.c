@@ -12,6 +12,8 @@
 
 #include <glib/gi18n.h>
 
+#include "cml-scene-fan.h"
+#include "cml-scene-shoot.h"
 #include "cml-window-private.h"
 
 CmlGeometryView *
@@ -40,6 +42,37 @@ on_extremal_picked (CmlWindow *self, guint i, CmlGeometryView *view)
     cml_window_show_toast (self, error->message);
 }
 
+/* the fan drawn changed: its paths over the 3-D scene, where the scene draws a point at three
+ * of the fan's coordinates (as steering aims: a trail or point at plain coordinates) */
+G_STATIC_ASSERT (CML_GEOMETRY_PATH_SAMPLES == CML_SCENE_FAN_SAMPLES);
+G_STATIC_ASSERT (CML_GEOMETRY_MAX_PATHS <= CML_SCENE_FAN_MAX_CURVES);
+
+static void
+on_fan_changed (CmlWindow *self, CmlGeometryView *view)
+{
+  guint n = 0, S = CML_GEOMETRY_PATH_SAMPLES;
+  double t0 = 0, t_end = 0;
+  const double *paths = cml_geometry_view_get_paths (view, &n, &t0, &t_end);
+  const CmlExploreResult *res = paths ? cml_geometry_view_get_result (view) : NULL;
+  CmlSceneAim aim;
+  int idx[3] = { -1, -1, -1 };
+  if (res && self->system && cml_scene_aim_find (self->system, &aim, NULL) && aim.n == 3)
+    for (guint j = 0; j < 3; j++)
+      for (guint c = 0; c < res->n_coords; c++)
+        if (g_strcmp0 (res->coord_names[c], aim.names[j]) == 0)
+          idx[j] = c;
+  if (idx[0] < 0 || idx[1] < 0 || idx[2] < 0)
+    {
+      cml_scene_view_set_fan (self->scene_view, NULL, 0, 0, 0);
+      return;
+    }
+  g_autofree double *pts = g_new (double, (gsize) n * S * 3);
+  for (gsize k = 0; k < (gsize) n * S; k++)
+    for (guint j = 0; j < 3; j++)
+      pts[3 * k + j] = paths[k * res->n_coords + idx[j]];
+  cml_scene_view_set_fan (self->scene_view, pts, n, t0, t_end);
+}
+
 void
 cml_window_geometry_init (CmlWindow *self)
 {
@@ -48,6 +81,7 @@ cml_window_geometry_init (CmlWindow *self)
   gtk_stack_add_titled (self->side_stack, page, "geometry", _("Geometry"));
   cml_geometry_view_set_run_source (CML_GEOMETRY_VIEW (page), run_source, self);
   g_signal_connect_swapped (page, "extremal-picked", G_CALLBACK (on_extremal_picked), self);
+  g_signal_connect_swapped (page, "fan-changed", G_CALLBACK (on_fan_changed), self);
   /* shown once a vakonomic model is */
   gtk_stack_page_set_visible (gtk_stack_get_page (self->side_stack, page), FALSE);
   gtk_widget_set_visible (page, FALSE);

@@ -12,6 +12,10 @@
  * size), with its mirror N − i as partner; the C1 extremals whose 2K(k) is after T meet
  * none before T; and every such pair's endpoints at 2K(k), read as wavefront times, agree
  * to 1e-8 with θ = ±π (θ modulo 2π: the fan compares angles so).
+ * The model is recognised as SE(2) by its structure (cml-se2-maxwell.h, what the Geometry
+ * page draws Sachkov's Maxwell points from): se2.cml and the same with e3 of the other sign
+ * are, with its sections in the order (e1, e2, e3); with another metric, Heisenberg and
+ * Martinet are not; cml_se2_maxwell_time is 2K(k) at unit speed and 2K(k)/s at speed s.
  */
 #define G_LOG_DOMAIN "test-explore-se2"
 
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "cml-explore.h"
+#include "cml-se2-maxwell.h"
 #include "physics-util.h"
 
 #define FAN_N 60
@@ -160,11 +165,75 @@ test_endpoints (void)
     }
 }
 
+/* se2.cml's text with each FROM[k] replaced by TO[k] (each must be there) */
+static CmlModel *
+se2_variant (guint n, const char *const *from, const char *const *to)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "se2.cml", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  GString *s = g_string_new (text);
+  for (guint k = 0; k < n; k++)
+    g_assert_cmpuint (g_string_replace (s, from[k], to[k], 0), >=, 1);
+  CmlModel *model = cml_model_new_from_data (s->str, "se2-variant.cml", &error);
+  g_assert_no_error (error);
+  g_string_free (s, TRUE);
+  return model;
+}
+
+static void
+test_recognise (void)
+{
+  const double base[3] = { 0.3, -0.2, 0.7 };
+  CmlSe2Frame f = { 9, 9, 9 };
+  g_autoptr (CmlModel) plain = se2_variant (0, NULL, NULL);
+  g_assert_true (cml_se2_recognise (plain, base, &f));
+  g_assert_cmpuint (f.translation, ==, 0);
+  g_assert_cmpuint (f.rotation, ==, 1);
+  g_assert_cmpuint (f.lateral, ==, 2);
+  /* e3 of the other sign: [e1, e2] = −e3, [e2, e3] = −e1, the same problem */
+  const char *from[] = { "e3 = x: sin(theta); y: -cos(theta)", "e1, e2 = e3", "e2, e3 = e1" };
+  const char *to[] = { "e3 = x: -sin(theta); y: cos(theta)", "e1, e2 = -e3", "e2, e3 = -e1" };
+  g_autoptr (CmlModel) flipped = se2_variant (3, from, to);
+  g_assert_true (cml_se2_recognise (flipped, base, NULL));
+  /* another metric: not the problem whose Maxwell time is 2K(k) */
+  const char *lf[] = { "lagrangian = (u1^2 + u2^2)/2" }, *lt[] = { "lagrangian = (u1^2 + 2*u2^2)/2" };
+  g_autoptr (CmlModel) metric = se2_variant (1, lf, lt);
+  g_assert_false (cml_se2_recognise (metric, base, NULL));
+  /* nor Heisenberg (its brackets are those of another algebra) nor Martinet (not constant) */
+  g_autofree char *hp = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "heisenberg.cml", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CmlModel) heis = cml_model_load (hp, &error);
+  g_assert_no_error (error);
+  g_assert_false (cml_se2_recognise (heis, base, NULL));
+  g_autoptr (CmlModel) martinet = cml_model_load ("martinet", &error);
+  g_assert_no_error (error);
+  const double mbase[1] = { 0.5 };
+  g_assert_false (cml_se2_recognise (martinet, mbase, NULL));
+
+  /* the closed form, at unit speed and at speed 2 */
+  for (double a = -3; a < 3.2; a += 0.25)
+    for (double c = -0.6; c < 0.7; c += 0.3)
+      {
+        double want = half_period (cos (a), sin (a), c);
+        double got = cml_se2_maxwell_time (cos (a), sin (a), c), fast = cml_se2_maxwell_time (2 * cos (a), 2 * sin (a), 2 * c);
+        if (isnan (want))
+          g_assert_true (isnan (got) && isnan (fast));
+        else
+          {
+            g_assert_cmpfloat_with_epsilon (got, want, 1e-14 * want);
+            g_assert_cmpfloat_with_epsilon (fast, want / 2, 1e-14 * want);
+          }
+      }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/explore/se2/maxwell", test_maxwell);
   g_test_add_func ("/explore/se2/endpoints", test_endpoints);
+  g_test_add_func ("/explore/se2/recognise", test_recognise);
   return g_test_run ();
 }

@@ -12,6 +12,12 @@
  * grows: drawn at T/4, T/2, 3T/4 and T (each cml_explore's, bit for bit); on Heisenberg at
  * its cut time 2π the front at T is one point and the plot still covers the earlier ones
  * (circles of radius up to 2), never zoomed into rounding noise, nor while the fan runs.
+ * On SE(2) (doc/examples/se2.cml, recognised by its structure) the points at Sachkov's first
+ * Maxwell time 2K(k) are drawn dashed, the Maxwell times found within 1e-8 of it and the
+ * Maxwell points within 1e-8 of those points; on Heisenberg none are.  The fan is drawn
+ * in the 3-D scene too (Martinet's scene draws x1, x2, x3): of 250 extremals every third,
+ * 84 curves (at most 100), with the wavefront at the time shown drawn; a new model clears
+ * them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -382,6 +388,82 @@ test_growing (void)
   window_free (win);
 }
 
+static void
+test_sachkov (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "se2.cml", NULL);
+  CmlWindow *win = window_new (path);
+  g_autoptr (GError) error = NULL;
+  double dp = 0;
+
+  wait_for (views_follow, win, "views_follow");
+  CmlGeometryView *view = geometry_page (win);
+  cml_window_show_page (win, "geometry");
+  /* the start's p3 = 0.3: of 60 covectors, mirror pairs meet before T = 4 */
+  g_assert_true (cml_geometry_view_set_fan (view, 60, 4, "x", "y", &error));
+  g_assert_no_error (error);
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  wait_for (fan_done, view, "the fan to be done");
+  double d = cml_geometry_view_get_sachkov_difference (view, &dp);
+  g_test_message ("largest differences from Sachkov's closed form: Maxwell times %.3g, points %.3g", d, dp);
+  g_assert_true (d <= 1e-8);
+  g_assert_true (dp <= 1e-8);
+  g_assert_true (isnan (cml_geometry_view_get_closed_form_difference (view, NULL, NULL)));
+
+  /* Heisenberg is not SE(2): nothing of Sachkov's */
+  g_autofree char *heis = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "heisenberg.cml", NULL);
+  g_assert_true (cml_window_load (win, heis, &error));
+  g_assert_no_error (error);
+  wait_for (views_follow, win, "views_follow");
+  g_assert_true (cml_geometry_view_set_fan (view, 24, 7, "x", "z", &error));
+  g_assert_true (cml_geometry_view_start (view, &error));
+  wait_for (fan_done, view, "the fan to be done");
+  g_assert_true (isnan (cml_geometry_view_get_sachkov_difference (view, NULL)));
+  g_assert_true (cml_geometry_view_get_closed_form_difference (view, NULL, NULL) <= 1e-8);
+  window_free (win);
+}
+
+static gboolean
+scene_front_drawn (gpointer data)
+{
+  CmlWindow *win = data;
+  guint front = 0;
+  cml_scene_view_get_fan (win->scene_view, &front);
+  return front > 0;
+}
+
+static void
+test_scene_fan (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CmlWindow *win = window_new ("martinet");
+  g_autoptr (GError) error = NULL;
+
+  wait_for (views_follow, win, "views_follow");
+  CmlGeometryView *view = geometry_page (win);
+  g_assert_cmpuint (cml_scene_view_get_fan (win->scene_view, NULL), ==, 0);
+  g_assert_true (cml_geometry_view_set_fan (view, 250, 2, "x1", "x2", &error));
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  wait_for (fan_done, view, "the fan to be done");
+  g_assert_cmpuint (cml_scene_view_get_fan (win->scene_view, NULL), ==, 84);
+  /* the run shows t = 0, inside [0, T]: the wavefront there is drawn */
+  wait_for (scene_front_drawn, win, "the wavefront in the scene");
+  guint front = 0;
+  cml_scene_view_get_fan (win->scene_view, &front);
+  g_assert_cmpuint (front, <=, 84);
+
+  /* another model: the fan is gone from the scene */
+  g_autofree char *heis = g_test_build_filename (G_TEST_DIST, "..", "doc", "examples", "heisenberg.cml", NULL);
+  g_assert_true (cml_window_load (win, heis, &error));
+  g_assert_no_error (error);
+  wait_for (views_follow, win, "views_follow");
+  g_assert_cmpuint (cml_scene_view_get_fan (win->scene_view, NULL), ==, 0);
+  window_free (win);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -390,6 +472,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/geometry/run-pick-cancel", test_geometry);
   g_test_add_func ("/ui/geometry/points-as-they-end", test_points_as_they_end);
   g_test_add_func ("/ui/geometry/closed-form", test_closed_form);
+  g_test_add_func ("/ui/geometry/sachkov", test_sachkov);
+  g_test_add_func ("/ui/geometry/scene-fan", test_scene_fan);
   g_test_add_func ("/ui/geometry/growing", test_growing);
   return g_test_run ();
 }
