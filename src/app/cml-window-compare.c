@@ -98,7 +98,16 @@ integrator_label (const CmlIntegratorOptions *o)
     case CML_INTEGRATOR_IMPLICIT_MIDPOINT:
       /* TRANSLATORS: the implicit midpoint rule and its fixed time step */
       return g_strdup_printf (_("implicit midpoint (h = %g)"), o->h_fixed);
-    default:
+    case CML_INTEGRATOR_RK8PD:
+    case CML_INTEGRATOR_RKF45:
+    case CML_INTEGRATOR_RKCK:
+    case CML_INTEGRATOR_RK4:
+    case CML_INTEGRATOR_MSADAMS:
+    case CML_INTEGRATOR_MSBDF:
+    case CML_INTEGRATOR_TAYLOR:
+    case CML_INTEGRATOR_DOP853:
+    case CML_INTEGRATOR_AUTO:
+    case CML_INTEGRATOR_N_KINDS:
       break;
     }
   if (cml_integrator_kind_is_fixed_step (o->kind))
