@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cml-error.h"
+#include "cml-dir-stream.h"
 
 #define TMP_MARK      ".cmlab-tmp-"
 #define MAX_LINKS     40    /* as the kernel's own limit on a chain of symbolic links */
@@ -177,17 +178,11 @@ cml_atomic_file_clean_stale_at (int dirfd)
 {
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
   struct dirent *de;
-  /* a descriptor of its own: reading it moves no offset DIRFD shares */
-  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  DIR *d = cml_dir_stream_at (dirfd);
   guint n = 0;
 
   if (d == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return 0;
-    }
+    return 0;
   while ((de = readdir (d)) != NULL)
     {
       const char *name = de->d_name;

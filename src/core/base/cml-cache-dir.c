@@ -23,6 +23,7 @@
 
 #include "cml-atomic-file.h"
 #include "cml-error.h"
+#include "cml-dir-stream.h"
 
 char *
 cml_cache_dir_path (const char *env, const char *leaf)
@@ -250,16 +251,10 @@ cml_cache_dir_trim_at (int dirfd, const char *suffix, guint64 limit, const char 
   g_autoptr (GArray) files = g_array_new (FALSE, FALSE, sizeof (CacheFile));
   guint64 total = 0;
   struct dirent *de;
-  /* a descriptor of its own: reading it moves no offset DIRFD shares */
-  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  DIR *d = cml_dir_stream_at (dirfd);
 
   if (d == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return;
-    }
+    return;
   while ((de = readdir (d)) != NULL)
     {
       const char *name = de->d_name;

@@ -21,6 +21,7 @@
 
 #include "cml-atomic-file.h"
 #include "cml-cache-dir.h"
+#include "cml-dir-stream.h"
 
 typedef struct
 {
@@ -85,18 +86,12 @@ cml_native_trim_cache (int dfd, guint64 limit, const char *keep)
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
   guint64 total = 0;
   struct dirent *de;
-  int fd;
   DIR *d;
 
   cml_atomic_file_clean_stale_at (dfd);
-  fd = openat (dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-  d = fd >= 0 ? fdopendir (fd) : NULL;
+  d = cml_dir_stream_at (dfd);
   if (d == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return;
-    }
+    return;
   while ((de = readdir (d)) != NULL)
     {
       const char *name = de->d_name, *rest;

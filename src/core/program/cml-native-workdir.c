@@ -49,6 +49,7 @@
 
 #include "cml-native-private.h"
 #include "cml-error.h"
+#include "cml-dir-stream.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -118,15 +119,10 @@ static void
 empty_dir (int fd, const char *keep, int depth)
 {
   struct dirent *de;
-  int dup_fd = openat (fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-  DIR *d = dup_fd >= 0 ? fdopendir (dup_fd) : NULL;
+  DIR *d = cml_dir_stream_at (fd);
 
   if (d == NULL)
-    {
-      if (dup_fd >= 0)
-        close (dup_fd);
-      return;
-    }
+    return;
   while ((de = readdir (d)) != NULL)
     {
       const char *name = de->d_name;
@@ -188,15 +184,10 @@ cml_native_workdir_sweep (int dfd)
   g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
   struct dirent *de;
-  int fd = openat (dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  DIR *d = cml_dir_stream_at (dfd);
 
   if (d == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return;
-    }
+    return;
   while ((de = readdir (d)) != NULL)
     if (cml_native_workdir_is_name (de->d_name) && !live_contains (de->d_name))
       g_ptr_array_add (names, g_strdup (de->d_name));
