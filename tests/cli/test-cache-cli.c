@@ -424,6 +424,60 @@ test_endless (void)
 
 /* ---- the compiler ends with cmlab-cli -------------------------------------------------- */
 
+/* cmlab-cli started with ENV (its CMLAB_CC a script that writes its PID to PIDFILE), then
+ * killed with SIGKILL once that compiler runs (the state "compiler started", bounded: two
+ * minutes).  The test becomes the subreaper of what it leaves; the compiler's PID. */
+static GPid
+kill_cmlab_during_compile (char **env, const char *pidfile)
+{
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { cli_path (), "simulate", "rolling-ball", "--t-end", "1", NULL };
+  GPid pid, cc = 0;
+  int status;
+
+  /* orphans come to us: the compiler, once cmlab-cli is gone, is reaped here */
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 1), ==, 0);
+  g_assert_true (g_spawn_async (NULL, (char **) argv, env,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  for (int i = 0; i < 12000 && cc == 0; i++)
+    {
+      g_autofree char *s = NULL;
+      if (g_file_get_contents (pidfile, &s, NULL, NULL))
+        cc = (GPid) g_ascii_strtoll (s, NULL, 10);
+      else
+        g_usleep (10000);
+    }
+  g_assert_cmpint (cc, >, 0);
+  g_assert_cmpint (kill (cc, 0), ==, 0);
+  kill (pid, SIGKILL);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  return cc;
+}
+
+/* Whether the compiler CC is gone, reaping what ends meanwhile (bounded: 60 s; killed
+ * after that); the test is no longer a subreaper. */
+static gboolean
+compiler_gone (GPid cc)
+{
+  gboolean gone = FALSE;
+  int status;
+
+  for (int i = 0; i < 6000 && !gone; i++)
+    {
+      while (waitpid (-1, &status, WNOHANG) > 0)
+        ;
+      gone = kill (cc, 0) != 0 && errno == ESRCH;
+      if (!gone)
+        g_usleep (10000);
+    }
+  if (!gone)
+    kill (cc, SIGKILL);
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 0), ==, 0);
+  return gone;
+}
+
 /* cmlab-cli killed (SIGKILL: nothing of it runs after) during a cold compile: the compiler
  * it started does not keep running.  The compiler here stands for one busy with a large
  * model: it says its PID and waits forever. */
@@ -437,47 +491,13 @@ test_compiler_dies_with_cmlab (void)
   g_autofree char *pidfile = g_build_filename (root, "cc.pid", NULL);
   g_autofree char *text = g_strdup_printf ("#!/bin/sh\necho $$ > '%s.part' && mv '%s.part' '%s'\nexec sleep 3600\n",
                                            pidfile, pidfile, pidfile);
-  g_autoptr (GError) error = NULL;
-  const char *argv[] = { cli_path (), "simulate", "rolling-ball", "--t-end", "1", NULL };
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "CMLAB_CC", script, TRUE);
-  GPid pid, cc = 0;
-  int status;
+  GPid cc;
 
   g_assert_true (g_file_set_contents (script, text, -1, NULL));
   g_assert_cmpint (g_chmod (script, 0755), ==, 0);
-  /* orphans come to us: the compiler, once cmlab-cli is gone, is reaped here */
-  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 1), ==, 0);
-  g_assert_true (g_spawn_async (NULL, (char **) argv, env,
-                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                                NULL, NULL, &pid, &error));
-  g_assert_no_error (error);
-  /* until the compiler runs (bounded) */
-  for (int i = 0; i < 12000 && cc == 0; i++)
-    {
-      g_autofree char *s = NULL;
-      if (g_file_get_contents (pidfile, &s, NULL, NULL))
-        cc = (GPid) g_ascii_strtoll (s, NULL, 10);
-      else
-        g_usleep (10000);
-    }
-  g_assert_cmpint (cc, >, 0);
-  g_assert_cmpint (kill (cc, 0), ==, 0);
-  kill (pid, SIGKILL);
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  /* until the compiler is gone, reaping it as it ends (bounded: 60 s) */
-  gboolean gone = FALSE;
-  for (int i = 0; i < 6000 && !gone; i++)
-    {
-      while (waitpid (-1, &status, WNOHANG) > 0)
-        ;
-      gone = kill (cc, 0) != 0 && errno == ESRCH;
-      if (!gone)
-        g_usleep (10000);
-    }
-  if (!gone)
-    kill (cc, SIGKILL);
-  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 0), ==, 0);
-  g_assert_true (gone);
+  cc = kill_cmlab_during_compile (env, pidfile);
+  g_assert_true (compiler_gone (cc));
   remove_tree (root);
 }
 
@@ -595,35 +615,15 @@ test_killed_compile_cleaned_by_next (void)
                                            started, started, started, fifo, real_cc ());
   g_autofree char *native = cache_dir (root, 0), *out = NULL, *left = NULL;
   char *old_tmp;
-  g_autoptr (GError) error = NULL;
-  const char *argv[] = { cli_path (), "simulate", "rolling-ball", "--t-end", "1", NULL };
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "CMLAB_CC", script, TRUE);
-  GPid pid, cc = 0;
-  int status;
+  GPid cc;
 
   env = g_environ_setenv (env, "TMPDIR", tmpdir, TRUE);
   g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   g_assert_true (g_file_set_contents (script, text, -1, NULL));
   g_assert_cmpint (g_chmod (script, 0755), ==, 0);
-  /* orphans come to us: the compiler, once cmlab-cli is gone, is reaped here */
-  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 1), ==, 0);
-  g_assert_true (g_spawn_async (NULL, (char **) argv, env,
-                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                                NULL, NULL, &pid, &error));
-  g_assert_no_error (error);
-  /* the state "compiler started" (bounded: two minutes) */
-  for (int i = 0; i < 12000 && cc == 0; i++)
-    {
-      g_autofree char *s = NULL;
-      if (g_file_get_contents (started, &s, NULL, NULL))
-        cc = (GPid) g_ascii_strtoll (s, NULL, 10);
-      else
-        g_usleep (10000);
-    }
-  g_assert_cmpint (cc, >, 0);
-  kill (pid, SIGKILL);
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  cc = kill_cmlab_during_compile (env, started);
   /* the compiler let go (if it still waits), then the state "compiler gone" */
   {
     int w = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -633,19 +633,7 @@ test_killed_compile_cleaned_by_next (void)
         close (w);
       }
   }
-  gboolean gone = FALSE;
-  for (int i = 0; i < 6000 && !gone; i++)
-    {
-      while (waitpid (-1, &status, WNOHANG) > 0)
-        ;
-      gone = kill (cc, 0) != 0 && errno == ESRCH;
-      if (!gone)
-        g_usleep (10000);
-    }
-  if (!gone)
-    kill (cc, SIGKILL);
-  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 0), ==, 0);
-  g_assert_true (gone);
+  g_assert_true (compiler_gone (cc));
 
   /* what the killed run left: its compiler's directory in the cache, the temporary in it */
   {
