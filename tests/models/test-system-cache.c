@@ -206,9 +206,9 @@ assert_same_system (CmlSystem *a, CmlSystem *b)
           g_assert_cmpint (cml_system_scene_offset (a, k, key), ==, cml_system_scene_offset (b, k, key));
       }
   }
-  g_assert_true (a->lie == b->lie && a->gauge == b->gauge);
+  g_assert_true (a->lie == b->lie && a->derived.gauge == b->derived.gauge);
   for (guint i = 0; i < a->dim; i++)
-    g_assert_true (a->rhs[i]->id == b->rhs[i]->id);
+    g_assert_true (a->derived.rhs[i]->id == b->derived.rhs[i]->id);
   g_autofree char *da = cml_system_describe (a);
   g_autofree char *db = cml_system_describe (b);
   g_assert_cmpstr (da, ==, db);
@@ -267,10 +267,10 @@ test_same_system (void)
       assert_same_system (fresh, read);
       cached++;
       seen[fresh->formalism]++;
-      newton += fresh->na > 0;
-      varying += fresh->fb_sing && fresh->fb_sing_varying;
-      constant += fresh->fb_sing && !fresh->fb_sing_varying;
-      vak_fb += fresh->fb2 != NULL;
+      newton += fresh->derived.na > 0;
+      varying += fresh->derived.fb_sing && fresh->derived.fb_sing_varying;
+      constant += fresh->derived.fb_sing && !fresh->derived.fb_sing_varying;
+      vak_fb += fresh->derived.fb2 != NULL;
     }
   g_test_message ("%u systems read back", cached);
   for (guint f = 0; f <= CML_FORMALISM_SINGULAR; f++)

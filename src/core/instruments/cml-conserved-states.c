@@ -22,8 +22,8 @@
 static gboolean
 depends_on_t (CmlSystem *sys)
 {
-  for (guint a = 0; a < sys->h->len; a++)
-    if (cml_expr_depends_on (sys->h->pdata[a], sys->model->t_sym))
+  for (guint a = 0; a < sys->derived.h->len; a++)
+    if (cml_expr_depends_on (sys->derived.h->pdata[a], sys->model->t_sym))
       return TRUE;
   return FALSE;
 }
@@ -153,9 +153,9 @@ cml_conserved_admissible (Inspector *in, double *vals, double t, gboolean at_t, 
   memcpy (z, cml_simulation_get_state (in->sim), sys->dim * sizeof (double));
   if (!at_t)
     t = cml_simulation_get_time (in->sim);
-  else if (depends_on_t (sys) && sys->h->len > 0)
+  else if (depends_on_t (sys) && sys->derived.h->len > 0)
     {
-      if (cml_sim_project_range (in->sim, t, z, sys->movable_from, sys->movable_to, NULL) != 0)
+      if (cml_sim_project_range (in->sim, t, z, sys->derived.movable_from, sys->derived.movable_to, NULL) != 0)
         return FALSE;
       cml_simulation_set_state (in->sim, t, z);
       if (!(cml_simulation_residual (in->sim) < 1e-9))

@@ -161,8 +161,8 @@ cml_conserved_pretty (Inspector *in, CmlExpr *e, gsize max_chars)
 gboolean
 cml_conserved_depends_on_aux (CmlSystem *sys, CmlExpr *e)
 {
-  for (guint a = 0; a < sys->na; a++)
-    if (cml_expr_depends_on (e, sys->aux_sym[a]))
+  for (guint a = 0; a < sys->derived.na; a++)
+    if (cml_expr_depends_on (e, sys->derived.aux_sym[a]))
       return TRUE;
   return FALSE;
 }
@@ -178,7 +178,7 @@ cml_conserved_time_derivative (Inspector *in, CmlExpr *F, CmlExpr **grad, CmlExp
   for (guint i = 0; i < sys->dim; i++)
     {
       grad[i] = cml_expr_diff (in->ctx, F, sys->state_sym[i]);
-      d = cml_sys_madd (in->ctx, d, grad[i], sys->rhs[i]);
+      d = cml_sys_madd (in->ctx, d, grad[i], sys->derived.rhs[i]);
     }
   return d;
 }

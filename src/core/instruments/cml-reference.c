@@ -61,11 +61,13 @@ static gboolean
 system_depends_on_t (CmlSystem *sys)
 {
   int t = sys->model->t_sym;
-  return any_depends_on (sys->rhs, sys->dim, t)
-         || any_depends_on ((CmlExpr *const *) sys->h->pdata, sys->h->len, t)
-         || any_depends_on (sys->newton, sys->na + sys->na * sys->na, t)
-         || (sys->fb && any_depends_on ((CmlExpr *const *) sys->fb->pdata, sys->fb->len, t))
-         || (sys->fb2 && any_depends_on ((CmlExpr *const *) sys->fb2->pdata, sys->fb2->len, t));
+  return any_depends_on (sys->derived.rhs, sys->dim, t)
+         || any_depends_on ((CmlExpr *const *) sys->derived.h->pdata, sys->derived.h->len, t)
+         || any_depends_on (sys->derived.newton, sys->derived.na + sys->derived.na * sys->derived.na, t)
+         || (sys->derived.fb
+             && any_depends_on ((CmlExpr *const *) sys->derived.fb->pdata, sys->derived.fb->len, t))
+         || (sys->derived.fb2
+             && any_depends_on ((CmlExpr *const *) sys->derived.fb2->pdata, sys->derived.fb2->len, t));
 }
 
 CmlReference *

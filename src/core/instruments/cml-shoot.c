@@ -481,7 +481,7 @@ shoot_begin (Shoot *s, CmlSimulation *sim, double t_end, const CmlShootOptions *
                    md->name, cml_formalism_to_string (cml_system_get_formalism (sys)));
       return FALSE;
     }
-  if (sys->na != 0)
+  if (sys->derived.na != 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE,
                    "shooting needs the exact Jacobian of the equations of %s, which cmlab derives only when the "

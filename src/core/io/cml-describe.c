@@ -251,14 +251,14 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
         }
     }
 
-  if (sys->steps->len)
+  if (sys->derived.steps->len)
     {
       g_string_append (s, _("\nConstraint algorithm (Gotay–Nester–Hinds with the second-order condition, "
                           "on a Lie algebroid: Iglesias, Marrero, Martín de Diego and Sosa 2008):\n"));
-      for (guint k = 0; k < sys->steps->len; k++)
+      for (guint k = 0; k < sys->derived.steps->len; k++)
         {
           /* a step shows up to three expressions, not all of them cut */
-          const char *step = sys->steps->pdata[k];
+          const char *step = sys->derived.steps->pdata[k];
           gsize len = strlen (step), cut = MIN (len, 3 * DESCRIBE_MAX_CHARS);
           while (cut > 0 && cut < len && (step[cut] & 0xc0) == 0x80)
             cut--;
@@ -272,16 +272,16 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
     }
 
   g_string_append (s, _("\nRegularity: "));
-  if (sys->reg_rows)
+  if (sys->derived.reg_rows)
     {
       g_string_append_printf (s, _("%s (%u×%u) must be invertible; the right-hand side checks its pivots\n"),
-                              _(sys->reg_name), sys->reg_rows, sys->reg_rows);
-      for (guint a = 0; a < sys->reg_rows; a++)
+                              _(sys->derived.reg_name), sys->derived.reg_rows, sys->derived.reg_rows);
+      for (guint a = 0; a < sys->derived.reg_rows; a++)
         {
           g_string_append (s, "    [ ");
-          for (guint b = 0; b < sys->reg_rows; b++)
+          for (guint b = 0; b < sys->derived.reg_rows; b++)
             {
-              g_autofree char *t = expr_text (sys, sys->reg[a * sys->reg_rows + b], pretty);
+              g_autofree char *t = expr_text (sys, sys->derived.reg[a * sys->derived.reg_rows + b], pretty);
               g_string_append_printf (s, "%s%s", b ? ",  " : "", t);
             }
           g_string_append (s, " ]\n");
@@ -289,7 +289,7 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
     }
   else
     g_string_append (s, _("nothing to invert\n"));
-  if (sys->na)
+  if (sys->derived.na)
     g_string_append (s, _("  The W1 equations are nonlinear in the free velocities: Newton's method solves them at every step.\n"));
 
   g_string_append (s, pretty ? _("\nEquations of motion (derived; a dot is d/dt):\n")
@@ -298,7 +298,7 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
     {
       g_autofree char *lhs = pretty ? cml_expr_pretty_name (sys->state_names[i], TRUE)
                                     : g_strdup_printf ("%s'", sys->state_names[i]);
-      append_expr_line (s, sys, lhs, sys->rhs[i], pretty);
+      append_expr_line (s, sys, lhs, sys->derived.rhs[i], pretty);
     }
   if (md->kind == CML_CONSTRAINTS_VAKONOMIC)
     {
@@ -308,16 +308,16 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
         {
           g_autofree char *nm = name_text (md->fibre[A], pretty);
           /* a free velocity that Newton's method finds is itself: no line "u1 = u1" */
-          if (cml_expr_symbol_id (sys->subs_repl[A]) == md->fibre_sym[A])
+          if (cml_expr_symbol_id (sys->derived.subs_repl[A]) == md->fibre_sym[A])
             g_string_append_printf (solved, "%s%s", solved->len ? ", " : "", nm);
           else
-            append_expr_line (s, sys, nm, sys->subs_repl[A], pretty);
+            append_expr_line (s, sys, nm, sys->derived.subs_repl[A], pretty);
         }
       if (solved->len)
         g_string_append_printf (s, _("    %s: solved from the W1 relations by Newton's method at every step\n"), solved->str);
       g_string_free (solved, TRUE);
     }
-  guint k_c = sys->h->len - md->invariants->len;
+  guint k_c = sys->derived.h->len - md->invariants->len;
   if (k_c)
     {
       g_string_append (s, _("  kept on the constraint set by projection after every step:\n"));
@@ -326,11 +326,11 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
           g_autofree char *t = NULL;
           if (pretty)
             {
-              g_autofree char *g = expr_text (sys, cml_expr_monic (sys->ctx, sys->h->pdata[a], NULL), TRUE);
+              g_autofree char *g = expr_text (sys, cml_expr_monic (sys->ctx, sys->derived.h->pdata[a], NULL), TRUE);
               t = g_strdup_printf ("%s = 0", g);
             }
           else
-            t = cml_sys_print_constraint (sys, sys->h->pdata[a]);
+            t = cml_sys_print_constraint (sys, sys->derived.h->pdata[a]);
           g_string_append_printf (s, "    %s\n", t);
         }
     }
@@ -338,7 +338,7 @@ describe (CmlSystem *sys, gboolean pretty, gboolean inspect, const double *param
     {
       g_string_append (s, _("  invariants of the configuration (kept by every motion; the states are projected "
                             "onto them after every step):\n"));
-      for (guint a = k_c; a < sys->h->len; a++)
+      for (guint a = k_c; a < sys->derived.h->len; a++)
         {
           CmlNamedExpr *ne = md->invariants->pdata[a - k_c];
           g_autofree char *g = expr_text (sys, ne->expr, pretty);

@@ -182,23 +182,23 @@ export_init (Export *x, CmlSystem *sys, const double *params)
   all[4] = x->w1 = g_array_new (FALSE, FALSE, sizeof (Root));
 
   for (guint i = 0; i < sys->dim; i++)
-    add_root (x, x->rhs, sys->state_names[i], sys->rhs[i]);
+    add_root (x, x->rhs, sys->state_names[i], sys->derived.rhs[i]);
   if (sys->formalism == CML_FORMALISM_NONHOLONOMIC)
-    for (guint a = 0; a < sys->n_lambda && a < md->constraints->len; a++)
+    for (guint a = 0; a < sys->derived.n_lambda && a < md->constraints->len; a++)
       {
         char *name = g_strdup_printf ("lambda_%s", ((CmlNamedExpr *) md->constraints->pdata[a])->name);
         g_ptr_array_add (x->owned, name);
-        add_root (x, x->multipliers, name, sys->lambda[a]);
+        add_root (x, x->multipliers, name, sys->derived.lambda[a]);
       }
   {
-    guint k_c = sys->h->len - md->invariants->len;
-    for (guint a = 0; a < sys->h->len; a++)
+    guint k_c = sys->derived.h->len - md->invariants->len;
+    for (guint a = 0; a < sys->derived.h->len; a++)
       add_root (x, x->constraints, a < k_c ? NULL : ((CmlNamedExpr *) md->invariants->pdata[a - k_c])->name,
-                sys->h->pdata[a]);
+                sys->derived.h->pdata[a]);
   }
   /* the W1 relations F_a = 0 that fix the free velocities */
-  for (guint a = 0; a < sys->na; a++)
-    add_root (x, x->w1, NULL, sys->newton[a]);
+  for (guint a = 0; a < sys->derived.na; a++)
+    add_root (x, x->w1, NULL, sys->derived.newton[a]);
   for (guint k = 0; k < md->monitors->len; k++)
     {
       CmlNamedExpr *ne = md->monitors->pdata[k];
@@ -422,11 +422,11 @@ export_json (Export *x)
       cml_json_end (j);
     }
   cml_json_end (j);
-  if (sys->na > 0)
+  if (sys->derived.na > 0)
     {
       cml_json_begin_array (j, "free_velocities", CML_JSON_LINE);
-      for (guint a = 0; a < sys->na; a++)
-        cml_json_string (j, NULL, cml_expr_ctx_symbol_name (sys->ctx, sys->aux_sym[a]));
+      for (guint a = 0; a < sys->derived.na; a++)
+        cml_json_string (j, NULL, cml_expr_ctx_symbol_name (sys->ctx, sys->derived.aux_sym[a]));
       cml_json_end (j);
     }
 
@@ -451,7 +451,7 @@ export_json (Export *x)
     json_expr (j, NULL, &names, g_array_index (x->constraints, Root, k).expr);
   cml_json_end (j);
   json_named_roots (j, "conserved", x->conserved, &names, x, TRUE);
-  if (sys->na > 0)
+  if (sys->derived.na > 0)
     {
       cml_json_begin_array (j, "free_velocity_equations", CML_JSON_BLOCK);
       for (guint k = 0; k < x->w1->len; k++)
@@ -459,8 +459,8 @@ export_json (Export *x)
       cml_json_end (j);
     }
   cml_json_begin_array (j, "algorithm_steps", CML_JSON_BLOCK);
-  for (guint k = 0; k < sys->steps->len; k++)
-    cml_json_string (j, NULL, sys->steps->pdata[k]);
+  for (guint k = 0; k < sys->derived.steps->len; k++)
+    cml_json_string (j, NULL, sys->derived.steps->pdata[k]);
   cml_json_end (j);
   cml_json_end (j);
   g_hash_table_unref (names.shared);
@@ -575,13 +575,13 @@ export_sympy (Export *x)
   g_string_append (s, "}\n");
   /* the free velocities Newton's method solves for, then any other symbol used */
   {
-    if (sys->na > 0)
+    if (sys->derived.na > 0)
       g_string_append_printf (s, "\n# %s\n", _("solved from the W1 relations by Newton's method at every step"));
-    for (guint a = 0; a < sys->na; a++)
-      if (!declared[sys->aux_sym[a]])
+    for (guint a = 0; a < sys->derived.na; a++)
+      if (!declared[sys->derived.aux_sym[a]])
         {
-          py_symbol (s, x, &names, sys->aux_sym[a], NULL);
-          declared[sys->aux_sym[a]] = TRUE;
+          py_symbol (s, x, &names, sys->derived.aux_sym[a], NULL);
+          declared[sys->derived.aux_sym[a]] = TRUE;
         }
     for (guint id = 0; id < x->n_syms; id++)
       if (x->occurs[id] && !declared[id])
@@ -590,8 +590,8 @@ export_sympy (Export *x)
           declared[id] = TRUE;
         }
     g_string_append (s, "free_velocities = [");
-    for (guint a = 0; a < sys->na; a++)
-      g_string_append_printf (s, "%s%s", a ? ", " : "", names.sym_text[sys->aux_sym[a]]);
+    for (guint a = 0; a < sys->derived.na; a++)
+      g_string_append_printf (s, "%s%s", a ? ", " : "", names.sym_text[sys->derived.aux_sym[a]]);
     g_string_append (s, "]\n");
   }
 
@@ -634,12 +634,12 @@ export_sympy (Export *x)
       g_string_append (s, ",\n");
     }
   g_string_append (s, "]\n");
-  if (sys->steps->len)
+  if (sys->derived.steps->len)
     {
       g_string_append_printf (s, "\n# %s\n", _("The steps of the constraint algorithm:"));
-      for (guint k = 0; k < sys->steps->len; k++)
+      for (guint k = 0; k < sys->derived.steps->len; k++)
         {
-          g_autofree char *step = g_strdup_printf ("%u. %s", k + 1, (char *) sys->steps->pdata[k]);
+          g_autofree char *step = g_strdup_printf ("%u. %s", k + 1, (char *) sys->derived.steps->pdata[k]);
           append_comment (s, "#", step);
         }
     }
@@ -720,11 +720,11 @@ export_latex (Export *x)
       g_string_append_printf (s, "%s %s = %s%s%s", k ? "," : "", p->name, buf, p->unit ? " " : "", p->unit ? p->unit : "");
     }
   g_string_append (s, md->params->len ? "\n" : " none\n");
-  if (sys->na > 0)
+  if (sys->derived.na > 0)
     {
       g_string_append_printf (s, "%% %s:", _("solved from the W1 relations by Newton's method at every step"));
-      for (guint a = 0; a < sys->na; a++)
-        g_string_append_printf (s, " %s", cml_expr_ctx_symbol_name (sys->ctx, sys->aux_sym[a]));
+      for (guint a = 0; a < sys->derived.na; a++)
+        g_string_append_printf (s, " %s", cml_expr_ctx_symbol_name (sys->ctx, sys->derived.aux_sym[a]));
       g_string_append_c (s, '\n');
     }
   tex_block (s, _("The equations of motion (a dot is d/dt):"), x->rhs, &names, x, TRUE, FALSE);
@@ -745,12 +745,12 @@ export_latex (Export *x)
   tex_block (s, _("The constraints the motion keeps:"), x->constraints, &names, x, FALSE, TRUE);
   tex_block (s, _("The conserved quantities:"), x->conserved, &names, x, FALSE, FALSE);
   tex_block (s, _("The W1 relations that fix the free velocities:"), x->w1, &names, x, FALSE, TRUE);
-  if (sys->steps->len)
+  if (sys->derived.steps->len)
     {
       append_comment (s, "%", _("The steps of the constraint algorithm:"));
-      for (guint k = 0; k < sys->steps->len; k++)
+      for (guint k = 0; k < sys->derived.steps->len; k++)
         {
-          g_autofree char *step = g_strdup_printf ("%u. %s", k + 1, (char *) sys->steps->pdata[k]);
+          g_autofree char *step = g_strdup_printf ("%u. %s", k + 1, (char *) sys->derived.steps->pdata[k]);
           append_comment (s, "%", step);
         }
     }

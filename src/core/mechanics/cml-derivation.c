@@ -1,6 +1,6 @@
 /* cml-derivation.c — the value a formalism returns (cml-derivation.h): made empty, filled
- * by the formalism, kept by the system, freed.  The expressions belong to the model's
- * context; the value holds only the arrays.
+ * by the formalism, kept by the system (which holds one in place: init, clear), freed.
+ * The expressions belong to the model's context; the value holds only the arrays.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -8,11 +8,10 @@
 
 #include "cml-derivation.h"
 
-CmlDerivation *
-cml_derivation_new (guint n_rhs)
+void
+cml_derivation_init (CmlDerivation *d, guint n_rhs)
 {
-  CmlDerivation *d = g_new0 (CmlDerivation, 1);
-
+  *d = (CmlDerivation) { 0 };
   d->n_rhs = n_rhs;
   d->rhs = g_new0 (CmlExpr *, MAX (n_rhs, 1));
   d->pivots = g_ptr_array_new ();
@@ -20,6 +19,40 @@ cml_derivation_new (guint n_rhs)
   d->fb = g_ptr_array_new ();
   d->h = g_ptr_array_new ();
   d->steps = g_ptr_array_new_with_free_func (g_free);
+}
+
+void
+cml_derivation_clear (CmlDerivation *d)
+{
+  g_clear_pointer (&d->rhs, g_free);
+  g_clear_pointer (&d->pivots, g_ptr_array_unref);
+  g_clear_pointer (&d->pivot_names, g_ptr_array_unref);
+  g_clear_pointer (&d->reg, g_free);
+  g_clear_pointer (&d->fb, g_ptr_array_unref);
+  g_clear_pointer (&d->lambda, g_free);
+  g_clear_pointer (&d->h, g_ptr_array_unref);
+  g_clear_pointer (&d->aux_sym, g_free);
+  g_clear_pointer (&d->newton, g_free);
+  g_clear_pointer (&d->subs_ids, g_free);
+  g_clear_pointer (&d->subs_repl, g_free);
+  g_clear_pointer (&d->fb_aux_sym, g_free);
+  g_clear_pointer (&d->fb_yhat, g_free);
+  g_clear_pointer (&d->fb2, g_ptr_array_unref);
+  g_clear_pointer (&d->fb_Kc, g_free);
+  g_clear_pointer (&d->fb_K, g_free);
+  g_clear_pointer (&d->fb_P, g_free);
+  g_clear_pointer (&d->fb_Q, g_free);
+  g_clear_pointer (&d->fb_F, g_free);
+  g_clear_pointer (&d->fb_cols, g_free);
+  g_clear_pointer (&d->steps, g_ptr_array_unref);
+}
+
+CmlDerivation *
+cml_derivation_new (guint n_rhs)
+{
+  CmlDerivation *d = g_new (CmlDerivation, 1);
+
+  cml_derivation_init (d, n_rhs);
   return d;
 }
 
@@ -28,27 +61,7 @@ cml_derivation_free (CmlDerivation *d)
 {
   if (d == NULL)
     return;
-  g_free (d->rhs);
-  g_ptr_array_unref (d->pivots);
-  g_ptr_array_unref (d->pivot_names);
-  g_free (d->reg);
-  g_ptr_array_unref (d->fb);
-  g_free (d->lambda);
-  g_ptr_array_unref (d->h);
-  g_free (d->aux_sym);
-  g_free (d->newton);
-  g_free (d->subs_ids);
-  g_free (d->subs_repl);
-  g_free (d->fb_aux_sym);
-  g_free (d->fb_yhat);
-  g_clear_pointer (&d->fb2, g_ptr_array_unref);
-  g_free (d->fb_Kc);
-  g_free (d->fb_K);
-  g_free (d->fb_P);
-  g_free (d->fb_Q);
-  g_free (d->fb_F);
-  g_free (d->fb_cols);
-  g_ptr_array_unref (d->steps);
+  cml_derivation_clear (d);
   g_free (d);
 }
 

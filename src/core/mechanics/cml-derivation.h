@@ -4,7 +4,8 @@
  * fallback, the constraints kept by projection, the multipliers).  A formalism takes the
  * model and what it needs of the others and returns one (cml-euler-lagrange.c,
  * cml-lagrange-dalembert.c, cml-vakonomic.c, cml-constraint-algorithm.c); cml_system_new
- * keeps it in the system it builds.
+ * keeps it in the system it builds (its member derived, completed there: see
+ * cml-system-private.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -71,6 +72,9 @@ typedef struct
 /* An empty derivation that gives rates for the first N_RHS components of the state. */
 CmlDerivation *cml_derivation_new (guint n_rhs);
 void cml_derivation_free (CmlDerivation *d);
+/* The same for a derivation held in place (the system's): D made empty, D's arrays freed. */
+void cml_derivation_init (CmlDerivation *d, guint n_rhs);
+void cml_derivation_clear (CmlDerivation *d);
 /* Records PIVOT, which must not vanish, as belonging to the matrix MATRIX (static). */
 void cml_derivation_add_pivot (CmlDerivation *d, CmlExpr *pivot, const char *matrix);
 

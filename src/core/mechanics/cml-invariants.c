@@ -56,12 +56,12 @@ cml_sys_add_invariants (CmlSystem *sys, GError **error)
         }
     }
   for (guint k = 0; k < md->invariants->len; k++)
-    g_ptr_array_add (sys->h, ((CmlNamedExpr *) md->invariants->pdata[k])->expr);
+    g_ptr_array_add (sys->derived.h, ((CmlNamedExpr *) md->invariants->pdata[k])->expr);
   if (md->invariants->len)
     {
       /* the projection moves the base coordinates too */
-      sys->movable_from = 0;
-      sys->movable_to = MAX (sys->movable_to, m);
+      sys->derived.movable_from = 0;
+      sys->derived.movable_to = MAX (sys->derived.movable_to, m);
     }
   return TRUE;
 }

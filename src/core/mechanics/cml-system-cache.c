@@ -357,6 +357,7 @@ static void
 c_system (Codec *c)
 {
   CmlSystem *s = c->sys;
+  CmlDerivation *d = &s->derived;
   guint formalism = s->formalism;
   guint n = s->n;
 
@@ -366,50 +367,50 @@ c_system (Codec *c)
     c->r.bad = TRUE;
   else
     s->formalism = (CmlFormalism) formalism;
-  c_u32 (c, &s->na);
-  if (c->mode == READ && s->na > 4096)
+  c_u32 (c, &d->na);
+  if (c->mode == READ && d->na > 4096)
     c->r.bad = TRUE;
-  c_numbers (c, &s->aux_sym, s->na, sizeof (int));
-  c_exprs (c, &s->rhs, s->dim, FALSE);
-  c_expr_list (c, &s->pivots, FALSE);
-  c_strings (c, s->pivot_names, FALSE);
-  c_name (c, &s->reg_name);
-  c_u32 (c, &s->reg_rows);
-  if (c->mode == READ && s->reg_rows > 4096)
+  c_numbers (c, &d->aux_sym, d->na, sizeof (int));
+  c_exprs (c, &d->rhs, s->dim, FALSE);
+  c_expr_list (c, &d->pivots, FALSE);
+  c_strings (c, d->pivot_names, FALSE);
+  c_name (c, &d->reg_name);
+  c_u32 (c, &d->reg_rows);
+  if (c->mode == READ && d->reg_rows > 4096)
     c->r.bad = TRUE;
-  c_exprs (c, &s->reg, s->reg_rows * s->reg_rows, TRUE);
-  c_exprs (c, &s->newton, s->na + s->na * s->na, TRUE);
-  c_expr_list (c, &s->h, FALSE);
-  c_u32 (c, &s->movable_from);
-  c_u32 (c, &s->movable_to);
-  c_u32 (c, &s->n_lambda);
-  c_exprs (c, &s->lambda, s->n_lambda, TRUE);
+  c_exprs (c, &d->reg, d->reg_rows * d->reg_rows, TRUE);
+  c_exprs (c, &d->newton, d->na + d->na * d->na, TRUE);
+  c_expr_list (c, &d->h, FALSE);
+  c_u32 (c, &d->movable_from);
+  c_u32 (c, &d->movable_to);
+  c_u32 (c, &d->n_lambda);
+  c_exprs (c, &d->lambda, d->n_lambda, TRUE);
   c_strings (c, s->obs_names, TRUE);
   c_expr_list (c, &s->obs, FALSE);
-  c_u32 (c, &s->n_subs);
-  c_numbers (c, &s->subs_ids, s->n_subs, sizeof (int));
-  c_exprs (c, &s->subs_repl, s->n_subs, TRUE);
-  c_expr_list (c, &s->fb, FALSE);
-  c_u32 (c, &s->fb_s);
-  c_u32 (c, &s->fb_vak_nf);
-  c_numbers (c, &s->fb_aux_sym, s->fb_vak_nf, sizeof (int));
-  c_exprs (c, &s->fb_yhat, n, TRUE);
-  c_expr_list (c, &s->fb2, TRUE);
-  c_bool (c, &s->fb_sing);
-  c_bool (c, &s->fb_sing_varying);
-  c_u32 (c, &s->fb_r);
-  c_u32 (c, &s->fb_k);
-  c_u32 (c, &s->fb_q);
-  if (c->mode == READ && (s->fb_r > n || s->fb_k > n || s->fb_q > n))
+  c_u32 (c, &d->n_subs);
+  c_numbers (c, &d->subs_ids, d->n_subs, sizeof (int));
+  c_exprs (c, &d->subs_repl, d->n_subs, TRUE);
+  c_expr_list (c, &d->fb, FALSE);
+  c_u32 (c, &d->fb_s);
+  c_u32 (c, &d->fb_vak_nf);
+  c_numbers (c, &d->fb_aux_sym, d->fb_vak_nf, sizeof (int));
+  c_exprs (c, &d->fb_yhat, n, TRUE);
+  c_expr_list (c, &d->fb2, TRUE);
+  c_bool (c, &d->fb_sing);
+  c_bool (c, &d->fb_sing_varying);
+  c_u32 (c, &d->fb_r);
+  c_u32 (c, &d->fb_k);
+  c_u32 (c, &d->fb_q);
+  if (c->mode == READ && (d->fb_r > n || d->fb_k > n || d->fb_q > n))
     c->r.bad = TRUE;
-  c_numbers (c, &s->fb_Kc, n * s->fb_r, sizeof (double));
-  c_numbers (c, &s->fb_K, n * s->fb_k, sizeof (double));
-  c_numbers (c, &s->fb_P, s->fb_r, sizeof (guint));
-  c_numbers (c, &s->fb_Q, s->fb_r, sizeof (guint));
-  c_numbers (c, &s->fb_F, s->fb_k, sizeof (guint));
-  c_numbers (c, &s->fb_cols, s->fb_q, sizeof (guint));
-  c_strings (c, s->steps, TRUE);
-  c_bool (c, &s->gauge);
+  c_numbers (c, &d->fb_Kc, n * d->fb_r, sizeof (double));
+  c_numbers (c, &d->fb_K, n * d->fb_k, sizeof (double));
+  c_numbers (c, &d->fb_P, d->fb_r, sizeof (guint));
+  c_numbers (c, &d->fb_Q, d->fb_r, sizeof (guint));
+  c_numbers (c, &d->fb_F, d->fb_k, sizeof (guint));
+  c_numbers (c, &d->fb_cols, d->fb_q, sizeof (guint));
+  c_strings (c, d->steps, TRUE);
+  c_bool (c, &d->gauge);
 }
 
 /* The programs, once the fields above are read (their inputs and outputs follow from
@@ -418,15 +419,16 @@ static void
 c_programs (Codec *c)
 {
   CmlSystem *s = c->sys;
-  guint h = s->h->len;
+  CmlDerivation *d = &s->derived;
+  guint h = d->h->len;
 
-  c_program (c, &s->rhs_prog, s->n_fast, s->dim + s->pivots->len);
+  c_program (c, &s->rhs_prog, s->n_fast, s->dim + d->pivots->len);
   c_program (c, &s->obs_prog, s->n_fast, s->obs->len);
   c_program (c, &s->proj_prog, s->n_fast, h + h * s->dim);
-  c_program (c, &s->reg_prog, s->n_fast, s->reg_rows * s->reg_rows);
-  c_program (c, &s->newton_prog, s->n_fast, s->na + s->na * s->na);
-  c_program (c, &s->fb_prog, s->n_fast, s->fb->len);
-  c_program (c, &s->fb2_prog, s->n_fast + s->fb_vak_nf, s->fb2 ? s->fb2->len : 0);
+  c_program (c, &s->reg_prog, s->n_fast, d->reg_rows * d->reg_rows);
+  c_program (c, &s->newton_prog, s->n_fast, d->na + d->na * d->na);
+  c_program (c, &s->fb_prog, s->n_fast, d->fb->len);
+  c_program (c, &s->fb2_prog, s->n_fast + d->fb_vak_nf, d->fb2 ? d->fb2->len : 0);
   c_program (c, &s->scene_prog, s->n_fast, MAX (s->n_scene, 1));
 }
 
@@ -445,52 +447,55 @@ all_set (CmlExpr *const *a, guint n)
 static gboolean
 consistent (CmlSystem *s)
 {
+  const CmlDerivation *d = &s->derived;
   guint n_syms = cml_expr_ctx_n_symbols (s->ctx), n = s->n;
 
   if (s->rhs_prog == NULL || s->obs_prog == NULL || s->scene_prog == NULL
-      || s->pivot_names->len != s->pivots->len || s->obs_names->len != s->obs->len
-      || (s->h->len > 0) != (s->proj_prog != NULL) || (s->reg_rows > 0) != (s->reg_prog != NULL)
-      || (s->na > 0) != (s->newton_prog != NULL && s->aux_sym != NULL && s->newton != NULL)
-      || (s->fb->len > 0) != (s->fb_prog != NULL) || (s->fb2 != NULL) != (s->fb2_prog != NULL)
-      || (s->n_subs > 0 && (s->subs_ids == NULL || s->subs_repl == NULL))
-      || (s->fb_vak_nf > 0 && s->fb_aux_sym == NULL) || s->movable_from > s->movable_to || s->movable_to > s->dim
+      || d->pivot_names->len != d->pivots->len || s->obs_names->len != s->obs->len
+      || (d->h->len > 0) != (s->proj_prog != NULL) || (d->reg_rows > 0) != (s->reg_prog != NULL)
+      || (d->na > 0) != (s->newton_prog != NULL && d->aux_sym != NULL && d->newton != NULL)
+      || (d->fb->len > 0) != (s->fb_prog != NULL) || (d->fb2 != NULL) != (s->fb2_prog != NULL)
+      || (d->n_subs > 0 && (d->subs_ids == NULL || d->subs_repl == NULL))
+      || (d->fb_vak_nf > 0 && d->fb_aux_sym == NULL) || d->movable_from > d->movable_to
+      || d->movable_to > s->dim
       /* the scene's values are copied from its program's outputs (cml_simulation_eval_scene) */
       || s->n_scene > cml_program_n_outputs (s->scene_prog)
       /* the fallback's work arrays are sized by its constraints (cml_simulation_new) */
-      || s->fb_s > n)
+      || d->fb_s > n)
     return FALSE;
   /* the numeric fallback's layout (cml-simulation.c, rhs_fallback) */
-  if (s->fb->len > 0)
+  if (d->fb->len > 0)
     {
-      guint nf = s->fb_vak_nf, q = s->fb_q, ns = s->fb_s;
-      if (s->fb_sing ? s->fb->len != n * n + n + q * (1 + n) || s->fb_cols == NULL
-                         || (s->fb_sing_varying ? !s->fb_P || !s->fb_Q || !s->fb_F : !s->fb_Kc || !s->fb_K)
-          : nf > 0 ? nf > n || s->fb->len != nf * nf + nf || s->fb2 == NULL || s->fb_yhat == NULL
-          : ns > n || s->fb->len != n * n + n + ns * n + ns)
+      guint nf = d->fb_vak_nf, q = d->fb_q, ns = d->fb_s;
+      if (d->fb_sing ? d->fb->len != n * n + n + q * (1 + n) || d->fb_cols == NULL
+                         || (d->fb_sing_varying ? !d->fb_P || !d->fb_Q || !d->fb_F : !d->fb_Kc || !d->fb_K)
+          : nf > 0 ? nf > n || d->fb->len != nf * nf + nf || d->fb2 == NULL || d->fb_yhat == NULL
+          : ns > n || d->fb->len != n * n + n + ns * n + ns)
         return FALSE;
     }
-  if (!all_set (s->rhs, s->dim) || !all_set (s->reg, s->reg_rows * s->reg_rows)
-      || !all_set (s->newton, s->na + s->na * s->na) || !all_set (s->lambda, s->n_lambda)
-      || !all_set (s->subs_repl, s->n_subs) || !all_set (s->fb_yhat, n) || (s->reg_rows > 0 && s->reg == NULL)
-      || (s->n_lambda > 0 && s->lambda == NULL))
+  if (!all_set (d->rhs, s->dim) || !all_set (d->reg, d->reg_rows * d->reg_rows)
+      || !all_set (d->newton, d->na + d->na * d->na) || !all_set (d->lambda, d->n_lambda)
+      || !all_set (d->subs_repl, d->n_subs) || !all_set (d->fb_yhat, n)
+      || (d->reg_rows > 0 && d->reg == NULL)
+      || (d->n_lambda > 0 && d->lambda == NULL))
     return FALSE;
-  for (guint a = 0; a < s->na; a++)
-    if (s->aux_sym[a] < 0 || (guint) s->aux_sym[a] >= n_syms)
+  for (guint a = 0; a < d->na; a++)
+    if (d->aux_sym[a] < 0 || (guint) d->aux_sym[a] >= n_syms)
       return FALSE;
-  for (guint a = 0; a < s->fb_vak_nf; a++)
-    if (s->fb_aux_sym[a] < 0 || (guint) s->fb_aux_sym[a] >= n_syms)
+  for (guint a = 0; a < d->fb_vak_nf; a++)
+    if (d->fb_aux_sym[a] < 0 || (guint) d->fb_aux_sym[a] >= n_syms)
       return FALSE;
-  for (guint k = 0; k < s->n_subs; k++)
-    if (s->subs_ids[k] < 0 || (guint) s->subs_ids[k] >= n_syms || s->subs_repl[k] == NULL)
+  for (guint k = 0; k < d->n_subs; k++)
+    if (d->subs_ids[k] < 0 || (guint) d->subs_ids[k] >= n_syms || d->subs_repl[k] == NULL)
       return FALSE;
-  for (guint a = 0; s->fb_cols && a < s->fb_q; a++)
-    if (s->fb_cols[a] >= n)
+  for (guint a = 0; d->fb_cols && a < d->fb_q; a++)
+    if (d->fb_cols[a] >= n)
       return FALSE;
-  for (guint a = 0; a < s->fb_r; a++)
-    if ((s->fb_P && s->fb_P[a] >= n) || (s->fb_Q && s->fb_Q[a] >= n))
+  for (guint a = 0; a < d->fb_r; a++)
+    if ((d->fb_P && d->fb_P[a] >= n) || (d->fb_Q && d->fb_Q[a] >= n))
       return FALSE;
-  for (guint a = 0; s->fb_F && a < s->fb_k; a++)
-    if (s->fb_F[a] >= n)
+  for (guint a = 0; d->fb_F && a < d->fb_k; a++)
+    if (d->fb_F[a] >= n)
       return FALSE;
   return TRUE;
 }
@@ -702,7 +707,7 @@ cml_sys_cache_load (CmlSystem *sys)
     {
       c_system (&c);
       /* the free velocities are fast inputs: there must be as many as said */
-      if (sys->na > 0 && sys->aux_sym == NULL)
+      if (sys->derived.na > 0 && sys->derived.aux_sym == NULL)
         c.r.bad = TRUE;
       if (!c.r.bad)
         {

@@ -32,59 +32,23 @@ struct _CmlSystem
   guint        n_params;
   int         *param_sym;
 
-  /* fast inputs: t, the state, and (nonlinear vakonomic only) the free velocities */
-  guint        na;
-  int         *aux_sym;
+  /* fast inputs: t, the state, and (nonlinear vakonomic only) the free velocities
+   * (derived.na, derived.aux_sym) */
   int         *fast_sym;
   guint        n_fast;
 
-  /* symbolic results: what the formalism returned (cml_sys_keep_derivation; the fields
-   * mean what CmlDerivation's of the same names do, cml-derivation.h), completed by
-   * cml_system_new from the model alone: rhs with the reconstruction rates (dim), h with
-   * the invariants, the substitutions with the multipliers' names, fb2 with the
-   * reconstruction rates; and the observables */
-  CmlExpr    **rhs;         /* dim */
-  GPtrArray   *pivots;      /* CmlExpr*: must be nonzero */
+  /* symbolic results: what the formalism returned (cml_sys_keep_derivation), completed by
+   * cml_system_new from the model alone: rhs with the reconstruction rates (n_rhs = dim),
+   * h with the invariants, the substitutions with the multipliers' names, fb2 with the
+   * reconstruction rates */
+  CmlDerivation derived;
   /* the pivots that depend on parameters only are checked when the parameters change,
    * the others on every call of the right-hand side */
   guint       *fast_pivots, n_fast_pivots;
   guint       *slow_pivots, *slow_pivot_regs, n_slow_pivots;
-  GPtrArray   *pivot_names; /* const char*: the matrix each pivot belongs to */
-  const char  *reg_name;    /* name of the regularity matrix */
-  CmlExpr    **reg;         /* reg_rows² entries, or NULL */
-  guint        reg_rows;
-  CmlExpr    **newton;      /* na F values then na² ∂F/∂aux, or NULL */
-  GPtrArray   *h;           /* CmlExpr*: constraint functions kept by projection */
-  guint        movable_from, movable_to; /* state components moved by projection */
-  CmlExpr    **lambda;      /* nonholonomic: the multipliers λ of W ẏ = R + Φ_yᵀ λ (n_lambda) */
-  guint        n_lambda;
   GPtrArray   *obs_names;   /* char* */
   GPtrArray   *obs;         /* CmlExpr* */
-  /* replaces momenta / constrained velocities in user expressions */
-  guint        n_subs;
-  int         *subs_ids;
-  CmlExpr    **subs_repl;
-
-  /* numeric fallback of the symbolic solve, for states where a pivot chosen at the sample
-   * point is small against the other pivots of its matrix: W (n²), R (n), and for
-   * nonholonomic constraints Φ_y (s·n) and φ_t + Φ_x ẋ (s), solved by LU with partial
-   * pivoting of the evaluated matrices */
-  GPtrArray   *fb;          /* CmlExpr*, or empty */
-  guint        fb_s;        /* number of constraints in it */
-  /* vakonomic systems (W1 relations linear in the free velocities): fb holds R_ab (nf²)
-   * and F at zero free velocities (nf); fb2 the right-hand side (m + n, then the
-   * reconstruction rates) with the free velocities fb_aux_sym as inputs */
-  guint        fb_vak_nf;
-  int         *fb_aux_sym;
-  CmlExpr    **fb_yhat;     /* n: the velocities in terms of fb_aux_sym */
-  GPtrArray   *fb2;
   CmlProgram  *fb2_prog;
-  /* singular Lagrangians (the constraint algorithm): see CmlDerivation */
-  gboolean     fb_sing;
-  gboolean     fb_sing_varying;
-  guint        fb_r, fb_k, fb_q;
-  double      *fb_Kc, *fb_K;
-  guint       *fb_P, *fb_Q, *fb_F, *fb_cols;
 
   CmlProgram  *rhs_prog, *obs_prog, *proj_prog, *reg_prog, *newton_prog, *scene_prog, *fb_prog;
   /* the derived-system cache's entry (cml-system-cache.c) that holds this system, or NULL:
@@ -99,8 +63,6 @@ struct _CmlSystem
   GHashTable  *scene_offsets;  /* "object\nkey" -> offset + 1 */
   guint        n_scene;
 
-  GPtrArray   *steps;
-  gboolean     gauge;
   gboolean     lie;
   double       structure_defect;
   GPtrArray   *warnings;    /* char*: the model's warnings, then the derivation's (the
@@ -137,7 +99,8 @@ typedef struct
 } Samples;
 
 /* cml-system.c */
-/* Keeps what a formalism derived, D, in SYS: its arrays are taken, its lists copied. */
+/* Keeps what a formalism derived, D, in SYS (sys->derived, empty until then): D is taken
+ * and freed, its rates completed to the system's dim with NULL. */
 void cml_sys_keep_derivation (CmlSystem *sys, CmlDerivation *d);
 /* What a layer above keeps with SYS (the runtime above): made by MAKE on the first call from
  * any thread, freed by FREE_FUNC with SYS; the same pointer at every call. */

@@ -17,9 +17,9 @@
 CmlExpr *
 cml_sys_user_expr (CmlSystem *sys, CmlExpr *e)
 {
-  if (sys->n_subs == 0)
+  if (sys->derived.n_subs == 0)
     return e;
-  return cml_expr_subs (sys->ctx, e, sys->n_subs, sys->subs_ids, sys->subs_repl);
+  return cml_expr_subs (sys->ctx, e, sys->derived.n_subs, sys->derived.subs_ids, sys->derived.subs_repl);
 }
 
 void
@@ -35,10 +35,10 @@ cml_sys_add_observable (CmlSystem *sys, const char *name, CmlExpr *e)
 void
 cml_sys_classify_pivots (CmlSystem *sys)
 {
-  sys->fast_pivots = g_new (guint, sys->pivots->len + 1);
-  sys->slow_pivots = g_new (guint, sys->pivots->len + 1);
-  sys->slow_pivot_regs = g_new (guint, sys->pivots->len + 1);
-  for (guint i = 0; i < sys->pivots->len; i++)
+  sys->fast_pivots = g_new (guint, sys->derived.pivots->len + 1);
+  sys->slow_pivots = g_new (guint, sys->derived.pivots->len + 1);
+  sys->slow_pivot_regs = g_new (guint, sys->derived.pivots->len + 1);
+  for (guint i = 0; i < sys->derived.pivots->len; i++)
     {
       gboolean fast;
       guint reg = cml_program_output_register (sys->rhs_prog, sys->dim + i, &fast);
@@ -97,37 +97,38 @@ cml_sys_compile_programs (CmlSystem *sys, GError **error)
   {
     g_autoptr (GPtrArray) outs = g_ptr_array_new ();
     for (guint i = 0; i < dim; i++)
-      g_ptr_array_add (outs, sys->rhs[i]);
-    for (guint i = 0; i < sys->pivots->len; i++)
-      g_ptr_array_add (outs, sys->pivots->pdata[i]);
+      g_ptr_array_add (outs, sys->derived.rhs[i]);
+    for (guint i = 0; i < sys->derived.pivots->len; i++)
+      g_ptr_array_add (outs, sys->derived.pivots->pdata[i]);
     COMPILE (sys->rhs_prog, (CmlExpr **) outs->pdata, outs->len);
     cml_sys_classify_pivots (sys);
   }
   COMPILE (sys->obs_prog, (CmlExpr **) sys->obs->pdata, sys->obs->len);
-  if (sys->h->len)
+  if (sys->derived.h->len)
     {
       g_autoptr (GPtrArray) outs = g_ptr_array_new ();
-      for (guint a = 0; a < sys->h->len; a++)
-        g_ptr_array_add (outs, sys->h->pdata[a]);
-      for (guint a = 0; a < sys->h->len; a++)
+      for (guint a = 0; a < sys->derived.h->len; a++)
+        g_ptr_array_add (outs, sys->derived.h->pdata[a]);
+      for (guint a = 0; a < sys->derived.h->len; a++)
         for (guint j = 0; j < dim; j++)
-          g_ptr_array_add (outs, cml_expr_diff (ctx, sys->h->pdata[a], sys->state_sym[j]));
+          g_ptr_array_add (outs, cml_expr_diff (ctx, sys->derived.h->pdata[a], sys->state_sym[j]));
       COMPILE (sys->proj_prog, (CmlExpr **) outs->pdata, outs->len);
     }
-  if (sys->reg_rows)
-    COMPILE (sys->reg_prog, sys->reg, sys->reg_rows * sys->reg_rows);
-  if (sys->na)
-    COMPILE (sys->newton_prog, sys->newton, sys->na + sys->na * sys->na);
-  if (sys->fb->len)
-    COMPILE (sys->fb_prog, (CmlExpr **) sys->fb->pdata, sys->fb->len);
-  if (sys->fb2)
+  if (sys->derived.reg_rows)
+    COMPILE (sys->reg_prog, sys->derived.reg, sys->derived.reg_rows * sys->derived.reg_rows);
+  if (sys->derived.na)
+    COMPILE (sys->newton_prog, sys->derived.newton, sys->derived.na + sys->derived.na * sys->derived.na);
+  if (sys->derived.fb->len)
+    COMPILE (sys->fb_prog, (CmlExpr **) sys->derived.fb->pdata, sys->derived.fb->len);
+  if (sys->derived.fb2)
     {
       /* inputs: t, the state, then the free velocities */
-      g_autofree int *fast2 = g_new (int, sys->n_fast + sys->fb_vak_nf);
+      g_autofree int *fast2 = g_new (int, sys->n_fast + sys->derived.fb_vak_nf);
       memcpy (fast2, sys->fast_sym, sys->n_fast * sizeof (int));
-      memcpy (fast2 + sys->n_fast, sys->fb_aux_sym, sys->fb_vak_nf * sizeof (int));
-      sys->fb2_prog = cml_program_compile (ctx, (CmlExpr **) sys->fb2->pdata, sys->fb2->len, sys->param_sym,
-                                           sys->n_params, fast2, sys->n_fast + sys->fb_vak_nf, error);
+      memcpy (fast2 + sys->n_fast, sys->derived.fb_aux_sym, sys->derived.fb_vak_nf * sizeof (int));
+      sys->fb2_prog = cml_program_compile (ctx, (CmlExpr **) sys->derived.fb2->pdata, sys->derived.fb2->len,
+                                           sys->param_sym, sys->n_params, fast2,
+                                           sys->n_fast + sys->derived.fb_vak_nf, error);
       if (sys->fb2_prog == NULL)
         return FALSE;
     }

@@ -110,58 +110,30 @@ cml_sys_fail_in_model (const CmlModel *md, GError **error, int line, int code, c
 void
 cml_sys_keep_derivation (CmlSystem *sys, CmlDerivation *d)
 {
-  g_return_if_fail (d->n_rhs <= sys->dim && sys->reg == NULL && sys->lambda == NULL && sys->na == 0
-                    && sys->n_subs == 0 && sys->fb2 == NULL && sys->fb_cols == NULL
-                    && sys->steps->len == 0);
+  CmlDerivation *kept = &sys->derived;
 
+  g_return_if_fail (d->n_rhs <= sys->dim && kept->pivots->len == 0 && kept->reg == NULL
+                    && kept->lambda == NULL && kept->na == 0 && kept->n_subs == 0
+                    && kept->fb2 == NULL && kept->fb_cols == NULL && kept->steps->len == 0);
+
+  /* the system's rates (dim, all NULL) take D's first ones; the rest of D is the system's */
+  CmlExpr **rhs = g_steal_pointer (&kept->rhs);
   for (guint i = 0; i < d->n_rhs; i++)
-    sys->rhs[i] = d->rhs[i];
-  for (guint k = 0; k < d->pivots->len; k++)
-    cml_sys_add_pivot (sys, d->pivots->pdata[k], d->pivot_names->pdata[k]);
-  sys->reg_name = d->reg_name;
-  sys->reg_rows = d->reg_rows;
-  sys->reg = g_steal_pointer (&d->reg);
-  for (guint k = 0; k < d->fb->len; k++)
-    g_ptr_array_add (sys->fb, d->fb->pdata[k]);
-  sys->fb_s = d->fb_s;
-  sys->n_lambda = d->n_lambda;
-  sys->lambda = g_steal_pointer (&d->lambda);
-  for (guint k = 0; k < d->h->len; k++)
-    g_ptr_array_add (sys->h, d->h->pdata[k]);
-  sys->movable_from = d->movable_from;
-  sys->movable_to = d->movable_to;
-  sys->na = d->na;
-  sys->aux_sym = g_steal_pointer (&d->aux_sym);
-  sys->newton = g_steal_pointer (&d->newton);
-  sys->n_subs = d->n_subs;
-  sys->subs_ids = g_steal_pointer (&d->subs_ids);
-  sys->subs_repl = g_steal_pointer (&d->subs_repl);
-  sys->fb_vak_nf = d->fb_vak_nf;
-  sys->fb_aux_sym = g_steal_pointer (&d->fb_aux_sym);
-  sys->fb_yhat = g_steal_pointer (&d->fb_yhat);
-  sys->fb2 = g_steal_pointer (&d->fb2);
-  sys->fb_sing = d->fb_sing;
-  sys->fb_sing_varying = d->fb_sing_varying;
-  sys->fb_r = d->fb_r;
-  sys->fb_k = d->fb_k;
-  sys->fb_q = d->fb_q;
-  sys->fb_Kc = g_steal_pointer (&d->fb_Kc);
-  sys->fb_K = g_steal_pointer (&d->fb_K);
-  sys->fb_P = g_steal_pointer (&d->fb_P);
-  sys->fb_Q = g_steal_pointer (&d->fb_Q);
-  sys->fb_F = g_steal_pointer (&d->fb_F);
-  sys->fb_cols = g_steal_pointer (&d->fb_cols);
-  for (guint k = 0; k < d->steps->len; k++)
-    g_ptr_array_add (sys->steps, g_strdup (d->steps->pdata[k]));
-  sys->gauge = d->gauge;
+    rhs[i] = d->rhs[i];
+  cml_derivation_clear (kept);
+  *kept = *d;
+  g_free (kept->rhs);
+  kept->rhs = rhs;
+  kept->n_rhs = sys->dim;
+  g_free (d);
 }
 
 /* Records PIVOT, which must not vanish, as belonging to the matrix MATRIX. */
 void
 cml_sys_add_pivot (CmlSystem *sys, CmlExpr *pivot, const char *matrix)
 {
-  g_ptr_array_add (sys->pivots, pivot);
-  g_ptr_array_add (sys->pivot_names, (gpointer) matrix);
+  g_ptr_array_add (sys->derived.pivots, pivot);
+  g_ptr_array_add (sys->derived.pivot_names, (gpointer) matrix);
 }
 
 /* A numeric coefficient overflowed (to ±inf or NaN) while the equations were derived:
@@ -179,13 +151,13 @@ fail_nonfinite (CmlSystem *sys, GError **error)
 void
 cml_sys_set_fast_inputs (CmlSystem *sys)
 {
-  sys->n_fast = 1 + sys->dim + sys->na;
+  sys->n_fast = 1 + sys->dim + sys->derived.na;
   sys->fast_sym = g_new (int, sys->n_fast);
   sys->fast_sym[0] = sys->model->t_sym;
   for (guint i = 0; i < sys->dim; i++)
     sys->fast_sym[1 + i] = sys->state_sym[i];
-  for (guint a = 0; a < sys->na; a++)
-    sys->fast_sym[1 + sys->dim + a] = sys->aux_sym[a];
+  for (guint a = 0; a < sys->derived.na; a++)
+    sys->fast_sym[1 + sys->dim + a] = sys->derived.aux_sym[a];
 }
 
 /* The structure equations of the algebroid: whether it is a Lie algebroid, and a warning
@@ -223,14 +195,9 @@ cml_system_new (CmlModel *model, GError **error)
   sys->n = n;
   sys->nr = model->reconstruction->len;
   sys->dim = m + n + sys->nr;
-  sys->pivots = g_ptr_array_new ();
-  sys->pivot_names = g_ptr_array_new ();
-  sys->fb = g_ptr_array_new ();
-  sys->h = g_ptr_array_new ();
+  cml_derivation_init (&sys->derived, sys->dim);
   sys->obs_names = g_ptr_array_new_with_free_func (g_free);
   sys->obs = g_ptr_array_new ();
-  sys->steps = g_ptr_array_new_with_free_func (g_free);
-  sys->rhs = g_new0 (CmlExpr *, sys->dim);
 
   sys->n_params = model->params->len;
   sys->param_sym = g_new (int, MAX (sys->n_params, 1));
@@ -294,17 +261,17 @@ cml_system_new (CmlModel *model, GError **error)
       }
     ok = derived != NULL;
     if (ok)
-      cml_sys_keep_derivation (sys, derived);
+      cml_sys_keep_derivation (sys, g_steal_pointer (&derived));
     /* user expressions: momenta p_A = ∂L/∂y^A (the vakonomic equations have their own) */
     if (ok && model->kind != CML_CONSTRAINTS_VAKONOMIC)
       {
-        sys->n_subs = n;
-        sys->subs_ids = g_new (int, n);
-        sys->subs_repl = g_new (CmlExpr *, n);
+        sys->derived.n_subs = n;
+        sys->derived.subs_ids = g_new (int, n);
+        sys->derived.subs_repl = g_new (CmlExpr *, n);
         for (guint A = 0; A < n; A++)
           {
-            sys->subs_ids[A] = model->momenta_sym[A];
-            sys->subs_repl[A] = mc.Ly[A];
+            sys->derived.subs_ids[A] = model->momenta_sym[A];
+            sys->derived.subs_repl[A] = mc.Ly[A];
           }
       }
   }
@@ -332,27 +299,27 @@ cml_system_new (CmlModel *model, GError **error)
    * stand for λ (nonholonomic) or μ_α = −p_α (vakonomic) */
   if (model->multiplier_sym)
     {
-      guint nc = model->constraints->len, k = sys->n_subs;
-      sys->subs_ids = g_renew (int, sys->subs_ids, sys->n_subs + nc);
-      sys->subs_repl = g_renew (CmlExpr *, sys->subs_repl, sys->n_subs + nc);
+      guint nc = model->constraints->len, k = sys->derived.n_subs;
+      sys->derived.subs_ids = g_renew (int, sys->derived.subs_ids, sys->derived.n_subs + nc);
+      sys->derived.subs_repl = g_renew (CmlExpr *, sys->derived.subs_repl, sys->derived.n_subs + nc);
       for (guint a = 0; a < nc; a++)
         {
           CmlExpr *value = NULL;
           if (model->multiplier_sym[a] < 0)
             continue;
-          if (sys->formalism == CML_FORMALISM_NONHOLONOMIC && a < sys->n_lambda)
-            value = sys->lambda[a];
+          if (sys->formalism == CML_FORMALISM_NONHOLONOMIC && a < sys->derived.n_lambda)
+            value = sys->derived.lambda[a];
           else if (sys->formalism == CML_FORMALISM_VAKONOMIC)
             for (guint A = 0; A < n; A++)
               if (g_str_equal (model->fibre[A], ((CmlNamedExpr *) model->constraints->pdata[a])->name))
                 value = cml_expr_neg (ctx, cml_sys_sym (ctx, model->momenta_sym[A]));
           if (value == NULL)
             continue;
-          sys->subs_ids[k] = model->multiplier_sym[a];
-          sys->subs_repl[k] = value;
+          sys->derived.subs_ids[k] = model->multiplier_sym[a];
+          sys->derived.subs_repl[k] = value;
           k++;
         }
-      sys->n_subs = k;
+      sys->derived.n_subs = k;
     }
 
   /* solve-for of nonholonomic constraints, and of a Lagrangian that turned out regular */
@@ -374,11 +341,13 @@ cml_system_new (CmlModel *model, GError **error)
 
   /* reconstruction rates */
   for (guint k = 0; k < sys->nr; k++)
-    sys->rhs[m + n + k] = cml_sys_user_expr (sys, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr);
-  if (sys->fb2)
+    sys->derived.rhs[m + n + k]
+      = cml_sys_user_expr (sys, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr);
+  if (sys->derived.fb2)
     for (guint k = 0; k < sys->nr; k++)
-      g_ptr_array_add (sys->fb2, cml_expr_subs (ctx, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr, n,
-                                                sys->subs_ids, sys->fb_yhat));
+      g_ptr_array_add (sys->derived.fb2,
+                       cml_expr_subs (ctx, ((CmlNamedExpr *) model->reconstruction->pdata[k])->expr, n,
+                                      sys->derived.subs_ids, sys->derived.fb_yhat));
 
   cml_sys_set_fast_inputs (sys);
 
@@ -401,11 +370,11 @@ cml_system_new (CmlModel *model, GError **error)
       CmlNamedExpr *ne = model->monitors->pdata[k];
       cml_sys_add_observable (sys, ne->name, cml_sys_user_expr (sys, ne->expr));
     }
-  if (sys->h->len && cml_system_observable_index (sys, "residual") < 0)
+  if (sys->derived.h->len && cml_system_observable_index (sys, "residual") < 0)
     {
       CmlExpr *s = ZERO (ctx);
-      for (guint a = 0; a < sys->h->len; a++)
-        s = cml_expr_add (ctx, s, cml_expr_powi (ctx, sys->h->pdata[a], 2));
+      for (guint a = 0; a < sys->derived.h->len; a++)
+        s = cml_expr_add (ctx, s, cml_expr_powi (ctx, sys->derived.h->pdata[a], 2));
       cml_sys_add_observable (sys, "residual", cml_expr_func (ctx, CML_FN_SQRT, s));
     }
   /* the multipliers, lambda_<constraint name> (nonholonomic) or mu_<constrained fibre
@@ -475,42 +444,22 @@ cml_system_unref (CmlSystem *sys)
   g_clear_pointer (&sys->scene_prog, cml_program_free);
   g_clear_pointer (&sys->fb_prog, cml_program_free);
   g_clear_pointer (&sys->fb2_prog, cml_program_free);
-  g_clear_pointer (&sys->fb2, g_ptr_array_unref);
-  g_free (sys->fb_aux_sym);
-  g_free (sys->fb_yhat);
-  g_free (sys->fb_Kc);
-  g_free (sys->fb_K);
-  g_free (sys->fb_P);
-  g_free (sys->fb_Q);
-  g_free (sys->fb_F);
-  g_free (sys->fb_cols);
   if (sys->runtime != NULL)
     sys->runtime_free (sys->runtime);
   g_free (sys->cache_key);
   g_clear_pointer (&sys->scene_offsets, g_hash_table_unref);
-  g_free (sys->rhs);
-  g_ptr_array_unref (sys->pivots);
   g_free (sys->fast_pivots);
   g_free (sys->slow_pivots);
   g_free (sys->slow_pivot_regs);
-  g_ptr_array_unref (sys->pivot_names);
-  g_ptr_array_unref (sys->fb);
-  g_ptr_array_unref (sys->h);
   if (sys->warnings)
     g_ptr_array_unref (sys->warnings);
   g_ptr_array_unref (sys->obs_names);
   g_ptr_array_unref (sys->obs);
-  g_ptr_array_unref (sys->steps);
-  g_free (sys->reg);
-  g_free (sys->lambda);
-  g_free (sys->newton);
-  g_free (sys->aux_sym);
   g_free (sys->fast_sym);
   g_free (sys->param_sym);
   g_free (sys->state_sym);
   g_strfreev (sys->state_names);
-  g_free (sys->subs_ids);
-  g_free (sys->subs_repl);
+  cml_derivation_clear (&sys->derived);
   cml_model_unref (sys->model);
   g_free (sys);
 }
@@ -522,8 +471,8 @@ const char *cml_system_state_name (const CmlSystem *sys, guint i) { return sys->
 guint cml_system_n_observables (const CmlSystem *sys) { return sys->obs_names->len; }
 const char *cml_system_observable_name (const CmlSystem *sys, guint i) { return sys->obs_names->pdata[i]; }
 gboolean cml_system_is_lie_algebroid (const CmlSystem *sys) { return sys->lie; }
-const GPtrArray *cml_system_algorithm_steps (const CmlSystem *sys) { return sys->steps; }
-gboolean cml_system_has_gauge_freedom (const CmlSystem *sys) { return sys->gauge; }
+const GPtrArray *cml_system_algorithm_steps (const CmlSystem *sys) { return sys->derived.steps; }
+gboolean cml_system_has_gauge_freedom (const CmlSystem *sys) { return sys->derived.gauge; }
 double cml_system_structure_defect (const CmlSystem *sys) { return sys->structure_defect; }
 gboolean cml_system_was_cached (const CmlSystem *sys) { return sys->from_cache; }
 

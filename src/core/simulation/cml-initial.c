@@ -44,7 +44,7 @@ project_rows_least_squares (CmlSimulation *sim, double t, double *z, const gbool
                             guint row0)
 {
   CmlSystem *sys = sim->sys;
-  guint dim = sys->dim, kall = sys->h->len, k = kall - row0;
+  guint dim = sys->dim, kall = sys->derived.h->len, k = kall - row0;
   const double *h = sim->proj_out + row0, *J = sim->proj_out + kall + (gsize) row0 * dim;
   gsl_matrix *A = gsl_matrix_alloc (k, k), *Q = gsl_matrix_alloc (k, k);
   gsl_vector *lam = gsl_vector_alloc (k);
@@ -120,9 +120,9 @@ rows_hold (CmlSimulation *sim, double t, const double *z, guint row0)
   CmlSystem *sys = sim->sys;
   double hn = 0, zn = 0;
   cml_sim_run_proj (sim, t, z);
-  for (guint a = row0; a < sys->h->len; a++)
+  for (guint a = row0; a < sys->derived.h->len; a++)
     hn = MAX (hn, fabs (sim->proj_out[a]));
-  for (guint j = sys->movable_from; j < sys->movable_to; j++)
+  for (guint j = sys->derived.movable_from; j < sys->derived.movable_to; j++)
     zn = MAX (zn, fabs (z[j]));
   return hn <= 1e-15 * (1 + zn);
 }
@@ -408,7 +408,7 @@ static gboolean
 column_nonzero (CmlSimulation *sim, guint j)
 {
   CmlSystem *sys = sim->sys;
-  guint k = sys->h->len, dim = sys->dim;
+  guint k = sys->derived.h->len, dim = sys->dim;
   for (guint a = 0; a < k; a++)
     if (sim->proj_out[k + a * dim + j] != 0)
       return TRUE;
@@ -420,7 +420,7 @@ column_nonzero (CmlSimulation *sim, guint j)
 static gboolean
 signs_kept (const CmlSimulation *sim, const double *z, const double *s)
 {
-  for (guint j = sim->sys->movable_from; j < sim->sys->movable_to; j++)
+  for (guint j = sim->sys->derived.movable_from; j < sim->sys->derived.movable_to; j++)
     if (s[j] != z[j] && (z[j] < 0 ? s[j] > 0 : s[j] < 0))
       return FALSE;
   return TRUE;
@@ -438,7 +438,7 @@ static gboolean
 solve_masked (CmlSimulation *sim, double t, double *z, const gboolean *mask)
 {
   CmlSystem *sys = sim->sys;
-  guint dim = sys->dim, from = sys->movable_from, to = sys->movable_to;
+  guint dim = sys->dim, from = sys->derived.movable_from, to = sys->derived.movable_to;
   static const double scales[] = { 1, 10, 0.1, 100, 0.01 };
   g_autofree double *tmp = g_memdup2 (z, dim * sizeof (double));
   g_autofree double *first = NULL;
@@ -504,8 +504,8 @@ solve_initial (CmlSimulation *sim, double t0, double *z, const gboolean *is_give
 {
   CmlSystem *sys = sim->sys;
   CmlModel *md = sys->model;
-  guint dim = sys->dim, from = sys->movable_from, to = sys->movable_to;
-  guint n_inv = md->invariants->len, k_c = sys->h->len - n_inv;
+  guint dim = sys->dim, from = sys->derived.movable_from, to = sys->derived.movable_to;
+  guint n_inv = md->invariants->len, k_c = sys->derived.h->len - n_inv;
   /* the components the constraints' own projection moves (the velocities of a
    * nonholonomic system; the invariants add the base coordinates) */
   guint from_c = sys->formalism == CML_FORMALISM_NONHOLONOMIC ? sys->m : from;
@@ -574,7 +574,7 @@ static char *
 constraint_text (CmlSystem *sys, guint a)
 {
   CmlModel *md = sys->model;
-  guint k_c = sys->h->len - md->invariants->len;
+  guint k_c = sys->derived.h->len - md->invariants->len;
   if (a >= k_c)
     {
       CmlNamedExpr *ne = md->invariants->pdata[a - k_c];
@@ -587,7 +587,8 @@ constraint_text (CmlSystem *sys, guint a)
       g_autofree char *e = cml_expr_to_string_max (sys->ctx, ne->expr, 200);
       return g_strdup_printf ("%s = %s = 0 (line %d)", ne->name, e, ne->line);
     }
-  g_autofree char *txt = cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, sys->h->pdata[a], NULL), 200);
+  g_autofree char *txt
+    = cml_expr_to_string_max (sys->ctx, cml_expr_monic (sys->ctx, sys->derived.h->pdata[a], NULL), 200);
   return g_strdup_printf ("%s = 0", txt);
 }
 
@@ -649,12 +650,13 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
   sim->t = t0;
 
   /* 3. the constraint set (nonholonomic, singular); unit quaternions */
-  if (sys->h->len)
+  if (sys->derived.h->len)
     {
       if (!solve_initial (sim, t0, z, is_given, solved, error))
         return FALSE;
     }
-  else if (md->quaternions->len && cml_sim_project_range (sim, t0, z, sys->movable_from, sys->movable_to, NULL) != 0)
+  else if (md->quaternions->len
+           && cml_sim_project_range (sim, t0, z, sys->derived.movable_from, sys->derived.movable_to, NULL) != 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_NUMERIC, _("%s:%d: initial data: %s"), md->path,
                    MAX (md->constraints_line, 1), sim->reason);
@@ -667,17 +669,17 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
     gboolean given_moved = FALSE;
     for (guint i = 0; i < dim; i++)
       given_moved |= is_given[i] && fabs (z[i] - z_given[i]) > 1e-12 * (1 + fabs (z_given[i]));
-    if (sys->h->len && given_moved)
+    if (sys->derived.h->len && given_moved)
       {
         /* the constraints at the given values with the others solved: those that still
          * fail are the ones the given values contradict */
         g_autofree double *zs = g_memdup2 (z_given, dim * sizeof (double));
         g_autofree gboolean *mask = g_new0 (gboolean, dim);
-        for (guint j = sys->movable_from; j < sys->movable_to; j++)
+        for (guint j = sys->derived.movable_from; j < sys->derived.movable_to; j++)
           mask[j] = !is_given[j];
         project_least_squares (sim, t0, zs, mask);
         cml_sim_run_proj (sim, t0, zs);
-        h0 = g_memdup2 (sim->proj_out, (sys->h->len + sys->h->len * dim) * sizeof (double));
+        h0 = g_memdup2 (sim->proj_out, (sys->derived.h->len + sys->derived.h->len * dim) * sizeof (double));
       }
     for (guint i = 0; i < dim; i++)
       {
@@ -687,10 +689,10 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
           {
             GString *why = g_string_new (NULL);
             double zn = 0;
-            for (guint j = sys->movable_from; j < sys->movable_to; j++)
+            for (guint j = sys->derived.movable_from; j < sys->derived.movable_to; j++)
               zn = MAX (zn, fabs (z_given[j]));
-            for (guint a = 0; a < sys->h->len; a++)
-              if (fabs (h0[a]) > 1e-12 * (1 + zn) && h0[sys->h->len + a * dim + i] != 0)
+            for (guint a = 0; a < sys->derived.h->len; a++)
+              if (fabs (h0[a]) > 1e-12 * (1 + zn) && h0[sys->derived.h->len + a * dim + i] != 0)
                 {
                   g_autofree char *c = constraint_text (sys, a);
                   g_string_append_printf (why, "%s%s", why->len ? "; " : "", c);
@@ -703,7 +705,7 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
                                               why->len ? why->str : ""));
             g_string_free (why, TRUE);
           }
-        else if (i >= m + n || sys->h->len == 0)
+        else if (i >= m + n || sys->derived.h->len == 0)
           g_ptr_array_add (sim->report, g_strdup_printf ("%s: %.17g -> %.17g (projected onto the constraint set)",
                                                          sys->state_names[i], z_given[i], z[i]));
         else
@@ -716,12 +718,12 @@ cml_simulation_reset_at (CmlSimulation *sim, double t0, GHashTable *given, GErro
   memcpy (sim->z, z, dim * sizeof (double));
   if (sim->integ)
     cml_integrator_reset (sim->integ);
-  if (sys->na)
+  if (sys->derived.na)
     {
       /* Newton for the free velocities starts from the solved ones */
-      for (guint a = 0; a < sys->na; a++)
+      for (guint a = 0; a < sys->derived.na; a++)
         for (guint A = 0; A < n; A++)
-          if (md->fibre_sym[A] == sys->aux_sym[a])
+          if (md->fibre_sym[A] == sys->derived.aux_sym[a])
             sim->fast[1 + dim + a] = yv[A];
       cml_sim_fill_fast (sim, t0, sim->z);
       if (cml_sim_solve_aux (sim) != 0)

@@ -26,12 +26,12 @@ cml_integrator_choice_rhs_kind (CmlSystem *sys, const char **why)
     {
       /* two threads may both find it: they find the same */
       const char *kind = NULL, *no = NULL;
-      if (sys->na != 0)
+      if (sys->derived.na != 0)
         no = cml_integrator_chosen_newton;
       else
         {
           g_autoptr (GError) error = NULL;
-          g_autoptr (CmlTaylor) tp = cml_taylor_compile (sys->ctx, sys->rhs, sys->dim, sys->fast_sym[0],
+          g_autoptr (CmlTaylor) tp = cml_taylor_compile (sys->ctx, sys->derived.rhs, sys->dim, sys->fast_sym[0],
                                                          sys->fast_sym + 1, sys->param_sym, sys->n_params, 2,
                                                          &error);
           if (tp != NULL)

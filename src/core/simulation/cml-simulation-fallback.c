@@ -88,29 +88,29 @@ singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, dou
                   double *B)
 {
   CmlSystem *sys = sim->sys;
-  guint n = sys->n, r = sys->fb_r, k = sys->fb_k, q = sys->fb_q;
+  guint n = sys->n, r = sys->derived.fb_r, k = sys->derived.fb_k, q = sys->derived.fb_q;
   const double *o = sim->fb_out, *W = o, *R = o + n * n, *rows = R + n;
   double *A = M + q * q + q + k, *X = A + n * n; /* r×r and r×(1 + k) scratch */
 
   cml_sim_fill_fast (sim, t, z);
   cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
-  for (guint i = 0; i < sys->fb->len; i++)
+  for (guint i = 0; i < sys->derived.fb->len; i++)
     if (!isfinite (o[i]))
       {
         /* with a kernel that depends on the point, the constraints K·R divide by the
          * pivots of W_PQ themselves */
         g_snprintf (sim->reason, sizeof sim->reason,
                     "the equations of the constraint algorithm are not finite at this state%s",
-                    sys->fb_sing_varying ? " (the kernel of W is computed with a pivot of W that vanishes here)" : "");
+                    sys->derived.fb_sing_varying ? " (the kernel of W is computed with a pivot of W that vanishes here)" : "");
         return 1;
       }
 
   /* 1. the particular acceleration and the kernel basis */
   memset (YP, 0, n * sizeof (double));
-  if (!sys->fb_sing_varying)
+  if (!sys->derived.fb_sing_varying)
     {
       /* (Kcᵀ W Kc) u = Kcᵀ R, ẏ_part = Kc u; K is constant */
-      const double *Kc = sys->fb_Kc;
+      const double *Kc = sys->derived.fb_Kc;
       for (guint a = 0; a < r; a++)
         {
           double s = 0;
@@ -128,18 +128,18 @@ singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, dou
         }
       if (r && !lu_solve (r, A, 1, X))
         {
-          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular", sys->reg_name);
+          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular", sys->derived.reg_name);
           return 1;
         }
       for (guint C = 0; C < n; C++)
         for (guint a = 0; a < r; a++)
           YP[C] += Kc[C * r + a] * X[a];
-      memcpy (KN, sys->fb_K, n * k * sizeof (double));
+      memcpy (KN, sys->derived.fb_K, n * k * sizeof (double));
     }
   else
     {
       /* W_PQ [ẏ_Q | X_F] = [R_P | W_PF],  K_j = e_{F_j} − e_Q X_{F_j} */
-      const guint *P = sys->fb_P, *Q = sys->fb_Q, *F = sys->fb_F;
+      const guint *P = sys->derived.fb_P, *Q = sys->derived.fb_Q, *F = sys->derived.fb_F;
       for (guint a = 0; a < r; a++)
         {
           for (guint b = 0; b < r; b++)
@@ -150,7 +150,7 @@ singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, dou
         }
       if (!lu_solve (r, A, 1 + k, X))
         {
-          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular", sys->reg_name);
+          g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular", sys->derived.reg_name);
           return 1;
         }
       memset (KN, 0, n * k * sizeof (double));
@@ -176,7 +176,7 @@ singular_fb_eval (CmlSimulation *sim, double t, const double *z, double *YP, dou
         {
           double w = 0;
           for (guint C = 0; C < n; C++)
-            w += gy[C] * KN[C * k + sys->fb_cols[b]];
+            w += gy[C] * KN[C * k + sys->derived.fb_cols[b]];
           M[a * q + b] = w;
         }
     }
@@ -190,7 +190,7 @@ static int
 rhs_fallback_singular (CmlSimulation *sim, double t, const double *z, double *dz)
 {
   CmlSystem *sys = sim->sys;
-  guint m = sys->m, n = sys->n, k = sys->fb_k, q = sys->fb_q;
+  guint m = sys->m, n = sys->n, k = sys->derived.fb_k, q = sys->derived.fb_q;
   double *YP = sim->fb_work, *KN = YP + n, *M = KN + n * k, *B = M + q * q, *v = B + q;
 
   if (singular_fb_eval (sim, t, z, YP, KN, M, B) != 0)
@@ -206,7 +206,7 @@ rhs_fallback_singular (CmlSimulation *sim, double t, const double *z, double *dz
     }
   memset (v, 0, k * sizeof (double));
   for (guint b = 0; b < q; b++)
-    v[sys->fb_cols[b]] = B[b];
+    v[sys->derived.fb_cols[b]] = B[b];
   for (guint C = 0; C < n; C++)
     {
       double a = YP[C];
@@ -225,10 +225,10 @@ double
 cml_sim_kappa_matrix_conditioning (CmlSimulation *sim, double t, const double *z)
 {
   CmlSystem *sys = sim->sys;
-  guint n = sys->n, k = sys->fb_k, q = sys->fb_q;
+  guint n = sys->n, k = sys->derived.fb_k, q = sys->derived.fb_q;
   double ratio = 0;
 
-  if (!sys->fb_sing || q == 0)
+  if (!sys->derived.fb_sing || q == 0)
     return 1;
   g_autofree double *buf = g_new0 (double, 4 * n * n + 4 * n + 16);
   double *YP = buf, *KN = YP + n, *M = KN + n * k, *B = M + q * q;
@@ -258,21 +258,21 @@ int
 cml_sim_rhs_fallback (CmlSimulation *sim, double t, const double *z, double *dz)
 {
   CmlSystem *sys = sim->sys;
-  guint m = sys->m, n = sys->n, s = sys->fb_s, k = 1 + s;
+  guint m = sys->m, n = sys->n, s = sys->derived.fb_s, k = 1 + s;
   const double *o = sim->fb_out;
   const double *W = o, *R = o + n * n, *Phy = R + n, *b0 = Phy + s * n;
   double *A = sim->fb_work, *X = A + n * n, *Cm = X + n * k, *lam = Cm + s * s;
 
-  if (sys->fb_sing)
+  if (sys->derived.fb_sing)
     return rhs_fallback_singular (sim, t, z, dz);
-  if (!sys->na)
+  if (!sys->derived.na)
     cml_sim_fill_fast (sim, t, z);
   cml_program_run (sys->fb_prog, sim->fast, sim->regs_fb, sim->fb_out);
-  if (sys->fb_vak_nf)
+  if (sys->derived.fb_vak_nf)
     {
       /* vakonomic: R_ab y = F(0) for the free velocities, then ẋ, ṗ and the
        * reconstruction rates at them */
-      guint nf = sys->fb_vak_nf;
+      guint nf = sys->derived.fb_vak_nf;
       memcpy (A, o, nf * nf * sizeof (double));
       memcpy (X, o + nf * nf, nf * sizeof (double));
       if (!lu_solve (nf, A, 1, X))

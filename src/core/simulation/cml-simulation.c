@@ -63,7 +63,7 @@ int
 cml_sim_solve_aux (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
-  guint na = sys->na;
+  guint na = sys->derived.na;
   double *aux = sim->fast + 1 + sys->dim;
 
   for (int it = 0; it < 40; it++)
@@ -128,7 +128,7 @@ pivot_check_free (CmlPivotCheck *pc)
 static CmlPivotCheck *
 pivot_check_new (CmlSystem *sys)
 {
-  const guint np = sys->pivots->len;
+  const guint np = sys->derived.pivots->len;
   CmlPivotCheck *pc = g_new0 (CmlPivotCheck, 1);
   g_autofree gboolean *fast = g_new0 (gboolean, MAX (np, 1));
   g_autofree gboolean *mixed = g_new0 (gboolean, MAX (np, 1)); /* per pivot: its matrix has a fast one */
@@ -137,7 +137,7 @@ pivot_check_new (CmlSystem *sys)
     fast[sys->fast_pivots[j]] = TRUE;
   for (guint k = 0; k < np; k++)
     for (guint j = 0; j < np; j++)
-      if (fast[j] && sys->pivot_names->pdata[j] == sys->pivot_names->pdata[k])
+      if (fast[j] && sys->derived.pivot_names->pdata[j] == sys->derived.pivot_names->pdata[k])
         mixed[k] = TRUE;
   pc->fast = g_new (guint, MAX (np, 1));
   pc->cmp = g_new (guint, MAX (np, 1));
@@ -153,7 +153,7 @@ pivot_check_new (CmlSystem *sys)
       pc->cmp[i] = k;
       pc->head[i] = i;
       for (guint h = 0; h < i; h++)
-        if (sys->pivot_names->pdata[pc->cmp[h]] == sys->pivot_names->pdata[k])
+        if (sys->derived.pivot_names->pdata[pc->cmp[h]] == sys->derived.pivot_names->pdata[k])
           {
             pc->head[i] = h;
             break;
@@ -166,8 +166,8 @@ pivot_check_new (CmlSystem *sys)
   if (!shared)
     pc->n_cmp = 0;
   pc->view.fb = sys->fb_prog != NULL;
-  pc->view.d_off = sys->fb_vak_nf ? 0 : sys->m;
-  pc->view.nd = sys->fb_vak_nf ? sys->dim : sys->n;
+  pc->view.d_off = sys->derived.fb_vak_nf ? 0 : sys->m;
+  pc->view.nd = sys->derived.fb_vak_nf ? sys->dim : sys->n;
   pc->view.fast = pc->fast;
   pc->view.n_fast = pc->n_fast;
   pc->view.cmp = pc->cmp;
@@ -188,7 +188,8 @@ pivot_check_prepare (CmlSimulation *sim)
   pc->slow_tiny = FALSE;
   for (guint a = 0; a < sys->n_slow_pivots; a++)
     for (guint b = 0; b < sys->n_slow_pivots; b++)
-      if (sys->pivot_names->pdata[sys->slow_pivots[a]] == sys->pivot_names->pdata[sys->slow_pivots[b]]
+      if (sys->derived.pivot_names->pdata[sys->slow_pivots[a]]
+            == sys->derived.pivot_names->pdata[sys->slow_pivots[b]]
           && fabs (sim->regs_rhs[sys->slow_pivot_regs[a]])
                < PIVOT_RATIO_MIN * fabs (sim->regs_rhs[sys->slow_pivot_regs[b]]))
         pc->slow_tiny = TRUE;
@@ -219,11 +220,11 @@ sim_rhs (double t, const double *z, double *dz, void *data)
   if (G_UNLIKELY (sim->slow_pivot_bad >= 0))
     {
       g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
-                  (const char *) sys->pivot_names->pdata[sim->slow_pivot_bad]);
+                  (const char *) sys->derived.pivot_names->pdata[sim->slow_pivot_bad]);
       return 1;
     }
 
-  if (sys->na)
+  if (sys->derived.na)
     {
       cml_sim_fill_fast (sim, t, z);
       if (cml_sim_solve_aux (sim) != 0)
@@ -233,7 +234,7 @@ sim_rhs (double t, const double *z, double *dz, void *data)
     sim->rhs_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_rhs, dz, sim->rhs_out + sys->dim);
   else
     {
-      if (!sys->na)
+      if (!sys->derived.na)
         cml_sim_fill_fast (sim, t, z);
       cml_program_run (sys->rhs_prog, sim->fast, sim->regs_rhs, sim->rhs_out);
       for (guint i = 0; i < sys->dim; i++)
@@ -255,7 +256,7 @@ sim_rhs (double t, const double *z, double *dz, void *data)
       if (pivots[k] == 0 || !isfinite (pivots[k]))
         {
           g_snprintf (sim->reason, sizeof sim->reason, "the matrix %s is singular",
-                      (const char *) sys->pivot_names->pdata[k]);
+                      (const char *) sys->derived.pivot_names->pdata[k]);
           break;
         }
     }
@@ -325,14 +326,14 @@ cml_sim_project_range (CmlSimulation *sim, double t, double *z, guint from, guin
   double resid = 0;
   int r;
 
-  if (sim->project_fn != NULL && mask == NULL && from == sys->movable_from && to == sys->movable_to)
+  if (sim->project_fn != NULL && mask == NULL && from == sys->derived.movable_from && to == sys->derived.movable_to)
     {
       r = sim->project_fn (t, z, sim->fast + 1 + sys->dim, sim->regs_proj, sim->proj_out, sim->work, sim->work2,
                            &resid);
       sim->n_native_projections++;
     }
   else
-    r = project_library (t, z, (int) sys->h->len, (int) sys->dim, (int) from, (int) to, mask,
+    r = project_library (t, z, (int) sys->derived.h->len, (int) sys->dim, (int) from, (int) to, mask,
                          (const unsigned *) q->data, (int) q->len, (int) (sys->m + sys->n), sim->proj_out,
                          sim->work, sim->work2, &resid, sim);
   switch (r)
@@ -358,7 +359,7 @@ sim_project (double t, double *z, void *data)
 {
   CmlSimulation *sim = data;
   sim->reason_t = t;
-  if (cml_sim_project_range (sim, t, z, sim->sys->movable_from, sim->sys->movable_to, NULL) == 0)
+  if (cml_sim_project_range (sim, t, z, sim->sys->derived.movable_from, sim->sys->derived.movable_to, NULL) == 0)
     return 0;
   /* a first-order Lagrangian's constraints are solved for the velocities through the
    * same matrix that fixes the kernel accelerations: name that matrix when it is what
@@ -397,8 +398,8 @@ make_integrator (CmlSimulation *sim, GError **error)
    * at its first estimate (after CML_INTEGRATOR_STIFF_EVERY steps: a short run never
    * derives it) */
   gboolean implicit = sim->options.kind == CML_INTEGRATOR_MSBDF || sim->options.kind == CML_INTEGRATOR_IMPLICIT_MIDPOINT;
-  gboolean jac = sys->na == 0 && (implicit ? cml_sim_ensure_jacobian (sim) : sim->options.stats != NULL);
-  if (sim->options.kind == CML_INTEGRATOR_MSBDF && sys->na == 0 && !jac)
+  gboolean jac = sys->derived.na == 0 && (implicit ? cml_sim_ensure_jacobian (sim) : sim->options.stats != NULL);
+  if (sim->options.kind == CML_INTEGRATOR_MSBDF && sys->derived.na == 0 && !jac)
     return cml_sys_fail_model (sys, error, sys->model->lagrangian_line, CML_ERROR_UNSUPPORTED,
                        "msbdf needs the exact Jacobian of the equations, and %s",
                        cml_system_runtime (sys)->jac_error);
@@ -406,7 +407,7 @@ make_integrator (CmlSimulation *sim, GError **error)
     .dim = sys->dim,
     .rhs = sim_rhs,
     .jacobian = jac ? sim_jac : NULL,
-    .project = (sys->h->len || sys->model->quaternions->len) ? sim_project : NULL,
+    .project = (sys->derived.h->len || sys->model->quaternions->len) ? sim_project : NULL,
     .user_data = sim,
   };
   CmlIntegrator *integ;
@@ -476,8 +477,8 @@ CmlSimulation *
 cml_simulation_new (CmlSystem *sys, GError **error)
 {
   g_autoptr (CmlSimulation) sim = g_new0 (CmlSimulation, 1);
-  guint dim = sys->dim, k = sys->h->len;
-  guint wsize = MAX (MAX (k * k, sys->na * sys->na), dim * dim + dim) + 16;
+  guint dim = sys->dim, k = sys->derived.h->len;
+  guint wsize = MAX (MAX (k * k, sys->derived.na * sys->derived.na), dim * dim + dim) + 16;
 
   sim->sys = cml_system_ref (sys);
   sim->params = g_new (double, MAX (sys->n_params, 1));
@@ -494,26 +495,27 @@ cml_simulation_new (CmlSystem *sys, GError **error)
   if (sys->newton_prog)
     {
       sim->regs_newton = g_new0 (double, cml_program_n_registers (sys->newton_prog));
-      sim->newton_out = g_new0 (double, sys->na + sys->na * sys->na);
+      sim->newton_out = g_new0 (double, sys->derived.na + sys->derived.na * sys->derived.na);
     }
   sim->regs_scene = g_new0 (double, cml_program_n_registers (sys->scene_prog));
   if (sys->fb_prog)
     {
-      guint n = sys->n, fs = sys->fb_s;
+      guint n = sys->n, fs = sys->derived.fb_s;
       sim->regs_fb = g_new0 (double, cml_program_n_registers (sys->fb_prog));
-      sim->fb_out = g_new0 (double, sys->fb->len);
-      sim->fb_work = g_new0 (double, sys->fb_sing ? 4 * n * n + 4 * n + 16 : n * n + n * (1 + fs) + fs * fs + fs + 1);
+      sim->fb_out = g_new0 (double, sys->derived.fb->len);
+      sim->fb_work = g_new0 (double, sys->derived.fb_sing ? 4 * n * n + 4 * n + 16
+                                                          : n * n + n * (1 + fs) + fs * fs + fs + 1);
     }
   if (sys->fb2_prog)
     {
       sim->regs_fb2 = g_new0 (double, cml_program_n_registers (sys->fb2_prog) + 1);
-      sim->fast2 = g_new0 (double, sys->n_fast + sys->fb_vak_nf);
+      sim->fast2 = g_new0 (double, sys->n_fast + sys->derived.fb_vak_nf);
     }
   sim->scene_out = g_new0 (double, cml_program_n_outputs (sys->scene_prog));
-  sim->rhs_out = g_new0 (double, dim + sys->pivots->len);
+  sim->rhs_out = g_new0 (double, dim + sys->derived.pivots->len);
   sim->proj_out = g_new0 (double, k + k * dim + 1);
   sim->work = g_new0 (double, wsize);
-  sim->work2 = g_new0 (double, MAX (MAX (k, sys->na), dim) + 1);
+  sim->work2 = g_new0 (double, MAX (MAX (k, sys->derived.na), dim) + 1);
   sim->report = g_ptr_array_new_with_free_func (g_free);
   sim->options = cml_integrator_options_default ();
   sim->options.kind = CML_INTEGRATOR_RK8PD; /* auto chooses when a caller sets the integrator */
@@ -654,7 +656,7 @@ gboolean
 cml_sim_check_regular (CmlSimulation *sim, GError **error)
 {
   CmlSystem *sys = sim->sys;
-  guint r = sys->reg_rows;
+  guint r = sys->derived.reg_rows;
   if (sys->reg_prog == NULL || r == 0)
     return TRUE;
   cml_sim_fill_fast (sim, sim->t, sim->z);
@@ -671,7 +673,7 @@ cml_sim_check_regular (CmlSimulation *sim, GError **error)
   if (!finite || !cml_small_solve (r, M, M + r * r, 1e-12))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_SINGULAR, "%s:%d: the regularity matrix %s is singular at the initial state",
-                   sys->model->path, MAX (line, 1), sys->reg_name);
+                   sys->model->path, MAX (line, 1), sys->derived.reg_name);
       return FALSE;
     }
   /* every pivot of the derived equations (the kernel accelerations' too) */
@@ -692,7 +694,7 @@ static char *
 regularity_lost (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
-  guint r = sys->reg_rows;
+  guint r = sys->derived.reg_rows;
   char *msg = NULL;
   double kc;
 
@@ -703,7 +705,7 @@ regularity_lost (CmlSimulation *sim)
   if (sys->reg_prog == NULL || r == 0)
     return NULL;
   g_autofree double *M = g_new (double, r * r);
-  if (sys->na)
+  if (sys->derived.na)
     {
       cml_sim_fill_fast (sim, sim->t, sim->z);
       cml_sim_solve_aux (sim);
@@ -726,7 +728,7 @@ regularity_lost (CmlSimulation *sim)
       if (!(smin > 1e-6 * smax))
         msg = g_strdup_printf ("the regularity matrix %s became singular at t = %.17g (its smallest singular "
                                "value is %.3g of the largest there)",
-                               sys->reg_name, sim->t, smax > 0 ? smin / smax : 0.0);
+                               sys->derived.reg_name, sim->t, smax > 0 ? smin / smax : 0.0);
     }
   gsl_matrix_free (A);
   gsl_matrix_free (V);
@@ -830,7 +832,7 @@ void
 cml_simulation_observe (CmlSimulation *sim, double *out)
 {
   cml_sim_fill_fast (sim, sim->t, sim->z);
-  if (sim->sys->na)
+  if (sim->sys->derived.na)
     cml_sim_solve_aux (sim);
   if (sim->obs_fn)
     sim->obs_fn (sim->t, sim->z, sim->fast + 1 + sim->sys->dim, sim->regs_obs, out, NULL);
@@ -870,7 +872,7 @@ cml_simulation_eval_jacobian_at (CmlSimulation *sim, double t, const double *z, 
 {
   g_return_val_if_fail (sim != NULL && z != NULL && dfdz != NULL && dfdt != NULL, FALSE);
   /* the velocities Newton's method solves for are not in the Jacobian's program */
-  if (sim->sys->na > 0)
+  if (sim->sys->derived.na > 0)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
                    "%s has velocities solved by Newton's method at every evaluation: its exact Jacobian "
@@ -891,14 +893,14 @@ guint
 cml_system_n_free_velocities (const CmlSystem *sys)
 {
   g_return_val_if_fail (sys != NULL, 0);
-  return sys->na;
+  return sys->derived.na;
 }
 
 const char *
 cml_system_free_velocity_name (const CmlSystem *sys, guint a)
 {
-  g_return_val_if_fail (sys != NULL && a < sys->na, NULL);
-  return cml_expr_ctx_symbol_name (sys->ctx, sys->aux_sym[a]);
+  g_return_val_if_fail (sys != NULL && a < sys->derived.na, NULL);
+  return cml_expr_ctx_symbol_name (sys->ctx, sys->derived.aux_sym[a]);
 }
 
 void
@@ -906,7 +908,7 @@ cml_simulation_get_free_velocities (const CmlSimulation *sim, double *out)
 {
   /* the fast inputs are t, the state, then the free velocities (system_set_fast_inputs) */
   g_return_if_fail (sim != NULL);
-  memcpy (out, sim->fast + 1 + sim->sys->dim, sim->sys->na * sizeof (double));
+  memcpy (out, sim->fast + 1 + sim->sys->dim, sim->sys->derived.na * sizeof (double));
 }
 
 double
@@ -914,10 +916,10 @@ cml_simulation_residual (CmlSimulation *sim)
 {
   CmlSystem *sys = sim->sys;
   double s = 0;
-  if (sys->h->len == 0)
+  if (sys->derived.h->len == 0)
     return 0;
   cml_sim_run_proj (sim, sim->t, sim->z);
-  for (guint a = 0; a < sys->h->len; a++)
+  for (guint a = 0; a < sys->derived.h->len; a++)
     s += sim->proj_out[a] * sim->proj_out[a];
   return sqrt (s);
 }
@@ -935,7 +937,7 @@ guint
 cml_simulation_regularity_matrix (CmlSimulation *sim, double *out, guint max_entries)
 {
   CmlSystem *sys = sim->sys;
-  guint r = sys->reg_rows;
+  guint r = sys->derived.reg_rows;
   if (sys->reg_prog == NULL || r * r > max_entries)
     return 0;
   cml_sim_fill_fast (sim, sim->t, sim->z);
@@ -956,12 +958,12 @@ cml_simulation_eval_expr (CmlSimulation *sim, CmlExpr *f)
   vals[sys->model->t_sym] = sim->t;
   for (guint i = 0; i < sys->dim; i++)
     vals[sys->state_sym[i]] = sim->z[i];
-  if (sys->na)
+  if (sys->derived.na)
     {
       cml_sim_fill_fast (sim, sim->t, sim->z);
       cml_sim_solve_aux (sim);
-      for (guint a = 0; a < sys->na; a++)
-        vals[sys->aux_sym[a]] = sim->fast[1 + sys->dim + a];
+      for (guint a = 0; a < sys->derived.na; a++)
+        vals[sys->derived.aux_sym[a]] = sim->fast[1 + sys->dim + a];
     }
   return cml_expr_eval (e, vals);
 }
@@ -984,7 +986,7 @@ cml_simulation_eval_scene (CmlSimulation *sim, double *out)
 {
   CmlSystem *sys = sim->sys;
   cml_sim_fill_fast (sim, sim->t, sim->z);
-  if (sys->na)
+  if (sys->derived.na)
     cml_sim_solve_aux (sim);
   cml_program_run (sys->scene_prog, sim->fast, sim->regs_scene, sim->scene_out);
   memcpy (out, sim->scene_out, sys->n_scene * sizeof (double));

@@ -39,7 +39,7 @@ too_large (guint size, gsize c_size)
 static gboolean
 has_projection (const CmlSystem *sys)
 {
-  return (sys->h->len > 0 && sys->proj_prog != NULL) || sys->model->quaternions->len >= 4;
+  return (sys->derived.h->len > 0 && sys->proj_prog != NULL) || sys->model->quaternions->len >= 4;
 }
 
 /* The constraint functions and their Jacobian: cml_proj, exported for the simulation's
@@ -66,9 +66,9 @@ static void
 emit_project (const CmlSystem *sys, GString *src, gboolean fused)
 {
   GArray *q = sys->model->quaternions;
-  guint k = sys->proj_prog ? sys->h->len : 0;
+  guint k = sys->proj_prog ? sys->derived.h->len : 0;
   g_autofree char *constants = g_strdup_printf ("%u, %u, %u, %u, (const int *) 0, cml_pj_quat + 1, %u, %u", k,
-                                                sys->dim, sys->movable_from, sys->movable_to, q->len,
+                                                sys->dim, sys->derived.movable_from, sys->derived.movable_to, q->len,
                                                 sys->m + sys->n);
 
   g_string_append (src, "\nstatic const unsigned cml_pj_quat[] = { 0");
@@ -402,7 +402,7 @@ const char *
 cml_system_jacobian_status (CmlSystem *sys)
 {
   CmlSystemRuntime *rt = cml_system_runtime (sys);
-  if (sys->na != 0)
+  if (sys->derived.na != 0)
     return "the system has no exact Jacobian (its free velocities are found by Newton's method)";
   cml_sys_ensure_jacobian (sys);
   system_wait_native (sys);
@@ -568,15 +568,15 @@ cml_taylor_new_for_system (CmlSystem *sys, const double *params, const CmlIntegr
   g_autoptr (GError) err = NULL;
   CmlTaylor *tp;
 
-  if (sys->na)
+  if (sys->derived.na)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED,
                    "taylor cannot integrate %s: its free velocities are found by Newton's method, not "
                    "given by expressions", sys->model->name);
       return NULL;
     }
-  tp = cml_taylor_compile (sys->ctx, sys->rhs, sys->dim, sys->fast_sym[0], sys->fast_sym + 1, sys->param_sym,
-                           sys->n_params, cml_taylor_order_for_tolerance (o->rtol, o->atol), &err);
+  tp = cml_taylor_compile (sys->ctx, sys->derived.rhs, sys->dim, sys->fast_sym[0], sys->fast_sym + 1,
+                           sys->param_sym, sys->n_params, cml_taylor_order_for_tolerance (o->rtol, o->atol), &err);
   if (tp == NULL)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_UNSUPPORTED, "taylor cannot integrate %s: %s", sys->model->name,
@@ -626,7 +626,7 @@ system_ensure_step (CmlSystem *sys, gboolean *tried, CmlNative **obj, gpointer *
       g_mutex_unlock (&rt->lock);
       return;
     }
-  if ((rt->rhs_fn != NULL || rt->native_job != NULL) && sys->na == 0)
+  if ((rt->rhs_fn != NULL || rt->native_job != NULL) && sys->derived.na == 0)
     {
       gpointer f = NULL;
       StepData sd = { sys, source };

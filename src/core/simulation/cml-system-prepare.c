@@ -32,7 +32,7 @@ cml_sys_ensure_jacobian (CmlSystem *sys)
   g_autoptr (GError) error = NULL;
   guint dim = sys->dim;
 
-  if (sys->na != 0)
+  if (sys->derived.na != 0)
     return NULL;
   if (g_atomic_int_get (&rt->jac_tried))
     return rt->jac_prog;
@@ -56,9 +56,9 @@ cml_sys_ensure_jacobian (CmlSystem *sys)
       guint64 nonfinite0 = cml_expr_ctx_n_nonfinite (sys->ctx);
       for (guint i = 0; i < dim; i++)
         for (guint j = 0; j < dim; j++)
-          g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->rhs[i], sys->state_sym[j]));
+          g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->derived.rhs[i], sys->state_sym[j]));
       for (guint i = 0; i < dim; i++)
-        g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->rhs[i], sys->model->t_sym));
+        g_ptr_array_add (outs, cml_expr_diff (sys->ctx, sys->derived.rhs[i], sys->model->t_sym));
       if (cml_expr_ctx_n_nonfinite (sys->ctx) != nonfinite0)
         rt->jac_error = g_strdup ("a numeric coefficient of its derivatives is not finite (it overflows double "
                                    "precision while they are taken): rescale the model's numbers");

@@ -105,9 +105,9 @@ cml_var_program_ensure (CmlSystem *sys, guint nr, CmlProgram **slot, GError **er
     }
   for (guint k = 0; k < nr; k++)
     {
-      o[L.F + k] = sys->rhs[m + n + k];
+      o[L.F + k] = sys->derived.rhs[m + n + k];
       for (guint l = 0; l < nr; l++)
-        o[L.Fr + k * nr + l] = cml_expr_diff (ctx, sys->rhs[m + n + k], sys->state_sym[m + n + l]);
+        o[L.Fr + k * nr + l] = cml_expr_diff (ctx, sys->derived.rhs[m + n + k], sys->state_sym[m + n + l]);
     }
   for (guint A = 0; A < L.nq; A++)
     {

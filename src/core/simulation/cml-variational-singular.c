@@ -147,9 +147,9 @@ structure_read (CmlSystem *sys, Structure *S, const char **why)
           return FALSE;
         }
   /* the final constraints: each c (s − v) for one base coordinate or velocity s */
-  for (guint a = 0; a < sys->h->len; a++)
+  for (guint a = 0; a < sys->derived.h->len; a++)
     {
-      CmlExpr *g = sys->h->pdata[a];
+      CmlExpr *g = sys->derived.h->pdata[a];
       int which = -1;
       double c = 0;
       gboolean ok = !cml_expr_depends_on (g, md->t_sym);
