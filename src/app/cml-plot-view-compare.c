@@ -98,7 +98,8 @@ cml_plot_view_compare_add_series (CmlPlotView *self, const char *name, const cha
   cml_plot_view_get_style (self, &style);
   CmlPlotRgba c = style.palette[colour % CML_PLOT_PALETTE_SIZE];
   c.a *= GHOST_ALPHA;
-  g_autofree char *label = g_strdup_printf ("%s (%s)", shown, self->ghost_label);
+  /* "W₂: copy", as the drift's series: the label may hold brackets of its own */
+  g_autofree char *label = g_strdup_printf (_("%s: %s"), shown, self->ghost_label);
   g_autoptr (CmlPlotSeries) series
       = cml_plot_series_new_for_columns (label, unit, self->ghost_t, x, y);
   cml_plot_series_set_color (series, &c);
