@@ -322,15 +322,16 @@ drag_body_to (CmlSceneView *self, double wx, double wy, gboolean done)
   g_signal_emit (self, cml_scene_view_signals[CML_SCENE_VIEW_DRAG_INITIAL], 0, self->drag_names[0], x, self->drag_names[1], y, done);
 }
 
-gboolean
-cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, double y1)
+/* A drag begun at (X, Y) of the view: takes the velocity arrow's tip or the body there, if
+ * any (what is dragged, from where), and says whether it took one. */
+static gboolean
+grab_body (CmlSceneView *self, double x, double y)
 {
   const char *names[2];
   double c[3], from[3];
 
-  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
-  self->arrow_drag = arrow_at (self, x0, y0, names, from, c);
-  if (!self->arrow_drag && !body_at (self, x0, y0, names, c))
+  self->arrow_drag = arrow_at (self, x, y, names, from, c);
+  if (!self->arrow_drag && !body_at (self, x, y, names, c))
     return FALSE;
   self->drag_from[0] = self->arrow_drag ? from[0] : 0;
   self->drag_from[1] = self->arrow_drag ? from[1] : 0;
@@ -339,6 +340,15 @@ cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, d
   self->drag_names[0] = g_strdup (names[0]);
   self->drag_names[1] = g_strdup (names[1]);
   self->drag_x = c[0], self->drag_y = c[1], self->drag_z = c[2];
+  return TRUE;
+}
+
+gboolean
+cml_scene_view_drag_body (CmlSceneView *self, double x0, double y0, double x1, double y1)
+{
+  g_return_val_if_fail (CML_IS_SCENE_VIEW (self), FALSE);
+  if (!grab_body (self, x0, y0))
+    return FALSE;
   drag_body_to (self, x1, y1, TRUE);
   return TRUE;
 }
@@ -371,9 +381,6 @@ on_motion (CmlSceneView *self, double x, double y, GtkEventControllerMotion *mot
 static void
 on_drag_begin (CmlSceneView *self, double x, double y, GtkGestureDrag *gesture)
 {
-  const char *names[2];
-  double c[3], from[3];
-
   self->drag_x = self->drag_y = 0;
   /* aiming (the toggle, or Shift held): a click sets the target, a drag turns the view */
   GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
@@ -384,17 +391,9 @@ on_drag_begin (CmlSceneView *self, double x, double y, GtkGestureDrag *gesture)
       self->body_drag = FALSE;
       return;
     }
-  self->arrow_drag = arrow_at (self, x, y, names, from, c);
-  self->body_drag = self->arrow_drag || body_at (self, x, y, names, c);
+  self->body_drag = grab_body (self, x, y);
   if (self->body_drag)
     {
-      self->drag_from[0] = self->arrow_drag ? from[0] : 0;
-      self->drag_from[1] = self->arrow_drag ? from[1] : 0;
-      g_free (self->drag_names[0]);
-      g_free (self->drag_names[1]);
-      self->drag_names[0] = g_strdup (names[0]);
-      self->drag_names[1] = g_strdup (names[1]);
-      self->drag_x = c[0], self->drag_y = c[1], self->drag_z = c[2];
       drag_body_to (self, x, y, FALSE);
       return;
     }
