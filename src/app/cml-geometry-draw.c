@@ -15,24 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-guint
-cml_geometry_list_position (GtkStringList *list, const char *name)
-{
-  for (guint k = 0; name && k < g_list_model_get_n_items (G_LIST_MODEL (list)); k++)
-    if (g_str_equal (gtk_string_list_get_string (list, k), name))
-      return k;
-  return GTK_INVALID_LIST_POSITION;
-}
-
-static const char *
-selected_name (GtkDropDown *drop, GtkStringList *list)
-{
-  guint i = gtk_drop_down_get_selected (drop);
-  return i != GTK_INVALID_LIST_POSITION && i < g_list_model_get_n_items (G_LIST_MODEL (list))
-           ? gtk_string_list_get_string (list, i)
-           : NULL;
-}
-
+#include "cml-string-list.h"
 
 static int
 coord_index (const CmlExploreResult *res, const char *name)
@@ -163,7 +146,7 @@ cml_geometry_view_draw_fan (CmlGeometryView *self)
     }
   CmlModel *model = cml_system_get_model (self->sys);
   const CmlExploreResult *res = self->shown->res;
-  const char *xn = selected_name (self->x_drop, self->names), *yn = selected_name (self->y_drop, self->names);
+  const char *xn = cml_string_list_selected (self->x_drop, self->names), *yn = cml_string_list_selected (self->y_drop, self->names);
   int ix = coord_index (res, xn), iy = coord_index (res, yn);
   if (ix < 0 || iy < 0)
     return;
@@ -385,8 +368,8 @@ cml_geometry_view_draw_ended (CmlGeometryView *self)
   if (job == NULL || self->sys == NULL || job->ended == NULL)
     return;
   CmlModel *model = cml_system_get_model (self->sys);
-  const char *xn = selected_name (self->x_drop, self->names), *yn = selected_name (self->y_drop, self->names);
-  guint ix = cml_geometry_list_position (self->names, xn), iy = cml_geometry_list_position (self->names, yn);
+  const char *xn = cml_string_list_selected (self->x_drop, self->names), *yn = cml_string_list_selected (self->y_drop, self->names);
+  guint ix = cml_string_list_find (self->names, xn), iy = cml_string_list_find (self->names, yn);
   if (ix == GTK_INVALID_LIST_POSITION || iy == GTK_INVALID_LIST_POSITION || ix >= job->n_coords
       || iy >= job->n_coords)
     return;

@@ -96,7 +96,6 @@ struct _CmlGeometryView
 };
 
 /* The position of NAME in LIST, or GTK_INVALID_LIST_POSITION. */
-guint    cml_geometry_list_position (GtkStringList *list, const char *name);
 /* The fan drawn (self->shown) on the axes the drop-downs choose. */
 void     cml_geometry_view_draw_fan (CmlGeometryView *self);
 /* The running fan's endpoints that have come. */

@@ -53,6 +53,7 @@
 #include "cml-expr.h"
 #include "cml-reference.h"
 #include "cml-simulation.h"
+#include "cml-string-list.h"
 
 #define DEFAULT_COVECTORS 200
 #define DEFAULT_TIME      (2 * G_PI)
@@ -199,7 +200,7 @@ cml_geometry_view_set_fan (CmlGeometryView *self, guint n, double t, const char 
 {
   g_return_val_if_fail (CML_IS_GEOMETRY_VIEW (self), FALSE);
 
-  guint ix = cml_geometry_list_position (self->names, x), iy = cml_geometry_list_position (self->names, y);
+  guint ix = cml_string_list_find (self->names, x), iy = cml_string_list_find (self->names, y);
   if (!cml_geometry_view_is_available (self))
     {
       g_set_error (error, CML_ERROR, CML_ERROR_USAGE, _("the fan of extremals needs a vakonomic model"));

@@ -25,6 +25,7 @@
 #include "cml-expr.h"
 #include "cml-plot-area.h"
 #include "cml-plot.h"
+#include "cml-string-list.h"
 #include "cml-sweep.h"
 
 #define DEFAULT_POINTS 41
@@ -152,24 +153,6 @@ enum
 };
 
 static guint signals[N_SIGNALS];
-
-static guint
-list_position (GtkStringList *list, const char *name)
-{
-  for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (list)); k++)
-    if (g_str_equal (gtk_string_list_get_string (list, k), name))
-      return k;
-  return GTK_INVALID_LIST_POSITION;
-}
-
-static const char *
-selected_name (GtkDropDown *drop, GtkStringList *list)
-{
-  guint i = gtk_drop_down_get_selected (drop);
-  return i != GTK_INVALID_LIST_POSITION && i < g_list_model_get_n_items (G_LIST_MODEL (list))
-           ? gtk_string_list_get_string (list, i)
-           : NULL;
-}
 
 /* How the drop-downs show a parameter or a quantity NAME: as people write it ("Ω", "I₁",
  * "|Γ|²"); the lists themselves keep the names. */
@@ -317,7 +300,7 @@ find_param (CmlSweepView *self, const char *name)
 static void
 on_param_selected (CmlSweepView *self)
 {
-  const CmlParam *p = find_param (self, selected_name (self->param_drop, self->param_names));
+  const CmlParam *p = find_param (self, cml_string_list_selected (self->param_drop, self->param_names));
   if (p == NULL)
     return;
   double step = (p->max - p->min) / 100;
@@ -334,7 +317,7 @@ cml_sweep_view_prepare (CmlSweepView *self, const char *name)
 {
   g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), FALSE);
 
-  guint i = list_position (self->param_names, name);
+  guint i = cml_string_list_find (self->param_names, name);
   if (self->sys == NULL || i == GTK_INVALID_LIST_POSITION)
     return FALSE;
   gtk_drop_down_set_selected (self->param_drop, i);
@@ -346,7 +329,7 @@ cml_sweep_view_prepare (CmlSweepView *self, const char *name)
   const char *measure = model->monitors->len ? ((CmlNamedExpr *) model->monitors->pdata[0])->name
                         : model->m ? model->base[0]
                                    : cml_system_observable_name (self->sys, 0);
-  guint m = list_position (self->measure_names, measure);
+  guint m = cml_string_list_find (self->measure_names, measure);
   if (m != GTK_INVALID_LIST_POSITION)
     gtk_drop_down_set_selected (self->measure_drop, m);
 
@@ -379,7 +362,7 @@ cml_sweep_view_set_sweep (CmlSweepView *self, const char *name, double from, dou
       g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, _("no parameter “%s” to sweep"), name);
       return FALSE;
     }
-  guint m = list_position (self->measure_names, measure);
+  guint m = cml_string_list_find (self->measure_names, measure);
   if (m == GTK_INVALID_LIST_POSITION)
     {
       g_set_error (error, CML_ERROR, CML_ERROR_UNKNOWN_NAME, _("no quantity “%s” to measure"), measure);
@@ -398,8 +381,8 @@ cml_sweep_view_start (CmlSweepView *self, GError **error)
 {
   g_return_val_if_fail (CML_IS_SWEEP_VIEW (self), FALSE);
 
-  const char *name = selected_name (self->param_drop, self->param_names);
-  const char *measure = selected_name (self->measure_drop, self->measure_names);
+  const char *name = cml_string_list_selected (self->param_drop, self->param_names);
+  const char *measure = cml_string_list_selected (self->measure_drop, self->measure_names);
   const CmlParam *p = find_param (self, name);
   if (self->job)
     {
