@@ -212,6 +212,37 @@ five_drawn (gpointer data)
   return n_drawn (data) >= 5;
 }
 
+/* The fan of VIEW started with every extremal after the fifth to end held at a gate, once
+ * five are drawn; the gate's path (release_fan opens it). */
+static char *
+start_fan_held_after_five (CmlGeometryView *view)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cmlab-gate-XXXXXX", NULL);
+  char *gate = g_build_filename (dir, "go", NULL);
+
+  g_setenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER", "5", TRUE);
+  g_setenv ("CMLAB_TEST_GEOMETRY_STEP_GATE", gate, TRUE);
+  g_assert_true (cml_geometry_view_start (view, &error));
+  g_assert_no_error (error);
+  wait_for (five_drawn, view, "five endpoints drawn");
+  return gate;
+}
+
+/* The gate opened: the whole fan, until it is done; the gate and its directory removed. */
+static void
+release_fan (CmlGeometryView *view, const char *gate)
+{
+  g_autofree char *dir = g_path_get_dirname (gate);
+
+  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
+  wait_for (fan_done, view, "the fan to be done");
+  g_unsetenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER");
+  g_unsetenv ("CMLAB_TEST_GEOMETRY_STEP_GATE");
+  g_unlink (gate);
+  g_rmdir (dir);
+}
+
 static void
 test_points_as_they_end (void)
 {
@@ -227,13 +258,7 @@ test_points_as_they_end (void)
   g_assert_no_error (error);
 
   /* every extremal after the fifth to end waits at the gate before it is kept */
-  g_autofree char *dir = g_dir_make_tmp ("cmlab-gate-XXXXXX", NULL);
-  g_autofree char *gate = g_build_filename (dir, "go", NULL);
-  g_setenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER", "5", TRUE);
-  g_setenv ("CMLAB_TEST_GEOMETRY_STEP_GATE", gate, TRUE);
-  g_assert_true (cml_geometry_view_start (view, &error));
-  g_assert_no_error (error);
-  wait_for (five_drawn, view, "five endpoints drawn");
+  g_autofree char *gate = start_fan_held_after_five (view);
   g_assert_true (cml_geometry_view_is_running (view));
   g_assert_cmpuint (n_drawn (view), ==, 5);
   /* the points drawn are the fan's endpoints at T, where they belong in covector order */
@@ -254,12 +279,7 @@ test_points_as_they_end (void)
   g_assert_cmpuint (n_drawn (view), ==, 5);
 
   /* let go: the whole fan, its wavefront closed */
-  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
-  wait_for (fan_done, view, "the fan to be done");
-  g_unsetenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER");
-  g_unsetenv ("CMLAB_TEST_GEOMETRY_STEP_GATE");
-  g_unlink (gate);
-  g_rmdir (dir);
+  release_fan (view, gate);
   g_assert_cmpuint (n_drawn (view), ==, 24);
   g_assert_nonnull (cml_geometry_view_get_result (view));
   window_free (win);
@@ -328,13 +348,7 @@ test_growing (void)
   g_assert_no_error (error);
 
   /* while it runs: five endpoints at T, all at the origin to rounding; the axes ±1 */
-  g_autofree char *dir = g_dir_make_tmp ("cmlab-gate-XXXXXX", NULL);
-  g_autofree char *gate = g_build_filename (dir, "go", NULL);
-  g_setenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER", "5", TRUE);
-  g_setenv ("CMLAB_TEST_GEOMETRY_STEP_GATE", gate, TRUE);
-  g_assert_true (cml_geometry_view_start (view, &error));
-  g_assert_no_error (error);
-  wait_for (five_drawn, view, "five endpoints drawn");
+  g_autofree char *gate = start_fan_held_after_five (view);
   const double *xy = cml_geometry_view_get_points (view, &n);
   for (guint i = 0; i < n; i++)
     if (isfinite (xy[2 * i]))
@@ -344,12 +358,7 @@ test_growing (void)
   g_assert_cmpfloat (x1 - x0, >=, 1);
   g_assert_cmpfloat (y1 - y0, >=, 1);
   g_assert_true (x0 < 0 && x1 > 0 && y0 < 0 && y1 > 0);
-  g_assert_true (g_file_set_contents (gate, "", 0, NULL));
-  wait_for (fan_done, view, "the fan to be done");
-  g_unsetenv ("CMLAB_TEST_GEOMETRY_HOLD_AFTER");
-  g_unsetenv ("CMLAB_TEST_GEOMETRY_STEP_GATE");
-  g_unlink (gate);
-  g_rmdir (dir);
+  release_fan (view, gate);
 
   /* the fronts drawn: cml_explore's, bit for bit */
   CmlExploreOptions opt = cml_geometry_view_get_options (view);
