@@ -106,26 +106,39 @@ cml_sys_structure_defect (CmlSystem *sys, char **message)
           CmlExpr *s = ZERO (ctx);
           for (guint j = 0; j < m; j++)
             {
-              s = cml_sys_madd (ctx, s, RHO (j, A), cml_expr_diff (ctx, RHO (i, B), md->base_sym[j]));
-              s = cml_expr_sub (ctx, s, cml_expr_mul (ctx, RHO (j, B), cml_expr_diff (ctx, RHO (i, A), md->base_sym[j])));
+              if (!cml_expr_is_zero (RHO (j, A)))
+                s = cml_sys_madd (ctx, s, RHO (j, A), cml_expr_diff (ctx, RHO (i, B), md->base_sym[j]));
+              if (!cml_expr_is_zero (RHO (j, B)))
+                s = cml_expr_sub (ctx, s, cml_expr_mul (ctx, RHO (j, B), cml_expr_diff (ctx, RHO (i, A), md->base_sym[j])));
             }
           for (guint C = 0; C < n; C++)
             s = cml_expr_sub (ctx, s, cml_expr_mul (ctx, RHO (i, C), CC (A, B, C)));
           if (!cml_expr_is_zero (s))
             g_array_append_val (terms, ((StructureTerm) { s, FALSE, A, B, 0, i }));
         }
+  /* Every term of the cyclic sum for A, B, C has a factor C^·_BC, C^·_CA or C^·_AB: where
+   * all three brackets vanish (every triple on T Q) there is nothing to sum, and the n⁴
+   * loop over D is skipped — the same terms, without looking at zeros. */
+  g_autofree gboolean *bracket_nz = g_new0 (gboolean, (gsize) n * n + 1);
+  for (guint B = 0; B < n; B++)
+    for (guint C = 0; C < n; C++)
+      for (guint F = 0; F < n && !bracket_nz[B * n + C]; F++)
+        bracket_nz[B * n + C] = !cml_expr_is_zero (CC (B, C, F));
   for (guint A = 0; A < n; A++)
     for (guint B = A + 1; B < n; B++)
       for (guint C = B + 1; C < n; C++)
-        for (guint D = 0; D < n; D++)
+        for (guint D = 0; D < n && (bracket_nz[B * n + C] || bracket_nz[C * n + A] || bracket_nz[A * n + B]); D++)
           {
             guint idx[3][3] = { { A, B, C }, { B, C, A }, { C, A, B } };
             CmlExpr *s = ZERO (ctx);
             for (guint c = 0; c < 3; c++)
               {
                 guint a = idx[c][0], b = idx[c][1], cc = idx[c][2];
-                for (guint i = 0; i < m; i++)
-                  s = cml_sys_madd (ctx, s, RHO (i, a), cml_expr_diff (ctx, CC (b, cc, D), md->base_sym[i]));
+                if (!bracket_nz[b * n + cc])
+                  continue;
+                if (!cml_expr_is_zero (CC (b, cc, D)))
+                  for (guint i = 0; i < m; i++)
+                    s = cml_sys_madd (ctx, s, RHO (i, a), cml_expr_diff (ctx, CC (b, cc, D), md->base_sym[i]));
                 for (guint F = 0; F < n; F++)
                   s = cml_sys_madd (ctx, s, CC (a, F, D), CC (b, cc, F));
               }
