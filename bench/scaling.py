@@ -17,14 +17,17 @@ columns stay empty.
 What each column is:
   derive       `CMLAB_NATIVE=0 cmlab-cli simulate MODEL --t-end 0`, derived-system cache
                empty: reading, deriving, writing the derived cache; the whole process.
-  compile      the same run as `first row` below with an empty native cache minus the same
-               run with the object cached (both with the derived cache warm): what building
-               the native code costs the first run (the system's object and the rk8pd step's).
+  compile      the same run as `first row` below waiting for its native code
+               (CMLAB_NATIVE=wait) with an empty native cache, minus the same run with the
+               objects cached (both with the derived cache warm): what building the native
+               code costs (the system's object and the rk8pd step's).  Without the wait, the
+               default run starts on the interpreter and never waits for the compiler.
   cc cpu       the CPU time of those compilers (children's user + system time).
   first row    time until `cmlab-cli simulate MODEL --t-end 10 --dt-out 0.1` writes its
                first computed row (t = 0.1), both caches empty, stdout line-buffered (as on a
-               terminal): `default` as a user runs it (native code, built before it runs);
-               `interp.` with CMLAB_NATIVE=0 (the interpreter from the start).
+               terminal): `default` as a user runs it (tiered: the interpreter at once, the
+               native code built behind it and taken when it is ready); `interp.` with
+               CMLAB_NATIVE=0 (the interpreter alone).
   steps/s      rk4-fixed (--integrator rk4-fixed --step 0.001), 4 evaluations a step,
                warm caches: steps over the run's CPU time (user + system) minus a
                --t-end 0 run's (CPU time: waiting for a CPU on a loaded machine not counted).
@@ -141,7 +144,8 @@ def cmlab_one(n, reps, cli):
         r["first_row_interp"] = median(firsts_i)
         r["peak_mb"] = max(peaks)
         r["peak_mb_interp"] = max(peaks_i)
-        # compile: cold native cache minus warm, the derived cache warm
+        # compile: cold native cache minus warm, both waiting for the native code, the derived
+        # cache warm
         dc = fresh("dcw")
         run([cli, "simulate", model, "--t-end", "0"], {"CMLAB_NATIVE": "0", "CMLAB_DERIVED_CACHE": dc})
         cold, warm, cc_cpu = [], [], []
@@ -149,8 +153,9 @@ def cmlab_one(n, reps, cli):
             nc = fresh("ncc")
             # the compilers' CPU: RUSAGE_CHILDREN of cmlab-cli's own children is not reported
             # by wait4, so take the whole process's user + system time minus the warm run's
-            w, _, ru, _ = run(sim10, {"CMLAB_DERIVED_CACHE": dc, "CMLAB_NATIVE_CACHE": nc})
-            w2, _, ru2, _ = run(sim10, {"CMLAB_DERIVED_CACHE": dc, "CMLAB_NATIVE_CACHE": nc})
+            env = {"CMLAB_DERIVED_CACHE": dc, "CMLAB_NATIVE_CACHE": nc, "CMLAB_NATIVE": "wait"}
+            w, _, ru, _ = run(sim10, env)
+            w2, _, ru2, _ = run(sim10, env)
             cold.append(w)
             warm.append(w2)
             cc_cpu.append((ru.ru_utime + ru.ru_stime) - (ru2.ru_utime + ru2.ru_stime))
