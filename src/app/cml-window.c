@@ -17,6 +17,7 @@
 #define G_LOG_DOMAIN "cml-window"
 
 #include "cml-window-private.h"
+#include "cml-popover-renew.h"
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
@@ -812,6 +813,17 @@ on_systems_popover_show (CmlWindow *self)
   gtk_widget_set_size_request (GTK_WIDGET (self->model_picker), 440, CLAMP (h - 110, 240, 720));
 }
 
+/* The list's new popover (cml-popover-renew.c): what the window keeps of it, and its
+ * handler. */
+static void
+on_systems_popover_renewed (GtkPopover *fresh, gpointer data)
+{
+  CmlWindow *self = data;
+
+  self->systems_popover = fresh;
+  g_signal_connect_object (fresh, "show", G_CALLBACK (on_systems_popover_show), self, G_CONNECT_SWAPPED);
+}
+
 /* The style sheet, once per display: every window (and every test's) looks the same. */
 static void
 load_style (GtkWidget *widget)
@@ -862,6 +874,9 @@ cml_window_init (CmlWindow *self)
   self->settings = cml_window_open_settings ();
   cml_window_choose_size (self);
   g_signal_connect_swapped (self->systems_popover, "show", G_CALLBACK (on_systems_popover_show), self);
+  /* made anew each time it closes, as the other menus made by hand: after the list was
+   * closed (Escape, or a system chosen) the next click would otherwise be lost */
+  cml_menu_button_renew_popover_full (self->systems_button, on_systems_popover_renewed, self);
   /* tabs as wide as their names, not all as wide as the widest: the column fits 1024 px */
   gtk_box_layout_set_homogeneous (GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self->side_switcher))), FALSE);
 

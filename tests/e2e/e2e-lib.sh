@@ -141,25 +141,10 @@ e2e_control () {
   E2E_KIND=$1 E2E_NAME=$2 E2E_NTH=${3:-0} e2e_query "' '.join(str(round(c['at'][i] + s['surface_offset'][i])) for i in (0, 1)) if len(m := [c for c in s['controls'] if c['kind'] == os.environ['E2E_KIND'] and c['name'] == os.environ['E2E_NAME']]) > int(os.environ['E2E_NTH']) and (c := m[int(os.environ['E2E_NTH'])]) else ''"
 }
 
-# e2e_click X Y CONDITION: a click at (X, Y) of the window, then a wait for CONDITION; if
-# nothing changed after twenty answers it is clicked once more, as a person would, and
-# waited for again.  A click is not lost to a busy machine (the X server queues it): a
-# second click needed is the window's fault, so it is said in the log (and pictured when
-# E2E_PICTURES is set) — e2e_click_once is the strict form.
-e2e_click () {
-  local i
-  for i in 1 2; do
-    xdotool mousemove --window "$e2e_win" "$1" "$2" click 1
-    E2E_TRIES=200 e2e_wait "$3" 2>/dev/null && return 0
-    echo "# the click at ($1, $2) changed nothing (waited for: $3)" >&2
-    e2e_picture "click-$e2e_n-missed-$i"
-  done
-  e2e_wait "$3"
-}
-
 # e2e_click_once X Y CONDITION: the pointer moved to (X, Y) of the window, the window
 # answering once after that (it has seen the pointer come), then one click, then a wait
-# for CONDITION — which must follow from that one click: a click the window loses fails.
+# for CONDITION — which must follow from that one click: a click the window loses fails
+# (a busy machine delays a click, the X server queues it; it does not lose it).
 e2e_click_once () {
   xdotool mousemove --window "$e2e_win" "$1" "$2"
   e2e_state >/dev/null || return 1

@@ -80,7 +80,7 @@ e2e_start --model rolling-ball --window-size 1280x720
 read -r x y < <(e2e_control field m)
 [ -n "${x:-}" ]
 e2e_ok $? "the field of m is there"
-e2e_click "$x" "$y" "s['focus']['text'] is not None and s['pen']['on'] is False"
+e2e_click_once "$x" "$y" "s['focus']['text'] is not None and s['pen']['on'] is False"
 e2e_ok $? "a click in the field of m gives it the keyboard"
 e2e_key ctrl+shift+p
 e2e_wait "s['pen']['on'] is True and s['focus']['text'] is None"
@@ -88,10 +88,10 @@ e2e_ok $? "Ctrl+Shift+P in the field turns the pen on and takes the keys from th
 e2e_key p
 e2e_wait "s['pen']['on'] is False"
 e2e_ok $? "P then puts it away (the key reaches the pen, not the field)"
-e2e_click "$x" "$y" "s['focus']['text'] is not None"
+e2e_click_once "$x" "$y" "s['focus']['text'] is not None"
 e2e_key ctrl+shift+p
 e2e_wait "s['pen']['on'] is True"
-e2e_click "$x" "$y" "s['focus']['text'] is not None and s['pen']['on'] is True"
+e2e_click_once "$x" "$y" "s['focus']['text'] is not None and s['pen']['on'] is True"
 e2e_ok $? "back in the field with the pen on"
 e2e_key Escape
 e2e_wait "s['pen']['on'] is False and s['focus']['text'] is None and s['params']['m'] == 1"

@@ -18,7 +18,7 @@ e2e_ok $? "the G₁ axis keeps to the reachable region |G₁| ≤ 1 ($(e2e_query
 # the window point of the data point (G1, W1)
 px () { e2e_query "' '.join(str(round(m[i] + (m[i + 2] - m[i]) * v + s['surface_offset'][i])) for i, v in ((0, $1), (1, $2)) if (m := s['section']['map']))"; }
 read -r x y < <(px 0.5 0.2)
-e2e_click "$x" "$y" "len(s['section']['starts']) == 1 and s['section']['running'] == 0 and len(s['section']['orbits']) == 1"
+e2e_click_once "$x" "$y" "len(s['section']['starts']) == 1 and s['section']['running'] == 0 and len(s['section']['orbits']) == 1"
 e2e_ok $? "a click at G₁ = 0.5, W₁ = 0.2 starts an orbit, which runs to its end"
 # a pixel is this wide in G₁ and W₁
 res="abs(1 / (s['section']['map'][2] - s['section']['map'][0])), abs(1 / (s['section']['map'][3] - s['section']['map'][1]))"
@@ -32,7 +32,7 @@ e2e_picture section-heavy-top
 
 # past G₁ = 1 (inside the axes' padding): no motion passes there
 read -r x y < <(e2e_query "' '.join(str(round(m[i] + (m[i + 2] - m[i]) * v + s['surface_offset'][i])) for i, v in ((0, (1 + s['section']['x_range'][1]) / 2), (1, 0.2)) if (m := s['section']['map']))")
-e2e_click "$x" "$y" "'no motion with this energy passes through' in (s['section']['status'] or '')"
+e2e_click_once "$x" "$y" "'no motion with this energy passes through' in (s['section']['status'] or '')"
 e2e_ok $? "a click past G₁ = 1 is refused: $(e2e_query "s['section']['status']")"
 e2e_wait "len(s['section']['starts']) == 1 and len(s['section']['orbits']) == 1 and 'casimir' not in s['section']['status']"
 e2e_ok $? "and starts nothing"
