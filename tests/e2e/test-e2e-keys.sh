@@ -31,6 +31,7 @@ e2e_ok $? "and Space plays again"
 read -r x y < <(e2e_control menu systems_button)
 e2e_click_once "$x" "$y" "s['popovers'] == 1"
 e2e_ok $? "a click on the title opens the list of systems"
+e2e_picture keys-title-click
 e2e_key Escape
 e2e_wait "s['popovers'] == 0"
 e2e_ok $? "Escape closes it"
