@@ -18,6 +18,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "../test-tmp.h"
+
 /* g_test_message () line by line: GLib 2.74 writes a message of several lines (a
  * program's standard error) with "# " before the first only, and the test protocol (TAP)
  * reads the others as garbage. */
@@ -242,10 +244,7 @@ cli_write_file (const char *dir, const char *name, const char *text)
 static inline char *
 cli_make_temp_dir (void)
 {
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("cmlab-test-cli-XXXXXX", &error);
-  g_assert_no_error (error);
-  return dir;
+  return test_tmp_dir_new ("cmlab-test-cli-XXXXXX");
 }
 
 /* Entries in DIR (hidden ones too: a left-over temporary file counts). */
@@ -260,19 +259,9 @@ cli_count_entries (const char *dir)
   return n;
 }
 
-/* Removes DIR and everything in it. */
+/* Removes DIR and everything under it (test-tmp.h). */
 static inline void
 cli_remove_dir (const char *dir)
 {
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-        cli_remove_dir (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (dir);
+  test_tmp_remove (dir);
 }

@@ -50,13 +50,6 @@ caches_new (void)
   return root;
 }
 
-static void
-remove_tree (const char *dir)
-{
-  const char *argv[] = { "rm", "-rf", dir, NULL };
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL));
-}
-
 static char *
 cache_dir (const char *root, guint which)
 {
@@ -231,7 +224,7 @@ test_memo_of_another_model (void)
       g_assert_cmpstr (rb2, ==, ref_rb);
       g_assert_cmpstr (ht2, ==, ref_ht);
     }
-  remove_tree (root);
+  test_tmp_remove (root);
 }
 
 /* ---- links, FIFOs and endless files in the caches ------------------------------------ */
@@ -370,7 +363,7 @@ test_links_outside (void)
   /* and a third run finds its caches again */
   g_autofree char *third = simulate ("rolling-ball");
   g_assert_cmpstr (third, ==, ref);
-  remove_tree (root);
+  test_tmp_remove (root);
 }
 
 /* Every cache entry a FIFO: runs neither hang nor fail (before, every run waited for a
@@ -387,7 +380,7 @@ test_fifos (void)
   g_assert_cmpstr (again, ==, ref);
   const char *list[] = { "list", NULL };
   g_assert_cmpint (run_bounded (NULL, list), ==, 0);
-  remove_tree (root);
+  test_tmp_remove (root);
 }
 
 /* The most memory any run so far has touched (and the compilers it waited for), in KiB. */
@@ -418,7 +411,7 @@ test_endless (void)
       g_assert_cmpint (run_bounded (NULL, list), ==, 0);
       cli_message ("the most memory a run touched: %ld KiB", runs_max_rss ());
       g_assert_cmpint (runs_max_rss (), <, RUN_RSS_KB);
-      remove_tree (root);
+      test_tmp_remove (root);
     }
 }
 
@@ -498,7 +491,7 @@ test_compiler_dies_with_cmlab (void)
   g_assert_cmpint (g_chmod (script, 0755), ==, 0);
   cc = kill_cmlab_during_compile (env, pidfile);
   g_assert_true (compiler_gone (cc));
-  remove_tree (root);
+  test_tmp_remove (root);
 }
 
 /* ---- the compiler's temporary files ----------------------------------------------------- */
@@ -590,7 +583,7 @@ test_compile_leaves_nothing (void)
   g_assert_cmpstr (other, ==, "");
   g_assert_cmpuint (n_objects, >, 0);
   g_assert_cmpuint (cli_count_entries (tmpdir), ==, 0);
-  remove_tree (root);
+  test_tmp_remove (root);
 }
 
 /* cmlab-cli killed (SIGKILL) while its compiler runs: the compiler's directory, with the
@@ -663,7 +656,7 @@ test_killed_compile_cleaned_by_next (void)
   g_assert_cmpstr (other, ==, "");
   g_assert_cmpuint (n_objects, >, 0);
   g_assert_cmpuint (cli_count_entries (tmpdir), ==, 0);
-  remove_tree (root);
+  test_tmp_remove (root);
 }
 
 int

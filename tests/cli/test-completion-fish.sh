@@ -10,7 +10,8 @@ if ! command -v fish >/dev/null; then
     exit 0
 fi
 here=$(dirname "$(realpath "$0")")
-dir=$(mktemp -d)
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 touch mine.cml other.txt
 # the candidates fish offers for the line $1
@@ -19,5 +20,4 @@ complete_line()
     PATH="$(dirname "$cli"):$PATH" fish -c "source '$script'; complete -C'$1'" 2>&1 | cut -f1
 }
 source "$here/completion-cases.sh"
-rm -rf "$dir"
 exit $fail

@@ -15,7 +15,8 @@ if ! command -v zsh >/dev/null; then
     exit 0
 fi
 here=$(dirname "$(realpath "$0")")
-dir=$(mktemp -d)
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 touch mine.cml other.txt
 
@@ -56,5 +57,4 @@ complete_line()
         LC_ALL=C sort -f
 }
 source "$here/completion-cases.sh"
-rm -rf "$dir"
 exit $fail

@@ -38,7 +38,9 @@ check()
     fi
 }
 
-cd "$(mktemp -d)" || exit 1
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
 touch mine.cml other.txt
 check "simulate sweep shoot" s
 check "$("$cli" list commands | tr "\n" " ")--help" ""

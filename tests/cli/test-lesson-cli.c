@@ -49,19 +49,6 @@ count (const char *text, const char *what)
   return n;
 }
 
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_remove (p);
-    }
-  g_rmdir (dir);
-}
-
 /* every shipped lesson: each step walked, each answer holds, exit 0 */
 static void
 test_check_shipped (void)
@@ -341,7 +328,7 @@ test_export_shipped (void)
             }
         }
       g_assert_cmpint (cli_run (&check, NULL, "lesson", "check", copy_path, NULL), ==, 0);
-      remove_tree (dir);
+      test_tmp_remove (dir);
     }
   /* the shipped lessons hide a value and ask for numbers */
   g_assert_cmpuint (n_hidden, >=, 1);

@@ -23,6 +23,7 @@
 
 #include "cml-atomic-file.h"
 #include "cml-error.h"
+#include "../test-tmp.h"
 
 static char *tmpdir;
 
@@ -400,7 +401,9 @@ main (int argc, char **argv)
     return run_writer (argv[2]);
   self_exe = g_file_read_link ("/proc/self/exe", NULL);
   g_test_init (&argc, &argv, NULL);
-  tmpdir = g_dir_make_tmp ("cmlab-atomic-XXXXXX", NULL);
+  /* (not in /core/atomic-file/signals' subprocess, which ends by a signal and needs none) */
+  if (!g_test_subprocess ())
+    tmpdir = test_tmp_dir_new ("cmlab-atomic-XXXXXX");
   g_test_add_func ("/core/atomic-file/temporary-names", test_temporary_names);
   g_test_add_func ("/core/atomic-file/long-name", test_long_name);
   g_test_add_func ("/core/atomic-file/abort-and-commit", test_abort_and_commit);
@@ -410,7 +413,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/atomic-file/clean-rule", test_clean_rule);
   g_test_add_func ("/core/atomic-file/other-pid-namespace", test_other_pid_namespace);
   int status = g_test_run ();
-  g_rmdir (tmpdir);
+  if (tmpdir != NULL)
+    test_tmp_remove (tmpdir);
   g_free (tmpdir);
   return status;
 }

@@ -15,6 +15,7 @@
 
 #include "cml-model.h"
 #include "cml-model-titles.h"
+#include "../test-tmp.h"
 
 static char *tmpdir;
 static char *source_models; /* the built-in models of the source tree */
@@ -330,22 +331,6 @@ test_concurrent_writers (void)
     g_assert_true (g_str_has_suffix (name, ".titles"));
 }
 
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -360,6 +345,6 @@ main (int argc, char **argv)
   g_test_add_func ("/model-titles/size-limit", test_size_limit);
   g_test_add_func ("/model-titles/concurrent-writers", test_concurrent_writers);
   int status = g_test_run ();
-  remove_tree (tmpdir);
+  test_tmp_remove (tmpdir);
   return status;
 }

@@ -370,9 +370,7 @@ test_cache (void)
 
   if (!require_native ())
     return;
-  dir = g_dir_make_tmp ("cmlab-native-XXXXXX", &error);
-  g_assert_no_error (error);
-  g_setenv ("CMLAB_NATIVE_CACHE", dir, TRUE);
+  dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
 
   g_autoptr (CmlModel) model = cml_model_load ("martinet", &error);
   g_assert_no_error (error);
@@ -435,7 +433,7 @@ test_cache (void)
      * in the derived-system cache) */
     g_assert_cmpuint (n, ==, 7);
   }
-  g_rmdir (dir);
+  cache_dir_remove (dir);
 }
 
 /* ---- the cache is ours only ------------------------------------------------------------ */
@@ -830,8 +828,7 @@ test_exchanged_cache (void)
 
   if (!require_native ())
     return;
-  base = g_dir_make_tmp ("cmlab-exchange-XXXXXX", &error);
-  g_assert_no_error (error);
+  base = cache_dir_new ("CMLAB_NATIVE_CACHE");
   cache = g_build_filename (base, "cache", NULL);
   evil = g_build_filename (base, "planted", NULL);
   marker = g_build_filename (base, "constructor-ran", NULL);
@@ -907,10 +904,7 @@ test_exchanged_cache (void)
     g_assert_cmpint (syscall (SYS_renameat2, AT_FDCWD, cache, AT_FDCWD, evil, 2 /* RENAME_EXCHANGE */), ==, 0);
   g_assert_true (is_private (cache));
   g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
-  cache_dir_remove (evil);
-  cache_dir_remove (cache);
-  g_unlink (evil_c);
-  g_rmdir (base);
+  cache_dir_remove (base);
 }
 
 /* The cache is kept under its size limit, the least recently used objects going first. */
@@ -1032,13 +1026,6 @@ workdir_new (const char *dir, const char *name, int mode, gboolean lock)
   return path;
 }
 
-static void
-remove_tree (const char *dir)
-{
-  const char *argv[] = { "rm", "-rf", dir, NULL };
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL));
-}
-
 /* Before a compile, the directories of runs that ended during theirs (their lock free) are
  * removed whole — a compiler's temporaries, a subdirectory, a link (not what it points to)
  * — and so is one that never got its lock (empty), once it is a minute old; a directory whose lock
@@ -1135,8 +1122,8 @@ test_workdir_sweep (void)
   g_assert_false (g_file_test (live, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (young, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
-  remove_tree (dir);
-  remove_tree (outside);
+  test_tmp_remove (dir);
+  test_tmp_remove (outside);
 }
 
 /* A compiler that does not finish is stopped at the time limit; the interpreter runs. */
@@ -1336,8 +1323,7 @@ test_broken_compiler (void)
   if (g_test_subprocess ())
     {
       g_autoptr (GError) error = NULL;
-      g_autofree char *dir = g_dir_make_tmp ("cmlab-native-XXXXXX", NULL);
-      g_setenv ("CMLAB_NATIVE_CACHE", dir, TRUE);
+      g_autofree char *dir = cache_dir_new ("CMLAB_NATIVE_CACHE");
       g_setenv ("CMLAB_CC", "false", TRUE);
       g_autoptr (CmlModel) model = cml_model_load ("martinet", &error);
       g_assert_no_error (error);
@@ -1352,7 +1338,8 @@ test_broken_compiler (void)
       g_assert_true (cml_simulation_advance (sim, 1.0, &error));
       g_assert_no_error (error);
       cml_simulation_free (sim);
-      g_rmdir (dir);
+      /* (the source stays, as after any failed compile) */
+      cache_dir_remove (dir);
       return;
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);

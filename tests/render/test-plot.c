@@ -13,6 +13,7 @@
 #include "cml-error.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot.h"
+#include "../test-tmp.h"
 
 /* ---- ticks ---------------------------------------------------------------------------- */
 
@@ -1049,19 +1050,6 @@ dir_n_entries (const char *dir)
 }
 
 static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while ((name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_remove (p);
-    }
-  g_rmdir (dir);
-}
-
-static void
 test_export (void)
 {
   g_autoptr (GError) error = NULL;
@@ -1139,7 +1127,7 @@ test_export (void)
   g_assert_error (error, CML_ERROR, CML_ERROR_IO);
   g_clear_error (&error);
 
-  remove_dir (dir);
+  test_tmp_remove (dir);
 }
 
 static void
@@ -1154,7 +1142,7 @@ test_export_empty (void)
   g_autofree char *png = g_build_filename (dir, "empty.png", NULL);
   g_assert_true (cml_plot_export_with_style (plot, png, 320, 200, &style, &error));
   g_assert_no_error (error);
-  remove_dir (dir);
+  test_tmp_remove (dir);
 }
 
 /* The <text> element of SVG that reads TEXT: its x (px) and font size; FALSE when there
@@ -1229,7 +1217,7 @@ test_empty_hint_fits (void)
       g_assert_cmpstr (shown->str, ==, hint);
       g_string_free (shown, TRUE);
     }
-  remove_dir (dir);
+  test_tmp_remove (dir);
 }
 
 /* fontconfig loses a few bytes while it parses its configuration, outside our control;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cml-video.h"
+#include "../test-tmp.h"
 
 #define W 64
 #define H 48
@@ -45,24 +46,6 @@ dir_listing (const char *dir)
   g_ptr_array_sort (names, compare_names);
   g_ptr_array_add (names, NULL);
   return g_strjoinv (" ", (char **) names->pdata);
-}
-
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
 }
 
 static char *
@@ -201,7 +184,7 @@ test_png_frames (void)
       g_assert_cmphex (p[W * H - 1], ==, want);
       cairo_surface_destroy (s);
     }
-  remove_tree (dir);
+  test_tmp_remove (dir);
 }
 
 /* ---- MP4 ------------------------------------------------------------------------------------ */
@@ -263,7 +246,7 @@ test_mp4 (void)
       g_assert_cmpfloat (mean, >, last + 5);
       last = mean;
     }
-  remove_tree (dir);
+  test_tmp_remove (dir);
 }
 
 /* ---- the ring ------------------------------------------------------------------------------- */
@@ -310,7 +293,7 @@ test_ring (void)
   g_clear_pointer (&video, cml_video_free);
   g_autofree char *listing = dir_listing (dir);
   g_assert_cmpstr (listing, ==, "");
-  remove_tree (dir);
+  test_tmp_remove (dir);
 }
 
 /* ---- errors and what they leave ----------------------------------------------------------- */
@@ -337,7 +320,7 @@ test_unwritable (void)
     }
   g_autofree char *listing = dir_listing (dir);
   g_assert_cmpstr (listing, ==, "taken.mp4");
-  remove_tree (dir);
+  test_tmp_remove (dir);
 }
 
 /* The folder goes away while PNG frames are written: the writers fail, the video says so
@@ -372,7 +355,7 @@ test_folder_gone (void)
         break;
       g_usleep (10000);
     }
-  remove_tree (dir);
+  test_tmp_remove (dir);
   g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
 
   guint k;
@@ -394,7 +377,7 @@ test_folder_gone (void)
   g_clear_pointer (&video, cml_video_free);
   g_autofree char *listing = dir_listing (top);
   g_assert_cmpstr (listing, ==, "");
-  remove_tree (top);
+  test_tmp_remove (top);
 }
 
 /* A video abandoned part-way: ffmpeg is stopped, its temporary file removed. */
@@ -430,7 +413,7 @@ test_mp4_abandoned (void)
   g_clear_pointer (&video, cml_video_free);
   g_autofree char *listing = dir_listing (dir);
   g_assert_cmpstr (listing, ==, "");
-  remove_tree (dir);
+  test_tmp_remove (dir);
 }
 
 int

@@ -8,6 +8,7 @@
 
 #include <execinfo.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 #include <glib/gi18n.h>
@@ -15,6 +16,7 @@
 #include <gtk/gtk.h>
 
 #include "cml-window-private.h"
+#include "../test-tmp.h"
 
 /* set by main () from gtk_init_check () */
 static gboolean have_display;
@@ -296,6 +298,16 @@ crash_handlers_install (void)
 }
 #endif
 
+/* The test process's private data home (ui_test_init), removed when the process exits. */
+static char *ui_data_home;
+
+static inline void
+ui_data_home_remove (void)
+{
+  test_tmp_remove (ui_data_home);
+  g_clear_pointer (&ui_data_home, g_free);
+}
+
 /* After g_test_init (): a quiet, private environment for the window, then the display. */
 static inline void
 ui_test_init (void)
@@ -318,11 +330,11 @@ ui_test_init (void)
   g_setenv ("CMLAB_NO_DIALOGS", "1", TRUE);
   /* no accessibility bus under a bare Xvfb (its absence is a warning, fatal in tests) */
   g_setenv ("GTK_A11Y", "none", TRUE);
-  /* recent sessions go to a private place, not the user's list */
-  {
-    g_autofree char *data_home = g_dir_make_tmp ("cmlab-test-data-XXXXXX", NULL);
-    g_setenv ("XDG_DATA_HOME", data_home, TRUE);
-  }
+  /* recent sessions go to a private place, not the user's list; gone when the process
+   * exits (after g_test_run (), or in a test's subprocess) */
+  ui_data_home = test_tmp_dir_new ("cmlab-test-data-XXXXXX");
+  g_setenv ("XDG_DATA_HOME", ui_data_home, TRUE);
+  atexit (ui_data_home_remove);
   /* the build tree's translations (po/), for the runs under another language */
   if (g_getenv ("CMLAB_LOCALEDIR"))
     {
