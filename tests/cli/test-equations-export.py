@@ -20,6 +20,7 @@
 # variable, names every state variable in its header and, when pdflatex is installed,
 # compiles in a document with amsmath.
 # Usage: test-equations-export.py CMLAB_CLI SOURCE_ROOT
+import atexit
 import glob
 import json
 import keyword
@@ -66,6 +67,7 @@ for folder in ("doc/examples", "tests/models/data"):
 refused, skipped = [], []
 pdflatex = shutil.which("pdflatex")
 tmp = tempfile.mkdtemp(prefix="cmlab-eq-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
 rng = random.Random(36)
 
 # a model whose names are Python keywords and the script's own names (renamed in Python

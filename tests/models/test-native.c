@@ -1122,7 +1122,7 @@ test_workdir_sweep (void)
   g_assert_false (g_file_test (live, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (young, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
-  test_tmp_remove (dir);
+  cache_dir_remove (dir);
   test_tmp_remove (outside);
 }
 
