@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render-util.h"
 #include "cml-error.h"
 #include "cml-plot-cairo.h"
 #include "cml-plot.h"
@@ -1638,8 +1639,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/render/plot/zoom", test_zoom);
 
   int status = g_test_run ();
-  /* drop the font caches, so that a leak checker sees only our own memory */
-  pango_cairo_font_map_set_default (NULL);
-  cairo_debug_reset_static_data ();
+  render_test_drop_font_caches ();
   return status;
 }

@@ -23,6 +23,7 @@
 #include <pango/pangocairo.h>
 #include <string.h>
 
+#include "render-util.h"
 #include "cml-camera.h"
 #include "cml-offscreen.h"
 #include "cml-scene-renderer.h"
@@ -535,8 +536,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/scene/high-contrast-background", test_high_contrast_background);
 
   int status = g_test_run ();
-  /* drop the legend's font caches, so that a leak checker sees only our own memory */
-  pango_cairo_font_map_set_default (NULL);
-  cairo_debug_reset_static_data ();
+  render_test_drop_font_caches ();
   return status;
 }
