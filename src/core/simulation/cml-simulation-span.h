@@ -4,8 +4,10 @@
  *
  * A run to t = 1e300 is no error of the integrator: each of its steps is fine, it would only
  * take longer than anyone waits.  A probe of at most CML_SPAN_PROBE_STEPS integrator steps
- * towards T_END (its first tenth settles it when its pace is a hundred times short of the
- * limit) is extrapolated to the whole span, forwards or backwards:
+ * towards T_END (its first hundredth, CML_SPAN_FIRST_STEPS, settles it when its pace is a
+ * hundred times short of the limit — every ordinary run, whose first rows then come
+ * without waiting for a longer probe: the run starts again from t0 after it) is
+ * extrapolated to the whole span, forwards or backwards:
  *
  *   steps ≈ n · |T_END − t0| / |t_reached − t0|
  *
@@ -22,6 +24,7 @@
 G_BEGIN_DECLS
 
 #define CML_SPAN_PROBE_STEPS 2000
+#define CML_SPAN_FIRST_STEPS (CML_SPAN_PROBE_STEPS / 100)
 #define CML_SPAN_MAX_STEPS   1000000000.0 /* 10⁹ */
 
 typedef struct
