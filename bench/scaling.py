@@ -371,12 +371,13 @@ def main(argv):
             "%s / %s" % (fmt(r["peak_mb"]), fmt(r.get("peak_mb_interp"))),
             sd, sf, fmt(s.get("evals_per_s")), fmt(s.get("peak_mb")), r["load"]))
     print()
-    ns_ = [r["n"] for r in rows]
     for key, what in (("derive", "derive"), ("compile", "compile"), ("first_row_interp", "first row (interp.)"),
                       ("first_row_default", "first row (default)")):
-        k = fit_exponent(ns_, [r[key] for r in rows])
+        # compiling only where there is native code (a program over the limit has none)
+        fit = [r for r in rows if key != "compile" or r["native"]]
+        k = fit_exponent([r["n"] for r in fit], [r[key] for r in fit])
         if k is not None:
-            print("# %s ~ n^%.2f over n = %s" % (what, k, ",".join(map(str, ns_))))
+            print("# %s ~ n^%.2f over n = %s" % (what, k, ",".join(str(r["n"]) for r in fit)))
     k = fit_exponent(ns_, [1.0 / r["steps_per_s_interp"] for r in rows])
     if k is not None:
         print("# interpreter time per step ~ n^%.2f" % k)
