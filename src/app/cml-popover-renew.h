@@ -17,7 +17,7 @@ G_BEGIN_DECLS
 void cml_menu_button_renew_popover (GtkMenuButton *button);
 
 /* Called with each new popover, before it is shown, for what the owner attaches to it
- * (its handlers, a pointer it keeps); not called once BUTTON has left its window. */
+ * (its handlers); not called once BUTTON has left its window. */
 typedef void (*CmlPopoverRenewed) (GtkPopover *fresh, gpointer data);
 
 /* The same, with RENEWED called with DATA for every new popover. */

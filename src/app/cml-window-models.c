@@ -230,7 +230,7 @@ cml_window_open_file (CmlWindow *self, GFile *file)
 void
 cml_window_on_model_selected (CmlWindow *self, gpointer model)
 {
-  gtk_popover_popdown (self->systems_popover);
+  gtk_menu_button_popdown (self->systems_button);
   /* derived on a worker; a failure is told as "Could not start …" */
   cml_window_open_model (self, model, NULL, NULL);
 }

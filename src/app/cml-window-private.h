@@ -46,7 +46,6 @@ struct _CmlWindow
   GtkHeaderBar      *header_bar;
   GtkToggleButton   *sidebar_button;
   GtkMenuButton     *systems_button;
-  GtkPopover        *systems_popover; /* made anew each time it closes (cml-popover-renew.c) */
   GtkButton         *play_button;
   GtkButton         *step_button;
   GtkButton         *reset_button;

@@ -751,7 +751,6 @@ cml_window_class_init (CmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, header_bar);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, sidebar_button);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, systems_button);
-  gtk_widget_class_bind_template_child (widget_class, CmlWindow, systems_popover);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, scene_stack);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, error_title);
   gtk_widget_class_bind_template_child (widget_class, CmlWindow, error_detail);
@@ -813,15 +812,12 @@ on_systems_popover_show (CmlWindow *self)
   gtk_widget_set_size_request (GTK_WIDGET (self->model_picker), 440, CLAMP (h - 110, 240, 720));
 }
 
-/* The list's new popover (cml-popover-renew.c): what the window keeps of it, and its
- * handler. */
+/* The list's popover, the first and each one made anew when it closed
+ * (cml-popover-renew.c): its handler. */
 static void
-on_systems_popover_renewed (GtkPopover *fresh, gpointer data)
+on_systems_popover_renewed (GtkPopover *popover, gpointer data)
 {
-  CmlWindow *self = data;
-
-  self->systems_popover = fresh;
-  g_signal_connect_object (fresh, "show", G_CALLBACK (on_systems_popover_show), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (popover, "show", G_CALLBACK (on_systems_popover_show), data, G_CONNECT_SWAPPED);
 }
 
 /* The style sheet, once per display: every window (and every test's) looks the same. */
@@ -873,9 +869,9 @@ cml_window_init (CmlWindow *self)
   self->saved_content_position = -1;
   self->settings = cml_window_open_settings ();
   cml_window_choose_size (self);
-  g_signal_connect_swapped (self->systems_popover, "show", G_CALLBACK (on_systems_popover_show), self);
   /* made anew each time it closes, as the other menus made by hand: after the list was
    * closed (Escape, or a system chosen) the next click would otherwise be lost */
+  on_systems_popover_renewed (gtk_menu_button_get_popover (self->systems_button), self);
   cml_menu_button_renew_popover_full (self->systems_button, on_systems_popover_renewed, self);
   /* tabs as wide as their names, not all as wide as the widest: the column fits 1024 px */
   gtk_box_layout_set_homogeneous (GTK_BOX_LAYOUT (gtk_widget_get_layout_manager (GTK_WIDGET (self->side_switcher))), FALSE);

@@ -114,7 +114,7 @@ test_templates (void)
       win->speed_dropdown, win->title_label, win->subtitle_label, win->integrator_dropdown,
       win->tolerance_dropdown, win->open_button, win->menu_button, win->outer_paned,
       win->content_paned, win->model_picker, win->parameter_panel, win->sidebar_button,
-      win->systems_button, win->systems_popover, win->scene_stack, win->error_title,
+      win->systems_button, gtk_menu_button_get_popover (win->systems_button), win->scene_stack, win->error_title,
       win->error_detail, win->error_retry_button, win->toast_overlay,
       win->failure_details_button, win->failure_explanation, win->failure_technical,
       win->scene_view, win->side_stack, win->plots_paned, win->time_plot, win->phase_plot,
